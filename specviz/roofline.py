@@ -1,0 +1,410 @@
+"""What a forward pass costs on given hardware: a roofline that knows batch, context and KV cache.
+
+A pass over T = B·N new tokens (B sequences, N new positions each, L cached positions each) takes
+
+    t = max(t_c, t_m) + (1 − overlap)·min(t_c, t_m) + overhead
+    t_c = FLOPs / (peak · mfu),   t_m = bytes / (bandwidth · mbu)
+
+With the defaults (mfu = mbu = overlap = 1, overhead 0) this is the pure roofline and the ridge is
+peak / bandwidth: 989.4 TFLOPS / 3.35 TB/s ≈ 295 FLOP/byte on an H100 SXM.
+
+References
+----------
+S. Williams, A. Waterman, D. Patterson, "Roofline: an insightful visual performance model",
+CACM 52(4), 2009. J. Chen et al., "MagicDec: Breaking the Latency-Throughput Tradeoff for Long
+Context Generation with Speculative Decoding", arXiv:2408.11049, 2024 (KV traffic at large batch ×
+long context keeps the verify pass memory-bound).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import spec
+
+__all__ = [
+    "GPU",
+    "Model",
+    "REALISTIC",
+    "load_gpus",
+    "load_models",
+    "model_from_config",
+    "forward_pass",
+    "evaluate",
+    "crossover_batch",
+]
+
+# Defaults of the "realistic" preset and why (see README, "Realistic knobs"):
+# - mbu 0.8: decode GEMVs on H100-class GPUs reach about 70-85 % of peak bandwidth;
+# - mfu 0.6: GEMMs with a few hundred rows reach well under peak tensor throughput;
+# - overlap 0: within one layer the weight stream and the matmuls of a small batch run largely
+#   back to back, so their times add; this is what bends EAGLE-style speedups down from batch 2 to
+#   64, where a pure roofline predicts them flat (reference: EAGLE-3 on H100, 1.81x at batch 2,
+#   1.38x at batch 64);
+# - overhead 0.3 ms per pass: kernel launches and scheduling per forward pass (CUDA graphs on).
+REALISTIC: dict[str, float] = {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead_ms": 0.3}
+
+SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral")
+
+
+@dataclass(frozen=True)
+class GPU:
+    """An accelerator preset. Figures missing from a primary source are NaN."""
+
+    id: str
+    name: str
+    kind: str
+    tflops: float
+    bandwidth_tb_s: float
+    memory_gb: float
+    source: str
+    note: str = ""
+
+    @property
+    def ridge(self) -> float:
+        """Ridge point in FLOP per byte: peak FLOP/s over bytes/s."""
+        return self.tflops / self.bandwidth_tb_s
+
+    @property
+    def complete(self) -> bool:
+        """True when both the peak FLOPS and the bandwidth are known."""
+        return bool(np.isfinite(self.tflops) and np.isfinite(self.bandwidth_tb_s)
+                    and self.tflops > 0 and self.bandwidth_tb_s > 0)
+
+
+@dataclass(frozen=True)
+class Model:
+    """Shape and exact parameter counts of a decoder-only transformer, from its config.json."""
+
+    name: str
+    model_type: str
+    layers: int
+    hidden_size: int
+    num_heads: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int
+    tied_embeddings: bool
+    num_experts: int
+    experts_per_token: int
+    moe_layers: int
+    expert_params: int
+    params_total: int
+    params_active: int
+    source: str = ""
+
+    @property
+    def embedding_params(self) -> int:
+        """Parameters of the input embedding table (vocab × hidden)."""
+        return self.vocab_size * self.hidden_size
+
+    def kv_bytes_per_token(self, kv_dtype_bytes: float = 2.0) -> float:
+        """KV-cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim · dtype bytes."""
+        return 2.0 * self.layers * self.kv_heads * self.head_dim * kv_dtype_bytes
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _number(text: str) -> float:
+    return float(text) if text.strip() else float("nan")
+
+
+def load_gpus(data_dir: Path) -> dict[str, GPU]:
+    """GPU presets from ``data_dir/gpus.csv`` keyed by id (figures left empty there become NaN)."""
+    return {row["id"]: GPU(id=row["id"], name=row["name"], kind=row["kind"],
+                           tflops=_number(row["tflops_bf16_dense"]),
+                           bandwidth_tb_s=_number(row["bandwidth_tb_s"]),
+                           memory_gb=_number(row["memory_gb"]), source=row["source"],
+                           note=row["note"])
+            for row in _read_csv(Path(data_dir) / "gpus.csv")}
+
+
+def load_models(data_dir: Path) -> dict[str, Model]:
+    """Model presets from ``data_dir/models.csv``, each derived from its shipped config.json."""
+    models = {}
+    for row in _read_csv(Path(data_dir) / "models.csv"):
+        model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=row["name"])
+        models[row["id"]] = Model(**{**asdict(model), "source": row["source"]})
+    return models
+
+
+def _positive_int(config: Mapping[str, Any], key: str) -> int:
+    value = config.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"config.json: '{key}' must be a positive whole number, got {value!r}")
+    return value
+
+
+def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None) -> Model:
+    """Exact parameter counts and shape from a Hugging Face ``config.json``, read offline.
+
+    Counts every weight and bias of the architectures in ``SUPPORTED_MODEL_TYPES``:
+
+    * attention: q (h·n_h·d), k and v (h·n_kv·d each), o (n_h·d·h); q/k/v biases for Qwen2
+      (and all four with ``attention_bias``); q/k RMS norms of size d for Qwen3;
+    * MLP: gate, up and down (3·h·i); MoE layers: a router (h·E) and E experts of 3·h·i_moe, plus a
+      shared expert and its gate where the config has one (Qwen2-MoE);
+    * two RMS norms per layer and a final norm (h each); the embedding (V·h) and, unless
+      ``tie_word_embeddings``, an output head (V·h).
+
+    Active parameters per token count k of the E experts instead of all E.
+
+    Parameters
+    ----------
+    config : str, Path or mapping
+        Path to a config.json, or its parsed content.
+    name : str, optional
+        Display name; defaults to the file stem or the model_type.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    ValueError
+        If the file is not JSON, the model_type is unsupported, or a required key is missing or
+        malformed. The message names the key.
+
+    References
+    ----------
+    Hugging Face transformers modeling files (LlamaForCausalLM, Qwen2/Qwen3(-MoE), Mixtral).
+    Checked against published totals: Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active.
+    """
+    if isinstance(config, (str, Path)):
+        path = Path(config)
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path.name} is not a JSON config.json: {exc}") from None
+        name = name or path.stem
+    if not isinstance(config, Mapping):
+        raise ValueError("config.json must hold a JSON object")
+    model_type = config.get("model_type")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise ValueError(f"config.json: model_type {model_type!r} is not supported; "
+                         f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
+    h = _positive_int(config, "hidden_size")
+    layers = _positive_int(config, "num_hidden_layers")
+    n_h = _positive_int(config, "num_attention_heads")
+    vocab = _positive_int(config, "vocab_size")
+    n_kv = _positive_int(config, "num_key_value_heads") if "num_key_value_heads" in config else n_h
+    d = _positive_int(config, "head_dim") if config.get("head_dim") is not None else h // n_h
+    tied = bool(config.get("tie_word_embeddings", False))
+
+    attention = 2 * h * n_h * d + 2 * h * n_kv * d
+    if model_type in ("qwen2", "qwen2_moe"):
+        attention += n_h * d + 2 * n_kv * d
+    elif config.get("attention_bias"):
+        attention += n_h * d + 2 * n_kv * d + h
+    if model_type in ("qwen3", "qwen3_moe"):
+        attention += 2 * d
+    per_layer_fixed = attention + 2 * h
+
+    num_experts = int(config.get("num_local_experts") or config.get("num_experts") or 0)
+    if num_experts:
+        k = _positive_int(config, "num_experts_per_tok")
+        moe_i = config.get("moe_intermediate_size") or config.get("intermediate_size")
+        expert = 3 * h * _positive_int({"moe_intermediate_size": moe_i}, "moe_intermediate_size")
+        shared_i = config.get("shared_expert_intermediate_size") or 0
+        moe_fixed = h * num_experts + (3 * h * shared_i + h if shared_i else 0)
+        step = int(config.get("decoder_sparse_step", 1) or 1)
+        dense_only = set(config.get("mlp_only_layers") or [])
+        moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+    else:
+        k, expert, moe_fixed, moe_layers = 0, 0, 0, 0
+    dense_layers = layers - moe_layers
+    dense_mlp = 3 * h * _positive_int(config, "intermediate_size") if dense_layers else 0
+    if dense_layers and config.get("mlp_bias"):
+        dense_mlp += 2 * config["intermediate_size"] + h
+
+    embeddings = vocab * h * (1 if tied else 2)
+    common = embeddings + h + layers * per_layer_fixed + dense_layers * dense_mlp + moe_layers * moe_fixed
+    return Model(name=name or str(model_type), model_type=str(model_type), layers=layers,
+                 hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d, vocab_size=vocab,
+                 tied_embeddings=tied, num_experts=num_experts, experts_per_token=k,
+                 moe_layers=moe_layers, expert_params=expert,
+                 params_total=common + moe_layers * num_experts * expert,
+                 params_active=common + moe_layers * k * expert)
+
+
+def _check_range(value: ArrayLike, name: str, low: float, high: float = np.inf,
+                 low_open: bool = False) -> np.ndarray:
+    v = np.asarray(value, dtype=float)
+    bad = (v <= low) if low_open else (v < low)
+    if np.any(np.isnan(v)) or np.any(bad | (v > high)):
+        bound = f"({low}, {high}]" if low_open else f"[{low}, {high}]"
+        raise ValueError(f"{name} must lie in {bound}")
+    return v
+
+
+def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike,
+                 context: ArrayLike = 0, *, mfu: float = 1.0, mbu: float = 1.0,
+                 overlap: float = 1.0, overhead_ms: float = 0.0, weight_bytes: float = 2.0,
+                 kv_bytes: float = 2.0) -> dict[str, np.ndarray]:
+    """FLOPs, bytes and time of one forward pass of ``model`` over B·N new tokens.
+
+    FLOPs = 2·P_mm·T + 4·layers·n_h·d·T·(L + (N + 1)/2), with T = B·N and P_mm the active parameters that
+    take part in a matmul (all active ones except an untied input embedding, whose rows are only
+    gathered; a tied table is counted once, as the output head, which reads it whole). The
+    attention term is causal: the i-th new token scores L + i positions, L + (N + 1)/2 on average.
+
+    Bytes = weight_bytes·(weights read) + kv_bytes-sized KV traffic B·(L + N)·kv_bytes_per_token
+    (reads of the L cached positions, writes of the N new ones). Weights read are all parameters
+    except an untied input embedding, plus the T gathered embedding rows; in MoE layers only the
+    experts that some token is routed to are read: E·(1 − (1 − k/E)^T) of them under uniform
+    routing. Activations are not counted (small beside weights and KV at decode shapes).
+
+    Time: ``max(t_c, t_m) + (1 − overlap)·min(t_c, t_m) + overhead_ms``, with
+    t_c = FLOPs/(peak·mfu) and t_m = bytes/(bandwidth·mbu).
+
+    Returns
+    -------
+    dict
+        ``flops``, ``bytes``, ``compute_s``, ``memory_s``, ``time_s`` (arrays broadcast over the
+        inputs).
+    """
+    if not gpu.complete:
+        raise ValueError(f"GPU {gpu.id!r} has no published peak TFLOPS and bandwidth: enter both")
+    b = _check_range(batch, "batch", 1)
+    n = _check_range(new_tokens, "new_tokens", 1)
+    ctx = _check_range(context, "context", 0)
+    tokens = b * n
+    untied_input = 0 if model.tied_embeddings else model.embedding_params
+    matmul_params = model.params_active - untied_input
+    flops = 2.0 * matmul_params * tokens + (
+        4.0 * model.layers * model.num_heads * model.head_dim * tokens * (ctx + 0.5 * (n + 1.0)))
+    weights = float(model.params_total - untied_input) + tokens * model.hidden_size
+    if model.num_experts:
+        unused_share = (1.0 - model.experts_per_token / model.num_experts) ** tokens
+        touched = model.num_experts * (1.0 - unused_share)
+        weights = weights - model.moe_layers * model.expert_params * (model.num_experts - touched)
+    nbytes = weight_bytes * weights + b * (ctx + n) * model.kv_bytes_per_token(kv_bytes)
+    compute_s = flops / (gpu.tflops * 1e12 * mfu)
+    memory_s = nbytes / (gpu.bandwidth_tb_s * 1e12 * mbu)
+    time_s = (np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
+              + overhead_ms * 1e-3)
+    return {"flops": flops, "bytes": nbytes, "compute_s": compute_s, "memory_s": memory_s,
+            "time_s": time_s}
+
+
+def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: ArrayLike,
+             gamma: ArrayLike, batch: ArrayLike, context: ArrayLike = 0, mfu: float = 1.0,
+             mbu: float = 1.0, overlap: float = 1.0, overhead_ms: float = 0.0,
+             draft_cost: float = 0.05, weight_bytes: float = 2.0,
+             kv_bytes: float = 2.0) -> dict[str, np.ndarray]:
+    """Speculative decoding on a roofline, over arrays of α, γ, batch and context at once.
+
+    Baseline step: one target pass over B tokens, emitting B tokens.
+    Speculative step: γ draft passes over B tokens, then one target verify pass over B·(γ + 1)
+    tokens, emitting B·E(α, γ) tokens. With v = t_verify/t_base and c = t_draft/t_base,
+    speedup = E / (v + γc), the form of :func:`specviz.spec.speedup`.
+
+    Parameters
+    ----------
+    gpu, target : GPU, Model
+    draft : Model, optional
+        The draft model. Without one (n-gram, EAGLE head), a draft pass costs ``draft_cost``
+        times a baseline pass.
+    alpha : array_like
+        Per-position acceptance α in [0, 1].
+    gamma : array_like
+        Draft length, whole numbers ≥ 1.
+    batch : array_like
+        Concurrent sequences B ≥ 1.
+    context : array_like
+        Cached positions per sequence L ≥ 0 (held fixed over the step).
+    mfu, mbu : float
+        Achieved share of peak FLOPS and of peak bandwidth, in (0, 1].
+    overlap : float
+        1: compute and memory time overlap fully (pure roofline); 0: they add up.
+    overhead_ms : float
+        Fixed time per forward pass (launches, scheduling).
+
+    Returns
+    -------
+    dict of ndarray
+        ``alpha, gamma, batch, context, tokens_per_verify, regime`` ("memory"/"compute", of the
+        verify pass), ``baseline_regime, ridge_flop_per_byte, verify_intensity, baseline_step_ms,
+        verify_step_ms, draft_step_ms, verify_cost, draft_cost, expected_tokens, speedup,
+        baseline_tokens_per_s, spec_tokens_per_s``, all broadcast to one shape.
+
+    Notes
+    -----
+    Only E and the final ratios are computed on the full grid: the passes depend on (γ, batch,
+    context) alone, so an α axis costs one multiply per point.
+    """
+    a = np.asarray(alpha, dtype=float)
+    g = np.asarray(gamma, dtype=float)
+    e = np.asarray(spec.expected_tokens(a, g))
+    _check_range(mfu, "mfu", 0, 1, low_open=True)
+    _check_range(mbu, "mbu", 0, 1, low_open=True)
+    _check_range(overlap, "overlap", 0, 1)
+    _check_range(overhead_ms, "overhead_ms", 0)
+    _check_range(draft_cost, "draft_cost", 0)
+    knobs = dict(mfu=mfu, mbu=mbu, overlap=overlap, overhead_ms=overhead_ms,
+                 weight_bytes=weight_bytes, kv_bytes=kv_bytes)
+    b = np.asarray(batch, dtype=float)
+    ctx = np.asarray(context, dtype=float)
+    base = forward_pass(gpu, target, b, 1.0, ctx, **knobs)
+    verify = forward_pass(gpu, target, b, g + 1.0, ctx, **knobs)
+    if draft is not None:
+        draft_s = forward_pass(gpu, draft, b, 1.0, ctx, **knobs)["time_s"]
+    else:
+        draft_s = draft_cost * base["time_s"]
+    spec_s = g * draft_s + verify["time_s"]
+    speed = e * base["time_s"] / spec_s
+    ridge = gpu.ridge * mfu / mbu
+    out = {
+        "alpha": a, "gamma": g, "batch": b, "context": ctx,
+        "tokens_per_verify": b * (g + 1.0),
+        "regime": np.where(verify["compute_s"] > verify["memory_s"], "compute", "memory"),
+        "baseline_regime": np.where(base["compute_s"] > base["memory_s"], "compute", "memory"),
+        "ridge_flop_per_byte": np.asarray(ridge),
+        "verify_intensity": verify["flops"] / verify["bytes"],
+        "baseline_step_ms": base["time_s"] * 1e3,
+        "verify_step_ms": verify["time_s"] * 1e3,
+        "draft_step_ms": draft_s * 1e3,
+        "verify_cost": verify["time_s"] / base["time_s"],
+        "draft_cost": draft_s / base["time_s"],
+        "expected_tokens": e,
+        "speedup": speed,
+        "baseline_tokens_per_s": b / base["time_s"],
+        "spec_tokens_per_s": b * e / spec_s,
+    }
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
+    return {key: np.broadcast_to(value, shape) for key, value in out.items()}
+
+
+def crossover_batch(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> float | np.ndarray:
+    """Smallest batch at which ``values`` first falls below ``threshold``.
+
+    Parameters
+    ----------
+    batch : array_like
+        Increasing batch sizes (1-D), matching the last axis of ``values``.
+    values : array_like
+        E.g. the speedup from :func:`evaluate` with batch on the last axis.
+    threshold : float
+        1.0 for "speculation stops paying".
+
+    Returns
+    -------
+    float or ndarray
+        The batch, or NaN where the values never fall below the threshold.
+    """
+    b = np.asarray(batch, dtype=float)
+    below = np.asarray(values) < threshold
+    first = np.argmax(below, axis=-1)
+    result = np.where(below.any(axis=-1), b[first], np.nan)
+    return float(result) if np.ndim(result) == 0 else result

@@ -1,0 +1,69 @@
+"""Every path and limit of specviz in one declarative table, read from environment variables.
+
+Each setting has a name (the environment variable), a default and a help text; the README's
+settings table is checked against this one by ``tests/test_settings.py``.
+Run ``python -m specviz.settings NAME`` to print a setting's current value (the Makefile does).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Setting", "SETTINGS", "get", "ROOT"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its environment variable, default (as text), type and help."""
+
+    name: str
+    default: str
+    kind: type
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("SPECVIZ_HOST", "127.0.0.1", str, "Address `make run` serves the app on."),
+    Setting("SPECVIZ_PORT", "8501", int, "Port `make run` serves the app on."),
+    Setting("SPECVIZ_DATA_DIR", str(ROOT / "data"), Path,
+            "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
+    Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,
+            "Largest config.json accepted from an upload or paste, in bytes."),
+    Setting("SPECVIZ_GAMMA_MAX", "16", int, "Largest draft length γ offered and searched."),
+    Setting("SPECVIZ_BATCH_MAX", "1024", int, "Largest batch size offered and charted."),
+    Setting("SPECVIZ_CONTEXT_MAX", "131072", int, "Largest context length offered, in tokens."),
+    Setting("SPECVIZ_CHROMIUM", "/usr/bin/chromium", Path,
+            "Chromium binary the browser tests drive through Playwright."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def get(name: str) -> str | int | Path:
+    """Current value of a setting: the environment variable if set, else the default.
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is not in :data:`SETTINGS`.
+    ValueError
+        If the environment holds a value that does not parse as the setting's type.
+    """
+    setting = _BY_NAME[name]
+    raw = os.environ.get(name, setting.default)
+    try:
+        value = setting.kind(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a valid {setting.kind.__name__}") from None
+    if setting.kind is int and value < 1:
+        raise ValueError(f"{name}={raw!r} must be a positive whole number")
+    return value
+
+
+if __name__ == "__main__":
+    print(get(sys.argv[1]))

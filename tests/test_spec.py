@@ -1,0 +1,232 @@
+"""Tests for specviz.spec: seed numbers, hand-computed values, published relations, invariants."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from specviz import spec
+
+alphas = st.floats(min_value=0.0, max_value=1.0)
+gammas = st.integers(min_value=1, max_value=32)
+
+
+class TestExpectedTokens:
+    def test_seed_000_alpha_08_gamma_4(self):
+        assert spec.expected_tokens(0.8, 4) == pytest.approx(3.3616, abs=1e-12)
+        assert round(spec.expected_tokens(0.8, 4), 2) == 3.36
+
+    def test_seed_000_weak_draft_is_not_rescued_by_length(self):
+        assert round(spec.expected_tokens(0.4, 4), 2) == 1.65
+        assert round(spec.expected_tokens(0.4, 8), 2) == 1.67
+
+    def test_hand_computed_sums(self):
+        # E is the geometric sum 1 + α + … + α^γ.
+        assert spec.expected_tokens(0.5, 2) == pytest.approx(1.75)
+        assert spec.expected_tokens(0.9, 3) == pytest.approx(1 + 0.9 + 0.81 + 0.729)
+
+    def test_alpha_one_is_gamma_plus_one_exactly(self):
+        assert spec.expected_tokens(1.0, 4) == 5.0
+        assert spec.expected_tokens(1.0, 16) == 17.0
+
+    def test_alpha_zero_gives_the_bonus_token_only(self):
+        assert spec.expected_tokens(0.0, 7) == 1.0
+
+    def test_precision_near_one(self):
+        # Horner's sum is exact enough here to be the independent reference.
+        a = 1 - 1e-9
+        assert spec.expected_tokens(a, 8) == pytest.approx(sum(a**k for k in range(9)), rel=1e-14)
+
+    def test_broadcasts_and_returns_float_for_scalars(self):
+        assert isinstance(spec.expected_tokens(0.5, 3), float)
+        out = spec.expected_tokens(np.array([[0.2], [0.9]]), np.array([1, 2, 4]))
+        assert out.shape == (2, 3)
+        assert out[1, 2] == pytest.approx(spec.expected_tokens(0.9, 4))
+
+    @pytest.mark.parametrize("alpha", [-0.1, 1.01, float("nan")])
+    def test_rejects_alpha_outside_unit_interval(self, alpha):
+        with pytest.raises(ValueError, match="alpha"):
+            spec.expected_tokens(alpha, 4)
+
+    @pytest.mark.parametrize("gamma", [0, -1, 2.5])
+    def test_rejects_bad_gamma(self, gamma):
+        with pytest.raises(ValueError, match="gamma"):
+            spec.expected_tokens(0.5, gamma)
+
+    @given(alphas, gammas)
+    def test_bounds(self, a, g):
+        e = spec.expected_tokens(a, g)
+        assert 1.0 - 1e-12 <= e <= g + 1 + 1e-9
+
+    @given(alphas, alphas, gammas)
+    def test_rises_with_alpha(self, a1, a2, g):
+        lo, hi = sorted((a1, a2))
+        assert spec.expected_tokens(lo, g) <= spec.expected_tokens(hi, g) + 1e-9
+
+    @given(alphas, gammas)
+    def test_rises_with_gamma(self, a, g):
+        assert spec.expected_tokens(a, g) <= spec.expected_tokens(a, g + 1) + 1e-12
+
+
+class TestExpectedTokensChain:
+    def test_constant_rates_match_iid_formula(self):
+        assert spec.expected_tokens_chain([0.8] * 4) == pytest.approx(spec.expected_tokens(0.8, 4))
+
+    def test_hand_computed_decaying_rates(self):
+        # 1 + 0.9 + 0.9·0.8 + 0.9·0.8·0.5 = 2.98
+        assert spec.expected_tokens_chain([0.9, 0.8, 0.5]) == pytest.approx(2.98)
+
+    def test_last_axis_is_reduced(self):
+        out = spec.expected_tokens_chain([[1.0, 1.0], [0.0, 1.0]])
+        np.testing.assert_allclose(out, [3.0, 1.0])
+
+    def test_rejects_empty_and_out_of_range(self):
+        with pytest.raises(ValueError, match="rates"):
+            spec.expected_tokens_chain([])
+        with pytest.raises(ValueError, match="rates"):
+            spec.expected_tokens_chain([0.5, 1.5])
+
+    @given(st.lists(alphas, min_size=1, max_size=12))
+    def test_bounds(self, rates):
+        assert 1.0 <= spec.expected_tokens_chain(rates) <= len(rates) + 1 + 1e-12
+
+
+class TestStepCost:
+    def test_seed_000_cost_grows_from_1_2_to_1_4(self):
+        assert spec.step_cost(4) == pytest.approx(1.2)
+        assert spec.step_cost(8) == pytest.approx(1.4)
+
+    def test_rejects_negative_costs(self):
+        with pytest.raises(ValueError, match="draft_cost"):
+            spec.step_cost(4, 1.0, -0.1)
+        with pytest.raises(ValueError, match="verify_cost"):
+            spec.step_cost(4, -1.0)
+
+
+class TestSpeedup:
+    def test_seed_000_long_weak_draft(self):
+        assert round(spec.speedup(0.4, 8), 2) == 1.19
+
+    @pytest.mark.parametrize("alpha, expected", [(0.9, 0.79), (0.8, 0.65), (0.6, 0.44), (0.4, 0.32)])
+    def test_seed_000_compute_bound_table(self, alpha, expected):
+        assert round(spec.speedup(alpha, 4, verify_cost=4 + 1), 2) == expected
+
+    @pytest.mark.parametrize("verify_cost, expected", [(1, 2.31), (2, 1.26), (3, 0.87), (5, 0.53)])
+    def test_seed_000_verify_cost_sweep(self, verify_cost, expected):
+        assert round(spec.speedup(0.7, 4, verify_cost), 2) == expected
+
+    def test_leviathan_gamma_one_closed_form(self):
+        # Leviathan et al. 2023: with γ = 1 the improvement is (1 + α)/(1 + c).
+        assert spec.speedup(0.6, 1, 1.0, 0.1) == pytest.approx(1.6 / 1.1)
+
+    def test_leviathan_limit_free_draft_long_gamma(self):
+        # γ → ∞ with c = 0 tends to 1/(1 − α).
+        assert spec.speedup(0.75, 200, 1.0, 0.0) == pytest.approx(4.0, rel=1e-12)
+
+    def test_seed_002_rule_a_over_1_plus_costs(self):
+        # Seed 002: a = 3.5 tokens per step pays only if a > 1 + α_cost + β.
+        alpha = spec.alpha_from_acceptance_length(3.5, 4)
+        assert spec.speedup(alpha, 4, verify_cost=1.0 + 1.0, draft_cost=0.5) == pytest.approx(3.5 / 4.0)
+
+    @given(alphas, alphas, gammas)
+    def test_rises_with_alpha(self, a1, a2, g):
+        lo, hi = sorted((a1, a2))
+        assert spec.speedup(lo, g) <= spec.speedup(hi, g) + 1e-9
+
+
+class TestBreakevenVerifyCost:
+    def test_seed_000_about_2_6(self):
+        assert spec.breakeven_verify_cost(0.7, 4) == pytest.approx(2.5731, abs=1e-4)
+        assert round(spec.breakeven_verify_cost(0.7, 4), 1) == 2.6
+
+    @given(alphas, gammas)
+    def test_speedup_is_one_there(self, a, g):
+        v = spec.breakeven_verify_cost(a, g)
+        if v > 0:
+            assert spec.speedup(a, g, v) == pytest.approx(1.0)
+
+
+class TestBreakevenAlpha:
+    def test_leviathan_gamma_one_needs_alpha_above_c(self):
+        # γ = 1, v = 1: (1 + α)/(1 + c) = 1 at α = c.
+        assert spec.breakeven_alpha(1, 1.0, 0.2) == pytest.approx(0.2, abs=1e-12)
+
+    def test_cheap_step_always_pays(self):
+        assert spec.breakeven_alpha(4, 0.5, 0.05) == 0.0
+
+    def test_too_expensive_never_pays(self):
+        assert math.isnan(spec.breakeven_alpha(4, 6.0, 0.05))
+
+    @given(gammas, st.floats(min_value=1.0, max_value=4.0), st.floats(min_value=0.0, max_value=0.2))
+    def test_speedup_is_one_there(self, g, v, c):
+        a = spec.breakeven_alpha(g, v, c)
+        if not math.isnan(a) and 0 < a < 1:
+            assert spec.speedup(a, g, v, c) == pytest.approx(1.0, rel=1e-9)
+
+
+class TestOptimalGamma:
+    def test_matches_exhaustive_search(self):
+        best = max(range(1, 17), key=lambda g: spec.speedup(0.8, g))
+        g, s = spec.optimal_gamma(0.8)
+        assert g == best and s == pytest.approx(spec.speedup(0.8, best))
+
+    def test_vectorised_over_alpha(self):
+        g, s = spec.optimal_gamma(np.array([0.4, 0.9]))
+        assert list(g) == [spec.optimal_gamma(0.4)[0], spec.optimal_gamma(0.9)[0]]
+        assert s.shape == (2,)
+
+    def test_weak_draft_prefers_short_drafts(self):
+        assert spec.optimal_gamma(0.4)[0] < spec.optimal_gamma(0.9)[0]
+
+    def test_compute_bound_callable_verify_cost(self):
+        # v = γ + 1 (compute-bound): every γ loses, the least-bad one is γ = 1.
+        g, s = spec.optimal_gamma(0.8, verify_cost=lambda gam: gam + 1)
+        assert g == 1 and s == pytest.approx(1.8 / 2.05)
+
+    def test_rejects_bad_gamma_max(self):
+        with pytest.raises(ValueError, match="gamma_max"):
+            spec.optimal_gamma(0.5, gamma_max=0)
+
+
+class TestAcceptanceRateFromAlpha:
+    def test_mission_vllm_shows_059_at_alpha_08(self):
+        assert round(spec.acceptance_rate_from_alpha(0.8, 4), 2) == 0.59
+
+    def test_equal_to_alpha_at_gamma_one(self):
+        assert spec.acceptance_rate_from_alpha(0.37, 1) == pytest.approx(0.37)
+
+    @given(alphas, st.integers(min_value=2, max_value=16))
+    def test_never_above_alpha(self, a, g):
+        assert spec.acceptance_rate_from_alpha(a, g) <= a + 1e-12
+
+
+class TestAlphaFromAcceptanceLength:
+    def test_inverts_seed_value(self):
+        assert spec.alpha_from_acceptance_length(3.3616, 4) == pytest.approx(0.8, abs=1e-12)
+
+    def test_ends(self):
+        assert spec.alpha_from_acceptance_length(1.0, 4) == 0.0
+        assert spec.alpha_from_acceptance_length(5.0, 4) == 1.0
+
+    def test_vllm_rate_converts_through_length(self):
+        rate = 0.5904  # vLLM's accepted/drafted at α = 0.8, γ = 4
+        assert spec.alpha_from_acceptance_length(1 + rate * 4, 4) == pytest.approx(0.8, abs=1e-9)
+
+    @pytest.mark.parametrize("length", [0.9, 5.5, float("nan")])
+    def test_rejects_impossible_lengths(self, length):
+        with pytest.raises(ValueError, match="length"):
+            spec.alpha_from_acceptance_length(length, 4)
+
+    @given(alphas, gammas)
+    def test_round_trip(self, a, g):
+        e = spec.expected_tokens(a, g)
+        back = spec.alpha_from_acceptance_length(e, g)
+        assert spec.expected_tokens(back, g) == pytest.approx(e, rel=1e-10, abs=1e-12)
+
+    @settings(max_examples=50)
+    @given(st.lists(alphas, min_size=1, max_size=50))
+    def test_vectorised_round_trip(self, values):
+        a = np.array(values)
+        back = spec.alpha_from_acceptance_length(spec.expected_tokens(a, 6), 6)
+        np.testing.assert_allclose(spec.expected_tokens(back, 6), spec.expected_tokens(a, 6), rtol=1e-10)
