@@ -1,0 +1,143 @@
+"""Tests for ``python -m specviz``: every subcommand, every format, and errors as one line, exit 2."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from specviz import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestSpeedupCommand:
+    def test_compute_bound_seed_table(self, capsys):
+        code, out, _ = run(capsys, "speedup", "--alpha", "0.9", "0.8", "0.6", "0.4", "--gamma", "4",
+                           "--regime", "compute")
+        rows = json.loads(out)
+        assert code == 0
+        assert [round(r["speedup"], 2) for r in rows] == [0.79, 0.65, 0.44, 0.32]
+        assert all(r["verify_cost"] == 5 for r in rows)
+        assert set(rows[0]) == {"alpha", "gamma", "verify_cost", "draft_cost", "expected_tokens",
+                                "acceptance_rate_vllm", "speedup"}
+
+    def test_verify_cost_sweep_as_csv(self, capsys):
+        code, out, _ = run(capsys, "speedup", "--alpha", "0.7", "--gamma", "4", "--verify-cost",
+                           "1", "2", "3", "5", "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert [round(float(r["speedup"]), 2) for r in rows] == [2.31, 1.26, 0.87, 0.53]
+
+    def test_gamma_auto_picks_the_best(self, capsys):
+        _, out, _ = run(capsys, "speedup", "--alpha", "0.4", "0.9", "--gamma", "auto")
+        rows = json.loads(out)
+        assert rows[0]["gamma"] < rows[1]["gamma"]
+
+    def test_markdown_table(self, capsys):
+        _, out, _ = run(capsys, "speedup", "--alpha", "0.8", "--gamma", "4", "--format", "md")
+        lines = out.strip().splitlines()
+        assert lines[0].startswith("| alpha | gamma") and lines[2].startswith("| 0.8 | 4 |")
+        assert "3.362" in lines[2]
+
+    @pytest.mark.parametrize("argv, message", [
+        (["speedup", "--alpha", "1.5", "--gamma", "4"], "alpha"),
+        (["speedup", "--alpha", "0.5", "--gamma", "four"], "gamma"),
+        (["speedup", "--alpha", "0.5", "--gamma", "auto", "4"], "auto"),
+        (["speedup", "--alpha", "0.5"], "--gamma"),
+        (["speedup", "--alpha", "0.5", "--gamma", "4", "--verify-cost", "1", "--regime", "memory"], "not allowed"),
+    ])
+    def test_errors_are_one_line_exit_2(self, capsys, argv, message):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and message in err and err.startswith("specviz: error:")
+
+
+class TestRooflineCommand:
+    def test_rows_and_keys(self, capsys):
+        code, out, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Llama-3.1-70B",
+                           "--batch", "1", "64", "--alpha", "0.8", "--gamma", "4", "--context", "0", "8192")
+        rows = json.loads(out)
+        assert code == 0 and len(rows) == 4
+        assert tuple(rows[0]) == cli.ROOFLINE_KEYS
+        batch64 = [r for r in rows if r["batch"] == 64]
+        assert [r["regime"] for r in batch64] == ["compute", "memory"]
+        assert round(rows[0]["ridge_flop_per_byte"]) == 295
+
+    def test_draft_model_and_realistic_knobs(self, capsys):
+        _, pure, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--draft",
+                         "Qwen3-0.6B", "--batch", "8", "--alpha", "0.7", "--gamma", "5")
+        _, real, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--draft",
+                         "Qwen3-0.6B", "--batch", "8", "--alpha", "0.7", "--gamma", "5", "--realistic")
+        assert json.loads(real)[0]["speedup"] < json.loads(pure)[0]["speedup"]
+
+    def test_target_from_config_path(self, capsys):
+        path = ROOT / "data" / "model_configs" / "Llama-3.1-8B.json"
+        code, out, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", str(path), "--batch",
+                           "1", "--alpha", "0.5", "--gamma", "2")
+        assert code == 0 and json.loads(out)[0]["regime"] == "memory"
+
+    def test_cpu_preset_needs_figures_then_works(self, capsys):
+        argv = ["roofline", "--gpu", "Intel-12th-gen-desktop", "--target", "Qwen2.5-1.5B", "--draft",
+                "Qwen2.5-0.5B", "--batch", "1", "--alpha", "0.8", "--gamma", "4"]
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "TFLOPS" in err
+        code, out, _ = run(capsys, *argv, "--tflops", "1.5", "--bandwidth", "0.0768")
+        assert code == 0 and json.loads(out)[0]["regime"] == "memory"
+
+    @pytest.mark.parametrize("argv, message", [
+        (["--gpu", "H999"], "unknown GPU"),
+        (["--target", "nope"], "unknown model"),
+        (["--mfu", "0"], "mfu"),
+    ])
+    def test_errors(self, capsys, argv, message):
+        base = {"--gpu": "H100-SXM", "--target": "Llama-3.1-8B", "--batch": "1", "--alpha": "0.5",
+                "--gamma": "4"}
+        base.update(dict(zip(argv[::2], argv[1::2])))
+        code, _, err = run(capsys, "roofline", *[x for kv in base.items() for x in kv])
+        assert code == 2 and message in err and err.count("\n") == 1
+
+
+class TestModelFromConfigCommand:
+    def test_exact_counts(self, capsys):
+        code, out, _ = run(capsys, "model-from-config", str(ROOT / "data/model_configs/Mixtral-8x7B.json"))
+        row = json.loads(out)
+        assert code == 0
+        assert row["params_total"] == 46_702_792_704 and row["params_active"] == 12_879_925_248
+        assert row["kv_bytes_per_token"] == 131072 and row["layers"] == 32
+
+    def test_missing_and_malformed_files(self, capsys, tmp_path):
+        code, _, err = run(capsys, "model-from-config", str(tmp_path / "nope.json"))
+        assert code == 2 and "no such file" in err
+        bad = tmp_path / "config.json"
+        bad.write_text("{not json")
+        code, _, err = run(capsys, "model-from-config", str(bad))
+        assert code == 2 and "not a JSON config.json" in err
+
+
+class TestPresetsCommand:
+    def test_json_has_sources(self, capsys):
+        _, out, _ = run(capsys, "presets")
+        data = json.loads(out)
+        h100 = next(g for g in data["gpus"] if g["id"] == "H100-SXM")
+        assert h100["tflops"] == 989.4 and h100["source"].startswith("https://")
+        cpu = next(g for g in data["gpus"] if g["kind"] == "cpu")
+        assert cpu["tflops"] is None  # NaN in the CSV becomes null, keeping the JSON valid
+        assert all(m["source"] for m in data["models"])
+
+
+class TestProcess:
+    def test_module_entry_point_exit_codes_no_traceback(self):
+        ok = subprocess.run([sys.executable, "-m", "specviz", "speedup", "--alpha", "0.8", "--gamma", "4"],
+                            capture_output=True, text=True, cwd=ROOT)
+        assert ok.returncode == 0 and json.loads(ok.stdout)[0]["expected_tokens"] == pytest.approx(3.3616)
+        bad = subprocess.run([sys.executable, "-m", "specviz", "bogus"], capture_output=True, text=True, cwd=ROOT)
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
