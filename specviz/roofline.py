@@ -36,6 +36,7 @@ __all__ = [
     "load_gpus",
     "load_models",
     "model_from_config",
+    "model_from_config_bytes",
     "forward_pass",
     "evaluate",
     "crossover_batch",
@@ -236,6 +237,26 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
                  moe_layers=moe_layers, expert_params=expert,
                  params_total=common + moe_layers * num_experts * expert,
                  params_active=common + moe_layers * k * expert)
+
+
+def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
+    """:func:`model_from_config` for an upload or a paste: size-limited, UTF-8, one JSON object.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is empty, larger than ``max_bytes``, not UTF-8 text or not JSON; the message
+        names ``name`` and says what was expected.
+    """
+    if not data.strip():
+        raise ValueError(f"{name} is empty: paste or upload a Hugging Face config.json")
+    if len(data) > max_bytes:
+        raise ValueError(f"{name} is {len(data):,} bytes; a config.json is at most {max_bytes:,}")
+    try:
+        config = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{name} is not a JSON config.json ({exc})") from None
+    return model_from_config(config, name=name)
 
 
 def _check_range(value: ArrayLike, name: str, low: float, high: float = np.inf,

@@ -30,6 +30,7 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_HOST", "127.0.0.1", str, "Address `make run` serves the app on."),
     Setting("SPECVIZ_PORT", "8501", int, "Port `make run` serves the app on."),
+    Setting("SPECVIZ_LANG", "en", str, "Language of the interface (`en`)."),
     Setting("SPECVIZ_DATA_DIR", str(ROOT / "data"), Path,
             "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,

@@ -1,0 +1,208 @@
+"""The what-if calculator's tables and sweeps: one scenario, many views, no Streamlit.
+
+A :class:`Scenario` fixes the hardware, the model pair and how a step's cost is found: either given
+directly as ratios (``mode="ratios"``: verify_cost and draft_cost, the form of seed 000's tables)
+or derived from the roofline (``mode="roofline"``). Every view below goes through
+:func:`evaluate_scenario`, so the headline, the tables and the charts always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from . import roofline, spec
+
+__all__ = [
+    "Scenario",
+    "SEED_ALPHAS",
+    "evaluate_scenario",
+    "alpha_table",
+    "batch_sweep",
+    "heatmap_grid",
+    "gamma_sweep",
+    "regime_crossovers",
+    "batch_grid",
+    "roofline_points",
+    "batch_options",
+    "context_options",
+]
+
+SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Hardware, models and cost model of one what-if.
+
+    ``draft=None`` means a draft whose pass costs ``draft_cost`` times a target pass (n-gram
+    lookup: about 0; EAGLE heads: a few percent). ``knobs`` are the roofline's mfu, mbu, overlap
+    and overhead_ms.
+    """
+
+    gpu: roofline.GPU
+    target: roofline.Model
+    draft: roofline.Model | None = None
+    mode: Literal["ratios", "roofline"] = "roofline"
+    verify_cost: float = 1.0
+    draft_cost: float = 0.05
+    knobs: dict[str, float] = field(default_factory=dict)
+
+
+def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
+                      context: ArrayLike = 0) -> dict[str, np.ndarray]:
+    """Speedup and its parts for a scenario, broadcast over α, γ, batch and context.
+
+    In ``roofline`` mode this is :func:`specviz.roofline.evaluate`. In ``ratios`` mode the costs are
+    the scenario's constants, speedup = E / (v + γc) (:func:`specviz.spec.speedup`), and the
+    roofline-only keys (step times, regime) are absent.
+    """
+    if scenario.mode == "roofline":
+        return roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha,
+                                 gamma=gamma, batch=batch, context=context,
+                                 draft_cost=scenario.draft_cost, **scenario.knobs)
+    a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
+    out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
+           "verify_cost": np.asarray(scenario.verify_cost, dtype=float),
+           "draft_cost": np.asarray(scenario.draft_cost, dtype=float),
+           "expected_tokens": np.asarray(spec.expected_tokens(a, g)),
+           "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost))}
+    shape = np.broadcast_shapes(*(v.shape for v in out.values()))
+    return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def batch_grid(batch_max: int, points: int = 64) -> np.ndarray:
+    """Log-spaced whole batch sizes from 1 to ``batch_max`` (for charts; no repeats)."""
+    return np.unique(np.round(np.geomspace(1, batch_max, points)).astype(int))
+
+
+def alpha_table(scenario: Scenario, gamma: int, batch: int, context: int = 0,
+                alphas: ArrayLike = SEED_ALPHAS) -> pd.DataFrame:
+    """Seed 000's table: speedup per α when memory-bound (v = 1), at the compute-bound limit
+    (v = γ + 1) and in this scenario at this batch.
+
+    The draft cost is the scenario's own at this batch, so the first two columns differ from the
+    seed's only by it (the seed uses c = 0.05).
+    """
+    a = np.asarray(alphas, dtype=float)
+    here = evaluate_scenario(scenario, a, gamma, batch, context)
+    c = here["draft_cost"]
+    return pd.DataFrame({
+        "alpha": a,
+        "alpha_vllm": spec.acceptance_rate_from_alpha(a, gamma),
+        "expected_tokens": here["expected_tokens"],
+        "memory_bound": spec.speedup(a, gamma, 1.0, c),
+        "compute_bound_limit": spec.speedup(a, gamma, gamma + 1.0, c),
+        "this_batch": here["speedup"],
+    })
+
+
+def batch_sweep(scenario: Scenario, alphas: ArrayLike, gamma: int, context: int,
+                batch_max: int) -> tuple[pd.DataFrame, pd.Series]:
+    """Speedup against batch for several α, and the crossover batch of each α.
+
+    Returns
+    -------
+    curves : DataFrame
+        Long form with columns ``alpha, batch, speedup, verify_cost, regime`` over a log grid.
+    crossover : Series
+        Indexed by α: the smallest whole batch (searched over every batch 1..batch_max) at which
+        the speedup falls below 1, NaN where it never does. Above it speculation should be off.
+    """
+    a = np.asarray(alphas, dtype=float)[:, None]
+    every = np.arange(1, batch_max + 1)
+    full = evaluate_scenario(scenario, a, gamma, every, context)
+    crossover = pd.Series(np.atleast_1d(roofline.crossover_batch(every, full["speedup"])),
+                          index=a[:, 0], name="crossover_batch")
+    rows = batch_grid(batch_max) - 1
+    frame = {"alpha": np.repeat(a[:, 0], rows.size), "batch": np.tile(every[rows], a.shape[0]),
+             "speedup": full["speedup"][:, rows].ravel(),
+             "verify_cost": full["verify_cost"][:, rows].ravel()}
+    if "regime" in full:
+        frame["regime"] = full["regime"][:, rows].ravel()
+    return pd.DataFrame(frame), crossover
+
+
+def heatmap_grid(scenario: Scenario, gamma: int, context: int, batch_max: int) -> pd.DataFrame:
+    """Speedup over α ∈ {0.05, …, 1.00} × batch ∈ {1, 2, 4, …} up to batch_max (long form)."""
+    a = np.round(np.arange(1, 21) * 0.05, 2)[:, None]
+    b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
+    r = evaluate_scenario(scenario, a, gamma, b[None, :], context)
+    return pd.DataFrame({"alpha": np.repeat(a[:, 0], b.size), "batch": np.tile(b, a.shape[0]),
+                         "speedup": r["speedup"].ravel()})
+
+
+def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
+                gamma_max: int) -> tuple[pd.DataFrame, int]:
+    """Speedup for γ = 1..gamma_max in this scenario, and the best γ.
+
+    In roofline mode the verify pass grows with γ (B·(γ+1) positions), so the best γ falls as the
+    batch grows; in ratios mode the verify cost is the scenario's constant.
+    """
+    g = np.arange(1, gamma_max + 1)
+    r = evaluate_scenario(scenario, alpha, g, batch, context)
+    frame = pd.DataFrame({"gamma": g, "speedup": r["speedup"], "verify_cost": r["verify_cost"],
+                          "expected_tokens": r["expected_tokens"]})
+    return frame, int(g[np.argmax(r["speedup"])])
+
+
+def regime_crossovers(scenario: Scenario, gamma: int, context: int,
+                      batch_max: int) -> dict[str, float]:
+    """Batches at which the verify pass and the plain decode pass turn compute-bound.
+
+    Returns
+    -------
+    dict
+        ``verify`` and ``baseline``: the smallest batch in 1..batch_max whose pass is compute-bound
+        (NaN if none is). Between the two, verify costs more than a plain pass but less than γ + 1
+        of them; past ``baseline`` the seed's compute-bound table applies.
+    """
+    if scenario.mode != "roofline":
+        return {"verify": float("nan"), "baseline": float("nan")}
+    every = np.arange(1, batch_max + 1)
+    r = evaluate_scenario(scenario, 0.5, gamma, every, context)
+    memory = lambda regime: np.where(regime == "memory", 1.0, 0.0)
+    return {"verify": roofline.crossover_batch(every, memory(r["regime"]), 0.5),
+            "baseline": roofline.crossover_batch(every, memory(r["baseline_regime"]), 0.5)}
+
+
+def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The roof (attainable TFLOPS against arithmetic intensity) and the two passes on it.
+
+    Returns
+    -------
+    roof : DataFrame
+        ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid.
+    passes : DataFrame
+        ``pass, intensity, tflops, positions`` for the plain decode pass and the verify pass, where
+        tflops is what the pass achieves (FLOPs over its time).
+    """
+    gpu, knobs = scenario.gpu, scenario.knobs
+    peak = gpu.tflops * knobs.get("mfu", 1.0)
+    bandwidth = gpu.bandwidth_tb_s * knobs.get("mbu", 1.0)
+    passes = []
+    for name, tokens in (("decode", 1.0), ("verify", gamma + 1.0)):
+        p = roofline.forward_pass(gpu, scenario.target, batch, tokens, context, **knobs)
+        passes.append({"pass": name, "intensity": float(p["flops"] / p["bytes"]),
+                       "tflops": float(p["flops"] / p["time_s"] / 1e12),
+                       "positions": int(batch * tokens)})
+    low = min(1.0, min(p["intensity"] for p in passes) / 2)
+    high = max(4 * peak / bandwidth, max(p["intensity"] for p in passes) * 2)
+    x = np.geomspace(low, high, 80)
+    roof = pd.DataFrame({"intensity": x, "tflops": np.minimum(peak, bandwidth * x)})
+    return roof, pd.DataFrame(passes)
+
+
+def batch_options(batch_max: int) -> list[int]:
+    """Batch sizes for a log-friendly slider: 1, 2, 3, 4, 6, 8, 12, … up to batch_max."""
+    values = {m * 2**k for k in range(int(np.log2(batch_max)) + 1) for m in (2, 3)} | {1, batch_max}
+    return sorted(v for v in values if v <= batch_max)
+
+
+def context_options(context_max: int) -> list[int]:
+    """Context lengths for a slider: 0, then 256, 512, 1k, … doubling up to context_max."""
+    return [0] + [v for v in (256 * 2**k for k in range(20)) if v <= context_max]

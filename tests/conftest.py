@@ -1,0 +1,77 @@
+"""Shared fixtures: a real Streamlit server on 127.0.0.1 and a real Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+import requests
+
+from specviz import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Serve app.py with `streamlit run` on a free loopback port for the whole session."""
+    port = _free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "streamlit.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if requests.get(f"{url}/_stcore/health", timeout=1).ok:
+                break
+        except requests.ConnectionError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / 'streamlit.log'}")
+        time.sleep(0.2)
+    yield url
+    server.terminate()
+    server.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, launched by Playwright (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = settings.get("SPECVIZ_CHROMIUM")
+    if not executable.exists():
+        raise RuntimeError(f"{executable} not found: install Debian's chromium (apt-get install chromium) "
+                           "or set SPECVIZ_CHROMIUM")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(executable), args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser page, 1400 px wide so the sidebar and four slider columns fit."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    yield context.new_page()
+    context.close()

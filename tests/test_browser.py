@@ -1,0 +1,74 @@
+"""The app in real Chromium: load, move a slider, type into the sidebar, upload a config.json.
+
+Screenshots land in tests/artifacts/ (ignored by git) for a person to look at.
+"""
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from conftest import ARTIFACTS, ROOT
+
+TIMEOUT = 30_000
+
+
+def metric(page: Page, label: str):
+    """The value element of the metric whose label is exactly ``label``."""
+    box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True))
+    return box.locator('[data-testid="stMetricValue"]')
+
+
+def metric_value(page: Page, label: str) -> str:
+    return metric(page, label).inner_text(timeout=TIMEOUT)
+
+
+def wait_for_app(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_text("Tokens per step E")).to_be_visible(timeout=TIMEOUT)
+
+
+class TestCalculatorInChromium:
+    def test_slider_moves_the_headline_and_the_url(self, page: Page, app_url: str):
+        wait_for_app(page, app_url)
+        assert metric_value(page, "Tokens per step E") == "3.36"
+        before = metric_value(page, "Speedup")
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text="Acceptance").get_by_role("slider")
+        thumb.focus()
+        for _ in range(40):  # 0.80 → 0.40 in steps of 0.01
+            thumb.press("ArrowLeft")
+        expect(metric(page, "Tokens per step E")).to_have_text("1.65", timeout=TIMEOUT)
+        assert metric_value(page, "Speedup") != before
+        expect(page).to_have_url(re.compile(r"alpha=0\.4"), timeout=TIMEOUT)
+        page.screenshot(path=ARTIFACTS / "calculator.png", full_page=True)
+
+    def test_shared_link_restores_the_scenario(self, page: Page, app_url: str):
+        wait_for_app(page, f"{app_url}/?alpha=0.7&batch=1&mode=ratios&verify_cost=2.0")
+        expect(metric(page, "Speedup")).to_have_text("1.26×", timeout=TIMEOUT)
+
+    def test_sidebar_figures_for_a_cpu_preset(self, page: Page, app_url: str):
+        page.goto(f"{app_url}/?gpu=Intel-12th-gen-desktop&target=Qwen2.5-1.5B&draft=Qwen2.5-0.5B")
+        expect(page.get_by_text("not complete yet")).to_be_visible(timeout=TIMEOUT)
+        for label, value in (("Peak dense BF16 TFLOPS", "1.5"), ("Memory bandwidth, TB/s", "0.0768")):
+            field = page.get_by_role("spinbutton", name=label)
+            field.fill(value)
+            field.press("Enter")
+        expect(page.get_by_text("even the plain decode pass is compute-bound")).to_be_visible(timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"tflops=1\.5"), timeout=TIMEOUT)
+
+    def test_upload_a_config_json(self, page: Page, app_url: str):
+        page.goto(f"{app_url}/?target=custom&batch=1")
+        expect(page.get_by_text("is empty").first).to_be_visible(timeout=TIMEOUT)
+        page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(
+            str(ROOT / "data/model_configs/Mixtral-8x7B.json"))
+        # MoE, memory-bound: one token reads 1.475B shared weights + 2 of 8 experts (11.27B);
+        # five positions read 8·(1 − 0.75⁵) = 6.10 experts (34.39B): 35.87 / 12.75 = 2.81.
+        expect(metric(page, "Verify cost")).to_have_text("2.81×", timeout=TIMEOUT)
+        page.screenshot(path=ARTIFACTS / "calculator_uploaded_config.png", full_page=True)
+
+    def test_upload_of_a_bad_file_says_what_is_wrong(self, page: Page, app_url: str, tmp_path):
+        bad = tmp_path / "config.json"
+        bad.write_bytes(b"\x89PNG\r\n\x1a\n not a config")
+        page.goto(f"{app_url}/?target=custom")
+        page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(bad))
+        expect(page.get_by_text("is not a JSON config.json").first).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("Traceback")).to_have_count(0)
