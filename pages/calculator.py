@@ -122,9 +122,8 @@ cols[1].metric(t("calc.m.breakeven_alpha", lang),
 cols[2].metric(t("calc.m.best_gamma", lang), best_gamma,
                help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max))
 
-tab_table, tab_batch, tab_heat, tab_gamma, tab_roof = st.tabs(
-    [t(f"calc.tab.{name}", lang) for name in ("table", "batch", "heatmap", "gamma", "roofline")])
-with tab_table:
+
+def show_table() -> None:
     table = calculator.alpha_table(scenario, gamma, batch, context)
     st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
     st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True,
@@ -132,34 +131,48 @@ with tab_table:
                                 for c in table.columns})
     st.download_button(t("calc.download_csv", lang), table.to_csv(index=False), "specviz_alpha_table.csv",
                        "text/csv", key="download_table")
-with tab_batch:
-    if mode != "roofline":
-        st.info(t("calc.needs_roofline", lang))
-    else:
-        alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
-        curves, crossover = calculator.batch_sweep(scenario, alphas, gamma, context, batch_max)
-        st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang), width="stretch")
-        st.caption(t("calc.crossover_caption", lang, alpha=alpha,
-                     batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
-        st.download_button(t("calc.download_csv", lang), curves.to_csv(index=False),
-                           "specviz_speedup_vs_batch.csv", "text/csv", key="download_batch")
-with tab_heat:
-    if mode != "roofline":
-        st.info(t("calc.needs_roofline", lang))
-    else:
-        grid = calculator.heatmap_grid(scenario, gamma, context, batch_max)
-        st.altair_chart(charts.speedup_heatmap(grid, lang), width="stretch")
-        st.download_button(t("calc.download_csv", lang), grid.to_csv(index=False),
-                           "specviz_heatmap.csv", "text/csv", key="download_heatmap")
-with tab_gamma:
+
+
+def show_batch() -> None:
+    alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
+    curves, crossover = calculator.batch_sweep(scenario, alphas, gamma, context, batch_max)
+    st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang), width="stretch")
+    st.caption(t("calc.crossover_caption", lang, alpha=alpha,
+                 batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
+    st.download_button(t("calc.download_csv", lang), curves.to_csv(index=False),
+                       "specviz_speedup_vs_batch.csv", "text/csv", key="download_batch")
+
+
+def show_heatmap() -> None:
+    grid = calculator.heatmap_grid(scenario, gamma, context, batch_max)
+    st.altair_chart(charts.speedup_heatmap(grid, lang), width="stretch")
+    st.download_button(t("calc.download_csv", lang), grid.to_csv(index=False),
+                       "specviz_heatmap.csv", "text/csv", key="download_heatmap")
+
+
+def show_gamma() -> None:
     st.altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang), width="stretch")
     st.caption(t("calc.gamma_caption", lang))
     st.download_button(t("calc.download_csv", lang), best_gamma_frame.to_csv(index=False),
                        "specviz_speedup_vs_gamma.csv", "text/csv", key="download_gamma")
-with tab_roof:
-    if mode != "roofline":
-        st.info(t("calc.needs_roofline", lang))
-    else:
-        roof, passes = calculator.roofline_points(scenario, gamma, batch, context)
-        st.altair_chart(charts.roofline_chart(roof, passes, lang), width="stretch")
-        st.caption(t("calc.roofline_caption", lang))
+
+
+def show_roofline() -> None:
+    roof, passes = calculator.roofline_points(scenario, gamma, batch, context)
+    st.altair_chart(charts.roofline_chart(roof, passes, lang), width="stretch")
+    st.caption(t("calc.roofline_caption", lang))
+
+
+# (view name, renderer, needs the roofline cost model)
+VIEWS = (("table", show_table, False), ("batch", show_batch, True), ("heatmap", show_heatmap, True),
+         ("gamma", show_gamma, False), ("roofline", show_roofline, True))
+# The tabs track which one is open so that only its content is built: Altair's schema validation
+# costs tens of milliseconds per chart.
+tabs = st.tabs([t(f"calc.tab.{name}", lang) for name, _, _ in VIEWS], key="view", on_change="rerun")
+for tab, (_, show, needs_roofline) in zip(tabs, VIEWS):
+    if tab.open:
+        with tab:
+            if needs_roofline and mode != "roofline":
+                st.info(t("calc.needs_roofline", lang))
+            else:
+                show()

@@ -39,7 +39,18 @@ class TestCalculatorPage:
         assert metric(at, "vLLM acceptance rate") == "0.59"
         assert metric(at, "Verify cost") == "1.08×"  # batch 64, γ = 4, 70B on H100: just past the ridge
         assert "past the ridge but the plain decode pass is not" in at.info[0].value
-        assert len(at.get("vega_lite_chart")) == 4
+        assert len(at.dataframe) == 1 and not at.get("vega_lite_chart")  # only the open tab is built
+
+    @pytest.mark.parametrize("view", ["Speedup vs batch", "α × batch", "Best draft length", "Roofline"])
+    def test_each_chart_view_renders_when_open(self, view):
+        at = make_app({"view": view})
+        assert len(at.get("vega_lite_chart")) == 1 and len(at.download_button) == (view != "Roofline")
+
+    @pytest.mark.parametrize("view", ["Speedup vs batch", "α × batch", "Roofline"])
+    def test_batch_views_need_the_roofline_model(self, view):
+        at = make_app({"view": view}, mode="ratios")
+        assert not at.get("vega_lite_chart")
+        assert "needs the roofline" in at.info[-1].value
 
     def test_moving_alpha_changes_the_speedup(self):
         at = make_app()
@@ -60,7 +71,6 @@ class TestCalculatorPage:
         table = at.dataframe[0].value
         assert [round(v, 2) for v in table["compute-bound limit"]] == [0.32, 0.44, 0.53, 0.65, 0.79]
         assert [round(v, 2) for v in table["memory-bound"]][2] == 2.31
-        assert "needs the roofline" in at.info[0].value
 
     def test_long_context_keeps_verify_memory_bound(self):
         at = make_app(batch="256", context="8192")

@@ -1,0 +1,76 @@
+"""Benchmark: roofline.evaluate over a large (α, γ, batch) grid vs a Python loop of scalar calls.
+
+Run by hand: `.venv/bin/python bench/bench_grid.py`. Prints ns per configuration and the ratio,
+both measured in this run. The scalar loop is timed on a random sample of the same grid (the full
+loop would take minutes) and reported per configuration.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from specviz import roofline, settings  # noqa: E402
+
+GPU = roofline.load_gpus(settings.get("SPECVIZ_DATA_DIR"))["H100-SXM"]
+MODELS = roofline.load_models(settings.get("SPECVIZ_DATA_DIR"))
+TARGET, DRAFT = MODELS["Qwen3-32B"], MODELS["Qwen3-0.6B"]
+KNOBS = roofline.REALISTIC
+CONTEXT = 1024
+
+
+def best_of(fn, repeats: int = 5) -> float:
+    """Smallest wall time of several runs, in seconds."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    alphas = np.linspace(0.0, 1.0, 100)
+    gammas = np.arange(1, 17)
+    batches = np.arange(1, 513)
+    n = alphas.size * gammas.size * batches.size
+
+    grid = lambda: roofline.evaluate(GPU, TARGET, DRAFT, alpha=alphas[:, None, None],
+                                     gamma=gammas[None, :, None], batch=batches[None, None, :],
+                                     context=CONTEXT, **KNOBS)
+    t_grid = best_of(grid)
+
+    # The same number of configurations as flat arrays: no axis is shared, every pass is per point.
+    rng = np.random.default_rng(0)
+    flat_a, flat_g, flat_b = rng.choice(alphas, n), rng.choice(gammas, n), rng.choice(batches, n)
+    flat = lambda: roofline.evaluate(GPU, TARGET, DRAFT, alpha=flat_a, gamma=flat_g, batch=flat_b,
+                                     context=CONTEXT, **KNOBS)
+    t_flat = best_of(flat, repeats=3)
+
+    sample = 2000
+    def loop() -> None:
+        for a, g, b in zip(flat_a[:sample], flat_g[:sample], flat_b[:sample]):
+            roofline.evaluate(GPU, TARGET, DRAFT, alpha=float(a), gamma=int(g), batch=int(b),
+                              context=CONTEXT, **KNOBS)
+    t_loop = best_of(loop, repeats=3) / sample
+
+    check = grid()["speedup"][37, 3, 99]
+    single = roofline.evaluate(GPU, TARGET, DRAFT, alpha=alphas[37], gamma=4, batch=100,
+                               context=CONTEXT, **KNOBS)["speedup"]
+    assert np.isclose(check, single), "grid and scalar disagree"
+
+    print(f"configurations: {n:,} (α {alphas.size} × γ {gammas.size} × batch {batches.size}), "
+          f"{TARGET.name} + {DRAFT.name} on {GPU.name}, context {CONTEXT}")
+    print(f"python loop of scalar evaluate(): {t_loop * 1e9:12,.0f} ns/config (sample of {sample:,})")
+    print(f"evaluate() on the broadcast grid: {t_grid / n * 1e9:12,.1f} ns/config  "
+          f"({t_grid * 1e3:.0f} ms total)  ratio {t_loop / (t_grid / n):,.0f}x")
+    print(f"evaluate() on flat arrays:        {t_flat / n * 1e9:12,.1f} ns/config  "
+          f"({t_flat * 1e3:.0f} ms total)  ratio {t_loop / (t_flat / n):,.0f}x")
+
+
+if __name__ == "__main__":
+    main()

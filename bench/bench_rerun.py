@@ -1,0 +1,63 @@
+"""Benchmark: how long the calculator page takes to rerun after a slider move (AppTest).
+
+Run by hand: `.venv/bin/python bench/bench_rerun.py`. AppTest runs the whole script (router,
+sidebar, page, chart specs) as the server would, without a browser; network and drawing are not
+included. Prints the median and 90th percentile over the moves, against the cost of a rerun of an
+empty page measured in the same run as the floor of AppTest itself.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+MOVES = 40
+
+
+def timed_reruns(at: AppTest, move) -> list[float]:
+    times = []
+    for i in range(MOVES):
+        move(at, i)
+        start = time.perf_counter()
+        at.run()
+        times.append(time.perf_counter() - start)
+        assert not at.exception, at.exception
+    return times
+
+
+def report(name: str, times: list[float]) -> float:
+    ms = sorted(t * 1e3 for t in times)
+    median = statistics.median(ms)
+    print(f"{name:<44} median {median:7.1f} ms   p90 {ms[int(0.9 * len(ms))]:7.1f} ms")
+    return median
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "empty.py"
+        empty.write_text("import streamlit as st\nst.slider('x', 0.0, 1.0, 0.5, key='x')\n")
+        base = AppTest.from_file(str(empty), default_timeout=60)
+        base.run()
+        floor = report("empty page with one slider (floor)",
+                       timed_reruns(base, lambda at, i: at.slider(key="x").set_value(0.3 + 0.01 * (i % 30))))
+
+    alpha = lambda at, i: at.slider(key="alpha").set_value(0.5 + 0.01 * (i % 40))
+    batch_values = [1, 8, 64, 256, 1024]
+    batch = lambda at, i: at.select_slider(key="batch").set_value(batch_values[i % 5])
+    for view in ("Seed table", "Speedup vs batch", "α × batch", "Roofline"):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        at.session_state["view"] = view
+        at.run()
+        median = report(f"calculator [{view}]: move α", timed_reruns(at, alpha))
+        report(f"calculator [{view}]: move batch", timed_reruns(at, batch))
+        print(f"{'':<44} α move minus the floor: {median - floor:.1f} ms")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
