@@ -61,7 +61,7 @@ def scenario_sidebar(lang: str) -> None:
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: t(f"side.{m}_option", lang) if m in (NO_DRAFT, CUSTOM) else models[m].name
     target_id = url_choice(side.selectbox, t("side.target", lang), [*models, CUSTOM], "target",
-                           format_func=model_name, default="Llama-3.1-70B")
+                           format_func=model_name, default="Qwen3-32B")
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [NO_DRAFT, *models, CUSTOM], "draft",
                           format_func=model_name, help=t("side.draft_help", lang))
     st.session_state.pop("scenario", None)

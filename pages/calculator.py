@@ -73,6 +73,9 @@ except ValueError as exc:
     st.stop()
 
 speed = here["speedup"]
+need_gb = roofline.footprint_gb(scenario.target, scenario.draft, batch, context, gamma)
+if need_gb > scenario.gpu.memory_gb:
+    st.warning(t("calc.memory_warning", lang, need=need_gb, have=scenario.gpu.memory_gb))
 def at_batch(value: float) -> str:
     """'at batch N', or 'at no batch up to …' for NaN."""
     if math.isnan(value):

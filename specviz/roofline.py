@@ -40,6 +40,7 @@ __all__ = [
     "forward_pass",
     "evaluate",
     "crossover_batch",
+    "footprint_gb",
 ]
 
 # Defaults of the "realistic" preset and why (see README, "Realistic knobs"):
@@ -405,6 +406,26 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
     }
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}
+
+
+def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: ArrayLike,
+                 gamma: ArrayLike = 0, weight_bytes: float = 2.0,
+                 kv_bytes: float = 2.0) -> float | np.ndarray:
+    """Device memory that weights and KV caches need, in GB (10⁹ bytes).
+
+    .. math:: M = w·(P_t + P_d) + B·(L + γ + 1)·(kv_t + kv_d)
+
+    Activations, CUDA graphs and allocator slack are not counted, so a real server needs more;
+    compare with the GPU's memory to see whether the pair fits on one device at all (the roofline
+    models one device, no tensor parallelism).
+    """
+    models = [m for m in (target, draft) if m is not None]
+    weights = weight_bytes * sum(m.params_total for m in models)
+    positions = np.asarray(batch, dtype=float) * (np.asarray(context, dtype=float)
+                                                  + np.asarray(gamma, dtype=float) + 1.0)
+    kv = positions * sum(m.kv_bytes_per_token(kv_bytes) for m in models)
+    result = (weights + kv) / 1e9
+    return float(result) if np.ndim(result) == 0 else result
 
 
 def crossover_batch(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> float | np.ndarray:

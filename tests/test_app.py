@@ -76,6 +76,11 @@ class TestCalculatorPage:
         at = make_app(batch="256", context="8192")
         assert "still waits on memory" in at.info[0].value
 
+    def test_a_model_too_large_for_the_device_is_flagged(self):
+        assert not make_app().warning  # Qwen3-32B, 65.5 GB of weights, fits an 80 GB H100
+        at = make_app(target="Llama-3.1-70B")
+        assert "need 141 GB; this device has 80 GB" in at.warning[0].value
+
     def test_moe_verify_reads_more_experts(self):
         at = make_app(target="Mixtral-8x7B", batch="1")
         assert metric(at, "Verify cost") == "2.81×"
