@@ -42,6 +42,12 @@ def preset_hint(value: float, lang: str) -> str:
     return t("side.preset_missing", lang) if math.isnan(value) else t("side.preset_value", lang, value=value)
 
 
+def clear_gpu_overrides() -> None:
+    """A figure typed for one device must not silently carry over to another."""
+    st.session_state["tflops"] = None
+    st.session_state["bandwidth"] = None
+
+
 def scenario_sidebar(lang: str) -> None:
     """Render the scenario widgets (bound to the URL) and store the resolved scenario."""
     gpus, models = presets(settings.get("SPECVIZ_DATA_DIR"))
@@ -49,7 +55,7 @@ def scenario_sidebar(lang: str) -> None:
     side = st.sidebar
     side.header(t("side.scenario", lang))
     gpu_id = url_choice(side.selectbox, t("side.gpu", lang), list(gpus), "gpu",
-                        format_func=lambda g: gpus[g].name)
+                        format_func=lambda g: gpus[g].name, on_change=clear_gpu_overrides)
     gpu = gpus[gpu_id]
     tflops = side.number_input(t("side.tflops", lang), min_value=0.001, value=None, key="tflops",
                                placeholder=preset_hint(gpu.tflops, lang),

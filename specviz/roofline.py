@@ -216,8 +216,9 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     num_experts = int(config.get("num_local_experts") or config.get("num_experts") or 0)
     if num_experts:
         k = _positive_int(config, "num_experts_per_tok")
-        moe_i = config.get("moe_intermediate_size") or config.get("intermediate_size")
-        expert = 3 * h * _positive_int({"moe_intermediate_size": moe_i}, "moe_intermediate_size")
+        # Mixtral's experts use intermediate_size; Qwen-MoE names theirs moe_intermediate_size.
+        expert_key = "moe_intermediate_size" if "moe_intermediate_size" in config else "intermediate_size"
+        expert = 3 * h * _positive_int(config, expert_key)
         shared_i = config.get("shared_expert_intermediate_size") or 0
         moe_fixed = h * num_experts + (3 * h * shared_i + h if shared_i else 0)
         step = int(config.get("decoder_sparse_step", 1) or 1)

@@ -54,6 +54,11 @@ class TestCalculatorInChromium:
             field.press("Enter")
         expect(page.get_by_text("even the plain decode pass is compute-bound")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"tflops=1\.5"), timeout=TIMEOUT)
+        # Another device: the typed figures must not carry over to it.
+        page.get_by_role("combobox", name="GPU").click()
+        page.get_by_role("option", name="NVIDIA H100 SXM").click()
+        expect(page.get_by_role("spinbutton", name="Peak dense BF16 TFLOPS")).to_have_value("", timeout=TIMEOUT)
+        expect(page).not_to_have_url(re.compile(r"tflops="), timeout=TIMEOUT)
 
     def test_upload_a_config_json(self, page: Page, app_url: str):
         page.goto(f"{app_url}/?target=custom&batch=1")

@@ -92,6 +92,12 @@ class TestModelFromConfig:
         path.write_text(json.dumps(config))
         assert roofline.model_from_config(path).params_total == roofline.model_from_config(config).params_total
 
+    def test_moe_without_a_valid_expert_size_is_refused(self):
+        config = json.loads((DATA / "model_configs" / "Qwen3-30B-A3B.json").read_text())
+        config["moe_intermediate_size"] = 0
+        with pytest.raises(ValueError, match="moe_intermediate_size"):
+            roofline.model_from_config(config)
+
     def test_mistral_without_head_dim_uses_hidden_over_heads(self):
         config = {"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
                   "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
