@@ -15,6 +15,14 @@ bound = dict(bind="query-params")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
 
+
+def at_batch(value: float) -> str:
+    """'at batch N', or 'at no batch up to …' for NaN."""
+    if math.isnan(value):
+        return t("calc.never", lang, batch_max=batch_max)
+    return t("calc.at_batch", lang, batch=int(value))
+
+
 st.title(t("calc.title", lang))
 st.caption(t("calc.intro", lang))
 
@@ -76,12 +84,6 @@ speed = here["speedup"]
 need_gb = roofline.footprint_gb(scenario.target, scenario.draft, batch, context, gamma)
 if need_gb > scenario.gpu.memory_gb:
     st.warning(t("calc.memory_warning", lang, need=need_gb, have=scenario.gpu.memory_gb))
-def at_batch(value: float) -> str:
-    """'at batch N', or 'at no batch up to …' for NaN."""
-    if math.isnan(value):
-        return t("calc.never", lang, batch_max=batch_max)
-    return t("calc.at_batch", lang, batch=int(value))
-
 
 cols = st.columns(5)
 cols[0].metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
