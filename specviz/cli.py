@@ -1,4 +1,4 @@
-"""Command line: ``python -m specviz speedup|roofline|model-from-config|presets``.
+"""Command line: ``python -m specviz speedup|roofline|model-from-config|presets|ingest|runs|query``.
 
 Every subcommand prints rows as JSON, CSV or a Markdown table. Errors exit 2 with one line on
 stderr, never a traceback.
@@ -17,9 +17,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
+import duckdb
 import numpy as np
 
-from . import roofline, settings, spec
+from . import ingest, roofline, settings, spec
+from .store import QueryError, Store
 
 __all__ = ["main", "speedup_rows", "roofline_rows", "format_rows"]
 
@@ -168,10 +170,76 @@ def _build_parser() -> _Parser:
 
     p = sub.add_parser("presets", help="the shipped GPU and model presets with their sources")
     p.add_argument("--format", **fmt)
+
+    db = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB setting)")
+    p = sub.add_parser("ingest", help="import benchmark result files into the store")
+    p.add_argument("files", type=Path, nargs="+")
+    p.add_argument("--db", **db)
+    p.add_argument("--format", choices=("json",), default="json")
+
+    p = sub.add_parser("runs", help="the imported runs with their canonical columns")
+    p.add_argument("--db", **db)
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+
+    p = sub.add_parser("query", help="one read-only SQL statement over runs, requests and imports")
+    p.add_argument("sql")
+    p.add_argument("--db", **db)
+    p.add_argument("--format", choices=("json", "csv"), default="json")
     return parser
 
 
+def _open_store(path: Path | None) -> Store:
+    return Store(path or settings.get("SPECVIZ_DB"), settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
+
+
+def _frame_rows(frame: Any) -> list[dict[str, Any]]:
+    """DataFrame rows as JSON-safe dicts (timestamps as ISO text, lists as lists)."""
+    return json.loads(frame.to_json(orient="records", date_format="iso"))
+
+
+def _ingest(args: argparse.Namespace) -> tuple[str, int]:
+    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
+    store = _open_store(args.db)
+    try:
+        for path in args.files:
+            try:
+                data = path.read_bytes()
+                result = store.import_file(str(path), data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
+            except (OSError, ingest.IngestError) as exc:
+                message = str(exc) if isinstance(exc, ingest.IngestError) else f"{path}: {exc.strerror}"
+                report["errors"].append({"file": str(path), "message": message})
+                continue
+            entry = {"file": str(path), "format": result.format, "runs": result.runs,
+                     "requests": result.requests, "warnings": result.warnings}
+            report[result.status].append(entry if result.status == "imported"
+                                         else {"file": str(path), "message": result.message})
+    finally:
+        store.close()
+    return json.dumps(report, indent=2), 2 if report["errors"] else 0
+
+
+def _run_store_command(args: argparse.Namespace) -> str:
+    store = _open_store(args.db)
+    try:
+        if args.command == "runs":
+            frame = store.runs()
+        else:
+            try:
+                frame = store.query(args.sql, timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
+                                    max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
+                                    memory_limit=settings.get("SPECVIZ_SQL_MEMORY_LIMIT")).frame
+            except QueryError as exc:
+                raise UsageError(str(exc)) from None
+    finally:
+        store.close()
+    if args.format == "csv":
+        return frame.to_csv(index=False).rstrip("\n")
+    return json.dumps(_frame_rows(frame), indent=2)
+
+
 def _run(args: argparse.Namespace) -> str:
+    if args.command in ("runs", "query"):
+        return _run_store_command(args)
     data_dir = settings.get("SPECVIZ_DATA_DIR")
     if args.command == "speedup":
         autos = [g for g in args.gamma if g == "auto"]
@@ -213,8 +281,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 on any error)."""
     try:
         args = _build_parser().parse_args(argv)
+        if args.command == "ingest":
+            output, code = _ingest(args)
+            print(output)
+            return code
         print(_run(args))
-    except (UsageError, ValueError, OSError) as exc:
+    except (UsageError, ValueError, OSError, duckdb.Error) as exc:
         print(f"specviz: error: {exc}", file=sys.stderr)
         return 2
     return 0

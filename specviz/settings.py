@@ -33,6 +33,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_LANG", "en", str, "Language of the interface (`en`)."),
     Setting("SPECVIZ_DATA_DIR", str(ROOT / "data"), Path,
             "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
+    Setting("SPECVIZ_DB", str(ROOT / "data" / "specviz.duckdb"), Path,
+            "The DuckDB file that holds imported runs (created on first use)."),
+    Setting("SPECVIZ_DB_LOCK_TIMEOUT_S", "10", float,
+            "Seconds to wait for another process that holds the database file."),
+    Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int, "Largest result file accepted for import, in bytes."),
+    Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),
+    Setting("SPECVIZ_SQL_MAX_ROWS", "10000", int, "Rows a SQL console query returns at most."),
+    Setting("SPECVIZ_SQL_MEMORY_LIMIT", "1GB", str, "DuckDB memory limit of the SQL console."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,
             "Largest config.json accepted from an upload or paste, in bytes."),
     Setting("SPECVIZ_GAMMA_MAX", "16", int, "Largest draft length γ offered and searched."),
@@ -61,8 +69,8 @@ def get(name: str) -> str | int | Path:
         value = setting.kind(raw)
     except ValueError:
         raise ValueError(f"{name}={raw!r} is not a valid {setting.kind.__name__}") from None
-    if setting.kind is int and value < 1:
-        raise ValueError(f"{name}={raw!r} must be a positive whole number")
+    if setting.kind in (int, float) and value <= 0:
+        raise ValueError(f"{name}={raw!r} must be a positive number")
     return value
 
 

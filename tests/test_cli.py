@@ -141,3 +141,41 @@ class TestProcess:
         assert ok.returncode == 0 and json.loads(ok.stdout)[0]["expected_tokens"] == pytest.approx(3.3616)
         bad = subprocess.run([sys.executable, "-m", "specviz", "bogus"], capture_output=True, text=True, cwd=ROOT)
         assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
+
+
+SAMPLES = ROOT.parent / "shared" / "samples"
+
+
+class TestStoreCommands:
+    def test_ingest_reports_each_file_and_exits_2_on_any_error(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        bad = tmp_path / "bad.json"
+        bad.write_text('{"hello": 1}')
+        code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"),
+                           str(SAMPLES / "vllm_bench_nerdalert.jsonl"), str(bad), str(tmp_path / "missing.csv"),
+                           "--db", db)
+        report = json.loads(out)
+        assert code == 2
+        assert [e["runs"] for e in report["imported"]] == [1, 9]
+        assert [e["file"] for e in report["errors"]] == [str(bad), str(tmp_path / "missing.csv")]
+        assert "unknown shape" in report["errors"][0]["message"]
+        code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
+        assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
+
+    def test_runs_as_json_and_csv(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        run(capsys, "ingest", str(SAMPLES / "llmperf_Yi-1-5-34B_550_150_summary.json"), "--db", db)
+        _, out, _ = run(capsys, "runs", "--db", db)
+        rows = json.loads(out)
+        assert rows[0]["source_file"] == str(SAMPLES / "llmperf_Yi-1-5-34B_550_150_summary.json")
+        assert rows[0]["concurrency"] == 16 and rows[0]["mean_ttft_ms"] == pytest.approx(6056.374991535766)
+        _, out, _ = run(capsys, "runs", "--db", db, "--format", "csv")
+        assert list(csv.DictReader(io.StringIO(out)))[0]["source_format"] == "llmperf"
+
+    def test_query_and_refusal(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        run(capsys, "ingest", str(SAMPLES / "vllm_bench_nerdalert.jsonl"), "--db", db)
+        code, out, _ = run(capsys, "query", "SELECT count(*) AS n FROM runs", "--db", db)
+        assert code == 0 and json.loads(out) == [{"n": 9}]
+        code, out, err = run(capsys, "query", "DELETE FROM runs", "--db", db)
+        assert code == 2 and out == "" and "DELETE" in err and err.count("\n") == 1

@@ -1,0 +1,418 @@
+"""The DuckDB store: benchmark runs and per-request rows in one embedded file, and a SQL sandbox.
+
+* Schema versioned in ``meta``; :data:`MIGRATIONS` bring any older file forward on open.
+* ``runs``: one row per benchmark run, columns :data:`specviz.ingest.RUN_COLUMNS`.
+  ``requests``: per-request rows where a file has them. ``imports``: one row per imported file.
+* Imports are transactional (a file goes in whole or not at all) and idempotent by content hash.
+* :meth:`Store.query` runs a user's SQL in a separate, locked-down in-memory DuckDB that holds Arrow
+  copies of the tables: one statement, SELECT/WITH/EXPLAIN/DESCRIBE/SUMMARIZE/SHOW only, no file or
+  network access, no extensions, no settings, a memory and thread limit, a time limit enforced
+  with ``interrupt()`` and a row cap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from . import ingest
+
+__all__ = ["Store", "ImportResult", "QueryResult", "QueryError", "SCHEMA_VERSION", "MIGRATIONS"]
+
+_RUNS_DDL = ", ".join(f"{name} {kind}" for name, kind in ingest.RUN_COLUMNS.items())
+REQUEST_COLUMNS = {"run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE",
+                   "e2el_ms": "DOUBLE", "input_tokens": "DOUBLE", "output_tokens": "DOUBLE", "extra": "JSON"}
+_REQUESTS_DDL = ", ".join(f"{name} {kind}" for name, kind in REQUEST_COLUMNS.items())
+
+# Each entry brings the schema from version i to i + 1. Append; never edit a released step.
+MIGRATIONS: tuple[str, ...] = (
+    f"""
+    CREATE TABLE imports (content_hash VARCHAR PRIMARY KEY, source_file VARCHAR, source_format VARCHAR,
+                          imported_at TIMESTAMP, runs INTEGER, requests BIGINT, warnings JSON);
+    CREATE TABLE runs ({_RUNS_DDL}, PRIMARY KEY (run_id));
+    CREATE TABLE requests ({_REQUESTS_DDL});
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# Dimensions that tell the runs of a per-request CSV apart.
+_RUN_DIMENSIONS = ("label", "workload", "engine", "engine_version", "target_model", "draft_model",
+                   "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency",
+                   "request_rate")
+_QUANTILES = (("mean", None), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+_ALLOWED_SQL = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+
+
+@dataclass
+class ImportResult:
+    """What happened to one file."""
+
+    file: str
+    status: str  # "imported" or "skipped"
+    format: str = ""
+    runs: int = 0
+    requests: int = 0
+    warnings: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+@dataclass
+class QueryResult:
+    """Rows of a sandboxed query; ``truncated`` when the row cap cut them."""
+
+    frame: pd.DataFrame
+    truncated: bool
+    seconds: float
+
+
+class QueryError(ValueError):
+    """A refused or failed user query, with a message for the user."""
+
+
+def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is still open (a failed COMMIT has already ended it)."""
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass
+
+
+def _sql_text(value: Any) -> str:
+    return "NULL" if value is None else "'" + str(value).replace("'", "''") + "'"
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Store:
+    """One DuckDB file of runs. Safe to share between threads: each call uses its own cursor.
+
+    Parameters
+    ----------
+    path : str or Path
+        The database file (created with the current schema if missing) or ``":memory:"``.
+    lock_timeout_s : float
+        How long to wait for another process that holds the file (DuckDB allows one writer process).
+    """
+
+    def __init__(self, path: str | Path, lock_timeout_s: float = 10.0) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + lock_timeout_s
+        while True:
+            try:
+                self._con = duckdb.connect(self.path)
+                break
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self._generation = 0
+        self._sandbox: tuple[int, duckdb.DuckDBPyConnection] | None = None
+        self._sandbox_lock = threading.Lock()
+        self._migrate()
+
+    # ----------------------------------------------------------------------------- schema
+    def _migrate(self) -> None:
+        cur = self._con.cursor()
+        cur.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(f"{self.path} has schema version {version}; this specviz knows up to "
+                               f"{SCHEMA_VERSION}: upgrade specviz")
+        for step in range(version, SCHEMA_VERSION):
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                cur.execute(MIGRATIONS[step])
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(step + 1)])
+                cur.execute("COMMIT")
+            except BaseException:
+                _rollback(cur)
+                raise
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open file."""
+        return int(self._con.cursor().execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the file (and the SQL sandbox)."""
+        if self._sandbox is not None:
+            self._sandbox[1].close()
+        self._con.close()
+
+    # ----------------------------------------------------------------------------- imports
+    def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
+                    csv_mapping: dict[str, str] | None = None) -> ImportResult:
+        """Import one result file, whole or not at all.
+
+        Parameters
+        ----------
+        name : str
+            The file's name as the user gave it (stored as ``source_file``; never used as a path).
+        data : bytes
+            Its content.
+        max_bytes : int, optional
+            Refuse larger files.
+        csv_mapping : dict, optional
+            For a plain CSV: the user's column name → canonical column, for names the synonyms miss.
+
+        Returns
+        -------
+        ImportResult
+            ``status="skipped"`` if the same content was imported before.
+
+        Raises
+        ------
+        specviz.ingest.IngestError
+            If the file is too large, empty, binary, malformed or of no known shape; nothing is written.
+        """
+        if max_bytes is not None and len(data) > max_bytes:
+            raise ingest.IngestError(name, f"{len(data):,} bytes is over the {max_bytes:,}-byte upload limit")
+        content_hash = hashlib.sha256(data).hexdigest()
+        cur = self._con.cursor()
+        if cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
+            return ImportResult(name, "skipped", message="already imported")
+        fmt = ingest.detect_format(name, data)
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            if fmt == "csv":
+                runs, requests, warnings = self._import_csv(cur, name, data, content_hash, now, csv_mapping or {})
+            else:
+                parsed = ingest.parse(name, data)
+                runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
+            cur.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [content_hash, name, fmt, now, runs, requests, json.dumps(warnings)])
+            cur.execute("COMMIT")
+        except BaseException as exc:
+            _rollback(cur)
+            # Another thread may have imported the same content meanwhile: the commit conflicts.
+            if isinstance(exc, duckdb.Error) and cur.execute(
+                    "SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
+                return ImportResult(name, "skipped", fmt, message="already imported")
+            raise
+        self._generation += 1
+        return ImportResult(name, "imported", fmt, runs, requests, warnings)
+
+    def _insert_parsed(self, cur: duckdb.DuckDBPyConnection, name: str, parsed: ingest.Parsed,
+                       content_hash: str, now: datetime) -> tuple[int, int, list[str]]:
+        if not parsed.runs:
+            raise ingest.IngestError(name, "the file holds no runs")
+        rows = []
+        for index, run in enumerate(parsed.runs):
+            row = {column: run.get(column) for column in ingest.RUN_COLUMNS}
+            row.update(run_id=f"{content_hash[:12]}-{index}", source_file=name,
+                       source_format=parsed.format, imported_at=now, content_hash=content_hash,
+                       extra=json.dumps(run.get("extra") or {}, default=str))
+            rows.append(row)
+        frame = pd.DataFrame(rows, columns=list(ingest.RUN_COLUMNS))
+        casts = ", ".join(f"CAST({_quote(c)} AS {t}) AS {_quote(c)}" for c, t in ingest.RUN_COLUMNS.items())
+        cur.register("incoming_runs", frame)
+        cur.execute(f"INSERT INTO runs SELECT {casts} FROM incoming_runs")
+        cur.unregister("incoming_runs")
+        if parsed.requests:
+            requests = pd.DataFrame(parsed.requests)
+            requests["run_id"] = [f"{content_hash[:12]}-{i}" for i in requests.pop("run_index")]
+            cur.register("incoming_requests", requests)
+            cur.execute("INSERT INTO requests BY NAME SELECT * FROM incoming_requests")
+            cur.unregister("incoming_requests")
+        return len(rows), len(parsed.requests), parsed.warnings
+
+    def _import_csv(self, cur: duckdb.DuckDBPyConnection, name: str, data: bytes, content_hash: str,
+                    now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str]]:
+        """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
+        or, for per-request files, grouped into runs by their dimension columns."""
+        import tempfile
+
+        warnings: list[str] = []
+        with tempfile.NamedTemporaryFile(suffix=".csv") as tmp:
+            tmp.write(data)
+            tmp.flush()
+            try:
+                cur.execute("CREATE OR REPLACE TEMP TABLE raw_csv AS SELECT * FROM read_csv(?, header = true)",
+                            [tmp.name])
+            except duckdb.Error as exc:
+                raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
+        described = cur.execute("DESCRIBE raw_csv").fetchall()
+        if not cur.execute("SELECT count(*) FROM raw_csv").fetchone()[0]:
+            raise ingest.IngestError(name, "the CSV has a header but no rows")
+        mapped: dict[str, tuple[str, str, float]] = {}  # canonical → (source column, type, factor)
+        unknown = []
+        for column, kind, *_ in described:
+            key = csv_mapping.get(column) or ingest.CSV_SYNONYMS.get(ingest.normalise_name(column), (None,))[0]
+            factor = ingest.CSV_SYNONYMS.get(ingest.normalise_name(column), (None, 1.0))[1] if key else 1.0
+            if key and key not in mapped and (key in ingest.RUN_COLUMNS or key.startswith("request:")):
+                mapped[key] = (column, kind, factor)
+            else:
+                unknown.append(column)
+        per_request = any(k.startswith("request:") and k.endswith("_ms") for k in mapped)
+        measures = [k for k in mapped if k not in _RUN_DIMENSIONS and k not in ("label", "workload")]
+        if not measures:
+            raise ingest.IngestError(name, "no recognisable result columns: expected names such as "
+                                           "concurrency, output_throughput, p50_itl_ms, ttft_ms "
+                                           "(map your columns on the explorer page)")
+        for canonical, (column, _, factor) in mapped.items():
+            if factor == 1.0 and canonical.endswith("_ms") and not ingest.normalise_name(column).endswith("ms"):
+                warnings.append(f"'{column}' has no unit in its name: read as milliseconds")
+            elif factor == 0.01:
+                warnings.append(f"'{column}' read as a percentage and stored as a fraction")
+
+        def value(canonical: str) -> str:
+            column, kind, factor = mapped[canonical]
+            target = ingest.RUN_COLUMNS.get(canonical, "DOUBLE")
+            if target == "VARCHAR":
+                return f"CAST({_quote(column)} AS VARCHAR)"
+            source = f"replace(CAST({_quote(column)} AS VARCHAR), ',', '')" if kind == "VARCHAR" else _quote(column)
+            number = f"TRY_CAST({source} AS DOUBLE) * {factor!r}"
+            return f"CASE WHEN {number} >= 0 THEN {number} END"
+
+        extra = (f"to_json(struct_pack({', '.join(f'{_quote(c)} := {_quote(c)}' for c in unknown)}))"
+                 if unknown else "'{}'")
+        prefix = content_hash[:12]
+        dims = [d for d in _RUN_DIMENSIONS if d in mapped]
+        if per_request:
+            selects = [f"{value(k)} AS {_quote(k.removeprefix('request:'))}" for k in mapped]
+            cur.execute(f"CREATE OR REPLACE TEMP TABLE staged AS SELECT {', '.join(selects)}, "
+                        f"{extra} AS extra FROM raw_csv")
+            key = " || '|' || ".join(f"coalesce(CAST({_quote(d)} AS VARCHAR), '')" for d in dims) or "''"
+            run_id = f"'{prefix}-' || substr(md5({key}), 1, 10)"
+            metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
+            aggregates = [f"count(*) AS num_requests"]
+            for metric in metrics:
+                short = metric.removesuffix("_ms")
+                for stat, q in _QUANTILES:
+                    fn = f"avg({metric})" if q is None else f"quantile_cont({metric}, {q})"
+                    aggregates.append(f"{fn} AS {stat}_{short}_ms")
+            columns = [f"{_quote(d)}" for d in dims]
+            cur.execute(f"""
+                INSERT INTO runs BY NAME
+                SELECT {run_id} AS run_id, {_sql_text(name)} AS source_file, 'csv' AS source_format,
+                       TIMESTAMP '{now}' AS imported_at, '{content_hash}' AS content_hash,
+                       {', '.join(columns + aggregates)}, '{{}}'::JSON AS extra
+                FROM staged {'GROUP BY ' + ', '.join(columns) if columns else ''}""")
+            request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra")
+                            and f"request:{c}" in mapped]
+            cur.execute(f"""
+                INSERT INTO requests BY NAME
+                SELECT {run_id} AS run_id, {', '.join(request_cols)}, extra FROM staged""")
+            runs = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
+            requests = cur.execute("SELECT count(*) FROM staged").fetchone()[0]
+        else:
+            selects = [f"{value(k)} AS {_quote(k)}" for k in mapped]
+            cur.execute(f"""
+                INSERT INTO runs BY NAME
+                SELECT '{prefix}-' || (row_number() OVER () - 1) AS run_id, {_sql_text(name)} AS source_file,
+                       'csv' AS source_format, TIMESTAMP '{now}' AS imported_at,
+                       '{content_hash}' AS content_hash, {', '.join(selects)}, {extra}::JSON AS extra
+                FROM raw_csv""")
+            runs, requests = cur.execute("SELECT count(*) FROM raw_csv").fetchone()[0], 0
+            if "acceptance_rate" in mapped:
+                over = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ? AND acceptance_rate > 1",
+                                   [content_hash]).fetchone()[0]
+                if over:
+                    cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
+                                "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
+                    warnings.append(f"{over} acceptance rates above 1 read as percentages")
+        cur.execute("DROP TABLE IF EXISTS raw_csv")
+        cur.execute("DROP TABLE IF EXISTS staged")
+        if unknown:
+            warnings.append(f"columns kept in extra (no canonical match): {', '.join(unknown)}")
+        return runs, requests, warnings
+
+    # ----------------------------------------------------------------------------- reading
+    def runs(self) -> pd.DataFrame:
+        """Every run with its canonical columns, oldest import first."""
+        return self._con.cursor().execute(
+            "SELECT * FROM runs ORDER BY imported_at, source_file, run_id").df()
+
+    def imports(self) -> pd.DataFrame:
+        """One row per imported file."""
+        return self._con.cursor().execute("SELECT * FROM imports ORDER BY imported_at").df()
+
+    def request_summary(self) -> pd.DataFrame:
+        """Per run: request count and p50/p99 of TTFT and ITL from the ``requests`` table."""
+        return self._con.cursor().execute("""
+            SELECT r.run_id, any_value(runs.concurrency) AS concurrency, count(*) AS requests,
+                   quantile_cont(ttft_ms, 0.5) AS p50_ttft_ms, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms,
+                   quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
+            FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
+
+    # ----------------------------------------------------------------------------- sandbox
+    def _sandbox_connection(self, memory_limit: str, threads: int) -> duckdb.DuckDBPyConnection:
+        """A locked-down in-memory DuckDB with Arrow copies of the tables, rebuilt after imports."""
+        if self._sandbox is not None and self._sandbox[0] == self._generation:
+            return self._sandbox[1]
+        if self._sandbox is not None:
+            self._sandbox[1].close()
+        source = self._con.cursor()
+        box = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                                 "autoload_known_extensions": False})
+        for table in ("runs", "requests", "imports"):
+            arrow = source.sql(f"SELECT * FROM {table}").to_arrow_table()
+            box.register("incoming", arrow)
+            box.execute(f"CREATE TABLE {table} AS SELECT * FROM incoming")
+            box.unregister("incoming")
+        box.execute(f"SET memory_limit = {_sql_text(memory_limit)}")
+        box.execute(f"SET threads = {int(threads)}")
+        box.execute("SET enable_external_access = false")
+        box.execute("SET lock_configuration = true")
+        self._sandbox = (self._generation, box)
+        return box
+
+    def query(self, sql: str, *, timeout_s: float = 5.0, max_rows: int = 10_000,
+              memory_limit: str = "1GB", threads: int = 1) -> QueryResult:
+        """Run one read-only statement of a user's SQL in the sandbox.
+
+        Raises
+        ------
+        QueryError
+            If the text is not exactly one SELECT/WITH/EXPLAIN/DESCRIBE/SUMMARIZE/SHOW statement,
+            touches files, settings or extensions, runs past ``timeout_s``, or fails; the message
+            says which.
+        """
+        try:
+            statements = duckdb.connect(":memory:").extract_statements(sql)
+        except duckdb.ParserException as exc:
+            raise QueryError(f"the SQL does not parse: {str(exc).splitlines()[0]}") from None
+        if len(statements) != 1:
+            raise QueryError(f"one statement at a time, please ({len(statements)} given)")
+        kind = statements[0].type
+        if kind not in _ALLOWED_SQL:
+            raise QueryError(f"only read-only queries (SELECT, WITH, EXPLAIN, DESCRIBE, SUMMARIZE, SHOW) "
+                             f"run here; this is {kind.name}")
+        with self._sandbox_lock:
+            box = self._sandbox_connection(memory_limit, threads)
+            cursor = box.cursor()
+            timer = threading.Timer(timeout_s, cursor.interrupt)
+            start = time.perf_counter()
+            timer.start()
+            try:
+                cursor.execute(sql)
+                rows = cursor.fetchmany(max_rows + 1)
+                columns = [d[0] for d in cursor.description or []]
+            except duckdb.InterruptException:
+                raise QueryError(f"stopped after the {timeout_s:g} s time limit") from None
+            except duckdb.PermissionException:
+                raise QueryError("files, network and settings are not reachable from the SQL console; "
+                                 "query the tables runs, requests and imports") from None
+            except duckdb.Error as exc:
+                raise QueryError(str(exc).splitlines()[0]) from None
+            finally:
+                timer.cancel()
+                cursor.close()
+        frame = pd.DataFrame(rows[:max_rows], columns=columns)
+        return QueryResult(frame, len(rows) > max_rows, time.perf_counter() - start)
