@@ -100,6 +100,7 @@ def main() -> None:
     page = st.navigation([
         st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon="🧮",
                 url_path="calculator", default=True),
+        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon="📊", url_path="explorer"),
     ])
     try:
         scenario_sidebar(lang)

@@ -5,6 +5,32 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+from specviz import settings
+from specviz.store import Store
+
+
+def require_router() -> None:
+    """Hand a page over to app.py's st.navigation router.
+
+    A ``pages/`` folder beside app.py puts a fresh Streamlit server in its older multipage mode:
+    the first request for /explorer then runs this file alone, without the router or the sidebar
+    (Streamlit 1.67; discussed in streamlit/streamlit#10276). Leaving that mode for the process and
+    rerunning makes app.py route the same URL. Pinned by tests/test_browser.py.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+@st.cache_resource
+def shared_store(path: str) -> Store:
+    """The app's one store (one DuckDB connection per process; each call takes its own cursor),
+    with the shipped examples imported on its first use."""
+    store = Store(path, settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
+    store.seed_examples(sorted((settings.get("SPECVIZ_DATA_DIR") / "examples").glob("*.csv")))
+    return store
 
 
 def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], key: str,

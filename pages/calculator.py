@@ -6,10 +6,11 @@ import math
 
 import streamlit as st
 
-from pages._shared import url_choice
+from pages._shared import require_router, url_choice
 from specviz import calculator, charts, roofline, settings, spec
 from specviz.i18n import t
 
+require_router()
 lang: str = st.session_state.get("lang", "en")
 bound = dict(bind="query-params")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")

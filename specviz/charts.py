@@ -8,7 +8,8 @@ import pandas as pd
 
 from .i18n import t
 
-__all__ = ["speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart"]
+__all__ = ["speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
+           "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups"]
 
 _BREAK_EVEN = pd.DataFrame({"y": [1.0]})
 
@@ -85,3 +86,85 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
                  alt.Tooltip("intensity:Q", title=t("chart.intensity", lang), format=".1f"),
                  alt.Tooltip("tflops:Q", title=t("chart.tflops", lang), format=".1f")])
     return alt.layer(line, dots).properties(height=340)
+
+
+def metric_vs_load(runs: pd.DataFrame, metric: str, peaks: pd.DataFrame | None = None,
+                   lang: str = "en") -> alt.LayerChart:
+    """A metric against load (concurrency or request rate, log x), one line per series; the peak
+    of each sweep ringed when ``peaks`` is given."""
+    data = runs.dropna(subset=[metric, "load"])
+    x = alt.X("load:Q", scale=alt.Scale(type="log"), title=t("chart.load", lang))
+    y = alt.Y(f"{metric}:Q", title=t(f"col.{metric}", lang))
+    tooltip = [alt.Tooltip("series:N", title=t("chart.series", lang)), alt.Tooltip("load:Q", title=t("chart.load", lang)),
+               alt.Tooltip("load_kind:N", title=t("chart.load_kind", lang)),
+               alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.2f"),
+               alt.Tooltip("source_file:N", title=t("col.source_file", lang))]
+    lines = alt.Chart(data).mark_line(point=True).encode(
+        x=x, y=y, color=alt.Color("series:N", title=t("chart.series", lang)), tooltip=tooltip)
+    layers = [lines]
+    if peaks is not None and not peaks.empty:
+        layers.append(alt.Chart(peaks).mark_point(size=260, color="black", strokeWidth=2).encode(
+            x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("chart.peak", lang)),
+                               alt.Tooltip("load:Q", title=t("chart.load", lang)),
+                               alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.1f")]))
+    return alt.layer(*layers).properties(height=320)
+
+
+def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Measured speedup of each speculative run over its baseline against concurrency, with the
+    1.0 line and each series' crossover concurrency marked."""
+    x = alt.X("concurrency:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
+    lines = alt.Chart(paired).mark_line(point=True).encode(
+        x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
+        color=alt.Color("series:N", title=t("chart.series", lang)),
+        tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
+                 alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
+                 alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
+    marks = alt.Chart(crossover.dropna(subset=["crossover_concurrency"]).assign(y=1.0)).mark_point(
+        size=140, shape="diamond", filled=True, color="black").encode(
+        x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y="y:Q",
+        tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
+                 alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
+    return alt.layer(lines, _break_even_rule(lang), marks).properties(height=320)
+
+
+def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.HConcatChart:
+    """Mean acceptance length and zero-accept share per workload, side by side."""
+    base = alt.Chart(summary).encode(y=alt.Y("workload:N", title=t("col.workload", lang)))
+    length = base.mark_bar().encode(
+        x=alt.X("acceptance_length:Q", title=t("col.acceptance_length", lang)),
+        tooltip=[alt.Tooltip("workload:N"), alt.Tooltip("acceptance_length:Q", format=".2f"), alt.Tooltip("runs:Q")])
+    zero = base.mark_bar(color="#d62728").encode(
+        x=alt.X("zero_accept_rate:Q", title=t("col.zero_accept_rate", lang), axis=alt.Axis(format="%")),
+        tooltip=[alt.Tooltip("workload:N"), alt.Tooltip("zero_accept_rate:Q", format=".0%")])
+    return alt.hconcat(length, zero)
+
+
+def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Measured against predicted speedup per run, with the line where they agree."""
+    data = predicted.dropna(subset=["predicted_speedup"])
+    top = float(max(data["measured_speedup"].max(), data["predicted_speedup"].max(), 1.0)) * 1.1
+    diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
+        color="gray", strokeDash=[4, 4]).encode(x="x:Q", y="y:Q")
+    dots = alt.Chart(data).mark_circle(size=80).encode(
+        x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
+        y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
+        color=alt.Color("series:N", title=t("chart.series", lang)),
+        tooltip=[alt.Tooltip("series:N"), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
+                 alt.Tooltip("alpha:Q", title=t("col.alpha", lang), format=".3f"),
+                 alt.Tooltip("measured_speedup:Q", format=".3f"), alt.Tooltip("predicted_speedup:Q", format=".3f"),
+                 alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
+    return alt.layer(diagonal, dots).properties(height=340)
+
+
+def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Published speedups against batch (triangles, one colour per study) beside the user's measured
+    ones (circles)."""
+    x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
+    pub = alt.Chart(published).mark_point(shape="triangle-up", size=150, filled=True).encode(
+        x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
+        color=alt.Color("study:N", title=t("chart.study", lang)),
+        tooltip=["study:N", "system:N", "hardware:N", "target_model:N", "method:N", "batch:Q", "value:Q", "note:N", "source:N"])
+    mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
+        x=x, y="measured_speedup:Q", tooltip=[alt.Tooltip("series:N"), "batch:Q", alt.Tooltip("measured_speedup:Q", format=".3f")])
+    return alt.layer(mine, pub, _break_even_rule(lang)).properties(height=320)

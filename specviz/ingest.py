@@ -30,6 +30,7 @@ __all__ = [
     "detect_format",
     "parse",
     "normalise_name",
+    "csv_header",
 ]
 
 LATENCY_METRICS = ("ttft", "itl", "tpot", "e2el")
@@ -479,6 +480,12 @@ def parse(name: str, data: bytes) -> Parsed:
 
 
 # ------------------------------------------------------------------------------------------ CSV
+def csv_header(name: str, data: bytes) -> list[str]:
+    """The column names of a CSV file (its first row), for the page's mapping step."""
+    text = _decode(name, data)
+    return next(csv.reader(io.StringIO(text)), [])
+
+
 def _synonyms() -> dict[str, tuple[str, float]]:
     """Normalised CSV column name → (canonical column, factor to canonical units)."""
     table: dict[str, tuple[str, float]] = {}

@@ -333,11 +333,39 @@ class Store:
             warnings.append(f"columns kept in extra (no canonical match): {', '.join(unknown)}")
         return runs, requests, warnings
 
+    def seed_examples(self, paths: list[Path]) -> list[ImportResult]:
+        """Import the shipped example files once, on a store's first use; never again after that,
+        so examples a user removed stay removed."""
+        cur = self._con.cursor()
+        if cur.execute("SELECT 1 FROM meta WHERE key = 'examples_seeded'").fetchone():
+            return []
+        results = [self.import_file(f"examples/{p.name}", p.read_bytes()) for p in paths]
+        cur.execute("INSERT OR REPLACE INTO meta VALUES ('examples_seeded', 'yes')")
+        return results
+
+    def remove_import(self, content_hash: str) -> int:
+        """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
+        cur = self._con.cursor()
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            run_ids = [r[0] for r in cur.execute("SELECT run_id FROM runs WHERE content_hash = ?",
+                                                 [content_hash]).fetchall()]
+            cur.execute("DELETE FROM requests WHERE run_id IN (SELECT run_id FROM runs WHERE content_hash = ?)",
+                        [content_hash])
+            cur.execute("DELETE FROM runs WHERE content_hash = ?", [content_hash])
+            cur.execute("DELETE FROM imports WHERE content_hash = ?", [content_hash])
+            cur.execute("COMMIT")
+        except BaseException:
+            _rollback(cur)
+            raise
+        self._generation += 1
+        return len(run_ids)
+
     # ----------------------------------------------------------------------------- reading
     def runs(self) -> pd.DataFrame:
         """Every run with its canonical columns, oldest import first."""
         return self._con.cursor().execute(
-            "SELECT * FROM runs ORDER BY imported_at, source_file, run_id").df()
+            "SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
 
     def imports(self) -> pd.DataFrame:
         """One row per imported file."""

@@ -1,0 +1,192 @@
+"""Explorer: benchmark results into DuckDB, charted by load, set beside the model, queried with SQL."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages._shared import require_router, shared_store
+from specviz import calculator, charts, explorer, ingest, settings
+from specviz.i18n import t
+from specviz.store import QueryError
+
+require_router()
+lang: str = st.session_state.get("lang", "en")
+
+store = shared_store(str(settings.get("SPECVIZ_DB")))
+st.title(t("exp.title", lang))
+st.caption(t("exp.intro", lang))
+
+# ------------------------------------------------------------------------------------ upload
+with st.form("upload", clear_on_submit=True):
+    files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
+                             help=t("exp.upload_help", lang))
+    submitted = st.form_submit_button(t("exp.import", lang))
+if submitted and files:
+    reports = []
+    for f in files:
+        data = f.getvalue()
+        try:
+            result = store.import_file(f.name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
+            reports.append(("ok", f.name, result))
+        except ingest.IngestError as exc:
+            reports.append(("error", f.name, str(exc)))
+            if "no recognisable result columns" in str(exc):
+                st.session_state["pending_csv"] = (f.name, data)
+    st.session_state["import_reports"] = reports
+for kind, name, result in st.session_state.get("import_reports", []):
+    if kind == "error":
+        st.error(t("exp.report.error", lang, error=result))
+    elif result.status == "skipped":
+        st.info(t("exp.report.skipped", lang, file=name))
+    else:
+        st.success(t("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
+                     requests=result.requests))
+        for warning in result.warnings:
+            st.warning(t("exp.report.warning", lang, file=name, warning=warning))
+
+if "pending_csv" in st.session_state:
+    name, data = st.session_state["pending_csv"]
+    with st.form("mapping"):
+        st.write(t("exp.mapping", lang, file=name))
+        targets = ["", *[c for c in ingest.RUN_COLUMNS if c not in ("run_id", "extra")]]
+        mapping = {column: st.selectbox(column, targets, key=f"map_{i}",
+                                        format_func=lambda c: c or t("exp.mapping_ignore", lang))
+                   for i, column in enumerate(ingest.csv_header(name, data))}
+        if st.form_submit_button(t("exp.mapping_import", lang)):
+            try:
+                result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
+                                           csv_mapping={k: v for k, v in mapping.items() if v})
+                st.session_state["import_reports"] = [("ok", name, result)]
+                del st.session_state["pending_csv"]
+                st.rerun()
+            except ingest.IngestError as exc:
+                st.error(t("exp.report.error", lang, error=exc))
+
+runs = explorer.with_load(store.runs())
+examples = store.imports().query("source_file.str.startswith('examples/')", engine="python")
+if not examples.empty:
+    col_note, col_button = st.columns([4, 1])
+    col_note.info(t("exp.examples_note", lang))
+    if col_button.button(t("exp.remove_examples", lang)):
+        for content_hash in examples.content_hash:
+            store.remove_import(content_hash)
+        st.rerun()
+if runs.empty:
+    st.info(t("exp.empty", lang))
+
+# ----------------------------------------------------------------------------------- filters
+with st.expander(t("exp.filters", lang), expanded=False):
+    columns = st.columns(len(explorer.FILTER_COLUMNS))
+    filters = {c: col.multiselect(t(f"col.{c}", lang), sorted(runs[c].dropna().unique().tolist()), key=f"filter_{c}")
+               for c, col in zip(explorer.FILTER_COLUMNS, columns)}
+shown = explorer.filter_runs(runs, filters)
+paired = explorer.pair_with_baselines(shown)
+
+
+def show_runs() -> None:
+    visible = ["source_file", "source_format", "series", "workload", "target_model", "gpu", "spec_method",
+               "num_speculative_tokens", "concurrency", "request_rate", "output_throughput", "p50_itl_ms",
+               "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate"]
+    st.dataframe(shown[visible].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    st.download_button(t("calc.download_csv", lang), explorer.csv_safe(shown).to_csv(index=False),
+                       "specviz_runs.csv", "text/csv", key="download_runs")
+
+
+def show_load() -> None:
+    peaks = explorer.sweep_peaks(shown)
+    st.altair_chart(charts.metric_vs_load(shown, "output_throughput", peaks, lang), width="stretch")
+    for _, peak in peaks.iterrows():
+        st.caption(t("exp.peak", lang, series=peak["series"], load=f"{peak['load']:g}",
+                     throughput=peak["output_throughput"]))
+    for metric in ("p50_itl_ms", "p99_itl_ms"):
+        st.altair_chart(charts.metric_vs_load(shown, metric, lang=lang), width="stretch")
+    st.caption(t("exp.itl_note", lang))
+
+
+def show_versus_baseline() -> None:
+    if paired.empty:
+        st.info(t("exp.no_pairs", lang))
+        return
+    crossover = explorer.crossover_concurrency(paired)
+    st.altair_chart(charts.measured_speedup(paired, crossover, lang), width="stretch")
+    st.dataframe(crossover.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    st.caption(t("exp.crossover_note", lang))
+
+
+def show_acceptance() -> None:
+    summary = explorer.workload_acceptance(shown)
+    if summary.empty:
+        st.info(t("exp.no_acceptance", lang))
+        return
+    st.altair_chart(charts.acceptance_by_workload(summary, lang), width="stretch")
+    st.dataframe(summary.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+
+
+def show_predicted() -> None:
+    parts = st.session_state.get("scenario")
+    if parts is None or paired.empty:
+        st.info(t("exp.no_prediction", lang))
+        return
+    context = st.select_slider(t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+                               value=0, key="exp_context", help=t("exp.context_help", lang))
+    scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"])
+    st.caption(t("exp.scenario", lang, gpu=parts["gpu"].name, target=parts["target"].name))
+    predicted = explorer.predict(paired, scenario, context)
+    st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
+    table = predicted[["series", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
+                       "measured_speedup", "predicted_speedup", "error"]]
+    st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    col_knobs, col_ratios = st.columns(2)
+    if col_knobs.button(t("exp.calibrate_knobs", lang), help=t("exp.calibrate_knobs_help", lang)):
+        st.session_state["fit"] = ("knobs", explorer.calibrate_knobs(predicted, scenario, context))
+    if col_ratios.button(t("exp.calibrate_ratios", lang), help=t("exp.calibrate_ratios_help", lang)):
+        st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(predicted))
+    if "fit" in st.session_state:
+        kind, fit = st.session_state["fit"]
+        if fit is None:
+            st.warning(t("exp.fit_failed", lang))
+            return
+        st.success(t(f"exp.fit.{kind}", lang, **fit))
+        if st.button(t("exp.use_in_calculator", lang)):
+            params = {k: f"{v:g}" for k, v in fit.items() if k not in ("rms_error", "points")}
+            params["mode"] = "roofline" if kind == "knobs" else "ratios"
+            st.switch_page("pages/calculator.py", query_params=params)
+
+
+def show_published() -> None:
+    published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
+    speedups = published[published["metric"].str.endswith("speedup")]
+    st.altair_chart(charts.published_speedups(speedups, paired, lang), width="stretch")
+    st.dataframe(published, hide_index=True, column_config={"source": st.column_config.LinkColumn()})
+
+
+def show_sql() -> None:
+    example = st.selectbox(t("exp.sql_examples", lang), list(explorer.EXAMPLE_QUERIES),
+                           format_func=lambda k: t(f"exp.sql.{k}", lang), key="sql_example")
+    sql = st.text_area(t("exp.sql", lang), explorer.EXAMPLE_QUERIES[example], height=140, key=f"sql_{example}",
+                       help=t("exp.sql_help", lang, seconds=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
+                              rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
+    if st.button(t("exp.sql_run", lang)):
+        try:
+            result = store.query(sql, timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
+                                 max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
+                                 memory_limit=settings.get("SPECVIZ_SQL_MEMORY_LIMIT"))
+        except QueryError as exc:
+            st.error(t("exp.sql_refused", lang, error=exc))
+            return
+        if result.truncated:
+            st.warning(t("exp.sql_truncated", lang, rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
+        st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
+        st.dataframe(result.frame, hide_index=True)
+        st.download_button(t("calc.download_csv", lang), explorer.csv_safe(result.frame).to_csv(index=False),
+                           "specviz_query.csv", "text/csv", key="download_sql")
+
+
+VIEWS = (("runs", show_runs), ("load", show_load), ("baseline", show_versus_baseline),
+         ("acceptance", show_acceptance), ("predicted", show_predicted), ("published", show_published),
+         ("sql", show_sql))
+tabs = st.tabs([t(f"exp.tab.{name}", lang) for name, _ in VIEWS], key="exp_view", on_change="rerun")
+for tab, (_, show) in zip(tabs, VIEWS):
+    if tab.open:
+        with tab:
+            show()
