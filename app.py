@@ -97,10 +97,11 @@ def main() -> None:
     lang = settings.get("SPECVIZ_LANG")
     st.session_state["lang"] = lang
     st.set_page_config(page_title="specviz", layout="wide")
+    # URL paths differ from the file names on purpose: see pages/_shared.py, require_router.
     page = st.navigation([
         st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon="🧮",
-                url_path="calculator", default=True),
-        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon="📊", url_path="explorer"),
+                url_path="what-if", default=True),
+        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon="📊", url_path="results"),
     ])
     try:
         scenario_sidebar(lang)

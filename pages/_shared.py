@@ -14,10 +14,12 @@ from specviz.store import Store
 def require_router() -> None:
     """Hand a page over to app.py's st.navigation router.
 
-    A ``pages/`` folder beside app.py puts a fresh Streamlit server in its older multipage mode:
-    the first request for /explorer then runs this file alone, without the router or the sidebar
-    (Streamlit 1.67; discussed in streamlit/streamlit#10276). Leaving that mode for the process and
-    rerunning makes app.py route the same URL. Pinned by tests/test_browser.py.
+    A ``pages/`` folder beside app.py puts Streamlit (1.67) in its older multipage mode, which runs
+    a page file on its own, without the router or the sidebar, when the requested page matches the
+    file's name (streamlit/streamlit#10276). app.py gives its pages URL paths that differ from the
+    file names, so that mode finds no match and falls back to app.py. A file-name URL such as
+    /explorer on a fresh server still reaches this guard, which leaves that mode for the process and
+    reruns so that app.py routes the request. Pinned by tests/test_browser.py.
     """
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False

@@ -20,7 +20,7 @@ st.caption(t("exp.intro", lang))
 with st.form("upload", clear_on_submit=True):
     files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
                              help=t("exp.upload_help", lang))
-    submitted = st.form_submit_button(t("exp.import", lang))
+    submitted = st.form_submit_button(t("exp.import", lang), key="import")
 if submitted and files:
     reports = []
     for f in files:
@@ -52,7 +52,7 @@ if "pending_csv" in st.session_state:
         mapping = {column: st.selectbox(column, targets, key=f"map_{i}",
                                         format_func=lambda c: c or t("exp.mapping_ignore", lang))
                    for i, column in enumerate(ingest.csv_header(name, data))}
-        if st.form_submit_button(t("exp.mapping_import", lang)):
+        if st.form_submit_button(t("exp.mapping_import", lang), key="import_mapped"):
             try:
                 result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
                                            csv_mapping={k: v for k, v in mapping.items() if v})
@@ -67,7 +67,7 @@ examples = store.imports().query("source_file.str.startswith('examples/')", engi
 if not examples.empty:
     col_note, col_button = st.columns([4, 1])
     col_note.info(t("exp.examples_note", lang))
-    if col_button.button(t("exp.remove_examples", lang)):
+    if col_button.button(t("exp.remove_examples", lang), key="remove_examples"):
         for content_hash in examples.content_hash:
             store.remove_import(content_hash)
         st.rerun()
@@ -137,9 +137,9 @@ def show_predicted() -> None:
                        "measured_speedup", "predicted_speedup", "error"]]
     st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
     col_knobs, col_ratios = st.columns(2)
-    if col_knobs.button(t("exp.calibrate_knobs", lang), help=t("exp.calibrate_knobs_help", lang)):
+    if col_knobs.button(t("exp.calibrate_knobs", lang), key="fit_knobs", help=t("exp.calibrate_knobs_help", lang)):
         st.session_state["fit"] = ("knobs", explorer.calibrate_knobs(predicted, scenario, context))
-    if col_ratios.button(t("exp.calibrate_ratios", lang), help=t("exp.calibrate_ratios_help", lang)):
+    if col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang)):
         st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(predicted))
     if "fit" in st.session_state:
         kind, fit = st.session_state["fit"]
@@ -147,9 +147,10 @@ def show_predicted() -> None:
             st.warning(t("exp.fit_failed", lang))
             return
         st.success(t(f"exp.fit.{kind}", lang, **fit))
-        if st.button(t("exp.use_in_calculator", lang)):
-            params = {k: f"{v:g}" for k, v in fit.items() if k not in ("rms_error", "points")}
-            params["mode"] = "roofline" if kind == "knobs" else "ratios"
+        if st.button(t("exp.use_in_calculator", lang), key="use_fit"):
+            keys = ("mfu", "mbu", "overlap", "overhead_ms") if kind == "knobs" else ("verify_cost", "draft_cost")
+            params = {k: f"{fit[k]:g}" for k in keys} | {"mode": "roofline" if kind == "knobs" else "ratios"}
+            params = st.query_params.to_dict() | params  # keep the scenario (GPU, models) in the link
             st.switch_page("pages/calculator.py", query_params=params)
 
 
@@ -166,7 +167,7 @@ def show_sql() -> None:
     sql = st.text_area(t("exp.sql", lang), explorer.EXAMPLE_QUERIES[example], height=140, key=f"sql_{example}",
                        help=t("exp.sql_help", lang, seconds=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
                               rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
-    if st.button(t("exp.sql_run", lang)):
+    if st.button(t("exp.sql_run", lang), key="sql_run"):
         try:
             result = store.query(sql, timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
                                  max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),

@@ -89,9 +89,12 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     speculation ``vllm bench serve`` reports it per streamed chunk, which holds several tokens.
     """
     spec_mask = is_speculative(runs)
-    key = lambda frame: frame[list(_MATCH)].astype(str)
+    def key(frame: pd.DataFrame) -> pd.Series:
+        parts = [frame[c].map(lambda v: "" if pd.isna(v) else str(v)) for c in _MATCH]
+        return pd.Series(["|".join(p) for p in zip(*parts)], index=frame.index, dtype=object)
+
     sd, base = runs[spec_mask].copy(), runs[~spec_mask].copy()
-    sd["_key"], base["_key"] = key(sd).agg("|".join, axis=1), key(base).agg("|".join, axis=1)
+    sd["_key"], base["_key"] = key(sd), key(base)
     base = base.drop_duplicates("_key", keep="last")[["_key", "run_id", "output_throughput", "mean_tpot_ms"]]
     paired = sd.merge(base.add_prefix("baseline_").rename(columns={"baseline__key": "_key"}), on="_key")
     throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
@@ -152,18 +155,19 @@ def predict(paired: pd.DataFrame, scenario: Scenario, context: int = 0) -> pd.Da
         alpha = np.asarray(spec.alpha_from_acceptance_length(length[usable].to_numpy(dtype=float), g))
         result = _evaluate(scenario, alpha, g, out.loc[usable, "concurrency"].to_numpy(dtype=float), context)
         out.loc[usable, "alpha"] = alpha
-        out.loc[usable, "predicted_speedup"] = result
+        out.loc[usable, "predicted_speedup"] = result["speedup"]
     out["error"] = out["measured_speedup"] - out["predicted_speedup"]
     return out
 
 
 def _evaluate(scenario: Scenario, alpha: np.ndarray, gamma: np.ndarray, batch: np.ndarray,
-              context: int, **knobs: np.ndarray | float) -> np.ndarray:
+              context: int, **knobs: np.ndarray | float) -> dict[str, np.ndarray]:
+    """Speedup (and, in roofline mode, throughputs) for arrays of runs and, optionally, of knobs."""
     if scenario.mode == "ratios":
-        return np.asarray(spec.speedup(alpha, gamma, scenario.verify_cost, scenario.draft_cost))
+        return {"speedup": np.asarray(spec.speedup(alpha, gamma, scenario.verify_cost, scenario.draft_cost))}
     merged = {**scenario.knobs, **knobs}
     return roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha, gamma=gamma,
-                             batch=batch, context=context, draft_cost=scenario.draft_cost, **merged)["speedup"]
+                             batch=batch, context=context, draft_cost=scenario.draft_cost, **merged)
 
 
 def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
@@ -193,22 +197,41 @@ _KNOB_GRID = {"mfu": np.round(np.arange(0.2, 1.0001, 0.05), 2), "mbu": np.round(
 def calibrate_knobs(predicted: pd.DataFrame, scenario: Scenario, context: int = 0) -> dict[str, float] | None:
     """Roofline knobs (mfu, mbu, overlap, overhead_ms) that fit the measured points best.
 
-    An exhaustive least-squares search over a grid on the calculator's slider steps
-    (17 × 13 × 5 × 21 = 23,205 combinations), all evaluated in one broadcast call.
-    Returns None without points that have α, γ and concurrency.
+    An exhaustive search over a grid on the calculator's slider steps (17 × 13 × 5 × 21 = 23,205
+    combinations), all evaluated in one broadcast call. Speedups are ratios of step times, so they
+    fix the knobs only up to a common scale (halving mfu and mbu while doubling the overhead leaves
+    every speedup unchanged); where every point also has both measured throughputs, the fit
+    minimises the squared log errors of the plain and speculative tokens/s instead, which pins the
+    scale (``basis="throughput"``); otherwise it fits speedups (``basis="speedup"``).
+
+    Returns
+    -------
+    dict or None
+        The knobs, ``rms_error`` of the fitted speedups, ``points`` and ``basis``; None without
+        points that have α, γ and concurrency.
     """
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
     if rows.empty or scenario.mode != "roofline":
         return None
     combos = np.array(list(itertools.product(*_KNOB_GRID.values())))
     knobs = {name: combos[:, i, None] for i, name in enumerate(_KNOB_GRID)}
-    speed = _evaluate(scenario, rows["alpha"].to_numpy(dtype=float)[None, :],
-                      rows["num_speculative_tokens"].to_numpy(dtype=float)[None, :],
-                      rows["concurrency"].to_numpy(dtype=float)[None, :], context, **knobs)
-    squared = ((speed - rows["measured_speedup"].to_numpy(dtype=float)[None, :]) ** 2).mean(axis=1)
-    best = int(np.argmin(squared))
+    column = lambda name: rows[name].to_numpy(dtype=float)[None, :]
+    result = _evaluate(scenario, column("alpha"), column("num_speculative_tokens"), column("concurrency"),
+                       context, **knobs)
+    measured = column("measured_speedup")
+    speed_errors = ((result["speedup"] - measured) ** 2).mean(axis=1)
+    by_throughput = rows[["output_throughput", "baseline_output_throughput"]].notna().all().all() if \
+        "baseline_output_throughput" in rows else False
+    if by_throughput:
+        loss = ((np.log(result["spec_tokens_per_s"] / column("output_throughput")) ** 2
+                 + np.log(result["baseline_tokens_per_s"] / column("baseline_output_throughput")) ** 2)
+                .mean(axis=1))
+    else:
+        loss = speed_errors
+    best = int(np.argmin(loss))
     return {**{name: float(combos[best, i]) for i, name in enumerate(_KNOB_GRID)},
-            "rms_error": float(np.sqrt(squared[best])), "points": len(rows)}
+            "rms_error": float(np.sqrt(speed_errors[best])), "points": len(rows),
+            "basis": "throughput" if by_throughput else "speedup"}
 
 
 def load_published(data_dir) -> pd.DataFrame:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -24,32 +26,48 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
-    """Serve app.py with `streamlit run` on a free loopback port for the whole session."""
+@pytest.fixture(autouse=True)
+def private_database(tmp_path, monkeypatch) -> Path:
+    """Every test gets its own DuckDB file: tests never write the user's data/specviz.duckdb."""
+    path = tmp_path / "specviz.duckdb"
+    monkeypatch.setenv("SPECVIZ_DB", str(path))
+    return path
+
+
+@contextmanager
+def serve_app(database: Path) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port with its own database; yields the URL."""
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit.log", "w")
+    log = open(ARTIFACTS / f"streamlit-{port}.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "SPECVIZ_DB": str(database)})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/_stcore/health", timeout=1).ok:
-                break
-        except requests.ConnectionError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            raise RuntimeError(f"streamlit did not start; see {ARTIFACTS / 'streamlit.log'}")
-        time.sleep(0.2)
-    yield url
-    server.terminate()
-    server.wait(timeout=10)
-    log.close()
+    try:
+        while True:
+            try:
+                if requests.get(f"{url}/_stcore/health", timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory) -> Iterator[str]:
+    """One served app for the whole session."""
+    with serve_app(tmp_path_factory.mktemp("server") / "specviz.duckdb") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,5 @@
-"""AppTest of the router and the calculator page: renders, reacts, restores from the URL, refuses
-bad input with a message and never shows an exception.
-
-Sidebar inputs are given through the URL or session state before the first run: in Streamlit
-1.67's AppTest, with an st.navigation page file, a rerun neither sends sidebar widget values set with
-set_value() nor returns the sidebar's elements. Typing into the sidebar and uploading a file there
-are tested in real Chromium (tests/test_browser.py).
-"""
+"""AppTest of the router and the pages: render, react, restore from the URL, refuse bad input with
+a message and never show an exception."""
 
 import json
 from pathlib import Path
@@ -97,6 +91,13 @@ class TestCalculatorPage:
         assert "no published peak TFLOPS" in at.sidebar.error[0].value
         assert "not complete yet" in at.info[0].value and not at.metric
 
+    def test_typing_the_figures_into_the_sidebar(self):
+        at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B")
+        at.number_input(key="tflops").set_value(1.5)
+        at.number_input(key="bandwidth").set_value(0.0768).run()
+        assert not at.exception and not at.sidebar.error
+        assert "compute-bound" in at.info[0].value
+
     def test_cpu_preset_with_figures_from_the_url(self):
         # 1.5 TFLOPS over 76.8 GB/s: a ridge of 20 FLOP/byte, so batch 64 is compute-bound.
         at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B", draft="Qwen2.5-0.5B",
@@ -135,8 +136,103 @@ class TestScenarioSidebar:
         assert message in at.sidebar.error[0].value
         assert "not complete yet" in at.info[0].value and message in at.info[0].value
 
+    def test_pasting_then_fixing_a_config(self):
+        at = make_app(target="custom")
+        at.text_area(key="target_config_text").set_value("{broken").run()
+        assert "not a JSON config.json" in at.sidebar.error[0].value
+        at.text_area(key="target_config_text").set_value(
+            (ROOT / "data/model_configs/Llama-3.1-8B.json").read_text()).run()
+        assert not at.sidebar.error and metric(at, "Tokens per step E") == "3.36"
+
+    def test_uploaded_config(self):
+        data = (ROOT / "data/model_configs/Mixtral-8x7B.json").read_bytes()
+        at = make_app(target="custom", batch="1")
+        at.sidebar.file_uploader[0].set_value(("config.json", data, "application/json")).run()
+        assert not at.exception and not at.sidebar.error
+        assert metric(at, "Verify cost") == "2.81×"
+
     def test_oversized_paste_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_MAX_CONFIG_BYTES", "100")
         config = (ROOT / "data/model_configs/Qwen3-0.6B.json").read_text()
         at = make_app({"target_config_text": config}, target="custom")
         assert "at most 100" in at.sidebar.error[0].value
+
+
+SAMPLES = ROOT.parent / "shared" / "samples"
+EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance by workload", "Measured vs predicted",
+                  "Published results", "SQL"]
+
+
+def explorer_app(view: str = "Runs", **query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.session_state["exp_view"] = view
+    at.run()  # registers the router's pages, so that switch_page resolves to the routed page
+    at.switch_page("pages/explorer.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
+    at.file_uploader(key="uploads").set_value(list(files) if len(files) > 1 else files[0])
+    at.button(key="import").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+class TestExplorerPage:
+    @pytest.mark.parametrize("view", EXPLORER_VIEWS)
+    def test_every_view_renders_the_examples(self, view):
+        at = explorer_app(view)
+        assert "EXAMPLE runs" in at.info[0].value
+
+    def test_views_with_charts(self):
+        assert len(explorer_app("By load").get("vega_lite_chart")) == 3
+        assert len(explorer_app("Speculation vs baseline").get("vega_lite_chart")) == 1
+        assert len(explorer_app("Published results").get("vega_lite_chart")) == 1
+
+    def test_upload_reports_each_file(self):
+        at = explorer_app()
+        upload(at, ("results.jsonl", (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes(), "application/json"),
+               ("bad.json", b'{"nope": 1}', "application/json"))
+        assert "vllm-bench, 9 runs" in at.success[0].value
+        assert "bad.json: JSON of an unknown shape" in at.error[0].value
+        assert len(at.dataframe[0].value) == 48 + 9
+
+    def test_mapping_step_for_unknown_columns(self):
+        at = explorer_app()
+        upload(at, ("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n", "text/csv"))
+        assert "no recognisable result columns" in at.error[0].value
+        at.selectbox(key="map_0").set_value("concurrency")
+        at.selectbox(key="map_1").set_value("output_throughput")
+        at.button(key="import_mapped").click()
+        at.run()
+        assert not at.exception
+        assert "csv, 2 runs" in at.success[0].value
+
+    def test_removing_the_examples(self):
+        at = explorer_app()
+        at.button(key="remove_examples").click()
+        at.run()
+        assert any("No runs yet" in i.value for i in at.info)
+
+    def test_sql_console_runs_and_refuses(self):
+        at = explorer_app("SQL")
+        at.text_area(key="sql_runs_by_format").set_value("SELECT count(*) AS n FROM runs")
+        at.button(key="sql_run").click()
+        at.run()
+        assert at.dataframe[0].value.n[0] == 48
+        at.text_area(key="sql_runs_by_format").set_value("DROP TABLE runs")
+        at.button(key="sql_run").click()
+        at.run()
+        assert "only read-only queries" in at.error[0].value
+
+    def test_measured_vs_predicted_and_a_fit(self):
+        at = explorer_app("Measured vs predicted", target="Llama-3.1-8B")
+        assert len(at.get("vega_lite_chart")) == 1
+        at.button(key="fit_ratios").click()
+        at.run()
+        assert "verify cost" in at.success[0].value

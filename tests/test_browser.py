@@ -5,6 +5,7 @@ Screenshots land in tests/artifacts/ (ignored by git) for a person to look at.
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from conftest import ARTIFACTS, ROOT
@@ -77,3 +78,59 @@ class TestCalculatorInChromium:
         page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(bad))
         expect(page.get_by_text("is not a JSON config.json").first).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+SAMPLES = ROOT.parent / "shared" / "samples"
+
+
+class TestExplorerInChromium:
+    @pytest.mark.parametrize("path, title", [("results", "Benchmark results explorer"),
+                                             ("explorer", "Speculative decoding calculator")])
+    def test_a_fresh_server_always_goes_through_the_router(self, page: Page, tmp_path, path, title):
+        # /results is the router's path. /explorer, the file's name, is what Streamlit's older
+        # pages-folder mode would run on its own; the guard (pages/_shared.py, require_router) hands
+        # it to the router, which does not know that path and opens its default page.
+        from conftest import serve_app
+        with serve_app(tmp_path / "fresh.duckdb") as url:
+            page.goto(f"{url}/{path}")
+            expect(page.get_by_text(title)).to_be_visible(timeout=TIMEOUT)
+            sidebar = page.locator('[data-testid="stSidebar"]')
+            expect(sidebar.get_by_text("Scenario")).to_be_visible(timeout=TIMEOUT)  # app.py's sidebar ran
+            expect(sidebar.get_by_text("shared", exact=True)).to_have_count(0)  # no pages/ folder listing
+
+    def test_upload_import_and_reimport(self, page: Page, app_url: str, tmp_path):
+        page.goto(f"{app_url}/results")
+        expect(page.get_by_text("Benchmark results explorer")).to_be_visible(timeout=TIMEOUT)
+        upload = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        upload.set_input_files(str(SAMPLES / "vllm_bench_nerdalert.jsonl"))
+        expect(page.locator('[data-testid="stFileChip"]')).to_have_count(1, timeout=TIMEOUT)
+        page.get_by_role("button", name="Import").click()
+        expect(page.get_by_text("vllm-bench, 9 runs and 0 per-request rows imported")).to_be_visible(timeout=TIMEOUT)
+        page.screenshot(path=ARTIFACTS / "explorer_imported.png", full_page=True)
+        # The same content under another name: recognised by its hash.
+        renamed = tmp_path / "renamed_results.jsonl"
+        renamed.write_bytes((SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes())
+        upload.set_input_files(str(renamed))
+        expect(page.locator('[data-testid="stFileChip"]')).to_have_count(1, timeout=TIMEOUT)
+        page.get_by_role("button", name="Import").click()
+        expect(page.get_by_text("already imported, nothing added")).to_be_visible(timeout=TIMEOUT)
+
+    def test_bad_upload_is_reported(self, page: Page, app_url: str, tmp_path):
+        bad = tmp_path / "truncated.json"
+        bad.write_text('{"request_throughput": 3.0, "mean_ttft_ms"')
+        page.goto(f"{app_url}/results")
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(bad))
+        expect(page.locator('[data-testid="stFileChip"]')).to_have_count(1, timeout=TIMEOUT)
+        page.get_by_role("button", name="Import").click()
+        expect(page.get_by_text("malformed or truncated")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("Traceback")).to_have_count(0)
+
+    def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
+        page.goto(f"{app_url}/results?target=Llama-3.1-8B")
+        page.get_by_role("tab", name="Measured vs predicted").click()
+        page.get_by_role("button", name="Fit roofline knobs").click()
+        expect(page.get_by_text("Best fit over 24 runs")).to_be_visible(timeout=TIMEOUT)
+        page.get_by_role("button", name="Use these in the calculator").click()
+        expect(page.get_by_text("Speculative decoding calculator")).to_be_visible(timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"\?(.+&)?mbu=[0-9.]+"), timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"target=Llama-3\.1-8B"), timeout=TIMEOUT)
