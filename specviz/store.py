@@ -204,6 +204,8 @@ class Store:
             if isinstance(exc, duckdb.Error) and cur.execute(
                     "SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
                 return ImportResult(name, "skipped", fmt, message="already imported")
+            if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
+                raise ingest.IngestError(name, f"could not be stored ({str(exc).splitlines()[0]})") from None
             raise
         self._generation += 1
         return ImportResult(name, "imported", fmt, runs, requests, warnings)
@@ -278,6 +280,8 @@ class Store:
                 return f"CAST({_quote(column)} AS VARCHAR)"
             source = f"replace(CAST({_quote(column)} AS VARCHAR), ',', '')" if kind == "VARCHAR" else _quote(column)
             number = f"TRY_CAST({source} AS DOUBLE) * {factor!r}"
+            if target in ("INTEGER", "BIGINT"):  # whole numbers that fit, else NULL
+                return f"CASE WHEN {number} >= 0 AND {number} = floor({number}) THEN TRY_CAST({number} AS {target}) END"
             return f"CASE WHEN {number} >= 0 THEN {number} END"
 
         extra = (f"to_json(struct_pack({', '.join(f'{_quote(c)} := {_quote(c)}' for c in unknown)}))"

@@ -131,6 +131,11 @@ class TestCsvImport:
         assert json.loads(runs.extra[0]) == {"notes": "first"}
         assert any("percentages" in w for w in result.warnings)
 
+    def test_out_of_range_whole_numbers_become_empty(self, db):
+        db.import_file("big.csv", b"concurrency,gamma,output_throughput\n4,2147483648,10\n4,2.5,11\n4,3,12\n")
+        gammas = db.runs().num_speculative_tokens
+        assert gammas.isna().tolist() == [True, True, False] and gammas.iloc[2] == 3
+
     def test_user_mapping_for_unknown_names(self, db):
         data = b"conc,tput\n4,100\n"
         with pytest.raises(ingest.IngestError, match="no recognisable"):
