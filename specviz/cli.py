@@ -203,8 +203,7 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     try:
         for path in args.files:
             try:
-                data = path.read_bytes()
-                result = store.import_file(str(path), data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
+                result = store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
             except (OSError, ingest.IngestError) as exc:
                 message = str(exc) if isinstance(exc, ingest.IngestError) else f"{path}: {exc.strerror}"
                 report["errors"].append({"file": str(path), "message": message})

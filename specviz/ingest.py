@@ -431,18 +431,34 @@ def _json_format(doc: Any) -> str | None:
     return None
 
 
+_HEAD_BYTES = 65536  # enough to tell the formats apart; a large CSV is not decoded here in full
+
+
 def detect_format(name: str, data: bytes) -> str:
     """The format of a result file, from its content (see :data:`FORMATS`).
+
+    JSON is parsed whole; for CSV only the first 64 KiB are looked at (DuckDB checks the rest as
+    it reads).
 
     Raises
     ------
     IngestError
         If the file is empty, binary, not UTF-8, or JSON of no known tool.
     """
-    text = _decode(name, data)
-    stripped = text.lstrip()
+    head = data[:_HEAD_BYTES]
+    if not head.strip() and not data.strip():
+        raise IngestError(name, "the file is empty")
+    if b"\x00" in head:
+        raise IngestError(name, "this is a binary file; expected JSON, JSON lines or CSV text")
+    try:
+        # A multi-byte character may straddle the cut: decode the head up to it strictly.
+        text_head = head.decode("utf-8-sig") if len(data) <= _HEAD_BYTES else \
+            head[:-4].decode("utf-8-sig") if head[:-4] else ""
+    except UnicodeDecodeError:
+        raise IngestError(name, "the file is not UTF-8 text; expected JSON, JSON lines or CSV") from None
+    stripped = text_head.lstrip()
     if stripped[:1] in "{[":
-        docs = _json_documents(text)
+        docs = _json_documents(_decode(name, data))
         if docs is None:
             raise IngestError(name, "the JSON is malformed or truncated")
         formats = {_json_format(d) for d in docs}
@@ -451,8 +467,8 @@ def detect_format(name: str, data: bytes) -> str:
         raise IngestError(name, "JSON of an unknown shape: expected a vllm bench result "
                                 "(request_throughput, mean_ttft_ms …), GuideLLM's {\"benchmarks\": […]}, "
                                 "llmperf's *_summary.json or genai-perf's profile_export_genai_perf.json")
-    first = normalise_name(stripped.splitlines()[0].split(",")[0])
-    return "genai-perf" if first == "metric" else "csv"
+    first_line = stripped.split("\n", 1)[0]
+    return "genai-perf" if normalise_name(first_line.split(",")[0]) == "metric" else "csv"
 
 
 def parse(name: str, data: bytes) -> Parsed:

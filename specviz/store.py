@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -155,8 +156,16 @@ class Store:
         self._con.close()
 
     # ----------------------------------------------------------------------------- imports
-    def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
+    def import_path(self, path: Path, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None) -> ImportResult:
+        """:meth:`import_file` for a file on disk, named as given; a CSV is read where it lies."""
+        path = Path(path)
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise ingest.IngestError(str(path), f"{path.stat().st_size:,} bytes is over the {max_bytes:,}-byte upload limit")
+        return self.import_file(str(path), path.read_bytes(), max_bytes, csv_mapping, _path=path)
+
+    def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
+                    csv_mapping: dict[str, str] | None = None, _path: Path | None = None) -> ImportResult:
         """Import one result file, whole or not at all.
 
         Parameters
@@ -191,7 +200,8 @@ class Store:
         cur.execute("BEGIN TRANSACTION")
         try:
             if fmt == "csv":
-                runs, requests, warnings = self._import_csv(cur, name, data, content_hash, now, csv_mapping or {})
+                runs, requests, warnings = self._import_csv(cur, name, data, content_hash, now, csv_mapping or {},
+                                                            _path)
             else:
                 parsed = ingest.parse(name, data)
                 runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
@@ -235,28 +245,31 @@ class Store:
         return len(rows), len(parsed.requests), parsed.warnings
 
     def _import_csv(self, cur: duckdb.DuckDBPyConnection, name: str, data: bytes, content_hash: str,
-                    now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str]]:
+                    now: datetime, csv_mapping: dict[str, str], path: Path | None) -> tuple[int, int, list[str]]:
         """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
-        or, for per-request files, grouped into runs by their dimension columns."""
-        import tempfile
-
-        warnings: list[str] = []
+        or, for per-request files, grouped into runs by their dimension columns. The file is read
+        in one pass (a bytes upload is written to a temporary file first)."""
+        if path is not None:
+            return self._import_csv_file(cur, name, str(path), content_hash, now, csv_mapping)
         with tempfile.NamedTemporaryFile(suffix=".csv") as tmp:
             tmp.write(data)
             tmp.flush()
-            try:
-                cur.execute("CREATE OR REPLACE TEMP TABLE raw_csv AS SELECT * FROM read_csv(?, header = true)",
-                            [tmp.name])
-            except duckdb.Error as exc:
-                raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
-        described = cur.execute("DESCRIBE raw_csv").fetchall()
-        if not cur.execute("SELECT count(*) FROM raw_csv").fetchone()[0]:
-            raise ingest.IngestError(name, "the CSV has a header but no rows")
+            return self._import_csv_file(cur, name, tmp.name, content_hash, now, csv_mapping)
+
+    def _import_csv_file(self, cur: duckdb.DuckDBPyConnection, name: str, source: str, content_hash: str,
+                         now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str]]:
+        warnings: list[str] = []
+        reader = "read_csv(?, header = true)"
+        try:
+            described = cur.execute(f"DESCRIBE SELECT * FROM {reader}", [source]).fetchall()
+        except duckdb.Error as exc:
+            raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
         mapped: dict[str, tuple[str, str, float]] = {}  # canonical → (source column, type, factor)
         unknown = []
         for column, kind, *_ in described:
-            key = csv_mapping.get(column) or ingest.CSV_SYNONYMS.get(ingest.normalise_name(column), (None,))[0]
-            factor = ingest.CSV_SYNONYMS.get(ingest.normalise_name(column), (None, 1.0))[1] if key else 1.0
+            synonym = ingest.CSV_SYNONYMS.get(ingest.normalise_name(column))
+            key = csv_mapping.get(column) or (synonym[0] if synonym else None)
+            factor = synonym[1] if synonym and key == synonym[0] else 1.0
             if key and key not in mapped and (key in ingest.RUN_COLUMNS or key.startswith("request:")):
                 mapped[key] = (column, kind, factor)
             else:
@@ -278,61 +291,70 @@ class Store:
             target = ingest.RUN_COLUMNS.get(canonical, "DOUBLE")
             if target == "VARCHAR":
                 return f"CAST({_quote(column)} AS VARCHAR)"
-            source = f"replace(CAST({_quote(column)} AS VARCHAR), ',', '')" if kind == "VARCHAR" else _quote(column)
-            number = f"TRY_CAST({source} AS DOUBLE) * {factor!r}"
+            source_value = f"replace(CAST({_quote(column)} AS VARCHAR), ',', '')" if kind == "VARCHAR" else _quote(column)
+            number = f"TRY_CAST({source_value} AS DOUBLE) * {factor!r}" if factor != 1.0 or kind == "VARCHAR" \
+                else f"CAST({_quote(column)} AS DOUBLE)"
             if target in ("INTEGER", "BIGINT"):  # whole numbers that fit, else NULL
                 return f"CASE WHEN {number} >= 0 AND {number} = floor({number}) THEN TRY_CAST({number} AS {target}) END"
             return f"CASE WHEN {number} >= 0 THEN {number} END"
 
         extra = (f"to_json(struct_pack({', '.join(f'{_quote(c)} := {_quote(c)}' for c in unknown)}))"
-                 if unknown else "'{}'")
+                 if unknown else "NULL")
         prefix = content_hash[:12]
         dims = [d for d in _RUN_DIMENSIONS if d in mapped]
-        if per_request:
-            selects = [f"{value(k)} AS {_quote(k.removeprefix('request:'))}" for k in mapped]
-            cur.execute(f"CREATE OR REPLACE TEMP TABLE staged AS SELECT {', '.join(selects)}, "
-                        f"{extra} AS extra FROM raw_csv")
-            key = " || '|' || ".join(f"coalesce(CAST({_quote(d)} AS VARCHAR), '')" for d in dims) or "''"
-            run_id = f"'{prefix}-' || substr(md5({key}), 1, 10)"
-            metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
-            aggregates = [f"count(*) AS num_requests"]
-            for metric in metrics:
-                short = metric.removesuffix("_ms")
-                for stat, q in _QUANTILES:
-                    fn = f"avg({metric})" if q is None else f"quantile_cont({metric}, {q})"
-                    aggregates.append(f"{fn} AS {stat}_{short}_ms")
-            columns = [f"{_quote(d)}" for d in dims]
-            cur.execute(f"""
-                INSERT INTO runs BY NAME
-                SELECT {run_id} AS run_id, {_sql_text(name)} AS source_file, 'csv' AS source_format,
-                       TIMESTAMP '{now}' AS imported_at, '{content_hash}' AS content_hash,
-                       {', '.join(columns + aggregates)}, '{{}}'::JSON AS extra
-                FROM staged {'GROUP BY ' + ', '.join(columns) if columns else ''}""")
-            request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra")
-                            and f"request:{c}" in mapped]
-            cur.execute(f"""
-                INSERT INTO requests BY NAME
-                SELECT {run_id} AS run_id, {', '.join(request_cols)}, extra FROM staged""")
-            runs = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
-            requests = cur.execute("SELECT count(*) FROM staged").fetchone()[0]
-        else:
-            selects = [f"{value(k)} AS {_quote(k)}" for k in mapped]
-            cur.execute(f"""
-                INSERT INTO runs BY NAME
-                SELECT '{prefix}-' || (row_number() OVER () - 1) AS run_id, {_sql_text(name)} AS source_file,
-                       'csv' AS source_format, TIMESTAMP '{now}' AS imported_at,
-                       '{content_hash}' AS content_hash, {', '.join(selects)}, {extra}::JSON AS extra
-                FROM raw_csv""")
-            runs, requests = cur.execute("SELECT count(*) FROM raw_csv").fetchone()[0], 0
-            if "acceptance_rate" in mapped:
-                over = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ? AND acceptance_rate > 1",
-                                   [content_hash]).fetchone()[0]
-                if over:
-                    cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
-                                "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
-                    warnings.append(f"{over} acceptance rates above 1 read as percentages")
-        cur.execute("DROP TABLE IF EXISTS raw_csv")
-        cur.execute("DROP TABLE IF EXISTS staged")
+        try:
+            if per_request:
+                selects = [f"{value(k)} AS {_quote(k.removeprefix('request:'))}" for k in mapped]
+                # Rows are grouped by an integer hash of their dimensions; the text run_id is built
+                # only while inserting (1M strings in a staged table cost more than the parse).
+                group = f"hash({', '.join(value(d) for d in dims)})" if dims else "0"
+                cur.execute(f"CREATE OR REPLACE TEMP TABLE staged AS SELECT {', '.join(selects)}, "
+                            f"{extra}::JSON AS extra, {group} AS run_group FROM {reader}", [source])
+                run_id = f"'{prefix}-' || CAST(run_group AS VARCHAR)"
+                requests = cur.execute("SELECT count(*) FROM staged").fetchone()[0]
+                if not requests:
+                    raise ingest.IngestError(name, "the CSV has a header but no rows")
+                metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
+                aggregates = ["count(*) AS num_requests"]
+                for metric in metrics:
+                    for stat, q in _QUANTILES:
+                        fn = f"avg({metric})" if q is None else f"quantile_cont({metric}, {q})"
+                        aggregates.append(f"{fn} AS {stat}_{metric.removesuffix('_ms')}_ms")
+                columns = [_quote(d) for d in dims]
+                cur.execute(f"""
+                    INSERT INTO runs BY NAME
+                    SELECT {run_id} AS run_id, {_sql_text(name)} AS source_file, 'csv' AS source_format,
+                           TIMESTAMP '{now}' AS imported_at, '{content_hash}' AS content_hash,
+                           {', '.join(columns + aggregates)}, '{{}}'::JSON AS extra
+                    FROM staged GROUP BY run_group{', ' + ', '.join(columns) if columns else ''}""")
+                request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra") and f"request:{c}" in mapped]
+                cur.execute(f"INSERT INTO requests BY NAME SELECT {run_id} AS run_id, {', '.join(request_cols)}, "
+                            f"extra FROM staged")
+                runs = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
+            else:
+                selects = [f"{value(k)} AS {_quote(k)}" for k in mapped]
+                cur.execute(f"""
+                    INSERT INTO runs BY NAME
+                    SELECT '{prefix}-' || (row_number() OVER () - 1) AS run_id, {_sql_text(name)} AS source_file,
+                           'csv' AS source_format, TIMESTAMP '{now}' AS imported_at,
+                           '{content_hash}' AS content_hash, {', '.join(selects)},
+                           coalesce({extra}::JSON, '{{}}'::JSON) AS extra
+                    FROM {reader}""", [source])
+                runs, requests = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?",
+                                             [content_hash]).fetchone()[0], 0
+                if not runs:
+                    raise ingest.IngestError(name, "the CSV has a header but no rows")
+                if "acceptance_rate" in mapped:
+                    over = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ? AND acceptance_rate > 1",
+                                       [content_hash]).fetchone()[0]
+                    if over:
+                        cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
+                                    "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
+                        warnings.append(f"{over} acceptance rates above 1 read as percentages")
+        except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
+            raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
+        finally:
+            cur.execute("DROP TABLE IF EXISTS staged")
         if unknown:
             warnings.append(f"columns kept in extra (no canonical match): {', '.join(unknown)}")
         return runs, requests, warnings
