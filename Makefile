@@ -29,6 +29,7 @@ test: $(VENV)/.test-deps
 bench: $(VENV)/.test-deps
 	$(PY) bench/bench_grid.py
 	$(PY) bench/bench_rerun.py
+	$(PY) bench/bench_ingest.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
