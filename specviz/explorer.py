@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import PurePath
 
 import numpy as np
 import pandas as pd
@@ -51,16 +52,17 @@ _MATCH = ("workload", "target_model", "gpu", "engine", "concurrency")
 
 def with_load(runs: pd.DataFrame) -> pd.DataFrame:
     """Add ``load`` (concurrency, or the request rate where a run set none), ``load_kind`` and
-    ``series`` (what tells the lines of one chart apart: label, else method and γ, else file; with
-    the workload appended)."""
+    ``series`` (what tells the lines of one chart apart: label, else method and γ, else the file's
+    name; with the workload appended)."""
     out = runs.copy()
     out["load"] = out["concurrency"].where(out["concurrency"].notna(), out["request_rate"])
     out["load_kind"] = np.where(out["concurrency"].notna(), "concurrency",
                                 np.where(out["request_rate"].notna(), "request_rate", None))
     method = out["spec_method"].fillna("") + out["num_speculative_tokens"].map(
         lambda g: "" if pd.isna(g) else f" γ={int(g)}")
+    file_name = out["source_file"].map(lambda f: PurePath(f).name if isinstance(f, str) else f)
     base = out["label"].where(out["label"].notna() & (out["label"] != ""),
-                              method.where(method != "", out["source_file"]))
+                              method.where(method != "", file_name))
     out["series"] = base.where(out["workload"].isna(), base + " · " + out["workload"].fillna(""))
     return out
 
