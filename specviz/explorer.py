@@ -176,10 +176,11 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
     """Verify and draft cost that fit the measured points by least squares.
 
     speedup = E / (v + γc) is linear in (v, c) after rearranging: E / S = v + γ·c. Solved with
-    ``numpy.linalg.lstsq`` over the rows with α; None with fewer than two distinct γ·S points.
+    ``numpy.linalg.lstsq`` over the rows with α; None with fewer than two such rows, or when the
+    fit would need a negative cost.
     """
     rows = predicted.dropna(subset=["alpha", "measured_speedup"])
-    if len(rows) < 2 or rows["num_speculative_tokens"].nunique() < 2 and len(rows) < 2:
+    if len(rows) < 2:
         return None
     g = rows["num_speculative_tokens"].to_numpy(dtype=float)
     e = np.asarray(spec.expected_tokens(rows["alpha"].to_numpy(dtype=float), g))
