@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from pages._shared import require_router, shared_store
@@ -109,7 +111,9 @@ def show_versus_baseline() -> None:
         return
     crossover = explorer.crossover_concurrency(paired)
     st.altair_chart(charts.measured_speedup(paired, crossover, lang), width="stretch")
-    st.dataframe(crossover.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    shown_crossover = crossover.assign(crossover_concurrency=crossover["crossover_concurrency"].map(
+        lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
+    st.dataframe(shown_crossover.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
     st.caption(t("exp.crossover_note", lang))
 
 

@@ -189,6 +189,11 @@ class TestExplorerPage:
         at = explorer_app(view)
         assert "EXAMPLE runs" in at.info[0].value
 
+    def test_crossover_table_says_when_there_is_none(self):
+        at = explorer_app("Speculation vs baseline")
+        crossover = at.dataframe[0].value
+        assert set(crossover["Crossover concurrency"]) == {"none: faster at every measured concurrency"}
+
     def test_views_with_charts(self):
         assert len(explorer_app("By load").get("vega_lite_chart")) == 3
         assert len(explorer_app("Speculation vs baseline").get("vega_lite_chart")) == 1
