@@ -210,15 +210,25 @@ class Store:
             cur.execute("COMMIT")
         except BaseException as exc:
             _rollback(cur)
-            # Another thread may have imported the same content meanwhile: the commit conflicts.
-            if isinstance(exc, duckdb.Error) and cur.execute(
-                    "SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
-                return ImportResult(name, "skipped", fmt, message="already imported")
+            if isinstance(exc, duckdb.Error) and content_hash[:12] in str(exc):
+                # Another thread is importing the same content (the key of its imports row, or the
+                # run ids, which start with the hash's first 12 characters): it may not be committed yet.
+                return self._await_concurrent_import(cur, name, fmt, content_hash)
             if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
                 raise ingest.IngestError(name, f"could not be stored ({str(exc).splitlines()[0]})") from None
             raise
         self._generation += 1
         return ImportResult(name, "imported", fmt, runs, requests, warnings)
+
+    def _await_concurrent_import(self, cur: duckdb.DuckDBPyConnection, name: str, fmt: str,
+                                 content_hash: str, wait_s: float = 10.0) -> ImportResult:
+        """Wait for a concurrent import of the same content to commit, then report it as done."""
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            if cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
+                return ImportResult(name, "skipped", fmt, message="already imported")
+            time.sleep(0.05)
+        raise ingest.IngestError(name, "another import of the same content did not finish; try again")
 
     def _insert_parsed(self, cur: duckdb.DuckDBPyConnection, name: str, parsed: ingest.Parsed,
                        content_hash: str, now: datetime) -> tuple[int, int, list[str]]:
