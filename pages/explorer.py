@@ -30,10 +30,12 @@ if submitted and files:
         try:
             result = store.import_file(f.name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
             reports.append(("ok", f.name, result))
+            if result.unmatched_columns:  # offer to map what the synonyms missed
+                st.session_state["pending_csv"] = (f.name, data, result.unmatched_columns, True)
         except ingest.IngestError as exc:
             reports.append(("error", f.name, str(exc)))
             if "no recognisable result columns" in str(exc):
-                st.session_state["pending_csv"] = (f.name, data)
+                st.session_state["pending_csv"] = (f.name, data, ingest.csv_header(f.name, data), False)
     st.session_state["import_reports"] = reports
 for kind, name, result in st.session_state.get("import_reports", []):
     if kind == "error":
@@ -47,22 +49,25 @@ for kind, name, result in st.session_state.get("import_reports", []):
             st.warning(t("exp.report.warning", lang, file=name, warning=warning))
 
 if "pending_csv" in st.session_state:
-    name, data = st.session_state["pending_csv"]
+    name, data, columns, replace = st.session_state["pending_csv"]
     with st.form("mapping"):
-        st.write(t("exp.mapping", lang, file=name))
+        st.write(t("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
         targets = ["", *[c for c in ingest.RUN_COLUMNS if c not in ("run_id", "extra")]]
         mapping = {column: st.selectbox(column, targets, key=f"map_{i}",
                                         format_func=lambda c: c or t("exp.mapping_ignore", lang))
-                   for i, column in enumerate(ingest.csv_header(name, data))}
+                   for i, column in enumerate(columns)}
         if st.form_submit_button(t("exp.mapping_import", lang), key="import_mapped"):
             try:
                 result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
-                                           csv_mapping={k: v for k, v in mapping.items() if v})
+                                           csv_mapping={k: v for k, v in mapping.items() if v}, replace=replace)
                 st.session_state["import_reports"] = [("ok", name, result)]
                 del st.session_state["pending_csv"]
                 st.rerun()
             except ingest.IngestError as exc:
                 st.error(t("exp.report.error", lang, error=exc))
+        if replace and st.form_submit_button(t("exp.mapping_keep", lang), key="keep_mapping"):
+            del st.session_state["pending_csv"]
+            st.rerun()
 
 runs = explorer.with_load(store.runs())
 examples = store.imports().query("source_file.str.startswith('examples/')", engine="python")

@@ -64,6 +64,7 @@ class ImportResult:
     requests: int = 0
     warnings: list[str] = field(default_factory=list)
     message: str = ""
+    unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
 
 
 @dataclass
@@ -77,6 +78,16 @@ class QueryResult:
 
 class QueryError(ValueError):
     """A refused or failed user query, with a message for the user."""
+
+
+def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
+    """Delete one imported file's runs, requests and imports row (inside the caller's transaction)."""
+    removed = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
+    cur.execute("DELETE FROM requests WHERE run_id IN (SELECT run_id FROM runs WHERE content_hash = ?)",
+                [content_hash])
+    cur.execute("DELETE FROM runs WHERE content_hash = ?", [content_hash])
+    cur.execute("DELETE FROM imports WHERE content_hash = ?", [content_hash])
+    return removed
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
@@ -165,7 +176,8 @@ class Store:
         return self.import_file(str(path), path.read_bytes(), max_bytes, csv_mapping, _path=path)
 
     def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
-                    csv_mapping: dict[str, str] | None = None, _path: Path | None = None) -> ImportResult:
+                    csv_mapping: dict[str, str] | None = None, replace: bool = False,
+                    _path: Path | None = None) -> ImportResult:
         """Import one result file, whole or not at all.
 
         Parameters
@@ -178,6 +190,9 @@ class Store:
             Refuse larger files.
         csv_mapping : dict, optional
             For a plain CSV: the user's column name → canonical column, for names the synonyms miss.
+        replace : bool
+            Import content that is already stored again (with a new mapping): its old runs and
+            requests are deleted in the same transaction.
 
         Returns
         -------
@@ -193,15 +208,18 @@ class Store:
             raise ingest.IngestError(name, f"{len(data):,} bytes is over the {max_bytes:,}-byte upload limit")
         content_hash = hashlib.sha256(data).hexdigest()
         cur = self._con.cursor()
-        if cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
+        if not replace and cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
             return ImportResult(name, "skipped", message="already imported")
         fmt = ingest.detect_format(name, data)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
+        unmatched: list[str] = []
         cur.execute("BEGIN TRANSACTION")
         try:
+            if replace:
+                _delete_import(cur, content_hash)
             if fmt == "csv":
-                runs, requests, warnings = self._import_csv(cur, name, data, content_hash, now, csv_mapping or {},
-                                                            _path)
+                runs, requests, warnings, unmatched = self._import_csv(cur, name, data, content_hash, now,
+                                                                       csv_mapping or {}, _path)
             else:
                 parsed = ingest.parse(name, data)
                 runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
@@ -218,7 +236,7 @@ class Store:
                 raise ingest.IngestError(name, f"could not be stored ({str(exc).splitlines()[0]})") from None
             raise
         self._generation += 1
-        return ImportResult(name, "imported", fmt, runs, requests, warnings)
+        return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
 
     def _await_concurrent_import(self, cur: duckdb.DuckDBPyConnection, name: str, fmt: str,
                                  content_hash: str, wait_s: float = 10.0) -> ImportResult:
@@ -255,7 +273,8 @@ class Store:
         return len(rows), len(parsed.requests), parsed.warnings
 
     def _import_csv(self, cur: duckdb.DuckDBPyConnection, name: str, data: bytes, content_hash: str,
-                    now: datetime, csv_mapping: dict[str, str], path: Path | None) -> tuple[int, int, list[str]]:
+                    now: datetime, csv_mapping: dict[str, str],
+                    path: Path | None) -> tuple[int, int, list[str], list[str]]:
         """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
         or, for per-request files, grouped into runs by their dimension columns. The file is read
         in one pass (a bytes upload is written to a temporary file first)."""
@@ -267,7 +286,7 @@ class Store:
             return self._import_csv_file(cur, name, tmp.name, content_hash, now, csv_mapping)
 
     def _import_csv_file(self, cur: duckdb.DuckDBPyConnection, name: str, source: str, content_hash: str,
-                         now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str]]:
+                         now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str], list[str]]:
         warnings: list[str] = []
         reader = "read_csv(?, header = true)"
         try:
@@ -367,7 +386,7 @@ class Store:
             cur.execute("DROP TABLE IF EXISTS staged")
         if unknown:
             warnings.append(f"columns kept in extra (no canonical match): {', '.join(unknown)}")
-        return runs, requests, warnings
+        return runs, requests, warnings, unknown
 
     def seed_examples(self, paths: list[Path]) -> list[ImportResult]:
         """Import the shipped example files once, on a store's first use; never again after that,
@@ -384,18 +403,13 @@ class Store:
         cur = self._con.cursor()
         cur.execute("BEGIN TRANSACTION")
         try:
-            run_ids = [r[0] for r in cur.execute("SELECT run_id FROM runs WHERE content_hash = ?",
-                                                 [content_hash]).fetchall()]
-            cur.execute("DELETE FROM requests WHERE run_id IN (SELECT run_id FROM runs WHERE content_hash = ?)",
-                        [content_hash])
-            cur.execute("DELETE FROM runs WHERE content_hash = ?", [content_hash])
-            cur.execute("DELETE FROM imports WHERE content_hash = ?", [content_hash])
+            removed = _delete_import(cur, content_hash)
             cur.execute("COMMIT")
         except BaseException:
             _rollback(cur)
             raise
         self._generation += 1
-        return len(run_ids)
+        return removed
 
     # ----------------------------------------------------------------------------- reading
     def runs(self) -> pd.DataFrame:

@@ -218,6 +218,17 @@ class TestExplorerPage:
         assert not at.exception
         assert "csv, 2 runs" in at.success[0].value
 
+    def test_mapping_the_columns_that_did_not_match(self):
+        at = explorer_app()
+        upload(at, ("partial.csv", b"concurrency,p50_itl_ms,tput\n2,11,150\n4,13,280\n", "text/csv"))
+        assert "csv, 2 runs" in at.success[0].value
+        at.selectbox(key="map_0").set_value("output_throughput")  # the one unmatched column: tput
+        at.button(key="import_mapped").click()
+        at.run()
+        assert not at.exception and "csv, 2 runs" in at.success[0].value
+        assert {150.0, 280.0} <= set(at.dataframe[0].value["Output tokens/s"].dropna())
+        assert len(at.dataframe[0].value) == 48 + 2  # replaced, not added twice
+
     def test_removing_the_examples(self):
         at = explorer_app()
         at.button(key="remove_examples").click()

@@ -143,6 +143,21 @@ class TestCsvImport:
         db.import_file("raw.csv", data, csv_mapping={"conc": "concurrency", "tput": "output_throughput"})
         assert db.runs().output_throughput[0] == 100
 
+    def test_unmatched_columns_are_reported_and_can_be_mapped_on_a_replace(self, db):
+        data = b"concurrency,p50_itl_ms,tput,notes\n4,12,100,a\n8,15,180,b\n"
+        first = db.import_file("mine.csv", data)
+        assert first.unmatched_columns == ["tput", "notes"] and db.runs().output_throughput.isna().all()
+        again = db.import_file("mine.csv", data, csv_mapping={"tput": "output_throughput"}, replace=True)
+        assert again.status == "imported" and again.unmatched_columns == ["notes"]
+        assert db.runs().output_throughput.tolist() == [100, 180] and len(db.imports()) == 1
+
+    def test_a_failed_replace_keeps_the_old_rows(self, db):
+        data = b"concurrency,p50_itl_ms,tput\n4,12,100\n"
+        db.import_file("mine.csv", data)
+        with pytest.raises(ingest.IngestError):  # a mapping that leaves no result column
+            db.import_file("mine.csv", data, csv_mapping={"p50_itl_ms": "label"}, replace=True)
+        assert db.runs().concurrency.tolist() == [4]
+
     def test_per_request_csv_is_grouped_into_runs(self, db):
         rows = ["workload,concurrency,ttft_ms,itl_ms,output_tokens,request_id"]
         rows += [f"chat,1,{10 + i},{5 + i % 3},100,{i}" for i in range(101)]
