@@ -87,7 +87,6 @@ with st.expander(t("exp.filters", lang), expanded=False):
     filters = {c: col.multiselect(t(f"col.{c}", lang), sorted(runs[c].dropna().unique().tolist()), key=f"filter_{c}")
                for c, col in zip(explorer.FILTER_COLUMNS, columns)}
 shown = explorer.filter_runs(runs, filters)
-paired = explorer.pair_with_baselines(shown)
 
 
 def show_runs() -> None:
@@ -111,6 +110,7 @@ def show_load() -> None:
 
 
 def show_versus_baseline() -> None:
+    paired = explorer.pair_with_baselines(shown)
     if paired.empty:
         st.info(t("exp.no_pairs", lang))
         return
@@ -133,6 +133,7 @@ def show_acceptance() -> None:
 
 def show_predicted() -> None:
     parts = st.session_state.get("scenario")
+    paired = explorer.pair_with_baselines(shown)
     if parts is None or paired.empty:
         st.info(t("exp.no_prediction", lang))
         return
@@ -166,7 +167,8 @@ def show_predicted() -> None:
 def show_published() -> None:
     published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
     speedups = published[published["metric"].str.endswith("speedup")]
-    st.altair_chart(charts.published_speedups(speedups, paired, lang), width="stretch")
+    st.altair_chart(charts.published_speedups(speedups, explorer.pair_with_baselines(shown), lang),
+                    width="stretch")
     st.dataframe(published, hide_index=True, column_config={"source": st.column_config.LinkColumn()})
 
 

@@ -91,18 +91,15 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     speculation ``vllm bench serve`` reports it per streamed chunk, which holds several tokens.
     """
     spec_mask = is_speculative(runs)
-    def key(frame: pd.DataFrame) -> pd.Series:
-        parts = [frame[c].map(lambda v: "" if pd.isna(v) else str(v)) for c in _MATCH]
-        return pd.Series(["|".join(p) for p in zip(*parts)], index=frame.index, dtype=object)
-
-    sd, base = runs[spec_mask].copy(), runs[~spec_mask].copy()
-    sd["_key"], base["_key"] = key(sd), key(base)
-    base = base.drop_duplicates("_key", keep="last")[["_key", "run_id", "output_throughput", "mean_tpot_ms"]]
-    paired = sd.merge(base.add_prefix("baseline_").rename(columns={"baseline__key": "_key"}), on="_key")
+    match = list(_MATCH)
+    measured = ["run_id", "output_throughput", "mean_tpot_ms"]
+    base = runs[~spec_mask].drop_duplicates(match, keep="last")[match + measured]
+    # pandas matches missing keys with missing keys, so runs that set no GPU pair with each other.
+    paired = runs[spec_mask].merge(base.rename(columns={c: f"baseline_{c}" for c in measured}), on=match)
     throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
     tpot = paired["baseline_mean_tpot_ms"] / paired["mean_tpot_ms"]
     paired["measured_speedup"] = throughput.where(throughput.notna(), tpot)
-    paired = paired.drop(columns="_key").dropna(subset=["measured_speedup"])
+    paired = paired.dropna(subset=["measured_speedup"])
     return paired.sort_values(["series", "concurrency"], kind="stable").reset_index(drop=True)
 
 

@@ -152,7 +152,6 @@ class _RunBuilder:
 
 
 # ---------------------------------------------------------------------------------------- vLLM
-_VLLM_LATENCY = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
 _VLLM_STAT = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
 _VLLM_FIELDS = {
     "backend": "engine", "endpoint_type": "engine", "label": "label", "model_id": "target_model",
@@ -328,7 +327,7 @@ def _parse_genai_csv(text: str, name: str) -> Parsed:
         if header[:2] == ["metric", "value"]:
             for row in rows[1:]:
                 if len(row) >= 2:
-                    scalars[_genai_scalar_name(row[0])] = _number(row[1])
+                    scalars[_genai_metric_name(row[0])] = _number(row[1])
         elif header and header[0] == "metric":
             for row in rows[1:]:
                 if row:
@@ -342,13 +341,8 @@ def _parse_genai_csv(text: str, name: str) -> Parsed:
 
 
 def _genai_metric_name(label: str) -> str:
-    """``"Time To First Token (ms)"`` → ``"time_to_first_token"``."""
+    """``"Time To First Token (ms)"`` → ``"time_to_first_token"`` (units in brackets dropped)."""
     return normalise_name(re.sub(r"\(.*?\)", "", label))
-
-
-def _genai_scalar_name(label: str) -> str:
-    """``"Output Token Throughput (per sec)"`` → ``"output_token_throughput"``."""
-    return _genai_metric_name(label)
 
 
 def _parse_genai_json(doc: dict[str, Any], name: str) -> Parsed:

@@ -80,6 +80,11 @@ class QueryError(ValueError):
     """A refused or failed user query, with a message for the user."""
 
 
+def _check_size(name: str, size: int, max_bytes: int | None) -> None:
+    if max_bytes is not None and size > max_bytes:
+        raise ingest.IngestError(name, f"{size:,} bytes is over the {max_bytes:,}-byte upload limit")
+
+
 def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
     """Delete one imported file's runs, requests and imports row (inside the caller's transaction)."""
     removed = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
@@ -131,7 +136,7 @@ class Store:
                     raise
                 time.sleep(0.1)
         self._generation = 0
-        self._sandbox: tuple[int, duckdb.DuckDBPyConnection] | None = None
+        self._sandbox: tuple[tuple[int, str, int], duckdb.DuckDBPyConnection] | None = None
         self._sandbox_lock = threading.Lock()
         self._migrate()
 
@@ -171,9 +176,8 @@ class Store:
                     csv_mapping: dict[str, str] | None = None) -> ImportResult:
         """:meth:`import_file` for a file on disk, named as given; a CSV is read where it lies."""
         path = Path(path)
-        if max_bytes is not None and path.stat().st_size > max_bytes:
-            raise ingest.IngestError(str(path), f"{path.stat().st_size:,} bytes is over the {max_bytes:,}-byte upload limit")
-        return self.import_file(str(path), path.read_bytes(), max_bytes, csv_mapping, _path=path)
+        _check_size(str(path), path.stat().st_size, max_bytes)  # before reading it into memory
+        return self.import_file(str(path), path.read_bytes(), None, csv_mapping, _path=path)
 
     def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None, replace: bool = False,
@@ -204,8 +208,7 @@ class Store:
         specviz.ingest.IngestError
             If the file is too large, empty, binary, malformed or of no known shape; nothing is written.
         """
-        if max_bytes is not None and len(data) > max_bytes:
-            raise ingest.IngestError(name, f"{len(data):,} bytes is over the {max_bytes:,}-byte upload limit")
+        _check_size(name, len(data), max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         cur = self._con.cursor()
         if not replace and cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
@@ -431,8 +434,10 @@ class Store:
 
     # ----------------------------------------------------------------------------- sandbox
     def _sandbox_connection(self, memory_limit: str, threads: int) -> duckdb.DuckDBPyConnection:
-        """A locked-down in-memory DuckDB with Arrow copies of the tables, rebuilt after imports."""
-        if self._sandbox is not None and self._sandbox[0] == self._generation:
+        """A locked-down in-memory DuckDB with Arrow copies of the tables, rebuilt after imports
+        (and when asked for other limits: a locked configuration cannot be changed)."""
+        key = (self._generation, memory_limit, threads)
+        if self._sandbox is not None and self._sandbox[0] == key:
             return self._sandbox[1]
         if self._sandbox is not None:
             self._sandbox[1].close()
@@ -448,7 +453,7 @@ class Store:
         box.execute(f"SET threads = {int(threads)}")
         box.execute("SET enable_external_access = false")
         box.execute("SET lock_configuration = true")
-        self._sandbox = (self._generation, box)
+        self._sandbox = (key, box)
         return box
 
     def query(self, sql: str, *, timeout_s: float = 5.0, max_rows: int = 10_000,
@@ -463,7 +468,8 @@ class Store:
             says which.
         """
         try:
-            statements = duckdb.connect(":memory:").extract_statements(sql)
+            with duckdb.connect(":memory:") as parser:
+                statements = parser.extract_statements(sql)
         except duckdb.ParserException as exc:
             raise QueryError(f"the SQL does not parse: {str(exc).splitlines()[0]}") from None
         if len(statements) != 1:
