@@ -12,9 +12,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._shared import url_choice
+from pages._shared import show_url_notices, url_choice, url_widget
 from specviz import roofline, settings
-from specviz.i18n import t
+from specviz.i18n import escape_markdown, t
 
 ROOT = Path(__file__).resolve().parent
 NO_DRAFT, CUSTOM = "none", "custom"
@@ -51,25 +51,27 @@ def clear_gpu_overrides() -> None:
 def scenario_sidebar(lang: str) -> None:
     """Render the scenario widgets (bound to the URL) and store the resolved scenario."""
     gpus, models = presets(settings.get("SPECVIZ_DATA_DIR"))
-    bound = dict(bind="query-params", persist_state="session")
     side = st.sidebar
     side.header(t("side.scenario", lang))
     gpu_id = url_choice(side.selectbox, t("side.gpu", lang), list(gpus), "gpu",
                         format_func=lambda g: gpus[g].name, on_change=clear_gpu_overrides)
     gpu = gpus[gpu_id]
-    tflops = side.number_input(t("side.tflops", lang), min_value=0.001, value=None, key="tflops",
-                               placeholder=preset_hint(gpu.tflops, lang),
-                               help=t("side.tflops_help", lang, source=gpu.source), **bound)
-    bandwidth = side.number_input(t("side.bandwidth", lang), min_value=0.001, value=None,
-                                  key="bandwidth", format="%.3f",
-                                  placeholder=preset_hint(gpu.bandwidth_tb_s, lang),
-                                  help=t("side.bandwidth_help", lang, note=gpu.note), **bound)
+    # Positive and bounded: a zero or an overflowing figure would make a pass take no time.
+    tflops = url_widget(side.number_input, t("side.tflops", lang), min_value=0.001,
+                        max_value=roofline.MAX_TFLOPS, value=None, key="tflops",
+                        placeholder=preset_hint(gpu.tflops, lang), persist_state="session",
+                        help=t("side.tflops_help", lang, source=gpu.source))
+    bandwidth = url_widget(side.number_input, t("side.bandwidth", lang), min_value=0.001,
+                           max_value=roofline.MAX_BANDWIDTH_TB_S, value=None, key="bandwidth",
+                           format="%.3f", placeholder=preset_hint(gpu.bandwidth_tb_s, lang),
+                           persist_state="session", help=t("side.bandwidth_help", lang, note=gpu.note))
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: t(f"side.{m}_option", lang) if m in (NO_DRAFT, CUSTOM) else models[m].name
     target_id = url_choice(side.selectbox, t("side.target", lang), [*models, CUSTOM], "target",
                            format_func=model_name, default="Qwen3-32B")
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [NO_DRAFT, *models, CUSTOM], "draft",
                           format_func=model_name, help=t("side.draft_help", lang))
+    show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:
         if not gpu.complete:
@@ -83,7 +85,7 @@ def scenario_sidebar(lang: str) -> None:
             draft = models[draft_id]
     except ValueError as exc:
         st.session_state["scenario_error"] = str(exc)
-        side.error(str(exc))
+        side.error(escape_markdown(str(exc)))  # it can quote a file name or a value from the file
         return
     st.session_state.pop("scenario_error", None)
     if draft is not None and draft.vocab_size != target.vocab_size:

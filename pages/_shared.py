@@ -8,7 +8,8 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from specviz import settings
-from specviz.store import Store
+from specviz.i18n import md, message
+from specviz.store import Store, StoreError
 
 
 def require_router() -> None:
@@ -29,10 +30,73 @@ def require_router() -> None:
 @st.cache_resource
 def shared_store(path: str) -> Store:
     """The app's one store (one DuckDB connection per process; each call takes its own cursor),
-    with the shipped examples imported on its first use."""
+    with the shipped examples imported on its first use (not by a viewer or into a read-only file)."""
     store = Store(path, settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
-    store.seed_examples(sorted((settings.get("SPECVIZ_DATA_DIR") / "examples").glob("*.csv")))
+    if not (store.read_only or settings.get("SPECVIZ_VIEWER")):
+        store.seed_examples(sorted((settings.get("SPECVIZ_DATA_DIR") / "examples").glob("*.csv")))
     return store
+
+
+def open_store(lang: str) -> Store:
+    """:func:`shared_store` for a page; a store that cannot be opened ends the page with its message."""
+    try:
+        return shared_store(str(settings.get("SPECVIZ_DB")))
+    except StoreError as exc:
+        st.error(message(exc, lang))
+        st.stop()
+
+
+# Session key of the URL values refused since show_url_notices last ran, as (parameter, text).
+_URL_NOTICES = "url_notices"
+
+
+def _same(url_text: str, value: Any) -> bool:
+    """Whether a widget's value is what the URL's text says (numbers compared as numbers)."""
+    if value is None:
+        return url_text == ""
+    if isinstance(value, (int, float)):
+        try:
+            return float(url_text) == value
+        except ValueError:
+            return False
+    return url_text == str(value)
+
+
+def _refused(key: str, url_text: str) -> None:
+    st.session_state.setdefault(_URL_NOTICES, []).append((key, url_text))
+
+
+def show_url_notices(where: Any, lang: str) -> None:
+    """Warn in ``where`` about each URL value refused since the last call, naming the parameter and
+    the text received (on one line, shortened, Markdown escaped: it came from a link)."""
+    for key, url_text in st.session_state.pop(_URL_NOTICES, []):
+        # One line of printable text: a line break cannot be escaped in Markdown.
+        text = "".join(c if c.isprintable() else " " for c in url_text)
+        if len(text) > 80:
+            text = text[:79] + "…"
+        where.warning(md("url.refused", lang, param=key, value=text))
+
+
+def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, value: Any,
+               **kwargs: Any) -> Any:
+    """``widget(label, *args, value=value, key=key, bind="query-params", **kwargs)``, noting for
+    :func:`show_url_notices` a URL value that the widget does not take.
+
+    Streamlit (1.67) seeds a bound widget from the URL when the widget first appears in a session
+    or on a page, and a value of the wrong type, out of range or not among the options it drops
+    without a word: the widget shows its default. So the URL's text is read before the widget,
+    where the widget is about to be seeded (on later reruns the widget keeps its own state, and
+    the server's copy of the URL can be stale), and compared with the value the widget resolved.
+    An integer slider would truncate a fraction rather than drop it (``?gamma=2.5`` gives 2), so
+    whole numbers are offered with a select_slider, which drops it like any other bad value.
+    """
+    url_text = None
+    if key not in st.session_state and key in st.query_params:
+        url_text = ", ".join(st.query_params.get_all(key))
+    result = widget(label, *args, value=value, key=key, bind="query-params", **kwargs)
+    if url_text is not None and not _same(url_text, result):
+        _refused(key, url_text)
+    return result
 
 
 def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], key: str,
@@ -40,11 +104,13 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
     """A selectbox or radio whose choice is kept in the URL as the option's id.
 
     ``bind="query-params"`` would store the formatted (translated) label, so a shared link would
-    depend on the reader's language; this keeps ``?key=id`` instead. Unknown ids in the URL fall
-    back to the default.
+    depend on the reader's language; this keeps ``?key=id`` instead. An unknown id in the URL
+    gives the default and is noted for :func:`show_url_notices`.
     """
     default = options[0] if default is None else default
     wanted = st.query_params.get(key)
+    if wanted is not None and wanted not in options:
+        _refused(key, wanted)
     index = options.index(wanted) if wanted in options else options.index(default)
     value = widget(label, options, index=index, key=key, format_func=format_func, **kwargs)
     if value == default:

@@ -6,13 +6,12 @@ import math
 
 import streamlit as st
 
-from pages._shared import require_router, url_choice
-from specviz import calculator, charts, roofline, settings, spec
-from specviz.i18n import t
+from pages._shared import require_router, show_url_notices, url_choice, url_widget
+from specviz import calculator, charts, export, roofline, settings, spec
+from specviz.i18n import md, t
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
-bound = dict(bind="query-params")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
 
@@ -28,20 +27,21 @@ st.title(t("calc.title", lang))
 st.caption(t("calc.intro", lang))
 
 if "scenario" not in st.session_state:
-    st.info(t("calc.fix_scenario", lang, error=st.session_state.get("scenario_error", "")))
+    st.info(md("calc.fix_scenario", lang, error=st.session_state.get("scenario_error", "")))
     st.stop()
 parts = st.session_state["scenario"]
 
 col_a, col_g, col_b, col_c = st.columns(4)
-alpha = col_a.slider(t("calc.alpha", lang), 0.0, 1.0, 0.8, 0.01, key="alpha",
-                     help=t("calc.alpha_help", lang), **bound)
-gamma = col_g.slider(t("calc.gamma", lang), 1, gamma_max, 4, key="gamma",
-                     help=t("calc.gamma_help", lang), **bound)
-batch = col_b.select_slider(t("calc.batch", lang), calculator.batch_options(batch_max), value=64,
-                            key="batch", help=t("calc.batch_help", lang), **bound)
-context = col_c.select_slider(t("calc.context", lang),
-                              calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
-                              value=0, key="context", help=t("calc.context_help", lang), **bound)
+alpha = url_widget(col_a.slider, t("calc.alpha", lang), 0.0, 1.0, value=0.8, step=0.01, key="alpha",
+                   help=t("calc.alpha_help", lang))
+# A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
+gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1), value=4,
+                   key="gamma", help=t("calc.gamma_help", lang))
+batch = url_widget(col_b.select_slider, t("calc.batch", lang), calculator.batch_options(batch_max),
+                   value=64, key="batch", help=t("calc.batch_help", lang))
+context = url_widget(col_c.select_slider, t("calc.context", lang),
+                     calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")), value=0,
+                     key="context", help=t("calc.context_help", lang))
 
 mode = url_choice(st.radio, t("calc.mode", lang), ["roofline", "ratios"], "mode", horizontal=True,
                   format_func=lambda m: t(f"calc.mode.{m}", lang))
@@ -49,14 +49,16 @@ knobs: dict[str, float] = {}
 verify_cost, draft_cost = 1.0, 0.05
 if mode == "ratios":
     col_v, col_d = st.columns(2)
-    verify_cost = col_v.number_input(t("calc.verify_cost", lang), 0.0, 100.0, 1.0, 0.1, key="verify_cost",
-                                     help=t("calc.verify_cost_help", lang), **bound)
-    draft_cost = col_d.number_input(t("calc.draft_cost", lang), 0.0, 10.0, 0.05, 0.01, key="draft_cost",
-                                    help=t("calc.draft_cost_help", lang), **bound)
+    # Above zero: a verify pass that costs nothing would make the speedup infinite (spec.step_cost).
+    verify_cost = url_widget(col_v.number_input, t("calc.verify_cost", lang), 0.01, 100.0, value=1.0,
+                             step=0.1, key="verify_cost", help=t("calc.verify_cost_help", lang))
+    draft_cost = url_widget(col_d.number_input, t("calc.draft_cost", lang), 0.0, 10.0, value=0.05,
+                            step=0.01, key="draft_cost", help=t("calc.draft_cost_help", lang))
 else:
     if parts["draft"] is None:
-        draft_cost = st.number_input(t("calc.draft_cost", lang), 0.0, 10.0, 0.05, 0.01, key="draft_cost",
-                                     help=t("calc.draft_cost_none_help", lang), **bound)
+        draft_cost = url_widget(st.number_input, t("calc.draft_cost", lang), 0.0, 10.0, value=0.05,
+                                step=0.01, key="draft_cost",
+                                help=t("calc.draft_cost_none_help", lang))
 
     def use_realistic() -> None:
         st.session_state.update(roofline.REALISTIC)
@@ -65,20 +67,24 @@ else:
         st.button(t("calc.realistic", lang), on_click=use_realistic, help=t("calc.realistic_help", lang))
         col_1, col_2, col_3, col_4 = st.columns(4)
         knobs = {
-            "mfu": col_1.slider(t("calc.mfu", lang), 0.05, 1.0, 1.0, 0.05, key="mfu", **bound),
-            "mbu": col_2.slider(t("calc.mbu", lang), 0.05, 1.0, 1.0, 0.05, key="mbu", **bound),
-            "overlap": col_3.slider(t("calc.overlap", lang), 0.0, 1.0, 1.0, 0.05, key="overlap",
-                                    help=t("calc.overlap_help", lang), **bound),
-            "overhead_ms": col_4.slider(t("calc.overhead", lang), 0.0, 5.0, 0.0, 0.05, key="overhead_ms",
-                                        help=t("calc.overhead_help", lang), **bound),
+            "mfu": url_widget(col_1.slider, t("calc.mfu", lang), 0.05, 1.0, value=1.0, step=0.05,
+                              key="mfu"),
+            "mbu": url_widget(col_2.slider, t("calc.mbu", lang), 0.05, 1.0, value=1.0, step=0.05,
+                              key="mbu"),
+            "overlap": url_widget(col_3.slider, t("calc.overlap", lang), 0.0, 1.0, value=1.0, step=0.05,
+                                  key="overlap", help=t("calc.overlap_help", lang)),
+            "overhead_ms": url_widget(col_4.slider, t("calc.overhead", lang), 0.0, 5.0, value=0.0,
+                                      step=0.05, key="overhead_ms",
+                                      help=t("calc.overhead_help", lang)),
         }
+show_url_notices(st, lang)
 
 scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"], mode=mode,
                                verify_cost=verify_cost, draft_cost=draft_cost, knobs=knobs)
 try:
     here = {k: v.item() for k, v in calculator.evaluate_scenario(scenario, alpha, gamma, batch, context).items()}
 except ValueError as exc:
-    st.error(t("calc.bad_input", lang, error=exc))
+    st.error(md("calc.bad_input", lang, error=exc))
     st.stop()
 
 speed = here["speedup"]
@@ -135,7 +141,7 @@ def show_table() -> None:
     st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True,
                  column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
                                 for c in table.columns})
-    st.download_button(t("calc.download_csv", lang), table.to_csv(index=False), "specviz_alpha_table.csv",
+    st.download_button(t("calc.download_csv", lang), export.csv_text(table), "specviz_alpha_table.csv",
                        "text/csv", key="download_table")
 
 
@@ -145,21 +151,21 @@ def show_batch() -> None:
     st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang), width="stretch")
     st.caption(t("calc.crossover_caption", lang, alpha=alpha,
                  batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
-    st.download_button(t("calc.download_csv", lang), curves.to_csv(index=False),
+    st.download_button(t("calc.download_csv", lang), export.csv_text(curves),
                        "specviz_speedup_vs_batch.csv", "text/csv", key="download_batch")
 
 
 def show_heatmap() -> None:
     grid = calculator.heatmap_grid(scenario, gamma, context, batch_max)
     st.altair_chart(charts.speedup_heatmap(grid, lang), width="stretch")
-    st.download_button(t("calc.download_csv", lang), grid.to_csv(index=False),
+    st.download_button(t("calc.download_csv", lang), export.csv_text(grid),
                        "specviz_heatmap.csv", "text/csv", key="download_heatmap")
 
 
 def show_gamma() -> None:
     st.altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang), width="stretch")
     st.caption(t("calc.gamma_caption", lang))
-    st.download_button(t("calc.download_csv", lang), best_gamma_frame.to_csv(index=False),
+    st.download_button(t("calc.download_csv", lang), export.csv_text(best_gamma_frame),
                        "specviz_speedup_vs_gamma.csv", "text/csv", key="download_gamma")
 
 

@@ -6,54 +6,63 @@ import math
 
 import streamlit as st
 
-from pages._shared import require_router, shared_store
-from specviz import calculator, charts, explorer, ingest, settings
-from specviz.i18n import t
-from specviz.store import QueryError
+from pages._shared import open_store, require_router
+from specviz import calculator, charts, explorer, export, ingest, settings
+from specviz.i18n import escape_markdown, md, message, t
+from specviz.sandbox import QueryError
+from specviz.store import StoreError
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
 
-store = shared_store(str(settings.get("SPECVIZ_DB")))
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
+store = open_store(lang)
+# A viewer (SPECVIZ_VIEWER) or a read-only store shows and queries the runs but changes nothing.
+editable = not (settings.get("SPECVIZ_VIEWER") or store.read_only)
+if not editable:
+    st.info(t("exp.viewer" if settings.get("SPECVIZ_VIEWER") else "exp.read_only", lang))
+
+
+def import_upload(name: str, data: bytes) -> tuple[str, str, object]:
+    """Import one uploaded file; a failure is that file's report, never the batch's end."""
+    try:
+        result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
+    except ingest.UnrecognisedColumnsError as exc:  # offer the mapping step
+        st.session_state["pending_csv"] = (name, data, ingest.csv_header(name, data), False)
+        return "error", name, str(exc)
+    except (ingest.IngestError, StoreError) as exc:
+        return "error", name, str(exc)
+    if result.unmatched_columns:  # offer to map what the synonyms missed
+        st.session_state["pending_csv"] = (name, data, result.unmatched_columns, True)
+    return "ok", name, result
+
 
 # ------------------------------------------------------------------------------------ upload
-with st.form("upload", clear_on_submit=True):
-    files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
-                             help=t("exp.upload_help", lang))
-    submitted = st.form_submit_button(t("exp.import", lang), key="import")
-if submitted and files:
-    reports = []
-    for f in files:
-        data = f.getvalue()
-        try:
-            result = store.import_file(f.name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
-            reports.append(("ok", f.name, result))
-            if result.unmatched_columns:  # offer to map what the synonyms missed
-                st.session_state["pending_csv"] = (f.name, data, result.unmatched_columns, True)
-        except ingest.IngestError as exc:
-            reports.append(("error", f.name, str(exc)))
-            if "no recognisable result columns" in str(exc):
-                st.session_state["pending_csv"] = (f.name, data, ingest.csv_header(f.name, data), False)
-    st.session_state["import_reports"] = reports
+if editable:
+    with st.form("upload", clear_on_submit=True):
+        files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
+                                 help=t("exp.upload_help", lang))
+        submitted = st.form_submit_button(t("exp.import", lang), key="import")
+    if submitted and files:
+        st.session_state["import_reports"] = [import_upload(f.name, f.getvalue()) for f in files]
 for kind, name, result in st.session_state.get("import_reports", []):
     if kind == "error":
-        st.error(t("exp.report.error", lang, error=result))
+        st.error(md("exp.report.error", lang, error=result))
     elif result.status == "skipped":
-        st.info(t("exp.report.skipped", lang, file=name))
+        st.info(md("exp.report.skipped", lang, file=name))
     else:
-        st.success(t("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
-                     requests=result.requests))
+        st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
+                      requests=result.requests))
         for warning in result.warnings:
-            st.warning(t("exp.report.warning", lang, file=name, warning=warning))
+            st.warning(md("exp.report.warning", lang, file=name, warning=warning))
 
-if "pending_csv" in st.session_state:
+if editable and "pending_csv" in st.session_state:
     name, data, columns, replace = st.session_state["pending_csv"]
     with st.form("mapping"):
-        st.write(t("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
+        st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
         targets = ["", *[c for c in ingest.RUN_COLUMNS if c not in ("run_id", "extra")]]
-        mapping = {column: st.selectbox(column, targets, key=f"map_{i}",
+        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}",
                                         format_func=lambda c: c or t("exp.mapping_ignore", lang))
                    for i, column in enumerate(columns)}
         if st.form_submit_button(t("exp.mapping_import", lang), key="import_mapped"):
@@ -63,8 +72,8 @@ if "pending_csv" in st.session_state:
                 st.session_state["import_reports"] = [("ok", name, result)]
                 del st.session_state["pending_csv"]
                 st.rerun()
-            except ingest.IngestError as exc:
-                st.error(t("exp.report.error", lang, error=exc))
+            except (ingest.IngestError, StoreError) as exc:
+                st.error(md("exp.report.error", lang, error=exc))
         if replace and st.form_submit_button(t("exp.mapping_keep", lang), key="keep_mapping"):
             del st.session_state["pending_csv"]
             st.rerun()
@@ -74,7 +83,7 @@ examples = store.imports().query("source_file.str.startswith('examples/')", engi
 if not examples.empty:
     col_note, col_button = st.columns([4, 1])
     col_note.info(t("exp.examples_note", lang))
-    if col_button.button(t("exp.remove_examples", lang), key="remove_examples"):
+    if editable and col_button.button(t("exp.remove_examples", lang), key="remove_examples"):
         for content_hash in examples.content_hash:
             store.remove_import(content_hash)
         st.rerun()
@@ -94,7 +103,7 @@ def show_runs() -> None:
                "num_speculative_tokens", "concurrency", "request_rate", "output_throughput", "p50_itl_ms",
                "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate"]
     st.dataframe(shown[visible].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
-    st.download_button(t("calc.download_csv", lang), explorer.csv_safe(shown).to_csv(index=False),
+    st.download_button(t("calc.download_csv", lang), export.csv_text(shown),
                        "specviz_runs.csv", "text/csv", key="download_runs")
 
 
@@ -102,8 +111,8 @@ def show_load() -> None:
     peaks = explorer.sweep_peaks(shown)
     st.altair_chart(charts.metric_vs_load(shown, "output_throughput", peaks, lang), width="stretch")
     for _, peak in peaks.iterrows():
-        st.caption(t("exp.peak", lang, series=peak["series"], load=f"{peak['load']:g}",
-                     throughput=peak["output_throughput"]))
+        st.caption(md("exp.peak", lang, series=peak["series"], load=f"{peak['load']:g}",
+                      throughput=peak["output_throughput"]))
     for metric in ("p50_itl_ms", "p99_itl_ms"):
         st.altair_chart(charts.metric_vs_load(shown, metric, lang=lang), width="stretch")
     st.caption(t("exp.itl_note", lang))
@@ -140,7 +149,7 @@ def show_predicted() -> None:
     context = st.select_slider(t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
                                value=0, key="exp_context", help=t("exp.context_help", lang))
     scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"])
-    st.caption(t("exp.scenario", lang, gpu=parts["gpu"].name, target=parts["target"].name))
+    st.caption(md("exp.scenario", lang, gpu=parts["gpu"].name, target=parts["target"].name))
     predicted = explorer.predict(paired, scenario, context)
     st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
     table = predicted[["series", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
@@ -180,17 +189,16 @@ def show_sql() -> None:
                               rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
     if st.button(t("exp.sql_run", lang), key="sql_run"):
         try:
-            result = store.query(sql, timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
-                                 max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
-                                 memory_limit=settings.get("SPECVIZ_SQL_MEMORY_LIMIT"))
+            result = store.query(sql)
         except QueryError as exc:
-            st.error(t("exp.sql_refused", lang, error=exc))
+            st.error(t("exp.sql_refused", lang, error=message(exc, lang)))
             return
         if result.truncated:
-            st.warning(t("exp.sql_truncated", lang, rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
+            st.warning(t(f"exp.sql_truncated.{result.truncated}", lang, rows=len(result.frame),
+                         bytes=settings.get("SPECVIZ_SQL_MAX_BYTES")))
         st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
         st.dataframe(result.frame, hide_index=True)
-        st.download_button(t("calc.download_csv", lang), explorer.csv_safe(result.frame).to_csv(index=False),
+        st.download_button(t("calc.download_csv", lang), export.csv_text(result.frame),
                            "specviz_query.csv", "text/csv", key="download_sql")
 
 

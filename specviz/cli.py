@@ -7,8 +7,6 @@ stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import itertools
 import json
 import math
@@ -19,9 +17,11 @@ from typing import Any, Sequence
 
 import duckdb
 import numpy as np
+import pandas as pd
 
-from . import ingest, roofline, settings, spec
-from .store import QueryError, Store
+from . import export, ingest, roofline, settings, spec
+from .errors import SpecvizError
+from .store import Store
 
 __all__ = ["main", "speedup_rows", "roofline_rows", "format_rows"]
 
@@ -51,11 +51,7 @@ def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
         return json.dumps(rows, indent=2, ensure_ascii=False)
     keys = list(rows[0]) if rows else []
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=keys, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        return buffer.getvalue().rstrip("\n")
+        return export.csv_text(pd.DataFrame(rows, columns=keys)).rstrip("\n")
     cell = lambda v: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
@@ -204,9 +200,9 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
         for path in args.files:
             try:
                 result = store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
-            except (OSError, ingest.IngestError) as exc:
-                message = str(exc) if isinstance(exc, ingest.IngestError) else f"{path}: {exc.strerror}"
-                report["errors"].append({"file": str(path), "message": message})
+            except Exception as exc:  # whatever failed is this file's report; the other files go in
+                error = exc if isinstance(exc, SpecvizError) else ingest.as_ingest_error(str(path), exc)
+                report["errors"].append({"file": str(path), "message": str(error)})
                 continue
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
                      "requests": result.requests, "warnings": result.warnings}
@@ -223,16 +219,11 @@ def _run_store_command(args: argparse.Namespace) -> str:
         if args.command == "runs":
             frame = store.runs()
         else:
-            try:
-                frame = store.query(args.sql, timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
-                                    max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
-                                    memory_limit=settings.get("SPECVIZ_SQL_MEMORY_LIMIT")).frame
-            except QueryError as exc:
-                raise UsageError(str(exc)) from None
+            frame = store.query(args.sql).frame
     finally:
         store.close()
     if args.format == "csv":
-        return frame.to_csv(index=False).rstrip("\n")
+        return export.csv_text(frame).rstrip("\n")
     return json.dumps(_frame_rows(frame), indent=2)
 
 
@@ -285,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(output)
             return code
         print(_run(args))
-    except (UsageError, ValueError, OSError, duckdb.Error) as exc:
+    except (UsageError, SpecvizError, ValueError, OSError, duckdb.Error) as exc:
         print(f"specviz: error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -28,7 +28,6 @@ __all__ = [
     "predict",
     "calibrate_ratios",
     "calibrate_knobs",
-    "csv_safe",
     "load_published",
     "EXAMPLE_QUERIES",
 ]
@@ -174,7 +173,7 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
 
     speedup = E / (v + γc) is linear in (v, c) after rearranging: E / S = v + γ·c. Solved with
     ``numpy.linalg.lstsq`` over the rows with α; None with fewer than two such rows, or when the
-    fit would need a negative cost.
+    fit would need a negative cost or a free verify pass.
     """
     rows = predicted.dropna(subset=["alpha", "measured_speedup"])
     if len(rows) < 2:
@@ -183,7 +182,7 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
     e = np.asarray(spec.expected_tokens(rows["alpha"].to_numpy(dtype=float), g))
     design = np.column_stack([np.ones_like(g), g])
     (v, c), *_ = np.linalg.lstsq(design, e / rows["measured_speedup"].to_numpy(dtype=float), rcond=None)
-    if not (np.isfinite(v) and np.isfinite(c)) or v < 0 or c < 0:
+    if not (np.isfinite(v) and np.isfinite(c)) or v <= 0 or c < 0:  # a free verify pass is impossible
         return None
     fitted = spec.speedup(rows["alpha"].to_numpy(dtype=float), g, v, c)
     rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
@@ -237,13 +236,3 @@ def calibrate_knobs(predicted: pd.DataFrame, scenario: Scenario, context: int = 
 def load_published(data_dir) -> pd.DataFrame:
     """Published speculative-decoding results (``data/published_results.csv``), a source per row."""
     return pd.read_csv(data_dir / "published_results.csv")
-
-
-def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """Text cells that a spreadsheet would run as a formula (= + - @, tab, CR) get a leading quote."""
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
-            out[column] = out[column].map(
-                lambda v: "'" + v if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v)
-    return out

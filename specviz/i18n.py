@@ -8,10 +8,16 @@ language means adding one catalogue with the same keys; no page changes.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-__all__ = ["LANGUAGES", "t", "catalogue"]
+__all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue"]
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark, which makes it literal:
+# no link, image, emphasis, heading, table, HTML, math or colour directive can form.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 _LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES: dict[str, str] = {"en": "English"}
@@ -37,3 +43,24 @@ def t(key: str, lang: str = "en", **values: object) -> str:
     if text is None:
         text = catalogue("en")[key]
     return text.format(**values) if values else text
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` as literal Markdown: every ASCII punctuation character backslash-escaped.
+
+    For text that came from a file, a URL or a user (names, labels, values, error details) on its
+    way to any Streamlit element that renders Markdown, widget labels included.
+    """
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def md(key: str, lang: str = "en", **values: object) -> str:
+    """:func:`t` for an element that renders Markdown: text values are escaped, numbers are not
+    (their format specs still apply)."""
+    safe = {k: v if isinstance(v, (int, float)) else escape_markdown(str(v)) for k, v in values.items()}
+    return t(key, lang, **safe)
+
+
+def message(error: Any, lang: str = "en") -> str:
+    """A :class:`specviz.errors.SpecvizError` as Markdown-safe text in ``lang``."""
+    return md(error.key, lang, **error.params)

@@ -6,22 +6,35 @@ object or JSON lines), ``guidellm`` (benchmarks JSON, schema of GuideLLM 0.2-0.3
 user's own table; handled by :mod:`specviz.store` with DuckDB, through :data:`CSV_SYNONYMS`).
 
 Every parser returns :class:`Parsed`: canonical run dicts (keys from :data:`RUN_COLUMNS`; times in
-ms, acceptance as a fraction) plus ``extra`` with every source field that has no column, and
-warnings. A file that cannot be read raises :class:`IngestError` naming the file.
+ms, acceptance as a fraction) plus ``extra``, the JSON text of every source field that has no
+column, and warnings. A file that cannot be read raises :class:`IngestError` naming the file.
+
+Memory stays bounded whatever the content: before a JSON document (or a genai-perf CSV) is decoded,
+the memory its Python objects would take is estimated from a histogram of its bytes and the file
+is refused above ``SPECVIZ_IMPORT_MEMORY_BYTES``; per-request arrays become numpy columns.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
-import io
+import itertools
 import json
 import math
 import re
+import reprlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from . import settings
 
 __all__ = [
     "IngestError",
+    "UnrecognisedColumnsError",
+    "as_ingest_error",
     "Parsed",
     "RUN_COLUMNS",
     "LATENCY_METRICS",
@@ -64,13 +77,57 @@ class IngestError(ValueError):
         self.file = file
 
 
+class UnrecognisedColumnsError(IngestError):
+    """A CSV none of whose columns names a result; ``columns`` are its column names as read, for
+    a mapping step."""
+
+    def __init__(self, file: str, message: str, columns: list[str]) -> None:
+        super().__init__(file, message)
+        self.columns = columns
+
+
+def as_ingest_error(name: str, exc: Exception) -> IngestError:
+    """The error of file ``name`` for any exception raised while reading it, in plain words.
+
+    Parameters
+    ----------
+    name : str
+        The file's name as the user gave it.
+    exc : Exception
+        What reading it raised; an :class:`IngestError` is returned unchanged.
+
+    Returns
+    -------
+    IngestError
+        Naming the file and saying what was wrong.
+    """
+    if isinstance(exc, IngestError):
+        return exc
+    if isinstance(exc, OSError):
+        return IngestError(name, f"it cannot be read ({exc.strerror or exc})")
+    if isinstance(exc, RecursionError):
+        return IngestError(name, "its data is nested too deeply to read (more than about 1,000 levels)")
+    if isinstance(exc, MemoryError):
+        return IngestError(name, "reading it needs more memory than this machine has free")
+    if isinstance(exc, OverflowError):
+        return IngestError(name, "it holds a number too large to handle")
+    if isinstance(exc, UnicodeError):
+        return IngestError(name, "it is not valid UTF-8 text; expected JSON, JSON lines or CSV")
+    detail = (str(exc).splitlines() or [""])[0][:200]
+    return IngestError(name, f"it could not be imported ({type(exc).__name__}: {detail})")
+
+
 @dataclass
 class Parsed:
-    """What one file holds: its format, canonical runs, per-request rows and warnings."""
+    """What one file holds: its format, canonical runs, per-request rows and warnings.
+
+    ``requests`` has the columns ``run_index`` (the position of its run in ``runs``), ``ttft_ms``,
+    ``itl_ms``, ``input_tokens`` and ``output_tokens`` (NaN where unknown), or none at all.
+    """
 
     format: str
     runs: list[dict[str, Any]]
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: pd.DataFrame = field(default_factory=pd.DataFrame)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -87,7 +144,8 @@ def _dig(obj: Any, *keys: str) -> dict[str, Any]:
 
 
 def _number(value: Any) -> float | None:
-    """A finite float from a number or numeric text (thousands separators allowed), else None."""
+    """A float from a number or numeric text (thousands separators allowed; ``inf`` kept), else
+    None: also for NaN and for integers too large for a float."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, str):
@@ -99,9 +157,36 @@ def _number(value: Any) -> float | None:
         except ValueError:
             return None
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of more than 308 digits
+            return None
         return number if not math.isnan(number) else None
     return None
+
+
+# Warnings quote a value in at most 40 characters; reprlib never renders a large or deep value whole.
+_PREVIEW = reprlib.Repr()
+_PREVIEW.maxlevel, _PREVIEW.maxlist, _PREVIEW.maxdict, _PREVIEW.maxlong = 2, 4, 4, 40
+
+
+def _preview(value: Any) -> str:
+    return (value if isinstance(value, str) else _PREVIEW.repr(value))[:40]
+
+
+# A JSON string (skipped as it is) or a bare non-finite number token as json.dumps writes them.
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _extra_json(extra: dict[str, Any]) -> str:
+    """``extra`` as compact JSON text that DuckDB's JSON type accepts: Python writes non-finite
+    floats as bare ``NaN``/``Infinity``, which is not JSON (SGLang writes ``"request_rate":
+    Infinity``), so they become the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``."""
+    try:
+        return json.dumps(extra, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a non-finite float somewhere: quote those tokens, outside strings only
+        text = json.dumps(extra, separators=(",", ":"))
+        return _NON_FINITE.sub(lambda m: f'"{m[1]}"' if m[1] else m[0], text)
 
 
 class _RunBuilder:
@@ -117,7 +202,10 @@ class _RunBuilder:
             return
         source = source or column
         if column in _TEXT:
-            self.row[column] = str(value)
+            if isinstance(value, (str, int, float)):
+                self.row[column] = str(value)
+            else:  # a list or object would be rendered whole, however large or deep
+                self._reject(source, value, "a text value")
             return
         if column == "per_position_acceptance":
             rates = [_number(v) for v in value] if isinstance(value, list) else None
@@ -127,11 +215,10 @@ class _RunBuilder:
                 self.row[column] = rates
             return
         number = _number(value)
+        number = None if number is None else number * scale  # 1e308 s in ms is no longer finite
         if number is None or (math.isinf(number) and column != "request_rate"):
             self._reject(source, value, "a finite number")
-            return
-        number *= scale
-        if number < 0:
+        elif number < 0:
             self._reject(source, value, "a number ≥ 0")
         elif column in _INTEGER and (number != int(number) or number >= _MAX_EXACT_INT):
             self._reject(source, value, "a whole number")
@@ -141,14 +228,15 @@ class _RunBuilder:
             self.row[column] = int(number) if column in _INTEGER else number
 
     def _reject(self, source: str, value: Any, expected: str) -> None:
-        self.warnings.append(f"'{source}' = {str(value)[:40]!r} is not {expected}; kept in extra only")
+        self.warnings.append(f"'{source}' = {_preview(value)!r} is not {expected}; kept in extra only")
         self.extra[source] = value
 
     def keep(self, key: str, value: Any) -> None:
         self.extra[key] = value
 
     def build(self) -> dict[str, Any]:
-        return {**self.row, "extra": self.extra}
+        """The run, with ``extra`` as JSON text: the source's objects need not outlive parsing."""
+        return {**self.row, "extra": _extra_json(self.extra)}
 
 
 # ---------------------------------------------------------------------------------------- vLLM
@@ -170,8 +258,7 @@ _VLLM_MARKERS = {"request_throughput", "output_throughput", "mean_ttft_ms", "com
 _VLLM_DETAIL = {"ttfts", "itls", "input_lens", "output_lens", "generated_texts", "errors", "start_times"}
 
 
-def _vllm_run(obj: dict[str, Any], warnings: list[str], requests: list[dict[str, Any]],
-              run_index: int) -> dict[str, Any]:
+def _vllm_run(obj: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     run = _RunBuilder(warnings)
     for key, value in obj.items():
         match = re.fullmatch(r"(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms", key)
@@ -190,39 +277,80 @@ def _vllm_run(obj: dict[str, Any], warnings: list[str], requests: list[dict[str,
             run.keep(key, value)
     if run.row.get("per_position_acceptance") and "num_speculative_tokens" not in run.row:
         run.set("num_speculative_tokens", len(run.row["per_position_acceptance"]))
-    _vllm_requests(obj, run_index, requests, warnings)
     return run.build()
 
 
-def _vllm_requests(obj: dict[str, Any], run_index: int, requests: list[dict[str, Any]],
-                   warnings: list[str]) -> None:
-    """Per-request rows from ``--save-detailed`` arrays (ttfts in seconds, itls per token)."""
+def _floats(arrays: list[Any], scale: float = 1.0) -> np.ndarray:
+    """The entries of JSON arrays, one array after another, as floats times ``scale``; NaN where
+    an entry is not a finite number ≥ 0 (numeric text is read as :func:`_number` reads it).
+    Filled straight from the entries: no list of them, no object per entry."""
+    entries = itertools.chain.from_iterable
+    count = sum(map(len, arrays))
+    numbers = None
+    if set(map(type, entries(arrays))) <= {int, float}:  # the usual case: one C loop
+        try:
+            numbers = np.fromiter(entries(arrays), np.float64, count)
+        except OverflowError:  # an integer of more than 308 digits: read one by one below
+            pass
+    if numbers is None:
+        numbers = np.fromiter((math.nan if x is None else x for x in map(_number, entries(arrays))),
+                              np.float64, count)
+    with np.errstate(over="ignore", invalid="ignore"):  # 1e308 s in ms is inf, refused just below
+        numbers *= scale
+    numbers[~(np.isfinite(numbers) & (numbers >= 0))] = np.nan
+    return numbers
+
+
+def _request_column(values: Any, n: int, scale: float = 1.0) -> np.ndarray:
+    """``n`` per-request values from a JSON array (NaN past its end, or for all if it is none)."""
+    column = np.full(n, np.nan)
+    if isinstance(values, list):
+        head = values[:n]
+        column[:len(head)] = _floats([head], scale)
+    return column
+
+
+def _vllm_requests(obj: dict[str, Any], run_index: int) -> pd.DataFrame | None:
+    """Per-request rows from ``--save-detailed`` arrays (``ttfts`` in seconds, ``itls`` a list of
+    per-token gaps in seconds for each request), built column by column: a few numbers per token
+    and per request, and no Python object for either."""
     ttfts = obj.get("ttfts")
     if not isinstance(ttfts, list):
-        return
-    lists = {k: obj.get(k) if isinstance(obj.get(k), list) else [] for k in ("itls", "input_lens", "output_lens")}
-    for i, ttft in enumerate(ttfts):
-        itls = lists["itls"][i] if i < len(lists["itls"]) and isinstance(lists["itls"][i], list) else []
-        gaps = [g for g in (_number(x) for x in itls) if g is not None]
-        first = _number(ttft)
-        requests.append({
-            "run_index": run_index,
-            "ttft_ms": first * 1e3 if first is not None and first >= 0 else None,
-            "itl_ms": 1e3 * sum(gaps) / len(gaps) if gaps else None,
-            "input_tokens": _number(lists["input_lens"][i]) if i < len(lists["input_lens"]) else None,
-            "output_tokens": _number(lists["output_lens"][i]) if i < len(lists["output_lens"]) else None,
-        })
-    if any(r["ttft_ms"] is None for r in requests):
-        warnings.append("some per-request TTFTs were missing or negative and were left empty")
+        return None
+    n = len(ttfts)
+    itls = obj.get("itls") if isinstance(obj.get("itls"), list) else []
+    per_request = [x if isinstance(x, list) else () for x in itertools.islice(itls, n)]
+    lengths = np.fromiter(map(len, per_request), np.int64, len(per_request))
+    gaps = _floats(per_request, 1e3)
+    valid = ~np.isnan(gaps)
+    gaps[~valid] = 0.0
+    # Sums over each request's slice; reduceat needs the slices that are not empty.
+    has_gaps = lengths > 0
+    starts = (np.cumsum(lengths) - lengths)[has_gaps]
+    itl_ms = np.full(n, np.nan)
+    if starts.size:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # 0/0: no valid gap
+            itl_ms[:len(per_request)][has_gaps] = (np.add.reduceat(gaps, starts)
+                                                   / np.add.reduceat(valid, starts, dtype=np.int64))
+    itl_ms[~np.isfinite(itl_ms)] = np.nan
+    return pd.DataFrame({"run_index": np.full(n, run_index), "ttft_ms": _request_column(ttfts, n, 1e3),
+                         "itl_ms": itl_ms, "input_tokens": _request_column(obj.get("input_lens"), n),
+                         "output_tokens": _request_column(obj.get("output_lens"), n)})
 
 
 def _parse_vllm(objects: list[Any], name: str) -> Parsed:
     warnings: list[str] = []
-    runs, requests = [], []
+    runs, frames = [], []
     for index, obj in enumerate(objects):
         if not isinstance(obj, dict) or not (_VLLM_MARKERS & obj.keys()):
             raise IngestError(name, f"record {index + 1} is not a vllm bench result (no throughput or latency keys)")
-        runs.append(_vllm_run(obj, warnings, requests, index))
+        runs.append(_vllm_run(obj, warnings))
+        frame = _vllm_requests(obj, index)
+        if frame is not None:
+            frames.append(frame)
+    requests = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if frames and requests.ttft_ms.isna().any():
+        warnings.append("some per-request TTFTs were missing or negative and were left empty")
     return Parsed("vllm-bench", runs, requests, warnings)
 
 
@@ -245,7 +373,8 @@ def _parse_guidellm(doc: dict[str, Any], name: str) -> Parsed:
         ok = lambda metric: _dig(metrics, metric, "successful")
         strategy = _dig(bench, "args", "strategy")
         kind = strategy.get("type_")
-        run.set("label", f"{kind} {strategy.get('rate') or strategy.get('streams') or ''}".strip())
+        label = [v for v in (kind, strategy.get("rate") or strategy.get("streams")) if isinstance(v, (str, int, float))]
+        run.set("label", " ".join(map(str, label)) or None)
         if kind == "synchronous":
             run.set("concurrency", 1)
         elif kind == "concurrent":
@@ -305,39 +434,50 @@ def _genai_run(metrics: dict[str, dict[str, Any]], scalars: dict[str, Any], conf
 
 
 def _find_key(obj: Any, key: str) -> Any:
-    """First value under ``key`` anywhere in nested dicts (genai-perf moved its config keys)."""
-    if isinstance(obj, dict):
-        if key in obj:
-            return obj[key]
-        for value in obj.values():
-            found = _find_key(value, key)
-            if found is not None:
-                return found
+    """First non-null value under ``key`` anywhere in nested dicts, depth first (genai-perf moved
+    its config keys); iterative, so that no nesting depth can exhaust the stack."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get(key) is not None:
+                return node[key]
+            stack.extend(v for v in reversed(node.values()) if isinstance(v, dict))
     return None
 
 
 def _parse_genai_csv(text: str, name: str) -> Parsed:
     warnings: list[str] = []
-    blocks = [b for b in re.split(r"\r?\n\s*\r?\n", text.strip()) if b.strip()]
     metrics: dict[str, dict[str, Any]] = {}
     scalars: dict[str, Any] = {}
-    for block in blocks:
-        rows = list(csv.reader(io.StringIO(block)))
-        header = [normalise_name(h) for h in rows[0]]
-        if header[:2] == ["metric", "value"]:
-            for row in rows[1:]:
-                if len(row) >= 2:
-                    scalars[_genai_metric_name(row[0])] = _number(row[1])
-        elif header and header[0] == "metric":
-            for row in rows[1:]:
-                if row:
-                    key = _genai_metric_name(row[0])
-                    metrics[key] = {h: _number(v) for h, v in zip(header[1:], row[1:])}
-        else:
-            warnings.append(f"a block starting {rows[0][:2]} is not a genai-perf table and was skipped")
+    header: list[str] | None = None  # of the current block; a blank line ends a block
+    for row in _csv_rows(text):
+        if not any(cell.strip() for cell in row):
+            header = None
+        elif header is None:
+            header = [normalise_name(h) for h in row]
+            if header[0] != "metric":
+                warnings.append(f"a block starting {_preview(row[:2])} is not a genai-perf table and was skipped")
+        elif header[:2] == ["metric", "value"]:
+            if len(row) >= 2:
+                scalars[_genai_metric_name(row[0])] = _number(row[1])
+        elif header[0] == "metric":
+            metrics[_genai_metric_name(row[0])] = {h: _number(v) for h, v in zip(header[1:], row[1:])}
     if not metrics and not scalars:
         raise IngestError(name, "no genai-perf metric table found (expected a 'Metric,avg,…' block)")
     return Parsed("genai-perf", [_genai_run(metrics, scalars, None, warnings)], warnings=warnings)
+
+
+def _csv_rows(text: str) -> Iterator[list[str]]:
+    """The rows of CSV text, fed to the reader line by line from the text itself (``io.StringIO``
+    would hold a copy of it at four bytes a character)."""
+    def lines() -> Iterator[str]:
+        start = 0
+        while start < len(text):
+            end = text.find("\n", start) + 1 or len(text)
+            yield text[start:end]
+            start = end
+    return csv.reader(lines())
 
 
 def _genai_metric_name(label: str) -> str:
@@ -386,24 +526,116 @@ def _parse_llmperf(doc: dict[str, Any], name: str) -> Parsed:
 
 
 # ------------------------------------------------------------------------------------ detection
-def _json_documents(text: str) -> list[Any] | None:
-    """One JSON document, or JSON lines; None if the text is neither."""
+# Memory that decoding costs, estimated from how often each byte occurs before anything is decoded.
+# json.loads, measured with tracemalloc on CPython 3.11 over arrays of 1M elements of one shape
+# (the text itself not counted), per element: [] 64 B, {} 72 B, [0] 96 B, {"":0} 192 B,
+# {"":[]} 248 B, {"":{}} 256 B, an int above 256 36 B, a float 32 B, "ab" 59 B, a distinct key
+# with its value 115 B; pretty-printed or not, bytes per element never fell below 2.
+# Charging each '{' a dict, each '[' a list, each ',' and ':' an element and each '"' half a
+# string header covers every one of them (the tightest, a distinct key, by 4 % before the text
+# charge); the text is charged twice, decoded and again for the contents of its strings.
+_DICT_BYTES, _LIST_BYTES, _ELEMENT_BYTES, _QUOTE_BYTES = 96, 56, 48, 12
+# Building and storing one run (its canonical dict, extra, the store's row and JSON), measured
+# with ru_maxrss over 600,000 minimal vllm records ({"completed":1} a line): RUN_BYTES_MEASURED.
+_RUN_BYTES = 4096
+# genai-perf's CSV through csv and _parse_genai_csv, measured the same way: a row "x1,1" with a
+# distinct metric name kept ~300 B, a field of a row kept ~80 B: CSV_MEASURED.
+_CSV_ROW_BYTES, _CSV_FIELD_BYTES = 400, 100
+# Storing ``extra``: DuckDB parses each JSON text to check it; with ru_maxrss, a 10 MB extra held
+# 45 B per value for [0,0,…], 37 B for [[],[],…] and ["ab","ab",…] (values counted by ',' and ':').
+_STORED_VALUE_BYTES = 48
+
+
+def _byte_histogram(data: bytes) -> np.ndarray:
+    """How often each byte value occurs in ``data`` (256 counts), counted 1 MiB at a time so that
+    the integer copy numpy's bincount makes stays small."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    counts = np.zeros(256, dtype=np.int64)
+    for start in range(0, len(view), 1 << 20):
+        counts += np.bincount(view[start:start + (1 << 20)], minlength=256)
+    return counts
+
+
+def _text_bytes(counts: np.ndarray) -> int:
+    """Memory of the str that decoding UTF-8 bytes with this histogram makes: one unit per
+    character (continuation bytes 0x80-0xBF start none) and 1, 2 or 4 bytes a unit as Python
+    stores it, by the widest character (lead bytes from 0xC4 start characters above U+00FF,
+    from 0xF0 characters above U+FFFF)."""
+    characters = int(counts.sum() - counts[0x80:0xC0].sum())
+    return characters * (4 if counts[0xF0:].any() else 2 if counts[0xC4:0xF0].any() else 1)
+
+
+def _json_memory(counts: np.ndarray) -> int:
+    """Upper estimate of the memory json.loads needs for a text with this byte histogram."""
+    return int(2 * _text_bytes(counts) + _DICT_BYTES * counts[ord("{")] + _LIST_BYTES * counts[ord("[")]
+               + _ELEMENT_BYTES * (counts[ord(",")] + counts[ord(":")]) + _QUOTE_BYTES * counts[ord('"')])
+
+
+def _check_memory(name: str, needed: int) -> None:
+    cap = settings.get("SPECVIZ_IMPORT_MEMORY_BYTES")
+    if needed > cap:
+        raise IngestError(name, f"reading it would take about {needed / 1e6:,.0f} MB of memory, over the "
+                                f"{cap / 1e6:,.0f} MB limit (SPECVIZ_IMPORT_MEMORY_BYTES): its content is "
+                                "far denser than a benchmark result's")
+
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _json_documents(name: str, text: str) -> list[Any] | None:
+    """One JSON document, or JSON lines (objects one after another); None if the text is neither.
+
+    Raises
+    ------
+    IngestError
+        If a record of JSON lines is not an object, or the JSON is nested too deeply or holds an
+        integer of more than 4,300 digits (both refused by Python's json).
+    """
+    decoder = json.JSONDecoder()
+    docs: list[Any] = []
+    end = _BLANK.match(text).end()
     try:
-        return [json.loads(text)]
-    except json.JSONDecodeError:
-        pass
-    lines = [line for line in text.splitlines() if line.strip()]
-    try:
-        return [json.loads(line) for line in lines] if len(lines) > 1 else None
+        while True:
+            doc, end = decoder.raw_decode(text, end)
+            docs.append(doc)
+            end = _BLANK.match(text, end).end()
+            if end == len(text):
+                return docs
+            if not isinstance(doc, dict):  # stop early: every tool writes objects, one a line
+                raise IngestError(name, f"record {len(docs)} of these JSON lines is not a JSON object")
     except json.JSONDecodeError:
         return None
+    except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
+        raise IngestError(name, "it holds an integer of more than 4,300 digits") from None
+    except RecursionError as exc:
+        raise as_ingest_error(name, exc) from None
+
+
+_HEAD_BYTES = 65536  # enough to tell the formats apart; a large CSV is not decoded here in full
+
+
+def _head_text(name: str, data: bytes) -> str:
+    """The first 64 KiB as text, once the checks every file passes are done.
+
+    Raises
+    ------
+    IngestError
+        If the file is empty, binary, UTF-16/32 or not UTF-8.
+    """
+    head = data[:_HEAD_BYTES]
+    if not head.strip() and not data.strip():
+        raise IngestError(name, "the file is empty")
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # a UTF-32 BOM starts the same
+        raise IngestError(name, "the file is UTF-16 or UTF-32 text; save it as UTF-8")
+    if b"\x00" in head:
+        raise IngestError(name, "this is a binary file; expected JSON, JSON lines or CSV text")
+    try:  # a character may straddle the cut: the incremental decoder keeps its start back
+        return codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=len(data) <= _HEAD_BYTES)
+    except UnicodeDecodeError:
+        raise IngestError(name, "the file is not UTF-8 text; expected JSON, JSON lines or CSV") from None
 
 
 def _decode(name: str, data: bytes) -> str:
-    if not data.strip():
-        raise IngestError(name, "the file is empty")
-    if b"\x00" in data[:4096]:
-        raise IngestError(name, "this is a binary file; expected JSON, JSON lines or CSV text")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -425,7 +657,28 @@ def _json_format(doc: Any) -> str | None:
     return None
 
 
-_HEAD_BYTES = 65536  # enough to tell the formats apart; a large CSV is not decoded here in full
+def _sniff(name: str, data: bytes) -> tuple[str, list[Any] | None, int]:
+    """The format; for JSON the documents (decoded once, within the memory limit) and the memory
+    estimated for them and the runs they make."""
+    stripped = _head_text(name, data).lstrip()
+    if stripped[:1] not in "{[":
+        first_line = stripped.split("\n", 1)[0]
+        return ("genai-perf" if normalise_name(first_line.split(",")[0]) == "metric" else "csv"), None, 0
+    estimate = _json_memory(_byte_histogram(data))
+    _check_memory(name, estimate)
+    docs = _json_documents(name, _decode(name, data))
+    if docs is None:
+        raise IngestError(name, "the JSON is malformed or truncated")
+    formats = {_json_format(d) for d in docs}
+    if len(formats) != 1 or None in formats:
+        raise IngestError(name, "JSON of an unknown shape: expected a vllm bench result "
+                                "(request_throughput, mean_ttft_ms …), GuideLLM's {\"benchmarks\": […]}, "
+                                "llmperf's *_summary.json or genai-perf's profile_export_genai_perf.json")
+    fmt = formats.pop()
+    # Before the runs are built: a run costs more than its few bytes of JSON.
+    estimate += _RUN_BYTES * (len(docs[0]["benchmarks"]) if fmt == "guidellm" else len(docs))
+    _check_memory(name, estimate)
+    return fmt, docs, estimate
 
 
 def detect_format(name: str, data: bytes) -> str:
@@ -437,63 +690,61 @@ def detect_format(name: str, data: bytes) -> str:
     Raises
     ------
     IngestError
-        If the file is empty, binary, not UTF-8, or JSON of no known tool.
+        If the file is empty, binary, not UTF-8, JSON of no known tool, or JSON whose decoding
+        would take more memory than ``SPECVIZ_IMPORT_MEMORY_BYTES``.
     """
-    head = data[:_HEAD_BYTES]
-    if not head.strip() and not data.strip():
-        raise IngestError(name, "the file is empty")
-    if b"\x00" in head:
-        raise IngestError(name, "this is a binary file; expected JSON, JSON lines or CSV text")
-    try:
-        # A multi-byte character may straddle the cut: decode the head up to it strictly.
-        text_head = head.decode("utf-8-sig") if len(data) <= _HEAD_BYTES else \
-            head[:-4].decode("utf-8-sig") if head[:-4] else ""
-    except UnicodeDecodeError:
-        raise IngestError(name, "the file is not UTF-8 text; expected JSON, JSON lines or CSV") from None
-    stripped = text_head.lstrip()
-    if stripped[:1] in "{[":
-        docs = _json_documents(_decode(name, data))
-        if docs is None:
-            raise IngestError(name, "the JSON is malformed or truncated")
-        formats = {_json_format(d) for d in docs}
-        if len(formats) == 1 and None not in formats:
-            return formats.pop()
-        raise IngestError(name, "JSON of an unknown shape: expected a vllm bench result "
-                                "(request_throughput, mean_ttft_ms …), GuideLLM's {\"benchmarks\": […]}, "
-                                "llmperf's *_summary.json or genai-perf's profile_export_genai_perf.json")
-    first_line = stripped.split("\n", 1)[0]
-    return "genai-perf" if normalise_name(first_line.split(",")[0]) == "metric" else "csv"
+    return _sniff(name, data)[0]
 
 
 def parse(name: str, data: bytes) -> Parsed:
-    """Parse a JSON-based or genai-perf CSV result file (``csv`` goes through the store's DuckDB path).
+    """Parse a result file; JSON is decoded once.
+
+    Returns
+    -------
+    Parsed
+        The runs; for a user's own CSV (format ``csv``) none: its rows are read by the store's
+        DuckDB path (:meth:`specviz.store.Store.import_file`).
 
     Raises
     ------
     IngestError
-        If the file is not one of the formats, or of the right format but the wrong shape.
+        If the file is not one of the formats, of the right format but the wrong shape, or would
+        take more memory than ``SPECVIZ_IMPORT_MEMORY_BYTES`` to read.
     """
-    fmt = detect_format(name, data)
-    text = _decode(name, data)
+    fmt, docs, estimate = _sniff(name, data)
     if fmt == "csv":
-        raise IngestError(name, "a plain CSV is imported by the store (specviz.store.Store.import_file)")
-    if fmt == "genai-perf" and not text.lstrip().startswith("{"):
-        return _parse_genai_csv(text, name)
-    docs = _json_documents(text) or []
+        return Parsed("csv", [])
     parsers: dict[str, Callable[[Any, str], Parsed]] = {
         "guidellm": _parse_guidellm, "llmperf": _parse_llmperf, "genai-perf": _parse_genai_json}
-    if fmt == "vllm-bench":
-        return _parse_vllm(docs, name)
-    if len(docs) != 1:
+    if docs is None:  # genai-perf's CSV
+        counts = _byte_histogram(data)
+        estimate = int(2 * _text_bytes(counts) + _CSV_ROW_BYTES * counts[ord("\n")]
+                       + _CSV_FIELD_BYTES * counts[ord(",")])
+        _check_memory(name, estimate)
+        parsed = _parse_genai_csv(_decode(name, data), name)
+    elif fmt == "vllm-bench":
+        parsed = _parse_vllm(docs, name)
+    elif len(docs) != 1:
         raise IngestError(name, f"{fmt} writes one JSON document per file, found {len(docs)}")
-    return parsers[fmt](docs[0], name)
+    else:
+        parsed = parsers[fmt](docs[0], name)
+    # The store's DuckDB parses each extra again to check it is JSON.
+    _check_memory(name, estimate + _STORED_VALUE_BYTES * sum(
+        run["extra"].count(",") + run["extra"].count(":") for run in parsed.runs))
+    return parsed
 
 
 # ------------------------------------------------------------------------------------------ CSV
 def csv_header(name: str, data: bytes) -> list[str]:
-    """The column names of a CSV file (its first row), for the page's mapping step."""
-    text = _decode(name, data)
-    return next(csv.reader(io.StringIO(text)), [])
+    """The column names of a CSV file (its first row, read from its first 64 KiB), for the page's
+    mapping step.
+
+    Raises
+    ------
+    IngestError
+        If the file is empty, binary or not UTF-8.
+    """
+    return next(_csv_rows(_head_text(name, data)), [])
 
 
 def _synonyms() -> dict[str, tuple[str, float]]:

@@ -22,7 +22,7 @@ import csv
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,7 +32,11 @@ from . import spec
 __all__ = [
     "GPU",
     "Model",
+    "ConfigLimit",
+    "CONFIG_LIMITS",
     "REALISTIC",
+    "MAX_TFLOPS",
+    "MAX_BANDWIDTH_TB_S",
     "load_gpus",
     "load_models",
     "model_from_config",
@@ -52,6 +56,10 @@ __all__ = [
 #   1.38x at batch 64);
 # - overhead 0.3 ms per pass: kernel launches and scheduling per forward pass (CUDA graphs on).
 REALISTIC: dict[str, float] = {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead_ms": 0.3}
+
+# Largest device figures accepted, far above any accelerator (B200: 2,250 dense BF16 TFLOPS, 8 TB/s).
+MAX_TFLOPS = 1e6
+MAX_BANDWIDTH_TB_S = 1e4
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral")
 
@@ -140,11 +148,142 @@ def load_models(data_dir: Path) -> dict[str, Model]:
     return models
 
 
-def _positive_int(config: Mapping[str, Any], key: str) -> int:
-    value = config.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"config.json: '{key}' must be a positive whole number, got {value!r}")
-    return value
+class ConfigLimit(NamedTuple):
+    """What one config.json field may hold (see :data:`CONFIG_LIMITS`)."""
+
+    kind: Literal["count", "flag", "layers"]
+    low: int = 0
+    high: int | str = 0
+
+
+# Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
+# in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
+# [low, high). A high given as a field name is that field's value, checked earlier in this table.
+# Absolute bounds hold the largest published models (Llama-3.1-405B: 126 layers, hidden 16384,
+# 128 heads, intermediate 53,248; Gemma 3: vocabulary 262,144, head_dim 256; DeepSeek-V3: 256
+# routed experts) with a margin of eight times or more, and keep every count far from overflow.
+# null means the same as a missing key, as in Hugging Face's own config classes.
+CONFIG_LIMITS: dict[str, ConfigLimit] = {
+    "hidden_size": ConfigLimit("count", 1, 131_072),
+    "num_hidden_layers": ConfigLimit("count", 1, 1024),
+    "num_attention_heads": ConfigLimit("count", 1, 1024),
+    "num_key_value_heads": ConfigLimit("count", 1, "num_attention_heads"),
+    "head_dim": ConfigLimit("count", 1, 2048),
+    "vocab_size": ConfigLimit("count", 1, 4_194_304),
+    "intermediate_size": ConfigLimit("count", 1, 1_048_576),
+    "moe_intermediate_size": ConfigLimit("count", 1, 1_048_576),
+    "shared_expert_intermediate_size": ConfigLimit("count", 0, 1_048_576),
+    "num_local_experts": ConfigLimit("count", 0, 4096),
+    "num_experts": ConfigLimit("count", 0, 4096),
+    "num_experts_per_tok": ConfigLimit("count", 1, "experts"),  # num_local_experts or num_experts
+    "decoder_sparse_step": ConfigLimit("count", 1, "num_hidden_layers"),
+    "mlp_only_layers": ConfigLimit("layers", 0, "num_hidden_layers"),
+    "tie_word_embeddings": ConfigLimit("flag"),
+    "attention_bias": ConfigLimit("flag"),
+    "mlp_bias": ConfigLimit("flag"),
+}
+
+
+def _describe(value: Any) -> str:
+    """A short rendering of a config value for an error message (never the whole of a big value)."""
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if abs(value) < 10**40 else "a number of more than 40 digits"
+    if isinstance(value, (str, bool, float)) or value is None:
+        text = json.dumps(value)  # JSON's spelling: true, null, NaN, "text"
+        return text if len(text) <= 40 else text[:39] + "…"
+    return f"a Python {type(value).__name__}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _layers_problem(value: Any, low: int, high: int) -> str | None:
+    """What is wrong with a list of distinct layer indexes in [low, high), or None if nothing."""
+    if not isinstance(value, list):
+        return _describe(value)
+    seen: set[int] = set()
+    for item in value:
+        if not (_is_int(item) and low <= item < high):
+            return f"a list holding {_describe(item)}"
+        if item in seen:
+            return f"a list holding {item} twice"
+        seen.add(item)
+    return None
+
+
+def _experts(values: Mapping[str, Any]) -> int:
+    """Experts per MoE layer: Mixtral names the field num_local_experts, Qwen-MoE num_experts."""
+    return values.get("num_local_experts") or values.get("num_experts") or 0
+
+
+def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, str]:
+    """The upper bound of a limit and how to name it; None when the field it names is unset."""
+    if not isinstance(limit.high, str):
+        return limit.high, f"{limit.high:,}"
+    if limit.high == "experts":
+        high, label = _experts(checked), "num_local_experts or num_experts"
+    else:
+        high, label = checked.get(limit.high), limit.high
+    if not high:
+        return None, label
+    return high, f"{high - 1:,} ({label} − 1)" if limit.kind == "layers" else f"{high:,} ({label})"
+
+
+def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Check every field of :data:`CONFIG_LIMITS` that ``config`` sets (null counts as unset).
+
+    Returns the values of the fields that are set; raises ValueError naming the first field that
+    breaks its limit. A field bounded by another field that is unset (or by the expert count in a
+    dense model) is not used by the model and is left alone.
+    """
+    checked: dict[str, Any] = {}
+    for key, limit in CONFIG_LIMITS.items():
+        value = config.get(key)
+        if value is None:
+            continue
+        high, bound = _bound(limit, checked)
+        if limit.kind == "flag":
+            if not isinstance(value, bool):
+                raise ValueError(f"config.json: '{key}' must be true or false (a JSON boolean), "
+                                 f"got {_describe(value)}")
+        elif high is None:
+            continue
+        elif limit.kind == "count":
+            if not _is_int(value) or not limit.low <= value <= high:
+                raise ValueError(f"config.json: '{key}' must be a whole number between {limit.low:,} "
+                                 f"and {bound}, got {_describe(value)}")
+        elif (problem := _layers_problem(value, limit.low, high)) is not None:
+            raise ValueError(f"config.json: '{key}' must be a list of distinct layer indexes between "
+                             f"{limit.low} and {bound}, got {problem}")
+        checked[key] = value
+    return checked
+
+
+def _require(values: Mapping[str, Any], key: str) -> Any:
+    """The checked value of a field the model cannot do without."""
+    if key not in values:
+        limit = CONFIG_LIMITS[key]
+        _, bound = _bound(limit, values)
+        raise ValueError(f"config.json: '{key}' is missing; it must be a whole number between "
+                         f"{limit.low:,} and {bound}")
+    return values[key]
+
+
+def _load_json(text: str | bytes, name: str) -> Any:
+    """Parse one config.json, turning every way it can fail into a ValueError that names it."""
+    try:
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except UnicodeDecodeError:
+        raise ValueError(f"{name} is not a JSON config.json: it is not UTF-8 text") from None
+    except RecursionError:  # json.loads recurses once per nesting level
+        raise ValueError(f"{name} is not a usable config.json: it is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, and integers too long to convert
+        raise ValueError(f"{name} is not a JSON config.json ({exc})") from None
 
 
 def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None) -> Model:
@@ -161,6 +300,9 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
 
     Active parameters per token count k of the E experts instead of all E.
 
+    Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range), and the
+    work done does not grow with any value in the file.
+
     Parameters
     ----------
     config : str, Path or mapping
@@ -175,8 +317,9 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     Raises
     ------
     ValueError
-        If the file is not JSON, the model_type is unsupported, or a required key is missing or
-        malformed. The message names the key.
+        If the file is not UTF-8 JSON (or is nested too deeply to parse), the model_type is
+        unsupported, or a field is missing, of the wrong JSON type or out of range. The message
+        names the field and says what it may hold.
 
     References
     ----------
@@ -185,55 +328,61 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     """
     if isinstance(config, (str, Path)):
         path = Path(config)
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path.name} is not a JSON config.json: {exc}") from None
+        config = _load_json(path.read_bytes(), path.name)
         name = name or path.stem
     if not isinstance(config, Mapping):
         raise ValueError("config.json must hold a JSON object")
     model_type = config.get("model_type")
-    if model_type not in SUPPORTED_MODEL_TYPES:
-        raise ValueError(f"config.json: model_type {model_type!r} is not supported; "
+    if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
+        raise ValueError(f"config.json: 'model_type' {_describe(model_type)} is not supported; "
                          f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
-    h = _positive_int(config, "hidden_size")
-    layers = _positive_int(config, "num_hidden_layers")
-    n_h = _positive_int(config, "num_attention_heads")
-    vocab = _positive_int(config, "vocab_size")
-    n_kv = _positive_int(config, "num_key_value_heads") if "num_key_value_heads" in config else n_h
-    d = _positive_int(config, "head_dim") if config.get("head_dim") is not None else h // n_h
-    tied = bool(config.get("tie_word_embeddings", False))
+    values = _check_config(config)
+    num_experts = _experts(values)
+    h = _require(values, "hidden_size")
+    layers = _require(values, "num_hidden_layers")
+    n_h = _require(values, "num_attention_heads")
+    vocab = _require(values, "vocab_size")
+    n_kv = values.get("num_key_value_heads", n_h)
+    if n_h % n_kv:
+        raise ValueError(f"config.json: 'num_attention_heads' ({n_h}) must be a multiple of "
+                         f"'num_key_value_heads' ({n_kv}): each KV head serves a whole group")
+    d = values.get("head_dim", h // n_h)
+    if not 1 <= d <= CONFIG_LIMITS["head_dim"].high:
+        raise ValueError(f"config.json: 'head_dim' is not set and hidden_size // num_attention_heads "
+                         f"= {d}; it must be between 1 and {CONFIG_LIMITS['head_dim'].high:,}")
+    tied = values.get("tie_word_embeddings", False)
 
     attention = 2 * h * n_h * d + 2 * h * n_kv * d
     if model_type in ("qwen2", "qwen2_moe"):
         attention += n_h * d + 2 * n_kv * d
-    elif config.get("attention_bias"):
+    elif values.get("attention_bias"):
         attention += n_h * d + 2 * n_kv * d + h
     if model_type in ("qwen3", "qwen3_moe"):
         attention += 2 * d
     per_layer_fixed = attention + 2 * h
 
-    num_experts = int(config.get("num_local_experts") or config.get("num_experts") or 0)
     if num_experts:
-        k = _positive_int(config, "num_experts_per_tok")
+        k = _require(values, "num_experts_per_tok")
         # Mixtral's experts use intermediate_size; Qwen-MoE names theirs moe_intermediate_size.
-        expert_key = "moe_intermediate_size" if "moe_intermediate_size" in config else "intermediate_size"
-        expert = 3 * h * _positive_int(config, expert_key)
-        shared_i = config.get("shared_expert_intermediate_size") or 0
+        expert_key = "moe_intermediate_size" if "moe_intermediate_size" in values else "intermediate_size"
+        expert = 3 * h * _require(values, expert_key)
+        shared_i = values.get("shared_expert_intermediate_size", 0)
         moe_fixed = h * num_experts + (3 * h * shared_i + h if shared_i else 0)
-        step = int(config.get("decoder_sparse_step", 1) or 1)
-        dense_only = set(config.get("mlp_only_layers") or [])
-        moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        # Layer i is sparse when (i + 1) % step == 0 and it is not in mlp_only_layers (as in
+        # transformers); counted arithmetically so that the time does not grow with the layer count.
+        step = values.get("decoder_sparse_step", 1)
+        dense_only = set(values.get("mlp_only_layers", ()))
+        moe_layers = layers // step - sum(1 for i in dense_only if (i + 1) % step == 0)
     else:
         k, expert, moe_fixed, moe_layers = 0, 0, 0, 0
     dense_layers = layers - moe_layers
-    dense_mlp = 3 * h * _positive_int(config, "intermediate_size") if dense_layers else 0
-    if dense_layers and config.get("mlp_bias"):
-        dense_mlp += 2 * config["intermediate_size"] + h
+    dense_mlp = 3 * h * _require(values, "intermediate_size") if dense_layers else 0
+    if dense_layers and values.get("mlp_bias"):
+        dense_mlp += 2 * values["intermediate_size"] + h
 
     embeddings = vocab * h * (1 if tied else 2)
     common = embeddings + h + layers * per_layer_fixed + dense_layers * dense_mlp + moe_layers * moe_fixed
-    return Model(name=name or str(model_type), model_type=str(model_type), layers=layers,
+    return Model(name=name or model_type, model_type=model_type, layers=layers,
                  hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d, vocab_size=vocab,
                  tied_embeddings=tied, num_experts=num_experts, experts_per_token=k,
                  moe_layers=moe_layers, expert_params=expert,
@@ -247,27 +396,25 @@ def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
     Raises
     ------
     ValueError
-        If ``data`` is empty, larger than ``max_bytes``, not UTF-8 text or not JSON; the message
-        names ``name`` and says what was expected.
+        If ``data`` is empty, larger than ``max_bytes``, not UTF-8 text, not JSON or nested too
+        deeply to parse, or if :func:`model_from_config` refuses it; the message names ``name`` or
+        the field and says what was expected.
     """
     if not data.strip():
         raise ValueError(f"{name} is empty: paste or upload a Hugging Face config.json")
     if len(data) > max_bytes:
         raise ValueError(f"{name} is {len(data):,} bytes; a config.json is at most {max_bytes:,}")
-    try:
-        config = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{name} is not a JSON config.json ({exc})") from None
-    return model_from_config(config, name=name)
+    return model_from_config(_load_json(data, name), name=name)
 
 
 def _check_range(value: ArrayLike, name: str, low: float, high: float = np.inf,
                  low_open: bool = False) -> np.ndarray:
+    """``value`` as a float array, refused unless finite and within the bounds."""
     v = np.asarray(value, dtype=float)
     bad = (v <= low) if low_open else (v < low)
-    if np.any(np.isnan(v)) or np.any(bad | (v > high)):
-        bound = f"({low}, {high}]" if low_open else f"[{low}, {high}]"
-        raise ValueError(f"{name} must lie in {bound}")
+    if not np.all(np.isfinite(v)) or np.any(bad | (v > high)):
+        upper = f"{high:g}]" if np.isfinite(high) else "∞)"
+        raise ValueError(f"{name} must be finite and lie in {'(' if low_open else '['}{low:g}, {upper}")
     return v
 
 
@@ -299,6 +446,9 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     """
     if not gpu.complete:
         raise ValueError(f"GPU {gpu.id!r} has no published peak TFLOPS and bandwidth: enter both")
+    # Beyond these, peak · 10¹² overflows towards infinity and a pass would take no time at all.
+    _check_range(gpu.tflops, "peak TFLOPS", 0, MAX_TFLOPS, low_open=True)
+    _check_range(gpu.bandwidth_tb_s, "bandwidth (TB/s)", 0, MAX_BANDWIDTH_TB_S, low_open=True)
     b = _check_range(batch, "batch", 1)
     n = _check_range(new_tokens, "new_tokens", 1)
     ctx = _check_range(context, "context", 0)

@@ -30,6 +30,10 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_HOST", "127.0.0.1", str, "Address `make run` serves the app on."),
     Setting("SPECVIZ_PORT", "8501", int, "Port `make run` serves the app on."),
+    Setting("SPECVIZ_VIEWER", "false", bool,
+            "`true` makes the app a viewer: no uploads, no removal of runs (the SQL console stays, "
+            "read-only as always). specviz has no login of its own: on a shared address anyone who "
+            "reaches the port can use the app; put it behind your own authentication."),
     Setting("SPECVIZ_LANG", "en", str, "Language of the interface (`en`)."),
     Setting("SPECVIZ_DATA_DIR", str(ROOT / "data"), Path,
             "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
@@ -38,9 +42,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_DB_LOCK_TIMEOUT_S", "10", float,
             "Seconds to wait for another process that holds the database file."),
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int, "Largest result file accepted for import, in bytes."),
+    Setting("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000000", int,
+            "Memory one file's import may take, estimated before it is decoded; denser files are refused, in bytes."),
     Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),
     Setting("SPECVIZ_SQL_MAX_ROWS", "10000", int, "Rows a SQL console query returns at most."),
-    Setting("SPECVIZ_SQL_MEMORY_LIMIT", "1GB", str, "DuckDB memory limit of the SQL console."),
+    Setting("SPECVIZ_SQL_MAX_BYTES", "50000000", int,
+            "Bytes of data a SQL console query returns at most (the rows that fit are shown)."),
+    Setting("SPECVIZ_SQL_MEMORY_BYTES", "2000000000", int,
+            "Address space of the process that runs one SQL console query, in bytes (DuckDB's own "
+            "memory limit is set below it)."),
+    Setting("SPECVIZ_SQL_WORKERS", "2", int,
+            "SQL console queries that run at once per app process; others wait, within their time limit."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,
             "Largest config.json accepted from an upload or paste, in bytes."),
     Setting("SPECVIZ_GAMMA_MAX", "16", int, "Largest draft length γ offered and searched."),
@@ -51,9 +63,10 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
-def get(name: str) -> str | int | Path:
+def get(name: str) -> str | int | float | bool | Path:
     """Current value of a setting: the environment variable if set, else the default.
 
     Raises
@@ -65,6 +78,10 @@ def get(name: str) -> str | int | Path:
     """
     setting = _BY_NAME[name]
     raw = os.environ.get(name, setting.default)
+    if setting.kind is bool:  # bool("false") would be True
+        if raw.strip().lower() not in _BOOLEANS:
+            raise ValueError(f"{name}={raw!r} is not one of {', '.join(_BOOLEANS)}")
+        return _BOOLEANS[raw.strip().lower()]
     try:
         value = setting.kind(raw)
     except ValueError:

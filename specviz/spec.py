@@ -52,15 +52,17 @@ def _check_alpha(alpha: ArrayLike, name: str = "alpha") -> np.ndarray:
 
 def _check_gamma(gamma: ArrayLike) -> np.ndarray:
     g = np.asarray(gamma, dtype=float)
-    if np.any(np.isnan(g)) or np.any(g < 1) or np.any(g != np.round(g)):
+    if not np.all(np.isfinite(g)) or np.any(g < 1) or np.any(g != np.round(g)):
         raise ValueError("gamma must be a whole number of draft tokens, at least 1")
     return g
 
 
-def _check_cost(cost: ArrayLike, name: str) -> np.ndarray:
+def _check_cost(cost: ArrayLike, name: str, positive: bool = False) -> np.ndarray:
+    """A finite cost ratio; ``positive`` for the verify pass, which divides E in the speedup."""
     c = np.asarray(cost, dtype=float)
-    if np.any(np.isnan(c)) or np.any(c < 0):
-        raise ValueError(f"{name} must be a non-negative cost ratio (relative to one target pass)")
+    if not np.all(np.isfinite(c)) or np.any(c <= 0 if positive else c < 0):
+        kind = "a positive" if positive else "a non-negative"
+        raise ValueError(f"{name} must be {kind}, finite cost ratio (relative to one target pass)")
     return c
 
 
@@ -160,22 +162,35 @@ def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     gamma : array_like
         Draft length γ.
     verify_cost : array_like
-        v: the target's verify pass over γ + 1 positions, relative to a plain decode pass.
-        1 while the pass is memory-bound; about γ + 1 when compute-bound.
+        v > 0: the target's verify pass over γ + 1 positions, relative to a plain decode pass.
+        1 while the pass is memory-bound; about γ + 1 when compute-bound. A pass costs something,
+        so v = 0 (which would make the speedup infinite once c = 0) is refused.
     draft_cost : array_like
-        c: one draft pass relative to a target pass (seed 000 uses 0.05).
+        c ≥ 0: one draft pass relative to a target pass (seed 000 uses 0.05).
 
     Returns
     -------
     float or ndarray
-        C. Seed 000: 1.2 at γ = 4, 1.4 at γ = 8 (v = 1, c = 0.05).
+        C > 0. Seed 000: 1.2 at γ = 4, 1.4 at γ = 8 (v = 1, c = 0.05).
+
+    Raises
+    ------
+    ValueError
+        If γ is not a whole number ≥ 1, v is not positive and finite, c is negative or not finite,
+        or C overflows.
 
     References
     ----------
     Leviathan et al. (2023), section 3.4 (γc + 1); seed 002 writes it 1 + α + β.
     """
     g = _check_gamma(gamma)
-    return _out(_check_cost(verify_cost, "verify_cost") + g * _check_cost(draft_cost, "draft_cost"))
+    v = _check_cost(verify_cost, "verify_cost", positive=True)
+    c = _check_cost(draft_cost, "draft_cost")
+    with np.errstate(over="ignore"):  # checked just below
+        cost = v + g * c
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("verify_cost + gamma · draft_cost overflows: the costs are out of any real range")
+    return _out(cost)
 
 
 def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
@@ -194,7 +209,13 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     Returns
     -------
     float or ndarray
-        S; above 1 speculation pays. At α = 1, S = (γ + 1)/(v + γc).
+        S, finite and positive; above 1 speculation pays. At α = 1, S = (γ + 1)/(v + γc).
+
+    Raises
+    ------
+    ValueError
+        As :func:`expected_tokens` and :func:`step_cost` (among others for a verify cost v ≤ 0),
+        and where S would overflow.
 
     References
     ----------
@@ -203,7 +224,11 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     α = 0.9 / 0.8 / 0.6 / 0.4.
     """
     e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
-    return _out(e / np.asarray(step_cost(gamma, verify_cost, draft_cost)))
+    with np.errstate(over="ignore"):  # checked just below
+        s = e / np.asarray(step_cost(gamma, verify_cost, draft_cost))
+    if not np.all(np.isfinite(s)):  # a cost so close to 0 that E / C overflows
+        raise ValueError("verify_cost is too small: the speedup E / (v + γc) overflows")
+    return _out(s)
 
 
 def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike,

@@ -1,19 +1,18 @@
-"""The DuckDB store: benchmark runs and per-request rows in one embedded file, and a SQL sandbox.
+"""The DuckDB store: benchmark runs and per-request rows in one embedded file.
 
 * Schema versioned in ``meta``; :data:`MIGRATIONS` bring any older file forward on open.
 * ``runs``: one row per benchmark run, columns :data:`specviz.ingest.RUN_COLUMNS`.
   ``requests``: per-request rows where a file has them. ``imports``: one row per imported file.
 * Imports are transactional (a file goes in whole or not at all) and idempotent by content hash.
-* :meth:`Store.query` runs a user's SQL in a separate, locked-down in-memory DuckDB that holds Arrow
-  copies of the tables: one statement, SELECT/WITH/EXPLAIN/DESCRIBE/SUMMARIZE/SHOW only, no file or
-  network access, no extensions, no settings, a memory and thread limit, a time limit enforced
-  with ``interrupt()`` and a row cap.
+* :meth:`Store.query` runs a user's SQL in :mod:`specviz.sandbox` over Arrow copies of the tables.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import tempfile
 import threading
 import time
@@ -25,9 +24,14 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from . import ingest
+from . import ingest, sandbox
+from .errors import SpecvizError
 
-__all__ = ["Store", "ImportResult", "QueryResult", "QueryError", "SCHEMA_VERSION", "MIGRATIONS"]
+__all__ = ["Store", "StoreError", "ImportResult", "SCHEMA_VERSION", "MIGRATIONS"]
+
+class StoreError(SpecvizError):
+    """The store cannot be opened or written; the file is left as it was."""
+
 
 _RUNS_DDL = ", ".join(f"{name} {kind}" for name, kind in ingest.RUN_COLUMNS.items())
 REQUEST_COLUMNS = {"run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE",
@@ -67,22 +71,38 @@ class ImportResult:
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
 
 
-@dataclass
-class QueryResult:
-    """Rows of a sandboxed query; ``truncated`` when the row cap cut them."""
-
-    frame: pd.DataFrame
-    truncated: bool
-    seconds: float
-
-
-class QueryError(ValueError):
-    """A refused or failed user query, with a message for the user."""
-
-
 def _check_size(name: str, size: int, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
         raise ingest.IngestError(name, f"{size:,} bytes is over the {max_bytes:,}-byte upload limit")
+
+
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+                (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def _require_regular(name: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((kind for test, kind in _NOT_REGULAR if test(mode)), "not a regular file")
+        raise ingest.IngestError(name, f"this is {kind}; only regular files are imported")
+
+
+def _read_regular_file(path: Path, max_bytes: int | None) -> bytes:
+    """The content of a regular file (symlinks followed), read with a bound: a device such as
+    /dev/zero, a FIFO, a socket or a directory is refused before it is read."""
+    name = str(path)
+    try:
+        _require_regular(name, os.stat(path).st_mode)
+        # O_NONBLOCK: a FIFO put in the file's place after the stat cannot block the open.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            info = os.fstat(file.fileno())
+            _require_regular(name, info.st_mode)  # what was opened, not only what was looked at
+            _check_size(name, info.st_size, max_bytes)  # before reading it into memory
+            data = file.read(info.st_size + 1)
+    except (OSError, MemoryError) as exc:
+        raise ingest.as_ingest_error(name, exc) from None
+    if len(data) > info.st_size:
+        raise ingest.IngestError(name, "it grew while it was read; import it once it is complete")
+    return data
 
 
 def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
@@ -124,31 +144,68 @@ class Store:
 
     def __init__(self, path: str | Path, lock_timeout_s: float = 10.0) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._con, self.read_only = self._connect(lock_timeout_s)
+        self._snapshot_cache: tuple[tuple[int, int], sandbox.Snapshot] | None = None
+        self._snapshot_lock = threading.Lock()
+        try:
+            self._migrate()
+        except BaseException:
+            self._con.close()
+            raise
+
+    def _connect(self, lock_timeout_s: float) -> tuple[duckdb.DuckDBPyConnection, bool]:
+        """Open the file read-write, or read-only where it cannot be written; refuse what is not a
+        DuckDB file before DuckDB touches it (it would try to load an extension for an SQLite file)."""
+        if self.path == ":memory:":
+            return duckdb.connect(self.path, config=sandbox.NO_EXTENSIONS), False
+        path = Path(self.path)
+        if path.exists():
+            if not path.is_file():
+                raise StoreError("store.not_a_file", path=self.path)
+            with open(path, "rb") as f:
+                head = f.read(16)
+            if head.startswith(b"SQLite format 3"):
+                raise StoreError("store.sqlite", path=self.path)
+            if head and head[8:12] != b"DUCK":
+                raise StoreError("store.not_duckdb", path=self.path)
+            read_only = not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError("store.folder", path=str(path.parent), detail=exc.strerror) from None
+            if not os.access(path.parent, os.W_OK):
+                raise StoreError("store.folder", path=str(path.parent), detail="not writable")
+            read_only = False
         deadline = time.monotonic() + lock_timeout_s
         while True:
             try:
-                self._con = duckdb.connect(self.path)
-                break
+                return duckdb.connect(self.path, read_only=read_only, config=sandbox.NO_EXTENSIONS), read_only
             except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                    raise
+                # DuckDB has no type of its own for "another process holds the file".
+                if "lock" not in str(exc).lower():
+                    raise StoreError("store.cannot_open", path=self.path, detail=str(exc).splitlines()[0]) from None
+                if time.monotonic() > deadline:
+                    raise StoreError("store.locked", path=self.path, seconds=lock_timeout_s) from None
                 time.sleep(0.1)
-        self._generation = 0
-        self._sandbox: tuple[tuple[int, str, int], duckdb.DuckDBPyConnection] | None = None
-        self._sandbox_lock = threading.Lock()
-        self._migrate()
 
     # ----------------------------------------------------------------------------- schema
     def _migrate(self) -> None:
+        """Bring the schema to :data:`SCHEMA_VERSION`; refuse, without writing, a file that is not a
+        specviz store or comes from a newer specviz."""
         cur = self._con.cursor()
-        cur.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-        row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        tables = {name for (name,) in cur.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+        if "meta" not in tables and tables:
+            raise StoreError("store.foreign", path=self.path, tables=", ".join(sorted(tables)[:5]))
+        row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if tables else None
         version = int(row[0]) if row else 0
         if version > SCHEMA_VERSION:
-            raise RuntimeError(f"{self.path} has schema version {version}; this specviz knows up to "
-                               f"{SCHEMA_VERSION}: upgrade specviz")
+            raise StoreError("store.newer", path=self.path, version=version, known=SCHEMA_VERSION)
+        if version < SCHEMA_VERSION and self.read_only:
+            raise StoreError("store.read_only_old", path=self.path, version=version, known=SCHEMA_VERSION)
+        if not tables:
+            cur.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
         for step in range(version, SCHEMA_VERSION):
             cur.execute("BEGIN TRANSACTION")
             try:
@@ -159,6 +216,10 @@ class Store:
                 _rollback(cur)
                 raise
 
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise StoreError("store.read_only", path=self.path)
+
     @property
     def schema_version(self) -> int:
         """The schema version of the open file."""
@@ -166,18 +227,27 @@ class Store:
             "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
 
     def close(self) -> None:
-        """Close the file (and the SQL sandbox)."""
-        if self._sandbox is not None:
-            self._sandbox[1].close()
+        """Close the file and release the console's copy of the tables."""
+        if self._snapshot_cache is not None:
+            self._snapshot_cache[1].close()
         self._con.close()
 
     # ----------------------------------------------------------------------------- imports
     def import_path(self, path: Path, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None) -> ImportResult:
-        """:meth:`import_file` for a file on disk, named as given; a CSV is read where it lies."""
+        """:meth:`import_file` for a file on disk, named as given; a CSV is read where it lies.
+
+        Only a regular file is read (symlinks followed), and no more than its size when opened
+        plus one byte, which ``max_bytes`` bounds.
+
+        Raises
+        ------
+        specviz.ingest.IngestError
+            As :meth:`import_file`, and if the path is missing, unreadable, or a device, FIFO,
+            socket or directory.
+        """
         path = Path(path)
-        _check_size(str(path), path.stat().st_size, max_bytes)  # before reading it into memory
-        return self.import_file(str(path), path.read_bytes(), None, csv_mapping, _path=path)
+        return self.import_file(str(path), _read_regular_file(path, max_bytes), None, csv_mapping, _path=path)
 
     def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None, replace: bool = False,
@@ -206,39 +276,48 @@ class Store:
         Raises
         ------
         specviz.ingest.IngestError
-            If the file is too large, empty, binary, malformed or of no known shape; nothing is written.
+            For anything wrong with the file: too large, empty, binary, malformed, of no known
+            shape, too deeply nested, too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``, and any other
+            exception reading it raised (:class:`specviz.ingest.UnrecognisedColumnsError` for a CSV
+            none of whose columns is recognised); nothing is written.
         """
+        self._require_writable()
         _check_size(name, len(data), max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         cur = self._con.cursor()
         if not replace and cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
             return ImportResult(name, "skipped", message="already imported")
-        fmt = ingest.detect_format(name, data)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         unmatched: list[str] = []
-        cur.execute("BEGIN TRANSACTION")
+        fmt = ""
         try:
+            parsed = ingest.parse(name, data)  # before the transaction, which stays short
+            fmt = parsed.format
+            cur.execute("BEGIN TRANSACTION")
             if replace:
                 _delete_import(cur, content_hash)
             if fmt == "csv":
                 runs, requests, warnings, unmatched = self._import_csv(cur, name, data, content_hash, now,
                                                                        csv_mapping or {}, _path)
             else:
-                parsed = ingest.parse(name, data)
                 runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
             cur.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, ?)",
                         [content_hash, name, fmt, now, runs, requests, json.dumps(warnings)])
             cur.execute("COMMIT")
         except BaseException as exc:
-            _rollback(cur)
+            _rollback(cur)  # nothing to undo if the file failed before BEGIN
             if isinstance(exc, duckdb.Error) and content_hash[:12] in str(exc):
                 # Another thread is importing the same content (the key of its imports row, or the
                 # run ids, which start with the hash's first 12 characters): it may not be committed yet.
                 return self._await_concurrent_import(cur, name, fmt, content_hash)
             if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
                 raise ingest.IngestError(name, f"could not be stored ({str(exc).splitlines()[0]})") from None
+            if isinstance(exc, Exception) and not isinstance(exc, (ingest.IngestError, SpecvizError)):
+                # Anything else reading this file raised (deep nesting, a huge number, no memory
+                # left, a parser's bug) is this file's error, not the batch's end. KeyboardInterrupt
+                # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
+                raise ingest.as_ingest_error(name, exc) from None
             raise
-        self._generation += 1
         return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
 
     def _await_concurrent_import(self, cur: duckdb.DuckDBPyConnection, name: str, fmt: str,
@@ -255,25 +334,24 @@ class Store:
                        content_hash: str, now: datetime) -> tuple[int, int, list[str]]:
         if not parsed.runs:
             raise ingest.IngestError(name, "the file holds no runs")
-        rows = []
-        for index, run in enumerate(parsed.runs):
-            row = {column: run.get(column) for column in ingest.RUN_COLUMNS}
-            row.update(run_id=f"{content_hash[:12]}-{index}", source_file=name,
-                       source_format=parsed.format, imported_at=now, content_hash=content_hash,
-                       extra=json.dumps(run.get("extra") or {}, default=str))
-            rows.append(row)
-        frame = pd.DataFrame(rows, columns=list(ingest.RUN_COLUMNS))
-        casts = ", ".join(f"CAST({_quote(c)} AS {t}) AS {_quote(c)}" for c, t in ingest.RUN_COLUMNS.items())
-        cur.register("incoming_runs", frame)
-        cur.execute(f"INSERT INTO runs SELECT {casts} FROM incoming_runs")
+        prefix = content_hash[:12]
+        # Column by column, and only the columns some run has (the rest are NULL): a dict of every
+        # column for each run would cost more than the run itself.
+        present = {column for run in parsed.runs for column in run}
+        columns: dict[str, Any] = {column: [run.get(column) for run in parsed.runs]
+                                   for column in ingest.RUN_COLUMNS if column in present}
+        columns.update(run_id=[f"{prefix}-{index}" for index in range(len(parsed.runs))], source_file=name,
+                       source_format=parsed.format, imported_at=now, content_hash=content_hash)
+        casts = ", ".join(f"CAST({_quote(c)} AS {ingest.RUN_COLUMNS[c]}) AS {_quote(c)}" for c in columns)
+        cur.register("incoming_runs", pd.DataFrame(columns))
+        cur.execute(f"INSERT INTO runs BY NAME SELECT {casts} FROM incoming_runs")
         cur.unregister("incoming_runs")
-        if parsed.requests:
-            requests = pd.DataFrame(parsed.requests)
-            requests["run_id"] = [f"{content_hash[:12]}-{i}" for i in requests.pop("run_index")]
-            cur.register("incoming_requests", requests)
-            cur.execute("INSERT INTO requests BY NAME SELECT * FROM incoming_requests")
+        if not parsed.requests.empty:  # run ids are made by DuckDB, not as a Python string per request
+            cur.register("incoming_requests", parsed.requests)
+            cur.execute(f"INSERT INTO requests BY NAME SELECT '{prefix}-' || CAST(run_index AS VARCHAR) AS run_id, "
+                        "* EXCLUDE (run_index) FROM incoming_requests")
             cur.unregister("incoming_requests")
-        return len(rows), len(parsed.requests), parsed.warnings
+        return len(parsed.runs), len(parsed.requests), parsed.warnings
 
     def _import_csv(self, cur: duckdb.DuckDBPyConnection, name: str, data: bytes, content_hash: str,
                     now: datetime, csv_mapping: dict[str, str],
@@ -309,9 +387,10 @@ class Store:
         per_request = any(k.startswith("request:") and k.endswith("_ms") for k in mapped)
         measures = [k for k in mapped if k not in _RUN_DIMENSIONS and k not in ("label", "workload")]
         if not measures:
-            raise ingest.IngestError(name, "no recognisable result columns: expected names such as "
-                                           "concurrency, output_throughput, p50_itl_ms, ttft_ms "
-                                           "(map your columns on the explorer page)")
+            raise ingest.UnrecognisedColumnsError(name, "no recognisable result columns: expected names such as "
+                                                        "concurrency, output_throughput, p50_itl_ms, ttft_ms "
+                                                        "(map your columns on the explorer page)",
+                                                  [column for column, *_ in described])
         for canonical, (column, _, factor) in mapped.items():
             if factor == 1.0 and canonical.endswith("_ms") and not ingest.normalise_name(column).endswith("ms"):
                 warnings.append(f"'{column}' has no unit in its name: read as milliseconds")
@@ -403,6 +482,7 @@ class Store:
 
     def remove_import(self, content_hash: str) -> int:
         """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
+        self._require_writable()
         cur = self._con.cursor()
         cur.execute("BEGIN TRANSACTION")
         try:
@@ -411,7 +491,6 @@ class Store:
         except BaseException:
             _rollback(cur)
             raise
-        self._generation += 1
         return removed
 
     # ----------------------------------------------------------------------------- reading
@@ -432,71 +511,32 @@ class Store:
                    quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
             FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
 
-    # ----------------------------------------------------------------------------- sandbox
-    def _sandbox_connection(self, memory_limit: str, threads: int) -> duckdb.DuckDBPyConnection:
-        """A locked-down in-memory DuckDB with Arrow copies of the tables, rebuilt after imports
-        (and when asked for other limits: a locked configuration cannot be changed)."""
-        key = (self._generation, memory_limit, threads)
-        if self._sandbox is not None and self._sandbox[0] == key:
-            return self._sandbox[1]
-        if self._sandbox is not None:
-            self._sandbox[1].close()
-        source = self._con.cursor()
-        box = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                                 "autoload_known_extensions": False})
-        for table in ("runs", "requests", "imports"):
-            arrow = source.sql(f"SELECT * FROM {table}").to_arrow_table()
-            box.register("incoming", arrow)
-            box.execute(f"CREATE TABLE {table} AS SELECT * FROM incoming")
-            box.unregister("incoming")
-        box.execute(f"SET memory_limit = {_sql_text(memory_limit)}")
-        box.execute(f"SET threads = {int(threads)}")
-        box.execute("SET enable_external_access = false")
-        box.execute("SET lock_configuration = true")
-        self._sandbox = (key, box)
-        return box
+    # ----------------------------------------------------------------------------- console
+    def _snapshot(self) -> sandbox.Snapshot:
+        """The tables for the SQL sandbox, made again only when an import or a removal changed them
+        (by this process or another)."""
+        cur = self._con.cursor()
+        version = cur.execute("SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) "
+                              "FROM imports").fetchall()[0]
+        with self._snapshot_lock:
+            if self._snapshot_cache is None or self._snapshot_cache[0] != version:
+                fresh = sandbox.Snapshot({table: cur.sql(f"SELECT * FROM {table}").to_arrow_table()
+                                          for table in ("runs", "requests", "imports")})
+                if self._snapshot_cache is not None:
+                    self._snapshot_cache[1].close()
+                self._snapshot_cache = (version, fresh)
+            return self._snapshot_cache[1]
 
-    def query(self, sql: str, *, timeout_s: float = 5.0, max_rows: int = 10_000,
-              memory_limit: str = "1GB", threads: int = 1) -> QueryResult:
-        """Run one read-only statement of a user's SQL in the sandbox.
+    def query(self, sql: str, limits: sandbox.Limits | None = None) -> sandbox.QueryResult:
+        """Run one read-only statement of a user's SQL over ``runs``, ``requests`` and ``imports``
+        in the sandbox (:mod:`specviz.sandbox`); the time limit includes preparing the copy.
 
         Raises
         ------
-        QueryError
-            If the text is not exactly one SELECT/WITH/EXPLAIN/DESCRIBE/SUMMARIZE/SHOW statement,
-            touches files, settings or extensions, runs past ``timeout_s``, or fails; the message
-            says which.
+        specviz.sandbox.QueryError
+            If the statement is refused, fails, or exceeds a limit; its key says which.
         """
-        try:
-            with duckdb.connect(":memory:") as parser:
-                statements = parser.extract_statements(sql)
-        except duckdb.ParserException as exc:
-            raise QueryError(f"the SQL does not parse: {str(exc).splitlines()[0]}") from None
-        if len(statements) != 1:
-            raise QueryError(f"one statement at a time, please ({len(statements)} given)")
-        kind = statements[0].type
-        if kind not in _ALLOWED_SQL:
-            raise QueryError(f"only read-only queries (SELECT, WITH, EXPLAIN, DESCRIBE, SUMMARIZE, SHOW) "
-                             f"run here; this is {kind.name}")
-        with self._sandbox_lock:
-            box = self._sandbox_connection(memory_limit, threads)
-            cursor = box.cursor()
-            timer = threading.Timer(timeout_s, cursor.interrupt)
-            start = time.perf_counter()
-            timer.start()
-            try:
-                cursor.execute(sql)
-                rows = cursor.fetchmany(max_rows + 1)
-                columns = [d[0] for d in cursor.description or []]
-            except duckdb.InterruptException:
-                raise QueryError(f"stopped after the {timeout_s:g} s time limit") from None
-            except duckdb.PermissionException:
-                raise QueryError("files, network and settings are not reachable from the SQL console; "
-                                 "query the tables runs, requests and imports") from None
-            except duckdb.Error as exc:
-                raise QueryError(str(exc).splitlines()[0]) from None
-            finally:
-                timer.cancel()
-                cursor.close()
-        frame = pd.DataFrame(rows[:max_rows], columns=columns)
-        return QueryResult(frame, len(rows) > max_rows, time.perf_counter() - start)
+        started = time.monotonic()
+        limits = limits or sandbox.Limits.from_settings()
+        sandbox.check_sql(sql)  # before the copy is made: a refusal costs nothing
+        return sandbox.run_query(sql, self._snapshot(), limits, started)

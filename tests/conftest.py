@@ -13,8 +13,13 @@ from typing import Iterator
 
 import pytest
 import requests
+from hypothesis import settings as hypothesis_settings
 
 from specviz import settings
+
+# No per-example deadline: on a loaded CI machine a slow example is not a failure.
+hypothesis_settings.register_profile("specviz", deadline=None)
+hypothesis_settings.load_profile("specviz")
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"

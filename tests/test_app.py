@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz import i18n
+from specviz.i18n import escape_markdown
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
@@ -133,13 +136,19 @@ class TestScenarioSidebar:
     ])
     def test_bad_pasted_config_is_refused_with_a_message(self, text, message):
         at = make_app({"target_config_text": text}, target="custom")
-        assert message in at.sidebar.error[0].value
-        assert "not complete yet" in at.info[0].value and message in at.info[0].value
+        shown = i18n.escape_markdown(message)  # the message can quote the file: shown as text
+        assert shown in at.sidebar.error[0].value
+        assert "not complete yet" in at.info[0].value and shown in at.info[0].value
+
+    def test_markdown_in_a_config_value_is_shown_as_text(self):
+        at = make_app({"target_config_text": json.dumps({"model_type": "[x](https://e.vil)"})},
+                      target="custom")
+        assert i18n.escape_markdown('"[x](https://e.vil)" is not supported') in at.sidebar.error[0].value
 
     def test_pasting_then_fixing_a_config(self):
         at = make_app(target="custom")
         at.text_area(key="target_config_text").set_value("{broken").run()
-        assert "not a JSON config.json" in at.sidebar.error[0].value
+        assert "not a JSON config\\.json" in at.sidebar.error[0].value
         at.text_area(key="target_config_text").set_value(
             (ROOT / "data/model_configs/Llama-3.1-8B.json").read_text()).run()
         assert not at.sidebar.error and metric(at, "Tokens per step E") == "3.36"
@@ -156,6 +165,118 @@ class TestScenarioSidebar:
         config = (ROOT / "data/model_configs/Qwen3-0.6B.json").read_text()
         at = make_app({"target_config_text": config}, target="custom")
         assert "at most 100" in at.sidebar.error[0].value
+
+
+def notice(key: str, value: str) -> str:
+    """The warning for a refused URL value, as the page renders it (the value Markdown escaped)."""
+    return i18n.md("url.refused", param=key, value=value)
+
+
+def widget_value(at: AppTest, key: str):
+    """The value of the control with this key, whatever its kind."""
+    for kind in ("slider", "select_slider", "number_input", "radio", "selectbox"):
+        if any(w.key == key for w in at.get(kind)):
+            return getattr(at, kind)(key=key).value
+    raise KeyError(key)
+
+
+class TestUrlValues:
+    # (query, the refused parameter, its value, the default the control falls back to)
+    @pytest.mark.parametrize("query, key, value, default", [
+        ({"alpha": "5"}, "alpha", "5", 0.8),
+        ({"alpha": "abc"}, "alpha", "abc", 0.8),
+        ({"alpha": "nan"}, "alpha", "nan", 0.8),
+        ({"gamma": "2.5"}, "gamma", "2.5", 4),  # an integer slider would have truncated it to 2
+        ({"gamma": "99"}, "gamma", "99", 4),
+        ({"batch": "7"}, "batch", "7", 64),
+        ({"context": "-1"}, "context", "-1", 0),
+        ({"mode": "x"}, "mode", "x", "roofline"),
+        ({"gpu": "nope"}, "gpu", "nope", "H100-SXM"),
+        ({"target": "../etc/passwd"}, "target", "../etc/passwd", "Qwen3-32B"),
+        ({"draft": "Qwen3-0.6B "}, "draft", "Qwen3-0.6B ", "none"),
+        ({"mode": "ratios", "verify_cost": "0"}, "verify_cost", "0", 1.0),
+        ({"mode": "ratios", "verify_cost": "-3"}, "verify_cost", "-3", 1.0),
+        ({"mode": "ratios", "draft_cost": "1e9"}, "draft_cost", "1e9", 0.05),
+        ({"draft_cost": "abc"}, "draft_cost", "abc", 0.05),
+        ({"mfu": "0"}, "mfu", "0", 1.0),
+        ({"overhead_ms": "inf"}, "overhead_ms", "inf", 0.0),
+        ({"tflops": "-5"}, "tflops", "-5", None),
+        ({"tflops": "1e300"}, "tflops", "1e300", None),
+        ({"bandwidth": "0"}, "bandwidth", "0", None),
+    ])
+    def test_a_refused_value_shows_a_notice_and_the_default(self, query, key, value, default):
+        at = make_app(**query)
+        assert notice(key, value) in [w.value for w in at.warning]
+        assert widget_value(at, key) == default
+        assert key not in at.query_params  # the link now says what the page shows
+
+    def test_the_default_is_what_the_page_computes_with(self):
+        at = make_app(alpha="5", gamma="2.5")
+        assert metric(at, "Tokens per step E") == "3.36"  # α 0.8, γ 4
+        assert metric(at, "Verify cost") == "1.08×"
+
+    def test_sidebar_notices_are_in_the_sidebar(self):
+        at = make_app(gpu="nope", tflops="abc")
+        assert [w.value for w in at.sidebar.warning] == [notice("gpu", "nope"), notice("tflops", "abc")]
+
+    def test_markdown_in_the_value_is_shown_literally(self):
+        at = make_app(alpha="[x](https://e.vil) :red[y] $z$\n# h")
+        shown = at.warning[0].value
+        assert "\\[x\\]\\(https\\:" in shown and "\\:red\\[y\\]" in shown and "\\$z\\$" in shown
+        assert "\n" not in shown  # a line break would end the escaped paragraph
+
+    def test_a_long_value_is_shortened(self):
+        at = make_app(alpha="9" * 10_000)
+        assert notice("alpha", "9" * 79 + "…") in [w.value for w in at.warning]
+
+    def test_valid_values_show_no_notice(self):
+        at = make_app(alpha="0.7", gamma="6", batch="1", context="8192", mode="ratios", verify_cost="2",
+                      draft_cost="0.1", gpu="H200", target="Llama-3.1-8B", draft="Llama-3.2-1B",
+                      tflops="900", bandwidth="4.5")
+        assert not at.warning
+        assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.7, 6)
+        assert at.number_input(key="verify_cost").value == 2.0
+        knobs = make_app(mfu="0.6", mbu="0.8", overlap="0", overhead_ms="0.3", draft_cost="0")
+        assert not knobs.warning and knobs.slider(key="overhead_ms").value == 0.3
+
+    def test_the_notice_is_shown_once_then_the_page_works_on(self):
+        at = make_app(alpha="5")
+        assert at.warning
+        at.slider(key="alpha").set_value(0.4).run()
+        assert not at.exception and not at.warning
+        assert metric(at, "Tokens per step E") == "1.65"
+
+    def test_a_value_the_other_mode_uses_is_checked_when_its_control_appears(self):
+        at = make_app(verify_cost="0")  # roofline mode: no verify cost control yet
+        assert not at.warning
+        at.radio(key="mode").set_value("ratios").run()
+        assert notice("verify_cost", "0") in [w.value for w in at.warning]
+        assert at.number_input(key="verify_cost").value == 1.0
+
+
+class TestNoInfiniteSpeedup:
+    def test_verify_cost_control_starts_above_zero(self):
+        at = make_app(mode="ratios")
+        assert at.number_input(key="verify_cost").min == 0.01
+        assert at.number_input(key="draft_cost").min == 0.0
+
+    def test_smallest_costs_give_a_finite_speedup(self):
+        at = make_app(mode="ratios", verify_cost="0.01", draft_cost="0", alpha="1")
+        assert not at.warning and metric(at, "Speedup") == "500.00×"
+
+    def test_a_forged_zero_verify_cost_is_not_taken(self):
+        # A client that bypasses the control's minimum: Streamlit keeps the last valid value (and
+        # spec.speedup would refuse v = 0 anyway).
+        at = make_app(mode="ratios")
+        at.number_input(key="verify_cost").set_value(0.0)
+        at.number_input(key="draft_cost").set_value(0.0).run()
+        assert not at.exception and at.number_input(key="verify_cost").value == 1.0
+        assert metric(at, "Speedup") == "3.36×"
+
+    def test_device_figure_controls_are_bounded(self):
+        at = make_app()
+        assert at.number_input(key="tflops").min == 0.001 and at.number_input(key="tflops").max == 1e6
+        assert at.number_input(key="bandwidth").max == 1e4
 
 
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -203,8 +324,9 @@ class TestExplorerPage:
         at = explorer_app()
         upload(at, ("results.jsonl", (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes(), "application/json"),
                ("bad.json", b'{"nope": 1}', "application/json"))
-        assert "vllm-bench, 9 runs" in at.success[0].value
-        assert "bad.json: JSON of an unknown shape" in at.error[0].value
+        # Text from the file (names, formats, messages) reaches Markdown escaped.
+        assert escape_markdown("results.jsonl") + ": " + escape_markdown("vllm-bench") + ", 9 runs" in at.success[0].value
+        assert escape_markdown("bad.json: JSON of an unknown shape") in at.error[0].value
         assert len(at.dataframe[0].value) == 48 + 9
 
     def test_mapping_step_for_unknown_columns(self):

@@ -12,6 +12,7 @@ import pytest
 from specviz import cli
 
 ROOT = Path(__file__).resolve().parent.parent
+QWEN3_MOE = json.loads((ROOT / "data/model_configs/Qwen3-30B-A3B.json").read_text())
 
 
 def run(capsys, *argv):
@@ -54,6 +55,8 @@ class TestSpeedupCommand:
         (["speedup", "--alpha", "0.5", "--gamma", "auto", "4"], "auto"),
         (["speedup", "--alpha", "0.5"], "--gamma"),
         (["speedup", "--alpha", "0.5", "--gamma", "4", "--verify-cost", "1", "--regime", "memory"], "not allowed"),
+        (["speedup", "--alpha", "0.5", "--gamma", "4", "--verify-cost", "0", "--draft-cost", "0"],
+         "verify_cost must be a positive"),
     ])
     def test_errors_are_one_line_exit_2(self, capsys, argv, message):
         code, out, err = run(capsys, *argv)
@@ -97,6 +100,7 @@ class TestRooflineCommand:
         (["--gpu", "H999"], "unknown GPU"),
         (["--target", "nope"], "unknown model"),
         (["--mfu", "0"], "mfu"),
+        (["--tflops", "1e300", "--bandwidth", "1e300"], "peak TFLOPS"),
     ])
     def test_errors(self, capsys, argv, message):
         base = {"--gpu": "H100-SXM", "--target": "Llama-3.1-8B", "--batch": "1", "--alpha": "0.5",
@@ -121,6 +125,23 @@ class TestModelFromConfigCommand:
         bad.write_text("{not json")
         code, _, err = run(capsys, "model-from-config", str(bad))
         assert code == 2 and "not a JSON config.json" in err
+
+    @pytest.mark.parametrize("data, message", [
+        (json.dumps({**QWEN3_MOE, "num_hidden_layers": 10**9}).encode(),
+         "'num_hidden_layers' must be a whole number between 1 and 1,024, got 1000000000"),
+        (json.dumps({**QWEN3_MOE, "num_experts": -8}).encode(), "'num_experts' must be a whole number"),
+        (json.dumps({**QWEN3_MOE, "num_experts_per_tok": 129}).encode(), "'num_experts_per_tok'"),
+        (json.dumps({**QWEN3_MOE, "tie_word_embeddings": "false"}).encode(), "a JSON boolean"),
+        (json.dumps({**QWEN3_MOE, "hidden_size": float("nan")}).encode(), "'hidden_size'"),
+        (b'{"model_type": "llama", \xff\xfe}', "not UTF-8"),
+        (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "nested too deeply"),
+    ])
+    def test_hostile_files_are_one_line_exit_2(self, capsys, tmp_path, data, message):
+        path = tmp_path / "hostile.json"
+        path.write_bytes(data)
+        code, out, err = run(capsys, "model-from-config", str(path))
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and err.startswith("specviz: error:") and message in err
 
 
 class TestPresetsCommand:

@@ -164,14 +164,6 @@ class TestCalibrateKnobs:
         assert fit["basis"] == "speedup" and fit["rms_error"] < 1e-9
 
 
-class TestCsvSafe:
-    def test_formula_cells_are_neutralised(self):
-        frame = pd.DataFrame({"a": ["=cmd()", "+1", "-2", "@x", "plain", None], "n": [1, 2, 3, 4, 5, 6]})
-        out = explorer.csv_safe(frame)
-        assert out.a.tolist()[:5] == ["'=cmd()", "'+1", "'-2", "'@x", "plain"]
-        assert out.n.tolist() == [1, 2, 3, 4, 5, 6]
-
-
 class TestLoadPublished:
     def test_every_row_has_a_source(self):
         published = explorer.load_published(DATA)

@@ -50,8 +50,9 @@ class TestParseVllmBench:
         assert first["p99_ttft_ms"] == pytest.approx(98.69780922984769)
         assert first["request_rate"] == 10.0 and first["num_requests"] == 300
         assert first["gpu"] == "4xNVIDIA_L40S"  # a --metadata key with a column
-        assert first["extra"]["deployment"] == "no-features"  # other --metadata keys kept
-        assert "request_goodput:" in first["extra"]  # the old key with the colon, kept verbatim
+        extra = json.loads(first["extra"])
+        assert extra["deployment"] == "no-features"  # other --metadata keys kept
+        assert "request_goodput:" in extra  # the old key with the colon, kept verbatim
         assert math.isinf(parsed.runs[2]["request_rate"])  # "inf"
 
     def test_spec_decode_keys_and_percentiles(self):
@@ -63,14 +64,15 @@ class TestParseVllmBench:
         assert run["num_speculative_tokens"] == 4
         assert run["p90_itl_ms"] == 21.0 and run["mean_e2el_ms"] == 1620.0
         assert run["failed_requests"] == 2 and run["concurrency"] == 16
-        assert run["extra"]["spec_decode_num_drafts"] == 14650
+        assert json.loads(run["extra"])["spec_decode_num_drafts"] == 14650
 
     def test_detailed_arrays_become_requests(self):
         parsed = ingest.parse("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())
-        assert len(parsed.requests) == 3
-        assert parsed.requests[0]["ttft_ms"] == pytest.approx(51.0)
-        assert parsed.requests[0]["itl_ms"] == pytest.approx(17.5)
-        assert parsed.requests[2]["ttft_ms"] is None and parsed.warnings
+        requests = parsed.requests
+        assert len(requests) == 3 and set(requests.run_index) == {0}
+        assert requests.ttft_ms[0] == pytest.approx(51.0) and requests.itl_ms[0] == pytest.approx(17.5)
+        assert requests.itl_ms[1] == pytest.approx(16.0) and requests.output_tokens[1] == 256
+        assert math.isnan(requests.ttft_ms[2]) and math.isnan(requests.itl_ms[2]) and parsed.warnings
 
     def test_wrong_types_are_kept_in_extra_with_a_warning(self):
         data = json.dumps({"request_throughput": "fast", "mean_ttft_ms": -4, "completed": 2.5,
@@ -79,7 +81,7 @@ class TestParseVllmBench:
         run = parsed.runs[0]
         assert not {"request_throughput", "mean_ttft_ms", "num_requests", "acceptance_rate",
                     "output_throughput"} & run.keys()
-        assert run["extra"]["request_throughput"] == "fast"
+        assert json.loads(run["extra"])["request_throughput"] == "fast"
         assert len(parsed.warnings) == 5
 
     def test_a_jsonl_record_of_another_shape_is_refused(self):
@@ -170,7 +172,7 @@ class TestFuzzedFiles:
         except ingest.IngestError:
             return
         for run in parsed.runs:
-            json.dumps(run["extra"], default=str)
+            json.loads(run["extra"], parse_constant=pytest.fail)  # strict JSON: no NaN or Infinity
             for key, value in run.items():
                 if ingest.RUN_COLUMNS.get(key) == "DOUBLE" and value is not None and key != "request_rate":
                     assert math.isfinite(value) and value >= 0

@@ -2,6 +2,8 @@
 
 import json
 import math
+import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -124,6 +126,127 @@ class TestModelFromConfig:
             roofline.model_from_config(path)
 
 
+QWEN3_MOE = json.loads((DATA / "model_configs" / "Qwen3-30B-A3B.json").read_text())
+LLAMA_8B = json.loads((DATA / "model_configs" / "Llama-3.1-8B.json").read_text())
+# JSON values of the wrong type for any field (null is left out: it means "not set").
+JUNK = [[], [32], {}, {"a": {"b": [1]}}, [[[[]]]], "32", "", 32.0, 32.5, float("nan"), float("inf"),
+        float("-inf")]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12)
+
+
+def parse(config: dict) -> roofline.Model:
+    """Through the parser as an upload would go (Python's json writes NaN and Infinity as such)."""
+    return roofline.model_from_config_bytes(json.dumps(config).encode(), "config.json", 10**6)
+
+
+class TestHostileConfigs:
+    @pytest.mark.parametrize("base, field, value, allowed", [
+        (QWEN3_MOE, "num_hidden_layers", 10**9, "between 1 and 1,024, got 1000000000"),
+        (QWEN3_MOE, "num_hidden_layers", 0, "between 1 and 1,024"),
+        (QWEN3_MOE, "hidden_size", 131_073, "between 1 and 131,072"),
+        (QWEN3_MOE, "num_attention_heads", 2048, "between 1 and 1,024"),
+        (QWEN3_MOE, "num_key_value_heads", 0, "between 1 and 32 (num_attention_heads)"),
+        (QWEN3_MOE, "num_key_value_heads", 64, "between 1 and 32 (num_attention_heads)"),
+        (QWEN3_MOE, "num_key_value_heads", 5, "must be a multiple of 'num_key_value_heads' (5)"),
+        (QWEN3_MOE, "head_dim", 4096, "between 1 and 2,048"),
+        (QWEN3_MOE, "vocab_size", -5, "between 1 and 4,194,304"),
+        (QWEN3_MOE, "num_experts", -1, "between 0 and 4,096, got -1"),
+        (QWEN3_MOE, "num_experts", 10**6, "between 0 and 4,096"),
+        (QWEN3_MOE, "num_experts_per_tok", 129, "between 1 and 128 (num_local_experts or num_experts)"),
+        (QWEN3_MOE, "num_experts_per_tok", 0, "between 1 and 128"),
+        (QWEN3_MOE, "moe_intermediate_size", 2**21, "between 1 and 1,048,576"),
+        (QWEN3_MOE, "shared_expert_intermediate_size", -1, "between 0 and 1,048,576"),
+        (QWEN3_MOE, "decoder_sparse_step", 0, "between 1 and 48 (num_hidden_layers)"),
+        (QWEN3_MOE, "decoder_sparse_step", 49, "between 1 and 48 (num_hidden_layers)"),
+        (QWEN3_MOE, "mlp_only_layers", [0, 0], "holding 0 twice"),
+        (QWEN3_MOE, "mlp_only_layers", [48], "between 0 and 47 (num_hidden_layers − 1), got a list holding 48"),
+        (QWEN3_MOE, "mlp_only_layers", [-1], "holding -1"),
+        (QWEN3_MOE, "mlp_only_layers", [1.0], "holding 1.0"),
+        (QWEN3_MOE, "mlp_only_layers", 3, "got 3"),
+        (QWEN3_MOE, "tie_word_embeddings", "false", 'true or false (a JSON boolean), got "false"'),
+        (QWEN3_MOE, "tie_word_embeddings", 0, "a JSON boolean"),
+        (LLAMA_8B, "attention_bias", "true", "a JSON boolean"),
+        (LLAMA_8B, "mlp_bias", 1, "a JSON boolean"),
+        (LLAMA_8B, "intermediate_size", 0, "between 1 and 1,048,576"),
+        (LLAMA_8B, "intermediate_size", None, "'intermediate_size' is missing"),
+        (LLAMA_8B, "num_local_experts", 8, "'num_experts_per_tok' is missing"),
+        (LLAMA_8B, "model_type", ["llama"], "'model_type' a list is not supported"),
+    ])
+    def test_out_of_range_and_inconsistent_fields(self, base, field, value, allowed):
+        with pytest.raises(ValueError) as exc:
+            parse({**base, field: value})
+        assert allowed in str(exc.value) and field in str(exc.value)
+
+    @pytest.mark.parametrize("field", list(roofline.CONFIG_LIMITS))
+    @pytest.mark.parametrize("value", JUNK + [True, False, -1, 10**40], ids=repr)
+    def test_wrong_json_types_name_the_field(self, field, value):
+        config = {**QWEN3_MOE, field: value}
+        kind = roofline.CONFIG_LIMITS[field].kind
+        if kind == "flag" and isinstance(value, bool) or kind == "layers" and value in ([], [32]):
+            assert parse(config).params_total > 0  # the values in JUNK that are right for this kind
+            return
+        with pytest.raises(ValueError, match=f"'{field}' must be"):
+            parse(config)
+
+    def test_a_billion_layers_is_refused_at_once(self):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match="num_hidden_layers"):
+            parse({**QWEN3_MOE, "num_hidden_layers": 10**9, "decoder_sparse_step": 1})
+        assert time.perf_counter() - start < 0.1
+
+    def test_null_means_unset(self):
+        derived = parse({**LLAMA_8B, "head_dim": None, "num_key_value_heads": None})
+        assert (derived.head_dim, derived.kv_heads) == (128, 32)  # h // n_h, and n_kv = n_h
+        dense = parse({**QWEN3_MOE, "num_experts": None, "num_experts_per_tok": None})
+        assert dense.num_experts == 0 and dense.params_total == dense.params_active
+
+    def test_derived_head_dim_must_be_positive(self):
+        config = {**LLAMA_8B, "hidden_size": 16, "num_attention_heads": 32, "num_key_value_heads": 8}
+        with pytest.raises(ValueError, match="'head_dim' is not set and hidden_size // num_attention_heads = 0"):
+            parse(config)
+
+    @pytest.mark.parametrize("data, message", [
+        (b'{"model_type": "llama"' + b"\xff" + b"}", "not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"hidden_size": ' + b"9" * 5000 + b"}", "not a JSON config.json"),
+        (b"[1, 2]", "JSON object"),
+    ])
+    def test_unparseable_input_is_a_value_error(self, data, message):
+        with pytest.raises(ValueError, match=message):
+            roofline.model_from_config_bytes(data, "config.json", 10**6)
+
+    @hyp_settings(deadline=None, max_examples=200)
+    @given(st.integers(min_value=1, max_value=1024), st.integers(min_value=1, max_value=1024),
+           st.lists(st.integers(min_value=0, max_value=1023), unique=True, max_size=64))
+    def test_moe_layer_count_matches_the_transformers_rule(self, layers, step, dense_only):
+        dense_only = [i for i in dense_only if i < layers]
+        step = min(step, layers)
+        config = {**QWEN3_MOE, "num_hidden_layers": layers, "decoder_sparse_step": step,
+                  "mlp_only_layers": dense_only}
+        expected = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        assert roofline.model_from_config(config).moe_layers == expected
+
+    @hyp_settings(deadline=None, max_examples=300)
+    @given(st.sampled_from([*roofline.CONFIG_LIMITS, "model_type"]),
+           st.one_of(st.integers(min_value=-2, max_value=5000), JSON_VALUES))
+    def test_any_single_field_mutation_gives_a_model_or_a_value_error(self, field, value):
+        start = time.perf_counter()
+        try:
+            model = parse({**QWEN3_MOE, field: value})
+        except ValueError as exc:
+            assert field in str(exc)
+        else:
+            assert model.params_total >= model.params_active > 0
+        assert time.perf_counter() - start < 1.0
+
+    def test_every_shipped_config_passes_the_checks(self):
+        for path in sorted((DATA / "model_configs").glob("*.json")):
+            assert roofline.model_from_config(path).params_active > 0, path.name
+
+
 class TestForwardPass:
     def test_single_token_decode_is_memory_bound_on_h100(self):
         m = MODELS["Llama-3.1-70B"]
@@ -228,6 +351,28 @@ class TestEvaluate:
         r = roofline.evaluate(H100, MODELS["Llama-3.1-8B"], alpha=a, gamma=g, batch=b, context=ctx)
         bound = (g + 1) * max(1.0, (ctx + (g + 2) / 2) / (ctx + 1))
         assert 1.0 - 1e-9 <= float(r["verify_cost"]) <= bound * (1 + 1e-9)
+
+    @pytest.mark.parametrize("tflops, bandwidth", [(1e300, 1e300), (1e7, 3.35), (989.4, 1e5),
+                                                   (-1.0, 3.35)])
+    def test_refuses_device_figures_that_would_make_a_pass_free(self, tflops, bandwidth):
+        # 1e300 TFLOPS and TB/s overflow peak · 10¹² to infinity: both times 0, speedup 0/0.
+        gpu = replace(H100, tflops=tflops, bandwidth_tb_s=bandwidth)
+        with pytest.raises(ValueError, match="TFLOPS|bandwidth"):
+            roofline.evaluate(gpu, MODELS["Llama-3.1-8B"], alpha=0.8, gamma=4, batch=1)
+
+    @pytest.mark.parametrize("tflops, bandwidth", [(roofline.MAX_TFLOPS, roofline.MAX_BANDWIDTH_TB_S),
+                                                   (0.001, 0.001), (roofline.MAX_TFLOPS, 0.001)])
+    @pytest.mark.parametrize("draft_cost", [0.0, 10.0])
+    def test_speedup_is_finite_and_positive_at_every_accepted_extreme(self, tflops, bandwidth, draft_cost):
+        gpu = replace(H100, tflops=tflops, bandwidth_tb_s=bandwidth)
+        r = roofline.evaluate(gpu, MODELS["Qwen3-0.6B"], alpha=[0.0, 1.0], gamma=[[1], [16]],
+                              batch=1, context=0, mfu=0.05, mbu=0.05, draft_cost=draft_cost)
+        assert np.all(np.isfinite(r["speedup"])) and np.all(r["speedup"] > 0)
+
+    @pytest.mark.parametrize("kw", [dict(draft_cost=np.inf), dict(overhead_ms=np.nan), dict(batch=np.inf)])
+    def test_refuses_non_finite_knobs(self, kw):
+        with pytest.raises(ValueError, match="finite"):
+            roofline.evaluate(H100, MODELS["Llama-3.1-8B"], **(dict(alpha=0.5, gamma=4, batch=1) | kw))
 
 
 class TestCrossoverBatch:

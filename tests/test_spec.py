@@ -103,6 +103,28 @@ class TestStepCost:
         with pytest.raises(ValueError, match="verify_cost"):
             spec.step_cost(4, -1.0)
 
+    @pytest.mark.parametrize("verify_cost, draft_cost, name", [
+        (0.0, 0.0, "verify_cost must be a positive"),  # the infinite speedup of "simple ratios"
+        (0.0, 0.05, "verify_cost must be a positive"),
+        (np.array([1.0, 0.0]), 0.05, "verify_cost"),  # one bad element refuses the array
+        (math.inf, 0.05, "verify_cost"),
+        (math.nan, 0.05, "verify_cost"),
+        (1.0, math.inf, "draft_cost must be a non-negative, finite"),
+        (1.0, np.array([0.0, -0.01]), "draft_cost"),
+    ])
+    def test_rejects_costs_that_make_the_speedup_infinite_or_meaningless(self, verify_cost, draft_cost, name):
+        with pytest.raises(ValueError, match=name):
+            spec.step_cost(4, verify_cost, draft_cost)
+        with pytest.raises(ValueError, match=name):
+            spec.speedup(0.8, 4, verify_cost, draft_cost)
+
+    def test_rejects_an_infinite_gamma(self):
+        with pytest.raises(ValueError, match="gamma"):
+            spec.speedup(0.8, math.inf, 1.0, 0.0)
+
+    def test_a_free_draft_with_a_positive_verify_cost_is_finite(self):
+        assert spec.speedup(1.0, 4, 0.01, 0.0) == pytest.approx(500.0)
+
 
 class TestSpeedup:
     def test_seed_000_long_weak_draft(self):
@@ -133,6 +155,21 @@ class TestSpeedup:
     def test_rises_with_alpha(self, a1, a2, g):
         lo, hi = sorted((a1, a2))
         assert spec.speedup(lo, g) <= spec.speedup(hi, g) + 1e-9
+
+    @given(alphas, gammas, st.floats(min_value=0.0, exclude_min=True, allow_infinity=False),
+           st.floats(min_value=0.0, allow_infinity=False))
+    def test_finite_and_positive_or_refused_for_any_float_costs(self, a, g, v, c):
+        try:
+            s = spec.speedup(a, g, v, c)
+        except ValueError as exc:
+            assert "overflows" in str(exc)
+        else:
+            assert math.isfinite(s) and s > 0
+
+    @pytest.mark.parametrize("v, c", [(1e-320, 0.0), (1e308, 1e308)])
+    def test_overflowing_costs_are_refused(self, v, c):
+        with pytest.raises(ValueError, match="overflows"):
+            spec.speedup(0.8, 4, v, c)
 
 
 class TestBreakevenVerifyCost:

@@ -1,0 +1,33 @@
+"""Errors that reach a user: each carries a message key of the translation layer and its parameters.
+
+Code decides on an error's type, never on its text; the text is rendered from ``key`` and
+``params`` in the reader's language by :func:`specviz.i18n.message` (``str(error)`` is the English).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import i18n
+
+__all__ = ["SpecvizError"]
+
+
+class SpecvizError(Exception):
+    """Base of the errors specviz shows to a user.
+
+    Parameters
+    ----------
+    key : str
+        A key of ``specviz/locales/en.json``.
+    **params
+        The values its template interpolates.
+    """
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+    def __str__(self) -> str:
+        return i18n.t(self.key, "en", **self.params)

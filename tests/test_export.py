@@ -1,0 +1,49 @@
+"""Tests for specviz.export: every CSV specviz writes is quoted and formula-safe."""
+
+import csv
+import io
+
+import pandas as pd
+from hypothesis import given, strategies as st
+
+from specviz import export
+
+TRIGGERS = "=+-@\t\r"
+
+
+def read_back(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+def looks_like_a_formula(cell: str) -> bool:
+    """What a spreadsheet would run: a cell, or a line inside it, starting with a trigger."""
+    return any(line[:1] in TRIGGERS for line in [cell, *cell.replace("\r", "\n").split("\n")[1:]] if line)
+
+
+class TestNeutralise:
+    def test_formula_starts(self):
+        assert [export.neutralise(v) for v in ["=cmd()", "+1", "-2", "@x", "\tx", "\r=x", "plain"]] == \
+            ["'=cmd()", "'+1", "'-2", "'@x", "'\tx", "'\r'=x", "plain"]
+
+    def test_after_a_line_break_inside_the_cell(self):
+        assert export.neutralise("ok\n=HYPERLINK(\"http://127.0.0.1:9\")") == "ok\n'=HYPERLINK(\"http://127.0.0.1:9\")"
+        assert export.neutralise("a\r\n@SUM(A1)") == "a\r\n'@SUM(A1)"
+        assert export.neutralise("a\r\r-1") == "a\r'\r'-1"
+
+
+class TestCsvText:
+    def test_every_field_is_quoted_and_numbers_stay_numbers(self):
+        text = export.csv_text(pd.DataFrame({"a": ["=cmd()", None], "n": [-1.5, 2.0]}))
+        assert text.splitlines()[0] == '"a","n"'
+        assert read_back(text)[1:] == [["'=cmd()", "-1.5"], ["", "2.0"]]
+
+    def test_headers_are_neutralised_too(self):
+        assert read_back(export.csv_text(pd.DataFrame({"=evil": [1], "ok\n+x": [2]})))[0] == ["'=evil", "ok\n'+x"]
+
+    @given(st.lists(st.text(alphabet=st.sampled_from("=+-@\t\r\n,\"'ab ")), min_size=1, max_size=8))
+    def test_nothing_reads_back_as_a_formula_and_every_row_survives(self, cells):
+        frame = pd.DataFrame({"c": cells, "d": cells[::-1]})
+        rows = read_back(export.csv_text(frame))
+        assert len(rows) == len(cells) + 1
+        assert not any(looks_like_a_formula(cell) for row in rows for cell in row)
+        assert [row[0].replace("'", "") for row in rows[1:]] == [c.replace("'", "") for c in cells]

@@ -1,0 +1,305 @@
+"""Attack suite of the SQL console (specviz.sandbox through Store.query).
+
+Every statement below either is refused or fails with a QueryError, or returns a bounded result;
+none changes the data, writes a file, discloses a host path or outlives its time limit.
+"""
+
+import hashlib
+import os
+import re
+import resource
+import threading
+from pathlib import Path
+
+import pytest
+
+from specviz import sandbox
+from specviz.sandbox import Limits, QueryError
+from specviz.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT.parent / "shared" / "samples"
+SAMPLE_FILES = ["vllm_bench_nerdalert.jsonl", "guidellm_benchmarks.json", "profile_export_genai_perf.csv",
+                "llmperf_Yi-1-5-34B_550_150_summary.json"]
+LIMITS = Limits(timeout_s=3.0, max_rows=1000, max_bytes=2_000_000, memory_bytes=1_500_000_000, workers=2)
+RUNS = 12
+# What a disclosed host detail would look like in a result or a message.
+HOST_DETAIL = re.compile(r"/(root|home|work|tmp|usr|etc|proc|var)\b|" + re.escape(str(ROOT)))
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sandbox")
+    s = Store(folder / "specviz.duckdb")
+    for name in SAMPLE_FILES:
+        s.import_file(name, (SAMPLES / name).read_bytes())
+    yield s
+    s.close()
+
+
+def fingerprint(s: Store) -> tuple[int, str]:
+    runs = s.runs()
+    return len(runs), hashlib.sha256(runs.drop(columns=["imported_at"]).to_json().encode()).hexdigest()
+
+
+def tree(path: Path) -> set[str]:
+    """Every file and folder under ``path`` except the virtual environment and git's own."""
+    found = set()
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if d not in (".venv", ".git", "artifacts", ".pytest_cache", ".hypothesis")]
+        found |= {os.path.join(folder, n) for n in dirs + files}
+    return found
+
+
+# (statement, the error key it must end with, or None where a bounded result is fine)
+WRITES_IN_DISGUISE = [
+    ("WITH x AS (DELETE FROM runs RETURNING 1) SELECT count(*) FROM x", "sql.modifies"),
+    ("WITH x AS (UPDATE runs SET label = 'x' RETURNING 1) SELECT * FROM x", "sql.modifies"),
+    ("WITH x AS (INSERT INTO runs (run_id) VALUES ('x') RETURNING 1) SELECT * FROM x", "sql.modifies"),
+    ("SELECT * FROM (WITH x AS (DELETE FROM runs RETURNING 1) SELECT * FROM x)", "sql.modifies"),
+    ("SELECT (WITH x AS (DELETE FROM requests RETURNING 1) SELECT count(*) FROM x)", "sql.modifies"),
+    ("WITH a AS (SELECT 1), b AS (DELETE FROM imports RETURNING 1) SELECT * FROM a", "sql.modifies"),
+    ("WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 3), "
+     "d AS (DELETE FROM runs RETURNING 1) SELECT * FROM r", "sql.parse"),
+    ("SELECT 1 UNION ALL (WITH d AS (DELETE FROM runs RETURNING 1) SELECT count(*) FROM d)", "sql.modifies"),
+    ("EXPLAIN ANALYZE SELECT * FROM runs", "sql.explain_analyze"),
+    ("EXPLAIN ANALYZE DELETE FROM runs", "sql.explain_analyze"),
+    ("EXPLAIN  analyze COPY runs TO 'x.csv'", "sql.explain_analyze"),
+    ("EXPLAIN ANALYSE UPDATE runs SET label = 'x'", "sql.explain_analyze"),
+    ("EXPLAIN DELETE FROM runs", "sql.explain_options"),
+    ("EXPLAIN (FORMAT json) SELECT 1", "sql.explain_options"),
+    ("EXPLAIN WITH x AS (DELETE FROM runs RETURNING 1) SELECT * FROM x", "sql.modifies"),
+    ("/* comment */ EXPLAIN ANALYZE SELECT 1", "sql.explain_analyze"),
+    ("DELETE FROM runs", "sql.kind"),
+    ("UPDATE runs SET label = 'x'", "sql.kind"),
+    ("INSERT INTO runs (run_id) VALUES ('x')", "sql.kind"),
+    ("INSERT OR REPLACE INTO imports SELECT * FROM imports", "sql.kind"),
+    ("CREATE TABLE t AS SELECT * FROM runs", "sql.kind"),
+    ("CREATE TEMP TABLE t AS SELECT 1", "sql.kind"),
+    ("CREATE VIEW v AS SELECT 1", "sql.kind"),
+    ("CREATE MACRO m(a) AS a + 1", "sql.kind"),
+    ("CREATE SEQUENCE s", "sql.kind"),
+    ("CREATE TYPE mood AS ENUM ('a')", "sql.kind"),
+    ("CREATE SCHEMA s", "sql.kind"),
+    ("DROP TABLE runs", "sql.kind"),
+    ("ALTER TABLE runs ADD COLUMN x INTEGER", "sql.kind"),
+    ("TRUNCATE runs", "sql.kind"),
+    ("BEGIN TRANSACTION", "sql.kind"),
+    ("CHECKPOINT", "sql.kind"),
+    ("VACUUM", "sql.kind"),
+    ("DETACH memory", "sql.kind"),
+    ("USE system", "sql.kind"),
+    ("PIVOT runs ON source_format USING count(*)", "sql.kind"),
+    ("SELECT 1; DELETE FROM runs", "sql.count"),
+    ("SELECT 1 -- a comment\n; DROP TABLE runs", "sql.count"),
+    ("SELECT 1; SELECT 2", "sql.count"),
+    ("", "sql.count"),
+    ("SELEC 1", "sql.parse"),
+    ("SELECT 'unterminated", "sql.parse"),
+]
+FILES_AND_NETWORK = [
+    ("SELECT * FROM read_csv('/etc/passwd')", "sql.permission"),
+    ("SELECT * FROM read_csv_auto('/etc/passwd')", "sql.permission"),
+    ("SELECT * FROM read_text('/etc/hostname')", "sql.permission"),
+    ("SELECT * FROM read_blob('/etc/hostname')", "sql.permission"),
+    ("SELECT * FROM read_json('/etc/passwd')", "sql.permission"),
+    ("SELECT * FROM read_json_auto('/proc/self/environ')", "sql.permission"),
+    ("SELECT * FROM read_ndjson('/proc/self/cmdline')", "sql.permission"),
+    ("SELECT * FROM read_parquet('/tmp/x.parquet')", "sql.permission"),
+    ("SELECT * FROM parquet_scan('/tmp/x.parquet')", "sql.permission"),
+    ("SELECT * FROM parquet_metadata('/tmp/x.parquet')", "sql.permission"),
+    ("SELECT * FROM sniff_csv('/etc/passwd')", "sql.permission"),
+    ("SELECT * FROM glob('/*')", "sql.permission"),
+    ("SELECT * FROM glob('*')", "sql.permission"),
+    ("SELECT * FROM '/etc/passwd'", None),
+    ("SELECT * FROM 'data/specviz.duckdb'", None),
+    ("SELECT * FROM read_csv('data/gpus.csv')", "sql.permission"),
+    ("SELECT * FROM read_csv('http://127.0.0.1:9/x.csv')", None),
+    ("SELECT * FROM 'https://127.0.0.1:9/x.parquet'", None),
+    ("SELECT * FROM read_parquet('s3://bucket/x.parquet')", None),
+    ("SELECT * FROM sqlite_scan('/tmp/x.db', 't')", None),
+    ("SELECT * FROM postgres_scan('host=127.0.0.1', 'public', 't')", None),
+    ("SELECT * FROM delta_scan('/tmp/x')", None),
+    ("SELECT * FROM iceberg_scan('/tmp/x')", None),
+    ("COPY runs TO '/tmp/out.csv'", "sql.kind"),
+    ("COPY (SELECT 1) TO 'out.csv'", "sql.kind"),
+    ("COPY runs FROM '/etc/passwd'", "sql.kind"),
+    ("EXPORT DATABASE '/tmp/x'", "sql.kind"),
+    ("IMPORT DATABASE '/tmp/x'", "sql.kind"),
+    ("ATTACH '/tmp/other.duckdb'", "sql.kind"),
+    ("ATTACH 'data/specviz.duckdb' AS s", "sql.kind"),
+    ("ATTACH ':memory:' AS m", "sql.kind"),
+    ("INSTALL httpfs", "sql.kind"),
+    ("LOAD httpfs", "sql.kind"),
+    ("FORCE INSTALL sqlite", "sql.kind"),
+    ("SELECT * FROM duckdb_extensions()", "sql.denied_function"),
+    ("SELECT * FROM query('SELECT * FROM read_csv(''/etc/passwd'')')", "sql.denied_function"),
+    ("SELECT * FROM query_table('runs')", "sql.denied_function"),
+    ("CALL sql_auto_complete('SEL')", "sql.kind"),
+]
+SETTINGS = [
+    ("SET enable_external_access = true", "sql.kind"),
+    ("SET lock_configuration = false", "sql.kind"),
+    ("SET memory_limit = '100GB'", "sql.kind"),
+    ("SET threads = 64", "sql.kind"),
+    ("SET GLOBAL temp_directory = '/tmp/spill'", "sql.kind"),
+    ("RESET threads", "sql.kind"),
+    ("RESET ALL", "sql.parse"),
+    ("PRAGMA database_list", "sql.kind"),
+    ("PRAGMA enable_profiling", "sql.kind"),
+    ("PRAGMA memory_limit = '100GB'", "sql.kind"),
+    ("CALL pragma_database_list()", "sql.kind"),
+    ("SELECT * FROM pragma_database_list()", "sql.denied_function"),
+    ("SELECT * FROM pragma_database_size()", "sql.denied_function"),
+    ("SELECT * FROM pragma_storage_info('runs')", "sql.denied_function"),
+    ("SELECT * FROM duckdb_settings()", "sql.denied_function"),
+    ("SELECT value FROM duckdb_settings() WHERE name = 'temp_directory'", "sql.denied_function"),
+    ("SELECT current_setting('temp_directory')", "sql.denied_function"),
+    ("SELECT current_setting('home_directory')", "sql.denied_function"),
+    ("SELECT CURRENT_SETTING('extension_directory')", "sql.denied_function"),
+    ("SELECT * FROM duckdb_databases()", "sql.denied_function"),
+    ("SELECT * FROM duckdb_temporary_files()", "sql.denied_function"),
+    ("SELECT * FROM duckdb_memory()", "sql.denied_function"),
+    ("SELECT * FROM duckdb_secrets()", "sql.denied_function"),
+    ("SELECT * FROM which_secret('s3://x', 's3')", "sql.denied_function"),
+    ("SELECT getenv('HOME')", "sql.denied_function"),
+    ("SELECT getenv('PATH')", "sql.denied_function"),
+    ("SELECT * FROM (SELECT getenv('USER'))", "sql.denied_function"),
+    ("SELECT list_transform([1], x -> current_setting('home_directory'))", "sql.denied_function"),
+    ("CREATE SECRET s (TYPE s3, KEY_ID 'x', SECRET 'y')", "sql.kind"),
+]
+EXHAUSTION = [
+    # Single function calls that allocate past any memory limit.
+    ("SELECT length(repeat('x', 1500000000))", "sql.memory"),
+    ("SELECT length(repeat(repeat('x', 100000), 30000))", "sql.memory"),
+    ("SELECT list_aggr(range(400000000), 'sum')", "sql.memory"),
+    ("SELECT length(list(range)) FROM range(400000000)", "sql.memory"),
+    ("SELECT length(string_agg(repeat('x', 1000), '')) FROM range(3000000)", "sql.memory"),
+    ("SELECT array_length(list_value(range(300000000)))", "sql.memory"),
+    # Spilling: a large sort or join has no temp directory to go to.
+    ("SELECT sum(x) FROM (SELECT random() AS x FROM range(300000000) ORDER BY x)", "sql.memory"),
+    ("SELECT count(*) FROM (SELECT DISTINCT random() FROM range(300000000))", "sql.memory"),
+    # Time.
+    ("SELECT count(*) FROM range(100000000000)", "sql.timeout"),
+    ("SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b", "sql.timeout"),
+    ("WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r", None),
+    ("SELECT count(*) FROM runs a, runs b, runs c, runs d, runs e, runs f, runs g, runs h, runs i", None),
+    ("SELECT regexp_matches(repeat('a', 100000), '(a+)+b')", None),
+    # Result size: rows and bytes are capped, the rest is cut.
+    ("SELECT * FROM range(100000000)", None),
+    ("SELECT repeat('x', 1000000) FROM range(1000)", None),
+    ("SELECT repeat('x', 100000000)", None),
+    ("SELECT * FROM requests, range(100000)", None),
+    # Parser: deeply nested text.
+    ("SELECT " + "(" * 5000 + "1" + ")" * 5000, None),
+    ("SELECT 1 IN (" + ", ".join(["1"] * 100000) + ")", None),
+]
+DISCLOSURE_READS = [
+    "SELECT version()", "SELECT current_database()", "SELECT * FROM duckdb_schemas()",
+    "SELECT * FROM duckdb_views()", "SELECT * FROM duckdb_functions() LIMIT 50",
+    "SHOW ALL TABLES", "SHOW TABLES", "DESCRIBE runs", "SUMMARIZE requests", "SELECT * FROM information_schema.tables",
+    "SELECT * FROM duckdb_columns()", "SELECT * FROM pg_catalog.pg_settings", "SELECT current_schema()",
+    "SELECT * FROM runs", "SELECT * FROM imports",
+]
+ATTACKS = WRITES_IN_DISGUISE + FILES_AND_NETWORK + SETTINGS + EXHAUSTION
+
+
+def test_the_suite_has_at_least_100_statements():
+    assert len(ATTACKS) + len(DISCLOSURE_READS) >= 100 and len(ATTACKS) >= 100
+
+
+@pytest.mark.parametrize("sql, key", ATTACKS, ids=[f"{i:03d}" for i in range(len(ATTACKS))])
+def test_attack(loaded, sql, key):
+    before, files_before = fingerprint(loaded), tree(ROOT)
+    try:
+        result = loaded.query(sql, LIMITS)
+    except QueryError as exc:
+        assert key is None or exc.key == key, (exc.key, str(exc))
+        assert not HOST_DETAIL.search(str(exc)), str(exc)
+    else:
+        assert key is None, f"ran, but should have been refused with {key}"
+        assert len(result.frame) <= LIMITS.max_rows
+        assert not HOST_DETAIL.search(result.frame.to_json(default_handler=str, date_format="iso"))
+    assert fingerprint(loaded) == before
+    assert tree(ROOT) == files_before
+
+
+@pytest.mark.parametrize("sql", DISCLOSURE_READS)
+def test_reads_disclose_no_host_detail(loaded, sql):
+    frame = loaded.query(sql, LIMITS).frame
+    assert not frame.empty
+    assert not HOST_DETAIL.search(frame.to_json(default_handler=str, date_format="iso"))
+
+
+class TestCheckSql:
+    @pytest.mark.parametrize("sql", ["SELECT 1", "WITH x AS (SELECT 1) SELECT * FROM x", "FROM runs",
+                                     "VALUES (1)", "EXPLAIN SELECT 1", "DESCRIBE runs", "SUMMARIZE runs",
+                                     "SHOW TABLES", "(SELECT 1) UNION (SELECT 2)"])
+    def test_reading_statements_pass(self, sql):
+        sandbox.check_sql(sql)
+
+    def test_a_deep_syntax_tree_is_walked_without_recursion(self):
+        sandbox.check_sql("SELECT " + " + ".join(["1"] * 990))  # DuckDB parses up to depth 1000
+
+
+class TestRunQuery:
+    def test_rows_cap(self, loaded):
+        result = loaded.query("SELECT * FROM range(25)", Limits(max_rows=10))
+        assert len(result.frame) == 10 and result.truncated == "rows"
+
+    def test_bytes_cap(self, loaded):
+        result = loaded.query("SELECT repeat('x', 100000) AS s FROM range(100)", Limits(max_bytes=1_000_000))
+        assert 0 < len(result.frame) < 100 and result.truncated == "bytes"
+        assert result.frame.s.str.len().sum() <= 1_000_000
+
+    def test_a_query_sees_new_imports(self, tmp_path):
+        s = Store(tmp_path / "x.duckdb")
+        assert s.query("SELECT count(*) AS n FROM runs").frame.n[0] == 0
+        s.import_file("g.json", (SAMPLES / "guidellm_benchmarks.json").read_bytes())
+        assert s.query("SELECT count(*) AS n FROM runs").frame.n[0] == 1
+        s.close()
+
+    def test_sessions_cannot_affect_each_other(self, loaded):
+        """Eight queries at once from different threads all see the same, whole data."""
+        answers, errors = [], []
+
+        def ask() -> None:
+            try:
+                answers.append(loaded.query("SELECT count(*) AS n FROM runs", Limits(timeout_s=30)).frame.n[0])
+            except QueryError as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors and answers == [RUNS] * 8
+
+    def test_a_heavy_query_delays_another_by_at_most_its_time_limit(self, loaded):
+        """One slot: the light query waits for the heavy one to be killed at its 2 s limit, then runs
+        within its own 10 s; a light query with a 0.5 s limit gives up with 'busy' instead."""
+        heavy = threading.Thread(target=lambda: pytest.raises(
+            QueryError, loaded.query, "SELECT count(*) FROM range(100000000000)", Limits(timeout_s=2, workers=1)))
+        heavy.start()
+        try:
+            threading.Event().wait(0.3)
+            with pytest.raises(QueryError) as busy:
+                loaded.query("SELECT 1", Limits(timeout_s=0.5, workers=1))
+            assert busy.value.key == "sql.busy"
+            assert loaded.query("SELECT 42 AS a", Limits(timeout_s=10, workers=1)).frame.a[0] == 42
+        finally:
+            heavy.join()
+
+    def test_memory_of_the_query_process_stays_under_its_limit(self, loaded):
+        with pytest.raises(QueryError) as exc:
+            loaded.query("SELECT length(repeat('x', 1500000000))", LIMITS)
+        assert exc.value.key == "sql.memory"
+        assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 <= max(
+            LIMITS.memory_bytes, Limits().memory_bytes)
+
+    def test_messages_name_no_path(self, loaded):
+        with pytest.raises(QueryError) as exc:
+            loaded.query("SELECT * FROM duckdb_extensions() WHERE install_path <> ''", LIMITS)
+        assert not HOST_DETAIL.search(str(exc.value))
+        assert sandbox._scrub('Cannot access "/root/.duckdb/extensions/v2"') == 'Cannot access "<path>"'
