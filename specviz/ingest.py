@@ -111,6 +111,8 @@ def as_ingest_error(name: str, exc: Exception) -> IngestError:
         return IngestError(name, "reading it needs more memory than this machine has free")
     if isinstance(exc, OverflowError):
         return IngestError(name, "it holds a number too large to handle")
+    if isinstance(exc, UnicodeEncodeError):  # JSON may escape half a character: "\\ud800"
+        return IngestError(name, "it holds text that is not valid Unicode (such as a lone \\ud800 escape)")
     if isinstance(exc, UnicodeError):
         return IngestError(name, "it is not valid UTF-8 text; expected JSON, JSON lines or CSV")
     detail = (str(exc).splitlines() or [""])[0][:200]
@@ -176,17 +178,26 @@ def _preview(value: Any) -> str:
 
 # A JSON string (skipped as it is) or a bare non-finite number token as json.dumps writes them.
 _NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+# Half a character: JSON may write one ("\ud800"), and json.loads keeps it, but it is not Unicode
+# and cannot be stored (json.loads joins the halves of a whole character into one).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _extra_json(extra: dict[str, Any]) -> str:
     """``extra`` as compact JSON text that DuckDB's JSON type accepts: Python writes non-finite
     floats as bare ``NaN``/``Infinity``, which is not JSON (SGLang writes ``"request_rate":
-    Infinity``), so they become the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``."""
+    Infinity``), so they become the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``; half
+    characters become U+FFFD."""
     try:
-        return json.dumps(extra, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(extra, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError:  # a non-finite float somewhere: quote those tokens, outside strings only
-        text = json.dumps(extra, separators=(",", ":"))
-        return _NON_FINITE.sub(lambda m: f'"{m[1]}"' if m[1] else m[0], text)
+        text = json.dumps(extra, separators=(",", ":"), ensure_ascii=False)
+        text = _NON_FINITE.sub(lambda m: f'"{m[1]}"' if m[1] else m[0], text)
+    return _storable(text)
 
 
 class _RunBuilder:
@@ -203,7 +214,7 @@ class _RunBuilder:
         source = source or column
         if column in _TEXT:
             if isinstance(value, (str, int, float)):
-                self.row[column] = str(value)
+                self.row[column] = _storable(str(value))
             else:  # a list or object would be rendered whole, however large or deep
                 self._reject(source, value, "a text value")
             return
@@ -228,7 +239,7 @@ class _RunBuilder:
             self.row[column] = int(number) if column in _INTEGER else number
 
     def _reject(self, source: str, value: Any, expected: str) -> None:
-        self.warnings.append(f"'{source}' = {_preview(value)!r} is not {expected}; kept in extra only")
+        self.warnings.append(_storable(f"'{source}' = {_preview(value)!r} is not {expected}; kept in extra only"))
         self.extra[source] = value
 
     def keep(self, key: str, value: Any) -> None:
@@ -451,33 +462,35 @@ def _parse_genai_csv(text: str, name: str) -> Parsed:
     metrics: dict[str, dict[str, Any]] = {}
     scalars: dict[str, Any] = {}
     header: list[str] | None = None  # of the current block; a blank line ends a block
-    for row in _csv_rows(text):
-        if not any(cell.strip() for cell in row):
-            header = None
-        elif header is None:
-            header = [normalise_name(h) for h in row]
-            if header[0] != "metric":
-                warnings.append(f"a block starting {_preview(row[:2])} is not a genai-perf table and was skipped")
-        elif header[:2] == ["metric", "value"]:
-            if len(row) >= 2:
-                scalars[_genai_metric_name(row[0])] = _number(row[1])
-        elif header[0] == "metric":
-            metrics[_genai_metric_name(row[0])] = {h: _number(v) for h, v in zip(header[1:], row[1:])}
+    try:
+        for row in _csv_rows(text):
+            if not any(cell.strip() for cell in row):
+                header = None
+            elif header is None:
+                header = [normalise_name(h) for h in row]
+                if header[0] != "metric":
+                    warnings.append(f"a block starting {_preview(row[:2])} is not a genai-perf table and was skipped")
+            elif header[:2] == ["metric", "value"]:
+                if len(row) >= 2:
+                    scalars[_genai_metric_name(row[0])] = _number(row[1])
+            elif header[0] == "metric":
+                metrics[_genai_metric_name(row[0])] = {h: _number(v) for h, v in zip(header[1:], row[1:])}
+    except csv.Error as exc:  # a field over csv's 128 KiB limit, a stray quote
+        raise IngestError(name, f"the genai-perf CSV is malformed ({exc})") from None
     if not metrics and not scalars:
         raise IngestError(name, "no genai-perf metric table found (expected a 'Metric,avg,…' block)")
     return Parsed("genai-perf", [_genai_run(metrics, scalars, None, warnings)], warnings=warnings)
 
 
+# A line with its end (\r\n, \n or a lone \r, as a file opened with newline="" splits), or a last
+# line without one; never empty.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
 def _csv_rows(text: str) -> Iterator[list[str]]:
     """The rows of CSV text, fed to the reader line by line from the text itself (``io.StringIO``
     would hold a copy of it at four bytes a character)."""
-    def lines() -> Iterator[str]:
-        start = 0
-        while start < len(text):
-            end = text.find("\n", start) + 1 or len(text)
-            yield text[start:end]
-            start = end
-    return csv.reader(lines())
+    return csv.reader(m.group() for m in _LINE.finditer(text))
 
 
 def _genai_metric_name(label: str) -> str:
@@ -529,18 +542,21 @@ def _parse_llmperf(doc: dict[str, Any], name: str) -> Parsed:
 # Memory that decoding costs, estimated from how often each byte occurs before anything is decoded.
 # json.loads, measured with tracemalloc on CPython 3.11 over arrays of 1M elements of one shape
 # (the text itself not counted), per element: [] 64 B, {} 72 B, [0] 96 B, {"":0} 192 B,
-# {"":[]} 248 B, {"":{}} 256 B, an int above 256 36 B, a float 32 B, "ab" 59 B, a distinct key
-# with its value 115 B; pretty-printed or not, bytes per element never fell below 2.
+# {"":[]} 248 B, {"":{}} 256 B, an int above 256 36 B, a float 32 B, "ab" 59 B, "ĉ" 85 B,
+# a distinct key with its value 115-160 B (dicts double as they grow).
 # Charging each '{' a dict, each '[' a list, each ',' and ':' an element and each '"' half a
-# string header covers every one of them (the tightest, a distinct key, by 4 % before the text
-# charge); the text is charged twice, decoded and again for the contents of its strings.
-_DICT_BYTES, _LIST_BYTES, _ELEMENT_BYTES, _QUOTE_BYTES = 96, 56, 48, 12
-# Building and storing one run (its canonical dict, extra, the store's row and JSON), measured
-# with ru_maxrss over 600,000 minimal vllm records ({"completed":1} a line): RUN_BYTES_MEASURED.
+# string header covers every one of them (tests/test_ingest.py checks each against tracemalloc).
+_DICT_BYTES, _LIST_BYTES, _ELEMENT_BYTES, _QUOTE_BYTES = 96, 56, 48, 32
+# Building and storing one run (its dict, the store's row), beyond what the other charges cover,
+# measured with ru_maxrss over a whole import: 970 B a run for 600,000 minimal vllm records
+# ({"completed":1} a line), 1.8 KB for 100,000 of nerdalert's full records.
 _RUN_BYTES = 4096
-# genai-perf's CSV through csv and _parse_genai_csv, measured the same way: a row "x1,1" with a
-# distinct metric name kept ~300 B, a field of a row kept ~80 B: CSV_MEASURED.
+# genai-perf's CSV through csv and _parse_genai_csv, measured the same way: 1M rows "x000001,1"
+# (a distinct metric each) took 473 B a row all told, one metric row of 1M fields 138 B a field.
 _CSV_ROW_BYTES, _CSV_FIELD_BYTES = 400, 100
+# A user's CSV, read by the store's DuckDB (rows staged, or inserted as runs), measured with
+# ru_maxrss: 10M rows of one column held 73 B a row, 2.45M rows of eight columns 208 B a row.
+_DUCKDB_ROW_BYTES, _DUCKDB_CELL_BYTES = 100, 32
 # Storing ``extra``: DuckDB parses each JSON text to check it; with ru_maxrss, a 10 MB extra held
 # 45 B per value for [0,0,…], 37 B for [[],[],…] and ["ab","ab",…] (values counted by ',' and ':').
 _STORED_VALUE_BYTES = 48
@@ -556,18 +572,48 @@ def _byte_histogram(data: bytes) -> np.ndarray:
     return counts
 
 
-def _text_bytes(counts: np.ndarray) -> int:
-    """Memory of the str that decoding UTF-8 bytes with this histogram makes: one unit per
-    character (continuation bytes 0x80-0xBF start none) and 1, 2 or 4 bytes a unit as Python
-    stores it, by the widest character (lead bytes from 0xC4 start characters above U+00FF,
-    from 0xF0 characters above U+FFFF)."""
-    characters = int(counts.sum() - counts[0x80:0xC0].sum())
-    return characters * (4 if counts[0xF0:].any() else 2 if counts[0xC4:0xF0].any() else 1)
+def _characters(counts: np.ndarray) -> int:
+    """Characters of UTF-8 text with this byte histogram (continuation bytes 0x80-0xBF start none)."""
+    return int(counts.sum() - counts[0x80:0xC0].sum())
 
 
-def _json_memory(counts: np.ndarray) -> int:
-    """Upper estimate of the memory json.loads needs for a text with this byte histogram."""
-    return int(2 * _text_bytes(counts) + _DICT_BYTES * counts[ord("{")] + _LIST_BYTES * counts[ord("[")]
+def _width(counts: np.ndarray) -> int:
+    """Bytes a character takes in the str that decoding UTF-8 text with this byte histogram makes:
+    1, 2 or 4 by the widest character (lead bytes from 0xC4 start characters above U+00FF, from
+    0xF0 characters above U+FFFF)."""
+    return 4 if counts[0xF0:].any() else 2 if counts[0xC4:0xF0].any() else 1
+
+
+def _escaped_width(data: bytes) -> int:
+    """The same for the widest character a \\uXXXX escape in JSON text writes: 4 for a surrogate
+    (half of a character above U+FFFF), 2 above U+00FF, else 1. One such escape makes its whole
+    string that wide, however plain its other characters (an escaped backslash before a u only
+    overcounts)."""
+    if b"\\u" not in data:
+        return 1
+    if any(data.count(b"\\u" + bytes(p)) for p in itertools.product(b"dD", b"89aAbB")):
+        return 4
+    return 1 if data.count(b"\\u00") == data.count(b"\\u") else 2
+
+
+def _lines(counts: np.ndarray) -> int:
+    """Lines of a text with this byte histogram, whether they end in \\n, \\r\\n or \\r."""
+    return int(max(counts[ord("\n")], counts[ord("\r")]))
+
+
+def _json_memory(data: bytes, counts: np.ndarray) -> int:
+    """Upper estimate of the memory json.loads needs for ``data`` (``counts``, its byte histogram):
+    the decoded text, the contents of its strings and the objects."""
+    characters, width = _characters(counts), _width(counts)
+    escaped = _escaped_width(data)
+    # Contents: at most every character, as wide as an escape makes its string. json builds a
+    # string that has escapes in a buffer up to 1.25x its size, copied once more where an escape
+    # widens it; measured on one 2M-character string: 2.25x, 4.75x and 7.25x the text.
+    contents = characters * (max(width, escaped) + (width if escaped > width else 0))
+    if counts[ord("\\")]:
+        contents = contents * 4 // 3
+    return int(characters * width + contents
+               + _DICT_BYTES * counts[ord("{")] + _LIST_BYTES * counts[ord("[")]
                + _ELEMENT_BYTES * (counts[ord(",")] + counts[ord(":")]) + _QUOTE_BYTES * counts[ord('"')])
 
 
@@ -582,33 +628,30 @@ def _check_memory(name: str, needed: int) -> None:
 _BLANK = re.compile(r"[ \t\n\r]*")
 
 
-def _json_documents(name: str, text: str) -> list[Any] | None:
-    """One JSON document, or JSON lines (objects one after another); None if the text is neither.
+def _json_documents(name: str, text: str) -> Iterator[Any]:
+    """The documents of JSON text: one, or JSON lines (one after another), decoded as they are read.
 
     Raises
     ------
     IngestError
-        If a record of JSON lines is not an object, or the JSON is nested too deeply or holds an
-        integer of more than 4,300 digits (both refused by Python's json).
+        If the JSON is malformed, nested too deeply or holds an integer of more than 4,300 digits
+        (both refused by Python's json).
     """
     decoder = json.JSONDecoder()
-    docs: list[Any] = []
     end = _BLANK.match(text).end()
-    try:
-        while True:
+    while True:
+        try:
             doc, end = decoder.raw_decode(text, end)
-            docs.append(doc)
-            end = _BLANK.match(text, end).end()
-            if end == len(text):
-                return docs
-            if not isinstance(doc, dict):  # stop early: every tool writes objects, one a line
-                raise IngestError(name, f"record {len(docs)} of these JSON lines is not a JSON object")
-    except json.JSONDecodeError:
-        return None
-    except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
-        raise IngestError(name, "it holds an integer of more than 4,300 digits") from None
-    except RecursionError as exc:
-        raise as_ingest_error(name, exc) from None
+        except json.JSONDecodeError:
+            raise IngestError(name, "the JSON is malformed or truncated") from None
+        except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
+            raise IngestError(name, "it holds an integer of more than 4,300 digits") from None
+        except RecursionError as exc:
+            raise as_ingest_error(name, exc) from None
+        yield doc
+        end = _BLANK.match(text, end).end()
+        if end == len(text):
+            return
 
 
 _HEAD_BYTES = 65536  # enough to tell the formats apart; a large CSV is not decoded here in full
@@ -664,16 +707,17 @@ def _sniff(name: str, data: bytes) -> tuple[str, list[Any] | None, int]:
     if stripped[:1] not in "{[":
         first_line = stripped.split("\n", 1)[0]
         return ("genai-perf" if normalise_name(first_line.split(",")[0]) == "metric" else "csv"), None, 0
-    estimate = _json_memory(_byte_histogram(data))
+    estimate = _json_memory(data, _byte_histogram(data))
     _check_memory(name, estimate)
-    docs = _json_documents(name, _decode(name, data))
-    if docs is None:
-        raise IngestError(name, "the JSON is malformed or truncated")
-    formats = {_json_format(d) for d in docs}
-    if len(formats) != 1 or None in formats:
-        raise IngestError(name, "JSON of an unknown shape: expected a vllm bench result "
-                                "(request_throughput, mean_ttft_ms …), GuideLLM's {\"benchmarks\": […]}, "
-                                "llmperf's *_summary.json or genai-perf's profile_export_genai_perf.json")
+    docs: list[Any] = []
+    formats: set[str | None] = set()
+    for doc in _json_documents(name, _decode(name, data)):
+        formats.add(_json_format(doc))
+        if None in formats or len(formats) > 1:  # stop at the first record of another shape
+            raise IngestError(name, "JSON of an unknown shape: expected a vllm bench result "
+                                    "(request_throughput, mean_ttft_ms …), GuideLLM's {\"benchmarks\": […]}, "
+                                    "llmperf's *_summary.json or genai-perf's profile_export_genai_perf.json")
+        docs.append(doc)
     fmt = formats.pop()
     # Before the runs are built: a run costs more than its few bytes of JSON.
     estimate += _RUN_BYTES * (len(docs[0]["benchmarks"]) if fmt == "guidellm" else len(docs))
@@ -713,13 +757,20 @@ def parse(name: str, data: bytes) -> Parsed:
     """
     fmt, docs, estimate = _sniff(name, data)
     if fmt == "csv":
+        most = settings.get("SPECVIZ_IMPORT_MAX_COLUMNS")
+        if len(csv_header(name, data)) > most:  # counted in the first 64 KiB: enough to tell
+            raise IngestError(name, f"the CSV has more than {most:,} columns, the most that are read "
+                                    "(SPECVIZ_IMPORT_MAX_COLUMNS)")
+        counts = _byte_histogram(data)
+        _check_memory(name, int(_DUCKDB_ROW_BYTES * _lines(counts) + _DUCKDB_CELL_BYTES * counts[ord(",")]))
         return Parsed("csv", [])
     parsers: dict[str, Callable[[Any, str], Parsed]] = {
         "guidellm": _parse_guidellm, "llmperf": _parse_llmperf, "genai-perf": _parse_genai_json}
     if docs is None:  # genai-perf's CSV
         counts = _byte_histogram(data)
-        estimate = int(2 * _text_bytes(counts) + _CSV_ROW_BYTES * counts[ord("\n")]
-                       + _CSV_FIELD_BYTES * counts[ord(",")])
+        # The text and, at most as large, the fields' contents; then the rows and fields kept.
+        estimate = (2 * _characters(counts) * _width(counts) + _CSV_ROW_BYTES * _lines(counts)
+                    + _CSV_FIELD_BYTES * int(counts[ord(",")]))
         _check_memory(name, estimate)
         parsed = _parse_genai_csv(_decode(name, data), name)
     elif fmt == "vllm-bench":

@@ -44,6 +44,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int, "Largest result file accepted for import, in bytes."),
     Setting("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000000", int,
             "Memory one file's import may take, estimated before it is decoded; denser files are refused, in bytes."),
+    Setting("SPECVIZ_IMPORT_MAX_COLUMNS", "1000", int,
+            "Most columns a CSV may have to be imported (DuckDB's time grows faster than the column count)."),
     Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),
     Setting("SPECVIZ_SQL_MAX_ROWS", "10000", int, "Rows a SQL console query returns at most."),
     Setting("SPECVIZ_SQL_MAX_BYTES", "50000000", int,

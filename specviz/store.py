@@ -247,7 +247,10 @@ class Store:
             socket or directory.
         """
         path = Path(path)
-        return self.import_file(str(path), _read_regular_file(path, max_bytes), None, csv_mapping, _path=path)
+        data = _read_regular_file(path, max_bytes)
+        name = os.fsencode(path).decode("utf-8", "replace")  # stored: bytes of no UTF-8 name become U+FFFD
+        # DuckDB reads a CSV where it lies only by a name it can take, else from a copy.
+        return self.import_file(name, data, None, csv_mapping, _path=path if name == str(path) else None)
 
     def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None, replace: bool = False,
@@ -402,12 +405,16 @@ class Store:
             target = ingest.RUN_COLUMNS.get(canonical, "DOUBLE")
             if target == "VARCHAR":
                 return f"CAST({_quote(column)} AS VARCHAR)"
-            source_value = f"replace(CAST({_quote(column)} AS VARCHAR), ',', '')" if kind == "VARCHAR" else _quote(column)
-            number = f"TRY_CAST({source_value} AS DOUBLE) * {factor!r}" if factor != 1.0 or kind == "VARCHAR" \
-                else f"CAST({_quote(column)} AS DOUBLE)"
+            # Text, and whatever else DuckDB's sniffer saw (a DATE for "inf", a BOOLEAN), is read as
+            # a number where it is one (thousands separators dropped), else NULL.
+            number = (f"CAST({_quote(column)} AS DOUBLE)" if kind in ("BIGINT", "DOUBLE")
+                      else f"TRY_CAST(replace(CAST({_quote(column)} AS VARCHAR), ',', '') AS DOUBLE)")
+            if factor != 1.0:
+                number = f"{number} * {factor!r}"
             if target in ("INTEGER", "BIGINT"):  # whole numbers that fit, else NULL
                 return f"CASE WHEN {number} >= 0 AND {number} = floor({number}) THEN TRY_CAST({number} AS {target}) END"
-            return f"CASE WHEN {number} >= 0 THEN {number} END"
+            finite = "" if canonical == "request_rate" else f" AND isfinite({number})"  # as the JSON parsers
+            return f"CASE WHEN {number} >= 0{finite} THEN {number} END"
 
         extra = (f"to_json(struct_pack({', '.join(f'{_quote(c)} := {_quote(c)}' for c in unknown)}))"
                  if unknown else "NULL")
@@ -441,6 +448,7 @@ class Store:
                 request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra") and f"request:{c}" in mapped]
                 cur.execute(f"INSERT INTO requests BY NAME SELECT {run_id} AS run_id, {', '.join(request_cols)}, "
                             f"extra FROM staged")
+                cur.execute("DROP TABLE staged")  # after a failure, the rollback drops it
                 runs = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
             else:
                 selects = [f"{value(k)} AS {_quote(k)}" for k in mapped]
@@ -464,8 +472,6 @@ class Store:
                         warnings.append(f"{over} acceptance rates above 1 read as percentages")
         except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
             raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
-        finally:
-            cur.execute("DROP TABLE IF EXISTS staged")
         if unknown:
             warnings.append(f"columns kept in extra (no canonical match): {', '.join(unknown)}")
         return runs, requests, warnings, unknown

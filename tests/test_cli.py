@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from specviz import cli
+from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN3_MOE = json.loads((ROOT / "data/model_configs/Qwen3-30B-A3B.json").read_text())
@@ -182,6 +184,58 @@ class TestStoreCommands:
         assert "unknown shape" in report["errors"][0]["message"]
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
+
+    def test_ingest_of_hostile_paths_and_files_never_ends_the_batch(self, tmp_path):
+        """Devices, a FIFO, a directory, a link to /dev/zero and files that break parsers, with good
+        files among them: each bad one is an error of its own, the good ones go in, exit 2, no
+        traceback, and nothing blocks or reads without end (a generous timeout guards that)."""
+        fifo = tmp_path / "fifo.json"
+        os.mkfifo(fifo)
+        link = tmp_path / "zero.json"
+        link.symlink_to("/dev/zero")
+        hostile = {"deep.json": b'{"completed": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                   "digits.json": b'{"completed": 1, "x": ' + b"9" * 5_000 + b"}",
+                   "binary.csv": b"\x89PNG\r\n\x1a\n\x00\x00", "utf16.json": '{"completed": 1}'.encode("utf-16"),
+                   "genai.csv": b"Metric,avg\nx," + b"a" * 200_000 + b"\n"}
+        for name, data in hostile.items():
+            (tmp_path / name).write_bytes(data)
+        good = [str(SAMPLES / "guidellm_benchmarks.json"), str(SAMPLES / "sglang_bench_serving_c8.jsonl")]
+        expected = {"/dev/zero": "this is a device; only regular files are imported",
+                    "/dev/null": "this is a device; only regular files are imported",
+                    str(fifo): "this is a FIFO; only regular files are imported",
+                    str(tmp_path): "this is a directory; only regular files are imported",
+                    str(link): "this is a device; only regular files are imported",
+                    str(tmp_path / "deep.json"): "nested too deeply",
+                    str(tmp_path / "digits.json"): "more than 4,300 digits",
+                    str(tmp_path / "binary.csv"): "binary file",
+                    str(tmp_path / "utf16.json"): "UTF-16",
+                    str(tmp_path / "genai.csv"): "genai-perf CSV is malformed"}
+        paths = [good[0], *expected, good[1]]
+        proc = subprocess.run([sys.executable, "-m", "specviz", "ingest", *paths, "--db", str(tmp_path / "c.duckdb")],
+                              capture_output=True, text=True, cwd=ROOT, timeout=60)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        report = json.loads(proc.stdout)
+        assert [e["file"] for e in report["imported"]] == good
+        errors = {e["file"]: e["message"] for e in report["errors"]}
+        assert list(errors) == list(expected)
+        for path, message in expected.items():
+            assert errors[path].startswith(f"{path}: ") and message in errors[path]
+
+    def test_an_unexpected_failure_is_that_files_error(self, capsys, tmp_path, monkeypatch):
+        original = Store.import_path
+
+        def import_path(self, path, *args):
+            if path.name == "boom.json":
+                raise MemoryError()
+            return original(self, path, *args)
+
+        monkeypatch.setattr(Store, "import_path", import_path)
+        code, out, _ = run(capsys, "ingest", str(tmp_path / "boom.json"), str(SAMPLES / "guidellm_benchmarks.json"),
+                           "--db", str(tmp_path / "c.duckdb"))
+        report = json.loads(out)
+        assert code == 2 and len(report["imported"]) == 1
+        assert report["errors"] == [{"file": str(tmp_path / "boom.json"), "message": f"{tmp_path / 'boom.json'}: "
+                                     "reading it needs more memory than this machine has free"}]
 
     def test_runs_as_json_and_csv(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")

@@ -2,6 +2,8 @@
 
 import json
 import math
+import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -154,7 +156,8 @@ class TestCsvSynonyms:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats(allow_nan=True)
-    | st.text(max_size=8), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    | st.sampled_from([10**400, -10**400, 1e308]) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8)
 vllm_keys = st.sampled_from(["request_throughput", "mean_ttft_ms", "p99_itl_ms", "completed", "max_concurrency",
                              "spec_decode_acceptance_rate", "spec_decode_per_position_acceptance_rates",
@@ -194,3 +197,171 @@ class TestFuzzedFiles:
             ingest.parse("g.json", json.dumps({"benchmarks": benchmarks}).encode())
         except ingest.IngestError:
             pass
+
+
+class TestHostileValues:
+    """Values no tool writes: each is refused in plain words or kept in extra with a warning."""
+
+    def test_nesting_past_what_python_reads_is_refused(self):
+        with pytest.raises(ingest.IngestError, match="nested too deeply") as info:
+            ingest.parse("deep.json", b'{"completed": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+        assert str(info.value).startswith("deep.json:")
+
+    def test_the_nested_key_search_is_iterative(self):
+        config: dict = {"concurrency": 8}
+        for _ in range(100_000):  # far past the recursion limit
+            config = {"level": config, "model": None}
+        assert ingest._find_key({"other": {}, "config": config}, "concurrency") == 8
+        assert ingest._find_key(config, "missing") is None
+
+    @pytest.mark.parametrize("digits", [310, 4_000])
+    def test_integers_too_large_for_a_float_are_kept_in_extra(self, digits):
+        data = b'{"completed": 1, "mean_ttft_ms": ' + b"9" * digits + b"}"
+        parsed = ingest.parse("big.json", data)
+        assert "mean_ttft_ms" not in parsed.runs[0] and len(parsed.warnings[0]) < 120
+        assert json.loads(parsed.runs[0]["extra"])["mean_ttft_ms"] == int("9" * digits)
+
+    def test_an_integer_past_pythons_digit_limit_is_refused(self):
+        with pytest.raises(ingest.IngestError, match="more than 4,300 digits"):
+            ingest.parse("big.json", b'{"completed": ' + b"9" * 5_000 + b"}")
+
+    def test_numbers_that_overflow_once_scaled_are_refused(self):
+        doc = {"name": "x", "num_concurrent_requests": 1, "results_ttft_s_mean": 1e308,
+               "results_num_completed_requests_per_min": 10**400}
+        run = ingest.parse("s.json", json.dumps(doc).encode()).runs[0]
+        assert "mean_ttft_ms" not in run and "request_throughput" not in run
+
+    def test_lists_and_objects_are_not_text(self):
+        data = json.dumps({"completed": 1, "label": ["a"] * 10_000, "model_id": {"a": {"b": 1}}}).encode()
+        parsed = ingest.parse("t.json", data)
+        assert not {"label", "target_model"} & parsed.runs[0].keys()
+        assert len(parsed.warnings) == 2 and all(len(w) < 120 for w in parsed.warnings)  # a preview, not the value
+
+    def test_non_finite_floats_in_extra_become_strings(self):
+        data = (b'{"completed": 1, "request_rate": Infinity, "burstiness": NaN, '
+                b'"nested": {"low": -Infinity, "list": [1.5, Infinity]}, "note": "NaN, Infinity \\"NaN\\""}')
+        run = ingest.parse("s.jsonl", data).runs[0]
+        assert math.isinf(run["request_rate"])
+        assert json.loads(run["extra"], parse_constant=pytest.fail) == {
+            "burstiness": "NaN", "nested": {"low": "-Infinity", "list": [1.5, "Infinity"]},
+            "note": 'NaN, Infinity "NaN"'}
+
+    def test_half_characters_become_replacement_characters(self):
+        data = (b'{"completed": 1, "label": "a\\ud800", "\\udc00": ["\\ud83d\\ude00", "\\ud83d"], '
+                b'"x": {"y": [1, "\\ud800"]}}')
+        run = ingest.parse("s.json", data).runs[0]
+        assert run["label"] == "a\ufffd"
+        assert json.loads(run["extra"]) == {"\ufffd": ["\U0001f600", "\ufffd"], "x": {"y": [1, "\ufffd"]}}
+        run["extra"].encode()  # all of it is Unicode now
+
+    def test_markup_and_formulas_are_data(self):
+        label, model = "![x](http://127.0.0.1:9/x.png)", '=HYPERLINK("http://127.0.0.1:9","y")'
+        doc = {"completed": 1, "label": label, "model_id": model, "<img src=x onerror=alert(1)>": "**b**"}
+        run = ingest.parse("m.json", json.dumps(doc).encode()).runs[0]
+        assert (run["label"], run["target_model"]) == (label, model)  # escaping is the page's job
+        assert json.loads(run["extra"]) == {"<img src=x onerror=alert(1)>": "**b**"}
+
+    def test_per_request_arrays_of_the_wrong_types(self):
+        doc = {"completed": 1, "ttfts": [0.1, "0.2", None, True, 10**400, -1, 1e308, {"a": 1}],
+               "itls": [[0.01, "x", 0.03], {}, [], [10**400, 0.002], [1e308, 1e308], [-1, 0.004], "x"],
+               "input_lens": [1, 2], "output_lens": "many"}
+        requests = ingest.parse("r.json", json.dumps(doc).encode()).requests
+        assert len(requests) == 8 and set(requests.run_index) == {0}
+        assert requests.ttft_ms.tolist()[:2] == pytest.approx([100.0, 200.0])
+        assert requests.ttft_ms[2:].isna().all()  # no value, a boolean, huge, negative, overflowing, an object
+        assert requests.itl_ms.tolist()[0] == pytest.approx(20.0) and requests.itl_ms.tolist()[3] == pytest.approx(2.0)
+        assert requests.itl_ms.tolist()[5] == pytest.approx(4.0)
+        assert requests.itl_ms[[1, 2, 4, 6, 7]].isna().all()
+        assert requests.input_tokens.tolist()[:2] == [1, 2] and requests.output_tokens.isna().all()
+
+    def test_jsonl_stops_at_the_first_record_of_another_shape(self):
+        data = b'{"completed": 1}\n[1, 2]\n' + b"{" * 50_000  # malformed past it: never read
+        with pytest.raises(ingest.IngestError, match="unknown shape"):
+            ingest.parse("r.jsonl", data)
+        with pytest.raises(ingest.IngestError, match="malformed or truncated"):
+            ingest.parse("blank.json", b"\xef\xbb\xbf   ")
+
+    @pytest.mark.parametrize("data, message", [
+        ('{"completed": 1}'.encode("utf-16"), "UTF-16"), ('{"completed": 1}'.encode("utf-32"), "UTF-32"),
+        ('{"completed": 1}'.encode("utf-16-le"), "binary"),
+        ("model,concurrency\ncafé,1\n".encode("latin-1"), "not UTF-8"),
+        (b'{"completed": 1, "x": "' + b"a" * 70_000 + b'\xe9"}', "not UTF-8"),  # past the first 64 KiB
+    ])
+    def test_other_encodings_are_refused(self, data, message):
+        with pytest.raises(ingest.IngestError, match=message):
+            ingest.parse("enc.json", data)
+
+    def test_a_bom_and_a_character_across_the_64_kib_cut_are_fine(self):
+        assert ingest.parse("bom.json", b'\xef\xbb\xbf{"completed": 1}').runs[0]["num_requests"] == 1
+        prefix = b"model,concurrency\n"
+        data = prefix + b"a" * (65_531 - len(prefix)) + "€".encode() + b",1\n"  # € is bytes 65,531-65,533
+        assert ingest.detect_format("cut.csv", data) == "csv"
+        assert ingest.csv_header("cut.csv", data) == ["model", "concurrency"]
+
+    def test_csv_header_reads_only_the_head(self):
+        data = b"concurrency,ttft_ms\r" + b"1,2\r" * 1_000_000 + b"\xff"  # old Mac line ends; not UTF-8 at the end
+        assert ingest.csv_header("big.csv", data) == ["concurrency", "ttft_ms"]
+
+    def test_a_malformed_genai_perf_csv_is_refused(self):
+        with pytest.raises(ingest.IngestError, match="genai-perf CSV is malformed"):
+            ingest.parse("g.csv", b"Metric,avg\nx," + b"a" * 200_000 + b"\n")
+
+
+# One unit of each shape, repeated: what costs json.loads the most memory per byte of text.
+MEMORY_SHAPES = ["[],", "{},", "[0],", '{"":0},', '{"":[]},', '{"":{}},', "257,", "0e0,", '"ab",', '"ĉ",',
+                 '"😀",', '"\\u0109",', '"\\ud83d\\ude00",', "true,", "\n  1.5,"]
+
+
+class TestMemoryBound:
+    @pytest.mark.parametrize("text", [
+        *('{"completed": 1, "x": [' + unit * 50_000 + "0]}" for unit in MEMORY_SHAPES),
+        '{"completed": 1, "x": {' + ",".join(f'"{i:x}": 0' for i in range(50_000)) + "}}",  # distinct keys
+        '{"completed": 1, "x": "' + "a" * 500_000 + '\\ud83d\\ude00"}',  # one escape widens it all
+        '{"completed": 1, "x": "' + "a" * 500_000 + '\\n"}',
+    ], ids=[*MEMORY_SHAPES, "keys", "widening escape", "escape"])
+    def test_the_estimate_covers_what_json_loads_takes(self, text):
+        data = text.encode()
+        decoded = data.decode()
+        tracemalloc.start()
+        try:
+            json.loads(decoded)
+            taken = tracemalloc.get_traced_memory()[1] + sys.getsizeof(decoded)
+        finally:
+            tracemalloc.stop()
+        assert taken <= ingest._json_memory(data, ingest._byte_histogram(data))
+
+    def test_dense_json_is_refused_before_it_is_decoded(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "50000000")
+        data = b'{"completed": 1, "x": [' + b"[]," * 500_000 + b"[]]}"  # 1.5 MB that would take ~32 MB
+        with pytest.raises(ingest.IngestError, match=r"about 55 MB of memory, over the 50 MB limit "
+                                                     r"\(SPECVIZ_IMPORT_MEMORY_BYTES\)"):
+            ingest.parse("dense.json", data)
+
+    def test_many_small_runs_are_charged_per_run(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "100000000")
+        data = b'{"completed": 1}\n' * 50_000  # 0.8 MB, 50,000 runs
+        with pytest.raises(ingest.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            ingest.parse("runs.jsonl", data)
+
+    def test_a_csv_is_charged_per_row_and_cell(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "100000000")
+        with pytest.raises(ingest.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            ingest.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 1_000_001)
+        assert ingest.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 900_000).format == "csv"
+
+    def test_a_csv_with_too_many_columns_is_refused(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_IMPORT_MAX_COLUMNS", "10")
+        header = ",".join(f"c{i}" for i in range(11)).encode()
+        with pytest.raises(ingest.IngestError, match="more than 10 columns"):
+            ingest.parse("wide.csv", header + b"\n" + b"1," * 10 + b"1\n")
+
+    @pytest.mark.parametrize("name", ["vllm_bench_nerdalert.jsonl", "guidellm_benchmarks.json",
+                                      "guidellm_0.5_benchmarks.json", "sglang_bench_serving_c8.jsonl",
+                                      "llmperf_Yi-1-5-34B_550_150_summary.json", "profile_export_genai_perf.csv",
+                                      "aiperf_profile_export_aiperf.json", "vllm_0.25_bench_serve_specdecode.json"])
+    def test_real_files_are_far_below_the_limit(self, monkeypatch, name):
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "20000000")  # 20 MB: each sample is under 100 KB
+        try:
+            ingest.parse(name, sample(name))
+        except ingest.IngestError as exc:
+            assert "SPECVIZ_IMPORT_MEMORY_BYTES" not in str(exc)
