@@ -29,7 +29,7 @@ def import_upload(name: str, data: bytes) -> tuple[str, str, object]:
     try:
         result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
     except ingest.UnrecognisedColumnsError as exc:  # offer the mapping step
-        st.session_state["pending_csv"] = (name, data, ingest.csv_header(name, data), False)
+        st.session_state["pending_csv"] = (name, data, exc.columns, False)
         return "error", name, str(exc)
     except (ingest.IngestError, StoreError) as exc:
         return "error", name, str(exc)

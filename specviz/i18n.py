@@ -18,6 +18,7 @@ __all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue"]
 # Every ASCII punctuation character may be backslash-escaped in CommonMark, which makes it literal:
 # no link, image, emphasis, heading, table, HTML, math or colour directive can form.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(r"(:(?=//)|@|(?i:www)(?=\.))")
 
 _LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES: dict[str, str] = {"en": "English"}
@@ -51,6 +52,9 @@ def escape_markdown(text: str) -> str:
     For text that came from a file, a URL or a user (names, labels, values, error details) on its
     way to any Streamlit element that renders Markdown, widget labels included.
     """
+    # Streamlit links a bare URL or e-mail address even with its punctuation escaped; an invisible
+    # word joiner after the scheme's colon and after an @ keeps them plain text.
+    text = _AUTOLINK.sub("\\1\u2060", text)
     return _PUNCTUATION.sub(r"\\\1", text)
 
 

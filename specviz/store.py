@@ -313,6 +313,8 @@ class Store:
                 # Another thread is importing the same content (the key of its imports row, or the
                 # run ids, which start with the hash's first 12 characters): it may not be committed yet.
                 return self._await_concurrent_import(cur, name, fmt, content_hash)
+            if isinstance(exc, duckdb.IOException):  # the disk, not the file: full, or a write refused
+                raise StoreError("store.write_failed", detail=str(exc).splitlines()[0]) from None
             if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
                 raise ingest.IngestError(name, f"could not be stored ({str(exc).splitlines()[0]})") from None
             if isinstance(exc, Exception) and not isinstance(exc, (ingest.IngestError, SpecvizError)):

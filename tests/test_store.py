@@ -1,6 +1,7 @@
 """Tests for specviz.store: a real DuckDB file, imports that are whole or nothing, and the sandbox."""
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -523,3 +524,107 @@ class TestImportMemory:
         with pytest.raises(ingest.IngestError, match=r"about \d+ MB of memory, over the 100 MB limit"):
             db.import_file("detailed.json", data)
         assert counts(db) == (0, 0, 0)
+
+
+class TestStoreFiles:
+    """Files that are not (writable) specviz stores: one-line message, file untouched, nothing downloaded."""
+
+    @staticmethod
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    def test_a_duckdb_file_of_another_application(self, tmp_path):
+        other = tmp_path / "other.duckdb"
+        with duckdb.connect(str(other)) as con:
+            con.execute("CREATE TABLE invoices AS SELECT 1 AS id")
+        before = self.digest(other)
+        with pytest.raises(StoreError) as exc:
+            Store(other)
+        assert exc.value.key == "store.foreign" and "invoices" in str(exc.value)
+        assert self.digest(other) == before
+
+    def test_an_sqlite_file_is_refused_before_duckdb_would_load_an_extension(self, tmp_path):
+        import sqlite3
+        path = tmp_path / "runs.db"
+        with sqlite3.connect(path) as con:
+            con.execute("CREATE TABLE t (a)")
+        before = self.digest(path)
+        with pytest.raises(StoreError) as exc:
+            Store(path)
+        assert exc.value.key == "store.sqlite" and self.digest(path) == before
+        assert not (Path.home() / ".duckdb" / "extensions").exists() or not list(
+            (Path.home() / ".duckdb" / "extensions").rglob("sqlite*"))
+
+    @pytest.mark.parametrize("content", [b"hello, not a database\n", bytes(range(256)) * 20])
+    def test_other_files_and_folders(self, tmp_path, content):
+        path = tmp_path / "x.duckdb"
+        path.write_bytes(content)
+        with pytest.raises(StoreError) as exc:
+            Store(path)
+        assert exc.value.key == "store.not_duckdb" and path.read_bytes() == content
+        with pytest.raises(StoreError) as exc:
+            Store(tmp_path)
+        assert exc.value.key == "store.not_a_file"
+
+    def test_a_newer_store_is_left_untouched(self, tmp_path):
+        path = tmp_path / "new.duckdb"
+        Store(path).close()
+        with duckdb.connect(str(path)) as con:
+            con.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+        before = self.digest(path)
+        with pytest.raises(StoreError, match="newer specviz"):
+            Store(path)
+        assert self.digest(path) == before
+
+    def test_a_read_only_store_can_be_read_but_not_written(self, tmp_path):
+        """On a read-only mount (root writes through file modes, not through a read-only mount):
+        the store opens read-only, reads and queries work, imports are refused, nothing changes."""
+        folder = tmp_path / "shared"
+        folder.mkdir()
+        s = Store(folder / "specviz.duckdb")
+        s.import_file("g.json", (SAMPLES / "guidellm_benchmarks.json").read_bytes())
+        s.close()
+        before = self.digest(folder / "specviz.duckdb")
+        probe = textwrap.dedent(f"""
+            import json, sys
+            sys.path.insert(0, {str(ROOT)!r})
+            from specviz.store import Store, StoreError
+            s = Store({str(folder / "specviz.duckdb")!r})
+            out = {{"read_only": s.read_only, "runs": len(s.runs()),
+                    "query": int(s.query("SELECT count(*) AS n FROM runs").frame.n[0])}}
+            for attempt, call in (("import", lambda: s.import_file("x.json", b"{{}}")),
+                                  ("new", lambda: Store({str(folder / "new" / "specviz.duckdb")!r}))):
+                try:
+                    call()
+                except StoreError as exc:
+                    out[attempt] = exc.key
+            print(json.dumps(out))
+        """)
+        mount = f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} {folder}"
+        run = subprocess.run(["unshare", "--mount", "sh", "-c", f'{mount} && exec "$0" -c "$1"', sys.executable, probe],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout) == {"read_only": True, "runs": 1, "query": 1,
+                                          "import": "store.read_only", "new": "store.folder"}
+        assert self.digest(folder / "specviz.duckdb") == before
+
+    def test_a_full_disk_during_an_import_loses_nothing(self, tmp_path):
+        """The file-size limit makes every write past it fail as a full disk would (EFBIG)."""
+        db = tmp_path / "specviz.duckdb"
+        Store(db).close()
+        big = tmp_path / "requests.csv"
+        big.write_text("concurrency,ttft_ms,itl_ms\n" + "".join(f"{i % 8},{i * 0.5},{i * 0.1}\n" for i in range(200_000)))
+        probe = textwrap.dedent(f"""
+            import resource, signal, sys
+            sys.path.insert(0, {str(ROOT)!r})
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            size = {db.stat().st_size} + 300_000
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+            from specviz import cli
+            sys.exit(cli.main(["ingest", {str(big)!r}, "--db", {str(db)!r}]))
+        """)
+        run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2 and "Traceback" not in run.stderr + run.stdout
+        again = Store(db)
+        assert len(again.runs()) == 0 and len(again.imports()) == 0
+        again.close()
