@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._shared import show_url_notices, url_choice, url_widget
+from pages._shared import ROUTED, show_url_notices, url_choice, url_widget
 from specviz import roofline, settings
 from specviz.i18n import escape_markdown, t
 
@@ -107,9 +107,12 @@ def main() -> None:
     ])
     try:
         scenario_sidebar(lang)
+        st.session_state[ROUTED] = True
         page.run()
     except Exception as exc:  # the last layer: say what failed instead of showing a traceback
         st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
+    finally:
+        st.session_state[ROUTED] = False
 
 
 main()

@@ -5,25 +5,29 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from specviz import settings
 from specviz.i18n import md, message
 from specviz.store import Store, StoreError
 
 
+ROUTED = "routed_by_app"  # set by app.py around page.run(): a page run without it came from elsewhere
+
+
 def require_router() -> None:
     """Hand a page over to app.py's st.navigation router.
 
-    A ``pages/`` folder beside app.py puts Streamlit (1.67) in its older multipage mode, which runs
-    a page file on its own, without the router or the sidebar, when the requested page matches the
-    file's name (streamlit/streamlit#10276). app.py gives its pages URL paths that differ from the
-    file names, so that mode finds no match and falls back to app.py. A file-name URL such as
-    /explorer on a fresh server still reaches this guard, which leaves that mode for the process and
-    reruns so that app.py routes the request. Pinned by tests/test_browser.py.
+    A ``pages/`` folder beside app.py puts Streamlit (1.67) in its older multipage mode until the
+    first ``st.navigation`` call of the process; that mode runs a page file on its own, without the
+    router or the sidebar, when the requested page matches the file's name (streamlit/streamlit#10276).
+    app.py gives its pages URL paths that differ from the file names, so that mode finds no match and
+    falls back to app.py. A file-name URL such as /explorer on a fresh server still runs the file
+    alone; this guard sees that app.py did not route the run, calls ``st.navigation`` (which ends the
+    older mode for the process: public API, nothing patched) and reruns through app.py. Pinned by
+    tests/test_browser.py.
     """
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
+    if not st.session_state.get(ROUTED):
+        st.navigation([st.Page(lambda: None, title="specviz", url_path="routing")], position="hidden")
         st.rerun()
 
 
