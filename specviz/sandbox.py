@@ -221,10 +221,14 @@ class Snapshot:
             self.nbytes += os.fstat(fd).st_size
 
     def close(self) -> None:
-        """Release the memory (a query still running keeps its own mapping)."""
+        """Release the memory (a query process already started keeps its own mapping)."""
         for fd in self.fds.values():
             os.close(fd)
         self.fds = {}
+
+    # A newer snapshot replaces this one while a query may still be starting with it: the memory
+    # goes when the last reference does, never under a running call.
+    __del__ = close
 
 
 def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),

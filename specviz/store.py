@@ -530,8 +530,6 @@ class Store:
             if self._snapshot_cache is None or self._snapshot_cache[0] != version:
                 fresh = sandbox.Snapshot({table: cur.sql(f"SELECT * FROM {table}").to_arrow_table()
                                           for table in ("runs", "requests", "imports")})
-                if self._snapshot_cache is not None:
-                    self._snapshot_cache[1].close()
                 self._snapshot_cache = (version, fresh)
             return self._snapshot_cache[1]
 
