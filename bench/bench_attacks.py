@@ -1,4 +1,4 @@
-"""Benchmark: peak memory and time of the heaviest SQL console attacks against their bounds.
+"""Benchmark: peak memory and time of the heaviest attacks (SQL console, large imports) against their bounds.
 
 Run by hand: `.venv/bin/python bench/bench_attacks.py`. Each attack runs through `Store.query` in a
 fresh Python process over a store holding the synthetic examples plus 1M per-request rows; the
@@ -7,6 +7,10 @@ own in the first row) and reports the wall time from the call to the answer and 
 process it started (`RUSAGE_CHILDREN`). Baselines in the same run: a trivial query through the same
 sandbox (the cost of a fresh, locked-down process) and the same trivial query in-process on an open
 DuckDB connection (what the console cost before it ran queries in a process of their own).
+
+Imports run in a fresh process each; the peak is that process's own high-water mark (``VmHWM``,
+interpreter and the file's bytes included), against the ~1 GB the import promises for any file
+within the upload limit (``SPECVIZ_IMPORT_MEMORY_BYTES``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from specviz import settings  # noqa: E402
 from specviz.sandbox import Limits  # noqa: E402
 from specviz.store import Store  # noqa: E402
 
@@ -58,6 +63,49 @@ PROBE = textwrap.dedent("""
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
     print(json.dumps({{"seconds": seconds, "peak": peak, "outcome": outcome}}))
 """)
+
+
+IMPORT_PROBE = textwrap.dedent("""
+    import json, re, sys, time
+    sys.path.insert(0, {root!r})
+    from specviz import ingest
+    from specviz.store import Store
+    store = Store({db!r})
+    started = time.monotonic()
+    try:
+        result = store.import_path({path!r}, {max_bytes})
+        outcome = f"{{result.requests:,}} requests"
+    except ingest.IngestError as exc:
+        outcome = "refused"
+    seconds = time.monotonic() - started
+    peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
+    print(json.dumps({{"seconds": seconds, "peak": peak, "outcome": outcome}}))
+""")
+
+
+def detailed_vllm(requests: int) -> bytes:
+    """A vllm --save-detailed file of one-token requests: the densest per-request shape."""
+    zeros = b"0," * (requests - 1) + b"0"
+    return (b'{"request_throughput": 1, "ttfts": [' + zeros + b'], "itls": [' + b"[]," * (requests - 1)
+            + b'[]], "input_lens": [' + zeros + b'], "output_lens": [' + zeros + b"]}")
+
+
+def import_attacks(folder: Path) -> dict[str, Path]:
+    """Hostile and large files, written once: name → path."""
+    files = {"detailed vLLM, 10 MB": detailed_vllm(1_111_111), "detailed vLLM, 33 MB": detailed_vllm(3_700_000),
+             "detailed vLLM, 190 MB": detailed_vllm(21_000_000),
+             "[[],[],...] JSON, 190 MB": b"[" + b"[]," * 63_000_000 + b"[]]"}
+    paths = {}
+    for name, data in files.items():
+        paths[name] = folder / f"{len(paths)}.json"
+        paths[name].write_bytes(data)
+    rng = np.random.default_rng(1)
+    rows = 2_500_000
+    paths["per-request CSV, 190 MB"] = folder / "big.csv"
+    pd.DataFrame({"label": rng.choice(["baseline", "eagle-k4"], rows), "concurrency": rng.choice([1, 8, 64], rows),
+                  "ttft_ms": rng.gamma(2.0, 20.0, rows), "itl_ms": rng.gamma(5.0, 2.0, rows),
+                  "e2el_ms": rng.gamma(4.0, 300.0, rows)}).to_csv(paths["per-request CSV, 190 MB"], index=False)
+    return paths
 
 
 def make_store(path: Path, requests: int = 1_000_000) -> None:
@@ -96,6 +144,15 @@ def main() -> None:
             print(f"{name:48} {row['outcome']:24} {row['seconds']:7.2f} {row['seconds'] / LIMITS.timeout_s:7.2f} "
                   f"{row['peak'] / 1e9:8.2f} {row['peak'] / LIMITS.memory_bytes:7.2f}")
         print(f"sandbox overhead: SELECT 1 takes {sandboxed:.2f} s, {sandboxed / in_process:,.0f}x in-process")
+        limit = settings.get("SPECVIZ_MAX_UPLOAD_BYTES")
+        print(f"\n{'import':32} {'size MB':>8} {'outcome':22} {'time s':>7} {'peak GB (bound ~1)':>19}")
+        for name, path in import_attacks(Path(folder)).items():
+            out = subprocess.run([sys.executable, "-c", IMPORT_PROBE.format(
+                root=str(ROOT), db=str(Path(folder) / f"import-{path.stem}.duckdb"), path=str(path),
+                max_bytes=limit)], capture_output=True, text=True, check=True)
+            row = json.loads(out.stdout)
+            print(f"{name:32} {path.stat().st_size / 1e6:8.0f} {row['outcome']:22} {row['seconds']:7.2f} "
+                  f"{row['peak'] / 1e9:19.2f}")
 
 
 if __name__ == "__main__":

@@ -165,6 +165,20 @@ class TestProcess:
         bad = subprocess.run([sys.executable, "-m", "specviz", "bogus"], capture_output=True, text=True, cwd=ROOT)
         assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
 
+    @pytest.mark.parametrize("sql, words", [
+        ("SELECT count(*) FROM range(100000000000)", "time limit"),
+        ("SELECT length(repeat('x', 1500000000))", "memory limit"),
+        ("WITH x AS (DELETE FROM runs RETURNING 1) SELECT * FROM x", "would change data"),
+        ("SELECT getenv('HOME')", "not available"),
+        ("SELECT * FROM read_text('/etc/hostname')", "not reachable"),
+    ])
+    def test_query_attacks_exit_2_with_one_line_within_the_limit(self, tmp_path, sql, words):
+        env = {**os.environ, "SPECVIZ_DB": str(tmp_path / "q.duckdb"), "SPECVIZ_SQL_TIMEOUT_S": "2"}
+        run = subprocess.run([sys.executable, "-m", "specviz", "query", sql], capture_output=True, text=True,
+                             cwd=ROOT, env=env, timeout=60)
+        assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
+        assert run.stderr.count("\n") == 1 and words in run.stderr
+
 
 SAMPLES = ROOT.parent / "shared" / "samples"
 
