@@ -10,6 +10,7 @@ import argparse
 import itertools
 import json
 import math
+import stat
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -103,9 +104,24 @@ def _resolve_model(name: str, models: dict[str, roofline.Model]) -> roofline.Mod
     if name in models:
         return models[name]
     path = Path(name)
-    if path.suffix == ".json" and path.is_file():
-        return roofline.model_from_config(path)
+    if path.suffix == ".json" and path.exists():
+        return _config_model(path)
     raise UsageError(f"unknown model {name!r}: use a preset id ({', '.join(models)}) or a config.json path")
+
+
+def _config_model(path: Path) -> roofline.Model:
+    """A model from a config.json on disk: a regular file within the size limit uploads have."""
+    try:
+        info = path.stat()
+    except OSError:
+        raise UsageError(f"{path}: no such file") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path}: not a regular file; give the path of a config.json")
+    limit = settings.get("SPECVIZ_MAX_CONFIG_BYTES")
+    if info.st_size > limit:
+        raise UsageError(f"{path} is {info.st_size:,} bytes; a config.json is at most {limit:,} (SPECVIZ_MAX_CONFIG_BYTES)")
+    with open(path, "rb") as f:  # no more than the limit, even if the file grows meanwhile
+        return roofline.model_from_config_bytes(f.read(limit + 1), path.name, limit)
 
 
 def _resolve_gpu(args: argparse.Namespace, gpus: dict[str, roofline.GPU]) -> roofline.GPU:
@@ -252,9 +268,7 @@ def _run(args: argparse.Namespace) -> str:
             context=np.array(args.context)[None, :], draft_cost=args.draft_cost, **knobs)
         return format_rows(roofline_rows(result), args.format)
     if args.command == "model-from-config":
-        if not args.file.is_file():
-            raise UsageError(f"{args.file}: no such file")
-        model = roofline.model_from_config(args.file)
+        model = _config_model(args.file)
         row = {"params_total": model.params_total, "params_active": model.params_active,
                "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
         row |= {k: v for k, v in asdict(model).items() if k not in row and k != "source"}
@@ -277,6 +291,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         print(_run(args))
     except (UsageError, SpecvizError, ValueError, OSError, duckdb.Error) as exc:
-        print(f"specviz: error: {exc}", file=sys.stderr)
+        print(f"specviz: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the last layer: a result or value nothing above foresaw
+        print(f"specviz: error: unexpected {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -49,7 +49,8 @@ from .errors import SpecvizError
 if TYPE_CHECKING:  # the child process does not import pandas
     import pandas as pd
 
-__all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql", "run_query"]
+__all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql",
+           "run_query"]
 
 # For every DuckDB connection specviz opens: DuckDB would otherwise download and load extensions on
 # its own (for an SQLite file, a remote URL, a file format it lacks).
@@ -57,20 +58,24 @@ NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensio
 
 _ROOT = Path(__file__).resolve().parent.parent
 
-# Functions that disclose the host (settings, environment, databases and their paths, extensions,
-# secrets, temp files) or run SQL from a string, which would skip the checks of the syntax tree.
+# Functions, and the built-in views over them, that disclose the host (settings, environment,
+# databases and their paths, extensions, secrets, temp files) or run SQL from a string or a
+# serialized tree, which would skip the checks of the syntax tree.
 DENIED_FUNCTIONS = frozenset({
     "getenv", "current_setting", "duckdb_settings", "duckdb_databases", "duckdb_extensions",
     "duckdb_secrets", "duckdb_temporary_files", "duckdb_memory", "duckdb_external_file_cache",
-    "duckdb_logs", "which_secret", "query", "query_table", "sql_auto_complete",
+    "duckdb_logs", "which_secret", "query", "query_table", "sql_auto_complete", "duckdb_profiling_settings",
+    "get_block_size", "json_execute_serialized_sql", "pg_settings",
 })
 _DENIED_PREFIXES = ("pragma_",)
 # Query nodes that only read; a data-modifying CTE shows up as DELETE_/UPDATE_/INSERT_QUERY_NODE.
 _READING_NODES = frozenset({"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"})
 _NODE_TYPE = re.compile(r'[{,]"type":"([A-Z_]+_NODE)"')
 _FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
+_TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
 _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
+_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME WITH TIME ZONE")
 
 
 class QueryError(SpecvizError):
@@ -86,12 +91,15 @@ class Limits:
     timeout_s : float
         Wall time from the call to the result, waiting for a slot included.
     max_rows, max_bytes : int
-        Result size: rows, and bytes of Arrow data.
+        Result size: rows, and bytes (of Arrow data, or of the pandas frame it becomes, whichever is
+        larger).
     memory_bytes : int
         Address space of the child process; DuckDB's own memory limit is set below it so that
         ordinary large queries end with DuckDB's message before the operating system's limit.
     workers : int
         Console queries that may run at once in this process; the others wait.
+    max_sql_chars : int
+        Length of the statement's text.
     """
 
     timeout_s: float = 5.0
@@ -99,6 +107,7 @@ class Limits:
     max_bytes: int = 50_000_000
     memory_bytes: int = 2_000_000_000
     workers: int = 2
+    max_sql_chars: int = 20_000
 
     @classmethod
     def from_settings(cls) -> "Limits":
@@ -108,7 +117,8 @@ class Limits:
         return cls(timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"), max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
                    max_bytes=settings.get("SPECVIZ_SQL_MAX_BYTES"),
                    memory_bytes=settings.get("SPECVIZ_SQL_MEMORY_BYTES"),
-                   workers=settings.get("SPECVIZ_SQL_WORKERS"))
+                   workers=settings.get("SPECVIZ_SQL_WORKERS"),
+                   max_sql_chars=settings.get("SPECVIZ_SQL_MAX_CHARS"))
 
 
 @dataclass
@@ -135,21 +145,27 @@ def _check_tree(parser: Any, sql: str) -> None:
     for kind in _NODE_TYPE.findall(tree):
         if kind not in _READING_NODES:
             raise QueryError("sql.modifies", node=kind.removesuffix("_QUERY_NODE").removesuffix("_NODE"))
-    for name in _FUNCTION_NAME.findall(tree):
+    for name in _FUNCTION_NAME.findall(tree) + _TABLE_NAME.findall(tree):
         if name.lower() in DENIED_FUNCTIONS or name.lower().startswith(_DENIED_PREFIXES):
             raise QueryError("sql.denied_function", name=name)
 
 
-def check_sql(sql: str) -> None:
+def check_sql(sql: str, max_chars: int = 20_000) -> None:
     """Refuse a statement the console does not run (layer 1 of the module docstring).
+
+    The text is bounded first: parsing runs in the calling process, and DuckDB's parser takes
+    seconds on a few hundred kilobytes of common table expressions.
 
     Raises
     ------
     QueryError
-        ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.explain_analyze``, ``sql.not_a_query``,
-        ``sql.modifies`` or ``sql.denied_function``.
+        ``sql.too_long``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.explain_analyze``,
+        ``sql.not_a_query``, ``sql.modifies`` or ``sql.denied_function``.
     """
     import duckdb
+
+    if len(sql) > max_chars:
+        raise QueryError("sql.too_long", chars=len(sql), limit=max_chars)
 
     with duckdb.connect(":memory:", config=NO_EXTENSIONS) as parser:
         try:
@@ -233,7 +249,8 @@ class Snapshot:
 
 def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
               started: float | None = None) -> QueryResult:
-    """Run one statement of a user's SQL over ``tables`` in a child process.
+    """Run one statement of a user's SQL, which :func:`check_sql` has passed, over ``tables`` in a
+    child process (the caller checks first, before it makes the snapshot).
 
     Parameters
     ----------
@@ -252,13 +269,12 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     Raises
     ------
     QueryError
-        Refused by :func:`check_sql`, no free slot before the time limit (``sql.busy``), stopped at
+        No free slot before the time limit (``sql.busy``), stopped at
         the time limit (``sql.timeout``), out of memory (``sql.memory``), failed in DuckDB
         (``sql.failed``, message scrubbed of paths) or a result over the byte cap (``sql.too_large``).
     """
     started = time.monotonic() if started is None else started
     deadline = started + limits.timeout_s
-    check_sql(sql)
     slots = _slots(limits.workers)
     if not slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise QueryError("sql.busy", seconds=limits.timeout_s, workers=limits.workers)
@@ -326,6 +342,36 @@ def _limit_child(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 
 
+def _shown_bytes(batch: Any) -> int:
+    """What rows cost once shown: as Arrow data, or as the pandas frame the parent makes of them,
+    whichever is larger (a list of 30,000 NULLs is a few bytes of Arrow and 240 kB of pandas)."""
+    return max(batch.nbytes, int(batch.to_pandas().memory_usage(index=False, deep=True).sum()))
+
+
+def _rows_that_fit(batch: Any, budget: int) -> int:
+    """The longest prefix of ``batch`` whose shown bytes stay within ``budget`` (bisection)."""
+    low, high = 0, batch.num_rows
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _shown_bytes(batch.slice(0, middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _displayable(relation: Any) -> Any:
+    """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
+    (UHUGEINT reads back as -1, BIT and BLOB are not text, UNION has no pandas form, INTERVAL no
+    JSON form, TIME WITH TIME ZONE loses its offset)."""
+    types = [str(kind) for kind in relation.types]
+    if not any(kind.startswith(_AS_TEXT) for kind in types):
+        return relation
+    columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if kind.startswith(_AS_TEXT) else "#%d" % (i + 1)} AS '
+               + '"' + name.replace('"', '""') + '"' for i, (name, kind) in enumerate(zip(relation.columns, types))]
+    return relation.project(", ".join(columns))
+
+
 def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Read the request, run the query locked down, write a status line and the Arrow result."""
     request = json.loads(stdin.readline())
@@ -354,25 +400,24 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         os.close(fd)
     for statement in ("SET max_temp_directory_size = '0B'", "SET secret_directory = '/nonexistent'",
                       "SET extension_directory = '/nonexistent'", "SET home_directory = '/nonexistent'",
-                      "SET allow_persistent_secrets = false", "SET enable_external_access = false",
-                      "SET lock_configuration = true"):
+                      "SET allow_persistent_secrets = false", "SET enable_progress_bar = false",
+                      "SET enable_external_access = false", "SET lock_configuration = true"):
         con.execute(statement)
     cursor = con  # registered views belong to this connection; a cursor() would not see them
     # DuckDB stops itself a little before the parent's kill, so that a slow query ends with a message.
     timer = threading.Timer(max(0.05, limits.timeout_s - 0.25), cursor.interrupt)
     timer.start()
     try:
-        reader = cursor.sql(request["sql"]).to_arrow_reader(64)  # small batches: rows can be large
+        reader = _displayable(cursor.sql(request["sql"])).to_arrow_reader(64)  # small batches: rows can be large
         batches, rows, size, truncated = [], 0, 0, ""
         for batch in reader:
             if rows + batch.num_rows > limits.max_rows:
                 batch, truncated = batch.slice(0, limits.max_rows - rows), "rows"
-            if size + batch.nbytes > limits.max_bytes:
-                # Keep the rows that fit: a batch's bytes are close to proportional to its rows.
-                fit = int(batch.num_rows * (limits.max_bytes - size) / max(batch.nbytes, 1))
-                batch, truncated = batch.slice(0, max(0, fit)), "bytes"
+            if size + _shown_bytes(batch) > limits.max_bytes:
+                fit = _rows_that_fit(batch, limits.max_bytes - size)
+                batch, truncated = batch.slice(0, fit), "bytes"
             batches.append(batch)
-            rows, size = rows + batch.num_rows, size + batch.nbytes
+            rows, size = rows + batch.num_rows, size + _shown_bytes(batch)
             if truncated:
                 break
         answer({"ok": True, "truncated": truncated}, batches, reader.schema)
@@ -382,7 +427,7 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         answer({"ok": False, "key": "sql.memory", "params": {"bytes": limits.memory_bytes}})
     except duckdb.PermissionException:
         answer({"ok": False, "key": "sql.permission"})
-    except (duckdb.Error, OSError) as exc:  # Arrow reports DuckDB's errors while streaming as OSError
+    except Exception as exc:  # DuckDB's errors, also as Arrow's OSError while streaming; conversions
         answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc).splitlines()[0])}})
     finally:
         timer.cancel()

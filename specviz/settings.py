@@ -53,6 +53,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_SQL_MEMORY_BYTES", "2000000000", int,
             "Address space of the process that runs one SQL console query, in bytes (DuckDB's own "
             "memory limit is set below it)."),
+    Setting("SPECVIZ_SQL_MAX_CHARS", "20000", int, "Longest SQL console statement accepted, in characters."),
     Setting("SPECVIZ_SQL_WORKERS", "2", int,
             "SQL console queries that run at once per app process; others wait, within their time limit."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,

@@ -179,6 +179,23 @@ class TestProcess:
         assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
         assert run.stderr.count("\n") == 1 and words in run.stderr
 
+    def test_model_from_config_refuses_large_files_and_non_files(self, tmp_path):
+        big = tmp_path / "big.json"
+        big.write_bytes(b'{"model_type": "llama", "x": [' + b"{}," * 400_000 + b"{}]}")
+        fifo = tmp_path / "fifo.json"
+        os.mkfifo(fifo)
+        for path, words in ((big, "at most 1,000,000"), (fifo, "not a regular file"), (tmp_path, "not a regular file")):
+            run = subprocess.run([sys.executable, "-m", "specviz", "model-from-config", str(path)],
+                                 capture_output=True, text=True, cwd=ROOT, timeout=60)
+            assert run.returncode == 2 and run.stderr.count("\n") == 1 and words in run.stderr, run.stderr
+
+    def test_query_results_nothing_foresaw_exit_2_without_a_traceback(self, tmp_path):
+        env = {**os.environ, "SPECVIZ_DB": str(tmp_path / "q.duckdb")}
+        for sql in ("SELECT '101'::BIT AS b", "SELECT union_value(k := 1) AS u", "SELECT 'infinity'::DATE AS d"):
+            run = subprocess.run([sys.executable, "-m", "specviz", "query", sql], capture_output=True, text=True,
+                                 cwd=ROOT, env=env, timeout=60)
+            assert run.returncode in (0, 2) and "Traceback" not in run.stderr, run.stderr
+
 
 SAMPLES = ROOT.parent / "shared" / "samples"
 

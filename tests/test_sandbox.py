@@ -167,6 +167,15 @@ SETTINGS = [
     ("SELECT * FROM (SELECT getenv('USER'))", "sql.denied_function"),
     ("SELECT list_transform([1], x -> current_setting('home_directory'))", "sql.denied_function"),
     ("CREATE SECRET s (TYPE s3, KEY_ID 'x', SECRET 'y')", "sql.kind"),
+    # Found by the attack pass: built-in views over the settings, and SQL run from a serialized tree.
+    ("SELECT * FROM pg_catalog.pg_settings", "sql.denied_function"),
+    ("SELECT * FROM duckdb_settings", "sql.denied_function"),
+    ("SELECT * FROM main.pragma_database_list", "sql.denied_function"),
+    ("SELECT * FROM duckdb_profiling_settings()", "sql.denied_function"),
+    ("SELECT get_block_size('memory')", "sql.denied_function"),
+    ("SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT current_setting(''memory_limit'')'))",
+     "sql.denied_function"),
+    ("WITH " + ",".join(f"a{i} AS (SELECT 1)" for i in range(15000)) + " SELECT 1", "sql.too_long"),
 ]
 EXHAUSTION = [
     # Single function calls that allocate past any memory limit.
@@ -198,7 +207,7 @@ DISCLOSURE_READS = [
     "SELECT version()", "SELECT current_database()", "SELECT * FROM duckdb_schemas()",
     "SELECT * FROM duckdb_views()", "SELECT * FROM duckdb_functions() LIMIT 50",
     "SHOW ALL TABLES", "SHOW TABLES", "DESCRIBE runs", "SUMMARIZE requests", "SELECT * FROM information_schema.tables",
-    "SELECT * FROM duckdb_columns()", "SELECT * FROM pg_catalog.pg_settings", "SELECT current_schema()",
+    "SELECT * FROM duckdb_columns()", "SELECT current_schema()",
     "SELECT * FROM runs", "SELECT * FROM imports",
 ]
 ATTACKS = WRITES_IN_DISGUISE + FILES_AND_NETWORK + SETTINGS + EXHAUSTION
@@ -297,6 +306,28 @@ class TestRunQuery:
         assert exc.value.key == "sql.memory"
         assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 <= max(
             LIMITS.memory_bytes, Limits().memory_bytes)
+
+    def test_a_query_longer_than_the_progress_bar_delay_still_answers(self, loaded):
+        """DuckDB prints a progress bar to standard output after 2 s unless told not to, which would
+        come before the answer."""
+        frame = loaded.query("SELECT sum(i) AS s FROM range(400000000) t(i)", Limits(timeout_s=60)).frame
+        assert frame.s[0] == 400000000 * (400000000 - 1) // 2
+
+    @pytest.mark.parametrize("sql", ["SELECT repeat([NULL], 30000) AS l FROM range(10000)",
+                                     "SELECT {" + ", ".join(f"c{i}: NULL" for i in range(1000)) + "} AS s FROM range(10000)",
+                                     "SELECT CASE WHEN i = 0 THEN repeat('x', 1900000) ELSE 'a' END AS v FROM range(64) t(i)"])
+    def test_the_byte_cap_bounds_what_the_caller_holds(self, loaded, sql):
+        result = loaded.query(sql, Limits(max_bytes=1_000_000, timeout_s=30))
+        assert result.truncated == "bytes"
+        assert result.frame.memory_usage(index=False, deep=True).sum() <= 1_000_000
+
+    @pytest.mark.parametrize("sql, shown", [
+        ("SELECT 340282366920938463463374607431768211455::UHUGEINT AS v", "340282366920938463463374607431768211455"),
+        ("SELECT '101'::BIT AS v", "101"), ("SELECT union_value(k := 1) AS v", "1"),
+        ("SELECT INTERVAL 3 DAY AS v", "3 days"), ("SELECT '\\xAA'::BLOB AS v", "\\xAA"),
+    ])
+    def test_types_pandas_or_json_would_get_wrong_come_back_as_text(self, loaded, sql, shown):
+        assert loaded.query(sql, LIMITS).frame.v[0] == shown
 
     def test_messages_name_no_path(self, loaded):
         with pytest.raises(QueryError) as exc:
