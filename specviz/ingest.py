@@ -457,26 +457,35 @@ def _find_key(obj: Any, key: str) -> Any:
     return None
 
 
-def _parse_genai_csv(text: str, name: str) -> Parsed:
+def _parse_genai_csv(text: str, name: str, estimate: int = 0) -> Parsed:
+    """``estimate``: the memory already charged for the file; each metric row adds what keeping
+    it in ``extra`` under its block's header names costs, checked as the rows are read."""
     warnings: list[str] = []
     metrics: dict[str, dict[str, Any]] = {}
     scalars: dict[str, Any] = {}
     header: list[str] | None = None  # of the current block; a blank line ends a block
+    header_bytes = 0
+    cap = settings.get("SPECVIZ_IMPORT_MEMORY_BYTES")
     try:
         for row in _csv_rows(text):
             if not any(cell.strip() for cell in row):
                 header = None
             elif header is None:
                 header = [normalise_name(h) for h in row]
+                header_bytes = sum(len(h.encode("utf-8", "surrogatepass")) + 4 for h in header)
                 if header[0] != "metric":
                     warnings.append(f"a block starting {_preview(row[:2])} is not a genai-perf table and was skipped")
             elif header[:2] == ["metric", "value"]:
                 if len(row) >= 2:
                     scalars[_genai_metric_name(row[0])] = _number(row[1])
             elif header[0] == "metric":
+                estimate += _GENAI_EXTRA_FACTOR * header_bytes
+                if estimate > cap:
+                    _check_memory(name, estimate)
                 metrics[_genai_metric_name(row[0])] = {h: _number(v) for h, v in zip(header[1:], row[1:])}
     except csv.Error as exc:  # a field over csv's 128 KiB limit, a stray quote
         raise IngestError(name, f"the genai-perf CSV is malformed ({exc})") from None
+    _check_memory(name, estimate)
     if not metrics and not scalars:
         raise IngestError(name, "no genai-perf metric table found (expected a 'Metric,avg,…' block)")
     return Parsed("genai-perf", [_genai_run(metrics, scalars, None, warnings)], warnings=warnings)
@@ -557,6 +566,22 @@ _CSV_ROW_BYTES, _CSV_FIELD_BYTES = 400, 100
 # A user's CSV, read by the store's DuckDB (rows staged, or inserted as runs), measured with
 # ru_maxrss: 10M rows of one column held 73 B a row, 2.45M rows of eight columns 208 B a row.
 _DUCKDB_ROW_BYTES, _DUCKDB_CELL_BYTES = 100, 32
+# A user's CSV keeps each row's unknown columns in ``extra``, as DuckDB's
+# to_json(struct_pack(...)): every row repeats their names. The text is bounded by, per row, the
+# names' bytes and _EXTRA_CELL_CHARS a cell (quotes, colon, comma, null or a number's digits), plus
+# the file's text, escaped (its values); measured with VmHWM, building and storing it took up to
+# 4.9x that text beyond the other charges (3,000 rows of 999 unknown 60-character columns staged per
+# request: 1.1 to 1.4 GB from one run to the next; 30,000 rows: 6.6 GB, 4.3 GB as runs).
+_EXTRA_CELL_CHARS, _DUCKDB_EXTRA_FACTOR = 24, 7
+# DuckDB's buffers for each column, whatever the rows: 1,000 columns of 3 rows took 70 MB.
+_DUCKDB_COLUMN_BYTES = 100_000
+# Reading a header line: its text at up to 4 bytes a character, and the fields split from it.
+_HEADER_BYTES_PER_BYTE = 12
+# genai-perf's CSV keeps each metric row in ``extra`` under its block's header names, so a long
+# header is repeated in every row: measured with VmHWM, parsing and storing took up to 8.2x the
+# header bytes a row (10 to 300 rows under 1,000 names of 1,000 characters), and one row under
+# 10,000 names of 180 characters (1.8 MB) 25 MB all told: 12x the header a row bounds both.
+_GENAI_EXTRA_FACTOR = 12
 # Storing ``extra``: DuckDB parses each JSON text to check it; with ru_maxrss, a 10 MB extra held
 # 45 B per value for [0,0,…], 37 B for [[],[],…] and ["ab","ab",…] (values counted by ',' and ':').
 _STORED_VALUE_BYTES = 48
@@ -757,12 +782,26 @@ def parse(name: str, data: bytes) -> Parsed:
     """
     fmt, docs, estimate = _sniff(name, data)
     if fmt == "csv":
+        counts = _byte_histogram(data)
+        rows = _lines(counts) + 1
+        estimate = int(_DUCKDB_ROW_BYTES * rows + _DUCKDB_CELL_BYTES * counts[ord(",")])
+        # The header line is read whole below (to count its columns): its text and fields first.
+        _check_memory(name, estimate + _HEADER_BYTES_PER_BYTE * _header_line_bytes(data))
+        header = csv_header(name, data)
         most = settings.get("SPECVIZ_IMPORT_MAX_COLUMNS")
-        if len(csv_header(name, data)) > most:  # counted in the first 64 KiB: enough to tell
+        if len(header) > most:
             raise IngestError(name, f"the CSV has more than {most:,} columns, the most that are read "
                                     "(SPECVIZ_IMPORT_MAX_COLUMNS)")
-        counts = _byte_histogram(data)
-        _check_memory(name, int(_DUCKDB_ROW_BYTES * _lines(counts) + _DUCKDB_CELL_BYTES * counts[ord(",")]))
+        estimate += _DUCKDB_COLUMN_BYTES * len(header)
+        unknown = _unknown_columns(header)
+        if unknown:
+            # Values: the file's text at most, escaped (a quote or backslash doubled, a control
+            # character as \\u00XX).
+            escapes = int(counts[ord('"')] + counts[ord("\\")] + 5 * (counts[:32].sum() - counts[10] - counts[13]))
+            extra_text = (rows * sum(len(c.encode("utf-8", "surrogatepass")) + _EXTRA_CELL_CHARS for c in unknown)
+                          + len(data) + escapes)
+            estimate += _DUCKDB_EXTRA_FACTOR * extra_text
+        _check_memory(name, estimate)
         return Parsed("csv", [])
     parsers: dict[str, Callable[[Any, str], Parsed]] = {
         "guidellm": _parse_guidellm, "llmperf": _parse_llmperf, "genai-perf": _parse_genai_json}
@@ -772,7 +811,7 @@ def parse(name: str, data: bytes) -> Parsed:
         estimate = (2 * _characters(counts) * _width(counts) + _CSV_ROW_BYTES * _lines(counts)
                     + _CSV_FIELD_BYTES * int(counts[ord(",")]))
         _check_memory(name, estimate)
-        parsed = _parse_genai_csv(_decode(name, data), name)
+        parsed = _parse_genai_csv(_decode(name, data), name, estimate)
     elif fmt == "vllm-bench":
         parsed = _parse_vllm(docs, name)
     elif len(docs) != 1:
@@ -787,15 +826,51 @@ def parse(name: str, data: bytes) -> Parsed:
 
 # ------------------------------------------------------------------------------------------ CSV
 def csv_header(name: str, data: bytes) -> list[str]:
-    """The column names of a CSV file (its first row, read from its first 64 KiB), for the page's
-    mapping step.
+    """The column names of a CSV file: its first row, read whole (past the first 64 KiB if it is
+    longer) and no further, for the page's mapping step and the column limit.
 
     Raises
     ------
     IngestError
-        If the file is empty, binary or not UTF-8.
+        If the file is empty, binary or not UTF-8, or its header is malformed (a name over
+        csv's 128 KiB field limit, a quote never closed).
     """
-    return next(_csv_rows(_head_text(name, data)), [])
+    _head_text(name, data)  # the checks every file passes
+    try:
+        return next(csv.reader(_byte_lines(data)), [])
+    except UnicodeDecodeError:
+        raise IngestError(name, "the file is not UTF-8 text; expected JSON, JSON lines or CSV") from None
+    except csv.Error as exc:
+        raise IngestError(name, f"the CSV header is malformed ({exc})") from None
+
+
+_BYTE_LINE = re.compile(rb"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
+def _byte_lines(data: bytes) -> Iterator[str]:
+    """The lines of ``data`` (as :data:`_LINE` splits text), each decoded only when it is asked for."""
+    for index, match in enumerate(_BYTE_LINE.finditer(data)):
+        yield match.group().decode("utf-8-sig" if index == 0 else "utf-8")
+
+
+def _header_line_bytes(data: bytes) -> int:
+    """The length in bytes of the first line (to its first \\n or \\r)."""
+    ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    return min(ends) if ends else len(data)
+
+
+def _unknown_columns(header: list[str]) -> list[str]:
+    """The columns the store's CSV import keeps in ``extra`` when no mapping is given: those no
+    synonym names, and a second one for the same canonical column."""
+    seen: set[str] = set()
+    unknown = []
+    for column in header:
+        synonym = CSV_SYNONYMS.get(normalise_name(column))
+        if synonym and synonym[0] not in seen:
+            seen.add(synonym[0])
+        else:
+            unknown.append(column)
+    return unknown
 
 
 def _synonyms() -> dict[str, tuple[str, float]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -55,6 +56,30 @@ _RUN_DIMENSIONS = ("label", "workload", "engine", "engine_version", "target_mode
                    "request_rate")
 _QUANTILES = (("mean", None), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
 _ALLOWED_SQL = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+
+
+# Every object of the open file a user could have made (the current database's, not DuckDB's own).
+_OBJECTS_SQL = """
+SELECT 'table', schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
+UNION ALL SELECT 'view', schema_name, view_name FROM duckdb_views()
+          WHERE database_name = current_database() AND NOT internal
+UNION ALL SELECT 'sequence', schema_name, sequence_name FROM duckdb_sequences() WHERE database_name = current_database()
+UNION ALL SELECT 'type', schema_name, type_name FROM duckdb_types() WHERE database_name = current_database() AND NOT internal
+UNION ALL SELECT 'macro', schema_name, function_name FROM duckdb_functions()
+          WHERE database_name = current_database() AND NOT internal
+UNION ALL SELECT 'schema', schema_name, schema_name FROM duckdb_schemas()
+          WHERE database_name = current_database() AND NOT internal
+"""
+
+
+def _tables_of(version: int) -> set[str]:
+    """The tables a store of this schema version has."""
+    return {"meta"} | {name.lower() for step in MIGRATIONS[:version]
+                       for name in re.findall(r"CREATE TABLE (\w+)", step)}
+
+
+def _preview(text: str | None) -> str:
+    return repr(text) if text is None or len(text) <= 20 else repr(text[:20]) + "…"
 
 
 @dataclass
@@ -155,10 +180,13 @@ class Store:
 
     def _connect(self, lock_timeout_s: float) -> tuple[duckdb.DuckDBPyConnection, bool]:
         """Open the file read-write, or read-only where it cannot be written; refuse what is not a
-        DuckDB file before DuckDB touches it (it would try to load an extension for an SQLite file)."""
+        DuckDB file before DuckDB touches it (it would try to load an extension for an SQLite file),
+        and a DuckDB file that is not a specviz store before it is opened for writing: an existing
+        file is first looked at read-only (which replays a pending WAL in memory, writing nothing)."""
         if self.path == ":memory:":
             return duckdb.connect(self.path, config=sandbox.NO_EXTENSIONS), False
         path = Path(self.path)
+        deadline = time.monotonic() + lock_timeout_s
         if path.exists():
             if not path.is_file():
                 raise StoreError("store.not_a_file", path=self.path)
@@ -169,6 +197,12 @@ class Store:
             if head and head[8:12] != b"DUCK":
                 raise StoreError("store.not_duckdb", path=self.path)
             read_only = not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
+            if head:  # an empty file is a new store: DuckDB writes its header
+                look = self._open(True, deadline, lock_timeout_s)
+                try:
+                    self._inspect(look)
+                finally:
+                    look.close()
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -177,38 +211,73 @@ class Store:
             if not os.access(path.parent, os.W_OK):
                 raise StoreError("store.folder", path=str(path.parent), detail="not writable")
             read_only = False
-        deadline = time.monotonic() + lock_timeout_s
+        return self._open(read_only, deadline, lock_timeout_s), read_only
+
+    def _open(self, read_only: bool, deadline: float, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
         while True:
             try:
-                return duckdb.connect(self.path, read_only=read_only, config=sandbox.NO_EXTENSIONS), read_only
-            except duckdb.IOException as exc:
+                return duckdb.connect(self.path, read_only=read_only, config=sandbox.NO_EXTENSIONS)
+            except duckdb.Error as exc:
                 # DuckDB has no type of its own for "another process holds the file".
-                if "lock" not in str(exc).lower():
+                if not isinstance(exc, duckdb.IOException) or "lock" not in str(exc).lower():
                     raise StoreError("store.cannot_open", path=self.path, detail=str(exc).splitlines()[0]) from None
                 if time.monotonic() > deadline:
                     raise StoreError("store.locked", path=self.path, seconds=lock_timeout_s) from None
                 time.sleep(0.1)
+
+    def _inspect(self, con: duckdb.DuckDBPyConnection) -> int:
+        """The schema version of an open file: 0 if it holds nothing (or only the ``meta`` table a
+        first initialisation left empty); :class:`StoreError` for anything that is not a specviz
+        store (other tables, views, macros, sequences, types or schemas, a ``meta`` of another
+        shape or without a schema version) or whose version is not a number."""
+        cur = con.cursor()
+        try:
+            objects = cur.execute(_OBJECTS_SQL).fetchall()
+            if not objects:
+                return 0
+            names = [f"{kind} {name if schema in ('main', name) else schema + '.' + name}"
+                     for kind, schema, name in objects]
+            foreign = StoreError("store.foreign", path=self.path, tables=", ".join(sorted(names)[:5]))
+            tables = {name for kind, schema, name in objects if kind == "table" and schema == "main"}
+            if "meta" not in tables:
+                raise foreign
+            columns = cur.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
+                                  "current_database() AND schema_name = 'main' AND table_name = 'meta' "
+                                  "ORDER BY column_index").fetchall()
+            if columns != [("key", "VARCHAR"), ("value", "VARCHAR")]:
+                raise foreign
+            rows = cur.execute("SELECT value FROM meta WHERE key = 'schema_version' LIMIT 2").fetchall()
+            if not rows:  # a first initialisation cut short left an empty meta, and nothing else
+                if len(objects) == 1 and not cur.execute("SELECT count(*) FROM meta").fetchone()[0]:
+                    return 0
+                raise foreign
+            text = rows[0][0]
+            if len(rows) > 1 or text is None or not re.fullmatch(r"[0-9]{1,9}", text):
+                raise StoreError("store.bad_version", path=self.path, value=_preview(text))
+            version = int(text)
+            if version <= SCHEMA_VERSION and not _tables_of(version) <= tables or version == 0 and len(objects) > 1:
+                raise foreign
+            return version
+        except duckdb.Error as exc:
+            raise StoreError("store.cannot_open", path=self.path, detail=str(exc).splitlines()[0]) from None
+        finally:
+            cur.close()
 
     # ----------------------------------------------------------------------------- schema
     def _migrate(self) -> None:
         """Bring the schema to :data:`SCHEMA_VERSION`; refuse, without writing, a file that is not a
         specviz store or comes from a newer specviz."""
         cur = self._con.cursor()
-        tables = {name for (name,) in cur.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
-        if "meta" not in tables and tables:
-            raise StoreError("store.foreign", path=self.path, tables=", ".join(sorted(tables)[:5]))
-        row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if tables else None
-        version = int(row[0]) if row else 0
+        version = self._inspect(self._con)
         if version > SCHEMA_VERSION:
             raise StoreError("store.newer", path=self.path, version=version, known=SCHEMA_VERSION)
         if version < SCHEMA_VERSION and self.read_only:
             raise StoreError("store.read_only_old", path=self.path, version=version, known=SCHEMA_VERSION)
-        if not tables:
-            cur.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
         for step in range(version, SCHEMA_VERSION):
             cur.execute("BEGIN TRANSACTION")
             try:
+                if step == 0:  # in the first step's transaction: no file is left with meta alone
+                    cur.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
                 cur.execute(MIGRATIONS[step])
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(step + 1)])
                 cur.execute("COMMIT")
@@ -235,10 +304,12 @@ class Store:
     # ----------------------------------------------------------------------------- imports
     def import_path(self, path: Path, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None) -> ImportResult:
-        """:meth:`import_file` for a file on disk, named as given; a CSV is read where it lies.
+        """:meth:`import_file` for a file on disk, named as given.
 
         Only a regular file is read (symlinks followed), and no more than its size when opened
-        plus one byte, which ``max_bytes`` bounds.
+        plus one byte, which ``max_bytes`` bounds. The path is opened once: what is imported is
+        the content read then (never the path again, which DuckDB would expand as a glob or a ``~``
+        and which another file may have taken by then).
 
         Raises
         ------
@@ -249,12 +320,10 @@ class Store:
         path = Path(path)
         data = _read_regular_file(path, max_bytes)
         name = os.fsencode(path).decode("utf-8", "replace")  # stored: bytes of no UTF-8 name become U+FFFD
-        # DuckDB reads a CSV where it lies only by a name it can take, else from a copy.
-        return self.import_file(name, data, None, csv_mapping, _path=path if name == str(path) else None)
+        return self.import_file(name, data, None, csv_mapping)
 
     def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
-                    csv_mapping: dict[str, str] | None = None, replace: bool = False,
-                    _path: Path | None = None) -> ImportResult:
+                    csv_mapping: dict[str, str] | None = None, replace: bool = False) -> ImportResult:
         """Import one result file, whole or not at all.
 
         Parameters
@@ -301,7 +370,7 @@ class Store:
                 _delete_import(cur, content_hash)
             if fmt == "csv":
                 runs, requests, warnings, unmatched = self._import_csv(cur, name, data, content_hash, now,
-                                                                       csv_mapping or {}, _path)
+                                                                       csv_mapping or {})
             else:
                 runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
             cur.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -359,17 +428,17 @@ class Store:
         return len(parsed.runs), len(parsed.requests), parsed.warnings
 
     def _import_csv(self, cur: duckdb.DuckDBPyConnection, name: str, data: bytes, content_hash: str,
-                    now: datetime, csv_mapping: dict[str, str],
-                    path: Path | None) -> tuple[int, int, list[str], list[str]]:
+                    now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str], list[str]]:
         """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
-        or, for per-request files, grouped into runs by their dimension columns. The file is read
-        in one pass (a bytes upload is written to a temporary file first)."""
-        if path is not None:
-            return self._import_csv_file(cur, name, str(path), content_hash, now, csv_mapping)
-        with tempfile.NamedTemporaryFile(suffix=".csv") as tmp:
+        or, for per-request files, grouped into runs by their dimension columns. DuckDB reads, in
+        one pass, a private copy of exactly the bytes that were checked and hashed: a temporary
+        file with no name, given to it as ``/proc/self/fd/N`` (no glob or ``~`` for it to expand,
+        nothing another process can put in its place)."""
+        with tempfile.TemporaryFile() as tmp:
             tmp.write(data)
             tmp.flush()
-            return self._import_csv_file(cur, name, tmp.name, content_hash, now, csv_mapping)
+            return self._import_csv_file(cur, name, f"/proc/self/fd/{tmp.fileno()}", content_hash, now,
+                                         csv_mapping)
 
     def _import_csv_file(self, cur: duckdb.DuckDBPyConnection, name: str, source: str, content_hash: str,
                          now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str], list[str]]:
@@ -544,5 +613,5 @@ class Store:
         """
         started = time.monotonic()
         limits = limits or sandbox.Limits.from_settings()
-        sandbox.check_sql(sql)  # before the copy is made: a refusal costs nothing
+        sandbox.check_sql(sql, limits.max_sql_chars)  # before the copy is made: a refusal costs nothing
         return sandbox.run_query(sql, self._snapshot(), limits, started)

@@ -216,6 +216,27 @@ class TestStoreCommands:
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
 
+    def test_ingest_imports_the_file_named_never_what_duckdb_would_expand_the_name_to(self, capsys, tmp_path,
+                                                                                        monkeypatch):
+        """A name with glob characters or a leading ~ is the file of that name, or missing."""
+        monkeypatch.chdir(tmp_path)
+        home = tmp_path / "home"
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        for other in (tmp_path / "r_other.csv", home / "x.csv"):
+            other.write_text("output_throughput,label\n99,other\n")
+        (tmp_path / "r*.csv").write_text("output_throughput,label\n1,checked\n")
+        (tmp_path / "~").mkdir()
+        (tmp_path / "~" / "x.csv").write_text("output_throughput,label\n2,checked too\n")
+        db = str(tmp_path / "c.duckdb")
+        code, out, _ = run(capsys, "ingest", "r*.csv", "~/x.csv", "r?other.csv", "--db", db)
+        report = json.loads(out)
+        assert code == 2 and [e["file"] for e in report["imported"]] == ["r*.csv", "~/x.csv"]
+        assert [e["file"] for e in report["errors"]] == ["r?other.csv"]  # missing, though r_other.csv matches
+        s = Store(db)
+        assert sorted(s.runs().label) == ["checked", "checked too"]
+        s.close()
+
     def test_ingest_of_hostile_paths_and_files_never_ends_the_batch(self, tmp_path):
         """Devices, a FIFO, a directory, a link to /dev/zero and files that break parsers, with good
         files among them: each bad one is an error of its own, the good ones go in, exit 2, no

@@ -355,6 +355,40 @@ class TestMemoryBound:
         with pytest.raises(ingest.IngestError, match="more than 10 columns"):
             ingest.parse("wide.csv", header + b"\n" + b"1," * 10 + b"1\n")
 
+    def test_the_whole_header_line_is_counted_for_the_column_limit(self):
+        """10,000 columns of 180-character names: 1.8 MB of header, of which 64 KiB held 363."""
+        header = ",".join(f"c{i}".ljust(180, "x") for i in range(10_000)).encode()
+        assert len(ingest.csv_header("wide.csv", header + b"\n1\n")) == 10_000
+        with pytest.raises(ingest.IngestError, match="more than 1,000 columns"):
+            ingest.parse("wide.csv", header + b"\n" + b"1," * 9_999 + b"1\n")
+
+    def test_a_header_line_past_the_first_64_kib_is_read_whole_and_no_further(self):
+        names = [f"name_{i}".ljust(100, "y") for i in range(900)]  # 91 KB
+        data = ",".join(names).encode() + b"\r" + b"1\r" * 1_000 + b"\xff"  # not UTF-8 after the header
+        assert ingest.csv_header("wide.csv", data) == names
+        with pytest.raises(ingest.IngestError, match="CSV header is malformed"):
+            ingest.csv_header("q.csv", b'"' + b"a" * 200_000 + b"\n1\n")  # a quote never closed
+
+    def test_a_csv_is_charged_for_the_extra_its_unknown_columns_repeat_in_every_row(self, monkeypatch):
+        """to_json(struct_pack(...)) of unknown columns repeats their names in every row: 3,000
+        rows of 999 columns of 60 characters, a 3 MB file, took 1.1-1.4 GB to store."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000000")
+        header = "ttft_ms," + ",".join(f"c{i}_".ljust(60, "x") for i in range(999))
+        with pytest.raises(ingest.IngestError, match=r"about [\d,]+ MB of memory, over the 1,000 MB limit"):
+            ingest.parse("wide.csv", (header + "\n" + ("1" + "," * 999 + "\n") * 3_000).encode())
+        known = "ttft_ms,itl_ms,concurrency\n" + "1,2,3\n" * 3_000  # no extra: far below
+        assert ingest.parse("narrow.csv", known.encode()).format == "csv"
+
+    def test_a_genai_perf_header_repeated_in_every_row_is_charged(self, monkeypatch):
+        """Each metric row is kept in extra under its block's header names: 300 rows under 1,000
+        names of 1,000 characters (1.3 MB) took 1.7 GB."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "100000000")
+        header = "Metric," + ",".join(f"h{i}".ljust(1_000, "x") for i in range(100))
+        data = (header + "\n" + "".join(f"m{i}" + "," * 100 + "\n" for i in range(200))).encode()
+        with pytest.raises(ingest.IngestError, match=r"over the 100 MB limit \(SPECVIZ_IMPORT_MEMORY_BYTES\)"):
+            ingest.parse("g.csv", data)
+        assert ingest.parse("g.csv", (header + "\nm0" + "," * 100 + "\n").encode()).format == "genai-perf"
+
     @pytest.mark.parametrize("name", ["vllm_bench_nerdalert.jsonl", "guidellm_benchmarks.json",
                                       "guidellm_0.5_benchmarks.json", "sglang_bench_serving_c8.jsonl",
                                       "llmperf_Yi-1-5-34B_550_150_summary.json", "profile_export_genai_perf.csv",

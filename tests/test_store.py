@@ -420,6 +420,45 @@ class TestImportPath:
             db.import_path(path)
         assert str(info.value) == f"{path}: {message}"
 
+    @pytest.mark.parametrize("checked", [True, False], ids=["checked file", "missing"])
+    @pytest.mark.parametrize("name", ["r*.csv", "r?.csv", "r[x].csv", "~/x.csv"])
+    def test_the_checked_file_is_imported_never_a_name_duckdb_would_expand(self, db, tmp_path, monkeypatch,
+                                                                            name, checked):
+        """DuckDB's read_csv expands globs and ``~`` in a path: it is given the bytes that were
+        checked, never the name, so neither r_other.csv nor $HOME/x.csv can go in instead."""
+        monkeypatch.chdir(tmp_path)
+        home = tmp_path / "home"
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        for other in (tmp_path / "rx.csv", home / "x.csv"):
+            other.write_text("output_throughput,label\n99,other\n")
+        path = Path(name)
+        if checked:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("output_throughput,label\n1,checked\n")
+            assert db.import_path(path).status == "imported"
+            assert db.runs()[["source_file", "label"]].values.tolist() == [[name, "checked"]]
+        else:
+            with pytest.raises(ingest.IngestError, match="No such file or directory"):
+                db.import_path(path)
+            assert counts(db) == (0, 0, 0)
+
+    def test_a_file_changed_after_it_was_read_is_imported_as_read(self, db, tmp_path, monkeypatch):
+        """What DuckDB reads is the content that was checked and hashed, not the path again."""
+        path = tmp_path / "r.csv"
+        path.write_text("output_throughput,label\n1,checked\n")
+        parse = ingest.parse
+
+        def parse_then_swap(name, data):
+            parsed = parse(name, data)
+            path.unlink()
+            os.mkfifo(path)  # a read of the path now would block
+            return parsed
+
+        monkeypatch.setattr(ingest, "parse", parse_then_swap)
+        assert db.import_path(path).status == "imported"
+        assert db.runs().label.tolist() == ["checked"]
+
     def test_the_size_limit_is_checked_before_reading(self, db, tmp_path):
         path = tmp_path / "huge.json"
         with open(path, "wb") as file:
@@ -515,6 +554,47 @@ class TestImportMemory:
         requests, taken = map(int, out.stdout.split())
         assert requests == n and taken < 400_000_000, taken
 
+    @pytest.mark.parametrize("shape", ["genai-perf header repeated", "unknown columns per request",
+                                       "unknown columns as runs", "many columns, few rows"])
+    def test_the_estimate_bounds_what_a_wide_csv_takes(self, tmp_path, shape):
+        """Files whose header is repeated in every row's extra (genai-perf's metric rows, a user
+        CSV's unknown columns): the peak (VmHWM) of the import, measured in a child process, stays
+        below the estimate that the memory limit is checked against."""
+        if shape == "genai-perf header repeated":
+            text = ("Metric," + ",".join(f"h{i}".ljust(1_000, "x") for i in range(1_000)) + "\n"
+                    + "".join(f"m{i}" + "," * 1_000 + "\n" for i in range(30)))
+        else:
+            rows, width = (3, 4) if shape == "many columns, few rows" else (300, 60)
+            first = "output_throughput," if shape == "unknown columns as runs" else "ttft_ms,"
+            text = (first + ",".join(f"c{i}_".ljust(width, "x") for i in range(999)) + "\n"
+                    + ("1" + "," * 999 + "\n") * rows)
+        path = tmp_path / "wide.csv"
+        path.write_text(text)
+        child = textwrap.dedent(f"""
+            import re, sys
+            sys.path.insert(0, {str(ROOT)!r})
+            from specviz import ingest
+            from specviz.store import Store
+
+            def peak():
+                return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
+
+            estimates = [0]
+            check = ingest._check_memory
+            def record(name, needed):
+                estimates.append(needed)
+                check(name, needed)
+            ingest._check_memory = record
+            data = open({str(path)!r}, "rb").read()
+            store = Store({str(tmp_path / "m.duckdb")!r})
+            before = peak()
+            result = store.import_file("wide.csv", data)
+            print(result.status, peak() - before, max(estimates))
+        """)
+        out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120, check=True)
+        status, taken, estimate = out.stdout.split()
+        assert status == "imported" and int(taken) < int(estimate), (taken, estimate)
+
     def test_the_same_file_is_refused_under_a_lower_limit(self, db, monkeypatch):
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "100000000")
         n = 1_111_111
@@ -565,6 +645,81 @@ class TestStoreFiles:
         with pytest.raises(StoreError) as exc:
             Store(tmp_path)
         assert exc.value.key == "store.not_a_file"
+
+    @staticmethod
+    def files(path: Path) -> tuple[str | None, str | None]:
+        """The digests of a store and of its WAL (None where there is none)."""
+        wal = Path(f"{path}.wal")
+        return (TestStoreFiles.digest(path) if path.exists() else None,
+                TestStoreFiles.digest(wal) if wal.exists() else None)
+
+    @pytest.mark.parametrize("statements, key", [
+        (["CREATE VIEW v AS SELECT 42 AS answer"], "store.foreign"),
+        (["CREATE MACRO m(x) AS x + 1"], "store.foreign"),
+        (["CREATE SEQUENCE s"], "store.foreign"),
+        (["CREATE TYPE mood AS ENUM ('a', 'b')"], "store.foreign"),
+        (["CREATE SCHEMA app"], "store.foreign"),
+        (["CREATE SCHEMA app", "CREATE TABLE app.t (x INT)"], "store.foreign"),
+        (["CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)", "INSERT INTO meta VALUES ('owner', 'x')"],
+         "store.foreign"),
+        (["CREATE TABLE meta (id INTEGER, blob VARCHAR)", "INSERT INTO meta VALUES (1, 'x')"], "store.foreign"),
+        (["CREATE TABLE meta (key VARCHAR, value VARCHAR)", "INSERT INTO meta VALUES ('schema_version', '1')"],
+         "store.foreign"),  # a version, but none of the tables it has
+        (["CREATE TABLE meta (key VARCHAR, value VARCHAR)", "INSERT INTO meta VALUES ('schema_version', 'abc')"],
+         "store.bad_version"),
+        (["CREATE TABLE meta (key VARCHAR, value VARCHAR)",
+          "INSERT INTO meta VALUES ('schema_version', repeat('9', 5000))"], "store.bad_version"),
+    ], ids=["view", "macro", "sequence", "type", "schema", "table in a schema", "meta without a version",
+            "meta of another shape", "meta without the tables", "version not a number", "version of 5000 digits"])
+    @pytest.mark.parametrize("pending_wal", [False, True], ids=["checkpointed", "pending WAL"])
+    def test_a_duckdb_file_of_another_application_is_never_adopted(self, tmp_path, statements, key, pending_wal):
+        """Whatever another program left in a DuckDB file (also still in its WAL, which a
+        read-write open would replay and checkpoint): a one-line refusal, file and WAL untouched."""
+        path = tmp_path / "other.duckdb"
+        make = textwrap.dedent(f"""
+            import duckdb, os
+            con = duckdb.connect({str(path)!r})
+            if {pending_wal!r}:
+                con.execute("PRAGMA disable_checkpoint_on_shutdown")
+                con.execute("SET wal_autocheckpoint = '1TB'")
+                con.execute("CREATE TABLE t_unseen (x INT)")
+                con.execute("CHECKPOINT")
+                con.execute("DROP TABLE t_unseen")
+            for statement in {statements!r}:
+                con.execute(statement)
+            if not {pending_wal!r}:
+                con.close()
+            os._exit(0)  # without a close, no checkpoint: what it wrote stays in the WAL
+        """)
+        subprocess.run([sys.executable, "-c", make], check=True, timeout=60)
+        assert Path(f"{path}.wal").exists() == pending_wal
+        before = self.files(path)
+        with pytest.raises(StoreError) as exc:
+            Store(path)
+        assert exc.value.key == key and "\n" not in str(exc.value) and "The file was not changed" in str(exc.value)
+        assert self.files(path) == before
+
+    def test_a_read_only_look_replays_a_wal_without_writing(self, tmp_path):
+        """What the store's first look relies on: DuckDB opened read-only sees what the WAL holds
+        and writes neither the file nor the WAL."""
+        path = tmp_path / "w.duckdb"
+        make = (f"import duckdb, os; con = duckdb.connect({str(path)!r}); "
+                "con.execute('PRAGMA disable_checkpoint_on_shutdown'); con.execute(\"SET wal_autocheckpoint = '1TB'\"); "
+                "con.execute('CREATE TABLE t AS SELECT 1 AS x'); os._exit(0)")
+        subprocess.run([sys.executable, "-c", make], check=True, timeout=60)
+        before = self.files(path)
+        assert before[1] is not None
+        with duckdb.connect(str(path), read_only=True) as con:
+            assert con.execute("SELECT x FROM t").fetchall() == [(1,)]
+        assert self.files(path) == before
+
+    def test_an_empty_meta_left_by_an_interrupted_first_open_is_finished(self, tmp_path):
+        path = tmp_path / "s.duckdb"
+        with duckdb.connect(str(path)) as con:
+            con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        s = Store(path)
+        assert s.schema_version == store.SCHEMA_VERSION
+        s.close()
 
     def test_a_newer_store_is_left_untouched(self, tmp_path):
         path = tmp_path / "new.duckdb"
