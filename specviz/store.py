@@ -55,7 +55,6 @@ _RUN_DIMENSIONS = ("label", "workload", "engine", "engine_version", "target_mode
                    "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency",
                    "request_rate")
 _QUANTILES = (("mean", None), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
-_ALLOWED_SQL = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
 
 # Every object of the open file a user could have made (the current database's, not DuckDB's own).
@@ -506,9 +505,9 @@ class Store:
                 metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
                 aggregates = ["count(*) AS num_requests"]
                 for metric in metrics:
-                    for stat, q in _QUANTILES:
+                    for statistic, q in _QUANTILES:
                         fn = f"avg({metric})" if q is None else f"quantile_cont({metric}, {q})"
-                        aggregates.append(f"{fn} AS {stat}_{metric.removesuffix('_ms')}_ms")
+                        aggregates.append(f"{fn} AS {statistic}_{metric.removesuffix('_ms')}_ms")
                 columns = [_quote(d) for d in dims]
                 cur.execute(f"""
                     INSERT INTO runs BY NAME
