@@ -39,6 +39,19 @@ def private_database(tmp_path, monkeypatch) -> Path:
     return path
 
 
+@pytest.fixture
+def expansion_decoys(tmp_path, monkeypatch) -> Path:
+    """A working folder (returned) where DuckDB's expansion of a glob or a leading ``~`` in a CSV path
+    would find other files: r_other.csv and rx.csv in it, and x.csv in $HOME, each labelled 'other'."""
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for other in (tmp_path / "r_other.csv", tmp_path / "rx.csv", home / "x.csv"):
+        other.write_text("output_throughput,label\n99,other\n")
+    return tmp_path
+
+
 @contextmanager
 def serve_app(database: Path) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port with its own database; yields the URL."""

@@ -216,15 +216,10 @@ class TestStoreCommands:
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
 
-    def test_ingest_imports_the_file_named_never_what_duckdb_would_expand_the_name_to(self, capsys, tmp_path,
-                                                                                        monkeypatch):
+    def test_ingest_imports_the_file_named_never_what_duckdb_would_expand_the_name_to(self, capsys,
+                                                                                        expansion_decoys):
         """A name with glob characters or a leading ~ is the file of that name, or missing."""
-        monkeypatch.chdir(tmp_path)
-        home = tmp_path / "home"
-        home.mkdir()
-        monkeypatch.setenv("HOME", str(home))
-        for other in (tmp_path / "r_other.csv", home / "x.csv"):
-            other.write_text("output_throughput,label\n99,other\n")
+        tmp_path = expansion_decoys
         (tmp_path / "r*.csv").write_text("output_throughput,label\n1,checked\n")
         (tmp_path / "~").mkdir()
         (tmp_path / "~" / "x.csv").write_text("output_throughput,label\n2,checked too\n")
