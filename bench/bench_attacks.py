@@ -68,14 +68,14 @@ PROBE = textwrap.dedent("""
 IMPORT_PROBE = textwrap.dedent("""
     import json, re, sys, time
     sys.path.insert(0, {root!r})
-    from specviz import ingest
+    from specviz import importers
     from specviz.store import Store
     store = Store({db!r})
     started = time.monotonic()
     try:
         result = store.import_path({path!r}, {max_bytes})
         outcome = f"{{result.requests:,}} requests"
-    except ingest.IngestError as exc:
+    except importers.IngestError as exc:
         outcome = "refused"
     seconds = time.monotonic() - started
     peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024

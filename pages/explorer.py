@@ -7,9 +7,10 @@ import math
 import streamlit as st
 
 from pages._shared import open_store, require_router
-from specviz import calculator, charts, explorer, export, ingest, settings
+from specviz import calculator, charts, explorer, export, importers, settings
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.sandbox import QueryError
+from specviz.schema import RUN_COLUMNS
 from specviz.store import StoreError
 
 require_router()
@@ -28,11 +29,11 @@ def import_upload(name: str, data: bytes) -> tuple[str, str, object]:
     """Import one uploaded file; a failure is that file's report, never the batch's end."""
     try:
         result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
-    except ingest.UnrecognisedColumnsError as exc:  # offer the mapping step
+    except importers.UnrecognisedColumnsError as exc:  # offer the mapping step
         st.session_state["pending_csv"] = (name, data, exc.columns, False)
-        return "error", name, str(exc)
-    except (ingest.IngestError, StoreError) as exc:
-        return "error", name, str(exc)
+        return "error", name, exc
+    except (importers.IngestError, StoreError) as exc:
+        return "error", name, exc
     if result.unmatched_columns:  # offer to map what the synonyms missed
         st.session_state["pending_csv"] = (name, data, result.unmatched_columns, True)
     return "ok", name, result
@@ -48,20 +49,20 @@ if editable:
         st.session_state["import_reports"] = [import_upload(f.name, f.getvalue()) for f in files]
 for kind, name, result in st.session_state.get("import_reports", []):
     if kind == "error":
-        st.error(md("exp.report.error", lang, error=result))
+        st.error(t("exp.report.error", lang, error=message(result, lang)))
     elif result.status == "skipped":
         st.info(md("exp.report.skipped", lang, file=name))
     else:
         st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
                       requests=result.requests))
         for warning in result.warnings:
-            st.warning(md("exp.report.warning", lang, file=name, warning=warning))
+            st.warning(t("exp.report.warning", lang, file=escape_markdown(name), warning=message(warning, lang)))
 
 if editable and "pending_csv" in st.session_state:
     name, data, columns, replace = st.session_state["pending_csv"]
     with st.form("mapping"):
         st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
-        targets = ["", *[c for c in ingest.RUN_COLUMNS if c not in ("run_id", "extra")]]
+        targets = ["", *[c for c in RUN_COLUMNS if c not in ("run_id", "extra")]]
         mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}",
                                         format_func=lambda c: c or t("exp.mapping_ignore", lang))
                    for i, column in enumerate(columns)}
@@ -72,8 +73,8 @@ if editable and "pending_csv" in st.session_state:
                 st.session_state["import_reports"] = [("ok", name, result)]
                 del st.session_state["pending_csv"]
                 st.rerun()
-            except (ingest.IngestError, StoreError) as exc:
-                st.error(md("exp.report.error", lang, error=exc))
+            except (importers.IngestError, StoreError) as exc:
+                st.error(t("exp.report.error", lang, error=message(exc, lang)))
         if replace and st.form_submit_button(t("exp.mapping_keep", lang), key="keep_mapping"):
             del st.session_state["pending_csv"]
             st.rerun()

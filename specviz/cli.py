@@ -20,7 +20,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import export, ingest, roofline, settings, spec
+from . import export, importers, roofline, settings, spec
 from .errors import SpecvizError
 from .store import Store
 
@@ -184,8 +184,9 @@ def _build_parser() -> _Parser:
     p.add_argument("--format", **fmt)
 
     db = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB setting)")
-    p = sub.add_parser("ingest", help="import benchmark result files into the store")
-    p.add_argument("files", type=Path, nargs="+")
+    p = sub.add_parser("ingest", help="import benchmark result files (or folders of them, such as a vllm bench "
+                                      "sweep's output) into the store")
+    p.add_argument("files", type=Path, nargs="+", help="result files, or folders read recursively")
     p.add_argument("--db", **db)
     p.add_argument("--format", choices=("json",), default="json")
 
@@ -209,19 +210,24 @@ def _frame_rows(frame: Any) -> list[dict[str, Any]]:
     return json.loads(frame.to_json(orient="records", date_format="iso"))
 
 
+def _expand(paths: list[Path]) -> list[Path]:
+    """Files as given; a folder (not a symbolic link to one) as the result files under it."""
+    return [f for p in paths for f in (importers.result_files(p) if p.is_dir() and not p.is_symlink() else [p])]
+
+
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
     store = _open_store(args.db)
     try:
-        for path in args.files:
+        for path in _expand(args.files):
             try:
                 result = store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
             except Exception as exc:  # whatever failed is this file's report; the other files go in
-                error = exc if isinstance(exc, SpecvizError) else ingest.as_ingest_error(str(path), exc)
+                error = exc if isinstance(exc, SpecvizError) else importers.as_ingest_error(str(path), exc)
                 report["errors"].append({"file": str(path), "message": str(error)})
                 continue
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
-                     "requests": result.requests, "warnings": result.warnings}
+                     "requests": result.requests, "warnings": [str(w) for w in result.warnings]}
             report[result.status].append(entry if result.status == "imported"
                                          else {"file": str(path), "message": result.message})
     finally:

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import i18n
 
-__all__ = ["SpecvizError"]
+__all__ = ["SpecvizError", "Notice"]
 
 
 class SpecvizError(Exception):
@@ -31,3 +31,33 @@ class SpecvizError(Exception):
 
     def __str__(self) -> str:
         return i18n.t(self.key, "en", **self.params)
+
+
+class Notice:
+    """Something a user should know about a result that was still produced (a value kept only in
+    ``extra``, a unit assumed): a message key and its parameters, as :class:`SpecvizError`.
+
+    Parameters
+    ----------
+    key : str
+        A key of ``specviz/locales/en.json``.
+    **params
+        The values its template interpolates (JSON-serialisable: notices are stored).
+    """
+
+    def __init__(self, key: str, **params: Any) -> None:
+        self.key = key
+        self.params = params
+
+    def __str__(self) -> str:
+        return i18n.t(self.key, "en", **self.params)
+
+    def __repr__(self) -> str:
+        return f"Notice({self.key!r}, {self.params!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Notice) and (self.key, self.params) == (other.key, other.params)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"key": ..., "params": ...}``, as the store keeps it."""
+        return {"key": self.key, "params": self.params}

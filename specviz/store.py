@@ -1,7 +1,7 @@
 """The DuckDB store: benchmark runs and per-request rows in one embedded file.
 
 * Schema versioned in ``meta``; :data:`MIGRATIONS` bring any older file forward on open.
-* ``runs``: one row per benchmark run, columns :data:`specviz.ingest.RUN_COLUMNS`.
+* ``runs``: one row per benchmark run, columns :data:`specviz.schema.RUN_COLUMNS`.
   ``requests``: per-request rows where a file has them. ``imports``: one row per imported file.
 * Imports are transactional (a file goes in whole or not at all) and idempotent by content hash.
 * :meth:`Store.query` runs a user's SQL in :mod:`specviz.sandbox` over Arrow copies of the tables.
@@ -25,8 +25,11 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from . import ingest, sandbox
-from .errors import SpecvizError
+from . import importers, sandbox
+from .errors import Notice, SpecvizError
+from .importers import user_csv
+from .importers.base import IngestError
+from .schema import MIGRATIONS, REQUEST_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION
 
 __all__ = ["Store", "StoreError", "ImportResult", "SCHEMA_VERSION", "MIGRATIONS"]
 
@@ -34,26 +37,6 @@ class StoreError(SpecvizError):
     """The store cannot be opened or written; the file is left as it was."""
 
 
-_RUNS_DDL = ", ".join(f"{name} {kind}" for name, kind in ingest.RUN_COLUMNS.items())
-REQUEST_COLUMNS = {"run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE",
-                   "e2el_ms": "DOUBLE", "input_tokens": "DOUBLE", "output_tokens": "DOUBLE", "extra": "JSON"}
-_REQUESTS_DDL = ", ".join(f"{name} {kind}" for name, kind in REQUEST_COLUMNS.items())
-
-# Each entry brings the schema from version i to i + 1. Append; never edit a released step.
-MIGRATIONS: tuple[str, ...] = (
-    f"""
-    CREATE TABLE imports (content_hash VARCHAR PRIMARY KEY, source_file VARCHAR, source_format VARCHAR,
-                          imported_at TIMESTAMP, runs INTEGER, requests BIGINT, warnings JSON);
-    CREATE TABLE runs ({_RUNS_DDL}, PRIMARY KEY (run_id));
-    CREATE TABLE requests ({_REQUESTS_DDL});
-    """,
-)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-# Dimensions that tell the runs of a per-request CSV apart.
-_RUN_DIMENSIONS = ("label", "workload", "engine", "engine_version", "target_model", "draft_model",
-                   "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency",
-                   "request_rate")
 _QUANTILES = (("mean", None), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
 
 
@@ -90,24 +73,24 @@ class ImportResult:
     format: str = ""
     runs: int = 0
     requests: int = 0
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Notice] = field(default_factory=list)
     message: str = ""
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
 
 
 def _check_size(name: str, size: int, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
-        raise ingest.IngestError(name, f"{size:,} bytes is over the {max_bytes:,}-byte upload limit")
+        raise IngestError("ingest.too_large", name, size=size, limit=max_bytes)
 
 
-_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
-                (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+_NOT_REGULAR = ((stat.S_ISDIR, "directory"), (stat.S_ISCHR, "device"), (stat.S_ISBLK, "device"),
+                (stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"))
 
 
 def _require_regular(name: str, mode: int) -> None:
     if not stat.S_ISREG(mode):
-        kind = next((kind for test, kind in _NOT_REGULAR if test(mode)), "not a regular file")
-        raise ingest.IngestError(name, f"this is {kind}; only regular files are imported")
+        kind = next((kind for test, kind in _NOT_REGULAR if test(mode)), "other")
+        raise IngestError(f"ingest.not_regular.{kind}", name)
 
 
 def _read_regular_file(path: Path, max_bytes: int | None) -> bytes:
@@ -123,9 +106,9 @@ def _read_regular_file(path: Path, max_bytes: int | None) -> bytes:
             _check_size(name, info.st_size, max_bytes)  # before reading it into memory
             data = file.read(info.st_size + 1)
     except (OSError, MemoryError) as exc:
-        raise ingest.as_ingest_error(name, exc) from None
+        raise importers.as_ingest_error(name, exc) from None
     if len(data) > info.st_size:
-        raise ingest.IngestError(name, "it grew while it was read; import it once it is complete")
+        raise IngestError("ingest.grew", name)
     return data
 
 
@@ -312,7 +295,7 @@ class Store:
 
         Raises
         ------
-        specviz.ingest.IngestError
+        specviz.importers.IngestError
             As :meth:`import_file`, and if the path is missing, unreadable, or a device, FIFO,
             socket or directory.
         """
@@ -322,7 +305,8 @@ class Store:
         return self.import_file(name, data, None, csv_mapping)
 
     def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
-                    csv_mapping: dict[str, str] | None = None, replace: bool = False) -> ImportResult:
+                    csv_mapping: dict[str, str] | None = None, replace: bool = False,
+                    origin: str = "user") -> ImportResult:
         """Import one result file, whole or not at all.
 
         Parameters
@@ -338,6 +322,8 @@ class Store:
         replace : bool
             Import content that is already stored again (with a new mapping): its old runs and
             requests are deleted in the same transaction.
+        origin : str
+            ``"user"``, or ``"example"`` for the shipped examples (:data:`specviz.schema.ORIGINS`).
 
         Returns
         -------
@@ -346,10 +332,10 @@ class Store:
 
         Raises
         ------
-        specviz.ingest.IngestError
+        specviz.importers.IngestError
             For anything wrong with the file: too large, empty, binary, malformed, of no known
             shape, too deeply nested, too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``, and any other
-            exception reading it raised (:class:`specviz.ingest.UnrecognisedColumnsError` for a CSV
+            exception reading it raised (:class:`specviz.importers.UnrecognisedColumnsError` for a CSV
             none of whose columns is recognised); nothing is written.
         """
         self._require_writable()
@@ -362,7 +348,7 @@ class Store:
         unmatched: list[str] = []
         fmt = ""
         try:
-            parsed = ingest.parse(name, data)  # before the transaction, which stays short
+            parsed = importers.parse(name, data)  # before the transaction, which stays short
             fmt = parsed.format
             cur.execute("BEGIN TRANSACTION")
             if replace:
@@ -372,8 +358,10 @@ class Store:
                                                                        csv_mapping or {})
             else:
                 runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
-            cur.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [content_hash, name, fmt, now, runs, requests, json.dumps(warnings)])
+            cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, requests, "
+                        "warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [content_hash, name, fmt, now, runs, requests,
+                         json.dumps([w.to_json() for w in warnings]), origin])
             cur.execute("COMMIT")
         except BaseException as exc:
             _rollback(cur)  # nothing to undo if the file failed before BEGIN
@@ -384,12 +372,12 @@ class Store:
             if isinstance(exc, duckdb.IOException):  # the disk, not the file: full, or a write refused
                 raise StoreError("store.write_failed", detail=str(exc).splitlines()[0]) from None
             if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
-                raise ingest.IngestError(name, f"could not be stored ({str(exc).splitlines()[0]})") from None
-            if isinstance(exc, Exception) and not isinstance(exc, (ingest.IngestError, SpecvizError)):
+                raise IngestError("ingest.not_stored", name, detail=str(exc).splitlines()[0]) from None
+            if isinstance(exc, Exception) and not isinstance(exc, SpecvizError):
                 # Anything else reading this file raised (deep nesting, a huge number, no memory
                 # left, a parser's bug) is this file's error, not the batch's end. KeyboardInterrupt
                 # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
-                raise ingest.as_ingest_error(name, exc) from None
+                raise importers.as_ingest_error(name, exc) from None
             raise
         return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
 
@@ -401,21 +389,21 @@ class Store:
             if cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
                 return ImportResult(name, "skipped", fmt, message="already imported")
             time.sleep(0.05)
-        raise ingest.IngestError(name, "another import of the same content did not finish; try again")
+        raise IngestError("ingest.concurrent", name)
 
-    def _insert_parsed(self, cur: duckdb.DuckDBPyConnection, name: str, parsed: ingest.Parsed,
-                       content_hash: str, now: datetime) -> tuple[int, int, list[str]]:
+    def _insert_parsed(self, cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed,
+                       content_hash: str, now: datetime) -> tuple[int, int, list[Notice]]:
         if not parsed.runs:
-            raise ingest.IngestError(name, "the file holds no runs")
+            raise IngestError("ingest.no_runs", name)
         prefix = content_hash[:12]
         # Column by column, and only the columns some run has (the rest are NULL): a dict of every
         # column for each run would cost more than the run itself.
         present = {column for run in parsed.runs for column in run}
         columns: dict[str, Any] = {column: [run.get(column) for run in parsed.runs]
-                                   for column in ingest.RUN_COLUMNS if column in present}
+                                   for column in RUN_COLUMNS if column in present}
         columns.update(run_id=[f"{prefix}-{index}" for index in range(len(parsed.runs))], source_file=name,
                        source_format=parsed.format, imported_at=now, content_hash=content_hash)
-        casts = ", ".join(f"CAST({_quote(c)} AS {ingest.RUN_COLUMNS[c]}) AS {_quote(c)}" for c in columns)
+        casts = ", ".join(f"CAST({_quote(c)} AS {RUN_COLUMNS[c]}) AS {_quote(c)}" for c in columns)
         cur.register("incoming_runs", pd.DataFrame(columns))
         cur.execute(f"INSERT INTO runs BY NAME SELECT {casts} FROM incoming_runs")
         cur.unregister("incoming_runs")
@@ -440,39 +428,19 @@ class Store:
                                          csv_mapping)
 
     def _import_csv_file(self, cur: duckdb.DuckDBPyConnection, name: str, source: str, content_hash: str,
-                         now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str], list[str]]:
-        warnings: list[str] = []
+                         now: datetime, csv_mapping: dict[str, str]
+                         ) -> tuple[int, int, list[Notice], list[str]]:
         reader = "read_csv(?, header = true)"
         try:
             described = cur.execute(f"DESCRIBE SELECT * FROM {reader}", [source]).fetchall()
         except duckdb.Error as exc:
-            raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
-        mapped: dict[str, tuple[str, str, float]] = {}  # canonical → (source column, type, factor)
-        unknown = []
-        for column, kind, *_ in described:
-            synonym = ingest.CSV_SYNONYMS.get(ingest.normalise_name(column))
-            key = csv_mapping.get(column) or (synonym[0] if synonym else None)
-            factor = synonym[1] if synonym and key == synonym[0] else 1.0
-            if key and key not in mapped and (key in ingest.RUN_COLUMNS or key.startswith("request:")):
-                mapped[key] = (column, kind, factor)
-            else:
-                unknown.append(column)
-        per_request = any(k.startswith("request:") and k.endswith("_ms") for k in mapped)
-        measures = [k for k in mapped if k not in _RUN_DIMENSIONS and k not in ("label", "workload")]
-        if not measures:
-            raise ingest.UnrecognisedColumnsError(name, "no recognisable result columns: expected names such as "
-                                                        "concurrency, output_throughput, p50_itl_ms, ttft_ms "
-                                                        "(map your columns on the explorer page)",
-                                                  [column for column, *_ in described])
-        for canonical, (column, _, factor) in mapped.items():
-            if factor == 1.0 and canonical.endswith("_ms") and not ingest.normalise_name(column).endswith("ms"):
-                warnings.append(f"'{column}' has no unit in its name: read as milliseconds")
-            elif factor == 0.01:
-                warnings.append(f"'{column}' read as a percentage and stored as a fraction")
+            raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+        plan = user_csv.plan_columns(name, [(column, kind) for column, kind, *_ in described], csv_mapping)
+        mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)
 
         def value(canonical: str) -> str:
             column, kind, factor = mapped[canonical]
-            target = ingest.RUN_COLUMNS.get(canonical, "DOUBLE")
+            target = RUN_COLUMNS.get(canonical, "DOUBLE")
             if target == "VARCHAR":
                 return f"CAST({_quote(column)} AS VARCHAR)"
             # Text, and whatever else DuckDB's sniffer saw (a DATE for "inf", a BOOLEAN), is read as
@@ -489,9 +457,9 @@ class Store:
         extra = (f"to_json(struct_pack({', '.join(f'{_quote(c)} := {_quote(c)}' for c in unknown)}))"
                  if unknown else "NULL")
         prefix = content_hash[:12]
-        dims = [d for d in _RUN_DIMENSIONS if d in mapped]
+        dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
         try:
-            if per_request:
+            if plan.per_request:
                 selects = [f"{value(k)} AS {_quote(k.removeprefix('request:'))}" for k in mapped]
                 # Rows are grouped by an integer hash of their dimensions; the text run_id is built
                 # only while inserting (1M strings in a staged table cost more than the parse).
@@ -501,7 +469,7 @@ class Store:
                 run_id = f"'{prefix}-' || CAST(run_group AS VARCHAR)"
                 requests = cur.execute("SELECT count(*) FROM staged").fetchone()[0]
                 if not requests:
-                    raise ingest.IngestError(name, "the CSV has a header but no rows")
+                    raise IngestError("ingest.csv_no_rows", name)
                 metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
                 aggregates = ["count(*) AS num_requests"]
                 for metric in metrics:
@@ -532,18 +500,16 @@ class Store:
                 runs, requests = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?",
                                              [content_hash]).fetchone()[0], 0
                 if not runs:
-                    raise ingest.IngestError(name, "the CSV has a header but no rows")
+                    raise IngestError("ingest.csv_no_rows", name)
                 if "acceptance_rate" in mapped:
                     over = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ? AND acceptance_rate > 1",
                                        [content_hash]).fetchone()[0]
                     if over:
                         cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
                                     "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
-                        warnings.append(f"{over} acceptance rates above 1 read as percentages")
+                        warnings.append(Notice("warn.csv_percent_rows", rows=over))
         except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
-            raise ingest.IngestError(name, f"could not be read as CSV ({str(exc).splitlines()[0]})") from None
-        if unknown:
-            warnings.append(f"columns kept in extra (no canonical match): {', '.join(unknown)}")
+            raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
         return runs, requests, warnings, unknown
 
     def seed_examples(self, paths: list[Path]) -> list[ImportResult]:
@@ -552,7 +518,7 @@ class Store:
         cur = self._con.cursor()
         if cur.execute("SELECT 1 FROM meta WHERE key = 'examples_seeded'").fetchone():
             return []
-        results = [self.import_file(f"examples/{p.name}", p.read_bytes()) for p in paths]
+        results = [self.import_file(f"examples/{p.name}", p.read_bytes(), origin="example") for p in paths]
         cur.execute("INSERT OR REPLACE INTO meta VALUES ('examples_seeded', 'yes')")
         return results
 

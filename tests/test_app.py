@@ -326,7 +326,7 @@ class TestExplorerPage:
                ("bad.json", b'{"nope": 1}', "application/json"))
         # Text from the file (names, formats, messages) reaches Markdown escaped.
         assert escape_markdown("results.jsonl") + ": " + escape_markdown("vllm-bench") + ", 9 runs" in at.success[0].value
-        assert escape_markdown("bad.json: JSON of an unknown shape") in at.error[0].value
+        assert escape_markdown("bad.json") + ": this is not a benchmark result file of a known format" in at.error[0].value
         assert len(at.dataframe[0].value) == 48 + 9
 
     def test_mapping_step_for_unknown_columns(self):

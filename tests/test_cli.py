@@ -212,7 +212,7 @@ class TestStoreCommands:
         assert code == 2
         assert [e["runs"] for e in report["imported"]] == [1, 9]
         assert [e["file"] for e in report["errors"]] == [str(bad), str(tmp_path / "missing.csv")]
-        assert "unknown shape" in report["errors"][0]["message"]
+        assert "not a benchmark result file of a known format" in report["errors"][0]["message"]
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
 
@@ -240,6 +240,8 @@ class TestStoreCommands:
         os.mkfifo(fifo)
         link = tmp_path / "zero.json"
         link.symlink_to("/dev/zero")
+        folder_link = tmp_path / "folder"  # a link to a folder is not walked: no loop can hold the import
+        folder_link.symlink_to(tmp_path)
         hostile = {"deep.json": b'{"completed": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
                    "digits.json": b'{"completed": 1, "x": ' + b"9" * 5_000 + b"}",
                    "binary.csv": b"\x89PNG\r\n\x1a\n\x00\x00", "utf16.json": '{"completed": 1}'.encode("utf-16"),
@@ -250,7 +252,7 @@ class TestStoreCommands:
         expected = {"/dev/zero": "this is a device; only regular files are imported",
                     "/dev/null": "this is a device; only regular files are imported",
                     str(fifo): "this is a FIFO; only regular files are imported",
-                    str(tmp_path): "this is a directory; only regular files are imported",
+                    str(folder_link): "this is a directory; only regular files are imported",
                     str(link): "this is a device; only regular files are imported",
                     str(tmp_path / "deep.json"): "nested too deeply",
                     str(tmp_path / "digits.json"): "more than 4,300 digits",

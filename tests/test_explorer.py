@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from specviz import calculator, explorer, ingest, roofline, settings, spec
+from specviz import calculator, explorer, roofline, settings, spec
+from specviz.schema import RUN_COLUMNS
 from specviz.store import Store
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
@@ -16,9 +17,9 @@ SCENARIO = calculator.Scenario(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], draft_c
 
 def runs_frame(rows: list[dict]) -> pd.DataFrame:
     """Canonical runs as the store returns them, from a few fields per row."""
-    base = {c: None for c in ingest.RUN_COLUMNS}
+    base = {c: None for c in RUN_COLUMNS}
     frame = pd.DataFrame([{**base, "run_id": str(i), "source_file": "results/f.csv", **r} for i, r in enumerate(rows)])
-    return explorer.with_load(frame.astype({c: "float64" for c, k in ingest.RUN_COLUMNS.items()
+    return explorer.with_load(frame.astype({c: "float64" for c, k in RUN_COLUMNS.items()
                                             if k in ("DOUBLE", "BIGINT", "INTEGER")}))
 
 

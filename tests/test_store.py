@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from specviz import ingest, store
+from specviz import importers, store
 from specviz.store import Store, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,18 +87,19 @@ class TestImportFile:
     @pytest.mark.parametrize("data, message", [
         (b"", "empty"), (b"\x00\x01\x02", "binary"), (b'{"request_throughput": ', "truncated"),
         (b"a,b,c\n1,2,3\n", "no recognisable result columns"), (b"concurrency,ttft_ms\n", "no rows"),
-        (b'{"benchmarks": [{"metrics": {"x": 1}}]}', "schema other than"),
+        (b'{"benchmarks": [{"metrics": {"x": 1}}]}', "ingest.guidellm_schema"),
     ])
     def test_refusals_write_nothing(self, db, data, message):
-        with pytest.raises(ingest.IngestError, match=message):
+        with pytest.raises(importers.IngestError) as info:
             db.import_file("bad.file", data)
+        assert refused_for(info.value, message)
         assert counts(db) == (0, 0, 0)
 
     def test_upload_limit(self, db):
-        with pytest.raises(ingest.IngestError, match="upload limit"):
+        with pytest.raises(importers.IngestError, match="upload limit"):
             db.import_file("big.json", b"x" * 101, max_bytes=100)
 
-    @pytest.mark.parametrize("failure, raised", [(RuntimeError("disk full"), ingest.IngestError),
+    @pytest.mark.parametrize("failure, raised", [(RuntimeError("disk full"), importers.IngestError),
                                                  (KeyboardInterrupt(), KeyboardInterrupt)])
     def test_failure_mid_import_rolls_back(self, db, monkeypatch, failure, raised):
         """Any exception is the file's error, except KeyboardInterrupt and SystemExit, which go on."""
@@ -137,7 +138,7 @@ class TestCsvImport:
         assert list(runs.p99_itl_ms) == [20, 1200] and list(runs.p50_ttft_ms) == [250, 500]
         assert list(runs.acceptance_rate) == [0.71, 0.65]
         assert json.loads(runs.extra[0]) == {"notes": "first"}
-        assert any("percentages" in w for w in result.warnings)
+        assert any(w.key == "warn.csv_percent_rows" for w in result.warnings)
 
     def test_out_of_range_whole_numbers_become_empty(self, db):
         db.import_file("big.csv", b"concurrency,gamma,output_throughput\n4,2147483648,10\n4,2.5,11\n4,3,12\n")
@@ -146,7 +147,7 @@ class TestCsvImport:
 
     def test_user_mapping_for_unknown_names(self, db):
         data = b"conc,tput\n4,100\n"
-        with pytest.raises(ingest.IngestError, match="no recognisable"):
+        with pytest.raises(importers.IngestError, match="no recognisable"):
             db.import_file("raw.csv", data)
         db.import_file("raw.csv", data, csv_mapping={"conc": "concurrency", "tput": "output_throughput"})
         assert db.runs().output_throughput[0] == 100
@@ -162,7 +163,7 @@ class TestCsvImport:
     def test_a_failed_replace_keeps_the_old_rows(self, db):
         data = b"concurrency,p50_itl_ms,tput\n4,12,100\n"
         db.import_file("mine.csv", data)
-        with pytest.raises(ingest.IngestError):  # a mapping that leaves no result column
+        with pytest.raises(importers.IngestError):  # a mapping that leaves no result column
             db.import_file("mine.csv", data, csv_mapping={"p50_itl_ms": "label"}, replace=True)
         assert db.runs().concurrency.tolist() == [4]
 
@@ -241,7 +242,7 @@ class TestFuzzedCsv:
         before = counts(db)
         try:
             result = db.import_file("fuzz.csv", buffer.getvalue().encode())
-        except ingest.IngestError:
+        except importers.IngestError:
             assert counts(db) == before
             return
         if result.status == "imported":
@@ -285,19 +286,19 @@ HOSTILE = [
     ("vllm_markup.json", json.dumps({"completed": 1, "label": PAYLOAD, "model_id": FORMULA, "gpu": HTML,
                                      FORMULA: PAYLOAD, HTML: {"**": "`x`"}, "deployment": "$$x^2$$"}).encode(), None),
     ("vllm_lone_surrogate.json", b'{"completed": 1, "label": "\\ud800", "\\udc00": ["\\ud83d"]}', None),
-    ("vllm_jsonl_mixed.jsonl", b'{"completed": 1}\n[1, 2]\n{"completed": 2}\n', "unknown shape"),
-    ("vllm_jsonl_unknown.jsonl", b'{"completed": 1}\n{"something": "else"}\n', "unknown shape"),
+    ("vllm_jsonl_mixed.jsonl", b'{"completed": 1}\n[1, 2]\n{"completed": 2}\n', "ingest.record_shape"),
+    ("vllm_jsonl_unknown.jsonl", b'{"completed": 1}\n{"something": "else"}\n', "ingest.record_shape"),
     ("vllm_jsonl_truncated.jsonl", b'{"completed": 1}\n{"completed": ', "malformed or truncated"),
     ("vllm_nul.jsonl", b'{"completed": 1}\n' + b"\x00" * 8, "binary"),
     ("vllm_nul_late.json", b'{"completed": 1, "x": "' + b"a" * 70_000 + b'\x00"}', "malformed"),
-    ("top_level_array.json", b"[]", "unknown shape"),
+    ("top_level_array.json", b"[]", "ingest.unknown_format"),
     ("utf16.json", '{"completed": 1}'.encode("utf-16"), "UTF-16"),
     ("utf16le.json", '{"completed": 1}'.encode("utf-16-le"), "binary"),
     ("utf8_bom.json", b'\xef\xbb\xbf{"completed": 1}', None),
     ("latin1.json", '{"completed": 1, "label": "café"}'.encode("latin-1"), "not UTF-8"),
     # GuideLLM
-    ("guidellm_not_a_list.json", b'{"benchmarks": "x"}', "unknown shape"),
-    ("guidellm_scalars.json", b'{"benchmarks": [1, "x", null]}', "schema other than"),
+    ("guidellm_not_a_list.json", b'{"benchmarks": "x"}', "ingest.unknown_format"),
+    ("guidellm_scalars.json", b'{"benchmarks": [1, "x", null]}', "ingest.guidellm_schema"),
     ("guidellm_odd.json", json.dumps({"benchmarks": [{
         "metrics": {"m": {"successful": []}, "time_to_first_token_ms": {"successful": {
             "mean": "fast", "percentiles": "x", "median": [1]}}},
@@ -345,6 +346,11 @@ HOSTILE = [
 ]
 
 
+def refused_for(error: importers.IngestError, reason: str) -> bool:
+    """Whether an error has the message key ``reason``, or says ``reason`` in English."""
+    return error.key == reason or reason in str(error)
+
+
 class TestHostileFiles:
     @pytest.mark.parametrize("name, data, refusal", HOSTILE, ids=[h[0] for h in HOSTILE])
     def test_each_goes_in_or_is_refused_alone(self, db, name, data, refusal):
@@ -353,8 +359,9 @@ class TestHostileFiles:
         before = counts(db)
         try:
             result = db.import_file(name, data, max_bytes=10_000_000)
-        except ingest.IngestError as exc:
-            assert refusal and refusal in str(exc) and str(exc).startswith(f"{name}: "), str(exc)
+        except importers.IngestError as exc:
+            assert refusal and refused_for(exc, refusal), (exc.key, str(exc))
+            assert exc.params["file"] == name and str(exc).startswith(f"{name}: ")
             assert counts(db) == before
         else:
             assert refusal is None and result.status == "imported", result
@@ -382,12 +389,12 @@ class TestHostileFiles:
         assert json.loads(runs.extra.iloc[0])[FORMULA] == PAYLOAD
 
     def test_unrecognised_columns_have_their_own_error_type(self, db):
-        with pytest.raises(ingest.UnrecognisedColumnsError) as info:
+        with pytest.raises(importers.UnrecognisedColumnsError) as info:
             db.import_file("raw.csv", b"conc,tput,notes\n4,100,x\n")
-        assert info.value.columns == ["conc", "tput", "notes"] and isinstance(info.value, ingest.IngestError)
-        with pytest.raises(ingest.IngestError) as other:
+        assert info.value.columns == ["conc", "tput", "notes"] and isinstance(info.value, importers.IngestError)
+        with pytest.raises(importers.IngestError) as other:
             db.import_file("empty.csv", b"concurrency,ttft_ms\n")
-        assert not isinstance(other.value, ingest.UnrecognisedColumnsError)
+        assert not isinstance(other.value, importers.UnrecognisedColumnsError)
 
 
 class TestImportPath:
@@ -414,11 +421,10 @@ class TestImportPath:
             path.symlink_to(tmp_path)
         elif kind == "dangling link":
             path.symlink_to(tmp_path / "nowhere")
-        message = "this is a directory; only regular files are imported" if "directory" in kind \
-            else "it cannot be read (No such file or directory)"
-        with pytest.raises(ingest.IngestError) as info:
+        key = "ingest.not_regular.directory" if "directory" in kind else "ingest.unreadable"
+        with pytest.raises(importers.IngestError) as info:
             db.import_path(path)
-        assert str(info.value) == f"{path}: {message}"
+        assert info.value.key == key and str(info.value).startswith(f"{path}: ")
 
     @pytest.mark.parametrize("checked", [True, False], ids=["checked file", "missing"])
     @pytest.mark.parametrize("name", ["r*.csv", "r?.csv", "r[x].csv", "~/x.csv"])
@@ -433,7 +439,7 @@ class TestImportPath:
             assert db.import_path(path).status == "imported"
             assert db.runs()[["source_file", "label"]].values.tolist() == [[name, "checked"]]
         else:
-            with pytest.raises(ingest.IngestError, match="No such file or directory"):
+            with pytest.raises(importers.IngestError, match="No such file or directory"):
                 db.import_path(path)
             assert counts(db) == (0, 0, 0)
 
@@ -441,7 +447,7 @@ class TestImportPath:
         """What DuckDB reads is the content that was checked and hashed, not the path again."""
         path = tmp_path / "r.csv"
         path.write_text("output_throughput,label\n1,checked\n")
-        parse = ingest.parse
+        parse = importers.parse
 
         def parse_then_swap(name, data):
             parsed = parse(name, data)
@@ -449,7 +455,7 @@ class TestImportPath:
             os.mkfifo(path)  # a read of the path now would block
             return parsed
 
-        monkeypatch.setattr(ingest, "parse", parse_then_swap)
+        monkeypatch.setattr(importers, "parse", parse_then_swap)
         assert db.import_path(path).status == "imported"
         assert db.runs().label.tolist() == ["checked"]
 
@@ -457,7 +463,7 @@ class TestImportPath:
         path = tmp_path / "huge.json"
         with open(path, "wb") as file:
             file.truncate(10**12)  # sparse: a terabyte that takes no disk and would fit in no memory
-        with pytest.raises(ingest.IngestError, match="1,000,000,000,000 bytes is over the 200,000,000-byte"):
+        with pytest.raises(importers.IngestError, match="1,000,000,000,000 bytes is over the 200,000,000-byte"):
             db.import_path(path, max_bytes=200_000_000)
 
 
@@ -510,7 +516,7 @@ class TestFuzzedJson:
         before = counts(db)
         try:
             result = db.import_file("fuzz.json", b"\n".join(lines))
-        except ingest.IngestError as exc:
+        except importers.IngestError as exc:
             assert str(exc).startswith("fuzz.json: ")
             assert counts(db) == before
             return
@@ -567,18 +573,18 @@ class TestImportMemory:
         child = textwrap.dedent(f"""
             import re, sys
             sys.path.insert(0, {str(ROOT)!r})
-            from specviz import ingest
+            from specviz.importers import base
             from specviz.store import Store
 
             def peak():
                 return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
 
             estimates = [0]
-            check = ingest._check_memory
-            def record(name, needed):
-                estimates.append(needed)
-                check(name, needed)
-            ingest._check_memory = record
+            check = base.Source.fits
+            def record(source, more):
+                estimates.append(source.estimate + more)
+                check(source, more)
+            base.Source.fits = record
             data = open({str(path)!r}, "rb").read()
             store = Store({str(tmp_path / "m.duckdb")!r})
             before = peak()
@@ -595,7 +601,7 @@ class TestImportMemory:
         zeros = b"0," * (n - 1) + b"0"
         data = (b'{"request_throughput": 1, "ttfts": [' + zeros + b'], "itls": [' + b"[]," * (n - 1)
                 + b'[]], "input_lens": [' + zeros + b'], "output_lens": [' + zeros + b"]}")
-        with pytest.raises(ingest.IngestError, match=r"about \d+ MB of memory, over the 100 MB limit"):
+        with pytest.raises(importers.IngestError, match=r"about \d+ MB of memory, over the 100 MB limit"):
             db.import_file("detailed.json", data)
         assert counts(db) == (0, 0, 0)
 
