@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test bench clean
+.PHONY: run test chromium bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,22 @@ run: $(VENV)/.run-deps
 		--server.port "$$($(PY) -m specviz.settings SPECVIZ_PORT)" \
 		--server.headless true --browser.gatherUsageStats false
 
-test: $(VENV)/.test-deps
+# The browser tests drive Debian's Chromium (SPECVIZ_CHROMIUM): installed here when it is missing.
+chromium: $(VENV)/.run-deps
+	@browser="$$($(PY) -m specviz.settings SPECVIZ_CHROMIUM)"; \
+	if [ -x "$$browser" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's chromium for the browser tests (apt-get install chromium)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "The browser tests need Chromium at $$browser. Install it with:" >&2; \
+		echo "    sudo apt-get install chromium    (Debian/Ubuntu)" >&2; \
+		echo "or set SPECVIZ_CHROMIUM to a Chromium binary, then run make test again." >&2; \
+		exit 1; \
+	fi
+
+test: $(VENV)/.test-deps chromium
 	$(PY) -m pytest
 
 bench: $(VENV)/.test-deps

@@ -10,6 +10,8 @@ from playwright.sync_api import Page, expect
 
 from conftest import ARTIFACTS, ROOT
 
+pytestmark = pytest.mark.browser
+
 TIMEOUT = 30_000
 
 
@@ -97,6 +99,11 @@ class TestExplorerInChromium:
             sidebar = page.locator('[data-testid="stSidebar"]')
             expect(sidebar.get_by_text("Scenario")).to_be_visible(timeout=TIMEOUT)  # app.py's sidebar ran
             expect(sidebar.get_by_text("shared", exact=True)).to_have_count(0)  # no pages/ folder listing
+
+    def test_an_unknown_path_says_so(self, page: Page, app_url: str):
+        page.goto(f"{app_url}/no-such-page")
+        expect(page.get_by_text("Page not found")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("does not seem to exist")).to_be_visible(timeout=TIMEOUT)
 
     def test_upload_import_and_reimport(self, page: Page, app_url: str, tmp_path):
         page.goto(f"{app_url}/results")

@@ -26,6 +26,7 @@ class TestDetectFormat:
     @pytest.mark.parametrize("name, fmt", [
         ("vllm_bench_nerdalert.jsonl", "vllm-bench"), ("guidellm_benchmarks.json", "guidellm"),
         ("profile_export_genai_perf.csv", "genai-perf"), ("llmperf_Yi-1-5-34B_550_150_summary.json", "llmperf"),
+        ("sglang_bench_serving_c8.jsonl", "sglang-bench"), ("vllm_0.25_bench_serve_specdecode.json", "vllm-bench"),
     ])
     def test_real_samples(self, name, fmt):
         assert importers.detect_format(name, sample(name)) == fmt
@@ -44,6 +45,87 @@ class TestDetectFormat:
         with pytest.raises(importers.IngestError, match=message) as info:
             importers.detect_format("upload.bin", data)
         assert str(info.value).startswith("upload.bin:")
+
+
+class TestRegistry:
+    def test_the_format_names_of_the_cli(self):
+        assert set(importers.FORMATS) >= {"vllm-bench", "guidellm", "genai-perf", "llmperf", "sglang-bench", "csv"}
+        assert len(set(importers.FORMATS)) == len(importers.FORMATS)
+
+    @pytest.mark.parametrize("name", ["README.md", "guidellm_benchmarks_stripped_console_output.txt",
+                                      "vllm_metrics_specdecode_excerpt.prom"])
+    def test_files_that_hold_no_results_are_refused_naming_the_formats_tried(self, name):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse(name, sample(name))
+        assert info.value.key == "ingest.unknown_format"
+        assert info.value.params["formats"] == ", ".join(importers.FORMATS)
+
+    @pytest.mark.parametrize("data", [
+        b"<!DOCTYPE html>\n<html><head><title>x</title></head><body>a, b</body></html>\n",
+        b"# My benchmark\n\nWe ran vllm, sglang and tgi at 8, 16, 32 users.\nResults below.\n",
+        b"INFO 05-01 12:00:01 engine.py:1] Avg prompt throughput: 1.0 tokens/s, Running: 8 reqs\n"
+        b"INFO 05-01 12:00:11 engine.py:1] Avg generation throughput: 512.3 tokens/s\n",
+    ], ids=["html", "markdown", "console log"])
+    def test_text_that_is_no_table_is_refused_before_any_mapping_step(self, data):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("upload.txt", data)
+        assert info.value.key == "ingest.unknown_format"
+        assert not isinstance(info.value, importers.UnrecognisedColumnsError)
+
+    def test_a_table_of_unknown_columns_gets_the_mapping_step(self):
+        assert importers.detect_format("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n") == "csv"
+
+    def test_a_json_document_is_decoded_once(self, monkeypatch):
+        calls = []
+        decode = base._json_documents
+        monkeypatch.setattr(base, "_json_documents", lambda *args: calls.append(1) or decode(*args))
+        importers.parse("s.jsonl", sample("sglang_bench_serving_c8.jsonl"))
+        assert calls == [1]
+
+
+class TestParseSglangBench:
+    def test_the_real_sample(self):
+        parsed = importers.parse("s.jsonl", sample("sglang_bench_serving_c8.jsonl"))
+        run = parsed.runs[0]
+        assert parsed.format == "sglang-bench" and len(parsed.runs) == 1 and not parsed.warnings
+        assert (run["engine"], run["endpoint"], run["engine_version"]) == ("sglang", "sglang", "0.5.5.post3")
+        assert run["target_model"] == "Qwen/Qwen2.5-3B-Instruct" and run["workload"] == "random"
+        assert run["concurrency"] == 8 and math.isinf(run["request_rate"]) and run["num_requests"] == 50
+        assert run["p50_ttft_ms"] == pytest.approx(33.528951462358236)
+        assert run["p99_e2el_ms"] == pytest.approx(973.2989947218446)
+        assert run["mean_itl_ms"] == pytest.approx(7.067802402786029)
+        assert run["total_token_throughput"] == pytest.approx(2242.381460729479)
+        assert "acceptance_length" not in run and "spec_method" not in run  # no speculation: null
+        extra = json.loads(run["extra"])
+        assert extra["measured_concurrency"] == pytest.approx(7.784201163950447)  # in flight, not the load
+        assert extra["server_info"]["tp_size"] == 1 and extra["p95_itl_ms"] == pytest.approx(21.319825435057282)
+
+    def test_speculative_runs_map_the_acceptance_length_and_the_draft(self):
+        doc = json.loads(sample("sglang_bench_serving_c8.jsonl"))
+        doc["accept_length"] = 3.2
+        doc["server_info"] |= {"speculative_algorithm": "EAGLE3", "speculative_num_steps": 3,
+                               "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4,
+                               "speculative_draft_model_path": "lmsys/sglang-EAGLE3-Qwen2.5-3B"}
+        second = dict(doc, max_concurrency=16, accept_length=2.9)
+        data = (json.dumps(doc) + "\n" + json.dumps(second) + "\n").encode()
+        runs = importers.parse("eagle.jsonl", data).runs
+        assert [r["acceptance_length"] for r in runs] == [3.2, 2.9] and [r["concurrency"] for r in runs] == [8, 16]
+        assert (runs[0]["spec_method"], runs[0]["num_speculative_tokens"]) == ("EAGLE3", 3)
+        assert runs[0]["draft_model"] == "lmsys/sglang-EAGLE3-Qwen2.5-3B"
+
+    def test_a_bare_infinity_is_kept_as_json_in_extra(self):
+        doc = sample("sglang_bench_serving_c8.jsonl").replace(b'"random_range_ratio": 0.0',
+                                                             b'"random_range_ratio": Infinity')
+        run = importers.parse("s.jsonl", doc).runs[0]
+        assert json.loads(run["extra"])["random_range_ratio"] == "Infinity"
+
+    @pytest.mark.parametrize("backend, info, engine", [
+        ("sglang-oai", None, "sglang"), ("vllm", None, "vllm"), ("trt", None, "trt-llm"),
+        ("truss", None, None), ("vllm", {"version": "0.5"}, "sglang"),
+    ])
+    def test_the_engine_is_the_server_not_the_client(self, backend, info, engine):
+        from specviz.importers import sglang
+        assert sglang.engine_of(backend, info) == engine
 
 
 class TestParseVllmBench:
@@ -94,6 +176,54 @@ class TestParseVllmBench:
         with pytest.raises(importers.IngestError) as info:
             importers.parse("mixed.jsonl", data)
         assert info.value.key == "ingest.record_shape" and info.value.params["record"] == 2
+
+
+class TestVllmSweep:
+    FOLDER = "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+
+    def test_a_folder_gives_each_run_once(self):
+        files = importers.result_files(SAMPLES / "vllm_0.25_sweep")
+        assert [f.name for f in files] == ["summary.json"]  # it holds run 0 and run 1; run=0.json repeats one
+
+    def test_a_sweep_cut_short_is_read_from_its_run_files(self, tmp_path):
+        folder = tmp_path / "sweep" / self.FOLDER
+        folder.mkdir(parents=True)
+        for name in ("run=0.json", "run=1.json", "notes.txt"):
+            (folder / name).write_text("{}")
+        assert [f.name for f in importers.result_files(tmp_path)] == ["run=0.json", "run=1.json"]
+
+    def test_the_swept_settings_are_kept(self):
+        name = f"sweep/{self.FOLDER}/summary.json"
+        parsed = importers.parse(name, (SAMPLES / "vllm_0.25_sweep" / self.FOLDER / "summary.json").read_bytes())
+        assert parsed.format == "vllm-bench" and len(parsed.runs) == 2
+        first, second = parsed.runs
+        assert first["concurrency"] == 2 and math.isinf(first["request_rate"]) and first["num_requests"] == 8
+        assert first["duration_s"] == pytest.approx(1.3653671270003542)
+        assert second["duration_s"] == pytest.approx(0.6420253609976498)
+        assert (first["endpoint"], "engine" in first) == ("openai", False)  # an endpoint type, no engine named
+        extra = json.loads(first["extra"])
+        assert extra["max_num_seqs"] == 4 and extra["run_number"] == 0
+        assert extra["sweep"] == {"serve": {"max_num_seqs": 4}, "bench": {"max_concurrency": 2, "num_prompts": 8}}
+
+    @pytest.mark.parametrize("folder, settings", [
+        ("SERVE--max_num_seqs=4-max_num_batched_tokens=1024", {"serve": {"max_num_seqs": 4,
+                                                                        "max_num_batched_tokens": 1024}}),
+        ("BENCH--request_rate=inf", {"bench": {"request_rate": math.inf}}),
+        ("SERVE--kv_cache_dtype=fp8-e4m3-BENCH--max_concurrency=8",
+         {"serve": {"kv_cache_dtype": "fp8-e4m3"}, "bench": {"max_concurrency": 8}}),
+        ("results", {}), ("", {}),
+    ])
+    def test_folder_names(self, folder, settings):
+        from specviz.importers import vllm
+        assert vllm.sweep_settings(f"{folder}/run=0.json" if folder else "run=0.json") == settings
+
+    def test_the_spec_decode_keys_of_0_25(self):
+        run = importers.parse("sd.json", sample("vllm_0.25_bench_serve_specdecode.json")).runs[0]
+        assert run["acceptance_rate"] == pytest.approx(0.7203703703703704)  # 72.04 % as a fraction
+        assert run["acceptance_length"] == pytest.approx(3.161111111111111)
+        assert run["num_speculative_tokens"] == 3 and len(run["per_position_acceptance"]) == 3
+        assert (run["engine"], run["endpoint"]) == ("vllm", "vllm")
+        assert json.loads(run["extra"])["spec_decode_num_drafts"] == 1260
 
 
 class TestParseGuidellm:

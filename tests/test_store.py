@@ -326,7 +326,7 @@ HOSTILE = [
     # a user's own CSV
     ("user_formula.csv", csv_bytes(["model", "concurrency", "output_throughput"], [FORMULA, 4, "=1+1"],
                                    [PAYLOAD, "=cmd|x", 5], [HTML, "@SUM(1)", "+5"]), None),
-    ("user_formula_header.csv", f'{FORMULA},{HTML}\n1,2\n'.encode(), "no recognisable result columns"),
+    ("user_formula_header.csv", csv_bytes([FORMULA, HTML], [1, 2]), "no recognisable result columns"),
     ("user_latin1.csv", "model,concurrency,output_throughput\ncafé,1,2\n".encode("latin-1"), "not UTF-8"),
     ("user_latin1_late.csv", b"model,concurrency,output_throughput\n" + b"a,1,2\n" * 12_000
      + "é,1,2\n".encode("latin-1"), "could not be read as CSV"),
@@ -339,7 +339,7 @@ HOSTILE = [
     ("user_long_line.csv", b"concurrency,output_throughput\n1," + b"9" * 3_000_000 + b"\n", "could not be read as CSV"),
     ("user_wide.csv", b",".join(b"c%d" % i for i in range(2_000)) + b"\n" + b"1," * 1_999 + b"1\n",
      "more than 1,000 columns"),
-    ("user_quotes.csv", b'concurrency,ttft_ms\n"1,2\n3,"4\n', None),
+    ("user_quotes.csv", b'concurrency,ttft_ms\n"1,2\n3,"4\n', "ingest.unknown_format"),  # one field under two names
     ("user_old_mac.csv", b"concurrency,output_throughput\r1,2\r3,4\r", None),
     ("user_duplicates.csv", b"concurrency,concurrency,ttft_ms,ttft_ms\n1,2,3,4\n", None),
     ("blank.csv", b"   \n\t\n", "empty"),

@@ -173,8 +173,8 @@ def _known(column: str) -> bool:
 
 def sniff(source: Source) -> float:
     """0.1 (the fallback) for a table: a header of at least two short, non-empty names (or one
-    that names a known column), and rows most of which have the same number of fields. A README,
-    a console log or an HTML page is not one."""
+    that names a known column), and rows most of which have as many fields as the header. A
+    README, a console log or an HTML page is not one."""
     if source.is_json:
         return 0.0
     try:
@@ -192,8 +192,10 @@ def sniff(source: Source) -> float:
     if len(rows[0]) < 2 and not _known(rows[0][0]):
         return 0.0
     widths = Counter(len(row) for row in rows[1:] if row)
-    if widths and widths.most_common(1)[0][1] < 0.8 * sum(widths.values()):
-        return 0.0
+    if widths:
+        width, count = widths.most_common(1)[0]
+        if width != len(rows[0]) or count < 0.8 * sum(widths.values()):
+            return 0.0
     return 0.1
 
 
