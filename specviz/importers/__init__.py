@@ -17,7 +17,7 @@ import os
 import re
 from pathlib import Path
 
-from . import genai_perf, guidellm, llmperf, sglang, user_csv, vllm
+from . import aiperf, genai_perf, guidellm, llmperf, sglang, user_csv, vllm
 from .base import Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error, normalise_name
 from .user_csv import CSV_SYNONYMS
 
@@ -25,7 +25,7 @@ __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as
            "Source", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
            "normalise_name"]
 
-REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, llmperf.FORMAT,
+REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, user_csv.FORMAT)
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 

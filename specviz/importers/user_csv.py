@@ -19,7 +19,7 @@ from typing import Iterable
 from .. import settings
 from ..errors import Notice
 from ..schema import RUN_COLUMNS
-from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes, lines,
+from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
                    normalise_name)
 
 __all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS"]
@@ -42,6 +42,8 @@ _EXTRA_CELL_CHARS, _EXTRA_FACTOR = 24, 7
 _COLUMN_BYTES = 100_000
 # Reading a header line: its text at up to 4 bytes a character, and the fields split from it.
 _HEADER_BYTES_PER_BYTE = 12
+# Control characters that JSON escapes as \\u00XX (line ends excepted: they end rows).
+_CONTROLS = bytes(c for c in range(32) if c not in (10, 13))
 # Sniffing: the lines of the head that are compared, and the longest column name taken for one.
 _SNIFF_LINES, _LONGEST_NAME = 20, 200
 
@@ -187,7 +189,7 @@ def sniff(source: Source) -> float:
     if not rows:
         return 0.0
     header = rows[0][:-1] if cut and len(rows) == 1 else rows[0]  # a header longer than the head
-    if not all(0 < len(name.strip()) <= _LONGEST_NAME for name in header):
+    if not rows[0] or not all(0 < len(name.strip()) <= _LONGEST_NAME for name in header):
         return 0.0
     if len(rows[0]) < 2 and not _known(rows[0][0]):
         return 0.0
@@ -202,9 +204,10 @@ def sniff(source: Source) -> float:
 def parse(source: Source) -> Parsed:
     """Check a user's CSV before the store reads it: the memory DuckDB will take (rows, cells,
     columns, the ``extra`` text of unknown columns) and the number of columns."""
-    counts = source.counts
-    rows = lines(counts) + 1
-    source.charge(int(_ROW_BYTES * rows + _CELL_BYTES * counts[ord(",")]))
+    # A few byte counts, not the whole histogram: bytes.count runs at memory speed on a large file.
+    data = source.data
+    rows = max(data.count(b"\n"), data.count(b"\r")) + 1  # lines, whether they end in \n, \r\n or \r
+    source.charge(int(_ROW_BYTES * rows + _CELL_BYTES * data.count(b",")))
     # The header line is read whole (to count its columns): its text and fields first.
     source.fits(_HEADER_BYTES_PER_BYTE * header_line_bytes(source.data))
     header = csv_header(source)
@@ -216,7 +219,9 @@ def parse(source: Source) -> Parsed:
     if unknown:
         # Values: the file's text at most, escaped (a quote or backslash doubled, a control
         # character as \\u00XX).
-        escapes = int(counts[ord('"')] + counts[ord("\\")] + 5 * (counts[:32].sum() - counts[10] - counts[13]))
+        chunks = (data[i:i + (1 << 20)] for i in range(0, len(data), 1 << 20))  # no copy of it all at once
+        controls = sum(len(chunk) - len(chunk.translate(None, _CONTROLS)) for chunk in chunks)
+        escapes = data.count(b'"') + data.count(b"\\") + 5 * controls
         extra_text = (rows * sum(len(c.encode("utf-8", "surrogatepass")) + _EXTRA_CELL_CHARS for c in unknown)
                       + len(source.data) + escapes)
         source.charge(_EXTRA_FACTOR * extra_text)

@@ -1,0 +1,394 @@
+"""Tests for specviz.importers.aiperf: AIPerf's summary JSON, its CSV and its per-request JSON lines."""
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from specviz import importers
+from specviz.importers import Source, aiperf, base, genai_perf, sglang, vllm
+from specviz.schema import RUN_COLUMNS
+from specviz.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT.parent / "shared" / "samples"
+FIXTURES = ROOT / "tests" / "fixtures"
+REAL = "aiperf_profile_export_aiperf.json"
+SPEC = "aiperf_spec_decode_profile_export_aiperf.json"
+CSV = "aiperf_profile_export_aiperf.csv"
+JSONL = "aiperf_profile_export.jsonl"
+
+
+def sample(name: str) -> bytes:
+    return (SAMPLES / name).read_bytes()
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def dumps(doc) -> bytes:
+    return json.dumps(doc).encode()
+
+
+def only(parsed: importers.Parsed) -> dict:
+    assert parsed.format == "aiperf" and len(parsed.runs) == 1
+    return parsed.runs[0]
+
+
+class TestSummaryJson:
+    def test_the_real_file_is_aiperf_not_genai_perf(self):
+        assert importers.detect_format(REAL, sample(REAL)) == "aiperf"
+        assert genai_perf.sniff(Source(REAL, sample(REAL))) < 0.9
+
+    def test_the_real_file(self):
+        parsed = importers.parse(REAL, sample(REAL))
+        run = only(parsed)
+        assert run["concurrency"] == 16 and "request_rate" not in run
+        assert run["target_model"] == "qwen3.6-nvfp4" and run["endpoint"] == "chat"
+        assert "engine" not in run and "engine_version" not in run  # AIPerf names no serving engine
+        assert run["mean_ttft_ms"] == 230.13715230208334
+        assert run["p50_ttft_ms"] == 177.785533 and run["p99_ttft_ms"] == 687.6198782499999
+        assert run["p90_ttft_ms"] == 396.7312765
+        assert run["p50_itl_ms"] == 12.245986588621273 and run["p99_itl_ms"] == 13.272469915788289
+        assert run["p50_e2el_ms"] == 6478.6263245 and run["p99_e2el_ms"] == 18625.4480323
+        assert run["output_throughput"] == 1172.145991694937
+        assert run["request_throughput"] == 2.156207775934887
+        assert run["total_token_throughput"] == 9282.317251916027
+        assert run["num_requests"] == 96 and run["duration_s"] == 44.52261098
+        assert "acceptance_length" not in run and "zero_accept_rate" not in run
+        assert parsed.warnings == [] and parsed.requests.empty
+        extra = json.loads(run["extra"])
+        assert extra["aiperf_version"] == "0.10.0" and extra["schema_version"] == "1.3"
+        assert extra["time_to_first_token"]["p95"] == 672.0477902499999  # every block whole
+        assert extra["input_config"]["phases"][0]["name"] == "warmup"
+
+    def test_a_genai_perf_json_stays_genai_perf(self):
+        assert importers.detect_format("g.json", fixture("genai_perf_profile_export.json")) == "genai-perf"
+
+    def test_the_configuration_before_phases_and_models(self):
+        doc = {"request_throughput": {"unit": "requests/sec", "avg": 5.0},
+               "time_to_first_token": {"unit": "ms", "avg": 40.0, "p50": 38.0, "p99": 90.0},
+               "input_config": {"endpoint": {"model_names": ["Qwen/Qwen3-8B"], "type": "completions",
+                                             "streaming": True},
+                                "loadgen": {"concurrency": None, "request_rate": 12.5, "request_count": 100}},
+               "was_cancelled": False}
+        run = only(importers.parse("old.json", dumps(doc)))
+        assert run["request_rate"] == 12.5 and "concurrency" not in run
+        assert run["target_model"] == "Qwen/Qwen3-8B" and run["endpoint"] == "completions"
+        assert run["p50_ttft_ms"] == 38.0 and run["request_throughput"] == 5.0
+
+    def test_a_list_of_models_and_phases_that_disagree(self):
+        doc = json.loads(sample(REAL))
+        doc["input_config"]["models"] = ["model-a", {"name": "model-b"}]
+        doc["input_config"]["phases"].append({"name": "profiling_2", "kind": "profiling", "type": "concurrency",
+                                              "requests": 96, "concurrency": 32})
+        run = only(importers.parse("two.json", dumps(doc)))
+        assert run["target_model"] == "model-a, model-b"
+        assert "concurrency" not in run  # two measured phases at two loads: no one load for the run
+
+    def test_units_are_read_not_assumed(self):
+        doc = json.loads(sample(REAL))
+        doc["request_latency"] = {"unit": "sec", "avg": 6.5, "p50": 6.0, "p90": 9.0, "p99": 12.0}
+        doc["benchmark_duration"] = {"unit": "ms", "avg": 44522.6}
+        doc["time_to_first_token"]["unit"] = "furlongs"
+        parsed = importers.parse("units.json", dumps(doc))
+        run = only(parsed)
+        assert run["mean_e2el_ms"] == 6500.0 and run["p99_e2el_ms"] == 12000.0
+        assert run["duration_s"] == pytest.approx(44.5226)
+        assert "mean_ttft_ms" not in run
+        assert [n.key for n in parsed.warnings] == ["warn.aiperf_unit"]
+        assert parsed.warnings[0].params == {"source": "time_to_first_token", "unit": "furlongs"}
+
+    def test_two_documents_are_refused(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("two.jsonl", sample(REAL).replace(b"\n", b"") + b"\n" + sample(REAL).replace(b"\n", b""))
+        assert info.value.key == "ingest.one_document" and info.value.params["format"] == "aiperf"
+
+
+class TestSpecDecode:
+    def test_run_level_figures_percent_to_fraction(self):
+        parsed = importers.parse(SPEC, fixture(SPEC))
+        run = only(parsed)
+        # the token-weighted run-level figures, not the means of per-request ones (2.91, 63.5 %)
+        assert run["acceptance_length"] == 2.78
+        assert run["acceptance_rate"] == pytest.approx(0.595)
+        assert run["zero_accept_rate"] == 0.25  # 1,000 of 4,000 verify steps accepted no draft
+        assert run["request_rate"] == 4.0 and "concurrency" not in run  # a Poisson phase: 32 is its cap, not the load
+        assert run["target_model"] == "meta-llama/Llama-3.1-8B-Instruct" and run["endpoint"] == "completions"
+        assert run["p50_ttft_ms"] == 75.3  # the profiling metrics, not warmup_metrics
+        assert parsed.warnings == []
+        extra = json.loads(run["extra"])
+        assert extra["spec_decode_zero_step_requests"]["avg"] == 3.0  # a count of requests: extra only
+
+    def test_per_request_means_where_the_run_level_figures_are_missing(self):
+        doc = json.loads(fixture(SPEC))
+        for tag in ("spec_decode_token_weighted_acceptance_length", "spec_decode_overall_draft_acceptance_rate",
+                    "pooled_spec_decode_acceptance_histogram"):
+            del doc[tag]
+        run = only(importers.parse("s.json", dumps(doc)))
+        assert run["acceptance_length"] == 2.91 and run["acceptance_rate"] == pytest.approx(0.635)
+        assert "zero_accept_rate" not in run
+
+    def test_a_rate_over_100_percent_is_kept_in_extra(self):
+        doc = json.loads(fixture(SPEC))
+        doc["spec_decode_overall_draft_acceptance_rate"]["avg"] = 140.0
+        parsed = importers.parse("s.json", dumps(doc))
+        assert "acceptance_rate" not in only(parsed)
+        assert [n.key for n in parsed.warnings] == ["warn.rejected.fraction"]
+
+    @pytest.mark.parametrize("histogram", [{}, {"0": 0}, {"0": -1, "1": 5}, {"0": "many"}, [3, 4],
+                                           {"1": 1e308, "2": 1e308}])
+    def test_a_histogram_that_gives_no_share(self, histogram):
+        doc = json.loads(fixture(SPEC))
+        doc["pooled_spec_decode_acceptance_histogram"] = histogram
+        assert "zero_accept_rate" not in only(importers.parse("s.json", dumps(doc)))
+
+
+class TestCsv:
+    def test_detected_over_genai_perf(self):
+        source = Source(CSV, fixture(CSV))
+        assert importers.detect_format(CSV, fixture(CSV)) == "aiperf"
+        assert genai_perf.sniff(source) == 0.8
+
+    def test_the_blocks(self):
+        parsed = importers.parse(CSV, fixture(CSV))
+        run = only(parsed)
+        assert run["mean_ttft_ms"] == 95.4 and run["p50_ttft_ms"] == 80.1 and run["p99_ttft_ms"] == 300.2
+        assert run["p90_itl_ms"] == 10.4 and run["p50_e2el_ms"] == 4980.3
+        assert run["request_throughput"] == 3.93 and run["output_throughput"] == 2439.34
+        assert run["total_token_throughput"] == 6468.2 and run["num_requests"] == 120
+        assert run["duration_s"] == 30.5
+        assert run["acceptance_length"] == 2.75 and run["acceptance_rate"] == pytest.approx(0.584)
+        assert parsed.warnings == []  # the GPU telemetry block is skipped, not warned about
+        extra = json.loads(run["extra"])
+        assert extra["time_to_first_token"] == {
+            "unit": "ms", "avg": 95.4, "min": 41.2, "max": 310.75, "sum": 11448.0, "p1": 42.0, "p5": 48.5,
+            "p10": 52.25, "p25": 61.0, "p50": 80.1, "p75": 110.3, "p90": 160.4, "p95": 210.0, "p99": 300.2, "std": 45.6}
+        assert extra["zero_step_requests"] == {"unit": None, "avg": 2.0}
+        assert "gpu_power_usage" not in extra
+
+    def test_the_genai_perf_csv_stays_genai_perf(self):
+        data = sample("profile_export_genai_perf.csv")
+        assert importers.detect_format("g.csv", data) == "genai-perf"
+        newer = (b"Metric,avg,min,max,p99,p95,p90,p75,p50,p25,p10,p5,p1\n"
+                 b"Time To First Token (ms),1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0\n")
+        assert importers.detect_format("g.csv", newer) == "genai-perf"
+
+    def test_the_first_versions_header_without_sum(self):
+        data = (b"Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n"
+                b"Time to First Token (ms),20.00,10.00,40.00,10.00,11.00,12.00,15.00,19.00,24.00,30.00,35.00,39.00,"
+                b"6.00\n"
+                b"\nMetric,Value\nRequest Throughput (requests/sec),7.25\nRequest Count,50\n")
+        run = only(importers.parse("old.csv", data))
+        assert run["p50_ttft_ms"] == 19.0 and run["request_throughput"] == 7.25 and run["num_requests"] == 50
+
+    def test_a_file_of_single_values_only(self):
+        data = b"Metric,Value\r\nBenchmark Duration (sec),12.00\r\nRequest Throughput (requests/sec),4.00\r\n"
+        assert importers.detect_format("v.csv", data) == "aiperf"
+        assert only(importers.parse("v.csv", data))["duration_s"] == 12.0
+
+    def test_a_header_without_rows_is_refused(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("h.csv", b"Metric,avg,min,max,p1,p50,p99,std\n")
+        assert info.value.key == "ingest.aiperf_no_table"
+
+    def test_a_malformed_csv_is_refused(self):
+        data = b"Metric,avg,min,max,p1,p50,p99,std\n" + b'"' + b"x" * 200_000 + b'",1\n'
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("m.csv", data)
+        assert info.value.key == "ingest.aiperf_csv_malformed"
+
+
+class TestRecordsJsonl:
+    def test_not_claimed_by_vllm_or_sglang(self):
+        source = Source(JSONL, fixture(JSONL))
+        assert vllm.sniff(source) == 0 and sglang.sniff(source) == 0 and genai_perf.sniff(source) == 0
+        assert importers.detect_format(JSONL, fixture(JSONL)) == "aiperf"
+
+    def test_one_run_of_the_profiling_records(self):
+        parsed = importers.parse(JSONL, fixture(JSONL))
+        run = only(parsed)
+        ttft = [100.0, 200.0, 150.0, 300.0]  # the warmup record's 999 ms is left out
+        assert run["mean_ttft_ms"] == 187.5 and run["p50_ttft_ms"] == 175.0
+        assert run["p90_ttft_ms"] == pytest.approx(np.percentile(ttft, 90)) == pytest.approx(270.0)
+        assert run["p99_ttft_ms"] == pytest.approx(297.0)
+        assert run["mean_itl_ms"] == 10.5 and run["p50_e2el_ms"] == 2250.0 and run["p99_e2el_ms"] == 2985.0
+        assert run["num_requests"] == 4 and run["failed_requests"] == 1
+        # from the first request's start to the last response: 4.5 s
+        assert run["duration_s"] == 4.5 and run["request_throughput"] == pytest.approx(4 / 4.5)
+        assert run["output_throughput"] == pytest.approx((191 + 150 + 120 + 300) / 4.5)
+        # pooled over the requests that ran verify steps: 1 + 260 accepted / 150 steps, 260 / 450 drafts
+        assert run["acceptance_length"] == pytest.approx(1 + 260 / 150)
+        assert run["acceptance_rate"] == pytest.approx(260 / 450)
+        assert json.loads(run["extra"]) == {"records": 6, "warmup_records": 1}
+        requests = parsed.requests
+        assert list(requests.columns) == ["run_index", "ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens"]
+        assert (requests.run_index == 0).all()
+        assert requests.ttft_ms.tolist() == ttft and requests.output_tokens.tolist() == [191, 150, 120, 300]
+        assert parsed.warnings == []
+
+    def test_times_in_other_units_and_values_no_request_has(self):
+        lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
+        lines[1]["metrics"]["time_to_first_token"] = {"value": 0.1, "unit": "sec"}
+        lines[2]["metrics"]["time_to_first_token"] = {"value": 200_000_000, "unit": "ns"}
+        lines[3]["metrics"]["time_to_first_token"] = {"value": -5, "unit": "ms"}
+        lines[4]["metrics"]["time_to_first_token"] = {"value": 300, "unit": "parsecs"}
+        parsed = importers.parse("r.jsonl", b"\n".join(dumps(line) for line in lines))
+        assert parsed.requests.ttft_ms.tolist()[:2] == [100.0, 200.0]
+        assert parsed.requests.ttft_ms.isna().tolist() == [False, False, True, True]
+        assert only(parsed)["mean_ttft_ms"] == 150.0
+
+    def test_failed_requests_only(self):
+        line = fixture(JSONL).splitlines()[-1]
+        run = only(importers.parse("f.jsonl", line))
+        assert run["failed_requests"] == 1 and run["num_requests"] == 0 and "mean_ttft_ms" not in run
+
+    def test_warmup_records_only_are_refused(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("w.jsonl", fixture(JSONL).splitlines()[0])
+        assert info.value.key == "ingest.aiperf_warmup_only"
+
+    def test_a_line_that_is_no_record_is_refused(self):
+        with pytest.raises(importers.IngestError, match="line 3 is not an AIPerf per-request record") as info:
+            importers.parse("x.jsonl", b"\n".join(fixture(JSONL).splitlines()[:2] + [b'{"metrics": {}}']))
+        assert info.value.key == "ingest.aiperf_record"
+
+    def test_the_memory_of_the_rows_is_charged_before_they_are_built(self, monkeypatch):
+        records = b"\n".join([fixture(JSONL).splitlines()[1]] * 2000)
+        decoded = Source("big.jsonl", records)
+        decoded.documents
+        needed = decoded.estimate + base._RUN_BYTES + aiperf._REQUEST_BYTES * 2000
+        monkeypatch.setattr(aiperf.pd, "DataFrame", pytest.fail)  # refused before any row is built
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
+        with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            importers.parse("big.jsonl", records)
+        monkeypatch.undo()
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed + 10_000))
+        assert len(importers.parse("big.jsonl", records).requests) == 2000
+
+
+# Variants of AIPerf's files: at some of these places a value is removed or replaced by one no tool writes.
+DELETE = object()
+SUMMARY_PATHS = [
+    ("time_to_first_token",), ("time_to_first_token", "p50"), ("time_to_first_token", "unit"),
+    ("inter_token_latency", "avg"), ("request_latency",), ("request_latency", "p99"), ("request_count", "avg"),
+    ("request_throughput",), ("benchmark_duration", "unit"), ("benchmark_duration", "avg"), ("aiperf_version",),
+    ("input_config",), ("input_config", "phases"), ("input_config", "phases", 1),
+    ("input_config", "phases", 1, "concurrency"), ("input_config", "phases", 1, "rate"),
+    ("input_config", "phases", 0, "exclude_from_results"), ("input_config", "models"),
+    ("input_config", "models", "items"), ("input_config", "models", "items", 0, "name"),
+    ("input_config", "endpoint"), ("input_config", "endpoint", "type"),
+    ("spec_decode_acceptance_length",), ("spec_decode_token_weighted_acceptance_length", "avg"),
+    ("spec_decode_overall_draft_acceptance_rate", "avg"), ("spec_decode_overall_draft_acceptance_rate", "unit"),
+    ("spec_decode_draft_acceptance_rate",), ("pooled_spec_decode_acceptance_histogram",),
+    ("pooled_spec_decode_acceptance_histogram", "0"),
+]
+RECORD_PATHS = [(i, *path) for i in range(6) for path in [
+    (), ("metadata",), ("metadata", "benchmark_phase"), ("metadata", "request_start_ns"),
+    ("metadata", "request_end_ns"),
+    ("metrics",), ("metrics", "time_to_first_token"), ("metrics", "time_to_first_token", "value"),
+    ("metrics", "inter_token_latency", "unit"), ("metrics", "request_latency", "value"),
+    ("metrics", "output_sequence_length", "value"), ("metrics", "spec_decode_steps", "value"),
+    ("metrics", "spec_decode_draft_tokens", "value"), ("error",)]]
+hostile = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats(allow_nan=True)
+    | st.sampled_from([10**400, -10**400, 1e308, -1.0, 0, "16", "ms", "sec", "%", "inf", "NaN", "", "warmup"])
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6)
+
+
+def mutate(doc, path, value):
+    """``doc`` with the value at ``path`` replaced or removed, where the path leads somewhere."""
+    *steps, last = path
+    node = doc
+    for step in steps:
+        if (isinstance(node, dict) and step in node
+                or isinstance(node, list) and isinstance(step, int) and step < len(node)):
+            node = node[step]
+        else:
+            return
+    if isinstance(node, dict) and isinstance(last, str):
+        if value is DELETE:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    elif isinstance(node, list) and isinstance(last, int) and last < len(node):
+        if value is DELETE:
+            del node[last]
+        else:
+            node[last] = value
+
+
+def check(name: str, data: bytes) -> None:
+    """Parsing gives runs of checked values, or an IngestError; nothing else."""
+    try:
+        parsed = importers.parse(name, data)
+    except importers.IngestError:
+        return
+    for run in parsed.runs:
+        json.loads(run["extra"], parse_constant=pytest.fail)  # strict JSON: no NaN or Infinity
+        for key, value in run.items():
+            if RUN_COLUMNS.get(key) == "DOUBLE" and value is not None and key != "request_rate":
+                assert math.isfinite(value) and value >= 0, key
+        for key in ("acceptance_rate", "zero_accept_rate"):
+            assert run.get(key, 0) <= 1
+    if not parsed.requests.empty:
+        values = parsed.requests.drop(columns="run_index").to_numpy()
+        assert not (values < 0).any() and not np.isinf(values).any()
+
+
+class TestFuzzedVariants:
+    @settings(max_examples=150)
+    @given(st.lists(st.tuples(st.sampled_from(SUMMARY_PATHS), st.just(DELETE) | hostile), max_size=4))
+    def test_summary_json(self, edits):
+        doc = json.loads(fixture(SPEC))
+        doc["input_config"]["models"] = json.loads(sample(REAL))["input_config"]["models"]
+        for path, value in edits:
+            mutate(doc, path, value)
+        check("s.json", dumps(doc))
+
+    @settings(max_examples=150)
+    @given(st.lists(st.tuples(st.sampled_from(RECORD_PATHS), st.just(DELETE) | hostile), max_size=4))
+    def test_records_jsonl(self, edits):
+        records = [json.loads(line) for line in fixture(JSONL).splitlines()]
+        for path, value in edits:
+            mutate(records, path, value)
+        check("r.jsonl", b"\n".join(dumps(r) for r in records) or b"{}")
+
+    @settings(max_examples=100)
+    @given(st.lists(st.tuples(st.integers(0, 22), st.integers(0, 18), st.text(max_size=10)
+                              | st.sampled_from(["1e308", "-3", "inf", "nan", "1,234.5", "(ms)", "Metric"])),
+                    max_size=5))
+    def test_csv(self, edits):
+        rows = list(csv.reader(io.StringIO(fixture(CSV).decode(), newline="")))
+        for row, column, text in edits:
+            if row < len(rows) and column < len(rows[row]):
+                rows[row][column] = text
+        out = io.StringIO()
+        csv.writer(out).writerows(rows)
+        check("c.csv", out.getvalue().encode("utf-8", "surrogatepass"))
+
+
+class TestStore:
+    def test_import_end_to_end(self, tmp_path):
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            result = store.import_file(JSONL, fixture(JSONL))
+            assert (result.status, result.format, result.runs, result.requests) == ("imported", "aiperf", 1, 4)
+            result = store.import_file(REAL, sample(REAL))
+            assert (result.status, result.format, result.runs) == ("imported", "aiperf", 1)
+            runs = store.runs().set_index("source_file")
+            assert runs.loc[REAL, "concurrency"] == 16 and runs.loc[REAL, "endpoint"] == "chat"
+            assert runs.loc[REAL, "p99_itl_ms"] == 13.272469915788289
+            assert runs.loc[JSONL, "p50_ttft_ms"] == 175.0 and runs.loc[JSONL, "failed_requests"] == 1
+            summary = store.request_summary()
+            assert summary.requests.tolist() == [4]
+        finally:
+            store.close()
