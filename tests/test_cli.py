@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -215,6 +216,21 @@ class TestStoreCommands:
         assert "not a benchmark result file of a known format" in report["errors"][0]["message"]
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
+
+    def test_ingest_reads_a_sweep_folder_once_and_keeps_its_settings(self, capsys, tmp_path):
+        sweep = tmp_path / "sweep"
+        shutil.copytree(SAMPLES / "vllm_0.25_sweep", sweep)
+        (sweep / "README.md").write_text("# notes\n")  # not a result file: not read
+        db = str(tmp_path / "c.duckdb")
+        code, out, _ = run(capsys, "ingest", str(sweep), str(SAMPLES / "sglang_bench_serving_c8.jsonl"), "--db", db)
+        report = json.loads(out)
+        assert code == 0 and [(e["format"], e["runs"]) for e in report["imported"]] == [
+            ("vllm-bench", 2), ("sglang-bench", 1)]
+        assert report["imported"][0]["file"].endswith("max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8/summary.json")
+        runs = Store(db).runs()
+        sweep_runs = runs[runs.source_format == "vllm-bench"]
+        assert sorted(json.loads(e)["sweep"]["serve"]["max_num_seqs"] for e in sweep_runs.extra) == [4, 4]
+        assert runs[runs.source_format == "sglang-bench"].engine.tolist() == ["sglang"]
 
     def test_ingest_imports_the_file_named_never_what_duckdb_would_expand_the_name_to(self, capsys,
                                                                                         expansion_decoys):

@@ -333,6 +333,38 @@ class TestFuzzedFiles:
         except importers.IngestError:
             pass
 
+    @settings(max_examples=150, deadline=None)
+    @given(st.dictionaries(st.sampled_from(["tag", "backend", "dataset_name", "request_rate", "max_concurrency",
+                                            "concurrency", "completed", "duration", "accept_length",
+                                            "median_ttft_ms", "p99_e2e_latency_ms", "total_throughput"]),
+                           json_values),
+           st.dictionaries(st.sampled_from(["model_path", "version", "speculative_algorithm", "tp_size",
+                                            "speculative_num_steps", "speculative_draft_model_path"]),
+                           json_values) | json_values)
+    def test_sglang_shaped_json_never_crashes(self, doc, server_info):
+        doc |= {"backend": doc.get("backend", "sglang"), "completed": doc.get("completed", 1),
+                "server_info": server_info}
+        try:
+            parsed = importers.parse("s.jsonl", json.dumps(doc).encode())
+        except importers.IngestError:
+            return
+        assert parsed.format == "sglang-bench"
+        run = parsed.runs[0]
+        json.loads(run["extra"], parse_constant=pytest.fail)
+        assert run.get("acceptance_length") is None or math.isfinite(run["acceptance_length"])
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.dictionaries(vllm_keys, json_values, min_size=1), min_size=1, max_size=4),
+           st.text(max_size=40))
+    def test_sweep_summaries_and_folder_names_never_crash(self, runs, folder):
+        for run in runs:
+            run.setdefault("completed", 1)
+        try:
+            parsed = importers.parse(f"{folder}/summary.json", json.dumps(runs).encode())
+        except importers.IngestError:
+            return
+        assert len(parsed.runs) == len(runs)
+
 
 class TestHostileValues:
     """Values no tool writes: each is refused in plain words or kept in extra with a warning."""
