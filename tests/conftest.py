@@ -23,6 +23,18 @@ hypothesis_settings.load_profile("specviz")
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
+SAMPLES = ROOT.parent / "shared" / "samples"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that read the real result files in ../shared/samples (``-m samples``, or
+    ``-m "not samples"`` on a checkout without them): those whose code names ``SAMPLES`` or
+    calls ``sample(...)``."""
+    for item in items:
+        function = getattr(item, "function", None)
+        code = getattr(function, "__code__", None)
+        if code is not None and ({"SAMPLES", "sample"} & set(code.co_names)):
+            item.add_marker(pytest.mark.samples)
 
 
 def _free_port() -> int:
