@@ -14,7 +14,8 @@ import streamlit as st
 
 from pages._shared import ROUTED, show_url_notices, url_choice, url_widget
 from specviz import roofline, settings
-from specviz.i18n import escape_markdown, t
+from specviz.errors import SpecvizError
+from specviz.i18n import escape_markdown, message, t
 
 ROOT = Path(__file__).resolve().parent
 NO_DRAFT, CUSTOM = "none", "custom"
@@ -109,6 +110,8 @@ def main() -> None:
         scenario_sidebar(lang)
         st.session_state[ROUTED] = True
         page.run()
+    except SpecvizError as exc:  # e.g. the store stayed locked by an import longer than the timeout
+        st.error(message(exc, lang))
     except Exception as exc:  # the last layer: say what failed instead of showing a traceback
         st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
     finally:

@@ -33,8 +33,10 @@ def require_router() -> None:
 
 @st.cache_resource
 def shared_store(path: str) -> Store:
-    """The app's one store (one DuckDB connection per process; each call takes its own cursor),
-    with the shipped examples imported on its first use (not by a viewer or into a read-only file)."""
+    """The app's one Store per process, with the shipped examples imported on its first use (not by
+    a viewer or into a read-only file). Kept between reruns for its checks (made once) and the SQL
+    console's copy of the tables; it holds no connection: each call opens the file and closes it,
+    so between reruns the command line or a recorder can write it."""
     store = Store(path, settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
     if not (store.read_only or settings.get("SPECVIZ_VIEWER")):
         store.seed_examples(sorted((settings.get("SPECVIZ_DATA_DIR") / "examples").glob("*.csv")))

@@ -4,23 +4,31 @@
 * ``runs``: one row per benchmark run, columns :data:`specviz.schema.RUN_COLUMNS`.
   ``requests``: per-request rows where a file has them. ``imports``: one row per imported file.
 * Imports are transactional (a file goes in whole or not at all) and idempotent by content hash.
+* Every operation opens its own connection and closes it when done, so the app, the command line
+  and a recorder can share one file: DuckDB lets one process at a time write a file and lets no
+  other process open it meanwhile, so each holds it only for one read or one transaction.
 * :meth:`Store.query` runs a user's SQL in :mod:`specviz.sandbox` over Arrow copies of the tables.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import itertools
 import json
 import os
 import re
+import shutil
 import stat
 import tempfile
 import threading
 import time
+import weakref
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import duckdb
 import pandas as pd
@@ -138,38 +146,158 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+_HUB_LOCK = threading.Lock()
+_hub: duckdb.DuckDBPyConnection | None = None
+_ALIASES = itertools.count()
+
+
+def _hub_cursor() -> duckdb.DuckDBPyConnection:
+    """A new connection to this process's one in-memory DuckDB (the hub), to which a store file is
+    attached for the span of its operations: attaching a file takes a millisecond or two, while a
+    DuckDB of its own for each connection would take tens (a new database registers every built-in
+    function)."""
+    global _hub
+    with _HUB_LOCK:  # one hub per process, and its own connection is not for concurrent use
+        if _hub is None:
+            # What spills goes to a private folder: an in-memory DuckDB would make .tmp in the
+            # working folder (a file opened on its own spilled beside itself).
+            spill = tempfile.mkdtemp(prefix="specviz-duckdb-")
+            atexit.register(shutil.rmtree, spill, ignore_errors=True)
+            _hub = duckdb.connect(":memory:", config={**sandbox.NO_EXTENSIONS, "temp_directory": spill})
+        return _hub.cursor()
+
+
+def _on_hub(sql: str) -> None:
+    """Run one statement of the hub's own (an ATTACH or a DETACH) on a connection of its own."""
+    with _hub_cursor() as cur:
+        cur.execute(sql)
+
+
+class _SharedFile:
+    """One store file as this process uses it: attached to the hub while at least one operation
+    runs, detached (free for other processes) when the last one ends.
+
+    The operations of this process share one attachment (DuckDB attaches a file once per
+    database): a read joins whatever is attached; a write needs it read-write, so it waits until
+    the reads of a read-only attachment are over, and reads that come after a waiting write wait
+    for it (reads are short; an import should not wait behind a stream of them).
+    """
+
+    def __init__(self) -> None:
+        self.alias = f"store_{next(_ALIASES)}"
+        self._turn = threading.Condition()
+        self._read_only: bool | None = None  # how the file is attached; None: it is not
+        self._users = 0
+        self._writers_waiting = 0
+
+    def acquire(self, read_only: bool, deadline: float, attach: Callable[[bool], None]) -> bool:
+        """Join the attachment, or make it with ``attach(read_only)`` if there is none (what that
+        raises goes on); False if ``deadline`` (``time.monotonic()``) passed first."""
+        def free() -> bool:
+            return not self._writers_waiting if read_only else not self._users or self._read_only is False
+
+        with self._turn:
+            if not read_only:
+                self._writers_waiting += 1
+            try:
+                if not self._turn.wait_for(free, max(0.0, deadline - time.monotonic())):
+                    return False
+                if not self._users:
+                    attach(read_only)  # under the lock: whoever comes meanwhile needs the file too
+                    self._read_only = read_only
+                self._users += 1
+                return True
+            finally:
+                if not read_only:
+                    self._writers_waiting -= 1
+                    self._turn.notify_all()  # reads held back for this write go on if it gave up
+
+    def release(self) -> None:
+        """End one operation; the last one detaches the file (a write's detach checkpoints it)."""
+        with self._turn:
+            self._users -= 1
+            if not self._users:
+                self._read_only = None
+                self._turn.notify_all()
+                try:
+                    _on_hub(f"DETACH DATABASE {self.alias}")
+                except duckdb.IOException:
+                    # Detached, but the checkpoint that went with it failed (a full disk): what was
+                    # committed is in the file's WAL, which the next open replays.
+                    pass
+
+
+# One _SharedFile per file while a Store of it exists, keyed by the resolved path (DuckDB resolves
+# symbolic links too, and refuses to attach one file under two names).
+_SHARED_FILES: weakref.WeakValueDictionary[str, _SharedFile] = weakref.WeakValueDictionary()
+_SHARED_FILES_LOCK = threading.Lock()
+
+
+def _shared_file(path: str) -> _SharedFile:
+    with _SHARED_FILES_LOCK:
+        shared = _SHARED_FILES.get(path)
+        if shared is None:
+            shared = _SHARED_FILES[path] = _SharedFile()
+        return shared
+
+
 class Store:
-    """One DuckDB file of runs. Safe to share between threads: each call uses its own cursor.
+    """One DuckDB file of runs, shared with other threads and processes.
+
+    A Store holds no connection between calls: each opens one (read-only to read, read-write to
+    write), does its work and closes it, waiting up to ``lock_timeout_s`` for the file where another
+    process holds it. The file is checked, and migrated to the current schema, once, when the Store
+    is made. ``":memory:"`` is the exception: an in-memory database lives only as long as a
+    connection, so that Store keeps one (and each call takes a cursor of it).
+
+    A connection is a cursor of one in-memory DuckDB per process with the file attached to it
+    (read-only or read-write) and made its default database; the operations of this process share
+    the attachment, and the last one to end detaches the file.
 
     Parameters
     ----------
     path : str or Path
         The database file (created with the current schema if missing) or ``":memory:"``.
     lock_timeout_s : float
-        How long to wait for another process that holds the file (DuckDB allows one writer process).
+        How long one call waits for the file while another process holds it (DuckDB lets one
+        process write a file, and no other open it while it does).
+
+    Attributes
+    ----------
+    read_only : bool
+        Whether the file can only be read here (a read-only file or folder): imports and removals
+        raise ``store.read_only``.
     """
 
     def __init__(self, path: str | Path, lock_timeout_s: float = 10.0) -> None:
         self.path = str(path)
-        self._con, self.read_only = self._connect(lock_timeout_s)
+        self.lock_timeout_s = lock_timeout_s
+        self.read_only = False
         self._snapshot_cache: tuple[tuple[int, int], sandbox.Snapshot] | None = None
         self._snapshot_lock = threading.Lock()
+        self._memory: duckdb.DuckDBPyConnection | None = None
+        if self.path == ":memory:":
+            self._memory = duckdb.connect(self.path, config=sandbox.NO_EXTENSIONS)
+        else:
+            # Absolute, as checked: DuckDB would read a leading ~ as the home folder, and a path
+            # relative to a working folder that has changed since as another file.
+            self._file = os.path.abspath(self.path)
+            self._shared = _shared_file(os.path.realpath(self._file))
         try:
-            self._migrate()
+            self._prepare()
         except BaseException:
-            self._con.close()
+            self.close()
             raise
 
-    def _connect(self, lock_timeout_s: float) -> tuple[duckdb.DuckDBPyConnection, bool]:
-        """Open the file read-write, or read-only where it cannot be written; refuse what is not a
-        DuckDB file before DuckDB touches it (it would try to load an extension for an SQLite file),
-        and a DuckDB file that is not a specviz store before it is opened for writing: an existing
-        file is first looked at read-only (which replays a pending WAL in memory, writing nothing)."""
-        if self.path == ":memory:":
-            return duckdb.connect(self.path, config=sandbox.NO_EXTENSIONS), False
-        path = Path(self.path)
-        deadline = time.monotonic() + lock_timeout_s
-        if path.exists():
+    def _prepare(self) -> None:
+        """The first open: refuse what is not a DuckDB file before DuckDB touches it (it would try to
+        load an extension for an SQLite file), and a DuckDB file that is not a specviz store before it
+        is opened for writing: an existing file is first looked at read-only (which replays a pending
+        WAL in memory, writing nothing). A file that cannot be written is used read-only; one of an
+        older schema is migrated."""
+        version = 0
+        if self._memory is None and Path(self.path).exists():
+            path = Path(self.path)
             if not path.is_file():
                 raise StoreError("store.not_a_file", path=self.path)
             with open(path, "rb") as f:
@@ -178,43 +306,94 @@ class Store:
                 raise StoreError("store.sqlite", path=self.path)
             if head and head[8:12] != b"DUCK":
                 raise StoreError("store.not_duckdb", path=self.path)
-            read_only = not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
-            if head:  # an empty file is a new store: DuckDB writes its header
-                look = self._open(True, deadline, lock_timeout_s)
-                try:
-                    self._inspect(look)
-                finally:
-                    look.close()
-        else:
+            self.read_only = not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
+            if head:  # an empty file (DuckDB refuses to open one) is left to the connection's error
+                with self._connection() as look:
+                    version = self._inspect(look)
+        elif self._memory is None:
+            folder = Path(self.path).parent
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StoreError("store.folder", path=str(path.parent), detail=exc.strerror) from None
-            if not os.access(path.parent, os.W_OK):
-                raise StoreError("store.folder", path=str(path.parent), detail="not writable")
-            read_only = False
-        return self._open(read_only, deadline, lock_timeout_s), read_only
+                raise StoreError("store.folder", path=str(folder), detail=exc.strerror) from None
+            if not os.access(folder, os.W_OK):
+                raise StoreError("store.folder", path=str(folder), detail="not writable")
+        self._check_version(version)
+        if version < SCHEMA_VERSION:
+            self._migrate()
 
-    def _open(self, read_only: bool, deadline: float, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
+    # ----------------------------------------------------------------------------- connections
+    @contextmanager
+    def _connection(self, read_only: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection for one operation (read-write if not ``read_only``), with the file as its
+        default database; when the block ends it is closed, and the file is free again for other
+        processes once no other operation of this one uses it.
+
+        Raises
+        ------
+        StoreError
+            ``store.read_only`` for a write to a read-only store; ``store.locked`` if another process
+            held the file for ``lock_timeout_s``; ``store.busy`` if this process's own operations kept
+            it waiting that long (reads of a read-only attachment keep a write waiting, a waiting
+            write keeps the reads that come after it); ``store.cannot_open`` for any other failure.
+        """
+        if not read_only:
+            self._require_writable()
+        if self._memory is not None:
+            cursor = self._memory.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
+            return
+        deadline = time.monotonic() + self.lock_timeout_s
+        if not self._shared.acquire(read_only or self.read_only, deadline,
+                                    lambda attach_read_only: self._attach(attach_read_only, deadline)):
+            raise StoreError("store.busy", path=self.path, seconds=self.lock_timeout_s)
+        try:
+            with _hub_cursor() as con:
+                con.execute(f"USE {self._shared.alias}")
+                yield con
+        finally:
+            self._shared.release()
+
+    def _attach(self, read_only: bool, deadline: float) -> None:
+        """Attach the file to the hub, waiting until ``deadline`` while another process holds it."""
+        options = "TYPE DUCKDB, READ_ONLY" if read_only else "TYPE DUCKDB"
         while True:
             try:
-                return duckdb.connect(self.path, read_only=read_only, config=sandbox.NO_EXTENSIONS)
+                _on_hub(f"ATTACH {_sql_text(self._file)} AS {self._shared.alias} ({options})")
+                return
             except duckdb.Error as exc:
                 # DuckDB has no type of its own for "another process holds the file".
                 if not isinstance(exc, duckdb.IOException) or "lock" not in str(exc).lower():
                     raise StoreError("store.cannot_open", path=self.path, detail=str(exc).splitlines()[0]) from None
                 if time.monotonic() > deadline:
-                    raise StoreError("store.locked", path=self.path, seconds=lock_timeout_s) from None
-                time.sleep(0.1)
+                    raise StoreError("store.locked", path=self.path, seconds=self.lock_timeout_s) from None
+                time.sleep(0.05)
+
+    @contextmanager
+    def _transaction(self, con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction on ``con`` (default: a new read-write connection, closed afterwards):
+        committed when the block ends, rolled back if it raises (and the exception passed on)."""
+        with ExitStack() as stack:
+            if con is None:
+                con = stack.enter_context(self._connection(read_only=False))
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+                con.execute("COMMIT")
+            except BaseException:
+                _rollback(con)
+                raise
 
     def _inspect(self, con: duckdb.DuckDBPyConnection) -> int:
         """The schema version of an open file: 0 if it holds nothing (or only the ``meta`` table a
         first initialisation left empty); :class:`StoreError` for anything that is not a specviz
         store (other tables, views, macros, sequences, types or schemas, a ``meta`` of another
         shape or without a schema version) or whose version is not a number."""
-        cur = con.cursor()
         try:
-            objects = cur.execute(_OBJECTS_SQL).fetchall()
+            objects = con.execute(_OBJECTS_SQL).fetchall()
             if not objects:
                 return 0
             names = [f"{kind} {name if schema in ('main', name) else schema + '.' + name}"
@@ -223,14 +402,14 @@ class Store:
             tables = {name for kind, schema, name in objects if kind == "table" and schema == "main"}
             if "meta" not in tables:
                 raise foreign
-            columns = cur.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
+            columns = con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
                                   "current_database() AND schema_name = 'main' AND table_name = 'meta' "
                                   "ORDER BY column_index").fetchall()
             if columns != [("key", "VARCHAR"), ("value", "VARCHAR")]:
                 raise foreign
-            rows = cur.execute("SELECT value FROM meta WHERE key = 'schema_version' LIMIT 2").fetchall()
+            rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version' LIMIT 2").fetchall()
             if not rows:  # a first initialisation cut short left an empty meta, and nothing else
-                if len(objects) == 1 and not cur.execute("SELECT count(*) FROM meta").fetchone()[0]:
+                if len(objects) == 1 and not con.execute("SELECT count(*) FROM meta").fetchone()[0]:
                     return 0
                 raise foreign
             text = rows[0][0]
@@ -242,30 +421,29 @@ class Store:
             return version
         except duckdb.Error as exc:
             raise StoreError("store.cannot_open", path=self.path, detail=str(exc).splitlines()[0]) from None
-        finally:
-            cur.close()
 
     # ----------------------------------------------------------------------------- schema
-    def _migrate(self) -> None:
-        """Bring the schema to :data:`SCHEMA_VERSION`; refuse, without writing, a file that is not a
-        specviz store or comes from a newer specviz."""
-        cur = self._con.cursor()
-        version = self._inspect(self._con)
+    def _check_version(self, version: int) -> None:
+        """Refuse a file from a newer specviz, and an older one that cannot be migrated here."""
         if version > SCHEMA_VERSION:
             raise StoreError("store.newer", path=self.path, version=version, known=SCHEMA_VERSION)
         if version < SCHEMA_VERSION and self.read_only:
             raise StoreError("store.read_only_old", path=self.path, version=version, known=SCHEMA_VERSION)
-        for step in range(version, SCHEMA_VERSION):
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                if step == 0:  # in the first step's transaction: no file is left with meta alone
-                    cur.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-                cur.execute(MIGRATIONS[step])
-                cur.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(step + 1)])
-                cur.execute("COMMIT")
-            except BaseException:
-                _rollback(cur)
-                raise
+
+    def _migrate(self) -> None:
+        """Bring the schema to :data:`SCHEMA_VERSION`, one transaction per step; the version is read
+        again under the write lock (another process may have migrated the file since the look), and a
+        file that is not a specviz store or comes from a newer specviz is refused without a write."""
+        with self._connection(read_only=False) as con:
+            version = self._inspect(con)
+            self._check_version(version)
+            for step in range(version, SCHEMA_VERSION):
+                with self._transaction(con) as cur:
+                    if step == 0:  # in the first step's transaction: no file is left with meta alone
+                        cur.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+                    cur.execute(MIGRATIONS[step])
+                    cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                                [str(step + 1)])
 
     def _require_writable(self) -> None:
         if self.read_only:
@@ -273,15 +451,18 @@ class Store:
 
     @property
     def schema_version(self) -> int:
-        """The schema version of the open file."""
-        return int(self._con.cursor().execute(
-            "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+        """The schema version of the file."""
+        with self._connection() as con:
+            return int(con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
 
     def close(self) -> None:
-        """Close the file and release the console's copy of the tables."""
+        """Release the console's copy of the tables (and an in-memory store's database); a Store
+        holds no connection to a file between calls."""
         if self._snapshot_cache is not None:
             self._snapshot_cache[1].close()
-        self._con.close()
+            self._snapshot_cache = None
+        if self._memory is not None:
+            self._memory.close()
 
     # ----------------------------------------------------------------------------- imports
     def import_path(self, path: Path, max_bytes: int | None = None,
@@ -341,34 +522,33 @@ class Store:
         self._require_writable()
         _check_size(name, len(data), max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
-        cur = self._con.cursor()
-        if not replace and cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
+        if not replace and self._imported(content_hash):
             return ImportResult(name, "skipped", message="already imported")
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         unmatched: list[str] = []
         fmt = ""
         try:
-            parsed = importers.parse(name, data)  # before the transaction, which stays short
+            # Parsed before the file is opened for writing: other processes wait only for the writes.
+            parsed = importers.parse(name, data)
             fmt = parsed.format
-            cur.execute("BEGIN TRANSACTION")
-            if replace:
-                _delete_import(cur, content_hash)
-            if fmt == "csv":
-                runs, requests, warnings, unmatched = self._import_csv(cur, name, data, content_hash, now,
-                                                                       csv_mapping or {})
-            else:
-                runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
-            cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, requests, "
-                        "warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        [content_hash, name, fmt, now, runs, requests,
-                         json.dumps([w.to_json() for w in warnings]), origin])
-            cur.execute("COMMIT")
+            with self._transaction() as cur:
+                if replace:
+                    _delete_import(cur, content_hash)
+                if fmt == "csv":
+                    runs, requests, warnings, unmatched = self._import_csv(cur, name, data, content_hash, now,
+                                                                           csv_mapping or {})
+                else:
+                    runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
+                cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
+                            "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [content_hash, name, fmt, now, runs, requests,
+                             json.dumps([w.to_json() for w in warnings]), origin])
         except BaseException as exc:
-            _rollback(cur)  # nothing to undo if the file failed before BEGIN
-            if isinstance(exc, duckdb.Error) and content_hash[:12] in str(exc):
-                # Another thread is importing the same content (the key of its imports row, or the
-                # run ids, which start with the hash's first 12 characters): it may not be committed yet.
-                return self._await_concurrent_import(cur, name, fmt, content_hash)
+            if isinstance(exc, (duckdb.ConstraintException, duckdb.TransactionException)):
+                # A key taken, or a write conflict: another thread, or a process since the check
+                # above, is importing the same content (the key of its imports row, or the run
+                # ids, which start with the hash's first 12 characters); it may not be committed yet.
+                return self._await_concurrent_import(name, fmt, content_hash)
             if isinstance(exc, duckdb.IOException):  # the disk, not the file: full, or a write refused
                 raise StoreError("store.write_failed", detail=str(exc).splitlines()[0]) from None
             if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
@@ -381,12 +561,17 @@ class Store:
             raise
         return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
 
-    def _await_concurrent_import(self, cur: duckdb.DuckDBPyConnection, name: str, fmt: str,
-                                 content_hash: str, wait_s: float = 10.0) -> ImportResult:
-        """Wait for a concurrent import of the same content to commit, then report it as done."""
+    def _imported(self, content_hash: str, read_only: bool = True) -> bool:
+        with self._connection(read_only) as con:
+            return con.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone() is not None
+
+    def _await_concurrent_import(self, name: str, fmt: str, content_hash: str, wait_s: float = 10.0) -> ImportResult:
+        """Wait for a concurrent import of the same content to commit, then report it as done. Each
+        look is a write connection: it joins this process's importing threads rather than waiting
+        for them all to finish, and sees their commits at once."""
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            if cur.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone():
+            if self._imported(content_hash, read_only=False):
                 return ImportResult(name, "skipped", fmt, message="already imported")
             time.sleep(0.05)
         raise IngestError("ingest.concurrent", name)
@@ -515,57 +700,62 @@ class Store:
     def seed_examples(self, paths: list[Path]) -> list[ImportResult]:
         """Import the shipped example files once, on a store's first use; never again after that,
         so examples a user removed stay removed."""
-        cur = self._con.cursor()
-        if cur.execute("SELECT 1 FROM meta WHERE key = 'examples_seeded'").fetchone():
-            return []
+        with self._connection() as con:
+            if con.execute("SELECT 1 FROM meta WHERE key = 'examples_seeded'").fetchone():
+                return []
         results = [self.import_file(f"examples/{p.name}", p.read_bytes(), origin="example") for p in paths]
-        cur.execute("INSERT OR REPLACE INTO meta VALUES ('examples_seeded', 'yes')")
+        with self._connection(read_only=False) as con:
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('examples_seeded', 'yes')")
         return results
 
     def remove_import(self, content_hash: str) -> int:
         """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
-        self._require_writable()
-        cur = self._con.cursor()
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            removed = _delete_import(cur, content_hash)
-            cur.execute("COMMIT")
-        except BaseException:
-            _rollback(cur)
-            raise
-        return removed
+        with self._transaction() as cur:
+            return _delete_import(cur, content_hash)
+
+    def remove_examples(self) -> int:
+        """Delete every import of the shipped examples (``imports.origin = 'example'``), whatever its
+        file name, with their runs and requests, in one transaction; returns the runs removed. A
+        user's file is never one of them, even under a name such as ``examples/x.csv``."""
+        with self._transaction() as cur:
+            examples = cur.execute("SELECT content_hash FROM imports WHERE origin = 'example'").fetchall()
+            return sum(_delete_import(cur, content_hash) for (content_hash,) in examples)
 
     # ----------------------------------------------------------------------------- reading
     def runs(self) -> pd.DataFrame:
         """Every run with its canonical columns, oldest import first."""
-        return self._con.cursor().execute(
-            "SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
+        with self._connection() as con:
+            return con.execute("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
 
     def imports(self) -> pd.DataFrame:
         """One row per imported file."""
-        return self._con.cursor().execute("SELECT * FROM imports ORDER BY imported_at").df()
+        with self._connection() as con:
+            return con.execute("SELECT * FROM imports ORDER BY imported_at").df()
 
     def request_summary(self) -> pd.DataFrame:
         """Per run: request count and p50/p99 of TTFT and ITL from the ``requests`` table."""
-        return self._con.cursor().execute("""
-            SELECT r.run_id, any_value(runs.concurrency) AS concurrency, count(*) AS requests,
-                   quantile_cont(ttft_ms, 0.5) AS p50_ttft_ms, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms,
-                   quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
-            FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
+        with self._connection() as con:
+            return con.execute("""
+                SELECT r.run_id, any_value(runs.concurrency) AS concurrency, count(*) AS requests,
+                       quantile_cont(ttft_ms, 0.5) AS p50_ttft_ms, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms,
+                       quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
+                FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
 
     # ----------------------------------------------------------------------------- console
     def _snapshot(self) -> sandbox.Snapshot:
-        """The tables for the SQL sandbox, made again only when an import or a removal changed them
-        (by this process or another)."""
-        cur = self._con.cursor()
-        version = cur.execute("SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) "
-                              "FROM imports").fetchall()[0]
-        with self._snapshot_lock:
-            if self._snapshot_cache is None or self._snapshot_cache[0] != version:
-                fresh = sandbox.Snapshot({table: cur.sql(f"SELECT * FROM {table}").to_arrow_table()
-                                          for table in ("runs", "requests", "imports")})
-                self._snapshot_cache = (version, fresh)
-            return self._snapshot_cache[1]
+        """The tables for the SQL sandbox, kept between calls (the Store outlives its connections)
+        and made again only when an import or a removal changed them, by this process or another.
+        The version of ``imports`` and the copy are read in one transaction: a write of this
+        process may share the attachment, and the copy must be of the version it is filed under."""
+        with self._connection() as con, self._transaction(con):
+            version = con.execute("SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) "
+                                  "FROM imports").fetchall()[0]
+            with self._snapshot_lock:
+                if self._snapshot_cache is None or self._snapshot_cache[0] != version:
+                    fresh = sandbox.Snapshot({table: con.sql(f"SELECT * FROM {table}").to_arrow_table()
+                                              for table in ("runs", "requests", "imports")})
+                    self._snapshot_cache = (version, fresh)
+                return self._snapshot_cache[1]
 
     def query(self, sql: str, limits: sandbox.Limits | None = None) -> sandbox.QueryResult:
         """Run one read-only statement of a user's SQL over ``runs``, ``requests`` and ``imports``

@@ -286,6 +286,28 @@ class TestStoreCommands:
         for path, message in expected.items():
             assert errors[path].startswith(f"{path}: ") and message in errors[path]
 
+    def test_a_store_another_process_holds_past_the_timeout_is_one_line_exit_2(self, capsys, tmp_path,
+                                                                               monkeypatch):
+        db = tmp_path / "held.duckdb"
+        Store(db).close()
+        result = tmp_path / "r.csv"
+        result.write_text("concurrency,output_throughput\n1,10\n")
+        monkeypatch.setenv("SPECVIZ_DB_LOCK_TIMEOUT_S", "0.5")
+        holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, time; con = duckdb.connect({str(db)!r}); "
+                                   "print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            for argv in (["ingest", str(result)], ["runs"]):
+                code, out, err = run(capsys, *argv, "--db", str(db))
+                assert (code, out) == (2, "")
+                assert err == (f"specviz: error: The store {db} stayed locked by another process for 0.5 s: "
+                               "close the other program or try again.\n")
+        finally:
+            holder.kill()
+            holder.wait()
+        code, out, _ = run(capsys, "ingest", str(result), "--db", str(db))
+        assert code == 0 and len(json.loads(out)["imported"]) == 1
+
     def test_an_unexpected_failure_is_that_files_error(self, capsys, tmp_path, monkeypatch):
         original = Store.import_path
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -50,9 +51,9 @@ class TestSchema:
         again.close()
 
     def test_a_file_from_a_newer_specviz_is_refused(self, tmp_path):
-        s = Store(tmp_path / "b.duckdb")
-        s._con.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-        s.close()
+        Store(tmp_path / "b.duckdb").close()
+        with duckdb.connect(str(tmp_path / "b.duckdb")) as con:
+            con.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
         with pytest.raises(StoreError, match="upgrade specviz"):
             Store(tmp_path / "b.duckdb")
 
@@ -186,6 +187,7 @@ class TestInterruptedImport:
         path = tmp_path / "k.duckdb"
         s = Store(path)
         s.import_file("g.json", (SAMPLES / "guidellm_benchmarks.json").read_bytes())
+        before = counts(s)
         s.close()
         child = textwrap.dedent(f"""
             import sys, time
@@ -205,7 +207,7 @@ class TestInterruptedImport:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         s = Store(path)
-        assert counts(s) == (1, 1, 0)
+        assert counts(s) == before
         assert s.runs().source_file.tolist() == ["g.json"]
         s.close()
 
@@ -221,6 +223,274 @@ class TestTwoProcesses:
         s = Store(db_path)
         assert len(s.imports()) == 2
         s.close()
+
+
+EXAMPLES = ROOT / "data" / "examples"
+SCHEMA1 = FIXTURES / "store_schema1.duckdb"
+
+
+def a_csv(value: int) -> bytes:
+    """A user's CSV of one run, different for each value."""
+    return f"concurrency,output_throughput\n{value},{value * 10}\n".encode()
+
+
+def schema1_copy(tmp_path: Path) -> Path:
+    """A copy of the schema-1 fixture: the fixture itself is never opened for writing."""
+    path = tmp_path / "old.duckdb"
+    path.write_bytes(SCHEMA1.read_bytes())
+    return path
+
+
+class TestUpgradeFromSchema1:
+    def test_every_run_is_kept_and_endpoint_types_leave_engine(self, tmp_path):
+        fixture_digest = hashlib.sha256(SCHEMA1.read_bytes()).hexdigest()
+        path = schema1_copy(tmp_path)
+        with duckdb.connect(str(path)) as con:  # values schema 1 wrote into engine (the fixture's are engines)
+            vllm = [r for (r,) in con.execute("SELECT run_id FROM runs WHERE source_format = 'vllm-bench' "
+                                              "ORDER BY run_id").fetchall()]
+            con.execute("UPDATE runs SET engine = 'openai-chat' WHERE run_id = ?", [vllm[0]])
+            con.execute("UPDATE runs SET engine = 'tensorrt-llm' WHERE run_id = ?", [vllm[1]])
+            con.execute("UPDATE runs SET engine = 'openai' WHERE source_file = 'examples/my_own_sweep.csv'")
+        with duckdb.connect(str(path), read_only=True) as con:
+            assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
+            before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
+            imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
+        s = Store(path)
+        assert s.schema_version == store.SCHEMA_VERSION == 2
+        after = s.runs().sort_values("run_id", ignore_index=True)
+        assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
+        unchanged = [c for c in before.columns if c != "engine"]
+        assert after[unchanged].to_json(date_format="iso") == before[unchanged].to_json(date_format="iso")
+        moved = after.set_index("run_id")[["source_file", "engine", "endpoint"]]
+        moved = moved.astype(object).where(moved.notna(), None)
+        assert moved.loc[vllm[0]].tolist()[1:] == [None, "openai-chat"]
+        assert moved.loc[vllm[1]].tolist()[1:] == ["trt-llm", None]
+        assert set(moved.loc[vllm[2:], "engine"]) == {"vllm"}
+        mine = moved[moved.source_file == "examples/my_own_sweep.csv"]  # a CSV's engine is the user's own
+        assert set(mine.engine) == {"openai"} and mine.endpoint.isna().all()
+        assert moved.loc[~moved.index.isin(vllm[:1]), "endpoint"].isna().all()
+        s.close()
+        assert hashlib.sha256(SCHEMA1.read_bytes()).hexdigest() == fixture_digest
+
+    def test_only_the_seeded_example_becomes_one_and_new_imports_go_in(self, tmp_path):
+        s = Store(schema1_copy(tmp_path))
+        origins = dict(s.imports()[["source_file", "origin"]].itertuples(index=False))
+        assert origins == {"examples/example_sweep.csv": "example", "examples/my_own_sweep.csv": "user",
+                           "../shared/samples/vllm_bench_nerdalert.jsonl": "user",
+                           "../shared/samples/llmperf_Yi-1-5-34B_550_150_summary.json": "user"}
+        assert s.seed_examples(sorted(EXAMPLES.glob("*.csv"))) == []  # seeded by schema 1: not again
+        result = s.import_file("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())
+        assert (result.status, result.runs, result.requests) == ("imported", 1, 3)
+        assert s.imports().set_index("source_file").loc["sd.json", "origin"] == "user"
+        assert s.remove_examples() == 48
+        assert sorted(s.runs().source_file.unique()) == ["../shared/samples/llmperf_Yi-1-5-34B_550_150_summary.json",
+                                                         "../shared/samples/vllm_bench_nerdalert.jsonl",
+                                                         "examples/my_own_sweep.csv", "sd.json"]
+        s.close()
+
+
+class TestExamples:
+    def test_remove_examples_spares_a_users_file_of_the_same_name_pattern(self, db):
+        seeded = db.seed_examples(sorted(EXAMPLES.glob("*.csv")))
+        assert [r.status for r in seeded] == ["imported"]
+        db.import_file("examples/mine.csv", a_csv(4))
+        db.import_file("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())
+        assert db.remove_examples() == 48
+        assert sorted(db.imports().source_file) == ["examples/mine.csv", "sd.json"]
+        assert sorted(db.runs().source_file) == ["examples/mine.csv", "sd.json"]
+        assert db.request_summary().requests.sum() == 3
+        assert db.remove_examples() == 0
+        assert db.seed_examples(sorted(EXAMPLES.glob("*.csv"))) == []  # removed examples stay removed
+
+    def test_remove_import_deletes_one_file_whole(self, db):
+        db.import_file("a.csv", a_csv(1))
+        db.import_file("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())
+        content_hash = db.imports().set_index("source_file").loc["sd.json", "content_hash"]
+        assert db.remove_import(content_hash) == 1
+        assert counts(db) == (1, 1, 0)
+
+
+def hold(path: Path, read_only: bool = False, seconds: float = 60) -> subprocess.Popen:
+    """Another process with the file open in plain DuckDB for ``seconds``; returns once it has it."""
+    code = (f"import duckdb, time; con = duckdb.connect({str(path)!r}, read_only={read_only!r}); "
+            f"print('held', flush=True); time.sleep({seconds})")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def ingest(database: Path, *files: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "specviz", "ingest", *map(str, files), "--db", str(database)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def imported(proc: subprocess.Popen) -> list[str]:
+    """The files an ``ingest`` process reports as imported; it must have exited 0."""
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, (out, err)
+    return [entry["file"] for entry in json.loads(out)["imported"]]
+
+
+class TestSharedFile:
+    """The file is held only while an operation runs: other processes can write it in between."""
+
+    def test_no_connection_is_held_between_calls(self, tmp_path):
+        path = tmp_path / "s.duckdb"
+        s = Store(path)
+        s.import_file("a.csv", a_csv(1))
+        s.runs(), s.imports(), s.request_summary(), s.schema_version
+        assert s.query("SELECT count(*) AS n FROM runs").frame.n[0] == 1
+        # Plain DuckDB, which does not wait: it gets the file for writing at once.
+        subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}).close()"],
+                       check=True, timeout=60)
+        s.close()
+
+    def test_a_writer_that_holds_the_file_past_the_timeout(self, tmp_path):
+        path = tmp_path / "held.duckdb"
+        s = Store(path, lock_timeout_s=0.5)
+        holder = hold(path)
+        try:
+            started = time.monotonic()
+            with pytest.raises(StoreError) as info:
+                s.import_file("a.csv", a_csv(1))
+            assert time.monotonic() - started >= 0.5
+            assert info.value.key == "store.locked"
+            assert str(info.value) == (f"The store {path} stayed locked by another process for 0.5 s: "
+                                       "close the other program or try again.")
+            with pytest.raises(StoreError, match="stayed locked by another process"):
+                s.runs()  # a read waits for a writer too
+            with pytest.raises(StoreError, match="stayed locked by another process"):
+                Store(path, lock_timeout_s=0.5)
+        finally:
+            holder.kill()
+            holder.wait()
+        assert s.import_file("a.csv", a_csv(1)).status == "imported"  # free again: nothing was left behind
+        s.close()
+
+    def test_a_write_waits_for_another_process_read_then_goes_in(self, tmp_path):
+        path = tmp_path / "r.duckdb"
+        s = Store(path)
+        reader = hold(path, read_only=True, seconds=1)
+        started = time.monotonic()
+        assert s.import_file("a.csv", a_csv(1)).status == "imported"
+        assert time.monotonic() - started > 0.5  # it waited for the read
+        assert reader.wait(timeout=60) == 0
+        s.close()
+
+    def test_reads_of_another_process_let_imports_through(self, tmp_path):
+        """A process reading over and over, as an app's reruns do, holds the file only for each read."""
+        path = tmp_path / "loop.duckdb"
+        Store(path).close()
+        code = textwrap.dedent(f"""
+            import signal, sys, time
+            sys.path.insert(0, {str(ROOT)!r})
+            from specviz.store import Store
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit())  # an exit that cleans up after itself
+            s = Store({str(path)!r})
+            print("reading", flush=True)
+            while True:
+                s.runs(), s.imports()
+                time.sleep(0.02)
+        """)
+        reader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        try:
+            assert reader.stdout.readline().strip() == "reading"
+            s = Store(path, lock_timeout_s=5)
+            assert [s.import_file(f"{i}.csv", a_csv(i)).status for i in range(3)] == ["imported"] * 3
+            assert reader.poll() is None  # and the reader never failed
+        finally:
+            reader.terminate()
+            reader.wait(timeout=60)
+        s.close()
+
+    def test_threads_and_stores_of_one_process_share_the_file(self, tmp_path):
+        """DuckDB attaches a file once per database: reads and writes through two Stores of one
+        file, from eight threads at once, take turns without an error."""
+        path = tmp_path / "t.duckdb"
+        reading, writing = Store(path), Store(path)
+        errors: list[BaseException] = []
+
+        def collect(work):
+            def run():
+                try:
+                    work()
+                except BaseException as exc:
+                    errors.append(exc)
+            return threading.Thread(target=run)
+
+        threads = [collect(lambda: [(reading.runs(), reading.imports()) for _ in range(20)]) for _ in range(3)]
+        threads += [collect(lambda i=i: writing.import_file(f"{i}.csv", a_csv(i))) for i in range(5)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == [] and len(reading.runs()) == 5
+        reading.close()
+        writing.close()
+
+    def test_a_write_kept_waiting_by_this_process_reads_is_busy(self, tmp_path):
+        s = Store(tmp_path / "b.duckdb", lock_timeout_s=0.3)
+        errors: list[StoreError] = []
+
+        def write():
+            try:
+                s.import_file("a.csv", a_csv(1))
+            except StoreError as exc:
+                errors.append(exc)
+
+        with s._connection():  # a read of this process that outlasts the writer's patience
+            writer = threading.Thread(target=write)
+            writer.start()
+            writer.join()
+        assert [e.key for e in errors] == ["store.busy"]
+        assert s.import_file("a.csv", a_csv(1)).status == "imported"
+        s.close()
+
+    def test_the_console_copy_is_made_again_when_another_process_imports(self, tmp_path):
+        path = tmp_path / "c.duckdb"
+        s = Store(path)
+        s.import_file("a.csv", a_csv(1))
+        assert s.query("SELECT count(*) AS n FROM runs").frame.n[0] == 1
+        copy = s._snapshot()
+        assert s._snapshot() is copy  # nothing changed: the copy is kept
+        (tmp_path / "b.csv").write_bytes(a_csv(2))
+        assert imported(ingest(path, tmp_path / "b.csv")) == [str(tmp_path / "b.csv")]
+        assert s.query("SELECT count(*) AS n FROM runs").frame.n[0] == 2
+        assert s._snapshot() is not copy
+        s.close()
+
+    @pytest.mark.browser
+    def test_the_command_line_imports_while_the_app_serves_the_file(self, tmp_path, page):
+        """A served app that has opened, seeded and read the store, and written to it, holds no
+        lock between reruns: one import, then two at once, from the command line go in."""
+        from conftest import serve_app
+        from playwright.sync_api import expect
+
+        files = []
+        for i in range(4):
+            files.append(tmp_path / f"run{i}.csv")
+            files[-1].write_bytes(a_csv(i + 1))
+        database = tmp_path / "shared.duckdb"
+        with serve_app(database) as url:
+            # Not /results first: a fresh server's first request for it shows Streamlit's "Page not
+            # found" notice over the page (README), which leaves its buttons inert.
+            page.goto(url)
+            expect(page.get_by_text("Tokens per step E")).to_be_visible(timeout=60_000)
+            page.goto(f"{url}/results")
+            expect(page.get_by_text("EXAMPLE runs")).to_be_visible(timeout=60_000)
+            assert imported(ingest(database, files[0])) == [str(files[0])]
+            both = [ingest(database, files[1]), ingest(database, files[2])]
+            assert [imported(p) for p in both] == [[str(files[1])], [str(files[2])]]
+            page.get_by_role("button", name="Remove examples").click()  # the app writes in between
+            expect(page.get_by_text("EXAMPLE runs")).to_have_count(0, timeout=60_000)
+            assert imported(ingest(database, files[3])) == [str(files[3])]
+            reader = Store(database)  # a third process reads while the app serves
+            assert sorted(reader.imports().source_file) == [str(f) for f in files]
+            reader.close()
+            page.reload()
+            expect(page.get_by_text("Benchmark results explorer")).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("Traceback")).to_have_count(0)
+            expect(page.get_by_text("stayed locked")).to_have_count(0)
 
 
 csv_cells = st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=True, allow_infinity=True),
@@ -298,14 +568,14 @@ HOSTILE = [
     ("latin1.json", '{"completed": 1, "label": "café"}'.encode("latin-1"), "not UTF-8"),
     # GuideLLM
     ("guidellm_not_a_list.json", b'{"benchmarks": "x"}', "ingest.unknown_format"),
-    ("guidellm_scalars.json", b'{"benchmarks": [1, "x", null]}', "ingest.guidellm_schema"),
+    ("guidellm_scalars.json", b'{"benchmarks": [1, "x", null]}', "ingest.unknown_format"),
     ("guidellm_odd.json", json.dumps({"benchmarks": [{
         "metrics": {"m": {"successful": []}, "time_to_first_token_ms": {"successful": {
             "mean": "fast", "percentiles": "x", "median": [1]}}},
         "args": {"strategy": {"type_": {"a": 1}, "rate": [1], "streams": 10**400}}, "worker": [],
         "request_totals": {"successful": -3, "errored": 1e300}, "duration": "long"}]}).encode(), None),
     ("guidellm_deep.json", b'{"benchmarks": [' + nested(100_000) + b"]}", "nested too deeply"),
-    ("guidellm_empty.json", b'{"benchmarks": []}', "holds no runs"),
+    ("guidellm_empty.json", b'{"benchmarks": []}', "ingest.unknown_format"),  # no benchmark says it is GuideLLM's
     # genai-perf, CSV and JSON
     ("genai_field.csv", b"Metric,avg\nTime To First Token (ms)," + b"1" * 200_000 + b"\n", "malformed"),
     ("genai_inf.csv", b'Metric,avg,p99\nTime To First Token (ms),1e999,-5\nInter Token Latency (ms),"1,,,2",x\n',
@@ -782,4 +1052,28 @@ class TestStoreFiles:
         assert run.returncode == 2 and "Traceback" not in run.stderr + run.stdout
         again = Store(db)
         assert len(again.runs()) == 0 and len(again.imports()) == 0
+        again.close()
+
+    def test_a_checkpoint_that_fails_after_the_commit_keeps_the_import(self, tmp_path):
+        """The file may not grow (the WAL, a file of its own, may): the import commits to the WAL
+        and the checkpoint when the file is let go fails. The import was stored, and says so."""
+        db = tmp_path / "specviz.duckdb"
+        Store(db).close()
+        rows = tmp_path / "runs.csv"
+        rows.write_text("concurrency,output_throughput\n" + "".join(f"{i},{i * 1.5}\n" for i in range(300)))
+        probe = textwrap.dedent(f"""
+            import resource, signal, sys
+            sys.path.insert(0, {str(ROOT)!r})
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            size = {db.stat().st_size}
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+            from pathlib import Path
+            from specviz.store import Store
+            print(Store({str(db)!r}).import_path(Path({str(rows)!r})).status)
+        """)
+        run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+        assert (run.returncode, run.stdout) == (0, "imported\n"), run.stderr
+        assert Path(f"{db}.wal").exists()  # the checkpoint did not happen
+        again = Store(db)
+        assert len(again.runs()) == 300
         again.close()
