@@ -75,48 +75,84 @@ if editable and "pending_csv" in st.session_state:
                 st.rerun()
             except (importers.IngestError, StoreError) as exc:
                 st.error(t("exp.report.error", lang, error=message(exc, lang)))
-        if replace and st.form_submit_button(t("exp.mapping_keep", lang), key="keep_mapping"):
+        # Closing the form keeps a partly matched file as imported, and imports nothing of one that was refused.
+        if st.form_submit_button(t("exp.mapping_keep" if replace else "exp.mapping_dismiss", lang),
+                                 key="keep_mapping" if replace else "dismiss_mapping"):
             del st.session_state["pending_csv"]
             st.rerun()
 
-runs = explorer.with_load(store.runs())
-examples = store.imports().query("source_file.str.startswith('examples/')", engine="python")
-if not examples.empty:
+# The runs carry no origin: the example files' hashes, from the imports, mark the examples' runs
+# (known by their import's origin, not by a name a user's file may share).
+examples = explorer.example_hashes(store.imports())
+runs = explorer.with_load(store.runs(), examples)
+if examples:
     col_note, col_button = st.columns([4, 1])
     col_note.info(t("exp.examples_note", lang))
     if editable and col_button.button(t("exp.remove_examples", lang), key="remove_examples"):
-        for content_hash in examples.content_hash:
-            store.remove_import(content_hash)
+        store.remove_examples()
         st.rerun()
 if runs.empty:
     st.info(t("exp.empty", lang))
 
 # ----------------------------------------------------------------------------------- filters
 with st.expander(t("exp.filters", lang), expanded=False):
-    columns = st.columns(len(explorer.FILTER_COLUMNS))
-    filters = {c: col.multiselect(t(f"col.{c}", lang), sorted(runs[c].dropna().unique().tolist()), key=f"filter_{c}")
-               for c, col in zip(explorer.FILTER_COLUMNS, columns)}
+    # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
+    cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
+    filters = {c: cell.multiselect(t(f"col.{c}", lang), sorted(runs[c].dropna().unique().tolist()), key=f"filter_{c}")
+               for c, cell in zip(explorer.FILTER_COLUMNS, cells)}
 shown = explorer.filter_runs(runs, filters)
 
 
 def show_runs() -> None:
     visible = ["source_file", "source_format", "series", "workload", "target_model", "gpu", "spec_method",
                "num_speculative_tokens", "concurrency", "request_rate", "output_throughput", "p50_itl_ms",
-               "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate"]
-    st.dataframe(shown[visible].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
-    st.download_button(t("calc.download_csv", lang), export.csv_text(shown),
+               "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate", "imported_at"]
+    newest = explorer.newest_first(shown)
+    st.dataframe(newest[visible].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    st.download_button(t("calc.download_csv", lang), export.csv_text(newest),
                        "specviz_runs.csv", "text/csv", key="download_runs")
 
 
+def group_title(key: str) -> str:
+    """A group key as the legend and the table name it: a column's title, or the field's path."""
+    return key.removeprefix(explorer.EXTRA_PREFIX) if key.startswith(explorer.EXTRA_PREFIX) else t(f"col.{key}", lang)
+
+
 def show_load() -> None:
-    peaks = explorer.sweep_peaks(shown)
-    st.altair_chart(charts.metric_vs_load(shown, "output_throughput", peaks, lang), width="stretch")
-    for _, peak in peaks.iterrows():
-        st.caption(md("exp.peak", lang, series=peak["series"], load=f"{peak['load']:g}",
-                      throughput=peak["output_throughput"]))
-    for metric in ("p50_itl_ms", "p99_itl_ms"):
-        st.altair_chart(charts.metric_vs_load(shown, metric, lang=lang), width="stretch")
-    st.caption(t("exp.itl_note", lang))
+    with_runs = [a for a in explorer.LOAD_AXES if not explorer.on_load_axis(shown, a).empty]
+    col_axis, col_group = st.columns(2)
+    axis = col_axis.segmented_control(t("exp.axis", lang), explorer.LOAD_AXES, default=(with_runs or ["concurrency"])[0],
+                                      required=True, format_func=lambda a: t(f"col.{a}", lang), key="load_axis",
+                                      help=t("exp.axis_help", lang))
+    placed = explorer.on_load_axis(shown, axis)
+    group = col_group.selectbox(
+        t("exp.group_by", lang), [*explorer.GROUP_COLUMNS, *explorer.extra_keys(placed)], key="load_group",
+        format_func=lambda k: t("exp.group.extra", lang, field=group_title(k)) if k.startswith(explorer.EXTRA_PREFIX)
+        else group_title(k), help=t("exp.group_by_help", lang))
+    if placed.empty:
+        st.info(t(f"exp.no_axis.{axis}", lang))
+    else:
+        lines = explorer.with_group(placed, group)
+        peaks = explorer.sweep_peaks(lines)
+        for metric in ("output_throughput", "p50_itl_ms", "p99_itl_ms"):
+            if lines[metric].isna().all():
+                st.info(t("exp.no_metric", lang, metric=t(f"col.{metric}", lang)))
+                continue
+            chart = charts.metric_vs_load(lines, metric, axis, peaks if metric == "output_throughput" else None,
+                                          group_title(group), lang)
+            st.altair_chart(chart, width="stretch")
+        if not peaks.empty:
+            st.caption(t("exp.peaks", lang))
+            table = ["series", "load", "output_throughput", "source_file"]
+            table = table if group in table else ["group", *table]
+            titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
+            st.dataframe(peaks[table].rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)), hide_index=True)
+        st.caption(t("exp.itl_note", lang))
+    at_once = explorer.infinite_rate_runs(shown, axis)
+    if not at_once.empty:
+        st.info(t(f"exp.all_at_once.{axis}", lang, runs=len(at_once)))
+        table = ["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]
+        st.dataframe(at_once[table].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
 
 
 def show_versus_baseline() -> None:
@@ -124,8 +160,13 @@ def show_versus_baseline() -> None:
     if paired.empty:
         st.info(t("exp.no_pairs", lang))
         return
+    on_chart = paired.dropna(subset=["concurrency"])
+    if len(on_chart) < len(paired):
+        st.info(t("exp.pairs_off_chart", lang, pairs=len(paired) - len(on_chart)))
+    if on_chart.empty:
+        return
     crossover = explorer.crossover_concurrency(paired)
-    st.altair_chart(charts.measured_speedup(paired, crossover, lang), width="stretch")
+    st.altair_chart(charts.measured_speedup(on_chart, crossover, lang), width="stretch")
     shown_crossover = crossover.assign(crossover_concurrency=crossover["crossover_concurrency"].map(
         lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
     st.dataframe(shown_crossover.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
@@ -134,11 +175,20 @@ def show_versus_baseline() -> None:
 
 def show_acceptance() -> None:
     summary = explorer.workload_acceptance(shown)
+    summary["workload"] = summary["workload"].fillna(t("exp.no_workload", lang))
     if summary.empty:
         st.info(t("exp.no_acceptance", lang))
         return
+    missing = [f for f in explorer.ACCEPTANCE_FIGURES if summary[f].isna().all()]
+    present = [f for f in explorer.ACCEPTANCE_FIGURES if f not in missing]
+    for figure in missing:
+        st.info(t("exp.missing_figure", lang, figure=t(f"col.{figure}", lang),
+                  present=", ".join(t(f"col.{f}", lang) for f in present)))
     st.altair_chart(charts.acceptance_by_workload(summary, lang), width="stretch")
-    st.dataframe(summary.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    if summary["origin"].nunique() > 1:
+        st.caption(t("exp.origins_apart", lang))
+    labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
+    st.dataframe(labelled.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
 
 
 def show_predicted() -> None:
@@ -152,6 +202,9 @@ def show_predicted() -> None:
     scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"])
     st.caption(md("exp.scenario", lang, gpu=parts["gpu"].name, target=parts["target"].name))
     predicted = explorer.predict(paired, scenario, context)
+    if predicted["predicted_speedup"].isna().all():
+        st.info(t("exp.no_predictions", lang))
+        return
     st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
     table = predicted[["series", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
                        "measured_speedup", "predicted_speedup", "error"]]

@@ -1,5 +1,6 @@
-"""Altair chart builders for the calculator. Each returns an ``alt.Chart`` (or layer) and takes
-the language of its labels; data come from :mod:`specviz.calculator`."""
+"""Altair chart builders for the calculator and the explorer. Each returns an ``alt.Chart`` (or layer)
+and takes the language of its labels; data come from :mod:`specviz.calculator` and
+:mod:`specviz.explorer`."""
 
 from __future__ import annotations
 
@@ -88,26 +89,59 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
     return alt.layer(line, dots).properties(height=340)
 
 
-def metric_vs_load(runs: pd.DataFrame, metric: str, peaks: pd.DataFrame | None = None,
-                   lang: str = "en") -> alt.LayerChart:
-    """A metric against load (concurrency or request rate, log x), one line per series; the peak
-    of each sweep ringed when ``peaks`` is given."""
-    data = runs.dropna(subset=[metric, "load"])
-    x = alt.X("load:Q", scale=alt.Scale(type="log"), title=t("chart.load", lang))
+# For a chart with a legend below it: fit the width to the page, and keep the height for the plot
+# (Streamlit's default, "fit", takes the legend's rows out of the plot's height).
+_FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
+
+
+def _legend(title: str, labels: pd.Series) -> alt.Legend:
+    """A legend below the chart that never cuts a name (``labelLimit=0``) nor drops an entry
+    (``symbolLimit=0``), in as many columns as its longest name leaves room for in about 600 px (a
+    chart's width beside the sidebar on a 1,000 px window; about 7 px per character)."""
+    longest = int(labels.dropna().astype(str).str.len().max()) if labels.notna().any() else 0
+    return alt.Legend(title=title, orient="bottom", columns=max(1, min(4, 600 // (7 * longest + 40))),
+                      labelLimit=0, titleLimit=0, symbolLimit=0)
+
+
+def _natural_order(values: pd.Series) -> list[str]:
+    """Distinct values with numbers in numeric order first (4 before 16), then text."""
+    def key(value: str) -> tuple:
+        try:
+            return (0, float(value), "")
+        except ValueError:
+            return (1, 0.0, value)
+    return sorted(values.dropna().unique(), key=key)
+
+
+def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFrame | None = None,
+                   group_title: str | None = None, lang: str = "en") -> alt.LayerChart:
+    """A metric against one load axis (concurrency or request rate, log x), one line per ``group``
+    and ``series``, coloured by group; the peak of each sweep ringed when ``peaks`` is given.
+
+    ``runs`` come from :func:`specviz.explorer.on_load_axis` (their ``load`` is the ``axis``) and
+    :func:`specviz.explorer.with_group`; ``group_title`` names the group key in the legend.
+    """
+    named = runs.assign(group=runs["group"].fillna(t("exp.not_set", lang)))
+    data = named.dropna(subset=[metric, "load"])
+    # Every group of the runs, not only those with this metric: a line keeps its colour from chart to chart.
+    groups = _natural_order(named["group"])
+    group_title = group_title or t("chart.series", lang)
+    x = alt.X("load:Q", scale=alt.Scale(type="log"), title=t(f"col.{axis}", lang))
     y = alt.Y(f"{metric}:Q", title=t(f"col.{metric}", lang))
-    tooltip = [alt.Tooltip("series:N", title=t("chart.series", lang)), alt.Tooltip("load:Q", title=t("chart.load", lang)),
-               alt.Tooltip("load_kind:N", title=t("chart.load_kind", lang)),
+    tooltip = [alt.Tooltip("group:N", title=group_title), alt.Tooltip("series:N", title=t("chart.series", lang)),
+               alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.2f"),
                alt.Tooltip("source_file:N", title=t("col.source_file", lang))]
     lines = alt.Chart(data).mark_line(point=True).encode(
-        x=x, y=y, color=alt.Color("series:N", title=t("chart.series", lang)), tooltip=tooltip)
+        x=x, y=y, color=alt.Color("group:N", scale=alt.Scale(domain=groups), legend=_legend(group_title, named["group"])),
+        detail="series:N", tooltip=tooltip)
     layers = [lines]
     if peaks is not None and not peaks.empty:
         layers.append(alt.Chart(peaks).mark_point(size=260, color="black", strokeWidth=2).encode(
             x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("chart.peak", lang)),
-                               alt.Tooltip("load:Q", title=t("chart.load", lang)),
+                               alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.1f")]))
-    return alt.layer(*layers).properties(height=320)
+    return alt.layer(*layers).properties(autosize=_FIT_WIDTH, height=320)
 
 
 def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -116,7 +150,7 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
     x = alt.X("concurrency:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
     lines = alt.Chart(paired).mark_line(point=True).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("series:N", title=t("chart.series", lang)),
+        color=alt.Color("series:N", legend=_legend(t("chart.series", lang), paired["series"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
@@ -125,19 +159,32 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y="y:Q",
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
-    return alt.layer(lines, _break_even_rule(lang), marks).properties(height=320)
+    return alt.layer(lines, _break_even_rule(lang), marks).properties(autosize=_FIT_WIDTH, height=320)
 
 
-def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.HConcatChart:
-    """Mean acceptance length and zero-accept share per workload, side by side."""
-    base = alt.Chart(summary).encode(y=alt.Y("workload:N", title=t("col.workload", lang)))
-    length = base.mark_bar().encode(
-        x=alt.X("acceptance_length:Q", title=t("col.acceptance_length", lang)),
-        tooltip=[alt.Tooltip("workload:N"), alt.Tooltip("acceptance_length:Q", format=".2f"), alt.Tooltip("runs:Q")])
-    zero = base.mark_bar(color="#d62728").encode(
-        x=alt.X("zero_accept_rate:Q", title=t("col.zero_accept_rate", lang), axis=alt.Axis(format="%")),
-        tooltip=[alt.Tooltip("workload:N"), alt.Tooltip("zero_accept_rate:Q", format=".0%")])
-    return alt.hconcat(length, zero)
+# The figures of acceptance_by_workload, each a bar panel with its axis format.
+_ACCEPTANCE_PANELS = {"acceptance_length": ".2f", "zero_accept_rate": "%"}
+
+
+def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConcatChart:
+    """Mean acceptance length and zero-accept share per workload, one above the other (side by side,
+    the second would run off a 1,000 px page); only the figures that some row has (no empty panel).
+    Examples and the user's runs (``origin``) are separate bars within a workload, told apart by colour.
+
+    ``summary`` comes from :func:`specviz.explorer.workload_acceptance`.
+    """
+    data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
+    color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
+    panels = [alt.Chart(data).mark_bar().encode(
+        y=alt.Y("workload:N", title=t("col.workload", lang)), yOffset="origin:N", color=color,
+        x=alt.X(f"{figure}:Q", title=t(f"col.{figure}", lang), axis=alt.Axis(format=number_format)),
+        tooltip=[alt.Tooltip("workload:N", title=t("col.workload", lang)),
+                 alt.Tooltip("origin:N", title=t("col.origin", lang)),
+                 alt.Tooltip(f"{figure}:Q", title=t(f"col.{figure}", lang),
+                             format=".0%" if number_format == "%" else number_format),
+                 alt.Tooltip("runs:Q", title=t("col.runs", lang))])
+        for figure, number_format in _ACCEPTANCE_PANELS.items() if data[figure].notna().any()]
+    return alt.vconcat(*panels)
 
 
 def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -149,12 +196,12 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     dots = alt.Chart(data).mark_circle(size=80).encode(
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
-        color=alt.Color("series:N", title=t("chart.series", lang)),
+        color=alt.Color("series:N", legend=_legend(t("chart.series", lang), data["series"])),
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("alpha:Q", title=t("col.alpha", lang), format=".3f"),
                  alt.Tooltip("measured_speedup:Q", format=".3f"), alt.Tooltip("predicted_speedup:Q", format=".3f"),
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
-    return alt.layer(diagonal, dots).properties(height=340)
+    return alt.layer(diagonal, dots).properties(autosize=_FIT_WIDTH, height=340)
 
 
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -163,8 +210,8 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
     pub = alt.Chart(published).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("study:N", title=t("chart.study", lang)),
+        color=alt.Color("study:N", legend=_legend(t("chart.study", lang), published["study"])),
         tooltip=["study:N", "system:N", "hardware:N", "target_model:N", "method:N", "batch:Q", "value:Q", "note:N", "source:N"])
     mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
         x=x, y="measured_speedup:Q", tooltip=[alt.Tooltip("series:N"), "batch:Q", alt.Tooltip("measured_speedup:Q", format=".3f")])
-    return alt.layer(mine, pub, _break_even_rule(lang)).properties(height=320)
+    return alt.layer(mine, pub, _break_even_rule(lang)).properties(autosize=_FIT_WIDTH, height=320)

@@ -1,14 +1,18 @@
 """The results explorer's analysis: runs by load, speculative runs beside their baselines, measured
 speedup beside the model's prediction, and calibration of the step model to measured points.
 
-Everything here takes and returns DataFrames of canonical runs (:func:`specviz.store.Store.runs`).
+Everything here takes and returns DataFrames of canonical runs (:func:`specviz.store.Store.runs`),
+after :func:`with_load` has added the columns that the views share.
 """
 
 from __future__ import annotations
 
-import itertools
+import json
 import math
+import numbers
+from collections.abc import Collection
 from pathlib import PurePath
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,8 +22,18 @@ from .calculator import Scenario
 
 __all__ = [
     "FILTER_COLUMNS",
+    "LOAD_AXES",
+    "GROUP_COLUMNS",
+    "EXTRA_PREFIX",
+    "ACCEPTANCE_FIGURES",
+    "example_hashes",
     "with_load",
     "filter_runs",
+    "newest_first",
+    "on_load_axis",
+    "infinite_rate_runs",
+    "extra_keys",
+    "with_group",
     "is_speculative",
     "pair_with_baselines",
     "crossover_concurrency",
@@ -45,24 +59,66 @@ EXAMPLE_QUERIES = {
 }
 
 FILTER_COLUMNS = ("workload", "spec_method", "num_speculative_tokens", "concurrency", "target_model", "gpu", "label")
-# A run's identity apart from speculation: baselines are matched on these (NULLs match NULLs).
-_MATCH = ("workload", "target_model", "gpu", "engine", "concurrency")
+LOAD_AXES = ("concurrency", "request_rate")
+"""What a load sweep can be charted against: a closed loop of N concurrent clients, or an open loop
+of requests per second. The two are not one axis (8 clients is not 8 req/s)."""
+GROUP_COLUMNS = ("series", "label", "source_file", "target_model", "engine")
+"""Columns that :func:`with_group` can tell lines apart by; keys of ``extra`` come from :func:`extra_keys`."""
+EXTRA_PREFIX = "extra."
+"""A group key that names a field of ``extra`` (dotted for nested objects: ``extra.sweep.serve.max_num_seqs``)."""
+ACCEPTANCE_FIGURES = ("acceptance_length", "zero_accept_rate")
+
+# Method names that say a run did not speculate (compared lower-cased).
+_PLAIN_METHODS = frozenset({"none", "off", "no", "disabled"})
+# A run's identity apart from speculation: a baseline must match these (NULLs match NULLs), see
+# pair_with_baselines for engine and endpoint.
+_MATCH = ("workload", "target_model", "gpu", "concurrency", "origin")
 
 
-def with_load(runs: pd.DataFrame) -> pd.DataFrame:
-    """Add ``load`` (concurrency, or the request rate where a run set none), ``load_kind`` and
-    ``series`` (what tells the lines of one chart apart: label, else method and γ, else the file's
-    name; with the workload appended)."""
+def example_hashes(imports: pd.DataFrame) -> frozenset[str]:
+    """Content hashes of the imported files that are shipped examples (``imports.origin = 'example'``),
+    from :func:`specviz.store.Store.imports`."""
+    return frozenset(imports.loc[imports["origin"] == "example", "content_hash"])
+
+
+def _origin(runs: pd.DataFrame, examples: Collection[str] | None) -> pd.Series:
+    """``"example"`` or ``"user"`` per run: the frame's own ``origin`` where it has one, else whether
+    the run's file is one of ``examples`` (content hashes), else whether its name starts with
+    ``examples/`` (what the store calls the examples it seeds)."""
+    if "origin" in runs:
+        return runs["origin"]
+    if examples is not None:
+        is_example = runs["content_hash"].isin(examples)
+    else:
+        is_example = runs["source_file"].fillna("").str.startswith("examples/")
+    return pd.Series(np.where(is_example, "example", "user"), index=runs.index)
+
+
+def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd.DataFrame:
+    """Add the columns the views share.
+
+    ``load`` is the concurrency, or the request rate where a run set none; ``load_kind`` says which,
+    or ``all_at_once`` for a run that sent every request at once (request rate ∞, no concurrency),
+    whose load is not a number. ``series`` tells the lines of one chart apart: the label, else method
+    and γ, else the file's name, with the workload appended; ``group`` (what colours the lines) is the
+    series until :func:`with_group` picks another key. ``origin`` is ``example`` or ``user``: from
+    ``examples``, the content hashes of the example files (:func:`example_hashes`), when given.
+    """
     out = runs.copy()
-    out["load"] = out["concurrency"].where(out["concurrency"].notna(), out["request_rate"])
+    rate = out["request_rate"]
+    finite_rate = rate.where(np.isfinite(rate))
+    out["load"] = out["concurrency"].where(out["concurrency"].notna(), finite_rate)
     out["load_kind"] = np.where(out["concurrency"].notna(), "concurrency",
-                                np.where(out["request_rate"].notna(), "request_rate", None))
-    method = out["spec_method"].fillna("") + out["num_speculative_tokens"].map(
-        lambda g: "" if pd.isna(g) else f" γ={int(g)}")
+                                np.where(finite_rate.notna(), "request_rate",
+                                         np.where(rate == np.inf, "all_at_once", None)))
+    method = (out["spec_method"].fillna("") + out["num_speculative_tokens"].map(
+        lambda g: "" if pd.isna(g) else f" γ={int(g)}")).str.strip()
     file_name = out["source_file"].map(lambda f: PurePath(f).name if isinstance(f, str) else f)
     base = out["label"].where(out["label"].notna() & (out["label"] != ""),
                               method.where(method != "", file_name))
     out["series"] = base.where(out["workload"].isna(), base + " · " + out["workload"].fillna(""))
+    out["group"] = out["series"]
+    out["origin"] = _origin(runs, examples)
     return out
 
 
@@ -75,30 +131,126 @@ def filter_runs(runs: pd.DataFrame, filters: dict[str, list]) -> pd.DataFrame:
     return runs[mask]
 
 
+def newest_first(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of the newest import first; within one import, the file's own order."""
+    return runs.sort_values("imported_at", ascending=False, kind="stable", na_position="last")
+
+
+def _on_axis(runs: pd.DataFrame, axis: str) -> pd.Series:
+    """Whether each run has a place on a log axis of ``axis``: a finite value above zero."""
+    values = runs[axis].astype(float)
+    return np.isfinite(values) & (values > 0)
+
+
+def on_load_axis(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """The runs that have a place on the ``axis`` (one of :data:`LOAD_AXES`), with ``load`` and
+    ``load_kind`` set to it. A run with both (vLLM's ``--max-concurrency`` with a request rate) is
+    on both axes; a run at an infinite rate is on neither rate axis (:func:`infinite_rate_runs`)."""
+    placed = runs[_on_axis(runs, axis)]
+    return placed.assign(load=placed[axis], load_kind=axis)
+
+
+def infinite_rate_runs(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Runs that sent every request at once (request rate ∞, ``vllm bench serve``'s default) and
+    have no place on the ``axis``: all of them on the request-rate axis, those without a
+    concurrency on the concurrency axis. Listed beside a chart, never plotted at infinity."""
+    return runs[(runs["request_rate"] == np.inf) & ~_on_axis(runs, axis)]
+
+
+def _extra_fields(runs: pd.DataFrame) -> pd.DataFrame:
+    """The scalar fields of each run's ``extra``, one column per dotted path (objects flattened:
+    ``sweep.serve.max_num_seqs``); lists and objects inside lists are left out."""
+    parsed = [json.loads(text) if isinstance(text, str) and text else {} for text in runs["extra"]]
+    fields = pd.json_normalize([p if isinstance(p, dict) else {} for p in parsed], sep=".")
+    fields.index = runs.index
+    scalar = [c for c in fields if fields[c].map(lambda v: v is None or isinstance(v, (str, numbers.Real))).all()]
+    return fields[scalar]
+
+
+def extra_keys(runs: pd.DataFrame) -> list[str]:
+    """Fields of ``extra`` that can tell sweeps apart, as group keys (:data:`EXTRA_PREFIX` + path).
+
+    A field qualifies when it takes at least two values across the runs and repeats (fewer values
+    than runs that have it): a setting such as ``max_num_seqs``, not a per-run measurement such as
+    ``std_ttft_ms`` or a date, which differ on every run.
+    """
+    fields = _extra_fields(runs)
+    values, present = fields.nunique(), fields.notna().sum()
+    return sorted(EXTRA_PREFIX + c for c in fields.columns[(values > 1) & (values < present)])
+
+
+def _as_text(value: Any) -> str | None:
+    """A group value as legend text: whole numbers without ``.0`` (4.0 and 4 are one setting)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"{value:.12g}"
+    return str(value)
+
+
+def with_group(runs: pd.DataFrame, key: str) -> pd.DataFrame:
+    """Set ``group`` to the text of ``key`` per run: one of :data:`GROUP_COLUMNS`, or a field of
+    ``extra`` from :func:`extra_keys`. A run without the key has no group (missing)."""
+    if key.startswith(EXTRA_PREFIX):
+        fields = _extra_fields(runs)
+        path = key.removeprefix(EXTRA_PREFIX)
+        values = fields[path] if path in fields else pd.Series(None, index=runs.index, dtype=object)
+    else:
+        values = runs[key]
+    return runs.assign(group=values.map(_as_text))
+
+
 def is_speculative(runs: pd.DataFrame) -> pd.Series:
-    """A run used speculation if it names a method or γ, or reports acceptance."""
-    named = runs["spec_method"].notna() & ~runs["spec_method"].fillna("").str.lower().isin(["", "none", "off"])
-    return named | runs["num_speculative_tokens"].notna() | runs["acceptance_length"].notna() | runs["acceptance_rate"].notna()
+    """Whether each run speculated; the others are plain runs, the baselines.
+
+    A run is plain when γ (``num_speculative_tokens``) is 0, or its method is ``none``, ``off``,
+    ``no`` or ``disabled`` (any case), or it shows no sign of speculation at all: no method, no γ,
+    no acceptance figure. Any other run speculated (a method, a γ ≥ 1 or an acceptance figure).
+    """
+    method = runs["spec_method"].fillna("").astype(str).str.strip().str.lower()
+    gamma = runs["num_speculative_tokens"]
+    # γ is a nullable integer from the store: a missing γ is not 0.
+    switched_off = method.isin(_PLAIN_METHODS) | gamma.eq(0).fillna(False).astype(bool)
+    no_sign = ((method == "") & gamma.isna() & runs["acceptance_length"].isna()
+               & runs["acceptance_rate"].isna())
+    return ~(switched_off | no_sign.astype(bool))
 
 
 def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each speculative run beside the plain run of the same workload, model, GPU, engine and
-    concurrency, with the measured speedup.
+    """Each speculative run beside the plain run of the same workload, model, GPU, engine and load,
+    with the measured speedup.
 
-    Measured speedup = SD output throughput / baseline output throughput (same concurrency), or,
-    where throughput is missing, baseline mean TPOT / SD mean TPOT. ITL is not used: with
-    speculation ``vllm bench serve`` reports it per streamed chunk, which holds several tokens.
+    The load matches when the concurrency is the same and so is the request rate, an infinite or
+    missing rate counting as none (a concurrency-bound run). Examples pair only with examples.
+    ``engine`` matches when equal or missing on either side: schema 2 leaves it empty where a file
+    named only an endpoint type (``--backend openai-chat``), so the same server benchmarked through
+    two clients must still pair; a baseline of the same engine wins over one that names none, then
+    the newest. ``endpoint`` (openai-chat, completions, openai_http) is no key at all: it is how the
+    client called the server, not what the server ran, and one tool records it where another does not.
+
+    Measured speedup = SD output throughput / baseline output throughput (same load), or, where
+    throughput is missing, baseline mean TPOT / SD mean TPOT. ITL is not used: with speculation
+    ``vllm bench serve`` reports it per streamed chunk, which holds several tokens.
     """
     spec_mask = is_speculative(runs)
-    match = list(_MATCH)
-    measured = ["run_id", "output_throughput", "mean_tpot_ms"]
-    base = runs[~spec_mask].drop_duplicates(match, keep="last")[match + measured]
+    keys = [*_MATCH, "rate"]
+    measured = ["run_id", "engine", "output_throughput", "mean_tpot_ms"]
+    keyed = runs.assign(rate=runs["request_rate"].where(np.isfinite(runs["request_rate"])),
+                        order=np.arange(len(runs)))
+    base = keyed.loc[~spec_mask, keys + measured + ["order"]].rename(
+        columns={c: f"baseline_{c}" for c in [*measured, "order"]})
     # pandas matches missing keys with missing keys, so runs that set no GPU pair with each other.
-    paired = runs[spec_mask].merge(base.rename(columns={c: f"baseline_{c}" for c in measured}), on=match)
+    candidates = keyed[spec_mask].merge(base, on=keys)
+    same_engine = candidates["engine"] == candidates["baseline_engine"]
+    compatible = same_engine | candidates["engine"].isna() | candidates["baseline_engine"].isna()
+    paired = (candidates[compatible].assign(same_engine=same_engine[compatible])
+              .sort_values(["same_engine", "baseline_order"], kind="stable")
+              .drop_duplicates("order", keep="last").sort_values("order"))
     throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
     tpot = paired["baseline_mean_tpot_ms"] / paired["mean_tpot_ms"]
     paired["measured_speedup"] = throughput.where(throughput.notna(), tpot)
-    paired = paired.dropna(subset=["measured_speedup"])
+    paired = paired.dropna(subset=["measured_speedup"]).drop(
+        columns=["rate", "order", "baseline_order", "baseline_engine", "same_engine"])
     return paired.sort_values(["series", "concurrency"], kind="stable").reset_index(drop=True)
 
 
@@ -114,18 +266,20 @@ def crossover_concurrency(paired: pd.DataFrame) -> pd.DataFrame:
 
 
 def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
-    """The run with the highest output throughput in each series (the peak of a load sweep)."""
+    """The run with the highest output throughput on each line (``group`` and ``series``): the
+    peak of a load sweep."""
     valid = runs.dropna(subset=["output_throughput", "load"])
     if valid.empty:
         return valid
-    return valid.loc[valid.groupby("series", dropna=False)["output_throughput"].idxmax()]
+    return valid.loc[valid.groupby(["group", "series"], dropna=False)["output_throughput"].idxmax()]
 
 
 def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean acceptance length and zero-accept share per workload (seed 002's view by task)."""
+    """Mean acceptance length and zero-accept share per workload (seed 002's view by task), the
+    examples and the user's runs apart (``origin``): synthetic figures never enter a user's mean.
+    Runs that name no workload are one row with a missing ``workload``."""
     spec_runs = runs[runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna()]
-    return (spec_runs.assign(workload=spec_runs["workload"].fillna("(none)"))
-            .groupby("workload", as_index=False)
+    return (spec_runs.groupby(["origin", "workload"], as_index=False, dropna=False)
             .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),
                  runs=("run_id", "count")))
 
@@ -159,13 +313,12 @@ def predict(paired: pd.DataFrame, scenario: Scenario, context: int = 0) -> pd.Da
 
 
 def _evaluate(scenario: Scenario, alpha: np.ndarray, gamma: np.ndarray, batch: np.ndarray,
-              context: int, **knobs: np.ndarray | float) -> dict[str, np.ndarray]:
-    """Speedup (and, in roofline mode, throughputs) for arrays of runs and, optionally, of knobs."""
+              context: int) -> dict[str, np.ndarray]:
+    """Speedup (and, in roofline mode, throughputs) of the scenario for arrays of runs."""
     if scenario.mode == "ratios":
         return {"speedup": np.asarray(spec.speedup(alpha, gamma, scenario.verify_cost, scenario.draft_cost))}
-    merged = {**scenario.knobs, **knobs}
     return roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha, gamma=gamma,
-                             batch=batch, context=context, draft_cost=scenario.draft_cost, **merged)
+                             batch=batch, context=context, draft_cost=scenario.draft_cost, **scenario.knobs)
 
 
 def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
@@ -191,17 +344,63 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
 
 _KNOB_GRID = {"mfu": np.round(np.arange(0.2, 1.0001, 0.05), 2), "mbu": np.round(np.arange(0.4, 1.0001, 0.05), 2),
               "overlap": np.round(np.arange(0.0, 1.0001, 0.25), 2), "overhead_ms": np.round(np.arange(0.0, 2.0001, 0.1), 2)}
+# Points (knob combinations × runs) per chunk of the fit: 8 MiB per float64 array. A chunk holds
+# about seven such arrays at once, so the fit's peak stays near 60 MB (bench/bench_calibrate.py)
+# whatever the number of runs, up to 50,000 runs, where a chunk's floor (one triple's 21 overheads)
+# takes over and memory grows with the runs, as the frame of runs itself does.
+_CHUNK_POINTS = 2 ** 20
 
 
-def calibrate_knobs(predicted: pd.DataFrame, scenario: Scenario, context: int = 0) -> dict[str, float] | None:
+def _step_times(scenario: Scenario, alpha: np.ndarray, gamma: np.ndarray, batch: np.ndarray, context: int,
+                **knobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Plain and speculative step times and E, broadcast over runs and knob arrays.
+
+    The expressions of :func:`specviz.roofline.evaluate` term for term, so that what the fit
+    derives from them is the same to the bit, without the outputs a fit does not read (step times
+    in ms, cost ratios, regimes), which take about as long again as what it needs:
+
+    .. math:: t_{spec} = γ·t_{draft} + t_{verify}
+
+    with t_draft = ``draft_cost``·t_base without a draft model. From these, speedup
+    S = E·t_base / t_spec, plain tokens/s B / t_base and speculative tokens/s B·E / t_spec.
+    """
+    merged = {**scenario.knobs, **knobs}
+    base_s = roofline.forward_pass(scenario.gpu, scenario.target, batch, 1.0, context, **merged)["time_s"]
+    verify_s = roofline.forward_pass(scenario.gpu, scenario.target, batch, gamma + 1.0, context, **merged)["time_s"]
+    if scenario.draft is not None:
+        draft_s = roofline.forward_pass(scenario.gpu, scenario.draft, batch, 1.0, context, **merged)["time_s"]
+    else:
+        draft_s = scenario.draft_cost * base_s
+    return base_s, gamma * draft_s + verify_s, np.asarray(spec.expected_tokens(alpha, gamma))
+
+
+def _squared_log_error(predicted: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """ln²(predicted / measured), in place in ``predicted`` (a chunk's temporary): one array instead of
+    three, which keeps the chunk's memory and its traffic down."""
+    np.divide(predicted, measured, out=predicted)
+    np.log(predicted, out=predicted)
+    return np.square(predicted, out=predicted)
+
+
+def calibrate_knobs(predicted: pd.DataFrame, scenario: Scenario, context: int = 0, *,
+                    chunk_points: int = _CHUNK_POINTS) -> dict[str, float] | None:
     """Roofline knobs (mfu, mbu, overlap, overhead_ms) that fit the measured points best.
 
     An exhaustive search over a grid on the calculator's slider steps (17 × 13 × 5 × 21 = 23,205
-    combinations), all evaluated in one broadcast call. Speedups are ratios of step times, so they
-    fix the knobs only up to a common scale (halving mfu and mbu while doubling the overhead leaves
-    every speedup unchanged); where every point also has both measured throughputs, the fit
-    minimises the squared log errors of the plain and speculative tokens/s instead, which pins the
-    scale (``basis="throughput"``); otherwise it fits speedups (``basis="speedup"``).
+    combinations). Speedups are ratios of step times, so they fix the knobs only up to a common
+    scale (halving mfu and mbu while doubling the overhead leaves every speedup unchanged); where
+    every point also has both measured throughputs, the fit minimises the mean squared log errors
+    of the plain and speculative tokens/s instead, which pins the scale (``basis="throughput"``):
+
+    .. math:: L = \\frac{1}{n}\\sum_i \\ln^2\\frac{\\hat r_{spec,i}}{r_{spec,i}}
+              + \\ln^2\\frac{\\hat r_{base,i}}{r_{base,i}}
+
+    otherwise it fits speedups, L = mean of (Ŝ − S)² (``basis="speedup"``).
+
+    The grid is evaluated in chunks of whole (mfu, mbu, overlap) triples with all their overheads,
+    at most ``chunk_points`` combinations × runs each (but at least one triple), so that memory stays
+    bounded whatever the number of runs; each combination's loss is the same reduction over the same
+    values as in one broadcast, so the result is too, to the bit.
 
     Returns
     -------
@@ -212,24 +411,36 @@ def calibrate_knobs(predicted: pd.DataFrame, scenario: Scenario, context: int = 
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
     if rows.empty or scenario.mode != "roofline":
         return None
-    combos = np.array(list(itertools.product(*_KNOB_GRID.values())))
-    knobs = {name: combos[:, i, None] for i, name in enumerate(_KNOB_GRID)}
-    column = lambda name: rows[name].to_numpy(dtype=float)[None, :]
-    result = _evaluate(scenario, column("alpha"), column("num_speculative_tokens"), column("concurrency"),
-                       context, **knobs)
-    measured = column("measured_speedup")
-    speed_errors = ((result["speedup"] - measured) ** 2).mean(axis=1)
+    column = lambda name: rows[name].to_numpy(dtype=float)
+    alpha, gamma, batch, measured = (column(c) for c in ("alpha", "num_speculative_tokens", "concurrency",
+                                                          "measured_speedup"))
     by_throughput = rows[["output_throughput", "baseline_output_throughput"]].notna().all().all() if \
         "baseline_output_throughput" in rows else False
-    if by_throughput:
-        loss = ((np.log(result["spec_tokens_per_s"] / column("output_throughput")) ** 2
-                 + np.log(result["baseline_tokens_per_s"] / column("baseline_output_throughput")) ** 2)
-                .mean(axis=1))
-    else:
-        loss = speed_errors
-    best = int(np.argmin(loss))
+    # Every combination, overhead_ms varying fastest (the order of itertools.product).
+    combos = np.stack(np.meshgrid(*_KNOB_GRID.values(), indexing="ij"), axis=-1).reshape(-1, len(_KNOB_GRID))
+    overheads = _KNOB_GRID["overhead_ms"][:, None]
+    # A chunk is (triples, overheads, runs): broadcast so, each pass's compute and memory times are
+    # worked out once per triple rather than once per overhead.
+    triples = combos[::len(overheads), :3, None, None]
+    per_chunk = max(1, chunk_points // (len(overheads) * len(rows)))
+    losses = []
+    for start in range(0, len(triples), per_chunk):
+        chunk = triples[start:start + per_chunk]
+        base_s, spec_s, e = _step_times(scenario, alpha, gamma, batch, context, mfu=chunk[:, 0], mbu=chunk[:, 1],
+                                        overlap=chunk[:, 2], overhead_ms=overheads)
+        if by_throughput:
+            loss = _squared_log_error(batch * e / spec_s, column("output_throughput"))
+            loss += _squared_log_error(batch / base_s, column("baseline_output_throughput"))
+        else:
+            loss = (e * base_s / spec_s - measured) ** 2
+        losses.append(loss.mean(axis=-1).ravel())
+    best = int(np.argmin(np.concatenate(losses)))
+    # The speedup error of the best combination alone, shaped like a chunk's row (same reduction).
+    base_s, spec_s, e = _step_times(scenario, alpha, gamma, batch, context,
+                                    **dict(zip(_KNOB_GRID, combos[best, :, None, None, None])))
+    speed_error = float(((e * base_s / spec_s - measured) ** 2).mean(axis=-1)[0, 0])
     return {**{name: float(combos[best, i]) for i, name in enumerate(_KNOB_GRID)},
-            "rms_error": float(np.sqrt(speed_errors[best])), "points": len(rows),
+            "rms_error": float(np.sqrt(speed_error)), "points": len(rows),
             "basis": "throughput" if by_throughput else "speedup"}
 
 

@@ -309,6 +309,7 @@ class TestExplorerPage:
     def test_every_view_renders_the_examples(self, view):
         at = explorer_app(view)
         assert "EXAMPLE runs" in at.info[0].value
+        assert not at.error  # the router turns an exception into an error message
 
     def test_crossover_table_says_when_there_is_none(self):
         at = explorer_app("Speculation vs baseline")
@@ -316,9 +317,43 @@ class TestExplorerPage:
         assert set(crossover["Crossover concurrency"]) == {"none: faster at every measured concurrency"}
 
     def test_views_with_charts(self):
-        assert len(explorer_app("By load").get("vega_lite_chart")) == 3
+        by_load = explorer_app("By load")
+        # The examples have no p50 ITL: said, not drawn as an empty chart.
+        assert len(by_load.get("vega_lite_chart")) == 2
+        assert any("No run on this axis reports p50 ITL" in i.value for i in by_load.info)
+        assert list(by_load.dataframe[0].value["Series"]) == sorted(by_load.dataframe[0].value["Series"])  # peaks
         assert len(explorer_app("Speculation vs baseline").get("vega_lite_chart")) == 1
         assert len(explorer_app("Published results").get("vega_lite_chart")) == 1
+
+    def test_lines_by_a_field_of_the_files_and_the_rate_axis(self):
+        at = explorer_app("By load")
+        upload(at, ("sweep.csv", b"request_rate,output_throughput,max_num_seqs\n1,100,4\n2,180,4\n1,120,16\n"
+                                 b"2,230,16\ninf,300,16\n", "text/csv"))
+        at.segmented_control(key="load_axis").set_value("request_rate").run()
+        group = at.selectbox(key="load_group")
+        assert "max_num_seqs (field of the file)" in group.options
+        group.set_value("extra.max_num_seqs").run()
+        assert not at.exception and not at.error
+        peaks = at.dataframe[0].value
+        assert list(peaks["max_num_seqs"]) == ["16", "4"] and list(peaks["Request rate (req/s)"]) == [2, 2]
+        # The run at an infinite rate is listed, not plotted.
+        assert any("1 runs sent every request at once" in i.value for i in at.info)
+        assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
+
+    def test_acceptance_keeps_examples_and_user_runs_apart(self):
+        at = explorer_app("Acceptance by workload")
+        upload(at, ("mine.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
+                    "text/csv"))
+        table = at.dataframe[0].value
+        chat = table[table["Workload"] == "chat"].set_index("Source")
+        assert chat.loc["Your runs", "Acceptance length (tokens/step)"] == 1.5
+        assert chat.loc["EXAMPLE (synthetic)", "Runs"] == 8
+        assert any("averaged apart" in c.value for c in at.caption)
+
+    def test_newest_runs_first(self):
+        at = explorer_app()
+        upload(at, ("mine.csv", b"concurrency,output_throughput\n3,333\n", "text/csv"))
+        assert at.dataframe[0].value["Output tokens/s"].iloc[0] == 333
 
     def test_upload_reports_each_file(self):
         at = explorer_app()
@@ -339,6 +374,14 @@ class TestExplorerPage:
         at.run()
         assert not at.exception
         assert "csv, 2 runs" in at.success[0].value
+
+    def test_the_mapping_step_can_be_dismissed(self):
+        at = explorer_app()
+        upload(at, ("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n", "text/csv"))
+        at.button(key="dismiss_mapping").click()
+        at.run()
+        assert not at.exception and "pending_csv" not in at.session_state
+        assert not [s for s in at.selectbox if s.key == "map_0"]
 
     def test_mapping_the_columns_that_did_not_match(self):
         at = explorer_app()

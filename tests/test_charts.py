@@ -1,8 +1,13 @@
 """Tests for specviz.charts: each builder returns a valid Altair spec with the data it was given."""
 
-import altair as alt
+import json
+import math
 
-from specviz import calculator, charts, roofline, settings
+import altair as alt
+import pandas as pd
+
+from specviz import calculator, charts, explorer, roofline, settings
+from specviz.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SCENARIO = calculator.Scenario(roofline.load_gpus(DATA)["H100-SXM"], roofline.load_models(DATA)["Llama-3.1-70B"])
@@ -43,3 +48,69 @@ class TestRooflineChart:
         chart = charts.roofline_chart(roof, passes)
         assert set(layers(chart)[1].data["label"]) == {"Plain decode", "Verify (γ+1 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+
+
+def runs(rows: list[dict]):
+    """Canonical runs with the explorer's shared columns, from a few fields per row."""
+    base = {c: None for c in RUN_COLUMNS}
+    frame = pd.DataFrame([{**base, "run_id": str(i), "source_file": "results/f.csv", **r} for i, r in enumerate(rows)])
+    return explorer.with_load(frame.astype({c: "float64" for c, k in RUN_COLUMNS.items()
+                                            if k in ("DOUBLE", "BIGINT", "INTEGER")}))
+
+
+def chart_data(chart) -> pd.DataFrame:
+    """The data of a chart's first layer or panel (Altair lifts data shared by all of them to the top)."""
+    if isinstance(chart.data, pd.DataFrame):
+        return chart.data
+    return chart_data((chart.layer if isinstance(chart, alt.LayerChart) else chart.vconcat)[0])
+
+
+LONG = "a deployment label long enough to be cut by Vega-Lite's default 160 px legend limit"
+LOADS = runs([{"label": LONG, "concurrency": c, "output_throughput": 100.0 * c} for c in (1, 2, 4)]
+             + [{"label": "rate sweep", "request_rate": r, "output_throughput": 50.0 * r} for r in (1.0, 5.0, math.inf)])
+
+
+class TestMetricVsLoad:
+    def test_concurrency_and_request_rate_are_separate_charts(self):
+        by_concurrency = charts.metric_vs_load(explorer.on_load_axis(LOADS, "concurrency"), "output_throughput",
+                                               "concurrency")
+        by_rate = charts.metric_vs_load(explorer.on_load_axis(LOADS, "request_rate"), "output_throughput",
+                                        "request_rate")
+        assert set(chart_data(by_concurrency).label) == {LONG}
+        assert set(chart_data(by_rate).label) == {"rate sweep"} and list(chart_data(by_rate).load) == [1, 5]
+        assert by_concurrency.to_dict()["layer"][0]["encoding"]["x"]["title"] == "Concurrency"
+        assert by_rate.to_dict()["layer"][0]["encoding"]["x"]["title"] == "Request rate (req/s)"
+
+    def test_the_legend_never_cuts_a_name(self):
+        spec = charts.metric_vs_load(explorer.on_load_axis(LOADS, "concurrency"), "output_throughput",
+                                     "concurrency").to_dict()
+        legend = spec["layer"][0]["encoding"]["color"]["legend"]
+        assert legend["labelLimit"] == 0 and legend["symbolLimit"] == 0 and legend["orient"] == "bottom"
+        assert legend["columns"] == 1  # one long name: one column
+
+    def test_groups_in_numeric_order_with_unset_ones_named(self):
+        grouped = runs([{"concurrency": 1, "output_throughput": 1, "extra": json.dumps({"max_num_seqs": s})}
+                        for s in (16, 4, 128)] + [{"concurrency": 1, "output_throughput": 1}])
+        chart = charts.metric_vs_load(explorer.with_group(grouped, "extra.max_num_seqs"), "output_throughput",
+                                      "concurrency", group_title="max_num_seqs")
+        color = chart.to_dict()["layer"][0]["encoding"]["color"]
+        assert color["scale"]["domain"] == ["4", "16", "128", "(not set)"] and color["legend"]["title"] == "max_num_seqs"
+
+    def test_a_line_keeps_its_colour_in_a_chart_without_it(self):
+        lines = explorer.on_load_axis(LOADS, "concurrency").assign(p50_itl_ms=[None, None, 5.0])
+        lines.loc[lines.index[-1], "group"] = "other"
+        color = charts.metric_vs_load(lines, "p50_itl_ms", "concurrency").to_dict()["layer"][0]["encoding"]["color"]
+        assert color["scale"]["domain"] == [LONG, "other"]
+
+
+class TestAcceptanceByWorkload:
+    def test_only_the_figures_that_exist_and_origins_apart(self):
+        summary = pd.DataFrame({"origin": ["example", "user"], "workload": ["chat", "chat"],
+                                "acceptance_length": [2.4, 1.5], "zero_accept_rate": [float("nan")] * 2, "runs": [8, 1]})
+        chart = charts.acceptance_by_workload(summary)
+        assert len(chart.vconcat) == 1  # no empty zero-accept panel
+        panel = chart.to_dict()["vconcat"][0]
+        assert panel["encoding"]["yOffset"]["field"] == "origin"
+        assert set(chart_data(chart).origin) == {"EXAMPLE (synthetic)", "Your runs"}
+        summary["zero_accept_rate"] = [0.27, 0.3]
+        assert len(charts.acceptance_by_workload(summary).vconcat) == 2

@@ -1,6 +1,9 @@
 """Tests for specviz.explorer: pairing, crossovers, predictions and calibration on known data."""
 
+import itertools
+import json
 import math
+import tracemalloc
 
 import numpy as np
 import pandas as pd
@@ -15,12 +18,17 @@ GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
 SCENARIO = calculator.Scenario(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], draft_cost=0.04)
 
 
-def runs_frame(rows: list[dict]) -> pd.DataFrame:
-    """Canonical runs as the store returns them, from a few fields per row."""
+def raw_frame(rows: list[dict]) -> pd.DataFrame:
+    """Canonical runs as the store returns them (γ a nullable integer), from a few fields per row."""
     base = {c: None for c in RUN_COLUMNS}
     frame = pd.DataFrame([{**base, "run_id": str(i), "source_file": "results/f.csv", **r} for i, r in enumerate(rows)])
-    return explorer.with_load(frame.astype({c: "float64" for c, k in RUN_COLUMNS.items()
-                                            if k in ("DOUBLE", "BIGINT", "INTEGER")}))
+    return frame.astype({c: "Int32" if c == "num_speculative_tokens" else "float64" for c, k in RUN_COLUMNS.items()
+                         if k in ("DOUBLE", "BIGINT", "INTEGER")})
+
+
+def runs_frame(rows: list[dict]) -> pd.DataFrame:
+    """:func:`raw_frame` with the explorer's shared columns."""
+    return explorer.with_load(raw_frame(rows))
 
 
 SWEEP = runs_frame(
@@ -39,10 +47,33 @@ def example_runs():
     return runs
 
 
+class TestExampleHashes:
+    def test_only_the_imports_of_origin_example(self):
+        s = Store(":memory:")
+        s.seed_examples(sorted((DATA / "examples").glob("*.csv")))
+        s.import_file("examples/mine.csv", b"concurrency,output_throughput\n1,100\n")  # a user's, whatever its name
+        hashes = explorer.example_hashes(s.imports())
+        runs = s.runs()
+        s.close()
+        assert hashes == set(runs.loc[runs.source_file == "examples/example_sweep.csv", "content_hash"])
+        assert len(hashes) == 1
+
+
 class TestWithLoad:
     def test_request_rate_stands_in_for_missing_concurrency(self):
         frame = runs_frame([{"request_rate": 10.0}, {"concurrency": 4.0}])
         assert list(frame.load) == [10.0, 4.0] and list(frame.load_kind) == ["request_rate", "concurrency"]
+
+    def test_an_infinite_rate_is_all_at_once_not_a_load(self):
+        frame = runs_frame([{"request_rate": math.inf}, {"request_rate": math.inf, "concurrency": 8.0}])
+        assert math.isnan(frame.load[0]) and frame.load_kind[0] == "all_at_once"
+        assert frame.load[1] == 8.0 and frame.load_kind[1] == "concurrency"
+
+    def test_origin_from_the_example_hashes_else_the_file_name(self):
+        raw = raw_frame([{"content_hash": "a", "source_file": "examples/x.csv"},
+                         {"content_hash": "b", "source_file": "examples/y.csv"}, {"content_hash": "c"}])
+        assert list(explorer.with_load(raw, {"b"}).origin) == ["user", "example", "user"]
+        assert list(explorer.with_load(raw).origin) == ["example", "example", "user"]
 
     def test_series_names_label_then_method_then_file(self):
         frame = runs_frame([{"label": "A", "workload": "code"}, {"spec_method": "ngram", "num_speculative_tokens": 4},
@@ -55,7 +86,123 @@ class TestFilterRuns:
         assert len(explorer.filter_runs(SWEEP, {"workload": [], "label": ["eagle"]})) == 3
 
 
+class TestNewestFirst:
+    def test_newest_import_first_in_file_order(self):
+        old, new = pd.Timestamp("2026-01-01"), pd.Timestamp("2026-02-01")
+        frame = runs_frame([{"imported_at": old}, {"imported_at": old}, {"imported_at": new}, {"imported_at": new}])
+        assert list(explorer.newest_first(frame).run_id) == ["2", "3", "0", "1"]
+
+
+MIXED_LOADS = runs_frame([{"concurrency": 4.0, "output_throughput": 400}, {"request_rate": 10.0, "output_throughput": 900},
+                          {"concurrency": 8.0, "request_rate": 5.0, "output_throughput": 700},
+                          {"concurrency": 16.0, "request_rate": math.inf, "output_throughput": 1500},
+                          {"request_rate": math.inf, "output_throughput": 2000}, {"concurrency": 0.0}])
+
+
+class TestOnLoadAxis:
+    def test_concurrency_and_request_rate_are_separate_axes(self):
+        by_concurrency = explorer.on_load_axis(MIXED_LOADS, "concurrency")
+        by_rate = explorer.on_load_axis(MIXED_LOADS, "request_rate")
+        assert list(by_concurrency.run_id) == ["0", "2", "3"] and list(by_concurrency.load) == [4, 8, 16]
+        assert list(by_rate.run_id) == ["1", "2"] and list(by_rate.load) == [10, 5]  # never ∞
+        assert set(by_rate.load_kind) == {"request_rate"}
+
+
+class TestInfiniteRateRuns:
+    def test_listed_where_the_axis_has_no_place_for_them(self):
+        assert list(explorer.infinite_rate_runs(MIXED_LOADS, "concurrency").run_id) == ["4"]
+        assert list(explorer.infinite_rate_runs(MIXED_LOADS, "request_rate").run_id) == ["3", "4"]
+
+
+def sweep_extra(max_num_seqs: int, run: int) -> str:
+    """``extra`` as the vLLM importer keeps it for a run of ``vllm bench sweep``."""
+    return json.dumps({"max_num_seqs": max_num_seqs, "std_ttft_ms": 300.0 + run, "backend": "openai",
+                       "sweep": {"serve": {"max_num_seqs": float(max_num_seqs)}}, "ttfts": [1.0, 2.0]})
+
+
+SWEEP_EXTRA = runs_frame([{"concurrency": c, "output_throughput": 100.0 * c * seqs, "extra": sweep_extra(seqs, i)}
+                          for i, (seqs, c) in enumerate((s, c) for s in (4, 16) for c in (1.0, 2.0, 4.0))]
+                         + [{"concurrency": 1.0, "output_throughput": 50.0}])
+
+
+class TestExtraKeys:
+    def test_settings_that_vary_and_repeat(self):
+        # std_ttft_ms differs on every run (a measurement), backend never (no use), ttfts is a list.
+        assert explorer.extra_keys(SWEEP_EXTRA) == ["extra.max_num_seqs", "extra.sweep.serve.max_num_seqs"]
+
+    def test_none_without_extra(self):
+        assert explorer.extra_keys(SWEEP) == []
+
+
+class TestWithGroup:
+    def test_grouping_by_an_extra_key(self):
+        nested = explorer.with_group(SWEEP_EXTRA, "extra.sweep.serve.max_num_seqs")
+        top = explorer.with_group(SWEEP_EXTRA, "extra.max_num_seqs")
+        assert list(nested.group[:6]) == list(top.group[:6]) == ["4"] * 3 + ["16"] * 3  # 4.0 and 4 are one setting
+        assert pd.isna(nested.group.iloc[6]) and pd.isna(top.group.iloc[6])
+        peaks = explorer.sweep_peaks(top)
+        assert sorted(peaks.output_throughput) == [50, 1600, 6400]  # a peak per max_num_seqs line, and the unset one
+
+    def test_grouping_by_a_column(self):
+        frame = runs_frame([{"target_model": "m"}, {}])
+        group = explorer.with_group(frame, "target_model").group
+        assert group[0] == "m" and pd.isna(group[1])
+
+
+class TestIsSpeculative:
+    @pytest.mark.parametrize("run", [{}, {"num_speculative_tokens": 0}, {"spec_method": "eagle", "num_speculative_tokens": 0},
+                                     {"spec_method": "None"}, {"spec_method": "OFF"}, {"spec_method": " no "},
+                                     {"spec_method": "Disabled"}, {"spec_method": ""}])
+    def test_plain_runs(self, run):
+        assert not explorer.is_speculative(runs_frame([run])).iloc[0]
+
+    @pytest.mark.parametrize("run", [{"spec_method": "eagle"}, {"num_speculative_tokens": 4},
+                                     {"acceptance_length": 2.5}, {"acceptance_rate": 0.6}])
+    def test_speculative_runs(self, run):
+        assert explorer.is_speculative(runs_frame([run])).iloc[0]
+
+
 class TestPairWithBaselines:
+    def test_plain_runs_marked_gamma_zero_or_none_are_baselines(self):
+        # A user's own sweep: plain runs with γ = 0 (or method "none") beside γ = 4 runs.
+        frame = runs_frame([{"concurrency": 1, "output_throughput": 100, "spec_method": "eagle", "num_speculative_tokens": 0},
+                            {"concurrency": 8, "output_throughput": 600, "spec_method": "none"},
+                            {"concurrency": 1, "output_throughput": 250, "spec_method": "eagle", "num_speculative_tokens": 4},
+                            {"concurrency": 8, "output_throughput": 900, "spec_method": "eagle", "num_speculative_tokens": 4}])
+        paired = explorer.pair_with_baselines(frame)
+        assert list(paired.baseline_run_id) == ["0", "1"]
+        np.testing.assert_allclose(paired.measured_speedup, [2.5, 1.5])
+
+    def test_endpoint_is_no_key_and_a_missing_engine_matches(self):
+        frame = runs_frame([{"concurrency": 1, "output_throughput": 100, "endpoint": "openai-chat"},
+                            {"concurrency": 1, "output_throughput": 200, "num_speculative_tokens": 4,
+                             "engine": "vllm", "endpoint": "vllm"}])
+        assert explorer.pair_with_baselines(frame).measured_speedup.tolist() == [2.0]
+
+    def test_the_same_engine_wins_and_another_engine_never_pairs(self):
+        frame = runs_frame([{"concurrency": 1, "output_throughput": 100, "engine": "vllm"},
+                            {"concurrency": 1, "output_throughput": 50},
+                            {"concurrency": 1, "output_throughput": 200, "engine": "sglang"},
+                            {"concurrency": 1, "output_throughput": 300, "num_speculative_tokens": 4, "engine": "vllm"},
+                            {"concurrency": 1, "output_throughput": 300, "num_speculative_tokens": 4, "engine": "tgi"}])
+        paired = explorer.pair_with_baselines(frame).set_index("engine")
+        assert paired.loc["vllm", "baseline_run_id"] == "0"
+        assert paired.loc["tgi", "baseline_run_id"] == "1"  # the one that names no engine
+
+    def test_request_rates_match_and_infinity_counts_as_none(self):
+        frame = runs_frame([{"request_rate": 10.0, "output_throughput": 100}, {"request_rate": 30.0, "output_throughput": 300},
+                            {"request_rate": 10.0, "output_throughput": 150, "spec_method": "eagle"},
+                            {"concurrency": 8, "output_throughput": 400},
+                            {"concurrency": 8, "request_rate": math.inf, "output_throughput": 600, "spec_method": "eagle"}])
+        paired = explorer.pair_with_baselines(frame)
+        assert dict(zip(paired.run_id, paired.baseline_run_id)) == {"2": "0", "4": "3"}
+
+    def test_examples_never_pair_with_user_runs(self):
+        frame = explorer.with_load(raw_frame([{"concurrency": 1, "output_throughput": 100, "content_hash": "ex"},
+                                              {"concurrency": 1, "output_throughput": 200, "spec_method": "eagle"}]),
+                                   {"ex"})
+        assert explorer.pair_with_baselines(frame).empty
+
     def test_throughput_ratio_at_equal_concurrency(self):
         paired = explorer.pair_with_baselines(SWEEP)
         assert list(paired.concurrency) == [1, 8, 64]
@@ -88,8 +235,20 @@ class TestSweepPeaks:
 class TestWorkloadAcceptance:
     def test_examples_follow_seed_002s_order(self, example_runs):
         summary = explorer.workload_acceptance(example_runs).set_index("workload")
+        assert set(summary.origin) == {"example"}
         assert summary.loc["json", "acceptance_length"] > summary.loc["code", "acceptance_length"] > summary.loc["chat", "acceptance_length"]
         assert summary.loc["chat", "zero_accept_rate"] == pytest.approx(0.27)
+
+    def test_examples_are_never_averaged_with_user_runs(self, example_runs):
+        mine = runs_frame([{"workload": "chat", "acceptance_length": 1.5, "spec_method": "eagle"}])
+        summary = explorer.workload_acceptance(pd.concat([example_runs, mine], ignore_index=True))
+        chat = summary[summary.workload == "chat"].set_index("origin")
+        assert chat.loc["user", "acceptance_length"] == 1.5 and chat.loc["user", "runs"] == 1
+        assert chat.loc["example", "acceptance_length"] == pytest.approx(2.4, rel=0.02) and chat.loc["example", "runs"] == 8
+
+    def test_a_missing_figure_stays_missing(self):
+        summary = explorer.workload_acceptance(runs_frame([{"workload": "chat", "acceptance_length": 2.0}]))
+        assert summary.acceptance_length.tolist() == [2.0] and summary.zero_accept_rate.isna().all()
 
 
 class TestPredict:
@@ -129,7 +288,67 @@ class TestCalibrateRatios:
                                                         "measured_speedup": [1.5]})) is None
 
 
+def one_broadcast_fit(predicted: pd.DataFrame, scenario: calculator.Scenario, context: int = 0) -> dict:
+    """calibrate_knobs before chunking: the whole grid against every run in one broadcast of
+    roofline.evaluate (the reference the chunked fit must equal to the bit)."""
+    rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
+    combos = np.array(list(itertools.product(*explorer._KNOB_GRID.values())))
+    knobs = {name: combos[:, i, None] for i, name in enumerate(explorer._KNOB_GRID)}
+    column = lambda name: rows[name].to_numpy(dtype=float)[None, :]
+    result = roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=column("alpha"),
+                               gamma=column("num_speculative_tokens"), batch=column("concurrency"), context=context,
+                               draft_cost=scenario.draft_cost, **{**scenario.knobs, **knobs})
+    speed_errors = ((result["speedup"] - column("measured_speedup")) ** 2).mean(axis=1)
+    by_throughput = "baseline_output_throughput" in rows
+    loss = ((np.log(result["spec_tokens_per_s"] / column("output_throughput")) ** 2
+             + np.log(result["baseline_tokens_per_s"] / column("baseline_output_throughput")) ** 2).mean(axis=1)
+            if by_throughput else speed_errors)
+    best = int(np.argmin(loss))
+    return {**{name: float(combos[best, i]) for i, name in enumerate(explorer._KNOB_GRID)},
+            "rms_error": float(np.sqrt(speed_errors[best])), "points": len(rows),
+            "basis": "throughput" if by_throughput else "speedup"}
+
+
+def noisy_points(n: int, scenario: calculator.Scenario, seed: int = 0) -> pd.DataFrame:
+    """``n`` predicted runs measured on the roofline with the realistic knobs, plus 3 % noise."""
+    rng = np.random.default_rng(seed)
+    alpha, gamma = rng.uniform(0.5, 0.9, n), rng.integers(2, 6, n).astype(float)
+    batch = rng.choice([1, 2, 4, 8, 16, 32, 64, 128], n).astype(float)
+    true = roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha, gamma=gamma, batch=batch,
+                             context=1024, draft_cost=scenario.draft_cost, **roofline.REALISTIC)
+    spec_tps, base_tps = (true[k] * rng.normal(1, 0.03, n) for k in ("spec_tokens_per_s", "baseline_tokens_per_s"))
+    return pd.DataFrame({"alpha": alpha, "num_speculative_tokens": gamma, "concurrency": batch,
+                         "output_throughput": spec_tps, "baseline_output_throughput": base_tps,
+                         "measured_speedup": spec_tps / base_tps})
+
+
 class TestCalibrateKnobs:
+    @pytest.mark.parametrize("draft", [None, "Llama-3.2-1B"])
+    @pytest.mark.parametrize("basis", ["throughput", "speedup"])
+    def test_chunks_give_the_one_broadcast_result_to_the_bit(self, draft, basis):
+        scenario = calculator.Scenario(SCENARIO.gpu, SCENARIO.target, MODELS.get(draft), draft_cost=0.04)
+        points = noisy_points(30, scenario)
+        if basis == "speedup":
+            points = points.drop(columns="baseline_output_throughput")
+        expected = one_broadcast_fit(points, scenario, 1024)
+        assert expected["basis"] == basis
+        # A triple per chunk (1,105 chunks), a few, and one chunk for the whole grid.
+        for chunk_points in (1, 200_000, 10**9):
+            assert explorer.calibrate_knobs(points, scenario, 1024, chunk_points=chunk_points) == expected
+
+    def test_memory_stays_bounded_for_a_thousand_runs(self):
+        points = noisy_points(1000, SCENARIO)
+        tracemalloc.start()
+        try:
+            fit = explorer.calibrate_knobs(points, SCENARIO, 1024)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        # One broadcast held about 4.3 GB here (23,205 combinations × 1,000 runs × ~23 float64 arrays).
+        assert peak < 300e6, f"{peak / 1e6:.0f} MB"
+        assert fit["points"] == 1000 and fit["basis"] == "throughput"
+        assert (fit["mfu"], fit["mbu"], fit["overlap"]) == (0.6, 0.8, 0.0)
+
     def test_fits_the_synthetic_examples_far_better_than_the_pure_roofline(self, example_runs):
         predicted = explorer.predict(explorer.pair_with_baselines(example_runs), SCENARIO, 1024)
         pure_rms = float(np.sqrt((predicted.error ** 2).mean()))
