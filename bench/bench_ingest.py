@@ -74,7 +74,9 @@ def make_csv(path: Path, rows: int) -> None:
 def in_child(kind: tuple[str, str], **paths: str) -> dict[str, float]:
     setup, work = (part.format(**paths) for part in kind)
     script = CHILD.format(root=str(ROOT), setup=setup, work=work)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"the child failed:\n{out.stderr.strip().splitlines()[-1]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -45,7 +45,8 @@ class StoreError(SpecvizError):
     """The store cannot be opened or written; the file is left as it was."""
 
 
-_QUANTILES = (("mean", None), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+# The percentiles a per-request CSV's runs get, beside the mean.
+_PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 
 
 # Every object of the open file a user could have made (the current database's, not DuckDB's own).
@@ -656,18 +657,23 @@ class Store:
                 if not requests:
                     raise IngestError("ingest.csv_no_rows", name)
                 metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
-                aggregates = ["count(*) AS num_requests"]
+                # Each metric's percentiles from one sort per run: quantile_cont of a list.
+                aggregates, unpacked = ["count(*) AS num_requests"], []
                 for metric in metrics:
-                    for statistic, q in _QUANTILES:
-                        fn = f"avg({metric})" if q is None else f"quantile_cont({metric}, {q})"
-                        aggregates.append(f"{fn} AS {statistic}_{metric.removesuffix('_ms')}_ms")
+                    short = metric.removesuffix("_ms")
+                    aggregates += [f"avg({metric}) AS mean_{short}_ms",
+                                   f"quantile_cont({metric}, {list(_PERCENTILES.values())}) AS {short}_percentiles"]
+                    unpacked += [f"{short}_percentiles[{i}] AS {statistic}_{short}_ms"
+                                 for i, statistic in enumerate(_PERCENTILES, start=1)]
                 columns = [_quote(d) for d in dims]
                 cur.execute(f"""
                     INSERT INTO runs BY NAME
-                    SELECT {run_id} AS run_id, {_sql_text(name)} AS source_file, 'csv' AS source_format,
-                           TIMESTAMP '{now}' AS imported_at, '{content_hash}' AS content_hash,
-                           {', '.join(columns + aggregates)}, '{{}}'::JSON AS extra
-                    FROM staged GROUP BY run_group{', ' + ', '.join(columns) if columns else ''}""")
+                    SELECT * EXCLUDE ({', '.join(f"{m.removesuffix('_ms')}_percentiles" for m in metrics)}),
+                           {', '.join(unpacked)}
+                    FROM (SELECT {run_id} AS run_id, {_sql_text(name)} AS source_file, 'csv' AS source_format,
+                                 TIMESTAMP '{now}' AS imported_at, '{content_hash}' AS content_hash,
+                                 {', '.join(columns + aggregates)}, '{{}}'::JSON AS extra
+                          FROM staged GROUP BY run_group{', ' + ', '.join(columns) if columns else ''})""")
                 request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra") and f"request:{c}" in mapped]
                 cur.execute(f"INSERT INTO requests BY NAME SELECT {run_id} AS run_id, {', '.join(request_cols)}, "
                             f"extra FROM staged")

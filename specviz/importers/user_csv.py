@@ -204,17 +204,17 @@ def sniff(source: Source) -> float:
 def parse(source: Source) -> Parsed:
     """Check a user's CSV before the store reads it: the memory DuckDB will take (rows, cells,
     columns, the ``extra`` text of unknown columns) and the number of columns."""
-    # A few byte counts, not the whole histogram: bytes.count runs at memory speed on a large file.
-    data = source.data
-    rows = max(data.count(b"\n"), data.count(b"\r")) + 1  # lines, whether they end in \n, \r\n or \r
-    source.charge(int(_ROW_BYTES * rows + _CELL_BYTES * data.count(b",")))
     # The header line is read whole (to count its columns): its text and fields first.
     source.fits(_HEADER_BYTES_PER_BYTE * header_line_bytes(source.data))
     header = csv_header(source)
     most = settings.get("SPECVIZ_IMPORT_MAX_COLUMNS")
     if len(header) > most:
         raise IngestError("ingest.csv_too_many_columns", source.name, most=most)
-    source.charge(_COLUMN_BYTES * len(header))
+    # Two byte counts, not the whole histogram. A row's cells past its first are charged as its
+    # commas were (DuckDB refuses a row with more fields than the header).
+    data = source.data
+    rows = max(data.count(b"\n"), data.count(b"\r")) + 1  # lines, whether they end in \n, \r\n or \r
+    source.charge(int(_ROW_BYTES * rows + _CELL_BYTES * rows * (len(header) - 1) + _COLUMN_BYTES * len(header)))
     unknown = _unknown_columns(header)
     if unknown:
         # Values: the file's text at most, escaped (a quote or backslash doubled, a control
