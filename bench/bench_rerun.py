@@ -1,6 +1,7 @@
 """Benchmark: how long the calculator page takes to rerun after a slider move (AppTest).
 
-Run by hand: `.venv/bin/python bench/bench_rerun.py`. AppTest runs the whole script (router,
+Run by hand: `.venv/bin/python bench/bench_rerun.py [calculator|explorer]` (both by default).
+AppTest runs the whole script (router,
 sidebar, page, chart specs) as the server would, without a browser; network and drawing are not
 included. Prints the median and 90th percentile over the moves, against the cost of a rerun of an
 empty page measured in the same run as the floor of AppTest itself.
@@ -59,7 +60,7 @@ def explorer_with_a_million_requests() -> None:
         store.close()
         os.environ["SPECVIZ_DB"] = str(database)
         workloads = [[], ["chat"], ["code"], ["json"]]
-        for view in ("Runs", "By load", "Speculation vs baseline"):
+        for view in ("Runs", "By load", "Speculation vs baseline", "Acceptance by workload"):
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
             at.session_state["exp_view"] = view
             at.run()
@@ -70,6 +71,15 @@ def explorer_with_a_million_requests() -> None:
 
 
 def main() -> None:
+    parts = sys.argv[1:] or ["calculator", "explorer"]
+    if "calculator" in parts:
+        calculator_moves()
+    if "explorer" in parts:
+        explorer_with_a_million_requests()
+
+
+def calculator_moves() -> None:
+    """Calculator reruns after a move of α or batch, per view, against AppTest's own floor."""
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp) / "empty.py"
         empty.write_text("import streamlit as st\nst.slider('x', 0.0, 1.0, 0.5, key='x')\n")
@@ -88,7 +98,6 @@ def main() -> None:
         median = report(f"calculator [{view}]: move α", timed_reruns(at, alpha))
         report(f"calculator [{view}]: move batch", timed_reruns(at, batch))
         print(f"{'':<52} α move minus the floor: {median - floor:.1f} ms")
-    explorer_with_a_million_requests()
 
 
 if __name__ == "__main__":

@@ -121,7 +121,9 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     ``runs`` come from :func:`specviz.explorer.on_load_axis` (their ``load`` is the ``axis``) and
     :func:`specviz.explorer.with_group`; ``group_title`` names the group key in the legend.
     """
-    named = runs.assign(group=runs["group"].fillna(t("exp.not_set", lang)))
+    # Only the columns drawn: Altair copies and sanitises every column of the data it is given.
+    named = runs[["group", "series", "load", metric, "source_file"]].assign(
+        group=runs["group"].fillna(t("exp.not_set", lang)))
     data = named.dropna(subset=[metric, "load"])
     # Every group of the runs, not only those with this metric: a line keeps its colour from chart to chart.
     groups = _natural_order(named["group"])
@@ -137,7 +139,7 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
         detail="series:N", tooltip=tooltip)
     layers = [lines]
     if peaks is not None and not peaks.empty:
-        layers.append(alt.Chart(peaks).mark_point(size=260, color="black", strokeWidth=2).encode(
+        layers.append(alt.Chart(peaks[["series", "load", metric]]).mark_point(size=260, color="black", strokeWidth=2).encode(
             x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("chart.peak", lang)),
                                alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.1f")]))

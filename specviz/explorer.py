@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from collections import Counter
 from collections.abc import Collection
 from pathlib import PurePath
 from typing import Any
@@ -157,14 +158,27 @@ def infinite_rate_runs(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
     return runs[(runs["request_rate"] == np.inf) & ~_on_axis(runs, axis)]
 
 
-def _extra_fields(runs: pd.DataFrame) -> pd.DataFrame:
-    """The scalar fields of each run's ``extra``, one column per dotted path (objects flattened:
-    ``sweep.serve.max_num_seqs``); lists and objects inside lists are left out."""
-    parsed = [json.loads(text) if isinstance(text, str) and text else {} for text in runs["extra"]]
-    fields = pd.json_normalize([p if isinstance(p, dict) else {} for p in parsed], sep=".")
-    fields.index = runs.index
-    scalar = [c for c in fields if fields[c].map(lambda v: v is None or isinstance(v, (str, numbers.Real))).all()]
-    return fields[scalar]
+def _extra_fields(runs: pd.DataFrame) -> list[dict[str, Any]]:
+    """The scalar fields of each run's ``extra`` by dotted path (objects flattened:
+    ``sweep.serve.max_num_seqs``); lists, and what is inside them, are left out. Walked with a
+    stack, not recursion: a file's nesting may be as deep as its import could decode."""
+    fields = []
+    for text in runs["extra"]:
+        try:
+            parsed = json.loads(text) if isinstance(text, str) and text else {}
+        except RecursionError:  # deeper than this call stack decodes: nothing to group by
+            parsed = {}
+        flat: dict[str, Any] = {}
+        stack = [("", parsed)] if isinstance(parsed, dict) else []
+        while stack:
+            prefix, node = stack.pop()
+            for key, value in node.items():
+                if isinstance(value, dict):
+                    stack.append((f"{prefix}{key}.", value))
+                elif value is None or isinstance(value, (str, numbers.Real)):
+                    flat[f"{prefix}{key}"] = value
+        fields.append(flat)
+    return fields
 
 
 def extra_keys(runs: pd.DataFrame) -> list[str]:
@@ -174,9 +188,14 @@ def extra_keys(runs: pd.DataFrame) -> list[str]:
     than runs that have it): a setting such as ``max_num_seqs``, not a per-run measurement such as
     ``std_ttft_ms`` or a date, which differ on every run.
     """
-    fields = _extra_fields(runs)
-    values, present = fields.nunique(), fields.notna().sum()
-    return sorted(EXTRA_PREFIX + c for c in fields.columns[(values > 1) & (values < present)])
+    values: dict[str, set[Any]] = {}
+    present: Counter[str] = Counter()
+    for flat in _extra_fields(runs):
+        for path, value in flat.items():
+            if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                values.setdefault(path, set()).add(value)
+                present[path] += 1
+    return sorted(EXTRA_PREFIX + path for path, seen in values.items() if 1 < len(seen) < present[path])
 
 
 def _as_text(value: Any) -> str | None:
@@ -192,9 +211,8 @@ def with_group(runs: pd.DataFrame, key: str) -> pd.DataFrame:
     """Set ``group`` to the text of ``key`` per run: one of :data:`GROUP_COLUMNS`, or a field of
     ``extra`` from :func:`extra_keys`. A run without the key has no group (missing)."""
     if key.startswith(EXTRA_PREFIX):
-        fields = _extra_fields(runs)
         path = key.removeprefix(EXTRA_PREFIX)
-        values = fields[path] if path in fields else pd.Series(None, index=runs.index, dtype=object)
+        values = pd.Series([flat.get(path) for flat in _extra_fields(runs)], index=runs.index, dtype=object)
     else:
         values = runs[key]
     return runs.assign(group=values.map(_as_text))

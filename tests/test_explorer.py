@@ -133,6 +133,14 @@ class TestExtraKeys:
     def test_none_without_extra(self):
         assert explorer.extra_keys(SWEEP) == []
 
+    @pytest.mark.parametrize("depth", [900, 5_000])  # an import decodes 900; 5,000 is past any stack
+    def test_nesting_as_deep_as_a_file_holds(self, depth):
+        deep = '{"a": ' * depth + "1" + "}" * depth
+        runs = SWEEP_EXTRA.assign(extra=[deep] * len(SWEEP_EXTRA))
+        assert explorer.extra_keys(runs) == []
+        groups = explorer.with_group(runs, "extra." + ".".join(["a"] * depth))["group"].tolist()
+        assert groups == (["1"] if depth < 1_000 else [None]) * len(runs)
+
 
 class TestWithGroup:
     def test_grouping_by_an_extra_key(self):
