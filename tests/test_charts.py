@@ -76,8 +76,8 @@ class TestMetricVsLoad:
                                                "concurrency")
         by_rate = charts.metric_vs_load(explorer.on_load_axis(LOADS, "request_rate"), "output_throughput",
                                         "request_rate")
-        assert set(chart_data(by_concurrency).label) == {LONG}
-        assert set(chart_data(by_rate).label) == {"rate sweep"} and list(chart_data(by_rate).load) == [1, 5]
+        assert set(chart_data(by_concurrency).series) == {LONG}
+        assert set(chart_data(by_rate).series) == {"rate sweep"} and list(chart_data(by_rate).load) == [1, 5]
         assert by_concurrency.to_dict()["layer"][0]["encoding"]["x"]["title"] == "Concurrency"
         assert by_rate.to_dict()["layer"][0]["encoding"]["x"]["title"] == "Request rate (req/s)"
 
