@@ -53,7 +53,6 @@ schema 1.1; a later stored version, its commit not given by the index: schema 1.
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from typing import Any, Iterable
@@ -62,11 +61,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import Notice
-from .base import (Format, IngestError, Parsed, RunBuilder, Source, characters, csv_rows, dig, lines,
-                   normalise_name, number, width)
-from .base import _preview
-# The same CSV reader as genai-perf's, so the same measured costs (see there).
-from .genai_perf import _EXTRA_FACTOR, _FIELD_BYTES, _ROW_BYTES, metric_name
+from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, normalise_name, number, preview
+# The same block reader as genai-perf's CSV, with its measured memory costs.
+from .genai_perf import metric_name, metric_rows
 
 __all__ = ["FORMAT"]
 
@@ -142,7 +139,7 @@ def _scale(tag: str, block: dict[str, Any], units: dict[str, float], warnings: l
     unit = block.get("unit")
     scale = units.get(unit) if isinstance(unit, str) else None
     if scale is None:
-        warnings.append(Notice("warn.aiperf_unit", source=tag, unit=_preview(unit)))
+        warnings.append(Notice("warn.aiperf_unit", source=tag, unit=preview(unit)))
     return scale
 
 
@@ -228,30 +225,14 @@ def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
 
 
 def _parse_csv(source: Source) -> Parsed:
-    """The metric rows into blocks by tag (a row of ``Metric,Value`` into ``{unit, avg}``); each
-    row adds what keeping it in ``extra`` under its block's header names costs."""
-    counts = source.counts
-    # The text and, at most as large, the fields' contents; then the rows and fields kept.
-    source.charge(2 * characters(counts) * width(counts) + _ROW_BYTES * lines(counts)
-                  + _FIELD_BYTES * int(counts[ord(",")]))
+    """The metric rows into blocks by tag (a row of ``Metric,Value`` into ``{unit, avg}``)."""
     doc: dict[str, dict[str, Any]] = {}
-    header: list[str] | None = None  # of the current block; a blank line ends a block
-    header_bytes = 0
-    try:
-        for row in csv_rows(source.text):
-            if not any(cell.strip() for cell in row):
-                header = None
-            elif header is None:
-                header = [normalise_name(h) for h in row]
-                header_bytes = sum(len(h.encode("utf-8", "surrogatepass")) + 4 for h in header)
-            elif header[0] == "metric" and len(row) >= 2:
-                unit = _UNIT.search(row[0])
-                tag = _CSV_TAGS.get(metric_name(row[0]), metric_name(row[0]))
-                source.charge(_EXTRA_FACTOR * header_bytes)
-                doc[tag] = {"unit": unit[1] if unit else None,
-                            **{("avg" if h == "value" else h): number(v) for h, v in zip(header[1:], row[1:])}}
-    except csv.Error as exc:  # a field over csv's 128 KiB limit, a stray quote
-        raise IngestError("ingest.aiperf_csv_malformed", source.name, detail=str(exc)) from None
+    for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
+        if row is not None and header[0] == "metric" and len(row) >= 2:
+            unit = _UNIT.search(row[0])
+            tag = _CSV_TAGS.get(metric_name(row[0]), metric_name(row[0]))
+            doc[tag] = {"unit": unit[1] if unit else None,
+                        **{("avg" if h == "value" else h): number(v) for h, v in zip(header[1:], row[1:])}}
     if not doc:
         raise IngestError("ingest.aiperf_no_table", source.name)
     source.charge_runs(1)

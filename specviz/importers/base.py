@@ -32,7 +32,7 @@ from ..errors import Notice, SpecvizError
 from ..schema import INTEGER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "Format",
-           "RunBuilder", "normalise_name", "number", "dig", "find_key", "floats", "request_column",
+           "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats", "request_column",
            "csv_rows", "byte_lines", "header_line_bytes", "byte_histogram", "characters", "width", "lines"]
 
 
@@ -145,13 +145,14 @@ def number(value: Any) -> float | None:
     return None
 
 
+_MAX_EXACT_INT = 2**53  # the largest whole number a float holds exactly
 # Warnings quote a value in at most 40 characters; reprlib never renders a large or deep value whole.
-_MAX_EXACT_INT = 2**53
 _PREVIEW = reprlib.Repr()
 _PREVIEW.maxlevel, _PREVIEW.maxlist, _PREVIEW.maxdict, _PREVIEW.maxlong = 2, 4, 4, 40
 
 
-def _preview(value: Any) -> str:
+def preview(value: Any) -> str:
+    """A value quoted in at most 40 characters, for a notice: never a large or deep value rendered whole."""
     return (value if isinstance(value, str) else _PREVIEW.repr(value))[:40]
 
 
@@ -219,7 +220,7 @@ class RunBuilder:
 
     def _reject(self, source: str, value: Any, expected: str) -> None:
         self.warnings.append(Notice(f"warn.rejected.{expected}", source=_storable(source),
-                                    value=_storable(repr(_preview(value)))))
+                                    value=_storable(repr(preview(value)))))
         self.extra[source] = value
 
     def keep(self, key: str, value: Any) -> None:

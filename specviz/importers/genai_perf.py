@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import csv
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import Notice
 from .base import (Format, IngestError, Parsed, RunBuilder, Source, characters, csv_rows, find_key, lines,
-                   normalise_name, number, width)
-from .base import _preview
+                   normalise_name, number, preview, width)
 
-__all__ = ["FORMAT", "metric_name"]
+__all__ = ["FORMAT", "metric_name", "metric_rows"]
 
 _METRICS = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
 _STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
@@ -79,10 +78,6 @@ def sniff(source: Source) -> float:
 
 def parse(source: Source) -> Parsed:
     if _is_csv(source):
-        counts = source.counts
-        # The text and, at most as large, the fields' contents; then the rows and fields kept.
-        source.charge(2 * characters(counts) * width(counts) + _ROW_BYTES * lines(counts)
-                      + _FIELD_BYTES * int(counts[ord(",")]))
         return _parse_csv(source)
     docs = source.documents
     if len(docs) != 1:
@@ -99,12 +94,21 @@ def parse(source: Source) -> Parsed:
     return Parsed("genai-perf", [_run(metrics, scalars, docs[0].get("input_config"), warnings)], warnings=warnings)
 
 
-def _parse_csv(source: Source) -> Parsed:
-    """The blocks of the CSV; each metric row adds what keeping it in ``extra`` under its block's
-    header names costs, checked as the rows are read."""
-    warnings: list[Notice] = []
-    metrics: dict[str, dict[str, Any]] = {}
-    scalars: dict[str, Any] = {}
+def metric_rows(source: Source, malformed_key: str) -> Iterator[tuple[list[str], list[str] | None]]:
+    """The rows of a CSV written as blocks under their own header rows, blank lines between them
+    (genai-perf's and AIPerf's exports): ``(header, None)`` at each header (names normalised),
+    then ``(header, row)`` for each of its rows. The memory of the text, the rows and, per row of a
+    ``Metric`` block, keeping it in ``extra`` under its header's names is charged as they are read.
+
+    Raises
+    ------
+    IngestError
+        ``malformed_key`` for a field over csv's 128 KiB limit or a stray quote.
+    """
+    counts = source.counts
+    # The text and, at most as large, the fields' contents; then the rows and fields kept.
+    source.charge(2 * characters(counts) * width(counts) + _ROW_BYTES * lines(counts)
+                  + _FIELD_BYTES * int(counts[ord(",")]))
     header: list[str] | None = None  # of the current block; a blank line ends a block
     header_bytes = 0
     try:
@@ -114,16 +118,29 @@ def _parse_csv(source: Source) -> Parsed:
             elif header is None:
                 header = [normalise_name(h) for h in row]
                 header_bytes = sum(len(h.encode("utf-8", "surrogatepass")) + 4 for h in header)
-                if header[0] != "metric":
-                    warnings.append(Notice("warn.genai_block_skipped", start=_preview(row[:2])))
-            elif header[:2] == ["metric", "value"]:
-                if len(row) >= 2:
-                    scalars[metric_name(row[0])] = number(row[1])
-            elif header[0] == "metric":
-                source.charge(_EXTRA_FACTOR * header_bytes)
-                metrics[metric_name(row[0])] = {h: number(v) for h, v in zip(header[1:], row[1:])}
-    except csv.Error as exc:  # a field over csv's 128 KiB limit, a stray quote
-        raise IngestError("ingest.genai_csv_malformed", source.name, detail=str(exc)) from None
+                yield header, None
+            else:
+                if header[0] == "metric":
+                    source.charge(_EXTRA_FACTOR * header_bytes)
+                yield header, row
+    except csv.Error as exc:
+        raise IngestError(malformed_key, source.name, detail=str(exc)) from None
+
+
+def _parse_csv(source: Source) -> Parsed:
+    """The ``Metric,avg,…`` block's rows as metrics, the ``Metric,Value`` block's as scalars."""
+    warnings: list[Notice] = []
+    metrics: dict[str, dict[str, Any]] = {}
+    scalars: dict[str, Any] = {}
+    for header, row in metric_rows(source, "ingest.genai_csv_malformed"):
+        if row is None:
+            if header[0] != "metric":
+                warnings.append(Notice("warn.genai_block_skipped", start=preview(header[:2])))
+        elif header[:2] == ["metric", "value"]:
+            if len(row) >= 2:
+                scalars[metric_name(row[0])] = number(row[1])
+        elif header[0] == "metric":
+            metrics[metric_name(row[0])] = {h: number(v) for h, v in zip(header[1:], row[1:])}
     if not metrics and not scalars:
         raise IngestError("ingest.genai_no_table", source.name)
     source.charge_runs(1)
