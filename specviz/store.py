@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import atexit
-import hashlib
 import itertools
 import json
 import os
@@ -28,15 +27,16 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from . import importers, sandbox
 from .errors import Notice, SpecvizError
 from .importers import user_csv
-from .importers.base import IngestError
+from .importers.base import IngestError, occurrences
 from .schema import MIGRATIONS, REQUEST_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION
 
 __all__ = ["Store", "StoreError", "ImportResult", "SCHEMA_VERSION", "MIGRATIONS"]
@@ -102,23 +102,20 @@ def _require_regular(name: str, mode: int) -> None:
         raise IngestError(f"ingest.not_regular.{kind}", name)
 
 
-def _read_regular_file(path: Path, max_bytes: int | None) -> bytes:
-    """The content of a regular file (symlinks followed), read with a bound: a device such as
-    /dev/zero, a FIFO, a socket or a directory is refused before it is read."""
-    name = str(path)
+def _copy_regular_file(path: Path, name: str, max_bytes: int | None) -> importers.CopiedSource:
+    """A regular file (symlinks followed) read into a private copy, with a bound: a device such as
+    /dev/zero, a FIFO, a socket or a directory is refused before it is read. Errors name the path."""
+    shown = str(path)
     try:
-        _require_regular(name, os.stat(path).st_mode)
+        _require_regular(shown, os.stat(path).st_mode)
         # O_NONBLOCK: a FIFO put in the file's place after the stat cannot block the open.
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
             info = os.fstat(file.fileno())
-            _require_regular(name, info.st_mode)  # what was opened, not only what was looked at
-            _check_size(name, info.st_size, max_bytes)  # before reading it into memory
-            data = file.read(info.st_size + 1)
+            _require_regular(shown, info.st_mode)  # what was opened, not only what was looked at
+            _check_size(shown, info.st_size, max_bytes)  # before reading any of it
+            return importers.CopiedSource(name, file, info.st_size)
     except (OSError, MemoryError) as exc:
-        raise importers.as_ingest_error(name, exc) from None
-    if len(data) > info.st_size:
-        raise IngestError("ingest.grew", name)
-    return data
+        raise importers.as_ingest_error(shown, exc) from None
 
 
 def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
@@ -145,6 +142,98 @@ def _sql_text(value: Any) -> str:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass
+class _CsvReading:
+    """How DuckDB reads one CSV, sniffed once (a second sniff would cost a tenth of the read):
+    ``sql``, a ``read_csv`` call with every option its sniffer found, reads the file given as its
+    first parameter (:meth:`params`); ``columns`` are (name, type); ``skip`` lines come before the
+    header, and ``line_end`` ends a line."""
+
+    sql: str
+    options: list[Any]
+    columns: list[tuple[str, str]]
+    skip: int
+    line_end: bytes
+
+    def params(self, path: str) -> list[Any]:
+        return [path, *self.options]
+
+
+def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
+    """Sniff a CSV with DuckDB, as ``read_csv`` would (its options are passed to it as parameters:
+    the sniffer's own ``Prompt`` quotes no column name).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
+    """
+    try:
+        delimiter, quote, escape, new_line, comment, skip, columns = cur.execute(
+            "SELECT Delimiter, Quote, Escape, NewLineDelimiter, Comment, SkipRows, Columns "
+            "FROM sniff_csv(?, header = true)", [path]).fetchone()
+    except duckdb.Error as exc:
+        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+    described = [(column["name"], column["type"]) for column in columns]
+    line_end = b"\r" if new_line == "\\r" else b"\n"
+    if any(kind.startswith(("DATE", "TIME")) for _, kind in described):
+        # Given a date or time format, DuckDB parses with it alone and refuses what its sniffer
+        # read otherwise ("inf" as a DATE): such a file is sniffed again.
+        return _CsvReading("read_csv(?, header = true)", [], described, skip, line_end)
+    options = {"delim": delimiter, "quote": quote, "escape": escape, "new_line": new_line, "comment": comment,
+               "skip": skip, "columns": dict(described)}
+    options = {key: "" if option == "(empty)" else option for key, option in options.items()}
+    return _CsvReading(f"read_csv(?, auto_detect = false, header = true, {', '.join(f'{k} = ?' for k in options)})",
+                       list(options.values()), described, skip, line_end)
+
+
+def _lines_at(pieces: Iterable[bytes], numbers: list[int], end: bytes) -> bytes:
+    """The lines of a content given in pieces at these numbers (from 0, ascending), each with its
+    ``end``: line ends are counted a piece at a time, and only a piece that holds a wanted line is
+    split."""
+    wanted = iter(numbers)
+    target = next(wanted, None)
+    line, found = 0, []  # line: the number of the line the piece's next byte is in
+    for piece in pieces:
+        if target is None:
+            break
+        ends = occurrences(piece, end[0])
+        if line + ends < target:
+            line += ends
+            continue
+        start = 0
+        while target is not None:
+            stop = piece.find(end, start)
+            if line == target:
+                found.append(piece[start:] if stop < 0 else piece[start:stop + 1])
+            if stop < 0:
+                break
+            if line == target:
+                target = next(wanted, None)
+            line, start = line + 1, stop + 1
+    return b"".join(found)
+
+
+def _csv_run_dimensions(source: importers.Source, reading: _CsvReading, path: str, query: str,
+                        firsts: dict[str, int]) -> pa.Table:
+    """The dimension values of each run of a per-request CSV: ``query`` (run_id and the dimensions,
+    DISTINCT, from ``reading.sql``) over the header and the line of each run's first request, its
+    row number in ``firsts``, lifted from the file; if that does not find every run (a quoted field
+    over two lines, a blank line: rows and lines apart), over the whole file. Read on a connection
+    of its own: an error there would end the import's transaction."""
+    numbers = sorted({*range(reading.skip + 1), *(reading.skip + 1 + row for row in firsts.values())})
+    with _hub_cursor() as side, tempfile.TemporaryFile() as sample:
+        sample.write(_lines_at(source.pieces(), numbers, reading.line_end))
+        sample.flush()
+        try:
+            found = side.sql(query, params=reading.params(f"/proc/self/fd/{sample.fileno()}")).to_arrow_table()
+        except duckdb.Error:
+            found = None
+        if found is None or not set(found["run_id"].to_pylist()) >= firsts.keys():
+            found = side.sql(query, params=reading.params(path)).to_arrow_table()
+    return found
 
 
 _HUB_LOCK = threading.Lock()
@@ -471,9 +560,10 @@ class Store:
         """:meth:`import_file` for a file on disk, named as given.
 
         Only a regular file is read (symlinks followed), and no more than its size when opened
-        plus one byte, which ``max_bytes`` bounds. The path is opened once: what is imported is
-        the content read then (never the path again, which DuckDB would expand as a glob or a ``~``
-        and which another file may have taken by then).
+        plus one byte, which ``max_bytes`` bounds. The path is opened once, and what it holds is
+        read a piece at a time into a private copy, hashed as it goes: what is imported is the
+        content read then (never the path again, which DuckDB would expand as a glob or a ``~``
+        and which another file may have taken by then), and a large CSV is never held in memory.
 
         Raises
         ------
@@ -481,12 +571,13 @@ class Store:
             As :meth:`import_file`, and if the path is missing, unreadable, or a device, FIFO,
             socket or directory.
         """
+        self._require_writable()
         path = Path(path)
-        data = _read_regular_file(path, max_bytes)
         name = os.fsencode(path).decode("utf-8", "replace")  # stored: bytes of no UTF-8 name become U+FFFD
-        return self.import_file(name, data, None, csv_mapping)
+        with _copy_regular_file(path, name, max_bytes) as source:
+            return self.import_file(name, source, csv_mapping=csv_mapping)
 
-    def import_file(self, name: str, data: bytes, max_bytes: int | None = None,
+    def import_file(self, name: str, data: bytes | importers.Source, max_bytes: int | None = None,
                     csv_mapping: dict[str, str] | None = None, replace: bool = False,
                     origin: str = "user") -> ImportResult:
         """Import one result file, whole or not at all.
@@ -495,8 +586,8 @@ class Store:
         ----------
         name : str
             The file's name as the user gave it (stored as ``source_file``; never used as a path).
-        data : bytes
-            Its content.
+        data : bytes or specviz.importers.Source
+            Its content, or a source that holds it (as :meth:`import_path` reads a file).
         max_bytes : int, optional
             Refuse larger files.
         csv_mapping : dict, optional
@@ -521,46 +612,48 @@ class Store:
             none of whose columns is recognised); nothing is written.
         """
         self._require_writable()
-        _check_size(name, len(data), max_bytes)
-        content_hash = hashlib.sha256(data).hexdigest()
-        if not replace and self._imported(content_hash):
-            return ImportResult(name, "skipped", message="already imported")
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
-        unmatched: list[str] = []
-        fmt = ""
-        try:
-            # Parsed before the file is opened for writing: other processes wait only for the writes.
-            parsed = importers.parse(name, data)
-            fmt = parsed.format
-            with self._transaction() as cur:
-                if replace:
-                    _delete_import(cur, content_hash)
-                if fmt == "csv":
-                    runs, requests, warnings, unmatched = self._import_csv(cur, name, data, content_hash, now,
-                                                                           csv_mapping or {})
-                else:
-                    runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
-                cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
-                            "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            [content_hash, name, fmt, now, runs, requests,
-                             json.dumps([w.to_json() for w in warnings]), origin])
-        except BaseException as exc:
-            if isinstance(exc, (duckdb.ConstraintException, duckdb.TransactionException)):
-                # A key taken, or a write conflict: another thread, or a process since the check
-                # above, is importing the same content (the key of its imports row, or the run
-                # ids, which start with the hash's first 12 characters); it may not be committed yet.
-                return self._await_concurrent_import(name, fmt, content_hash)
-            if isinstance(exc, duckdb.IOException):  # the disk, not the file: full, or a write refused
-                raise StoreError("store.write_failed", detail=str(exc).splitlines()[0]) from None
-            if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
-                raise IngestError("ingest.not_stored", name, detail=str(exc).splitlines()[0]) from None
-            if isinstance(exc, Exception) and not isinstance(exc, SpecvizError):
-                # Anything else reading this file raised (deep nesting, a huge number, no memory
-                # left, a parser's bug) is this file's error, not the batch's end. KeyboardInterrupt
-                # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
-                raise importers.as_ingest_error(name, exc) from None
-            raise
-        return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
+        with ExitStack() as stack:
+            source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
+            _check_size(name, source.size, max_bytes)
+            content_hash = source.content_hash
+            if not replace and self._imported(content_hash):
+                return ImportResult(name, "skipped", message="already imported")
+            now = datetime.now(timezone.utc).replace(tzinfo=None)
+            unmatched: list[str] = []
+            fmt = ""
+            try:
+                # Parsed before the file is opened for writing: other processes wait only for the writes.
+                parsed = importers.parse(name, source)
+                fmt = parsed.format
+                with self._transaction() as cur:
+                    if replace:
+                        _delete_import(cur, content_hash)
+                    if fmt == "csv":
+                        runs, requests, warnings, unmatched = self._import_csv(cur, source, content_hash, now,
+                                                                               csv_mapping or {})
+                    else:
+                        runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
+                    cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
+                                "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                [content_hash, name, fmt, now, runs, requests,
+                                 json.dumps([w.to_json() for w in warnings]), origin])
+            except BaseException as exc:
+                if isinstance(exc, (duckdb.ConstraintException, duckdb.TransactionException)):
+                    # A key taken, or a write conflict: another thread, or a process since the check
+                    # above, is importing the same content (the key of its imports row, or the run
+                    # ids, which start with the hash's first 12 characters); it may not be committed yet.
+                    return self._await_concurrent_import(name, fmt, content_hash)
+                if isinstance(exc, duckdb.IOException):  # the disk, not the file: full, or a write refused
+                    raise StoreError("store.write_failed", detail=str(exc).splitlines()[0]) from None
+                if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
+                    raise IngestError("ingest.not_stored", name, detail=str(exc).splitlines()[0]) from None
+                if isinstance(exc, Exception) and not isinstance(exc, SpecvizError):
+                    # Anything else reading this file raised (deep nesting, a huge number, no memory
+                    # left, a parser's bug) is this file's error, not the batch's end. KeyboardInterrupt
+                    # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
+                    raise importers.as_ingest_error(name, exc) from None
+                raise
+            return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
 
     def _imported(self, content_hash: str, read_only: bool = True) -> bool:
         with self._connection(read_only) as con:
@@ -600,28 +693,17 @@ class Store:
             cur.unregister("incoming_requests")
         return len(parsed.runs), len(parsed.requests), parsed.warnings
 
-    def _import_csv(self, cur: duckdb.DuckDBPyConnection, name: str, data: bytes, content_hash: str,
-                    now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[str], list[str]]:
+    def _import_csv(self, cur: duckdb.DuckDBPyConnection, source: importers.Source, content_hash: str,
+                    now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[Notice], list[str]]:
         """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
-        or, for per-request files, grouped into runs by their dimension columns. DuckDB reads, in
-        one pass, a private copy of exactly the bytes that were checked and hashed: a temporary
-        file with no name, given to it as ``/proc/self/fd/N`` (no glob or ``~`` for it to expand,
-        nothing another process can put in its place)."""
-        with tempfile.TemporaryFile() as tmp:
-            tmp.write(data)
-            tmp.flush()
-            return self._import_csv_file(cur, name, f"/proc/self/fd/{tmp.fileno()}", content_hash, now,
-                                         csv_mapping)
-
-    def _import_csv_file(self, cur: duckdb.DuckDBPyConnection, name: str, source: str, content_hash: str,
-                         now: datetime, csv_mapping: dict[str, str]
-                         ) -> tuple[int, int, list[Notice], list[str]]:
-        reader = "read_csv(?, header = true)"
-        try:
-            described = cur.execute(f"DESCRIBE SELECT * FROM {reader}", [source]).fetchall()
-        except duckdb.Error as exc:
-            raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
-        plan = user_csv.plan_columns(name, [(column, kind) for column, kind, *_ in described], csv_mapping)
+        or, for per-request files, grouped into runs by their dimension columns. DuckDB reads the
+        source's private copy, exactly the bytes that were checked and hashed, given to it as
+        ``/proc/self/fd/N`` (no glob or ``~`` for it to expand, nothing another process can put in
+        its place), and sniffs it once."""
+        name = source.name
+        path = f"/proc/self/fd/{source.private_copy.fileno()}"
+        reading = _sniff_csv(cur, name, path)
+        plan = user_csv.plan_columns(name, reading.columns, csv_mapping)
         mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)
 
         def value(canonical: str) -> str:
@@ -643,51 +725,58 @@ class Store:
         extra = (f"to_json(struct_pack({', '.join(f'{_quote(c)} := {_quote(c)}' for c in unknown)}))"
                  if unknown else "NULL")
         prefix = content_hash[:12]
-        dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
+        stamp = (f"{_sql_text(name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
+                 f"'{content_hash}' AS content_hash")
         try:
             if plan.per_request:
-                selects = [f"{value(k)} AS {_quote(k.removeprefix('request:'))}" for k in mapped]
-                # Rows are grouped by an integer hash of their dimensions; the text run_id is built
-                # only while inserting (1M strings in a staged table cost more than the parse).
+                dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
                 group = f"hash({', '.join(value(d) for d in dims)})" if dims else "0"
-                cur.execute(f"CREATE OR REPLACE TEMP TABLE staged AS SELECT {', '.join(selects)}, "
-                            f"{extra}::JSON AS extra, {group} AS run_group FROM {reader}", [source])
-                run_id = f"'{prefix}-' || CAST(run_group AS VARCHAR)"
-                requests = cur.execute("SELECT count(*) FROM staged").fetchone()[0]
+                run_id = f"'{prefix}-' || CAST({group} AS VARCHAR)"
+                request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra") and f"request:{c}" in mapped]
+                # Straight from the file into the store, nothing staged: the runs are made after,
+                # from the requests.
+                values = ", ".join(f"{value('request:' + c)} AS {c}" for c in request_cols)
+                requests = cur.execute(f"INSERT INTO requests BY NAME SELECT {run_id} AS run_id, {values}, "
+                                       f"{extra}::JSON AS extra FROM {reading.sql}", reading.params(path)).fetchone()[0]
                 if not requests:
                     raise IngestError("ingest.csv_no_rows", name)
-                metrics = [k.removeprefix("request:") for k in mapped if k.startswith("request:") and k.endswith("_ms")]
-                # Each metric's percentiles from one sort per run: quantile_cont of a list.
-                aggregates, unpacked = ["count(*) AS num_requests"], []
+                metrics = [c for c in request_cols if c.endswith("_ms")]
+                # Each metric's percentiles from one sort per run: quantile_cont of a list. Each run's
+                # first request (the least rowid: they went in in the file's order) tells where to
+                # find its dimensions.
+                aggregates, unpacked = ["min(rowid) AS first_row", "count(*) AS num_requests"], []
                 for metric in metrics:
                     short = metric.removesuffix("_ms")
                     aggregates += [f"avg({metric}) AS mean_{short}_ms",
                                    f"quantile_cont({metric}, {list(_PERCENTILES.values())}) AS {short}_percentiles"]
                     unpacked += [f"{short}_percentiles[{i}] AS {statistic}_{short}_ms"
                                  for i, statistic in enumerate(_PERCENTILES, start=1)]
-                columns = [_quote(d) for d in dims]
-                cur.execute(f"""
-                    INSERT INTO runs BY NAME
-                    SELECT * EXCLUDE ({', '.join(f"{m.removesuffix('_ms')}_percentiles" for m in metrics)}),
-                           {', '.join(unpacked)}
-                    FROM (SELECT {run_id} AS run_id, {_sql_text(name)} AS source_file, 'csv' AS source_format,
-                                 TIMESTAMP '{now}' AS imported_at, '{content_hash}' AS content_hash,
-                                 {', '.join(columns + aggregates)}, '{{}}'::JSON AS extra
-                          FROM staged GROUP BY run_group{', ' + ', '.join(columns) if columns else ''})""")
-                request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra") and f"request:{c}" in mapped]
-                cur.execute(f"INSERT INTO requests BY NAME SELECT {run_id} AS run_id, {', '.join(request_cols)}, "
-                            f"extra FROM staged")
-                cur.execute("DROP TABLE staged")  # after a failure, the rollback drops it
-                runs = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
+                # This file's run ids sort between "prefix-" and "prefix.", apart from any other's.
+                cur.execute(f"CREATE OR REPLACE TEMP TABLE csv_runs AS SELECT run_id, {', '.join(aggregates)} "
+                            f"FROM requests WHERE run_id >= '{prefix}-' AND run_id < '{prefix}.' GROUP BY run_id")
+                dimensions = ""
+                if dims:
+                    firsts = dict(cur.execute("SELECT run_id, first_row - min(first_row) OVER () FROM csv_runs")
+                                  .fetchall())
+                    query = (f"SELECT DISTINCT {run_id} AS run_id, "
+                             f"{', '.join(f'{value(d)} AS {_quote(d)}' for d in dims)} FROM {reading.sql}")
+                    cur.register("csv_dimensions", _csv_run_dimensions(source, reading, path, query, firsts))
+                    dimensions = " JOIN csv_dimensions USING (run_id)"
+                excluded = ", ".join(["first_row", *(f"{m.removesuffix('_ms')}_percentiles" for m in metrics)])
+                cur.execute(f"INSERT INTO runs BY NAME SELECT * EXCLUDE ({excluded}), {', '.join(unpacked)}, "
+                            f"{stamp}, '{{}}'::JSON AS extra FROM csv_runs{dimensions}")
+                runs = cur.execute("SELECT count(*) FROM csv_runs").fetchone()[0]
+                cur.execute("DROP TABLE csv_runs")  # after a failure, the rollback drops it
+                if dims:
+                    cur.unregister("csv_dimensions")
             else:
+                user_csv.charge_as_runs(source)  # before DuckDB reads more than the sniffer's sample
                 selects = [f"{value(k)} AS {_quote(k)}" for k in mapped]
                 cur.execute(f"""
                     INSERT INTO runs BY NAME
-                    SELECT '{prefix}-' || (row_number() OVER () - 1) AS run_id, {_sql_text(name)} AS source_file,
-                           'csv' AS source_format, TIMESTAMP '{now}' AS imported_at,
-                           '{content_hash}' AS content_hash, {', '.join(selects)},
+                    SELECT '{prefix}-' || (row_number() OVER () - 1) AS run_id, {stamp}, {', '.join(selects)},
                            coalesce({extra}::JSON, '{{}}'::JSON) AS extra
-                    FROM {reader}""", [source])
+                    FROM {reading.sql}""", reading.params(path))
                 runs, requests = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?",
                                              [content_hash]).fetchone()[0], 0
                 if not runs:

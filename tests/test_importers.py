@@ -1,7 +1,9 @@
 """Tests for specviz.importers: the real sample files, other versions, refusals and fuzzed input."""
 
+import hashlib
 import json
 import math
+import os
 import sys
 import tracemalloc
 from pathlib import Path
@@ -477,6 +479,41 @@ class TestHostileValues:
             importers.parse("g.csv", b"Metric,avg\nx," + b"a" * 200_000 + b"\n")
 
 
+class TestCopiedSource:
+    """A file on disk is copied, and read from the copy a piece at a time: it reads as its bytes do."""
+
+    @pytest.mark.parametrize("data", [
+        b"concurrency,ttft_ms\r\n" + b"1,2\r\n" * 500_000,  # 3.5 MB: pieces, and parts copied in turn
+        ",".join(f"c{i}".ljust(180, "x") for i in range(10_000)).encode() + b"\r1\r",  # a header over two pieces
+        b'{"completed": 1}',
+    ], ids=["rows", "long header", "json"])
+    def test_it_reads_as_its_bytes(self, tmp_path, data):
+        path = tmp_path / "f"
+        path.write_bytes(data)
+        with open(path, "rb") as file, base.CopiedSource("f", file, len(data)) as copied:
+            whole = base.Source("f", data)
+            assert copied.size == len(data) and b"".join(copied.pieces()) == data and copied.data == data
+            assert copied.content_hash == hashlib.sha256(data).hexdigest() == whole.content_hash
+            assert copied.line_ends == whole.line_ends and copied.head == whole.head
+            if not copied.is_json:
+                assert user_csv.csv_header(copied) == user_csv.csv_header(whole)
+            assert os.pread(copied.private_copy.fileno(), len(data) + 1, 0) == data
+
+    def test_a_file_that_grew_while_it_was_read_is_refused(self, tmp_path):
+        path = tmp_path / "f.csv"
+        path.write_bytes(b"concurrency,ttft_ms\n1,2\n")
+        with open(path, "rb") as file, pytest.raises(importers.IngestError, match="it grew while it was read"):
+            base.CopiedSource("f.csv", file, path.stat().st_size - 1)
+
+    def test_lines_cut_anywhere_into_pieces_are_whole(self):
+        data = "a,b\r\nc\rd\n\r\n\ré,f".encode()
+        lines = ["a,b\r\n", "c\r", "d\n", "\r\n", "\r", "é,f"]
+        for cut in range(len(data) + 1):
+            assert list(base.byte_lines([data[:cut], data[cut:]])) == lines, cut
+        assert list(base.byte_lines(data[i:i + 1] for i in range(len(data)))) == lines
+        assert [base.header_line_bytes([data[:cut], data[cut:]]) for cut in range(len(data))] == [3] * len(data)
+
+
 # One unit of each shape, repeated: what costs json.loads the most memory per byte of text.
 MEMORY_SHAPES = ["[],", "{},", "[0],", '{"":0},', '{"":[]},', '{"":{}},', "257,", "0e0,", '"ab",', '"ĉ",',
                  '"😀",', '"\\u0109",', '"\\ud83d\\ude00",', "true,", "\n  1.5,"]
@@ -514,10 +551,14 @@ class TestMemoryBound:
             importers.parse("runs.jsonl", data)
 
     def test_a_csv_is_charged_per_row_and_cell(self, monkeypatch):
-        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "100000000")
+        """DuckDB's buffers (300 MB, whatever the rows), then 24 B a row and 5 B a cell past its first."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "350000000")
+        assert importers.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 2_000_000).format == "csv"
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
-            importers.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 1_000_001)
-        assert importers.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 900_000).format == "csv"
+            importers.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 2_100_000)
+        assert importers.parse("cells.csv", b"ttft_ms,itl_ms\n" + b"1,1\n" * 1_700_000).format == "csv"
+        with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            importers.parse("cells.csv", b"ttft_ms,itl_ms\n" + b"1,1\n" * 1_750_000)
 
     def test_a_csv_with_too_many_columns_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_IMPORT_MAX_COLUMNS", "10")

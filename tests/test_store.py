@@ -5,6 +5,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -36,6 +37,35 @@ def db(tmp_path):
 
 def counts(s: Store) -> tuple[int, int, int]:
     return len(s.runs()), len(s.imports()), int(s.request_summary().requests.sum())
+
+
+def in_child(tmp_path: Path, work: str, setup: str = "") -> str:
+    """Run ``work`` (code using ``store``, a new Store, and what ``setup`` made) in a child process:
+    what it prints, then the growth of the child's peak memory (VmHWM) over ``work`` and the most
+    the import estimated."""
+    child = textwrap.dedent(f"""
+        import re, sys
+        from pathlib import Path
+        sys.path.insert(0, {str(ROOT)!r})
+        from specviz.importers import base
+        from specviz.importers.base import IngestError
+        from specviz.store import Store
+
+        def peak():  # VmHWM starts afresh at exec; ru_maxrss would carry the parent's peak over
+            return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
+
+        estimates = [0]
+        check = base.Source.fits
+        def record(source, more):
+            estimates.append(source.estimate + more)
+            check(source, more)
+        base.Source.fits = record
+        store = Store({str(tmp_path / "child.duckdb")!r})
+    """) + textwrap.dedent(setup) + "\nbefore = peak()\n" + textwrap.dedent(work)
+    child += "\nprint(peak() - before, max(estimates))\n"
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
 
 
 class TestSchema:
@@ -180,6 +210,33 @@ class TestCsvImport:
         assert runs.loc["code", "concurrency"] == 8
         extra = json.loads(db.query("SELECT extra FROM requests LIMIT 1").frame.extra[0])
         assert "request_id" in extra
+
+
+class TestPerRequestRuns:
+    @pytest.mark.parametrize("shape", ["blocks", "old Mac line ends", "a quoted line break", "a blank line"])
+    def test_each_run_has_the_dimensions_of_its_own_rows(self, db, monkeypatch, shape):
+        """Runs one after another over 3 MB (pieces of a MiB): each run's dimensions are read from
+        the line of its first request; where rows and lines are apart (a quoted line break, a blank
+        line), from the whole file."""
+        rows = ["label,concurrency,ttft_ms,notes"]
+        for run in range(6):
+            rows += [f"run{run},{2 ** run},{i},n" for i in range(25_000)]
+        if shape == "a quoted line break":
+            rows[1] = 'run0,1,0,"two\nlines"'
+        elif shape == "a blank line":
+            rows.insert(30_000, "")
+        end = "\r" if shape == "old Mac line ends" else "\n"
+        found = []
+        lines_at = store._lines_at
+        monkeypatch.setattr(store, "_lines_at", lambda *args: found.append(lines_at(*args)) or found[-1])
+        result = db.import_file("blocks.csv", (end.join(rows) + end).encode())
+        assert (result.runs, result.requests) == (6, 150_000)
+        runs = db.runs().set_index("label")
+        assert runs.concurrency.to_dict() == {f"run{run}": 2.0 ** run for run in range(6)}
+        assert (runs.num_requests == 25_000).all() and (runs.p50_ttft_ms == 12_499.5).all()
+        if shape in ("blocks", "old Mac line ends"):  # the header and each run's first line, found by number
+            firsts = [rows[0], *(f"run{run},{2 ** run},0,n" for run in range(6))]
+            assert found == ["".join(line + end for line in firsts).encode()]
 
 
 class TestInterruptedImport:
@@ -806,22 +863,9 @@ class TestImportMemory:
         path = tmp_path / "detailed.json"
         path.write_bytes(b'{"request_throughput": 1, "ttfts": [' + zeros + b'], "itls": [' + b"[]," * (n - 1)
                          + b'[]], "input_lens": [' + zeros + b'], "output_lens": [' + zeros + b"]}")
-        child = textwrap.dedent(f"""
-            import re, sys
-            sys.path.insert(0, {str(ROOT)!r})
-            from specviz.store import Store
-
-            def peak():  # VmHWM starts afresh at exec; ru_maxrss would carry the parent's peak over
-                return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
-
-            data = open({str(path)!r}, "rb").read()
-            store = Store({str(tmp_path / "m.duckdb")!r})
-            before = peak()
-            result = store.import_file("detailed.json", data)
-            print(result.requests, peak() - before)
-        """)
-        out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120, check=True)
-        requests, taken = map(int, out.stdout.split())
+        out = in_child(tmp_path, 'print(store.import_file("detailed.json", data).requests, end=" ")',
+                       setup=f"data = open({str(path)!r}, 'rb').read()")
+        requests, taken, _ = map(int, out.split())
         assert requests == n and taken < 400_000_000, taken
 
     @pytest.mark.parametrize("shape", ["genai-perf header repeated", "unknown columns per request",
@@ -840,30 +884,49 @@ class TestImportMemory:
                     + ("1" + "," * 999 + "\n") * rows)
         path = tmp_path / "wide.csv"
         path.write_text(text)
-        child = textwrap.dedent(f"""
-            import re, sys
-            sys.path.insert(0, {str(ROOT)!r})
-            from specviz.importers import base
-            from specviz.store import Store
-
-            def peak():
-                return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
-
-            estimates = [0]
-            check = base.Source.fits
-            def record(source, more):
-                estimates.append(source.estimate + more)
-                check(source, more)
-            base.Source.fits = record
-            data = open({str(path)!r}, "rb").read()
-            store = Store({str(tmp_path / "m.duckdb")!r})
-            before = peak()
-            result = store.import_file("wide.csv", data)
-            print(result.status, peak() - before, max(estimates))
-        """)
-        out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120, check=True)
-        status, taken, estimate = out.stdout.split()
+        status, taken, estimate = in_child(tmp_path, 'print(store.import_file("wide.csv", data).status, end=" ")',
+                                           setup=f"data = open({str(path)!r}, 'rb').read()").split()
         assert status == "imported" and int(taken) < int(estimate), (taken, estimate)
+
+    def test_a_per_request_csv_read_from_a_path_stays_within_its_estimate(self, tmp_path):
+        """2M requests of 48 runs in eight columns (100 MB), imported from a path in a child process:
+        the peak (VmHWM) stays below the estimate (270-323 MB of 419; staged, 2M rows took 540 MB)."""
+        path = tmp_path / "requests.csv"
+        rng = random.Random(0)
+        lines = [f"{rng.choice(['base', 'eagle'])},{rng.choice(['chat', 'code', 'json'])},{2 ** rng.randrange(8)},"
+                 f"{rng.gammavariate(2, 20):.6f},{rng.gammavariate(5, 2):.6f},{rng.gammavariate(4, 300):.4f},"
+                 f"{rng.randrange(64, 2048)},{rng.randrange(16, 1024)}\n" for _ in range(100_000)]
+        path.write_bytes(b"label,workload,concurrency,ttft_ms,itl_ms,e2el_ms,input_tokens,output_tokens\n"
+                         + "".join(lines).encode() * 20)
+        work = f"print(store.import_path(Path({str(path)!r})).status, end=' ')"
+        status, taken, estimate = in_child(tmp_path, work).split()
+        assert status == "imported" and int(taken) < int(estimate), (taken, estimate)
+
+    def test_a_file_read_from_a_path_is_not_held_in_memory(self, tmp_path, monkeypatch):
+        """200 MB of requests, refused as too dense once it has been copied, hashed and counted a
+        MiB at a time: the import's peak grows by about 3 MB (read whole, by the file's 200)."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "400000000")
+        path = tmp_path / "dense.csv"
+        path.write_bytes(b"ttft_ms\n" + b"1\n" * 100_000_000)
+        out = in_child(tmp_path, f"""
+            try:
+                store.import_path(Path({str(path)!r}))
+            except IngestError as exc:
+                print(exc.key, end=" ")""")
+        key, taken, _ = out.split()
+        assert key == "ingest.memory" and int(taken) < 20_000_000, taken
+
+    def test_rows_that_become_runs_are_charged_as_runs(self, db, monkeypatch):
+        """A row inserted as a run is a key of the runs table's index too: the same rows go in as
+        requests and are refused as runs."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "350000000")
+        assert db.import_file("requests.csv", b"ttft_ms\n" + b"1\n" * 700_000).requests == 700_000
+        with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            db.import_file("runs.csv", b"output_throughput\n" + b"1\n" * 700_000)
+        with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):  # by the user's mapping
+            db.import_file("requests.csv", b"ttft_ms\n" + b"1\n" * 700_000, csv_mapping={"ttft_ms": "p50_ttft_ms"},
+                           replace=True)
+        assert counts(db) == (1, 1, 700_000)
 
     def test_the_same_file_is_refused_under_a_lower_limit(self, db, monkeypatch):
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "100000000")

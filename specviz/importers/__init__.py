@@ -18,11 +18,12 @@ import re
 from pathlib import Path
 
 from . import aiperf, genai_perf, guidellm, llmperf, sglang, user_csv, vllm
-from .base import Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error, normalise_name
+from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
+                   normalise_name)
 from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
-           "Source", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
+           "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
            "normalise_name"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
@@ -51,8 +52,15 @@ def detect_format(name: str, data: bytes) -> str:
     return detect(Source(name, data)).name
 
 
-def parse(name: str, data: bytes) -> Parsed:
+def parse(name: str, data: bytes | Source) -> Parsed:
     """Detect the format of a file and parse it; JSON is decoded once.
+
+    Parameters
+    ----------
+    name : str
+        The file's name as the user gave it.
+    data : bytes or Source
+        Its content, or a source already made of it (the store makes one to hash and copy a file).
 
     Returns
     -------
@@ -66,7 +74,7 @@ def parse(name: str, data: bytes) -> Parsed:
         If the file is not one of the formats, of the right format but the wrong shape, or would
         take more memory than ``SPECVIZ_IMPORT_MEMORY_BYTES`` to read.
     """
-    source = Source(name, data)
+    source = data if isinstance(data, Source) else Source(name, data)
     source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
     parsed = detect(source).parse(source)
     source.check_extras(parsed.runs)

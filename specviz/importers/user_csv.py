@@ -16,34 +16,40 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import numpy as np
+
 from .. import settings
 from ..errors import Notice
 from ..schema import RUN_COLUMNS
 from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
-                   normalise_name)
+                   normalise_name, occurrences)
 
-__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS"]
+__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
+           "charge_as_runs"]
 
 # Dimensions that tell the runs of a per-request CSV apart.
 RUN_DIMENSIONS = ("label", "workload", "engine", "endpoint", "engine_version", "target_model", "draft_model",
                   "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency", "request_rate")
 
-# Memory of a CSV read by the store's DuckDB (rows staged, or inserted as runs), measured with
-# ru_maxrss: 10M rows of one column held 73 B a row, 2.45M rows of eight columns 208 B a row.
-_ROW_BYTES, _CELL_BYTES = 100, 32
+# Memory of a CSV read by the store's DuckDB, measured with VmHWM beyond what the process held
+# before. Its buffers grow to a few hundred MB whatever the rows (eight columns per request:
+# 100,000 rows 37-52 MB, 1M 211-244 MB, 2M-5M 272-378 MB; eight as runs, 100,000 rows 108-115 MB),
+# then by about 22 B a row (one column: 10M rows 240-314 MB) to 45 B (eight: 10M rows 600-641 MB).
+_BASE_BYTES, _ROW_BYTES, _CELL_BYTES = 300_000_000, 24, 5
+# A row inserted as a run is also a key of the runs table's index (71 B a key): eight columns as
+# runs, 3M rows took 300-410 MB, 10M rows 1,113-1,142 MB.
+_RUN_ROW_BYTES = 64
 # Unknown columns are kept in each row's ``extra``, as DuckDB's to_json(struct_pack(...)): every
 # row repeats their names. The text is bounded by, per row, the names' bytes and _EXTRA_CELL_CHARS
 # a cell (quotes, colon, comma, null or a number's digits), plus the file's text, escaped (its
 # values); measured with VmHWM, building and storing it took up to 4.9x that text beyond the other
-# charges (3,000 rows of 999 unknown 60-character columns staged per request: 1.1 to 1.4 GB from
-# one run to the next; 30,000 rows: 6.6 GB, 4.3 GB as runs).
+# charges (3,000 rows of 999 unknown 60-character columns per request: 1.1 to 1.4 GB staged, 1.06
+# GB streamed; 30,000 rows: 6.6 GB staged, 4.3 GB as runs).
 _EXTRA_CELL_CHARS, _EXTRA_FACTOR = 24, 7
 # DuckDB's buffers for each column, whatever the rows: 1,000 columns of 3 rows took 70 MB.
 _COLUMN_BYTES = 100_000
 # Reading a header line: its text at up to 4 bytes a character, and the fields split from it.
 _HEADER_BYTES_PER_BYTE = 12
-# Control characters that JSON escapes as \\u00XX (line ends excepted: they end rows).
-_CONTROLS = bytes(c for c in range(32) if c not in (10, 13))
 # Sniffing: the lines of the head that are compared, and the longest column name taken for one.
 _SNIFF_LINES, _LONGEST_NAME = 20, 200
 
@@ -115,7 +121,7 @@ def csv_header(source: Source) -> list[str]:
     """
     source.head  # the checks every file passes
     try:
-        return next(csv.reader(byte_lines(source.data)), [])
+        return next(csv.reader(byte_lines(source.pieces())), [])
     except UnicodeDecodeError:
         raise IngestError("ingest.not_utf8", source.name) from None
     except csv.Error as exc:
@@ -183,7 +189,7 @@ def sniff(source: Source) -> float:
         rows = list(itertools.islice(csv.reader(io.StringIO(source.head, newline="")), _SNIFF_LINES + 1))
     except csv.Error:  # a field over csv's limit: not a table this importer reads
         return 0.0
-    cut = len(source.data) > len(source.head.encode("utf-8", "surrogatepass"))
+    cut = source.size > len(source.head.encode("utf-8", "surrogatepass"))
     if cut and len(rows) > 1:
         rows = rows[:-1]  # the head may end inside its last line
     if not rows:
@@ -205,27 +211,41 @@ def parse(source: Source) -> Parsed:
     """Check a user's CSV before the store reads it: the memory DuckDB will take (rows, cells,
     columns, the ``extra`` text of unknown columns) and the number of columns."""
     # The header line is read whole (to count its columns): its text and fields first.
-    source.fits(_HEADER_BYTES_PER_BYTE * header_line_bytes(source.data))
+    source.fits(_HEADER_BYTES_PER_BYTE * header_line_bytes(source.pieces()))
     header = csv_header(source)
     most = settings.get("SPECVIZ_IMPORT_MAX_COLUMNS")
     if len(header) > most:
         raise IngestError("ingest.csv_too_many_columns", source.name, most=most)
-    # Two byte counts, not the whole histogram. A row's cells past its first are charged as its
-    # commas were (DuckDB refuses a row with more fields than the header).
-    data = source.data
-    rows = max(data.count(b"\n"), data.count(b"\r")) + 1  # lines, whether they end in \n, \r\n or \r
-    source.charge(int(_ROW_BYTES * rows + _CELL_BYTES * rows * (len(header) - 1) + _COLUMN_BYTES * len(header)))
+    # Rows as requests (a file of runs costs more: :func:`charge_as_runs`). A row's cells past its
+    # first are charged as its commas were (DuckDB refuses a row with more fields than the header).
+    rows = source.line_ends + 1
+    source.charge(_BASE_BYTES + _ROW_BYTES * rows + _CELL_BYTES * rows * (len(header) - 1)
+                  + _COLUMN_BYTES * len(header))
     unknown = _unknown_columns(header)
     if unknown:
         # Values: the file's text at most, escaped (a quote or backslash doubled, a control
         # character as \\u00XX).
-        chunks = (data[i:i + (1 << 20)] for i in range(0, len(data), 1 << 20))  # no copy of it all at once
-        controls = sum(len(chunk) - len(chunk.translate(None, _CONTROLS)) for chunk in chunks)
-        escapes = data.count(b'"') + data.count(b"\\") + 5 * controls
+        escapes = 0
+        for piece in source.pieces():
+            view = np.frombuffer(piece, np.uint8)
+            controls = int(np.count_nonzero((view < 32) & (view != ord("\n")) & (view != ord("\r"))))
+            escapes += occurrences(piece, ord('"')) + occurrences(piece, ord("\\")) + 5 * controls
         extra_text = (rows * sum(len(c.encode("utf-8", "surrogatepass")) + _EXTRA_CELL_CHARS for c in unknown)
-                      + len(source.data) + escapes)
+                      + source.size + escapes)
         source.charge(_EXTRA_FACTOR * extra_text)
     return Parsed("csv", [])
+
+
+def charge_as_runs(source: Source) -> None:
+    """Charge what inserting a CSV's rows as runs costs beyond reading them as requests (what
+    :func:`parse` charged): the store knows which once it has the user's mapping.
+
+    Raises
+    ------
+    IngestError
+        If that takes the estimate over ``SPECVIZ_IMPORT_MEMORY_BYTES``.
+    """
+    source.charge(_RUN_ROW_BYTES * (source.line_ends + 1))
 
 
 def _unknown_columns(header: list[str]) -> list[str]:
