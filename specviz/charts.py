@@ -12,12 +12,15 @@ from .i18n import t
 __all__ = ["speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups"]
 
+# Every encoding is a channel object (alt.Y("y:Q"), not "y:Q"): Altair resolves a shorthand string or
+# a dict against the whole Vega-Lite schema, about 15 ms each, which a page pays on every rerun.
+
 _BREAK_EVEN = pd.DataFrame({"y": [1.0]})
 
 
 def _break_even_rule(lang: str) -> alt.Chart:
     return alt.Chart(_BREAK_EVEN).mark_rule(color="black", strokeDash=[4, 4]).encode(
-        y="y:Q", tooltip=[alt.Tooltip("y:Q", title=t("chart.break_even", lang))])
+        y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title=t("chart.break_even", lang))])
 
 
 def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en") -> alt.LayerChart:
@@ -38,7 +41,7 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
     points = crossover.dropna().rename_axis("alpha").reset_index().assign(speedup=1.0)
     marks = alt.Chart(points).mark_point(size=120, shape="diamond", filled=True).encode(
         x=alt.X("crossover_batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
-        y="speedup:Q",
+        y=alt.Y("speedup:Q"),
         color=alt.Color("alpha:N", title=alpha_title),
         tooltip=[alt.Tooltip("alpha:N", title=alpha_title),
                  alt.Tooltip("crossover_batch:Q", title=t("chart.crossover", lang))])
@@ -64,7 +67,7 @@ def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> 
     bars = alt.Chart(data).mark_bar().encode(
         x=alt.X("gamma:O", title=t("chart.gamma", lang)),
         y=alt.Y("speedup:Q", title=t("chart.speedup", lang)),
-        color=alt.condition("datum.best", alt.value("#1f77b4"), alt.value("#c7c7c7")),
+        color=alt.ColorValue(value="#c7c7c7", condition={"test": "datum.best", "value": "#1f77b4"}),
         tooltip=[alt.Tooltip("gamma:O", title=t("chart.gamma", lang)),
                  alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                  alt.Tooltip("expected_tokens:Q", title=t("chart.expected_tokens", lang), format=".3f"),
@@ -136,7 +139,7 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
                alt.Tooltip("source_file:N", title=t("col.source_file", lang))]
     lines = alt.Chart(data).mark_line(point=True).encode(
         x=x, y=y, color=alt.Color("group:N", scale=alt.Scale(domain=groups), legend=_legend(group_title, named["group"])),
-        detail="series:N", tooltip=tooltip)
+        detail=alt.Detail("series:N"), tooltip=tooltip)
     layers = [lines]
     if peaks is not None and not peaks.empty:
         layers.append(alt.Chart(peaks[["series", "load", metric]]).mark_point(size=260, color="black", strokeWidth=2).encode(
@@ -158,7 +161,7 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
     marks = alt.Chart(crossover.dropna(subset=["crossover_concurrency"]).assign(y=1.0)).mark_point(
         size=140, shape="diamond", filled=True, color="black").encode(
-        x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y="y:Q",
+        x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
     return alt.layer(lines, _break_even_rule(lang), marks).properties(autosize=_FIT_WIDTH, height=320)
@@ -178,7 +181,7 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
     panels = [alt.Chart(data).mark_bar().encode(
-        y=alt.Y("workload:N", title=t("col.workload", lang)), yOffset="origin:N", color=color,
+        y=alt.Y("workload:N", title=t("col.workload", lang)), yOffset=alt.YOffset("origin:N"), color=color,
         x=alt.X(f"{figure}:Q", title=t(f"col.{figure}", lang), axis=alt.Axis(format=number_format)),
         tooltip=[alt.Tooltip("workload:N", title=t("col.workload", lang)),
                  alt.Tooltip("origin:N", title=t("col.origin", lang)),
@@ -194,7 +197,7 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     data = predicted.dropna(subset=["predicted_speedup"])
     top = float(max(data["measured_speedup"].max(), data["predicted_speedup"].max(), 1.0)) * 1.1
     diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
-        color="gray", strokeDash=[4, 4]).encode(x="x:Q", y="y:Q")
+        color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
     dots = alt.Chart(data).mark_circle(size=80).encode(
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
@@ -213,7 +216,8 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     pub = alt.Chart(published).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("study:N", legend=_legend(t("chart.study", lang), published["study"])),
-        tooltip=["study:N", "system:N", "hardware:N", "target_model:N", "method:N", "batch:Q", "value:Q", "note:N", "source:N"])
+        tooltip=[alt.Tooltip(field) for field in ("study:N", "system:N", "hardware:N", "target_model:N", "method:N",
+                                                    "batch:Q", "value:Q", "note:N", "source:N")])
     mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
-        x=x, y="measured_speedup:Q", tooltip=[alt.Tooltip("series:N"), "batch:Q", alt.Tooltip("measured_speedup:Q", format=".3f")])
+        x=x, y=alt.Y("measured_speedup:Q"), tooltip=[alt.Tooltip("series:N"), alt.Tooltip("batch:Q"), alt.Tooltip("measured_speedup:Q", format=".3f")])
     return alt.layer(mine, pub, _break_even_rule(lang)).properties(autosize=_FIT_WIDTH, height=320)
