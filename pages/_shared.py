@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Sequence
 
+import pandas as pd
 import streamlit as st
 
-from specviz import settings
-from specviz.i18n import md, message
+from specviz import export, settings
+from specviz.i18n import md, message, t
 from specviz.store import Store, StoreError
 
 
@@ -50,6 +52,12 @@ def open_store(lang: str) -> Store:
     except StoreError as exc:
         st.error(message(exc, lang))
         st.stop()
+
+
+def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:
+    """A button that downloads ``frame`` as spreadsheet-safe CSV (:func:`specviz.export.csv_text`),
+    written when it is clicked rather than on every rerun."""
+    st.download_button(t("calc.download_csv", lang), partial(export.csv_text, frame), file_name, "text/csv", key=key)
 
 
 # Session key of the URL values refused since show_url_notices last ran, as (parameter, text).

@@ -6,8 +6,8 @@ import math
 
 import streamlit as st
 
-from pages._shared import require_router, show_url_notices, url_choice, url_widget
-from specviz import calculator, charts, export, roofline, settings, spec
+from pages._shared import csv_download, require_router, show_url_notices, url_choice, url_widget
+from specviz import calculator, charts, roofline, settings, spec
 from specviz.i18n import md, t
 
 require_router()
@@ -141,8 +141,7 @@ def show_table() -> None:
     st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True,
                  column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
                                 for c in table.columns})
-    st.download_button(t("calc.download_csv", lang), export.csv_text(table), "specviz_alpha_table.csv",
-                       "text/csv", key="download_table")
+    csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
 
 
 def show_batch() -> None:
@@ -151,22 +150,19 @@ def show_batch() -> None:
     st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang), width="stretch")
     st.caption(t("calc.crossover_caption", lang, alpha=alpha,
                  batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
-    st.download_button(t("calc.download_csv", lang), export.csv_text(curves),
-                       "specviz_speedup_vs_batch.csv", "text/csv", key="download_batch")
+    csv_download(curves, "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
 def show_heatmap() -> None:
     grid = calculator.heatmap_grid(scenario, gamma, context, batch_max)
     st.altair_chart(charts.speedup_heatmap(grid, lang), width="stretch")
-    st.download_button(t("calc.download_csv", lang), export.csv_text(grid),
-                       "specviz_heatmap.csv", "text/csv", key="download_heatmap")
+    csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
 
 
 def show_gamma() -> None:
     st.altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang), width="stretch")
     st.caption(t("calc.gamma_caption", lang))
-    st.download_button(t("calc.download_csv", lang), export.csv_text(best_gamma_frame),
-                       "specviz_speedup_vs_gamma.csv", "text/csv", key="download_gamma")
+    csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
 
 
 def show_roofline() -> None:

@@ -6,8 +6,8 @@ import math
 
 import streamlit as st
 
-from pages._shared import open_store, require_router
-from specviz import calculator, charts, explorer, export, importers, settings
+from pages._shared import csv_download, open_store, require_router
+from specviz import calculator, charts, explorer, importers, settings
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.sandbox import QueryError
 from specviz.schema import RUN_COLUMNS
@@ -109,8 +109,7 @@ def show_runs() -> None:
                "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate", "imported_at"]
     newest = explorer.newest_first(shown)
     st.dataframe(newest[visible].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
-    st.download_button(t("calc.download_csv", lang), export.csv_text(newest),
-                       "specviz_runs.csv", "text/csv", key="download_runs")
+    csv_download(newest, "specviz_runs.csv", "download_runs", lang)
 
 
 def group_title(key: str) -> str:
@@ -252,8 +251,7 @@ def show_sql() -> None:
                          bytes=settings.get("SPECVIZ_SQL_MAX_BYTES")))
         st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
         st.dataframe(result.frame, hide_index=True)
-        st.download_button(t("calc.download_csv", lang), export.csv_text(result.frame),
-                           "specviz_query.csv", "text/csv", key="download_sql")
+        csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
 
 
 VIEWS = (("runs", show_runs), ("load", show_load), ("baseline", show_versus_baseline),
