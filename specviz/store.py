@@ -24,7 +24,7 @@ import threading
 import time
 import weakref
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -47,6 +47,11 @@ class StoreError(SpecvizError):
 
 # The percentiles a per-request CSV's runs get, beside the mean.
 _PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+
+# What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
+# imports row (with a new imported_at), so this pair changes whenever the tables do. Reads kept
+# between calls (runs, imports, the console's copy) are read again when it changes.
+_IMPORTS_VERSION = "SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) FROM imports"
 
 
 # Every object of the open file a user could have made (the current database's, not DuckDB's own).
@@ -144,21 +149,36 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-@dataclass
+@dataclass(frozen=True)
 class _CsvReading:
     """How DuckDB reads one CSV, sniffed once (a second sniff would cost a tenth of the read):
-    ``sql``, a ``read_csv`` call with every option its sniffer found, reads the file given as its
-    first parameter (:meth:`params`); ``columns`` are (name, type); ``skip`` lines come before the
-    header, and ``line_end`` ends a line."""
+    ``sql``, a ``read_csv`` call with every option its sniffer found (``options``; None where DuckDB
+    must sniff at each read), reads the file given as its first parameter (:meth:`params`);
+    ``columns`` are (name, type); ``skip`` lines come before the header, and ``line_end`` ends a line.
 
-    sql: str
-    options: list[Any]
+    The ``text`` columns are read as text, as the file has them. A column that becomes text in the
+    store must be: DuckDB reads a number column cast to VARCHAR straight as text in some plans
+    ("-3618") and as a number turned into text in others ("-3618.0"), and a per-request file's
+    runs are keyed on such text in two queries."""
+
+    options: dict[str, Any] | None
     columns: list[tuple[str, str]]
     skip: int
     line_end: bytes
+    text: frozenset[str] = frozenset()
+
+    @property
+    def sql(self) -> str:
+        if self.options is None:
+            return "read_csv(?, header = true, types = ?)" if self.text else "read_csv(?, header = true)"
+        return f"read_csv(?, auto_detect = false, header = true, {', '.join(f'{k} = ?' for k in self.options)})"
 
     def params(self, path: str) -> list[Any]:
-        return [path, *self.options]
+        as_text = {name: "VARCHAR" for name in self.text}
+        if self.options is None:
+            return [path, as_text] if self.text else [path]
+        return [path, *({**self.options["columns"], **as_text} if key == "columns" else option
+                         for key, option in self.options.items())]
 
 
 def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
@@ -181,12 +201,11 @@ def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvRead
     if any(kind.startswith(("DATE", "TIME")) for _, kind in described):
         # Given a date or time format, DuckDB parses with it alone and refuses what its sniffer
         # read otherwise ("inf" as a DATE): such a file is sniffed again.
-        return _CsvReading("read_csv(?, header = true)", [], described, skip, line_end)
+        return _CsvReading(None, described, skip, line_end)
     options = {"delim": delimiter, "quote": quote, "escape": escape, "new_line": new_line, "comment": comment,
                "skip": skip, "columns": dict(described)}
-    options = {key: "" if option == "(empty)" else option for key, option in options.items()}
-    return _CsvReading(f"read_csv(?, auto_detect = false, header = true, {', '.join(f'{k} = ?' for k in options)})",
-                       list(options.values()), described, skip, line_end)
+    return _CsvReading({key: "" if option == "(empty)" else option for key, option in options.items()},
+                       described, skip, line_end)
 
 
 def _lines_at(pieces: Iterable[bytes], numbers: list[int], end: bytes) -> bytes:
@@ -233,6 +252,8 @@ def _csv_run_dimensions(source: importers.Source, reading: _CsvReading, path: st
             found = None
         if found is None or not set(found["run_id"].to_pylist()) >= firsts.keys():
             found = side.sql(query, params=reading.params(path)).to_arrow_table()
+    if not set(found["run_id"].to_pylist()) >= firsts.keys():  # never a run without its dimensions
+        raise IngestError("ingest.csv_unreadable", source.name, detail="its rows read differently on a second pass")
     return found
 
 
@@ -364,7 +385,8 @@ class Store:
         self.lock_timeout_s = lock_timeout_s
         self.read_only = False
         self._snapshot_cache: tuple[tuple[int, int], sandbox.Snapshot] | None = None
-        self._snapshot_lock = threading.Lock()
+        self._kept_reads: dict[str, tuple[tuple[int, int], pd.DataFrame]] = {}
+        self._cache_lock = threading.Lock()
         self._memory: duckdb.DuckDBPyConnection | None = None
         if self.path == ":memory:":
             self._memory = duckdb.connect(self.path, config=sandbox.NO_EXTENSIONS)
@@ -705,6 +727,8 @@ class Store:
         reading = _sniff_csv(cur, name, path)
         plan = user_csv.plan_columns(name, reading.columns, csv_mapping)
         mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)
+        reading = replace(reading, text=frozenset(column for canonical, (column, _, _) in mapped.items()
+                                                  if RUN_COLUMNS.get(canonical) == "VARCHAR"))
 
         def value(canonical: str) -> str:
             column, kind, factor = mapped[canonical]
@@ -817,15 +841,25 @@ class Store:
             return sum(_delete_import(cur, content_hash) for (content_hash,) in examples)
 
     # ----------------------------------------------------------------------------- reading
+    def _kept_read(self, sql: str) -> pd.DataFrame:
+        """The result of ``sql``, read again only when an import or a removal (of this process or
+        another) changed the tables since the last read: a page reads the runs on every rerun, and
+        the version costs a tenth of the read. Each caller gets its own copy to change."""
+        with self._connection() as con, self._transaction(con):
+            version = con.execute(_IMPORTS_VERSION).fetchall()[0]
+            with self._cache_lock:
+                kept = self._kept_reads.get(sql)
+                if kept is None or kept[0] != version:
+                    kept = self._kept_reads[sql] = (version, con.execute(sql).df())
+        return kept[1].copy()
+
     def runs(self) -> pd.DataFrame:
         """Every run with its canonical columns, oldest import first."""
-        with self._connection() as con:
-            return con.execute("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
+        return self._kept_read("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id")
 
     def imports(self) -> pd.DataFrame:
         """One row per imported file."""
-        with self._connection() as con:
-            return con.execute("SELECT * FROM imports ORDER BY imported_at").df()
+        return self._kept_read("SELECT * FROM imports ORDER BY imported_at")
 
     def request_summary(self) -> pd.DataFrame:
         """Per run: request count and p50/p99 of TTFT and ITL from the ``requests`` table."""
@@ -843,9 +877,8 @@ class Store:
         The version of ``imports`` and the copy are read in one transaction: a write of this
         process may share the attachment, and the copy must be of the version it is filed under."""
         with self._connection() as con, self._transaction(con):
-            version = con.execute("SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) "
-                                  "FROM imports").fetchall()[0]
-            with self._snapshot_lock:
+            version = con.execute(_IMPORTS_VERSION).fetchall()[0]
+            with self._cache_lock:
                 if self._snapshot_cache is None or self._snapshot_cache[0] != version:
                     fresh = sandbox.Snapshot({table: con.sql(f"SELECT * FROM {table}").to_arrow_table()
                                               for table in ("runs", "requests", "imports")})

@@ -127,7 +127,7 @@ class TestImportFile:
         assert counts(db) == (0, 0, 0)
 
     def test_upload_limit(self, db):
-        with pytest.raises(importers.IngestError, match="upload limit"):
+        with pytest.raises(importers.IngestError, match=r"upload limit \(SPECVIZ_MAX_UPLOAD_BYTES\)"):
             db.import_file("big.json", b"x" * 101, max_bytes=100)
 
     @pytest.mark.parametrize("failure, raised", [(RuntimeError("disk full"), importers.IngestError),
@@ -237,6 +237,18 @@ class TestPerRequestRuns:
         if shape in ("blocks", "old Mac line ends"):  # the header and each run's first line, found by number
             firsts = [rows[0], *(f"run{run},{2 ** run},0,n" for run in range(6))]
             assert found == ["".join(line + end for line in firsts).encode()]
+
+    @pytest.mark.parametrize("dates", [False, True], ids=["sniffed once", "sniffed at each read"])
+    def test_text_that_looks_like_numbers_is_kept_as_written(self, db, dates):
+        """A dimension column of numbers ("-3618", "1.5e-38") stored as text: DuckDB turns a number
+        into text differently from plan to plan ("-3618" or "-3618.0"), which once split a run's
+        key between its two queries and lost the run. Read as text, every run arrives as written."""
+        head = "workload,ttft_ms" + (",day" if dates else "")
+        lines = [f"{w},{t}" + (",2026-11-30" if dates else "") for w in ("-3618", "1.5e-38", "7") for t in (1, 2)]
+        result = db.import_file("numbers.csv", "\n".join([head, *lines, ""]).encode())
+        assert (result.runs, result.requests) == (3, 6)
+        assert sorted(db.runs().workload) == ["-3618", "1.5e-38", "7"]
+        assert counts(db) == (3, 1, 6)
 
 
 class TestInterruptedImport:
@@ -400,6 +412,25 @@ class TestSharedFile:
         # Plain DuckDB, which does not wait: it gets the file for writing at once.
         subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}).close()"],
                        check=True, timeout=60)
+        s.close()
+
+    def test_kept_reads_follow_the_writes_of_other_processes(self, tmp_path):
+        """runs() and imports() are kept between calls and read again once an import or a removal,
+        of another process or another Store, changed the tables."""
+        path = tmp_path / "k.duckdb"
+        s = Store(path)
+        s.import_file("a.csv", a_csv(1))
+        mine = s.runs()
+        mine["concurrency"] = 99.0  # a caller's change stays its own
+        assert list(s.runs()["concurrency"]) == [1.0]
+        other_file = tmp_path / "b.csv"
+        other_file.write_bytes(a_csv(2))
+        assert len(imported(ingest(path, other_file))) == 1
+        assert sorted(s.runs()["concurrency"]) == [1.0, 2.0] and len(s.imports()) == 2
+        other = Store(path)
+        assert other.remove_import(s.imports()["content_hash"].iloc[0]) == 1
+        assert list(s.runs()["concurrency"]) == [2.0] and len(s.imports()) == 1
+        other.close()
         s.close()
 
     def test_a_writer_that_holds_the_file_past_the_timeout(self, tmp_path):
@@ -939,6 +970,18 @@ class TestImportMemory:
         assert counts(db) == (0, 0, 0)
 
 
+def with_file_size_limit(size: int, code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a child process that may write no file past ``size`` bytes: every write past
+    it fails as on a full disk (EFBIG)."""
+    probe = textwrap.dedent(f"""
+        import resource, signal, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({size}, {size}))
+    """) + textwrap.dedent(code)
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+
+
 class TestStoreFiles:
     """Files that are not (writable) specviz stores: one-line message, file untouched, nothing downloaded."""
 
@@ -1102,16 +1145,10 @@ class TestStoreFiles:
         Store(db).close()
         big = tmp_path / "requests.csv"
         big.write_text("concurrency,ttft_ms,itl_ms\n" + "".join(f"{i % 8},{i * 0.5},{i * 0.1}\n" for i in range(200_000)))
-        probe = textwrap.dedent(f"""
-            import resource, signal, sys
-            sys.path.insert(0, {str(ROOT)!r})
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            size = {db.stat().st_size} + 300_000
-            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        run = with_file_size_limit(db.stat().st_size + 300_000, f"""
             from specviz import cli
             sys.exit(cli.main(["ingest", {str(big)!r}, "--db", {str(db)!r}]))
         """)
-        run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
         assert run.returncode == 2 and "Traceback" not in run.stderr + run.stdout
         again = Store(db)
         assert len(again.runs()) == 0 and len(again.imports()) == 0
@@ -1124,17 +1161,11 @@ class TestStoreFiles:
         Store(db).close()
         rows = tmp_path / "runs.csv"
         rows.write_text("concurrency,output_throughput\n" + "".join(f"{i},{i * 1.5}\n" for i in range(300)))
-        probe = textwrap.dedent(f"""
-            import resource, signal, sys
-            sys.path.insert(0, {str(ROOT)!r})
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            size = {db.stat().st_size}
-            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        run = with_file_size_limit(db.stat().st_size, f"""
             from pathlib import Path
             from specviz.store import Store
             print(Store({str(db)!r}).import_path(Path({str(rows)!r})).status)
         """)
-        run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
         assert (run.returncode, run.stdout) == (0, "imported\n"), run.stderr
         assert Path(f"{db}.wal").exists()  # the checkpoint did not happen
         again = Store(db)
