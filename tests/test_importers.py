@@ -551,7 +551,7 @@ class TestMemoryBound:
             importers.parse("runs.jsonl", data)
 
     def test_a_csv_is_charged_per_row_and_cell(self, monkeypatch):
-        """DuckDB's buffers (300 MB, whatever the rows), then 24 B a row and 5 B a cell past its first."""
+        """DuckDB's buffers (300 MB from 250,000 rows), then 24 B a row and 5 B a cell past its first."""
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "350000000")
         assert importers.parse("rows.csv", b"ttft_ms\n" + b"1\n" * 2_000_000).format == "csv"
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
@@ -559,6 +559,14 @@ class TestMemoryBound:
         assert importers.parse("cells.csv", b"ttft_ms,itl_ms\n" + b"1,1\n" * 1_700_000).format == "csv"
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
             importers.parse("cells.csv", b"ttft_ms,itl_ms\n" + b"1,1\n" * 1_750_000)
+
+    def test_a_small_csv_is_charged_small_buffers(self, monkeypatch):
+        """Below 250,000 rows DuckDB's buffers are charged 50 MB and 1,000 B a row (measured: 10
+        rows took 7-17 MB, 100,000 rows 40-114 MB): a low limit still takes a small file."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "64000000")
+        assert importers.parse("small.csv", b"ttft_ms,itl_ms\n" + b"1,1\n" * 10_000).format == "csv"
+        with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            importers.parse("larger.csv", b"ttft_ms,itl_ms\n" + b"1,1\n" * 20_000)
 
     def test_a_csv_with_too_many_columns_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_IMPORT_MAX_COLUMNS", "10")

@@ -32,10 +32,13 @@ RUN_DIMENSIONS = ("label", "workload", "engine", "endpoint", "engine_version", "
                   "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency", "request_rate")
 
 # Memory of a CSV read by the store's DuckDB, measured with VmHWM beyond what the process held
-# before. Its buffers grow to a few hundred MB whatever the rows (eight columns per request:
-# 100,000 rows 37-52 MB, 1M 211-244 MB, 2M-5M 272-378 MB; eight as runs, 100,000 rows 108-115 MB),
-# then by about 22 B a row (one column: 10M rows 240-314 MB) to 45 B (eight: 10M rows 600-641 MB).
-_BASE_BYTES, _ROW_BYTES, _CELL_BYTES = 300_000_000, 24, 5
+# before. Its buffers grow with the rows up to a few hundred MB (eight columns per request: 10 rows
+# 20 MB, 30,000 rows 21 MB, 100,000 rows 37-52 MB, 300,000 rows 59 MB, 1M 211-244 MB, 2M-5M
+# 272-378 MB; four as runs: 30,000 rows 44 MB, 100,000 rows 108-115 MB, 300,000 rows 169 MB, 1M
+# 327 MB), then by about 22 B a row (one column: 10M rows 240-314 MB) to 45 B (eight: 10M rows
+# 600-641 MB). Charged: the buffers, at most _BUFFER_MOST, then per row and cell.
+_BUFFER_BASE, _BUFFER_ROW_BYTES, _BUFFER_MOST = 50_000_000, 1_000, 300_000_000
+_ROW_BYTES, _CELL_BYTES = 24, 5
 # A row inserted as a run is also a key of the runs table's index (71 B a key): eight columns as
 # runs, 3M rows took 300-410 MB, 10M rows 1,113-1,142 MB.
 _RUN_ROW_BYTES = 64
@@ -219,8 +222,8 @@ def parse(source: Source) -> Parsed:
     # Rows as requests (a file of runs costs more: :func:`charge_as_runs`). A row's cells past its
     # first are charged as its commas were (DuckDB refuses a row with more fields than the header).
     rows = source.line_ends + 1
-    source.charge(_BASE_BYTES + _ROW_BYTES * rows + _CELL_BYTES * rows * (len(header) - 1)
-                  + _COLUMN_BYTES * len(header))
+    source.charge(min(_BUFFER_MOST, _BUFFER_BASE + _BUFFER_ROW_BYTES * rows) + _ROW_BYTES * rows
+                  + _CELL_BYTES * rows * (len(header) - 1) + _COLUMN_BYTES * len(header))
     unknown = _unknown_columns(header)
     if unknown:
         # Values: the file's text at most, escaped (a quote or backslash doubled, a control
