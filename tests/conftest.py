@@ -1,7 +1,10 @@
-"""Shared fixtures: a real Streamlit server on 127.0.0.1 and a real Chromium driven by Playwright."""
+"""Shared fixtures: a real Streamlit server on 127.0.0.1 and a real Chromium driven by Playwright;
+the check every fuzzed result file must pass."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import socket
 import subprocess
@@ -11,11 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
 
-from specviz import settings
+from specviz import importers, settings
+from specviz.schema import RUN_COLUMNS
 
 # No per-example deadline: on a loaded CI machine a slow example is not a failure.
 hypothesis_settings.register_profile("specviz", deadline=None)
@@ -35,6 +40,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         code = getattr(function, "__code__", None)
         if code is not None and ({"SAMPLES", "sample"} & set(code.co_names)):
             item.add_marker(pytest.mark.samples)
+
+
+def parses_or_refuses(name: str, data: bytes) -> None:
+    """Parsing ``data`` gives runs and requests of checked values, or an IngestError; nothing else."""
+    try:
+        parsed = importers.parse(name, data)
+    except importers.IngestError:
+        return
+    for run in parsed.runs:
+        json.loads(run["extra"], parse_constant=pytest.fail)  # strict JSON: no NaN or Infinity
+        for key, value in run.items():
+            if RUN_COLUMNS.get(key) == "DOUBLE" and value is not None and key != "request_rate":
+                assert math.isfinite(value) and value >= 0, key
+        for key in ("acceptance_rate", "zero_accept_rate"):
+            assert run.get(key, 0) <= 1
+    if not parsed.requests.empty:
+        values = parsed.requests.drop(columns="run_index").to_numpy()
+        assert not (values < 0).any() and not np.isinf(values).any()
 
 
 def _free_port() -> int:
