@@ -396,5 +396,17 @@ class TestLoadPublished:
     def test_every_row_has_a_source(self):
         published = explorer.load_published(DATA)
         assert published.source.notna().all() and len(published) >= 10
-        eagle = published[published.study.str.startswith("EAGLE-3")].set_index("batch")
+        eagle = published[published.series == "EAGLE-3 paper, SGLang, H100, Llama-3.1-8B, EAGLE-3 head"].set_index("batch")
         assert eagle.loc[2, "value"] == 1.81 and eagle.loc[64, "value"] == 1.38
+
+    def test_every_series_names_its_presets(self):
+        """A series of the fidelity benchmark names the GPU, the target and the draft of the study,
+        as presets (or a draft kind), and one value per batch and context."""
+        published = explorer.load_published(DATA)
+        series = published.dropna(subset=["series"])
+        gpus, models = roofline.load_gpus(DATA), roofline.load_models(DATA)
+        assert series.gpu.isin(gpus.keys()).all() and series.target.isin(models.keys()).all()
+        assert series.draft.isin([*models, "eagle", "self", "ngram"]).all()
+        assert (series.gamma >= 1).all() and (series.tp >= 1).all()
+        assert not series.duplicated(["series", "batch", "context"]).any()
+        assert series.groupby("series").size().max() >= 8 and series.series.nunique() >= 14

@@ -1,0 +1,47 @@
+"""Benchmark: the speedup models against published measurements they were not fitted to.
+
+Run by hand: `.venv/bin/python bench/bench_fidelity.py`. For each series of
+data/published_results.csv with three or more points, each model is calibrated on the lowest and
+the highest batch and predicts the points in between (:mod:`specviz.fidelity`). Prints, per series
+and overall, the median and worst relative error and the share of points on the right side of 1,
+for every model beside the constant-cost baseline of the same run. Target (issue 8): median ≤ 7 %,
+worst ≤ 15 %, sign ≥ 95 %.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from specviz import explorer, fidelity, settings  # noqa: E402
+
+MODELS = {"constant cost": fidelity.constant_cost, "roofline v1": fidelity.roofline_v1}
+
+
+def main() -> None:
+    data = settings.get("SPECVIZ_DATA_DIR")
+    series = fidelity.series_of(explorer.load_published(data), data)
+    print(f"{len(series)} series, {sum(len(p) - 2 for _, p in series)} held-out points\n")
+    results = {}
+    for model, calibrator in MODELS.items():
+        started = time.perf_counter()
+        results[model] = pd.concat([fidelity.held_out(s, p, calibrator) for s, p in series], ignore_index=True)
+        print(f"{model}: {time.perf_counter() - started:.1f} s")
+    print(f"\n{'series':<100} " + " ".join(f"{m:>22}" for m in MODELS))
+    for setting, _ in series:
+        cells = []
+        for model in MODELS:
+            s = fidelity.summarise(results[model][results[model].series == setting.name])
+            cells.append(f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%")
+        print(f"{setting.name:<100} " + " ".join(f"{c:>22}" for c in cells))
+    print(f"\n{'overall (median, worst, sign right)':<100} " + " ".join(
+        f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
+        for s in (fidelity.summarise(results[m]) for m in MODELS)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""How well a speedup model predicts published measurements it was not fitted to.
+
+Each series of ``data/published_results.csv`` (a sweep over batch of one study's setting: GPU,
+tensor parallelism, target, draft, γ, context) is calibrated on two of its points, the lowest and
+the highest batch, as a user calibrates on two of their own runs; the model then predicts the
+points in between, and each prediction is compared with the measurement:
+
+.. math:: e_i = \\frac{\\hat S_i - S_i}{S_i}
+
+with the sign right when both are on the same side of 1 (speculation helps or hurts). Where a
+series gives the acceptance length, α comes from it (:func:`specviz.spec.alpha_from_acceptance_length`);
+where it does not, α is fitted with the costs.
+
+A model is a :data:`Calibrator`: given a series' setting and its two calibration points, it
+returns a function from the series' points to predicted speedups (or None where it cannot fit).
+``bench/bench_fidelity.py`` runs the calibrators over every series and prints the table; the tests
+run it on a slice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from . import calculator, explorer, roofline, spec
+
+__all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "constant_cost", "roofline_v1",
+           "UNKNOWN_CONTEXT"]
+
+# Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
+UNKNOWN_CONTEXT = 512
+# α searched where a series gives no acceptance length.
+_ALPHA_GRID = np.round(np.arange(0.30, 0.9601, 0.01), 2)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One series' hardware and models, as presets: ``draft`` is a model id (its preset in
+    ``draft_model``), ``eagle``, ``self`` or ``ngram``; ``draft_kv_budget`` the positions a
+    sparse-KV draft keeps, else None."""
+
+    name: str
+    gpu: roofline.GPU
+    tp: int
+    target: roofline.Model
+    draft: str
+    draft_model: roofline.Model | None
+    draft_kv_budget: float | None
+    source: str
+
+
+Calibrator = Callable[[Setting, pd.DataFrame], Callable[[pd.DataFrame], np.ndarray] | None]
+
+
+def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) -> list[tuple[Setting, pd.DataFrame]]:
+    """The series with at least ``least_points`` points, each as its setting and its points
+    (``batch``, ``context``, ``gamma``, ``acceptance_length``, ``measured_speedup``), by batch."""
+    gpus, models = roofline.load_gpus(data_dir), roofline.load_models(data_dir)
+    found = []
+    for name, rows in published.dropna(subset=["series"]).groupby("series", sort=True):
+        if len(rows) < least_points:
+            continue
+        first = rows.iloc[0]
+        budget = first["draft_kv_budget"]
+        setting = Setting(name, gpus[first["gpu"]], int(first["tp"]), models[first["target"]], first["draft"],
+                          models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"])
+        points = pd.DataFrame({"batch": rows["batch"].astype(float),
+                               "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
+                               "gamma": rows["gamma"].astype(float),
+                               "acceptance_length": rows["acceptance_length"].astype(float),
+                               "measured_speedup": rows["value"].astype(float)})
+        found.append((setting, points.sort_values("batch", kind="stable").reset_index(drop=True)))
+    return found
+
+
+def held_out(setting: Setting, points: pd.DataFrame, calibrator: Calibrator) -> pd.DataFrame:
+    """The points between the lowest and the highest batch, predicted by ``calibrator`` fitted on
+    those two: ``predicted_speedup``, ``error`` (relative) and ``sign_right``; NaN predictions where
+    it could not fit."""
+    ends = points.iloc[[0, -1]]
+    inner = points.iloc[1:-1].copy()
+    predict = calibrator(setting, ends)
+    inner["predicted_speedup"] = np.nan if predict is None else predict(inner)
+    inner["error"] = (inner["predicted_speedup"] - inner["measured_speedup"]) / inner["measured_speedup"]
+    right = (inner["predicted_speedup"] >= 1) == (inner["measured_speedup"] >= 1)
+    inner["sign_right"] = right.where(inner["predicted_speedup"].notna())
+    return inner.assign(series=setting.name)
+
+
+def summarise(predictions: pd.DataFrame) -> dict[str, float]:
+    """Median and worst absolute relative error and the share of points with the sign right, over
+    the predicted points; ``missing`` counts the points without a prediction."""
+    done = predictions.dropna(subset=["predicted_speedup"])
+    error = done["error"].abs()
+    return {"points": len(done), "missing": len(predictions) - len(done),
+            "median_error": float(error.median()) if len(done) else np.nan,
+            "worst_error": float(error.max()) if len(done) else np.nan,
+            "sign_right": float(done["sign_right"].astype(bool).mean()) if len(done) else np.nan}
+
+
+def _alphas(points: pd.DataFrame) -> np.ndarray | None:
+    """α of each point from its acceptance length, or None where one is missing."""
+    if points["acceptance_length"].isna().any():
+        return None
+    return np.asarray(spec.alpha_from_acceptance_length(points["acceptance_length"].to_numpy(),
+                                                        points["gamma"].to_numpy()), dtype=float)
+
+
+def constant_cost(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:
+    """The baseline: speedup = E(α, γ) / (1 + γc), Leviathan et al. (2023) with a verify pass as
+    dear as a plain one and a draft pass costing c of one, whatever the batch. With α known, c is
+    the least-squares fit of E/S = 1 + γc over the two points; without, E and c cannot be told
+    apart and the prediction is the two points' mean speedup."""
+    alphas = _alphas(ends)
+    if alphas is None:
+        level = float(ends["measured_speedup"].mean())
+        return lambda points: np.full(len(points), level)
+    gamma = ends["gamma"].to_numpy()
+    ratio = np.asarray(spec.expected_tokens(alphas, gamma)) / ends["measured_speedup"].to_numpy()
+    cost = max(0.0, float(np.mean((ratio - 1.0) / gamma)))
+
+    def predict(points: pd.DataFrame) -> np.ndarray:
+        alpha = _alphas(points)
+        return np.asarray(spec.speedup(alpha, points["gamma"].to_numpy(), 1.0, cost), dtype=float)
+    return predict
+
+
+def _one_device(setting: Setting) -> roofline.GPU:
+    """Tensor parallelism as v1 can take it: one device with N times the FLOPS and the bandwidth."""
+    gpu = setting.gpu
+    return roofline.GPU(id=gpu.id, name=gpu.name, kind=gpu.kind, tflops=gpu.tflops * setting.tp,
+                        bandwidth_tb_s=gpu.bandwidth_tb_s * setting.tp, memory_gb=gpu.memory_gb * setting.tp,
+                        source=gpu.source)
+
+
+def roofline_v1(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:
+    """The roofline model as the explorer calibrates it (:func:`specviz.explorer.calibrate_knobs`
+    on the two points), with α searched on a grid where the series gives no acceptance length. A
+    draft that is not a model preset (EAGLE head, self-speculation) costs the calculator's default
+    0.05 of a plain pass; tensor parallelism is one device N times as large; the context is the
+    series' own."""
+    scenario = calculator.Scenario(_one_device(setting), setting.target, setting.draft_model)
+    context = float(ends["context"].iloc[0])
+    alphas = _alphas(ends)
+    candidates = [alphas] if alphas is not None else [np.full(len(ends), a) for a in _ALPHA_GRID]
+    best = None
+    for alpha in candidates:
+        frame = ends.assign(alpha=alpha, num_speculative_tokens=ends["gamma"], concurrency=ends["batch"])
+        fit = explorer.calibrate_knobs(frame, scenario, context)
+        if fit is not None and (best is None or fit["rms_error"] < best[1]["rms_error"]):
+            best = (float(alpha[0]), fit)
+    if best is None:
+        return None
+    fixed_alpha, fit = best
+    knobs = {k: fit[k] for k in ("mfu", "mbu", "overlap", "overhead_ms")}
+    fitted = calculator.Scenario(scenario.gpu, scenario.target, scenario.draft, knobs=knobs)
+
+    def predict(points: pd.DataFrame) -> np.ndarray:
+        alpha = _alphas(points)
+        alpha = np.full(len(points), fixed_alpha) if alpha is None else alpha
+        return np.asarray(calculator.evaluate_scenario(fitted, alpha, points["gamma"].to_numpy(),
+                                                       points["batch"].to_numpy(), context)["speedup"], dtype=float)
+    return predict
