@@ -76,6 +76,8 @@ class GPU:
     memory_gb: float
     source: str
     note: str = ""
+    tflops_fp8: float = float("nan")
+    link_gb_s: float = float("nan")  # one way, per device (NVLink: half the datasheet's both-ways total)
 
     @property
     def ridge(self) -> float:
@@ -135,7 +137,8 @@ def load_gpus(data_dir: Path) -> dict[str, GPU]:
                            tflops=_number(row["tflops_bf16_dense"]),
                            bandwidth_tb_s=_number(row["bandwidth_tb_s"]),
                            memory_gb=_number(row["memory_gb"]), source=row["source"],
-                           note=row["note"])
+                           note=row["note"], tflops_fp8=_number(row["tflops_fp8_dense"]),
+                           link_gb_s=_number(row["link_gb_s_one_way"]))
             for row in _read_csv(Path(data_dir) / "gpus.csv")}
 
 

@@ -1,0 +1,124 @@
+"""Tests for specviz.step: each term of a pass against a hand computation, the drafts, and the
+special cases that must equal the first model (tp = 1, a chain)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from specviz import roofline, settings, spec, step
+
+DATA = settings.get("SPECVIZ_DATA_DIR")
+GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
+H100, LLAMA8, LLAMA1 = GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], MODELS["Llama-3.2-1B"]
+REALISTIC = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, pass_ms=0.3)
+
+
+class TestPassTime:
+    def test_one_device_at_bf16_is_the_first_roofline(self):
+        batch, context = np.array([1.0, 8, 64, 512]), np.array([[0.0], [4096.0]])
+        mine = step.pass_time(H100, LLAMA8, batch, 5.0, context, costs=REALISTIC)
+        first = roofline.forward_pass(H100, LLAMA8, batch, 5.0, context, **roofline.REALISTIC)
+        for key in ("flops", "bytes", "compute_s", "memory_s", "time_s"):
+            np.testing.assert_array_equal(mine[key], first[key])
+
+    def test_costs_per_pass_layer_and_token_by_hand(self):
+        costs = step.Costs(pass_ms=0.3, layer_us=5.0, token_us=10.0)
+        out = step.pass_time(H100, LLAMA8, 8, 1, 0, costs=costs)
+        # 0.3 ms + 32 layers × 5 µs + 8 tokens × 10 µs
+        assert out["time_s"] - out["roofline_s"] == pytest.approx(0.3e-3 + 32 * 5e-6 + 8 * 10e-6, rel=1e-12)
+        assert (out["pass_s"], out["layer_s"], out["token_s"]) == pytest.approx((0.3e-3, 160e-6, 80e-6))
+
+    def test_tensor_parallel_communication_by_hand(self):
+        """8 × H100 (NVLink 450 GB/s each way), batch 32: each of 2 × 32 all-reduces moves
+        2·7/8·32·4096·2 = 458,752 bytes over a link and waits 10 µs."""
+        out = step.pass_time(H100, LLAMA8, 32, 1, 0, tp=8, costs=step.Costs(allreduce_us=10.0))
+        assert out["comm_s"] == pytest.approx(64 * (10e-6 + 458_752 / 450e9), rel=1e-12)
+        single = step.pass_time(H100, LLAMA8, 32, 1, 0)
+        assert out["memory_s"] == pytest.approx(single["memory_s"] / 8, rel=1e-12)
+        assert out["compute_s"] == pytest.approx(single["compute_s"] / 8, rel=1e-12)
+
+    def test_fp8_halves_the_weights_and_doubles_the_peak(self):
+        bf16 = step.pass_time(H100, LLAMA8, 1, 1, 0)
+        fp8 = step.pass_time(H100, LLAMA8, 1, 1, 0, precision=step.PRECISIONS["fp8"])
+        # One byte less for each weight read (all but the untied input table, plus one gathered row)
+        # and for each KV element of the one position written.
+        weights = LLAMA8.params_total - LLAMA8.embedding_params + LLAMA8.hidden_size
+        assert bf16["bytes"] - fp8["bytes"] == pytest.approx(weights + LLAMA8.kv_bytes_per_token(1.0), rel=1e-12)
+        assert fp8["compute_s"] == pytest.approx(bf16["compute_s"] * 989.4 / 1979, rel=1e-12)
+        # A GPU without an FP8 peak (A100) runs FP8 weights at its BF16 peak.
+        a100 = GPUS["A100-80GB"]
+        assert step.pass_time(a100, LLAMA8, 1, 1, 0, precision=step.PRECISIONS["fp8"])["compute_s"] == \
+            step.pass_time(a100, LLAMA8, 1, 1, 0)["compute_s"]
+
+    def test_refusals(self):
+        with pytest.raises(ValueError, match="whole number of devices"):
+            step.pass_time(H100, LLAMA8, 1, 1, 0, tp=0)
+        with pytest.raises(ValueError, match="no interconnect bandwidth"):
+            step.pass_time(GPUS["MI300X"], LLAMA8, 1, 1, 0, tp=8)
+        assert step.pass_time(GPUS["MI300X"], LLAMA8, 1, 1, 0, tp=8, costs=step.Costs(link_gb_s=448))["comm_s"] > 0
+
+    @given(st.integers(1, 1024), st.integers(1, 16), st.integers(0, 131_072), st.sampled_from([1, 2, 4, 8]),
+           st.floats(0, 5), st.floats(0, 50), st.floats(0, 50))
+    def test_the_time_is_the_sum_of_its_terms(self, batch, tokens, context, tp, pass_ms, layer_us, token_us):
+        out = step.pass_time(H100, LLAMA8, batch, tokens, context, tp=tp,
+                             costs=step.Costs(0.6, 0.8, 0.5, pass_ms, layer_us, token_us, 5.0))
+        parts = out["roofline_s"] + out["comm_s"] + out["layer_s"] + out["pass_s"] + out["token_s"]
+        assert out["time_s"] == pytest.approx(parts, rel=1e-12) and out["time_s"] > 0
+
+
+class TestEagleHead:
+    def test_parameters_by_hand(self):
+        """Llama-3.1-8B: a decoder layer 2·4096² + 2·4096·1024 + 3·4096·14336 + 2·4096 = 218,112,000;
+        EAGLE fuses 2 features (2·4096²) and reads the 128,256-token LM head; EAGLE-3 fuses 3 and
+        reads a 32,000-token one."""
+        layer = 218_112_000
+        assert step.eagle_head(LLAMA8).params_total == layer + 2 * 4096**2 + 128_256 * 4096
+        head3 = step.eagle_head(LLAMA8, "eagle3")
+        assert head3.params_total == layer + 3 * 4096**2 + 32_000 * 4096
+        assert (head3.layers, head3.vocab_size, head3.kv_bytes_per_token()) == (1, 32_000, 2 * 8 * 128 * 2)
+
+
+class TestStep:
+    def test_a_draft_model_on_one_device_is_the_first_model(self):
+        alpha, gamma, batch = np.array([[0.6], [0.8]]), 4, np.array([1.0, 16, 256])
+        mine = step.step(H100, LLAMA8, step.Draft("model", LLAMA1), batch=batch, gamma=gamma, context=1024,
+                         alpha=alpha, costs=REALISTIC)
+        first = roofline.evaluate(H100, LLAMA8, LLAMA1, alpha=alpha, gamma=gamma, batch=batch, context=1024,
+                                  **roofline.REALISTIC)
+        np.testing.assert_allclose(mine["speedup"], first["speedup"], rtol=1e-12)
+        np.testing.assert_allclose(mine["verify_cost"], first["verify_cost"], rtol=1e-12)
+
+    def test_a_chain_shaped_tree_is_the_chain(self):
+        common = dict(batch=[1, 32], gamma=3, context=512, acceptance_length=2.8, costs=REALISTIC)
+        chain = step.step(H100, LLAMA8, step.Draft("eagle"), **common)
+        tree = step.step(H100, LLAMA8, step.Draft("eagle"), tree_tokens=4, draft_width=1, **common)
+        np.testing.assert_array_equal(chain["speedup"], tree["speedup"])
+        wide = step.step(H100, LLAMA8, step.Draft("eagle"), tree_tokens=60, draft_width=10, **common)
+        assert (wide["verify_s"] > chain["verify_s"]).all() and (wide["speedup"] < chain["speedup"]).all()
+
+    def test_acceptance_length_or_alpha(self):
+        alpha = 0.7
+        by_alpha = step.step(H100, LLAMA8, step.Draft("ngram"), batch=4, gamma=3, alpha=alpha)
+        by_length = step.step(H100, LLAMA8, step.Draft("ngram"), batch=4, gamma=3,
+                              acceptance_length=spec.expected_tokens(alpha, 3))
+        assert by_alpha["speedup"] == pytest.approx(by_length["speedup"], rel=1e-12)
+        # n-gram drafting has no device pass: the speedup is E over the verify cost.
+        assert by_alpha["draft_s"] == 0 and by_alpha["speedup"] == pytest.approx(
+            spec.expected_tokens(alpha, 3) / by_alpha["verify_cost"], rel=1e-12)
+        with pytest.raises(ValueError, match="alpha or a measured"):
+            step.step(H100, LLAMA8, step.Draft("ngram"), batch=4, gamma=3)
+        with pytest.raises(ValueError, match="between 1 and"):
+            step.step(H100, LLAMA8, step.Draft("ngram"), batch=4, gamma=3, acceptance_length=4.5)
+
+    def test_self_speculation_reads_only_its_kv_budget(self):
+        out = step.step(H100, LLAMA8, step.Draft("self", kv_budget=512), batch=32, gamma=2, context=32_000,
+                        acceptance_length=2.4, costs=REALISTIC)
+        expected = step.pass_time(H100, LLAMA8, 32, 1, 512, costs=REALISTIC)["time_s"]
+        assert out["draft_s"] == pytest.approx(expected, rel=1e-12)
+        assert out["draft_cost"] < 0.5  # 512 of 32,000 positions: the draft skips most of the KV traffic
+
+    def test_a_draft_model_needs_its_model(self):
+        with pytest.raises(ValueError, match="needs its model"):
+            step.Draft("model")
+        with pytest.raises(ValueError, match="needs its model"):
+            step.Draft("eagle", LLAMA1)
