@@ -36,7 +36,7 @@ import pyarrow as pa
 from . import importers, sandbox
 from .errors import Notice, SpecvizError
 from .importers import user_csv
-from .importers.base import IngestError, occurrences
+from .importers.base import IngestError, occurrences, preview
 from .schema import MIGRATIONS, REQUEST_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION
 
 __all__ = ["Store", "StoreError", "ImportResult", "SCHEMA_VERSION", "MIGRATIONS"]
@@ -133,6 +133,47 @@ def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
     return removed
 
 
+def _sweep_repeats(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """The runs of a parsed file that a ``vllm bench sweep`` already stored from another of its
+    files: index → (that file's name, the run's ``run_number``). A sweep writes each run twice, as
+    ``run=N.json`` and inside ``summary.json``, and the page, which takes files and not folders,
+    cannot leave one out as :func:`specviz.importers.result_files` does.
+
+    Two runs are the same when both are sweep runs (``run_number`` in ``extra``, which only the
+    sweep writes) with the same ``run_number`` and start ``date``, the same model, completed
+    requests, duration and output throughput (the object is copied unchanged into the summary, so
+    these are equal to the last bit; a different run differs at least in its duration), and the
+    same swept settings where both files were named inside their sweep folder (a file uploaded on
+    its own has none)."""
+    if parsed.format != "vllm-bench" or not any('"run_number"' in run["extra"] for run in parsed.runs):
+        return {}
+    keys = ("target_model", "num_requests", "duration_s", "output_throughput")
+    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs],
+                             **{key: [run.get(key) for run in parsed.runs] for key in keys}})
+    same = " AND ".join(f"r.{key} IS NOT DISTINCT FROM CAST(i.{key} AS {RUN_COLUMNS[key]})" for key in keys)
+    cur.register("incoming_sweep", incoming)
+    found = cur.execute(f"""
+        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra, {', '.join(keys)} FROM incoming_sweep)
+        SELECT i.run_index, min(r.source_file), any_value(i.extra->>'run_number')
+        FROM i JOIN runs r
+          ON r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
+         AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date') AND {same}
+         AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))
+        GROUP BY i.run_index""").fetchall()
+    cur.unregister("incoming_sweep")
+    return {index: (other, run_number) for index, other, run_number in found}
+
+
+def _repeat_notices(repeated: dict[int, tuple[str, str]]) -> list[Notice]:
+    """One notice for each file that already holds some of the runs, naming their run numbers."""
+    by_file: dict[str, list[str]] = {}
+    for index in sorted(repeated):
+        other, run_number = repeated[index]
+        by_file.setdefault(other, []).append(run_number)
+    return [Notice("warn.sweep_run_repeated", other=other, runs=", ".join(numbers))
+            for other, numbers in by_file.items()]
+
+
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
     """Roll back if a transaction is still open (a failed COMMIT has already ended it)."""
     try:
@@ -179,6 +220,35 @@ class _CsvReading:
             return [path, as_text] if self.text else [path]
         return [path, *({**self.options["columns"], **as_text} if key == "columns" else option
                          for key, option in self.options.items())]
+
+
+def _csv_number(column: str, kind: str) -> str:
+    """SQL for a CSV column as a number: a column DuckDB's sniffer typed as numbers as it is; text,
+    and whatever else the sniffer saw (a DATE for "inf", a BOOLEAN), where it reads as one
+    (thousands separators dropped), else NULL."""
+    if kind in ("BIGINT", "DOUBLE"):
+        return f"CAST({_quote(column)} AS DOUBLE)"
+    return f"TRY_CAST(replace(CAST({_quote(column)} AS VARCHAR), ',', '') AS DOUBLE)"
+
+
+def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path: str,
+                     mapped: dict[str, tuple[str, str, float]]) -> list[Notice]:
+    """A notice for each column mapped to a number whose non-empty cells are not all numbers: they
+    are stored empty, which a user who mapped the column would not otherwise learn. Only columns the
+    sniffer did not type as numbers can hold such cells, so a clean file costs no extra read."""
+    suspects = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
+                if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR" and kind not in ("BIGINT", "DOUBLE")]
+    if not suspects:
+        return []
+    counts = []
+    for _, column, kind in suspects:
+        text = f"CAST({_quote(column)} AS VARCHAR)"
+        dropped = f"trim({text}) <> '' AND {_csv_number(column, kind)} IS NULL"
+        counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
+    found = cur.execute(f"SELECT {', '.join(counts)} FROM {reading.sql}", reading.params(path)).fetchone()
+    return [Notice("warn.csv_not_numbers", column=column, field=canonical.removeprefix("request:"),
+                   rows=found[2 * i], example=repr(preview(found[2 * i + 1])))
+            for i, (canonical, column, _) in enumerate(suspects) if found[2 * i]]
 
 
 def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
@@ -596,6 +666,7 @@ class Store:
         self._require_writable()
         path = Path(path)
         name = os.fsencode(path).decode("utf-8", "replace")  # stored: bytes of no UTF-8 name become U+FFFD
+        user_csv.check_mapping(name, csv_mapping or {})
         with _copy_regular_file(path, name, max_bytes) as source:
             return self.import_file(name, source, csv_mapping=csv_mapping)
 
@@ -613,7 +684,8 @@ class Store:
         max_bytes : int, optional
             Refuse larger files.
         csv_mapping : dict, optional
-            For a plain CSV: the user's column name → canonical column, for names the synonyms miss.
+            For a plain CSV: the user's column name → canonical column, for names the synonyms miss
+            (one of :data:`specviz.importers.user_csv.MAPPABLE_COLUMNS`).
         replace : bool
             Import content that is already stored again (with a new mapping): its old runs and
             requests are deleted in the same transaction.
@@ -623,7 +695,14 @@ class Store:
         Returns
         -------
         ImportResult
-            ``status="skipped"`` if the same content was imported before.
+            ``status="skipped"`` if the same content was imported before, and also if every run of
+            the file is a ``vllm bench sweep`` run already stored from another file of the sweep
+            (``run=0.json`` after the ``summary.json`` that repeats it; :func:`_sweep_repeats`).
+            Then, as for the same content, nothing of the file is stored, not even its ``imports``
+            row: what it holds is in the store once, under the other file, and if that file is
+            removed, importing this one again stores its runs. The warnings name the other file.
+            Where only some runs repeat (``summary.json`` after ``run=0.json``), the others are
+            imported and a warning names the file that holds the repeats.
 
         Raises
         ------
@@ -631,9 +710,11 @@ class Store:
             For anything wrong with the file: too large, empty, binary, malformed, of no known
             shape, too deeply nested, too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``, and any other
             exception reading it raised (:class:`specviz.importers.UnrecognisedColumnsError` for a CSV
-            none of whose columns is recognised); nothing is written.
+            none of whose columns is recognised), and a ``csv_mapping`` to a column the store fills
+            in itself (``ingest.csv_mapping_reserved``, before the file is read); nothing is written.
         """
         self._require_writable()
+        user_csv.check_mapping(name, csv_mapping or {})
         with ExitStack() as stack:
             source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
             _check_size(name, source.size, max_bytes)
@@ -654,7 +735,14 @@ class Store:
                         runs, requests, warnings, unmatched = self._import_csv(cur, source, content_hash, now,
                                                                                csv_mapping or {})
                     else:
-                        runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now)
+                        repeated = _sweep_repeats(cur, parsed)
+                        if repeated and len(repeated) == len(parsed.runs):
+                            return ImportResult(name, "skipped", fmt, warnings=_repeat_notices(repeated),
+                                                message="already imported from " + ", ".join(
+                                                    sorted({other for other, _ in repeated.values()})))
+                        runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
+                                                                       repeated.keys())
+                        warnings = [*warnings, *_repeat_notices(repeated)]
                     cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
                                 "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 [content_hash, name, fmt, now, runs, requests,
@@ -693,27 +781,35 @@ class Store:
         raise IngestError("ingest.concurrent", name)
 
     def _insert_parsed(self, cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed,
-                       content_hash: str, now: datetime) -> tuple[int, int, list[Notice]]:
+                       content_hash: str, now: datetime, left_out: Iterable[int] = ()) -> tuple[int, int, list[Notice]]:
+        """Insert a parsed file's runs and requests but those of the runs ``left_out`` (by index):
+        each run keeps the id of its place in the file, so its requests find it by their index."""
         if not parsed.runs:
             raise IngestError("ingest.no_runs", name)
         prefix = content_hash[:12]
+        left_out = set(left_out)
+        kept = [index for index in range(len(parsed.runs)) if index not in left_out]
+        runs = [parsed.runs[index] for index in kept]
         # Column by column, and only the columns some run has (the rest are NULL): a dict of every
         # column for each run would cost more than the run itself.
-        present = {column for run in parsed.runs for column in run}
-        columns: dict[str, Any] = {column: [run.get(column) for run in parsed.runs]
+        present = {column for run in runs for column in run}
+        columns: dict[str, Any] = {column: [run.get(column) for run in runs]
                                    for column in RUN_COLUMNS if column in present}
-        columns.update(run_id=[f"{prefix}-{index}" for index in range(len(parsed.runs))], source_file=name,
+        columns.update(run_id=[f"{prefix}-{index}" for index in kept], source_file=name,
                        source_format=parsed.format, imported_at=now, content_hash=content_hash)
         casts = ", ".join(f"CAST({_quote(c)} AS {RUN_COLUMNS[c]}) AS {_quote(c)}" for c in columns)
         cur.register("incoming_runs", pd.DataFrame(columns))
         cur.execute(f"INSERT INTO runs BY NAME SELECT {casts} FROM incoming_runs")
         cur.unregister("incoming_runs")
-        if not parsed.requests.empty:  # run ids are made by DuckDB, not as a Python string per request
-            cur.register("incoming_requests", parsed.requests)
+        requests = parsed.requests
+        if left_out and not requests.empty:
+            requests = requests[~requests.run_index.isin(list(left_out))]
+        if not requests.empty:  # run ids are made by DuckDB, not as a Python string per request
+            cur.register("incoming_requests", requests)
             cur.execute(f"INSERT INTO requests BY NAME SELECT '{prefix}-' || CAST(run_index AS VARCHAR) AS run_id, "
                         "* EXCLUDE (run_index) FROM incoming_requests")
             cur.unregister("incoming_requests")
-        return len(parsed.runs), len(parsed.requests), parsed.warnings
+        return len(runs), len(requests), parsed.warnings
 
     def _import_csv(self, cur: duckdb.DuckDBPyConnection, source: importers.Source, content_hash: str,
                     now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[Notice], list[str]]:
@@ -735,10 +831,7 @@ class Store:
             target = RUN_COLUMNS.get(canonical, "DOUBLE")
             if target == "VARCHAR":
                 return f"CAST({_quote(column)} AS VARCHAR)"
-            # Text, and whatever else DuckDB's sniffer saw (a DATE for "inf", a BOOLEAN), is read as
-            # a number where it is one (thousands separators dropped), else NULL.
-            number = (f"CAST({_quote(column)} AS DOUBLE)" if kind in ("BIGINT", "DOUBLE")
-                      else f"TRY_CAST(replace(CAST({_quote(column)} AS VARCHAR), ',', '') AS DOUBLE)")
+            number = _csv_number(column, kind)
             if factor != 1.0:
                 number = f"{number} * {factor!r}"
             if target in ("INTEGER", "BIGINT"):  # whole numbers that fit, else NULL
@@ -752,6 +845,9 @@ class Store:
         stamp = (f"{_sql_text(name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
                  f"'{content_hash}' AS content_hash")
         try:
+            if not plan.per_request:
+                user_csv.charge_as_runs(source)  # before DuckDB reads more than the sniffer's sample
+            warnings += _csv_not_numbers(cur, reading, path, mapped)
             if plan.per_request:
                 dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
                 group = f"hash({', '.join(value(d) for d in dims)})" if dims else "0"
@@ -794,7 +890,6 @@ class Store:
                 if dims:
                     cur.unregister("csv_dimensions")
             else:
-                user_csv.charge_as_runs(source)  # before DuckDB reads more than the sniffer's sample
                 selects = [f"{value(k)} AS {_quote(k)}" for k in mapped]
                 cur.execute(f"""
                     INSERT INTO runs BY NAME

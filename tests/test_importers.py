@@ -302,6 +302,22 @@ vllm_keys = st.sampled_from(["request_throughput", "mean_ttft_ms", "p99_itl_ms",
                              "request_rate", "duration", "ttfts", "itls", "label", "model_id"])
 
 
+class TestMappableColumns:
+    def test_the_columns_the_store_fills_cannot_be_mapped(self):
+        from specviz.schema import RUN_COLUMNS
+        filled = {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"}
+        assert set(user_csv.MAPPABLE_COLUMNS) == RUN_COLUMNS.keys() - filled
+        assert list(user_csv.MAPPABLE_COLUMNS) == [c for c in RUN_COLUMNS if c not in filled]  # the schema's order
+        assert "MAPPABLE_COLUMNS" in user_csv.__all__
+
+    def test_a_mapping_to_one_of_them_is_refused(self):
+        with pytest.raises(importers.IngestError) as info:
+            user_csv.check_mapping("x.csv", {"tput": "output_throughput", "when": "imported_at"})
+        assert (info.value.key, info.value.params) == ("ingest.csv_mapping_reserved",
+                                                       {"file": "x.csv", "column": "when", "field": "imported_at"})
+        user_csv.check_mapping("x.csv", {f"column {i}": c for i, c in enumerate(user_csv.MAPPABLE_COLUMNS)})
+
+
 class TestFuzzedFiles:
     @settings(max_examples=150, deadline=None)
     @given(st.dictionaries(vllm_keys, json_values, min_size=1))

@@ -183,6 +183,53 @@ class TestCsvImport:
         db.import_file("raw.csv", data, csv_mapping={"conc": "concurrency", "tput": "output_throughput"})
         assert db.runs().output_throughput[0] == 100
 
+    @pytest.mark.parametrize("reserved", ["run_id", "source_file", "source_format", "imported_at", "content_hash",
+                                          "extra"])
+    def test_a_mapping_to_a_column_the_store_fills_is_refused(self, db, reserved, monkeypatch, tmp_path):
+        """Refused before the file is read (DuckDB once failed mid-import on the column given twice)."""
+        monkeypatch.setattr(importers, "parse", lambda *args: pytest.fail("the file was read"))
+        mapping = {"conc": "concurrency", "tput": "output_throughput", "h": reserved}
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("raw.csv", b"conc,tput,h\n4,100,x\n", csv_mapping=mapping)
+        assert info.value.key == "ingest.csv_mapping_reserved" and info.value.params["field"] == reserved
+        assert str(info.value) == (f"raw.csv: {reserved} is filled in by specviz itself; "
+                                   "map 'h' to a measured field or leave it out")
+        (tmp_path / "raw.csv").write_bytes(b"conc,tput,h\n4,100,x\n")
+        with pytest.raises(importers.IngestError, match="filled in by specviz"):
+            db.import_path(tmp_path / "raw.csv", csv_mapping=mapping)
+        assert counts(db) == (0, 0, 0)
+
+    @pytest.mark.parametrize("per_request", [False, True], ids=["runs", "requests"])
+    def test_text_in_a_column_mapped_to_a_number_is_reported(self, db, per_request):
+        """Cells that are not numbers are stored empty, and each such column says how many."""
+        if per_request:
+            data = b"nclients2,lat,tps2\nabc,12,fast\n4,13,slow\n4,14,9\n"
+            mapping = {"nclients2": "concurrency", "lat": "request:ttft_ms", "tps2": "request:output_tokens"}
+        else:
+            data = b"nclients2,tps2\nabc,fast\n"
+            mapping = {"nclients2": "concurrency", "tps2": "output_throughput"}
+        result = db.import_file("mine.csv", data, csv_mapping=mapping)
+        dropped = [w for w in result.warnings if w.key == "warn.csv_not_numbers"]
+        if per_request:
+            assert [w.params for w in dropped] == [
+                {"column": "nclients2", "field": "concurrency", "rows": 1, "example": "'abc'"},
+                {"column": "tps2", "field": "output_tokens", "rows": 2, "example": "'fast'"}]
+        else:
+            assert [w.params for w in dropped] == [
+                {"column": "nclients2", "field": "concurrency", "rows": 1, "example": "'abc'"},
+                {"column": "tps2", "field": "output_throughput", "rows": 1, "example": "'fast'"}]
+            assert db.runs()[["concurrency", "output_throughput"]].isna().all(axis=None)
+            assert str(dropped[1]) == ("'tps2' (mapped to output_throughput): cells that are not numbers were left "
+                                       "empty: 1, such as 'fast'")
+        stored = json.loads(db.imports().warnings[0])
+        assert sum(w["key"] == "warn.csv_not_numbers" for w in stored) == 2
+
+    @pytest.mark.parametrize("data", [b"concurrency,tput\n4,100\n8,\n", b"concurrency,tput\n4,\"1,100\"\n"],
+                             ids=["numbers and an empty cell", "thousands separators"])
+    def test_numbers_give_no_such_warning(self, db, data):
+        result = db.import_file("clean.csv", data, csv_mapping={"tput": "output_throughput"})
+        assert result.runs > 0 and not any(w.key == "warn.csv_not_numbers" for w in result.warnings)
+
     def test_unmatched_columns_are_reported_and_can_be_mapped_on_a_replace(self, db):
         data = b"concurrency,p50_itl_ms,tput,notes\n4,12,100,a\n8,15,180,b\n"
         first = db.import_file("mine.csv", data)
@@ -210,6 +257,68 @@ class TestCsvImport:
         assert runs.loc["code", "concurrency"] == 8
         extra = json.loads(db.query("SELECT extra FROM requests LIMIT 1").frame.extra[0])
         assert "request_id" in extra
+
+
+class TestSweepRunsUploadedApart:
+    """A ``vllm bench sweep`` writes each run as ``run=N.json`` and again in ``summary.json``; the page
+    takes files, not folders, so both may come: the run is stored once."""
+
+    FOLDER = SAMPLES / "vllm_0.25_sweep" / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+
+    def read(self, name: str) -> bytes:
+        return (self.FOLDER / name).read_bytes()
+
+    def test_the_run_file_first(self, db):
+        first = db.import_file("run=0.json", self.read("run=0.json"))
+        summary = db.import_file("summary.json", self.read("summary.json"))
+        assert (first.status, first.runs, summary.status, summary.runs) == ("imported", 1, "imported", 1)
+        assert [w.params for w in summary.warnings if w.key == "warn.sweep_run_repeated"] == [
+            {"other": "run=0.json", "runs": "0"}]
+        runs = db.runs()
+        assert len(runs) == 2 and sorted(json.loads(e)["run_number"] for e in runs.extra) == [0, 1]
+        assert json.loads(db.imports().set_index("source_file").warnings["summary.json"])[-1] == {
+            "key": "warn.sweep_run_repeated", "params": {"other": "run=0.json", "runs": "0"}}
+
+    def test_the_summary_first(self, db):
+        """Every run of run=0.json is already stored: nothing of it is, as for an identical file."""
+        db.import_file("summary.json", self.read("summary.json"))
+        again = db.import_file("run=0.json", self.read("run=0.json"))
+        assert (again.status, again.runs, again.format) == ("skipped", 0, "vllm-bench")
+        assert again.message == "already imported from summary.json"
+        assert [str(w) for w in again.warnings] == [
+            "run_number 0 of this sweep: already stored from summary.json (same sweep settings and measurements), "
+            "not stored again"]
+        assert len(db.runs()) == 2 and db.imports().source_file.tolist() == ["summary.json"]
+
+    def test_removing_the_other_file_lets_the_run_file_in(self, db):
+        db.import_file("summary.json", self.read("summary.json"))
+        db.import_file("run=0.json", self.read("run=0.json"))
+        db.remove_import(db.imports().content_hash[0])
+        assert db.import_file("run=0.json", self.read("run=0.json")).runs == 1 and len(db.runs()) == 1
+
+    def test_named_inside_the_folder_or_on_their_own(self, db):
+        """A path names the swept settings, an upload none: the runs are still the same."""
+        db.import_path(self.FOLDER / "run=0.json")
+        summary = db.import_file("summary.json", self.read("summary.json"))
+        assert summary.runs == 1 and len(db.runs()) == 2
+
+    def test_other_sweep_settings_are_another_run(self, db):
+        db.import_file(f"a/{self.FOLDER.name}/run=0.json", self.read("run=0.json"))
+        other = db.import_file("b/SERVE--max_num_seqs=8-BENCH--max_concurrency=2-num_prompts=8/summary.json",
+                               self.read("summary.json"))
+        assert other.runs == 2 and not other.warnings and len(db.runs()) == 3
+
+    def test_other_measurements_are_another_run(self, db):
+        run = json.loads(self.read("run=0.json"))
+        db.import_file("run=0.json", json.dumps({**run, "duration": run["duration"] * 2}).encode())
+        assert db.import_file("summary.json", self.read("summary.json")).runs == 2 and len(db.runs()) == 3
+
+    def test_runs_of_a_plain_benchmark_are_never_compared(self, db):
+        """Only a sweep writes run_number: two plain result files of the same values are the user's to keep."""
+        run = json.loads(self.read("run=0.json"))
+        del run["run_number"]
+        db.import_file("a.json", json.dumps(run).encode())
+        assert db.import_file("b.json", json.dumps(run, indent=1).encode()).runs == 1 and len(db.runs()) == 2
 
 
 class TestPerRequestRuns:

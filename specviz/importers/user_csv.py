@@ -25,7 +25,15 @@ from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError
                    normalise_name, occurrences)
 
 __all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
-           "charge_as_runs"]
+           "MAPPABLE_COLUMNS", "check_mapping", "charge_as_runs"]
+
+# The run columns the store fills in for every row (its id, its file and import, the columns kept
+# in extra): a file's column in their place would clash with the store's own value.
+_STORE_FILLED = frozenset({"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"})
+MAPPABLE_COLUMNS: tuple[str, ...] = tuple(c for c in RUN_COLUMNS if c not in _STORE_FILLED)
+"""The canonical run columns a user may map a CSV column to, in the schema's order: every one of
+:data:`specviz.schema.RUN_COLUMNS` but those the store fills in itself (``run_id``, ``source_file``,
+``source_format``, ``imported_at``, ``content_hash``, ``extra``), which :func:`check_mapping` refuses."""
 
 # Dimensions that tell the runs of a per-request CSV apart.
 RUN_DIMENSIONS = ("label", "workload", "engine", "endpoint", "engine_version", "target_model", "draft_model",
@@ -144,6 +152,20 @@ class ColumnPlan:
     def per_request(self) -> bool:
         """Whether rows are requests (a per-request latency column), grouped into runs."""
         return any(k.startswith("request:") and k.endswith("_ms") for k in self.mapped)
+
+
+def check_mapping(name: str, mapping: dict[str, str]) -> None:
+    """Refuse a user's mapping to a column the store fills in itself, before the file is read:
+    DuckDB would otherwise fail mid-import on a column given twice.
+
+    Raises
+    ------
+    IngestError
+        ``ingest.csv_mapping_reserved``, naming the first such column and its target.
+    """
+    for column, canonical in mapping.items():
+        if canonical in _STORE_FILLED:
+            raise IngestError("ingest.csv_mapping_reserved", name, column=column, field=canonical)
 
 
 def plan_columns(name: str, columns: Iterable[tuple[str, str]], mapping: dict[str, str]) -> ColumnPlan:
