@@ -9,8 +9,8 @@ import streamlit as st
 from pages._shared import csv_download, open_store, require_router
 from specviz import calculator, charts, explorer, importers, settings
 from specviz.i18n import escape_markdown, md, message, t
+from specviz.importers import user_csv
 from specviz.sandbox import QueryError
-from specviz.schema import RUN_COLUMNS
 from specviz.store import StoreError
 
 require_router()
@@ -25,17 +25,23 @@ if not editable:
     st.info(t("exp.viewer" if settings.get("SPECVIZ_VIEWER") else "exp.read_only", lang))
 
 
+# Files waiting for a column mapping, by name: (content, columns to map, whether the file was
+# imported and a mapping replaces its runs). One form each, so that several can wait at once.
+pending: dict[str, tuple[bytes, list[str], bool]] = st.session_state.setdefault("pending_csv", {})
+
+
 def import_upload(name: str, data: bytes) -> tuple[str, str, object]:
     """Import one uploaded file; a failure is that file's report, never the batch's end."""
+    pending.pop(name, None)  # a new upload of the name replaces its form
     try:
         result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
     except importers.UnrecognisedColumnsError as exc:  # offer the mapping step
-        st.session_state["pending_csv"] = (name, data, exc.columns, False)
+        pending[name] = (data, exc.columns, False)
         return "error", name, exc
     except (importers.IngestError, StoreError) as exc:
         return "error", name, exc
     if result.unmatched_columns:  # offer to map what the synonyms missed
-        st.session_state["pending_csv"] = (name, data, result.unmatched_columns, True)
+        pending[name] = (data, result.unmatched_columns, True)
     return "ok", name, result
 
 
@@ -50,45 +56,57 @@ if editable:
 for kind, name, result in st.session_state.get("import_reports", []):
     if kind == "error":
         st.error(t("exp.report.error", lang, error=message(result, lang)))
-    elif result.status == "skipped":
-        st.info(md("exp.report.skipped", lang, file=name))
     else:
-        st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
-                      requests=result.requests))
+        if result.status == "skipped":
+            st.info(md("exp.report.skipped", lang, file=name))
+        else:
+            st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
+                          requests=result.requests))
+        # A skipped file may say why too (its runs are already stored from another file of a sweep).
         for warning in result.warnings:
             st.warning(t("exp.report.warning", lang, file=escape_markdown(name), warning=message(warning, lang)))
 
-if editable and "pending_csv" in st.session_state:
-    name, data, columns, replace = st.session_state["pending_csv"]
-    with st.form("mapping"):
+
+def mapping_form(name: str, data: bytes, columns: list[str], replace: bool) -> None:
+    """The mapping step of one file; its widget keys end in the file's name, so each form keeps its own."""
+    with st.form(f"mapping:{name}"):
         st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
-        targets = ["", *[c for c in RUN_COLUMNS if c not in ("run_id", "extra")]]
-        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}",
+        # Only what a user may map (not the store's own columns), in schema order: the run's
+        # dimensions, then its measures.
+        targets = ["", *user_csv.MAPPABLE_COLUMNS]
+        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{name}",
                                         format_func=lambda c: c or t("exp.mapping_ignore", lang))
                    for i, column in enumerate(columns)}
-        if st.form_submit_button(t("exp.mapping_import", lang), key="import_mapped"):
+        if st.form_submit_button(t("exp.mapping_import", lang), key=f"import_mapped:{name}"):
             try:
                 result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
                                            csv_mapping={k: v for k, v in mapping.items() if v}, replace=replace)
-                st.session_state["import_reports"] = [("ok", name, result)]
-                del st.session_state["pending_csv"]
+                # This file's report becomes the import's; the other files' reports and forms stay.
+                reports = [r for r in st.session_state.get("import_reports", []) if r[1] != name]
+                st.session_state["import_reports"] = [*reports, ("ok", name, result)]
+                del pending[name]
                 st.rerun()
             except (importers.IngestError, StoreError) as exc:
                 st.error(t("exp.report.error", lang, error=message(exc, lang)))
         # Closing the form keeps a partly matched file as imported, and imports nothing of one that was refused.
         if st.form_submit_button(t("exp.mapping_keep" if replace else "exp.mapping_dismiss", lang),
-                                 key="keep_mapping" if replace else "dismiss_mapping"):
-            del st.session_state["pending_csv"]
+                                 key=f"{'keep' if replace else 'dismiss'}_mapping:{name}"):
+            del pending[name]
             st.rerun()
+
+
+if editable:
+    for pending_name, (pending_data, pending_columns, pending_replace) in list(pending.items()):
+        mapping_form(pending_name, pending_data, pending_columns, pending_replace)
 
 # The runs carry no origin: the example files' hashes, from the imports, mark the examples' runs
 # (known by their import's origin, not by a name a user's file may share).
 examples = explorer.example_hashes(store.imports())
 runs = explorer.with_load(store.runs(), examples)
 if examples:
-    col_note, col_button = st.columns([4, 1])
-    col_note.info(t("exp.examples_note", lang))
-    if editable and col_button.button(t("exp.remove_examples", lang), key="remove_examples"):
+    st.info(t("exp.examples_note", lang))
+    # Its own row: beside the note, a 1,000 px window left it room for "Remove e…".
+    if editable and st.button(t("exp.remove_examples", lang), key="remove_examples"):
         store.remove_examples()
         st.rerun()
 if runs.empty:
@@ -104,11 +122,13 @@ shown = explorer.filter_runs(runs, filters)
 
 
 def show_runs() -> None:
-    visible = ["source_file", "source_format", "series", "workload", "target_model", "gpu", "spec_method",
-               "num_speculative_tokens", "concurrency", "request_rate", "output_throughput", "p50_itl_ms",
-               "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate", "imported_at"]
+    visible = ["source_file", "source_format", "series", "workload", "engine", "endpoint", "target_model", "gpu",
+               "spec_method", "num_speculative_tokens", "concurrency", "request_rate", "output_throughput",
+               "p50_itl_ms", "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate", "imported_at"]
     newest = explorer.newest_first(shown)
-    st.dataframe(newest[visible].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
+    table = newest[visible].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
+    st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, placeholder="")
     csv_download(newest, "specviz_runs.csv", "download_runs", lang)
 
 
@@ -140,6 +160,9 @@ def show_load() -> None:
             chart = charts.metric_vs_load(lines, metric, axis, peaks if metric == "output_throughput" else None,
                                           group_title(group), lang)
             st.altair_chart(chart, width="stretch")
+            # The legend lists every group so that a line has one colour in all three charts.
+            if missing := explorer.groups_without(lines, metric):
+                st.caption(t("exp.legend_without", lang, groups=missing, metric=t(f"col.{metric}", lang)))
         if not peaks.empty:
             st.caption(t("exp.peaks", lang))
             table = ["series", "load", "output_throughput", "source_file"]
@@ -152,10 +175,20 @@ def show_load() -> None:
         st.info(t(f"exp.all_at_once.{axis}", lang, runs=len(at_once)))
         table = ["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]
         st.dataframe(at_once[table].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    if not (elsewhere := explorer.other_axis_runs(shown, axis)).empty:
+        st.info(t(f"exp.other_axis.{axis}", lang, runs=len(elsewhere)))
+    if not (no_load := explorer.runs_without_load(shown)).empty:
+        st.info(t("exp.no_load", lang, runs=len(no_load)))
+        st.dataframe(no_load[["series", "source_file"]].rename(columns=lambda c: t(f"col.{c}", lang)),
+                     hide_index=True)
 
 
 def show_versus_baseline() -> None:
     paired = explorer.pair_with_baselines(shown)
+    if not (unpaired := explorer.unpaired_speculative(shown, paired)).empty:
+        series = unpaired["series"].dropna().unique()
+        named = ", ".join(series[:10]) + (" …" if len(series) > 10 else "")  # a few names say which
+        st.info(md("exp.unpaired", lang, runs=len(unpaired), series=named))
     if paired.empty:
         st.info(t("exp.no_pairs", lang))
         return
@@ -229,8 +262,12 @@ def show_predicted() -> None:
 def show_published() -> None:
     published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
     speedups = published[published["metric"].str.endswith("speedup")]
-    st.altair_chart(charts.published_speedups(speedups, explorer.pair_with_baselines(shown), lang),
-                    width="stretch")
+    paired = explorer.pair_with_baselines(shown)
+    st.altair_chart(charts.published_speedups(speedups, paired, lang), width="stretch")
+    if not paired.empty:
+        st.caption(t("exp.published_yours", lang))
+    if len(speedups) < len(published):
+        st.caption(t("exp.published_not_drawn", lang, rows=len(published) - len(speedups)))
     st.dataframe(published, hide_index=True, column_config={"source": st.column_config.LinkColumn()})
 
 

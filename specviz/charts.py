@@ -116,13 +116,34 @@ def _natural_order(values: pd.Series) -> list[str]:
     return sorted(values.dropna().unique(), key=key)
 
 
+# Dash patterns that tell apart the groups beyond the first 20, which share tableau20's colours:
+# group i has colour i mod 20 and dash i // 20 (the last pattern repeats past 100 groups).
+_DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4])
+
+
+def _group_style(groups: list[str], legend: alt.Legend) -> dict[str, alt.Color | alt.StrokeDash]:
+    """The encodings that tell the lines of ``groups`` apart, each group the same in every chart given
+    the same list: Vega's 10 colours up to 10 groups, tableau20's up to 20, beyond that also a dash
+    pattern (in the same legend: both channels encode ``group`` with one title)."""
+    if len(groups) <= 10:
+        return {"color": alt.Color("group:N", scale=alt.Scale(domain=groups), legend=legend)}
+    style = {"color": alt.Color("group:N", scale=alt.Scale(domain=groups, scheme="tableau20"), legend=legend)}
+    if len(groups) > 20:
+        dashes = [_DASHES[min(i // 20, len(_DASHES) - 1)] for i in range(len(groups))]
+        style["strokeDash"] = alt.StrokeDash("group:N", scale=alt.Scale(domain=groups, range=dashes), legend=legend)
+    return style
+
+
 def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFrame | None = None,
                    group_title: str | None = None, lang: str = "en") -> alt.LayerChart:
     """A metric against one load axis (concurrency or request rate, log x), one line per ``group``
-    and ``series``, coloured by group; the peak of each sweep ringed when ``peaks`` is given.
+    and ``series``, told apart by group (:func:`_group_style`); the peak of each sweep ringed when
+    ``peaks`` is given.
 
     ``runs`` come from :func:`specviz.explorer.on_load_axis` (their ``load`` is the ``axis``) and
-    :func:`specviz.explorer.with_group`; ``group_title`` names the group key in the legend.
+    :func:`specviz.explorer.with_group`; ``group_title`` names the group key in the legend. The x
+    domain is the load range of all ``runs``, not only of those with this metric, so that the charts
+    of one set of runs line up.
     """
     # Only the columns drawn: Altair copies and sanitises every column of the data it is given.
     named = runs[["group", "series", "load", metric, "source_file"]].assign(
@@ -131,15 +152,17 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     # Every group of the runs, not only those with this metric: a line keeps its colour from chart to chart.
     groups = _natural_order(named["group"])
     group_title = group_title or t("chart.series", lang)
-    x = alt.X("load:Q", scale=alt.Scale(type="log"), title=t(f"col.{axis}", lang))
+    loads = named["load"].dropna()
+    domain = [float(loads.min()), float(loads.max())] if loads.nunique() > 1 else alt.Undefined
+    x = alt.X("load:Q", scale=alt.Scale(type="log", domain=domain), title=t(f"col.{axis}", lang))
     y = alt.Y(f"{metric}:Q", title=t(f"col.{metric}", lang))
     tooltip = [alt.Tooltip("group:N", title=group_title), alt.Tooltip("series:N", title=t("chart.series", lang)),
                alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.2f"),
                alt.Tooltip("source_file:N", title=t("col.source_file", lang))]
     lines = alt.Chart(data).mark_line(point=True).encode(
-        x=x, y=y, color=alt.Color("group:N", scale=alt.Scale(domain=groups), legend=_legend(group_title, named["group"])),
-        detail=alt.Detail("series:N"), tooltip=tooltip)
+        x=x, y=y, **_group_style(groups, _legend(group_title, named["group"])), detail=alt.Detail("series:N"),
+        tooltip=tooltip)
     layers = [lines]
     if peaks is not None and not peaks.empty:
         layers.append(alt.Chart(peaks[["series", "load", metric]]).mark_point(size=260, color="black", strokeWidth=2).encode(
@@ -181,7 +204,9 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
     panels = [alt.Chart(data).mark_bar().encode(
-        y=alt.Y("workload:N", title=t("col.workload", lang)), yOffset=alt.YOffset("origin:N"), color=color,
+        # labelLimit 0: Streamlit's theme cut "(no workload named)" to "(no workload na…".
+        y=alt.Y("workload:N", title=t("col.workload", lang), axis=alt.Axis(labelLimit=0)),
+        yOffset=alt.YOffset("origin:N"), color=color,
         x=alt.X(f"{figure}:Q", title=t(f"col.{figure}", lang), axis=alt.Axis(format=number_format)),
         tooltip=[alt.Tooltip("workload:N", title=t("col.workload", lang)),
                  alt.Tooltip("origin:N", title=t("col.origin", lang)),

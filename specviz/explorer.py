@@ -33,10 +33,15 @@ __all__ = [
     "newest_first",
     "on_load_axis",
     "infinite_rate_runs",
+    "other_axis_runs",
+    "runs_without_load",
+    "groups_without",
+    "rate_text",
     "extra_keys",
     "with_group",
     "is_speculative",
     "pair_with_baselines",
+    "unpaired_speculative",
     "crossover_concurrency",
     "sweep_peaks",
     "workload_acceptance",
@@ -59,7 +64,8 @@ EXAMPLE_QUERIES = {
     "imports": "SELECT source_file, source_format, imported_at, runs, requests FROM imports ORDER BY imported_at",
 }
 
-FILTER_COLUMNS = ("workload", "spec_method", "num_speculative_tokens", "concurrency", "target_model", "gpu", "label")
+FILTER_COLUMNS = ("workload", "spec_method", "num_speculative_tokens", "concurrency", "target_model", "gpu", "engine",
+                  "label")
 LOAD_AXES = ("concurrency", "request_rate")
 """What a load sweep can be charted against: a closed loop of N concurrent clients, or an open loop
 of requests per second. The two are not one axis (8 clients is not 8 req/s)."""
@@ -156,6 +162,36 @@ def infinite_rate_runs(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
     have no place on the ``axis``: all of them on the request-rate axis, those without a
     concurrency on the concurrency axis. Listed beside a chart, never plotted at infinity."""
     return runs[(runs["request_rate"] == np.inf) & ~_on_axis(runs, axis)]
+
+
+def other_axis_runs(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Runs with no place on the ``axis`` but one on the other load axis, so that the page can say
+    where they are. Runs at an infinite rate are left to :func:`infinite_rate_runs`, which lists them."""
+    other = next(a for a in LOAD_AXES if a != axis)
+    return runs[~_on_axis(runs, axis) & _on_axis(runs, other) & (runs["request_rate"] != np.inf)]
+
+
+def runs_without_load(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs on no load axis: no concurrency and no request rate above zero (a rate of ∞ is a load:
+    :func:`infinite_rate_runs`)."""
+    placed = pd.Series(False, index=runs.index)
+    for axis in LOAD_AXES:
+        placed |= _on_axis(runs, axis)
+    return runs[~placed & (runs["request_rate"] != np.inf)]
+
+
+def groups_without(runs: pd.DataFrame, metric: str) -> int:
+    """How many groups (``group``, a missing one counted as one group) have no run with both ``metric``
+    and ``load``: entries of a chart's legend, which lists every group, with no line in that chart."""
+    drawn = runs.dropna(subset=[metric, "load"])["group"]
+    return runs["group"].nunique(dropna=False) - drawn.nunique(dropna=False)
+
+
+def rate_text(rate: float) -> str | None:
+    """A request rate as the runs table shows it: ``∞`` for every request at once, none when missing."""
+    if pd.isna(rate):
+        return None
+    return "∞" if rate == np.inf else f"{rate:g}"
 
 
 def _extra_fields(runs: pd.DataFrame) -> list[dict[str, Any]]:
@@ -270,6 +306,13 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     paired = paired.dropna(subset=["measured_speedup"]).drop(
         columns=["rate", "order", "baseline_order", "baseline_engine", "same_engine"])
     return paired.sort_values(["series", "concurrency"], kind="stable").reset_index(drop=True)
+
+
+def unpaired_speculative(runs: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFrame:
+    """The speculative runs of ``runs`` that :func:`pair_with_baselines` left out of ``paired``: no
+    plain run matches them, or neither side has a throughput or TPOT to compare."""
+    spec_runs = runs[is_speculative(runs)]
+    return spec_runs[~spec_runs["run_id"].isin(paired["run_id"])]
 
 
 def crossover_concurrency(paired: pd.DataFrame) -> pd.DataFrame:

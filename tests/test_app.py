@@ -4,6 +4,7 @@ a message and never show an exception."""
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -364,35 +365,105 @@ class TestExplorerPage:
         assert escape_markdown("bad.json") + ": this is not a benchmark result file of a known format" in at.error[0].value
         assert len(at.dataframe[0].value) == 48 + 9
 
+    def test_a_sweep_run_uploaded_after_its_summary_says_where_it_is(self):
+        folder = SAMPLES / "vllm_0.25_sweep" / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+        at = explorer_app()
+        upload(at, ("summary.json", (folder / "summary.json").read_bytes(), "application/json"))
+        upload(at, ("run=0.json", (folder / "run=0.json").read_bytes(), "application/json"))
+        assert any(escape_markdown("run=0.json") + ": already imported, nothing added" in i.value for i in at.info)
+        assert any("already stored from " + escape_markdown("summary.json") in w.value for w in at.warning)
+
     def test_mapping_step_for_unknown_columns(self):
         at = explorer_app()
         upload(at, ("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n", "text/csv"))
         assert "no recognisable result columns" in at.error[0].value
-        at.selectbox(key="map_0").set_value("concurrency")
-        at.selectbox(key="map_1").set_value("output_throughput")
-        at.button(key="import_mapped").click()
+        options = at.selectbox(key="map_0:mine.csv").options
+        # Only the columns a user may map, the run's dimensions first; never the store's own.
+        assert options[1:4] == ["label", "workload", "engine"] and "output_throughput" in options
+        assert not {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"} & set(options)
+        at.selectbox(key="map_0:mine.csv").set_value("concurrency")
+        at.selectbox(key="map_1:mine.csv").set_value("output_throughput")
+        at.button(key="import_mapped:mine.csv").click()
         at.run()
         assert not at.exception
         assert "csv, 2 runs" in at.success[0].value
 
+    def test_each_unmappable_file_gets_its_own_form(self):
+        at = explorer_app()
+        upload(at, ("a.csv", b"conc,tput\n2,150\n", "text/csv"), ("b.csv", b"clients,tokps\n4,280\n", "text/csv"))
+        assert len(at.error) == 2
+        assert {s.key for s in at.selectbox if s.key.startswith("map_")} == {"map_0:a.csv", "map_1:a.csv",
+                                                                               "map_0:b.csv", "map_1:b.csv"}
+        at.button(key="dismiss_mapping:a.csv").click()
+        at.run()
+        assert not at.exception and list(at.session_state["pending_csv"]) == ["b.csv"]
+        at.selectbox(key="map_0:b.csv").set_value("concurrency")
+        at.selectbox(key="map_1:b.csv").set_value("output_throughput")
+        at.button(key="import_mapped:b.csv").click()
+        at.run()
+        assert not at.exception and not at.session_state["pending_csv"]
+        assert escape_markdown("b.csv") in at.success[0].value  # and a.csv's report stays:
+        assert escape_markdown("a.csv") in at.error[0].value
+        assert at.dataframe[0].value["Output tokens/s"].iloc[0] == 280
+
     def test_the_mapping_step_can_be_dismissed(self):
         at = explorer_app()
         upload(at, ("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n", "text/csv"))
-        at.button(key="dismiss_mapping").click()
+        at.button(key="dismiss_mapping:mine.csv").click()
         at.run()
-        assert not at.exception and "pending_csv" not in at.session_state
-        assert not [s for s in at.selectbox if s.key == "map_0"]
+        assert not at.exception and not at.session_state["pending_csv"]
+        assert not [s for s in at.selectbox if s.key.startswith("map_")]
 
     def test_mapping_the_columns_that_did_not_match(self):
         at = explorer_app()
         upload(at, ("partial.csv", b"concurrency,p50_itl_ms,tput\n2,11,150\n4,13,280\n", "text/csv"))
         assert "csv, 2 runs" in at.success[0].value
-        at.selectbox(key="map_0").set_value("output_throughput")  # the one unmatched column: tput
-        at.button(key="import_mapped").click()
+        at.selectbox(key="map_0:partial.csv").set_value("output_throughput")  # the one unmatched column: tput
+        at.button(key="import_mapped:partial.csv").click()
         at.run()
         assert not at.exception and "csv, 2 runs" in at.success[0].value
         assert {150.0, 280.0} <= set(at.dataframe[0].value["Output tokens/s"].dropna())
         assert len(at.dataframe[0].value) == 48 + 2  # replaced, not added twice
+
+    def test_runs_table_engine_endpoint_and_an_infinite_rate(self):
+        at = explorer_app()
+        upload(at, ("mine.csv", b"engine,endpoint,request_rate,output_throughput\nsglang,openai-chat,inf,300\n"
+                                b",,2,100\n", "text/csv"))
+        table = at.dataframe[0].value
+        assert table["Engine"].iloc[0] == "sglang" and pd.isna(table["Engine"].iloc[1])
+        assert table["Endpoint"].iloc[0] == "openai-chat"
+        assert list(table["Request rate (req/s)"][:2]) == ["∞", "2"]  # shown so; the download keeps the numbers
+        assert at.dataframe[0].proto.placeholder == ""  # a missing value is an empty cell, not "None"
+        assert "sglang" in at.multiselect(key="filter_engine").options
+
+    def test_by_load_says_where_the_other_runs_are(self):
+        at = explorer_app("By load")
+        upload(at, ("rates.csv", b"request_rate,output_throughput\n1,100\n2,180\n", "text/csv"),
+               ("noload.csv", b"label,output_throughput\nsolo,50\n", "text/csv"))
+        assert any("2 runs have a request rate, not a concurrency" in i.value for i in at.info)
+        assert any("1 runs have neither a concurrency nor a request rate" in i.value for i in at.info)
+        assert list(at.dataframe[-1].value["File"]) == ["noload.csv"]
+        at.segmented_control(key="load_axis").set_value("request_rate").run()
+        assert any("48 runs have a concurrency, not a request rate" in i.value for i in at.info)
+
+    def test_a_legend_entry_without_a_line_is_explained(self):
+        at = explorer_app("By load")
+        upload(at, ("itl.csv", b"label,concurrency,output_throughput,p50_itl_ms\nmine,1,100,9\nmine,2,180,10\n",
+                    "text/csv"))
+        assert any("entries have no p50 ITL" in c.value for c in at.caption)
+
+    def test_speculative_runs_without_a_baseline_are_counted(self):
+        at = explorer_app("Speculation vs baseline")
+        upload(at, ("solo.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
+                                b"solo,4,eagle,3,500\n", "text/csv"))
+        assert "1 speculative runs found no plain run" in at.info[1].value
+        assert escape_markdown("eagle γ=3 · solo") in at.info[1].value
+        assert len(at.get("vega_lite_chart")) == 1  # the examples' pairs are still drawn
+
+    def test_published_results_say_what_is_drawn(self):
+        captions = [c.value for c in explorer_app("Published results").caption]
+        assert any("Grey dots" in c for c in captions)
+        assert any("listed in the table but not drawn" in c for c in captions)
 
     def test_removing_the_examples(self):
         at = explorer_app()

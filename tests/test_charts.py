@@ -104,6 +104,41 @@ class TestMetricVsLoad:
         assert color["scale"]["domain"] == [LONG, "other"]
 
 
+    @staticmethod
+    def many_groups(n: int) -> pd.DataFrame:
+        return explorer.on_load_axis(runs([{"label": f"line {i:02d}", "concurrency": c, "output_throughput": 1.0 * c}
+                                           for i in range(n) for c in (1, 8)]), "concurrency")
+
+    def test_up_to_ten_lines_use_the_default_colours(self):
+        encoding = charts.metric_vs_load(self.many_groups(10), "output_throughput", "concurrency").to_dict()[
+            "layer"][0]["encoding"]
+        assert "scheme" not in encoding["color"]["scale"] and "strokeDash" not in encoding
+
+    def test_more_than_ten_lines_take_twenty_colours(self):
+        encoding = charts.metric_vs_load(self.many_groups(11), "output_throughput", "concurrency").to_dict()[
+            "layer"][0]["encoding"]
+        assert encoding["color"]["scale"]["scheme"] == "tableau20" and "strokeDash" not in encoding
+
+    def test_beyond_twenty_no_two_lines_look_alike(self):
+        lines = self.many_groups(45)
+        encoding = charts.metric_vs_load(lines, "output_throughput", "concurrency").to_dict()["layer"][0]["encoding"]
+        groups = encoding["color"]["scale"]["domain"]
+        assert encoding["strokeDash"]["scale"]["domain"] == groups
+        # Group i has colour i mod 20 of tableau20 and a dash pattern: every (colour, dash) pair is unique.
+        looks = {(i % 20, json.dumps(dash)) for i, dash in enumerate(encoding["strokeDash"]["scale"]["range"])}
+        assert len(looks) == len(groups) == 45
+        # One legend for both channels (same title), so the legend shows the dashes too.
+        assert encoding["strokeDash"]["legend"] == encoding["color"]["legend"]
+
+    def test_every_metric_shares_the_x_domain_of_all_the_runs(self):
+        lines = explorer.on_load_axis(runs([{"label": "a", "concurrency": c, "output_throughput": 1.0 * c,
+                                             "p50_itl_ms": 5.0 if c < 100 else None} for c in (1, 10, 1000)]),
+                                      "concurrency")
+        domains = [charts.metric_vs_load(lines, metric, "concurrency").to_dict()["layer"][0]["encoding"]["x"]["scale"]
+                   for metric in ("output_throughput", "p50_itl_ms")]
+        assert domains[0] == domains[1] == {"type": "log", "domain": [1.0, 1000.0]}
+
+
 class TestAcceptanceByWorkload:
     def test_only_the_figures_that_exist_and_origins_apart(self):
         summary = pd.DataFrame({"origin": ["example", "user"], "workload": ["chat", "chat"],
@@ -115,6 +150,12 @@ class TestAcceptanceByWorkload:
         assert set(chart_data(chart).origin) == {"EXAMPLE (synthetic)", "Your runs"}
         summary["zero_accept_rate"] = [0.27, 0.3]
         assert len(charts.acceptance_by_workload(summary).vconcat) == 2
+
+    def test_workload_names_are_never_cut(self):
+        summary = pd.DataFrame({"origin": ["user"], "workload": ["(no workload named)"], "acceptance_length": [2.0],
+                                "zero_accept_rate": [0.2], "runs": [1]})
+        for panel in charts.acceptance_by_workload(summary).to_dict()["vconcat"]:
+            assert panel["encoding"]["y"]["axis"]["labelLimit"] == 0
 
 
 PAIRED = explorer.pair_with_baselines(runs(

@@ -85,6 +85,11 @@ class TestFilterRuns:
     def test_empty_choice_keeps_all(self):
         assert len(explorer.filter_runs(SWEEP, {"workload": [], "label": ["eagle"]})) == 3
 
+    def test_by_engine(self):
+        assert "engine" in explorer.FILTER_COLUMNS
+        frame = runs_frame([{"engine": "vllm"}, {"engine": "sglang"}, {}])
+        assert list(explorer.filter_runs(frame, {"engine": ["sglang"]}).run_id) == ["1"]
+
 
 class TestNewestFirst:
     def test_newest_import_first_in_file_order(self):
@@ -112,6 +117,35 @@ class TestInfiniteRateRuns:
     def test_listed_where_the_axis_has_no_place_for_them(self):
         assert list(explorer.infinite_rate_runs(MIXED_LOADS, "concurrency").run_id) == ["4"]
         assert list(explorer.infinite_rate_runs(MIXED_LOADS, "request_rate").run_id) == ["3", "4"]
+
+
+class TestOtherAxisRuns:
+    def test_the_runs_only_the_other_axis_places(self):
+        assert list(explorer.other_axis_runs(MIXED_LOADS, "concurrency").run_id) == ["1"]
+        # Run 3 (concurrency, rate ∞) is listed by infinite_rate_runs on the rate axis, not here too.
+        assert list(explorer.other_axis_runs(MIXED_LOADS, "request_rate").run_id) == ["0"]
+
+
+class TestRunsWithoutLoad:
+    def test_neither_a_concurrency_nor_a_rate(self):
+        frame = runs_frame([{"concurrency": 2.0}, {"request_rate": 1.0}, {"request_rate": math.inf}, {},
+                            {"concurrency": 0.0}])
+        assert list(explorer.runs_without_load(frame).run_id) == ["3", "4"]
+
+
+class TestGroupsWithout:
+    def test_groups_with_no_point_of_the_metric(self):
+        frame = explorer.with_group(runs_frame([{"label": "a", "concurrency": 1.0, "p50_itl_ms": 5.0},
+                                                {"label": "b", "concurrency": 1.0}, {"concurrency": 2.0},
+                                                {"label": "a", "concurrency": 2.0}]), "label")
+        assert explorer.groups_without(frame, "p50_itl_ms") == 2  # b and the run without a label
+        assert explorer.groups_without(frame.assign(p50_itl_ms=1.0), "p50_itl_ms") == 0
+
+
+class TestRateText:
+    @pytest.mark.parametrize("rate, text", [(math.inf, "∞"), (2.5, "2.5"), (10.0, "10"), (math.nan, None)])
+    def test_infinity_as_a_sign_and_missing_as_nothing(self, rate, text):
+        assert explorer.rate_text(rate) == text
 
 
 def sweep_extra(max_num_seqs: int, run: int) -> str:
@@ -223,6 +257,19 @@ class TestPairWithBaselines:
 
     def test_no_baseline_no_pair(self):
         assert explorer.pair_with_baselines(SWEEP[SWEEP.spec_method.notna()]).empty
+
+
+class TestUnpairedSpeculative:
+    def test_speculative_runs_without_a_baseline(self):
+        eagle = {"concurrency": 1, "spec_method": "eagle", "num_speculative_tokens": 4}
+        frame = runs_frame([{"workload": "chat", "concurrency": 1, "output_throughput": 100},
+                            {**eagle, "workload": "chat", "output_throughput": 250},
+                            {**eagle, "workload": "code", "output_throughput": 300}])
+        unpaired = explorer.unpaired_speculative(frame, explorer.pair_with_baselines(frame))
+        assert list(unpaired.run_id) == ["2"] and list(unpaired.series) == ["eagle γ=4 · code"]
+
+    def test_none_when_every_one_pairs(self):
+        assert explorer.unpaired_speculative(SWEEP, explorer.pair_with_baselines(SWEEP)).empty
 
 
 class TestCrossoverConcurrency:
