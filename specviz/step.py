@@ -85,7 +85,8 @@ class Costs:
     ``mfu``, ``mbu``: shares of the peak FLOPS and bandwidth reached; ``overlap``: 1 when compute
     and memory time overlap fully, 0 when they add; ``pass_ms``: fixed per pass; ``layer_us``: per
     layer and pass; ``token_us``: per token in a pass; ``allreduce_us``: latency of one all-reduce;
-    ``link_gb_s``: one way, per device (None: the GPU preset's).
+    ``link_gb_s``: one way, per device (None: the GPU preset's). Each may also be an array that
+    broadcasts with the pass's inputs (a calibration evaluates many knob sets at once).
     """
 
     mfu: float = 1.0
@@ -184,8 +185,9 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
         comm = 2.0 * model.layers * (costs.allreduce_us * 1e-6 + crossing / link)
     else:
         comm = np.zeros_like(tokens)
-    layer = np.full_like(tokens, model.layers * costs.layer_us * 1e-6)
-    fixed = np.full_like(tokens, costs.pass_ms * 1e-3)
+    zero = np.zeros_like(tokens)
+    layer = zero + model.layers * costs.layer_us * 1e-6
+    fixed = zero + costs.pass_ms * 1e-3
     per_token = tokens * costs.token_us * 1e-6
     time_s = base["time_s"] + comm + layer + fixed + per_token
     return {"flops": base["flops"], "bytes": base["bytes"], "compute_s": base["compute_s"],

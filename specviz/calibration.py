@@ -1,0 +1,234 @@
+"""Calibrating the step model on a few measured speedups, with a band for every prediction.
+
+Two measured points cannot pin every knob of :mod:`specviz.step`: about 180 knob sets of the first
+model fitted two EAGLE points equally well and disagreed by up to 40 % in between. So the knobs get
+priors, and the fit moves only what two points can pin:
+
+* the shares of peak reached (``mfu``, ``mbu``), ``overlap``, the per-layer launch cost and the
+  all-reduce latency are drawn from their priors (the engine preset, :data:`ROOFLINE_PRIORS`);
+* for each draw, the fixed cost per pass P and the cost per token T follow exactly from the two
+  points, for the speedup is linear in them once the rest is fixed. With E the tokens per step,
+  plain, draft and verify roofline times p, d, v, B sequences, n verify and w draft tokens per
+  sequence and k = 1 for a draft with a device pass:
+
+  .. math::
+
+      E (p + P + T B) = S\\,\\big(γ (d + k P + k T B w) + v + P + T B n\\big)
+
+  two such equations, one per point, give (P, T);
+* where no acceptance length is known, E is searched over (1, γ + 1] as well (α fitted);
+* draws whose (P, T) come out negative are dropped; the others are weighted by how likely their
+  P and T are under the engine's prior (log-normal, the preset's range as about ±2σ).
+
+A prediction is the weighted median over the kept draws, its band the weighted 10th to 90th
+percentile: the range over the parameter sets that fit the points about equally well, spread by
+the prior. With more than two points, (P, T) are the least-squares fit and draws are weighted by
+their residual too.
+
+Warnings (keys for :mod:`specviz.i18n`): ``fit.no_solution`` (no draw fits with non-negative
+costs: the points disagree with the setting, and the closest fit with no cost per token is
+shown), ``fit.edge`` (the best draw's E sits at the grid's edge, γ + 1: the points ask for more
+tokens per step than a chain can give). A verify pass can never come out cheaper than a plain one
+here: both costs are non-negative and the roofline of more tokens is never shorter.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import roofline, spec, step
+
+__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "Fit", "calibrate"]
+
+# mfu, mbu, overlap: (median, low, high). The realistic preset's values and the ranges behind them
+# (README, "Realistic knobs": GEMMs of a few hundred rows well under peak; decode GEMVs at 70-85 %
+# of peak bandwidth; weights and matmuls of a small batch largely back to back).
+ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
+    "mfu": (0.6, 0.4, 0.8), "mbu": (0.8, 0.6, 0.9), "overlap": (0.0, 0.0, 0.5)}
+_DRAWS = 400
+_E_STEPS = 48
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine preset: each cost as (median, low, high) with the sources it came from."""
+
+    id: str
+    name: str
+    pass_ms: tuple[float, float, float]
+    layer_us: tuple[float, float, float]
+    token_us: tuple[float, float, float]
+    allreduce_us: tuple[float, float, float]
+    source: str
+    note: str = ""
+
+
+def load_engines(data_dir: Path) -> dict[str, Engine]:
+    """Engine presets from ``data_dir/engines.csv`` (a source per row)."""
+    with open(Path(data_dir) / "engines.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    triple = lambda row, name: tuple(float(row[k]) for k in (name, f"{name}_low", f"{name}_high"))
+    return {row["id"]: Engine(row["id"], row["name"], triple(row, "pass_ms"), triple(row, "layer_us"),
+                              triple(row, "token_us"), triple(row, "allreduce_us"), row["source"], row["note"])
+            for row in rows}
+
+
+@dataclass
+class Fit:
+    """A calibration: the kept draws (their knobs, P in ms, T in µs, E) with their weights, the
+    summary of the best-weighted draw, and warnings as message keys."""
+
+    draws: dict[str, np.ndarray]
+    weights: np.ndarray
+    setting: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def fitted(self) -> dict[str, float]:
+        """The weighted median of each knob over the kept draws."""
+        return {name: _weighted_quantile(values, self.weights, 0.5) for name, values in self.draws.items()}
+
+    def predict(self, batch: ArrayLike, gamma: ArrayLike, context: ArrayLike,
+                acceptance_length: ArrayLike | None = None) -> dict[str, np.ndarray]:
+        """Speedup at each point: ``speedup`` (weighted median over the draws), ``low`` and ``high``
+        (10th and 90th percentiles). E is the point's acceptance length where given, else each
+        draw's fitted E."""
+        b, g, ctx = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context))
+        b, g, ctx = np.broadcast_arrays(b, g, ctx)
+        speedups = _speedups(self.setting, self.draws, b, g, ctx,
+                             None if acceptance_length is None else np.broadcast_to(
+                                 np.asarray(acceptance_length, dtype=float), b.shape))
+        quantiles = [np.array([_weighted_quantile(speedups[:, i], self.weights, q) for i in range(b.size)])
+                     for q in (0.5, 0.1, 0.9)]
+        return dict(zip(("speedup", "low", "high"), quantiles))
+
+
+def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, q * cumulative[-1])])
+
+
+def _log_normal_density(value: np.ndarray, prior: tuple[float, float, float]) -> np.ndarray:
+    """Likelihood of ``value`` under a log-normal prior whose range spans about ±2σ (a zero median
+    or bound: a floor of a hundredth of the high end)."""
+    median, low, high = prior
+    floor = high / 100 if high > 0 else 1e-3
+    centre = np.log(max(median, floor))
+    sigma = max((np.log(max(high, floor)) - np.log(max(low, floor))) / 4, 0.25)
+    return np.exp(-0.5 * ((np.log(np.maximum(value, floor)) - centre) / sigma) ** 2)
+
+
+def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray, g: np.ndarray,
+           ctx: np.ndarray) -> dict[str, np.ndarray]:
+    """Roofline, launch and communication time of the plain, one draft and the verify pass, per
+    draw (rows) and point (columns), without P and T."""
+    costs = step.Costs(mfu=draws["mfu"][:, None], mbu=draws["mbu"][:, None], overlap=draws["overlap"][:, None],
+                       layer_us=draws["layer_us"][:, None], allreduce_us=draws["allreduce_us"][:, None])
+    return step.step(setting["gpu"], setting["target"], setting["draft"], batch=b, gamma=g, context=ctx,
+                     acceptance_length=np.ones_like(b), tree_tokens=setting["tree_tokens"],
+                     draft_width=setting["draft_width"], tp=setting["tp"], precision=setting["precision"],
+                     costs=costs)
+
+
+def _shape(setting: dict[str, Any], b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Verify tokens n and draft tokens w per sequence, and k (1 when drafting is a device pass)."""
+    n = g + 1.0 if setting["tree_tokens"] is None else np.full_like(b, float(setting["tree_tokens"]))
+    return n, np.full_like(b, float(setting["draft_width"])), 0.0 if setting["draft"].kind == "ngram" else 1.0
+
+
+def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray, g: np.ndarray,
+              ctx: np.ndarray, lengths: np.ndarray | None) -> np.ndarray:
+    t = _times(setting, draws, b, g, ctx)
+    n, w, k = _shape(setting, b, g)
+    fixed, per_token = draws["pass_ms"][:, None] * 1e-3, draws["token_us"][:, None] * 1e-6
+    plain = t["plain_s"] + fixed + per_token * b
+    spec_s = g * (t["draft_s"] + k * (fixed + per_token * b * w)) + t["verify_s"] + fixed + per_token * b * n
+    e = draws["expected_tokens"][:, None] if lengths is None else lengths[None, :]
+    return e * plain / spec_s
+
+
+def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engine: Engine, *,
+              batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike,
+              acceptance_length: ArrayLike | None = None, tree_tokens: float | None = None,
+              draft_width: float = 1.0, tp: int = 1, precision: step.Precision = step.PRECISIONS["bf16"],
+              seed: int = 0) -> Fit:
+    """Fit the costs per pass and per token to two or more measured speedups (the module's method).
+
+    Parameters
+    ----------
+    gpu, target, draft, engine
+        The setting the points were measured in, and the engine whose priors hold the rest.
+    batch, gamma, context, measured_speedup : array_like
+        One value per measured point (at least two points).
+    acceptance_length : array_like, optional
+        Measured tokens per step at each point; without it E is fitted (one E for all points).
+    seed : int
+        Of the prior draws: the same seed gives the same fit.
+
+    Returns
+    -------
+    Fit
+    """
+    b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured_speedup))
+    if b.size < 2:
+        raise ValueError("calibration needs two measured points at least")
+    setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp,
+                   precision=precision)
+    rng = np.random.default_rng(seed)
+    draws = {name: rng.uniform(low, high, _DRAWS) for name, (_, low, high) in ROOFLINE_PRIORS.items()}
+    for name in ("layer_us", "allreduce_us"):
+        _, low, high = getattr(engine, name)
+        draws[name] = rng.uniform(low, high, _DRAWS)
+    t = _times(setting, draws, b, g, ctx)
+    n, w, k = _shape(setting, b, g)
+    lengths = None if acceptance_length is None else np.broadcast_to(np.asarray(acceptance_length, float), b.shape)
+    if lengths is None:  # E unknown: one E for the series, on a grid, for every draw
+        grid = np.linspace(1.0 + (g.min()) / _E_STEPS, g.min() + 1.0, _E_STEPS)
+        repeat = lambda a: np.repeat(a, _E_STEPS, axis=0)
+        t = {key: repeat(value) for key, value in t.items()}
+        draws = {name: np.repeat(values, _E_STEPS) for name, values in draws.items()}
+        e = np.tile(grid, _DRAWS)[:, None] * np.ones_like(b)
+    else:
+        e = np.broadcast_to(lengths, (len(draws["mfu"]), b.size))
+    # The points' equations: A · (P, T) = y, for each draw (least squares with more than two points).
+    a_pass = e - s * (g * k + 1.0)
+    a_token = e * b - s * (g * b * w * k + b * n)
+    y = s * (g * t["draft_s"] + t["verify_s"]) - e * t["plain_s"]
+    design = np.stack([a_pass, a_token], axis=-1)
+    gram = np.einsum("dpi,dpj->dij", design, design)
+    rhs = np.einsum("dpi,dp->di", design, y)
+    det = gram[:, 0, 0] * gram[:, 1, 1] - gram[:, 0, 1] ** 2
+    ok = np.abs(det) > 1e-30 * np.maximum(1.0, np.abs(gram).max(axis=(1, 2)) ** 2)
+    safe = np.where(ok, det, 1.0)
+    fixed = (gram[:, 1, 1] * rhs[:, 0] - gram[:, 0, 1] * rhs[:, 1]) / safe
+    per_token = (gram[:, 0, 0] * rhs[:, 1] - gram[:, 0, 1] * rhs[:, 0]) / safe
+    residual = np.sqrt(np.mean((design[..., 0] * fixed[:, None] + design[..., 1] * per_token[:, None] - y) ** 2, axis=1))
+    keep = ok & (fixed >= 0) & (per_token >= 0)
+    warnings: list[str] = []
+    if not keep.any():
+        # Nothing fits with both costs non-negative: the closest with one of them at zero.
+        fixed_only = np.where(ok, rhs[:, 0] / np.maximum(gram[:, 0, 0], 1e-300), 0.0)
+        fixed, per_token, keep = np.maximum(fixed_only, 0.0), np.zeros_like(fixed), ok
+        warnings.append("fit.no_solution")
+    draws = {name: values[keep] for name, values in draws.items()}
+    draws.update(pass_ms=fixed[keep] * 1e3, token_us=per_token[keep] * 1e6,
+                 expected_tokens=e[keep, 0] if lengths is None else np.full(keep.sum(), float(np.mean(lengths))))
+    weights = (_log_normal_density(draws["pass_ms"], engine.pass_ms)
+               * _log_normal_density(draws["token_us"], engine.token_us))
+    if b.size > 2:  # residuals only exist with more points than unknowns
+        scale = np.maximum(np.abs(y[keep]).mean(axis=1), 1e-12)
+        weights = weights * np.exp(-0.5 * (residual[keep] / (0.05 * scale)) ** 2)
+    if not np.isfinite(weights).all() or weights.sum() <= 0:
+        weights = np.ones_like(draws["pass_ms"])
+    fit = Fit(draws, weights / weights.sum(), setting, warnings)
+    best = int(np.argmax(fit.weights))
+    if lengths is None and fit.draws["expected_tokens"][best] >= g.min() + 1.0 - 1e-9:
+        fit.warnings.append("fit.edge")
+    return fit

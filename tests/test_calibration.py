@@ -1,0 +1,89 @@
+"""Tests for specviz.calibration: engine presets, and a fit that recovers (with its band) the
+speedups that the step model itself made from known costs."""
+
+import numpy as np
+import pytest
+
+from specviz import calibration, roofline, settings, step
+
+DATA = settings.get("SPECVIZ_DATA_DIR")
+GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
+ENGINES = calibration.load_engines(DATA)
+H100, LLAMA8 = GPUS["H100-SXM"], MODELS["Llama-3.1-8B"]
+BATCH = np.array([2.0, 8, 24, 64, 160])
+# Knobs inside every prior, as an engine with CUDA graphs would show them.
+TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, pass_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+
+
+def made(draft: step.Draft, length: float = 2.9, noise: float = 0.0) -> np.ndarray:
+    """Speedups the step model gives at TRUE, optionally with multiplicative noise."""
+    speedup = step.step(H100, LLAMA8, draft, batch=BATCH, gamma=3, context=512, acceptance_length=length,
+                        costs=TRUE)["speedup"]
+    return speedup * (1 + noise * np.random.default_rng(1).standard_normal(BATCH.size))
+
+
+class TestLoadEngines:
+    def test_every_preset_has_sources_and_ordered_ranges(self):
+        assert {"vllm-v1", "vllm-v0", "sglang", "trt-llm", "eager", "any"} <= ENGINES.keys()
+        for engine in ENGINES.values():
+            assert engine.source and engine.note
+            for low_median_high in (engine.pass_ms, engine.layer_us, engine.token_us, engine.allreduce_us):
+                median, low, high = low_median_high
+                assert 0 <= low <= median <= high
+        # Eager engines launch every kernel: the per-layer cost is their difference.
+        assert ENGINES["eager"].layer_us[0] > 10 * max(ENGINES["vllm-v1"].layer_us[0], 1)
+
+
+class TestCalibrate:
+    @pytest.mark.parametrize("draft", [step.Draft("eagle3"), step.Draft("model", MODELS["Llama-3.2-1B"])],
+                             ids=["eagle3", "draft model"])
+    def test_the_band_covers_what_made_the_points(self, draft):
+        measured = made(draft, noise=0.01)
+        fit = calibration.calibrate(H100, LLAMA8, draft, ENGINES["vllm-v1"], batch=BATCH[[0, -1]], gamma=3,
+                                    context=512, measured_speedup=measured[[0, -1]], acceptance_length=2.9)
+        inner = fit.predict(BATCH[1:-1], 3, 512, 2.9)
+        truth = made(draft)[1:-1]
+        assert (inner["low"] <= truth * 1.02).all() and (truth * 0.98 <= inner["high"]).all()
+        assert np.abs(inner["speedup"] / truth - 1).max() < 0.05 and fit.warnings == []
+
+    def test_alpha_fitted_when_no_acceptance_length_is_given(self):
+        draft = step.Draft("eagle3")
+        measured = made(draft)
+        fit = calibration.calibrate(H100, LLAMA8, draft, ENGINES["vllm-v1"], batch=BATCH[[0, -1]], gamma=3,
+                                    context=512, measured_speedup=measured[[0, -1]])
+        inner = fit.predict(BATCH[1:-1], 3, 512)
+        assert (inner["low"] <= measured[1:-1] * 1.02).all() and (measured[1:-1] * 0.98 <= inner["high"]).all()
+        assert 1 < fit.fitted["expected_tokens"] <= 4
+
+    def test_more_points_narrow_the_band(self):
+        draft = step.Draft("eagle3")
+        measured = made(draft)
+        two = calibration.calibrate(H100, LLAMA8, draft, ENGINES["vllm-v1"], batch=BATCH[[0, -1]], gamma=3,
+                                    context=512, measured_speedup=measured[[0, -1]], acceptance_length=2.9)
+        four = calibration.calibrate(H100, LLAMA8, draft, ENGINES["vllm-v1"], batch=BATCH[[0, 1, 3, 4]], gamma=3,
+                                     context=512, measured_speedup=measured[[0, 1, 3, 4]], acceptance_length=2.9)
+        width = lambda fit: np.ptp([fit.predict(24.0, 3, 512, 2.9)[k][0] for k in ("low", "high")])
+        assert width(four) <= width(two)
+
+    def test_points_no_cost_can_explain_are_said_to_be(self):
+        """4x faster with 2.9 tokens a step: more than the tokens themselves, at no cost."""
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("ngram"), ENGINES["vllm-v1"], batch=[1, 64], gamma=3,
+                                    context=512, measured_speedup=[4.0, 3.9], acceptance_length=2.9)
+        assert fit.warnings == ["fit.no_solution"]
+
+    def test_an_expected_length_at_the_edge_is_said_to_be(self):
+        """Without an acceptance length, speedups made with 3.9 tokens a step of the 4 a chain of
+        3 can give: the likeliest draw asks for all 4."""
+        measured = made(step.Draft("eagle3"), length=3.9)
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle3"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
+                                    gamma=3, context=512, measured_speedup=measured[[0, -1]])
+        assert fit.warnings == ["fit.edge"]
+
+    def test_the_same_seed_gives_the_same_fit(self):
+        args = dict(batch=[2, 64], gamma=3, context=512, measured_speedup=[1.8, 1.3], acceptance_length=2.6)
+        first = calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["sglang"], **args)
+        again = calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["sglang"], **args)
+        assert first.fitted == again.fitted
+        with pytest.raises(ValueError, match="two measured points"):
+            calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["sglang"], batch=[2], gamma=3,
+                                  context=512, measured_speedup=[1.8])
