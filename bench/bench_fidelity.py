@@ -19,7 +19,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from specviz import explorer, fidelity, settings  # noqa: E402
 
-MODELS = {"constant cost": fidelity.constant_cost, "roofline v1": fidelity.roofline_v1}
+MODELS = {"constant cost": fidelity.constant_cost, "roofline v1": fidelity.roofline_v1, "step v2": fidelity.step_v2}
 
 
 def main() -> None:

@@ -26,10 +26,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import calculator, explorer, roofline, spec
+from . import calculator, calibration, explorer, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "constant_cost", "roofline_v1",
-           "UNKNOWN_CONTEXT"]
+           "step_v2", "UNKNOWN_CONTEXT"]
 
 # Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
 UNKNOWN_CONTEXT = 512
@@ -40,8 +40,9 @@ _ALPHA_GRID = np.round(np.arange(0.30, 0.9601, 0.01), 2)
 @dataclass(frozen=True)
 class Setting:
     """One series' hardware and models, as presets: ``draft`` is a model id (its preset in
-    ``draft_model``), ``eagle``, ``self`` or ``ngram``; ``draft_kv_budget`` the positions a
-    sparse-KV draft keeps, else None."""
+    ``draft_model``), ``eagle``, ``self`` or ``ngram`` (an ``eagle`` series whose name says EAGLE-3
+    drafts with an EAGLE-3 head); ``draft_kv_budget`` the positions a sparse-KV draft keeps, else
+    None; ``engine`` the engine preset (:func:`specviz.calibration.load_engines`)."""
 
     name: str
     gpu: roofline.GPU
@@ -51,6 +52,16 @@ class Setting:
     draft_model: roofline.Model | None
     draft_kv_budget: float | None
     source: str
+    engine: calibration.Engine
+
+    @property
+    def step_draft(self) -> step.Draft:
+        """The draft as :mod:`specviz.step` takes it."""
+        if self.draft == "eagle":
+            return step.Draft("eagle3" if "EAGLE-3 head" in self.name else "eagle")
+        if self.draft_model is not None:
+            return step.Draft("model", self.draft_model, self.draft_kv_budget)
+        return step.Draft(self.draft, kv_budget=self.draft_kv_budget)
 
 
 Calibrator = Callable[[Setting, pd.DataFrame], Callable[[pd.DataFrame], np.ndarray] | None]
@@ -60,6 +71,7 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
     """The series with at least ``least_points`` points, each as its setting and its points
     (``batch``, ``context``, ``gamma``, ``acceptance_length``, ``measured_speedup``), by batch."""
     gpus, models = roofline.load_gpus(data_dir), roofline.load_models(data_dir)
+    engines = calibration.load_engines(data_dir)
     found = []
     for name, rows in published.dropna(subset=["series"]).groupby("series", sort=True):
         if len(rows) < least_points:
@@ -67,7 +79,8 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
         first = rows.iloc[0]
         budget = first["draft_kv_budget"]
         setting = Setting(name, gpus[first["gpu"]], int(first["tp"]), models[first["target"]], first["draft"],
-                          models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"])
+                          models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"],
+                          engines[first["engine"]])
         points = pd.DataFrame({"batch": rows["batch"].astype(float),
                                "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
                                "gamma": rows["gamma"].astype(float),
@@ -164,4 +177,21 @@ def roofline_v1(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame]
         alpha = np.full(len(points), fixed_alpha) if alpha is None else alpha
         return np.asarray(calculator.evaluate_scenario(fitted, alpha, points["gamma"].to_numpy(),
                                                        points["batch"].to_numpy(), context)["speedup"], dtype=float)
+    return predict
+
+
+def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:
+    """The second-generation step model (:mod:`specviz.step`) calibrated as
+    :func:`specviz.calibration.calibrate` does it: the series' own draft kind, tensor parallelism
+    and engine priors; the costs per pass and per token fitted to the two points; E fitted too
+    where the series gives no acceptance length. Predicts the weighted median of the draws."""
+    lengths = None if ends["acceptance_length"].isna().any() else ends["acceptance_length"].to_numpy()
+    fit = calibration.calibrate(setting.gpu, setting.target, setting.step_draft, setting.engine,
+                                batch=ends["batch"], gamma=ends["gamma"], context=ends["context"],
+                                measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp)
+
+    def predict(points: pd.DataFrame) -> np.ndarray:
+        known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()
+        return fit.predict(points["batch"].to_numpy(), points["gamma"].to_numpy(), points["context"].to_numpy(),
+                           known)["speedup"]
     return predict

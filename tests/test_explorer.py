@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from specviz import calculator, explorer, roofline, settings, spec
+from specviz import calculator, calibration, explorer, roofline, settings, spec
 from specviz.schema import RUN_COLUMNS
 from specviz.store import Store
 
@@ -454,6 +454,7 @@ class TestLoadPublished:
         gpus, models = roofline.load_gpus(DATA), roofline.load_models(DATA)
         assert series.gpu.isin(gpus.keys()).all() and series.target.isin(models.keys()).all()
         assert series.draft.isin([*models, "eagle", "self", "ngram"]).all()
+        assert series.engine.isin(calibration.load_engines(DATA).keys()).all()
         assert (series.gamma >= 1).all() and (series.tp >= 1).all()
         assert not series.duplicated(["series", "batch", "context"]).any()
         assert series.groupby("series").size().max() >= 8 and series.series.nunique() >= 14

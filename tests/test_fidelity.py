@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from specviz import calculator, explorer, fidelity, roofline, settings, spec
+from specviz import calculator, calibration, explorer, fidelity, roofline, settings, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SERIES = fidelity.series_of(explorer.load_published(DATA), DATA)
@@ -16,7 +16,7 @@ GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
 
 def setting(draft: str = "eagle", tp: int = 1) -> fidelity.Setting:
     return fidelity.Setting("synthetic", GPUS["H100-SXM"], tp, MODELS["Llama-3.1-8B"], draft, MODELS.get(draft),
-                            None, "test")
+                            None, "test", calibration.load_engines(DATA)["vllm-v1"])
 
 
 def points(batches, speedups, gamma=3, length=None, context=512.0) -> pd.DataFrame:
@@ -86,6 +86,18 @@ class TestRooflineV1:
     def test_tensor_parallel_as_one_larger_device(self):
         gpu = fidelity._one_device(setting(tp=8))
         assert (gpu.tflops, gpu.bandwidth_tb_s) == (8 * 989.4, pytest.approx(8 * 3.35))
+
+
+class TestStepV2:
+    def test_recovers_what_the_step_model_made(self):
+        """Points made by the step model at costs inside the engine's priors, acceptance known: the
+        held-out predictions within 5 %."""
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, pass_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+        batch = np.array([2.0, 8, 24, 64, 160])
+        made = step.step(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], step.Draft("eagle"), batch=batch, gamma=3,
+                         context=512.0, acceptance_length=2.9, costs=costs)["speedup"]
+        result = fidelity.held_out(setting(), points(batch, made, gamma=3, length=2.9), fidelity.step_v2)
+        assert result.error.abs().max() < 0.05
 
 
 class TestBenchSlice:
