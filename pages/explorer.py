@@ -251,7 +251,10 @@ def show_predicted() -> None:
         if fit is None:
             st.warning(t("exp.fit_failed", lang))
             return
-        st.success(t(f"exp.fit.{kind}", lang, **fit))
+        suspect = explorer.fit_warnings(kind, fit)
+        (st.warning if suspect else st.success)(t(f"exp.fit.{kind}", lang, **fit))
+        for notice in suspect:
+            st.warning(message(notice, lang))
         if st.button(t("exp.use_in_calculator", lang), key="use_fit"):
             keys = ("mfu", "mbu", "overlap", "overhead_ms") if kind == "knobs" else ("verify_cost", "draft_cost")
             params = {k: f"{fit[k]:g}" for k in keys} | {"mode": "roofline" if kind == "knobs" else "ratios"}

@@ -20,6 +20,7 @@ import pandas as pd
 
 from . import roofline, spec
 from .calculator import Scenario
+from .errors import Notice
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -42,6 +43,7 @@ __all__ = [
     "is_speculative",
     "pair_with_baselines",
     "unpaired_speculative",
+    "fit_warnings",
     "crossover_concurrency",
     "sweep_peaks",
     "workload_acceptance",
@@ -401,6 +403,24 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
     fitted = spec.speedup(rows["alpha"].to_numpy(dtype=float), g, v, c)
     rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
     return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows)}
+
+
+def fit_warnings(kind: str, fit: dict[str, float]) -> list[Notice]:
+    """What makes a calibration suspect, so that it is not shown as a success: for a ``knobs`` fit
+    (:func:`calibrate_knobs`), each knob at the highest or lowest value of the grid searched
+    (``fit.knob_at_highest`` / ``fit.knob_at_lowest``: the runs may not match the scenario; overlap
+    is left out, for its grid is its whole range and both ends are physical); for a ``ratios`` fit
+    (:func:`calibrate_ratios`), a verify pass cheaper than a plain one (``fit.verify_below_one``),
+    which no cost model allows: it scores more tokens than a plain pass."""
+    if kind == "ratios":
+        return [Notice("fit.verify_below_one", verify_cost=fit["verify_cost"])] if fit["verify_cost"] < 1 else []
+    found = []
+    for knob in ("mfu", "mbu", "overhead_ms"):
+        grid = _KNOB_GRID[knob]
+        if fit[knob] in (grid[0], grid[-1]):
+            found.append(Notice("fit.knob_at_highest" if fit[knob] == grid[-1] else "fit.knob_at_lowest",
+                                knob=knob, value=fit[knob]))
+    return found
 
 
 _KNOB_GRID = {"mfu": np.round(np.arange(0.2, 1.0001, 0.05), 2), "mbu": np.round(np.arange(0.4, 1.0001, 0.05), 2),

@@ -343,6 +343,21 @@ class TestCalibrateRatios:
                                                         "measured_speedup": [1.5]})) is None
 
 
+class TestFitWarnings:
+    def test_knobs_at_the_edge_of_the_grid(self):
+        """The fit a new user got with the sidebar's Qwen3-32B against Llama-3.1-8B runs."""
+        edge = {"mfu": 1.0, "mbu": 1.0, "overlap": 1.0, "overhead_ms": 0.0}
+        notices = explorer.fit_warnings("knobs", edge)
+        assert [(n.key, n.params["knob"]) for n in notices] == [
+            ("fit.knob_at_highest", "mfu"), ("fit.knob_at_highest", "mbu"), ("fit.knob_at_lowest", "overhead_ms")]
+        assert explorer.fit_warnings("knobs", {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead_ms": 0.3}) == []
+
+    def test_a_verify_pass_cheaper_than_a_plain_one(self):
+        notices = explorer.fit_warnings("ratios", {"verify_cost": 0.085, "draft_cost": 0.342})
+        assert [n.key for n in notices] == ["fit.verify_below_one"] and notices[0].params["verify_cost"] == 0.085
+        assert explorer.fit_warnings("ratios", {"verify_cost": 1.3, "draft_cost": 0.07}) == []
+
+
 def one_broadcast_fit(predicted: pd.DataFrame, scenario: calculator.Scenario, context: int = 0) -> dict:
     """calibrate_knobs before chunking: the whole grid against every run in one broadcast of
     roofline.evaluate (the reference the chunked fit must equal to the bit)."""
