@@ -12,19 +12,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._shared import ROUTED, show_url_notices, url_choice, url_widget
+from pages._shared import ROUTED, clear_gpu_overrides, presets, show_url_notices, url_choice, url_widget
 from specviz import roofline, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import escape_markdown, message, t
 
 ROOT = Path(__file__).resolve().parent
 NO_DRAFT, CUSTOM = "none", "custom"
-
-
-@st.cache_resource
-def presets(data_dir: Path) -> tuple[dict[str, roofline.GPU], dict[str, roofline.Model]]:
-    """GPU and model presets, read once per data folder."""
-    return roofline.load_gpus(data_dir), roofline.load_models(data_dir)
 
 
 def custom_model(role: str, lang: str) -> roofline.Model:
@@ -41,12 +35,6 @@ def custom_model(role: str, lang: str) -> roofline.Model:
 def preset_hint(value: float, lang: str) -> str:
     """Placeholder of a figure field: the preset's value, or a request for one where it has none."""
     return t("side.preset_missing", lang) if math.isnan(value) else t("side.preset_value", lang, value=value)
-
-
-def clear_gpu_overrides() -> None:
-    """A figure typed for one device must not silently carry over to another."""
-    st.session_state["tflops"] = None
-    st.session_state["bandwidth"] = None
 
 
 def scenario_sidebar(lang: str) -> None:

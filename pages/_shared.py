@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
-from specviz import export, settings
+from specviz import export, roofline, settings
 from specviz.i18n import md, message, t
 from specviz.store import Store, StoreError
 
@@ -52,6 +53,26 @@ def open_store(lang: str) -> Store:
     except StoreError as exc:
         st.error(message(exc, lang))
         st.stop()
+
+
+@st.cache_resource
+def presets(data_dir: Path) -> tuple[dict[str, roofline.GPU], dict[str, roofline.Model]]:
+    """GPU and model presets, read once per data folder."""
+    return roofline.load_gpus(data_dir), roofline.load_models(data_dir)
+
+
+def clear_gpu_overrides() -> None:
+    """A figure typed for one device must not silently carry over to another."""
+    st.session_state["tflops"] = None
+    st.session_state["bandwidth"] = None
+
+
+def choose_presets(target_id: str, gpu_id: str) -> None:
+    """Set the sidebar's target model and GPU (a widget callback: it runs before the sidebar is drawn)."""
+    st.session_state["target"] = target_id
+    if st.session_state.get("gpu") != gpu_id:
+        st.session_state["gpu"] = gpu_id
+        clear_gpu_overrides()
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import re
 from collections import Counter
 from collections.abc import Collection
 from pathlib import PurePath
@@ -44,6 +45,7 @@ __all__ = [
     "pair_with_baselines",
     "unpaired_speculative",
     "fit_warnings",
+    "run_presets",
     "crossover_concurrency",
     "sweep_peaks",
     "workload_acceptance",
@@ -351,6 +353,47 @@ def _acceptance_length(paired: pd.DataFrame) -> pd.Series:
     """Measured tokens per step: the acceptance length, else 1 + vLLM's rate·γ."""
     from_rate = 1 + paired["acceptance_rate"] * paired["num_speculative_tokens"]
     return paired["acceptance_length"].where(paired["acceptance_length"].notna(), from_rate)
+
+
+# Words after a model's name that do not change its shape (tuning, packaging, precision).
+_MODEL_QUALIFIERS = ("instruct", "chat", "hf", "base", "it", "fp8", "awq", "gptq", "int4", "int8", "bf16", "fp16")
+# A run's GPU text (lower case, letters and digits only) → the preset it names. A text that names a
+# device without saying which of its presets (an A100 without its memory, an H100 PCIe) names none.
+_GPU_PATTERNS = (("H100-SXM", r"h100(?!.*(pcie|nvl))"), ("H200", r"h200"), ("A100-80GB", r"a100.*80g"),
+                 ("A100-40GB", r"a100.*40g"), ("MI300X", r"mi300x"), ("B200", r"b200"), ("L40S", r"l40s"),
+                 ("RTX-3090", r"3090"))
+
+
+def _model_key(text: str) -> str:
+    """A model's name as it is compared: the part after the organisation, lower case, letters and
+    digits only, without the qualifiers at its end (``meta-llama/Llama-3.1-8B-Instruct`` and the
+    preset ``Llama 3.1 8B`` are both ``llama318b``)."""
+    key = re.sub(r"[^a-z0-9]", "", text.rsplit("/", 1)[-1].lower())
+    while qualifier := next((q for q in _MODEL_QUALIFIERS if key.endswith(q) and len(key) > len(q)), None):
+        key = key[:-len(qualifier)]
+    return key
+
+
+def run_presets(runs: pd.DataFrame, models: dict[str, roofline.Model],
+                gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
+    """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
+    missing where no preset matches), so that a prediction can say when it uses the sidebar's instead."""
+    by_key: dict[str, str] = {}
+    for model_id, model in models.items():
+        by_key.setdefault(_model_key(model_id), model_id)
+        by_key.setdefault(_model_key(model.name), model_id)
+
+    def gpu_of(text: Any) -> str | None:
+        if not isinstance(text, str):
+            return None
+        if text in gpus:
+            return text
+        key = re.sub(r"[^a-z0-9]", "", text.lower())
+        return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, key)), None)
+
+    return pd.DataFrame({"target": [by_key.get(_model_key(t)) if isinstance(t, str) else None
+                                    for t in runs["target_model"]],
+                         "gpu": [gpu_of(g) for g in runs["gpu"]]}, index=runs.index)
 
 
 def predict(paired: pd.DataFrame, scenario: Scenario, context: int = 0) -> pd.DataFrame:

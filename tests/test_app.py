@@ -487,8 +487,18 @@ class TestExplorerPage:
         at = explorer_app("Measured vs predicted")
         at.button(key="fit_knobs").click()
         at.run()
-        assert not at.success and "Best fit over 24 runs" in at.warning[0].value
-        assert any("the highest value searched" in w.value for w in at.warning[1:])
+        assert not at.success and any("Best fit over 24 runs" in w.value for w in at.warning)
+        assert any("the highest value searched" in w.value for w in at.warning)
+
+    def test_runs_that_name_another_model_are_said_to_and_can_be_followed(self):
+        at = explorer_app("Measured vs predicted")
+        warning = at.warning[0].value
+        assert f"24 of these runs name {escape_markdown('Llama 3.1 8B')} on NVIDIA H100 SXM" in warning
+        assert escape_markdown("Qwen3-32B") in warning
+        at.button(key="use_run_presets").click()
+        at.run()
+        assert at.sidebar.selectbox(key="target").value == "Llama-3.1-8B"
+        assert not any("of these runs name" in w.value for w in at.warning)
 
     def test_measured_vs_predicted_and_a_fit(self):
         at = explorer_app("Measured vs predicted", target="Llama-3.1-8B")

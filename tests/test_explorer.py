@@ -343,6 +343,18 @@ class TestCalibrateRatios:
                                                         "measured_speedup": [1.5]})) is None
 
 
+class TestRunPresets:
+    def test_names_as_benchmark_tools_write_them(self):
+        runs = pd.DataFrame({"target_model": ["meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-8B", "Qwen/Qwen3-32B-FP8",
+                                              "lmsys/vicuna-7b-v1.3", None],
+                             "gpu": ["NVIDIA H100 80GB HBM3", "H100-SXM", "NVIDIA A100-SXM4-80GB", "A100", "H100 PCIe"]})
+        found = explorer.run_presets(runs, MODELS, GPUS)
+        assert found.target.tolist()[:3] == ["Llama-3.1-8B", "Llama-3.1-8B", "Qwen3-32B"]
+        assert found.target[3:].isna().all()
+        # An A100 without its memory, and an H100 PCIe, name no preset.
+        assert found.gpu.tolist()[:3] == ["H100-SXM", "H100-SXM", "A100-80GB"] and found.gpu[3:].isna().all()
+
+
 class TestFitWarnings:
     def test_knobs_at_the_edge_of_the_grid(self):
         """The fit a new user got with the sidebar's Qwen3-32B against Llama-3.1-8B runs."""
