@@ -341,3 +341,237 @@ class TestStoreCommands:
         assert code == 0 and json.loads(out) == [{"n": 9}]
         code, out, err = run(capsys, "query", "DELETE FROM runs", "--db", db)
         assert code == 2 and out == "" and "DELETE" in err and err.count("\n") == 1
+
+
+# --- fit --------------------------------------------------------------------------------------
+
+from specviz import roofline, settings, step  # noqa: E402
+
+FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
+FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), roofline.load_models(FIT_DATA)
+# Knobs inside the vllm-v1 priors (as tests/test_calibration.py makes its points).
+FIT_TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, pass_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+FIT_HEADER = ["series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length"]
+FIT_DRAFTS = {"eagle3": step.Draft("eagle3"), "Llama-3.2-1B": step.Draft("model", FIT_MODELS["Llama-3.2-1B"])}
+
+
+def fit_truth(draft: str, batch: float, length: float = 2.9) -> float:
+    """The speedup the step model gives at FIT_TRUE: H100, Llama-3.1-8B, γ 3, context 512."""
+    return float(step.step(FIT_GPUS["H100-SXM"], FIT_MODELS["Llama-3.1-8B"], FIT_DRAFTS[draft], batch=batch,
+                           gamma=3, context=512, acceptance_length=length, costs=FIT_TRUE)["speedup"])
+
+
+def write_csv(path: Path, header: list[str], rows: list[list]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def measured_rows(target: str = "Llama-3.1-8B") -> list[list]:
+    """Two series at batch 2 and 160: EAGLE-3 with its acceptance length, a draft model without."""
+    return ([["eagle3-head", "H100-SXM", target, "eagle3", 3, b, 512, 2.9, fit_truth("eagle3", b), "vllm-v1"]
+             for b in (2, 160)]
+            + [["draft-model", "H100-SXM", target, "Llama-3.2-1B", 3, b, 512, "", fit_truth("Llama-3.2-1B", b),
+                "vllm-v1"] for b in (2, 160)])
+
+
+MEASURED_HEADER = FIT_HEADER + ["measured_speedup", "engine"]
+# P.csv: the EAGLE-3 rows repeat the setting, the draft-model rows leave it to the series.
+PREDICT_ROWS = ([["eagle3-head", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, 2.9] for b in (8, 24, 64)]
+                + [["draft-model", "", "", "", 3, b, 512, ""] for b in (8, 24, 64)])
+
+
+@pytest.fixture
+def fit_files(tmp_path):
+    return (write_csv(tmp_path / "M.csv", MEASURED_HEADER, measured_rows()),
+            write_csv(tmp_path / "P.csv", FIT_HEADER, PREDICT_ROWS))
+
+
+class TestFitCommand:
+    def check_predictions(self, result):
+        assert [p["row"] for p in result["predictions"]] == [1, 2, 3, 4, 5, 6]
+        assert [p["series"] for p in result["predictions"]] == ["eagle3-head"] * 3 + ["draft-model"] * 3
+        for p, row in zip(result["predictions"], PREDICT_ROWS):
+            truth = fit_truth("eagle3" if row[0] == "eagle3-head" else "Llama-3.2-1B", row[5])
+            assert p["speedup"] == pytest.approx(truth, rel=0.02)
+            assert p["low"] <= truth <= p["high"] and p["low"] <= p["speedup"] <= p["high"]
+
+    def test_json_shape_and_predictions_near_the_truth_within_their_band(self, capsys, fit_files):
+        measured, predict = fit_files
+        code, out, err = run(capsys, "fit", "--measured", str(measured), "--predict", str(predict), "--format", "json")
+        assert (code, err) == (0, "")
+        result = json.loads(out)
+        assert set(result) == {"series", "predictions"}
+        assert list(result["series"]) == ["eagle3-head", "draft-model"]
+        for entry in result["series"].values():
+            assert set(entry) == {"fitted", "rms_error", "warnings"}
+            assert set(entry["fitted"]) == {"mfu", "mbu", "overlap", "layer_us", "allreduce_us", "pass_ms",
+                                            "token_us", "expected_tokens"}
+            assert entry["rms_error"] < 0.01 and entry["warnings"] == []
+        assert result["series"]["eagle3-head"]["fitted"]["expected_tokens"] == 2.9  # measured, not fitted
+        assert 2.5 < result["series"]["draft-model"]["fitted"]["expected_tokens"] <= 4  # fitted
+        assert set(result["predictions"][0]) == {"row", "series", "speedup", "low", "high"}
+        self.check_predictions(result)
+
+    def test_without_predict_predictions_is_empty_and_warnings_are_english(self, capsys, tmp_path):
+        """4x faster with 2.9 tokens a step at no cost is impossible: the fit says so in words."""
+        rows = [["impossible", "H100-SXM", "Llama-3.1-8B", "ngram", 3, b, 512, 2.9, s]
+                for b, s in ((1, 4.0), (64, 3.9))]
+        measured = write_csv(tmp_path / "M.csv", FIT_HEADER + ["measured_speedup"], rows)
+        code, out, _ = run(capsys, "fit", "--measured", str(measured))
+        result = json.loads(out)
+        assert code == 0 and result["predictions"] == []
+        assert result["series"]["impossible"]["warnings"] == [
+            "No costs per pass and per token that are zero or more fit these points: check the setting (GPU, "
+            "models, draft, tensor parallelism) against the runs. The closest fit with no cost per token is shown."]
+
+    def test_an_acceptance_at_the_edge_is_said_in_words_and_not_carried_to_a_shorter_draft(self, capsys, tmp_path):
+        """Made with 3.9 of the 4 tokens γ 3 allows, without an acceptance length: the fit asks for
+        all 4, and a row at γ 2 (at most 3 tokens) needs its own acceptance length."""
+        rows = [["edge", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", fit_truth("eagle3", b, 3.9), "vllm-v1"]
+                for b in (2, 160)]
+        measured = write_csv(tmp_path / "M.csv", MEASURED_HEADER, rows)
+        predict = write_csv(tmp_path / "P.csv", FIT_HEADER, [["edge", "", "", "", 2, 8, 512, ""]])
+        code, out, _ = run(capsys, "fit", "--measured", str(measured))
+        assert code == 0 and json.loads(out)["series"]["edge"]["warnings"] == [
+            "The points ask for as many tokens per step as the draft length allows (E at γ + 1): check the "
+            "acceptance length or γ."]
+        code, out, err = run(capsys, "fit", "--measured", str(measured), "--predict", str(predict))
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert f"{predict}, row 1, column acceptance_length: empty, and series 'edge' has up to 4 tokens" in err
+
+    def test_csv_and_markdown(self, capsys, fit_files):
+        measured, predict = fit_files
+        _, out, _ = run(capsys, "fit", "--measured", str(measured), "--predict", str(predict), "--format", "csv")
+        series, predictions = out.strip().split("\n\n")
+        assert [r["series"] for r in csv.DictReader(io.StringIO(series))] == ["eagle3-head", "draft-model"]
+        assert [int(r["row"]) for r in csv.DictReader(io.StringIO(predictions))] == [1, 2, 3, 4, 5, 6]
+        _, out, _ = run(capsys, "fit", "--measured", str(measured), "--format", "md")
+        assert out.startswith("| series | mfu |")
+
+    def test_target_from_a_config_json_path(self, capsys, fit_files, tmp_path, monkeypatch):
+        """A config path relative to the CSV's folder, from another working folder, fits as its preset."""
+        (tmp_path / "configs").mkdir()
+        shutil.copy(ROOT / "data/model_configs/Llama-3.1-8B.json", tmp_path / "configs" / "config.json")
+        measured = write_csv(tmp_path / "M-config.csv", MEASURED_HEADER, measured_rows("configs/config.json"))
+        predict = write_csv(tmp_path / "P-config.csv", FIT_HEADER,
+                            [[*row[:2], "configs/config.json" if row[2] else "", *row[3:]] for row in PREDICT_ROWS])
+        monkeypatch.chdir(ROOT)
+        code, out, err = run(capsys, "fit", "--measured", str(measured), "--predict", str(predict))
+        assert (code, err) == (0, "")
+        by_config = json.loads(out)
+        _, out, _ = run(capsys, "fit", "--measured", str(fit_files[0]), "--predict", str(fit_files[1]))
+        assert by_config == json.loads(out)
+        self.check_predictions(by_config)
+
+    @pytest.mark.parametrize("edits, message", [
+        ([("M", 1, "gpu", "H999")], "M.csv, row 1, column gpu: unknown GPU 'H999': use one of H100-SXM"),
+        ([("M", 1, "target", "Llama-9")],
+         "M.csv, row 1, column target: unknown model 'Llama-9': use a preset id (Qwen3-32B"),
+        ([("M", 2, "draft", "medusa")], "M.csv, row 2, column draft: unknown model 'medusa': use a preset id "
+                                        "(Qwen3-32B, "),
+        ([("M", 3, "engine", "vllm-v9")], "M.csv, row 3, column engine: unknown engine 'vllm-v9': use one of vllm-v1"),
+        ([("M", "drop", "context")], "M.csv: missing column 'context'; the columns needed are series, gpu"),
+        ([("M", "drop", "measured_speedup")], "M.csv: missing column 'measured_speedup'"),
+        ([("P", "drop", "acceptance_length")], "P.csv: missing column 'acceptance_length'"),
+        ([("M", 2, "batch", "lots")], "M.csv, row 2, column batch: 'lots' is not a number"),
+        ([("M", 4, "measured_speedup", "")], "M.csv, row 4, column measured_speedup: empty; give a number"),
+        ([("M", 1, "gamma", "2.5")], "M.csv, row 1, column gamma: must be a whole number of 1 or more, got '2.5'"),
+        ([("P", 3, "acceptance_length", "nan")],
+         "P.csv, row 3, column acceptance_length: must be a finite number of 1 or more, got 'nan'"),
+        ([("M", "pop", 4)], "M.csv: series 'draft-model' has 1 row (row 3); a fit needs 2 rows or more"),
+        ([("P", 2, "series", "eagle-x")], "P.csv, row 2, column series: 'eagle-x' is not a series of "),
+        ([("M", 2, "gpu", "H200")],
+         "M.csv, row 2, column gpu: series 'eagle3-head' has 'H200' here and 'H100-SXM' in row 1"),
+        ([("P", 4, "gpu", "A100-80GB")],
+         "P.csv, row 4, column gpu: 'A100-80GB', but series 'draft-model' was measured with 'H100-SXM'"),
+        ([("M", 4, "acceptance_length", "2.9")],
+         "M.csv, row 4, column acceptance_length: series 'draft-model' gives an acceptance length in some rows"),
+        ([("M", 1, "acceptance_length", "4.5")], "M.csv, row 1, column acceptance_length: 4.5 tokens per step is "
+                                                 "more than the verify pass scores (γ + 1 = 4)"),
+        ([("M", "add", "weight_dtype", "bf16"), ("M", "add", "kv_dtype", "fp8")],
+         "M.csv, row 1, column kv_dtype: bf16 weights with a fp8 KV cache are not modelled; use one of: bf16 weights"),
+        ([("M", "add", "weight_dtype", "fp4")],
+         "M.csv, row 1, column weight_dtype: fp4 weights with a bf16 KV cache are not modelled"),
+        ([("M", "add", "tp", "0")], "M.csv, row 1, column tp: must be a whole number of 1 or more, got '0'"),
+        ([("M", "cells", 2)], "M.csv, row 2: 11 cells, but the header names 10 columns"),
+    ])
+    def test_errors_name_the_file_row_and_column_exit_2(self, capsys, tmp_path, edits, message):
+        tables = {"M": [list(MEASURED_HEADER)] + measured_rows(),
+                  "P": [list(FIT_HEADER)] + [list(row) for row in PREDICT_ROWS]}
+        for name, *edit in edits:
+            table = tables[name]
+            if edit[0] == "drop":
+                i = table[0].index(edit[1])
+                tables[name] = [row[:i] + row[i + 1:] for row in table]
+            elif edit[0] == "pop":
+                table.pop(edit[1])
+            elif edit[0] == "add":
+                table[0].append(edit[1])
+                for row in table[1:]:
+                    row.append(edit[2])
+            elif edit[0] == "cells":
+                table[edit[1]].append("extra")
+            else:
+                table[edit[0]][table[0].index(edit[1])] = edit[2]
+        m = write_csv(tmp_path / "M.csv", tables["M"][0], tables["M"][1:])
+        p = write_csv(tmp_path / "P.csv", tables["P"][0], tables["P"][1:])
+        code, out, err = run(capsys, "fit", "--measured", str(m), "--predict", str(p))
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith(f"specviz: error: {tmp_path}/") and message in err, err
+
+    def test_series_of_tensor_parallel_rows_on_a_gpu_without_a_link_is_its_error(self, capsys, tmp_path):
+        rows = [["tp2", "Intel-12th-gen-desktop", "Llama-3.1-8B", "ngram", 3, b, 512, 2.9, 1.5, 2] for b in (1, 8)]
+        m = write_csv(tmp_path / "M.csv", FIT_HEADER + ["measured_speedup", "tp"], rows)
+        code, out, err = run(capsys, "fit", "--measured", str(m))
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert f"{m}: series 'tp2' (rows 1, 2) cannot be fitted: " in err
+
+    def test_unreadable_files_exit_2(self, capsys, tmp_path, monkeypatch):
+        cases = {tmp_path / "missing.csv": "no such file", tmp_path: "not a regular file"}
+        (tmp_path / "latin1.csv").write_bytes(",".join(MEASURED_HEADER).encode() + b"\nx\xe9,H100-SXM\n")
+        cases[tmp_path / "latin1.csv"] = "not UTF-8 text"
+        (tmp_path / "empty.csv").write_text("\n\n")
+        cases[tmp_path / "empty.csv"] = "empty; the first line names the columns"
+        (tmp_path / "header.csv").write_text(",".join(MEASURED_HEADER) + "\n")
+        cases[tmp_path / "header.csv"] = "no rows below the header"
+        (tmp_path / "huge-cell.csv").write_text('series,gpu\nx,"' + "a" * 200_000 + '"\n')
+        cases[tmp_path / "huge-cell.csv"] = "huge-cell.csv, line 2: not a readable CSV (field larger than field limit"
+        os.mkfifo(tmp_path / "fifo.csv")
+        cases[tmp_path / "fifo.csv"] = "not a regular file"
+        for path, message in cases.items():
+            code, out, err = run(capsys, "fit", "--measured", str(path))
+            assert code == 2 and out == "" and err.count("\n") == 1 and message in err, (path, err)
+            assert str(path) in err
+        monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "100")
+        big = write_csv(tmp_path / "big.csv", MEASURED_HEADER, measured_rows())
+        code, _, err = run(capsys, "fit", "--measured", str(big))
+        assert code == 2 and "a CSV is at most 100 (SPECVIZ_MAX_UPLOAD_BYTES)" in err
+
+    def test_a_target_path_that_is_no_regular_file_or_too_large_is_refused_with_its_row(self, capsys, tmp_path,
+                                                                                       monkeypatch):
+        os.mkfifo(tmp_path / "fifo.json")
+        big = tmp_path / "big.json"
+        big.write_bytes(b'{"model_type": "llama", "x": "' + b"a" * 2000 + b'"}')
+        monkeypatch.setenv("SPECVIZ_MAX_CONFIG_BYTES", "1000")
+        for target, message in (("fifo.json", "not a regular file"), ("big.json", "a config.json is at most 1,000"),
+                                ("nowhere/config.json", "no such file")):
+            m = write_csv(tmp_path / "M.csv", MEASURED_HEADER, measured_rows(target))
+            code, _, err = run(capsys, "fit", "--measured", str(m))
+            assert code == 2 and err.count("\n") == 1 and message in err, err
+            assert "M.csv, row 1, column target: " in err
+
+    def test_through_python_dash_m(self, fit_files):
+        measured, predict = fit_files
+        ok = subprocess.run([sys.executable, "-m", "specviz", "fit", "--measured", str(measured), "--predict",
+                             str(predict), "--format", "json"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert ok.returncode == 0 and ok.stderr == "", ok.stderr
+        self.check_predictions(json.loads(ok.stdout))
+        bad = write_csv(measured.parent / "bad.csv", MEASURED_HEADER, measured_rows()[:3])
+        failed = subprocess.run([sys.executable, "-m", "specviz", "fit", "--measured", str(bad)],
+                                capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert failed.returncode == 2 and failed.stdout == "" and "Traceback" not in failed.stderr
+        assert failed.stderr == (f"specviz: error: {bad}: series 'draft-model' has 1 row (row 3); "
+                                 "a fit needs 2 rows or more\n")
