@@ -104,18 +104,11 @@ cols[4].metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+
 
 if mode == "roofline":
     crossings = calculator.regime_crossovers(scenario, gamma, context, batch_max)
-    regime = here["regime"]
-    st.badge(t(f"calc.regime.{regime}", lang), color="green" if regime == "memory" else "orange")
-    st.caption(t("calc.regime_detail", lang, positions=int(here["tokens_per_verify"]),
-                 intensity=here["verify_intensity"], ridge=here["ridge_flop_per_byte"]))
-    if regime == "memory":
-        # A memory-bound verify pass is cheap only if it reads about what a plain pass reads.
-        key = "calc.explain.memory" if here["verify_cost"] < 1.2 else "calc.explain.memory_heavy"
-    elif here["baseline_regime"] == "memory":
-        key = "calc.explain.between"
-    else:
-        key = "calc.explain.compute"
-    st.info(t(key, lang, batch=batch, gamma=gamma, verify_cost=here["verify_cost"], limit=gamma + 1,
+    regime_key, explain_key, figures = calculator.regime_explanation(scenario, here)
+    st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
+    same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
+    st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
+    st.info(t(explain_key, lang, batch=batch, gamma=gamma, verify_cost=figures["verify_cost"], limit=gamma + 1,
               verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
     if context:
         st.caption(t("calc.explain.context", lang, context=context))

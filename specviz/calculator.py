@@ -26,6 +26,7 @@ __all__ = [
     "heatmap_grid",
     "gamma_sweep",
     "regime_crossovers",
+    "regime_explanation",
     "batch_grid",
     "roofline_points",
     "batch_options",
@@ -168,6 +169,33 @@ def regime_crossovers(scenario: Scenario, gamma: int, context: int,
     memory = lambda regime: np.where(regime == "memory", 1.0, 0.0)
     return {"verify": roofline.crossover_batch(every, memory(r["regime"]), 0.5),
             "baseline": roofline.crossover_batch(every, memory(r["baseline_regime"]), 0.5)}
+
+
+def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple[str, str, dict[str, float]]:
+    """Which passes wait on memory at one point of :func:`evaluate_scenario` (roofline mode), as the
+    message key of the regime (``calc.regime.memory``/``compute``), the message key that explains it,
+    and the figures both quote.
+
+    A memory-bound verify pass is cheap only if it reads about what a plain pass reads: past 1.2× a
+    plain pass it is ``memory_heavy``, for a mixture of experts (its γ + 1 positions touch more
+    experts, and so more weights) or for a dense model (the positions' matmuls and KV traffic add to
+    the weight reads where compute and memory time do not overlap). A verify pass past the ridge
+    while the plain one is not is ``between``; with both past it, ``compute``. The ridge is the one
+    the passes meet, the datasheet's peak over bandwidth at the shares of them reached (mfu, mbu).
+    """
+    regime = str(here["regime"])
+    if regime == "memory":
+        if float(here["verify_cost"]) < 1.2:
+            explain = "calc.explain.memory"
+        else:
+            explain = "calc.explain.memory_heavy_moe" if scenario.target.num_experts else "calc.explain.memory_heavy"
+    else:
+        explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
+    mfu, mbu = scenario.knobs.get("mfu", 1.0), scenario.knobs.get("mbu", 1.0)
+    figures = {"positions": int(here["tokens_per_verify"]), "intensity": float(here["verify_intensity"]),
+               "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": scenario.gpu.ridge, "mfu": mfu,
+               "mbu": mbu, "verify_cost": float(here["verify_cost"])}
+    return f"calc.regime.{regime}", explain, figures
 
 
 def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -82,13 +82,21 @@ class TestCalculatorPage:
     def test_moe_verify_reads_more_experts(self):
         at = make_app(target="Mixtral-8x7B", batch="1")
         assert metric(at, "Verify cost") == "2.81×"
-        assert "not free" in at.info[0].value
+        assert "not free" in at.info[0].value and "routes the" in at.info[0].value
 
     def test_realistic_preset_button_sets_the_knobs(self):
         at = make_app()
         at.button[0].click().run()
         assert at.slider(key="mfu").value == 0.6 and at.slider(key="overlap").value == 0.0
         assert at.slider(key="overhead_ms").value == 0.3
+        # One ridge on the page, said to be the sidebar's at the shares of peak reached.
+        assert any("a ridge of 222: the GPU's 295 (peak over bandwidth, as in the sidebar)" in c.value for c in at.caption)
+
+    def test_a_dense_models_dear_verify_names_no_experts(self):
+        at = make_app(batch="32")
+        at.button[0].click().run()
+        explanation = next(i.value for i in at.info if "not free" in i.value)
+        assert "experts" not in explanation and "overlap below 1" in explanation
 
     def test_cpu_preset_without_figures_asks_for_them(self):
         at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B")

@@ -78,6 +78,33 @@ class TestRegimeCrossovers:
         assert all(math.isnan(v) for v in calculator.regime_crossovers(RATIOS, 4, 0, 64).values())
 
 
+class TestRegimeExplanation:
+    @staticmethod
+    def explain(target: str, batch: int, knobs: dict | None = None):
+        scenario = calculator.Scenario(GPUS["H100-SXM"], MODELS[target], knobs=knobs or {})
+        here = {k: v.item() if hasattr(v, "item") else v
+                for k, v in calculator.evaluate_scenario(scenario, 0.8, 4, batch, 0).items()}
+        return calculator.regime_explanation(scenario, here)
+
+    def test_a_cheap_memory_bound_verify(self):
+        regime, explain, figures = self.explain("Qwen3-32B", 8)
+        assert (regime, explain) == ("calc.regime.memory", "calc.explain.memory")
+        assert figures["ridge"] == figures["datasheet_ridge"] == pytest.approx(989.4 / 3.35)
+
+    def test_a_dear_memory_bound_verify_names_its_cause(self):
+        """Only a mixture of experts routes the γ + 1 positions to more experts; a dense model's
+        verify is dear (realistic knobs) because its matmuls add to its weight reads."""
+        _, dense, figures = self.explain("Qwen3-32B", 32, dict(roofline.REALISTIC))
+        _, moe, _ = self.explain("Qwen3-30B-A3B", 8)
+        assert (dense, moe) == ("calc.explain.memory_heavy", "calc.explain.memory_heavy_moe")
+        # The ridge the passes meet, at the shares of peak reached, beside the GPU's own.
+        assert figures["ridge"] == pytest.approx(989.4 / 3.35 * 0.6 / 0.8) and figures["datasheet_ridge"] == pytest.approx(295.343, abs=1e-3)
+
+    def test_past_the_ridge(self):
+        assert self.explain("Qwen3-32B", 128)[:2] == ("calc.regime.compute", "calc.explain.between")
+        assert self.explain("Qwen3-32B", 1024)[:2] == ("calc.regime.compute", "calc.explain.compute")
+
+
 class TestRooflinePoints:
     def test_passes_lie_on_or_under_the_roof(self):
         roof, passes = calculator.roofline_points(ROOF, 4, 64, 0)
