@@ -266,7 +266,8 @@ def show_predicted() -> None:
         (st.warning if suspect else st.success)(t(f"exp.fit.{kind}", lang, **fit))
         for notice in suspect:
             st.warning(message(notice, lang))
-        if st.button(t("exp.use_in_calculator", lang), key="use_fit"):
+        # A fit the page calls suspect is not offered to the calculator as if it held.
+        if not suspect and st.button(t("exp.use_in_calculator", lang), key="use_fit"):
             keys = ("mfu", "mbu", "overlap", "overhead_ms") if kind == "knobs" else ("verify_cost", "draft_cost")
             params = {k: f"{fit[k]:g}" for k in keys} | {"mode": "roofline" if kind == "knobs" else "ratios"}
             params = st.query_params.to_dict() | params  # keep the scenario (GPU, models) in the link

@@ -517,6 +517,8 @@ class TestExplorerPage:
         # a verify pass at 0.085 of a plain one, which is said to be impossible, not shown as a success.
         assert not at.success and "verify cost 0.085" in at.warning[0].value
         assert "is impossible" in at.warning[1].value
+        assert "use_fit" not in [b.key for b in at.button]  # not offered to the calculator
         at.button(key="fit_knobs").click()
         at.run()
         assert "Best fit over 24 runs" in at.success[0].value and len(at.warning) == 0
+        assert "use_fit" in [b.key for b in at.button]
