@@ -3,12 +3,17 @@
 Catalogues are JSON files in ``specviz/locales/`` (``en.json`` is the reference and the fallback),
 keyed by dotted names such as ``calc.alpha``; values are ``str.format`` templates. Adding a
 language means adding one catalogue with the same keys; no page changes.
+
+A count's words follow it with the format spec ``plural``: ``{runs} {runs:plural run|runs}`` gives
+"1 run" and "2 runs" (one form for 1, the other for every other count). A language without plural
+forms writes the word once and needs no spec.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import string
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +25,17 @@ __all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue"]
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINK = re.compile(r"(:(?=//)|@|(?i:www)(?=\.))")
 
+class _Formatter(string.Formatter):
+    """``str.format`` with one more spec: ``plural one|other`` picks a word by the count."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec.startswith("plural "):
+            one, _, other = format_spec.removeprefix("plural ").partition("|")
+            return one if value == 1 else other
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _Formatter()
 _LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES: dict[str, str] = {"en": "English"}
 
@@ -43,7 +59,7 @@ def t(key: str, lang: str = "en", **values: object) -> str:
     text = catalogue(lang).get(key) if lang != "en" else None
     if text is None:
         text = catalogue("en")[key]
-    return text.format(**values) if values else text
+    return _FORMATTER.format(text, **values) if values else text
 
 
 def escape_markdown(text: str) -> str:

@@ -346,7 +346,7 @@ class TestExplorerPage:
         peaks = at.dataframe[0].value
         assert list(peaks["max_num_seqs"]) == ["16", "4"] and list(peaks["Request rate (req/s)"]) == [2, 2]
         # The run at an infinite rate is listed, not plotted.
-        assert any("1 runs sent every request at once" in i.value for i in at.info)
+        assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
     def test_acceptance_keeps_examples_and_user_runs_apart(self):
@@ -449,7 +449,7 @@ class TestExplorerPage:
         upload(at, ("rates.csv", b"request_rate,output_throughput\n1,100\n2,180\n", "text/csv"),
                ("noload.csv", b"label,output_throughput\nsolo,50\n", "text/csv"))
         assert any("2 runs have a request rate, not a concurrency" in i.value for i in at.info)
-        assert any("1 runs have neither a concurrency nor a request rate" in i.value for i in at.info)
+        assert any("1 run has neither a concurrency nor a request rate" in i.value for i in at.info)
         assert list(at.dataframe[-1].value["File"]) == ["noload.csv"]
         at.segmented_control(key="load_axis").set_value("request_rate").run()
         assert any("48 runs have a concurrency, not a request rate" in i.value for i in at.info)
@@ -464,7 +464,7 @@ class TestExplorerPage:
         at = explorer_app("Speculation vs baseline")
         upload(at, ("solo.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                                 b"solo,4,eagle,3,500\n", "text/csv"))
-        assert "1 speculative runs found no plain run" in at.info[1].value
+        assert "1 speculative run found no plain run" in at.info[1].value
         assert escape_markdown("eagle γ=3 · solo") in at.info[1].value
         assert len(at.get("vega_lite_chart")) == 1  # the examples' pairs are still drawn
 

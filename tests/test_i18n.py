@@ -59,3 +59,13 @@ class TestT:
     def test_unknown_language(self):
         with pytest.raises(KeyError, match="xx"):
             i18n.t("calc.title", "xx")
+
+
+class TestPlural:
+    def test_a_count_picks_its_words(self):
+        assert i18n.t("exp.report.imported", file="a.csv", format="csv", runs=1, requests=0) == \
+            "a.csv: csv, 1 run and 0 per-request rows imported."
+        assert i18n.t("exp.report.imported", file="a.csv", format="csv", runs=2, requests=1) == \
+            "a.csv: csv, 2 runs and 1 per-request row imported."
+        assert i18n.t("exp.no_load", runs=1).startswith("1 run has neither")
+        assert i18n.t("exp.no_load", runs=3).endswith("a place for them:")
