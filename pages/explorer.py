@@ -234,16 +234,13 @@ def show_predicted() -> None:
     scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"])
     st.caption(md("exp.scenario", lang, gpu=parts["gpu"].name, target=parts["target"].name))
     gpus, models = presets(settings.get("SPECVIZ_DATA_DIR"))
-    named = explorer.run_presets(paired, models, gpus)
-    # The sidebar's pair stands for every run: say so where the runs name another (the commonest).
-    own = named.dropna().value_counts()
-    if not own.empty:
-        target_id, gpu_id = own.index[0]
-        if (models[target_id].name, gpus[gpu_id].name) != (parts["target"].name, parts["gpu"].name):
-            st.warning(md("exp.other_presets", lang, runs=int(own.iloc[0]), target=models[target_id].name,
-                          gpu=gpus[gpu_id].name, sidebar_target=parts["target"].name, sidebar_gpu=parts["gpu"].name))
-            st.button(t("exp.use_run_presets", lang), key="use_run_presets", on_click=choose_presets,
-                      args=(target_id, gpu_id))
+    # The sidebar's pair stands for every run: say so where the runs name another.
+    if (other := explorer.other_presets(paired, scenario, models, gpus)) is not None:
+        target_id, gpu_id, runs = other
+        st.warning(md("exp.other_presets", lang, runs=runs, target=models[target_id].name, gpu=gpus[gpu_id].name,
+                      sidebar_target=parts["target"].name, sidebar_gpu=parts["gpu"].name))
+        st.button(t("exp.use_run_presets", lang), key="use_run_presets", on_click=choose_presets,
+                  args=(target_id, gpu_id))
     predicted = explorer.predict(paired, scenario, context)
     if predicted["predicted_speedup"].isna().all():
         st.info(t("exp.no_predictions", lang))

@@ -46,6 +46,7 @@ __all__ = [
     "unpaired_speculative",
     "fit_warnings",
     "run_presets",
+    "other_presets",
     "crossover_concurrency",
     "sweep_peaks",
     "workload_acceptance",
@@ -394,6 +395,20 @@ def run_presets(runs: pd.DataFrame, models: dict[str, roofline.Model],
     return pd.DataFrame({"target": [by_key.get(_model_key(t)) if isinstance(t, str) else None
                                     for t in runs["target_model"]],
                          "gpu": [gpu_of(g) for g in runs["gpu"]]}, index=runs.index)
+
+
+def other_presets(runs: pd.DataFrame, scenario: Scenario, models: dict[str, roofline.Model],
+                  gpus: dict[str, roofline.GPU]) -> tuple[str, str, int] | None:
+    """The target and GPU presets that most of ``runs`` name (:func:`run_presets`), with how many
+    name them, where they are not the scenario's (compared by name: a sidebar's GPU with figures
+    typed in keeps its preset's name); None where the runs name none or name the scenario's."""
+    named = run_presets(runs, models, gpus).dropna().value_counts()
+    if named.empty:
+        return None
+    target_id, gpu_id = named.index[0]
+    if (models[target_id].name, gpus[gpu_id].name) == (scenario.target.name, scenario.gpu.name):
+        return None
+    return target_id, gpu_id, int(named.iloc[0])
 
 
 def predict(paired: pd.DataFrame, scenario: Scenario, context: int = 0) -> pd.DataFrame:

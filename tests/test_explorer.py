@@ -355,6 +355,16 @@ class TestRunPresets:
         assert found.gpu.tolist()[:3] == ["H100-SXM", "H100-SXM", "A100-80GB"] and found.gpu[3:].isna().all()
 
 
+class TestOtherPresets:
+    def test_the_commonest_pair_the_runs_name_when_it_is_not_the_scenarios(self, example_runs):
+        paired = explorer.pair_with_baselines(example_runs)
+        qwen = calculator.Scenario(GPUS["H100-SXM"], MODELS["Qwen3-32B"])
+        assert explorer.other_presets(paired, qwen, MODELS, GPUS) == ("Llama-3.1-8B", "H100-SXM", 24)
+        assert explorer.other_presets(paired, SCENARIO, MODELS, GPUS) is None  # the runs' own pair
+        unnamed = paired.assign(target_model="a model of my own")
+        assert explorer.other_presets(unnamed, qwen, MODELS, GPUS) is None
+
+
 class TestFitWarnings:
     def test_knobs_at_the_edge_of_the_grid(self):
         """The fit a new user got with the sidebar's Qwen3-32B against Llama-3.1-8B runs."""
