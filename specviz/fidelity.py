@@ -144,10 +144,7 @@ def constant_cost(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFram
 
 def _one_device(setting: Setting) -> roofline.GPU:
     """Tensor parallelism as v1 can take it: one device with N times the FLOPS and the bandwidth."""
-    gpu = setting.gpu
-    return roofline.GPU(id=gpu.id, name=gpu.name, kind=gpu.kind, tflops=gpu.tflops * setting.tp,
-                        bandwidth_tb_s=gpu.bandwidth_tb_s * setting.tp, memory_gb=gpu.memory_gb * setting.tp,
-                        source=gpu.source)
+    return step.tensor_parallel_device(setting.gpu, setting.tp)
 
 
 def roofline_v1(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:

@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 
 from . import roofline, spec
 
-__all__ = ["Precision", "Costs", "Draft", "eagle_head", "pass_time", "step", "PRECISIONS"]
+__all__ = ["Precision", "Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step", "PRECISIONS"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "ngram"]
 
@@ -138,8 +138,9 @@ def eagle_head(target: roofline.Model, kind: Literal["eagle", "eagle3"] = "eagle
                    params_total=params, params_active=params)
 
 
-def _device(gpu: roofline.GPU, tp: int, precision: Precision) -> roofline.GPU:
-    """The ``tp`` devices as one: their peak at the precision's dtype and their bandwidth, added."""
+def tensor_parallel_device(gpu: roofline.GPU, tp: int, precision: Precision = PRECISIONS["bf16"]) -> roofline.GPU:
+    """The ``tp`` devices as one: their peak at the precision's dtype and their bandwidth, added
+    (weights, KV cache and FLOPs split evenly over them)."""
     peak = gpu.tflops_fp8 if precision.compute == "fp8" and np.isfinite(gpu.tflops_fp8) else gpu.tflops
     return replace(gpu, tflops=peak * tp, bandwidth_tb_s=gpu.bandwidth_tb_s * tp)
 
@@ -173,7 +174,7 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
     """
     if tp < 1 or int(tp) != tp:
         raise ValueError("tp must be a whole number of devices, 1 or more")
-    base = roofline.forward_pass(_device(gpu, tp, precision), model, batch, new_tokens, context,
+    base = roofline.forward_pass(tensor_parallel_device(gpu, tp, precision), model, batch, new_tokens, context,
                                  mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap,
                                  weight_bytes=precision.weight_bytes, kv_bytes=precision.kv_bytes)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)

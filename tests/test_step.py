@@ -66,6 +66,13 @@ class TestPassTime:
         assert out["time_s"] == pytest.approx(parts, rel=1e-12) and out["time_s"] > 0
 
 
+class TestTensorParallelDevice:
+    def test_peaks_and_bandwidths_add_up(self):
+        eight = step.tensor_parallel_device(H100, 8)
+        assert (eight.tflops, eight.bandwidth_tb_s) == (8 * 989.4, pytest.approx(8 * 3.35))
+        assert step.tensor_parallel_device(H100, 2, step.PRECISIONS["fp8"]).tflops == 2 * 1979
+
+
 class TestEagleHead:
     def test_parameters_by_hand(self):
         """Llama-3.1-8B: a decoder layer 2·4096² + 2·4096·1024 + 3·4096·14336 + 2·4096 = 218,112,000;
