@@ -1,7 +1,8 @@
 """specviz router: the pages under pages/ and the scenario sidebar that every page shares.
 
-The sidebar resolves the GPU and the model pair into ``st.session_state["scenario"]`` (a dict with
-``gpu``, ``target``, ``draft``) or, when an entry is unusable, ``st.session_state["scenario_error"]``.
+The sidebar resolves the GPU, the model pair, the engine, the precision and the tensor parallelism
+into ``st.session_state["scenario"]`` (a :class:`specviz.scenario.Scenario` at the engine's preset
+costs) or, when an entry is unusable, ``st.session_state["scenario_error"]``.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._shared import ROUTED, clear_gpu_overrides, presets, show_url_notices, url_choice, url_widget
-from specviz import roofline, settings
+from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_costs, show_url_notices, url_choice,
+                           url_widget)
+from specviz import roofline, scenario, settings, step
 from specviz.errors import SpecvizError
 from specviz.i18n import escape_markdown, message, t
 
 ROOT = Path(__file__).resolve().parent
-NO_DRAFT, CUSTOM = "none", "custom"
+CUSTOM = "custom"
 
 
 def custom_model(role: str, lang: str) -> roofline.Model:
@@ -38,49 +40,74 @@ def preset_hint(value: float, lang: str) -> str:
 
 
 def scenario_sidebar(lang: str) -> None:
-    """Render the scenario widgets (bound to the URL) and store the resolved scenario."""
-    gpus, models = presets(settings.get("SPECVIZ_DATA_DIR"))
+    """Render the scenario widgets (bound to the URL) and store the resolved scenario, at the engine's
+    preset costs and the default point (a page replaces what its own controls set)."""
+    known = presets(settings.get("SPECVIZ_DATA_DIR"))
+    gpus, models, engines = known.gpus, known.models, known.engines
     side = st.sidebar
     side.header(t("side.scenario", lang))
     gpu_id = url_choice(side.selectbox, t("side.gpu", lang), list(gpus), "gpu",
-                        format_func=lambda g: gpus[g].name, on_change=clear_gpu_overrides)
+                        format_func=lambda g: gpus[g].name, default=scenario.DEFAULT_GPU,
+                        on_change=clear_gpu_overrides)
     gpu = gpus[gpu_id]
-    # Positive and bounded: a zero or an overflowing figure would make a pass take no time.
-    tflops = url_widget(side.number_input, t("side.tflops", lang), min_value=0.001,
-                        max_value=roofline.MAX_TFLOPS, value=None, key="tflops",
+    figure = lambda name: scenario.FIELDS[name]
+    tflops = url_widget(side.number_input, t("side.tflops", lang), min_value=figure("tflops").low,
+                        max_value=figure("tflops").upper, value=None, key="tflops",
                         placeholder=preset_hint(gpu.tflops, lang), persist_state="session",
                         help=t("side.tflops_help", lang, source=gpu.source))
-    bandwidth = url_widget(side.number_input, t("side.bandwidth", lang), min_value=0.001,
-                           max_value=roofline.MAX_BANDWIDTH_TB_S, value=None, key="bandwidth",
+    bandwidth = url_widget(side.number_input, t("side.bandwidth", lang), min_value=figure("bandwidth").low,
+                           max_value=figure("bandwidth").upper, value=None, key="bandwidth",
                            format="%.3f", placeholder=preset_hint(gpu.bandwidth_tb_s, lang),
                            persist_state="session", help=t("side.bandwidth_help", lang, note=gpu.note))
+    gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
-    model_name = lambda m: t(f"side.{m}_option", lang) if m in (NO_DRAFT, CUSTOM) else models[m].name
+    model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS
+                            else t("side.custom_option", lang) if m == CUSTOM else models[m].name)
     target_id = url_choice(side.selectbox, t("side.target", lang), [*models, CUSTOM], "target",
-                           format_func=model_name, default="Qwen3-32B")
-    draft_id = url_choice(side.selectbox, t("side.draft", lang), [NO_DRAFT, *models, CUSTOM], "draft",
-                          format_func=model_name, help=t("side.draft_help", lang))
+                           format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
+                           args=("draft", "tp"))
+    draft_default = scenario.default_draft(target_id, models) if target_id in models else "eagle3"
+    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(models), CUSTOM],
+                          "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp",),
+                          help=t("side.draft_help", lang))
+    engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
+                           format_func=lambda e: engines[e].name, default=scenario.DEFAULT_ENGINE,
+                           on_change=reset_costs, help=t("side.engine_help", lang))
+    col_precision, col_tp = side.columns(2)
+    precision = step.PRECISIONS[url_choice(
+        col_precision.selectbox, t("side.precision", lang), list(step.PRECISIONS), "precision",
+        format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
+        on_change=forget, args=("tp",), help=t("side.precision_help", lang))]
+    # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
+    tp_default = (scenario.default_tp(gpu, models[target_id], scenario.resolve_draft(draft_id, models), precision)
+                  if CUSTOM not in (target_id, draft_id) else 1)
+    tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
+                        format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))
     show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:
         if not gpu.complete:
             raise ValueError(t("side.gpu_incomplete", lang, gpu=gpu.name))
+        if tp > 1 and not math.isfinite(gpu.link_gb_s):
+            raise ValueError(t("side.no_link", lang, gpu=gpu.name))
         target = custom_model("target", lang) if target_id == CUSTOM else models[target_id]
-        if draft_id == NO_DRAFT:
-            draft = None
-        elif draft_id == CUSTOM:
-            draft = custom_model("draft", lang)
+        if draft_id == CUSTOM:
+            draft = step.Draft("model", custom_model("draft", lang))
         else:
-            draft = models[draft_id]
+            draft = scenario.resolve_draft(draft_id, models)
     except ValueError as exc:
         st.session_state["scenario_error"] = str(exc)
         side.error(escape_markdown(str(exc)))  # it can quote a file name or a value from the file
         return
     st.session_state.pop("scenario_error", None)
-    if draft is not None and draft.vocab_size != target.vocab_size:
-        side.warning(t("side.vocab_mismatch", lang, draft=draft.vocab_size, target=target.vocab_size))
-    side.caption(t("side.ridge", lang, ridge=gpu.ridge))
-    st.session_state["scenario"] = {"gpu": gpu, "target": target, "draft": draft}
+    if draft.model is not None and draft.model.vocab_size != target.vocab_size:
+        side.warning(t("side.vocab_mismatch", lang, draft=draft.model.vocab_size, target=target.vocab_size))
+    device = step.tensor_parallel_device(gpu, 1, precision)
+    side.caption(t("side.ridge", lang, ridge=device.ridge, dtype=precision.compute.upper()))
+    engine = engines[engine_id]
+    st.session_state["scenario"] = scenario.Scenario(
+        gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,
+        draft_id=draft_id, precision=precision, tp=tp, gpu_figures=gpu_figures)
 
 
 def main() -> None:

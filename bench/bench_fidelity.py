@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from specviz import explorer, fidelity, settings  # noqa: E402
+from specviz import calibration, explorer, fidelity, settings  # noqa: E402
 
-MODELS = {"constant cost": fidelity.constant_cost, "roofline v1": fidelity.roofline_v1, "step v2": fidelity.step_v2}
+MODELS = {"constant cost": fidelity.constant_cost, "step v2": fidelity.step_v2}
 
 
 def main() -> None:
@@ -41,6 +41,23 @@ def main() -> None:
     print(f"\n{'overall (median, worst, sign right)':<100} " + " ".join(
         f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
         for s in (fidelity.summarise(results[m]) for m in MODELS)))
+    band_report(results["step v2"])
+
+
+def band_report(predictions: pd.DataFrame) -> None:
+    """How often step v2's band holds the measurement: the draws' spread alone, widened by the model
+    error of every series (in sample: the figures of calibration.MODEL_ERROR), and widened by the
+    error of the other series only (leave one series out: what a new series can expect)."""
+    low, high = fidelity.model_error(predictions)
+    print(f"\nstep v2 error, 10th and 90th percentile: {low:+.3f}, {high:+.3f} "
+          f"(calibration.MODEL_ERROR: {calibration.MODEL_ERROR[0]:+.3f}, {calibration.MODEL_ERROR[1]:+.3f})")
+    held = [fidelity.coverage(predictions[predictions.series == name],
+                              fidelity.model_error(predictions[predictions.series != name])) * len(group.dropna(subset=["draw_low"]))
+            for name, group in predictions.groupby("series")]
+    print(f"band holds the measurement: draws alone {100 * fidelity.coverage(predictions, (0.0, 0.0)):.0f}%, "
+          f"widened in sample {100 * fidelity.coverage(predictions, calibration.MODEL_ERROR):.0f}%, "
+          f"widened leaving each series out {100 * sum(held) / predictions['draw_low'].notna().sum():.0f}% "
+          f"(10th to 90th percentile: 80% expected)")
 
 
 if __name__ == "__main__":

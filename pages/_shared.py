@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from specviz import export, roofline, settings
+from specviz import export, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.store import Store, StoreError
 
@@ -56,23 +56,35 @@ def open_store(lang: str) -> Store:
 
 
 @st.cache_resource
-def presets(data_dir: Path) -> tuple[dict[str, roofline.GPU], dict[str, roofline.Model]]:
-    """GPU and model presets, read once per data folder."""
-    return roofline.load_gpus(data_dir), roofline.load_models(data_dir)
+def presets(data_dir: Path) -> scenario.Presets:
+    """GPU, model and engine presets, read once per data folder."""
+    return scenario.load_presets(data_dir)
+
+
+def forget(*keys: str) -> None:
+    """Drop the controls' values and their URL values, so that each control comes back at its default
+    (a widget callback: a new target starts with its own default draft, a new device or pair with
+    the fewest GPUs that hold it)."""
+    for key in keys:
+        st.session_state.pop(key, None)
+        st.query_params.pop(key, None)
 
 
 def clear_gpu_overrides() -> None:
-    """A figure typed for one device must not silently carry over to another."""
+    """A figure typed for one device must not silently carry over to another, nor a GPU count chosen for it."""
     st.session_state["tflops"] = None
     st.session_state["bandwidth"] = None
+    forget("tp")
 
 
-def choose_presets(target_id: str, gpu_id: str) -> None:
-    """Set the sidebar's target model and GPU (a widget callback: it runs before the sidebar is drawn)."""
-    st.session_state["target"] = target_id
-    if st.session_state.get("gpu") != gpu_id:
-        st.session_state["gpu"] = gpu_id
-        clear_gpu_overrides()
+def reset_costs() -> None:
+    """Back to the engine's preset: the cost knobs' controls are set to the preset of the engine now
+    chosen (a widget callback). Set, not forgotten: a knob's URL value is bound to its control, and
+    a control that is forgotten comes back at the URL's value."""
+    engine = presets(settings.get("SPECVIZ_DATA_DIR")).engines[st.session_state.get("engine", scenario.DEFAULT_ENGINE)]
+    preset = scenario.preset_costs(engine)
+    for name in scenario.COST_KNOBS:
+        st.session_state[name] = getattr(preset, name)
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:

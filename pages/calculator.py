@@ -1,13 +1,15 @@
-"""Calculator: does speculation pay for this α, γ, batch, context and hardware, and why."""
+"""Calculator: does speculation pay for this α, γ, batch, context and hardware, by how much, and how sure."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import Any, Callable
 
 import streamlit as st
 
-from pages._shared import csv_download, require_router, show_url_notices, url_choice, url_widget
-from specviz import calculator, charts, roofline, settings, spec
+from pages._shared import csv_download, require_router, reset_costs, show_url_notices, url_choice, url_widget
+from specviz import calculator, charts, scenario, settings, spec, step
 from specviz.i18n import md, t
 
 require_router()
@@ -23,76 +25,70 @@ def at_batch(value: float) -> str:
     return t("calc.at_batch", lang, batch=int(value))
 
 
+def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
+    """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
+    with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
+    f = scenario.FIELDS[name]
+    value = f.default if default is None else default
+    return url_widget(widget, t(f"calc.{name}", lang), f.low, f.upper, value=value, step=f.step, key=name, **kwargs)
+
+
 st.title(t("calc.title", lang))
 st.caption(t("calc.intro", lang))
 
 if "scenario" not in st.session_state:
     st.info(md("calc.fix_scenario", lang, error=st.session_state.get("scenario_error", "")))
     st.stop()
-parts = st.session_state["scenario"]
+sidebar: scenario.Scenario = st.session_state["scenario"]
 
 col_a, col_g, col_b, col_c = st.columns(4)
-alpha = url_widget(col_a.slider, t("calc.alpha", lang), 0.0, 1.0, value=0.8, step=0.01, key="alpha",
-                   help=t("calc.alpha_help", lang))
+alpha = field_widget(col_a.slider, "alpha", help=t("calc.alpha_help", lang))
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
-gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1), value=4,
-                   key="gamma", help=t("calc.gamma_help", lang))
+gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
+                   value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
 batch = url_widget(col_b.select_slider, t("calc.batch", lang), calculator.batch_options(batch_max),
-                   value=64, key="batch", help=t("calc.batch_help", lang))
+                   value=scenario.FIELDS["batch"].default, key="batch", help=t("calc.batch_help", lang))
 context = url_widget(col_c.select_slider, t("calc.context", lang),
-                     calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")), value=0,
-                     key="context", help=t("calc.context_help", lang))
+                     calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+                     value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang))
 
-mode = url_choice(st.radio, t("calc.mode", lang), ["roofline", "ratios"], "mode", horizontal=True,
+mode = url_choice(st.radio, t("calc.mode", lang), list(scenario.MODES), "mode", horizontal=True,
                   format_func=lambda m: t(f"calc.mode.{m}", lang))
-knobs: dict[str, float] = {}
-verify_cost, draft_cost = 1.0, 0.05
+chosen = replace(sidebar, mode=mode, alpha=alpha, gamma=gamma, batch=batch, context=context)
 if mode == "ratios":
     col_v, col_d = st.columns(2)
-    # Above zero: a verify pass that costs nothing would make the speedup infinite (spec.step_cost).
-    verify_cost = url_widget(col_v.number_input, t("calc.verify_cost", lang), 0.01, 100.0, value=1.0,
-                             step=0.1, key="verify_cost", help=t("calc.verify_cost_help", lang))
-    draft_cost = url_widget(col_d.number_input, t("calc.draft_cost", lang), 0.0, 10.0, value=0.05,
-                            step=0.01, key="draft_cost", help=t("calc.draft_cost_help", lang))
+    chosen = replace(chosen, verify_cost=field_widget(col_v.number_input, "verify_cost", help=t("calc.verify_cost_help", lang)),
+                     draft_cost=field_widget(col_d.number_input, "draft_cost", help=t("calc.draft_cost_help", lang)))
 else:
-    if parts["draft"] is None:
-        draft_cost = url_widget(st.number_input, t("calc.draft_cost", lang), 0.0, 10.0, value=0.05,
-                                step=0.01, key="draft_cost",
-                                help=t("calc.draft_cost_none_help", lang))
-
-    def use_realistic() -> None:
-        st.session_state.update(roofline.REALISTIC)
-
-    with st.expander(t("calc.advanced", lang)):
-        st.button(t("calc.realistic", lang), on_click=use_realistic, help=t("calc.realistic_help", lang))
-        col_1, col_2, col_3, col_4 = st.columns(4)
-        knobs = {
-            "mfu": url_widget(col_1.slider, t("calc.mfu", lang), 0.05, 1.0, value=1.0, step=0.05,
-                              key="mfu"),
-            "mbu": url_widget(col_2.slider, t("calc.mbu", lang), 0.05, 1.0, value=1.0, step=0.05,
-                              key="mbu"),
-            "overlap": url_widget(col_3.slider, t("calc.overlap", lang), 0.0, 1.0, value=1.0, step=0.05,
-                                  key="overlap", help=t("calc.overlap_help", lang)),
-            "overhead_ms": url_widget(col_4.slider, t("calc.overhead", lang), 0.0, 5.0, value=0.0,
-                                      step=0.05, key="overhead_ms",
-                                      help=t("calc.overhead_help", lang)),
-        }
+    preset = scenario.preset_costs(sidebar.engine)
+    with st.expander(t("calc.advanced", lang, engine=sidebar.engine.name)):
+        st.button(t("calc.reset_costs", lang, engine=sidebar.engine.name), on_click=reset_costs,
+                  help=t("calc.reset_costs_help", lang))
+        columns = st.columns(4) + st.columns(4)
+        costs = {name: field_widget(column.slider, name, default=getattr(preset, name), help=t(f"calc.{name}_help", lang))
+                 for column, name in zip(columns, scenario.COST_KNOBS)}
+    chosen = replace(chosen, costs=step.Costs(**costs))
 show_url_notices(st, lang)
 
-scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"], mode=mode,
-                               verify_cost=verify_cost, draft_cost=draft_cost, knobs=knobs)
 try:
-    here = {k: v.item() for k, v in calculator.evaluate_scenario(scenario, alpha, gamma, batch, context).items()}
+    here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
 except ValueError as exc:
     st.error(md("calc.bad_input", lang, error=exc))
     st.stop()
 
-speed = here["speedup"]
-need_gb = roofline.footprint_gb(scenario.target, scenario.draft, batch, context, gamma)
-if need_gb > scenario.gpu.memory_gb:
-    st.warning(t("calc.memory_warning", lang, need=need_gb, have=scenario.gpu.memory_gb))
+if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
+    st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
+    st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
+        t("calc.off_preset_knob", lang, knob=name, value=value, preset=value_preset)
+        for name, (value, value_preset) in off.items())))
 
-cols = st.columns(5)
+speed = here["speedup"]
+need_gb, have_gb = scenario.memory_need_gb(chosen.gpu, chosen.target, chosen.draft, chosen.precision, chosen.tp,
+                                           batch, context, gamma)
+if mode == "step" and need_gb > have_gb:
+    st.warning(t("calc.memory_warning", lang, need=need_gb, have=have_gb, tp=chosen.tp))
+
+cols = st.columns(6)
 cols[0].metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
                help=t("calc.m.expected_tokens_help", lang, gamma=gamma))
 cols[1].metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
@@ -101,10 +97,16 @@ cols[2].metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×")
 cols[3].metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×")
 cols[4].metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
                delta_color="normal", help=t("calc.m.speedup_help", lang))
+if mode == "step":
+    low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
+    ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
+    cols[5].metric(t("calc.m.ideal", lang), f"{ideal:.2f}×", help=t("calc.m.ideal_help", lang))
+    verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
+    st.markdown(t(verdict, lang, low=low, high=high, speedup=speed, engine=sidebar.engine.name))
 
-if mode == "roofline":
-    crossings = calculator.regime_crossovers(scenario, gamma, context, batch_max)
-    regime_key, explain_key, figures = calculator.regime_explanation(scenario, here)
+if mode == "step":
+    crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
+    regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
     st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
     same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
     st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
@@ -115,7 +117,7 @@ if mode == "roofline":
 else:
     st.caption(t("calc.ratios_note", lang))
 
-best_gamma_frame, best_gamma = calculator.gamma_sweep(scenario, alpha, batch, context, gamma_max)
+best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
 cols = st.columns(3)
 cols[0].metric(t("calc.m.breakeven_verify", lang),
                f"{spec.breakeven_verify_cost(alpha, gamma, here['draft_cost']):.2f}×",
@@ -129,7 +131,7 @@ cols[2].metric(t("calc.m.best_gamma", lang), best_gamma,
 
 
 def show_table() -> None:
-    table = calculator.alpha_table(scenario, gamma, batch, context)
+    table = calculator.alpha_table(chosen, gamma, batch, context)
     st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
     st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True,
                  column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
@@ -139,15 +141,18 @@ def show_table() -> None:
 
 def show_batch() -> None:
     alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
-    curves, crossover = calculator.batch_sweep(scenario, alphas, gamma, context, batch_max)
-    st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang), width="stretch")
+    curves, crossover = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
+    band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
+    st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band), width="stretch")
     st.caption(t("calc.crossover_caption", lang, alpha=alpha,
                  batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
-    csv_download(curves, "specviz_speedup_vs_batch.csv", "download_batch", lang)
+    st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
+    csv_download(curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
+                 "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
 def show_heatmap() -> None:
-    grid = calculator.heatmap_grid(scenario, gamma, context, batch_max)
+    grid = calculator.heatmap_grid(chosen, gamma, context, batch_max)
     st.altair_chart(charts.speedup_heatmap(grid, lang), width="stretch")
     csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
 
@@ -159,21 +164,21 @@ def show_gamma() -> None:
 
 
 def show_roofline() -> None:
-    roof, passes = calculator.roofline_points(scenario, gamma, batch, context)
+    roof, passes = calculator.roofline_points(chosen, gamma, batch, context)
     st.altair_chart(charts.roofline_chart(roof, passes, lang), width="stretch")
     st.caption(t("calc.roofline_caption", lang))
 
 
-# (view name, renderer, needs the roofline cost model)
+# (view name, renderer, needs the step model)
 VIEWS = (("table", show_table, False), ("batch", show_batch, True), ("heatmap", show_heatmap, True),
          ("gamma", show_gamma, False), ("roofline", show_roofline, True))
 # The tabs track which one is open so that only its content is built: Altair's schema validation
 # costs tens of milliseconds per chart.
 tabs = st.tabs([t(f"calc.tab.{name}", lang) for name, _, _ in VIEWS], key="view", on_change="rerun")
-for tab, (_, show, needs_roofline) in zip(tabs, VIEWS):
+for tab, (_, show, needs_step) in zip(tabs, VIEWS):
     if tab.open:
         with tab:
-            if needs_roofline and mode != "roofline":
-                st.info(t("calc.needs_roofline", lang))
+            if needs_step and mode != "step":
+                st.info(t("calc.needs_step", lang))
             else:
                 show()

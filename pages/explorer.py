@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import streamlit as st
 
-from pages._shared import choose_presets, csv_download, open_store, presets, require_router
-from specviz import calculator, charts, explorer, importers, settings
+from pages._shared import csv_download, open_store, presets, require_router
+from specviz import calculator, charts, explorer, importers, scenario, settings
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.importers import user_csv
 from specviz.sandbox import QueryError
@@ -224,51 +225,65 @@ def show_acceptance() -> None:
 
 
 def show_predicted() -> None:
-    parts = st.session_state.get("scenario")
+    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
     paired = explorer.pair_with_baselines(shown)
-    if parts is None or paired.empty:
+    if sidebar is None or paired.empty:
         st.info(t("exp.no_prediction", lang))
         return
     context = st.select_slider(t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
-                               value=0, key="exp_context", help=t("exp.context_help", lang))
-    scenario = calculator.Scenario(parts["gpu"], parts["target"], parts["draft"])
-    st.caption(md("exp.scenario", lang, gpu=parts["gpu"].name, target=parts["target"].name))
-    gpus, models = presets(settings.get("SPECVIZ_DATA_DIR"))
-    # The sidebar's pair stands for every run: say so where the runs name another.
-    if (other := explorer.other_presets(paired, scenario, models, gpus)) is not None:
-        target_id, gpu_id, runs = other
-        st.warning(md("exp.other_presets", lang, runs=runs, target=models[target_id].name, gpu=gpus[gpu_id].name,
-                      sidebar_target=parts["target"].name, sidebar_gpu=parts["gpu"].name))
-        st.button(t("exp.use_run_presets", lang), key="use_run_presets", on_click=choose_presets,
-                  args=(target_id, gpu_id))
-    predicted = explorer.predict(paired, scenario, context)
+                               value=scenario.FIELDS["context"].default, key="exp_context",
+                               help=t("exp.context_help", lang))
+    known = presets(settings.get("SPECVIZ_DATA_DIR"))
+    predicted = explorer.predict(paired, sidebar, known, context)
     if predicted["predicted_speedup"].isna().all():
         st.info(t("exp.no_predictions", lang))
         return
+    st.caption(t("exp.scenario", lang))
+    # Where a run names no preset the sidebar's pair stands in: say so, with how many.
+    if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
+        st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
     st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
-    table = predicted[["series", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
-                       "measured_speedup", "predicted_speedup", "error"]]
+    table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
+                       "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
     st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
-    col_knobs, col_ratios = st.columns(2)
-    if col_knobs.button(t("exp.calibrate_knobs", lang), key="fit_knobs", help=t("exp.calibrate_knobs_help", lang)):
-        st.session_state["fit"] = ("knobs", explorer.calibrate_knobs(predicted, scenario, context))
+    col_step, col_ratios = st.columns(2)
+    if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
+        st.session_state["fit"] = ("step", explorer.calibrate_settings(predicted, sidebar, known, context))
     if col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang)):
         st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(predicted))
-    if "fit" in st.session_state:
-        kind, fit = st.session_state["fit"]
-        if fit is None:
-            st.warning(t("exp.fit_failed", lang))
-            return
-        suspect = explorer.fit_warnings(kind, fit)
-        (st.warning if suspect else st.success)(t(f"exp.fit.{kind}", lang, **fit))
+    if "fit" not in st.session_state:
+        return
+    kind, fit = st.session_state["fit"]
+    if not fit:
+        st.warning(t("exp.fit_failed", lang))
+    elif kind == "step":
+        for number, setting_fit in enumerate(fit):
+            show_setting_fit(number, setting_fit, known, context)
+    else:
+        suspect = explorer.ratio_warnings(fit)
+        (st.warning if suspect else st.success)(t("exp.fit.ratios", lang, **fit))
         for notice in suspect:
             st.warning(message(notice, lang))
+        ratios = replace(sidebar, mode="ratios", verify_cost=round(fit["verify_cost"], 3),
+                         draft_cost=round(fit["draft_cost"], 3), context=context)
         # A fit the page calls suspect is not offered to the calculator as if it held.
         if not suspect and st.button(t("exp.use_in_calculator", lang), key="use_fit"):
-            keys = ("mfu", "mbu", "overlap", "overhead_ms") if kind == "knobs" else ("verify_cost", "draft_cost")
-            params = {k: f"{fit[k]:g}" for k in keys} | {"mode": "roofline" if kind == "knobs" else "ratios"}
-            params = st.query_params.to_dict() | params  # keep the scenario (GPU, models) in the link
-            st.switch_page("pages/calculator.py", query_params=params)
+            st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(ratios, known))
+
+
+def show_setting_fit(number: int, setting_fit: explorer.SettingFit, known: scenario.Presets, context: int) -> None:
+    """One setting's calibration: what it found, what makes it suspect, and (if nothing does) a link
+    that opens the calculator at the fitted costs."""
+    costs = setting_fit.scenario.costs
+    text = t("exp.fit.step", lang, setting=setting_fit.setting, points=setting_fit.points, step_ms=costs.step_ms,
+             token_us=costs.token_us, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap,
+             rms_error=setting_fit.rms_error)
+    (st.warning if setting_fit.warnings else st.success)(text)
+    for key in setting_fit.warnings:
+        st.warning(t(key, lang))
+    if not setting_fit.warnings and st.button(t("exp.use_in_calculator", lang), key=f"use_fit_{number}"):
+        fitted = replace(setting_fit.scenario, context=context)
+        st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(fitted, known))
 
 
 def show_published() -> None:

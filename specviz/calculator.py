@@ -1,28 +1,29 @@
 """The what-if calculator's tables and sweeps: one scenario, many views, no Streamlit.
 
-A :class:`Scenario` fixes the hardware, the model pair and how a step's cost is found: either given
-directly as ratios (``mode="ratios"``: verify_cost and draft_cost, the form of seed 000's tables)
-or derived from the roofline (``mode="roofline"``). Every view below goes through
-:func:`evaluate_scenario`, so the headline, the tables and the charts always agree.
+A :class:`specviz.scenario.Scenario` fixes the hardware, the model pair, the engine and how a step's
+cost is found: from the step model (``mode="step"``, :mod:`specviz.step`, at the scenario's costs)
+or given directly as ratios (``mode="ratios"``: verify_cost and draft_cost, the form of seed 000's
+tables). Every view below goes through :func:`evaluate_scenario`, so the headline, the tables and
+the charts always agree; :func:`speedup_band` says how sure the step model's figure is.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from . import roofline, spec
+from . import calibration, roofline, spec, step
+from .scenario import Scenario, knobs_off_preset
 
 __all__ = [
-    "Scenario",
     "SEED_ALPHAS",
+    "BAND_DRAWS",
     "evaluate_scenario",
+    "speedup_band",
     "alpha_table",
     "batch_sweep",
+    "band_vs_batch",
     "heatmap_grid",
     "gamma_sweep",
     "regime_crossovers",
@@ -34,46 +35,80 @@ __all__ = [
 ]
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """Hardware, models and cost model of one what-if.
-
-    ``draft=None`` means a draft whose pass costs ``draft_cost`` times a target pass (n-gram
-    lookup: about 0; EAGLE heads: a few percent). ``knobs`` are the roofline's mfu, mbu, overlap
-    and overhead_ms.
-    """
-
-    gpu: roofline.GPU
-    target: roofline.Model
-    draft: roofline.Model | None = None
-    mode: Literal["ratios", "roofline"] = "roofline"
-    verify_cost: float = 1.0
-    draft_cost: float = 0.05
-    knobs: dict[str, float] = field(default_factory=dict)
+BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
                       context: ArrayLike = 0) -> dict[str, np.ndarray]:
     """Speedup and its parts for a scenario, broadcast over α, γ, batch and context.
 
-    In ``roofline`` mode this is :func:`specviz.roofline.evaluate`. In ``ratios`` mode the costs are
-    the scenario's constants, speedup = E / (v + γc) (:func:`specviz.spec.speedup`), and the
-    roofline-only keys (step times, regime) are absent.
+    In ``step`` mode this is :func:`specviz.step.step` on a chain of γ drafts at the scenario's
+    costs, precision and tensor parallelism, with each pass's regime and the ridge the passes meet
+    (the device's peak over bandwidth at the precision's dtype, times mfu / mbu). In ``ratios``
+    mode the costs are the scenario's constants, speedup = E / (v + γc) (:func:`specviz.spec.speedup`),
+    and the step-model-only keys (step times, regime) are absent.
+
+    Returns
+    -------
+    dict of ndarray
+        ``alpha, gamma, batch, context, verify_cost, draft_cost, expected_tokens, speedup``; in step
+        mode also ``tokens_per_verify, regime`` (of the verify pass), ``baseline_regime,
+        ridge_flop_per_byte, verify_intensity, baseline_step_ms, verify_step_ms, draft_step_ms,
+        baseline_tokens_per_s, spec_tokens_per_s``, all broadcast to one shape.
     """
-    if scenario.mode == "roofline":
-        return roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha,
-                                 gamma=gamma, batch=batch, context=context,
-                                 draft_cost=scenario.draft_cost, **scenario.knobs)
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
-    out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
-           "verify_cost": np.asarray(scenario.verify_cost, dtype=float),
-           "draft_cost": np.asarray(scenario.draft_cost, dtype=float),
-           "expected_tokens": np.asarray(spec.expected_tokens(a, g)),
-           "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost))}
-    shape = np.broadcast_shapes(*(v.shape for v in out.values()))
+    if scenario.mode == "step":
+        r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
+                      tp=scenario.tp, precision=scenario.precision, costs=scenario.costs)
+        device = step.tensor_parallel_device(scenario.gpu, scenario.tp, scenario.precision)
+        out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
+               "regime": r["verify_regime"], "baseline_regime": r["plain_regime"],
+               "ridge_flop_per_byte": np.asarray(device.ridge * scenario.costs.mfu / scenario.costs.mbu),
+               "verify_intensity": r["verify_intensity"], "baseline_step_ms": r["plain_s"] * 1e3,
+               "verify_step_ms": r["verify_s"] * 1e3, "draft_step_ms": r["draft_s"] * 1e3,
+               "verify_cost": r["verify_cost"], "draft_cost": r["draft_cost"], "expected_tokens": r["expected_tokens"],
+               "speedup": r["speedup"], "baseline_tokens_per_s": b / r["plain_s"],
+               "spec_tokens_per_s": b * r["expected_tokens"] / r["spec_s"]}
+    else:
+        out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
+               "verify_cost": np.asarray(scenario.verify_cost, dtype=float),
+               "draft_cost": np.asarray(scenario.draft_cost, dtype=float),
+               "expected_tokens": np.asarray(spec.expected_tokens(a, g)),
+               "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost))}
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
+                 context: ArrayLike = 0, draws: int = BAND_DRAWS, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The 10th and 90th percentiles of the step model's speedup over the engine's priors, widened by
+    the model's own error (:func:`specviz.calibration.widen`).
+
+    Every cost knob still at the engine's preset is drawn from its prior
+    (:func:`specviz.calibration.prior_draws`: the published ranges behind the preset); a knob the
+    user moved off the preset is held at the user's value, so a band over fewer unknowns is
+    narrower. The speedup's spread over the draws, with the model's error on published points
+    (:data:`specviz.calibration.MODEL_ERROR`), is how far the realistic figure can be trusted
+    before it is calibrated on measurements (the explorer's measured vs predicted).
+
+    Returns
+    -------
+    low, high : ndarray
+        Broadcast over the inputs like :func:`evaluate_scenario`'s speedup. In ``ratios`` mode both
+        are the speedup itself: the costs are given, not modelled.
+    """
+    if scenario.mode != "step":
+        speed = evaluate_scenario(scenario, alpha, gamma, batch, context)["speedup"]
+        return speed, speed
+    hold = {name: getattr(scenario.costs, name) for name in knobs_off_preset(scenario)}
+    ndim = max(np.ndim(v) for v in (alpha, gamma, batch, context))
+    knobs = {name: values.reshape((draws,) + (1,) * ndim)
+             for name, values in calibration.prior_draws(scenario.engine, draws, seed, hold).items()}
+    r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
+                  alpha=alpha, tp=scenario.tp, precision=scenario.precision,
+                  costs=step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s))
+    low, high = np.quantile(r["speedup"], [0.1, 0.9], axis=0)
+    return calibration.widen(low, high)
 
 
 def batch_grid(batch_max: int, points: int = 64) -> np.ndarray:
@@ -128,6 +163,16 @@ def batch_sweep(scenario: Scenario, alphas: ArrayLike, gamma: int, context: int,
     return pd.DataFrame(frame), crossover
 
 
+def band_vs_batch(scenario: Scenario, alpha: float, gamma: int, context: int, batch_max: int) -> pd.DataFrame:
+    """For one α over the chart's batch grid: the band (:func:`speedup_band`) and the ideal
+    roofline's speedup (:meth:`specviz.scenario.Scenario.ideal`, the hardware's optimistic case), as
+    columns ``batch, low, high, ideal``."""
+    b = batch_grid(batch_max)
+    low, high = speedup_band(scenario, alpha, gamma, b, context)
+    ideal = evaluate_scenario(scenario.ideal(), alpha, gamma, b, context)["speedup"]
+    return pd.DataFrame({"batch": b, "low": low, "high": high, "ideal": ideal})
+
+
 def heatmap_grid(scenario: Scenario, gamma: int, context: int, batch_max: int) -> pd.DataFrame:
     """Speedup over α ∈ {0.05, …, 1.00} × batch ∈ {1, 2, 4, …} up to batch_max (long form)."""
     a = np.round(np.arange(1, 21) * 0.05, 2)[:, None]
@@ -162,7 +207,7 @@ def regime_crossovers(scenario: Scenario, gamma: int, context: int,
         (NaN if none is). Between the two, verify costs more than a plain pass but less than γ + 1
         of them; past ``baseline`` the seed's compute-bound table applies.
     """
-    if scenario.mode != "roofline":
+    if scenario.mode != "step":
         return {"verify": float("nan"), "baseline": float("nan")}
     every = np.arange(1, batch_max + 1)
     r = evaluate_scenario(scenario, 0.5, gamma, every, context)
@@ -181,7 +226,8 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     experts, and so more weights) or for a dense model (the positions' matmuls and KV traffic add to
     the weight reads where compute and memory time do not overlap). A verify pass past the ridge
     while the plain one is not is ``between``; with both past it, ``compute``. The ridge is the one
-    the passes meet, the datasheet's peak over bandwidth at the shares of them reached (mfu, mbu).
+    the passes meet, the datasheet's peak (at the precision's dtype) over bandwidth at the shares of
+    them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, as the sidebar shows it.
     """
     regime = str(here["regime"])
     if regime == "memory":
@@ -191,10 +237,10 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
             explain = "calc.explain.memory_heavy_moe" if scenario.target.num_experts else "calc.explain.memory_heavy"
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
-    mfu, mbu = scenario.knobs.get("mfu", 1.0), scenario.knobs.get("mbu", 1.0)
+    device = step.tensor_parallel_device(scenario.gpu, 1, scenario.precision)
     figures = {"positions": int(here["tokens_per_verify"]), "intensity": float(here["verify_intensity"]),
-               "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": scenario.gpu.ridge, "mfu": mfu,
-               "mbu": mbu, "verify_cost": float(here["verify_cost"])}
+               "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": device.ridge,
+               "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": float(here["verify_cost"])}
     return f"calc.regime.{regime}", explain, figures
 
 
@@ -204,17 +250,20 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
     Returns
     -------
     roof : DataFrame
-        ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid.
+        ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid, for the ``tp``
+        devices together at the precision's peak.
     passes : DataFrame
         ``pass, intensity, tflops, positions`` for the plain decode pass and the verify pass, where
-        tflops is what the pass achieves (FLOPs over its time).
+        tflops is what the pass achieves (FLOPs over its whole time, costs beyond the roofline
+        included: they put it under the roof).
     """
-    gpu, knobs = scenario.gpu, scenario.knobs
-    peak = gpu.tflops * knobs.get("mfu", 1.0)
-    bandwidth = gpu.bandwidth_tb_s * knobs.get("mbu", 1.0)
+    device = step.tensor_parallel_device(scenario.gpu, scenario.tp, scenario.precision)
+    peak = device.tflops * scenario.costs.mfu
+    bandwidth = device.bandwidth_tb_s * scenario.costs.mbu
     passes = []
     for name, tokens in (("decode", 1.0), ("verify", gamma + 1.0)):
-        p = roofline.forward_pass(gpu, scenario.target, batch, tokens, context, **knobs)
+        p = step.pass_time(scenario.gpu, scenario.target, batch, tokens, context, tp=scenario.tp,
+                           precision=scenario.precision, costs=scenario.costs)
         passes.append({"pass": name, "intensity": float(p["flops"] / p["bytes"]),
                        "tflops": float(p["flops"] / p["time_s"] / 1e12),
                        "positions": int(batch * tokens)})

@@ -23,8 +23,11 @@ def _break_even_rule(lang: str) -> alt.Chart:
         y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title=t("chart.break_even", lang))])
 
 
-def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en") -> alt.LayerChart:
-    """Speedup against batch (log x), one line per α, the 1.0 line and each α's crossover marked.
+def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en",
+                     band: pd.DataFrame | None = None) -> alt.LayerChart:
+    """Speedup against batch (log x), one line per α, the 1.0 line and each α's crossover marked;
+    with ``band`` (:func:`specviz.calculator.band_vs_batch`), one α's band shaded and its ideal
+    roofline (the hardware alone, no engine costs) drawn dashed.
 
     ``curves`` and ``crossover`` are the two results of :func:`specviz.calculator.batch_sweep`.
     """
@@ -45,7 +48,20 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
         color=alt.Color("alpha:N", title=alpha_title),
         tooltip=[alt.Tooltip("alpha:N", title=alpha_title),
                  alt.Tooltip("crossover_batch:Q", title=t("chart.crossover", lang))])
-    return alt.layer(lines, _break_even_rule(lang), marks).properties(height=340)
+    layers = [lines, _break_even_rule(lang), marks]
+    if band is not None:
+        band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
+        area = alt.Chart(band).mark_area(opacity=0.2, color="gray").encode(
+            x=band_x, y=alt.Y("low:Q"), y2=alt.Y2("high:Q"),
+            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+                     alt.Tooltip("low:Q", title=t("chart.band_low", lang), format=".3f"),
+                     alt.Tooltip("high:Q", title=t("chart.band_high", lang), format=".3f")])
+        bound = alt.Chart(band).mark_line(color="gray", strokeDash=[6, 4]).encode(
+            x=band_x, y=alt.Y("ideal:Q"),
+            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+                     alt.Tooltip("ideal:Q", title=t("chart.ideal", lang), format=".3f")])
+        layers = [area, bound, *layers]
+    return alt.layer(*layers).properties(height=340)
 
 
 def speedup_heatmap(grid: pd.DataFrame, lang: str = "en") -> alt.Chart:
@@ -218,9 +234,11 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
 
 
 def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
-    """Measured against predicted speedup per run, with the line where they agree."""
+    """Measured against predicted speedup per run, each prediction's band as a horizontal bar
+    (``predicted_low`` to ``predicted_high``, :func:`specviz.explorer.predict`), with the line where
+    they agree."""
     data = predicted.dropna(subset=["predicted_speedup"])
-    top = float(max(data["measured_speedup"].max(), data["predicted_speedup"].max(), 1.0)) * 1.1
+    top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
     diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
         color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
     dots = alt.Chart(data).mark_circle(size=80).encode(
@@ -229,9 +247,16 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
         color=alt.Color("series:N", legend=_legend(t("chart.series", lang), data["series"])),
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("alpha:Q", title=t("col.alpha", lang), format=".3f"),
+                 alt.Tooltip("setting:N", title=t("col.setting", lang)),
                  alt.Tooltip("measured_speedup:Q", format=".3f"), alt.Tooltip("predicted_speedup:Q", format=".3f"),
+                 alt.Tooltip("predicted_low:Q", title=t("col.predicted_low", lang), format=".3f"),
+                 alt.Tooltip("predicted_high:Q", title=t("col.predicted_high", lang), format=".3f"),
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
-    return alt.layer(diagonal, dots).properties(autosize=_FIT_WIDTH, height=340)
+    bands = alt.Chart(data).mark_rule(opacity=0.5).encode(
+        x=alt.X("predicted_low:Q", scale=alt.Scale(domain=[0, top])), x2=alt.X2("predicted_high:Q"),
+        y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])),
+        color=alt.Color("series:N", legend=None))
+    return alt.layer(diagonal, bands, dots).properties(autosize=_FIT_WIDTH, height=340)
 
 
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en") -> alt.LayerChart:

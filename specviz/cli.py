@@ -19,6 +19,7 @@ import json
 import math
 import stat
 import sys
+import urllib.parse
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,7 +28,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import calibration, export, i18n, importers, roofline, settings, spec, step
+from . import calculator, calibration, export, i18n, importers, roofline, scenario, settings, spec, step
 from .errors import SpecvizError
 from .store import Store
 
@@ -69,7 +70,7 @@ def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
                  verify_costs: Sequence[float] | None = None, regime: str | None = None,
-                 draft_cost: float = 0.05, gamma_max: int = 16) -> list[dict[str, Any]]:
+                 draft_cost: float = spec.SEED_DRAFT_COST, gamma_max: int = 16) -> list[dict[str, Any]]:
     """Rows of the ``speedup`` subcommand: one per (α, γ, verify_cost); ``gammas=None`` picks the best γ.
 
     ``regime="compute"`` sets verify_cost = γ + 1 and ``"memory"`` sets it to 1.
@@ -510,7 +511,7 @@ def _build_parser() -> _Parser:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--verify-cost", type=float, nargs="+")
     group.add_argument("--regime", choices=("memory", "compute"))
-    p.add_argument("--draft-cost", type=float, default=0.05)
+    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST)
     p.add_argument("--gamma-max", type=int, default=settings.get("SPECVIZ_GAMMA_MAX"))
     p.add_argument("--format", **fmt)
 
@@ -527,9 +528,15 @@ def _build_parser() -> _Parser:
     p.add_argument("--mbu", type=float)
     p.add_argument("--overlap", type=float)
     p.add_argument("--overhead-ms", type=float)
-    p.add_argument("--draft-cost", type=float, default=0.05)
+    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST)
     p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")
     p.add_argument("--bandwidth", type=float, help="override the preset's bandwidth, TB/s")
+    p.add_argument("--format", **fmt)
+
+    p = sub.add_parser("calc", help="what the calculator shows for a scenario given as its link (or the "
+                                    "link's query), the band included")
+    p.add_argument("link", nargs="?", default="", help="e.g. 'alpha=0.7&batch=16&engine=sglang' or a whole "
+                                                       "calculator URL; empty: the default scenario")
     p.add_argument("--format", **fmt)
 
     p = sub.add_parser("model-from-config", help="exact parameter counts from a config.json")
@@ -564,6 +571,29 @@ def _build_parser() -> _Parser:
     p.add_argument("--db", **db)
     p.add_argument("--format", choices=("json", "csv"), default="json")
     return parser
+
+
+def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
+    """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
+    as the page shows them; a value the page would refuse is an error here, not a silent default."""
+    query = urllib.parse.urlsplit(link).query if "?" in link else link
+    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+    chosen, refused = scenario.from_query_params(params, presets)
+    if refused:
+        raise UsageError("the link sets " + ", ".join(f"{name}={text!r}" for name, text in refused)
+                         + ", which the calculator does not take (unknown id, or a value out of range)")
+    point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)
+    here = {key: _plain(float(value)) if value.dtype.kind == "f" else str(value)
+            for key, value in calculator.evaluate_scenario(chosen, *point).items()}
+    row: dict[str, Any] = {"gpu": chosen.gpu.id, "target": chosen.target_id, "draft": chosen.draft_id,
+                           "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
+                           "mode": chosen.mode, **here}
+    if chosen.mode == "step":
+        low, high = calculator.speedup_band(chosen, *point)
+        row |= {"low": float(low), "high": float(high),
+                "ideal_speedup": float(calculator.evaluate_scenario(chosen.ideal(), *point)["speedup"]),
+                "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()}}
+    return row
 
 
 def _open_store(path: Path | None) -> Store:
@@ -640,6 +670,11 @@ def _run(args: argparse.Namespace) -> str:
             alpha=args.alpha, gamma=args.gamma, batch=np.array(args.batch)[:, None],
             context=np.array(args.context)[None, :], draft_cost=args.draft_cost, **knobs)
         return format_rows(roofline_rows(result), args.format)
+    if args.command == "calc":
+        row = calc_row(args.link, scenario.load_presets(data_dir))
+        if args.format == "json":
+            return json.dumps(row, indent=2)
+        return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format)
     if args.command == "model-from-config":
         model = _config_model(args.file)
         row = {"params_total": model.params_total, "params_active": model.params_active,

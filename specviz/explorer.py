@@ -13,15 +13,16 @@ import numbers
 import re
 from collections import Counter
 from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import roofline, spec
-from .calculator import Scenario
+from . import calculator, calibration, roofline, spec, step
 from .errors import Notice
+from .scenario import COST_KNOBS, Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -44,15 +45,17 @@ __all__ = [
     "is_speculative",
     "pair_with_baselines",
     "unpaired_speculative",
-    "fit_warnings",
+    "ratio_warnings",
     "run_presets",
-    "other_presets",
+    "run_settings",
+    "setting_scenario",
+    "SettingFit",
+    "calibrate_settings",
     "crossover_concurrency",
     "sweep_peaks",
     "workload_acceptance",
     "predict",
     "calibrate_ratios",
-    "calibrate_knobs",
     "load_published",
     "EXAMPLE_QUERIES",
 ]
@@ -397,49 +400,104 @@ def run_presets(runs: pd.DataFrame, models: dict[str, roofline.Model],
                          "gpu": [gpu_of(g) for g in runs["gpu"]]}, index=runs.index)
 
 
-def other_presets(runs: pd.DataFrame, scenario: Scenario, models: dict[str, roofline.Model],
-                  gpus: dict[str, roofline.GPU]) -> tuple[str, str, int] | None:
-    """The target and GPU presets that most of ``runs`` name (:func:`run_presets`), with how many
-    name them, where they are not the scenario's (compared by name: a sidebar's GPU with figures
-    typed in keeps its preset's name); None where the runs name none or name the scenario's."""
-    named = run_presets(runs, models, gpus).dropna().value_counts()
-    if named.empty:
-        return None
-    target_id, gpu_id = named.index[0]
-    if (models[target_id].name, gpus[gpu_id].name) == (scenario.target.name, scenario.gpu.name):
-        return None
-    return target_id, gpu_id, int(named.iloc[0])
+# Methods as benchmark tools and engines name them → the step model's draft. An MTP (NextN) module is
+# one decoder layer on the target's features sharing its LM head, as an EAGLE head is (DeepSeek-V3
+# report, arXiv:2412.19437, §2.2); suffix decoding, like prompt lookup, drafts on the host.
+_METHOD_DRAFTS = {"eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram", "suffix": "ngram", "mtp": "eagle",
+                  "nextn": "eagle"}
 
 
-def predict(paired: pd.DataFrame, scenario: Scenario, context: int = 0) -> pd.DataFrame:
-    """The model's speedup for each paired run, at its own α, γ and concurrency.
+def _engine_of(engine: Any, version: Any, engines: Collection[str]) -> str | None:
+    """The engine preset a run's engine text names; None where it names none. vLLM runs the V1
+    engine by default from 0.8.0 (vLLM 0.8.0 release notes), so earlier versions name V0."""
+    text = engine.lower() if isinstance(engine, str) else ""
+    if "sglang" in text:
+        found = "sglang"
+    elif "tensorrt" in text or "trt" in text:
+        found = "trt-llm"
+    elif "vllm" in text:
+        release = re.match(r"v?(\d+)\.(\d+)", version) if isinstance(version, str) else None
+        found = "vllm-v0" if release and (int(release[1]), int(release[2])) < (0, 8) else "vllm-v1"
+    else:
+        return None
+    return found if found in engines else None
+
+
+def run_settings(runs: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
+    """The setting each run's prediction uses: ``target``, ``gpu``, ``draft`` and ``engine`` ids,
+    each the run's own where it names a preset (its target model and GPU, :func:`run_presets`; its
+    method or draft model; its engine and version) and the scenario's otherwise, and ``own``, True
+    where both the target and the GPU are the run's. A run's draft model that matches no preset, on
+    the scenario's target, is the scenario's draft; on another target, that target's default draft."""
+    named = run_presets(runs, presets.models, presets.gpus)
+    keys = {_model_key(model_id): model_id for model_id in presets.models}
+    rows = []
+    for (index, run), target, gpu in zip(runs.iterrows(), named["target"], named["gpu"]):
+        own = isinstance(target, str) and isinstance(gpu, str)
+        target = target if isinstance(target, str) else scenario.target_id
+        method = run.get("spec_method")
+        draft = _METHOD_DRAFTS.get(method.lower()) if isinstance(method, str) else None
+        if draft is None and isinstance(run.get("draft_model"), str):
+            draft = keys.get(_model_key(run["draft_model"]))
+        if draft is None:
+            draft = scenario.draft_id if target == scenario.target_id else default_draft(target, presets.models)
+        rows.append({"target": target, "gpu": gpu if isinstance(gpu, str) else scenario.gpu.id, "draft": draft,
+                     "engine": _engine_of(run.get("engine"), run.get("engine_version"), presets.engines)
+                     or scenario.engine.id, "own": own})
+    return pd.DataFrame(rows, index=runs.index, columns=["target", "gpu", "draft", "engine", "own"])
+
+
+def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engine: str, presets: Presets) -> Scenario:
+    """``scenario`` with the target, GPU, draft and engine of one setting (:func:`run_settings`), at
+    the engine's preset costs and on the fewest GPUs that hold the pair (a run does not say how many
+    it used; :func:`specviz.scenario.default_tp`); ``scenario`` itself, custom models, typed GPU
+    figures and GPU count included, where the setting is its own."""
+    if (target, gpu, draft, engine) == (scenario.target_id, scenario.gpu.id, scenario.draft_id, scenario.engine.id):
+        return scenario
+    chosen = presets.engines[engine]
+    device = scenario.gpu if gpu == scenario.gpu.id else presets.gpus[gpu]
+    model, drafter = presets.models[target], resolve_draft(draft, presets.models)
+    return replace(scenario, gpu=device, gpu_figures=scenario.gpu_figures if gpu == scenario.gpu.id else {},
+                   target=model, target_id=target, draft=drafter, draft_id=draft, engine=chosen,
+                   costs=preset_costs(chosen), tp=default_tp(device, model, drafter, scenario.precision))
+
+
+def _setting_label(target: str, gpu: str, draft: str, engine: str) -> str:
+    return f"{target} · {gpu} · {draft} · {engine}"
+
+
+def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0) -> pd.DataFrame:
+    """The step model's speedup for each paired run, at its own α, γ and concurrency, in its own
+    setting (:func:`run_settings`), at its engine's preset costs, with the band of
+    :func:`specviz.calculator.speedup_band`.
 
     α comes from the measured acceptance length through the inverse of E(α, γ) (never from vLLM's
     accepted/drafted directly). Rows without γ, acceptance or concurrency get no prediction.
+    Adds ``alpha``, ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
+    (measured − predicted), ``setting`` (target · GPU · draft · engine ids) and ``own_setting``
+    (False where the run named no target or GPU preset and the scenario's stood in).
     """
     out = paired.copy()
     length = _acceptance_length(out)
     gamma = out["num_speculative_tokens"]
     usable = length.notna() & gamma.notna() & out["concurrency"].notna() & (gamma >= 1)
     usable &= (length >= 1) & (length <= gamma + 1)
-    out["alpha"], out["predicted_speedup"] = np.nan, np.nan
-    if usable.any():
-        g = gamma[usable].to_numpy(dtype=float)
-        alpha = np.asarray(spec.alpha_from_acceptance_length(length[usable].to_numpy(dtype=float), g))
-        result = _evaluate(scenario, alpha, g, out.loc[usable, "concurrency"].to_numpy(dtype=float), context)
-        out.loc[usable, "alpha"] = alpha
-        out.loc[usable, "predicted_speedup"] = result["speedup"]
+    settings = run_settings(out, scenario, presets)
+    out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]
+    out["own_setting"] = settings["own"]
+    for name in ("alpha", "predicted_speedup", "predicted_low", "predicted_high"):
+        out[name] = np.nan
+    for key, rows in settings[usable].groupby(["target", "gpu", "draft", "engine"]).groups.items():
+        chosen = setting_scenario(scenario, *key, presets)
+        g = gamma[rows].to_numpy(dtype=float)
+        alpha = np.asarray(spec.alpha_from_acceptance_length(length[rows].to_numpy(dtype=float), g))
+        batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
+        out.loc[rows, "alpha"] = alpha
+        out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, context)["speedup"]
+        low, high = calculator.speedup_band(chosen, alpha, g, batch, context)
+        out.loc[rows, "predicted_low"], out.loc[rows, "predicted_high"] = low, high
     out["error"] = out["measured_speedup"] - out["predicted_speedup"]
     return out
-
-
-def _evaluate(scenario: Scenario, alpha: np.ndarray, gamma: np.ndarray, batch: np.ndarray,
-              context: int) -> dict[str, np.ndarray]:
-    """Speedup (and, in roofline mode, throughputs) of the scenario for arrays of runs."""
-    if scenario.mode == "ratios":
-        return {"speedup": np.asarray(spec.speedup(alpha, gamma, scenario.verify_cost, scenario.draft_cost))}
-    return roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha, gamma=gamma,
-                             batch=batch, context=context, draft_cost=scenario.draft_cost, **scenario.knobs)
 
 
 def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
@@ -463,124 +521,53 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
     return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows)}
 
 
-def fit_warnings(kind: str, fit: dict[str, float]) -> list[Notice]:
-    """What makes a calibration suspect, so that it is not shown as a success: for a ``knobs`` fit
-    (:func:`calibrate_knobs`), each knob at the highest or lowest value of the grid searched
-    (``fit.knob_at_highest`` / ``fit.knob_at_lowest``: the runs may not match the scenario; overlap
-    is left out, for its grid is its whole range and both ends are physical); for a ``ratios`` fit
-    (:func:`calibrate_ratios`), a verify pass cheaper than a plain one (``fit.verify_below_one``),
-    which no cost model allows: it scores more tokens than a plain pass."""
-    if kind == "ratios":
-        return [Notice("fit.verify_below_one", verify_cost=fit["verify_cost"])] if fit["verify_cost"] < 1 else []
-    found = []
-    for knob in ("mfu", "mbu", "overhead_ms"):
-        grid = _KNOB_GRID[knob]
-        if fit[knob] in (grid[0], grid[-1]):
-            found.append(Notice("fit.knob_at_highest" if fit[knob] == grid[-1] else "fit.knob_at_lowest",
-                                knob=knob, value=fit[knob]))
-    return found
+def ratio_warnings(fit: dict[str, float]) -> list[Notice]:
+    """What makes a ratios fit (:func:`calibrate_ratios`) suspect, so that it is not shown as a
+    success: a verify pass cheaper than a plain one (``fit.verify_below_one``), which no cost model
+    allows: it scores more tokens than a plain pass."""
+    return [Notice("fit.verify_below_one", verify_cost=fit["verify_cost"])] if fit["verify_cost"] < 1 else []
 
 
-_KNOB_GRID = {"mfu": np.round(np.arange(0.2, 1.0001, 0.05), 2), "mbu": np.round(np.arange(0.4, 1.0001, 0.05), 2),
-              "overlap": np.round(np.arange(0.0, 1.0001, 0.25), 2), "overhead_ms": np.round(np.arange(0.0, 2.0001, 0.1), 2)}
-# Points (knob combinations × runs) per chunk of the fit: 8 MiB per float64 array. A chunk holds
-# about seven such arrays at once, so the fit's peak stays near 60 MB (bench/bench_calibrate.py)
-# whatever the number of runs, up to 50,000 runs, where a chunk's floor (one triple's 21 overheads)
-# takes over and memory grows with the runs, as the frame of runs itself does.
-_CHUNK_POINTS = 2 ** 20
+@dataclass
+class SettingFit:
+    """The step model calibrated on the runs of one setting: the setting's scenario at the fitted
+    costs (the weighted medians), the fit itself (its band), the points it used, the RMS error of
+    its speedups at them and its warnings (message keys of :mod:`specviz.calibration`)."""
+
+    setting: str
+    scenario: Scenario
+    fit: calibration.Fit
+    points: int
+    rms_error: float
+    warnings: list[str]
 
 
-def _step_times(scenario: Scenario, alpha: np.ndarray, gamma: np.ndarray, batch: np.ndarray, context: int,
-                **knobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Plain and speculative step times and E, broadcast over runs and knob arrays.
-
-    The expressions of :func:`specviz.roofline.evaluate` term for term, so that what the fit
-    derives from them is the same to the bit, without the outputs a fit does not read (step times
-    in ms, cost ratios, regimes), which take about as long again as what it needs:
-
-    .. math:: t_{spec} = γ·t_{draft} + t_{verify}
-
-    with t_draft = ``draft_cost``·t_base without a draft model. From these, speedup
-    S = E·t_base / t_spec, plain tokens/s B / t_base and speculative tokens/s B·E / t_spec.
-    """
-    merged = {**scenario.knobs, **knobs}
-    base_s = roofline.forward_pass(scenario.gpu, scenario.target, batch, 1.0, context, **merged)["time_s"]
-    verify_s = roofline.forward_pass(scenario.gpu, scenario.target, batch, gamma + 1.0, context, **merged)["time_s"]
-    if scenario.draft is not None:
-        draft_s = roofline.forward_pass(scenario.gpu, scenario.draft, batch, 1.0, context, **merged)["time_s"]
-    else:
-        draft_s = scenario.draft_cost * base_s
-    return base_s, gamma * draft_s + verify_s, np.asarray(spec.expected_tokens(alpha, gamma))
-
-
-def _squared_log_error(predicted: np.ndarray, measured: np.ndarray) -> np.ndarray:
-    """ln²(predicted / measured), in place in ``predicted`` (a chunk's temporary): one array instead of
-    three, which keeps the chunk's memory and its traffic down."""
-    np.divide(predicted, measured, out=predicted)
-    np.log(predicted, out=predicted)
-    return np.square(predicted, out=predicted)
-
-
-def calibrate_knobs(predicted: pd.DataFrame, scenario: Scenario, context: int = 0, *,
-                    chunk_points: int = _CHUNK_POINTS) -> dict[str, float] | None:
-    """Roofline knobs (mfu, mbu, overlap, overhead_ms) that fit the measured points best.
-
-    An exhaustive search over a grid on the calculator's slider steps (17 × 13 × 5 × 21 = 23,205
-    combinations). Speedups are ratios of step times, so they fix the knobs only up to a common
-    scale (halving mfu and mbu while doubling the overhead leaves every speedup unchanged); where
-    every point also has both measured throughputs, the fit minimises the mean squared log errors
-    of the plain and speculative tokens/s instead, which pins the scale (``basis="throughput"``):
-
-    .. math:: L = \\frac{1}{n}\\sum_i \\ln^2\\frac{\\hat r_{spec,i}}{r_{spec,i}}
-              + \\ln^2\\frac{\\hat r_{base,i}}{r_{base,i}}
-
-    otherwise it fits speedups, L = mean of (Ŝ − S)² (``basis="speedup"``).
-
-    The grid is evaluated in chunks of whole (mfu, mbu, overlap) triples with all their overheads,
-    at most ``chunk_points`` combinations × runs each (but at least one triple), so that memory stays
-    bounded whatever the number of runs; each combination's loss is the same reduction over the same
-    values as in one broadcast, so the result is too, to the bit.
-
-    Returns
-    -------
-    dict or None
-        The knobs, ``rms_error`` of the fitted speedups, ``points`` and ``basis``; None without
-        points that have α, γ and concurrency.
-    """
+def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Presets,
+                       context: int = 0) -> list[SettingFit]:
+    """Calibrate the step model on each setting's runs (:func:`specviz.calibration.calibrate`), with
+    the engine's priors, at each run's measured acceptance length; settings with fewer than two
+    usable runs are left out."""
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
-    if rows.empty or scenario.mode != "roofline":
-        return None
-    column = lambda name: rows[name].to_numpy(dtype=float)
-    alpha, gamma, batch, measured = (column(c) for c in ("alpha", "num_speculative_tokens", "concurrency",
-                                                          "measured_speedup"))
-    by_throughput = rows[["output_throughput", "baseline_output_throughput"]].notna().all().all() if \
-        "baseline_output_throughput" in rows else False
-    # Every combination, overhead_ms varying fastest (the order of itertools.product).
-    combos = np.stack(np.meshgrid(*_KNOB_GRID.values(), indexing="ij"), axis=-1).reshape(-1, len(_KNOB_GRID))
-    overheads = _KNOB_GRID["overhead_ms"][:, None]
-    # A chunk is (triples, overheads, runs): broadcast so, each pass's compute and memory times are
-    # worked out once per triple rather than once per overhead.
-    triples = combos[::len(overheads), :3, None, None]
-    per_chunk = max(1, chunk_points // (len(overheads) * len(rows)))
-    losses = []
-    for start in range(0, len(triples), per_chunk):
-        chunk = triples[start:start + per_chunk]
-        base_s, spec_s, e = _step_times(scenario, alpha, gamma, batch, context, mfu=chunk[:, 0], mbu=chunk[:, 1],
-                                        overlap=chunk[:, 2], overhead_ms=overheads)
-        if by_throughput:
-            loss = _squared_log_error(batch * e / spec_s, column("output_throughput"))
-            loss += _squared_log_error(batch / base_s, column("baseline_output_throughput"))
-        else:
-            loss = (e * base_s / spec_s - measured) ** 2
-        losses.append(loss.mean(axis=-1).ravel())
-    best = int(np.argmin(np.concatenate(losses)))
-    # The speedup error of the best combination alone, shaped like a chunk's row (same reduction).
-    base_s, spec_s, e = _step_times(scenario, alpha, gamma, batch, context,
-                                    **dict(zip(_KNOB_GRID, combos[best, :, None, None, None])))
-    speed_error = float(((e * base_s / spec_s - measured) ** 2).mean(axis=-1)[0, 0])
-    return {**{name: float(combos[best, i]) for i, name in enumerate(_KNOB_GRID)},
-            "rms_error": float(np.sqrt(speed_error)), "points": len(rows),
-            "basis": "throughput" if by_throughput else "speedup"}
+    settings = run_settings(rows, scenario, presets)
+    fits = []
+    for key, index in settings.groupby(["target", "gpu", "draft", "engine"]).groups.items():
+        if len(index) < 2:
+            continue
+        chosen = setting_scenario(scenario, *key, presets)
+        column = lambda name: rows.loc[index, name].to_numpy(dtype=float)
+        lengths = _acceptance_length(rows.loc[index]).to_numpy(dtype=float)
+        batch, gamma, measured = column("concurrency"), column("num_speculative_tokens"), column("measured_speedup")
+        with np.errstate(all="ignore"):
+            fit = calibration.calibrate(chosen.gpu, chosen.target, chosen.draft, chosen.engine, batch=batch,
+                                        gamma=gamma, context=np.full_like(batch, context), measured_speedup=measured,
+                                        acceptance_length=lengths, tp=chosen.tp, precision=chosen.precision)
+            own = fit.predict(batch, gamma, context, lengths)["speedup"]
+        fitted = fit.fitted
+        # Three significant digits: what two to a few dozen points can pin, and a link a person can read.
+        costs = step.Costs(**{name: float(f"{fitted[name]:.3g}") for name in COST_KNOBS}, link_gb_s=chosen.costs.link_gb_s)
+        fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
+                               float(np.sqrt(np.mean((own - measured) ** 2))), list(fit.warnings)))
+    return fits
 
 
 def load_published(data_dir) -> pd.DataFrame:

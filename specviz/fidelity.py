@@ -12,7 +12,11 @@ series gives the acceptance length, α comes from it (:func:`specviz.spec.alpha_
 where it does not, α is fitted with the costs.
 
 A model is a :data:`Calibrator`: given a series' setting and its two calibration points, it
-returns a function from the series' points to predicted speedups (or None where it cannot fit).
+returns a function from the series' points to predicted speedups, or to a dict of them
+(``speedup``) and the band of its draws (``low``, ``high``), or None where it cannot fit.
+:func:`model_error` measures how far the predictions miss (the figures behind
+:data:`specviz.calibration.MODEL_ERROR`) and :func:`coverage` how often a widened band holds the
+measurement.
 ``bench/bench_fidelity.py`` runs the calibrators over every series and prints the table; the tests
 run it on a slice.
 """
@@ -26,15 +30,13 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import calculator, calibration, explorer, roofline, spec, step
+from . import calibration, roofline, spec, step
 
-__all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "constant_cost", "roofline_v1",
+__all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
            "step_v2", "UNKNOWN_CONTEXT"]
 
 # Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
 UNKNOWN_CONTEXT = 512
-# α searched where a series gives no acceptance length.
-_ALPHA_GRID = np.round(np.arange(0.30, 0.9601, 0.01), 2)
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,8 @@ class Setting:
         return step.Draft(self.draft, kv_budget=self.draft_kv_budget)
 
 
-Calibrator = Callable[[Setting, pd.DataFrame], Callable[[pd.DataFrame], np.ndarray] | None]
+Prediction = np.ndarray | dict[str, np.ndarray]
+Calibrator = Callable[[Setting, pd.DataFrame], Callable[[pd.DataFrame], Prediction] | None]
 
 
 def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) -> list[tuple[Setting, pd.DataFrame]]:
@@ -92,12 +95,16 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
 
 def held_out(setting: Setting, points: pd.DataFrame, calibrator: Calibrator) -> pd.DataFrame:
     """The points between the lowest and the highest batch, predicted by ``calibrator`` fitted on
-    those two: ``predicted_speedup``, ``error`` (relative) and ``sign_right``; NaN predictions where
-    it could not fit."""
+    those two: ``predicted_speedup``, ``error`` (relative), ``sign_right`` and, where the calibrator
+    gives one, its draws' band ``draw_low``, ``draw_high``; NaN predictions where it could not fit."""
     ends = points.iloc[[0, -1]]
     inner = points.iloc[1:-1].copy()
     predict = calibrator(setting, ends)
-    inner["predicted_speedup"] = np.nan if predict is None else predict(inner)
+    result = np.nan if predict is None else predict(inner)
+    if isinstance(result, dict):
+        inner["draw_low"], inner["draw_high"] = result["low"], result["high"]
+        result = result["speedup"]
+    inner["predicted_speedup"] = result
     inner["error"] = (inner["predicted_speedup"] - inner["measured_speedup"]) / inner["measured_speedup"]
     right = (inner["predicted_speedup"] >= 1) == (inner["measured_speedup"] >= 1)
     inner["sign_right"] = right.where(inner["predicted_speedup"].notna())
@@ -113,6 +120,20 @@ def summarise(predictions: pd.DataFrame) -> dict[str, float]:
             "median_error": float(error.median()) if len(done) else np.nan,
             "worst_error": float(error.max()) if len(done) else np.nan,
             "sign_right": float(done["sign_right"].astype(bool).mean()) if len(done) else np.nan}
+
+
+def model_error(predictions: pd.DataFrame) -> tuple[float, float]:
+    """The 10th and 90th percentiles of the relative errors (predicted − measured) / measured."""
+    low, high = np.quantile(predictions["error"].dropna(), [0.1, 0.9])
+    return float(low), float(high)
+
+
+def coverage(predictions: pd.DataFrame, error: tuple[float, float]) -> float:
+    """The share of predicted points whose measurement lies in the draws' band widened by ``error``
+    (:func:`specviz.calibration.widen`)."""
+    done = predictions.dropna(subset=["draw_low", "draw_high"])
+    low, high = calibration.widen(done["draw_low"], done["draw_high"], error)
+    return float(((low <= done["measured_speedup"]) & (done["measured_speedup"] <= high)).mean())
 
 
 def _alphas(points: pd.DataFrame) -> np.ndarray | None:
@@ -142,53 +163,19 @@ def constant_cost(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFram
     return predict
 
 
-def _one_device(setting: Setting) -> roofline.GPU:
-    """Tensor parallelism as v1 can take it: one device with N times the FLOPS and the bandwidth."""
-    return step.tensor_parallel_device(setting.gpu, setting.tp)
-
-
-def roofline_v1(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:
-    """The roofline model as the explorer calibrates it (:func:`specviz.explorer.calibrate_knobs`
-    on the two points), with α searched on a grid where the series gives no acceptance length. A
-    draft that is not a model preset (EAGLE head, self-speculation) costs the calculator's default
-    0.05 of a plain pass; tensor parallelism is one device N times as large; the context is the
-    series' own."""
-    scenario = calculator.Scenario(_one_device(setting), setting.target, setting.draft_model)
-    context = float(ends["context"].iloc[0])
-    alphas = _alphas(ends)
-    candidates = [alphas] if alphas is not None else [np.full(len(ends), a) for a in _ALPHA_GRID]
-    best = None
-    for alpha in candidates:
-        frame = ends.assign(alpha=alpha, num_speculative_tokens=ends["gamma"], concurrency=ends["batch"])
-        fit = explorer.calibrate_knobs(frame, scenario, context)
-        if fit is not None and (best is None or fit["rms_error"] < best[1]["rms_error"]):
-            best = (float(alpha[0]), fit)
-    if best is None:
-        return None
-    fixed_alpha, fit = best
-    knobs = {k: fit[k] for k in ("mfu", "mbu", "overlap", "overhead_ms")}
-    fitted = calculator.Scenario(scenario.gpu, scenario.target, scenario.draft, knobs=knobs)
-
-    def predict(points: pd.DataFrame) -> np.ndarray:
-        alpha = _alphas(points)
-        alpha = np.full(len(points), fixed_alpha) if alpha is None else alpha
-        return np.asarray(calculator.evaluate_scenario(fitted, alpha, points["gamma"].to_numpy(),
-                                                       points["batch"].to_numpy(), context)["speedup"], dtype=float)
-    return predict
-
-
 def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:
     """The second-generation step model (:mod:`specviz.step`) calibrated as
     :func:`specviz.calibration.calibrate` does it: the series' own draft kind, tensor parallelism
-    and engine priors; the costs per pass and per token fitted to the two points; E fitted too
-    where the series gives no acceptance length. Predicts the weighted median of the draws."""
+    and engine priors; the costs per step and per token fitted to the two points; E fitted too
+    where the series gives no acceptance length. Predicts the weighted median of the draws, with
+    their 10th to 90th percentile (not widened by the model's error, which this measures)."""
     lengths = None if ends["acceptance_length"].isna().any() else ends["acceptance_length"].to_numpy()
     fit = calibration.calibrate(setting.gpu, setting.target, setting.step_draft, setting.engine,
                                 batch=ends["batch"], gamma=ends["gamma"], context=ends["context"],
                                 measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp)
 
-    def predict(points: pd.DataFrame) -> np.ndarray:
+    def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
         known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()
         return fit.predict(points["batch"].to_numpy(), points["gamma"].to_numpy(), points["context"].to_numpy(),
-                           known)["speedup"]
+                           known, model_error=(0.0, 0.0))
     return predict

@@ -477,7 +477,7 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
 def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: ArrayLike,
              gamma: ArrayLike, batch: ArrayLike, context: ArrayLike = 0, mfu: float = 1.0,
              mbu: float = 1.0, overlap: float = 1.0, overhead_ms: float = 0.0,
-             draft_cost: float = 0.05, weight_bytes: float = 2.0,
+             draft_cost: float = spec.SEED_DRAFT_COST, weight_bytes: float = 2.0,
              kv_bytes: float = 2.0) -> dict[str, np.ndarray]:
     """Speculative decoding on a roofline, over arrays of α, γ, batch and context at once.
 

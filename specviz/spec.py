@@ -31,9 +31,14 @@ __all__ = [
     "optimal_gamma",
     "acceptance_rate_from_alpha",
     "alpha_from_acceptance_length",
+    "SEED_DRAFT_COST",
 ]
 
 VerifyCost = float | ArrayLike | Callable[[np.ndarray], ArrayLike]
+
+# Seed 000's draft cost: one draft pass at 5 % of a target pass, the defaults of this module's
+# functions, of the calculator's ratios mode (specviz.scenario) and of the command line.
+SEED_DRAFT_COST = 0.05
 
 _BISECTION_STEPS = 64  # halves [0, 1] below float64 resolution
 
@@ -152,7 +157,7 @@ def expected_tokens_chain(rates: ArrayLike) -> float | np.ndarray:
 
 
 def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
-              draft_cost: ArrayLike = 0.05) -> float | np.ndarray:
+              draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
     """Cost of one speculative step in units of one plain target forward pass.
 
     .. math:: C = v + \\gamma c
@@ -194,7 +199,7 @@ def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
 
 
 def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
-            draft_cost: ArrayLike = 0.05) -> float | np.ndarray:
+            draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
     """Speedup of speculative decoding over plain decoding (tokens per unit time, ratio).
 
     .. math:: S = \\frac{E(\\alpha, \\gamma)}{v + \\gamma c}
@@ -232,7 +237,7 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
 
 
 def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike,
-                          draft_cost: ArrayLike = 0.05) -> float | np.ndarray:
+                          draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
     """Largest verify cost at which speculation still breaks even (S = 1).
 
     .. math:: v^* = E(\\alpha, \\gamma) - \\gamma c
@@ -259,7 +264,7 @@ def _alpha_for_length(length: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
-                    draft_cost: ArrayLike = 0.05) -> float | np.ndarray:
+                    draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
     """Smallest α at which speculation breaks even: solves E(α, γ) = v + γc.
 
     Returns
@@ -277,7 +282,7 @@ def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     return _out(np.where(cost > g + 1.0, np.nan, _alpha_for_length(cost, g)))
 
 
-def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = 0.05, verify_cost: VerifyCost = 1.0,
+def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, verify_cost: VerifyCost = 1.0,
                   gamma_max: int = 16) -> tuple[int | np.ndarray, float | np.ndarray]:
     """Draft length γ in 1..gamma_max that maximises :func:`speedup`, and that speedup.
 

@@ -6,7 +6,7 @@ on ``tp`` devices (tensor parallelism):
 .. math::
 
     t = \\underbrace{\\max(t_c, t_m) + (1 - o)\\min(t_c, t_m)}_{\\text{roofline}}
-        + t_{comm} + \\text{layers}\\cdot t_{layer} + t_{pass} + B N\\, t_{token}
+        + t_{comm} + \\text{layers}\\cdot t_{layer} + B N\\, t_{token}
 
 * the roofline, :func:`specviz.roofline.forward_pass`, on one device of ``tp`` times the peak and
   the bandwidth: weights, KV cache and FLOPs split evenly over the devices (Megatron-style tensor
@@ -15,12 +15,15 @@ on ``tp`` devices (tensor parallelism):
   B·N·h·2 bytes each, on a ring: 2(tp − 1)/tp of them cross each device's link one way
   (Patarasuk & Yuan 2009), plus a fixed latency per all-reduce;
 * ``t_layer``: launches per layer and pass (a few µs with CUDA graphs, tens without);
-* ``t_pass``: a fixed cost per forward pass (scheduling, the step's Python);
 * ``t_token``: a cost per token in the pass (sampling, rejection sampling, per-sequence
   bookkeeping): the term that grows with the batch beside the roofline.
 
-A plain step is one target pass (N = 1). A speculative step is γ draft passes and one verify pass
-over the tree's nodes (γ + 1 for a chain); it yields E tokens per sequence, E = 1 + Σ_d p_d with
+A step adds ``t_step``, a fixed cost per engine step (scheduling, preparing the inputs, processing
+the outputs), once: an engine runs its draft passes and the verify pass inside one step (vLLM V1's
+EAGLE proposer and draft-model runner, SGLang's EAGLE worker, MagicDec's loop), so the host's work
+per step does not repeat per draft pass; each pass still pays its launches (``t_layer``). A plain
+step is one target pass (N = 1). A speculative step is γ draft passes and one verify pass over the
+tree's nodes (γ + 1 for a chain); it yields E tokens per sequence, E = 1 + Σ_d p_d with
 p_d the probability that depth d is accepted (α^d for a chain at per-position rate α: Leviathan et
 al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
 
@@ -83,8 +86,8 @@ class Costs:
     """What a pass costs beyond the roofline, and how far the roofline is reached.
 
     ``mfu``, ``mbu``: shares of the peak FLOPS and bandwidth reached; ``overlap``: 1 when compute
-    and memory time overlap fully, 0 when they add; ``pass_ms``: fixed per pass; ``layer_us``: per
-    layer and pass; ``token_us``: per token in a pass; ``allreduce_us``: latency of one all-reduce;
+    and memory time overlap fully, 0 when they add; ``step_ms``: fixed per engine step, once
+    whatever the passes in it; ``layer_us``: per layer and pass; ``token_us``: per token in a pass; ``allreduce_us``: latency of one all-reduce;
     ``link_gb_s``: one way, per device (None: the GPU preset's). Each may also be an array that
     broadcasts with the pass's inputs (a calibration evaluates many knob sets at once).
     """
@@ -92,7 +95,7 @@ class Costs:
     mfu: float = 1.0
     mbu: float = 1.0
     overlap: float = 1.0
-    pass_ms: float = 0.0
+    step_ms: float = 0.0
     layer_us: float = 0.0
     token_us: float = 0.0
     allreduce_us: float = 0.0
@@ -164,7 +167,8 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
     -------
     dict of ndarray
         ``flops``, ``bytes`` (all devices), ``compute_s``, ``memory_s``, ``roofline_s``,
-        ``comm_s``, ``layer_s``, ``pass_s``, ``token_s`` and ``time_s``, their sum.
+        ``comm_s``, ``layer_s``, ``token_s`` and ``time_s``, their sum (a step's fixed cost,
+        ``costs.step_ms``, is not a pass's: :func:`step` adds it once per step).
 
     Notes
     -----
@@ -188,12 +192,11 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
         comm = np.zeros_like(tokens)
     zero = np.zeros_like(tokens)
     layer = zero + model.layers * costs.layer_us * 1e-6
-    fixed = zero + costs.pass_ms * 1e-3
     per_token = tokens * costs.token_us * 1e-6
-    time_s = base["time_s"] + comm + layer + fixed + per_token
+    time_s = base["time_s"] + comm + layer + per_token
     return {"flops": base["flops"], "bytes": base["bytes"], "compute_s": base["compute_s"],
             "memory_s": base["memory_s"], "roofline_s": base["time_s"], "comm_s": comm, "layer_s": layer,
-            "pass_s": fixed, "token_s": per_token, "time_s": time_s}
+            "token_s": per_token, "time_s": time_s}
 
 
 def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
@@ -204,10 +207,11 @@ def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: Arra
 
     .. math::
 
-        t_{spec} = γ\\, t_{draft}(B·w) + t_{verify}(B·n),\\qquad
+        t_{plain} = t(B) + t_{step},\\quad
+        t_{spec} = γ\\, t_{draft}(B·w) + \\underbrace{t(B·n) + t_{step}}_{t_{verify}},\\qquad
         S = \\frac{E\\, t_{plain}}{t_{spec}}
 
-    with n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
+    with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
     draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
     else E(α, γ) of a chain (:func:`specviz.spec.expected_tokens`); a tree's E is its measured
     acceptance length, or :func:`specviz.spec.expected_tokens_chain` over its per-depth rates.
@@ -215,8 +219,11 @@ def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: Arra
     Returns
     -------
     dict of ndarray
-        ``plain_s``, ``draft_s`` (one draft pass), ``verify_s``, ``spec_s``, ``expected_tokens``,
-        ``speedup``, ``verify_cost`` (t_verify / t_plain) and ``draft_cost`` (t_draft / t_plain).
+        ``plain_s`` (a plain step), ``draft_s`` (one draft pass), ``verify_s`` (the verify pass and
+        the step's fixed cost), ``spec_s``, ``expected_tokens``,
+        ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
+        ``plain_regime`` and ``verify_regime`` ("compute" where a pass's compute time exceeds its
+        memory time, else "memory") and ``verify_intensity`` (FLOP per byte of the verify pass).
 
     Raises
     ------
@@ -236,8 +243,10 @@ def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: Arra
         raise ValueError("give alpha or a measured acceptance_length")
     b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
     timed = dict(tp=tp, precision=precision, costs=costs)
-    plain = pass_time(gpu, target, b, 1.0, ctx, **timed)["time_s"]
-    verify = pass_time(gpu, target, b, nodes, ctx, **timed)["time_s"]
+    plain_pass = pass_time(gpu, target, b, 1.0, ctx, **timed)
+    verify_pass = pass_time(gpu, target, b, nodes, ctx, **timed)
+    step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
+    plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
     draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
     width = np.asarray(draft_width, dtype=float)
     if draft.kind == "ngram":
@@ -248,6 +257,9 @@ def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: Arra
         one_draft = pass_time(gpu, drafter, b, width, draft_context, **timed)["time_s"]
     spec_s = g * one_draft + verify
     shape = np.broadcast_shapes(*(np.shape(v) for v in (plain, verify, one_draft, spec_s, e)))
+    regime = lambda p: np.where(p["compute_s"] > p["memory_s"], "compute", "memory")
     out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
-           "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain}
+           "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain,
+           "plain_regime": regime(plain_pass), "verify_regime": regime(verify_pass),
+           "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}

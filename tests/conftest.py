@@ -19,7 +19,7 @@ import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
 
-from specviz import importers, settings
+from specviz import importers, scenario, settings
 from specviz.schema import RUN_COLUMNS
 
 # No per-example deadline: on a loaded CI machine a slow example is not a failure.
@@ -29,6 +29,15 @@ hypothesis_settings.load_profile("specviz")
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ROOT.parent / "shared" / "samples"
+_DATA = settings.get("SPECVIZ_DATA_DIR")
+PRESETS = scenario.load_presets(_DATA)
+
+
+def make_scenario(**params: str) -> scenario.Scenario:
+    """The scenario a link with these parameters describes (every value must be taken)."""
+    made, refused = scenario.from_query_params({k: str(v) for k, v in params.items()}, PRESETS)
+    assert not refused, refused
+    return made
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

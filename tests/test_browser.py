@@ -58,13 +58,14 @@ class TestCalculatorInChromium:
         expect(page.get_by_text("even the plain decode pass is compute-bound")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"tflops=1\.5"), timeout=TIMEOUT)
         # Another device: the typed figures must not carry over to it.
-        page.get_by_role("combobox", name="GPU").click()
+        page.get_by_role("combobox", name="GPU", exact=True).click()
         page.get_by_role("option", name="NVIDIA H100 SXM").click()
         expect(page.get_by_role("spinbutton", name="Peak dense BF16 TFLOPS")).to_have_value("", timeout=TIMEOUT)
         expect(page).not_to_have_url(re.compile(r"tflops="), timeout=TIMEOUT)
 
     def test_upload_a_config_json(self, page: Page, app_url: str):
-        page.goto(f"{app_url}/?target=custom&batch=1")
+        # The ideal roofline (every share of peak, no engine cost) at context 0: the hand computation below.
+        page.goto(f"{app_url}/?target=custom&batch=1&context=0&mfu=1&mbu=1&overlap=1&step_ms=0&token_us=0")
         expect(page.get_by_text("is empty").first).to_be_visible(timeout=TIMEOUT)
         page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(
             str(ROOT / "data/model_configs/Mixtral-8x7B.json"))
@@ -135,12 +136,14 @@ class TestExplorerInChromium:
     def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
         page.goto(f"{app_url}/results?target=Llama-3.1-8B")
         page.get_by_role("tab", name="Measured vs predicted").click()
-        page.get_by_role("button", name="Fit roofline knobs").click()
-        expect(page.get_by_text("Best fit over 24 runs")).to_be_visible(timeout=TIMEOUT)
+        page.get_by_role("button", name="Calibrate the step model").click()
+        expect(page.get_by_text("fitted on 24 runs")).to_be_visible(timeout=TIMEOUT)
         page.get_by_role("button", name="Use these in the calculator").click()
         expect(page.get_by_text("Speculative decoding calculator")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"\?(.+&)?mbu=[0-9.]+"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"target=Llama-3\.1-8B"), timeout=TIMEOUT)
+        expect(page.get_by_text("Knobs differ from the vLLM V1 (CUDA graphs) preset")).to_be_visible(timeout=TIMEOUT)
+        page.screenshot(path=ARTIFACTS / "calculator_from_a_fit.png", full_page=True)
 
 
 

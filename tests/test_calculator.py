@@ -1,16 +1,19 @@
-"""Tests for specviz.calculator: the scenario views agree with spec and roofline."""
+"""Tests for specviz.calculator: the scenario views agree with spec and the step model, and every
+step-model figure has its band."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from specviz import calculator, roofline, settings, spec
+from conftest import make_scenario
+from specviz import calculator, calibration, roofline, spec, step
 
-DATA = settings.get("SPECVIZ_DATA_DIR")
-GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
-ROOF = calculator.Scenario(GPUS["H100-SXM"], MODELS["Llama-3.1-70B"])
-RATIOS = calculator.Scenario(GPUS["H100-SXM"], MODELS["Llama-3.1-70B"], mode="ratios", verify_cost=2.0)
+# Llama-3.1-70B on one H100 with no engine costs and free drafts: the first model's pure roofline.
+IDEAL = make_scenario(target="Llama-3.1-70B", draft="ngram", tp=1, context=0).ideal()
+RATIOS = make_scenario(target="Llama-3.1-70B", mode="ratios", verify_cost=2.0)
+REALISTIC = make_scenario()
 
 
 class TestEvaluateScenario:
@@ -18,10 +21,55 @@ class TestEvaluateScenario:
         r = calculator.evaluate_scenario(RATIOS, 0.7, 4, [1, 64, 512])
         np.testing.assert_allclose(r["speedup"], spec.speedup(0.7, 4, 2.0))
 
-    def test_roofline_mode_is_roofline_evaluate(self):
-        r = calculator.evaluate_scenario(ROOF, 0.7, 4, 64, 1024)
-        direct = roofline.evaluate(ROOF.gpu, ROOF.target, alpha=0.7, gamma=4, batch=64, context=1024)
-        assert float(r["speedup"]) == pytest.approx(float(direct["speedup"]))
+    def test_step_mode_is_the_step_model(self):
+        r = calculator.evaluate_scenario(REALISTIC, 0.7, 4, 64, 1024)
+        direct = step.step(REALISTIC.gpu, REALISTIC.target, REALISTIC.draft, batch=64, gamma=4, context=1024,
+                           alpha=0.7, tp=REALISTIC.tp, precision=REALISTIC.precision, costs=REALISTIC.costs)
+        assert float(r["speedup"]) == float(direct["speedup"])
+        assert float(r["baseline_tokens_per_s"]) == pytest.approx(64 / float(direct["plain_s"]))
+
+    def test_ideal_with_free_drafts_is_the_pure_roofline(self):
+        """The first model (roofline.evaluate) with a draft that costs nothing: the same figures."""
+        r = calculator.evaluate_scenario(IDEAL, 0.7, 4, [1, 64, 512], 1024)
+        direct = roofline.evaluate(IDEAL.gpu, IDEAL.target, alpha=0.7, gamma=4, batch=[1, 64, 512], context=1024,
+                                   draft_cost=0.0)
+        for key in ("speedup", "verify_cost", "regime", "baseline_regime", "verify_intensity"):
+            np.testing.assert_array_equal(r[key], direct[key]) if key.endswith("regime") else \
+                np.testing.assert_allclose(r[key], direct[key], rtol=1e-12)
+
+    def test_the_ridge_is_the_precisions_peak_over_bandwidth_at_the_shares_reached(self):
+        r = calculator.evaluate_scenario(replace(REALISTIC, precision=step.PRECISIONS["fp8"]), 0.8, 4, 64)
+        assert float(r["ridge_flop_per_byte"]) == pytest.approx(1979 / 3.35 * 0.6 / 0.8)
+
+
+class TestSpeedupBand:
+    def test_the_band_brackets_the_preset_figure(self):
+        batch = np.array([1, 16, 64, 256])
+        low, high = calculator.speedup_band(REALISTIC, 0.8, 4, batch, 1024)
+        speed = calculator.evaluate_scenario(REALISTIC, 0.8, 4, batch, 1024)["speedup"]
+        assert low.shape == high.shape == (4,)
+        assert np.all(low < high) and np.all(low <= speed * 1.001) and np.all(speed <= high)
+
+    def test_knobs_set_by_hand_are_held_and_narrow_it(self):
+        """Every knob off its preset is held: with all of them set, only the model's own error is left."""
+        width = lambda s: np.ptp(calculator.speedup_band(s, 0.8, 4, 64, 1024))
+        one = replace(REALISTIC, costs=replace(REALISTIC.costs, mfu=0.7))
+        every = replace(REALISTIC, costs=step.Costs(mfu=0.7, mbu=0.7, overlap=0.2, step_ms=1.0, layer_us=1.0,
+                                                  token_us=4.0, allreduce_us=8.0))
+        speed = float(calculator.evaluate_scenario(every, 0.8, 4, 64, 1024)["speedup"])
+        low, high = calculator.speedup_band(every, 0.8, 4, 64, 1024)
+        e_low, e_high = calibration.MODEL_ERROR
+        assert (float(low), float(high)) == pytest.approx((speed / (1 + e_high), speed / (1 + e_low)))
+        assert width(every) < width(one) < width(REALISTIC)
+
+    def test_seeded(self):
+        a = calculator.speedup_band(REALISTIC, 0.8, 4, [1, 64], 1024, seed=3)
+        b = calculator.speedup_band(REALISTIC, 0.8, 4, [1, 64], 1024, seed=3)
+        np.testing.assert_array_equal(a, b)
+
+    def test_ratios_mode_has_no_spread(self):
+        low, high = calculator.speedup_band(RATIOS, 0.7, 4, 1)
+        assert float(low) == float(high) == pytest.approx(1.26, abs=0.005)
 
 
 class TestAlphaTable:
@@ -35,28 +83,43 @@ class TestAlphaTable:
 
 class TestBatchSweep:
     def test_crossover_is_exact_over_every_batch(self):
-        curves, crossover = calculator.batch_sweep(ROOF, [0.7, 0.9], 4, 0, 1024)
+        curves, crossover = calculator.batch_sweep(REALISTIC, [0.6, 0.7], 4, 1024, 1024)
         every = np.arange(1, 1025)
-        s = roofline.evaluate(ROOF.gpu, ROOF.target, alpha=0.7, gamma=4, batch=every)["speedup"]
-        b = int(crossover[0.7])
+        s = calculator.evaluate_scenario(REALISTIC, 0.6, 4, every, 1024)["speedup"]
+        b = int(crossover[0.6])
         assert s[b - 1] < 1 <= s[b - 2]
-        assert crossover[0.9] > crossover[0.7]  # a better draft keeps paying at larger batches
+        assert crossover[0.7] > crossover[0.6]  # a better draft keeps paying at larger batches
         assert set(curves.columns) >= {"alpha", "batch", "speedup", "verify_cost", "regime"}
         assert curves["batch"].max() == 1024 and curves["batch"].min() == 1
 
 
+class TestBandVsBatch:
+    def test_band_and_ideal_per_batch(self):
+        frame = calculator.band_vs_batch(REALISTIC, 0.8, 4, 1024, 1024)
+        assert list(frame.columns) == ["batch", "low", "high", "ideal"]
+        assert frame.batch.tolist() == calculator.batch_grid(1024).tolist()
+        at_65 = frame[frame.batch == 65].iloc[0]
+        band = calculator.speedup_band(REALISTIC, 0.8, 4, 65, 1024)
+        assert (at_65.low, at_65.high) == pytest.approx(tuple(float(v) for v in band))
+        assert at_65.ideal == pytest.approx(float(calculator.evaluate_scenario(REALISTIC.ideal(), 0.8, 4, 65, 1024)["speedup"]))
+        # At small and medium batches the hardware alone is the optimistic case.
+        small = frame[frame.batch <= 64]
+        realistic = calculator.evaluate_scenario(REALISTIC, 0.8, 4, small.batch.to_numpy(), 1024)["speedup"]
+        assert (small.ideal > realistic).all()
+
+
 class TestHeatmapGrid:
     def test_shape_and_values(self):
-        grid = calculator.heatmap_grid(ROOF, 4, 0, 1024)
+        grid = calculator.heatmap_grid(REALISTIC, 4, 0, 1024)
         assert len(grid) == 20 * 11
         cell = grid[(grid.alpha == 0.8) & (grid.batch == 64)].speedup.item()
-        assert cell == pytest.approx(float(calculator.evaluate_scenario(ROOF, 0.8, 4, 64)["speedup"]))
+        assert cell == pytest.approx(float(calculator.evaluate_scenario(REALISTIC, 0.8, 4, 64)["speedup"]))
 
 
 class TestGammaSweep:
     def test_best_gamma_falls_as_batch_grows(self):
-        _, small = calculator.gamma_sweep(ROOF, 0.8, 1, 0, 16)
-        _, large = calculator.gamma_sweep(ROOF, 0.8, 256, 0, 16)
+        _, small = calculator.gamma_sweep(IDEAL, 0.8, 1, 0, 16)
+        _, large = calculator.gamma_sweep(IDEAL, 0.8, 256, 0, 16)
         assert large < small
 
     def test_ratios_mode_matches_optimal_gamma(self):
@@ -66,12 +129,12 @@ class TestGammaSweep:
 
 class TestRegimeCrossovers:
     def test_h100_70b(self):
-        c = calculator.regime_crossovers(ROOF, 4, 0, 1024)
+        c = calculator.regime_crossovers(IDEAL, 4, 0, 1024)
         # verify holds 5 positions per sequence: crosses the 295 ridge near 295/5 ≈ 60; decode near 295
         assert c["verify"] == 60 and c["baseline"] == 296
 
     def test_long_context_pushes_both_out(self):
-        c = calculator.regime_crossovers(ROOF, 4, 32768, 1024)
+        c = calculator.regime_crossovers(IDEAL, 4, 32768, 1024)
         assert math.isnan(c["verify"]) and math.isnan(c["baseline"])
 
     def test_ratios_mode_has_none(self):
@@ -80,38 +143,42 @@ class TestRegimeCrossovers:
 
 class TestRegimeExplanation:
     @staticmethod
-    def explain(target: str, batch: int, knobs: dict | None = None):
-        scenario = calculator.Scenario(GPUS["H100-SXM"], MODELS[target], knobs=knobs or {})
-        here = {k: v.item() if hasattr(v, "item") else v
-                for k, v in calculator.evaluate_scenario(scenario, 0.8, 4, batch, 0).items()}
+    def explain(scenario, batch: int):
+        here = {k: v.item() for k, v in calculator.evaluate_scenario(scenario, 0.8, 4, batch, 0).items()}
         return calculator.regime_explanation(scenario, here)
 
     def test_a_cheap_memory_bound_verify(self):
-        regime, explain, figures = self.explain("Qwen3-32B", 8)
+        regime, explain, figures = self.explain(make_scenario(draft="ngram", tp=1).ideal(), 8)
         assert (regime, explain) == ("calc.regime.memory", "calc.explain.memory")
         assert figures["ridge"] == figures["datasheet_ridge"] == pytest.approx(989.4 / 3.35)
 
     def test_a_dear_memory_bound_verify_names_its_cause(self):
         """Only a mixture of experts routes the γ + 1 positions to more experts; a dense model's
-        verify is dear (realistic knobs) because its matmuls add to its weight reads."""
-        _, dense, figures = self.explain("Qwen3-32B", 32, dict(roofline.REALISTIC))
-        _, moe, _ = self.explain("Qwen3-30B-A3B", 8)
+        verify is dear (realistic costs) because its matmuls and the costs per token add to its
+        weight reads."""
+        _, dense, figures = self.explain(REALISTIC, 32)
+        _, moe, _ = self.explain(make_scenario(target="Qwen3-30B-A3B", draft="ngram", tp=1).ideal(), 8)
         assert (dense, moe) == ("calc.explain.memory_heavy", "calc.explain.memory_heavy_moe")
         # The ridge the passes meet, at the shares of peak reached, beside the GPU's own.
-        assert figures["ridge"] == pytest.approx(989.4 / 3.35 * 0.6 / 0.8) and figures["datasheet_ridge"] == pytest.approx(295.343, abs=1e-3)
+        assert figures["ridge"] == pytest.approx(989.4 / 3.35 * 0.6 / 0.8)
+        assert figures["datasheet_ridge"] == pytest.approx(295.343, abs=1e-3)
 
     def test_past_the_ridge(self):
-        assert self.explain("Qwen3-32B", 128)[:2] == ("calc.regime.compute", "calc.explain.between")
-        assert self.explain("Qwen3-32B", 1024)[:2] == ("calc.regime.compute", "calc.explain.compute")
+        one_gpu = make_scenario(draft="ngram", tp=1).ideal()
+        assert self.explain(one_gpu, 128)[:2] == ("calc.regime.compute", "calc.explain.between")
+        assert self.explain(one_gpu, 1024)[:2] == ("calc.regime.compute", "calc.explain.compute")
 
 
 class TestRooflinePoints:
     def test_passes_lie_on_or_under_the_roof(self):
-        roof, passes = calculator.roofline_points(ROOF, 4, 64, 0)
-        peak, bw = ROOF.gpu.tflops, ROOF.gpu.bandwidth_tb_s
-        for p in passes.itertuples():
-            assert p.tflops <= min(peak, bw * p.intensity) * (1 + 1e-9)
-        assert list(passes.positions) == [64, 320]
+        for chosen in (IDEAL, REALISTIC):
+            roof, passes = calculator.roofline_points(chosen, 4, 64, 0)
+            device = step.tensor_parallel_device(chosen.gpu, chosen.tp, chosen.precision)
+            peak, bw = device.tflops * chosen.costs.mfu, device.bandwidth_tb_s * chosen.costs.mbu
+            for p in passes.itertuples():
+                assert p.tflops <= min(peak, bw * p.intensity) * (1 + 1e-9)
+            assert list(passes.positions) == [64, 320]
+        assert roof.tflops.max() == pytest.approx(2 * 989.4 * 0.6)  # two H100s at 60 % of peak
 
 
 class TestOptions:

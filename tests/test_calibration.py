@@ -12,7 +12,7 @@ ENGINES = calibration.load_engines(DATA)
 H100, LLAMA8 = GPUS["H100-SXM"], MODELS["Llama-3.1-8B"]
 BATCH = np.array([2.0, 8, 24, 64, 160])
 # Knobs inside every prior, as an engine with CUDA graphs would show them.
-TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, pass_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
 
 
 def made(draft: step.Draft, length: float = 2.9, noise: float = 0.0) -> np.ndarray:
@@ -27,7 +27,7 @@ class TestLoadEngines:
         assert {"vllm-v1", "vllm-v0", "sglang", "trt-llm", "eager", "any"} <= ENGINES.keys()
         for engine in ENGINES.values():
             assert engine.source and engine.note
-            for low_median_high in (engine.pass_ms, engine.layer_us, engine.token_us, engine.allreduce_us):
+            for low_median_high in (engine.step_ms, engine.layer_us, engine.token_us, engine.allreduce_us):
                 median, low, high = low_median_high
                 assert 0 <= low <= median <= high
         # Eager engines launch every kernel: the per-layer cost is their difference.
@@ -72,9 +72,13 @@ class TestCalibrate:
         assert fit.warnings == ["fit.no_solution"]
 
     def test_an_expected_length_at_the_edge_is_said_to_be(self):
-        """Without an acceptance length, speedups made with 3.9 tokens a step of the 4 a chain of
-        3 can give: the likeliest draw asks for all 4."""
-        measured = made(step.Draft("eagle3"), length=3.9)
+        """Without an acceptance length, speedups 5 % above what all 4 tokens a chain of 3 can give
+        make: the likeliest draw asks for all 4 (and, made with 3.9, it finds 3.875, a grid step off)."""
+        close = made(step.Draft("eagle3"), length=3.9)
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle3"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
+                                    gamma=3, context=512, measured_speedup=close[[0, -1]])
+        assert fit.warnings == [] and fit.fitted["expected_tokens"] == pytest.approx(3.9, abs=1 / 16)
+        measured = made(step.Draft("eagle3"), length=4.0) * 1.05
         fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle3"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
                                     gamma=3, context=512, measured_speedup=measured[[0, -1]])
         assert fit.warnings == ["fit.edge"]
@@ -87,3 +91,42 @@ class TestCalibrate:
         with pytest.raises(ValueError, match="two measured points"):
             calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["sglang"], batch=[2], gamma=3,
                                   context=512, measured_speedup=[1.8])
+
+
+class TestWiden:
+    def test_by_hand(self):
+        low, high = calibration.widen(1.0, 2.0, (-0.2, 0.25))
+        assert (float(low), float(high)) == pytest.approx((0.8, 2.5))
+
+    def test_the_default_is_the_measured_model_error(self):
+        low, high = calibration.widen(1.0, 1.0)
+        e_low, e_high = calibration.MODEL_ERROR
+        assert (float(low), float(high)) == pytest.approx((1 / (1 + e_high), 1 / (1 + e_low)))
+
+
+class TestPriorDraws:
+    def test_every_cost_knob_inside_its_range(self):
+        engine = ENGINES["vllm-v0"]
+        draws = calibration.prior_draws(engine, 2000, seed=4)
+        assert set(draws) == {"mfu", "mbu", "overlap", "layer_us", "allreduce_us", "step_ms", "token_us"}
+        for name, (_, low, high) in {**calibration.ROOFLINE_PRIORS, "step_ms": engine.step_ms,
+                                     "token_us": engine.token_us}.items():
+            assert draws[name].min() >= low and draws[name].max() <= high and draws[name].size == 2000
+        # Log-normal about the median: half of the fixed costs either side of it.
+        assert np.median(draws["step_ms"]) == pytest.approx(engine.step_ms[0], rel=0.1)
+
+    def test_held_knobs_keep_their_value(self):
+        draws = calibration.prior_draws(ENGINES["sglang"], 50, hold={"mfu": 0.33, "token_us": 7.0})
+        assert (draws["mfu"] == 0.33).all() and (draws["token_us"] == 7.0).all() and np.ptp(draws["mbu"]) > 0
+
+
+class TestFitPredict:
+    def test_each_point_is_its_own_weighted_quantile(self):
+        """The band per point, computed for all points at once, equals the one computed point by point."""
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
+                                    gamma=3, context=512, measured_speedup=made(step.Draft("eagle"))[[0, -1]],
+                                    acceptance_length=2.9)
+        together = fit.predict(BATCH, 3, 512, 2.9, model_error=(0.0, 0.0))
+        for i, batch in enumerate(BATCH):
+            alone = fit.predict(batch, 3, 512, 2.9, model_error=(0.0, 0.0))
+            assert all(alone[k][0] == together[k][i] for k in ("speedup", "low", "high"))

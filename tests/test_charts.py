@@ -7,11 +7,12 @@ import altair as alt
 import pytest
 import pandas as pd
 
-from specviz import calculator, charts, explorer, roofline, settings
+from conftest import PRESETS, make_scenario
+from specviz import calculator, charts, explorer, settings
 from specviz.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
-SCENARIO = calculator.Scenario(roofline.load_gpus(DATA)["H100-SXM"], roofline.load_models(DATA)["Llama-3.1-70B"])
+SCENARIO = make_scenario(target="Llama-3.1-70B")
 
 
 def layers(chart) -> list:
@@ -26,6 +27,13 @@ class TestSpeedupVsBatch:
         assert len(spec["layer"]) == 3
         assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
         assert len(layers(chart)[2].data) == 2  # one diamond per α that crosses
+
+    def test_a_band_and_the_ideal_roofline_beneath_the_lines(self):
+        curves, crossover = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
+        band = calculator.band_vs_batch(SCENARIO, 0.9, 4, 0, 1024)
+        spec = charts.speedup_vs_batch(curves, crossover, band=band).to_dict()
+        assert [layer["mark"]["type"] for layer in spec["layer"][:2]] == ["area", "line"]
+        assert spec["layer"][0]["encoding"]["y2"]["field"] == "high" and spec["layer"][1]["mark"]["strokeDash"]
 
 
 class TestSpeedupHeatmap:
@@ -171,7 +179,7 @@ EVERY_CHART = {
                                                     "concurrency", explorer.sweep_peaks(LOADS)),
     "measured_speedup": lambda: charts.measured_speedup(PAIRED, explorer.crossover_concurrency(PAIRED)),
     "acceptance_by_workload": lambda: charts.acceptance_by_workload(explorer.workload_acceptance(PAIRED)),
-    "measured_vs_predicted": lambda: charts.measured_vs_predicted(explorer.predict(PAIRED, SCENARIO, 0)),
+    "measured_vs_predicted": lambda: charts.measured_vs_predicted(explorer.predict(PAIRED, SCENARIO, PRESETS, 0)),
     "published_speedups": lambda: charts.published_speedups(explorer.load_published(DATA), PAIRED),
 }
 

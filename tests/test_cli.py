@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz import cli
+from conftest import PRESETS, make_scenario
+from specviz import calculator, cli, scenario
 from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -350,7 +351,7 @@ from specviz import roofline, settings, step  # noqa: E402
 FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
 FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), roofline.load_models(FIT_DATA)
 # Knobs inside the vllm-v1 priors (as tests/test_calibration.py makes its points).
-FIT_TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, pass_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+FIT_TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
 FIT_HEADER = ["series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length"]
 FIT_DRAFTS = {"eagle3": step.Draft("eagle3"), "Llama-3.2-1B": step.Draft("model", FIT_MODELS["Llama-3.2-1B"])}
 
@@ -407,7 +408,7 @@ class TestFitCommand:
         assert list(result["series"]) == ["eagle3-head", "draft-model"]
         for entry in result["series"].values():
             assert set(entry) == {"fitted", "rms_error", "warnings"}
-            assert set(entry["fitted"]) == {"mfu", "mbu", "overlap", "layer_us", "allreduce_us", "pass_ms",
+            assert set(entry["fitted"]) == {"mfu", "mbu", "overlap", "layer_us", "allreduce_us", "step_ms",
                                             "token_us", "expected_tokens"}
             assert entry["rms_error"] < 0.01 and entry["warnings"] == []
         assert result["series"]["eagle3-head"]["fitted"]["expected_tokens"] == 2.9  # measured, not fitted
@@ -424,14 +425,14 @@ class TestFitCommand:
         result = json.loads(out)
         assert code == 0 and result["predictions"] == []
         assert result["series"]["impossible"]["warnings"] == [
-            "No costs per pass and per token that are zero or more fit these points: check the setting (GPU, "
+            "No fixed costs per step and costs per token that are zero or more fit these points: check the setting (GPU, "
             "models, draft, tensor parallelism) against the runs. The closest fit with no cost per token is shown."]
 
     def test_an_acceptance_at_the_edge_is_said_in_words_and_not_carried_to_a_shorter_draft(self, capsys, tmp_path):
-        """Made with 3.9 of the 4 tokens γ 3 allows, without an acceptance length: the fit asks for
-        all 4, and a row at γ 2 (at most 3 tokens) needs its own acceptance length."""
-        rows = [["edge", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", fit_truth("eagle3", b, 3.9), "vllm-v1"]
-                for b in (2, 160)]
+        """5 % above what all 4 tokens γ 3 allows give, without an acceptance length: the fit asks
+        for all 4, and a row at γ 2 (at most 3 tokens) needs its own acceptance length."""
+        rows = [["edge", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", 1.05 * fit_truth("eagle3", b, 4.0),
+                 "vllm-v1"] for b in (2, 160)]
         measured = write_csv(tmp_path / "M.csv", MEASURED_HEADER, rows)
         predict = write_csv(tmp_path / "P.csv", FIT_HEADER, [["edge", "", "", "", 2, 8, 512, ""]])
         code, out, _ = run(capsys, "fit", "--measured", str(measured))
@@ -575,3 +576,35 @@ class TestFitCommand:
         assert failed.returncode == 2 and failed.stdout == "" and "Traceback" not in failed.stderr
         assert failed.stderr == (f"specviz: error: {bad}: series 'draft-model' has 1 row (row 3); "
                                  "a fit needs 2 rows or more\n")
+
+
+class TestCalcCommand:
+    def test_the_default_scenario_as_the_page_shows_it(self, capsys):
+        code, out, _ = run(capsys, "calc")
+        row = json.loads(out)
+        chosen = make_scenario()
+        here = calculator.evaluate_scenario(chosen, 0.8, 4, 64, 1024)
+        low, high = calculator.speedup_band(chosen, 0.8, 4, 64, 1024)
+        assert code == 0 and (row["target"], row["draft"], row["tp"], row["engine"]) == ("Qwen3-32B", "Qwen3-0.6B", 2,
+                                                                                          "vllm-v1")
+        assert row["speedup"] == float(here["speedup"]) and (row["low"], row["high"]) == (float(low), float(high))
+        assert row["expected_tokens"] == 3.3616 and row["knobs_off_preset"] == {}
+
+    def test_a_link_or_its_query(self, capsys):
+        chosen = make_scenario(engine="sglang", alpha="0.7", mfu="0.7", draft="eagle3", tp="4")
+        query = "&".join(f"{k}={v}" for k, v in scenario.to_query_params(chosen, PRESETS).items())
+        _, by_query, _ = run(capsys, "calc", query)
+        _, by_url, _ = run(capsys, "calc", f"http://127.0.0.1:8501/what-if?{query}")
+        row = json.loads(by_query)
+        assert by_query == by_url and row["knobs_off_preset"] == {"mfu": 0.7} and row["draft"] == "eagle3"
+        assert row["speedup"] == float(calculator.evaluate_scenario(chosen, 0.7, 4, 64, 1024)["speedup"])
+
+    def test_ratios_mode_reproduces_the_seed(self, capsys):
+        _, out, _ = run(capsys, "calc", "mode=ratios&alpha=0.7&verify_cost=2")
+        row = json.loads(out)
+        assert round(row["speedup"], 2) == 1.26 and "low" not in row
+
+    def test_a_value_the_page_would_refuse_is_an_error(self, capsys):
+        code, out, err = run(capsys, "calc", "alpha=5&target=../etc/passwd")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "target='../etc/passwd', alpha='5'" in err

@@ -1,21 +1,21 @@
 """Tests for specviz.explorer: pairing, crossovers, predictions and calibration on known data."""
 
-import itertools
 import json
 import math
-import tracemalloc
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from specviz import calculator, calibration, explorer, roofline, settings, spec
+from conftest import PRESETS, make_scenario
+from specviz import calculator, calibration, explorer, scenario, settings, spec, step
 from specviz.schema import RUN_COLUMNS
 from specviz.store import Store
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
-GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
-SCENARIO = calculator.Scenario(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], draft_cost=0.04)
+GPUS, MODELS = PRESETS.gpus, PRESETS.models
+SCENARIO = make_scenario(target="Llama-3.1-8B")
 
 
 def raw_frame(rows: list[dict]) -> pd.DataFrame:
@@ -308,24 +308,38 @@ class TestWorkloadAcceptance:
 
 class TestPredict:
     def test_alpha_comes_from_the_acceptance_length(self):
-        predicted = explorer.predict(explorer.pair_with_baselines(SWEEP), SCENARIO)
+        predicted = explorer.predict(explorer.pair_with_baselines(SWEEP), SCENARIO, PRESETS)
         assert predicted.alpha[0] == pytest.approx(spec.alpha_from_acceptance_length(3.0, 4))
-        direct = roofline.evaluate(SCENARIO.gpu, SCENARIO.target, alpha=predicted.alpha[0], gamma=4, batch=1,
-                                   draft_cost=0.04)["speedup"]
+        # The runs name no model or GPU: the scenario's, with the EAGLE head their method names.
+        eagle = replace(SCENARIO, draft=step.Draft("eagle"), draft_id="eagle")
+        direct = calculator.evaluate_scenario(eagle, predicted.alpha[0], 4, 1, 0)["speedup"]
         assert predicted.predicted_speedup[0] == pytest.approx(float(direct))
         assert predicted.error[0] == pytest.approx(2.5 - float(direct))
+        low, high = calculator.speedup_band(eagle, predicted.alpha[0], 4, 1, 0)
+        assert (predicted.predicted_low[0], predicted.predicted_high[0]) == pytest.approx((float(low), float(high)))
+        assert predicted.setting[0] == "Llama-3.1-8B · H100-SXM · eagle · vllm-v1" and not predicted.own_setting[0]
+
+    def test_each_run_in_its_own_setting(self, example_runs):
+        """The examples name Llama-3.1-8B on an H100: predicted so, whatever the sidebar says."""
+        paired = explorer.pair_with_baselines(example_runs)
+        qwen = make_scenario()
+        theirs = explorer.predict(paired, qwen, PRESETS, 1024)
+        mine = explorer.predict(paired, SCENARIO, PRESETS, 1024)
+        assert theirs.own_setting.all() and set(theirs.setting.str.split(" · ").str[0]) == {"Llama-3.1-8B"}
+        pd.testing.assert_series_equal(theirs.predicted_speedup, mine.predicted_speedup)
 
     def test_vllm_rate_converts_through_gamma(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},
                             {"concurrency": 1, "output_throughput": 200, "num_speculative_tokens": 4,
                              "acceptance_rate": 0.5904}])
-        predicted = explorer.predict(explorer.pair_with_baselines(frame), SCENARIO)
+        predicted = explorer.predict(explorer.pair_with_baselines(frame), SCENARIO, PRESETS)
         assert predicted.alpha[0] == pytest.approx(0.8, abs=1e-6)  # not 0.5904
 
     def test_rows_without_gamma_get_no_prediction(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},
                             {"concurrency": 1, "output_throughput": 200, "spec_method": "eagle"}])
-        assert math.isnan(explorer.predict(explorer.pair_with_baselines(frame), SCENARIO).predicted_speedup[0])
+        predicted = explorer.predict(explorer.pair_with_baselines(frame), SCENARIO, PRESETS)
+        assert math.isnan(predicted.predicted_speedup[0]) and math.isnan(predicted.predicted_low[0])
 
 
 class TestCalibrateRatios:
@@ -355,125 +369,85 @@ class TestRunPresets:
         assert found.gpu.tolist()[:3] == ["H100-SXM", "H100-SXM", "A100-80GB"] and found.gpu[3:].isna().all()
 
 
-class TestOtherPresets:
-    def test_the_commonest_pair_the_runs_name_when_it_is_not_the_scenarios(self, example_runs):
-        paired = explorer.pair_with_baselines(example_runs)
-        qwen = calculator.Scenario(GPUS["H100-SXM"], MODELS["Qwen3-32B"])
-        assert explorer.other_presets(paired, qwen, MODELS, GPUS) == ("Llama-3.1-8B", "H100-SXM", 24)
-        assert explorer.other_presets(paired, SCENARIO, MODELS, GPUS) is None  # the runs' own pair
-        unnamed = paired.assign(target_model="a model of my own")
-        assert explorer.other_presets(unnamed, qwen, MODELS, GPUS) is None
+class TestRunSettings:
+    def test_what_the_runs_name_and_the_scenarios_otherwise(self):
+        runs = pd.DataFrame({
+            "target_model": ["meta-llama/Llama-3.1-70B-Instruct", "Qwen/Qwen3-32B", "my-own-model", None],
+            "gpu": ["NVIDIA H100 80GB HBM3", "H200", "H100", None],
+            "spec_method": ["eagle3", "draft_model", "MTP", None],
+            "draft_model": [None, "Qwen/Qwen3-0.6B", None, "a draft of my own"],
+            "engine": ["vllm", "sglang", "vllm", "tgi"], "engine_version": ["0.7.3", None, "0.11.0", None]})
+        found = explorer.run_settings(runs, SCENARIO, PRESETS)
+        assert found.to_dict("records") == [
+            {"target": "Llama-3.1-70B", "gpu": "H100-SXM", "draft": "eagle3", "engine": "vllm-v0", "own": True},
+            {"target": "Qwen3-32B", "gpu": "H200", "draft": "Qwen3-0.6B", "engine": "sglang", "own": True},
+            # An MTP module drafts as an EAGLE head does; the model is the scenario's.
+            {"target": "Llama-3.1-8B", "gpu": "H100-SXM", "draft": "eagle", "engine": "vllm-v1", "own": False},
+            {"target": "Llama-3.1-8B", "gpu": "H100-SXM", "draft": SCENARIO.draft_id, "engine": "vllm-v1", "own": False}]
+
+    def test_a_draft_model_on_another_target_is_that_targets_default(self):
+        runs = pd.DataFrame({"target_model": ["Llama-3.1-70B"], "gpu": ["H100-SXM"], "spec_method": [None],
+                             "draft_model": [None], "engine": [None], "engine_version": [None]})
+        assert explorer.run_settings(runs, SCENARIO, PRESETS).draft[0] == "Llama-3.2-1B"
 
 
-class TestFitWarnings:
-    def test_knobs_at_the_edge_of_the_grid(self):
-        """The fit a new user got with the sidebar's Qwen3-32B against Llama-3.1-8B runs."""
-        edge = {"mfu": 1.0, "mbu": 1.0, "overlap": 1.0, "overhead_ms": 0.0}
-        notices = explorer.fit_warnings("knobs", edge)
-        assert [(n.key, n.params["knob"]) for n in notices] == [
-            ("fit.knob_at_highest", "mfu"), ("fit.knob_at_highest", "mbu"), ("fit.knob_at_lowest", "overhead_ms")]
-        assert explorer.fit_warnings("knobs", {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead_ms": 0.3}) == []
+class TestSettingScenario:
+    def test_the_scenario_itself_for_its_own_setting(self):
+        own = (SCENARIO.target_id, SCENARIO.gpu.id, SCENARIO.draft_id, SCENARIO.engine.id)
+        assert explorer.setting_scenario(SCENARIO, *own, PRESETS) is SCENARIO
 
+    def test_another_setting_at_its_engines_preset(self):
+        other = explorer.setting_scenario(SCENARIO, "Qwen3-32B", "H200", "eagle3", "sglang", PRESETS)
+        assert (other.target.name, other.gpu.id, other.draft, other.engine.id) == (
+            "Qwen3-32B", "H200", step.Draft("eagle3"), "sglang")
+        assert other.costs == scenario.preset_costs(PRESETS.engines["sglang"])
+
+
+class TestRatioWarnings:
     def test_a_verify_pass_cheaper_than_a_plain_one(self):
-        notices = explorer.fit_warnings("ratios", {"verify_cost": 0.085, "draft_cost": 0.342})
+        notices = explorer.ratio_warnings({"verify_cost": 0.085, "draft_cost": 0.342})
         assert [n.key for n in notices] == ["fit.verify_below_one"] and notices[0].params["verify_cost"] == 0.085
-        assert explorer.fit_warnings("ratios", {"verify_cost": 1.3, "draft_cost": 0.07}) == []
+        assert explorer.ratio_warnings({"verify_cost": 1.3, "draft_cost": 0.07}) == []
 
 
-def one_broadcast_fit(predicted: pd.DataFrame, scenario: calculator.Scenario, context: int = 0) -> dict:
-    """calibrate_knobs before chunking: the whole grid against every run in one broadcast of
-    roofline.evaluate (the reference the chunked fit must equal to the bit)."""
-    rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
-    combos = np.array(list(itertools.product(*explorer._KNOB_GRID.values())))
-    knobs = {name: combos[:, i, None] for i, name in enumerate(explorer._KNOB_GRID)}
-    column = lambda name: rows[name].to_numpy(dtype=float)[None, :]
-    result = roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=column("alpha"),
-                               gamma=column("num_speculative_tokens"), batch=column("concurrency"), context=context,
-                               draft_cost=scenario.draft_cost, **{**scenario.knobs, **knobs})
-    speed_errors = ((result["speedup"] - column("measured_speedup")) ** 2).mean(axis=1)
-    by_throughput = "baseline_output_throughput" in rows
-    loss = ((np.log(result["spec_tokens_per_s"] / column("output_throughput")) ** 2
-             + np.log(result["baseline_tokens_per_s"] / column("baseline_output_throughput")) ** 2).mean(axis=1)
-            if by_throughput else speed_errors)
-    best = int(np.argmin(loss))
-    return {**{name: float(combos[best, i]) for i, name in enumerate(explorer._KNOB_GRID)},
-            "rms_error": float(np.sqrt(speed_errors[best])), "points": len(rows),
-            "basis": "throughput" if by_throughput else "speedup"}
-
-
-def noisy_points(n: int, scenario: calculator.Scenario, seed: int = 0) -> pd.DataFrame:
-    """``n`` predicted runs measured on the roofline with the realistic knobs, plus 3 % noise."""
+def measured_points(chosen, costs: step.Costs, batch: list[float], noise: float = 0.0, seed: int = 0) -> pd.DataFrame:
+    """Paired runs measured on the step model at ``costs`` (with relative noise), as predict returns them."""
     rng = np.random.default_rng(seed)
-    alpha, gamma = rng.uniform(0.5, 0.9, n), rng.integers(2, 6, n).astype(float)
-    batch = rng.choice([1, 2, 4, 8, 16, 32, 64, 128], n).astype(float)
-    true = roofline.evaluate(scenario.gpu, scenario.target, scenario.draft, alpha=alpha, gamma=gamma, batch=batch,
-                             context=1024, draft_cost=scenario.draft_cost, **roofline.REALISTIC)
-    spec_tps, base_tps = (true[k] * rng.normal(1, 0.03, n) for k in ("spec_tokens_per_s", "baseline_tokens_per_s"))
-    return pd.DataFrame({"alpha": alpha, "num_speculative_tokens": gamma, "concurrency": batch,
-                         "output_throughput": spec_tps, "baseline_output_throughput": base_tps,
-                         "measured_speedup": spec_tps / base_tps})
+    b = np.asarray(batch, dtype=float)
+    truth = step.step(chosen.gpu, chosen.target, chosen.draft, batch=b, gamma=4, context=1024, acceptance_length=3.2,
+                      tp=chosen.tp, costs=costs)["speedup"] * rng.normal(1, noise, b.size)
+    runs = runs_frame([{"concurrency": c, "output_throughput": 100.0 * c} for c in batch]
+                      + [{"concurrency": c, "output_throughput": 100.0 * c * s, "spec_method": "eagle",
+                          "num_speculative_tokens": 4, "acceptance_length": 3.2, "label": "eagle"}
+                         for c, s in zip(batch, truth)])
+    return explorer.predict(explorer.pair_with_baselines(runs), chosen, PRESETS, 1024)
 
 
-class TestCalibrateKnobs:
-    @pytest.mark.parametrize("draft", [None, "Llama-3.2-1B"])
-    @pytest.mark.parametrize("basis", ["throughput", "speedup"])
-    def test_chunks_give_the_one_broadcast_result_to_the_bit(self, draft, basis):
-        scenario = calculator.Scenario(SCENARIO.gpu, SCENARIO.target, MODELS.get(draft), draft_cost=0.04)
-        points = noisy_points(30, scenario)
-        if basis == "speedup":
-            points = points.drop(columns="baseline_output_throughput")
-        expected = one_broadcast_fit(points, scenario, 1024)
-        assert expected["basis"] == basis
-        # A triple per chunk (1,105 chunks), a few, and one chunk for the whole grid.
-        for chunk_points in (1, 200_000, 10**9):
-            assert explorer.calibrate_knobs(points, scenario, 1024, chunk_points=chunk_points) == expected
+class TestCalibrateSettings:
+    EAGLE = replace(SCENARIO, draft=step.Draft("eagle"), draft_id="eagle")
+    TRUE = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=2.0, token_us=12.0)
 
-    def test_memory_stays_bounded_for_a_thousand_runs(self):
-        points = noisy_points(1000, SCENARIO)
-        tracemalloc.start()
-        try:
-            fit = explorer.calibrate_knobs(points, SCENARIO, 1024)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        # One broadcast held about 4.3 GB here (23,205 combinations × 1,000 runs × ~23 float64 arrays).
-        assert peak < 300e6, f"{peak / 1e6:.0f} MB"
-        assert fit["points"] == 1000 and fit["basis"] == "throughput"
-        assert (fit["mfu"], fit["mbu"], fit["overlap"]) == (0.6, 0.8, 0.0)
+    def test_recovers_the_costs_that_made_the_runs(self):
+        predicted = measured_points(self.EAGLE, self.TRUE, [1, 8, 32, 64, 128])
+        (fit,) = explorer.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024)
+        assert fit.setting == "Llama-3.1-8B · H100-SXM · eagle · vllm-v1" and fit.points == 5 and not fit.warnings
+        assert fit.rms_error < 0.01
+        # The draws that fit put the true costs inside their band, and the medians near them.
+        assert abs(fit.scenario.costs.step_ms - 2.0) < 0.5 and abs(fit.scenario.costs.token_us - 12.0) < 4
+        band = fit.fit.predict(16, 4, 1024, 3.2)
+        true_16 = step.step(self.EAGLE.gpu, self.EAGLE.target, self.EAGLE.draft, batch=16, gamma=4, context=1024,
+                            acceptance_length=3.2, costs=self.TRUE)["speedup"]
+        assert band["low"][0] <= float(true_16) <= band["high"][0]
 
-    def test_fits_the_synthetic_examples_far_better_than_the_pure_roofline(self, example_runs):
-        predicted = explorer.predict(explorer.pair_with_baselines(example_runs), SCENARIO, 1024)
-        pure_rms = float(np.sqrt((predicted.error ** 2).mean()))
-        fit = explorer.calibrate_knobs(predicted, SCENARIO, 1024)
-        assert fit["points"] == 24
-        assert fit["rms_error"] < pure_rms / 4
-        # The examples were made with mfu 0.6, mbu 0.8, overlap 0, 0.3 ms and 3 % noise.
-        assert fit["basis"] == "throughput" and fit["overlap"] == 0.0
-        assert abs(fit["mbu"] - 0.8) <= 0.1 and abs(fit["overhead_ms"] - 0.3) <= 0.2
+    def test_a_setting_needs_two_runs(self):
+        assert explorer.calibrate_settings(measured_points(self.EAGLE, self.TRUE, [8]), self.EAGLE, PRESETS) == []
 
-    def test_exact_recovery_without_noise(self):
-        knobs = {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead_ms": 0.3}
-        alpha, gamma, batch = np.full(6, 0.75), np.full(6, 4.0), np.array([1, 4, 16, 32, 64, 128.0])
-        measured = roofline.evaluate(SCENARIO.gpu, SCENARIO.target, alpha=alpha, gamma=gamma, batch=batch,
-                                     draft_cost=0.04, **knobs)
-        frame = pd.DataFrame({"alpha": alpha, "num_speculative_tokens": gamma, "concurrency": batch,
-                              "measured_speedup": measured["speedup"],
-                              "output_throughput": measured["spec_tokens_per_s"],
-                              "baseline_output_throughput": measured["baseline_tokens_per_s"]})
-        fit = explorer.calibrate_knobs(frame, SCENARIO)
-        assert fit["rms_error"] < 1e-9 and fit["basis"] == "throughput"
-        assert {k: fit[k] for k in knobs} == knobs
-
-    def test_speedups_alone_fix_the_knobs_only_up_to_a_scale(self):
-        # Halving mfu and mbu and doubling the overhead scales every pass: the same speedups.
-        kw = dict(alpha=0.75, gamma=4, batch=np.array([1, 16, 64.0]), draft_cost=0.04, overlap=0.0)
-        a = roofline.evaluate(SCENARIO.gpu, SCENARIO.target, mfu=0.6, mbu=0.8, overhead_ms=0.3, **kw)
-        b = roofline.evaluate(SCENARIO.gpu, SCENARIO.target, mfu=0.3, mbu=0.4, overhead_ms=0.6, **kw)
-        np.testing.assert_allclose(a["speedup"], b["speedup"])
-        frame = pd.DataFrame({"alpha": 0.75, "num_speculative_tokens": 4.0, "concurrency": kw["batch"],
-                              "measured_speedup": a["speedup"]})
-        fit = explorer.calibrate_knobs(frame, SCENARIO)
-        assert fit["basis"] == "speedup" and fit["rms_error"] < 1e-9
+    def test_runs_that_cannot_be_fitted_say_so(self):
+        """Speedups that rise with the batch: no non-negative costs make them."""
+        predicted = measured_points(self.EAGLE, self.TRUE, [1, 64])
+        predicted["measured_speedup"] = [1.1, 2.5]
+        (fit,) = explorer.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024)
+        assert "fit.no_solution" in fit.warnings
 
 
 class TestLoadPublished:
@@ -488,7 +462,7 @@ class TestLoadPublished:
         as presets (or a draft kind), and one value per batch and context."""
         published = explorer.load_published(DATA)
         series = published.dropna(subset=["series"])
-        gpus, models = roofline.load_gpus(DATA), roofline.load_models(DATA)
+        gpus, models = PRESETS.gpus, PRESETS.models
         assert series.gpu.isin(gpus.keys()).all() and series.target.isin(models.keys()).all()
         assert series.draft.isin([*models, "eagle", "self", "ngram"]).all()
         assert series.engine.isin(calibration.load_engines(DATA).keys()).all()

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from specviz import calculator, calibration, explorer, fidelity, roofline, settings, spec, step
+from specviz import calibration, explorer, fidelity, roofline, settings, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SERIES = fidelity.series_of(explorer.load_published(DATA), DATA)
@@ -71,28 +71,32 @@ class TestConstantCost:
         assert list(predict(points([8, 16], [0, 0]))) == [1.5, 1.5]
 
 
-class TestRooflineV1:
-    def test_recovers_knobs_on_its_grid(self):
-        """Points made by the roofline at knobs on the explorer's grid, α known: predicted exactly."""
-        knobs = {"mfu": 0.5, "mbu": 0.8, "overlap": 0.5, "overhead_ms": 0.3}
-        scenario = calculator.Scenario(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], MODELS["Llama-3.2-1B"], knobs=knobs)
-        batch, lengths = np.array([1.0, 8, 32, 128]), np.array([3.1, 3.0, 3.2, 2.9])
-        alpha = np.asarray(spec.alpha_from_acceptance_length(lengths, 4.0))
-        made = calculator.evaluate_scenario(scenario, alpha, 4.0, batch, 512.0)["speedup"]
-        series = points(batch, made, gamma=4, length=lengths)
-        result = fidelity.held_out(setting("Llama-3.2-1B"), series, fidelity.roofline_v1)
-        assert result.error.abs().max() < 1e-9
+class TestModelError:
+    def test_by_hand(self):
+        predictions = pd.DataFrame({"error": [-0.2, -0.1, 0.0, 0.1, 0.2, np.nan]})
+        # numpy's linear interpolation between the five errors: 10th at -0.16, 90th at 0.16.
+        assert fidelity.model_error(predictions) == pytest.approx((-0.16, 0.16))
 
-    def test_tensor_parallel_as_one_larger_device(self):
-        gpu = fidelity._one_device(setting(tp=8))
-        assert (gpu.tflops, gpu.bandwidth_tb_s) == (8 * 989.4, pytest.approx(8 * 3.35))
+    def test_calibrations_figure_is_what_the_benchmark_measures(self):
+        """calibration.MODEL_ERROR, which widens every band of the app, recomputed from the data."""
+        predictions = pd.concat([fidelity.held_out(s, p, fidelity.step_v2) for s, p in SERIES])
+        assert fidelity.model_error(predictions) == pytest.approx(calibration.MODEL_ERROR, abs=5e-4)
+
+
+class TestCoverage:
+    def test_by_hand(self):
+        predictions = pd.DataFrame({"draw_low": [1.0, 1.0, 1.0, np.nan], "draw_high": [1.2, 1.2, 1.2, np.nan],
+                                    "measured_speedup": [1.1, 1.3, 0.85, 1.0]})
+        assert fidelity.coverage(predictions, (0.0, 0.0)) == pytest.approx(1 / 3)
+        # Widened by ±10 %: 1.0 / 1.1 to 1.2 / 0.9 holds 1.1 and 1.3, not 0.85.
+        assert fidelity.coverage(predictions, (-0.1, 0.1)) == pytest.approx(2 / 3)
 
 
 class TestStepV2:
     def test_recovers_what_the_step_model_made(self):
         """Points made by the step model at costs inside the engine's priors, acceptance known: the
         held-out predictions within 5 %."""
-        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, pass_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
         batch = np.array([2.0, 8, 24, 64, 160])
         made = step.step(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], step.Draft("eagle"), batch=batch, gamma=3,
                          context=512.0, acceptance_length=2.9, costs=costs)["speedup"]
@@ -103,9 +107,10 @@ class TestStepV2:
 class TestBenchSlice:
     def test_the_benchmark_on_two_series(self):
         """bench/bench_fidelity.py's evaluation on the EAGLE-3 paper's SGLang series, so that it
-        cannot rot: v1 as the explorer calibrates it misses EAGLE-1's dip below 1."""
+        cannot rot: step v2 gets every sign of EAGLE-3 right and misses EAGLE-1's noisy dip below 1."""
         chosen = [(s, p) for s, p in SERIES if s.name.startswith("EAGLE-3 paper, SGLang")]
-        found = {s.name.rsplit(", ", 1)[1]: fidelity.summarise(fidelity.held_out(s, p, fidelity.roofline_v1))
-                 for s, p in chosen}
-        assert found["EAGLE-3 head"]["points"] == 7 and found["EAGLE-3 head"]["sign_right"] == 1.0
-        assert found["EAGLE head"]["sign_right"] < 0.5 and not math.isnan(found["EAGLE head"]["worst_error"])
+        found = {s.name.rsplit(", ", 1)[1]: fidelity.held_out(s, p, fidelity.step_v2) for s, p in chosen}
+        summary = {name: fidelity.summarise(result) for name, result in found.items()}
+        assert summary["EAGLE-3 head"]["points"] == 7 and summary["EAGLE-3 head"]["sign_right"] == 1.0
+        assert summary["EAGLE head"]["sign_right"] < 0.5 and not math.isnan(summary["EAGLE head"]["worst_error"])
+        assert (found["EAGLE-3 head"].draw_low <= found["EAGLE-3 head"].draw_high).all()

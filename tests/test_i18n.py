@@ -50,7 +50,7 @@ class TestCatalogue:
 
 class TestT:
     def test_formats_values(self):
-        assert i18n.t("side.ridge", ridge=295.3).startswith("Ridge point: 295 FLOP/byte")
+        assert i18n.t("side.ridge", ridge=295.3, dtype="BF16").startswith("Ridge point: 295 FLOP/byte (BF16 peak")
 
     def test_unknown_key(self):
         with pytest.raises(KeyError):

@@ -10,23 +10,25 @@ from specviz import roofline, settings, spec, step
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
 H100, LLAMA8, LLAMA1 = GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], MODELS["Llama-3.2-1B"]
-REALISTIC = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, pass_ms=0.3)
+REALISTIC = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=0.3)
+# The first model's knobs: its overhead per pass is the step model's cost per step only without drafts.
+FIRST = {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0}
 
 
 class TestPassTime:
     def test_one_device_at_bf16_is_the_first_roofline(self):
         batch, context = np.array([1.0, 8, 64, 512]), np.array([[0.0], [4096.0]])
         mine = step.pass_time(H100, LLAMA8, batch, 5.0, context, costs=REALISTIC)
-        first = roofline.forward_pass(H100, LLAMA8, batch, 5.0, context, **roofline.REALISTIC)
+        first = roofline.forward_pass(H100, LLAMA8, batch, 5.0, context, **FIRST)
         for key in ("flops", "bytes", "compute_s", "memory_s", "time_s"):
             np.testing.assert_array_equal(mine[key], first[key])
 
-    def test_costs_per_pass_layer_and_token_by_hand(self):
-        costs = step.Costs(pass_ms=0.3, layer_us=5.0, token_us=10.0)
+    def test_costs_per_layer_and_token_by_hand(self):
+        costs = step.Costs(step_ms=0.3, layer_us=5.0, token_us=10.0)
         out = step.pass_time(H100, LLAMA8, 8, 1, 0, costs=costs)
-        # 0.3 ms + 32 layers × 5 µs + 8 tokens × 10 µs
-        assert out["time_s"] - out["roofline_s"] == pytest.approx(0.3e-3 + 32 * 5e-6 + 8 * 10e-6, rel=1e-12)
-        assert (out["pass_s"], out["layer_s"], out["token_s"]) == pytest.approx((0.3e-3, 160e-6, 80e-6))
+        # 32 layers × 5 µs + 8 tokens × 10 µs; the step's 0.3 ms is not a pass's
+        assert out["time_s"] - out["roofline_s"] == pytest.approx(32 * 5e-6 + 8 * 10e-6, rel=1e-12)
+        assert (out["layer_s"], out["token_s"]) == pytest.approx((160e-6, 80e-6))
 
     def test_tensor_parallel_communication_by_hand(self):
         """8 × H100 (NVLink 450 GB/s each way), batch 32: each of 2 × 32 all-reduces moves
@@ -59,10 +61,10 @@ class TestPassTime:
 
     @given(st.integers(1, 1024), st.integers(1, 16), st.integers(0, 131_072), st.sampled_from([1, 2, 4, 8]),
            st.floats(0, 5), st.floats(0, 50), st.floats(0, 50))
-    def test_the_time_is_the_sum_of_its_terms(self, batch, tokens, context, tp, pass_ms, layer_us, token_us):
+    def test_the_time_is_the_sum_of_its_terms(self, batch, tokens, context, tp, step_ms, layer_us, token_us):
         out = step.pass_time(H100, LLAMA8, batch, tokens, context, tp=tp,
-                             costs=step.Costs(0.6, 0.8, 0.5, pass_ms, layer_us, token_us, 5.0))
-        parts = out["roofline_s"] + out["comm_s"] + out["layer_s"] + out["pass_s"] + out["token_s"]
+                             costs=step.Costs(0.6, 0.8, 0.5, step_ms, layer_us, token_us, 5.0))
+        parts = out["roofline_s"] + out["comm_s"] + out["layer_s"] + out["token_s"]
         assert out["time_s"] == pytest.approx(parts, rel=1e-12) and out["time_s"] > 0
 
 
@@ -89,11 +91,22 @@ class TestStep:
     def test_a_draft_model_on_one_device_is_the_first_model(self):
         alpha, gamma, batch = np.array([[0.6], [0.8]]), 4, np.array([1.0, 16, 256])
         mine = step.step(H100, LLAMA8, step.Draft("model", LLAMA1), batch=batch, gamma=gamma, context=1024,
-                         alpha=alpha, costs=REALISTIC)
-        first = roofline.evaluate(H100, LLAMA8, LLAMA1, alpha=alpha, gamma=gamma, batch=batch, context=1024,
-                                  **roofline.REALISTIC)
+                         alpha=alpha, costs=step.Costs(**FIRST))
+        first = roofline.evaluate(H100, LLAMA8, LLAMA1, alpha=alpha, gamma=gamma, batch=batch, context=1024, **FIRST)
         np.testing.assert_allclose(mine["speedup"], first["speedup"], rtol=1e-12)
         np.testing.assert_allclose(mine["verify_cost"], first["verify_cost"], rtol=1e-12)
+
+    def test_the_fixed_cost_is_paid_once_per_step(self):
+        """γ = 4 draft passes and a verify pass in one step: 0.3 ms once, on the plain step and on the
+        verify pass, never on a draft pass."""
+        bare = step.step(H100, LLAMA8, step.Draft("model", LLAMA1), batch=8, gamma=4, context=512, alpha=0.8,
+                         costs=step.Costs(**FIRST))
+        costs = step.step(H100, LLAMA8, step.Draft("model", LLAMA1), batch=8, gamma=4, context=512, alpha=0.8,
+                          costs=REALISTIC)
+        assert costs["plain_s"] - bare["plain_s"] == pytest.approx(0.3e-3, rel=1e-9)
+        assert costs["verify_s"] - bare["verify_s"] == pytest.approx(0.3e-3, rel=1e-9)
+        assert costs["draft_s"] == bare["draft_s"]
+        assert costs["spec_s"] - bare["spec_s"] == pytest.approx(0.3e-3, rel=1e-9)
 
     def test_a_chain_shaped_tree_is_the_chain(self):
         common = dict(batch=[1, 32], gamma=3, context=512, acceptance_length=2.8, costs=REALISTIC)

@@ -1,0 +1,271 @@
+"""The scenario every page, the URL and the command line share: hardware, models, engine, precision,
+tensor parallelism, how the tokens are drafted, the cost knobs and the point (α, γ, batch, context).
+
+Each setting is declared once, in :data:`FIELDS` (its URL parameter, default, range and step), and
+read from there by the calculator's controls, by :func:`from_query_params` (a shared link, the
+command line's ``calc``) and by :func:`to_query_params` (the link that reproduces a scenario: only
+what differs from the defaults is written).
+
+Defaults are the realistic case: H100s, Qwen3-32B with a Qwen3-0.6B draft model, vLLM V1's costs
+(:func:`preset_costs`), context 1,024, as many GPUs as the pair needs (:func:`default_tp`). The ideal
+roofline (every share of peak reached, no cost beyond it) is :meth:`Scenario.ideal`, the hardware's
+optimistic case, labelled so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from . import calibration, roofline, settings, spec, step
+
+__all__ = ["Field", "FIELDS", "COST_KNOBS", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
+           "load_presets", "preset_costs", "default_draft", "draft_choices", "resolve_draft", "memory_need_gb", "default_tp",
+           "knobs_off_preset", "to_query_params", "from_query_params"]
+
+Mode = Literal["step", "ratios"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One numeric setting: URL parameter ``name``, ``default`` (None: the engine preset's, see
+    :func:`preset_costs`, or, for a device figure, the GPU preset's), bounds and a control's step.
+    ``high`` may name a setting (:mod:`specviz.settings`) that bounds it."""
+
+    name: str
+    default: float | None
+    low: float
+    high: float | str
+    step: float
+    whole: bool = False
+
+    @property
+    def upper(self) -> float:
+        return float(settings.get(self.high)) if isinstance(self.high, str) else self.high
+
+    def parse(self, text: str) -> float:
+        """The value a URL's text gives, or ValueError when the text is not a number in range."""
+        value = float(text)
+        if not (math.isfinite(value) and self.low <= value <= self.upper) or (self.whole and value != int(value)):
+            raise ValueError(f"{self.name} must lie between {self.low:g} and {self.upper:g}")
+        return int(value) if self.whole else value
+
+
+FIELDS: dict[str, Field] = {f.name: f for f in (
+    Field("alpha", 0.8, 0.0, 1.0, 0.01),
+    Field("gamma", 4, 1, "SPECVIZ_GAMMA_MAX", 1, whole=True),
+    Field("batch", 64, 1, "SPECVIZ_BATCH_MAX", 1, whole=True),
+    # A typical chat turn's cached positions; 0 would hide the KV cache's reads entirely.
+    Field("context", 1024, 0, "SPECVIZ_CONTEXT_MAX", 1, whole=True),
+    # Ratios mode: seed 000's form. Above zero: a free verify pass would make the speedup infinite.
+    Field("verify_cost", 1.0, 0.01, 100.0, 0.1),
+    Field("draft_cost", spec.SEED_DRAFT_COST, 0.0, 10.0, 0.01),
+    Field("mfu", None, 0.05, 1.0, 0.05),
+    Field("mbu", None, 0.05, 1.0, 0.05),
+    Field("overlap", None, 0.0, 1.0, 0.05),
+    Field("step_ms", None, 0.0, 50.0, 0.05),
+    Field("layer_us", None, 0.0, 400.0, 1.0),
+    Field("token_us", None, 0.0, 500.0, 1.0),
+    Field("allreduce_us", None, 0.0, 50.0, 0.5),
+    # Positive and bounded: a zero or an overflowing figure would make a pass take no time.
+    Field("tflops", None, 0.001, roofline.MAX_TFLOPS, 1.0),
+    Field("bandwidth", None, 0.001, roofline.MAX_BANDWIDTH_TB_S, 0.01),
+)}
+COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allreduce_us")
+MODES: tuple[Mode, ...] = ("step", "ratios")
+TENSOR_PARALLEL = (1, 2, 4, 8)
+DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "bf16"
+# Draft choices that are not preset models: a head on the target, or prompt lookup.
+HEAD_DRAFTS = ("eagle3", "eagle", "ngram")
+
+
+@dataclass(frozen=True)
+class Presets:
+    """The shipped GPU, model and engine presets, by id."""
+
+    gpus: dict[str, roofline.GPU]
+    models: dict[str, roofline.Model]
+    engines: dict[str, calibration.Engine]
+
+
+def load_presets(data_dir: Path) -> Presets:
+    """The GPU, model and engine presets of a data folder (``gpus.csv``, ``models.csv``, ``engines.csv``)."""
+    return Presets(roofline.load_gpus(data_dir), roofline.load_models(data_dir), calibration.load_engines(data_dir))
+
+
+def preset_costs(engine: calibration.Engine) -> step.Costs:
+    """The realistic costs of an engine: the median shares of peak of
+    :data:`specviz.calibration.ROOFLINE_PRIORS` and the engine's median costs (``data/engines.csv``)."""
+    shares = {name: prior[0] for name, prior in calibration.ROOFLINE_PRIORS.items()}
+    return step.Costs(**shares, step_ms=engine.step_ms[0], layer_us=engine.layer_us[0],
+                      token_us=engine.token_us[0], allreduce_us=engine.allreduce_us[0])
+
+
+def default_draft(target_id: str, models: Mapping[str, roofline.Model]) -> str:
+    """The draft a new scenario starts with: the smallest smaller preset model of the target's family
+    (its ``model_type``, a mixture of experts counted with its dense kin) with the same vocabulary,
+    for the verify pass compares token ids and equal sizes alone do not make one tokenizer (Mixtral
+    and TinyLlama both have 32,000 tokens); else an EAGLE-3 head."""
+    family = lambda model: model.model_type.removesuffix("_moe")
+    target = models[target_id]
+    kin = [m for m, model in models.items() if m != target_id and family(model) == family(target)
+           and model.vocab_size == target.vocab_size and model.params_total < target.params_total]
+    return min(kin, key=lambda m: models[m].params_total) if kin else "eagle3"
+
+
+def draft_choices(models: Mapping[str, roofline.Model]) -> list[str]:
+    """Every draft id a scenario takes: the heads, then the preset models."""
+    return [*HEAD_DRAFTS, *models]
+
+
+def resolve_draft(draft_id: str, models: Mapping[str, roofline.Model]) -> step.Draft:
+    """A draft id (:func:`draft_choices`) as a :class:`specviz.step.Draft`."""
+    if draft_id in HEAD_DRAFTS:
+        return step.Draft(draft_id)
+    return step.Draft("model", models[draft_id])
+
+
+def memory_need_gb(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, precision: step.Precision, tp: int,
+                   batch: float, context: float, gamma: float) -> tuple[float, float]:
+    """Device memory per GPU that the weights and KV caches need (:func:`specviz.roofline.footprint_gb`
+    at the precision's bytes, split evenly over the ``tp`` devices), and what one GPU has."""
+    kind = draft.kind
+    drafter = draft.model if kind == "model" else step.eagle_head(target, kind) if kind in ("eagle", "eagle3") else None
+    need = roofline.footprint_gb(target, drafter, batch, context, gamma, weight_bytes=precision.weight_bytes,
+                                 kv_bytes=precision.kv_bytes)
+    return need / tp, gpu.memory_gb
+
+
+def default_tp(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, precision: step.Precision) -> int:
+    """The GPUs a new scenario starts with: the fewest of :data:`TENSOR_PARALLEL` whose memory holds
+    the weights and KV caches at the default batch and context (Qwen3-32B in BF16 with a draft: 2 H100s,
+    for one holds 65.5 GB of weights but not the 17 GB of KV besides); 1 on a device without an
+    interconnect or a memory figure."""
+    if not (math.isfinite(gpu.link_gb_s) and math.isfinite(gpu.memory_gb)):
+        return 1
+    point = {name: FIELDS[name].default for name in ("batch", "context", "gamma")}
+    for tp in TENSOR_PARALLEL:
+        need, have = memory_need_gb(gpu, target, draft, precision, tp, **point)
+        if need <= have:
+            return tp
+    return TENSOR_PARALLEL[-1]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One what-if: everything a prediction depends on.
+
+    ``draft_id`` names the draft (:func:`draft_choices`, or ``custom`` for an uploaded config,
+    which a link cannot carry) and ``draft`` is what it resolves to. ``costs`` are the step model's
+    knobs (:class:`specviz.step.Costs`); in ``ratios`` mode the step's costs are ``verify_cost``
+    and ``draft_cost`` as given, seed 000's form, and the hardware is not used.
+    """
+
+    gpu: roofline.GPU
+    target: roofline.Model
+    draft: step.Draft
+    engine: calibration.Engine
+    costs: step.Costs
+    target_id: str = DEFAULT_TARGET
+    draft_id: str = "Qwen3-0.6B"
+    precision: step.Precision = step.PRECISIONS[DEFAULT_PRECISION]
+    tp: int = 1
+    mode: Mode = "step"
+    alpha: float = 0.8
+    gamma: int = 4
+    batch: int = 64
+    context: int = 1024
+    verify_cost: float = 1.0
+    draft_cost: float = spec.SEED_DRAFT_COST
+    gpu_figures: dict[str, float] = field(default_factory=dict)  # tflops, bandwidth typed over the preset's
+
+    def ideal(self) -> Scenario:
+        """The same scenario on the ideal roofline: peak FLOPS and bandwidth reached, compute and memory
+        overlapping, no cost beyond them. No engine reaches it: it bounds the tokens per second of
+        plain and speculative decoding alike, never a forecast. Its speedup bounds the realistic one
+        only where the roofline dominates: fixed costs per step slow plain decoding, and speculation
+        spreads them over E tokens, so at large batches a realistic speedup can exceed it."""
+        return replace(self, costs=step.Costs())
+
+
+def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:
+    """Each cost knob that differs from the engine's preset, as (value, preset value): what a badge
+    must show, for a shared link can carry knobs the recipient did not choose."""
+    preset = preset_costs(scenario.engine)
+    return {name: (getattr(scenario.costs, name), getattr(preset, name)) for name in COST_KNOBS
+            if not math.isclose(getattr(scenario.costs, name), getattr(preset, name), abs_tol=1e-9)}
+
+
+def _text(value: float) -> str:
+    return f"{value:g}"
+
+
+def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
+    """The URL parameters that reproduce ``scenario`` through :func:`from_query_params`: each choice
+    and value that is not the default. A model from an uploaded config cannot travel in a link: its
+    id, ``custom``, is written as it is, and the recipient's page says that it was refused."""
+    target_default = DEFAULT_TARGET if scenario.target_id != "custom" else None
+    draft_default = default_draft(scenario.target_id, presets.models) if scenario.target_id in presets.models else None
+    tp_default = default_tp(scenario.gpu, scenario.target, scenario.draft, scenario.precision)
+    choices = {"gpu": (scenario.gpu.id, DEFAULT_GPU), "target": (scenario.target_id, target_default),
+               "draft": (scenario.draft_id, draft_default), "engine": (scenario.engine.id, DEFAULT_ENGINE),
+               "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
+               "mode": (scenario.mode, "step")}
+    params = {name: value for name, (value, default) in choices.items() if value != default}
+    for name in ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost"):
+        if getattr(scenario, name) != FIELDS[name].default:
+            params[name] = _text(getattr(scenario, name))
+    params.update({name: _text(value) for name, (value, _) in knobs_off_preset(scenario).items()})
+    params.update({name: _text(value) for name, value in scenario.gpu_figures.items()})
+    return params
+
+
+def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scenario, list[tuple[str, str]]]:
+    """The scenario a link describes, and the parameters refused as (name, text received).
+
+    A refused value falls back to its default, as the calculator's controls do; parameters this
+    module does not know are ignored (a page may keep its own). Ids are looked up among the
+    presets only, so nothing in a link names a file.
+    """
+    refused: list[tuple[str, str]] = []
+
+    def choice(name: str, options: list[str], default: str) -> str:
+        text = params.get(name)
+        if text is None:
+            return default
+        if text not in options:
+            refused.append((name, text))
+            return default
+        return text
+
+    def number(name: str, default: Any) -> Any:
+        text = params.get(name)
+        if text is None:
+            return default
+        try:
+            return FIELDS[name].parse(text)
+        except ValueError:
+            refused.append((name, text))
+            return default
+
+    gpu = presets.gpus[choice("gpu", list(presets.gpus), DEFAULT_GPU)]
+    figures = {name: value for name in ("tflops", "bandwidth") if (value := number(name, None)) is not None}
+    gpu = replace(gpu, tflops=figures.get("tflops", gpu.tflops), bandwidth_tb_s=figures.get("bandwidth", gpu.bandwidth_tb_s))
+    target_id = choice("target", list(presets.models), DEFAULT_TARGET)
+    draft_id = choice("draft", draft_choices(presets.models), default_draft(target_id, presets.models))
+    draft = resolve_draft(draft_id, presets.models)
+    precision = step.PRECISIONS[choice("precision", list(step.PRECISIONS), DEFAULT_PRECISION)]
+    tp_default = default_tp(gpu, presets.models[target_id], draft, precision)
+    tp = int(choice("tp", [str(n) for n in TENSOR_PARALLEL], str(tp_default)))
+    engine = presets.engines[choice("engine", list(presets.engines), DEFAULT_ENGINE)]
+    preset = preset_costs(engine)
+    costs = step.Costs(**{name: number(name, getattr(preset, name)) for name in COST_KNOBS})
+    scenario = Scenario(
+        gpu=gpu, target=presets.models[target_id], draft=draft, engine=engine, costs=costs, target_id=target_id,
+        draft_id=draft_id, precision=precision, tp=tp, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
+        **{name: number(name, FIELDS[name].default)
+           for name in ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost")},
+        gpu_figures=figures)
+    return scenario, refused

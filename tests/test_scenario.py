@@ -1,0 +1,168 @@
+"""Tests for specviz.scenario: one declaration of every setting, realistic defaults, and links that
+carry a scenario there and back."""
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, strategies as st
+
+from conftest import PRESETS, make_scenario
+from specviz import scenario, step
+
+DEFAULT = make_scenario()
+
+
+class TestField:
+    def test_parses_numbers_in_range(self):
+        assert scenario.FIELDS["alpha"].parse("0.7") == 0.7
+        assert scenario.FIELDS["gamma"].parse("6") == 6 and isinstance(scenario.FIELDS["gamma"].parse("6.0"), int)
+
+    @pytest.mark.parametrize("name, text", [("alpha", "1.5"), ("alpha", "nan"), ("alpha", "abc"), ("gamma", "2.5"),
+                                            ("gamma", "99"), ("batch", "0"), ("verify_cost", "0"), ("mfu", "inf"),
+                                            ("tflops", "1e300")])
+    def test_refuses_what_a_control_would_not_take(self, name, text):
+        with pytest.raises(ValueError):
+            scenario.FIELDS[name].parse(text)
+
+    def test_a_bound_may_be_a_setting(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_GAMMA_MAX", "8")
+        assert scenario.FIELDS["gamma"].upper == 8
+
+
+class TestPresetCosts:
+    def test_the_priors_medians_and_the_engines(self):
+        engine = PRESETS.engines["sglang"]
+        costs = scenario.preset_costs(engine)
+        assert (costs.mfu, costs.mbu, costs.overlap) == (0.6, 0.8, 0.0)
+        assert (costs.step_ms, costs.token_us, costs.allreduce_us) == (engine.step_ms[0], engine.token_us[0],
+                                                                        engine.allreduce_us[0])
+
+
+class TestDefaultDraft:
+    def test_the_smallest_of_the_family_with_the_same_vocabulary(self):
+        assert scenario.default_draft("Qwen3-32B", PRESETS.models) == "Qwen3-0.6B"  # not Qwen2.5-0.5B
+        assert scenario.default_draft("Llama-3.1-70B", PRESETS.models) == "Llama-3.2-1B"
+
+    def test_an_eagle3_head_where_no_preset_of_the_family_shares_the_vocabulary(self):
+        # TinyLlama has Mixtral's vocabulary size, not its tokenizer.
+        assert scenario.default_draft("Mixtral-8x7B", PRESETS.models) == "eagle3"
+        assert scenario.default_draft("Qwen3-30B-A3B", PRESETS.models) == "Qwen3-0.6B"  # a MoE of the same family
+        assert scenario.default_draft("Qwen2.5-0.5B", PRESETS.models) == "eagle3"  # nothing smaller
+
+
+class TestDraftChoices:
+    def test_heads_then_models(self):
+        choices = scenario.draft_choices(PRESETS.models)
+        assert choices[:3] == ["eagle3", "eagle", "ngram"] and choices[3:] == list(PRESETS.models)
+
+
+class TestResolveDraft:
+    def test_kinds(self):
+        assert scenario.resolve_draft("ngram", PRESETS.models) == step.Draft("ngram")
+        assert scenario.resolve_draft("Qwen3-0.6B", PRESETS.models) == step.Draft("model", PRESETS.models["Qwen3-0.6B"])
+
+
+class TestMemoryNeedGb:
+    def test_split_over_the_devices_at_the_precisions_bytes(self):
+        target, draft = PRESETS.models["Qwen3-32B"], step.Draft("ngram")
+        gpu = PRESETS.gpus["H100-SXM"]
+        one, have = scenario.memory_need_gb(gpu, target, draft, step.PRECISIONS["bf16"], 1, 1, 0, 0)
+        assert one == pytest.approx(2 * target.params_total / 1e9 + target.kv_bytes_per_token() / 1e9) and have == 80
+        two, _ = scenario.memory_need_gb(gpu, target, draft, step.PRECISIONS["bf16"], 2, 1, 0, 0)
+        fp8, _ = scenario.memory_need_gb(gpu, target, draft, step.PRECISIONS["fp8"], 1, 1, 0, 0)
+        assert two == pytest.approx(one / 2) and fp8 == pytest.approx(one / 2)
+
+
+class TestDefaultTp:
+    def test_the_fewest_gpus_that_hold_the_pair(self):
+        gpu, models = PRESETS.gpus["H100-SXM"], PRESETS.models
+        small = step.Draft("model", models["Qwen3-0.6B"])
+        # 65.5 GB of weights fit one H100, the 17 GB of KV at batch 64 × 1,024 besides do not.
+        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, step.PRECISIONS["bf16"]) == 2
+        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, step.PRECISIONS["fp8"]) == 1
+        assert scenario.default_tp(gpu, models["Llama-3.1-70B"], step.Draft("eagle3"), step.PRECISIONS["bf16"]) == 4
+        assert scenario.default_tp(gpu, models["Llama-3.1-8B"], step.Draft("ngram"), step.PRECISIONS["bf16"]) == 1
+
+    def test_one_on_a_device_without_an_interconnect(self):
+        cpu = PRESETS.gpus["Intel-12th-gen-desktop"]
+        assert scenario.default_tp(cpu, PRESETS.models["Qwen3-32B"], step.Draft("ngram"), step.PRECISIONS["bf16"]) == 1
+
+
+class TestScenarioIdeal:
+    def test_every_share_of_peak_and_no_cost_beyond_the_roofline(self):
+        assert DEFAULT.ideal().costs == step.Costs() and DEFAULT.ideal().engine == DEFAULT.engine
+
+
+class TestKnobsOffPreset:
+    def test_none_at_the_preset(self):
+        assert scenario.knobs_off_preset(DEFAULT) == {}
+
+    def test_each_knob_that_differs_with_its_preset(self):
+        moved = replace(DEFAULT, costs=replace(DEFAULT.costs, mfu=0.9, token_us=12.0))
+        assert scenario.knobs_off_preset(moved) == {"mfu": (0.9, 0.6), "token_us": (12.0, 5.0)}
+
+
+class TestFromQueryParams:
+    def test_defaults_are_the_realistic_case(self):
+        assert (DEFAULT.gpu.id, DEFAULT.target_id, DEFAULT.draft_id, DEFAULT.engine.id) == (
+            "H100-SXM", "Qwen3-32B", "Qwen3-0.6B", "vllm-v1")
+        assert (DEFAULT.tp, DEFAULT.precision.name, DEFAULT.mode, DEFAULT.context) == (2, "bf16", "step", 1024)
+        assert DEFAULT.costs == scenario.preset_costs(PRESETS.engines["vllm-v1"])
+        assert (DEFAULT.alpha, DEFAULT.gamma, DEFAULT.batch, DEFAULT.draft_cost) == (0.8, 4, 64, 0.05)
+
+    def test_refused_values_fall_back_and_are_named(self):
+        made, refused = scenario.from_query_params(
+            {"alpha": "5", "gpu": "nope", "target": "../etc/passwd", "tp": "3", "mfu": "0", "engine": "x"}, PRESETS)
+        assert refused == [("gpu", "nope"), ("target", "../etc/passwd"), ("tp", "3"), ("engine", "x"), ("mfu", "0"),
+                           ("alpha", "5")]
+        assert made == DEFAULT
+
+    def test_a_new_target_brings_its_own_draft_and_gpu_count(self):
+        made = make_scenario(target="Llama-3.1-70B")
+        assert (made.draft_id, made.tp) == ("Llama-3.2-1B", 4)
+
+    def test_typed_device_figures(self):
+        made = make_scenario(gpu="Intel-12th-gen-desktop", tflops="1.5", bandwidth="0.0768")
+        assert (made.gpu.tflops, made.gpu.bandwidth_tb_s, made.tp) == (1.5, 0.0768, 1)
+        assert made.gpu_figures == {"tflops": 1.5, "bandwidth": 0.0768}
+
+    def test_unknown_parameters_are_left_to_the_page(self):
+        assert scenario.from_query_params({"view": "Roofline"}, PRESETS) == (DEFAULT, [])
+
+
+class TestToQueryParams:
+    def test_the_default_is_an_empty_link(self):
+        assert scenario.to_query_params(DEFAULT, PRESETS) == {}
+
+    def test_only_what_differs(self):
+        sglang = PRESETS.engines["sglang"]
+        moved = replace(DEFAULT, alpha=0.7, costs=replace(scenario.preset_costs(sglang), step_ms=2.5), engine=sglang)
+        assert scenario.to_query_params(moved, PRESETS) == {"engine": "sglang", "alpha": "0.7", "step_ms": "2.5"}
+        # The vLLM preset's costs under SGLang: each that differs from SGLang's travels.
+        assert scenario.to_query_params(replace(DEFAULT, engine=sglang), PRESETS) == {
+            "engine": "sglang", "step_ms": "1.3", "allreduce_us": "9"}
+
+    @given(alpha=st.sampled_from([0.0, 0.35, 0.8, 1.0]), gamma=st.integers(1, 16),
+           batch=st.sampled_from([1, 3, 64, 1024]), context=st.sampled_from([0, 512, 1024, 131072]),
+           target=st.sampled_from(["Qwen3-32B", "Llama-3.1-70B", "Mixtral-8x7B", "Llama-3.1-8B"]),
+           draft=st.sampled_from(["eagle3", "ngram", "Qwen3-0.6B", "Llama-3.2-1B"]),
+           engine=st.sampled_from(["vllm-v1", "sglang", "eager"]), tp=st.sampled_from([1, 2, 8]),
+           precision=st.sampled_from(list(step.PRECISIONS)), mode=st.sampled_from(["step", "ratios"]),
+           mfu=st.sampled_from([None, 0.35, 1.0]), token_us=st.sampled_from([None, 0.0, 42.5]))
+    def test_round_trip(self, alpha, gamma, batch, context, target, draft, engine, tp, precision, mode, mfu, token_us):
+        chosen = PRESETS.engines[engine]
+        costs = scenario.preset_costs(chosen)
+        costs = replace(costs, mfu=costs.mfu if mfu is None else mfu,
+                        token_us=costs.token_us if token_us is None else token_us)
+        made = replace(DEFAULT, alpha=alpha, gamma=gamma, batch=batch, context=context,
+                       target=PRESETS.models[target], target_id=target, draft=scenario.resolve_draft(draft, PRESETS.models),
+                       draft_id=draft, engine=chosen, costs=costs, tp=tp, precision=step.PRECISIONS[precision], mode=mode)
+        assert scenario.from_query_params(scenario.to_query_params(made, PRESETS), PRESETS) == (made, [])
+
+    def test_a_custom_model_is_named_and_refused_on_the_other_side(self):
+        custom = replace(DEFAULT, target_id="custom")
+        params = scenario.to_query_params(custom, PRESETS)
+        assert params["target"] == "custom"
+        assert ("target", "custom") in scenario.from_query_params(params, PRESETS)[1]
+
+
