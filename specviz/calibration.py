@@ -53,11 +53,11 @@ __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "Fit", "w
 ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
     "mfu": (0.6, 0.4, 0.8), "mbu": (0.8, 0.6, 0.9), "overlap": (0.0, 0.0, 0.5)}
 # How far the calibrated step model misses points it was not fitted to: the 10th and 90th
-# percentiles of (predicted − measured) / measured over the 44 held-out points of the 15 published
+# percentiles of (predicted − measured) / measured over the 50 held-out points of the 18 published
 # series in bench/bench_fidelity.py (each calibrated on its lowest and highest batch). The draws'
-# spread alone covered 3 of those 44 points: it says how well the knobs are pinned, not how right
+# spread alone covered 5 of those 50 points: it says how well the knobs are pinned, not how right
 # the model's shape is. tests/test_fidelity.py recomputes these figures from the data.
-MODEL_ERROR = (-0.099, 0.163)
+MODEL_ERROR = (-0.096, 0.152)
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
 _DRAWS = 400
