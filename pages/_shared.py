@@ -87,6 +87,11 @@ def reset_costs() -> None:
         st.session_state[name] = getattr(preset, name)
 
 
+def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
+    """``frame`` as a table without its index, each column under its translated title (``col.<name>``)."""
+    st.dataframe(frame.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
+
+
 def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:
     """A button that downloads ``frame`` as spreadsheet-safe CSV (:func:`specviz.export.csv_text`),
     written when it is clicked rather than on every rerun."""

@@ -8,7 +8,8 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from pages._shared import csv_download, require_router, reset_costs, show_url_notices, url_choice, url_widget
+from pages._shared import (csv_download, require_router, reset_costs, show_url_notices, titled_dataframe,
+                           url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings, spec, step
 from specviz.i18n import md, t
 
@@ -133,9 +134,8 @@ cols[2].metric(t("calc.m.best_gamma", lang), best_gamma,
 def show_table() -> None:
     table = calculator.alpha_table(chosen, gamma, batch, context)
     st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
-    st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True,
-                 column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
-                                for c in table.columns})
+    titled_dataframe(table, lang, column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
+                                           for c in table.columns})
     csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
 
 

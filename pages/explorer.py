@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from pages._shared import csv_download, open_store, presets, require_router
+from pages._shared import csv_download, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, explorer, importers, scenario, settings
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.importers import user_csv
@@ -129,7 +129,7 @@ def show_runs() -> None:
     newest = explorer.newest_first(shown)
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
     table = newest[visible].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
-    st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, placeholder="")
+    titled_dataframe(table, lang, placeholder="")
     csv_download(newest, "specviz_runs.csv", "download_runs", lang)
 
 
@@ -175,13 +175,12 @@ def show_load() -> None:
     if not at_once.empty:
         st.info(t(f"exp.all_at_once.{axis}", lang, runs=len(at_once)))
         table = ["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]
-        st.dataframe(at_once[table].rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+        titled_dataframe(at_once[table], lang)
     if not (elsewhere := explorer.other_axis_runs(shown, axis)).empty:
         st.info(t(f"exp.other_axis.{axis}", lang, runs=len(elsewhere)))
     if not (no_load := explorer.runs_without_load(shown)).empty:
         st.info(t("exp.no_load", lang, runs=len(no_load)))
-        st.dataframe(no_load[["series", "source_file"]].rename(columns=lambda c: t(f"col.{c}", lang)),
-                     hide_index=True)
+        titled_dataframe(no_load[["series", "source_file"]], lang)
 
 
 def show_versus_baseline() -> None:
@@ -202,7 +201,7 @@ def show_versus_baseline() -> None:
     st.altair_chart(charts.measured_speedup(on_chart, crossover, lang), width="stretch")
     shown_crossover = crossover.assign(crossover_concurrency=crossover["crossover_concurrency"].map(
         lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
-    st.dataframe(shown_crossover.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    titled_dataframe(shown_crossover, lang)
     st.caption(t("exp.crossover_note", lang))
 
 
@@ -221,7 +220,7 @@ def show_acceptance() -> None:
     if summary["origin"].nunique() > 1:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
-    st.dataframe(labelled.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    titled_dataframe(labelled, lang)
 
 
 def show_predicted() -> None:
@@ -243,9 +242,9 @@ def show_predicted() -> None:
     if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
     st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
-    table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
-                       "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
-    st.dataframe(table.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True)
+    titled_dataframe(predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length",
+                                "alpha", "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high",
+                                "error"]], lang)
     col_step, col_ratios = st.columns(2)
     if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
         st.session_state["fit"] = ("step", explorer.calibrate_settings(predicted, sidebar, known, context))
@@ -257,32 +256,25 @@ def show_predicted() -> None:
     if not fit:
         st.warning(t("exp.fit_failed", lang))
     elif kind == "step":
-        for number, setting_fit in enumerate(fit):
-            show_setting_fit(number, setting_fit, known, context)
+        for number, one in enumerate(fit):
+            costs = one.scenario.costs
+            offer_fit(f"use_fit_{number}", t("exp.fit.step", lang, setting=one.setting, points=one.points,
+                                              rms_error=one.rms_error, **vars(costs)),
+                      [t(key, lang) for key in one.warnings], replace(one.scenario, context=context), known)
     else:
-        suspect = explorer.ratio_warnings(fit)
-        (st.warning if suspect else st.success)(t("exp.fit.ratios", lang, **fit))
-        for notice in suspect:
-            st.warning(message(notice, lang))
         ratios = replace(sidebar, mode="ratios", verify_cost=round(fit["verify_cost"], 3),
                          draft_cost=round(fit["draft_cost"], 3), context=context)
-        # A fit the page calls suspect is not offered to the calculator as if it held.
-        if not suspect and st.button(t("exp.use_in_calculator", lang), key="use_fit"):
-            st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(ratios, known))
+        offer_fit("use_fit", t("exp.fit.ratios", lang, **fit),
+                  [message(notice, lang) for notice in explorer.ratio_warnings(fit)], ratios, known)
 
 
-def show_setting_fit(number: int, setting_fit: explorer.SettingFit, known: scenario.Presets, context: int) -> None:
-    """One setting's calibration: what it found, what makes it suspect, and (if nothing does) a link
-    that opens the calculator at the fitted costs."""
-    costs = setting_fit.scenario.costs
-    text = t("exp.fit.step", lang, setting=setting_fit.setting, points=setting_fit.points, step_ms=costs.step_ms,
-             token_us=costs.token_us, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap,
-             rms_error=setting_fit.rms_error)
-    (st.warning if setting_fit.warnings else st.success)(text)
-    for key in setting_fit.warnings:
-        st.warning(t(key, lang))
-    if not setting_fit.warnings and st.button(t("exp.use_in_calculator", lang), key=f"use_fit_{number}"):
-        fitted = replace(setting_fit.scenario, context=context)
+def offer_fit(key: str, found: str, suspect: list[str], fitted: scenario.Scenario, known: scenario.Presets) -> None:
+    """What a fit found, a warning for each thing that makes it suspect and, only if nothing does, a
+    button that opens the calculator at the fit (a suspect fit is not handed on as if it held)."""
+    (st.warning if suspect else st.success)(found)
+    for text in suspect:
+        st.warning(text)
+    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key):
         st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(fitted, known))
 
 
