@@ -1,0 +1,517 @@
+"""Tests for specviz.scrape against real HTTP servers on 127.0.0.1: the replay exporter, and hostile
+ones written on raw sockets (silent, endless, trickling, redirecting in loops or to other schemes,
+answering with HTML or JSON). Every failure must be a ScrapeError with its own key, within a
+generous time bound (behaviour, not a benchmark). Nothing here reaches beyond loopback."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import socket
+import threading
+import time
+import tracemalloc
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+import pytest
+
+from specviz import i18n, replay, scrape
+from specviz.scrape import ScrapeError
+
+SPEC_TEXT = (b"# HELP vllm:spec_decode_num_drafts_total Number of spec decoding drafts.\n"
+             b"# TYPE vllm:spec_decode_num_drafts_total counter\n"
+             b'vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 14902.0\n')
+PLAIN_TEXT = (b"# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
+              b"# TYPE vllm:num_requests_running gauge\n"
+              b'vllm:num_requests_running{model_name="m"} 3.0\n'
+              b"process_cpu_seconds_total 12.5\n")
+LIMIT = 1_000_000  # SPECVIZ_SCRAPE_MAX_BYTES in these tests
+BOUND_S = 5.0  # every scrape here ends well within this
+
+
+@pytest.fixture(autouse=True)
+def small_limits(monkeypatch):
+    monkeypatch.setenv("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "0.5")
+    monkeypatch.setenv("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "0.5")
+    monkeypatch.setenv("SPECVIZ_SCRAPE_DEADLINE_S", "1.5")
+    monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_BYTES", str(LIMIT))
+    monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_REDIRECTS", "3")
+
+
+Handler = Callable[[socket.socket, threading.Event], None]
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that hands each connection to ``handle(conn, stop)`` in a thread."""
+
+    def __init__(self, handle: Handler) -> None:
+        self.handle = handle
+        self.accepted = 0
+        self.stop = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.05)
+        self.port = self.listener.getsockname()[1]
+        self.threads: list[threading.Thread] = []
+        self.loop = threading.Thread(target=self._accept, daemon=True)
+        self.loop.start()
+
+    def url(self, path: str = "/metrics", scheme: str = "http") -> str:
+        return f"{scheme}://127.0.0.1:{self.port}{path}"
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            self.accepted += 1
+            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            try:
+                self.handle(conn, self.stop)
+            except OSError:  # the client hung up: what a bounded scrape does
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.loop.join(5)
+        for thread in self.threads:
+            thread.join(5)
+        self.listener.close()
+
+
+@contextmanager
+def serving(handle: Handler) -> Iterator[RawServer]:
+    server = RawServer(handle)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def request_path(conn: socket.socket) -> str:
+    """Read one request's head; its path."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b" ", 2)[1].decode("latin-1") if data.count(b" ") >= 2 else ""
+
+
+def head(status: str = "200 OK", headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"HTTP/1.1 {status}", "Connection: close", *(f"{k}: {v}" for k, v in (headers or {}).items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def answer(body: bytes, status: str = "200 OK", content_type: str = "text/plain; version=0.0.4",
+           **headers: str) -> Handler:
+    """A handler that answers every request with ``body``."""
+    def handle(conn: socket.socket, stop: threading.Event) -> None:
+        request_path(conn)
+        conn.sendall(head(status, {"Content-Type": content_type, "Content-Length": str(len(body)), **headers}) + body)
+    return handle
+
+
+def refused(call: Callable[[], object], key: str) -> ScrapeError:
+    """``call()`` raises a ScrapeError with ``key`` whose message renders, within the bound."""
+    started = time.monotonic()
+    with pytest.raises(ScrapeError) as caught:
+        call()
+    elapsed = time.monotonic() - started
+    assert caught.value.key == key, str(caught.value)
+    assert str(caught.value) and i18n.message(caught.value)  # the catalogue has it and it formats
+    assert elapsed < BOUND_S, elapsed
+    return caught.value
+
+
+def closed_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return s.getsockname()[1]
+
+
+class TestShown:
+    def test_credentials_are_masked(self):
+        assert scrape.shown("https://admin:hunter2@host:8000/metrics") == "https://***@host:8000/metrics"
+
+    def test_controls_and_bidi_overrides_are_escaped(self):
+        text = scrape.shown("http://host/\x1b[31mred\u202e\n")
+        assert "\x1b" not in text and "\u202e" not in text and "\n" not in text
+        assert "\\x1b" in text and "\\u202e" in text
+
+    def test_long_sources_are_cut_in_the_middle(self):
+        text = scrape.shown("http://host/" + "a" * 5000 + "/end")
+        assert len(text) == 120 and text.startswith("http://host/") and text.endswith("/end") and "…" in text
+
+    def test_short_ones_are_unchanged(self):
+        assert scrape.shown("./metrics.prom") == "./metrics.prom"
+
+
+class TestCheckUrl:
+    def test_http_and_https_pass_stripped(self):
+        assert scrape.check_url("  http://localhost:8000/metrics\n") == "http://localhost:8000/metrics"
+        assert scrape.check_url("HTTPS://[::1]:8443/metrics") == "HTTPS://[::1]:8443/metrics"
+
+    @pytest.mark.parametrize("url, scheme", [
+        ("file:///etc/passwd", "file"), ("ftp://127.0.0.1/metrics", "ftp"), ("gopher://127.0.0.1:70/", "gopher"),
+        ("javascript:alert(1)", "javascript"), ("data:text/plain,x", "data"), ("localhost:8000/metrics", "localhost")])
+    def test_other_schemes_are_refused(self, url, scheme):
+        error = refused(lambda: scrape.check_url(url), "scrape.scheme")
+        assert error.params["scheme"] == scheme
+
+    def test_no_scheme(self):
+        refused(lambda: scrape.check_url("127.0.0.1:8000/metrics"), "scrape.no_scheme")
+
+    def test_credentials_are_refused_and_not_repeated(self):
+        error = refused(lambda: scrape.check_url("http://admin:hunter2@127.0.0.1/metrics"), "scrape.credentials")
+        assert "hunter2" not in str(error)
+        refused(lambda: scrape.check_url("http://admin@127.0.0.1/metrics"), "scrape.credentials")
+
+    @pytest.mark.parametrize("url", ["http://", "http:///metrics", "http://host:99999/", "http://host:0/",
+                                     "http://host:port/", "http://ho st/metrics", "http://host/\x00"])
+    def test_malformed(self, url):
+        refused(lambda: scrape.check_url(url), "scrape.bad_url")
+
+
+class TestLimits:
+    def test_from_settings_reads_the_environment(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_REDIRECTS", "7")
+        limits = scrape.Limits.from_settings()
+        assert (limits.connect_timeout_s, limits.read_timeout_s, limits.deadline_s, limits.max_bytes,
+                limits.max_redirects) == (0.5, 0.5, 1.5, LIMIT, 7)
+
+
+class TestFetchUrl:
+    def test_the_replay_exporter(self):
+        with replay.start() as server:
+            text = scrape.fetch_url(server.url)
+        assert text.startswith(replay.HEADER) and "vllm:spec_decode_num_drafts_total" in text
+
+    def test_sends_the_exposition_accept_header(self):
+        seen: list[bytes] = []
+
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            seen.append(conn.recv(65536))
+            conn.sendall(head(headers={"Content-Length": str(len(SPEC_TEXT))}) + SPEC_TEXT)
+        with serving(handle) as server:
+            assert scrape.fetch_url(server.url()) == SPEC_TEXT.decode()
+        assert b"\r\nAccept: text/plain;version=0.0.4\r\n" in seen[0]
+
+    def test_gzip_is_decompressed(self):
+        with serving(answer(gzip.compress(SPEC_TEXT), **{"Content-Encoding": "gzip"})) as server:
+            assert scrape.fetch_url(server.url()) == SPEC_TEXT.decode()
+
+    def test_refused_connection(self):
+        refused(lambda: scrape.fetch_url(f"http://127.0.0.1:{closed_port()}/metrics"), "scrape.refused")
+
+    def test_connection_never_accepted(self):
+        # A listener whose backlog is full: the kernel drops further SYNs, so connect() hangs.
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(0)
+            port = listener.getsockname()[1]
+            fillers = []
+            try:
+                for _ in range(2):
+                    filler = socket.socket()
+                    filler.setblocking(False)
+                    filler.connect_ex(("127.0.0.1", port))
+                    fillers.append(filler)
+                time.sleep(0.1)
+                refused(lambda: scrape.fetch_url(f"http://127.0.0.1:{port}/metrics"), "scrape.connect_timeout")
+            finally:
+                for filler in fillers:
+                    filler.close()
+
+    def test_server_that_accepts_and_never_answers(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            stop.wait()
+        with serving(handle) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.read_timeout")
+        assert error.params["seconds"] == 0.5
+
+    def test_endless_body_ends_at_the_limit_in_bounded_memory(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(head())  # no length: the body ends when the connection does, which is never
+            block = b"vllm:spec_decode_num_drafts_total 1\n" * 2000
+            while not stop.is_set():
+                conn.sendall(block)
+        with serving(handle) as server:
+            tracemalloc.start()
+            try:
+                error = refused(lambda: scrape.fetch_url(server.url()), "scrape.too_large")
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        assert error.params["limit"] == LIMIT
+        assert peak < 4 * LIMIT, peak
+
+    def test_endless_chunked_body(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(head(headers={"Transfer-Encoding": "chunked"}))
+            chunk = b"# filler\n" * 1000
+            while not stop.is_set():
+                conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.too_large")
+
+    def test_gzip_bomb_ends_at_the_limit_in_bounded_memory(self):
+        bomb = gzip.compress(b"\n" * (20 * LIMIT))  # 20 MB in about 20 kB
+        with serving(answer(bomb, **{"Content-Encoding": "gzip"})) as server:
+            tracemalloc.start()
+            try:
+                refused(lambda: scrape.fetch_url(server.url()), "scrape.too_large")
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        assert peak < 4 * LIMIT + 2 * len(bomb), peak
+
+    def test_declared_length_over_the_limit_is_refused_unread(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(head(headers={"Content-Length": str(10 * LIMIT)}) + b"# a\n")
+            stop.wait()  # the rest never comes: only the header can have ended the scrape
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.too_large")
+
+    def test_slow_trickle_ends_at_the_deadline(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(head())
+            while not stop.wait(0.05):  # a byte well within every read timeout, for ever
+                conn.sendall(b"#")
+        with serving(handle) as server:
+            started = time.monotonic()
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.deadline")
+        assert time.monotonic() - started >= 1.4
+        assert error.params["seconds"] == 1.5
+
+    def test_trickle_in_the_headers_ends_at_the_deadline(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            while not stop.wait(0.05):
+                conn.sendall(b"a")
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.deadline")
+
+    def test_trickle_in_the_tls_handshake_ends_at_the_deadline(self, monkeypatch):
+        # Python bounds a whole handshake by the socket's timeout: make that longer than the deadline.
+        monkeypatch.setenv("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "3")
+        monkeypatch.setenv("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "3")
+
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            conn.recv(65536)  # the client's hello
+            conn.sendall(b"\x16\x03\x03\x40\x00")  # a handshake record of 16 kB, which then trickles
+            while not stop.wait(0.05):
+                conn.sendall(b"\x00")
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url(scheme="https")), "scrape.deadline")
+
+    def test_html_page(self):
+        page = b"<!DOCTYPE html>\n<html><head><title>vLLM</title></head><body>Not here</body></html>\n"
+        with serving(answer(page, content_type="text/html")) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.html")
+
+    def test_html_served_as_text_plain_is_still_html(self):
+        with serving(answer(b"<html><body>metrics</body></html>")) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.html")
+
+    @pytest.mark.parametrize("body", [b'{"status": "success", "data": {"resultType": "vector", "result": []} }',
+                                      b'{\n  "spec_decode": 1\n}\n', b"[1, 2, 3]"])
+    def test_json(self, body):
+        with serving(answer(body, content_type="application/json")) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.json")
+
+    def test_other_text(self):
+        with serving(answer(b"Hello! This server is up.\nspec_decode is on.\n")) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.not_exposition")
+        assert error.params["line"] == 1
+
+    def test_binary(self):
+        with serving(answer(bytes(range(256)) * 4, content_type="application/octet-stream")) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.not_text")
+
+    def test_empty(self):
+        with serving(answer(b"")) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.empty")
+
+    def test_exposition_without_spec_decode_metrics(self):
+        with serving(answer(PLAIN_TEXT)) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.no_spec_decode")
+        assert "is speculative decoding enabled on this server?" in str(error)
+
+    def test_http_error_status(self):
+        with serving(answer(b"not found", status="404 Not Found")) as server:
+            error = refused(lambda: scrape.fetch_url(server.url("/metrix")), "scrape.http_status")
+        assert error.params["status"] == 404
+
+    def test_answer_cut_short(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(head(headers={"Content-Length": "1000"}) + SPEC_TEXT[:50])
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.broken")
+
+    def test_not_http_at_all(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.broken")
+
+    def test_https_to_a_plain_http_server(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            conn.recv(65536)  # a TLS hello, to which an HTTP server answers 400 in plain text
+            conn.sendall(head("400 Bad Request", {"Content-Length": "0"}))
+        with serving(handle) as server:
+            refused(lambda: scrape.fetch_url(server.url(scheme="https")), "scrape.tls")
+
+    def test_redirect_is_followed(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            if request_path(conn) == "/old":
+                conn.sendall(head("302 Found", {"Location": "/metrics", "Content-Length": "0"}))
+            else:
+                conn.sendall(head(headers={"Content-Length": str(len(SPEC_TEXT))}) + SPEC_TEXT)
+        with serving(handle) as server:
+            assert scrape.fetch_url(server.url("/old")) == SPEC_TEXT.decode()
+
+    def test_redirect_loop(self):
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            target = "/b" if request_path(conn) == "/a" else "/a"
+            conn.sendall(head("301 Moved Permanently", {"Location": target, "Content-Length": "0"}))
+        with serving(handle) as server:
+            error = refused(lambda: scrape.fetch_url(server.url("/a")), "scrape.redirects")
+            assert server.accepted == 4  # the first request and three redirects, then it stopped
+        assert error.params["limit"] == 3
+
+    @pytest.mark.parametrize("location, scheme", [
+        ("file:///etc/passwd", "file"), ("ftp://127.0.0.1/metrics", "ftp"), ("gopher://127.0.0.1:70/_x", "gopher"),
+        ("javascript:alert(1)", "javascript")])
+    def test_redirect_to_another_scheme(self, location, scheme):
+        with serving(answer(b"", status="302 Found", Location=location)) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.redirect_scheme")
+        assert error.params["scheme"] == scheme
+
+    def test_redirect_with_credentials(self):
+        with serving(answer(b"", status="307 Temporary Redirect", Location="http://u:p@127.0.0.1:1/")) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.redirect_bad")
+        assert ":p@" not in str(error)
+
+    @pytest.mark.parametrize("scheme", ["file", "ftp", "gopher", "javascript"])
+    def test_other_schemes_never_connect(self, scheme):
+        with serving(answer(SPEC_TEXT)) as server:
+            refused(lambda: scrape.fetch_url(server.url(scheme=scheme)), "scrape.scheme")
+            time.sleep(0.1)
+            assert server.accepted == 0
+
+    def test_credentials_never_connect(self):
+        with serving(answer(SPEC_TEXT)) as server:
+            refused(lambda: scrape.fetch_url(f"http://u:secret@127.0.0.1:{server.port}/metrics"), "scrape.credentials")
+            time.sleep(0.1)
+            assert server.accepted == 0
+
+    def test_proxy_settings_of_the_environment_are_ignored(self, monkeypatch):
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port()}")
+        monkeypatch.setenv("NO_PROXY", "")
+        with serving(answer(SPEC_TEXT)) as server:
+            assert scrape.fetch_url(server.url()) == SPEC_TEXT.decode()
+
+
+class TestFetchText:
+    def test_a_url_is_fetched(self):
+        with replay.start() as server:
+            assert "spec_decode" in scrape.fetch_text(server.url)
+
+    def test_a_file_is_read(self, tmp_path):
+        path = tmp_path / "metrics.prom"
+        path.write_bytes(SPEC_TEXT)
+        assert scrape.fetch_text(str(path)) == SPEC_TEXT.decode()
+
+    def test_a_colon_in_a_file_name_needs_a_dot_slash(self, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "run:1.prom").write_bytes(SPEC_TEXT)
+        assert scrape.fetch_text("./run:1.prom") == SPEC_TEXT.decode()
+        refused(lambda: scrape.fetch_text("run:1.prom"), "scrape.scheme")
+
+    @pytest.mark.parametrize("source", ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/",
+                                        "javascript:alert(1)"])
+    def test_urls_of_other_schemes_are_not_read_as_files(self, source):
+        refused(lambda: scrape.fetch_text(source), "scrape.scheme")
+
+    def test_missing_file(self, tmp_path):
+        refused(lambda: scrape.fetch_text(str(tmp_path / "nope.prom")), "scrape.no_file")
+
+    def test_directory(self, tmp_path):
+        error = refused(lambda: scrape.fetch_text(str(tmp_path)), "scrape.not_regular")
+        assert error.params["kind"] == "directory"
+
+    def test_endless_device(self):
+        error = refused(lambda: scrape.fetch_text("/dev/zero"), "scrape.not_regular")
+        assert error.params["kind"] == "device"
+
+    def test_fifo_is_refused_without_blocking(self, tmp_path):
+        fifo = tmp_path / "metrics.fifo"
+        os.mkfifo(fifo)
+        error = refused(lambda: scrape.fetch_text(str(fifo)), "scrape.not_regular")
+        assert error.params["kind"] == "FIFO"
+
+    def test_file_over_the_limit(self, tmp_path):
+        path = tmp_path / "big.prom"
+        path.write_bytes(SPEC_TEXT + b"# filler\n" * (LIMIT // 9 + 1))
+        refused(lambda: scrape.fetch_text(str(path)), "scrape.too_large")
+
+    def test_file_without_spec_decode_metrics(self, tmp_path):
+        path = tmp_path / "plain.prom"
+        path.write_bytes(PLAIN_TEXT)
+        refused(lambda: scrape.fetch_text(str(path)), "scrape.no_spec_decode")
+
+    def test_the_shipped_recording(self):
+        text = scrape.fetch_text(str(scrape.settings.get("SPECVIZ_DATA_DIR") / "replay" / "vllm_specdecode.prom"))
+        assert text.count("spec_decode_num_accepted_tokens_per_pos_total{") == 3
+
+
+class TestExpositionText:
+    @pytest.mark.parametrize("line", [
+        b'sglang:spec_accept_length{model_name="Qwen/Qwen3-8B"} 2.71',
+        b'sglang:spec_accept_rate{model_name="m"} 0.64',
+        b"llamacpp:spec_decode_num_drafts_total 12",
+        b'vllm:spec_decode_draft_acceptance_rate{model_name="m"} 0.55',
+        b'vllm:spec_decode_num_accepted_tokens_per_pos_total{position="0"} 1.2e+04',
+        b'{"vllm:spec_decode_num_drafts_total", engine="0"} 3'])
+    def test_spec_decode_families_of_each_engine(self, line):
+        assert scrape.exposition_text(b"# TYPE x counter\nx_total 1\n" + line + b"\n", "s").endswith("\n")
+
+    def test_a_byte_order_mark_is_dropped(self):
+        assert scrape.exposition_text(b"\xef\xbb\xbf" + SPEC_TEXT, "s") == SPEC_TEXT.decode()
+
+    def test_a_help_text_that_mentions_spec_decode_is_not_a_family(self):
+        text = b"# HELP tokens_total Tokens, spec_decode included.\n# TYPE tokens_total counter\ntokens_total 5\n"
+        refused(lambda: scrape.exposition_text(text, "s"), "scrape.no_spec_decode")
+
+    def test_special_values(self):
+        text = SPEC_TEXT + b"a NaN\nb +Inf\nc -Inf\nd 1e-3 1700000000000\n"
+        assert scrape.exposition_text(text, "s")
+
+    def test_not_utf8(self):
+        refused(lambda: scrape.exposition_text(b"vllm:spec_decode_x 1\n\xff\xfe", "s"), "scrape.not_text")
+
+    def test_only_whitespace(self):
+        refused(lambda: scrape.exposition_text(b" \n\t\n", "s"), "scrape.empty")
+
+    def test_the_line_that_is_no_sample_is_named(self):
+        error = refused(lambda: scrape.exposition_text(SPEC_TEXT + b"\nthis is prose\n", "s"), "scrape.not_exposition")
+        assert error.params["line"] == 5
+
+    def test_a_huge_single_line_is_judged_quickly(self):
+        refused(lambda: scrape.exposition_text(b"a" * LIMIT + b"{" + b"}" * LIMIT, "s"), "scrape.not_exposition")
