@@ -77,6 +77,13 @@ def clear_gpu_overrides() -> None:
     forget("tp")
 
 
+def forget_controls() -> None:
+    """Every scenario control forgets its value (a widget callback before a switch to a page with a
+    link): the link then decides them all, not the values this session chose before."""
+    for key in (*scenario.FIELDS, *scenario.CHOICES):
+        st.session_state.pop(key, None)
+
+
 def reset_costs() -> None:
     """Back to the engine's preset: the cost knobs' controls are set to the preset of the engine now
     chosen (a widget callback). Set, not forgotten: a knob's URL value is bound to its control, and

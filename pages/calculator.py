@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
+import urllib.parse
 from dataclasses import replace
 from typing import Any, Callable
 
 import streamlit as st
 
-from pages._shared import (csv_download, require_router, reset_costs, show_url_notices, titled_dataframe,
+from pages._shared import (csv_download, presets, require_router, reset_costs, show_url_notices, titled_dataframe,
                            url_choice, url_widget)
-from specviz import calculator, charts, scenario, settings, spec, step
+from specviz import calculator, calibration, charts, scenario, settings, spec, step
 from specviz.i18n import md, t
 
 require_router()
@@ -42,19 +43,22 @@ if "scenario" not in st.session_state:
     st.stop()
 sidebar: scenario.Scenario = st.session_state["scenario"]
 
+mode = url_choice(st.radio, t("calc.mode", lang), list(scenario.MODES), "mode", horizontal=True,
+                  format_func=lambda m: t(f"calc.mode.{m}", lang))
 col_a, col_g, col_b, col_c = st.columns(4)
 alpha = field_widget(col_a.slider, "alpha", help=t("calc.alpha_help", lang))
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
+# Given ratios leave the batch and the context out: their controls say so by being disabled.
 batch = url_widget(col_b.select_slider, t("calc.batch", lang), calculator.batch_options(batch_max),
-                   value=scenario.FIELDS["batch"].default, key="batch", help=t("calc.batch_help", lang))
+                   value=scenario.FIELDS["batch"].default, key="batch", help=t("calc.batch_help", lang),
+                   disabled=mode == "ratios")
 context = url_widget(col_c.select_slider, t("calc.context", lang),
                      calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
-                     value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang))
+                     value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
+                     disabled=mode == "ratios")
 
-mode = url_choice(st.radio, t("calc.mode", lang), list(scenario.MODES), "mode", horizontal=True,
-                  format_func=lambda m: t(f"calc.mode.{m}", lang))
 chosen = replace(sidebar, mode=mode, alpha=alpha, gamma=gamma, batch=batch, context=context)
 if mode == "ratios":
     col_v, col_d = st.columns(2)
@@ -80,7 +84,7 @@ except ValueError as exc:
 if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
     st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
     st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
-        t("calc.off_preset_knob", lang, knob=name, value=value, preset=value_preset)
+        t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
         for name, (value, value_preset) in off.items())))
 
 speed = here["speedup"]
@@ -89,7 +93,7 @@ need_gb, have_gb = scenario.memory_need_gb(chosen.gpu, chosen.target, chosen.dra
 if mode == "step" and need_gb > have_gb:
     st.warning(t("calc.memory_warning", lang, need=need_gb, have=have_gb, tp=chosen.tp))
 
-cols = st.columns(6)
+cols = st.columns(5)
 cols[0].metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
                help=t("calc.m.expected_tokens_help", lang, gamma=gamma))
 cols[1].metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
@@ -101,9 +105,16 @@ cols[4].metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+
 if mode == "step":
     low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
     ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
-    cols[5].metric(t("calc.m.ideal", lang), f"{ideal:.2f}×", help=t("calc.m.ideal_help", lang))
     verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
-    st.markdown(t(verdict, lang, low=low, high=high, speedup=speed, engine=sidebar.engine.name))
+    st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
+    st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
+    st.caption(t("calc.ideal_caption", lang, ideal=ideal))
+with st.expander(t("calc.share", lang)):
+    # Written from the scenario itself, so the link is what the page computed with.
+    query = urllib.parse.urlencode(scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR"))))
+    page_url = urllib.parse.urlsplit(st.context.url or "")._replace(query="", fragment="").geturl()
+    st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
+    st.caption(t("calc.share_help", lang))
 
 if mode == "step":
     crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from pages._shared import csv_download, open_store, presets, require_router, titled_dataframe
+from pages._shared import csv_download, forget_controls, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, explorer, importers, scenario, settings
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.importers import user_csv
@@ -274,7 +274,7 @@ def offer_fit(key: str, found: str, suspect: list[str], fitted: scenario.Scenari
     (st.warning if suspect else st.success)(found)
     for text in suspect:
         st.warning(text)
-    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key):
+    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls):
         st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(fitted, known))
 
 

@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 
 from . import roofline, step
 
-__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "Fit", "widen", "prior_draws", "calibrate"]
+__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "widen", "prior_draws", "calibrate"]
 
 # mfu, mbu, overlap: (median, low, high). The realistic preset's values and the ranges behind them
 # (README, "Realistic knobs": GEMMs of a few hundred rows well under peak; decode GEMVs at 70-85 %
@@ -58,6 +58,7 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # spread alone covered 5 of those 50 points: it says how well the knobs are pinned, not how right
 # the model's shape is. tests/test_fidelity.py recomputes these figures from the data.
 MODEL_ERROR = (-0.096, 0.152)
+MODEL_ERROR_POINTS = 50
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
 _DRAWS = 400

@@ -241,10 +241,12 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
     diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
         color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
+    # One colour encoding for both layers: a layer without a legend would drop the shared one.
+    color = alt.Color("series:N", legend=_legend(t("chart.series", lang), data["series"]))
     dots = alt.Chart(data).mark_circle(size=80).encode(
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
-        color=alt.Color("series:N", legend=_legend(t("chart.series", lang), data["series"])),
+        color=color,
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("alpha:Q", title=t("col.alpha", lang), format=".3f"),
                  alt.Tooltip("setting:N", title=t("col.setting", lang)),
@@ -254,8 +256,7 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
     bands = alt.Chart(data).mark_rule(opacity=0.5).encode(
         x=alt.X("predicted_low:Q", scale=alt.Scale(domain=[0, top])), x2=alt.X2("predicted_high:Q"),
-        y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])),
-        color=alt.Color("series:N", legend=None))
+        y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])), color=color)
     return alt.layer(diagonal, bands, dots).properties(autosize=_FIT_WIDTH, height=340)
 
 

@@ -563,8 +563,11 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
                                         acceptance_length=lengths, tp=chosen.tp, precision=chosen.precision)
             own = fit.predict(batch, gamma, context, lengths)["speedup"]
         fitted = fit.fitted
-        # Three significant digits: what two to a few dozen points can pin, and a link a person can read.
-        costs = step.Costs(**{name: float(f"{fitted[name]:.3g}") for name in COST_KNOBS}, link_gb_s=chosen.costs.link_gb_s)
+        # What two to a few dozen points can pin, and a link a person can read: shares of peak to
+        # three decimals, costs to three significant digits.
+        shares = ("mfu", "mbu", "overlap")
+        costs = step.Costs(**{name: round(fitted[name], 3) if name in shares else float(f"{fitted[name]:.3g}")
+                              for name in COST_KNOBS}, link_gb_s=chosen.costs.link_gb_s)
         fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
                                float(np.sqrt(np.mean((own - measured) ** 2))), list(fit.warnings)))
     return fits

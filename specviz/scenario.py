@@ -21,7 +21,7 @@ from typing import Any, Literal, Mapping
 
 from . import calibration, roofline, settings, spec, step
 
-__all__ = ["Field", "FIELDS", "COST_KNOBS", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
+__all__ = ["Field", "FIELDS", "COST_KNOBS", "CHOICES", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
            "load_presets", "preset_costs", "default_draft", "draft_choices", "resolve_draft", "memory_need_gb", "default_tp",
            "knobs_off_preset", "to_query_params", "from_query_params"]
 
@@ -74,6 +74,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("bandwidth", None, 0.001, roofline.MAX_BANDWIDTH_TB_S, 0.01),
 )}
 COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allreduce_us")
+CHOICES = ("gpu", "target", "draft", "engine", "precision", "tp", "mode")
 MODES: tuple[Mode, ...] = ("step", "ratios")
 TENSOR_PARALLEL = (1, 2, 4, 8)
 DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "bf16"

@@ -85,6 +85,7 @@ class TestModelError:
         """calibration.MODEL_ERROR, which widens every band of the app, recomputed from the data."""
         predictions = pd.concat([fidelity.held_out(s, p, fidelity.step_v2) for s, p in SERIES])
         assert fidelity.model_error(predictions) == pytest.approx(calibration.MODEL_ERROR, abs=5e-4)
+        assert predictions["predicted_speedup"].notna().sum() == calibration.MODEL_ERROR_POINTS
 
 
 class TestCoverage:

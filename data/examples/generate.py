@@ -2,8 +2,9 @@
 
 A concurrency sweep (1 to 128) of Llama-3.1-8B on one H100, plain and with a γ = 4 EAGLE-style head,
 for three workloads whose acceptance lengths follow seed 002's pattern (JSON > code > chat). Figures
-come from specviz's own roofline with the realistic knobs, plus 3 % seeded noise, so that the
-explorer's "calibrate" has something to recover. Run from the repository root:
+come from specviz's own step model (an EAGLE head, vLLM V1's preset costs, context 1,024), plus 3 %
+seeded noise, so that the explorer's "calibrate" has something to recover. Run from the repository
+root:
 `.venv/bin/python data/examples/generate.py`.
 """
 
@@ -15,7 +16,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from specviz import roofline, settings, spec  # noqa: E402
+from specviz import calculator, scenario, settings, spec  # noqa: E402
 
 GAMMA = 4
 WORKLOADS = {"json": 3.5, "code": 3.0, "chat": 2.4}  # mean tokens per step (acceptance length)
@@ -24,15 +25,13 @@ CONCURRENCY = np.array([1, 2, 4, 8, 16, 32, 64, 128])
 
 
 def main() -> None:
-    data_dir = settings.get("SPECVIZ_DATA_DIR")
-    gpu = roofline.load_gpus(data_dir)["H100-SXM"]
-    target = roofline.load_models(data_dir)["Llama-3.1-8B"]
+    presets = scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
+    chosen, _ = scenario.from_query_params({"target": "Llama-3.1-8B", "draft": "eagle", "tp": "1"}, presets)
     rng = np.random.default_rng(2026)
     rows = []
     for workload, length in WORKLOADS.items():
         alpha = spec.alpha_from_acceptance_length(length, GAMMA)
-        r = roofline.evaluate(gpu, target, alpha=alpha, gamma=GAMMA, batch=CONCURRENCY, context=1024,
-                              draft_cost=0.04, **roofline.REALISTIC)
+        r = calculator.evaluate_scenario(chosen, alpha, GAMMA, CONCURRENCY, 1024)
         for i, c in enumerate(CONCURRENCY):
             for speculative in (False, True):
                 tokens_per_s = (r["spec_tokens_per_s"] if speculative else r["baseline_tokens_per_s"])[i]
