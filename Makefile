@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test chromium bench clean
+.PHONY: run test chromium prometheus bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,22 +23,32 @@ run: $(VENV)/.run-deps
 		--server.port "$$($(PY) -m specviz.settings SPECVIZ_PORT)" \
 		--server.headless true --browser.gatherUsageStats false
 
-# The browser tests drive Debian's Chromium (SPECVIZ_CHROMIUM): installed here when it is missing.
-chromium: $(VENV)/.run-deps
-	@browser="$$($(PY) -m specviz.settings SPECVIZ_CHROMIUM)"; \
-	if [ -x "$$browser" ]; then exit 0; fi; \
+# $(call need,SETTING,package,who needs it): the Debian package whose binary the setting names,
+# installed when it is missing (as root with apt-get), or a message that says how.
+define need
+	@path="$$($(PY) -m specviz.settings $(1))"; \
+	if [ -x "$$path" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "installing Debian's chromium for the browser tests (apt-get install chromium)"; \
+		echo "installing Debian's $(2) for $(3) (apt-get install $(2))"; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
 	else \
-		echo "The browser tests need Chromium at $$browser. Install it with:" >&2; \
-		echo "    sudo apt-get install chromium    (Debian/Ubuntu)" >&2; \
-		echo "or set SPECVIZ_CHROMIUM to a Chromium binary, then run make test again." >&2; \
+		echo "$(3) need $(2) at $$path. Install it with:" >&2; \
+		echo "    sudo apt-get install $(2)    (Debian/Ubuntu)" >&2; \
+		echo "or set $(1) to its binary; then run make test again." >&2; \
 		exit 1; \
 	fi
+endef
 
-test: $(VENV)/.test-deps chromium
+# The browser tests drive Debian's Chromium (SPECVIZ_CHROMIUM).
+chromium: $(VENV)/.run-deps
+	$(call need,SPECVIZ_CHROMIUM,chromium,the browser tests)
+
+# The Prometheus API tests start Debian's Prometheus server (SPECVIZ_PROMETHEUS).
+prometheus: $(VENV)/.run-deps
+	$(call need,SPECVIZ_PROMETHEUS,prometheus,the Prometheus API tests)
+
+test: $(VENV)/.test-deps chromium prometheus
 	$(PY) -m pytest
 
 bench: $(VENV)/.test-deps

@@ -120,6 +120,7 @@ def main() -> None:
         st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon="🧮",
                 url_path="what-if", default=True),
         st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon="📊", url_path="results"),
+        st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon="📡", url_path="live-metrics"),
     ])
     try:
         scenario_sidebar(lang)

@@ -10,7 +10,8 @@ import pandas as pd
 from .i18n import t
 
 __all__ = ["speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
-           "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups"]
+           "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
+           "LIVE_FIGURES", "live_over_time", "per_position"]
 
 # Every encoding is a channel object (alt.Y("y:Q"), not "y:Q"): Altair resolves a shorthand string or
 # a dict against the whole Vega-Lite schema, about 15 ms each, which a page pays on every rerun.
@@ -272,3 +273,41 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
         x=x, y=alt.Y("measured_speedup:Q"), tooltip=[alt.Tooltip("series:N"), alt.Tooltip("batch:Q"), alt.Tooltip("measured_speedup:Q", format=".3f")])
     return alt.layer(mine, pub, _break_even_rule(lang)).properties(autosize=_FIT_WIDTH, height=320)
+
+
+# The live figures drawn over time, each in its own chart (their scales differ).
+LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_requests", "generation_throughput")
+
+
+def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.Chart:
+    """One live figure against the window's end time, one line per model (one chart per figure: their
+    scales differ).
+
+    ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
+    acceptance rate and the α it converts to are drawn apart: different quantities, see
+    :mod:`specviz.spec`)."""
+    data = windows[["time_end", "model", figure]].dropna()
+    title = t(f"col.{figure}", lang)
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
+        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False)),
+        color=alt.Color("model:N", legend=_legend(t("col.model", lang), data["model"])),
+        tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)), alt.Tooltip("model:N"),
+                 alt.Tooltip(f"{figure}:Q", title=title, format=".3f")],
+    ).properties(height=160, title=title)
+
+
+def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:
+    """Acceptance at each draft position: the share of drafts whose position i was accepted
+    (unconditional) beside the acceptance at i given the positions before it (conditional)."""
+    rows = [{"position": i + 1, "kind": t(f"chart.position.{kind}", lang), "value": value}
+            for kind, values in (("unconditional", acceptance), ("conditional", conditional))
+            for i, value in enumerate(values) if value is not None]
+    data = pd.DataFrame(rows, columns=["position", "kind", "value"])
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("kind:N"),
+        y=alt.Y("value:Q", title=t("chart.acceptance", lang), scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
+        tooltip=[alt.Tooltip("position:O"), alt.Tooltip("kind:N"), alt.Tooltip("value:Q", format=".3f")],
+    ).properties(height=240)

@@ -1,7 +1,13 @@
-"""Command line: ``python -m specviz speedup|roofline|model-from-config|presets|fit|ingest|runs|query``.
+"""Command line: ``python -m specviz speedup|roofline|calc|model-from-config|presets|fit|ingest|runs|query|
+metrics|record``.
 
 Every subcommand prints rows as JSON, CSV or a Markdown table. Errors exit 2 with one line on
 stderr, never a traceback.
+
+``metrics`` reads a ``/metrics`` URL or a file of exposition text (and, with ``--since``, an earlier
+one) and prints the speculative-decoding figures per model (:func:`metrics_rows`). ``record`` polls a
+source into the store (:func:`specviz.recorder.record`): one progress line per poll on stderr, and a
+JSON summary on stdout when it ends (after ``--count`` polls, or Ctrl-C).
 
 ``fit`` calibrates the step model (:func:`specviz.calibration.calibrate`) on each series of a CSV of
 measured speedups and predicts the rows of a second CSV with a band (:func:`fit_tables`). Rows of
@@ -19,7 +25,9 @@ import json
 import math
 import stat
 import sys
+import time
 import urllib.parse
+from datetime import datetime, timezone
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,12 +36,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import calculator, calibration, export, i18n, importers, roofline, scenario, settings, spec, step
+from . import (calculator, calibration, export, i18n, importers, prom, prometheus, recorder, roofline, scenario,
+               scrape, settings, spec, step)
 from .errors import SpecvizError
 from .store import Store
 
-__all__ = ["main", "speedup_rows", "roofline_rows", "format_rows", "fit_tables", "FIT_COLUMNS",
-           "FIT_OPTIONAL_COLUMNS"]
+__all__ = ["main", "speedup_rows", "roofline_rows", "format_rows", "fit_tables", "metrics_rows", "state_row",
+           "poll_line", "prometheus_rows", "calc_row", "FIT_COLUMNS", "FIT_OPTIONAL_COLUMNS", "METRICS_KEYS"]
 
 
 class UsageError(Exception):
@@ -566,11 +575,172 @@ def _build_parser() -> _Parser:
     p.add_argument("--db", **db)
     p.add_argument("--format", choices=("json", "csv"), default="json")
 
-    p = sub.add_parser("query", help="one read-only SQL statement over runs, requests and imports")
+    p = sub.add_parser("query", help="one read-only SQL statement over runs, requests, imports, snapshots and "
+                                     "windows")
     p.add_argument("sql")
     p.add_argument("--db", **db)
     p.add_argument("--format", choices=("json", "csv"), default="json")
+
+    p = sub.add_parser("metrics", help="speculative-decoding figures per model from a /metrics URL or a file of "
+                                       "exposition text, since the server started or since an earlier scrape")
+    p.add_argument("source", help="an http(s) URL such as http://localhost:8000/metrics, or a file")
+    p.add_argument("--since", metavar="PREVIOUS", help="an earlier scrape of the same server (URL or file): "
+                                                       "the figures are then the window between the two")
+    p.add_argument("--split-by", nargs="+", default=[], metavar="LABEL",
+                   help="labels to keep apart instead of summing over, e.g. engine (data-parallel engines)")
+    p.add_argument("--format", choices=("json",), default="json")
+
+    p = sub.add_parser("record", help="poll a /metrics URL (or a file) every N seconds into the store's "
+                                      "snapshots and windows tables; a progress line per poll on stderr")
+    p.add_argument("source", help="an http(s) URL such as http://localhost:8000/metrics, or a file")
+    p.add_argument("--db", **db)
+    p.add_argument("--every", type=_positive_seconds, required=True, metavar="SECONDS", help="seconds between polls")
+    p.add_argument("--count", type=_count, metavar="N", help="polls to make (default: until Ctrl-C)")
+    p.add_argument("--format", choices=("json",), default="json")
+
+    p = sub.add_parser("prometheus", help="speculative-decoding figures over time from a Prometheus server's HTTP "
+                                          "API (or Thanos, Mimir, VictoriaMetrics), summed over the servers it scrapes")
+    p.add_argument("base_url", help="e.g. http://localhost:9090")
+    p.add_argument("--range", default="1h", dest="range_", help="how far back, e.g. 1h (default)")
+    p.add_argument("--step", default="30s", help="one point per step, e.g. 30s (default)")
+    p.add_argument("--window", help="the increase() window of each point (default: the step)")
+    p.add_argument("--by", nargs="+", default=[], metavar="LABEL", help="labels kept apart, e.g. instance")
+    p.add_argument("--format", choices=("json", "csv"), default="json")
     return parser
+
+
+def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The ``prometheus`` command's points (one per time, model and ``--by`` label; NaN figures as
+    null) and what they rest on: the source, the PromQL run and the notices, in English."""
+    frame = prometheus.query_figures(args.base_url, args.range_, args.step, window_s=args.window, by=tuple(args.by))
+    flat = frame.reset_index()
+    flat["time"] = flat["time"].map(lambda moment: moment.isoformat())
+    about = {"source": frame.attrs["source"], "queries": frame.attrs["queries"],
+             "notices": [str(notice) for notice in frame.attrs["notices"]]}
+    return json.loads(flat.to_json(orient="records")), about
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
+    return value
+
+
+# --- metrics and record: live figures -----------------------------------------------------------
+
+METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts", "draft_tokens", "accepted_tokens",
+                "acceptance_rate", "acceptance_length", "alpha_iid", "num_speculative_tokens",
+                "per_position_acceptance", "per_position_conditional", "zero_accept_rate", "counter_reset",
+                "emitted_tokens", "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency",
+                "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
+                "kv_cache_usage", "itl_p50_ms", "itl_p99_ms", "summed_labels", "absent", "notices")
+"""The keys of each row of ``metrics``: :class:`specviz.prom.SpecDecodeState`'s fields, the
+inter-token latency in milliseconds, ``absent`` (figure → why it is absent, in English) and
+``notices`` (English)."""
+_IN_MS = {"itl_p50": "itl_p50_ms", "itl_p99": "itl_p99_ms"}
+
+
+def state_row(state: prom.SpecDecodeState) -> dict[str, Any]:
+    """One model's figures as a JSON-safe dict with :data:`METRICS_KEYS`: an absent figure is
+    ``null`` and its reason is in ``absent``."""
+    row: dict[str, Any] = {}
+    for key in METRICS_KEYS:
+        field_name = next((name for name, shown in _IN_MS.items() if shown == key), key)
+        value = getattr(state, field_name)
+        if key in _IN_MS.values() and value is not None:
+            value *= 1000.0
+        row[key] = value
+    row["summed_labels"] = list(state.summed_labels)
+    row["absent"] = {_IN_MS.get(name, name): str(notice) for name, notice in state.absent.items()}
+    row["notices"] = [str(notice) for notice in state.notices]
+    return row
+
+
+def _scraped(source: str) -> prom.Snapshot:
+    """A source fetched and parsed; a URL's scrape carries the time its answer came (a file's has
+    none: rates per second need two URL scrapes)."""
+    is_url = scrape._scheme(source.strip()) is not None  # as fetch_text tells a URL from a path
+    text = scrape.fetch_text(source)
+    return prom.parse(text, time.time() if is_url else None)
+
+
+def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The ``metrics`` subcommand's rows: :func:`state_row` of each model of ``source`` (totals since
+    the server started), or of the window since the scrape ``since`` (read first).
+
+    Raises
+    ------
+    specviz.scrape.ScrapeError, SpecvizError
+        For a source that cannot be read, is not exposition text or holds no speculative decoding.
+    """
+    previous = _scraped(since) if since is not None else None
+    current = _scraped(source)
+    return [state_row(state) for state in prom.spec_decode_states(current, previous, tuple(split_by))]
+
+
+def _figure(value: float | None, digits: str = ".3g") -> str:
+    return "n/a" if value is None else format(value, digits)
+
+
+def poll_line(poll: recorder.Poll, count: int | None = None) -> str:
+    """One progress line of ``record``: the poll's number, time (UTC) and outcome; per model the
+    acceptance length and rate, γ, running requests and tokens/s."""
+    when = datetime.fromtimestamp(poll.time, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    head = f"poll {poll.number}{'' if count is None else f'/{count}'} {when} UTC"
+    if not poll.ok:
+        return f"{head} failed: {poll.error}"
+    kind = "window" if poll.window else "first scrape, totals since start"
+    if poll.after_failure:
+        kind += ", the source is back"
+    models = []
+    for state in poll.states:
+        text = (f"{state.model_name or '(no model name)'}: acceptance length {_figure(state.acceptance_length)}, "
+                f"rate {_figure(state.acceptance_rate)}, γ {_figure(state.num_speculative_tokens)}, "
+                f"running {_figure(state.running_requests, 'g')}")
+        if poll.window:
+            text += f", {_figure(state.generation_throughput, '.4g')} tokens/s"
+        if state.counter_reset:
+            text += " (counters reset: the server restarted)"
+        models.append(text)
+    return f"{head} recorded ({kind}): " + "; ".join(models)
+
+
+def _record(args: argparse.Namespace) -> tuple[str, int]:
+    store = _open_store(args.db)
+
+    def progress(poll: recorder.Poll) -> None:
+        print(poll_line(poll, args.count), file=sys.stderr, flush=True)
+
+    interrupted = False
+    summary = recorder.RecordSummary()
+    try:
+        recorder.record(store, args.source, args.every, args.count,
+                        on_poll=lambda poll: (summary.add(poll), progress(poll)))
+    except KeyboardInterrupt:  # Ctrl-C ends a recording; what was stored stays
+        interrupted = True
+    finally:
+        store.close()
+    if not summary.recorded:
+        raise UsageError(f"no poll of {scrape.shown(args.source)} succeeded ({summary.failed} failed)"
+                         + (f"; the last: {summary.last_error}" if summary.last_error else ""))
+    report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
+              "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
+              "windows": summary.windows, "interrupted": interrupted}
+    return json.dumps(report, indent=2), 0
 
 
 def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
@@ -649,6 +819,13 @@ def _run(args: argparse.Namespace) -> str:
         return _run_store_command(args)
     if args.command == "fit":
         return _fit_output(fit_tables(args.measured, args.predict), args.format)
+    if args.command == "metrics":
+        return json.dumps(metrics_rows(args.source, args.since, args.split_by), indent=2, ensure_ascii=False)
+    if args.command == "prometheus":
+        rows, about = prometheus_rows(args)
+        if args.format == "csv":
+            return format_rows(rows, "csv")
+        return json.dumps({**about, "points": rows}, indent=2, ensure_ascii=False)
     data_dir = settings.get("SPECVIZ_DATA_DIR")
     if args.command == "speedup":
         autos = [g for g in args.gamma if g == "auto"]
@@ -693,8 +870,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 on any error)."""
     try:
         args = _build_parser().parse_args(argv)
-        if args.command == "ingest":
-            output, code = _ingest(args)
+        if args.command in ("ingest", "record"):
+            output, code = (_ingest if args.command == "ingest" else _record)(args)
             print(output)
             return code
         print(_run(args))

@@ -70,6 +70,11 @@ EXAMPLE_QUERIES = {
     "request_percentiles": "SELECT run_id, count(*) AS requests, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms\n"
                            "FROM requests GROUP BY 1 ORDER BY 1",
     "imports": "SELECT source_file, source_format, imported_at, runs, requests FROM imports ORDER BY imported_at",
+    "live_windows": "SELECT source, model, round(running_requests) AS running, count(*) AS windows,\n"
+                    "       sum(accepted_tokens) / sum(draft_tokens) AS acceptance_rate,\n"
+                    "       1 + sum(accepted_tokens) / sum(drafts) AS acceptance_length,\n"
+                    "       avg(generation_throughput) AS tokens_per_s\n"
+                    "FROM windows WHERE drafts > 0 GROUP BY ALL ORDER BY 1, 2, 3",
 }
 
 FILTER_COLUMNS = ("workload", "spec_method", "num_speculative_tokens", "concurrency", "target_model", "gpu", "engine",

@@ -1,4 +1,5 @@
-"""The store's tables: the canonical run and request columns, and the frozen migrations.
+"""The store's tables: the canonical run and request columns, the live tables (schema 3: scrapes and
+the windows between them), and the frozen migrations.
 
 A run is one benchmark measurement (one load point of one deployment); a request is one request of
 a run where the file has them. Times are in milliseconds, acceptance rates are fractions.
@@ -13,7 +14,8 @@ the migrations build.
 from __future__ import annotations
 
 __all__ = ["LATENCY_METRICS", "STATISTICS", "RUN_COLUMNS", "REQUEST_COLUMNS", "IMPORT_COLUMNS",
-           "TEXT_COLUMNS", "INTEGER_COLUMNS", "MIGRATIONS", "SCHEMA_VERSION", "ORIGINS"]
+           "TEXT_COLUMNS", "INTEGER_COLUMNS", "SNAPSHOT_COLUMNS", "WINDOW_FIGURES", "WINDOW_COLUMNS", "MIGRATIONS",
+           "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT"]
 
 LATENCY_METRICS = ("ttft", "itl", "tpot", "e2el")
 STATISTICS = ("mean", "p50", "p90", "p99")
@@ -39,10 +41,28 @@ REQUEST_COLUMNS: dict[str, str] = {
 IMPORT_COLUMNS: dict[str, str] = {
     "content_hash": "VARCHAR", "source_file": "VARCHAR", "source_format": "VARCHAR", "imported_at": "TIMESTAMP",
     "runs": "INTEGER", "requests": "BIGINT", "warnings": "JSON", "origin": "VARCHAR"}
+# schema 3: live metrics. ``snapshots``: one row per recognised series of a scrape (``metric`` is its
+# role in :data:`specviz.prom.ROLES`, ``engine`` the engine as :class:`specviz.prom.SpecDecodeState`
+# names it, ``labels`` every label of the series). ``windows``: per model, the figures between a scrape
+# and the one before it of the same source (:func:`specviz.prom.spec_decode_states` of the two).
+SNAPSHOT_COLUMNS: dict[str, str] = {
+    "time": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR",
+    "labels": "JSON", "value": "DOUBLE"}
+WINDOW_FIGURES: dict[str, str] = {
+    "drafts": "DOUBLE", "draft_tokens": "DOUBLE", "accepted_tokens": "DOUBLE", "acceptance_rate": "DOUBLE",
+    "acceptance_length": "DOUBLE", "num_speculative_tokens": "DOUBLE", "alpha_iid": "DOUBLE",
+    "zero_accept_rate": "DOUBLE", "per_position_acceptance": "DOUBLE[]", "running_requests": "DOUBLE",
+    "waiting_requests": "DOUBLE", "generation_throughput": "DOUBLE", "kv_cache_usage": "DOUBLE",
+    "itl_p50_ms": "DOUBLE", "itl_p99_ms": "DOUBLE"}
+WINDOW_COLUMNS: dict[str, str] = {
+    "time_start": "TIMESTAMP", "time_end": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR",
+    **WINDOW_FIGURES, "counter_reset": "BOOLEAN"}
 TEXT_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v == "VARCHAR")
 INTEGER_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v in ("INTEGER", "BIGINT"))
 
 ORIGINS = ("user", "example")
+LIVE_FORMAT = "live"
+"""``runs.source_format`` of a run saved from recorded live windows (:meth:`specviz.store.Store.save_live_run`)."""
 """``imports.origin``: a user's file, or one of the examples shipped in ``data/examples``."""
 
 MIGRATIONS: tuple[str, ...] = (
@@ -81,6 +101,16 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE imports SET origin = 'example'
         WHERE source_file = 'examples/example_sweep.csv'
           AND content_hash = '9b34511f0aeb45dc240e2da0096feee3860de2f5a02b39ee4f596211f7ee2720';
+    """,
+    # 3: live metrics (issue 9): the recognised series of each scrape, and the windows between scrapes.
+    """
+    CREATE TABLE snapshots (time TIMESTAMP, source VARCHAR, engine VARCHAR, model VARCHAR, metric VARCHAR,
+                            labels JSON, value DOUBLE);
+    CREATE TABLE windows (time_start TIMESTAMP, time_end TIMESTAMP, source VARCHAR, engine VARCHAR, model VARCHAR,
+        drafts DOUBLE, draft_tokens DOUBLE, accepted_tokens DOUBLE, acceptance_rate DOUBLE, acceptance_length DOUBLE,
+        num_speculative_tokens DOUBLE, alpha_iid DOUBLE, zero_accept_rate DOUBLE, per_position_acceptance DOUBLE[],
+        running_requests DOUBLE, waiting_requests DOUBLE, generation_throughput DOUBLE, kv_cache_usage DOUBLE,
+        itl_p50_ms DOUBLE, itl_p99_ms DOUBLE, counter_reset BOOLEAN);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -50,7 +50,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from . import settings
 from .errors import SpecvizError
 
-__all__ = ["ACCEPT", "ScrapeError", "Limits", "check_url", "fetch_url", "fetch_text", "exposition_text", "shown"]
+__all__ = ["ACCEPT", "ScrapeError", "Limits", "check_url", "fetch_url", "fetch_body", "fetch_text", "exposition_text", "shown"]
 
 ACCEPT = "text/plain;version=0.0.4"  # the exposition format every engine here writes
 _SCHEMES = ("http", "https")
@@ -353,10 +353,38 @@ def fetch_url(url: str, limits: Limits | None = None) -> str:
         scheme, a status other than 2xx, a body over the size limit, one that is not exposition text
         or holds no speculative-decoding metrics.
     """
+    _, data = fetch_body(url, limits)
+    return exposition_text(data, shown(url.strip()))
+
+
+def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, any_status: bool = False,
+               source: str | None = None) -> tuple[int, bytes]:
+    """The HTTP status and body at ``url``, fetched within ``limits``: the one fetch behind every
+    URL specviz reads (:func:`fetch_url`, and the JSON of :mod:`specviz.prometheus`).
+
+    Parameters
+    ----------
+    url : str
+        An http or https URL (:func:`check_url`).
+    limits : Limits, optional
+        Bounds of the exchange; :meth:`Limits.from_settings` when omitted.
+    accept : str
+        The ``Accept`` header.
+    any_status : bool
+        Read the body of any final (non-redirect) status, for an API that explains its errors in
+        the body; by default a status other than 2xx is refused before the body is read.
+    source : str, optional
+        How messages name the source (already :func:`shown`); ``shown(url)`` when omitted.
+
+    Raises
+    ------
+    ScrapeError
+        As :func:`fetch_url`, short of the checks of the body's content.
+    """
     limits = limits or Limits.from_settings()
     current = check_url(url)
-    source = shown(current)
-    headers = {"Accept": ACCEPT, "Accept-Encoding": "gzip", "User-Agent": "specviz"}
+    source = source or shown(current)
+    headers = {"Accept": accept, "Accept-Encoding": "gzip", "User-Agent": "specviz"}
     with _Watchdog(limits.deadline_s) as watchdog, _session() as session:
         token = _WATCHDOG.set(watchdog)
         try:
@@ -366,8 +394,9 @@ def fetch_url(url: str, limits: Limits | None = None) -> str:
                     if response.is_redirect:
                         current = _redirect(session, response, current, source)
                         continue
-                    if not 200 <= response.status_code < 300:
-                        raise ScrapeError("scrape.http_status", source=source, status=response.status_code)
+                    status = response.status_code
+                    if not any_status and not 200 <= status < 300:
+                        raise ScrapeError("scrape.http_status", source=source, status=status)
                     data = _body(response, source, limits)
                     break
             else:
@@ -381,7 +410,7 @@ def fetch_url(url: str, limits: Limits | None = None) -> str:
             raise _failure(exc, source, limits, watchdog) from None
         finally:
             _WATCHDOG.reset(token)
-    return exposition_text(data, source)
+    return status, data
 
 
 _NOT_REGULAR = ((stat.S_ISDIR, "directory"), (stat.S_ISCHR, "device"), (stat.S_ISBLK, "device"),

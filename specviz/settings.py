@@ -69,11 +69,16 @@ SETTINGS: tuple[Setting, ...] = (
             "Largest metrics text read from a URL (after decompression) or a file, in bytes; reading stops there."),
     Setting("SPECVIZ_SCRAPE_MAX_REDIRECTS", "3", int,
             "Redirects a scrape follows at most (to http or https URLs only)."),
+    Setting("SPECVIZ_PROMETHEUS_MAX_POINTS", "11000", int,
+            "Most points per series a Prometheus range query may ask for (range / step + 1; "
+            "Prometheus itself refuses more than 11,000)."),
     Setting("SPECVIZ_GAMMA_MAX", "16", int, "Largest draft length γ offered and searched."),
     Setting("SPECVIZ_BATCH_MAX", "1024", int, "Largest batch size offered and charted."),
     Setting("SPECVIZ_CONTEXT_MAX", "131072", int, "Largest context length offered, in tokens."),
     Setting("SPECVIZ_CHROMIUM", "/usr/bin/chromium", Path,
             "Chromium binary the browser tests drive through Playwright."),
+    Setting("SPECVIZ_PROMETHEUS", "/usr/bin/prometheus", Path,
+            "Prometheus server binary the tests of the Prometheus API mode start (Debian's `prometheus`)."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

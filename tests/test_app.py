@@ -3,6 +3,8 @@ a message and never show an exception."""
 
 import json
 import re
+import socket
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -10,8 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, i18n, scenario
+from specviz import calculator, i18n, scenario, settings
 from specviz.i18n import escape_markdown
+from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -603,3 +606,61 @@ class TestExplorerPage:
         at.run()
         assert not at.exception and at.query_params["draft"] == "eagle" and "step_ms" in at.query_params
         assert any("Knobs differ from the vLLM V1" in m.value for m in at.markdown)
+
+
+def live_app(**state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()  # registers the router's pages, so that switch_page resolves to the routed page
+    at.switch_page("pages/live.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+class TestLivePage:
+    def test_the_demo_replay_is_labelled_and_read_window_by_window(self):
+        at = live_app()
+        assert at.info[0].value.startswith("REPLAY:") and "Waiting for a second scrape" in at.info[1].value
+        time.sleep(1.0)  # the replay's counters advance with real time: a window of a few ms holds ~no drafts
+        at.toggle(key="live_on").set_value(True).run()  # the fragment's timer does not run here: a rerun scrapes
+        assert not at.exception
+        rate, alpha = float(metric(at, "vLLM acceptance rate")), float(metric(at, "α (per position)"))
+        length = float(metric(at, "Acceptance length"))
+        assert 0 < rate < alpha < 1 and 1 < length <= 4  # vLLM's rate and α named apart, and not equal
+        verdict = next(m.value for m in at.markdown if "running requests" in m.value)
+        assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
+        assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
+
+    def test_an_unreachable_or_refused_source_says_so(self):
+        at = live_app(live_source="url", live_url="ftp://127.0.0.1/metrics")
+        assert "ftp" in at.error[0].value and not at.metric
+        with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+            probe.bind(("127.0.0.1", 0))
+            closed = probe.getsockname()[1]
+        at.text_input(key="live_url").set_value(f"http://127.0.0.1:{closed}/metrics").run()
+        assert not at.exception and at.error and not at.metric
+
+    def test_windows_are_recorded_and_saved_as_a_run(self):
+        at = live_app()
+        time.sleep(1.0)
+        at.toggle(key="live_on").set_value(True).run()
+        time.sleep(1.0)
+        at.run()  # a second window
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            recorded = store.windows()
+            assert len(recorded) == 2 and recorded.source.str.startswith("http://127.0.0.1:").all()
+            at.button(key="live_save").click().run()
+            assert not at.exception and at.success[0].value.startswith("Saved 1 run")
+            assert (store.runs().source_format == "live").sum() == 1
+        finally:
+            store.close()
+
+    def test_a_viewer_polls_without_recording(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_VIEWER", "true")
+        at = live_app()
+        at.toggle(key="live_on").set_value(True).run()
+        assert any("records nothing" in i.value for i in at.info) and metric(at, "Running requests") != "—"
+        assert "live_save" not in [b.key for b in at.button]

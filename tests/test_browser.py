@@ -206,3 +206,21 @@ class TestHardeningInChromium:
         assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
         assert page.locator('a[href*="127.0.0.1:9"], a[href*="example.com"]').count() == 0
         assert page.locator("strong", has_text="bold").count() == 0
+
+
+class TestLiveInChromium:
+    def test_the_demo_source_updates_window_by_window(self, page: Page, app_url: str):
+        wait_for_app(page, app_url)  # the root first: a fresh server's first request is not a page's path
+        page.goto(f"{app_url}/live-metrics")
+        expect(page.get_by_text("REPLAY:")).to_be_visible(timeout=TIMEOUT)
+        every = page.get_by_role("spinbutton", name="Every (seconds)")
+        every.fill("2")
+        every.press("Enter")
+        page.get_by_text("Poll", exact=True).click()
+        expect(metric(page, "Running requests")).not_to_have_text("—", timeout=TIMEOUT)
+        first = metric_value(page, "Generated tokens/s"), metric_value(page, "vLLM acceptance rate")
+        # The replay's traffic moves every window: the figures change without a click.
+        expect(metric(page, "vLLM acceptance rate")).not_to_have_text(first[1], timeout=TIMEOUT)
+        expect(page.get_by_text(re.compile(r"^(Paying now|Losing now|Not settled):"))).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("Traceback")).to_have_count(0)
+        page.screenshot(path=ARTIFACTS / "live_replay.png", full_page=True)

@@ -170,6 +170,8 @@ PAIRED = explorer.pair_with_baselines(runs(
     [{"label": "plain", "workload": "chat", "concurrency": c, "output_throughput": 100.0 * c} for c in (1, 64)]
     + [{"label": "eagle", "workload": "chat", "spec_method": "eagle", "num_speculative_tokens": 3,
         "acceptance_length": 2.5, "concurrency": c, "output_throughput": s * 100.0 * c} for c, s in ((1, 1.8), (64, 0.9))]))
+LIVE = pd.DataFrame({"time_end": pd.to_datetime([0, 5, 10], unit="s"), "model": "m",
+                     **{figure: [0.7, 0.72, None] for figure in charts.LIVE_FIGURES}})
 EVERY_CHART = {
     "speedup_vs_batch": lambda: charts.speedup_vs_batch(*calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)),
     "speedup_heatmap": lambda: charts.speedup_heatmap(calculator.heatmap_grid(SCENARIO, 4, 0, 256)),
@@ -181,12 +183,14 @@ EVERY_CHART = {
     "acceptance_by_workload": lambda: charts.acceptance_by_workload(explorer.workload_acceptance(PAIRED)),
     "measured_vs_predicted": lambda: charts.measured_vs_predicted(explorer.predict(PAIRED, SCENARIO, PRESETS, 0)),
     "published_speedups": lambda: charts.published_speedups(explorer.load_published(DATA), PAIRED),
+    "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
+    "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
 }
 
 
 class TestEveryBuilder:
     def test_covers_every_public_builder(self):
-        assert set(EVERY_CHART) == set(charts.__all__)
+        assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_FIGURES"}
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_no_encoding_is_resolved_from_a_shorthand(self, name, monkeypatch):
@@ -199,3 +203,16 @@ class TestEveryBuilder:
         chart = EVERY_CHART[name]()
         assert resolved == []
         chart.to_dict()  # and the spec is valid Vega-Lite
+
+
+class TestLiveOverTime:
+    def test_one_figure_one_line_per_model_without_gaps(self):
+        chart = charts.live_over_time(LIVE, "acceptance_rate")
+        assert len(chart.data) == 2  # the window without a figure is left out, not drawn as zero
+        assert chart.to_dict()["encoding"]["y"]["field"] == "acceptance_rate"
+
+
+class TestPerPosition:
+    def test_both_kinds_per_position(self):
+        chart = charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None])
+        assert len(chart.data) == 5 and set(chart.data.position) == {1, 2, 3}

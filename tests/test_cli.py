@@ -608,3 +608,155 @@ class TestCalcCommand:
         code, out, err = run(capsys, "calc", "alpha=5&target=../etc/passwd")
         assert code == 2 and out == "" and err.count("\n") == 1
         assert "target='../etc/passwd', alpha='5'" in err
+
+
+SAMPLE_PROM = "vllm_metrics_specdecode_excerpt.prom"
+
+
+def sample(name: str) -> Path:
+    """A real file of ../shared/samples (a test that calls this is marked ``samples``)."""
+    return SAMPLES / name
+REPLAY_PROM = ROOT / "data" / "replay" / "vllm_specdecode.prom"
+
+
+def counters_text(drafts: int, per_pos: list[int], running: int = 4, generation: int = 1000) -> str:
+    """vLLM V1 exposition text of model "m" with these counters (γ = len(per_pos))."""
+    labels = 'engine="0",model_name="m"'
+    lines = [f"vllm:spec_decode_num_drafts_total{{{labels}}} {drafts}",
+             f"vllm:spec_decode_num_draft_tokens_total{{{labels}}} {drafts * len(per_pos)}",
+             f"vllm:spec_decode_num_accepted_tokens_total{{{labels}}} {sum(per_pos)}",
+             *(f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {v}'
+               for i, v in enumerate(per_pos)),
+             f"vllm:num_requests_running{{{labels}}} {running}", f"vllm:generation_tokens_total{{{labels}}} {generation}"]
+    return "\n".join(lines) + "\n"
+
+
+class TestMetricsCommand:
+    def test_the_real_vllm_scrape(self, capsys):
+        """Hand-checked against the sample's counters: 14902 drafts, 44706 draft tokens, 31680
+        accepted, 12371 / 10390 / 8919 per position."""
+        code, out, err = run(capsys, "metrics", str(sample(SAMPLE_PROM)), "--format", "json")
+        assert code == 0 and err == ""
+        [row] = json.loads(out)
+        assert tuple(row) == cli.METRICS_KEYS
+        assert row["engine"] == "vllm-v1" and row["model_name"].startswith("faruk_zahiragic/swiss-ai/Apertus-v1.5-70B")
+        assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (14902, 44706, 31680)
+        assert row["acceptance_rate"] == pytest.approx(31680 / 44706) == pytest.approx(0.70863, abs=1e-5)
+        assert row["acceptance_length"] == pytest.approx(1 + 31680 / 14902) == pytest.approx(3.12589, abs=1e-5)
+        assert row["num_speculative_tokens"] == 3
+        alpha = row["alpha_iid"]
+        assert 1 + alpha + alpha ** 2 + alpha ** 3 == pytest.approx(row["acceptance_length"])
+        assert alpha == pytest.approx(0.8374, abs=1e-4)
+        assert row["per_position_acceptance"] == pytest.approx([12371 / 14902, 10390 / 14902, 8919 / 14902])
+        assert row["per_position_conditional"] == pytest.approx([12371 / 14902, 10390 / 12371, 8919 / 10390])
+        assert row["zero_accept_rate"] == pytest.approx(1 - 12371 / 14902)
+        assert row["counter_reset"] is False and row["window"] is False and row["summed_labels"] == []
+        # What this excerpt does not hold is absent, with its reason in English.
+        assert row["running_requests"] is None and row["itl_p50_ms"] is None
+        assert row["absent"]["running_requests"] == ("This scrape of vllm-v1 holds no num_requests_running, which "
+                                                     "this figure needs.")
+        assert row["absent"]["generation_throughput"] == "A rate per second needs two snapshots."
+        assert "itl_p99_ms" in row["absent"] and "itl_p99" not in row["absent"]
+        assert set(row["absent"]) == {k for k, v in row.items() if v is None and k != "seconds"}
+
+    def test_the_shipped_replay_recording_reads_as_the_scrape_it_was_taken_from(self, capsys):
+        _, scraped, _ = run(capsys, "metrics", str(sample(SAMPLE_PROM)))
+        code, replayed, _ = run(capsys, "metrics", str(REPLAY_PROM))
+        assert code == 0 and json.loads(replayed) == json.loads(scraped)
+
+    def test_since_an_earlier_file_gives_the_window(self, capsys, tmp_path):
+        before, after = tmp_path / "before.prom", tmp_path / "after.prom"
+        before.write_text(counters_text(100, [80, 60], running=4, generation=1000))
+        after.write_text(counters_text(300, [240, 170], running=6, generation=1500))
+        code, out, _ = run(capsys, "metrics", str(after), "--since", str(before))
+        [row] = json.loads(out)
+        assert code == 0 and row["window"] is True and row["counter_reset"] is False
+        assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (200, 400, 270)
+        assert row["acceptance_rate"] == pytest.approx(270 / 400) and row["acceptance_length"] == pytest.approx(2.35)
+        assert row["per_position_acceptance"] == pytest.approx([160 / 200, 110 / 200])
+        assert row["per_position_conditional"] == pytest.approx([160 / 200, 110 / 160])
+        assert row["running_requests"] == 6 and row["generation_tokens"] == 500
+        # Files carry no time of their scrape: no rate per second, and the reason says so.
+        assert row["generation_throughput"] is None and "carry no times" in row["absent"]["generation_throughput"]
+        # Counters lower than the earlier scrape's: a restart, counted from zero.
+        _, out, _ = run(capsys, "metrics", str(before), "--since", str(after))
+        [row] = json.loads(out)
+        assert row["counter_reset"] is True and row["drafts"] == 100 and row["acceptance_length"] == pytest.approx(2.4)
+        assert any("server restarted" in notice for notice in row["notices"])
+
+    def test_a_url_and_the_window_between_two_scrapes_of_it(self, capsys):
+        from specviz import replay
+
+        with replay.start(speed=30) as server:
+            code, out, _ = run(capsys, "metrics", server.url, "--since", server.url)
+        [row] = json.loads(out)
+        assert code == 0 and row["window"] is True and row["seconds"] > 0
+        assert row["model_name"].startswith(replay.MODEL_PREFIX) and row["generation_throughput"] >= 0
+
+    def test_per_engine_view(self, capsys, tmp_path):
+        two = counters_text(10, [5]) + counters_text(30, [12]).replace('engine="0"', 'engine="1"')
+        (tmp_path / "dp.prom").write_text(two)
+        _, summed, _ = run(capsys, "metrics", str(tmp_path / "dp.prom"))
+        _, split, _ = run(capsys, "metrics", str(tmp_path / "dp.prom"), "--split-by", "engine")
+        [row] = json.loads(summed)
+        assert row["drafts"] == 40 and row["summed_labels"] == ["engine"]
+        assert [(r["labels"], r["drafts"]) for r in json.loads(split)] == [({"engine": "0"}, 10), ({"engine": "1"}, 30)]
+
+    @pytest.mark.parametrize("argv, message", [
+        (["metrics", "/no/such/file.prom"], "no such file"),
+        (["metrics", "file:///etc/passwd"], "only http and https"),
+        (["metrics", "http://127.0.0.1:1/metrics"], "connection was refused"),
+        (["metrics", str(ROOT / "README.md")], "not Prometheus metrics text"),
+        (["metrics", str(REPLAY_PROM), "--format", "csv"], "invalid choice"),
+    ])
+    def test_failures_are_one_line_exit_2(self, capsys, argv, message):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith("specviz: error:") and message in err
+
+
+class TestRecordCommand:
+    def test_two_polls_of_the_replay(self, capsys, tmp_path):
+        from specviz import replay
+
+        database = tmp_path / "rec.duckdb"
+        with replay.start(speed=30) as server:
+            code, out, err = run(capsys, "record", server.url, "--db", str(database), "--every", "0.2", "--count", "2")
+        assert code == 0
+        report = json.loads(out)
+        assert report == {"source": server.url, "db": str(database), "polls": 2, "recorded": 2, "failed": 0,
+                          "windows": 1, "interrupted": False}
+        lines = err.splitlines()
+        assert len(lines) == 2
+        assert lines[0].startswith("poll 1/2 ") and "recorded (first scrape, totals since start)" in lines[0]
+        assert lines[1].startswith("poll 2/2 ") and "recorded (window)" in lines[1] and "tokens/s" in lines[1]
+        s = Store(database)
+        windows = s.windows(server.url)
+        assert len(windows) == 1 and windows.drafts[0] > 0 and not windows.counter_reset[0]
+        assert f"acceptance length {windows.acceptance_length[0]:.3g}" in lines[1]
+        s.close()
+
+    def test_the_default_store_and_a_file_source(self, capsys, private_database):
+        code, out, err = run(capsys, "record", str(REPLAY_PROM), "--every", "0.01", "--count", "2")
+        assert code == 0 and json.loads(out)["db"] == str(private_database)
+        assert "acceptance length n/a" in err.splitlines()[1]  # nothing happened between the two reads
+        code, out, _ = run(capsys, "query", "SELECT count(*) AS n, sum(drafts) AS drafts FROM windows")
+        assert json.loads(out) == [{"n": 1, "drafts": 0.0}]
+
+    def test_polls_that_all_fail(self, capsys, tmp_path):
+        code, out, err = run(capsys, "record", "http://127.0.0.1:1/metrics", "--db", str(tmp_path / "f.duckdb"),
+                             "--every", "0.05", "--count", "2")
+        lines = err.splitlines()
+        assert code == 2 and out == "" and len(lines) == 3
+        assert all("failed: http://127.0.0.1:1/metrics: the connection was refused" in line for line in lines[:2])
+        assert lines[2].startswith("specviz: error: no poll of http://127.0.0.1:1/metrics succeeded (2 failed)")
+
+    @pytest.mark.parametrize("argv, message", [
+        (["--every", "0"], "--every: must be a finite number of seconds above 0"),
+        (["--every", "soon"], "--every: must be a number of seconds"),
+        (["--every", "1", "--count", "0"], "--count: must be 1 or more"),
+        ([], "the following arguments are required: --every"),
+    ])
+    def test_bad_arguments(self, capsys, argv, message):
+        code, out, err = run(capsys, "record", str(REPLAY_PROM), *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1 and message in err

@@ -12,13 +12,16 @@ import sys
 import textwrap
 import threading
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from specviz import importers, store
+from specviz import explorer, importers, prom, store
+from specviz.errors import SpecvizError
+from specviz.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
 from specviz.store import Store, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -434,7 +437,8 @@ class TestUpgradeFromSchema1:
             before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
             imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 2
+        assert s.schema_version == store.SCHEMA_VERSION == 3
+        assert s.snapshots().empty and s.windows().empty  # schema 3's tables, empty
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
         unchanged = [c for c in before.columns if c != "engine"]
@@ -465,6 +469,188 @@ class TestUpgradeFromSchema1:
                                                          "../shared/samples/vllm_bench_nerdalert.jsonl",
                                                          "examples/my_own_sweep.csv", "sd.json"]
         s.close()
+
+
+SCHEMA2 = FIXTURES / "store_schema2.duckdb"
+
+
+class TestUpgradeFromSchema2:
+    def test_every_run_is_kept_and_the_live_tables_are_added(self, tmp_path):
+        fixture_digest = hashlib.sha256(SCHEMA2.read_bytes()).hexdigest()
+        path = tmp_path / "old2.duckdb"
+        path.write_bytes(SCHEMA2.read_bytes())
+        with duckdb.connect(str(path), read_only=True) as con:
+            assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+            assert {t for (t,) in con.execute("SHOW TABLES").fetchall()} == {"meta", "runs", "requests", "imports"}
+            runs_before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
+            imports_before = con.execute("SELECT * FROM imports ORDER BY content_hash").df()
+            requests_before = con.execute("SELECT count(*) FROM requests").fetchone()[0]
+        s = Store(path)
+        assert s.schema_version == store.SCHEMA_VERSION == 3
+        after = s.runs().sort_values("run_id", ignore_index=True)
+        assert len(after) == 50 and after.to_json(date_format="iso") == runs_before.to_json(date_format="iso")
+        imports_after = s.imports().sort_values("content_hash", ignore_index=True)
+        assert imports_after.to_json(date_format="iso") == imports_before.to_json(date_format="iso")
+        assert int(s.request_summary().requests.sum()) == requests_before == 3
+        assert s.seed_examples(sorted(EXAMPLES.glob("*.csv"))) == []  # seeded under schema 2: not again
+        recorded = s.record_scrape("http://vllm:8000/metrics", prom.parse(exposition(100, [80, 60]), 1000.0))
+        assert recorded.series == 5 and not recorded.window and len(s.snapshots()) == 5
+        s.close()
+        assert hashlib.sha256(SCHEMA2.read_bytes()).hexdigest() == fixture_digest
+
+
+def exposition(drafts: float, per_pos: list[float], running: float | None = None, generation: float | None = None,
+               model: str = "m") -> str:
+    """vLLM V1 exposition text of one model: the spec-decode counters (γ = len(per_pos), accepted =
+    the sum over positions), and the running requests and generated tokens where given."""
+    labels = f'engine="0",model_name="{model}"'
+    lines = ["# TYPE vllm:spec_decode_num_drafts counter", f"vllm:spec_decode_num_drafts_total{{{labels}}} {drafts}",
+             "# TYPE vllm:spec_decode_num_draft_tokens counter",
+             f"vllm:spec_decode_num_draft_tokens_total{{{labels}}} {drafts * len(per_pos)}",
+             "# TYPE vllm:spec_decode_num_accepted_tokens counter",
+             f"vllm:spec_decode_num_accepted_tokens_total{{{labels}}} {sum(per_pos)}",
+             "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos counter"]
+    lines += [f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {v}'
+              for i, v in enumerate(per_pos)]
+    if running is not None:
+        lines += ["# TYPE vllm:num_requests_running gauge", f"vllm:num_requests_running{{{labels}}} {running}"]
+    if generation is not None:
+        lines += ["# TYPE vllm:generation_tokens counter", f"vllm:generation_tokens_total{{{labels}}} {generation}"]
+    return "\n".join(lines) + "\n"
+
+
+def at(seconds: float) -> datetime:
+    """A time as the store keeps it (naive UTC) from seconds since the epoch."""
+    return datetime(1970, 1, 1) + timedelta(seconds=seconds)
+
+
+# Three scrapes of one server, 10 s apart (hand-checked windows in the tests below):
+#   window 1: drafts 200, draft tokens 400, accepted 160 + 110 = 270, generated 500 tokens, running 6
+#   window 2: drafts  50, draft tokens 100, accepted  50 +  30 =  80, generated 200 tokens, running 2
+SCRAPES = [(1000.0, exposition(100, [80, 60], running=4, generation=1000)),
+           (1010.0, exposition(300, [240, 170], running=6, generation=1500)),
+           (1020.0, exposition(350, [290, 200], running=2, generation=1700))]
+SOURCE = "http://vllm:8000/metrics"
+
+
+def recorded(s: Store, source: str = SOURCE, scrapes=SCRAPES) -> list[store.RecordedScrape]:
+    return [s.record_scrape(source, prom.parse(text, when)) for when, text in scrapes]
+
+
+class TestLiveTables:
+    def test_the_migrations_build_the_declared_columns(self, db):
+        with db._connection() as con:
+            for table, columns in (("snapshots", SNAPSHOT_COLUMNS), ("windows", WINDOW_COLUMNS)):
+                described = [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {table}").fetchall()]
+                assert described == list(columns.items())
+
+    def test_a_scrape_is_its_series_and_the_window_since_the_one_before(self, db):
+        first, second, third = recorded(db)
+        assert (first.window, second.window, third.window) == (False, True, True)
+        assert first.states[0].acceptance_length == 1 + 140 / 100  # totals since start: nothing stored as a window
+        assert first.time == at(1000) and first.series == 7
+        snapshots = db.snapshots(SOURCE)
+        assert len(snapshots) == 21 and snapshots.time.nunique() == 3
+        assert set(snapshots.engine) == {"vllm-v1"} and set(snapshots.model) == {"m"}
+        per_pos = snapshots[snapshots.metric == "accepted_per_pos"]
+        assert [json.loads(labels) for labels in per_pos.labels[:2]] == [
+            {"engine": "0", "model_name": "m", "position": "0"}, {"engine": "0", "model_name": "m", "position": "1"}]
+        windows = db.windows(SOURCE)
+        assert windows.time_start.tolist() == [at(1000), at(1010)] and windows.time_end.tolist() == [at(1010), at(1020)]
+        expected = {"drafts": [200, 50], "draft_tokens": [400, 100], "accepted_tokens": [270, 80],
+                    "acceptance_rate": [270 / 400, 80 / 100], "acceptance_length": [1 + 270 / 200, 1 + 80 / 50],
+                    "num_speculative_tokens": [2, 2], "zero_accept_rate": [1 - 160 / 200, 1 - 50 / 50],
+                    "running_requests": [6, 2], "generation_throughput": [500 / 10, 200 / 10]}
+        for column, values in expected.items():
+            assert windows[column].tolist() == pytest.approx(values), column
+        assert [x for v in windows.per_position_acceptance for x in v] == pytest.approx([0.8, 0.55, 1.0, 0.6])
+        # α solves 1 + α + α² = 2.35 (γ = 2)
+        assert windows.alpha_iid[0] == pytest.approx((-1 + (1 + 4 * 1.35) ** 0.5) / 2)
+        assert windows.counter_reset.tolist() == [False, False]
+        assert windows.waiting_requests.isna().all() and windows.itl_p50_ms.isna().all()  # not exported here
+        assert len(db.snapshots(SOURCE, since=1010)) == 14 and len(db.windows(since=at(1015))) == 1
+        assert len(db.windows(SOURCE, until=1010)) == 1 and db.windows("elsewhere").empty
+        assert db.live_sources()[["source", "first", "last", "scrapes"]].values.tolist() == [
+            [SOURCE, at(1000), at(1020), 3]]
+
+    def test_counters_that_went_down_count_from_zero(self, db):
+        recorded(db, scrapes=SCRAPES[:2] + [(1030.0, exposition(40, [30, 20], running=1, generation=90))])
+        window = db.windows(SOURCE).iloc[-1]
+        assert window.counter_reset and window.drafts == 40 and window.accepted_tokens == 50
+        assert window.acceptance_length == pytest.approx(1 + 50 / 40)
+        assert window.generation_throughput == pytest.approx(90 / 20)  # since the previous scrape, never negative
+
+    def test_sources_and_models_are_kept_apart(self, db):
+        recorded(db)
+        two = [(1000.0, exposition(10, [5]) + exposition(20, [4], model="other")),
+               (1010.0, exposition(30, [15]) + exposition(60, [20], model="other"))]
+        recorded(db, "other.prom", two)
+        assert len(db.windows(SOURCE)) == 2  # the other source's scrapes are not this one's previous
+        windows = db.windows("other.prom")
+        assert windows.model.tolist() == ["m", "other"] and windows.drafts.tolist() == [20, 40]
+        assert windows.acceptance_rate.tolist() == pytest.approx([10 / 20, 16 / 40])
+
+    def test_a_scrape_without_speculative_decoding_writes_nothing(self, db):
+        with pytest.raises(SpecvizError) as info:
+            db.record_scrape(SOURCE, prom.parse("vllm:num_requests_running 3\n", 1000.0))
+        assert info.value.key == "prom.no_spec_decode"
+        assert db.snapshots().empty and db.windows().empty
+
+    def test_a_range_of_windows_saved_as_a_run(self, db):
+        recorded(db)
+        db.import_file("a.csv", a_csv(1))
+        result = db.save_live_run(SOURCE, 1000, at(1020), label="prod")
+        assert (result.status, result.format, result.runs) == ("imported", "live", 1)
+        runs = db.runs()
+        run = runs[runs.source_format == "live"].iloc[0]
+        assert len(runs) == 2 and run.source_file == SOURCE and run.label == "prod" and run.workload == "live"
+        assert (run.engine, run.target_model, run.num_speculative_tokens) == ("vllm", "m", 2)
+        # Sums of the two windows: drafts 250, draft tokens 500, accepted 350; per position 210 and 140.
+        assert run.acceptance_rate == pytest.approx(350 / 500) and run.acceptance_length == pytest.approx(1 + 350 / 250)
+        assert list(run.per_position_acceptance) == pytest.approx([210 / 250, 140 / 250])
+        assert run.zero_accept_rate == pytest.approx(1 - 210 / 250)
+        assert run.output_throughput == pytest.approx(700 / 20) and run.concurrency == pytest.approx((6 + 2) / 2)
+        assert run.duration_s == 20
+        extra = json.loads(run.extra)
+        assert extra["engine_detail"] == "vllm-v1" and extra["windows"] == 2 and extra["counter_resets"] == 0
+        assert (extra["drafts"], extra["draft_tokens"], extra["accepted_tokens"]) == (250, 500, 350)
+        assert extra["alpha_iid"] == pytest.approx((-1 + (1 + 4 * 1.4) ** 0.5) / 2)
+        assert (extra["source"], extra["time_start"], extra["time_end"]) == (SOURCE, at(1000).isoformat(),
+                                                                             at(1020).isoformat())
+        imports = db.imports().set_index("source_format")
+        assert imports.loc["live", "source_file"] == SOURCE and imports.loc["live", "runs"] == 1
+        assert db.save_live_run(SOURCE, 1000, 1020, label="prod").status == "skipped"  # the same range again
+        later = db.save_live_run(SOURCE, 1005, 1020)  # only the second window lies wholly inside
+        later_run = db.runs().set_index("content_hash").loc[db.imports().content_hash.iloc[-1]]
+        assert later.runs == 1 and later_run.acceptance_length == pytest.approx(1 + 80 / 50)
+        assert db.remove_import(imports.loc["live", "content_hash"]) == 1
+        assert sorted(db.runs().source_format) == ["csv", "live"]
+
+    def test_one_run_per_model_unless_one_is_chosen(self, db):
+        two = [(1000.0, exposition(10, [5]) + exposition(20, [4], model="other")),
+               (1010.0, exposition(30, [15]) + exposition(60, [20], model="other"))]
+        recorded(db, "two.prom", two)
+        assert db.save_live_run("two.prom", 1000, 1010).runs == 2
+        assert db.save_live_run("two.prom", 1000, 1010, model="other").runs == 1
+        assert sorted(db.runs().target_model) == ["m", "other", "other"]
+
+    @pytest.mark.parametrize("start, end, model", [(1011, 1019, None), (1000, 1020, "nobody"), (2000, 3000, None)])
+    def test_a_range_without_windows_is_refused(self, db, start, end, model):
+        recorded(db)
+        with pytest.raises(StoreError) as info:
+            db.save_live_run(SOURCE, start, end, model=model)
+        assert info.value.key == "store.live_no_windows" and SOURCE in str(info.value)
+        assert db.runs().empty and db.imports().empty
+
+    def test_the_console_sees_the_live_tables_as_they_grow(self, db):
+        recorded(db, scrapes=SCRAPES[:2])
+        assert db.query("SELECT count(*) AS n FROM windows").frame.n[0] == 1
+        db.record_scrape(SOURCE, prom.parse(*reversed(SCRAPES[2])))
+        assert db.query("SELECT count(*) AS n FROM windows").frame.n[0] == 2  # the copy is made again
+        assert db.query("SELECT count(*) AS n FROM snapshots").frame.n[0] == 21
+        frame = db.query(explorer.EXAMPLE_QUERIES["live_windows"]).frame
+        assert frame[["running", "windows"]].values.tolist() == [[2, 1], [6, 1]]
+        assert frame.acceptance_length.tolist() == pytest.approx([1 + 80 / 50, 1 + 270 / 200])
 
 
 class TestExamples:
@@ -1230,9 +1416,13 @@ class TestStoreFiles:
             sys.path.insert(0, {str(ROOT)!r})
             from specviz.store import Store, StoreError
             s = Store({str(folder / "specviz.duckdb")!r})
+            from specviz import prom
             out = {{"read_only": s.read_only, "runs": len(s.runs()),
                     "query": int(s.query("SELECT count(*) AS n FROM runs").frame.n[0])}}
+            scrape = prom.parse({(SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_text()!r}, 0.0)
             for attempt, call in (("import", lambda: s.import_file("x.json", b"{{}}")),
+                                  ("record", lambda: s.record_scrape("x", scrape)),
+                                  ("save", lambda: s.save_live_run("x", 0, 1)),
                                   ("new", lambda: Store({str(folder / "new" / "specviz.duckdb")!r}))):
                 try:
                     call()
@@ -1244,8 +1434,9 @@ class TestStoreFiles:
         run = subprocess.run(["unshare", "--mount", "sh", "-c", f'{mount} && exec "$0" -c "$1"', sys.executable, probe],
                              capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
-        assert json.loads(run.stdout) == {"read_only": True, "runs": 1, "query": 1,
-                                          "import": "store.read_only", "new": "store.folder"}
+        assert json.loads(run.stdout) == {"read_only": True, "runs": 1, "query": 1, "import": "store.read_only",
+                                          "record": "store.read_only", "save": "store.read_only",
+                                          "new": "store.folder"}
         assert self.digest(folder / "specviz.duckdb") == before
 
     def test_a_full_disk_during_an_import_loses_nothing(self, tmp_path):

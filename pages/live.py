@@ -1,0 +1,134 @@
+"""Live: a running server's speculative decoding, window by window, and whether it pays at its batch now."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from pages._shared import open_store, require_router
+from specviz import charts, live, prom, replay, scrape, settings
+from specviz.errors import Notice, SpecvizError
+from specviz.i18n import md, message, t
+
+require_router()
+lang: str = st.session_state.get("lang", "en")
+SOURCES = ("replay", "url")
+# Windows kept for the charts without recording: an hour at the fastest poll.
+KEPT = 720
+# The headline's figures: the reason of each one absent is said, and only of those.
+SHOWN = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
+         "running_requests")
+
+
+@st.cache_resource
+def demo_server() -> replay.ReplayServer:
+    """The demo source: one replay exporter per app process, on a free loopback port."""
+    return replay.start()
+
+
+st.title(t("live.title", lang))
+st.caption(t("live.intro", lang))
+kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_source",
+                format_func=lambda k: t(f"live.source.{k}", lang))
+if kind == "replay":
+    source = demo_server().url
+    st.info(t("live.replay_note", lang))
+else:
+    source = st.text_input(t("live.url", lang), "http://localhost:8000/metrics", key="live_url",
+                           help=t("live.url_help", lang))
+col_on, col_every = st.columns(2)
+polling = col_on.toggle(t("live.poll", lang), key="live_on")
+every = col_every.number_input(t("live.every", lang), 2, 60, 5, key="live_every")
+store = open_store(lang)
+# The store records every scrape, so the command line's recorder and this page share the history; a
+# viewer or a read-only store keeps this session's windows only.
+recording = not (settings.get("SPECVIZ_VIEWER") or store.read_only)
+if not recording:
+    st.info(t("live.not_recording", lang))
+# This session's latest scrape and window per source, and (without recording) its windows.
+last: dict[str, prom.Snapshot] = st.session_state.setdefault("live_last", {})
+latest: dict[str, list[prom.SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
+kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
+
+
+def scrape_once() -> None:
+    """One scrape of the source, recorded, and its window against the one before; a failure is
+    shown and changes nothing."""
+    try:
+        snapshot = prom.parse(scrape.fetch_text(source), time=time.time())
+        if recording:
+            recorded = store.record_scrape(source, snapshot)
+            states = recorded.states if recorded.window else None
+        else:
+            states = prom.spec_decode_states(snapshot, last[source]) if source in last else None
+    except SpecvizError as exc:
+        st.error(message(exc, lang))
+        return
+    last[source] = snapshot
+    if states is not None:
+        latest[source] = states
+    if states is not None and not recording:
+        rows = kept.setdefault(source, [])
+        rows += [{"time_end": pd.Timestamp(snapshot.time, unit="s"), "model": state.model_name,
+                  **{figure: getattr(state, figure) for figure in charts.LIVE_FIGURES}} for state in states]
+        del rows[:-KEPT]
+
+
+def windows() -> pd.DataFrame:
+    """The source's windows: from the store when recording, else this session's."""
+    if recording:
+        return store.windows(source)
+    return pd.DataFrame(kept.get(source, []), columns=["time_end", "model", *charts.LIVE_FIGURES])
+
+
+def show_state(state: prom.SpecDecodeState) -> None:
+    """The latest window's headline figures, its per-position acceptance and the verdict."""
+    figure = lambda value, fmt: "—" if value is None else format(value, fmt)
+    cols = st.columns(6)
+    cols[0].metric(t("live.m.vllm_rate", lang), figure(state.acceptance_rate, ".3f"), help=t("live.m.vllm_rate_help", lang))
+    cols[1].metric(t("live.m.alpha", lang), figure(state.alpha_iid, ".3f"), help=t("live.m.alpha_help", lang))
+    cols[2].metric(t("live.m.length", lang), figure(state.acceptance_length, ".2f"))
+    cols[3].metric(t("live.m.zero_accept", lang), figure(state.zero_accept_rate, ".1%"))
+    cols[4].metric(t("live.m.throughput", lang), figure(state.generation_throughput, ",.0f"))
+    cols[5].metric(t("live.m.running", lang), figure(state.running_requests, ".0f"))
+    for name in SHOWN:
+        if name in state.absent:
+            st.caption(message(state.absent[name], lang))
+    sidebar = st.session_state.get("scenario")
+    verdict = live.paying_now(sidebar, state, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
+    if isinstance(verdict, Notice):
+        st.info(message(verdict, lang))
+    elif verdict is not None:
+        key = "live.paying" if verdict.low > 1 else "live.losing" if verdict.high < 1 else "live.unsure"
+        stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \
+            t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
+        st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
+                       speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
+                       gpu=sidebar.gpu.name, target=sidebar.target.name))
+    if state.per_position_acceptance:
+        st.altair_chart(charts.per_position(state.per_position_acceptance, state.per_position_conditional or [],
+                                            lang), width="stretch")
+
+
+@st.fragment(run_every=every if polling else None)
+def panel() -> None:
+    """Scrape (when polling), then draw the latest window and the figures over time."""
+    if polling or source not in last:
+        scrape_once()
+    if source not in latest:
+        st.info(t("live.waiting", lang))
+        return
+    for state in latest[source]:
+        st.subheader(state.model_name or t("live.no_model_name", lang))
+        show_state(state)
+    over_time = windows()
+    for figure in charts.LIVE_FIGURES:
+        st.altair_chart(charts.live_over_time(over_time, figure, lang), width="stretch")
+    if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
+        result = store.save_live_run(source, over_time["time_start"].min(), over_time["time_end"].max())
+        (st.success if result.status == "imported" else st.info)(t(f"live.saved.{result.status}", lang, runs=result.runs))
+
+
+panel()
