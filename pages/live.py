@@ -8,13 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import open_store, require_router
-from specviz import charts, live, prom, replay, scrape, settings
+from specviz import charts, live, prom, prometheus, replay, scrape, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
-SOURCES = ("replay", "url")
+SOURCES = ("replay", "url", "prometheus")
+# The Prometheus view's ranges, each drawn in 60 points.
+RANGES = ("15m", "1h", "6h", "24h")
 # Windows kept for the charts without recording: an hour at the fastest poll.
 KEPT = 720
 # The headline's figures: the reason of each one absent is said, and only of those.
@@ -35,9 +37,14 @@ kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_sour
 if kind == "replay":
     source = demo_server().url
     st.info(t("live.replay_note", lang))
-else:
+elif kind == "url":
     source = st.text_input(t("live.url", lang), "http://localhost:8000/metrics", key="live_url",
                            help=t("live.url_help", lang))
+else:
+    col_base, col_range = st.columns([3, 1])
+    source = col_base.text_input(t("live.prometheus_url", lang), "http://localhost:9090", key="live_prometheus",
+                                 help=t("live.prometheus_help", lang))
+    span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range")
 col_on, col_every = st.columns(2)
 polling = col_on.toggle(t("live.poll", lang), key="live_on")
 every = col_every.number_input(t("live.every", lang), 2, 60, 5, key="live_every")
@@ -83,21 +90,22 @@ def windows() -> pd.DataFrame:
     return pd.DataFrame(kept.get(source, []), columns=["time_end", "model", *charts.LIVE_FIGURES])
 
 
-def show_state(state: prom.SpecDecodeState) -> None:
-    """The latest window's headline figures, its per-position acceptance and the verdict."""
-    figure = lambda value, fmt: "—" if value is None else format(value, fmt)
+def show_figures(figures: dict, absent: dict, acceptance: list | None, conditional: list | None) -> None:
+    """One model's latest window: the headline figures (the reason of each absent one), the verdict
+    at its batch, and its per-position acceptance."""
+    figure = lambda name, fmt: "—" if pd.isna(figures.get(name)) else format(figures[name], fmt)
     cols = st.columns(6)
-    cols[0].metric(t("live.m.vllm_rate", lang), figure(state.acceptance_rate, ".3f"), help=t("live.m.vllm_rate_help", lang))
-    cols[1].metric(t("live.m.alpha", lang), figure(state.alpha_iid, ".3f"), help=t("live.m.alpha_help", lang))
-    cols[2].metric(t("live.m.length", lang), figure(state.acceptance_length, ".2f"))
-    cols[3].metric(t("live.m.zero_accept", lang), figure(state.zero_accept_rate, ".1%"))
-    cols[4].metric(t("live.m.throughput", lang), figure(state.generation_throughput, ",.0f"))
-    cols[5].metric(t("live.m.running", lang), figure(state.running_requests, ".0f"))
+    cols[0].metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang))
+    cols[1].metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang))
+    cols[2].metric(t("live.m.length", lang), figure("acceptance_length", ".2f"))
+    cols[3].metric(t("live.m.zero_accept", lang), figure("zero_accept_rate", ".1%"))
+    cols[4].metric(t("live.m.throughput", lang), figure("generation_throughput", ",.0f"))
+    cols[5].metric(t("live.m.running", lang), figure("running_requests", ".0f"))
     for name in SHOWN:
-        if name in state.absent:
-            st.caption(message(state.absent[name], lang))
+        if name in absent:
+            st.caption(message(absent[name], lang))
     sidebar = st.session_state.get("scenario")
-    verdict = live.paying_now(sidebar, state, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
+    verdict = live.paying_now(sidebar, figures, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
     if isinstance(verdict, Notice):
         st.info(message(verdict, lang))
     elif verdict is not None:
@@ -107,9 +115,13 @@ def show_state(state: prom.SpecDecodeState) -> None:
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpu=sidebar.gpu.name, target=sidebar.target.name))
-    if state.per_position_acceptance:
-        st.altair_chart(charts.per_position(state.per_position_acceptance, state.per_position_conditional or [],
-                                            lang), width="stretch")
+    if acceptance:
+        st.altair_chart(charts.per_position(acceptance, conditional or [], lang), width="stretch")
+
+
+def show_over_time(over_time: pd.DataFrame) -> None:
+    for figure in charts.LIVE_FIGURES:
+        st.altair_chart(charts.live_over_time(over_time, figure, lang), width="stretch")
 
 
 @st.fragment(run_every=every if polling else None)
@@ -122,13 +134,37 @@ def panel() -> None:
         return
     for state in latest[source]:
         st.subheader(state.model_name or t("live.no_model_name", lang))
-        show_state(state)
+        show_figures(vars(state), state.absent, state.per_position_acceptance, state.per_position_conditional)
     over_time = windows()
-    for figure in charts.LIVE_FIGURES:
-        st.altair_chart(charts.live_over_time(over_time, figure, lang), width="stretch")
+    show_over_time(over_time)
     if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
         result = store.save_live_run(source, over_time["time_start"].min(), over_time["time_end"].max())
         (st.success if result.status == "imported" else st.info)(t(f"live.saved.{result.status}", lang, runs=result.runs))
 
 
-panel()
+@st.fragment(run_every=every if polling else None)
+def fleet_panel() -> None:
+    """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
+    latest point per model as the headline, every point over time."""
+    try:
+        frame = prometheus.query_figures(source, span, prometheus.parse_duration(span) / 60)
+    except SpecvizError as exc:
+        st.error(message(exc, lang))
+        return
+    flat = frame.reset_index().rename(columns={"time": "time_end", "model_name": "model"})
+    flat.attrs = {}  # the notices stay with the frame: a chart's data is serialised, attrs too
+    for model, rows in flat.groupby("model", sort=True):
+        now = rows.iloc[-1].to_dict()
+        st.subheader(model or t("live.no_model_name", lang))
+        positions = sorted(int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("per_position_acceptance_"))
+        series = lambda kind: [None if pd.isna(now[f"{kind}_{i}"]) else now[f"{kind}_{i}"] for i in positions]
+        show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}),
+                     series("per_position_acceptance"), series("per_position_conditional"))
+    st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
+    show_over_time(flat)
+
+
+if kind == "prometheus":
+    fleet_panel()
+else:
+    panel()

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 import numpy as np
 
 from . import calculator
 from .errors import Notice
-from .prom import SpecDecodeState
 from .scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now"]
@@ -51,28 +51,30 @@ class PayingNow:
     stops_paying_at: float
 
 
-def paying_now(scenario: Scenario, state: SpecDecodeState, batch_max: int) -> PayingNow | Notice:
+def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
     """What speculation gains on the sidebar's scenario at the live batch, γ and acceptance.
 
     .. math:: S = \\frac{E\\, t_{plain}(B)}{γ\\, t_{draft}(B) + t_{verify}(B)},\\quad
               B = \\text{running requests},\\ E = \\text{measured acceptance length}
 
-    with α = E⁻¹(acceptance length, γ) as the state gives it. The scenario's context is kept: the
-    metrics do not say how long the running requests' contexts are.
+    with α = E⁻¹(acceptance length, γ) as the window gives it. ``figures`` holds a window's
+    ``alpha_iid``, ``num_speculative_tokens`` and ``running_requests``: the fields of a
+    :class:`specviz.prom.SpecDecodeState` (``vars(state)``) or a row of
+    :func:`specviz.prometheus.query_figures`. The scenario's context is kept: the metrics do not say
+    how long the running requests' contexts are.
 
     Returns
     -------
     PayingNow, or a Notice (``live.no_verdict``) naming the figure the window lacks (the engine does
     not export it, or nothing ran in the window).
     """
-    needed = {"alpha_iid": state.alpha_iid, "num_speculative_tokens": state.num_speculative_tokens,
-              "running_requests": state.running_requests}
-    missing = [name for name, value in needed.items() if value is None or not math.isfinite(value)]
+    needed = ("alpha_iid", "num_speculative_tokens", "running_requests")
+    missing = [name for name in needed if figures.get(name) is None or not math.isfinite(figures[name])]
     if missing:
         return Notice("live.no_verdict", figures=", ".join(missing))
-    batch = max(1, int(round(state.running_requests)))
-    gamma = max(1, int(round(state.num_speculative_tokens)))
-    live = replace(scenario, mode="step", alpha=state.alpha_iid, gamma=gamma, batch=batch)
+    batch = max(1, int(round(figures["running_requests"])))
+    gamma = max(1, int(round(figures["num_speculative_tokens"])))
+    live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch)
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
     low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
     _, crossover = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)

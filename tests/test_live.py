@@ -22,7 +22,7 @@ class TestPayingNow:
     def test_the_calculator_at_the_live_batch_gamma_and_acceptance(self):
         state = window()
         chosen = make_scenario(target="Llama-3.1-70B")
-        verdict = live.paying_now(chosen, state, 1024)
+        verdict = live.paying_now(chosen, vars(state), 1024)
         assert verdict.batch == max(1, round(state.running_requests))
         assert verdict.gamma == round(state.num_speculative_tokens) == 3  # the recording's 3-token draft
         assert verdict.alpha == state.alpha_iid
@@ -34,7 +34,7 @@ class TestPayingNow:
 
     def test_a_window_without_what_it_needs_says_which(self):
         state = window()
-        bare = prom.SpecDecodeState(**{**vars(state), "running_requests": None, "alpha_iid": None})
+        bare = {**vars(state), "running_requests": None, "alpha_iid": float("nan")}
         verdict = live.paying_now(make_scenario(), bare, 1024)
         assert isinstance(verdict, Notice) and verdict.key == "live.no_verdict"
         assert verdict.params["figures"] == "alpha_iid, running_requests"

@@ -16,6 +16,7 @@ import threading
 import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Iterator
 
 import pandas as pd
@@ -508,3 +509,22 @@ class TestFiguresFromAnswers:
         keys = [n.key for n in frame.attrs["notices"]]
         assert "prom.notice.counter_reset" in keys and "prom.notice.gauge_source" in keys
         assert "prom.notice.summed" not in keys and "prometheus.notice.summed" in keys
+
+
+@pytest.mark.prometheus
+class TestLivePage:
+    def test_the_fleet_view_of_a_real_prometheus(self, fleet, measured):
+        """The Live page's Prometheus source: the latest point per model, and the figures over time."""
+        from streamlit.testing.v1 import AppTest
+        base, _ = fleet
+        at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+        at.session_state["live_source"] = "prometheus"
+        at.session_state["live_prometheus"] = base
+        at.session_state["live_range"] = "15m"
+        at.run()
+        at.switch_page("pages/live.py")
+        at.run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        rate = float(next(m.value for m in at.metric if m.label == "vLLM acceptance rate"))
+        assert 0 < rate < 1 and any(c.value.startswith("From Prometheus:") for c in at.caption)
+        assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
