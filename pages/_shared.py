@@ -84,6 +84,17 @@ def forget_controls() -> None:
         st.session_state.pop(key, None)
 
 
+def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scenario.Scenario,
+              known: scenario.Presets) -> None:
+    """What a fit found, a warning for each thing that makes it suspect and, only if nothing does, a
+    button that opens the calculator at the fit (a suspect fit is not handed on as if it held)."""
+    (st.warning if suspect else st.success)(found)
+    for text in suspect:
+        st.warning(text)
+    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls):
+        st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(fitted, known))
+
+
 def reset_costs() -> None:
     """Back to the engine's preset: the cost knobs' controls are set to the preset of the engine now
     chosen (a widget callback). Set, not forgotten: a knob's URL value is bound to its control, and

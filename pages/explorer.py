@@ -7,12 +7,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from pages._shared import csv_download, forget_controls, open_store, presets, require_router, titled_dataframe
-from specviz import calculator, charts, explorer, importers, scenario, settings
-from specviz.i18n import escape_markdown, md, message, t
-from specviz.importers import user_csv
+from pages._imports import upload_section
+from pages._shared import csv_download, offer_fit, open_store, presets, require_router, titled_dataframe
+from specviz import calculator, charts, explorer, scenario, settings
+from specviz.i18n import md, message, t
 from specviz.sandbox import QueryError
-from specviz.store import StoreError
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
@@ -22,83 +21,10 @@ st.caption(t("exp.intro", lang))
 store = open_store(lang)
 # A viewer (SPECVIZ_VIEWER) or a read-only store shows and queries the runs but changes nothing.
 editable = not (settings.get("SPECVIZ_VIEWER") or store.read_only)
-if not editable:
+if editable:
+    upload_section(store, lang)
+else:
     st.info(t("exp.viewer" if settings.get("SPECVIZ_VIEWER") else "exp.read_only", lang))
-
-
-# Files waiting for a column mapping, by name: (content, columns to map, whether the file was
-# imported and a mapping replaces its runs). One form each, so that several can wait at once.
-pending: dict[str, tuple[bytes, list[str], bool]] = st.session_state.setdefault("pending_csv", {})
-
-
-def import_upload(name: str, data: bytes) -> tuple[str, str, object]:
-    """Import one uploaded file; a failure is that file's report, never the batch's end."""
-    pending.pop(name, None)  # a new upload of the name replaces its form
-    try:
-        result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
-    except importers.UnrecognisedColumnsError as exc:  # offer the mapping step
-        pending[name] = (data, exc.columns, False)
-        return "error", name, exc
-    except (importers.IngestError, StoreError) as exc:
-        return "error", name, exc
-    if result.unmatched_columns:  # offer to map what the synonyms missed
-        pending[name] = (data, result.unmatched_columns, True)
-    return "ok", name, result
-
-
-# ------------------------------------------------------------------------------------ upload
-if editable:
-    with st.form("upload", clear_on_submit=True):
-        files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
-                                 help=t("exp.upload_help", lang))
-        submitted = st.form_submit_button(t("exp.import", lang), key="import")
-    if submitted and files:
-        st.session_state["import_reports"] = [import_upload(f.name, f.getvalue()) for f in files]
-for kind, name, result in st.session_state.get("import_reports", []):
-    if kind == "error":
-        st.error(t("exp.report.error", lang, error=message(result, lang)))
-    else:
-        if result.status == "skipped":
-            st.info(md("exp.report.skipped", lang, file=name))
-        else:
-            st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
-                          requests=result.requests))
-        # A skipped file may say why too (its runs are already stored from another file of a sweep).
-        for warning in result.warnings:
-            st.warning(t("exp.report.warning", lang, file=escape_markdown(name), warning=message(warning, lang)))
-
-
-def mapping_form(name: str, data: bytes, columns: list[str], replace: bool) -> None:
-    """The mapping step of one file; its widget keys end in the file's name, so each form keeps its own."""
-    with st.form(f"mapping:{name}"):
-        st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
-        # Only what a user may map (not the store's own columns), in schema order: the run's
-        # dimensions, then its measures.
-        targets = ["", *user_csv.MAPPABLE_COLUMNS]
-        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{name}",
-                                        format_func=lambda c: c or t("exp.mapping_ignore", lang))
-                   for i, column in enumerate(columns)}
-        if st.form_submit_button(t("exp.mapping_import", lang), key=f"import_mapped:{name}"):
-            try:
-                result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
-                                           csv_mapping={k: v for k, v in mapping.items() if v}, replace=replace)
-                # This file's report becomes the import's; the other files' reports and forms stay.
-                reports = [r for r in st.session_state.get("import_reports", []) if r[1] != name]
-                st.session_state["import_reports"] = [*reports, ("ok", name, result)]
-                del pending[name]
-                st.rerun()
-            except (importers.IngestError, StoreError) as exc:
-                st.error(t("exp.report.error", lang, error=message(exc, lang)))
-        # Closing the form keeps a partly matched file as imported, and imports nothing of one that was refused.
-        if st.form_submit_button(t("exp.mapping_keep" if replace else "exp.mapping_dismiss", lang),
-                                 key=f"{'keep' if replace else 'dismiss'}_mapping:{name}"):
-            del pending[name]
-            st.rerun()
-
-
-if editable:
-    for pending_name, (pending_data, pending_columns, pending_replace) in list(pending.items()):
-        mapping_form(pending_name, pending_data, pending_columns, pending_replace)
 
 # The runs carry no origin: the example files' hashes, from the imports, mark the examples' runs
 # (known by their import's origin, not by a name a user's file may share).
@@ -258,24 +184,15 @@ def show_predicted() -> None:
     elif kind == "step":
         for number, one in enumerate(fit):
             costs = one.scenario.costs
-            offer_fit(f"use_fit_{number}", t("exp.fit.step", lang, setting=one.setting, points=one.points,
-                                              rms_error=one.rms_error, **vars(costs)),
-                      [t(key, lang) for key in one.warnings], replace(one.scenario, context=context), known)
+            found = t("exp.fit.step", lang, setting=one.setting, points=one.points, rms_error=one.rms_error,
+                      **vars(costs))
+            offer_fit(lang, f"use_fit_{number}", found, [t(key, lang) for key in one.warnings],
+                      replace(one.scenario, context=context), known)
     else:
         ratios = replace(sidebar, mode="ratios", verify_cost=round(fit["verify_cost"], 3),
                          draft_cost=round(fit["draft_cost"], 3), context=context)
-        offer_fit("use_fit", t("exp.fit.ratios", lang, **fit),
+        offer_fit(lang, "use_fit", t("exp.fit.ratios", lang, **fit),
                   [message(notice, lang) for notice in explorer.ratio_warnings(fit)], ratios, known)
-
-
-def offer_fit(key: str, found: str, suspect: list[str], fitted: scenario.Scenario, known: scenario.Presets) -> None:
-    """What a fit found, a warning for each thing that makes it suspect and, only if nothing does, a
-    button that opens the calculator at the fit (a suspect fit is not handed on as if it held)."""
-    (st.warning if suspect else st.success)(found)
-    for text in suspect:
-        st.warning(text)
-    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls):
-        st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(fitted, known))
 
 
 def show_published() -> None:

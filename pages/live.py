@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
 
-from pages._shared import open_store, require_router
-from specviz import charts, live, prom, prometheus, replay, scrape, settings
+from pages._shared import offer_fit, open_store, presets, require_router
+from specviz import calibration, charts, live, prom, prometheus, replay, scrape, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
 
@@ -79,7 +80,8 @@ def scrape_once() -> None:
     if states is not None and not recording:
         rows = kept.setdefault(source, [])
         rows += [{"time_end": pd.Timestamp(snapshot.time, unit="s"), "model": state.model_name,
-                  **{figure: getattr(state, figure) for figure in charts.LIVE_FIGURES}} for state in states]
+                  **{figure: getattr(state, figure) for figure in (*charts.LIVE_FIGURES, *live.CALIBRATION_FIGURES)}}
+                 for state in states]
         del rows[:-KEPT]
 
 
@@ -87,7 +89,8 @@ def windows() -> pd.DataFrame:
     """The source's windows: from the store when recording, else this session's."""
     if recording:
         return store.windows(source)
-    return pd.DataFrame(kept.get(source, []), columns=["time_end", "model", *charts.LIVE_FIGURES])
+    return pd.DataFrame(kept.get(source, []),
+                        columns=["time_end", "model", *dict.fromkeys((*charts.LIVE_FIGURES, *live.CALIBRATION_FIGURES))])
 
 
 def show_figures(figures: dict, absent: dict, acceptance: list | None, conditional: list | None) -> None:
@@ -120,8 +123,22 @@ def show_figures(figures: dict, absent: dict, acceptance: list | None, condition
 
 
 def show_over_time(over_time: pd.DataFrame) -> None:
+    """Each figure over time, and the step model calibrated on the windows of each model (on a click)."""
     for figure in charts.LIVE_FIGURES:
         st.altair_chart(charts.live_over_time(over_time, figure, lang), width="stretch")
+    sidebar = st.session_state.get("scenario")
+    if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
+                                         help=t("live.calibrate_help", lang)):
+        return
+    for model, rows in over_time.groupby("model", sort=True):
+        fit = live.calibrate_windows(sidebar, rows)
+        if isinstance(fit, Notice):
+            st.info(f"{model}: {message(fit, lang)}")
+            continue
+        fitted = replace(sidebar, costs=calibration.fitted_costs(fit, sidebar.costs.link_gb_s))
+        found = t("live.calibrated", lang, model=model, windows=len(rows), **vars(fitted.costs))
+        offer_fit(lang, f"live_use_fit:{model}", found, [t(key, lang) for key in fit.warnings], fitted,
+                  presets(settings.get("SPECVIZ_DATA_DIR")))
 
 
 @st.fragment(run_every=every if polling else None)

@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 
 from . import roofline, step
 
-__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "widen", "prior_draws", "calibrate"]
+__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 
 # mfu, mbu, overlap: (median, low, high). The realistic preset's values and the ranges behind them
 # (README, "Realistic knobs": GEMMs of a few hundred rows well under peak; decode GEMVs at 70-85 %
@@ -128,6 +128,17 @@ def widen(low: ArrayLike, high: ArrayLike, model_error: tuple[float, float] = MO
     return np.asarray(low) / (1.0 + e_high), np.asarray(high) / (1.0 + e_low)
 
 
+def fitted_costs(fit: Fit, link_gb_s: float | None = None) -> step.Costs:
+    """A fit's knobs as the costs of a scenario: the weighted medians (:attr:`Fit.fitted`) at what two
+    to a few dozen points can pin and a link a person can read, shares of peak to three decimals and
+    costs to three significant digits."""
+    shares = ("mfu", "mbu", "overlap")
+    costs = ("step_ms", "layer_us", "token_us", "allreduce_us")
+    fitted = fit.fitted
+    return step.Costs(**{name: round(fitted[name], 3) for name in shares},
+                      **{name: float(f"{fitted[name]:.3g}") for name in costs}, link_gb_s=link_gb_s)
+
+
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> Any:
     """The weighted ``q``-quantile of ``values`` along its first axis (draws): the smallest value whose
     cumulative weight reaches q of the total. A float for 1-D values, else an array, one per column."""
@@ -200,20 +211,29 @@ def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarr
 
 
 def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engine: Engine, *,
-              batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike,
-              acceptance_length: ArrayLike | None = None, tree_tokens: float | None = None,
-              draft_width: float = 1.0, tp: int = 1, precision: step.Precision = step.PRECISIONS["bf16"],
-              seed: int = 0) -> Fit:
-    """Fit the fixed cost per step and the cost per token to two or more measured speedups (the module's method).
+              batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike | None = None,
+              measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
+              tree_tokens: float | None = None, draft_width: float = 1.0, tp: int = 1,
+              precision: step.Precision = step.PRECISIONS["bf16"], seed: int = 0) -> Fit:
+    """Fit the fixed cost per step and the cost per token to two or more measured speedups (the
+    module's method), or to two or more measured speculative step times.
+
+    A step time is what a live server gives without a plain baseline: B sequences, E tokens each per
+    step at R generated tokens/s take t = B·E / R a step, and t = γ (d + k T B w) + v + P + T B n is
+    as linear in (P, T) as the speedup's equation.
 
     Parameters
     ----------
     gpu, target, draft, engine
         The setting the points were measured in, and the engine whose priors hold the rest.
-    batch, gamma, context, measured_speedup : array_like
+    batch, gamma, context : array_like
         One value per measured point (at least two points).
+    measured_speedup, measured_step_s : array_like
+        One of the two, per point: the speedup over plain decoding, or the seconds of a speculative
+        step.
     acceptance_length : array_like, optional
-        Measured tokens per step at each point; without it E is fitted (one E for all points).
+        Measured tokens per step at each point; without it E is fitted (one E for all points), which
+        only speedups allow.
     seed : int
         Of the prior draws: the same seed gives the same fit.
 
@@ -221,7 +241,12 @@ def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engi
     -------
     Fit
     """
-    b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured_speedup))
+    if (measured_speedup is None) == (measured_step_s is None):
+        raise ValueError("give measured speedups or measured step times, one of the two")
+    if measured_step_s is not None and acceptance_length is None:
+        raise ValueError("step times are fitted at the points' measured acceptance lengths: give them")
+    measured = measured_speedup if measured_step_s is None else measured_step_s
+    b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured))
     if b.size < 2:
         raise ValueError("calibration needs two measured points at least")
     setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp,
@@ -240,9 +265,14 @@ def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engi
     else:
         e = np.broadcast_to(lengths, (len(draws["mfu"]), b.size))
     # The points' equations: A · (P, T) = y, for each draw (least squares with more than two points).
-    a_pass = e - s
-    a_token = e * b - s * (g * b * w * k + b * n)
-    y = s * (g * t["draft_s"] + t["verify_s"]) - e * t["plain_s"]
+    if measured_step_s is None:
+        a_pass = e - s
+        a_token = e * b - s * (g * b * w * k + b * n)
+        y = s * (g * t["draft_s"] + t["verify_s"]) - e * t["plain_s"]
+    else:
+        a_pass = np.ones_like(e)
+        a_token = np.broadcast_to(b * (g * w * k + n), e.shape)
+        y = s - (g * t["draft_s"] + t["verify_s"])
     design = np.stack([a_pass, a_token], axis=-1)
     gram = np.einsum("dpi,dpj->dij", design, design)
     rhs = np.einsum("dpi,dp->di", design, y)

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import calculator, calibration, roofline, spec, step
+from . import calculator, calibration, roofline, spec
 from .errors import Notice
-from .scenario import COST_KNOBS, Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
+from .scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -567,12 +567,7 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
                                         gamma=gamma, context=np.full_like(batch, context), measured_speedup=measured,
                                         acceptance_length=lengths, tp=chosen.tp, precision=chosen.precision)
             own = fit.predict(batch, gamma, context, lengths)["speedup"]
-        fitted = fit.fitted
-        # What two to a few dozen points can pin, and a link a person can read: shares of peak to
-        # three decimals, costs to three significant digits.
-        shares = ("mfu", "mbu", "overlap")
-        costs = step.Costs(**{name: round(fitted[name], 3) if name in shares else float(f"{fitted[name]:.3g}")
-                              for name in COST_KNOBS}, link_gb_s=chosen.costs.link_gb_s)
+        costs = calibration.fitted_costs(fit, chosen.costs.link_gb_s)
         fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
                                float(np.sqrt(np.mean((own - measured) ** 2))), list(fit.warnings)))
     return fits

@@ -15,11 +15,16 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import calculator
+import pandas as pd
+
+from . import calculator, calibration
 from .errors import Notice
 from .scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now"]
+__all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows"]
+
+# What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
+CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
 
 
 @dataclass(frozen=True)
@@ -80,3 +85,31 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     _, crossover = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
                      float(np.asarray(high)), float(crossover.iloc[0]))
+
+
+def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.Fit | Notice:
+    """The step model calibrated on a live server's windows (one model's), so that the calculator
+    can speak for a deployment nobody benchmarked.
+
+    A window of B running requests at E tokens per step and R generated tokens per second spent
+    t = B·E / R on a speculative step; windows at two loads or more pin the fixed cost per step and
+    the cost per token (:func:`specviz.calibration.calibrate` on step times), the rest held at the
+    engine's priors, with the same band as the explorer's calibration. B is the running requests at
+    the window's end, and prefill steps in the window count as decode time: a steady load gives the
+    truest figures.
+
+    Returns
+    -------
+    Fit, or a Notice (``live.calibrate_loads``) where the windows hold fewer than two loads.
+    """
+    rows = windows.dropna(subset=list(CALIBRATION_FIGURES))
+    rows = rows[(rows["running_requests"] >= 1) & (rows["generation_throughput"] > 0)]
+    batch = rows["running_requests"].to_numpy(dtype=float)
+    if np.unique(np.round(batch)).size < 2:
+        return Notice("live.calibrate_loads", windows=len(rows))
+    length = rows["acceptance_length"].to_numpy(dtype=float)
+    step_s = batch * length / rows["generation_throughput"].to_numpy(dtype=float)
+    return calibration.calibrate(scenario.gpu, scenario.target, scenario.draft, scenario.engine, batch=batch,
+                                 gamma=np.round(rows["num_speculative_tokens"].to_numpy(dtype=float)),
+                                 context=scenario.context, measured_step_s=step_s, acceptance_length=length,
+                                 tp=scenario.tp, precision=scenario.precision)

@@ -130,3 +130,25 @@ class TestFitPredict:
         for i, batch in enumerate(BATCH):
             alone = fit.predict(batch, 3, 512, 2.9, model_error=(0.0, 0.0))
             assert all(alone[k][0] == together[k][i] for k in ("speedup", "low", "high"))
+
+
+class TestCalibrateOnStepTimes:
+    def step_times(self, batch):
+        return step.step(H100, LLAMA8, step.Draft("eagle"), batch=batch, gamma=3, context=512, acceptance_length=2.9,
+                         costs=TRUE)["spec_s"]
+
+    def test_the_band_covers_what_made_the_step_times(self):
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
+                                    gamma=3, context=512, measured_step_s=self.step_times(BATCH[[0, -1]]),
+                                    acceptance_length=2.9)
+        inner = fit.predict(BATCH[1:-1], 3, 512, 2.9)
+        truth = made(step.Draft("eagle"))[1:-1]
+        assert np.all(inner["low"] <= truth) and np.all(truth <= inner["high"]) and not fit.warnings
+
+    def test_speedups_or_step_times_and_step_times_need_the_acceptance(self):
+        common = dict(batch=BATCH[[0, -1]], gamma=3, context=512)
+        with pytest.raises(ValueError, match="one of the two"):
+            calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["vllm-v1"], **common)
+        with pytest.raises(ValueError, match="acceptance lengths"):
+            calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["vllm-v1"], **common,
+                                  measured_step_s=self.step_times(BATCH[[0, -1]]))

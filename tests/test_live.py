@@ -2,10 +2,12 @@
 
 import math
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, live, prom, replay
+from specviz import calculator, calibration, live, prom, replay, step
 from specviz.errors import Notice
 
 
@@ -38,3 +40,31 @@ class TestPayingNow:
         verdict = live.paying_now(make_scenario(), bare, 1024)
         assert isinstance(verdict, Notice) and verdict.key == "live.no_verdict"
         assert verdict.params["figures"] == "alpha_iid, running_requests"
+
+
+class TestCalibrateWindows:
+    # Llama-3.1-70B with its Llama-3.2-1B draft on 4 H100s, at costs inside vLLM V1's priors.
+    SCENARIO = make_scenario(target="Llama-3.1-70B", context="2048")
+    TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=2.0, layer_us=1.0, token_us=12.0, allreduce_us=8.0)
+
+    def windows(self, batches, length=3.1, gamma=4, noise=0.0) -> pd.DataFrame:
+        """Windows a server with TRUE's costs would report: tokens/s = B·E / t_spec."""
+        b = np.asarray(batches, dtype=float)
+        made = step.step(self.SCENARIO.gpu, self.SCENARIO.target, self.SCENARIO.draft, batch=b, gamma=gamma,
+                         context=2048, acceptance_length=length, tp=self.SCENARIO.tp, costs=self.TRUE)
+        rate = b * length / made["spec_s"] * (1 + noise * np.random.default_rng(0).standard_normal(b.size))
+        return pd.DataFrame({"running_requests": b, "acceptance_length": length, "num_speculative_tokens": gamma,
+                             "generation_throughput": rate})
+
+    def test_recovers_the_speedup_that_made_the_windows(self):
+        fit = live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48, 96], noise=0.02))
+        assert isinstance(fit, calibration.Fit) and not fit.warnings
+        truth = step.step(self.SCENARIO.gpu, self.SCENARIO.target, self.SCENARIO.draft, batch=32, gamma=4,
+                          context=2048, acceptance_length=3.1, tp=self.SCENARIO.tp, costs=self.TRUE)["speedup"]
+        band = fit.predict(32, 4, 2048, 3.1)
+        assert band["low"][0] <= float(truth) <= band["high"][0]
+        assert band["speedup"][0] == pytest.approx(float(truth), rel=0.05)
+
+    def test_one_load_is_not_enough(self):
+        notice = live.calibrate_windows(self.SCENARIO, self.windows([8, 8.2, 7.9]))
+        assert notice.key == "live.calibrate_loads" and notice.params["windows"] == 3

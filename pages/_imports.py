@@ -1,0 +1,94 @@
+"""The explorer's upload step: the form, each file's report, and the column mapping of a CSV whose
+columns matched no name (a helper of pages/explorer.py, not a page)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz import importers, settings
+from specviz.i18n import escape_markdown, md, message, t
+from specviz.importers import user_csv
+from specviz.store import ImportResult, Store, StoreError
+
+# Session key of the files waiting for a column mapping, by name: (content, columns to map, whether
+# the file was imported and a mapping replaces its runs). One form each, so that several can wait.
+_PENDING = "pending_csv"
+# Session key of the last upload's reports: (kind, file name, ImportResult or the error).
+_REPORTS = "import_reports"
+
+
+def _pending() -> dict[str, tuple[bytes, list[str], bool]]:
+    return st.session_state.setdefault(_PENDING, {})
+
+
+def _import_upload(store: Store, name: str, data: bytes) -> tuple[str, str, ImportResult | Exception]:
+    """Import one uploaded file; a failure is that file's report, never the batch's end."""
+    pending = _pending()
+    pending.pop(name, None)  # a new upload of the name replaces its form
+    try:
+        result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
+    except importers.UnrecognisedColumnsError as exc:  # offer the mapping step
+        pending[name] = (data, exc.columns, False)
+        return "error", name, exc
+    except (importers.IngestError, StoreError) as exc:
+        return "error", name, exc
+    if result.unmatched_columns:  # offer to map what the synonyms missed
+        pending[name] = (data, result.unmatched_columns, True)
+    return "ok", name, result
+
+
+def _show_reports(lang: str) -> None:
+    """Each file of the last upload: imported, skipped (with why) or refused (with the message)."""
+    for kind, name, result in st.session_state.get(_REPORTS, []):
+        if kind == "error":
+            st.error(t("exp.report.error", lang, error=message(result, lang)))
+            continue
+        if result.status == "skipped":
+            st.info(md("exp.report.skipped", lang, file=name))
+        else:
+            st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
+                          requests=result.requests))
+        # A skipped file may say why too (its runs are already stored from another file of a sweep).
+        for warning in result.warnings:
+            st.warning(t("exp.report.warning", lang, file=escape_markdown(name), warning=message(warning, lang)))
+
+
+def _mapping_form(store: Store, lang: str, name: str, data: bytes, columns: list[str], replace: bool) -> None:
+    """The mapping step of one file; its widget keys end in the file's name, so each form keeps its own."""
+    with st.form(f"mapping:{name}"):
+        st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
+        # Only what a user may map (not the store's own columns), in schema order: the run's
+        # dimensions, then its measures.
+        targets = ["", *user_csv.MAPPABLE_COLUMNS]
+        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{name}",
+                                        format_func=lambda c: c or t("exp.mapping_ignore", lang))
+                   for i, column in enumerate(columns)}
+        if st.form_submit_button(t("exp.mapping_import", lang), key=f"import_mapped:{name}"):
+            try:
+                result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
+                                           csv_mapping={k: v for k, v in mapping.items() if v}, replace=replace)
+                # This file's report becomes the import's; the other files' reports and forms stay.
+                reports = [r for r in st.session_state.get(_REPORTS, []) if r[1] != name]
+                st.session_state[_REPORTS] = [*reports, ("ok", name, result)]
+                del _pending()[name]
+                st.rerun()
+            except (importers.IngestError, StoreError) as exc:
+                st.error(t("exp.report.error", lang, error=message(exc, lang)))
+        # Closing the form keeps a partly matched file as imported, and imports nothing of one that was refused.
+        if st.form_submit_button(t("exp.mapping_keep" if replace else "exp.mapping_dismiss", lang),
+                                 key=f"{'keep' if replace else 'dismiss'}_mapping:{name}"):
+            del _pending()[name]
+            st.rerun()
+
+
+def upload_section(store: Store, lang: str) -> None:
+    """The upload form, the last upload's reports, and a mapping form for each file waiting for one."""
+    with st.form("upload", clear_on_submit=True):
+        files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
+                                 help=t("exp.upload_help", lang))
+        submitted = st.form_submit_button(t("exp.import", lang), key="import")
+    if submitted and files:
+        st.session_state[_REPORTS] = [_import_upload(store, f.name, f.getvalue()) for f in files]
+    _show_reports(lang)
+    for name, (data, columns, replace) in list(_pending().items()):
+        _mapping_form(store, lang, name, data, columns, replace)
