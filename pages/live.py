@@ -16,6 +16,8 @@ from specviz.i18n import md, message, t
 require_router()
 lang: str = st.session_state.get("lang", "en")
 SOURCES = ("replay", "url", "prometheus")
+# The name the demo replay's scrapes are recorded under in the store.
+DEMO_SOURCE = "specviz-replay (demo)"
 # The Prometheus view's ranges, each drawn in 60 points.
 RANGES = ("15m", "1h", "6h", "24h")
 # Windows kept for the charts without recording: an hour at the fastest poll.
@@ -36,14 +38,15 @@ st.caption(t("live.intro", lang))
 kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_source",
                 format_func=lambda k: t(f"live.source.{k}", lang))
 if kind == "replay":
-    source = demo_server().url
+    # Recorded under one name: the exporter takes a free port on each start of the app.
+    url, source = demo_server().url, DEMO_SOURCE
     st.info(t("live.replay_note", lang))
 elif kind == "url":
-    source = st.text_input(t("live.url", lang), "http://localhost:8000/metrics", key="live_url",
+    url = source = st.text_input(t("live.url", lang), "http://localhost:8000/metrics", key="live_url",
                            help=t("live.url_help", lang))
 else:
     col_base, col_range = st.columns([3, 1])
-    source = col_base.text_input(t("live.prometheus_url", lang), "http://localhost:9090", key="live_prometheus",
+    url = source = col_base.text_input(t("live.prometheus_url", lang), "http://localhost:9090", key="live_prometheus",
                                  help=t("live.prometheus_help", lang))
     span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range")
 col_on, col_every = st.columns(2)
@@ -65,7 +68,7 @@ def scrape_once() -> None:
     """One scrape of the source, recorded, and its window against the one before; a failure is
     shown and changes nothing."""
     try:
-        snapshot = prom.parse(scrape.fetch_text(source), time=time.time())
+        snapshot = prom.parse(scrape.fetch_text(url), time=time.time())
         if recording:
             recorded = store.record_scrape(source, snapshot)
             states = recorded.states if recorded.window else None
@@ -164,7 +167,7 @@ def fleet_panel() -> None:
     """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
     latest point per model as the headline, every point over time."""
     try:
-        frame = prometheus.query_figures(source, span, prometheus.parse_duration(span) / 60)
+        frame = prometheus.query_figures(url, span, prometheus.parse_duration(span) / 60)
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return
