@@ -149,13 +149,19 @@ def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> Any
     return float(chosen) if values.ndim == 1 else chosen
 
 
-def _log_normal_density(value: np.ndarray, prior: tuple[float, float, float]) -> np.ndarray:
-    """Likelihood of ``value`` under a log-normal prior whose range spans about ±2σ (a zero median
-    or bound: a floor of a hundredth of the high end)."""
+def _log_normal(prior: tuple[float, float, float]) -> tuple[float, float, float]:
+    """The log-normal read from a (median, low, high) prior: its centre and σ in log space, the
+    range spanning about ±2σ (σ at least 0.25), and the floor that stands in for a zero median or
+    bound (a hundredth of the high end)."""
     median, low, high = prior
     floor = high / 100 if high > 0 else 1e-3
-    centre = np.log(max(median, floor))
     sigma = max((np.log(max(high, floor)) - np.log(max(low, floor))) / 4, 0.25)
+    return float(np.log(max(median, floor))), float(sigma), floor
+
+
+def _log_normal_density(value: np.ndarray, prior: tuple[float, float, float]) -> np.ndarray:
+    """Likelihood of ``value`` (unnormalised) under the log-normal of :func:`_log_normal`."""
+    centre, sigma, floor = _log_normal(prior)
     return np.exp(-0.5 * ((np.log(np.maximum(value, floor)) - centre) / sigma) ** 2)
 
 
@@ -172,9 +178,8 @@ def prior_draws(engine: Engine, n: int = _DRAWS, seed: int = 0,
     draws = {}
     for name, (median, low, high) in ranges.items():
         if name in ("step_ms", "token_us"):
-            floor = high / 100 if high > 0 else 1e-3
-            sigma = max((np.log(max(high, floor)) - np.log(max(low, floor))) / 4, 0.25)
-            values = np.clip(np.exp(rng.normal(np.log(max(median, floor)), sigma, n)), low, high)
+            centre, sigma, _ = _log_normal((median, low, high))
+            values = np.clip(np.exp(rng.normal(centre, sigma, n)), low, high)
         else:
             values = rng.uniform(low, high, n)
         draws[name] = np.full(n, float(hold[name])) if hold and name in hold else values
