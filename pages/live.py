@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from pages._shared import offer_fit, open_store, presets, require_router
+from pages._shared import offer_fit, open_store, presets, require_router, titled_dataframe
 from specviz import calibration, charts, live, prom, prometheus, replay, scrape, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
@@ -22,6 +22,8 @@ DEMO_SOURCE = "specviz-replay (demo)"
 RANGES = ("15m", "1h", "6h", "24h")
 # Windows kept for the charts without recording: an hour at the fastest poll.
 KEPT = 720
+# Labels the Prometheus view can keep replicas apart by: the scraped server, vLLM's data-parallel engine.
+REPLICA_LABELS = ("instance", "engine")
 # The headline's figures: the reason of each one absent is said, and only of those.
 SHOWN = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
          "running_requests")
@@ -49,6 +51,9 @@ else:
     url = source = col_base.text_input(t("live.prometheus_url", lang), "http://localhost:9090", key="live_prometheus",
                                  help=t("live.prometheus_help", lang))
     span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range")
+    by = st.selectbox(t("live.apart_by", lang), (None, *REPLICA_LABELS), key="live_apart_by",
+                      format_func=lambda label: t("live.apart_none", lang) if label is None else label,
+                      help=t("live.apart_by_help", lang))
 col_on, col_every = st.columns(2)
 polling = col_on.toggle(t("live.poll", lang), key="live_on")
 every = col_every.number_input(t("live.every", lang), 2, 60, 5, key="live_every")
@@ -62,24 +67,30 @@ if not recording:
 last: dict[str, prom.Snapshot] = st.session_state.setdefault("live_last", {})
 latest: dict[str, list[prom.SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
 kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
+# This session's latest window per source with the summed replicas kept apart (empty: nothing summed).
+apart: dict[str, list[prom.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
 
 
 def scrape_once() -> None:
     """One scrape of the source, recorded, and its window against the one before; a failure is
     shown and changes nothing."""
+    previous = last.get(source)
     try:
         snapshot = prom.parse(scrape.fetch_text(url), time=time.time())
         if recording:
             recorded = store.record_scrape(source, snapshot)
             states = recorded.states if recorded.window else None
         else:
-            states = prom.spec_decode_states(snapshot, last[source]) if source in last else None
+            states = prom.spec_decode_states(snapshot, previous) if previous else None
+        summed = tuple(sorted({label for state in states or [] for label in state.summed_labels}))
+        replicas = prom.spec_decode_states(snapshot, previous, split_by=summed) if summed and previous else []
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return
     last[source] = snapshot
     if states is not None:
         latest[source] = states
+        apart[source] = replicas
     if states is not None and not recording:
         rows = kept.setdefault(source, [])
         rows += [{"time_end": pd.Timestamp(snapshot.time, unit="s"), "model": state.model_name,
@@ -96,9 +107,11 @@ def windows() -> pd.DataFrame:
                         columns=["time_end", "model", *dict.fromkeys((*charts.LIVE_FIGURES, *live.CALIBRATION_FIGURES))])
 
 
-def show_figures(figures: dict, absent: dict, acceptance: list | None, conditional: list | None) -> None:
-    """One model's latest window: the headline figures (the reason of each absent one), the verdict
-    at its batch, and its per-position acceptance."""
+def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
+                 conditional: list | None) -> None:
+    """One model's latest window: the headline figures (the reason of each absent one, and what else
+    to know of them: replicas summed, a restart), the verdict at its batch, and its per-position
+    acceptance."""
     figure = lambda name, fmt: "—" if pd.isna(figures.get(name)) else format(figures[name], fmt)
     cols = st.columns(6)
     cols[0].metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang))
@@ -110,6 +123,8 @@ def show_figures(figures: dict, absent: dict, acceptance: list | None, condition
     for name in SHOWN:
         if name in absent:
             st.caption(message(absent[name], lang))
+    for notice in notices:
+        st.caption(message(notice, lang))
     sidebar = st.session_state.get("scenario")
     verdict = live.paying_now(sidebar, figures, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
     if isinstance(verdict, Notice):
@@ -123,6 +138,13 @@ def show_figures(figures: dict, absent: dict, acceptance: list | None, condition
                        gpu=sidebar.gpu.name, target=sidebar.target.name))
     if acceptance:
         st.altair_chart(charts.per_position(acceptance, conditional or [], lang), width="stretch")
+
+
+def show_replicas(table: pd.DataFrame) -> None:
+    """The replicas that a headline sums, one row each (:func:`specviz.live.replica_table`)."""
+    with st.expander(t("live.replicas", lang, replicas=len(table))):
+        st.caption(t("live.replicas_note", lang))
+        titled_dataframe(table, lang)
 
 
 def show_over_time(over_time: pd.DataFrame) -> None:
@@ -154,7 +176,13 @@ def panel() -> None:
         return
     for state in latest[source]:
         st.subheader(state.model_name or t("live.no_model_name", lang))
-        show_figures(vars(state), state.absent, state.per_position_acceptance, state.per_position_conditional)
+        show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
+                     state.per_position_conditional)
+        # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
+        replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in apart.get(source, [])
+                    if (r.engine, r.model_name) == (state.engine, state.model_name)]
+        if replicas:
+            show_replicas(live.replica_table(replicas, state.summed_labels))
     over_time = windows()
     show_over_time(over_time)
     if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
@@ -166,8 +194,13 @@ def panel() -> None:
 def fleet_panel() -> None:
     """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
     latest point per model as the headline, every point over time."""
+    step_s = prometheus.parse_duration(span) / 60
     try:
-        frame = prometheus.query_figures(url, span, prometheus.parse_duration(span) / 60)
+        frame = prometheus.query_figures(url, span, step_s)
+        # The replicas over the latest point's window, by the label chosen.
+        latest_point = frame.index.get_level_values("time").max().timestamp()
+        replicas = prometheus.query_window(url, step_s, at=latest_point, by=(by,)).reset_index().rename(
+            columns={"model_name": "model"}) if by else None
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return
@@ -178,9 +211,14 @@ def fleet_panel() -> None:
         st.subheader(model or t("live.no_model_name", lang))
         positions = sorted(int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("per_position_acceptance_"))
         series = lambda kind: [None if pd.isna(now[f"{kind}_{i}"]) else now[f"{kind}_{i}"] for i in positions]
-        show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}),
+        show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
                      series("per_position_acceptance"), series("per_position_conditional"))
+        if by:
+            show_replicas(live.replica_table(replicas[replicas["model"] == model].to_dict("records"),
+                                             (prometheus.label_column(by),)))
     st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
+    for notice in frame.attrs["notices"]:
+        st.caption(message(notice, lang))
     show_over_time(flat)
 
 

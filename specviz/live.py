@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,10 +21,13 @@ from . import calculator, calibration
 from .errors import Notice
 from .scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows"]
+__all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
+# The figures that set replicas apart: acceptance (a replica serving other traffic), load and memory.
+REPLICA_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
+                   "running_requests", "kv_cache_usage")
 
 
 @dataclass(frozen=True)
@@ -113,3 +116,25 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
                                  gamma=np.round(rows["num_speculative_tokens"].to_numpy(dtype=float)),
                                  context=scenario.context, measured_step_s=step_s, acceptance_length=length,
                                  tp=scenario.tp, precision=scenario.precision)
+
+
+def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> pd.DataFrame:
+    """One row per model and replica, where the headline sums the replicas: vLLM's data-parallel
+    engines (``engine``), or the servers behind a Prometheus (``instance``).
+
+    ``rows`` are the fields of per-replica :class:`specviz.prom.SpecDecodeState` (``vars(state)``
+    with ``model`` and the ``labels`` added) or records of :func:`specviz.prometheus.query_window`
+    by those labels. A replica whose acceptance stands apart from the others' is serving other
+    traffic, or another configuration.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``model``, ``replica`` (``label=value`` pairs, comma-separated) and
+        :data:`REPLICA_FIGURES` (NaN where absent), sorted by model and replica.
+    """
+    table = pd.DataFrame([{"model": row["model"], "replica": ", ".join(f"{label}={row.get(label, '')}" for label in labels),
+                           **{name: row.get(name) for name in REPLICA_FIGURES}} for row in rows],
+                         columns=["model", "replica", *REPLICA_FIGURES])
+    table[list(REPLICA_FIGURES)] = table[list(REPLICA_FIGURES)].astype(float)
+    return table.sort_values(["model", "replica"], ignore_index=True)

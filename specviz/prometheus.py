@@ -58,7 +58,7 @@ from .errors import Notice, SpecvizError
 from .scrape import Limits, check_url, fetch_body, shown
 
 __all__ = ["Series", "parse_duration", "check_points", "metric_names", "instant_query", "range_query",
-           "query_figures", "query_window", "FIGURE_COLUMNS"]
+           "query_figures", "query_window", "label_column", "FIGURE_COLUMNS"]
 
 _ACCEPT = "application/json"
 _API = "/api/v1/"
@@ -459,14 +459,15 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     frame = pd.DataFrame(rows)
     positions = sorted({c for c in frame.columns if c.startswith("per_position_")},
                        key=lambda c: (int(c.rsplit("_", 1)[1]), c))
-    columns = ["time", "engine", "model_name", *by, "window_s", *FIGURE_COLUMNS, *positions]
+    kept = [label_column(b) for b in by]
+    columns = ["time", "engine", "model_name", *kept, "window_s", *FIGURE_COLUMNS, *positions]
     frame = frame.reindex(columns=columns)
     numbers = [c for c in ("window_s", *FIGURE_COLUMNS, *positions) if c != "counter_reset"]
     frame[numbers] = frame[numbers].astype(float)  # None (absent) becomes NaN
     frame["counter_reset"] = frame["counter_reset"].astype(bool)
     # Prometheus's times are whole milliseconds; float seconds would carry a few nanoseconds of error.
     frame["time"] = pd.to_datetime((frame["time"] * 1000).round().astype("int64"), unit="ms", utc=True)
-    frame = frame.set_index(["time", "model_name", *by]).sort_index()
+    frame = frame.set_index(["time", "model_name", *kept]).sort_index()
     notices.append(Notice("prometheus.notice.summed", labels=", ".join(("model_name", *by))))
     if any(frame["counter_reset"]):
         notices.append(Notice("prom.notice.counter_reset"))
@@ -504,9 +505,17 @@ def _whole_gamma(at: dict[str, dict[tuple, float]]) -> None:
             count = math.nextafter(count, math.inf)
 
 
+def label_column(label: str) -> str:
+    """The column (and index level) of a ``by`` label in :func:`query_figures`' frame: the label's
+    name, or ``<name>_label`` where a column of the frame has that name (vLLM's data-parallel
+    ``engine`` label beside the ``engine`` column, which names the serving engine)."""
+    clashes = label in ("time", "engine", "window_s", *FIGURE_COLUMNS) or label.startswith("per_position_")
+    return f"{label}_label" if clashes else label
+
+
 def _row(t: float, state: prom.SpecDecodeState, by: tuple[str, ...], window_s: float, reset: bool) -> dict:
     row: dict[str, Any] = {"time": t, "engine": state.engine, "model_name": state.model_name,
-                           **{b: state.labels.get(b, "") for b in by}, "window_s": window_s}
+                           **{label_column(b): state.labels.get(b, "") for b in by}, "window_s": window_s}
     for name in FIGURE_COLUMNS:
         row[name] = getattr(state, name)
     row["counter_reset"] = bool(reset)
@@ -558,7 +567,8 @@ def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | floa
     Returns
     -------
     pandas.DataFrame
-        Indexed by ``time`` (UTC), ``model_name`` and the ``by`` labels; columns ``engine``,
+        Indexed by ``time`` (UTC), ``model_name`` and the ``by`` labels (:func:`label_column`:
+        ``engine`` becomes ``engine_label``); columns ``engine``,
         ``window_s``, :data:`FIGURE_COLUMNS` and ``per_position_acceptance_<i>``,
         ``per_position_conditional_<i>``; NaN where a figure is absent. ``attrs`` holds
         ``notices`` (Notices), ``absent`` ("engine/model[/by...]" → {figure: Notice}, at the last

@@ -4,7 +4,9 @@ a message and never show an exception."""
 import json
 import re
 import socket
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pandas as pd
@@ -670,3 +672,45 @@ class TestLivePage:
         at.toggle(key="live_on").set_value(True).run()
         assert any("records nothing" in i.value for i in at.info) and metric(at, "Running requests") != "—"
         assert "live_save" not in [b.key for b in at.button]
+
+    def test_data_parallel_engines_are_summed_and_shown_apart(self):
+        """Two vLLM engines on one server: the headline sums them and says so; the table under it
+        shows each. Served by a real HTTP server on loopback whose counters grow per scrape."""
+        scrapes = []
+
+        class TwoEngines(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                scrapes.append(1)
+                n = len(scrapes)
+                body = "".join(  # engine 0 accepts 2 of 3 drafted tokens, engine 1 one of 3
+                    f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {100 * n}\n'
+                    f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {300 * n}\n'
+                    f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {accepted * n}\n'
+                    f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {running}\n'
+                    for e, accepted, running in ((0, 200, 12), (1, 100, 4))).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), TwoEngines)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception and not at.error, [e.value for e in at.error]
+            assert float(metric(at, "vLLM acceptance rate")) == pytest.approx(0.5, abs=5e-4)  # 300 of 600
+            assert metric(at, "Running requests") == "16"
+            assert any(c.value == "Summed over engine (one series per replica)." for c in at.caption)
+            table = at.expander[0].dataframe[0].value
+            assert list(table["Replica"]) == ["engine=0", "engine=1"]
+            assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
+            assert list(table["Running requests (the live batch)"]) == [12, 4]
+        finally:
+            server.shutdown()
+            server.server_close()

@@ -68,3 +68,30 @@ class TestCalibrateWindows:
     def test_one_load_is_not_enough(self):
         notice = live.calibrate_windows(self.SCENARIO, self.windows([8, 8.2, 7.9]))
         assert notice.key == "live.calibrate_loads" and notice.params["windows"] == 3
+
+
+class TestReplicaTable:
+    def test_data_parallel_engines_one_row_each(self):
+        text = "".join(
+            f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {d}\n'
+            f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {3 * d}\n'
+            f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {a}\n'
+            f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {r}\n'
+            for e, d, a, r in ((1, 100, 90, 4), (0, 100, 240, 12)))
+        (summed,) = prom.spec_decode_states(prom.parse(text))
+        assert summed.summed_labels == ("engine",) and summed.acceptance_rate == pytest.approx(330 / 600)
+        apart = prom.spec_decode_states(prom.parse(text), split_by=summed.summed_labels)
+        table = live.replica_table([{**vars(s), "model": s.model_name, **s.labels} for s in apart], ("engine",))
+        assert list(table.columns) == ["model", "replica", *live.REPLICA_FIGURES]
+        assert list(table.replica) == ["engine=0", "engine=1"]
+        assert list(table.acceptance_rate) == pytest.approx([240 / 300, 90 / 300])  # hand-computed
+        assert list(table.acceptance_length) == pytest.approx([3.4, 1.9])
+        assert list(table.running_requests) == [12, 4]
+        assert table.kv_cache_usage.isna().all()  # not exported here: NaN, not 0
+
+    def test_records_of_a_prometheus_frame(self):
+        records = [{"model": "m", "instance": "b:8000", "acceptance_rate": 0.5, "running_requests": 3.0},
+                   {"model": "m", "instance": "a:8000", "acceptance_rate": None}]
+        table = live.replica_table(records, ("instance",))
+        assert list(table.replica) == ["instance=a:8000", "instance=b:8000"]
+        assert np.isnan(table.acceptance_rate[0]) and table.acceptance_rate[1] == 0.5

@@ -242,6 +242,12 @@ class TestRange:
         by_time = frame.groupby(level="time")["drafts"].sum()
         assert by_time.to_numpy() == pytest.approx(summed["drafts"].to_numpy())
 
+    def test_by_vllm_engine_label_beside_the_engine_column(self, fleet, measured):
+        base, _ = fleet
+        frame = prometheus.query_figures(base, "4s", "2s", window_s="3s", end=measured[3], by=("instance", "engine"))
+        assert frame.index.names == ["time", "model_name", "instance", "engine_label"]
+        assert set(frame.index.get_level_values("engine_label")) == {"0"} and set(frame["engine"]) == {"vllm-v1"}
+
     def test_the_csv_of_a_frame(self, fleet, measured):
         base, _ = fleet
         frame = prometheus.query_figures(base, "4s", "2s", window_s="3s", end=measured[3])
@@ -428,6 +434,14 @@ class TestArguments:
         assert prometheus._base("http://h:9090/")[0] == "http://h:9090"
 
 
+class TestLabelColumn:
+    def test_a_label_named_like_a_column_is_kept_apart_from_it(self):
+        assert prometheus.label_column("instance") == "instance"
+        assert prometheus.label_column("engine") == "engine_label"  # vLLM's data-parallel engine
+        assert prometheus.label_column("drafts") == "drafts_label"
+        assert prometheus.label_column("per_position_acceptance_0") == "per_position_acceptance_0_label"
+
+
 class TestWholeGamma:
     def test_extrapolation_rounding_does_not_make_gamma_fractional(self):
         # 3 × f / f in floating point: what increase() gave for one window of the replay.
@@ -528,3 +542,10 @@ class TestLivePage:
         rate = float(next(m.value for m in at.metric if m.label == "vLLM acceptance rate"))
         assert 0 < rate < 1 and any(c.value.startswith("From Prometheus:") for c in at.caption)
         assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
+        at.selectbox(key="live_apart_by").set_value("instance").run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        (replicas,) = [e for e in at.expander if e.label.startswith("Each replica apart")]
+        table = replicas.dataframe[0].value
+        assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
+        summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
+        assert table["Running requests (the live batch)"].sum() == pytest.approx(summed, abs=1)  # shown rounded
