@@ -121,6 +121,7 @@ def main() -> None:
                 url_path="what-if", default=True),
         st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon="📊", url_path="results"),
         st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon="📡", url_path="live-metrics"),
+        st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon="🔎", url_path="check-a-claim"),
     ])
     try:
         scenario_sidebar(lang)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .i18n import t
 
-__all__ = ["speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
+__all__ = ["claim_by_batch", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
            "LIVE_FIGURES", "live_over_time", "per_position"]
 
@@ -17,6 +17,12 @@ __all__ = ["speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_
 # a dict against the whole Vega-Lite schema, about 15 ms each, which a page pays on every rerun.
 
 _BREAK_EVEN = pd.DataFrame({"y": [1.0]})
+
+
+def _claim_rule(claim: float, lang: str) -> alt.Chart:
+    """A claimed speedup as a red horizontal rule."""
+    return alt.Chart(pd.DataFrame({"claim": [claim]})).mark_rule(color="#d62728", strokeWidth=2).encode(
+        y=alt.Y("claim:Q"), tooltip=[alt.Tooltip("claim:Q", title=t("chart.claim", lang), format=".2f")])
 
 
 def _break_even_rule(lang: str) -> alt.Chart:
@@ -261,9 +267,10 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     return alt.layer(diagonal, bands, dots).properties(autosize=_FIT_WIDTH, height=340)
 
 
-def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",
+                       claim: float | None = None) -> alt.LayerChart:
     """Published speedups against batch (triangles, one colour per study) beside the user's measured
-    ones (circles)."""
+    ones (circles); a ``claim`` checked against them as a red rule."""
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
     pub = alt.Chart(published).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
@@ -272,7 +279,8 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
                                                     "batch:Q", "value:Q", "note:N", "source:N")])
     mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
         x=x, y=alt.Y("measured_speedup:Q"), tooltip=[alt.Tooltip("series:N"), alt.Tooltip("batch:Q"), alt.Tooltip("measured_speedup:Q", format=".3f")])
-    return alt.layer(mine, pub, _break_even_rule(lang)).properties(autosize=_FIT_WIDTH, height=320)
+    layers = [mine, pub, _break_even_rule(lang)] + ([] if claim is None else [_claim_rule(claim, lang)])
+    return alt.layer(*layers).properties(autosize=_FIT_WIDTH, height=320)
 
 
 # The live figures drawn over time, each in its own chart (their scales differ).
@@ -311,3 +319,31 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
         color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
         tooltip=[alt.Tooltip("position:O"), alt.Tooltip("kind:N"), alt.Tooltip("value:Q", format=".3f")],
     ).properties(height=240)
+
+
+def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt.LayerChart:
+    """What a claim is up against at each batch (log x): the most the setting gives with every draft
+    token accepted, best γ (line, shaded up to its band's optimistic edge), the speedup at the
+    measured α where there is one (dashed, its band shaded), and the claim as a red rule.
+
+    ``batches`` is :attr:`specviz.claims.ClaimCheck.batches`.
+    """
+    batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
+    x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
+    kinds = [("ceiling", "ceiling", "ceiling_high", t("chart.claim_ceiling", lang), [])]
+    if "at_alpha" in batches:
+        kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high", t("chart.claim_at_alpha", lang), [6, 3]))
+    color = alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0))
+    layers = []
+    for line, low, high, name, dash in kinds:
+        frame = batches.assign(kind=name)
+        layers += [
+            alt.Chart(frame).mark_area(opacity=0.15).encode(x=x, y=alt.Y(f"{low}:Q", title=speedup),
+                                                           y2=alt.Y2(f"{high}:Q"), color=color),
+            alt.Chart(frame).mark_line(strokeDash=dash).encode(
+                x=x, y=alt.Y(f"{line}:Q", title=speedup), color=color,
+                tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
+                         alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
+        ]
+    return alt.layer(*layers, _break_even_rule(lang), _claim_rule(claim, lang)).properties(autosize=_FIT_WIDTH,
+                                                                                          height=320)

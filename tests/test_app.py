@@ -610,15 +610,20 @@ class TestExplorerPage:
         assert any("Knobs differ from the vLLM V1" in m.value for m in at.markdown)
 
 
-def live_app(**state) -> AppTest:
+def page_app(page: str, **state) -> AppTest:
+    """The app on ``page`` (a file under pages/), with ``state`` set in the session first."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in state.items():
         at.session_state[key] = value
     at.run()  # registers the router's pages, so that switch_page resolves to the routed page
-    at.switch_page("pages/live.py")
+    at.switch_page(page)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def live_app(**state) -> AppTest:
+    return page_app("pages/live.py", **state)
 
 
 class TestLivePage:
@@ -714,3 +719,62 @@ class TestLivePage:
         finally:
             server.shutdown()
             server.server_close()
+
+
+def claims_app(**state) -> AppTest:
+    return page_app("pages/claims.py", **state)
+
+
+class TestClaimsPage:
+    def test_one_form_one_answer(self):
+        """The check a new user took 65 actions over: 2.5× at batch 64 on an H100 for Qwen3-32B."""
+        at = claims_app(claim="2.5x", claim_batch=64)
+        verdict = (at.success or at.warning or at.error)[0].value
+        assert verdict.startswith("**Conditional:** 2.50× on NVIDIA H100 SXM for Qwen3\\-32B")
+        said = "\n".join(m.value for m in at.markdown)
+        assert "With every draft token accepted (α = 1) the most this setting gives is" in said
+        assert "measure it (the Live page reads it from your vLLM)" in said
+        assert metric(at, "Claimed") == "2.50×" and metric(at, "Batches where it can hold") == "64–64"
+        required = at.dataframe[0].value
+        assert list(required["γ"]) == list(range(1, settings.get("SPECVIZ_GAMMA_MAX") + 1))
+        assert len(at.get("vega_lite_chart")) == 2  # against batch, beside published and yours
+
+    def test_a_measured_acceptance_settles_it(self):
+        at = claims_app(claim="1.3x", claim_batch=8, claim_measure="acceptance_rate", claim_value=0.7,
+                        claim_measured_gamma=3)
+        assert at.success and at.success[0].value.startswith("**Plausible:** 1.30×")
+        assert "At the acceptance you measured (α 0.83)" in "\n".join(m.value for m in at.markdown)
+        at.number_input(key="claim_value").set_value(0.1).run()
+        assert not at.success and at.warning[0].value.startswith("**Conditional:**")
+
+    def test_out_of_reach_is_impossible(self):
+        at = claims_app(claim="up to 40x")
+        assert at.error[0].value.startswith("**Impossible:** 40.00×") if at.error else False
+        assert metric(at, "Batches where it can hold") == "none"
+
+    def test_words_that_are_not_a_claim_and_a_measure_that_cannot_be(self):
+        at = claims_app()
+        at.text_input(key="claim").set_value("much faster").run()
+        assert not at.exception and "is not a speedup" in at.error[0].value and not at.metric
+        at.text_input(key="claim").set_value("2x").run()
+        at.selectbox(key="claim_measure").set_value("acceptance_length").run()
+        at.number_input(key="claim_value").set_value(9.0).run()  # more than γ + 1 = 5 tokens a step
+        assert not at.exception and "An acceptance length of 9 cannot come from γ 4" in at.error[0].value
+
+    def test_the_worked_example_sets_trainium_and_qwen3(self):
+        at = claims_app(claim="5x", claim_batch=256)
+        at.button(key="claims_example").click().run()
+        assert not at.exception and at.sidebar.selectbox(key="gpu").value == "Trainium2"
+        assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
+        assert at.text_input(key="claim").value == "up to 3x" and at.number_input(key="claim_batch").value is None
+        assert "on AWS Trainium2" in at.warning[0].value
+
+    def test_a_shared_link_carries_the_claim(self):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"claim": "2x", "claim_batch": "16", "gpu": "A100-80GB"})
+        at.run()
+        at.switch_page("pages/claims.py")
+        at.run()
+        assert not at.exception and (at.success or at.warning or at.error)[0].value.split(" on ")[1].startswith(
+            "NVIDIA A100 SXM 80GB")
+        assert at.text_input(key="claim").value == "2x" and at.number_input(key="claim_batch").value == 16

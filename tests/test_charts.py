@@ -8,7 +8,7 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, explorer, settings
+from specviz import calculator, charts, claims, explorer, settings
 from specviz.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
@@ -185,6 +185,8 @@ EVERY_CHART = {
     "published_speedups": lambda: charts.published_speedups(explorer.load_published(DATA), PAIRED),
     "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
     "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
+    "claim_by_batch": lambda: charts.claim_by_batch(
+        claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256).batches, 2.0),
 }
 
 
@@ -216,3 +218,25 @@ class TestPerPosition:
     def test_both_kinds_per_position(self):
         chart = charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None])
         assert len(chart.data) == 5 and set(chart.data.position) == {1, 2, 3}
+
+
+class TestClaimByBatch:
+    def test_the_ceiling_the_measured_alpha_and_the_claim(self):
+        check = claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256)
+        spec = charts.claim_by_batch(check.batches, 2.0).to_dict()
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["area", "line", "area", "line", "rule", "rule"]
+        assert spec["layer"][0]["encoding"]["y2"]["field"] == "ceiling_high"
+        assert spec["layer"][3]["mark"]["strokeDash"] == [6, 3]  # the measured α, dashed
+        assert spec["layer"][-1]["mark"]["color"] == "#d62728"  # the claim
+
+    def test_without_a_measured_alpha_only_the_ceiling(self):
+        check = claims.check_claim(SCENARIO, claims.Claim(2.0), 8, 256)
+        assert len(charts.claim_by_batch(check.batches, 2.0).to_dict()["layer"]) == 4
+
+
+class TestPublishedSpeedups:
+    def test_a_claim_is_drawn_as_a_rule(self):
+        published = explorer.load_published(DATA)
+        assert len(layers(charts.published_speedups(published, PAIRED))) == 3
+        rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-1]
+        assert rule.to_dict()["mark"]["color"] == "#d62728" and list(rule.data["claim"]) == [3.0]

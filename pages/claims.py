@@ -1,0 +1,104 @@
+"""Claims: a vendor says "up to 3x": what would have to be true for it, and can it be, on this setting?"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from pages._shared import (forget_controls, open_store, require_router, show_url_notices, titled_dataframe, url_choice,
+                           url_widget)
+from specviz import calculator, charts, claims, explorer, scenario, settings
+from specviz.errors import SpecvizError
+from specviz.i18n import md, message, t
+
+require_router()
+lang: str = st.session_state.get("lang", "en")
+gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
+batch_max = settings.get("SPECVIZ_BATCH_MAX")
+# The worked example: "up to 3x on decode-heavy work", AWS Trainium with Qwen3 (Qwen3-32B drafted by
+# Qwen3-0.6B, the pair the same article recommends), for no stated batch.
+EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B"}
+EXAMPLE_CLAIM = "up to 3x"
+VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
+
+
+def open_example() -> None:
+    """Set the worked example (a button's callback): its hardware and pair in the sidebar, every
+    other choice at its default, and its claim here with nothing else stated."""
+    forget_controls()
+    for key in scenario.CHOICES:  # the link's choices too: the example states them all
+        st.query_params.pop(key, None)
+    st.session_state.update(EXAMPLE_SETTING, tflops=None, bandwidth=None, claim=EXAMPLE_CLAIM, claim_batch=None,
+                            claim_gamma=None, claim_measure="none", claim_value=None)
+
+
+st.title(t("claims.title", lang))
+st.caption(t("claims.intro", lang))
+st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
+
+if "scenario" not in st.session_state:
+    st.info(md("calc.fix_scenario", lang, error=st.session_state.get("scenario_error", "")))
+    st.stop()
+sidebar: scenario.Scenario = st.session_state["scenario"]
+
+text = url_widget(st.text_input, t("claims.claim", lang), key="claim", value="up to 3x", help=t("claims.claim_help", lang))
+col_batch, col_gamma, col_context = st.columns(3)
+batch = url_widget(col_batch.number_input, t("claims.batch", lang), 1, batch_max, key="claim_batch", value=None,
+                   step=1, placeholder=t("claims.any_batch", lang), help=t("claims.batch_help", lang))
+gamma = url_widget(col_gamma.number_input, t("claims.gamma", lang), 1, gamma_max, key="claim_gamma", value=None,
+                   step=1, placeholder=t("claims.best_gamma", lang), help=t("claims.gamma_help", lang))
+context = url_widget(col_context.select_slider, t("calc.context", lang),
+                     calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+                     value=scenario.FIELDS["context"].default, key="claim_context", help=t("calc.context_help", lang))
+col_measure, col_value, col_at = st.columns(3)
+measure = url_choice(col_measure.selectbox, t("claims.measure", lang), ["none", *claims.MEASURES], "claim_measure",
+                     format_func=lambda m: t(f"claims.measure.{m}", lang), help=t("claims.measure_help", lang))
+value = url_widget(col_value.number_input, t("claims.value", lang), 0.0, float(gamma_max + 1), key="claim_value",
+                   value=None, step=0.01, disabled=measure == "none")
+measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang), 1, gamma_max,
+                            key="claim_measured_gamma", value=4, step=1,
+                            disabled=measure in ("none", "alpha"), help=t("claims.measured_gamma_help", lang))
+show_url_notices(st, lang)
+
+try:
+    speedup = claims.parse_claim(text)
+    alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma)
+except SpecvizError as exc:
+    st.error(message(exc, lang))
+    st.stop()
+
+claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha)
+check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max)
+
+VERDICT_BOX[check.verdict](md(f"claims.verdict.{check.verdict}", lang, claim=speedup, gpu=sidebar.gpu.name,
+                              target=sidebar.target.name, engine=sidebar.engine.name))
+st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
+if check.conditions:
+    st.markdown(t("claims.conditions", lang) + "\n" + "\n".join(f"- {message(c, lang)}" for c in check.conditions))
+col_claim, col_best, col_range = st.columns(3)
+col_claim.metric(t("claims.m.claim", lang), f"{speedup:.2f}×")
+col_best.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
+                help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
+                       gamma=check.best["gamma"], batch=check.best["batch"]))
+col_range.metric(t("claims.m.batches", lang), t("claims.none", lang) if check.verdict == "impossible" else
+                 f"{check.holds_from:.0f}–{check.holds_up_to:.0f}", help=t("claims.m.batches_help", lang))
+
+st.subheader(t("claims.by_batch", lang))
+st.altair_chart(charts.claim_by_batch(check.batches, speedup, lang), width="stretch")
+st.subheader(t("claims.required", lang, batch=check.best["batch"]))
+st.caption(t("claims.required_note", lang))
+titled_dataframe(check.required, lang)
+
+st.subheader(t("claims.beside", lang))
+published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
+reaching = claims.published_reaching(published, speedup)
+speedups = published[published["metric"].str.endswith("speedup")]
+store = open_store(lang)
+paired = explorer.pair_with_baselines(explorer.with_load(store.runs(), explorer.example_hashes(store.imports())))
+st.altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup), width="stretch")
+st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups),
+             yours=int((paired["measured_speedup"] >= speedup).sum()), runs=len(paired)))
+if not reaching.empty:
+    titled_dataframe(reaching[["study", "hardware", "target_model", "method", "batch", "value", "source"]], lang,
+                     column_config={t("col.source", lang): st.column_config.LinkColumn()})

@@ -1,0 +1,150 @@
+"""Tests for specviz.claims: reading a claim, the acceptance it needs (checked through the step model
+itself, not through the proportionality the module relies on), and the verdict."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import make_scenario
+from specviz import calculator, claims, explorer, spec
+from specviz.errors import SpecvizError
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+GAMMA_MAX, BATCH_MAX = 16, 1024
+
+
+class TestParseClaim:
+    @pytest.mark.parametrize("text, speedup", [("up to 3x", 3.0), ("Up To 3X", 3.0), ("2.5×", 2.5), ("3x faster", 3.0),
+                                               ("180% faster", 2.8), ("2,5x", 2.5), ("1.19 x", 1.19), ("4", 4.0)])
+    def test_the_ways_a_speedup_is_written(self, text, speedup):
+        assert claims.parse_claim(text) == pytest.approx(speedup)
+
+    @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs"])
+    def test_words_that_are_not_a_speedup(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            claims.parse_claim(text)
+        assert raised.value.key == "claims.unreadable"
+
+    @pytest.mark.parametrize("text", ["1x", "0.8x", "65x", "0% faster"])
+    def test_no_gain_or_more_than_any_draft_gives(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            claims.parse_claim(text)
+        assert raised.value.key == "claims.not_a_speedup"
+
+
+class TestAlphaFromMeasurement:
+    def test_alpha_is_taken_as_it_is(self):
+        assert claims.alpha_from_measurement("alpha", 0.7, 4) == 0.7
+
+    def test_vllm_rate_of_the_mission_example(self):
+        # At α 0.8, γ 4 vLLM reports (E − 1)/γ = (3.3616 − 1)/4 = 0.5904, not 0.8.
+        assert claims.alpha_from_measurement("acceptance_rate", 0.5904, 4) == pytest.approx(0.8, abs=1e-9)
+
+    def test_acceptance_length(self):
+        assert claims.alpha_from_measurement("acceptance_length", 3.3616, 4) == pytest.approx(0.8, abs=1e-9)
+        assert claims.alpha_from_measurement("acceptance_length", 5.0, 4) == 1.0  # every token: γ + 1
+
+    @pytest.mark.parametrize("measure, value", [("alpha", 1.2), ("acceptance_rate", -0.1), ("acceptance_length", 5.5),
+                                                ("acceptance_length", 0.5), ("alpha", float("nan"))])
+    def test_values_that_cannot_come_from_the_draft(self, measure, value):
+        with pytest.raises(SpecvizError) as raised:
+            claims.alpha_from_measurement(measure, value, 4)
+        assert raised.value.key == f"claims.bad_{measure}"
+
+
+class TestCheckClaim:
+    def test_the_alpha_it_needs_gives_the_claim_in_the_step_model(self):
+        chosen = make_scenario()  # Qwen3-32B with Qwen3-0.6B on 2 H100s, vLLM V1
+        check = claims.check_claim(chosen, claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
+        rows = check.required.dropna(subset=["alpha_needed"])
+        assert len(rows) >= 3
+        again = calculator.evaluate_scenario(chosen, rows["alpha_needed"].to_numpy(), rows["gamma"].to_numpy(), 16,
+                                             chosen.context)["speedup"]
+        assert again == pytest.approx(2.0, rel=1e-9)
+        assert rows["acceptance_rate"].to_numpy() == pytest.approx(
+            spec.acceptance_rate_from_alpha(rows["alpha_needed"].to_numpy(), rows["gamma"].to_numpy()))
+
+    def test_the_band_edges_reach_the_claim_at_their_alphas(self):
+        chosen = make_scenario()
+        check = claims.check_claim(chosen, claims.Claim(1.6, batch=32), GAMMA_MAX, BATCH_MAX)
+        row = check.required.dropna(subset=["alpha_safe"]).iloc[0]
+        g = int(row["gamma"])
+        low, _ = calculator.speedup_band(chosen, row["alpha_safe"], g, 32, chosen.context)
+        _, high = calculator.speedup_band(chosen, row["alpha_optimistic"], g, 32, chosen.context)
+        assert float(low) == pytest.approx(1.6, rel=1e-6) and float(high) == pytest.approx(1.6, rel=1e-6)
+        assert row["alpha_optimistic"] < row["alpha_needed"] < row["alpha_safe"]
+
+    def test_the_most_possible_is_every_token_accepted(self):
+        chosen = make_scenario()
+        check = claims.check_claim(chosen, claims.Claim(2.0, batch=64), GAMMA_MAX, BATCH_MAX)
+        every = calculator.evaluate_scenario(chosen, 1.0, np.arange(1, GAMMA_MAX + 1), 64, chosen.context)["speedup"]
+        assert check.best["speedup"] == pytest.approx(every.max()) and check.best["batch"] == 64
+        assert check.best["gamma"] == int(np.argmax(every)) + 1
+        assert len(check.batches) == 1  # the claim's batch only
+
+    def test_impossible_beyond_the_optimistic_edge(self):
+        check = claims.check_claim(make_scenario(), claims.Claim(12.0), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and check.best["high"] < 12.0
+        assert math.isnan(check.holds_up_to) and check.reasons[0].key == "claims.reason.out_of_reach"
+
+    def test_holds_up_to_the_last_batch_whose_optimistic_edge_reaches(self):
+        chosen = make_scenario()
+        check = claims.check_claim(chosen, claims.Claim(2.5), GAMMA_MAX, BATCH_MAX)
+        grid = calculator.batch_grid(BATCH_MAX)
+        edge = lambda b: float(np.max(calculator.speedup_band(chosen, 1.0, np.arange(1, GAMMA_MAX + 1), b,
+                                                              chosen.context)[1]))
+        last = int(check.holds_up_to)
+        after = grid[np.searchsorted(grid, last) + 1]
+        assert edge(last) >= 2.5 > edge(after)
+        assert {c.key for c in check.conditions} >= {"claims.condition.batch"}
+
+    def test_without_a_measured_acceptance_at_best_conditional(self):
+        check = claims.check_claim(make_scenario(), claims.Claim(1.5, batch=1), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "conditional" and "claims.reason.no_alpha" in [r.key for r in check.reasons]
+        (acceptance,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
+        assert acceptance.params["alpha"] == pytest.approx(check.required["alpha_needed"].min())
+
+    def test_plausible_only_where_the_band_low_edge_reaches_at_the_measured_alpha(self):
+        chosen = make_scenario()
+        high = claims.check_claim(chosen, claims.Claim(1.5, batch=1, alpha=0.85), GAMMA_MAX, BATCH_MAX)
+        assert high.verdict == "plausible"
+        best = high.required.loc[high.required["at_alpha_low"].idxmax()]
+        low, _ = calculator.speedup_band(chosen, 0.85, int(best["gamma"]), 1, chosen.context)
+        assert float(low) == pytest.approx(best["at_alpha_low"]) and float(low) >= 1.5
+        weak = claims.check_claim(chosen, claims.Claim(1.5, batch=1, alpha=0.3), GAMMA_MAX, BATCH_MAX)
+        assert weak.verdict == "conditional" and weak.batches["at_alpha_low"].max() < 1.5
+
+    def test_the_worked_example_up_to_3x_on_trainium_with_qwen3(self):
+        check = claims.check_claim(make_scenario(gpu="Trainium2", target="Qwen3-32B"), claims.Claim(3.0),
+                                   GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "conditional" and check.holds_from == 1 and check.holds_up_to > 1
+        (acceptance,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
+        assert 0 < acceptance.params["alpha"] < 1
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.floats(1.05, 20), st.integers(1, 8), st.sampled_from([1, 8, 64, 512]))
+    def test_needed_alpha_is_monotone_in_the_claim_and_within_0_1(self, speedup, gamma, batch):
+        chosen = make_scenario()
+        lower = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma), GAMMA_MAX, BATCH_MAX)
+        higher = claims.check_claim(chosen, claims.Claim(speedup * 1.1, batch=batch, gamma=gamma), GAMMA_MAX, BATCH_MAX)
+        for name in ("alpha_needed", "alpha_safe", "alpha_optimistic"):
+            a, b = lower.required[name].iloc[0], higher.required[name].iloc[0]
+            assert (math.isnan(a) or 0 <= a <= 1) and (math.isnan(b) or math.isnan(a) or b >= a)
+        assert lower.verdict in claims.VERDICTS
+
+
+class TestPublishedReaching:
+    def test_only_speedups_that_reach_highest_first(self):
+        published = explorer.load_published(DATA)
+        reaching = claims.published_reaching(published, 3.0)
+        assert len(reaching) > 0 and (reaching["value"] >= 3.0).all()
+        assert reaching["metric"].str.endswith("speedup").all() and reaching["value"].is_monotonic_decreasing
+        by_hand = published[published["metric"].str.endswith("speedup") & (published["value"] >= 3.0)]
+        assert len(reaching) == len(by_hand)
+
+    def test_none_reach_an_extravagant_claim(self):
+        assert claims.published_reaching(pd.DataFrame({"metric": ["walltime_speedup"], "value": [2.0]}), 3.0).empty
