@@ -4,12 +4,14 @@ and takes the language of its labels; data come from :mod:`specviz.calculator` a
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import altair as alt
 import pandas as pd
 
 from .i18n import t
 
-__all__ = ["claim_by_batch", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
+__all__ = ["claim_by_batch", "tokens_per_step", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
            "LIVE_FIGURES", "live_over_time", "per_position"]
 
@@ -347,3 +349,23 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
         ]
     return alt.layer(*layers, _break_even_rule(lang), _claim_rule(claim, lang)).properties(autosize=_FIT_WIDTH,
                                                                                           height=320)
+
+
+def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
+    """The share of speculative steps that emitted 1, 2, …, γ + 1 tokens (bars), the one-token
+    steps (no draft accepted: a whole speculative step's time for one token) set apart in colour.
+
+    ``counts`` is :attr:`specviz.simulate.LatencySummary.counts`.
+    """
+    total = max(int(sum(counts)), 1)
+    zero, some = t("chart.zero_accept", lang), t("chart.some_accepted", lang)
+    frame = pd.DataFrame({"tokens": range(1, len(counts) + 1), "share": [c / total for c in counts]})
+    frame["kind"] = [zero if k == 1 else some for k in frame["tokens"]]
+    tokens, share = t("chart.tokens_per_step", lang), t("chart.share_of_steps", lang)
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("tokens:O", title=tokens, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("share:Q", title=share, axis=alt.Axis(format="%")),
+        color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0),
+                        scale=alt.Scale(domain=[zero, some], range=["#d62728", "#4c78a8"])),
+        tooltip=[alt.Tooltip("tokens:O", title=tokens), alt.Tooltip("share:Q", title=share, format=".1%")],
+    ).properties(autosize=_FIT_WIDTH, height=240)

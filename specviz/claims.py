@@ -56,10 +56,12 @@ VERDICTS = ("plausible", "conditional", "impossible")
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
 _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",
                     "acceptance_length": "claims.bad_acceptance_length"}
-# A claimed speedup is a number followed by x or ×, or a percentage faster; "up to" is common and
-# says the figure is a best case.
-_CLAIM = re.compile(r"^\s*(?P<up_to>up\s+to\s+)?(?P<number>\d+(?:[.,]\d+)?)\s*(?P<unit>[x×]|%\s*faster|%)?\s*"
-                    r"(?:faster|speed-?up)?\s*$", re.IGNORECASE)
+# A claimed speedup is a number followed by x, × or "lần" (times), or a percentage faster, in English
+# or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
+# "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
+_CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
+                    r"(?P<number>\d+(?:[.,]\d+)?)\s*(?P<unit>[x×]|lần|%)?\s*"
+                    r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
 
@@ -129,7 +131,8 @@ class ClaimCheck:
 
 
 def parse_claim(text: str) -> float:
-    """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x).
+    """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
+    Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
 
     A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark.
 

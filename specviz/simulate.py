@@ -37,6 +37,7 @@ iterations accepted zero tokens; the zero-accept share drives p99 latency.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -53,6 +54,7 @@ __all__ = [
     "tokens_per_step",
     "latency",
     "chain_rates",
+    "zero_share_range",
     "zero_accept_sweep",
     "PERCENTS",
     "MAX_GAMMA",
@@ -677,6 +679,19 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
 # Seed 002: the zero-accept share at a fixed mean
 
 
+def zero_share_range(mean_length: float, gamma: int) -> tuple[float, float]:
+    """The zero-accept shares a chain of :func:`chain_rates` can have at this mean length.
+
+    .. math:: \\max(0,\\ 2 - L) \\le z \\le \\min\\left(1,\\ 1 - \\frac{L - 1}{\\gamma}\\right)
+
+    from 2 − z ≤ L ≤ 1 + (1 − z)γ (the later positions never or always accepted). (NaN, NaN) for
+    a length outside [1, γ + 1].
+    """
+    if not 1.0 <= mean_length <= gamma + 1.0:
+        return math.nan, math.nan
+    return max(0.0, 2.0 - mean_length), min(1.0, 1.0 - (mean_length - 1.0) / gamma)
+
+
 def chain_rates(mean_length: float, zero_share: float, gamma: int) -> np.ndarray:
     """Per-position rates with a given mean acceptance length and zero-accept share.
 
@@ -715,8 +730,9 @@ def chain_rates(mean_length: float, zero_share: float, gamma: int) -> np.ndarray
     z = float(zero_share)
     low, high = 2.0 - z, 1.0 + (1.0 - z) * g
     length = float(mean_length) if _is_number(mean_length) else float("nan")
+    fewest, most = zero_share_range(length, g)
     tolerance = 1e-12 * g
-    if not low - tolerance <= length <= high + tolerance:  # NaN fails too
+    if not fewest - tolerance <= z <= most + tolerance:  # NaN fails too
         raise SpecvizError("simulate.infeasible", gamma=g, share=f"{z:g}", length=_shown(mean_length),
                            low=f"{low:.4g}", high=f"{high:.4g}")
     if z == 1.0 or g == 1:

@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, i18n, scenario, settings
+from specviz import calculator, i18n, scenario, settings, workload
 from specviz.i18n import escape_markdown
 from specviz.store import Store
 
@@ -358,6 +358,62 @@ class TestNoInfiniteSpeedup:
 SAMPLES = ROOT.parent / "shared" / "samples"
 EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance by workload", "Measured vs predicted",
                   "Published results", "SQL"]
+
+
+class TestLatencyTab:
+    def test_the_coding_assistant_end_to_end_and_its_tail(self):
+        at = make_app({"view": "Latency and workload"})
+        assert at.selectbox(key="workload").value == "coding_assistant"
+        assert (at.number_input(key="input_tokens").value, at.number_input(key="output_tokens").value) == (100, 500)
+        # 100 tokens in, 500 out: the prefill is a sliver, so the request gains what its decode gains
+        # (at its own mean context of 350 tokens, not the slider's 1,024).
+        request = next(m for m in at.metric if m.label == "Speedup of the request")
+        whole = workload.end_to_end(make_scenario(), 0.8, 4, 64, 100, 500)
+        assert request.value == f"{float(whole['e2e_speedup']):.2f}×"
+        assert f"{float(whole['decode_speedup']):.2f}× on this request's decode steps" in request.help
+        assert "mean context of 350 tokens" in request.help and not at.warning
+        steps, sweep = at.dataframe[0].value, at.dataframe[1].value
+        itl = steps.loc["Inter-token gap p99"]
+        assert itl["Ratio (with / without)"] > 1 > steps.loc["Inter-token gap, mean", "Ratio (with / without)"]
+        assert list(sweep["Zero-accept share (set)"]) == [0.0, 0.15, 0.2, 0.25, 0.3]
+        means = sweep["Inter-token gap, mean (s)"]
+        assert means.max() / means.min() < 1.01  # the mean stays put while the share moves
+        assert sweep["Step time per token, mean (s)"].is_monotonic_increasing
+
+    def test_a_prompt_heavy_workload_is_said_to_be(self):
+        at = make_app({"view": "Latency and workload", "batch": 1})
+        at.selectbox(key="workload").set_value("summarisation").run()
+        assert (at.number_input(key="input_tokens").value, at.number_input(key="output_tokens").value) == (16000, 150)
+        assert at.warning and at.warning[0].value.startswith("Prompt-heavy: prefill takes 3")
+        assert float(metric(at, "Speedup of the request").rstrip("×")) < float(metric(at, "Speedup").rstrip("×"))
+
+
+class TestServeTab:
+    def test_advice_the_schedule_and_a_command_for_the_newest_vllm(self):
+        at = make_app({"view": "Advice and command"})
+        advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
+        assert "γ 3 is best at batch 64" in advice and "7 at batch 1, 3 at batch 64" in advice
+        schedule = at.dataframe[0].value
+        assert schedule["From batch"].iloc[0] == 1 and schedule["To batch"].iloc[-1] == settings.get("SPECVIZ_BATCH_MAX")
+        command = at.code[-1].value
+        assert command.startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --speculative-config ")
+        ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
+        assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
+
+    def test_an_older_version_says_what_it_ignores(self):
+        at = make_app({"view": "Advice and command", "alpha": 0.55})
+        at.selectbox(key="serve_version").set_value("0.10.0").run()
+        command = at.code[-1].value
+        assert "disable_by_batch_size" not in command and "per_batch_size" not in command
+        said = [i.value for i in at.info]
+        assert any("accepts disable_by_batch_size but ignores it" in text for text in said)
+        assert any("no draft length per batch size" in text for text in said)
+
+    def test_sglang_and_a_named_draft(self):
+        at = make_app({"view": "Advice and command"})
+        at.radio(key="serve_engine").set_value("sglang").run()
+        assert at.code[-1].value.startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 ")
+        assert "--speculative-algorithm STANDALONE" in at.code[-1].value
 
 
 def explorer_app(view: str = "Runs", **query: str) -> AppTest:

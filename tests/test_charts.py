@@ -185,6 +185,7 @@ EVERY_CHART = {
     "published_speedups": lambda: charts.published_speedups(explorer.load_published(DATA), PAIRED),
     "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
     "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
+    "tokens_per_step": lambda: charts.tokens_per_step([20, 15, 12, 10, 43]),
     "claim_by_batch": lambda: charts.claim_by_batch(
         claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256).batches, 2.0),
 }
@@ -240,3 +241,11 @@ class TestPublishedSpeedups:
         assert len(layers(charts.published_speedups(published, PAIRED))) == 3
         rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-1]
         assert rule.to_dict()["mark"]["color"] == "#d62728" and list(rule.data["claim"]) == [3.0]
+
+
+class TestTokensPerStep:
+    def test_shares_and_the_zero_accept_bar_apart(self):
+        chart = charts.tokens_per_step([20, 15, 12, 10, 43])
+        assert list(chart.data["share"]) == [0.20, 0.15, 0.12, 0.10, 0.43]
+        assert list(chart.data["kind"]) == ["No draft accepted"] + ["Some accepted"] * 4
+        assert chart.to_dict()["encoding"]["color"]["scale"]["range"][0] == "#d62728"

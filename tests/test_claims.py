@@ -19,11 +19,13 @@ GAMMA_MAX, BATCH_MAX = 16, 1024
 
 class TestParseClaim:
     @pytest.mark.parametrize("text, speedup", [("up to 3x", 3.0), ("Up To 3X", 3.0), ("2.5×", 2.5), ("3x faster", 3.0),
-                                               ("180% faster", 2.8), ("2,5x", 2.5), ("1.19 x", 1.19), ("4", 4.0)])
+                                               ("180% faster", 2.8), ("2,5x", 2.5), ("1.19 x", 1.19), ("4", 4.0),
+                                               ("lên đến 3x", 3.0), ("lên tới 3 lần", 3.0), ("nhanh hơn 2,5 lần", 2.5),
+                                               ("tăng tốc 3X", 3.0), ("80% nhanh hơn", 1.8)])
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claims.parse_claim(text) == pytest.approx(speedup)
 
-    @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs"])
+    @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần"])
     def test_words_that_are_not_a_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claims.parse_claim(text)

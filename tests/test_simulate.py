@@ -422,6 +422,22 @@ class TestChainRates:
         assert spec.expected_tokens_chain(rates) == pytest.approx(length, abs=1e-9)
 
 
+class TestZeroShareRange:
+    @pytest.mark.parametrize("length, gamma, low, high", [(3.3616, 4, 0.0, 0.4096), (1.5, 4, 0.5, 0.875),
+                                                         (5.0, 4, 0.0, 0.0), (1.0, 4, 1.0, 1.0)])
+    def test_hand_computed_bounds(self, length, gamma, low, high):
+        assert simulate.zero_share_range(length, gamma) == pytest.approx((low, high))
+
+    def test_chain_rates_exist_exactly_inside(self):
+        low, high = simulate.zero_share_range(2.5, 5)
+        for z in (low, (low + high) / 2, high):
+            assert 1 - simulate.chain_rates(2.5, z, 5)[0] == pytest.approx(z)
+        refused(lambda: simulate.chain_rates(2.5, high + 0.01, 5), "simulate.infeasible")
+
+    def test_no_range_for_an_impossible_length(self):
+        assert all(math.isnan(v) for v in simulate.zero_share_range(6.0, 4))
+
+
 class TestZeroAcceptSweep:
     def test_seed_002_shares_move_the_tail_not_the_mean(self):
         # Seed 002: 15–30 % zero-accept steps; code's acceptance length 3.00. γ = 5.

@@ -1,0 +1,323 @@
+"""From a scenario to the serving command: the flags a vLLM version takes, SGLang's, and the draft
+length per batch size that the step model advises.
+
+vLLM changed how speculation is configured several times; a flag that works in one release is
+ignored or rejected in another. Each fact below names the first release it holds for and where it
+was checked (each release's source package on PyPI, and the pull request that made the change):
+
+* up to 0.8.1, separate flags: ``--speculative-model`` (``[ngram]`` for prompt lookup),
+  ``--num-speculative-tokens``, ``--ngram-prompt-lookup-max/-min``,
+  ``--speculative-draft-tensor-parallel-size``, ``--speculative-disable-by-batch-size``;
+* 0.8.2 added ``--speculative-config`` (vllm-project/vllm pull request #14434) and warned that the
+  old flags would go; 0.8.3 removed them (#15466) and reads the config as JSON;
+* ``disable_by_batch_size`` was read only by the V0 engine's speculative worker. From 0.8 the V1
+  engine is the default, and it never read the key; 0.10.0 deleted V0, so from then the key was
+  accepted and silently ignored; 0.17.0 removed it (#35060), and the config, which forbids unknown
+  keys, rejects it;
+* ``num_speculative_tokens_per_batch_size`` (#32374, first in 0.24.0): a list of
+  ``[first batch, last batch, draft length]``, inclusive, sorted, not overlapping, the first
+  starting at 1; a gap takes the previous range's length and batches past the last range take the
+  last one; each length is capped at ``num_speculative_tokens``; off when data parallelism > 1;
+* methods: ``ngram``, ``eagle``, ``medusa``, ``mlp_speculator`` and ``draft_model`` from 0.8.2,
+  ``eagle3`` in 0.9.2 (the first release checked with it), ``mtp`` from 0.11.0, ``suffix`` from
+  0.11.1 (#25784); ``draft_model`` on the V1 engine only from 0.16.0 (#24322: 0.10.0 to 0.14.0
+  refuse it, 0.15 has no source package to check).
+
+SGLang (``python -m sglang.launch_server``, ``python/sglang/srt/server_args.py``): a chain of γ
+drafts is ``--speculative-num-steps γ --speculative-eagle-topk 1 --speculative-num-draft-tokens γ+1``;
+``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model) or NGRAM. From 0.5.18
+``--speculative-adaptive --speculative-adaptive-config FILE`` takes tiers by batch size (the largest
+key at or below the batch; EAGLE and EAGLE3 with top-k 1 only), each a list of candidate steps.
+
+References
+----------
+vLLM source packages 0.7.3 to 0.33.0 on PyPI (``vllm/engine/arg_utils.py``,
+``vllm/config/speculative.py``, ``vllm/v1/spec_decode/dynamic/utils.py``); pull requests #14434,
+#15466, #24322, #25784, #32374, #35060 of vllm-project/vllm. SGLang wheels 0.5.5 to 0.5.23
+(``server_args.py``, ``speculative/adaptive_spec_params.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import calculator, spec
+from .errors import Notice, SpecvizError
+from .scenario import Scenario
+
+__all__ = ["VLLM_VERSIONS", "parse_version", "gamma_schedule", "advise", "WEAK_DRAFT_RATE", "Command", "vllm_command",
+           "sglang_command", "SGLANG_ALGORITHMS"]
+
+Version = tuple[int, int, int]
+
+# The releases a user picks from: one per change above, and the newest checked.
+VLLM_VERSIONS = ("0.7.3", "0.8.1", "0.8.2", "0.8.3", "0.9.2", "0.10.0", "0.11.0", "0.11.1", "0.16.0", "0.17.0",
+                 "0.24.0", "0.33.0")
+_CONFIG_FLAG = (0, 8, 2)  # --speculative-config
+_V0_GONE = (0, 10, 0)
+_DISABLE_KEY_GONE = (0, 17, 0)
+_SCHEDULE = (0, 24, 0)
+_DRAFT_MODEL_V1 = (0, 16, 0)
+# First release each method is known in, through --speculative-config.
+_METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "draft_model": (0, 8, 2),
+                                     "eagle3": (0, 9, 2), "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
+# The scenario's draft kinds as engines name them.
+_VLLM_METHOD = {"model": "draft_model", "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram"}
+SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
+# Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
+# công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
+WEAK_DRAFT_RATE = 0.40
+_HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
+
+
+def parse_version(text: str) -> Version:
+    """A vLLM version as (major, minor, patch): "0.8.3", "v0.10.1.1" (a fourth part is a
+    post-release and ignored), "0.11" (patch 0).
+
+    Raises
+    ------
+    SpecvizError
+        ``config.bad_version`` if the text is not such a version.
+    """
+    found = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:\.\d{1,3})?\s*", text or "")
+    if not found:
+        raise SpecvizError("config.bad_version", text=(text or "")[:40])
+    return int(found[1]), int(found[2]), int(found[3] or 0)
+
+
+def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
+    """The best draft length for every batch size, in ranges: what vLLM's
+    ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
+
+    For each batch 1..``batch_max`` the γ in 1..``gamma_max`` with the highest speedup in the step
+    model at ``alpha`` and ``context``, or 0 where no γ gains (speculation off); consecutive
+    batches with the same γ form one range.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``first``, ``last`` (inclusive batch sizes), ``gamma`` and the speedup at that γ
+        over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
+        γ is 0).
+    """
+    g = np.arange(1, gamma_max + 1)[:, None]
+    b = np.arange(1, batch_max + 1)[None, :]
+    speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
+    best = np.where(speed.max(axis=0) > 1.0, np.argmax(speed, axis=0) + 1, 0)
+    best_speed = np.where(best > 0, speed.max(axis=0), 1.0)
+    starts = np.flatnonzero(np.diff(best, prepend=-1))
+    ends = np.append(starts[1:], batch_max) - 1
+    return pd.DataFrame({"first": starts + 1, "last": ends + 1, "gamma": best[starts],
+                         "speedup_low": [best_speed[s:e + 1].min() for s, e in zip(starts, ends)],
+                         "speedup_high": [best_speed[s:e + 1].max() for s, e in zip(starts, ends)]})
+
+
+def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame) -> list[Notice]:
+    """What to set, in words: the best γ at this batch and at batch 1, the batch from which
+    speculation should be off, and whether the draft fits.
+
+    ``schedule`` is :func:`gamma_schedule` for the same scenario, α and context. The best γ falls as
+    the batch grows (the verify pass of B·(γ + 1) positions becomes compute-bound), which is why
+    seed 000 (a 64-user load test) advises 2–4 draft tokens and seed 003 (a small team's coding
+    assistant) 5–8: each is right at its own batch.
+
+    Returns
+    -------
+    list of Notice
+        ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
+        (the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
+        at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
+        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`; ``advice.ngram`` always.
+    """
+    at = lambda b: schedule[(schedule["first"] <= b) & (schedule["last"] >= b)].iloc[0]
+    here, first = at(batch), schedule.iloc[0]
+    notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
+                      speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
+                                                                 scenario.context)["speedup"]))
+               if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
+    if first["gamma"] != here["gamma"]:
+        notices.append(Notice("advice.gamma_by_batch", small=int(first["gamma"]), batch=int(batch),
+                              large=int(here["gamma"])))
+    off = schedule[schedule["gamma"] == 0]
+    notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
+                   if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
+    rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
+    if rate < WEAK_DRAFT_RATE:
+        notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),
+                              floor=WEAK_DRAFT_RATE))
+    notices.append(Notice("advice.ngram"))
+    return notices
+
+
+@dataclass(frozen=True)
+class Command:
+    """A serving command and what to know about it.
+
+    Attributes
+    ----------
+    argv : list of str
+        The command's words (``shlex.join`` gives the line to paste).
+    files : dict of str to str
+        Files the command reads, by name (SGLang's adaptive tiers), with their text.
+    notices : list of Notice
+        Warnings and the alternatives where a flag does not take effect.
+    """
+
+    argv: list[str]
+    files: dict[str, str] = field(default_factory=dict)
+    notices: list[Notice] = field(default_factory=list)
+
+    @property
+    def line(self) -> str:
+        """The command as one shell line, every word quoted where it needs to be."""
+        return shlex.join(self.argv)
+
+
+def _repo(model_source: str, fallback: str) -> str:
+    """The Hugging Face id in a preset's source, else ``fallback`` (the user names it)."""
+    found = _HF_REPO.search(model_source or "")
+    return found[1] if found else fallback
+
+
+def _draft_name(scenario: Scenario, draft_repo: str | None) -> str | None:
+    """The draft to name in a command: the user's, a draft model's own id, or None (n-gram)."""
+    if scenario.draft.kind == "ngram":
+        return None
+    if draft_repo:
+        return draft_repo
+    if scenario.draft.kind == "model":
+        return _repo(scenario.draft.model.source, f"<{scenario.draft.model.name}>")
+    return f"<{scenario.draft.kind.upper()} head for {scenario.target.name}>"
+
+
+def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
+                 off_from: int | None = None, draft_repo: str | None = None,
+                 prompt_lookup_max: int = 4) -> Command:
+    """``vllm serve`` with the speculation flags ``version`` takes (see the module's facts).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Target (its Hugging Face id from the preset's source), draft kind and model, tensor
+        parallelism.
+    version : str
+        The vLLM release the command is for.
+    gamma : int
+        ``num_speculative_tokens`` (the largest of ``schedule`` when one is given).
+    schedule : DataFrame, optional
+        :func:`gamma_schedule`: written as ``num_speculative_tokens_per_batch_size`` from 0.24.0.
+    off_from : int, optional
+        The batch from which speculation should stop: ``disable_by_batch_size`` where it takes
+        effect, otherwise a notice with the alternatives.
+    draft_repo : str, optional
+        The draft's Hugging Face id (an EAGLE head has no preset).
+    prompt_lookup_max : int
+        n-gram window (vLLM's ``prompt_lookup_max``).
+
+    Raises
+    ------
+    SpecvizError
+        ``config.bad_version``; ``config.method_unknown`` where the version predates the draft's
+        method; ``config.no_self_draft`` for a self-speculative (sparse KV) draft, which vLLM does
+        not offer.
+    """
+    v = parse_version(version)
+    kind = scenario.draft.kind
+    if kind not in _VLLM_METHOD:
+        raise SpecvizError("config.no_self_draft", engine="vLLM")
+    method = _VLLM_METHOD[kind]
+    if v >= _CONFIG_FLAG and v < _METHOD_SINCE[method]:
+        raise SpecvizError("config.method_unknown", method=method, version=version,
+                           since=".".join(map(str, _METHOD_SINCE[method])))
+    notices: list[Notice] = []
+    draft = _draft_name(scenario, draft_repo)
+    if draft is not None and draft.startswith("<"):
+        notices.append(Notice("config.name_the_draft", draft=draft))
+    argv = ["vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
+    if scenario.tp > 1:
+        argv += ["--tensor-parallel-size", str(scenario.tp)]
+    if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
+        notices.append(Notice("config.draft_model_unsupported", version=version))
+    if v < _CONFIG_FLAG:
+        argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
+        if method == "ngram":
+            argv += ["--ngram-prompt-lookup-max", str(prompt_lookup_max)]
+        if off_from is not None:
+            argv += ["--speculative-disable-by-batch-size", str(max(off_from, 2))]
+        if schedule is not None:
+            notices.append(Notice("config.no_schedule", version=version, since="0.24.0"))
+        return Command(argv, notices=notices)
+    config: dict[str, object] = {"method": method}
+    if draft is not None:
+        config["model"] = draft
+    config["num_speculative_tokens"] = int(gamma)
+    if method == "ngram":
+        config["prompt_lookup_max"] = prompt_lookup_max
+    if schedule is not None:
+        if v >= _SCHEDULE:
+            ranges = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
+            config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
+            config["num_speculative_tokens_per_batch_size"] = ranges
+        else:
+            notices.append(Notice("config.no_schedule", version=version, since="0.24.0"))
+    if off_from is not None:
+        if v < _V0_GONE:
+            config["disable_by_batch_size"] = max(int(off_from), 2)
+            notices.append(Notice("config.disable_v0_only", version=version))
+        elif v < _DISABLE_KEY_GONE:
+            notices.append(Notice("config.disable_ignored", version=version, batch=off_from,
+                                  schedule="0.24.0"))
+        else:
+            notices.append(Notice("config.disable_removed", version=version, batch=off_from,
+                                  schedule="0.24.0"))
+    argv += ["--speculative-config", json.dumps(config, separators=(", ", ": "))]
+    return Command(argv, notices=notices)
+
+
+def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
+                   draft_repo: str | None = None) -> Command:
+    """``python -m sglang.launch_server`` with a chain of γ drafts (top-k 1), and with ``schedule``
+    the adaptive tiers file (EAGLE and EAGLE3 only; from SGLang 0.5.18).
+
+    Raises
+    ------
+    SpecvizError
+        ``config.no_self_draft`` for a self-speculative draft.
+    """
+    kind = scenario.draft.kind
+    if kind not in SGLANG_ALGORITHMS:
+        raise SpecvizError("config.no_self_draft", engine="SGLang")
+    notices: list[Notice] = []
+    argv = ["python", "-m", "sglang.launch_server", "--model-path",
+            _repo(scenario.target.source, f"<{scenario.target.name}>")]
+    if scenario.tp > 1:
+        argv += ["--tp", str(scenario.tp)]
+    argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
+    draft = _draft_name(scenario, draft_repo)
+    if draft is not None:
+        argv += ["--speculative-draft-model-path", draft]
+        if draft.startswith("<"):
+            notices.append(Notice("config.name_the_draft", draft=draft))
+    files = {}
+    if kind == "ngram":
+        argv += ["--speculative-num-draft-tokens", str(gamma + 1)]
+    else:
+        argv += ["--speculative-num-steps", str(gamma), "--speculative-eagle-topk", "1",
+                 "--speculative-num-draft-tokens", str(gamma + 1)]
+    if schedule is not None:
+        if kind in ("eagle", "eagle3"):
+            tiers = {str(int(r.first)): {"candidate_steps": [int(r.gamma)]} for r in schedule.itertuples()}
+            files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
+            # The longest tier's steps: what the server allocates and captures graphs for.
+            argv[argv.index("--speculative-num-steps") + 1] = str(max(1, int(schedule["gamma"].max())))
+            argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
+            notices.append(Notice("config.sglang_tiers", since="0.5.18"))
+        else:
+            notices.append(Notice("config.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
+    return Command(argv, files, notices)

@@ -1,0 +1,136 @@
+"""Tests for specviz.vllm_config: the flags each vLLM version takes, SGLang's, and the draft length
+per batch size."""
+
+import json
+import shlex
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from conftest import make_scenario
+from specviz import calculator, step, vllm_config
+from specviz.errors import SpecvizError
+
+SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
+
+
+def config_of(command: vllm_config.Command) -> dict:
+    return json.loads(command.argv[command.argv.index("--speculative-config") + 1])
+
+
+def keys(command: vllm_config.Command) -> list[str]:
+    return [n.key for n in command.notices]
+
+
+class TestParseVersion:
+    @pytest.mark.parametrize("text, version", [("0.8.3", (0, 8, 3)), ("v0.10.1.1", (0, 10, 1)), ("0.11", (0, 11, 0)),
+                                               (" 0.24.0 ", (0, 24, 0))])
+    def test_versions(self, text, version):
+        assert vllm_config.parse_version(text) == version
+
+    @pytest.mark.parametrize("text", ["", "latest", "0", "0.8.3; rm -rf /", "1.2.3.4.5"])
+    def test_not_versions(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.parse_version(text)
+        assert raised.value.key == "config.bad_version"
+
+    def test_every_offered_version_parses_in_order(self):
+        parsed = [vllm_config.parse_version(v) for v in vllm_config.VLLM_VERSIONS]
+        assert parsed == sorted(parsed)
+
+
+class TestGammaSchedule:
+    def test_ranges_cover_every_batch_with_the_best_gamma(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
+        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == 512
+        assert (schedule["first"].iloc[1:].to_numpy() == schedule["last"].iloc[:-1].to_numpy() + 1).all()
+        for batch in (1, 7, 64, 200, 512):
+            row = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
+            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), batch, 1024)["speedup"]
+            assert row["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
+            if row["gamma"]:
+                assert row["speedup_low"] <= speed.max() <= row["speedup_high"]
+
+    def test_longer_drafts_at_small_batches(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 16)
+        assert schedule["gamma"].iloc[0] > schedule["gamma"].iloc[-1]  # γ falls as the verify pass fills
+
+    def test_off_where_speculation_loses(self):
+        weak = vllm_config.gamma_schedule(SCENARIO, 0.3, 1024, 1024, 8)
+        assert weak["gamma"].iloc[-1] == 0 and (weak.loc[weak["gamma"] == 0, "speedup_high"] == 1).all()
+
+
+class TestVllmCommand:
+    def test_old_flags_up_to_0_8_1(self):
+        command = vllm_config.vllm_command(SCENARIO, "0.7.3", 5, off_from=32)
+        assert command.argv[:3] == ["vllm", "serve", "Qwen/Qwen3-32B"]
+        assert command.line == ("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --speculative-model Qwen/Qwen3-0.6B "
+                                "--num-speculative-tokens 5 --speculative-disable-by-batch-size 32")
+
+    def test_ngram_in_old_and_new_form(self):
+        ngram = replace(SCENARIO, draft=step.Draft("ngram"))
+        old = vllm_config.vllm_command(ngram, "0.8.1", 4)
+        assert "[ngram]" in old.argv and old.argv[-2:] == ["--ngram-prompt-lookup-max", "4"]
+        assert config_of(vllm_config.vllm_command(ngram, "0.8.3", 4)) == {
+            "method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}  # seed 000's advice
+
+    def test_speculative_config_from_0_8_2_as_json(self):
+        command = vllm_config.vllm_command(SCENARIO, "0.8.3", 4)
+        assert config_of(command) == {"method": "draft_model", "model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4}
+        assert shlex.split(command.line) == command.argv  # quoted for a shell
+
+    def test_disable_by_batch_size_where_it_works_and_where_not(self):
+        v0 = vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=48)
+        assert config_of(v0)["disable_by_batch_size"] == 48 and keys(v0) == ["config.disable_v0_only"]
+        ignored = vllm_config.vllm_command(SCENARIO, "0.10.0", 4, off_from=48)
+        assert "disable_by_batch_size" not in config_of(ignored) and "config.disable_ignored" in keys(ignored)
+        removed = vllm_config.vllm_command(SCENARIO, "0.17.0", 4, off_from=48)
+        assert "disable_by_batch_size" not in config_of(removed) and "config.disable_removed" in keys(removed)
+        assert config_of(vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=1))["disable_by_batch_size"] == 2
+
+    def test_the_batch_schedule_from_0_24_0(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        config = config_of(vllm_config.vllm_command(SCENARIO, "0.24.0", 8, schedule=schedule))
+        ranges = config["num_speculative_tokens_per_batch_size"]
+        assert ranges[0][0] == 1 and ranges[-1][1] == 1024 and len(ranges) == len(schedule)
+        assert config["num_speculative_tokens"] == max(k for *_, k in ranges)
+        earlier = vllm_config.vllm_command(SCENARIO, "0.17.0", 8, schedule=schedule)
+        assert "num_speculative_tokens_per_batch_size" not in config_of(earlier)
+        assert "config.no_schedule" in keys(earlier)
+
+    def test_methods_by_version(self):
+        eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(eagle3, "0.8.3", 4)
+        assert raised.value.key == "config.method_unknown" and raised.value.params["since"] == "0.9.2"
+        command = vllm_config.vllm_command(eagle3, "0.11.0", 4, draft_repo="org/eagle3-head")
+        assert config_of(command)["model"] == "org/eagle3-head" and not command.notices
+        unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
+        assert config_of(unnamed)["model"].startswith("<EAGLE3 head") and keys(unnamed) == ["config.name_the_draft"]
+        assert "config.draft_model_unsupported" in keys(vllm_config.vllm_command(SCENARIO, "0.11.0", 4))
+        assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
+
+    def test_a_self_draft_is_not_offered(self):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("self", kv_budget=512)), "0.24.0", 4)
+        assert raised.value.key == "config.no_self_draft"
+
+
+class TestSglangCommand:
+    def test_a_chain_of_gamma_drafts(self):
+        command = vllm_config.sglang_command(SCENARIO, 4)
+        assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
+                                "--speculative-algorithm STANDALONE --speculative-draft-model-path Qwen/Qwen3-0.6B "
+                                "--speculative-num-steps 4 --speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
+
+    def test_adaptive_tiers_for_eagle(self):
+        eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
+        schedule = vllm_config.gamma_schedule(eagle3, 0.8, 1024, 1024, 8)
+        command = vllm_config.sglang_command(eagle3, 8, schedule=schedule, draft_repo="org/head")
+        tiers = json.loads(command.files["adaptive_tiers.json"])
+        assert list(tiers) == [str(f) for f in schedule["first"]]
+        assert [t["candidate_steps"] for t in tiers.values()] == [[g] for g in schedule["gamma"]]
+        assert command.argv[-3:] == ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
+        model = vllm_config.sglang_command(SCENARIO, 4, schedule=schedule)
+        assert not model.files and keys(model) == ["config.sglang_tiers_eagle_only"]
