@@ -12,7 +12,8 @@ import streamlit as st
 
 from pages._shared import (csv_download, presets, require_router, reset_costs, show_url_notices, titled_dataframe,
                            url_choice, url_widget)
-from specviz import calculator, calibration, charts, scenario, settings, simulate, spec, step, vllm_config, workload
+from specviz import (calculator, calibration, charts, compat, scenario, settings, simulate, spec, step, vllm_config,
+                     workload)
 from specviz.errors import SpecvizError
 from specviz.i18n import md, message, t
 
@@ -260,6 +261,35 @@ def show_latency() -> None:
         st.caption(t("calc.latency.sweep_note", lang))
 
 
+def show_pair_check() -> None:
+    """Can the draft serve the target: their configs and tokenizers, uploaded, compared offline."""
+    st.subheader(t("calc.compat.title", lang))
+    st.caption(t("calc.compat.intro", lang))
+    files = {}
+    columns = st.columns(2)
+    for column, role in zip(columns, ("target", "draft")):
+        for kind in ("config", "tokenizer"):
+            key = f"compat_{role}_{kind}"
+            upload = column.file_uploader(t(f"calc.compat.{role}_{kind}", lang), type=["json"], key=key)
+            if upload is not None:
+                files[(role, kind)] = upload.getvalue()
+    if ("target", "config") not in files or ("draft", "config") not in files:
+        st.info(t("calc.compat.needs_configs", lang))
+        return
+    limit = settings.get("SPECVIZ_MAX_TOKENIZER_BYTES")
+    try:
+        read = {(role, kind): compat.read_json(data, t(f"calc.compat.{role}_{kind}", lang), limit)
+                for (role, kind), data in files.items()}
+        check = compat.check_pair(read[("target", "config")], read[("draft", "config")],
+                                  read.get(("target", "tokenizer")), read.get(("draft", "tokenizer")))
+    except SpecvizError as exc:
+        st.error(message(exc, lang))
+        return
+    box = {"same": st.success, "usable": st.success, "unusable": st.error, "unknown": st.info}[check.verdict]
+    box(t(f"compat.verdict.{check.verdict}", lang))
+    st.markdown("\n".join(f"- {message(finding, lang)}" for finding in check.findings))
+
+
 def show_serve() -> None:
     schedule = vllm_config.gamma_schedule(chosen, alpha, context, batch_max, gamma_max)
     st.markdown("\n".join(f"- {message(notice, lang)}" for notice in vllm_config.advise(chosen, alpha, gamma, batch,
@@ -267,6 +297,10 @@ def show_serve() -> None:
     st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
     titled_dataframe(schedule, lang)
     st.caption(t("calc.serve.schedule_note", lang))
+    st.subheader(t("calc.serve.map", lang, alpha=alpha))
+    st.altair_chart(charts.gamma_map(vllm_config.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
+                                                           gamma_max), lang), width="stretch")
+    st.caption(t("calc.serve.map_note", lang))
     col_engine, col_version, col_by_load = st.columns(3)
     engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
                         format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True)
@@ -288,13 +322,14 @@ def show_serve() -> None:
                                                  draft_repo=draft_repo)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
-        return
-    st.code(command.line, language="bash", wrap_lines=True)
-    for name, text in command.files.items():
-        st.caption(name)
-        st.code(text, language="json")
-    for notice in command.notices:
-        st.info(message(notice, lang))
+    else:
+        st.code(command.line, language="bash", wrap_lines=True)
+        for name, text in command.files.items():
+            st.caption(name)
+            st.code(text, language="json")
+        for notice in command.notices:
+            st.info(message(notice, lang))
+    show_pair_check()
 
 
 # (view name, renderer, needs the step model)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .i18n import t
 
-__all__ = ["claim_by_batch", "tokens_per_step", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
+__all__ = ["claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
            "LIVE_FIGURES", "live_over_time", "per_position"]
 
@@ -369,3 +369,18 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
                         scale=alt.Scale(domain=[zero, some], range=["#d62728", "#4c78a8"])),
         tooltip=[alt.Tooltip("tokens:O", title=tokens), alt.Tooltip("share:Q", title=share, format=".1%")],
     ).properties(autosize=_FIT_WIDTH, height=240)
+
+
+def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Batch × context: the best γ's speedup as colour, diverging at 1.0 (grey where no γ gains), and
+    the best γ written in each cell. ``grid`` is :func:`specviz.vllm_config.gamma_map`."""
+    batch, context, gamma, speedup = (t(f"chart.{name}", lang) for name in ("batch", "context", "gamma", "speedup"))
+    x = alt.X("batch:O", title=batch)
+    y = alt.Y("context:O", sort="descending", title=context)
+    tooltip = [alt.Tooltip("batch:Q", title=batch), alt.Tooltip("context:Q", title=context, format=","),
+               alt.Tooltip("gamma:Q", title=gamma), alt.Tooltip("speedup:Q", title=speedup, format=".2f")]
+    cells = alt.Chart(grid).mark_rect().encode(
+        x=x, y=y, tooltip=tooltip,
+        color=alt.Color("speedup:Q", title=speedup, scale=alt.Scale(scheme="redblue", domainMid=1.0)))
+    labels = alt.Chart(grid).mark_text(fontSize=11).encode(x=x, y=y, text=alt.Text("gamma:Q"), tooltip=tooltip)
+    return alt.layer(cells, labels).properties(height=340)

@@ -58,6 +58,8 @@ SETTINGS: tuple[Setting, ...] = (
             "SQL console queries that run at once per app process; others wait, within their time limit."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,
             "Largest config.json accepted from an upload or paste, in bytes."),
+    Setting("SPECVIZ_MAX_TOKENIZER_BYTES", "50000000", int,
+            "Largest tokenizer.json (or config.json) read when a draft is checked against a target, in bytes."),
     Setting("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "3", float,
             "Seconds to wait for a metrics endpoint to accept a connection."),
     Setting("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "10", float,

@@ -51,7 +51,7 @@ from . import calculator, spec
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
-__all__ = ["VLLM_VERSIONS", "parse_version", "gamma_schedule", "advise", "WEAK_DRAFT_RATE", "Command", "vllm_command",
+__all__ = ["VLLM_VERSIONS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE", "Command", "vllm_command",
            "sglang_command", "SGLANG_ALGORITHMS"]
 
 Version = tuple[int, int, int]
@@ -321,3 +321,26 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         else:
             notices.append(Notice("config.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
     return Command(argv, files, notices)
+
+
+def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int, gamma_max: int) -> pd.DataFrame:
+    """Where speculation pays over batch × context, and with which γ: the best γ in 1..``gamma_max``
+    (0 where none gains) and its speedup at each batch 1, 2, 4, … ``batch_max`` and context 256,
+    512, … ``context_max`` (powers of two), at ``alpha``. Longer contexts move the crossover: the KV
+    cache's reads keep a verify pass memory-bound at larger batches (MagicDec), so the best γ and
+    the batch at which speculation stops paying both depend on the context.
+
+    Returns
+    -------
+    DataFrame
+        Long form: ``batch``, ``context``, ``gamma``, ``speedup`` (1 where ``gamma`` is 0).
+    """
+    g = np.arange(1, gamma_max + 1)[:, None, None]
+    b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
+    ctx = 2 ** np.arange(8, int(np.log2(max(context_max, 256))) + 1)
+    speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b[None, :, None], ctx[None, None, :])["speedup"],
+                       dtype=float)
+    best = speed.max(axis=0)
+    gamma = np.where(best > 1.0, np.argmax(speed, axis=0) + 1, 0)
+    return pd.DataFrame({"batch": np.repeat(b, ctx.size), "context": np.tile(ctx, b.size),
+                         "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel()})

@@ -409,6 +409,22 @@ class TestServeTab:
         assert any("accepts disable_by_batch_size but ignores it" in text for text in said)
         assert any("no draft length per batch size" in text for text in said)
 
+    def test_the_batch_context_map_and_a_pair_check_from_uploads(self):
+        at = make_app({"view": "Advice and command"})
+        assert len(at.get("vega_lite_chart")) == 1  # batch × context
+        assert any("Upload both config.json files" in i.value for i in at.info)
+        vocab = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2}}, "added_tokens": []}
+        swapped = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 2, "c": 1}}, "added_tokens": []}
+        files = {"compat_target_config": {"vocab_size": 3}, "compat_draft_config": {"vocab_size": 3},
+                 "compat_target_tokenizer": vocab, "compat_draft_tokenizer": swapped}
+        for key, content in files.items():
+            at.file_uploader(key=key).set_value((f"{key}.json", json.dumps(content).encode(), "application/json"))
+        at.run()
+        assert not at.exception and at.error[0].value.startswith("**Not usable:**")
+        assert "2 of the 3 tokens both know have another id" in "\n".join(m.value for m in at.markdown)
+        at.file_uploader(key="compat_draft_tokenizer").set_value(("t.json", b"[1, 2", "application/json")).run()
+        assert "is not JSON" in at.error[0].value
+
     def test_sglang_and_a_named_draft(self):
         at = make_app({"view": "Advice and command"})
         at.radio(key="serve_engine").set_value("sglang").run()

@@ -8,7 +8,7 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, claims, explorer, settings
+from specviz import calculator, charts, claims, explorer, settings, vllm_config
 from specviz.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
@@ -186,6 +186,7 @@ EVERY_CHART = {
     "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
     "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
     "tokens_per_step": lambda: charts.tokens_per_step([20, 15, 12, 10, 43]),
+    "gamma_map": lambda: charts.gamma_map(vllm_config.gamma_map(SCENARIO, 0.8, 64, 4096, 6)),
     "claim_by_batch": lambda: charts.claim_by_batch(
         claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256).batches, 2.0),
 }
@@ -249,3 +250,12 @@ class TestTokensPerStep:
         assert list(chart.data["share"]) == [0.20, 0.15, 0.12, 0.10, 0.43]
         assert list(chart.data["kind"]) == ["No draft accepted"] + ["Some accepted"] * 4
         assert chart.to_dict()["encoding"]["color"]["scale"]["range"][0] == "#d62728"
+
+
+class TestGammaMap:
+    def test_cells_coloured_by_speedup_with_the_best_gamma_written(self):
+        grid = vllm_config.gamma_map(SCENARIO, 0.8, 64, 4096, 6)
+        spec = charts.gamma_map(grid).to_dict()
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rect", "text"]
+        assert spec["layer"][0]["encoding"]["color"]["scale"]["domainMid"] == 1.0
+        assert spec["layer"][1]["encoding"]["text"]["field"] == "gamma"

@@ -61,6 +61,25 @@ class TestGammaSchedule:
         assert weak["gamma"].iloc[-1] == 0 and (weak.loc[weak["gamma"] == 0, "speedup_high"] == 1).all()
 
 
+class TestGammaMap:
+    def test_the_grid_and_each_cell_best_gamma(self):
+        grid = vllm_config.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
+        assert sorted(set(grid["batch"])) == [2 ** k for k in range(11)]
+        assert sorted(set(grid["context"])) == [2 ** k for k in range(8, 18)]
+        for _, cell in grid.sample(8, random_state=0).iterrows():
+            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), cell["batch"], cell["context"])["speedup"]
+            assert cell["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
+            assert cell["speedup"] == pytest.approx(speed.max() if cell["gamma"] else 1.0)
+
+    def test_the_context_moves_where_speculation_stops(self):
+        # At α 0.55 speculation stops at batch 256 over a short context; over 8,192 tokens and more
+        # the KV cache's reads keep the verify pass memory-bound and it pays at every batch.
+        grid = vllm_config.gamma_map(SCENARIO, 0.55, 1024, 65536, 8)
+        stops = grid[grid["gamma"] == 0].groupby("context")["batch"].min()
+        assert stops[256] == 256 and stops[2048] > stops[256]
+        assert (grid.loc[grid["context"] >= 8192, "gamma"] > 0).all()
+
+
 class TestVllmCommand:
     def test_old_flags_up_to_0_8_1(self):
         command = vllm_config.vllm_command(SCENARIO, "0.7.3", 5, off_from=32)
