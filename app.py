@@ -15,12 +15,11 @@ import streamlit as st
 
 from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_costs, show_url_notices, url_choice,
                            url_widget)
-from specviz import roofline, scenario, settings, step
+from specviz import i18n, roofline, scenario, settings, step
 from specviz.errors import SpecvizError
-from specviz.i18n import escape_markdown, message, t
+from specviz.i18n import message, t
 
 ROOT = Path(__file__).resolve().parent
-CUSTOM = "custom"
 
 
 def custom_model(role: str, lang: str) -> roofline.Model:
@@ -62,12 +61,12 @@ def scenario_sidebar(lang: str) -> None:
     gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS
-                            else t("side.custom_option", lang) if m == CUSTOM else models[m].name)
-    target_id = url_choice(side.selectbox, t("side.target", lang), [*models, CUSTOM], "target",
+                            else t("side.custom_option", lang) if m == scenario.CUSTOM else models[m].name)
+    target_id = url_choice(side.selectbox, t("side.target", lang), [*models, scenario.CUSTOM], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
                            args=("draft", "tp"))
     draft_default = scenario.default_draft(target_id, models) if target_id in models else "eagle3"
-    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(models), CUSTOM],
+    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(models), scenario.CUSTOM],
                           "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp",),
                           help=t("side.draft_help", lang))
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
@@ -80,7 +79,7 @@ def scenario_sidebar(lang: str) -> None:
         on_change=forget, args=("tp",), help=t("side.precision_help", lang))]
     # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
     tp_default = (scenario.default_tp(gpu, models[target_id], scenario.resolve_draft(draft_id, models), precision)
-                  if CUSTOM not in (target_id, draft_id) else 1)
+                  if scenario.CUSTOM not in (target_id, draft_id) else 1)
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))
     show_url_notices(side, lang)
@@ -90,14 +89,14 @@ def scenario_sidebar(lang: str) -> None:
             raise ValueError(t("side.gpu_incomplete", lang, gpu=gpu.name))
         if tp > 1 and not math.isfinite(gpu.link_gb_s):
             raise ValueError(t("side.no_link", lang, gpu=gpu.name))
-        target = custom_model("target", lang) if target_id == CUSTOM else models[target_id]
-        if draft_id == CUSTOM:
+        target = custom_model("target", lang) if target_id == scenario.CUSTOM else models[target_id]
+        if draft_id == scenario.CUSTOM:
             draft = step.Draft("model", custom_model("draft", lang))
         else:
             draft = scenario.resolve_draft(draft_id, models)
     except ValueError as exc:
-        st.session_state["scenario_error"] = str(exc)
-        side.error(escape_markdown(str(exc)))  # it can quote a file name or a value from the file
+        st.session_state["scenario_error"] = exc  # rendered by the page, in its reader's language
+        side.error(message(exc, lang))  # what it quotes from the file is escaped
         return
     st.session_state.pop("scenario_error", None)
     if draft.model is not None and draft.model.vocab_size != target.vocab_size:
@@ -110,11 +109,20 @@ def scenario_sidebar(lang: str) -> None:
         draft_id=draft_id, precision=precision, tp=tp, gpu_figures=gpu_figures)
 
 
+def language() -> str:
+    """The interface's language for this browser session: chosen in the sidebar and kept in the URL
+    (``?lang=vi``), ``SPECVIZ_LANG`` until then. The pages read it from ``st.session_state["lang"]``,
+    the widget's key."""
+    default = settings.get("SPECVIZ_LANG")
+    default = default if default in i18n.LANGUAGES else "en"
+    return url_choice(st.sidebar.selectbox, t("side.language", st.session_state.get("lang", default)),
+                      list(i18n.LANGUAGES), "lang", format_func=i18n.LANGUAGES.get, default=default)
+
+
 def main() -> None:
     """Route to the selected page; no exception reaches the page as a traceback."""
-    lang = settings.get("SPECVIZ_LANG")
-    st.session_state["lang"] = lang
     st.set_page_config(page_title="specviz", layout="wide")
+    lang = language()
     # URL paths differ from the file names on purpose: see pages/_shared.py, require_router.
     page = st.navigation([
         st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon="🧮",

@@ -116,7 +116,8 @@ def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> No
     st.download_button(t("calc.download_csv", lang), partial(export.csv_text, frame), file_name, "text/csv", key=key)
 
 
-# Session key of the URL values refused since show_url_notices last ran, as (parameter, text).
+# Session key of the URL values refused since show_url_notices last ran, as (parameter, text, the
+# value the control took instead where it is not the default).
 _URL_NOTICES = "url_notices"
 
 
@@ -132,19 +133,22 @@ def _same(url_text: str, value: Any) -> bool:
     return url_text == str(value)
 
 
-def _refused(key: str, url_text: str) -> None:
-    st.session_state.setdefault(_URL_NOTICES, []).append((key, url_text))
+def _refused(key: str, url_text: str, taken: Any = None) -> None:
+    st.session_state.setdefault(_URL_NOTICES, []).append((key, url_text, taken))
 
 
 def show_url_notices(where: Any, lang: str) -> None:
     """Warn in ``where`` about each URL value refused since the last call, naming the parameter and
     the text received (on one line, shortened, Markdown escaped: it came from a link)."""
-    for key, url_text in st.session_state.pop(_URL_NOTICES, []):
+    for key, url_text, taken in st.session_state.pop(_URL_NOTICES, []):
         # One line of printable text: a line break cannot be escaped in Markdown.
         text = "".join(c if c.isprintable() else " " for c in url_text)
         if len(text) > 80:
             text = text[:79] + "…"
-        where.warning(md("url.refused", lang, param=key, value=text))
+        if taken is None:
+            where.warning(md("url.refused", lang, param=key, value=text))
+        else:
+            where.warning(md("url.changed", lang, param=key, value=text, taken=str(taken)))
 
 
 def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, value: Any,
@@ -157,15 +161,15 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
     without a word: the widget shows its default. So the URL's text is read before the widget,
     where the widget is about to be seeded (on later reruns the widget keeps its own state, and
     the server's copy of the URL can be stale), and compared with the value the widget resolved.
-    An integer slider would truncate a fraction rather than drop it (``?gamma=2.5`` gives 2), so
-    whole numbers are offered with a select_slider, which drops it like any other bad value.
+    An integer slider or number input truncates a fraction rather than drop it (``?batch=2.5``
+    gives 2): the notice then says which value the control took.
     """
     url_text = None
     if key not in st.session_state and key in st.query_params:
         url_text = ", ".join(st.query_params.get_all(key))
     result = widget(label, *args, value=value, key=key, bind="query-params", **kwargs)
     if url_text is not None and not _same(url_text, result):
-        _refused(key, url_text)
+        _refused(key, url_text, None if _same(str(value), result) else result)
     return result
 
 

@@ -12,10 +12,10 @@ import streamlit as st
 
 from pages._shared import (csv_download, presets, require_router, reset_costs, show_url_notices, titled_dataframe,
                            url_choice, url_widget)
-from specviz import (calculator, calibration, charts, compat, scenario, settings, simulate, spec, step, vllm_config,
-                     workload)
+from specviz import (calculator, calibration, charts, compat, i18n, scenario, settings, simulate, spec, step,
+                     vllm_config, workload)
 from specviz.errors import SpecvizError
-from specviz.i18n import md, message, t
+from specviz.i18n import message, t
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
@@ -23,6 +23,8 @@ gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
 workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
 DEFAULT_WORKLOAD = "coding_assistant"
+# The views' ids, in tab order: ``?view=<id>`` opens one, and a shared link carries the open one.
+VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve")
 # The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
 # between seeds, in a few tens of milliseconds (bench/bench_simulate.py).
 LATENCY_REQUESTS, LATENCY_STEPS = 2_000, 200_000
@@ -37,6 +39,13 @@ def at_batch(value: float) -> str:
     return t("calc.at_batch", lang, batch=int(value))
 
 
+def typed_alpha() -> None:
+    """The α typed beside the slider moves the slider, and the field empties again (a widget callback)."""
+    if st.session_state["alpha_typed"] is not None:
+        st.session_state["alpha"] = st.session_state["alpha_typed"]
+        st.session_state["alpha_typed"] = None
+
+
 def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
     """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
     with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
@@ -49,21 +58,24 @@ st.title(t("calc.title", lang))
 st.caption(t("calc.intro", lang))
 
 if "scenario" not in st.session_state:
-    st.info(md("calc.fix_scenario", lang, error=st.session_state.get("scenario_error", "")))
+    st.info(t("calc.fix_scenario", lang, error=message(st.session_state.get("scenario_error", ""), lang)))
     st.stop()
 sidebar: scenario.Scenario = st.session_state["scenario"]
 
 mode = url_choice(st.radio, t("calc.mode", lang), list(scenario.MODES), "mode", horizontal=True,
                   format_func=lambda m: t(f"calc.mode.{m}", lang))
-col_a, col_g, col_b, col_c = st.columns(4)
+col_a, col_typed, col_g, col_b, col_c = st.columns([3, 1, 3, 2, 3])
 alpha = field_widget(col_a.slider, "alpha", help=t("calc.alpha_help", lang))
+# The typed field stays empty, the current α its placeholder: writing the slider's value into it on
+# every rerun costs a round trip that drops presses of a held arrow key on the slider.
+col_typed.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
+                       placeholder=f"{alpha:.3f}", key="alpha_typed", on_change=typed_alpha,
+                       help=t("calc.alpha_typed_help", lang))
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
 # Given ratios leave the batch and the context out: their controls say so by being disabled.
-batch = url_widget(col_b.select_slider, t("calc.batch", lang), calculator.batch_options(batch_max),
-                   value=scenario.FIELDS["batch"].default, key="batch", help=t("calc.batch_help", lang),
-                   disabled=mode == "ratios")
+batch = field_widget(col_b.number_input, "batch", help=t("calc.batch_help", lang), disabled=mode == "ratios")
 context = url_widget(col_c.select_slider, t("calc.context", lang),
                      calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
                      value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
@@ -88,7 +100,7 @@ show_url_notices(st, lang)
 try:
     here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
 except ValueError as exc:
-    st.error(md("calc.bad_input", lang, error=exc))
+    st.error(t("calc.bad_input", lang, error=message(exc, lang)))
     st.stop()
 
 if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
@@ -103,28 +115,50 @@ need_gb, have_gb = scenario.memory_need_gb(chosen.gpu, chosen.target, chosen.dra
 if mode == "step" and need_gb > have_gb:
     st.warning(t("calc.memory_warning", lang, need=need_gb, have=have_gb, tp=chosen.tp))
 
-cols = st.columns(5)
-cols[0].metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
-               help=t("calc.m.expected_tokens_help", lang, gamma=gamma))
-cols[1].metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
-               help=t("calc.m.vllm_rate_help", lang, alpha=alpha))
-cols[2].metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×")
-cols[3].metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×")
-cols[4].metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
-               delta_color="normal", help=t("calc.m.speedup_help", lang))
+row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
+               help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
+row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
+               help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
+row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", width="content")
+row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", width="content")
+row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
+               delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
 if mode == "step":
+    row = st.container(horizontal=True)
+    row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
+                   help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
+    row.metric(t("calc.m.spec_step", lang), f"{here['verify_step_ms'] + gamma * here['draft_step_ms']:.2f} ms",
+                   help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
+                          verify=here["verify_step_ms"]), width="content")
+    row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
+                   help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+    row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
+                   help=t("calc.m.tokens_help", lang, batch=batch), width="content")
     low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
     ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
     verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
     st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
     st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
     st.caption(t("calc.ideal_caption", lang, ideal=ideal))
+# The open view by id: from the tab's label in any language (it stays open when the language
+# changes), else from the link; its label in this language is set before the tabs are drawn.
+view_ids = {t(f"calc.tab.{view}", code): view for code in i18n.LANGUAGES for view in VIEW_IDS}
+open_view = view_ids.get(st.session_state.get("view"), st.query_params.get("view"))
+open_view = open_view if open_view in VIEW_IDS else VIEW_IDS[0]
+st.session_state["view"] = t(f"calc.tab.{open_view}", lang)
 with st.expander(t("calc.share", lang)):
-    # Written from the scenario itself, so the link is what the page computed with.
-    query = urllib.parse.urlencode(scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR"))))
+    # Written from the scenario itself, so the link is what the page computed with; the open view and
+    # the language travel with it.
+    shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
+    shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
+    shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
+    query = urllib.parse.urlencode(shared)
     page_url = urllib.parse.urlsplit(st.context.url or "")._replace(query="", fragment="").geturl()
     st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
     st.caption(t("calc.share_help", lang))
+    if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):
+        st.warning(t("calc.share_custom", lang))
 
 if mode == "step":
     crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
@@ -140,16 +174,16 @@ else:
     st.caption(t("calc.ratios_note", lang))
 
 best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
-cols = st.columns(3)
-cols[0].metric(t("calc.m.breakeven_verify", lang),
-               f"{spec.breakeven_verify_cost(alpha, gamma, here['draft_cost']):.2f}×",
-               help=t("calc.m.breakeven_verify_help", lang))
+row = st.container(horizontal=True)
+row.metric(t("calc.m.breakeven_verify", lang), f"{spec.breakeven_verify_cost(alpha, gamma, here['draft_cost']):.2f}×",
+           help=t("calc.m.breakeven_verify_help", lang), width="content")
 breakeven_alpha = spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"])
-cols[1].metric(t("calc.m.breakeven_alpha", lang),
-               "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
-               help=t("calc.m.breakeven_alpha_help", lang))
-cols[2].metric(t("calc.m.best_gamma", lang), best_gamma,
-               help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max))
+row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
+           help=t("calc.m.breakeven_alpha_help", lang), width="content")
+best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
+row.metric(t("calc.m.best_gamma", lang),
+           t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
+             speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
 
 
 def show_table() -> None:
@@ -227,37 +261,49 @@ def show_latency() -> None:
     if preset in workloads:
         st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
-    cols = st.columns(4)
-    cols[0].metric(t("calc.m.ttft", lang), f"{whole['ttft_spec_s'] * 1e3:,.0f} ms",
-                   delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms", delta_color="inverse",
-                   help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3))
-    cols[1].metric(t("calc.m.request", lang), f"{whole['e2e_spec_s']:,.2f} s",
-                   help=t("calc.m.request_help", lang, plain=whole["e2e_plain_s"]))
-    cols[2].metric(t("calc.m.e2e_speedup", lang), f"{whole['e2e_speedup']:.2f}×",
-                   help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2))
-    cols[3].metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
-                   help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]))
+    row = st.container(horizontal=True)
+    row.metric(t("calc.m.ttft", lang), f"{whole['ttft_spec_s'] * 1e3:,.0f} ms",
+               delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms", delta_color="inverse",
+               help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3), width="content")
+    row.metric(t("calc.m.request", lang), f"{whole['e2e_spec_s']:,.2f} s",
+               help=t("calc.m.request_help", lang, plain=whole["e2e_plain_s"]), width="content")
+    row.metric(t("calc.m.e2e_speedup", lang), f"{whole['e2e_speedup']:.2f}×",
+               help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2),
+               width="content")
+    row.metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
+               help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
+    st.caption(t("calc.latency.context", lang, context=n_in + n_out / 2, decode=whole["decode_speedup"]))
     if whole["prompt_heavy"]:
         st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
                      decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))
+    if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate
+        st.info(t("calc.latency.no_decode", lang))
+        return
     # Decode steps at the request's mean context: its prompt and half its output.
     steps = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
                       alpha=alpha, tp=chosen.tp, precision=chosen.precision, costs=chosen.costs)
     # The tokens after the first, which the prefill gives.
-    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), max(n_out - 1, 1))
+    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1)
     st.subheader(t("calc.latency.tail", lang))
     st.altair_chart(charts.tokens_per_step(summary.counts, lang), width="stretch")
     st.caption(t("calc.latency.tail_note", lang, zero=summary.zero_accept_share, spec_ms=summary.times.spec_s * 1e3,
                  plain_ms=summary.plain_s * 1e3, mean_ms=summary.itl_mean_s * 1e3, requests=summary.requests,
                  tokens=summary.output_tokens))
+    # Milliseconds on the page, as in the metrics: the library's tables are in seconds.
     table = summary.table(per_step=True)
+    table = table.assign(plain_s=table["plain_s"] * 1e3, spec_s=table["spec_s"] * 1e3).rename(
+        columns={"plain_s": "plain_ms", "spec_s": "spec_ms"})
     st.dataframe(table.rename(index=lambda r: t(f"simulate.table.{r}", lang),
-                              columns=lambda c: t(f"simulate.table.{c}", lang)),
-                 column_config={t(f"simulate.table.{c}", lang): st.column_config.NumberColumn(format="%.4f")
-                                for c in ("plain_s", "spec_s")})
+                              columns=lambda c: t(f"calc.latency.{c}", lang)),
+                 column_config={t(f"calc.latency.{c}", lang): st.column_config.NumberColumn(format="%.2f")
+                                for c in ("plain_ms", "spec_ms", "ratio")})
     if not sweep.empty:
         st.subheader(t("calc.latency.sweep", lang, length=float(spec.expected_tokens(alpha, gamma))))
-        st.dataframe(sweep.rename(columns=lambda c: t(f"simulate.sweep.{c}", lang)), hide_index=True)
+        # What moves first, then what stays put.
+        moving = ["zero_share", "tpot_mean_s", "tpot_p90_s", "tpot_p99_s", "request_p99_s", "request_p50_s",
+                  "request_mean_s", "itl_mean_s", "itl_p99_s", "mean_tokens", "zero_accept_share", "tpot_p50_s"]
+        shown = sweep[moving].assign(**{c: sweep[c] * 1e3 for c in moving if c.endswith("_s")})
+        st.dataframe(shown.rename(columns=lambda c: t(f"calc.latency.sweep.{c}", lang)), hide_index=True)
         st.caption(t("calc.latency.sweep_note", lang))
 
 
@@ -312,17 +358,22 @@ def show_serve() -> None:
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
     off = schedule[schedule["gamma"] == 0]
-    off_from = int(off["first"].iloc[0]) - 1 if len(off) else None
+    off_from = int(off["first"].iloc[0]) if len(off) else None
+    # By load, a version without a schedule gets the draft length best at this batch.
+    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
+    length = max(1, int(here)) if by_load else gamma
     try:
         if engine == "vllm":
-            command = vllm_config.vllm_command(chosen, version, gamma, schedule=schedule if by_load else None,
+            command = vllm_config.vllm_command(chosen, version, length, schedule=schedule if by_load else None,
                                                off_from=off_from, draft_repo=draft_repo)
         else:
-            command = vllm_config.sglang_command(chosen, gamma, schedule=schedule if by_load else None,
+            command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
                                                  draft_repo=draft_repo)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
     else:
+        for problem in command.problems:
+            st.error(message(problem, lang))
         st.code(command.line, language="bash", wrap_lines=True)
         for name, text in command.files.items():
             st.caption(name)
@@ -332,14 +383,15 @@ def show_serve() -> None:
     show_pair_check()
 
 
-# (view name, renderer, needs the step model)
-VIEWS = (("table", show_table, False), ("batch", show_batch, True), ("heatmap", show_heatmap, True),
-         ("gamma", show_gamma, False), ("roofline", show_roofline, True), ("latency", show_latency, True),
-         ("serve", show_serve, True))
+# Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
+VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
+         "gamma": (show_gamma, False), "roofline": (show_roofline, True), "latency": (show_latency, True),
+         "serve": (show_serve, True)}
 # The tabs track which one is open so that only its content is built: Altair's schema validation
 # costs tens of milliseconds per chart.
-tabs = st.tabs([t(f"calc.tab.{name}", lang) for name, _, _ in VIEWS], key="view", on_change="rerun")
-for tab, (_, show, needs_step) in zip(tabs, VIEWS):
+tabs = st.tabs([t(f"calc.tab.{view}", lang) for view in VIEW_IDS], key="view", on_change="rerun")
+for tab, view in zip(tabs, VIEW_IDS):
+    show, needs_step = VIEWS[view]
     if tab.open:
         with tab:
             if needs_step and mode != "step":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import streamlit as st
@@ -17,8 +18,9 @@ lang: str = st.session_state.get("lang", "en")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
 # The worked example: "up to 3x on decode-heavy work", AWS Trainium with Qwen3 (Qwen3-32B drafted by
-# Qwen3-0.6B, the pair the same article recommends), for no stated batch.
-EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B"}
+# Qwen3-0.6B, the pair the same article recommends, on the one chip that holds it), for no stated
+# batch; no engine preset is for Trainium, so the engine is "not known" and the band the widest.
+EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B", "tp": "1", "engine": "any"}
 EXAMPLE_CLAIM = "up to 3x"
 VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
 
@@ -38,7 +40,7 @@ st.caption(t("claims.intro", lang))
 st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
 
 if "scenario" not in st.session_state:
-    st.info(md("calc.fix_scenario", lang, error=st.session_state.get("scenario_error", "")))
+    st.info(t("calc.fix_scenario", lang, error=message(st.session_state.get("scenario_error", ""), lang)))
     st.stop()
 sidebar: scenario.Scenario = st.session_state["scenario"]
 
@@ -63,6 +65,7 @@ show_url_notices(st, lang)
 
 try:
     speedup = claims.parse_claim(text)
+    st.caption(md("claims.read_as", lang, speedup=speedup, text=text))
     alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma)
 except SpecvizError as exc:
     st.error(message(exc, lang))
@@ -71,18 +74,21 @@ except SpecvizError as exc:
 claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha)
 check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max)
 
-VERDICT_BOX[check.verdict](md(f"claims.verdict.{check.verdict}", lang, claim=speedup, gpu=sidebar.gpu.name,
-                              target=sidebar.target.name, engine=sidebar.engine.name))
+VERDICT_BOX[check.verdict](message(check.headline, lang))
 st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
 if check.conditions:
     st.markdown(t("claims.conditions", lang) + "\n" + "\n".join(f"- {message(c, lang)}" for c in check.conditions))
-col_claim, col_best, col_range = st.columns(3)
-col_claim.metric(t("claims.m.claim", lang), f"{speedup:.2f}×")
-col_best.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
+row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", width="content")
+row.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
                 help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
-                       gamma=check.best["gamma"], batch=check.best["batch"]))
-col_range.metric(t("claims.m.batches", lang), t("claims.none", lang) if check.verdict == "impossible" else
-                 f"{check.holds_from:.0f}–{check.holds_up_to:.0f}", help=t("claims.m.batches_help", lang))
+                       gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
+batch_range = lambda low, high: t("claims.none", lang) if math.isnan(high) else f"{low:.0f}–{high:.0f}"
+row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to),
+           help=t("claims.m.batches_help", lang), width="content")
+if alpha is not None:
+    row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
+               help=t("claims.m.yours_help", lang), width="content")
 
 st.subheader(t("claims.by_batch", lang))
 st.altair_chart(charts.claim_by_batch(check.batches, speedup, lang), width="stretch")

@@ -30,7 +30,6 @@ __all__ = [
     "regime_explanation",
     "batch_grid",
     "roofline_points",
-    "batch_options",
     "context_options",
 ]
 
@@ -272,12 +271,6 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
     x = np.geomspace(low, high, 80)
     roof = pd.DataFrame({"intensity": x, "tflops": np.minimum(peak, bandwidth * x)})
     return roof, pd.DataFrame(passes)
-
-
-def batch_options(batch_max: int) -> list[int]:
-    """Batch sizes for a log-friendly slider: 1, 2, 3, 4, 6, 8, 12, … up to batch_max."""
-    values = {m * 2**k for k in range(int(np.log2(batch_max)) + 1) for m in (2, 3)} | {1, batch_max}
-    return sorted(v for v in values if v <= batch_max)
 
 
 def context_options(context_max: int) -> list[int]:

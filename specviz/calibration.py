@@ -44,6 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import roofline, step
+from .errors import InputError
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 
@@ -247,13 +248,13 @@ def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engi
     Fit
     """
     if (measured_speedup is None) == (measured_step_s is None):
-        raise ValueError("give measured speedups or measured step times, one of the two")
+        raise InputError("calibration.one_measure")
     if measured_step_s is not None and acceptance_length is None:
-        raise ValueError("step times are fitted at the points' measured acceptance lengths: give them")
+        raise InputError("calibration.needs_lengths")
     measured = measured_speedup if measured_step_s is None else measured_step_s
     b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured))
     if b.size < 2:
-        raise ValueError("calibration needs two measured points at least")
+        raise InputError("calibration.two_points")
     setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp,
                    precision=precision)
     draws = prior_draws(engine, seed=seed)

@@ -19,8 +19,11 @@ are kind) come from the band at α = 1 in the same way.
 * ``impossible``: even with every draft token accepted, the band's high edge stays below S* at every
   batch and γ the claim allows;
 * ``plausible``: at the acceptance the user measured on their own traffic, the band's low edge
-  reaches S* at some γ (at the claim's batch, or at some batch when it names none);
-* ``conditional``: otherwise; true only under the conditions listed (an acceptance, a batch, a γ).
+  reaches S* at the γ the model finds best (at the claim's batch, or at some batch when it names
+  none);
+* ``conditional``: otherwise; true only under the conditions listed: costs not at the unkind end of
+  their range (the model's figure reaches S* at the measured α), costs at the kind end (only the
+  band's high edge does), or more acceptance than measured; and a batch range.
   Without a measured acceptance a claim is at best conditional: acceptance belongs to one model pair,
   one temperature and one domain (seed 000), and only the user's traffic says what it is.
 
@@ -56,11 +59,11 @@ VERDICTS = ("plausible", "conditional", "impossible")
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
 _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",
                     "acceptance_length": "claims.bad_acceptance_length"}
-# A claimed speedup is a number followed by x, × or "lần" (times), or a percentage faster, in English
+# A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
 # or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
 # "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
 _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
-                    r"(?P<number>\d+(?:[.,]\d+)?)\s*(?P<unit>[x×]|lần|%)?\s*"
+                    r"(?P<number>\d{1,6}(?:[.,]\d{1,6})?)\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
@@ -97,6 +100,11 @@ class ClaimCheck:
     claim : Claim
     verdict : str
         One of :data:`VERDICTS`.
+    headline : Notice
+        The verdict in one sentence: ``claims.verdict.<verdict>``, or for a conditional claim at a
+        measured acceptance ``claims.verdict.band`` (the model's figure reaches the claim, its band's
+        low edge does not), ``.kind`` (only the band's high edge does) or ``.short`` (not even that:
+        it needs more acceptance than measured).
     reasons : list of Notice
         Why, in order, in words a manager can forward.
     conditions : list of Notice
@@ -111,16 +119,20 @@ class ClaimCheck:
         vLLM-style ``acceptance_rate`` and the ``acceptance_length`` of ``alpha_needed``; and, with a
         measured α, ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
     batches : DataFrame
-        One row per batch of the grid: ``batch``, the best γ's ``ceiling`` and ``ceiling_high`` at
+        One row per batch of the grid (with the claim's batch): ``batch``, ``counted`` (the claim's
+        batch, or every batch when it names none), the best γ's ``ceiling`` and ``ceiling_high`` at
         α = 1, and with a measured α ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ
-        whose low edge is highest there (``at_alpha_gamma``).
-    holds_up_to : float
-        The largest batch of the grid at which the band's high edge at α = 1 reaches the claim
-        (NaN: none); ``holds_from`` the smallest.
+        the model finds best there (``at_alpha_gamma``).
+    holds_from, holds_up_to : float
+        The smallest and largest counted batch at which the band's high edge at α = 1 reaches the
+        claim (NaN: none): outside them the claim is impossible whatever the acceptance.
+    yours_from, yours_up_to : float
+        The same where the band's low edge at the measured α reaches it (NaN: none, or no α).
     """
 
     claim: Claim
     verdict: str
+    headline: Notice
     reasons: list[Notice]
     conditions: list[Notice]
     best: dict[str, float]
@@ -128,6 +140,8 @@ class ClaimCheck:
     batches: pd.DataFrame
     holds_from: float
     holds_up_to: float
+    yours_from: float
+    yours_up_to: float
 
 
 def parse_claim(text: str) -> float:
@@ -192,14 +206,22 @@ def _alpha_for(length: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     return np.where(reachable, spec.alpha_from_acceptance_length(clipped, gamma), np.nan)
 
 
+def _range(batches: np.ndarray, holds: np.ndarray) -> tuple[float, float]:
+    """The smallest and largest batch where ``holds`` (NaN, NaN where none)."""
+    inside = batches[holds]
+    return (float(inside.min()), float(inside.max())) if inside.size else (math.nan, math.nan)
+
+
 def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int) -> ClaimCheck:
     """Whether ``claim`` can hold in ``scenario`` (its hardware, models, engine costs and context).
 
     For every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
-    :func:`specviz.calculator.batch_grid` up to ``batch_max`` (or the claim's batch): S(1), the
-    speedup with every draft token accepted, and its band; the α the claim needs,
-    α = E⁻¹(S*·(γ + 1) / S(1)), for the model and for each edge of the band; and, with a measured α,
-    the speedup there. See the module's docstring for the verdict.
+    :func:`specviz.calculator.batch_grid` up to ``batch_max`` (and the claim's batch): S(1), the
+    speedup with every draft token accepted, and its band; the α the claim needs at the claim's batch
+    (else where S(1) is highest), α = E⁻¹(S*·(γ + 1) / S(1)), for the model and for each edge of the
+    band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
+    the claim's batch counts for the verdict when it names one; the grid is there for the chart.
+    See the module's docstring for the verdict.
 
     Returns
     -------
@@ -207,7 +229,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     """
     step_scenario = replace(scenario, mode="step")
     gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
-    grid = calculator.batch_grid(batch_max) if claim.batch is None else np.array([claim.batch])
+    grid = calculator.batch_grid(batch_max)
+    if claim.batch is not None:
+        grid = np.union1d(grid, [claim.batch])
+    counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
     context = step_scenario.context
     ceiling = np.asarray(calculator.evaluate_scenario(step_scenario, 1.0, g, b, context)["speedup"], dtype=float)
@@ -215,7 +240,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     ceiling, low, high = (np.broadcast_to(v, (gammas.size, grid.size)) for v in (ceiling, low, high))
 
     # The batch the per-γ table speaks for: the claim's, else where the ceiling is highest.
-    at = int(np.argmax(ceiling.max(axis=0)))
+    at = int(np.argmax(np.where(counted, ceiling.max(axis=0), -np.inf)))
     best_g = int(np.argmax(ceiling[:, at]))
     best = {"speedup": float(ceiling[best_g, at]), "low": float(low[best_g, at]), "high": float(high[best_g, at]),
             "gamma": int(gammas[best_g]), "batch": int(grid[at])}
@@ -227,54 +252,70 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         "acceptance_rate": np.where(np.isnan(alpha), np.nan, spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), gammas)),
         "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas)),
     })
-    batches = pd.DataFrame({"batch": grid, "ceiling": ceiling.max(axis=0), "ceiling_high": high.max(axis=0)})
+    batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": ceiling.max(axis=0),
+                            "ceiling_high": high.max(axis=0)})
     if claim.alpha is not None:
         share = np.asarray(spec.expected_tokens(claim.alpha, gammas), dtype=float)[:, None] / (gammas[:, None] + 1.0)
         at_alpha, at_alpha_low, at_alpha_high = share * ceiling, share * low, share * high
         required["at_alpha"], required["at_alpha_low"], required["at_alpha_high"] = (
             v[:, at] for v in (at_alpha, at_alpha_low, at_alpha_high))
-        # Per batch, the γ whose band's low edge is highest at the measured α.
-        chosen = np.argmax(at_alpha_low, axis=0)
+        # Per batch, the γ the model finds best at the measured α, and its band.
+        chosen = np.argmax(at_alpha, axis=0)
         pick = lambda v: np.take_along_axis(v, chosen[None, :], axis=0)[0]
         batches["at_alpha_gamma"] = gammas[chosen]
         batches["at_alpha"], batches["at_alpha_low"], batches["at_alpha_high"] = (
             pick(v) for v in (at_alpha, at_alpha_low, at_alpha_high))
-
-    reachable = grid[high.max(axis=0) >= claim.speedup]
-    holds_from, holds_up_to = (float(reachable.min()), float(reachable.max())) if reachable.size else (math.nan, math.nan)
-    verdict, reasons, conditions = _verdict(claim, best, required, batches, holds_from, holds_up_to)
-    return ClaimCheck(claim, verdict, reasons, conditions, best, required, batches, holds_from, holds_up_to)
+    holds = _range(grid, counted & (high.max(axis=0) >= claim.speedup))
+    verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds)
+    return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours)
 
 
-def _verdict(claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
-             holds_from: float, holds_up_to: float) -> tuple[str, list[Notice], list[Notice]]:
-    """The verdict, its reasons and the conditions, from the tables of :func:`check_claim`."""
+def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
+             holds: tuple[float, float]) -> tuple[str, Notice, list[Notice], list[Notice], tuple[float, float]]:
+    """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
+    measured acceptance, from the tables of :func:`check_claim`."""
+    setting = {"claim": claim.speedup, "gpu": scenario.gpu.name, "target": scenario.target.name,
+               "engine": scenario.engine.name}
     ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
                      gamma=best["gamma"], batch=best["batch"])
-    if math.isnan(holds_up_to):
-        return "impossible", [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], []
-    # The γ that asks the least acceptance of the model (else of the band's high edge).
-    conditions = []
+    none = (math.nan, math.nan)
+    if math.isnan(holds[1]):
+        return ("impossible", Notice("claims.verdict.impossible", **setting),
+                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], [], none)
+    acceptance: list[Notice] = []
     if required["alpha_needed"].notna().any():
         easiest = required.loc[required["alpha_needed"].idxmin()]
-        conditions.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]),
+        acceptance.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]),
                                  gamma=int(easiest["gamma"]), rate=float(easiest["acceptance_rate"]),
                                  length=float(easiest["acceptance_length"]),
                                  optimistic=float(easiest["alpha_optimistic"])))
         if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
-            conditions.append(Notice("claims.condition.kind_costs_too"))
+            acceptance.append(Notice("claims.condition.kind_costs_too"))
     else:
         easiest = required.loc[required["alpha_optimistic"].idxmin()]
-        conditions.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
+        acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
                                  gamma=int(easiest["gamma"])))
-    if claim.batch is None:
-        conditions.append(Notice("claims.condition.batch", low=int(holds_from), high=int(holds_up_to)))
-    reasons = [ceiling]
+    batch_range = lambda low, high: [] if claim.batch is not None else [
+        Notice("claims.condition.batch", low=int(low), high=int(high))]
     if claim.alpha is None:
-        reasons.append(Notice("claims.reason.no_alpha"))
-        return "conditional", reasons, conditions
-    top = batches.loc[batches["at_alpha_low"].idxmax()]
+        return ("conditional", Notice("claims.verdict.conditional", **setting),
+                [ceiling, Notice("claims.reason.no_alpha")], acceptance + batch_range(*holds), none)
+    counted = batches[batches["counted"]]
+    top = counted.loc[counted["at_alpha"].idxmax()]
     reached = Notice("claims.reason.at_alpha", alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]),
                      speedup=float(top["at_alpha"]), low=float(top["at_alpha_low"]), high=float(top["at_alpha_high"]),
                      batch=int(top["batch"]))
-    return ("plausible" if top["at_alpha_low"] >= claim.speedup else "conditional"), [reached, ceiling], conditions
+    at_yours = lambda column: _range(counted["batch"].to_numpy(), (counted[column] >= claim.speedup).to_numpy())
+    yours = at_yours("at_alpha_low")
+    if not math.isnan(yours[1]):
+        return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, ceiling],
+                [Notice("claims.condition.batch_yours", low=int(yours[0]), high=int(yours[1]))]
+                if claim.batch is None else [], yours)
+    for column, key, condition in (("at_alpha", "claims.verdict.band", "claims.condition.not_unkind"),
+                                   ("at_alpha_high", "claims.verdict.kind", "claims.condition.kind_costs_yours")):
+        reach = at_yours(column)
+        if not math.isnan(reach[1]):
+            return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, ceiling],
+                    [Notice(condition, alpha=claim.alpha), *batch_range(*reach)], none)
+    return ("conditional", Notice("claims.verdict.short", **setting, alpha=claim.alpha, speedup=float(top["at_alpha"])),
+            [reached, ceiling], acceptance + batch_range(*holds), none)

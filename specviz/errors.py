@@ -10,7 +10,7 @@ from typing import Any
 
 from . import i18n
 
-__all__ = ["SpecvizError", "Notice"]
+__all__ = ["SpecvizError", "InputError", "Notice"]
 
 
 class SpecvizError(Exception):
@@ -31,6 +31,13 @@ class SpecvizError(Exception):
 
     def __str__(self) -> str:
         return i18n.t(self.key, "en", **self.params)
+
+
+class InputError(SpecvizError, ValueError):
+    """A value out of its range or of the wrong kind (a user's number, setting or file field).
+
+    Still a :class:`ValueError`, so callers and tests that catch ValueError keep working.
+    """
 
 
 class Notice:

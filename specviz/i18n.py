@@ -37,7 +37,7 @@ class _Formatter(string.Formatter):
 
 _FORMATTER = _Formatter()
 _LOCALES = Path(__file__).resolve().parent / "locales"
-LANGUAGES: dict[str, str] = {"en": "English"}
+LANGUAGES: dict[str, str] = {"en": "English", "vi": "Tiếng Việt"}
 
 
 @cache
@@ -82,5 +82,8 @@ def md(key: str, lang: str = "en", **values: object) -> str:
 
 
 def message(error: Any, lang: str = "en") -> str:
-    """A :class:`specviz.errors.SpecvizError` as Markdown-safe text in ``lang``."""
+    """A :class:`specviz.errors.SpecvizError` (or Notice) as Markdown-safe text in ``lang``; any other
+    exception as its own text, escaped (no key: English, as it was raised)."""
+    if not hasattr(error, "key"):
+        return escape_markdown(str(error))
     return md(error.key, lang, **error.params)

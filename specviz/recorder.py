@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import prom, scrape
-from .errors import SpecvizError
+from .errors import InputError, SpecvizError
 from .prom import SpecDecodeState
 from .store import Store, StoreError
 
@@ -168,9 +168,9 @@ def record(store: Store, source: str, every_s: float, count: int | None = None, 
         ``store.read_only`` if the store cannot be written.
     """
     if not every_s > 0:
-        raise ValueError(f"the interval must be above 0 seconds, got {every_s!r}")
+        raise InputError("recorder.interval", every_s=every_s)
     if count is not None and count < 1:
-        raise ValueError(f"the count must be 1 or more, got {count!r}")
+        raise InputError("recorder.count", count=count)
     if store.read_only:
         raise StoreError("store.read_only", path=store.path)
     stop = stop or threading.Event()

@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from . import settings
+from .errors import InputError
 
 __all__ = ["HEADER", "MODEL_PREFIX", "recording", "Replay", "ReplayServer", "start", "main"]
 
@@ -113,8 +114,8 @@ class Replay:
             label_sets.add(tuple(sorted(labels.items())))
         missing = {"drafts", "draft_tokens", "accepted"} - roles.keys()
         if missing or not self._per_pos or len(label_sets) != 1:
-            raise ValueError(f"not a single-model vLLM V1 spec-decode scrape (missing: {sorted(missing)}, "
-                             f"positions: {len(self._per_pos)}, label sets: {len(label_sets)})")
+            raise InputError("replay.not_spec_decode", missing=str(sorted(missing)), positions=len(self._per_pos),
+                             label_sets=len(label_sets))
         self._roles = roles
         self._labels = ",".join(f'{k}="{MODEL_PREFIX if k == "model_name" else ""}{v}"'
                                 for k, v in label_sets.pop())

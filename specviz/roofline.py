@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import spec
+from .errors import InputError
 
 __all__ = [
     "GPU",
@@ -252,17 +253,14 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
         high, bound = _bound(limit, checked)
         if limit.kind == "flag":
             if not isinstance(value, bool):
-                raise ValueError(f"config.json: '{key}' must be true or false (a JSON boolean), "
-                                 f"got {_describe(value)}")
+                raise InputError("roofline.flag", field=key, value=_describe(value))
         elif high is None:
             continue
         elif limit.kind == "count":
             if not _is_int(value) or not limit.low <= value <= high:
-                raise ValueError(f"config.json: '{key}' must be a whole number between {limit.low:,} "
-                                 f"and {bound}, got {_describe(value)}")
+                raise InputError("roofline.count", field=key, low=limit.low, bound=bound, value=_describe(value))
         elif (problem := _layers_problem(value, limit.low, high)) is not None:
-            raise ValueError(f"config.json: '{key}' must be a list of distinct layer indexes between "
-                             f"{limit.low} and {bound}, got {problem}")
+            raise InputError("roofline.layers", field=key, low=limit.low, bound=bound, problem=problem)
         checked[key] = value
     return checked
 
@@ -272,8 +270,7 @@ def _require(values: Mapping[str, Any], key: str) -> Any:
     if key not in values:
         limit = CONFIG_LIMITS[key]
         _, bound = _bound(limit, values)
-        raise ValueError(f"config.json: '{key}' is missing; it must be a whole number between "
-                         f"{limit.low:,} and {bound}")
+        raise InputError("roofline.missing", field=key, low=limit.low, bound=bound)
     return values[key]
 
 
@@ -282,11 +279,11 @@ def _load_json(text: str | bytes, name: str) -> Any:
     try:
         return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
     except UnicodeDecodeError:
-        raise ValueError(f"{name} is not a JSON config.json: it is not UTF-8 text") from None
+        raise InputError("roofline.not_utf8", name=name) from None
     except RecursionError:  # json.loads recurses once per nesting level
-        raise ValueError(f"{name} is not a usable config.json: it is nested too deeply") from None
+        raise InputError("roofline.too_deep", name=name) from None
     except ValueError as exc:  # JSONDecodeError, and integers too long to convert
-        raise ValueError(f"{name} is not a JSON config.json ({exc})") from None
+        raise InputError("roofline.not_json", name=name, detail=str(exc)) from None
 
 
 def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None) -> Model:
@@ -334,11 +331,10 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
         config = _load_json(path.read_bytes(), path.name)
         name = name or path.stem
     if not isinstance(config, Mapping):
-        raise ValueError("config.json must hold a JSON object")
+        raise InputError("roofline.not_object")
     model_type = config.get("model_type")
     if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
-        raise ValueError(f"config.json: 'model_type' {_describe(model_type)} is not supported; "
-                         f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
+        raise InputError("roofline.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
     values = _check_config(config)
     num_experts = _experts(values)
     h = _require(values, "hidden_size")
@@ -347,12 +343,10 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     vocab = _require(values, "vocab_size")
     n_kv = values.get("num_key_value_heads", n_h)
     if n_h % n_kv:
-        raise ValueError(f"config.json: 'num_attention_heads' ({n_h}) must be a multiple of "
-                         f"'num_key_value_heads' ({n_kv}): each KV head serves a whole group")
+        raise InputError("roofline.heads_multiple", heads=n_h, kv_heads=n_kv)
     d = values.get("head_dim", h // n_h)
     if not 1 <= d <= CONFIG_LIMITS["head_dim"].high:
-        raise ValueError(f"config.json: 'head_dim' is not set and hidden_size // num_attention_heads "
-                         f"= {d}; it must be between 1 and {CONFIG_LIMITS['head_dim'].high:,}")
+        raise InputError("roofline.head_dim", value=d, high=CONFIG_LIMITS["head_dim"].high)
     tied = values.get("tie_word_embeddings", False)
 
     attention = 2 * h * n_h * d + 2 * h * n_kv * d
@@ -404,9 +398,9 @@ def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
         the field and says what was expected.
     """
     if not data.strip():
-        raise ValueError(f"{name} is empty: paste or upload a Hugging Face config.json")
+        raise InputError("roofline.empty", name=name)
     if len(data) > max_bytes:
-        raise ValueError(f"{name} is {len(data):,} bytes; a config.json is at most {max_bytes:,}")
+        raise InputError("roofline.too_large", name=name, size=len(data), limit=max_bytes)
     return model_from_config(_load_json(data, name), name=name)
 
 
@@ -416,8 +410,10 @@ def _check_range(value: ArrayLike, name: str, low: float, high: float = np.inf,
     v = np.asarray(value, dtype=float)
     bad = (v <= low) if low_open else (v < low)
     if not np.all(np.isfinite(v)) or np.any(bad | (v > high)):
-        upper = f"{high:g}]" if np.isfinite(high) else "∞)"
-        raise ValueError(f"{name} must be finite and lie in {'(' if low_open else '['}{low:g}, {upper}")
+        bracket = "(" if low_open else "["
+        if np.isfinite(high):
+            raise InputError("roofline.range", name=name, bracket=bracket, low=low, high=high)
+        raise InputError("roofline.range_unbounded", name=name, bracket=bracket, low=low)
     return v
 
 
@@ -448,7 +444,7 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
         inputs).
     """
     if not gpu.complete:
-        raise ValueError(f"GPU {gpu.id!r} has no published peak TFLOPS and bandwidth: enter both")
+        raise InputError("roofline.gpu_incomplete", gpu=gpu.id)
     # Beyond these, peak · 10¹² overflows towards infinity and a pass would take no time at all.
     _check_range(gpu.tflops, "peak TFLOPS", 0, MAX_TFLOPS, low_open=True)
     _check_range(gpu.bandwidth_tb_s, "bandwidth (TB/s)", 0, MAX_BANDWIDTH_TB_S, low_open=True)

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from . import calibration, roofline, settings, spec, step
+from .errors import InputError
 
-__all__ = ["Field", "FIELDS", "COST_KNOBS", "CHOICES", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
+__all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
            "load_presets", "preset_costs", "default_draft", "draft_choices", "resolve_draft", "memory_need_gb", "default_tp",
            "knobs_off_preset", "to_query_params", "from_query_params"]
 
@@ -43,13 +44,16 @@ class Field:
 
     @property
     def upper(self) -> float:
-        return float(settings.get(self.high)) if isinstance(self.high, str) else self.high
+        """The largest value: a number, or a setting's (a whole number for a whole field)."""
+        if not isinstance(self.high, str):
+            return self.high
+        return int(settings.get(self.high)) if self.whole else float(settings.get(self.high))
 
     def parse(self, text: str) -> float:
         """The value a URL's text gives, or ValueError when the text is not a number in range."""
         value = float(text)
         if not (math.isfinite(value) and self.low <= value <= self.upper) or (self.whole and value != int(value)):
-            raise ValueError(f"{self.name} must lie between {self.low:g} and {self.upper:g}")
+            raise InputError("scenario.out_of_range", name=self.name, low=self.low, high=self.upper)
         return int(value) if self.whole else value
 
 
@@ -74,6 +78,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("bandwidth", None, 0.001, roofline.MAX_BANDWIDTH_TB_S, 0.01),
 )}
 COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allreduce_us")
+# The id of a model read from an uploaded or pasted config.json (no preset; it cannot travel in a link).
+CUSTOM = "custom"
 CHOICES = ("gpu", "target", "draft", "engine", "precision", "tp", "mode")
 MODES: tuple[Mode, ...] = ("step", "ratios")
 TENSOR_PARALLEL = (1, 2, 4, 8)
@@ -207,7 +213,7 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     """The URL parameters that reproduce ``scenario`` through :func:`from_query_params`: each choice
     and value that is not the default. A model from an uploaded config cannot travel in a link: its
     id, ``custom``, is written as it is, and the recipient's page says that it was refused."""
-    target_default = DEFAULT_TARGET if scenario.target_id != "custom" else None
+    target_default = DEFAULT_TARGET if scenario.target_id != CUSTOM else None
     draft_default = default_draft(scenario.target_id, presets.models) if scenario.target_id in presets.models else None
     tp_default = default_tp(scenario.gpu, scenario.target, scenario.draft, scenario.precision)
     choices = {"gpu": (scenario.gpu.id, DEFAULT_GPU), "target": (scenario.target_id, target_default),

@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InputError
+
 __all__ = ["Setting", "SETTINGS", "get", "ROOT"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +36,7 @@ SETTINGS: tuple[Setting, ...] = (
             "`true` makes the app a viewer: no uploads, no removal of runs (the SQL console stays, "
             "read-only as always). specviz has no login of its own: on a shared address anyone who "
             "reaches the port can use the app; put it behind your own authentication."),
-    Setting("SPECVIZ_LANG", "en", str, "Language of the interface (`en`)."),
+    Setting("SPECVIZ_LANG", "en", str, "Language a new browser session starts in (`en` or `vi`); each reader can change it in the sidebar."),
     Setting("SPECVIZ_DATA_DIR", str(ROOT / "data"), Path,
             "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
     Setting("SPECVIZ_DB", str(ROOT / "data" / "specviz.duckdb"), Path,
@@ -101,14 +103,14 @@ def get(name: str) -> str | int | float | bool | Path:
     raw = os.environ.get(name, setting.default)
     if setting.kind is bool:  # bool("false") would be True
         if raw.strip().lower() not in _BOOLEANS:
-            raise ValueError(f"{name}={raw!r} is not one of {', '.join(_BOOLEANS)}")
+            raise InputError("settings.not_boolean", name=name, raw=repr(raw), choices=", ".join(_BOOLEANS))
         return _BOOLEANS[raw.strip().lower()]
     try:
         value = setting.kind(raw)
     except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a valid {setting.kind.__name__}") from None
+        raise InputError("settings.bad_type", name=name, raw=repr(raw), kind=setting.kind.__name__) from None
     if setting.kind in (int, float) and value <= 0:
-        raise ValueError(f"{name}={raw!r} must be a positive number")
+        raise InputError("settings.not_positive", name=name, raw=repr(raw))
     return value
 
 

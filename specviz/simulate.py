@@ -459,7 +459,7 @@ class LatencySummary:
             Index: row ids ``itl_p50``, ``itl_p90``, ``itl_p99``, ``itl_mean``, ``request_p50``,
             ``request_p90``, ``request_p99``, ``request_mean`` (then ``tpot_*``); columns
             ``plain_s``, ``spec_s`` (seconds) and ``ratio`` (spec / plain, below 1 is faster).
-            Ids, not words: a page labels them with the message keys ``simulate.table.<id>``.
+            Ids, not words: a page labels the rows with the message keys ``simulate.table.<id>``.
         """
         rows = _ROWS + (_STEP_ROWS if per_step else ())
         plain = [float(getattr(self, attr)) for _, _, attr in rows]
@@ -781,7 +781,7 @@ def zero_accept_sweep(zero_shares: Sequence[float] | ArrayLike, mean_length: flo
         One row per share, columns ``zero_share`` (asked), ``zero_accept_share`` (simulated),
         ``mean_tokens``, ``itl_mean_s``, ``itl_p99_s``, ``tpot_p50_s``, ``tpot_p90_s``,
         ``tpot_p99_s``, ``tpot_mean_s``, ``request_p50_s``, ``request_p99_s``,
-        ``request_mean_s``; ids for the message keys ``simulate.sweep.<column>``.
+        ``request_mean_s``: ids, not words, for a page to label.
 
     Raises
     ------

@@ -21,6 +21,8 @@ from typing import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .errors import InputError
+
 __all__ = [
     "expected_tokens",
     "expected_tokens_chain",
@@ -51,14 +53,14 @@ def _out(value: np.ndarray) -> float | np.ndarray:
 def _check_alpha(alpha: ArrayLike, name: str = "alpha") -> np.ndarray:
     a = np.asarray(alpha, dtype=float)
     if np.any(np.isnan(a)) or np.any((a < 0) | (a > 1)):
-        raise ValueError(f"{name} must lie in [0, 1] (a per-position acceptance probability)")
+        raise InputError("spec.alpha_range", name=name)
     return a
 
 
 def _check_gamma(gamma: ArrayLike) -> np.ndarray:
     g = np.asarray(gamma, dtype=float)
     if not np.all(np.isfinite(g)) or np.any(g < 1) or np.any(g != np.round(g)):
-        raise ValueError("gamma must be a whole number of draft tokens, at least 1")
+        raise InputError("spec.gamma_whole")
     return g
 
 
@@ -66,8 +68,7 @@ def _check_cost(cost: ArrayLike, name: str, positive: bool = False) -> np.ndarra
     """A finite cost ratio; ``positive`` for the verify pass, which divides E in the speedup."""
     c = np.asarray(cost, dtype=float)
     if not np.all(np.isfinite(c)) or np.any(c <= 0 if positive else c < 0):
-        kind = "a positive" if positive else "a non-negative"
-        raise ValueError(f"{name} must be {kind}, finite cost ratio (relative to one target pass)")
+        raise InputError("spec.cost_positive" if positive else "spec.cost_non_negative", name=name)
     return c
 
 
@@ -152,7 +153,7 @@ def expected_tokens_chain(rates: ArrayLike) -> float | np.ndarray:
     """
     r = _check_alpha(rates, "rates")
     if r.ndim == 0 or r.shape[-1] == 0:
-        raise ValueError("rates must hold at least one position along the last axis")
+        raise InputError("spec.rates_empty")
     return _out(1.0 + np.cumprod(r, axis=-1).sum(axis=-1))
 
 
@@ -194,7 +195,7 @@ def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     with np.errstate(over="ignore"):  # checked just below
         cost = v + g * c
     if not np.all(np.isfinite(cost)):
-        raise ValueError("verify_cost + gamma · draft_cost overflows: the costs are out of any real range")
+        raise InputError("spec.cost_overflow")
     return _out(cost)
 
 
@@ -232,7 +233,7 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     with np.errstate(over="ignore"):  # checked just below
         s = e / np.asarray(step_cost(gamma, verify_cost, draft_cost))
     if not np.all(np.isfinite(s)):  # a cost so close to 0 that E / C overflows
-        raise ValueError("verify_cost is too small: the speedup E / (v + γc) overflows")
+        raise InputError("spec.speedup_overflow")
     return _out(s)
 
 
@@ -308,7 +309,7 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
         Its speedup; below 1 means no γ pays and speculation should be off.
     """
     if int(gamma_max) != gamma_max or gamma_max < 1:
-        raise ValueError("gamma_max must be a whole number, at least 1")
+        raise InputError("spec.gamma_max_whole")
     a = _check_alpha(alpha)
     gammas = np.arange(1, int(gamma_max) + 1, dtype=float).reshape((-1,) + (1,) * a.ndim)
     v = verify_cost(gammas) if callable(verify_cost) else verify_cost
@@ -361,5 +362,5 @@ def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike) -> float |
     g = _check_gamma(gamma)
     n = np.asarray(length, dtype=float)
     if np.any(np.isnan(n)) or np.any(n < 1.0) or np.any(n > g + 1.0):
-        raise ValueError("length must lie in [1, gamma + 1]: mean tokens per step, bonus token included")
+        raise InputError("spec.length_range")
     return _out(_alpha_for_length(n, g))

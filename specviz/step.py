@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import roofline, spec
+from .errors import InputError
 
 __all__ = ["Precision", "Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step", "PRECISIONS"]
 
@@ -113,7 +114,7 @@ class Draft:
 
     def __post_init__(self) -> None:
         if (self.kind == "model") != (self.model is not None):
-            raise ValueError("a draft of kind 'model' needs its model, and only that kind takes one")
+            raise InputError("step.draft_model")
 
 
 def eagle_head(target: roofline.Model, kind: Literal["eagle", "eagle3"] = "eagle") -> roofline.Model:
@@ -177,7 +178,7 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
     real engines; here they split evenly, which understates KV traffic for such models.
     """
     if tp < 1 or int(tp) != tp:
-        raise ValueError("tp must be a whole number of devices, 1 or more")
+        raise InputError("step.tp_whole")
     base = roofline.forward_pass(tensor_parallel_device(gpu, tp, precision), model, batch, new_tokens, context,
                                  mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap,
                                  weight_bytes=precision.weight_bytes, kv_bytes=precision.kv_bytes)
@@ -185,7 +186,7 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
     if tp > 1:
         link = (costs.link_gb_s if costs.link_gb_s is not None else gpu.link_gb_s) * 1e9
         if not np.isfinite(link) or link <= 0:
-            raise ValueError(f"GPU {gpu.id!r} has no interconnect bandwidth: give link_gb_s for tensor parallelism")
+            raise InputError("step.no_link", gpu=gpu.id)
         crossing = 2.0 * (tp - 1) / tp * tokens * model.hidden_size * _ACTIVATION_BYTES
         comm = 2.0 * model.layers * (costs.allreduce_us * 1e-6 + crossing / link)
     else:
@@ -236,11 +237,11 @@ def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: Arra
     if acceptance_length is not None:
         e = np.asarray(acceptance_length, dtype=float)
         if np.any((e < 1) | (e > nodes)):
-            raise ValueError("an acceptance length lies between 1 and the tokens the verify pass scores")
+            raise InputError("step.acceptance_length_range")
     elif alpha is not None:
         e = np.asarray(spec.expected_tokens(alpha, g), dtype=float)
     else:
-        raise ValueError("give alpha or a measured acceptance_length")
+        raise InputError("step.no_acceptance")
     b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
     timed = dict(tp=tp, precision=precision, costs=costs)
     plain_pass = pass_time(gpu, target, b, 1.0, ctx, **timed)

@@ -74,6 +74,8 @@ SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3"
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
 WEAK_DRAFT_RATE = 0.40
 _HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
+# What a user may give as the draft: a Hugging Face id or a local path, nothing a shell would read.
+_DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
 
 
 def parse_version(text: str) -> Version:
@@ -83,11 +85,11 @@ def parse_version(text: str) -> Version:
     Raises
     ------
     SpecvizError
-        ``config.bad_version`` if the text is not such a version.
+        ``command.bad_version`` if the text is not such a version.
     """
     found = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:\.\d{1,3})?\s*", text or "")
     if not found:
-        raise SpecvizError("config.bad_version", text=(text or "")[:40])
+        raise SpecvizError("command.bad_version", text=(text or "")[:40])
     return int(found[1]), int(found[2]), int(found[3] or 0)
 
 
@@ -167,11 +169,15 @@ class Command:
         Files the command reads, by name (SGLang's adaptive tiers), with their text.
     notices : list of Notice
         Warnings and the alternatives where a flag does not take effect.
+    problems : list of Notice
+        Why the engine would refuse the command as it stands (a draft the version cannot run, a
+        draft still to be named): a page shows these as errors, not as notes.
     """
 
     argv: list[str]
     files: dict[str, str] = field(default_factory=dict)
     notices: list[Notice] = field(default_factory=list)
+    problems: list[Notice] = field(default_factory=list)
 
     @property
     def line(self) -> str:
@@ -185,15 +191,28 @@ def _repo(model_source: str, fallback: str) -> str:
     return found[1] if found else fallback
 
 
-def _draft_name(scenario: Scenario, draft_repo: str | None) -> str | None:
-    """The draft to name in a command: the user's, a draft model's own id, or None (n-gram)."""
+def _draft_name(scenario: Scenario, draft_repo: str | None, problems: list[Notice]) -> str | None:
+    """The draft to name in a command: the user's, a draft model's own id, or None (n-gram); a
+    placeholder, with a problem noted, where nothing names it.
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_draft`` if ``draft_repo`` is not a Hugging Face id or a path (letters,
+        digits, ``_ . - /`` and ``~``, at most 200 characters).
+    """
     if scenario.draft.kind == "ngram":
         return None
     if draft_repo:
+        if not _DRAFT_REPO.fullmatch(draft_repo):
+            raise SpecvizError("command.bad_draft", text=draft_repo[:60])
         return draft_repo
-    if scenario.draft.kind == "model":
-        return _repo(scenario.draft.model.source, f"<{scenario.draft.model.name}>")
-    return f"<{scenario.draft.kind.upper()} head for {scenario.target.name}>"
+    if scenario.draft.kind == "model" and (found := _HF_REPO.search(scenario.draft.model.source or "")):
+        return found[1]
+    name = scenario.draft.model.name if scenario.draft.kind == "model" else \
+        f"{scenario.draft.kind.upper()} head for {scenario.target.name}"
+    problems.append(Notice("command.name_the_draft", draft=name))
+    return f"<{name}>"
 
 
 def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
@@ -223,27 +242,26 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     Raises
     ------
     SpecvizError
-        ``config.bad_version``; ``config.method_unknown`` where the version predates the draft's
-        method; ``config.no_self_draft`` for a self-speculative (sparse KV) draft, which vLLM does
-        not offer.
+        ``command.bad_version``; ``command.method_unknown`` where the version predates the draft's
+        method; ``command.no_self_draft`` for a self-speculative (sparse KV) draft, which vLLM does
+        not offer; ``command.bad_draft`` for a draft id that is not an id or a path.
     """
     v = parse_version(version)
     kind = scenario.draft.kind
     if kind not in _VLLM_METHOD:
-        raise SpecvizError("config.no_self_draft", engine="vLLM")
+        raise SpecvizError("command.no_self_draft", engine="vLLM")
     method = _VLLM_METHOD[kind]
     if v >= _CONFIG_FLAG and v < _METHOD_SINCE[method]:
-        raise SpecvizError("config.method_unknown", method=method, version=version,
+        raise SpecvizError("command.method_unknown", method=method, version=version,
                            since=".".join(map(str, _METHOD_SINCE[method])))
     notices: list[Notice] = []
-    draft = _draft_name(scenario, draft_repo)
-    if draft is not None and draft.startswith("<"):
-        notices.append(Notice("config.name_the_draft", draft=draft))
+    problems: list[Notice] = []
+    draft = _draft_name(scenario, draft_repo, problems)
     argv = ["vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
     if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
-        notices.append(Notice("config.draft_model_unsupported", version=version))
+        problems.append(Notice("command.draft_model_unsupported", version=version))
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
         if method == "ngram":
@@ -251,33 +269,34 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         if off_from is not None:
             argv += ["--speculative-disable-by-batch-size", str(max(off_from, 2))]
         if schedule is not None:
-            notices.append(Notice("config.no_schedule", version=version, since="0.24.0"))
-        return Command(argv, notices=notices)
+            notices.append(Notice("command.no_schedule", version=version, since="0.24.0"))
+        return Command(argv, notices=notices, problems=problems)
     config: dict[str, object] = {"method": method}
     if draft is not None:
         config["model"] = draft
     config["num_speculative_tokens"] = int(gamma)
     if method == "ngram":
         config["prompt_lookup_max"] = prompt_lookup_max
-    if schedule is not None:
-        if v >= _SCHEDULE:
-            ranges = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
-            config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
-            config["num_speculative_tokens_per_batch_size"] = ranges
-        else:
-            notices.append(Notice("config.no_schedule", version=version, since="0.24.0"))
-    if off_from is not None:
+    scheduled = schedule is not None and v >= _SCHEDULE
+    if scheduled:
+        ranges = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
+        config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
+        config["num_speculative_tokens_per_batch_size"] = ranges
+    elif schedule is not None:
+        notices.append(Notice("command.no_schedule", version=version, since="0.24.0"))
+    # A schedule's ranges of γ 0 already stop speculation where it loses.
+    if off_from is not None and not scheduled:
         if v < _V0_GONE:
             config["disable_by_batch_size"] = max(int(off_from), 2)
-            notices.append(Notice("config.disable_v0_only", version=version))
+            notices.append(Notice("command.disable_v0_only", version=version))
         elif v < _DISABLE_KEY_GONE:
-            notices.append(Notice("config.disable_ignored", version=version, batch=off_from,
+            notices.append(Notice("command.disable_ignored", version=version, batch=off_from,
                                   schedule="0.24.0"))
         else:
-            notices.append(Notice("config.disable_removed", version=version, batch=off_from,
+            notices.append(Notice("command.disable_removed", version=version, batch=off_from,
                                   schedule="0.24.0"))
     argv += ["--speculative-config", json.dumps(config, separators=(", ", ": "))]
-    return Command(argv, notices=notices)
+    return Command(argv, notices=notices, problems=problems)
 
 
 def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
@@ -288,39 +307,38 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     Raises
     ------
     SpecvizError
-        ``config.no_self_draft`` for a self-speculative draft.
+        ``command.no_self_draft`` for a self-speculative draft; ``command.bad_draft``.
     """
     kind = scenario.draft.kind
     if kind not in SGLANG_ALGORITHMS:
-        raise SpecvizError("config.no_self_draft", engine="SGLang")
+        raise SpecvizError("command.no_self_draft", engine="SGLang")
     notices: list[Notice] = []
+    problems: list[Notice] = []
     argv = ["python", "-m", "sglang.launch_server", "--model-path",
             _repo(scenario.target.source, f"<{scenario.target.name}>")]
     if scenario.tp > 1:
         argv += ["--tp", str(scenario.tp)]
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
-    draft = _draft_name(scenario, draft_repo)
+    draft = _draft_name(scenario, draft_repo, problems)
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
-        if draft.startswith("<"):
-            notices.append(Notice("config.name_the_draft", draft=draft))
     files = {}
+    tiered = schedule is not None and kind in ("eagle", "eagle3")
+    # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
+    steps = max(1, int(schedule["gamma"].max())) if tiered else gamma
     if kind == "ngram":
-        argv += ["--speculative-num-draft-tokens", str(gamma + 1)]
+        argv += ["--speculative-num-draft-tokens", str(steps + 1)]
     else:
-        argv += ["--speculative-num-steps", str(gamma), "--speculative-eagle-topk", "1",
-                 "--speculative-num-draft-tokens", str(gamma + 1)]
-    if schedule is not None:
-        if kind in ("eagle", "eagle3"):
-            tiers = {str(int(r.first)): {"candidate_steps": [int(r.gamma)]} for r in schedule.itertuples()}
-            files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
-            # The longest tier's steps: what the server allocates and captures graphs for.
-            argv[argv.index("--speculative-num-steps") + 1] = str(max(1, int(schedule["gamma"].max())))
-            argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
-            notices.append(Notice("config.sglang_tiers", since="0.5.18"))
-        else:
-            notices.append(Notice("config.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
-    return Command(argv, files, notices)
+        argv += ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "1",
+                 "--speculative-num-draft-tokens", str(steps + 1)]
+    if tiered:
+        tiers = {str(int(r.first)): {"candidate_steps": [int(r.gamma)]} for r in schedule.itertuples()}
+        files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
+        argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
+        notices.append(Notice("command.sglang_tiers", since="0.5.18"))
+    elif schedule is not None:
+        notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
+    return Command(argv, files, notices, problems)
 
 
 def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int, gamma_max: int) -> pd.DataFrame:

@@ -181,9 +181,6 @@ class TestRooflinePoints:
         assert roof.tflops.max() == pytest.approx(2 * 989.4 * 0.6)  # two H100s at 60 % of peak
 
 
-class TestOptions:
-    def test_batch_options_are_log_friendly(self):
-        assert calculator.batch_options(64) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-
+class TestContextOptions:
     def test_context_options(self):
         assert calculator.context_options(2048) == [0, 256, 512, 1024, 2048]

@@ -21,11 +21,12 @@ class TestParseClaim:
     @pytest.mark.parametrize("text, speedup", [("up to 3x", 3.0), ("Up To 3X", 3.0), ("2.5×", 2.5), ("3x faster", 3.0),
                                                ("180% faster", 2.8), ("2,5x", 2.5), ("1.19 x", 1.19), ("4", 4.0),
                                                ("lên đến 3x", 3.0), ("lên tới 3 lần", 3.0), ("nhanh hơn 2,5 lần", 2.5),
-                                               ("tăng tốc 3X", 3.0), ("80% nhanh hơn", 1.8)])
+                                               ("tăng tốc 3X", 3.0), ("80% nhanh hơn", 1.8), ("2.5 times faster", 2.5)])
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claims.parse_claim(text) == pytest.approx(speedup)
 
-    @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần"])
+    @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
+                                      "9" * 5000 + "x"])
     def test_words_that_are_not_a_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claims.parse_claim(text)
@@ -86,7 +87,8 @@ class TestCheckClaim:
         every = calculator.evaluate_scenario(chosen, 1.0, np.arange(1, GAMMA_MAX + 1), 64, chosen.context)["speedup"]
         assert check.best["speedup"] == pytest.approx(every.max()) and check.best["batch"] == 64
         assert check.best["gamma"] == int(np.argmax(every)) + 1
-        assert len(check.batches) == 1  # the claim's batch only
+        counted = check.batches[check.batches["counted"]]
+        assert list(counted["batch"]) == [64] and len(check.batches) > 1  # the grid stays, for the chart
 
     def test_impossible_beyond_the_optimistic_edge(self):
         check = claims.check_claim(make_scenario(), claims.Claim(12.0), GAMMA_MAX, BATCH_MAX)
@@ -119,6 +121,38 @@ class TestCheckClaim:
         assert float(low) == pytest.approx(best["at_alpha_low"]) and float(low) >= 1.5
         weak = claims.check_claim(chosen, claims.Claim(1.5, batch=1, alpha=0.3), GAMMA_MAX, BATCH_MAX)
         assert weak.verdict == "conditional" and weak.batches["at_alpha_low"].max() < 1.5
+
+    def test_at_a_measured_acceptance_the_headline_says_how_far_it_gets(self):
+        chosen = make_scenario()
+        check = lambda alpha, batch=None: claims.check_claim(chosen, claims.Claim(2.0, batch=batch, alpha=alpha),
+                                                             GAMMA_MAX, BATCH_MAX)
+        # Where the model's own figure at the measured α lies against the claim picks the headline.
+        for alpha in (0.3, 0.8, 0.86, 0.9, 0.95):
+            result = check(alpha, batch=16)
+            row = result.batches[result.batches["counted"]].iloc[0]
+            expected = ("claims.verdict.plausible" if row["at_alpha_low"] >= 2 else
+                        "claims.verdict.band" if row["at_alpha"] >= 2 else
+                        "claims.verdict.kind" if row["at_alpha_high"] >= 2 else "claims.verdict.short")
+            assert result.headline.key == expected, alpha
+        assert check(0.3, batch=16).headline.key == "claims.verdict.short"
+        assert check(0.95, batch=16).verdict == "plausible"
+
+    def test_plausible_only_over_the_batches_where_it_holds_at_the_measured_alpha(self):
+        result = claims.check_claim(make_scenario(), claims.Claim(2.0, alpha=0.9), GAMMA_MAX, BATCH_MAX)
+        assert result.verdict == "plausible" and 1 <= result.yours_from <= result.yours_up_to < result.holds_up_to
+        (batches,) = [c for c in result.conditions if c.key == "claims.condition.batch_yours"]
+        assert batches.params["high"] == result.yours_up_to
+        chosen = make_scenario()
+
+        def low_edge(batch: float) -> float:
+            """The band's low edge at α 0.9 for the γ the model finds best at this batch."""
+            speed = calculator.evaluate_scenario(chosen, 0.9, np.arange(1, GAMMA_MAX + 1), batch, chosen.context)["speedup"]
+            low, _ = calculator.speedup_band(chosen, 0.9, int(np.argmax(speed)) + 1, batch, chosen.context)
+            return float(low)
+
+        grid = calculator.batch_grid(BATCH_MAX)
+        after = grid[np.searchsorted(grid, result.yours_up_to) + 1]
+        assert low_edge(result.yours_up_to) >= 2.0 > low_edge(after)
 
     def test_the_worked_example_up_to_3x_on_trainium_with_qwen3(self):
         check = claims.check_claim(make_scenario(gpu="Trainium2", target="Qwen3-32B"), claims.Claim(3.0),

@@ -33,7 +33,7 @@ class TestParseVersion:
     def test_not_versions(self, text):
         with pytest.raises(SpecvizError) as raised:
             vllm_config.parse_version(text)
-        assert raised.value.key == "config.bad_version"
+        assert raised.value.key == "command.bad_version"
 
     def test_every_offered_version_parses_in_order(self):
         parsed = [vllm_config.parse_version(v) for v in vllm_config.VLLM_VERSIONS]
@@ -101,11 +101,11 @@ class TestVllmCommand:
 
     def test_disable_by_batch_size_where_it_works_and_where_not(self):
         v0 = vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=48)
-        assert config_of(v0)["disable_by_batch_size"] == 48 and keys(v0) == ["config.disable_v0_only"]
+        assert config_of(v0)["disable_by_batch_size"] == 48 and keys(v0) == ["command.disable_v0_only"]
         ignored = vllm_config.vllm_command(SCENARIO, "0.10.0", 4, off_from=48)
-        assert "disable_by_batch_size" not in config_of(ignored) and "config.disable_ignored" in keys(ignored)
+        assert "disable_by_batch_size" not in config_of(ignored) and "command.disable_ignored" in keys(ignored)
         removed = vllm_config.vllm_command(SCENARIO, "0.17.0", 4, off_from=48)
-        assert "disable_by_batch_size" not in config_of(removed) and "config.disable_removed" in keys(removed)
+        assert "disable_by_batch_size" not in config_of(removed) and "command.disable_removed" in keys(removed)
         assert config_of(vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=1))["disable_by_batch_size"] == 2
 
     def test_the_batch_schedule_from_0_24_0(self):
@@ -116,24 +116,38 @@ class TestVllmCommand:
         assert config["num_speculative_tokens"] == max(k for *_, k in ranges)
         earlier = vllm_config.vllm_command(SCENARIO, "0.17.0", 8, schedule=schedule)
         assert "num_speculative_tokens_per_batch_size" not in config_of(earlier)
-        assert "config.no_schedule" in keys(earlier)
+        assert "command.no_schedule" in keys(earlier)
 
     def test_methods_by_version(self):
         eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(eagle3, "0.8.3", 4)
-        assert raised.value.key == "config.method_unknown" and raised.value.params["since"] == "0.9.2"
+        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == "0.9.2"
         command = vllm_config.vllm_command(eagle3, "0.11.0", 4, draft_repo="org/eagle3-head")
         assert config_of(command)["model"] == "org/eagle3-head" and not command.notices
         unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
-        assert config_of(unnamed)["model"].startswith("<EAGLE3 head") and keys(unnamed) == ["config.name_the_draft"]
-        assert "config.draft_model_unsupported" in keys(vllm_config.vllm_command(SCENARIO, "0.11.0", 4))
+        assert config_of(unnamed)["model"].startswith("<EAGLE3 head")
+        assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
+        refused = vllm_config.vllm_command(SCENARIO, "0.11.0", 4)
+        assert [p.key for p in refused.problems] == ["command.draft_model_unsupported"]
         assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
+
+    @pytest.mark.parametrize("text", ["<b>x</b>", "org/model; rm -rf ~", "a b", "x" * 201, "$(id)"])
+    def test_a_draft_id_that_is_not_one(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, "0.24.0", 4, draft_repo=text)
+        assert raised.value.key == "command.bad_draft"
+
+    def test_a_schedule_stops_speculation_itself(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.4, 1024, 1024, 8)
+        assert (schedule["gamma"] == 0).any()
+        command = vllm_config.vllm_command(SCENARIO, "0.33.0", 8, schedule=schedule, off_from=100)
+        assert not command.notices and "disable_by_batch_size" not in config_of(command)
 
     def test_a_self_draft_is_not_offered(self):
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("self", kv_budget=512)), "0.24.0", 4)
-        assert raised.value.key == "config.no_self_draft"
+        assert raised.value.key == "command.no_self_draft"
 
 
 class TestSglangCommand:
@@ -151,5 +165,8 @@ class TestSglangCommand:
         assert list(tiers) == [str(f) for f in schedule["first"]]
         assert [t["candidate_steps"] for t in tiers.values()] == [[g] for g in schedule["gamma"]]
         assert command.argv[-3:] == ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
+        steps = int(command.argv[command.argv.index("--speculative-num-steps") + 1])
+        assert steps == schedule["gamma"].max()
+        assert command.argv[command.argv.index("--speculative-num-draft-tokens") + 1] == str(steps + 1)
         model = vllm_config.sglang_command(SCENARIO, 4, schedule=schedule)
-        assert not model.files and keys(model) == ["config.sglang_tiers_eagle_only"]
+        assert not model.files and keys(model) == ["command.sglang_tiers_eagle_only"]
