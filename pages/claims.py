@@ -9,7 +9,7 @@ import streamlit as st
 
 from pages._shared import (forget_controls, open_store, require_router, show_url_notices, titled_dataframe, url_choice,
                            url_widget)
-from specviz import calculator, charts, claims, explorer, scenario, settings
+from specviz import calculator, charts, claims, explorer, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import md, message, t
 
@@ -19,9 +19,11 @@ gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
 # The worked example: "up to 3x on decode-heavy work", AWS Trainium with Qwen3 (Qwen3-32B drafted by
 # Qwen3-0.6B, the pair the same article recommends, on the one chip that holds it), for no stated
-# batch; no engine preset is for Trainium, so the engine is "not known" and the band the widest.
-EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B", "tp": "1", "engine": "any"}
+# batch; served by vLLM, as in the article (its costs are the CUDA preset's: none is Neuron's).
+EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B", "tp": "1", "engine": "vllm-v1"}
 EXAMPLE_CLAIM = "up to 3x"
+# The article's own scenario for the figure: decode-heavy work, a coding assistant (100 in, 500 out).
+EXAMPLE_WORKLOAD = "coding_assistant"
 VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
 
 
@@ -32,7 +34,7 @@ def open_example() -> None:
     for key in scenario.CHOICES:  # the link's choices too: the example states them all
         st.query_params.pop(key, None)
     st.session_state.update(EXAMPLE_SETTING, tflops=None, bandwidth=None, claim=EXAMPLE_CLAIM, claim_batch=None,
-                            claim_gamma=None, claim_measure="none", claim_value=None)
+                            claim_gamma=None, claim_measure="none", claim_value=None, claim_workload=EXAMPLE_WORKLOAD)
 
 
 st.title(t("claims.title", lang))
@@ -53,6 +55,11 @@ gamma = url_widget(col_gamma.number_input, t("claims.gamma", lang), 1, gamma_max
 context = url_widget(col_context.select_slider, t("calc.context", lang),
                      calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
                      value=scenario.FIELDS["context"].default, key="claim_context", help=t("calc.context_help", lang))
+workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
+chosen_workload = url_choice(st.selectbox, t("claims.workload", lang), ["none", *workloads], "claim_workload",
+                             format_func=lambda w: t("claims.workload.none", lang) if w == "none" else
+                             t("claims.workload.preset", lang, name=workloads[w].name, input=workloads[w].input_tokens,
+                               output=workloads[w].output_tokens), help=t("claims.workload_help", lang))
 col_measure, col_value, col_at = st.columns(3)
 measure = url_choice(col_measure.selectbox, t("claims.measure", lang), ["none", *claims.MEASURES], "claim_measure",
                      format_func=lambda m: t(f"claims.measure.{m}", lang), help=t("claims.measure_help", lang))
@@ -71,7 +78,9 @@ except SpecvizError as exc:
     st.error(message(exc, lang))
     st.stop()
 
-claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha)
+tokens = None if chosen_workload == "none" else (workloads[chosen_workload].input_tokens,
+                                                workloads[chosen_workload].output_tokens)
+claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
 check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max)
 
 VERDICT_BOX[check.verdict](message(check.headline, lang))

@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import calculator, spec
+from . import calculator, spec, workload
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
@@ -83,12 +83,16 @@ class Claim:
         The draft length it was claimed at; None: the best one.
     alpha : float or None
         The per-position acceptance α measured on the user's traffic; None: not measured.
+    workload : tuple of int or None
+        The user's tokens in and out per request: a speedup is claimed for decode, and a request
+        gains less where its prefill takes time (:func:`specviz.workload.end_to_end`).
     """
 
     speedup: float
     batch: int | None = None
     gamma: int | None = None
     alpha: float | None = None
+    workload: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -267,7 +271,29 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
             pick(v) for v in (at_alpha, at_alpha_low, at_alpha_high))
     holds = _range(grid, counted & (high.max(axis=0) >= claim.speedup))
     verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds)
+    if claim.workload is not None and verdict != "impossible":
+        reasons.append(_on_workload(step_scenario, claim, required, batches))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours)
+
+
+def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
+    """What the claim's decode speedup is worth to a whole request of the user's workload: at the
+    measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
+    γ and batch (:func:`specviz.workload.end_to_end`)."""
+    counted = batches[batches["counted"]]
+    if claim.alpha is not None:
+        top = counted.loc[counted["at_alpha"].idxmax()]
+        alpha, gamma, batch = claim.alpha, int(top["at_alpha_gamma"]), int(top["batch"])
+    else:
+        rows = required.dropna(subset=["alpha_needed"])
+        easiest = rows.loc[rows["alpha_needed"].idxmin()] if len(rows) else required.iloc[-1]
+        alpha = float(easiest["alpha_needed"]) if len(rows) else 1.0
+        gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
+    n_in, n_out = claim.workload
+    whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
+    return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
+                  context=n_in + n_out / 2, decode=whole["decode_speedup"], request=whole["e2e_speedup"],
+                  share=whole["prefill_share"])
 
 
 def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,

@@ -854,9 +854,12 @@ class TestClaimsPage:
         at.button(key="claims_example").click().run()
         assert not at.exception and at.sidebar.selectbox(key="gpu").value == "Trainium2"
         assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
-        # One chip holds the pair (Trainium2 has no interconnect figure), and no engine preset is its.
-        assert at.sidebar.selectbox(key="tp").value == "1" and at.sidebar.selectbox(key="engine").value == "any"
+        # One chip holds the pair (Trainium2 has no interconnect figure); vLLM serves it, as in the article.
+        assert at.sidebar.selectbox(key="tp").value == "1" and at.sidebar.selectbox(key="engine").value == "vllm-v1"
         assert at.text_input(key="claim").value == "up to 3x" and at.number_input(key="claim_batch").value is None
+        # The article's own scenario for its figure: a coding assistant, 100 tokens in and 500 out.
+        assert at.selectbox(key="claim_workload").value == "coding_assistant"
+        assert any("On your workload (100 tokens in, 500 out)" in m.value for m in at.markdown)
         assert "on AWS Trainium2" in at.warning[0].value
 
     def test_a_shared_link_carries_the_claim(self):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import make_scenario
-from specviz import calculator, claims, explorer, spec
+from specviz import calculator, claims, explorer, spec, workload
 from specviz.errors import SpecvizError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -184,3 +184,30 @@ class TestPublishedReaching:
 
     def test_none_reach_an_extravagant_claim(self):
         assert claims.published_reaching(pd.DataFrame({"metric": ["walltime_speedup"], "value": [2.0]}), 3.0).empty
+
+
+class TestClaimOnAWorkload:
+    def test_a_request_gains_what_decode_gains_less_its_prefill(self):
+        chosen = make_scenario()
+        check = claims.check_claim(chosen, claims.Claim(2.0, batch=1, alpha=0.85, workload=(16000, 150)),
+                                   GAMMA_MAX, BATCH_MAX)
+        (said,) = [r for r in check.reasons if r.key == "claims.reason.workload"]
+        p = said.params
+        whole = workload.end_to_end(make_scenario(), 0.85, p["gamma"], 1, 16000, 150)
+        # Decode at the request's own mean context (16,075 tokens), not the claim's 1,024.
+        assert p["decode"] == pytest.approx(float(whole["decode_speedup"]))
+        assert p["request"] == pytest.approx(float(whole["e2e_speedup"])) and p["request"] < p["decode"]
+        assert p["share"] == pytest.approx(float(whole["prefill_share"])) and p["share"] > 0.25
+
+    def test_without_a_measured_alpha_at_the_alpha_the_claim_needs(self):
+        check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=8, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
+        (said,) = [r for r in check.reasons if r.key == "claims.reason.workload"]
+        p = said.params
+        assert p["alpha"] == pytest.approx(check.required["alpha_needed"].min()) and p["batch"] == 8
+        whole = workload.end_to_end(make_scenario(), p["alpha"], p["gamma"], 8, 100, 500)
+        assert p["decode"] == pytest.approx(float(whole["decode_speedup"]))
+        assert p["request"] == pytest.approx(float(whole["e2e_speedup"]), rel=1e-9)
+
+    def test_an_impossible_claim_says_nothing_of_the_workload(self):
+        check = claims.check_claim(make_scenario(), claims.Claim(40.0, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and all(r.key != "claims.reason.workload" for r in check.reasons)
