@@ -113,13 +113,14 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     to know of them: replicas summed, a restart), the verdict at its batch, and its per-position
     acceptance."""
     figure = lambda name, fmt: "—" if pd.isna(figures.get(name)) else format(figures[name], fmt)
-    cols = st.columns(6)
-    cols[0].metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang))
-    cols[1].metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang))
-    cols[2].metric(t("live.m.length", lang), figure("acceptance_length", ".2f"))
-    cols[3].metric(t("live.m.zero_accept", lang), figure("zero_accept_rate", ".1%"))
-    cols[4].metric(t("live.m.throughput", lang), figure("generation_throughput", ",.0f"))
-    cols[5].metric(t("live.m.running", lang), figure("running_requests", ".0f"))
+    row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+    row.metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang),
+               width="content")
+    row.metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang), width="content")
+    row.metric(t("live.m.length", lang), figure("acceptance_length", ".2f"), width="content")
+    row.metric(t("live.m.zero_accept", lang), figure("zero_accept_rate", ".1%"), width="content")
+    row.metric(t("live.m.throughput", lang), figure("generation_throughput", ",.0f"), width="content")
+    row.metric(t("live.m.running", lang), figure("running_requests", ".0f"), width="content")
     for name in SHOWN:
         if name in absent:
             st.caption(message(absent[name], lang))
