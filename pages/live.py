@@ -76,7 +76,8 @@ def scrape_once() -> None:
     shown and changes nothing."""
     previous = last.get(source)
     try:
-        snapshot = prom.parse(scrape.fetch_text(url), time=time.time())
+        # A URL only: the command line also reads files, but a visitor's text never names a path here.
+        snapshot = prom.parse(scrape.fetch_url(url), time=time.time())
         if recording:
             recorded = store.record_scrape(source, snapshot)
             states = recorded.states if recorded.window else None

@@ -728,6 +728,11 @@ class TestLivePage:
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
         assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
 
+    def test_a_file_path_is_not_read(self):
+        at = live_app(live_source="url", live_url="/etc/passwd")
+        assert not at.exception and "http" in at.error[0].value and not at.metric
+        assert "not Prometheus" not in at.error[0].value  # refused as a URL, never opened as a file
+
     def test_an_unreachable_or_refused_source_says_so(self):
         at = live_app(live_source="url", live_url="ftp://127.0.0.1/metrics")
         assert "ftp" in at.error[0].value and not at.metric
