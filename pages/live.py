@@ -16,8 +16,6 @@ from specviz.i18n import md, message, t
 require_router()
 lang: str = st.session_state.get("lang", "en")
 SOURCES = ("replay", "url", "prometheus")
-# The name the demo replay's scrapes are recorded under in the store.
-DEMO_SOURCE = "specviz-replay (demo)"
 # The Prometheus view's ranges, each drawn in 60 points.
 RANGES = ("15m", "1h", "6h", "24h")
 # Windows kept for the charts without recording: an hour at the fastest poll.
@@ -41,7 +39,10 @@ kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_sour
                 format_func=lambda k: t(f"live.source.{k}", lang))
 if kind == "replay":
     # Recorded under one name: the exporter takes a free port on each start of the app.
-    url, source = demo_server().url, DEMO_SOURCE
+    # Recorded under its start time, not its port: a restarted app's replay starts again from the
+    # recording's totals, and a window across the two would count them all as new traffic.
+    demo = demo_server()
+    url, source = demo.url, time.strftime("specviz-replay (demo, %Y-%m-%d %H:%M:%S UTC)", time.gmtime(demo.started))
     st.info(t("live.replay_note", lang))
 elif kind == "url":
     url = source = st.text_input(t("live.url", lang), "http://localhost:8000/metrics", key="live_url",

@@ -298,13 +298,16 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
     :mod:`specviz.spec`)."""
     data = windows[["time_end", "model", figure]].dropna()
     title = t(f"col.{figure}", lang)
+    # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
+    legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
         y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False)),
-        color=alt.Color("model:N", legend=_legend(t("col.model", lang), data["model"])),
-        tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)), alt.Tooltip("model:N"),
+        color=alt.Color("model:N", legend=legend),
+        tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
+                 alt.Tooltip("model:N", title=t("col.model", lang)),
                  alt.Tooltip(f"{figure}:Q", title=title, format=".3f")],
-    ).properties(height=160, title=title)
+    ).properties(height=160, title=title, autosize=_FIT_WIDTH)
 
 
 def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:

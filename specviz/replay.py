@@ -225,10 +225,14 @@ class ReplayServer:
         Its metrics URL, ``http://127.0.0.1:PORT/metrics``.
     replay : Replay
         What it serves.
+    started : float
+        When it started, in seconds since the epoch. Each exporter starts again from the recording's
+        totals, so two exporters' scrapes are two sources, never one counter that went back.
     """
 
     def __init__(self, port: int = 0, *, seed: int = 0, speed: float = 1.0) -> None:
         self.replay = Replay(seed=seed)
+        self.started = time.time()
         self._server = _Server(port, self.replay, speed)
         self.url = f"http://{_HOST}:{self._server.server_address[1]}/metrics"
         # A short poll: stop() waits up to one interval for the loop to notice.

@@ -215,6 +215,18 @@ class TestLiveOverTime:
         assert len(chart.data) == 2  # the window without a figure is left out, not drawn as zero
         assert chart.to_dict()["encoding"]["y"]["field"] == "acceptance_rate"
 
+    def test_the_legend_never_takes_the_plot_s_height(self):
+        # Fitted to the width only: a legend below adds to the 160 px instead of squeezing the plot
+        # (fit in both directions left a flat line with no y-axis in Chromium).
+        spec = charts.live_over_time(LIVE, "alpha_iid").to_dict()
+        assert spec["autosize"]["type"] == "fit-x" and spec["height"] == 160
+
+    def test_a_legend_only_when_models_are_told_apart(self):
+        one = charts.live_over_time(LIVE, "alpha_iid").to_dict()
+        two = charts.live_over_time(LIVE.assign(model=["a", "b", "b"]), "alpha_iid").to_dict()
+        assert one["encoding"]["color"]["legend"] is None
+        assert two["encoding"]["color"]["legend"]["orient"] == "bottom"
+
 
 class TestPerPosition:
     def test_both_kinds_per_position(self):

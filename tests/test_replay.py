@@ -127,7 +127,9 @@ class TestReplay:
 
 class TestStart:
     def test_serves_metrics_on_loopback(self):
+        before = time.time()
         with replay.start() as server:
+            assert before <= server.started <= time.time()
             assert server.url.startswith("http://127.0.0.1:") and server.url.endswith("/metrics")
             response = requests.get(server.url, timeout=5)
         assert response.status_code == 200
