@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from specviz import export, scenario, settings
+from specviz import export, i18n, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.store import Store, StoreError
 
@@ -32,6 +32,22 @@ def require_router() -> None:
     if not st.session_state.get(ROUTED):
         st.navigation([st.Page(lambda: None, title="specviz", url_path="routing")], position="hidden")
         st.rerun()
+
+
+def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lang: str,
+             wanted: str | None = None) -> str:
+    """The id of the tab of ``st.tabs(..., key=key)`` that is open, and its label in ``lang`` set
+    as the tabs' state before they are drawn.
+
+    The tabs keep the open tab's label; read back in any language, the same tab stays open when
+    the language changes (else the first would open). ``wanted`` (an id, e.g. from the URL) is
+    taken when no tab has been opened yet; ``label(id, lang)`` gives a tab's label.
+    """
+    ids_by_label = {label(tab, code): tab for code in i18n.LANGUAGES for tab in ids}
+    chosen = ids_by_label.get(st.session_state.get(key), wanted)
+    chosen = chosen if chosen in ids else ids[0]
+    st.session_state[key] = label(chosen, lang)
+    return chosen
 
 
 @st.cache_resource
@@ -179,14 +195,16 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
 
     ``bind="query-params"`` would store the formatted (translated) label, so a shared link would
     depend on the reader's language; this keeps ``?key=id`` instead. An unknown id in the URL
-    gives the default and is noted for :func:`show_url_notices`.
+    gives the default and is noted for :func:`show_url_notices`. The choice is kept for the
+    session (``persist_state``): leaving the page drops the id from the URL, and coming back
+    would otherwise reset it.
     """
     default = options[0] if default is None else default
     wanted = st.query_params.get(key)
     if wanted is not None and wanted not in options:
         _refused(key, wanted)
     index = options.index(wanted) if wanted in options else options.index(default)
-    value = widget(label, options, index=index, key=key, format_func=format_func, **kwargs)
+    value = widget(label, options, index=index, key=key, format_func=format_func, persist_state="session", **kwargs)
     if value == default:
         st.query_params.pop(key, None)
     else:

@@ -47,6 +47,9 @@ class TestCalculatorInChromium:
     def test_shared_link_restores_the_scenario(self, page: Page, app_url: str):
         wait_for_app(page, f"{app_url}/?alpha=0.7&batch=1&mode=ratios&verify_cost=2.0")
         expect(metric(page, "Speedup")).to_have_text("1.26×", timeout=TIMEOUT)
+        page.get_by_text("Link to this scenario").click()
+        link = page.locator('[data-testid="stCode"]').first.inner_text(timeout=TIMEOUT)
+        assert link.startswith(f"{app_url}/?") and "verify_cost=2" in link and "mode=ratios" in link
 
     def test_sidebar_figures_for_a_cpu_preset(self, page: Page, app_url: str):
         page.goto(f"{app_url}/?gpu=Intel-12th-gen-desktop&target=Qwen2.5-1.5B&draft=Qwen2.5-0.5B")
@@ -224,3 +227,26 @@ class TestLiveInChromium:
         expect(page.get_by_text(re.compile(r"^(Paying now|Losing now|Not settled):"))).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
         page.screenshot(path=ARTIFACTS / "live_replay.png", full_page=True)
+
+
+class TestNavigationInChromium:
+    def test_a_page_keeps_its_choices_across_a_visit_elsewhere(self, page: Page, app_url: str):
+        wait_for_app(page, app_url)
+        page.get_by_text("Simple ratios (verify and draft cost given)").click()
+        expect(page).to_have_url(re.compile(r"mode=ratios"), timeout=TIMEOUT)
+        page.get_by_role("link", name="Claims").click()
+        page.get_by_role("combobox", name="Acceptance on your traffic").click()
+        page.get_by_role("option", name="vLLM's acceptance rate (accepted/drafted)").click()
+        claim = page.get_by_role("textbox", name="Claimed speedup")
+        claim.fill("2x")
+        claim.press("Enter")
+        expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
+        page.get_by_role("link", name="Calculator").click()
+        # Leaving a page takes its choices out of the URL; coming back brings them back.
+        expect(page.get_by_role("radio", name="Simple ratios (verify and draft cost given)")).to_be_checked(
+            timeout=TIMEOUT)
+        page.get_by_role("link", name="Claims").click()
+        expect(page.get_by_role("combobox", name="Acceptance on your traffic")).to_have_value(
+            "vLLM's acceptance rate (accepted/drafted)", timeout=TIMEOUT)
+        expect(page.get_by_role("textbox", name="Claimed speedup")).to_have_value("2x", timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
