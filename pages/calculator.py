@@ -10,10 +10,10 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (csv_download, presets, require_router, reset_costs, show_url_notices, titled_dataframe,
-                           url_choice, url_widget)
-from specviz import (calculator, calibration, charts, compat, i18n, scenario, settings, simulate, spec, step,
-                     vllm_config, workload)
+from pages._shared import (csv_download, open_tab, presets, require_router, reset_costs, show_url_notices,
+                           titled_dataframe, url_choice, url_widget)
+from specviz import (calculator, calibration, charts, compat, scenario, settings, simulate, spec, step, vllm_config,
+                     workload)
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 
@@ -64,13 +64,14 @@ sidebar: scenario.Scenario = st.session_state["scenario"]
 
 mode = url_choice(st.radio, t("calc.mode", lang), list(scenario.MODES), "mode", horizontal=True,
                   format_func=lambda m: t(f"calc.mode.{m}", lang))
-col_a, col_typed, col_g, col_b, col_c = st.columns([3, 1, 3, 2, 3])
+col_a, col_g, col_b, col_c = st.columns([3, 3, 2, 3])
 alpha = field_widget(col_a.slider, "alpha", help=t("calc.alpha_help", lang))
-# The typed field stays empty, the current α its placeholder: writing the slider's value into it on
-# every rerun costs a round trip that drops presses of a held arrow key on the slider.
-col_typed.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
-                       placeholder=f"{alpha:.3f}", key="alpha_typed", on_change=typed_alpha,
-                       help=t("calc.alpha_typed_help", lang))
+# Under the slider, as wide as it (a column of its own was too narrow to read at 800 px). The typed
+# field stays empty, the current α its placeholder: writing the slider's value into it on every rerun
+# costs a round trip that drops presses of a held arrow key on the slider.
+col_a.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
+                   placeholder=f"{alpha:.3f}", key="alpha_typed", on_change=typed_alpha,
+                   help=t("calc.alpha_typed_help", lang))
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
@@ -117,13 +118,13 @@ if mode == "step" and need_gb > have_gb:
 
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
 row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
-               help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
+           help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
 row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
-               help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
+           help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
 row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", width="content")
 row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", width="content")
 row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
-               delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
+           delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
 if mode == "step":
     row = st.container(horizontal=True)
     row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
@@ -141,12 +142,8 @@ if mode == "step":
     st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
     st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
     st.caption(t("calc.ideal_caption", lang, ideal=ideal))
-# The open view by id: from the tab's label in any language (it stays open when the language
-# changes), else from the link; its label in this language is set before the tabs are drawn.
-view_ids = {t(f"calc.tab.{view}", code): view for code in i18n.LANGUAGES for view in VIEW_IDS}
-open_view = view_ids.get(st.session_state.get("view"), st.query_params.get("view"))
-open_view = open_view if open_view in VIEW_IDS else VIEW_IDS[0]
-st.session_state["view"] = t(f"calc.tab.{open_view}", lang)
+open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
+                     wanted=st.query_params.get("view"))
 with st.expander(t("calc.share", lang)):
     # Written from the scenario itself, so the link is what the page computed with; the open view and
     # the language travel with it.
@@ -154,7 +151,8 @@ with st.expander(t("calc.share", lang)):
     shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
     shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
     query = urllib.parse.urlencode(shared)
-    page_url = urllib.parse.urlsplit(st.context.url or "")._replace(query="", fragment="").geturl()
+    page_url = urllib.parse.urlsplit(st.context.url or "")
+    page_url = page_url._replace(path=page_url.path or "/", query="", fragment="").geturl()
     st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
     st.caption(t("calc.share_help", lang))
     if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):

@@ -8,7 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from pages._imports import upload_section
-from pages._shared import csv_download, offer_fit, open_store, presets, require_router, titled_dataframe
+from pages._shared import csv_download, offer_fit, open_store, open_tab, presets, require_router, titled_dataframe
 from specviz import calculator, charts, explorer, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.sandbox import QueryError
@@ -230,6 +230,7 @@ def show_sql() -> None:
 VIEWS = (("runs", show_runs), ("load", show_load), ("baseline", show_versus_baseline),
          ("acceptance", show_acceptance), ("predicted", show_predicted), ("published", show_published),
          ("sql", show_sql))
+open_tab("exp_view", [name for name, _ in VIEWS], lambda name, code: t(f"exp.tab.{name}", code), lang)
 tabs = st.tabs([t(f"exp.tab.{name}", lang) for name, _ in VIEWS], key="exp_view", on_change="rerun")
 for tab, (_, show) in zip(tabs, VIEWS):
     if tab.open:

@@ -900,6 +900,12 @@ class TestLanguage:
         assert at.session_state["view"] == i18n.t("calc.tab.latency", "vi")
         assert any(m.label == i18n.t("calc.m.ttft", "vi") for m in at.metric)
 
+    def test_the_explorer_s_open_tab_stays_open_in_the_other_language(self):
+        at = explorer_app("Published results")
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        assert not at.exception and at.session_state["exp_view"] == i18n.t("exp.tab.published", "vi")
+        assert at.tabs[5].label == i18n.t("exp.tab.published", "vi")
+
     def test_a_link_opens_in_its_language_and_errors_speak_it(self):
         at = make_app({"target_config_text": "{broken"}, lang="vi", target="custom")
         assert at.sidebar.selectbox(key="lang").value == "vi"
