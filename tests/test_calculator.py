@@ -50,6 +50,15 @@ class TestSpeedupBand:
         assert low.shape == high.shape == (4,)
         assert np.all(low < high) and np.all(low <= speed * 1.001) and np.all(speed <= high)
 
+    def test_an_unknown_engine_s_band_holds_its_central_figure(self):
+        # Each cost drawn anywhere in the presets' span put the central case (a CUDA-graph engine's
+        # costs) above the band at batch 1: 2.65 against 1.35-2.54.
+        unknown = make_scenario(engine="any")
+        batch = np.array([1, 16, 64, 256])
+        low, high = calculator.speedup_band(unknown, 0.8, 4, batch, 1024)
+        speed = calculator.evaluate_scenario(unknown, 0.8, 4, batch, 1024)["speedup"]
+        assert np.all(low < speed) and np.all(speed < high)
+
     def test_knobs_set_by_hand_are_held_and_narrow_it(self):
         """Every knob off its preset is held: with all of them set, only the model's own error is left."""
         width = lambda s: np.ptp(calculator.speedup_band(s, 0.8, 4, 64, 1024))

@@ -115,6 +115,22 @@ class TestPriorDraws:
         # Log-normal about the median: half of the fixed costs either side of it.
         assert np.median(draws["step_ms"]) == pytest.approx(engine.step_ms[0], rel=0.1)
 
+    def test_an_unknown_engine_draws_each_step_from_one_preset(self):
+        unknown = ENGINES["any"]
+        assert [part.id for part in unknown.components] == ["vllm-v1", "vllm-v0", "sglang", "trt-llm", "eager"]
+        draws = calibration.prior_draws(unknown, 5000, seed=2)
+        # Only the eager preset launches every kernel (over 5 µs a layer), and its all-reduce goes
+        # through NCCL (15-35 µs): a draw never pairs the one with a CUDA-graph engine's all-reduce.
+        eager = draws["layer_us"] > 5
+        assert (draws["allreduce_us"][eager] >= 15).all() and (draws["layer_us"][~eager] <= 5).all()
+        assert eager.mean() == pytest.approx(1 / 5, abs=0.02)
+
+    def test_the_shares_of_peak_are_the_same_draws_whatever_the_engine(self):
+        # Common draws: two engines' bands differ by their engine costs, not by the generator's luck.
+        one, other = (calibration.prior_draws(ENGINES[e], 300, seed=5) for e in ("vllm-v1", "any"))
+        for name in calibration.ROOFLINE_PRIORS:
+            np.testing.assert_array_equal(one[name], other[name])
+
     def test_held_knobs_keep_their_value(self):
         draws = calibration.prior_draws(ENGINES["sglang"], 50, hold={"mfu": 0.33, "token_us": 7.0})
         assert (draws["mfu"] == 0.33).all() and (draws["token_us"] == 7.0).all() and np.ptp(draws["mbu"]) > 0
