@@ -7,29 +7,21 @@ import urllib.parse
 from dataclasses import replace
 from typing import Any, Callable
 
-import pandas as pd
 import streamlit as st
 
+from pages._deploy import show_serve
+from pages._latency import show_latency
 from pages._shared import (csv_download, open_tab, presets, require_router, reset_costs, show_url_notices,
                            titled_dataframe, url_choice, url_widget)
-from specviz import (calculator, calibration, charts, compat, scenario, settings, simulate, spec, step, vllm_config,
-                     workload)
-from specviz.errors import SpecvizError
+from specviz import calculator, calibration, charts, scenario, settings, spec, step
 from specviz.i18n import message, t
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
-workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
-DEFAULT_WORKLOAD = "coding_assistant"
 # The views' ids, in tab order: ``?view=<id>`` opens one, and a shared link carries the open one.
 VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve")
-# The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
-# between seeds, in a few tens of milliseconds (bench/bench_simulate.py).
-LATENCY_REQUESTS, LATENCY_STEPS = 2_000, 200_000
-# Zero-accept shares of the sweep: none, and seed 002's measured 15–30 %.
-ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
 
 
 def at_batch(value: float) -> str:
@@ -222,169 +214,11 @@ def show_roofline() -> None:
     st.caption(t("calc.roofline_caption", lang))
 
 
-def pick_workload() -> None:
-    """A workload preset sets the tokens in and out (a widget callback); "custom" keeps them."""
-    if (chosen_id := st.session_state.get("workload")) in workloads:
-        st.session_state["input_tokens"] = workloads[chosen_id].input_tokens
-        st.session_state["output_tokens"] = workloads[chosen_id].output_tokens
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def simulated(alpha_: float, gamma_: int, plain_s: float, spec_s: float,
-              output_tokens: int) -> tuple[simulate.LatencySummary, pd.DataFrame]:
-    """The latency simulation at this point, and the sweep of zero-accept shares at its mean tokens
-    per step (both seeded, so cached by their inputs)."""
-    times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
-    summary = simulate.latency(alpha_, gamma_, times=times, output_tokens=output_tokens,
-                               requests=LATENCY_REQUESTS, steps=LATENCY_STEPS)
-    length = float(spec.expected_tokens(alpha_, gamma_))
-    fewest, most = simulate.zero_share_range(length, gamma_)
-    shares = [z for z in ZERO_SHARES if fewest <= z <= most]
-    sweep = simulate.zero_accept_sweep(shares, length, gamma_, times, output_tokens=output_tokens,
-                                       requests=LATENCY_REQUESTS, steps=LATENCY_STEPS) if shares else pd.DataFrame()
-    return summary, sweep
-
-
-def show_latency() -> None:
-    col_w, col_in, col_out = st.columns(3)
-    preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload",
-                        format_func=lambda w: t("calc.workload.custom", lang) if w == "custom" else workloads[w].name,
-                        default=DEFAULT_WORKLOAD, on_change=pick_workload, help=t("calc.workload_help", lang))
-    default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
-    context_max = settings.get("SPECVIZ_CONTEXT_MAX")
-    n_in = url_widget(col_in.number_input, t("calc.input_tokens", lang), 1, context_max, key="input_tokens",
-                      value=default.input_tokens, step=1)
-    n_out = url_widget(col_out.number_input, t("calc.output_tokens", lang), 1, context_max, key="output_tokens",
-                       value=default.output_tokens, step=1)
-    if preset in workloads:
-        st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
-    whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
-    row = st.container(horizontal=True)
-    row.metric(t("calc.m.ttft", lang), f"{whole['ttft_spec_s'] * 1e3:,.0f} ms",
-               delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms", delta_color="inverse",
-               help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3), width="content")
-    row.metric(t("calc.m.request", lang), f"{whole['e2e_spec_s']:,.2f} s",
-               help=t("calc.m.request_help", lang, plain=whole["e2e_plain_s"]), width="content")
-    row.metric(t("calc.m.e2e_speedup", lang), f"{whole['e2e_speedup']:.2f}×",
-               help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2),
-               width="content")
-    row.metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
-               help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
-    st.caption(t("calc.latency.context", lang, context=n_in + n_out / 2, decode=whole["decode_speedup"]))
-    if whole["prompt_heavy"]:
-        st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
-                     decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))
-    if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate
-        st.info(t("calc.latency.no_decode", lang))
-        return
-    # Decode steps at the request's mean context: its prompt and half its output.
-    steps = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
-                      alpha=alpha, tp=chosen.tp, precision=chosen.precision, costs=chosen.costs)
-    # The tokens after the first, which the prefill gives.
-    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1)
-    st.subheader(t("calc.latency.tail", lang))
-    st.altair_chart(charts.tokens_per_step(summary.counts, lang), width="stretch")
-    st.caption(t("calc.latency.tail_note", lang, zero=summary.zero_accept_share, spec_ms=summary.times.spec_s * 1e3,
-                 plain_ms=summary.plain_s * 1e3, mean_ms=summary.itl_mean_s * 1e3, requests=summary.requests,
-                 tokens=summary.output_tokens))
-    # Milliseconds on the page, as in the metrics: the library's tables are in seconds.
-    table = summary.table(per_step=True)
-    table = table.assign(plain_s=table["plain_s"] * 1e3, spec_s=table["spec_s"] * 1e3).rename(
-        columns={"plain_s": "plain_ms", "spec_s": "spec_ms"})
-    st.dataframe(table.rename(index=lambda r: t(f"simulate.table.{r}", lang),
-                              columns=lambda c: t(f"calc.latency.{c}", lang)),
-                 column_config={t(f"calc.latency.{c}", lang): st.column_config.NumberColumn(format="%.2f")
-                                for c in ("plain_ms", "spec_ms", "ratio")})
-    if not sweep.empty:
-        st.subheader(t("calc.latency.sweep", lang, length=float(spec.expected_tokens(alpha, gamma))))
-        # What moves first, then what stays put.
-        moving = ["zero_share", "tpot_mean_s", "tpot_p90_s", "tpot_p99_s", "request_p99_s", "request_p50_s",
-                  "request_mean_s", "itl_mean_s", "itl_p99_s", "mean_tokens", "zero_accept_share", "tpot_p50_s"]
-        shown = sweep[moving].assign(**{c: sweep[c] * 1e3 for c in moving if c.endswith("_s")})
-        st.dataframe(shown.rename(columns=lambda c: t(f"calc.latency.sweep.{c}", lang)), hide_index=True)
-        st.caption(t("calc.latency.sweep_note", lang))
-
-
-def show_pair_check() -> None:
-    """Can the draft serve the target: their configs and tokenizers, uploaded, compared offline."""
-    st.subheader(t("calc.compat.title", lang))
-    st.caption(t("calc.compat.intro", lang))
-    files = {}
-    columns = st.columns(2)
-    for column, role in zip(columns, ("target", "draft")):
-        for kind in ("config", "tokenizer"):
-            key = f"compat_{role}_{kind}"
-            upload = column.file_uploader(t(f"calc.compat.{role}_{kind}", lang), type=["json"], key=key)
-            if upload is not None:
-                files[(role, kind)] = upload.getvalue()
-    if ("target", "config") not in files or ("draft", "config") not in files:
-        st.info(t("calc.compat.needs_configs", lang))
-        return
-    limit = settings.get("SPECVIZ_MAX_TOKENIZER_BYTES")
-    try:
-        read = {(role, kind): compat.read_json(data, t(f"calc.compat.{role}_{kind}", lang), limit)
-                for (role, kind), data in files.items()}
-        check = compat.check_pair(read[("target", "config")], read[("draft", "config")],
-                                  read.get(("target", "tokenizer")), read.get(("draft", "tokenizer")))
-    except SpecvizError as exc:
-        st.error(message(exc, lang))
-        return
-    box = {"same": st.success, "usable": st.success, "unusable": st.error, "unknown": st.info}[check.verdict]
-    box(t(f"compat.verdict.{check.verdict}", lang))
-    st.markdown("\n".join(f"- {message(finding, lang)}" for finding in check.findings))
-
-
-def show_serve() -> None:
-    schedule = vllm_config.gamma_schedule(chosen, alpha, context, batch_max, gamma_max)
-    st.markdown("\n".join(f"- {message(notice, lang)}" for notice in vllm_config.advise(chosen, alpha, gamma, batch,
-                                                                                          schedule)))
-    st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
-    titled_dataframe(schedule, lang)
-    st.caption(t("calc.serve.schedule_note", lang))
-    st.subheader(t("calc.serve.map", lang, alpha=alpha))
-    st.altair_chart(charts.gamma_map(vllm_config.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
-                                                           gamma_max), lang), width="stretch")
-    st.caption(t("calc.serve.map_note", lang))
-    col_engine, col_version, col_by_load = st.columns(3)
-    engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
-                        format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True)
-    version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(vllm_config.VLLM_VERSIONS),
-                         "serve_version", format_func=str, default=vllm_config.VLLM_VERSIONS[-1],
-                         disabled=engine != "vllm", help=t("calc.serve.version_help", lang))
-    by_load = col_by_load.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load",
-                                 help=t("calc.serve.by_load_help", lang))
-    draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
-                               help=t("calc.serve.draft_repo_help", lang)).strip() or None
-    off = schedule[schedule["gamma"] == 0]
-    off_from = int(off["first"].iloc[0]) if len(off) else None
-    # By load, a version without a schedule gets the draft length best at this batch.
-    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
-    length = max(1, int(here)) if by_load else gamma
-    try:
-        if engine == "vllm":
-            command = vllm_config.vllm_command(chosen, version, length, schedule=schedule if by_load else None,
-                                               off_from=off_from, draft_repo=draft_repo)
-        else:
-            command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
-                                                 draft_repo=draft_repo)
-    except SpecvizError as exc:
-        st.warning(message(exc, lang))
-    else:
-        for problem in command.problems:
-            st.error(message(problem, lang))
-        st.code(command.line, language="bash", wrap_lines=True)
-        for name, text in command.files.items():
-            st.caption(name)
-            st.code(text, language="json")
-        for notice in command.notices:
-            st.info(message(notice, lang))
-    show_pair_check()
-
-
 # Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
 VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
-         "gamma": (show_gamma, False), "roofline": (show_roofline, True), "latency": (show_latency, True),
-         "serve": (show_serve, True)}
+         "gamma": (show_gamma, False), "roofline": (show_roofline, True),
+         "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang), True),
+         "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True)}
 # The tabs track which one is open so that only its content is built: Altair's schema validation
 # costs tens of milliseconds per chart.
 tabs = st.tabs([t(f"calc.tab.{view}", lang) for view in VIEW_IDS], key="view", on_change="rerun")

@@ -1,0 +1,92 @@
+"""The calculator's Deploy view: advice, the draft length by load, the serving command and the
+draft's compatibility with the target (a helper of pages/calculator.py, not a page)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages._shared import titled_dataframe, url_choice
+from specviz import charts, compat, scenario, settings, vllm_config
+from specviz.errors import SpecvizError
+from specviz.i18n import message, t
+
+
+def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, context: int, lang: str) -> None:
+    """The Deploy view: advice for the scenario, the draft length by load, the command for the chosen
+    engine and version, and the draft's compatibility with the target."""
+    batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
+    schedule = vllm_config.gamma_schedule(chosen, alpha, context, batch_max, gamma_max)
+    advice = vllm_config.advise(chosen, alpha, gamma, batch, schedule)
+    st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
+    st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
+    speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
+                for c in ("speedup_low", "speedup_high")}
+    titled_dataframe(schedule, lang, column_config=speedups)
+    st.caption(t("calc.serve.schedule_note", lang))
+    st.subheader(t("calc.serve.map", lang, alpha=alpha))
+    by_context = vllm_config.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"), gamma_max)
+    st.altair_chart(charts.gamma_map(by_context, lang), width="stretch")
+    st.caption(t("calc.serve.map_note", lang))
+    col_engine, col_version, col_by_load = st.columns(3)
+    engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
+                        format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True)
+    version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(vllm_config.VLLM_VERSIONS),
+                         "serve_version", format_func=str, default=vllm_config.VLLM_VERSIONS[-1],
+                         disabled=engine != "vllm", help=t("calc.serve.version_help", lang))
+    by_load = col_by_load.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load",
+                                 help=t("calc.serve.by_load_help", lang))
+    draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
+                               help=t("calc.serve.draft_repo_help", lang)).strip() or None
+    off = schedule[schedule["gamma"] == 0]
+    off_from = int(off["first"].iloc[0]) if len(off) else None
+    # By load, a version without a schedule gets the draft length best at this batch.
+    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
+    length = max(1, int(here)) if by_load else gamma
+    try:
+        if engine == "vllm":
+            command = vllm_config.vllm_command(chosen, version, length, schedule=schedule if by_load else None,
+                                               off_from=off_from, draft_repo=draft_repo)
+        else:
+            command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
+                                                 draft_repo=draft_repo)
+    except SpecvizError as exc:
+        st.warning(message(exc, lang))
+    else:
+        for problem in command.problems:
+            st.error(message(problem, lang))
+        st.code(command.line, language="bash", wrap_lines=True)
+        for name, text in command.files.items():
+            st.caption(name)
+            st.code(text, language="json")
+        for notice in command.notices:
+            st.info(message(notice, lang))
+    show_pair_check(lang)
+
+
+def show_pair_check(lang: str) -> None:
+    """Can the draft serve the target: their configs and tokenizers, uploaded, compared offline."""
+    st.subheader(t("calc.compat.title", lang))
+    st.caption(t("calc.compat.intro", lang))
+    files = {}
+    columns = st.columns(2)
+    for column, role in zip(columns, ("target", "draft")):
+        for kind in ("config", "tokenizer"):
+            key = f"compat_{role}_{kind}"
+            upload = column.file_uploader(t(f"calc.compat.{role}_{kind}", lang), type=["json"], key=key)
+            if upload is not None:
+                files[(role, kind)] = upload.getvalue()
+    if ("target", "config") not in files or ("draft", "config") not in files:
+        st.info(t("calc.compat.needs_configs", lang))
+        return
+    limit = settings.get("SPECVIZ_MAX_TOKENIZER_BYTES")
+    try:
+        read = {(role, kind): compat.read_json(data, t(f"calc.compat.{role}_{kind}", lang), limit)
+                for (role, kind), data in files.items()}
+        check = compat.check_pair(read[("target", "config")], read[("draft", "config")],
+                                  read.get(("target", "tokenizer")), read.get(("draft", "tokenizer")))
+    except SpecvizError as exc:
+        st.error(message(exc, lang))
+        return
+    box = {"same": st.success, "usable": st.success, "unusable": st.error, "unknown": st.info}[check.verdict]
+    box(t(f"compat.verdict.{check.verdict}", lang))
+    st.markdown("\n".join(f"- {message(finding, lang)}" for finding in check.findings))

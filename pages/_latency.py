@@ -1,0 +1,108 @@
+"""The calculator's Latency view: a workload's whole request with and without speculation, and the
+tail that acceptance gives it (a helper of pages/calculator.py, not a page)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages._shared import url_choice, url_widget
+from specviz import charts, scenario, settings, simulate, spec, step, workload
+from specviz.i18n import t
+
+DEFAULT_WORKLOAD = "coding_assistant"
+# The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
+# between seeds, in a few tens of milliseconds (bench/bench_simulate.py).
+LATENCY_REQUESTS, LATENCY_STEPS = 2_000, 200_000
+# Zero-accept shares of the sweep: none, and seed 002's measured 15–30 %.
+ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
+
+
+def pick_workload() -> None:
+    """A workload preset sets the tokens in and out (a widget callback); "custom" keeps them."""
+    workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
+    if (chosen_id := st.session_state.get("workload")) in workloads:
+        st.session_state["input_tokens"] = workloads[chosen_id].input_tokens
+        st.session_state["output_tokens"] = workloads[chosen_id].output_tokens
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float,
+              output_tokens: int) -> tuple[simulate.LatencySummary, pd.DataFrame]:
+    """The latency simulation at this point, and the sweep of zero-accept shares at its mean tokens
+    per step (both seeded, so cached by their inputs)."""
+    times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
+    summary = simulate.latency(alpha, gamma, times=times, output_tokens=output_tokens,
+                               requests=LATENCY_REQUESTS, steps=LATENCY_STEPS)
+    length = float(spec.expected_tokens(alpha, gamma))
+    fewest, most = simulate.zero_share_range(length, gamma)
+    shares = [z for z in ZERO_SHARES if fewest <= z <= most]
+    sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
+                                       requests=LATENCY_REQUESTS, steps=LATENCY_STEPS) if shares else pd.DataFrame()
+    return summary, sweep
+
+
+def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, lang: str) -> None:
+    """The Latency view at the calculator's point: the workload's request end to end, the tokens
+    per step, the latency percentiles and the sweep of zero-accept shares."""
+    workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
+    col_w, col_in, col_out = st.columns(3)
+    preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload",
+                        format_func=lambda w: t("calc.workload.custom", lang) if w == "custom" else workloads[w].name,
+                        default=DEFAULT_WORKLOAD, on_change=pick_workload, help=t("calc.workload_help", lang))
+    default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
+    context_max = settings.get("SPECVIZ_CONTEXT_MAX")
+    n_in = url_widget(col_in.number_input, t("calc.input_tokens", lang), 1, context_max, key="input_tokens",
+                      value=default.input_tokens, step=1)
+    n_out = url_widget(col_out.number_input, t("calc.output_tokens", lang), 1, context_max, key="output_tokens",
+                       value=default.output_tokens, step=1)
+    if preset in workloads:
+        st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
+    whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
+    row = st.container(horizontal=True)
+    row.metric(t("calc.m.ttft", lang), f"{whole['ttft_spec_s'] * 1e3:,.0f} ms",
+               delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms", delta_color="inverse",
+               help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3), width="content")
+    row.metric(t("calc.m.request", lang), f"{whole['e2e_spec_s']:,.2f} s",
+               help=t("calc.m.request_help", lang, plain=whole["e2e_plain_s"]), width="content")
+    row.metric(t("calc.m.e2e_speedup", lang), f"{whole['e2e_speedup']:.2f}×",
+               help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2),
+               width="content")
+    row.metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
+               help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
+    st.caption(t("calc.latency.context", lang, context=n_in + n_out / 2, decode=whole["decode_speedup"]))
+    if whole["prompt_heavy"]:
+        st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
+                     decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))
+    if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate
+        st.info(t("calc.latency.no_decode", lang))
+        return
+    # Decode steps at the request's mean context: its prompt and half its output.
+    steps = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
+                      alpha=alpha, tp=chosen.tp, precision=chosen.precision, costs=chosen.costs)
+    # The tokens after the first, which the prefill gives.
+    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1)
+    st.subheader(t("calc.latency.tail", lang))
+    st.altair_chart(charts.tokens_per_step(summary.counts, lang), width="stretch")
+    st.caption(t("calc.latency.tail_note", lang, zero=summary.zero_accept_share, spec_ms=summary.times.spec_s * 1e3,
+                 plain_ms=summary.plain_s * 1e3, mean_ms=summary.itl_mean_s * 1e3, requests=summary.requests,
+                 tokens=summary.output_tokens))
+    # Milliseconds on the page, as in the metrics: the library's tables are in seconds.
+    table = summary.table(per_step=True)
+    table = table.assign(plain_s=table["plain_s"] * 1e3, spec_s=table["spec_s"] * 1e3).rename(
+        columns={"plain_s": "plain_ms", "spec_s": "spec_ms"})
+    st.dataframe(table.rename(index=lambda r: t(f"simulate.table.{r}", lang),
+                              columns=lambda c: t(f"calc.latency.{c}", lang)),
+                 column_config={t(f"calc.latency.{c}", lang): st.column_config.NumberColumn(format="%.2f")
+                                for c in ("plain_ms", "spec_ms", "ratio")})
+    if not sweep.empty:
+        st.subheader(t("calc.latency.sweep", lang, length=float(spec.expected_tokens(alpha, gamma))))
+        # What moves first, then what stays put.
+        moving = ["zero_share", "tpot_mean_s", "tpot_p90_s", "tpot_p99_s", "request_p99_s", "request_p50_s",
+                  "request_mean_s", "itl_mean_s", "itl_p99_s", "mean_tokens", "zero_accept_share", "tpot_p50_s"]
+        shown = sweep[moving].assign(**{c: sweep[c] * 1e3 for c in moving if c.endswith("_s")})
+        formats = {c: "%.1f" if c.endswith("_s") else "%.2f" if c == "mean_tokens" else "percent" for c in moving}
+        st.dataframe(shown.rename(columns=lambda c: t(f"calc.latency.sweep.{c}", lang)), hide_index=True,
+                     column_config={t(f"calc.latency.sweep.{c}", lang): st.column_config.NumberColumn(format=f)
+                                    for c, f in formats.items()})
+        st.caption(t("calc.latency.sweep_note", lang))
