@@ -203,7 +203,7 @@ class TestMain:
             assert url in line and "replay" in line
             assert scrape.fetch_url(url).startswith(replay.HEADER)
             child.send_signal(signal.SIGINT)
-            assert child.wait(timeout=10) == 0
+            assert child.wait(timeout=60) == 0  # generous: a loaded 2-core runner is slow to exit, not wrong
         finally:
             if child.poll() is None:
                 child.kill()
