@@ -27,14 +27,18 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     by_context = vllm_config.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"), gamma_max)
     st.altair_chart(charts.gamma_map(by_context, lang), width="stretch")
     st.caption(t("calc.serve.map_note", lang))
-    col_engine, col_version, col_by_load = st.columns(3)
+    col_engine, col_version, col_method = st.columns(3)
     engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
                         format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True)
     version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(vllm_config.VLLM_VERSIONS),
                          "serve_version", format_func=str, default=vllm_config.VLLM_VERSIONS[-1],
                          disabled=engine != "vllm", help=t("calc.serve.version_help", lang))
-    by_load = col_by_load.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load",
-                                 help=t("calc.serve.by_load_help", lang))
+    method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(vllm_config.METHODS), "serve_method",
+                        format_func=lambda m: t(f"calc.serve.method.{m}", lang), help=t("calc.serve.method_help", lang))
+    if method != "draft":
+        st.caption(t("calc.serve.method_uncosted", lang))
+    by_load = st.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load",
+                        help=t("calc.serve.by_load_help", lang))
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
     off = schedule[schedule["gamma"] == 0]
@@ -45,10 +49,10 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     try:
         if engine == "vllm":
             command = vllm_config.vllm_command(chosen, version, length, schedule=schedule if by_load else None,
-                                               off_from=off_from, draft_repo=draft_repo)
+                                               off_from=off_from, draft_repo=draft_repo, method=method)
         else:
             command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
-                                                 draft_repo=draft_repo)
+                                                 draft_repo=draft_repo, method=method)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
     else:

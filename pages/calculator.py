@@ -178,7 +178,10 @@ row.metric(t("calc.m.best_gamma", lang),
 
 def show_table() -> None:
     table = calculator.alpha_table(chosen, gamma, batch, context)
-    st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
+    if mode == "ratios":  # the costs are given: no batch enters the table
+        st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
+    else:
+        st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
     titled_dataframe(table, lang, column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
                                            for c in table.columns})
     csv_download(table, "specviz_alpha_table.csv", "download_table", lang)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from pages._shared import (forget_controls, open_store, require_router, show_url_notices, titled_dataframe, url_choice,
@@ -25,6 +27,17 @@ EXAMPLE_CLAIM = "up to 3x"
 # The article's own scenario for the figure: decode-heavy work, a coding assistant (100 in, 500 out).
 EXAMPLE_WORKLOAD = "coding_assistant"
 VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
+# How the tables' figures read: speedups with two decimals and ×, α and vLLM's acceptance rate with three.
+FORMATS = {**dict.fromkeys(("ceiling", "ceiling_low", "ceiling_high", "at_alpha", "at_alpha_low", "at_alpha_high",
+                            "value"), "%.2f×"),
+           **dict.fromkeys(("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate"), "%.3f"),
+           "acceptance_length": "%.2f", "gamma": "%d", "batch": "%d"}
+
+
+def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """The format of each figure of ``frame`` (:data:`FORMATS`), keyed by the column's title as
+    titled_dataframe names it."""
+    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=FORMATS[c]) for c in frame if c in FORMATS}
 
 
 def open_example() -> None:
@@ -103,7 +116,8 @@ st.subheader(t("claims.by_batch", lang))
 st.altair_chart(charts.claim_by_batch(check.batches, speedup, lang), width="stretch")
 st.subheader(t("claims.required", lang, batch=check.best["batch"]))
 st.caption(t("claims.required_note", lang))
-titled_dataframe(check.required, lang)
+# A figure out of reach (NaN) is a dash, as the note says, not "None".
+titled_dataframe(check.required, lang, placeholder="—", column_config=number_columns(check.required))
 
 st.subheader(t("claims.beside", lang))
 published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
@@ -115,5 +129,6 @@ st.altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup)
 st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups),
              yours=int((paired["measured_speedup"] >= speedup).sum()), runs=len(paired)))
 if not reaching.empty:
-    titled_dataframe(reaching[["study", "hardware", "target_model", "method", "batch", "value", "source"]], lang,
-                     column_config={t("col.source", lang): st.column_config.LinkColumn()})
+    table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "source"]]
+    titled_dataframe(table, lang, placeholder="—",
+                     column_config={**number_columns(table), t("col.source", lang): st.column_config.LinkColumn()})

@@ -204,7 +204,9 @@ def show_published() -> None:
         st.caption(t("exp.published_yours", lang))
     if len(speedups) < len(published):
         st.caption(t("exp.published_not_drawn", lang, rows=len(published) - len(speedups)))
-    st.dataframe(published, hide_index=True, column_config={"source": st.column_config.LinkColumn()})
+    # Every column under its title; a row's value is in that row's metric, not always a speedup.
+    titled_dataframe(published.rename(columns={"value": "reported_value"}), lang, placeholder="",
+                     column_config={t("col.source", lang): st.column_config.LinkColumn()})
 
 
 def show_sql() -> None:

@@ -4,7 +4,7 @@ and takes the language of its labels; data come from :mod:`specviz.calculator` a
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import altair as alt
 import pandas as pd
@@ -21,15 +21,24 @@ __all__ = ["claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch",
 _BREAK_EVEN = pd.DataFrame({"y": [1.0]})
 
 
-def _claim_rule(claim: float, lang: str) -> alt.Chart:
-    """A claimed speedup as a red horizontal rule."""
-    return alt.Chart(pd.DataFrame({"claim": [claim]})).mark_rule(color="#d62728", strokeWidth=2).encode(
-        y=alt.Y("claim:Q"), tooltip=[alt.Tooltip("claim:Q", title=t("chart.claim", lang), format=".2f")])
+def _labelled_rule(data: pd.DataFrame, field: str, label: str, colour: str, **mark: Any) -> list[alt.Chart]:
+    """A horizontal rule at ``data[field]`` and ``label`` at its left end, as two layers (a rule has
+    no legend entry: the colour alone would not say what it is)."""
+    base = alt.Chart(data).encode(y=alt.Y(f"{field}:Q", title=label))
+    return [base.mark_rule(color=colour, **mark).encode(tooltip=[alt.Tooltip(f"{field}:Q", title=label, format=".2f")]),
+            base.mark_text(align="left", baseline="bottom", dx=4, dy=-3, color=colour).encode(
+                x=alt.XValue(0), text=alt.TextValue(label))]
 
 
-def _break_even_rule(lang: str) -> alt.Chart:
-    return alt.Chart(_BREAK_EVEN).mark_rule(color="black", strokeDash=[4, 4]).encode(
-        y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title=t("chart.break_even", lang))])
+def _claim_rule(claim: float, lang: str) -> list[alt.Chart]:
+    """A claimed speedup as a red horizontal rule, labelled."""
+    return _labelled_rule(pd.DataFrame({"claim": [claim]}), "claim", f"{t('chart.claim', lang)} {claim:.2f}×",
+                          "#d62728", strokeWidth=2)
+
+
+def _break_even_rule(lang: str) -> list[alt.Chart]:
+    """The speedup of 1 (no gain) as a dashed rule, labelled."""
+    return _labelled_rule(_BREAK_EVEN, "y", t("chart.break_even", lang), "black", strokeDash=[4, 4])
 
 
 def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en",
@@ -57,7 +66,7 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
         color=alt.Color("alpha:N", title=alpha_title),
         tooltip=[alt.Tooltip("alpha:N", title=alpha_title),
                  alt.Tooltip("crossover_batch:Q", title=t("chart.crossover", lang))])
-    layers = [lines, _break_even_rule(lang), marks]
+    layers = [lines, *_break_even_rule(lang), marks]
     if band is not None:
         band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
         area = alt.Chart(band).mark_area(opacity=0.2, color="gray").encode(
@@ -97,7 +106,7 @@ def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> 
                  alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                  alt.Tooltip("expected_tokens:Q", title=t("chart.expected_tokens", lang), format=".3f"),
                  alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")])
-    return alt.layer(bars, _break_even_rule(lang)).properties(height=300)
+    return alt.layer(bars, *_break_even_rule(lang)).properties(height=300)
 
 
 def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -212,7 +221,7 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
-    return alt.layer(lines, _break_even_rule(lang), marks).properties(autosize=_FIT_WIDTH, height=320)
+    return alt.layer(lines, *_break_even_rule(lang), marks).properties(autosize=_FIT_WIDTH, height=320)
 
 
 # The figures of acceptance_by_workload, each a bar panel with its axis format.
@@ -256,10 +265,12 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
         color=color,
-        tooltip=[alt.Tooltip("series:N"), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
+        tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
+                 alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("alpha:Q", title=t("col.alpha", lang), format=".3f"),
                  alt.Tooltip("setting:N", title=t("col.setting", lang)),
-                 alt.Tooltip("measured_speedup:Q", format=".3f"), alt.Tooltip("predicted_speedup:Q", format=".3f"),
+                 alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f"),
+                 alt.Tooltip("predicted_speedup:Q", title=t("col.predicted_speedup", lang), format=".3f"),
                  alt.Tooltip("predicted_low:Q", title=t("col.predicted_low", lang), format=".3f"),
                  alt.Tooltip("predicted_high:Q", title=t("col.predicted_high", lang), format=".3f"),
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
@@ -277,11 +288,15 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     pub = alt.Chart(published).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("study:N", legend=_legend(t("chart.study", lang), published["study"])),
-        tooltip=[alt.Tooltip(field) for field in ("study:N", "system:N", "hardware:N", "target_model:N", "method:N",
-                                                    "batch:Q", "value:Q", "note:N", "source:N")])
+        tooltip=[alt.Tooltip(f"{field}:{kind}", title=t(f"col.{field}", lang))
+                 for field, kind in (("study", "N"), ("system", "N"), ("hardware", "N"), ("target_model", "N"),
+                                     ("method", "N"), ("batch", "Q"), ("value", "Q"), ("note", "N"), ("source", "N"))])
     mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
-        x=x, y=alt.Y("measured_speedup:Q"), tooltip=[alt.Tooltip("series:N"), alt.Tooltip("batch:Q"), alt.Tooltip("measured_speedup:Q", format=".3f")])
-    layers = [mine, pub, _break_even_rule(lang)] + ([] if claim is None else [_claim_rule(claim, lang)])
+        x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
+        tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
+                 alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
+                 alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
+    layers = [mine, pub, *_break_even_rule(lang), *([] if claim is None else _claim_rule(claim, lang))]
     return alt.layer(*layers).properties(autosize=_FIT_WIDTH, height=320)
 
 
@@ -322,7 +337,9 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
         xOffset=alt.XOffset("kind:N"),
         y=alt.Y("value:Q", title=t("chart.acceptance", lang), scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
-        tooltip=[alt.Tooltip("position:O"), alt.Tooltip("kind:N"), alt.Tooltip("value:Q", format=".3f")],
+        tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
+                 alt.Tooltip("kind:N", title=t("chart.measure", lang)),
+                 alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
     ).properties(height=240)
 
 
@@ -350,7 +367,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
                 tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
-    return alt.layer(*layers, _break_even_rule(lang), _claim_rule(claim, lang)).properties(autosize=_FIT_WIDTH,
+    return alt.layer(*layers, *_break_even_rule(lang), *_claim_rule(claim, lang)).properties(autosize=_FIT_WIDTH,
                                                                                           height=320)
 
 

@@ -21,11 +21,16 @@ was checked (each release's source package on PyPI, and the pull request that ma
 * methods: ``ngram``, ``eagle``, ``medusa``, ``mlp_speculator`` and ``draft_model`` from 0.8.2,
   ``eagle3`` in 0.9.2 (the first release checked with it), ``mtp`` from 0.11.0, ``suffix`` from
   0.11.1 (#25784); ``draft_model`` on the V1 engine only from 0.16.0 (#24322: 0.10.0 to 0.14.0
-  refuse it, 0.15 has no source package to check).
+  refuse it, 0.15 has no source package to check). Before 0.8.2 ``--speculative-model`` took a
+  draft model, an EAGLE, Medusa or MLP-speculator checkpoint (told apart by its architecture) or
+  ``[ngram]``. ``mtp`` runs the target's own multi-token-prediction layers and names no model;
+  ``suffix`` builds suffix trees of the prompts and outputs with Arctic Inference (the
+  ``arctic-inference`` package beside vLLM) and names no model either.
 
 SGLang (``python -m sglang.launch_server``, ``python/sglang/srt/server_args.py``): a chain of γ
 drafts is ``--speculative-num-steps γ --speculative-eagle-topk 1 --speculative-num-draft-tokens γ+1``;
-``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model) or NGRAM. From 0.5.18
+``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model) or NGRAM; a target's
+MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). From 0.5.18
 ``--speculative-adaptive --speculative-adaptive-config FILE`` takes tiers by batch size (the largest
 key at or below the batch; EAGLE and EAGLE3 with top-k 1 only), each a list of candidate steps.
 
@@ -51,8 +56,8 @@ from . import calculator, spec
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
-__all__ = ["VLLM_VERSIONS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE", "Command", "vllm_command",
-           "sglang_command", "SGLANG_ALGORITHMS"]
+__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
+           "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS"]
 
 Version = tuple[int, int, int]
 
@@ -66,9 +71,18 @@ _SCHEDULE = (0, 24, 0)
 _DRAFT_MODEL_V1 = (0, 16, 0)
 # First release each method is known in, through --speculative-config.
 _METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "draft_model": (0, 8, 2),
-                                     "eagle3": (0, 9, 2), "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
+                                     "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 9, 2),
+                                     "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
+# What --speculative-model ran before --speculative-config.
+_OLD_FLAG_METHODS = {"ngram", "draft_model", "eagle", "medusa", "mlp_speculator"}
+# Methods that name no model: the draft is the prompt, the target's own layers or suffix trees.
+_NO_MODEL = {"ngram", "mtp", "suffix"}
 # The scenario's draft kinds as engines name them.
 _VLLM_METHOD = {"model": "draft_model", "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram"}
+# How a command drafts: the scenario's draft (the one the step model's figures are for), or a
+# method the step model does not cost: the target's MTP layers, suffix decoding, Medusa heads or
+# an MLP speculator.
+METHODS = ("draft", "mtp", "suffix", "medusa", "mlp_speculator")
 SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
@@ -191,9 +205,9 @@ def _repo(model_source: str, fallback: str) -> str:
     return found[1] if found else fallback
 
 
-def _draft_name(scenario: Scenario, draft_repo: str | None, problems: list[Notice]) -> str | None:
-    """The draft to name in a command: the user's, a draft model's own id, or None (n-gram); a
-    placeholder, with a problem noted, where nothing names it.
+def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice]) -> str | None:
+    """The draft to name in a command for vLLM's ``method``: the user's, a draft model's own id, or
+    None (a method without a model); a placeholder, with a problem noted, where nothing names it.
 
     Raises
     ------
@@ -201,23 +215,39 @@ def _draft_name(scenario: Scenario, draft_repo: str | None, problems: list[Notic
         ``command.bad_draft`` if ``draft_repo`` is not a Hugging Face id or a path (letters,
         digits, ``_ . - /`` and ``~``, at most 200 characters).
     """
-    if scenario.draft.kind == "ngram":
+    if method in _NO_MODEL:
         return None
     if draft_repo:
         if not _DRAFT_REPO.fullmatch(draft_repo):
             raise SpecvizError("command.bad_draft", text=draft_repo[:60])
         return draft_repo
-    if scenario.draft.kind == "model" and (found := _HF_REPO.search(scenario.draft.model.source or "")):
+    if method == "draft_model" and (found := _HF_REPO.search(scenario.draft.model.source or "")):
         return found[1]
-    name = scenario.draft.model.name if scenario.draft.kind == "model" else \
-        f"{scenario.draft.kind.upper()} head for {scenario.target.name}"
+    name = scenario.draft.model.name if method == "draft_model" else f"{method.upper()} head for {scenario.target.name}"
     problems.append(Notice("command.name_the_draft", draft=name))
     return f"<{name}>"
 
 
+def _method(scenario: Scenario, method: str, engine: str) -> str:
+    """vLLM's name for how ``engine``'s command drafts (``method`` one of :data:`METHODS`).
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_method``; ``command.no_self_draft`` for the scenario's self-speculative draft.
+    """
+    if method not in METHODS:
+        raise SpecvizError("command.bad_method", method=str(method)[:40], methods=", ".join(METHODS))
+    if method != "draft":
+        return method
+    if scenario.draft.kind not in _VLLM_METHOD:
+        raise SpecvizError("command.no_self_draft", engine=engine)
+    return _VLLM_METHOD[scenario.draft.kind]
+
+
 def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
                  off_from: int | None = None, draft_repo: str | None = None,
-                 prompt_lookup_max: int = 4) -> Command:
+                 prompt_lookup_max: int = 4, method: str = "draft") -> Command:
     """``vllm serve`` with the speculation flags ``version`` takes (see the module's facts).
 
     Parameters
@@ -235,28 +265,34 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         The batch from which speculation should stop: ``disable_by_batch_size`` where it takes
         effect, otherwise a notice with the alternatives.
     draft_repo : str, optional
-        The draft's Hugging Face id (an EAGLE head has no preset).
+        The draft's Hugging Face id (an EAGLE or Medusa head has no preset).
     prompt_lookup_max : int
         n-gram window (vLLM's ``prompt_lookup_max``).
+    method : str
+        One of :data:`METHODS`: ``"draft"`` drafts as the scenario says; the others name that
+        method whatever the scenario's draft.
 
     Raises
     ------
     SpecvizError
-        ``command.bad_version``; ``command.method_unknown`` where the version predates the draft's
-        method; ``command.no_self_draft`` for a self-speculative (sparse KV) draft, which vLLM does
-        not offer; ``command.bad_draft`` for a draft id that is not an id or a path.
+        ``command.bad_version``; ``command.bad_method``; ``command.method_unknown`` where the
+        version predates the method; ``command.no_self_draft`` for a self-speculative (sparse KV)
+        draft, which vLLM does not offer; ``command.bad_draft`` for a draft id that is not an id or
+        a path.
     """
     v = parse_version(version)
-    kind = scenario.draft.kind
-    if kind not in _VLLM_METHOD:
-        raise SpecvizError("command.no_self_draft", engine="vLLM")
-    method = _VLLM_METHOD[kind]
-    if v >= _CONFIG_FLAG and v < _METHOD_SINCE[method]:
+    method = _method(scenario, method, "vLLM")
+    known = v >= _METHOD_SINCE[method] if v >= _CONFIG_FLAG else method in _OLD_FLAG_METHODS
+    if not known:
         raise SpecvizError("command.method_unknown", method=method, version=version,
                            since=".".join(map(str, _METHOD_SINCE[method])))
     notices: list[Notice] = []
     problems: list[Notice] = []
-    draft = _draft_name(scenario, draft_repo, problems)
+    if method == "mtp":
+        notices.append(Notice("command.mtp_layers", target=scenario.target.name))
+    elif method == "suffix":
+        notices.append(Notice("command.suffix_package", package="arctic-inference"))
+    draft = _draft_name(scenario, method, draft_repo, problems)
     argv = ["vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
@@ -300,30 +336,35 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
 
 
 def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
-                   draft_repo: str | None = None) -> Command:
+                   draft_repo: str | None = None, method: str = "draft") -> Command:
     """``python -m sglang.launch_server`` with a chain of γ drafts (top-k 1), and with ``schedule``
-    the adaptive tiers file (EAGLE and EAGLE3 only; from SGLang 0.5.18).
+    the adaptive tiers file (EAGLE and EAGLE3 only; from SGLang 0.5.18). ``method`` as in
+    :func:`vllm_command`: SGLang runs a target's MTP layers as EAGLE with no draft path, and has no
+    suffix decoding, Medusa or MLP speculator.
 
     Raises
     ------
     SpecvizError
+        ``command.bad_method``; ``command.not_in_engine`` for a method SGLang does not have;
         ``command.no_self_draft`` for a self-speculative draft; ``command.bad_draft``.
     """
-    kind = scenario.draft.kind
-    if kind not in SGLANG_ALGORITHMS:
-        raise SpecvizError("command.no_self_draft", engine="SGLang")
-    notices: list[Notice] = []
+    method = _method(scenario, method, "SGLang")
+    if method in ("suffix", "medusa", "mlp_speculator"):
+        raise SpecvizError("command.not_in_engine", method=method, engine="SGLang")
+    kind = "eagle" if method == "mtp" else scenario.draft.kind
+    notices = [Notice("command.mtp_layers", target=scenario.target.name)] if method == "mtp" else []
     problems: list[Notice] = []
     argv = ["python", "-m", "sglang.launch_server", "--model-path",
             _repo(scenario.target.source, f"<{scenario.target.name}>")]
     if scenario.tp > 1:
         argv += ["--tp", str(scenario.tp)]
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
-    draft = _draft_name(scenario, draft_repo, problems)
+    draft = _draft_name(scenario, method, draft_repo, problems)
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
     files = {}
-    tiered = schedule is not None and kind in ("eagle", "eagle3")
+    # Tiers are documented for EAGLE and EAGLE3 heads, not for a target's MTP layers.
+    tiered = schedule is not None and method in ("eagle", "eagle3")
     # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
     steps = max(1, int(schedule["gamma"].max())) if tiered else gamma
     if kind == "ngram":
@@ -337,7 +378,8 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
         notices.append(Notice("command.sglang_tiers", since="0.5.18"))
     elif schedule is not None:
-        notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
+        notices.append(Notice("command.sglang_tiers_eagle_only",
+                              algorithm="MTP" if method == "mtp" else SGLANG_ALGORITHMS[kind]))
     return Command(argv, files, notices, problems)
 
 

@@ -115,6 +115,9 @@ class TestCalculatorPage:
         table = at.dataframe[0].value
         assert [round(v, 2) for v in table["compute-bound limit"]] == [0.32, 0.44, 0.53, 0.65, 0.79]
         assert [round(v, 2) for v in table["memory-bound"]][2] == 2.31
+        # Given costs leave the batch out: the caption does not name one.
+        caption = next(c.value for c in at.caption if c.value.startswith("Speedup at γ"))
+        assert "batch" not in caption and "verify and draft costs given" in caption
 
     def test_long_context_keeps_verify_memory_bound(self):
         at = make_app(batch="256", context="8192")
@@ -446,6 +449,19 @@ class TestServeTab:
         at.radio(key="serve_engine").set_value("sglang").run()
         assert at.code[-1].value.startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 ")
         assert "--speculative-algorithm STANDALONE" in at.code[-1].value
+
+    def test_a_method_the_step_model_does_not_cost(self):
+        at = make_app({"view": "Deploy"})
+        at.selectbox(key="serve_method").set_value("suffix").run()
+        command = at.code[-1].value
+        assert '"method": "suffix"' in command and "Qwen3-0.6B" not in command
+        assert any("model the sidebar's draft, not this method" in c.value for c in at.caption)
+        assert any("pip install arctic\\-inference" in i.value for i in at.info)  # markdown-escaped
+        assert at.query_params["serve_method"] == "suffix"
+        at.radio(key="serve_engine").set_value("sglang").run()  # SGLang has no suffix decoding: said, no command
+        assert not at.exception and at.warning[0].value.startswith("SGLang has no suffix drafting")
+        at.selectbox(key="serve_method").set_value("mtp").run()
+        assert "--speculative-algorithm EAGLE --speculative-num-steps" in at.code[-1].value
 
 
 def explorer_app(view: str = "Runs", **query: str) -> AppTest:
@@ -888,6 +904,24 @@ class TestClaimsPage:
         assert metric(at, "Batches where it can hold") == "64–64" and metric(at, "…at your acceptance") == "none"
 
 
+    def test_tables_format_their_figures_and_show_a_dash_where_out_of_reach(self):
+        at = claims_app(claim="2.5x", claim_batch=64)
+        required = at.dataframe[0]
+        assert required.value["α needed"].isna().any()  # out of reach at the shortest drafts
+        assert required.proto.placeholder == "—"
+        assert any("A dash (—): out of reach" in c.value for c in at.caption)  # the note says what it means
+        formats = {title: config["type_config"].get("format") for title, config in
+                   json.loads(required.proto.columns).items() if title != "_index"}
+        assert formats == {"γ": "%d", "At α = 1 (×)": "%.2f×", "At α = 1, band low": "%.2f×",
+                           "At α = 1, band high": "%.2f×", "α needed": "%.3f", "α needed, safe": "%.3f",
+                           "α needed, optimistic": "%.3f", "Acceptance rate (vLLM, accepted/drafted)": "%.3f",
+                           "Acceptance length (tokens/step)": "%.2f"}
+        reaching = at.dataframe[1]
+        columns = json.loads(reaching.proto.columns)
+        assert reaching.proto.placeholder == "—" and columns["Speedup (×)"]["type_config"]["format"] == "%.2f×"
+        assert columns["Source"]["type_config"]["type"] == "link"
+
+
 class TestLanguage:
     def test_vietnamese_for_this_session_kept_in_the_url(self):
         at = make_app({"view": "Latency"})
@@ -912,3 +946,37 @@ class TestLanguage:
         with pytest.raises(ValueError) as raised:  # the same refusal, raised by the library
             roofline.model_from_config_bytes(b"{broken", i18n.t("side.pasted_config", "vi"), 10**6)
         assert at.sidebar.error[0].value == i18n.message(raised.value, "vi") != i18n.message(raised.value, "en")
+
+    def test_the_explorer_s_button_and_tables_speak_vietnamese(self):
+        at = explorer_app()
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        assert not at.exception and at.button(key="import").label == i18n.t("exp.import", "vi") != "Import"
+        columns = list(at.dataframe[0].value.columns)
+        assert {i18n.t(f"col.{c}", "vi") for c in ("source_file", "series", "workload", "endpoint")} <= set(columns)
+        assert not {"File", "Series", "Workload", "Endpoint", "Concurrency", "Target model"} & set(columns)
+        at.session_state["exp_view"] = i18n.t("exp.tab.published", "vi")
+        at.run()
+        published = at.dataframe[0]
+        columns = list(published.value.columns)
+        assert columns[:2] == [i18n.t("col.study", "vi"), i18n.t("col.source", "vi")]  # not "study", "source"
+        assert not {"study", "source", "value", "note", "metric"} & set(columns)
+        assert json.loads(published.proto.columns)[i18n.t("col.source", "vi")]["type_config"]["type"] == "link"
+
+    def test_the_live_page_s_charts_speak_vietnamese(self):
+        at = live_app()
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        time.sleep(1.0)  # the replay's counters advance with real time
+        at.toggle(key="live_on").set_value(True).run()
+        assert not at.exception and at.toggle(key="live_on").label == i18n.t("live.poll", "vi") != "Poll"
+        per_position, *over_time = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+        assert [tip["title"] for tip in per_position["encoding"]["tooltip"]] == [
+            i18n.t(key, "vi") for key in ("chart.position", "chart.measure", "chart.acceptance")]
+        assert over_time and all(spec["encoding"]["tooltip"][1]["title"] == i18n.t("col.model", "vi") != "Model"
+                                 for spec in over_time)
+
+    def test_the_claims_tables_title_and_format_in_vietnamese(self):
+        at = claims_app(claim="2.5x", claim_batch=64)
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        config = json.loads(at.dataframe[0].proto.columns)
+        assert config[i18n.t("col.ceiling", "vi")]["type_config"]["format"] == "%.2f×"
+        assert config[i18n.t("col.alpha_needed", "vi")]["type_config"]["format"] == "%.3f"

@@ -24,9 +24,10 @@ class TestSpeedupVsBatch:
         curves, crossover = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
         chart = charts.speedup_vs_batch(curves, crossover)
         spec = chart.to_dict()
-        assert len(spec["layer"]) == 3
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "rule", "text", "point"]
         assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
-        assert len(layers(chart)[2].data) == 2  # one diamond per α that crosses
+        assert spec["layer"][2]["encoding"]["text"] == {"value": "Break-even"}  # the rule says what it is
+        assert len(layers(chart)[3].data) == 2  # one diamond per α that crosses
 
     def test_a_band_and_the_ideal_roofline_beneath_the_lines(self):
         curves, crossover = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
@@ -192,9 +193,33 @@ EVERY_CHART = {
 }
 
 
+def views(spec: dict) -> list[list[dict]]:
+    """The encodings of each view of a Vega-Lite spec: a layer chart's layers together, each panel apart."""
+    if "layer" in spec:
+        return [[layer.get("encoding", {}) for layer in spec["layer"]]]
+    if "vconcat" in spec:
+        return [view for panel in spec["vconcat"] for view in views(panel)]
+    return [[spec.get("encoding", {})]]
+
+
 class TestEveryBuilder:
     def test_covers_every_public_builder(self):
         assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_FIGURES"}
+
+    @pytest.mark.parametrize("name", sorted(EVERY_CHART))
+    def test_every_axis_legend_and_tooltip_is_titled(self, name):
+        """Untitled, Vega-Lite names a channel by its data field ("series", "kind", "value"): English
+        and raw in every language. A layer may leave an axis to another layer that titles it."""
+        for view in views(EVERY_CHART[name]().to_dict()):
+            for channel in ("x", "y"):
+                drawn = [encoding[channel] for encoding in view if channel in encoding]
+                assert not drawn or any("title" in d for d in drawn), (channel, drawn)
+            for encoding in view:
+                assert all("title" in tip for tip in encoding.get("tooltip", [])), encoding["tooltip"]
+                for channel in ("color", "strokeDash"):
+                    drawn = encoding.get(channel, {})
+                    if "field" in drawn and drawn.get("legend", {}) is not None:  # a legend is shown
+                        assert "title" in drawn or "title" in drawn.get("legend", {}), (channel, drawn)
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_no_encoding_is_resolved_from_a_shorthand(self, name, monkeypatch):
@@ -238,21 +263,23 @@ class TestClaimByBatch:
     def test_the_ceiling_the_measured_alpha_and_the_claim(self):
         check = claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256)
         spec = charts.claim_by_batch(check.batches, 2.0).to_dict()
-        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["area", "line", "area", "line", "rule", "rule"]
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["area", "line", "area", "line", "rule", "text",
+                                                                      "rule", "text"]
         assert spec["layer"][0]["encoding"]["y2"]["field"] == "ceiling_high"
         assert spec["layer"][3]["mark"]["strokeDash"] == [6, 3]  # the measured α, dashed
-        assert spec["layer"][-1]["mark"]["color"] == "#d62728"  # the claim
+        assert spec["layer"][-2]["mark"]["color"] == "#d62728"  # the claim, named on the chart
+        assert spec["layer"][-1]["encoding"]["text"] == {"value": "Claim 2.00×"}
 
     def test_without_a_measured_alpha_only_the_ceiling(self):
         check = claims.check_claim(SCENARIO, claims.Claim(2.0), 8, 256)
-        assert len(charts.claim_by_batch(check.batches, 2.0).to_dict()["layer"]) == 4
+        assert len(charts.claim_by_batch(check.batches, 2.0).to_dict()["layer"]) == 6
 
 
 class TestPublishedSpeedups:
     def test_a_claim_is_drawn_as_a_rule(self):
         published = explorer.load_published(DATA)
-        assert len(layers(charts.published_speedups(published, PAIRED))) == 3
-        rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-1]
+        assert len(layers(charts.published_speedups(published, PAIRED))) == 4
+        rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-2]
         assert rule.to_dict()["mark"]["color"] == "#d62728" and list(rule.data["claim"]) == [3.0]
 
 

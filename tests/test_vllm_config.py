@@ -132,6 +132,42 @@ class TestVllmCommand:
         assert [p.key for p in refused.problems] == ["command.draft_model_unsupported"]
         assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
 
+    def test_methods_the_step_model_does_not_cost(self):
+        mtp = vllm_config.vllm_command(SCENARIO, "0.24.0", 1, method="mtp")
+        assert config_of(mtp) == {"method": "mtp", "num_speculative_tokens": 1}  # the target's own layers
+        assert keys(mtp) == ["command.mtp_layers"] and not mtp.problems
+        suffix = vllm_config.vllm_command(SCENARIO, "0.24.0", 8, method="suffix")
+        assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 8}
+        assert keys(suffix) == ["command.suffix_package"]
+        medusa = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa", draft_repo="org/medusa-heads")
+        assert config_of(medusa) == {"method": "medusa", "model": "org/medusa-heads", "num_speculative_tokens": 3}
+        unnamed = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="mlp_speculator")
+        assert config_of(unnamed)["model"] == "<MLP_SPECULATOR head for Qwen3-32B>"
+        assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
+        # A self-speculative scenario can still be served with a method that names its own draft.
+        self_draft = replace(SCENARIO, draft=step.Draft("self", kv_budget=512))
+        assert config_of(vllm_config.vllm_command(self_draft, "0.24.0", 2, method="mtp"))["method"] == "mtp"
+
+    @pytest.mark.parametrize(("method", "version", "since"), [
+        ("mtp", "0.10.0", "0.11.0"), ("suffix", "0.11.0", "0.11.1"), ("mtp", "0.7.3", "0.11.0"),
+        ("suffix", "0.8.1", "0.11.1")])
+    def test_a_method_newer_than_the_version(self, method, version, since):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, version, 2, method=method)
+        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == since
+
+    def test_before_the_config_flag_heads_go_to_speculative_model(self):
+        medusa = vllm_config.vllm_command(SCENARIO, "0.7.3", 3, method="medusa", draft_repo="org/medusa-heads")
+        assert medusa.argv[medusa.argv.index("--speculative-model") + 1] == "org/medusa-heads"
+        with pytest.raises(SpecvizError) as raised:  # EAGLE-3 came after the old flags had gone
+            vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("eagle3")), "0.7.3", 3)
+        assert raised.value.params["since"] == "0.9.2"
+
+    def test_an_unknown_method(self):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, "0.24.0", 2, method="lookahead")
+        assert raised.value.key == "command.bad_method"
+
     @pytest.mark.parametrize("text", ["<b>x</b>", "org/model; rm -rf ~", "a b", "x" * 201, "$(id)"])
     def test_a_draft_id_that_is_not_one(self, text):
         with pytest.raises(SpecvizError) as raised:
@@ -170,3 +206,19 @@ class TestSglangCommand:
         assert command.argv[command.argv.index("--speculative-num-draft-tokens") + 1] == str(steps + 1)
         model = vllm_config.sglang_command(SCENARIO, 4, schedule=schedule)
         assert not model.files and keys(model) == ["command.sglang_tiers_eagle_only"]
+
+    def test_mtp_runs_as_eagle_without_a_draft(self):
+        command = vllm_config.sglang_command(SCENARIO, 1, method="mtp")
+        assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
+                                "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
+                                "--speculative-num-draft-tokens 2")
+        assert keys(command) == ["command.mtp_layers"]
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        tiered = vllm_config.sglang_command(SCENARIO, 1, method="mtp", schedule=schedule)
+        assert not tiered.files and keys(tiered) == ["command.mtp_layers", "command.sglang_tiers_eagle_only"]
+
+    @pytest.mark.parametrize("method", ["suffix", "medusa", "mlp_speculator"])
+    def test_methods_sglang_does_not_have(self, method):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.sglang_command(SCENARIO, 2, method=method)
+        assert raised.value.key == "command.not_in_engine" and raised.value.params["engine"] == "SGLang"
