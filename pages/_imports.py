@@ -58,10 +58,13 @@ def _mapping_form(store: Store, lang: str, name: str, data: bytes, columns: list
     with st.form(f"mapping:{name}"):
         st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
         # Only what a user may map (not the store's own columns), in schema order: the run's
-        # dimensions, then its measures.
+        # dimensions, then its measures; each under its title, its schema name the value kept.
         targets = ["", *user_csv.MAPPABLE_COLUMNS]
-        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{name}",
-                                        format_func=lambda c: c or t("exp.mapping_ignore", lang))
+
+        def title(target: str) -> str:
+            return t(f"col.{target}", lang) if target else t("exp.mapping_ignore", lang)
+
+        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{name}", format_func=title)
                    for i, column in enumerate(columns)}
         if st.form_submit_button(t("exp.mapping_import", lang), key=f"import_mapped:{name}"):
             try:

@@ -8,7 +8,8 @@ import streamlit as st
 
 from pages._shared import url_choice, url_widget
 from specviz import charts, scenario, settings, simulate, spec, step, workload
-from specviz.i18n import t
+from specviz.errors import SpecvizError
+from specviz.i18n import message, t
 
 DEFAULT_WORKLOAD = "coding_assistant"
 # The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
@@ -27,12 +28,14 @@ def pick_workload() -> None:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float,
-              output_tokens: int) -> tuple[simulate.LatencySummary, pd.DataFrame]:
-    """The latency simulation at this point, and the sweep of zero-accept shares at its mean tokens
-    per step (both seeded, so cached by their inputs)."""
+def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_tokens: int,
+              rates: tuple[float, ...] | None = None) -> tuple[simulate.LatencySummary, pd.DataFrame]:
+    """The latency simulation at this point (from measured per-position ``rates`` where given, else
+    α), and the sweep of zero-accept shares at its mean tokens per step (both seeded, so cached by
+    their inputs)."""
     times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
-    summary = simulate.latency(alpha, gamma, times=times, output_tokens=output_tokens,
+    acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
+    summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens,
                                requests=LATENCY_REQUESTS, steps=LATENCY_STEPS)
     length = float(spec.expected_tokens(alpha, gamma))
     fewest, most = simulate.zero_share_range(length, gamma)
@@ -58,6 +61,21 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
                        value=default.output_tokens, step=1)
     if preset in workloads:
         st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
+    rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
+                            placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))
+    rates = None
+    if rates_text.strip():
+        try:
+            rates = simulate.parse_rates(rates_text)
+        except SpecvizError as exc:
+            st.error(message(exc, lang))
+    if rates:
+        # The α and γ with the rates' tokens per step: the same mean step, so the same request times;
+        # the simulation below draws from the rates themselves.
+        gamma = len(rates)
+        alpha = float(spec.alpha_from_acceptance_length(spec.expected_tokens_chain(rates), gamma))
+        st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
+                     alpha=alpha))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
     row = st.container(horizontal=True)
     row.metric(t("calc.m.ttft", lang), f"{whole['ttft_spec_s'] * 1e3:,.0f} ms",
@@ -81,7 +99,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     steps = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
                       alpha=alpha, tp=chosen.tp, precision=chosen.precision, costs=chosen.costs)
     # The tokens after the first, which the prefill gives.
-    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1)
+    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1, rates)
     st.subheader(t("calc.latency.tail", lang))
     st.altair_chart(charts.tokens_per_step(summary.counts, lang), width="stretch")
     st.caption(t("calc.latency.tail_note", lang, zero=summary.zero_accept_share, spec_ms=summary.times.spec_s * 1e3,

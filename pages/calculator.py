@@ -113,8 +113,10 @@ row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
            help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
 row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
            help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
-row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", width="content")
-row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", width="content")
+row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
+           width="content")
+row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
+           width="content")
 row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
            delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
 if mode == "step":

@@ -101,10 +101,11 @@ st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
 if check.conditions:
     st.markdown(t("claims.conditions", lang) + "\n" + "\n".join(f"- {message(c, lang)}" for c in check.conditions))
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", width="content")
+row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=t("claims.m.claim_help", lang, text=text),
+           width="content")
 row.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
-                help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
-                       gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
+           help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
+                  gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
 batch_range = lambda low, high: t("claims.none", lang) if math.isnan(high) else f"{low:.0f}–{high:.0f}"
 row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to),
            help=t("claims.m.batches_help", lang), width="content")

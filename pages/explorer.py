@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from pages._imports import upload_section
@@ -15,6 +17,14 @@ from specviz.sandbox import QueryError
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
+# How the tables' figures read: speedups with two decimals and × (their differences signed), α and
+# rates with three, acceptance lengths with two, milliseconds with one.
+FORMATS: dict[str, str] = {
+    **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
+    "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"),
+    "acceptance_length": "%.2f",
+    **dict.fromkeys((f"{stat}_{metric}_ms" for stat in ("mean", "p50", "p90", "p99")
+                     for metric in ("ttft", "itl", "tpot", "e2el")), "%.1f")}
 
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
@@ -48,6 +58,12 @@ with st.expander(t("exp.filters", lang), expanded=False):
 shown = explorer.filter_runs(runs, filters)
 
 
+def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """The format of each figure of ``frame`` (:data:`FORMATS`), keyed by the column's title as
+    titled_dataframe names it."""
+    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=FORMATS[c]) for c in frame if c in FORMATS}
+
+
 def show_runs() -> None:
     visible = ["source_file", "source_format", "series", "workload", "engine", "endpoint", "target_model", "gpu",
                "spec_method", "num_speculative_tokens", "concurrency", "request_rate", "output_throughput",
@@ -55,7 +71,7 @@ def show_runs() -> None:
     newest = explorer.newest_first(shown)
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
     table = newest[visible].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
-    titled_dataframe(table, lang, placeholder="")
+    titled_dataframe(table, lang, placeholder="", column_config=number_columns(table))
     csv_download(newest, "specviz_runs.csv", "download_runs", lang)
 
 
@@ -100,8 +116,8 @@ def show_load() -> None:
     at_once = explorer.infinite_rate_runs(shown, axis)
     if not at_once.empty:
         st.info(t(f"exp.all_at_once.{axis}", lang, runs=len(at_once)))
-        table = ["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]
-        titled_dataframe(at_once[table], lang)
+        table = at_once[["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]]
+        titled_dataframe(table, lang, column_config=number_columns(table))
     if not (elsewhere := explorer.other_axis_runs(shown, axis)).empty:
         st.info(t(f"exp.other_axis.{axis}", lang, runs=len(elsewhere)))
     if not (no_load := explorer.runs_without_load(shown)).empty:
@@ -146,7 +162,7 @@ def show_acceptance() -> None:
     if summary["origin"].nunique() > 1:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
-    titled_dataframe(labelled, lang)
+    titled_dataframe(labelled, lang, column_config=number_columns(labelled))
 
 
 def show_predicted() -> None:
@@ -168,9 +184,9 @@ def show_predicted() -> None:
     if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
     st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
-    titled_dataframe(predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length",
-                                "alpha", "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high",
-                                "error"]], lang)
+    table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
+                       "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
+    titled_dataframe(table, lang, column_config=number_columns(table))
     col_step, col_ratios = st.columns(2)
     if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
         st.session_state["fit"] = ("step", explorer.calibrate_settings(predicted, sidebar, known, context))

@@ -118,11 +118,16 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
     row.metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang),
                width="content")
-    row.metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang), width="content")
-    row.metric(t("live.m.length", lang), figure("acceptance_length", ".2f"), width="content")
-    row.metric(t("live.m.zero_accept", lang), figure("zero_accept_rate", ".1%"), width="content")
-    row.metric(t("live.m.throughput", lang), figure("generation_throughput", ",.0f"), width="content")
-    row.metric(t("live.m.running", lang), figure("running_requests", ".0f"), width="content")
+    row.metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang),
+               width="content")
+    row.metric(t("live.m.length", lang), figure("acceptance_length", ".2f"), help=t("live.m.length_help", lang),
+               width="content")
+    row.metric(t("live.m.zero_accept", lang), figure("zero_accept_rate", ".1%"),
+               help=t("live.m.zero_accept_help", lang), width="content")
+    row.metric(t("live.m.throughput", lang), figure("generation_throughput", ",.0f"),
+               help=t("live.m.throughput_help", lang), width="content")
+    row.metric(t("live.m.running", lang), figure("running_requests", ".0f"), help=t("live.m.running_help", lang),
+               width="content")
     for name in SHOWN:
         if name in absent:
             st.caption(message(absent[name], lang))
@@ -141,6 +146,16 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                        gpu=sidebar.gpu.name, target=sidebar.target.name))
     if acceptance:
         st.altair_chart(charts.per_position(acceptance, conditional or [], lang), width="stretch")
+    if conditional and None not in conditional:
+        # The tail these rates give, in the calculator's Latency view at this load.
+        shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
+                 "gamma": str(len(conditional))}
+        if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean
+            shown["alpha"] = f"{figures['alpha_iid']:.2f}"
+        if not pd.isna(figures.get("running_requests")):
+            shown["batch"] = str(max(1, int(figures["running_requests"])))
+        st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",
+                     query_params=shown, help=t("live.to_latency_help", lang))
 
 
 def show_replicas(table: pd.DataFrame) -> None:

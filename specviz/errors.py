@@ -21,7 +21,9 @@ class SpecvizError(Exception):
     key : str
         A key of ``specviz/locales/en.json``.
     **params
-        The values its template interpolates.
+        The values its template interpolates; a value that is a :class:`Notice` (a word or phrase
+        specviz writes, such as ``Notice("prometheus.detail.no_data")``) is rendered in the reader's
+        language too.
     """
 
     def __init__(self, key: str, **params: Any) -> None:
@@ -49,7 +51,8 @@ class Notice:
     key : str
         A key of ``specviz/locales/en.json``.
     **params
-        The values its template interpolates (JSON-serialisable: notices are stored).
+        The values its template interpolates (JSON-serialisable, or Notices whose own values are:
+        notices are stored); a value that is a Notice is rendered in the reader's language too.
     """
 
     def __init__(self, key: str, **params: Any) -> None:
@@ -66,5 +69,6 @@ class Notice:
         return isinstance(other, Notice) and (self.key, self.params) == (other.key, other.params)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"key": ..., "params": ...}``, as the store keeps it."""
-        return {"key": self.key, "params": self.params}
+        """``{"key": ..., "params": ...}``, as the store keeps it (a value that is a Notice, so too)."""
+        return {"key": self.key,
+                "params": {k: v.to_json() if isinstance(v, Notice) else v for k, v in self.params.items()}}

@@ -7,6 +7,11 @@ language means adding one catalogue with the same keys; no page changes.
 A count's words follow it with the format spec ``plural``: ``{runs} {runs:plural run|runs}`` gives
 "1 run" and "2 runs" (one form for 1, the other for every other count). A language without plural
 forms writes the word once and needs no spec.
+
+A value may itself be a message: an object with a ``key`` and ``params`` (a
+:class:`specviz.errors.Notice`) is rendered in the same language, its own values likewise, before it
+takes its place. Where code describes a value in words (``Notice("roofline.kind.object")`` for "an
+object"), it passes such a message, never English text, so a Vietnamese sentence gets Vietnamese words.
 """
 
 from __future__ import annotations
@@ -48,8 +53,16 @@ def catalogue(lang: str) -> dict[str, str]:
     return json.loads((_LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
 
 
+def _is_message(value: object) -> bool:
+    """Whether a value is a message to render in the reader's language (a Notice or a SpecvizError)."""
+    return hasattr(value, "key") and hasattr(value, "params")
+
+
 def t(key: str, lang: str = "en", **values: object) -> str:
     """The string ``key`` in ``lang`` (English where the language lacks it), formatted with values.
+
+    A value that is a message (a :class:`specviz.errors.Notice`) is first rendered by :func:`t` in
+    ``lang``, with its own values.
 
     Raises
     ------
@@ -59,7 +72,10 @@ def t(key: str, lang: str = "en", **values: object) -> str:
     text = catalogue(lang).get(key) if lang != "en" else None
     if text is None:
         text = catalogue("en")[key]
-    return _FORMATTER.format(text, **values) if values else text
+    if not values:
+        return text
+    rendered = {k: t(v.key, lang, **v.params) if _is_message(v) else v for k, v in values.items()}
+    return _FORMATTER.format(text, **rendered)
 
 
 def escape_markdown(text: str) -> str:
@@ -76,8 +92,10 @@ def escape_markdown(text: str) -> str:
 
 def md(key: str, lang: str = "en", **values: object) -> str:
     """:func:`t` for an element that renders Markdown: text values are escaped, numbers are not
-    (their format specs still apply)."""
-    safe = {k: v if isinstance(v, (int, float)) else escape_markdown(str(v)) for k, v in values.items()}
+    (their format specs still apply); a value that is a message is rendered by :func:`md` in
+    ``lang`` (its catalogue text as it is, its own text values escaped)."""
+    safe = {k: md(v.key, lang, **v.params) if _is_message(v)
+            else v if isinstance(v, (int, float)) else escape_markdown(str(v)) for k, v in values.items()}
     return t(key, lang, **safe)
 
 

@@ -32,7 +32,8 @@ credentials, redirects, time, size). Answers are read strictly: JSON with ``stat
 or ``error``, the ``resultType`` asked for, ``[time, "value"]`` pairs whose values are numbers,
 ``NaN`` or ``±Inf`` (the last two left out, with a notice). Every failure is a
 :class:`specviz.errors.SpecvizError` with its own ``prometheus.*`` key (the transport's are
-``scrape.*``).
+``scrape.*``); ``prometheus.not_api`` says what the answer lacks in its ``detail``, a
+``prometheus.detail.*`` message.
 
 References
 ----------
@@ -186,7 +187,7 @@ def _get(base: tuple[str, str], endpoint: str, params: Sequence[tuple[str, str]]
     if not 200 <= status < 300:
         raise SpecvizError("prometheus.http_status", source=source, status=status)
     if "data" not in document:
-        raise SpecvizError("prometheus.not_api", source=source, detail="no data")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.no_data"))
     return document["data"], [shown(str(w)) for w in document.get("warnings") or [] if isinstance(w, str)]
 
 
@@ -202,7 +203,7 @@ def _decode(body: bytes, status: int, source: str) -> dict[str, Any]:
     if not head:
         if not 200 <= status < 300:
             raise SpecvizError("prometheus.http_status", source=source, status=status)
-        raise SpecvizError("prometheus.not_api", source=source, detail="empty answer")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.empty"))
     if body.count(b"[") + body.count(b"{") > len(body) // _BYTES_PER_CONTAINER + 16:
         raise SpecvizError("prometheus.too_dense", source=source)
     try:
@@ -210,56 +211,59 @@ def _decode(body: bytes, status: int, source: str) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError, RecursionError):
         if not 200 <= status < 300:
             raise SpecvizError("prometheus.http_status", source=source, status=status) from None
-        raise SpecvizError("prometheus.not_api", source=source, detail="not JSON") from None
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.not_json")) from None
     if not isinstance(document, dict) or document.get("status") not in ("success", "error"):
         if not 200 <= status < 300:
             raise SpecvizError("prometheus.http_status", source=source, status=status)
-        raise SpecvizError("prometheus.not_api", source=source, detail="no status")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.no_status"))
     return document
 
 
 def _number(value: Any, source: str) -> float:
     """A sample's value: a string as Prometheus writes one."""
     if not isinstance(value, str) or not _VALUE.fullmatch(value):
-        raise SpecvizError("prometheus.not_api", source=source, detail="a value is not a number")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.value_not_number"))
     return float(value)
 
 
 def _time_of(value: Any, source: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise SpecvizError("prometheus.not_api", source=source, detail="a time is not a number")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.time_not_number"))
     return float(value)
 
 
 def _pair(pair: Any, source: str) -> tuple[float, float]:
     if not isinstance(pair, list) or len(pair) != 2:
-        raise SpecvizError("prometheus.not_api", source=source, detail="a point is not [time, value]")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.not_a_point"))
     return _time_of(pair[0], source), _number(pair[1], source)
 
 
 def _series(data: Any, expected: str, source: str) -> list[Series]:
     """The series of a query's ``data``: ``{"resultType": expected, "result": [...]}``."""
     if not isinstance(data, dict) or not isinstance(data.get("result"), list):
-        raise SpecvizError("prometheus.not_api", source=source, detail="no result")
+        raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.no_result"))
     if data.get("resultType") != expected:
         raise SpecvizError("prometheus.not_api", source=source,
-                           detail=f"result type {shown(str(data.get('resultType')))[:20]}, not {expected}")
+                           detail=Notice("prometheus.detail.result_type", found=shown(str(data.get("resultType")))[:20],
+                                         expected=expected))
     out = []
     for item in data["result"]:
         if not isinstance(item, dict) or not isinstance(item.get("metric"), dict):
-            raise SpecvizError("prometheus.not_api", source=source, detail="a series has no labels")
+            raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.no_labels"))
         labels = item["metric"]
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
-            raise SpecvizError("prometheus.not_api", source=source, detail="a label is not text")
+            raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.label_not_text"))
         key = "values" if expected == "matrix" else "value"
         if key not in item:
             if "histograms" in item or "histogram" in item:
                 continue  # a native histogram: no query here asks for one
-            raise SpecvizError("prometheus.not_api", source=source, detail=f"a series has no {key}")
+            raise SpecvizError("prometheus.not_api", source=source,
+                               detail=Notice("prometheus.detail.no_field", field=key))
         raw = item[key]
         if expected == "matrix":
             if not isinstance(raw, list):
-                raise SpecvizError("prometheus.not_api", source=source, detail="values is not a list")
+                raise SpecvizError("prometheus.not_api", source=source,
+                                   detail=Notice("prometheus.detail.values_not_list"))
             pairs = [_pair(p, source) for p in raw]
         else:
             pairs = [_pair(raw, source)]
@@ -282,7 +286,8 @@ def metric_names(base_url: str, start: float, end: float, *, limits: Limits | No
                    [("match[]", '{__name__=~"' + _promql_string(_NAMES_MATCH) + '"}'),
                     ("start", _ts(start)), ("end", _ts(end))], limits)
     if not isinstance(data, list) or not all(isinstance(n, str) for n in data):
-        raise SpecvizError("prometheus.not_api", source=_base(base_url)[1], detail="names are not a list of text")
+        raise SpecvizError("prometheus.not_api", source=_base(base_url)[1],
+                           detail=Notice("prometheus.detail.names_not_text"))
     return _roles(data)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import spec
-from .errors import InputError
+from .errors import InputError, Notice
 
 __all__ = [
     "GPU",
@@ -188,34 +188,36 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
 }
 
 
-def _describe(value: Any) -> str:
-    """A short rendering of a config value for an error message (never the whole of a big value)."""
+def _describe(value: Any) -> str | Notice:
+    """A short rendering of a config value for an error message (never the whole of a big value):
+    a scalar as JSON spells it, anything else as the kind of value it is (a ``roofline.kind.*``
+    message, in the reader's language)."""
     if isinstance(value, Mapping):
-        return "an object"
+        return Notice("roofline.kind.object")
     if isinstance(value, (list, tuple)):
-        return "a list"
+        return Notice("roofline.kind.list")
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value) if abs(value) < 10**40 else "a number of more than 40 digits"
+        return str(value) if abs(value) < 10**40 else Notice("roofline.kind.long_number")
     if isinstance(value, (str, bool, float)) or value is None:
         text = json.dumps(value)  # JSON's spelling: true, null, NaN, "text"
         return text if len(text) <= 40 else text[:39] + "…"
-    return f"a Python {type(value).__name__}"
+    return Notice("roofline.kind.python", type=type(value).__name__)
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _layers_problem(value: Any, low: int, high: int) -> str | None:
+def _layers_problem(value: Any, low: int, high: int) -> str | Notice | None:
     """What is wrong with a list of distinct layer indexes in [low, high), or None if nothing."""
     if not isinstance(value, list):
         return _describe(value)
     seen: set[int] = set()
     for item in value:
         if not (_is_int(item) and low <= item < high):
-            return f"a list holding {_describe(item)}"
+            return Notice("roofline.kind.list_holding", item=_describe(item))
         if item in seen:
-            return f"a list holding {item} twice"
+            return Notice("roofline.kind.list_twice", item=item)
         seen.add(item)
     return None
 
@@ -225,17 +227,20 @@ def _experts(values: Mapping[str, Any]) -> int:
     return values.get("num_local_experts") or values.get("num_experts") or 0
 
 
-def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, str]:
-    """The upper bound of a limit and how to name it; None when the field it names is unset."""
+def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, str | Notice]:
+    """The upper bound of a limit and how to name it (the number, or a ``roofline.bound.*`` message
+    naming the field it comes from); None when the field it names is unset."""
     if not isinstance(limit.high, str):
         return limit.high, f"{limit.high:,}"
     if limit.high == "experts":
-        high, label = _experts(checked), "num_local_experts or num_experts"
+        high, label = _experts(checked), Notice("roofline.field.experts")
     else:
         high, label = checked.get(limit.high), limit.high
     if not high:
         return None, label
-    return high, f"{high - 1:,} ({label} − 1)" if limit.kind == "layers" else f"{high:,} ({label})"
+    if limit.kind == "layers":
+        return high, Notice("roofline.bound.last", last=high - 1, field=label)
+    return high, Notice("roofline.bound.field", high=high, field=label)
 
 
 def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -404,9 +409,10 @@ def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
     return model_from_config(_load_json(data, name), name=name)
 
 
-def _check_range(value: ArrayLike, name: str, low: float, high: float = np.inf,
+def _check_range(value: ArrayLike, name: str | Notice, low: float, high: float = np.inf,
                  low_open: bool = False) -> np.ndarray:
-    """``value`` as a float array, refused unless finite and within the bounds."""
+    """``value`` as a float array, refused unless finite and within the bounds; ``name`` names it in
+    the message (an argument's name, or a ``roofline.name.*`` message for a figure's words)."""
     v = np.asarray(value, dtype=float)
     bad = (v <= low) if low_open else (v < low)
     if not np.all(np.isfinite(v)) or np.any(bad | (v > high)):
@@ -446,8 +452,8 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     if not gpu.complete:
         raise InputError("roofline.gpu_incomplete", gpu=gpu.id)
     # Beyond these, peak · 10¹² overflows towards infinity and a pass would take no time at all.
-    _check_range(gpu.tflops, "peak TFLOPS", 0, MAX_TFLOPS, low_open=True)
-    _check_range(gpu.bandwidth_tb_s, "bandwidth (TB/s)", 0, MAX_BANDWIDTH_TB_S, low_open=True)
+    _check_range(gpu.tflops, Notice("roofline.name.peak_tflops"), 0, MAX_TFLOPS, low_open=True)
+    _check_range(gpu.bandwidth_tb_s, Notice("roofline.name.bandwidth"), 0, MAX_BANDWIDTH_TB_S, low_open=True)
     b = _check_range(batch, "batch", 1)
     n = _check_range(new_tokens, "new_tokens", 1)
     ctx = _check_range(context, "context", 0)

@@ -44,7 +44,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
 
-from .errors import SpecvizError
+from .errors import Notice, SpecvizError
 
 if TYPE_CHECKING:  # the child process does not import pandas
     import pandas as pd
@@ -271,7 +271,8 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     QueryError
         No free slot before the time limit (``sql.busy``), stopped at
         the time limit (``sql.timeout``), out of memory (``sql.memory``), failed in DuckDB
-        (``sql.failed``, message scrubbed of paths) or a result over the byte cap (``sql.too_large``).
+        (``sql.failed``, message scrubbed of paths; ``sql.detail.exit_code`` its detail where the query
+        process ended without one) or a result over the byte cap (``sql.too_large``).
     """
     started = time.monotonic() if started is None else started
     deadline = started + limits.timeout_s
@@ -329,7 +330,7 @@ def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tu
     if not isinstance(header, dict):
         if code < 0:  # ended by a signal: an allocation past the address-space limit aborts
             raise QueryError("sql.memory", bytes=limits.memory_bytes)
-        raise QueryError("sql.failed", detail=f"the query process ended with exit code {code}")
+        raise QueryError("sql.failed", detail=Notice("sql.detail.exit_code", code=code))
     return header, payload
 
 

@@ -38,6 +38,7 @@ iterations accepted zero tokens; the zero-accept share drives p99 latency.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -51,6 +52,7 @@ from .errors import SpecvizError
 __all__ = [
     "StepTimes",
     "LatencySummary",
+    "parse_rates",
     "tokens_per_step",
     "latency",
     "chain_rates",
@@ -184,6 +186,27 @@ def _check_rates(rates: ArrayLike) -> np.ndarray:
             or np.any((r < 0) | (r > 1))):
         raise SpecvizError("simulate.bad_rates", value=_shown(rates), max=MAX_GAMMA)
     return r
+
+
+def parse_rates(text: str) -> tuple[float, ...]:
+    """Conditional per-position acceptance rates as a person types them (the Live page's
+    "given the positions before it" bars): numbers from 0 to 1 with a decimal point, apart by
+    commas, semicolons or spaces ("0.83, 0.84, 0.86").
+
+    Raises
+    ------
+    SpecvizError
+        ``simulate.bad_rates`` if a word is not such a number, or there are none or more than
+        :data:`MAX_GAMMA`.
+    """
+    words = [word for word in re.split(r"[,;\s]+", text.strip()) if word]
+    try:
+        values = [float(word) for word in words]
+    except ValueError:
+        raise SpecvizError("simulate.bad_rates", value=_shown(text), max=MAX_GAMMA) from None
+    if not values:
+        raise SpecvizError("simulate.bad_rates", value=_shown(text), max=MAX_GAMMA)
+    return tuple(float(rate) for rate in _check_rates(values))
 
 
 def _source(alpha: Any, gamma: Any, rates: ArrayLike | None) -> _Source:

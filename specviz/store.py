@@ -336,7 +336,7 @@ def _csv_run_dimensions(source: importers.Source, reading: _CsvReading, path: st
         if found is None or not set(found["run_id"].to_pylist()) >= firsts.keys():
             found = side.sql(query, params=reading.params(path)).to_arrow_table()
     if not set(found["run_id"].to_pylist()) >= firsts.keys():  # never a run without its dimensions
-        raise IngestError("ingest.csv_unreadable", source.name, detail="its rows read differently on a second pass")
+        raise IngestError("ingest.csv_unreadable", source.name, detail=Notice("ingest.detail.rows_differ"))
     return found
 
 
@@ -661,7 +661,7 @@ class Store:
             except OSError as exc:
                 raise StoreError("store.folder", path=str(folder), detail=exc.strerror) from None
             if not os.access(folder, os.W_OK):
-                raise StoreError("store.folder", path=str(folder), detail="not writable")
+                raise StoreError("store.folder", path=str(folder), detail=Notice("store.detail.not_writable"))
         self._check_version(version)
         if version < SCHEMA_VERSION:
             self._migrate()
@@ -1266,7 +1266,8 @@ class Store:
             frame = frame[frame.model == model]
         if frame.empty:
             raise StoreError("store.live_no_windows", source=source, start=start.isoformat(sep=" "),
-                             end=end.isoformat(sep=" "), model=model if model is not None else "any")
+                             end=end.isoformat(sep=" "),
+                             model=model if model is not None else Notice("store.any_model"))
         content_hash = hashlib.sha256("\0".join([LIVE_FORMAT, source, start.isoformat(), end.isoformat(),
                                                  model if model is not None else "\0"]).encode()).hexdigest()
         if self._imported(content_hash):

@@ -6,6 +6,7 @@ import re
 import socket
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, roofline, scenario, settings, spec, workload
 from specviz.i18n import escape_markdown
+from specviz.importers import user_csv
 from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -379,6 +381,16 @@ EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance by w
 
 
 class TestLatencyTab:
+    def test_measured_per_position_rates_drive_the_simulation(self):
+        at = make_app({"view": "Latency"}, latency_rates="0.9, 0.8")
+        said = next(c.value for c in at.caption if c.value.startswith("From the measured rates"))
+        # E = 1 + 0.9 + 0.9 · 0.8 = 2.62: the α with that mean at γ 2 is 0.867.
+        assert "γ 2, 2.62 tokens per step" in said and "is 0.867" in said
+        assert len(at.get("vega_lite_chart")[0].proto.datasets) >= 1 and not at.error
+        at.text_input(key="latency_rates").set_value("0.9, x").run()  # refused; the view goes on from α
+        assert not at.exception and at.error[0].value.startswith("The per-position acceptance rates must be numbers")
+        assert not any(c.value.startswith("From the measured rates") for c in at.caption)
+
     def test_the_coding_assistant_end_to_end_and_its_tail(self):
         at = make_app({"view": "Latency"})
         assert at.selectbox(key="workload").value == "coding_assistant"
@@ -559,9 +571,10 @@ class TestExplorerPage:
         upload(at, ("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n", "text/csv"))
         assert "no recognisable result columns" in at.error[0].value
         options = at.selectbox(key="map_0:mine.csv").options
-        # Only the columns a user may map, the run's dimensions first; never the store's own.
-        assert options[1:4] == ["label", "workload", "engine"] and "output_throughput" in options
-        assert not {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"} & set(options)
+        # Only the columns a user may map, the run's dimensions first, each under its title; never the store's own.
+        assert options[1:4] == ["Label", "Workload", "Engine"] and "Output tokens/s" in options
+        store_own = ("run_id", "source_file", "source_format", "imported_at", "content_hash", "extra")
+        assert not ({*store_own, *(i18n.t(f"col.{c}") for c in store_own)} & set(options))
         at.selectbox(key="map_0:mine.csv").set_value("concurrency")
         at.selectbox(key="map_1:mine.csv").set_value("output_throughput")
         at.button(key="import_mapped:mine.csv").click()
@@ -694,6 +707,15 @@ class TestExplorerPage:
         fitted = make_scenario(**{k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()})
         assert shown(at) == figures(fitted) and scenario.knobs_off_preset(fitted)
 
+    def test_measured_vs_predicted_figures_are_formatted(self):
+        at = explorer_app("Measured vs predicted")
+        config = json.loads(at.dataframe[0].proto.columns)
+        formats = {title: column["type_config"]["format"] for title, column in config.items() if "type_config" in column}
+        assert formats == {"Acceptance length (tokens/step)": "%.2f", "α": "%.3f", "Measured speedup (×)": "%.2f×",
+                           "Predicted speedup (×)": "%.2f×", "Band low": "%.2f×", "Band high": "%.2f×",
+                           "Measured − predicted": "%+.2f"}
+        assert at.dataframe[0].value["Measured speedup (×)"].iloc[0] == pytest.approx(1.800259, abs=1e-6)  # kept
+
     def test_measured_vs_predicted_and_a_fit(self):
         at = explorer_app("Measured vs predicted", target="Llama-3.1-8B")
         assert len(at.get("vega_lite_chart")) == 1
@@ -743,6 +765,13 @@ class TestLivePage:
         verdict = next(m.value for m in at.markdown if "running requests" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
         assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
+        # The measured rates, one click from the tail they give.
+        link = at.get("page_link")[0].proto
+        query = urllib.parse.parse_qs(link.query_string)
+        assert query["view"] == ["latency"] and query["batch"] == [metric(at, "Running requests")]
+        assert query["gamma"] == ["3"] and abs(float(query["alpha"][0]) - float(metric(at, "α (per position)"))) <= 0.0051
+        rates = [float(r) for r in query["latency_rates"][0].split(",")]
+        assert len(rates) == 3 and all(0 < r <= 1 for r in rates)
 
     def test_a_file_path_is_not_read(self):
         at = live_app(live_source="url", live_url="/etc/passwd")
@@ -961,6 +990,26 @@ class TestLanguage:
         assert columns[:2] == [i18n.t("col.study", "vi"), i18n.t("col.source", "vi")]  # not "study", "source"
         assert not {"study", "source", "value", "note", "metric"} & set(columns)
         assert json.loads(published.proto.columns)[i18n.t("col.source", "vi")]["type_config"]["type"] == "link"
+
+    def test_the_explorer_s_mapping_step_and_predicted_table_speak_vietnamese(self):
+        at = explorer_app()
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        upload(at, ("mine.csv", b"conc,tput\n2,150\n4,280\n", "text/csv"))
+        box = at.selectbox(key="map_0:mine.csv")
+        assert box.options == [i18n.t("exp.mapping_ignore", "vi"),
+                               *(i18n.t(f"col.{c}", "vi") for c in user_csv.MAPPABLE_COLUMNS)]
+        assert not set(user_csv.MAPPABLE_COLUMNS) & set(box.options)  # titles, not schema names
+        box.set_value("concurrency")  # the value kept is the schema name
+        at.selectbox(key="map_1:mine.csv").set_value("output_throughput")
+        at.button(key="import_mapped:mine.csv").click()
+        at.run()
+        assert not at.exception and not at.session_state["pending_csv"]
+        assert set(at.dataframe[0].value[i18n.t("col.output_throughput", "vi")].dropna()) >= {150, 280}
+        at.session_state["exp_view"] = i18n.t("exp.tab.predicted", "vi")
+        at.run()
+        config = json.loads(at.dataframe[0].proto.columns)
+        assert config[i18n.t("col.measured_speedup", "vi")]["type_config"]["format"] == "%.2f×"
+        assert config[i18n.t("col.alpha", "vi")]["type_config"]["format"] == "%.3f"
 
     def test_the_live_page_s_charts_speak_vietnamese(self):
         at = live_app()

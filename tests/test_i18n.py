@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from specviz import i18n
+from specviz.errors import Notice, SpecvizError
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "specviz").rglob("*.py"))]
@@ -25,6 +26,7 @@ SAME_IN_VIETNAMESE = {
     "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "col.replica", "chart.alpha", "chart.pass",
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
+    "roofline.bound.field", "roofline.bound.last",
 }
 
 
@@ -128,3 +130,32 @@ class TestPlural:
             "a.csv: csv, 2 runs and 1 per-request row imported."
         assert i18n.t("exp.no_load", runs=1).startswith("1 run has neither")
         assert i18n.t("exp.no_load", runs=3).endswith("a place for them:")
+
+
+class TestMessageValues:
+    """A value that is itself a message (a Notice) is rendered in the same language as the message."""
+
+    def test_t_renders_a_notice_value_in_the_same_language(self):
+        kind = Notice("roofline.kind.list_holding", item=Notice("roofline.kind.object"))
+        english = i18n.t("roofline.layers", "en", field="f", low=0, bound="9", problem=kind)
+        vietnamese = i18n.t("roofline.layers", "vi", field="f", low=0, bound="9", problem=kind)
+        assert english.endswith("got a list holding an object")
+        assert vietnamese.endswith(i18n.t("roofline.kind.list_holding", "vi", item=i18n.t("roofline.kind.object", "vi")))
+        assert "a list holding" not in vietnamese and "an object" not in vietnamese
+
+    def test_md_and_message_escape_the_notice_s_values_not_its_words(self):
+        error = SpecvizError("prometheus.not_api", source="http://x",
+                             detail=Notice("prometheus.detail.result_type", found="*matrix*", expected="vector"))
+        text = i18n.message(error, "vi")
+        assert i18n.t("prometheus.detail.result_type", "vi", found="\\*matrix\\*", expected="vector") in text
+        assert "result type" not in text
+        assert str(error).startswith("http://x: the answer is not Prometheus's HTTP API (result type *matrix*, not vector)")
+        point = SpecvizError("prometheus.not_api", source="x", detail=Notice("prometheus.detail.not_a_point"))
+        assert "(a point is not [time, value])" in i18n.message(point, "en")  # catalogue text, as it is
+
+    def test_a_notice_holding_a_notice_is_stored_as_json(self):
+        notice = Notice("store.live_no_windows", source="s", start="a", end="b", model=Notice("store.any_model"))
+        stored = json.loads(json.dumps(notice.to_json()))
+        assert stored == {"key": "store.live_no_windows",
+                          "params": {"source": "s", "start": "a", "end": "b",
+                                     "model": {"key": "store.any_model", "params": {}}}}

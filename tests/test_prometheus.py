@@ -24,7 +24,7 @@ import pytest
 import requests
 
 from conftest import ARTIFACTS
-from specviz import cli, prom, prometheus, replay, scrape, settings, spec
+from specviz import cli, i18n, prom, prometheus, replay, scrape, settings, spec
 from specviz.errors import SpecvizError
 
 SCRAPE_INTERVAL_S = 1
@@ -338,6 +338,14 @@ def vector(*values: str, result_type: str = "vector") -> str:
         {"metric": {"model_name": "m"}, "value": [1700000000.5, v]} for v in values]}})
 
 
+def says_in_vietnamese(error: SpecvizError, english: str) -> None:
+    """``prometheus.not_api`` in Vietnamese says what the answer lacks in Vietnamese: its detail's
+    English words (``english``) are gone, its Vietnamese ones are there."""
+    detail = error.params["detail"]
+    text = i18n.t(error.key, "vi", **error.params)
+    assert english not in text and i18n.t(detail.key, "vi", **detail.params) in text
+
+
 class TestFakeServers:
     def test_html_page(self):
         with fake(200, "<!doctype html><html><body>Grafana</body></html>", "text/html") as url:
@@ -369,11 +377,30 @@ class TestFakeServers:
          "a time is not a number"),
         ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1]}]}}',
          "a point is not [time, value]"),
+        ("", "empty answer"),
+        ('{"status": "success", "data": {}}', "no result"),
+        ('{"status": "success", "data": {"resultType": "vector", "result": [{"value": [1, "1"]}]}}',
+         "a series has no labels"),
+        ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}',
+         "a series has no value"),
     ])
     def test_answers_that_are_not_the_api(self, body, detail):
         with fake(200, body) as url:
             error = refused(lambda: prometheus.instant_query(url, "up"), "prometheus.not_api")
-        assert error.params["detail"] == detail
+        assert str(error.params["detail"]) == detail
+        says_in_vietnamese(error, detail)
+
+    @pytest.mark.parametrize("body, call, detail", [
+        ('{"status": "success", "data": {"resultType": "matrix", "result": [{"metric": {}, "values": 1}]}}',
+         lambda url: prometheus.range_query(url, "up", 0, 60, 15), "values is not a list"),
+        ('{"status": "success", "data": ["up", 1]}', lambda url: prometheus.metric_names(url, 0, 1),
+         "names are not a list of text"),
+    ])
+    def test_range_and_name_answers_that_are_not_the_api(self, body, call, detail):
+        with fake(200, body) as url:
+            error = refused(lambda: call(url), "prometheus.not_api")
+        assert str(error.params["detail"]) == detail
+        says_in_vietnamese(error, detail)
 
     def test_nan_and_infinite_values_are_left_out_and_counted(self):
         with fake(200, vector("NaN", "+Inf", "-Inf", "1e+03", "0.5")) as url:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from specviz import roofline, settings, spec
+from specviz import i18n, roofline, settings, spec
+from specviz.errors import InputError
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS = roofline.load_gpus(DATA)
@@ -245,6 +246,55 @@ class TestHostileConfigs:
     def test_every_shipped_config_passes_the_checks(self):
         for path in sorted((DATA / "model_configs").glob("*.json")):
             assert roofline.model_from_config(path).params_active > 0, path.name
+
+
+class TestMessagesInVietnamese:
+    """What a config.json field held, the field a bound comes from and a device figure's name are
+    words of the message's language: no English inside a Vietnamese sentence."""
+
+    @staticmethod
+    def vietnamese(error: InputError, english: str) -> str:
+        assert english in str(error)  # the English message keeps its words
+        text = i18n.t(error.key, "vi", **error.params)
+        assert english not in text
+        return text
+
+    @pytest.mark.parametrize("field, value, english, words", [
+        ("num_hidden_layers", {"a": 1}, "an object", i18n.t("roofline.kind.object", "vi")),
+        ("num_hidden_layers", [1], "a list", i18n.t("roofline.kind.list", "vi")),
+        ("model_type", ["llama"], "a list", i18n.t("roofline.kind.list", "vi")),
+        ("num_hidden_layers", 10**40, "a number of more than 40 digits", i18n.t("roofline.kind.long_number", "vi")),
+        ("mlp_only_layers", {"a": 1}, "an object", i18n.t("roofline.kind.object", "vi")),
+        ("mlp_only_layers", [{}], "a list holding an object",
+         i18n.t("roofline.kind.list_holding", "vi", item=i18n.t("roofline.kind.object", "vi"))),
+        ("mlp_only_layers", [48], "a list holding 48", i18n.t("roofline.kind.list_holding", "vi", item=48)),
+        ("mlp_only_layers", [0, 0], "a list holding 0 twice", i18n.t("roofline.kind.list_twice", "vi", item=0)),
+        ("num_experts_per_tok", 129, "num_local_experts or num_experts", i18n.t("roofline.field.experts", "vi")),
+    ])
+    def test_config_fields(self, field, value, english, words):
+        with pytest.raises(InputError) as info:
+            parse({**QWEN3_MOE, field: value})
+        assert words in self.vietnamese(info.value, english)
+
+    def test_a_value_json_cannot_hold(self):
+        with pytest.raises(InputError) as info:
+            roofline.model_from_config({**QWEN3_MOE, "hidden_size": {4096}})
+        assert i18n.t("roofline.kind.python", "vi", type="set") in self.vietnamese(info.value, "a Python set")
+
+    def test_a_missing_field_bounded_by_the_expert_count(self):
+        config = {k: v for k, v in QWEN3_MOE.items() if k != "num_experts_per_tok"}
+        with pytest.raises(InputError) as info:
+            parse(config)
+        assert i18n.t("roofline.field.experts", "vi") in self.vietnamese(info.value, "num_local_experts or num_experts")
+
+    @pytest.mark.parametrize("figures, english, name", [
+        ({"tflops": 1e300}, "peak TFLOPS", "roofline.name.peak_tflops"),
+        ({"bandwidth_tb_s": 1e300}, "bandwidth (TB/s)", "roofline.name.bandwidth"),
+    ])
+    def test_device_figures(self, figures, english, name):
+        with pytest.raises(InputError) as info:
+            roofline.forward_pass(replace(H100, **figures), MODELS["Llama-3.1-8B"], 1, 1)
+        assert self.vietnamese(info.value, english).startswith(i18n.t(name, "vi"))
 
 
 class TestForwardPass:

@@ -8,12 +8,13 @@ import hashlib
 import os
 import re
 import resource
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from specviz import sandbox
+from specviz import i18n, sandbox
 from specviz.sandbox import Limits, QueryError
 from specviz.store import Store
 
@@ -334,3 +335,12 @@ class TestRunQuery:
             loaded.query("SELECT * FROM duckdb_extensions() WHERE install_path <> ''", LIMITS)
         assert not HOST_DETAIL.search(str(exc.value))
         assert sandbox._scrub('Cannot access "/root/.duckdb/extensions/v2"') == 'Cannot access "<path>"'
+
+    def test_a_query_process_that_ends_without_an_answer_is_said_in_the_reader_s_language(self, monkeypatch):
+        monkeypatch.setattr(sandbox, "_child_command", lambda: [sys.executable, "-c", "import sys; sys.exit(3)"])
+        with pytest.raises(QueryError) as exc:
+            sandbox.run_query("SELECT 1", sandbox.Snapshot({}), LIMITS)
+        assert exc.value.key == "sql.failed"
+        assert str(exc.value) == "DuckDB could not run it: the query process ended with exit code 3"
+        vietnamese = i18n.t(exc.value.key, "vi", **exc.value.params)
+        assert "exit code" not in vietnamese and i18n.t("sql.detail.exit_code", "vi", code=3) in vietnamese

@@ -57,6 +57,24 @@ class TestStepTimes:
         refused(lambda: StepTimes.from_step({"plain_s": 0.02}), "simulate.bad_times")
 
 
+class TestParseRates:
+    @pytest.mark.parametrize(("text", "rates"), [
+        ("0.83, 0.84, 0.86", (0.83, 0.84, 0.86)), ("0.9;0.8 0.7", (0.9, 0.8, 0.7)), (" 1 ", (1.0,)),
+        ("0.5,\n0.25", (0.5, 0.25))])
+    def test_numbers_apart_by_commas_semicolons_or_spaces(self, text, rates):
+        assert simulate.parse_rates(text) == rates
+
+    @pytest.mark.parametrize("text", ["", " , ", "0.8, x", "0,8", "1.2", "-0.1", "nan", "0.5 " * 65])
+    def test_anything_else_is_refused(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            simulate.parse_rates(text)
+        assert raised.value.key == "simulate.bad_rates"
+
+    def test_the_rates_give_the_chain_s_tokens_per_step(self):
+        rates = simulate.parse_rates("0.83 0.84 0.86")
+        assert spec.expected_tokens_chain(rates) == pytest.approx(1 + 0.83 + 0.83 * 0.84 + 0.83 * 0.84 * 0.86)
+
+
 class TestTokensPerStep:
     @pytest.mark.parametrize("alpha, gamma", [(0.8, 4), (0.5, 2), (0.3, 8), (0.95, 16), (0.6, 1), (0.999, 5)])
     def test_mean_converges_to_expected_tokens(self, alpha, gamma):

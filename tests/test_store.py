@@ -19,7 +19,7 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from specviz import explorer, importers, prom, store
+from specviz import explorer, i18n, importers, prom, store
 from specviz.errors import SpecvizError
 from specviz.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
 from specviz.store import Store, StoreError
@@ -40,6 +40,13 @@ def db(tmp_path):
 
 def counts(s: Store) -> tuple[int, int, int]:
     return len(s.runs()), len(s.imports()), int(s.request_summary().requests.sum())
+
+
+def in_vietnamese(error: SpecvizError, english: str, key: str) -> bool:
+    """Whether ``error`` says in English the words ``english`` that in Vietnamese are the message
+    ``key``'s (and not the English ones)."""
+    vietnamese = i18n.t(error.key, "vi", **error.params)
+    return english in str(error) and english not in vietnamese and i18n.t(key, "vi") in vietnamese
 
 
 def in_child(tmp_path: Path, work: str, setup: str = "") -> str:
@@ -363,6 +370,19 @@ class TestPerRequestRuns:
         assert counts(db) == (3, 1, 6)
 
 
+    def test_runs_whose_rows_read_differently_are_refused_in_the_reader_s_language(self, tmp_path):
+        """A run the second read does not find (here: no row names it) refuses the file; the reason
+        is said in the message's language."""
+        path = tmp_path / "runs.csv"
+        path.write_bytes(b"run_id\nrun0\n")
+        reading = store._CsvReading(None, [("run_id", "VARCHAR")], 0, b"\n")
+        with importers.Source("runs.csv", path.read_bytes()) as source, pytest.raises(importers.IngestError) as info:
+            store._csv_run_dimensions(source, reading, str(path), f"SELECT DISTINCT run_id FROM {reading.sql}",
+                                      {"run1": 0})
+        assert info.value.key == "ingest.csv_unreadable"
+        assert in_vietnamese(info.value, "its rows read differently on a second pass", "ingest.detail.rows_differ")
+
+
 class TestInterruptedImport:
     def test_a_killed_import_loses_no_earlier_run_and_leaves_no_part(self, tmp_path):
         path = tmp_path / "k.duckdb"
@@ -641,6 +661,12 @@ class TestLiveTables:
             db.save_live_run(SOURCE, start, end, model=model)
         assert info.value.key == "store.live_no_windows" and SOURCE in str(info.value)
         assert db.runs().empty and db.imports().empty
+
+    def test_a_range_without_windows_for_any_model_is_said_in_the_reader_s_language(self, db):
+        recorded(db)
+        with pytest.raises(StoreError) as info:
+            db.save_live_run(SOURCE, 2000, 3000)
+        assert in_vietnamese(info.value, "(model: any)", "store.any_model")
 
     def test_the_console_sees_the_live_tables_as_they_grow(self, db):
         recorded(db, scrapes=SCRAPES[:2])
@@ -1316,6 +1342,13 @@ class TestStoreFiles:
         with pytest.raises(StoreError) as exc:
             Store(tmp_path)
         assert exc.value.key == "store.not_a_file"
+
+    def test_a_folder_that_cannot_be_written_is_said_in_the_reader_s_language(self, tmp_path, monkeypatch):
+        monkeypatch.setattr(store.os, "access", lambda *args, **kwargs: False)  # root may write anywhere
+        with pytest.raises(StoreError) as exc:
+            Store(tmp_path / "new" / "specviz.duckdb")
+        assert exc.value.key == "store.folder"
+        assert in_vietnamese(exc.value, "not writable", "store.detail.not_writable")
 
     @staticmethod
     def files(path: Path) -> tuple[str | None, str | None]:
