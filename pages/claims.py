@@ -85,7 +85,12 @@ show_url_notices(st, lang)
 
 try:
     speedup = claims.parse_claim(text)
-    st.caption(md("claims.read_as", lang, speedup=speedup, text=text))
+    # A batch in the claim's words counts where the field names none.
+    batch = batch if batch is not None else claims.claimed_batch(text)
+    if batch is not None and batch > batch_max:
+        raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
+    st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
+               md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
     alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma)
 except SpecvizError as exc:
     st.error(message(exc, lang))
@@ -106,7 +111,8 @@ row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=t("claims.m.claim
 row.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
            help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
                   gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
-batch_range = lambda low, high: t("claims.none", lang) if math.isnan(high) else f"{low:.0f}–{high:.0f}"
+batch_range = lambda low, high: (t("claims.none", lang) if math.isnan(high) else f"{low:.0f}" if low == high
+                                 else f"{low:.0f}–{high:.0f}")
 row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to),
            help=t("claims.m.batches_help", lang), width="content")
 if alpha is not None:

@@ -50,7 +50,7 @@ from . import calculator, spec, workload
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
-__all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "alpha_from_measurement", "check_claim",
+__all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
            "published_reaching"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
@@ -63,8 +63,15 @@ _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_
 # or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
 # "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
 _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
+                    # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
+                    r"(?:\d{1,6}(?:[.,]\d{1,6})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
                     r"(?P<number>\d{1,6}(?:[.,]\d{1,6})?)\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
+# The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
+# "concurrency 64", "64 concurrent requests", "ở batch 64".
+_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với)\s+)?"
+                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency)\s*[=:]?\s*(?P<batch>\d{1,7})"
+                    r"|\b(?P<concurrent>\d{1,7})\s+concurrent(?:\s+(?:requests|users))?)\b", re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
 
@@ -152,7 +159,9 @@ def parse_claim(text: str) -> float:
     """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
     Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
 
-    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark.
+    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark. A
+    range ("1.5x–2x") claims its upper end. A batch named in the words ("2.5x at batch 64") is
+    :func:`claimed_batch`'s and left out here.
 
     Raises
     ------
@@ -160,7 +169,7 @@ def parse_claim(text: str) -> float:
         ``claims.unreadable`` if the text is not a speedup; ``claims.not_a_speedup`` if it is 1× or
         less (no gain to check) or above 64× (more tokens a step than any draft gives).
     """
-    found = _CLAIM.match(text or "")
+    found = _CLAIM.match(_BATCH.sub(" ", text or ""))
     if not found:
         raise SpecvizError("claims.unreadable", text=(text or "")[:60])
     number = float(found["number"].replace(",", "."))
@@ -168,6 +177,14 @@ def parse_claim(text: str) -> float:
     if not 1.0 < speedup <= _LARGEST_CLAIM:
         raise SpecvizError("claims.not_a_speedup", speedup=speedup, largest=_LARGEST_CLAIM)
     return speedup
+
+
+def claimed_batch(text: str) -> int | None:
+    """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
+    requests"), or None where they name none (or name 0)."""
+    found = _BATCH.search(text or "")
+    batch = int(found["batch"] or found["concurrent"]) if found else 0
+    return batch or None
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:

@@ -25,8 +25,15 @@ class TestParseClaim:
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claims.parse_claim(text) == pytest.approx(speedup)
 
+    @pytest.mark.parametrize("text, speedup", [("2.5x at batch 64", 2.5), ("3x at batch size 256", 3.0),
+                                               ("up to 3x, bs=32", 3.0), ("2x with 64 concurrent requests", 2.0),
+                                               ("1.5x-2x", 2.0), ("1.5 to 2x faster", 2.0), ("1,5–2 lần", 2.0),
+                                               ("lên đến 3 lần ở batch 8", 3.0)])
+    def test_a_batch_or_a_range_in_the_words(self, text, speedup):
+        assert claims.parse_claim(text) == pytest.approx(speedup)
+
     @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
-                                      "9" * 5000 + "x"])
+                                      "9" * 5000 + "x", "at batch 64", "3x at batch", "2x-"])
     def test_words_that_are_not_a_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claims.parse_claim(text)
@@ -37,6 +44,15 @@ class TestParseClaim:
         with pytest.raises(SpecvizError) as raised:
             claims.parse_claim(text)
         assert raised.value.key == "claims.not_a_speedup"
+
+
+class TestClaimedBatch:
+    @pytest.mark.parametrize("text, batch", [("2.5x at batch 64", 64), ("3x at batch size 256", 256),
+                                             ("up to 3x, bs=32", 32), ("2x with 64 concurrent requests", 64),
+                                             ("3x concurrency: 16", 16), ("lên đến 3 lần ở batch 8", 8),
+                                             ("up to 3x", None), ("2.5x at batch 0", None), ("", None)])
+    def test_the_batch_the_words_name(self, text, batch):
+        assert claims.claimed_batch(text) == batch
 
 
 class TestAlphaFromMeasurement:
