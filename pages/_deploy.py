@@ -37,8 +37,9 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
                         format_func=lambda m: t(f"calc.serve.method.{m}", lang), help=t("calc.serve.method_help", lang))
     if method != "draft":
         st.caption(t("calc.serve.method_uncosted", lang))
-    by_load = st.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load",
-                        help=t("calc.serve.by_load_help", lang))
+    # The schedule is the sidebar draft's: a method the step model does not cost keeps γ.
+    by_load = st.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load", disabled=method != "draft",
+                        help=t("calc.serve.by_load_help", lang)) and method == "draft"
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
     off = schedule[schedule["gamma"] == 0]

@@ -22,6 +22,10 @@ gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
 # The views' ids, in tab order: ``?view=<id>`` opens one, and a shared link carries the open one.
 VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve")
+# The controls of a view that a shared link carries besides the scenario (each keeps its value in
+# the URL).
+VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "latency_rates"),
+                 "serve": ("serve_engine", "serve_version", "serve_method")}
 
 
 def at_batch(value: float) -> str:
@@ -138,19 +142,8 @@ if mode == "step":
     st.caption(t("calc.ideal_caption", lang, ideal=ideal))
 open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
                      wanted=st.query_params.get("view"))
-with st.expander(t("calc.share", lang)):
-    # Written from the scenario itself, so the link is what the page computed with; the open view and
-    # the language travel with it.
-    shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
-    shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
-    shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
-    query = urllib.parse.urlencode(shared)
-    page_url = urllib.parse.urlsplit(st.context.url or "")
-    page_url = page_url._replace(path=page_url.path or "/", query="", fragment="").geturl()
-    st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
-    st.caption(t("calc.share_help", lang))
-    if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):
-        st.warning(t("calc.share_custom", lang))
+# Filled at the end of the run, once the open view's own controls have put their values in the URL.
+share_box = st.expander(t("calc.share", lang))
 
 if mode == "step":
     crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
@@ -219,6 +212,23 @@ def show_roofline() -> None:
     st.caption(t("calc.roofline_caption", lang))
 
 
+def show_share_link() -> None:
+    """The link to this scenario: written from the scenario itself, so the link is what the page
+    computed with; the open view, its own controls (as the URL holds them) and the language travel
+    with it."""
+    shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
+    shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
+    shared |= {key: st.query_params[key] for key in VIEW_CONTROLS.get(open_view, ()) if key in st.query_params}
+    shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
+    query = urllib.parse.urlencode(shared)
+    page_url = urllib.parse.urlsplit(st.context.url or "")
+    page_url = page_url._replace(path=page_url.path or "/", query="", fragment="").geturl()
+    st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
+    st.caption(t("calc.share_help", lang))
+    if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):
+        st.warning(t("calc.share_custom", lang))
+
+
 # Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
 VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
          "gamma": (show_gamma, False), "roofline": (show_roofline, True),
@@ -235,3 +245,5 @@ for tab, view in zip(tabs, VIEW_IDS):
                 st.info(t("calc.needs_step", lang))
             else:
                 show()
+with share_box:
+    show_share_link()

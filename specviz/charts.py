@@ -21,24 +21,28 @@ __all__ = ["claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch",
 _BREAK_EVEN = pd.DataFrame({"y": [1.0]})
 
 
-def _labelled_rule(data: pd.DataFrame, field: str, label: str, colour: str, **mark: Any) -> list[alt.Chart]:
+def _labelled_rule(data: pd.DataFrame, field: str, label: str, colour: str, axis_title: str,
+                   **mark: Any) -> list[alt.Chart]:
     """A horizontal rule at ``data[field]`` and ``label`` at its left end, as two layers (a rule has
-    no legend entry: the colour alone would not say what it is)."""
-    base = alt.Chart(data).encode(y=alt.Y(f"{field}:Q", title=label))
+    no legend entry: the colour alone would not say what it is), on the y axis titled ``axis_title``.
+
+    Layers that share an axis join their titles ("Speedup (×), Break-even"), and one without a
+    title or an axis takes the shared axis's away: the rule repeats the chart's own title."""
+    base = alt.Chart(data).encode(y=alt.Y(f"{field}:Q", title=axis_title))
     return [base.mark_rule(color=colour, **mark).encode(tooltip=[alt.Tooltip(f"{field}:Q", title=label, format=".2f")]),
             base.mark_text(align="left", baseline="bottom", dx=4, dy=-3, color=colour).encode(
                 x=alt.XValue(0), text=alt.TextValue(label))]
 
 
-def _claim_rule(claim: float, lang: str) -> list[alt.Chart]:
+def _claim_rule(claim: float, lang: str, axis_title: str) -> list[alt.Chart]:
     """A claimed speedup as a red horizontal rule, labelled."""
     return _labelled_rule(pd.DataFrame({"claim": [claim]}), "claim", f"{t('chart.claim', lang)} {claim:.2f}×",
-                          "#d62728", strokeWidth=2)
+                          "#d62728", axis_title, strokeWidth=2)
 
 
-def _break_even_rule(lang: str) -> list[alt.Chart]:
+def _break_even_rule(lang: str, axis_title: str) -> list[alt.Chart]:
     """The speedup of 1 (no gain) as a dashed rule, labelled."""
-    return _labelled_rule(_BREAK_EVEN, "y", t("chart.break_even", lang), "black", strokeDash=[4, 4])
+    return _labelled_rule(_BREAK_EVEN, "y", t("chart.break_even", lang), "black", axis_title, strokeDash=[4, 4])
 
 
 def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en",
@@ -66,7 +70,7 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
         color=alt.Color("alpha:N", title=alpha_title),
         tooltip=[alt.Tooltip("alpha:N", title=alpha_title),
                  alt.Tooltip("crossover_batch:Q", title=t("chart.crossover", lang))])
-    layers = [lines, *_break_even_rule(lang), marks]
+    layers = [lines, *_break_even_rule(lang, t("chart.speedup", lang)), marks]
     if band is not None:
         band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
         area = alt.Chart(band).mark_area(opacity=0.2, color="gray").encode(
@@ -106,7 +110,7 @@ def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> 
                  alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                  alt.Tooltip("expected_tokens:Q", title=t("chart.expected_tokens", lang), format=".3f"),
                  alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")])
-    return alt.layer(bars, *_break_even_rule(lang)).properties(height=300)
+    return alt.layer(bars, *_break_even_rule(lang, t("chart.speedup", lang))).properties(height=300)
 
 
 def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -221,7 +225,8 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
-    return alt.layer(lines, *_break_even_rule(lang), marks).properties(autosize=_FIT_WIDTH, height=320)
+    return alt.layer(lines, *_break_even_rule(lang, t("col.measured_speedup", lang)), marks).properties(
+        autosize=_FIT_WIDTH, height=320)
 
 
 # The figures of acceptance_by_workload, each a bar panel with its axis format.
@@ -296,7 +301,8 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
-    layers = [mine, pub, *_break_even_rule(lang), *([] if claim is None else _claim_rule(claim, lang))]
+    measured = t("col.measured_speedup", lang)
+    layers = [mine, pub, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
     return alt.layer(*layers).properties(autosize=_FIT_WIDTH, height=320)
 
 
@@ -367,7 +373,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
                 tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
-    return alt.layer(*layers, *_break_even_rule(lang), *_claim_rule(claim, lang)).properties(autosize=_FIT_WIDTH,
+    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup)).properties(autosize=_FIT_WIDTH,
                                                                                           height=320)
 
 

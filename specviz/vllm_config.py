@@ -79,6 +79,8 @@ _OLD_FLAG_METHODS = {"ngram", "draft_model", "eagle", "medusa", "mlp_speculator"
 _NO_MODEL = {"ngram", "mtp", "suffix"}
 # The scenario's draft kinds as engines name them.
 _VLLM_METHOD = {"model": "draft_model", "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram"}
+# What a placeholder calls a draft that only the user can name (a command's text: English).
+_HEAD_NAMES = {"eagle": "EAGLE head", "eagle3": "EAGLE-3 head", "medusa": "Medusa heads", "mlp_speculator": "MLP speculator"}
 # How a command drafts: the scenario's draft (the one the step model's figures are for), or a
 # method the step model does not cost: the target's MTP layers, suffix decoding, Medusa heads or
 # an MLP speculator.
@@ -205,7 +207,8 @@ def _repo(model_source: str, fallback: str) -> str:
     return found[1] if found else fallback
 
 
-def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice]) -> str | None:
+def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice],
+                engine: str) -> str | None:
     """The draft to name in a command for vLLM's ``method``: the user's, a draft model's own id, or
     None (a method without a model); a placeholder, with a problem noted, where nothing names it.
 
@@ -213,18 +216,20 @@ def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problem
     ------
     SpecvizError
         ``command.bad_draft`` if ``draft_repo`` is not a Hugging Face id or a path (letters,
-        digits, ``_ . - /`` and ``~``, at most 200 characters).
+        digits, ``_ . - /`` and ``~``, at most 200 characters); a Hugging Face URL gives its id.
     """
     if method in _NO_MODEL:
         return None
+    if draft_repo and (pasted := _HF_REPO.fullmatch(draft_repo.rstrip("/"))):
+        draft_repo = pasted[1]
     if draft_repo:
         if not _DRAFT_REPO.fullmatch(draft_repo):
             raise SpecvizError("command.bad_draft", text=draft_repo[:60])
         return draft_repo
     if method == "draft_model" and (found := _HF_REPO.search(scenario.draft.model.source or "")):
         return found[1]
-    name = scenario.draft.model.name if method == "draft_model" else f"{method.upper()} head for {scenario.target.name}"
-    problems.append(Notice("command.name_the_draft", draft=name))
+    name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[method]} for {scenario.target.name}"
+    problems.append(Notice("command.name_the_draft", draft=name, engine=engine))
     return f"<{name}>"
 
 
@@ -292,7 +297,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         notices.append(Notice("command.mtp_layers", target=scenario.target.name))
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
-    draft = _draft_name(scenario, method, draft_repo, problems)
+    draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
     argv = ["vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
@@ -359,7 +364,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     if scenario.tp > 1:
         argv += ["--tp", str(scenario.tp)]
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
-    draft = _draft_name(scenario, method, draft_repo, problems)
+    draft = _draft_name(scenario, method, draft_repo, problems, "SGLang")
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
     files = {}

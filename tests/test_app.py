@@ -462,6 +462,19 @@ class TestServeTab:
         assert at.code[-1].value.startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 ")
         assert "--speculative-algorithm STANDALONE" in at.code[-1].value
 
+    def test_the_link_carries_the_open_view_s_controls(self):
+        at = make_app({"view": "Deploy"})
+        at.selectbox(key="serve_version").set_value("0.9.2").run()
+        at.selectbox(key="serve_method").set_value("suffix").run()
+        link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
+        assert link["view"] == ["serve"] and link["serve_version"] == ["0.9.2"] and link["serve_method"] == ["suffix"]
+        at = make_app({"view": "Latency"})
+        at.selectbox(key="workload").set_value("summarisation").run()
+        link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
+        assert link["workload"] == ["summarisation"] and "serve_method" not in link
+        opened = make_app({"view": "Latency"}, **{k: v[0] for k, v in link.items()})
+        assert opened.number_input(key="input_tokens").value == 16000  # the workload travelled
+
     def test_a_method_the_step_model_does_not_cost(self):
         at = make_app({"view": "Deploy"})
         at.selectbox(key="serve_method").set_value("suffix").run()
@@ -873,7 +886,7 @@ class TestClaimsPage:
         said = "\n".join(m.value for m in at.markdown)
         assert "With every draft token accepted (α = 1) the most this setting gives is" in said
         assert "measure it (the Live page reads it from your vLLM)" in said
-        assert metric(at, "Claimed") == "2.50×" and metric(at, "Batches where it can hold") == "64–64"
+        assert metric(at, "Claimed") == "2.50×" and metric(at, "Batches where it can hold") == "64"
         required = at.dataframe[0].value
         assert list(required["γ"]) == list(range(1, settings.get("SPECVIZ_GAMMA_MAX") + 1))
         assert len(at.get("vega_lite_chart")) == 2  # against batch, beside published and yours
@@ -923,6 +936,13 @@ class TestClaimsPage:
             "NVIDIA A100 SXM 80GB")
         assert at.text_input(key="claim").value == "2x" and at.number_input(key="claim_batch").value == 16
 
+    def test_a_batch_in_the_claim_s_words(self):
+        at = claims_app(claim="2.5x at batch 64")
+        assert any(c.value.startswith("Read as 2.50× at batch 64") for c in at.caption)
+        assert metric(at, "Batches where it can hold") == "64" and not at.error
+        at.text_input(key="claim").set_value("2.5x at batch 999999").run()
+        assert not at.exception and "beyond the largest the page models" in at.error[0].value
+
     def test_how_the_claim_was_read_and_the_chart_at_a_named_batch(self):
         at = claims_app(claim="250% faster", claim_batch=64, claim_measure="acceptance_rate", claim_value=0.6)
         assert any(c.value.startswith("Read as 3.50×") for c in at.caption)
@@ -930,7 +950,7 @@ class TestClaimsPage:
         rows = [pa.ipc.open_stream(data.data.data).read_all().num_rows for data in chart.proto.datasets]
         grid = len(set(calculator.batch_grid(settings.get("SPECVIZ_BATCH_MAX"))) | {64})
         assert rows[:2] == [grid, grid]  # α = 1 and your α, drawn over the whole batch grid, not one point
-        assert metric(at, "Batches where it can hold") == "64–64" and metric(at, "…at your acceptance") == "none"
+        assert metric(at, "Batches where it can hold") == "64" and metric(at, "…at your acceptance") == "none"
 
 
     def test_tables_format_their_figures_and_show_a_dash_where_out_of_reach(self):

@@ -207,6 +207,15 @@ class TestEveryBuilder:
         assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_FIGURES"}
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
+    def test_layers_on_one_axis_share_one_title(self, name):
+        # Vega-Lite joins the titles of layers that share an axis: a labelled rule titled with its
+        # label read "Speedup (×), Break-even, Claim 3.00×" in Chromium.
+        for view in views(EVERY_CHART[name]().to_dict()):
+            for channel in ("x", "y"):
+                titles = {e[channel]["title"] for e in view if channel in e and e[channel].get("title") is not None}
+                assert len(titles) <= 1, (channel, titles)
+
+    @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_every_axis_legend_and_tooltip_is_titled(self, name):
         """Untitled, Vega-Lite names a channel by its data field ("series", "kind", "value"): English
         and raw in every language. A layer may leave an axis to another layer that titles it."""

@@ -126,7 +126,7 @@ class TestVllmCommand:
         command = vllm_config.vllm_command(eagle3, "0.11.0", 4, draft_repo="org/eagle3-head")
         assert config_of(command)["model"] == "org/eagle3-head" and not command.notices
         unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
-        assert config_of(unnamed)["model"].startswith("<EAGLE3 head")
+        assert config_of(unnamed)["model"].startswith("<EAGLE-3 head for Qwen3-32B")
         assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
         refused = vllm_config.vllm_command(SCENARIO, "0.11.0", 4)
         assert [p.key for p in refused.problems] == ["command.draft_model_unsupported"]
@@ -142,8 +142,11 @@ class TestVllmCommand:
         medusa = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa", draft_repo="org/medusa-heads")
         assert config_of(medusa) == {"method": "medusa", "model": "org/medusa-heads", "num_speculative_tokens": 3}
         unnamed = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="mlp_speculator")
-        assert config_of(unnamed)["model"] == "<MLP_SPECULATOR head for Qwen3-32B>"
-        assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
+        assert config_of(unnamed)["model"] == "<MLP speculator for Qwen3-32B>"
+        assert [(p.key, p.params["engine"]) for p in unnamed.problems] == [("command.name_the_draft", "vLLM")]
+        pasted = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa",
+                                          draft_repo="https://huggingface.co/org/medusa-heads/")
+        assert config_of(pasted)["model"] == "org/medusa-heads"  # a Hugging Face URL gives its id
         # A self-speculative scenario can still be served with a method that names its own draft.
         self_draft = replace(SCENARIO, draft=step.Draft("self", kv_budget=512))
         assert config_of(vllm_config.vllm_command(self_draft, "0.24.0", 2, method="mtp"))["method"] == "mtp"
@@ -222,3 +225,8 @@ class TestSglangCommand:
         with pytest.raises(SpecvizError) as raised:
             vllm_config.sglang_command(SCENARIO, 2, method=method)
         assert raised.value.key == "command.not_in_engine" and raised.value.params["engine"] == "SGLang"
+
+    def test_a_draft_to_name_names_sglang(self):
+        command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle3")), 4)
+        assert [(p.key, p.params["engine"]) for p in command.problems] == [("command.name_the_draft", "SGLang")]
+        assert "<EAGLE-3 head for Qwen3-32B>" in command.argv
