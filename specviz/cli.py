@@ -1,5 +1,8 @@
-"""Command line: ``python -m specviz speedup|roofline|calc|model-from-config|presets|fit|ingest|runs|query|
-metrics|record``.
+"""Command line: ``python -m specviz speedup|roofline|calc|claim|serve|model-from-config|presets|fit|ingest|
+runs|query|metrics|record|prometheus``.
+
+``claim`` checks a claimed speedup on the scenario of a calculator link (:func:`claim_row`, the Claims
+page's check); ``serve`` writes the vLLM or SGLang command for it (:func:`serve_row`, the Deploy view's).
 
 Every subcommand prints rows as JSON, CSV or a Markdown table. Errors exit 2 with one line on
 stderr, never a traceback.
@@ -23,6 +26,7 @@ import io
 import itertools
 import json
 import math
+import re
 import stat
 import sys
 import time
@@ -36,8 +40,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import (calculator, calibration, export, i18n, importers, prom, prometheus, recorder, roofline, scenario,
-               scrape, settings, spec, step)
+from . import (calculator, calibration, claims, export, i18n, importers, prom, prometheus, recorder, roofline,
+               scenario, scrape, settings, spec, step, vllm_config)
 from .errors import SpecvizError
 from .store import Store
 
@@ -548,6 +552,28 @@ def _build_parser() -> _Parser:
                                                        "calculator URL; empty: the default scenario")
     p.add_argument("--format", **fmt)
 
+    p = sub.add_parser("claim", help="check a claimed speedup (\"up to 3x\", \"2.5x at batch 64\") on the scenario "
+                                     "of a calculator link, as the Claims page does")
+    p.add_argument("text", help="the claim as it was written")
+    p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
+    p.add_argument("--batch", type=_count, help="the batch it was claimed at (default: the one its words name, "
+                                                 "else any)")
+    p.add_argument("--gamma", type=_count, help="the draft length it was claimed at (default: the best)")
+    p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")
+    p.add_argument("--value", type=float, help="the acceptance measured on your traffic")
+    p.add_argument("--measured-gamma", type=_count, default=4, help="the γ it was measured at (default 4)")
+
+    p = sub.add_parser("serve", help="the vLLM or SGLang command for the scenario of a calculator link, as the "
+                                     "Deploy view writes it")
+    p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
+    p.add_argument("--engine", choices=("vllm", "sglang"), default="vllm")
+    p.add_argument("--version", choices=vllm_config.VLLM_VERSIONS, help="the vLLM release (default: the newest "
+                                                                        "checked)")
+    p.add_argument("--method", choices=vllm_config.METHODS, default="draft",
+                   help="how to draft (default: the scenario's draft)")
+    p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")
+    p.add_argument("--one-length", action="store_true", help="one draft length (the link's γ), not one per batch size")
+
     p = sub.add_parser("model-from-config", help="exact parameter counts from a config.json")
     p.add_argument("file", type=Path)
     p.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per KV element (2 for BF16)")
@@ -743,15 +769,22 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
     return json.dumps(report, indent=2), 0
 
 
-def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
-    """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
-    as the page shows them; a value the page would refuse is an error here, not a silent default."""
+def _linked_scenario(link: str, presets: scenario.Presets) -> scenario.Scenario:
+    """The scenario a calculator link (or its query) describes; a value the page would refuse is an
+    error here, not a silent default."""
     query = urllib.parse.urlsplit(link).query if "?" in link else link
     params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
     chosen, refused = scenario.from_query_params(params, presets)
     if refused:
         raise UsageError("the link sets " + ", ".join(f"{name}={text!r}" for name, text in refused)
                          + ", which the calculator does not take (unknown id, or a value out of range)")
+    return chosen
+
+
+def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
+    """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
+    as the page shows them."""
+    chosen = _linked_scenario(link, presets)
     point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)
     here = {key: _plain(float(value)) if value.dtype.kind == "f" else str(value)
             for key, value in calculator.evaluate_scenario(chosen, *point).items()}
@@ -764,6 +797,60 @@ def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
                 "ideal_speedup": float(calculator.evaluate_scenario(chosen.ideal(), *point)["speedup"]),
                 "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()}}
     return row
+
+
+def _words(notice: Any) -> str:
+    """A notice in plain English for a terminal: the page's Markdown (bold, escapes) taken out."""
+    return re.sub(r"\\(.)", r"\1", i18n.message(notice)).replace("**", "")
+
+
+def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
+              gamma: int | None = None, measure: str | None = None, value: float | None = None,
+              measured_gamma: int = 4) -> dict[str, Any]:
+    """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64") on the scenario of a
+    calculator link: the verdict, its headline, reasons and conditions in words, the best setting,
+    the batches where it can hold, and the α each γ needs."""
+    speedup = claims.parse_claim(text)
+    batch = batch if batch is not None else claims.claimed_batch(text)
+    alpha = None if measure is None else claims.alpha_from_measurement(measure, value, measured_gamma)
+    chosen = _linked_scenario(link, presets)
+    check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
+                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
+    batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
+    return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
+            "headline": _words(check.headline), "reasons": [_words(n) for n in check.reasons],
+            "conditions": [_words(n) for n in check.conditions], "best": {k: _plain(v) for k, v in check.best.items()},
+            "holds_at_batches": batches(check.holds_from, check.holds_up_to),
+            "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
+            "required": _frame_rows(check.required)}
+
+
+def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", version: str | None = None,
+              method: str = "draft", draft: str | None = None, by_load: bool = True) -> dict[str, Any]:
+    """The Deploy view's command for the scenario of a calculator link: by load, the best γ for every
+    batch size written where the engine takes it (else the best γ at the link's batch), and the
+    batch from which to stop; otherwise the link's γ. Its notices and problems in words."""
+    chosen = _linked_scenario(link, presets)
+    batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
+    schedule = vllm_config.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
+    by_load = by_load and method == "draft"  # the schedule is the scenario's draft's
+    here = schedule[(schedule["first"] <= chosen.batch) & (schedule["last"] >= chosen.batch)]["gamma"].iloc[0]
+    length = max(1, int(here)) if by_load else chosen.gamma
+    off = schedule[schedule["gamma"] == 0]
+    if engine == "vllm":
+        command = vllm_config.vllm_command(chosen, version or vllm_config.VLLM_VERSIONS[-1], length,
+                                           schedule=schedule if by_load else None,
+                                           off_from=int(off["first"].iloc[0]) if len(off) else None,
+                                           draft_repo=draft, method=method)
+    else:
+        command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
+                                             draft_repo=draft, method=method)
+    return {"engine": engine, "version": version if engine == "vllm" else None, "command": command.line,
+            "files": command.files, "problems": [_words(n) for n in command.problems],
+            "notices": [_words(n) for n in command.notices],
+            "advice": [_words(n) for n in vllm_config.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
+                                                            schedule)]}
 
 
 def _open_store(path: Path | None) -> Store:
@@ -852,6 +939,16 @@ def _run(args: argparse.Namespace) -> str:
         if args.format == "json":
             return json.dumps(row, indent=2)
         return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format)
+    if args.command == "claim":
+        if (args.measure is None) != (args.value is None):
+            raise UsageError("--measure and --value go together")
+        return json.dumps(claim_row(args.text, args.link, scenario.load_presets(data_dir), batch=args.batch,
+                                    gamma=args.gamma, measure=args.measure, value=args.value,
+                                    measured_gamma=args.measured_gamma), indent=2, ensure_ascii=False)
+    if args.command == "serve":
+        return json.dumps(serve_row(args.link, scenario.load_presets(data_dir), engine=args.engine,
+                                    version=args.version, method=args.method, draft=args.draft,
+                                    by_load=not args.one_length), indent=2, ensure_ascii=False)
     if args.command == "model-from-config":
         model = _config_model(args.file)
         row = {"params_total": model.params_total, "params_active": model.params_active,

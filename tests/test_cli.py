@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, cli, scenario
+from specviz import calculator, claims, cli, scenario, settings
 from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -346,7 +346,7 @@ class TestStoreCommands:
 
 # --- fit --------------------------------------------------------------------------------------
 
-from specviz import roofline, settings, step  # noqa: E402
+from specviz import roofline, step  # noqa: E402
 
 FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
 FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), roofline.load_models(FIT_DATA)
@@ -576,6 +576,45 @@ class TestFitCommand:
         assert failed.returncode == 2 and failed.stdout == "" and "Traceback" not in failed.stderr
         assert failed.stderr == (f"specviz: error: {bad}: series 'draft-model' has 1 row (row 3); "
                                  "a fit needs 2 rows or more\n")
+
+
+class TestClaimCommand:
+    def test_the_page_s_check_of_a_claim_with_its_batch(self, capsys):
+        code, out, _ = run(capsys, "claim", "2.5x at batch 64")
+        row = json.loads(out)
+        check = claims.check_claim(make_scenario(), claims.Claim(2.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
+                                   settings.get("SPECVIZ_BATCH_MAX"))
+        assert code == 0 and (row["claim"], row["batch"], row["verdict"]) == (2.5, 64, check.verdict)
+        assert row["headline"].startswith("Conditional: 2.50× on NVIDIA H100 SXM for Qwen3-32B")  # no Markdown
+        assert row["holds_at_batches"] == [64, 64] and len(row["required"]) == len(check.required)
+
+    def test_a_measured_acceptance_and_a_refusal(self, capsys):
+        _, out, _ = run(capsys, "claim", "up to 3x", "engine=sglang", "--measure", "alpha", "--value", "0.6")
+        assert json.loads(out)["alpha"] == 0.6 and json.loads(out)["engine"] == "sglang"
+        code, out, err = run(capsys, "claim", "100x")
+        assert code == 2 and not out and "beyond what speculative decoding can give" in err
+        code, _, err = run(capsys, "claim", "3x", "--measure", "alpha")
+        assert code == 2 and "--measure and --value go together" in err
+
+
+class TestServeCommand:
+    def test_the_deploy_view_s_command(self, capsys):
+        code, out, _ = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
+        row = json.loads(out)
+        assert code == 0 and row["command"].startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 ")
+        assert "disable_by_batch_size" not in row["command"]
+        assert any("accepts disable_by_batch_size but ignores it" in n for n in row["notices"])
+        assert any("refuses a separate draft model" in p for p in row["problems"])
+
+    def test_sglang_and_a_method(self, capsys):
+        _, out, _ = run(capsys, "serve", "draft=eagle3", "--engine", "sglang", "--draft", "org/head")
+        row = json.loads(out)
+        assert "--speculative-algorithm EAGLE3" in row["command"] and "adaptive_tiers.json" in row["files"]
+        _, out, _ = run(capsys, "serve", "--method", "suffix", "--version", "0.24.0")
+        assert '"method": "suffix"' in json.loads(out)["command"]  # one length: the schedule is the draft's
+        assert "per_batch_size" not in json.loads(out)["command"]
+        code, _, err = run(capsys, "serve", "--engine", "sglang", "--method", "medusa")
+        assert code == 2 and "SGLang has no medusa drafting" in err
 
 
 class TestCalcCommand:
