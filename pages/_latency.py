@@ -89,7 +89,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     row.metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
                help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
     st.caption(t("calc.latency.context", lang, context=n_in + n_out / 2, decode=whole["decode_speedup"]))
-    if whole["prompt_heavy"]:
+    if whole["prompt_heavy"] and n_out > 1:  # with no token to decode, the note below says all there is
         st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
                      decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))
     if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate

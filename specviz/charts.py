@@ -308,6 +308,10 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
 
 # The live figures drawn over time, each in its own chart (their scales differ).
 LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_requests", "generation_throughput")
+# Each figure's axis labels (d3 formats; "~" drops trailing zeros): with one window, Vega-Lite would
+# otherwise label the axis to six decimals.
+_LIVE_FORMATS = {"acceptance_rate": ".3~f", "alpha_iid": ".3~f", "acceptance_length": ".2~f",
+                 "running_requests": ".1~f", "generation_throughput": ",.0f"}
 
 
 def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.Chart:
@@ -323,7 +327,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
-        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False)),
+        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False), axis=alt.Axis(format=_LIVE_FORMATS[figure])),
         color=alt.Color("model:N", legend=legend),
         tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
                  alt.Tooltip("model:N", title=t("col.model", lang)),

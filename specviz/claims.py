@@ -167,15 +167,18 @@ def parse_claim(text: str) -> float:
     ------
     SpecvizError
         ``claims.unreadable`` if the text is not a speedup; ``claims.not_a_speedup`` if it is 1× or
-        less (no gain to check) or above 64× (more tokens a step than any draft gives).
+        less (no gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft
+        gives).
     """
     found = _CLAIM.match(_BATCH.sub(" ", text or ""))
     if not found:
         raise SpecvizError("claims.unreadable", text=(text or "")[:60])
     number = float(found["number"].replace(",", "."))
     speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
-    if not 1.0 < speedup <= _LARGEST_CLAIM:
-        raise SpecvizError("claims.not_a_speedup", speedup=speedup, largest=_LARGEST_CLAIM)
+    if speedup <= 1.0:
+        raise SpecvizError("claims.not_a_speedup", speedup=speedup)
+    if speedup > _LARGEST_CLAIM:
+        raise SpecvizError("claims.too_large", speedup=speedup, largest=_LARGEST_CLAIM)
     return speedup
 
 

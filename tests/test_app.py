@@ -775,7 +775,7 @@ class TestLivePage:
         rate, alpha = float(metric(at, "vLLM acceptance rate")), float(metric(at, "α (per position)"))
         length = float(metric(at, "Acceptance length"))
         assert 0 < rate < alpha < 1 and 1 < length <= 4  # vLLM's rate and α named apart, and not equal
-        verdict = next(m.value for m in at.markdown if "running requests" in m.value)
+        verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
         assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
         # The measured rates, one click from the tail they give.

@@ -255,6 +255,10 @@ class TestLiveOverTime:
         spec = charts.live_over_time(LIVE, "alpha_iid").to_dict()
         assert spec["autosize"]["type"] == "fit-x" and spec["height"] == 160
 
+    @pytest.mark.parametrize("figure", charts.LIVE_FIGURES)
+    def test_each_figure_labels_its_axis_in_its_own_format(self, figure):
+        assert charts.live_over_time(LIVE, figure).to_dict()["encoding"]["y"]["axis"]["format"]
+
     def test_a_legend_only_when_models_are_told_apart(self):
         one = charts.live_over_time(LIVE, "alpha_iid").to_dict()
         two = charts.live_over_time(LIVE.assign(model=["a", "b", "b"]), "alpha_iid").to_dict()

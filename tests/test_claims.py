@@ -39,11 +39,13 @@ class TestParseClaim:
             claims.parse_claim(text)
         assert raised.value.key == "claims.unreadable"
 
-    @pytest.mark.parametrize("text", ["1x", "0.8x", "65x", "0% faster"])
-    def test_no_gain_or_more_than_any_draft_gives(self, text):
+    @pytest.mark.parametrize("text, key", [("1x", "claims.not_a_speedup"), ("0.8x", "claims.not_a_speedup"),
+                                           ("0% faster", "claims.not_a_speedup"), ("65x", "claims.too_large"),
+                                           ("100x", "claims.too_large")])
+    def test_no_gain_or_more_than_any_draft_gives(self, text, key):
         with pytest.raises(SpecvizError) as raised:
             claims.parse_claim(text)
-        assert raised.value.key == "claims.not_a_speedup"
+        assert raised.value.key == key
 
 
 class TestClaimedBatch:
