@@ -109,6 +109,16 @@ def scenario_sidebar(lang: str) -> None:
         draft_id=draft_id, precision=precision, tp=tp, gpu_figures=gpu_figures)
 
 
+def keep_language() -> None:
+    """Put the language just chosen in the URL before the rerun (the selectbox's callback).
+
+    With a ``pages/`` folder beside app.py, Streamlit 1.67 can take the first rerun of a session on
+    the default page for a change of page and reset its widgets: the selectbox would fall back to
+    the URL's language (Chromium: the choice of Vietnamese was lost). From the URL it comes back.
+    """
+    st.query_params["lang"] = st.session_state["lang"]
+
+
 def language() -> str:
     """The interface's language for this browser session: chosen in the sidebar and kept in the URL
     (``?lang=vi``), ``SPECVIZ_LANG`` until then. The pages read it from ``st.session_state["lang"]``,
@@ -116,7 +126,8 @@ def language() -> str:
     default = settings.get("SPECVIZ_LANG")
     default = default if default in i18n.LANGUAGES else "en"
     return url_choice(st.sidebar.selectbox, t("side.language", st.session_state.get("lang", default)),
-                      list(i18n.LANGUAGES), "lang", format_func=i18n.LANGUAGES.get, default=default)
+                      list(i18n.LANGUAGES), "lang", format_func=i18n.LANGUAGES.get, default=default,
+                      on_change=keep_language)
 
 
 def main() -> None:

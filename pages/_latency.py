@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._shared import url_choice, url_widget
+from pages._shared import url_choice, url_widget, workload_name
 from specviz import charts, scenario, settings, simulate, spec, step, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
@@ -50,8 +50,8 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     per step, the latency percentiles and the sweep of zero-accept shares."""
     workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
     col_w, col_in, col_out = st.columns(3)
-    preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload",
-                        format_func=lambda w: t("calc.workload.custom", lang) if w == "custom" else workloads[w].name,
+    name = lambda w: t("calc.workload.custom", lang) if w == "custom" else workload_name(workloads[w], lang)
+    preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload", format_func=name,
                         default=DEFAULT_WORKLOAD, on_change=pick_workload, help=t("calc.workload_help", lang))
     default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
     context_max = settings.get("SPECVIZ_CONTEXT_MAX")

@@ -989,6 +989,11 @@ class TestLanguage:
         assert not at.exception and at.session_state["exp_view"] == i18n.t("exp.tab.published", "vi")
         assert at.tabs[5].label == i18n.t("exp.tab.published", "vi")
 
+    def test_workload_presets_are_named_in_the_session_s_language(self):
+        at = make_app({"view": "Latency"}, lang="vi")
+        box = at.selectbox(key="workload")
+        assert box.value == "coding_assistant" and "Trợ lý lập trình" in box.options
+
     def test_a_link_opens_in_its_language_and_errors_speak_it(self):
         at = make_app({"target_config_text": "{broken"}, lang="vi", target="custom")
         assert at.sidebar.selectbox(key="lang").value == "vi"

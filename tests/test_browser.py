@@ -250,3 +250,12 @@ class TestNavigationInChromium:
             "vLLM's acceptance rate (accepted/drafted)", timeout=TIMEOUT)
         expect(page.get_by_role("textbox", name="Claimed speedup")).to_have_value("2x", timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
+
+    def test_the_language_chosen_first_on_the_default_page_takes(self, page: Page, app_url: str):
+        # A session's first rerun on the default page reset the selectbox to the URL's language.
+        wait_for_app(page, f"{app_url}/?view=latency&workload=summarisation")
+        page.get_by_role("combobox", name="Language · Ngôn ngữ").click()
+        page.get_by_role("option", name="Tiếng Việt").click()
+        expect(page).to_have_url(re.compile(r"lang=vi"), timeout=TIMEOUT)
+        expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("^Máy tính"), timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"workload=summarisation"), timeout=TIMEOUT)
