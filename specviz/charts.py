@@ -135,7 +135,7 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
 _FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
-def _legend(title: str, labels: pd.Series) -> alt.Legend:
+def _legend(title: str | None, labels: pd.Series) -> alt.Legend:
     """A legend below the chart that never cuts a name (``labelLimit=0``) nor drops an entry
     (``symbolLimit=0``), in as many columns as its longest name leaves room for in about 600 px (a
     chart's width beside the sidebar on a 1,000 px window; about 7 px per character)."""
@@ -346,7 +346,7 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
         x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("kind:N"),
         y=alt.Y("value:Q", title=t("chart.acceptance", lang), scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
+        color=alt.Color("kind:N", title=None, legend=_legend(None, data["kind"])),
         tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
                  alt.Tooltip("kind:N", title=t("chart.measure", lang)),
                  alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
@@ -365,7 +365,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
     kinds = [("ceiling", "ceiling", "ceiling_high", t("chart.claim_ceiling", lang), [])]
     if "at_alpha" in batches:
         kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high", t("chart.claim_at_alpha", lang), [6, 3]))
-    color = alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0))
+    color = alt.Color("kind:N", title=None, legend=_legend(None, pd.Series([name for *_, name, _ in kinds])))
     layers = []
     for line, low, high, name, dash in kinds:
         frame = batches.assign(kind=name)
@@ -395,7 +395,7 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
     return alt.Chart(frame).mark_bar().encode(
         x=alt.X("tokens:O", title=tokens, axis=alt.Axis(labelAngle=0)),
         y=alt.Y("share:Q", title=share, axis=alt.Axis(format="%")),
-        color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=0),
+        color=alt.Color("kind:N", title=None, legend=_legend(None, frame["kind"]),
                         scale=alt.Scale(domain=[zero, some], range=["#d62728", "#4c78a8"])),
         tooltip=[alt.Tooltip("tokens:O", title=tokens), alt.Tooltip("share:Q", title=share, format=".1%")],
     ).properties(autosize=_FIT_WIDTH, height=240)

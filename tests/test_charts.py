@@ -207,6 +207,15 @@ class TestEveryBuilder:
         assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_FIGURES"}
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
+    def test_a_legend_below_wraps_into_columns(self, name):
+        # One row of long names ran off the chart at 800 px (the claim chart, Chromium).
+        for view in views(EVERY_CHART[name]().to_dict()):
+            for encoding in view:
+                legend = encoding.get("color", {}).get("legend")
+                if legend and legend.get("orient") == "bottom":
+                    assert legend.get("columns", 0) >= 1 and legend["labelLimit"] == 0, legend
+
+    @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_layers_on_one_axis_share_one_title(self, name):
         # Vega-Lite joins the titles of layers that share an axis: a labelled rule titled with its
         # label read "Speedup (×), Break-even, Claim 3.00×" in Chromium.
