@@ -39,21 +39,12 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
         st.caption(t("calc.serve.method_uncosted", lang))
     # The schedule is the sidebar draft's: a method the step model does not cost keeps γ.
     by_load = st.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load", disabled=method != "draft",
-                        help=t("calc.serve.by_load_help", lang)) and method == "draft"
+                        help=t("calc.serve.by_load_help", lang))
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
-    off = schedule[schedule["gamma"] == 0]
-    off_from = int(off["first"].iloc[0]) if len(off) else None
-    # By load, a version without a schedule gets the draft length best at this batch.
-    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
-    length = max(1, int(here)) if by_load else gamma
     try:
-        if engine == "vllm":
-            command = vllm_config.vllm_command(chosen, version, length, schedule=schedule if by_load else None,
-                                               off_from=off_from, draft_repo=draft_repo, method=method)
-        else:
-            command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
-                                                 draft_repo=draft_repo, method=method)
+        command = vllm_config.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
+                                            method=method, draft_repo=draft_repo, by_load=by_load)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
     else:

@@ -834,18 +834,8 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", ver
     chosen = _linked_scenario(link, presets)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = vllm_config.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
-    by_load = by_load and method == "draft"  # the schedule is the scenario's draft's
-    here = schedule[(schedule["first"] <= chosen.batch) & (schedule["last"] >= chosen.batch)]["gamma"].iloc[0]
-    length = max(1, int(here)) if by_load else chosen.gamma
-    off = schedule[schedule["gamma"] == 0]
-    if engine == "vllm":
-        command = vllm_config.vllm_command(chosen, version or vllm_config.VLLM_VERSIONS[-1], length,
-                                           schedule=schedule if by_load else None,
-                                           off_from=int(off["first"].iloc[0]) if len(off) else None,
-                                           draft_repo=draft, method=method)
-    else:
-        command = vllm_config.sglang_command(chosen, length, schedule=schedule if by_load else None,
-                                             draft_repo=draft, method=method)
+    command = vllm_config.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
+                                        method=method, draft_repo=draft, by_load=by_load)
     return {"engine": engine, "version": version if engine == "vllm" else None, "command": command.line,
             "files": command.files, "problems": [_words(n) for n in command.problems],
             "notices": [_words(n) for n in command.notices],

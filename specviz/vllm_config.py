@@ -57,7 +57,7 @@ from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
-           "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS"]
+           "Command", "vllm_command", "sglang_command", "serve_command", "SGLANG_ALGORITHMS"]
 
 Version = tuple[int, int, int]
 
@@ -409,3 +409,28 @@ def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int
     gamma = np.where(best > 1.0, np.argmax(speed, axis=0) + 1, 0)
     return pd.DataFrame({"batch": np.repeat(b, ctx.size), "context": np.tile(ctx, b.size),
                          "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel()})
+
+
+def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str = "vllm",
+                  version: str | None = None, method: str = "draft", draft_repo: str | None = None,
+                  by_load: bool = True) -> Command:
+    """The command the Deploy view and ``python -m specviz serve`` write for ``engine``.
+
+    By load (the scenario's own draft only: ``schedule``, :func:`gamma_schedule`, is that draft's),
+    the schedule where the engine takes one, else the best γ at ``batch``, and the batch from which
+    no γ gains; otherwise ``gamma`` throughout.
+
+    Raises
+    ------
+    SpecvizError
+        As :func:`vllm_command` or :func:`sglang_command`.
+    """
+    by_load = by_load and method == "draft"
+    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
+    length = max(1, int(here)) if by_load else gamma
+    if engine == "sglang":
+        return sglang_command(scenario, length, schedule=schedule if by_load else None, draft_repo=draft_repo,
+                              method=method)
+    off = schedule[schedule["gamma"] == 0]
+    return vllm_command(scenario, version or VLLM_VERSIONS[-1], length, schedule=schedule if by_load else None,
+                        off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)

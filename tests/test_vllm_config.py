@@ -230,3 +230,20 @@ class TestSglangCommand:
         command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle3")), 4)
         assert [(p.key, p.params["engine"]) for p in command.problems] == [("command.name_the_draft", "SGLang")]
         assert "<EAGLE-3 head for Qwen3-32B>" in command.argv
+
+
+class TestServeCommand:
+    def test_by_load_the_schedule_or_the_best_gamma_here(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        newest = vllm_config.serve_command(SCENARIO, schedule, 4, 64)
+        assert config_of(newest)["num_speculative_tokens_per_batch_size"][0][0] == 1
+        here = int(schedule[(schedule["first"] <= 64) & (schedule["last"] >= 64)]["gamma"].iloc[0])
+        older = vllm_config.serve_command(SCENARIO, schedule, 4, 64, version="0.17.0")
+        assert config_of(older)["num_speculative_tokens"] == here != 4
+
+    def test_one_length_for_a_method_the_schedule_is_not_for(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        suffix = vllm_config.serve_command(SCENARIO, schedule, 4, 64, method="suffix")
+        assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 4}
+        sglang = vllm_config.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
+        assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "4"
