@@ -17,7 +17,7 @@ from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_c
                            url_widget)
 from specviz import i18n, roofline, scenario, settings, step
 from specviz.errors import SpecvizError
-from specviz.i18n import message, t
+from specviz.i18n import in_language, message, t
 
 ROOT = Path(__file__).resolve().parent
 
@@ -46,7 +46,7 @@ def scenario_sidebar(lang: str) -> None:
     side = st.sidebar
     side.header(t("side.scenario", lang))
     gpu_id = url_choice(side.selectbox, t("side.gpu", lang), list(gpus), "gpu",
-                        format_func=lambda g: gpus[g].name, default=scenario.DEFAULT_GPU,
+                        format_func=lambda g: in_language(gpus[g].name, lang), default=scenario.DEFAULT_GPU,
                         on_change=clear_gpu_overrides)
     gpu = gpus[gpu_id]
     figure = lambda name: scenario.FIELDS[name]
@@ -70,7 +70,7 @@ def scenario_sidebar(lang: str) -> None:
                           "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp",),
                           help=t("side.draft_help", lang))
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
-                           format_func=lambda e: engines[e].name, default=scenario.DEFAULT_ENGINE,
+                           format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
                            on_change=reset_costs, help=t("side.engine_help", lang))
     col_precision, col_tp = side.columns(2)
     precision = step.PRECISIONS[url_choice(
@@ -115,8 +115,16 @@ def keep_language() -> None:
     With a ``pages/`` folder beside app.py, Streamlit 1.67 can take the first rerun of a session on
     the default page for a change of page and reset its widgets: the selectbox would fall back to
     the URL's language (Chromium: the choice of Vietnamese was lost). From the URL it comes back.
+
+    A selectbox or radio keeps the label it showed, not the option (Streamlit 1.67), so after the
+    switch it would show the old language's label until used again. Setting each choice to itself
+    makes the next run send the label in the new language; every choice here is a string.
     """
     st.query_params["lang"] = st.session_state["lang"]
+    for key in list(st.session_state):
+        value = st.session_state[key]
+        if key != "lang" and isinstance(value, str):
+            st.session_state[key] = value
 
 
 def language() -> str:
@@ -134,13 +142,14 @@ def main() -> None:
     """Route to the selected page; no exception reaches the page as a traceback."""
     st.set_page_config(page_title="specviz", layout="wide")
     lang = language()
-    # URL paths differ from the file names on purpose: see pages/_shared.py, require_router.
+    # URL paths differ from the file names on purpose: see pages/_shared.py, require_router. The icons
+    # are Streamlit's own font, not emoji, which a machine without an emoji font shows as boxes.
     page = st.navigation([
-        st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon="🧮",
+        st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon=":material/calculate:",
                 url_path="what-if", default=True),
-        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon="📊", url_path="results"),
-        st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon="📡", url_path="live-metrics"),
-        st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon="🔎", url_path="check-a-claim"),
+        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon=":material/bar_chart:", url_path="results"),
+        st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon=":material/sensors:", url_path="live-metrics"),
+        st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon=":material/fact_check:", url_path="check-a-claim"),
     ])
     try:
         scenario_sidebar(lang)

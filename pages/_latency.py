@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._shared import url_choice, url_widget, workload_name
+from pages._shared import url_choice, url_widget
 from specviz import charts, scenario, settings, simulate, spec, step, workload
 from specviz.errors import SpecvizError
-from specviz.i18n import message, t
+from specviz.i18n import in_language, message, t
 
 DEFAULT_WORKLOAD = "coding_assistant"
 # The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
@@ -50,7 +50,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     per step, the latency percentiles and the sweep of zero-accept shares."""
     workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
     col_w, col_in, col_out = st.columns(3)
-    name = lambda w: t("calc.workload.custom", lang) if w == "custom" else workload_name(workloads[w], lang)
+    name = lambda w: t("calc.workload.custom", lang) if w == "custom" else in_language(workloads[w].name, lang)
     preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload", format_func=name,
                         default=DEFAULT_WORKLOAD, on_change=pick_workload, help=t("calc.workload_help", lang))
     default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
@@ -111,7 +111,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         columns={"plain_s": "plain_ms", "spec_s": "spec_ms"})
     st.dataframe(table.rename(index=lambda r: t(f"simulate.table.{r}", lang),
                               columns=lambda c: t(f"calc.latency.{c}", lang)),
-                 column_config={t(f"calc.latency.{c}", lang): st.column_config.NumberColumn(format="%.2f")
+                 column_config={t(f"calc.latency.{c}", lang): st.column_config.NumberColumn(format="%,.2f")
                                 for c in ("plain_ms", "spec_ms", "ratio")})
     if not sweep.empty:
         st.subheader(t("calc.latency.sweep", lang, length=float(spec.expected_tokens(alpha, gamma))))
@@ -119,7 +119,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         moving = ["zero_share", "tpot_mean_s", "tpot_p90_s", "tpot_p99_s", "request_p99_s", "request_p50_s",
                   "request_mean_s", "itl_mean_s", "itl_p99_s", "mean_tokens", "zero_accept_share", "tpot_p50_s"]
         shown = sweep[moving].assign(**{c: sweep[c] * 1e3 for c in moving if c.endswith("_s")})
-        formats = {c: "%.1f" if c.endswith("_s") else "%.2f" if c == "mean_tokens" else "percent" for c in moving}
+        formats = {c: "%,.1f" if c.endswith("_s") else "%.2f" if c == "mean_tokens" else "percent" for c in moving}
         st.dataframe(shown.rename(columns=lambda c: t(f"calc.latency.sweep.{c}", lang)), hide_index=True,
                      column_config={t(f"calc.latency.sweep.{c}", lang): st.column_config.NumberColumn(format=f)
                                     for c, f in formats.items()})

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from specviz import export, i18n, scenario, settings, workload
+from specviz import export, i18n, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.store import Store, StoreError
 
@@ -48,12 +48,6 @@ def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lan
     chosen = chosen if chosen in ids else ids[0]
     st.session_state[key] = label(chosen, lang)
     return chosen
-
-
-def workload_name(item: workload.Workload, lang: str) -> str:
-    """A workload preset's name in ``lang``: the catalogue's for a shipped preset
-    (``workload.name.<id>``), else the CSV's own (a row a user added)."""
-    return t(f"workload.name.{item.id}", lang) if f"workload.name.{item.id}" in i18n.catalogue("en") else item.name
 
 
 @st.cache_resource

@@ -10,10 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import (forget_controls, open_store, require_router, show_url_notices, titled_dataframe, url_choice,
-                           url_widget, workload_name)
+                           url_widget)
 from specviz import calculator, charts, claims, explorer, scenario, settings, workload
 from specviz.errors import SpecvizError
-from specviz.i18n import md, message, t
+from specviz.i18n import in_language, md, message, t
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
@@ -71,7 +71,7 @@ context = url_widget(col_context.select_slider, t("calc.context", lang),
 workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
 chosen_workload = url_choice(st.selectbox, t("claims.workload", lang), ["none", *workloads], "claim_workload",
                              format_func=lambda w: t("claims.workload.none", lang) if w == "none" else
-                             t("claims.workload.preset", lang, name=workload_name(workloads[w], lang),
+                             t("claims.workload.preset", lang, name=in_language(workloads[w].name, lang),
                                input=workloads[w].input_tokens, output=workloads[w].output_tokens),
                              help=t("claims.workload_help", lang))
 col_measure, col_value, col_at = st.columns(3)

@@ -250,7 +250,8 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
     -------
     roof : DataFrame
         ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid, for the ``tp``
-        devices together at the precision's peak.
+        devices together at the precision's peak; ``roof.attrs["ridge"]`` is where the two meet,
+        peak·mfu / (bandwidth·mbu) in FLOP/byte.
     passes : DataFrame
         ``pass, intensity, tflops, positions`` for the plain decode pass and the verify pass, where
         tflops is what the pass achieves (FLOPs over its whole time, costs beyond the roofline
@@ -270,6 +271,7 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
     high = max(4 * peak / bandwidth, max(p["intensity"] for p in passes) * 2)
     x = np.geomspace(low, high, 80)
     roof = pd.DataFrame({"intensity": x, "tflops": np.minimum(peak, bandwidth * x)})
+    roof.attrs["ridge"] = peak / bandwidth
     return roof, pd.DataFrame(passes)
 
 

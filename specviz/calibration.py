@@ -44,6 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import roofline, step
+from .i18n import PresetText
 from .errors import InputError
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
@@ -88,13 +89,13 @@ class Engine:
 
 def load_engines(data_dir: Path) -> dict[str, Engine]:
     """Engine presets from ``data_dir/engines.csv`` (a source per row; ``mixture_of`` names the
-    presets above that an unknown engine may be)."""
+    presets above that an unknown engine may be; the name with its translations)."""
     with open(Path(data_dir) / "engines.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     triple = lambda row, name: tuple(float(row[k]) for k in (name, f"{name}_low", f"{name}_high"))
     engines: dict[str, Engine] = {}
     for row in rows:
-        engines[row["id"]] = Engine(row["id"], row["name"], triple(row, "step_ms"), triple(row, "layer_us"),
+        engines[row["id"]] = Engine(row["id"], PresetText.from_row(row, "name"), triple(row, "step_ms"), triple(row, "layer_us"),
                                     triple(row, "token_us"), triple(row, "allreduce_us"), row["source"], row["note"],
                                     tuple(engines[part] for part in row["mixture_of"].split()))
     return engines

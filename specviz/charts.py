@@ -114,7 +114,8 @@ def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> 
 
 
 def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
-    """Log-log roofline: attainable TFLOPS against FLOP/byte, with the decode and verify passes."""
+    """Log-log roofline: attainable TFLOPS against FLOP/byte, with the decode and verify passes and
+    the ridge (``roof.attrs["ridge"]``, :func:`specviz.calculator.roofline_points`) marked and labelled."""
     x = alt.X("intensity:Q", title=t("chart.intensity", lang),
               scale=alt.Scale(type="log", nice=False,
                               domain=[float(roof["intensity"].min()), float(roof["intensity"].max())]))
@@ -127,7 +128,13 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
                  alt.Tooltip("positions:Q", title=t("chart.positions", lang)),
                  alt.Tooltip("intensity:Q", title=t("chart.intensity", lang), format=".1f"),
                  alt.Tooltip("tflops:Q", title=t("chart.tflops", lang), format=".1f")])
-    return alt.layer(line, dots).properties(height=340)
+    ridge = alt.Chart(pd.DataFrame({"intensity": [roof.attrs["ridge"]]})).encode(x=x)
+    ridge_label = t("chart.ridge", lang, ridge=roof.attrs["ridge"])
+    rule = ridge.mark_rule(color="gray", strokeDash=[4, 4]).encode(
+        tooltip=[alt.Tooltip("intensity:Q", title=ridge_label, format=".0f")])
+    label = ridge.mark_text(align="left", baseline="top", dx=4, dy=4, color="gray").encode(
+        y=alt.YValue(0), text=alt.TextValue(ridge_label))
+    return alt.layer(line, rule, label, dots).properties(height=340)
 
 
 # For a chart with a legend below it: fit the width to the page, and keep the height for the plot
@@ -137,10 +144,11 @@ _FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 def _legend(title: str | None, labels: pd.Series) -> alt.Legend:
     """A legend below the chart that never cuts a name (``labelLimit=0``) nor drops an entry
-    (``symbolLimit=0``), in as many columns as its longest name leaves room for in about 600 px (a
-    chart's width beside the sidebar on a 1,000 px window; about 7 px per character)."""
+    (``symbolLimit=0``), in as many columns as its longest name leaves room for in about 420 px (a
+    chart's width beside the sidebar on an 800 px window; about 7 px per character). Vega cannot wrap
+    a legend to the chart's width, so it is fitted to the narrowest window the app is made for."""
     longest = int(labels.dropna().astype(str).str.len().max()) if labels.notna().any() else 0
-    return alt.Legend(title=title, orient="bottom", columns=max(1, min(4, 600 // (7 * longest + 40))),
+    return alt.Legend(title=title, orient="bottom", columns=max(1, min(4, 420 // (7 * longest + 40))),
                       labelLimit=0, titleLimit=0, symbolLimit=0)
 
 
@@ -320,19 +328,31 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
 
     ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
     acceptance rate and the α it converts to are drawn apart: different quantities, see
-    :mod:`specviz.spec`)."""
-    data = windows[["time_end", "model", figure]].dropna()
+    :mod:`specviz.spec`). A line breaks where a window does not start where the model's previous
+    one ended (the page was closed, the recorder stopped): no line bridges a time nobody measured."""
+    data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure]].dropna()
     title = t(f"col.{figure}", lang)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
         y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False), axis=alt.Axis(format=_LIVE_FORMATS[figure])),
-        color=alt.Color("model:N", legend=legend),
+        color=alt.Color("model:N", legend=legend), detail=alt.Detail("run:N"),
         tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
                  alt.Tooltip("model:N", title=t("col.model", lang)),
                  alt.Tooltip(f"{figure}:Q", title=title, format=".3f")],
     ).properties(height=160, title=title, autosize=_FIT_WIDTH)
+
+
+def _unbroken_runs(windows: pd.DataFrame) -> pd.Series:
+    """A number per window, shared along each unbroken run of one model's windows: a run ends where
+    the next window starts after the previous one ended. Points without ``time_start`` (a
+    Prometheus range, evenly spaced) are one run per model."""
+    if "time_start" not in windows:
+        return pd.Series(0, index=windows.index)
+    ordered = windows.sort_values("time_end")
+    previous_end = ordered.groupby("model")["time_end"].shift()
+    return (ordered["time_start"] > previous_end).astype(int).groupby(ordered["model"]).cumsum().reindex(windows.index)
 
 
 def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:

@@ -12,6 +12,11 @@ A value may itself be a message: an object with a ``key`` and ``params`` (a
 :class:`specviz.errors.Notice`) is rendered in the same language, its own values likewise, before it
 takes its place. Where code describes a value in words (``Notice("roofline.kind.object")`` for "an
 object"), it passes such a message, never English text, so a Vietnamese sentence gets Vietnamese words.
+
+Text from the shipped presets (a GPU's name and note, a workload's) lives in its CSV row: English in
+the column, each other language in a column ``<field>_<lang>`` beside it, empty where the text
+reads the same. Loaders keep it as a :class:`PresetText`, a string that knows its translations, so
+a message given one as a value shows it in the reader's language.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ import re
 import string
 from functools import cache
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue"]
+__all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue", "PresetText", "in_language"]
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark, which makes it literal:
 # no link, image, emphasis, heading, table, HTML, math or colour directive can form.
@@ -53,6 +59,35 @@ def catalogue(lang: str) -> dict[str, str]:
     return json.loads((_LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
 
 
+class PresetText(str):
+    """A preset's text: the English string itself, with its translations by language.
+
+    A ``str`` everywhere (comparisons, JSON, the command line's output); :func:`t` renders it in the
+    message's language, and :func:`in_language` does so where no message is involved.
+    """
+
+    translations: dict[str, str]
+
+    def __new__(cls, english: str, translations: Mapping[str, str] | None = None) -> PresetText:
+        text = super().__new__(cls, english)
+        text.translations = dict(translations or {})
+        return text
+
+    def __reduce__(self) -> tuple[type, tuple[str, dict[str, str]]]:
+        return PresetText, (str(self), self.translations)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, str], field: str) -> PresetText:
+        """``row[field]`` with the translations of the columns ``<field>_<lang>`` that are filled."""
+        return cls(row[field], {lang: row[f"{field}_{lang}"] for lang in LANGUAGES
+                                if lang != "en" and (row.get(f"{field}_{lang}") or "").strip()})
+
+
+def in_language(text: str, lang: str) -> str:
+    """``text`` in ``lang``: a :class:`PresetText`'s translation where it has one, else the text."""
+    return text.translations.get(lang, str(text)) if isinstance(text, PresetText) else text
+
+
 def _is_message(value: object) -> bool:
     """Whether a value is a message to render in the reader's language (a Notice or a SpecvizError)."""
     return hasattr(value, "key") and hasattr(value, "params")
@@ -74,7 +109,8 @@ def t(key: str, lang: str = "en", **values: object) -> str:
         text = catalogue("en")[key]
     if not values:
         return text
-    rendered = {k: t(v.key, lang, **v.params) if _is_message(v) else v for k, v in values.items()}
+    rendered = {k: t(v.key, lang, **v.params) if _is_message(v) else in_language(v, lang) if isinstance(v, str) else v
+                for k, v in values.items()}
     return _FORMATTER.format(text, **rendered)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import spec
+from .i18n import PresetText
 from .errors import InputError, Notice
 
 __all__ = [
@@ -133,12 +134,13 @@ def _number(text: str) -> float:
 
 
 def load_gpus(data_dir: Path) -> dict[str, GPU]:
-    """GPU presets from ``data_dir/gpus.csv`` keyed by id (figures left empty there become NaN)."""
-    return {row["id"]: GPU(id=row["id"], name=row["name"], kind=row["kind"],
+    """GPU presets from ``data_dir/gpus.csv`` keyed by id (figures left empty there become NaN; name
+    and note with their translations, :class:`specviz.i18n.PresetText`)."""
+    return {row["id"]: GPU(id=row["id"], name=PresetText.from_row(row, "name"), kind=row["kind"],
                            tflops=_number(row["tflops_bf16_dense"]),
                            bandwidth_tb_s=_number(row["bandwidth_tb_s"]),
                            memory_gb=_number(row["memory_gb"]), source=row["source"],
-                           note=row["note"], tflops_fp8=_number(row["tflops_fp8_dense"]),
+                           note=PresetText.from_row(row, "note"), tflops_fp8=_number(row["tflops_fp8_dense"]),
                            link_gb_s=_number(row["link_gb_s_one_way"]))
             for row in _read_csv(Path(data_dir) / "gpus.csv")}
 

@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike
 
 from . import step
 from .errors import InputError
+from .i18n import PresetText
 from .scenario import Scenario
 
 __all__ = ["Workload", "load_workloads", "end_to_end", "PROMPT_HEAVY_SHARE"]
@@ -60,10 +61,12 @@ class Workload:
 
 
 def load_workloads(data_dir: Path) -> dict[str, Workload]:
-    """The workload presets of ``data_dir / "workloads.csv"`` by id, in file order."""
+    """The workload presets of ``data_dir / "workloads.csv"`` by id, in file order (name and note
+    with their translations)."""
     with open(data_dir / "workloads.csv", newline="", encoding="utf-8") as handle:
-        return {row["id"]: Workload(row["id"], row["name"], int(row["input_tokens"]), int(row["output_tokens"]),
-                                    row["source"], row["note"]) for row in csv.DictReader(handle)}
+        return {row["id"]: Workload(row["id"], PresetText.from_row(row, "name"), int(row["input_tokens"]),
+                                    int(row["output_tokens"]), row["source"], PresetText.from_row(row, "note"))
+                for row in csv.DictReader(handle)}
 
 
 def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike, input_tokens: ArrayLike,

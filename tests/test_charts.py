@@ -56,8 +56,18 @@ class TestRooflineChart:
     def test_two_passes_and_translated_labels(self):
         roof, passes = calculator.roofline_points(SCENARIO, 4, 64, 0)
         chart = charts.roofline_chart(roof, passes)
-        assert set(layers(chart)[1].data["label"]) == {"Plain decode", "Verify (γ+1 positions)"}
+        assert set(layers(chart)[3].data["label"]) == {"Plain decode", "Verify (γ+1 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+
+    def test_the_ridge_is_marked_where_the_roof_bends(self):
+        roof, passes = calculator.roofline_points(SCENARIO, 4, 64, 0)
+        ridge = roof.attrs["ridge"]
+        # The roof is flat from the ridge on and a slope through the origin before it.
+        assert roof.loc[roof["intensity"] >= ridge, "tflops"].nunique() == 1
+        below = roof[roof["intensity"] < ridge]
+        assert (below["tflops"] / below["intensity"]).round(9).nunique() == 1
+        text = layers(charts.roofline_chart(roof, passes))[2].to_dict()
+        assert text["mark"]["type"] == "text" and text["encoding"]["text"]["value"] == f"Ridge {ridge:,.0f} FLOP/byte"
 
 
 def runs(rows: list[dict]):
@@ -267,6 +277,16 @@ class TestLiveOverTime:
     @pytest.mark.parametrize("figure", charts.LIVE_FIGURES)
     def test_each_figure_labels_its_axis_in_its_own_format(self, figure):
         assert charts.live_over_time(LIVE, figure).to_dict()["encoding"]["y"]["axis"]["format"]
+
+    def test_a_line_breaks_where_windows_are_not_contiguous(self):
+        # Two visits: 0–5 s and 5–10 s, then the page was closed until 60 s.
+        times = lambda *seconds: pd.to_datetime(list(seconds), unit="s")
+        windows = pd.DataFrame({"time_start": times(0, 5, 60, 65), "time_end": times(5, 10, 65, 70),
+                                "model": "m", **{f: [0.7, 0.71, 0.72, 0.73] for f in charts.LIVE_FIGURES}})
+        chart = charts.live_over_time(windows, "alpha_iid")
+        assert list(chart.data["run"]) == [0, 0, 1, 1] and chart.to_dict()["encoding"]["detail"]["field"] == "run"
+        other_model = windows.assign(model=["a", "b", "a", "b"], time_start=times(0, 0, 5, 5), time_end=times(5, 5, 10, 10))
+        assert list(charts.live_over_time(other_model, "alpha_iid").data["run"]) == [0, 0, 0, 0]
 
     def test_a_legend_only_when_models_are_told_apart(self):
         one = charts.live_over_time(LIVE, "alpha_iid").to_dict()

@@ -24,6 +24,7 @@ SAME_IN_VIETNAMESE = {
     "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.m.best_gamma_value", "calc.tab.heatmap",
     "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "col.alpha",
     "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "col.replica", "chart.alpha", "chart.pass",
+    "chart.ridge",
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
     "roofline.bound.field", "roofline.bound.last",
@@ -120,6 +121,49 @@ class TestT:
     def test_unknown_language(self):
         with pytest.raises(KeyError, match="xx"):
             i18n.t("calc.title", "xx")
+
+
+class TestPresetText:
+    ROW = {"id": "Trainium2", "name": "AWS Trainium2 (one chip)", "name_vi": "AWS Trainium2 (một chip)",
+           "note": "a note", "note_vi": " "}
+
+    def test_from_row_takes_the_filled_language_columns(self):
+        name = i18n.PresetText.from_row(self.ROW, "name")
+        assert name == "AWS Trainium2 (one chip)" and name.translations == {"vi": "AWS Trainium2 (một chip)"}
+        assert i18n.PresetText.from_row(self.ROW, "note").translations == {}  # blank: reads the same
+
+    def test_a_string_everywhere_and_in_language_where_asked(self):
+        name = i18n.PresetText.from_row(self.ROW, "name")
+        assert json.dumps({"gpu": name}) == '{"gpu": "AWS Trainium2 (one chip)"}'
+        assert {name: 1}["AWS Trainium2 (one chip)"] == 1
+        assert i18n.in_language(name, "vi") == "AWS Trainium2 (một chip)"
+        assert i18n.in_language(name, "en") == name and i18n.in_language("plain", "vi") == "plain"
+
+    def test_a_message_shows_it_in_its_own_language(self):
+        name = i18n.PresetText.from_row(self.ROW, "name")
+        assert "AWS Trainium2 (một chip)" in i18n.t("side.gpu_incomplete", "vi", gpu=name)
+        assert "AWS Trainium2 (one chip)" in i18n.t("side.gpu_incomplete", "en", gpu=name)
+
+    def test_survives_a_copy_and_a_pickle(self):
+        import copy
+        import pickle
+        name = i18n.PresetText.from_row(self.ROW, "name")
+        for twin in (copy.deepcopy(name), pickle.loads(pickle.dumps(name))):
+            assert twin == name and twin.translations == name.translations
+
+    @pytest.mark.parametrize("table", ["gpus", "engines", "workloads"])
+    def test_every_shipped_description_has_vietnamese(self, table):
+        # A note is prose; a name's words in parentheses describe it ("(one chip)"). Product names
+        # ("NVIDIA B200 (HGX)") read the same.
+        import csv
+        with open(ROOT / "data" / f"{table}.csv", newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        for row in rows:
+            for field in ("name", "note"):
+                if field in row and f"{field}_vi" in row and (field == "note" and row["note"] or re.search(r"\(.*[a-z]{3}", row[field])):
+                    assert row[f"{field}_vi"].strip(), f"{table}.csv {row['id']}: {field}_vi is empty"
+            if table == "workloads":
+                assert row["name_vi"].strip() and row["name_vi"] != row["name"]
 
 
 class TestPlural:

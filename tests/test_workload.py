@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from conftest import make_scenario
-from specviz import i18n, settings, step, workload
+from specviz import settings, step, workload
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 
@@ -73,11 +73,3 @@ class TestEndToEnd:
         low, high = sorted([1.0, float(r["decode_speedup"])])
         assert float(r["e2e_speedup"]) <= high + 1e-12
         assert float(r["e2e_plain_s"]) == pytest.approx(float(r["ttft_plain_s"] + r["decode_plain_s"]))
-
-
-class TestWorkloadNames:
-    def test_the_catalogue_names_every_shipped_preset_as_its_csv_does(self):
-        presets = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
-        assert {w.id: i18n.t(f"workload.name.{w.id}") for w in presets.values()} == {
-            w.id: w.name for w in presets.values()}  # English in one place; the catalogue adds languages
-        assert all(i18n.t(f"workload.name.{w}", "vi") != presets[w].name for w in presets)
