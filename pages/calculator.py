@@ -42,6 +42,9 @@ def typed_alpha() -> None:
         st.session_state["alpha_typed"] = None
 
 
+_KNOB_WIDTH = 190  # px: two knobs a row at 800 px, four at 1,400; a label wraps between words
+
+
 def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
     """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
     with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
@@ -88,9 +91,12 @@ else:
     with st.expander(t("calc.advanced", lang, engine=sidebar.engine.name)):
         st.button(t("calc.reset_costs", lang, engine=sidebar.engine.name), on_click=reset_costs,
                   help=t("calc.reset_costs_help", lang))
-        columns = st.columns(4) + st.columns(4)
-        costs = {name: field_widget(column.slider, name, default=getattr(preset, name), help=t(f"calc.{name}_help", lang))
-                 for column, name in zip(columns, scenario.COST_KNOBS)}
+        # A row that wraps, each slider as wide as its label needs: four columns broke the labels
+        # mid-word at 800 px ("Compute/me mory overlap").
+        with st.container(horizontal=True, gap="small"):
+            costs = {name: field_widget(st.slider, name, default=getattr(preset, name), width=_KNOB_WIDTH,
+                                        help=t(f"calc.{name}_help", lang))
+                     for name in scenario.COST_KNOBS}
     chosen = replace(chosen, costs=step.Costs(**costs))
 show_url_notices(st, lang)
 

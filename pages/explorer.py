@@ -18,13 +18,16 @@ from specviz.sandbox import QueryError
 require_router()
 lang: str = st.session_state.get("lang", "en")
 # How the tables' figures read: speedups with two decimals and × (their differences signed), α and
-# rates with three, acceptance lengths with two, milliseconds with one.
+# acceptance rates with three, acceptance lengths with two, milliseconds and tokens with one, and
+# thousands separated.
 FORMATS: dict[str, str] = {
     **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
     "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"),
-    "acceptance_length": "%.2f",
+    "acceptance_length": "%.2f", **dict.fromkeys(("num_requests", "failed_requests", "concurrency"), "%,d"),
+    **dict.fromkeys(("output_throughput", "total_token_throughput", "input_tokens", "output_tokens"), "%,.1f"),
+    **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in ("mean", "p50", "p90", "p99")
-                     for metric in ("ttft", "itl", "tpot", "e2el")), "%.1f")}
+                     for metric in ("ttft", "itl", "tpot", "e2el")), "%,.1f")}
 
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
@@ -82,13 +85,14 @@ def group_title(key: str) -> str:
 
 def show_load() -> None:
     with_runs = [a for a in explorer.LOAD_AXES if not explorer.on_load_axis(shown, a).empty]
-    col_axis, col_group = st.columns(2)
-    axis = col_axis.segmented_control(t("exp.axis", lang), explorer.LOAD_AXES, default=(with_runs or ["concurrency"])[0],
+    # A row that wraps: in two columns at 800 px the axis buttons were cut ("Request rate (re").
+    controls = st.container(horizontal=True, gap="medium")
+    axis = controls.segmented_control(t("exp.axis", lang), explorer.LOAD_AXES, default=(with_runs or ["concurrency"])[0],
                                       required=True, format_func=lambda a: t(f"col.{a}", lang), key="load_axis",
                                       help=t("exp.axis_help", lang))
     placed = explorer.on_load_axis(shown, axis)
-    group = col_group.selectbox(
-        t("exp.group_by", lang), [*explorer.GROUP_COLUMNS, *explorer.extra_keys(placed)], key="load_group",
+    group = controls.selectbox(
+        t("exp.group_by", lang), [*explorer.GROUP_COLUMNS, *explorer.extra_keys(placed)], key="load_group", width=280,
         format_func=lambda k: t("exp.group.extra", lang, field=group_title(k)) if k.startswith(explorer.EXTRA_PREFIX)
         else group_title(k), help=t("exp.group_by_help", lang))
     if placed.empty:
@@ -111,7 +115,8 @@ def show_load() -> None:
             table = ["series", "load", "output_throughput", "source_file"]
             table = table if group in table else ["group", *table]
             titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
-            st.dataframe(peaks[table].rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)), hide_index=True)
+            st.dataframe(peaks[table].rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)), hide_index=True,
+                         column_config=number_columns(peaks[table]))
         st.caption(t("exp.itl_note", lang))
     at_once = explorer.infinite_rate_runs(shown, axis)
     if not at_once.empty:

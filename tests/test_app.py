@@ -726,7 +726,7 @@ class TestExplorerPage:
         formats = {title: column["type_config"]["format"] for title, column in config.items() if "type_config" in column}
         assert formats == {"Acceptance length (tokens/step)": "%.2f", "α": "%.3f", "Measured speedup (×)": "%.2f×",
                            "Predicted speedup (×)": "%.2f×", "Band low": "%.2f×", "Band high": "%.2f×",
-                           "Measured − predicted": "%+.2f"}
+                           "Measured − predicted": "%+.2f", "Concurrency": "%,d"}
         assert at.dataframe[0].value["Measured speedup (×)"].iloc[0] == pytest.approx(1.800259, abs=1e-6)  # kept
 
     def test_measured_vs_predicted_and_a_fit(self):
