@@ -25,21 +25,36 @@ was checked (each release's source package on PyPI, and the pull request that ma
   draft model, an EAGLE, Medusa or MLP-speculator checkpoint (told apart by its architecture) or
   ``[ngram]``. ``mtp`` runs the target's own multi-token-prediction layers and names no model;
   ``suffix`` builds suffix trees of the prompts and outputs with Arctic Inference (the
-  ``arctic-inference`` package beside vLLM) and names no model either.
+  ``arctic-inference`` package beside vLLM) and names no model either;
+* the engine a method runs on while V0 exists: in 0.8.2 the V1 check reads only the old flags, and
+  V1's model runner then refuses every method but ngram ("only ngram spec decode is supported in
+  V1", ``v1/worker/gpu_model_runner.py``), so the rest need ``VLLM_USE_V1=0``; from 0.8.3 the check
+  falls back to V0 by itself for a method V1 lacks (``arg_utils.py``, "Falling back to V0"):
+  Medusa until 0.9.0 (``v1/spec_decode/medusa.py``), ``draft_model`` until 0.9.0 at least, the
+  MLP speculator always;
+* removals: the MLP speculator with V0 in 0.10.0 (its architecture is commented out of the model
+  registry, "Re-enable this once the MLP Speculator is supported in V1"; V1 has no proposer for
+  it), Medusa in 0.33.0 (no longer among ``config/speculative.py``'s methods);
+* ``mtp`` maps a target's model type to its MTP draft (``hf_config_override``): DeepSeek-V3 and
+  V3.2, MiMo, GLM-4.5, ERNIE-4.5-MoE, Qwen3-Next and LongCat-Flash in 0.11.0, more later; any
+  other target is refused ("Unsupported speculative method").
 
 SGLang (``python -m sglang.launch_server``, ``python/sglang/srt/server_args.py``): a chain of γ
 drafts is ``--speculative-num-steps γ --speculative-eagle-topk 1 --speculative-num-draft-tokens γ+1``;
 ``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model) or NGRAM; a target's
-MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). From 0.5.18
-``--speculative-adaptive --speculative-adaptive-config FILE`` takes tiers by batch size (the largest
-key at or below the batch; EAGLE and EAGLE3 with top-k 1 only), each a list of candidate steps.
+MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). ``--speculative-adaptive
+--speculative-adaptive-config FILE`` (0.5.11) takes tiers by batch size from 0.5.13, and a tier of
+0 steps (plain decoding) from 0.5.14: keys are batch sizes, each tier a list of candidate steps;
+the batch is first rounded up to the next CUDA-graph batch size, then the largest key at or below
+it applies (``speculative/adaptive_spec_params.py``). EAGLE and EAGLE3 (MTP is renamed EAGLE
+first) with top-k 1 only; ``--speculative-num-steps`` must be one of the tiers' steps.
 
 References
 ----------
 vLLM source packages 0.7.3 to 0.33.0 on PyPI (``vllm/engine/arg_utils.py``,
 ``vllm/config/speculative.py``, ``vllm/v1/spec_decode/dynamic/utils.py``); pull requests #14434,
 #15466, #24322, #25784, #32374, #35060 of vllm-project/vllm. SGLang wheels 0.5.5 to 0.5.23
-(``server_args.py``, ``speculative/adaptive_spec_params.py``).
+(``server_args.py``, ``speculative/adaptive_spec_params.py``, ``arg_groups/speculative_hook.py``).
 """
 
 from __future__ import annotations
@@ -73,6 +88,13 @@ _DRAFT_MODEL_V1 = (0, 16, 0)
 _METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "draft_model": (0, 8, 2),
                                      "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 9, 2),
                                      "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
+# The first release whose V1 engine runs each method (before it, V0 does); None: never.
+_V1_SINCE: dict[str, Version | None] = {"medusa": (0, 9, 0), "draft_model": (0, 9, 0), "mlp_speculator": None}
+_V0_FALLBACK = (0, 8, 3)  # from here vLLM picks V0 by itself for a method V1 lacks
+# The first release that no longer runs each method.
+_METHOD_GONE: dict[str, Version] = {"mlp_speculator": (0, 10, 0), "medusa": (0, 33, 0)}
+# Model types whose checkpoints carry MTP layers that vLLM's mtp method runs (0.11.0).
+_MTP_MODEL_TYPES = ("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash")
 # What --speculative-model ran before --speculative-config.
 _OLD_FLAG_METHODS = {"ngram", "draft_model", "eagle", "medusa", "mlp_speculator"}
 # Methods that name no model: the draft is the prompt, the target's own layers or suffix trees.
@@ -239,10 +261,13 @@ def _method(scenario: Scenario, method: str, engine: str) -> str:
     Raises
     ------
     SpecvizError
-        ``command.bad_method``; ``command.no_self_draft`` for the scenario's self-speculative draft.
+        ``command.bad_method``; ``command.no_self_draft`` for the scenario's self-speculative draft;
+        ``command.no_mtp_layers`` for MTP on a target whose model type has no MTP layers.
     """
     if method not in METHODS:
         raise SpecvizError("command.bad_method", method=str(method)[:40], methods=", ".join(METHODS))
+    if method == "mtp" and scenario.target.model_type not in _MTP_MODEL_TYPES:
+        raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
     if method != "draft":
         return method
     if scenario.draft.kind not in _VLLM_METHOD:
@@ -281,7 +306,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     ------
     SpecvizError
         ``command.bad_version``; ``command.bad_method``; ``command.method_unknown`` where the
-        version predates the method; ``command.no_self_draft`` for a self-speculative (sparse KV)
+        version predates the method, ``command.method_gone`` where it no longer runs it;
+        ``command.no_mtp_layers``; ``command.no_self_draft`` for a self-speculative (sparse KV)
         draft, which vLLM does not offer; ``command.bad_draft`` for a draft id that is not an id or
         a path.
     """
@@ -291,14 +317,25 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     if not known:
         raise SpecvizError("command.method_unknown", method=method, version=version,
                            since=".".join(map(str, _METHOD_SINCE[method])))
+    if method in _METHOD_GONE and v >= _METHOD_GONE[method]:
+        raise SpecvizError("command.method_gone", method=method, version=version,
+                           gone=".".join(map(str, _METHOD_GONE[method])))
     notices: list[Notice] = []
     problems: list[Notice] = []
+    # V1 is the default from 0.8; before 0.10.0 a method it lacks runs on V0.
+    v0_only = method in _V1_SINCE and (_V1_SINCE[method] is None or v < _V1_SINCE[method])
+    env = []
+    if v == _CONFIG_FLAG and method != "ngram":
+        env = ["VLLM_USE_V1=0"]
+        notices.append(Notice("command.v0_env", version=version, method=method))
+    elif _V0_FALLBACK <= v < _V0_GONE and v0_only:
+        notices.append(Notice("command.v0_fallback", version=version, method=method))
     if method == "mtp":
         notices.append(Notice("command.mtp_layers", target=scenario.target.name))
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
     draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
-    argv = ["vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
+    argv = [*env, "vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
     if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
@@ -343,7 +380,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
 def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
                    draft_repo: str | None = None, method: str = "draft") -> Command:
     """``python -m sglang.launch_server`` with a chain of γ drafts (top-k 1), and with ``schedule``
-    the adaptive tiers file (EAGLE and EAGLE3 only; from SGLang 0.5.18). ``method`` as in
+    the adaptive tiers file (EAGLE, EAGLE3 and MTP, which SGLang runs as EAGLE; from SGLang 0.5.14,
+    the first with a tier of 0 steps). ``method`` as in
     :func:`vllm_command`: SGLang runs a target's MTP layers as EAGLE with no draft path, and has no
     suffix decoding, Medusa or MLP speculator.
 
@@ -368,10 +406,14 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
     files = {}
-    # Tiers are documented for EAGLE and EAGLE3 heads, not for a target's MTP layers.
-    tiered = schedule is not None and method in ("eagle", "eagle3")
+    # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks.
+    tiered = schedule is not None and kind in ("eagle", "eagle3")
+    if tiered and int(schedule["gamma"].max()) == 0:
+        # No tier would speculate, and --speculative-num-steps must be one of the tiers' steps.
+        tiered = False
+        notices.append(Notice("command.schedule_all_off"))
     # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
-    steps = max(1, int(schedule["gamma"].max())) if tiered else gamma
+    steps = int(schedule["gamma"].max()) if tiered else gamma
     if kind == "ngram":
         argv += ["--speculative-num-draft-tokens", str(steps + 1)]
     else:
@@ -381,10 +423,9 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         tiers = {str(int(r.first)): {"candidate_steps": [int(r.gamma)]} for r in schedule.itertuples()}
         files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
         argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
-        notices.append(Notice("command.sglang_tiers", since="0.5.18"))
-    elif schedule is not None:
-        notices.append(Notice("command.sglang_tiers_eagle_only",
-                              algorithm="MTP" if method == "mtp" else SGLANG_ALGORITHMS[kind]))
+        notices.append(Notice("command.sglang_tiers", since="0.5.14"))
+    elif schedule is not None and kind not in ("eagle", "eagle3"):
+        notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
     return Command(argv, files, notices, problems)
 
 

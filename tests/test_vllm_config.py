@@ -6,6 +6,7 @@ import shlex
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import make_scenario
@@ -13,6 +14,8 @@ from specviz import calculator, step, vllm_config
 from specviz.errors import SpecvizError
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
+# The same target with the model type of a checkpoint that ships MTP layers (specviz models none yet).
+WITH_MTP = replace(SCENARIO, target=replace(SCENARIO.target, model_type="deepseek_v3"))
 
 
 def config_of(command: vllm_config.Command) -> dict:
@@ -133,7 +136,7 @@ class TestVllmCommand:
         assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
 
     def test_methods_the_step_model_does_not_cost(self):
-        mtp = vllm_config.vllm_command(SCENARIO, "0.24.0", 1, method="mtp")
+        mtp = vllm_config.vllm_command(WITH_MTP, "0.24.0", 1, method="mtp")
         assert config_of(mtp) == {"method": "mtp", "num_speculative_tokens": 1}  # the target's own layers
         assert keys(mtp) == ["command.mtp_layers"] and not mtp.problems
         suffix = vllm_config.vllm_command(SCENARIO, "0.24.0", 8, method="suffix")
@@ -141,22 +144,50 @@ class TestVllmCommand:
         assert keys(suffix) == ["command.suffix_package"]
         medusa = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa", draft_repo="org/medusa-heads")
         assert config_of(medusa) == {"method": "medusa", "model": "org/medusa-heads", "num_speculative_tokens": 3}
-        unnamed = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="mlp_speculator")
+        unnamed = vllm_config.vllm_command(SCENARIO, "0.9.2", 3, method="mlp_speculator")
         assert config_of(unnamed)["model"] == "<MLP speculator for Qwen3-32B>"
         assert [(p.key, p.params["engine"]) for p in unnamed.problems] == [("command.name_the_draft", "vLLM")]
         pasted = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa",
                                           draft_repo="https://huggingface.co/org/medusa-heads/")
         assert config_of(pasted)["model"] == "org/medusa-heads"  # a Hugging Face URL gives its id
         # A self-speculative scenario can still be served with a method that names its own draft.
-        self_draft = replace(SCENARIO, draft=step.Draft("self", kv_budget=512))
+        self_draft = replace(WITH_MTP, draft=step.Draft("self", kv_budget=512))
         assert config_of(vllm_config.vllm_command(self_draft, "0.24.0", 2, method="mtp"))["method"] == "mtp"
+
+    @pytest.mark.parametrize("engine", ["vllm", "sglang"])
+    def test_mtp_needs_a_target_with_mtp_layers(self, engine):
+        # vLLM maps a target's model type to its MTP draft and refuses any other (0.11.0 on).
+        write = (lambda: vllm_config.vllm_command(SCENARIO, "0.24.0", 1, method="mtp")) if engine == "vllm" else \
+            (lambda: vllm_config.sglang_command(SCENARIO, 1, method="mtp"))
+        with pytest.raises(SpecvizError) as raised:
+            write()
+        assert raised.value.key == "command.no_mtp_layers" and raised.value.params["model_type"] == "qwen3"
+
+    @pytest.mark.parametrize(("method", "version", "gone"), [
+        ("mlp_speculator", "0.10.0", "0.10.0"), ("mlp_speculator", "0.16.0", "0.10.0"), ("medusa", "0.33.0", "0.33.0")])
+    def test_a_method_a_version_no_longer_runs(self, method, version, gone):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, version, 3, method=method, draft_repo="org/heads")
+        assert raised.value.key == "command.method_gone" and raised.value.params["gone"] == gone
+
+    def test_the_engine_a_method_runs_on_while_v0_exists(self):
+        # 0.8.2: V1 drafts only with n-gram, so the others are started on V0.
+        eagle = vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("eagle")), "0.8.2", 3, draft_repo="org/eagle")
+        assert eagle.line.startswith("VLLM_USE_V1=0 vllm serve ") and "command.v0_env" in keys(eagle)
+        ngram = vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("ngram")), "0.8.2", 3)
+        assert ngram.argv[0] == "vllm" and "command.v0_env" not in keys(ngram)
+        # From 0.8.3 vLLM falls back to V0 by itself: Medusa until 0.9.0, the MLP speculator always.
+        for method, version, fallback in (("medusa", "0.8.3", True), ("medusa", "0.9.2", False),
+                                          ("mlp_speculator", "0.9.2", True)):
+            command = vllm_config.vllm_command(SCENARIO, version, 3, method=method, draft_repo="org/heads")
+            assert command.argv[0] == "vllm" and ("command.v0_fallback" in keys(command)) == fallback
 
     @pytest.mark.parametrize(("method", "version", "since"), [
         ("mtp", "0.10.0", "0.11.0"), ("suffix", "0.11.0", "0.11.1"), ("mtp", "0.7.3", "0.11.0"),
         ("suffix", "0.8.1", "0.11.1")])
     def test_a_method_newer_than_the_version(self, method, version, since):
         with pytest.raises(SpecvizError) as raised:
-            vllm_config.vllm_command(SCENARIO, version, 2, method=method)
+            vllm_config.vllm_command(WITH_MTP, version, 2, method=method)
         assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == since
 
     def test_before_the_config_flag_heads_go_to_speculative_model(self):
@@ -211,14 +242,24 @@ class TestSglangCommand:
         assert not model.files and keys(model) == ["command.sglang_tiers_eagle_only"]
 
     def test_mtp_runs_as_eagle_without_a_draft(self):
-        command = vllm_config.sglang_command(SCENARIO, 1, method="mtp")
+        command = vllm_config.sglang_command(WITH_MTP, 1, method="mtp")
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
                                 "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
                                 "--speculative-num-draft-tokens 2")
         assert keys(command) == ["command.mtp_layers"]
+        # SGLang renames MTP to EAGLE before it checks adaptive tiers, so MTP takes them too.
         schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
-        tiered = vllm_config.sglang_command(SCENARIO, 1, method="mtp", schedule=schedule)
-        assert not tiered.files and keys(tiered) == ["command.mtp_layers", "command.sglang_tiers_eagle_only"]
+        tiered = vllm_config.sglang_command(WITH_MTP, 1, method="mtp", schedule=schedule)
+        assert "adaptive_tiers.json" in tiered.files and keys(tiered) == ["command.mtp_layers", "command.sglang_tiers"]
+
+    def test_no_tiers_where_no_draft_length_gains(self):
+        # --speculative-num-steps must be one of the tiers' steps: all 0 would not start.
+        off = pd.DataFrame({"first": [1, 64], "last": [63, 1024], "gamma": [0, 0]})
+        command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle")), 3, schedule=off,
+                                             draft_repo="org/eagle")
+        assert not command.files and "--speculative-adaptive" not in command.argv
+        assert keys(command) == ["command.schedule_all_off"]
+        assert command.argv[command.argv.index("--speculative-num-steps") + 1] == "3"
 
     @pytest.mark.parametrize("method", ["suffix", "medusa", "mlp_speculator"])
     def test_methods_sglang_does_not_have(self, method):
