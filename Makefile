@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test chromium prometheus bench clean
+.PHONY: run test chromium prometheus screenshots bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,13 @@ prometheus: $(VENV)/.run-deps
 
 test: $(VENV)/.test-deps chromium prometheus
 	$(PY) -m pytest
+
+# The README's screenshots: the user-guide browser tests take them in Chromium; copied into docs/.
+screenshots: $(VENV)/.test-deps chromium
+	rm -f tests/artifacts/guide/*.png
+	$(PY) -m pytest -q tests/test_browser.py -k UserGuide
+	mkdir -p docs/screenshots
+	cp tests/artifacts/guide/*.png docs/screenshots/
 
 bench: $(VENV)/.test-deps
 	$(PY) bench/bench_grid.py

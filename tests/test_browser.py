@@ -259,3 +259,86 @@ class TestNavigationInChromium:
         expect(page).to_have_url(re.compile(r"lang=vi"), timeout=TIMEOUT)
         expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("^Máy tính"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"workload=summarisation"), timeout=TIMEOUT)
+        # A choice shows its label in the new language, not the one it was drawn in.
+        workload = page.get_by_role("combobox", name="Tải công việc")
+        expect(workload).to_have_value("Tóm tắt (đầu vào dài, đầu ra ngắn)", timeout=TIMEOUT)
+        page.get_by_role("combobox", name="Language · Ngôn ngữ").click()
+        page.get_by_role("option", name="English").click()
+        expect(page.get_by_role("combobox", name="Workload")).to_have_value("Summarisation (long in, short out)",
+                                                                             timeout=TIMEOUT)
+
+
+GUIDE = ARTIFACTS / "guide"  # `make screenshots` copies these into docs/screenshots/ for the README
+
+
+@pytest.fixture
+def guide_page(browser):
+    """A 1,280 × 960 window: the size the README's screenshots are taken at."""
+    context = browser.new_context(viewport={"width": 1280, "height": 960})
+    GUIDE.mkdir(parents=True, exist_ok=True)
+    yield context.new_page()
+    context.close()
+
+
+def to_top(locator) -> None:
+    """Scroll the page so that ``locator`` is at the top of the window."""
+    expect(locator).to_be_visible(timeout=TIMEOUT)
+    locator.evaluate("element => element.scrollIntoView({block: 'start'})")
+    locator.page.wait_for_timeout(500)  # the charts settle after the scroll
+
+
+class TestUserGuideInChromium:
+    """The README's screenshots, each from a real flow whose outcome is checked first."""
+
+    def test_calculator(self, guide_page: Page, app_url: str):
+        wait_for_app(guide_page, app_url)
+        expect(guide_page.get_by_text(re.compile(r"^Speculation pays here: 1\.51×"))).to_be_visible(timeout=TIMEOUT)
+        guide_page.screenshot(path=GUIDE / "calculator.png")
+
+    def test_calculator_latency(self, guide_page: Page, app_url: str):
+        wait_for_app(guide_page, f"{app_url}/?view=latency")
+        tail = guide_page.get_by_role("heading", name="Tokens per step, and what the tail sees")
+        expect(tail).to_be_visible(timeout=TIMEOUT)
+        to_top(guide_page.get_by_role("tab", name="Latency"))
+        guide_page.screenshot(path=GUIDE / "calculator_latency.png")
+
+    def test_calculator_deploy(self, guide_page: Page, app_url: str):
+        wait_for_app(guide_page, f"{app_url}/?view=serve")
+        command = guide_page.locator('[data-testid="stCode"]').filter(has_text="vllm serve")
+        expect(command).to_contain_text("--speculative-config", timeout=TIMEOUT)
+        to_top(guide_page.locator('[data-testid="stRadio"]').filter(has_text="SGLang"))  # the command's controls
+        guide_page.screenshot(path=GUIDE / "calculator_deploy.png")
+
+    def test_explorer(self, guide_page: Page, app_url: str):
+        open_results(guide_page, app_url)
+        guide_page.get_by_role("tab", name="By load").click()
+        expect(guide_page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=TIMEOUT)
+        to_top(guide_page.get_by_role("tab", name="By load"))
+        guide_page.screenshot(path=GUIDE / "explorer.png")
+
+    def test_live(self, guide_page: Page, app_url: str):
+        wait_for_app(guide_page, app_url)
+        guide_page.goto(f"{app_url}/live-metrics")
+        every = guide_page.get_by_role("spinbutton", name="Every (seconds)")
+        every.fill("2")
+        every.press("Enter")
+        guide_page.get_by_text("Poll", exact=True).click()
+        verdict = guide_page.get_by_text(re.compile(r"^(Paying now|Losing now|Not settled):"))
+        expect(verdict).to_be_visible(timeout=TIMEOUT)
+        expect(metric(guide_page, "Running requests")).not_to_have_text("—", timeout=TIMEOUT)
+        to_top(guide_page.get_by_role("heading", level=1))
+        guide_page.screenshot(path=GUIDE / "live.png")
+
+    def test_claims(self, guide_page: Page, app_url: str):
+        wait_for_app(guide_page, app_url)
+        guide_page.goto(f"{app_url}/check-a-claim")
+        guide_page.get_by_role("button", name=re.compile("^Worked example")).click()
+        expect(guide_page.get_by_text(re.compile(r"^Conditional:"))).to_be_visible(timeout=TIMEOUT)
+        to_top(guide_page.get_by_role("heading", level=1))
+        guide_page.screenshot(path=GUIDE / "claims.png")
+
+    def test_calculator_in_vietnamese(self, guide_page: Page, app_url: str):
+        guide_page.goto(f"{app_url}/?lang=vi")
+        expect(guide_page.get_by_role("heading", level=1)).to_have_text(re.compile("^Máy tính"), timeout=TIMEOUT)
+        expect(metric(guide_page, "Tăng tốc")).to_have_text("1.51×", timeout=TIMEOUT)
+        guide_page.screenshot(path=GUIDE / "calculator_vi.png")
