@@ -45,13 +45,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from . import calculator, spec, workload
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
-           "published_reaching"]
+           "required_at_costs", "check_at_costs", "published_reaching"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -228,6 +229,84 @@ def _alpha_for(length: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     reachable = length <= gamma + 1.0
     clipped = np.where(reachable, np.maximum(length, 1.0), 1.0)
     return np.where(reachable, spec.alpha_from_acceptance_length(clipped, gamma), np.nan)
+
+
+def required_at_costs(speedup: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
+                      draft_cost: ArrayLike = spec.SEED_DRAFT_COST) -> dict[str, float | np.ndarray]:
+    """What a claimed speedup S* needs where the costs of a step are given as ratios of a plain one
+    (the calculator's simple-ratios mode), in closed form.
+
+    .. math:: S = \\frac{E(α, γ)}{v + γc} \\;\\Rightarrow\\; E^* = S^*\\,(v + γc),\\qquad
+              α^* = E^{-1}(E^*, γ),\\qquad S_{max} = \\frac{γ + 1}{v + γc}
+
+    Parameters
+    ----------
+    speedup, gamma, verify_cost, draft_cost : array_like
+        S*, the draft length γ, the verify pass's cost v and one draft pass's cost c (both relative
+        to a plain decode step); they broadcast.
+
+    Returns
+    -------
+    dict
+        ``acceptance_length`` (E*), ``alpha`` (α*; NaN where E* > γ + 1, out of reach even at
+        α = 1; 0 where E* ≤ 1, a claim the costs meet without any acceptance),
+        ``acceptance_rate`` (vLLM's accepted / drafted at α*, NaN where α* is) and ``max_speedup``
+        (S at α = 1). Scalars for scalar input.
+
+    Examples
+    --------
+    3x at γ = 5 with a draft pass at 0.05 of a plain step and a verify pass at 1 needs
+    E* = 3 · 1.25 = 3.75 tokens per step (α* = 0.807, a vLLM acceptance rate of 2.75 / 5 = 0.55), and
+    the setting gives at most 6 / 1.25 = 4.8x.
+
+    References
+    ----------
+    Leviathan, Kalman, Matias 2023 (arXiv 2211.17192): the speedup E / (γc + 1), here with the
+    verify pass's cost v in place of 1.
+    """
+    g = np.asarray(gamma, dtype=float)
+    cost = np.asarray(spec.step_cost(g, verify_cost, draft_cost), dtype=float)
+    length = np.asarray(speedup, dtype=float) * cost
+    length, g = np.broadcast_arrays(length, g)
+    alpha = _alpha_for(length, g)
+    rate = np.where(np.isnan(alpha), np.nan, spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), g))
+    out = {"acceptance_length": length, "alpha": alpha, "acceptance_rate": rate, "max_speedup": (g + 1.0) / cost}
+    return {k: float(v) if np.ndim(v) == 0 else v for k, v in out.items()}
+
+
+def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_max: int) -> tuple[str, list[Notice], pd.DataFrame]:
+    """A claim against costs given as ratios (:func:`required_at_costs`), at the claim's γ or each γ
+    in 1..``gamma_max``: ``impossible`` where no γ reaches S* even at α = 1, ``plausible`` where the
+    measured α (``claim.alpha``) reaches it at some γ, else ``conditional`` on the α the easiest γ
+    needs. The costs are given, so there is no band, and batch and context do not enter.
+
+    Returns
+    -------
+    verdict : str
+    reasons : list of Notice
+    required : DataFrame
+        One row per γ: ``gamma``, ``max_speedup``, ``alpha_needed``, ``acceptance_rate``,
+        ``acceptance_length`` (and ``at_alpha``, the speedup at the measured α, where there is one).
+    """
+    gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
+    need = required_at_costs(claim.speedup, gammas, verify_cost, draft_cost)
+    required = pd.DataFrame({"gamma": gammas, "max_speedup": need["max_speedup"], "alpha_needed": need["alpha"],
+                             "acceptance_rate": need["acceptance_rate"], "acceptance_length": need["acceptance_length"]})
+    best = required.loc[required["max_speedup"].idxmax()]
+    costs = {"verify": verify_cost, "draft": draft_cost}
+    ceiling = Notice("claims.reason.costs_ceiling", speedup=float(best["max_speedup"]), gamma=int(best["gamma"]), **costs)
+    if required["alpha_needed"].isna().all():
+        return "impossible", [Notice("claims.reason.costs_out_of_reach", claim=claim.speedup, **costs), ceiling], required
+    easiest = required.loc[required["alpha_needed"].idxmin()]
+    needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]), gamma=int(easiest["gamma"]),
+                    rate=float(easiest["acceptance_rate"]), length=float(easiest["acceptance_length"]))
+    if claim.alpha is None:
+        return "conditional", [needed, ceiling], required
+    required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)
+    mine = required.loc[required["at_alpha"].idxmax()]
+    measured = Notice("claims.reason.costs_measured", alpha=claim.alpha, speedup=float(mine["at_alpha"]),
+                      gamma=int(mine["gamma"]))
+    return ("plausible" if mine["at_alpha"] >= claim.speedup else "conditional"), [measured, needed, ceiling], required
 
 
 def _range(batches: np.ndarray, holds: np.ndarray) -> tuple[float, float]:

@@ -1,8 +1,11 @@
-"""Command line: ``python -m specviz speedup|roofline|calc|claim|serve|model-from-config|presets|fit|ingest|
-runs|query|metrics|record|prometheus``.
+"""Command line: ``python -m specviz speedup|roofline|calc|claim|simulate|vllm-config|serve|model-from-config|
+presets|fit|ingest|runs|query|metrics|record|prometheus``.
 
 ``claim`` checks a claimed speedup on the scenario of a calculator link (:func:`claim_row`, the Claims
-page's check); ``serve`` writes the vLLM or SGLang command for it (:func:`serve_row`, the Deploy view's).
+page's check) or against costs given as ratios (:func:`claim_at_costs_row`); ``simulate`` is the
+Latency view's simulation (:func:`simulate_row`); ``vllm-config`` writes ``vllm serve`` for a version,
+target and draft (:func:`vllm_config_row`); ``serve`` writes the vLLM or SGLang command for a link's
+scenario (:func:`serve_row`, the Deploy view's).
 
 Every subcommand prints rows as JSON, CSV or a Markdown table. Errors exit 2 with one line on
 stderr, never a traceback.
@@ -41,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from . import (calculator, calibration, claims, export, i18n, importers, prom, prometheus, recorder, roofline,
-               scenario, scrape, settings, spec, step, vllm_config)
+               scenario, scrape, settings, simulate, spec, step, vllm_config)
 from .errors import SpecvizError
 from .store import Store
 
@@ -552,16 +555,61 @@ def _build_parser() -> _Parser:
                                                        "calculator URL; empty: the default scenario")
     p.add_argument("--format", **fmt)
 
-    p = sub.add_parser("claim", help="check a claimed speedup (\"up to 3x\", \"2.5x at batch 64\") on the scenario "
-                                     "of a calculator link, as the Claims page does")
-    p.add_argument("text", help="the claim as it was written")
+    p = sub.add_parser("claim", help="check a claimed speedup (\"up to 3x\", \"2.5x at batch 64\") on a scenario, "
+                                     "as the Claims page does, or against costs given as ratios")
+    p.add_argument("text", nargs="?", help="the claim as it was written; with --speedup, the link")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
+    p.add_argument("--speedup", type=float, help="the claimed speedup as a number, in place of its words")
     p.add_argument("--batch", type=_count, help="the batch it was claimed at (default: the one its words name, "
                                                  "else any)")
     p.add_argument("--gamma", type=_count, help="the draft length it was claimed at (default: the best)")
+    p.add_argument("--verify-cost", type=float, help="check against a verify pass of this cost (× a plain step) "
+                                                      "and --draft-cost, not against the step model")
+    p.add_argument("--draft-cost", type=float, help=f"a draft pass's cost (× a plain step; default "
+                                                     f"{spec.SEED_DRAFT_COST} with --verify-cost)")
+    _scenario_options(p)
     p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")
     p.add_argument("--value", type=float, help="the acceptance measured on your traffic")
     p.add_argument("--measured-gamma", type=_count, default=4, help="the γ it was measured at (default 4)")
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
+
+    p = sub.add_parser("simulate", help="tokens per step, inter-token and request latency with and without "
+                                        "speculation, simulated from α or per-position rates")
+    p.add_argument("link", nargs="?", default="", help="the scenario whose step times are used, as for calc")
+    acceptance = p.add_mutually_exclusive_group(required=True)
+    acceptance.add_argument("--alpha", type=float, help="per-position acceptance α (i.i.d.)")
+    acceptance.add_argument("--rates", type=float, nargs="+", help="measured acceptance at each draft position, "
+                                                                  "given the positions before (γ = their count)")
+    p.add_argument("--gamma", type=_count, help="draft length (with --alpha; default: the link's)")
+    p.add_argument("--batch", type=_count, help="the batch whose step times are used (default: the link's)")
+    p.add_argument("--steps", type=_count, default=1_000_000, help="steps simulated (default 1,000,000)")
+    p.add_argument("--requests", type=_count, default=10_000, help="requests simulated (default 10,000)")
+    p.add_argument("--output-tokens", type=_count, default=500, help="tokens decoded per request (default 500)")
+    p.add_argument("--seed", type=int, default=0)
+    _scenario_options(p)
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
+
+    p = sub.add_parser("vllm-config", help="the vllm serve command for a version, target and draft or method "
+                                           "(with --by-batch, the draft length per batch size)")
+    p.add_argument("--version", required=True, help="the vLLM release, e.g. 0.10.0")
+    p.add_argument("--target", required=True, help="a model preset id or its Hugging Face id")
+    drafting = p.add_mutually_exclusive_group(required=True)
+    drafting.add_argument("--draft", help="a draft model: a preset id or its Hugging Face id")
+    drafting.add_argument("--method", choices=_CONFIG_METHODS, help="a method instead of a draft model "
+                                                                    "(--head names an EAGLE, Medusa or MLP checkpoint)")
+    p.add_argument("--head", help="the Hugging Face id of the EAGLE, EAGLE-3, Medusa or MLP-speculator checkpoint")
+    p.add_argument("--gamma", type=_count, required=True, help="num_speculative_tokens")
+    p.add_argument("--tp", type=int, choices=scenario.TENSOR_PARALLEL, help="tensor parallelism (default: the "
+                                                                           "GPUs the pair needs)")
+    p.add_argument("--disable-by-batch-size", type=_count, help="stop speculating from this batch (where the "
+                                                                "version can)")
+    p.add_argument("--prompt-lookup-max", type=_count, default=4, help="n-gram window (default 4)")
+    p.add_argument("--by-batch", action="store_true", help="the best draft length for each batch size from the step "
+                                                           "model (needs --gpu and --alpha)")
+    p.add_argument("--gpu", help="GPU preset id (for --by-batch)")
+    p.add_argument("--alpha", type=float, help="per-position acceptance α (for --by-batch)")
+    p.add_argument("--context", type=int, help="context length in tokens (for --by-batch; default 1,024)")
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
 
     p = sub.add_parser("serve", help="the vLLM or SGLang command for the scenario of a calculator link, as the "
                                      "Deploy view writes it")
@@ -769,11 +817,47 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
     return json.dumps(report, indent=2), 0
 
 
-def _linked_scenario(link: str, presets: scenario.Presets) -> scenario.Scenario:
-    """The scenario a calculator link (or its query) describes; a value the page would refuse is an
-    error here, not a silent default."""
+# vllm-config's --method: vLLM's names for what drafts, other than a draft model.
+_CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in vllm_config.METHODS if m != "draft"))
+
+
+def _scenario_options(p: argparse.ArgumentParser) -> None:
+    """Options that set a scenario's hardware, models and context over its link's."""
+    p.add_argument("--gpu", help="GPU preset id")
+    p.add_argument("--target", help="target: a model preset id or its Hugging Face id")
+    p.add_argument("--draft", help="draft: a model preset id or its Hugging Face id, or eagle, eagle3, ngram")
+    p.add_argument("--engine", help="engine preset id")
+    p.add_argument("--context", type=int, help="context length in tokens")
+
+
+def _preset_id(text: str, models: dict[str, roofline.Model], what: str, heads: Sequence[str] = ()) -> str:
+    """A model preset's id from its id or its Hugging Face id (case aside); a head's name as given."""
+    if text in models or text in heads:
+        return text
+    by_hub = {(vllm_config.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
+    if text.lower() in by_hub:
+        return by_hub[text.lower()]
+    known = ", ".join([*heads, *models])
+    raise UsageError(f"unknown {what} {text!r}: use a preset id or its Hugging Face id ({known})")
+
+
+def _scenario_params(args: argparse.Namespace, models: dict[str, roofline.Model]) -> dict[str, str]:
+    """The link parameters that :func:`_scenario_options` (and a command's own --batch, --gamma,
+    --alpha) set."""
+    params = {name: str(value) for name in ("gpu", "engine", "context", "batch", "gamma", "alpha")
+              if (value := getattr(args, name, None)) is not None}
+    if getattr(args, "target", None):
+        params["target"] = _preset_id(args.target, models, "target")
+    if getattr(args, "draft", None):
+        params["draft"] = _preset_id(args.draft, models, "draft", scenario.HEAD_DRAFTS)
+    return params
+
+
+def _linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, str] | None = None) -> scenario.Scenario:
+    """The scenario a calculator link (or its query) describes, with ``overrides`` set over it; a
+    value the page would refuse is an error here, not a silent default."""
     query = urllib.parse.urlsplit(link).query if "?" in link else link
-    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | (overrides or {})
     chosen, refused = scenario.from_query_params(params, presets)
     if refused:
         raise UsageError("the link sets " + ", ".join(f"{name}={text!r}" for name, text in refused)
@@ -804,26 +888,108 @@ def _words(notice: Any) -> str:
     return re.sub(r"\\(.)", r"\1", i18n.message(notice)).replace("**", "")
 
 
+def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
+    """The α, acceptance length and vLLM rate a claim needs: at its γ, else at the γ that needs the
+    least α (None where no γ reaches it)."""
+    reachable = frame[frame["alpha_needed"].notna()]
+    if gamma is None and len(reachable):
+        row = reachable.loc[reachable["alpha_needed"].idxmin()]
+    elif gamma is not None and len(reachable):
+        row = reachable.iloc[0]
+    else:
+        return {"required_gamma": gamma, "required_alpha": None, "required_acceptance_length": None,
+                "required_acceptance_rate_vllm": None}
+    return {"required_gamma": int(row["gamma"]), "required_alpha": float(row["alpha_needed"]),
+            "required_acceptance_length": float(row["acceptance_length"]),
+            "required_acceptance_rate_vllm": float(row["acceptance_rate"])}
+
+
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
               gamma: int | None = None, measure: str | None = None, value: float | None = None,
-              measured_gamma: int = 4) -> dict[str, Any]:
-    """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64") on the scenario of a
-    calculator link: the verdict, its headline, reasons and conditions in words, the best setting,
-    the batches where it can hold, and the α each γ needs."""
+              measured_gamma: int = 4, overrides: dict[str, str] | None = None) -> dict[str, Any]:
+    """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", or a number) on the
+    scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
+    and conditions in words, what it requires at the easiest γ (or the claimed one), the best
+    setting, the batches where it can hold, and the α each γ needs."""
     speedup = claims.parse_claim(text)
     batch = batch if batch is not None else claims.claimed_batch(text)
     alpha = None if measure is None else claims.alpha_from_measurement(measure, value, measured_gamma)
-    chosen = _linked_scenario(link, presets)
+    chosen = _linked_scenario(link, presets, overrides)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
             "headline": _words(check.headline), "reasons": [_words(n) for n in check.reasons],
-            "conditions": [_words(n) for n in check.conditions], "best": {k: _plain(v) for k, v in check.best.items()},
+            "conditions": [_words(n) for n in check.conditions], **_required(check.required, gamma),
+            "max_speedup": check.best["speedup"], "best": {k: _plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
             "required": _frame_rows(check.required)}
+
+
+def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *, gamma: int | None = None,
+                       alpha: float | None = None) -> dict[str, Any]:
+    """A claim against costs given as ratios of a plain step (:func:`specviz.claims.check_at_costs`)."""
+    verdict, reasons, required = claims.check_at_costs(claims.Claim(speedup, gamma=gamma, alpha=alpha), verify_cost,
+                                                       draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
+    return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
+            "verdict": verdict, "reasons": [_words(n) for n in reasons], **_required(required, gamma),
+            "max_speedup": float(required["max_speedup"].max()), "required": _frame_rows(required)}
+
+
+def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
+    """The Latency view's simulation from the command line: step times from the step model at the
+    scenario's batch and context, acceptance from --alpha (with --gamma) or --rates."""
+    if args.rates and args.gamma is not None and args.gamma != len(args.rates):
+        raise UsageError(f"--gamma {args.gamma} but {len(args.rates)} rates: the rates give γ")
+    chosen = _linked_scenario(args.link, presets, _scenario_params(argparse.Namespace(
+        **{**vars(args), "alpha": None, "gamma": args.gamma if not args.rates else len(args.rates)}), presets.models))
+    gamma = len(args.rates) if args.rates else chosen.gamma
+    length = spec.expected_tokens_chain(args.rates) if args.rates else spec.expected_tokens(args.alpha, gamma)
+    alpha = float(spec.alpha_from_acceptance_length(length, gamma)) if args.rates else args.alpha
+    times = simulate.StepTimes.from_step(step.step(
+        chosen.gpu, chosen.target, chosen.draft, batch=chosen.batch, gamma=gamma, context=chosen.context, alpha=alpha,
+        tp=chosen.tp, precision=chosen.precision, costs=chosen.costs))
+    acceptance = {"rates": args.rates} if args.rates else {"alpha": args.alpha, "gamma": gamma}
+    summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
+                               steps=args.steps, seed=args.seed)
+    table = summary.table(per_step=True)
+    return {"alpha": alpha, "gamma": gamma, "rates": args.rates, "gpu": chosen.gpu.id, "target": chosen.target_id,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "batch": chosen.batch, "context": chosen.context,
+            "plain_step_ms": times.plain_s * 1e3, "spec_step_ms": times.spec_s * 1e3, "steps": summary.steps,
+            "seed": args.seed, "tokens_per_step_mean": summary.mean_tokens, "tokens_per_step_se": summary.mean_tokens_se,
+            "expected_tokens": _plain(summary.expected_tokens), "zero_accept_share": summary.zero_accept_share,
+            "tokens_per_step_counts": [int(c) for c in summary.counts], "output_tokens": summary.output_tokens,
+            "requests": summary.requests,
+            "latency_ms": {row: {"plain": r.plain_s * 1e3, "spec": r.spec_s * 1e3, "ratio": r.ratio}
+                           for row, r in table.iterrows()}}
+
+
+def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
+    """``vllm serve`` for a version, a target and a draft model or method: the command, its warnings
+    in words (notices and problems) and, with --by-batch, the best draft length per batch size from
+    the step model on --gpu at --alpha, written into the command where the version takes it."""
+    if args.by_batch and (args.gpu is None or args.alpha is None):
+        raise UsageError("--by-batch needs --gpu and --alpha")
+    draft = args.draft or (args.method if args.method in scenario.HEAD_DRAFTS else None)
+    params = {"target": _preset_id(args.target, presets.models, "target"), "gamma": str(args.gamma)}
+    if draft is not None:
+        params["draft"] = _preset_id(draft, presets.models, "draft", scenario.HEAD_DRAFTS)
+    params |= {name: str(value) for name in ("tp", "gpu", "alpha", "context")
+               if (value := getattr(args, name)) is not None}
+    chosen = _linked_scenario("", presets, params)
+    method = args.method if args.method in vllm_config.METHODS else "draft"
+    schedule = (vllm_config.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
+                                           settings.get("SPECVIZ_GAMMA_MAX")) if args.by_batch else None)
+    command = vllm_config.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
+                                       off_from=args.disable_by_batch_size, draft_repo=args.head,
+                                       prompt_lookup_max=args.prompt_lookup_max, method=method)
+    row: dict[str, Any] = {"command": command.line,
+                           "warnings": [_words(n) for n in (*command.problems, *command.notices)]}
+    if schedule is not None:
+        row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
+    return row
 
 
 def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", version: str | None = None,
@@ -841,6 +1007,29 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", ver
             "notices": [_words(n) for n in command.notices],
             "advice": [_words(n) for n in vllm_config.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
                                                             schedule)]}
+
+
+def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
+    """``claim``: its words or --speedup, against --verify-cost and --draft-cost or a scenario."""
+    if (args.measure is None) != (args.value is None):
+        raise UsageError("--measure and --value go together")
+    if args.speedup is None and args.text is None:
+        raise UsageError("give the claim's words or --speedup")
+    if args.speedup is not None and args.link:
+        raise UsageError("with --speedup, give the claim's words no more: the one argument left is the link")
+    text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
+    alpha = None if args.measure is None else claims.alpha_from_measurement(args.measure, args.value,
+                                                                           args.measured_gamma)
+    if args.verify_cost is not None:
+        if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
+            raise UsageError("--verify-cost gives the costs: no link, --gpu, --target, --draft, --engine or --context")
+        draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
+        return claim_at_costs_row(claims.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha)
+    if args.draft_cost is not None:
+        raise UsageError("--draft-cost goes with --verify-cost")
+    overrides = _scenario_params(argparse.Namespace(**{**vars(args), "batch": None, "gamma": None}), presets.models)
+    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measure=args.measure, value=args.value,
+                     measured_gamma=args.measured_gamma, overrides=overrides)
 
 
 def _open_store(path: Path | None) -> Store:
@@ -930,11 +1119,11 @@ def _run(args: argparse.Namespace) -> str:
             return json.dumps(row, indent=2)
         return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format)
     if args.command == "claim":
-        if (args.measure is None) != (args.value is None):
-            raise UsageError("--measure and --value go together")
-        return json.dumps(claim_row(args.text, args.link, scenario.load_presets(data_dir), batch=args.batch,
-                                    gamma=args.gamma, measure=args.measure, value=args.value,
-                                    measured_gamma=args.measured_gamma), indent=2, ensure_ascii=False)
+        return json.dumps(_claim(args, scenario.load_presets(data_dir)), indent=2, ensure_ascii=False)
+    if args.command == "simulate":
+        return json.dumps(simulate_row(args, scenario.load_presets(data_dir)), indent=2, ensure_ascii=False)
+    if args.command == "vllm-config":
+        return json.dumps(vllm_config_row(args, scenario.load_presets(data_dir)), indent=2, ensure_ascii=False)
     if args.command == "serve":
         return json.dumps(serve_row(args.link, scenario.load_presets(data_dir), engine=args.engine,
                                     version=args.version, method=args.method, draft=args.draft,

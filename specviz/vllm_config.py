@@ -72,7 +72,7 @@ from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
-           "Command", "vllm_command", "sglang_command", "serve_command", "SGLANG_ALGORITHMS"]
+           "Command", "vllm_command", "sglang_command", "serve_command", "SGLANG_ALGORITHMS", "hugging_face_id"]
 
 Version = tuple[int, int, int]
 
@@ -223,10 +223,10 @@ class Command:
         return shlex.join(self.argv)
 
 
-def _repo(model_source: str, fallback: str) -> str:
-    """The Hugging Face id in a preset's source, else ``fallback`` (the user names it)."""
+def hugging_face_id(model_source: str) -> str | None:
+    """The Hugging Face id (``Qwen/Qwen3-32B``) in a preset's source, None where it names none."""
     found = _HF_REPO.search(model_source or "")
-    return found[1] if found else fallback
+    return found[1] if found else None
 
 
 def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice],
@@ -248,8 +248,8 @@ def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problem
         if not _DRAFT_REPO.fullmatch(draft_repo):
             raise SpecvizError("command.bad_draft", text=draft_repo[:60])
         return draft_repo
-    if method == "draft_model" and (found := _HF_REPO.search(scenario.draft.model.source or "")):
-        return found[1]
+    if method == "draft_model" and (found := hugging_face_id(scenario.draft.model.source)):
+        return found
     name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[method]} for {scenario.target.name}"
     problems.append(Notice("command.name_the_draft", draft=name, engine=engine))
     return f"<{name}>"
@@ -335,7 +335,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
     draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
-    argv = [*env, "vllm", "serve", _repo(scenario.target.source, f"<{scenario.target.name}>")]
+    argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
     if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
@@ -398,7 +398,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     notices = [Notice("command.mtp_layers", target=scenario.target.name)] if method == "mtp" else []
     problems: list[Notice] = []
     argv = ["python", "-m", "sglang.launch_server", "--model-path",
-            _repo(scenario.target.source, f"<{scenario.target.name}>")]
+            hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
     if scenario.tp > 1:
         argv += ["--tp", str(scenario.tp)]
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]

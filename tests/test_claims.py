@@ -191,6 +191,55 @@ class TestCheckClaim:
         assert lower.verdict in claims.VERDICTS
 
 
+class TestRequiredAtCosts:
+    def test_the_issue_s_example_by_hand(self):
+        # 3x at γ = 5, draft cost 0.05, verify 1: E* = 3 · (1 + 5 · 0.05) = 3.75 tokens per step.
+        need = claims.required_at_costs(3.0, 5, 1.0, 0.05)
+        assert need["acceptance_length"] == pytest.approx(3.75)
+        assert need["max_speedup"] == pytest.approx(6 / 1.25)
+        assert need["acceptance_rate"] == pytest.approx((3.75 - 1) / 5)  # vLLM's accepted / drafted
+        a = need["alpha"]
+        assert (1 - a ** 6) / (1 - a) == pytest.approx(3.75)  # E(α, 5), summed by hand
+
+    def test_out_of_reach_above_gamma_plus_one_over_the_step_cost(self):
+        ceiling = 6 / (1 + 5 * 0.05)
+        assert math.isnan(claims.required_at_costs(ceiling + 1e-9, 5, 1.0, 0.05)["alpha"])
+        assert claims.required_at_costs(ceiling - 1e-9, 5, 1.0, 0.05)["alpha"] == pytest.approx(1.0, abs=1e-4)
+
+    def test_a_claim_the_costs_meet_without_acceptance(self):
+        # A verify pass cheaper than a plain step (a ratio below 1) with S* below 1 / v needs α = 0.
+        assert claims.required_at_costs(1.1, 4, 0.5, 0.05)["alpha"] == 0.0
+
+    def test_arrays_broadcast(self):
+        need = claims.required_at_costs([2.0, 3.0], np.array([[1], [5]]), 1.0, 0.05)
+        assert need["alpha"].shape == (2, 2) and math.isnan(need["alpha"][0, 1])  # γ 1 reaches 1.90x at most
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.floats(1.01, 8), st.integers(1, 16), st.floats(0.5, 3), st.floats(0, 0.3))
+    def test_the_required_alpha_gives_the_claim(self, claim, gamma, verify, draft):
+        need = claims.required_at_costs(claim, gamma, verify, draft)
+        if math.isnan(need["alpha"]):
+            assert claim > need["max_speedup"]
+        elif need["alpha"] > 0:
+            assert spec.speedup(need["alpha"], gamma, verify, draft) == pytest.approx(claim, rel=1e-6)
+
+
+class TestCheckAtCosts:
+    def test_the_three_verdicts(self):
+        verdict, reasons, required = claims.check_at_costs(claims.Claim(3.0, gamma=5), 1.0, 0.05, 16)
+        assert verdict == "conditional" and [n.key for n in reasons] == ["claims.reason.costs_needs",
+                                                                         "claims.reason.costs_ceiling"]
+        assert list(required["gamma"]) == [5] and reasons[0].params["length"] == pytest.approx(3.75)
+        verdict, reasons, _ = claims.check_at_costs(claims.Claim(5.0, gamma=5), 1.0, 0.05, 16)
+        assert verdict == "impossible" and reasons[0].key == "claims.reason.costs_out_of_reach"
+        # At α 0.9 the best γ of 1..16 gives spec.speedup's maximum, above 3x.
+        verdict, reasons, required = claims.check_at_costs(claims.Claim(3.0, alpha=0.9), 1.0, 0.05, 16)
+        best = max(spec.speedup(0.9, g, 1.0, 0.05) for g in range(1, 17))
+        assert verdict == "plausible" and reasons[0].params["speedup"] == pytest.approx(best)
+        verdict, _, _ = claims.check_at_costs(claims.Claim(3.0, alpha=0.7), 1.0, 0.05, 16)
+        assert verdict == "conditional"  # 0.7 gives at most 2.3x here
+
+
 class TestPublishedReaching:
     def test_only_speedups_that_reach_highest_first(self):
         published = explorer.load_published(DATA)

@@ -2,6 +2,7 @@
 
 import csv
 import io
+import math
 import json
 import shutil
 import os
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, claims, cli, scenario, settings
+from specviz import calculator, claims, cli, scenario, settings, spec, vllm_config
 from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -595,6 +596,103 @@ class TestClaimCommand:
         assert code == 2 and not out and "beyond what speculative decoding can give" in err
         code, _, err = run(capsys, "claim", "3x", "--measure", "alpha")
         assert code == 2 and "--measure and --value go together" in err
+
+
+    def test_the_issue_s_form_against_costs(self, capsys):
+        code, out, _ = run(capsys, "claim", "--speedup", "3", "--gamma", "5", "--verify-cost", "1", "--draft-cost",
+                           "0.05", "--format", "json")
+        row = json.loads(out)
+        assert code == 0 and row["verdict"] == "conditional" and row["required_acceptance_length"] == pytest.approx(3.75)
+        assert row["required_acceptance_rate_vllm"] == pytest.approx(0.55) and row["max_speedup"] == pytest.approx(4.8)
+        assert row["reasons"][0].startswith("It needs an acceptance α of at least 0.81 at γ 5")
+        _, out, _ = run(capsys, "claim", "--speedup", "4.9", "--gamma", "5", "--verify-cost", "1", "--draft-cost", "0.05")
+        assert json.loads(out)["verdict"] == "impossible" and json.loads(out)["required_alpha"] is None
+
+    def test_the_issue_s_form_on_presets(self, capsys):
+        code, out, _ = run(capsys, "claim", "--speedup", "2.5", "--gpu", "H100-SXM", "--target", "Qwen/Qwen3-32B",
+                           "--draft", "Qwen3-0.6B", "--batch", "64")
+        row = json.loads(out)
+        check = claims.check_claim(make_scenario(), claims.Claim(2.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
+                                   settings.get("SPECVIZ_BATCH_MAX"))
+        easiest = check.required.loc[check.required["alpha_needed"].idxmin()]
+        assert code == 0 and row["target"] == "Qwen3-32B" and row["verdict"] == check.verdict
+        assert row["required_alpha"] == pytest.approx(easiest["alpha_needed"])
+        assert row["required_gamma"] == easiest["gamma"] and row["max_speedup"] == pytest.approx(check.best["speedup"])
+
+    @pytest.mark.parametrize(("argv", "message"), [
+        (["claim"], "give the claim's words or --speedup"),
+        (["claim", "3x", "--verify-cost", "1", "--gpu", "H100-SXM"], "--verify-cost gives the costs"),
+        (["claim", "3x", "--draft-cost", "0.1"], "--draft-cost goes with --verify-cost"),
+        (["claim", "--speedup", "3", "a", "b"], "the one argument left is the link"),
+        (["claim", "3x", "--target", "no/such-model"], "unknown target 'no/such-model'")])
+    def test_what_it_refuses(self, capsys, argv, message):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and not out and message in err
+
+
+class TestSimulateCommand:
+    def test_against_the_closed_forms(self, capsys):
+        code, out, _ = run(capsys, "simulate", "--alpha", "0.8", "--gamma", "4", "--steps", "200000", "--seed", "3",
+                           "--output-tokens", "100", "--requests", "2000", "--format", "json")
+        row = json.loads(out)
+        assert code == 0 and row["expected_tokens"] == pytest.approx(spec.expected_tokens(0.8, 4))
+        assert abs(row["tokens_per_step_mean"] - row["expected_tokens"]) < 4 * row["tokens_per_step_se"]
+        assert abs(row["zero_accept_share"] - 0.2) < 4 * math.sqrt(0.2 * 0.8 / 200_000)
+        assert sum(row["tokens_per_step_counts"]) == 200_000
+        # The p99 gap is a whole speculative step; the mean is that step over the tokens it yields.
+        assert row["latency_ms"]["itl_p99"]["spec"] == pytest.approx(row["spec_step_ms"])
+        assert row["latency_ms"]["itl_mean"]["plain"] == pytest.approx(row["plain_step_ms"])
+
+    def test_rates_give_gamma_and_the_same_seed_the_same_answer(self, capsys):
+        argv = ("simulate", "--rates", "0.9", "0.8", "--steps", "50000", "--requests", "500", "--seed", "7")
+        _, first, _ = run(capsys, *argv)
+        _, second, _ = run(capsys, *argv)
+        row = json.loads(first)
+        assert first == second and row["gamma"] == 2 and row["expected_tokens"] == pytest.approx(1 + 0.9 + 0.72)
+        assert abs(row["zero_accept_share"] - 0.1) < 4 * math.sqrt(0.1 * 0.9 / 50_000)
+        code, _, err = run(capsys, "simulate", "--rates", "0.9", "0.8", "--gamma", "3")
+        assert code == 2 and "the rates give γ" in err
+
+
+class TestVllmConfigCommand:
+    def test_each_version_band(self, capsys):
+        base = ("vllm-config", "--target", "Qwen3-32B", "--draft", "Qwen/Qwen3-0.6B", "--gamma", "4",
+                "--disable-by-batch-size", "32")
+        _, out, _ = run(capsys, *base, "--version", "0.8.1")
+        assert json.loads(out)["command"].endswith("--speculative-model Qwen/Qwen3-0.6B --num-speculative-tokens 4 "
+                                                   "--speculative-disable-by-batch-size 32")
+        _, out, _ = run(capsys, *base, "--version", "0.9.2")
+        assert '"disable_by_batch_size": 32' in json.loads(out)["command"]
+        for version, said in (("0.10.0", "accepts disable_by_batch_size but ignores it"),
+                              ("0.17.0", "rejects disable_by_batch_size")):
+            _, out, _ = run(capsys, *base, "--version", version)
+            row = json.loads(out)
+            assert "disable_by_batch_size" not in row["command"] and any(said in w for w in row["warnings"])
+
+    def test_by_batch_writes_the_schedule_where_the_version_has_one(self, capsys):
+        argv = ("vllm-config", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B", "--gamma", "4", "--by-batch",
+                "--gpu", "H100-SXM", "--alpha", "0.8", "--context", "2048", "--format", "json")
+        _, out, _ = run(capsys, *argv, "--version", "0.24.0")
+        row = json.loads(out)
+        schedule = vllm_config.gamma_schedule(make_scenario(alpha=0.8, context=2048), 0.8, 2048,
+                                              settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX"))
+        assert row["by_batch"] == [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
+        assert f'"num_speculative_tokens_per_batch_size": {json.dumps(row["by_batch"])}' in row["command"]
+        _, out, _ = run(capsys, *argv, "--version", "0.16.0")
+        older = json.loads(out)
+        assert older["by_batch"] == row["by_batch"] and "per_batch_size" not in older["command"]
+
+    def test_a_method_and_its_head(self, capsys):
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.33.0", "--target", "Qwen3-32B", "--method", "eagle3",
+                        "--head", "org/eagle3", "--gamma", "3", "--tp", "1")
+        assert json.loads(out)["command"] == ("vllm serve Qwen/Qwen3-32B --speculative-config '{\"method\": \"eagle3\", "
+                                              "\"model\": \"org/eagle3\", \"num_speculative_tokens\": 3}'")
+        code, _, err = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--method", "mtp",
+                           "--gamma", "2")
+        assert code == 2 and "has no multi-token-prediction layers" in err
+        code, _, err = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--draft",
+                           "Qwen3-0.6B", "--gamma", "2", "--by-batch")
+        assert code == 2 and "--by-batch needs --gpu and --alpha" in err
 
 
 class TestServeCommand:
