@@ -841,11 +841,11 @@ def _preset_id(text: str, models: dict[str, roofline.Model], what: str, heads: S
     raise UsageError(f"unknown {what} {text!r}: use a preset id or its Hugging Face id ({known})")
 
 
-def _scenario_params(args: argparse.Namespace, models: dict[str, roofline.Model]) -> dict[str, str]:
-    """The link parameters that :func:`_scenario_options` (and a command's own --batch, --gamma,
-    --alpha) set."""
-    params = {name: str(value) for name in ("gpu", "engine", "context", "batch", "gamma", "alpha")
-              if (value := getattr(args, name, None)) is not None}
+def _scenario_params(args: argparse.Namespace, models: dict[str, roofline.Model], **numbers: Any) -> dict[str, str]:
+    """The link parameters that :func:`_scenario_options` set, and ``numbers`` (a command's own
+    batch, γ, α or tp) that are not None."""
+    params = {name: str(value) for name in ("gpu", "engine", "context") if (value := getattr(args, name, None)) is not None}
+    params |= {name: str(value) for name, value in numbers.items() if value is not None}
     if getattr(args, "target", None):
         params["target"] = _preset_id(args.target, models, "target")
     if getattr(args, "draft", None):
@@ -943,8 +943,8 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     scenario's batch and context, acceptance from --alpha (with --gamma) or --rates."""
     if args.rates and args.gamma is not None and args.gamma != len(args.rates):
         raise UsageError(f"--gamma {args.gamma} but {len(args.rates)} rates: the rates give γ")
-    chosen = _linked_scenario(args.link, presets, _scenario_params(argparse.Namespace(
-        **{**vars(args), "alpha": None, "gamma": args.gamma if not args.rates else len(args.rates)}), presets.models))
+    chosen = _linked_scenario(args.link, presets, _scenario_params(
+        args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
     gamma = len(args.rates) if args.rates else chosen.gamma
     length = spec.expected_tokens_chain(args.rates) if args.rates else spec.expected_tokens(args.alpha, gamma)
     alpha = float(spec.alpha_from_acceptance_length(length, gamma)) if args.rates else args.alpha
@@ -972,12 +972,9 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     the step model on --gpu at --alpha, written into the command where the version takes it."""
     if args.by_batch and (args.gpu is None or args.alpha is None):
         raise UsageError("--by-batch needs --gpu and --alpha")
-    draft = args.draft or (args.method if args.method in scenario.HEAD_DRAFTS else None)
-    params = {"target": _preset_id(args.target, presets.models, "target"), "gamma": str(args.gamma)}
-    if draft is not None:
-        params["draft"] = _preset_id(draft, presets.models, "draft", scenario.HEAD_DRAFTS)
-    params |= {name: str(value) for name in ("tp", "gpu", "alpha", "context")
-               if (value := getattr(args, name)) is not None}
+    params = _scenario_params(args, presets.models, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
+    if args.method in scenario.HEAD_DRAFTS:
+        params["draft"] = args.method
     chosen = _linked_scenario("", presets, params)
     method = args.method if args.method in vllm_config.METHODS else "draft"
     schedule = (vllm_config.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
@@ -1027,7 +1024,7 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         return claim_at_costs_row(claims.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha)
     if args.draft_cost is not None:
         raise UsageError("--draft-cost goes with --verify-cost")
-    overrides = _scenario_params(argparse.Namespace(**{**vars(args), "batch": None, "gamma": None}), presets.models)
+    overrides = _scenario_params(args, presets.models)
     return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measure=args.measure, value=args.value,
                      measured_gamma=args.measured_gamma, overrides=overrides)
 
