@@ -53,15 +53,15 @@ def scenario_sidebar(lang: str) -> None:
     tflops = url_widget(side.number_input, t("side.tflops", lang), min_value=figure("tflops").low,
                         max_value=figure("tflops").upper, value=None, key="tflops",
                         placeholder=preset_hint(gpu.tflops, lang), persist_state="session",
-                        help=t("side.tflops_help", lang, source=gpu.source))
+                        help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
     bandwidth = url_widget(side.number_input, t("side.bandwidth", lang), min_value=figure("bandwidth").low,
                            max_value=figure("bandwidth").upper, value=None, key="bandwidth",
                            format="%.3f", placeholder=preset_hint(gpu.bandwidth_tb_s, lang),
-                           persist_state="session", help=t("side.bandwidth_help", lang, note=gpu.note))
+                           persist_state="session", help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
     gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS
-                            else t("side.custom_option", lang) if m == scenario.CUSTOM else models[m].name)
+                            else t("side.custom_option", lang) if m == scenario.CUSTOM else in_language(models[m].name, lang))
     target_id = url_choice(side.selectbox, t("side.target", lang), [*models, scenario.CUSTOM], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
                            args=("draft", "tp"))

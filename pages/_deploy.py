@@ -50,7 +50,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     else:
         for problem in command.problems:
             st.error(message(problem, lang))
-        st.code(command.line, language="bash", wrap_lines=True)
+        st.code(command.lines, language="bash", wrap_lines=True)
         for name, text in command.files.items():
             st.caption(name)
             st.code(text, language="json")

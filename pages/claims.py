@@ -129,13 +129,19 @@ titled_dataframe(check.required, lang, placeholder="—", column_config=number_c
 
 st.subheader(t("claims.beside", lang))
 published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
-reaching = claims.published_reaching(published, speedup)
+reaching = claims.published_reaching(published, speedup, batch)
 speedups = published[published["metric"].str.endswith("speedup")]
 store = open_store(lang)
 paired = explorer.pair_with_baselines(explorer.with_load(store.runs(), explorer.example_hashes(store.imports())))
 st.altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup), width="stretch")
-st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups),
-             yours=int((paired["measured_speedup"] >= speedup).sum()), runs=len(paired)))
+yours = int((paired["measured_speedup"] >= speedup).sum())
+if batch is None:
+    st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups), yours=yours,
+                 runs=len(paired)))
+else:
+    st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
+                 at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
+                 any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired)))
 if not reaching.empty:
     table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "source"]]
     titled_dataframe(table, lang, placeholder="—",

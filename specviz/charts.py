@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from .i18n import t
@@ -344,15 +345,26 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
     ).properties(height=160, title=title, autosize=_FIT_WIDTH)
 
 
+# A window this many times a model's median window, and at least _GAP_S longer, spans a time nobody
+# polled: the first window of a later visit, measured against the last scrape of an earlier one.
+_GAP_RATIO, _GAP_S = 3.0, 30.0
+
+
 def _unbroken_runs(windows: pd.DataFrame) -> pd.Series:
-    """A number per window, shared along each unbroken run of one model's windows: a run ends where
-    the next window starts after the previous one ended. Points without ``time_start`` (a
-    Prometheus range, evenly spaced) are one run per model."""
+    """A number per window, shared along each unbroken run of one model's windows. A run ends where
+    a window starts after the previous one ended, and around a window that spans a gap (see
+    ``_GAP_RATIO``: a true average over the gap, drawn as a point of its own). Points without
+    ``time_start`` (a Prometheus range, evenly spaced) are one run per model."""
     if "time_start" not in windows:
         return pd.Series(0, index=windows.index)
     ordered = windows.sort_values("time_end")
-    previous_end = ordered.groupby("model")["time_end"].shift()
-    return (ordered["time_start"] > previous_end).astype(int).groupby(ordered["model"]).cumsum().reindex(windows.index)
+    by_model = ordered.groupby("model")
+    seconds = (ordered["time_end"] - ordered["time_start"]).dt.total_seconds()
+    median = seconds.groupby(ordered["model"]).transform("median")
+    gap = seconds > np.maximum(_GAP_RATIO * median, median + _GAP_S)
+    after_gap = gap.groupby(ordered["model"]).shift(fill_value=False)
+    starts = (ordered["time_start"] > by_model["time_end"].shift()) | gap | after_gap
+    return starts.astype(int).groupby(ordered["model"]).cumsum().reindex(windows.index)
 
 
 def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:

@@ -217,10 +217,13 @@ def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:
     return float(alpha)
 
 
-def published_reaching(published: pd.DataFrame, speedup: float) -> pd.DataFrame:
+def published_reaching(published: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
     """The published speedups (rows of ``data/published_results.csv`` whose metric is a speedup)
-    that reach ``speedup``, highest first."""
+    that reach ``speedup``, highest first; with ``batch``, only those measured at that batch or a
+    larger one (a speedup at batch 1 says little of one claimed at 64: it falls as the batch grows)."""
     speedups = published[published["metric"].str.endswith("speedup")]
+    if batch is not None:
+        speedups = speedups[speedups["batch"] >= batch]
     return speedups[speedups["value"] >= speedup].sort_values("value", ascending=False)
 
 

@@ -146,10 +146,11 @@ def load_gpus(data_dir: Path) -> dict[str, GPU]:
 
 
 def load_models(data_dir: Path) -> dict[str, Model]:
-    """Model presets from ``data_dir/models.csv``, each derived from its shipped config.json."""
+    """Model presets from ``data_dir/models.csv``, each derived from its shipped config.json (the
+    name with its translations)."""
     models = {}
     for row in _read_csv(Path(data_dir) / "models.csv"):
-        model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=row["name"])
+        model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=PresetText.from_row(row, "name"))
         models[row["id"]] = Model(**{**asdict(model), "source": row["source"]})
     return models
 

@@ -30,8 +30,8 @@ was checked (each release's source package on PyPI, and the pull request that ma
   V1's model runner then refuses every method but ngram ("only ngram spec decode is supported in
   V1", ``v1/worker/gpu_model_runner.py``), so the rest need ``VLLM_USE_V1=0``; from 0.8.3 the check
   falls back to V0 by itself for a method V1 lacks (``arg_utils.py``, "Falling back to V0"):
-  Medusa until 0.9.0 (``v1/spec_decode/medusa.py``), ``draft_model`` until 0.9.0 at least, the
-  MLP speculator always;
+  Medusa until 0.9.0 (``v1/spec_decode/medusa.py``), ``draft_model`` and the MLP speculator
+  always (V1 refuses a draft model until 0.16.0, below);
 * removals: the MLP speculator with V0 in 0.10.0 (its architecture is commented out of the model
   registry, "Re-enable this once the MLP Speculator is supported in V1"; V1 has no proposer for
   it), Medusa in 0.33.0 (no longer among ``config/speculative.py``'s methods);
@@ -89,7 +89,7 @@ _METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "dr
                                      "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 9, 2),
                                      "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
 # The first release whose V1 engine runs each method (before it, V0 does); None: never.
-_V1_SINCE: dict[str, Version | None] = {"medusa": (0, 9, 0), "draft_model": (0, 9, 0), "mlp_speculator": None}
+_V1_SINCE: dict[str, Version | None] = {"medusa": (0, 9, 0), "draft_model": _DRAFT_MODEL_V1, "mlp_speculator": None}
 _V0_FALLBACK = (0, 8, 3)  # from here vLLM picks V0 by itself for a method V1 lacks
 # The first release that no longer runs each method.
 _METHOD_GONE: dict[str, Version] = {"mlp_speculator": (0, 10, 0), "medusa": (0, 33, 0)}
@@ -222,6 +222,18 @@ class Command:
         """The command as one shell line, every word quoted where it needs to be."""
         return shlex.join(self.argv)
 
+    @property
+    def lines(self) -> str:
+        """The command with each option and its value on a line of its own, continued by ``\\``:
+        what a page shows, where a browser wrapping one long line can break inside an option's name."""
+        out: list[str] = []
+        for word in self.argv:
+            if word.startswith("--") or not out:
+                out.append(shlex.quote(word))
+            else:
+                out[-1] += " " + shlex.quote(word)
+        return " \\\n    ".join(out)
+
 
 def hugging_face_id(model_source: str) -> str | None:
     """The Hugging Face id (``Qwen/Qwen3-32B``) in a preset's source, None where it names none."""
@@ -306,7 +318,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     ------
     SpecvizError
         ``command.bad_version``; ``command.bad_method``; ``command.method_unknown`` where the
-        version predates the method, ``command.method_gone`` where it no longer runs it;
+        version predates the method, ``command.method_gone`` where it no longer runs it,
+        ``command.draft_model_unsupported`` for a draft model where only V1 runs and refuses it;
         ``command.no_mtp_layers``; ``command.no_self_draft`` for a self-speculative (sparse KV)
         draft, which vLLM does not offer; ``command.bad_draft`` for a draft id that is not an id or
         a path.
@@ -320,6 +333,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     if method in _METHOD_GONE and v >= _METHOD_GONE[method]:
         raise SpecvizError("command.method_gone", method=method, version=version,
                            gone=".".join(map(str, _METHOD_GONE[method])))
+    if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
+        raise SpecvizError("command.draft_model_unsupported", version=version)
     notices: list[Notice] = []
     problems: list[Notice] = []
     # V1 is the default from 0.8; before 0.10.0 a method it lacks runs on V0.
@@ -338,8 +353,6 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
-    if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
-        problems.append(Notice("command.draft_model_unsupported", version=version))
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
         if method == "ngram":

@@ -61,11 +61,12 @@ class Workload:
 
 
 def load_workloads(data_dir: Path) -> dict[str, Workload]:
-    """The workload presets of ``data_dir / "workloads.csv"`` by id, in file order (name and note
-    with their translations)."""
+    """The workload presets of ``data_dir / "workloads.csv"`` by id, in file order (name, source and
+    note with their translations)."""
     with open(data_dir / "workloads.csv", newline="", encoding="utf-8") as handle:
         return {row["id"]: Workload(row["id"], PresetText.from_row(row, "name"), int(row["input_tokens"]),
-                                    int(row["output_tokens"]), row["source"], PresetText.from_row(row, "note"))
+                                    int(row["output_tokens"]), PresetText.from_row(row, "source"),
+                                    PresetText.from_row(row, "note"))
                 for row in csv.DictReader(handle)}
 
 

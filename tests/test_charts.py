@@ -288,6 +288,15 @@ class TestLiveOverTime:
         other_model = windows.assign(model=["a", "b", "a", "b"], time_start=times(0, 0, 5, 5), time_end=times(5, 5, 10, 10))
         assert list(charts.live_over_time(other_model, "alpha_iid").data["run"]) == [0, 0, 0, 0]
 
+    def test_a_window_across_a_gap_stands_alone(self):
+        # A later visit's first window is measured from the earlier visit's last scrape: 10 minutes,
+        # against windows of 2 s. It is a point of its own; the lines either side do not reach it.
+        ends = [2, 4, 6, 606, 608, 610]
+        starts = [0, 2, 4, 6, 606, 608]
+        windows = pd.DataFrame({"time_start": pd.to_datetime(starts, unit="s"), "time_end": pd.to_datetime(ends, unit="s"),
+                                "model": "m", **{f: 0.7 for f in charts.LIVE_FIGURES}})
+        assert list(charts.live_over_time(windows, "alpha_iid").data["run"]) == [0, 0, 0, 1, 2, 2]
+
     def test_a_legend_only_when_models_are_told_apart(self):
         one = charts.live_over_time(LIVE, "alpha_iid").to_dict()
         two = charts.live_over_time(LIVE.assign(model=["a", "b", "b"]), "alpha_iid").to_dict()

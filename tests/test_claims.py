@@ -249,6 +249,12 @@ class TestPublishedReaching:
         by_hand = published[published["metric"].str.endswith("speedup") & (published["value"] >= 3.0)]
         assert len(reaching) == len(by_hand)
 
+    def test_at_a_claimed_batch_only_runs_at_that_batch_or_more(self):
+        published = explorer.load_published(DATA)
+        at_64 = claims.published_reaching(published, 2.0, batch=64)
+        assert (at_64["batch"] >= 64).all() and (at_64["value"] >= 2.0).all()
+        assert len(at_64) < len(claims.published_reaching(published, 2.0))
+
     def test_none_reach_an_extravagant_claim(self):
         assert claims.published_reaching(pd.DataFrame({"metric": ["walltime_speedup"], "value": [2.0]}), 3.0).empty
 

@@ -663,7 +663,7 @@ class TestVllmConfigCommand:
                                                    "--speculative-disable-by-batch-size 32")
         _, out, _ = run(capsys, *base, "--version", "0.9.2")
         assert '"disable_by_batch_size": 32' in json.loads(out)["command"]
-        for version, said in (("0.10.0", "accepts disable_by_batch_size but ignores it"),
+        for version, said in (("0.16.0", "accepts disable_by_batch_size but ignores it"),
                               ("0.17.0", "rejects disable_by_batch_size")):
             _, out, _ = run(capsys, *base, "--version", version)
             row = json.loads(out)
@@ -697,12 +697,13 @@ class TestVllmConfigCommand:
 
 class TestServeCommand:
     def test_the_deploy_view_s_command(self, capsys):
-        code, out, _ = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
+        code, out, _ = run(capsys, "serve", "alpha=0.55&draft=eagle", "--version", "0.10.0", "--draft", "org/eagle")
         row = json.loads(out)
         assert code == 0 and row["command"].startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 ")
         assert "disable_by_batch_size" not in row["command"]
         assert any("accepts disable_by_batch_size but ignores it" in n for n in row["notices"])
-        assert any("refuses a separate draft model" in p for p in row["problems"])
+        code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
+        assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
 
     def test_sglang_and_a_method(self, capsys):
         _, out, _ = run(capsys, "serve", "draft=eagle3", "--engine", "sglang", "--draft", "org/head")

@@ -101,11 +101,17 @@ class TestVllmCommand:
         command = vllm_config.vllm_command(SCENARIO, "0.8.3", 4)
         assert config_of(command) == {"method": "draft_model", "model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4}
         assert shlex.split(command.line) == command.argv  # quoted for a shell
+        # The page's form: an option a line; a shell joins the lines where a backslash ends one.
+        assert command.lines.splitlines()[0] == "vllm serve Qwen/Qwen3-32B \\"
+        assert all(line.startswith("    --") for line in command.lines.splitlines()[1:])
+        assert shlex.split(command.lines.replace("\\\n", "")) == command.argv
 
     def test_disable_by_batch_size_where_it_works_and_where_not(self):
         v0 = vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=48)
-        assert config_of(v0)["disable_by_batch_size"] == 48 and keys(v0) == ["command.disable_v0_only"]
-        ignored = vllm_config.vllm_command(SCENARIO, "0.10.0", 4, off_from=48)
+        assert config_of(v0)["disable_by_batch_size"] == 48
+        assert keys(v0) == ["command.v0_fallback", "command.disable_v0_only"]  # a draft model runs on V0 here
+        eagle = replace(SCENARIO, draft=step.Draft("eagle"))
+        ignored = vllm_config.vllm_command(eagle, "0.10.0", 4, off_from=48, draft_repo="org/eagle")
         assert "disable_by_batch_size" not in config_of(ignored) and "command.disable_ignored" in keys(ignored)
         removed = vllm_config.vllm_command(SCENARIO, "0.17.0", 4, off_from=48)
         assert "disable_by_batch_size" not in config_of(removed) and "command.disable_removed" in keys(removed)
@@ -131,8 +137,9 @@ class TestVllmCommand:
         unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
         assert config_of(unnamed)["model"].startswith("<EAGLE-3 head for Qwen3-32B")
         assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
-        refused = vllm_config.vllm_command(SCENARIO, "0.11.0", 4)
-        assert [p.key for p in refused.problems] == ["command.draft_model_unsupported"]
+        with pytest.raises(SpecvizError) as raised:  # V1 alone, and it refuses a draft model until 0.16.0
+            vllm_config.vllm_command(SCENARIO, "0.11.0", 4)
+        assert raised.value.key == "command.draft_model_unsupported"
         assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
 
     def test_methods_the_step_model_does_not_cost(self):
