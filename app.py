@@ -52,12 +52,12 @@ def scenario_sidebar(lang: str) -> None:
     figure = lambda name: scenario.FIELDS[name]
     tflops = url_widget(side.number_input, t("side.tflops", lang), min_value=figure("tflops").low,
                         max_value=figure("tflops").upper, value=None, key="tflops",
-                        placeholder=preset_hint(gpu.tflops, lang), persist_state="session",
+                        placeholder=preset_hint(gpu.tflops, lang),
                         help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
     bandwidth = url_widget(side.number_input, t("side.bandwidth", lang), min_value=figure("bandwidth").low,
                            max_value=figure("bandwidth").upper, value=None, key="bandwidth",
                            format="%.3f", placeholder=preset_hint(gpu.bandwidth_tb_s, lang),
-                           persist_state="session", help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
+                           help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
     gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS

@@ -169,8 +169,8 @@ def show_url_notices(where: Any, lang: str) -> None:
 
 def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, value: Any,
                **kwargs: Any) -> Any:
-    """``widget(label, *args, value=value, key=key, bind="query-params", **kwargs)``, noting for
-    :func:`show_url_notices` a URL value that the widget does not take.
+    """``widget(label, *args, value=value, key=key, bind="query-params", **kwargs)``, kept for the
+    session, noting for :func:`show_url_notices` a URL value that the widget does not take.
 
     Streamlit (1.67) seeds a bound widget from the URL when the widget first appears in a session
     or on a page, and a value of the wrong type, out of range or not among the options it drops
@@ -183,6 +183,9 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
     url_text = None
     if key not in st.session_state and key in st.query_params:
         url_text = ", ".join(st.query_params.get_all(key))
+    # Kept for the session, as url_choice's: leaving the page drops the value from the URL, and
+    # coming back would otherwise reset it (whether it did depended on how fast the visit was).
+    kwargs.setdefault("persist_state", "session")
     result = widget(label, *args, value=value, key=key, bind="query-params", **kwargs)
     if url_text is not None and not _same(url_text, result):
         _refused(key, url_text, None if _same(str(value), result) else result)

@@ -458,10 +458,11 @@ _INPUTS = {
 def _ratio(num: float | None, den: float | None, field_name: str, den_metric: str,
            absent: dict[str, Notice]) -> float | None:
     """num / den, or None; a zero denominator's reason goes in ``absent`` (a missing count's
-    reason is passed on by ``_INPUTS``)."""
+    reason is passed on by ``_INPUTS``). A denominator so near zero that the ratio overflows
+    (a count of 1e-306 drafts) counts as zero."""
     if num is None or den is None:
         return None
-    if den <= 0:
+    if den <= 0 or not math.isfinite(num / den):
         absent[field_name] = Notice("prom.absent.zero", metric=den_metric)
         return None
     return num / den

@@ -240,6 +240,8 @@ class TestNavigationInChromium:
         claim = page.get_by_role("textbox", name="Claimed speedup")
         claim.fill("2x")
         claim.press("Enter")
+        # The claim has reached the server (it is in the URL) before the page is left.
+        expect(page).to_have_url(re.compile(r"claim=2x"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
         page.get_by_role("link", name="Calculator").click()
         # Leaving a page takes its choices out of the URL; coming back brings them back.
