@@ -179,7 +179,8 @@ row.metric(t("calc.m.best_gamma", lang),
 
 def show_table() -> None:
     table = calculator.alpha_table(chosen, gamma, batch, context)
-    if mode == "ratios":  # the costs are given: no batch enters the table
+    if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
+        table = table.rename(columns={"this_batch": "given_costs"})
         st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
     else:
         st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))

@@ -330,7 +330,8 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
     ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
     acceptance rate and the α it converts to are drawn apart: different quantities, see
     :mod:`specviz.spec`). A line breaks where a window does not start where the model's previous
-    one ended (the page was closed, the recorder stopped): no line bridges a time nobody measured."""
+    one ended, and around a window that spans a gap between two visits: no line bridges a time
+    nobody polled."""
     data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure]].dropna()
     title = t(f"col.{figure}", lang)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).

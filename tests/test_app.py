@@ -120,6 +120,7 @@ class TestCalculatorPage:
         # Given costs leave the batch out: the caption does not name one.
         caption = next(c.value for c in at.caption if c.value.startswith("Speedup at γ"))
         assert "batch" not in caption and "verify and draft costs given" in caption
+        assert "this batch" not in table and "At the given costs" in table  # the last column is the costs'
 
     def test_long_context_keeps_verify_memory_bound(self):
         at = make_app(batch="256", context="8192")
