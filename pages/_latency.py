@@ -72,8 +72,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     if rates:
         # The α and γ with the rates' tokens per step: the same mean step, so the same request times;
         # the simulation below draws from the rates themselves.
-        gamma = len(rates)
-        alpha = float(spec.alpha_from_acceptance_length(spec.expected_tokens_chain(rates), gamma))
+        gamma, alpha = len(rates), float(spec.alpha_from_rates(rates))
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}

@@ -905,15 +905,15 @@ def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
 
 
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
-              gamma: int | None = None, measure: str | None = None, value: float | None = None,
-              measured_gamma: int = 4, overrides: dict[str, str] | None = None) -> dict[str, Any]:
+              gamma: int | None = None, alpha: float | None = None,
+              overrides: dict[str, str] | None = None) -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", or a number) on the
     scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
-    setting, the batches where it can hold, and the α each γ needs."""
+    setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
+    measured on the user's traffic)."""
     speedup = claims.parse_claim(text)
     batch = batch if batch is not None else claims.claimed_batch(text)
-    alpha = None if measure is None else claims.alpha_from_measurement(measure, value, measured_gamma)
     chosen = _linked_scenario(link, presets, overrides)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
@@ -946,8 +946,7 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     chosen = _linked_scenario(args.link, presets, _scenario_params(
         args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
     gamma = len(args.rates) if args.rates else chosen.gamma
-    length = spec.expected_tokens_chain(args.rates) if args.rates else spec.expected_tokens(args.alpha, gamma)
-    alpha = float(spec.alpha_from_acceptance_length(length, gamma)) if args.rates else args.alpha
+    alpha = float(spec.alpha_from_rates(args.rates)) if args.rates else args.alpha
     times = simulate.StepTimes.from_step(step.step(
         chosen.gpu, chosen.target, chosen.draft, batch=chosen.batch, gamma=gamma, context=chosen.context, alpha=alpha,
         tp=chosen.tp, precision=chosen.precision, costs=chosen.costs))
@@ -1025,8 +1024,7 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
     if args.draft_cost is not None:
         raise UsageError("--draft-cost goes with --verify-cost")
     overrides = _scenario_params(args, presets.models)
-    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measure=args.measure, value=args.value,
-                     measured_gamma=args.measured_gamma, overrides=overrides)
+    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, alpha=alpha, overrides=overrides)
 
 
 def _open_store(path: Path | None) -> Store:
