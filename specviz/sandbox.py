@@ -11,10 +11,12 @@ Layers, each of which holds on its own:
    are refused.
 2. **Process.** Every query runs in a new child process (a fresh Python interpreter) with an
    address-space limit (``RLIMIT_AS``, which also bounds single function calls such as a huge
-   ``repeat``), a file-size limit of zero (``RLIMIT_FSIZE``: not one byte can be written to any file),
-   a CPU-time limit, an empty environment and no bytecode writing. The parent kills it at the time
-   limit, which runs from the call (the user's click), including the wait for one of
-   ``Limits.workers`` slots: a heavy query delays another user's by at most its own time limit.
+   ``repeat``) set above what the libraries reserved before the statement is read (that share
+   varies from machine to machine with thread stacks and allocator arenas), a file-size limit of
+   zero (``RLIMIT_FSIZE``: not one byte can be written to any file), a CPU-time limit, an empty
+   environment and no bytecode writing. The parent kills it at the time limit, which runs from the
+   call (the user's click), including the wait for one of ``Limits.workers`` slots: a heavy query
+   delays another user's by at most its own time limit.
 3. **Data.** The tables are Arrow IPC streams in sealed memory files (``memfd``, sealed against
    any write or resize), made once per version of the data; the child maps them without a copy and
    registers them as Arrow views, which no statement can modify. Each query gets a fresh process, so
@@ -46,7 +48,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
 
 from .errors import Notice, SpecvizError
 
-if TYPE_CHECKING:  # the child process does not import pandas
+if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
     import pandas as pd
 
 __all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql",
@@ -94,8 +96,10 @@ class Limits:
         Result size: rows, and bytes (of Arrow data, or of the pandas frame it becomes, whichever is
         larger).
     memory_bytes : int
-        Address space of the child process; DuckDB's own memory limit is set below it so that
-        ordinary large queries end with DuckDB's message before the operating system's limit.
+        Address space the query may take in the child process, beyond what Python, DuckDB, Arrow,
+        pandas and the mapped tables hold before it runs; DuckDB's own memory limit is half of it,
+        so that ordinary large queries end with DuckDB's message before the operating system's
+        limit.
     workers : int
         Console queries that may run at once in this process; the others wait.
     max_sql_chars : int
@@ -226,7 +230,6 @@ class Snapshot:
         import pyarrow as pa
 
         self.fds: dict[str, int] = {}
-        self.nbytes = 0
         for name, table in tables.items():
             fd = os.memfd_create(f"specviz-{name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             with pa.OSFile(f"/proc/self/fd/{fd}", "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
@@ -234,7 +237,6 @@ class Snapshot:
             fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK
                         | fcntl.F_SEAL_SEAL)
             self.fds[name] = fd
-            self.nbytes += os.fstat(fd).st_size
 
     def close(self) -> None:
         """Release the memory (a query process already started keeps its own mapping)."""
@@ -293,7 +295,7 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
 
 def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tuple[dict[str, Any], bytes]:
     """Start the child, hand it the query and the tables, read its answer within the bounds."""
-    request = {"sql": sql, "tables": tables.fds, "table_bytes": tables.nbytes, "limits": asdict(limits)}
+    request = {"sql": sql, "tables": tables.fds, "limits": asdict(limits)}
     child = subprocess.Popen(_child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, cwd=_ROOT, env={"LANG": "C.UTF-8"},
                              start_new_session=True, pass_fds=tuple(tables.fds.values()))
@@ -335,12 +337,24 @@ def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tu
 
 
 # ------------------------------------------------------------------------------- child side
-def _limit_child(limits: Limits) -> None:
-    """Operating-system bounds, set before DuckDB is even imported."""
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+def _limit_files_and_cpu(limits: Limits) -> None:
+    """Bounds that hold from the start: not one byte written to any file, and CPU time."""
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     cpu = math.ceil(limits.timeout_s) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+
+def _limit_address_space(budget: int) -> None:
+    """Cap the address space at what the process holds now plus ``budget`` bytes.
+
+    The libraries' own reservations (a stack and a malloc arena for each thread DuckDB starts,
+    Arrow's allocator) differ between machines: an absolute cap that leaves room for them on one
+    machine fails another's imports, as a CI runner showed ("failed to map segment from shared
+    object"). Measured from here, the cap bounds what the statement takes, alike everywhere.
+    """
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    held = int(status["VmSize"].split()[0]) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (held + budget, held + budget))
 
 
 def _shown_bytes(batch: Any) -> int:
@@ -377,9 +391,11 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Read the request, run the query locked down, write a status line and the Arrow result."""
     request = json.loads(stdin.readline())
     limits = Limits(**request["limits"])
-    _limit_child(limits)
+    _limit_files_and_cpu(limits)
     import duckdb
     import pyarrow as pa
+
+    pa.set_cpu_count(1)  # conversions on this thread: no thread (and arena) starts under the cap
 
     def answer(header: dict[str, Any], batches: list[Any] | None = None, schema: Any = None) -> None:
         stdout.write(json.dumps(header).encode() + b"\n")
@@ -389,10 +405,8 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
                     writer.write_batch(batch)
         stdout.flush()
 
-    # DuckDB's own limit sits below the address-space limit, leaving room for the interpreter,
-    # the libraries and the tables themselves.
-    table_bytes = request["table_bytes"]
-    duck_limit = max(64 << 20, int((limits.memory_bytes - table_bytes) * 0.5))
+    # DuckDB's own limit sits below the address-space cap, so that it ends most queries first.
+    duck_limit = max(64 << 20, limits.memory_bytes // 2)
     con = duckdb.connect(":memory:", config={**NO_EXTENSIONS, "threads": 1, "temp_directory": "",
                                              "memory_limit": f"{duck_limit}B"})
     for name, fd in request["tables"].items():
@@ -404,6 +418,9 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
                       "SET allow_persistent_secrets = false", "SET enable_progress_bar = false",
                       "SET enable_external_access = false", "SET lock_configuration = true"):
         con.execute(statement)
+    # Before the cap: the first conversion loads pandas and sets up Arrow's allocator.
+    _shown_bytes(pa.record_batch({"warm": ["up"]}))
+    _limit_address_space(limits.memory_bytes)
     cursor = con  # registered views belong to this connection; a cursor() would not see them
     # DuckDB stops itself a little before the parent's kill, so that a slow query ends with a message.
     timer = threading.Timer(max(0.05, limits.timeout_s - 0.25), cursor.interrupt)

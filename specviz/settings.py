@@ -53,8 +53,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_SQL_MAX_BYTES", "50000000", int,
             "Bytes of data a SQL console query returns at most (the rows that fit are shown)."),
     Setting("SPECVIZ_SQL_MEMORY_BYTES", "2000000000", int,
-            "Address space of the process that runs one SQL console query, in bytes (DuckDB's own "
-            "memory limit is set below it)."),
+            "Address space one SQL console query may take, in bytes, beyond what its process holds "
+            "before the query runs (DuckDB's own memory limit is half of it)."),
     Setting("SPECVIZ_SQL_MAX_CHARS", "20000", int, "Longest SQL console statement accepted, in characters."),
     Setting("SPECVIZ_SQL_WORKERS", "2", int,
             "SQL console queries that run at once per app process; others wait, within their time limit."),
