@@ -378,7 +378,9 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
     return alt.Chart(data).mark_bar().encode(
         x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("kind:N"),
-        y=alt.Y("value:Q", title=t("chart.acceptance", lang), scale=alt.Scale(domain=[0, 1])),
+        # Above 1 only where the counters were read apart (a notice says so): shown, not cut.
+        y=alt.Y("value:Q", title=t("chart.acceptance", lang),
+                scale=alt.Scale(domain=[0, max(1.0, data["value"].max() if len(data) else 1.0)])),
         color=alt.Color("kind:N", title=None, legend=_legend(None, data["kind"])),
         tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
                  alt.Tooltip("kind:N", title=t("chart.measure", lang)),

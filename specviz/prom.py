@@ -521,6 +521,9 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
             absent[name] = next(absent[n] for n in inputs if n in absent)
 
     unconditional, conditional, zero_accept = _per_position(roles, drafts, engine, absent)
+    over_one = [i + 1 for i, rate in enumerate(conditional or []) if rate is not None and rate > 1.0]
+    if over_one:
+        notices.append(Notice("prom.notice.conditional_over_one", positions=", ".join(map(str, over_one))))
 
     seconds = None
     if window and current.time is not None and previous.time is not None and current.time > previous.time:

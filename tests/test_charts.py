@@ -308,6 +308,11 @@ class TestPerPosition:
     def test_both_kinds_per_position(self):
         chart = charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None])
         assert len(chart.data) == 5 and set(chart.data.position) == {1, 2, 3}
+        assert chart.to_dict()["encoding"]["y"]["scale"]["domain"] == [0, 1.0]
+
+    def test_a_rate_read_above_one_is_drawn_whole(self):
+        chart = charts.per_position([0.8, 0.88], [0.8, 1.1])
+        assert chart.to_dict()["encoding"]["y"]["scale"]["domain"] == [0, 1.1]
 
 
 class TestClaimByBatch:

@@ -219,6 +219,17 @@ class TestSpecDecodeStates:
         assert state.generation_tokens == 2000 and state.generation_throughput == pytest.approx(200.0)
         assert not state.counter_reset
 
+    def test_a_window_read_between_two_position_updates_says_so(self):
+        """Position 2 counted 5 more steps in the window than position 1: the first snapshot was
+        read after position 2's counter moved and before position 1's did."""
+        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
+        after = vllm(1010, 3030, 1826, [808, 611, 407], generation=5040)
+        state = one(after, previous=(before, 100.0), time=101.0)
+        assert state.per_position_conditional[1] == pytest.approx(11 / 8)
+        notice = next(n for n in state.notices if n.key == "prom.notice.conditional_over_one")
+        assert notice.params == {"positions": "2"}
+        assert not any(n.key == "prom.notice.conditional_over_one" for n in one(before).notices)
+
     def test_window_across_a_restart_counts_from_zero(self):
         before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
         after = vllm(40, 120, 60, [30, 20, 10], generation=300)
