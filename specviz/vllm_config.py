@@ -19,7 +19,7 @@ was checked (each release's source package on PyPI, and the pull request that ma
   starting at 1; a gap takes the previous range's length and batches past the last range take the
   last one; each length is capped at ``num_speculative_tokens``; off when data parallelism > 1;
 * methods: ``ngram``, ``eagle``, ``medusa``, ``mlp_speculator`` and ``draft_model`` from 0.8.2,
-  ``eagle3`` in 0.9.2 (the first release checked with it), ``mtp`` from 0.11.0, ``suffix`` from
+  ``eagle3`` from 0.8.5 (0.8.4's config has no such method), ``mtp`` from 0.11.0, ``suffix`` from
   0.11.1 (#25784); ``draft_model`` on the V1 engine only from 0.16.0 (#24322: 0.10.0 to 0.14.0
   refuse it, 0.15 has no source package to check). Before 0.8.2 ``--speculative-model`` took a
   draft model, an EAGLE, Medusa or MLP-speculator checkpoint (told apart by its architecture) or
@@ -35,6 +35,14 @@ was checked (each release's source package on PyPI, and the pull request that ma
 * removals: the MLP speculator with V0 in 0.10.0 (its architecture is commented out of the model
   registry, "Re-enable this once the MLP Speculator is supported in V1"; V1 has no proposer for
   it), Medusa in 0.33.0 (no longer among ``config/speculative.py``'s methods);
+* ``eagle3`` reads hidden states that only some targets expose. Until 0.16.0 the config accepts
+  only a target whose model type contains a listed name ("Eagle3 is only supported for Llama
+  models" in 0.8.5 to 0.10.0; ``eagle3_target_supported``: llama and qwen from 0.10.1); from 0.10.1
+  the V1 model runner also requires that the target's class implements ``SupportsEagle3``
+  (``v1/worker/gpu_model_runner.py``, "Model does not support EAGLE3 interface"), the only check
+  from 0.17.0. Of the model types specviz reads: llama from 0.8.5, qwen3 from 0.10.1, qwen2 from
+  0.10.2, qwen3_moe from 0.11.1, mistral (its class derives from Llama's) from 0.17.0; qwen2_moe
+  and mixtral in no release up to 0.33.0 (``model_executor/models/*.py``, ``registry.py``);
 * ``mtp`` maps a target's model type to its MTP draft (``hf_config_override``): DeepSeek-V3 and
   V3.2, MiMo, GLM-4.5, ERNIE-4.5-MoE, Qwen3-Next and LongCat-Flash in 0.11.0, more later; any
   other target is refused ("Unsupported speculative method").
@@ -47,7 +55,10 @@ MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). ``--s
 0 steps (plain decoding) from 0.5.14: keys are batch sizes, each tier a list of candidate steps;
 the batch is first rounded up to the next CUDA-graph batch size, then the largest key at or below
 it applies (``speculative/adaptive_spec_params.py``). EAGLE and EAGLE3 (MTP is renamed EAGLE
-first) with top-k 1 only; ``--speculative-num-steps`` must be one of the tiers' steps.
+first) with top-k 1 only; ``--speculative-num-steps`` must be one of the tiers' steps. EAGLE3
+needs the target's class to capture hidden states (``set_eagle3_layers_to_capture``, called by
+``model_executor/model_runner.py``): of the model types specviz reads, all but Mixtral's have it
+(``srt/models/*.py``, 0.5.14 and 0.5.23).
 
 References
 ----------
@@ -86,13 +97,18 @@ _SCHEDULE = (0, 24, 0)
 _DRAFT_MODEL_V1 = (0, 16, 0)
 # First release each method is known in, through --speculative-config.
 _METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "draft_model": (0, 8, 2),
-                                     "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 9, 2),
+                                     "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 8, 5),
                                      "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
 # The first release whose V1 engine runs each method (before it, V0 does); None: never.
 _V1_SINCE: dict[str, Version | None] = {"medusa": (0, 9, 0), "draft_model": _DRAFT_MODEL_V1, "mlp_speculator": None}
 _V0_FALLBACK = (0, 8, 3)  # from here vLLM picks V0 by itself for a method V1 lacks
 # The first release that no longer runs each method.
 _METHOD_GONE: dict[str, Version] = {"mlp_speculator": (0, 10, 0), "medusa": (0, 33, 0)}
+# The first release whose EAGLE-3 runs on a target of each model type; absent: none up to 0.33.0.
+_EAGLE3_TARGETS: dict[str, Version] = {"llama": (0, 8, 5), "qwen3": (0, 10, 1), "qwen2": (0, 10, 2),
+                                       "qwen3_moe": (0, 11, 1), "mistral": (0, 17, 0)}
+# The model types specviz reads whose SGLang class captures the hidden states EAGLE3 reads.
+_SGLANG_EAGLE3_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe")
 # Model types whose checkpoints carry MTP layers that vLLM's mtp method runs (0.11.0).
 _MTP_MODEL_TYPES = ("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash")
 # What --speculative-model ran before --speculative-config.
@@ -320,7 +336,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         ``command.bad_version``; ``command.bad_method``; ``command.method_unknown`` where the
         version predates the method, ``command.method_gone`` where it no longer runs it,
         ``command.draft_model_unsupported`` for a draft model where only V1 runs and refuses it;
-        ``command.no_mtp_layers``; ``command.no_self_draft`` for a self-speculative (sparse KV)
+        ``command.eagle3_target_since`` or ``command.eagle3_target_never`` for EAGLE-3 on a target
+        the version does not run it for; ``command.no_mtp_layers``; ``command.no_self_draft`` for a self-speculative (sparse KV)
         draft, which vLLM does not offer; ``command.bad_draft`` for a draft id that is not an id or
         a path.
     """
@@ -335,6 +352,11 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
                            gone=".".join(map(str, _METHOD_GONE[method])))
     if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
         raise SpecvizError("command.draft_model_unsupported", version=version)
+    since = _EAGLE3_TARGETS.get(scenario.target.model_type)
+    if method == "eagle3" and (since is None or v < since):
+        raise SpecvizError("command.eagle3_target_since" if since else "command.eagle3_target_never",
+                           version=version, target=scenario.target.name, model_type=scenario.target.model_type,
+                           since=".".join(map(str, since)) if since else "")
     notices: list[Notice] = []
     problems: list[Notice] = []
     # V1 is the default from 0.8; before 0.10.0 a method it lacks runs on V0.
@@ -402,12 +424,16 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     ------
     SpecvizError
         ``command.bad_method``; ``command.not_in_engine`` for a method SGLang does not have;
+        ``command.sglang_eagle3_target`` for EAGLE3 on a target whose class cannot run it;
         ``command.no_self_draft`` for a self-speculative draft; ``command.bad_draft``.
     """
     method = _method(scenario, method, "SGLang")
     if method in ("suffix", "medusa", "mlp_speculator"):
         raise SpecvizError("command.not_in_engine", method=method, engine="SGLang")
     kind = "eagle" if method == "mtp" else scenario.draft.kind
+    if kind == "eagle3" and scenario.target.model_type not in _SGLANG_EAGLE3_TYPES:
+        raise SpecvizError("command.sglang_eagle3_target", target=scenario.target.name,
+                           model_type=scenario.target.model_type)
     notices = [Notice("command.mtp_layers", target=scenario.target.name)] if method == "mtp" else []
     problems: list[Notice] = []
     argv = ["python", "-m", "sglang.launch_server", "--model-path",

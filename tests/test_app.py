@@ -458,6 +458,13 @@ class TestServeTab:
         at.file_uploader(key="compat_draft_tokenizer").set_value(("t.json", b"[1, 2", "application/json")).run()
         assert "is not JSON" in at.error[0].value
 
+    def test_eagle3_on_a_target_the_version_does_not_run_it_for(self):
+        at = make_app({"view": "Deploy", "draft": "eagle3"})
+        at.selectbox(key="serve_version").set_value("0.9.2").run()  # Qwen3's EAGLE-3 came in 0.10.1
+        assert not at.exception and at.warning[0].value.startswith("vLLM 0\\.9\\.2 refuses EAGLE-3 on Qwen3\\-32B")
+        at.selectbox(key="serve_version").set_value("0.11.0").run()
+        assert '"method": "eagle3"' in command_shown(at)
+
     def test_sglang_and_a_named_draft(self):
         at = make_app({"view": "Deploy"})
         at.radio(key="serve_engine").set_value("sglang").run()

@@ -127,11 +127,35 @@ class TestVllmCommand:
         assert "num_speculative_tokens_per_batch_size" not in config_of(earlier)
         assert "command.no_schedule" in keys(earlier)
 
+    @pytest.mark.parametrize("model_type, refused, runs", [
+        ("llama", "0.8.3", "0.8.5"), ("qwen3", "0.10.0", "0.10.1"), ("qwen2", "0.10.1", "0.10.2"),
+        ("qwen3_moe", "0.11.0", "0.11.1"), ("mistral", "0.16.0", "0.17.0"),
+        ("qwen2_moe", "0.33.0", None), ("mixtral", "0.33.0", None)])
+    def test_eagle3_by_target_model_type(self, model_type, refused, runs):
+        """From each release's source: the config's list of target types and the model runner's
+        SupportsEagle3 check (the module's facts)."""
+        target = replace(SCENARIO.target, model_type=model_type)
+        eagle3 = replace(SCENARIO, target=target, draft=step.Draft("eagle3"))
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(eagle3, refused, 4, draft_repo="org/eagle3-head")
+        if model_type == "llama":  # before EAGLE-3 came in at all
+            assert raised.value.key == "command.method_unknown"
+        elif runs is None:
+            assert raised.value.key == "command.eagle3_target_never"
+        else:
+            assert raised.value.key == "command.eagle3_target_since" and raised.value.params["since"] == runs
+        if runs is not None:
+            assert config_of(vllm_config.vllm_command(eagle3, runs, 4, draft_repo="org/h"))["method"] == "eagle3"
+        # EAGLE (the first) reads only the last hidden state: any target.
+        eagle = replace(eagle3, draft=step.Draft("eagle"))
+        assert config_of(vllm_config.vllm_command(eagle, "0.33.0", 4, draft_repo="org/h"))["method"] == "eagle"
+
+
     def test_methods_by_version(self):
         eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(eagle3, "0.8.3", 4)
-        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == "0.9.2"
+        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == "0.8.5"
         command = vllm_config.vllm_command(eagle3, "0.11.0", 4, draft_repo="org/eagle3-head")
         assert config_of(command)["model"] == "org/eagle3-head" and not command.notices
         unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
@@ -202,7 +226,7 @@ class TestVllmCommand:
         assert medusa.argv[medusa.argv.index("--speculative-model") + 1] == "org/medusa-heads"
         with pytest.raises(SpecvizError) as raised:  # EAGLE-3 came after the old flags had gone
             vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("eagle3")), "0.7.3", 3)
-        assert raised.value.params["since"] == "0.9.2"
+        assert raised.value.params["since"] == "0.8.5"
 
     def test_an_unknown_method(self):
         with pytest.raises(SpecvizError) as raised:
@@ -278,6 +302,16 @@ class TestSglangCommand:
         command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle3")), 4)
         assert [(p.key, p.params["engine"]) for p in command.problems] == [("command.name_the_draft", "SGLang")]
         assert "<EAGLE-3 head for Qwen3-32B>" in command.argv
+
+    @pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral"])
+    def test_sglang_eagle3_where_the_target_captures_hidden_states(self, model_type):
+        eagle3 = replace(SCENARIO, target=replace(SCENARIO.target, model_type=model_type), draft=step.Draft("eagle3"))
+        if model_type == "mixtral":
+            with pytest.raises(SpecvizError) as raised:
+                vllm_config.sglang_command(eagle3, 4, draft_repo="org/h")
+            assert raised.value.key == "command.sglang_eagle3_target"
+        else:
+            assert "EAGLE3" in vllm_config.sglang_command(eagle3, 4, draft_repo="org/h").argv
 
 
 class TestServeCommand:
