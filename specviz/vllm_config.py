@@ -147,6 +147,11 @@ def parse_version(text: str) -> Version:
     return int(found[1]), int(found[2]), int(found[3] or 0)
 
 
+def _release(version: Version) -> str:
+    """A release as a user reads it: (0, 10, 1) is "0.10.1"."""
+    return ".".join(map(str, version))
+
+
 def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
     """The best draft length for every batch size, in ranges: what vLLM's
     ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
@@ -346,17 +351,18 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     known = v >= _METHOD_SINCE[method] if v >= _CONFIG_FLAG else method in _OLD_FLAG_METHODS
     if not known:
         raise SpecvizError("command.method_unknown", method=method, version=version,
-                           since=".".join(map(str, _METHOD_SINCE[method])))
+                           since=_release(_METHOD_SINCE[method]))
     if method in _METHOD_GONE and v >= _METHOD_GONE[method]:
         raise SpecvizError("command.method_gone", method=method, version=version,
-                           gone=".".join(map(str, _METHOD_GONE[method])))
+                           gone=_release(_METHOD_GONE[method]))
     if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
         raise SpecvizError("command.draft_model_unsupported", version=version)
-    since = _EAGLE3_TARGETS.get(scenario.target.model_type)
-    if method == "eagle3" and (since is None or v < since):
-        raise SpecvizError("command.eagle3_target_since" if since else "command.eagle3_target_never",
-                           version=version, target=scenario.target.name, model_type=scenario.target.model_type,
-                           since=".".join(map(str, since)) if since else "")
+    if method == "eagle3":
+        since = _EAGLE3_TARGETS.get(scenario.target.model_type)
+        if since is None or v < since:
+            raise SpecvizError("command.eagle3_target_since" if since else "command.eagle3_target_never",
+                               version=version, target=scenario.target.name,
+                               model_type=scenario.target.model_type, since=_release(since) if since else "")
     notices: list[Notice] = []
     problems: list[Notice] = []
     # V1 is the default from 0.8; before 0.10.0 a method it lacks runs on V0.
