@@ -342,9 +342,9 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         version predates the method, ``command.method_gone`` where it no longer runs it,
         ``command.draft_model_unsupported`` for a draft model where only V1 runs and refuses it;
         ``command.eagle3_target_since`` or ``command.eagle3_target_never`` for EAGLE-3 on a target
-        the version does not run it for; ``command.no_mtp_layers``; ``command.no_self_draft`` for a self-speculative (sparse KV)
-        draft, which vLLM does not offer; ``command.bad_draft`` for a draft id that is not an id or
-        a path.
+        the version does not run it for; ``command.no_mtp_layers``; ``command.no_self_draft`` for a
+        self-speculative (sparse KV) draft, which vLLM does not offer; ``command.bad_draft`` for a
+        draft id that is not an id or a path.
     """
     v = parse_version(version)
     method = _method(scenario, method, "vLLM")
@@ -388,7 +388,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         if off_from is not None:
             argv += ["--speculative-disable-by-batch-size", str(max(off_from, 2))]
         if schedule is not None:
-            notices.append(Notice("command.no_schedule", version=version, since="0.24.0"))
+            notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
         return Command(argv, notices=notices, problems=problems)
     config: dict[str, object] = {"method": method}
     if draft is not None:
@@ -402,7 +402,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
         config["num_speculative_tokens_per_batch_size"] = ranges
     elif schedule is not None:
-        notices.append(Notice("command.no_schedule", version=version, since="0.24.0"))
+        notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
     # A schedule's ranges of γ 0 already stop speculation where it loses.
     if off_from is not None and not scheduled:
         if v < _V0_GONE:
@@ -410,10 +410,10 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             notices.append(Notice("command.disable_v0_only", version=version))
         elif v < _DISABLE_KEY_GONE:
             notices.append(Notice("command.disable_ignored", version=version, batch=off_from,
-                                  schedule="0.24.0"))
+                                  schedule=_release(_SCHEDULE)))
         else:
             notices.append(Notice("command.disable_removed", version=version, batch=off_from,
-                                  schedule="0.24.0"))
+                                  schedule=_release(_SCHEDULE)))
     argv += ["--speculative-config", json.dumps(config, separators=(", ", ": "))]
     return Command(argv, notices=notices, problems=problems)
 
