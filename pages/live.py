@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import offer_fit, open_store, presets, require_router, titled_dataframe
-from specviz import calibration, charts, live, prom, prometheus, replay, scrape, settings
+from specviz.model import calibration
+from specviz import charts, live, prom, prometheus, replay, scrape, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
 

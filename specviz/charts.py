@@ -329,7 +329,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
 
     ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
     acceptance rate and the α it converts to are drawn apart: different quantities, see
-    :mod:`specviz.spec`). A line breaks where a window does not start where the model's previous
+    :mod:`specviz.model.spec`). A line breaks where a window does not start where the model's previous
     one ended, and around a window that spans a gap between two visits: no line bridges a time
     nobody polled."""
     data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure]].dropna()
@@ -420,7 +420,7 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
     """The share of speculative steps that emitted 1, 2, …, γ + 1 tokens (bars), the one-token
     steps (no draft accepted: a whole speculative step's time for one token) set apart in colour.
 
-    ``counts`` is :attr:`specviz.simulate.LatencySummary.counts`.
+    ``counts`` is :attr:`specviz.model.simulate.LatencySummary.counts`.
     """
     total = max(int(sum(counts)), 1)
     zero, some = t("chart.zero_accept", lang), t("chart.some_accepted", lang)

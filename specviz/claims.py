@@ -1,13 +1,13 @@
 """Checking a speedup claim: what would have to be true for "up to 3x", and can it be?
 
-A vendor's figure is one speedup S*. In the step model (:func:`specviz.step.step`) the times of a plain
+A vendor's figure is one speedup S*. In the step model (:func:`specviz.model.step.step`) the times of a plain
 and of a speculative step do not depend on acceptance, so at a fixed setting (hardware, models,
 engine, batch, context, γ) the speedup is proportional to the expected tokens per step:
 
 .. math:: S(α) = E(α, γ)\\,\\frac{t_{plain}}{t_{spec}} = \\frac{E(α, γ)}{γ + 1}\\, S(1)
 
 with S(1) the speedup when every draft token is accepted (E = γ + 1). The claim therefore needs
-E ≥ S*·(γ + 1) / S(1), an α through the inverse of E (:func:`specviz.spec.alpha_from_acceptance_length`),
+E ≥ S*·(γ + 1) / S(1), an α through the inverse of E (:func:`specviz.model.spec.alpha_from_acceptance_length`),
 and is out of reach where S(1) < S*. The same holds for the edges of the prediction band
 (:func:`specviz.calculator.speedup_band`): its quantiles over the cost priors and its widening by the
 model's error are both proportional to E, so the α at which the band's low edge reaches S* (the claim
@@ -47,7 +47,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from . import calculator, spec, workload
+from . import calculator, workload
+from .model import spec
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 
@@ -196,7 +197,7 @@ def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:
 
     .. math:: E = 1 + r γ \\ (\\text{r: vLLM's rate}),\\qquad α = E^{-1}(E, γ)
 
-    (:func:`specviz.spec.alpha_from_acceptance_length`); ``alpha`` is taken as it is.
+    (:func:`specviz.model.spec.alpha_from_acceptance_length`); ``alpha`` is taken as it is.
 
     Raises
     ------

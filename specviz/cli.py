@@ -15,7 +15,7 @@ one) and prints the speculative-decoding figures per model (:func:`metrics_rows`
 source into the store (:func:`specviz.recorder.record`): one progress line per poll on stderr, and a
 JSON summary on stdout when it ends (after ``--count`` polls, or Ctrl-C).
 
-``fit`` calibrates the step model (:func:`specviz.calibration.calibrate`) on each series of a CSV of
+``fit`` calibrates the step model (:func:`specviz.model.calibration.calibrate`) on each series of a CSV of
 measured speedups and predicts the rows of a second CSV with a band (:func:`fit_tables`). Rows of
 both CSVs are counted from 1 after the header (blank lines not counted), in messages and in the
 ``row`` of each prediction.
@@ -43,8 +43,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import (calculator, calibration, claims, export, i18n, importers, prom, prometheus, recorder, roofline,
-               scenario, scrape, settings, simulate, spec, step, vllm_config)
+from . import (calculator, claims, export, i18n, importers, prom, prometheus, recorder, scenario, scrape, settings,
+               vllm_config)
+from .model import calibration, roofline, simulate, spec, step
 from .errors import SpecvizError
 from .store import Store
 
@@ -120,7 +121,7 @@ ROOFLINE_KEYS = ("batch", "context", "tokens_per_verify", "regime", "ridge_flop_
 
 
 def roofline_rows(result: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    """Flatten an :func:`specviz.roofline.evaluate` result into rows with :data:`ROOFLINE_KEYS`."""
+    """Flatten an :func:`specviz.model.roofline.evaluate` result into rows with :data:`ROOFLINE_KEYS`."""
     flat = {k: np.ravel(result[k]) for k in ROOFLINE_KEYS}
     return [{k: _plain(flat[k][i]) for k in ROOFLINE_KEYS} for i in range(flat["batch"].size)]
 
@@ -484,7 +485,7 @@ def fit_tables(measured: Path, predict: Path | None = None) -> dict[str, Any]:
 
     Each series of ``measured`` (rows sharing a ``series`` name, gpu, target, draft, tp,
     precision, engine and tree_tokens) is calibrated on its own rows; ``fitted`` holds the weighted
-    medians of :attr:`specviz.calibration.Fit.fitted`, ``rms_error`` the RMS of predicted minus
+    medians of :attr:`specviz.model.calibration.Fit.fitted`, ``rms_error`` the RMS of predicted minus
     measured speedup over those rows, ``warnings`` the fit's warnings as English text. Each row
     of ``predict`` names a series of ``measured`` and is predicted in its setting.
 

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import calculator, calibration, roofline, spec
+from . import calculator
+from .model import calibration, roofline, spec
 from .errors import Notice
 from .scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
@@ -537,7 +538,7 @@ def ratio_warnings(fit: dict[str, float]) -> list[Notice]:
 class SettingFit:
     """The step model calibrated on the runs of one setting: the setting's scenario at the fitted
     costs (the weighted medians), the fit itself (its band), the points it used, the RMS error of
-    its speedups at them and its warnings (message keys of :mod:`specviz.calibration`)."""
+    its speedups at them and its warnings (message keys of :mod:`specviz.model.calibration`)."""
 
     setting: str
     scenario: Scenario
@@ -549,7 +550,7 @@ class SettingFit:
 
 def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Presets,
                        context: int = 0) -> list[SettingFit]:
-    """Calibrate the step model on each setting's runs (:func:`specviz.calibration.calibrate`), with
+    """Calibrate the step model on each setting's runs (:func:`specviz.model.calibration.calibrate`), with
     the engine's priors, at each run's measured acceptance length; settings with fewer than two
     usable runs are left out."""
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])

@@ -17,7 +17,8 @@ import numpy as np
 
 import pandas as pd
 
-from . import calculator, calibration
+from . import calculator
+from .model import calibration
 from .errors import Notice
 from .scenario import Scenario
 
@@ -96,7 +97,7 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
 
     A window of B running requests at E tokens per step and R generated tokens per second spent
     t = B·E / R on a speculative step; windows at two loads or more pin the fixed cost per step and
-    the cost per token (:func:`specviz.calibration.calibrate` on step times), the rest held at the
+    the cost per token (:func:`specviz.model.calibration.calibrate` on step times), the rest held at the
     engine's priors, with the same band as the explorer's calibration. B is the running requests at
     the window's end, and prefill steps in the window count as decode time: a steady load gives the
     truest figures.

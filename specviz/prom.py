@@ -45,7 +45,7 @@ from typing import Iterable
 import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
-from . import spec
+from .model import spec
 from .errors import Notice, SpecvizError
 
 __all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states", "counter_increase",
@@ -145,20 +145,20 @@ class SpecDecodeState:
         tokens emitted by speculative steps.
     acceptance_rate : float or None
         accepted_tokens / draft_tokens: what vLLM calls the acceptance rate (not α; see
-        :mod:`specviz.spec`). For SGLang, its own gauge.
+        :mod:`specviz.model.spec`). For SGLang, its own gauge.
     acceptance_length : float or None
         1 + accepted_tokens / drafts: tokens per target step, bonus token included. For SGLang, its
         own gauge.
     num_speculative_tokens : float or None
         draft_tokens / drafts: γ, the draft length.
     alpha_iid : float or None
-        The α with E(α, γ) = acceptance_length (:func:`specviz.spec.alpha_from_acceptance_length`).
+        The α with E(α, γ) = acceptance_length (:func:`specviz.model.spec.alpha_from_acceptance_length`).
     per_position_acceptance : list of float or None
         per_pos[i] / drafts: the share of drafts whose position i was accepted.
     per_position_conditional : list of float or None
         per_pos[i] / per_pos[i−1] (per_pos[0] / drafts at i = 0): acceptance at position i given
         that the positions before it were accepted, the a_i of
-        :func:`specviz.spec.expected_tokens_chain`; ``None`` entries where the position before
+        :func:`specviz.model.spec.expected_tokens_chain`; ``None`` entries where the position before
         accepted nothing.
     zero_accept_rate : float or None
         1 − per_pos[0] / drafts: the share of drafts of which nothing was accepted.

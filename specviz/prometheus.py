@@ -17,7 +17,7 @@ model and per point in time:
    ``/api/v1/query`` for one.
 3. At each point, the increases become a :class:`specviz.prom.Snapshot` of a window ``W`` long and
    go through :func:`specviz.prom.spec_decode_states`: acceptance rate, acceptance length, γ, α
-   (:func:`specviz.spec.alpha_from_acceptance_length`), per-position and zero-accept shares,
+   (:func:`specviz.model.spec.alpha_from_acceptance_length`), per-position and zero-accept shares,
    throughput and the load are computed by the very code that computes them from two scrapes, and
    a figure an engine does not export is absent for the same stated reason.
 

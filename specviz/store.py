@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import importers, prom, sandbox, spec
+from . import importers, prom, sandbox
+from .model import spec
 from .errors import Notice, SpecvizError
 from .importers import user_csv
 from .importers.base import IngestError, occurrences, preview

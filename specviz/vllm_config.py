@@ -78,7 +78,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import calculator, spec
+from . import calculator
+from .model import spec
 from .errors import Notice, SpecvizError
 from .scenario import Scenario
 

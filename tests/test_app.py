@@ -16,7 +16,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, i18n, roofline, scenario, settings, spec, workload
+from specviz import calculator, i18n, scenario, settings, workload
+from specviz.model import roofline, spec
 from specviz.i18n import escape_markdown
 from specviz.importers import user_csv
 from specviz.store import Store

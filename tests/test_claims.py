@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import make_scenario
-from specviz import calculator, claims, explorer, spec, workload
+from specviz import calculator, claims, explorer, workload
+from specviz.model import spec
 from specviz.errors import SpecvizError
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, claims, cli, scenario, settings, spec, vllm_config
+from specviz import calculator, claims, cli, scenario, settings, vllm_config
+from specviz.model import spec
 from specviz.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,7 +348,7 @@ class TestStoreCommands:
 
 # --- fit --------------------------------------------------------------------------------------
 
-from specviz import roofline, step  # noqa: E402
+from specviz.model import roofline, step  # noqa: E402
 
 FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
 FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), roofline.load_models(FIT_DATA)

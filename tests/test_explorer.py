@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, calibration, explorer, scenario, settings, spec, step
+from specviz import calculator, explorer, scenario, settings
+from specviz.model import calibration, spec, step
 from specviz.schema import RUN_COLUMNS
 from specviz.store import Store
 

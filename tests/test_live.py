@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, calibration, live, prom, replay, step
+from specviz import calculator, live, prom, replay
+from specviz.model import calibration, step
 from specviz.errors import Notice
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from specviz import i18n, prom, spec
+from specviz import i18n, prom
+from specviz.model import spec
 from specviz.errors import SpecvizError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,7 +24,8 @@ import pytest
 import requests
 
 from conftest import ARTIFACTS
-from specviz import cli, i18n, prom, prometheus, replay, scrape, settings, spec
+from specviz import cli, i18n, prom, prometheus, replay, scrape, settings
+from specviz.model import spec
 from specviz.errors import SpecvizError
 
 SCRAPE_INTERVAL_S = 1

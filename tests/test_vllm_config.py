@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, step, vllm_config
+from specviz import calculator, vllm_config
+from specviz.model import step
 from specviz.errors import SpecvizError
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1

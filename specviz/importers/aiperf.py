@@ -60,7 +60,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from ..errors import Notice
+from specviz.errors import Notice
 from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, normalise_name, number, preview
 # The same block reader as genai-perf's CSV, with its measured memory costs.
 from .genai_perf import metric_name, metric_rows

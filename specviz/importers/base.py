@@ -33,9 +33,9 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from .. import settings
-from ..errors import Notice, SpecvizError
-from ..schema import INTEGER_COLUMNS, TEXT_COLUMNS
+from specviz import settings
+from specviz.errors import Notice, SpecvizError
+from specviz.schema import INTEGER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "CopiedSource",
            "Format", "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats",

@@ -15,7 +15,7 @@ import csv
 import re
 from typing import Any, Iterator
 
-from ..errors import Notice
+from specviz.errors import Notice
 from .base import (Format, IngestError, Parsed, RunBuilder, Source, characters, csv_rows, find_key, lines,
                    normalise_name, number, preview, width)
 

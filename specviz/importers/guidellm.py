@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import Notice
+from specviz.errors import Notice
 from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, floats
 
 __all__ = ["FORMAT"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import Notice
+from specviz.errors import Notice
 from .base import Format, IngestError, Parsed, RunBuilder, Source
 
 __all__ = ["FORMAT", "engine_of"]

@@ -18,9 +18,9 @@ from typing import Iterable
 
 import numpy as np
 
-from .. import settings
-from ..errors import Notice
-from ..schema import RUN_COLUMNS
+from specviz import settings
+from specviz.errors import Notice
+from specviz.schema import RUN_COLUMNS
 from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
                    normalise_name, occurrences)
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import Notice
+from specviz.errors import Notice
 from .base import Format, IngestError, Parsed, RunBuilder, Source, floats, number, request_column
 
 __all__ = ["FORMAT", "ENGINES", "engine_of", "sweep_settings"]

@@ -28,8 +28,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import spec
-from .i18n import PresetText
-from .errors import InputError, Notice
+from specviz.i18n import PresetText
+from specviz.errors import InputError, Notice
 
 __all__ = [
     "GPU",
@@ -489,7 +489,7 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
     Baseline step: one target pass over B tokens, emitting B tokens.
     Speculative step: γ draft passes over B tokens, then one target verify pass over B·(γ + 1)
     tokens, emitting B·E(α, γ) tokens. With v = t_verify/t_base and c = t_draft/t_base,
-    speedup = E / (v + γc), the form of :func:`specviz.spec.speedup`.
+    speedup = E / (v + γc), the form of :func:`specviz.model.spec.speedup`.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Monte Carlo of speculative decoding's latency: tokens per step, inter-token gaps, request latency.
 
-The acceptance math of :mod:`specviz.spec` gives means. A mean hides the tail: a speculative step
+The acceptance math of :mod:`specviz.model.spec` gives means. A mean hides the tail: a speculative step
 costs more than a plain one (γ draft passes and a verify pass) and when it accepts no draft it
 yields a single token for that price. Seed 002 measured 15–30 % of steps accepting zero tokens on
 its CPU benchmark and advised tracking that share because "it drives p99 latency". This module
@@ -31,7 +31,7 @@ References
 ----------
 Y. Leviathan, M. Kalman, Y. Matias, "Fast Inference from Transformers via Speculative Decoding",
 ICML 2023, arXiv:2211.17192 (E(α, γ)). The chain form E = 1 + Σ_i Π_{j≤i} a_j: see
-:func:`specviz.spec.expected_tokens_chain`. Seed 002 ("a = 3.5 was not enough"): 15–30 % of
+:func:`specviz.model.spec.expected_tokens_chain`. Seed 002 ("a = 3.5 was not enough"): 15–30 % of
 iterations accepted zero tokens; the zero-accept share drives p99 latency.
 """
 
@@ -47,7 +47,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from . import spec
-from .errors import SpecvizError
+from specviz.errors import SpecvizError
 
 __all__ = [
     "StepTimes",
@@ -117,7 +117,7 @@ class StepTimes:
         A plain decode step: one target pass over one position per sequence.
     spec_s : float
         A speculative step: γ draft passes and the verify pass over γ + 1 positions. The step model
-        (:func:`specviz.step.step`) gives both as ``plain_s`` and ``spec_s``; at γ = 0 it gives
+        (:func:`specviz.model.step.step`) gives both as ``plain_s`` and ``spec_s``; at γ = 0 it gives
         ``spec_s == plain_s`` (no speculation).
 
     Raises
@@ -138,7 +138,7 @@ class StepTimes:
 
     @classmethod
     def from_step(cls, result: Mapping[str, ArrayLike]) -> StepTimes:
-        """The times of one configuration of :func:`specviz.step.step`'s result.
+        """The times of one configuration of :func:`specviz.model.step.step`'s result.
 
         Parameters
         ----------
@@ -722,7 +722,7 @@ def chain_rates(mean_length: float, zero_share: float, gamma: int) -> np.ndarray
               L = 1 + (1 - z)\\, E(\\beta, \\gamma - 1)
 
     so the first position alone sets the zero-accept share z and β, solved by bisection
-    (:func:`specviz.spec.alpha_from_acceptance_length`), holds the mean length L. Seed 002 reports
+    (:func:`specviz.model.spec.alpha_from_acceptance_length`), holds the mean length L. Seed 002 reports
     both figures (acceptance length 2.11–3.50, 15–30 % zero-accept steps) but not how acceptance
     decays with depth; this is the simplest chain that matches both.
 

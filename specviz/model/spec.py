@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .errors import InputError
+from specviz.errors import InputError
 
 __all__ = [
     "expected_tokens",

@@ -1,6 +1,6 @@
 """Calibrating the step model on a few measured speedups, with a band for every prediction.
 
-Two measured points cannot pin every knob of :mod:`specviz.step`: about 180 knob sets of the first
+Two measured points cannot pin every knob of :mod:`specviz.model.step`: about 180 knob sets of the first
 model fitted two EAGLE points equally well and disagreed by up to 40 % in between. So the knobs get
 priors, and the fit moves only what two points can pin:
 
@@ -9,7 +9,7 @@ priors, and the fit moves only what two points can pin:
 * for each draw, the fixed cost per step P and the cost per token T follow exactly from the two
   points, for the speedup is linear in them once the rest is fixed. With E the tokens per step,
   plain, draft and verify roofline times p, d, v, B sequences, n verify and w draft tokens per
-  sequence and k = 1 for a draft with a device pass (P is paid once per step, :mod:`specviz.step`):
+  sequence and k = 1 for a draft with a device pass (P is paid once per step, :mod:`specviz.model.step`):
 
   .. math::
 
@@ -44,8 +44,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import roofline, step
-from .i18n import PresetText
-from .errors import InputError
+from specviz.i18n import PresetText
+from specviz.errors import InputError
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 
@@ -179,7 +179,7 @@ def _log_normal_density(value: np.ndarray, prior: tuple[float, float, float]) ->
 
 def prior_draws(engine: Engine, n: int = _DRAWS, seed: int = 0,
                 hold: Mapping[str, float] | None = None) -> dict[str, np.ndarray]:
-    """``n`` draws of every cost knob of :class:`specviz.step.Costs` from its prior: the shares of peak
+    """``n`` draws of every cost knob of :class:`specviz.model.step.Costs` from its prior: the shares of peak
     and the overlap uniform over :data:`ROOFLINE_PRIORS`' ranges, the engine's per-layer and
     all-reduce costs uniform over its range, its fixed and per-token costs log-normal about its
     median with the range as about ±2σ, clipped to the range. An engine with ``components`` draws

@@ -8,14 +8,14 @@ points in between, and each prediction is compared with the measurement:
 .. math:: e_i = \\frac{\\hat S_i - S_i}{S_i}
 
 with the sign right when both are on the same side of 1 (speculation helps or hurts). Where a
-series gives the acceptance length, α comes from it (:func:`specviz.spec.alpha_from_acceptance_length`);
+series gives the acceptance length, α comes from it (:func:`specviz.model.spec.alpha_from_acceptance_length`);
 where it does not, α is fitted with the costs.
 
 A model is a :data:`Calibrator`: given a series' setting and its two calibration points, it
 returns a function from the series' points to predicted speedups, or to a dict of them
 (``speedup``) and the band of its draws (``low``, ``high``), or None where it cannot fit.
 :func:`model_error` measures how far the predictions miss (the figures behind
-:data:`specviz.calibration.MODEL_ERROR`) and :func:`coverage` how often a widened band holds the
+:data:`specviz.model.calibration.MODEL_ERROR`) and :func:`coverage` how often a widened band holds the
 measurement.
 ``bench/bench_fidelity.py`` runs the calibrators over every series and prints the table; the tests
 run it on a slice.
@@ -44,7 +44,7 @@ class Setting:
     """One series' hardware and models, as presets: ``draft`` is a model id (its preset in
     ``draft_model``), ``eagle``, ``self`` or ``ngram`` (an ``eagle`` series whose name says EAGLE-3
     drafts with an EAGLE-3 head); ``draft_kv_budget`` the positions a sparse-KV draft keeps, else
-    None; ``engine`` the engine preset (:func:`specviz.calibration.load_engines`)."""
+    None; ``engine`` the engine preset (:func:`specviz.model.calibration.load_engines`)."""
 
     name: str
     gpu: roofline.GPU
@@ -58,7 +58,7 @@ class Setting:
 
     @property
     def step_draft(self) -> step.Draft:
-        """The draft as :mod:`specviz.step` takes it."""
+        """The draft as :mod:`specviz.model.step` takes it."""
         if self.draft == "eagle":
             return step.Draft("eagle3" if "EAGLE-3 head" in self.name else "eagle")
         if self.draft_model is not None:
@@ -130,7 +130,7 @@ def model_error(predictions: pd.DataFrame) -> tuple[float, float]:
 
 def coverage(predictions: pd.DataFrame, error: tuple[float, float]) -> float:
     """The share of predicted points whose measurement lies in the draws' band widened by ``error``
-    (:func:`specviz.calibration.widen`)."""
+    (:func:`specviz.model.calibration.widen`)."""
     done = predictions.dropna(subset=["draw_low", "draw_high"])
     low, high = calibration.widen(done["draw_low"], done["draw_high"], error)
     return float(((low <= done["measured_speedup"]) & (done["measured_speedup"] <= high)).mean())
@@ -164,8 +164,8 @@ def constant_cost(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFram
 
 
 def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np.ndarray] | None:
-    """The second-generation step model (:mod:`specviz.step`) calibrated as
-    :func:`specviz.calibration.calibrate` does it: the series' own draft kind, tensor parallelism
+    """The second-generation step model (:mod:`specviz.model.step`) calibrated as
+    :func:`specviz.model.calibration.calibrate` does it: the series' own draft kind, tensor parallelism
     and engine priors; the costs per step and per token fitted to the two points; E fitted too
     where the series gives no acceptance length. Predicts the weighted median of the draws, with
     their 10th to 90th percentile (not widened by the model's error, which this measures)."""

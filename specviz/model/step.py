@@ -8,7 +8,7 @@ on ``tp`` devices (tensor parallelism):
     t = \\underbrace{\\max(t_c, t_m) + (1 - o)\\min(t_c, t_m)}_{\\text{roofline}}
         + t_{comm} + \\text{layers}\\cdot t_{layer} + B N\\, t_{token}
 
-* the roofline, :func:`specviz.roofline.forward_pass`, on one device of ``tp`` times the peak and
+* the roofline, :func:`specviz.model.roofline.forward_pass`, on one device of ``tp`` times the peak and
   the bandwidth: weights, KV cache and FLOPs split evenly over the devices (Megatron-style tensor
   parallelism, Shoeybi et al. 2019), at the precision's bytes and the dtype's peak;
 * ``t_comm``: two all-reduces per layer (after attention, after the MLP) of the pass's activations,
@@ -47,7 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import roofline, spec
-from .errors import InputError
+from specviz.errors import InputError
 
 __all__ = ["Precision", "Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step", "PRECISIONS"]
 
@@ -174,7 +174,7 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
     Notes
     -----
     With ``tp = 1``, the default precision and no extra costs this is
-    :func:`specviz.roofline.forward_pass` exactly. KV heads fewer than ``tp`` are replicated in
+    :func:`specviz.model.roofline.forward_pass` exactly. KV heads fewer than ``tp`` are replicated in
     real engines; here they split evenly, which understates KV traffic for such models.
     """
     if tp < 1 or int(tp) != tp:
@@ -214,8 +214,8 @@ def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: Arra
 
     with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
     draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
-    else E(α, γ) of a chain (:func:`specviz.spec.expected_tokens`); a tree's E is its measured
-    acceptance length, or :func:`specviz.spec.expected_tokens_chain` over its per-depth rates.
+    else E(α, γ) of a chain (:func:`specviz.model.spec.expected_tokens`); a tree's E is its measured
+    acceptance length, or :func:`specviz.model.spec.expected_tokens_chain` over its per-depth rates.
 
     Returns
     -------
