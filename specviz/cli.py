@@ -43,8 +43,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import (calculator, claims, export, i18n, importers, prom, prometheus, recorder, scenario, scrape, settings,
-               vllm_config)
+from . import calculator, claims, export, i18n, importers, recorder, scenario, settings, vllm_config
+from .live import exposition, prometheus, scrape
 from .model import calibration, roofline, simulate, spec, step
 from .errors import SpecvizError
 from .store import Store
@@ -723,13 +723,13 @@ METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts",
                 "emitted_tokens", "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency",
                 "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
                 "kv_cache_usage", "itl_p50_ms", "itl_p99_ms", "summed_labels", "absent", "notices")
-"""The keys of each row of ``metrics``: :class:`specviz.prom.SpecDecodeState`'s fields, the
+"""The keys of each row of ``metrics``: :class:`specviz.live.exposition.SpecDecodeState`'s fields, the
 inter-token latency in milliseconds, ``absent`` (figure → why it is absent, in English) and
 ``notices`` (English)."""
 _IN_MS = {"itl_p50": "itl_p50_ms", "itl_p99": "itl_p99_ms"}
 
 
-def state_row(state: prom.SpecDecodeState) -> dict[str, Any]:
+def state_row(state: exposition.SpecDecodeState) -> dict[str, Any]:
     """One model's figures as a JSON-safe dict with :data:`METRICS_KEYS`: an absent figure is
     ``null`` and its reason is in ``absent``."""
     row: dict[str, Any] = {}
@@ -745,12 +745,12 @@ def state_row(state: prom.SpecDecodeState) -> dict[str, Any]:
     return row
 
 
-def _scraped(source: str) -> prom.Snapshot:
+def _scraped(source: str) -> exposition.Snapshot:
     """A source fetched and parsed; a URL's scrape carries the time its answer came (a file's has
     none: rates per second need two URL scrapes)."""
     is_url = scrape._scheme(source.strip()) is not None  # as fetch_text tells a URL from a path
     text = scrape.fetch_text(source)
-    return prom.parse(text, time.time() if is_url else None)
+    return exposition.parse(text, time.time() if is_url else None)
 
 
 def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -759,12 +759,12 @@ def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] 
 
     Raises
     ------
-    specviz.scrape.ScrapeError, SpecvizError
+    specviz.live.scrape.ScrapeError, SpecvizError
         For a source that cannot be read, is not exposition text or holds no speculative decoding.
     """
     previous = _scraped(since) if since is not None else None
     current = _scraped(source)
-    return [state_row(state) for state in prom.spec_decode_states(current, previous, tuple(split_by))]
+    return [state_row(state) for state in exposition.spec_decode_states(current, previous, tuple(split_by))]
 
 
 def _figure(value: float | None, digits: str = ".3g") -> str:

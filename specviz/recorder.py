@@ -1,7 +1,7 @@
 """Recording a metrics source into the store: poll every N seconds, fetch → parse → store.
 
-A poll fetches the source (:func:`specviz.scrape.fetch_text`: a ``/metrics`` URL or a file), parses
-it (:func:`specviz.prom.parse`) and stores it (:meth:`specviz.store.Store.record_scrape`: the
+A poll fetches the source (:func:`specviz.live.scrape.fetch_text`: a ``/metrics`` URL or a file), parses
+it (:func:`specviz.live.exposition.parse`) and stores it (:meth:`specviz.store.Store.record_scrape`: the
 series in ``snapshots`` and, per model, the window since the source's previous scrape in
 ``windows``). A poll that fails (the server is down or restarting, the scrape is refused, the
 store stayed locked) is a :class:`Poll` with ``ok=False`` and the message, never an exception: the
@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import prom, scrape
+from .live import exposition, scrape
 from .errors import InputError, SpecvizError
-from .prom import SpecDecodeState
+from .live.exposition import SpecDecodeState
 from .store import Store, StoreError
 
 __all__ = ["Poll", "RecordSummary", "poll_once", "record", "Recorder"]
@@ -108,7 +108,7 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
         The poll's number in its recording.
     after_failure : bool
         The previous poll failed (reported back in :attr:`Poll.after_failure`).
-    limits : specviz.scrape.Limits, optional
+    limits : specviz.live.scrape.Limits, optional
         Bounds of the scrape; the settings' when omitted.
     clock : callable
         Seconds since the epoch (tests give their own).
@@ -118,8 +118,8 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
     try:
         text = scrape.fetch_text(source, limits)
         taken = clock()  # the scrape's time is when its answer came
-        recorded = store.record_scrape(source, prom.parse(text, taken))
-    except SpecvizError as exc:  # scrape.*, prom.*, store.*: each a message of its own
+        recorded = store.record_scrape(source, exposition.parse(text, taken))
+    except SpecvizError as exc:  # scrape.*, exposition.*, store.*: each a message of its own
         return Poll(number, taken, False, error=" ".join(str(exc).split()), error_key=exc.key,
                     seconds=time.monotonic() - started)
     except Exception as exc:  # a recording outlives one odd scrape; the message says what it was

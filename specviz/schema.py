@@ -42,9 +42,9 @@ IMPORT_COLUMNS: dict[str, str] = {
     "content_hash": "VARCHAR", "source_file": "VARCHAR", "source_format": "VARCHAR", "imported_at": "TIMESTAMP",
     "runs": "INTEGER", "requests": "BIGINT", "warnings": "JSON", "origin": "VARCHAR"}
 # schema 3: live metrics. ``snapshots``: one row per recognised series of a scrape (``metric`` is its
-# role in :data:`specviz.prom.ROLES`, ``engine`` the engine as :class:`specviz.prom.SpecDecodeState`
+# role in :data:`specviz.live.exposition.ROLES`, ``engine`` the engine as :class:`specviz.live.exposition.SpecDecodeState`
 # names it, ``labels`` every label of the series). ``windows``: per model, the figures between a scrape
-# and the one before it of the same source (:func:`specviz.prom.spec_decode_states` of the two).
+# and the one before it of the same source (:func:`specviz.live.exposition.spec_decode_states` of the two).
 SNAPSHOT_COLUMNS: dict[str, str] = {
     "time": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR",
     "labels": "JSON", "value": "DOUBLE"}

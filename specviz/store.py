@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import importers, prom, sandbox
+from . import importers, sandbox
+from .live import exposition
 from .model import spec
 from .errors import Notice, SpecvizError
 from .importers import user_csv
@@ -480,18 +481,18 @@ class RecordedScrape:
         Whether ``states`` are windows against the source's previous scrape (and were stored in
         ``windows``); False for a source's first scrape, whose ``states`` are totals since the
         server started (nothing goes into ``windows``).
-    states : list of specviz.prom.SpecDecodeState
+    states : list of specviz.live.exposition.SpecDecodeState
         One per model.
     """
 
     time: datetime
     series: int
     window: bool
-    states: list[prom.SpecDecodeState]
+    states: list[exposition.SpecDecodeState]
 
 
-def _snapshot_table(source: str, moment: datetime, snapshot: prom.Snapshot,
-                    states: list[prom.SpecDecodeState]) -> pa.Table:
+def _snapshot_table(source: str, moment: datetime, snapshot: exposition.Snapshot,
+                    states: list[exposition.SpecDecodeState]) -> pa.Table:
     """The rows of ``snapshots`` for one scrape: every recognised series, with its engine (as the
     model's state names it) and model."""
     engines = {(_PREFIX_OF_ENGINE.get(s.engine, s.engine), s.model_name): s.engine for s in states}
@@ -510,7 +511,7 @@ def _snapshot_table(source: str, moment: datetime, snapshot: prom.Snapshot,
     return pa.table(columns, schema=_SNAPSHOT_SCHEMA)
 
 
-def _window_table(source: str, start: datetime, end: datetime, states: list[prom.SpecDecodeState]) -> pa.Table:
+def _window_table(source: str, start: datetime, end: datetime, states: list[exposition.SpecDecodeState]) -> pa.Table:
     """The rows of ``windows``: one per model's window state."""
     ms = lambda seconds: None if seconds is None else seconds * 1000.0
     rows = [{"time_start": start, "time_end": end, "source": source, "engine": s.engine, "model": s.model_name,
@@ -520,19 +521,19 @@ def _window_table(source: str, start: datetime, end: datetime, states: list[prom
     return pa.Table.from_pylist(rows, schema=_WINDOW_SCHEMA)
 
 
-def _previous_snapshot(cur: duckdb.DuckDBPyConnection, source: str) -> prom.Snapshot | None:
-    """The latest stored scrape of ``source`` as a :class:`specviz.prom.Snapshot`, or None."""
+def _previous_snapshot(cur: duckdb.DuckDBPyConnection, source: str) -> exposition.Snapshot | None:
+    """The latest stored scrape of ``source`` as a :class:`specviz.live.exposition.Snapshot`, or None."""
     rows = cur.execute("SELECT time, engine, metric, CAST(labels AS VARCHAR), value FROM snapshots "
                        "WHERE source = ? AND time = (SELECT max(time) FROM snapshots WHERE source = ?)",
                        [source, source]).fetchall()
     if not rows:
         return None
-    series: dict[str, dict] = {role: {} for role in prom.ROLES}
+    series: dict[str, dict] = {role: {} for role in exposition.ROLES}
     for _, engine, metric, labels, value in rows:
         if metric in series:  # a role only a newer specviz reads is left out
             prefix = _PREFIX_OF_ENGINE.get(engine, engine)
             series[metric][prefix, tuple(sorted(json.loads(labels).items()))] = value
-    return prom.Snapshot(series=series, time=_epoch(rows[0][0]))
+    return exposition.Snapshot(series=series, time=_epoch(rows[0][0]))
 
 
 def _weighted(values: pd.Series, weights: pd.Series) -> float | None:
@@ -1158,7 +1159,7 @@ class Store:
         return sandbox.run_query(sql, self._snapshot(), limits, started)
 
     # ----------------------------------------------------------------------------- live metrics
-    def record_scrape(self, source: str, snapshot: prom.Snapshot) -> RecordedScrape:
+    def record_scrape(self, source: str, snapshot: exposition.Snapshot) -> RecordedScrape:
         """Store one scrape of ``source``: its recognised series in ``snapshots`` and, per model, the
         window since the source's previous stored scrape in ``windows`` (none for its first), in one
         transaction.
@@ -1168,7 +1169,7 @@ class Store:
         source : str
             The URL or file the scrape came from, as the recorder was given it: a source's scrapes
             are compared with each other only.
-        snapshot : specviz.prom.Snapshot
+        snapshot : specviz.live.exposition.Snapshot
             The parsed scrape; its ``time`` (seconds since the epoch) is when it was taken (now, if
             it has none).
 
@@ -1185,10 +1186,10 @@ class Store:
         """
         moment = _utc(time.time() if snapshot.time is None else snapshot.time)
         snapshot = replace(snapshot, time=_epoch(moment))  # as stored: to the microsecond
-        totals = prom.spec_decode_states(snapshot)  # refused before the file is taken
+        totals = exposition.spec_decode_states(snapshot)  # refused before the file is taken
         with self._transaction() as cur:
             previous = _previous_snapshot(cur, source)
-            states = totals if previous is None else prom.spec_decode_states(snapshot, previous)
+            states = totals if previous is None else exposition.spec_decode_states(snapshot, previous)
             rows = _snapshot_table(source, moment, snapshot, states)
             cur.register("incoming_snapshot", rows)
             cur.execute("INSERT INTO snapshots BY NAME SELECT * REPLACE (CAST(labels AS JSON) AS labels) "

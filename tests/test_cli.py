@@ -824,7 +824,7 @@ class TestMetricsCommand:
         assert any("server restarted" in notice for notice in row["notices"])
 
     def test_a_url_and_the_window_between_two_scrapes_of_it(self, capsys):
-        from specviz import replay
+        from specviz.live import replay
 
         with replay.start(speed=30) as server:
             code, out, _ = run(capsys, "metrics", server.url, "--since", server.url)
@@ -856,7 +856,7 @@ class TestMetricsCommand:
 
 class TestRecordCommand:
     def test_two_polls_of_the_replay(self, capsys, tmp_path):
-        from specviz import replay
+        from specviz.live import replay
 
         database = tmp_path / "rec.duckdb"
         with replay.start(speed=30) as server:

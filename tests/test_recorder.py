@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from specviz import prom, recorder, replay, settings
+from specviz.live import exposition as prom, replay
+from specviz import recorder, settings
 from specviz.store import Store, StoreError
 
 REPLAY_RECORDING = settings.get("SPECVIZ_DATA_DIR") / "replay" / "vllm_specdecode.prom"

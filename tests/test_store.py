@@ -19,7 +19,8 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from specviz import explorer, i18n, importers, prom, store
+from specviz import explorer, i18n, importers, store
+from specviz.live import exposition as prom
 from specviz.errors import SpecvizError
 from specviz.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
 from specviz.store import Store, StoreError

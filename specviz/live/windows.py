@@ -1,6 +1,6 @@
 """Live traffic beside the step model: is speculation paying at the batch the server runs now?
 
-The live page measures, over a window of a running server (:mod:`specviz.prom`), the draft length γ,
+The live page measures, over a window of a running server (:mod:`specviz.live.exposition`), the draft length γ,
 the acceptance length and the running requests (the batch the engine decodes). :func:`paying_now`
 puts those into the scenario of the sidebar (its GPU, models, engine costs and precision) and asks the
 calculator's step model what speculation gains at that batch, with its band, and at which batch it
@@ -17,10 +17,10 @@ import numpy as np
 
 import pandas as pd
 
-from . import calculator
-from .model import calibration
-from .errors import Notice
-from .scenario import Scenario
+from specviz import calculator
+from specviz.model import calibration
+from specviz.errors import Notice
+from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
 
@@ -68,8 +68,8 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
 
     with α = E⁻¹(acceptance length, γ) as the window gives it. ``figures`` holds a window's
     ``alpha_iid``, ``num_speculative_tokens`` and ``running_requests``: the fields of a
-    :class:`specviz.prom.SpecDecodeState` (``vars(state)``) or a row of
-    :func:`specviz.prometheus.query_figures`. The scenario's context is kept: the metrics do not say
+    :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``) or a row of
+    :func:`specviz.live.prometheus.query_figures`. The scenario's context is kept: the metrics do not say
     how long the running requests' contexts are.
 
     Returns
@@ -123,8 +123,8 @@ def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> p
     """One row per model and replica, where the headline sums the replicas: vLLM's data-parallel
     engines (``engine``), or the servers behind a Prometheus (``instance``).
 
-    ``rows`` are the fields of per-replica :class:`specviz.prom.SpecDecodeState` (``vars(state)``
-    with ``model`` and the ``labels`` added) or records of :func:`specviz.prometheus.query_window`
+    ``rows`` are the fields of per-replica :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``
+    with ``model`` and the ``labels`` added) or records of :func:`specviz.live.prometheus.query_window`
     by those labels. A replica whose acceptance stands apart from the others' is serving other
     traffic, or another configuration.
 

@@ -1,4 +1,4 @@
-"""Tests for specviz.prom: a real vLLM scrape checked by hand, other engines' exposition text,
+"""Tests for specviz.live.exposition: a real vLLM scrape checked by hand, other engines' exposition text,
 windows and restarts, and generated text that must never raise anything but a SpecvizError."""
 
 import math
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from specviz import i18n, prom
+from specviz import i18n
+from specviz.live import exposition as prom
 from specviz.model import spec
 from specviz.errors import SpecvizError
 

@@ -2,11 +2,11 @@
 
 When one vLLM becomes a fleet, Prometheus (or anything that speaks its HTTP API: Thanos, Mimir,
 VictoriaMetrics) already collects every replica's ``/metrics``. This module asks it for the same
-spec-decode counters :mod:`specviz.prom` reads from one scrape and derives the same figures, per
+spec-decode counters :mod:`specviz.live.exposition` reads from one scrape and derives the same figures, per
 model and per point in time:
 
 1. Which metric names exist: ``/api/v1/label/__name__/values`` over the time range, each name
-   matched against :data:`specviz.prom.ROLES` (so the engines and ``_total`` spellings prom.py
+   matched against :data:`specviz.live.exposition.ROLES` (so the engines and ``_total`` spellings exposition.py
    recognises are recognised here; ``_created`` series never match). Prometheus stores a name as the
    exposition text spells it, ``vllm:spec_decode_num_drafts_total`` with its colon and ``_total``,
    and PromQL names it so.
@@ -15,8 +15,8 @@ model and per point in time:
    gauge, ``max`` and ``min`` of an engine's own ratio gauges (a value only where the replicas
    agree), and ``resets()`` of every counter. ``/api/v1/query_range`` for a series of points,
    ``/api/v1/query`` for one.
-3. At each point, the increases become a :class:`specviz.prom.Snapshot` of a window ``W`` long and
-   go through :func:`specviz.prom.spec_decode_states`: acceptance rate, acceptance length, γ, α
+3. At each point, the increases become a :class:`specviz.live.exposition.Snapshot` of a window ``W`` long and
+   go through :func:`specviz.live.exposition.spec_decode_states`: acceptance rate, acceptance length, γ, α
    (:func:`specviz.model.spec.alpha_from_acceptance_length`), per-position and zero-accept shares,
    throughput and the load are computed by the very code that computes them from two scrapes, and
    a figure an engine does not export is absent for the same stated reason.
@@ -27,7 +27,7 @@ a window needs at least two samples of a series, so ``W`` should be at least twi
 interval. A counter that went down inside the window (a restart) is counted as ``increase()`` counts
 it and the point is marked ``counter_reset``.
 
-Every request goes through :func:`specviz.scrape.fetch_body`, with the scrape limits (scheme,
+Every request goes through :func:`specviz.live.scrape.fetch_body`, with the scrape limits (scheme,
 credentials, redirects, time, size). Answers are read strictly: JSON with ``status`` ``success``
 or ``error``, the ``resultType`` asked for, ``[time, "value"]`` pairs whose values are numbers,
 ``NaN`` or ``±Inf`` (the last two left out, with a notice). Every failure is a
@@ -54,8 +54,9 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from . import prom, settings
-from .errors import Notice, SpecvizError
+from . import exposition
+from specviz import settings
+from specviz.errors import Notice, SpecvizError
 from .scrape import Limits, check_url, fetch_body, shown
 
 __all__ = ["Series", "parse_duration", "check_points", "metric_names", "instant_query", "range_query",
@@ -77,17 +78,17 @@ _NAMES_LOOKBACK_S = 300.0  # Prometheus's default lookback delta
 # lists cannot cost many times its size in Python objects.
 _BYTES_PER_CONTAINER = 8
 
-# Roles by how they are queried; the rest of prom.ROLES (the inter-token latency histograms) are not.
+# Roles by how they are queried; the rest of exposition.ROLES (the inter-token latency histograms) are not.
 _COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens", "generation_tokens")
 _SUMMED_GAUGES = ("running", "waiting")
 _MAX_GAUGES = ("kv_cache_usage",)
 _RATIO_GAUGES = ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")
 _QUERIED = _COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + _RATIO_GAUGES
 _SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens", *_RATIO_GAUGES)
-_ROLE_RES = {role: re.compile(prom.ROLES[role]) for role in _QUERIED}
+_ROLE_RES = {role: re.compile(exposition.ROLES[role]) for role in _QUERIED}
 # The names of every queried role, for the match[] of the name lookup (RE2, anchored: the same
 # patterns without their named groups).
-_NAMES_MATCH = "|".join(re.sub(r"\(\?P<prefix[0-9]?>", "(?:", prom.ROLES[role]) for role in _QUERIED)
+_NAMES_MATCH = "|".join(re.sub(r"\(\?P<prefix[0-9]?>", "(?:", exposition.ROLES[role]) for role in _QUERIED)
 
 # The figures of a row, in order; per-position columns follow as per_position_acceptance_<i> and
 # per_position_conditional_<i>.
@@ -274,7 +275,7 @@ def _series(data: Any, expected: str, source: str) -> list[Series]:
 
 def metric_names(base_url: str, start: float, end: float, *, limits: Limits | None = None
                  ) -> dict[str, list[tuple[str, str]]]:
-    """The metric names Prometheus holds between ``start`` and ``end`` that :mod:`specviz.prom`
+    """The metric names Prometheus holds between ``start`` and ``end`` that :mod:`specviz.live.exposition`
     recognises: role → [(name, engine prefix)].
 
     Raises
@@ -422,7 +423,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                     if value > 0:
                         resets.setdefault(t, set()).add(_model_key(item.labels, by))
                     continue
-                if value < 0:  # no role is ever negative: as prom.parse, left out and counted
+                if value < 0:  # no role is ever negative: as exposition.parse, left out and counted
                     dropped[role] = dropped.get(role, 0) + 1
                     continue
                 if kind == "value":
@@ -432,7 +433,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                     extremes.setdefault(t, {}).setdefault((role, prefix, labels), {})[kind] = value
     for t, by_key in extremes.items():
         for (role, prefix, labels), values in by_key.items():
-            # Replicas that disagree give two values, which prom.py reports as disagreeing.
+            # Replicas that disagree give two values, which exposition.py reports as disagreeing.
             entries = {values.get("max"), values.get("min")} - {None}
             at = points.setdefault(t, {}).setdefault(role, {})
             for i, value in enumerate(sorted(entries)):
@@ -444,10 +445,10 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     absent: dict[tuple[str, ...], dict[str, Notice]] = {}
     for t in sorted(points):
         _whole_gamma(points[t])
-        current = prom.Snapshot(series={role: points[t].get(role, {}) for role in prom.ROLES}, time=t)
-        previous = prom.Snapshot(series={role: {} for role in prom.ROLES}, time=t - window_s)
+        current = exposition.Snapshot(series={role: points[t].get(role, {}) for role in exposition.ROLES}, time=t)
+        previous = exposition.Snapshot(series={role: {} for role in exposition.ROLES}, time=t - window_s)
         try:
-            states = prom.spec_decode_states(current, previous, split_by=by)
+            states = exposition.spec_decode_states(current, previous, split_by=by)
         except SpecvizError as exc:
             if exc.key == "prom.no_spec_decode":  # only companions at this point
                 continue
@@ -491,7 +492,7 @@ def _whole_gamma(at: dict[str, dict[tuple, float]]) -> None:
 
     Both counters of a group are scraped together, so their increases are extrapolated by the same
     factor and their ratio is the counted one, up to floating-point rounding (3 × f / f can come back
-    as 2.9999999999999996, which prom.py would take for drafts of varying length). A ratio within
+    as 2.9999999999999996, which exposition.py would take for drafts of varying length). A ratio within
     1e-9 of a whole number γ is made exactly γ: the drafts are moved by a few units in the last
     place, to a count d for which (γ·d)/d is γ in floating point, and the draft tokens set to γ·d.
     """
@@ -518,7 +519,7 @@ def label_column(label: str) -> str:
     return f"{label}_label" if clashes else label
 
 
-def _row(t: float, state: prom.SpecDecodeState, by: tuple[str, ...], window_s: float, reset: bool) -> dict:
+def _row(t: float, state: exposition.SpecDecodeState, by: tuple[str, ...], window_s: float, reset: bool) -> dict:
     row: dict[str, Any] = {"time": t, "engine": state.engine, "model_name": state.model_name,
                            **{label_column(b): state.labels.get(b, "") for b in by}, "window_s": window_s}
     for name in FIGURE_COLUMNS:
@@ -567,7 +568,7 @@ def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | floa
     by : sequence of str
         Labels to keep apart instead of summing over, e.g. ``("instance",)`` or ``("engine",)``.
     limits : Limits, optional
-        Bounds of each request (:meth:`specviz.scrape.Limits.from_settings` when omitted).
+        Bounds of each request (:meth:`specviz.live.scrape.Limits.from_settings` when omitted).
 
     Returns
     -------

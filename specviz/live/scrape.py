@@ -22,7 +22,7 @@ trusted:
 - What comes back must be UTF-8 exposition text (an HTML page, JSON or anything else is refused,
   recognised by its first lines) and must hold speculative-decoding metrics (a family whose name
   contains ``spec_decode`` or ``spec_accept``: vLLM V0 and V1, SGLang, llama.cpp), found by a
-  pattern over the names, not by a full parse, which is :mod:`specviz.prom`'s job.
+  pattern over the names, not by a full parse, which is :mod:`specviz.live.exposition`'s job.
 
 Every failure is one :class:`ScrapeError` with its own message key (``scrape.*``) and the source
 shown shortened, without credentials and with control characters escaped; never a traceback.
@@ -47,8 +47,8 @@ import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 
-from . import settings
-from .errors import SpecvizError
+from specviz import settings
+from specviz.errors import SpecvizError
 
 __all__ = ["ACCEPT", "ScrapeError", "Limits", "check_url", "fetch_url", "fetch_body", "fetch_text", "exposition_text", "shown"]
 
@@ -360,7 +360,7 @@ def fetch_url(url: str, limits: Limits | None = None) -> str:
 def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, any_status: bool = False,
                source: str | None = None) -> tuple[int, bytes]:
     """The HTTP status and body at ``url``, fetched within ``limits``: the one fetch behind every
-    URL specviz reads (:func:`fetch_url`, and the JSON of :mod:`specviz.prometheus`).
+    URL specviz reads (:func:`fetch_url`, and the JSON of :mod:`specviz.live.prometheus`).
 
     Parameters
     ----------

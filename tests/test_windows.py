@@ -1,4 +1,4 @@
-"""Tests for specviz.live: the step model's verdict at the batch a live server runs."""
+"""Tests for specviz.live.windows: the step model's verdict at the batch a live server runs."""
 
 import math
 
@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, live, prom, replay
+from specviz import calculator
+from specviz.live import windows as live, exposition as prom, replay
 from specviz.model import calibration, step
 from specviz.errors import Notice
 

@@ -13,7 +13,7 @@ accepted tokens plus one bonus token each) are simulated too. Everything is seed
 It is labelled a replay wherever it shows: a comment first in the text, ``replay:`` before every
 ``model_name`` and a ``Server: specviz-replay`` header. It binds 127.0.0.1 only.
 
-``python -m specviz.replay --port N`` runs it until Ctrl-C.
+``python -m specviz.live.replay --port N`` runs it until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Sequence
 
 import numpy as np
 
-from . import settings
-from .errors import InputError
+from specviz import settings
+from specviz.errors import InputError
 
 __all__ = ["HEADER", "MODEL_PREFIX", "recording", "Replay", "ReplayServer", "start", "main"]
 
@@ -283,11 +283,11 @@ def start(port: int = 0, *, seed: int = 0, speed: float = 1.0) -> ReplayServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m specviz.replay [--port N] [--seed S] [--speed X]``: serve until interrupted.
+    """``python -m specviz.live.replay [--port N] [--seed S] [--speed X]``: serve until interrupted.
 
     Returns 0 after Ctrl-C, 2 if the port cannot be bound (one line on stderr).
     """
-    parser = argparse.ArgumentParser(prog="python -m specviz.replay", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.live.replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated traffic")
     parser.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second")
