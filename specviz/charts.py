@@ -393,7 +393,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
     token accepted, best γ (line, shaded up to its band's optimistic edge), the speedup at the
     measured α where there is one (dashed, its band shaded), and the claim as a red rule.
 
-    ``batches`` is :attr:`specviz.claims.ClaimCheck.batches`.
+    ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`.
     """
     batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
     x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
@@ -438,7 +438,7 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
 
 def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Batch × context: the best γ's speedup as colour, diverging at 1.0 (grey where no γ gains), and
-    the best γ written in each cell. ``grid`` is :func:`specviz.vllm_config.gamma_map`."""
+    the best γ written in each cell. ``grid`` is :func:`specviz.advice.commands.gamma_map`."""
     batch, context, gamma, speedup = (t(f"chart.{name}", lang) for name in ("batch", "context", "gamma", "speedup"))
     x = alt.X("batch:O", title=batch)
     y = alt.Y("context:O", sort="descending", title=context)

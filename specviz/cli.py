@@ -43,7 +43,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import calculator, claims, export, i18n, importers, recorder, scenario, settings, vllm_config
+from . import calculator, export, i18n, importers, recorder, scenario, settings
+from .advice import claims, commands
 from .live import exposition, prometheus, scrape
 from .model import calibration, roofline, simulate, spec, step
 from .errors import SpecvizError
@@ -616,9 +617,9 @@ def _build_parser() -> _Parser:
                                      "Deploy view writes it")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
     p.add_argument("--engine", choices=("vllm", "sglang"), default="vllm")
-    p.add_argument("--version", choices=vllm_config.VLLM_VERSIONS, help="the vLLM release (default: the newest "
+    p.add_argument("--version", choices=commands.VLLM_VERSIONS, help="the vLLM release (default: the newest "
                                                                         "checked)")
-    p.add_argument("--method", choices=vllm_config.METHODS, default="draft",
+    p.add_argument("--method", choices=commands.METHODS, default="draft",
                    help="how to draft (default: the scenario's draft)")
     p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")
     p.add_argument("--one-length", action="store_true", help="one draft length (the link's γ), not one per batch size")
@@ -819,7 +820,7 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
 
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
-_CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in vllm_config.METHODS if m != "draft"))
+_CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
 
 
 def _scenario_options(p: argparse.ArgumentParser) -> None:
@@ -835,7 +836,7 @@ def _preset_id(text: str, models: dict[str, roofline.Model], what: str, heads: S
     """A model preset's id from its id or its Hugging Face id (case aside); a head's name as given."""
     if text in models or text in heads:
         return text
-    by_hub = {(vllm_config.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
+    by_hub = {(commands.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
     if text.lower() in by_hub:
         return by_hub[text.lower()]
     known = ", ".join([*heads, *models])
@@ -931,7 +932,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
 
 def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *, gamma: int | None = None,
                        alpha: float | None = None) -> dict[str, Any]:
-    """A claim against costs given as ratios of a plain step (:func:`specviz.claims.check_at_costs`)."""
+    """A claim against costs given as ratios of a plain step (:func:`specviz.advice.claims.check_at_costs`)."""
     verdict, reasons, required = claims.check_at_costs(claims.Claim(speedup, gamma=gamma, alpha=alpha), verify_cost,
                                                        draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
     return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
@@ -976,10 +977,10 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     if args.method in scenario.HEAD_DRAFTS:
         params["draft"] = args.method
     chosen = _linked_scenario("", presets, params)
-    method = args.method if args.method in vllm_config.METHODS else "draft"
-    schedule = (vllm_config.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
+    method = args.method if args.method in commands.METHODS else "draft"
+    schedule = (commands.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
                                            settings.get("SPECVIZ_GAMMA_MAX")) if args.by_batch else None)
-    command = vllm_config.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
+    command = commands.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
                                        off_from=args.disable_by_batch_size, draft_repo=args.head,
                                        prompt_lookup_max=args.prompt_lookup_max, method=method)
     row: dict[str, Any] = {"command": command.line,
@@ -996,13 +997,13 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", ver
     batch from which to stop; otherwise the link's γ. Its notices and problems in words."""
     chosen = _linked_scenario(link, presets)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
-    schedule = vllm_config.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
-    command = vllm_config.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
+    schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
+    command = commands.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
                                         method=method, draft_repo=draft, by_load=by_load)
     return {"engine": engine, "version": version if engine == "vllm" else None, "command": command.line,
             "files": command.files, "problems": [_words(n) for n in command.problems],
             "notices": [_words(n) for n in command.notices],
-            "advice": [_words(n) for n in vllm_config.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
+            "advice": [_words(n) for n in commands.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
                                                             schedule)]}
 
 

@@ -8,7 +8,8 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, claims, explorer, settings, vllm_config
+from specviz import calculator, charts, explorer, settings
+from specviz.advice import claims, commands as vllm_config
 from specviz.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, claims, cli, scenario, settings, vllm_config
+from specviz import calculator, cli, scenario, settings
+from specviz.advice import claims, commands as vllm_config
 from specviz.model import spec
 from specviz.store import Store
 

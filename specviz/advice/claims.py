@@ -47,10 +47,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from . import calculator, workload
-from .model import spec
-from .errors import Notice, SpecvizError
-from .scenario import Scenario
+from specviz import calculator, workload
+from specviz.model import spec
+from specviz.errors import Notice, SpecvizError
+from specviz.scenario import Scenario
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
            "required_at_costs", "check_at_costs", "published_reaching"]

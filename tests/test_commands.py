@@ -1,4 +1,4 @@
-"""Tests for specviz.vllm_config: the flags each vLLM version takes, SGLang's, and the draft length
+"""Tests for specviz.advice.commands: the flags each vLLM version takes, SGLang's, and the draft length
 per batch size."""
 
 import json
@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, vllm_config
+from specviz import calculator
+from specviz.advice import commands as vllm_config
 from specviz.model import step
 from specviz.errors import SpecvizError
 

@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .errors import Notice, SpecvizError
+from specviz.errors import Notice, SpecvizError
 
 __all__ = ["VERDICTS", "PairCheck", "read_json", "token_ids", "check_pair"]
 

@@ -78,10 +78,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import calculator
-from .model import spec
-from .errors import Notice, SpecvizError
-from .scenario import Scenario
+from specviz import calculator
+from specviz.model import spec
+from specviz.errors import Notice, SpecvizError
+from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
            "Command", "vllm_command", "sglang_command", "serve_command", "SGLANG_ALGORITHMS", "hugging_face_id"]
