@@ -1,6 +1,6 @@
 """Altair chart builders for the calculator and the explorer. Each returns an ``alt.Chart`` (or layer)
 and takes the language of its labels; data come from :mod:`specviz.calculator` and
-:mod:`specviz.explorer`."""
+:mod:`specviz.results.explorer`."""
 
 from __future__ import annotations
 
@@ -187,8 +187,8 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     and ``series``, told apart by group (:func:`_group_style`); the peak of each sweep ringed when
     ``peaks`` is given.
 
-    ``runs`` come from :func:`specviz.explorer.on_load_axis` (their ``load`` is the ``axis``) and
-    :func:`specviz.explorer.with_group`; ``group_title`` names the group key in the legend. The x
+    ``runs`` come from :func:`specviz.results.explorer.on_load_axis` (their ``load`` is the ``axis``) and
+    :func:`specviz.results.explorer.with_group`; ``group_title`` names the group key in the legend. The x
     domain is the load range of all ``runs``, not only of those with this metric, so that the charts
     of one set of runs line up.
     """
@@ -247,7 +247,7 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
     the second would run off a 1,000 px page); only the figures that some row has (no empty panel).
     Examples and the user's runs (``origin``) are separate bars within a workload, told apart by colour.
 
-    ``summary`` comes from :func:`specviz.explorer.workload_acceptance`.
+    ``summary`` comes from :func:`specviz.results.explorer.workload_acceptance`.
     """
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
@@ -267,7 +267,7 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
 
 def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Measured against predicted speedup per run, each prediction's band as a horizontal bar
-    (``predicted_low`` to ``predicted_high``, :func:`specviz.explorer.predict`), with the line where
+    (``predicted_low`` to ``predicted_high``, :func:`specviz.results.explorer.predict`), with the line where
     they agree."""
     data = predicted.dropna(subset=["predicted_speedup"])
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1

@@ -12,7 +12,7 @@ stderr, never a traceback.
 
 ``metrics`` reads a ``/metrics`` URL or a file of exposition text (and, with ``--since``, an earlier
 one) and prints the speculative-decoding figures per model (:func:`metrics_rows`). ``record`` polls a
-source into the store (:func:`specviz.recorder.record`): one progress line per poll on stderr, and a
+source into the store (:func:`specviz.results.recorder.record`): one progress line per poll on stderr, and a
 JSON summary on stdout when it ends (after ``--count`` polls, or Ctrl-C).
 
 ``fit`` calibrates the step model (:func:`specviz.model.calibration.calibrate`) on each series of a CSV of
@@ -43,12 +43,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from . import calculator, export, i18n, importers, recorder, scenario, settings
+from . import calculator, i18n, scenario, settings
+from .results import export, importers, recorder
 from .advice import claims, commands
 from .live import exposition, prometheus, scrape
 from .model import calibration, roofline, simulate, spec, step
 from .errors import SpecvizError
-from .store import Store
+from .results.store import Store
 
 __all__ = ["main", "speedup_rows", "roofline_rows", "format_rows", "fit_tables", "metrics_rows", "state_row",
            "poll_line", "prometheus_rows", "calc_row", "FIT_COLUMNS", "FIT_OPTIONAL_COLUMNS", "METRICS_KEYS"]

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import make_scenario
-from specviz import calculator, explorer, workload
+from specviz import calculator, workload
+from specviz.results import explorer
 from specviz.advice import claims
 from specviz.model import spec
 from specviz.errors import SpecvizError

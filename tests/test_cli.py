@@ -16,7 +16,7 @@ from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, scenario, settings
 from specviz.advice import claims, commands as vllm_config
 from specviz.model import spec
-from specviz.store import Store
+from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN3_MOE = json.loads((ROOT / "data/model_configs/Qwen3-30B-A3B.json").read_text())

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from specviz.model import calibration, fidelity, roofline, spec, step
-from specviz import explorer, settings
+from specviz.results import explorer
+from specviz import settings
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SERIES = fidelity.series_of(explorer.load_published(DATA), DATA)

@@ -4,7 +4,7 @@
 JSON object per run; some scripts append them as JSON lines. ``vllm bench sweep serve`` writes one
 folder per server × bench setting, named ``SERVE--k=v-…-BENCH--k=v-…``, holding ``run=N.json``
 (the same object plus ``run_number`` and the swept server keys) and ``summary.json`` (a JSON array
-of those runs; :func:`specviz.importers.result_files` reads a folder's runs once).
+of those runs; :func:`specviz.results.importers.result_files` reads a folder's runs once).
 
 Keys, from vLLM's ``benchmarks/serve.py`` (0.9 to 0.25): ``{mean,median,std,pNN}_{ttft,tpot,itl,
 e2el}_ms`` in ms; ``request_rate`` (``"inf"`` for all at once); ``max_concurrency`` (null when the

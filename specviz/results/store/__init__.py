@@ -1,13 +1,13 @@
 """The DuckDB store: benchmark runs and per-request rows in one embedded file.
 
 * Schema versioned in ``meta``; :data:`MIGRATIONS` bring any older file forward on open.
-* ``runs``: one row per benchmark run, columns :data:`specviz.schema.RUN_COLUMNS`.
+* ``runs``: one row per benchmark run, columns :data:`specviz.results.schema.RUN_COLUMNS`.
   ``requests``: per-request rows where a file has them. ``imports``: one row per imported file.
 * Imports are transactional (a file goes in whole or not at all) and idempotent by content hash.
 * Every operation opens its own connection and closes it when done, so the app, the command line
   and a recorder can share one file: DuckDB lets one process at a time write a file and lets no
   other process open it meanwhile, so each holds it only for one read or one transaction.
-* :meth:`Store.query` runs a user's SQL in :mod:`specviz.sandbox` over Arrow copies of the tables.
+* :meth:`Store.query` runs a user's SQL in :mod:`specviz.results.sandbox` over Arrow copies of the tables.
 * Live metrics (schema 3): :meth:`Store.record_scrape` stores a scrape's recognised series in
   ``snapshots`` and, per model, the window since the source's previous scrape in ``windows``, in one
   transaction; :meth:`Store.save_live_run` makes a time range of windows a run of format ``live``.
@@ -38,13 +38,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import importers, sandbox
-from .live import exposition
-from .model import spec
-from .errors import Notice, SpecvizError
-from .importers import user_csv
-from .importers.base import IngestError, occurrences, preview
-from .schema import (LIVE_FORMAT, MIGRATIONS, REQUEST_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION, SNAPSHOT_COLUMNS,
+from specviz.results import importers, sandbox
+from specviz.live import exposition
+from specviz.model import spec
+from specviz.errors import Notice, SpecvizError
+from specviz.results.importers import user_csv
+from specviz.results.importers.base import IngestError, occurrences, preview
+from specviz.results.schema import (LIVE_FORMAT, MIGRATIONS, REQUEST_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION, SNAPSHOT_COLUMNS,
                      WINDOW_COLUMNS)
 
 __all__ = ["Store", "StoreError", "ImportResult", "RecordedScrape", "SCHEMA_VERSION", "MIGRATIONS",
@@ -152,7 +152,7 @@ def _sweep_repeats(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> 
     """The runs of a parsed file that a ``vllm bench sweep`` already stored from another of its
     files: index → (that file's name, the run's ``run_number``). A sweep writes each run twice, as
     ``run=N.json`` and inside ``summary.json``, and the page, which takes files and not folders,
-    cannot leave one out as :func:`specviz.importers.result_files` does.
+    cannot leave one out as :func:`specviz.results.importers.result_files` does.
 
     Two runs are the same when both are sweep runs (``run_number`` in ``extra``, which only the
     sweep writes) with the same ``run_number`` and start ``date``, the same model, completed
@@ -823,7 +823,7 @@ class Store:
 
         Raises
         ------
-        specviz.importers.IngestError
+        specviz.results.importers.IngestError
             As :meth:`import_file`, and if the path is missing, unreadable, or a device, FIFO,
             socket or directory.
         """
@@ -843,18 +843,18 @@ class Store:
         ----------
         name : str
             The file's name as the user gave it (stored as ``source_file``; never used as a path).
-        data : bytes or specviz.importers.Source
+        data : bytes or specviz.results.importers.Source
             Its content, or a source that holds it (as :meth:`import_path` reads a file).
         max_bytes : int, optional
             Refuse larger files.
         csv_mapping : dict, optional
             For a plain CSV: the user's column name → canonical column, for names the synonyms miss
-            (one of :data:`specviz.importers.user_csv.MAPPABLE_COLUMNS`).
+            (one of :data:`specviz.results.importers.user_csv.MAPPABLE_COLUMNS`).
         replace : bool
             Import content that is already stored again (with a new mapping): its old runs and
             requests are deleted in the same transaction.
         origin : str
-            ``"user"``, or ``"example"`` for the shipped examples (:data:`specviz.schema.ORIGINS`).
+            ``"user"``, or ``"example"`` for the shipped examples (:data:`specviz.results.schema.ORIGINS`).
 
         Returns
         -------
@@ -870,10 +870,10 @@ class Store:
 
         Raises
         ------
-        specviz.importers.IngestError
+        specviz.results.importers.IngestError
             For anything wrong with the file: too large, empty, binary, malformed, of no known
             shape, too deeply nested, too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``, and any other
-            exception reading it raised (:class:`specviz.importers.UnrecognisedColumnsError` for a CSV
+            exception reading it raised (:class:`specviz.results.importers.UnrecognisedColumnsError` for a CSV
             none of whose columns is recognised), and a ``csv_mapping`` to a column the store fills
             in itself (``ingest.csv_mapping_reserved``, before the file is read); nothing is written.
         """
@@ -1146,11 +1146,11 @@ class Store:
 
     def query(self, sql: str, limits: sandbox.Limits | None = None) -> sandbox.QueryResult:
         """Run one read-only statement of a user's SQL over ``runs``, ``requests``, ``imports``,
-        ``snapshots`` and ``windows`` (:data:`CONSOLE_TABLES`) in the sandbox (:mod:`specviz.sandbox`); the time limit includes preparing the copy.
+        ``snapshots`` and ``windows`` (:data:`CONSOLE_TABLES`) in the sandbox (:mod:`specviz.results.sandbox`); the time limit includes preparing the copy.
 
         Raises
         ------
-        specviz.sandbox.QueryError
+        specviz.results.sandbox.QueryError
             If the statement is refused, fails, or exceeds a limit; its key says which.
         """
         started = time.monotonic()

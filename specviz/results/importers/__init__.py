@@ -1,6 +1,6 @@
 """Benchmark result files into canonical runs: one module per format, picked by content.
 
-Each format module has a ``FORMAT`` (:class:`~specviz.importers.base.Format`): ``sniff(source)``
+Each format module has a ``FORMAT`` (:class:`~specviz.results.importers.base.Format`): ``sniff(source)``
 says how sure it is (0 to 1) that a file is of its format, ``parse(source)`` reads it. The registry
 below asks every format and takes the surest; a file no format claims is refused up front,
 naming the formats that were tried. A file is read and decoded once (:class:`Source`). Adding a
@@ -8,7 +8,7 @@ format is one module here, one line in :data:`REGISTRY` and its tests.
 
 Formats: ``vllm-bench`` (vLLM's serving benchmark and sweep folders), ``guidellm``, ``genai-perf``,
 ``aiperf``, ``llmperf``, ``sglang-bench`` and ``csv`` (a user's own table, read by the store with
-DuckDB through :mod:`specviz.importers.user_csv`).
+DuckDB through :mod:`specviz.results.importers.user_csv`).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def parse(name: str, data: bytes | Source) -> Parsed:
     -------
     Parsed
         The runs; for a user's own CSV (format ``csv``) none: its rows are read by the store's
-        DuckDB path (:meth:`specviz.store.Store.import_file`).
+        DuckDB path (:meth:`specviz.results.store.Store.import_file`).
 
     Raises
     ------

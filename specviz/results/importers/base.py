@@ -4,7 +4,7 @@ A :class:`Source` is one file: its bytes (in memory, or for a file on disk a pri
 MiB at a time: :class:`CopiedSource`), its content hash and line ends, its first 64 KiB as text,
 its JSON documents (decoded at most once, and only after the memory they would take has been
 estimated and found within ``SPECVIZ_IMPORT_MEMORY_BYTES``). An importer turns a source into
-:class:`Parsed`: canonical run dicts (keys from :data:`specviz.schema.RUN_COLUMNS`; times in ms,
+:class:`Parsed`: canonical run dicts (keys from :data:`specviz.results.schema.RUN_COLUMNS`; times in ms,
 acceptance as a fraction) with ``extra``, the JSON text of every source field that has no column,
 per-request rows and notices.
 
@@ -35,7 +35,7 @@ import pandas as pd
 
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
-from specviz.schema import INTEGER_COLUMNS, TEXT_COLUMNS
+from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "CopiedSource",
            "Format", "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats",
@@ -98,7 +98,7 @@ class Parsed:
     """What one file holds: its format, canonical runs, per-request rows and notices.
 
     ``requests`` has the columns ``run_index`` (the position of its run in ``runs``) and any of
-    :data:`specviz.schema.REQUEST_COLUMNS` but ``run_id`` (NaN where unknown), or none at all.
+    :data:`specviz.results.schema.REQUEST_COLUMNS` but ``run_id`` (NaN where unknown), or none at all.
     A user's CSV (format ``csv``) has no runs here: the store reads it with DuckDB.
     """
 
@@ -111,7 +111,7 @@ class Parsed:
 @dataclass(frozen=True)
 class Format:
     """One import format: ``sniff`` says how sure it is that a source is of this format (0: not
-    at all, 1: certain), ``parse`` reads it. One module of :mod:`specviz.importers` each."""
+    at all, 1: certain), ``parse`` reads it. One module of :mod:`specviz.results.importers` each."""
 
     name: str
     sniff: Callable[["Source"], float]

@@ -6,7 +6,7 @@ row per latency metric, display names with units such as ``Time To First Token (
 (``"1,146.31"``); newer versions add p10/p5/p1 columns and GPU telemetry blocks. The JSON holds
 each metric as an object ``{unit, avg, p50, …}`` keyed by its tag, and ``input_config``.
 AIPerf, genai-perf's successor, writes the same shape with more keys: see
-:mod:`specviz.importers.aiperf`, which outbids this module for its files.
+:mod:`specviz.results.importers.aiperf`, which outbids this module for its files.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import numpy as np
 
 from specviz import settings
 from specviz.errors import Notice
-from specviz.schema import RUN_COLUMNS
+from specviz.results.schema import RUN_COLUMNS
 from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
                    normalise_name, occurrences)
 
@@ -32,7 +32,7 @@ __all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan",
 _STORE_FILLED = frozenset({"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"})
 MAPPABLE_COLUMNS: tuple[str, ...] = tuple(c for c in RUN_COLUMNS if c not in _STORE_FILLED)
 """The canonical run columns a user may map a CSV column to, in the schema's order: every one of
-:data:`specviz.schema.RUN_COLUMNS` but those the store fills in itself (``run_id``, ``source_file``,
+:data:`specviz.results.schema.RUN_COLUMNS` but those the store fills in itself (``run_id``, ``source_file``,
 ``source_format``, ``imported_at``, ``content_hash``, ``extra``), which :func:`check_mapping` refuses."""
 
 # Dimensions that tell the runs of a per-request CSV apart.

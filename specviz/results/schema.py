@@ -62,7 +62,7 @@ INTEGER_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v in ("INTEGER"
 
 ORIGINS = ("user", "example")
 LIVE_FORMAT = "live"
-"""``runs.source_format`` of a run saved from recorded live windows (:meth:`specviz.store.Store.save_live_run`)."""
+"""``runs.source_format`` of a run saved from recorded live windows (:meth:`specviz.results.store.Store.save_live_run`)."""
 """``imports.origin``: a user's file, or one of the examples shipped in ``data/examples``."""
 
 MIGRATIONS: tuple[str, ...] = (

@@ -46,7 +46,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
 
-from .errors import Notice, SpecvizError
+from specviz.errors import Notice, SpecvizError
 
 if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
     import pandas as pd
@@ -58,7 +58,7 @@ __all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS"
 # its own (for an SQLite file, a remote URL, a file format it lacks).
 NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the specviz package
 
 # Functions, and the built-in views over them, that disclose the host (settings, environment,
 # databases and their paths, extensions, secrets, temp files) or run SQL from a string or a
@@ -116,7 +116,7 @@ class Limits:
     @classmethod
     def from_settings(cls) -> "Limits":
         """The limits set in :mod:`specviz.settings`."""
-        from . import settings
+        from specviz import settings
 
         return cls(timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"), max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
                    max_bytes=settings.get("SPECVIZ_SQL_MAX_BYTES"),
@@ -213,7 +213,7 @@ def _scrub(text: str) -> str:
 def _child_command() -> list[str]:
     # -I: ignore the environment, the user's site folder and the working directory; -B: write no
     # bytecode (the child may not write files at all).
-    bootstrap = (f"import sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.sandbox import _child_main; "
+    bootstrap = (f"import sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.results.sandbox import _child_main; "
                  "_child_main(sys.stdin.buffer, sys.stdout.buffer)")
     return [sys.executable, "-I", "-B", "-c", bootstrap]
 

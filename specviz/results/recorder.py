@@ -1,7 +1,7 @@
 """Recording a metrics source into the store: poll every N seconds, fetch → parse → store.
 
 A poll fetches the source (:func:`specviz.live.scrape.fetch_text`: a ``/metrics`` URL or a file), parses
-it (:func:`specviz.live.exposition.parse`) and stores it (:meth:`specviz.store.Store.record_scrape`: the
+it (:func:`specviz.live.exposition.parse`) and stores it (:meth:`specviz.results.store.Store.record_scrape`: the
 series in ``snapshots`` and, per model, the window since the source's previous scrape in
 ``windows``). A poll that fails (the server is down or restarting, the scrape is refused, the
 store stayed locked) is a :class:`Poll` with ``ok=False`` and the message, never an exception: the
@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .live import exposition, scrape
-from .errors import InputError, SpecvizError
-from .live.exposition import SpecDecodeState
+from specviz.live import exposition, scrape
+from specviz.errors import InputError, SpecvizError
+from specviz.live.exposition import SpecDecodeState
 from .store import Store, StoreError
 
 __all__ = ["Poll", "RecordSummary", "poll_once", "record", "Recorder"]
@@ -164,7 +164,7 @@ def record(store: Store, source: str, every_s: float, count: int | None = None, 
     ------
     ValueError
         If ``every_s`` is not above 0 or ``count`` is below 1.
-    specviz.store.StoreError
+    specviz.results.store.StoreError
         ``store.read_only`` if the store cannot be written.
     """
     if not every_s > 0:

@@ -1,7 +1,7 @@
 """The results explorer's analysis: runs by load, speculative runs beside their baselines, measured
 speedup beside the model's prediction, and calibration of the step model to measured points.
 
-Everything here takes and returns DataFrames of canonical runs (:func:`specviz.store.Store.runs`),
+Everything here takes and returns DataFrames of canonical runs (:func:`specviz.results.store.Store.runs`),
 after :func:`with_load` has added the columns that the views share.
 """
 
@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import calculator
-from .model import calibration, roofline, spec
-from .errors import Notice
-from .scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
+from specviz import calculator
+from specviz.model import calibration, roofline, spec
+from specviz.errors import Notice
+from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -98,7 +98,7 @@ _MATCH = ("workload", "target_model", "gpu", "concurrency", "origin")
 
 def example_hashes(imports: pd.DataFrame) -> frozenset[str]:
     """Content hashes of the imported files that are shipped examples (``imports.origin = 'example'``),
-    from :func:`specviz.store.Store.imports`."""
+    from :func:`specviz.results.store.Store.imports`."""
     return frozenset(imports.loc[imports["origin"] == "example", "content_hash"])
 
 
