@@ -14,6 +14,8 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, scenario, settings
+from specviz.cli.live import METRICS_KEYS
+from specviz.cli.model import ROOFLINE_KEYS
 from specviz.advice import claims, commands as vllm_config
 from specviz.model import spec
 from specviz.results.store import Store
@@ -77,7 +79,7 @@ class TestRooflineCommand:
                            "--batch", "1", "64", "--alpha", "0.8", "--gamma", "4", "--context", "0", "8192")
         rows = json.loads(out)
         assert code == 0 and len(rows) == 4
-        assert tuple(rows[0]) == cli.ROOFLINE_KEYS
+        assert tuple(rows[0]) == ROOFLINE_KEYS
         batch64 = [r for r in rows if r["batch"] == 64]
         assert [r["regime"] for r in batch64] == ["compute", "memory"]
         assert round(rows[0]["ridge_flop_per_byte"]) == 295
@@ -778,7 +780,7 @@ class TestMetricsCommand:
         code, out, err = run(capsys, "metrics", str(sample(SAMPLE_PROM)), "--format", "json")
         assert code == 0 and err == ""
         [row] = json.loads(out)
-        assert tuple(row) == cli.METRICS_KEYS
+        assert tuple(row) == METRICS_KEYS
         assert row["engine"] == "vllm-v1" and row["model_name"].startswith("faruk_zahiragic/swiss-ai/Apertus-v1.5-70B")
         assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (14902, 44706, 31680)
         assert row["acceptance_rate"] == pytest.approx(31680 / 44706) == pytest.approx(0.70863, abs=1e-5)
