@@ -24,7 +24,7 @@ from specviz import i18n
 from specviz.live import exposition as prom
 from specviz.errors import SpecvizError
 from specviz.results.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
-from specviz.results.store import Store, StoreError
+from specviz.results.store import Store, StoreError, connection, csv_import
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -348,8 +348,8 @@ class TestPerRequestRuns:
             rows.insert(30_000, "")
         end = "\r" if shape == "old Mac line ends" else "\n"
         found = []
-        lines_at = store._lines_at
-        monkeypatch.setattr(store, "_lines_at", lambda *args: found.append(lines_at(*args)) or found[-1])
+        lines_at = csv_import._lines_at
+        monkeypatch.setattr(csv_import, "_lines_at", lambda *args: found.append(lines_at(*args)) or found[-1])
         result = db.import_file("blocks.csv", (end.join(rows) + end).encode())
         assert (result.runs, result.requests) == (6, 150_000)
         runs = db.runs().set_index("label")
@@ -377,9 +377,9 @@ class TestPerRequestRuns:
         is said in the message's language."""
         path = tmp_path / "runs.csv"
         path.write_bytes(b"run_id\nrun0\n")
-        reading = store._CsvReading(None, [("run_id", "VARCHAR")], 0, b"\n")
+        reading = csv_import._CsvReading(None, [("run_id", "VARCHAR")], 0, b"\n")
         with importers.Source("runs.csv", path.read_bytes()) as source, pytest.raises(importers.IngestError) as info:
-            store._csv_run_dimensions(source, reading, str(path), f"SELECT DISTINCT run_id FROM {reading.sql}",
+            csv_import._csv_run_dimensions(source, reading, str(path), f"SELECT DISTINCT run_id FROM {reading.sql}",
                                       {"run1": 0})
         assert info.value.key == "ingest.csv_unreadable"
         assert in_vietnamese(info.value, "its rows read differently on a second pass", "ingest.detail.rows_differ")
@@ -1346,7 +1346,7 @@ class TestStoreFiles:
         assert exc.value.key == "store.not_a_file"
 
     def test_a_folder_that_cannot_be_written_is_said_in_the_reader_s_language(self, tmp_path, monkeypatch):
-        monkeypatch.setattr(store.os, "access", lambda *args, **kwargs: False)  # root may write anywhere
+        monkeypatch.setattr(connection.os, "access", lambda *args, **kwargs: False)  # root may write anywhere
         with pytest.raises(StoreError) as exc:
             Store(tmp_path / "new" / "specviz.duckdb")
         assert exc.value.key == "store.folder"

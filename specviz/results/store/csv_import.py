@@ -1,0 +1,265 @@
+"""A user's CSV straight into the store through DuckDB (the fast path): the importer
+(:mod:`specviz.results.importers.user_csv`) plans the columns, this module has DuckDB read the file
+into ``runs`` (and ``requests`` for a per-request file) inside the import's transaction."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Iterable
+
+import duckdb
+import pyarrow as pa
+
+from specviz.errors import Notice
+from specviz.results import importers
+from specviz.results.importers import user_csv
+from specviz.results.importers.base import IngestError, occurrences, preview
+from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
+
+from .connection import hub_cursor, quote_identifier, sql_literal
+
+__all__ = ["import_csv"]
+
+# The percentiles a per-request CSV's runs get, beside the mean.
+_PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+
+
+@dataclass(frozen=True)
+class _CsvReading:
+    """How DuckDB reads one CSV, sniffed once (a second sniff would cost a tenth of the read):
+    ``sql``, a ``read_csv`` call with every option its sniffer found (``options``; None where DuckDB
+    must sniff at each read), reads the file given as its first parameter (:meth:`params`);
+    ``columns`` are (name, type); ``skip`` lines come before the header, and ``line_end`` ends a line.
+
+    The ``text`` columns are read as text, as the file has them. A column that becomes text in the
+    store must be: DuckDB reads a number column cast to VARCHAR straight as text in some plans
+    ("-3618") and as a number turned into text in others ("-3618.0"), and a per-request file's
+    runs are keyed on such text in two queries."""
+
+    options: dict[str, Any] | None
+    columns: list[tuple[str, str]]
+    skip: int
+    line_end: bytes
+    text: frozenset[str] = frozenset()
+
+    @property
+    def sql(self) -> str:
+        if self.options is None:
+            return "read_csv(?, header = true, types = ?)" if self.text else "read_csv(?, header = true)"
+        return f"read_csv(?, auto_detect = false, header = true, {', '.join(f'{k} = ?' for k in self.options)})"
+
+    def params(self, path: str) -> list[Any]:
+        as_text = {name: "VARCHAR" for name in self.text}
+        if self.options is None:
+            return [path, as_text] if self.text else [path]
+        return [path, *({**self.options["columns"], **as_text} if key == "columns" else option
+                         for key, option in self.options.items())]
+
+
+def _csv_number(column: str, kind: str) -> str:
+    """SQL for a CSV column as a number: a column DuckDB's sniffer typed as numbers as it is; text,
+    and whatever else the sniffer saw (a DATE for "inf", a BOOLEAN), where it reads as one
+    (thousands separators dropped), else NULL."""
+    if kind in ("BIGINT", "DOUBLE"):
+        return f"CAST({quote_identifier(column)} AS DOUBLE)"
+    return f"TRY_CAST(replace(CAST({quote_identifier(column)} AS VARCHAR), ',', '') AS DOUBLE)"
+
+
+def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path: str,
+                     mapped: dict[str, tuple[str, str, float]]) -> list[Notice]:
+    """A notice for each column mapped to a number whose non-empty cells are not all numbers: they
+    are stored empty, which a user who mapped the column would not otherwise learn. Only columns the
+    sniffer did not type as numbers can hold such cells, so a clean file costs no extra read."""
+    suspects = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
+                if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR" and kind not in ("BIGINT", "DOUBLE")]
+    if not suspects:
+        return []
+    counts = []
+    for _, column, kind in suspects:
+        text = f"CAST({quote_identifier(column)} AS VARCHAR)"
+        dropped = f"trim({text}) <> '' AND {_csv_number(column, kind)} IS NULL"
+        counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
+    found = cur.execute(f"SELECT {', '.join(counts)} FROM {reading.sql}", reading.params(path)).fetchone()
+    return [Notice("warn.csv_not_numbers", column=column, field=canonical.removeprefix("request:"),
+                   rows=found[2 * i], example=repr(preview(found[2 * i + 1])))
+            for i, (canonical, column, _) in enumerate(suspects) if found[2 * i]]
+
+
+def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
+    """Sniff a CSV with DuckDB, as ``read_csv`` would (its options are passed to it as parameters:
+    the sniffer's own ``Prompt`` quotes no column name).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
+    """
+    try:
+        delimiter, quote, escape, new_line, comment, skip, columns = cur.execute(
+            "SELECT Delimiter, Quote, Escape, NewLineDelimiter, Comment, SkipRows, Columns "
+            "FROM sniff_csv(?, header = true)", [path]).fetchone()
+    except duckdb.Error as exc:
+        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+    described = [(column["name"], column["type"]) for column in columns]
+    line_end = b"\r" if new_line == "\\r" else b"\n"
+    if any(kind.startswith(("DATE", "TIME")) for _, kind in described):
+        # Given a date or time format, DuckDB parses with it alone and refuses what its sniffer
+        # read otherwise ("inf" as a DATE): such a file is sniffed again.
+        return _CsvReading(None, described, skip, line_end)
+    options = {"delim": delimiter, "quote": quote, "escape": escape, "new_line": new_line, "comment": comment,
+               "skip": skip, "columns": dict(described)}
+    return _CsvReading({key: "" if option == "(empty)" else option for key, option in options.items()},
+                       described, skip, line_end)
+
+
+def _lines_at(pieces: Iterable[bytes], numbers: list[int], end: bytes) -> bytes:
+    """The lines of a content given in pieces at these numbers (from 0, ascending), each with its
+    ``end``: line ends are counted a piece at a time, and only a piece that holds a wanted line is
+    split."""
+    wanted = iter(numbers)
+    target = next(wanted, None)
+    line, found = 0, []  # line: the number of the line the piece's next byte is in
+    for piece in pieces:
+        if target is None:
+            break
+        ends = occurrences(piece, end[0])
+        if line + ends < target:
+            line += ends
+            continue
+        start = 0
+        while target is not None:
+            stop = piece.find(end, start)
+            if line == target:
+                found.append(piece[start:] if stop < 0 else piece[start:stop + 1])
+            if stop < 0:
+                break
+            if line == target:
+                target = next(wanted, None)
+            line, start = line + 1, stop + 1
+    return b"".join(found)
+
+
+def _csv_run_dimensions(source: importers.Source, reading: _CsvReading, path: str, query: str,
+                        firsts: dict[str, int]) -> pa.Table:
+    """The dimension values of each run of a per-request CSV: ``query`` (run_id and the dimensions,
+    DISTINCT, from ``reading.sql``) over the header and the line of each run's first request, its
+    row number in ``firsts``, lifted from the file; if that does not find every run (a quoted field
+    over two lines, a blank line: rows and lines apart), over the whole file. Read on a connection
+    of its own: an error there would end the import's transaction."""
+    numbers = sorted({*range(reading.skip + 1), *(reading.skip + 1 + row for row in firsts.values())})
+    with hub_cursor() as side, tempfile.TemporaryFile() as sample:
+        sample.write(_lines_at(source.pieces(), numbers, reading.line_end))
+        sample.flush()
+        try:
+            found = side.sql(query, params=reading.params(f"/proc/self/fd/{sample.fileno()}")).to_arrow_table()
+        except duckdb.Error:
+            found = None
+        if found is None or not set(found["run_id"].to_pylist()) >= firsts.keys():
+            found = side.sql(query, params=reading.params(path)).to_arrow_table()
+    if not set(found["run_id"].to_pylist()) >= firsts.keys():  # never a run without its dimensions
+        raise IngestError("ingest.csv_unreadable", source.name, detail=Notice("ingest.detail.rows_differ"))
+    return found
+
+
+
+def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content_hash: str,
+               now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[Notice], list[str]]:
+    """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
+    or, for per-request files, grouped into runs by their dimension columns. DuckDB reads the
+    source's private copy, exactly the bytes that were checked and hashed, given to it as
+    ``/proc/self/fd/N`` (no glob or ``~`` for it to expand, nothing another process can put in
+    its place), and sniffs it once."""
+    name = source.name
+    path = f"/proc/self/fd/{source.private_copy.fileno()}"
+    reading = _sniff_csv(cur, name, path)
+    plan = user_csv.plan_columns(name, reading.columns, csv_mapping)
+    mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)
+    reading = replace(reading, text=frozenset(column for canonical, (column, _, _) in mapped.items()
+                                              if RUN_COLUMNS.get(canonical) == "VARCHAR"))
+
+    def value(canonical: str) -> str:
+        column, kind, factor = mapped[canonical]
+        target = RUN_COLUMNS.get(canonical, "DOUBLE")
+        if target == "VARCHAR":
+            return f"CAST({quote_identifier(column)} AS VARCHAR)"
+        number = _csv_number(column, kind)
+        if factor != 1.0:
+            number = f"{number} * {factor!r}"
+        if target in ("INTEGER", "BIGINT"):  # whole numbers that fit, else NULL
+            return f"CASE WHEN {number} >= 0 AND {number} = floor({number}) THEN TRY_CAST({number} AS {target}) END"
+        finite = "" if canonical == "request_rate" else f" AND isfinite({number})"  # as the JSON parsers
+        return f"CASE WHEN {number} >= 0{finite} THEN {number} END"
+
+    extra = (f"to_json(struct_pack({', '.join(f'{quote_identifier(c)} := {quote_identifier(c)}' for c in unknown)}))"
+             if unknown else "NULL")
+    prefix = content_hash[:12]
+    stamp = (f"{sql_literal(name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
+             f"'{content_hash}' AS content_hash")
+    try:
+        if not plan.per_request:
+            user_csv.charge_as_runs(source)  # before DuckDB reads more than the sniffer's sample
+        warnings += _csv_not_numbers(cur, reading, path, mapped)
+        if plan.per_request:
+            dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
+            group = f"hash({', '.join(value(d) for d in dims)})" if dims else "0"
+            run_id = f"'{prefix}-' || CAST({group} AS VARCHAR)"
+            request_cols = [c for c in REQUEST_COLUMNS if c not in ("run_id", "extra") and f"request:{c}" in mapped]
+            # Straight from the file into the store, nothing staged: the runs are made after,
+            # from the requests.
+            values = ", ".join(f"{value('request:' + c)} AS {c}" for c in request_cols)
+            requests = cur.execute(f"INSERT INTO requests BY NAME SELECT {run_id} AS run_id, {values}, "
+                                   f"{extra}::JSON AS extra FROM {reading.sql}", reading.params(path)).fetchone()[0]
+            if not requests:
+                raise IngestError("ingest.csv_no_rows", name)
+            metrics = [c for c in request_cols if c.endswith("_ms")]
+            # Each metric's percentiles from one sort per run: quantile_cont of a list. Each run's
+            # first request (the least rowid: they went in in the file's order) tells where to
+            # find its dimensions.
+            aggregates, unpacked = ["min(rowid) AS first_row", "count(*) AS num_requests"], []
+            for metric in metrics:
+                short = metric.removesuffix("_ms")
+                aggregates += [f"avg({metric}) AS mean_{short}_ms",
+                               f"quantile_cont({metric}, {list(_PERCENTILES.values())}) AS {short}_percentiles"]
+                unpacked += [f"{short}_percentiles[{i}] AS {statistic}_{short}_ms"
+                             for i, statistic in enumerate(_PERCENTILES, start=1)]
+            # This file's run ids sort between "prefix-" and "prefix.", apart from any other's.
+            cur.execute(f"CREATE OR REPLACE TEMP TABLE csv_runs AS SELECT run_id, {', '.join(aggregates)} "
+                        f"FROM requests WHERE run_id >= '{prefix}-' AND run_id < '{prefix}.' GROUP BY run_id")
+            dimensions = ""
+            if dims:
+                firsts = dict(cur.execute("SELECT run_id, first_row - min(first_row) OVER () FROM csv_runs")
+                              .fetchall())
+                query = (f"SELECT DISTINCT {run_id} AS run_id, "
+                         f"{', '.join(f'{value(d)} AS {quote_identifier(d)}' for d in dims)} FROM {reading.sql}")
+                cur.register("csv_dimensions", _csv_run_dimensions(source, reading, path, query, firsts))
+                dimensions = " JOIN csv_dimensions USING (run_id)"
+            excluded = ", ".join(["first_row", *(f"{m.removesuffix('_ms')}_percentiles" for m in metrics)])
+            cur.execute(f"INSERT INTO runs BY NAME SELECT * EXCLUDE ({excluded}), {', '.join(unpacked)}, "
+                        f"{stamp}, '{{}}'::JSON AS extra FROM csv_runs{dimensions}")
+            runs = cur.execute("SELECT count(*) FROM csv_runs").fetchone()[0]
+            cur.execute("DROP TABLE csv_runs")  # after a failure, the rollback drops it
+            if dims:
+                cur.unregister("csv_dimensions")
+        else:
+            selects = [f"{value(k)} AS {quote_identifier(k)}" for k in mapped]
+            cur.execute(f"""
+                INSERT INTO runs BY NAME
+                SELECT '{prefix}-' || (row_number() OVER () - 1) AS run_id, {stamp}, {', '.join(selects)},
+                       coalesce({extra}::JSON, '{{}}'::JSON) AS extra
+                FROM {reading.sql}""", reading.params(path))
+            runs, requests = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?",
+                                         [content_hash]).fetchone()[0], 0
+            if not runs:
+                raise IngestError("ingest.csv_no_rows", name)
+            if "acceptance_rate" in mapped:
+                over = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ? AND acceptance_rate > 1",
+                                   [content_hash]).fetchone()[0]
+                if over:
+                    cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
+                                "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
+                    warnings.append(Notice("warn.csv_percent_rows", rows=over))
+    except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
+        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+    return runs, requests, warnings, unknown

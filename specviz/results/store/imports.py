@@ -1,0 +1,406 @@
+"""Runs and imports: a result file parsed and stored whole or not at all (idempotent by content hash),
+removed, the shipped examples seeded once; the runs read back; a user's SQL over the tables in the
+sandbox (:mod:`specviz.results.sandbox`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import duckdb
+import pandas as pd
+
+from specviz.errors import Notice, SpecvizError
+from specviz.results import importers, sandbox
+from specviz.results.importers import user_csv
+from specviz.results.importers.base import IngestError
+from specviz.results.schema import RUN_COLUMNS
+
+from . import csv_import
+from .connection import Connections, StoreError, quote_identifier
+
+__all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
+
+CONSOLE_TABLES = ("runs", "requests", "imports", "snapshots", "windows")
+"""The tables the SQL console (:meth:`Store.query`) sees."""
+# What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
+# imports row (with a new imported_at), so this pair changes whenever the tables do. Reads kept
+# between calls (runs, imports, the console's copy) are read again when it changes.
+_IMPORTS_VERSION = "SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) FROM imports"
+# The console's copy holds the live tables too, which only grow (a recorder appends to them).
+_CONSOLE_VERSION = ("SELECT *, (SELECT count(*) FROM snapshots), (SELECT max(time) FROM snapshots), "
+                    f"(SELECT count(*) FROM windows), (SELECT max(time_end) FROM windows) FROM ({_IMPORTS_VERSION})")
+
+
+
+@dataclass
+class ImportResult:
+    """What happened to one file."""
+
+    file: str
+    status: str  # "imported" or "skipped"
+    format: str = ""
+    runs: int = 0
+    requests: int = 0
+    warnings: list[Notice] = field(default_factory=list)
+    message: str = ""
+    unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
+
+
+def _check_size(name: str, size: int, max_bytes: int | None) -> None:
+    if max_bytes is not None and size > max_bytes:
+        raise IngestError("ingest.too_large", name, size=size, limit=max_bytes)
+
+
+_NOT_REGULAR = ((stat.S_ISDIR, "directory"), (stat.S_ISCHR, "device"), (stat.S_ISBLK, "device"),
+                (stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"))
+
+
+def _require_regular(name: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((kind for test, kind in _NOT_REGULAR if test(mode)), "other")
+        raise IngestError(f"ingest.not_regular.{kind}", name)
+
+
+def _copy_regular_file(path: Path, name: str, max_bytes: int | None) -> importers.CopiedSource:
+    """A regular file (symlinks followed) read into a private copy, with a bound: a device such as
+    /dev/zero, a FIFO, a socket or a directory is refused before it is read. Errors name the path."""
+    shown = str(path)
+    try:
+        _require_regular(shown, os.stat(path).st_mode)
+        # O_NONBLOCK: a FIFO put in the file's place after the stat cannot block the open.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            info = os.fstat(file.fileno())
+            _require_regular(shown, info.st_mode)  # what was opened, not only what was looked at
+            _check_size(shown, info.st_size, max_bytes)  # before reading any of it
+            return importers.CopiedSource(name, file, info.st_size)
+    except (OSError, MemoryError) as exc:
+        raise importers.as_ingest_error(shown, exc) from None
+
+
+def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
+    """Delete one imported file's runs, requests and imports row (inside the caller's transaction)."""
+    removed = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
+    cur.execute("DELETE FROM requests WHERE run_id IN (SELECT run_id FROM runs WHERE content_hash = ?)",
+                [content_hash])
+    cur.execute("DELETE FROM runs WHERE content_hash = ?", [content_hash])
+    cur.execute("DELETE FROM imports WHERE content_hash = ?", [content_hash])
+    return removed
+
+
+def _sweep_repeats(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """The runs of a parsed file that a ``vllm bench sweep`` already stored from another of its
+    files: index → (that file's name, the run's ``run_number``). A sweep writes each run twice, as
+    ``run=N.json`` and inside ``summary.json``, and the page, which takes files and not folders,
+    cannot leave one out as :func:`specviz.results.importers.result_files` does.
+
+    Two runs are the same when both are sweep runs (``run_number`` in ``extra``, which only the
+    sweep writes) with the same ``run_number`` and start ``date``, the same model, completed
+    requests, duration and output throughput (the object is copied unchanged into the summary, so
+    these are equal to the last bit; a different run differs at least in its duration), and the
+    same swept settings where both files were named inside their sweep folder (a file uploaded on
+    its own has none)."""
+    if parsed.format != "vllm-bench" or not any('"run_number"' in run["extra"] for run in parsed.runs):
+        return {}
+    keys = ("target_model", "num_requests", "duration_s", "output_throughput")
+    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs],
+                             **{key: [run.get(key) for run in parsed.runs] for key in keys}})
+    same = " AND ".join(f"r.{key} IS NOT DISTINCT FROM CAST(i.{key} AS {RUN_COLUMNS[key]})" for key in keys)
+    cur.register("incoming_sweep", incoming)
+    found = cur.execute(f"""
+        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra, {', '.join(keys)} FROM incoming_sweep)
+        SELECT i.run_index, min(r.source_file), any_value(i.extra->>'run_number')
+        FROM i JOIN runs r
+          ON r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
+         AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date') AND {same}
+         AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))
+        GROUP BY i.run_index""").fetchall()
+    cur.unregister("incoming_sweep")
+    return {index: (other, run_number) for index, other, run_number in found}
+
+
+def _repeat_notices(repeated: dict[int, tuple[str, str]]) -> list[Notice]:
+    """One notice for each file that already holds some of the runs, naming their run numbers."""
+    by_file: dict[str, list[str]] = {}
+    for index in sorted(repeated):
+        other, run_number = repeated[index]
+        by_file.setdefault(other, []).append(run_number)
+    return [Notice("warn.sweep_run_repeated", other=other, runs=", ".join(numbers))
+            for other, numbers in by_file.items()]
+
+
+
+class RunsAndImports(Connections):
+    """Imports, removals, reads and the SQL console of a store (see :class:`specviz.results.store.Store`).
+
+    Reads kept between calls (the runs, the imports, the console's copy of the tables) are read
+    again only when the tables changed.
+    """
+
+    def __init__(self, path: str | Path, lock_timeout_s: float = 10.0) -> None:
+        self._snapshot_cache: tuple[tuple, sandbox.Snapshot] | None = None
+        self._kept_reads: dict[str, tuple[tuple[int, int], pd.DataFrame]] = {}
+        self._cache_lock = threading.Lock()
+        super().__init__(path, lock_timeout_s)
+
+    def close(self) -> None:
+        """Release the console's copy of the tables, and what :meth:`Connections.close` releases."""
+        if self._snapshot_cache is not None:
+            self._snapshot_cache[1].close()
+            self._snapshot_cache = None
+        super().close()
+
+    def import_path(self, path: Path, max_bytes: int | None = None,
+                    csv_mapping: dict[str, str] | None = None) -> ImportResult:
+        """:meth:`import_file` for a file on disk, named as given.
+
+        Only a regular file is read (symlinks followed), and no more than its size when opened
+        plus one byte, which ``max_bytes`` bounds. The path is opened once, and what it holds is
+        read a piece at a time into a private copy, hashed as it goes: what is imported is the
+        content read then (never the path again, which DuckDB would expand as a glob or a ``~``
+        and which another file may have taken by then), and a large CSV is never held in memory.
+
+        Raises
+        ------
+        specviz.results.importers.IngestError
+            As :meth:`import_file`, and if the path is missing, unreadable, or a device, FIFO,
+            socket or directory.
+        """
+        self._require_writable()
+        path = Path(path)
+        name = os.fsencode(path).decode("utf-8", "replace")  # stored: bytes of no UTF-8 name become U+FFFD
+        user_csv.check_mapping(name, csv_mapping or {})
+        with _copy_regular_file(path, name, max_bytes) as source:
+            return self.import_file(name, source, csv_mapping=csv_mapping)
+
+    def import_file(self, name: str, data: bytes | importers.Source, max_bytes: int | None = None,
+                    csv_mapping: dict[str, str] | None = None, replace: bool = False,
+                    origin: str = "user") -> ImportResult:
+        """Import one result file, whole or not at all.
+
+        Parameters
+        ----------
+        name : str
+            The file's name as the user gave it (stored as ``source_file``; never used as a path).
+        data : bytes or specviz.results.importers.Source
+            Its content, or a source that holds it (as :meth:`import_path` reads a file).
+        max_bytes : int, optional
+            Refuse larger files.
+        csv_mapping : dict, optional
+            For a plain CSV: the user's column name → canonical column, for names the synonyms miss
+            (one of :data:`specviz.results.importers.user_csv.MAPPABLE_COLUMNS`).
+        replace : bool
+            Import content that is already stored again (with a new mapping): its old runs and
+            requests are deleted in the same transaction.
+        origin : str
+            ``"user"``, or ``"example"`` for the shipped examples (:data:`specviz.results.schema.ORIGINS`).
+
+        Returns
+        -------
+        ImportResult
+            ``status="skipped"`` if the same content was imported before, and also if every run of
+            the file is a ``vllm bench sweep`` run already stored from another file of the sweep
+            (``run=0.json`` after the ``summary.json`` that repeats it; :func:`_sweep_repeats`).
+            Then, as for the same content, nothing of the file is stored, not even its ``imports``
+            row: what it holds is in the store once, under the other file, and if that file is
+            removed, importing this one again stores its runs. The warnings name the other file.
+            Where only some runs repeat (``summary.json`` after ``run=0.json``), the others are
+            imported and a warning names the file that holds the repeats.
+
+        Raises
+        ------
+        specviz.results.importers.IngestError
+            For anything wrong with the file: too large, empty, binary, malformed, of no known
+            shape, too deeply nested, too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``, and any other
+            exception reading it raised (:class:`specviz.results.importers.UnrecognisedColumnsError` for a CSV
+            none of whose columns is recognised), and a ``csv_mapping`` to a column the store fills
+            in itself (``ingest.csv_mapping_reserved``, before the file is read); nothing is written.
+        """
+        self._require_writable()
+        user_csv.check_mapping(name, csv_mapping or {})
+        with ExitStack() as stack:
+            source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
+            _check_size(name, source.size, max_bytes)
+            content_hash = source.content_hash
+            if not replace and self._imported(content_hash):
+                return ImportResult(name, "skipped", message="already imported")
+            now = datetime.now(timezone.utc).replace(tzinfo=None)
+            unmatched: list[str] = []
+            fmt = ""
+            try:
+                # Parsed before the file is opened for writing: other processes wait only for the writes.
+                parsed = importers.parse(name, source)
+                fmt = parsed.format
+                with self._transaction() as cur:
+                    if replace:
+                        _delete_import(cur, content_hash)
+                    if fmt == "csv":
+                        runs, requests, warnings, unmatched = csv_import.import_csv(cur, source, content_hash, now,
+                                                                                    csv_mapping or {})
+                    else:
+                        repeated = _sweep_repeats(cur, parsed)
+                        if repeated and len(repeated) == len(parsed.runs):
+                            return ImportResult(name, "skipped", fmt, warnings=_repeat_notices(repeated),
+                                                message="already imported from " + ", ".join(
+                                                    sorted({other for other, _ in repeated.values()})))
+                        runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
+                                                                       repeated.keys())
+                        warnings = [*warnings, *_repeat_notices(repeated)]
+                    cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
+                                "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                [content_hash, name, fmt, now, runs, requests,
+                                 json.dumps([w.to_json() for w in warnings]), origin])
+            except BaseException as exc:
+                if isinstance(exc, (duckdb.ConstraintException, duckdb.TransactionException)):
+                    # A key taken, or a write conflict: another thread, or a process since the check
+                    # above, is importing the same content (the key of its imports row, or the run
+                    # ids, which start with the hash's first 12 characters); it may not be committed yet.
+                    return self._await_concurrent_import(name, fmt, content_hash)
+                if isinstance(exc, duckdb.IOException):  # the disk, not the file: full, or a write refused
+                    raise StoreError("store.write_failed", detail=str(exc).splitlines()[0]) from None
+                if isinstance(exc, duckdb.Error):  # the file's values, not the store, were at fault
+                    raise IngestError("ingest.not_stored", name, detail=str(exc).splitlines()[0]) from None
+                if isinstance(exc, Exception) and not isinstance(exc, SpecvizError):
+                    # Anything else reading this file raised (deep nesting, a huge number, no memory
+                    # left, a parser's bug) is this file's error, not the batch's end. KeyboardInterrupt
+                    # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
+                    raise importers.as_ingest_error(name, exc) from None
+                raise
+            return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
+
+    def _imported(self, content_hash: str, read_only: bool = True) -> bool:
+        with self._connection(read_only) as con:
+            return con.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone() is not None
+
+    def _await_concurrent_import(self, name: str, fmt: str, content_hash: str, wait_s: float = 10.0) -> ImportResult:
+        """Wait for a concurrent import of the same content to commit, then report it as done. Each
+        look is a write connection: it joins this process's importing threads rather than waiting
+        for them all to finish, and sees their commits at once."""
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            if self._imported(content_hash, read_only=False):
+                return ImportResult(name, "skipped", fmt, message="already imported")
+            time.sleep(0.05)
+        raise IngestError("ingest.concurrent", name)
+
+    def _insert_parsed(self, cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed,
+                       content_hash: str, now: datetime, left_out: Iterable[int] = ()) -> tuple[int, int, list[Notice]]:
+        """Insert a parsed file's runs and requests but those of the runs ``left_out`` (by index):
+        each run keeps the id of its place in the file, so its requests find it by their index."""
+        if not parsed.runs:
+            raise IngestError("ingest.no_runs", name)
+        prefix = content_hash[:12]
+        left_out = set(left_out)
+        kept = [index for index in range(len(parsed.runs)) if index not in left_out]
+        runs = [parsed.runs[index] for index in kept]
+        # Column by column, and only the columns some run has (the rest are NULL): a dict of every
+        # column for each run would cost more than the run itself.
+        present = {column for run in runs for column in run}
+        columns: dict[str, Any] = {column: [run.get(column) for run in runs]
+                                   for column in RUN_COLUMNS if column in present}
+        columns.update(run_id=[f"{prefix}-{index}" for index in kept], source_file=name,
+                       source_format=parsed.format, imported_at=now, content_hash=content_hash)
+        casts = ", ".join(f"CAST({quote_identifier(c)} AS {RUN_COLUMNS[c]}) AS {quote_identifier(c)}" for c in columns)
+        cur.register("incoming_runs", pd.DataFrame(columns))
+        cur.execute(f"INSERT INTO runs BY NAME SELECT {casts} FROM incoming_runs")
+        cur.unregister("incoming_runs")
+        requests = parsed.requests
+        if left_out and not requests.empty:
+            requests = requests[~requests.run_index.isin(list(left_out))]
+        if not requests.empty:  # run ids are made by DuckDB, not as a Python string per request
+            cur.register("incoming_requests", requests)
+            cur.execute(f"INSERT INTO requests BY NAME SELECT '{prefix}-' || CAST(run_index AS VARCHAR) AS run_id, "
+                        "* EXCLUDE (run_index) FROM incoming_requests")
+            cur.unregister("incoming_requests")
+        return len(runs), len(requests), parsed.warnings
+
+    def seed_examples(self, paths: list[Path]) -> list[ImportResult]:
+        """Import the shipped example files once, on a store's first use; never again after that,
+        so examples a user removed stay removed."""
+        with self._connection() as con:
+            if con.execute("SELECT 1 FROM meta WHERE key = 'examples_seeded'").fetchone():
+                return []
+        results = [self.import_file(f"examples/{p.name}", p.read_bytes(), origin="example") for p in paths]
+        with self._connection(read_only=False) as con:
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('examples_seeded', 'yes')")
+        return results
+
+    def remove_import(self, content_hash: str) -> int:
+        """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
+        with self._transaction() as cur:
+            return _delete_import(cur, content_hash)
+
+    def remove_examples(self) -> int:
+        """Delete every import of the shipped examples (``imports.origin = 'example'``), whatever its
+        file name, with their runs and requests, in one transaction; returns the runs removed. A
+        user's file is never one of them, even under a name such as ``examples/x.csv``."""
+        with self._transaction() as cur:
+            examples = cur.execute("SELECT content_hash FROM imports WHERE origin = 'example'").fetchall()
+            return sum(_delete_import(cur, content_hash) for (content_hash,) in examples)
+
+    # ----------------------------------------------------------------------------- reading
+    def _kept_read(self, sql: str) -> pd.DataFrame:
+        """The result of ``sql``, read again only when an import or a removal (of this process or
+        another) changed the tables since the last read: a page reads the runs on every rerun, and
+        the version costs a tenth of the read. Each caller gets its own copy to change."""
+        with self._connection() as con, self._transaction(con):
+            version = con.execute(_IMPORTS_VERSION).fetchall()[0]
+            with self._cache_lock:
+                kept = self._kept_reads.get(sql)
+                if kept is None or kept[0] != version:
+                    kept = self._kept_reads[sql] = (version, con.execute(sql).df())
+        return kept[1].copy()
+
+    def runs(self) -> pd.DataFrame:
+        """Every run with its canonical columns, oldest import first."""
+        return self._kept_read("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id")
+
+    def imports(self) -> pd.DataFrame:
+        """One row per imported file."""
+        return self._kept_read("SELECT * FROM imports ORDER BY imported_at")
+
+    def request_summary(self) -> pd.DataFrame:
+        """Per run: request count and p50/p99 of TTFT and ITL from the ``requests`` table."""
+        with self._connection() as con:
+            return con.execute("""
+                SELECT r.run_id, any_value(runs.concurrency) AS concurrency, count(*) AS requests,
+                       quantile_cont(ttft_ms, 0.5) AS p50_ttft_ms, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms,
+                       quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
+                FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
+
+    # ----------------------------------------------------------------------------- console
+    def _snapshot(self) -> sandbox.Snapshot:
+        """The tables for the SQL sandbox, kept between calls (the Store outlives its connections)
+        and made again only when an import or a removal changed them, or a recorder added snapshots
+        or windows, in this process or another. The version of the tables and the copy are read in one transaction: a write of this
+        process may share the attachment, and the copy must be of the version it is filed under."""
+        with self._connection() as con, self._transaction(con):
+            version = con.execute(_CONSOLE_VERSION).fetchall()[0]
+            with self._cache_lock:
+                if self._snapshot_cache is None or self._snapshot_cache[0] != version:
+                    fresh = sandbox.Snapshot({table: con.sql(f"SELECT * FROM {table}").to_arrow_table()
+                                              for table in CONSOLE_TABLES})
+                    self._snapshot_cache = (version, fresh)
+                return self._snapshot_cache[1]
+
+    def query(self, sql: str, limits: sandbox.Limits | None = None) -> sandbox.QueryResult:
+        """Run one read-only statement of a user's SQL over ``runs``, ``requests``, ``imports``,
+        ``snapshots`` and ``windows`` (:data:`CONSOLE_TABLES`) in the sandbox (:mod:`specviz.results.sandbox`); the time limit includes preparing the copy.
+
+        Raises
+        ------
+        specviz.results.sandbox.QueryError
+            If the statement is refused, fails, or exceeds a limit; its key says which.
+        """
+        started = time.monotonic()
+        limits = limits or sandbox.Limits.from_settings()
+        sandbox.check_sql(sql, limits.max_sql_chars)  # before the copy is made: a refusal costs nothing
+        return sandbox.run_query(sql, self._snapshot(), limits, started)

@@ -1,0 +1,313 @@
+"""The live tables: a recorder's scrapes in ``snapshots`` and, per model, the window since the
+source's previous scrape in ``windows`` (:meth:`LiveTables.record_scrape`, one transaction); a time
+range of windows saved as runs of format ``live`` (:meth:`LiveTables.save_live_run`) so that the
+explorer sets them beside benchmark runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from specviz.errors import Notice
+from specviz.live import exposition
+from specviz.model import spec
+from specviz.results import importers
+from specviz.results.schema import LIVE_FORMAT, SNAPSHOT_COLUMNS, WINDOW_COLUMNS
+
+from .connection import StoreError
+from .imports import ImportResult, RunsAndImports
+
+__all__ = ["LiveTables", "RecordedScrape"]
+
+# An engine as SpecDecodeState names it → the namespace of its metrics, and back (for a series that
+# belongs to no spec-decode group, such as a companion of a model that does not speculate).
+_PREFIX_OF_ENGINE = {"vllm-v1": "vllm", "vllm-v0": "vllm", "llama.cpp": "llamacpp"}
+_ENGINE_OF_PREFIX = {"llamacpp": "llama.cpp"}
+# runs.engine of a live run: the engine's name as benchmark files give it (pairing compares them).
+_RUN_ENGINE = {"vllm-v1": "vllm", "vllm-v0": "vllm"}
+_SNAPSHOT_SCHEMA = pa.schema([("time", pa.timestamp("us")), ("source", pa.string()), ("engine", pa.string()),
+                              ("model", pa.string()), ("metric", pa.string()), ("labels", pa.string()),
+                              ("value", pa.float64())])
+_WINDOW_SCHEMA = pa.schema([(name, {"TIMESTAMP": pa.timestamp("us"), "VARCHAR": pa.string(), "DOUBLE": pa.float64(),
+                                    "DOUBLE[]": pa.list_(pa.float64()), "BOOLEAN": pa.bool_()}[kind])
+                            for name, kind in WINDOW_COLUMNS.items()])
+assert _SNAPSHOT_SCHEMA.names == list(SNAPSHOT_COLUMNS)
+
+
+def _utc(moment: datetime | float) -> datetime:
+    """A time as the store keeps it: naive UTC to the microsecond. Seconds since the epoch, an aware
+    datetime, or a naive one (taken to be UTC already)."""
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, timezone.utc)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment
+
+
+def _epoch(moment: datetime) -> float:
+    return moment.replace(tzinfo=timezone.utc).timestamp()
+
+
+@dataclass(frozen=True)
+class RecordedScrape:
+    """What :meth:`Store.record_scrape` stored.
+
+    Attributes
+    ----------
+    time : datetime
+        The scrape's time (naive UTC), as stored.
+    series : int
+        Rows added to ``snapshots``.
+    window : bool
+        Whether ``states`` are windows against the source's previous scrape (and were stored in
+        ``windows``); False for a source's first scrape, whose ``states`` are totals since the
+        server started (nothing goes into ``windows``).
+    states : list of specviz.live.exposition.SpecDecodeState
+        One per model.
+    """
+
+    time: datetime
+    series: int
+    window: bool
+    states: list[exposition.SpecDecodeState]
+
+
+def _snapshot_table(source: str, moment: datetime, snapshot: exposition.Snapshot,
+                    states: list[exposition.SpecDecodeState]) -> pa.Table:
+    """The rows of ``snapshots`` for one scrape: every recognised series, with its engine (as the
+    model's state names it) and model."""
+    engines = {(_PREFIX_OF_ENGINE.get(s.engine, s.engine), s.model_name): s.engine for s in states}
+    columns: dict[str, list] = {name: [] for name in _SNAPSHOT_SCHEMA.names}
+    for role, series in snapshot.series.items():
+        for (prefix, labels), value in series.items():
+            named = dict(labels)
+            model = named.get("model_name", "")
+            columns["engine"].append(engines.get((prefix, model), _ENGINE_OF_PREFIX.get(prefix, prefix)))
+            columns["model"].append(model)
+            columns["metric"].append(role)
+            columns["labels"].append(json.dumps(named, sort_keys=True, ensure_ascii=False))
+            columns["value"].append(value)
+    rows = len(columns["value"])
+    columns.update(time=[moment] * rows, source=[source] * rows)
+    return pa.table(columns, schema=_SNAPSHOT_SCHEMA)
+
+
+def _window_table(source: str, start: datetime, end: datetime, states: list[exposition.SpecDecodeState]) -> pa.Table:
+    """The rows of ``windows``: one per model's window state."""
+    ms = lambda seconds: None if seconds is None else seconds * 1000.0
+    rows = [{"time_start": start, "time_end": end, "source": source, "engine": s.engine, "model": s.model_name,
+             **{name: getattr(s, name) for name in WINDOW_COLUMNS if hasattr(s, name) and name not in
+                ("source", "engine")},
+             "itl_p50_ms": ms(s.itl_p50), "itl_p99_ms": ms(s.itl_p99)} for s in states]
+    return pa.Table.from_pylist(rows, schema=_WINDOW_SCHEMA)
+
+
+def _previous_snapshot(cur: duckdb.DuckDBPyConnection, source: str) -> exposition.Snapshot | None:
+    """The latest stored scrape of ``source`` as a :class:`specviz.live.exposition.Snapshot`, or None."""
+    rows = cur.execute("SELECT time, engine, metric, CAST(labels AS VARCHAR), value FROM snapshots "
+                       "WHERE source = ? AND time = (SELECT max(time) FROM snapshots WHERE source = ?)",
+                       [source, source]).fetchall()
+    if not rows:
+        return None
+    series: dict[str, dict] = {role: {} for role in exposition.ROLES}
+    for _, engine, metric, labels, value in rows:
+        if metric in series:  # a role only a newer specviz reads is left out
+            prefix = _PREFIX_OF_ENGINE.get(engine, engine)
+            series[metric][prefix, tuple(sorted(json.loads(labels).items()))] = value
+    return exposition.Snapshot(series=series, time=_epoch(rows[0][0]))
+
+
+def _weighted(values: pd.Series, weights: pd.Series) -> float | None:
+    """Σ value·weight / Σ weight over the rows where both are known and the weights sum above 0."""
+    known = values.notna() & weights.notna()
+    total = float(weights[known].sum())
+    return float((values[known] * weights[known]).sum() / total) if total > 0 else None
+
+
+def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The canonical columns and the ``extra`` of one model's windows as one run.
+
+    Counts are summed (acceptance from the sums, not a mean of ratios); per-position acceptance is
+    weighted by each window's drafts, which gives the summed per-position counts over the summed
+    drafts; throughput and running requests are weighted by each window's length (the mean over
+    time). The engines' own gauges (SGLang reports acceptance only so) are averaged over time where
+    no counts exist, and ``extra`` says so."""
+    seconds = (frame.time_end - frame.time_start).dt.total_seconds()
+    drafts, draft_tokens, accepted = (float(frame[c].sum()) if frame[c].notna().any() else None
+                                      for c in ("drafts", "draft_tokens", "accepted_tokens"))
+    extra: dict[str, Any] = {"windows": len(frame), "counter_resets": int(frame.counter_reset.fillna(False).sum()),
+                             "engine_detail": frame.engine.iloc[0], "drafts": drafts, "draft_tokens": draft_tokens,
+                             "accepted_tokens": accepted}
+    rate = accepted / draft_tokens if accepted is not None and draft_tokens else None
+    length = 1.0 + accepted / drafts if accepted is not None and drafts else None
+    gamma = draft_tokens / drafts if draft_tokens is not None and drafts else None
+    if drafts is None:  # no counts: the engine's gauges, averaged over time
+        rate, length = _weighted(frame.acceptance_rate, seconds), _weighted(frame.acceptance_length, seconds)
+        extra["acceptance_from"] = "engine gauges averaged over time"
+    per_position = zero = None
+    with_drafts = frame[frame.drafts.fillna(0) > 0]
+    lists = with_drafts.per_position_acceptance
+    if len(with_drafts) and lists.notna().all() and len({len(v) for v in lists}) == 1:
+        counts = np.sum([np.asarray(v) * d for v, d in zip(lists, with_drafts.drafts)], axis=0)
+        per_position = (counts / with_drafts.drafts.sum()).tolist()
+        zero = 1.0 - per_position[0]
+    if gamma is not None and length is not None and abs(gamma - round(gamma)) < 1e-9 and 1 <= length <= gamma + 1:
+        extra["alpha_iid"] = float(spec.alpha_from_acceptance_length(length, round(gamma)))
+    if gamma is not None and abs(gamma - round(gamma)) >= 1e-9:
+        extra["num_speculative_tokens_mean"] = gamma
+    extra["mean_waiting_requests"] = _weighted(frame.waiting_requests, seconds)
+    extra["max_kv_cache_usage"] = None if frame.kv_cache_usage.isna().all() else float(frame.kv_cache_usage.max())
+    run = {"engine": _RUN_ENGINE.get(frame.engine.iloc[0], frame.engine.iloc[0]),
+           "target_model": frame.model.iloc[0] or None, "workload": "live",
+           "num_speculative_tokens": round(gamma) if gamma is not None and abs(gamma - round(gamma)) < 1e-9 else None,
+           "concurrency": _weighted(frame.running_requests, seconds),
+           "output_throughput": _weighted(frame.generation_throughput, seconds),
+           "duration_s": float(seconds.sum()), "acceptance_rate": rate, "acceptance_length": length,
+           "per_position_acceptance": per_position, "zero_accept_rate": zero}
+    return run, extra
+
+
+class LiveTables(RunsAndImports):
+    """The live tables of a store (see :class:`specviz.results.store.Store`)."""
+
+    def record_scrape(self, source: str, snapshot: exposition.Snapshot) -> RecordedScrape:
+        """Store one scrape of ``source``: its recognised series in ``snapshots`` and, per model, the
+        window since the source's previous stored scrape in ``windows`` (none for its first), in one
+        transaction.
+
+        Parameters
+        ----------
+        source : str
+            The URL or file the scrape came from, as the recorder was given it: a source's scrapes
+            are compared with each other only.
+        snapshot : specviz.live.exposition.Snapshot
+            The parsed scrape; its ``time`` (seconds since the epoch) is when it was taken (now, if
+            it has none).
+
+        Returns
+        -------
+        RecordedScrape
+            The states stored as windows, or, for a first scrape, the totals since start.
+
+        Raises
+        ------
+        SpecvizError
+            ``prom.no_spec_decode`` if the scrape holds no speculative-decoding series (nothing is
+            written); ``store.read_only`` and the store's other errors.
+        """
+        moment = _utc(time.time() if snapshot.time is None else snapshot.time)
+        snapshot = replace(snapshot, time=_epoch(moment))  # as stored: to the microsecond
+        totals = exposition.spec_decode_states(snapshot)  # refused before the file is taken
+        with self._transaction() as cur:
+            previous = _previous_snapshot(cur, source)
+            states = totals if previous is None else exposition.spec_decode_states(snapshot, previous)
+            rows = _snapshot_table(source, moment, snapshot, states)
+            cur.register("incoming_snapshot", rows)
+            cur.execute("INSERT INTO snapshots BY NAME SELECT * REPLACE (CAST(labels AS JSON) AS labels) "
+                        "FROM incoming_snapshot")
+            cur.unregister("incoming_snapshot")
+            if previous is not None:
+                cur.register("incoming_windows", _window_table(source, _utc(previous.time), moment, states))
+                cur.execute("INSERT INTO windows BY NAME SELECT * FROM incoming_windows")
+                cur.unregister("incoming_windows")
+        return RecordedScrape(moment, rows.num_rows, previous is not None, states)
+
+    def _live_read(self, table: str, order: str, time_column: str, source: str | None,
+                   since: datetime | float | None, until: datetime | float | None = None) -> pd.DataFrame:
+        where, params = [], []
+        if source is not None:
+            where.append("source = ?")
+            params.append(source)
+        if since is not None:
+            where.append(f"{time_column} >= ?")
+            params.append(_utc(since))
+        if until is not None:
+            where.append(f"{time_column} <= ?")
+            params.append(_utc(until))
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        with self._connection() as con:
+            return con.execute(f"SELECT * FROM {table}{clause} ORDER BY {order}", params).df()
+
+    def snapshots(self, source: str | None = None, since: datetime | float | None = None) -> pd.DataFrame:
+        """Rows of ``snapshots`` (every source, or one), taken at ``since`` or later (a datetime,
+        naive meaning UTC, or seconds since the epoch), oldest first."""
+        return self._live_read("snapshots", "time, source, metric, model, CAST(labels AS VARCHAR)", "time",
+                               source, since)
+
+    def windows(self, source: str | None = None, since: datetime | float | None = None,
+                until: datetime | float | None = None) -> pd.DataFrame:
+        """Rows of ``windows`` (every source, or one) that end at ``since`` or later and at
+        ``until`` or earlier, oldest first."""
+        return self._live_read("windows", "time_end, source, engine, model", "time_end", source, since, until)
+
+    def live_sources(self) -> pd.DataFrame:
+        """One row per recorded source: ``source``, ``first`` and ``last`` scrape, ``scrapes``."""
+        with self._connection() as con:
+            return con.execute("SELECT source, min(time) AS first, max(time) AS last, count(DISTINCT time) AS scrapes "
+                               "FROM snapshots GROUP BY source ORDER BY last DESC").df()
+
+    def save_live_run(self, source: str, start: datetime | float, end: datetime | float,
+                      model: str | None = None, label: str | None = None) -> ImportResult:
+        """Save the windows of ``source`` that lie wholly between ``start`` and ``end`` as runs of
+        format ``live`` (one per engine and model, or only ``model``'s), so the explorer sets them
+        beside benchmark runs; one transaction, with an ``imports`` row (``source_file`` is the
+        source) that :meth:`remove_import` removes as any file's.
+
+        Each run: acceptance rate, acceptance length and γ from the summed counts, per-position and
+        zero-accept shares weighted by drafts, ``output_throughput`` the generated tokens per
+        second and ``concurrency`` the mean running requests (both over time), ``duration_s`` the
+        windows' time, ``workload`` "live", ``engine`` as benchmark files name it (vLLM V1 and V0:
+        "vllm", the detail in ``extra.engine_detail``); ``extra`` also holds the source, the
+        range, the window and counter-reset counts, α (i.i.d.), mean waiting requests and the
+        highest KV-cache usage.
+
+        Returns
+        -------
+        ImportResult
+            ``status="skipped"`` if this range of this source (and model) was saved before.
+
+        Raises
+        ------
+        StoreError
+            ``store.live_no_windows`` if no window lies in the range; ``store.read_only``.
+        """
+        self._require_writable()
+        start, end = _utc(start), _utc(end)
+        frame = self.windows(source, since=start, until=end)
+        frame = frame[frame.time_start >= start]
+        if model is not None:
+            frame = frame[frame.model == model]
+        if frame.empty:
+            raise StoreError("store.live_no_windows", source=source, start=start.isoformat(sep=" "),
+                             end=end.isoformat(sep=" "),
+                             model=model if model is not None else Notice("store.any_model"))
+        content_hash = hashlib.sha256("\0".join([LIVE_FORMAT, source, start.isoformat(), end.isoformat(),
+                                                 model if model is not None else "\0"]).encode()).hexdigest()
+        if self._imported(content_hash):
+            return ImportResult(source, "skipped", LIVE_FORMAT, message="already saved")
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        runs = []
+        for (_, name), group in frame.groupby(["engine", "model"], sort=True):
+            run, extra = _live_run(group)
+            extra = {"source": source, "time_start": group.time_start.min().isoformat(),
+                     "time_end": group.time_end.max().isoformat(), **extra}
+            runs.append({**run, "label": label, "extra": json.dumps(extra, allow_nan=False)})
+        parsed = importers.Parsed(format=LIVE_FORMAT, runs=runs, requests=pd.DataFrame(), warnings=[])
+        try:
+            with self._transaction() as cur:
+                count, _, warnings = self._insert_parsed(cur, source, parsed, content_hash, now)
+                cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
+                            "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, 0, '[]', 'user')",
+                            [content_hash, source, LIVE_FORMAT, now, count])
+        except (duckdb.ConstraintException, duckdb.TransactionException):
+            return self._await_concurrent_import(source, LIVE_FORMAT, content_hash)
+        return ImportResult(source, "imported", LIVE_FORMAT, count, 0, warnings)
