@@ -1,6 +1,20 @@
 """specviz: does speculative decoding pay off for your traffic? The library behind the app.
 
-Modules: ``spec`` (acceptance math), ``roofline`` (what a forward pass costs on given hardware),
-``settings`` (every path and limit, from environment variables), ``charts`` (Altair builders),
-``i18n`` (user-facing strings), ``cli`` (``python -m specviz``). Nothing here imports Streamlit.
+Rooms, each importing only from those above it (``tests/test_layout.py`` reads every import and
+fails on an arrow that runs the other way):
+
+- base: ``errors`` (errors as types with a message key), ``i18n`` (every user-facing string, English
+  and Vietnamese, from ``locales/``), ``settings`` (every path and limit, from environment variables);
+- ``charts``: the Altair chart builders (imports the base only);
+- ``model/``: the acceptance math and the step model (imports the base only);
+- ``scenario``, ``calculator``, ``workload``: the typed scenario every page, link and command shares,
+  and the sweeps, tables and request latencies over it (import the base and the model);
+- ``live/``: a server's metrics read now (imports the above);
+- ``results/``: the store, the result formats, the SQL console and the recorder (imports the above
+  and ``live``);
+- ``advice/``: claims checked, serve commands written (imports the base, the model and the scenario
+  layer);
+- ``cli/``: the command line (imports anything).
+
+Nothing here imports Streamlit: the pages in ``pages/`` read widgets, call specviz and render.
 """
