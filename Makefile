@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test chromium prometheus screenshots bench clean
+.PHONY: run test chromium prometheus screenshots docs bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,12 +51,16 @@ prometheus: $(VENV)/.run-deps
 test: $(VENV)/.test-deps chromium prometheus
 	$(PY) -m pytest
 
-# The README's screenshots: the user-guide browser tests take them in Chromium; copied into docs/.
+# The user guide's screenshots (docs/guide.md): the user-guide browser tests take them in Chromium; copied into docs/.
 screenshots: $(VENV)/.test-deps chromium
 	rm -f tests/artifacts/guide/*.png
 	$(PY) -m pytest -q tests/test_browser.py -k UserGuide
 	mkdir -p docs/screenshots
 	cp tests/artifacts/guide/*.png docs/screenshots/
+
+# docs/cli.md and docs/settings.md, made from the argument parser and the settings table (a test fails when stale).
+docs: $(VENV)/.run-deps
+	$(PY) -m specviz.cli.docs
 
 bench: $(VENV)/.test-deps
 	$(PY) bench/bench_grid.py

@@ -270,12 +270,12 @@ class TestNavigationInChromium:
                                                                              timeout=TIMEOUT)
 
 
-GUIDE = ARTIFACTS / "guide"  # `make screenshots` copies these into docs/screenshots/ for the README
+GUIDE = ARTIFACTS / "guide"  # `make screenshots` copies these into docs/screenshots/ for the user guide (docs/guide.md)
 
 
 @pytest.fixture
 def guide_page(browser):
-    """A 1,280 × 960 window: the size the README's screenshots are taken at."""
+    """A 1,280 × 960 window: the size the user guide's screenshots are taken at."""
     context = browser.new_context(viewport={"width": 1280, "height": 960})
     GUIDE.mkdir(parents=True, exist_ok=True)
     yield context.new_page()
@@ -290,7 +290,7 @@ def to_top(locator) -> None:
 
 
 class TestUserGuideInChromium:
-    """The README's screenshots, each from a real flow whose outcome is checked first."""
+    """The user guide's screenshots, each from a real flow whose outcome is checked first."""
 
     def test_calculator(self, guide_page: Page, app_url: str):
         wait_for_app(guide_page, app_url)

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, scenario, settings
+from specviz.cli import docs
 from specviz.cli.live import METRICS_KEYS
 from specviz.cli.model import ROOFLINE_KEYS
 from specviz.advice import claims, commands as vllm_config
@@ -902,3 +903,16 @@ class TestRecordCommand:
     def test_bad_arguments(self, capsys, argv, message):
         code, out, err = run(capsys, "record", str(REPLAY_PROM), *argv)
         assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+class TestGeneratedDocs:
+    def test_docs_cli_md_is_what_the_parser_and_the_examples_say(self):
+        """docs/cli.md is what `make docs` makes today: every subcommand with its help, description,
+        options, and its example's output as this checkout prints it."""
+        text = docs.cli_markdown()
+        assert (ROOT / docs.CLI_DOC).read_text(encoding="utf-8") == text, "docs/cli.md is stale: run make docs"
+        for name in docs.EXAMPLES:
+            assert f"### specviz {name}\n" in text
+
+    def test_every_subcommand_has_an_example(self):
+        assert set(docs.EXAMPLES) == set(docs._subcommands(cli.build_parser()))

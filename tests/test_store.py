@@ -884,7 +884,7 @@ class TestSharedFile:
         database = tmp_path / "shared.duckdb"
         with serve_app(database) as url:
             # Not /results first: a fresh server's first request for it shows Streamlit's "Page not
-            # found" notice over the page (README), which leaves its buttons inert.
+            # found" notice over the page (docs/guide.md, Routing), which leaves its buttons inert.
             page.goto(url)
             expect(page.get_by_text("Tokens per step E")).to_be_visible(timeout=60_000)
             page.goto(f"{url}/results")

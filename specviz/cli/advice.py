@@ -137,9 +137,34 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
 
 
 
+_CLAIM_DOC = """\
+The Claims page's check on the scenario of a calculator link, or of --gpu, --target, --draft
+(preset ids, or the Hugging Face ids the presets name), --engine and --context set over it. JSON:
+the verdict, its headline, reasons and conditions in words, `required_alpha`,
+`required_acceptance_length` and `required_acceptance_rate_vllm` at the claimed γ or the one that
+needs the least α, `max_speedup`, the best setting, the batches where the claim can hold, and the α
+each γ needs.
+
+With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
+closed form (`claims.required_at_costs`): 3x at γ 5 with a draft pass at 0.05 needs 3.75 tokens per
+step (α 0.807, a vLLM acceptance rate of 0.55), and anything above 4.8x is impossible. A claim that
+cannot be checked exits 2 with one line.
+"""
+
+_VLLM_CONFIG_DOC = """\
+`vllm serve` for a version, a target and a draft model or a method: the command and its warnings;
+with --by-batch, the best draft length per batch size as `by_batch`, in the command where the
+version takes it. A method the version cannot run exits 2 with one line.
+"""
+
+_SERVE_DOC = """\
+The Deploy view's command for a link's scenario, vLLM or SGLang, with its advice, notices and
+problems (a draft the version cannot run, a draft still to be named).
+"""
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """The advice subcommands."""
-    p = sub.add_parser("claim", help="check a claimed speedup (\"up to 3x\", \"2.5x at batch 64\") on a scenario, "
+    p = sub.add_parser("claim", description=_CLAIM_DOC, help="check a claimed speedup (\"up to 3x\", \"2.5x at batch 64\") on a scenario, "
                                      "as the Claims page does, or against costs given as ratios")
     p.add_argument("text", nargs="?", help="the claim as it was written; with --speedup, the link")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
@@ -158,7 +183,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (_json(_claim(args, presets())), 0))
 
-    p = sub.add_parser("vllm-config", help="the vllm serve command for a version, target and draft or method "
+    p = sub.add_parser("vllm-config", description=_VLLM_CONFIG_DOC, help="the vllm serve command for a version, target and draft or method "
                                            "(with --by-batch, the draft length per batch size)")
     p.add_argument("--version", required=True, help="the vLLM release, e.g. 0.10.0")
     p.add_argument("--target", required=True, help="a model preset id or its Hugging Face id")
@@ -181,7 +206,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (_json(vllm_config_row(args, presets())), 0))
 
-    p = sub.add_parser("serve", help="the vLLM or SGLang command for the scenario of a calculator link, as the "
+    p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM or SGLang command for the scenario of a calculator link, as the "
                                      "Deploy view writes it")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
     p.add_argument("--engine", choices=("vllm", "sglang"), default="vllm")

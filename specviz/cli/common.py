@@ -32,6 +32,13 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """A parser whose errors are one line (:class:`UsageError`) and whose descriptions keep their
+    paragraphs (they are the command line's documentation, ``docs/cli.md``, as well as its help)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # argparse would print the usage block too
         raise UsageError(message)
 

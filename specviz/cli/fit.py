@@ -358,9 +358,45 @@ def _fit_output(result: dict[str, Any], fmt: str) -> str:
 
 
 
+_FIT_DOC = """\
+Calibrates the step model (`specviz/model/calibration.py`) on each series of the --measured CSV on
+its own and predicts every row of the --predict CSV with a band. Both CSVs have the columns
+`series, gpu, target, draft, gamma, batch, context, acceptance_length`, the measured one also
+`measured_speedup`; optional: `tp` (1), `weight_dtype` and `kv_dtype` (bf16; fp8/fp8, fp8 weights
+with a bf16 cache and int4 weights with a bf16 cache are the other combinations modelled), `engine`
+(an id of `data/engines.csv`, default `any`) and `tree_tokens` (the verify pass's node count; empty:
+a chain of γ + 1); other columns are ignored. `gpu` is a preset id; `target` a preset id or a
+config.json path (read as `model-from-config` reads it; a relative path that is not found from the
+working folder is looked for beside the CSV); `draft` the same or `eagle`, `eagle3`, `ngram`,
+`self`.
+
+The rows of a series share the setting (gpu, target, draft, tp, dtypes, engine, tree_tokens),
+number two or more, and give `acceptance_length` in every row (measured) or in none (then E is
+fitted too). A row of the --predict CSV names a series of the measured one and is predicted in that
+series' setting: its setting cells may be left empty, and one that names another setting is an
+error; without an acceptance length it takes the series' (measured mean, or fitted).
+
+Output (--format csv|md: the series table, a blank line, the predictions table): per series,
+`fitted` holds the weighted medians over the draws that fit (`step_ms`: the fixed cost per step;
+`token_us`: per token in a pass), `rms_error` the RMS of predicted minus measured speedup over the
+series' own rows (about 0 with two rows, which the fit meets exactly), `warnings` the fit's warnings
+in words (no non-negative costs fit; E at γ + 1); per prediction, the band is the draws' 10th to
+90th percentile widened by the model's error. For example:
+
+    {"series": {"eagle3-head": {"fitted": {"mfu": 0.57, "mbu": 0.76, "overlap": 0.26, "layer_us": 2.4,
+       "allreduce_us": 8.1, "step_ms": 0.96, "token_us": 9.5, "expected_tokens": 2.9},
+       "rms_error": 0.0, "warnings": []}},
+     "predictions": [{"row": 1, "series": "eagle3-head", "speedup": 1.75, "low": 1.50, "high": 1.96}]}
+
+Rows are counted from 1 below the header, blank lines not counted, in `row` and in messages. A
+missing column, an unknown preset, a cell that is not a number where one belongs, a series of one
+row, a --predict row of an unknown series or an unreadable file exits 2 with one line that names the
+file, the row and the column.
+"""
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """The ``fit`` subcommand."""
-    p = sub.add_parser("fit", help="calibrate the step model on measured speedups, series by series, and "
+    p = sub.add_parser("fit", description=_FIT_DOC, help="calibrate the step model on measured speedups, series by series, and "
                                    "predict other points with a band")
     p.add_argument("--measured", type=Path, required=True,
                    help="CSV: " + ", ".join(FIT_COLUMNS) + ", measured_speedup (optional: "

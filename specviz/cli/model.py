@@ -134,46 +134,75 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
 
 
 
+_SIMULATE_DOC = """\
+The Latency view's simulation. JSON: mean tokens per step with its standard error beside the closed
+form, the zero-accept share, the counts of each step size, and the inter-token gap, per-step time
+per token and request latency at p50, p90, p99 and mean, without and with speculation, in ms
+(`tpot_*` is each step's time per token over steps, not vLLM bench's per-request TPOT).
+"""
+
+_CALC_DOC = """\
+What the calculator shows for the scenario a link describes (the same parameters, read by
+`scenario.from_query_params`): the setting, E, verify and draft cost, the speedup with its band,
+the ideal roofline's speedup, the regime and the knobs that differ from the engine's preset. A value
+the page would replace by its default is an error here (exit 2, naming each).
+"""
+
+_ROOFLINE_DOC = """\
+The first model (`roofline.evaluate`: one device, a fixed overhead per pass). --target and --draft
+take a preset id or a config.json path; without --draft a draft pass costs --draft-cost (default
+0.05, seed 000's) of a target pass; --realistic starts from mfu 0.6, mbu 0.8, overlap 0 and 0.3 ms
+per pass (`roofline.REALISTIC`).
+"""
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """The model's subcommands."""
     p = sub.add_parser("speedup", help="speedup from α, γ and cost ratios")
-    p.add_argument("--alpha", type=float, nargs="+", required=True)
-    p.add_argument("--gamma", type=_gamma_arg, nargs="+", required=True)
+    p.add_argument("--alpha", type=float, nargs="+", required=True, help="per-position acceptance α, one or more")
+    p.add_argument("--gamma", type=_gamma_arg, nargs="+", required=True,
+                   help="draft lengths γ, or auto for the best γ of each α")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--verify-cost", type=float, nargs="+")
-    group.add_argument("--regime", choices=("memory", "compute"))
-    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST)
-    p.add_argument("--gamma-max", type=int, default=settings.get("SPECVIZ_GAMMA_MAX"))
+    group.add_argument("--verify-cost", type=float, nargs="+",
+                       help="the verify pass's cost as a multiple of a plain step, one or more (default 1)")
+    group.add_argument("--regime", choices=("memory", "compute"),
+                       help="the verify cost of a regime: memory-bound 1, compute-bound γ + 1")
+    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST,
+                   help=f"a draft pass's cost as a multiple of a plain step (default {spec.SEED_DRAFT_COST})")
+    p.add_argument("--gamma-max", type=int, default=settings.get("SPECVIZ_GAMMA_MAX"),
+                   help="the largest γ that auto searches (default: SPECVIZ_GAMMA_MAX)")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_speedup)
 
-    p = sub.add_parser("roofline", help="step times and speedup on a GPU preset")
-    p.add_argument("--gpu", required=True)
+    p = sub.add_parser("roofline", description=_ROOFLINE_DOC, help="step times and speedup on a GPU preset")
+    p.add_argument("--gpu", required=True, help="GPU preset id")
     p.add_argument("--target", required=True, help="preset id or config.json path")
     p.add_argument("--draft", help="preset id or config.json path; without it --draft-cost applies")
-    p.add_argument("--batch", type=int, nargs="+", required=True)
-    p.add_argument("--alpha", type=float, required=True)
-    p.add_argument("--gamma", type=int, required=True)
-    p.add_argument("--context", type=int, nargs="+", default=[0])
+    p.add_argument("--batch", type=int, nargs="+", required=True, help="batch sizes, one or more")
+    p.add_argument("--alpha", type=float, required=True, help="per-position acceptance α")
+    p.add_argument("--gamma", type=int, required=True, help="draft length γ")
+    p.add_argument("--context", type=int, nargs="+", default=[0], help="context lengths in tokens (default 0)")
     p.add_argument("--realistic", action="store_true", help="start from the realistic knob preset")
-    p.add_argument("--mfu", type=float)
-    p.add_argument("--mbu", type=float)
-    p.add_argument("--overlap", type=float)
-    p.add_argument("--overhead-ms", type=float)
-    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST)
+    p.add_argument("--mfu", type=float, help="share of peak FLOPs a pass reaches (default 1)")
+    p.add_argument("--mbu", type=float, help="share of peak bandwidth a pass reaches (default 1)")
+    p.add_argument("--overlap", type=float, help="share of the shorter of compute and memory time hidden "
+                                                 "under the longer (default 1)")
+    p.add_argument("--overhead-ms", type=float, help="fixed time per pass, in ms (default 0)")
+    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST,
+                   help=f"a draft pass's cost as a multiple of a target pass, without --draft "
+                        f"(default {spec.SEED_DRAFT_COST})")
     p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")
     p.add_argument("--bandwidth", type=float, help="override the preset's bandwidth, TB/s")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_roofline)
 
-    p = sub.add_parser("calc", help="what the calculator shows for a scenario given as its link (or the "
+    p = sub.add_parser("calc", description=_CALC_DOC, help="what the calculator shows for a scenario given as its link (or the "
                                     "link's query), the band included")
     p.add_argument("link", nargs="?", default="", help="e.g. 'alpha=0.7&batch=16&engine=sglang' or a whole "
                                                        "calculator URL; empty: the default scenario")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_calc)
 
-    p = sub.add_parser("simulate", help="tokens per step, inter-token and request latency with and without "
+    p = sub.add_parser("simulate", description=_SIMULATE_DOC, help="tokens per step, inter-token and request latency with and without "
                                         "speculation, simulated from α or per-position rates")
     p.add_argument("link", nargs="?", default="", help="the scenario whose step times are used, as for calc")
     acceptance = p.add_mutually_exclusive_group(required=True)
@@ -185,7 +214,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=count, default=1_000_000, help="steps simulated (default 1,000,000)")
     p.add_argument("--requests", type=count, default=10_000, help="requests simulated (default 10,000)")
     p.add_argument("--output-tokens", type=count, default=500, help="tokens decoded per request (default 500)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the simulation's seed (default 0)")
     scenario_options(p)
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json.dumps(simulate_row(args, presets()), indent=2, ensure_ascii=False), 0))

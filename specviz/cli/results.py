@@ -54,23 +54,29 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 
+_INGEST_DOC = """\
+Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each). JSON: the
+files `imported` (format, runs, requests, warnings), `skipped` (already stored) and `errors`, each
+with its reason; exit 2 if any file failed, the others still imported.
+"""
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """The store's subcommands."""
-    p = sub.add_parser("ingest", help="import benchmark result files (or folders of them, such as a vllm bench "
+    p = sub.add_parser("ingest", description=_INGEST_DOC, help="import benchmark result files (or folders of them, such as a vllm bench "
                                       "sweep's output) into the store")
     p.add_argument("files", type=Path, nargs="+", help="result files, or folders read recursively")
     p.add_argument("--db", **DB)
-    p.add_argument("--format", choices=("json",), default="json")
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=_ingest)
 
     p = sub.add_parser("runs", help="the imported runs with their canonical columns")
     p.add_argument("--db", **DB)
-    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("--format", choices=("json", "csv"), default="json", help="output format")
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))
 
     p = sub.add_parser("query", help="one read-only SQL statement over runs, requests, imports, snapshots and "
                                      "windows")
-    p.add_argument("sql")
+    p.add_argument("sql", help="one SELECT (or WITH … SELECT) statement")
     p.add_argument("--db", **DB)
-    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("--format", choices=("json", "csv"), default="json", help="output format")
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))

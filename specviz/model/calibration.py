@@ -50,8 +50,9 @@ from specviz.errors import InputError
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 
 # mfu, mbu, overlap: (median, low, high). The realistic preset's values and the ranges behind them
-# (README, "Realistic knobs": GEMMs of a few hundred rows well under peak; decode GEMVs at 70-85 %
-# of peak bandwidth; weights and matmuls of a small batch largely back to back).
+# (the reasons are beside specviz.model.roofline.REALISTIC: GEMMs of a few hundred rows well under
+# peak; decode GEMVs at 70-85 % of peak bandwidth; weights and matmuls of a small batch largely back
+# to back).
 ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
     "mfu": (0.6, 0.4, 0.8), "mbu": (0.8, 0.6, 0.9), "overlap": (0.0, 0.0, 0.5)}
 # How far the calibrated step model misses points it was not fitted to: the 10th and 90th

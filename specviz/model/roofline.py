@@ -49,7 +49,7 @@ __all__ = [
     "footprint_gb",
 ]
 
-# Defaults of the "realistic" preset and why (see README, "Realistic knobs"):
+# Defaults of the "realistic" preset and why:
 # - mbu 0.8: decode GEMVs on H100-class GPUs reach about 70-85 % of peak bandwidth;
 # - mfu 0.6: GEMMs with a few hundred rows reach well under peak tensor throughput;
 # - overlap 0: within one layer the weight stream and the matmuls of a small batch run largely
