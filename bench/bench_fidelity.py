@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from specviz import settings  # noqa: E402
 from specviz.model import calibration, fidelity  # noqa: E402
 from specviz.results import explorer  # noqa: E402
-from specviz import settings  # noqa: E402
 
 MODELS = {"constant cost": fidelity.constant_cost, "step v2": fidelity.step_v2}
 

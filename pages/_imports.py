@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.results import importers
 from specviz import settings
 from specviz.i18n import escape_markdown, md, message, t
+from specviz.results import importers
 from specviz.results.importers import user_csv
 from specviz.results.store import ImportResult, Store, StoreError
 

@@ -8,9 +8,9 @@ import streamlit as st
 
 from pages._shared import url_choice, url_widget
 from specviz import charts, scenario, settings, workload
-from specviz.model import simulate, spec, step
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
+from specviz.model import simulate, spec, step
 
 DEFAULT_WORKLOAD = "coding_assistant"
 # The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %

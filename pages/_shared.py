@@ -9,9 +9,9 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from specviz.results import export
 from specviz import i18n, scenario, settings
 from specviz.i18n import md, message, t
+from specviz.results import export
 from specviz.results.store import Store, StoreError
 
 

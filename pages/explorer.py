@@ -12,8 +12,8 @@ import streamlit as st
 from pages._imports import upload_section
 from pages._shared import csv_download, offer_fit, open_store, open_tab, presets, require_router, titled_dataframe
 from specviz import calculator, charts, scenario, settings
-from specviz.results import explorer
 from specviz.i18n import md, message, t
+from specviz.results import explorer
 from specviz.results.sandbox import QueryError
 
 require_router()

@@ -9,11 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import offer_fit, open_store, presets, require_router, titled_dataframe
-from specviz.model import calibration
 from specviz import charts, settings
-from specviz.live import exposition, prometheus, replay, scrape, windows
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
+from specviz.live import exposition, prometheus, replay, scrape, windows
+from specviz.model import calibration
 
 require_router()
 lang: str = st.session_state.get("lang", "en")

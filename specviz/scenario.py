@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from .model import calibration, roofline, spec, step
 from . import settings
 from .errors import InputError
+from .model import calibration, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
            "load_presets", "preset_costs", "default_draft", "draft_choices", "resolve_draft", "memory_need_gb", "default_tp",

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .model import step
 from .errors import InputError
 from .i18n import PresetText
+from .model import step
 from .scenario import Scenario
 
 __all__ = ["Workload", "load_workloads", "end_to_end", "PROMPT_HEAVY_SHARE"]

@@ -19,8 +19,8 @@ import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
 
-from specviz.results import importers
 from specviz import scenario, settings
+from specviz.results import importers
 from specviz.results.schema import RUN_COLUMNS
 
 # No per-example deadline: on a loaded CI machine a slow example is not a failure.

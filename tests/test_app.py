@@ -17,8 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
-from specviz.model import roofline, spec
 from specviz.i18n import escape_markdown
+from specviz.model import roofline, spec
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
 

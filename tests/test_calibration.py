@@ -4,8 +4,8 @@ speedups that the step model itself made from known costs."""
 import numpy as np
 import pytest
 
-from specviz.model import calibration, roofline, step
 from specviz import settings
+from specviz.model import calibration, roofline, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)

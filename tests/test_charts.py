@@ -9,8 +9,8 @@ import pandas as pd
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, charts, settings
-from specviz.results import explorer
 from specviz.advice import claims, commands as vllm_config
+from specviz.results import explorer
 from specviz.results.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")

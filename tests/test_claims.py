@@ -11,10 +11,10 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import make_scenario
 from specviz import calculator, workload
-from specviz.results import explorer
 from specviz.advice import claims
-from specviz.model import spec
 from specviz.errors import SpecvizError
+from specviz.model import spec
+from specviz.results import explorer
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 GAMMA_MAX, BATCH_MAX = 16, 1024

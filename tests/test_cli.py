@@ -14,10 +14,10 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, scenario, settings
+from specviz.advice import claims, commands as vllm_config
 from specviz.cli import docs
 from specviz.cli.live import METRICS_KEYS
 from specviz.cli.model import ROOFLINE_KEYS
-from specviz.advice import claims, commands as vllm_config
 from specviz.model import spec
 from specviz.results.store import Store
 

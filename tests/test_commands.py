@@ -12,8 +12,8 @@ import pytest
 from conftest import make_scenario
 from specviz import calculator
 from specviz.advice import commands as vllm_config
-from specviz.model import step
 from specviz.errors import SpecvizError
+from specviz.model import step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 # The same target with the model type of a checkpoint that ships MTP layers (specviz models none yet).

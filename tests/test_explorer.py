@@ -10,8 +10,8 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, scenario, settings
-from specviz.results import explorer
 from specviz.model import calibration, spec, step
+from specviz.results import explorer
 from specviz.results.schema import RUN_COLUMNS
 from specviz.results.store import Store
 

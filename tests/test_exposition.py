@@ -9,9 +9,9 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from specviz import i18n
+from specviz.errors import SpecvizError
 from specviz.live import exposition as prom
 from specviz.model import spec
-from specviz.errors import SpecvizError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"

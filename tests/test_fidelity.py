@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from specviz import settings
 from specviz.model import calibration, fidelity, roofline, spec, step
 from specviz.results import explorer
-from specviz import settings
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SERIES = fidelity.series_of(explorer.load_published(DATA), DATA)

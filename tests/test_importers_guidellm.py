@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz.results import importers
 from specviz.errors import Notice
+from specviz.results import importers
 from specviz.results.importers import base, guidellm
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
 from specviz.results.store import Store

@@ -25,9 +25,9 @@ import requests
 
 from conftest import ARTIFACTS
 from specviz import cli, i18n, settings
+from specviz.errors import SpecvizError
 from specviz.live import exposition as prom, prometheus, replay, scrape
 from specviz.model import spec
-from specviz.errors import SpecvizError
 
 SCRAPE_INTERVAL_S = 1
 

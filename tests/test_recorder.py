@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pytest
 
+from specviz import settings
 from specviz.live import exposition as prom, replay
 from specviz.results import recorder
-from specviz import settings
 from specviz.results.store import Store, StoreError
 
 REPLAY_RECORDING = settings.get("SPECVIZ_DATA_DIR") / "replay" / "vllm_specdecode.prom"

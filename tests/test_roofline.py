@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from specviz import i18n, settings
-from specviz.model import roofline, spec
 from specviz.errors import InputError
+from specviz.model import roofline, spec
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS = roofline.load_gpus(DATA)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from specviz import i18n
+from specviz.errors import SpecvizError
 from specviz.model import simulate, spec
 from specviz.model.simulate import StepTimes
-from specviz.errors import SpecvizError
 
 TIMES = StepTimes(plain_s=0.020, spec_s=0.030)  # a speculative step costs 1.5 plain steps
 def refused(call, key: str) -> SpecvizError:

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from specviz.model import roofline, spec, step
 from specviz import settings
+from specviz.model import roofline, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)

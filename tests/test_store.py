@@ -19,10 +19,10 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from specviz.results import explorer, importers, store
 from specviz import i18n
-from specviz.live import exposition as prom
 from specviz.errors import SpecvizError
+from specviz.live import exposition as prom
+from specviz.results import explorer, importers, store
 from specviz.results.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
 from specviz.results.store import Store, StoreError, connection, csv_import
 

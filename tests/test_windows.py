@@ -8,9 +8,9 @@ import pytest
 
 from conftest import make_scenario
 from specviz import calculator
+from specviz.errors import Notice
 from specviz.live import windows as live, exposition as prom, replay
 from specviz.model import calibration, step
-from specviz.errors import Notice
 
 
 def window(seconds: float = 10.0) -> prom.SpecDecodeState:

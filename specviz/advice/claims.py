@@ -48,8 +48,8 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from specviz import calculator, workload
-from specviz.model import spec
 from specviz.errors import Notice, SpecvizError
+from specviz.model import spec
 from specviz.scenario import Scenario
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",

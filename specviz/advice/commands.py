@@ -79,8 +79,8 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.model import spec
 from specviz.errors import Notice, SpecvizError
+from specviz.model import spec
 from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",

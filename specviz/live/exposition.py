@@ -45,8 +45,8 @@ from typing import Iterable
 import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
-from specviz.model import spec
 from specviz.errors import Notice, SpecvizError
+from specviz.model import spec
 
 __all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states", "counter_increase",
            "histogram_quantile"]

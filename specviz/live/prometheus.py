@@ -54,9 +54,10 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from . import exposition
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
+
+from . import exposition
 from .scrape import Limits, check_url, fetch_body, shown
 
 __all__ = ["Series", "parse_duration", "check_points", "metric_names", "instant_query", "range_query",

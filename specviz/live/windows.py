@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.model import calibration
 from specviz.errors import Notice
+from specviz.model import calibration
 from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]

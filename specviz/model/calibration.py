@@ -43,9 +43,10 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import roofline, step
-from specviz.i18n import PresetText
 from specviz.errors import InputError
+from specviz.i18n import PresetText
+
+from . import roofline, step
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 

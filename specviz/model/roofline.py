@@ -27,9 +27,10 @@ from typing import Any, Literal, Mapping, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import spec
-from specviz.i18n import PresetText
 from specviz.errors import InputError, Notice
+from specviz.i18n import PresetText
+
+from . import spec
 
 __all__ = [
     "GPU",

@@ -46,8 +46,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from . import spec
 from specviz.errors import SpecvizError
+
+from . import spec
 
 __all__ = [
     "StepTimes",

@@ -46,8 +46,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import roofline, spec
 from specviz.errors import InputError
+
+from . import roofline, spec
 
 __all__ = ["Precision", "Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step", "PRECISIONS"]
 

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.model import calibration, roofline, spec
 from specviz.errors import Notice
+from specviz.model import calibration, roofline, spec
 from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
 __all__ = [

@@ -21,9 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from specviz.live import exposition, scrape
 from specviz.errors import InputError, SpecvizError
+from specviz.live import exposition, scrape
 from specviz.live.exposition import SpecDecodeState
+
 from .store import Store, StoreError
 
 __all__ = ["Poll", "RecordSummary", "poll_once", "record", "Recorder"]

@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from specviz.errors import Notice
+
 from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, normalise_name, number, preview
 # The same block reader as genai-perf's CSV, with its measured memory costs.
 from .genai_perf import metric_name, metric_rows

@@ -16,6 +16,7 @@ import re
 from typing import Any, Iterator
 
 from specviz.errors import Notice
+
 from .base import (Format, IngestError, Parsed, RunBuilder, Source, characters, csv_rows, find_key, lines,
                    normalise_name, number, preview, width)
 

@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from specviz.errors import Notice
+
 from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, floats
 
 __all__ = ["FORMAT"]

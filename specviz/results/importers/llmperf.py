@@ -9,6 +9,7 @@ type such as ``openai`` or ``litellm``, not the serving engine).
 from __future__ import annotations
 
 from specviz.errors import Notice
+
 from .base import Format, IngestError, Parsed, RunBuilder, Source, number
 
 __all__ = ["FORMAT"]

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from specviz.errors import Notice
+
 from .base import Format, IngestError, Parsed, RunBuilder, Source
 
 __all__ = ["FORMAT", "engine_of"]

@@ -21,6 +21,7 @@ import numpy as np
 from specviz import settings
 from specviz.errors import Notice
 from specviz.results.schema import RUN_COLUMNS
+
 from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
                    normalise_name, occurrences)
 

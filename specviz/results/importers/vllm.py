@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from specviz.errors import Notice
+
 from .base import Format, IngestError, Parsed, RunBuilder, Source, floats, number, request_column
 
 __all__ = ["FORMAT", "ENGINES", "engine_of", "sweep_settings"]
