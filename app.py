@@ -15,7 +15,8 @@ import streamlit as st
 
 from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_costs, show_url_notices, url_choice,
                            url_widget)
-from specviz import i18n, roofline, scenario, settings, step
+from specviz import i18n, scenario, settings
+from specviz.model import roofline, step
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
 

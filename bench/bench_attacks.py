@@ -30,8 +30,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from specviz import settings  # noqa: E402
-from specviz.sandbox import Limits  # noqa: E402
-from specviz.store import Store  # noqa: E402
+from specviz.results.sandbox import Limits  # noqa: E402
+from specviz.results.store import Store  # noqa: E402
 
 LIMITS = Limits()  # the defaults the app runs with
 ATTACKS = {
@@ -48,8 +48,8 @@ ATTACKS = {
 PROBE = textwrap.dedent("""
     import json, resource, sys, time
     sys.path.insert(0, {root!r})
-    from specviz.sandbox import QueryError
-    from specviz.store import Store
+    from specviz.results.sandbox import QueryError
+    from specviz.results.store import Store
     store = Store({db!r})
     if {warm!r}:
         store.query("SELECT 1")  # the copy of the tables is made once per version of the data
@@ -68,8 +68,8 @@ PROBE = textwrap.dedent("""
 IMPORT_PROBE = textwrap.dedent("""
     import json, re, sys, time
     sys.path.insert(0, {root!r})
-    from specviz import importers
-    from specviz.store import Store
+    from specviz.results import importers
+    from specviz.results.store import Store
     store = Store({db!r})
     started = time.monotonic()
     try:

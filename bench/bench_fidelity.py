@@ -2,7 +2,7 @@
 
 Run by hand: `.venv/bin/python bench/bench_fidelity.py`. For each series of
 data/published_results.csv with three or more points, each model is calibrated on the lowest and
-the highest batch and predicts the points in between (:mod:`specviz.fidelity`). Prints, per series
+the highest batch and predicts the points in between (:mod:`specviz.model.fidelity`). Prints, per series
 and overall, the median and worst relative error and the share of points on the right side of 1,
 for every model beside the constant-cost baseline of the same run. Target (issue 8): median ≤ 7 %,
 worst ≤ 15 %, sign ≥ 95 %.
@@ -17,7 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from specviz import calibration, explorer, fidelity, settings  # noqa: E402
+from specviz.model import calibration, fidelity  # noqa: E402
+from specviz.results import explorer  # noqa: E402
+from specviz import settings  # noqa: E402
 
 MODELS = {"constant cost": fidelity.constant_cost, "step v2": fidelity.step_v2}
 

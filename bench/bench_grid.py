@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from specviz import roofline, settings  # noqa: E402
+from specviz.model import roofline  # noqa: E402
+from specviz import settings  # noqa: E402
 
 GPU = roofline.load_gpus(settings.get("SPECVIZ_DATA_DIR"))["H100-SXM"]
 MODELS = roofline.load_models(settings.get("SPECVIZ_DATA_DIR"))

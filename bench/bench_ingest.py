@@ -30,7 +30,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from specviz.store import Store  # noqa: E402
+from specviz.results.store import Store  # noqa: E402
 
 CHUNK_ROWS = 1_000_000  # the CSV is written in chunks: 10M rows at once would need GBs of pandas
 
@@ -48,7 +48,7 @@ print(json.dumps({{"seconds": time.perf_counter() - started, "peak_bytes": peak(
 FLOOR = ("import duckdb\ncon = duckdb.connect({db!r})",
          "con.execute('CREATE TABLE t AS SELECT * FROM read_csv(?)', [{csv!r}])\ncon.execute('CHECKPOINT')\n"
          "con.close()")
-SPECVIZ = ("from specviz.store import Store\nstore = Store({db!r})",
+SPECVIZ = ("from specviz.results.store import Store\nstore = Store({db!r})",
            "result = store.import_path({csv!r})\nassert result.status == 'imported', result")
 PANDAS = ("import pandas as pd", "frame = pd.read_csv({csv!r})")
 

@@ -4,7 +4,7 @@ Run by hand: `.venv/bin/python bench/bench_parse.py`. Builds a ~200 KB vLLM V1 e
 several models on two data-parallel engines each (the real scrape's spec-decode lines with
 ``_created`` series, per-position counters, the gauges, and the histograms vLLM serves: TTFT,
 inter-token latency, end-to-end, queue, prefill, decode, prompt and generation tokens), then times
-:func:`specviz.prom.parse` + :func:`specviz.prom.spec_decode_states` on two snapshots (a window).
+:func:`specviz.live.exposition.parse` + :func:`specviz.live.exposition.spec_decode_states` on two snapshots (a window).
 Prints the median over runs beside the baseline of the same run: prometheus_client's parser
 alone over the whole text. Target (issue 9): ≤ 20 ms.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from specviz import prom  # noqa: E402
+from specviz.live import exposition as prom  # noqa: E402
 
 RUNS = 21
 MODELS = 5

@@ -57,7 +57,7 @@ def explorer_with_a_million_requests() -> None:
     spec = importlib.util.spec_from_file_location("bench_ingest", Path(__file__).with_name("bench_ingest.py"))
     bench_ingest = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench_ingest)
-    from specviz.store import Store
+    from specviz.results.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
         database, csv_path = Path(tmp) / "explorer.duckdb", Path(tmp) / "requests.csv"

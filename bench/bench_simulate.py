@@ -1,4 +1,4 @@
-"""Benchmark: specviz.simulate against plain-Python loops measured in the same run.
+"""Benchmark: specviz.model.simulate against plain-Python loops measured in the same run.
 
 Run by hand: `.venv/bin/python bench/bench_simulate.py`. Prints the median wall time over several
 runs of (1) 1,000,000 steps of tokens_per_step, (2) a latency() run of 10,000 requests × 500 tokens
@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from specviz import simulate  # noqa: E402
+from specviz.model import simulate  # noqa: E402
 
 ALPHA, GAMMA = 0.8, 4
 STEPS = 1_000_000

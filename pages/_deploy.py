@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._shared import titled_dataframe, url_choice
-from specviz import charts, compat, scenario, settings, vllm_config
+from specviz import charts, scenario, settings
+from specviz.advice import compat, commands
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 
@@ -15,8 +16,8 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     """The Deploy view: advice for the scenario, the draft length by load, the command for the chosen
     engine and version, and the draft's compatibility with the target."""
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
-    schedule = vllm_config.gamma_schedule(chosen, alpha, context, batch_max, gamma_max)
-    advice = vllm_config.advise(chosen, alpha, gamma, batch, schedule)
+    schedule = commands.gamma_schedule(chosen, alpha, context, batch_max, gamma_max)
+    advice = commands.advise(chosen, alpha, gamma, batch, schedule)
     st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
     st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
     speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
@@ -24,16 +25,16 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     titled_dataframe(schedule, lang, column_config=speedups)
     st.caption(t("calc.serve.schedule_note", lang))
     st.subheader(t("calc.serve.map", lang, alpha=alpha))
-    by_context = vllm_config.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"), gamma_max)
+    by_context = commands.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"), gamma_max)
     st.altair_chart(charts.gamma_map(by_context, lang), width="stretch")
     st.caption(t("calc.serve.map_note", lang))
     col_engine, col_version, col_method = st.columns(3)
     engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
                         format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True)
-    version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(vllm_config.VLLM_VERSIONS),
-                         "serve_version", format_func=str, default=vllm_config.VLLM_VERSIONS[-1],
+    version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(commands.VLLM_VERSIONS),
+                         "serve_version", format_func=str, default=commands.VLLM_VERSIONS[-1],
                          disabled=engine != "vllm", help=t("calc.serve.version_help", lang))
-    method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(vllm_config.METHODS), "serve_method",
+    method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(commands.METHODS), "serve_method",
                         format_func=lambda m: t(f"calc.serve.method.{m}", lang), help=t("calc.serve.method_help", lang))
     if method != "draft":
         st.caption(t("calc.serve.method_uncosted", lang))
@@ -43,7 +44,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
     try:
-        command = vllm_config.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
+        command = commands.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
                                             method=method, draft_repo=draft_repo, by_load=by_load)
     except SpecvizError as exc:
         st.warning(message(exc, lang))

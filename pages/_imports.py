@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz import importers, settings
+from specviz.results import importers
+from specviz import settings
 from specviz.i18n import escape_markdown, md, message, t
-from specviz.importers import user_csv
-from specviz.store import ImportResult, Store, StoreError
+from specviz.results.importers import user_csv
+from specviz.results.store import ImportResult, Store, StoreError
 
 # Session key of the files waiting for a column mapping, by name: (content, columns to map, whether
 # the file was imported and a mapping replaces its runs). One form each, so that several can wait.

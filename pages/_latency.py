@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import url_choice, url_widget
-from specviz import charts, scenario, settings, simulate, spec, step, workload
+from specviz import charts, scenario, settings, workload
+from specviz.model import simulate, spec, step
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
 

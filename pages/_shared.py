@@ -9,9 +9,10 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from specviz import export, i18n, scenario, settings
+from specviz.results import export
+from specviz import i18n, scenario, settings
 from specviz.i18n import md, message, t
-from specviz.store import Store, StoreError
+from specviz.results.store import Store, StoreError
 
 
 ROUTED = "routed_by_app"  # set by app.py around page.run(): a page run without it came from elsewhere
@@ -127,7 +128,7 @@ def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:
-    """A button that downloads ``frame`` as spreadsheet-safe CSV (:func:`specviz.export.csv_text`),
+    """A button that downloads ``frame`` as spreadsheet-safe CSV (:func:`specviz.results.export.csv_text`),
     written when it is clicked rather than on every rerun."""
     st.download_button(t("calc.download_csv", lang), partial(export.csv_text, frame), file_name, "text/csv", key=key)
 

@@ -13,7 +13,8 @@ from pages._deploy import show_serve
 from pages._latency import show_latency
 from pages._shared import (csv_download, open_tab, presets, require_router, reset_costs, show_url_notices,
                            titled_dataframe, url_choice, url_widget)
-from specviz import calculator, calibration, charts, scenario, settings, spec, step
+from specviz import calculator, charts, scenario, settings
+from specviz.model import calibration, spec, step
 from specviz.i18n import message, t
 
 require_router()

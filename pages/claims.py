@@ -11,7 +11,9 @@ import streamlit as st
 
 from pages._shared import (forget_controls, open_store, require_router, show_url_notices, titled_dataframe, url_choice,
                            url_widget)
-from specviz import calculator, charts, claims, explorer, scenario, settings, workload
+from specviz import calculator, charts, scenario, settings, workload
+from specviz.results import explorer
+from specviz.advice import claims
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 

@@ -11,9 +11,10 @@ import streamlit as st
 
 from pages._imports import upload_section
 from pages._shared import csv_download, offer_fit, open_store, open_tab, presets, require_router, titled_dataframe
-from specviz import calculator, charts, explorer, scenario, settings
+from specviz import calculator, charts, scenario, settings
+from specviz.results import explorer
 from specviz.i18n import md, message, t
-from specviz.sandbox import QueryError
+from specviz.results.sandbox import QueryError
 
 require_router()
 lang: str = st.session_state.get("lang", "en")

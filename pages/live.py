@@ -9,7 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import offer_fit, open_store, presets, require_router, titled_dataframe
-from specviz import calibration, charts, live, prom, prometheus, replay, scrape, settings
+from specviz.model import calibration
+from specviz import charts, settings
+from specviz.live import exposition, prometheus, replay, scrape, windows
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
 
@@ -65,11 +67,11 @@ recording = not (settings.get("SPECVIZ_VIEWER") or store.read_only)
 if not recording:
     st.info(t("live.not_recording", lang))
 # This session's latest scrape and window per source, and (without recording) its windows.
-last: dict[str, prom.Snapshot] = st.session_state.setdefault("live_last", {})
-latest: dict[str, list[prom.SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
+last: dict[str, exposition.Snapshot] = st.session_state.setdefault("live_last", {})
+latest: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
 kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
 # This session's latest window per source with the summed replicas kept apart (empty: nothing summed).
-apart: dict[str, list[prom.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
+apart: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
 
 
 def scrape_once() -> None:
@@ -78,14 +80,14 @@ def scrape_once() -> None:
     previous = last.get(source)
     try:
         # A URL only: the command line also reads files, but a visitor's text never names a path here.
-        snapshot = prom.parse(scrape.fetch_url(url), time=time.time())
+        snapshot = exposition.parse(scrape.fetch_url(url), time=time.time())
         if recording:
             recorded = store.record_scrape(source, snapshot)
             states = recorded.states if recorded.window else None
         else:
-            states = prom.spec_decode_states(snapshot, previous) if previous else None
+            states = exposition.spec_decode_states(snapshot, previous) if previous else None
         summed = tuple(sorted({label for state in states or [] for label in state.summed_labels}))
-        replicas = prom.spec_decode_states(snapshot, previous, split_by=summed) if summed and previous else []
+        replicas = exposition.spec_decode_states(snapshot, previous, split_by=summed) if summed and previous else []
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return
@@ -96,17 +98,17 @@ def scrape_once() -> None:
     if states is not None and not recording:
         rows = kept.setdefault(source, [])
         rows += [{"time_end": pd.Timestamp(snapshot.time, unit="s"), "model": state.model_name,
-                  **{figure: getattr(state, figure) for figure in (*charts.LIVE_FIGURES, *live.CALIBRATION_FIGURES)}}
+                  **{figure: getattr(state, figure) for figure in (*charts.LIVE_FIGURES, *windows.CALIBRATION_FIGURES)}}
                  for state in states]
         del rows[:-KEPT]
 
 
-def windows() -> pd.DataFrame:
+def source_windows() -> pd.DataFrame:
     """The source's windows: from the store when recording, else this session's."""
     if recording:
         return store.windows(source)
     return pd.DataFrame(kept.get(source, []),
-                        columns=["time_end", "model", *dict.fromkeys((*charts.LIVE_FIGURES, *live.CALIBRATION_FIGURES))])
+                        columns=["time_end", "model", *dict.fromkeys((*charts.LIVE_FIGURES, *windows.CALIBRATION_FIGURES))])
 
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
@@ -134,7 +136,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     for notice in notices:
         st.caption(message(notice, lang))
     sidebar = st.session_state.get("scenario")
-    verdict = live.paying_now(sidebar, figures, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
+    verdict = windows.paying_now(sidebar, figures, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
     if isinstance(verdict, Notice):
         st.info(message(verdict, lang))
     elif verdict is not None:
@@ -159,7 +161,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
 
 
 def show_replicas(table: pd.DataFrame) -> None:
-    """The replicas that a headline sums, one row each (:func:`specviz.live.replica_table`)."""
+    """The replicas that a headline sums, one row each (:func:`specviz.live.windows.replica_table`)."""
     with st.expander(t("live.replicas", lang, replicas=len(table))):
         st.caption(t("live.replicas_note", lang))
         titled_dataframe(table, lang)
@@ -174,7 +176,7 @@ def show_over_time(over_time: pd.DataFrame) -> None:
                                          help=t("live.calibrate_help", lang)):
         return
     for model, rows in over_time.groupby("model", sort=True):
-        fit = live.calibrate_windows(sidebar, rows)
+        fit = windows.calibrate_windows(sidebar, rows)
         if isinstance(fit, Notice):
             st.info(f"{model}: {message(fit, lang)}")
             continue
@@ -200,8 +202,8 @@ def panel() -> None:
         replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in apart.get(source, [])
                     if (r.engine, r.model_name) == (state.engine, state.model_name)]
         if replicas:
-            show_replicas(live.replica_table(replicas, state.summed_labels))
-    over_time = windows()
+            show_replicas(windows.replica_table(replicas, state.summed_labels))
+    over_time = source_windows()
     show_over_time(over_time)
     if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
         result = store.save_live_run(source, over_time["time_start"].min(), over_time["time_end"].max())
@@ -232,7 +234,7 @@ def fleet_panel() -> None:
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
                      series("per_position_acceptance"), series("per_position_conditional"))
         if by:
-            show_replicas(live.replica_table(replicas[replicas["model"] == model].to_dict("records"),
+            show_replicas(windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
                                              (prometheus.label_column(by),)))
     st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
     for notice in frame.attrs["notices"]:

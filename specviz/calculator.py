@@ -1,7 +1,7 @@
 """The what-if calculator's tables and sweeps: one scenario, many views, no Streamlit.
 
 A :class:`specviz.scenario.Scenario` fixes the hardware, the model pair, the engine and how a step's
-cost is found: from the step model (``mode="step"``, :mod:`specviz.step`, at the scenario's costs)
+cost is found: from the step model (``mode="step"``, :mod:`specviz.model.step`, at the scenario's costs)
 or given directly as ratios (``mode="ratios"``: verify_cost and draft_cost, the form of seed 000's
 tables). Every view below goes through :func:`evaluate_scenario`, so the headline, the tables and
 the charts always agree; :func:`speedup_band` says how sure the step model's figure is.
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from . import calibration, roofline, spec, step
+from .model import calibration, roofline, spec, step
 from .scenario import Scenario, knobs_off_preset
 
 __all__ = [
@@ -41,10 +41,10 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                       context: ArrayLike = 0) -> dict[str, np.ndarray]:
     """Speedup and its parts for a scenario, broadcast over α, γ, batch and context.
 
-    In ``step`` mode this is :func:`specviz.step.step` on a chain of γ drafts at the scenario's
+    In ``step`` mode this is :func:`specviz.model.step.step` on a chain of γ drafts at the scenario's
     costs, precision and tensor parallelism, with each pass's regime and the ridge the passes meet
     (the device's peak over bandwidth at the precision's dtype, times mfu / mbu). In ``ratios``
-    mode the costs are the scenario's constants, speedup = E / (v + γc) (:func:`specviz.spec.speedup`),
+    mode the costs are the scenario's constants, speedup = E / (v + γc) (:func:`specviz.model.spec.speedup`),
     and the step-model-only keys (step times, regime) are absent.
 
     Returns
@@ -81,13 +81,13 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
 def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
                  context: ArrayLike = 0, draws: int = BAND_DRAWS, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The 10th and 90th percentiles of the step model's speedup over the engine's priors, widened by
-    the model's own error (:func:`specviz.calibration.widen`).
+    the model's own error (:func:`specviz.model.calibration.widen`).
 
     Every cost knob still at the engine's preset is drawn from its prior
-    (:func:`specviz.calibration.prior_draws`: the published ranges behind the preset); a knob the
+    (:func:`specviz.model.calibration.prior_draws`: the published ranges behind the preset); a knob the
     user moved off the preset is held at the user's value, so a band over fewer unknowns is
     narrower. The speedup's spread over the draws, with the model's error on published points
-    (:data:`specviz.calibration.MODEL_ERROR`), is how far the realistic figure can be trusted
+    (:data:`specviz.model.calibration.MODEL_ERROR`), is how far the realistic figure can be trusted
     before it is calibrated on measurements (the explorer's measured vs predicted).
 
     Returns

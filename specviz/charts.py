@@ -1,6 +1,6 @@
 """Altair chart builders for the calculator and the explorer. Each returns an ``alt.Chart`` (or layer)
 and takes the language of its labels; data come from :mod:`specviz.calculator` and
-:mod:`specviz.explorer`."""
+:mod:`specviz.results.explorer`."""
 
 from __future__ import annotations
 
@@ -187,8 +187,8 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     and ``series``, told apart by group (:func:`_group_style`); the peak of each sweep ringed when
     ``peaks`` is given.
 
-    ``runs`` come from :func:`specviz.explorer.on_load_axis` (their ``load`` is the ``axis``) and
-    :func:`specviz.explorer.with_group`; ``group_title`` names the group key in the legend. The x
+    ``runs`` come from :func:`specviz.results.explorer.on_load_axis` (their ``load`` is the ``axis``) and
+    :func:`specviz.results.explorer.with_group`; ``group_title`` names the group key in the legend. The x
     domain is the load range of all ``runs``, not only of those with this metric, so that the charts
     of one set of runs line up.
     """
@@ -247,7 +247,7 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
     the second would run off a 1,000 px page); only the figures that some row has (no empty panel).
     Examples and the user's runs (``origin``) are separate bars within a workload, told apart by colour.
 
-    ``summary`` comes from :func:`specviz.explorer.workload_acceptance`.
+    ``summary`` comes from :func:`specviz.results.explorer.workload_acceptance`.
     """
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
@@ -267,7 +267,7 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
 
 def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Measured against predicted speedup per run, each prediction's band as a horizontal bar
-    (``predicted_low`` to ``predicted_high``, :func:`specviz.explorer.predict`), with the line where
+    (``predicted_low`` to ``predicted_high``, :func:`specviz.results.explorer.predict`), with the line where
     they agree."""
     data = predicted.dropna(subset=["predicted_speedup"])
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
@@ -329,7 +329,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
 
     ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
     acceptance rate and the α it converts to are drawn apart: different quantities, see
-    :mod:`specviz.spec`). A line breaks where a window does not start where the model's previous
+    :mod:`specviz.model.spec`). A line breaks where a window does not start where the model's previous
     one ended, and around a window that spans a gap between two visits: no line bridges a time
     nobody polled."""
     data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure]].dropna()
@@ -393,7 +393,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
     token accepted, best γ (line, shaded up to its band's optimistic edge), the speedup at the
     measured α where there is one (dashed, its band shaded), and the claim as a red rule.
 
-    ``batches`` is :attr:`specviz.claims.ClaimCheck.batches`.
+    ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`.
     """
     batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
     x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
@@ -420,7 +420,7 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
     """The share of speculative steps that emitted 1, 2, …, γ + 1 tokens (bars), the one-token
     steps (no draft accepted: a whole speculative step's time for one token) set apart in colour.
 
-    ``counts`` is :attr:`specviz.simulate.LatencySummary.counts`.
+    ``counts`` is :attr:`specviz.model.simulate.LatencySummary.counts`.
     """
     total = max(int(sum(counts)), 1)
     zero, some = t("chart.zero_accept", lang), t("chart.some_accepted", lang)
@@ -438,7 +438,7 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
 
 def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Batch × context: the best γ's speedup as colour, diverging at 1.0 (grey where no γ gains), and
-    the best γ written in each cell. ``grid`` is :func:`specviz.vllm_config.gamma_map`."""
+    the best γ written in each cell. ``grid`` is :func:`specviz.advice.commands.gamma_map`."""
     batch, context, gamma, speedup = (t(f"chart.{name}", lang) for name in ("batch", "context", "gamma", "speedup"))
     x = alt.X("batch:O", title=batch)
     y = alt.Y("context:O", sort="descending", title=context)

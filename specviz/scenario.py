@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from . import calibration, roofline, settings, spec, step
+from .model import calibration, roofline, spec, step
+from . import settings
 from .errors import InputError
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
@@ -104,7 +105,7 @@ def load_presets(data_dir: Path) -> Presets:
 
 def preset_costs(engine: calibration.Engine) -> step.Costs:
     """The realistic costs of an engine: the median shares of peak of
-    :data:`specviz.calibration.ROOFLINE_PRIORS` and the engine's median costs (``data/engines.csv``)."""
+    :data:`specviz.model.calibration.ROOFLINE_PRIORS` and the engine's median costs (``data/engines.csv``)."""
     shares = {name: prior[0] for name, prior in calibration.ROOFLINE_PRIORS.items()}
     return step.Costs(**shares, step_ms=engine.step_ms[0], layer_us=engine.layer_us[0],
                       token_us=engine.token_us[0], allreduce_us=engine.allreduce_us[0])
@@ -128,7 +129,7 @@ def draft_choices(models: Mapping[str, roofline.Model]) -> list[str]:
 
 
 def resolve_draft(draft_id: str, models: Mapping[str, roofline.Model]) -> step.Draft:
-    """A draft id (:func:`draft_choices`) as a :class:`specviz.step.Draft`."""
+    """A draft id (:func:`draft_choices`) as a :class:`specviz.model.step.Draft`."""
     if draft_id in HEAD_DRAFTS:
         return step.Draft(draft_id)
     return step.Draft("model", models[draft_id])
@@ -136,7 +137,7 @@ def resolve_draft(draft_id: str, models: Mapping[str, roofline.Model]) -> step.D
 
 def memory_need_gb(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, precision: step.Precision, tp: int,
                    batch: float, context: float, gamma: float) -> tuple[float, float]:
-    """Device memory per GPU that the weights and KV caches need (:func:`specviz.roofline.footprint_gb`
+    """Device memory per GPU that the weights and KV caches need (:func:`specviz.model.roofline.footprint_gb`
     at the precision's bytes, split evenly over the ``tp`` devices), and what one GPU has."""
     kind = draft.kind
     drafter = draft.model if kind == "model" else step.eagle_head(target, kind) if kind in ("eagle", "eagle3") else None
@@ -166,7 +167,7 @@ class Scenario:
 
     ``draft_id`` names the draft (:func:`draft_choices`, or ``custom`` for an uploaded config,
     which a link cannot carry) and ``draft`` is what it resolves to. ``costs`` are the step model's
-    knobs (:class:`specviz.step.Costs`); in ``ratios`` mode the step's costs are ``verify_cost``
+    knobs (:class:`specviz.model.step.Costs`); in ``ratios`` mode the step's costs are ``verify_cost``
     and ``draft_cost`` as given, seed 000's form, and the hardware is not used.
     """
 

@@ -9,9 +9,9 @@ Speculation shortens decode only: the prompt is read in one compute-bound prefil
                    {t_{prefill} + t_{draft\\ prefill} + \\frac{n_{out}}{E}\\, t_{spec}}
             \\;\\le\\; \\frac{1}{\\text{prefill share}}
 
-with t_plain and t_spec the step model's plain and speculative steps (:func:`specviz.step.step`) at
+with t_plain and t_spec the step model's plain and speculative steps (:func:`specviz.model.step.step`) at
 the batch and the request's mean context (its prompt and half its output), E the tokens per
-speculative step, and the prefill one pass of the prompt (:func:`specviz.step.pass_time`, N = prompt
+speculative step, and the prefill one pass of the prompt (:func:`specviz.model.step.pass_time`, N = prompt
 tokens) plus the step's fixed cost. A prompt-heavy request (long in, short out) spends most of its
 time in prefill, where speculation does nothing; its time to first token is unchanged, or longer by
 the draft's own prefill.
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import step
+from .model import step
 from .errors import InputError
 from .i18n import PresetText
 from .scenario import Scenario

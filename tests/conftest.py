@@ -19,8 +19,9 @@ import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
 
-from specviz import importers, scenario, settings
-from specviz.schema import RUN_COLUMNS
+from specviz.results import importers
+from specviz import scenario, settings
+from specviz.results.schema import RUN_COLUMNS
 
 # No per-example deadline: on a loaded CI machine a slow example is not a failure.
 hypothesis_settings.register_profile("specviz", deadline=None)

@@ -16,10 +16,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, i18n, roofline, scenario, settings, spec, workload
+from specviz import calculator, i18n, scenario, settings, workload
+from specviz.model import roofline, spec
 from specviz.i18n import escape_markdown
-from specviz.importers import user_csv
-from specviz.store import Store
+from specviz.results.importers import user_csv
+from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

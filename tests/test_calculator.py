@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, calibration, roofline, spec, step
+from specviz import calculator
+from specviz.model import calibration, roofline, spec, step
 
 # Llama-3.1-70B on one H100 with no engine costs and free drafts: the first model's pure roofline.
 IDEAL = make_scenario(target="Llama-3.1-70B", draft="ngram", tp=1, context=0).ideal()

@@ -1,10 +1,11 @@
-"""Tests for specviz.calibration: engine presets, and a fit that recovers (with its band) the
+"""Tests for specviz.model.calibration: engine presets, and a fit that recovers (with its band) the
 speedups that the step model itself made from known costs."""
 
 import numpy as np
 import pytest
 
-from specviz import calibration, roofline, settings, step
+from specviz.model import calibration, roofline, step
+from specviz import settings
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)

@@ -8,8 +8,10 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, claims, explorer, settings, vllm_config
-from specviz.schema import RUN_COLUMNS
+from specviz import calculator, charts, settings
+from specviz.results import explorer
+from specviz.advice import claims, commands as vllm_config
+from specviz.results.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SCENARIO = make_scenario(target="Llama-3.1-70B")

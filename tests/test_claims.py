@@ -1,4 +1,4 @@
-"""Tests for specviz.claims: reading a claim, the acceptance it needs (checked through the step model
+"""Tests for specviz.advice.claims: reading a claim, the acceptance it needs (checked through the step model
 itself, not through the proportionality the module relies on), and the verdict."""
 
 import math
@@ -10,7 +10,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import make_scenario
-from specviz import calculator, claims, explorer, spec, workload
+from specviz import calculator, workload
+from specviz.results import explorer
+from specviz.advice import claims
+from specviz.model import spec
 from specviz.errors import SpecvizError
 
 DATA = Path(__file__).resolve().parent.parent / "data"

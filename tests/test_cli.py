@@ -13,8 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, claims, cli, scenario, settings, spec, vllm_config
-from specviz.store import Store
+from specviz import calculator, cli, scenario, settings
+from specviz.cli.live import METRICS_KEYS
+from specviz.cli.model import ROOFLINE_KEYS
+from specviz.advice import claims, commands as vllm_config
+from specviz.model import spec
+from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN3_MOE = json.loads((ROOT / "data/model_configs/Qwen3-30B-A3B.json").read_text())
@@ -75,7 +79,7 @@ class TestRooflineCommand:
                            "--batch", "1", "64", "--alpha", "0.8", "--gamma", "4", "--context", "0", "8192")
         rows = json.loads(out)
         assert code == 0 and len(rows) == 4
-        assert tuple(rows[0]) == cli.ROOFLINE_KEYS
+        assert tuple(rows[0]) == ROOFLINE_KEYS
         batch64 = [r for r in rows if r["batch"] == 64]
         assert [r["regime"] for r in batch64] == ["compute", "memory"]
         assert round(rows[0]["ridge_flop_per_byte"]) == 295
@@ -347,7 +351,7 @@ class TestStoreCommands:
 
 # --- fit --------------------------------------------------------------------------------------
 
-from specviz import roofline, step  # noqa: E402
+from specviz.model import roofline, step  # noqa: E402
 
 FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
 FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), roofline.load_models(FIT_DATA)
@@ -776,7 +780,7 @@ class TestMetricsCommand:
         code, out, err = run(capsys, "metrics", str(sample(SAMPLE_PROM)), "--format", "json")
         assert code == 0 and err == ""
         [row] = json.loads(out)
-        assert tuple(row) == cli.METRICS_KEYS
+        assert tuple(row) == METRICS_KEYS
         assert row["engine"] == "vllm-v1" and row["model_name"].startswith("faruk_zahiragic/swiss-ai/Apertus-v1.5-70B")
         assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (14902, 44706, 31680)
         assert row["acceptance_rate"] == pytest.approx(31680 / 44706) == pytest.approx(0.70863, abs=1e-5)
@@ -823,7 +827,7 @@ class TestMetricsCommand:
         assert any("server restarted" in notice for notice in row["notices"])
 
     def test_a_url_and_the_window_between_two_scrapes_of_it(self, capsys):
-        from specviz import replay
+        from specviz.live import replay
 
         with replay.start(speed=30) as server:
             code, out, _ = run(capsys, "metrics", server.url, "--since", server.url)
@@ -855,7 +859,7 @@ class TestMetricsCommand:
 
 class TestRecordCommand:
     def test_two_polls_of_the_replay(self, capsys, tmp_path):
-        from specviz import replay
+        from specviz.live import replay
 
         database = tmp_path / "rec.duckdb"
         with replay.start(speed=30) as server:

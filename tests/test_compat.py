@@ -1,11 +1,11 @@
-"""Tests for specviz.compat: a draft's tokenizer and special tokens against the target's."""
+"""Tests for specviz.advice.compat: a draft's tokenizer and special tokens against the target's."""
 
 import json
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz import compat
+from specviz.advice import compat
 from specviz.errors import SpecvizError
 
 VOCAB = {"<unk>": 0, "▁the": 1, "▁a": 2, "ing": 3, "def": 4, "(": 5, ")": 6}

@@ -1,4 +1,4 @@
-"""Tests for specviz.explorer: pairing, crossovers, predictions and calibration on known data."""
+"""Tests for specviz.results.explorer: pairing, crossovers, predictions and calibration on known data."""
 
 import json
 import math
@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, calibration, explorer, scenario, settings, spec, step
-from specviz.schema import RUN_COLUMNS
-from specviz.store import Store
+from specviz import calculator, scenario, settings
+from specviz.results import explorer
+from specviz.model import calibration, spec, step
+from specviz.results.schema import RUN_COLUMNS
+from specviz.results.store import Store
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = PRESETS.gpus, PRESETS.models

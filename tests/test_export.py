@@ -1,4 +1,4 @@
-"""Tests for specviz.export: every CSV specviz writes is quoted and formula-safe."""
+"""Tests for specviz.results.export: every CSV specviz writes is quoted and formula-safe."""
 
 import csv
 import io
@@ -6,7 +6,7 @@ import io
 import pandas as pd
 from hypothesis import given, strategies as st
 
-from specviz import export
+from specviz.results import export
 
 TRIGGERS = "=+-@\t\r"
 

@@ -1,4 +1,4 @@
-"""Tests for specviz.fidelity: series from the published results, held-out evaluation, and the two
+"""Tests for specviz.model.fidelity: series from the published results, held-out evaluation, and the two
 calibrators against data they generated themselves."""
 
 import math
@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from specviz import calibration, explorer, fidelity, roofline, settings, spec, step
+from specviz.model import calibration, fidelity, roofline, spec, step
+from specviz.results import explorer
+from specviz import settings
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SERIES = fidelity.series_of(explorer.load_published(DATA), DATA)

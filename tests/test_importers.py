@@ -1,4 +1,4 @@
-"""Tests for specviz.importers: the real sample files, other versions, refusals and fuzzed input."""
+"""Tests for specviz.results.importers: the real sample files, other versions, refusals and fuzzed input."""
 
 import hashlib
 import json
@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
-from specviz import importers
-from specviz.importers import base, user_csv
+from specviz.results import importers
+from specviz.results.importers import base, user_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -127,7 +127,7 @@ class TestParseSglangBench:
         ("truss", None, None), ("vllm", {"version": "0.5"}, "sglang"),
     ])
     def test_the_engine_is_the_server_not_the_client(self, backend, info, engine):
-        from specviz.importers import sglang
+        from specviz.results.importers import sglang
         assert sglang.engine_of(backend, info) == engine
 
 
@@ -217,7 +217,7 @@ class TestVllmSweep:
         ("results", {}), ("", {}),
     ])
     def test_folder_names(self, folder, settings):
-        from specviz.importers import vllm
+        from specviz.results.importers import vllm
         assert vllm.sweep_settings(f"{folder}/run=0.json" if folder else "run=0.json") == settings
 
     def test_the_spec_decode_keys_of_0_25(self):
@@ -304,7 +304,7 @@ vllm_keys = st.sampled_from(["request_throughput", "mean_ttft_ms", "p99_itl_ms",
 
 class TestMappableColumns:
     def test_the_columns_the_store_fills_cannot_be_mapped(self):
-        from specviz.schema import RUN_COLUMNS
+        from specviz.results.schema import RUN_COLUMNS
         filled = {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"}
         assert set(user_csv.MAPPABLE_COLUMNS) == RUN_COLUMNS.keys() - filled
         assert list(user_csv.MAPPABLE_COLUMNS) == [c for c in RUN_COLUMNS if c not in filled]  # the schema's order

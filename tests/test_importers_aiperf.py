@@ -1,4 +1,4 @@
-"""Tests for specviz.importers.aiperf: AIPerf's summary JSON, its CSV and its per-request JSON lines."""
+"""Tests for specviz.results.importers.aiperf: AIPerf's summary JSON, its CSV and its per-request JSON lines."""
 
 import csv
 import io
@@ -11,9 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
-from specviz import importers
-from specviz.importers import Source, aiperf, base, genai_perf, sglang, vllm
-from specviz.store import Store
+from specviz.results import importers
+from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
+from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"

@@ -1,4 +1,4 @@
-"""Tests for specviz.importers.guidellm: every schema GuideLLM wrote, its load rules, per-request
+"""Tests for specviz.results.importers.guidellm: every schema GuideLLM wrote, its load rules, per-request
 rows, refusals and odd values.
 
 The real 0.2-0.3 and 0.5 files are read from ``../shared/samples``; the 0.4 and 0.7 files are this
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz import importers
+from specviz.results import importers
 from specviz.errors import Notice
-from specviz.importers import base, guidellm
-from specviz.schema import REQUEST_COLUMNS, RUN_COLUMNS
-from specviz.store import Store
+from specviz.results.importers import base, guidellm
+from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
+from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"

@@ -1,4 +1,4 @@
-"""Tests for specviz.prometheus: a real Prometheus server (Debian's ``prometheus``, SPECVIZ_PROMETHEUS)
+"""Tests for specviz.live.prometheus: a real Prometheus server (Debian's ``prometheus``, SPECVIZ_PROMETHEUS)
 scraping two replay exporters on loopback every second, its figures checked against what prom.py
 computes from direct scrapes of the same exporters; durations, strict JSON and failing servers.
 
@@ -24,7 +24,9 @@ import pytest
 import requests
 
 from conftest import ARTIFACTS
-from specviz import cli, i18n, prom, prometheus, replay, scrape, settings, spec
+from specviz import cli, i18n, settings
+from specviz.live import exposition as prom, prometheus, replay, scrape
+from specviz.model import spec
 from specviz.errors import SpecvizError
 
 SCRAPE_INTERVAL_S = 1

@@ -1,4 +1,4 @@
-"""Tests for specviz.recorder: polling the real replay exporter on 127.0.0.1 into a real store, the
+"""Tests for specviz.results.recorder: polling the real replay exporter on 127.0.0.1 into a real store, the
 source going away and coming back restarted (counters from zero), failures as statuses, the stop
 flag and the background recorder."""
 
@@ -12,8 +12,10 @@ import time
 import numpy as np
 import pytest
 
-from specviz import prom, recorder, replay, settings
-from specviz.store import Store, StoreError
+from specviz.live import exposition as prom, replay
+from specviz.results import recorder
+from specviz import settings
+from specviz.results.store import Store, StoreError
 
 REPLAY_RECORDING = settings.get("SPECVIZ_DATA_DIR") / "replay" / "vllm_specdecode.prom"
 # The spec-decode counters of the recording (their sample lines end in _total).

@@ -1,5 +1,5 @@
-"""Tests for specviz.replay: the simulated counters (seeded, consistent, varying) and the exporter as a
-real HTTP server on 127.0.0.1, started in process and as ``python -m specviz.replay``."""
+"""Tests for specviz.live.replay: the simulated counters (seeded, consistent, varying) and the exporter as a
+real HTTP server on 127.0.0.1, started in process and as ``python -m specviz.live.replay``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import SAMPLES
-from specviz import replay, scrape
+from specviz.live import replay, scrape
 
 ROOT = Path(__file__).resolve().parent.parent
 DRAFTS = "vllm:spec_decode_num_drafts_total"
@@ -194,7 +194,7 @@ class TestReplayServer:
 class TestMain:
     def test_runs_standalone_until_interrupted(self):
         port = free_port()
-        child = subprocess.Popen([sys.executable, "-m", "specviz.replay", "--port", str(port), "--seed", "2"],
+        child = subprocess.Popen([sys.executable, "-m", "specviz.live.replay", "--port", str(port), "--seed", "2"],
                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:

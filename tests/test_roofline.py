@@ -1,4 +1,4 @@
-"""Tests for specviz.roofline: presets, exact parameter counts, the pass model and evaluate()."""
+"""Tests for specviz.model.roofline: presets, exact parameter counts, the pass model and evaluate()."""
 
 import json
 import math
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from specviz import i18n, roofline, settings, spec
+from specviz import i18n, settings
+from specviz.model import roofline, spec
 from specviz.errors import InputError
 
 DATA = settings.get("SPECVIZ_DATA_DIR")

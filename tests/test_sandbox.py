@@ -1,4 +1,4 @@
-"""Attack suite of the SQL console (specviz.sandbox through Store.query).
+"""Attack suite of the SQL console (specviz.results.sandbox through Store.query).
 
 Every statement below either is refused or fails with a QueryError, or returns a bounded result;
 none changes the data, writes a file, discloses a host path or outlives its time limit.
@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from specviz import i18n, sandbox
-from specviz.sandbox import Limits, QueryError
-from specviz.store import Store
+from specviz import i18n
+from specviz.results import sandbox
+from specviz.results.sandbox import Limits, QueryError
+from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"

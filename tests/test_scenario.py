@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import scenario, step
+from specviz import scenario
+from specviz.model import step
 
 DEFAULT = make_scenario()
 

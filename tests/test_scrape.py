@@ -1,4 +1,4 @@
-"""Tests for specviz.scrape against real HTTP servers on 127.0.0.1: the replay exporter, and hostile
+"""Tests for specviz.live.scrape against real HTTP servers on 127.0.0.1: the replay exporter, and hostile
 ones written on raw sockets (silent, endless, trickling, redirecting in loops or to other schemes,
 answering with HTML or JSON). Every failure must be a ScrapeError with its own key, within a
 generous time bound (behaviour, not a benchmark). Nothing here reaches beyond loopback."""
@@ -16,8 +16,9 @@ from typing import Callable, Iterator
 
 import pytest
 
-from specviz import i18n, replay, scrape
-from specviz.scrape import ScrapeError
+from specviz import i18n
+from specviz.live import replay, scrape
+from specviz.live.scrape import ScrapeError
 
 SPEC_TEXT = (b"# HELP vllm:spec_decode_num_drafts_total Number of spec decoding drafts.\n"
              b"# TYPE vllm:spec_decode_num_drafts_total counter\n"

@@ -1,4 +1,4 @@
-"""Tests for specviz.simulate: convergence to the closed forms, hand-computed cases, seed 002's
+"""Tests for specviz.model.simulate: convergence to the closed forms, hand-computed cases, seed 002's
 effect (the p99 is a whole speculative step while the mean looks fine), invariants, refusals."""
 
 import math
@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz import i18n, simulate, spec
-from specviz.simulate import StepTimes
+from specviz import i18n
+from specviz.model import simulate, spec
+from specviz.model.simulate import StepTimes
 from specviz.errors import SpecvizError
 
 TIMES = StepTimes(plain_s=0.020, spec_s=0.030)  # a speculative step costs 1.5 plain steps

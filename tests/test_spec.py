@@ -1,4 +1,4 @@
-"""Tests for specviz.spec: seed numbers, hand-computed values, published relations, invariants."""
+"""Tests for specviz.model.spec: seed numbers, hand-computed values, published relations, invariants."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz import spec
+from specviz.model import spec
 
 alphas = st.floats(min_value=0.0, max_value=1.0)
 gammas = st.integers(min_value=1, max_value=32)

@@ -1,11 +1,12 @@
-"""Tests for specviz.step: each term of a pass against a hand computation, the drafts, and the
+"""Tests for specviz.model.step: each term of a pass against a hand computation, the drafts, and the
 special cases that must equal the first model (tp = 1, a chain)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from specviz import roofline, settings, spec, step
+from specviz.model import roofline, spec, step
+from specviz import settings
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)

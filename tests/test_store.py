@@ -1,4 +1,4 @@
-"""Tests for specviz.store: a real DuckDB file, imports that are whole or nothing, and the sandbox."""
+"""Tests for specviz.results.store: a real DuckDB file, imports that are whole or nothing, and the sandbox."""
 
 import csv
 import hashlib
@@ -19,10 +19,12 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from specviz import explorer, i18n, importers, prom, store
+from specviz.results import explorer, importers, store
+from specviz import i18n
+from specviz.live import exposition as prom
 from specviz.errors import SpecvizError
-from specviz.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
-from specviz.store import Store, StoreError
+from specviz.results.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
+from specviz.results.store import Store, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -57,9 +59,9 @@ def in_child(tmp_path: Path, work: str, setup: str = "") -> str:
         import re, sys
         from pathlib import Path
         sys.path.insert(0, {str(ROOT)!r})
-        from specviz.importers import base
-        from specviz.importers.base import IngestError
-        from specviz.store import Store
+        from specviz.results.importers import base
+        from specviz.results.importers.base import IngestError
+        from specviz.results.store import Store
 
         def peak():  # VmHWM starts afresh at exec; ru_maxrss would carry the parent's peak over
             return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
@@ -393,7 +395,7 @@ class TestInterruptedImport:
         child = textwrap.dedent(f"""
             import sys, time
             sys.path.insert(0, {str(ROOT)!r})
-            from specviz.store import Store
+            from specviz.results.store import Store
             original = Store._insert_parsed
             def insert_and_hang(self, *args):
                 result = original(self, *args)
@@ -793,7 +795,7 @@ class TestSharedFile:
         code = textwrap.dedent(f"""
             import signal, sys, time
             sys.path.insert(0, {str(ROOT)!r})
-            from specviz.store import Store
+            from specviz.results.store import Store
             signal.signal(signal.SIGTERM, lambda *_: sys.exit())  # an exit that cleans up after itself
             s = Store({str(path)!r})
             print("reading", flush=True)
@@ -1447,9 +1449,9 @@ class TestStoreFiles:
         probe = textwrap.dedent(f"""
             import json, sys
             sys.path.insert(0, {str(ROOT)!r})
-            from specviz.store import Store, StoreError
+            from specviz.results.store import Store, StoreError
             s = Store({str(folder / "specviz.duckdb")!r})
-            from specviz import prom
+            from specviz.live import exposition as prom
             out = {{"read_only": s.read_only, "runs": len(s.runs()),
                     "query": int(s.query("SELECT count(*) AS n FROM runs").frame.n[0])}}
             scrape = prom.parse({(SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_text()!r}, 0.0)
@@ -1496,7 +1498,7 @@ class TestStoreFiles:
         rows.write_text("concurrency,output_throughput\n" + "".join(f"{i},{i * 1.5}\n" for i in range(300)))
         run = with_file_size_limit(db.stat().st_size, f"""
             from pathlib import Path
-            from specviz.store import Store
+            from specviz.results.store import Store
             print(Store({str(db)!r}).import_path(Path({str(rows)!r})).status)
         """)
         assert (run.returncode, run.stdout) == (0, "imported\n"), run.stderr

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from conftest import make_scenario
-from specviz import settings, step, workload
+from specviz import settings, workload
+from specviz.model import step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 

@@ -16,7 +16,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from specviz import calculator, scenario, settings, spec  # noqa: E402
+from specviz import calculator, scenario, settings  # noqa: E402
+from specviz.model import spec  # noqa: E402
 
 GAMMA = 4
 WORKLOADS = {"json": 3.5, "code": 3.0, "chat": 2.4}  # mean tokens per step (acceptance length)

@@ -1,0 +1,450 @@
+"""Checking a speedup claim: what would have to be true for "up to 3x", and can it be?
+
+A vendor's figure is one speedup S*. In the step model (:func:`specviz.model.step.step`) the times of a plain
+and of a speculative step do not depend on acceptance, so at a fixed setting (hardware, models,
+engine, batch, context, γ) the speedup is proportional to the expected tokens per step:
+
+.. math:: S(α) = E(α, γ)\\,\\frac{t_{plain}}{t_{spec}} = \\frac{E(α, γ)}{γ + 1}\\, S(1)
+
+with S(1) the speedup when every draft token is accepted (E = γ + 1). The claim therefore needs
+E ≥ S*·(γ + 1) / S(1), an α through the inverse of E (:func:`specviz.model.spec.alpha_from_acceptance_length`),
+and is out of reach where S(1) < S*. The same holds for the edges of the prediction band
+(:func:`specviz.calculator.speedup_band`): its quantiles over the cost priors and its widening by the
+model's error are both proportional to E, so the α at which the band's low edge reaches S* (the claim
+holds even if the costs are unkind) and the α at which its high edge does (it can hold only if they
+are kind) come from the band at α = 1 in the same way.
+
+:func:`check_claim` returns the verdict:
+
+* ``impossible``: even with every draft token accepted, the band's high edge stays below S* at every
+  batch and γ the claim allows;
+* ``plausible``: at the acceptance the user measured on their own traffic, the band's low edge
+  reaches S* at the γ the model finds best (at the claim's batch, or at some batch when it names
+  none);
+* ``conditional``: otherwise; true only under the conditions listed: costs not at the unkind end of
+  their range (the model's figure reaches S* at the measured α), costs at the kind end (only the
+  band's high edge does), or more acceptance than measured; and a batch range.
+  Without a measured acceptance a claim is at best conditional: acceptance belongs to one model pair,
+  one temperature and one domain (seed 000), and only the user's traffic says what it is.
+
+References
+----------
+Leviathan, Kalman, Matias 2023, "Fast Inference from Transformers via Speculative Decoding"
+(arXiv 2211.17192): E(α, γ) and the speedup E / (γc + 1).
+Seed 000 ("Speculative decoding makes vLLM slower: the acceptance-rate math"): a speedup figure belongs
+to one model pair, temperature, domain and batch size.
+Seed 003 ("GPU at 30% utilisation, you still pay 100%"): "up to 3x" on AWS Trainium with Qwen3, the
+worked example.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from specviz import calculator, workload
+from specviz.model import spec
+from specviz.errors import Notice, SpecvizError
+from specviz.scenario import Scenario
+
+__all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
+           "required_at_costs", "check_at_costs", "published_reaching"]
+
+VERDICTS = ("plausible", "conditional", "impossible")
+# How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
+# tokens per step (the acceptance length).
+MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
+_BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",
+                    "acceptance_length": "claims.bad_acceptance_length"}
+# A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
+# or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
+# "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
+_CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
+                    # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
+                    r"(?:\d{1,6}(?:[.,]\d{1,6})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
+                    r"(?P<number>\d{1,6}(?:[.,]\d{1,6})?)\s*(?P<unit>[x×]|times|lần|%)?\s*"
+                    r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
+# The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
+# "concurrency 64", "64 concurrent requests", "ở batch 64".
+_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với)\s+)?"
+                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency)\s*[=:]?\s*(?P<batch>\d{1,7})"
+                    r"|\b(?P<concurrent>\d{1,7})\s+concurrent(?:\s+(?:requests|users))?)\b", re.IGNORECASE)
+# Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
+_LARGEST_CLAIM = 64.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claimed speedup and the conditions it was stated for.
+
+    Attributes
+    ----------
+    speedup : float
+        The claimed speedup S* (3.0 for "up to 3x"), above 1.
+    batch : int or None
+        The batch size (concurrent requests) it was claimed at; None: any.
+    gamma : int or None
+        The draft length it was claimed at; None: the best one.
+    alpha : float or None
+        The per-position acceptance α measured on the user's traffic; None: not measured.
+    workload : tuple of int or None
+        The user's tokens in and out per request: a speedup is claimed for decode, and a request
+        gains less where its prefill takes time (:func:`specviz.workload.end_to_end`).
+    """
+
+    speedup: float
+    batch: int | None = None
+    gamma: int | None = None
+    alpha: float | None = None
+    workload: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """The answer to a claim (:func:`check_claim`).
+
+    Attributes
+    ----------
+    claim : Claim
+    verdict : str
+        One of :data:`VERDICTS`.
+    headline : Notice
+        The verdict in one sentence: ``claims.verdict.<verdict>``, or for a conditional claim at a
+        measured acceptance ``claims.verdict.band`` (the model's figure reaches the claim, its band's
+        low edge does not), ``.kind`` (only the band's high edge does) or ``.short`` (not even that:
+        it needs more acceptance than measured).
+    reasons : list of Notice
+        Why, in order, in words a manager can forward.
+    conditions : list of Notice
+        What must hold for the claim (for ``conditional``; the same facts for the others).
+    best : dict
+        The largest speedup the setting allows with every draft token accepted: ``speedup``, ``low``,
+        ``high``, and the ``gamma`` and ``batch`` it is reached at (the claim's batch if it names one).
+    required : DataFrame
+        One row per γ at ``best["batch"]``: ``gamma``; ``ceiling`` (S at α = 1), ``ceiling_low``,
+        ``ceiling_high``; the α needed for the claim by the model (``alpha_needed``), by the band's low edge
+        (``alpha_safe``) and by its high edge (``alpha_optimistic``), NaN where out of reach; the
+        vLLM-style ``acceptance_rate`` and the ``acceptance_length`` of ``alpha_needed``; and, with a
+        measured α, ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
+    batches : DataFrame
+        One row per batch of the grid (with the claim's batch): ``batch``, ``counted`` (the claim's
+        batch, or every batch when it names none), the best γ's ``ceiling`` and ``ceiling_high`` at
+        α = 1, and with a measured α ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ
+        the model finds best there (``at_alpha_gamma``).
+    holds_from, holds_up_to : float
+        The smallest and largest counted batch at which the band's high edge at α = 1 reaches the
+        claim (NaN: none): outside them the claim is impossible whatever the acceptance.
+    yours_from, yours_up_to : float
+        The same where the band's low edge at the measured α reaches it (NaN: none, or no α).
+    """
+
+    claim: Claim
+    verdict: str
+    headline: Notice
+    reasons: list[Notice]
+    conditions: list[Notice]
+    best: dict[str, float]
+    required: pd.DataFrame
+    batches: pd.DataFrame
+    holds_from: float
+    holds_up_to: float
+    yours_from: float
+    yours_up_to: float
+
+
+def parse_claim(text: str) -> float:
+    """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
+    Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
+
+    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark. A
+    range ("1.5x–2x") claims its upper end. A batch named in the words ("2.5x at batch 64") is
+    :func:`claimed_batch`'s and left out here.
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.unreadable`` if the text is not a speedup; ``claims.not_a_speedup`` if it is 1× or
+        less (no gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft
+        gives).
+    """
+    found = _CLAIM.match(_BATCH.sub(" ", text or ""))
+    if not found:
+        raise SpecvizError("claims.unreadable", text=(text or "")[:60])
+    number = float(found["number"].replace(",", "."))
+    speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
+    if speedup <= 1.0:
+        raise SpecvizError("claims.not_a_speedup", speedup=speedup)
+    if speedup > _LARGEST_CLAIM:
+        raise SpecvizError("claims.too_large", speedup=speedup, largest=_LARGEST_CLAIM)
+    return speedup
+
+
+def claimed_batch(text: str) -> int | None:
+    """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
+    requests"), or None where they name none (or name 0)."""
+    found = _BATCH.search(text or "")
+    batch = int(found["batch"] or found["concurrent"]) if found else 0
+    return batch or None
+
+
+def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:
+    """The per-position α of an acceptance measured as ``measure`` at draft length ``gamma``.
+
+    .. math:: E = 1 + r γ \\ (\\text{r: vLLM's rate}),\\qquad α = E^{-1}(E, γ)
+
+    (:func:`specviz.model.spec.alpha_from_acceptance_length`); ``alpha`` is taken as it is.
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.bad_alpha``, ``claims.bad_acceptance_rate`` (outside [0, 1]) or
+        ``claims.bad_acceptance_length`` (outside [1, γ + 1]: it cannot come from γ drafts).
+    """
+    if measure == "alpha":
+        low, high, alpha = 0.0, 1.0, value
+    elif measure == "acceptance_rate":
+        low, high = 0.0, 1.0
+        alpha = spec.alpha_from_acceptance_length(1.0 + value * gamma, gamma) if low <= value <= high else math.nan
+    else:
+        low, high = 1.0, gamma + 1.0
+        alpha = spec.alpha_from_acceptance_length(value, gamma) if low <= value <= high else math.nan
+    if not (math.isfinite(value) and low <= value <= high):
+        raise SpecvizError(_BAD_MEASUREMENT[measure], value=value, low=low, high=high, gamma=gamma)
+    return float(alpha)
+
+
+def published_reaching(published: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
+    """The published speedups (rows of ``data/published_results.csv`` whose metric is a speedup)
+    that reach ``speedup``, highest first; with ``batch``, only those measured at that batch or a
+    larger one (a speedup at batch 1 says little of one claimed at 64: it falls as the batch grows)."""
+    speedups = published[published["metric"].str.endswith("speedup")]
+    if batch is not None:
+        speedups = speedups[speedups["batch"] >= batch]
+    return speedups[speedups["value"] >= speedup].sort_values("value", ascending=False)
+
+
+def _alpha_for(length: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """α with E(α, γ) = length, NaN where the length is beyond γ + 1 (out of reach)."""
+    reachable = length <= gamma + 1.0
+    clipped = np.where(reachable, np.maximum(length, 1.0), 1.0)
+    return np.where(reachable, spec.alpha_from_acceptance_length(clipped, gamma), np.nan)
+
+
+def required_at_costs(speedup: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
+                      draft_cost: ArrayLike = spec.SEED_DRAFT_COST) -> dict[str, float | np.ndarray]:
+    """What a claimed speedup S* needs where the costs of a step are given as ratios of a plain one
+    (the calculator's simple-ratios mode), in closed form.
+
+    .. math:: S = \\frac{E(α, γ)}{v + γc} \\;\\Rightarrow\\; E^* = S^*\\,(v + γc),\\qquad
+              α^* = E^{-1}(E^*, γ),\\qquad S_{max} = \\frac{γ + 1}{v + γc}
+
+    Parameters
+    ----------
+    speedup, gamma, verify_cost, draft_cost : array_like
+        S*, the draft length γ, the verify pass's cost v and one draft pass's cost c (both relative
+        to a plain decode step); they broadcast.
+
+    Returns
+    -------
+    dict
+        ``acceptance_length`` (E*), ``alpha`` (α*; NaN where E* > γ + 1, out of reach even at
+        α = 1; 0 where E* ≤ 1, a claim the costs meet without any acceptance),
+        ``acceptance_rate`` (vLLM's accepted / drafted at α*, NaN where α* is) and ``max_speedup``
+        (S at α = 1). Scalars for scalar input.
+
+    Examples
+    --------
+    3x at γ = 5 with a draft pass at 0.05 of a plain step and a verify pass at 1 needs
+    E* = 3 · 1.25 = 3.75 tokens per step (α* = 0.807, a vLLM acceptance rate of 2.75 / 5 = 0.55), and
+    the setting gives at most 6 / 1.25 = 4.8x.
+
+    References
+    ----------
+    Leviathan, Kalman, Matias 2023 (arXiv 2211.17192): the speedup E / (γc + 1), here with the
+    verify pass's cost v in place of 1.
+    """
+    g = np.asarray(gamma, dtype=float)
+    cost = np.asarray(spec.step_cost(g, verify_cost, draft_cost), dtype=float)
+    length = np.asarray(speedup, dtype=float) * cost
+    length, g = np.broadcast_arrays(length, g)
+    alpha = _alpha_for(length, g)
+    rate = np.where(np.isnan(alpha), np.nan, spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), g))
+    out = {"acceptance_length": length, "alpha": alpha, "acceptance_rate": rate, "max_speedup": (g + 1.0) / cost}
+    return {k: float(v) if np.ndim(v) == 0 else v for k, v in out.items()}
+
+
+def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_max: int) -> tuple[str, list[Notice], pd.DataFrame]:
+    """A claim against costs given as ratios (:func:`required_at_costs`), at the claim's γ or each γ
+    in 1..``gamma_max``: ``impossible`` where no γ reaches S* even at α = 1, ``plausible`` where the
+    measured α (``claim.alpha``) reaches it at some γ, else ``conditional`` on the α the easiest γ
+    needs. The costs are given, so there is no band, and batch and context do not enter.
+
+    Returns
+    -------
+    verdict : str
+    reasons : list of Notice
+    required : DataFrame
+        One row per γ: ``gamma``, ``max_speedup``, ``alpha_needed``, ``acceptance_rate``,
+        ``acceptance_length`` (and ``at_alpha``, the speedup at the measured α, where there is one).
+    """
+    gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
+    need = required_at_costs(claim.speedup, gammas, verify_cost, draft_cost)
+    required = pd.DataFrame({"gamma": gammas, "max_speedup": need["max_speedup"], "alpha_needed": need["alpha"],
+                             "acceptance_rate": need["acceptance_rate"], "acceptance_length": need["acceptance_length"]})
+    best = required.loc[required["max_speedup"].idxmax()]
+    costs = {"verify": verify_cost, "draft": draft_cost}
+    ceiling = Notice("claims.reason.costs_ceiling", speedup=float(best["max_speedup"]), gamma=int(best["gamma"]), **costs)
+    if required["alpha_needed"].isna().all():
+        return "impossible", [Notice("claims.reason.costs_out_of_reach", claim=claim.speedup, **costs), ceiling], required
+    easiest = required.loc[required["alpha_needed"].idxmin()]
+    needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]), gamma=int(easiest["gamma"]),
+                    rate=float(easiest["acceptance_rate"]), length=float(easiest["acceptance_length"]))
+    if claim.alpha is None:
+        return "conditional", [needed, ceiling], required
+    required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)
+    mine = required.loc[required["at_alpha"].idxmax()]
+    measured = Notice("claims.reason.costs_measured", alpha=claim.alpha, speedup=float(mine["at_alpha"]),
+                      gamma=int(mine["gamma"]))
+    return ("plausible" if mine["at_alpha"] >= claim.speedup else "conditional"), [measured, needed, ceiling], required
+
+
+def _range(batches: np.ndarray, holds: np.ndarray) -> tuple[float, float]:
+    """The smallest and largest batch where ``holds`` (NaN, NaN where none)."""
+    inside = batches[holds]
+    return (float(inside.min()), float(inside.max())) if inside.size else (math.nan, math.nan)
+
+
+def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int) -> ClaimCheck:
+    """Whether ``claim`` can hold in ``scenario`` (its hardware, models, engine costs and context).
+
+    For every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
+    :func:`specviz.calculator.batch_grid` up to ``batch_max`` (and the claim's batch): S(1), the
+    speedup with every draft token accepted, and its band; the α the claim needs at the claim's batch
+    (else where S(1) is highest), α = E⁻¹(S*·(γ + 1) / S(1)), for the model and for each edge of the
+    band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
+    the claim's batch counts for the verdict when it names one; the grid is there for the chart.
+    See the module's docstring for the verdict.
+
+    Returns
+    -------
+    ClaimCheck
+    """
+    step_scenario = replace(scenario, mode="step")
+    gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
+    grid = calculator.batch_grid(batch_max)
+    if claim.batch is not None:
+        grid = np.union1d(grid, [claim.batch])
+    counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
+    g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
+    context = step_scenario.context
+    ceiling = np.asarray(calculator.evaluate_scenario(step_scenario, 1.0, g, b, context)["speedup"], dtype=float)
+    low, high = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(step_scenario, 1.0, g, b, context))
+    ceiling, low, high = (np.broadcast_to(v, (gammas.size, grid.size)) for v in (ceiling, low, high))
+
+    # The batch the per-γ table speaks for: the claim's, else where the ceiling is highest.
+    at = int(np.argmax(np.where(counted, ceiling.max(axis=0), -np.inf)))
+    best_g = int(np.argmax(ceiling[:, at]))
+    best = {"speedup": float(ceiling[best_g, at]), "low": float(low[best_g, at]), "high": float(high[best_g, at]),
+            "gamma": int(gammas[best_g]), "batch": int(grid[at])}
+    needed = lambda edge: _alpha_for(claim.speedup * (gammas + 1.0) / edge[:, at], gammas.astype(float))
+    alpha = needed(ceiling)
+    required = pd.DataFrame({
+        "gamma": gammas, "ceiling": ceiling[:, at], "ceiling_low": low[:, at], "ceiling_high": high[:, at],
+        "alpha_needed": alpha, "alpha_safe": needed(low), "alpha_optimistic": needed(high),
+        "acceptance_rate": np.where(np.isnan(alpha), np.nan, spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), gammas)),
+        "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas)),
+    })
+    batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": ceiling.max(axis=0),
+                            "ceiling_high": high.max(axis=0)})
+    if claim.alpha is not None:
+        share = np.asarray(spec.expected_tokens(claim.alpha, gammas), dtype=float)[:, None] / (gammas[:, None] + 1.0)
+        at_alpha, at_alpha_low, at_alpha_high = share * ceiling, share * low, share * high
+        required["at_alpha"], required["at_alpha_low"], required["at_alpha_high"] = (
+            v[:, at] for v in (at_alpha, at_alpha_low, at_alpha_high))
+        # Per batch, the γ the model finds best at the measured α, and its band.
+        chosen = np.argmax(at_alpha, axis=0)
+        pick = lambda v: np.take_along_axis(v, chosen[None, :], axis=0)[0]
+        batches["at_alpha_gamma"] = gammas[chosen]
+        batches["at_alpha"], batches["at_alpha_low"], batches["at_alpha_high"] = (
+            pick(v) for v in (at_alpha, at_alpha_low, at_alpha_high))
+    holds = _range(grid, counted & (high.max(axis=0) >= claim.speedup))
+    verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds)
+    if claim.workload is not None and verdict != "impossible":
+        reasons.append(_on_workload(step_scenario, claim, required, batches))
+    return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours)
+
+
+def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
+    """What the claim's decode speedup is worth to a whole request of the user's workload: at the
+    measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
+    γ and batch (:func:`specviz.workload.end_to_end`)."""
+    counted = batches[batches["counted"]]
+    if claim.alpha is not None:
+        top = counted.loc[counted["at_alpha"].idxmax()]
+        alpha, gamma, batch = claim.alpha, int(top["at_alpha_gamma"]), int(top["batch"])
+    else:
+        rows = required.dropna(subset=["alpha_needed"])
+        easiest = rows.loc[rows["alpha_needed"].idxmin()] if len(rows) else required.iloc[-1]
+        alpha = float(easiest["alpha_needed"]) if len(rows) else 1.0
+        gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
+    n_in, n_out = claim.workload
+    whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
+    return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
+                  context=n_in + n_out / 2, decode=whole["decode_speedup"], request=whole["e2e_speedup"],
+                  share=whole["prefill_share"])
+
+
+def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
+             holds: tuple[float, float]) -> tuple[str, Notice, list[Notice], list[Notice], tuple[float, float]]:
+    """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
+    measured acceptance, from the tables of :func:`check_claim`."""
+    setting = {"claim": claim.speedup, "gpu": scenario.gpu.name, "target": scenario.target.name,
+               "engine": scenario.engine.name}
+    ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
+                     gamma=best["gamma"], batch=best["batch"])
+    none = (math.nan, math.nan)
+    if math.isnan(holds[1]):
+        return ("impossible", Notice("claims.verdict.impossible", **setting),
+                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], [], none)
+    acceptance: list[Notice] = []
+    if required["alpha_needed"].notna().any():
+        easiest = required.loc[required["alpha_needed"].idxmin()]
+        acceptance.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]),
+                                 gamma=int(easiest["gamma"]), rate=float(easiest["acceptance_rate"]),
+                                 length=float(easiest["acceptance_length"]),
+                                 optimistic=float(easiest["alpha_optimistic"])))
+        if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
+            acceptance.append(Notice("claims.condition.kind_costs_too"))
+    else:
+        easiest = required.loc[required["alpha_optimistic"].idxmin()]
+        acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
+                                 gamma=int(easiest["gamma"])))
+    batch_range = lambda low, high: [] if claim.batch is not None else [
+        Notice("claims.condition.batch", low=int(low), high=int(high))]
+    if claim.alpha is None:
+        return ("conditional", Notice("claims.verdict.conditional", **setting),
+                [ceiling, Notice("claims.reason.no_alpha")], acceptance + batch_range(*holds), none)
+    counted = batches[batches["counted"]]
+    top = counted.loc[counted["at_alpha"].idxmax()]
+    reached = Notice("claims.reason.at_alpha", alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]),
+                     speedup=float(top["at_alpha"]), low=float(top["at_alpha_low"]), high=float(top["at_alpha_high"]),
+                     batch=int(top["batch"]))
+    at_yours = lambda column: _range(counted["batch"].to_numpy(), (counted[column] >= claim.speedup).to_numpy())
+    yours = at_yours("at_alpha_low")
+    if not math.isnan(yours[1]):
+        return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, ceiling],
+                [Notice("claims.condition.batch_yours", low=int(yours[0]), high=int(yours[1]))]
+                if claim.batch is None else [], yours)
+    for column, key, condition in (("at_alpha", "claims.verdict.band", "claims.condition.not_unkind"),
+                                   ("at_alpha_high", "claims.verdict.kind", "claims.condition.kind_costs_yours")):
+        reach = at_yours(column)
+        if not math.isnan(reach[1]):
+            return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, ceiling],
+                    [Notice(condition, alpha=claim.alpha), *batch_range(*reach)], none)
+    return ("conditional", Notice("claims.verdict.short", **setting, alpha=claim.alpha, speedup=float(top["at_alpha"])),
+            [reached, ceiling], acceptance + batch_range(*holds), none)

@@ -1,0 +1,523 @@
+"""From a scenario to the serving command: the flags a vLLM version takes, SGLang's, and the draft
+length per batch size that the step model advises.
+
+vLLM changed how speculation is configured several times; a flag that works in one release is
+ignored or rejected in another. Each fact below names the first release it holds for and where it
+was checked (each release's source package on PyPI, and the pull request that made the change):
+
+* up to 0.8.1, separate flags: ``--speculative-model`` (``[ngram]`` for prompt lookup),
+  ``--num-speculative-tokens``, ``--ngram-prompt-lookup-max/-min``,
+  ``--speculative-draft-tensor-parallel-size``, ``--speculative-disable-by-batch-size``;
+* 0.8.2 added ``--speculative-config`` (vllm-project/vllm pull request #14434) and warned that the
+  old flags would go; 0.8.3 removed them (#15466) and reads the config as JSON;
+* ``disable_by_batch_size`` was read only by the V0 engine's speculative worker. From 0.8 the V1
+  engine is the default, and it never read the key; 0.10.0 deleted V0, so from then the key was
+  accepted and silently ignored; 0.17.0 removed it (#35060), and the config, which forbids unknown
+  keys, rejects it;
+* ``num_speculative_tokens_per_batch_size`` (#32374, first in 0.24.0): a list of
+  ``[first batch, last batch, draft length]``, inclusive, sorted, not overlapping, the first
+  starting at 1; a gap takes the previous range's length and batches past the last range take the
+  last one; each length is capped at ``num_speculative_tokens``; off when data parallelism > 1;
+* methods: ``ngram``, ``eagle``, ``medusa``, ``mlp_speculator`` and ``draft_model`` from 0.8.2,
+  ``eagle3`` from 0.8.5 (0.8.4's config has no such method), ``mtp`` from 0.11.0, ``suffix`` from
+  0.11.1 (#25784); ``draft_model`` on the V1 engine only from 0.16.0 (#24322: 0.10.0 to 0.14.0
+  refuse it, 0.15 has no source package to check). Before 0.8.2 ``--speculative-model`` took a
+  draft model, an EAGLE, Medusa or MLP-speculator checkpoint (told apart by its architecture) or
+  ``[ngram]``. ``mtp`` runs the target's own multi-token-prediction layers and names no model;
+  ``suffix`` builds suffix trees of the prompts and outputs with Arctic Inference (the
+  ``arctic-inference`` package beside vLLM) and names no model either;
+* the engine a method runs on while V0 exists: in 0.8.2 the V1 check reads only the old flags, and
+  V1's model runner then refuses every method but ngram ("only ngram spec decode is supported in
+  V1", ``v1/worker/gpu_model_runner.py``), so the rest need ``VLLM_USE_V1=0``; from 0.8.3 the check
+  falls back to V0 by itself for a method V1 lacks (``arg_utils.py``, "Falling back to V0"):
+  Medusa until 0.9.0 (``v1/spec_decode/medusa.py``), ``draft_model`` and the MLP speculator
+  always (V1 refuses a draft model until 0.16.0, below);
+* removals: the MLP speculator with V0 in 0.10.0 (its architecture is commented out of the model
+  registry, "Re-enable this once the MLP Speculator is supported in V1"; V1 has no proposer for
+  it), Medusa in 0.33.0 (no longer among ``config/speculative.py``'s methods);
+* ``eagle3`` reads hidden states that only some targets expose. Until 0.16.0 the config accepts
+  only a target whose model type contains a listed name ("Eagle3 is only supported for Llama
+  models" in 0.8.5 to 0.10.0; ``eagle3_target_supported``: llama and qwen from 0.10.1); from 0.10.1
+  the V1 model runner also requires that the target's class implements ``SupportsEagle3``
+  (``v1/worker/gpu_model_runner.py``, "Model does not support EAGLE3 interface"), the only check
+  from 0.17.0. Of the model types specviz reads: llama from 0.8.5, qwen3 from 0.10.1, qwen2 from
+  0.10.2, qwen3_moe from 0.11.1, mistral (its class derives from Llama's) from 0.17.0; qwen2_moe
+  and mixtral in no release up to 0.33.0 (``model_executor/models/*.py``, ``registry.py``);
+* ``mtp`` maps a target's model type to its MTP draft (``hf_config_override``): DeepSeek-V3 and
+  V3.2, MiMo, GLM-4.5, ERNIE-4.5-MoE, Qwen3-Next and LongCat-Flash in 0.11.0, more later; any
+  other target is refused ("Unsupported speculative method").
+
+SGLang (``python -m sglang.launch_server``, ``python/sglang/srt/server_args.py``): a chain of γ
+drafts is ``--speculative-num-steps γ --speculative-eagle-topk 1 --speculative-num-draft-tokens γ+1``;
+``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model) or NGRAM; a target's
+MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). ``--speculative-adaptive
+--speculative-adaptive-config FILE`` (0.5.11) takes tiers by batch size from 0.5.13, and a tier of
+0 steps (plain decoding) from 0.5.14: keys are batch sizes, each tier a list of candidate steps;
+the batch is first rounded up to the next CUDA-graph batch size, then the largest key at or below
+it applies (``speculative/adaptive_spec_params.py``). EAGLE and EAGLE3 (MTP is renamed EAGLE
+first) with top-k 1 only; ``--speculative-num-steps`` must be one of the tiers' steps. EAGLE3
+needs the target's class to capture hidden states (``set_eagle3_layers_to_capture``, called by
+``model_executor/model_runner.py``): of the model types specviz reads, all but Mixtral's have it
+(``srt/models/*.py``, 0.5.14 and 0.5.23).
+
+References
+----------
+vLLM source packages 0.7.3 to 0.33.0 on PyPI (``vllm/engine/arg_utils.py``,
+``vllm/config/speculative.py``, ``vllm/v1/spec_decode/dynamic/utils.py``); pull requests #14434,
+#15466, #24322, #25784, #32374, #35060 of vllm-project/vllm. SGLang wheels 0.5.5 to 0.5.23
+(``server_args.py``, ``speculative/adaptive_spec_params.py``, ``arg_groups/speculative_hook.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from specviz import calculator
+from specviz.model import spec
+from specviz.errors import Notice, SpecvizError
+from specviz.scenario import Scenario
+
+__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
+           "Command", "vllm_command", "sglang_command", "serve_command", "SGLANG_ALGORITHMS", "hugging_face_id"]
+
+Version = tuple[int, int, int]
+
+# The releases a user picks from: one per change above, and the newest checked.
+VLLM_VERSIONS = ("0.7.3", "0.8.1", "0.8.2", "0.8.3", "0.9.2", "0.10.0", "0.11.0", "0.11.1", "0.16.0", "0.17.0",
+                 "0.24.0", "0.33.0")
+_CONFIG_FLAG = (0, 8, 2)  # --speculative-config
+_V0_GONE = (0, 10, 0)
+_DISABLE_KEY_GONE = (0, 17, 0)
+_SCHEDULE = (0, 24, 0)
+_DRAFT_MODEL_V1 = (0, 16, 0)
+# First release each method is known in, through --speculative-config.
+_METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "draft_model": (0, 8, 2),
+                                     "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 8, 5),
+                                     "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
+# The first release whose V1 engine runs each method (before it, V0 does); None: never.
+_V1_SINCE: dict[str, Version | None] = {"medusa": (0, 9, 0), "draft_model": _DRAFT_MODEL_V1, "mlp_speculator": None}
+_V0_FALLBACK = (0, 8, 3)  # from here vLLM picks V0 by itself for a method V1 lacks
+# The first release that no longer runs each method.
+_METHOD_GONE: dict[str, Version] = {"mlp_speculator": (0, 10, 0), "medusa": (0, 33, 0)}
+# The first release whose EAGLE-3 runs on a target of each model type; absent: none up to 0.33.0.
+_EAGLE3_TARGETS: dict[str, Version] = {"llama": (0, 8, 5), "qwen3": (0, 10, 1), "qwen2": (0, 10, 2),
+                                       "qwen3_moe": (0, 11, 1), "mistral": (0, 17, 0)}
+# The model types specviz reads whose SGLang class captures the hidden states EAGLE3 reads.
+_SGLANG_EAGLE3_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe")
+# Model types whose checkpoints carry MTP layers that vLLM's mtp method runs (0.11.0).
+_MTP_MODEL_TYPES = ("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash")
+# What --speculative-model ran before --speculative-config.
+_OLD_FLAG_METHODS = {"ngram", "draft_model", "eagle", "medusa", "mlp_speculator"}
+# Methods that name no model: the draft is the prompt, the target's own layers or suffix trees.
+_NO_MODEL = {"ngram", "mtp", "suffix"}
+# The scenario's draft kinds as engines name them.
+_VLLM_METHOD = {"model": "draft_model", "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram"}
+# What a placeholder calls a draft that only the user can name (a command's text: English).
+_HEAD_NAMES = {"eagle": "EAGLE head", "eagle3": "EAGLE-3 head", "medusa": "Medusa heads", "mlp_speculator": "MLP speculator"}
+# How a command drafts: the scenario's draft (the one the step model's figures are for), or a
+# method the step model does not cost: the target's MTP layers, suffix decoding, Medusa heads or
+# an MLP speculator.
+METHODS = ("draft", "mtp", "suffix", "medusa", "mlp_speculator")
+SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
+# Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
+# công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
+WEAK_DRAFT_RATE = 0.40
+_HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
+# What a user may give as the draft: a Hugging Face id or a local path, nothing a shell would read.
+_DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
+
+
+def parse_version(text: str) -> Version:
+    """A vLLM version as (major, minor, patch): "0.8.3", "v0.10.1.1" (a fourth part is a
+    post-release and ignored), "0.11" (patch 0).
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_version`` if the text is not such a version.
+    """
+    found = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:\.\d{1,3})?\s*", text or "")
+    if not found:
+        raise SpecvizError("command.bad_version", text=(text or "")[:40])
+    return int(found[1]), int(found[2]), int(found[3] or 0)
+
+
+def _release(version: Version) -> str:
+    """A release as a user reads it: (0, 10, 1) is "0.10.1"."""
+    return ".".join(map(str, version))
+
+
+def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
+    """The best draft length for every batch size, in ranges: what vLLM's
+    ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
+
+    For each batch 1..``batch_max`` the γ in 1..``gamma_max`` with the highest speedup in the step
+    model at ``alpha`` and ``context``, or 0 where no γ gains (speculation off); consecutive
+    batches with the same γ form one range.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``first``, ``last`` (inclusive batch sizes), ``gamma`` and the speedup at that γ
+        over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
+        γ is 0).
+    """
+    g = np.arange(1, gamma_max + 1)[:, None]
+    b = np.arange(1, batch_max + 1)[None, :]
+    speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
+    best = np.where(speed.max(axis=0) > 1.0, np.argmax(speed, axis=0) + 1, 0)
+    best_speed = np.where(best > 0, speed.max(axis=0), 1.0)
+    starts = np.flatnonzero(np.diff(best, prepend=-1))
+    ends = np.append(starts[1:], batch_max) - 1
+    return pd.DataFrame({"first": starts + 1, "last": ends + 1, "gamma": best[starts],
+                         "speedup_low": [best_speed[s:e + 1].min() for s, e in zip(starts, ends)],
+                         "speedup_high": [best_speed[s:e + 1].max() for s, e in zip(starts, ends)]})
+
+
+def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame) -> list[Notice]:
+    """What to set, in words: the best γ at this batch and at batch 1, the batch from which
+    speculation should be off, and whether the draft fits.
+
+    ``schedule`` is :func:`gamma_schedule` for the same scenario, α and context. The best γ falls as
+    the batch grows (the verify pass of B·(γ + 1) positions becomes compute-bound), which is why
+    seed 000 (a 64-user load test) advises 2–4 draft tokens and seed 003 (a small team's coding
+    assistant) 5–8: each is right at its own batch.
+
+    Returns
+    -------
+    list of Notice
+        ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
+        (the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
+        at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
+        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`; ``advice.ngram`` always.
+    """
+    at = lambda b: schedule[(schedule["first"] <= b) & (schedule["last"] >= b)].iloc[0]
+    here, first = at(batch), schedule.iloc[0]
+    notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
+                      speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
+                                                                 scenario.context)["speedup"]))
+               if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
+    if first["gamma"] != here["gamma"]:
+        notices.append(Notice("advice.gamma_by_batch", small=int(first["gamma"]), batch=int(batch),
+                              large=int(here["gamma"])))
+    off = schedule[schedule["gamma"] == 0]
+    notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
+                   if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
+    rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
+    if rate < WEAK_DRAFT_RATE:
+        notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),
+                              floor=WEAK_DRAFT_RATE))
+    notices.append(Notice("advice.ngram"))
+    return notices
+
+
+@dataclass(frozen=True)
+class Command:
+    """A serving command and what to know about it.
+
+    Attributes
+    ----------
+    argv : list of str
+        The command's words (``shlex.join`` gives the line to paste).
+    files : dict of str to str
+        Files the command reads, by name (SGLang's adaptive tiers), with their text.
+    notices : list of Notice
+        Warnings and the alternatives where a flag does not take effect.
+    problems : list of Notice
+        Why the engine would refuse the command as it stands (a draft the version cannot run, a
+        draft still to be named): a page shows these as errors, not as notes.
+    """
+
+    argv: list[str]
+    files: dict[str, str] = field(default_factory=dict)
+    notices: list[Notice] = field(default_factory=list)
+    problems: list[Notice] = field(default_factory=list)
+
+    @property
+    def line(self) -> str:
+        """The command as one shell line, every word quoted where it needs to be."""
+        return shlex.join(self.argv)
+
+    @property
+    def lines(self) -> str:
+        """The command with each option and its value on a line of its own, continued by ``\\``:
+        what a page shows, where a browser wrapping one long line can break inside an option's name."""
+        out: list[str] = []
+        for word in self.argv:
+            if word.startswith("--") or not out:
+                out.append(shlex.quote(word))
+            else:
+                out[-1] += " " + shlex.quote(word)
+        return " \\\n    ".join(out)
+
+
+def hugging_face_id(model_source: str) -> str | None:
+    """The Hugging Face id (``Qwen/Qwen3-32B``) in a preset's source, None where it names none."""
+    found = _HF_REPO.search(model_source or "")
+    return found[1] if found else None
+
+
+def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice],
+                engine: str) -> str | None:
+    """The draft to name in a command for vLLM's ``method``: the user's, a draft model's own id, or
+    None (a method without a model); a placeholder, with a problem noted, where nothing names it.
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_draft`` if ``draft_repo`` is not a Hugging Face id or a path (letters,
+        digits, ``_ . - /`` and ``~``, at most 200 characters); a Hugging Face URL gives its id.
+    """
+    if method in _NO_MODEL:
+        return None
+    if draft_repo and (pasted := _HF_REPO.fullmatch(draft_repo.rstrip("/"))):
+        draft_repo = pasted[1]
+    if draft_repo:
+        if not _DRAFT_REPO.fullmatch(draft_repo):
+            raise SpecvizError("command.bad_draft", text=draft_repo[:60])
+        return draft_repo
+    if method == "draft_model" and (found := hugging_face_id(scenario.draft.model.source)):
+        return found
+    name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[method]} for {scenario.target.name}"
+    problems.append(Notice("command.name_the_draft", draft=name, engine=engine))
+    return f"<{name}>"
+
+
+def _method(scenario: Scenario, method: str, engine: str) -> str:
+    """vLLM's name for how ``engine``'s command drafts (``method`` one of :data:`METHODS`).
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_method``; ``command.no_self_draft`` for the scenario's self-speculative draft;
+        ``command.no_mtp_layers`` for MTP on a target whose model type has no MTP layers.
+    """
+    if method not in METHODS:
+        raise SpecvizError("command.bad_method", method=str(method)[:40], methods=", ".join(METHODS))
+    if method == "mtp" and scenario.target.model_type not in _MTP_MODEL_TYPES:
+        raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
+    if method != "draft":
+        return method
+    if scenario.draft.kind not in _VLLM_METHOD:
+        raise SpecvizError("command.no_self_draft", engine=engine)
+    return _VLLM_METHOD[scenario.draft.kind]
+
+
+def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
+                 off_from: int | None = None, draft_repo: str | None = None,
+                 prompt_lookup_max: int = 4, method: str = "draft") -> Command:
+    """``vllm serve`` with the speculation flags ``version`` takes (see the module's facts).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Target (its Hugging Face id from the preset's source), draft kind and model, tensor
+        parallelism.
+    version : str
+        The vLLM release the command is for.
+    gamma : int
+        ``num_speculative_tokens`` (the largest of ``schedule`` when one is given).
+    schedule : DataFrame, optional
+        :func:`gamma_schedule`: written as ``num_speculative_tokens_per_batch_size`` from 0.24.0.
+    off_from : int, optional
+        The batch from which speculation should stop: ``disable_by_batch_size`` where it takes
+        effect, otherwise a notice with the alternatives.
+    draft_repo : str, optional
+        The draft's Hugging Face id (an EAGLE or Medusa head has no preset).
+    prompt_lookup_max : int
+        n-gram window (vLLM's ``prompt_lookup_max``).
+    method : str
+        One of :data:`METHODS`: ``"draft"`` drafts as the scenario says; the others name that
+        method whatever the scenario's draft.
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_version``; ``command.bad_method``; ``command.method_unknown`` where the
+        version predates the method, ``command.method_gone`` where it no longer runs it,
+        ``command.draft_model_unsupported`` for a draft model where only V1 runs and refuses it;
+        ``command.eagle3_target_since`` or ``command.eagle3_target_never`` for EAGLE-3 on a target
+        the version does not run it for; ``command.no_mtp_layers``; ``command.no_self_draft`` for a
+        self-speculative (sparse KV) draft, which vLLM does not offer; ``command.bad_draft`` for a
+        draft id that is not an id or a path.
+    """
+    v = parse_version(version)
+    method = _method(scenario, method, "vLLM")
+    known = v >= _METHOD_SINCE[method] if v >= _CONFIG_FLAG else method in _OLD_FLAG_METHODS
+    if not known:
+        raise SpecvizError("command.method_unknown", method=method, version=version,
+                           since=_release(_METHOD_SINCE[method]))
+    if method in _METHOD_GONE and v >= _METHOD_GONE[method]:
+        raise SpecvizError("command.method_gone", method=method, version=version,
+                           gone=_release(_METHOD_GONE[method]))
+    if method == "draft_model" and _V0_GONE <= v < _DRAFT_MODEL_V1:
+        raise SpecvizError("command.draft_model_unsupported", version=version)
+    if method == "eagle3":
+        since = _EAGLE3_TARGETS.get(scenario.target.model_type)
+        if since is None or v < since:
+            raise SpecvizError("command.eagle3_target_since" if since else "command.eagle3_target_never",
+                               version=version, target=scenario.target.name,
+                               model_type=scenario.target.model_type, since=_release(since) if since else "")
+    notices: list[Notice] = []
+    problems: list[Notice] = []
+    # V1 is the default from 0.8; before 0.10.0 a method it lacks runs on V0.
+    v0_only = method in _V1_SINCE and (_V1_SINCE[method] is None or v < _V1_SINCE[method])
+    env = []
+    if v == _CONFIG_FLAG and method != "ngram":
+        env = ["VLLM_USE_V1=0"]
+        notices.append(Notice("command.v0_env", version=version, method=method))
+    elif _V0_FALLBACK <= v < _V0_GONE and v0_only:
+        notices.append(Notice("command.v0_fallback", version=version, method=method))
+    if method == "mtp":
+        notices.append(Notice("command.mtp_layers", target=scenario.target.name))
+    elif method == "suffix":
+        notices.append(Notice("command.suffix_package", package="arctic-inference"))
+    draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
+    argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
+    if scenario.tp > 1:
+        argv += ["--tensor-parallel-size", str(scenario.tp)]
+    if v < _CONFIG_FLAG:
+        argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
+        if method == "ngram":
+            argv += ["--ngram-prompt-lookup-max", str(prompt_lookup_max)]
+        if off_from is not None:
+            argv += ["--speculative-disable-by-batch-size", str(max(off_from, 2))]
+        if schedule is not None:
+            notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
+        return Command(argv, notices=notices, problems=problems)
+    config: dict[str, object] = {"method": method}
+    if draft is not None:
+        config["model"] = draft
+    config["num_speculative_tokens"] = int(gamma)
+    if method == "ngram":
+        config["prompt_lookup_max"] = prompt_lookup_max
+    scheduled = schedule is not None and v >= _SCHEDULE
+    if scheduled:
+        ranges = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
+        config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
+        config["num_speculative_tokens_per_batch_size"] = ranges
+    elif schedule is not None:
+        notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
+    # A schedule's ranges of γ 0 already stop speculation where it loses.
+    if off_from is not None and not scheduled:
+        if v < _V0_GONE:
+            config["disable_by_batch_size"] = max(int(off_from), 2)
+            notices.append(Notice("command.disable_v0_only", version=version))
+        elif v < _DISABLE_KEY_GONE:
+            notices.append(Notice("command.disable_ignored", version=version, batch=off_from,
+                                  schedule=_release(_SCHEDULE)))
+        else:
+            notices.append(Notice("command.disable_removed", version=version, batch=off_from,
+                                  schedule=_release(_SCHEDULE)))
+    argv += ["--speculative-config", json.dumps(config, separators=(", ", ": "))]
+    return Command(argv, notices=notices, problems=problems)
+
+
+def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
+                   draft_repo: str | None = None, method: str = "draft") -> Command:
+    """``python -m sglang.launch_server`` with a chain of γ drafts (top-k 1), and with ``schedule``
+    the adaptive tiers file (EAGLE, EAGLE3 and MTP, which SGLang runs as EAGLE; from SGLang 0.5.14,
+    the first with a tier of 0 steps). ``method`` as in
+    :func:`vllm_command`: SGLang runs a target's MTP layers as EAGLE with no draft path, and has no
+    suffix decoding, Medusa or MLP speculator.
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_method``; ``command.not_in_engine`` for a method SGLang does not have;
+        ``command.sglang_eagle3_target`` for EAGLE3 on a target whose class cannot run it;
+        ``command.no_self_draft`` for a self-speculative draft; ``command.bad_draft``.
+    """
+    method = _method(scenario, method, "SGLang")
+    if method in ("suffix", "medusa", "mlp_speculator"):
+        raise SpecvizError("command.not_in_engine", method=method, engine="SGLang")
+    kind = "eagle" if method == "mtp" else scenario.draft.kind
+    if kind == "eagle3" and scenario.target.model_type not in _SGLANG_EAGLE3_TYPES:
+        raise SpecvizError("command.sglang_eagle3_target", target=scenario.target.name,
+                           model_type=scenario.target.model_type)
+    notices = [Notice("command.mtp_layers", target=scenario.target.name)] if method == "mtp" else []
+    problems: list[Notice] = []
+    argv = ["python", "-m", "sglang.launch_server", "--model-path",
+            hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
+    if scenario.tp > 1:
+        argv += ["--tp", str(scenario.tp)]
+    argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
+    draft = _draft_name(scenario, method, draft_repo, problems, "SGLang")
+    if draft is not None:
+        argv += ["--speculative-draft-model-path", draft]
+    files = {}
+    # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks.
+    tiered = schedule is not None and kind in ("eagle", "eagle3")
+    if tiered and int(schedule["gamma"].max()) == 0:
+        # No tier would speculate, and --speculative-num-steps must be one of the tiers' steps.
+        tiered = False
+        notices.append(Notice("command.schedule_all_off"))
+    # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
+    steps = int(schedule["gamma"].max()) if tiered else gamma
+    if kind == "ngram":
+        argv += ["--speculative-num-draft-tokens", str(steps + 1)]
+    else:
+        argv += ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "1",
+                 "--speculative-num-draft-tokens", str(steps + 1)]
+    if tiered:
+        tiers = {str(int(r.first)): {"candidate_steps": [int(r.gamma)]} for r in schedule.itertuples()}
+        files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
+        argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
+        notices.append(Notice("command.sglang_tiers", since="0.5.14"))
+    elif schedule is not None and kind not in ("eagle", "eagle3"):
+        notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
+    return Command(argv, files, notices, problems)
+
+
+def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int, gamma_max: int) -> pd.DataFrame:
+    """Where speculation pays over batch × context, and with which γ: the best γ in 1..``gamma_max``
+    (0 where none gains) and its speedup at each batch 1, 2, 4, … ``batch_max`` and context 256,
+    512, … ``context_max`` (powers of two), at ``alpha``. Longer contexts move the crossover: the KV
+    cache's reads keep a verify pass memory-bound at larger batches (MagicDec), so the best γ and
+    the batch at which speculation stops paying both depend on the context.
+
+    Returns
+    -------
+    DataFrame
+        Long form: ``batch``, ``context``, ``gamma``, ``speedup`` (1 where ``gamma`` is 0).
+    """
+    g = np.arange(1, gamma_max + 1)[:, None, None]
+    b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
+    ctx = 2 ** np.arange(8, int(np.log2(max(context_max, 256))) + 1)
+    speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b[None, :, None], ctx[None, None, :])["speedup"],
+                       dtype=float)
+    best = speed.max(axis=0)
+    gamma = np.where(best > 1.0, np.argmax(speed, axis=0) + 1, 0)
+    return pd.DataFrame({"batch": np.repeat(b, ctx.size), "context": np.tile(ctx, b.size),
+                         "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel()})
+
+
+def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str = "vllm",
+                  version: str | None = None, method: str = "draft", draft_repo: str | None = None,
+                  by_load: bool = True) -> Command:
+    """The command the Deploy view and ``python -m specviz serve`` write for ``engine``.
+
+    By load (the scenario's own draft only: ``schedule``, :func:`gamma_schedule`, is that draft's),
+    the schedule where the engine takes one, else the best γ at ``batch``, and the batch from which
+    no γ gains; otherwise ``gamma`` throughout.
+
+    Raises
+    ------
+    SpecvizError
+        As :func:`vllm_command` or :func:`sglang_command`.
+    """
+    by_load = by_load and method == "draft"
+    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
+    length = max(1, int(here)) if by_load else gamma
+    if engine == "sglang":
+        return sglang_command(scenario, length, schedule=schedule if by_load else None, draft_repo=draft_repo,
+                              method=method)
+    off = schedule[schedule["gamma"] == 0]
+    return vllm_command(scenario, version or VLLM_VERSIONS[-1], length, schedule=schedule if by_load else None,
+                        off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)

@@ -1,0 +1,58 @@
+"""Command line: ``specviz`` (installed) or ``python -m specviz`` (from a checkout).
+
+One module per command group, each adding its subcommands to the parser (``add_parsers``) and
+setting on each the function that runs it (``run``: the arguments in, the text to print and the
+exit code out):
+
+- ``model``: speedup, roofline, calc, simulate, model-from-config, presets; ``fit``: fit.
+- ``advice``: claim, vllm-config, serve.
+- ``results``: ingest, runs, query.
+- ``live``: metrics, record, prometheus.
+
+Every subcommand prints rows as JSON, CSV or a Markdown table (``common``). Errors exit 2 with one
+line on stderr, never a traceback.
+
+May import: anything in specviz. Must not import: Streamlit.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+import duckdb
+
+from specviz.errors import SpecvizError
+
+from . import advice, fit, live, model, results
+from .common import Parser, UsageError, one_line
+
+__all__ = ["main", "build_parser", "GROUPS"]
+
+GROUPS = (model, fit, advice, results, live)
+"""The command groups, in the order ``--help`` lists their subcommands."""
+
+
+def build_parser() -> Parser:
+    """The parser of every subcommand, each with its ``run`` function."""
+    parser = Parser(prog="specviz", description="Does speculative decoding pay off for your traffic? "
+                                                "The figures of the specviz app, on the command line.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for group in GROUPS:
+        group.add_parsers(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0, or 2 on any error)."""
+    try:
+        args = build_parser().parse_args(argv)
+        output, code = args.run(args)
+        print(output)
+        return code
+    except (UsageError, SpecvizError, ValueError, OSError, duckdb.Error) as exc:
+        print(f"specviz: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the last layer: a result or value nothing above foresaw
+        print(f"specviz: error: unexpected {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
+        return 2

@@ -1,0 +1,200 @@
+"""The advice commands: ``claim`` checks a claimed speedup on the scenario of a calculator link
+(:func:`claim_row`, the Claims page's check) or against costs given as ratios
+(:func:`claim_at_costs_row`); ``vllm-config`` writes ``vllm serve`` for a version, target and draft
+(:func:`vllm_config_row`); ``serve`` writes the vLLM or SGLang command for a link's scenario
+(:func:`serve_row`, the Deploy view's)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+import pandas as pd
+
+from specviz import scenario, settings
+from specviz.advice import claims, commands
+from specviz.model import spec
+
+from .common import (UsageError, count, frame_rows, linked_scenario, plain, presets, scenario_options,
+                     scenario_params, words)
+
+# vllm-config's --method: vLLM's names for what drafts, other than a draft model.
+_CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
+
+
+def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
+    """The α, acceptance length and vLLM rate a claim needs: at its γ, else at the γ that needs the
+    least α (None where no γ reaches it)."""
+    reachable = frame[frame["alpha_needed"].notna()]
+    if gamma is None and len(reachable):
+        row = reachable.loc[reachable["alpha_needed"].idxmin()]
+    elif gamma is not None and len(reachable):
+        row = reachable.iloc[0]
+    else:
+        return {"required_gamma": gamma, "required_alpha": None, "required_acceptance_length": None,
+                "required_acceptance_rate_vllm": None}
+    return {"required_gamma": int(row["gamma"]), "required_alpha": float(row["alpha_needed"]),
+            "required_acceptance_length": float(row["acceptance_length"]),
+            "required_acceptance_rate_vllm": float(row["acceptance_rate"])}
+
+
+def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
+              gamma: int | None = None, alpha: float | None = None,
+              overrides: dict[str, str] | None = None) -> dict[str, Any]:
+    """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", or a number) on the
+    scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
+    and conditions in words, what it requires at the easiest γ (or the claimed one), the best
+    setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
+    measured on the user's traffic)."""
+    speedup = claims.parse_claim(text)
+    batch = batch if batch is not None else claims.claimed_batch(text)
+    chosen = linked_scenario(link, presets, overrides)
+    check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
+                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
+    batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
+    return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
+            "headline": words(check.headline), "reasons": [words(n) for n in check.reasons],
+            "conditions": [words(n) for n in check.conditions], **_required(check.required, gamma),
+            "max_speedup": check.best["speedup"], "best": {k: plain(v) for k, v in check.best.items()},
+            "holds_at_batches": batches(check.holds_from, check.holds_up_to),
+            "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
+            "required": frame_rows(check.required)}
+
+
+def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *, gamma: int | None = None,
+                       alpha: float | None = None) -> dict[str, Any]:
+    """A claim against costs given as ratios of a plain step (:func:`specviz.advice.claims.check_at_costs`)."""
+    verdict, reasons, required = claims.check_at_costs(claims.Claim(speedup, gamma=gamma, alpha=alpha), verify_cost,
+                                                       draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
+    return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
+            "verdict": verdict, "reasons": [words(n) for n in reasons], **_required(required, gamma),
+            "max_speedup": float(required["max_speedup"].max()), "required": frame_rows(required)}
+
+
+def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
+    """``vllm serve`` for a version, a target and a draft model or method: the command, its warnings
+    in words (notices and problems) and, with --by-batch, the best draft length per batch size from
+    the step model on --gpu at --alpha, written into the command where the version takes it."""
+    if args.by_batch and (args.gpu is None or args.alpha is None):
+        raise UsageError("--by-batch needs --gpu and --alpha")
+    params = scenario_params(args, presets.models, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
+    if args.method in scenario.HEAD_DRAFTS:
+        params["draft"] = args.method
+    chosen = linked_scenario("", presets, params)
+    method = args.method if args.method in commands.METHODS else "draft"
+    schedule = (commands.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
+                                           settings.get("SPECVIZ_GAMMA_MAX")) if args.by_batch else None)
+    command = commands.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
+                                       off_from=args.disable_by_batch_size, draft_repo=args.head,
+                                       prompt_lookup_max=args.prompt_lookup_max, method=method)
+    row: dict[str, Any] = {"command": command.line,
+                           "warnings": [words(n) for n in (*command.problems, *command.notices)]}
+    if schedule is not None:
+        row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
+    return row
+
+
+def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", version: str | None = None,
+              method: str = "draft", draft: str | None = None, by_load: bool = True) -> dict[str, Any]:
+    """The Deploy view's command for the scenario of a calculator link: by load, the best γ for every
+    batch size written where the engine takes it (else the best γ at the link's batch), and the
+    batch from which to stop; otherwise the link's γ. Its notices and problems in words."""
+    chosen = linked_scenario(link, presets)
+    batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
+    schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
+    command = commands.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
+                                        method=method, draft_repo=draft, by_load=by_load)
+    return {"engine": engine, "version": version if engine == "vllm" else None, "command": command.line,
+            "files": command.files, "problems": [words(n) for n in command.problems],
+            "notices": [words(n) for n in command.notices],
+            "advice": [words(n) for n in commands.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
+                                                            schedule)]}
+
+
+def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
+    """``claim``: its words or --speedup, against --verify-cost and --draft-cost or a scenario."""
+    if (args.measure is None) != (args.value is None):
+        raise UsageError("--measure and --value go together")
+    if args.speedup is None and args.text is None:
+        raise UsageError("give the claim's words or --speedup")
+    if args.speedup is not None and args.link:
+        raise UsageError("with --speedup, give the claim's words no more: the one argument left is the link")
+    text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
+    alpha = None if args.measure is None else claims.alpha_from_measurement(args.measure, args.value,
+                                                                           args.measured_gamma)
+    if args.verify_cost is not None:
+        if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
+            raise UsageError("--verify-cost gives the costs: no link, --gpu, --target, --draft, --engine or --context")
+        draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
+        return claim_at_costs_row(claims.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha)
+    if args.draft_cost is not None:
+        raise UsageError("--draft-cost goes with --verify-cost")
+    overrides = scenario_params(args, presets.models)
+    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, alpha=alpha, overrides=overrides)
+
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """The advice subcommands."""
+    p = sub.add_parser("claim", help="check a claimed speedup (\"up to 3x\", \"2.5x at batch 64\") on a scenario, "
+                                     "as the Claims page does, or against costs given as ratios")
+    p.add_argument("text", nargs="?", help="the claim as it was written; with --speedup, the link")
+    p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
+    p.add_argument("--speedup", type=float, help="the claimed speedup as a number, in place of its words")
+    p.add_argument("--batch", type=count, help="the batch it was claimed at (default: the one its words name, "
+                                                "else any)")
+    p.add_argument("--gamma", type=count, help="the draft length it was claimed at (default: the best)")
+    p.add_argument("--verify-cost", type=float, help="check against a verify pass of this cost (× a plain step) "
+                                                      "and --draft-cost, not against the step model")
+    p.add_argument("--draft-cost", type=float, help=f"a draft pass's cost (× a plain step; default "
+                                                     f"{spec.SEED_DRAFT_COST} with --verify-cost)")
+    scenario_options(p)
+    p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")
+    p.add_argument("--value", type=float, help="the acceptance measured on your traffic")
+    p.add_argument("--measured-gamma", type=count, default=4, help="the γ it was measured at (default 4)")
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
+    p.set_defaults(run=lambda args: (_json(_claim(args, presets())), 0))
+
+    p = sub.add_parser("vllm-config", help="the vllm serve command for a version, target and draft or method "
+                                           "(with --by-batch, the draft length per batch size)")
+    p.add_argument("--version", required=True, help="the vLLM release, e.g. 0.10.0")
+    p.add_argument("--target", required=True, help="a model preset id or its Hugging Face id")
+    drafting = p.add_mutually_exclusive_group(required=True)
+    drafting.add_argument("--draft", help="a draft model: a preset id or its Hugging Face id")
+    drafting.add_argument("--method", choices=_CONFIG_METHODS, help="a method instead of a draft model "
+                                                                    "(--head names an EAGLE, Medusa or MLP checkpoint)")
+    p.add_argument("--head", help="the Hugging Face id of the EAGLE, EAGLE-3, Medusa or MLP-speculator checkpoint")
+    p.add_argument("--gamma", type=count, required=True, help="num_speculative_tokens")
+    p.add_argument("--tp", type=int, choices=scenario.TENSOR_PARALLEL, help="tensor parallelism (default: the "
+                                                                           "GPUs the pair needs)")
+    p.add_argument("--disable-by-batch-size", type=count, help="stop speculating from this batch (where the "
+                                                               "version can)")
+    p.add_argument("--prompt-lookup-max", type=count, default=4, help="n-gram window (default 4)")
+    p.add_argument("--by-batch", action="store_true", help="the best draft length for each batch size from the step "
+                                                           "model (needs --gpu and --alpha)")
+    p.add_argument("--gpu", help="GPU preset id (for --by-batch)")
+    p.add_argument("--alpha", type=float, help="per-position acceptance α (for --by-batch)")
+    p.add_argument("--context", type=int, help="context length in tokens (for --by-batch; default 1,024)")
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
+    p.set_defaults(run=lambda args: (_json(vllm_config_row(args, presets())), 0))
+
+    p = sub.add_parser("serve", help="the vLLM or SGLang command for the scenario of a calculator link, as the "
+                                     "Deploy view writes it")
+    p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
+    p.add_argument("--engine", choices=("vllm", "sglang"), default="vllm")
+    p.add_argument("--version", choices=commands.VLLM_VERSIONS, help="the vLLM release (default: the newest "
+                                                                     "checked)")
+    p.add_argument("--method", choices=commands.METHODS, default="draft",
+                   help="how to draft (default: the scenario's draft)")
+    p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")
+    p.add_argument("--one-length", action="store_true", help="one draft length (the link's γ), not one per batch size")
+    p.set_defaults(run=lambda args: (_json(serve_row(args.link, presets(), engine=args.engine, version=args.version,
+                                                     method=args.method, draft=args.draft,
+                                                     by_load=not args.one_length)), 0))
+
+
+def _json(row: dict[str, Any]) -> str:
+    return json.dumps(row, indent=2, ensure_ascii=False)

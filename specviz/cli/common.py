@@ -1,0 +1,165 @@
+"""What every command group shares: the parser that reports a bad argument on one line, rows in
+JSON, CSV or Markdown, the scenario a calculator link describes, and files read within their limits."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import stat
+import urllib.parse
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from specviz import i18n, scenario, settings
+from specviz.advice import commands
+from specviz.model import roofline
+from specviz.results import export
+from specviz.results.store import Store
+
+FORMAT = dict(choices=("json", "csv", "md"), default="json", help="output format")
+"""The ``--format`` option of a command that prints rows."""
+DB = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB setting)")
+"""The ``--db`` option of a command that opens the store."""
+
+
+class UsageError(Exception):
+    """A bad argument: reported on one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would print the usage block too
+        raise UsageError(message)
+
+
+def plain(value: Any) -> Any:
+    """numpy scalars to Python ones; NaN to None so that JSON stays valid."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
+    """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``."""
+    rows = [{k: plain(v) for k, v in row.items()} for row in rows]
+    if fmt == "json":
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+    keys = list(rows[0]) if rows else []
+    if fmt == "csv":
+        return export.csv_text(pd.DataFrame(rows, columns=keys)).rstrip("\n")
+    cell = lambda v: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
+    return value
+
+
+def scenario_options(p: argparse.ArgumentParser) -> None:
+    """Options that set a scenario's hardware, models and context over its link's."""
+    p.add_argument("--gpu", help="GPU preset id")
+    p.add_argument("--target", help="target: a model preset id or its Hugging Face id")
+    p.add_argument("--draft", help="draft: a model preset id or its Hugging Face id, or eagle, eagle3, ngram")
+    p.add_argument("--engine", help="engine preset id")
+    p.add_argument("--context", type=int, help="context length in tokens")
+
+
+def preset_id(text: str, models: dict[str, roofline.Model], what: str, heads: Sequence[str] = ()) -> str:
+    """A model preset's id from its id or its Hugging Face id (case aside); a head's name as given."""
+    if text in models or text in heads:
+        return text
+    by_hub = {(commands.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
+    if text.lower() in by_hub:
+        return by_hub[text.lower()]
+    known = ", ".join([*heads, *models])
+    raise UsageError(f"unknown {what} {text!r}: use a preset id or its Hugging Face id ({known})")
+
+
+def scenario_params(args: argparse.Namespace, models: dict[str, roofline.Model], **numbers: Any) -> dict[str, str]:
+    """The link parameters that :func:`_scenario_options` set, and ``numbers`` (a command's own
+    batch, γ, α or tp) that are not None."""
+    params = {name: str(value) for name in ("gpu", "engine", "context") if (value := getattr(args, name, None)) is not None}
+    params |= {name: str(value) for name, value in numbers.items() if value is not None}
+    if getattr(args, "target", None):
+        params["target"] = preset_id(args.target, models, "target")
+    if getattr(args, "draft", None):
+        params["draft"] = preset_id(args.draft, models, "draft", scenario.HEAD_DRAFTS)
+    return params
+
+
+def presets() -> scenario.Presets:
+    """The shipped presets (``SPECVIZ_DATA_DIR``)."""
+    return scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
+
+
+def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, str] | None = None) -> scenario.Scenario:
+    """The scenario a calculator link (or its query) describes, with ``overrides`` set over it; a
+    value the page would refuse is an error here, not a silent default."""
+    query = urllib.parse.urlsplit(link).query if "?" in link else link
+    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | (overrides or {})
+    chosen, refused = scenario.from_query_params(params, presets)
+    if refused:
+        raise UsageError("the link sets " + ", ".join(f"{name}={text!r}" for name, text in refused)
+                         + ", which the calculator does not take (unknown id, or a value out of range)")
+    return chosen
+
+
+def words(notice: Any) -> str:
+    """A notice in plain English for a terminal: the page's Markdown (bold, escapes) taken out."""
+    return re.sub(r"\\(.)", r"\1", i18n.message(notice)).replace("**", "")
+
+
+def open_store(path: Path | None) -> Store:
+    return Store(path or settings.get("SPECVIZ_DB"), settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
+
+
+def frame_rows(frame: Any) -> list[dict[str, Any]]:
+    """DataFrame rows as JSON-safe dicts (timestamps as ISO text, lists as lists)."""
+    return json.loads(frame.to_json(orient="records", date_format="iso"))
+
+
+def read_limited(path: Path, kind: str, setting: str) -> bytes:
+    """The bytes of a regular file of at most ``setting`` bytes (``kind`` names such a file in the
+    messages), read no further than the limit even if the file grows meanwhile."""
+    try:
+        info = path.stat()
+    except OSError:
+        raise UsageError(f"{path}: no such file") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path}: not a regular file; give the path of {kind}")
+    limit = settings.get(setting)
+    if info.st_size > limit:
+        raise UsageError(f"{path} is {info.st_size:,} bytes; {kind} is at most {limit:,} ({setting})")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise UsageError(f"{path} is over {limit:,} bytes, the most {kind} may have ({setting})")
+    return data
+
+
+def config_model(path: Path) -> roofline.Model:
+    """A model from a config.json on disk: a regular file within the size limit uploads have."""
+    data = read_limited(path, "a config.json", "SPECVIZ_MAX_CONFIG_BYTES")
+    return roofline.model_from_config_bytes(data, path.name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
+
+
+def one_line(exc: BaseException) -> str:
+    """An error's text on one line (a terminal's message), or its type where it has no text."""
+    return " ".join(str(exc).split()) or type(exc).__name__

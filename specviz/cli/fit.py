@@ -1,0 +1,370 @@
+"""``fit``: calibrate the step model (:func:`specviz.model.calibration.calibrate`) on each series of a
+CSV of measured speedups, and predict the rows of a second CSV with a band (:func:`fit_tables`).
+
+Rows of both CSVs are counted from 1 after the header (blank lines not counted), in messages and in
+the ``row`` of each prediction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from specviz import i18n, settings
+from specviz.model import calibration, roofline, step
+
+from .common import FORMAT, UsageError, config_model, format_rows, one_line, plain, read_limited
+
+FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
+FIT_OPTIONAL_COLUMNS = ("tp", "weight_dtype", "kv_dtype", "engine", "tree_tokens")
+_DRAFT_KINDS = ("eagle", "eagle3", "ngram", "self")
+# (weights, KV cache) -> step.PRECISIONS: the combinations the step model has.
+_PRECISION_OF = {("bf16", "bf16"): "bf16", ("fp8", "fp8"): "fp8", ("fp8", "bf16"): "fp8-weights",
+                 ("int4", "bf16"): "int4-weights"}
+# What a series shares on every row, and the columns that give it (for messages).
+_SETTING_COLUMNS = {"gpu": "gpu", "target": "target", "draft": "draft", "tp": "tp",
+                    "precision": "weight_dtype/kv_dtype", "engine": "engine", "tree_tokens": "tree_tokens"}
+
+
+@dataclass
+class _FitRow:
+    number: int
+    series: str
+    setting: dict[str, Any]  # key -> resolved value, for the keys a cell gave (P.csv: may be partial)
+    texts: dict[str, str]  # key -> the cells' text, for messages
+    gamma: float
+    batch: float
+    context: float
+    acceptance_length: float | None
+    measured: float | None = None
+
+
+@dataclass
+class _Series:
+    name: str
+    rows: list[_FitRow] = field(default_factory=list)
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """A CSV as its lower-cased header and its non-blank rows (numbered from 1), read like every
+    file the command line reads: a regular file, within ``SPECVIZ_MAX_UPLOAD_BYTES``, UTF-8."""
+    data = read_limited(path, "a CSV", "SPECVIZ_MAX_UPLOAD_BYTES")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text; save the CSV as UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        records = [r for r in reader if any(cell.strip() for cell in r)]
+    except csv.Error as exc:
+        raise UsageError(f"{path}, line {reader.line_num}: not a readable CSV ({exc})") from None
+    if not records:
+        raise UsageError(f"{path}: empty; the first line names the columns ({', '.join(FIT_COLUMNS)})")
+    header = [name.strip().lower() for name in records[0]]
+    repeated = sorted({name for name in header if name and header.count(name) > 1})
+    if repeated:
+        raise UsageError(f"{path}: column {repeated[0]!r} appears more than once in the header")
+    rows = []
+    for number, record in enumerate(records[1:], start=1):
+        if len(record) > len(header):
+            raise UsageError(f"{path}, row {number}: {len(record)} cells, but the header names {len(header)} columns")
+        rows.append((number, {name: cell.strip() for name, cell in zip(header, record) if name}))
+    if not rows:
+        raise UsageError(f"{path}: no rows below the header")
+    return header, rows
+
+
+class _FitReader:
+    """Turns the cells of fit CSVs into settings and numbers, with messages that name the file,
+    the row and the column; presets and config.json files are read once."""
+
+    def __init__(self) -> None:
+        data_dir = settings.get("SPECVIZ_DATA_DIR")
+        self.gpus = roofline.load_gpus(data_dir)
+        self.models = roofline.load_models(data_dir)
+        self.engines = calibration.load_engines(data_dir)
+        self.configs: dict[Path, roofline.Model] = {}
+
+    @staticmethod
+    def where(path: Path, number: int, column: str) -> str:
+        return f"{path}, row {number}, column {column}"
+
+    def number(self, path: Path, number: int, column: str, text: str, *, low: float, low_open: bool = False,
+               whole: bool = False) -> float:
+        where = self.where(path, number, column)
+        if not text:
+            raise UsageError(f"{where}: empty; give a number")
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"{where}: {text!r} is not a number") from None
+        too_low = value <= low if low_open else value < low
+        if not math.isfinite(value) or too_low or (whole and not value.is_integer()):
+            kind = "a whole number" if whole else "a finite number"
+            bound = f"above {low:g}" if low_open else f"of {low:g} or more"
+            raise UsageError(f"{where}: must be {kind} {bound}, got {text!r}")
+        return value
+
+    def model(self, path: Path, number: int, column: str, text: str) -> roofline.Model:
+        if text in self.models:
+            return self.models[text]
+        where = self.where(path, number, column)
+        if not text or not (text.lower().endswith(".json") or "/" in text or "\\" in text):
+            raise UsageError(f"{where}: unknown model {text!r}: use a preset id ({', '.join(self.models)})"
+                             f"{', eagle, eagle3, ngram, self' if column == 'draft' else ''} or a config.json path")
+        candidate = Path(text).expanduser()
+        if not candidate.is_absolute() and not candidate.exists():
+            candidate = path.parent / candidate  # relative to the CSV's folder when not to the working one
+        key = candidate.resolve()
+        if key not in self.configs:
+            try:
+                self.configs[key] = config_model(candidate)
+            except (UsageError, ValueError, OSError) as exc:
+                raise UsageError(f"{where}: {one_line(exc)}") from None
+        return self.configs[key]
+
+    def setting(self, path: Path, number: int, cells: dict[str, str], *, partial: bool) -> tuple[dict, dict]:
+        """The setting keys the row's cells give: every key (defaults for the optional columns),
+        or with ``partial`` only those whose cells are not empty."""
+        setting: dict[str, Any] = {}
+        texts: dict[str, str] = {}
+        given = lambda column: bool(cells.get(column, ""))
+        if given("gpu") or not partial:
+            text = cells.get("gpu", "")
+            if text not in self.gpus:
+                raise UsageError(f"{self.where(path, number, 'gpu')}: unknown GPU {text!r}: use one of {', '.join(self.gpus)}")
+            setting["gpu"], texts["gpu"] = self.gpus[text], text
+        if given("target") or not partial:
+            text = cells.get("target", "")
+            setting["target"], texts["target"] = self.model(path, number, "target", text), text
+        if given("draft") or not partial:
+            text = cells.get("draft", "")
+            draft = (step.Draft(text) if text in _DRAFT_KINDS
+                     else step.Draft("model", self.model(path, number, "draft", text)))
+            setting["draft"], texts["draft"] = draft, text
+        if given("tp") or not partial:
+            text = cells.get("tp", "")
+            setting["tp"] = int(self.number(path, number, "tp", text, low=1, whole=True)) if text else 1
+            texts["tp"] = text or "1"
+        if given("weight_dtype") or given("kv_dtype") or not partial:
+            weights = cells.get("weight_dtype", "").lower() or "bf16"
+            kv = cells.get("kv_dtype", "").lower() or "bf16"
+            if (weights, kv) not in _PRECISION_OF:
+                column = "weight_dtype" if weights not in {w for w, _ in _PRECISION_OF} else "kv_dtype"
+                known = "; ".join(f"{w} weights with a {k} KV cache" for w, k in _PRECISION_OF)
+                raise UsageError(f"{self.where(path, number, column)}: {weights} weights with a {kv} KV cache are not "
+                                 f"modelled; use one of: {known} (empty cells: bf16)")
+            setting["precision"] = step.PRECISIONS[_PRECISION_OF[weights, kv]]
+            texts["precision"] = f"{weights}/{kv}"
+        if given("engine") or not partial:
+            text = cells.get("engine", "") or "any"
+            if text not in self.engines:
+                raise UsageError(f"{self.where(path, number, 'engine')}: unknown engine {text!r}: use one of "
+                                 f"{', '.join(self.engines)}")
+            setting["engine"], texts["engine"] = self.engines[text], text
+        if given("tree_tokens") or not partial:
+            text = cells.get("tree_tokens", "")
+            setting["tree_tokens"] = self.number(path, number, "tree_tokens", text, low=1, whole=True) if text else None
+            texts["tree_tokens"] = text or "(none: a chain)"
+        return setting, texts
+
+    def rows(self, path: Path, *, measured: bool) -> list[_FitRow]:
+        header, records = _read_csv(path)
+        required = FIT_COLUMNS + (("measured_speedup",) if measured else ())
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise UsageError(f"{path}: missing column {missing[0]!r}; the columns needed are {', '.join(required)} "
+                             f"(optional: {', '.join(FIT_OPTIONAL_COLUMNS)})")
+        gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
+        rows = []
+        for number, cells in records:
+            if not cells["series"]:
+                raise UsageError(f"{self.where(path, number, 'series')}: empty; name the series the row belongs to")
+            setting, texts = self.setting(path, number, cells, partial=not measured)
+            gamma = self.number(path, number, "gamma", cells["gamma"], low=1, whole=True)
+            if gamma > gamma_max:
+                raise UsageError(f"{self.where(path, number, 'gamma')}: at most {gamma_max} (SPECVIZ_GAMMA_MAX), "
+                                 f"got {cells['gamma']!r}")
+            row = _FitRow(number, cells["series"], setting, texts, gamma,
+                          self.number(path, number, "batch", cells["batch"], low=0, low_open=True),
+                          self.number(path, number, "context", cells["context"], low=0), None)
+            if cells["acceptance_length"]:
+                row.acceptance_length = self.number(path, number, "acceptance_length", cells["acceptance_length"],
+                                                    low=1)
+            if measured:
+                row.measured = self.number(path, number, "measured_speedup", cells["measured_speedup"], low=0,
+                                           low_open=True)
+            rows.append(row)
+        return rows
+
+
+def _check_length(path: Path, row: _FitRow, tree_tokens: float | None) -> None:
+    """An acceptance length lies in [1, the tokens the verify pass scores]."""
+    nodes = row.gamma + 1 if tree_tokens is None else tree_tokens
+    if row.acceptance_length is not None and row.acceptance_length > nodes:
+        scored = f"γ + 1 = {nodes:g}" if tree_tokens is None else f"tree_tokens = {nodes:g}"
+        raise UsageError(f"{_FitReader.where(path, row.number, 'acceptance_length')}: {row.acceptance_length:g} tokens "
+                         f"per step is more than the verify pass scores ({scored})")
+
+
+def _series(path: Path, rows: list[_FitRow]) -> dict[str, _Series]:
+    """The measured rows by series, each checked: one setting, two rows or more, an acceptance
+    length in every row or in none."""
+    found: dict[str, _Series] = {}
+    for row in rows:
+        found.setdefault(row.series, _Series(row.series)).rows.append(row)
+    for series in found.values():
+        first = series.rows[0]
+        for row in series.rows[1:]:
+            for key, column in _SETTING_COLUMNS.items():
+                if row.setting[key] != first.setting[key]:
+                    raise UsageError(f"{_FitReader.where(path, row.number, column)}: series {series.name!r} has "
+                                     f"{row.texts[key]!r} here and {first.texts[key]!r} in row {first.number}; "
+                                     "the rows of a series share gpu, target, draft, tp, weight_dtype, kv_dtype, "
+                                     "engine and tree_tokens")
+        if len(series.rows) < 2:
+            raise UsageError(f"{path}: series {series.name!r} has 1 row (row {first.number}); "
+                             "a fit needs 2 rows or more")
+        known = [row.acceptance_length is not None for row in series.rows]
+        if any(known) and not all(known):
+            row = series.rows[known.index(not known[0])]
+            raise UsageError(f"{_FitReader.where(path, row.number, 'acceptance_length')}: series {series.name!r} gives "
+                             "an acceptance length in some rows and not in others; give it in every row of the "
+                             "series (measured) or in none (fitted)")
+        for row in series.rows:
+            _check_length(path, row, first.setting["tree_tokens"])
+    return found
+
+
+def _calibrate(path: Path, series: _Series) -> tuple[calibration.Fit, float]:
+    """The series' fit and the RMS error of its predictions at its own rows."""
+    setting = series.rows[0].setting
+    column = lambda name: np.array([getattr(row, name) for row in series.rows], dtype=float)
+    lengths = column("acceptance_length") if series.rows[0].acceptance_length is not None else None
+    try:
+        with np.errstate(all="ignore"):
+            fit = calibration.calibrate(setting["gpu"], setting["target"], setting["draft"], setting["engine"],
+                                        batch=column("batch"), gamma=column("gamma"), context=column("context"),
+                                        measured_speedup=column("measured"), acceptance_length=lengths,
+                                        tree_tokens=setting["tree_tokens"], tp=setting["tp"],
+                                        precision=setting["precision"])
+            own = fit.predict(column("batch"), column("gamma"), column("context"), lengths)["speedup"]
+    except ValueError as exc:
+        rows = ", ".join(str(row.number) for row in series.rows)
+        raise UsageError(f"{path}: series {series.name!r} (rows {rows}) cannot be fitted: {one_line(exc)}") from None
+    return fit, float(np.sqrt(np.mean((own - column("measured")) ** 2)))
+
+
+def _warning_text(key: str) -> str:
+    """A fit's warning key as English text (the key itself if the catalogue lacks it)."""
+    try:
+        return i18n.t(key)
+    except KeyError:
+        return key
+
+
+def _check_predict_rows(path: Path, measured_path: Path, rows: list[_FitRow], series: dict[str, _Series]) -> None:
+    """Each row of P.csv names a series of M.csv, in that series' setting (a cell that names
+    another setting is refused; an empty one takes the series'), with a possible acceptance length."""
+    for row in rows:
+        if row.series not in series:
+            raise UsageError(f"{_FitReader.where(path, row.number, 'series')}: {row.series!r} is not a series of "
+                             f"{measured_path} (its series: {', '.join(series)})")
+        first = series[row.series].rows[0]
+        for key, value in row.setting.items():
+            if value != first.setting[key]:
+                raise UsageError(f"{_FitReader.where(path, row.number, _SETTING_COLUMNS[key])}: {row.texts[key]!r}, "
+                                 f"but series {row.series!r} was measured with {first.texts[key]!r} "
+                                 f"({measured_path}, row {first.number}); a prediction is made in its series' "
+                                 "setting (leave the cell empty to take it)")
+        _check_length(path, row, first.setting["tree_tokens"])
+
+
+def _predictions(path: Path, rows: list[_FitRow], series: dict[str, _Series],
+                 fits: dict[str, calibration.Fit]) -> list[dict[str, Any]]:
+    """One prediction per row of P.csv, in order, with the row's own acceptance length or else the
+    series' (measured, or fitted: then it must fit in the row's verify pass)."""
+    groups: dict[tuple[str, bool], list[_FitRow]] = {}
+    for row in rows:
+        if row.acceptance_length is None:
+            tree = series[row.series].rows[0].setting["tree_tokens"]
+            fit = fits[row.series]
+            fitted_e = fit.draws["expected_tokens"][fit.weights > 0]
+            nodes = row.gamma + 1 if tree is None else tree
+            if fitted_e.size and fitted_e.max() > nodes + 1e-9:
+                raise UsageError(f"{_FitReader.where(path, row.number, 'acceptance_length')}: empty, and series "
+                                 f"{row.series!r} has up to {fitted_e.max():.3g} tokens per step, more than this "
+                                 f"row's verify pass scores ({nodes:g}); give this row's acceptance length")
+        groups.setdefault((row.series, row.acceptance_length is not None), []).append(row)
+    out: dict[int, dict[str, Any]] = {}
+    for (name, known), group in groups.items():
+        column = lambda attr: np.array([getattr(row, attr) for row in group], dtype=float)
+        try:
+            with np.errstate(all="ignore"):
+                result = fits[name].predict(column("batch"), column("gamma"), column("context"),
+                                            column("acceptance_length") if known else None)
+        except ValueError as exc:
+            raise UsageError(f"{path}, row {group[0].number}: cannot be predicted: {one_line(exc)}") from None
+        for i, row in enumerate(group):
+            out[row.number] = {"row": row.number, "series": name, **{k: plain(float(result[k][i]))
+                                                                     for k in ("speedup", "low", "high")}}
+    return [out[row.number] for row in rows]
+
+
+def fit_tables(measured: Path, predict: Path | None = None) -> dict[str, Any]:
+    """The ``fit`` subcommand's result: ``{"series": {name: {"fitted", "rms_error", "warnings"}},
+    "predictions": [{"row", "series", "speedup", "low", "high"}, ...]}``.
+
+    Each series of ``measured`` (rows sharing a ``series`` name, gpu, target, draft, tp,
+    precision, engine and tree_tokens) is calibrated on its own rows; ``fitted`` holds the weighted
+    medians of :attr:`specviz.model.calibration.Fit.fitted`, ``rms_error`` the RMS of predicted minus
+    measured speedup over those rows, ``warnings`` the fit's warnings as English text. Each row
+    of ``predict`` names a series of ``measured`` and is predicted in its setting.
+
+    Raises
+    ------
+    UsageError
+        With one line that names the file, and the row and column where there is one.
+    """
+    reader = _FitReader()
+    series = _series(measured, reader.rows(measured, measured=True))
+    wanted = reader.rows(predict, measured=False) if predict is not None else []
+    _check_predict_rows(predict, measured, wanted, series)
+    fits, report = {}, {}
+    for name, one in series.items():
+        fit, rms = _calibrate(measured, one)
+        fits[name] = fit
+        report[name] = {"fitted": {k: plain(float(v)) for k, v in fit.fitted.items()}, "rms_error": plain(rms),
+                        "warnings": [_warning_text(key) for key in fit.warnings]}
+    return {"series": report, "predictions": _predictions(predict, wanted, series, fits) if wanted else []}
+
+
+def _fit_output(result: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(result, indent=2, ensure_ascii=False)
+    series = [{"series": name, **entry["fitted"], "rms_error": entry["rms_error"],
+               "warnings": "; ".join(entry["warnings"])} for name, entry in result["series"].items()]
+    predictions = result["predictions"] or []
+    text = format_rows(series, fmt)
+    return text + ("\n\n" + format_rows(predictions, fmt) if predictions else "")
+
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """The ``fit`` subcommand."""
+    p = sub.add_parser("fit", help="calibrate the step model on measured speedups, series by series, and "
+                                   "predict other points with a band")
+    p.add_argument("--measured", type=Path, required=True,
+                   help="CSV: " + ", ".join(FIT_COLUMNS) + ", measured_speedup (optional: "
+                        + ", ".join(FIT_OPTIONAL_COLUMNS) + ")")
+    p.add_argument("--predict", type=Path, help="CSV of points to predict, each naming a series of --measured")
+    p.add_argument("--format", **FORMAT)
+    p.set_defaults(run=lambda args: (_fit_output(fit_tables(args.measured, args.predict), args.format), 0))

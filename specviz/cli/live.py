@@ -1,0 +1,182 @@
+"""The live commands: ``metrics`` reads a ``/metrics`` URL or a file of exposition text (and, with
+``--since``, an earlier one) and prints the speculative-decoding figures per model
+(:func:`metrics_rows`); ``record`` polls a source into the store (:func:`specviz.results.recorder.record`):
+one progress line per poll on stderr, and a JSON summary on stdout when it ends (after ``--count``
+polls, or Ctrl-C); ``prometheus`` reads the same figures over time from a Prometheus server's API."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from specviz import settings
+from specviz.live import exposition, prometheus, scrape
+from specviz.results import recorder
+
+from .common import DB, UsageError, count, format_rows, open_store
+
+def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The ``prometheus`` command's points (one per time, model and ``--by`` label; NaN figures as
+    null) and what they rest on: the source, the PromQL run and the notices, in English."""
+    frame = prometheus.query_figures(args.base_url, args.range_, args.step, window_s=args.window, by=tuple(args.by))
+    flat = frame.reset_index()
+    flat["time"] = flat["time"].map(lambda moment: moment.isoformat())
+    about = {"source": frame.attrs["source"], "queries": frame.attrs["queries"],
+             "notices": [str(notice) for notice in frame.attrs["notices"]]}
+    return json.loads(flat.to_json(orient="records")), about
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
+
+
+METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts", "draft_tokens", "accepted_tokens",
+                "acceptance_rate", "acceptance_length", "alpha_iid", "num_speculative_tokens",
+                "per_position_acceptance", "per_position_conditional", "zero_accept_rate", "counter_reset",
+                "emitted_tokens", "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency",
+                "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
+                "kv_cache_usage", "itl_p50_ms", "itl_p99_ms", "summed_labels", "absent", "notices")
+"""The keys of each row of ``metrics``: :class:`specviz.live.exposition.SpecDecodeState`'s fields, the
+inter-token latency in milliseconds, ``absent`` (figure → why it is absent, in English) and
+``notices`` (English)."""
+_IN_MS = {"itl_p50": "itl_p50_ms", "itl_p99": "itl_p99_ms"}
+
+
+def state_row(state: exposition.SpecDecodeState) -> dict[str, Any]:
+    """One model's figures as a JSON-safe dict with :data:`METRICS_KEYS`: an absent figure is
+    ``null`` and its reason is in ``absent``."""
+    row: dict[str, Any] = {}
+    for key in METRICS_KEYS:
+        field_name = next((name for name, shown in _IN_MS.items() if shown == key), key)
+        value = getattr(state, field_name)
+        if key in _IN_MS.values() and value is not None:
+            value *= 1000.0
+        row[key] = value
+    row["summed_labels"] = list(state.summed_labels)
+    row["absent"] = {_IN_MS.get(name, name): str(notice) for name, notice in state.absent.items()}
+    row["notices"] = [str(notice) for notice in state.notices]
+    return row
+
+
+def _scraped(source: str) -> exposition.Snapshot:
+    """A source fetched and parsed; a URL's scrape carries the time its answer came (a file's has
+    none: rates per second need two URL scrapes)."""
+    is_url = scrape._scheme(source.strip()) is not None  # as fetch_text tells a URL from a path
+    text = scrape.fetch_text(source)
+    return exposition.parse(text, time.time() if is_url else None)
+
+
+def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The ``metrics`` subcommand's rows: :func:`state_row` of each model of ``source`` (totals since
+    the server started), or of the window since the scrape ``since`` (read first).
+
+    Raises
+    ------
+    specviz.live.scrape.ScrapeError, SpecvizError
+        For a source that cannot be read, is not exposition text or holds no speculative decoding.
+    """
+    previous = _scraped(since) if since is not None else None
+    current = _scraped(source)
+    return [state_row(state) for state in exposition.spec_decode_states(current, previous, tuple(split_by))]
+
+
+def _figure(value: float | None, digits: str = ".3g") -> str:
+    return "n/a" if value is None else format(value, digits)
+
+
+def poll_line(poll: recorder.Poll, count: int | None = None) -> str:
+    """One progress line of ``record``: the poll's number, time (UTC) and outcome; per model the
+    acceptance length and rate, γ, running requests and tokens/s."""
+    when = datetime.fromtimestamp(poll.time, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    head = f"poll {poll.number}{'' if count is None else f'/{count}'} {when} UTC"
+    if not poll.ok:
+        return f"{head} failed: {poll.error}"
+    kind = "window" if poll.window else "first scrape, totals since start"
+    if poll.after_failure:
+        kind += ", the source is back"
+    models = []
+    for state in poll.states:
+        text = (f"{state.model_name or '(no model name)'}: acceptance length {_figure(state.acceptance_length)}, "
+                f"rate {_figure(state.acceptance_rate)}, γ {_figure(state.num_speculative_tokens)}, "
+                f"running {_figure(state.running_requests, 'g')}")
+        if poll.window:
+            text += f", {_figure(state.generation_throughput, '.4g')} tokens/s"
+        if state.counter_reset:
+            text += " (counters reset: the server restarted)"
+        models.append(text)
+    return f"{head} recorded ({kind}): " + "; ".join(models)
+
+
+def _record(args: argparse.Namespace) -> tuple[str, int]:
+    store = open_store(args.db)
+
+    def progress(poll: recorder.Poll) -> None:
+        print(poll_line(poll, args.count), file=sys.stderr, flush=True)
+
+    interrupted = False
+    summary = recorder.RecordSummary()
+    try:
+        recorder.record(store, args.source, args.every, args.count,
+                        on_poll=lambda poll: (summary.add(poll), progress(poll)))
+    except KeyboardInterrupt:  # Ctrl-C ends a recording; what was stored stays
+        interrupted = True
+    finally:
+        store.close()
+    if not summary.recorded:
+        raise UsageError(f"no poll of {scrape.shown(args.source)} succeeded ({summary.failed} failed)"
+                         + (f"; the last: {summary.last_error}" if summary.last_error else ""))
+    report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
+              "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
+              "windows": summary.windows, "interrupted": interrupted}
+    return json.dumps(report, indent=2), 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """The live subcommands."""
+    p = sub.add_parser("metrics", help="speculative-decoding figures per model from a /metrics URL or a file of "
+                                       "exposition text, since the server started or since an earlier scrape")
+    p.add_argument("source", help="an http(s) URL such as http://localhost:8000/metrics, or a file")
+    p.add_argument("--since", metavar="PREVIOUS", help="an earlier scrape of the same server (URL or file): "
+                                                       "the figures are then the window between the two")
+    p.add_argument("--split-by", nargs="+", default=[], metavar="LABEL",
+                   help="labels to keep apart instead of summing over, e.g. engine (data-parallel engines)")
+    p.add_argument("--format", choices=("json",), default="json")
+    p.set_defaults(run=lambda args: (json.dumps(metrics_rows(args.source, args.since, args.split_by), indent=2,
+                                                ensure_ascii=False), 0))
+
+    p = sub.add_parser("record", help="poll a /metrics URL (or a file) every N seconds into the store's "
+                                      "snapshots and windows tables; a progress line per poll on stderr")
+    p.add_argument("source", help="an http(s) URL such as http://localhost:8000/metrics, or a file")
+    p.add_argument("--db", **DB)
+    p.add_argument("--every", type=_positive_seconds, required=True, metavar="SECONDS", help="seconds between polls")
+    p.add_argument("--count", type=count, metavar="N", help="polls to make (default: until Ctrl-C)")
+    p.add_argument("--format", choices=("json",), default="json")
+    p.set_defaults(run=_record)
+
+    p = sub.add_parser("prometheus", help="speculative-decoding figures over time from a Prometheus server's HTTP "
+                                          "API (or Thanos, Mimir, VictoriaMetrics), summed over the servers it scrapes")
+    p.add_argument("base_url", help="e.g. http://localhost:9090")
+    p.add_argument("--range", default="1h", dest="range_", help="how far back, e.g. 1h (default)")
+    p.add_argument("--step", default="30s", help="one point per step, e.g. 30s (default)")
+    p.add_argument("--window", help="the increase() window of each point (default: the step)")
+    p.add_argument("--by", nargs="+", default=[], metavar="LABEL", help="labels kept apart, e.g. instance")
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.set_defaults(run=_prometheus)
+
+
+def _prometheus(args: argparse.Namespace) -> tuple[str, int]:
+    rows, about = prometheus_rows(args)
+    if args.format == "csv":
+        return format_rows(rows, "csv"), 0
+    return json.dumps({**about, "points": rows}, indent=2, ensure_ascii=False), 0

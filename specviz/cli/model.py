@@ -1,0 +1,250 @@
+"""The model's commands: ``speedup`` (the acceptance math at given cost ratios), ``roofline`` (step
+times on a GPU preset), ``calc`` (what the calculator shows for a link's scenario, the band
+included), ``simulate`` (the Latency view's simulation), ``model-from-config`` and ``presets``."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from specviz import calculator, scenario, settings
+from specviz.model import roofline, simulate, spec, step
+
+from .common import (FORMAT, UsageError, config_model, count, format_rows, linked_scenario, plain, presets,
+                     scenario_options, scenario_params)
+
+
+def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
+                 verify_costs: Sequence[float] | None = None, regime: str | None = None,
+                 draft_cost: float = spec.SEED_DRAFT_COST, gamma_max: int = 16) -> list[dict[str, Any]]:
+    """Rows of the ``speedup`` subcommand: one per (α, γ, verify_cost); ``gammas=None`` picks the best γ.
+
+    ``regime="compute"`` sets verify_cost = γ + 1 and ``"memory"`` sets it to 1.
+    """
+    rows = []
+    costs: Sequence[float | None] = [None] if regime else (verify_costs or [1.0])
+    for alpha, cost in itertools.product(alphas, costs):
+        if regime:
+            verify = (lambda g: g + 1.0) if regime == "compute" else 1.0
+        else:
+            verify = cost
+        if gammas is None:
+            best, _ = spec.optimal_gamma(alpha, draft_cost, verify, gamma_max)
+            candidates = [best]
+        else:
+            candidates = gammas
+        for gamma in candidates:
+            v = verify(gamma) if callable(verify) else verify
+            rows.append({
+                "alpha": alpha, "gamma": gamma, "verify_cost": v, "draft_cost": draft_cost,
+                "expected_tokens": spec.expected_tokens(alpha, gamma),
+                "acceptance_rate_vllm": spec.acceptance_rate_from_alpha(alpha, gamma),
+                "speedup": spec.speedup(alpha, gamma, v, draft_cost),
+            })
+    return rows
+
+
+ROOFLINE_KEYS = ("batch", "context", "tokens_per_verify", "regime", "ridge_flop_per_byte",
+                 "baseline_step_ms", "verify_step_ms", "draft_step_ms", "verify_cost", "draft_cost",
+                 "speedup", "baseline_tokens_per_s", "spec_tokens_per_s")
+
+
+def roofline_rows(result: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """Flatten an :func:`specviz.model.roofline.evaluate` result into rows with :data:`ROOFLINE_KEYS`."""
+    flat = {k: np.ravel(result[k]) for k in ROOFLINE_KEYS}
+    return [{k: plain(flat[k][i]) for k in ROOFLINE_KEYS} for i in range(flat["batch"].size)]
+
+
+def _resolve_model(name: str, models: dict[str, roofline.Model]) -> roofline.Model:
+    if name in models:
+        return models[name]
+    path = Path(name)
+    if path.suffix == ".json" and path.exists():
+        return config_model(path)
+    raise UsageError(f"unknown model {name!r}: use a preset id ({', '.join(models)}) or a config.json path")
+
+
+def _resolve_gpu(args: argparse.Namespace, gpus: dict[str, roofline.GPU]) -> roofline.GPU:
+    if args.gpu not in gpus:
+        raise UsageError(f"unknown GPU {args.gpu!r}: use one of {', '.join(gpus)}")
+    gpu = gpus[args.gpu]
+    overrides = {k: v for k, v in (("tflops", args.tflops), ("bandwidth_tb_s", args.bandwidth))
+                 if v is not None}
+    return roofline.GPU(**{**asdict(gpu), **overrides})
+
+
+def _gamma_arg(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"gamma must be a whole number or 'auto', got {text!r}") from None
+
+
+def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
+    """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
+    as the page shows them."""
+    chosen = linked_scenario(link, presets)
+    point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)
+    here = {key: plain(float(value)) if value.dtype.kind == "f" else str(value)
+            for key, value in calculator.evaluate_scenario(chosen, *point).items()}
+    row: dict[str, Any] = {"gpu": chosen.gpu.id, "target": chosen.target_id, "draft": chosen.draft_id,
+                           "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
+                           "mode": chosen.mode, **here}
+    if chosen.mode == "step":
+        low, high = calculator.speedup_band(chosen, *point)
+        row |= {"low": float(low), "high": float(high),
+                "ideal_speedup": float(calculator.evaluate_scenario(chosen.ideal(), *point)["speedup"]),
+                "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()}}
+    return row
+
+
+def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
+    """The Latency view's simulation from the command line: step times from the step model at the
+    scenario's batch and context, acceptance from --alpha (with --gamma) or --rates."""
+    if args.rates and args.gamma is not None and args.gamma != len(args.rates):
+        raise UsageError(f"--gamma {args.gamma} but {len(args.rates)} rates: the rates give γ")
+    chosen = linked_scenario(args.link, presets, scenario_params(
+        args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
+    gamma = len(args.rates) if args.rates else chosen.gamma
+    alpha = float(spec.alpha_from_rates(args.rates)) if args.rates else args.alpha
+    times = simulate.StepTimes.from_step(step.step(
+        chosen.gpu, chosen.target, chosen.draft, batch=chosen.batch, gamma=gamma, context=chosen.context, alpha=alpha,
+        tp=chosen.tp, precision=chosen.precision, costs=chosen.costs))
+    acceptance = {"rates": args.rates} if args.rates else {"alpha": args.alpha, "gamma": gamma}
+    summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
+                               steps=args.steps, seed=args.seed)
+    table = summary.table(per_step=True)
+    return {"alpha": alpha, "gamma": gamma, "rates": args.rates, "gpu": chosen.gpu.id, "target": chosen.target_id,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "batch": chosen.batch, "context": chosen.context,
+            "plain_step_ms": times.plain_s * 1e3, "spec_step_ms": times.spec_s * 1e3, "steps": summary.steps,
+            "seed": args.seed, "tokens_per_step_mean": summary.mean_tokens, "tokens_per_step_se": summary.mean_tokens_se,
+            "expected_tokens": plain(summary.expected_tokens), "zero_accept_share": summary.zero_accept_share,
+            "tokens_per_step_counts": [int(c) for c in summary.counts], "output_tokens": summary.output_tokens,
+            "requests": summary.requests,
+            "latency_ms": {row: {"plain": r.plain_s * 1e3, "spec": r.spec_s * 1e3, "ratio": r.ratio}
+                           for row, r in table.iterrows()}}
+
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """The model's subcommands."""
+    p = sub.add_parser("speedup", help="speedup from α, γ and cost ratios")
+    p.add_argument("--alpha", type=float, nargs="+", required=True)
+    p.add_argument("--gamma", type=_gamma_arg, nargs="+", required=True)
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--verify-cost", type=float, nargs="+")
+    group.add_argument("--regime", choices=("memory", "compute"))
+    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST)
+    p.add_argument("--gamma-max", type=int, default=settings.get("SPECVIZ_GAMMA_MAX"))
+    p.add_argument("--format", **FORMAT)
+    p.set_defaults(run=_speedup)
+
+    p = sub.add_parser("roofline", help="step times and speedup on a GPU preset")
+    p.add_argument("--gpu", required=True)
+    p.add_argument("--target", required=True, help="preset id or config.json path")
+    p.add_argument("--draft", help="preset id or config.json path; without it --draft-cost applies")
+    p.add_argument("--batch", type=int, nargs="+", required=True)
+    p.add_argument("--alpha", type=float, required=True)
+    p.add_argument("--gamma", type=int, required=True)
+    p.add_argument("--context", type=int, nargs="+", default=[0])
+    p.add_argument("--realistic", action="store_true", help="start from the realistic knob preset")
+    p.add_argument("--mfu", type=float)
+    p.add_argument("--mbu", type=float)
+    p.add_argument("--overlap", type=float)
+    p.add_argument("--overhead-ms", type=float)
+    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST)
+    p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")
+    p.add_argument("--bandwidth", type=float, help="override the preset's bandwidth, TB/s")
+    p.add_argument("--format", **FORMAT)
+    p.set_defaults(run=_roofline)
+
+    p = sub.add_parser("calc", help="what the calculator shows for a scenario given as its link (or the "
+                                    "link's query), the band included")
+    p.add_argument("link", nargs="?", default="", help="e.g. 'alpha=0.7&batch=16&engine=sglang' or a whole "
+                                                       "calculator URL; empty: the default scenario")
+    p.add_argument("--format", **FORMAT)
+    p.set_defaults(run=_calc)
+
+    p = sub.add_parser("simulate", help="tokens per step, inter-token and request latency with and without "
+                                        "speculation, simulated from α or per-position rates")
+    p.add_argument("link", nargs="?", default="", help="the scenario whose step times are used, as for calc")
+    acceptance = p.add_mutually_exclusive_group(required=True)
+    acceptance.add_argument("--alpha", type=float, help="per-position acceptance α (i.i.d.)")
+    acceptance.add_argument("--rates", type=float, nargs="+", help="measured acceptance at each draft position, "
+                                                                  "given the positions before (γ = their count)")
+    p.add_argument("--gamma", type=count, help="draft length (with --alpha; default: the link's)")
+    p.add_argument("--batch", type=count, help="the batch whose step times are used (default: the link's)")
+    p.add_argument("--steps", type=count, default=1_000_000, help="steps simulated (default 1,000,000)")
+    p.add_argument("--requests", type=count, default=10_000, help="requests simulated (default 10,000)")
+    p.add_argument("--output-tokens", type=count, default=500, help="tokens decoded per request (default 500)")
+    p.add_argument("--seed", type=int, default=0)
+    scenario_options(p)
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
+    p.set_defaults(run=lambda args: (json.dumps(simulate_row(args, presets()), indent=2, ensure_ascii=False), 0))
+
+    p = sub.add_parser("model-from-config", help="exact parameter counts from a config.json")
+    p.add_argument("file", type=Path)
+    p.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per KV element (2 for BF16)")
+    p.add_argument("--format", **FORMAT)
+    p.set_defaults(run=_model_from_config)
+
+    p = sub.add_parser("presets", help="the shipped GPU and model presets with their sources")
+    p.add_argument("--format", **FORMAT)
+    p.set_defaults(run=_presets_table)
+
+
+def _speedup(args: argparse.Namespace) -> tuple[str, int]:
+    autos = [g for g in args.gamma if g == "auto"]
+    if autos and len(args.gamma) > 1:
+        raise UsageError("--gamma auto cannot be mixed with explicit values")
+    gammas = None if autos else args.gamma
+    rows = speedup_rows(args.alpha, gammas, verify_costs=args.verify_cost, regime=args.regime,
+                        draft_cost=args.draft_cost, gamma_max=args.gamma_max)
+    return format_rows(rows, args.format), 0
+
+
+def _roofline(args: argparse.Namespace) -> tuple[str, int]:
+    data_dir = settings.get("SPECVIZ_DATA_DIR")
+    models = roofline.load_models(data_dir)
+    gpu = _resolve_gpu(args, roofline.load_gpus(data_dir))
+    knobs = dict(roofline.REALISTIC) if args.realistic else {}
+    knobs |= {k: v for k, v in (("mfu", args.mfu), ("mbu", args.mbu), ("overlap", args.overlap),
+                                 ("overhead_ms", args.overhead_ms)) if v is not None}
+    result = roofline.evaluate(
+        gpu, _resolve_model(args.target, models),
+        _resolve_model(args.draft, models) if args.draft else None,
+        alpha=args.alpha, gamma=args.gamma, batch=np.array(args.batch)[:, None],
+        context=np.array(args.context)[None, :], draft_cost=args.draft_cost, **knobs)
+    return format_rows(roofline_rows(result), args.format), 0
+
+
+def _calc(args: argparse.Namespace) -> tuple[str, int]:
+    row = calc_row(args.link, presets())
+    if args.format == "json":
+        return json.dumps(row, indent=2), 0
+    return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format), 0
+
+
+def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
+    model = config_model(args.file)
+    row = {"params_total": model.params_total, "params_active": model.params_active,
+           "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
+    row |= {k: v for k, v in asdict(model).items() if k not in row and k != "source"}
+    return (json.dumps(row, indent=2) if args.format == "json" else format_rows([row], args.format)), 0
+
+
+def _presets_table(args: argparse.Namespace) -> tuple[str, int]:
+    data_dir = settings.get("SPECVIZ_DATA_DIR")
+    gpus = [asdict(g) | {"ridge_flop_per_byte": g.ridge} for g in roofline.load_gpus(data_dir).values()]
+    models = [{"id": k, **asdict(m)} for k, m in roofline.load_models(data_dir).items()]
+    if args.format == "json":
+        return json.dumps({"gpus": [{k: plain(v) for k, v in g.items()} for g in gpus], "models": models}, indent=2), 0
+    return format_rows(gpus, args.format) + "\n\n" + format_rows(models, args.format), 0

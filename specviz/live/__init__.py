@@ -1,0 +1,17 @@
+"""Live metrics: what a running server's ``/metrics`` (or a Prometheus server in front of a fleet) says
+about speculative decoding now.
+
+- ``exposition``: Prometheus exposition text parsed into a snapshot, and the speculative-decoding
+  state of each model over a window between two snapshots (vLLM, SGLang, llama.cpp).
+- ``scrape``: the safe fetch of a metrics URL or file (schemes, redirects, size and time limits).
+- ``prometheus``: the same figures over time from a Prometheus server's HTTP API, summed over a fleet.
+- ``replay``: an exporter that serves recorded metrics on 127.0.0.1 (``python -m specviz.live.replay``).
+- ``windows``: what the windows mean for the scenario: paying now or not, replicas, calibration.
+
+Recording into the store is :mod:`specviz.results.recorder`: the store keeps the live tables, so it
+sits above this package.
+
+May import: specviz.errors, specviz.i18n, specviz.settings, specviz.model, specviz.scenario,
+specviz.calculator, specviz.workload.
+Must not import: specviz.results, specviz.advice, specviz.cli, specviz.charts, or Streamlit.
+"""

@@ -1,0 +1,658 @@
+"""Prometheus exposition text → the state of speculative decoding on a serving engine.
+
+:func:`parse` reads one scrape of ``/metrics`` (text format 0.0.4, as vLLM, SGLang and llama.cpp
+serve it) into a :class:`Snapshot`; :func:`spec_decode_states` turns one snapshot (totals since the
+server started) or two (a window between them) into one :class:`SpecDecodeState` per model, or per
+model and replica. Pure functions: no network, no Streamlit.
+
+Metric families are recognised by pattern (:data:`ROLES`), not by one name per engine:
+
+* the vLLM counter schema, ``<prefix>:spec_decode_num_{drafts,draft_tokens,accepted_tokens}`` and
+  ``..._accepted_tokens_per_pos{position="i"}``: vLLM V1 (``vllm/v1/spec_decode/metrics.py``) and
+  llama.cpp, which copied it (``llamacpp:``, ggml-org/llama.cpp pull request #26389);
+* vLLM V0 (``vllm/engine/metrics.py``): counters ``vllm:spec_decode_num_{accepted,draft,emitted}_tokens``
+  and the gauges ``vllm:spec_decode_draft_acceptance_rate`` and ``vllm:spec_decode_efficiency``;
+* SGLang (``python/sglang/srt/metrics/collector.py``): gauges ``sglang:spec_accept_length`` and
+  ``sglang:spec_accept_rate`` over its last logging interval;
+* companions: running and waiting requests, generation tokens, KV-cache usage and the inter-token
+  latency histogram of each engine.
+
+Counters carry ``_total`` on the wire and come with ``_created`` series (the time the series was
+created); ``_created`` is never read as a value. Series of one model are summed over every label
+other than ``model_name`` (vLLM's ``engine`` of data-parallel engines, SGLang's ``tp_rank``,
+Prometheus's ``instance``); the result names the labels summed over, and ``split_by`` keeps them
+apart instead.
+
+Where an engine does not export what a figure needs, the figure is ``None`` and
+:attr:`SpecDecodeState.absent` holds the reason (a :class:`specviz.errors.Notice`); nothing is
+guessed. Windows treat a counter that went down as a restart, as Prometheus's ``increase()`` does.
+
+References
+----------
+Prometheus text exposition format: https://prometheus.io/docs/instrumenting/exposition_formats/.
+Prometheus ``increase()`` and counter resets: https://prometheus.io/docs/prometheus/latest/querying/functions/#increase.
+Prometheus ``histogram_quantile()``: ``promql/quantile.go``, ``BucketQuantile``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Iterable
+
+import numpy as np
+from prometheus_client.parser import text_string_to_metric_families
+
+from specviz.model import spec
+from specviz.errors import Notice, SpecvizError
+
+__all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states", "counter_increase",
+           "histogram_quantile"]
+
+# Role → pattern of a sample's name (``_total`` optional: a counter without a TYPE line keeps it in
+# its family name). ``prefix`` is the engine's namespace. Counters first, then gauges, then the
+# inter-token latency histogram's buckets.
+ROLES: dict[str, str] = {
+    "drafts": r"(?P<prefix>\w+):spec_decode_num_drafts(?:_total)?",
+    "draft_tokens": r"(?P<prefix>\w+):spec_decode_num_draft_tokens(?:_total)?",
+    "accepted_tokens": r"(?P<prefix>\w+):spec_decode_num_accepted_tokens(?:_total)?",
+    "accepted_per_pos": r"(?P<prefix>\w+):spec_decode_num_accepted_tokens_per_pos(?:_total)?",
+    "emitted_tokens": r"(?P<prefix>vllm):spec_decode_num_emitted_tokens(?:_total)?",
+    "generation_tokens": r"(?P<prefix>vllm|sglang):generation_tokens(?:_total)?|(?P<prefix2>llamacpp):tokens_predicted(?:_total)?",
+    "reported_acceptance_rate": r"(?P<prefix>vllm):spec_decode_draft_acceptance_rate|(?P<prefix2>sglang):spec_accept_rate",
+    "reported_acceptance_length": r"(?P<prefix>sglang):spec_accept_length",
+    "system_efficiency": r"(?P<prefix>vllm):spec_decode_efficiency",
+    "running": r"(?P<prefix>vllm):num_requests_running|(?P<prefix2>sglang):num_running_reqs|(?P<prefix3>llamacpp):requests_processing",
+    "waiting": r"(?P<prefix>vllm):num_requests_waiting|(?P<prefix2>sglang):num_queue_reqs|(?P<prefix3>llamacpp):requests_deferred",
+    "kv_cache_usage": r"(?P<prefix>vllm):(?:kv|gpu)_cache_usage_perc|(?P<prefix2>sglang):token_usage|(?P<prefix3>llamacpp):kv_cache_usage_ratio",
+    "itl": r"(?P<prefix>vllm|sglang):inter_token_latency_seconds_bucket",
+    # vLLM before 0.11 called the same per-step histogram time_per_output_token (not the per-request
+    # request_time_per_output_token); read only where the new name is absent.
+    "itl_legacy": r"(?P<prefix>vllm):time_per_output_token_seconds_bucket",
+}
+_COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens",
+             "generation_tokens", "itl", "itl_legacy")
+_SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens",
+               "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")
+# Labels that name what a series measures, not which replica measured it.
+_MEANING_LABELS = ("model_name", "position", "le")
+_ENGINE_NAMES = {"sglang": "sglang", "llamacpp": "llama.cpp"}
+# How a role's metric is named in a reason (its vLLM name, or the engine's own).
+_METRIC_NAMES = {
+    "drafts": "spec_decode_num_drafts", "draft_tokens": "spec_decode_num_draft_tokens",
+    "accepted_tokens": "spec_decode_num_accepted_tokens", "emitted_tokens": "spec_decode_num_emitted_tokens",
+    "accepted_per_pos": "spec_decode_num_accepted_tokens_per_pos", "generation_tokens": "generation_tokens",
+    "reported_acceptance_rate": "spec_decode_draft_acceptance_rate / spec_accept_rate",
+    "reported_acceptance_length": "spec_accept_length", "system_efficiency": "spec_decode_efficiency",
+    "running": "num_requests_running", "waiting": "num_requests_waiting", "kv_cache_usage": "kv_cache_usage_perc",
+    "itl": "inter_token_latency_seconds",
+}
+
+_ROLE_RES = {role: re.compile(pattern) for role, pattern in ROLES.items()}
+# Only the lines of the families above (and their HELP and TYPE lines) reach the parser: a scrape is
+# mostly histograms specviz does not read, and prometheus_client's pure-Python parser costs ~0.6 ms a
+# KB. Selecting lines is not parsing them; what is selected is parsed by prometheus_client alone.
+_FAMILY = "|".join(f"(?:{re.sub(r'[(]?[?]P<prefix[0-9]?>', '(?:', p)})" for p in ROLES.values())
+_FAMILY = _FAMILY.replace("_bucket", "(?:_bucket)?")  # the TYPE line names the family without it
+_WANTED_LINE = re.compile(rf"^[ \t]*(?:#[ \t]+(?:HELP|TYPE)[ \t]+)?(?:{_FAMILY})(?=[{{ \t]|$).*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One scrape: the values of the recognised series, by role.
+
+    Attributes
+    ----------
+    series : dict
+        Role (a key of :data:`ROLES`) → {(prefix, labels): value}, labels a sorted tuple of
+        (name, value) pairs. ``_created`` series are not here.
+    time : float or None
+        When the scrape was taken (seconds, any epoch shared by the snapshots compared); rates per
+        second need it.
+    notices : list of Notice
+        Values left out (negative or not finite: no role can be either).
+    """
+
+    series: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]]
+    time: float | None = None
+    notices: list[Notice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SpecDecodeState:
+    """Speculative decoding of one model (or one replica of it) since start or over a window.
+
+    Every figure is ``None`` where the engine does not export what it needs; ``absent`` then maps
+    the figure's name to the reason. Token counts are sums over the replicas (``summed_labels``).
+
+    Attributes
+    ----------
+    engine : str
+        ``vllm-v1``, ``vllm-v0``, ``sglang``, ``llama.cpp``, or the namespace of another engine that
+        exports the vLLM counter schema.
+    model_name : str
+        The ``model_name`` label ("" where the engine exports none, as llama.cpp).
+    labels : dict
+        The values of the ``split_by`` labels for this state (empty when summed over).
+    window : bool
+        True for the increase between two snapshots, False for totals since start.
+    seconds : float or None
+        The window's length, where both snapshots carry a time.
+    drafts, draft_tokens, accepted_tokens, emitted_tokens : float or None
+        Counts of speculative steps, tokens proposed, proposed tokens accepted, and (vLLM V0)
+        tokens emitted by speculative steps.
+    acceptance_rate : float or None
+        accepted_tokens / draft_tokens: what vLLM calls the acceptance rate (not α; see
+        :mod:`specviz.model.spec`). For SGLang, its own gauge.
+    acceptance_length : float or None
+        1 + accepted_tokens / drafts: tokens per target step, bonus token included. For SGLang, its
+        own gauge.
+    num_speculative_tokens : float or None
+        draft_tokens / drafts: γ, the draft length.
+    alpha_iid : float or None
+        The α with E(α, γ) = acceptance_length (:func:`specviz.model.spec.alpha_from_acceptance_length`).
+    per_position_acceptance : list of float or None
+        per_pos[i] / drafts: the share of drafts whose position i was accepted.
+    per_position_conditional : list of float or None
+        per_pos[i] / per_pos[i−1] (per_pos[0] / drafts at i = 0): acceptance at position i given
+        that the positions before it were accepted, the a_i of
+        :func:`specviz.model.spec.expected_tokens_chain`; ``None`` entries where the position before
+        accepted nothing.
+    zero_accept_rate : float or None
+        1 − per_pos[0] / drafts: the share of drafts of which nothing was accepted.
+    reported_acceptance_rate, reported_acceptance_length, system_efficiency : float or None
+        The engine's own gauges (vLLM V0, SGLang), as reported at the latest snapshot.
+    running_requests, waiting_requests : float or None
+        Requests being decoded (the live batch) and queued, summed over replicas.
+    generation_tokens : float or None
+        Tokens generated (since start, or over the window).
+    generation_throughput : float or None
+        generation_tokens / seconds over a window.
+    kv_cache_usage : float or None
+        Fraction of the KV cache in use: the highest across replicas (the first to run out).
+    itl_p50, itl_p99 : float or None
+        Inter-token latency quantiles in seconds, from the histogram's buckets as Prometheus's
+        ``histogram_quantile`` interpolates them.
+    counter_reset : bool
+        A counter went down between the snapshots (a restart); the window counts from zero there.
+    summed_labels : tuple of str
+        Labels whose series were summed (e.g. ``("engine",)`` for data-parallel vLLM engines).
+    absent : dict of str to Notice
+        Why each ``None`` figure is absent.
+    notices : list of Notice
+        What a reader should know about the figures that are present.
+    """
+
+    engine: str
+    model_name: str
+    labels: dict[str, str]
+    window: bool
+    seconds: float | None
+    drafts: float | None
+    draft_tokens: float | None
+    accepted_tokens: float | None
+    emitted_tokens: float | None
+    acceptance_rate: float | None
+    acceptance_length: float | None
+    num_speculative_tokens: float | None
+    alpha_iid: float | None
+    per_position_acceptance: list[float] | None
+    per_position_conditional: list[float | None] | None
+    zero_accept_rate: float | None
+    reported_acceptance_rate: float | None
+    reported_acceptance_length: float | None
+    system_efficiency: float | None
+    running_requests: float | None
+    waiting_requests: float | None
+    generation_tokens: float | None
+    generation_throughput: float | None
+    kv_cache_usage: float | None
+    itl_p50: float | None
+    itl_p99: float | None
+    counter_reset: bool
+    summed_labels: tuple[str, ...]
+    absent: dict[str, Notice]
+    notices: list[Notice]
+
+
+@cache
+def _role_of(name: str) -> tuple[str, str] | None:
+    """(role, engine prefix) of a sample's name, or None for a series specviz does not read."""
+    for role, pattern in _ROLE_RES.items():
+        match = pattern.fullmatch(name)
+        if match:
+            return role, next(v for v in match.groupdict().values() if v)
+    return None
+
+
+def parse(text: str, time: float | None = None) -> Snapshot:
+    """Read one scrape of Prometheus exposition text.
+
+    Parameters
+    ----------
+    text : str
+        The body of ``/metrics`` (text format 0.0.4).
+    time : float, optional
+        When it was scraped, in seconds; needed for rates per second over a window.
+
+    Returns
+    -------
+    Snapshot
+        The recognised series by role. Lines of other families are not read (and so not checked).
+
+    Raises
+    ------
+    SpecvizError
+        ``prom.malformed`` if a line of a recognised family is not exposition text;
+        ``prom.duplicate_series`` if one series appears twice (Prometheus refuses such a scrape).
+    """
+    wanted = "\n".join(_WANTED_LINE.findall(text))
+    series: dict[str, dict] = {role: {} for role in ROLES}
+    dropped: dict[str, int] = {}
+    try:
+        families = list(text_string_to_metric_families(wanted))
+    # prometheus_client signals a broken line with ValueError, and some with IndexError or
+    # KeyError from its tokeniser; every one is the same thing to a user: not exposition text.
+    except (ValueError, IndexError, KeyError, TypeError) as exc:
+        raise SpecvizError("prom.malformed", detail=str(exc)[:200] or type(exc).__name__) from None
+    for family in families:
+        for sample in family.samples:
+            found = _role_of(sample.name)
+            if found is None:
+                continue
+            role, prefix = found
+            value = float(sample.value)
+            # Every role is a count, a ratio or a length: a negative one is as wrong as NaN.
+            if not math.isfinite(value) or value < 0:
+                dropped[sample.name] = dropped.get(sample.name, 0) + 1
+                continue
+            key = (prefix, tuple(sorted(sample.labels.items())))
+            if key in series[role]:
+                raise SpecvizError("prom.duplicate_series", series=_describe(sample.name, sample.labels))
+            series[role][key] = value
+    notices = [Notice("prom.notice.dropped_value", metric=name, count=count) for name, count in dropped.items()]
+    return Snapshot(series=series, time=time, notices=notices)
+
+
+def _describe(name: str, labels: dict[str, str]) -> str:
+    return name + "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "}"
+
+
+def counter_increase(previous: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How much counters grew between two readings, treating a decrease as a restart.
+
+    .. math:: \\Delta = \\begin{cases} c_1 - c_0 & c_1 \\ge c_0 \\\\ c_1 & c_1 < c_0 \\end{cases}
+
+    A counter only goes down when its process restarts and counts again from zero, so after a drop
+    the whole current value is the increase since the restart, as Prometheus's ``increase()`` and
+    ``rate()`` count it. Never negative, and never more than the current value.
+
+    Parameters
+    ----------
+    previous, current : array_like
+        Readings of the same series (non-negative).
+
+    Returns
+    -------
+    increase : ndarray
+        Δ per series.
+    reset : ndarray of bool
+        Which series went down.
+
+    References
+    ----------
+    Prometheus, "Functions: increase()" (breaks in monotonicity such as counter resets due to
+    target restarts are automatically adjusted for).
+    """
+    c0 = np.asarray(previous, dtype=float)
+    c1 = np.asarray(current, dtype=float)
+    reset = c1 < c0
+    return np.where(reset, c1, c1 - c0), reset
+
+
+def histogram_quantile(q: float, upper_bounds: Iterable[float], counts: Iterable[float]) -> float | None:
+    """The q-quantile of a Prometheus histogram, interpolated linearly inside its bucket.
+
+    Parameters
+    ----------
+    q : float
+        The quantile, 0 ≤ q ≤ 1.
+    upper_bounds : iterable of float
+        The buckets' ``le`` bounds; one must be +Inf.
+    counts : iterable of float
+        Cumulative counts of the same buckets.
+
+    Returns
+    -------
+    float or None
+        As Prometheus computes it: the rank q·N (N the +Inf bucket's count) falls in bucket b; the
+        result is lower(b) + (upper(b) − lower(b)) · (rank − count(b−1)) / (count(b) − count(b−1)),
+        with lower = 0 for the first bucket (if its bound is positive), and the highest finite
+        bound if the rank falls in the +Inf bucket. Counts that dip are raised to the running
+        maximum first (Prometheus's ``ensureMonotonic``); rank 0 on an empty first bucket gives
+        that bucket's lower bound. ``None`` where Prometheus returns NaN:
+        no +Inf bucket, fewer than two buckets, no observations, or q outside [0, 1] or NaN.
+
+    References
+    ----------
+    Prometheus ``promql/quantile.go``, ``BucketQuantile``; "Functions: histogram_quantile()".
+    """
+    bounds = np.asarray(list(upper_bounds), dtype=float)
+    cum = np.asarray(list(counts), dtype=float)
+    if math.isnan(q) or not 0.0 <= q <= 1.0 or bounds.size < 2 or bounds.size != cum.size:
+        return None
+    order = np.argsort(bounds, kind="stable")
+    bounds, cum = bounds[order], np.maximum.accumulate(cum[order])
+    if bounds[-1] != math.inf or cum[-1] <= 0 or np.isnan(cum).any():
+        return None
+    rank = q * cum[-1]
+    b = int(np.searchsorted(cum, rank, side="left"))
+    if b == bounds.size - 1:
+        return float(bounds[-2])
+    if b == 0 and bounds[0] <= 0:
+        return float(bounds[0])
+    start = 0.0 if b == 0 else bounds[b - 1]
+    below = 0.0 if b == 0 else cum[b - 1]
+    in_bucket = cum[b] - below
+    if in_bucket <= 0:  # rank 0 on an empty first bucket, where the formula would be 0/0
+        return float(start)
+    return float(start + (bounds[b] - start) * ((rank - below) / in_bucket))
+
+
+def _group_key(prefix: str, labels: tuple[tuple[str, str], ...], split_by: tuple[str, ...]) -> tuple:
+    named = dict(labels)
+    return (prefix, named.get("model_name", ""), tuple(named.get(name, "") for name in split_by))
+
+
+def _role_values(current: Snapshot, previous: Snapshot | None, role: str, split_by: tuple[str, ...]
+                 ) -> tuple[dict[tuple, list[tuple[dict[str, str], float]]], set[tuple]]:
+    """Per group: the labels and value of each series of ``role`` (a counter's increase over the
+    window when ``previous`` is given), and the groups in which a counter went down."""
+    now = current.series[role]
+    keys = list(now)
+    values = np.fromiter(now.values(), dtype=float, count=len(keys))
+    reset_groups: set[tuple] = set()
+    if previous is not None and role in _COUNTERS:
+        before = previous.series[role]
+        # A series the previous scrape did not hold was created since, from zero (vLLM creates
+        # per-position series lazily; llama.cpp after the first speculative request), as
+        # Prometheus's created-timestamp zero injection counts it.
+        old = np.fromiter((before.get(k, 0.0) for k in keys), dtype=float, count=len(keys))
+        values, reset = counter_increase(old, values)
+        reset_groups = {_group_key(*keys[i], split_by) for i in np.flatnonzero(reset)}
+    groups: dict[tuple, list[tuple[dict[str, str], float]]] = {}
+    for (prefix, labels), value in zip(keys, values.tolist()):
+        groups.setdefault(_group_key(prefix, labels, split_by), []).append((dict(labels), value))
+    return groups, reset_groups
+
+
+def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
+                       split_by: tuple[str, ...] = ()) -> list[SpecDecodeState]:
+    """Speculative-decoding figures of every model in a scrape, since start or over a window.
+
+    Parameters
+    ----------
+    current : Snapshot
+        The latest scrape.
+    previous : Snapshot, optional
+        An earlier scrape of the same server: the figures are then the increase between the two
+        (counters), the latest value (gauges), and rates per second where both carry a time.
+    split_by : tuple of str
+        Labels to keep apart instead of summing over, e.g. ``("engine",)`` for the per-engine view
+        of vLLM's data-parallel engines.
+
+    Returns
+    -------
+    list of SpecDecodeState
+        One per engine namespace, ``model_name`` and value of the ``split_by`` labels that has any
+        speculative-decoding series, sorted by those.
+
+        * acceptance_rate = accepted / draft_tokens; acceptance_length = 1 + accepted / drafts;
+          num_speculative_tokens γ = draft_tokens / drafts; alpha_iid solves E(α, γ) = length.
+        * per-position: per_pos[i] / drafts, and per_pos[i] / per_pos[i−1];
+          zero_accept_rate = 1 − per_pos[0] / drafts.
+
+    Raises
+    ------
+    SpecvizError
+        ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
+        the engine is not one specviz reads.
+    """
+    groups: dict[tuple, dict[str, list[tuple[dict[str, str], float]]]] = {}
+    resets: set[tuple] = set()
+    for role in ROLES:
+        by_group, reset_groups = _role_values(current, previous, role, split_by)
+        resets |= reset_groups
+        for key, entries in by_group.items():
+            groups.setdefault(key, {})[role] = entries
+    # Companions (the server's load, its latency) have no model of their own in llama.cpp and SGLang
+    # front ends; they join the spec-decode groups of the same namespace and model.
+    states = [_state(key, roles, key in resets, current, previous, split_by)
+              for key, roles in sorted(groups.items()) if any(r in roles for r in _SPEC_ROLES)]
+    if not states:
+        raise SpecvizError("prom.no_spec_decode")
+    return states
+
+
+def _engine(prefix: str, roles: dict) -> str:
+    if prefix != "vllm":
+        return _ENGINE_NAMES.get(prefix, prefix)
+    if "drafts" in roles or "accepted_per_pos" in roles:
+        return "vllm-v1"
+    if "emitted_tokens" in roles or "system_efficiency" in roles:
+        return "vllm-v0"
+    return "vllm"
+
+
+# The figures a derived figure needs: where it is absent for want of one, it gives that one's reason.
+_INPUTS = {
+    "acceptance_rate": ("accepted_tokens", "draft_tokens"),
+    "acceptance_length": ("accepted_tokens", "drafts"),
+    "num_speculative_tokens": ("draft_tokens", "drafts"),
+    "alpha_iid": ("acceptance_length", "num_speculative_tokens"),
+}
+
+
+def _ratio(num: float | None, den: float | None, field_name: str, den_metric: str,
+           absent: dict[str, Notice]) -> float | None:
+    """num / den, or None; a zero denominator's reason goes in ``absent`` (a missing count's
+    reason is passed on by ``_INPUTS``). A denominator so near zero that the ratio overflows
+    (a count of 1e-306 drafts) counts as zero."""
+    if num is None or den is None:
+        return None
+    if den <= 0 or not math.isfinite(num / den):
+        absent[field_name] = Notice("prom.absent.zero", metric=den_metric)
+        return None
+    return num / den
+
+
+def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, previous: Snapshot | None,
+           split_by: tuple[str, ...]) -> SpecDecodeState:
+    prefix, model_name, split_values = key
+    engine = _engine(prefix, roles)
+    absent: dict[str, Notice] = {}
+    notices: list[Notice] = list(current.notices)
+    window = previous is not None
+
+    def total(role: str, field_name: str) -> float | None:
+        if role not in roles:
+            absent[field_name] = _not_exported(engine, role)
+            return None
+        return float(sum(v for _, v in roles[role]))
+
+    drafts = total("drafts", "drafts")
+    draft_tokens = total("draft_tokens", "draft_tokens")
+    accepted = total("accepted_tokens", "accepted_tokens")
+    emitted = total("emitted_tokens", "emitted_tokens")
+    acceptance_rate = _ratio(accepted, draft_tokens, "acceptance_rate", "draft_tokens", absent)
+    tokens_per_draft = _ratio(accepted, drafts, "acceptance_length", "drafts", absent)
+    acceptance_length = None if tokens_per_draft is None else 1.0 + tokens_per_draft
+    gamma = _ratio(draft_tokens, drafts, "num_speculative_tokens", "drafts", absent)
+    gauges = {role: _gauge(roles, role, engine, absent)
+              for role in ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")}
+
+    if engine == "vllm-v0":
+        # V0 counts no drafts, and its accepted count is not the accepted prefix (issue #9539's
+        # log: 8547 accepted of 13311 drafted at γ 3, but 10616 emitted leaves 10616 − 13311/3 =
+        # 6179 tokens beyond the one a step emits anyway).
+        for name in ("acceptance_length", "num_speculative_tokens", "alpha_iid"):
+            absent[name] = Notice("prom.absent.v0_no_drafts")
+    elif engine == "sglang":
+        # SGLang exports acceptance only as gauges over its last logging interval: the figures it
+        # has, said to be the engine's rather than this window's.
+        acceptance_rate, acceptance_length = gauges["reported_acceptance_rate"], gauges["reported_acceptance_length"]
+        for name, role in (("acceptance_rate", "reported_acceptance_rate"),
+                           ("acceptance_length", "reported_acceptance_length")):
+            absent.pop(name, None)
+            if role in absent:
+                absent[name] = absent[role]
+        notices.append(Notice("prom.notice.gauge_source", engine=engine))
+        absent["alpha_iid"] = Notice("prom.absent.no_gamma", engine=engine)
+
+    alpha = None
+    if acceptance_length is not None and gamma is not None:
+        alpha = _alpha(acceptance_length, gamma, absent)
+    derived = {"acceptance_rate": acceptance_rate, "acceptance_length": acceptance_length,
+               "num_speculative_tokens": gamma, "alpha_iid": alpha}
+    for name, inputs in _INPUTS.items():
+        if name not in absent and derived[name] is None:
+            absent[name] = next(absent[n] for n in inputs if n in absent)
+
+    unconditional, conditional, zero_accept = _per_position(roles, drafts, engine, absent)
+    over_one = [i + 1 for i, rate in enumerate(conditional or []) if rate is not None and rate > 1.0]
+    if over_one:
+        notices.append(Notice("prom.notice.conditional_over_one", positions=", ".join(map(str, over_one))))
+
+    seconds = None
+    if window and current.time is not None and previous.time is not None and current.time > previous.time:
+        seconds = current.time - previous.time
+    generation_tokens = total("generation_tokens", "generation_tokens")
+    throughput = None
+    if not window:
+        absent["generation_throughput"] = Notice("prom.absent.not_a_window")
+    elif seconds is None:
+        absent["generation_throughput"] = Notice("prom.absent.no_time")
+    elif generation_tokens is None:
+        absent["generation_throughput"] = absent["generation_tokens"]
+    else:
+        throughput = generation_tokens / seconds
+
+    running = total("running", "running_requests")
+    waiting = total("waiting", "waiting_requests")
+    kv = None
+    if "kv_cache_usage" in roles:
+        kv = max(v for _, v in roles["kv_cache_usage"])
+    else:
+        absent["kv_cache_usage"] = _not_exported(engine, "kv_cache_usage")
+    itl_p50 = itl_p99 = None
+    itl_role = "itl" if "itl" in roles else "itl_legacy"
+    if itl_role in roles:
+        itl_p50, itl_p99 = _itl_quantiles(roles[itl_role], absent)
+    else:
+        absent["itl_p50"] = absent["itl_p99"] = _not_exported(engine, "itl")
+
+    summed = sorted({name for entries in roles.values() for labels, _ in entries for name in labels}
+                    - set(_MEANING_LABELS) - set(split_by))
+    summed = [name for name in summed
+              if len({labels.get(name) for entries in roles.values() for labels, _ in entries}) > 1]
+    if summed:
+        notices.append(Notice("prom.notice.summed", labels=", ".join(summed)))
+    if counter_reset:
+        notices.append(Notice("prom.notice.counter_reset"))
+
+    return SpecDecodeState(
+        engine=engine, model_name=model_name, labels=dict(zip(split_by, split_values)), window=window,
+        seconds=seconds, drafts=drafts, draft_tokens=draft_tokens, accepted_tokens=accepted,
+        emitted_tokens=emitted, acceptance_rate=acceptance_rate, acceptance_length=acceptance_length,
+        num_speculative_tokens=gamma, alpha_iid=alpha,
+        per_position_acceptance=unconditional, per_position_conditional=conditional,
+        zero_accept_rate=zero_accept, reported_acceptance_rate=gauges["reported_acceptance_rate"],
+        reported_acceptance_length=gauges["reported_acceptance_length"],
+        system_efficiency=gauges["system_efficiency"], running_requests=running, waiting_requests=waiting,
+        generation_tokens=generation_tokens, generation_throughput=throughput, kv_cache_usage=kv,
+        itl_p50=itl_p50, itl_p99=itl_p99, counter_reset=counter_reset, summed_labels=tuple(summed),
+        absent={k: v for k, v in absent.items() if k in _FIGURES}, notices=notices)
+
+
+_FIGURES = frozenset(SpecDecodeState.__dataclass_fields__) - {
+    "engine", "model_name", "labels", "window", "seconds", "counter_reset", "summed_labels", "absent", "notices"}
+
+
+def _not_exported(engine: str, role: str) -> Notice:
+    return Notice("prom.absent.not_exported", engine=engine, metric=_METRIC_NAMES[role])
+
+
+def _gauge(roles: dict, role: str, engine: str, absent: dict[str, Notice]) -> float | None:
+    """The engine's own ratio gauge: one value, or None where replicas disagree (a mean of ratios
+    weighted by nothing would be a guess)."""
+    if role not in roles:
+        absent[role] = _not_exported(engine, role)
+        return None
+    values = sorted({v for _, v in roles[role]})
+    if len(values) > 1:
+        absent[role] = Notice("prom.absent.gauges_disagree", metric=role,
+                              values=", ".join(f"{v:.4g}" for v in values))
+        return None
+    return values[0]
+
+
+def _alpha(length: float, gamma: float, absent: dict[str, Notice]) -> float | None:
+    if gamma != round(gamma) or gamma < 1:
+        absent["alpha_iid"] = Notice("prom.absent.gamma_not_whole", gamma=gamma)
+        return None
+    if not 1.0 <= length <= gamma + 1.0:
+        absent["alpha_iid"] = Notice("prom.absent.length_out_of_range", length=length, gamma=gamma)
+        return None
+    return float(spec.alpha_from_acceptance_length(length, gamma))
+
+
+def _per_position(roles: dict, drafts: float | None, engine: str, absent: dict[str, Notice]
+                  ) -> tuple[list[float] | None, list[float | None] | None, float | None]:
+    names = ("per_position_acceptance", "per_position_conditional", "zero_accept_rate")
+
+    def without(notice: Notice) -> tuple[None, None, None]:
+        for name in names:
+            absent[name] = notice
+        return None, None, None
+
+    if "accepted_per_pos" not in roles:
+        return without(_not_exported(engine, "accepted_per_pos"))
+    per_pos: dict[int, float] = {}
+    for labels, value in roles["accepted_per_pos"]:
+        position = labels.get("position", "")
+        if not position.isdigit():
+            return without(Notice("prom.absent.positions_incomplete", positions=position or "∅"))
+        per_pos[int(position)] = per_pos.get(int(position), 0.0) + value
+    if sorted(per_pos) != list(range(len(per_pos))):
+        return without(Notice("prom.absent.positions_incomplete", positions=", ".join(map(str, sorted(per_pos)))))
+    if drafts is None:
+        return without(absent["drafts"])
+    if drafts <= 0:
+        return without(Notice("prom.absent.zero", metric="drafts"))
+    counts = np.array([per_pos[i] for i in range(len(per_pos))])
+    unconditional = counts / drafts
+    before = np.concatenate(([drafts], counts[:-1]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        conditional = counts / before
+    return (unconditional.tolist(), [None if b <= 0 else float(c) for b, c in zip(before, conditional)],
+            float(1.0 - unconditional[0]))
+
+
+def _itl_quantiles(entries: list[tuple[dict[str, str], float]], absent: dict[str, Notice]
+                   ) -> tuple[float | None, float | None]:
+    """p50 and p99 of the inter-token latency, the replicas' buckets summed by ``le`` first (as
+    ``histogram_quantile(q, sum by (le) (...))``)."""
+    buckets: dict[float, float] = {}
+    for labels, value in entries:
+        try:
+            bound = float(labels.get("le", "nan"))
+        except ValueError:
+            continue
+        if not math.isnan(bound):
+            buckets[bound] = buckets.get(bound, 0.0) + value
+    quantiles = [histogram_quantile(q, buckets.keys(), buckets.values()) for q in (0.5, 0.99)]
+    if quantiles[0] is None:
+        absent["itl_p50"] = absent["itl_p99"] = Notice("prom.absent.no_observations", metric=_METRIC_NAMES["itl"])
+    return quantiles[0], quantiles[1]

@@ -1,0 +1,141 @@
+"""Live traffic beside the step model: is speculation paying at the batch the server runs now?
+
+The live page measures, over a window of a running server (:mod:`specviz.live.exposition`), the draft length γ,
+the acceptance length and the running requests (the batch the engine decodes). :func:`paying_now`
+puts those into the scenario of the sidebar (its GPU, models, engine costs and precision) and asks the
+calculator's step model what speculation gains at that batch, with its band, and at which batch it
+would stop paying at the acceptance measured.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+import pandas as pd
+
+from specviz import calculator
+from specviz.model import calibration
+from specviz.errors import Notice
+from specviz.scenario import Scenario
+
+__all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
+
+# What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
+CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
+# The figures that set replicas apart: acceptance (a replica serving other traffic), load and memory.
+REPLICA_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
+                   "running_requests", "kv_cache_usage")
+
+
+@dataclass(frozen=True)
+class PayingNow:
+    """The step model's verdict for a live window.
+
+    Attributes
+    ----------
+    batch : int
+        The running requests, rounded, at least 1: the batch the engine decodes now.
+    gamma : int
+        The measured draft length (draft tokens per draft), rounded.
+    alpha : float
+        α of the measured acceptance length at that γ (i.i.d.).
+    speedup, low, high : float
+        The step model's speedup at that batch and its band
+        (:func:`specviz.calculator.speedup_band`).
+    stops_paying_at : float
+        The smallest batch at which the speedup at this α falls below 1 (NaN: none up to
+        ``batch_max``): above it, speculation should be off.
+    """
+
+    batch: int
+    gamma: int
+    alpha: float
+    speedup: float
+    low: float
+    high: float
+    stops_paying_at: float
+
+
+def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
+    """What speculation gains on the sidebar's scenario at the live batch, γ and acceptance.
+
+    .. math:: S = \\frac{E\\, t_{plain}(B)}{γ\\, t_{draft}(B) + t_{verify}(B)},\\quad
+              B = \\text{running requests},\\ E = \\text{measured acceptance length}
+
+    with α = E⁻¹(acceptance length, γ) as the window gives it. ``figures`` holds a window's
+    ``alpha_iid``, ``num_speculative_tokens`` and ``running_requests``: the fields of a
+    :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``) or a row of
+    :func:`specviz.live.prometheus.query_figures`. The scenario's context is kept: the metrics do not say
+    how long the running requests' contexts are.
+
+    Returns
+    -------
+    PayingNow, or a Notice (``live.no_verdict``) naming the figure the window lacks (the engine does
+    not export it, or nothing ran in the window).
+    """
+    needed = ("alpha_iid", "num_speculative_tokens", "running_requests")
+    missing = [name for name in needed if figures.get(name) is None or not math.isfinite(figures[name])]
+    if missing:
+        return Notice("live.no_verdict", figures=", ".join(missing))
+    batch = max(1, int(round(figures["running_requests"])))
+    gamma = max(1, int(round(figures["num_speculative_tokens"])))
+    live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch)
+    here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
+    low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
+    _, crossover = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
+    return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
+                     float(np.asarray(high)), float(crossover.iloc[0]))
+
+
+def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.Fit | Notice:
+    """The step model calibrated on a live server's windows (one model's), so that the calculator
+    can speak for a deployment nobody benchmarked.
+
+    A window of B running requests at E tokens per step and R generated tokens per second spent
+    t = B·E / R on a speculative step; windows at two loads or more pin the fixed cost per step and
+    the cost per token (:func:`specviz.model.calibration.calibrate` on step times), the rest held at the
+    engine's priors, with the same band as the explorer's calibration. B is the running requests at
+    the window's end, and prefill steps in the window count as decode time: a steady load gives the
+    truest figures.
+
+    Returns
+    -------
+    Fit, or a Notice (``live.calibrate_loads``) where the windows hold fewer than two loads.
+    """
+    rows = windows.dropna(subset=list(CALIBRATION_FIGURES))
+    rows = rows[(rows["running_requests"] >= 1) & (rows["generation_throughput"] > 0)]
+    batch = rows["running_requests"].to_numpy(dtype=float)
+    if np.unique(np.round(batch)).size < 2:
+        return Notice("live.calibrate_loads", windows=len(rows))
+    length = rows["acceptance_length"].to_numpy(dtype=float)
+    step_s = batch * length / rows["generation_throughput"].to_numpy(dtype=float)
+    return calibration.calibrate(scenario.gpu, scenario.target, scenario.draft, scenario.engine, batch=batch,
+                                 gamma=np.round(rows["num_speculative_tokens"].to_numpy(dtype=float)),
+                                 context=scenario.context, measured_step_s=step_s, acceptance_length=length,
+                                 tp=scenario.tp, precision=scenario.precision)
+
+
+def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> pd.DataFrame:
+    """One row per model and replica, where the headline sums the replicas: vLLM's data-parallel
+    engines (``engine``), or the servers behind a Prometheus (``instance``).
+
+    ``rows`` are the fields of per-replica :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``
+    with ``model`` and the ``labels`` added) or records of :func:`specviz.live.prometheus.query_window`
+    by those labels. A replica whose acceptance stands apart from the others' is serving other
+    traffic, or another configuration.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``model``, ``replica`` (``label=value`` pairs, comma-separated) and
+        :data:`REPLICA_FIGURES` (NaN where absent), sorted by model and replica.
+    """
+    table = pd.DataFrame([{"model": row["model"], "replica": ", ".join(f"{label}={row.get(label, '')}" for label in labels),
+                           **{name: row.get(name) for name in REPLICA_FIGURES}} for row in rows],
+                         columns=["model", "replica", *REPLICA_FIGURES])
+    table[list(REPLICA_FIGURES)] = table[list(REPLICA_FIGURES)].astype(float)
+    return table.sort_values(["model", "replica"], ignore_index=True)

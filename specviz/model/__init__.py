@@ -1,0 +1,15 @@
+"""The model: what speculative decoding gains, from the acceptance math to a forward pass's time.
+
+- ``spec``: the acceptance math (expected tokens per step, speedup, vLLM's rates, the best γ).
+- ``roofline``: what one forward pass of a model costs on given hardware (FLOPs, bytes, regime).
+- ``step``: a whole speculative step (drafts and the verify pass) at an engine's costs, precision and
+  tensor parallelism.
+- ``calibration``: the engines' cost priors, the band, and fits to measured speedups.
+- ``fidelity``: the step model against published measurements.
+- ``simulate``: tokens per step and the latency a client sees, simulated step by step.
+
+May import: specviz.errors, specviz.i18n, specviz.settings.
+Must not import: specviz.scenario, specviz.calculator, specviz.workload, specviz.live, specviz.results,
+specviz.advice, specviz.cli, specviz.charts, or Streamlit: the model knows numbers, not pages or files
+of results.
+"""

@@ -1,0 +1,399 @@
+"""Acceptance math of speculative decoding.
+
+All functions are vectorised: scalars in give Python floats out, numpy arrays broadcast against each
+other. Two quantities share the name "acceptance rate" in this field and are kept apart here:
+
+* ``alpha``: the per-position probability that the target accepts a draft token, under the i.i.d.
+  model of Leviathan et al. (2023). This is the α in E(α, γ).
+* ``acceptance_rate_vllm``: accepted / drafted, what vLLM's metrics and ``vllm bench serve`` call the
+  acceptance rate. It equals (E − 1)/γ and is always lower than α for γ > 1.
+
+References
+----------
+Y. Leviathan, M. Kalman, Y. Matias, "Fast Inference from Transformers via Speculative Decoding",
+ICML 2023, arXiv:2211.17192.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from specviz.errors import InputError
+
+__all__ = [
+    "expected_tokens",
+    "expected_tokens_chain",
+    "step_cost",
+    "speedup",
+    "breakeven_verify_cost",
+    "breakeven_alpha",
+    "optimal_gamma",
+    "acceptance_rate_from_alpha",
+    "alpha_from_acceptance_length",
+    "alpha_from_rates",
+    "SEED_DRAFT_COST",
+]
+
+VerifyCost = float | ArrayLike | Callable[[np.ndarray], ArrayLike]
+
+# Seed 000's draft cost: one draft pass at 5 % of a target pass, the defaults of this module's
+# functions, of the calculator's ratios mode (specviz.scenario) and of the command line.
+SEED_DRAFT_COST = 0.05
+
+_BISECTION_STEPS = 64  # halves [0, 1] below float64 resolution
+
+
+def _out(value: np.ndarray) -> float | np.ndarray:
+    """Return a Python float for a 0-d result and the array otherwise."""
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def _check_alpha(alpha: ArrayLike, name: str = "alpha") -> np.ndarray:
+    a = np.asarray(alpha, dtype=float)
+    if np.any(np.isnan(a)) or np.any((a < 0) | (a > 1)):
+        raise InputError("spec.alpha_range", name=name)
+    return a
+
+
+def _check_gamma(gamma: ArrayLike) -> np.ndarray:
+    g = np.asarray(gamma, dtype=float)
+    if not np.all(np.isfinite(g)) or np.any(g < 1) or np.any(g != np.round(g)):
+        raise InputError("spec.gamma_whole")
+    return g
+
+
+def _check_cost(cost: ArrayLike, name: str, positive: bool = False) -> np.ndarray:
+    """A finite cost ratio; ``positive`` for the verify pass, which divides E in the speedup."""
+    c = np.asarray(cost, dtype=float)
+    if not np.all(np.isfinite(c)) or np.any(c <= 0 if positive else c < 0):
+        raise InputError("spec.cost_positive" if positive else "spec.cost_non_negative", name=name)
+    return c
+
+
+def _expected_tokens(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # 1 − α^(γ+1) as −expm1((γ+1)·log1p(α − 1)): α − 1 is exact near 1, so no cancellation there.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        numerator = -np.expm1((g + 1.0) * np.log1p(a - 1.0))
+        e = numerator / (1.0 - a)
+    return np.where(a == 1.0, g + 1.0, e)
+
+
+def expected_tokens(alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+    """Expected tokens produced by one speculative step (draft γ tokens, verify once).
+
+    .. math:: E(\\alpha, \\gamma) = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}
+              = \\sum_{k=0}^{\\gamma} \\alpha^k
+
+    The count includes the bonus token that the target emits itself, so 1 ≤ E ≤ γ + 1.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Per-position acceptance probability α in [0, 1] (i.i.d. model).
+    gamma : array_like
+        Draft length γ, a whole number ≥ 1.
+
+    Returns
+    -------
+    float or ndarray
+        E(α, γ). Special cases: E = γ + 1 exactly at α = 1 (the 0/0 limit); E = 1 at α = 0.
+
+    Raises
+    ------
+    ValueError
+        If α lies outside [0, 1] or γ is not a whole number ≥ 1.
+
+    Notes
+    -----
+    Computed as −expm1((γ+1)·log1p(α−1)) / (1−α), which keeps full precision as α → 1.
+
+    References
+    ----------
+    Leviathan, Kalman, Matias (2023), arXiv:2211.17192, equation (1). Seed 000: E(0.8, 4) = 3.36.
+
+    Examples
+    --------
+    >>> round(expected_tokens(0.8, 4), 2)
+    3.36
+    >>> expected_tokens(1.0, 4)
+    5.0
+    """
+    return _out(_expected_tokens(_check_alpha(alpha), _check_gamma(gamma)))
+
+
+def expected_tokens_chain(rates: ArrayLike) -> float | np.ndarray:
+    """Expected tokens per step from conditional per-position acceptance rates.
+
+    .. math:: E = 1 + \\sum_{i=1}^{\\gamma} \\prod_{j \\le i} a_j
+
+    where a_j is the probability that position j is accepted given that positions 1..j−1 were.
+    With all a_j = α this equals :func:`expected_tokens`.
+
+    Parameters
+    ----------
+    rates : array_like
+        Conditional acceptance rates a₁..a_γ along the last axis, each in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        E, with the last axis reduced.
+
+    Raises
+    ------
+    ValueError
+        If a rate lies outside [0, 1] or the last axis is empty.
+
+    References
+    ----------
+    The chain form used by NVIDIA aiconfigurator for multi-token prediction; vLLM V1 exports the
+    per-position counters from which the a_j are measured.
+    """
+    r = _check_alpha(rates, "rates")
+    if r.ndim == 0 or r.shape[-1] == 0:
+        raise InputError("spec.rates_empty")
+    return _out(1.0 + np.cumprod(r, axis=-1).sum(axis=-1))
+
+
+def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
+              draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
+    """Cost of one speculative step in units of one plain target forward pass.
+
+    .. math:: C = v + \\gamma c
+
+    Parameters
+    ----------
+    gamma : array_like
+        Draft length γ.
+    verify_cost : array_like
+        v > 0: the target's verify pass over γ + 1 positions, relative to a plain decode pass.
+        1 while the pass is memory-bound; about γ + 1 when compute-bound. A pass costs something,
+        so v = 0 (which would make the speedup infinite once c = 0) is refused.
+    draft_cost : array_like
+        c ≥ 0: one draft pass relative to a target pass (seed 000 uses 0.05).
+
+    Returns
+    -------
+    float or ndarray
+        C > 0. Seed 000: 1.2 at γ = 4, 1.4 at γ = 8 (v = 1, c = 0.05).
+
+    Raises
+    ------
+    ValueError
+        If γ is not a whole number ≥ 1, v is not positive and finite, c is negative or not finite,
+        or C overflows.
+
+    References
+    ----------
+    Leviathan et al. (2023), section 3.4 (γc + 1); seed 002 writes it 1 + α + β.
+    """
+    g = _check_gamma(gamma)
+    v = _check_cost(verify_cost, "verify_cost", positive=True)
+    c = _check_cost(draft_cost, "draft_cost")
+    with np.errstate(over="ignore"):  # checked just below
+        cost = v + g * c
+    if not np.all(np.isfinite(cost)):
+        raise InputError("spec.cost_overflow")
+    return _out(cost)
+
+
+def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
+            draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
+    """Speedup of speculative decoding over plain decoding (tokens per unit time, ratio).
+
+    .. math:: S = \\frac{E(\\alpha, \\gamma)}{v + \\gamma c}
+
+    Parameters
+    ----------
+    alpha, gamma : array_like
+        As in :func:`expected_tokens`.
+    verify_cost, draft_cost : array_like
+        As in :func:`step_cost`.
+
+    Returns
+    -------
+    float or ndarray
+        S, finite and positive; above 1 speculation pays. At α = 1, S = (γ + 1)/(v + γc).
+
+    Raises
+    ------
+    ValueError
+        As :func:`expected_tokens` and :func:`step_cost` (among others for a verify cost v ≤ 0),
+        and where S would overflow.
+
+    References
+    ----------
+    Leviathan et al. (2023), theorem 3.8 (with v = 1). Seed 000: 2.31 / 1.26 / 0.87 / 0.53 at
+    α = 0.7, γ = 4 for v = 1, 2, 3, 5; compute-bound (v = γ + 1) 0.79 / 0.65 / 0.44 / 0.32 at
+    α = 0.9 / 0.8 / 0.6 / 0.4.
+    """
+    e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
+    with np.errstate(over="ignore"):  # checked just below
+        s = e / np.asarray(step_cost(gamma, verify_cost, draft_cost))
+    if not np.all(np.isfinite(s)):  # a cost so close to 0 that E / C overflows
+        raise InputError("spec.speedup_overflow")
+    return _out(s)
+
+
+def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike,
+                          draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
+    """Largest verify cost at which speculation still breaks even (S = 1).
+
+    .. math:: v^* = E(\\alpha, \\gamma) - \\gamma c
+
+    Returns
+    -------
+    float or ndarray
+        v*; a negative value means the drafts alone already cost more than they return.
+        Seed 000: about 2.6 at α = 0.7, γ = 4, c = 0.05.
+    """
+    e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
+    return _out(e - np.asarray(gamma, dtype=float) * _check_cost(draft_cost, "draft_cost"))
+
+
+def _alpha_for_length(length: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Vectorised bisection for E(α, γ) = length; E rises strictly with α on [0, 1]."""
+    shape = np.broadcast_shapes(length.shape, g.shape)
+    lo, hi = np.zeros(shape), np.ones(shape)
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        below = _expected_tokens(mid, g) < length
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return np.where(length >= g + 1.0, 1.0, np.where(length <= 1.0, 0.0, 0.5 * (lo + hi)))
+
+
+def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
+                    draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
+    """Smallest α at which speculation breaks even: solves E(α, γ) = v + γc.
+
+    Returns
+    -------
+    float or ndarray
+        α* in [0, 1]; 0 when the step costs no more than a plain pass (v + γc ≤ 1); NaN when even
+        α = 1 cannot pay (v + γc > γ + 1).
+
+    References
+    ----------
+    Leviathan et al. (2023), corollary 3.9: with v = 1, a speedup exists iff α > c (γ = 1).
+    """
+    g = _check_gamma(gamma)
+    cost = np.asarray(step_cost(gamma, verify_cost, draft_cost))
+    return _out(np.where(cost > g + 1.0, np.nan, _alpha_for_length(cost, g)))
+
+
+def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, verify_cost: VerifyCost = 1.0,
+                  gamma_max: int = 16) -> tuple[int | np.ndarray, float | np.ndarray]:
+    """Draft length γ in 1..gamma_max that maximises :func:`speedup`, and that speedup.
+
+    The optimum has no closed form (Leviathan et al. 2023, section 3.5); it is searched.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Per-position acceptance α.
+    draft_cost : array_like
+        c, as in :func:`step_cost`.
+    verify_cost : float, array_like or callable
+        v, or a function of the γ array (shape ``(gamma_max,) + (1,)*alpha.ndim``) returning v for
+        each γ, so a roofline can make the verify pass dearer as γ grows.
+    gamma_max : int
+        Largest γ searched.
+
+    Returns
+    -------
+    gamma : int or ndarray of int
+        The best γ (the smallest one on ties).
+    speedup : float or ndarray
+        Its speedup; below 1 means no γ pays and speculation should be off.
+    """
+    if int(gamma_max) != gamma_max or gamma_max < 1:
+        raise InputError("spec.gamma_max_whole")
+    a = _check_alpha(alpha)
+    gammas = np.arange(1, int(gamma_max) + 1, dtype=float).reshape((-1,) + (1,) * a.ndim)
+    v = verify_cost(gammas) if callable(verify_cost) else verify_cost
+    s = np.asarray(speedup(a[np.newaxis], gammas, v, draft_cost))
+    best = np.argmax(s, axis=0)
+    best_speedup = np.take_along_axis(s, best[np.newaxis], axis=0)[0]
+    if np.ndim(best) == 0:
+        return int(best) + 1, float(best_speedup)
+    return best + 1, best_speedup
+
+
+def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+    """vLLM's acceptance rate (accepted / drafted) implied by a per-position α.
+
+    .. math:: r = \\frac{E(\\alpha, \\gamma) - 1}{\\gamma}
+
+    Returns
+    -------
+    float or ndarray
+        r in [0, 1]; r = α only at γ = 1, α = 0 or α = 1. At α = 0.8, γ = 4: 0.59, not 0.8.
+    """
+    e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
+    return _out((e - 1.0) / np.asarray(gamma, dtype=float))
+
+
+def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+    """Per-position α from a measured mean acceptance length (the inverse of E).
+
+    The acceptance length is tokens per target step, 1 + accepted / drafts in vLLM's counters
+    (``spec_decode_acceptance_length`` in ``vllm bench serve``). A vLLM acceptance rate r converts
+    through length = 1 + r·γ.
+
+    Parameters
+    ----------
+    length : array_like
+        Mean tokens per step, 1 ≤ length ≤ γ + 1.
+    gamma : array_like
+        Draft length γ used in the measurement.
+
+    Returns
+    -------
+    float or ndarray
+        α with E(α, γ) = length; 0 at length 1 and 1 at length γ + 1.
+
+    Raises
+    ------
+    ValueError
+        If length lies outside [1, γ + 1] (it cannot come from γ drafts).
+    """
+    g = _check_gamma(gamma)
+    n = np.asarray(length, dtype=float)
+    if np.any(np.isnan(n)) or np.any(n < 1.0) or np.any(n > g + 1.0):
+        raise InputError("spec.length_range")
+    return _out(_alpha_for_length(n, g))
+
+
+def alpha_from_rates(rates: ArrayLike) -> float | np.ndarray:
+    """The i.i.d. α with the same tokens per step as conditional per-position rates a₁..a_γ.
+
+    .. math:: E(α, γ) = 1 + \\sum_{i=1}^{\\gamma} \\prod_{j \\le i} a_j,\\qquad γ = \\text{the number of rates}
+
+    A mean step takes the same time and yields the same tokens either way, so this α stands for the
+    rates wherever only E matters (request times, the step model); their spread of tokens per step
+    differs.
+
+    Parameters
+    ----------
+    rates : array_like
+        Conditional acceptance rates along the last axis, each in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        α, with the last axis reduced; equal to every rate when they are all equal.
+
+    Raises
+    ------
+    ValueError
+        If a rate lies outside [0, 1] or the last axis is empty.
+
+    Examples
+    --------
+    Rates 0.9 and 0.8 give E = 1 + 0.9 + 0.72 = 2.62 at γ = 2, which α ≈ 0.867 gives too.
+    """
+    r = np.asarray(rates, dtype=float)
+    return alpha_from_acceptance_length(expected_tokens_chain(r), r.shape[-1] if r.ndim else 0)

@@ -1,0 +1,266 @@
+"""The step model (v2): what one decoding step costs, plain and speculative, term by term.
+
+One forward pass of a model over B sequences, N new positions each, with L cached positions each,
+on ``tp`` devices (tensor parallelism):
+
+.. math::
+
+    t = \\underbrace{\\max(t_c, t_m) + (1 - o)\\min(t_c, t_m)}_{\\text{roofline}}
+        + t_{comm} + \\text{layers}\\cdot t_{layer} + B N\\, t_{token}
+
+* the roofline, :func:`specviz.model.roofline.forward_pass`, on one device of ``tp`` times the peak and
+  the bandwidth: weights, KV cache and FLOPs split evenly over the devices (Megatron-style tensor
+  parallelism, Shoeybi et al. 2019), at the precision's bytes and the dtype's peak;
+* ``t_comm``: two all-reduces per layer (after attention, after the MLP) of the pass's activations,
+  B·N·h·2 bytes each, on a ring: 2(tp − 1)/tp of them cross each device's link one way
+  (Patarasuk & Yuan 2009), plus a fixed latency per all-reduce;
+* ``t_layer``: launches per layer and pass (a few µs with CUDA graphs, tens without);
+* ``t_token``: a cost per token in the pass (sampling, rejection sampling, per-sequence
+  bookkeeping): the term that grows with the batch beside the roofline.
+
+A step adds ``t_step``, a fixed cost per engine step (scheduling, preparing the inputs, processing
+the outputs), once: an engine runs its draft passes and the verify pass inside one step (vLLM V1's
+EAGLE proposer and draft-model runner, SGLang's EAGLE worker, MagicDec's loop), so the host's work
+per step does not repeat per draft pass; each pass still pays its launches (``t_layer``). A plain
+step is one target pass (N = 1). A speculative step is γ draft passes and one verify pass over the
+tree's nodes (γ + 1 for a chain); it yields E tokens per sequence, E = 1 + Σ_d p_d with
+p_d the probability that depth d is accepted (α^d for a chain at per-position rate α: Leviathan et
+al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
+
+* ``model``: a separate model, each pass over B tokens, reading its own weights and KV cache;
+* ``eagle`` / ``eagle3``: a head of one decoder layer of the target's width that reads the
+  target's LM head each pass (EAGLE, Li et al. 2024; EAGLE-3 with a 32,000-token draft vocabulary
+  and three fused feature layers, Li et al. 2025);
+* ``self``: the target itself with a sparse KV cache of ``kv_budget`` positions (MagicDec,
+  Sadhukhan et al. 2025);
+* ``ngram``: prompt lookup on the host, no device pass.
+
+A draft model may keep only ``kv_budget`` positions too (MagicDec's StreamingLLM drafts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import roofline, spec
+from specviz.errors import InputError
+
+__all__ = ["Precision", "Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step", "PRECISIONS"]
+
+DraftKind = Literal["model", "eagle", "eagle3", "self", "ngram"]
+
+# Activations cross the links in BF16 whatever the weights' precision.
+_ACTIVATION_BYTES = 2.0
+# EAGLE-3's draft vocabulary (SafeAILab/EAGLE eagle/traineagle3/config.json: draft_vocab_size 32000)
+# and the target features its head fuses (EAGLE: 2, the token's embedding and the top layer's
+# feature; EAGLE-3: 3, low, middle and high layers).
+_EAGLE3_VOCAB = 32_000
+_EAGLE_FUSED = {"eagle": 2, "eagle3": 3}
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Bytes per weight and per KV element, and which peak the matmuls run at (``fp8`` runs at the
+    GPU's dense FP8 peak where its preset has one; everything else at the BF16 peak)."""
+
+    name: str
+    weight_bytes: float
+    kv_bytes: float
+    compute: Literal["bf16", "fp8"] = "bf16"
+
+
+PRECISIONS: dict[str, Precision] = {
+    "bf16": Precision("bf16", 2.0, 2.0),
+    "fp8": Precision("fp8", 1.0, 1.0, "fp8"),
+    "fp8-weights": Precision("fp8-weights", 1.0, 2.0, "fp8"),
+    # W4A16: weights stored in 4 bits and expanded for BF16 matmuls.
+    "int4-weights": Precision("int4-weights", 0.5, 2.0),
+}
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What a pass costs beyond the roofline, and how far the roofline is reached.
+
+    ``mfu``, ``mbu``: shares of the peak FLOPS and bandwidth reached; ``overlap``: 1 when compute
+    and memory time overlap fully, 0 when they add; ``step_ms``: fixed per engine step, once
+    whatever the passes in it; ``layer_us``: per layer and pass; ``token_us``: per token in a pass; ``allreduce_us``: latency of one all-reduce;
+    ``link_gb_s``: one way, per device (None: the GPU preset's). Each may also be an array that
+    broadcasts with the pass's inputs (a calibration evaluates many knob sets at once).
+    """
+
+    mfu: float = 1.0
+    mbu: float = 1.0
+    overlap: float = 1.0
+    step_ms: float = 0.0
+    layer_us: float = 0.0
+    token_us: float = 0.0
+    allreduce_us: float = 0.0
+    link_gb_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Draft:
+    """How the tokens are drafted: ``kind`` (see the module), the draft ``model`` for ``model``,
+    and ``kv_budget``, the cached positions a sparse-KV draft reads (None: the whole context)."""
+
+    kind: DraftKind
+    model: roofline.Model | None = None
+    kv_budget: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.kind == "model") != (self.model is not None):
+            raise InputError("step.draft_model")
+
+
+def eagle_head(target: roofline.Model, kind: Literal["eagle", "eagle3"] = "eagle") -> roofline.Model:
+    """An EAGLE draft head for ``target``: one decoder layer of the target's shape, the layer that
+    fuses its input features (``fused``·h·h), and an output head read whole each pass (the target's
+    own LM head for EAGLE, a 32,000-token one for EAGLE-3).
+
+    .. math:: P = \\frac{P_{active} - P_{embeddings} - h}{\\text{layers}} + f h^2 + V_d h
+
+    The decoder layer's share comes from the target's active parameters, so an MoE target's head
+    is counted with its active experts. The input embedding is gathered, not read whole, and is left out.
+
+    References
+    ----------
+    Y. Li et al., "EAGLE: Speculative Sampling Requires Rethinking Feature Uncertainty", ICML 2024
+    (arXiv:2401.15077); "EAGLE-3", arXiv:2503.01840, 2025.
+    """
+    h = target.hidden_size
+    outputs = 1 if target.tied_embeddings else 2
+    layer = (target.params_active - outputs * target.embedding_params - h) / target.layers
+    vocab = min(_EAGLE3_VOCAB, target.vocab_size) if kind == "eagle3" else target.vocab_size
+    params = int(round(layer + _EAGLE_FUSED[kind] * h * h + vocab * h))
+    return replace(target, name=f"{kind.upper()} head of {target.name}", layers=1, vocab_size=vocab,
+                   tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
+                   params_total=params, params_active=params)
+
+
+def tensor_parallel_device(gpu: roofline.GPU, tp: int, precision: Precision = PRECISIONS["bf16"]) -> roofline.GPU:
+    """The ``tp`` devices as one: their peak at the precision's dtype and their bandwidth, added
+    (weights, KV cache and FLOPs split evenly over them)."""
+    peak = gpu.tflops_fp8 if precision.compute == "fp8" and np.isfinite(gpu.tflops_fp8) else gpu.tflops
+    return replace(gpu, tflops=peak * tp, bandwidth_tb_s=gpu.bandwidth_tb_s * tp)
+
+
+def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_tokens: ArrayLike,
+              context: ArrayLike = 0, *, tp: int = 1, precision: Precision = PRECISIONS["bf16"],
+              costs: Costs = Costs()) -> dict[str, np.ndarray]:
+    """Time of one forward pass, with each term apart (the module's equation).
+
+    Parameters
+    ----------
+    gpu, model : GPU, Model
+    batch, new_tokens, context : array_like
+        B sequences, N new positions each, L cached positions each (broadcast).
+    tp : int
+        Devices the model is split over (tensor parallelism); 1: no communication.
+    precision : Precision
+    costs : Costs
+
+    Returns
+    -------
+    dict of ndarray
+        ``flops``, ``bytes`` (all devices), ``compute_s``, ``memory_s``, ``roofline_s``,
+        ``comm_s``, ``layer_s``, ``token_s`` and ``time_s``, their sum (a step's fixed cost,
+        ``costs.step_ms``, is not a pass's: :func:`step` adds it once per step).
+
+    Notes
+    -----
+    With ``tp = 1``, the default precision and no extra costs this is
+    :func:`specviz.model.roofline.forward_pass` exactly. KV heads fewer than ``tp`` are replicated in
+    real engines; here they split evenly, which understates KV traffic for such models.
+    """
+    if tp < 1 or int(tp) != tp:
+        raise InputError("step.tp_whole")
+    base = roofline.forward_pass(tensor_parallel_device(gpu, tp, precision), model, batch, new_tokens, context,
+                                 mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap,
+                                 weight_bytes=precision.weight_bytes, kv_bytes=precision.kv_bytes)
+    tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
+    if tp > 1:
+        link = (costs.link_gb_s if costs.link_gb_s is not None else gpu.link_gb_s) * 1e9
+        if not np.isfinite(link) or link <= 0:
+            raise InputError("step.no_link", gpu=gpu.id)
+        crossing = 2.0 * (tp - 1) / tp * tokens * model.hidden_size * _ACTIVATION_BYTES
+        comm = 2.0 * model.layers * (costs.allreduce_us * 1e-6 + crossing / link)
+    else:
+        comm = np.zeros_like(tokens)
+    zero = np.zeros_like(tokens)
+    layer = zero + model.layers * costs.layer_us * 1e-6
+    per_token = tokens * costs.token_us * 1e-6
+    time_s = base["time_s"] + comm + layer + per_token
+    return {"flops": base["flops"], "bytes": base["bytes"], "compute_s": base["compute_s"],
+            "memory_s": base["memory_s"], "roofline_s": base["time_s"], "comm_s": comm, "layer_s": layer,
+            "token_s": per_token, "time_s": time_s}
+
+
+def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
+         context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
+         tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
+         precision: Precision = PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
+    """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
+
+    .. math::
+
+        t_{plain} = t(B) + t_{step},\\quad
+        t_{spec} = γ\\, t_{draft}(B·w) + \\underbrace{t(B·n) + t_{step}}_{t_{verify}},\\qquad
+        S = \\frac{E\\, t_{plain}}{t_{spec}}
+
+    with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
+    draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
+    else E(α, γ) of a chain (:func:`specviz.model.spec.expected_tokens`); a tree's E is its measured
+    acceptance length, or :func:`specviz.model.spec.expected_tokens_chain` over its per-depth rates.
+
+    Returns
+    -------
+    dict of ndarray
+        ``plain_s`` (a plain step), ``draft_s`` (one draft pass), ``verify_s`` (the verify pass and
+        the step's fixed cost), ``spec_s``, ``expected_tokens``,
+        ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
+        ``plain_regime`` and ``verify_regime`` ("compute" where a pass's compute time exceeds its
+        memory time, else "memory") and ``verify_intensity`` (FLOP per byte of the verify pass).
+
+    Raises
+    ------
+    ValueError
+        Without ``alpha`` or ``acceptance_length``, or with an acceptance length outside [1, n]
+        (more tokens than the verify pass scores).
+    """
+    g = np.asarray(gamma, dtype=float)
+    nodes = g + 1.0 if tree_tokens is None else np.asarray(tree_tokens, dtype=float)
+    if acceptance_length is not None:
+        e = np.asarray(acceptance_length, dtype=float)
+        if np.any((e < 1) | (e > nodes)):
+            raise InputError("step.acceptance_length_range")
+    elif alpha is not None:
+        e = np.asarray(spec.expected_tokens(alpha, g), dtype=float)
+    else:
+        raise InputError("step.no_acceptance")
+    b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
+    timed = dict(tp=tp, precision=precision, costs=costs)
+    plain_pass = pass_time(gpu, target, b, 1.0, ctx, **timed)
+    verify_pass = pass_time(gpu, target, b, nodes, ctx, **timed)
+    step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
+    plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
+    draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
+    width = np.asarray(draft_width, dtype=float)
+    if draft.kind == "ngram":
+        one_draft = np.zeros_like(plain)
+    else:
+        drafter = {"model": draft.model, "self": target}.get(draft.kind) or eagle_head(target, draft.kind)
+        # An EAGLE head's attention reads its own one-layer cache over the whole context.
+        one_draft = pass_time(gpu, drafter, b, width, draft_context, **timed)["time_s"]
+    spec_s = g * one_draft + verify
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (plain, verify, one_draft, spec_s, e)))
+    regime = lambda p: np.where(p["compute_s"] > p["memory_s"], "compute", "memory")
+    out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
+           "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain,
+           "plain_regime": regime(plain_pass), "verify_regime": regime(verify_pass),
+           "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
+    return {key: np.broadcast_to(value, shape) for key, value in out.items()}

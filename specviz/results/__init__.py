@@ -1,0 +1,16 @@
+"""Results: what was measured, and the store that keeps it.
+
+- ``store``: the DuckDB file of runs, per-request rows, imports and the live tables (snapshots and
+  windows), with short-lived connections so that the app, the command line and a recorder share it.
+- ``schema``: the run, request and live columns and the frozen migrations, which the importers
+  share with the store (so that neither imports the other in a circle).
+- ``importers``: one module per benchmark result format behind a registry that detects by content.
+- ``sandbox``: the SQL console: a user's statement, read-only, bounded in time, rows, bytes and memory.
+- ``explorer``: stored runs analysed: baselines paired, load axes, measured beside predicted.
+- ``export``: runs written out (CSV).
+- ``recorder``: polls a metrics source into the store's live tables.
+
+May import: specviz.errors, specviz.i18n, specviz.settings, specviz.model, specviz.scenario,
+specviz.calculator, specviz.workload, specviz.live.
+Must not import: specviz.advice, specviz.cli, specviz.charts, or Streamlit.
+"""

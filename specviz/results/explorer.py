@@ -1,0 +1,579 @@
+"""The results explorer's analysis: runs by load, speculative runs beside their baselines, measured
+speedup beside the model's prediction, and calibration of the step model to measured points.
+
+Everything here takes and returns DataFrames of canonical runs (:func:`specviz.results.store.Store.runs`),
+after :func:`with_load` has added the columns that the views share.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import re
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from pathlib import PurePath
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from specviz import calculator
+from specviz.model import calibration, roofline, spec
+from specviz.errors import Notice
+from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
+
+__all__ = [
+    "FILTER_COLUMNS",
+    "LOAD_AXES",
+    "GROUP_COLUMNS",
+    "EXTRA_PREFIX",
+    "ACCEPTANCE_FIGURES",
+    "example_hashes",
+    "with_load",
+    "filter_runs",
+    "newest_first",
+    "on_load_axis",
+    "infinite_rate_runs",
+    "other_axis_runs",
+    "runs_without_load",
+    "groups_without",
+    "rate_text",
+    "extra_keys",
+    "with_group",
+    "is_speculative",
+    "pair_with_baselines",
+    "unpaired_speculative",
+    "ratio_warnings",
+    "run_presets",
+    "run_settings",
+    "setting_scenario",
+    "SettingFit",
+    "calibrate_settings",
+    "crossover_concurrency",
+    "sweep_peaks",
+    "workload_acceptance",
+    "predict",
+    "calibrate_ratios",
+    "load_published",
+    "EXAMPLE_QUERIES",
+]
+
+EXAMPLE_QUERIES = {
+    "runs_by_format": "SELECT source_format, count(*) AS runs FROM runs GROUP BY 1 ORDER BY 2 DESC",
+    "throughput_by_concurrency": "SELECT label, workload, concurrency, output_throughput, p99_itl_ms\n"
+                                 "FROM runs WHERE concurrency IS NOT NULL ORDER BY label, workload, concurrency",
+    "acceptance": "SELECT workload, num_speculative_tokens AS gamma, avg(acceptance_length) AS tokens_per_step,\n"
+                  "       avg(acceptance_rate) AS vllm_rate FROM runs WHERE acceptance_length IS NOT NULL\n"
+                  "GROUP BY ALL ORDER BY 1, 2",
+    "request_percentiles": "SELECT run_id, count(*) AS requests, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms\n"
+                           "FROM requests GROUP BY 1 ORDER BY 1",
+    "imports": "SELECT source_file, source_format, imported_at, runs, requests FROM imports ORDER BY imported_at",
+    "live_windows": "SELECT source, model, round(running_requests) AS running, count(*) AS windows,\n"
+                    "       sum(accepted_tokens) / sum(draft_tokens) AS acceptance_rate,\n"
+                    "       1 + sum(accepted_tokens) / sum(drafts) AS acceptance_length,\n"
+                    "       avg(generation_throughput) AS tokens_per_s\n"
+                    "FROM windows WHERE drafts > 0 GROUP BY ALL ORDER BY 1, 2, 3",
+}
+
+FILTER_COLUMNS = ("workload", "spec_method", "num_speculative_tokens", "concurrency", "target_model", "gpu", "engine",
+                  "label")
+LOAD_AXES = ("concurrency", "request_rate")
+"""What a load sweep can be charted against: a closed loop of N concurrent clients, or an open loop
+of requests per second. The two are not one axis (8 clients is not 8 req/s)."""
+GROUP_COLUMNS = ("series", "label", "source_file", "target_model", "engine")
+"""Columns that :func:`with_group` can tell lines apart by; keys of ``extra`` come from :func:`extra_keys`."""
+EXTRA_PREFIX = "extra."
+"""A group key that names a field of ``extra`` (dotted for nested objects: ``extra.sweep.serve.max_num_seqs``)."""
+ACCEPTANCE_FIGURES = ("acceptance_length", "zero_accept_rate")
+
+# Method names that say a run did not speculate (compared lower-cased).
+_PLAIN_METHODS = frozenset({"none", "off", "no", "disabled"})
+# A run's identity apart from speculation: a baseline must match these (NULLs match NULLs), see
+# pair_with_baselines for engine and endpoint.
+_MATCH = ("workload", "target_model", "gpu", "concurrency", "origin")
+
+
+def example_hashes(imports: pd.DataFrame) -> frozenset[str]:
+    """Content hashes of the imported files that are shipped examples (``imports.origin = 'example'``),
+    from :func:`specviz.results.store.Store.imports`."""
+    return frozenset(imports.loc[imports["origin"] == "example", "content_hash"])
+
+
+def _origin(runs: pd.DataFrame, examples: Collection[str] | None) -> pd.Series:
+    """``"example"`` or ``"user"`` per run: the frame's own ``origin`` where it has one, else whether
+    the run's file is one of ``examples`` (content hashes), else whether its name starts with
+    ``examples/`` (what the store calls the examples it seeds)."""
+    if "origin" in runs:
+        return runs["origin"]
+    if examples is not None:
+        is_example = runs["content_hash"].isin(examples)
+    else:
+        is_example = runs["source_file"].fillna("").str.startswith("examples/")
+    return pd.Series(np.where(is_example, "example", "user"), index=runs.index)
+
+
+def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd.DataFrame:
+    """Add the columns the views share.
+
+    ``load`` is the concurrency, or the request rate where a run set none; ``load_kind`` says which,
+    or ``all_at_once`` for a run that sent every request at once (request rate ∞, no concurrency),
+    whose load is not a number. ``series`` tells the lines of one chart apart: the label, else method
+    and γ, else the file's name, with the workload appended; ``group`` (what colours the lines) is the
+    series until :func:`with_group` picks another key. ``origin`` is ``example`` or ``user``: from
+    ``examples``, the content hashes of the example files (:func:`example_hashes`), when given.
+    """
+    out = runs.copy()
+    rate = out["request_rate"]
+    finite_rate = rate.where(np.isfinite(rate))
+    out["load"] = out["concurrency"].where(out["concurrency"].notna(), finite_rate)
+    out["load_kind"] = np.where(out["concurrency"].notna(), "concurrency",
+                                np.where(finite_rate.notna(), "request_rate",
+                                         np.where(rate == np.inf, "all_at_once", None)))
+    method = (out["spec_method"].fillna("") + out["num_speculative_tokens"].map(
+        lambda g: "" if pd.isna(g) else f" γ={int(g)}")).str.strip()
+    file_name = out["source_file"].map(lambda f: PurePath(f).name if isinstance(f, str) else f)
+    base = out["label"].where(out["label"].notna() & (out["label"] != ""),
+                              method.where(method != "", file_name))
+    out["series"] = base.where(out["workload"].isna(), base + " · " + out["workload"].fillna(""))
+    out["group"] = out["series"]
+    out["origin"] = _origin(runs, examples)
+    return out
+
+
+def filter_runs(runs: pd.DataFrame, filters: dict[str, list]) -> pd.DataFrame:
+    """Rows whose value in each filtered column is one of the chosen values (empty choice = all)."""
+    mask = pd.Series(True, index=runs.index)
+    for column, chosen in filters.items():
+        if chosen:
+            mask &= runs[column].isin(chosen)
+    return runs[mask]
+
+
+def newest_first(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of the newest import first; within one import, the file's own order."""
+    return runs.sort_values("imported_at", ascending=False, kind="stable", na_position="last")
+
+
+def _on_axis(runs: pd.DataFrame, axis: str) -> pd.Series:
+    """Whether each run has a place on a log axis of ``axis``: a finite value above zero."""
+    values = runs[axis].astype(float)
+    return np.isfinite(values) & (values > 0)
+
+
+def on_load_axis(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """The runs that have a place on the ``axis`` (one of :data:`LOAD_AXES`), with ``load`` and
+    ``load_kind`` set to it. A run with both (vLLM's ``--max-concurrency`` with a request rate) is
+    on both axes; a run at an infinite rate is on neither rate axis (:func:`infinite_rate_runs`)."""
+    placed = runs[_on_axis(runs, axis)]
+    return placed.assign(load=placed[axis], load_kind=axis)
+
+
+def infinite_rate_runs(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Runs that sent every request at once (request rate ∞, ``vllm bench serve``'s default) and
+    have no place on the ``axis``: all of them on the request-rate axis, those without a
+    concurrency on the concurrency axis. Listed beside a chart, never plotted at infinity."""
+    return runs[(runs["request_rate"] == np.inf) & ~_on_axis(runs, axis)]
+
+
+def other_axis_runs(runs: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Runs with no place on the ``axis`` but one on the other load axis, so that the page can say
+    where they are. Runs at an infinite rate are left to :func:`infinite_rate_runs`, which lists them."""
+    other = next(a for a in LOAD_AXES if a != axis)
+    return runs[~_on_axis(runs, axis) & _on_axis(runs, other) & (runs["request_rate"] != np.inf)]
+
+
+def runs_without_load(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs on no load axis: no concurrency and no request rate above zero (a rate of ∞ is a load:
+    :func:`infinite_rate_runs`)."""
+    placed = pd.Series(False, index=runs.index)
+    for axis in LOAD_AXES:
+        placed |= _on_axis(runs, axis)
+    return runs[~placed & (runs["request_rate"] != np.inf)]
+
+
+def groups_without(runs: pd.DataFrame, metric: str) -> int:
+    """How many groups (``group``, a missing one counted as one group) have no run with both ``metric``
+    and ``load``: entries of a chart's legend, which lists every group, with no line in that chart."""
+    drawn = runs.dropna(subset=[metric, "load"])["group"]
+    return runs["group"].nunique(dropna=False) - drawn.nunique(dropna=False)
+
+
+def rate_text(rate: float) -> str | None:
+    """A request rate as the runs table shows it: ``∞`` for every request at once, none when missing."""
+    if pd.isna(rate):
+        return None
+    return "∞" if rate == np.inf else f"{rate:g}"
+
+
+def _extra_fields(runs: pd.DataFrame) -> list[dict[str, Any]]:
+    """The scalar fields of each run's ``extra`` by dotted path (objects flattened:
+    ``sweep.serve.max_num_seqs``); lists, and what is inside them, are left out. Walked with a
+    stack, not recursion: a file's nesting may be as deep as its import could decode."""
+    fields = []
+    for text in runs["extra"]:
+        try:
+            parsed = json.loads(text) if isinstance(text, str) and text else {}
+        except RecursionError:  # deeper than this call stack decodes: nothing to group by
+            parsed = {}
+        flat: dict[str, Any] = {}
+        stack = [("", parsed)] if isinstance(parsed, dict) else []
+        while stack:
+            prefix, node = stack.pop()
+            for key, value in node.items():
+                if isinstance(value, dict):
+                    stack.append((f"{prefix}{key}.", value))
+                elif value is None or isinstance(value, (str, numbers.Real)):
+                    flat[f"{prefix}{key}"] = value
+        fields.append(flat)
+    return fields
+
+
+def extra_keys(runs: pd.DataFrame) -> list[str]:
+    """Fields of ``extra`` that can tell sweeps apart, as group keys (:data:`EXTRA_PREFIX` + path).
+
+    A field qualifies when it takes at least two values across the runs and repeats (fewer values
+    than runs that have it): a setting such as ``max_num_seqs``, not a per-run measurement such as
+    ``std_ttft_ms`` or a date, which differ on every run.
+    """
+    values: dict[str, set[Any]] = {}
+    present: Counter[str] = Counter()
+    for flat in _extra_fields(runs):
+        for path, value in flat.items():
+            if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                values.setdefault(path, set()).add(value)
+                present[path] += 1
+    return sorted(EXTRA_PREFIX + path for path, seen in values.items() if 1 < len(seen) < present[path])
+
+
+def _as_text(value: Any) -> str | None:
+    """A group value as legend text: whole numbers without ``.0`` (4.0 and 4 are one setting)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"{value:.12g}"
+    return str(value)
+
+
+def with_group(runs: pd.DataFrame, key: str) -> pd.DataFrame:
+    """Set ``group`` to the text of ``key`` per run: one of :data:`GROUP_COLUMNS`, or a field of
+    ``extra`` from :func:`extra_keys`. A run without the key has no group (missing)."""
+    if key.startswith(EXTRA_PREFIX):
+        path = key.removeprefix(EXTRA_PREFIX)
+        values = pd.Series([flat.get(path) for flat in _extra_fields(runs)], index=runs.index, dtype=object)
+    else:
+        values = runs[key]
+    return runs.assign(group=values.map(_as_text))
+
+
+def is_speculative(runs: pd.DataFrame) -> pd.Series:
+    """Whether each run speculated; the others are plain runs, the baselines.
+
+    A run is plain when γ (``num_speculative_tokens``) is 0, or its method is ``none``, ``off``,
+    ``no`` or ``disabled`` (any case), or it shows no sign of speculation at all: no method, no γ,
+    no acceptance figure. Any other run speculated (a method, a γ ≥ 1 or an acceptance figure).
+    """
+    method = runs["spec_method"].fillna("").astype(str).str.strip().str.lower()
+    gamma = runs["num_speculative_tokens"]
+    # γ is a nullable integer from the store: a missing γ is not 0.
+    switched_off = method.isin(_PLAIN_METHODS) | gamma.eq(0).fillna(False).astype(bool)
+    no_sign = ((method == "") & gamma.isna() & runs["acceptance_length"].isna()
+               & runs["acceptance_rate"].isna())
+    return ~(switched_off | no_sign.astype(bool))
+
+
+def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each speculative run beside the plain run of the same workload, model, GPU, engine and load,
+    with the measured speedup.
+
+    The load matches when the concurrency is the same and so is the request rate, an infinite or
+    missing rate counting as none (a concurrency-bound run). Examples pair only with examples.
+    ``engine`` matches when equal or missing on either side: schema 2 leaves it empty where a file
+    named only an endpoint type (``--backend openai-chat``), so the same server benchmarked through
+    two clients must still pair; a baseline of the same engine wins over one that names none, then
+    the newest. ``endpoint`` (openai-chat, completions, openai_http) is no key at all: it is how the
+    client called the server, not what the server ran, and one tool records it where another does not.
+
+    Measured speedup = SD output throughput / baseline output throughput (same load), or, where
+    throughput is missing, baseline mean TPOT / SD mean TPOT. ITL is not used: with speculation
+    ``vllm bench serve`` reports it per streamed chunk, which holds several tokens.
+    """
+    spec_mask = is_speculative(runs)
+    keys = [*_MATCH, "rate"]
+    measured = ["run_id", "engine", "output_throughput", "mean_tpot_ms"]
+    keyed = runs.assign(rate=runs["request_rate"].where(np.isfinite(runs["request_rate"])),
+                        order=np.arange(len(runs)))
+    base = keyed.loc[~spec_mask, keys + measured + ["order"]].rename(
+        columns={c: f"baseline_{c}" for c in [*measured, "order"]})
+    # pandas matches missing keys with missing keys, so runs that set no GPU pair with each other.
+    candidates = keyed[spec_mask].merge(base, on=keys)
+    same_engine = candidates["engine"] == candidates["baseline_engine"]
+    compatible = same_engine | candidates["engine"].isna() | candidates["baseline_engine"].isna()
+    paired = (candidates[compatible].assign(same_engine=same_engine[compatible])
+              .sort_values(["same_engine", "baseline_order"], kind="stable")
+              .drop_duplicates("order", keep="last").sort_values("order"))
+    throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
+    tpot = paired["baseline_mean_tpot_ms"] / paired["mean_tpot_ms"]
+    paired["measured_speedup"] = throughput.where(throughput.notna(), tpot)
+    paired = paired.dropna(subset=["measured_speedup"]).drop(
+        columns=["rate", "order", "baseline_order", "baseline_engine", "same_engine"])
+    return paired.sort_values(["series", "concurrency"], kind="stable").reset_index(drop=True)
+
+
+def unpaired_speculative(runs: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFrame:
+    """The speculative runs of ``runs`` that :func:`pair_with_baselines` left out of ``paired``: no
+    plain run matches them, or neither side has a throughput or TPOT to compare."""
+    spec_runs = runs[is_speculative(runs)]
+    return spec_runs[~spec_runs["run_id"].isin(paired["run_id"])]
+
+
+def crossover_concurrency(paired: pd.DataFrame) -> pd.DataFrame:
+    """Per workload, model and series: the smallest concurrency at which measured speedup < 1."""
+    rows = []
+    for key, group in paired.dropna(subset=["concurrency"]).groupby(
+            ["workload", "target_model", "series"], dropna=False, sort=False):
+        losing = group[group["measured_speedup"] < 1].sort_values("concurrency")
+        rows.append(dict(zip(("workload", "target_model", "series"), key),
+                         crossover_concurrency=losing["concurrency"].iloc[0] if len(losing) else math.nan))
+    return pd.DataFrame(rows, columns=["workload", "target_model", "series", "crossover_concurrency"])
+
+
+def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
+    """The run with the highest output throughput on each line (``group`` and ``series``): the
+    peak of a load sweep."""
+    valid = runs.dropna(subset=["output_throughput", "load"])
+    if valid.empty:
+        return valid
+    return valid.loc[valid.groupby(["group", "series"], dropna=False)["output_throughput"].idxmax()]
+
+
+def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean acceptance length and zero-accept share per workload (seed 002's view by task), the
+    examples and the user's runs apart (``origin``): synthetic figures never enter a user's mean.
+    Runs that name no workload are one row with a missing ``workload``."""
+    spec_runs = runs[runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna()]
+    return (spec_runs.groupby(["origin", "workload"], as_index=False, dropna=False)
+            .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),
+                 runs=("run_id", "count")))
+
+
+def _acceptance_length(paired: pd.DataFrame) -> pd.Series:
+    """Measured tokens per step: the acceptance length, else 1 + vLLM's rate·γ."""
+    from_rate = 1 + paired["acceptance_rate"] * paired["num_speculative_tokens"]
+    return paired["acceptance_length"].where(paired["acceptance_length"].notna(), from_rate)
+
+
+# Words after a model's name that do not change its shape (tuning, packaging, precision).
+_MODEL_QUALIFIERS = ("instruct", "chat", "hf", "base", "it", "fp8", "awq", "gptq", "int4", "int8", "bf16", "fp16")
+# A run's GPU text (lower case, letters and digits only) → the preset it names. A text that names a
+# device without saying which of its presets (an A100 without its memory, an H100 PCIe) names none.
+_GPU_PATTERNS = (("H100-SXM", r"h100(?!.*(pcie|nvl))"), ("H200", r"h200"), ("A100-80GB", r"a100.*80g"),
+                 ("A100-40GB", r"a100.*40g"), ("MI300X", r"mi300x"), ("B200", r"b200"), ("L40S", r"l40s"),
+                 ("RTX-3090", r"3090"))
+
+
+def _model_key(text: str) -> str:
+    """A model's name as it is compared: the part after the organisation, lower case, letters and
+    digits only, without the qualifiers at its end (``meta-llama/Llama-3.1-8B-Instruct`` and the
+    preset ``Llama 3.1 8B`` are both ``llama318b``)."""
+    key = re.sub(r"[^a-z0-9]", "", text.rsplit("/", 1)[-1].lower())
+    while qualifier := next((q for q in _MODEL_QUALIFIERS if key.endswith(q) and len(key) > len(q)), None):
+        key = key[:-len(qualifier)]
+    return key
+
+
+def run_presets(runs: pd.DataFrame, models: dict[str, roofline.Model],
+                gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
+    """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
+    missing where no preset matches), so that a prediction can say when it uses the sidebar's instead."""
+    by_key: dict[str, str] = {}
+    for model_id, model in models.items():
+        by_key.setdefault(_model_key(model_id), model_id)
+        by_key.setdefault(_model_key(model.name), model_id)
+
+    def gpu_of(text: Any) -> str | None:
+        if not isinstance(text, str):
+            return None
+        if text in gpus:
+            return text
+        key = re.sub(r"[^a-z0-9]", "", text.lower())
+        return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, key)), None)
+
+    return pd.DataFrame({"target": [by_key.get(_model_key(t)) if isinstance(t, str) else None
+                                    for t in runs["target_model"]],
+                         "gpu": [gpu_of(g) for g in runs["gpu"]]}, index=runs.index)
+
+
+# Methods as benchmark tools and engines name them → the step model's draft. An MTP (NextN) module is
+# one decoder layer on the target's features sharing its LM head, as an EAGLE head is (DeepSeek-V3
+# report, arXiv:2412.19437, §2.2); suffix decoding, like prompt lookup, drafts on the host.
+_METHOD_DRAFTS = {"eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram", "suffix": "ngram", "mtp": "eagle",
+                  "nextn": "eagle"}
+
+
+def _engine_of(engine: Any, version: Any, engines: Collection[str]) -> str | None:
+    """The engine preset a run's engine text names; None where it names none. vLLM runs the V1
+    engine by default from 0.8.0 (vLLM 0.8.0 release notes), so earlier versions name V0."""
+    text = engine.lower() if isinstance(engine, str) else ""
+    if "sglang" in text:
+        found = "sglang"
+    elif "tensorrt" in text or "trt" in text:
+        found = "trt-llm"
+    elif "vllm" in text:
+        release = re.match(r"v?(\d+)\.(\d+)", version) if isinstance(version, str) else None
+        found = "vllm-v0" if release and (int(release[1]), int(release[2])) < (0, 8) else "vllm-v1"
+    else:
+        return None
+    return found if found in engines else None
+
+
+def run_settings(runs: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
+    """The setting each run's prediction uses: ``target``, ``gpu``, ``draft`` and ``engine`` ids,
+    each the run's own where it names a preset (its target model and GPU, :func:`run_presets`; its
+    method or draft model; its engine and version) and the scenario's otherwise, and ``own``, True
+    where both the target and the GPU are the run's. A run's draft model that matches no preset, on
+    the scenario's target, is the scenario's draft; on another target, that target's default draft."""
+    named = run_presets(runs, presets.models, presets.gpus)
+    keys = {_model_key(model_id): model_id for model_id in presets.models}
+    rows = []
+    for (index, run), target, gpu in zip(runs.iterrows(), named["target"], named["gpu"]):
+        own = isinstance(target, str) and isinstance(gpu, str)
+        target = target if isinstance(target, str) else scenario.target_id
+        method = run.get("spec_method")
+        draft = _METHOD_DRAFTS.get(method.lower()) if isinstance(method, str) else None
+        if draft is None and isinstance(run.get("draft_model"), str):
+            draft = keys.get(_model_key(run["draft_model"]))
+        if draft is None:
+            draft = scenario.draft_id if target == scenario.target_id else default_draft(target, presets.models)
+        rows.append({"target": target, "gpu": gpu if isinstance(gpu, str) else scenario.gpu.id, "draft": draft,
+                     "engine": _engine_of(run.get("engine"), run.get("engine_version"), presets.engines)
+                     or scenario.engine.id, "own": own})
+    return pd.DataFrame(rows, index=runs.index, columns=["target", "gpu", "draft", "engine", "own"])
+
+
+def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engine: str, presets: Presets) -> Scenario:
+    """``scenario`` with the target, GPU, draft and engine of one setting (:func:`run_settings`), at
+    the engine's preset costs and on the fewest GPUs that hold the pair (a run does not say how many
+    it used; :func:`specviz.scenario.default_tp`); ``scenario`` itself, custom models, typed GPU
+    figures and GPU count included, where the setting is its own."""
+    if (target, gpu, draft, engine) == (scenario.target_id, scenario.gpu.id, scenario.draft_id, scenario.engine.id):
+        return scenario
+    chosen = presets.engines[engine]
+    device = scenario.gpu if gpu == scenario.gpu.id else presets.gpus[gpu]
+    model, drafter = presets.models[target], resolve_draft(draft, presets.models)
+    return replace(scenario, gpu=device, gpu_figures=scenario.gpu_figures if gpu == scenario.gpu.id else {},
+                   target=model, target_id=target, draft=drafter, draft_id=draft, engine=chosen,
+                   costs=preset_costs(chosen), tp=default_tp(device, model, drafter, scenario.precision))
+
+
+def _setting_label(target: str, gpu: str, draft: str, engine: str) -> str:
+    return f"{target} · {gpu} · {draft} · {engine}"
+
+
+def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0) -> pd.DataFrame:
+    """The step model's speedup for each paired run, at its own α, γ and concurrency, in its own
+    setting (:func:`run_settings`), at its engine's preset costs, with the band of
+    :func:`specviz.calculator.speedup_band`.
+
+    α comes from the measured acceptance length through the inverse of E(α, γ) (never from vLLM's
+    accepted/drafted directly). Rows without γ, acceptance or concurrency get no prediction.
+    Adds ``alpha``, ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
+    (measured − predicted), ``setting`` (target · GPU · draft · engine ids) and ``own_setting``
+    (False where the run named no target or GPU preset and the scenario's stood in).
+    """
+    out = paired.copy()
+    length = _acceptance_length(out)
+    gamma = out["num_speculative_tokens"]
+    usable = length.notna() & gamma.notna() & out["concurrency"].notna() & (gamma >= 1)
+    usable &= (length >= 1) & (length <= gamma + 1)
+    settings = run_settings(out, scenario, presets)
+    out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]
+    out["own_setting"] = settings["own"]
+    for name in ("alpha", "predicted_speedup", "predicted_low", "predicted_high"):
+        out[name] = np.nan
+    for key, rows in settings[usable].groupby(["target", "gpu", "draft", "engine"]).groups.items():
+        chosen = setting_scenario(scenario, *key, presets)
+        g = gamma[rows].to_numpy(dtype=float)
+        alpha = np.asarray(spec.alpha_from_acceptance_length(length[rows].to_numpy(dtype=float), g))
+        batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
+        out.loc[rows, "alpha"] = alpha
+        out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, context)["speedup"]
+        low, high = calculator.speedup_band(chosen, alpha, g, batch, context)
+        out.loc[rows, "predicted_low"], out.loc[rows, "predicted_high"] = low, high
+    out["error"] = out["measured_speedup"] - out["predicted_speedup"]
+    return out
+
+
+def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
+    """Verify and draft cost that fit the measured points by least squares.
+
+    speedup = E / (v + γc) is linear in (v, c) after rearranging: E / S = v + γ·c. Solved with
+    ``numpy.linalg.lstsq`` over the rows with α; None with fewer than two such rows, or when the
+    fit would need a negative cost or a free verify pass.
+    """
+    rows = predicted.dropna(subset=["alpha", "measured_speedup"])
+    if len(rows) < 2:
+        return None
+    g = rows["num_speculative_tokens"].to_numpy(dtype=float)
+    e = np.asarray(spec.expected_tokens(rows["alpha"].to_numpy(dtype=float), g))
+    design = np.column_stack([np.ones_like(g), g])
+    (v, c), *_ = np.linalg.lstsq(design, e / rows["measured_speedup"].to_numpy(dtype=float), rcond=None)
+    if not (np.isfinite(v) and np.isfinite(c)) or v <= 0 or c < 0:  # a free verify pass is impossible
+        return None
+    fitted = spec.speedup(rows["alpha"].to_numpy(dtype=float), g, v, c)
+    rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
+    return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows)}
+
+
+def ratio_warnings(fit: dict[str, float]) -> list[Notice]:
+    """What makes a ratios fit (:func:`calibrate_ratios`) suspect, so that it is not shown as a
+    success: a verify pass cheaper than a plain one (``fit.verify_below_one``), which no cost model
+    allows: it scores more tokens than a plain pass."""
+    return [Notice("fit.verify_below_one", verify_cost=fit["verify_cost"])] if fit["verify_cost"] < 1 else []
+
+
+@dataclass
+class SettingFit:
+    """The step model calibrated on the runs of one setting: the setting's scenario at the fitted
+    costs (the weighted medians), the fit itself (its band), the points it used, the RMS error of
+    its speedups at them and its warnings (message keys of :mod:`specviz.model.calibration`)."""
+
+    setting: str
+    scenario: Scenario
+    fit: calibration.Fit
+    points: int
+    rms_error: float
+    warnings: list[str]
+
+
+def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Presets,
+                       context: int = 0) -> list[SettingFit]:
+    """Calibrate the step model on each setting's runs (:func:`specviz.model.calibration.calibrate`), with
+    the engine's priors, at each run's measured acceptance length; settings with fewer than two
+    usable runs are left out."""
+    rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
+    settings = run_settings(rows, scenario, presets)
+    fits = []
+    for key, index in settings.groupby(["target", "gpu", "draft", "engine"]).groups.items():
+        if len(index) < 2:
+            continue
+        chosen = setting_scenario(scenario, *key, presets)
+        column = lambda name: rows.loc[index, name].to_numpy(dtype=float)
+        lengths = _acceptance_length(rows.loc[index]).to_numpy(dtype=float)
+        batch, gamma, measured = column("concurrency"), column("num_speculative_tokens"), column("measured_speedup")
+        with np.errstate(all="ignore"):
+            fit = calibration.calibrate(chosen.gpu, chosen.target, chosen.draft, chosen.engine, batch=batch,
+                                        gamma=gamma, context=np.full_like(batch, context), measured_speedup=measured,
+                                        acceptance_length=lengths, tp=chosen.tp, precision=chosen.precision)
+            own = fit.predict(batch, gamma, context, lengths)["speedup"]
+        costs = calibration.fitted_costs(fit, chosen.costs.link_gb_s)
+        fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
+                               float(np.sqrt(np.mean((own - measured) ** 2))), list(fit.warnings)))
+    return fits
+
+
+def load_published(data_dir) -> pd.DataFrame:
+    """Published speculative-decoding results (``data/published_results.csv``), a source per row."""
+    return pd.read_csv(data_dir / "published_results.csv")

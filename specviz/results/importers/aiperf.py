@@ -1,0 +1,344 @@
+"""``aiperf``: the three result files of NVIDIA AIPerf (genai-perf's successor), ``aiperf profile``.
+
+``profile_export_aiperf.json``
+    One object. Each metric is a block keyed by its tag (``time_to_first_token``,
+    ``inter_token_latency``, ``request_latency``, ``request_throughput``, ``output_token_throughput``,
+    ``total_token_throughput``, ``request_count``, ``error_request_count``, ``benchmark_duration``,
+    …) in display units (``ms``, ``sec``, ``requests/sec``, ``tokens/sec``, ``%``, ``ratio``):
+    record metrics carry ``unit, avg, p1, p5, p10, p25, p50, p75, p90, p95, p99, min, max, std``
+    (schema 1.1 adds ``count`` and ``sum``), derived and aggregate ones ``unit`` and ``avg`` only.
+    Beside them: ``schema_version`` and ``aiperf_version`` (the client's version, not the engine's;
+    both absent before schema 1.0), ``benchmark_id``, ``run_info`` (schema 1.2), ``telemetry_data``,
+    ``was_cancelled``, ``error_summary``, ``start_time``, ``end_time``, ``warmup_metrics`` (1.4) and
+    ``input_config``: since the v2 configuration ``models.items[].name``, ``endpoint.type`` (``chat``,
+    ``completions``, …) and ``phases[]`` (``name``, ``type``: ``concurrency``, ``poisson``,
+    ``gamma``, ``constant``, ``user_centric`` or ``fixed_schedule``, ``concurrency``, ``rate``; the
+    warmup phase has ``exclude_from_results: true``); before it ``endpoint.model_names``,
+    ``endpoint.type`` and ``loadgen.concurrency``/``loadgen.request_rate``. With vLLM serving
+    per-request speculative-decoding stats: ``spec_decode_acceptance_length`` (per-request mean,
+    ratio), ``spec_decode_token_weighted_acceptance_length`` (run level: 1 + accepted / steps),
+    ``spec_decode_draft_acceptance_rate`` and ``spec_decode_overall_draft_acceptance_rate`` (in
+    percent), ``spec_decode_zero_step_requests`` (a count of requests, not a share) and
+    ``pooled_spec_decode_acceptance_histogram`` ({accepted drafts j: verify steps}).
+``profile_export_aiperf.csv``
+    Blocks separated by blank lines: ``Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std``
+    (``sum`` after ``max`` in newer versions; percentiles ascending, where genai-perf's run from p99
+    down and have no ``std``) with a row per record metric, then ``Metric,Value`` for the others,
+    then after two blank lines, with GPU telemetry on, ``Endpoint,GPU_Index,…,Metric,avg,…`` (one row
+    per GPU and metric, which no run column holds: skipped). Metrics are named by their display
+    header with the unit in brackets (``Time to First Token (ms)``; none for counts: ``Request
+    Count``); numbers written ``%.2f``, integers as they are; lines end in ``\\r\\n``.
+``profile_export.jsonl``
+    One record per request: ``{"metadata": {session_num, x_request_id, conversation_id, turn_index,
+    request_start_ns, request_ack_ns, request_end_ns, worker_id, record_processor_id,
+    benchmark_phase ("warmup" or "profiling"), was_cancelled, …}, "metrics": {tag: {"value", "unit"}},
+    "error": null or {code, type, message}}``; a failed request has an ``error`` and few metrics.
+
+Sources: ai-dynamo/aiperf at db4f6397 (2025-10-10, 0.1.1): ``aiperf/exporters/json_exporter.py``,
+``csv_exporter.py``, ``aiperf/post_processors/record_export_results_processor.py``,
+``aiperf/common/models/export_models.py`` and ``record_models.py``, ``aiperf/common/constants.py``
+(``STAT_KEYS``), ``aiperf/common/config/user_config.py``, ``endpoint_config.py``,
+``loadgen_config.py``, ``aiperf/common/enums/metric_enums.py`` (time units ``ns``, ``us``, ``ms``,
+``sec``), ``aiperf/metrics/metric_dicts.py`` (statistics: numpy's linear percentiles) and
+``aiperf/metrics/types/*.py`` (tags and headers); later versions under ``src/aiperf``:
+``metrics/types/spec_decode_metrics.py`` (1849cd1b), ``common/models/export_models.py`` (896729cf,
+schema 1.1; a later stored version, its commit not given by the index: schema 1.4 with
+``pooled_spec_decode_acceptance_histogram``), ``exporters/metrics_json_exporter.py`` (047d59dd),
+``exporters/metrics_csv_exporter.py`` (309c4e8c), ``common/constants.py`` (0562da4a),
+``config/phases.py`` (aa0efdfd), ``config/models.py`` (9ee60500), ``common/models/record_models.py``
+(f86c6c0d), ``docs/reference/json-export-schema.md`` (db6edabf),
+``docs/reference/spec-decode-acceptance.md`` (19a5101a) and
+``docs/tutorials/working-with-profile-exports.md`` (13992dbd).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from specviz.errors import Notice
+from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, normalise_name, number, preview
+# The same block reader as genai-perf's CSV, with its measured memory costs.
+from .genai_perf import metric_name, metric_rows
+
+__all__ = ["FORMAT"]
+
+_LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
+_STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
+# Blocks whose ``avg`` is a run's value (rates are per second, counts whole).
+_SCALARS = {"request_throughput": "request_throughput", "output_token_throughput": "output_throughput",
+            "total_token_throughput": "total_token_throughput", "request_count": "num_requests",
+            "error_request_count": "failed_requests"}
+# AIPerf's time units (MetricTimeUnit), in milliseconds and in seconds.
+_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "sec": 1e3}
+_SECONDS = {unit: scale / 1e3 for unit, scale in _MS.items()}
+_RATE = {"%": 0.01, "ratio": 1.0}
+# Run-level, token-weighted figures first (vLLM's own benchmark computes its acceptance the same
+# way, from the server's counters), then the mean of the per-request figures.
+_ACCEPTANCE_LENGTH = ("spec_decode_token_weighted_acceptance_length", "spec_decode_acceptance_length")
+_ACCEPTANCE_RATE = ("spec_decode_overall_draft_acceptance_rate", "spec_decode_draft_acceptance_rate")
+# The CSV's display headers that are not their tag.
+_CSV_TAGS = {"acceptance_length": "spec_decode_acceptance_length",
+             "token_weighted_acceptance_length": "spec_decode_token_weighted_acceptance_length",
+             "draft_acceptance_rate": "spec_decode_draft_acceptance_rate",
+             "overall_draft_acceptance_rate": "spec_decode_overall_draft_acceptance_rate"}
+_UNIT = re.compile(r"\(([^()]*)\)\s*$")
+_PERCENTILE = re.compile(r"p(\d+)")
+_CONFIG_KEYS = {"phases", "models", "loadgen"}  # AIPerf's, in either configuration; not genai-perf's
+_METADATA_KEYS = {"benchmark_phase", "request_start_ns", "session_num"}
+# Per request, beyond the decoded JSON the source has charged: parsing peaked at 158 B a record
+# (tracemalloc, 50,000 records: the list of kept ones, the float columns, the DataFrame), and the
+# store copies the six columns once more (48 B).
+_REQUEST_BYTES = 256
+
+
+def _is_summary(doc: Any) -> bool:
+    """Metric blocks with units beside ``aiperf_version`` or AIPerf's ``input_config``."""
+    if not isinstance(doc, dict) or not any(isinstance(v, dict) and "unit" in v for v in doc.values()):
+        return False
+    config = doc.get("input_config")
+    return isinstance(doc.get("aiperf_version"), str) or (
+        isinstance(config, dict) and not _CONFIG_KEYS.isdisjoint(config))
+
+
+def _is_record(doc: Any) -> bool:
+    """A line of ``profile_export.jsonl``: ``metadata`` of a request beside ``metrics``."""
+    return (isinstance(doc, dict) and "metrics" in doc and isinstance(doc.get("metadata"), dict)
+            and not _METADATA_KEYS.isdisjoint(doc["metadata"]))
+
+
+def _is_csv(source: Source) -> bool:
+    """A header of ascending percentiles and ``std`` (genai-perf's descend, without ``std``), or a
+    first block of ``Metric,Value`` with AIPerf's unit of request throughput (genai-perf writes
+    ``(per sec)``)."""
+    if source.is_json:
+        return False
+    cells = [normalise_name(cell) for cell in source.head.lstrip().split("\n", 1)[0].split(",")]
+    percentiles = [int(m[1]) for m in map(_PERCENTILE.fullmatch, cells) if m]
+    if cells[0] == "metric" and "std" in cells and len(percentiles) > 1 and percentiles == sorted(percentiles):
+        return True
+    return cells == ["metric", "value"] and "Request Throughput (requests/sec)" in source.head
+
+
+def sniff(source: Source) -> float:
+    """0.95 for a summary JSON or per-request JSON lines, 0.9 for the CSV (genai-perf bids 0.8 for
+    the first and the last, vLLM 0.8 and SGLang 0.95 for JSON lines with their own keys)."""
+    if not source.is_json:
+        return 0.9 if _is_csv(source) else 0.0
+    docs = source.documents
+    # Summaries joined into JSON lines are claimed too, to be refused as such by parse.
+    return 0.95 if docs and (_is_record(docs[0]) or _is_summary(docs[0])) else 0.0
+
+
+def _scale(tag: str, block: dict[str, Any], units: dict[str, float], warnings: list[Notice]) -> float | None:
+    """The factor for a block's unit, or None (and a notice) for a unit not in ``units``."""
+    unit = block.get("unit")
+    scale = units.get(unit) if isinstance(unit, str) else None
+    if scale is None:
+        warnings.append(Notice("warn.aiperf_unit", source=tag, unit=preview(unit)))
+    return scale
+
+
+def _zero_accept_share(histogram: Any) -> float | None:
+    """The share of verify steps that accepted no draft token, from the pooled histogram."""
+    if not isinstance(histogram, dict):
+        return None
+    steps = {str(k): number(v) for k, v in histogram.items()}
+    if any(n is None or n < 0 for n in steps.values()):
+        return None
+    total = sum(steps.values())
+    return steps.get("0", 0.0) / total if 0 < total < math.inf else None
+
+
+def _agreed(values: Iterable[Any]) -> Any:
+    """The one value the measured phases share, or None where they differ or none has one."""
+    present = [v for v in values if v is not None]
+    return present[0] if present and all(v == present[0] for v in present) else None
+
+
+def _model(models: Any, legacy: Any) -> str | None:
+    """The model names: ``models.items[].name`` (or a list of names), else ``endpoint.model_names``."""
+    if isinstance(models, dict):
+        models = models.get("items")
+    if not isinstance(models, list):
+        models = legacy if isinstance(legacy, list) else [models]
+    names = [m.get("name") if isinstance(m, dict) else m for m in models]
+    return ", ".join(n for n in names if isinstance(n, str)) or None
+
+
+def _config(run: RunBuilder, config: dict[str, Any]) -> None:
+    """Load, model and endpoint type from ``input_config``; the phases AIPerf leaves out of its
+    results (warmup) do not count."""
+    phases = config.get("phases")
+    if isinstance(phases, list):
+        measured = [p for p in phases if isinstance(p, dict) and p.get("exclude_from_results") is not True
+                    and "warmup" not in (p.get("kind"), p.get("name"))]
+        # Concurrency is the load only in a concurrency phase; beside a rate it is a cap on the
+        # requests in flight (kept in extra with input_config), not the load.
+        run.set("concurrency", _agreed(p.get("concurrency") for p in measured if p.get("type") == "concurrency"),
+                source="input_config.phases.concurrency")
+        run.set("request_rate", _agreed(p.get("rate") for p in measured if p.get("type") != "concurrency"),
+                source="input_config.phases.rate")
+    else:
+        loadgen = dig(config, "loadgen")
+        run.set("concurrency", loadgen.get("concurrency"), source="input_config.loadgen.concurrency")
+        run.set("request_rate", loadgen.get("request_rate"), source="input_config.loadgen.request_rate")
+    endpoint = dig(config, "endpoint")
+    run.set("target_model", _model(config.get("models"), endpoint.get("model_names")), source="input_config.models")
+    run.set("endpoint", endpoint.get("type"), source="input_config.endpoint.type")
+
+
+def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
+    """The run of a summary: metric blocks by tag beside the other top-level keys (the CSV's rows
+    are read into the same shape). Every key is kept in ``extra``, the blocks whole."""
+    run = RunBuilder(warnings)
+    blocks = {tag: block for tag, block in doc.items() if isinstance(block, dict)}
+    for tag, short in _LATENCIES.items():
+        scale = _scale(tag, blocks[tag], _MS, warnings) if tag in blocks else None
+        if scale is not None:
+            for stat, canonical in _STATS.items():
+                run.set(f"{canonical}_{short}_ms", blocks[tag].get(stat), scale, source=f"{tag}.{stat}")
+    for tag, column in _SCALARS.items():
+        run.set(column, dig(blocks, tag).get("avg"), source=f"{tag}.avg")
+    if "benchmark_duration" in blocks:
+        scale = _scale("benchmark_duration", blocks["benchmark_duration"], _SECONDS, warnings)
+        if scale is not None:
+            run.set("duration_s", blocks["benchmark_duration"].get("avg"), scale, source="benchmark_duration.avg")
+    length = next((t for t in _ACCEPTANCE_LENGTH if t in blocks), None)
+    if length:
+        run.set("acceptance_length", blocks[length].get("avg"), source=f"{length}.avg")
+    rate = next((t for t in _ACCEPTANCE_RATE if t in blocks), None)
+    scale = _scale(rate, blocks[rate], _RATE, warnings) if rate else None
+    if scale is not None:
+        run.set("acceptance_rate", blocks[rate].get("avg"), scale, source=f"{rate}.avg")
+    run.set("zero_accept_rate", _zero_accept_share(doc.get("pooled_spec_decode_acceptance_histogram")),
+            source="pooled_spec_decode_acceptance_histogram")
+    if "input_config" in blocks:
+        _config(run, blocks["input_config"])
+    for key, value in doc.items():
+        run.keep(key, value)
+    return run.build()
+
+
+def _parse_csv(source: Source) -> Parsed:
+    """The metric rows into blocks by tag (a row of ``Metric,Value`` into ``{unit, avg}``)."""
+    doc: dict[str, dict[str, Any]] = {}
+    for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
+        if row is not None and header[0] == "metric" and len(row) >= 2:
+            unit = _UNIT.search(row[0])
+            tag = _CSV_TAGS.get(metric_name(row[0]), metric_name(row[0]))
+            doc[tag] = {"unit": unit[1] if unit else None,
+                        **{("avg" if h == "value" else h): number(v) for h, v in zip(header[1:], row[1:])}}
+    if not doc:
+        raise IngestError("ingest.aiperf_no_table", source.name)
+    source.charge_runs(1)
+    warnings: list[Notice] = []
+    return Parsed("aiperf", [_run(doc, warnings)], warnings=warnings)
+
+
+def _float(value: Any) -> float:
+    """A number as :func:`number` reads it, NaN for anything else."""
+    amount = number(value)
+    return math.nan if amount is None else amount
+
+
+def _values(metrics: list[dict[str, Any]], tag: str, units: dict[str, float] | None = None) -> np.ndarray:
+    """Each request's ``metrics[tag].value`` (a time converted to ``units`` by its own unit); NaN
+    where it is missing, in an unknown unit, or not a finite number ≥ 0."""
+    def one(block: Any) -> float:
+        if not isinstance(block, dict):
+            return math.nan
+        unit = block.get("unit")
+        scale = 1.0 if units is None else units.get(unit) if isinstance(unit, str) else None
+        return math.nan if scale is None else _float(block.get("value")) * scale
+
+    column = np.fromiter((one(m.get(tag)) for m in metrics), np.float64, len(metrics))
+    column[~(np.isfinite(column) & (column >= 0))] = np.nan
+    return column
+
+
+def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
+    """Σ numerator / Σ denominator over the requests that have both, or None without a denominator."""
+    both = ~(np.isnan(numerator) | np.isnan(denominator))
+    total = denominator[both].sum()
+    return float(numerator[both].sum() / total) if total > 0 else None
+
+
+def _parse_records(source: Source, docs: list[Any]) -> Parsed:
+    """One run of the profiling records: latency statistics computed as AIPerf computes them
+    (numpy's linear percentiles), throughputs over the span from the first request's start to the
+    last response (AIPerf's ``benchmark_duration``), acceptance pooled over requests; the
+    successful requests as rows."""
+    source.charge_runs(1)
+    source.charge(_REQUEST_BYTES * len(docs))
+    kept: list[dict[str, Any]] = []
+    warmup = failed = 0
+    for index, record in enumerate(docs):
+        if not _is_record(record):
+            raise IngestError("ingest.aiperf_record", source.name, record=index + 1)
+        if record["metadata"].get("benchmark_phase") == "warmup":
+            warmup += 1
+        elif record.get("error") is not None or not isinstance(record["metrics"], dict):
+            failed += 1
+        else:
+            kept.append(record)
+    if not kept and not failed:
+        raise IngestError("ingest.aiperf_warmup_only", source.name)
+    metrics = [record["metrics"] for record in kept]
+    columns = {"ttft_ms": _values(metrics, "time_to_first_token", _MS),
+               "itl_ms": _values(metrics, "inter_token_latency", _MS),
+               "e2el_ms": _values(metrics, "request_latency", _MS),
+               "input_tokens": _values(metrics, "input_sequence_length"),
+               "output_tokens": _values(metrics, "output_sequence_length")}
+    warnings: list[Notice] = []
+    run = RunBuilder(warnings)
+    # Sums past the largest float are inf (and inf / inf NaN): the builder refuses both.
+    with np.errstate(over="ignore", invalid="ignore"):
+        for name, short in (("ttft_ms", "ttft"), ("itl_ms", "itl"), ("e2el_ms", "e2el")):
+            values = columns[name][~np.isnan(columns[name])]
+            if values.size:
+                run.set(f"mean_{short}_ms", float(values.mean()))
+                for p, value in zip((50, 90, 99), np.percentile(values, [50, 90, 99])):
+                    run.set(f"p{p}_{short}_ms", float(value))
+        run.set("num_requests", len(kept))
+        run.set("failed_requests", failed)
+        starts, ends = (np.fromiter((_float(r["metadata"].get(key)) for r in kept), np.float64, len(kept))
+                        for key in ("request_start_ns", "request_end_ns"))
+        span = ends[np.isfinite(ends)].max(initial=-math.inf) - starts[np.isfinite(starts)].min(initial=math.inf)
+        if 0 < span < math.inf:
+            seconds = span / 1e9
+            run.set("duration_s", seconds)
+            run.set("request_throughput", len(kept) / seconds)
+            if not np.isnan(columns["output_tokens"]).all():
+                run.set("output_throughput", float(np.nansum(columns["output_tokens"])) / seconds)
+        steps = _values(metrics, "spec_decode_steps")
+        accepted = _values(metrics, "spec_decode_accepted_draft_tokens")
+        mean_accepted = _pooled(accepted, steps)  # accepted drafts per verify step; +1 for the bonus token
+        run.set("acceptance_length", None if mean_accepted is None else 1 + mean_accepted,
+                source="spec_decode_accepted_draft_tokens / spec_decode_steps")
+        run.set("acceptance_rate", _pooled(accepted, _values(metrics, "spec_decode_draft_tokens")),
+                source="spec_decode_accepted_draft_tokens / spec_decode_draft_tokens")
+    run.keep("records", len(docs))
+    run.keep("warmup_records", warmup)
+    requests = pd.DataFrame({"run_index": np.zeros(len(kept), dtype=np.int64), **columns})
+    return Parsed("aiperf", [run.build()], requests, warnings)
+
+
+def parse(source: Source) -> Parsed:
+    if not source.is_json:
+        return _parse_csv(source)
+    docs = source.documents
+    if docs and _is_record(docs[0]):
+        return _parse_records(source, docs)
+    if len(docs) != 1:
+        raise IngestError("ingest.one_document", source.name, format="aiperf", count=len(docs))
+    source.charge_runs(1)
+    warnings: list[Notice] = []
+    return Parsed("aiperf", [_run(docs[0], warnings)], warnings=warnings)
+
+
+FORMAT = Format("aiperf", sniff, parse)

@@ -1,0 +1,666 @@
+"""What every importer shares: the file read once, its errors, the run builder, bounded decoding.
+
+A :class:`Source` is one file: its bytes (in memory, or for a file on disk a private copy read a
+MiB at a time: :class:`CopiedSource`), its content hash and line ends, its first 64 KiB as text,
+its JSON documents (decoded at most once, and only after the memory they would take has been
+estimated and found within ``SPECVIZ_IMPORT_MEMORY_BYTES``). An importer turns a source into
+:class:`Parsed`: canonical run dicts (keys from :data:`specviz.results.schema.RUN_COLUMNS`; times in ms,
+acceptance as a fraction) with ``extra``, the JSON text of every source field that has no column,
+per-request rows and notices.
+
+Errors are :class:`IngestError` (a :class:`specviz.errors.SpecvizError`: a message key of the
+translation layer and its parameters, always the file's name); notices are
+:class:`specviz.errors.Notice`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import reprlib
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from specviz import settings
+from specviz.errors import Notice, SpecvizError
+from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
+
+__all__ = ["IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "CopiedSource",
+           "Format", "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats",
+           "request_column", "csv_rows", "byte_lines", "header_line_bytes", "occurrences", "byte_histogram",
+           "characters", "width", "lines"]
+
+
+class IngestError(SpecvizError):
+    """A file that cannot be imported: ``key`` says why, the parameter ``file`` names it."""
+
+    def __init__(self, key: str, file: str, **params: Any) -> None:
+        super().__init__(key, file=file, **params)
+        self.file = file
+
+
+class UnrecognisedColumnsError(IngestError):
+    """A CSV none of whose columns names a result; ``columns`` are its column names as read, for
+    the page's mapping step."""
+
+    def __init__(self, file: str, columns: list[str]) -> None:
+        super().__init__("ingest.csv_no_columns", file)
+        self.columns = columns
+
+
+def as_ingest_error(name: str, exc: BaseException) -> IngestError:
+    """The error of file ``name`` for any exception raised while reading it, by its type.
+
+    Parameters
+    ----------
+    name : str
+        The file's name as the user gave it.
+    exc : BaseException
+        What reading it raised; an :class:`IngestError` is returned unchanged.
+
+    Returns
+    -------
+    IngestError
+        Naming the file and saying what was wrong.
+    """
+    if isinstance(exc, IngestError):
+        return exc
+    if isinstance(exc, OSError):
+        return IngestError("ingest.unreadable", name, detail=exc.strerror or str(exc))
+    if isinstance(exc, RecursionError):
+        return IngestError("ingest.too_deep", name)
+    if isinstance(exc, MemoryError):
+        return IngestError("ingest.no_memory", name)
+    if isinstance(exc, OverflowError):
+        return IngestError("ingest.number_too_large", name)
+    if isinstance(exc, UnicodeEncodeError):  # JSON may escape half a character: "\\ud800"
+        return IngestError("ingest.lone_surrogate", name)
+    if isinstance(exc, UnicodeError):
+        return IngestError("ingest.not_utf8", name)
+    detail = (str(exc).splitlines() or [""])[0][:200]
+    return IngestError("ingest.failed", name, kind=type(exc).__name__, detail=detail)
+
+
+@dataclass
+class Parsed:
+    """What one file holds: its format, canonical runs, per-request rows and notices.
+
+    ``requests`` has the columns ``run_index`` (the position of its run in ``runs``) and any of
+    :data:`specviz.results.schema.REQUEST_COLUMNS` but ``run_id`` (NaN where unknown), or none at all.
+    A user's CSV (format ``csv``) has no runs here: the store reads it with DuckDB.
+    """
+
+    format: str
+    runs: list[dict[str, Any]]
+    requests: pd.DataFrame = field(default_factory=pd.DataFrame)
+    warnings: list[Notice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One import format: ``sniff`` says how sure it is that a source is of this format (0: not
+    at all, 1: certain), ``parse`` reads it. One module of :mod:`specviz.results.importers` each."""
+
+    name: str
+    sniff: Callable[["Source"], float]
+    parse: Callable[["Source"], Parsed]
+
+
+def normalise_name(name: str) -> str:
+    """Column or key name → lower snake case: ``"TTFT (ms)"`` → ``"ttft_ms"``."""
+    return re.sub(r"[^0-9a-z]+", "_", name.strip().lower()).strip("_")
+
+
+def dig(obj: Any, *keys: str) -> dict[str, Any]:
+    """The object at ``obj[k1][k2]…``, or {} where a step is missing or not an object."""
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, dict) else {}
+
+
+def number(value: Any) -> float | None:
+    """A float from a number or numeric text (thousands separators allowed; ``inf`` kept), else
+    None: also for NaN and for integers too large for a float."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().replace(",", "")
+        if text.lower() in ("inf", "+inf", "infinity"):
+            return math.inf
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of more than 308 digits
+            return None
+        return number if not math.isnan(number) else None
+    return None
+
+
+_MAX_EXACT_INT = 2**53  # the largest whole number a float holds exactly
+# Warnings quote a value in at most 40 characters; reprlib never renders a large or deep value whole.
+_PREVIEW = reprlib.Repr()
+_PREVIEW.maxlevel, _PREVIEW.maxlist, _PREVIEW.maxdict, _PREVIEW.maxlong = 2, 4, 4, 40
+
+
+def preview(value: Any) -> str:
+    """A value quoted in at most 40 characters, for a notice: never a large or deep value rendered whole."""
+    return (value if isinstance(value, str) else _PREVIEW.repr(value))[:40]
+
+
+# A JSON string (skipped as it is) or a bare non-finite number token as json.dumps writes them.
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+# Half a character: JSON may write one ("\ud800"), and json.loads keeps it, but it is not Unicode
+# and cannot be stored (json.loads joins the halves of a whole character into one).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _extra_json(extra: dict[str, Any]) -> str:
+    """``extra`` as compact JSON text that DuckDB's JSON type accepts: Python writes non-finite
+    floats as bare ``NaN``/``Infinity``, which is not JSON (SGLang writes ``"request_rate":
+    Infinity``), so they become the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``; half
+    characters become U+FFFD."""
+    try:
+        text = json.dumps(extra, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a non-finite float somewhere: quote those tokens, outside strings only
+        text = json.dumps(extra, separators=(",", ":"), ensure_ascii=False)
+        text = _NON_FINITE.sub(lambda m: f'"{m[1]}"' if m[1] else m[0], text)
+    return _storable(text)
+
+
+class RunBuilder:
+    """Collects one run's canonical fields, checks each value, keeps the rest in ``extra``."""
+
+    def __init__(self, warnings: list[Notice]) -> None:
+        self.row: dict[str, Any] = {}
+        self.extra: dict[str, Any] = {}
+        self.warnings = warnings
+
+    def set(self, column: str, value: Any, scale: float = 1.0, source: str | None = None) -> None:
+        if value is None:
+            return
+        source = source or column
+        if column in TEXT_COLUMNS:
+            if isinstance(value, (str, int, float)):
+                self.row[column] = _storable(str(value))
+            else:  # a list or object would be rendered whole, however large or deep
+                self._reject(source, value, "text")
+            return
+        if column == "per_position_acceptance":
+            rates = [number(v) for v in value] if isinstance(value, list) else None
+            if rates is None or any(r is None or not 0 <= r <= 1 for r in rates):
+                self._reject(source, value, "fractions")
+            else:
+                self.row[column] = rates
+            return
+        amount = number(value)
+        amount = None if amount is None else amount * scale  # 1e308 s in ms is no longer finite
+        if amount is None or (math.isinf(amount) and column != "request_rate"):
+            self._reject(source, value, "finite")
+        elif amount < 0:
+            self._reject(source, value, "negative")
+        elif column in INTEGER_COLUMNS and (amount != int(amount) or amount >= _MAX_EXACT_INT):
+            self._reject(source, value, "whole")
+        elif column in ("acceptance_rate", "zero_accept_rate") and amount > 1:
+            self._reject(source, value, "fraction")
+        else:
+            self.row[column] = int(amount) if column in INTEGER_COLUMNS else amount
+
+    def _reject(self, source: str, value: Any, expected: str) -> None:
+        self.warnings.append(Notice(f"warn.rejected.{expected}", source=_storable(source),
+                                    value=_storable(repr(preview(value)))))
+        self.extra[source] = value
+
+    def keep(self, key: str, value: Any) -> None:
+        self.extra[key] = value
+
+    def build(self) -> dict[str, Any]:
+        """The run, with ``extra`` as JSON text: the source's objects need not outlive parsing."""
+        return {**self.row, "extra": _extra_json(self.extra)}
+
+
+def floats(arrays: list[Any], scale: float = 1.0) -> np.ndarray:
+    """The entries of JSON arrays, one array after another, as floats times ``scale``; NaN where
+    an entry is not a finite number ≥ 0 (numeric text is read as :func:`number` reads it).
+    Filled straight from the entries: no list of them, no object per entry."""
+    entries = itertools.chain.from_iterable
+    count = sum(map(len, arrays))
+    numbers = None
+    if set(map(type, entries(arrays))) <= {int, float}:  # the usual case: one C loop
+        try:
+            numbers = np.fromiter(entries(arrays), np.float64, count)
+        except OverflowError:  # an integer of more than 308 digits: read one by one below
+            pass
+    if numbers is None:
+        numbers = np.fromiter((math.nan if x is None else x for x in map(number, entries(arrays))),
+                              np.float64, count)
+    with np.errstate(over="ignore", invalid="ignore"):  # 1e308 s in ms is inf, refused just below
+        numbers *= scale
+    numbers[~(np.isfinite(numbers) & (numbers >= 0))] = np.nan
+    return numbers
+
+
+def request_column(values: Any, n: int, scale: float = 1.0) -> np.ndarray:
+    """``n`` per-request values from a JSON array (NaN past its end, or for all if it is none)."""
+    column = np.full(n, np.nan)
+    if isinstance(values, list):
+        head = values[:n]
+        column[:len(head)] = floats([head], scale)
+    return column
+
+
+# Memory that decoding costs, estimated from how often each byte occurs before anything is decoded.
+# json.loads, measured with tracemalloc on CPython 3.11 over arrays of 1M elements of one shape
+# (the text itself not counted), per element: [] 64 B, {} 72 B, [0] 96 B, {"":0} 192 B,
+# {"":[]} 248 B, {"":{}} 256 B, an int above 256 36 B, a float 32 B, "ab" 59 B, "ĉ" 85 B,
+# a distinct key with its value 115-160 B (dicts double as they grow).
+# Charging each '{' a dict, each '[' a list, each ',' and ':' an element and each '"' half a
+# string header covers every one of them (tests/test_importers.py checks each against tracemalloc).
+_DICT_BYTES, _LIST_BYTES, _ELEMENT_BYTES, _QUOTE_BYTES = 96, 56, 48, 32
+# Building and storing one run (its dict, the store's row), beyond what the other charges cover,
+# measured with ru_maxrss over a whole import: 970 B a run for 600,000 minimal vllm records
+# ({"completed":1} a line), 1.8 KB for 100,000 of nerdalert's full records.
+_RUN_BYTES = 4096
+# Storing ``extra``: DuckDB parses each JSON text to check it; with ru_maxrss, a 10 MB extra held
+# 45 B per value for [0,0,…], 37 B for [[],[],…] and ["ab","ab",…] (values counted by ',' and ':').
+_STORED_VALUE_BYTES = 48
+
+
+def byte_histogram(data: bytes) -> np.ndarray:
+    """How often each byte value occurs in ``data`` (256 counts), counted 1 MiB at a time so that
+    the integer copy numpy's bincount makes stays small."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    counts = np.zeros(256, dtype=np.int64)
+    for start in range(0, len(view), 1 << 20):
+        counts += np.bincount(view[start:start + (1 << 20)], minlength=256)
+    return counts
+
+
+def characters(counts: np.ndarray) -> int:
+    """Characters of UTF-8 text with this byte histogram (continuation bytes 0x80-0xBF start none)."""
+    return int(counts.sum() - counts[0x80:0xC0].sum())
+
+
+def width(counts: np.ndarray) -> int:
+    """Bytes a character takes in the str that decoding UTF-8 text with this byte histogram makes:
+    1, 2 or 4 by the widest character (lead bytes from 0xC4 start characters above U+00FF, from
+    0xF0 characters above U+FFFF)."""
+    return 4 if counts[0xF0:].any() else 2 if counts[0xC4:0xF0].any() else 1
+
+
+def _escaped_width(data: bytes) -> int:
+    """The same for the widest character a \\uXXXX escape in JSON text writes: 4 for a surrogate
+    (half of a character above U+FFFF), 2 above U+00FF, else 1. One such escape makes its whole
+    string that wide, however plain its other characters (an escaped backslash before a u only
+    overcounts)."""
+    if b"\\u" not in data:
+        return 1
+    if any(data.count(b"\\u" + bytes(p)) for p in itertools.product(b"dD", b"89aAbB")):
+        return 4
+    return 1 if data.count(b"\\u00") == data.count(b"\\u") else 2
+
+
+def lines(counts: np.ndarray) -> int:
+    """Lines of a text with this byte histogram, whether they end in \\n, \\r\\n or \\r."""
+    return int(max(counts[ord("\n")], counts[ord("\r")]))
+
+
+def _json_memory(data: bytes, counts: np.ndarray) -> int:
+    """Upper estimate of the memory json.loads needs for ``data`` (``counts``, its byte histogram):
+    the decoded text, the contents of its strings and the objects."""
+    chars, char_width = characters(counts), width(counts)
+    escaped = _escaped_width(data)
+    # Contents: at most every character, as wide as an escape makes its string. json builds a
+    # string that has escapes in a buffer up to 1.25x its size, copied once more where an escape
+    # widens it; measured on one 2M-character string: 2.25x, 4.75x and 7.25x the text.
+    contents = chars * (max(char_width, escaped) + (char_width if escaped > char_width else 0))
+    if counts[ord("\\")]:
+        contents = contents * 4 // 3
+    return int(chars * char_width + contents
+               + _DICT_BYTES * counts[ord("{")] + _LIST_BYTES * counts[ord("[")]
+               + _ELEMENT_BYTES * (counts[ord(",")] + counts[ord(":")]) + _QUOTE_BYTES * counts[ord('"')])
+
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _json_documents(name: str, text: str) -> Iterator[Any]:
+    """The documents of JSON text: one, or JSON lines (one after another), decoded as they are read.
+
+    Raises
+    ------
+    IngestError
+        If the JSON is malformed, nested too deeply or holds an integer of more than 4,300 digits
+        (both refused by Python's json).
+    """
+    decoder = json.JSONDecoder()
+    end = _BLANK.match(text).end()
+    while True:
+        try:
+            doc, end = decoder.raw_decode(text, end)
+        except json.JSONDecodeError:
+            raise IngestError("ingest.json_malformed", name) from None
+        except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
+            raise IngestError("ingest.long_integer", name) from None
+        except RecursionError as exc:
+            raise as_ingest_error(name, exc) from None
+        yield doc
+        end = _BLANK.match(text, end).end()
+        if end == len(text):
+            return
+
+
+_HEAD_BYTES = 65536  # enough to tell the formats apart; a large CSV is not decoded here in full
+_PIECE_BYTES = 1 << 20  # what is read, hashed and counted at a time
+_COPY_BYTES = 16 << 20  # what the kernel copies at a time while the part before is hashed
+
+
+def occurrences(piece: bytes, value: int) -> int:
+    """How often the byte ``value`` occurs in ``piece`` (numpy compares a MiB in a third of the time
+    ``bytes.count`` takes)."""
+    return int(np.count_nonzero(np.frombuffer(piece, np.uint8) == value))
+
+
+class _Scan:
+    """What one pass over a content learns, piece by piece: its SHA-256 (the store's key for it) and
+    how many \\n and \\r it holds."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.newlines = self.returns = 0
+
+    def update(self, piece: bytes) -> None:
+        self.digest.update(piece)
+        self.newlines += occurrences(piece, ord("\n"))
+        if b"\r" in piece:  # a search that stops at the first costs a third of a count
+            self.returns += occurrences(piece, ord("\r"))
+
+
+class Source:
+    """One file to import, read once: its size, content hash and line ends (counted in one pass), the
+    checks every file passes, its text and JSON documents decoded at most once, and the memory charged
+    so far for reading it.
+
+    Close it (or use it as a context manager) to delete the private copy it may have made.
+
+    Parameters
+    ----------
+    name : str
+        The file's name as the user gave it (for messages; never opened).
+    data : bytes
+        Its content.
+    """
+
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name = name
+        self.data = data
+        self.size = len(data)
+        self.estimate = 0
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Delete the private copy, if one was made."""
+        if "private_copy" in self.__dict__:
+            self.private_copy.close()
+
+    def pieces(self) -> Iterator[bytes]:
+        """The content from its start, 1 MiB at a time."""
+        for start in range(0, self.size, _PIECE_BYTES):
+            yield self.data[start:start + _PIECE_BYTES]
+
+    @cached_property
+    def _scan(self) -> _Scan:
+        scan = _Scan()
+        for piece in self.pieces():
+            scan.update(piece)
+        return scan
+
+    @property
+    def content_hash(self) -> str:
+        """The SHA-256 of the content, in hex."""
+        return self._scan.digest.hexdigest()
+
+    @property
+    def line_ends(self) -> int:
+        """How many lines end in \\n, \\r\\n or \\r."""
+        return max(self._scan.newlines, self._scan.returns)
+
+    @cached_property
+    def private_copy(self) -> BinaryIO:
+        """The content in a temporary file with no name, for a reader that takes a path (the store
+        gives DuckDB ``/proc/self/fd/N`` of it): that reads exactly these bytes, and no other process
+        can put another file in their place. Deleted by :meth:`close`."""
+        copy = tempfile.TemporaryFile()
+        copy.write(self.data)
+        copy.flush()
+        return copy
+
+    @cached_property
+    def head(self) -> str:
+        """The first 64 KiB as text.
+
+        Raises
+        ------
+        IngestError
+            If the file is empty, binary, UTF-16/32 or not UTF-8.
+        """
+        head = next(self.pieces(), b"")[:_HEAD_BYTES]
+        if not head.strip() and not any(piece.strip() for piece in self.pieces()):
+            raise IngestError("ingest.empty", self.name)
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # a UTF-32 BOM starts the same
+            raise IngestError("ingest.utf16", self.name)
+        if b"\x00" in head:
+            raise IngestError("ingest.binary", self.name)
+        try:  # a character may straddle the cut: the incremental decoder keeps its start back
+            text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=self.size <= _HEAD_BYTES)
+        except UnicodeDecodeError:
+            raise IngestError("ingest.not_utf8", self.name) from None
+        if not text.strip() and self.size <= _HEAD_BYTES:  # a byte-order mark and blanks
+            raise IngestError("ingest.empty", self.name)
+        return text
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """How often each byte value occurs in the file (256 counts)."""
+        return byte_histogram(self.data)
+
+    @cached_property
+    def text(self) -> str:
+        """The whole file as text (once the memory for it has been charged by the caller)."""
+        try:
+            return self.data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise IngestError("ingest.not_utf8", self.name) from None
+
+    @property
+    def is_json(self) -> bool:
+        """Whether the file starts as JSON does (an object or an array)."""
+        return self.head.lstrip()[:1] in ("{", "[")
+
+    @cached_property
+    def documents(self) -> list[Any]:
+        """The JSON documents (one, or one per line), decoded once, after the memory that takes
+        has been estimated and charged; none if the file does not start as JSON does."""
+        if not self.is_json:
+            return []
+        self.charge(_json_memory(self.data, self.counts))
+        return list(_json_documents(self.name, self.text))
+
+    def fits(self, more: int) -> None:
+        """Check that ``more`` bytes beyond what is charged stay within the memory limit.
+
+        Raises
+        ------
+        IngestError
+            If the total is over ``SPECVIZ_IMPORT_MEMORY_BYTES``: the content is far denser than
+            a benchmark result's.
+        """
+        cap = settings.get("SPECVIZ_IMPORT_MEMORY_BYTES")
+        if self.estimate + more > cap:
+            raise IngestError("ingest.memory", self.name, needed_mb=(self.estimate + more) / 1e6,
+                              cap_mb=cap / 1e6)
+
+    def charge(self, more: int) -> None:
+        """Add ``more`` bytes to the memory reading this file takes, refused over the limit (:meth:`fits`)."""
+        self.fits(more)
+        self.estimate += more
+
+    def charge_runs(self, count: int) -> None:
+        """Charge building and storing ``count`` runs, before they are built."""
+        self.charge(_RUN_BYTES * count)
+
+    def check_extras(self, runs: list[dict[str, Any]]) -> None:
+        """Check the memory of the store's parse of each run's ``extra`` JSON, once the runs are built."""
+        self.fits(_STORED_VALUE_BYTES * sum(run["extra"].count(",") + run["extra"].count(":") for run in runs))
+
+
+class CopiedSource(Source):
+    """A file on disk as a :class:`Source`: copied whole into the private copy, and hashed and
+    counted from the copy (what is checked is what DuckDB reads). None of it stays in memory but
+    what a format reads whole (JSON, genai-perf's CSV): a user's CSV of any size takes its first
+    MiB and its header line.
+
+    Parameters
+    ----------
+    name : str
+        The file's name as the user gave it (for messages).
+    file : binary file
+        Open on the file.
+    limit : int
+        The most bytes it may hold (its size when it was opened).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.grew`` if it holds more than ``limit`` bytes: it grew while it was read.
+    OSError
+        If reading it or writing the copy fails.
+    """
+
+    def __init__(self, name: str, file: BinaryIO, limit: int) -> None:
+        self.name = name
+        self.estimate = self.size = 0
+        self.private_copy = tempfile.TemporaryFile(buffering=0)
+        scan = _Scan()
+
+        def scan_part(start: int, end: int) -> None:
+            for piece in self._read(start, end):
+                scan.update(piece)
+
+        try:
+            # The kernel copies a part (sendfile) while a thread hashes and counts the part copied
+            # before: on 800 MB, 1.0-1.3 s, against 1.7-2.8 s one after the other and 2.4-3.2 s
+            # reading, hashing and writing a MiB at a time.
+            with ThreadPoolExecutor(1) as scanner:
+                scanned: Future[None] | None = None
+                while sent := os.sendfile(self.private_copy.fileno(), file.fileno(), self.size,
+                                          min(_COPY_BYTES, limit + 1 - self.size)):
+                    if scanned:
+                        scanned.result()  # in turn: the hash is of the parts one after another
+                    scanned = scanner.submit(scan_part, self.size, self.size + sent)
+                    self.size += sent
+                if scanned:
+                    scanned.result()
+            if self.size > limit:
+                raise IngestError("ingest.grew", name)
+        except BaseException:
+            self.private_copy.close()
+            raise
+        self._scan = scan
+
+    @cached_property
+    def data(self) -> bytes:
+        """The whole content, read from the copy where a format needs it whole."""
+        self.private_copy.seek(0)
+        return self.private_copy.read()
+
+    def pieces(self) -> Iterator[bytes]:
+        return self._read(0, self.size)
+
+    def _read(self, start: int, end: int) -> Iterator[bytes]:
+        for offset in range(start, end, _PIECE_BYTES):
+            yield os.pread(self.private_copy.fileno(), min(_PIECE_BYTES, end - offset), offset)
+
+
+# A line with its end (\r\n, \n or a lone \r, as a file opened with newline="" splits), or a last
+# line without one; never empty.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
+def csv_rows(text: str) -> Iterator[list[str]]:
+    """The rows of CSV text, fed to the reader line by line from the text itself (``io.StringIO``
+    would hold a copy of it at four bytes a character)."""
+    return csv.reader(m.group() for m in _LINE.finditer(text))
+
+
+_BYTE_LINE = re.compile(rb"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
+def byte_lines(pieces: Iterable[bytes]) -> Iterator[str]:
+    """The lines of a content given in pieces (as :func:`csv_rows` splits text), each decoded only
+    when it is asked for."""
+    encoding, held = "utf-8-sig", []
+    for piece in pieces:
+        held.append(piece)
+        if b"\n" not in piece and b"\r" not in piece:
+            continue  # a line longer than a piece: joined once, when its end comes
+        buffer = b"".join(held)
+        # Whole lines: to the last line end, but for a \r at the very end (a \n may follow it).
+        cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r", 0, len(buffer) - 1)) + 1
+        for match in _BYTE_LINE.finditer(buffer, 0, cut):
+            yield match.group().decode(encoding)
+            encoding = "utf-8"
+        held = [buffer[cut:]]
+    for match in _BYTE_LINE.finditer(b"".join(held)):
+        yield match.group().decode(encoding)
+        encoding = "utf-8"
+
+
+def header_line_bytes(pieces: Iterable[bytes]) -> int:
+    """The length in bytes of the first line (to its first \\n or \\r) of a content given in pieces."""
+    length = 0
+    for piece in pieces:
+        ends = [i for i in (piece.find(b"\n"), piece.find(b"\r")) if i >= 0]
+        if ends:
+            return length + min(ends)
+        length += len(piece)
+    return length
+
+
+def find_key(obj: Any, key: str) -> Any:
+    """First non-null value under ``key`` anywhere in nested dicts, depth first (genai-perf moved
+    its config keys); iterative, so that no nesting depth can exhaust the stack."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get(key) is not None:
+                return node[key]
+            stack.extend(v for v in reversed(node.values()) if isinstance(v, dict))
+    return None
+
+

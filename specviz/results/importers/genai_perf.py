@@ -1,0 +1,150 @@
+"""``genai-perf``: NVIDIA genai-perf's ``profile_export_genai_perf.csv`` and ``.json``.
+
+The CSV holds blocks separated by blank lines: one with a ``Metric,avg,min,max,p99,…`` header (a
+row per latency metric, display names with units such as ``Time To First Token (ms)``), one with
+``Metric,Value`` (throughputs and counts); numbers may carry thousands separators and quotes
+(``"1,146.31"``); newer versions add p10/p5/p1 columns and GPU telemetry blocks. The JSON holds
+each metric as an object ``{unit, avg, p50, …}`` keyed by its tag, and ``input_config``.
+AIPerf, genai-perf's successor, writes the same shape with more keys: see
+:mod:`specviz.results.importers.aiperf`, which outbids this module for its files.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from typing import Any, Iterator
+
+from specviz.errors import Notice
+from .base import (Format, IngestError, Parsed, RunBuilder, Source, characters, csv_rows, find_key, lines,
+                   normalise_name, number, preview, width)
+
+__all__ = ["FORMAT", "metric_name", "metric_rows"]
+
+_METRICS = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
+_STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
+# Memory of the CSV through csv and the block reader, measured with ru_maxrss: 1M rows
+# "x000001,1" (a distinct metric each) took 473 B a row all told, one metric row of 1M fields
+# 138 B a field.
+_ROW_BYTES, _FIELD_BYTES = 400, 100
+# Each metric row is kept in ``extra`` under its block's header names, so a long header is
+# repeated in every row: measured with VmHWM, parsing and storing took up to 8.2x the header
+# bytes a row (10 to 300 rows under 1,000 names of 1,000 characters), and one row under 10,000
+# names of 180 characters (1.8 MB) 25 MB all told: 12x the header a row bounds both.
+_EXTRA_FACTOR = 12
+
+
+def metric_name(label: str) -> str:
+    """``"Time To First Token (ms)"`` → ``"time_to_first_token"`` (units in brackets dropped)."""
+    return normalise_name(re.sub(r"\(.*?\)", "", label))
+
+
+def _run(metrics: dict[str, dict[str, Any]], scalars: dict[str, Any], config: Any,
+         warnings: list[Notice]) -> dict[str, Any]:
+    run = RunBuilder(warnings)
+    for key, stats in metrics.items():
+        short = _METRICS.get(key)
+        if short:
+            for stat, canonical in _STATS.items():
+                run.set(f"{canonical}_{short}_ms", stats.get(stat), source=f"{key}.{stat}")
+        run.keep(key, stats)
+    run.set("output_throughput", scalars.get("output_token_throughput"), source="output_token_throughput")
+    run.set("request_throughput", scalars.get("request_throughput"), source="request_throughput")
+    run.set("num_requests", scalars.get("request_count"), source="request_count")
+    for key, value in scalars.items():
+        run.keep(key, value)
+    if config is not None:
+        run.keep("input_config", config)
+        run.set("concurrency", find_key(config, "concurrency"), source="input_config.concurrency")
+        model = find_key(config, "model") or find_key(config, "model_names")
+        run.set("target_model", model[0] if isinstance(model, list) and model else model)
+        endpoint = find_key(config, "endpoint_type")
+        run.set("endpoint", endpoint if isinstance(endpoint, str) else None, source="input_config.endpoint_type")
+    return run.build()
+
+
+def _is_csv(source: Source) -> bool:
+    return not source.is_json and metric_name(source.head.lstrip().split("\n", 1)[0].split(",")[0]) == "metric"
+
+
+def sniff(source: Source) -> float:
+    """0.8 for a CSV that starts with a ``Metric`` column, or JSON of metric objects with units."""
+    if _is_csv(source):
+        return 0.8
+    docs = source.documents
+    doc = docs[0] if len(docs) == 1 else None
+    return 0.8 if isinstance(doc, dict) and any(isinstance(v, dict) and "unit" in v for v in doc.values()) else 0.0
+
+
+def parse(source: Source) -> Parsed:
+    if _is_csv(source):
+        return _parse_csv(source)
+    docs = source.documents
+    if len(docs) != 1:
+        raise IngestError("ingest.one_document", source.name, format="genai-perf", count=len(docs))
+    source.charge_runs(1)
+    metrics, scalars = {}, {}
+    for key, value in docs[0].items():
+        if isinstance(value, dict) and "unit" in value:
+            if "avg" in value and len(value) <= 3 and key.endswith(("throughput", "count")):
+                scalars[key] = value.get("avg")
+            else:
+                metrics[key] = value
+    warnings: list[Notice] = []
+    return Parsed("genai-perf", [_run(metrics, scalars, docs[0].get("input_config"), warnings)], warnings=warnings)
+
+
+def metric_rows(source: Source, malformed_key: str) -> Iterator[tuple[list[str], list[str] | None]]:
+    """The rows of a CSV written as blocks under their own header rows, blank lines between them
+    (genai-perf's and AIPerf's exports): ``(header, None)`` at each header (names normalised),
+    then ``(header, row)`` for each of its rows. The memory of the text, the rows and, per row of a
+    ``Metric`` block, keeping it in ``extra`` under its header's names is charged as they are read.
+
+    Raises
+    ------
+    IngestError
+        ``malformed_key`` for a field over csv's 128 KiB limit or a stray quote.
+    """
+    counts = source.counts
+    # The text and, at most as large, the fields' contents; then the rows and fields kept.
+    source.charge(2 * characters(counts) * width(counts) + _ROW_BYTES * lines(counts)
+                  + _FIELD_BYTES * int(counts[ord(",")]))
+    header: list[str] | None = None  # of the current block; a blank line ends a block
+    header_bytes = 0
+    try:
+        for row in csv_rows(source.text):
+            if not any(cell.strip() for cell in row):
+                header = None
+            elif header is None:
+                header = [normalise_name(h) for h in row]
+                header_bytes = sum(len(h.encode("utf-8", "surrogatepass")) + 4 for h in header)
+                yield header, None
+            else:
+                if header[0] == "metric":
+                    source.charge(_EXTRA_FACTOR * header_bytes)
+                yield header, row
+    except csv.Error as exc:
+        raise IngestError(malformed_key, source.name, detail=str(exc)) from None
+
+
+def _parse_csv(source: Source) -> Parsed:
+    """The ``Metric,avg,…`` block's rows as metrics, the ``Metric,Value`` block's as scalars."""
+    warnings: list[Notice] = []
+    metrics: dict[str, dict[str, Any]] = {}
+    scalars: dict[str, Any] = {}
+    for header, row in metric_rows(source, "ingest.genai_csv_malformed"):
+        if row is None:
+            if header[0] != "metric":
+                warnings.append(Notice("warn.genai_block_skipped", start=preview(header[:2])))
+        elif header[:2] == ["metric", "value"]:
+            if len(row) >= 2:
+                scalars[metric_name(row[0])] = number(row[1])
+        elif header[0] == "metric":
+            metrics[metric_name(row[0])] = {h: number(v) for h, v in zip(header[1:], row[1:])}
+    if not metrics and not scalars:
+        raise IngestError("ingest.genai_no_table", source.name)
+    source.charge_runs(1)
+    return Parsed("genai-perf", [_run(metrics, scalars, None, warnings)], warnings=warnings)
+
+
+FORMAT = Format("genai-perf", sniff, parse)

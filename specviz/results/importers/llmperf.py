@@ -1,0 +1,56 @@
+"""``llmperf``: ray-project/llmperf's ``*_summary.json`` (``token_benchmark_ray.py``).
+
+One flat object per file: ``results_<metric>_s_{mean,quantiles_p50,…}`` with times in seconds,
+``num_concurrent_requests`` (the load), ``results_num_completed_requests_per_min``, counts that are
+sometimes strings, the model under ``model`` and the client API under ``llm_api`` (an endpoint
+type such as ``openai`` or ``litellm``, not the serving engine).
+"""
+
+from __future__ import annotations
+
+from specviz.errors import Notice
+from .base import Format, IngestError, Parsed, RunBuilder, Source, number
+
+__all__ = ["FORMAT"]
+
+_LATENCY = {"ttft": "ttft", "inter_token_latency": "itl", "end_to_end_latency": "e2el"}
+
+
+def sniff(source: Source) -> float:
+    """0.9 for a JSON object with ``results_*`` keys and ``num_concurrent_requests``."""
+    docs = source.documents
+    doc = docs[0] if docs else None
+    return 0.9 if (isinstance(doc, dict) and "num_concurrent_requests" in doc
+                   and any(k.startswith("results_") for k in doc)) else 0.0
+
+
+def parse(source: Source) -> Parsed:
+    docs = source.documents
+    if len(docs) != 1:
+        raise IngestError("ingest.one_document", source.name, format="llmperf", count=len(docs))
+    source.charge_runs(1)
+    doc = docs[0]
+    warnings: list[Notice] = []
+    run = RunBuilder(warnings)
+    run.set("label", doc.get("name"))
+    run.set("target_model", doc.get("model"))
+    run.set("endpoint", doc.get("llm_api"), source="llm_api")
+    run.set("concurrency", doc.get("num_concurrent_requests"), source="num_concurrent_requests")
+    run.set("num_requests", doc.get("results_num_completed_requests"), source="results_num_completed_requests")
+    run.set("failed_requests", doc.get("results_number_errors"), source="results_number_errors")
+    run.set("output_throughput", doc.get("results_mean_output_throughput_token_per_s"),
+            source="results_mean_output_throughput_token_per_s")
+    per_min = number(doc.get("results_num_completed_requests_per_min"))
+    if per_min is not None:
+        run.set("request_throughput", per_min / 60, source="results_num_completed_requests_per_min")
+    for key, short in _LATENCY.items():
+        for stat, suffix in (("mean", "mean"), ("p50", "quantiles_p50"), ("p90", "quantiles_p90"),
+                             ("p99", "quantiles_p99")):
+            name = f"results_{key}_s_{suffix}"
+            run.set(f"{stat}_{short}_ms", doc.get(name), scale=1e3, source=name)  # seconds → ms
+    for key, value in doc.items():
+        run.keep(key, value)
+    return Parsed("llmperf", [run.build()], warnings=warnings)
+
+
+FORMAT = Format("llmperf", sniff, parse)

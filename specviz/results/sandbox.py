@@ -1,0 +1,452 @@
+"""The SQL console's sandbox: one user statement over a read-only copy of the data, bounded in
+memory, time and result size, in a process of its own.
+
+Layers, each of which holds on its own:
+
+1. **Parse.** DuckDB's parser must find exactly one statement of type SELECT (which includes WITH,
+   VALUES, DESCRIBE, SUMMARIZE and SHOW) or ``EXPLAIN`` of one. Its syntax tree
+   (``json_serialize_sql``) must hold only query nodes that read (no ``DELETE``/``UPDATE``/``INSERT``
+   inside a common table expression) and none of :data:`DENIED_FUNCTIONS` (settings, the
+   environment, SQL run from a string). ``EXPLAIN ANALYZE`` (which executes) and EXPLAIN options
+   are refused.
+2. **Process.** Every query runs in a new child process (a fresh Python interpreter) with an
+   address-space limit (``RLIMIT_AS``, which also bounds single function calls such as a huge
+   ``repeat``) set above what the libraries reserved before the statement is read (that share
+   varies from machine to machine with thread stacks and allocator arenas), a file-size limit of
+   zero (``RLIMIT_FSIZE``: not one byte can be written to any file), a CPU-time limit, an empty
+   environment and no bytecode writing. The parent kills it at the time limit, which runs from the
+   call (the user's click), including the wait for one of ``Limits.workers`` slots: a heavy query
+   delays another user's by at most its own time limit.
+3. **Data.** The tables are Arrow IPC streams in sealed memory files (``memfd``, sealed against
+   any write or resize), made once per version of the data; the child maps them without a copy and
+   registers them as Arrow views, which no statement can modify. Each query gets a fresh process, so
+   no session can affect another.
+4. **DuckDB.** In memory, ``enable_external_access=false`` (no files, no network), extension
+   autoload and autoinstall off, no temp directory and a zero spill size (nothing spills to disk),
+   a memory limit, one thread, path settings pointed at nothing, and the configuration locked.
+5. **Result.** At most ``max_rows`` rows and ``max_bytes`` bytes of Arrow data come back; the parent
+   stops reading past that. Error messages are scrubbed of file paths.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
+
+from specviz.errors import Notice, SpecvizError
+
+if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
+    import pandas as pd
+
+__all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql",
+           "run_query"]
+
+# For every DuckDB connection specviz opens: DuckDB would otherwise download and load extensions on
+# its own (for an SQLite file, a remote URL, a file format it lacks).
+NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the specviz package
+
+# Functions, and the built-in views over them, that disclose the host (settings, environment,
+# databases and their paths, extensions, secrets, temp files) or run SQL from a string or a
+# serialized tree, which would skip the checks of the syntax tree.
+DENIED_FUNCTIONS = frozenset({
+    "getenv", "current_setting", "duckdb_settings", "duckdb_databases", "duckdb_extensions",
+    "duckdb_secrets", "duckdb_temporary_files", "duckdb_memory", "duckdb_external_file_cache",
+    "duckdb_logs", "which_secret", "query", "query_table", "sql_auto_complete", "duckdb_profiling_settings",
+    "get_block_size", "json_execute_serialized_sql", "pg_settings",
+})
+_DENIED_PREFIXES = ("pragma_",)
+# Query nodes that only read; a data-modifying CTE shows up as DELETE_/UPDATE_/INSERT_QUERY_NODE.
+_READING_NODES = frozenset({"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"})
+_NODE_TYPE = re.compile(r'[{,]"type":"([A-Z_]+_NODE)"')
+_FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
+_TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
+_HEADER_LIMIT = 1 << 16  # bytes of the child's status line
+_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME WITH TIME ZONE")
+
+
+class QueryError(SpecvizError):
+    """A refused or failed console query; ``key`` says which (``sql.*`` in the catalogue)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one console query.
+
+    Attributes
+    ----------
+    timeout_s : float
+        Wall time from the call to the result, waiting for a slot included.
+    max_rows, max_bytes : int
+        Result size: rows, and bytes (of Arrow data, or of the pandas frame it becomes, whichever is
+        larger).
+    memory_bytes : int
+        Address space the query may take in the child process, beyond what Python, DuckDB, Arrow,
+        pandas and the mapped tables hold before it runs; DuckDB's own memory limit is half of it,
+        so that ordinary large queries end with DuckDB's message before the operating system's
+        limit.
+    workers : int
+        Console queries that may run at once in this process; the others wait.
+    max_sql_chars : int
+        Length of the statement's text.
+    """
+
+    timeout_s: float = 5.0
+    max_rows: int = 10_000
+    max_bytes: int = 50_000_000
+    memory_bytes: int = 2_000_000_000
+    workers: int = 2
+    max_sql_chars: int = 20_000
+
+    @classmethod
+    def from_settings(cls) -> "Limits":
+        """The limits set in :mod:`specviz.settings`."""
+        from specviz import settings
+
+        return cls(timeout_s=settings.get("SPECVIZ_SQL_TIMEOUT_S"), max_rows=settings.get("SPECVIZ_SQL_MAX_ROWS"),
+                   max_bytes=settings.get("SPECVIZ_SQL_MAX_BYTES"),
+                   memory_bytes=settings.get("SPECVIZ_SQL_MEMORY_BYTES"),
+                   workers=settings.get("SPECVIZ_SQL_WORKERS"),
+                   max_sql_chars=settings.get("SPECVIZ_SQL_MAX_CHARS"))
+
+
+@dataclass
+class QueryResult:
+    """Rows of a console query; ``truncated`` names the cap that cut them ("rows", "bytes") or is ""."""
+
+    frame: pd.DataFrame
+    truncated: str
+    seconds: float
+
+
+# ------------------------------------------------------------------------------------ layer 1
+def _check_tree(parser: Any, sql: str) -> None:
+    """Refuse a SELECT whose syntax tree modifies data or calls a denied function.
+
+    The tree is DuckDB's compact JSON, read with patterns rather than decoded: a tree as deep as
+    the parser allows would exhaust Python's recursion limit in ``json.loads``. A key is always
+    preceded by ``{`` or ``,`` there, while a quote inside a string value is always escaped, so
+    text in the user's literals cannot pose as a key.
+    """
+    tree = parser.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0]
+    if tree.startswith('{"error":true'):
+        raise QueryError("sql.not_a_query", detail=_scrub(json.loads(tree).get("error_message", "")))
+    for kind in _NODE_TYPE.findall(tree):
+        if kind not in _READING_NODES:
+            raise QueryError("sql.modifies", node=kind.removesuffix("_QUERY_NODE").removesuffix("_NODE"))
+    for name in _FUNCTION_NAME.findall(tree) + _TABLE_NAME.findall(tree):
+        if name.lower() in DENIED_FUNCTIONS or name.lower().startswith(_DENIED_PREFIXES):
+            raise QueryError("sql.denied_function", name=name)
+
+
+def check_sql(sql: str, max_chars: int = 20_000) -> None:
+    """Refuse a statement the console does not run (layer 1 of the module docstring).
+
+    The text is bounded first: parsing runs in the calling process, and DuckDB's parser takes
+    seconds on a few hundred kilobytes of common table expressions.
+
+    Raises
+    ------
+    QueryError
+        ``sql.too_long``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.explain_analyze``,
+        ``sql.not_a_query``, ``sql.modifies`` or ``sql.denied_function``.
+    """
+    import duckdb
+
+    if len(sql) > max_chars:
+        raise QueryError("sql.too_long", chars=len(sql), limit=max_chars)
+
+    with duckdb.connect(":memory:", config=NO_EXTENSIONS) as parser:
+        try:
+            statements = parser.extract_statements(sql)
+        except duckdb.Error as exc:
+            raise QueryError("sql.parse", detail=_scrub(str(exc).splitlines()[0])) from None
+        if len(statements) != 1:
+            raise QueryError("sql.count", count=len(statements))
+        kind = statements[0].type
+        if kind == duckdb.StatementType.EXPLAIN:
+            # The word after EXPLAIN decides: ANALYZE executes; anything but a SELECT is refused.
+            starts = [offset for offset, token in duckdb.tokenize(sql) if token != duckdb.token_type.comment]
+            second = sql[starts[1]:starts[2] if len(starts) > 2 else None].strip().upper() if len(starts) > 1 else ""
+            if second in ("ANALYZE", "ANALYSE"):
+                raise QueryError("sql.explain_analyze")
+            inner = sql[starts[1]:] if len(starts) > 1 else ""
+            try:
+                inner_statements = parser.extract_statements(inner)
+            except duckdb.Error:
+                inner_statements = []
+            if len(inner_statements) != 1 or inner_statements[0].type != duckdb.StatementType.SELECT:
+                raise QueryError("sql.explain_options")
+            _check_tree(parser, inner)
+        elif kind == duckdb.StatementType.SELECT:
+            _check_tree(parser, sql)
+        else:
+            raise QueryError("sql.kind", kind=kind.name)
+
+
+# ------------------------------------------------------------------------------ parent side
+@cache
+def _slots(workers: int) -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(workers)
+
+
+def _scrub(text: str) -> str:
+    """A message without file paths (DuckDB names directories in some of its errors)."""
+    return _PATH.sub("<path>", text)
+
+
+def _child_command() -> list[str]:
+    # -I: ignore the environment, the user's site folder and the working directory; -B: write no
+    # bytecode (the child may not write files at all).
+    bootstrap = (f"import sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.results.sandbox import _child_main; "
+                 "_child_main(sys.stdin.buffer, sys.stdout.buffer)")
+    return [sys.executable, "-I", "-B", "-c", bootstrap]
+
+
+class Snapshot:
+    """Tables as Arrow IPC streams in sealed memory files, for any number of queries.
+
+    Parameters
+    ----------
+    tables : mapping of str to pyarrow.Table
+    """
+
+    def __init__(self, tables: Mapping[str, Any]) -> None:
+        import pyarrow as pa
+
+        self.fds: dict[str, int] = {}
+        for name, table in tables.items():
+            fd = os.memfd_create(f"specviz-{name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            with pa.OSFile(f"/proc/self/fd/{fd}", "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK
+                        | fcntl.F_SEAL_SEAL)
+            self.fds[name] = fd
+
+    def close(self) -> None:
+        """Release the memory (a query process already started keeps its own mapping)."""
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds = {}
+
+    # A newer snapshot replaces this one while a query may still be starting with it: the memory
+    # goes when the last reference does, never under a running call.
+    __del__ = close
+
+
+def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
+              started: float | None = None) -> QueryResult:
+    """Run one statement of a user's SQL, which :func:`check_sql` has passed, over ``tables`` in a
+    child process (the caller checks first, before it makes the snapshot).
+
+    Parameters
+    ----------
+    sql : str
+        The user's text.
+    tables : Snapshot
+        The data the query sees.
+    limits : Limits
+    started : float, optional
+        ``time.monotonic()`` of the user's click; the time limit runs from there (default: now).
+
+    Returns
+    -------
+    QueryResult
+
+    Raises
+    ------
+    QueryError
+        No free slot before the time limit (``sql.busy``), stopped at
+        the time limit (``sql.timeout``), out of memory (``sql.memory``), failed in DuckDB
+        (``sql.failed``, message scrubbed of paths; ``sql.detail.exit_code`` its detail where the query
+        process ended without one) or a result over the byte cap (``sql.too_large``).
+    """
+    started = time.monotonic() if started is None else started
+    deadline = started + limits.timeout_s
+    slots = _slots(limits.workers)
+    if not slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+        raise QueryError("sql.busy", seconds=limits.timeout_s, workers=limits.workers)
+    try:
+        header, payload = _exchange(sql, tables, limits, deadline)
+    finally:
+        slots.release()
+    if not header.get("ok"):
+        raise QueryError(header.get("key", "sql.failed"), **header.get("params", {}))
+    import pyarrow as pa
+
+    frame = pa.ipc.open_stream(pa.py_buffer(payload)).read_all().to_pandas()
+    return QueryResult(frame, header.get("truncated", ""), time.monotonic() - started)
+
+
+def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tuple[dict[str, Any], bytes]:
+    """Start the child, hand it the query and the tables, read its answer within the bounds."""
+    request = {"sql": sql, "tables": tables.fds, "limits": asdict(limits)}
+    child = subprocess.Popen(_child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, cwd=_ROOT, env={"LANG": "C.UTF-8"},
+                             start_new_session=True, pass_fds=tuple(tables.fds.values()))
+    try:
+        child.stdin.write(json.dumps(request).encode() + b"\n")
+        child.stdin.close()
+    except BrokenPipeError:  # the child ended early; its exit code tells why
+        pass
+    cap = _HEADER_LIMIT + limits.max_bytes + (1 << 20)  # Arrow framing beyond the data's own bytes
+    output = bytearray()
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), child.kill)
+    timer.start()
+    try:
+        while len(output) <= cap:
+            chunk = child.stdout.read1(1 << 20)
+            if not chunk:
+                break
+            output += chunk
+        if len(output) > cap:
+            child.kill()
+    finally:
+        timer.cancel()
+        child.stdout.close()
+        code = child.wait()
+    if len(output) > cap:
+        raise QueryError("sql.too_large", bytes=limits.max_bytes)
+    if code == -signal.SIGXCPU or (code != 0 and time.monotonic() >= deadline):
+        raise QueryError("sql.timeout", seconds=limits.timeout_s)
+    line, _, payload = bytes(output).partition(b"\n")
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict):
+        if code < 0:  # ended by a signal: an allocation past the address-space limit aborts
+            raise QueryError("sql.memory", bytes=limits.memory_bytes)
+        raise QueryError("sql.failed", detail=Notice("sql.detail.exit_code", code=code))
+    return header, payload
+
+
+# ------------------------------------------------------------------------------- child side
+def _limit_files_and_cpu(limits: Limits) -> None:
+    """Bounds that hold from the start: not one byte written to any file, and CPU time."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    cpu = math.ceil(limits.timeout_s) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+
+def _limit_address_space(budget: int) -> None:
+    """Cap the address space at what the process holds now plus ``budget`` bytes.
+
+    The libraries' own reservations (a stack and a malloc arena for each thread DuckDB starts,
+    Arrow's allocator) differ between machines: an absolute cap that leaves room for them on one
+    machine fails another's imports, as a CI runner showed ("failed to map segment from shared
+    object"). Measured from here, the cap bounds what the statement takes, alike everywhere.
+    """
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    held = int(status["VmSize"].split()[0]) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (held + budget, held + budget))
+
+
+def _shown_bytes(batch: Any) -> int:
+    """What rows cost once shown: as Arrow data, or as the pandas frame the parent makes of them,
+    whichever is larger (a list of 30,000 NULLs is a few bytes of Arrow and 240 kB of pandas)."""
+    return max(batch.nbytes, int(batch.to_pandas().memory_usage(index=False, deep=True).sum()))
+
+
+def _rows_that_fit(batch: Any, budget: int) -> int:
+    """The longest prefix of ``batch`` whose shown bytes stay within ``budget`` (bisection)."""
+    low, high = 0, batch.num_rows
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _shown_bytes(batch.slice(0, middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _displayable(relation: Any) -> Any:
+    """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
+    (UHUGEINT reads back as -1, BIT and BLOB are not text, UNION has no pandas form, INTERVAL no
+    JSON form, TIME WITH TIME ZONE loses its offset)."""
+    types = [str(kind) for kind in relation.types]
+    if not any(kind.startswith(_AS_TEXT) for kind in types):
+        return relation
+    columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if kind.startswith(_AS_TEXT) else "#%d" % (i + 1)} AS '
+               + '"' + name.replace('"', '""') + '"' for i, (name, kind) in enumerate(zip(relation.columns, types))]
+    return relation.project(", ".join(columns))
+
+
+def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Read the request, run the query locked down, write a status line and the Arrow result."""
+    request = json.loads(stdin.readline())
+    limits = Limits(**request["limits"])
+    _limit_files_and_cpu(limits)
+    import duckdb
+    import pyarrow as pa
+
+    pa.set_cpu_count(1)  # conversions on this thread: no thread (and arena) starts under the cap
+
+    def answer(header: dict[str, Any], batches: list[Any] | None = None, schema: Any = None) -> None:
+        stdout.write(json.dumps(header).encode() + b"\n")
+        if schema is not None:
+            with pa.ipc.new_stream(stdout, schema) as writer:
+                for batch in batches or []:
+                    writer.write_batch(batch)
+        stdout.flush()
+
+    # DuckDB's own limit sits below the address-space cap, so that it ends most queries first.
+    duck_limit = max(64 << 20, limits.memory_bytes // 2)
+    con = duckdb.connect(":memory:", config={**NO_EXTENSIONS, "threads": 1, "temp_directory": "",
+                                             "memory_limit": f"{duck_limit}B"})
+    for name, fd in request["tables"].items():
+        # Zero-copy: the table's buffers point into the mapping, which lives as long as the process.
+        con.register(name, pa.ipc.open_stream(pa.memory_map(f"/proc/self/fd/{fd}")).read_all())
+        os.close(fd)
+    for statement in ("SET max_temp_directory_size = '0B'", "SET secret_directory = '/nonexistent'",
+                      "SET extension_directory = '/nonexistent'", "SET home_directory = '/nonexistent'",
+                      "SET allow_persistent_secrets = false", "SET enable_progress_bar = false",
+                      "SET enable_external_access = false", "SET lock_configuration = true"):
+        con.execute(statement)
+    # Before the cap: the first conversion loads pandas and sets up Arrow's allocator.
+    _shown_bytes(pa.record_batch({"warm": ["up"]}))
+    _limit_address_space(limits.memory_bytes)
+    cursor = con  # registered views belong to this connection; a cursor() would not see them
+    # DuckDB stops itself a little before the parent's kill, so that a slow query ends with a message.
+    timer = threading.Timer(max(0.05, limits.timeout_s - 0.25), cursor.interrupt)
+    timer.start()
+    try:
+        reader = _displayable(cursor.sql(request["sql"])).to_arrow_reader(64)  # small batches: rows can be large
+        batches, rows, size, truncated = [], 0, 0, ""
+        for batch in reader:
+            if rows + batch.num_rows > limits.max_rows:
+                batch, truncated = batch.slice(0, limits.max_rows - rows), "rows"
+            if size + _shown_bytes(batch) > limits.max_bytes:
+                fit = _rows_that_fit(batch, limits.max_bytes - size)
+                batch, truncated = batch.slice(0, fit), "bytes"
+            batches.append(batch)
+            rows, size = rows + batch.num_rows, size + _shown_bytes(batch)
+            if truncated:
+                break
+        answer({"ok": True, "truncated": truncated}, batches, reader.schema)
+    except duckdb.InterruptException:
+        answer({"ok": False, "key": "sql.timeout", "params": {"seconds": limits.timeout_s}})
+    except (duckdb.OutOfMemoryException, MemoryError):
+        answer({"ok": False, "key": "sql.memory", "params": {"bytes": limits.memory_bytes}})
+    except duckdb.PermissionException:
+        answer({"ok": False, "key": "sql.permission"})
+    except Exception as exc:  # DuckDB's errors, also as Arrow's OSError while streaming; conversions
+        answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc).splitlines()[0])}})
+    finally:
+        timer.cancel()
+

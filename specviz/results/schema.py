@@ -1,0 +1,116 @@
+"""The store's tables: the canonical run and request columns, the live tables (schema 3: scrapes and
+the windows between them), and the frozen migrations.
+
+A run is one benchmark measurement (one load point of one deployment); a request is one request of
+a run where the file has them. Times are in milliseconds, acceptance rates are fractions.
+
+Each schema version is the literal SQL of its own step in :data:`MIGRATIONS`: a released step is
+never edited (a store written by it must upgrade the same way forever); a new version appends a
+step, adding columns with ``ALTER TABLE ... ADD COLUMN``. :data:`RUN_COLUMNS` and
+:data:`REQUEST_COLUMNS` describe the newest schema; ``tests/test_schema.py`` checks they match what
+the migrations build.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LATENCY_METRICS", "STATISTICS", "RUN_COLUMNS", "REQUEST_COLUMNS", "IMPORT_COLUMNS",
+           "TEXT_COLUMNS", "INTEGER_COLUMNS", "SNAPSHOT_COLUMNS", "WINDOW_FIGURES", "WINDOW_COLUMNS", "MIGRATIONS",
+           "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT"]
+
+LATENCY_METRICS = ("ttft", "itl", "tpot", "e2el")
+STATISTICS = ("mean", "p50", "p90", "p99")
+
+# Canonical run columns and their DuckDB types, in the order of the newest schema.
+RUN_COLUMNS: dict[str, str] = {
+    "run_id": "VARCHAR", "source_file": "VARCHAR", "source_format": "VARCHAR",
+    "imported_at": "TIMESTAMP", "content_hash": "VARCHAR", "label": "VARCHAR", "workload": "VARCHAR",
+    "engine": "VARCHAR", "engine_version": "VARCHAR", "target_model": "VARCHAR", "draft_model": "VARCHAR",
+    "spec_method": "VARCHAR", "num_speculative_tokens": "INTEGER", "gpu": "VARCHAR",
+    "temperature": "DOUBLE", "concurrency": "DOUBLE", "request_rate": "DOUBLE",
+    "num_requests": "BIGINT", "failed_requests": "BIGINT", "duration_s": "DOUBLE",
+    "request_throughput": "DOUBLE", "output_throughput": "DOUBLE", "total_token_throughput": "DOUBLE",
+    **{f"{s}_{m}_ms": "DOUBLE" for m in LATENCY_METRICS for s in STATISTICS},
+    "acceptance_rate": "DOUBLE", "acceptance_length": "DOUBLE", "per_position_acceptance": "DOUBLE[]",
+    "zero_accept_rate": "DOUBLE", "extra": "JSON",
+    # schema 2: the client's endpoint type (openai-chat, openai_http), apart from the serving engine
+    "endpoint": "VARCHAR",
+}
+REQUEST_COLUMNS: dict[str, str] = {
+    "run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE", "e2el_ms": "DOUBLE",
+    "input_tokens": "DOUBLE", "output_tokens": "DOUBLE", "extra": "JSON"}
+IMPORT_COLUMNS: dict[str, str] = {
+    "content_hash": "VARCHAR", "source_file": "VARCHAR", "source_format": "VARCHAR", "imported_at": "TIMESTAMP",
+    "runs": "INTEGER", "requests": "BIGINT", "warnings": "JSON", "origin": "VARCHAR"}
+# schema 3: live metrics. ``snapshots``: one row per recognised series of a scrape (``metric`` is its
+# role in :data:`specviz.live.exposition.ROLES`, ``engine`` the engine as :class:`specviz.live.exposition.SpecDecodeState`
+# names it, ``labels`` every label of the series). ``windows``: per model, the figures between a scrape
+# and the one before it of the same source (:func:`specviz.live.exposition.spec_decode_states` of the two).
+SNAPSHOT_COLUMNS: dict[str, str] = {
+    "time": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR",
+    "labels": "JSON", "value": "DOUBLE"}
+WINDOW_FIGURES: dict[str, str] = {
+    "drafts": "DOUBLE", "draft_tokens": "DOUBLE", "accepted_tokens": "DOUBLE", "acceptance_rate": "DOUBLE",
+    "acceptance_length": "DOUBLE", "num_speculative_tokens": "DOUBLE", "alpha_iid": "DOUBLE",
+    "zero_accept_rate": "DOUBLE", "per_position_acceptance": "DOUBLE[]", "running_requests": "DOUBLE",
+    "waiting_requests": "DOUBLE", "generation_throughput": "DOUBLE", "kv_cache_usage": "DOUBLE",
+    "itl_p50_ms": "DOUBLE", "itl_p99_ms": "DOUBLE"}
+WINDOW_COLUMNS: dict[str, str] = {
+    "time_start": "TIMESTAMP", "time_end": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR",
+    **WINDOW_FIGURES, "counter_reset": "BOOLEAN"}
+TEXT_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v == "VARCHAR")
+INTEGER_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v in ("INTEGER", "BIGINT"))
+
+ORIGINS = ("user", "example")
+LIVE_FORMAT = "live"
+"""``runs.source_format`` of a run saved from recorded live windows (:meth:`specviz.results.store.Store.save_live_run`)."""
+"""``imports.origin``: a user's file, or one of the examples shipped in ``data/examples``."""
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: runs, requests and imports
+    """
+    CREATE TABLE imports (content_hash VARCHAR PRIMARY KEY, source_file VARCHAR, source_format VARCHAR,
+                          imported_at TIMESTAMP, runs INTEGER, requests BIGINT, warnings JSON);
+    CREATE TABLE runs (run_id VARCHAR, source_file VARCHAR, source_format VARCHAR, imported_at TIMESTAMP,
+        content_hash VARCHAR, label VARCHAR, workload VARCHAR, engine VARCHAR, engine_version VARCHAR,
+        target_model VARCHAR, draft_model VARCHAR, spec_method VARCHAR, num_speculative_tokens INTEGER,
+        gpu VARCHAR, temperature DOUBLE, concurrency DOUBLE, request_rate DOUBLE, num_requests BIGINT,
+        failed_requests BIGINT, duration_s DOUBLE, request_throughput DOUBLE, output_throughput DOUBLE,
+        total_token_throughput DOUBLE, mean_ttft_ms DOUBLE, p50_ttft_ms DOUBLE, p90_ttft_ms DOUBLE,
+        p99_ttft_ms DOUBLE, mean_itl_ms DOUBLE, p50_itl_ms DOUBLE, p90_itl_ms DOUBLE, p99_itl_ms DOUBLE,
+        mean_tpot_ms DOUBLE, p50_tpot_ms DOUBLE, p90_tpot_ms DOUBLE, p99_tpot_ms DOUBLE, mean_e2el_ms DOUBLE,
+        p50_e2el_ms DOUBLE, p90_e2el_ms DOUBLE, p99_e2el_ms DOUBLE, acceptance_rate DOUBLE,
+        acceptance_length DOUBLE, per_position_acceptance DOUBLE[], zero_accept_rate DOUBLE, extra JSON,
+        PRIMARY KEY (run_id));
+    CREATE TABLE requests (run_id VARCHAR, ttft_ms DOUBLE, itl_ms DOUBLE, tpot_ms DOUBLE, e2el_ms DOUBLE,
+                           input_tokens DOUBLE, output_tokens DOUBLE, extra JSON);
+    """,
+    # 2: the endpoint type apart from the engine; examples marked by origin, not by file name.
+    # Schema 1 stored vLLM's --backend and GuideLLM's backend type in ``engine``: in their runs, the
+    # values that are not engines (openai, openai-chat, openai_http, ...) move to ``endpoint``.
+    # Schema 1 seeded one example file (data/examples/example_sweep.csv, this content hash) under the
+    # name examples/<file>; a user's file of another content keeps origin 'user' whatever its name.
+    """
+    ALTER TABLE runs ADD COLUMN endpoint VARCHAR;
+    UPDATE runs SET endpoint = engine, engine = NULL
+        WHERE source_format IN ('vllm-bench', 'guidellm') AND engine IS NOT NULL
+          AND engine NOT IN ('vllm', 'sglang', 'tgi', 'lmdeploy', 'deepspeed-mii', 'tensorrt-llm', 'scalellm',
+                             'llama.cpp');
+    UPDATE runs SET engine = 'trt-llm' WHERE engine = 'tensorrt-llm';
+    ALTER TABLE imports ADD COLUMN origin VARCHAR DEFAULT 'user';
+    UPDATE imports SET origin = 'user';
+    UPDATE imports SET origin = 'example'
+        WHERE source_file = 'examples/example_sweep.csv'
+          AND content_hash = '9b34511f0aeb45dc240e2da0096feee3860de2f5a02b39ee4f596211f7ee2720';
+    """,
+    # 3: live metrics (issue 9): the recognised series of each scrape, and the windows between scrapes.
+    """
+    CREATE TABLE snapshots (time TIMESTAMP, source VARCHAR, engine VARCHAR, model VARCHAR, metric VARCHAR,
+                            labels JSON, value DOUBLE);
+    CREATE TABLE windows (time_start TIMESTAMP, time_end TIMESTAMP, source VARCHAR, engine VARCHAR, model VARCHAR,
+        drafts DOUBLE, draft_tokens DOUBLE, accepted_tokens DOUBLE, acceptance_rate DOUBLE, acceptance_length DOUBLE,
+        num_speculative_tokens DOUBLE, alpha_iid DOUBLE, zero_accept_rate DOUBLE, per_position_acceptance DOUBLE[],
+        running_requests DOUBLE, waiting_requests DOUBLE, generation_throughput DOUBLE, kv_cache_usage DOUBLE,
+        itl_p50_ms DOUBLE, itl_p99_ms DOUBLE, counter_reset BOOLEAN);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,333 @@
+"""Tests for specviz.advice.commands: the flags each vLLM version takes, SGLang's, and the draft length
+per batch size."""
+
+import json
+import shlex
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import make_scenario
+from specviz import calculator
+from specviz.advice import commands as vllm_config
+from specviz.model import step
+from specviz.errors import SpecvizError
+
+SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
+# The same target with the model type of a checkpoint that ships MTP layers (specviz models none yet).
+WITH_MTP = replace(SCENARIO, target=replace(SCENARIO.target, model_type="deepseek_v3"))
+
+
+def config_of(command: vllm_config.Command) -> dict:
+    return json.loads(command.argv[command.argv.index("--speculative-config") + 1])
+
+
+def keys(command: vllm_config.Command) -> list[str]:
+    return [n.key for n in command.notices]
+
+
+class TestParseVersion:
+    @pytest.mark.parametrize("text, version", [("0.8.3", (0, 8, 3)), ("v0.10.1.1", (0, 10, 1)), ("0.11", (0, 11, 0)),
+                                               (" 0.24.0 ", (0, 24, 0))])
+    def test_versions(self, text, version):
+        assert vllm_config.parse_version(text) == version
+
+    @pytest.mark.parametrize("text", ["", "latest", "0", "0.8.3; rm -rf /", "1.2.3.4.5"])
+    def test_not_versions(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.parse_version(text)
+        assert raised.value.key == "command.bad_version"
+
+    def test_every_offered_version_parses_in_order(self):
+        parsed = [vllm_config.parse_version(v) for v in vllm_config.VLLM_VERSIONS]
+        assert parsed == sorted(parsed)
+
+
+class TestGammaSchedule:
+    def test_ranges_cover_every_batch_with_the_best_gamma(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
+        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == 512
+        assert (schedule["first"].iloc[1:].to_numpy() == schedule["last"].iloc[:-1].to_numpy() + 1).all()
+        for batch in (1, 7, 64, 200, 512):
+            row = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
+            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), batch, 1024)["speedup"]
+            assert row["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
+            if row["gamma"]:
+                assert row["speedup_low"] <= speed.max() <= row["speedup_high"]
+
+    def test_longer_drafts_at_small_batches(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 16)
+        assert schedule["gamma"].iloc[0] > schedule["gamma"].iloc[-1]  # γ falls as the verify pass fills
+
+    def test_off_where_speculation_loses(self):
+        weak = vllm_config.gamma_schedule(SCENARIO, 0.3, 1024, 1024, 8)
+        assert weak["gamma"].iloc[-1] == 0 and (weak.loc[weak["gamma"] == 0, "speedup_high"] == 1).all()
+
+
+class TestGammaMap:
+    def test_the_grid_and_each_cell_best_gamma(self):
+        grid = vllm_config.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
+        assert sorted(set(grid["batch"])) == [2 ** k for k in range(11)]
+        assert sorted(set(grid["context"])) == [2 ** k for k in range(8, 18)]
+        for _, cell in grid.sample(8, random_state=0).iterrows():
+            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), cell["batch"], cell["context"])["speedup"]
+            assert cell["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
+            assert cell["speedup"] == pytest.approx(speed.max() if cell["gamma"] else 1.0)
+
+    def test_the_context_moves_where_speculation_stops(self):
+        # At α 0.55 speculation stops at batch 256 over a short context; over 8,192 tokens and more
+        # the KV cache's reads keep the verify pass memory-bound and it pays at every batch.
+        grid = vllm_config.gamma_map(SCENARIO, 0.55, 1024, 65536, 8)
+        stops = grid[grid["gamma"] == 0].groupby("context")["batch"].min()
+        assert stops[256] == 256 and stops[2048] > stops[256]
+        assert (grid.loc[grid["context"] >= 8192, "gamma"] > 0).all()
+
+
+class TestVllmCommand:
+    def test_old_flags_up_to_0_8_1(self):
+        command = vllm_config.vllm_command(SCENARIO, "0.7.3", 5, off_from=32)
+        assert command.argv[:3] == ["vllm", "serve", "Qwen/Qwen3-32B"]
+        assert command.line == ("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --speculative-model Qwen/Qwen3-0.6B "
+                                "--num-speculative-tokens 5 --speculative-disable-by-batch-size 32")
+
+    def test_ngram_in_old_and_new_form(self):
+        ngram = replace(SCENARIO, draft=step.Draft("ngram"))
+        old = vllm_config.vllm_command(ngram, "0.8.1", 4)
+        assert "[ngram]" in old.argv and old.argv[-2:] == ["--ngram-prompt-lookup-max", "4"]
+        assert config_of(vllm_config.vllm_command(ngram, "0.8.3", 4)) == {
+            "method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}  # seed 000's advice
+
+    def test_speculative_config_from_0_8_2_as_json(self):
+        command = vllm_config.vllm_command(SCENARIO, "0.8.3", 4)
+        assert config_of(command) == {"method": "draft_model", "model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4}
+        assert shlex.split(command.line) == command.argv  # quoted for a shell
+        # The page's form: an option a line; a shell joins the lines where a backslash ends one.
+        assert command.lines.splitlines()[0] == "vllm serve Qwen/Qwen3-32B \\"
+        assert all(line.startswith("    --") for line in command.lines.splitlines()[1:])
+        assert shlex.split(command.lines.replace("\\\n", "")) == command.argv
+
+    def test_disable_by_batch_size_where_it_works_and_where_not(self):
+        v0 = vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=48)
+        assert config_of(v0)["disable_by_batch_size"] == 48
+        assert keys(v0) == ["command.v0_fallback", "command.disable_v0_only"]  # a draft model runs on V0 here
+        eagle = replace(SCENARIO, draft=step.Draft("eagle"))
+        ignored = vllm_config.vllm_command(eagle, "0.10.0", 4, off_from=48, draft_repo="org/eagle")
+        assert "disable_by_batch_size" not in config_of(ignored) and "command.disable_ignored" in keys(ignored)
+        removed = vllm_config.vllm_command(SCENARIO, "0.17.0", 4, off_from=48)
+        assert "disable_by_batch_size" not in config_of(removed) and "command.disable_removed" in keys(removed)
+        assert config_of(vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=1))["disable_by_batch_size"] == 2
+
+    def test_the_batch_schedule_from_0_24_0(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        config = config_of(vllm_config.vllm_command(SCENARIO, "0.24.0", 8, schedule=schedule))
+        ranges = config["num_speculative_tokens_per_batch_size"]
+        assert ranges[0][0] == 1 and ranges[-1][1] == 1024 and len(ranges) == len(schedule)
+        assert config["num_speculative_tokens"] == max(k for *_, k in ranges)
+        earlier = vllm_config.vllm_command(SCENARIO, "0.17.0", 8, schedule=schedule)
+        assert "num_speculative_tokens_per_batch_size" not in config_of(earlier)
+        assert "command.no_schedule" in keys(earlier)
+
+    @pytest.mark.parametrize("model_type, refused, runs", [
+        ("llama", "0.8.3", "0.8.5"), ("qwen3", "0.10.0", "0.10.1"), ("qwen2", "0.10.1", "0.10.2"),
+        ("qwen3_moe", "0.11.0", "0.11.1"), ("mistral", "0.16.0", "0.17.0"),
+        ("qwen2_moe", "0.33.0", None), ("mixtral", "0.33.0", None)])
+    def test_eagle3_by_target_model_type(self, model_type, refused, runs):
+        """From each release's source: the config's list of target types and the model runner's
+        SupportsEagle3 check (the module's facts)."""
+        target = replace(SCENARIO.target, model_type=model_type)
+        eagle3 = replace(SCENARIO, target=target, draft=step.Draft("eagle3"))
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(eagle3, refused, 4, draft_repo="org/eagle3-head")
+        if model_type == "llama":  # before EAGLE-3 came in at all
+            assert raised.value.key == "command.method_unknown"
+        elif runs is None:
+            assert raised.value.key == "command.eagle3_target_never"
+        else:
+            assert raised.value.key == "command.eagle3_target_since" and raised.value.params["since"] == runs
+        if runs is not None:
+            assert config_of(vllm_config.vllm_command(eagle3, runs, 4, draft_repo="org/h"))["method"] == "eagle3"
+        # EAGLE (the first) reads only the last hidden state: any target.
+        eagle = replace(eagle3, draft=step.Draft("eagle"))
+        assert config_of(vllm_config.vllm_command(eagle, "0.33.0", 4, draft_repo="org/h"))["method"] == "eagle"
+
+
+    def test_methods_by_version(self):
+        eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(eagle3, "0.8.3", 4)
+        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == "0.8.5"
+        command = vllm_config.vllm_command(eagle3, "0.11.0", 4, draft_repo="org/eagle3-head")
+        assert config_of(command)["model"] == "org/eagle3-head" and not command.notices
+        unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
+        assert config_of(unnamed)["model"].startswith("<EAGLE-3 head for Qwen3-32B")
+        assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
+        with pytest.raises(SpecvizError) as raised:  # V1 alone, and it refuses a draft model until 0.16.0
+            vllm_config.vllm_command(SCENARIO, "0.11.0", 4)
+        assert raised.value.key == "command.draft_model_unsupported"
+        assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
+
+    def test_methods_the_step_model_does_not_cost(self):
+        mtp = vllm_config.vllm_command(WITH_MTP, "0.24.0", 1, method="mtp")
+        assert config_of(mtp) == {"method": "mtp", "num_speculative_tokens": 1}  # the target's own layers
+        assert keys(mtp) == ["command.mtp_layers"] and not mtp.problems
+        suffix = vllm_config.vllm_command(SCENARIO, "0.24.0", 8, method="suffix")
+        assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 8}
+        assert keys(suffix) == ["command.suffix_package"]
+        medusa = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa", draft_repo="org/medusa-heads")
+        assert config_of(medusa) == {"method": "medusa", "model": "org/medusa-heads", "num_speculative_tokens": 3}
+        unnamed = vllm_config.vllm_command(SCENARIO, "0.9.2", 3, method="mlp_speculator")
+        assert config_of(unnamed)["model"] == "<MLP speculator for Qwen3-32B>"
+        assert [(p.key, p.params["engine"]) for p in unnamed.problems] == [("command.name_the_draft", "vLLM")]
+        pasted = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa",
+                                          draft_repo="https://huggingface.co/org/medusa-heads/")
+        assert config_of(pasted)["model"] == "org/medusa-heads"  # a Hugging Face URL gives its id
+        # A self-speculative scenario can still be served with a method that names its own draft.
+        self_draft = replace(WITH_MTP, draft=step.Draft("self", kv_budget=512))
+        assert config_of(vllm_config.vllm_command(self_draft, "0.24.0", 2, method="mtp"))["method"] == "mtp"
+
+    @pytest.mark.parametrize("engine", ["vllm", "sglang"])
+    def test_mtp_needs_a_target_with_mtp_layers(self, engine):
+        # vLLM maps a target's model type to its MTP draft and refuses any other (0.11.0 on).
+        write = (lambda: vllm_config.vllm_command(SCENARIO, "0.24.0", 1, method="mtp")) if engine == "vllm" else \
+            (lambda: vllm_config.sglang_command(SCENARIO, 1, method="mtp"))
+        with pytest.raises(SpecvizError) as raised:
+            write()
+        assert raised.value.key == "command.no_mtp_layers" and raised.value.params["model_type"] == "qwen3"
+
+    @pytest.mark.parametrize(("method", "version", "gone"), [
+        ("mlp_speculator", "0.10.0", "0.10.0"), ("mlp_speculator", "0.16.0", "0.10.0"), ("medusa", "0.33.0", "0.33.0")])
+    def test_a_method_a_version_no_longer_runs(self, method, version, gone):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, version, 3, method=method, draft_repo="org/heads")
+        assert raised.value.key == "command.method_gone" and raised.value.params["gone"] == gone
+
+    def test_the_engine_a_method_runs_on_while_v0_exists(self):
+        # 0.8.2: V1 drafts only with n-gram, so the others are started on V0.
+        eagle = vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("eagle")), "0.8.2", 3, draft_repo="org/eagle")
+        assert eagle.line.startswith("VLLM_USE_V1=0 vllm serve ") and "command.v0_env" in keys(eagle)
+        ngram = vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("ngram")), "0.8.2", 3)
+        assert ngram.argv[0] == "vllm" and "command.v0_env" not in keys(ngram)
+        # From 0.8.3 vLLM falls back to V0 by itself: Medusa until 0.9.0, the MLP speculator always.
+        for method, version, fallback in (("medusa", "0.8.3", True), ("medusa", "0.9.2", False),
+                                          ("mlp_speculator", "0.9.2", True)):
+            command = vllm_config.vllm_command(SCENARIO, version, 3, method=method, draft_repo="org/heads")
+            assert command.argv[0] == "vllm" and ("command.v0_fallback" in keys(command)) == fallback
+
+    @pytest.mark.parametrize(("method", "version", "since"), [
+        ("mtp", "0.10.0", "0.11.0"), ("suffix", "0.11.0", "0.11.1"), ("mtp", "0.7.3", "0.11.0"),
+        ("suffix", "0.8.1", "0.11.1")])
+    def test_a_method_newer_than_the_version(self, method, version, since):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(WITH_MTP, version, 2, method=method)
+        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == since
+
+    def test_before_the_config_flag_heads_go_to_speculative_model(self):
+        medusa = vllm_config.vllm_command(SCENARIO, "0.7.3", 3, method="medusa", draft_repo="org/medusa-heads")
+        assert medusa.argv[medusa.argv.index("--speculative-model") + 1] == "org/medusa-heads"
+        with pytest.raises(SpecvizError) as raised:  # EAGLE-3 came after the old flags had gone
+            vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("eagle3")), "0.7.3", 3)
+        assert raised.value.params["since"] == "0.8.5"
+
+    def test_an_unknown_method(self):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, "0.24.0", 2, method="lookahead")
+        assert raised.value.key == "command.bad_method"
+
+    @pytest.mark.parametrize("text", ["<b>x</b>", "org/model; rm -rf ~", "a b", "x" * 201, "$(id)"])
+    def test_a_draft_id_that_is_not_one(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(SCENARIO, "0.24.0", 4, draft_repo=text)
+        assert raised.value.key == "command.bad_draft"
+
+    def test_a_schedule_stops_speculation_itself(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.4, 1024, 1024, 8)
+        assert (schedule["gamma"] == 0).any()
+        command = vllm_config.vllm_command(SCENARIO, "0.33.0", 8, schedule=schedule, off_from=100)
+        assert not command.notices and "disable_by_batch_size" not in config_of(command)
+
+    def test_a_self_draft_is_not_offered(self):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(replace(SCENARIO, draft=step.Draft("self", kv_budget=512)), "0.24.0", 4)
+        assert raised.value.key == "command.no_self_draft"
+
+
+class TestSglangCommand:
+    def test_a_chain_of_gamma_drafts(self):
+        command = vllm_config.sglang_command(SCENARIO, 4)
+        assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
+                                "--speculative-algorithm STANDALONE --speculative-draft-model-path Qwen/Qwen3-0.6B "
+                                "--speculative-num-steps 4 --speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
+
+    def test_adaptive_tiers_for_eagle(self):
+        eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
+        schedule = vllm_config.gamma_schedule(eagle3, 0.8, 1024, 1024, 8)
+        command = vllm_config.sglang_command(eagle3, 8, schedule=schedule, draft_repo="org/head")
+        tiers = json.loads(command.files["adaptive_tiers.json"])
+        assert list(tiers) == [str(f) for f in schedule["first"]]
+        assert [t["candidate_steps"] for t in tiers.values()] == [[g] for g in schedule["gamma"]]
+        assert command.argv[-3:] == ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
+        steps = int(command.argv[command.argv.index("--speculative-num-steps") + 1])
+        assert steps == schedule["gamma"].max()
+        assert command.argv[command.argv.index("--speculative-num-draft-tokens") + 1] == str(steps + 1)
+        model = vllm_config.sglang_command(SCENARIO, 4, schedule=schedule)
+        assert not model.files and keys(model) == ["command.sglang_tiers_eagle_only"]
+
+    def test_mtp_runs_as_eagle_without_a_draft(self):
+        command = vllm_config.sglang_command(WITH_MTP, 1, method="mtp")
+        assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
+                                "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
+                                "--speculative-num-draft-tokens 2")
+        assert keys(command) == ["command.mtp_layers"]
+        # SGLang renames MTP to EAGLE before it checks adaptive tiers, so MTP takes them too.
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        tiered = vllm_config.sglang_command(WITH_MTP, 1, method="mtp", schedule=schedule)
+        assert "adaptive_tiers.json" in tiered.files and keys(tiered) == ["command.mtp_layers", "command.sglang_tiers"]
+
+    def test_no_tiers_where_no_draft_length_gains(self):
+        # --speculative-num-steps must be one of the tiers' steps: all 0 would not start.
+        off = pd.DataFrame({"first": [1, 64], "last": [63, 1024], "gamma": [0, 0]})
+        command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle")), 3, schedule=off,
+                                             draft_repo="org/eagle")
+        assert not command.files and "--speculative-adaptive" not in command.argv
+        assert keys(command) == ["command.schedule_all_off"]
+        assert command.argv[command.argv.index("--speculative-num-steps") + 1] == "3"
+
+    @pytest.mark.parametrize("method", ["suffix", "medusa", "mlp_speculator"])
+    def test_methods_sglang_does_not_have(self, method):
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.sglang_command(SCENARIO, 2, method=method)
+        assert raised.value.key == "command.not_in_engine" and raised.value.params["engine"] == "SGLang"
+
+    def test_a_draft_to_name_names_sglang(self):
+        command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle3")), 4)
+        assert [(p.key, p.params["engine"]) for p in command.problems] == [("command.name_the_draft", "SGLang")]
+        assert "<EAGLE-3 head for Qwen3-32B>" in command.argv
+
+    @pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral"])
+    def test_sglang_eagle3_where_the_target_captures_hidden_states(self, model_type):
+        eagle3 = replace(SCENARIO, target=replace(SCENARIO.target, model_type=model_type), draft=step.Draft("eagle3"))
+        if model_type == "mixtral":
+            with pytest.raises(SpecvizError) as raised:
+                vllm_config.sglang_command(eagle3, 4, draft_repo="org/h")
+            assert raised.value.key == "command.sglang_eagle3_target"
+        else:
+            assert "EAGLE3" in vllm_config.sglang_command(eagle3, 4, draft_repo="org/h").argv
+
+
+class TestServeCommand:
+    def test_by_load_the_schedule_or_the_best_gamma_here(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        newest = vllm_config.serve_command(SCENARIO, schedule, 4, 64)
+        assert config_of(newest)["num_speculative_tokens_per_batch_size"][0][0] == 1
+        here = int(schedule[(schedule["first"] <= 64) & (schedule["last"] >= 64)]["gamma"].iloc[0])
+        older = vllm_config.serve_command(SCENARIO, schedule, 4, 64, version="0.17.0")
+        assert config_of(older)["num_speculative_tokens"] == here != 4
+
+    def test_one_length_for_a_method_the_schedule_is_not_for(self):
+        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        suffix = vllm_config.serve_command(SCENARIO, schedule, 4, 64, method="suffix")
+        assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 4}
+        sglang = vllm_config.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
+        assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "4"

@@ -1,0 +1,399 @@
+"""Tests for specviz.live.exposition: a real vLLM scrape checked by hand, other engines' exposition text,
+windows and restarts, and generated text that must never raise anything but a SpecvizError."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from specviz import i18n
+from specviz.live import exposition as prom
+from specviz.model import spec
+from specviz.errors import SpecvizError
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT.parent / "shared" / "samples"
+FIXTURES = ROOT / "tests" / "fixtures" / "prom"
+MODEL = "faruk_zahiragic/swiss-ai/Apertus-v1.5-70B-draft-n3-tp4-faruk_zahiragic-20260913T152358Z"
+
+
+def sample(name: str) -> str:
+    return (SAMPLES / name).read_text()
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def vllm(drafts, draft_tokens, accepted, per_pos, model="m", engine="0", generation=None, extra=""):
+    """vLLM V1 exposition text in the shape of the real scrape (``_total``, ``_created``, ``engine``)."""
+    labels = f'engine="{engine}",model_name="{model}"'
+    lines = []
+    for name, value in (("drafts", drafts), ("draft_tokens", draft_tokens), ("accepted_tokens", accepted)):
+        lines += [f"# TYPE vllm:spec_decode_num_{name}_total counter",
+                  f"vllm:spec_decode_num_{name}_total{{{labels}}} {value}",
+                  f"# TYPE vllm:spec_decode_num_{name}_created gauge",
+                  f"vllm:spec_decode_num_{name}_created{{{labels}}} 1.7893163568313677e+09"]
+    lines.append("# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter")
+    lines += [f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {v}'
+              for i, v in enumerate(per_pos)]
+    if generation is not None:
+        lines += ["# TYPE vllm:generation_tokens_total counter", f"vllm:generation_tokens_total{{{labels}}} {generation}"]
+    return "\n".join(lines) + "\n" + extra
+
+
+def one(text, previous=None, **kwargs):
+    states = prom.spec_decode_states(prom.parse(text, kwargs.pop("time", None)),
+                                     None if previous is None else prom.parse(*previous), **kwargs)
+    assert len(states) == 1
+    return states[0]
+
+
+class TestParse:
+    def test_real_scrape_reads_totals_and_skips_created(self):
+        snapshot = prom.parse(sample("vllm_metrics_specdecode_excerpt.prom"))
+        drafts = snapshot.series["drafts"]
+        assert list(drafts.values()) == [14902.0]
+        # The _created gauge (1.789e9) is in no role: it is a time, not a count.
+        assert all(v < 1e6 for role in snapshot.series.values() for v in role.values())
+        assert len(snapshot.series["accepted_per_pos"]) == 3
+
+    def test_exponent_notation(self):
+        snapshot = prom.parse(fixture("vllm_v1_pr41916.prom"))
+        assert list(snapshot.series["drafts"].values()) == [6491797.0]
+
+    def test_lines_of_other_families_are_not_read(self):
+        text = "this is no exposition text {{{\n" + vllm(10, 30, 20, [8, 7, 5])
+        assert list(prom.parse(text).series["drafts"].values()) == [10.0]
+
+    @pytest.mark.parametrize("text", [
+        'vllm:spec_decode_num_drafts_total{engine="0" 12\n',
+        'vllm:spec_decode_num_drafts_total{engine="0"} twelve\n',
+        'vllm:spec_decode_num_drafts_total{engine=0} 12\n',
+        '# TYPE vllm:spec_decode_num_drafts_total\n',
+    ])
+    def test_malformed_line_of_a_read_family(self, text):
+        with pytest.raises(SpecvizError) as caught:
+            prom.parse(text)
+        assert caught.value.key == "prom.malformed"
+        assert "exposition text" in str(caught.value)
+
+    def test_duplicate_series(self):
+        line = 'vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 1\n'
+        with pytest.raises(SpecvizError) as caught:
+            prom.parse(line + line)
+        assert caught.value.key == "prom.duplicate_series"
+
+    def test_nan_inf_and_negative_counters_are_left_out_with_a_notice(self):
+        text = ('vllm:spec_decode_num_drafts_total{engine="0"} NaN\n'
+                'vllm:spec_decode_num_drafts_total{engine="1"} -3\n'
+                'vllm:spec_decode_num_drafts_total{engine="2"} +Inf\n'
+                'vllm:spec_decode_num_drafts_total{engine="3"} 4\n')
+        snapshot = prom.parse(text)
+        assert list(snapshot.series["drafts"].values()) == [4.0]
+        assert [n.params["count"] for n in snapshot.notices] == [3]
+        assert str(snapshot.notices[0]).startswith("3 values of vllm:spec_decode_num_drafts_total")
+
+
+class TestSpecDecodeStates:
+    def test_real_scrape_by_hand(self):
+        # The file's numbers: 14902 drafts, 44706 draft tokens, 31680 accepted, per position
+        # 12371, 10390, 8919 (which sum to 31680).
+        state = one(sample("vllm_metrics_specdecode_excerpt.prom"))
+        assert (state.engine, state.model_name, state.window) == ("vllm-v1", MODEL, False)
+        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (14902, 44706, 31680)
+        assert state.acceptance_rate == pytest.approx(31680 / 44706)            # 0.7086
+        assert state.acceptance_length == pytest.approx(1 + 31680 / 14902)      # 3.1259
+        assert state.num_speculative_tokens == 3                                # 44706 = 3 × 14902
+        assert spec.expected_tokens(state.alpha_iid, 3) == pytest.approx(state.acceptance_length)
+        assert state.alpha_iid == pytest.approx(0.8374, abs=1e-4)
+        assert state.per_position_acceptance == pytest.approx([12371 / 14902, 10390 / 14902, 8919 / 14902])
+        assert state.per_position_conditional == pytest.approx([12371 / 14902, 10390 / 12371, 8919 / 10390])
+        assert state.zero_accept_rate == pytest.approx(1 - 12371 / 14902)       # 0.1698
+        assert state.summed_labels == () and not state.counter_reset
+
+    def test_real_scrape_says_why_companions_are_absent(self):
+        state = one(sample("vllm_metrics_specdecode_excerpt.prom"))
+        assert state.running_requests is None and state.itl_p50 is None
+        assert state.absent["running_requests"].key == "prom.absent.not_exported"
+        assert "num_requests_running" in str(state.absent["running_requests"])
+        assert state.absent["generation_throughput"].key == "prom.absent.not_a_window"
+        # Every figure that is None has a reason, and no figure that is present has one.
+        for name in prom.SpecDecodeState.__dataclass_fields__.keys() & prom._FIGURES:
+            assert (getattr(state, name) is None) == (name in state.absent), name
+
+    def test_pr41916_excerpt_lacks_the_accepted_counter(self):
+        state = one(fixture("vllm_v1_pr41916.prom"))
+        assert state.drafts == state.draft_tokens == 6491797 and state.num_speculative_tokens == 1
+        assert state.acceptance_rate is None and state.acceptance_length is None and state.alpha_iid is None
+        assert state.absent["acceptance_rate"] == state.absent["accepted_tokens"]
+        assert "spec_decode_num_accepted_tokens" in str(state.absent["acceptance_rate"])
+
+    def test_data_parallel_engines_are_summed_and_kept_apart_on_request(self):
+        text = sample("vllm_metrics_specdecode_excerpt.prom")
+        second = text.replace('engine="0"', 'engine="1"').replace("14902.0", "10000.0")
+        both = text + second
+        state = one(both)
+        assert state.drafts == 24902 and state.draft_tokens == 2 * 44706
+        assert state.summed_labels == ("engine",)
+        assert any(n.key == "prom.notice.summed" and "engine" in str(n) for n in state.notices)
+        apart = prom.spec_decode_states(prom.parse(both), split_by=("engine",))
+        assert [(s.labels, s.drafts) for s in apart] == [({"engine": "0"}, 14902), ({"engine": "1"}, 10000)]
+        assert apart[0].summed_labels == ()
+
+    def test_several_models_on_one_server(self):
+        text = vllm(100, 300, 150, [60, 50, 40], model="a") + vllm(10, 20, 5, [4, 1], model="b")
+        states = prom.spec_decode_states(prom.parse(text))
+        assert [(s.model_name, s.acceptance_length, s.num_speculative_tokens) for s in states] == \
+            [("a", 2.5, 3.0), ("b", 1.5, 2.0)]
+
+    def test_vllm_v0(self):
+        # issue #9539's log: 8547 accepted, 13311 drafted at k = 3, 10616 emitted.
+        state = one(fixture("vllm_v0_composed.prom"))
+        assert state.engine == "vllm-v0"
+        assert state.acceptance_rate == pytest.approx(0.642, abs=5e-4)
+        assert state.reported_acceptance_rate == pytest.approx(state.acceptance_rate)
+        assert state.system_efficiency == pytest.approx(0.598, abs=5e-4)
+        assert state.emitted_tokens == 10616
+        for name in ("acceptance_length", "num_speculative_tokens", "alpha_iid"):
+            assert getattr(state, name) is None and state.absent[name].key == "prom.absent.v0_no_drafts"
+        # Why not 1 + accepted/steps: steps = 13311/3 = 4437 each emit one token beyond the accepted
+        # prefix, so the prefix is at most 10616 − 4437 = 6179 < 8547 accepted.
+        assert 10616 - 13311 / 3 < 8547
+
+    def test_sglang_without_speculation_is_refused(self):
+        with pytest.raises(SpecvizError) as caught:
+            prom.spec_decode_states(prom.parse(fixture("sglang_docs.prom")))
+        assert caught.value.key == "prom.no_spec_decode"
+        assert "speculative decoding enabled" in str(caught.value)
+
+    def test_sglang_gauges_and_companions(self):
+        state = one(fixture("sglang_docs.prom") + fixture("sglang_spec_composed.prom"))
+        assert (state.engine, state.model_name) == ("sglang", "meta-llama/Llama-3.1-8B-Instruct")
+        assert (state.acceptance_length, state.acceptance_rate) == (2.71, 0.57)
+        assert state.alpha_iid is None and state.absent["alpha_iid"].key == "prom.absent.no_gamma"
+        assert state.drafts is None and state.absent["drafts"].key == "prom.absent.not_exported"
+        assert any(n.key == "prom.notice.gauge_source" for n in state.notices)
+        # The docs' own numbers: 162 running, 2826 queued, token usage 0.28, 7.557572e+06 generated.
+        assert (state.running_requests, state.waiting_requests, state.kv_cache_usage) == (162, 2826, 0.28)
+        assert state.generation_tokens == 7557572
+        # SGLang's time_per_output_token is per request, not the inter-token latency: not read.
+        assert state.itl_p50 is None and state.absent["itl_p50"].key == "prom.absent.not_exported"
+
+    def test_sglang_replicas_that_disagree_give_no_figure(self):
+        text = fixture("sglang_spec_composed.prom") + fixture("sglang_spec_composed.prom").replace(
+            'tp_rank="0"', 'tp_rank="1"').replace("2.71", "2.5").replace("# ", "#x ")
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("#x"))
+        state = one(text)
+        assert state.acceptance_length is None
+        assert state.absent["acceptance_length"].key == "prom.absent.gauges_disagree"
+        assert state.acceptance_rate == 0.57  # both replicas report 0.57
+
+    def test_llamacpp_before_speculation_counters_is_refused(self):
+        with pytest.raises(SpecvizError) as caught:
+            prom.spec_decode_states(prom.parse(fixture("llamacpp_ik_llama_pr695.prom")))
+        assert caught.value.key == "prom.no_spec_decode"
+
+    def test_llamacpp_counters(self):
+        state = one(fixture("llamacpp_spec_composed.prom"))
+        assert (state.engine, state.model_name) == ("llama.cpp", "")
+        assert state.acceptance_length == pytest.approx(1 + 1032 / 400)         # 3.58
+        assert state.num_speculative_tokens == 4
+        assert state.per_position_conditional == pytest.approx([352 / 400, 296 / 352, 224 / 296, 160 / 224])
+        assert state.zero_accept_rate == pytest.approx(48 / 400)
+        assert state.running_requests == 2 and state.generation_tokens == 3469
+
+    def test_counters_without_type_lines(self):
+        text = "\n".join(line for line in fixture("llamacpp_spec_composed.prom").splitlines()
+                         if not line.startswith("#"))
+        assert one(text).acceptance_length == pytest.approx(1 + 1032 / 400)
+
+    def test_window_between_two_snapshots(self):
+        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
+        after = vllm(1500, 4500, 2500, [1200, 800, 500], generation=7000)
+        state = one(after, previous=(before, 100.0), time=110.0)
+        assert state.window and state.seconds == 10
+        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (500, 1500, 700)
+        assert state.acceptance_length == pytest.approx(1 + 700 / 500)
+        assert state.per_position_acceptance == pytest.approx([400 / 500, 200 / 500, 100 / 500])
+        assert state.generation_tokens == 2000 and state.generation_throughput == pytest.approx(200.0)
+        assert not state.counter_reset
+
+    def test_a_window_read_between_two_position_updates_says_so(self):
+        """Position 2 counted 5 more steps in the window than position 1: the first snapshot was
+        read after position 2's counter moved and before position 1's did."""
+        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
+        after = vllm(1010, 3030, 1826, [808, 611, 407], generation=5040)
+        state = one(after, previous=(before, 100.0), time=101.0)
+        assert state.per_position_conditional[1] == pytest.approx(11 / 8)
+        notice = next(n for n in state.notices if n.key == "prom.notice.conditional_over_one")
+        assert notice.params == {"positions": "2"}
+        assert not any(n.key == "prom.notice.conditional_over_one" for n in one(before).notices)
+
+    def test_window_across_a_restart_counts_from_zero(self):
+        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
+        after = vllm(40, 120, 60, [30, 20, 10], generation=300)
+        state = one(after, previous=(before, 100.0), time=110.0)
+        assert state.counter_reset
+        assert (state.drafts, state.accepted_tokens, state.generation_tokens) == (40, 60, 300)
+        assert state.generation_throughput == pytest.approx(30.0)
+        assert any(n.key == "prom.notice.counter_reset" for n in state.notices)
+
+    def test_a_series_born_inside_the_window_counts_from_zero(self):
+        before = vllm(0, 0, 0, [])
+        after = vllm(10, 30, 12, [6, 4, 2])
+        state = one(after, previous=(before, None))
+        assert state.per_position_acceptance == pytest.approx([0.6, 0.4, 0.2]) and not state.counter_reset
+
+    def test_empty_window_says_why(self):
+        text = vllm(10, 30, 12, [6, 4, 2])
+        state = one(text, previous=(text, None))
+        assert state.drafts == 0 and state.acceptance_length is None
+        assert state.absent["acceptance_length"].key == "prom.absent.zero"
+        assert state.absent["generation_throughput"].key == "prom.absent.no_time"
+
+    def test_variable_draft_length_has_no_alpha(self):
+        state = one(vllm(10, 25, 12, [6, 4, 2]))
+        assert state.num_speculative_tokens == 2.5 and state.alpha_iid is None
+        assert state.absent["alpha_iid"].key == "prom.absent.gamma_not_whole"
+
+    def test_positions_with_a_gap(self):
+        state = one(vllm(10, 30, 12, [6, 4, 2]).replace('position="1"', 'position="7"'))
+        assert state.per_position_acceptance is None
+        assert "0, 2, 7" in str(state.absent["per_position_acceptance"])
+
+    def test_inter_token_latency_and_gauges(self):
+        labels = 'engine="0",model_name="m"'
+        extra = "\n".join([
+            "# TYPE vllm:num_requests_running gauge", f"vllm:num_requests_running{{{labels}}} 12",
+            "# TYPE vllm:num_requests_waiting gauge", f"vllm:num_requests_waiting{{{labels}}} 3",
+            "# TYPE vllm:kv_cache_usage_perc gauge", f"vllm:kv_cache_usage_perc{{{labels}}} 0.25",
+            "# TYPE vllm:inter_token_latency_seconds histogram",
+            *(f'vllm:inter_token_latency_seconds_bucket{{{labels},le="{le}"}} {n}'
+              for le, n in (("0.01", 10), ("0.02", 60), ("0.05", 95), ("+Inf", 100))),
+            f"vllm:inter_token_latency_seconds_sum{{{labels}}} 2.1",
+            f"vllm:inter_token_latency_seconds_count{{{labels}}} 100", ""])
+        state = one(vllm(10, 30, 12, [6, 4, 2], extra=extra))
+        assert (state.running_requests, state.waiting_requests, state.kv_cache_usage) == (12, 3, 0.25)
+        # p50: rank 50 in (0.01, 0.02], 40 of its 50 → 0.018; p99: rank 99 in (0.05, +Inf] → 0.05.
+        assert state.itl_p50 == pytest.approx(0.018) and state.itl_p99 == 0.05
+
+    def test_every_reason_renders(self):
+        states = [one(fixture(name)) for name in ("vllm_v0_composed.prom", "llamacpp_spec_composed.prom")]
+        for state in states:
+            for notice in [*state.absent.values(), *state.notices]:
+                assert str(notice) and i18n.t(notice.key, **notice.params)
+
+
+class TestCounterIncrease:
+    def test_growth_and_reset(self):
+        increase, reset = prom.counter_increase([10, 10, 10], [15, 10, 4])
+        assert increase.tolist() == [5, 0, 4] and reset.tolist() == [False, False, True]
+
+    @given(st.lists(st.tuples(st.floats(0, 1e15), st.floats(0, 1e15)), min_size=1, max_size=20))
+    def test_never_negative_never_above_current(self, pairs):
+        previous, current = np.array(pairs).T
+        increase, _ = prom.counter_increase(previous, current)
+        assert np.all(increase >= 0) and np.all(increase <= current)
+
+
+class TestHistogramQuantile:
+    def test_interpolates_inside_the_bucket(self):
+        assert prom.histogram_quantile(0.5, [0.1, 0.2, math.inf], [20, 60, 100]) == pytest.approx(0.175)
+
+    def test_first_bucket_starts_at_zero(self):
+        assert prom.histogram_quantile(0.25, [0.1, 0.2, math.inf], [50, 60, 100]) == pytest.approx(0.05)
+
+    def test_rank_in_inf_bucket_gives_highest_finite_bound(self):
+        assert prom.histogram_quantile(0.99, [0.1, 0.2, math.inf], [20, 60, 100]) == 0.2
+
+    def test_unsorted_and_dipping_counts_as_prometheus_fixes_them(self):
+        assert prom.histogram_quantile(0.5, [math.inf, 0.2, 0.1], [100, 58, 60]) == \
+            prom.histogram_quantile(0.5, [0.1, 0.2, math.inf], [60, 60, 100])
+
+    @pytest.mark.parametrize("q, bounds, counts", [
+        (0.5, [0.1, 0.2], [1, 2]), (0.5, [math.inf], [3]), (0.5, [0.1, math.inf], [0, 0]),
+        (1.5, [0.1, math.inf], [1, 2]), (float("nan"), [0.1, math.inf], [1, 2])])
+    def test_none_where_prometheus_gives_nan(self, q, bounds, counts):
+        assert prom.histogram_quantile(q, bounds, counts) is None
+
+    @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=10), st.floats(0, 1))
+    def test_within_the_finite_bounds(self, increments, q):
+        bounds = sorted({round(0.01 * (i + 1), 6) for i in range(len(increments))}) + [math.inf]
+        counts = np.cumsum(increments + [1.0])
+        value = prom.histogram_quantile(q, bounds, counts)
+        assert value is not None and 0 <= value <= bounds[-2]
+
+
+# Generated exposition text: valid lines of the read families with odd labels and values, and broken
+# lines; counters that go down between two snapshots.
+_names = st.sampled_from(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+                          "vllm:spec_decode_num_accepted_tokens_total", "llamacpp:spec_decode_num_drafts_total",
+                          "vllm:spec_decode_num_accepted_tokens_per_pos_total", "sglang:spec_accept_length",
+                          "vllm:spec_decode_num_drafts_created", "vllm:num_requests_running",
+                          "vllm:inter_token_latency_seconds_bucket", "vllm:generation_tokens_total"])
+_label_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8).map(
+    lambda s: s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
+_values = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), st.integers(-5, 10**12).map(str),
+                    st.sampled_from(["NaN", "+Inf", "-Inf", "1e+06", "2.5E-3"]))
+
+
+@st.composite
+def _line(draw):
+    name = draw(_names)
+    labels = {"model_name": draw(st.sampled_from(["m", "n", ""])), "engine": draw(st.sampled_from(["0", "1"]))}
+    if "per_pos" in name:
+        labels["position"] = draw(st.sampled_from(["0", "1", "2", "x"]))
+    if "bucket" in name:
+        labels["le"] = draw(st.sampled_from(["0.01", "0.1", "+Inf"]))
+    if draw(st.booleans()):
+        labels[draw(st.sampled_from(["odd_label", "tp_rank", "position"]))] = draw(_label_values)
+    body = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    line = f"{name}{{{body}}} {draw(_values)}"
+    if draw(st.integers(0, 9)) == 0:  # a broken line
+        cut = draw(st.integers(0, len(line)))
+        line = line[:cut] + draw(st.sampled_from(["{", "}", '"', "=", " ", "\t", ",", "#"])) + line[cut:]
+    return line
+
+
+_texts = st.lists(_line(), max_size=25).map("\n".join)
+
+
+def _checked(text: str, previous: str | None):
+    try:
+        states = prom.spec_decode_states(prom.parse(text, 2.0), None if previous is None else prom.parse(previous, 1.0))
+    except SpecvizError as error:
+        assert error.key in i18n.catalogue("en") and str(error)
+        return
+    for state in states:
+        for name in ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "generation_throughput",
+                     "acceptance_rate", "acceptance_length", "zero_accept_rate", "running_requests"):
+            value = getattr(state, name)
+            assert value is None or (value >= -1e-9 or name == "zero_accept_rate"), (name, value)
+            assert value is None or not math.isnan(value), name
+        if state.alpha_iid is not None:
+            assert 0 <= state.alpha_iid <= 1
+        for notice in [*state.absent.values(), *state.notices]:
+            assert str(notice)
+
+
+class TestGeneratedText:
+    @settings(max_examples=300)
+    @given(_texts)
+    # Found by hypothesis: 268 draft tokens over 1e-306 drafts overflowed γ to infinity.
+    @example('vllm:spec_decode_num_drafts_total{model_name="m",engine="0"} 1.4904653079409893e-306\n'
+             'vllm:spec_decode_num_draft_tokens_total{model_name="m",engine="0"} 268.0\n'
+             'vllm:spec_decode_num_accepted_tokens_total{model_name="m",engine="0"} 0.0')
+    def test_one_snapshot_never_raises_anything_else(self, text):
+        _checked(text, None)
+
+    @settings(max_examples=300)
+    @given(_texts, _texts)
+    def test_two_snapshots_never_give_a_negative_count(self, before, after):
+        _checked(after, before)
+
+    @given(st.text(max_size=300))
+    def test_arbitrary_text(self, text):
+        _checked(text, None)

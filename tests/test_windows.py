@@ -1,0 +1,99 @@
+"""Tests for specviz.live.windows: the step model's verdict at the batch a live server runs."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import make_scenario
+from specviz import calculator
+from specviz.live import windows as live, exposition as prom, replay
+from specviz.model import calibration, step
+from specviz.errors import Notice
+
+
+def window(seconds: float = 10.0) -> prom.SpecDecodeState:
+    """A window of the replay exporter's simulated traffic (a vLLM V1 scrape advancing)."""
+    source = replay.Replay(seed=3)
+    first = prom.parse(source.text(), time=0.0)
+    source.advance(seconds)
+    (state,) = prom.spec_decode_states(prom.parse(source.text(), time=seconds), first)
+    return state
+
+
+class TestPayingNow:
+    def test_the_calculator_at_the_live_batch_gamma_and_acceptance(self):
+        state = window()
+        chosen = make_scenario(target="Llama-3.1-70B")
+        verdict = live.paying_now(chosen, vars(state), 1024)
+        assert verdict.batch == max(1, round(state.running_requests))
+        assert verdict.gamma == round(state.num_speculative_tokens) == 3  # the recording's 3-token draft
+        assert verdict.alpha == state.alpha_iid
+        here = calculator.evaluate_scenario(chosen, state.alpha_iid, 3, verdict.batch, chosen.context)
+        assert verdict.speedup == pytest.approx(float(here["speedup"]))
+        assert verdict.low <= verdict.speedup <= verdict.high
+        _, crossover = calculator.batch_sweep(chosen, [state.alpha_iid], 3, chosen.context, 1024)
+        assert verdict.stops_paying_at == crossover.iloc[0] or math.isnan(verdict.stops_paying_at)
+
+    def test_a_window_without_what_it_needs_says_which(self):
+        state = window()
+        bare = {**vars(state), "running_requests": None, "alpha_iid": float("nan")}
+        verdict = live.paying_now(make_scenario(), bare, 1024)
+        assert isinstance(verdict, Notice) and verdict.key == "live.no_verdict"
+        assert verdict.params["figures"] == "alpha_iid, running_requests"
+
+
+class TestCalibrateWindows:
+    # Llama-3.1-70B with its Llama-3.2-1B draft on 4 H100s, at costs inside vLLM V1's priors.
+    SCENARIO = make_scenario(target="Llama-3.1-70B", context="2048")
+    TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=2.0, layer_us=1.0, token_us=12.0, allreduce_us=8.0)
+
+    def windows(self, batches, length=3.1, gamma=4, noise=0.0) -> pd.DataFrame:
+        """Windows a server with TRUE's costs would report: tokens/s = B·E / t_spec."""
+        b = np.asarray(batches, dtype=float)
+        made = step.step(self.SCENARIO.gpu, self.SCENARIO.target, self.SCENARIO.draft, batch=b, gamma=gamma,
+                         context=2048, acceptance_length=length, tp=self.SCENARIO.tp, costs=self.TRUE)
+        rate = b * length / made["spec_s"] * (1 + noise * np.random.default_rng(0).standard_normal(b.size))
+        return pd.DataFrame({"running_requests": b, "acceptance_length": length, "num_speculative_tokens": gamma,
+                             "generation_throughput": rate})
+
+    def test_recovers_the_speedup_that_made_the_windows(self):
+        fit = live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48, 96], noise=0.02))
+        assert isinstance(fit, calibration.Fit) and not fit.warnings
+        truth = step.step(self.SCENARIO.gpu, self.SCENARIO.target, self.SCENARIO.draft, batch=32, gamma=4,
+                          context=2048, acceptance_length=3.1, tp=self.SCENARIO.tp, costs=self.TRUE)["speedup"]
+        band = fit.predict(32, 4, 2048, 3.1)
+        assert band["low"][0] <= float(truth) <= band["high"][0]
+        assert band["speedup"][0] == pytest.approx(float(truth), rel=0.05)
+
+    def test_one_load_is_not_enough(self):
+        notice = live.calibrate_windows(self.SCENARIO, self.windows([8, 8.2, 7.9]))
+        assert notice.key == "live.calibrate_loads" and notice.params["windows"] == 3
+
+
+class TestReplicaTable:
+    def test_data_parallel_engines_one_row_each(self):
+        text = "".join(
+            f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {d}\n'
+            f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {3 * d}\n'
+            f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {a}\n'
+            f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {r}\n'
+            for e, d, a, r in ((1, 100, 90, 4), (0, 100, 240, 12)))
+        (summed,) = prom.spec_decode_states(prom.parse(text))
+        assert summed.summed_labels == ("engine",) and summed.acceptance_rate == pytest.approx(330 / 600)
+        apart = prom.spec_decode_states(prom.parse(text), split_by=summed.summed_labels)
+        table = live.replica_table([{**vars(s), "model": s.model_name, **s.labels} for s in apart], ("engine",))
+        assert list(table.columns) == ["model", "replica", *live.REPLICA_FIGURES]
+        assert list(table.replica) == ["engine=0", "engine=1"]
+        assert list(table.acceptance_rate) == pytest.approx([240 / 300, 90 / 300])  # hand-computed
+        assert list(table.acceptance_length) == pytest.approx([3.4, 1.9])
+        assert list(table.running_requests) == [12, 4]
+        assert table.kv_cache_usage.isna().all()  # not exported here: NaN, not 0
+
+    def test_records_of_a_prometheus_frame(self):
+        records = [{"model": "m", "instance": "b:8000", "acceptance_rate": 0.5, "running_requests": 3.0},
+                   {"model": "m", "instance": "a:8000", "acceptance_rate": None}]
+        table = live.replica_table(records, ("instance",))
+        assert list(table.replica) == ["instance=a:8000", "instance=b:8000"]
+        assert np.isnan(table.acceptance_rate[0]) and table.acceptance_rate[1] == 0.5
