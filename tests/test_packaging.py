@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import sysconfig
+import time
 import tomllib
 import uuid
 import zipfile
@@ -23,8 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import pytest
+import requests
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from conftest import _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,7 +123,7 @@ def subcommands(help_text: str) -> set[str]:
 
 def test_installed_command_lists_every_subcommand(installed):
     checkout = run([sys.executable, "-m", "specviz", "--help"], cwd=ROOT)
-    assert subcommands(installed.specviz("--help")) == subcommands(checkout) >= {"calc", "ingest", "query"}
+    assert subcommands(installed.specviz("--help")) == subcommands(checkout) >= {"calc", "ingest", "query", "app"}
 
 
 def test_installed_calc_gives_the_checkouts_figures(installed):
@@ -140,6 +144,43 @@ def test_installed_paths(installed):
     db = run([str(installed.venv / "bin" / "python"), "-m", "specviz.settings", "SPECVIZ_DB"], cwd=installed.cwd,
              env=without_db)
     assert Path(db.strip()) == Path(installed.env["XDG_DATA_HOME"]) / "specviz" / "specviz.duckdb"
+
+
+def test_installed_app_serves(installed, tmp_path):
+    """``specviz app`` serves the wheel's app on SPECVIZ_HOST:SPECVIZ_PORT, what follows ``--`` passed
+    to Streamlit (here a base path), until it is terminated; Streamlit's exit code is the command's."""
+    port = _free_port()
+    env = installed.env | {"SPECVIZ_HOST": "127.0.0.1", "SPECVIZ_PORT": str(port)}
+    log = tmp_path / "streamlit.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen([str(installed.venv / "bin" / "specviz"), "app", "--", "--server.baseUrlPath",
+                                   "packaged"], cwd=installed.cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                answer = requests.get(f"http://127.0.0.1:{port}/packaged/_stcore/health", timeout=1)
+                if answer.ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert server.poll() is None, f"specviz app exited {server.returncode}:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"no answer in 60 s:\n{log.read_text()}"
+            time.sleep(0.2)
+        assert answer.text == "ok"
+    finally:
+        server.terminate()
+        code = server.wait(timeout=10)
+    assert code == 0, log.read_text()
+
+
+def test_installed_app_renders_the_calculator(installed):
+    """The wheel's app.py runs (Streamlit's AppTest, no browser): its pages and presets are found."""
+    code = ("from streamlit.testing.v1 import AppTest; from specviz import settings; "
+            "at = AppTest.from_file(str(settings.ROOT / 'app.py'), default_timeout=60).run(); "
+            "print(len(at.exception), len(at.error), len(at.metric))")
+    exceptions, errors, metrics = map(int, installed.python("-c", code).split())
+    assert (exceptions, errors) == (0, 0) and metrics > 0
 
 
 def dockerfile_sources(text: str) -> list[str]:
