@@ -39,5 +39,6 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; from specviz import settings; url = f'http://127.0.0.1:{settings.get(\"SPECVIZ_PORT\")}/_stcore/health'; sys.exit(urllib.request.urlopen(url, timeout=4).read() != b'ok')"]
 
-# make run's command line; exec makes Streamlit process 1, so `docker stop` reaches it directly.
-CMD ["sh", "-c", "exec python -m streamlit run app.py --server.address \"$(python -m specviz.settings SPECVIZ_HOST)\" --server.port \"$(python -m specviz.settings SPECVIZ_PORT)\" --server.headless true --browser.gatherUsageStats false"]
+# make run's command line (specviz app), which execs Streamlit: it is process 1, and `docker stop`
+# reaches it directly.
+CMD ["python", "-m", "specviz", "app"]
