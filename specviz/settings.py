@@ -1,8 +1,13 @@
 """Every path and limit of specviz in one declarative table, read from environment variables.
 
-Each setting has a name (the environment variable), a default and a help text; the README's
-settings table is checked against this one by ``tests/test_settings.py``.
+Each setting has a name (the environment variable), a default and a help text; ``docs/settings.md``
+is made from this table (``make docs``), and ``tests/test_settings.py`` fails when it is stale.
 Run ``python -m specviz.settings NAME`` to print a setting's current value (the Makefile does).
+
+specviz runs from a checkout or installed from its wheel, which carries app.py, pages/ and data/ in
+``specviz/_app``; :data:`ROOT` is the folder that holds them in either layout. Path defaults are
+written relative to it (``data/specviz.duckdb``, as a reader of the checkout sees them) and resolved
+by :func:`default_value`.
 """
 
 from __future__ import annotations
@@ -14,19 +19,29 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["Setting", "SETTINGS", "get", "ROOT"]
+__all__ = ["Setting", "SETTINGS", "get", "default_value", "user_data_dir", "ROOT", "INSTALLED"]
 
-ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+# Only the wheel has this folder (pyproject.toml puts app.py, pages/ and data/ there); a checkout
+# keeps them beside the package, where `make run` serves them.
+INSTALLED = (_PACKAGE / "_app").is_dir()
+ROOT = _PACKAGE / "_app" if INSTALLED else _PACKAGE.parent
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: its environment variable, default (as text), type and help."""
+    """One setting: its environment variable, default (as text), type and help.
+
+    A relative path default is relative to :data:`ROOT`, where :func:`default_value` resolves it,
+    except the default of a file specviz ``writes`` in an installed copy: that file goes to
+    :func:`user_data_dir`, since site-packages may be read-only and is replaced by an upgrade.
+    """
 
     name: str
     default: str
     kind: type
     help: str
+    writes: bool = False
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -37,10 +52,10 @@ SETTINGS: tuple[Setting, ...] = (
             "read-only as always). specviz has no login of its own: on a shared address anyone who "
             "reaches the port can use the app; put it behind your own authentication."),
     Setting("SPECVIZ_LANG", "en", str, "Language a new browser session starts in (`en` or `vi`); each reader can change it in the sidebar."),
-    Setting("SPECVIZ_DATA_DIR", str(ROOT / "data"), Path,
+    Setting("SPECVIZ_DATA_DIR", "data", Path,
             "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
-    Setting("SPECVIZ_DB", str(ROOT / "data" / "specviz.duckdb"), Path,
-            "The DuckDB file that holds imported runs (created on first use)."),
+    Setting("SPECVIZ_DB", "data/specviz.duckdb", Path,
+            "The DuckDB file that holds imported runs (created on first use).", writes=True),
     Setting("SPECVIZ_DB_LOCK_TIMEOUT_S", "10", float,
             "Seconds to wait for another process that holds the database file."),
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int, "Largest result file accepted for import, in bytes."),
@@ -89,8 +104,42 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 _BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
+def user_data_dir() -> Path:
+    """Where an installed specviz keeps the files it writes.
+
+    Returns
+    -------
+    Path
+        ``$XDG_DATA_HOME/specviz``, or ``~/.local/share/specviz`` when that variable is unset or
+        relative (the XDG rule); not created here.
+    """
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "specviz"
+
+
+def default_value(setting: Setting) -> str:
+    """The value a setting takes when its variable is unset.
+
+    Parameters
+    ----------
+    setting : Setting
+        One of :data:`SETTINGS`.
+
+    Returns
+    -------
+    str
+        Its default as text; a relative path default resolved as :class:`Setting` says.
+    """
+    if setting.kind is not Path or Path(setting.default).is_absolute():
+        return setting.default
+    if INSTALLED and setting.writes:
+        return str(user_data_dir() / Path(setting.default).name)
+    return str(ROOT / setting.default)
+
+
 def get(name: str) -> str | int | float | bool | Path:
-    """Current value of a setting: the environment variable if set, else the default.
+    """Current value of a setting: the environment variable if set, else :func:`default_value`.
 
     Raises
     ------
@@ -100,7 +149,9 @@ def get(name: str) -> str | int | float | bool | Path:
         If the environment holds a value that does not parse as the setting's type.
     """
     setting = _BY_NAME[name]
-    raw = os.environ.get(name, setting.default)
+    raw = os.environ.get(name)
+    if raw is None:
+        raw = default_value(setting)
     if setting.kind is bool:  # bool("false") would be True
         if raw.strip().lower() not in _BOOLEANS:
             raise InputError("settings.not_boolean", name=name, raw=repr(raw), choices=", ".join(_BOOLEANS))

@@ -16,6 +16,7 @@ from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, scenario, settings
 from specviz.advice import claims, commands as vllm_config
 from specviz.cli import docs
+from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
 from specviz.cli.model import ROOFLINE_KEYS
 from specviz.model import spec
@@ -916,3 +917,20 @@ class TestGeneratedDocs:
 
     def test_every_subcommand_has_an_example(self):
         assert set(docs.EXAMPLES) == set(docs._subcommands(cli.build_parser()))
+
+
+class TestAppCommand:
+    """``app`` itself replaces the process with Streamlit; tests/test_packaging.py serves it."""
+
+    def test_make_runs_command_line_then_the_extra_arguments(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_HOST", "0.0.0.0")
+        monkeypatch.setenv("SPECVIZ_PORT", "9123")
+        argv = streamlit_argv(["--server.port", "9000"])
+        assert argv[:5] == [sys.executable, "-m", "streamlit", "run", str(settings.ROOT / "app.py")]
+        assert Path(argv[4]).is_file()
+        assert argv[5:] == ["--server.address", "0.0.0.0", "--server.port", "9123", "--server.headless", "true",
+                            "--browser.gatherUsageStats", "false", "--server.port", "9000"]
+
+    def test_streamlit_arguments_only_after_the_separator(self, capsys):
+        code, out, err = run(capsys, "app", "--server.port", "9000")
+        assert code == 2 and out == "" and "unrecognized arguments: --server.port" in err

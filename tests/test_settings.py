@@ -45,3 +45,29 @@ class TestGet:
     def test_unknown_name(self):
         with pytest.raises(KeyError):
             settings.get("SPECVIZ_NOPE")
+
+
+class TestDefaultPaths:
+    def test_checkout_defaults_are_beside_the_package(self, monkeypatch):
+        monkeypatch.delenv("SPECVIZ_DB")
+        assert not settings.INSTALLED
+        assert settings.get("SPECVIZ_DATA_DIR") == settings.ROOT / "data"
+        assert settings.get("SPECVIZ_DB") == settings.ROOT / "data" / "specviz.duckdb"
+        assert (settings.ROOT / "app.py").is_file()
+
+    def test_installed_store_is_in_the_user_data_folder(self, monkeypatch, tmp_path):
+        monkeypatch.delenv("SPECVIZ_DB")
+        monkeypatch.setattr(settings, "INSTALLED", True)
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+        assert settings.get("SPECVIZ_DB") == tmp_path / "specviz" / "specviz.duckdb"
+        assert settings.get("SPECVIZ_DATA_DIR") == settings.ROOT / "data"
+
+    def test_relative_xdg_data_home_is_ignored(self, monkeypatch, tmp_path):
+        monkeypatch.setenv("XDG_DATA_HOME", "relative")
+        monkeypatch.setenv("HOME", str(tmp_path))
+        assert settings.user_data_dir() == tmp_path / ".local" / "share" / "specviz"
+
+    def test_defaults_read_relative_to_the_checkout(self):
+        shown = {s.name: s.default for s in settings.SETTINGS}
+        assert shown["SPECVIZ_DATA_DIR"] == "data"
+        assert shown["SPECVIZ_DB"] == "data/specviz.duckdb"

@@ -8,6 +8,7 @@ exit code out):
 - ``advice``: claim, vllm-config, serve.
 - ``results``: ingest, runs, query.
 - ``live``: metrics, record, prometheus.
+- ``app``: app (serves the Streamlit app).
 
 Every subcommand prints rows as JSON, CSV or a Markdown table (``common``). Errors exit 2 with one
 line on stderr, never a traceback.
@@ -24,12 +25,12 @@ import duckdb
 
 from specviz.errors import SpecvizError
 
-from . import advice, fit, live, model, results
+from . import advice, app, fit, live, model, results
 from .common import Parser, UsageError, one_line
 
 __all__ = ["main", "build_parser", "GROUPS"]
 
-GROUPS = (model, fit, advice, results, live)
+GROUPS = (model, fit, advice, results, live, app)
 """The command groups, in the order ``--help`` lists their subcommands."""
 
 
