@@ -53,9 +53,12 @@ SETTINGS: tuple[Setting, ...] = (
             "reaches the port can use the app; put it behind your own authentication."),
     Setting("SPECVIZ_LANG", "en", str, "Language a new browser session starts in (`en` or `vi`); each reader can change it in the sidebar."),
     Setting("SPECVIZ_DATA_DIR", "data", Path,
-            "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`)."),
+            "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`); a relative path is "
+            "read from the checkout, or from the copy an installed specviz carries."),
     Setting("SPECVIZ_DB", "data/specviz.duckdb", Path,
-            "The DuckDB file that holds imported runs (created on first use).", writes=True),
+            "The DuckDB file that holds imported runs (created on first use); a relative path is read from the "
+            "checkout. An installed specviz (`pip install .`) keeps it in `$XDG_DATA_HOME/specviz/` "
+            "(`~/.local/share/specviz/` by default) instead.", writes=True),
     Setting("SPECVIZ_DB_LOCK_TIMEOUT_S", "10", float,
             "Seconds to wait for another process that holds the database file."),
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int, "Largest result file accepted for import, in bytes."),
