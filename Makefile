@@ -17,11 +17,9 @@ $(VENV)/.test-deps: requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
+# specviz app: streamlit run app.py on SPECVIZ_HOST:SPECVIZ_PORT, headless (specviz/cli/app.py).
 run: $(VENV)/.run-deps
-	$(PY) -m streamlit run app.py \
-		--server.address "$$($(PY) -m specviz.settings SPECVIZ_HOST)" \
-		--server.port "$$($(PY) -m specviz.settings SPECVIZ_PORT)" \
-		--server.headless true --browser.gatherUsageStats false
+	$(PY) -m specviz app
 
 # $(call need,SETTING,package,who needs it): the Debian package whose binary the setting names,
 # installed when it is missing (as root with apt-get), or a message that says how.

@@ -45,8 +45,8 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("SPECVIZ_HOST", "127.0.0.1", str, "Address `make run` serves the app on."),
-    Setting("SPECVIZ_PORT", "8501", int, "Port `make run` serves the app on."),
+    Setting("SPECVIZ_HOST", "127.0.0.1", str, "Address `make run` (`specviz app`) serves the app on."),
+    Setting("SPECVIZ_PORT", "8501", int, "Port `make run` (`specviz app`) serves the app on."),
     Setting("SPECVIZ_VIEWER", "false", bool,
             "`true` makes the app a viewer: no uploads, no removal of runs (the SQL console stays, "
             "read-only as always). specviz has no login of its own: on a shared address anyone who "
