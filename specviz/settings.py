@@ -94,6 +94,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_PROMETHEUS_MAX_POINTS", "11000", int,
             "Most points per series a Prometheus range query may ask for (range / step + 1; "
             "Prometheus itself refuses more than 11,000)."),
+    Setting("SPECVIZ_CLAIM_MAX_CHARS", "1000", int,
+            "Longest claim read (\"up to 3x at batch 64\"), in characters once each run of blanks counts as one."),
     Setting("SPECVIZ_GAMMA_MAX", "16", int, "Largest draft length γ offered and searched."),
     Setting("SPECVIZ_BATCH_MAX", "1024", int, "Largest batch size offered and charted."),
     Setting("SPECVIZ_CONTEXT_MAX", "131072", int, "Largest context length offered, in tokens."),

@@ -921,6 +921,14 @@ class TestClaimsPage:
         assert at.error[0].value.startswith("**Impossible:** 40.00×") if at.error else False
         assert metric(at, "Batches where it can hold") == "none"
 
+    def test_a_link_of_blanks_and_a_claim_past_the_limit_are_answered_at_once(self):
+        """The share link that froze the server (1,500 spaces and "!") reads as no speedup; a claim
+        past SPECVIZ_CLAIM_MAX_CHARS is refused with its length."""
+        at = claims_app(claim=" " * 1500 + "!")
+        assert not at.exception and "is not a speedup" in at.error[0].value and not at.metric
+        at.text_input(key="claim").set_value("up to 3x " + "and more " * 200).run()
+        assert not at.exception and "The claim is 1,808 characters long" in at.error[0].value and not at.metric
+
     def test_words_that_are_not_a_claim_and_a_measure_that_cannot_be(self):
         at = claims_app()
         at.text_input(key="claim").set_value("much faster").run()

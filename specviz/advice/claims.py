@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from specviz import calculator, workload
+from specviz import calculator, settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.scenario import Scenario
@@ -157,6 +157,25 @@ class ClaimCheck:
     yours_up_to: float
 
 
+def _words(text: str | None) -> str:
+    """A claim's words one space apart, refused past ``SPECVIZ_CLAIM_MAX_CHARS``.
+
+    The patterns above chain optional parts, each with ``\\s*`` around it; over a run of n blanks
+    they would try the ways to share it out, about n³ of them (2,000 spaces took 86 s). With each
+    blank run one space, and the text bounded, every match takes time linear in the text.
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.too_long`` for a text longer than the setting (a claim is a sentence).
+    """
+    words = " ".join((text or "").split())
+    limit = settings.get("SPECVIZ_CLAIM_MAX_CHARS")
+    if len(words) > limit:
+        raise SpecvizError("claims.too_long", length=len(words), limit=limit)
+    return words
+
+
 def parse_claim(text: str) -> float:
     """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
     Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
@@ -168,13 +187,15 @@ def parse_claim(text: str) -> float:
     Raises
     ------
     SpecvizError
+        ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS`` (a run of blanks counted as one);
         ``claims.unreadable`` if the text is not a speedup; ``claims.not_a_speedup`` if it is 1× or
         less (no gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft
         gives).
     """
-    found = _CLAIM.match(_BATCH.sub(" ", text or ""))
+    words = _words(text)
+    found = _CLAIM.match(_BATCH.sub(" ", words))
     if not found:
-        raise SpecvizError("claims.unreadable", text=(text or "")[:60])
+        raise SpecvizError("claims.unreadable", text=words[:60])
     number = float(found["number"].replace(",", "."))
     speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
     if speedup <= 1.0:
@@ -186,8 +207,14 @@ def parse_claim(text: str) -> float:
 
 def claimed_batch(text: str) -> int | None:
     """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
-    requests"), or None where they name none (or name 0)."""
-    found = _BATCH.search(text or "")
+    requests"), or None where they name none (or name 0).
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`.
+    """
+    found = _BATCH.search(_words(text))
     batch = int(found["batch"] or found["concurrent"]) if found else 0
     return batch or None
 
