@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._shared import url_choice, url_widget
+from pages._shared import show_url_notices, url_choice, url_widget
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
@@ -64,6 +64,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
     rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
                             placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))
+    show_url_notices(st, lang)  # this view's own link values, on this run
     rates = None
     if rates_text.strip():
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -136,6 +137,8 @@ def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> No
 # Session key of the URL values refused since show_url_notices last ran, as (parameter, text, the
 # value the control took instead where it is not the default).
 _URL_NOTICES = "url_notices"
+# Session key of the controls left unbound from the URL for the session (a link gave one "inf").
+_UNBOUND = "url_unbound"
 
 
 def _same(url_text: str, value: Any) -> bool:
@@ -148,6 +151,21 @@ def _same(url_text: str, value: Any) -> bool:
         except ValueError:
             return False
     return url_text == str(value)
+
+
+def _numeric(value: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether a control takes a number: its value or a bound is one."""
+    bounds = (value, *args, kwargs.get("min_value"), kwargs.get("max_value"))
+    return any(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+
+
+def _finite(url_text: str) -> bool:
+    """False for text that reads as a number but not a finite one ("inf", "nan", "1e999"); True
+    otherwise (text that is no number at all the control refuses by itself)."""
+    try:
+        return math.isfinite(float(url_text))
+    except ValueError:
+        return True
 
 
 def _refused(key: str, url_text: str, taken: Any = None) -> None:
@@ -184,10 +202,19 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
     url_text = None
     if key not in st.session_state and key in st.query_params:
         url_text = ", ".join(st.query_params.get_all(key))
+        if _numeric(value, args, kwargs) and not _finite(url_text):
+            # Streamlit (1.67) seeds a bound number control from "inf" and fails (OverflowError),
+            # on every rerun while the session lasts: the control is left unbound for the session,
+            # and the value is taken out of the URL.
+            st.session_state.setdefault(_UNBOUND, set()).add(key)
+            del st.query_params[key]
+            _refused(key, url_text)
+            url_text = None
+    bind = None if key in st.session_state.get(_UNBOUND, ()) else "query-params"
     # Kept for the session, as url_choice's: leaving the page drops the value from the URL, and
     # coming back would otherwise reset it (whether it did depended on how fast the visit was).
     kwargs.setdefault("persist_state", "session")
-    result = widget(label, *args, value=value, key=key, bind="query-params", **kwargs)
+    result = widget(label, *args, value=value, key=key, bind=bind, **kwargs)
     if url_text is not None and not _same(url_text, result):
         _refused(key, url_text, None if _same(str(value), result) else result)
     return result

@@ -269,6 +269,8 @@ class TestUrlValues:
         ({"gamma": "99"}, "gamma", "99", 4),
         ({"batch": "0"}, "batch", "0", 64),
         ({"batch": "5000"}, "batch", "5000", 64),
+        ({"batch": "inf"}, "batch", "inf", 64),  # Streamlit's own seeding raised OverflowError
+        ({"batch": "-1e999"}, "batch", "-1e999", 64),
         ({"context": "-1"}, "context", "-1", 1024),
         ({"mode": "x"}, "mode", "x", "step"),
         ({"gpu": "nope"}, "gpu", "nope", "H100-SXM"),
@@ -294,6 +296,29 @@ class TestUrlValues:
         assert notice(key, value) in [w.value for w in at.warning]
         assert widget_value(at, key) == default
         assert key not in at.query_params  # the link now says what the page shows
+
+    def test_an_infinite_number_leaves_each_page_working_on_every_rerun(self):
+        """A whole-number control seeded from "inf" by Streamlit failed with OverflowError on every
+        rerun ("Something went wrong"): the Latency view's tokens and the Claims page's batch too."""
+        at = make_app(input_tokens="inf", view="latency")
+        assert notice("input_tokens", "inf") in [w.value for w in at.warning] and not at.error
+        at.run()
+        assert not at.exception and not at.error and "input_tokens" not in at.query_params
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"claim": "2x", "claim_batch": "inf"})
+        at.run()
+        at.switch_page("pages/claims.py").run()
+        assert not at.exception and notice("claim_batch", "inf") in [w.value for w in at.warning]
+        assert not at.error and at.number_input(key="claim_batch").value is None
+        at.number_input(key="claim_batch").set_value(16).run()  # the control works, unbound from the URL
+        assert not at.exception and metric(at, "Batches where it can hold") == "16"
+
+    def test_the_largest_tflops_the_control_takes_is_computed(self):
+        """?tflops=1000000 was taken by the control, then refused by the model as outside (0, 1e+06]:
+        the model saw the two GPUs of the default pair as one device of 2e6."""
+        at = make_app(tflops="1000000")
+        assert not at.error and not at.sidebar.warning and at.number_input(key="tflops").value == 1e6
+        assert metric(at, "Tokens per step E") == "3.36"
 
     def test_a_fraction_for_a_whole_number_says_what_the_control_took(self):
         at = make_app(batch="2.5")  # an integer field truncates rather than refuses

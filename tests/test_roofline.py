@@ -11,7 +11,7 @@ from hypothesis import given, settings as hyp_settings, strategies as st
 
 from specviz import i18n, settings
 from specviz.errors import InputError
-from specviz.model import roofline, spec
+from specviz.model import roofline, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS = roofline.load_gpus(DATA)
@@ -419,6 +419,14 @@ class TestEvaluate:
         r = roofline.evaluate(gpu, MODELS["Qwen3-0.6B"], alpha=[0.0, 1.0], gamma=[[1], [16]],
                               batch=1, context=0, mfu=0.05, mbu=0.05, draft_cost=draft_cost)
         assert np.all(np.isfinite(r["speedup"])) and np.all(r["speedup"] > 0)
+
+    def test_a_tensor_parallel_group_at_the_largest_device_figures_is_accepted(self):
+        """?tflops=1000000 on the two GPUs the default pair needs was refused as outside (0, 1e+06]: the
+        check saw the group's 2e6. A group of MAX_DEVICES at the largest figures is a pass."""
+        device = replace(H100, tflops=roofline.MAX_TFLOPS, bandwidth_tb_s=roofline.MAX_BANDWIDTH_TB_S)
+        group = step.tensor_parallel_device(device, roofline.MAX_DEVICES)
+        assert group.tflops == roofline.MAX_TFLOPS * roofline.MAX_DEVICES
+        assert np.isfinite(roofline.forward_pass(group, MODELS["Llama-3.1-8B"], 64, 5)["time_s"]).all()
 
     @pytest.mark.parametrize("kw", [dict(draft_cost=np.inf), dict(overhead_ms=np.nan), dict(batch=np.inf)])
     def test_refuses_non_finite_knobs(self, kw):

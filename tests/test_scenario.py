@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import scenario
-from specviz.model import step
+from specviz.model import roofline, step
 
 DEFAULT = make_scenario()
 
@@ -167,3 +167,8 @@ class TestToQueryParams:
         assert ("target", "custom") in scenario.from_query_params(params, PRESETS)[1]
 
 
+
+
+def test_the_largest_tensor_parallel_group_is_what_the_model_accepts():
+    """A pass may see a group of up to roofline.MAX_DEVICES devices as one; the scenario offers no more."""
+    assert max(scenario.TENSOR_PARALLEL) == roofline.MAX_DEVICES

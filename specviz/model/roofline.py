@@ -40,6 +40,7 @@ __all__ = [
     "REALISTIC",
     "MAX_TFLOPS",
     "MAX_BANDWIDTH_TB_S",
+    "MAX_DEVICES",
     "load_gpus",
     "load_models",
     "model_from_config",
@@ -63,6 +64,9 @@ REALISTIC: dict[str, float] = {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead
 # Largest device figures accepted, far above any accelerator (B200: 2,250 dense BF16 TFLOPS, 8 TB/s).
 MAX_TFLOPS = 1e6
 MAX_BANDWIDTH_TB_S = 1e4
+# The most devices one pass is split over (tensor parallelism: specviz.model.step.tensor_parallel_device
+# adds their figures), so a pass sees up to this many times the figures above.
+MAX_DEVICES = 8
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral")
 
@@ -455,9 +459,11 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     """
     if not gpu.complete:
         raise InputError("roofline.gpu_incomplete", gpu=gpu.id)
-    # Beyond these, peak · 10¹² overflows towards infinity and a pass would take no time at all.
-    _check_range(gpu.tflops, Notice("roofline.name.peak_tflops"), 0, MAX_TFLOPS, low_open=True)
-    _check_range(gpu.bandwidth_tb_s, Notice("roofline.name.bandwidth"), 0, MAX_BANDWIDTH_TB_S, low_open=True)
+    # A device, or the devices of a tensor-parallel group as one: a group of MAX_DEVICES at the largest
+    # figures a device may have is still a finite, positive speed.
+    _check_range(gpu.tflops, Notice("roofline.name.peak_tflops"), 0, MAX_TFLOPS * MAX_DEVICES, low_open=True)
+    _check_range(gpu.bandwidth_tb_s, Notice("roofline.name.bandwidth"), 0, MAX_BANDWIDTH_TB_S * MAX_DEVICES,
+                 low_open=True)
     b = _check_range(batch, "batch", 1)
     n = _check_range(new_tokens, "new_tokens", 1)
     ctx = _check_range(context, "context", 0)
