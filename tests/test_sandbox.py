@@ -78,6 +78,7 @@ WRITES_IN_DISGUISE = [
     ("/* comment */ EXPLAIN ANALYZE SELECT 1", "sql.explain_analyze"),
     ("DELETE FROM runs", "sql.kind"),
     ("UPDATE runs SET label = 'x'", "sql.kind"),
+    ("UPDATE EXTENSIONS", "sql.kind"),  # a kind duckdb's Python enum does not list: a raw ValueError before
     ("INSERT INTO runs (run_id) VALUES ('x')", "sql.kind"),
     ("INSERT OR REPLACE INTO imports SELECT * FROM imports", "sql.kind"),
     ("CREATE TABLE t AS SELECT * FROM runs", "sql.kind"),
@@ -341,9 +342,19 @@ class TestRunQuery:
         ("SELECT 340282366920938463463374607431768211455::UHUGEINT AS v", "340282366920938463463374607431768211455"),
         ("SELECT '101'::BIT AS v", "101"), ("SELECT union_value(k := 1) AS v", "1"),
         ("SELECT INTERVAL 3 DAY AS v", "3 days"), ("SELECT '\\xAA'::BLOB AS v", "\\xAA"),
+        ("SELECT 12345678901234567890123456789012345678901234567890::VARINT AS v",
+         "12345678901234567890123456789012345678901234567890"),  # was its bytes
+        ("SELECT 'infinity'::TIMESTAMP AS v", "infinity"),  # was 294247-01-10 04:00:54
+        ("SELECT '-infinity'::DATE AS v", "-infinity"), ("SELECT DATE '5877641-01-01' AS v", "5877641-01-01"),  # refused
+        ("SELECT TIMESTAMP '2026-12-01 17:30:00' AS v", "2026-12-01 17:30:00"),
     ])
     def test_types_pandas_or_json_would_get_wrong_come_back_as_text(self, loaded, sql, shown):
         assert loaded.query(sql, LIMITS).frame.v[0] == shown
+
+    def test_a_name_the_result_repeats_is_made_unique(self, loaded):
+        """A table keeps one column per name: the second label was dropped without a word."""
+        frame = loaded.query("SELECT a.label, b.label, 1 AS label FROM runs a, runs b LIMIT 1", LIMITS).frame
+        assert list(frame.columns) == ["label", "label (2)", "label (3)"] and frame["label (3)"][0] == 1
 
     def test_messages_name_no_path(self, loaded):
         with pytest.raises(QueryError) as exc:

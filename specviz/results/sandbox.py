@@ -77,7 +77,7 @@ _FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
 _TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
 _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
-_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME WITH TIME ZONE")
+_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME WITH TIME ZONE", "BIGNUM", "DATE", "TIMESTAMP")
 
 
 class QueryError(SpecvizError):
@@ -178,7 +178,10 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
             raise QueryError("sql.parse", detail=_scrub(str(exc).splitlines()[0])) from None
         if len(statements) != 1:
             raise QueryError("sql.count", count=len(statements))
-        kind = statements[0].type
+        try:
+            kind = statements[0].type
+        except ValueError:  # a kind this duckdb's Python enum does not list (UPDATE EXTENSIONS: 29)
+            raise QueryError("sql.kind", kind=sql.split(None, 1)[0].upper()[:40]) from None
         if kind == duckdb.StatementType.EXPLAIN:
             # The word after EXPLAIN decides: ANALYZE executes; anything but a SELECT is refused.
             starts = [offset for offset, token in duckdb.tokenize(sql) if token != duckdb.token_type.comment]
@@ -377,13 +380,23 @@ def _rows_that_fit(batch: Any, budget: int) -> int:
 
 def _displayable(relation: Any) -> Any:
     """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
-    (UHUGEINT reads back as -1, BIT and BLOB are not text, UNION has no pandas form, INTERVAL no
-    JSON form, TIME WITH TIME ZONE loses its offset)."""
+    (UHUGEINT reads back as -1, BIT, BLOB and BIGNUM (VARINT) are not text, UNION has no pandas form,
+    INTERVAL no JSON form, TIME WITH TIME ZONE loses its offset, a DATE or TIMESTAMP may be infinite
+    or of a year pandas cannot hold), and a name the result repeats made unique ("label",
+    "label (2)": a table keeps one column of each name)."""
     types = [str(kind) for kind in relation.types]
-    if not any(kind.startswith(_AS_TEXT) for kind in types):
+    names, seen = [], set()
+    for name in relation.columns:
+        unique, n = name, 1
+        while unique in seen:
+            n += 1
+            unique = f"{name} ({n})"
+        seen.add(unique)
+        names.append(unique)
+    if not any(kind.startswith(_AS_TEXT) for kind in types) and names == list(relation.columns):
         return relation
     columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if kind.startswith(_AS_TEXT) else "#%d" % (i + 1)} AS '
-               + '"' + name.replace('"', '""') + '"' for i, (name, kind) in enumerate(zip(relation.columns, types))]
+               + '"' + name.replace('"', '""') + '"' for i, (name, kind) in enumerate(zip(names, types))]
     return relation.project(", ".join(columns))
 
 
