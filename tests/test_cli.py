@@ -350,6 +350,15 @@ class TestStoreCommands:
         code, out, err = run(capsys, "query", "DELETE FROM runs", "--db", db)
         assert code == 2 and out == "" and "DELETE" in err and err.count("\n") == 1
 
+    def test_a_result_cut_by_a_cap_says_so(self, capsys, tmp_path, monkeypatch):
+        """The rows that fit are printed, exit 0, and stderr says which cap cut them (it was silent)."""
+        monkeypatch.setenv("SPECVIZ_SQL_MAX_ROWS", "5")
+        code, out, err = run(capsys, "query", "SELECT * FROM range(20)", "--db", str(tmp_path / "c.duckdb"))
+        assert code == 0 and len(json.loads(out)) == 5
+        assert err == "specviz: the result is cut at its first 5 rows (SPECVIZ_SQL_MAX_ROWS)\n"
+        code, out, err = run(capsys, "query", "SELECT * FROM range(3)", "--db", str(tmp_path / "c.duckdb"))
+        assert code == 0 and len(json.loads(out)) == 3 and err == ""
+
 
 # --- fit --------------------------------------------------------------------------------------
 
@@ -751,7 +760,20 @@ class TestCalcCommand:
     def test_a_value_the_page_would_refuse_is_an_error(self, capsys):
         code, out, err = run(capsys, "calc", "alpha=5&target=../etc/passwd")
         assert code == 2 and out == "" and err.count("\n") == 1
-        assert "target='../etc/passwd', alpha='5'" in err
+        assert "target='../etc/passwd', alpha='5'" in err and "alpha: a number from 0 to 1" in err
+
+    @pytest.mark.parametrize(("argv", "message"), [
+        (["simulate", "--alpha", "0.8", "--gamma", "20"], "specviz: error: --gamma 20: a whole number from 1 to 16\n"),
+        (["vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B", "--gamma", "40"],
+         "specviz: error: --gamma 40: a whole number from 1 to 16\n"),
+        (["simulate", "--alpha", "0.8", "--seed", str(10**23)],
+         f"specviz: error: The seed must be a whole number from 0 to {2**63 - 1:,}; got {10**23}.\n"),
+    ])
+    def test_an_option_out_of_range_is_named_as_the_option(self, capsys, argv, message):
+        """An option is not "the link" (it was), and a seed past 64 bits is a seed out of range (it was
+        "unexpected TypeError")."""
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err == message
 
 
 SAMPLE_PROM = "vllm_metrics_specdecode_excerpt.prom"

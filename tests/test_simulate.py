@@ -181,7 +181,7 @@ class TestTokensPerStep:
         error = refused(lambda: simulate.tokens_per_step(0.5, 4, steps=steps), "simulate.bad_count")
         assert error.params["name"] == "steps"
 
-    @pytest.mark.parametrize("seed", [-1, 0.5, "x"])
+    @pytest.mark.parametrize("seed", [-1, 0.5, "x", 2**63, 10**23, float("inf")])  # 10**23 was a TypeError
     def test_refuses_bad_seed(self, seed):
         refused(lambda: simulate.tokens_per_step(0.5, 4, steps=10, seed=seed), "simulate.bad_seed")
 

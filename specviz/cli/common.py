@@ -17,7 +17,7 @@ import pandas as pd
 
 from specviz import i18n, scenario, settings
 from specviz.advice import commands
-from specviz.model import roofline
+from specviz.model import roofline, step
 from specviz.results import export
 from specviz.results.store import Store
 
@@ -117,12 +117,32 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     """The scenario a calculator link (or its query) describes, with ``overrides`` set over it; a
     value the page would refuse is an error here, not a silent default."""
     query = urllib.parse.urlsplit(link).query if "?" in link else link
-    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | (overrides or {})
+    overrides = overrides or {}
+    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | overrides
     chosen, refused = scenario.from_query_params(params, presets)
-    if refused:
-        raise UsageError("the link sets " + ", ".join(f"{name}={text!r}" for name, text in refused)
-                         + ", which the calculator does not take (unknown id, or a value out of range)")
+    # Each named as it was given: an option of the command, or a parameter of the link.
+    from_options = [f"--{name.replace('_', '-')} {text}: {_what_is_taken(name, presets)}"
+                    for name, text in refused if name in overrides]
+    from_link = [(name, text) for name, text in refused if name not in overrides]
+    if from_link:
+        from_options.append("the link sets " + ", ".join(f"{name}={text!r}" for name, text in from_link)
+                            + ", which the calculator does not take ("
+                            + "; ".join(f"{name}: {_what_is_taken(name, presets)}" for name, _ in from_link) + ")")
+    if from_options:
+        raise UsageError("; ".join(from_options))
     return chosen
+
+
+def _what_is_taken(name: str, presets: scenario.Presets) -> str:
+    """What a scenario parameter takes, for a message: its range, or its ids."""
+    if name in scenario.FIELDS:
+        field = scenario.FIELDS[name]
+        kind = "a whole number" if field.whole else "a number"
+        return f"{kind} from {field.low:g} to {field.upper:g}"
+    ids = {"gpu": presets.gpus, "target": presets.models, "draft": [*scenario.HEAD_DRAFTS, *presets.models],
+           "engine": presets.engines, "precision": step.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
+           "mode": scenario.MODES}.get(name)
+    return "one of " + ", ".join(map(str, ids)) if ids is not None else "a value of its own"
 
 
 def words(notice: Any) -> str:

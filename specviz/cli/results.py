@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +40,21 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     return json.dumps(report, indent=2), 2 if report["errors"] else 0
 
 
+# Why a console result was cut, on the command line (the page says it in the reader's language).
+_CUT_BY = {"rows": "(SPECVIZ_SQL_MAX_ROWS)", "bytes": "(the result reached SPECVIZ_SQL_MAX_BYTES)"}
+
+
 def _run_store_command(args: argparse.Namespace) -> str:
     store = open_store(args.db)
     try:
         if args.command == "runs":
             frame = store.runs()
         else:
-            frame = store.query(args.sql).frame
+            result = store.query(args.sql)
+            frame = result.frame
+            if result.truncated:  # the rows are printed; that they are not all of them is said beside
+                print(f"specviz: the result is cut at its first {len(frame):,} rows {_CUT_BY[result.truncated]}",
+                      file=sys.stderr)
     finally:
         store.close()
     if args.format == "csv":

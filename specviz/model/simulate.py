@@ -94,8 +94,10 @@ def _is_number(value: Any) -> bool:
 
 
 def _whole(value: Any, key: str, low: int, high: int, **params: Any) -> int:
-    """``value`` as an int in [low, high], or a SpecvizError ``key``."""
-    if not _is_number(value) or not np.isfinite(value) or value != round(value) or not low <= value <= high:
+    """``value`` as an int in [low, high], or a SpecvizError ``key``. An int of any size is whole and
+    finite as it is (numpy's isfinite refuses one past 64 bits with a TypeError)."""
+    whole = isinstance(value, (int, np.integer)) or (_is_number(value) and math.isfinite(value) and value == round(value))
+    if not _is_number(value) or not whole or not low <= value <= high:
         raise SpecvizError(key, value=_shown(value), **params)
     return int(value)
 
@@ -105,7 +107,7 @@ def _count(value: Any, name: str, high: int) -> int:
 
 
 def _seed(seed: Any) -> int:
-    return _whole(seed, "simulate.bad_seed", 0, 2**63 - 1)
+    return _whole(seed, "simulate.bad_seed", 0, 2**63 - 1, max=2**63 - 1)
 
 
 @dataclass(frozen=True)
