@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -12,7 +13,7 @@ from pages._shared import offer_fit, open_store, presets, require_router, titled
 from specviz import charts, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import md, message, t
-from specviz.live import exposition, prometheus, replay, scrape, windows
+from specviz.live import access, exposition, prometheus, replay, scrape, windows
 from specviz.model import calibration
 
 require_router()
@@ -35,6 +36,24 @@ def demo_server() -> replay.ReplayServer:
     return replay.start()
 
 
+def source_url(where: Any, setting: str, key: str, label: str, example: str, help_key: str) -> str:
+    """The URL to read: one of the sources an administrator named (``setting``), or, but for a viewer,
+    one typed. A viewer reads named sources only: no visitor makes the server fetch an address of
+    their choosing (each is checked against SPECVIZ_METRICS_ALLOW as it is fetched, all the same)."""
+    named = access.named_sources(setting)
+    viewer = settings.get("SPECVIZ_VIEWER")
+    if viewer and not named:
+        where.info(t("live.no_named_sources", lang, setting=setting))
+        st.stop()
+    if named:
+        choices = [*named, *([] if viewer else [""])]  # "": a URL of the reader's own
+        name = where.selectbox(t("live.named_source", lang), choices, key=f"{key}_name",
+                               format_func=lambda n: n or t("live.own_url", lang))
+        if name:
+            return named[name]
+    return where.text_input(t(label, lang), example, key=key, help=t(help_key, lang))
+
+
 st.title(t("live.title", lang))
 st.caption(t("live.intro", lang))
 kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_source",
@@ -47,12 +66,12 @@ if kind == "replay":
     url, source = demo.url, time.strftime("specviz-replay (demo, %Y-%m-%d %H:%M:%S UTC)", time.gmtime(demo.started))
     st.info(t("live.replay_note", lang))
 elif kind == "url":
-    url = source = st.text_input(t("live.url", lang), "http://localhost:8000/metrics", key="live_url",
-                           help=t("live.url_help", lang))
+    url = source = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", "http://localhost:8000/metrics",
+                              "live.url_help")
 else:
     col_base, col_range = st.columns([3, 1])
-    url = source = col_base.text_input(t("live.prometheus_url", lang), "http://localhost:9090", key="live_prometheus",
-                                 help=t("live.prometheus_help", lang))
+    url = source = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
+                              "http://localhost:9090", "live.prometheus_help")
     span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range")
     by = st.selectbox(t("live.apart_by", lang), (None, *REPLICA_LABELS), key="live_apart_by",
                       format_func=lambda label: t("live.apart_none", lang) if label is None else label,

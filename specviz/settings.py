@@ -80,6 +80,15 @@ SETTINGS: tuple[Setting, ...] = (
             "Largest config.json accepted from an upload or paste, in bytes."),
     Setting("SPECVIZ_MAX_TOKENIZER_BYTES", "50000000", int,
             "Largest tokenizer.json (or config.json) read when a draft is checked against a target, in bytes."),
+    Setting("SPECVIZ_METRICS_ALLOW", "127.0.0.0/8,::1", str,
+            "Hosts the app may read metrics from, for a visitor or a recorder: host names and networks "
+            "(CIDR) separated by commas, `*` for any host. Link-local and cloud metadata addresses are "
+            "refused whatever it says. The command line's `--allow-any-host` sets it aside."),
+    Setting("SPECVIZ_METRICS_SOURCES", "", str,
+            "`/metrics` URLs the Live page offers by name, `name=URL` pairs separated by commas; in "
+            "viewer mode the only ones it reads. Their hosts must be allowed by `SPECVIZ_METRICS_ALLOW`."),
+    Setting("SPECVIZ_PROMETHEUS_SOURCES", "", str,
+            "Prometheus servers the Live page offers by name, as `SPECVIZ_METRICS_SOURCES`."),
     Setting("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "3", float,
             "Seconds to wait for a metrics endpoint to accept a connection."),
     Setting("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "10", float,

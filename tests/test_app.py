@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.i18n import escape_markdown
+from specviz.live import replay
 from specviz.model import roofline, spec
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
@@ -841,6 +842,35 @@ class TestLivePage:
             closed = probe.getsockname()[1]
         at.text_input(key="live_url").set_value(f"http://127.0.0.1:{closed}/metrics").run()
         assert not at.exception and at.error and not at.metric
+
+    @pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://127.0.0.2:9/metrics"])
+    def test_a_host_the_app_may_not_read_is_refused_in_the_same_words(self, url, monkeypatch):
+        """The metadata address always, another host where SPECVIZ_METRICS_ALLOW does not name it: one
+        message, nothing about the host (tests/test_scrape.py, TestAccess, checks no packet leaves)."""
+        monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1/32")
+        at = live_app(live_source="url", live_url=url)
+        assert not at.exception and not at.metric
+        assert at.error[0].value == i18n.md("scrape.not_allowed", source=url)
+        at.radio(key="live_source").set_value("prometheus").run()
+        base = urllib.parse.urlsplit(url)
+        at.text_input(key="live_prometheus").set_value(f"{base.scheme}://{base.netloc}").run()
+        at.toggle(key="live_on").set_value(True).run()
+        assert not at.exception and "this app does not read from that host" in at.error[0].value
+
+    def test_a_viewer_reads_only_the_sources_an_administrator_names(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_VIEWER", "true")
+        at = live_app(live_source="url")
+        assert "live_url" not in [t.key for t in at.text_input] and "names none" in at.info[0].value
+        with replay.start() as server:
+            monkeypatch.setenv("SPECVIZ_METRICS_SOURCES", f"demo={server.url},other=http://127.0.0.1:9/metrics")
+            at = live_app(live_source="url")
+            assert at.selectbox(key="live_url_name").options == ["demo", "other"]  # no URL of one's own
+            assert "live_url" not in [t.key for t in at.text_input] and not at.error
+            monkeypatch.delenv("SPECVIZ_VIEWER")
+            at = live_app(live_source="url")
+            assert at.selectbox(key="live_url_name").options == ["demo", "other", "Another URL"]
+            at.selectbox(key="live_url_name").set_value("").run()
+            assert "live_url" in [t.key for t in at.text_input]
 
     def test_windows_are_recorded_and_saved_as_a_run(self):
         at = live_app()

@@ -8,6 +8,8 @@ import shutil
 import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -798,6 +800,44 @@ def counters_text(drafts: int, per_pos: list[int], running: int = 4, generation:
 
 
 class TestMetricsCommand:
+    @pytest.mark.parametrize("command", [["metrics"], ["record", "--every", "1", "--count", "1"],
+                                         ["prometheus"]])
+    def test_a_host_the_settings_do_not_allow_is_read_only_with_allow_any_host(self, capsys, tmp_path, monkeypatch,
+                                                                                command):
+        """The command line follows SPECVIZ_METRICS_ALLOW as the app does; --allow-any-host sets it aside
+        for the person at the terminal, but never for the metadata address."""
+        monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1/32")
+        monkeypatch.setenv("SPECVIZ_DB", str(tmp_path / "r.duckdb"))
+
+        class Metrics(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = REPLAY_PROM.read_bytes()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.2", 0), Metrics)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.2:{server.server_address[1]}" + ("" if command == ["prometheus"] else "/metrics")
+        try:
+            name, *options = command
+            code, out, err = run(capsys, name, url, *options)
+            assert code == 2 and "this app does not read from that host" in err
+            code, out, err = run(capsys, name, url, *options, "--allow-any-host")
+            if name == "prometheus":  # read, and found to be no Prometheus API
+                assert code == 2 and "this app does not read from that host" not in err
+            else:
+                assert code == 0, err
+            code, out, err = run(capsys, name, "http://169.254.169.254/latest/meta-data/", *options, "--allow-any-host")
+            assert code == 2 and "this app does not read from that host" in err
+        finally:
+            server.shutdown()
+            server.server_close()
+
     def test_the_real_vllm_scrape(self, capsys):
         """Hand-checked against the sample's counters: 14902 drafts, 44706 draft tokens, 31680
         accepted, 12371 / 10390 / 8919 per position."""

@@ -6,19 +6,30 @@ generous time bound (behaviour, not a benchmark). Nothing here reaches beyond lo
 from __future__ import annotations
 
 import gzip
+import ipaddress
+import json
 import os
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import tracemalloc
 from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
 from specviz import i18n
+from specviz.errors import InputError
 from specviz.live import replay, scrape
+from specviz.live.access import Access
 from specviz.live.scrape import ScrapeError
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SPEC_TEXT = (b"# HELP vllm:spec_decode_num_drafts_total Number of spec decoding drafts.\n"
              b"# TYPE vllm:spec_decode_num_drafts_total counter\n"
@@ -44,13 +55,15 @@ Handler = Callable[[socket.socket, threading.Event], None]
 
 
 class RawServer:
-    """A TCP server on 127.0.0.1 that hands each connection to ``handle(conn, stop)`` in a thread."""
+    """A TCP server on 127.0.0.1 (or another loopback address) that hands each connection to
+    ``handle(conn, stop)`` in a thread."""
 
-    def __init__(self, handle: Handler) -> None:
+    def __init__(self, handle: Handler, host: str = "127.0.0.1") -> None:
         self.handle = handle
+        self.host = host
         self.accepted = 0
         self.stop = threading.Event()
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener = socket.create_server((host, 0))
         self.listener.settimeout(0.05)
         self.port = self.listener.getsockname()[1]
         self.threads: list[threading.Thread] = []
@@ -58,7 +71,7 @@ class RawServer:
         self.loop.start()
 
     def url(self, path: str = "/metrics", scheme: str = "http") -> str:
-        return f"{scheme}://127.0.0.1:{self.port}{path}"
+        return f"{scheme}://{self.host}:{self.port}{path}"
 
     def _accept(self) -> None:
         while not self.stop.is_set():
@@ -88,8 +101,8 @@ class RawServer:
 
 
 @contextmanager
-def serving(handle: Handler) -> Iterator[RawServer]:
-    server = RawServer(handle)
+def serving(handle: Handler, host: str = "127.0.0.1") -> Iterator[RawServer]:
+    server = RawServer(handle, host)
     try:
         yield server
     finally:
@@ -427,6 +440,122 @@ class TestFetchUrl:
         monkeypatch.setenv("NO_PROXY", "")
         with serving(answer(SPEC_TEXT)) as server:
             assert scrape.fetch_url(server.url()) == SPEC_TEXT.decode()
+
+
+@pytest.fixture
+def loopback_only(monkeypatch):
+    """Connections to anything but loopback fail the test before a packet leaves: a refusal must come
+    before a connection, and no test may reach beyond loopback even when the code under test is wrong."""
+    connect = socket.socket.connect
+
+    def guarded(sock: socket.socket, address: object) -> object:
+        host = str(address[0]) if isinstance(address, tuple) else ""
+        assert host.startswith("127.") or host in ("::1", "localhost"), f"a connection to {address}"
+        return connect(sock, address)
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+class TestAccess:
+    """Server-side requests go only where SPECVIZ_METRICS_ALLOW allows (loopback by default), checked
+    on the address each connection is made to; link-local and metadata addresses never."""
+
+    def test_the_default_is_loopback_only(self):
+        access = scrape.Limits.from_settings().access
+        assert access == Access(False, frozenset(), (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1")))
+
+    @pytest.mark.parametrize("text, hosts, networks, any_host", [
+        ("", set(), [], False), ("*", set(), [], True), ("prom.internal, 10.1.0.0/16,::1", {"prom.internal"},
+                                                         ["10.1.0.0/16", "::1/128"], False),
+        ("Metrics.Example.", {"metrics.example"}, [], False), ("192.168.1.7", set(), ["192.168.1.7/32"], False)])
+    def test_what_an_allow_list_says(self, text, hosts, networks, any_host):
+        assert Access.parse(text) == Access(any_host, frozenset(hosts), tuple(map(ipaddress.ip_network, networks)))
+
+    @pytest.mark.parametrize("text", ["bad host!", "http://x", "a..b", "-"])
+    def test_a_bad_entry_is_named(self, text, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", text)
+        with pytest.raises(InputError) as raised:
+            scrape.Limits.from_settings()
+        assert raised.value.key == "access.bad_entry"
+
+    def test_a_second_loopback_address_is_read_only_where_allowed(self, monkeypatch, loopback_only):
+        with serving(answer(SPEC_TEXT), host="127.0.0.2") as server:
+            monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1/32")
+            refused(lambda: scrape.fetch_url(server.url()), "scrape.not_allowed")
+            time.sleep(0.1)
+            assert server.accepted == 0  # refused before a connection
+            monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1/32,127.0.0.2")
+            assert scrape.fetch_url(server.url()) == SPEC_TEXT.decode()
+
+    def test_a_redirect_to_a_refused_host_is_refused_before_it_is_reached(self, monkeypatch, loopback_only):
+        monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1")
+        with serving(answer(SPEC_TEXT), host="127.0.0.2") as inside, \
+                serving(answer(b"", status="302 Found", Location=inside.url())) as outside:
+            refused(lambda: scrape.fetch_url(outside.url()), "scrape.not_allowed")
+            time.sleep(0.1)
+            assert outside.accepted == 1 and inside.accepted == 0
+
+    def test_a_refusal_says_nothing_about_the_host(self, monkeypatch, loopback_only):
+        """A host that listens and answers, one that listens and never answers, and a closed port get the
+        same words, with nothing but the source in them."""
+        monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1/32")
+        with serving(answer(SPEC_TEXT), host="127.0.0.2") as answering, \
+                serving(lambda conn, stop: stop.wait(5), host="127.0.0.3") as silent:
+            errors = [refused(lambda url=url: scrape.fetch_url(url), "scrape.not_allowed")
+                      for url in (answering.url(), silent.url(), "http://127.0.0.4:9/metrics")]
+        assert [e.params for e in errors] == [{"source": answering.url()}, {"source": silent.url()},
+                                              {"source": "http://127.0.0.4:9/metrics"}]
+        words = {str(e).replace(e.params["source"], "…") for e in errors}
+        assert len(words) == 1
+
+    @pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/latest",
+                                     "http://[::ffff:169.254.169.254]/", "http://[fe80::1]:8000/metrics",
+                                     "http://100.100.100.200/latest/meta-data", "http://0.0.0.0:8000/metrics",
+                                     "http://0:8000/metrics"])
+    def test_link_local_and_metadata_addresses_are_refused_whatever_is_allowed(self, url, monkeypatch, loopback_only):
+        for allow in ("*", "0.0.0.0/0,::/0"):
+            monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", allow)
+            refused(lambda: scrape.fetch_url(url), "scrape.not_allowed")
+        any_host = replace(scrape.Limits.from_settings(), access=Access.anywhere())
+        refused(lambda: scrape.fetch_url(url, any_host), "scrape.not_allowed")
+
+    def test_names_resolve_here_and_their_addresses_are_checked(self, tmp_path):
+        """In a mount namespace of its own, /etc/hosts names a loopback server that is allowed, one that
+        is not, and the metadata address: a name is read only if the address it resolves to is allowed
+        (or the name itself is), and the metadata address never, so DNS cannot carry a request past the
+        rules."""
+        hosts = tmp_path / "hosts"
+        hosts.write_text("127.0.0.1 localhost allowed.specviz.test\n127.0.0.2 inside.specviz.test\n"
+                         "169.254.169.254 metadata.specviz.test\n")
+        probe = textwrap.dedent(f"""
+            import json, os, sys
+            sys.path.insert(0, {str(ROOT)!r})
+            from dataclasses import replace
+            from specviz.live import scrape
+            from specviz.live.access import Access
+            os.environ["SPECVIZ_METRICS_ALLOW"] = "127.0.0.1/32"
+            out = {{}}
+            def read(name, url, limits=None):
+                try:
+                    out[name] = scrape.fetch_url(url, limits)[:8]
+                except scrape.ScrapeError as exc:
+                    out[name] = exc.key
+            read("allowed", "http://allowed.specviz.test:{{}}/metrics".format(sys.argv[1]))
+            read("inside", "http://inside.specviz.test:{{}}/metrics".format(sys.argv[2]))
+            os.environ["SPECVIZ_METRICS_ALLOW"] = "127.0.0.1/32,inside.specviz.test"
+            read("inside_by_name", "http://inside.specviz.test:{{}}/metrics".format(sys.argv[2]))
+            os.environ["SPECVIZ_METRICS_ALLOW"] = "*,metadata.specviz.test"
+            read("metadata", "http://metadata.specviz.test/latest/meta-data/")
+            print(json.dumps(out))
+        """)
+        with serving(answer(SPEC_TEXT)) as allowed, serving(answer(SPEC_TEXT), host="127.0.0.2") as inside:
+            mount = f"mount --bind {hosts} /etc/hosts"
+            run = subprocess.run(["unshare", "--mount", "sh", "-c", f'{mount} && exec "$0" -c "$1" "$2" "$3"',
+                                  sys.executable, probe, str(allowed.port), str(inside.port)],
+                                 capture_output=True, text=True, timeout=60)
+            assert run.returncode == 0, run.stderr
+            assert json.loads(run.stdout) == {"allowed": "# HELP v", "inside": "scrape.not_allowed",
+                                              "inside_by_name": "# HELP v", "metadata": "scrape.not_allowed"}
+            assert (allowed.accepted, inside.accepted) == (1, 1)
 
 
 class TestFetchText:

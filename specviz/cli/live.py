@@ -11,11 +11,13 @@ import json
 import math
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from specviz import settings
 from specviz.live import exposition, prometheus, scrape
+from specviz.live.access import Access
 from specviz.results import recorder
 
 from .common import DB, UsageError, count, format_rows, open_store
@@ -23,7 +25,8 @@ from .common import DB, UsageError, count, format_rows, open_store
 def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``prometheus`` command's points (one per time, model and ``--by`` label; NaN figures as
     null) and what they rest on: the source, the PromQL run and the notices, in English."""
-    frame = prometheus.query_figures(args.base_url, args.range_, args.step, window_s=args.window, by=tuple(args.by))
+    frame = prometheus.query_figures(args.base_url, args.range_, args.step, window_s=args.window, by=tuple(args.by),
+                                     limits=_limits(args))
     flat = frame.reset_index()
     flat["time"] = flat["time"].map(lambda moment: moment.isoformat())
     about = {"source": frame.attrs["source"], "queries": frame.attrs["queries"],
@@ -69,15 +72,23 @@ def state_row(state: exposition.SpecDecodeState) -> dict[str, Any]:
     return row
 
 
-def _scraped(source: str) -> exposition.Snapshot:
+def _limits(args: argparse.Namespace) -> scrape.Limits:
+    """The scrape limits of the settings, and with --allow-any-host any host but the always-refused
+    (the person at the terminal may read what the app's visitors may not)."""
+    limits = scrape.Limits.from_settings()
+    return replace(limits, access=Access.anywhere()) if args.allow_any_host else limits
+
+
+def _scraped(source: str, limits: scrape.Limits | None) -> exposition.Snapshot:
     """A source fetched and parsed; a URL's scrape carries the time its answer came (a file's has
     none: rates per second need two URL scrapes)."""
     is_url = scrape._scheme(source.strip()) is not None  # as fetch_text tells a URL from a path
-    text = scrape.fetch_text(source)
+    text = scrape.fetch_text(source, limits)
     return exposition.parse(text, time.time() if is_url else None)
 
 
-def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = ()) -> list[dict[str, Any]]:
+def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = (),
+                 limits: scrape.Limits | None = None) -> list[dict[str, Any]]:
     """The ``metrics`` subcommand's rows: :func:`state_row` of each model of ``source`` (totals since
     the server started), or of the window since the scrape ``since`` (read first).
 
@@ -86,8 +97,8 @@ def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] 
     specviz.live.scrape.ScrapeError, SpecvizError
         For a source that cannot be read, is not exposition text or holds no speculative decoding.
     """
-    previous = _scraped(since) if since is not None else None
-    current = _scraped(source)
+    previous = _scraped(since, limits) if since is not None else None
+    current = _scraped(source, limits)
     return [state_row(state) for state in exposition.spec_decode_states(current, previous, tuple(split_by))]
 
 
@@ -127,7 +138,7 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
     interrupted = False
     summary = recorder.RecordSummary()
     try:
-        recorder.record(store, args.source, args.every, args.count,
+        recorder.record(store, args.source, args.every, args.count, limits=_limits(args),
                         on_poll=lambda poll: (summary.add(poll), progress(poll)))
     except KeyboardInterrupt:  # Ctrl-C ends a recording; what was stored stays
         interrupted = True
@@ -193,8 +204,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split-by", nargs="+", default=[], metavar="LABEL",
                    help="labels to keep apart instead of summing over, e.g. engine (data-parallel engines)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (json.dumps(metrics_rows(args.source, args.since, args.split_by), indent=2,
-                                                ensure_ascii=False), 0))
+    _allow_any_host(p)
+    p.set_defaults(run=lambda args: (json.dumps(metrics_rows(args.source, args.since, args.split_by, _limits(args)),
+                                                indent=2, ensure_ascii=False), 0))
 
     p = sub.add_parser("record", description=_RECORD_DOC, help="poll a /metrics URL (or a file) every N seconds into the store's "
                                       "snapshots and windows tables; a progress line per poll on stderr")
@@ -203,6 +215,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--every", type=_positive_seconds, required=True, metavar="SECONDS", help="seconds between polls")
     p.add_argument("--count", type=count, metavar="N", help="polls to make (default: until Ctrl-C)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
+    _allow_any_host(p)
     p.set_defaults(run=_record)
 
     p = sub.add_parser("prometheus", description=_PROMETHEUS_DOC, help="speculative-decoding figures over time from a Prometheus server's HTTP "
@@ -213,7 +226,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", help="the increase() window of each point (default: the step)")
     p.add_argument("--by", nargs="+", default=[], metavar="LABEL", help="labels kept apart, e.g. instance")
     p.add_argument("--format", choices=("json", "csv"), default="json", help="output format")
+    _allow_any_host(p)
     p.set_defaults(run=_prometheus)
+
+
+def _allow_any_host(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-any-host", action="store_true",
+                   help="read from any host, not only those SPECVIZ_METRICS_ALLOW allows (link-local and cloud "
+                        "metadata addresses are still refused)")
 
 
 def _prometheus(args: argparse.Namespace) -> tuple[str, int]:

@@ -7,8 +7,12 @@ trusted:
   ``javascript:``, ``data:``...) and any URL with a user name or password is refused before a
   connection is made. Credentials are refused rather than sent because the URL is shown on the page,
   kept in messages and may be stored as a run's source; a password in it would leak there.
+- Only hosts the access rules allow are connected to (:mod:`specviz.live.access`: loopback by
+  default, ``SPECVIZ_METRICS_ALLOW``; link-local and metadata addresses never): each connection
+  resolves its host here and connects to the address that was checked.
 - Redirects are followed by hand, at most ``SPECVIZ_SCRAPE_MAX_REDIRECTS`` of them, each target
-  checked as the user's URL is (a redirect to ``file:`` or ``ftp:`` is refused).
+  checked as the user's URL is (a redirect to ``file:`` or ``ftp:`` is refused), and its
+  connection as every other.
 - Connecting waits ``SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S``; each read ``SPECVIZ_SCRAPE_READ_TIMEOUT_S``;
   and the whole scrape ends at ``SPECVIZ_SCRAPE_DEADLINE_S`` even if the server sends a byte just
   before each read timeout for ever: at the deadline a watchdog shuts the connections down. Host-name
@@ -50,6 +54,8 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from specviz import settings
 from specviz.errors import SpecvizError
 
+from .access import Access, Refused
+
 __all__ = ["ACCEPT", "ScrapeError", "Limits", "check_url", "fetch_url", "fetch_body", "fetch_text", "exposition_text", "shown"]
 
 ACCEPT = "text/plain;version=0.0.4"  # the exposition format every engine here writes
@@ -89,6 +95,8 @@ class Limits:
         Most bytes of text read (after decompression); files too.
     max_redirects : int
         Redirects followed at most.
+    access : Access
+        The hosts it may connect to.
     """
 
     connect_timeout_s: float
@@ -96,15 +104,18 @@ class Limits:
     deadline_s: float
     max_bytes: int
     max_redirects: int
+    access: Access
 
     @classmethod
     def from_settings(cls) -> Limits:
-        """The limits the ``SPECVIZ_SCRAPE_*`` settings give now."""
+        """The limits the ``SPECVIZ_SCRAPE_*`` settings give now, and the hosts
+        ``SPECVIZ_METRICS_ALLOW`` allows."""
         return cls(connect_timeout_s=settings.get("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S"),
                    read_timeout_s=settings.get("SPECVIZ_SCRAPE_READ_TIMEOUT_S"),
                    deadline_s=settings.get("SPECVIZ_SCRAPE_DEADLINE_S"),
                    max_bytes=settings.get("SPECVIZ_SCRAPE_MAX_BYTES"),
-                   max_redirects=settings.get("SPECVIZ_SCRAPE_MAX_REDIRECTS"))
+                   max_redirects=settings.get("SPECVIZ_SCRAPE_MAX_REDIRECTS"),
+                   access=Access.from_settings())
 
 
 def shown(source: str) -> str:
@@ -159,10 +170,12 @@ def check_url(url: str) -> str:
     return url
 
 
-# The watchdog of the scrape running in this context: the connections its session opens report their
-# sockets to it. A context variable because urllib3 builds connections deep inside requests.
+# The watchdog and the access rules of the scrape running in this context: the connections its
+# session opens report their sockets to the one and ask the other where to connect. Context variables
+# because urllib3 builds connections deep inside requests.
 _WATCHDOG: contextvars.ContextVar[_Watchdog | None] = contextvars.ContextVar("specviz_scrape_watchdog",
                                                                               default=None)
+_ACCESS: contextvars.ContextVar[Access | None] = contextvars.ContextVar("specviz_scrape_access", default=None)
 
 
 class _Watchdog:
@@ -217,9 +230,15 @@ def _shut(twin: socket.socket) -> None:
 
 
 class _Watched:
-    """Mixin for urllib3's connections: hand each new socket to the scrape's watchdog, before TLS."""
+    """Mixin for urllib3's connections: connect only to an address the scrape's access rules allow
+    (the host resolved and checked here, the checked address connected to: TLS still checks the
+    certificate against the host's name), and hand each new socket to the scrape's watchdog, before
+    TLS."""
 
     def _new_conn(self) -> socket.socket:
+        access = _ACCESS.get()
+        if access is not None:
+            self._dns_host = access.address_for(self._dns_host, self.port)  # type: ignore[attr-defined]
         sock = super()._new_conn()  # type: ignore[misc]
         watchdog = _WATCHDOG.get()
         if watchdog is not None:
@@ -386,7 +405,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
     source = source or shown(current)
     headers = {"Accept": accept, "Accept-Encoding": "gzip", "User-Agent": "specviz"}
     with _Watchdog(limits.deadline_s) as watchdog, _session() as session:
-        token = _WATCHDOG.set(watchdog)
+        token, access_token = _WATCHDOG.set(watchdog), _ACCESS.set(limits.access)
         try:
             for _ in range(limits.max_redirects + 1):
                 with session.get(current, headers=headers, stream=True, allow_redirects=False,
@@ -405,11 +424,14 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
                 raise ScrapeError("scrape.deadline", source=source, seconds=limits.deadline_s)
         except ScrapeError:
             raise
+        except Refused:  # the same words whatever the host is, answers or resolves to
+            raise ScrapeError("scrape.not_allowed", source=source) from None
         except (requests.RequestException, urllib3.exceptions.HTTPError, HTTPException, OSError,
                 ValueError) as exc:
             raise _failure(exc, source, limits, watchdog) from None
         finally:
             _WATCHDOG.reset(token)
+            _ACCESS.reset(access_token)
     return status, data
 
 
