@@ -2,6 +2,8 @@
 
 import csv
 import io
+import tomllib
+from pathlib import Path
 
 import pandas as pd
 from hypothesis import given, strategies as st
@@ -47,3 +49,10 @@ class TestCsvText:
         assert len(rows) == len(cells) + 1
         assert not any(looks_like_a_formula(cell) for row in rows for cell in row)
         assert [row[0].replace("'", "") for row in rows[1:]] == [c.replace("'", "") for c in cells]
+
+
+def test_tables_offer_no_download_of_their_own():
+    """Streamlit's table toolbar downloads a table as it is (=HYPERLINK(…), +cmd|… unchanged): the app's
+    config turns it off, so a table leaves the app only through a page's CSV button and csv_text."""
+    config = tomllib.loads((Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["disableDataExport"] is True
