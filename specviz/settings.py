@@ -105,6 +105,9 @@ SETTINGS: tuple[Setting, ...] = (
             "Prometheus itself refuses more than 11,000)."),
     Setting("SPECVIZ_CLAIM_MAX_CHARS", "1000", int,
             "Longest claim read (\"up to 3x at batch 64\"), in characters once each run of blanks counts as one."),
+    Setting("SPECVIZ_CLI_MAX_ROWS", "100000", int,
+            "Most rows a command-line grid may have (the product of its lists of values, such as "
+            "`roofline`'s batches × contexts); a larger one is refused with its size before it is computed."),
     Setting("SPECVIZ_GAMMA_MAX", "16", int, "Largest draft length γ offered and searched."),
     Setting("SPECVIZ_BATCH_MAX", "1024", int, "Largest batch size offered and charted."),
     Setting("SPECVIZ_CONTEXT_MAX", "131072", int, "Largest context length offered, in tokens."),

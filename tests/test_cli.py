@@ -78,6 +78,19 @@ class TestSpeedupCommand:
 
 
 class TestRooflineCommand:
+    @pytest.mark.parametrize(("argv", "message"), [
+        (["roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--alpha", "0.8", "--gamma", "4", "--batch",
+          *map(str, range(1, 2001)), "--context", *map(str, range(100))],
+         "2,000 batches × 100 contexts make 200,000 rows; a command computes at most 100,000 (SPECVIZ_CLI_MAX_ROWS)"),
+        (["speedup", "--alpha", *[str(a / 100) for a in range(1, 100)], "--gamma", *map(str, range(1, 17)),
+          "--verify-cost", *map(str, range(1, 101))],
+         "99 α × 16 γ × 100 verify costs make 158,400 rows; a command computes at most 100,000"),
+    ])
+    def test_a_grid_is_sized_before_it_is_computed(self, capsys, argv, message):
+        """20,000 batches × 100 contexts ran 77 s into "unexpected MemoryError": now refused at once."""
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and message in err and "unexpected" not in err
+
     def test_rows_and_keys(self, capsys):
         code, out, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Llama-3.1-70B",
                            "--batch", "1", "64", "--alpha", "0.8", "--gamma", "4", "--context", "0", "8192")
