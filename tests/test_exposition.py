@@ -27,6 +27,14 @@ def fixture(name: str) -> str:
     return (FIXTURES / name).read_text()
 
 
+def refused(call, key: str) -> SpecvizError:
+    with pytest.raises(SpecvizError) as caught:
+        call()
+    assert caught.value.key == key, str(caught.value)
+    assert str(caught.value)  # the message renders
+    return caught.value
+
+
 def vllm(drafts, draft_tokens, accepted, per_pos, model="m", engine="0", generation=None, extra=""):
     """vLLM V1 exposition text in the shape of the real scrape (``_total``, ``_created``, ``engine``)."""
     labels = f'engine="{engine}",model_name="{model}"'
@@ -63,6 +71,27 @@ class TestParse:
     def test_exponent_notation(self):
         snapshot = prom.parse(fixture("vllm_v1_pr41916.prom"))
         assert list(snapshot.series["drafts"].values()) == [6491797.0]
+
+    def test_a_series_of_too_many_labels_is_refused_before_it_is_parsed(self):
+        """One series of 160,000 labels (1.8 MB) cost prometheus_client 36 s of CPU: refused on its
+        count of labels, and a long line on its length, before any parse."""
+        line = "vllm:spec_decode_num_drafts_total{" + ",".join(f'l{i}="v"' for i in range(160_000)) + "} 1"
+        error = refused(lambda: prom.parse(line + "\n"), "prom.line_too_long")
+        assert error.params == {"length": len(line), "limit": 16_384} and len(line) > 1_800_000
+        few = ",".join(f'l{i}="v"' for i in range(40))
+        error = refused(lambda: prom.parse(f"vllm:spec_decode_num_drafts_total{{{few}}} 1\n"), "prom.too_many_labels")
+        assert error.params == {"count": 40, "limit": 32}
+
+    def test_too_many_series_or_models_are_refused(self, monkeypatch):
+        """20,000 models added about 6 MB to the store per poll: a scrape holds at most
+        SPECVIZ_METRICS_MAX_MODELS models and SPECVIZ_METRICS_MAX_SERIES series."""
+        text = "".join(vllm(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(101))
+        assert refused(lambda: prom.parse(text), "prom.too_many_models").params == {"count": 101, "limit": 100}
+        monkeypatch.setenv("SPECVIZ_METRICS_MAX_SERIES", "50")
+        assert refused(lambda: prom.parse(text), "prom.too_many_series").params["count"] == 101 * 6  # _created not read
+        monkeypatch.setenv("SPECVIZ_METRICS_MAX_SERIES", "10000")
+        assert len(prom.parse("".join(vllm(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(100)))
+                   .series["drafts"]) == 100
 
     def test_lines_of_other_families_are_not_read(self):
         text = "this is no exposition text {{{\n" + vllm(10, 30, 20, [8, 7, 5])

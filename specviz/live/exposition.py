@@ -45,6 +45,7 @@ from typing import Iterable
 import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
+from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 
@@ -248,7 +249,9 @@ def parse(text: str, time: float | None = None) -> Snapshot:
         ``prom.malformed`` if a line of a recognised family is not exposition text;
         ``prom.duplicate_series`` if one series appears twice (Prometheus refuses such a scrape).
     """
-    wanted = "\n".join(_WANTED_LINE.findall(text))
+    lines = _WANTED_LINE.findall(text)
+    _check_size(lines)  # before prometheus_client, whose label parsing is quadratic in a line's length
+    wanted = "\n".join(lines)
     series: dict[str, dict] = {role: {} for role in ROLES}
     dropped: dict[str, int] = {}
     try:
@@ -272,8 +275,34 @@ def parse(text: str, time: float | None = None) -> Snapshot:
             if key in series[role]:
                 raise SpecvizError("prom.duplicate_series", series=_describe(sample.name, sample.labels))
             series[role][key] = value
+    models = {dict(labels).get("model_name", "") for role in series.values() for _, labels in role}
+    check_models(len(models))
     notices = [Notice("prom.notice.dropped_value", metric=name, count=count) for name, count in dropped.items()]
     return Snapshot(series=series, time=time, notices=notices)
+
+
+def _check_size(lines: list[str]) -> None:
+    """Refuse a scrape whose recognised lines are too many, too long or carry too many labels
+    (``SPECVIZ_METRICS_MAX_SERIES``, ``..._MAX_LINE_CHARS``, ``..._MAX_LABELS``): one series of 160,000
+    labels (1.8 MB) cost prometheus_client 36 s of CPU. A label is counted by its ``="``."""
+    samples = [line for line in lines if not line.lstrip().startswith("#")]
+    most = settings.get("SPECVIZ_METRICS_MAX_SERIES")
+    if len(samples) > most:
+        raise SpecvizError("prom.too_many_series", count=len(samples), limit=most)
+    longest, most_chars = max(map(len, samples), default=0), settings.get("SPECVIZ_METRICS_MAX_LINE_CHARS")
+    if longest > most_chars:
+        raise SpecvizError("prom.line_too_long", length=longest, limit=most_chars)
+    labels, most_labels = max((line.count('="') for line in samples), default=0), settings.get("SPECVIZ_METRICS_MAX_LABELS")
+    if labels > most_labels:
+        raise SpecvizError("prom.too_many_labels", count=labels, limit=most_labels)
+
+
+def check_models(count: int) -> None:
+    """Refuse a scrape or an answer of more models than ``SPECVIZ_METRICS_MAX_MODELS``: each one is
+    kept, charted and stored on every poll (20,000 models added 6 MB to the store per poll)."""
+    most = settings.get("SPECVIZ_METRICS_MAX_MODELS")
+    if count > most:
+        raise SpecvizError("prom.too_many_models", count=count, limit=most)
 
 
 def _describe(name: str, labels: dict[str, str]) -> str:
