@@ -36,13 +36,18 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     their inputs)."""
     times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens,
-                               requests=LATENCY_REQUESTS, steps=LATENCY_STEPS)
     length = float(spec.expected_tokens(alpha, gamma))
     fewest, most = simulate.zero_share_range(length, gamma)
     shares = [z for z in ZERO_SHARES if fewest <= z <= most]
+    # A visitor sets the tokens per request (up to SPECVIZ_CONTEXT_MAX): the requests simulated shrink
+    # so that the view's runs stay within its budget of cells (2,000 requests of 131,072 tokens, with
+    # the sweep, were 1.8e9 cells, about 40 s of CPU, for each visitor who asked). The caption says how many.
+    budget = settings.get("SPECVIZ_PAGE_SIMULATION_CELLS") // (1 + len(shares))
+    requests = max(1, min(LATENCY_REQUESTS, budget // output_tokens))
+    summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
+                               steps=LATENCY_STEPS)
     sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
-                                       requests=LATENCY_REQUESTS, steps=LATENCY_STEPS) if shares else pd.DataFrame()
+                                       requests=requests, steps=LATENCY_STEPS) if shares else pd.DataFrame()
     return summary, sweep
 
 

@@ -113,6 +113,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Prometheus itself refuses more than 11,000)."),
     Setting("SPECVIZ_CLAIM_MAX_CHARS", "1000", int,
             "Longest claim read (\"up to 3x at batch 64\"), in characters once each run of blanks counts as one."),
+    Setting("SPECVIZ_PAGE_SIMULATION_CELLS", "10000000", int,
+            "Requests × tokens the Latency view simulates at most for one view (its sweep included): "
+            "fewer requests are simulated for long outputs, and the view says how many. The command "
+            "line's `simulate` takes up to 10⁹."),
     Setting("SPECVIZ_CLI_MAX_ROWS", "100000", int,
             "Most rows a command-line grid may have (the product of its lists of values, such as "
             "`roofline`'s batches × contexts); a larger one is refused with its size before it is computed."),

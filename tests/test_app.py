@@ -409,6 +409,16 @@ EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance by w
 
 
 class TestLatencyTab:
+    def test_a_long_output_simulates_fewer_requests_within_the_page_s_budget(self):
+        """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of
+        CPU) for each visitor who asked: the view stays within SPECVIZ_PAGE_SIMULATION_CELLS (10⁷ over
+        its six runs) and says how many requests it simulated."""
+        at = make_app({"view": "Latency"}, workload="custom", output_tokens="131072")
+        said = next(c.value for c in at.caption if c.value.startswith("Simulated at α and γ above"))
+        assert "(12 requests, each 131,071 tokens after the first" in said and not at.error
+        at = make_app({"view": "Latency"})
+        assert any("(2,000 requests, each 499 tokens" in c.value for c in at.caption)  # the usual case as before
+
     def test_measured_per_position_rates_drive_the_simulation(self):
         at = make_app({"view": "Latency"}, latency_rates="0.9, 0.8")
         said = next(c.value for c in at.caption if c.value.startswith("From the measured rates"))
