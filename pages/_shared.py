@@ -123,9 +123,20 @@ def reset_costs() -> None:
         st.session_state[name] = getattr(preset, name)
 
 
+def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the invisible characters of its text cells and column names shown as escapes
+    (:func:`specviz.i18n.visible`): file names, labels and model names came from files and servers,
+    and a bidirectional override in one would make it read as another name."""
+    shown = frame.rename(columns=lambda c: i18n.visible(c) if isinstance(c, str) else c)
+    for column in [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]:
+        shown[column] = shown[column].map(lambda v: i18n.visible(v) if isinstance(v, str) else v)
+    return shown
+
+
 def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
-    """``frame`` as a table without its index, each column under its translated title (``col.<name>``)."""
-    st.dataframe(frame.rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
+    """``frame`` as a table without its index, each column under its translated title (``col.<name>``),
+    its text shown as it is (:func:`visible_text`)."""
+    st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:

@@ -10,7 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._imports import upload_section
-from pages._shared import csv_download, offer_fit, open_store, open_tab, presets, require_router, titled_dataframe
+from pages._shared import (csv_download, offer_fit, open_store, open_tab, presets, require_router, titled_dataframe,
+                           visible_text)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.results import explorer
@@ -116,8 +117,8 @@ def show_load() -> None:
             table = ["series", "load", "output_throughput", "source_file"]
             table = table if group in table else ["group", *table]
             titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
-            st.dataframe(peaks[table].rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)), hide_index=True,
-                         column_config=number_columns(peaks[table]))
+            st.dataframe(visible_text(peaks[table]).rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)),
+                         hide_index=True, column_config=number_columns(peaks[table]))
         st.caption(t("exp.itl_note", lang))
     at_once = explorer.infinite_rate_runs(shown, axis)
     if not at_once.empty:
@@ -247,7 +248,7 @@ def show_sql() -> None:
             st.warning(t(f"exp.sql_truncated.{result.truncated}", lang, rows=len(result.frame),
                          bytes=settings.get("SPECVIZ_SQL_MAX_BYTES")))
         st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
-        st.dataframe(result.frame, hide_index=True)
+        st.dataframe(visible_text(result.frame), hide_index=True)
         csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 from pages._shared import offer_fit, open_store, presets, require_router, titled_dataframe
 from specviz import charts, settings
 from specviz.errors import Notice, SpecvizError
-from specviz.i18n import md, message, t
+from specviz.i18n import escape_markdown, md, message, t
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
 from specviz.model import calibration
 
@@ -197,10 +197,10 @@ def show_over_time(over_time: pd.DataFrame) -> None:
     for model, rows in over_time.groupby("model", sort=True):
         fit = windows.calibrate_windows(sidebar, rows)
         if isinstance(fit, Notice):
-            st.info(f"{model}: {message(fit, lang)}")
+            st.info(f"{escape_markdown(model)}: {message(fit, lang)}")
             continue
         fitted = replace(sidebar, costs=calibration.fitted_costs(fit, sidebar.costs.link_gb_s))
-        found = t("live.calibrated", lang, model=model, windows=len(rows), **vars(fitted.costs))
+        found = md("live.calibrated", lang, model=model, windows=len(rows), **vars(fitted.costs))
         offer_fit(lang, f"live_use_fit:{model}", found, [t(key, lang) for key in fit.warnings], fitted,
                   presets(settings.get("SPECVIZ_DATA_DIR")))
 
@@ -214,7 +214,7 @@ def panel() -> None:
         st.info(t("live.waiting", lang))
         return
     for state in latest[source]:
-        st.subheader(state.model_name or t("live.no_model_name", lang))
+        st.subheader(escape_markdown(state.model_name) or t("live.no_model_name", lang))
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
                      state.per_position_conditional)
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
@@ -247,7 +247,7 @@ def fleet_panel() -> None:
     flat.attrs = {}  # the notices stay with the frame: a chart's data is serialised, attrs too
     for model, rows in flat.groupby("model", sort=True):
         now = rows.iloc[-1].to_dict()
-        st.subheader(model or t("live.no_model_name", lang))
+        st.subheader(escape_markdown(model) or t("live.no_model_name", lang))
         positions = sorted(int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("per_position_acceptance_"))
         series = lambda kind: [None if pd.isna(now[f"{kind}_{i}"]) else now[f"{kind}_{i}"] for i in positions]
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],

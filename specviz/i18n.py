@@ -35,6 +35,11 @@ __all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue", "P
 # no link, image, emphasis, heading, table, HTML, math or colour directive can form.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINK = re.compile(r"(:(?=//)|@|(?i:www)(?=\.))")
+# Characters that change how text reads without showing: controls (line breaks and tabs aside), the
+# bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners, the soft
+# hyphen, the byte-order mark, interlinear annotations and tags.
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
 
 class _Formatter(string.Formatter):
     """``str.format`` with one more spec: ``plural one|other`` picks a word by the count."""
@@ -114,15 +119,28 @@ def t(key: str, lang: str = "en", **values: object) -> str:
     return _FORMATTER.format(text, **rendered)
 
 
+def visible(text: str) -> str:
+    """``text`` with its invisible characters shown as escapes (``\\u202e``): bidirectional
+    controls, zero-width characters, the byte-order mark and other format and control characters,
+    line breaks and tabs aside.
+
+    A file named ``bidi_\\u202eslx.csv`` reads as "bidi_vsc.xls" where the override is obeyed; shown
+    so, it reads as what it is. For every name, label and value that came from a file, a URL or a
+    user, wherever it is shown (:func:`escape_markdown` applies it; tables through the pages).
+    """
+    return _INVISIBLE.sub(lambda found: ascii(found.group())[1:-1], text)
+
+
 def escape_markdown(text: str) -> str:
-    """``text`` as literal Markdown: every ASCII punctuation character backslash-escaped.
+    """``text`` as literal Markdown: invisible characters shown (:func:`visible`) and every ASCII
+    punctuation character backslash-escaped.
 
     For text that came from a file, a URL or a user (names, labels, values, error details) on its
     way to any Streamlit element that renders Markdown, widget labels included.
     """
     # Streamlit links a bare URL or e-mail address even with its punctuation escaped; an invisible
     # word joiner after the scheme's colon and after an @ keeps them plain text.
-    text = _AUTOLINK.sub("\\1\u2060", text)
+    text = _AUTOLINK.sub("\\1\u2060", visible(text))
     return _PUNCTUATION.sub(r"\\\1", text)
 
 

@@ -615,6 +615,15 @@ class TestExplorerPage:
         upload(at, ("mine.csv", b"concurrency,output_throughput\n3,333\n", "text/csv"))
         assert at.dataframe[0].value["Output tokens/s"].iloc[0] == 333
 
+    def test_a_bidirectional_override_in_a_name_is_shown_not_obeyed(self):
+        """bidi_\u202eslx.csv reads as "bidi_vsc.xls" where the override is obeyed: the runs table and
+        the import report show the override as an escape."""
+        at = explorer_app()
+        upload(at, ("bidi_\u202eslx.csv", "concurrency,output_throughput,label\n3,333,a\u200bb\n".encode(), "text/csv"))
+        runs = at.dataframe[0].value
+        assert runs["File"].iloc[0] == "bidi_\\u202eslx.csv" and runs["Series"].iloc[0] == "a\\u200bb"
+        assert not any("\u202e" in element.value for element in (*at.success, *at.info, *at.caption, *at.markdown))
+
     def test_upload_reports_each_file(self):
         at = explorer_app()
         upload(at, ("results.jsonl", (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes(), "application/json"),

@@ -203,3 +203,18 @@ class TestMessageValues:
         assert stored == {"key": "store.live_no_windows",
                           "params": {"source": "s", "start": "a", "end": "b",
                                      "model": {"key": "store.any_model", "params": {}}}}
+
+
+class TestVisible:
+    @pytest.mark.parametrize("text, shown", [
+        ("bidi_\u202eslx.csv", "bidi_\\u202eslx.csv"),  # read as "bidi_vsc.xls" where the override is obeyed
+        ("a\u200bb\u200dc\ufeff", "a\\u200bb\\u200dc\\ufeff"), ("\u2066x\u2069", "\\u2066x\\u2069"),
+        ("bell\x07", "bell\\x07"), ("tab\tand\nline", "tab\tand\nline"), ("Tiếng Việt ✓", "Tiếng Việt ✓")])
+    def test_invisible_characters_are_shown_as_escapes(self, text, shown):
+        assert i18n.visible(text) == shown
+
+    def test_markdown_shows_them_and_keeps_its_own_word_joiner(self):
+        """escape_markdown shows the text's invisible characters, then adds the word joiner that keeps a
+        URL from being linked: the one it adds stays, one in the text is shown."""
+        assert i18n.escape_markdown("x\u2060 http://h") == "x\\\\u2060 http\\:\u2060\\/\\/h"
+        assert "\u202e" not in i18n.md("ingest.csv_no_rows", file="bidi_\u202eslx.csv")
