@@ -63,11 +63,13 @@ def scenario_sidebar(lang: str) -> None:
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS
                             else t("side.custom_option", lang) if m == scenario.CUSTOM else in_language(models[m].name, lang))
-    target_id = url_choice(side.selectbox, t("side.target", lang), [*models, scenario.CUSTOM], "target",
+    # A model of one's own comes from an uploaded or pasted config.json, which a viewer does not take.
+    own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
+    target_id = url_choice(side.selectbox, t("side.target", lang), [*models, *own], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
                            args=("draft", "tp"))
     draft_default = scenario.default_draft(target_id, models) if target_id in models else "eagle3"
-    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(models), scenario.CUSTOM],
+    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(models), *own],
                           "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp",),
                           help=t("side.draft_help", lang))
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",

@@ -60,10 +60,27 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     show_pair_check(lang)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def pair_check(files: tuple[tuple[tuple[str, str], bytes], ...], lang: str) -> compat.PairCheck | SpecvizError:
+    """The check of these uploads, or why they cannot be checked: parsed once per content (a rerun
+    parsed up to four uploads of 50 MB each again, and four took the app from 1.16 GB to 5.89 GB)."""
+    limit = settings.get("SPECVIZ_MAX_TOKENIZER_BYTES")
+    try:
+        read = {(role, kind): compat.read_json(data, t(f"calc.compat.{role}_{kind}", lang), limit)
+                for (role, kind), data in files}
+        return compat.check_pair(read[("target", "config")], read[("draft", "config")],
+                                 read.get(("target", "tokenizer")), read.get(("draft", "tokenizer")))
+    except SpecvizError as exc:
+        return exc
+
+
 def show_pair_check(lang: str) -> None:
     """Can the draft serve the target: their configs and tokenizers, uploaded, compared offline."""
     st.subheader(t("calc.compat.title", lang))
     st.caption(t("calc.compat.intro", lang))
+    if settings.get("SPECVIZ_VIEWER"):  # a viewer takes no uploads
+        st.info(t("calc.compat.viewer", lang))
+        return
     files = {}
     columns = st.columns(2)
     for column, role in zip(columns, ("target", "draft")):
@@ -75,14 +92,9 @@ def show_pair_check(lang: str) -> None:
     if ("target", "config") not in files or ("draft", "config") not in files:
         st.info(t("calc.compat.needs_configs", lang))
         return
-    limit = settings.get("SPECVIZ_MAX_TOKENIZER_BYTES")
-    try:
-        read = {(role, kind): compat.read_json(data, t(f"calc.compat.{role}_{kind}", lang), limit)
-                for (role, kind), data in files.items()}
-        check = compat.check_pair(read[("target", "config")], read[("draft", "config")],
-                                  read.get(("target", "tokenizer")), read.get(("draft", "tokenizer")))
-    except SpecvizError as exc:
-        st.error(message(exc, lang))
+    check = pair_check(tuple(sorted(files.items())), lang)
+    if isinstance(check, SpecvizError):
+        st.error(message(check, lang))
         return
     box = {"same": st.success, "usable": st.success, "unusable": st.error, "unknown": st.info}[check.verdict]
     box(t(f"compat.verdict.{check.verdict}", lang))

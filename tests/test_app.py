@@ -914,6 +914,21 @@ class TestLivePage:
         finally:
             store.close()
 
+    def test_a_viewer_takes_no_upload_anywhere(self, monkeypatch):
+        """Viewer mode promises no uploads: the sidebar's config.json (the own model) and the Deploy
+        view's pair check had uploaders still."""
+        monkeypatch.setenv("SPECVIZ_VIEWER", "true")
+        at = make_app({"view": "Deploy"})
+        assert not at.get("file_uploader") and not at.text_area
+        own = i18n.t("side.custom_option")
+        assert own not in at.selectbox(key="target").options + at.selectbox(key="draft").options
+        monkeypatch.delenv("SPECVIZ_VIEWER")
+        assert own in make_app().selectbox(key="target").options  # where uploads are taken, it is offered
+        monkeypatch.setenv("SPECVIZ_VIEWER", "true")
+        assert any("takes no uploads" in i.value for i in at.info)
+        for page in ("pages/explorer.py", "pages/live.py", "pages/claims.py"):
+            assert not page_app(page).get("file_uploader"), page
+
     def test_a_viewer_polls_without_recording(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_VIEWER", "true")
         at = live_app()

@@ -32,6 +32,17 @@ class TestReadJson:
             compat.read_json(data, "draft config.json", 1000)
         assert raised.value.key == key and raised.value.params["name"] == "draft config.json"
 
+    def test_a_file_dense_in_objects_is_refused_before_it_is_parsed(self, monkeypatch):
+        """A 50 MB file of {} took 1.26 GB to parse: memory is estimated from its objects and lists first."""
+        dense = b"[" + b"{}," * 16_000_000 + b"{}]"
+        with pytest.raises(SpecvizError) as raised:
+            compat.read_json(dense, "tokenizer.json", 50_000_000)
+        assert raised.value.key == "compat.too_dense" and raised.value.params["needed"] > 1_000_000_000
+        merges = json.dumps({"model": {"vocab": {f"t{i}": i for i in range(150_000)},
+                                       "merges": [[f"t{i}", f"t{i + 1}"] for i in range(150_000)]}}).encode()
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(100_000_000))  # a real tokenizer's shape is read
+        assert len(compat.read_json(merges, "tokenizer.json", 50_000_000)["model"]["merges"]) == 150_000
+
     def test_deep_nesting_beyond_the_parser(self):
         with pytest.raises(SpecvizError) as raised:
             compat.read_json(b"[" * 100_000 + b"]" * 100_000, "x.json", 10**6)

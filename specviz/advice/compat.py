@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from specviz import settings
 from specviz.errors import Notice, SpecvizError
 
 __all__ = ["VERDICTS", "PairCheck", "read_json", "token_ids", "check_pair"]
@@ -31,6 +32,7 @@ VERDICTS = ("same", "usable", "unusable", "unknown")
 _SPECIAL = ("bos_token_id", "eos_token_id", "pad_token_id")
 # Tokens whose ids differ, listed in a finding at most.
 _SHOWN = 5
+_CONTAINER_BYTES = 100  # a dict is 64 bytes and a list 56 in CPython, each also held in its parent
 
 
 def read_json(data: bytes, name: str, max_bytes: int) -> dict[str, Any]:
@@ -39,13 +41,20 @@ def read_json(data: bytes, name: str, max_bytes: int) -> dict[str, Any]:
     Raises
     ------
     SpecvizError
-        ``compat.empty``, ``compat.too_large``, ``compat.not_json`` (not UTF-8, not JSON, nested
-        too deeply) or ``compat.not_object``; each names the file.
+        ``compat.empty``, ``compat.too_large``, ``compat.too_dense`` (more memory to parse than
+        ``SPECVIZ_IMPORT_MEMORY_BYTES``, estimated before parsing), ``compat.not_json`` (not UTF-8,
+        not JSON, nested too deeply) or ``compat.not_object``; each names the file.
     """
     if not data.strip():
         raise SpecvizError("compat.empty", name=name)
     if len(data) > max_bytes:
         raise SpecvizError("compat.too_large", name=name, size=len(data), limit=max_bytes)
+    # Sized before it is parsed: each object or list costs json.loads about 100 bytes however small
+    # its text (a 50 MB file of {} took 1.26 GB); the text itself, decoded, about twice its bytes.
+    needed = 2 * len(data) + _CONTAINER_BYTES * (data.count(b"{") + data.count(b"["))
+    budget = settings.get("SPECVIZ_IMPORT_MEMORY_BYTES")
+    if needed > budget:
+        raise SpecvizError("compat.too_dense", name=name, needed=needed, limit=budget)
     try:
         parsed = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, RecursionError, ValueError):
