@@ -225,6 +225,15 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 
 
 class TestStoreCommands:
+    def test_a_folder_without_result_files_is_an_error_of_its_own(self, capsys, tmp_path):
+        """It was passed over without a word (exit 0, nothing imported)."""
+        (tmp_path / "empty" / "sub").mkdir(parents=True)
+        (tmp_path / "empty" / "notes.txt").write_text("not a result")
+        code, out, _ = run(capsys, "ingest", str(tmp_path / "empty"), "--db", str(tmp_path / "c.duckdb"))
+        report = json.loads(out)
+        assert code == 2 and report["imported"] == [] and report["errors"][0]["file"] == str(tmp_path / "empty")
+        assert "no result files (.json, .jsonl or .csv)" in report["errors"][0]["message"]
+
     def test_ingest_reports_each_file_and_exits_2_on_any_error(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
         bad = tmp_path / "bad.json"

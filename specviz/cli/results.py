@@ -15,16 +15,26 @@ from specviz.results import export, importers
 
 from .common import DB, frame_rows, open_store
 
-def _expand(paths: list[Path]) -> list[Path]:
-    """Files as given; a folder (not a symbolic link to one) as the result files under it."""
-    return [f for p in paths for f in (importers.result_files(p) if p.is_dir() and not p.is_symlink() else [p])]
+def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
+    """Files as given; a folder (not a symbolic link to one) as the result files under it, and a
+    folder that holds none is the report's error (it was passed over without a word)."""
+    files = []
+    for path in paths:
+        if not (path.is_dir() and not path.is_symlink()):
+            files.append(path)
+        elif found := importers.result_files(path):
+            files += found
+        else:
+            report["errors"].append({"file": str(path), "message": f"{path}: no result files (.json, .jsonl or "
+                                                                   f".csv) in this folder or the folders under it"})
+    return files
 
 
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
     store = open_store(args.db)
     try:
-        for path in _expand(args.files):
+        for path in _expand(args.files, report):
             try:
                 result = store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
             except Exception as exc:  # whatever failed is this file's report; the other files go in
