@@ -64,6 +64,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int, "Largest result file accepted for import, in bytes."),
     Setting("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000000", int,
             "Memory one file's import may take, estimated before it is decoded; denser files are refused, in bytes."),
+    Setting("SPECVIZ_STORED_TEXT_CHARS", "500", int,
+            "Longest text an import stores in a run's text field (a model name, a label, a file's own "
+            "series name); a longer one is cut, with a warning that names the field."),
+    Setting("SPECVIZ_STORED_VALUE_CHARS", "4096", int,
+            "Longest text an import keeps among a run's other values (`extra`); a longer one is cut, "
+            "with a warning."),
+    Setting("SPECVIZ_STORED_EXTRA_BYTES", "65536", int,
+            "Most bytes of a run's other values (`extra`, as JSON) an import keeps; past it the largest "
+            "values are left out, each named in a warning."),
     Setting("SPECVIZ_IMPORT_MAX_COLUMNS", "1000", int,
             "Most columns a CSV may have to be imported (DuckDB's time grows faster than the column count)."),
     Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),

@@ -379,6 +379,23 @@ class TestFuzzedFiles:
 class TestHostileValues:
     """Values no tool writes: each is refused in plain words or kept in extra with a warning."""
 
+    def test_what_is_stored_is_bounded_and_each_cut_is_said(self):
+        """A model name of 50 MB and an extra value of 100 MB were imported whole: text fields are cut at
+        SPECVIZ_STORED_TEXT_CHARS, texts in extra at SPECVIZ_STORED_VALUE_CHARS, and a run's extra past
+        SPECVIZ_STORED_EXTRA_BYTES loses its largest values; one warning for each, naming the field."""
+        run = json.loads((FIXTURES / "vllm_bench_spec_decode.json").read_text())
+        run |= {"model_id": "m" * 1_000_000, "blob": "y" * 1_000_000, **{f"k{i}": [i] * 300 for i in range(100)}}
+        parsed = importers.parse("big.json", json.dumps(run).encode())
+        [stored] = parsed.runs
+        extra = json.loads(stored["extra"])
+        assert stored["target_model"] == "m" * 500 and len(stored["extra"].encode()) <= 65_536
+        assert extra["blob"].startswith("(not stored: 4,1") and extra["k0"] == [0] * 300  # the largest went first
+        said = [str(w) for w in parsed.warnings]
+        assert "model_id: a text longer than 500 characters, cut there (SPECVIZ_STORED_TEXT_CHARS)." in said
+        assert "blob: a text longer than 4,096 characters, kept cut there (SPECVIZ_STORED_VALUE_CHARS)." in said
+        [dropped] = [w for w in said if "not stored" in w]
+        assert dropped.startswith("blob, k99, k98, k97, k96 (+") and "values not stored, a run keeping 65,536" in dropped
+
     def test_nesting_past_what_python_reads_is_refused(self):
         with pytest.raises(importers.IngestError, match="nested too deeply") as info:
             importers.parse("deep.json", b'{"completed": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")

@@ -271,6 +271,28 @@ class TestCsvImport:
         assert "request_id" in extra
 
 
+class TestStoredTextIsBounded:
+    """A model name of 50 MB and an extra value of 100 MB were imported whole: a CSV's text fields are
+    cut at SPECVIZ_STORED_TEXT_CHARS, its other columns' texts at SPECVIZ_STORED_VALUE_CHARS and a run's
+    extra past SPECVIZ_STORED_EXTRA_BYTES is left out, as the JSON formats' (tests/test_importers.py)."""
+
+    def test_a_csv_s_text_and_other_columns(self, db, monkeypatch):
+        csv = ("workload,concurrency,output_throughput,notes\n" + "w" * 2_000 + ",1,100," + "n" * 10_000
+               + "\nshort,2,200,x\n").encode()
+        result = db.import_file("t.csv", csv)
+        assert "workload: a text longer than 500 characters, cut there (SPECVIZ_STORED_TEXT_CHARS)." in map(
+            str, result.warnings)
+        runs = db.runs().sort_values("concurrency")
+        assert runs.workload.tolist() == ["w" * 500, "short"]
+        assert [len(json.loads(e)["notes"]) for e in runs.extra] == [4_096, 1]
+        monkeypatch.setenv("SPECVIZ_STORED_EXTRA_BYTES", "100")
+        result = db.import_file("u.csv", ("workload,concurrency,output_throughput,notes\nw,3,1," + "n" * 300
+                                          + "\nv,4,1,x\n").encode())
+        assert "extra: 1 value not stored, a run keeping 100 bytes" in " ".join(map(str, result.warnings))
+        kept = db.runs().query("source_file == 'u.csv'").sort_values("concurrency").extra.map(json.loads).tolist()
+        assert kept == [{"not stored": 312}, {"notes": "x"}]
+
+
 class TestSweepRunsUploadedApart:
     """A ``vllm bench sweep`` writes each run as ``run=N.json`` and again in ``summary.json``; the page
     takes files, not folders, so both may come: the run is stored once."""

@@ -187,13 +187,39 @@ def _extra_json(extra: dict[str, Any]) -> str:
     return _storable(text)
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # every string of a JSON text, in order
+
+
+def _cut_strings(text: str, limit: int) -> str:
+    """JSON ``text`` with every string in it longer than ``limit`` characters cut there (read on the
+    text, not the value: a value nested past Python's recursion limit is cut all the same)."""
+    def cut(found: re.Match) -> str:
+        if len(found.group()) <= limit + 2:  # no longer than the limit, escapes or not
+            return found.group()
+        value = json.loads(found.group())
+        return found.group() if len(value) <= limit else json.dumps(value[:limit], ensure_ascii=False)
+    return _JSON_STRING.sub(cut, text)
+
+
 class RunBuilder:
-    """Collects one run's canonical fields, checks each value, keeps the rest in ``extra``."""
+    """Collects one run's canonical fields, checks each value, keeps the rest in ``extra``.
+
+    What is stored is bounded, so that a file cannot make every later reader of the store pay for
+    it (a model name of 50 MB and an ``extra`` value of 100 MB were imported): a text field is cut
+    at ``SPECVIZ_STORED_TEXT_CHARS``, a text in ``extra`` at ``SPECVIZ_STORED_VALUE_CHARS``, and a run's
+    ``extra`` past ``SPECVIZ_STORED_EXTRA_BYTES`` loses its largest values; each cut is a warning
+    that names the field.
+    """
 
     def __init__(self, warnings: list[Notice]) -> None:
         self.row: dict[str, Any] = {}
         self.extra: dict[str, Any] = {}
         self.warnings = warnings
+
+    def _warn_once(self, key: str, field: str, **params: Any) -> None:
+        """One warning per field and kind for the whole file, not one per run."""
+        if not any(w.key == key and w.params.get("field") == field for w in self.warnings):
+            self.warnings.append(Notice(key, field=field, **params))
 
     def set(self, column: str, value: Any, scale: float = 1.0, source: str | None = None) -> None:
         if value is None:
@@ -201,7 +227,11 @@ class RunBuilder:
         source = source or column
         if column in TEXT_COLUMNS:
             if isinstance(value, (str, int, float)):
-                self.row[column] = _storable(str(value))
+                text, limit = _storable(str(value)), settings.get("SPECVIZ_STORED_TEXT_CHARS")
+                if len(text) > limit:
+                    self._warn_once("warn.cut_text", _storable(source), limit=limit)
+                    text = text[:limit]
+                self.row[column] = text
             else:  # a list or object would be rendered whole, however large or deep
                 self._reject(source, value, "text")
             return
@@ -234,8 +264,27 @@ class RunBuilder:
         self.extra[key] = value
 
     def build(self) -> dict[str, Any]:
-        """The run, with ``extra`` as JSON text: the source's objects need not outlive parsing."""
-        return {**self.row, "extra": _extra_json(self.extra)}
+        """The run, with ``extra`` as JSON text (its texts and its size bounded): the source's objects
+        need not outlive parsing."""
+        value_chars, most = settings.get("SPECVIZ_STORED_VALUE_CHARS"), settings.get("SPECVIZ_STORED_EXTRA_BYTES")
+        parts = {}  # each key's '"key":value', its strings cut
+        for key, value in self.extra.items():
+            part = _extra_json({key: value})[1:-1]
+            parts[key] = _cut_strings(part, value_chars)
+            if parts[key] != part:
+                self._warn_once("warn.cut_extra_value", _storable(str(key)), limit=value_chars)
+        text = "{" + ",".join(parts.values()) + "}"
+        if len(text.encode()) > most:  # the largest values go first, and the warning names them
+            dropped = []
+            for size, key in sorted(((len(p.encode()), k) for k, p in parts.items()), reverse=True):
+                parts[key] = _extra_json({key: f"(not stored: {size:,} bytes)"})[1:-1]
+                dropped.append(_storable(str(key)))
+                text = "{" + ",".join(parts.values()) + "}"
+                if len(text.encode()) <= most:
+                    break
+            named = ", ".join(dropped[:5]) + (f" (+{len(dropped) - 5})" if len(dropped) > 5 else "")
+            self._warn_once("warn.cut_extra", named, count=len(dropped), limit=most)
+        return {**self.row, "extra": text}
 
 
 def floats(arrays: list[Any], scale: float = 1.0) -> np.ndarray:

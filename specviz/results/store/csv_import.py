@@ -12,6 +12,7 @@ from typing import Any, Iterable
 import duckdb
 import pyarrow as pa
 
+from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
 from specviz.results.importers import user_csv
@@ -182,8 +183,8 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
     def value(canonical: str) -> str:
         column, kind, factor = mapped[canonical]
         target = RUN_COLUMNS.get(canonical, "DOUBLE")
-        if target == "VARCHAR":
-            return f"CAST({quote_identifier(column)} AS VARCHAR)"
+        if target == "VARCHAR":  # one character past the bound, so that a cut can be told (_bound_text)
+            return f"left(CAST({quote_identifier(column)} AS VARCHAR), {text_chars + 1})"
         number = _csv_number(column, kind)
         if factor != 1.0:
             number = f"{number} * {factor!r}"
@@ -192,8 +193,12 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
         finite = "" if canonical == "request_rate" else f" AND isfinite({number})"  # as the JSON parsers
         return f"CASE WHEN {number} >= 0{finite} THEN {number} END"
 
-    extra = (f"to_json(struct_pack({', '.join(f'{quote_identifier(c)} := {quote_identifier(c)}' for c in unknown)}))"
-             if unknown else "NULL")
+    text_chars, value_chars = settings.get("SPECVIZ_STORED_TEXT_CHARS"), settings.get("SPECVIZ_STORED_VALUE_CHARS")
+    kinds = dict(reading.columns)
+    kept = [f"{quote_identifier(c[:text_chars])} := "
+            + (f"left({quote_identifier(c)}, {value_chars})" if kinds.get(c) == "VARCHAR" else quote_identifier(c))
+            for c in unknown]
+    extra = f"to_json(struct_pack({', '.join(kept)}))" if unknown else "NULL"
     prefix = content_hash[:12]
     stamp = (f"{sql_literal(name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
              f"'{content_hash}' AS content_hash")
@@ -260,6 +265,28 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
                     cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
                                 "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
                     warnings.append(Notice("warn.csv_percent_rows", rows=over))
+        warnings += _bound_text(cur, content_hash, mapped, text_chars)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
         raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
     return runs, requests, warnings, unknown
+
+
+def _bound_text(cur: duckdb.DuckDBPyConnection, content_hash: str, mapped: dict[str, tuple[str, str, float]],
+                text_chars: int) -> list[Notice]:
+    """Cut this import's text fields at ``text_chars`` (each was read one character longer, so a cut
+    shows) and its runs' ``extra`` at ``SPECVIZ_STORED_EXTRA_BYTES``, with a warning for each field
+    cut, as :class:`specviz.results.importers.base.RunBuilder` does for the other formats."""
+    notices = []
+    for canonical in (c for c in mapped if RUN_COLUMNS.get(c) == "VARCHAR"):
+        column = quote_identifier(canonical)
+        cut = cur.execute(f"UPDATE runs SET {column} = left({column}, {text_chars}) "
+                          f"WHERE content_hash = ? AND length({column}) > {text_chars}", [content_hash]).fetchone()[0]
+        if cut:
+            notices.append(Notice("warn.cut_text", field=mapped[canonical][0], limit=text_chars))
+    most = settings.get("SPECVIZ_STORED_EXTRA_BYTES")
+    cut = cur.execute("UPDATE runs SET extra = json_object('not stored', strlen(CAST(extra AS VARCHAR))) "
+                      f"WHERE content_hash = ? AND strlen(CAST(extra AS VARCHAR)) > {most}",
+                      [content_hash]).fetchone()[0]
+    if cut:
+        notices.append(Notice("warn.cut_extra", field="extra", count=cut, limit=most))
+    return notices
