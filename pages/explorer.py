@@ -232,6 +232,9 @@ def show_published() -> None:
                      column_config={t("col.source", lang): st.column_config.LinkColumn()})
 
 
+_WAIT_SHOWN_S = 0.1  # a wait for a console slot worth saying
+
+
 def show_sql() -> None:
     example = st.selectbox(t("exp.sql_examples", lang), list(explorer.EXAMPLE_QUERIES),
                            format_func=lambda k: t(f"exp.sql.{k}", lang), key="sql_example")
@@ -248,6 +251,8 @@ def show_sql() -> None:
             st.warning(t(f"exp.sql_truncated.{result.truncated}", lang, rows=len(result.frame),
                          bytes=settings.get("SPECVIZ_SQL_MAX_BYTES")))
         st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
+        if result.waited_s >= _WAIT_SHOWN_S:  # other sessions' queries held every slot meanwhile
+            st.caption(t("exp.sql_waited", lang, seconds=result.waited_s, workers=settings.get("SPECVIZ_SQL_WORKERS")))
         st.dataframe(visible_text(result.frame), hide_index=True)
         csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
 

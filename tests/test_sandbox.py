@@ -303,9 +303,11 @@ class TestRunQuery:
             with pytest.raises(QueryError) as busy:
                 loaded.query("SELECT 1", Limits(timeout_s=0.5, workers=1))
             assert busy.value.key == "sql.busy"
-            assert loaded.query("SELECT 42 AS a", Limits(timeout_s=10, workers=1)).frame.a[0] == 42
+            waited = loaded.query("SELECT 42 AS a", Limits(timeout_s=10, workers=1))
+            assert waited.frame.a[0] == 42 and 0.5 < waited.waited_s < waited.seconds  # the wait is said apart
         finally:
             heavy.join()
+        assert loaded.query("SELECT 1 AS a", Limits(timeout_s=10, workers=1)).waited_s < 0.5  # no one else ran
 
     def test_memory_of_the_query_process_stays_under_its_limit(self, loaded):
         with pytest.raises(QueryError) as exc:

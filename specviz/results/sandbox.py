@@ -127,11 +127,14 @@ class Limits:
 
 @dataclass
 class QueryResult:
-    """Rows of a console query; ``truncated`` names the cap that cut them ("rows", "bytes") or is ""."""
+    """Rows of a console query; ``truncated`` names the cap that cut them ("rows", "bytes") or is "";
+    ``seconds`` is the whole time from the click, ``waited_s`` the part spent waiting for a free slot
+    (other sessions' queries ran)."""
 
     frame: pd.DataFrame
     truncated: str
     seconds: float
+    waited_s: float = 0.0
 
 
 # ------------------------------------------------------------------------------------ layer 1
@@ -284,6 +287,7 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     slots = _slots(limits.workers)
     if not slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise QueryError("sql.busy", seconds=limits.timeout_s, workers=limits.workers)
+    waited = time.monotonic() - started
     try:
         header, payload = _exchange(sql, tables, limits, deadline)
     finally:
@@ -293,7 +297,7 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     import pyarrow as pa
 
     frame = pa.ipc.open_stream(pa.py_buffer(payload)).read_all().to_pandas()
-    return QueryResult(frame, header.get("truncated", ""), time.monotonic() - started)
+    return QueryResult(frame, header.get("truncated", ""), time.monotonic() - started, waited)
 
 
 def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tuple[dict[str, Any], bytes]:
