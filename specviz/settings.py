@@ -73,6 +73,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_STORED_EXTRA_BYTES", "65536", int,
             "Most bytes of a run's other values (`extra`, as JSON) an import keeps; past it the largest "
             "values are left out, each named in a warning."),
+    Setting("SPECVIZ_IMPORT_MAX_RUNS", "100000", int,
+            "Most runs one file may bring (a CSV of one run per row included); a file of more is refused."),
     Setting("SPECVIZ_IMPORT_MAX_COLUMNS", "1000", int,
             "Most columns a CSV may have to be imported (DuckDB's time grows faster than the column count)."),
     Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),

@@ -293,6 +293,24 @@ class TestStoredTextIsBounded:
         assert kept == [{"not stored": 312}, {"notes": "x"}]
 
 
+class TestRunsPerImport:
+    def test_a_file_of_more_runs_than_the_limit_is_refused_and_writes_nothing(self, db, monkeypatch):
+        """A 40 MB per-run CSV of 2M rows made 2M runs, and the Explorer then took 4.75 GB: a file brings
+        at most SPECVIZ_IMPORT_MAX_RUNS runs, whatever its format."""
+        monkeypatch.setenv("SPECVIZ_IMPORT_MAX_RUNS", "3")
+        csv = ("concurrency,output_throughput\n" + "".join(f"{c},{c * 10}\n" for c in range(1, 5))).encode()
+        with pytest.raises(importers.IngestError) as refused:
+            db.import_file("many.csv", csv)
+        assert refused.value.key == "ingest.too_many_runs" and refused.value.params["runs"] == 4
+        assert "(SPECVIZ_IMPORT_MAX_RUNS)" in str(refused.value) and counts(db) == (0, 0, 0)
+        sweep = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes()  # 9 runs of a JSON format
+        with pytest.raises(importers.IngestError) as refused:
+            db.import_file("sweep.jsonl", sweep)
+        assert refused.value.params["runs"] == 9 and counts(db) == (0, 0, 0)
+        monkeypatch.setenv("SPECVIZ_IMPORT_MAX_RUNS", "9")
+        assert db.import_file("sweep.jsonl", sweep).runs == 9
+
+
 class TestSweepRunsUploadedApart:
     """A ``vllm bench sweep`` writes each run as ``run=N.json`` and again in ``summary.json``; the page
     takes files, not folders, so both may come: the run is stored once."""

@@ -16,7 +16,7 @@ from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
 from specviz.results.importers import user_csv
-from specviz.results.importers.base import IngestError, occurrences, preview
+from specviz.results.importers.base import IngestError, check_run_count, occurrences, preview
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
 
 from .connection import hub_cursor, quote_identifier, sql_literal
@@ -265,6 +265,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
                     cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
                                 "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
                     warnings.append(Notice("warn.csv_percent_rows", rows=over))
+        check_run_count(name, runs)  # the transaction, rolled back, takes the runs out again
         warnings += _bound_text(cur, content_hash, mapped, text_chars)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
         raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None

@@ -21,7 +21,7 @@ import pandas as pd
 from specviz.errors import Notice, SpecvizError
 from specviz.results import importers, sandbox
 from specviz.results.importers import user_csv
-from specviz.results.importers.base import IngestError
+from specviz.results.importers.base import IngestError, check_run_count
 from specviz.results.schema import RUN_COLUMNS
 
 from . import csv_import
@@ -239,6 +239,7 @@ class RunsAndImports(Connections):
                 # Parsed before the file is opened for writing: other processes wait only for the writes.
                 parsed = importers.parse(name, source)
                 fmt = parsed.format
+                check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
                     if replace:
                         _delete_import(cur, content_hash)
