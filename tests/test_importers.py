@@ -132,6 +132,20 @@ class TestParseSglangBench:
 
 
 class TestParseVllmBench:
+    def test_per_request_arrays_of_different_lengths_are_said(self):
+        """ttfts of 3 requests beside itls of 2 and output_lens of 4: the rows follow ttfts, as before,
+        and a warning now says which arrays differ (they were cut or padded without a word)."""
+        record = {"completed": 3, "ttfts": [0.1, 0.2, 0.3], "itls": [[0.01], [0.02]], "output_lens": [1, 2, 3, 4],
+                  "input_lens": [5, 6, 7]}
+        parsed = importers.parse("detail.json", json.dumps(record).encode())
+        assert len(parsed.requests) == 3 and parsed.requests.output_tokens.tolist() == [1, 2, 3]
+        assert [str(w) for w in parsed.warnings] == [
+            "the per-request arrays differ in length: ttfts has 3 requests and itls (2), output_lens (4); values "
+            "past the requests were not read, and requests past an array's end have none of its values"]
+        record["itls"].append([0.03])
+        record["output_lens"].pop()
+        assert importers.parse("even.json", json.dumps(record).encode()).warnings == []
+
     def test_nerdalert_jsonl(self):
         parsed = importers.parse("r.jsonl", sample("vllm_bench_nerdalert.jsonl"))
         assert parsed.format == "vllm-bench" and len(parsed.runs) == 9

@@ -157,6 +157,16 @@ def sniff(source: Source) -> float:
     return 0.8 if markers and not any(isinstance(first[k], dict) and "unit" in first[k] for k in markers) else 0.0
 
 
+def _warn_uneven(obj: dict[str, Any], requests: int, warnings: list[Notice]) -> None:
+    """A warning, once per file, where a per-request array is longer or shorter than ``ttfts``: its
+    values past the requests are not read, and the requests past its end have none (they were,
+    without a word)."""
+    uneven = [f"{key} ({len(obj[key]):,})" for key in ("itls", "input_lens", "output_lens")
+              if isinstance(obj.get(key), list) and len(obj[key]) != requests]
+    if uneven and not any(w.key == "warn.request_lengths" for w in warnings):
+        warnings.append(Notice("warn.request_lengths", requests=requests, arrays=", ".join(uneven)))
+
+
 def parse(source: Source) -> Parsed:
     records = _records(source)
     source.charge_runs(len(records))
@@ -170,6 +180,7 @@ def parse(source: Source) -> Parsed:
         frame = _requests(obj, index)
         if frame is not None:
             frames.append(frame)
+            _warn_uneven(obj, len(frame), warnings)
     requests = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if frames and requests.ttft_ms.isna().any():
         warnings.append(Notice("warn.ttft_missing"))
