@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import tempfile
 import threading
 import time
 from datetime import datetime, timedelta
@@ -309,6 +310,30 @@ class TestRunsPerImport:
         assert refused.value.params["runs"] == 9 and counts(db) == (0, 0, 0)
         monkeypatch.setenv("SPECVIZ_IMPORT_MAX_RUNS", "9")
         assert db.import_file("sweep.jsonl", sweep).runs == 9
+
+
+class TestSpillFolders:
+    def test_a_killed_process_s_folder_is_removed_by_the_next(self, tmp_path, monkeypatch):
+        """A killed command line (SIGKILL, or SIGTERM, which runs no atexit) left its empty spill folder
+        in the temporary folder; the next specviz process removes it, and keeps a living one's."""
+        probe = ("import sys, time; sys.path.insert(0, sys.argv[1])\n"
+                 "from specviz.results.store.connection import hub_cursor\n"
+                 "hub_cursor(); print('ready', flush=True); time.sleep(60)\n")
+        children = [subprocess.Popen([sys.executable, "-c", probe, str(ROOT)], stdout=subprocess.PIPE, text=True,
+                                     env={**os.environ, "TMPDIR": str(tmp_path)}) for _ in range(2)]
+        try:
+            assert [child.stdout.readline() for child in children] == ["ready\n"] * 2
+            children[0].send_signal(signal.SIGKILL)
+            children[0].wait(10)
+            folders = {int(f.name.split("-")[2]): f for f in tmp_path.glob("specviz-duckdb-*")}
+            assert set(folders) == {child.pid for child in children}
+            monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+            connection._remove_orphan_spill_folders()
+            assert not folders[children[0].pid].exists() and folders[children[1].pid].exists()
+        finally:
+            for child in children:
+                child.kill()
+                child.wait(10)
 
 
 class TestSweepRunsUploadedApart:

@@ -85,6 +85,25 @@ _hub: duckdb.DuckDBPyConnection | None = None
 _ALIASES = itertools.count()
 
 
+_SPILL_PREFIX = "specviz-duckdb-"
+
+
+def _remove_orphan_spill_folders() -> None:
+    """Remove the spill folders of specviz processes that are gone: a process killed (SIGKILL, or
+    SIGTERM, which runs no atexit) left its folder behind, empty or not. A folder is named after
+    its process; one whose process still runs is another specviz's and is kept."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_SPILL_PREFIX}*-*"):
+        pid = folder.name[len(_SPILL_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)  # no signal sent: whether the process exists
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # another user's process: not ours to clean
+            continue
+
+
 def hub_cursor() -> duckdb.DuckDBPyConnection:
     """A new connection to this process's one in-memory DuckDB (the hub), to which a store file is
     attached for the span of its operations: attaching a file takes a millisecond or two, while a
@@ -95,7 +114,8 @@ def hub_cursor() -> duckdb.DuckDBPyConnection:
         if _hub is None:
             # What spills goes to a private folder: an in-memory DuckDB would make .tmp in the
             # working folder (a file opened on its own spilled beside itself).
-            spill = tempfile.mkdtemp(prefix="specviz-duckdb-")
+            _remove_orphan_spill_folders()
+            spill = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
             atexit.register(shutil.rmtree, spill, ignore_errors=True)
             _hub = duckdb.connect(":memory:", config={**sandbox.NO_EXTENSIONS, "temp_directory": spill})
         return _hub.cursor()
