@@ -281,8 +281,9 @@ class TestStoredTextIsBounded:
         csv = ("workload,concurrency,output_throughput,notes\n" + "w" * 2_000 + ",1,100," + "n" * 10_000
                + "\nshort,2,200,x\n").encode()
         result = db.import_file("t.csv", csv)
-        assert "workload: a text longer than 500 characters, cut there (SPECVIZ_STORED_TEXT_CHARS)." in map(
-            str, result.warnings)
+        said = [str(w) for w in result.warnings]
+        assert "workload: a text longer than 500 characters, cut there (SPECVIZ_STORED_TEXT_CHARS)." in said
+        assert "notes: a text longer than 4,096 characters, kept cut there (SPECVIZ_STORED_VALUE_CHARS)." in said
         runs = db.runs().sort_values("concurrency")
         assert runs.workload.tolist() == ["w" * 500, "short"]
         assert [len(json.loads(e)["notes"]) for e in runs.extra] == [4_096, 1]
@@ -292,6 +293,13 @@ class TestStoredTextIsBounded:
         assert "extra: 1 value not stored, a run keeping 100 bytes" in " ".join(map(str, result.warnings))
         kept = db.runs().query("source_file == 'u.csv'").sort_values("concurrency").extra.map(json.loads).tolist()
         assert kept == [{"not stored": 312}, {"notes": "x"}]
+
+    def test_a_per_request_csv_s_other_columns(self, db):
+        result = db.import_file("req.csv", ("ttft_ms,itl_ms,workload,comment\n1,2,a," + "c" * 5_000
+                                            + "\n3,4,a,short\n").encode())
+        assert (result.runs, result.requests) == (1, 2)
+        assert "comment: a text longer than 4,096 characters, kept cut there" in " ".join(map(str, result.warnings))
+        assert sorted(db.query("SELECT length(extra->>'comment') AS n FROM requests").frame.n) == [5, 4_096]
 
 
 class TestRunsPerImport:

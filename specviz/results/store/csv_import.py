@@ -4,6 +4,7 @@ into ``runs`` (and ``requests`` for a per-request file) inside the import's tran
 
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -195,9 +196,11 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
 
     text_chars, value_chars = settings.get("SPECVIZ_STORED_TEXT_CHARS"), settings.get("SPECVIZ_STORED_VALUE_CHARS")
     kinds = dict(reading.columns)
+    # A text among the other columns is read one character past the bound, so that a cut can be told.
     kept = [f"{quote_identifier(c[:text_chars])} := "
-            + (f"left({quote_identifier(c)}, {value_chars})" if kinds.get(c) == "VARCHAR" else quote_identifier(c))
+            + (f"left({quote_identifier(c)}, {value_chars + 1})" if kinds.get(c) == "VARCHAR" else quote_identifier(c))
             for c in unknown]
+    texts = [c[:text_chars] for c in unknown if kinds.get(c) == "VARCHAR"]
     extra = f"to_json(struct_pack({', '.join(kept)}))" if unknown else "NULL"
     prefix = content_hash[:12]
     stamp = (f"{sql_literal(name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
@@ -266,18 +269,30 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
                                 "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
                     warnings.append(Notice("warn.csv_percent_rows", rows=over))
         check_run_count(name, runs)  # the transaction, rolled back, takes the runs out again
-        warnings += _bound_text(cur, content_hash, mapped, text_chars)
+        warnings += _bound_text(cur, content_hash, mapped, texts, text_chars, value_chars)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
         raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
     return runs, requests, warnings, unknown
 
 
 def _bound_text(cur: duckdb.DuckDBPyConnection, content_hash: str, mapped: dict[str, tuple[str, str, float]],
-                text_chars: int) -> list[Notice]:
-    """Cut this import's text fields at ``text_chars`` (each was read one character longer, so a cut
-    shows) and its runs' ``extra`` at ``SPECVIZ_STORED_EXTRA_BYTES``, with a warning for each field
-    cut, as :class:`specviz.results.importers.base.RunBuilder` does for the other formats."""
+                texts: list[str], text_chars: int, value_chars: int) -> list[Notice]:
+    """Cut this import's text fields at ``text_chars`` and the texts among its other columns
+    (``texts``, keys of ``extra``, of its runs or its requests) at ``value_chars`` (each was read one
+    character longer, so a cut shows), and its runs' ``extra`` at ``SPECVIZ_STORED_EXTRA_BYTES``, with
+    a warning for each field cut, as :class:`specviz.results.importers.base.RunBuilder` does for the
+    other formats."""
     notices = []
+    mine = {"runs": "content_hash = ?",
+            "requests": "run_id IN (SELECT run_id FROM runs WHERE content_hash = ?)"}
+    for key in texts:
+        path = "$." + json.dumps(key)
+        cut = sum(cur.execute(f"UPDATE {table} SET extra = json_merge_patch(extra, json_object(?, "
+                              f"left(json_extract_string(extra, ?), {value_chars}))) "
+                              f"WHERE {where} AND length(json_extract_string(extra, ?)) > {value_chars}",
+                              [key, path, content_hash, path]).fetchone()[0] for table, where in mine.items())
+        if cut:
+            notices.append(Notice("warn.cut_extra_value", field=key, limit=value_chars))
     for canonical in (c for c in mapped if RUN_COLUMNS.get(c) == "VARCHAR"):
         column = quote_identifier(canonical)
         cut = cur.execute(f"UPDATE runs SET {column} = left({column}, {text_chars}) "
