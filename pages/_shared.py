@@ -129,7 +129,13 @@ def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
     and a bidirectional override in one would make it read as another name."""
     shown = frame.rename(columns=lambda c: i18n.visible(c) if isinstance(c, str) else c)
     for column in [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]:
-        shown[column] = shown[column].map(lambda v: i18n.visible(v) if isinstance(v, str) else v)
+        values = shown[column]
+        if pd.api.types.is_string_dtype(values):  # found without a Python call per cell: the page reruns often
+            marked = values.str.contains(i18n.INVISIBLE.pattern, regex=True, na=False)
+            if marked.any():
+                shown[column] = values.where(~marked, values[marked].map(i18n.visible))
+        else:  # text among other values (lists)
+            shown[column] = values.map(lambda v: i18n.visible(v) if isinstance(v, str) else v)
     return shown
 
 

@@ -38,7 +38,7 @@ _AUTOLINK = re.compile(r"(:(?=//)|@|(?i:www)(?=\.))")
 # Characters that change how text reads without showing: controls (line breaks and tabs aside), the
 # bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners, the soft
 # hyphen, the byte-order mark, interlinear annotations and tags.
-_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
 
 class _Formatter(string.Formatter):
@@ -128,7 +128,7 @@ def visible(text: str) -> str:
     so, it reads as what it is. For every name, label and value that came from a file, a URL or a
     user, wherever it is shown (:func:`escape_markdown` applies it; tables through the pages).
     """
-    return _INVISIBLE.sub(lambda found: ascii(found.group())[1:-1], text)
+    return INVISIBLE.sub(lambda found: ascii(found.group())[1:-1], text)
 
 
 def escape_markdown(text: str) -> str:
