@@ -11,11 +11,22 @@ DuckDB connection (what the console cost before it ran queries in a process of t
 Imports run in a fresh process each; the peak is that process's own high-water mark (``VmHWM``,
 interpreter and the file's bytes included), against the ~1 GB the import promises for any file
 within the upload limit (``SPECVIZ_IMPORT_MEMORY_BYTES``).
+
+Sessions: `streamlit run app.py` on a store of 2M per-request rows and 2M runs of hostile text (20
+imports of 100,000 runs, the most one file may bring: 500-character model names with a bidi control,
+labels of 230 characters, a 300-character other column), and four Chromium sessions that open the
+Explorer together. The peak is the app process's ``VmHWM``; the baseline, in the same run, is the
+same four sessions on the shipped examples alone. ``--runs N`` builds a smaller store (the default
+takes about 3 minutes to build).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -121,38 +132,134 @@ def make_store(path: Path, requests: int = 1_000_000) -> None:
     store.close()
 
 
+def hostile_runs(path: Path, runs: int, per_import: int = 100_000) -> None:
+    """Add ``runs`` runs of long, hostile text to the store at ``path``, one import per ``per_import``."""
+    rng = np.random.default_rng(2)
+    names = np.array([f"model-\u202e{k:04d}-" + "x" * 489 for k in range(1_000)])
+    store = Store(path)
+    for start in range(0, runs, per_import):
+        rows = min(per_import, runs - start)
+        csv = path.parent / f"runs-{start}.csv"
+        pd.DataFrame({"label": [f"sweep-{start}-{k}-" + "y" * 200 for k in range(rows)],
+                      "target_model": names[rng.integers(0, len(names), rows)],
+                      "concurrency": rng.choice([1, 8, 64, 256], rows), "output_throughput": rng.gamma(2.0, 500, rows),
+                      "p99_itl_ms": rng.gamma(5.0, 2.0, rows),
+                      "note": [f"{k % 100}-" + "z" * 300 for k in range(rows)]}).to_csv(csv, index=False)
+        store.import_path(csv)
+        csv.unlink()
+    store.close()
+
+
+def _server_memory(pid: int) -> tuple[float, float]:
+    """Resident and peak resident memory of a process, in GB (``VmRSS``, ``VmHWM``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return tuple(int(re.search(rf"{field}:\s+(\d+) kB", status)[1]) * 1024 / 1e9 for field in ("VmRSS", "VmHWM"))
+
+
+def explorer_sessions(db: Path, sessions: int = 4) -> tuple[float, float, float]:
+    """Serve the app on ``db`` and open the Explorer in ``sessions`` Chromium pages together; the
+    seconds until every page had drawn its runs table, and the app process's resident and peak GB."""
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "SPECVIZ_DB": str(db)})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(settings.get("SPECVIZ_CHROMIUM")),
+                                        args=["--no-sandbox", "--disable-gpu"])
+            pages = [browser.new_page() for _ in range(sessions)]
+            for _ in range(300):  # the server's first request goes to the root (see tests/test_browser.py)
+                try:
+                    pages[0].goto(url)
+                    break
+                except Exception:  # not listening yet
+                    time.sleep(0.2)
+            pages[0].get_by_text("Tokens per step E").wait_for(timeout=120_000)
+            started = time.monotonic()
+            for page in pages:
+                page.goto(f"{url}/results")
+            for page in pages:  # the runs table's download button is the last thing its tab draws
+                page.get_by_role("button", name="Download").first.wait_for(timeout=600_000)
+            seconds = time.monotonic() - started
+            browser.close()
+        return (seconds, *_server_memory(server.pid))
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def sessions_report(folder: Path, runs: int) -> None:
+    examples = folder / "examples.duckdb"
+    store = Store(examples)
+    store.seed_examples(sorted((ROOT / "data" / "examples").glob("*.csv")))
+    store.close()
+    hostile = folder / "hostile.duckdb"
+    started = time.monotonic()
+    make_store(hostile, requests=2_000_000)
+    hostile_runs(hostile, runs)
+    print(f"\nstore of 2,000,000 requests and {runs:,} hostile runs built in {time.monotonic() - started:.0f} s, "
+          f"{hostile.stat().st_size / 1e6:.0f} MB")
+    print(f"{'four Explorer sessions':40} {'time s':>7} {'RSS GB':>7} {'peak GB':>8} {'/baseline':>9}")
+    base = explorer_sessions(examples)
+    print(f"{'baseline: shipped examples only':40} {base[0]:7.1f} {base[1]:7.2f} {base[2]:8.2f} {1:9.2f}")
+    heavy = explorer_sessions(hostile)
+    print(f"{'2M requests, hostile runs':40} {heavy[0]:7.1f} {heavy[1]:7.2f} {heavy[2]:8.2f} {heavy[2] / base[2]:9.2f}")
+
+
+def console_report(folder: Path) -> None:
+    db = folder / "bench.duckdb"
+    make_store(db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        started = time.perf_counter()
+        for _ in range(100):
+            con.execute("SELECT 1").fetchall()
+        in_process = (time.perf_counter() - started) / 100
+    print(f"limits: time {LIMITS.timeout_s:g} s, memory {LIMITS.memory_bytes / 1e9:.2f} GB, "
+          f"result {LIMITS.max_rows:,} rows / {LIMITS.max_bytes / 1e6:.0f} MB, {LIMITS.workers} workers")
+    print(f"in-process DuckDB, SELECT 1: {in_process * 1e3:.3f} ms (no isolation)")
+    print(f"{'attack':48} {'outcome':24} {'time s':>7} {'/limit':>7} {'peak GB':>8} {'/limit':>7}")
+    sandboxed = None
+    for name, sql, warm in [("first query: SELECT 1 (makes the copy)", "SELECT 1", False),
+                            *((name, sql, True) for name, sql in ATTACKS.items())]:
+        out = subprocess.run([sys.executable, "-c", PROBE.format(root=str(ROOT), db=str(db), sql=sql, warm=warm)],
+                             capture_output=True, text=True, check=True)
+        row = json.loads(out.stdout)
+        sandboxed = row["seconds"] if sql == "SELECT 1" else sandboxed
+        print(f"{name:48} {row['outcome']:24} {row['seconds']:7.2f} {row['seconds'] / LIMITS.timeout_s:7.2f} "
+              f"{row['peak'] / 1e9:8.2f} {row['peak'] / LIMITS.memory_bytes:7.2f}")
+    print(f"sandbox overhead: SELECT 1 takes {sandboxed:.2f} s, {sandboxed / in_process:,.0f}x in-process")
+
+
+def import_report(folder: Path) -> None:
+    limit = settings.get("SPECVIZ_MAX_UPLOAD_BYTES")
+    print(f"\n{'import':32} {'size MB':>8} {'outcome':22} {'time s':>7} {'peak GB (bound ~1)':>19}")
+    for name, path in import_attacks(folder).items():
+        out = subprocess.run([sys.executable, "-c", IMPORT_PROBE.format(
+            root=str(ROOT), db=str(folder / f"import-{path.stem}.duckdb"), path=str(path),
+            max_bytes=limit)], capture_output=True, text=True, check=True)
+        row = json.loads(out.stdout)
+        print(f"{name:32} {path.stat().st_size / 1e6:8.0f} {row['outcome']:22} {row['seconds']:7.2f} "
+              f"{row['peak'] / 1e9:19.2f}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=2_000_000, help="hostile runs in the sessions' store")
+    parser.add_argument("--only", choices=["console", "imports", "sessions"], help="one part of the bench")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        db = Path(folder) / "bench.duckdb"
-        make_store(db)
-        with duckdb.connect(str(db), read_only=True) as con:
-            started = time.perf_counter()
-            for _ in range(100):
-                con.execute("SELECT 1").fetchall()
-            in_process = (time.perf_counter() - started) / 100
-        print(f"limits: time {LIMITS.timeout_s:g} s, memory {LIMITS.memory_bytes / 1e9:.2f} GB, "
-              f"result {LIMITS.max_rows:,} rows / {LIMITS.max_bytes / 1e6:.0f} MB, {LIMITS.workers} workers")
-        print(f"in-process DuckDB, SELECT 1: {in_process * 1e3:.3f} ms (no isolation)")
-        print(f"{'attack':48} {'outcome':24} {'time s':>7} {'/limit':>7} {'peak GB':>8} {'/limit':>7}")
-        sandboxed = None
-        for name, sql, warm in [("first query: SELECT 1 (makes the copy)", "SELECT 1", False),
-                                *((name, sql, True) for name, sql in ATTACKS.items())]:
-            out = subprocess.run([sys.executable, "-c", PROBE.format(root=str(ROOT), db=str(db), sql=sql, warm=warm)],
-                                 capture_output=True, text=True, check=True)
-            row = json.loads(out.stdout)
-            sandboxed = row["seconds"] if sql == "SELECT 1" else sandboxed
-            print(f"{name:48} {row['outcome']:24} {row['seconds']:7.2f} {row['seconds'] / LIMITS.timeout_s:7.2f} "
-                  f"{row['peak'] / 1e9:8.2f} {row['peak'] / LIMITS.memory_bytes:7.2f}")
-        print(f"sandbox overhead: SELECT 1 takes {sandboxed:.2f} s, {sandboxed / in_process:,.0f}x in-process")
-        limit = settings.get("SPECVIZ_MAX_UPLOAD_BYTES")
-        print(f"\n{'import':32} {'size MB':>8} {'outcome':22} {'time s':>7} {'peak GB (bound ~1)':>19}")
-        for name, path in import_attacks(Path(folder)).items():
-            out = subprocess.run([sys.executable, "-c", IMPORT_PROBE.format(
-                root=str(ROOT), db=str(Path(folder) / f"import-{path.stem}.duckdb"), path=str(path),
-                max_bytes=limit)], capture_output=True, text=True, check=True)
-            row = json.loads(out.stdout)
-            print(f"{name:32} {path.stat().st_size / 1e6:8.0f} {row['outcome']:22} {row['seconds']:7.2f} "
-                  f"{row['peak'] / 1e9:19.2f}")
+        if args.only in (None, "console"):
+            console_report(Path(folder))
+        if args.only in (None, "imports"):
+            import_report(Path(folder))
+        if args.only in (None, "sessions"):
+            sessions_report(Path(folder), args.runs)
 
 
 if __name__ == "__main__":

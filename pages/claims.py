@@ -134,7 +134,8 @@ published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
 reaching = claims.published_reaching(published, speedup, batch)
 speedups = published[published["metric"].str.endswith("speedup")]
 store = open_store(lang)
-paired = explorer.pair_with_baselines(explorer.with_load(store.runs(), explorer.example_hashes(store.imports())))
+read = store.shown_runs()
+paired = explorer.pair_with_baselines(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
 st.altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup), width="stretch")
 yours = int((paired["measured_speedup"] >= speedup).sum())
 if batch is None:
@@ -144,6 +145,8 @@ else:
     st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
                  at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
                  any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired)))
+if read.cut:
+    st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
 if not reaching.empty:
     table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "source"]]
     titled_dataframe(table, lang, placeholder="—",

@@ -44,23 +44,29 @@ else:
 # The runs carry no origin: the example files' hashes, from the imports, mark the examples' runs
 # (known by their import's origin, not by a name a user's file may share).
 examples = explorer.example_hashes(store.imports())
-runs = explorer.with_load(store.runs(), examples)
 if examples:
     st.info(t("exp.examples_note", lang))
     # Its own row: beside the note, a 1,000 px window left it room for "Remove e…".
     if editable and st.button(t("exp.remove_examples", lang), key="remove_examples"):
         store.remove_examples()
         st.rerun()
-if runs.empty:
-    st.info(t("exp.empty", lang))
 
 # ----------------------------------------------------------------------------------- filters
+# The filters are applied by the store, so that they reach every stored run, not only those shown.
+offered = store.filter_values(explorer.FILTER_COLUMNS)
 with st.expander(t("exp.filters", lang), expanded=False):
     # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
     cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
-    filters = {c: cell.multiselect(t(f"col.{c}", lang), sorted(runs[c].dropna().unique().tolist()), key=f"filter_{c}")
+    filters = {c: cell.multiselect(t(f"col.{c}", lang), offered[c].values, key=f"filter_{c}")
                for c, cell in zip(explorer.FILTER_COLUMNS, cells)}
-shown = explorer.filter_runs(runs, filters)
+    if more := [t(f"col.{c}", lang) for c in explorer.FILTER_COLUMNS if offered[c].more]:
+        st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"), columns=", ".join(more)))
+read = store.shown_runs(filters)
+shown = explorer.with_load(read.frame, examples)
+if read.cut:
+    st.info(t("exp.shown_cut", lang, shown=len(read.frame), matching=read.matching))
+if read.matching == 0:
+    st.info(t("exp.empty" if not any(filters.values()) else "exp.none_match", lang))
 
 
 def number_columns(frame: pd.DataFrame) -> dict[str, Any]:

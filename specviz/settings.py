@@ -77,6 +77,18 @@ SETTINGS: tuple[Setting, ...] = (
             "Most runs one file may bring (a CSV of one run per row included); a file of more is refused."),
     Setting("SPECVIZ_IMPORT_MAX_COLUMNS", "1000", int,
             "Most columns a CSV may have to be imported (DuckDB's time grows faster than the column count)."),
+    Setting("SPECVIZ_SHOWN_MAX_RUNS", "20000", int,
+            "Most runs a page reads and shows: the newest that match its filters (the SQL console and "
+            "the command line read them all)."),
+    Setting("SPECVIZ_SHOWN_TEXT_CHARS", "200", int,
+            "Longest text of a run a page shows (a name, a label, a field of `extra`); a longer one is cut with …."),
+    Setting("SPECVIZ_SHOWN_EXTRA_CHARS", "16384", int,
+            "Most characters of a run's `extra` a page reads: its scalar fields, for grouping sweeps, in "
+            "order of path (lists are left out; a real SGLang result's fields take 14 KB)."),
+    Setting("SPECVIZ_FILTER_MAX_VALUES", "1000", int,
+            "Most values one of the Explorer's filters offers (the first in order; the page says when there are more)."),
+    Setting("SPECVIZ_READ_CACHE_BYTES", "268435456", int,
+            "Memory the runs read for pages may keep, shared by every session of one app process, in bytes."),
     Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),
     Setting("SPECVIZ_SQL_MAX_ROWS", "10000", int, "Rows a SQL console query returns at most."),
     Setting("SPECVIZ_SQL_MAX_BYTES", "50000000", int,

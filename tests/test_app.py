@@ -705,6 +705,22 @@ class TestExplorerPage:
         assert at.dataframe[0].proto.placeholder == ""  # a missing value is an empty cell, not "None"
         assert "sglang" in at.multiselect(key="filter_engine").options
 
+    def test_past_the_limit_the_newest_runs_are_shown_and_a_filter_reaches_the_rest(self, monkeypatch):
+        """A page reads at most SPECVIZ_SHOWN_MAX_RUNS runs (a store of 200,000 runs with long names
+        took one session to 2.5 GB), says so, and its filters are the store's."""
+        monkeypatch.setenv("SPECVIZ_SHOWN_MAX_RUNS", "5")
+        monkeypatch.setenv("SPECVIZ_SHOWN_TEXT_CHARS", "20")
+        at = explorer_app()
+        upload(at, ("many.csv", ("label,concurrency,output_throughput\n" + "".join(
+            f"{'long label ' * 5}{c},{c},{c * 10}\n" for c in range(1, 8))).encode(), "text/csv"))
+        assert any("The newest 5 of the 55 runs that match are read and shown" in i.value for i in at.info)  # 48 examples
+        table = at.dataframe[0].value
+        assert len(table) == 5 and set(table["Series"]) == {"long label long lab…"}
+        example = sorted(o for o in at.multiselect(key="filter_spec_method").options)[0]
+        at.multiselect(key="filter_spec_method").set_value([example]).run()
+        shown = at.dataframe[0].value
+        assert len(shown) > 0 and set(shown["Method"]) == {example} and not at.exception
+
     def test_by_load_says_where_the_other_runs_are(self):
         at = explorer_app("By load")
         upload(at, ("rates.csv", b"request_rate,output_throughput\n1,100\n2,180\n", "text/csv"),

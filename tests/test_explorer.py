@@ -83,16 +83,6 @@ class TestWithLoad:
         assert list(frame.series) == ["A · code", "ngram γ=4", "f.csv"]
 
 
-class TestFilterRuns:
-    def test_empty_choice_keeps_all(self):
-        assert len(explorer.filter_runs(SWEEP, {"workload": [], "label": ["eagle"]})) == 3
-
-    def test_by_engine(self):
-        assert "engine" in explorer.FILTER_COLUMNS
-        frame = runs_frame([{"engine": "vllm"}, {"engine": "sglang"}, {}])
-        assert list(explorer.filter_runs(frame, {"engine": ["sglang"]}).run_id) == ["1"]
-
-
 class TestNewestFirst:
     def test_newest_import_first_in_file_order(self):
         old, new = pd.Timestamp("2026-01-01"), pd.Timestamp("2026-02-01")

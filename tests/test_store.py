@@ -320,6 +320,85 @@ class TestRunsPerImport:
         assert db.import_file("sweep.jsonl", sweep).runs == 9
 
 
+class TestShownRuns:
+    """A page reads the runs bounded (store/shown.py): a store of 200,000 runs with long names took one
+    Explorer session to 2.5 GB when it read them whole."""
+
+    @staticmethod
+    def sweep(db: Store, name: str, rows: int, **columns: str) -> None:
+        head = ",".join(["concurrency", "output_throughput", *columns])
+        body = "".join(",".join([str(c), str(c * 10), *columns.values()]) + "\n" for c in range(1, rows + 1))
+        db.import_file(name, f"{head}\n{body}".encode())
+
+    def test_the_newest_runs_that_match_oldest_first(self, db, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_SHOWN_MAX_RUNS", "3")
+        self.sweep(db, "old.csv", 2, workload="chat")
+        time.sleep(0.01)  # a later import_at
+        self.sweep(db, "new.csv", 2, workload="code")
+        read = db.shown_runs()
+        assert (read.matching, read.limit, read.cut) == (4, 3, True)
+        assert list(zip(read.frame.source_file, read.frame.concurrency)) == [
+            ("old.csv", 1.0), ("new.csv", 1.0), ("new.csv", 2.0)]
+        # The filter is the store's: it reaches the run the limit left out.
+        read = db.shown_runs({"workload": ["chat"], "concurrency": []})
+        assert (read.matching, read.cut, list(read.frame.concurrency)) == (2, False, [1.0, 2.0])
+        assert db.shown_runs({"workload": ["nothing"]}).matching == 0
+
+    def test_a_filter_value_is_a_value_and_a_column_must_be_a_run_column(self, db):
+        self.sweep(db, "a.csv", 1, workload="x' OR '1'='1")
+        assert db.shown_runs({"workload": ["x' OR '1'='1"]}).matching == 1
+        assert db.shown_runs({"workload": ["' OR 1=1 --"]}).matching == 0
+        with pytest.raises(ValueError, match="not a run column"):
+            db.shown_runs({"1=1; DROP TABLE runs; --": ["a"]})
+        assert counts(db) == (1, 1, 0)
+
+    def test_texts_cut_for_display_and_extra_reduced_to_its_fields(self, db, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_SHOWN_TEXT_CHARS", "10")
+        monkeypatch.setenv("SPECVIZ_SHOWN_EXTRA_CHARS", "40")
+        self.sweep(db, "long-name-of-a-file.csv", 1, target_model="m" * 400, b_note="n" * 50, a_note="short",
+                   c_note="dropped")
+        run = db.shown_runs().frame.iloc[0]
+        assert run.target_model == "m" * 9 + "…" and run.source_file == "long-name…"
+        assert len(run.run_id) > 10 and run.run_id == db.runs().run_id[0]  # identities are whole
+        assert json.loads(run.extra) == {"a_note": "short", "b_note": "n" * 9 + "…"}
+        assert db.runs().target_model[0] == "m" * 400  # what is stored is whole
+        # A filter offers the cut value, and choosing it finds the run.
+        assert db.filter_values(["target_model"])["target_model"].values == ("m" * 9 + "…",)
+        assert db.shown_runs({"target_model": ["m" * 9 + "…"]}).matching == 1
+
+    def test_extra_loses_its_lists(self, db):
+        db.import_file("s.jsonl", (SAMPLES / "sglang_bench_serving_c8.jsonl").read_bytes())
+        stored, shown = db.runs().extra[0], db.shown_runs().frame.extra[0]
+        assert len(stored) == 18_937 and len(shown) < 14_000  # its lists are left out, all 325 fields kept
+        assert json.loads(shown) == explorer.extra.scalar_fields(stored)
+
+    def test_filter_values_are_sorted_and_say_when_there_are_more(self, db, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_FILTER_MAX_VALUES", "3")
+        self.sweep(db, "a.csv", 5)
+        offered = db.filter_values(["concurrency", "engine"])
+        assert offered["concurrency"] == store.FilterValues((1.0, 2.0, 3.0), more=True)
+        assert offered["engine"] == store.FilterValues((), more=False)
+
+    def test_one_read_shared_by_every_caller_and_bounded_in_bytes(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_READ_CACHE_BYTES", "1000000")
+        s = Store(tmp_path / "k.duckdb")
+        self.sweep(s, "a.csv", 50)
+        first, second = s.shown_runs().frame, s.shown_runs().frame
+        assert first is not second and first["concurrency"].values.base is second["concurrency"].values.base
+        first.loc[0, "concurrency"] = -1.0  # copy-on-write: the change is the caller's alone
+        assert s.shown_runs().frame.concurrency[0] == 1.0
+        kept = s._kept_reads.kept_bytes
+        assert 0 < kept <= 1_000_000
+        for workload in range(40):  # reads of other filters push the oldest out, within the bound
+            s.shown_runs({"concurrency": [float(workload + 1)]})
+            assert s._kept_reads.kept_bytes <= 1_000_000
+        monkeypatch.setenv("SPECVIZ_READ_CACHE_BYTES", "10")
+        tiny = Store(tmp_path / "k.duckdb")  # a read past the bound is handed out, not kept
+        assert len(tiny.shown_runs().frame) == 50 and tiny._kept_reads.kept_bytes == 0
+        tiny.close()
+        s.close()
+
+
 class TestSpillFolders:
     def test_a_killed_process_s_folder_is_removed_by_the_next(self, tmp_path, monkeypatch):
         """A killed command line (SIGKILL, or SIGTERM, which runs no atexit) left its empty spill folder
@@ -811,21 +890,22 @@ class TestSharedFile:
         s.close()
 
     def test_kept_reads_follow_the_writes_of_other_processes(self, tmp_path):
-        """runs() and imports() are kept between calls and read again once an import or a removal,
-        of another process or another Store, changed the tables."""
+        """shown_runs() and imports() are kept between calls and read again once an import or a
+        removal, of another process or another Store, changed the tables."""
         path = tmp_path / "k.duckdb"
         s = Store(path)
         s.import_file("a.csv", a_csv(1))
-        mine = s.runs()
+        shown = lambda: s.shown_runs().frame["concurrency"]  # noqa: E731
+        mine = s.shown_runs().frame
         mine["concurrency"] = 99.0  # a caller's change stays its own
-        assert list(s.runs()["concurrency"]) == [1.0]
+        assert list(shown()) == [1.0]
         other_file = tmp_path / "b.csv"
         other_file.write_bytes(a_csv(2))
         assert len(imported(ingest(path, other_file))) == 1
-        assert sorted(s.runs()["concurrency"]) == [1.0, 2.0] and len(s.imports()) == 2
+        assert sorted(shown()) == [1.0, 2.0] and len(s.imports()) == 2
         other = Store(path)
         assert other.remove_import(s.imports()["content_hash"].iloc[0]) == 1
-        assert list(s.runs()["concurrency"]) == [2.0] and len(s.imports()) == 1
+        assert list(shown()) == [2.0] and len(s.imports()) == 1
         other.close()
         s.close()
 

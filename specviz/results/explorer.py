@@ -7,7 +7,6 @@ after :func:`with_load` has added the columns that the views share.
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import re
@@ -23,6 +22,7 @@ import pandas as pd
 from specviz import calculator
 from specviz.errors import Notice
 from specviz.model import calibration, roofline, spec
+from specviz.results import extra
 from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "ACCEPTANCE_FIGURES",
     "example_hashes",
     "with_load",
-    "filter_runs",
     "newest_first",
     "on_load_axis",
     "infinite_rate_runs",
@@ -125,7 +124,7 @@ def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd
     series until :func:`with_group` picks another key. ``origin`` is ``example`` or ``user``: from
     ``examples``, the content hashes of the example files (:func:`example_hashes`), when given.
     """
-    out = runs.copy()
+    out = runs.copy(deep=False)  # copy-on-write (pandas 3): the columns added are this frame's alone
     rate = out["request_rate"]
     finite_rate = rate.where(np.isfinite(rate))
     out["load"] = out["concurrency"].where(out["concurrency"].notna(), finite_rate)
@@ -141,15 +140,6 @@ def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd
     out["group"] = out["series"]
     out["origin"] = _origin(runs, examples)
     return out
-
-
-def filter_runs(runs: pd.DataFrame, filters: dict[str, list]) -> pd.DataFrame:
-    """Rows whose value in each filtered column is one of the chosen values (empty choice = all)."""
-    mask = pd.Series(True, index=runs.index)
-    for column, chosen in filters.items():
-        if chosen:
-            mask &= runs[column].isin(chosen)
-    return runs[mask]
 
 
 def newest_first(runs: pd.DataFrame) -> pd.DataFrame:
@@ -208,29 +198,6 @@ def rate_text(rate: float) -> str | None:
     return "∞" if rate == np.inf else f"{rate:g}"
 
 
-def _extra_fields(runs: pd.DataFrame) -> list[dict[str, Any]]:
-    """The scalar fields of each run's ``extra`` by dotted path (objects flattened:
-    ``sweep.serve.max_num_seqs``); lists, and what is inside them, are left out. Walked with a
-    stack, not recursion: a file's nesting may be as deep as its import could decode."""
-    fields = []
-    for text in runs["extra"]:
-        try:
-            parsed = json.loads(text) if isinstance(text, str) and text else {}
-        except RecursionError:  # deeper than this call stack decodes: nothing to group by
-            parsed = {}
-        flat: dict[str, Any] = {}
-        stack = [("", parsed)] if isinstance(parsed, dict) else []
-        while stack:
-            prefix, node = stack.pop()
-            for key, value in node.items():
-                if isinstance(value, dict):
-                    stack.append((f"{prefix}{key}.", value))
-                elif value is None or isinstance(value, (str, numbers.Real)):
-                    flat[f"{prefix}{key}"] = value
-        fields.append(flat)
-    return fields
-
-
 def extra_keys(runs: pd.DataFrame) -> list[str]:
     """Fields of ``extra`` that can tell sweeps apart, as group keys (:data:`EXTRA_PREFIX` + path).
 
@@ -240,7 +207,7 @@ def extra_keys(runs: pd.DataFrame) -> list[str]:
     """
     values: dict[str, set[Any]] = {}
     present: Counter[str] = Counter()
-    for flat in _extra_fields(runs):
+    for flat in map(extra.scalar_fields, runs["extra"]):
         for path, value in flat.items():
             if value is not None and not (isinstance(value, float) and math.isnan(value)):
                 values.setdefault(path, set()).add(value)
@@ -262,7 +229,8 @@ def with_group(runs: pd.DataFrame, key: str) -> pd.DataFrame:
     ``extra`` from :func:`extra_keys`. A run without the key has no group (missing)."""
     if key.startswith(EXTRA_PREFIX):
         path = key.removeprefix(EXTRA_PREFIX)
-        values = pd.Series([flat.get(path) for flat in _extra_fields(runs)], index=runs.index, dtype=object)
+        values = pd.Series([extra.scalar_fields(text).get(path) for text in runs["extra"]], index=runs.index,
+                           dtype=object)
     else:
         values = runs[key]
     return runs.assign(group=values.map(_as_text))

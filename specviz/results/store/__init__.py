@@ -14,7 +14,8 @@
 
 One class, built in layers, each a module: ``connection`` (connections, transactions, the schema
 check and migrations), ``imports`` (runs and imports, reads and the console; a user's CSV through
-``csv_import``), ``live`` (the live tables).
+``csv_import``; what a page reads of the runs, bounded and kept for every session, through
+``shown``), ``live`` (the live tables).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from specviz.results.schema import MIGRATIONS, SCHEMA_VERSION
 from .connection import StoreError
 from .imports import CONSOLE_TABLES, ImportResult
 from .live import LiveTables, RecordedScrape
+from .shown import FilterValues, ShownRuns
 
-__all__ = ["Store", "StoreError", "ImportResult", "RecordedScrape", "SCHEMA_VERSION", "MIGRATIONS",
-           "CONSOLE_TABLES"]
+__all__ = ["Store", "StoreError", "ImportResult", "RecordedScrape", "ShownRuns", "FilterValues", "SCHEMA_VERSION",
+           "MIGRATIONS", "CONSOLE_TABLES"]
 
 
 class Store(LiveTables):

@@ -13,18 +13,20 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import duckdb
 import pandas as pd
 
+from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.results import importers, sandbox
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count
 from specviz.results.schema import RUN_COLUMNS
 
-from . import csv_import
+from . import csv_import, shown
 from .connection import Connections, StoreError, quote_identifier
 
 __all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
@@ -147,7 +149,7 @@ class RunsAndImports(Connections):
 
     def __init__(self, path: str | Path, lock_timeout_s: float = 10.0) -> None:
         self._snapshot_cache: tuple[tuple, sandbox.Snapshot] | None = None
-        self._kept_reads: dict[str, tuple[tuple[int, int], pd.DataFrame]] = {}
+        self._kept_reads = shown.KeptReads(settings.get("SPECVIZ_READ_CACHE_BYTES"))
         self._cache_lock = threading.Lock()
         super().__init__(path, lock_timeout_s)
 
@@ -348,25 +350,36 @@ class RunsAndImports(Connections):
             return sum(_delete_import(cur, content_hash) for (content_hash,) in examples)
 
     # ----------------------------------------------------------------------------- reading
-    def _kept_read(self, sql: str) -> pd.DataFrame:
-        """The result of ``sql``, read again only when an import or a removal (of this process or
-        another) changed the tables since the last read: a page reads the runs on every rerun, and
-        the version costs a tenth of the read. Each caller gets its own copy to change."""
+    def _kept_read(self, key: Hashable, read: Callable[[duckdb.DuckDBPyConnection], Any]) -> Any:
+        """What ``read`` returns on a connection, kept for every caller of this process
+        (:class:`~specviz.results.store.shown.KeptReads`) and read again only when an import or a
+        removal (of this process or another) changed the tables since: a page reads on every rerun,
+        and the version costs a tenth of the read."""
         with self._connection() as con, self._transaction(con):
             version = con.execute(_IMPORTS_VERSION).fetchall()[0]
-            with self._cache_lock:
-                kept = self._kept_reads.get(sql)
-                if kept is None or kept[0] != version:
-                    kept = self._kept_reads[sql] = (version, con.execute(sql).df())
-        return kept[1].copy()
+            return self._kept_reads.get(key, version, lambda: read(con))
 
     def runs(self) -> pd.DataFrame:
-        """Every run with its canonical columns, oldest import first."""
-        return self._kept_read("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id")
+        """Every run with its canonical columns, oldest import first, whole (for the command line;
+        a page reads :meth:`shown_runs`)."""
+        with self._connection() as con:
+            return con.execute("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
+
+    def shown_runs(self, filters: Mapping[str, Sequence[Any]] | None = None) -> shown.ShownRuns:
+        """The runs a page shows: the newest that match ``filters`` (column → chosen values), bounded
+        in count and text (:func:`specviz.results.store.shown.read_shown_runs`), kept for every session."""
+        filters = {column: tuple(chosen) for column, chosen in (filters or {}).items() if chosen}
+        return self._kept_read(("shown_runs", tuple(sorted(filters.items()))),
+                               lambda con: shown.read_shown_runs(con, filters))
+
+    def filter_values(self, columns: Sequence[str]) -> dict[str, shown.FilterValues]:
+        """The values each of ``columns`` offers as a filter, over every stored run
+        (:func:`specviz.results.store.shown.read_filter_values`), kept for every session."""
+        return self._kept_read(("filter_values", tuple(columns)), lambda con: shown.read_filter_values(con, columns))
 
     def imports(self) -> pd.DataFrame:
         """One row per imported file."""
-        return self._kept_read("SELECT * FROM imports ORDER BY imported_at")
+        return self._kept_read("imports", lambda con: con.execute("SELECT * FROM imports ORDER BY imported_at").df())
 
     def request_summary(self) -> pd.DataFrame:
         """Per run: request count and p50/p99 of TTFT and ITL from the ``requests`` table."""

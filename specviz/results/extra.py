@@ -1,0 +1,58 @@
+"""A run's other values (``extra``, the JSON of what a file holds beyond the canonical columns): its
+scalar fields by dotted path, which the explorer groups sweeps by and a page shows.
+
+A page reads ``extra`` in this flat form only (:meth:`specviz.results.store.Store.shown_runs`): the
+fields a sweep can be told apart by, each cut, never the per-request arrays that make a run's
+``extra`` tens of kilobytes (an SGLang ``bench_serving`` line stores 19 KB of them).
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+from typing import Any
+
+__all__ = ["scalar_fields", "shown_extra"]
+
+
+def scalar_fields(text: Any) -> dict[str, Any]:
+    """The scalar fields of one run's ``extra`` by dotted path (objects flattened:
+    ``sweep.serve.max_num_seqs``); lists, and what is inside them, are left out.
+
+    Walked with a stack, not recursion: a file's nesting may be as deep as its import could decode.
+    Text that is not a JSON object, or nests deeper than this call stack decodes, has no fields.
+    """
+    try:
+        parsed = json.loads(text) if isinstance(text, str) and text else {}
+    except RecursionError:
+        parsed = {}
+    flat: dict[str, Any] = {}
+    stack = [("", parsed)] if isinstance(parsed, dict) else []
+    while stack:
+        prefix, node = stack.pop()
+        for key, value in node.items():
+            if isinstance(value, dict):
+                stack.append((f"{prefix}{key}.", value))
+            elif value is None or isinstance(value, (str, numbers.Real)):
+                flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def shown_extra(text: Any, max_chars: int, text_chars: int) -> str | None:
+    """``extra`` as a page reads it: its scalar fields (:func:`scalar_fields`) in order of path, each
+    path and text value cut at ``text_chars`` with ``…``, while their compact JSON stays within
+    ``max_chars``; ``None`` for a run without fields. The fields past the bound are left out (a real
+    file's fit: an SGLang ``bench_serving`` line has 325 scalar fields in 14 KB)."""
+    def cut(value: Any) -> Any:
+        return value[:text_chars - 1] + "…" if isinstance(value, str) and len(value) > text_chars else value
+
+    fields = scalar_fields(text)
+    kept: dict[str, Any] = {}
+    used = 1  # "{"; each field then adds its "path":value and the comma or "}" after it
+    for path in sorted(fields):
+        path_shown, value = cut(path), cut(fields[path])
+        used += len(json.dumps({path_shown: value}, ensure_ascii=False, separators=(",", ":"))) - 1
+        if used > max_chars:
+            break
+        kept[path_shown] = value
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":")) if kept else None
