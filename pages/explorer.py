@@ -202,7 +202,8 @@ def show_predicted() -> None:
     titled_dataframe(table, lang, column_config=number_columns(table))
     col_step, col_ratios = st.columns(2)
     if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
-        st.session_state["fit"] = ("step", explorer.calibrate_settings(predicted, sidebar, known, context))
+        st.session_state["fit"] = ("step", explorer.calibrate_settings(
+            predicted, sidebar, known, context, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
     if col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang)):
         st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(predicted))
     if "fit" not in st.session_state:
@@ -212,6 +213,10 @@ def show_predicted() -> None:
         st.warning(t("exp.fit_failed", lang))
     elif kind == "step":
         for number, one in enumerate(fit):
+            if isinstance(one, explorer.SettingRefused):
+                st.warning(t("exp.fit_refused", lang, setting=one.setting, points=one.points,
+                             reason=message(one.reason, lang)))
+                continue
             costs = one.scenario.costs
             found = t("exp.fit.step", lang, setting=one.setting, points=one.points, rms_error=one.rms_error,
                       **vars(costs))

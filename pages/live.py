@@ -194,7 +194,12 @@ def show_over_time(over_time: pd.DataFrame) -> None:
     if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
                                          help=t("live.calibrate_help", lang)):
         return
-    for model, rows in over_time.groupby("model", sort=True):
+    started, limit = time.monotonic(), settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")
+    models = over_time.groupby("model", sort=True)
+    for done, (model, rows) in enumerate(models):
+        if time.monotonic() - started > limit:  # checked between fits: up to 100 models of 10,000 windows
+            st.warning(t("live.calibrate_stopped", lang, done=done, models=models.ngroups, seconds=limit))
+            break
         fit = windows.calibrate_windows(sidebar, rows)
         if isinstance(fit, Notice):
             st.info(f"{escape_markdown(model)}: {message(fit, lang)}")

@@ -140,6 +140,9 @@ SETTINGS: tuple[Setting, ...] = (
             "Requests × tokens the Latency view simulates at most for one view (its sweep included): "
             "fewer requests are simulated for long outputs, and the view says how many. The command "
             "line's `simulate` takes up to 10⁹."),
+    Setting("SPECVIZ_PAGE_TIME_LIMIT_S", "10", float,
+            "Time a page's fits may take for one click (the Explorer's per setting, the Live page's per "
+            "model), checked between fits: the rest are said not fitted, in seconds."),
     Setting("SPECVIZ_CLI_MAX_ROWS", "100000", int,
             "Most rows a command-line grid may have (the product of its lists of values, such as "
             "`roofline`'s batches × contexts); a larger one is refused with its size before it is computed."),

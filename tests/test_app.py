@@ -907,7 +907,7 @@ class TestLivePage:
             at.selectbox(key="live_url_name").set_value("").run()
             assert "live_url" in [t.key for t in at.text_input]
 
-    def test_windows_are_recorded_and_saved_as_a_run(self):
+    def test_windows_are_recorded_and_saved_as_a_run(self, monkeypatch):
         at = live_app()
         time.sleep(1.0)
         at.toggle(key="live_on").set_value(True).run()
@@ -927,6 +927,10 @@ class TestLivePage:
             said = [m.value for m in (*at.info, *at.success, *at.warning)]
             assert not at.exception
             assert any("two loads" in text or re.search(r"fitted on \d+ windows", text) for text in said), said
+            monkeypatch.setenv("SPECVIZ_PAGE_TIME_LIMIT_S", "1e-9")  # past it before the first fit
+            at.button(key="live_calibrate").click().run()
+            assert not at.exception and at.warning[-1].value.startswith(
+                "Calibrated 0 of 1 models: the fits reached their time limit of 1e-09 s")
         finally:
             store.close()
 

@@ -468,6 +468,16 @@ class TestFitCommand:
             "No fixed costs per step and costs per token that are zero or more fit these points: check the setting (GPU, "
             "models, draft, tensor parallelism) against the runs. The closest fit with no cost per token is shown."]
 
+    def test_a_series_too_large_to_fit_is_refused_with_its_size(self, capsys, tmp_path):
+        """300 speedups without acceptance lengths are 5.8 × 10⁶ candidates × points (5,000 took 18 GB)."""
+        rows = [["big", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", 2 - b / 300] for b in range(1, 301)]
+        measured = write_csv(tmp_path / "M.csv", FIT_HEADER + ["measured_speedup"], rows)
+        code, out, err = run(capsys, "fit", "--measured", str(measured))
+        assert code == 2 and out == ""
+        assert ("series 'big' (rows 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 … 300 rows) cannot be fitted: a fit of 300 "
+                "points is too large (5,760,000 candidate settings × points, at most 4,000,000): fit at most 208 "
+                "points, one sweep at a time") in err
+
     def test_an_acceptance_at_the_edge_is_said_in_words_and_not_carried_to_a_shorter_draft(self, capsys, tmp_path):
         """5 % above what all 4 tokens γ 3 allows give, without an acceptance length: the fit asks
         for all 4, and a row at γ 2 (at most 3 tokens) needs its own acceptance length."""

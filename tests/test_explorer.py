@@ -442,6 +442,27 @@ class TestCalibrateSettings:
         assert "fit.no_solution" in fit.warnings
 
 
+    def test_a_setting_of_more_runs_than_a_fit_takes_is_refused_with_its_size(self, monkeypatch):
+        monkeypatch.setattr(calibration, "MAX_FIT_CELLS", 4 * 400)  # 4 points with measured acceptance
+        predicted = measured_points(self.EAGLE, self.TRUE, [1, 8, 32, 64, 128])
+        (refused,) = explorer.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024)
+        assert isinstance(refused, explorer.SettingRefused) and refused.points == 5
+        assert refused.reason.key == "calibration.too_large" and refused.reason.params["most"] == 4
+        (fit,) = explorer.calibrate_settings(predicted.iloc[:4], self.EAGLE, PRESETS, 1024)
+        assert isinstance(fit, explorer.SettingFit)
+
+
+    def test_past_the_time_limit_the_settings_left_are_said_not_fitted(self, monkeypatch):
+        clock = iter(range(0, 600, 6))  # each look at the clock 6 s after the last
+        monkeypatch.setattr(explorer.time, "monotonic", lambda: next(clock))
+        predicted = measured_points(self.EAGLE, self.TRUE, [1, 8, 32, 64, 128])
+        (fit,) = explorer.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024, time_limit_s=10)  # at 6 s
+        assert isinstance(fit, explorer.SettingFit)
+        (refused,) = explorer.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024, time_limit_s=5)
+        assert isinstance(refused, explorer.SettingRefused) and refused.points == 5
+        assert (refused.reason.key, refused.reason.params) == ("fit.time_limit", {"seconds": 5})
+
+
 class TestLoadPublished:
     def test_every_row_has_a_source(self):
         published = explorer.load_published(DATA)

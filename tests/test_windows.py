@@ -72,6 +72,13 @@ class TestCalibrateWindows:
         assert notice.key == "live.calibrate_loads" and notice.params["windows"] == 3
 
 
+    def test_more_windows_than_a_fit_takes_said_not_fitted(self, monkeypatch):
+        monkeypatch.setattr(calibration, "MAX_FIT_CELLS", 4 * 400)
+        notice = live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48, 96]))
+        assert notice.key == "live.calibrate_too_many" and notice.params == {"windows": 5, "most": 4}
+        assert isinstance(live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48])), calibration.Fit)
+
+
 class TestReplicaTable:
     def test_data_parallel_engines_one_row_each(self):
         text = "".join(

@@ -258,7 +258,8 @@ def _calibrate(path: Path, series: _Series) -> tuple[calibration.Fit, float]:
                                         precision=setting["precision"])
             own = fit.predict(column("batch"), column("gamma"), column("context"), lengths)["speedup"]
     except ValueError as exc:
-        rows = ", ".join(str(row.number) for row in series.rows)
+        numbers = [str(row.number) for row in series.rows]
+        rows = ", ".join(numbers) if len(numbers) <= 10 else f"{', '.join(numbers[:10])} … {len(numbers):,} rows"
         raise UsageError(f"{path}: series {series.name!r} (rows {rows}) cannot be fitted: {one_line(exc)}") from None
     return fit, float(np.sqrt(np.mean((own - column("measured")) ** 2)))
 

@@ -104,7 +104,8 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
 
     Returns
     -------
-    Fit, or a Notice (``live.calibrate_loads``) where the windows hold fewer than two loads.
+    Fit, or a Notice: ``live.calibrate_loads`` where the windows hold fewer than two loads,
+    ``live.calibrate_too_many`` where they are more than a fit takes (a shorter span fits).
     """
     rows = windows.dropna(subset=list(CALIBRATION_FIGURES))
     rows = rows[(rows["running_requests"] >= 1) & (rows["generation_throughput"] > 0)]
@@ -113,6 +114,8 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
         return Notice("live.calibrate_loads", windows=len(rows))
     length = rows["acceptance_length"].to_numpy(dtype=float)
     step_s = batch * length / rows["generation_throughput"].to_numpy(dtype=float)
+    if batch.size > (most := calibration.most_points(measured_acceptance=True)):
+        return Notice("live.calibrate_too_many", windows=batch.size, most=most)
     return calibration.calibrate(scenario.gpu, scenario.target, scenario.draft, scenario.engine, batch=batch,
                                  gamma=np.round(rows["num_speculative_tokens"].to_numpy(dtype=float)),
                                  context=scenario.context, measured_step_s=step_s, acceptance_length=length,

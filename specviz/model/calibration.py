@@ -67,6 +67,12 @@ MODEL_ERROR_POINTS = 50
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
 _DRAWS = 400
 _E_STEPS = 48
+MAX_FIT_CELLS = 4_000_000
+"""Largest fit: candidate knob sets × points (400 draws a point with measured acceptance, 19,200
+where E is fitted), sized before it is computed. A fit takes about 210 bytes and 0.5 µs a cell: 20,000
+points with measured acceptance (8 × 10⁶ cells) took 1.67 GB and 4.3 s, 5,000 points of speedups alone
+(10⁸ cells) 18 GB and 43 s; at the bound, about 0.84 GB and 2 s."""
+_PREDICT_CELLS = 1 << 20  # draws × points predicted at once: about 200 MB of temporaries
 
 
 @dataclass(frozen=True)
@@ -126,10 +132,18 @@ class Fit:
         acceptance length where given, else each draw's fitted E."""
         b, g, ctx = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context))
         b, g, ctx = np.broadcast_arrays(b, g, ctx)
-        speedups = _speedups(self.setting, self.draws, b, g, ctx,
-                             None if acceptance_length is None else np.broadcast_to(
-                                 np.asarray(acceptance_length, dtype=float), b.shape))
-        speed, low, high = (_weighted_quantile(speedups, self.weights, q) for q in (0.5, 0.1, 0.9))
+        shape = b.shape
+        lengths = None if acceptance_length is None else np.broadcast_to(
+            np.asarray(acceptance_length, float), shape).ravel()
+        b, g, ctx = b.ravel(), g.ravel(), ctx.ravel()
+        # Points a chunk at a time, so that draws × points never exceeds _PREDICT_CELLS at once.
+        size = max(1, _PREDICT_CELLS // self.weights.size)
+        parts = []
+        for start in range(0, b.size, size):
+            at = slice(start, start + size)
+            speedups = _speedups(self.setting, self.draws, b[at], g[at], ctx[at], None if lengths is None else lengths[at])
+            parts.append([_weighted_quantile(speedups, self.weights, q) for q in (0.5, 0.1, 0.9)])
+        speed, low, high = (np.concatenate([part[i] for part in parts]).reshape(shape) for i in range(3))
         low, high = widen(low, high, model_error)
         return {"speedup": speed, "low": low, "high": high}
 
@@ -236,6 +250,18 @@ def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarr
     return e * plain / spec_s
 
 
+def most_points(measured_acceptance: bool) -> int:
+    """The most points :func:`calibrate` fits within :data:`MAX_FIT_CELLS`: 10,000 with measured
+    acceptance lengths (one E a point, 400 candidate draws), 208 where E is fitted (48 values
+    of E for each draw)."""
+    return MAX_FIT_CELLS // _cells_per_point(measured_acceptance)
+
+
+def _cells_per_point(measured_acceptance: bool) -> int:
+    """Candidate knob sets evaluated at each point: the draws, times the values of E where E is fitted."""
+    return _DRAWS * (1 if measured_acceptance else _E_STEPS)
+
+
 def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engine: Engine, *,
               batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike | None = None,
               measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
@@ -266,6 +292,12 @@ def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engi
     Returns
     -------
     Fit
+
+    Raises
+    ------
+    InputError
+        ``calibration.one_measure``, ``calibration.needs_lengths``, ``calibration.two_points``, or
+        ``calibration.too_large`` past :data:`MAX_FIT_CELLS` (sized before anything is computed).
     """
     if (measured_speedup is None) == (measured_step_s is None):
         raise InputError("calibration.one_measure")
@@ -275,6 +307,9 @@ def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engi
     b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured))
     if b.size < 2:
         raise InputError("calibration.two_points")
+    if b.size > (most := most_points(acceptance_length is not None)):
+        raise InputError("calibration.too_large", points=b.size, most=most, max=MAX_FIT_CELLS,
+                         cells=b.size * _cells_per_point(acceptance_length is not None))
     setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp,
                    precision=precision)
     # An unknown engine's fit explores the whole span of its costs, not the presets' mixture: the

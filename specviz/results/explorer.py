@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import time
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, replace
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.errors import Notice
+from specviz.errors import InputError, Notice
 from specviz.model import calibration, roofline, spec
 from specviz.results import extra
 from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
@@ -50,6 +51,7 @@ __all__ = [
     "run_settings",
     "setting_scenario",
     "SettingFit",
+    "SettingRefused",
     "calibrate_settings",
     "crossover_concurrency",
     "sweep_peaks",
@@ -516,25 +518,46 @@ class SettingFit:
     warnings: list[str]
 
 
-def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Presets,
-                       context: int = 0) -> list[SettingFit]:
+@dataclass
+class SettingRefused:
+    """A setting whose runs could not be fitted, and why (a fit past
+    :data:`specviz.model.calibration.MAX_FIT_CELLS`)."""
+
+    setting: str
+    points: int
+    reason: Notice
+
+
+def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0,
+                       time_limit_s: float | None = None) -> list[SettingFit | SettingRefused]:
     """Calibrate the step model on each setting's runs (:func:`specviz.model.calibration.calibrate`), with
     the engine's priors, at each run's measured acceptance length; settings with fewer than two
-    usable runs are left out."""
+    usable runs are left out, and a setting of too many runs is refused, not fitted. Past
+    ``time_limit_s`` (counted from the call, checked between settings) the settings not yet fitted
+    are refused with ``fit.time_limit``."""
+    started = time.monotonic()
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
     settings = run_settings(rows, scenario, presets)
     fits = []
     for key, index in settings.groupby(["target", "gpu", "draft", "engine"]).groups.items():
         if len(index) < 2:
             continue
+        if time_limit_s is not None and time.monotonic() - started > time_limit_s:
+            fits.append(SettingRefused(_setting_label(*key), len(index), Notice("fit.time_limit", seconds=time_limit_s)))
+            continue
         chosen = setting_scenario(scenario, *key, presets)
         column = lambda name: rows.loc[index, name].to_numpy(dtype=float)
         lengths = _acceptance_length(rows.loc[index]).to_numpy(dtype=float)
         batch, gamma, measured = column("concurrency"), column("num_speculative_tokens"), column("measured_speedup")
         with np.errstate(all="ignore"):
-            fit = calibration.calibrate(chosen.gpu, chosen.target, chosen.draft, chosen.engine, batch=batch,
-                                        gamma=gamma, context=np.full_like(batch, context), measured_speedup=measured,
-                                        acceptance_length=lengths, tp=chosen.tp, precision=chosen.precision)
+            try:
+                fit = calibration.calibrate(chosen.gpu, chosen.target, chosen.draft, chosen.engine, batch=batch,
+                                            gamma=gamma, context=np.full_like(batch, context),
+                                            measured_speedup=measured, acceptance_length=lengths, tp=chosen.tp,
+                                            precision=chosen.precision)
+            except InputError as refused:  # only its size: every other input was checked above
+                fits.append(SettingRefused(_setting_label(*key), len(index), Notice(refused.key, **refused.params)))
+                continue
             own = fit.predict(batch, gamma, context, lengths)["speedup"]
         costs = calibration.fitted_costs(fit, chosen.costs.link_gb_s)
         fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
