@@ -6,11 +6,27 @@ Code decides on an error's type, never on its text; the text is rendered from ``
 
 from __future__ import annotations
 
+import errno
+import os
 from typing import Any
 
 from . import i18n
 
-__all__ = ["SpecvizError", "InputError", "Notice"]
+__all__ = ["SpecvizError", "InputError", "Notice", "out_of_room"]
+
+# A write refused for want of room: a full disk, a quota, a file-size limit.
+_NO_ROOM_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_NO_ROOM_WORDS = tuple(os.strerror(code) for code in _NO_ROOM_ERRNOS)
+
+
+def out_of_room(exc: BaseException) -> bool:
+    """Whether ``exc`` is a write refused for want of room (``ENOSPC``, ``EDQUOT``, ``EFBIG``): an
+    ``OSError`` by its errno; another library's error (DuckDB's, which has no errno or type for it)
+    by the OS's own words for them in its message. The one place where an error's text decides:
+    the text is the operating system's, not ours."""
+    if isinstance(exc, OSError):
+        return exc.errno in _NO_ROOM_ERRNOS
+    return any(words in str(exc) for words in _NO_ROOM_WORDS)
 
 
 class SpecvizError(Exception):

@@ -225,6 +225,17 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 
 
 class TestStoreCommands:
+    def test_a_reader_that_stops_early_ends_it_quietly(self, tmp_path):
+        """`specviz runs | head -1` printed "specviz: error: [Errno 32] Broken pipe"."""
+        db, many = str(tmp_path / "p.duckdb"), tmp_path / "many.csv"
+        many.write_text("concurrency,output_throughput\n" + "".join(f"{c},{c * 10}\n" for c in range(1, 3001)))
+        assert cli.main(["ingest", str(many), "--db", db]) == 0
+        reader = subprocess.Popen([sys.executable, "-m", "specviz", "runs", "--db", db, "--format", "csv"],
+                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert reader.stdout.readline().startswith(b'"run_id",')
+        reader.stdout.close()  # long before the 3,000 runs' CSV (about 1 MB) is written
+        assert (reader.wait(timeout=60), reader.stderr.read()) == (0, b"")
+
     def test_a_folder_without_result_files_is_an_error_of_its_own(self, capsys, tmp_path):
         """It was passed over without a word (exit 0, nothing imported)."""
         (tmp_path / "empty" / "sub").mkdir(parents=True)

@@ -1627,6 +1627,50 @@ class TestStoreFiles:
                                           "new": "store.folder"}
         assert self.digest(folder / "specviz.duckdb") == before
 
+    def test_a_full_disk_is_said_as_one_and_the_store_goes_on_once_there_is_room(self, tmp_path):
+        """A store on an 8 MB tmpfs (a private mount namespace) with 5 MB taken. Its disk full, an import, the next
+        import (whose failed COMMIT was taken for another import's conflict: "another import of the
+        same content did not finish") and a recorded scrape (a raw TransactionException) each say
+        that the disk is full; once there is room, the same import goes in whole."""
+        folder = tmp_path / "small"
+        folder.mkdir()
+        requests = tmp_path / "requests.csv"
+        requests.write_text("concurrency,ttft_ms,itl_ms\n" + "".join(f"{i % 8},{i * 0.5},{i * 0.1}\n"
+                                                                     for i in range(200_000)))
+        probe = textwrap.dedent(f"""
+            import json, sys
+            from pathlib import Path
+            sys.path.insert(0, {str(ROOT)!r})
+            from specviz.live import exposition as prom
+            from specviz.results.store import Store, StoreError
+            folder = Path({str(folder)!r})
+            s = Store(folder / "specviz.duckdb")
+            out = {{"first": s.import_file("a.csv", {a_csv(1)!r}).status}}
+            scrape = prom.parse({(SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_text()!r}, 0.0)
+            attempts = (("requests", lambda: s.import_path(Path({str(requests)!r}))),
+                        ("next", lambda: s.import_file("b.csv", {a_csv(2)!r})),
+                        ("record", lambda: s.record_scrape("x", scrape)))
+            for attempt, call in attempts:
+                try:
+                    call()
+                except StoreError as exc:
+                    out[attempt] = exc.key
+                    out["said"] = str(exc)
+            (folder / "filler").unlink()
+            out["after"] = [s.import_file("b.csv", {a_csv(2)!r}).status, s.import_path(Path({str(requests)!r})).status]
+            out["runs"] = len(s.runs())
+            print(json.dumps(out))
+        """)
+        mount = f"mount -t tmpfs -o size=8m tmpfs {folder} && head -c 5000000 /dev/zero > {folder}/filler"
+        run = subprocess.run(["unshare", "--mount", "sh", "-c", f'{mount} && exec "$0" -c "$1"', sys.executable, probe],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        out = json.loads(run.stdout)
+        assert {k: out[k] for k in ("first", "requests", "next", "record")} == {
+            "first": "imported", "requests": "store.disk_full", "next": "store.disk_full", "record": "store.disk_full"}
+        assert "There is no room left to write the store" in out["said"] and "No space left on device" in out["said"]
+        assert out["after"] == ["imported", "imported"] and out["runs"] == 10
+
     def test_a_full_disk_during_an_import_loses_nothing(self, tmp_path):
         """The file-size limit makes every write past it fail as a full disk would (EFBIG)."""
         db = tmp_path / "specviz.duckdb"
@@ -1638,6 +1682,7 @@ class TestStoreFiles:
             sys.exit(cli.main(["ingest", {str(big)!r}, "--db", {str(db)!r}]))
         """)
         assert run.returncode == 2 and "Traceback" not in run.stderr + run.stdout
+        assert "there was no room to write what reading it needs (File too large)" in run.stdout
         again = Store(db)
         assert len(again.runs()) == 0 and len(again.imports()) == 0
         again.close()

@@ -18,6 +18,7 @@ May import: anything in specviz. Must not import: Streamlit.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Sequence
 
@@ -50,7 +51,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         output, code = args.run(args)
         print(output)
+        sys.stdout.flush()  # a closed pipe fails here, inside the try
         return code
+    except BrokenPipeError:
+        # The reader went away (`specviz runs | head`): what it read is all it wanted. The standard
+        # output is pointed at /dev/null so that the interpreter's own flush at exit stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UsageError, SpecvizError, ValueError, OSError, duckdb.Error) as exc:
         print(f"specviz: error: {one_line(exc)}", file=sys.stderr)
         return 2

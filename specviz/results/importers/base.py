@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import settings
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import Notice, SpecvizError, out_of_room
 from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
 
 __all__ = ["IngestError", "check_run_count", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "CopiedSource",
@@ -85,6 +85,8 @@ def as_ingest_error(name: str, exc: BaseException) -> IngestError:
     """
     if isinstance(exc, IngestError):
         return exc
+    if out_of_room(exc):  # writing its private copy or a spill, not reading it
+        return IngestError("ingest.no_room", name, detail=exc.strerror if isinstance(exc, OSError) else str(exc))
     if isinstance(exc, OSError):
         return IngestError("ingest.unreadable", name, detail=exc.strerror or str(exc))
     if isinstance(exc, RecursionError):

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 import duckdb
 
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import Notice, SpecvizError, out_of_room
 from specviz.results import sandbox
 from specviz.results.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -33,7 +33,6 @@ __all__ = ["Connections", "StoreError", "hub_cursor", "sql_literal", "quote_iden
 
 class StoreError(SpecvizError):
     """The store cannot be opened or written; the file is left as it was."""
-
 
 
 # Every object of the open file a user could have made (the current database's, not DuckDB's own).
@@ -326,9 +325,17 @@ class Connections:
             try:
                 yield con
                 con.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 _rollback(con)
+                if out_of_room(exc):
+                    raise self.no_room(exc) from None
                 raise
+
+    def no_room(self, exc: BaseException) -> StoreError:
+        """The error for a write refused for want of room (:func:`specviz.errors.out_of_room`), a
+        failed COMMIT included (DuckDB raises it as a TransactionException, which read as another
+        import's conflict): said as a full disk."""
+        return StoreError("store.disk_full", path=self.path, detail=str(exc).splitlines()[0])
 
     def _inspect(self, con: duckdb.DuckDBPyConnection) -> int:
         """The schema version of an open file: 0 if it holds nothing (or only the ``meta`` table a

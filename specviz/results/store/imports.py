@@ -20,7 +20,7 @@ import duckdb
 import pandas as pd
 
 from specviz import settings
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import Notice, SpecvizError, out_of_room
 from specviz.results import importers, sandbox
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count
@@ -262,6 +262,8 @@ class RunsAndImports(Connections):
                                 [content_hash, name, fmt, now, runs, requests,
                                  json.dumps([w.to_json() for w in warnings]), origin])
             except BaseException as exc:
+                if out_of_room(exc):  # parsing spilled to a full temporary folder
+                    raise self.no_room(exc) from None
                 if isinstance(exc, (duckdb.ConstraintException, duckdb.TransactionException)):
                     # A key taken, or a write conflict: another thread, or a process since the check
                     # above, is importing the same content (the key of its imports row, or the run
