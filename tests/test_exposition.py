@@ -93,6 +93,15 @@ class TestParse:
         assert len(prom.parse("".join(vllm(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(100)))
                    .series["drafts"]) == 100
 
+    def test_a_label_longer_than_what_is_stored_is_refused(self):
+        """A model's name is stored with every snapshot and window and a saved run: the line limit
+        alone let a name of 16,000 characters in."""
+        assert prom.parse(vllm(10, 30, 20, [8, 7, 5], model="m" * 500)).series["drafts"]
+        error = refused(lambda: prom.parse(vllm(10, 30, 20, [8, 7, 5], model="m" * 16_000)), "prom.label_too_long")
+        assert error.params == {"label": "'model_name'", "length": 16_000, "limit": 500}
+        assert str(error) == ("The source's label 'model_name' has a value of 16,000 characters; a label may have "
+                              "500 (SPECVIZ_STORED_TEXT_CHARS).")
+
     def test_lines_of_other_families_are_not_read(self):
         text = "this is no exposition text {{{\n" + vllm(10, 30, 20, [8, 7, 5])
         assert list(prom.parse(text).series["drafts"].values()) == [10.0]

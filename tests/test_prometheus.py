@@ -361,6 +361,11 @@ class TestFakeServers:
             monkeypatch.setenv("SPECVIZ_METRICS_MAX_SERIES", "100")
             assert refused(lambda: prometheus.instant_query(url, "up"), "prom.too_many_series").params == {
                 "count": 101, "limit": 100}
+        long_name = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+            {"metric": {"model_name": "m", "instance": "i" * 501}, "value": [1700000000.5, "1"]}]}})
+        with fake(200, long_name) as url:
+            assert refused(lambda: prometheus.instant_query(url, "up"), "prom.label_too_long").params == {
+                "label": "'instance'", "length": 501, "limit": 500}
 
     def test_html_page(self):
         with fake(200, "<!doctype html><html><body>Grafana</body></html>", "text/html") as url:

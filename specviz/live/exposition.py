@@ -40,7 +40,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
@@ -275,8 +275,7 @@ def parse(text: str, time: float | None = None) -> Snapshot:
             if key in series[role]:
                 raise SpecvizError("prom.duplicate_series", series=_describe(sample.name, sample.labels))
             series[role][key] = value
-    models = {dict(labels).get("model_name", "") for role in series.values() for _, labels in role}
-    check_models(len(models))
+    check_labels(dict(labels) for role in series.values() for _, labels in role)
     notices = [Notice("prom.notice.dropped_value", metric=name, count=count) for name, count in dropped.items()]
     return Snapshot(series=series, time=time, notices=notices)
 
@@ -297,12 +296,20 @@ def _check_size(lines: list[str]) -> None:
         raise SpecvizError("prom.too_many_labels", count=labels, limit=most_labels)
 
 
-def check_models(count: int) -> None:
-    """Refuse a scrape or an answer of more models than ``SPECVIZ_METRICS_MAX_MODELS``: each one is
-    kept, charted and stored on every poll (20,000 models added 6 MB to the store per poll)."""
-    most = settings.get("SPECVIZ_METRICS_MAX_MODELS")
+def check_labels(label_sets: Iterable[Mapping[str, str]]) -> None:
+    """Refuse a scrape or an answer of more models than ``SPECVIZ_METRICS_MAX_MODELS`` (each one is
+    kept, charted and stored on every poll: 20,000 models added 6 MB to the store per poll), or
+    with a label value longer than ``SPECVIZ_STORED_TEXT_CHARS`` (a model's name and a replica's
+    label are stored with every snapshot and window, and a saved run's model name is one: the line
+    limit alone let a name of 16,000 characters in)."""
+    label_sets = list(label_sets)
+    count, most = len({labels.get("model_name", "") for labels in label_sets}), settings.get("SPECVIZ_METRICS_MAX_MODELS")
     if count > most:
         raise SpecvizError("prom.too_many_models", count=count, limit=most)
+    most_chars = settings.get("SPECVIZ_STORED_TEXT_CHARS")
+    longest = max(((len(value), name) for labels in label_sets for name, value in labels.items()), default=(0, ""))
+    if longest[0] > most_chars:
+        raise SpecvizError("prom.label_too_long", label=repr(longest[1][:60]), length=longest[0], limit=most_chars)
 
 
 def _describe(name: str, labels: dict[str, str]) -> str:

@@ -274,7 +274,7 @@ def _series(data: Any, expected: str, source: str) -> list[Series]:
             pairs = [_pair(raw, source)]
         points = [(t, v) for t, v in pairs if math.isfinite(v)]
         out.append(Series(labels=dict(labels), points=points, dropped=len(pairs) - len(points)))
-    exposition.check_models(len({series.labels.get("model_name", "") for series in out}))
+    exposition.check_labels(series.labels for series in out)
     return out
 
 
