@@ -29,7 +29,8 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue", "PresetText", "in_language"]
+__all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue", "PresetText", "in_language",
+           "whole_characters"]
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark, which makes it literal:
 # no link, image, emphasis, heading, table, HTML, math or colour directive can form.
@@ -117,6 +118,17 @@ def t(key: str, lang: str = "en", **values: object) -> str:
     rendered = {k: t(v.key, lang, **v.params) if _is_message(v) else in_language(v, lang) if isinstance(v, str) else v
                 for k, v in values.items()}
     return _FORMATTER.format(text, **rendered)
+
+
+# Half a character: JSON may write one ("\ud800") and json.loads keeps it, but it is not Unicode and
+# can be neither stored nor shown (json.loads joins the two halves of a whole character into one).
+_HALF_CHARACTER = re.compile("[\ud800-\udfff]")
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with each half character (a lone surrogate, which a JSON ``\\ud800`` escape makes)
+    replaced by U+FFFD, the replacement character: what an import, a stored value and a page keep."""
+    return _HALF_CHARACTER.sub("\ufffd", text)
 
 
 def visible(text: str) -> str:

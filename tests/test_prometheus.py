@@ -367,6 +367,16 @@ class TestFakeServers:
             assert refused(lambda: prometheus.instant_query(url, "up"), "prom.label_too_long").params == {
                 "label": "'instance'", "length": 501, "limit": 500}
 
+    def test_half_characters_in_an_answer_become_replacement_characters(self):
+        """A label value of "m\\ud800" reached the page's tables, which cannot draw half a character
+        (imports keep such text the same way: tests/test_importers.py)."""
+        body = ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {"model_name": '
+                '"m\\ud800", "x\\udc00": "\\ud83d\\ude00"}, "value": [1700000000.5, "1"]}]}}')
+        with fake(200, body) as url:
+            (series,) = prometheus.instant_query(url, "up")
+        assert series.labels == {"model_name": "m\ufffd", "x\ufffd": "\U0001f600"}
+        "".join(series.labels).encode()  # all of it is Unicode
+
     def test_html_page(self):
         with fake(200, "<!doctype html><html><body>Grafana</body></html>", "text/html") as url:
             refused(lambda: prometheus.query_window(url, "5m"), "prometheus.html")

@@ -55,6 +55,7 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from specviz import settings
+from specviz.i18n import whole_characters
 from specviz.errors import Notice, SpecvizError
 
 from . import exposition
@@ -218,7 +219,31 @@ def _decode(body: bytes, status: int, source: str) -> dict[str, Any]:
         if not 200 <= status < 300:
             raise SpecvizError("prometheus.http_status", source=source, status=status)
         raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.no_status"))
-    return document
+    return _whole(document) if _HALF_ESCAPE.search(body) else document
+
+
+# A JSON escape of half a character (\ud800-\udfff; a whole one's two halves are joined by json.loads).
+_HALF_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _whole(document: Any) -> Any:
+    """``document`` with every half character in its texts, names and labels replaced by U+FFFD
+    (:func:`specviz.i18n.whole_characters`): a label value of "m\\ud800" reached the page's tables,
+    which cannot draw it. Walked with a stack: the answer may nest as deep as json.loads decoded."""
+    fix = lambda value: whole_characters(value) if isinstance(value, str) else value  # noqa: E731
+    root = [fix(document)]
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(node, dict) and isinstance(key, str) and whole_characters(key) != key:
+                del node[key]
+                key = whole_characters(key)
+            node[key] = fix(value)
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+    return root[0]
 
 
 def _number(value: Any, source: str) -> float:

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import settings
+from specviz.i18n import whole_characters
 from specviz.errors import Notice, SpecvizError, out_of_room
 from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
 
@@ -175,13 +176,6 @@ def preview(value: Any) -> str:
 
 # A JSON string (skipped as it is) or a bare non-finite number token as json.dumps writes them.
 _NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
-# Half a character: JSON may write one ("\ud800"), and json.loads keeps it, but it is not Unicode
-# and cannot be stored (json.loads joins the halves of a whole character into one).
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _storable(text: str) -> str:
-    return _SURROGATE.sub("\ufffd", text)
 
 
 def _extra_json(extra: dict[str, Any]) -> str:
@@ -194,7 +188,7 @@ def _extra_json(extra: dict[str, Any]) -> str:
     except ValueError:  # a non-finite float somewhere: quote those tokens, outside strings only
         text = json.dumps(extra, separators=(",", ":"), ensure_ascii=False)
         text = _NON_FINITE.sub(lambda m: f'"{m[1]}"' if m[1] else m[0], text)
-    return _storable(text)
+    return whole_characters(text)
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # every string of a JSON text, in order
@@ -237,9 +231,9 @@ class RunBuilder:
         source = source or column
         if column in TEXT_COLUMNS:
             if isinstance(value, (str, int, float)):
-                text, limit = _storable(str(value)), settings.get("SPECVIZ_STORED_TEXT_CHARS")
+                text, limit = whole_characters(str(value)), settings.get("SPECVIZ_STORED_TEXT_CHARS")
                 if len(text) > limit:
-                    self._warn_once("warn.cut_text", _storable(source), limit=limit)
+                    self._warn_once("warn.cut_text", whole_characters(source), limit=limit)
                     text = text[:limit]
                 self.row[column] = text
             else:  # a list or object would be rendered whole, however large or deep
@@ -266,8 +260,8 @@ class RunBuilder:
             self.row[column] = int(amount) if column in INTEGER_COLUMNS else amount
 
     def _reject(self, source: str, value: Any, expected: str) -> None:
-        self.warnings.append(Notice(f"warn.rejected.{expected}", source=_storable(source),
-                                    value=_storable(repr(preview(value)))))
+        self.warnings.append(Notice(f"warn.rejected.{expected}", source=whole_characters(source),
+                                    value=whole_characters(repr(preview(value)))))
         self.extra[source] = value
 
     def keep(self, key: str, value: Any) -> None:
@@ -282,13 +276,13 @@ class RunBuilder:
             part = _extra_json({key: value})[1:-1]
             parts[key] = _cut_strings(part, value_chars)
             if parts[key] != part:
-                self._warn_once("warn.cut_extra_value", _storable(str(key)), limit=value_chars)
+                self._warn_once("warn.cut_extra_value", whole_characters(str(key)), limit=value_chars)
         text = "{" + ",".join(parts.values()) + "}"
         if len(text.encode()) > most:  # the largest values go first, and the warning names them
             dropped = []
             for size, key in sorted(((len(p.encode()), k) for k, p in parts.items()), reverse=True):
                 parts[key] = _extra_json({key: f"(not stored: {size:,} bytes)"})[1:-1]
-                dropped.append(_storable(str(key)))
+                dropped.append(whole_characters(str(key)))
                 text = "{" + ",".join(parts.values()) + "}"
                 if len(text.encode()) <= most:
                     break
