@@ -12,6 +12,9 @@ Imports run in a fresh process each; the peak is that process's own high-water m
 interpreter and the file's bytes included), against the ~1 GB the import promises for any file
 within the upload limit (``SPECVIZ_IMPORT_MEMORY_BYTES``).
 
+Fleet: `prometheus.query_figures` split by instance against a Prometheus API on loopback that answers
+every range query with its whole fleet (100 models, N replicas): CPU and peak of a fresh process.
+
 Sessions: `streamlit run app.py` on a store of 2M per-request rows and 2M runs of hostile text (20
 imports of 100,000 runs, the most one file may bring: 500-character model names with a bidi control,
 labels of 230 characters, a 300-character other column), and four Chromium sessions that open the
@@ -31,8 +34,12 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -248,16 +255,80 @@ def import_report(folder: Path) -> None:
               f"{row['peak'] / 1e9:19.2f}")
 
 
+def hostile_prometheus(instances: int, points: int) -> ThreadingHTTPServer:
+    """A Prometheus API on loopback whose fleet is ``instances`` replicas of 100 models, answering
+    every range query with all of them over ``points`` points (served from 127.0.0.1 only)."""
+    names = ["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+             "vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens_per_pos_total",
+             "vllm:num_requests_running", "vllm:generation_tokens_total", "vllm:kv_cache_usage_perc"]
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if "label/__name__/values" in self.path:
+                data: Any = names
+            else:
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                start, step = float(query["start"][0]), float(query["step"][0])
+                data = {"resultType": "matrix", "result": [
+                    {"metric": {"model_name": f"m{i % 100}", "instance": f"host-{i}", "position": str(i % 4)},
+                     "values": [[start + k * step, str(k)] for k in range(points)]} for i in range(instances)]}
+            body = json.dumps({"status": "success", "data": data}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def fleet_report() -> None:
+    """A fleet query split by instance against a hostile Prometheus (it took 136 s): CPU and the
+    process's peak, at the row limit and past it, beside a baseline of one model."""
+    print(f"\n{'fleet query (1 h at 30 s, by instance)':44} {'outcome':34} {'CPU s':>6} {'peak GB':>8}")
+    for name, instances, points in (("baseline: 1 replica", 1, 121), ("90 replicas × 121 points (at the limit)", 90, 121),
+                                    ("1,000 replicas × 121 points", 1_000, 121)):
+        server = hostile_prometheus(instances, points)
+        code = textwrap.dedent(f"""
+            import json, resource, sys, time
+            sys.path.insert(0, {str(ROOT)!r})
+            from specviz.errors import SpecvizError
+            from specviz.live import prometheus
+            started = time.process_time()
+            try:
+                frame = prometheus.query_figures("http://127.0.0.1:{server.server_address[1]}", "1h", "30s",
+                                                 end=1_700_000_000, by=("instance",))
+                outcome = f"{{len(frame):,}} rows"
+            except SpecvizError as exc:
+                outcome = exc.key
+            print(json.dumps({{"outcome": outcome, "cpu": time.process_time() - started,
+                              "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
+        """)
+        try:
+            row = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                            check=True).stdout)
+        finally:
+            server.shutdown()
+        print(f"{name:44} {row['outcome']:34} {row['cpu']:6.1f} {row['peak'] / 1e9:8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2_000_000, help="hostile runs in the sessions' store")
-    parser.add_argument("--only", choices=["console", "imports", "sessions"], help="one part of the bench")
+    parser.add_argument("--only", choices=["console", "imports", "fleet", "sessions"], help="one part of the bench")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.only in (None, "console"):
             console_report(Path(folder))
         if args.only in (None, "imports"):
             import_report(Path(folder))
+        if args.only in (None, "fleet"):
+            fleet_report()
         if args.only in (None, "sessions"):
             sessions_report(Path(folder), args.runs)
 

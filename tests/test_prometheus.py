@@ -14,10 +14,11 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 import pytest
@@ -308,10 +309,12 @@ def test_nothing_listening():
 
 
 class _Fake(BaseHTTPRequestHandler):
-    """Answers every request with the server's (status, content type, body)."""
+    """Answers every request with the server's (status, content type, body), or with what the
+    server's ``answer`` returns for the request's path when it is a function."""
 
     def do_GET(self) -> None:
-        status, kind, body = self.server.answer
+        answer = self.server.answer
+        status, kind, body = answer(self.path) if callable(answer) else answer
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -323,9 +326,10 @@ class _Fake(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def fake(status: int, body: bytes | str, kind: str = "application/json") -> Iterator[str]:
+def fake(status: int, body: bytes | str | Callable[[str], tuple[int, str, bytes]],
+         kind: str = "application/json") -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Fake)
-    server.answer = (status, kind, body.encode() if isinstance(body, str) else body)
+    server.answer = body if callable(body) else (status, kind, body.encode() if isinstance(body, str) else body)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
@@ -366,6 +370,33 @@ class TestFakeServers:
         with fake(200, long_name) as url:
             assert refused(lambda: prometheus.instant_query(url, "up"), "prom.label_too_long").params == {
                 "label": "'instance'", "length": 501, "limit": 500}
+
+    def test_a_fleet_split_into_more_rows_than_the_limit_is_refused_before_its_points_are_read(self):
+        """A fleet split by instance took 136 s: models and labels × points are counted as each answer
+        comes, and refused past SPECVIZ_PROMETHEUS_MAX_ROWS (11,000)."""
+        def fleet(instances: int) -> Callable[[str], tuple[int, str, bytes]]:
+            def answer(path: str) -> tuple[int, str, bytes]:
+                if "label/__name__/values" in path:
+                    data: Any = ["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+                                 "vllm:spec_decode_num_accepted_tokens_total"]
+                else:
+                    query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+                    start, step = float(query["start"][0]), float(query["step"][0])
+                    data = {"resultType": "matrix", "result": [
+                        {"metric": {"model_name": "m", "instance": f"host-{i}"},
+                         "values": [[start + k * step, str(10 * k)] for k in range(61)]} for i in range(instances)]}
+                return 200, "application/json", json.dumps({"status": "success", "data": data}).encode()
+            return answer
+
+        end = 1_700_000_000.0
+        with fake(200, fleet(181)) as url:  # 181 × 61 = 11,041 rows
+            error = refused(lambda: prometheus.query_figures(url, "1h", "60s", end=end, by=("instance",)),
+                            "prometheus.too_many_rows")
+        assert {k: error.params[k] for k in ("groups", "points", "rows", "limit")} == {
+            "groups": 181, "points": 61, "rows": 11_041, "limit": 11_000}
+        with fake(200, fleet(20)) as url:
+            frame = prometheus.query_figures(url, "1h", "60s", end=end, by=("instance",))
+        assert frame.index.get_level_values("instance").nunique() == 20
 
     def test_half_characters_in_an_answer_become_replacement_characters(self):
         """A label value of "m\\ud800" reached the page's tables, which cannot draw half a character
