@@ -255,6 +255,79 @@ def import_report(folder: Path) -> None:
               f"{row['peak'] / 1e9:19.2f}")
 
 
+# Work one visitor or one command can start (issue 20), each in a fresh process: what it was before
+# its bound, in the comment. The code runs after ``from specviz import ...`` of what it names.
+CPU_ATTACKS = {
+    "claim: 100,000 spaces and '!' (1,500 took 39 s)": (
+        "from specviz.advice import claims",
+        "claims.parse_claim('up to 3' + ' ' * 100_000 + '!')"),
+    "claim: 100,000 characters of words and digits": (
+        "from specviz.advice import claims",
+        "claims.parse_claim('up to 3.2x faster at batch 8 ' * 3_500)"),
+    "/metrics: one series of 160,000 labels (36 s)": (
+        "from specviz.live import exposition",
+        "exposition.parse('vllm:spec_decode_num_drafts_total{' + ','.join(f'l{i}=\"v\"' for i in range(160_000)) + '} 1\\n')"),
+    "/metrics: 20,000 models (6 MB a poll)": (
+        "from specviz.live import exposition",
+        "exposition.parse(''.join(f'vllm:spec_decode_num_drafts_total{{model_name=\"m{i}\"}} 1\\n' for i in range(20_000)))"),
+    "/metrics: a model name of 16,000 characters": (
+        "from specviz.live import exposition",
+        "exposition.parse('vllm:spec_decode_num_drafts_total{model_name=\"' + 'm' * 16_000 + '\"} 1\\n')"),
+    "Latency view: 131,072 tokens at γ 16 (1.8e9 cells, 40 s)": (
+        "from pages import _latency",
+        "_latency.simulated.__wrapped__(0.99, 16, 0.02, 0.03, 131_071)"),
+    "roofline: 20,000 batches × 100 contexts (77 s, MemoryError)": (
+        "from specviz import cli",
+        "cli.main(['roofline', '--batch', *map(str, range(1, 20_001)), '--context', *map(str, range(1, 101))])"),
+    "fit: 5,000 speedups without lengths (43 s, 18 GB)": (
+        "import numpy as np; from specviz import scenario, settings; from specviz.model import calibration",
+        "s = scenario.from_query_params({}, scenario.load_presets(settings.get('SPECVIZ_DATA_DIR')))[0]; "
+        "b = np.linspace(1, 256, 5_000); calibration.calibrate(s.gpu, s.target, s.draft, s.engine, batch=b, "
+        "gamma=4, context=1024, measured_speedup=np.ones_like(b))"),
+    "fit: 10,000 points with lengths (at the bound)": (
+        "import numpy as np; from specviz import scenario, settings; from specviz.model import calibration",
+        "s = scenario.from_query_params({}, scenario.load_presets(settings.get('SPECVIZ_DATA_DIR')))[0]; "
+        "b = np.linspace(1, 256, 10_000); calibration.calibrate(s.gpu, s.target, s.draft, s.engine, batch=b, "
+        "gamma=4, context=1024, measured_speedup=np.linspace(2, 0.9, 10_000), acceptance_length=3.0)"),
+    "scrape: the cloud metadata address": (
+        "from specviz.live import scrape",
+        "scrape.fetch_url('http://169.254.169.254/latest/meta-data/')"),
+    "simulate --seed 10**400 (unexpected TypeError)": (
+        "from specviz import cli",
+        "cli.main(['simulate', '--alpha', '0.8', '--gamma', '4', '--seed', '1' + '0' * 400])"),
+}
+CPU_PROBE = textwrap.dedent("""
+    import io, json, re, resource, sys, time, contextlib
+    sys.path.insert(0, {root!r})
+    {imports}
+    from specviz.errors import SpecvizError
+    started = time.process_time()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as said:
+        try:
+            result = {call}
+            outcome = f"exit {{result}}" if isinstance(result, int) else "computed"
+            if result == 2:
+                outcome = "refused: " + said.getvalue().split("error: ")[-1][:40].strip()
+        except SpecvizError as exc:
+            outcome = "refused: " + exc.key
+    cpu = time.process_time() - started
+    peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
+    print(json.dumps({{"outcome": outcome, "cpu": cpu, "peak": peak}}))
+""")
+
+
+def cpu_report() -> None:
+    print(f"\n{'work a visitor or a command can start':58} {'outcome':44} {'CPU s':>6} {'peak GB':>8}")
+    for name, (imports, call) in CPU_ATTACKS.items():
+        out = subprocess.run([sys.executable, "-c", CPU_PROBE.format(root=str(ROOT), imports=imports, call=call)],
+                             capture_output=True, text=True, cwd=ROOT)
+        if out.returncode:
+            print(f"{name:58} crashed: {out.stderr.strip().splitlines()[-1][:80]}")
+            continue
+        row = json.loads(out.stdout)
+        print(f"{name:58} {row['outcome'][:44]:44} {row['cpu']:6.2f} {row['peak'] / 1e9:8.2f}")
+
+
 def hostile_prometheus(instances: int, points: int) -> ThreadingHTTPServer:
     """A Prometheus API on loopback whose fleet is ``instances`` replicas of 100 models, answering
     every range query with all of them over ``points`` points (served from 127.0.0.1 only)."""
@@ -320,13 +393,15 @@ def fleet_report() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2_000_000, help="hostile runs in the sessions' store")
-    parser.add_argument("--only", choices=["console", "imports", "fleet", "sessions"], help="one part of the bench")
+    parser.add_argument("--only", choices=["console", "imports", "cpu", "fleet", "sessions"], help="one part of the bench")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.only in (None, "console"):
             console_report(Path(folder))
         if args.only in (None, "imports"):
             import_report(Path(folder))
+        if args.only in (None, "cpu"):
+            cpu_report()
         if args.only in (None, "fleet"):
             fleet_report()
         if args.only in (None, "sessions"):
