@@ -1102,7 +1102,8 @@ HTML = "<img src=x onerror=alert(1)>"
 HOSTILE = [
     # vllm bench, JSON and JSON lines
     ("vllm_deep.json", b'{"completed": 1, "x": ' + nested(100_000) + b"}", "nested too deeply"),
-    ("vllm_deep_950.json", b'{"completed": 1, "x": ' + nested(950) + b"}", None),
+    # As deep as the caller's own stack leaves room for: a test runner's worker takes some of the ~1,000.
+    ("vllm_deep_900.json", b'{"completed": 1, "x": ' + nested(900) + b"}", None),
     ("vllm_digits_4000.json", b'{"completed": ' + b"9" * 4_000 + b"}", None),
     ("vllm_digits_5000.json", b'{"completed": 1, "x": ' + b"9" * 5_000 + b"}", "more than 4,300 digits"),
     ("vllm_digits_400.json", b'{"completed": 1, "mean_ttft_ms": -' + b"9" * 400 + b"}", None),

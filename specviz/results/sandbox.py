@@ -224,8 +224,10 @@ def _scrub(text: str) -> str:
 def _child_command() -> list[str]:
     # -I: ignore the environment, the user's site folder and the working directory; -B: write no
     # bytecode (the child may not write files at all).
-    bootstrap = (f"import sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.results.sandbox import _child_main; "
-                 "_child_main(sys.stdin.buffer, sys.stdout.buffer)")
+    # os._exit once the answer is written: the interpreter's teardown of pandas, DuckDB and Arrow
+    # took 0.45 s of the 1.35 s a query's process lived.
+    bootstrap = (f"import os, sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.results.sandbox import _child_main; "
+                 "_child_main(sys.stdin.buffer, sys.stdout.buffer); os._exit(0)")
     return [sys.executable, "-I", "-B", "-c", bootstrap]
 
 
