@@ -264,6 +264,9 @@ CPU_ATTACKS = {
     "claim: 100,000 characters of words and digits": (
         "from specviz.advice import claims",
         "claims.parse_claim('up to 3.2x faster at batch 8 ' * 3_500)"),
+    "claim: 1,000 characters, '3x ' repeated (the bound)": (
+        "from specviz.advice import claims",
+        "claims.parse_claim('3x ' * 333)"),
     "/metrics: one series of 160,000 labels (36 s)": (
         "from specviz.live import exposition",
         "exposition.parse('vllm:spec_decode_num_drafts_total{' + ','.join(f'l{i}=\"v\"' for i in range(160_000)) + '} 1\\n')"),
@@ -278,7 +281,8 @@ CPU_ATTACKS = {
         "_latency.simulated.__wrapped__(0.99, 16, 0.02, 0.03, 131_071)"),
     "roofline: 20,000 batches × 100 contexts (77 s, MemoryError)": (
         "from specviz import cli",
-        "cli.main(['roofline', '--batch', *map(str, range(1, 20_001)), '--context', *map(str, range(1, 101))])"),
+        "cli.main(['roofline', '--gpu', 'H100-SXM', '--target', 'Qwen3-32B', '--alpha', '0.8', '--gamma', '4', "
+        "'--batch', *map(str, range(1, 20_001)), '--context', *map(str, range(1, 101))])"),
     "fit: 5,000 speedups without lengths (43 s, 18 GB)": (
         "import numpy as np; from specviz import scenario, settings; from specviz.model import calibration",
         "s = scenario.from_query_params({}, scenario.load_presets(settings.get('SPECVIZ_DATA_DIR')))[0]; "
