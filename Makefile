@@ -46,7 +46,7 @@ chromium: $(VENV)/.run-deps
 prometheus: $(VENV)/.run-deps
 	$(call need,SPECVIZ_PROMETHEUS,prometheus,the Prometheus API tests)
 
-# One pytest worker per core (pytest-xdist): on this 2-core machine 654-756 s, against 955-971 s in one.
+# One pytest worker per core (pytest-xdist): on this 2-core machine 631-756 s, against 955-971 s in one.
 test: $(VENV)/.test-deps chromium prometheus
 	$(PY) -m pytest -n auto
 
