@@ -117,7 +117,10 @@ def _cut(column: str, chars: int) -> str:
 
 
 def _shown(column: str, chars: int) -> str:
-    """``column`` as a page shows it: a text field cut, anything else as stored."""
+    """``column`` as a page shows it: a text field cut, anything else as stored. The name is written
+    into the SQL, so anything but a run column is refused (ValueError)."""
+    if column not in RUN_COLUMNS:
+        raise ValueError(f"not a run column: {column!r}")
     return _cut(column, chars) if RUN_COLUMNS[column] == "VARCHAR" and column not in _UNCUT else column
 
 
@@ -127,10 +130,9 @@ def _where(filters: Mapping[str, Sequence[Any]], chars: int) -> tuple[str, list[
     are written into the SQL, the values never are."""
     terms, params = [], []
     for column, chosen in filters.items():
-        if column not in RUN_COLUMNS:
-            raise ValueError(f"not a run column: {column!r}")
+        shown = _shown(column, chars)
         if chosen:
-            terms.append(f"{_shown(column, chars)} IN ({', '.join('?' * len(chosen))})")
+            terms.append(f"{shown} IN ({', '.join('?' * len(chosen))})")
             params.extend(chosen)
     return (f"WHERE {' AND '.join(terms)}" if terms else ""), params
 
@@ -165,8 +167,6 @@ def read_filter_values(con: duckdb.DuckDBPyConnection, columns: Sequence[str]) -
     most, chars = settings.get("SPECVIZ_FILTER_MAX_VALUES"), settings.get("SPECVIZ_SHOWN_TEXT_CHARS")
     found = {}
     for column in columns:
-        if column not in RUN_COLUMNS:
-            raise ValueError(f"not a run column: {column!r}")
         shown = _shown(column, chars)
         values = [v for (v,) in con.execute(
             f"SELECT DISTINCT {shown} FROM runs WHERE {column} IS NOT NULL ORDER BY 1 LIMIT {most + 1}").fetchall()]
