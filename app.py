@@ -12,18 +12,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_costs, show_url_notices, url_choice,
                            url_widget)
 from specviz import i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
-from specviz.model import roofline, step
+from specviz.model import architecture, dtypes, hf_config, step
 
 ROOT = Path(__file__).resolve().parent
 
 
-def custom_model(role: str, lang: str) -> roofline.Model:
+def custom_model(role: str, lang: str) -> architecture.Model:
     """A model from an uploaded or pasted config.json (raises ValueError with a clear message)."""
     side = st.sidebar
     side.subheader(t(f"side.custom.{role}", lang))
@@ -31,7 +32,20 @@ def custom_model(role: str, lang: str) -> roofline.Model:
     pasted = side.text_area(t("side.config_paste", lang), key=f"{role}_config_text", height=120)
     data = upload.getvalue() if upload is not None else pasted.encode("utf-8")
     name = upload.name if upload is not None else t("side.pasted_config", lang)
-    return roofline.model_from_config_bytes(data, name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
+    return hf_config.model_from_config_bytes(data, name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
+
+
+def component_formats(side: DeltaGenerator, precision_name: str, lang: str) -> dtypes.Precision:
+    """The precision with each component's weight format and the KV cache's, as the expander's
+    choices override them (kept in the URL)."""
+    box = side.expander(t("side.formats", lang))
+    same = lambda f: t("side.format.from_precision", lang) if not f else f.upper()
+    weights = {component: chosen for key, component in scenario.WEIGHT_CHOICES.items()
+               if (chosen := url_choice(box.selectbox, t(f"side.component.{component}", lang), ["", *dtypes.FORMATS],
+                                        key, format_func=same, default="", on_change=forget, args=("tp",)))}
+    kv = url_choice(box.selectbox, t("side.kv_format", lang), ["", *dtypes.KV_FORMATS], "kv", format_func=same,
+                    default="", on_change=forget, args=("tp",))
+    return scenario.resolve_precision(precision_name, weights, kv or None)
 
 
 def preset_hint(value: float, lang: str) -> str:
@@ -62,10 +76,11 @@ def scenario_sidebar(lang: str) -> None:
     gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
     model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS
-                            else t("side.custom_option", lang) if m == scenario.CUSTOM else in_language(models[m].name, lang))
+                            else t("side.custom_option", lang) if m == scenario.CUSTOM
+                            else t(f"side.group.{scenario.model_group(models[m])}", lang, name=in_language(models[m].name, lang)))
     # A model of one's own comes from an uploaded or pasted config.json, which a viewer does not take.
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
-    target_id = url_choice(side.selectbox, t("side.target", lang), [*models, *own], "target",
+    target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
                            args=("draft", "tp"))
     draft_default = scenario.default_draft(target_id, models) if target_id in models else "eagle3"
@@ -76,10 +91,11 @@ def scenario_sidebar(lang: str) -> None:
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
                            on_change=reset_costs, help=t("side.engine_help", lang))
     col_precision, col_tp = side.columns(2)
-    precision = step.PRECISIONS[url_choice(
-        col_precision.selectbox, t("side.precision", lang), list(step.PRECISIONS), "precision",
+    precision_name = url_choice(
+        col_precision.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
         format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
-        on_change=forget, args=("tp",), help=t("side.precision_help", lang))]
+        on_change=forget, args=("tp",), help=t("side.precision_help", lang))
+    precision = component_formats(side, precision_name, lang)
     # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
     tp_default = (scenario.default_tp(gpu, models[target_id], scenario.resolve_draft(draft_id, models), precision)
                   if scenario.CUSTOM not in (target_id, draft_id) else 1)
@@ -104,8 +120,12 @@ def scenario_sidebar(lang: str) -> None:
     st.session_state.pop("scenario_error", None)
     if draft.model is not None and draft.model.vocab_size != target.vocab_size:
         side.warning(t("side.vocab_mismatch", lang, draft=draft.model.vocab_size, target=target.vocab_size))
-    device = step.tensor_parallel_device(gpu, 1, precision)
-    side.caption(t("side.ridge", lang, ridge=device.ridge, dtype=precision.compute.upper()))
+    for note in target.notes:
+        side.info(message(note, lang))
+    served = {c: precision.weight_format(target, c).name.upper() for c in architecture.COMPONENTS}
+    side.caption(t("side.formats_served", lang, kv=precision.kv.upper(), **served))
+    compute = precision.matmul_compute(target)
+    side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=compute.upper()))
     engine = engines[engine_id]
     st.session_state["scenario"] = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,

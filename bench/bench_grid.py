@@ -15,10 +15,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from specviz import settings  # noqa: E402
-from specviz.model import roofline  # noqa: E402
+from specviz.model import hf_config, roofline  # noqa: E402
 
 GPU = roofline.load_gpus(settings.get("SPECVIZ_DATA_DIR"))["H100-SXM"]
-MODELS = roofline.load_models(settings.get("SPECVIZ_DATA_DIR"))
+MODELS = hf_config.load_models(settings.get("SPECVIZ_DATA_DIR"))
 TARGET, DRAFT = MODELS["Qwen3-32B"], MODELS["Qwen3-0.6B"]
 KNOBS = roofline.REALISTIC
 CONTEXT = 1024

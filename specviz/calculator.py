@@ -59,10 +59,10 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     if scenario.mode == "step":
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
                       tp=scenario.tp, precision=scenario.precision, costs=scenario.costs)
-        device = step.tensor_parallel_device(scenario.gpu, scenario.tp, scenario.precision)
+        compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": r["verify_regime"], "baseline_regime": r["plain_regime"],
-               "ridge_flop_per_byte": np.asarray(device.ridge * scenario.costs.mfu / scenario.costs.mbu),
+               "ridge_flop_per_byte": np.asarray(scenario.gpu.ridge_at(compute) * scenario.costs.mfu / scenario.costs.mbu),
                "verify_intensity": r["verify_intensity"], "baseline_step_ms": r["plain_s"] * 1e3,
                "verify_step_ms": r["verify_s"] * 1e3, "draft_step_ms": r["draft_s"] * 1e3,
                "verify_cost": r["verify_cost"], "draft_cost": r["draft_cost"], "expected_tokens": r["expected_tokens"],
@@ -236,9 +236,9 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
             explain = "calc.explain.memory_heavy_moe" if scenario.target.num_experts else "calc.explain.memory_heavy"
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
-    device = step.tensor_parallel_device(scenario.gpu, 1, scenario.precision)
+    datasheet_ridge = scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target))
     figures = {"positions": int(here["tokens_per_verify"]), "intensity": float(here["verify_intensity"]),
-               "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": device.ridge,
+               "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": datasheet_ridge,
                "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": float(here["verify_cost"])}
     return f"calc.regime.{regime}", explain, figures
 
@@ -257,8 +257,8 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
         tflops is what the pass achieves (FLOPs over its whole time, costs beyond the roofline
         included: they put it under the roof).
     """
-    device = step.tensor_parallel_device(scenario.gpu, scenario.tp, scenario.precision)
-    peak = device.tflops * scenario.costs.mfu
+    device = step.tensor_parallel_device(scenario.gpu, scenario.tp)
+    peak = device.peak(scenario.precision.matmul_compute(scenario.target)) * scenario.costs.mfu
     bandwidth = device.bandwidth_tb_s * scenario.costs.mbu
     passes = []
     for name, tokens in (("decode", 1.0), ("verify", gamma + 1.0)):

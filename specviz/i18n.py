@@ -10,7 +10,7 @@ forms writes the word once and needs no spec.
 
 A value may itself be a message: an object with a ``key`` and ``params`` (a
 :class:`specviz.errors.Notice`) is rendered in the same language, its own values likewise, before it
-takes its place. Where code describes a value in words (``Notice("roofline.kind.object")`` for "an
+takes its place. Where code describes a value in words (``Notice("hf_config.kind.object")`` for "an
 object"), it passes such a message, never English text, so a Vietnamese sentence gets Vietnamese words.
 
 Text from the shipped presets (a GPU's name and note, a workload's) lives in its CSV row: English in

@@ -21,10 +21,11 @@ from typing import Any, Literal, Mapping
 
 from . import settings
 from .errors import InputError
-from .model import calibration, roofline, spec, step
+from .model import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
-__all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "MODES", "TENSOR_PARALLEL", "HEAD_DRAFTS", "Presets", "Scenario",
-           "load_presets", "preset_costs", "default_draft", "draft_choices", "resolve_draft", "memory_need_gb", "default_tp",
+__all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
+           "HEAD_DRAFTS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
+           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_tp",
            "knobs_off_preset", "to_query_params", "from_query_params"]
 
 Mode = Literal["step", "ratios"]
@@ -81,10 +82,13 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
 COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allreduce_us")
 # The id of a model read from an uploaded or pasted config.json (no preset; it cannot travel in a link).
 CUSTOM = "custom"
-CHOICES = ("gpu", "target", "draft", "engine", "precision", "tp", "mode")
+# A component's weight format and the KV cache's, each over the precision's (URL parameters).
+WEIGHT_CHOICES = {f"weights_{component}": component for component in architecture.COMPONENTS}
+CHOICES = ("gpu", "target", "draft", "engine", "precision", *WEIGHT_CHOICES, "kv", "tp", "mode")
+MODEL_GROUPS = ("dense", "moe")
 MODES: tuple[Mode, ...] = ("step", "ratios")
 TENSOR_PARALLEL = (1, 2, 4, 8)
-DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "bf16"
+DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "checkpoint"
 # Draft choices that are not preset models: a head on the target, or prompt lookup.
 HEAD_DRAFTS = ("eagle3", "eagle", "ngram")
 
@@ -94,13 +98,13 @@ class Presets:
     """The shipped GPU, model and engine presets, by id."""
 
     gpus: dict[str, roofline.GPU]
-    models: dict[str, roofline.Model]
+    models: dict[str, architecture.Model]
     engines: dict[str, calibration.Engine]
 
 
 def load_presets(data_dir: Path) -> Presets:
     """The GPU, model and engine presets of a data folder (``gpus.csv``, ``models.csv``, ``engines.csv``)."""
-    return Presets(roofline.load_gpus(data_dir), roofline.load_models(data_dir), calibration.load_engines(data_dir))
+    return Presets(roofline.load_gpus(data_dir), hf_config.load_models(data_dir), calibration.load_engines(data_dir))
 
 
 def preset_costs(engine: calibration.Engine) -> step.Costs:
@@ -111,42 +115,60 @@ def preset_costs(engine: calibration.Engine) -> step.Costs:
                       token_us=engine.token_us[0], allreduce_us=engine.allreduce_us[0])
 
 
-def default_draft(target_id: str, models: Mapping[str, roofline.Model]) -> str:
-    """The draft a new scenario starts with: the smallest smaller preset model of the target's family
-    (its ``model_type``, a mixture of experts counted with its dense kin) with the same vocabulary,
-    for the verify pass compares token ids and equal sizes alone do not make one tokenizer (Mixtral
-    and TinyLlama both have 32,000 tokens); else an EAGLE-3 head."""
+def model_group(model: architecture.Model) -> str:
+    """Where a model is listed (:data:`MODEL_GROUPS`): a mixture of experts, or dense."""
+    return "moe" if model.num_experts else "dense"
+
+
+def model_choices(models: Mapping[str, architecture.Model]) -> list[str]:
+    """The preset models in the order a list shows them: dense, then mixtures of experts, each in the
+    presets' order."""
+    return sorted(models, key=lambda m: MODEL_GROUPS.index(model_group(models[m])))
+
+
+def default_draft(target_id: str, models: Mapping[str, architecture.Model]) -> str:
+    """The draft a new scenario starts with: the smallest preset model of the target's family (its
+    ``model_type``, a mixture of experts counted with its dense kin) with the same vocabulary and at
+    most an eighth of its size, for the verify pass compares token ids and equal sizes alone do not
+    make one tokenizer (Mixtral and TinyLlama both have 32,000 tokens), and a draft pass must cost a
+    small share of a target pass (gpt-oss-20b is no draft for gpt-oss-120b); else an EAGLE-3 head."""
     family = lambda model: model.model_type.removesuffix("_moe")
     target = models[target_id]
     kin = [m for m, model in models.items() if m != target_id and family(model) == family(target)
-           and model.vocab_size == target.vocab_size and model.params_total < target.params_total]
+           and model.vocab_size == target.vocab_size and 8 * model.params_total <= target.params_total]
     return min(kin, key=lambda m: models[m].params_total) if kin else "eagle3"
 
 
-def draft_choices(models: Mapping[str, roofline.Model]) -> list[str]:
-    """Every draft id a scenario takes: the heads, then the preset models."""
-    return [*HEAD_DRAFTS, *models]
+def draft_choices(models: Mapping[str, architecture.Model]) -> list[str]:
+    """Every draft id a scenario takes: the heads, then the preset models (:func:`model_choices`)."""
+    return [*HEAD_DRAFTS, *model_choices(models)]
 
 
-def resolve_draft(draft_id: str, models: Mapping[str, roofline.Model]) -> step.Draft:
+def resolve_precision(name: str, weights: Mapping[str, str], kv: str | None) -> dtypes.Precision:
+    """The precision ``name`` (:data:`specviz.model.dtypes.PRECISIONS`) with a component's weight
+    format replaced where ``weights`` names one and the KV cache's where ``kv`` does."""
+    base = dtypes.PRECISIONS[name]
+    return replace(base, kv=kv or base.kv, overrides=tuple(sorted(weights.items())))
+
+
+def resolve_draft(draft_id: str, models: Mapping[str, architecture.Model]) -> step.Draft:
     """A draft id (:func:`draft_choices`) as a :class:`specviz.model.step.Draft`."""
     if draft_id in HEAD_DRAFTS:
         return step.Draft(draft_id)
     return step.Draft("model", models[draft_id])
 
 
-def memory_need_gb(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, precision: step.Precision, tp: int,
+def memory_need_gb(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision, tp: int,
                    batch: float, context: float, gamma: float) -> tuple[float, float]:
     """Device memory per GPU that the weights and KV caches need (:func:`specviz.model.roofline.footprint_gb`
     at the precision's bytes, split evenly over the ``tp`` devices), and what one GPU has."""
     kind = draft.kind
     drafter = draft.model if kind == "model" else step.eagle_head(target, kind) if kind in ("eagle", "eagle3") else None
-    need = roofline.footprint_gb(target, drafter, batch, context, gamma, weight_bytes=precision.weight_bytes,
-                                 kv_bytes=precision.kv_bytes)
+    need = roofline.footprint_gb(target, drafter, batch, context, gamma, precision)
     return need / tp, gpu.memory_gb
 
 
-def default_tp(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, precision: step.Precision) -> int:
+def default_tp(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision) -> int:
     """The GPUs a new scenario starts with: the fewest of :data:`TENSOR_PARALLEL` whose memory holds
     the weights and KV caches at the default batch and context (Qwen3-32B in BF16 with a draft: 2 H100s,
     for one holds 65.5 GB of weights but not the 17 GB of KV besides); 1 on a device without an
@@ -172,13 +194,13 @@ class Scenario:
     """
 
     gpu: roofline.GPU
-    target: roofline.Model
+    target: architecture.Model
     draft: step.Draft
     engine: calibration.Engine
     costs: step.Costs
     target_id: str = DEFAULT_TARGET
     draft_id: str = "Qwen3-0.6B"
-    precision: step.Precision = step.PRECISIONS[DEFAULT_PRECISION]
+    precision: dtypes.Precision = dtypes.PRECISIONS[DEFAULT_PRECISION]
     tp: int = 1
     mode: Mode = "step"
     alpha: float = 0.8
@@ -222,6 +244,10 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
                "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
                "mode": (scenario.mode, "step")}
     params = {name: value for name, (value, default) in choices.items() if value != default}
+    overrides = dict(scenario.precision.overrides)
+    params.update({key: overrides[component] for key, component in WEIGHT_CHOICES.items() if component in overrides})
+    if scenario.precision.kv != dtypes.PRECISIONS[scenario.precision.name].kv:
+        params["kv"] = scenario.precision.kv
     for name in ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost"):
         if getattr(scenario, name) != FIELDS[name].default:
             params[name] = _text(getattr(scenario, name))
@@ -264,7 +290,10 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     target_id = choice("target", list(presets.models), DEFAULT_TARGET)
     draft_id = choice("draft", draft_choices(presets.models), default_draft(target_id, presets.models))
     draft = resolve_draft(draft_id, presets.models)
-    precision = step.PRECISIONS[choice("precision", list(step.PRECISIONS), DEFAULT_PRECISION)]
+    precision_name = choice("precision", list(dtypes.PRECISIONS), DEFAULT_PRECISION)
+    weights = {component: text for key, component in WEIGHT_CHOICES.items()
+               if (text := choice(key, ["", *dtypes.FORMATS], ""))}
+    precision = resolve_precision(precision_name, weights, choice("kv", ["", *dtypes.KV_FORMATS], "") or None)
     tp_default = default_tp(gpu, presets.models[target_id], draft, precision)
     tp = int(choice("tp", [str(n) for n in TENSOR_PARALLEL], str(tp_default)))
     engine = presets.engines[choice("engine", list(presets.engines), DEFAULT_ENGINE)]

@@ -19,7 +19,8 @@ import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
 
-from specviz import scenario, settings
+from specviz import i18n, scenario, settings
+from specviz.errors import SpecvizError
 from specviz.results import importers
 from specviz.results.schema import RUN_COLUMNS
 
@@ -32,6 +33,15 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ROOT.parent / "shared" / "samples"
 _DATA = settings.get("SPECVIZ_DATA_DIR")
 PRESETS = scenario.load_presets(_DATA)
+
+
+def in_vietnamese(error: SpecvizError, english: str) -> str:
+    """The Vietnamese text of ``error``, checked to leave out ``english``, which its English text has:
+    what specviz writes inside a message is in the message's language."""
+    assert english in str(error)  # the English message keeps its words
+    text = i18n.t(error.key, "vi", **error.params)
+    assert english not in text
+    return text
 
 
 def make_scenario(**params: str) -> scenario.Scenario:

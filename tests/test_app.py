@@ -19,7 +19,7 @@ from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.i18n import escape_markdown
 from specviz.live import replay
-from specviz.model import roofline, spec
+from specviz.model import hf_config, spec
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
 
@@ -165,7 +165,7 @@ class TestCalculatorPage:
         at = make_app()
         # One ridge on the page, said to be the sidebar's at the shares of peak reached.
         assert any("a ridge of 222: the GPU's 295 (peak over bandwidth, as in the sidebar)" in c.value for c in at.caption)
-        assert "Ridge point: 295 FLOP/byte (BF16 peak" in at.sidebar.caption[0].value
+        assert sum("Ridge point: 295 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
 
     def test_cpu_preset_without_figures_asks_for_them(self):
         at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B")
@@ -205,6 +205,33 @@ class TestScenarioSidebar:
         at = make_app({"target_config_text": config}, target="custom")
         assert not at.sidebar.error
         assert metric(at, "Tokens per step E") == "3.36"
+
+    def test_the_model_list_is_grouped_dense_then_moe(self):
+        at = make_app()
+        options = at.sidebar.selectbox(key="target").options
+        groups = [o.split(" · ")[0] for o in options if " · " in o]
+        assert groups == sorted(groups, key=["Dense", "MoE"].index) and set(groups) == {"Dense", "MoE"}
+        assert "MoE · DeepSeek-V3 / R1 (MLA, 256 experts)" in options and "Dense · Qwen3-32B" in options
+
+    def test_an_uploaded_deepseek_v3_config_is_read_with_its_formats(self):
+        config = (ROOT / "data/model_configs/DeepSeek-V3.json").read_text()
+        at = make_app({"target_config_text": config}, target="custom", draft="eagle3")
+        assert not at.sidebar.error
+        served = [c.value for c in at.sidebar.caption if c.value.startswith("Served as")]
+        assert served == ["Served as: experts FP8-BLOCK · attention FP8-BLOCK · MLP FP8-BLOCK · embedding and head BF16 "
+                          "· KV cache BF16"]
+        assert metric(at, "Tokens per step E") == "3.36"
+
+    def test_a_nested_config_says_the_vision_tower_is_left_out(self):
+        at = make_app(target="Llama-4-Scout", draft="eagle3")
+        assert any("vision tower is left out" in i.value for i in at.sidebar.info)
+
+    def test_a_component_format_overridden_in_the_expander_travels_in_the_link(self):
+        at = make_app(target="gpt-oss-120b", draft="eagle3")
+        assert any("experts MXFP4 · attention BF16" in c.value for c in at.sidebar.caption)
+        at.sidebar.selectbox(key="weights_attention").set_value("fp8").run()
+        assert at.query_params["weights_attention"] == "fp8"
+        assert any("experts MXFP4 · attention FP8" in c.value for c in at.sidebar.caption)
 
     @pytest.mark.parametrize("text, message", [
         ("{not json", "not a JSON config.json"),
@@ -279,7 +306,7 @@ class TestUrlValues:
         ({"draft": "Qwen3-0.6B "}, "draft", "Qwen3-0.6B ", "Qwen3-0.6B"),
         ({"draft": "none"}, "draft", "none", "Qwen3-0.6B"),  # a link from before the step model
         ({"engine": "vllm"}, "engine", "vllm", "vllm-v1"),
-        ({"precision": "fp4"}, "precision", "fp4", "bf16"),
+        ({"precision": "fp3"}, "precision", "fp3", "checkpoint"),
         ({"tp": "3"}, "tp", "3", "2"),
         ({"mode": "ratios", "verify_cost": "0"}, "verify_cost", "0", 1.0),
         ({"mode": "ratios", "verify_cost": "-3"}, "verify_cost", "-3", 1.0),
@@ -1132,7 +1159,7 @@ class TestLanguage:
         at = make_app({"target_config_text": "{broken"}, lang="vi", target="custom")
         assert at.sidebar.selectbox(key="lang").value == "vi"
         with pytest.raises(ValueError) as raised:  # the same refusal, raised by the library
-            roofline.model_from_config_bytes(b"{broken", i18n.t("side.pasted_config", "vi"), 10**6)
+            hf_config.model_from_config_bytes(b"{broken", i18n.t("side.pasted_config", "vi"), 10**6)
         assert at.sidebar.error[0].value == i18n.message(raised.value, "vi") != i18n.message(raised.value, "en")
 
     def test_the_explorer_s_button_and_tables_speak_vietnamese(self):

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import make_scenario
 from specviz import calculator
-from specviz.model import calibration, roofline, spec, step
+from specviz.model import calibration, dtypes, roofline, spec, step
 
 # Llama-3.1-70B on one H100 with no engine costs and free drafts: the first model's pure roofline.
 IDEAL = make_scenario(target="Llama-3.1-70B", draft="ngram", tp=1, context=0).ideal()
@@ -39,7 +39,7 @@ class TestEvaluateScenario:
                 np.testing.assert_allclose(r[key], direct[key], rtol=1e-12)
 
     def test_the_ridge_is_the_precisions_peak_over_bandwidth_at_the_shares_reached(self):
-        r = calculator.evaluate_scenario(replace(REALISTIC, precision=step.PRECISIONS["fp8"]), 0.8, 4, 64)
+        r = calculator.evaluate_scenario(replace(REALISTIC, precision=dtypes.PRECISIONS["fp8"]), 0.8, 4, 64)
         assert float(r["ridge_flop_per_byte"]) == pytest.approx(1979 / 3.35 * 0.6 / 0.8)
 
 
@@ -183,8 +183,8 @@ class TestRooflinePoints:
     def test_passes_lie_on_or_under_the_roof(self):
         for chosen in (IDEAL, REALISTIC):
             roof, passes = calculator.roofline_points(chosen, 4, 64, 0)
-            device = step.tensor_parallel_device(chosen.gpu, chosen.tp, chosen.precision)
-            peak, bw = device.tflops * chosen.costs.mfu, device.bandwidth_tb_s * chosen.costs.mbu
+            device = step.tensor_parallel_device(chosen.gpu, chosen.tp)
+            peak, bw = device.peak("bf16") * chosen.costs.mfu, device.bandwidth_tb_s * chosen.costs.mbu
             for p in passes.itertuples():
                 assert p.tflops <= min(peak, bw * p.intensity) * (1 + 1e-9)
             assert list(passes.positions) == [64, 320]

@@ -6,10 +6,10 @@ import pytest
 
 from specviz import settings
 from specviz.errors import InputError
-from specviz.model import calibration, roofline, step
+from specviz.model import calibration, hf_config, roofline, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
-GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
+GPUS, MODELS = roofline.load_gpus(DATA), hf_config.load_models(DATA)
 ENGINES = calibration.load_engines(DATA)
 H100, LLAMA8 = GPUS["H100-SXM"], MODELS["Llama-3.1-8B"]
 BATCH = np.array([2.0, 8, 24, 64, 160])

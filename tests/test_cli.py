@@ -397,10 +397,10 @@ class TestStoreCommands:
 
 # --- fit --------------------------------------------------------------------------------------
 
-from specviz.model import roofline, step  # noqa: E402
+from specviz.model import hf_config, roofline, step  # noqa: E402
 
 FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
-FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), roofline.load_models(FIT_DATA)
+FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), hf_config.load_models(FIT_DATA)
 # Knobs inside the vllm-v1 priors (as tests/test_calibration.py makes its points).
 FIT_TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
 FIT_HEADER = ["series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length"]
@@ -553,10 +553,10 @@ class TestFitCommand:
          "M.csv, row 4, column acceptance_length: series 'draft-model' gives an acceptance length in some rows"),
         ([("M", 1, "acceptance_length", "4.5")], "M.csv, row 1, column acceptance_length: 4.5 tokens per step is "
                                                  "more than the verify pass scores (γ + 1 = 4)"),
-        ([("M", "add", "weight_dtype", "bf16"), ("M", "add", "kv_dtype", "fp8")],
-         "M.csv, row 1, column kv_dtype: bf16 weights with a fp8 KV cache are not modelled; use one of: bf16 weights"),
-        ([("M", "add", "weight_dtype", "fp4")],
-         "M.csv, row 1, column weight_dtype: fp4 weights with a bf16 KV cache are not modelled"),
+        ([("M", "add", "weight_dtype", "bf16"), ("M", "add", "kv_dtype", "int4")],
+         "M.csv, row 1, column kv_dtype: a int4 KV cache is not modelled; use one of: bf16, fp8 (empty cells: bf16)"),
+        ([("M", "add", "weight_dtype", "fp3")],
+         "M.csv, row 1, column weight_dtype: fp3 weights are not modelled; use one of: bf16, fp16, fp8, int4, fp4"),
         ([("M", "add", "tp", "0")], "M.csv, row 1, column tp: must be a whole number of 1 or more, got '0'"),
         ([("M", "cells", 2)], "M.csv, row 2: 11 cells, but the header names 10 columns"),
     ])

@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from specviz import settings
-from specviz.model import calibration, fidelity, roofline, spec, step
+from specviz.model import calibration, fidelity, hf_config, roofline, spec, step
 from specviz.results import explorer
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 SERIES = fidelity.series_of(explorer.load_published(DATA), DATA)
-GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
+GPUS, MODELS = roofline.load_gpus(DATA), hf_config.load_models(DATA)
 
 
 def setting(draft: str = "eagle", tp: int = 1) -> fidelity.Setting:

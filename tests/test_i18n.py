@@ -27,7 +27,8 @@ SAME_IN_VIETNAMESE = {
     "chart.ridge",
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
-    "roofline.bound.field", "roofline.bound.last",
+    "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
+    "side.kv_format",
 }
 
 
@@ -180,11 +181,11 @@ class TestMessageValues:
     """A value that is itself a message (a Notice) is rendered in the same language as the message."""
 
     def test_t_renders_a_notice_value_in_the_same_language(self):
-        kind = Notice("roofline.kind.list_holding", item=Notice("roofline.kind.object"))
-        english = i18n.t("roofline.layers", "en", field="f", low=0, bound="9", problem=kind)
-        vietnamese = i18n.t("roofline.layers", "vi", field="f", low=0, bound="9", problem=kind)
+        kind = Notice("hf_config.kind.list_holding", item=Notice("hf_config.kind.object"))
+        english = i18n.t("hf_config.layers", "en", field="f", low=0, bound="9", problem=kind)
+        vietnamese = i18n.t("hf_config.layers", "vi", field="f", low=0, bound="9", problem=kind)
         assert english.endswith("got a list holding an object")
-        assert vietnamese.endswith(i18n.t("roofline.kind.list_holding", "vi", item=i18n.t("roofline.kind.object", "vi")))
+        assert vietnamese.endswith(i18n.t("hf_config.kind.list_holding", "vi", item=i18n.t("hf_config.kind.object", "vi")))
         assert "a list holding" not in vietnamese and "an object" not in vietnamese
 
     def test_md_and_message_escape_the_notice_s_values_not_its_words(self):

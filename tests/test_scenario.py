@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import scenario
-from specviz.model import roofline, step
+from specviz.model import architecture, dtypes, roofline, step
 
 DEFAULT = make_scenario()
 
@@ -54,7 +54,20 @@ class TestDefaultDraft:
 class TestDraftChoices:
     def test_heads_then_models(self):
         choices = scenario.draft_choices(PRESETS.models)
-        assert choices[:3] == ["eagle3", "eagle", "ngram"] and choices[3:] == list(PRESETS.models)
+        assert choices[:3] == ["eagle3", "eagle", "ngram"] and choices[3:] == scenario.model_choices(PRESETS.models)
+
+    def test_dense_models_then_mixtures_of_experts_each_in_the_presets_order(self):
+        listed = scenario.model_choices(PRESETS.models)
+        groups = [scenario.model_group(PRESETS.models[m]) for m in listed]
+        assert groups == sorted(groups, key=scenario.MODEL_GROUPS.index) and set(groups) == {"dense", "moe"}
+        assert [m for m in listed if PRESETS.models[m].num_experts == 0] == [
+            m for m in PRESETS.models if PRESETS.models[m].num_experts == 0]
+        assert listed.index("Qwen3-32B") < listed.index("Mixtral-8x7B") < listed.index("DeepSeek-V3")
+
+    def test_a_frontier_target_starts_with_an_eagle3_head_not_a_sibling_of_its_size(self):
+        for target in ("gpt-oss-120b", "GLM-4.5", "DeepSeek-V3", "Kimi-K2"):
+            assert scenario.default_draft(target, PRESETS.models) == "eagle3", target
+        assert scenario.default_draft("Qwen3-235B-A22B", PRESETS.models) == "Qwen3-0.6B"
 
 
 class TestResolveDraft:
@@ -67,11 +80,13 @@ class TestMemoryNeedGb:
     def test_split_over_the_devices_at_the_precisions_bytes(self):
         target, draft = PRESETS.models["Qwen3-32B"], step.Draft("ngram")
         gpu = PRESETS.gpus["H100-SXM"]
-        one, have = scenario.memory_need_gb(gpu, target, draft, step.PRECISIONS["bf16"], 1, 1, 0, 0)
+        one, have = scenario.memory_need_gb(gpu, target, draft, dtypes.PRECISIONS["bf16"], 1, 1, 0, 0)
         assert one == pytest.approx(2 * target.params_total / 1e9 + target.kv_bytes_per_token() / 1e9) and have == 80
-        two, _ = scenario.memory_need_gb(gpu, target, draft, step.PRECISIONS["bf16"], 2, 1, 0, 0)
-        fp8, _ = scenario.memory_need_gb(gpu, target, draft, step.PRECISIONS["fp8"], 1, 1, 0, 0)
-        assert two == pytest.approx(one / 2) and fp8 == pytest.approx(one / 2)
+        two, _ = scenario.memory_need_gb(gpu, target, draft, dtypes.PRECISIONS["bf16"], 2, 1, 0, 0)
+        fp8, _ = scenario.memory_need_gb(gpu, target, draft, dtypes.PRECISIONS["fp8"], 1, 1, 0, 0)
+        embeddings = target.params["embeddings"]
+        assert two == pytest.approx(one / 2)
+        assert fp8 == pytest.approx((target.params_total - embeddings + 2 * embeddings + target.kv_bytes_per_token(1)) / 1e9)
 
 
 class TestDefaultTp:
@@ -79,14 +94,14 @@ class TestDefaultTp:
         gpu, models = PRESETS.gpus["H100-SXM"], PRESETS.models
         small = step.Draft("model", models["Qwen3-0.6B"])
         # 65.5 GB of weights fit one H100, the 17 GB of KV at batch 64 × 1,024 besides do not.
-        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, step.PRECISIONS["bf16"]) == 2
-        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, step.PRECISIONS["fp8"]) == 1
-        assert scenario.default_tp(gpu, models["Llama-3.1-70B"], step.Draft("eagle3"), step.PRECISIONS["bf16"]) == 4
-        assert scenario.default_tp(gpu, models["Llama-3.1-8B"], step.Draft("ngram"), step.PRECISIONS["bf16"]) == 1
+        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, dtypes.PRECISIONS["bf16"]) == 2
+        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, dtypes.PRECISIONS["fp8"]) == 1
+        assert scenario.default_tp(gpu, models["Llama-3.1-70B"], step.Draft("eagle3"), dtypes.PRECISIONS["bf16"]) == 4
+        assert scenario.default_tp(gpu, models["Llama-3.1-8B"], step.Draft("ngram"), dtypes.PRECISIONS["bf16"]) == 1
 
     def test_one_on_a_device_without_an_interconnect(self):
         cpu = PRESETS.gpus["Intel-12th-gen-desktop"]
-        assert scenario.default_tp(cpu, PRESETS.models["Qwen3-32B"], step.Draft("ngram"), step.PRECISIONS["bf16"]) == 1
+        assert scenario.default_tp(cpu, PRESETS.models["Qwen3-32B"], step.Draft("ngram"), dtypes.PRECISIONS["bf16"]) == 1
 
 
 class TestScenarioIdeal:
@@ -107,7 +122,7 @@ class TestFromQueryParams:
     def test_defaults_are_the_realistic_case(self):
         assert (DEFAULT.gpu.id, DEFAULT.target_id, DEFAULT.draft_id, DEFAULT.engine.id) == (
             "H100-SXM", "Qwen3-32B", "Qwen3-0.6B", "vllm-v1")
-        assert (DEFAULT.tp, DEFAULT.precision.name, DEFAULT.mode, DEFAULT.context) == (2, "bf16", "step", 1024)
+        assert (DEFAULT.tp, DEFAULT.precision.name, DEFAULT.mode, DEFAULT.context) == (2, "checkpoint", "step", 1024)
         assert DEFAULT.costs == scenario.preset_costs(PRESETS.engines["vllm-v1"])
         assert (DEFAULT.alpha, DEFAULT.gamma, DEFAULT.batch, DEFAULT.draft_cost) == (0.8, 4, 64, 0.05)
 
@@ -145,19 +160,25 @@ class TestToQueryParams:
 
     @given(alpha=st.sampled_from([0.0, 0.35, 0.8, 1.0]), gamma=st.integers(1, 16),
            batch=st.sampled_from([1, 3, 64, 1024]), context=st.sampled_from([0, 512, 1024, 131072]),
-           target=st.sampled_from(["Qwen3-32B", "Llama-3.1-70B", "Mixtral-8x7B", "Llama-3.1-8B"]),
+           target=st.sampled_from(["Qwen3-32B", "Llama-3.1-70B", "Mixtral-8x7B", "Llama-3.1-8B", "DeepSeek-V3",
+                                   "gpt-oss-120b", "Qwen3-Next-80B-A3B"]),
            draft=st.sampled_from(["eagle3", "ngram", "Qwen3-0.6B", "Llama-3.2-1B"]),
            engine=st.sampled_from(["vllm-v1", "sglang", "eager"]), tp=st.sampled_from([1, 2, 8]),
-           precision=st.sampled_from(list(step.PRECISIONS)), mode=st.sampled_from(["step", "ratios"]),
-           mfu=st.sampled_from([None, 0.35, 1.0]), token_us=st.sampled_from([None, 0.0, 42.5]))
-    def test_round_trip(self, alpha, gamma, batch, context, target, draft, engine, tp, precision, mode, mfu, token_us):
+           precision=st.sampled_from(list(dtypes.PRECISIONS)), mode=st.sampled_from(["step", "ratios"]),
+           mfu=st.sampled_from([None, 0.35, 1.0]), token_us=st.sampled_from([None, 0.0, 42.5]),
+           weights=st.dictionaries(st.sampled_from(list(architecture.COMPONENTS)), st.sampled_from(list(dtypes.FORMATS)),
+                                   max_size=2),
+           kv=st.sampled_from([None, "bf16", "fp8"]))
+    def test_round_trip(self, alpha, gamma, batch, context, target, draft, engine, tp, precision, mode, mfu, token_us,
+                        weights, kv):
         chosen = PRESETS.engines[engine]
         costs = scenario.preset_costs(chosen)
         costs = replace(costs, mfu=costs.mfu if mfu is None else mfu,
                         token_us=costs.token_us if token_us is None else token_us)
         made = replace(DEFAULT, alpha=alpha, gamma=gamma, batch=batch, context=context,
                        target=PRESETS.models[target], target_id=target, draft=scenario.resolve_draft(draft, PRESETS.models),
-                       draft_id=draft, engine=chosen, costs=costs, tp=tp, precision=step.PRECISIONS[precision], mode=mode)
+                       draft_id=draft, engine=chosen, costs=costs, tp=tp,
+                       precision=scenario.resolve_precision(precision, weights, kv), mode=mode)
         assert scenario.from_query_params(scenario.to_query_params(made, PRESETS), PRESETS) == (made, [])
 
     def test_a_custom_model_is_named_and_refused_on_the_other_side(self):

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from specviz import settings
-from specviz.model import roofline, spec, step
+from specviz.model import dtypes, hf_config, roofline, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
-GPUS, MODELS = roofline.load_gpus(DATA), roofline.load_models(DATA)
+GPUS, MODELS = roofline.load_gpus(DATA), hf_config.load_models(DATA)
 H100, LLAMA8, LLAMA1 = GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], MODELS["Llama-3.2-1B"]
 REALISTIC = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=0.3)
 # The first model's knobs: its overhead per pass is the step model's cost per step only without drafts.
@@ -40,25 +40,28 @@ class TestPassTime:
         assert out["memory_s"] == pytest.approx(single["memory_s"] / 8, rel=1e-12)
         assert out["compute_s"] == pytest.approx(single["compute_s"] / 8, rel=1e-12)
 
-    def test_fp8_halves_the_weights_and_doubles_the_peak(self):
+    def test_fp8_halves_the_linear_weights_and_doubles_their_peak(self):
         bf16 = step.pass_time(H100, LLAMA8, 1, 1, 0)
-        fp8 = step.pass_time(H100, LLAMA8, 1, 1, 0, precision=step.PRECISIONS["fp8"])
-        # One byte less for each weight read (all but the untied input table, plus one gathered row)
-        # and for each KV element of the one position written.
-        weights = LLAMA8.params_total - LLAMA8.embedding_params + LLAMA8.hidden_size
-        assert bf16["bytes"] - fp8["bytes"] == pytest.approx(weights + LLAMA8.kv_bytes_per_token(1.0), rel=1e-12)
-        assert fp8["compute_s"] == pytest.approx(bf16["compute_s"] * 989.4 / 1979, rel=1e-12)
+        fp8 = step.pass_time(H100, LLAMA8, 1, 1, 0, precision=dtypes.PRECISIONS["fp8"])
+        # One byte less for each weight of the linear layers (the embedding and head stay BF16, as
+        # FP8 checkpoints ship them) and for each KV element of the one position written.
+        linear = LLAMA8.params["attention"] + LLAMA8.params["mlp"]
+        assert bf16["bytes"] - fp8["bytes"] == pytest.approx(linear + LLAMA8.kv_bytes_per_token(1.0), rel=1e-12)
+        # The linear layers and attention at the FP8 peak, the head (V·h per token) at BF16's.
+        head, attention = 2.0 * LLAMA8.embedding_params, 4.0 * 32 * 32 * 128 * 1.0
+        by_hand = (2.0 * linear + attention) / 1979e12 + head / 989.4e12
+        assert fp8["compute_s"] == pytest.approx(by_hand, rel=1e-12)
         # A GPU without an FP8 peak (A100) runs FP8 weights at its BF16 peak.
         a100 = GPUS["A100-80GB"]
-        assert step.pass_time(a100, LLAMA8, 1, 1, 0, precision=step.PRECISIONS["fp8"])["compute_s"] == \
+        assert step.pass_time(a100, LLAMA8, 1, 1, 0, precision=dtypes.PRECISIONS["fp8"])["compute_s"] == \
             step.pass_time(a100, LLAMA8, 1, 1, 0)["compute_s"]
 
     def test_refusals(self):
         with pytest.raises(ValueError, match="whole number of devices"):
             step.pass_time(H100, LLAMA8, 1, 1, 0, tp=0)
         with pytest.raises(ValueError, match="no interconnect bandwidth"):
-            step.pass_time(GPUS["MI300X"], LLAMA8, 1, 1, 0, tp=8)
-        assert step.pass_time(GPUS["MI300X"], LLAMA8, 1, 1, 0, tp=8, costs=step.Costs(link_gb_s=448))["comm_s"] > 0
+            step.pass_time(GPUS["L40S"], LLAMA8, 1, 1, 0, tp=8)
+        assert step.pass_time(GPUS["L40S"], LLAMA8, 1, 1, 0, tp=8, costs=step.Costs(link_gb_s=32))["comm_s"] > 0
 
     @given(st.integers(1, 1024), st.integers(1, 16), st.integers(0, 131_072), st.sampled_from([1, 2, 4, 8]),
            st.floats(0, 5), st.floats(0, 50), st.floats(0, 50))
@@ -73,7 +76,8 @@ class TestTensorParallelDevice:
     def test_peaks_and_bandwidths_add_up(self):
         eight = step.tensor_parallel_device(H100, 8)
         assert (eight.tflops, eight.bandwidth_tb_s) == (8 * 989.4, pytest.approx(8 * 3.35))
-        assert step.tensor_parallel_device(H100, 2, step.PRECISIONS["fp8"]).tflops == 2 * 1979
+        assert step.tensor_parallel_device(H100, 2).peak("fp8") == 2 * 1979
+        assert step.tensor_parallel_device(GPUS["B200"], 4).peak("fp4") == 4 * 9000
 
 
 class TestEagleHead:

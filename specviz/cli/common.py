@@ -17,7 +17,7 @@ import pandas as pd
 
 from specviz import i18n, scenario, settings
 from specviz.advice import commands
-from specviz.model import roofline, step
+from specviz.model import architecture, dtypes, hf_config
 from specviz.results import export
 from specviz.results.store import Store
 
@@ -85,7 +85,7 @@ def scenario_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context", type=int, help="context length in tokens")
 
 
-def preset_id(text: str, models: dict[str, roofline.Model], what: str, heads: Sequence[str] = ()) -> str:
+def preset_id(text: str, models: dict[str, architecture.Model], what: str, heads: Sequence[str] = ()) -> str:
     """A model preset's id from its id or its Hugging Face id (case aside); a head's name as given."""
     if text in models or text in heads:
         return text
@@ -96,7 +96,7 @@ def preset_id(text: str, models: dict[str, roofline.Model], what: str, heads: Se
     raise UsageError(f"unknown {what} {text!r}: use a preset id or its Hugging Face id ({known})")
 
 
-def scenario_params(args: argparse.Namespace, models: dict[str, roofline.Model], **numbers: Any) -> dict[str, str]:
+def scenario_params(args: argparse.Namespace, models: dict[str, architecture.Model], **numbers: Any) -> dict[str, str]:
     """The link parameters that :func:`_scenario_options` set, and ``numbers`` (a command's own
     batch, γ, α or tp) that are not None."""
     params = {name: str(value) for name in ("gpu", "engine", "context") if (value := getattr(args, name, None)) is not None}
@@ -140,7 +140,7 @@ def _what_is_taken(name: str, presets: scenario.Presets) -> str:
         kind = "a whole number" if field.whole else "a number"
         return f"{kind} from {field.low:g} to {field.upper:g}"
     ids = {"gpu": presets.gpus, "target": presets.models, "draft": [*scenario.HEAD_DRAFTS, *presets.models],
-           "engine": presets.engines, "precision": step.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
+           "engine": presets.engines, "precision": dtypes.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
            "mode": scenario.MODES}.get(name)
     return "one of " + ", ".join(map(str, ids)) if ids is not None else "a value of its own"
 
@@ -181,10 +181,10 @@ def read_limited(path: Path, kind: str, setting: str) -> bytes:
     return data
 
 
-def config_model(path: Path) -> roofline.Model:
+def config_model(path: Path) -> architecture.Model:
     """A model from a config.json on disk: a regular file within the size limit uploads have."""
     data = read_limited(path, "a config.json", "SPECVIZ_MAX_CONFIG_BYTES")
-    return roofline.model_from_config_bytes(data, path.name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
+    return hf_config.model_from_config_bytes(data, path.name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
 
 
 def one_line(exc: BaseException) -> str:

@@ -19,16 +19,14 @@ from typing import Any
 import numpy as np
 
 from specviz import i18n, settings
-from specviz.model import calibration, roofline, step
+from specviz.errors import InputError
+from specviz.model import architecture, calibration, dtypes, hf_config, roofline, step
 
 from .common import FORMAT, UsageError, config_model, format_rows, one_line, plain, read_limited
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
 FIT_OPTIONAL_COLUMNS = ("tp", "weight_dtype", "kv_dtype", "engine", "tree_tokens")
 _DRAFT_KINDS = ("eagle", "eagle3", "ngram", "self")
-# (weights, KV cache) -> step.PRECISIONS: the combinations the step model has.
-_PRECISION_OF = {("bf16", "bf16"): "bf16", ("fp8", "fp8"): "fp8", ("fp8", "bf16"): "fp8-weights",
-                 ("int4", "bf16"): "int4-weights"}
 # What a series shares on every row, and the columns that give it (for messages).
 _SETTING_COLUMNS = {"gpu": "gpu", "target": "target", "draft": "draft", "tp": "tp",
                     "precision": "weight_dtype/kv_dtype", "engine": "engine", "tree_tokens": "tree_tokens"}
@@ -89,9 +87,9 @@ class _FitReader:
     def __init__(self) -> None:
         data_dir = settings.get("SPECVIZ_DATA_DIR")
         self.gpus = roofline.load_gpus(data_dir)
-        self.models = roofline.load_models(data_dir)
+        self.models = hf_config.load_models(data_dir)
         self.engines = calibration.load_engines(data_dir)
-        self.configs: dict[Path, roofline.Model] = {}
+        self.configs: dict[Path, architecture.Model] = {}
 
     @staticmethod
     def where(path: Path, number: int, column: str) -> str:
@@ -113,7 +111,7 @@ class _FitReader:
             raise UsageError(f"{where}: must be {kind} {bound}, got {text!r}")
         return value
 
-    def model(self, path: Path, number: int, column: str, text: str) -> roofline.Model:
+    def model(self, path: Path, number: int, column: str, text: str) -> architecture.Model:
         if text in self.models:
             return self.models[text]
         where = self.where(path, number, column)
@@ -157,12 +155,11 @@ class _FitReader:
         if given("weight_dtype") or given("kv_dtype") or not partial:
             weights = cells.get("weight_dtype", "").lower() or "bf16"
             kv = cells.get("kv_dtype", "").lower() or "bf16"
-            if (weights, kv) not in _PRECISION_OF:
-                column = "weight_dtype" if weights not in {w for w, _ in _PRECISION_OF} else "kv_dtype"
-                known = "; ".join(f"{w} weights with a {k} KV cache" for w, k in _PRECISION_OF)
-                raise UsageError(f"{self.where(path, number, column)}: {weights} weights with a {kv} KV cache are not "
-                                 f"modelled; use one of: {known} (empty cells: bf16)")
-            setting["precision"] = step.PRECISIONS[_PRECISION_OF[weights, kv]]
+            try:
+                setting["precision"] = dtypes.precision_of(weights, kv)
+            except InputError as exc:
+                column = "kv_dtype" if exc.key == "dtypes.kv" else "weight_dtype"
+                raise UsageError(f"{self.where(path, number, column)}: {exc} (empty cells: bf16)") from None
             texts["precision"] = f"{weights}/{kv}"
         if given("engine") or not partial:
             text = cells.get("engine", "") or "any"
@@ -363,8 +360,8 @@ _FIT_DOC = """\
 Calibrates the step model (`specviz/model/calibration.py`) on each series of the --measured CSV on
 its own and predicts every row of the --predict CSV with a band. Both CSVs have the columns
 `series, gpu, target, draft, gamma, batch, context, acceptance_length`, the measured one also
-`measured_speedup`; optional: `tp` (1), `weight_dtype` and `kv_dtype` (bf16; fp8/fp8, fp8 weights
-with a bf16 cache and int4 weights with a bf16 cache are the other combinations modelled), `engine`
+`measured_speedup`; optional: `tp` (1), `weight_dtype` (bf16, fp8, int4, fp4 or nvfp4, mxfp4, or
+checkpoint for the formats its config.json ships) and `kv_dtype` (bf16 or fp8; empty cells: bf16), `engine`
 (an id of `data/engines.csv`, default `any`) and `tree_tokens` (the verify pass's node count; empty:
 a chain of γ + 1); other columns are ignored. `gpu` is a preset id; `target` a preset id or a
 config.json path (read as `model-from-config` reads it; a relative path that is not found from the

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from specviz import calculator, scenario, settings
-from specviz.model import roofline, simulate, spec, step
+from specviz.model import architecture, hf_config, roofline, simulate, spec, step
 
 from .common import (FORMAT, UsageError, config_model, count, format_rows, linked_scenario, plain, presets,
                      scenario_options, scenario_params)
@@ -62,7 +62,7 @@ def roofline_rows(result: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     return [{k: plain(flat[k][i]) for k in ROOFLINE_KEYS} for i in range(flat["batch"].size)]
 
 
-def _resolve_model(name: str, models: dict[str, roofline.Model]) -> roofline.Model:
+def _resolve_model(name: str, models: dict[str, architecture.Model]) -> architecture.Model:
     if name in models:
         return models[name]
     path = Path(name)
@@ -254,7 +254,7 @@ def _speedup(args: argparse.Namespace) -> tuple[str, int]:
 def _roofline(args: argparse.Namespace) -> tuple[str, int]:
     _check_grid({"batches": len(args.batch), "contexts": len(args.context)})
     data_dir = settings.get("SPECVIZ_DATA_DIR")
-    models = roofline.load_models(data_dir)
+    models = hf_config.load_models(data_dir)
     gpu = _resolve_gpu(args, roofline.load_gpus(data_dir))
     knobs = dict(roofline.REALISTIC) if args.realistic else {}
     knobs |= {k: v for k, v in (("mfu", args.mfu), ("mbu", args.mbu), ("overlap", args.overlap),
@@ -278,14 +278,14 @@ def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
     model = config_model(args.file)
     row = {"params_total": model.params_total, "params_active": model.params_active,
            "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
-    row |= {k: v for k, v in asdict(model).items() if k not in row and k != "source"}
+    row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": "; ".join(map(str, model.notes))}
     return (json.dumps(row, indent=2) if args.format == "json" else format_rows([row], args.format)), 0
 
 
 def _presets_table(args: argparse.Namespace) -> tuple[str, int]:
     data_dir = settings.get("SPECVIZ_DATA_DIR")
     gpus = [asdict(g) | {"ridge_flop_per_byte": g.ridge} for g in roofline.load_gpus(data_dir).values()]
-    models = [{"id": k, **asdict(m)} for k, m in roofline.load_models(data_dir).items()]
+    models = [{"id": k, **m.row(), "source": m.source} for k, m in hf_config.load_models(data_dir).items()]
     if args.format == "json":
         return json.dumps({"gpus": [{k: plain(v) for k, v in g.items()} for g in gpus], "models": models}, indent=2), 0
     return format_rows(gpus, args.format) + "\n\n" + format_rows(models, args.format), 0

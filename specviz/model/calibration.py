@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike
 from specviz.errors import InputError
 from specviz.i18n import PresetText
 
-from . import roofline, step
+from . import architecture, dtypes, roofline, step
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 
@@ -262,11 +262,11 @@ def _cells_per_point(measured_acceptance: bool) -> int:
     return _DRAWS * (1 if measured_acceptance else _E_STEPS)
 
 
-def calibrate(gpu: roofline.GPU, target: roofline.Model, draft: step.Draft, engine: Engine, *,
+def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, engine: Engine, *,
               batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike | None = None,
               measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
               tree_tokens: float | None = None, draft_width: float = 1.0, tp: int = 1,
-              precision: step.Precision = step.PRECISIONS["bf16"], seed: int = 0) -> Fit:
+              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], seed: int = 0) -> Fit:
     """Fit the fixed cost per step and the cost per token to two or more measured speedups (the
     module's method), or to two or more measured speculative step times.
 

@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import calibration, roofline, spec, step
+from . import architecture, calibration, hf_config, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
            "step_v2", "UNKNOWN_CONTEXT"]
@@ -49,9 +49,9 @@ class Setting:
     name: str
     gpu: roofline.GPU
     tp: int
-    target: roofline.Model
+    target: architecture.Model
     draft: str
-    draft_model: roofline.Model | None
+    draft_model: architecture.Model | None
     draft_kv_budget: float | None
     source: str
     engine: calibration.Engine
@@ -73,7 +73,7 @@ Calibrator = Callable[[Setting, pd.DataFrame], Callable[[pd.DataFrame], Predicti
 def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) -> list[tuple[Setting, pd.DataFrame]]:
     """The series with at least ``least_points`` points, each as its setting and its points
     (``batch``, ``context``, ``gamma``, ``acceptance_length``, ``measured_speedup``), by batch."""
-    gpus, models = roofline.load_gpus(data_dir), roofline.load_models(data_dir)
+    gpus, models = roofline.load_gpus(data_dir), hf_config.load_models(data_dir)
     engines = calibration.load_engines(data_dir)
     found = []
     for name, rows in published.dropna(subset=["series"]).groupby("series", sort=True):

@@ -19,10 +19,8 @@ long context keeps the verify pass memory-bound).
 from __future__ import annotations
 
 import csv
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,21 +28,16 @@ from numpy.typing import ArrayLike
 from specviz.errors import InputError, Notice
 from specviz.i18n import PresetText
 
-from . import spec
+from . import dtypes, spec
+from .architecture import COMPONENTS, Model
 
 __all__ = [
     "GPU",
-    "Model",
-    "ConfigLimit",
-    "CONFIG_LIMITS",
     "REALISTIC",
     "MAX_TFLOPS",
     "MAX_BANDWIDTH_TB_S",
     "MAX_DEVICES",
     "load_gpus",
-    "load_models",
-    "model_from_config",
-    "model_from_config_bytes",
     "forward_pass",
     "evaluate",
     "crossover_batch",
@@ -68,7 +61,9 @@ MAX_BANDWIDTH_TB_S = 1e4
 # adds their figures), so a pass sees up to this many times the figures above.
 MAX_DEVICES = 8
 
-SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral")
+# Linear-attention state is kept in the model's dtype whatever the KV cache's (vLLM's
+# mamba_ssm_cache_dtype "auto").
+_STATE_BYTES = 2.0
 
 
 @dataclass(frozen=True)
@@ -85,48 +80,29 @@ class GPU:
     note: str = ""
     tflops_fp8: float = float("nan")
     link_gb_s: float = float("nan")  # one way, per device (NVLink: half the datasheet's both-ways total)
+    tflops_fp4: float = float("nan")
+    scale_up_gpus: float = float("nan")  # GPUs on one scale-up link (NVLink domain): 8 in a HGX, 72 in a NVL72
+
+    def peak(self, compute: dtypes.Compute) -> float:
+        """Dense TFLOPS of a matmul at ``compute``: the FP8 or FP4 peak where the device has one, else
+        the BF16 peak (the weights are expanded to BF16 for the matmul)."""
+        figure = {"bf16": self.tflops, "fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[compute]
+        return figure if np.isfinite(figure) else self.tflops
 
     @property
     def ridge(self) -> float:
-        """Ridge point in FLOP per byte: peak FLOP/s over bytes/s."""
+        """Ridge point in FLOP per byte: peak FLOP/s over bytes/s (BF16)."""
         return self.tflops / self.bandwidth_tb_s
+
+    def ridge_at(self, compute: dtypes.Compute) -> float:
+        """Ridge point of matmuls at ``compute``: :meth:`peak` over bandwidth."""
+        return self.peak(compute) / self.bandwidth_tb_s
 
     @property
     def complete(self) -> bool:
         """True when both the peak FLOPS and the bandwidth are known."""
         return bool(np.isfinite(self.tflops) and np.isfinite(self.bandwidth_tb_s)
                     and self.tflops > 0 and self.bandwidth_tb_s > 0)
-
-
-@dataclass(frozen=True)
-class Model:
-    """Shape and exact parameter counts of a decoder-only transformer, from its config.json."""
-
-    name: str
-    model_type: str
-    layers: int
-    hidden_size: int
-    num_heads: int
-    kv_heads: int
-    head_dim: int
-    vocab_size: int
-    tied_embeddings: bool
-    num_experts: int
-    experts_per_token: int
-    moe_layers: int
-    expert_params: int
-    params_total: int
-    params_active: int
-    source: str = ""
-
-    @property
-    def embedding_params(self) -> int:
-        """Parameters of the input embedding table (vocab × hidden)."""
-        return self.vocab_size * self.hidden_size
-
-    def kv_bytes_per_token(self, kv_dtype_bytes: float = 2.0) -> float:
-        """KV-cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim · dtype bytes."""
-        return 2.0 * self.layers * self.kv_heads * self.head_dim * kv_dtype_bytes
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -146,275 +122,9 @@ def load_gpus(data_dir: Path) -> dict[str, GPU]:
                            bandwidth_tb_s=_number(row["bandwidth_tb_s"]),
                            memory_gb=_number(row["memory_gb"]), source=row["source"],
                            note=PresetText.from_row(row, "note"), tflops_fp8=_number(row["tflops_fp8_dense"]),
-                           link_gb_s=_number(row["link_gb_s_one_way"]))
+                           link_gb_s=_number(row["link_gb_s_one_way"]), tflops_fp4=_number(row["tflops_fp4_dense"]),
+                           scale_up_gpus=_number(row["scale_up_gpus"]))
             for row in _read_csv(Path(data_dir) / "gpus.csv")}
-
-
-def load_models(data_dir: Path) -> dict[str, Model]:
-    """Model presets from ``data_dir/models.csv``, each derived from its shipped config.json (the
-    name with its translations)."""
-    models = {}
-    for row in _read_csv(Path(data_dir) / "models.csv"):
-        model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=PresetText.from_row(row, "name"))
-        models[row["id"]] = Model(**{**asdict(model), "source": row["source"]})
-    return models
-
-
-class ConfigLimit(NamedTuple):
-    """What one config.json field may hold (see :data:`CONFIG_LIMITS`)."""
-
-    kind: Literal["count", "flag", "layers"]
-    low: int = 0
-    high: int | str = 0
-
-
-# Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
-# in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
-# [low, high). A high given as a field name is that field's value, checked earlier in this table.
-# Absolute bounds hold the largest published models (Llama-3.1-405B: 126 layers, hidden 16384,
-# 128 heads, intermediate 53,248; Gemma 3: vocabulary 262,144, head_dim 256; DeepSeek-V3: 256
-# routed experts) with a margin of eight times or more, and keep every count far from overflow.
-# null means the same as a missing key, as in Hugging Face's own config classes.
-CONFIG_LIMITS: dict[str, ConfigLimit] = {
-    "hidden_size": ConfigLimit("count", 1, 131_072),
-    "num_hidden_layers": ConfigLimit("count", 1, 1024),
-    "num_attention_heads": ConfigLimit("count", 1, 1024),
-    "num_key_value_heads": ConfigLimit("count", 1, "num_attention_heads"),
-    "head_dim": ConfigLimit("count", 1, 2048),
-    "vocab_size": ConfigLimit("count", 1, 4_194_304),
-    "intermediate_size": ConfigLimit("count", 1, 1_048_576),
-    "moe_intermediate_size": ConfigLimit("count", 1, 1_048_576),
-    "shared_expert_intermediate_size": ConfigLimit("count", 0, 1_048_576),
-    "num_local_experts": ConfigLimit("count", 0, 4096),
-    "num_experts": ConfigLimit("count", 0, 4096),
-    "num_experts_per_tok": ConfigLimit("count", 1, "experts"),  # num_local_experts or num_experts
-    "decoder_sparse_step": ConfigLimit("count", 1, "num_hidden_layers"),
-    "mlp_only_layers": ConfigLimit("layers", 0, "num_hidden_layers"),
-    "tie_word_embeddings": ConfigLimit("flag"),
-    "attention_bias": ConfigLimit("flag"),
-    "mlp_bias": ConfigLimit("flag"),
-}
-
-
-def _describe(value: Any) -> str | Notice:
-    """A short rendering of a config value for an error message (never the whole of a big value):
-    a scalar as JSON spells it, anything else as the kind of value it is (a ``roofline.kind.*``
-    message, in the reader's language)."""
-    if isinstance(value, Mapping):
-        return Notice("roofline.kind.object")
-    if isinstance(value, (list, tuple)):
-        return Notice("roofline.kind.list")
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value) if abs(value) < 10**40 else Notice("roofline.kind.long_number")
-    if isinstance(value, (str, bool, float)) or value is None:
-        text = json.dumps(value)  # JSON's spelling: true, null, NaN, "text"
-        return text if len(text) <= 40 else text[:39] + "…"
-    return Notice("roofline.kind.python", type=type(value).__name__)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _layers_problem(value: Any, low: int, high: int) -> str | Notice | None:
-    """What is wrong with a list of distinct layer indexes in [low, high), or None if nothing."""
-    if not isinstance(value, list):
-        return _describe(value)
-    seen: set[int] = set()
-    for item in value:
-        if not (_is_int(item) and low <= item < high):
-            return Notice("roofline.kind.list_holding", item=_describe(item))
-        if item in seen:
-            return Notice("roofline.kind.list_twice", item=item)
-        seen.add(item)
-    return None
-
-
-def _experts(values: Mapping[str, Any]) -> int:
-    """Experts per MoE layer: Mixtral names the field num_local_experts, Qwen-MoE num_experts."""
-    return values.get("num_local_experts") or values.get("num_experts") or 0
-
-
-def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, str | Notice]:
-    """The upper bound of a limit and how to name it (the number, or a ``roofline.bound.*`` message
-    naming the field it comes from); None when the field it names is unset."""
-    if not isinstance(limit.high, str):
-        return limit.high, f"{limit.high:,}"
-    if limit.high == "experts":
-        high, label = _experts(checked), Notice("roofline.field.experts")
-    else:
-        high, label = checked.get(limit.high), limit.high
-    if not high:
-        return None, label
-    if limit.kind == "layers":
-        return high, Notice("roofline.bound.last", last=high - 1, field=label)
-    return high, Notice("roofline.bound.field", high=high, field=label)
-
-
-def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Check every field of :data:`CONFIG_LIMITS` that ``config`` sets (null counts as unset).
-
-    Returns the values of the fields that are set; raises ValueError naming the first field that
-    breaks its limit. A field bounded by another field that is unset (or by the expert count in a
-    dense model) is not used by the model and is left alone.
-    """
-    checked: dict[str, Any] = {}
-    for key, limit in CONFIG_LIMITS.items():
-        value = config.get(key)
-        if value is None:
-            continue
-        high, bound = _bound(limit, checked)
-        if limit.kind == "flag":
-            if not isinstance(value, bool):
-                raise InputError("roofline.flag", field=key, value=_describe(value))
-        elif high is None:
-            continue
-        elif limit.kind == "count":
-            if not _is_int(value) or not limit.low <= value <= high:
-                raise InputError("roofline.count", field=key, low=limit.low, bound=bound, value=_describe(value))
-        elif (problem := _layers_problem(value, limit.low, high)) is not None:
-            raise InputError("roofline.layers", field=key, low=limit.low, bound=bound, problem=problem)
-        checked[key] = value
-    return checked
-
-
-def _require(values: Mapping[str, Any], key: str) -> Any:
-    """The checked value of a field the model cannot do without."""
-    if key not in values:
-        limit = CONFIG_LIMITS[key]
-        _, bound = _bound(limit, values)
-        raise InputError("roofline.missing", field=key, low=limit.low, bound=bound)
-    return values[key]
-
-
-def _load_json(text: str | bytes, name: str) -> Any:
-    """Parse one config.json, turning every way it can fail into a ValueError that names it."""
-    try:
-        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
-    except UnicodeDecodeError:
-        raise InputError("roofline.not_utf8", name=name) from None
-    except RecursionError:  # json.loads recurses once per nesting level
-        raise InputError("roofline.too_deep", name=name) from None
-    except ValueError as exc:  # JSONDecodeError, and integers too long to convert
-        raise InputError("roofline.not_json", name=name, detail=str(exc)) from None
-
-
-def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None) -> Model:
-    """Exact parameter counts and shape from a Hugging Face ``config.json``, read offline.
-
-    Counts every weight and bias of the architectures in ``SUPPORTED_MODEL_TYPES``:
-
-    * attention: q (h·n_h·d), k and v (h·n_kv·d each), o (n_h·d·h); q/k/v biases for Qwen2
-      (and all four with ``attention_bias``); q/k RMS norms of size d for Qwen3;
-    * MLP: gate, up and down (3·h·i); MoE layers: a router (h·E) and E experts of 3·h·i_moe, plus a
-      shared expert and its gate where the config has one (Qwen2-MoE);
-    * two RMS norms per layer and a final norm (h each); the embedding (V·h) and, unless
-      ``tie_word_embeddings``, an output head (V·h).
-
-    Active parameters per token count k of the E experts instead of all E.
-
-    Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range), and the
-    work done does not grow with any value in the file.
-
-    Parameters
-    ----------
-    config : str, Path or mapping
-        Path to a config.json, or its parsed content.
-    name : str, optional
-        Display name; defaults to the file stem or the model_type.
-
-    Returns
-    -------
-    Model
-
-    Raises
-    ------
-    ValueError
-        If the file is not UTF-8 JSON (or is nested too deeply to parse), the model_type is
-        unsupported, or a field is missing, of the wrong JSON type or out of range. The message
-        names the field and says what it may hold.
-
-    References
-    ----------
-    Hugging Face transformers modeling files (LlamaForCausalLM, Qwen2/Qwen3(-MoE), Mixtral).
-    Checked against published totals: Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active.
-    """
-    if isinstance(config, (str, Path)):
-        path = Path(config)
-        config = _load_json(path.read_bytes(), path.name)
-        name = name or path.stem
-    if not isinstance(config, Mapping):
-        raise InputError("roofline.not_object")
-    model_type = config.get("model_type")
-    if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
-        raise InputError("roofline.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
-    values = _check_config(config)
-    num_experts = _experts(values)
-    h = _require(values, "hidden_size")
-    layers = _require(values, "num_hidden_layers")
-    n_h = _require(values, "num_attention_heads")
-    vocab = _require(values, "vocab_size")
-    n_kv = values.get("num_key_value_heads", n_h)
-    if n_h % n_kv:
-        raise InputError("roofline.heads_multiple", heads=n_h, kv_heads=n_kv)
-    d = values.get("head_dim", h // n_h)
-    if not 1 <= d <= CONFIG_LIMITS["head_dim"].high:
-        raise InputError("roofline.head_dim", value=d, high=CONFIG_LIMITS["head_dim"].high)
-    tied = values.get("tie_word_embeddings", False)
-
-    attention = 2 * h * n_h * d + 2 * h * n_kv * d
-    if model_type in ("qwen2", "qwen2_moe"):
-        attention += n_h * d + 2 * n_kv * d
-    elif values.get("attention_bias"):
-        attention += n_h * d + 2 * n_kv * d + h
-    if model_type in ("qwen3", "qwen3_moe"):
-        attention += 2 * d
-    per_layer_fixed = attention + 2 * h
-
-    if num_experts:
-        k = _require(values, "num_experts_per_tok")
-        # Mixtral's experts use intermediate_size; Qwen-MoE names theirs moe_intermediate_size.
-        expert_key = "moe_intermediate_size" if "moe_intermediate_size" in values else "intermediate_size"
-        expert = 3 * h * _require(values, expert_key)
-        shared_i = values.get("shared_expert_intermediate_size", 0)
-        moe_fixed = h * num_experts + (3 * h * shared_i + h if shared_i else 0)
-        # Layer i is sparse when (i + 1) % step == 0 and it is not in mlp_only_layers (as in
-        # transformers); counted arithmetically so that the time does not grow with the layer count.
-        step = values.get("decoder_sparse_step", 1)
-        dense_only = set(values.get("mlp_only_layers", ()))
-        moe_layers = layers // step - sum(1 for i in dense_only if (i + 1) % step == 0)
-    else:
-        k, expert, moe_fixed, moe_layers = 0, 0, 0, 0
-    dense_layers = layers - moe_layers
-    dense_mlp = 3 * h * _require(values, "intermediate_size") if dense_layers else 0
-    if dense_layers and values.get("mlp_bias"):
-        dense_mlp += 2 * values["intermediate_size"] + h
-
-    embeddings = vocab * h * (1 if tied else 2)
-    common = embeddings + h + layers * per_layer_fixed + dense_layers * dense_mlp + moe_layers * moe_fixed
-    return Model(name=name or model_type, model_type=model_type, layers=layers,
-                 hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d, vocab_size=vocab,
-                 tied_embeddings=tied, num_experts=num_experts, experts_per_token=k,
-                 moe_layers=moe_layers, expert_params=expert,
-                 params_total=common + moe_layers * num_experts * expert,
-                 params_active=common + moe_layers * k * expert)
-
-
-def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
-    """:func:`model_from_config` for an upload or a paste: size-limited, UTF-8, one JSON object.
-
-    Raises
-    ------
-    ValueError
-        If ``data`` is empty, larger than ``max_bytes``, not UTF-8 text, not JSON or nested too
-        deeply to parse, or if :func:`model_from_config` refuses it; the message names ``name`` or
-        the field and says what was expected.
-    """
-    if not data.strip():
-        raise InputError("roofline.empty", name=name)
-    if len(data) > max_bytes:
-        raise InputError("roofline.too_large", name=name, size=len(data), limit=max_bytes)
-    return model_from_config(_load_json(data, name), name=name)
 
 
 def _check_range(value: ArrayLike, name: str | Notice, low: float, high: float = np.inf,
@@ -433,23 +143,31 @@ def _check_range(value: ArrayLike, name: str | Notice, low: float, high: float =
 
 def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike,
                  context: ArrayLike = 0, *, mfu: float = 1.0, mbu: float = 1.0,
-                 overlap: float = 1.0, overhead_ms: float = 0.0, weight_bytes: float = 2.0,
-                 kv_bytes: float = 2.0) -> dict[str, np.ndarray]:
+                 overlap: float = 1.0, overhead_ms: float = 0.0,
+                 precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]) -> dict[str, np.ndarray]:
     """FLOPs, bytes and time of one forward pass of ``model`` over B·N new tokens.
 
-    FLOPs = 2·P_mm·T + 4·layers·n_h·d·T·(L + (N + 1)/2), with T = B·N and P_mm the active parameters that
-    take part in a matmul (all active ones except an untied input embedding, whose rows are only
-    gathered; a tied table is counted once, as the output head, which reads it whole). The
-    attention term is causal: the i-th new token scores L + i positions, L + (N + 1)/2 on average.
+    FLOPs = Σ_c 2·P_c·T + Σ_g layers_g·(f_g·T·min(L + (N + 1)/2, W_g) + φ_g·T), with T = B·N, P_c the
+    active parameters of component c that take part in a matmul (an untied input embedding's rows are
+    only gathered; a tied table is counted once, as the output head, which reads it whole), and per
+    attention group g (:class:`specviz.model.architecture.Attention`) f_g FLOPs per position read,
+    W_g its window and φ_g its FLOPs per token that do not depend on the context (linear attention).
+    The attention term is causal: the i-th new token reads L + i positions, L + (N + 1)/2 on average,
+    at most W_g.
 
-    Bytes = weight_bytes·(weights read) + kv_bytes-sized KV traffic B·(L + N)·kv_bytes_per_token
-    (reads of the L cached positions, writes of the N new ones). Weights read are all parameters
+    Bytes = Σ_c b_c·(weights of c read) + B·Σ_g layers_g·(c_g·(min(L, W_g) + N)·b_kv + s_g·(1 + N)·b_s):
+    each component at its format's bytes (:mod:`specviz.model.dtypes`); the cache's reads of the
+    positions each layer attends to and writes of the N new ones; a linear-attention layer's state
+    read once and written after each new token, as engines keep it to roll back to the accepted
+    position (vLLM's hybrid models with speculative decoding). Weights read are every parameter
     except an untied input embedding, plus the T gathered embedding rows; in MoE layers only the
     experts that some token is routed to are read: E·(1 − (1 − k/E)^T) of them under uniform
-    routing. Activations are not counted (small beside weights and KV at decode shapes).
+    routing, the expert tax that a verify pass of B·(γ + 1) tokens pays over a plain one of B.
+    Activations are not counted (small beside weights and KV at decode shapes).
 
     Time: ``max(t_c, t_m) + (1 − overlap)·min(t_c, t_m) + overhead_ms``, with
-    t_c = FLOPs/(peak·mfu) and t_m = bytes/(bandwidth·mbu).
+    t_c = Σ FLOPs_c / (peak_c·mfu), each component's matmuls at its format's peak
+    (:meth:`GPU.peak`) and attention at the KV cache's, and t_m = bytes/(bandwidth·mbu).
 
     Returns
     -------
@@ -469,16 +187,29 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     ctx = _check_range(context, "context", 0)
     tokens = b * n
     untied_input = 0 if model.tied_embeddings else model.embedding_params
-    matmul_params = model.params_active - untied_input
-    flops = 2.0 * matmul_params * tokens + (
-        4.0 * model.layers * model.num_heads * model.head_dim * tokens * (ctx + 0.5 * (n + 1.0)))
-    weights = float(model.params_total - untied_input) + tokens * model.hidden_size
-    if model.num_experts:
-        unused_share = (1.0 - model.experts_per_token / model.num_experts) ** tokens
-        touched = model.num_experts * (1.0 - unused_share)
-        weights = weights - model.moe_layers * model.expert_params * (model.num_experts - touched)
-    nbytes = weight_bytes * weights + b * (ctx + n) * model.kv_bytes_per_token(kv_bytes)
-    compute_s = flops / (gpu.tflops * 1e12 * mfu)
+    flops, compute, weights = 0.0, 0.0, 0.0
+    for component in COMPONENTS:
+        weight_format = precision.weight_format(model, component)
+        matmul = 2.0 * (model.active[component] - (untied_input if component == "embeddings" else 0)) * tokens
+        flops, compute = flops + matmul, compute + matmul / gpu.peak(weight_format.compute)
+        read = float(model.params[component])
+        if component == "embeddings":
+            read = read - untied_input + tokens * model.hidden_size
+        elif component == "experts" and model.num_experts:
+            unused_share = (1.0 - model.experts_per_token / model.num_experts) ** tokens
+            read = read * (1.0 - unused_share)
+        weights = weights + weight_format.bytes * read
+    attention_flops, cache_bytes = 0.0, 0.0
+    for group in model.attention:
+        positions = np.minimum(ctx + 0.5 * (n + 1.0), group.window)
+        attention_flops = attention_flops + group.layers * tokens * (group.flops_per_position * positions
+                                                                     + group.flops_per_token)
+        cache_bytes = cache_bytes + b * group.layers * (
+            group.cached * (np.minimum(ctx, group.window) + n) * precision.kv_bytes + group.state * (1.0 + n) * _STATE_BYTES)
+    flops = flops + attention_flops
+    compute = compute + attention_flops / gpu.peak(precision.kv_compute)
+    nbytes = weights + cache_bytes
+    compute_s = compute / (1e12 * mfu)
     memory_s = nbytes / (gpu.bandwidth_tb_s * 1e12 * mbu)
     time_s = (np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
               + overhead_ms * 1e-3)
@@ -489,8 +220,8 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
 def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: ArrayLike,
              gamma: ArrayLike, batch: ArrayLike, context: ArrayLike = 0, mfu: float = 1.0,
              mbu: float = 1.0, overlap: float = 1.0, overhead_ms: float = 0.0,
-             draft_cost: float = spec.SEED_DRAFT_COST, weight_bytes: float = 2.0,
-             kv_bytes: float = 2.0) -> dict[str, np.ndarray]:
+             draft_cost: float = spec.SEED_DRAFT_COST,
+             precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]) -> dict[str, np.ndarray]:
     """Speculative decoding on a roofline, over arrays of α, γ, batch and context at once.
 
     Baseline step: one target pass over B tokens, emitting B tokens.
@@ -540,8 +271,7 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
     _check_range(overlap, "overlap", 0, 1)
     _check_range(overhead_ms, "overhead_ms", 0)
     _check_range(draft_cost, "draft_cost", 0)
-    knobs = dict(mfu=mfu, mbu=mbu, overlap=overlap, overhead_ms=overhead_ms,
-                 weight_bytes=weight_bytes, kv_bytes=kv_bytes)
+    knobs = dict(mfu=mfu, mbu=mbu, overlap=overlap, overhead_ms=overhead_ms, precision=precision)
     b = np.asarray(batch, dtype=float)
     ctx = np.asarray(context, dtype=float)
     base = forward_pass(gpu, target, b, 1.0, ctx, **knobs)
@@ -575,22 +305,24 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
 
 
 def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: ArrayLike,
-                 gamma: ArrayLike = 0, weight_bytes: float = 2.0,
-                 kv_bytes: float = 2.0) -> float | np.ndarray:
-    """Device memory that weights and KV caches need, in GB (10⁹ bytes).
+                 gamma: ArrayLike = 0, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]) -> float | np.ndarray:
+    """Device memory that weights and caches need, in GB (10⁹ bytes).
 
-    .. math:: M = w·(P_t + P_d) + B·(L + γ + 1)·(kv_t + kv_d)
+    .. math:: M = \\sum_m \\sum_c b_c P_{m,c} + B\\,\\sum_m \\text{cache}_m(L + γ + 1)
 
+    with each component at its format's bytes and a model's cache per sequence
+    (:meth:`specviz.model.architecture.Model.cache_bytes`: each layer's cache up to its window, and
+    a linear-attention state for each of the γ + 1 positions a verify pass may roll back to).
     Activations, CUDA graphs and allocator slack are not counted, so a real server needs more;
     compare with the GPU's memory to see whether the pair fits on one device at all (the roofline
     models one device, no tensor parallelism).
     """
     models = [m for m in (target, draft) if m is not None]
-    weights = weight_bytes * sum(m.params_total for m in models)
-    positions = np.asarray(batch, dtype=float) * (np.asarray(context, dtype=float)
-                                                  + np.asarray(gamma, dtype=float) + 1.0)
-    kv = positions * sum(m.kv_bytes_per_token(kv_bytes) for m in models)
-    result = (weights + kv) / 1e9
+    weights = sum(precision.weight_format(m, c).bytes * m.params[c] for m in models for c in COMPONENTS)
+    b, ctx, g = (np.asarray(v, dtype=float) for v in (batch, context, gamma))
+    caches = sum(m.cache_bytes(ctx + g + 1.0, precision.kv_bytes, 0.0) + m.state_elements * (g + 1.0) * _STATE_BYTES
+                 for m in models)
+    result = (weights + b * caches) / 1e9
     return float(result) if np.ndim(result) == 0 else result
 
 

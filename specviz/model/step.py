@@ -48,9 +48,10 @@ from numpy.typing import ArrayLike
 
 from specviz.errors import InputError
 
-from . import roofline, spec
+from . import dtypes, roofline, spec
+from .architecture import Attention, Model
 
-__all__ = ["Precision", "Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step", "PRECISIONS"]
+__all__ = ["Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "ngram"]
 
@@ -61,26 +62,6 @@ _ACTIVATION_BYTES = 2.0
 # feature; EAGLE-3: 3, low, middle and high layers).
 _EAGLE3_VOCAB = 32_000
 _EAGLE_FUSED = {"eagle": 2, "eagle3": 3}
-
-
-@dataclass(frozen=True)
-class Precision:
-    """Bytes per weight and per KV element, and which peak the matmuls run at (``fp8`` runs at the
-    GPU's dense FP8 peak where its preset has one; everything else at the BF16 peak)."""
-
-    name: str
-    weight_bytes: float
-    kv_bytes: float
-    compute: Literal["bf16", "fp8"] = "bf16"
-
-
-PRECISIONS: dict[str, Precision] = {
-    "bf16": Precision("bf16", 2.0, 2.0),
-    "fp8": Precision("fp8", 1.0, 1.0, "fp8"),
-    "fp8-weights": Precision("fp8-weights", 1.0, 2.0, "fp8"),
-    # W4A16: weights stored in 4 bits and expanded for BF16 matmuls.
-    "int4-weights": Precision("int4-weights", 0.5, 2.0),
-}
 
 
 @dataclass(frozen=True)
@@ -110,7 +91,7 @@ class Draft:
     and ``kv_budget``, the cached positions a sparse-KV draft reads (None: the whole context)."""
 
     kind: DraftKind
-    model: roofline.Model | None = None
+    model: Model | None = None
     kv_budget: float | None = None
 
     def __post_init__(self) -> None:
@@ -118,7 +99,7 @@ class Draft:
             raise InputError("step.draft_model")
 
 
-def eagle_head(target: roofline.Model, kind: Literal["eagle", "eagle3"] = "eagle") -> roofline.Model:
+def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Model:
     """An EAGLE draft head for ``target``: one decoder layer of the target's shape, the layer that
     fuses its input features (``fused``·h·h), and an output head read whole each pass (the target's
     own LM head for EAGLE, a 32,000-token one for EAGLE-3).
@@ -126,7 +107,9 @@ def eagle_head(target: roofline.Model, kind: Literal["eagle", "eagle3"] = "eagle
     .. math:: P = \\frac{P_{active} - P_{embeddings} - h}{\\text{layers}} + f h^2 + V_d h
 
     The decoder layer's share comes from the target's active parameters, so an MoE target's head
-    is counted with its active experts. The input embedding is gathered, not read whole, and is left out.
+    is counted with its active experts. Its attention is full attention of the target's first
+    softmax-attention kind (a hybrid's full layers, an MLA target's latent). The input embedding is
+    gathered, not read whole, and is left out.
 
     References
     ----------
@@ -137,21 +120,25 @@ def eagle_head(target: roofline.Model, kind: Literal["eagle", "eagle3"] = "eagle
     outputs = 1 if target.tied_embeddings else 2
     layer = (target.params_active - outputs * target.embedding_params - h) / target.layers
     vocab = min(_EAGLE3_VOCAB, target.vocab_size) if kind == "eagle3" else target.vocab_size
-    params = int(round(layer + _EAGLE_FUSED[kind] * h * h + vocab * h))
+    body, head = int(round(layer + _EAGLE_FUSED[kind] * h * h)), vocab * h
+    params = {"experts": 0, "attention": 0, "mlp": body, "embeddings": head}
+    softmax = next(a for a in target.attention if a.kind not in ("linear", "indexer"))
+    attention = Attention("full" if softmax.kind != "latent" else "latent", 1, softmax.flops_per_position, softmax.cached)
     return replace(target, name=f"{kind.upper()} head of {target.name}", layers=1, vocab_size=vocab,
                    tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
-                   params_total=params, params_active=params)
+                   params=params, active=dict(params), attention=(attention,),
+                   weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp_params=0, notes=())
 
 
-def tensor_parallel_device(gpu: roofline.GPU, tp: int, precision: Precision = PRECISIONS["bf16"]) -> roofline.GPU:
-    """The ``tp`` devices as one: their peak at the precision's dtype and their bandwidth, added
-    (weights, KV cache and FLOPs split evenly over them)."""
-    peak = gpu.tflops_fp8 if precision.compute == "fp8" and np.isfinite(gpu.tflops_fp8) else gpu.tflops
-    return replace(gpu, tflops=peak * tp, bandwidth_tb_s=gpu.bandwidth_tb_s * tp)
+def tensor_parallel_device(gpu: roofline.GPU, tp: int) -> roofline.GPU:
+    """The ``tp`` devices as one: their peaks and their bandwidth, added (weights, KV cache and FLOPs
+    split evenly over them)."""
+    return replace(gpu, tflops=gpu.tflops * tp, tflops_fp8=gpu.tflops_fp8 * tp, tflops_fp4=gpu.tflops_fp4 * tp,
+                   bandwidth_tb_s=gpu.bandwidth_tb_s * tp)
 
 
-def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_tokens: ArrayLike,
-              context: ArrayLike = 0, *, tp: int = 1, precision: Precision = PRECISIONS["bf16"],
+def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike,
+              context: ArrayLike = 0, *, tp: int = 1, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
               costs: Costs = Costs()) -> dict[str, np.ndarray]:
     """Time of one forward pass, with each term apart (the module's equation).
 
@@ -180,9 +167,8 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
     """
     if tp < 1 or int(tp) != tp:
         raise InputError("step.tp_whole")
-    base = roofline.forward_pass(tensor_parallel_device(gpu, tp, precision), model, batch, new_tokens, context,
-                                 mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap,
-                                 weight_bytes=precision.weight_bytes, kv_bytes=precision.kv_bytes)
+    base = roofline.forward_pass(tensor_parallel_device(gpu, tp), model, batch, new_tokens, context,
+                                 mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap, precision=precision)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
     if tp > 1:
         link = (costs.link_gb_s if costs.link_gb_s is not None else gpu.link_gb_s) * 1e9
@@ -201,10 +187,10 @@ def pass_time(gpu: roofline.GPU, model: roofline.Model, batch: ArrayLike, new_to
             "token_s": per_token, "time_s": time_s}
 
 
-def step(gpu: roofline.GPU, target: roofline.Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
+def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
          context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
          tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
-         precision: Precision = PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
+         precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::

@@ -22,7 +22,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.errors import InputError, Notice
-from specviz.model import calibration, roofline, spec
+from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
 from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
 
@@ -354,7 +354,7 @@ def _model_key(text: str) -> str:
     return key
 
 
-def run_presets(runs: pd.DataFrame, models: dict[str, roofline.Model],
+def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
                 gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
     """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
     missing where no preset matches), so that a prediction can say when it uses the sidebar's instead."""

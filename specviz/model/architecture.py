@@ -1,0 +1,145 @@
+"""What a model is made of, as a forward pass sees it: parameters per component, the kinds of
+attention layer it has, and what each keeps per position or per sequence.
+
+A model is read from its config.json by :mod:`specviz.model.hf_config`; this module holds the result
+and the sums over it that a pass and the memory need.
+
+Components (:data:`COMPONENTS`), each with its own weight format (:mod:`specviz.model.dtypes`):
+
+* ``experts``: the routed experts of MoE layers (a pass reads only those some token is routed to);
+* ``attention``: attention projections (q, k, v, o; MLA's low-rank projections; linear attention's
+  projections, convolution and gates; attention sinks and q/k norms);
+* ``mlp``: dense MLPs, shared experts, routers and the layers' norms;
+* ``embeddings``: the input table (a pass gathers T rows of it) and the output head (read whole).
+
+Attention layers come in groups of one kind (:class:`Attention`). A full-attention layer reads the
+whole cache; a sliding-window or chunked layer reads at most ``window`` positions; an MLA layer caches
+one latent per position for all heads; a linear-attention layer keeps a state per sequence whose size
+does not grow with context.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["COMPONENTS", "Attention", "Model"]
+
+COMPONENTS = ("experts", "attention", "mlp", "embeddings")
+AttentionKind = Literal["full", "sliding", "chunked", "latent", "sparse", "indexer", "linear"]
+
+
+@dataclass(frozen=True)
+class Attention:
+    """``layers`` attention layers of one kind.
+
+    ``flops_per_position``: FLOPs per layer for one query token and one position it reads (scores
+    and the weighted sum: 2·n_h·(d_qk + d_v)); ``cached``: elements cached per position and layer
+    (2·n_kv·d for K and V; kv_lora_rank + qk_rope_head_dim for MLA's latent); ``window``: the most
+    positions a layer reads (inf: all); ``keeps_all``: whether the cache keeps every position whatever
+    the window (a sparse layer chooses the ones it reads among all), else it keeps ``window``; ``state``: elements kept per sequence and layer whatever the
+    context (linear attention), ``flops_per_token``: FLOPs per layer and token that do not depend on
+    the context (linear attention's recurrence)."""
+
+    kind: AttentionKind
+    layers: int
+    flops_per_position: float
+    cached: float
+    window: float = math.inf
+    keeps_all: bool = False
+    state: float = 0.0
+    flops_per_token: float = 0.0
+
+
+@dataclass(frozen=True)
+class Model:
+    """Shape and exact parameter counts of a decoder-only language model, from its config.json.
+
+    ``params`` holds each component's parameters (all experts), ``active`` those one token uses
+    (k of E routed experts); ``params_total`` and ``params_active`` are their sums, every weight of
+    the language model counted, input embedding and output head included (publishers' conventions
+    differ: :func:`specviz.model.hf_config.model_from_config` says whose is whose). ``num_heads``,
+    ``kv_heads`` and ``head_dim`` describe the full-attention layers (an MLA model's query heads and
+    its latent, a hybrid's full-attention layers). ``weight_formats`` is the format of each
+    component as the checkpoint ships it (its ``quantization_config``); ``mtp_layers`` and
+    ``mtp_params`` count the multi-token-prediction layers apart: they are a draft, not part of the
+    target's pass. ``notes`` are ``hf_config.*`` message keys that say what was left out or assumed.
+    """
+
+    name: str
+    model_type: str
+    layers: int
+    hidden_size: int
+    num_heads: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int
+    tied_embeddings: bool
+    num_experts: int
+    experts_per_token: int
+    moe_layers: int
+    expert_params: int
+    params: dict[str, int]
+    active: dict[str, int]
+    attention: tuple[Attention, ...]
+    weight_formats: dict[str, str] = field(default_factory=lambda: dict.fromkeys(COMPONENTS, "bf16"))
+    mtp_layers: int = 0
+    mtp_params: int = 0
+    notes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    source: str = ""
+
+    @property
+    def params_total(self) -> int:
+        """Every weight of the language model (all experts; MTP layers and vision towers apart)."""
+        return sum(self.params.values())
+
+    @property
+    def params_active(self) -> int:
+        """The weights one token uses: k of E routed experts, everything else whole."""
+        return sum(self.active.values())
+
+    @property
+    def embedding_params(self) -> int:
+        """Parameters of the input embedding table (vocab × hidden)."""
+        return self.vocab_size * self.hidden_size
+
+    def kv_bytes_per_token(self, kv_dtype_bytes: float = 2.0) -> float:
+        """Cache bytes one more position adds while it is within every layer's window:
+        Σ layers · cached elements · bytes (2·layers·n_kv·d·bytes for plain attention)."""
+        return sum(a.layers * a.cached for a in self.attention) * kv_dtype_bytes
+
+    def cache_bytes(self, context: ArrayLike, kv_dtype_bytes: float = 2.0, state_bytes: float = 2.0) -> np.ndarray:
+        """Bytes one sequence keeps at ``context`` positions: each layer's cache up to its window,
+        and the linear-attention layers' fixed state.
+
+        .. math:: \\sum_g \\text{layers}_g (c_g \\min(L, W_g)\\, b_{kv} + s_g\\, b_{state})
+
+        with W_g infinite for a sparse layer, which keeps every position.
+        """
+        ctx = np.asarray(context, dtype=float)
+        return sum(a.layers * (a.cached * np.minimum(ctx, math.inf if a.keeps_all else a.window) * kv_dtype_bytes
+                               + a.state * state_bytes) for a in self.attention) + 0.0 * ctx
+
+    @property
+    def state_elements(self) -> float:
+        """Elements of linear-attention state per sequence, all layers."""
+        return float(sum(a.layers * a.state for a in self.attention))
+
+    def row(self) -> dict[str, str | int | float | bool]:
+        """The model as one flat row of a table: its shape, counts per component, attention groups
+        (kind, layers and window) and weight formats as shipped."""
+        groups = ", ".join(f"{a.kind}×{a.layers}" + (f" (window {a.window:g})" if math.isfinite(a.window) else "")
+                           for a in self.attention)
+        return {"name": str(self.name), "model_type": self.model_type, "layers": self.layers, "hidden_size": self.hidden_size,
+                "num_heads": self.num_heads, "kv_heads": self.kv_heads, "head_dim": self.head_dim,
+                "vocab_size": self.vocab_size, "tied_embeddings": self.tied_embeddings, "num_experts": self.num_experts,
+                "experts_per_token": self.experts_per_token, "moe_layers": self.moe_layers,
+                "params_total": self.params_total, "params_active": self.params_active,
+                **{f"params_{component}": self.params[component] for component in COMPONENTS},
+                "attention": groups, "weight_formats": ", ".join(f"{c} {f}" for c, f in self.weight_formats.items()),
+                "mtp_layers": self.mtp_layers, "mtp_params": self.mtp_params}
+

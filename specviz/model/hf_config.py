@@ -1,0 +1,685 @@
+"""Read a Hugging Face ``config.json`` into a :class:`specviz.model.architecture.Model`, offline.
+
+Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range), and the work
+done does not grow with any value in the file. A multimodal wrapper (Llama 4, Gemma 3, Mistral 3,
+Kimi-K2.5) nests its language model in ``text_config``: that is what is read, and the model notes
+that the vision tower is left out.
+
+Families (:data:`SUPPORTED_MODEL_TYPES`) and what is counted per layer, from the Hugging Face
+transformers modeling files (and vLLM's, where they differ):
+
+* dense GQA (``llama``, ``mistral``, ``qwen2``, ``qwen3``, ``phi3``): q (h·n_h·d), k and v
+  (h·n_kv·d each), o (n_h·d·h); q/k/v biases for Qwen2 (all four with ``attention_bias``); q/k
+  norms of d for Qwen3; gate, up and down (3·h·i); two norms of h.
+* ``gemma3_text``: as dense, with q/k norms and four norms per layer; ``layer_types`` (or one full
+  layer in every ``sliding_window_pattern``, 6) sets the sliding-window layers.
+* MoE (``mixtral``, ``qwen2_moe``, ``qwen3_moe``): a router (h·E) and E experts of 3·h·i_moe, with
+  Qwen2-MoE's shared expert and its gate; layer i is sparse when (i + 1) % ``decoder_sparse_step``
+  is 0 and i is not in ``mlp_only_layers``.
+* ``gpt_oss``: attention with biases and one sink per head; experts with biases (2i + h); the
+  router with its bias; ``layer_types`` alternate sliding (``sliding_window``) and full attention.
+* ``llama4_text``: MoE every ``interleave_moe_layer_step`` layers (E experts of 3·h·i plus a shared
+  one), dense layers of ``intermediate_size_mlp``; the RoPE layers (``no_rope_layers``, by default all
+  but every fourth) attend within chunks of ``attention_chunk_size``, read here as a window of
+  that size (an upper bound: a token at position L reads L mod C positions).
+* ``deepseek_v3``, ``kimi_k2``, ``deepseek_v32`` (MLA): q through a rank-``q_lora_rank`` projection
+  and its norm, then to n_h·(d_nope + d_rope); a joint kv projection to ``kv_lora_rank`` + d_rope,
+  its norm, and kv_b to n_h·(d_nope + d_v); o from n_h·d_v. The cache holds one latent of
+  ``kv_lora_rank + qk_rope_head_dim`` per position and layer, for all heads; a decode step scores
+  it in the absorbed form, 2·n_h·(r + d_rope) + 2·n_h·r FLOPs per position (DeepSeek-V2,
+  arXiv:2405.04434, §2.1). The first ``first_k_dense_replace`` layers are dense, then every
+  ``moe_layer_freq``-th is MoE: ``n_routed_experts`` of 3·h·i_moe, ``n_shared_experts`` alike, a
+  router with its correction bias. DeepSeek-V3.2's sparse attention reads ``index_topk`` latents
+  chosen by an indexer that caches ``index_head_dim`` per position (its own projections counted).
+* ``glm4_moe``: GQA attention (biases, q/k norms) with DeepSeek's MoE fields.
+* ``qwen3_next`` (hybrid): every ``full_attention_interval``-th layer is gated full attention (q
+  projected to 2·n_h·d); the others are Gated DeltaNet linear attention, whose state per sequence
+  and layer is n_v·d_k·d_v plus a convolution window of (kernel − 1)·(2·n_k·d_k + n_v·d_v).
+* The multi-token-prediction layers (``num_nextn_predict_layers``) are counted apart as the draft
+  they are: one decoder layer of the last layer's kind, two norms, the 2h·h projection that joins
+  the embedding to the hidden state, and the norm before the shared head.
+
+Publishers count differently; the figures they print, against these counts:
+
+* DeepSeek-V3: 671B total, both embedding tables in, MTP out (its 14B are the MTP layer with its
+  own copies of the embedding and head); 37B active is the count with the output head in and the
+  input embedding out (36.6B; 37.6B with both).
+* gpt-oss (model card, table 1): 116.83B / 5.13B for 120b and 20.91B / 3.61B for 20b: totals with
+  both tables, active with the unembedding and without the embedding.
+* Qwen3 MoE and Qwen3-Next: totals with both tables (235B, 80B); the "A22B" and "A3B" active
+  figures without them (the cards print "non-embedding" counts beside).
+* Llama 4 Scout: 109B / 17B for the whole model, the vision tower in; this module counts the
+  language model alone (107.8B / 17.2B).
+* Kimi K2: 1.04T / 32B, counted as DeepSeek counts.
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import json
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal, Mapping, NamedTuple
+
+from specviz.errors import InputError, Notice
+from specviz.i18n import PresetText
+
+from .architecture import COMPONENTS, Attention, Model
+
+__all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", "load_models",
+           "model_from_config", "model_from_config_bytes"]
+
+DENSE_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text")
+MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text")
+MLA_TYPES = ("deepseek_v3", "kimi_k2", "deepseek_v32")
+DEEPSEEK_TYPES = (*MLA_TYPES, "glm4_moe")
+SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, "qwen3_next")
+# Multimodal wrappers whose language model sits in ``text_config``, and its type where the nested
+# config does not name one.
+WRAPPERS = {"llama4": "llama4_text", "gemma3": "gemma3_text", "mistral3": "mistral", "kimi_k25": "kimi_k2"}
+# What transformers' config classes give a field a config leaves out, where the files rely on it
+# (Gemma 3's text_config lists only what differs: Gemma3TextConfig's defaults).
+FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262_208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "max_position_embeddings": 131_072, "sliding_window": 4096, "sliding_window_pattern": 6,
+                    "tie_word_embeddings": True},
+}
+LAYER_KINDS = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",
+               "linear_attention": "linear"}
+_POSITIONS = 2**30  # the most positions a context or window field may give (Llama 4 Scout: 10,485,760)
+
+
+class ConfigLimit(NamedTuple):
+    """What one config.json field may hold (see :data:`CONFIG_LIMITS`)."""
+
+    kind: Literal["count", "flag", "layers", "types", "bits"]
+    low: int = 0
+    high: int | str = 0
+
+
+# Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
+# in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
+# [low, high); "types" is a list of one of LAYER_KINDS' names per layer (high: the layer count);
+# "bits" is a list of 0 or 1 per layer, or empty. A high given as a field name is that field's
+# value, checked earlier in this table. Absolute bounds hold the largest published models
+# (Llama-3.1-405B: 126 layers, hidden 16384, 128 heads, intermediate 53,248; Gemma 3: vocabulary
+# 262,144, head_dim 256; Qwen3-Next: 512 routed experts) with a margin of eight times or more, and
+# keep every count far from overflow. null means the same as a missing key, as in Hugging Face's
+# own config classes.
+CONFIG_LIMITS: dict[str, ConfigLimit] = {
+    "hidden_size": ConfigLimit("count", 1, 131_072),
+    "num_hidden_layers": ConfigLimit("count", 1, 1024),
+    "num_attention_heads": ConfigLimit("count", 1, 1024),
+    "num_key_value_heads": ConfigLimit("count", 1, "num_attention_heads"),
+    "head_dim": ConfigLimit("count", 1, 2048),
+    "vocab_size": ConfigLimit("count", 1, 4_194_304),
+    "max_position_embeddings": ConfigLimit("count", 1, _POSITIONS),
+    "intermediate_size": ConfigLimit("count", 1, 1_048_576),
+    "intermediate_size_mlp": ConfigLimit("count", 1, 1_048_576),
+    "moe_intermediate_size": ConfigLimit("count", 1, 1_048_576),
+    "shared_expert_intermediate_size": ConfigLimit("count", 0, 1_048_576),
+    "num_local_experts": ConfigLimit("count", 0, 4096),
+    "num_experts": ConfigLimit("count", 0, 4096),
+    "n_routed_experts": ConfigLimit("count", 0, 4096),
+    "n_shared_experts": ConfigLimit("count", 0, 64),
+    "num_experts_per_tok": ConfigLimit("count", 1, "experts"),  # num_local_experts, num_experts or n_routed_experts
+    "experts_per_token": ConfigLimit("count", 1, "experts"),
+    "decoder_sparse_step": ConfigLimit("count", 1, "num_hidden_layers"),
+    "mlp_only_layers": ConfigLimit("layers", 0, "num_hidden_layers"),
+    "first_k_dense_replace": ConfigLimit("count", 0, "num_hidden_layers"),
+    "moe_layer_freq": ConfigLimit("count", 1, "num_hidden_layers"),
+    "interleave_moe_layer_step": ConfigLimit("count", 1, "num_hidden_layers"),
+    "num_nextn_predict_layers": ConfigLimit("count", 0, 64),
+    "q_lora_rank": ConfigLimit("count", 1, 131_072),
+    "kv_lora_rank": ConfigLimit("count", 1, 131_072),
+    "qk_rope_head_dim": ConfigLimit("count", 1, 2048),
+    "qk_nope_head_dim": ConfigLimit("count", 0, 2048),
+    "v_head_dim": ConfigLimit("count", 1, 2048),
+    "index_n_heads": ConfigLimit("count", 1, 1024),
+    "index_head_dim": ConfigLimit("count", 1, 2048),
+    "index_topk": ConfigLimit("count", 1, _POSITIONS),
+    "sliding_window": ConfigLimit("count", 1, _POSITIONS),
+    "sliding_window_pattern": ConfigLimit("count", 1, "num_hidden_layers"),
+    "attention_chunk_size": ConfigLimit("count", 1, _POSITIONS),
+    "layer_types": ConfigLimit("types", 0, "num_hidden_layers"),
+    "no_rope_layers": ConfigLimit("bits", 0, "num_hidden_layers"),
+    "full_attention_interval": ConfigLimit("count", 1, "num_hidden_layers"),
+    "linear_num_key_heads": ConfigLimit("count", 1, 1024),
+    "linear_num_value_heads": ConfigLimit("count", 1, 1024),
+    "linear_key_head_dim": ConfigLimit("count", 1, 2048),
+    "linear_value_head_dim": ConfigLimit("count", 1, 2048),
+    "linear_conv_kernel_dim": ConfigLimit("count", 1, 64),
+    "tie_word_embeddings": ConfigLimit("flag"),
+    "attention_bias": ConfigLimit("flag"),
+    "mlp_bias": ConfigLimit("flag"),
+    "use_qk_norm": ConfigLimit("flag"),
+}
+
+
+def _describe(value: Any) -> str | Notice:
+    """A short rendering of a config value for an error message (never the whole of a big value):
+    a scalar as JSON spells it, anything else as the kind of value it is (a ``hf_config.kind.*``
+    message, in the reader's language)."""
+    if isinstance(value, Mapping):
+        return Notice("hf_config.kind.object")
+    if isinstance(value, (list, tuple)):
+        return Notice("hf_config.kind.list")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if abs(value) < 10**40 else Notice("hf_config.kind.long_number")
+    if isinstance(value, (str, bool, float)) or value is None:
+        text = json.dumps(value)  # JSON's spelling: true, null, NaN, "text"
+        return text if len(text) <= 40 else text[:39] + "…"
+    return Notice("hf_config.kind.python", type=type(value).__name__)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _layers_problem(value: Any, low: int, high: int) -> str | Notice | None:
+    """What is wrong with a list of distinct layer indexes in [low, high), or None if nothing."""
+    if not isinstance(value, list):
+        return _describe(value)
+    seen: set[int] = set()
+    for item in value:
+        if not (_is_int(item) and low <= item < high):
+            return Notice("hf_config.kind.list_holding", item=_describe(item))
+        if item in seen:
+            return Notice("hf_config.kind.list_twice", item=item)
+        seen.add(item)
+    return None
+
+
+def _per_layer_problem(value: Any, allowed: tuple[Any, ...], layers: int, empty_ok: bool) -> str | Notice | None:
+    """What is wrong with a list of one of ``allowed`` per layer, or None if nothing."""
+    if not isinstance(value, list):
+        return _describe(value)
+    if not (len(value) == layers or empty_ok and not value):
+        return Notice("hf_config.kind.list_of", count=len(value))
+    for item in value:
+        if isinstance(item, bool) or item not in allowed:
+            return Notice("hf_config.kind.list_holding", item=_describe(item))
+    return None
+
+
+def _experts(values: Mapping[str, Any]) -> int:
+    """Routed experts per MoE layer: Mixtral and gpt-oss name the field num_local_experts,
+    Qwen-MoE num_experts, DeepSeek n_routed_experts."""
+    return values.get("num_local_experts") or values.get("num_experts") or values.get("n_routed_experts") or 0
+
+
+def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, str | Notice]:
+    """The upper bound of a limit and how to name it (the number, or a ``hf_config.bound.*`` message
+    naming the field it comes from); None when the field it names is unset."""
+    if not isinstance(limit.high, str):
+        return limit.high, f"{limit.high:,}"
+    if limit.high == "experts":
+        high, label = _experts(checked), Notice("hf_config.field.experts")
+    else:
+        high, label = checked.get(limit.high), limit.high
+    if not high:
+        return None, label
+    if limit.kind == "layers":
+        return high, Notice("hf_config.bound.last", last=high - 1, field=label)
+    return high, Notice("hf_config.bound.field", high=high, field=label)
+
+
+def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Check every field of :data:`CONFIG_LIMITS` that ``config`` sets (null counts as unset).
+
+    Returns the values of the fields that are set; raises :class:`InputError` naming the first field
+    that breaks its limit. A field bounded by another field that is unset (or by the expert count in a
+    dense model) is not used by the model and is left alone.
+    """
+    checked: dict[str, Any] = {}
+    for key, limit in CONFIG_LIMITS.items():
+        value = config.get(key)
+        if value is None:
+            continue
+        high, bound = _bound(limit, checked)
+        if limit.kind == "flag":
+            if not isinstance(value, bool):
+                raise InputError("hf_config.flag", field=key, value=_describe(value))
+        elif high is None:
+            continue
+        elif limit.kind == "count":
+            if not _is_int(value) or not limit.low <= value <= high:
+                raise InputError("hf_config.count", field=key, low=limit.low, bound=bound, value=_describe(value))
+        elif limit.kind == "layers":
+            if (problem := _layers_problem(value, limit.low, high)) is not None:
+                raise InputError("hf_config.layers", field=key, low=limit.low, bound=bound, problem=problem)
+        else:
+            allowed = tuple(LAYER_KINDS) if limit.kind == "types" else (0, 1)
+            if (problem := _per_layer_problem(value, allowed, high, empty_ok=limit.kind == "bits")) is not None:
+                raise InputError("hf_config.per_layer", field=key, layers=high,
+                                 allowed=", ".join(map(str, allowed)), problem=problem)
+        checked[key] = value
+    return checked
+
+
+def _require(values: Mapping[str, Any], key: str) -> Any:
+    """The checked value of a field the model cannot do without."""
+    if key not in values:
+        limit = CONFIG_LIMITS[key]
+        _, bound = _bound(limit, values)
+        raise InputError("hf_config.missing", field=key, low=limit.low, bound=bound)
+    return values[key]
+
+
+def _window(values: Mapping[str, Any], key: str) -> int:
+    """A window the model uses (``sliding_window``, ``attention_chunk_size``), refused when it is
+    missing or exceeds the context limit the config states."""
+    window = _require(values, key)
+    limit = values.get("max_position_embeddings")
+    if limit is not None and window > limit:
+        raise InputError("hf_config.window_beyond_context", field=key, value=window, limit=limit)
+    return window
+
+
+def _load_json(text: str | bytes, name: str) -> Any:
+    """Parse one config.json, turning every way it can fail into an InputError that names it."""
+    try:
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except UnicodeDecodeError:
+        raise InputError("hf_config.not_utf8", name=name) from None
+    except RecursionError:  # json.loads recurses once per nesting level
+        raise InputError("hf_config.too_deep", name=name) from None
+    except ValueError as exc:  # JSONDecodeError, and integers too long to convert
+        raise InputError("hf_config.not_json", name=name, detail=str(exc)) from None
+
+
+@dataclass
+class _Parts:
+    """What a family's reader counts, before it becomes a Model."""
+
+    attention_params: int
+    attention: list[Attention]
+    norms_per_layer: int
+    dense_layers: int
+    dense_mlp: int
+    moe_layers: int
+    experts: int = 0
+    experts_per_token: int = 0
+    expert_params: int = 0
+    router: int = 0  # per MoE layer, with its bias
+    shared: int = 0  # per MoE layer: shared experts and their gate
+    final_norm: int = 0
+    mtp_layer: int = 0  # one MTP layer, its norms and projection included
+
+
+def _types_of_layers(values: Mapping[str, Any], default: list[str]) -> list[str]:
+    """The attention kind of each layer: ``layer_types`` where the config gives it, else ``default``."""
+    return [LAYER_KINDS[name] for name in values.get("layer_types") or default]
+
+
+def _gqa(values: Mapping[str, Any], model_type: str, kinds: list[str]) -> tuple[int, list[Attention]]:
+    """Parameters of one GQA attention layer, and the groups of ``kinds`` (one per layer) by kind."""
+    h, n_h = values["hidden_size"], values["num_attention_heads"]
+    n_kv = values.get("num_key_value_heads", n_h)
+    if n_h % n_kv:
+        raise InputError("hf_config.heads_multiple", heads=n_h, kv_heads=n_kv)
+    d = values.get("head_dim", h // n_h)
+    if not 1 <= d <= CONFIG_LIMITS["head_dim"].high:
+        raise InputError("hf_config.head_dim", value=d, high=CONFIG_LIMITS["head_dim"].high)
+    attention = 2 * h * n_h * d + 2 * h * n_kv * d
+    if model_type in ("qwen2", "qwen2_moe"):
+        attention += n_h * d + 2 * n_kv * d
+    elif values.get("attention_bias"):
+        attention += n_h * d + 2 * n_kv * d + h
+    if model_type in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next") or (
+            model_type == "glm4_moe" and values.get("use_qk_norm")):
+        attention += 2 * d
+    if model_type == "gpt_oss":
+        attention += n_h  # one attention sink per head
+    windows = {"sliding": ("sliding_window", model_type), "chunked": ("attention_chunk_size", model_type)}
+    groups = []
+    for kind in ("full", "sliding", "chunked"):
+        count = kinds.count(kind)
+        if count:
+            window = _window(values, windows[kind][0]) if kind in windows else float("inf")
+            groups.append(Attention(kind, count, 4.0 * n_h * d, 2.0 * n_kv * d, window))
+    return attention, groups
+
+
+def _dense_family(values: Mapping[str, Any], model_type: str) -> _Parts:
+    layers, h = values["num_hidden_layers"], values["hidden_size"]
+    if model_type == "gemma3_text":
+        pattern = values["sliding_window_pattern"]
+        default = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention" for i in range(layers)]
+        norms = 4 * h
+    else:
+        default, norms = ["full_attention"] * layers, 2 * h
+    attention, groups = _gqa(values, model_type, _types_of_layers(values, default))
+    mlp = 3 * h * _require(values, "intermediate_size")
+    if values.get("mlp_bias"):
+        mlp += 2 * values["intermediate_size"] + h
+    return _Parts(attention * layers, groups, norms, layers, mlp, 0, final_norm=h)
+
+
+def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
+    layers, h = values["num_hidden_layers"], values["hidden_size"]
+    default = ["full_attention"] * layers
+    if model_type == "gpt_oss":
+        default = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+    elif model_type == "llama4_text":
+        rope = values.get("no_rope_layers") or [int((i + 1) % 4 != 0) for i in range(layers)]
+        default = ["chunked_attention" if uses else "full_attention" for uses in rope]
+    experts = _experts(values)
+    if not experts:  # null means unset: a config of a MoE family without experts is a dense model
+        return _dense_family(values, model_type)
+    attention, groups = _gqa(values, model_type, _types_of_layers(values, default))
+    k = values.get("num_experts_per_tok") or values.get("experts_per_token") or _require(values, "num_experts_per_tok")
+    dense_i = 0
+    if model_type == "llama4_text":
+        i = _require(values, "intermediate_size")
+        expert = 3 * h * i
+        router, shared = h * experts, expert
+        moe_layers = layers // values.get("interleave_moe_layer_step", 1)
+        dense_i = values.get("intermediate_size_mlp", 0) if moe_layers < layers else 0
+        if moe_layers < layers and not dense_i:
+            _require(values, "intermediate_size_mlp")
+    elif model_type == "gpt_oss":
+        i = _require(values, "intermediate_size")
+        expert = 3 * h * i + 2 * i + h  # gate_up and down with their biases
+        router, shared = h * experts + experts, 0
+        moe_layers = layers
+    else:
+        # Mixtral's experts use intermediate_size; Qwen-MoE names theirs moe_intermediate_size.
+        key = "moe_intermediate_size" if "moe_intermediate_size" in values else "intermediate_size"
+        expert = 3 * h * _require(values, key)
+        shared_i = values.get("shared_expert_intermediate_size", 0)
+        router, shared = h * experts, (3 * h * shared_i + h if shared_i else 0)
+        # Layer i is sparse when (i + 1) % step == 0 and it is not in mlp_only_layers (as in
+        # transformers); counted arithmetically so that the time does not grow with the layer count.
+        step = values.get("decoder_sparse_step", 1)
+        dense_only = set(values.get("mlp_only_layers", ()))
+        moe_layers = layers // step - sum(1 for i in dense_only if (i + 1) % step == 0)
+        if moe_layers < layers:
+            dense_i = _require(values, "intermediate_size")
+    return _Parts(attention * layers, groups, 2 * h, layers - moe_layers, 3 * h * dense_i, moe_layers,
+                  experts, k, expert, router, shared, final_norm=h)
+
+
+def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, list[Attention]]:
+    """Parameters of one MLA layer and its attention groups (all layers)."""
+    layers, h, n_h = values["num_hidden_layers"], values["hidden_size"], values["num_attention_heads"]
+    rank, rope = _require(values, "kv_lora_rank"), _require(values, "qk_rope_head_dim")
+    nope, v = values.get("qk_nope_head_dim", 0), _require(values, "v_head_dim")
+    q_rank = values.get("q_lora_rank")
+    query = h * q_rank + q_rank + q_rank * n_h * (nope + rope) if q_rank else h * n_h * (nope + rope)
+    layer = query + h * (rank + rope) + rank + rank * n_h * (nope + v) + n_h * v * h
+    if values.get("attention_bias"):
+        layer += (q_rank or 0) + rank + rope + h
+    score = 2.0 * n_h * (rank + rope) + 2.0 * n_h * rank
+    if model_type != "deepseek_v32":
+        return layer, [Attention("latent", layers, score, rank + rope)]
+    heads, dim = _require(values, "index_n_heads"), _require(values, "index_head_dim")
+    layer += (q_rank or h) * heads * dim + h * dim + 2 * dim + h * heads  # wq_b, wk, k_norm, weights_proj
+    return layer, [Attention("sparse", layers, score, rank + rope, _require(values, "index_topk"),
+                             keeps_all=True),
+                   Attention("indexer", layers, 2.0 * heads * dim, dim)]
+
+
+def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
+    layers, h = values["num_hidden_layers"], values["hidden_size"]
+    if model_type in MLA_TYPES:
+        layer_attention, groups = _mla(values, model_type)
+    else:
+        layer_attention, groups = _gqa(values, model_type, ["full"] * layers)
+    experts = _require(values, "n_routed_experts")
+    k = _require(values, "num_experts_per_tok")
+    moe_i = _require(values, "moe_intermediate_size")
+    expert = 3 * h * moe_i
+    router, shared = h * experts + experts, values.get("n_shared_experts", 0) * expert
+    first_dense = values.get("first_k_dense_replace", 0)
+    freq = values.get("moe_layer_freq", 1)
+    # Layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0 (DeepSeek's modeling
+    # file); counted arithmetically.
+    moe_layers = (layers - 1) // freq - (first_dense - 1) // freq if first_dense else (layers - 1) // freq + 1
+    dense_mlp = 3 * h * _require(values, "intermediate_size") if moe_layers < layers else 0
+    mtp = values.get("num_nextn_predict_layers", 0)
+    # One decoder layer of the MoE kind, enorm and hnorm, eh_proj (2h → h) and the shared head's norm.
+    mtp_layer = layer_attention + 2 * h + expert * experts + router + shared + 2 * h + 2 * h * h + h if mtp else 0
+    return _Parts(layer_attention * layers, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
+                  experts, k, expert, router, shared, final_norm=h, mtp_layer=mtp_layer)
+
+
+def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
+    layers, h = values["num_hidden_layers"], values["hidden_size"]
+    interval = _require(values, "full_attention_interval")
+    default = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
+    kinds = _types_of_layers(values, default)
+    full = kinds.count("full")
+    full_params, groups = _gqa(values, model_type, ["full"] * full) if full else (0, [])
+    n_h, d = values["num_attention_heads"], values.get("head_dim", h // values["num_attention_heads"])
+    full_params = full * (full_params + h * n_h * d)  # the output gate doubles q's projection
+    n_k, n_v = _require(values, "linear_num_key_heads"), _require(values, "linear_num_value_heads")
+    d_k, d_v = _require(values, "linear_key_head_dim"), _require(values, "linear_value_head_dim")
+    kernel = _require(values, "linear_conv_kernel_dim")
+    conv = 2 * n_k * d_k + n_v * d_v
+    linear = h * (2 * n_k * d_k + 2 * n_v * d_v) + h * 2 * n_v + conv * kernel + 2 * n_v + d_v + n_v * d_v * h
+    count = len(kinds) - full
+    if count:
+        # The recurrence per token and value head: kᵀS, the rank-one update and Sq, each d_k·d_v
+        # multiply-adds (Yang et al., "Gated Delta Networks", arXiv:2412.06464), and the convolution.
+        groups.append(Attention("linear", count, 0.0, 0.0, state=n_v * d_k * d_v + (kernel - 1) * conv,
+                                flops_per_token=6.0 * n_v * d_k * d_v + 2.0 * conv * kernel))
+    moe = _moe_family({**values, "layer_types": None, "num_hidden_layers": layers}, "qwen3_moe")
+    return replace(moe, attention_params=full_params + count * linear, attention=groups)
+
+
+_READERS = {**dict.fromkeys(DENSE_TYPES, _dense_family), **dict.fromkeys(MOE_TYPES, _moe_family),
+            **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), "qwen3_next": _qwen3_next}
+
+
+# Module names that stand for each component, as quantization configs name the modules they leave
+# out (a glob, a name prefix or a ``re:`` expression). The MLP component stands for its largest part:
+# the shared experts or dense layers where the model has them, else the routers.
+_MODULES = {
+    "attention": ("model.layers.1.self_attn.q_proj",),
+    "experts": ("model.layers.1.mlp.experts.0.gate_proj",),
+    "dense": ("model.layers.0.mlp.gate_proj",),
+    "shared": ("model.layers.1.mlp.shared_experts.gate_proj", "model.layers.1.mlp.shared_expert.gate_proj"),
+    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router"),
+}
+# A ``re:`` pattern is matched only when it is short, repeats no group and has few unbounded
+# repeats: a module name is about 45 characters, so backtracking stays within 45³ steps.
+_PATTERN_CHARS = 200
+_PATTERN_REPEATS = 3
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """Whether a module ``name`` is one a quantization config's ``pattern`` leaves out."""
+    if pattern.startswith("re:"):
+        expression = pattern[3:]
+        if (len(expression) > _PATTERN_CHARS or re.search(r"\)[*+?{]", expression)
+                or len(re.findall(r"(?<!\\)[*+]", expression)) > _PATTERN_REPEATS):
+            return False
+        try:
+            return re.match(expression, name) is not None
+        except re.error:
+            return False
+    if "*" in pattern or "?" in pattern:
+        return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(name, pattern + ".*")
+    return f".{pattern}." in f".{name}."
+
+
+def _left_out(patterns: list[Any], parts: tuple[str, ...]) -> bool:
+    """Whether the modules of every one of ``parts`` (keys of :data:`_MODULES`) are left out."""
+    texts = [p for p in patterns if isinstance(p, str)][:1000]
+    return all(any(_matches(p, name) for p in texts for name in _MODULES[part]) for part in parts)
+
+
+def _weight_formats(quantization: Any, parts: _Parts, notes: list[Notice]) -> dict[str, str]:
+    """Each component's format as a checkpoint's ``quantization_config`` gives it: FP8 (DeepSeek's
+    128 × 128 blocks, fbgemm's per channel), MXFP4 (gpt-oss), compressed-tensors INT4, FP8 or NVFP4
+    groups (Kimi-K2.5), ModelOpt FP8 or NVFP4, GPTQ or AWQ INT4. The input embedding and the head stay
+    BF16, as every method read here leaves them. A method not known here is named in a notice and
+    read as BF16."""
+    formats = dict.fromkeys(COMPONENTS, "bf16")
+    if not isinstance(quantization, Mapping):
+        return formats
+    method = quantization.get("quant_method")
+    ignore = (quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
+              or quantization.get("exclude_modules") or quantization.get("ignore") or [])
+    if method == "fp8":
+        chosen = "fp8-block" if quantization.get("weight_block_size") else "fp8"
+    elif method == "fbgemm_fp8":
+        chosen = "fp8"
+    elif method == "mxfp4":
+        chosen = "mxfp4"
+    elif method in ("gptq", "awq") and quantization.get("bits") == 4:
+        chosen = "int4-g32" if quantization.get("group_size") == 32 else "int4"
+    elif method == "modelopt":
+        chosen = {"FP8": "fp8", "NVFP4": "nvfp4"}.get(str(quantization.get("quant_algo", "")).upper())
+    elif method == "compressed-tensors":
+        chosen = _compressed_tensors(quantization)
+    else:
+        chosen = None
+    if chosen is None:
+        notes.append(Notice("hf_config.unknown_quantization", method=_describe(method)))
+        return formats
+    ignore = ignore if isinstance(ignore, list) else []
+    mlp = tuple(part for part, present in (("shared", parts.shared > 0), ("dense", parts.dense_layers > 0))
+                if present) or ("router",)
+    for component, modules in (("experts", ("experts",)), ("attention", ("attention",)), ("mlp", mlp)):
+        if component != "experts" or parts.moe_layers:
+            formats[component] = "bf16" if _left_out(ignore, modules) else chosen
+    return formats
+
+
+def _compressed_tensors(quantization: Mapping[str, Any]) -> str | None:
+    """The weight format of a compressed-tensors config's first group, or None if not one of ours."""
+    groups = quantization.get("config_groups")
+    if not isinstance(groups, Mapping) or not groups:
+        return None
+    weights = next(iter(groups.values()))
+    weights = weights.get("weights") if isinstance(weights, Mapping) else None
+    if not isinstance(weights, Mapping):
+        return None
+    bits, kind, group = weights.get("num_bits"), weights.get("type"), weights.get("group_size")
+    if bits == 8 and kind == "float":
+        return "fp8"
+    if bits == 4 and kind == "float":
+        return "nvfp4" if group in (16, None) else "mxfp4"
+    if bits == 4 and kind == "int":
+        return "int4-g32" if group == 32 else "int4"
+    return None
+
+
+def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Mapping[str, Any], Any]:
+    """The language model's config of a config.json (its ``text_config`` for a multimodal wrapper,
+    noted), and its quantization config (nested or top-level)."""
+    text = config.get("text_config")
+    if not isinstance(text, Mapping):
+        return config, config.get("quantization_config")
+    outer = config.get("model_type")
+    text = dict(text)
+    if not isinstance(text.get("model_type"), str):
+        text["model_type"] = WRAPPERS.get(outer) if isinstance(outer, str) else None
+    if "vision_config" in config:
+        notes.append(Notice("hf_config.vision_left_out", model_type=_describe(outer)))
+    return text, text.get("quantization_config", config.get("quantization_config"))
+
+
+def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None) -> Model:
+    """Exact parameter counts, attention layers and weight formats from a Hugging Face ``config.json``.
+
+    What is counted for each family, and how publishers' figures compare, is in the module's
+    docstring. Active parameters per token count k of the E routed experts instead of all E.
+
+    Parameters
+    ----------
+    config : str, Path or mapping
+        Path to a config.json, or its parsed content.
+    name : str, optional
+        Display name; defaults to the file stem or the model_type.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    InputError
+        If the file is not UTF-8 JSON (or is nested too deeply to parse), the model_type is
+        unsupported, or a field is missing, of the wrong JSON type, out of range or in contradiction
+        with another. The message names the field and says what it may hold.
+
+    References
+    ----------
+    Hugging Face transformers modeling files (Llama, Mistral, Qwen2/Qwen3(-MoE), Phi-3, Gemma 3,
+    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, Qwen3-Next). Checked against published totals:
+    Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active; DeepSeek-V3 671B / 37B; gpt-oss-120b
+    116.83B / 5.13B.
+    """
+    if isinstance(config, (str, Path)):
+        path = Path(config)
+        config = _load_json(path.read_bytes(), path.name)
+        name = name or path.stem
+    if not isinstance(config, Mapping):
+        raise InputError("hf_config.not_object")
+    notes: list[Notice] = []
+    language, quantization = _language_model(config, notes)
+    model_type = language.get("model_type")
+    if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
+        raise InputError("hf_config.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
+    values = _check_config({**FAMILY_DEFAULTS.get(model_type, {}), **language})
+    h = _require(values, "hidden_size")
+    layers = _require(values, "num_hidden_layers")
+    n_h = _require(values, "num_attention_heads")
+    vocab = _require(values, "vocab_size")
+    parts = _READERS[model_type](values, model_type)
+    tied = values.get("tie_word_embeddings", False)
+    embeddings = vocab * h * (1 if tied else 2)
+    mlp = (parts.norms_per_layer * layers + parts.dense_layers * parts.dense_mlp
+           + parts.moe_layers * (parts.router + parts.shared) + parts.final_norm)
+    params = {"experts": parts.moe_layers * parts.experts * parts.expert_params,
+              "attention": parts.attention_params, "mlp": mlp, "embeddings": embeddings}
+    active = {**params, "experts": parts.moe_layers * parts.experts_per_token * parts.expert_params}
+    n_kv = values.get("num_key_value_heads", n_h)
+    mtp_layers = values.get("num_nextn_predict_layers", 0)
+    # An MLA model's heads are d_nope + d_rope wide (its cache: one latent, Model.attention).
+    mla = model_type in MLA_TYPES
+    head_dim = values.get("qk_nope_head_dim", 0) + values["qk_rope_head_dim"] if mla else values.get("head_dim", h // n_h)
+    return Model(name=name or model_type, model_type=model_type, layers=layers, hidden_size=h, num_heads=n_h,
+                 kv_heads=n_kv, head_dim=head_dim, vocab_size=vocab, tied_embeddings=tied,
+                 num_experts=parts.experts, experts_per_token=parts.experts_per_token, moe_layers=parts.moe_layers,
+                 expert_params=parts.expert_params, params=params, active=active, attention=tuple(parts.attention),
+                 weight_formats=_weight_formats(quantization, parts, notes), mtp_layers=mtp_layers,
+                 mtp_params=mtp_layers * parts.mtp_layer, notes=tuple(notes))
+
+
+def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
+    """:func:`model_from_config` for an upload or a paste: size-limited, UTF-8, one JSON object.
+
+    Raises
+    ------
+    InputError
+        If ``data`` is empty, larger than ``max_bytes``, not UTF-8 text, not JSON or nested too
+        deeply to parse, or if :func:`model_from_config` refuses it; the message names ``name`` or
+        the field and says what was expected.
+    """
+    if not data.strip():
+        raise InputError("hf_config.empty", name=name)
+    if len(data) > max_bytes:
+        raise InputError("hf_config.too_large", name=name, size=len(data), limit=max_bytes)
+    return model_from_config(_load_json(data, name), name=name)
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def load_models(data_dir: Path) -> dict[str, Model]:
+    """Model presets from ``data_dir/models.csv``, each derived from its shipped config.json (the
+    name with its translations)."""
+    models = {}
+    for row in _read_csv(Path(data_dir) / "models.csv"):
+        model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=PresetText.from_row(row, "name"))
+        models[row["id"]] = replace(model, source=row["source"])
+    return models

@@ -1,0 +1,431 @@
+"""Tests for specviz.model.hf_config: config.json of every family read into exact counts, attention
+layers and weight formats, checked against hand counts and the publishers' figures; hostile configs."""
+
+import csv
+import json
+import time
+
+import numpy as np
+
+import pytest
+from hypothesis import given, settings as hyp_settings, strategies as st
+
+from conftest import in_vietnamese
+from specviz import i18n, settings
+from specviz.errors import InputError
+from specviz.model import architecture, hf_config
+
+DATA = settings.get("SPECVIZ_DATA_DIR")
+MODELS = hf_config.load_models(DATA)
+CONFIGS = DATA / "model_configs"
+
+
+def config_of(model_id: str) -> dict:
+    with open(DATA / "models.csv", newline="") as f:
+        name = next(row["config"] for row in csv.DictReader(f) if row["id"] == model_id)
+    return json.loads((CONFIGS / name).read_text())
+
+
+class TestLoadModels:
+    def test_required_presets_with_sources(self):
+        assert {"Qwen3-32B", "Qwen3-0.6B", "Qwen2.5-1.5B", "Qwen2.5-0.5B", "Llama-3.1-8B",
+                "Llama-3.1-70B", "Llama-3.2-1B"} <= MODELS.keys()
+        assert all(m.source.startswith("https://huggingface.co/") for m in MODELS.values())
+
+    @staticmethod
+    def published(model: architecture.Model, counting: str) -> tuple[int, int]:
+        """Total and active parameters as a publisher counts them: ``both`` tables in, the output
+        ``head`` in and the input embedding out of the active count, or ``none`` of them in it."""
+        left_out = {"both": 0, "head": model.embedding_params, "none": model.params["embeddings"]}[counting]
+        return model.params_total, model.params_active - left_out
+
+    @pytest.mark.parametrize("row", list(csv.DictReader(open(DATA / "models.csv", newline=""))), ids=lambda row: row["id"])
+    def test_counts_match_the_model_cards(self, row):
+        """To the digits the card prints, or within the row's tolerance where the card counts
+        something else (a vision encoder, an MTP layer); a row without a published figure says why in
+        its source."""
+        counts = self.published(MODELS[row["id"]], row["counting"])
+        for text, count in zip((row["params_published"], row["active_published"]), counts):
+            if not text:
+                assert "no count" in row["source"] or text is row["active_published"]
+                continue
+            digits = len(text.split("e")[0].replace(".", "").lstrip("0"))
+            rounded = float(f"{count:.{digits}g}") == float(text)
+            assert rounded or abs(count / float(text) - 1) <= float(row["tolerance"] or 0), (row["id"], count)
+
+class TestModelFromConfig:
+    # Totals written out layer by layer by hand (h: hidden, i: intermediate, V: vocab).
+    @pytest.mark.parametrize("model_id, total", [
+        # embed 128256·4096 ×2 + 32·(2·4096² + 2·4096·1024 + 3·4096·14336 + 2·4096) + 4096
+        ("Llama-3.1-8B", 8_030_261_248),
+        ("Llama-3.1-70B", 70_553_706_496),
+        ("Llama-3.2-1B", 1_235_814_400),
+        # Qwen2.5 carries q/k/v biases; tied embeddings.
+        ("Qwen2.5-0.5B", 494_032_768),
+        ("Qwen2.5-1.5B", 1_543_714_304),
+        # Qwen3 carries q/k norms of head_dim each.
+        ("Qwen3-0.6B", 596_049_920),
+        ("Qwen3-32B", 32_762_123_264),
+    ])
+    def test_exact_dense_totals(self, model_id, total):
+        m = MODELS[model_id]
+        assert m.params_total == total and m.params_active == total
+
+    def test_mixtral_total_and_active(self):
+        m = MODELS["Mixtral-8x7B"]
+        assert m.params_total == 46_702_792_704
+        # 2 of 8 experts: 32·(41,943,040 attention + 32,768 router + 2·176,160,768 + 8192) + 262,148,096
+        assert m.params_active == 12_879_925_248
+
+    def test_qwen3_moe_total_and_active(self):
+        m = MODELS["Qwen3-30B-A3B"]
+        assert m.params_total == 30_532_122_624
+        # 8 of 128 experts; the model card's "3.3B activated" is this figure truncated.
+        assert m.params_active == 3_353_032_704
+        assert (m.num_experts, m.experts_per_token, m.moe_layers) == (128, 8, 48)
+
+    def test_kv_bytes_per_token(self):
+        # 2 · 80 layers · 8 KV heads · 128 · 2 bytes
+        assert MODELS["Llama-3.1-70B"].kv_bytes_per_token() == 327_680
+        assert MODELS["Llama-3.1-70B"].kv_bytes_per_token(1) == 163_840
+
+    def test_reads_a_path_and_a_dict_alike(self, tmp_path):
+        config = json.loads((DATA / "model_configs" / "Llama-3.1-8B.json").read_text())
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(config))
+        assert hf_config.model_from_config(path).params_total == hf_config.model_from_config(config).params_total
+
+    def test_moe_without_a_valid_expert_size_is_refused(self):
+        config = json.loads((DATA / "model_configs" / "Qwen3-30B-A3B.json").read_text())
+        config["moe_intermediate_size"] = 0
+        with pytest.raises(ValueError, match="moe_intermediate_size"):
+            hf_config.model_from_config(config)
+
+    def test_mistral_without_head_dim_uses_hidden_over_heads(self):
+        config = {"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+                  "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                  "vocab_size": 32000}
+        m = hf_config.model_from_config(config)
+        assert m.head_dim == 128
+        # Mistral-7B: 7,241,732,096 parameters.
+        assert m.params_total == 7_241_732_096
+
+    @pytest.mark.parametrize("config, message", [
+        ({"model_type": "gpt2"}, "model_type"),
+        ({"model_type": "llama", "hidden_size": 64}, "num_hidden_layers"),
+        ({"model_type": "llama", "hidden_size": "64", "num_hidden_layers": 2}, "hidden_size"),
+        ([1, 2], "JSON object"),
+    ])
+    def test_refuses_bad_configs_with_the_key_named(self, config, message):
+        with pytest.raises(ValueError, match=message):
+            hf_config.model_from_config(config)
+
+    def test_refuses_non_json_file(self, tmp_path):
+        path = tmp_path / "config.json"
+        path.write_bytes(b"\x00\x01 not json")
+        with pytest.raises(ValueError, match="config.json"):
+            hf_config.model_from_config(path)
+
+
+QWEN3_MOE = json.loads((DATA / "model_configs" / "Qwen3-30B-A3B.json").read_text())
+LLAMA_8B = json.loads((DATA / "model_configs" / "Llama-3.1-8B.json").read_text())
+# JSON values of the wrong type for any field (null is left out: it means "not set").
+JUNK = [[], [32], {}, {"a": {"b": [1]}}, [[[[]]]], "32", "", 32.0, 32.5, float("nan"), float("inf"),
+        float("-inf")]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12)
+
+
+def parse(config: dict) -> architecture.Model:
+    """Through the parser as an upload would go (Python's json writes NaN and Infinity as such)."""
+    return hf_config.model_from_config_bytes(json.dumps(config).encode(), "config.json", 10**6)
+
+
+class TestHostileConfigs:
+    @pytest.mark.parametrize("base, field, value, allowed", [
+        (QWEN3_MOE, "num_hidden_layers", 10**9, "between 1 and 1,024, got 1000000000"),
+        (QWEN3_MOE, "num_hidden_layers", 0, "between 1 and 1,024"),
+        (QWEN3_MOE, "hidden_size", 131_073, "between 1 and 131,072"),
+        (QWEN3_MOE, "num_attention_heads", 2048, "between 1 and 1,024"),
+        (QWEN3_MOE, "num_key_value_heads", 0, "between 1 and 32 (num_attention_heads)"),
+        (QWEN3_MOE, "num_key_value_heads", 64, "between 1 and 32 (num_attention_heads)"),
+        (QWEN3_MOE, "num_key_value_heads", 5, "must be a multiple of 'num_key_value_heads' (5)"),
+        (QWEN3_MOE, "head_dim", 4096, "between 1 and 2,048"),
+        (QWEN3_MOE, "vocab_size", -5, "between 1 and 4,194,304"),
+        (QWEN3_MOE, "num_experts", -1, "between 0 and 4,096, got -1"),
+        (QWEN3_MOE, "num_experts", 10**6, "between 0 and 4,096"),
+        (QWEN3_MOE, "num_experts_per_tok", 129, "between 1 and 128 (num_local_experts, num_experts or n_routed_experts)"),
+        (QWEN3_MOE, "num_experts_per_tok", 0, "between 1 and 128"),
+        (QWEN3_MOE, "moe_intermediate_size", 2**21, "between 1 and 1,048,576"),
+        (QWEN3_MOE, "shared_expert_intermediate_size", -1, "between 0 and 1,048,576"),
+        (QWEN3_MOE, "decoder_sparse_step", 0, "between 1 and 48 (num_hidden_layers)"),
+        (QWEN3_MOE, "decoder_sparse_step", 49, "between 1 and 48 (num_hidden_layers)"),
+        (QWEN3_MOE, "mlp_only_layers", [0, 0], "holding 0 twice"),
+        (QWEN3_MOE, "mlp_only_layers", [48], "between 0 and 47 (num_hidden_layers − 1), got a list holding 48"),
+        (QWEN3_MOE, "mlp_only_layers", [-1], "holding -1"),
+        (QWEN3_MOE, "mlp_only_layers", [1.0], "holding 1.0"),
+        (QWEN3_MOE, "mlp_only_layers", 3, "got 3"),
+        (QWEN3_MOE, "tie_word_embeddings", "false", 'true or false (a JSON boolean), got "false"'),
+        (QWEN3_MOE, "tie_word_embeddings", 0, "a JSON boolean"),
+        (LLAMA_8B, "attention_bias", "true", "a JSON boolean"),
+        (LLAMA_8B, "mlp_bias", 1, "a JSON boolean"),
+        (LLAMA_8B, "intermediate_size", 0, "between 1 and 1,048,576"),
+        (LLAMA_8B, "intermediate_size", None, "'intermediate_size' is missing"),
+        ({**LLAMA_8B, "model_type": "mixtral"}, "num_local_experts", 8, "'num_experts_per_tok' is missing"),
+        (LLAMA_8B, "model_type", ["llama"], "'model_type' a list is not supported"),
+    ])
+    def test_out_of_range_and_inconsistent_fields(self, base, field, value, allowed):
+        with pytest.raises(ValueError) as exc:
+            parse({**base, field: value})
+        assert allowed in str(exc.value) and field in str(exc.value)
+
+    @pytest.mark.parametrize("field", list(hf_config.CONFIG_LIMITS))
+    @pytest.mark.parametrize("value", JUNK + [True, False, -1, 10**40], ids=repr)
+    def test_wrong_json_types_name_the_field(self, field, value):
+        config = {**QWEN3_MOE, field: value}
+        kind = hf_config.CONFIG_LIMITS[field].kind
+        if (kind == "flag" and isinstance(value, bool) or kind == "layers" and value in ([], [32])
+                or kind == "bits" and value == []):
+            assert parse(config).params_total > 0  # the values in JUNK that are right for this kind
+            return
+        with pytest.raises(ValueError, match=f"'{field}' must be"):
+            parse(config)
+
+    def test_a_billion_layers_is_refused_at_once(self):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match="num_hidden_layers"):
+            parse({**QWEN3_MOE, "num_hidden_layers": 10**9, "decoder_sparse_step": 1})
+        assert time.perf_counter() - start < 0.1
+
+    def test_null_means_unset(self):
+        derived = parse({**LLAMA_8B, "head_dim": None, "num_key_value_heads": None})
+        assert (derived.head_dim, derived.kv_heads) == (128, 32)  # h // n_h, and n_kv = n_h
+        dense = parse({**QWEN3_MOE, "num_experts": None, "num_experts_per_tok": None})
+        assert dense.num_experts == 0 and dense.params_total == dense.params_active
+
+    def test_derived_head_dim_must_be_positive(self):
+        config = {**LLAMA_8B, "hidden_size": 16, "num_attention_heads": 32, "num_key_value_heads": 8}
+        with pytest.raises(ValueError, match="'head_dim' is not set and hidden_size // num_attention_heads = 0"):
+            parse(config)
+
+    @pytest.mark.parametrize("data, message", [
+        (b'{"model_type": "llama"' + b"\xff" + b"}", "not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"hidden_size": ' + b"9" * 5000 + b"}", "not a JSON config.json"),
+        (b"[1, 2]", "JSON object"),
+    ])
+    def test_unparseable_input_is_a_value_error(self, data, message):
+        with pytest.raises(ValueError, match=message):
+            hf_config.model_from_config_bytes(data, "config.json", 10**6)
+
+    @hyp_settings(deadline=None, max_examples=200)
+    @given(st.integers(min_value=1, max_value=1024), st.integers(min_value=1, max_value=1024),
+           st.lists(st.integers(min_value=0, max_value=1023), unique=True, max_size=64))
+    def test_moe_layer_count_matches_the_transformers_rule(self, layers, step, dense_only):
+        dense_only = [i for i in dense_only if i < layers]
+        step = min(step, layers)
+        config = {**QWEN3_MOE, "num_hidden_layers": layers, "decoder_sparse_step": step,
+                  "mlp_only_layers": dense_only}
+        expected = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        assert hf_config.model_from_config(config).moe_layers == expected
+
+    @hyp_settings(deadline=None, max_examples=300)
+    @given(st.sampled_from([*hf_config.CONFIG_LIMITS, "model_type"]),
+           st.one_of(st.integers(min_value=-2, max_value=5000), JSON_VALUES))
+    def test_any_single_field_mutation_gives_a_model_or_a_value_error(self, field, value):
+        start = time.perf_counter()
+        try:
+            model = parse({**QWEN3_MOE, field: value})
+        except ValueError as exc:
+            assert field in str(exc)
+        else:
+            assert model.params_total >= model.params_active > 0
+        assert time.perf_counter() - start < 1.0
+
+    def test_every_shipped_config_passes_the_checks(self):
+        for path in sorted((DATA / "model_configs").glob("*.json")):
+            assert hf_config.model_from_config(path).params_active > 0, path.name
+
+
+class TestMessagesInVietnamese:
+    """What a config.json field held and the field a bound comes from are words of the message's
+    language: no English inside a Vietnamese sentence."""
+
+    @pytest.mark.parametrize("field, value, english, words", [
+        ("num_hidden_layers", {"a": 1}, "an object", i18n.t("hf_config.kind.object", "vi")),
+        ("num_hidden_layers", [1], "a list", i18n.t("hf_config.kind.list", "vi")),
+        ("model_type", ["llama"], "a list", i18n.t("hf_config.kind.list", "vi")),
+        ("num_hidden_layers", 10**40, "a number of more than 40 digits", i18n.t("hf_config.kind.long_number", "vi")),
+        ("mlp_only_layers", {"a": 1}, "an object", i18n.t("hf_config.kind.object", "vi")),
+        ("mlp_only_layers", [{}], "a list holding an object",
+         i18n.t("hf_config.kind.list_holding", "vi", item=i18n.t("hf_config.kind.object", "vi"))),
+        ("mlp_only_layers", [48], "a list holding 48", i18n.t("hf_config.kind.list_holding", "vi", item=48)),
+        ("mlp_only_layers", [0, 0], "a list holding 0 twice", i18n.t("hf_config.kind.list_twice", "vi", item=0)),
+        ("num_experts_per_tok", 129, "num_local_experts, num_experts or n_routed_experts", i18n.t("hf_config.field.experts", "vi")),
+    ])
+    def test_config_fields(self, field, value, english, words):
+        with pytest.raises(InputError) as info:
+            parse({**QWEN3_MOE, field: value})
+        assert words in in_vietnamese(info.value, english)
+
+    def test_a_value_json_cannot_hold(self):
+        with pytest.raises(InputError) as info:
+            hf_config.model_from_config({**QWEN3_MOE, "hidden_size": {4096}})
+        assert i18n.t("hf_config.kind.python", "vi", type="set") in in_vietnamese(info.value, "a Python set")
+
+    def test_a_missing_field_bounded_by_the_expert_count(self):
+        config = {k: v for k, v in QWEN3_MOE.items() if k != "num_experts_per_tok"}
+        with pytest.raises(InputError) as info:
+            parse(config)
+        assert i18n.t("hf_config.field.experts", "vi") in in_vietnamese(info.value, "num_local_experts, num_experts or n_routed_experts")
+
+
+DEEPSEEK_V3 = config_of("DeepSeek-V3")
+GPT_OSS = config_of("gpt-oss-120b")
+QWEN3_NEXT = config_of("Qwen3-Next-80B-A3B")
+
+
+class TestFrontierArchitectures:
+    """The families of 2025–2026, each against a hand count of one layer and the publisher's totals
+    (tests above: TestLoadModels)."""
+
+    def test_deepseek_v3_mla_layer_and_totals_by_hand(self):
+        m = MODELS["DeepSeek-V3"]
+        h, n_h, q_rank, rank, rope, nope, v = 7168, 128, 1536, 512, 64, 128, 128
+        # q_a, its norm, q_b; kv_a with the rope key, its norm, kv_b; o
+        mla = h * q_rank + q_rank + q_rank * n_h * (nope + rope) + h * (rank + rope) + rank + rank * n_h * (nope + v) + n_h * v * h
+        assert mla == 187_107_328
+        expert, experts, moe_layers = 3 * h * 2048, 256, 61 - 3
+        moe = experts * expert + expert + h * experts + experts  # routed, one shared, router and its bias
+        total = 2 * 129_280 * h + h + 61 * (mla + 2 * h) + 3 * 3 * h * 18_432 + moe_layers * moe
+        assert m.params_total == total == 671_026_419_200
+        assert (m.num_experts, m.experts_per_token, m.moe_layers) == (256, 8, 58)
+        assert m.params_active == total - moe_layers * (experts - 8) * expert
+        # One latent of 512 + 64 per position and layer, BF16: (512 + 64) · 61 · 2 bytes.
+        assert m.kv_bytes_per_token() == 70_272
+        (latent,) = m.attention
+        assert latent.flops_per_position == 2 * n_h * (rank + rope) + 2 * n_h * rank  # the absorbed form
+        # The MTP layer is a draft, not part of the target: one MoE layer, two norms, eh_proj, the head's norm.
+        assert (m.mtp_layers, m.mtp_params) == (1, mla + 2 * h + moe + 2 * h + 2 * h * h + h)
+
+    def test_deepseek_v3_ships_fp8_blocks_and_bf16_tables(self):
+        assert MODELS["DeepSeek-V3"].weight_formats == {"experts": "fp8-block", "attention": "fp8-block",
+                                                          "mlp": "fp8-block", "embeddings": "bf16"}
+
+    def test_deepseek_v32_reads_top_k_latents_chosen_by_an_indexer(self):
+        m = MODELS["DeepSeek-V3.2"]
+        sparse, indexer = m.attention
+        assert (sparse.kind, sparse.window, sparse.cached) == ("sparse", 2048, 576)
+        assert (indexer.kind, indexer.window, indexer.cached) == ("indexer", np.inf, 128)
+        # The indexer: wq_b (q_lora · heads · dim), wk (h · dim), k_norm (weight and bias), weights_proj (h · heads)
+        indexer_params = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64
+        assert m.params_total - MODELS["DeepSeek-V3"].params_total == 61 * indexer_params
+        # At 100k positions each layer caches 100k latents and index keys, but scores only 2,048 latents.
+        assert m.cache_bytes(100_000) == 61 * (576 + 128) * 100_000 * 2
+
+    def test_kimi_k25_reads_its_language_model_and_int4_experts(self):
+        m = MODELS["Kimi-K2.5"]
+        assert m.model_type == "kimi_k2" and [n.key for n in m.notes] == ["hf_config.vision_left_out"]
+        assert m.weight_formats == {"experts": "int4-g32", "attention": "bf16", "mlp": "bf16", "embeddings": "bf16"}
+        assert (m.num_experts, m.moe_layers) == (384, 60)
+        assert m.params_total == MODELS["Kimi-K2"].params_total  # K2.5's language model is K2's shape
+        assert MODELS["Kimi-K2"].weight_formats["experts"] == "fp8-block"
+
+    def test_gpt_oss_sliding_layers_sinks_and_mxfp4_experts(self):
+        m = MODELS["gpt-oss-120b"]
+        full, sliding = m.attention
+        assert (full.layers, sliding.layers, sliding.window) == (18, 18, 128)
+        # q, k, v, o with their biases, and one sink per head
+        h, n_h, n_kv, d = 2880, 64, 8, 64
+        assert m.params["attention"] == 36 * (2 * h * n_h * d + 2 * h * n_kv * d + n_h * d + 2 * n_kv * d + h + n_h)
+        assert m.weight_formats == {"experts": "mxfp4", "attention": "bf16", "mlp": "bf16", "embeddings": "bf16"}
+        per_position = 2 * n_kv * d * 2  # K and V, BF16
+        assert m.cache_bytes(1024) == 18 * per_position * 1024 + 18 * per_position * 128 == 42_467_328
+        assert m.cache_bytes(100_000) == 18 * per_position * 100_000 + 18 * per_position * 128 == 3_691_118_592
+
+    def test_llama4_scout_chunked_rope_layers_and_a_shared_expert(self):
+        m = MODELS["Llama-4-Scout"]
+        full, chunked = m.attention
+        assert (full.kind, full.layers, chunked.kind, chunked.layers, chunked.window) == ("full", 12, "chunked", 36, 8192)
+        h, i = 5120, 8192
+        assert (m.num_experts, m.experts_per_token, m.moe_layers, m.expert_params) == (16, 1, 48, 3 * h * i)
+        assert m.params["mlp"] == 48 * (h * 16 + 3 * h * i + 2 * h) + h  # router, shared expert, norms; final norm
+        assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
+
+    def test_qwen3_next_linear_layers_keep_a_state_that_does_not_grow(self):
+        m = MODELS["Qwen3-Next-80B-A3B"]
+        full, linear = m.attention
+        assert (full.layers, linear.kind, linear.layers) == (12, "linear", 36)
+        # n_v · d_k · d_v of state and (kernel − 1) · (2 n_k d_k + n_v d_v) of convolution window
+        assert linear.state == 32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128) == 548_864
+        grows = m.cache_bytes(100_000) - m.cache_bytes(0)
+        assert grows == 12 * 2 * 2 * 256 * 100_000 * 2  # only the full-attention layers' K and V
+        # Gated DeltaNet: in_proj_qkvz, in_proj_ba, conv1d, dt_bias and A_log, the gated norm, out_proj
+        h = 2048
+        linear_layer = h * (2 * 16 * 128 + 2 * 32 * 128) + h * 64 + 8192 * 4 + 2 * 32 + 128 + 32 * 128 * h
+        full_layer = h * 16 * 256 * 2 + 2 * h * 2 * 256 + 16 * 256 * h + 2 * 256  # gated q, k, v, o, q/k norms
+        assert m.params["attention"] == 36 * linear_layer + 12 * full_layer
+
+    def test_gemma3_windows_from_its_pattern_and_defaults(self):
+        one, big = MODELS["Gemma-3-1B"], MODELS["Gemma-3-27B"]
+        assert [(a.kind, a.layers, a.window) for a in one.attention] == [("full", 4, np.inf), ("sliding", 22, 512)]
+        # The 27B's text_config lists only what differs from Gemma3TextConfig: the vocabulary is its default.
+        assert big.vocab_size == 262_208 and big.tied_embeddings
+        assert [(a.kind, a.layers, a.window) for a in big.attention] == [("full", 10, np.inf), ("sliding", 52, 1024)]
+
+    def test_nested_mistral3_and_glm45_and_phi3(self):
+        assert MODELS["Mistral-Small-3.1-24B"].model_type == "mistral"
+        glm = MODELS["GLM-4.5"]
+        assert (glm.num_experts, glm.moe_layers, glm.mtp_layers) == (160, 89, 1)
+        assert MODELS["Phi-3-mini"].kv_bytes_per_token() == 2 * 32 * 32 * 96 * 2
+
+
+class TestFrontierConfigsRefused:
+    @pytest.mark.parametrize("base, field, value, words", [
+        (GPT_OSS, "experts_per_token", 200, "between 1 and 128"),
+        (GPT_OSS, "num_experts_per_tok", 129, "between 1 and 128"),
+        (GPT_OSS, "sliding_window", 10**6, "more than the 131,072 of 'max_position_embeddings'"),
+        (DEEPSEEK_V3, "kv_lora_rank", 0, "'kv_lora_rank' must be a whole number between 1"),
+        (DEEPSEEK_V3, "kv_lora_rank", None, "'kv_lora_rank' is missing"),
+        (DEEPSEEK_V3, "first_k_dense_replace", 62, "between 0 and 61 (num_hidden_layers)"),
+        (DEEPSEEK_V3, "num_hidden_layers", 10**6, "between 1 and 1,024"),
+        (GPT_OSS, "layer_types", ["full_attention"] * 3, "one entry per layer (36)"),
+        (GPT_OSS, "layer_types", ["sliding_attention"] * 35 + ["global"], 'a list holding "global"'),
+        (QWEN3_NEXT, "full_attention_interval", 0, "between 1 and 48"),
+        (QWEN3_NEXT, "linear_num_value_heads", None, "'linear_num_value_heads' is missing"),
+    ])
+    def test_contradictory_or_absurd_fields_name_the_field(self, base, field, value, words):
+        start = time.perf_counter()
+        with pytest.raises(InputError) as info:
+            parse({**base, field: value})
+        assert words in str(info.value) and field in str(info.value)
+        assert time.perf_counter() - start < 0.5
+
+    def test_an_unknown_quantization_method_is_named_and_read_as_bf16(self):
+        m = parse({**DEEPSEEK_V3, "quantization_config": {"quant_method": "bitsandbytes"}})
+        assert [(n.key, n.params["method"]) for n in m.notes] == [("hf_config.unknown_quantization", '"bitsandbytes"')]
+        assert set(m.weight_formats.values()) == {"bf16"}
+
+    @pytest.mark.parametrize("pattern", ["re:(a+)+$", "re:" + ".*" * 40 + "x", "re:(", "re:" + "a" * 300, 7])
+    def test_hostile_module_patterns_end_at_once_and_match_nothing(self, pattern):
+        quantization = {**GPT_OSS["quantization_config"], "modules_to_not_convert": [pattern] * 1000}
+        start = time.perf_counter()
+        m = parse({**GPT_OSS, "quantization_config": quantization})
+        assert time.perf_counter() - start < 0.5
+        assert m.weight_formats["attention"] == "mxfp4"  # nothing left out
+
+    @hyp_settings(deadline=None, max_examples=150)
+    @given(st.sampled_from([DEEPSEEK_V3, GPT_OSS, QWEN3_NEXT]), st.sampled_from(list(hf_config.CONFIG_LIMITS)),
+           st.one_of(st.integers(min_value=-2, max_value=300_000), JSON_VALUES))
+    def test_any_single_field_mutation_gives_a_model_or_an_input_error(self, base, field, value):
+        start = time.perf_counter()
+        try:
+            model = parse({**base, field: value})
+        except InputError as exc:  # it names the field changed, or the one the change contradicts
+            assert any(f"'{name}'" in str(exc) for name in hf_config.CONFIG_LIMITS)
+        else:
+            assert model.params_total >= model.params_active > 0
+            assert np.isfinite(model.cache_bytes(10**6))
+        assert time.perf_counter() - start < 1.0
