@@ -75,16 +75,17 @@ def scenario_sidebar(lang: str) -> None:
                            help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
     gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
-    model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.HEAD_DRAFTS
+    model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.DRAFT_KINDS
                             else t("side.custom_option", lang) if m == scenario.CUSTOM
+                            else in_language(known.heads[m][1].name, lang) if m in known.heads
                             else t(f"side.group.{scenario.model_group(models[m])}", lang, name=in_language(models[m].name, lang)))
     # A model of one's own comes from an uploaded or pasted config.json, which a viewer does not take.
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
                            args=("draft", "tp"))
-    draft_default = scenario.default_draft(target_id, models) if target_id in models else "eagle3"
-    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(models), *own],
+    draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
+    draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
                           "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp",),
                           help=t("side.draft_help", lang))
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
@@ -97,7 +98,7 @@ def scenario_sidebar(lang: str) -> None:
         on_change=forget, args=("tp",), help=t("side.precision_help", lang))
     precision = component_formats(side, precision_name, lang)
     # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
-    tp_default = (scenario.default_tp(gpu, models[target_id], scenario.resolve_draft(draft_id, models), precision)
+    tp_default = (scenario.default_tp(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision)
                   if scenario.CUSTOM not in (target_id, draft_id) else 1)
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))
@@ -112,7 +113,7 @@ def scenario_sidebar(lang: str) -> None:
         if draft_id == scenario.CUSTOM:
             draft = step.Draft("model", custom_model("draft", lang))
         else:
-            draft = scenario.resolve_draft(draft_id, models)
+            draft = scenario.resolve_draft(draft_id, known)
     except ValueError as exc:
         st.session_state["scenario_error"] = exc  # rendered by the page, in its reader's language
         side.error(message(exc, lang))  # what it quotes from the file is escaped

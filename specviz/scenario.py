@@ -24,7 +24,7 @@ from .errors import InputError
 from .model import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
-           "HEAD_DRAFTS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
+           "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_tp",
            "knobs_off_preset", "to_query_params", "from_query_params"]
 
@@ -89,22 +89,27 @@ MODEL_GROUPS = ("dense", "moe")
 MODES: tuple[Mode, ...] = ("step", "ratios")
 TENSOR_PARALLEL = (1, 2, 4, 8)
 DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "checkpoint"
-# Draft choices that are not preset models: a head on the target, or prompt lookup.
-HEAD_DRAFTS = ("eagle3", "eagle", "ngram")
+# Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
+# heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
+DRAFT_KINDS = ("mtp", "eagle3", "peagle", "eagle", "medusa", "ngram", "suffix")
 
 
 @dataclass(frozen=True)
 class Presets:
-    """The shipped GPU, model and engine presets, by id."""
+    """The shipped GPU, model, draft-head and engine presets, by id (a head with the id of the target
+    it was trained for)."""
 
     gpus: dict[str, roofline.GPU]
     models: dict[str, architecture.Model]
     engines: dict[str, calibration.Engine]
+    heads: dict[str, tuple[str, architecture.Model]] = field(default_factory=dict)
 
 
 def load_presets(data_dir: Path) -> Presets:
-    """The GPU, model and engine presets of a data folder (``gpus.csv``, ``models.csv``, ``engines.csv``)."""
-    return Presets(roofline.load_gpus(data_dir), hf_config.load_models(data_dir), calibration.load_engines(data_dir))
+    """The GPU, model, engine and draft-head presets of a data folder (``gpus.csv``, ``models.csv``,
+    ``engines.csv``, ``draft_heads.csv``)."""
+    return Presets(roofline.load_gpus(data_dir), hf_config.load_models(data_dir), calibration.load_engines(data_dir),
+                   hf_config.load_draft_heads(data_dir))
 
 
 def preset_costs(engine: calibration.Engine) -> step.Costs:
@@ -126,22 +131,33 @@ def model_choices(models: Mapping[str, architecture.Model]) -> list[str]:
     return sorted(models, key=lambda m: MODEL_GROUPS.index(model_group(models[m])))
 
 
-def default_draft(target_id: str, models: Mapping[str, architecture.Model]) -> str:
-    """The draft a new scenario starts with: the smallest preset model of the target's family (its
-    ``model_type``, a mixture of experts counted with its dense kin) with the same vocabulary and at
-    most an eighth of its size, for the verify pass compares token ids and equal sizes alone do not
-    make one tokenizer (Mixtral and TinyLlama both have 32,000 tokens), and a draft pass must cost a
-    small share of a target pass (gpt-oss-20b is no draft for gpt-oss-120b); else an EAGLE-3 head."""
-    family = lambda model: model.model_type.removesuffix("_moe")
+def default_draft(target_id: str, presets: Presets) -> str:
+    """The draft a new scenario starts with: the target's own MTP layer where its checkpoint ships one
+    (DeepSeek-V3, GLM-4.5, Qwen3-Next: what their servers run); else the smallest preset model of the
+    target's family (its ``model_type``, a mixture of experts counted with its dense kin) with the
+    same vocabulary and at most a sixth of its size, for the verify pass compares token ids and equal
+    sizes alone do not make one tokenizer (Mixtral and TinyLlama both have 32,000 tokens), and a draft
+    pass must cost a small share of a target pass (gpt-oss-20b is no draft for gpt-oss-120b); else a
+    head preset trained for the target; else an EAGLE-3 head of the target's shape."""
+    models = presets.models
     target = models[target_id]
+    if target.mtp is not None:
+        return "mtp"
+    family = lambda model: model.model_type.removesuffix("_moe")
     kin = [m for m, model in models.items() if m != target_id and family(model) == family(target)
-           and model.vocab_size == target.vocab_size and 8 * model.params_total <= target.params_total]
-    return min(kin, key=lambda m: models[m].params_total) if kin else "eagle3"
+           and model.vocab_size == target.vocab_size and 6 * model.params_total <= target.params_total]
+    heads = [h for h, (trained_for, _) in presets.heads.items() if trained_for == target_id]
+    return min(kin, key=lambda m: models[m].params_total) if kin else heads[0] if heads else "eagle3"
 
 
-def draft_choices(models: Mapping[str, architecture.Model]) -> list[str]:
-    """Every draft id a scenario takes: the heads, then the preset models (:func:`model_choices`)."""
-    return [*HEAD_DRAFTS, *model_choices(models)]
+def draft_choices(presets: Presets, target_id: str) -> list[str]:
+    """Every draft id a scenario with ``target_id`` takes: the kinds (the MTP layer only where the
+    target has one; all for a model of one's own), the head presets trained for the target, then the
+    preset models (:func:`model_choices`)."""
+    target = presets.models.get(target_id)
+    kinds = [k for k in DRAFT_KINDS if k != "mtp" or target is None or target.mtp is not None]
+    heads = [h for h, (trained_for, _) in presets.heads.items() if trained_for == target_id]
+    return [*kinds, *heads, *model_choices(presets.models)]
 
 
 def resolve_precision(name: str, weights: Mapping[str, str], kv: str | None) -> dtypes.Precision:
@@ -151,19 +167,20 @@ def resolve_precision(name: str, weights: Mapping[str, str], kv: str | None) -> 
     return replace(base, kv=kv or base.kv, overrides=tuple(sorted(weights.items())))
 
 
-def resolve_draft(draft_id: str, models: Mapping[str, architecture.Model]) -> step.Draft:
+def resolve_draft(draft_id: str, presets: Presets) -> step.Draft:
     """A draft id (:func:`draft_choices`) as a :class:`specviz.model.step.Draft`."""
-    if draft_id in HEAD_DRAFTS:
+    if draft_id in DRAFT_KINDS:
         return step.Draft(draft_id)
-    return step.Draft("model", models[draft_id])
+    if draft_id in presets.heads:
+        return step.Draft("eagle3", presets.heads[draft_id][1])
+    return step.Draft("model", presets.models[draft_id])
 
 
 def memory_need_gb(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision, tp: int,
                    batch: float, context: float, gamma: float) -> tuple[float, float]:
     """Device memory per GPU that the weights and KV caches need (:func:`specviz.model.roofline.footprint_gb`
     at the precision's bytes, split evenly over the ``tp`` devices), and what one GPU has."""
-    kind = draft.kind
-    drafter = draft.model if kind == "model" else step.eagle_head(target, kind) if kind in ("eagle", "eagle3") else None
+    drafter = None if draft.kind == "self" else step.drafter(target, draft)
     need = roofline.footprint_gb(target, drafter, batch, context, gamma, precision)
     return need / tp, gpu.memory_gb
 
@@ -237,7 +254,7 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     and value that is not the default. A model from an uploaded config cannot travel in a link: its
     id, ``custom``, is written as it is, and the recipient's page says that it was refused."""
     target_default = DEFAULT_TARGET if scenario.target_id != CUSTOM else None
-    draft_default = default_draft(scenario.target_id, presets.models) if scenario.target_id in presets.models else None
+    draft_default = default_draft(scenario.target_id, presets) if scenario.target_id in presets.models else None
     tp_default = default_tp(scenario.gpu, scenario.target, scenario.draft, scenario.precision)
     choices = {"gpu": (scenario.gpu.id, DEFAULT_GPU), "target": (scenario.target_id, target_default),
                "draft": (scenario.draft_id, draft_default), "engine": (scenario.engine.id, DEFAULT_ENGINE),
@@ -288,8 +305,8 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     figures = {name: value for name in ("tflops", "bandwidth") if (value := number(name, None)) is not None}
     gpu = replace(gpu, tflops=figures.get("tflops", gpu.tflops), bandwidth_tb_s=figures.get("bandwidth", gpu.bandwidth_tb_s))
     target_id = choice("target", list(presets.models), DEFAULT_TARGET)
-    draft_id = choice("draft", draft_choices(presets.models), default_draft(target_id, presets.models))
-    draft = resolve_draft(draft_id, presets.models)
+    draft_id = choice("draft", draft_choices(presets, target_id), default_draft(target_id, presets))
+    draft = resolve_draft(draft_id, presets)
     precision_name = choice("precision", list(dtypes.PRECISIONS), DEFAULT_PRECISION)
     weights = {component: text for key, component in WEIGHT_CHOICES.items()
                if (text := choice(key, ["", *dtypes.FORMATS], ""))}

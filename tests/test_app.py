@@ -222,6 +222,12 @@ class TestScenarioSidebar:
                           "· KV cache BF16"]
         assert metric(at, "Tokens per step E") == "3.36"
 
+    def test_a_target_with_mtp_layers_starts_drafted_by_them(self):
+        at = make_app(target="DeepSeek-V3", gpu="B200")
+        assert at.sidebar.selectbox(key="draft").value == "mtp" and not at.sidebar.error
+        assert "EAGLE-3 head (SpecForge's config for DeepSeek-V3)" in at.sidebar.selectbox(key="draft").options
+        assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="B200"))
+
     def test_a_nested_config_says_the_vision_tower_is_left_out(self):
         at = make_app(target="Llama-4-Scout", draft="eagle3")
         assert any("vision tower is left out" in i.value for i in at.sidebar.info)

@@ -479,6 +479,24 @@ class TestFitCommand:
             "No fixed costs per step and costs per token that are zero or more fit these points: check the setting (GPU, "
             "models, draft, tensor parallelism) against the runs. The closest fit with no cost per token is shown."]
 
+    def test_frontier_drafts_and_a_kv_budget_are_fitted(self, capsys, tmp_path):
+        """An MTP series on DeepSeek-V3 in its FP8 checkpoint on 8 B200s, a block drafter, an EAGLE-3
+        head of its own config, and a StreamingLLM draft that reads 512 positions: each one a fit."""
+        head = Path(settings.get("SPECVIZ_DATA_DIR")) / "model_configs" / "EAGLE3-SpecForge-qwen3-32B.json"
+        rows = ([[name, "B200", target, draft, 3, b, 2048, 2.5, 2.2 - b / 200, 8, "checkpoint", "", budget]
+                 for name, target, draft, budget in (
+                     ("mtp", "DeepSeek-V3", "mtp", ""), ("block", "Qwen3-32B", "block:Qwen3-0.6B", ""),
+                     ("head", "Qwen3-32B", f"eagle3:{head}", ""), ("streaming", "Qwen3-32B", "Qwen3-0.6B", "512"))
+                 for b in (2, 64)])
+        header = FIT_HEADER + ["measured_speedup", "tp", "weight_dtype", "kv_dtype", "draft_kv_budget"]
+        code, out, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
+        assert code == 0, err
+        assert set(json.loads(out)["series"]) == {"mtp", "block", "head", "streaming"}
+        rows[0][3] = rows[1][3] = "mtp"
+        rows[0][2] = rows[1][2] = "Qwen3-32B"
+        code, _, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
+        assert code == 2 and "row 1, column draft: Qwen3-32B has no MTP layers in its config.json" in err
+
     def test_a_series_too_large_to_fit_is_refused_with_its_size(self, capsys, tmp_path):
         """300 speedups without acceptance lengths are 5.8 × 10⁶ candidates × points (5,000 took 18 GB)."""
         rows = [["big", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", 2 - b / 300] for b in range(1, 301)]
@@ -532,8 +550,10 @@ class TestFitCommand:
         ([("M", 1, "gpu", "H999")], "M.csv, row 1, column gpu: unknown GPU 'H999': use one of H100-SXM"),
         ([("M", 1, "target", "Llama-9")],
          "M.csv, row 1, column target: unknown model 'Llama-9': use a preset id (Qwen3-32B"),
-        ([("M", 2, "draft", "medusa")], "M.csv, row 2, column draft: unknown model 'medusa': use a preset id "
-                                        "(Qwen3-32B, "),
+        ([("M", 2, "draft", "hydra")], "M.csv, row 2, column draft: unknown model 'hydra': use a preset id "
+                                       "(Qwen3-32B, "),
+        ([("M", 2, "draft", "block:nowhere")], "M.csv, row 2, column draft: unknown model 'nowhere'"),
+        ([("M", "add", "draft_kv_budget", "0")], "M.csv, row 1, column draft_kv_budget: must be a whole number of 1"),
         ([("M", 3, "engine", "vllm-v9")], "M.csv, row 3, column engine: unknown engine 'vllm-v9': use one of vllm-v1"),
         ([("M", "drop", "context")], "M.csv: missing column 'context'; the columns needed are series, gpu"),
         ([("M", "drop", "measured_speedup")], "M.csv: missing column 'measured_speedup'"),

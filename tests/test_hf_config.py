@@ -307,8 +307,12 @@ class TestFrontierArchitectures:
         assert m.kv_bytes_per_token() == 70_272
         (latent,) = m.attention
         assert latent.flops_per_position == 2 * n_h * (rank + rope) + 2 * n_h * rank  # the absorbed form
-        # The MTP layer is a draft, not part of the target: one MoE layer, two norms, eh_proj, the head's norm.
-        assert (m.mtp_layers, m.mtp_params) == (1, mla + 2 * h + moe + 2 * h + 2 * h * h + h)
+        # The MTP layer is a draft, not part of the target: one MoE layer, enorm and hnorm, eh_proj, the
+        # head's norm, and its own copies of the embedding and the head (DeepSeek's "14B MTP module").
+        assert (m.mtp_layers, m.mtp_params) == (1, mla + 2 * h + moe + 2 * h + 2 * h * h + h + 2 * 129_280 * h)
+        assert round(m.mtp_params / 1e9, 1) == 13.5
+        assert (m.mtp.layers, m.mtp.num_experts, m.mtp.weight_formats) == (1, 256, m.weight_formats)
+        assert m.mtp.params_active == m.mtp_params - (256 - 8) * expert
 
     def test_deepseek_v3_ships_fp8_blocks_and_bf16_tables(self):
         assert MODELS["DeepSeek-V3"].weight_formats == {"experts": "fp8-block", "attention": "fp8-block",
@@ -429,3 +433,31 @@ class TestFrontierConfigsRefused:
             assert model.params_total >= model.params_active > 0
             assert np.isfinite(model.cache_bytes(10**6))
         assert time.perf_counter() - start < 1.0
+
+
+class TestDraftHeads:
+    @pytest.mark.parametrize("config, hidden, heads, kv_heads, intermediate, vocab", [
+        ("EAGLE3-SpecForge-deepseek-v3-671B", 7168, 56, 8, 40_960, 129_280),
+        ("EAGLE3-SpecForge-qwen3-32B", 5120, 64, 8, 25_600, 151_936),
+        ("EAGLE3-SafeAILab-traineagle3-llama3.1-8B", 4096, 32, 8, 14_336, 128_256),
+    ])
+    def test_an_eagle3_head_from_its_own_config_by_hand(self, config, hidden, heads, kv_heads, intermediate, vocab):
+        m = hf_config.model_from_config(CONFIGS / f"{config}.json")
+        h, d = hidden, 128
+        # q, k and v read [embedding; fused feature] (2h); o; the MLP, three norms, a final norm and
+        # the fc that fuses three of the target's layers; its embedding and a 32,000-token head.
+        assert m.model_type == "eagle3" and m.layers == 1
+        assert m.params == {"experts": 0, "attention": 2 * h * heads * d + 2 * 2 * h * kv_heads * d + heads * d * h,
+                            "mlp": 3 * h * intermediate + 3 * h + h + 3 * h * h, "embeddings": vocab * h + 32_000 * h}
+        assert m.kv_bytes_per_token() == 2 * kv_heads * d * 2
+
+    def test_a_draft_vocabulary_larger_than_the_vocabulary_is_refused(self):
+        config = json.loads((CONFIGS / "EAGLE3-SpecForge-qwen3-32B.json").read_text())
+        with pytest.raises(InputError, match="'draft_vocab_size' must be a whole number between 1 and 151,936"):
+            parse({**config, "draft_vocab_size": 200_000})
+
+    def test_qwen3_next_has_one_mtp_layer_as_vllm_builds_it(self):
+        m = MODELS["Qwen3-Next-80B-A3B"]
+        assert m.mtp_layers == 1 and [(a.kind, a.layers) for a in m.mtp.attention] == [("full", 1)]
+        assert MODELS["Qwen3-235B-A22B"].mtp is None and MODELS["Kimi-K2"].mtp is None
+

@@ -41,20 +41,24 @@ class TestPresetCosts:
 
 class TestDefaultDraft:
     def test_the_smallest_of_the_family_with_the_same_vocabulary(self):
-        assert scenario.default_draft("Qwen3-32B", PRESETS.models) == "Qwen3-0.6B"  # not Qwen2.5-0.5B
-        assert scenario.default_draft("Llama-3.1-70B", PRESETS.models) == "Llama-3.2-1B"
+        assert scenario.default_draft("Qwen3-32B", PRESETS) == "Qwen3-0.6B"  # not Qwen2.5-0.5B
+        assert scenario.default_draft("Llama-3.1-70B", PRESETS) == "Llama-3.2-1B"
 
     def test_an_eagle3_head_where_no_preset_of_the_family_shares_the_vocabulary(self):
         # TinyLlama has Mixtral's vocabulary size, not its tokenizer.
-        assert scenario.default_draft("Mixtral-8x7B", PRESETS.models) == "eagle3"
-        assert scenario.default_draft("Qwen3-30B-A3B", PRESETS.models) == "Qwen3-0.6B"  # a MoE of the same family
-        assert scenario.default_draft("Qwen2.5-0.5B", PRESETS.models) == "eagle3"  # nothing smaller
+        assert scenario.default_draft("Mixtral-8x7B", PRESETS) == "eagle3"
+        assert scenario.default_draft("Qwen3-30B-A3B", PRESETS) == "Qwen3-0.6B"  # a MoE of the same family
+        assert scenario.default_draft("Qwen2.5-0.5B", PRESETS) == "eagle3"  # nothing smaller
 
 
 class TestDraftChoices:
-    def test_heads_then_models(self):
-        choices = scenario.draft_choices(PRESETS.models)
-        assert choices[:3] == ["eagle3", "eagle", "ngram"] and choices[3:] == scenario.model_choices(PRESETS.models)
+    def test_kinds_then_the_targets_heads_then_models(self):
+        choices = scenario.draft_choices(PRESETS, "Qwen3-32B")
+        kinds = ["eagle3", "peagle", "eagle", "medusa", "ngram", "suffix"]  # no MTP: Qwen3-32B has no MTP layer
+        assert choices == [*kinds, "EAGLE3-SpecForge-Qwen3-32B", *scenario.model_choices(PRESETS.models)]
+        deepseek = scenario.draft_choices(PRESETS, "DeepSeek-V3")
+        assert deepseek[:2] == ["mtp", "eagle3"] and "EAGLE3-SpecForge-DeepSeek-V3" in deepseek
+        assert "EAGLE3-SpecForge-Qwen3-32B" not in deepseek
 
     def test_dense_models_then_mixtures_of_experts_each_in_the_presets_order(self):
         listed = scenario.model_choices(PRESETS.models)
@@ -64,16 +68,22 @@ class TestDraftChoices:
             m for m in PRESETS.models if PRESETS.models[m].num_experts == 0]
         assert listed.index("Qwen3-32B") < listed.index("Mixtral-8x7B") < listed.index("DeepSeek-V3")
 
-    def test_a_frontier_target_starts_with_an_eagle3_head_not_a_sibling_of_its_size(self):
-        for target in ("gpt-oss-120b", "GLM-4.5", "DeepSeek-V3", "Kimi-K2"):
-            assert scenario.default_draft(target, PRESETS.models) == "eagle3", target
-        assert scenario.default_draft("Qwen3-235B-A22B", PRESETS.models) == "Qwen3-0.6B"
+    def test_a_frontier_target_starts_with_its_mtp_layer_or_a_head_not_a_sibling_of_its_size(self):
+        for target in ("DeepSeek-V3", "DeepSeek-V3.2", "GLM-4.5", "GLM-4.5-Air", "Qwen3-Next-80B-A3B"):
+            assert scenario.default_draft(target, PRESETS) == "mtp", target
+        for target in ("gpt-oss-120b", "Kimi-K2", "Phi-3-medium"):
+            assert scenario.default_draft(target, PRESETS) == "eagle3", target
+        assert scenario.default_draft("Qwen3-235B-A22B", PRESETS) == "Qwen3-0.6B"
+        assert scenario.default_draft("Llama-3.1-8B", PRESETS) == "Llama-3.2-1B"  # 6.5 times smaller
 
 
 class TestResolveDraft:
     def test_kinds(self):
-        assert scenario.resolve_draft("ngram", PRESETS.models) == step.Draft("ngram")
-        assert scenario.resolve_draft("Qwen3-0.6B", PRESETS.models) == step.Draft("model", PRESETS.models["Qwen3-0.6B"])
+        assert scenario.resolve_draft("ngram", PRESETS) == step.Draft("ngram")
+        assert scenario.resolve_draft("Qwen3-0.6B", PRESETS) == step.Draft("model", PRESETS.models["Qwen3-0.6B"])
+        head = scenario.resolve_draft("EAGLE3-SpecForge-DeepSeek-V3", PRESETS)
+        assert head.kind == "eagle3" and head.model.model_type == "eagle3" and head.model.source.startswith("https://")
+        assert scenario.resolve_draft("mtp", PRESETS) == step.Draft("mtp")
 
 
 class TestMemoryNeedGb:
@@ -162,7 +172,7 @@ class TestToQueryParams:
            batch=st.sampled_from([1, 3, 64, 1024]), context=st.sampled_from([0, 512, 1024, 131072]),
            target=st.sampled_from(["Qwen3-32B", "Llama-3.1-70B", "Mixtral-8x7B", "Llama-3.1-8B", "DeepSeek-V3",
                                    "gpt-oss-120b", "Qwen3-Next-80B-A3B"]),
-           draft=st.sampled_from(["eagle3", "ngram", "Qwen3-0.6B", "Llama-3.2-1B"]),
+           draft=st.sampled_from(["eagle3", "ngram", "suffix", "medusa", "peagle", "Qwen3-0.6B", "Llama-3.2-1B"]),
            engine=st.sampled_from(["vllm-v1", "sglang", "eager"]), tp=st.sampled_from([1, 2, 8]),
            precision=st.sampled_from(list(dtypes.PRECISIONS)), mode=st.sampled_from(["step", "ratios"]),
            mfu=st.sampled_from([None, 0.35, 1.0]), token_us=st.sampled_from([None, 0.0, 42.5]),
@@ -176,7 +186,7 @@ class TestToQueryParams:
         costs = replace(costs, mfu=costs.mfu if mfu is None else mfu,
                         token_us=costs.token_us if token_us is None else token_us)
         made = replace(DEFAULT, alpha=alpha, gamma=gamma, batch=batch, context=context,
-                       target=PRESETS.models[target], target_id=target, draft=scenario.resolve_draft(draft, PRESETS.models),
+                       target=PRESETS.models[target], target_id=target, draft=scenario.resolve_draft(draft, PRESETS),
                        draft_id=draft, engine=chosen, costs=costs, tp=tp,
                        precision=scenario.resolve_precision(precision, weights, kv), mode=mode)
         assert scenario.from_query_params(scenario.to_query_params(made, PRESETS), PRESETS) == (made, [])

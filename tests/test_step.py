@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from specviz import settings
+from specviz.errors import InputError
 from specviz.model import dtypes, hf_config, roofline, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
@@ -146,4 +147,67 @@ class TestStep:
         with pytest.raises(ValueError, match="needs its model"):
             step.Draft("model")
         with pytest.raises(ValueError, match="needs its model"):
-            step.Draft("eagle", LLAMA1)
+            step.Draft("block")
+        with pytest.raises(ValueError, match="take none"):
+            step.Draft("ngram", LLAMA1)
+        assert step.Draft("eagle3", LLAMA1).model is LLAMA1  # a head of its own shape
+
+
+class TestDraftKinds:
+    """The drafts of 2025–2026: each against the pass it runs."""
+
+    DEEPSEEK = MODELS["DeepSeek-V3"]
+    B200 = GPUS["B200"]
+
+    def run(self, target, draft, gamma=3, batch=16):
+        return step.step(self.B200, target, draft, batch=batch, gamma=gamma, context=2048, alpha=0.7, tp=8,
+                         precision=dtypes.PRECISIONS["checkpoint"], costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))
+
+    def test_mtp_runs_the_targets_mtp_layer_gamma_times(self):
+        out = self.run(self.DEEPSEEK, step.Draft("mtp"))
+        one = step.pass_time(self.B200, self.DEEPSEEK.mtp, 16, 1, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
+                             costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
+        assert out["draft_s"] == pytest.approx(one, rel=1e-12)
+        assert out["spec_s"] == pytest.approx(3 * one + out["verify_s"], rel=1e-12)
+
+    def test_mtp_on_a_target_without_mtp_layers_is_refused_by_name(self):
+        with pytest.raises(InputError) as info:
+            self.run(MODELS["Qwen3-32B"], step.Draft("mtp"))
+        assert info.value.key == "step.no_mtp" and "Qwen3-32B" in str(info.value)
+
+    def test_a_parallel_drafter_runs_one_pass_over_gamma_positions(self):
+        head = step.eagle_head(self.DEEPSEEK, "eagle3")
+        out = self.run(self.DEEPSEEK, step.Draft("peagle"), gamma=4)
+        one_pass = step.pass_time(self.B200, head, 16, 4, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
+                                  costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
+        assert 4 * out["draft_s"] == pytest.approx(one_pass, rel=1e-12)
+        chain = self.run(self.DEEPSEEK, step.Draft("eagle3"), gamma=4)
+        assert out["draft_s"] < chain["draft_s"] and out["speedup"] > chain["speedup"]
+
+    def test_a_chain_shaped_block_draft_equals_the_chain(self):
+        small = MODELS["Qwen3-0.6B"]
+        block = self.run(MODELS["Qwen3-32B"], step.Draft("block", small), gamma=1)
+        chain = self.run(MODELS["Qwen3-32B"], step.Draft("model", small), gamma=1)
+        assert {k: float(block[k]) for k in ("draft_s", "spec_s", "speedup")} == \
+            {k: float(chain[k]) for k in ("draft_s", "spec_s", "speedup")}
+
+    def test_medusa_heads_by_hand(self):
+        target = MODELS["Llama-3.1-8B"]
+        head = step.medusa_head(target)
+        assert head.params_total == 4096 * 4096 + 4096 + 128_256 * 4096 and head.attention == ()
+        out = self.run(target, step.Draft("medusa"))
+        one = step.pass_time(self.B200, head, 16, 1, 2048, tp=8, costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))
+        assert out["draft_s"] == pytest.approx(one["time_s"], rel=1e-12)
+
+    def test_suffix_decoding_runs_on_the_host(self):
+        out = self.run(MODELS["Llama-3.1-8B"], step.Draft("suffix"))
+        assert float(out["draft_s"]) == 0.0
+        assert float(out["speedup"]) == pytest.approx(float(self.run(MODELS["Llama-3.1-8B"], step.Draft("ngram"))["speedup"]))
+
+    def test_an_eagle3_head_of_its_own_config(self):
+        head = hf_config.model_from_config(DATA / "model_configs" / "EAGLE3-SpecForge-deepseek-v3-671B.json")
+        own = self.run(self.DEEPSEEK, step.Draft("eagle3", head))
+        derived = self.run(self.DEEPSEEK, step.Draft("eagle3"))
+        one = step.pass_time(self.B200, head, 16, 1, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
+                             costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
+        assert own["draft_s"] == pytest.approx(one, rel=1e-12) and own["draft_s"] != derived["draft_s"]

@@ -81,7 +81,7 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     if args.by_batch and (args.gpu is None or args.alpha is None):
         raise UsageError("--by-batch needs --gpu and --alpha")
     params = scenario_params(args, presets.models, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
-    if args.method in scenario.HEAD_DRAFTS:
+    if args.method in scenario.DRAFT_KINDS and args.method not in commands.METHODS:
         params["draft"] = args.method
     chosen = linked_scenario("", presets, params)
     method = args.method if args.method in commands.METHODS else "draft"

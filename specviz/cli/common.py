@@ -104,7 +104,7 @@ def scenario_params(args: argparse.Namespace, models: dict[str, architecture.Mod
     if getattr(args, "target", None):
         params["target"] = preset_id(args.target, models, "target")
     if getattr(args, "draft", None):
-        params["draft"] = preset_id(args.draft, models, "draft", scenario.HEAD_DRAFTS)
+        params["draft"] = preset_id(args.draft, models, "draft", scenario.DRAFT_KINDS)
     return params
 
 
@@ -139,7 +139,7 @@ def _what_is_taken(name: str, presets: scenario.Presets) -> str:
         field = scenario.FIELDS[name]
         kind = "a whole number" if field.whole else "a number"
         return f"{kind} from {field.low:g} to {field.upper:g}"
-    ids = {"gpu": presets.gpus, "target": presets.models, "draft": [*scenario.HEAD_DRAFTS, *presets.models],
+    ids = {"gpu": presets.gpus, "target": presets.models, "draft": [*scenario.DRAFT_KINDS, *presets.heads, *presets.models],
            "engine": presets.engines, "precision": dtypes.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
            "mode": scenario.MODES}.get(name)
     return "one of " + ", ".join(map(str, ids)) if ids is not None else "a value of its own"

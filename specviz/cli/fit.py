@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,12 @@ from specviz.model import architecture, calibration, dtypes, hf_config, roofline
 from .common import FORMAT, UsageError, config_model, format_rows, one_line, plain, read_limited
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
-FIT_OPTIONAL_COLUMNS = ("tp", "weight_dtype", "kv_dtype", "engine", "tree_tokens")
-_DRAFT_KINDS = ("eagle", "eagle3", "ngram", "self")
+FIT_OPTIONAL_COLUMNS = ("tp", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
+_DRAFT_KINDS = ("mtp", "eagle", "eagle3", "peagle", "medusa", "ngram", "suffix", "self")
+# Drafts that name their model after the kind: "block:<model>", "eagle3:<head config>".
+_NAMED_KINDS = ("block", "eagle", "eagle3", "peagle")
 # What a series shares on every row, and the columns that give it (for messages).
-_SETTING_COLUMNS = {"gpu": "gpu", "target": "target", "draft": "draft", "tp": "tp",
+_SETTING_COLUMNS = {"gpu": "gpu", "target": "target", "draft": "draft/draft_kv_budget", "tp": "tp",
                     "precision": "weight_dtype/kv_dtype", "engine": "engine", "tree_tokens": "tree_tokens"}
 
 
@@ -88,6 +90,7 @@ class _FitReader:
         data_dir = settings.get("SPECVIZ_DATA_DIR")
         self.gpus = roofline.load_gpus(data_dir)
         self.models = hf_config.load_models(data_dir)
+        self.heads = hf_config.load_draft_heads(data_dir)
         self.engines = calibration.load_engines(data_dir)
         self.configs: dict[Path, architecture.Model] = {}
 
@@ -117,7 +120,8 @@ class _FitReader:
         where = self.where(path, number, column)
         if not text or not (text.lower().endswith(".json") or "/" in text or "\\" in text):
             raise UsageError(f"{where}: unknown model {text!r}: use a preset id ({', '.join(self.models)})"
-                             f"{', eagle, eagle3, ngram, self' if column == 'draft' else ''} or a config.json path")
+                             f"{', ' + ', '.join([*_DRAFT_KINDS, *self.heads]) if column == 'draft' else ''}, "
+                             f"or a config.json path{' (block:<model> for a block drafter)' if column == 'draft' else ''}")
         candidate = Path(text).expanduser()
         if not candidate.is_absolute() and not candidate.exists():
             candidate = path.parent / candidate  # relative to the CSV's folder when not to the working one
@@ -143,11 +147,24 @@ class _FitReader:
         if given("target") or not partial:
             text = cells.get("target", "")
             setting["target"], texts["target"] = self.model(path, number, "target", text), text
-        if given("draft") or not partial:
+        if given("draft") or given("draft_kv_budget") or not partial:
             text = cells.get("draft", "")
-            draft = (step.Draft(text) if text in _DRAFT_KINDS
-                     else step.Draft("model", self.model(path, number, "draft", text)))
-            setting["draft"], texts["draft"] = draft, text
+            kind, _, named = text.partition(":")
+            if text in _DRAFT_KINDS:
+                draft = step.Draft(text)
+            elif text in self.heads:
+                draft = step.Draft("eagle3", self.heads[text][1])
+            elif kind in _NAMED_KINDS and named:
+                draft = step.Draft(kind, self.model(path, number, "draft", named))
+            else:
+                draft = step.Draft("model", self.model(path, number, "draft", text))
+            budget = cells.get("draft_kv_budget", "")
+            if budget:
+                draft = replace(draft, kv_budget=self.number(path, number, "draft_kv_budget", budget, low=1, whole=True))
+            target = setting.get("target")
+            if draft.kind == "mtp" and target is not None and target.mtp is None:
+                raise UsageError(f"{self.where(path, number, 'draft')}: {target.name} has no MTP layers in its config.json")
+            setting["draft"], texts["draft"] = draft, f"{text}/{budget}" if budget else text
         if given("tp") or not partial:
             text = cells.get("tp", "")
             setting["tp"] = int(self.number(path, number, "tp", text, low=1, whole=True)) if text else 1
@@ -362,11 +379,14 @@ its own and predicts every row of the --predict CSV with a band. Both CSVs have 
 `series, gpu, target, draft, gamma, batch, context, acceptance_length`, the measured one also
 `measured_speedup`; optional: `tp` (1), `weight_dtype` (bf16, fp8, int4, fp4 or nvfp4, mxfp4, or
 checkpoint for the formats its config.json ships) and `kv_dtype` (bf16 or fp8; empty cells: bf16), `engine`
-(an id of `data/engines.csv`, default `any`) and `tree_tokens` (the verify pass's node count; empty:
-a chain of γ + 1); other columns are ignored. `gpu` is a preset id; `target` a preset id or a
-config.json path (read as `model-from-config` reads it; a relative path that is not found from the
-working folder is looked for beside the CSV); `draft` the same or `eagle`, `eagle3`, `ngram`,
-`self`.
+(an id of `data/engines.csv`, default `any`), `tree_tokens` (the verify pass's node count; empty:
+a chain of γ + 1) and `draft_kv_budget` (the cached positions a self or StreamingLLM draft reads;
+empty: the whole context); other columns are ignored. `gpu` is a preset id; `target` a preset id or
+a config.json path (read as `model-from-config` reads it; a relative path that is not found from the
+working folder is looked for beside the CSV); `draft` the same, a draft-head preset of
+`data/draft_heads.csv`, a kind (`mtp`, `eagle`, `eagle3`, `peagle`, `medusa`, `ngram`, `suffix`,
+`self`), or a kind and its model: `block:<model>` for a drafter of a block of γ tokens in one pass,
+`eagle3:<config.json>` for an EAGLE-3 head of its own config.
 
 The rows of a series share the setting (gpu, target, draft, tp, dtypes, engine, tree_tokens),
 number two or more, and give `acceptance_length` in every row (measured) or in none (then E is

@@ -1,9 +1,12 @@
 """The model: what speculative decoding gains, from the acceptance math to a forward pass's time.
 
 - ``spec``: the acceptance math (expected tokens per step, speedup, vLLM's rates, the best γ).
+- ``architecture``: what a model is made of (parameters per component, attention layers, caches).
+- ``hf_config``: a Hugging Face config.json of each supported family read into an architecture.
+- ``dtypes``: weight and KV-cache formats, and the precision a model is served at.
 - ``roofline``: what one forward pass of a model costs on given hardware (FLOPs, bytes, regime).
-- ``step``: a whole speculative step (drafts and the verify pass) at an engine's costs, precision and
-  tensor parallelism.
+- ``step``: a whole speculative step (the drafts of each kind and the verify pass) at an engine's
+  costs, precision and tensor parallelism.
 - ``calibration``: the engines' cost priors, the band, and fits to measured speedups.
 - ``fidelity``: the step model against published measurements.
 - ``simulate``: tokens per step and the latency a client sees, simulated step by step.

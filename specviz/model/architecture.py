@@ -27,6 +27,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from specviz.errors import Notice
+
 __all__ = ["COMPONENTS", "Attention", "Model"]
 
 COMPONENTS = ("experts", "attention", "mlp", "embeddings")
@@ -66,8 +68,8 @@ class Model:
     ``kv_heads`` and ``head_dim`` describe the full-attention layers (an MLA model's query heads and
     its latent, a hybrid's full-attention layers). ``weight_formats`` is the format of each
     component as the checkpoint ships it (its ``quantization_config``); ``mtp_layers`` and
-    ``mtp_params`` count the multi-token-prediction layers apart: they are a draft, not part of the
-    target's pass. ``notes`` are ``hf_config.*`` message keys that say what was left out or assumed.
+    ``mtp`` hold the multi-token-prediction layers apart: a draft model (one layer, with its own
+    copies of the embedding and head), not part of the target's pass. ``notes`` are ``hf_config.*`` message keys that say what was left out or assumed.
     """
 
     name: str
@@ -88,8 +90,8 @@ class Model:
     attention: tuple[Attention, ...]
     weight_formats: dict[str, str] = field(default_factory=lambda: dict.fromkeys(COMPONENTS, "bf16"))
     mtp_layers: int = 0
-    mtp_params: int = 0
-    notes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    mtp: Model | None = field(default=None, compare=False, repr=False)
+    notes: tuple[Notice, ...] = field(default=(), compare=False)
     source: str = ""
 
     @property
@@ -101,6 +103,11 @@ class Model:
     def params_active(self) -> int:
         """The weights one token uses: k of E routed experts, everything else whole."""
         return sum(self.active.values())
+
+    @property
+    def mtp_params(self) -> int:
+        """Parameters of the MTP layers, their tables included (0 without)."""
+        return self.mtp_layers * self.mtp.params_total if self.mtp else 0
 
     @property
     def embedding_params(self) -> int:

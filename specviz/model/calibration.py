@@ -236,7 +236,7 @@ def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray,
 def _shape(setting: dict[str, Any], b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Verify tokens n and draft tokens w per sequence, and k (1 when drafting is a device pass)."""
     n = g + 1.0 if setting["tree_tokens"] is None else np.full_like(b, float(setting["tree_tokens"]))
-    return n, np.full_like(b, float(setting["draft_width"])), 0.0 if setting["draft"].kind == "ngram" else 1.0
+    return n, np.full_like(b, float(setting["draft_width"])), 0.0 if setting["draft"].kind in step.HOST_DRAFTS else 1.0
 
 
 def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray, g: np.ndarray,

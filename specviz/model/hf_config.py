@@ -68,7 +68,7 @@ from specviz.i18n import PresetText
 
 from .architecture import COMPONENTS, Attention, Model
 
-__all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", "load_models",
+__all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", "load_models", "load_draft_heads",
            "model_from_config", "model_from_config_bytes"]
 
 DENSE_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text")
@@ -116,6 +116,8 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
     "num_key_value_heads": ConfigLimit("count", 1, "num_attention_heads"),
     "head_dim": ConfigLimit("count", 1, 2048),
     "vocab_size": ConfigLimit("count", 1, 4_194_304),
+    "draft_vocab_size": ConfigLimit("count", 1, "vocab_size"),
+    "target_hidden_size": ConfigLimit("count", 1, 131_072),
     "max_position_embeddings": ConfigLimit("count", 1, _POSITIONS),
     "intermediate_size": ConfigLimit("count", 1, 1_048_576),
     "intermediate_size_mlp": ConfigLimit("count", 1, 1_048_576),
@@ -307,7 +309,8 @@ class _Parts:
     router: int = 0  # per MoE layer, with its bias
     shared: int = 0  # per MoE layer: shared experts and their gate
     final_norm: int = 0
-    mtp_layer: int = 0  # one MTP layer, its norms and projection included
+    mtp_attention: int = 0  # the attention of an MTP layer
+    mtp_extra: int = 0  # an MTP layer's projection of [embedding; hidden] and its norms
 
 
 def _types_of_layers(values: Mapping[str, Any], default: list[str]) -> list[str]:
@@ -440,11 +443,10 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     # file); counted arithmetically.
     moe_layers = (layers - 1) // freq - (first_dense - 1) // freq if first_dense else (layers - 1) // freq + 1
     dense_mlp = 3 * h * _require(values, "intermediate_size") if moe_layers < layers else 0
-    mtp = values.get("num_nextn_predict_layers", 0)
-    # One decoder layer of the MoE kind, enorm and hnorm, eh_proj (2h → h) and the shared head's norm.
-    mtp_layer = layer_attention + 2 * h + expert * experts + router + shared + 2 * h + 2 * h * h + h if mtp else 0
+    # Beside a decoder layer of the MoE kind: enorm and hnorm, eh_proj (2h → h), the shared head's norm.
     return _Parts(layer_attention * layers, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
-                  experts, k, expert, router, shared, final_norm=h, mtp_layer=mtp_layer)
+                  experts, k, expert, router, shared, final_norm=h, mtp_attention=layer_attention,
+                  mtp_extra=2 * h + 2 * h * h + h + 2 * h)
 
 
 def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
@@ -453,9 +455,9 @@ def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
     default = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
     kinds = _types_of_layers(values, default)
     full = kinds.count("full")
-    full_params, groups = _gqa(values, model_type, ["full"] * full) if full else (0, [])
+    full_layer, groups = _gqa(values, model_type, ["full"] * full) if full else (0, [])
     n_h, d = values["num_attention_heads"], values.get("head_dim", h // values["num_attention_heads"])
-    full_params = full * (full_params + h * n_h * d)  # the output gate doubles q's projection
+    full_layer += h * n_h * d  # the output gate doubles q's projection
     n_k, n_v = _require(values, "linear_num_key_heads"), _require(values, "linear_num_value_heads")
     d_k, d_v = _require(values, "linear_key_head_dim"), _require(values, "linear_value_head_dim")
     kernel = _require(values, "linear_conv_kernel_dim")
@@ -468,7 +470,10 @@ def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
         groups.append(Attention("linear", count, 0.0, 0.0, state=n_v * d_k * d_v + (kernel - 1) * conv,
                                 flops_per_token=6.0 * n_v * d_k * d_v + 2.0 * conv * kernel))
     moe = _moe_family({**values, "layer_types": None, "num_hidden_layers": layers}, "qwen3_moe")
-    return replace(moe, attention_params=full_params + count * linear, attention=groups)
+    # Its MTP layer (vLLM's Qwen3NextMTP): a full-attention MoE layer, the norms of the embedding and
+    # the hidden state, fc (2h → h) and a final norm.
+    return replace(moe, attention_params=full * full_layer + count * linear, attention=groups,
+                   mtp_attention=full_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h)
 
 
 _READERS = {**dict.fromkeys(DENSE_TYPES, _dense_family), **dict.fromkeys(MOE_TYPES, _moe_family),
@@ -632,6 +637,8 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     layers = _require(values, "num_hidden_layers")
     n_h = _require(values, "num_attention_heads")
     vocab = _require(values, "vocab_size")
+    if "draft_vocab_size" in values:
+        return _eagle3_head(name or model_type, values)
     parts = _READERS[model_type](values, model_type)
     tied = values.get("tie_word_embeddings", False)
     embeddings = vocab * h * (1 if tied else 2)
@@ -641,7 +648,9 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
               "attention": parts.attention_params, "mlp": mlp, "embeddings": embeddings}
     active = {**params, "experts": parts.moe_layers * parts.experts_per_token * parts.expert_params}
     n_kv = values.get("num_key_value_heads", n_h)
-    mtp_layers = values.get("num_nextn_predict_layers", 0)
+    # Qwen3-Next's config does not say: vLLM builds one MTP layer (qwen3_next_mtp.py, getattr(..., 1)).
+    mtp_layers = values.get("num_nextn_predict_layers", 1 if model_type == "qwen3_next" else 0)
+    formats = _weight_formats(quantization, parts, notes)
     # An MLA model's heads are d_nope + d_rope wide (its cache: one latent, Model.attention).
     mla = model_type in MLA_TYPES
     head_dim = values.get("qk_nope_head_dim", 0) + values["qk_rope_head_dim"] if mla else values.get("head_dim", h // n_h)
@@ -649,8 +658,46 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
                  kv_heads=n_kv, head_dim=head_dim, vocab_size=vocab, tied_embeddings=tied,
                  num_experts=parts.experts, experts_per_token=parts.experts_per_token, moe_layers=parts.moe_layers,
                  expert_params=parts.expert_params, params=params, active=active, attention=tuple(parts.attention),
-                 weight_formats=_weight_formats(quantization, parts, notes), mtp_layers=mtp_layers,
-                 mtp_params=mtp_layers * parts.mtp_layer, notes=tuple(notes))
+                 weight_formats=formats, mtp_layers=mtp_layers,
+                 mtp=_mtp_layer(name or model_type, model_type, parts, values, formats) if mtp_layers else None,
+                 notes=tuple(notes))
+
+
+def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:
+    """An EAGLE-3 draft head from its own config (SafeAILab's ``traineagle3`` and SpecForge's
+    ``LlamaForCausalLMEagle3`` shapes; Li et al., arXiv:2503.01840): per layer, attention whose q, k
+    and v read the 2h-wide [embedding; fused feature], its MLP and three norms; the fc that fuses three
+    of the target's layers (3·h_target → h), a final norm, its own embedding (gathered) and a head
+    over ``draft_vocab_size`` tokens, read whole each pass."""
+    layers, h, n_h = values["num_hidden_layers"], values["hidden_size"], values["num_attention_heads"]
+    n_kv = values.get("num_key_value_heads", n_h)
+    d = values.get("head_dim", h // n_h)
+    vocab, draft_vocab = values["vocab_size"], values["draft_vocab_size"]
+    attention = 2 * h * n_h * d + 2 * (2 * h) * n_kv * d + n_h * d * h
+    mlp = layers * (3 * h * _require(values, "intermediate_size") + 3 * h) + h + 3 * values.get("target_hidden_size", h) * h
+    params = {"experts": 0, "attention": layers * attention, "mlp": mlp, "embeddings": vocab * h + draft_vocab * h}
+    return Model(name=name, model_type="eagle3", layers=layers, hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d,
+                 vocab_size=vocab, tied_embeddings=False, num_experts=0, experts_per_token=0, moe_layers=0,
+                 expert_params=0, params=params, active=dict(params),
+                 attention=(Attention("full", layers, 4.0 * n_h * d, 2.0 * n_kv * d),))
+
+
+def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, Any], formats: dict[str, str]) -> Model:
+    """A multi-token-prediction layer as the draft model it is (DeepSeek-V3, §2.2; vLLM's
+    DeepSeekMTP and Qwen3NextMTP): one decoder layer of the target's MoE kind with its own cache, the
+    projection that joins the token's embedding to the hidden state, and its own copies of the
+    embedding and the head (the checkpoint ships them: DeepSeek's 14B MTP module is this layer's
+    11.6B and the two 0.93B tables). Engines run it γ times for γ drafted tokens."""
+    h, vocab = values["hidden_size"], values["vocab_size"]
+    params = {"experts": parts.experts * parts.expert_params, "attention": parts.mtp_attention,
+              "mlp": parts.router + parts.shared + parts.mtp_extra, "embeddings": 2 * vocab * h}
+    attention = tuple(replace(a, layers=1) for a in parts.attention if a.kind != "linear")
+    return Model(name=f"MTP of {name}", model_type=model_type, layers=1, hidden_size=h,
+                 num_heads=values["num_attention_heads"], kv_heads=values.get("num_key_value_heads", 1),
+                 head_dim=1, vocab_size=vocab, tied_embeddings=False, num_experts=parts.experts,
+                 experts_per_token=parts.experts_per_token, moe_layers=1, expert_params=parts.expert_params,
+                 params=params, active={**params, "experts": parts.experts_per_token * parts.expert_params},
+                 attention=attention, weight_formats=formats)
 
 
 def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
@@ -683,3 +730,13 @@ def load_models(data_dir: Path) -> dict[str, Model]:
         model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=PresetText.from_row(row, "name"))
         models[row["id"]] = replace(model, source=row["source"])
     return models
+
+
+def load_draft_heads(data_dir: Path) -> dict[str, tuple[str, Model]]:
+    """Draft-head presets from ``data_dir/draft_heads.csv``: each head's config read (an EAGLE-3 head of
+    its own shape) with the id of the target model it was trained for."""
+    return {row["id"]: (row["target"], replace(model_from_config(Path(data_dir) / "model_configs" / row["config"],
+                                                                 name=PresetText.from_row(row, "name")),
+                                               source=row["source"]))
+            for row in _read_csv(Path(data_dir) / "draft_heads.csv")}
+

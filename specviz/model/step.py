@@ -33,9 +33,20 @@ al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
   and three fused feature layers, Li et al. 2025);
 * ``self``: the target itself with a sparse KV cache of ``kv_budget`` positions (MagicDec,
   Sadhukhan et al. 2025);
-* ``ngram``: prompt lookup on the host, no device pass.
+* ``mtp``: the target's multi-token-prediction layer (DeepSeek-V3, arXiv:2412.19437, §2.2): one
+  decoder layer of the target's kind with its own cache and its own copies of the embedding and the
+  head, run γ times as vLLM and SGLang run it (:attr:`specviz.model.architecture.Model.mtp`);
+* ``peagle``: an EAGLE-3 head that drafts the γ tokens in one pass over γ positions per sequence
+  (parallel drafting, P-EAGLE), and ``block``: a draft model that proposes a block of γ tokens in
+  one pass (block-diffusion drafters of the DFlash kind);
+* ``medusa``: γ Medusa heads on the last hidden state, each a residual block and its own head over
+  the vocabulary, all in one pass (Cai et al. 2024, arXiv:2401.10774);
+* ``ngram`` and ``suffix``: prompt lookup, and suffix trees over the prompt and earlier outputs
+  (SuffixDecoding, Oliaro et al. 2024, arXiv:2411.04975), on the host: no device pass.
 
-A draft model may keep only ``kv_budget`` positions too (MagicDec's StreamingLLM drafts).
+A draft's own shape may come from its config (an EAGLE-3 head of SpecForge's or SafeAILab's, read
+by :func:`specviz.model.hf_config.model_from_config`); without one it is derived from the target. A
+draft model may keep only ``kv_budget`` positions too (MagicDec's StreamingLLM drafts).
 """
 
 from __future__ import annotations
@@ -51,9 +62,16 @@ from specviz.errors import InputError
 from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "eagle_head", "tensor_parallel_device", "pass_time", "step"]
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "drafter",
+           "tensor_parallel_device", "pass_time", "step"]
 
-DraftKind = Literal["model", "eagle", "eagle3", "self", "ngram"]
+DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
+# Drafts with no device pass; drafts that propose all γ tokens in one pass; drafts whose model may
+# come from their own config; drafts that must name one.
+HOST_DRAFTS = ("ngram", "suffix")
+PARALLEL_DRAFTS = ("peagle", "block")
+HEAD_KINDS = ("eagle", "eagle3", "peagle")
+MODEL_KINDS = ("model", "block")
 
 # Activations cross the links in BF16 whatever the weights' precision.
 _ACTIVATION_BYTES = 2.0
@@ -87,15 +105,17 @@ class Costs:
 
 @dataclass(frozen=True)
 class Draft:
-    """How the tokens are drafted: ``kind`` (see the module), the draft ``model`` for ``model``,
-    and ``kv_budget``, the cached positions a sparse-KV draft reads (None: the whole context)."""
+    """How the tokens are drafted: ``kind`` (see the module), the draft ``model`` (required for
+    ``model`` and ``block``; an EAGLE head's own shape for ``eagle``, ``eagle3`` and ``peagle``, else
+    derived from the target) and ``kv_budget``, the cached positions a sparse-KV draft reads (None:
+    the whole context)."""
 
     kind: DraftKind
     model: Model | None = None
     kv_budget: float | None = None
 
     def __post_init__(self) -> None:
-        if (self.kind == "model") != (self.model is not None):
+        if (self.kind in MODEL_KINDS) != (self.model is not None) and self.kind not in HEAD_KINDS:
             raise InputError("step.draft_model")
 
 
@@ -127,7 +147,43 @@ def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Mod
     return replace(target, name=f"{kind.upper()} head of {target.name}", layers=1, vocab_size=vocab,
                    tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
                    params=params, active=dict(params), attention=(attention,),
-                   weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp_params=0, notes=())
+                   weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp=None, notes=())
+
+
+def medusa_head(target: Model) -> Model:
+    """One Medusa head of ``target``: a residual block (h·h and its bias) and its own head over the
+    vocabulary (V·h), with no attention (Medusa-1, Cai et al. 2024).
+
+    .. math:: P = h^2 + h + V h
+    """
+    h = target.hidden_size
+    params = {"experts": 0, "attention": 0, "mlp": h * h + h, "embeddings": target.vocab_size * h}
+    return replace(target, name=f"Medusa head of {target.name}", layers=1, tied_embeddings=True, num_experts=0,
+                   experts_per_token=0, moe_layers=0, expert_params=0, params=params, active=dict(params),
+                   attention=(), weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp=None, notes=())
+
+
+def drafter(target: Model, draft: Draft) -> Model | None:
+    """The model a draft pass runs (None for a draft on the host).
+
+    Raises
+    ------
+    InputError
+        ``step.no_mtp`` for an MTP draft on a target whose config has no MTP layers.
+    """
+    if draft.kind in HOST_DRAFTS:
+        return None
+    if draft.model is not None:
+        return draft.model
+    if draft.kind == "self":
+        return target
+    if draft.kind == "mtp":
+        if target.mtp is None:
+            raise InputError("step.no_mtp", target=str(target.name), model_type=target.model_type)
+        return target.mtp
+    if draft.kind == "medusa":
+        return medusa_head(target)
+    return eagle_head(target, "eagle" if draft.kind == "eagle" else "eagle3")
 
 
 def tensor_parallel_device(gpu: roofline.GPU, tp: int) -> roofline.GPU:
@@ -207,7 +263,8 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     Returns
     -------
     dict of ndarray
-        ``plain_s`` (a plain step), ``draft_s`` (one draft pass), ``verify_s`` (the verify pass and
+        ``plain_s`` (a plain step), ``draft_s`` (the draft time per drafted position: one pass of a
+        chain, a γ-th of a parallel drafter's one pass), ``verify_s`` (the verify pass and
         the step's fixed cost), ``spec_s``, ``expected_tokens``,
         ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
         ``plain_regime`` and ``verify_regime`` ("compute" where a pass's compute time exceeds its
@@ -237,12 +294,16 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
     draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
     width = np.asarray(draft_width, dtype=float)
-    if draft.kind == "ngram":
+    drafting = drafter(target, draft)
+    if drafting is None:
         one_draft = np.zeros_like(plain)
+    elif draft.kind in PARALLEL_DRAFTS:
+        # One pass drafts all γ positions; its time is spread over them, so that γ·t_draft stays the
+        # step's draft time.
+        one_draft = pass_time(gpu, drafting, b, g * width, draft_context, **timed)["time_s"] / g
     else:
-        drafter = {"model": draft.model, "self": target}.get(draft.kind) or eagle_head(target, draft.kind)
-        # An EAGLE head's attention reads its own one-layer cache over the whole context.
-        one_draft = pass_time(gpu, drafter, b, width, draft_context, **timed)["time_s"]
+        # A head's attention reads its own one-layer cache over the whole context.
+        one_draft = pass_time(gpu, drafting, b, width, draft_context, **timed)["time_s"]
     spec_s = g * one_draft + verify
     shape = np.broadcast_shapes(*(np.shape(v) for v in (plain, verify, one_draft, spec_s, e)))
     regime = lambda p: np.where(p["compute_s"] > p["memory_s"], "compute", "memory")

@@ -24,7 +24,7 @@ from specviz import calculator
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
-from specviz.scenario import Presets, Scenario, default_draft, default_tp, preset_costs, resolve_draft
+from specviz.scenario import Presets, Scenario, default_draft, default_tp, draft_choices, preset_costs, resolve_draft
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -379,8 +379,8 @@ def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
 # Methods as benchmark tools and engines name them → the step model's draft. An MTP (NextN) module is
 # one decoder layer on the target's features sharing its LM head, as an EAGLE head is (DeepSeek-V3
 # report, arXiv:2412.19437, §2.2); suffix decoding, like prompt lookup, drafts on the host.
-_METHOD_DRAFTS = {"eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram", "suffix": "ngram", "mtp": "eagle",
-                  "nextn": "eagle"}
+_METHOD_DRAFTS = {"eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram", "suffix": "suffix", "mtp": "mtp",
+                  "nextn": "mtp", "deepseek_mtp": "mtp", "medusa": "medusa"}
 
 
 def _engine_of(engine: Any, version: Any, engines: Collection[str]) -> str | None:
@@ -415,8 +415,10 @@ def run_settings(runs: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd
         draft = _METHOD_DRAFTS.get(method.lower()) if isinstance(method, str) else None
         if draft is None and isinstance(run.get("draft_model"), str):
             draft = keys.get(_model_key(run["draft_model"]))
+        if draft == "mtp" and "mtp" not in draft_choices(presets, target):
+            draft = "eagle"  # an MTP layer of a model without a preset drafts as a one-layer head does
         if draft is None:
-            draft = scenario.draft_id if target == scenario.target_id else default_draft(target, presets.models)
+            draft = scenario.draft_id if target == scenario.target_id else default_draft(target, presets)
         rows.append({"target": target, "gpu": gpu if isinstance(gpu, str) else scenario.gpu.id, "draft": draft,
                      "engine": _engine_of(run.get("engine"), run.get("engine_version"), presets.engines)
                      or scenario.engine.id, "own": own})
@@ -432,7 +434,7 @@ def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engi
         return scenario
     chosen = presets.engines[engine]
     device = scenario.gpu if gpu == scenario.gpu.id else presets.gpus[gpu]
-    model, drafter = presets.models[target], resolve_draft(draft, presets.models)
+    model, drafter = presets.models[target], resolve_draft(draft, presets)
     return replace(scenario, gpu=device, gpu_figures=scenario.gpu_figures if gpu == scenario.gpu.id else {},
                    target=model, target_id=target, draft=drafter, draft_id=draft, engine=chosen,
                    costs=preset_costs(chosen), tp=default_tp(device, model, drafter, scenario.precision))
