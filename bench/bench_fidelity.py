@@ -4,8 +4,10 @@ Run by hand: `.venv/bin/python bench/bench_fidelity.py`. For each series of
 data/published_results.csv with three or more points, each model is calibrated on the lowest and
 the highest batch and predicts the points in between (:mod:`specviz.model.fidelity`). Prints, per series
 and overall, the median and worst relative error and the share of points on the right side of 1,
-for every model beside the constant-cost baseline of the same run. Target (issue 8): median ≤ 7 %,
-worst ≤ 15 %, sign ≥ 95 %.
+for every model beside the constant-cost baseline of the same run, for each generation of studies
+(2023-2024; the 2025-2026 MoE, MTP, EAGLE-3 and FP4 series) and overall. Targets: issue 8, median
+≤ 7 %, worst ≤ 15 %, sign ≥ 95 %; issue 21 on the 2025-2026 series, median ≤ 10 %, worst ≤ 20 %,
+sign ≥ 90 %, band holding ≥ 80 %.
 """
 
 from __future__ import annotations
@@ -40,6 +42,15 @@ def main() -> None:
             s = fidelity.summarise(results[model][results[model].series == setting.name])
             cells.append(f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%")
         print(f"{setting.name:<100} " + " ".join(f"{c:>22}" for c in cells))
+    generation = {setting.name: setting.generation for setting, _ in series}
+    for years in sorted(set(generation.values())):
+        names = [name for name, g in generation.items() if g == years]
+        picked = {m: results[m][results[m].series.isin(names)] for m in MODELS}
+        print(f"\n{f'{years} series, {len(names)} (median, worst, sign right)':<100} " + " ".join(
+            f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
+            for s in (fidelity.summarise(picked[m]) for m in MODELS)))
+        print(f"{years}: step v2 band", end=" ")
+        band_report(picked["step v2"])
     print(f"\n{'overall (median, worst, sign right)':<100} " + " ".join(
         f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
         for s in (fidelity.summarise(results[m]) for m in MODELS)))

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, scenario, settings
-from specviz.model import calibration, spec, step
+from specviz.model import calibration, dtypes, spec, step
 from specviz.results import explorer
 from specviz.results.schema import RUN_COLUMNS
 from specviz.results.store import Store
@@ -477,7 +477,10 @@ class TestLoadPublished:
         series = published.dropna(subset=["series"])
         gpus, models = PRESETS.gpus, PRESETS.models
         assert series.gpu.isin(gpus.keys()).all() and series.target.isin(models.keys()).all()
-        assert series.draft.isin([*models, "eagle", "self", "ngram"]).all()
+        assert series.draft.isin([*models, *step.HOST_DRAFTS, *step.PARALLEL_DRAFTS, "eagle", "eagle3", "mtp", "self"]).all()
+        precisions = series[["weight_dtype", "kv_dtype"]].fillna("bf16")
+        assert all(dtypes.precision_of(w, kv) for w, kv in precisions.itertuples(index=False))
+        assert set(series.generation) == {"2023-2024", "2025-2026"}
         assert series.engine.isin(calibration.load_engines(DATA).keys()).all()
         assert (series.gamma >= 1).all() and (series.tp >= 1).all()
         assert not series.duplicated(["series", "batch", "context"]).any()

@@ -39,7 +39,7 @@ class TestSeriesOf:
         assert {s.draft_kv_budget for s, _ in magicdec} == {512, 2049}
         snapkv = by_name["MagicDec, 8x H100, LLaMA-3.1-8B, self-speculation (SnapKV KV 2049), prefill 32000"]
         assert list(snapkv.measured_speedup) == [1.17, 1.37, 1.64, 2.01] and list(snapkv.gamma) == [3, 4, 5, 6]
-        assert len(SERIES) == 18 and all(len(p) >= 3 for _, p in SERIES)
+        assert len(SERIES) == 28 and all(len(p) >= 3 for _, p in SERIES)
 
 
 class TestHeldOut:

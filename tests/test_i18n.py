@@ -28,7 +28,7 @@ SAME_IN_VIETNAMESE = {
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
     "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
-    "side.kv_format",
+    "side.kv_format", "col.kv_dtype",
 }
 
 

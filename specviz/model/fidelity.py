@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import architecture, calibration, hf_config, roofline, spec, step
+from . import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
            "step_v2", "UNKNOWN_CONTEXT"]
@@ -42,9 +42,11 @@ UNKNOWN_CONTEXT = 512
 @dataclass(frozen=True)
 class Setting:
     """One series' hardware and models, as presets: ``draft`` is a model id (its preset in
-    ``draft_model``), ``eagle``, ``self`` or ``ngram`` (an ``eagle`` series whose name says EAGLE-3
-    drafts with an EAGLE-3 head); ``draft_kv_budget`` the positions a sparse-KV draft keeps, else
-    None; ``engine`` the engine preset (:func:`specviz.model.calibration.load_engines`)."""
+    ``draft_model``) or a draft kind of :mod:`specviz.model.step` (an ``eagle`` series whose name says
+    EAGLE-3 drafts with an EAGLE-3 head); ``draft_kv_budget`` the positions a sparse-KV draft keeps,
+    else None; ``engine`` the engine preset (:func:`specviz.model.calibration.load_engines`);
+    ``precision`` the weight and KV-cache formats (``weight_dtype``, ``kv_dtype``: BF16 where empty);
+    ``generation`` the years of the study (``2023-2024``, ``2025-2026``), reported apart."""
 
     name: str
     gpu: roofline.GPU
@@ -55,6 +57,8 @@ class Setting:
     draft_kv_budget: float | None
     source: str
     engine: calibration.Engine
+    precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]
+    generation: str = ""
 
     @property
     def step_draft(self) -> step.Draft:
@@ -63,6 +67,8 @@ class Setting:
             return step.Draft("eagle3" if "EAGLE-3 head" in self.name else "eagle")
         if self.draft_model is not None:
             return step.Draft("model", self.draft_model, self.draft_kv_budget)
+        if self.draft in step.PARALLEL_DRAFTS or self.draft in ("mtp", "eagle3", "medusa", "suffix"):
+            return step.Draft(self.draft)
         return step.Draft(self.draft, kv_budget=self.draft_kv_budget)
 
 
@@ -81,9 +87,11 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
             continue
         first = rows.iloc[0]
         budget = first["draft_kv_budget"]
+        weights, kv = (first.get(column) for column in ("weight_dtype", "kv_dtype"))
+        precision = dtypes.precision_of(weights if isinstance(weights, str) else "bf16", kv if isinstance(kv, str) else "bf16")
         setting = Setting(name, gpus[first["gpu"]], int(first["tp"]), models[first["target"]], first["draft"],
                           models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"],
-                          engines[first["engine"]])
+                          engines[first["engine"]], precision, str(first.get("generation", "")))
         points = pd.DataFrame({"batch": rows["batch"].astype(float),
                                "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
                                "gamma": rows["gamma"].astype(float),
@@ -172,7 +180,8 @@ def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np
     lengths = None if ends["acceptance_length"].isna().any() else ends["acceptance_length"].to_numpy()
     fit = calibration.calibrate(setting.gpu, setting.target, setting.step_draft, setting.engine,
                                 batch=ends["batch"], gamma=ends["gamma"], context=ends["context"],
-                                measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp)
+                                measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp,
+                                precision=setting.precision)
 
     def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
         known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()
