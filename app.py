@@ -102,6 +102,11 @@ def scenario_sidebar(lang: str) -> None:
                   if scenario.CUSTOM not in (target_id, draft_id) else 1)
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))
+    col_dp, col_ep = side.columns(2)
+    dp = int(url_choice(col_dp.selectbox, t("side.dp", lang), [str(n) for n in scenario.DATA_PARALLEL], "dp",
+                        format_func=str, default="1", help=t("side.dp_help", lang)))
+    ep = url_choice(col_ep.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
+                    format_func=lambda v: t(f"side.ep.{v}", lang), default="off", help=t("side.ep_help", lang)) == "on"
     show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:
@@ -130,7 +135,7 @@ def scenario_sidebar(lang: str) -> None:
     engine = engines[engine_id]
     st.session_state["scenario"] = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,
-        draft_id=draft_id, precision=precision, tp=tp, gpu_figures=gpu_figures)
+        draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, gpu_figures=gpu_figures)
 
 
 def keep_language() -> None:

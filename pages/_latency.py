@@ -103,7 +103,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         return
     # Decode steps at the request's mean context: its prompt and half its output.
     steps = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
-                      alpha=alpha, tp=chosen.tp, precision=chosen.precision, costs=chosen.costs)
+                      alpha=alpha, **chosen.parallel, precision=chosen.precision, costs=chosen.costs)
     # The tokens after the first, which the prefill gives.
     summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1, rates)
     st.subheader(t("calc.latency.tail", lang))

@@ -115,9 +115,9 @@ if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
 
 speed = here["speedup"]
 need_gb, have_gb = scenario.memory_need_gb(chosen.gpu, chosen.target, chosen.draft, chosen.precision, chosen.tp,
-                                           batch, context, gamma)
+                                           batch, context, gamma, dp=chosen.dp)
 if mode == "step" and need_gb > have_gb:
-    st.warning(t("calc.memory_warning", lang, need=need_gb, have=have_gb, tp=chosen.tp))
+    st.warning(t("calc.memory_warning", lang, need=need_gb, have=have_gb, tp=chosen.tp * chosen.dp))
 
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
 row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
@@ -162,6 +162,8 @@ if mode == "step":
               verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
     if context:
         st.caption(t("calc.explain.context", lang, context=context))
+    if (tax := calculator.expert_tax(chosen, gamma, batch)) is not None:
+        st.caption(t("calc.expert_tax", lang, **tax))
 else:
     st.caption(t("calc.ratios_note", lang))
 

@@ -58,7 +58,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
     if scenario.mode == "step":
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
-                      tp=scenario.tp, precision=scenario.precision, costs=scenario.costs)
+                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs)
         compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": r["verify_regime"], "baseline_regime": r["plain_regime"],
@@ -104,7 +104,7 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
     knobs = {name: values.reshape((draws,) + (1,) * ndim)
              for name, values in calibration.prior_draws(scenario.engine, draws, seed, hold).items()}
     r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
-                  alpha=alpha, tp=scenario.tp, precision=scenario.precision,
+                  alpha=alpha, **scenario.parallel, precision=scenario.precision,
                   costs=step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s))
     low, high = np.quantile(r["speedup"], [0.1, 0.9], axis=0)
     return calibration.widen(low, high)
@@ -243,6 +243,21 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     return f"calc.regime.{regime}", explain, figures
 
 
+def expert_tax(scenario: Scenario, gamma: int, batch: int) -> dict[str, float] | None:
+    """What the verify pass's extra tokens cost a mixture of experts (None for a dense target): the
+    routed experts per MoE layer that a plain pass of B tokens and a verify pass of B·(γ + 1) read
+    (:func:`specviz.model.roofline.experts_touched`), and the ratio of their expert weights.
+
+    At batch 8 with γ 4 on DeepSeek-V3 (256 experts, 8 a token) a plain pass reads 57 experts a layer
+    and the verify pass 184, 3.2 times the expert weights; at batch 64, 222 and 256: 1.15 times."""
+    model = scenario.target
+    if not model.num_experts:
+        return None
+    plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (batch, batch * (gamma + 1)))
+    return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": batch,
+            "verify_tokens": batch * (gamma + 1), "plain_experts": plain, "verify_experts": verify, "ratio": verify / plain}
+
+
 def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The roof (attainable TFLOPS against arithmetic intensity) and the two passes on it.
 
@@ -262,7 +277,7 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
     bandwidth = device.bandwidth_tb_s * scenario.costs.mbu
     passes = []
     for name, tokens in (("decode", 1.0), ("verify", gamma + 1.0)):
-        p = step.pass_time(scenario.gpu, scenario.target, batch, tokens, context, tp=scenario.tp,
+        p = step.pass_time(scenario.gpu, scenario.target, batch, tokens, context, **scenario.parallel,
                            precision=scenario.precision, costs=scenario.costs)
         passes.append({"pass": name, "intensity": float(p["flops"] / p["bytes"]),
                        "tflops": float(p["flops"] / p["time_s"] / 1e12),

@@ -24,6 +24,7 @@ from .errors import InputError
 from .model import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
+           "DATA_PARALLEL", "EXPERT_PARALLEL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_tp",
            "knobs_off_preset", "to_query_params", "from_query_params"]
@@ -84,10 +85,13 @@ COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allre
 CUSTOM = "custom"
 # A component's weight format and the KV cache's, each over the precision's (URL parameters).
 WEIGHT_CHOICES = {f"weights_{component}": component for component in architecture.COMPONENTS}
-CHOICES = ("gpu", "target", "draft", "engine", "precision", *WEIGHT_CHOICES, "kv", "tp", "mode")
+CHOICES = ("gpu", "target", "draft", "engine", "precision", *WEIGHT_CHOICES, "kv", "tp", "dp", "ep", "mode")
 MODEL_GROUPS = ("dense", "moe")
 MODES: tuple[Mode, ...] = ("step", "ratios")
 TENSOR_PARALLEL = (1, 2, 4, 8)
+# Data-parallel attention groups (each of TENSOR_PARALLEL devices): up to a NVL72's 72 GPUs and more.
+DATA_PARALLEL = (1, 2, 4, 8, 9, 16, 32, 64)
+EXPERT_PARALLEL = ("off", "on")
 DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "checkpoint"
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
@@ -177,12 +181,14 @@ def resolve_draft(draft_id: str, presets: Presets) -> step.Draft:
 
 
 def memory_need_gb(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision, tp: int,
-                   batch: float, context: float, gamma: float) -> tuple[float, float]:
+                   batch: float, context: float, gamma: float, dp: int = 1) -> tuple[float, float]:
     """Device memory per GPU that the weights and KV caches need (:func:`specviz.model.roofline.footprint_gb`
-    at the precision's bytes, split evenly over the ``tp`` devices), and what one GPU has."""
+    at the precision's bytes over the ``tp·dp`` devices: the routed experts split over all of them,
+    the other weights over each group's ``tp``, caches copied where they have fewer heads than
+    ``tp``), and what one GPU has."""
     drafter = None if draft.kind == "self" else step.drafter(target, draft)
-    need = roofline.footprint_gb(target, drafter, batch, context, gamma, precision)
-    return need / tp, gpu.memory_gb
+    need = roofline.footprint_gb(target, drafter, batch, context, gamma, precision, tensor_split=tp, dense_copies=dp)
+    return need / (tp * dp), gpu.memory_gb
 
 
 def default_tp(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision) -> int:
@@ -219,6 +225,8 @@ class Scenario:
     draft_id: str = "Qwen3-0.6B"
     precision: dtypes.Precision = dtypes.PRECISIONS[DEFAULT_PRECISION]
     tp: int = 1
+    dp: int = 1
+    ep: bool = False
     mode: Mode = "step"
     alpha: float = 0.8
     gamma: int = 4
@@ -227,6 +235,11 @@ class Scenario:
     verify_cost: float = 1.0
     draft_cost: float = spec.SEED_DRAFT_COST
     gpu_figures: dict[str, float] = field(default_factory=dict)  # tflops, bandwidth typed over the preset's
+
+    @property
+    def parallel(self) -> dict[str, Any]:
+        """How the model is split, as :func:`specviz.model.step.pass_time` takes it: ``tp``, ``dp``, ``ep``."""
+        return {"tp": self.tp, "dp": self.dp, "ep": self.ep}
 
     def ideal(self) -> Scenario:
         """The same scenario on the ideal roofline: peak FLOPS and bandwidth reached, compute and memory
@@ -259,6 +272,7 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     choices = {"gpu": (scenario.gpu.id, DEFAULT_GPU), "target": (scenario.target_id, target_default),
                "draft": (scenario.draft_id, draft_default), "engine": (scenario.engine.id, DEFAULT_ENGINE),
                "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
+               "dp": (str(scenario.dp), "1"), "ep": ("on" if scenario.ep else "off", "off"),
                "mode": (scenario.mode, "step")}
     params = {name: value for name, (value, default) in choices.items() if value != default}
     overrides = dict(scenario.precision.overrides)
@@ -313,12 +327,14 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     precision = resolve_precision(precision_name, weights, choice("kv", ["", *dtypes.KV_FORMATS], "") or None)
     tp_default = default_tp(gpu, presets.models[target_id], draft, precision)
     tp = int(choice("tp", [str(n) for n in TENSOR_PARALLEL], str(tp_default)))
+    dp = int(choice("dp", [str(n) for n in DATA_PARALLEL], "1"))
+    ep = choice("ep", list(EXPERT_PARALLEL), "off") == "on"
     engine = presets.engines[choice("engine", list(presets.engines), DEFAULT_ENGINE)]
     preset = preset_costs(engine)
     costs = step.Costs(**{name: number(name, getattr(preset, name)) for name in COST_KNOBS})
     scenario = Scenario(
         gpu=gpu, target=presets.models[target_id], draft=draft, engine=engine, costs=costs, target_id=target_id,
-        draft_id=draft_id, precision=precision, tp=tp, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
+        draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
         **{name: number(name, FIELDS[name].default)
            for name in ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost")},
         gpu_figures=figures)

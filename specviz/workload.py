@@ -102,7 +102,7 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     n_in, n_out = np.asarray(input_tokens, dtype=float), np.asarray(output_tokens, dtype=float)
     if np.any(n_in < 1) or np.any(n_out < 1):
         raise InputError("workload.tokens")
-    costs, timed = scenario.costs, dict(tp=scenario.tp, precision=scenario.precision, costs=scenario.costs)
+    costs, timed = scenario.costs, dict(**scenario.parallel, precision=scenario.precision, costs=scenario.costs)
     fixed = costs.step_ms * 1e-3
     prefill = step.pass_time(scenario.gpu, scenario.target, 1.0, n_in, 0.0, **timed)["time_s"] + fixed
     draft = scenario.draft

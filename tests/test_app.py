@@ -228,6 +228,13 @@ class TestScenarioSidebar:
         assert "EAGLE-3 head (SpecForge's config for DeepSeek-V3)" in at.sidebar.selectbox(key="draft").options
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="B200"))
 
+    def test_a_moe_scenario_says_its_expert_tax_and_takes_ep_and_dp(self):
+        at = make_app(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8")
+        assert not at.sidebar.error
+        tax = [c.value for c in at.caption if c.value.startswith("**Expert tax:**")]
+        assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 184: 3.21×" in tax[0]
+        assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8"))
+
     def test_a_nested_config_says_the_vision_tower_is_left_out(self):
         at = make_app(target="Llama-4-Scout", draft="eagle3")
         assert any("vision tower is left out" in i.value for i in at.sidebar.info)

@@ -194,3 +194,14 @@ class TestRooflinePoints:
 class TestContextOptions:
     def test_context_options(self):
         assert calculator.context_options(2048) == [0, 256, 512, 1024, 2048]
+
+
+class TestExpertTax:
+    def test_by_hand_for_deepseek_v3_and_none_for_a_dense_target(self):
+        chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
+        tax = calculator.expert_tax(chosen, 4, 8)
+        touched = lambda tokens: 256 * (1 - (1 - 8 / 256) ** tokens)
+        assert (tax["plain_tokens"], tax["verify_tokens"]) == (8, 40)
+        assert tax["plain_experts"] == pytest.approx(touched(8)) and tax["verify_experts"] == pytest.approx(touched(40))
+        assert round(tax["ratio"], 2) == 3.21 and round(calculator.expert_tax(chosen, 4, 64)["ratio"], 2) == 1.15
+        assert calculator.expert_tax(make_scenario(), 4, 8) is None

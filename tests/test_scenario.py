@@ -178,16 +178,16 @@ class TestToQueryParams:
            mfu=st.sampled_from([None, 0.35, 1.0]), token_us=st.sampled_from([None, 0.0, 42.5]),
            weights=st.dictionaries(st.sampled_from(list(architecture.COMPONENTS)), st.sampled_from(list(dtypes.FORMATS)),
                                    max_size=2),
-           kv=st.sampled_from([None, "bf16", "fp8"]))
+           kv=st.sampled_from([None, "bf16", "fp8"]), dp=st.sampled_from([1, 2, 9, 64]), ep=st.booleans())
     def test_round_trip(self, alpha, gamma, batch, context, target, draft, engine, tp, precision, mode, mfu, token_us,
-                        weights, kv):
+                        weights, kv, dp, ep):
         chosen = PRESETS.engines[engine]
         costs = scenario.preset_costs(chosen)
         costs = replace(costs, mfu=costs.mfu if mfu is None else mfu,
                         token_us=costs.token_us if token_us is None else token_us)
         made = replace(DEFAULT, alpha=alpha, gamma=gamma, batch=batch, context=context,
                        target=PRESETS.models[target], target_id=target, draft=scenario.resolve_draft(draft, PRESETS),
-                       draft_id=draft, engine=chosen, costs=costs, tp=tp,
+                       draft_id=draft, engine=chosen, costs=costs, tp=tp, dp=dp, ep=ep,
                        precision=scenario.resolve_precision(precision, weights, kv), mode=mode)
         assert scenario.from_query_params(scenario.to_query_params(made, PRESETS), PRESETS) == (made, [])
 
@@ -202,4 +202,4 @@ class TestToQueryParams:
 
 def test_the_largest_tensor_parallel_group_is_what_the_model_accepts():
     """A pass may see a group of up to roofline.MAX_DEVICES devices as one; the scenario offers no more."""
-    assert max(scenario.TENSOR_PARALLEL) == roofline.MAX_DEVICES
+    assert max(scenario.TENSOR_PARALLEL) * max(scenario.DATA_PARALLEL) == roofline.MAX_DEVICES

@@ -211,3 +211,41 @@ class TestDraftKinds:
         one = step.pass_time(self.B200, head, 16, 1, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
                              costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
         assert own["draft_s"] == pytest.approx(one, rel=1e-12) and own["draft_s"] != derived["draft_s"]
+
+
+class TestExpertAndDataParallel:
+    DEEPSEEK = MODELS["DeepSeek-V3"]
+    H200 = GPUS["H200"]
+    COSTS = step.Costs(allreduce_us=10.0)
+
+    def test_without_moe_layers_or_a_second_device_ep_changes_nothing(self):
+        for model, tp in ((LLAMA8, 8), (self.DEEPSEEK, 1)):
+            off = step.pass_time(self.H200, model, 64, 5, 1024, tp=tp, costs=self.COSTS)
+            on = step.pass_time(self.H200, model, 64, 5, 1024, tp=tp, ep=True, costs=self.COSTS)
+            assert {k: float(v) for k, v in off.items()} == {k: float(v) for k, v in on.items()}
+
+    def test_the_all_to_all_by_hand(self):
+        # 8 data-parallel attention groups of one GPU, experts over the 8: each MoE layer sends each
+        # GPU's T/8 tokens' activations, 7/8 of them away, once to dispatch and once to combine.
+        out = step.pass_time(self.H200, self.DEEPSEEK, 64, 5, 1024, dp=8, ep=True, costs=self.COSTS)
+        sent = 64 * 5 / 8 * 7168 * 2 * 7 / 8
+        assert out["comm_s"] == pytest.approx(2 * 58 * (10e-6 + sent / 450e9), rel=1e-12)
+
+    def test_tensor_parallel_mla_copies_its_latent_data_parallel_attention_does_not(self):
+        tp8 = step.pass_time(self.H200, self.DEEPSEEK, 64, 1, 4096, tp=8)
+        dp8 = step.pass_time(self.H200, self.DEEPSEEK, 64, 1, 4096, dp=8, ep=True)
+        # The latent has one head: eight tensor-parallel GPUs hold it eight times; the attention and
+        # dense weights are read once by each of the eight data-parallel groups instead.
+        latent = 64 * 61 * 576 * (4096 + 1) * 2
+        dense = 2 * (sum(self.DEEPSEEK.params[c] for c in ("attention", "mlp"))
+                     + self.DEEPSEEK.params["embeddings"] - self.DEEPSEEK.embedding_params + 64 * 7168)  # BF16
+        assert tp8["bytes"] - dp8["bytes"] == pytest.approx(7 * latent - 7 * dense, rel=1e-9)
+
+    def test_beyond_the_nvlink_domain_the_network_carries_its_share(self):
+        # 16 H100s: 8 on NVLink (450 GB/s each way), 8 over one 400 Gb/s NIC a GPU (50 GB/s).
+        link = step.link_bandwidth(GPUS["H100-SXM"], 16, step.Costs())
+        assert link == pytest.approx(1 / (0.5 / 450e9 + 0.5 / 50e9))
+        assert step.link_bandwidth(GPUS["GB200"], 72, step.Costs()) == 900e9  # one NVL72 domain
+        with pytest.raises(InputError) as info:
+            step.link_bandwidth(GPUS["MI355X"], 16, step.Costs())
+        assert info.value.key == "step.no_scale_out"

@@ -309,6 +309,14 @@ def _method(scenario: Scenario, method: str, engine: str) -> str:
     return _VLLM_METHOD[scenario.draft.kind]
 
 
+def _parallel_notices(scenario: Scenario) -> list[Notice]:
+    """Data-parallel attention and expert parallelism are in the scenario's figures but not yet in
+    the commands, whose flags are checked against each release: said, never dropped silently."""
+    if scenario.dp == 1 and not scenario.ep:
+        return []
+    return [Notice("command.parallel_not_written", dp=scenario.dp, ep="on" if scenario.ep else "off")]
+
+
 def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
                  off_from: int | None = None, draft_repo: str | None = None,
                  prompt_lookup_max: int = 4, method: str = "draft") -> Command:
@@ -378,6 +386,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         notices.append(Notice("command.mtp_layers", target=scenario.target.name))
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
+    notices += _parallel_notices(scenario)
     draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
     argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
     if scenario.tp > 1:
@@ -442,6 +451,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         raise SpecvizError("command.sglang_eagle3_target", target=scenario.target.name,
                            model_type=scenario.target.model_type)
     notices = [Notice("command.mtp_layers", target=scenario.target.name)] if method == "mtp" else []
+    notices += _parallel_notices(scenario)
     problems: list[Notice] = []
     argv = ["python", "-m", "sglang.launch_server", "--model-path",
             hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]

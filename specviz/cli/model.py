@@ -118,7 +118,7 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     alpha = float(spec.alpha_from_rates(args.rates)) if args.rates else args.alpha
     times = simulate.StepTimes.from_step(step.step(
         chosen.gpu, chosen.target, chosen.draft, batch=chosen.batch, gamma=gamma, context=chosen.context, alpha=alpha,
-        tp=chosen.tp, precision=chosen.precision, costs=chosen.costs))
+        **chosen.parallel, precision=chosen.precision, costs=chosen.costs))
     acceptance = {"rates": args.rates} if args.rates else {"alpha": args.alpha, "gamma": gamma}
     summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
                                steps=args.steps, seed=args.seed)

@@ -43,9 +43,12 @@ class Attention:
     and the weighted sum: 2·n_h·(d_qk + d_v)); ``cached``: elements cached per position and layer
     (2·n_kv·d for K and V; kv_lora_rank + qk_rope_head_dim for MLA's latent); ``window``: the most
     positions a layer reads (inf: all); ``keeps_all``: whether the cache keeps every position whatever
-    the window (a sparse layer chooses the ones it reads among all), else it keeps ``window``; ``state``: elements kept per sequence and layer whatever the
-    context (linear attention), ``flops_per_token``: FLOPs per layer and token that do not depend on
-    the context (linear attention's recurrence)."""
+    the window (a sparse layer chooses the ones it reads among all), else it keeps ``window``;
+    ``state``: elements kept per sequence and layer whatever the context (linear attention);
+    ``flops_per_token``: FLOPs per layer and token that do not depend on the context (linear
+    attention's recurrence); ``kv_heads``: the heads the cache and state split into, so that tensor
+    parallelism over more devices than that replicates them (1 for MLA's latent and an indexer's
+    keys)."""
 
     kind: AttentionKind
     layers: int
@@ -55,6 +58,7 @@ class Attention:
     keeps_all: bool = False
     state: float = 0.0
     flops_per_token: float = 0.0
+    kv_heads: int = 1
 
 
 @dataclass(frozen=True)

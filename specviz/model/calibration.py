@@ -62,7 +62,7 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones. The
 # draws' spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right
 # the model's shape is. tests/test_fidelity.py recomputes these figures from the data.
-MODEL_ERROR = (-0.128, 0.212)
+MODEL_ERROR = (-0.127, 0.212)
 MODEL_ERROR_POINTS = 87
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
@@ -230,7 +230,8 @@ def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray,
                        layer_us=draws["layer_us"][:, None], allreduce_us=draws["allreduce_us"][:, None])
     return step.step(setting["gpu"], setting["target"], setting["draft"], batch=b, gamma=g, context=ctx,
                      acceptance_length=np.ones_like(b), tree_tokens=setting["tree_tokens"],
-                     draft_width=setting["draft_width"], tp=setting["tp"], precision=setting["precision"],
+                     draft_width=setting["draft_width"], tp=setting["tp"], dp=setting["dp"], ep=setting["ep"],
+                     precision=setting["precision"],
                      costs=costs)
 
 
@@ -266,7 +267,7 @@ def _cells_per_point(measured_acceptance: bool) -> int:
 def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, engine: Engine, *,
               batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike | None = None,
               measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
-              tree_tokens: float | None = None, draft_width: float = 1.0, tp: int = 1,
+              tree_tokens: float | None = None, draft_width: float = 1.0, tp: int = 1, dp: int = 1, ep: bool = False,
               precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], seed: int = 0) -> Fit:
     """Fit the fixed cost per step and the cost per token to two or more measured speedups (the
     module's method), or to two or more measured speculative step times.
@@ -311,7 +312,7 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     if b.size > (most := most_points(acceptance_length is not None)):
         raise InputError("calibration.too_large", points=b.size, most=most, max=MAX_FIT_CELLS,
                          cells=b.size * _cells_per_point(acceptance_length is not None))
-    setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp,
+    setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp, dp=dp, ep=ep,
                    precision=precision)
     # An unknown engine's fit explores the whole span of its costs, not the presets' mixture: the
     # points, not the presets, then say which costs it has. Two of MagicDec's sweeps (gpt-fast, an

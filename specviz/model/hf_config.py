@@ -343,7 +343,7 @@ def _gqa(values: Mapping[str, Any], model_type: str, kinds: list[str]) -> tuple[
         count = kinds.count(kind)
         if count:
             window = _window(values, windows[kind][0]) if kind in windows else float("inf")
-            groups.append(Attention(kind, count, 4.0 * n_h * d, 2.0 * n_kv * d, window))
+            groups.append(Attention(kind, count, 4.0 * n_h * d, 2.0 * n_kv * d, window, kv_heads=n_kv))
     return attention, groups
 
 
@@ -467,7 +467,7 @@ def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
     if count:
         # The recurrence per token and value head: kᵀS, the rank-one update and Sq, each d_k·d_v
         # multiply-adds (Yang et al., "Gated Delta Networks", arXiv:2412.06464), and the convolution.
-        groups.append(Attention("linear", count, 0.0, 0.0, state=n_v * d_k * d_v + (kernel - 1) * conv,
+        groups.append(Attention("linear", count, 0.0, 0.0, state=n_v * d_k * d_v + (kernel - 1) * conv, kv_heads=n_v,
                                 flops_per_token=6.0 * n_v * d_k * d_v + 2.0 * conv * kernel))
     moe = _moe_family({**values, "layer_types": None, "num_hidden_layers": layers}, "qwen3_moe")
     # Its MTP layer (vLLM's Qwen3NextMTP): a full-attention MoE layer, the norms of the embedding and
@@ -679,7 +679,7 @@ def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:
     return Model(name=name, model_type="eagle3", layers=layers, hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d,
                  vocab_size=vocab, tied_embeddings=False, num_experts=0, experts_per_token=0, moe_layers=0,
                  expert_params=0, params=params, active=dict(params),
-                 attention=(Attention("full", layers, 4.0 * n_h * d, 2.0 * n_kv * d),))
+                 attention=(Attention("full", layers, 4.0 * n_h * d, 2.0 * n_kv * d, kv_heads=n_kv),))
 
 
 def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, Any], formats: dict[str, str]) -> Model:

@@ -41,6 +41,7 @@ __all__ = [
     "forward_pass",
     "evaluate",
     "crossover_batch",
+    "experts_touched",
     "footprint_gb",
 ]
 
@@ -57,9 +58,10 @@ REALISTIC: dict[str, float] = {"mfu": 0.6, "mbu": 0.8, "overlap": 0.0, "overhead
 # Largest device figures accepted, far above any accelerator (B200: 2,250 dense BF16 TFLOPS, 8 TB/s).
 MAX_TFLOPS = 1e6
 MAX_BANDWIDTH_TB_S = 1e4
-# The most devices one pass is split over (tensor parallelism: specviz.model.step.tensor_parallel_device
-# adds their figures), so a pass sees up to this many times the figures above.
-MAX_DEVICES = 8
+# The most devices one pass is split over (8-way tensor parallelism in each of 64 data-parallel
+# attention groups: specviz.model.step.tensor_parallel_device adds their figures), so a pass sees up
+# to this many times the figures above.
+MAX_DEVICES = 512
 
 # Linear-attention state is kept in the model's dtype whatever the KV cache's (vLLM's
 # mamba_ssm_cache_dtype "auto").
@@ -82,6 +84,7 @@ class GPU:
     link_gb_s: float = float("nan")  # one way, per device (NVLink: half the datasheet's both-ways total)
     tflops_fp4: float = float("nan")
     scale_up_gpus: float = float("nan")  # GPUs on one scale-up link (NVLink domain): 8 in a HGX, 72 in a NVL72
+    scale_out_gb_s: float = float("nan")  # one way, per GPU, beyond the domain (one 400 Gb/s NIC a GPU: 50)
 
     def peak(self, compute: dtypes.Compute) -> float:
         """Dense TFLOPS of a matmul at ``compute``: the FP8 or FP4 peak where the device has one, else
@@ -123,7 +126,7 @@ def load_gpus(data_dir: Path) -> dict[str, GPU]:
                            memory_gb=_number(row["memory_gb"]), source=row["source"],
                            note=PresetText.from_row(row, "note"), tflops_fp8=_number(row["tflops_fp8_dense"]),
                            link_gb_s=_number(row["link_gb_s_one_way"]), tflops_fp4=_number(row["tflops_fp4_dense"]),
-                           scale_up_gpus=_number(row["scale_up_gpus"]))
+                           scale_up_gpus=_number(row["scale_up_gpus"]), scale_out_gb_s=_number(row["scale_out_gb_s"]))
             for row in _read_csv(Path(data_dir) / "gpus.csv")}
 
 
@@ -144,7 +147,8 @@ def _check_range(value: ArrayLike, name: str | Notice, low: float, high: float =
 def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike,
                  context: ArrayLike = 0, *, mfu: float = 1.0, mbu: float = 1.0,
                  overlap: float = 1.0, overhead_ms: float = 0.0,
-                 precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]) -> dict[str, np.ndarray]:
+                 precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
+                 dense_copies: float = 1.0) -> dict[str, np.ndarray]:
     """FLOPs, bytes and time of one forward pass of ``model`` over B·N new tokens.
 
     FLOPs = Σ_c 2·P_c·T + Σ_g layers_g·(f_g·T·min(L + (N + 1)/2, W_g) + φ_g·T), with T = B·N, P_c the
@@ -164,6 +168,12 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     experts that some token is routed to are read: E·(1 − (1 − k/E)^T) of them under uniform
     routing, the expert tax that a verify pass of B·(γ + 1) tokens pays over a plain one of B.
     Activations are not counted (small beside weights and KV at decode shapes).
+
+    On a group of devices (:func:`specviz.model.step.pass_time`): a layer's cache and state split
+    over at most its ``kv_heads`` of the ``tensor_split`` devices its attention is split over, and are
+    copied max(1, tensor_split / kv_heads) times beyond (vLLM replicates KV heads; MLA's one latent is
+    on every device); the weights other than the routed experts are read ``dense_copies`` times (once
+    by each data-parallel attention group).
 
     Time: ``max(t_c, t_m) + (1 − overlap)·min(t_c, t_m) + overhead_ms``, with
     t_c = Σ FLOPs_c / (peak_c·mfu), each component's matmuls at its format's peak
@@ -196,15 +206,17 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
         if component == "embeddings":
             read = read - untied_input + tokens * model.hidden_size
         elif component == "experts" and model.num_experts:
-            unused_share = (1.0 - model.experts_per_token / model.num_experts) ** tokens
-            read = read * (1.0 - unused_share)
+            read = read * experts_touched(model, tokens) / model.num_experts
+        if component != "experts":
+            read = read * dense_copies
         weights = weights + weight_format.bytes * read
     attention_flops, cache_bytes = 0.0, 0.0
     for group in model.attention:
         positions = np.minimum(ctx + 0.5 * (n + 1.0), group.window)
         attention_flops = attention_flops + group.layers * tokens * (group.flops_per_position * positions
                                                                      + group.flops_per_token)
-        cache_bytes = cache_bytes + b * group.layers * (
+        copies = max(1.0, tensor_split / group.kv_heads)
+        cache_bytes = cache_bytes + copies * b * group.layers * (
             group.cached * (np.minimum(ctx, group.window) + n) * precision.kv_bytes + group.state * (1.0 + n) * _STATE_BYTES)
     flops = flops + attention_flops
     compute = compute + attention_flops / gpu.peak(precision.kv_compute)
@@ -305,7 +317,8 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
 
 
 def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: ArrayLike,
-                 gamma: ArrayLike = 0, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]) -> float | np.ndarray:
+                 gamma: ArrayLike = 0, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
+                 dense_copies: float = 1.0) -> float | np.ndarray:
     """Device memory that weights and caches need, in GB (10⁹ bytes).
 
     .. math:: M = \\sum_m \\sum_c b_c P_{m,c} + B\\,\\sum_m \\text{cache}_m(L + γ + 1)
@@ -313,17 +326,36 @@ def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: 
     with each component at its format's bytes and a model's cache per sequence
     (:meth:`specviz.model.architecture.Model.cache_bytes`: each layer's cache up to its window, and
     a linear-attention state for each of the γ + 1 positions a verify pass may roll back to).
-    Activations, CUDA graphs and allocator slack are not counted, so a real server needs more;
+    On a group of devices, ``tensor_split`` and ``dense_copies`` copy caches and weights as
+    :func:`forward_pass` says (the sum over all the devices). Activations, CUDA graphs and allocator
+    slack are not counted, so a real server needs more;
     compare with the GPU's memory to see whether the pair fits on one device at all (the roofline
     models one device, no tensor parallelism).
     """
     models = [m for m in (target, draft) if m is not None]
-    weights = sum(precision.weight_format(m, c).bytes * m.params[c] for m in models for c in COMPONENTS)
+    weights = sum(precision.weight_format(m, c).bytes * m.params[c] * (1.0 if c == "experts" else dense_copies)
+                  for m in models for c in COMPONENTS)
     b, ctx, g = (np.asarray(v, dtype=float) for v in (batch, context, gamma))
-    caches = sum(m.cache_bytes(ctx + g + 1.0, precision.kv_bytes, 0.0) + m.state_elements * (g + 1.0) * _STATE_BYTES
-                 for m in models)
+    caches = sum(max(1.0, tensor_split / a.kv_heads) * a.layers
+                 * (a.cached * np.minimum(ctx + g + 1.0, np.inf if a.keeps_all else a.window) * precision.kv_bytes
+                    + a.state * (g + 1.0) * _STATE_BYTES)
+                 for m in models for a in m.attention)
     result = (weights + b * caches) / 1e9
     return float(result) if np.ndim(result) == 0 else result
+
+
+def experts_touched(model: Model, tokens: ArrayLike) -> np.ndarray:
+    """Routed experts per MoE layer that a pass over ``tokens`` tokens reads, under uniform routing.
+
+    .. math:: E\\,(1 - (1 - k/E)^T)
+
+    Each token picks k of the E experts; an expert no token picks is not read. A verify pass of
+    B·(γ + 1) tokens reads more of them than a plain pass of B: the expert tax. 0 for a dense model.
+    """
+    t = np.asarray(tokens, dtype=float)
+    if not model.num_experts:
+        return np.zeros_like(t)
+    return model.num_experts * (1.0 - (1.0 - model.experts_per_token / model.num_experts) ** t)
 
 
 def crossover_batch(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> float | np.ndarray:

@@ -63,7 +63,7 @@ from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
 __all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "drafter",
-           "tensor_parallel_device", "pass_time", "step"]
+           "tensor_parallel_device", "link_bandwidth", "pass_time", "step"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
 # Drafts with no device pass; drafts that propose all γ tokens in one pass; drafts whose model may
@@ -143,7 +143,8 @@ def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Mod
     body, head = int(round(layer + _EAGLE_FUSED[kind] * h * h)), vocab * h
     params = {"experts": 0, "attention": 0, "mlp": body, "embeddings": head}
     softmax = next(a for a in target.attention if a.kind not in ("linear", "indexer"))
-    attention = Attention("full" if softmax.kind != "latent" else "latent", 1, softmax.flops_per_position, softmax.cached)
+    attention = Attention("full" if softmax.kind != "latent" else "latent", 1, softmax.flops_per_position, softmax.cached,
+                          kv_heads=softmax.kv_heads)
     return replace(target, name=f"{kind.upper()} head of {target.name}", layers=1, vocab_size=vocab,
                    tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
                    params=params, active=dict(params), attention=(attention,),
@@ -193,9 +194,34 @@ def tensor_parallel_device(gpu: roofline.GPU, tp: int) -> roofline.GPU:
                    bandwidth_tb_s=gpu.bandwidth_tb_s * tp)
 
 
+def link_bandwidth(gpu: roofline.GPU, devices: int, costs: Costs) -> float:
+    """Bytes per second one device sends one way to the others of a group of ``devices``: the
+    scale-up link within its domain (``gpu.scale_up_gpus``), the scale-out network (one NIC per
+    GPU, ``gpu.scale_out_gb_s``) for the share of the others beyond it.
+
+    .. math:: \\frac{1}{b} = \\frac{S/D}{b_{up}} + \\frac{(D - S)/D}{b_{out}}
+
+    Raises
+    ------
+    InputError
+        ``step.no_link`` without a link figure; ``step.no_scale_out`` for a group larger than the
+        domain on a GPU without a scale-out figure.
+    """
+    link = (costs.link_gb_s if costs.link_gb_s is not None else gpu.link_gb_s) * 1e9
+    if not np.isfinite(link) or link <= 0:
+        raise InputError("step.no_link", gpu=gpu.id)
+    domain = gpu.scale_up_gpus
+    if not np.isfinite(domain) or devices <= domain:
+        return link
+    out = gpu.scale_out_gb_s * 1e9
+    if not np.isfinite(out) or out <= 0:
+        raise InputError("step.no_scale_out", gpu=gpu.id, devices=devices, domain=int(domain))
+    return 1.0 / ((domain / devices) / link + ((devices - domain) / devices) / out)
+
+
 def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike,
-              context: ArrayLike = 0, *, tp: int = 1, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
-              costs: Costs = Costs()) -> dict[str, np.ndarray]:
+              context: ArrayLike = 0, *, tp: int = 1, dp: int = 1, ep: bool = False,
+              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
     """Time of one forward pass, with each term apart (the module's equation).
 
     Parameters
@@ -204,7 +230,14 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     batch, new_tokens, context : array_like
         B sequences, N new positions each, L cached positions each (broadcast).
     tp : int
-        Devices the model is split over (tensor parallelism); 1: no communication.
+        Devices each attention group is split over (tensor parallelism); 1: no all-reduce.
+    dp : int
+        Data-parallel attention groups: each holds the attention and dense weights (split over its
+        ``tp`` devices) and 1/dp of the sequences; ``tp·dp`` devices in all.
+    ep : bool
+        Expert parallelism: the routed experts spread over all ``tp·dp`` devices, each MoE layer
+        dispatching its tokens to their experts' devices and combining them back (all-to-all),
+        instead of each expert split over the ``tp`` devices with an all-reduce after the layer.
     precision : Precision
     costs : Costs
 
@@ -217,23 +250,32 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
 
     Notes
     -----
-    With ``tp = 1``, the default precision and no extra costs this is
-    :func:`specviz.model.roofline.forward_pass` exactly. KV heads fewer than ``tp`` are replicated in
-    real engines; here they split evenly, which understates KV traffic for such models.
+    With ``tp = dp = 1``, the default precision and no extra costs this is
+    :func:`specviz.model.roofline.forward_pass` exactly. Communication, per layer: an all-reduce
+    after attention and after a dense or tensor-parallel MoE MLP, over a group's tokens T/dp on a
+    ring, 2(tp − 1)/tp of them crossing each device's link (Patarasuk & Yuan 2009); with ``ep``, each
+    MoE layer's dispatch and combine, each device sending its T/(tp·dp) tokens' activations, (D − 1)/D
+    of them to other devices, each way (as DeepEP's normal kernels move them). A collective pays
+    ``costs.allreduce_us`` of latency. KV heads fewer than ``tp`` are copied, as vLLM does
+    (:func:`specviz.model.roofline.forward_pass`).
     """
-    if tp < 1 or int(tp) != tp:
-        raise InputError("step.tp_whole")
-    base = roofline.forward_pass(tensor_parallel_device(gpu, tp), model, batch, new_tokens, context,
-                                 mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap, precision=precision)
+    for value in (tp, dp):
+        if value < 1 or int(value) != value:
+            raise InputError("step.tp_whole")
+    devices = tp * dp
+    base = roofline.forward_pass(tensor_parallel_device(gpu, devices), model, batch, new_tokens, context,
+                                 mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap, precision=precision,
+                                 tensor_split=tp, dense_copies=dp)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
+    comm = np.zeros_like(tokens)
+    experts_apart = ep and model.moe_layers > 0
     if tp > 1:
-        link = (costs.link_gb_s if costs.link_gb_s is not None else gpu.link_gb_s) * 1e9
-        if not np.isfinite(link) or link <= 0:
-            raise InputError("step.no_link", gpu=gpu.id)
-        crossing = 2.0 * (tp - 1) / tp * tokens * model.hidden_size * _ACTIVATION_BYTES
-        comm = 2.0 * model.layers * (costs.allreduce_us * 1e-6 + crossing / link)
-    else:
-        comm = np.zeros_like(tokens)
+        crossing = 2.0 * (tp - 1) / tp * tokens / dp * model.hidden_size * _ACTIVATION_BYTES
+        reductions = 2 * model.layers - (model.moe_layers if experts_apart else 0)
+        comm = comm + reductions * (costs.allreduce_us * 1e-6 + crossing / link_bandwidth(gpu, tp, costs))
+    if experts_apart and devices > 1:
+        sent = tokens / devices * model.hidden_size * _ACTIVATION_BYTES * (devices - 1) / devices
+        comm = comm + 2.0 * model.moe_layers * (costs.allreduce_us * 1e-6 + sent / link_bandwidth(gpu, devices, costs))
     zero = np.zeros_like(tokens)
     layer = zero + model.layers * costs.layer_us * 1e-6
     per_token = tokens * costs.token_us * 1e-6
@@ -245,7 +287,7 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
 
 def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
          context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
-         tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
+         tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1, dp: int = 1, ep: bool = False,
          precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
@@ -287,7 +329,7 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     else:
         raise InputError("step.no_acceptance")
     b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
-    timed = dict(tp=tp, precision=precision, costs=costs)
+    timed = dict(tp=tp, dp=dp, ep=ep, precision=precision, costs=costs)
     plain_pass = pass_time(gpu, target, b, 1.0, ctx, **timed)
     verify_pass = pass_time(gpu, target, b, nodes, ctx, **timed)
     step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
