@@ -309,8 +309,8 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         chain, a γ-th of a parallel drafter's one pass), ``verify_s`` (the verify pass and
         the step's fixed cost), ``spec_s``, ``expected_tokens``,
         ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
-        ``plain_regime`` and ``verify_regime`` ("compute" where a pass's compute time exceeds its
-        memory time, else "memory") and ``verify_intensity`` (FLOP per byte of the verify pass).
+        ``plain_compute_bound`` and ``verify_compute_bound`` (True where a pass's compute time exceeds
+        its memory time) and ``verify_intensity`` (FLOP per byte of the verify pass).
 
     Raises
     ------
@@ -348,9 +348,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         one_draft = pass_time(gpu, drafting, b, width, draft_context, **timed)["time_s"]
     spec_s = g * one_draft + verify
     shape = np.broadcast_shapes(*(np.shape(v) for v in (plain, verify, one_draft, spec_s, e)))
-    regime = lambda p: np.where(p["compute_s"] > p["memory_s"], "compute", "memory")
     out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
            "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain,
-           "plain_regime": regime(plain_pass), "verify_regime": regime(verify_pass),
+           "plain_compute_bound": plain_pass["compute_s"] > plain_pass["memory_s"],
+           "verify_compute_bound": verify_pass["compute_s"] > verify_pass["memory_s"],
            "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}
