@@ -36,6 +36,12 @@ def at_batch(value: float) -> str:
     return t("calc.at_batch", lang, batch=int(value))
 
 
+def use_published(alpha_value: float, gamma_value: int) -> None:
+    """Set α and γ to a published acceptance's (a button's callback)."""
+    st.session_state["alpha"] = round(alpha_value, 2)
+    st.session_state["gamma"] = gamma_value
+
+
 def typed_alpha() -> None:
     """The α typed beside the slider moves the slider, and the field empties again (a widget callback)."""
     if st.session_state["alpha_typed"] is not None:
@@ -83,6 +89,13 @@ context = url_widget(col_c.select_slider, t("calc.context", lang),
                      disabled=mode == "ratios")
 
 chosen = replace(sidebar, mode=mode, alpha=alpha, gamma=gamma, batch=batch, context=context)
+for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
+                                                             chosen.target_id, chosen.draft_id)):
+    line = st.container(horizontal=True, vertical_alignment="center")
+    line.caption(t("calc.published_alpha", lang, alpha=found.alpha, gamma=found.gamma, dataset=found.dataset,
+                   note=found.note, source=found.source))
+    line.button(t("calc.use_published_alpha", lang, alpha=found.alpha, gamma=found.gamma), key=f"published_alpha_{number}",
+                on_click=use_published, args=(found.alpha, found.gamma))
 if mode == "ratios":
     col_v, col_d = st.columns(2)
     chosen = replace(chosen, verify_cost=field_widget(col_v.number_input, "verify_cost", help=t("calc.verify_cost_help", lang)),

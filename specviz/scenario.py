@@ -14,6 +14,7 @@ optimistic case, labelled so.
 
 from __future__ import annotations
 
+import csv
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,7 +28,8 @@ __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES
            "DATA_PARALLEL", "EXPERT_PARALLEL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_tp",
-           "knobs_off_preset", "to_query_params", "from_query_params"]
+           "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
+           "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -99,6 +101,41 @@ DRAFT_KINDS = ("mtp", "eagle3", "peagle", "eagle", "medusa", "ngram", "suffix")
 
 
 @dataclass(frozen=True)
+class PublishedAcceptance:
+    """A published acceptance for a target and a draft kind or preset at a draft length: α, from the
+    paper's rate or from a mean acceptance length (:func:`specviz.model.spec.alpha_from_acceptance_length`),
+    a starting point for the calculator's α, with its dataset and source (``data/published_acceptance.csv``)."""
+
+    target: str
+    draft: str
+    gamma: int
+    alpha: float
+    acceptance_length: float | None
+    dataset: str
+    source: str
+    note: str
+
+
+def load_published_acceptance(data_dir: Path) -> tuple[PublishedAcceptance, ...]:
+    """The rows of ``data_dir/published_acceptance.csv``, α derived where a row gives a length."""
+    with open(Path(data_dir) / "published_acceptance.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    found = []
+    for row in rows:
+        gamma = int(row["gamma"])
+        length = float(row["acceptance_length"]) if row["acceptance_length"] else None
+        alpha = float(row["alpha"]) if row["alpha"] else float(spec.alpha_from_acceptance_length(length, gamma))
+        found.append(PublishedAcceptance(row["target"], row["draft"], gamma, alpha, length, row["dataset"],
+                                         row["source"], row["note"]))
+    return tuple(found)
+
+
+def published_acceptance(presets: Presets, target_id: str, draft_id: str) -> list[PublishedAcceptance]:
+    """The published acceptances of this target with this draft: sourced starting points for α."""
+    return [row for row in presets.acceptance if (row.target, row.draft) == (target_id, draft_id)]
+
+
+@dataclass(frozen=True)
 class Presets:
     """The shipped GPU, model, draft-head and engine presets, by id (a head with the id of the target
     it was trained for)."""
@@ -107,13 +144,14 @@ class Presets:
     models: dict[str, architecture.Model]
     engines: dict[str, calibration.Engine]
     heads: dict[str, tuple[str, architecture.Model]] = field(default_factory=dict)
+    acceptance: tuple[PublishedAcceptance, ...] = ()
 
 
 def load_presets(data_dir: Path) -> Presets:
     """The GPU, model, engine and draft-head presets of a data folder (``gpus.csv``, ``models.csv``,
     ``engines.csv``, ``draft_heads.csv``)."""
     return Presets(roofline.load_gpus(data_dir), hf_config.load_models(data_dir), calibration.load_engines(data_dir),
-                   hf_config.load_draft_heads(data_dir))
+                   hf_config.load_draft_heads(data_dir), load_published_acceptance(data_dir))
 
 
 def preset_costs(engine: calibration.Engine) -> step.Costs:

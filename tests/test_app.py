@@ -235,6 +235,14 @@ class TestScenarioSidebar:
         assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 184: 3.21×" in tax[0]
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8"))
 
+    def test_a_published_acceptance_is_offered_as_a_starting_point(self):
+        at = make_app(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM")
+        said = [c.value for c in at.caption if c.value.startswith("Published for this pair")]
+        assert len(said) == 1 and "α 0.67 at γ 3 (MT-Bench;" in said[0]
+        at.button(key="published_alpha_0").click().run()
+        assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.67, 3)
+        assert not [c for c in make_app().caption if c.value.startswith("Published for this pair")]
+
     def test_a_nested_config_says_the_vision_tower_is_left_out(self):
         at = make_app(target="Llama-4-Scout", draft="eagle3")
         assert any("vision tower is left out" in i.value for i in at.sidebar.info)

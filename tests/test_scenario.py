@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import scenario
-from specviz.model import architecture, dtypes, roofline, step
+from specviz.model import architecture, dtypes, roofline, spec, step
 
 DEFAULT = make_scenario()
 
@@ -203,3 +203,15 @@ class TestToQueryParams:
 def test_the_largest_tensor_parallel_group_is_what_the_model_accepts():
     """A pass may see a group of up to roofline.MAX_DEVICES devices as one; the scenario offers no more."""
     assert max(scenario.TENSOR_PARALLEL) * max(scenario.DATA_PARALLEL) == roofline.MAX_DEVICES
+
+
+class TestPublishedAcceptance:
+    def test_rows_name_presets_and_alpha_reproduces_the_length(self):
+        assert len(PRESETS.acceptance) >= 6
+        for row in PRESETS.acceptance:
+            assert row.draft in scenario.draft_choices(PRESETS, row.target) and row.source.startswith("https://")
+            if row.acceptance_length is not None:
+                assert spec.expected_tokens(row.alpha, row.gamma) == pytest.approx(row.acceptance_length)
+        (oss,) = scenario.published_acceptance(PRESETS, "gpt-oss-120b", "eagle3")
+        assert round(oss.alpha, 3) == 0.667 and oss.gamma == 3  # 1 + α + α² + α³ = 2.41
+        assert [r.alpha for r in scenario.published_acceptance(PRESETS, "DeepSeek-V3", "mtp")] == [0.85, 0.81]
