@@ -497,6 +497,15 @@ class TestFitCommand:
         code, _, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
         assert code == 2 and "row 1, column draft: Qwen3-32B has no MTP layers in its config.json" in err
 
+    def test_data_parallel_attention_and_expert_parallelism_columns(self, capsys, tmp_path):
+        rows = [["dp-ep", "H200", "DeepSeek-V3", "mtp", 2, b, 2048, 2.6, 2.1 - b / 300, 1, 8, "on"] for b in (4, 64)]
+        header = FIT_HEADER + ["measured_speedup", "tp", "dp", "ep"]
+        code, out, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
+        assert code == 0, err
+        rows[1][-1] = "maybe"
+        code, _, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
+        assert code == 2 and "row 2, column ep: 'maybe': use on or off (empty: off)" in err
+
     def test_a_series_too_large_to_fit_is_refused_with_its_size(self, capsys, tmp_path):
         """300 speedups without acceptance lengths are 5.8 × 10⁶ candidates × points (5,000 took 18 GB)."""
         rows = [["big", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", 2 - b / 300] for b in range(1, 301)]
@@ -1059,3 +1068,17 @@ class TestAppCommand:
     def test_streamlit_arguments_only_after_the_separator(self, capsys):
         code, out, err = run(capsys, "app", "--server.port", "9000")
         assert code == 2 and out == "" and "unrecognized arguments: --server.port" in err
+
+
+class TestCalcWithConfigs:
+    def test_config_paths_for_target_and_draft_give_the_presets_figures(self, capsys):
+        configs = Path(settings.get("SPECVIZ_DATA_DIR")) / "model_configs"
+        code, out, err = run(capsys, "calc", "gpu=H200&tp=8&draft=EAGLE3-SpecForge-DeepSeek-V3&target=DeepSeek-V3",
+                             "--format", "json")
+        preset = json.loads(out)
+        code, out, err = run(capsys, "calc", "gpu=H200&tp=8", "--target-config", str(configs / "DeepSeek-V3.json"),
+                             "--draft-config", str(configs / "EAGLE3-SpecForge-deepseek-v3-671B.json"), "--format", "json")
+        read = json.loads(out)
+        assert code == 0, err
+        assert (read["target"], read["draft"]) == ("custom", "custom")
+        assert read["speedup"] == pytest.approx(preset["speedup"]) and read["low"] == pytest.approx(preset["low"])

@@ -80,7 +80,8 @@ def scenario_options(p: argparse.ArgumentParser) -> None:
     """Options that set a scenario's hardware, models and context over its link's."""
     p.add_argument("--gpu", help="GPU preset id")
     p.add_argument("--target", help="target: a model preset id or its Hugging Face id")
-    p.add_argument("--draft", help="draft: a model preset id or its Hugging Face id, or eagle, eagle3, ngram")
+    p.add_argument("--draft", help="draft: a model or head preset id, a model's Hugging Face id, or a kind: "
+                                   + ", ".join(scenario.DRAFT_KINDS))
     p.add_argument("--engine", help="engine preset id")
     p.add_argument("--context", type=int, help="context length in tokens")
 

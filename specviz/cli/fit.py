@@ -25,12 +25,14 @@ from specviz.model import architecture, calibration, dtypes, hf_config, roofline
 from .common import FORMAT, UsageError, config_model, format_rows, one_line, plain, read_limited
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
-FIT_OPTIONAL_COLUMNS = ("tp", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
+FIT_OPTIONAL_COLUMNS = ("tp", "dp", "ep", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
+# How a cell says expert parallelism is on or off.
+_EP_WORDS = {"": False, "off": False, "0": False, "false": False, "on": True, "1": True, "true": True}
 _DRAFT_KINDS = ("mtp", "eagle", "eagle3", "peagle", "medusa", "ngram", "suffix", "self")
 # Drafts that name their model after the kind: "block:<model>", "eagle3:<head config>".
 _NAMED_KINDS = ("block", "eagle", "eagle3", "peagle")
 # What a series shares on every row, and the columns that give it (for messages).
-_SETTING_COLUMNS = {"gpu": "gpu", "target": "target", "draft": "draft/draft_kv_budget", "tp": "tp",
+_SETTING_COLUMNS = {"gpu": "gpu", "target": "target", "draft": "draft/draft_kv_budget", "tp": "tp", "dp": "dp", "ep": "ep",
                     "precision": "weight_dtype/kv_dtype", "engine": "engine", "tree_tokens": "tree_tokens"}
 
 
@@ -169,6 +171,15 @@ class _FitReader:
             text = cells.get("tp", "")
             setting["tp"] = int(self.number(path, number, "tp", text, low=1, whole=True)) if text else 1
             texts["tp"] = text or "1"
+        if given("dp") or not partial:
+            text = cells.get("dp", "")
+            setting["dp"] = int(self.number(path, number, "dp", text, low=1, whole=True)) if text else 1
+            texts["dp"] = text or "1"
+        if given("ep") or not partial:
+            text = cells.get("ep", "").lower()
+            if text not in _EP_WORDS:
+                raise UsageError(f"{self.where(path, number, 'ep')}: {text!r}: use on or off (empty: off)")
+            setting["ep"], texts["ep"] = _EP_WORDS[text], "on" if _EP_WORDS[text] else "off"
         if given("weight_dtype") or given("kv_dtype") or not partial:
             weights = cells.get("weight_dtype", "").lower() or "bf16"
             kv = cells.get("kv_dtype", "").lower() or "bf16"
@@ -242,7 +253,7 @@ def _series(path: Path, rows: list[_FitRow]) -> dict[str, _Series]:
                 if row.setting[key] != first.setting[key]:
                     raise UsageError(f"{_FitReader.where(path, row.number, column)}: series {series.name!r} has "
                                      f"{row.texts[key]!r} here and {first.texts[key]!r} in row {first.number}; "
-                                     "the rows of a series share gpu, target, draft, tp, weight_dtype, kv_dtype, "
+                                     "the rows of a series share gpu, target, draft, tp, dp, ep, weight_dtype, kv_dtype, "
                                      "engine and tree_tokens")
         if len(series.rows) < 2:
             raise UsageError(f"{path}: series {series.name!r} has 1 row (row {first.number}); "
@@ -268,7 +279,7 @@ def _calibrate(path: Path, series: _Series) -> tuple[calibration.Fit, float]:
             fit = calibration.calibrate(setting["gpu"], setting["target"], setting["draft"], setting["engine"],
                                         batch=column("batch"), gamma=column("gamma"), context=column("context"),
                                         measured_speedup=column("measured"), acceptance_length=lengths,
-                                        tree_tokens=setting["tree_tokens"], tp=setting["tp"],
+                                        tree_tokens=setting["tree_tokens"], tp=setting["tp"], dp=setting["dp"], ep=setting["ep"],
                                         precision=setting["precision"])
             own = fit.predict(column("batch"), column("gamma"), column("context"), lengths)["speedup"]
     except ValueError as exc:
@@ -377,7 +388,8 @@ _FIT_DOC = """\
 Calibrates the step model (`specviz/model/calibration.py`) on each series of the --measured CSV on
 its own and predicts every row of the --predict CSV with a band. Both CSVs have the columns
 `series, gpu, target, draft, gamma, batch, context, acceptance_length`, the measured one also
-`measured_speedup`; optional: `tp` (1), `weight_dtype` (bf16, fp8, int4, fp4 or nvfp4, mxfp4, or
+`measured_speedup`; optional: `tp` (1), `dp` (data-parallel attention groups, 1), `ep` (expert
+parallelism over all tp·dp GPUs, on or off), `weight_dtype` (bf16, fp8, int4, fp4 or nvfp4, mxfp4, or
 checkpoint for the formats its config.json ships) and `kv_dtype` (bf16 or fp8; empty cells: bf16), `engine`
 (an id of `data/engines.csv`, default `any`), `tree_tokens` (the verify pass's node count; empty:
 a chain of γ + 1) and `draft_kv_budget` (the cached positions a self or StreamingLLM draft reads;

@@ -8,7 +8,7 @@ import argparse
 import itertools
 import json
 import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -89,10 +89,23 @@ def _gamma_arg(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"gamma must be a whole number or 'auto', got {text!r}") from None
 
 
-def calc_row(link: str, presets: scenario.Presets) -> dict[str, Any]:
+def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = None,
+             draft_config: Path | None = None) -> dict[str, Any]:
     """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
-    as the page shows them."""
+    as the page shows them; a config.json read for the target or the draft (a draft model, or an
+    EAGLE-3 head of its own config) replaces the link's, as an uploaded one does on the page, on the
+    fewest GPUs that hold the pair unless the link says how many."""
     chosen = linked_scenario(link, presets)
+    if target_config is not None or draft_config is not None:
+        target = config_model(target_config) if target_config is not None else chosen.target
+        draft = chosen.draft
+        if draft_config is not None:
+            drafting = config_model(draft_config)
+            draft = step.Draft("eagle3" if drafting.model_type == "eagle3" else "model", drafting)
+        tp = chosen.tp if "tp=" in link else scenario.default_tp(chosen.gpu, target, draft, chosen.precision)
+        chosen = replace(chosen, target=target, draft=draft, tp=tp,
+                         target_id=scenario.CUSTOM if target_config is not None else chosen.target_id,
+                         draft_id=scenario.CUSTOM if draft_config is not None else chosen.draft_id)
     point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)
     here = {key: plain(float(value)) if value.dtype.kind == "f" else str(value)
             for key, value in calculator.evaluate_scenario(chosen, *point).items()}
@@ -200,6 +213,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                     "link's query), the band included")
     p.add_argument("link", nargs="?", default="", help="e.g. 'alpha=0.7&batch=16&engine=sglang' or a whole "
                                                        "calculator URL; empty: the default scenario")
+    p.add_argument("--target-config", type=Path, help="a config.json for the target, over the link's")
+    p.add_argument("--draft-config", type=Path, help="a config.json for the draft (a model, or an EAGLE-3 head's "
+                                                     "own config), over the link's")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_calc)
 
@@ -268,7 +284,7 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def _calc(args: argparse.Namespace) -> tuple[str, int]:
-    row = calc_row(args.link, presets())
+    row = calc_row(args.link, presets(), args.target_config, args.draft_config)
     if args.format == "json":
         return json.dumps(row, indent=2), 0
     return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format), 0
