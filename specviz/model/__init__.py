@@ -3,6 +3,7 @@
 - ``spec``: the acceptance math (expected tokens per step, speedup, vLLM's rates, the best γ).
 - ``architecture``: what a model is made of (parameters per component, attention layers, caches).
 - ``hf_config``: a Hugging Face config.json of each supported family read into an architecture.
+- ``quantization``: a checkpoint's quantization_config read into each component's format.
 - ``dtypes``: weight and KV-cache formats, and the precision a model is served at.
 - ``roofline``: what one forward pass of a model costs on given hardware (FLOPs, bytes, regime).
 - ``step``: a whole speculative step (the drafts of each kind and the verify pass) at an engine's

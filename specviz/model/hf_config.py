@@ -1,9 +1,10 @@
 """Read a Hugging Face ``config.json`` into a :class:`specviz.model.architecture.Model`, offline.
 
 Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range), and the work
-done does not grow with any value in the file. A multimodal wrapper (Llama 4, Gemma 3, Mistral 3,
-Kimi-K2.5) nests its language model in ``text_config``: that is what is read, and the model notes
-that the vision tower is left out.
+done does not grow with any value in the file; each component's format comes from the checkpoint's
+``quantization_config`` (:mod:`specviz.model.quantization`). A multimodal wrapper (Llama 4, Gemma 3,
+Mistral 3, Kimi-K2.5) nests its language model in ``text_config``: that is what is read, and the
+model notes that the vision tower is left out.
 
 Families (:data:`SUPPORTED_MODEL_TYPES`) and what is counted per layer, from the Hugging Face
 transformers modeling files (and vLLM's, where they differ):
@@ -56,9 +57,7 @@ Publishers count differently; the figures they print, against these counts:
 from __future__ import annotations
 
 import csv
-import fnmatch
 import json
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping, NamedTuple
@@ -66,7 +65,8 @@ from typing import Any, Literal, Mapping, NamedTuple
 from specviz.errors import InputError, Notice
 from specviz.i18n import PresetText
 
-from .architecture import COMPONENTS, Attention, Model
+from . import quantization
+from .architecture import Attention, Model
 
 __all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", "load_models", "load_draft_heads",
            "model_from_config", "model_from_config_bytes"]
@@ -480,101 +480,6 @@ _READERS = {**dict.fromkeys(DENSE_TYPES, _dense_family), **dict.fromkeys(MOE_TYP
             **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), "qwen3_next": _qwen3_next}
 
 
-# Module names that stand for each component, as quantization configs name the modules they leave
-# out (a glob, a name prefix or a ``re:`` expression). The MLP component stands for its largest part:
-# the shared experts or dense layers where the model has them, else the routers.
-_MODULES = {
-    "attention": ("model.layers.1.self_attn.q_proj",),
-    "experts": ("model.layers.1.mlp.experts.0.gate_proj",),
-    "dense": ("model.layers.0.mlp.gate_proj",),
-    "shared": ("model.layers.1.mlp.shared_experts.gate_proj", "model.layers.1.mlp.shared_expert.gate_proj"),
-    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router"),
-}
-# A ``re:`` pattern is matched only when it is short, repeats no group and has few unbounded
-# repeats: a module name is about 45 characters, so backtracking stays within 45³ steps.
-_PATTERN_CHARS = 200
-_PATTERN_REPEATS = 3
-
-
-def _matches(pattern: str, name: str) -> bool:
-    """Whether a module ``name`` is one a quantization config's ``pattern`` leaves out."""
-    if pattern.startswith("re:"):
-        expression = pattern[3:]
-        if (len(expression) > _PATTERN_CHARS or re.search(r"\)[*+?{]", expression)
-                or len(re.findall(r"(?<!\\)[*+]", expression)) > _PATTERN_REPEATS):
-            return False
-        try:
-            return re.match(expression, name) is not None
-        except re.error:
-            return False
-    if "*" in pattern or "?" in pattern:
-        return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(name, pattern + ".*")
-    return f".{pattern}." in f".{name}."
-
-
-def _left_out(patterns: list[Any], parts: tuple[str, ...]) -> bool:
-    """Whether the modules of every one of ``parts`` (keys of :data:`_MODULES`) are left out."""
-    texts = [p for p in patterns if isinstance(p, str)][:1000]
-    return all(any(_matches(p, name) for p in texts for name in _MODULES[part]) for part in parts)
-
-
-def _weight_formats(quantization: Any, parts: _Parts, notes: list[Notice]) -> dict[str, str]:
-    """Each component's format as a checkpoint's ``quantization_config`` gives it: FP8 (DeepSeek's
-    128 × 128 blocks, fbgemm's per channel), MXFP4 (gpt-oss), compressed-tensors INT4, FP8 or NVFP4
-    groups (Kimi-K2.5), ModelOpt FP8 or NVFP4, GPTQ or AWQ INT4. The input embedding and the head stay
-    BF16, as every method read here leaves them. A method not known here is named in a notice and
-    read as BF16."""
-    formats = dict.fromkeys(COMPONENTS, "bf16")
-    if not isinstance(quantization, Mapping):
-        return formats
-    method = quantization.get("quant_method")
-    ignore = (quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
-              or quantization.get("exclude_modules") or quantization.get("ignore") or [])
-    if method == "fp8":
-        chosen = "fp8-block" if quantization.get("weight_block_size") else "fp8"
-    elif method == "fbgemm_fp8":
-        chosen = "fp8"
-    elif method == "mxfp4":
-        chosen = "mxfp4"
-    elif method in ("gptq", "awq") and quantization.get("bits") == 4:
-        chosen = "int4-g32" if quantization.get("group_size") == 32 else "int4"
-    elif method == "modelopt":
-        chosen = {"FP8": "fp8", "NVFP4": "nvfp4"}.get(str(quantization.get("quant_algo", "")).upper())
-    elif method == "compressed-tensors":
-        chosen = _compressed_tensors(quantization)
-    else:
-        chosen = None
-    if chosen is None:
-        notes.append(Notice("hf_config.unknown_quantization", method=_describe(method)))
-        return formats
-    ignore = ignore if isinstance(ignore, list) else []
-    mlp = tuple(part for part, present in (("shared", parts.shared > 0), ("dense", parts.dense_layers > 0))
-                if present) or ("router",)
-    for component, modules in (("experts", ("experts",)), ("attention", ("attention",)), ("mlp", mlp)):
-        if component != "experts" or parts.moe_layers:
-            formats[component] = "bf16" if _left_out(ignore, modules) else chosen
-    return formats
-
-
-def _compressed_tensors(quantization: Mapping[str, Any]) -> str | None:
-    """The weight format of a compressed-tensors config's first group, or None if not one of ours."""
-    groups = quantization.get("config_groups")
-    if not isinstance(groups, Mapping) or not groups:
-        return None
-    weights = next(iter(groups.values()))
-    weights = weights.get("weights") if isinstance(weights, Mapping) else None
-    if not isinstance(weights, Mapping):
-        return None
-    bits, kind, group = weights.get("num_bits"), weights.get("type"), weights.get("group_size")
-    if bits == 8 and kind == "float":
-        return "fp8"
-    if bits == 4 and kind == "float":
-        return "nvfp4" if group in (16, None) else "mxfp4"
-    if bits == 4 and kind == "int":
-        return "int4-g32" if group == 32 else "int4"
-    return None
-
-
 def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Mapping[str, Any], Any]:
     """The language model's config of a config.json (its ``text_config`` for a multimodal wrapper,
     noted), and its quantization config (nested or top-level)."""
@@ -628,7 +533,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     if not isinstance(config, Mapping):
         raise InputError("hf_config.not_object")
     notes: list[Notice] = []
-    language, quantization = _language_model(config, notes)
+    language, quantization_config = _language_model(config, notes)
     model_type = language.get("model_type")
     if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
         raise InputError("hf_config.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
@@ -650,7 +555,10 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     n_kv = values.get("num_key_value_heads", n_h)
     # Qwen3-Next's config does not say: vLLM builds one MTP layer (qwen3_next_mtp.py, getattr(..., 1)).
     mtp_layers = values.get("num_nextn_predict_layers", 1 if model_type == "qwen3_next" else 0)
-    formats = _weight_formats(quantization, parts, notes)
+    formats, unknown = quantization.weight_formats(quantization_config, shared=parts.shared > 0,
+                                                   dense=parts.dense_layers > 0, experts=parts.moe_layers > 0)
+    if unknown is not None:
+        notes.append(Notice("hf_config.unknown_quantization", method=_describe(unknown)))
     # An MLA model's heads are d_nope + d_rope wide (its cache: one latent, Model.attention).
     mla = model_type in MLA_TYPES
     head_dim = values.get("qk_nope_head_dim", 0) + values["qk_rope_head_dim"] if mla else values.get("head_dim", h // n_h)

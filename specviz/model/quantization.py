@@ -1,0 +1,121 @@
+"""A checkpoint's ``quantization_config``: the format of each component as it ships.
+
+Read by :func:`specviz.model.hf_config.model_from_config`. The methods read: ``fp8`` (DeepSeek's
+128 × 128 blocks with ``weight_block_size``), ``fbgemm_fp8``, ``mxfp4`` (gpt-oss), ``gptq`` and
+``awq`` at 4 bits, ``modelopt`` (FP8, NVFP4) and ``compressed-tensors`` (its first group: INT4, FP8 or
+NVFP4/MXFP4). A component a config leaves out (``modules_to_not_convert``, ``ignored_layers``,
+``exclude_modules`` or ``ignore``: names, globs or ``re:`` expressions) stays BF16.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Any, Mapping
+
+from .architecture import COMPONENTS
+
+__all__ = ["weight_formats"]
+
+# Module names that stand for each component, as quantization configs name the modules they leave
+# out (a glob, a name prefix or a ``re:`` expression). The MLP component stands for its largest part:
+# the shared experts or dense layers where the model has them, else the routers.
+_MODULES = {
+    "attention": ("model.layers.1.self_attn.q_proj",),
+    "experts": ("model.layers.1.mlp.experts.0.gate_proj",),
+    "dense": ("model.layers.0.mlp.gate_proj",),
+    "shared": ("model.layers.1.mlp.shared_experts.gate_proj", "model.layers.1.mlp.shared_expert.gate_proj"),
+    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router"),
+}
+# A ``re:`` pattern is matched only when it is short, repeats no group and has few unbounded
+# repeats: a module name is about 45 characters, so backtracking stays within 45³ steps.
+_PATTERN_CHARS = 200
+_PATTERN_REPEATS = 3
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """Whether a module ``name`` is one a quantization config's ``pattern`` leaves out."""
+    if pattern.startswith("re:"):
+        expression = pattern[3:]
+        if (len(expression) > _PATTERN_CHARS or re.search(r"\)[*+?{]", expression)
+                or len(re.findall(r"(?<!\\)[*+]", expression)) > _PATTERN_REPEATS):
+            return False
+        try:
+            return re.match(expression, name) is not None
+        except re.error:
+            return False
+    if "*" in pattern or "?" in pattern:
+        return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(name, pattern + ".*")
+    return f".{pattern}." in f".{name}."
+
+
+def _left_out(patterns: list[Any], parts: tuple[str, ...]) -> bool:
+    """Whether the modules of every one of ``parts`` (keys of :data:`_MODULES`) are left out."""
+    texts = [p for p in patterns if isinstance(p, str)][:1000]
+    return all(any(_matches(p, name) for p in texts for name in _MODULES[part]) for part in parts)
+
+
+def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: bool) -> tuple[dict[str, str], Any]:
+    """Each component's format as a checkpoint's ``quantization_config`` gives it: FP8 (DeepSeek's
+    128 × 128 blocks, fbgemm's per channel), MXFP4 (gpt-oss), compressed-tensors INT4, FP8 or NVFP4
+    groups (Kimi-K2.5), ModelOpt FP8 or NVFP4, GPTQ or AWQ INT4. The input embedding and the head stay
+    BF16, as every method read here leaves them.
+
+    ``shared``, ``dense`` and ``experts`` say whether the model has shared experts, dense MLP layers
+    and routed experts: the MLP component stands for its largest part (the routers where it has
+    neither of the first two).
+
+    Returns
+    -------
+    formats : dict
+        Component → a format of :data:`specviz.model.dtypes.FORMATS`.
+    unknown : object
+        The ``quant_method`` that is not read here (its weights read as BF16), else None.
+    """
+    formats = dict.fromkeys(COMPONENTS, "bf16")
+    if not isinstance(quantization, Mapping):
+        return formats, None
+    method = quantization.get("quant_method")
+    ignore = (quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
+              or quantization.get("exclude_modules") or quantization.get("ignore") or [])
+    if method == "fp8":
+        chosen = "fp8-block" if quantization.get("weight_block_size") else "fp8"
+    elif method == "fbgemm_fp8":
+        chosen = "fp8"
+    elif method == "mxfp4":
+        chosen = "mxfp4"
+    elif method in ("gptq", "awq") and quantization.get("bits") == 4:
+        chosen = "int4-g32" if quantization.get("group_size") == 32 else "int4"
+    elif method == "modelopt":
+        chosen = {"FP8": "fp8", "NVFP4": "nvfp4"}.get(str(quantization.get("quant_algo", "")).upper())
+    elif method == "compressed-tensors":
+        chosen = _compressed_tensors(quantization)
+    else:
+        chosen = None
+    if chosen is None:
+        return formats, method
+    ignore = ignore if isinstance(ignore, list) else []
+    mlp = tuple(part for part, present in (("shared", shared), ("dense", dense)) if present) or ("router",)
+    for component, modules in (("experts", ("experts",)), ("attention", ("attention",)), ("mlp", mlp)):
+        if component != "experts" or experts:
+            formats[component] = "bf16" if _left_out(ignore, modules) else chosen
+    return formats, None
+
+
+def _compressed_tensors(quantization: Mapping[str, Any]) -> str | None:
+    """The weight format of a compressed-tensors config's first group, or None if not one of ours."""
+    groups = quantization.get("config_groups")
+    if not isinstance(groups, Mapping) or not groups:
+        return None
+    weights = next(iter(groups.values()))
+    weights = weights.get("weights") if isinstance(weights, Mapping) else None
+    if not isinstance(weights, Mapping):
+        return None
+    bits, kind, group = weights.get("num_bits"), weights.get("type"), weights.get("group_size")
+    if bits == 8 and kind == "float":
+        return "fp8"
+    if bits == 4 and kind == "float":
+        return "nvfp4" if group in (16, None) else "mxfp4"
+    if bits == 4 and kind == "int":
+        return "int4-g32" if group == 32 else "int4"
+    return None
