@@ -42,9 +42,9 @@ def component_formats(side: DeltaGenerator, precision_name: str, lang: str) -> d
     same = lambda f: t("side.format.from_precision", lang) if not f else f.upper()
     weights = {component: chosen for key, component in scenario.WEIGHT_CHOICES.items()
                if (chosen := url_choice(box.selectbox, t(f"side.component.{component}", lang), ["", *dtypes.FORMATS],
-                                        key, format_func=same, default="", on_change=forget, args=("tp",)))}
+                                        key, format_func=same, default="", on_change=forget, args=("tp", "dp", "ep")))}
     kv = url_choice(box.selectbox, t("side.kv_format", lang), ["", *dtypes.KV_FORMATS], "kv", format_func=same,
-                    default="", on_change=forget, args=("tp",))
+                    default="", on_change=forget, args=("tp", "dp", "ep"))
     return scenario.resolve_precision(precision_name, weights, kv or None)
 
 
@@ -83,10 +83,10 @@ def scenario_sidebar(lang: str) -> None:
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
-                           args=("draft", "tp"))
+                           args=("draft", "tp", "dp", "ep"))
     draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
-                          "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp",),
+                          "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp", "dp", "ep"),
                           help=t("side.draft_help", lang))
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
@@ -95,18 +95,20 @@ def scenario_sidebar(lang: str) -> None:
     precision_name = url_choice(
         col_precision.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
         format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
-        on_change=forget, args=("tp",), help=t("side.precision_help", lang))
+        on_change=forget, args=("tp", "dp", "ep"), help=t("side.precision_help", lang))
     precision = component_formats(side, precision_name, lang)
     # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
-    tp_default = (scenario.default_tp(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision)
-                  if scenario.CUSTOM not in (target_id, draft_id) else 1)
+    tp_default, dp_default, ep_default = (
+        scenario.default_parallel(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision)
+        if scenario.CUSTOM not in (target_id, draft_id) else (1, 1, False))
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))
     col_dp, col_ep = side.columns(2)
     dp = int(url_choice(col_dp.selectbox, t("side.dp", lang), [str(n) for n in scenario.DATA_PARALLEL], "dp",
-                        format_func=str, default="1", help=t("side.dp_help", lang)))
+                        format_func=str, default=str(dp_default), help=t("side.dp_help", lang)))
     ep = url_choice(col_ep.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
-                    format_func=lambda v: t(f"side.ep.{v}", lang), default="off", help=t("side.ep_help", lang)) == "on"
+                    format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
+                    help=t("side.ep_help", lang)) == "on"
     show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:

@@ -92,7 +92,7 @@ def clear_gpu_overrides() -> None:
     """A figure typed for one device must not silently carry over to another, nor a GPU count chosen for it."""
     st.session_state["tflops"] = None
     st.session_state["bandwidth"] = None
-    forget("tp")
+    forget("tp", "dp", "ep")
 
 
 def forget_controls() -> None:

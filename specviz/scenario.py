@@ -7,7 +7,7 @@ command line's ``calc``) and by :func:`to_query_params` (the link that reproduce
 what differs from the defaults is written).
 
 Defaults are the realistic case: H100s, Qwen3-32B with a Qwen3-0.6B draft model, vLLM V1's costs
-(:func:`preset_costs`), context 1,024, as many GPUs as the pair needs (:func:`default_tp`). The ideal
+(:func:`preset_costs`), context 1,024, as many GPUs as the pair needs (:func:`default_parallel`). The ideal
 roofline (every share of peak reached, no cost beyond it) is :meth:`Scenario.ideal`, the hardware's
 optimistic case, labelled so.
 """
@@ -27,7 +27,7 @@ from .model import architecture, calibration, dtypes, hf_config, roofline, spec,
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_tp",
+           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_parallel",
            "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
 
@@ -229,19 +229,29 @@ def memory_need_gb(gpu: roofline.GPU, target: architecture.Model, draft: step.Dr
     return need / (tp * dp), gpu.memory_gb
 
 
-def default_tp(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision) -> int:
-    """The GPUs a new scenario starts with: the fewest of :data:`TENSOR_PARALLEL` whose memory holds
-    the weights and KV caches at the default batch and context (Qwen3-32B in BF16 with a draft: 2 H100s,
-    for one holds 65.5 GB of weights but not the 17 GB of KV besides); 1 on a device without an
-    interconnect or a memory figure."""
+def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft,
+                     precision: dtypes.Precision) -> tuple[int, int, bool]:
+    """How a new scenario splits the model, as (tp, dp, ep): the fewest of :data:`TENSOR_PARALLEL`
+    whose memory holds the weights and KV caches at the default batch and context (Qwen3-32B in BF16
+    with a draft: 2 H100s, for one holds 65.5 GB of weights but not the 17 GB of KV besides); for a
+    mixture of experts that 8 GPUs do not hold, the fewest data-parallel attention groups of 8 with
+    expert parallelism that do, where the GPU's domain or its scale-out network reaches them
+    (DeepSeek-V3 in FP8 on H100s: 2 groups, 16 GPUs); else 8 GPUs, said not to fit. 1 GPU on a device
+    without an interconnect or a memory figure."""
     if not (math.isfinite(gpu.link_gb_s) and math.isfinite(gpu.memory_gb)):
-        return 1
+        return 1, 1, False
     point = {name: FIELDS[name].default for name in ("batch", "context", "gamma")}
+    fits = lambda tp, dp: memory_need_gb(gpu, target, draft, precision, tp, **point, dp=dp)[0] <= gpu.memory_gb
     for tp in TENSOR_PARALLEL:
-        need, have = memory_need_gb(gpu, target, draft, precision, tp, **point)
-        if need <= have:
-            return tp
-    return TENSOR_PARALLEL[-1]
+        if fits(tp, 1):
+            return tp, 1, False
+    widest = TENSOR_PARALLEL[-1]
+    reach = math.inf if math.isfinite(gpu.scale_out_gb_s) else gpu.scale_up_gpus
+    if target.num_experts:
+        for dp in DATA_PARALLEL[1:]:
+            if widest * dp <= reach and fits(widest, dp):
+                return widest, dp, True
+    return widest, 1, False
 
 
 @dataclass(frozen=True)
@@ -306,11 +316,11 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     id, ``custom``, is written as it is, and the recipient's page says that it was refused."""
     target_default = DEFAULT_TARGET if scenario.target_id != CUSTOM else None
     draft_default = default_draft(scenario.target_id, presets) if scenario.target_id in presets.models else None
-    tp_default = default_tp(scenario.gpu, scenario.target, scenario.draft, scenario.precision)
+    tp_default, dp_default, ep_default = default_parallel(scenario.gpu, scenario.target, scenario.draft, scenario.precision)
     choices = {"gpu": (scenario.gpu.id, DEFAULT_GPU), "target": (scenario.target_id, target_default),
                "draft": (scenario.draft_id, draft_default), "engine": (scenario.engine.id, DEFAULT_ENGINE),
                "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
-               "dp": (str(scenario.dp), "1"), "ep": ("on" if scenario.ep else "off", "off"),
+               "dp": (str(scenario.dp), str(dp_default)), "ep": ("on" if scenario.ep else "off", "on" if ep_default else "off"),
                "mode": (scenario.mode, "step")}
     params = {name: value for name, (value, default) in choices.items() if value != default}
     overrides = dict(scenario.precision.overrides)
@@ -363,10 +373,10 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     weights = {component: text for key, component in WEIGHT_CHOICES.items()
                if (text := choice(key, ["", *dtypes.FORMATS], ""))}
     precision = resolve_precision(precision_name, weights, choice("kv", ["", *dtypes.KV_FORMATS], "") or None)
-    tp_default = default_tp(gpu, presets.models[target_id], draft, precision)
+    tp_default, dp_default, ep_default = default_parallel(gpu, presets.models[target_id], draft, precision)
     tp = int(choice("tp", [str(n) for n in TENSOR_PARALLEL], str(tp_default)))
-    dp = int(choice("dp", [str(n) for n in DATA_PARALLEL], "1"))
-    ep = choice("ep", list(EXPERT_PARALLEL), "off") == "on"
+    dp = int(choice("dp", [str(n) for n in DATA_PARALLEL], str(dp_default)))
+    ep = choice("ep", list(EXPERT_PARALLEL), "on" if ep_default else "off") == "on"
     engine = presets.engines[choice("engine", list(presets.engines), DEFAULT_ENGINE)]
     preset = preset_costs(engine)
     costs = step.Costs(**{name: number(name, getattr(preset, name)) for name in COST_KNOBS})

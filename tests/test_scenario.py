@@ -104,14 +104,25 @@ class TestDefaultTp:
         gpu, models = PRESETS.gpus["H100-SXM"], PRESETS.models
         small = step.Draft("model", models["Qwen3-0.6B"])
         # 65.5 GB of weights fit one H100, the 17 GB of KV at batch 64 × 1,024 besides do not.
-        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, dtypes.PRECISIONS["bf16"]) == 2
-        assert scenario.default_tp(gpu, models["Qwen3-32B"], small, dtypes.PRECISIONS["fp8"]) == 1
-        assert scenario.default_tp(gpu, models["Llama-3.1-70B"], step.Draft("eagle3"), dtypes.PRECISIONS["bf16"]) == 4
-        assert scenario.default_tp(gpu, models["Llama-3.1-8B"], step.Draft("ngram"), dtypes.PRECISIONS["bf16"]) == 1
+        assert scenario.default_parallel(gpu, models["Qwen3-32B"], small, dtypes.PRECISIONS["bf16"]) == (2, 1, False)
+        assert scenario.default_parallel(gpu, models["Qwen3-32B"], small, dtypes.PRECISIONS["fp8"]) == (1, 1, False)
+        assert scenario.default_parallel(gpu, models["Llama-3.1-70B"], step.Draft("eagle3"), dtypes.PRECISIONS["bf16"]) == (4, 1, False)
+        assert scenario.default_parallel(gpu, models["Llama-3.1-8B"], step.Draft("ngram"), dtypes.PRECISIONS["bf16"]) == (1, 1, False)
 
     def test_one_on_a_device_without_an_interconnect(self):
         cpu = PRESETS.gpus["Intel-12th-gen-desktop"]
-        assert scenario.default_tp(cpu, PRESETS.models["Qwen3-32B"], step.Draft("ngram"), dtypes.PRECISIONS["bf16"]) == 1
+        assert scenario.default_parallel(cpu, PRESETS.models["Qwen3-32B"], step.Draft("ngram"), dtypes.PRECISIONS["bf16"]) == (1, 1, False)
+
+    def test_a_mixture_of_experts_that_eight_gpus_do_not_hold_gets_attention_groups_and_expert_parallelism(self):
+        checkpoint, models = dtypes.PRECISIONS["checkpoint"], PRESETS.models
+        deepseek = models["DeepSeek-V3"]
+        # 671B in FP8 is 84 GB a GPU over 8 H100s before any cache: 2 groups of 8 with experts over 16.
+        assert scenario.default_parallel(PRESETS.gpus["H100-SXM"], deepseek, step.Draft("mtp"), checkpoint) == (8, 2, True)
+        need, have = scenario.memory_need_gb(PRESETS.gpus["H100-SXM"], deepseek, step.Draft("mtp"), checkpoint, 8, 64, 1024, 4, dp=2)
+        assert need <= have
+        assert scenario.default_parallel(PRESETS.gpus["H200"], deepseek, step.Draft("mtp"), checkpoint) == (8, 1, False)
+        # Without a scale-out figure, no more than its domain of 8: said not to fit rather than guessed.
+        assert scenario.default_parallel(PRESETS.gpus["MI300X"], models["Kimi-K2"], step.Draft("eagle3"), dtypes.PRECISIONS["bf16"]) == (8, 1, False)
 
 
 class TestScenarioIdeal:

@@ -102,8 +102,10 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
         if draft_config is not None:
             drafting = config_model(draft_config)
             draft = step.Draft("eagle3" if drafting.model_type == "eagle3" else "model", drafting)
-        tp = chosen.tp if "tp=" in link else scenario.default_tp(chosen.gpu, target, draft, chosen.precision)
-        chosen = replace(chosen, target=target, draft=draft, tp=tp,
+        tp, dp, ep = scenario.default_parallel(chosen.gpu, target, draft, chosen.precision)
+        if "tp=" in link:
+            tp, dp, ep = chosen.tp, chosen.dp, chosen.ep
+        chosen = replace(chosen, target=target, draft=draft, tp=tp, dp=dp, ep=ep,
                          target_id=scenario.CUSTOM if target_config is not None else chosen.target_id,
                          draft_id=scenario.CUSTOM if draft_config is not None else chosen.draft_id)
     point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)

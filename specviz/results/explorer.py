@@ -24,7 +24,7 @@ from specviz import calculator
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
-from specviz.scenario import Presets, Scenario, default_draft, default_tp, draft_choices, preset_costs, resolve_draft
+from specviz.scenario import Presets, Scenario, default_draft, default_parallel, draft_choices, preset_costs, resolve_draft
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -428,7 +428,7 @@ def run_settings(runs: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd
 def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engine: str, presets: Presets) -> Scenario:
     """``scenario`` with the target, GPU, draft and engine of one setting (:func:`run_settings`), at
     the engine's preset costs and on the fewest GPUs that hold the pair (a run does not say how many
-    it used; :func:`specviz.scenario.default_tp`); ``scenario`` itself, custom models, typed GPU
+    it used; :func:`specviz.scenario.default_parallel`); ``scenario`` itself, custom models, typed GPU
     figures and GPU count included, where the setting is its own."""
     if (target, gpu, draft, engine) == (scenario.target_id, scenario.gpu.id, scenario.draft_id, scenario.engine.id):
         return scenario
@@ -437,7 +437,8 @@ def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engi
     model, drafter = presets.models[target], resolve_draft(draft, presets)
     return replace(scenario, gpu=device, gpu_figures=scenario.gpu_figures if gpu == scenario.gpu.id else {},
                    target=model, target_id=target, draft=drafter, draft_id=draft, engine=chosen,
-                   costs=preset_costs(chosen), tp=default_tp(device, model, drafter, scenario.precision))
+                   costs=preset_costs(chosen),
+                   **dict(zip(("tp", "dp", "ep"), default_parallel(device, model, drafter, scenario.precision))))
 
 
 def _setting_label(target: str, gpu: str, draft: str, engine: str) -> str:
