@@ -123,22 +123,21 @@ class Model:
         Σ layers · cached elements · bytes (2·layers·n_kv·d·bytes for plain attention)."""
         return sum(a.layers * a.cached for a in self.attention) * kv_dtype_bytes
 
-    def cache_bytes(self, context: ArrayLike, kv_dtype_bytes: float = 2.0, state_bytes: float = 2.0) -> np.ndarray:
+    def cache_bytes(self, context: ArrayLike, kv_dtype_bytes: float = 2.0, state_bytes: float = 2.0, *,
+                    state_copies: ArrayLike = 1.0, tensor_split: int = 1) -> np.ndarray:
         """Bytes one sequence keeps at ``context`` positions: each layer's cache up to its window,
-        and the linear-attention layers' fixed state.
+        and the linear-attention layers' state, ``state_copies`` (n_s) times (one for each position a
+        verify pass may roll back to); over ``tensor_split`` devices, a layer with fewer KV heads is
+        copied r_g = max(1, tensor_split / kv_heads) times (the sum over the devices).
 
-        .. math:: \\sum_g \\text{layers}_g (c_g \\min(L, W_g)\\, b_{kv} + s_g\\, b_{state})
+        .. math:: \\sum_g r_g\\, \\text{layers}_g (c_g \\min(L, W_g)\\, b_{kv} + s_g\\, n_s\\, b_{state})
 
         with W_g infinite for a sparse layer, which keeps every position.
         """
-        ctx = np.asarray(context, dtype=float)
-        return sum(a.layers * (a.cached * np.minimum(ctx, math.inf if a.keeps_all else a.window) * kv_dtype_bytes
-                               + a.state * state_bytes) for a in self.attention) + 0.0 * ctx
-
-    @property
-    def state_elements(self) -> float:
-        """Elements of linear-attention state per sequence, all layers."""
-        return float(sum(a.layers * a.state for a in self.attention))
+        ctx, copies = np.asarray(context, dtype=float), np.asarray(state_copies, dtype=float)
+        return sum(max(1.0, tensor_split / a.kv_heads) * a.layers
+                   * (a.cached * np.minimum(ctx, math.inf if a.keeps_all else a.window) * kv_dtype_bytes
+                      + a.state * copies * state_bytes) for a in self.attention) + 0.0 * ctx
 
     def row(self) -> dict[str, str | int | float | bool]:
         """The model as one flat row of a table: its shape, counts per component, attention groups

@@ -336,10 +336,8 @@ def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: 
     weights = sum(precision.weight_format(m, c).bytes * m.params[c] * (1.0 if c == "experts" else dense_copies)
                   for m in models for c in COMPONENTS)
     b, ctx, g = (np.asarray(v, dtype=float) for v in (batch, context, gamma))
-    caches = sum(max(1.0, tensor_split / a.kv_heads) * a.layers
-                 * (a.cached * np.minimum(ctx + g + 1.0, np.inf if a.keeps_all else a.window) * precision.kv_bytes
-                    + a.state * (g + 1.0) * _STATE_BYTES)
-                 for m in models for a in m.attention)
+    caches = sum(m.cache_bytes(ctx + g + 1.0, precision.kv_bytes, _STATE_BYTES, state_copies=g + 1.0,
+                               tensor_split=tensor_split) for m in models)
     result = (weights + b * caches) / 1e9
     return float(result) if np.ndim(result) == 0 else result
 
