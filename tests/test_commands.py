@@ -131,8 +131,11 @@ class TestVllmCommand:
 
     @pytest.mark.parametrize("model_type, refused, runs", [
         ("llama", "0.8.3", "0.8.5"), ("qwen3", "0.10.0", "0.10.1"), ("qwen2", "0.10.1", "0.10.2"),
-        ("qwen3_moe", "0.11.0", "0.11.1"), ("mistral", "0.16.0", "0.17.0"),
-        ("qwen2_moe", "0.33.0", None), ("mixtral", "0.33.0", None)])
+        ("qwen3_moe", "0.11.0", "0.11.1"), ("mistral", "0.16.0", "0.17.0"), ("gpt_oss", "0.10.0", "0.11.0"),
+        ("llama4_text", "0.11.0", "0.11.1"), ("phi3", "0.16.0", "0.17.0"), ("deepseek_v3", "0.17.0", "0.18.0"),
+        ("kimi_k2", "0.17.0", "0.18.0"), ("qwen3_next", "0.20.0", "0.24.0"),
+        ("qwen2_moe", "0.33.0", None), ("mixtral", "0.33.0", None), ("glm4_moe", "0.33.0", None),
+        ("gemma3_text", "0.33.0", None)])
     def test_eagle3_by_target_model_type(self, model_type, refused, runs):
         """From each release's source: the config's list of target types and the model runner's
         SupportsEagle3 check (the module's facts)."""
@@ -305,7 +308,8 @@ class TestSglangCommand:
         assert [(p.key, p.params["engine"]) for p in command.problems] == [("command.name_the_draft", "SGLang")]
         assert "<EAGLE-3 head for Qwen3-32B>" in command.argv
 
-    @pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral"])
+    @pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral",
+                                            "deepseek_v3", "kimi_k2", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe"])
     def test_sglang_eagle3_where_the_target_captures_hidden_states(self, model_type):
         eagle3 = replace(SCENARIO, target=replace(SCENARIO.target, model_type=model_type), draft=step.Draft("eagle3"))
         if model_type == "mixtral":
@@ -314,6 +318,92 @@ class TestSglangCommand:
             assert raised.value.key == "command.sglang_eagle3_target"
         else:
             assert "EAGLE3" in vllm_config.sglang_command(eagle3, 4, draft_repo="org/h").argv
+
+
+class TestParallelFlags:
+    """Data-parallel attention and expert parallelism in each engine's command (the module's facts:
+    vLLM's arg_utils.py of 0.7.3 to 0.33.0, SGLang's server_args.py and arg_groups of 0.5.5 to 0.5.23)."""
+
+    DEEPSEEK = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
+
+    def test_vllm_data_parallel_attention_with_expert_parallelism(self):
+        command = vllm_config.vllm_command(self.DEEPSEEK, "0.33.0", 3)
+        line = command.line
+        assert "--data-parallel-size 8" in line and "--enable-expert-parallel" in line
+        assert "--tensor-parallel-size" not in line and config_of(command)["method"] == "mtp"
+        assert not command.problems and "command.multi_node_vllm_dp" not in keys(command)
+
+    def test_vllm_releases_before_the_flags(self):
+        eagle = replace(self.DEEPSEEK, draft=step.Draft("eagle"))
+        before_dp = vllm_config.vllm_command(eagle, "0.8.2", 3, draft_repo="org/h")
+        assert [(p.key, p.params["since"]) for p in before_dp.problems] == [("command.dp_since", "0.8.3")]
+        assert "--data-parallel-size" not in before_dp.argv and "--enable-expert-parallel" in before_dp.argv
+        before_ep = vllm_config.vllm_command(eagle, "0.7.3", 3, draft_repo="org/h")
+        assert {p.key for p in before_ep.problems} == {"command.dp_since", "command.ep_since"}
+        assert "--enable-expert-parallel" not in before_ep.argv
+
+    def test_vllm_no_data_parallelism_on_the_v0_engine(self):
+        # 0.9.2 runs a draft model on V0, which has no data parallelism.
+        drafted = replace(self.DEEPSEEK, draft=step.Draft("model", SCENARIO.draft.model))
+        command = vllm_config.vllm_command(drafted, "0.9.2", 3, draft_repo="org/d")
+        assert [p.key for p in command.problems] == ["command.dp_v0"] and "--data-parallel-size" not in command.argv
+
+    def test_vllm_schedule_left_out_with_data_parallelism(self):
+        schedule = vllm_config.gamma_schedule(self.DEEPSEEK, 0.8, 1024, 64, 6)
+        command = vllm_config.serve_command(self.DEEPSEEK, schedule, 3, 8)
+        assert "num_speculative_tokens_per_batch_size" not in config_of(command)
+        assert "command.schedule_dp" in keys(command) and "command.disable_removed" not in keys(command)
+
+    def test_vllm_across_hosts(self):
+        two_nodes = make_scenario(target="DeepSeek-V3", gpu="H100-SXM")
+        assert (two_nodes.tp, two_nodes.dp, two_nodes.ep) == (8, 2, True)
+        command = vllm_config.vllm_command(two_nodes, "0.33.0", 3)
+        notice = next(n for n in command.notices if n.key == "command.multi_node_vllm_dp")
+        assert notice.params == {"devices": 16, "hosts": 2, "per_host": 8}
+        # An NVL72 rack's hosts are compute trays of 4 GPUs; tensor parallelism of 8 spans two.
+        rack = vllm_config.vllm_command(make_scenario(target="DeepSeek-V3", gpu="GB200", tp="8", dp="1"), "0.33.0", 3)
+        assert [(n.params["tp"], n.params["hosts"]) for n in rack.notices if n.key == "command.multi_node_vllm_tp"] \
+            == [(8, 2)]
+
+    def test_sglang_counts_every_gpu_in_tp(self):
+        command = vllm_config.sglang_command(self.DEEPSEEK, 3)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert (flags["--tp"], flags["--attn-dp-size"], flags["--ep-size"]) == ("8", "8", "8")
+        assert "command.sglang_attn_dp" in keys(command)
+        # A dense target's data parallelism is replicas.
+        dense = vllm_config.sglang_command(replace(SCENARIO, dp=2), 3)
+        flags = dict(zip(dense.argv, dense.argv[1:]))
+        assert (flags["--tp"], flags["--dp-size"]) == ("2", "2") and "--attn-dp-size" not in dense.argv
+
+
+class TestDraftKindsInCommands:
+    """The scenario's draft kinds of 2026 as each engine names them."""
+
+    def test_mtp_p_eagle_and_block_drafts_in_vllm(self):
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8", dp="1", ep="off")
+        assert deepseek.draft_id == "mtp"
+        assert config_of(vllm_config.vllm_command(deepseek, "0.33.0", 3))["method"] == "mtp"
+        peagle = vllm_config.vllm_command(make_scenario(target="gpt-oss-120b", gpu="B200", draft="peagle"), "0.33.0", 3)
+        assert config_of(peagle)["method"] == "eagle3" and config_of(peagle)["parallel_drafting"] is True
+        assert "<P-EAGLE head for" in config_of(peagle)["model"]
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(make_scenario(target="gpt-oss-120b", gpu="B200", draft="peagle"), "0.11.1", 3)
+        assert raised.value.params == {"method": "parallel_drafting", "version": "0.11.1", "since": "0.16.0"}
+        block = replace(SCENARIO, draft=step.Draft("block", SCENARIO.draft.model))
+        assert config_of(vllm_config.vllm_command(block, "0.20.0", 7, draft_repo="org/dflash"))["method"] == "dflash"
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(block, "0.18.0", 7, draft_repo="org/dflash")
+        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == "0.20.0"
+
+    def test_block_drafts_in_sglang_are_one_window(self):
+        block = replace(SCENARIO, draft=step.Draft("block", SCENARIO.draft.model))
+        command = vllm_config.sglang_command(block, 7, draft_repo="org/dflash")
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert flags["--speculative-algorithm"] == "DFLASH" and flags["--speculative-num-draft-tokens"] == "8"
+        assert "--speculative-num-steps" not in command.argv and "command.sglang_since" in keys(command)
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.sglang_command(make_scenario(target="gpt-oss-120b", gpu="B200", draft="peagle"), 3)
+        assert raised.value.key == "command.not_in_engine"
 
 
 class TestServeCommand:

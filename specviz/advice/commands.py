@@ -20,8 +20,11 @@ was checked (each release's source package on PyPI, and the pull request that ma
   last one; each length is capped at ``num_speculative_tokens``; off when data parallelism > 1;
 * methods: ``ngram``, ``eagle``, ``medusa``, ``mlp_speculator`` and ``draft_model`` from 0.8.2,
   ``eagle3`` from 0.8.5 (0.8.4's config has no such method), ``mtp`` from 0.11.0, ``suffix`` from
-  0.11.1 (#25784); ``draft_model`` on the V1 engine only from 0.16.0 (#24322: 0.10.0 to 0.14.0
-  refuse it, 0.15 has no source package to check). Before 0.8.2 ``--speculative-model`` took a
+  0.11.1 (#25784), ``dflash`` (a block drafter that proposes γ tokens in one pass) from 0.20.0
+  (none in 0.19.0); ``draft_model`` on the V1 engine only from 0.16.0 (#24322: 0.10.0 to 0.14.0
+  refuse it, 0.15 has no source package to check); ``"parallel_drafting": true`` (P-EAGLE: all γ
+  drafts in one pass of a head trained for it, "only compatible with EAGLE and draft model
+  methods") from 0.16.0 (none in 0.14.0). Before 0.8.2 ``--speculative-model`` took a
   draft model, an EAGLE, Medusa or MLP-speculator checkpoint (told apart by its architecture) or
   ``[ngram]``. ``mtp`` runs the target's own multi-token-prediction layers and names no model;
   ``suffix`` builds suffix trees of the prompts and outputs with Arctic Inference (the
@@ -41,15 +44,31 @@ was checked (each release's source package on PyPI, and the pull request that ma
   the V1 model runner also requires that the target's class implements ``SupportsEagle3``
   (``v1/worker/gpu_model_runner.py``, "Model does not support EAGLE3 interface"), the only check
   from 0.17.0. Of the model types specviz reads: llama from 0.8.5, qwen3 from 0.10.1, qwen2 from
-  0.10.2, qwen3_moe from 0.11.1, mistral (its class derives from Llama's) from 0.17.0; qwen2_moe
-  and mixtral in no release up to 0.33.0 (``model_executor/models/*.py``, ``registry.py``);
+  0.10.2, gpt_oss from 0.11.0 (none in 0.10.2), qwen3_moe and llama4_text (Llama 4's
+  ``mllama4.py`` class; "llama4" passes the name check) from 0.11.1, mistral and phi3 (their
+  classes derive from Llama's) from 0.17.0, deepseek_v3, deepseek_v32 and kimi_k2
+  (``DeepseekV3ForCausalLM``, ``deepseek_v2.py``; Kimi-K2.5's ``kimi_k25.py``) from 0.18.0 (none
+  in 0.17.0), qwen3_next from 0.24.0 (none in 0.23.0); qwen2_moe, mixtral, glm4_moe and
+  gemma3_text in no release up to 0.33.0 (``model_executor/models/*.py``, ``registry.py``);
 * ``mtp`` maps a target's model type to its MTP draft (``hf_config_override``): DeepSeek-V3 and
   V3.2, MiMo, GLM-4.5, ERNIE-4.5-MoE, Qwen3-Next and LongCat-Flash in 0.11.0, more later; any
   other target is refused ("Unsupported speculative method").
+* parallelism: ``--tensor-parallel-size`` is per data-parallel rank, so a server of ``tp·dp`` GPUs
+  takes ``--tensor-parallel-size tp --data-parallel-size dp``; ``--data-parallel-size`` from 0.8.3
+  (V1's ``DPAsyncMPClient``; the MoE layers split over ``tp·dp``), on the V1 engine only;
+  ``--enable-expert-parallel`` from 0.8.0 (none in 0.7.3), the routed experts over all ``tp·dp``
+  GPUs instead of tensor parallelism; a server beyond one host runs a command per host: its
+  data-parallel ranks with ``--data-parallel-size-local``, ``--data-parallel-address`` and
+  ``--data-parallel-rpc-port`` (0.9.2) and ``--data-parallel-start-rank`` (0.11.0), a
+  tensor-parallel group across hosts with ``--nnodes``, ``--node-rank`` and ``--master-addr``
+  (0.11.1; before it, on a Ray cluster, ``--distributed-executor-backend ray``).
 
 SGLang (``python -m sglang.launch_server``, ``python/sglang/srt/server_args.py``): a chain of γ
 drafts is ``--speculative-num-steps γ --speculative-eagle-topk 1 --speculative-num-draft-tokens γ+1``;
-``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model) or NGRAM; a target's
+``--speculative-algorithm`` EAGLE, EAGLE3, STANDALONE (a separate draft model), NGRAM or DFLASH (a
+block drafter, in 0.5.14, not in 0.5.5: one pass whose verify window is
+``--speculative-num-draft-tokens``, steps and top-k forced to 1; with data-parallel attention it
+requires ``--enable-dp-lm-head``, 0.5.23's ``arg_groups/speculative_hook.py``); a target's
 MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). ``--speculative-adaptive
 --speculative-adaptive-config FILE`` (0.5.11) takes tiers by batch size from 0.5.13, and a tier of
 0 steps (plain decoding) from 0.5.14: keys are batch sizes, each tier a list of candidate steps;
@@ -57,8 +76,15 @@ the batch is first rounded up to the next CUDA-graph batch size, then the larges
 it applies (``speculative/adaptive_spec_params.py``). EAGLE and EAGLE3 (MTP is renamed EAGLE
 first) with top-k 1 only; ``--speculative-num-steps`` must be one of the tiers' steps. EAGLE3
 needs the target's class to capture hidden states (``set_eagle3_layers_to_capture``, called by
-``model_executor/model_runner.py``): of the model types specviz reads, all but Mixtral's have it
-(``srt/models/*.py``, 0.5.14 and 0.5.23).
+``model_executor/model_runner.py``): of the model types specviz reads, all have it in 0.5.14 and
+0.5.23 (``srt/models/*.py``: Llama's class and those derived from it, Mistral's and Phi-3's, Qwen's,
+``deepseek_v2.py`` for DeepSeek-V3/V3.2 and Kimi-K2, ``gpt_oss.py``, ``mllama4.py``,
+``qwen3_next.py``, ``glm4_moe.py``, ``gemma3_causal.py``) but Mixtral's. ``--tp`` counts every GPU of the server. Data-parallel
+attention over ``dp`` groups of a MoE is ``--dp-size dp --enable-dp-attention`` (0.5.5 to 0.5.21) or
+``--attn-dp-size dp`` from 0.5.22, which turns the old pair into it and plans to drop it after
+2026-12-31 (``arg_groups/parallel_hook.py``); a dense target's ``--dp-size`` counts replicas.
+``--ep-size`` spreads the routed experts, and must equal ``--tp`` (``ep_size · moe_dp_size ==
+tp_size``, 0.5.14). Several nodes take ``--nnodes``, ``--node-rank`` and ``--dist-init-addr``.
 
 References
 ----------
@@ -90,26 +116,35 @@ Version = tuple[int, int, int]
 
 # The releases a user picks from: one per change above, and the newest checked.
 VLLM_VERSIONS = ("0.7.3", "0.8.1", "0.8.2", "0.8.3", "0.9.2", "0.10.0", "0.11.0", "0.11.1", "0.16.0", "0.17.0",
-                 "0.24.0", "0.33.0")
+                 "0.18.0", "0.20.0", "0.24.0", "0.33.0")
 _CONFIG_FLAG = (0, 8, 2)  # --speculative-config
 _V0_GONE = (0, 10, 0)
 _DISABLE_KEY_GONE = (0, 17, 0)
 _SCHEDULE = (0, 24, 0)
+_EXPERT_PARALLEL = (0, 8, 0)  # --enable-expert-parallel
+_DATA_PARALLEL = (0, 8, 3)  # --data-parallel-size
+_SGLANG_ATTN_DP = "0.5.22"  # --attn-dp-size replaces --dp-size with --enable-dp-attention
+# GPUs one host holds: 8 in an HGX or MI300-series server, 4 in a compute tray of an NVL72 rack.
+_HOST_GPUS, _TRAY_GPUS = 8, 4
 _DRAFT_MODEL_V1 = (0, 16, 0)
 # First release each method is known in, through --speculative-config.
 _METHOD_SINCE: dict[str, Version] = {"ngram": (0, 8, 2), "eagle": (0, 8, 2), "draft_model": (0, 8, 2),
                                      "medusa": (0, 8, 2), "mlp_speculator": (0, 8, 2), "eagle3": (0, 8, 5),
-                                     "mtp": (0, 11, 0), "suffix": (0, 11, 1)}
+                                     "mtp": (0, 11, 0), "suffix": (0, 11, 1), "dflash": (0, 20, 0)}
+_PARALLEL_DRAFTING = (0, 16, 0)  # "parallel_drafting" in --speculative-config
 # The first release whose V1 engine runs each method (before it, V0 does); None: never.
 _V1_SINCE: dict[str, Version | None] = {"medusa": (0, 9, 0), "draft_model": _DRAFT_MODEL_V1, "mlp_speculator": None}
 _V0_FALLBACK = (0, 8, 3)  # from here vLLM picks V0 by itself for a method V1 lacks
 # The first release that no longer runs each method.
 _METHOD_GONE: dict[str, Version] = {"mlp_speculator": (0, 10, 0), "medusa": (0, 33, 0)}
 # The first release whose EAGLE-3 runs on a target of each model type; absent: none up to 0.33.0.
-_EAGLE3_TARGETS: dict[str, Version] = {"llama": (0, 8, 5), "qwen3": (0, 10, 1), "qwen2": (0, 10, 2),
-                                       "qwen3_moe": (0, 11, 1), "mistral": (0, 17, 0)}
+_EAGLE3_TARGETS: dict[str, Version] = {"llama": (0, 8, 5), "qwen3": (0, 10, 1), "qwen2": (0, 10, 2), "gpt_oss": (0, 11, 0),
+                                       "qwen3_moe": (0, 11, 1), "llama4_text": (0, 11, 1), "mistral": (0, 17, 0),
+                                       "phi3": (0, 17, 0), "deepseek_v3": (0, 18, 0), "deepseek_v32": (0, 18, 0),
+                                       "kimi_k2": (0, 18, 0), "qwen3_next": (0, 24, 0)}
 # The model types specviz reads whose SGLang class captures the hidden states EAGLE3 reads.
-_SGLANG_EAGLE3_TYPES = ("llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe")
+_SGLANG_EAGLE3_TYPES = ("llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3",
+                        "deepseek_v32", "kimi_k2", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe", "gemma3_text")
 # Model types whose checkpoints carry MTP layers that vLLM's mtp method runs (0.11.0).
 _MTP_MODEL_TYPES = ("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash")
 # What --speculative-model ran before --speculative-config.
@@ -117,14 +152,17 @@ _OLD_FLAG_METHODS = {"ngram", "draft_model", "eagle", "medusa", "mlp_speculator"
 # Methods that name no model: the draft is the prompt, the target's own layers or suffix trees.
 _NO_MODEL = {"ngram", "mtp", "suffix"}
 # The scenario's draft kinds as engines name them.
-_VLLM_METHOD = {"model": "draft_model", "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram"}
+_VLLM_METHOD = {"model": "draft_model", "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram", "mtp": "mtp",
+                "suffix": "suffix", "medusa": "medusa", "block": "dflash", "peagle": "eagle3"}
 # What a placeholder calls a draft that only the user can name (a command's text: English).
-_HEAD_NAMES = {"eagle": "EAGLE head", "eagle3": "EAGLE-3 head", "medusa": "Medusa heads", "mlp_speculator": "MLP speculator"}
+_HEAD_NAMES = {"eagle": "EAGLE head", "eagle3": "EAGLE-3 head", "medusa": "Medusa heads", "mlp_speculator": "MLP speculator",
+               "dflash": "DFlash drafter", "peagle": "P-EAGLE head"}
 # How a command drafts: the scenario's draft (the one the step model's figures are for), or a
 # method the step model does not cost: the target's MTP layers, suffix decoding, Medusa heads or
 # an MLP speculator.
 METHODS = ("draft", "mtp", "suffix", "medusa", "mlp_speculator")
-SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
+SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM", "block": "DFLASH"}
+_SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
 WEAK_DRAFT_RATE = 0.40
@@ -284,7 +322,9 @@ def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problem
         return draft_repo
     if method == "draft_model" and (found := hugging_face_id(scenario.draft.model.source)):
         return found
-    name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[method]} for {scenario.target.name}"
+    # eagle3 from the scenario's P-EAGLE draft is a head trained for parallel drafting.
+    head = "peagle" if method == "eagle3" and scenario.draft.kind == "peagle" else method
+    name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[head]} for {scenario.target.name}"
     problems.append(Notice("command.name_the_draft", draft=name, engine=engine))
     return f"<{name}>"
 
@@ -300,21 +340,32 @@ def _method(scenario: Scenario, method: str, engine: str) -> str:
     """
     if method not in METHODS:
         raise SpecvizError("command.bad_method", method=str(method)[:40], methods=", ".join(METHODS))
+    if method == "draft":
+        if scenario.draft.kind not in _VLLM_METHOD:
+            raise SpecvizError("command.no_self_draft", engine=engine)
+        method = _VLLM_METHOD[scenario.draft.kind]
     if method == "mtp" and scenario.target.model_type not in _MTP_MODEL_TYPES:
         raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
-    if method != "draft":
-        return method
-    if scenario.draft.kind not in _VLLM_METHOD:
-        raise SpecvizError("command.no_self_draft", engine=engine)
-    return _VLLM_METHOD[scenario.draft.kind]
+    return method
 
 
-def _parallel_notices(scenario: Scenario) -> list[Notice]:
-    """Data-parallel attention and expert parallelism are in the scenario's figures but not yet in
-    the commands, whose flags are checked against each release: said, never dropped silently."""
-    if scenario.dp == 1 and not scenario.ep:
+def _node_notices(scenario: Scenario, engine: str) -> list[Notice]:
+    """A command starts the server on one host; a scenario of more GPUs than a host holds says how
+    to start it on each: vLLM's data-parallel ranks per host, or a tensor-parallel group across
+    hosts; SGLang's nodes."""
+    devices = scenario.tp * scenario.dp
+    per_host = _TRAY_GPUS if scenario.gpu.scale_up_gpus > _HOST_GPUS else _HOST_GPUS
+    if devices <= per_host:
         return []
-    return [Notice("command.parallel_not_written", dp=scenario.dp, ep="on" if scenario.ep else "off")]
+    where = {"devices": devices, "hosts": -(-devices // per_host), "per_host": per_host}
+    if engine == "SGLang":
+        return [Notice("command.multi_node_sglang", **where)]
+    notices = []
+    if scenario.tp > per_host:
+        notices.append(Notice("command.multi_node_vllm_tp", tp=scenario.tp, since="0.11.1", **where))
+    if scenario.dp > 1:
+        notices.append(Notice("command.multi_node_vllm_dp", **where))
+    return notices
 
 
 def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
@@ -356,7 +407,11 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         draft id that is not an id or a path.
     """
     v = parse_version(version)
+    parallel_drafting = method == "draft" and scenario.draft.kind == "peagle"
     method = _method(scenario, method, "vLLM")
+    if parallel_drafting and v < _PARALLEL_DRAFTING:
+        raise SpecvizError("command.method_unknown", method="parallel_drafting", version=version,
+                           since=_release(_PARALLEL_DRAFTING))
     known = v >= _METHOD_SINCE[method] if v >= _CONFIG_FLAG else method in _OLD_FLAG_METHODS
     if not known:
         raise SpecvizError("command.method_unknown", method=method, version=version,
@@ -386,11 +441,23 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         notices.append(Notice("command.mtp_layers", target=scenario.target.name))
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
-    notices += _parallel_notices(scenario)
     draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
     argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
+    if scenario.dp > 1:
+        if v < _DATA_PARALLEL:
+            problems.append(Notice("command.dp_since", version=version, since=_release(_DATA_PARALLEL)))
+        elif env or (v < _V0_GONE and v0_only):
+            problems.append(Notice("command.dp_v0", version=version, method=method))
+        else:
+            argv += ["--data-parallel-size", str(scenario.dp)]
+    if scenario.ep:
+        if v < _EXPERT_PARALLEL:
+            problems.append(Notice("command.ep_since", version=version, since=_release(_EXPERT_PARALLEL)))
+        else:
+            argv.append("--enable-expert-parallel")
+    notices += _node_notices(scenario, "vLLM")
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
         if method == "ngram":
@@ -406,15 +473,21 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     config["num_speculative_tokens"] = int(gamma)
     if method == "ngram":
         config["prompt_lookup_max"] = prompt_lookup_max
-    scheduled = schedule is not None and v >= _SCHEDULE
-    if scheduled:
+    if parallel_drafting:
+        config["parallel_drafting"] = True
+    # vLLM keeps its per-batch schedule off with more than one data-parallel rank.
+    held = schedule is not None and v >= _SCHEDULE and scenario.dp > 1
+    scheduled = schedule is not None and v >= _SCHEDULE and not held
+    if held:
+        notices.append(Notice("command.schedule_dp", dp=scenario.dp, gamma=int(gamma)))
+    elif scheduled:
         ranges = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
         config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
         config["num_speculative_tokens_per_batch_size"] = ranges
     elif schedule is not None:
         notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
     # A schedule's ranges of γ 0 already stop speculation where it loses.
-    if off_from is not None and not scheduled:
+    if off_from is not None and not scheduled and not held:
         if v < _V0_GONE:
             config["disable_by_batch_size"] = max(int(off_from), 2)
             notices.append(Notice("command.disable_v0_only", version=version))
@@ -446,17 +519,33 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     method = _method(scenario, method, "SGLang")
     if method in ("suffix", "medusa", "mlp_speculator"):
         raise SpecvizError("command.not_in_engine", method=method, engine="SGLang")
+    if scenario.draft.kind == "peagle" and method == "eagle3":
+        raise SpecvizError("command.not_in_engine", method="P-EAGLE (parallel_drafting)", engine="SGLang")
     kind = "eagle" if method == "mtp" else scenario.draft.kind
     if kind == "eagle3" and scenario.target.model_type not in _SGLANG_EAGLE3_TYPES:
         raise SpecvizError("command.sglang_eagle3_target", target=scenario.target.name,
                            model_type=scenario.target.model_type)
     notices = [Notice("command.mtp_layers", target=scenario.target.name)] if method == "mtp" else []
-    notices += _parallel_notices(scenario)
+    if kind == "block":
+        notices.append(Notice("command.sglang_since", algorithm=SGLANG_ALGORITHMS[kind], since=_SGLANG_DFLASH))
     problems: list[Notice] = []
     argv = ["python", "-m", "sglang.launch_server", "--model-path",
             hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
-    if scenario.tp > 1:
-        argv += ["--tp", str(scenario.tp)]
+    moe = scenario.target.moe_layers > 0
+    # SGLang's --tp counts every GPU; a MoE's data-parallel groups split the attention within it.
+    tp = scenario.tp * scenario.dp if moe else scenario.tp
+    if tp > 1:
+        argv += ["--tp", str(tp)]
+    if scenario.dp > 1 and moe:
+        argv += ["--attn-dp-size", str(scenario.dp)]
+        if kind == "block":
+            argv.append("--enable-dp-lm-head")  # DFLASH with data-parallel attention requires it
+        notices.append(Notice("command.sglang_attn_dp", since=_SGLANG_ATTN_DP, dp=scenario.dp))
+    elif scenario.dp > 1:
+        argv += ["--dp-size", str(scenario.dp)]
+    if scenario.ep:
+        argv += ["--ep-size", str(scenario.tp * scenario.dp)]
+    notices += _node_notices(scenario, "SGLang")
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
     draft = _draft_name(scenario, method, draft_repo, problems, "SGLang")
     if draft is not None:
@@ -470,7 +559,8 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         notices.append(Notice("command.schedule_all_off"))
     # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
     steps = int(schedule["gamma"].max()) if tiered else gamma
-    if kind == "ngram":
+    if kind in ("ngram", "block"):
+        # A DFLASH block is one pass: its verify window is the draft tokens, steps and top-k fixed at 1.
         argv += ["--speculative-num-draft-tokens", str(steps + 1)]
     else:
         argv += ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "1",
