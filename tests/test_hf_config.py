@@ -436,20 +436,31 @@ class TestFrontierConfigsRefused:
 
 
 class TestDraftHeads:
-    @pytest.mark.parametrize("config, hidden, heads, kv_heads, intermediate, vocab", [
-        ("EAGLE3-SpecForge-deepseek-v3-671B", 7168, 56, 8, 40_960, 129_280),
-        ("EAGLE3-SpecForge-qwen3-32B", 5120, 64, 8, 25_600, 151_936),
-        ("EAGLE3-SafeAILab-traineagle3-llama3.1-8B", 4096, 32, 8, 14_336, 128_256),
+    @pytest.mark.parametrize("config, hidden, heads, kv_heads, head_dim, intermediate, vocab", [
+        ("EAGLE3-SpecForge-deepseek-v3-671B", 7168, 56, 8, 128, 40_960, 129_280),
+        ("EAGLE3-SpecForge-qwen3-32B", 5120, 64, 8, 128, 25_600, 151_936),
+        ("EAGLE3-SafeAILab-traineagle3-llama3.1-8B", 4096, 32, 8, 128, 14_336, 128_256),
+        ("EAGLE3-AQ-MedAI-kimi-k2", 7168, 64, 64, 128, 18_432, 163_840),
+        ("EAGLE3-SpecForge-gpt-oss-120b", 2880, 64, 8, 64, 17_280, 201_088),
+        ("EAGLE3-SpecForge-llama4-scout", 5120, 40, 8, 128, 32_768, 202_048),  # head_dim absent: 5120 / 40
+        ("EAGLE3-SpecForge-qwen3-235b-a22b", 4096, 64, 4, 128, 24_576, 151_936),
     ])
-    def test_an_eagle3_head_from_its_own_config_by_hand(self, config, hidden, heads, kv_heads, intermediate, vocab):
+    def test_an_eagle3_head_from_its_own_config_by_hand(self, config, hidden, heads, kv_heads, head_dim, intermediate,
+                                                        vocab):
         m = hf_config.model_from_config(CONFIGS / f"{config}.json")
-        h, d = hidden, 128
+        h, d = hidden, head_dim
         # q, k and v read [embedding; fused feature] (2h); o; the MLP, three norms, a final norm and
         # the fc that fuses three of the target's layers; its embedding and a 32,000-token head.
         assert m.model_type == "eagle3" and m.layers == 1
         assert m.params == {"experts": 0, "attention": 2 * h * heads * d + 2 * 2 * h * kv_heads * d + heads * d * h,
                             "mlp": 3 * h * intermediate + 3 * h + h + 3 * h * h, "embeddings": vocab * h + 32_000 * h}
         assert m.kv_bytes_per_token() == 2 * kv_heads * d * 2
+
+    def test_each_shipped_head_reads_its_targets_hidden_states(self):
+        heads = hf_config.load_draft_heads(DATA)
+        assert len(heads) == 7
+        for head_id, (target_id, head) in heads.items():
+            assert head.hidden_size == MODELS[target_id].hidden_size, head_id
 
     def test_a_draft_vocabulary_larger_than_the_vocabulary_is_refused(self):
         config = json.loads((CONFIGS / "EAGLE3-SpecForge-qwen3-32B.json").read_text())

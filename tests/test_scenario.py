@@ -71,8 +71,10 @@ class TestDraftChoices:
     def test_a_frontier_target_starts_with_its_mtp_layer_or_a_head_not_a_sibling_of_its_size(self):
         for target in ("DeepSeek-V3", "DeepSeek-V3.2", "GLM-4.5", "GLM-4.5-Air", "Qwen3-Next-80B-A3B"):
             assert scenario.default_draft(target, PRESETS) == "mtp", target
-        for target in ("gpt-oss-120b", "Kimi-K2", "Phi-3-medium"):
-            assert scenario.default_draft(target, PRESETS) == "eagle3", target
+        # A published head's own config where one is shipped, else a head of the target's shape.
+        for target, head in (("gpt-oss-120b", "EAGLE3-SpecForge-gpt-oss-120b"), ("Kimi-K2", "EAGLE3-AQ-MedAI-Kimi-K2"),
+                             ("Llama-4-Scout", "EAGLE3-SpecForge-Llama-4-Scout"), ("Phi-3-medium", "eagle3")):
+            assert scenario.default_draft(target, PRESETS) == head, target
         assert scenario.default_draft("Qwen3-235B-A22B", PRESETS) == "Qwen3-0.6B"
         assert scenario.default_draft("Llama-3.1-8B", PRESETS) == "Llama-3.2-1B"  # 6.5 times smaller
 
