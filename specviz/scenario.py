@@ -97,7 +97,7 @@ EXPERT_PARALLEL = ("off", "on")
 DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "checkpoint"
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
-DRAFT_KINDS = ("mtp", "eagle3", "peagle", "eagle", "medusa", "ngram", "suffix")
+DRAFT_KINDS = ("mtp", "eagle3", "peagle", "block", "eagle", "medusa", "ngram", "suffix")
 
 
 @dataclass(frozen=True)

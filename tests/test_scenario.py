@@ -54,7 +54,7 @@ class TestDefaultDraft:
 class TestDraftChoices:
     def test_kinds_then_the_targets_heads_then_models(self):
         choices = scenario.draft_choices(PRESETS, "Qwen3-32B")
-        kinds = ["eagle3", "peagle", "eagle", "medusa", "ngram", "suffix"]  # no MTP: Qwen3-32B has no MTP layer
+        kinds = ["eagle3", "peagle", "block", "eagle", "medusa", "ngram", "suffix"]  # no MTP: Qwen3-32B has no MTP layer
         assert choices == [*kinds, "EAGLE3-SpecForge-Qwen3-32B", *scenario.model_choices(PRESETS.models)]
         deepseek = scenario.draft_choices(PRESETS, "DeepSeek-V3")
         assert deepseek[:2] == ["mtp", "eagle3"] and "EAGLE3-SpecForge-DeepSeek-V3" in deepseek

@@ -1,6 +1,8 @@
 """Tests for specviz.model.step: each term of a pass against a hand computation, the drafts, and the
 special cases that must equal the first model (tp = 1, a chain)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -146,8 +148,6 @@ class TestStep:
     def test_a_draft_model_needs_its_model(self):
         with pytest.raises(ValueError, match="needs its model"):
             step.Draft("model")
-        with pytest.raises(ValueError, match="needs its model"):
-            step.Draft("block")
         with pytest.raises(ValueError, match="take none"):
             step.Draft("ngram", LLAMA1)
         assert step.Draft("eagle3", LLAMA1).model is LLAMA1  # a head of its own shape
@@ -190,6 +190,20 @@ class TestDraftKinds:
         chain = self.run(MODELS["Qwen3-32B"], step.Draft("model", small), gamma=1)
         assert {k: float(block[k]) for k in ("draft_s", "spec_s", "speedup")} == \
             {k: float(chain[k]) for k in ("draft_s", "spec_s", "speedup")}
+
+    def test_a_block_drafter_of_the_dflash_kind_by_hand(self):
+        """SpecForge's configs/qwen3-8b-dflash.json: 5 layers at h 4096, 32 and 8 heads of 128, MLP 12288."""
+        qwen3_8b_shape = replace(MODELS["Qwen3-32B"], hidden_size=4096)
+        block = step.block_drafter(qwen3_8b_shape)
+        h, v = 4096, 151_936
+        assert block.params == {"experts": 0, "attention": 5 * (h * 32 * 128 * 2 + h * 8 * 128 * 2),
+                                "mlp": 5 * 3 * h * 12_288 + 5 * h * h, "embeddings": v * h}
+        assert block.params_total - v * h == 1_048_576_000 and block.kv_bytes_per_token() == 5 * 2 * 8 * 128 * 2
+        out = self.run(self.DEEPSEEK, step.Draft("block"), gamma=4)
+        one_pass = step.pass_time(self.B200, step.block_drafter(self.DEEPSEEK), 16, 4, 2048, tp=8,
+                                  precision=dtypes.PRECISIONS["checkpoint"],
+                                  costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
+        assert 4 * out["draft_s"] == pytest.approx(one_pass, rel=1e-12)
 
     def test_medusa_heads_by_hand(self):
         target = MODELS["Llama-3.1-8B"]

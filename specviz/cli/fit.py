@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from specviz import i18n, settings
+from specviz import i18n, scenario, settings
 from specviz.errors import InputError
 from specviz.model import architecture, calibration, dtypes, hf_config, roofline, step
 
@@ -28,7 +28,7 @@ FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", 
 FIT_OPTIONAL_COLUMNS = ("tp", "dp", "ep", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
 # How a cell says expert parallelism is on or off.
 _EP_WORDS = {"": False, "off": False, "0": False, "false": False, "on": True, "1": True, "true": True}
-_DRAFT_KINDS = ("mtp", "eagle", "eagle3", "peagle", "medusa", "ngram", "suffix", "self")
+_DRAFT_KINDS = (*scenario.DRAFT_KINDS, "self")
 # Drafts that name their model after the kind: "block:<model>", "eagle3:<head config>".
 _NAMED_KINDS = ("block", "eagle", "eagle3", "peagle")
 # What a series shares on every row, and the columns that give it (for messages).

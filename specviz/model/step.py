@@ -37,8 +37,8 @@ al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
   decoder layer of the target's kind with its own cache and its own copies of the embedding and the
   head, run γ times as vLLM and SGLang run it (:attr:`specviz.model.architecture.Model.mtp`);
 * ``peagle``: an EAGLE-3 head that drafts the γ tokens in one pass over γ positions per sequence
-  (parallel drafting, P-EAGLE), and ``block``: a draft model that proposes a block of γ tokens in
-  one pass (block-diffusion drafters of the DFlash kind);
+  (parallel drafting, P-EAGLE), and ``block``: a drafter that proposes a block of γ tokens in one
+  pass (block-diffusion drafters of the DFlash kind, :func:`block_drafter`, or a draft model run so);
 * ``medusa``: γ Medusa heads on the last hidden state, each a residual block and its own head over
   the vocabulary, all in one pass (Cai et al. 2024, arXiv:2401.10774);
 * ``ngram`` and ``suffix``: prompt lookup, and suffix trees over the prompt and earlier outputs
@@ -62,16 +62,16 @@ from specviz.errors import InputError
 from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "drafter",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "block_drafter", "drafter",
            "tensor_parallel_device", "link_bandwidth", "pass_time", "step"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
 # Drafts with no device pass; drafts that propose all γ tokens in one pass; drafts whose model may
-# come from their own config; drafts that must name one.
+# come from their own config (else derived from the target); drafts that must name one.
 HOST_DRAFTS = ("ngram", "suffix")
 PARALLEL_DRAFTS = ("peagle", "block")
-HEAD_KINDS = ("eagle", "eagle3", "peagle")
-MODEL_KINDS = ("model", "block")
+HEAD_KINDS = ("eagle", "eagle3", "peagle", "block")
+MODEL_KINDS = ("model",)
 
 # Activations cross the links in BF16 whatever the weights' precision.
 _ACTIVATION_BYTES = 2.0
@@ -80,6 +80,10 @@ _ACTIVATION_BYTES = 2.0
 # feature; EAGLE-3: 3, low, middle and high layers).
 _EAGLE3_VOCAB = 32_000
 _EAGLE_FUSED = {"eagle": 2, "eagle3": 3}
+# A DFlash drafter as SpecForge's configs shape it (configs/qwen3-8b-dflash.json, qwen3.6-27b-dflash.json,
+# longcat-flash-dflash.json): 5 dense layers at the target's width, 32 query and 8 KV heads of 128, a
+# gated MLP of 3h (their 2–3.4h), fusing the features of 5 target layers (dflash_config.target_layer_ids).
+_BLOCK_LAYERS, _BLOCK_HEADS, _BLOCK_KV_HEADS, _BLOCK_HEAD_DIM, _BLOCK_MLP_WIDTH = 5, 32, 8, 128, 3
 
 
 @dataclass(frozen=True)
@@ -164,6 +168,33 @@ def medusa_head(target: Model) -> Model:
                    attention=(), weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp=None, notes=())
 
 
+def block_drafter(target: Model) -> Model:
+    """A block drafter of the DFlash kind for ``target``: :data:`_BLOCK_LAYERS` dense decoder layers
+    at the target's width h that fuse the features of as many target layers, and the target's LM
+    head, read whole each pass; one pass proposes the block's γ tokens.
+
+    .. math:: P = L\\,h\\,(2 n_h + 2 n_{kv})\\,d + 3 L\\,h\\,(3h) + L h^2 + V h
+
+    with L = 5, n_h = 32, n_kv = 8, d = 128 (norms left out). Qwen3-8B's (h 4096, its MLP 12288 = 3h):
+    209.7M in attention, 755.0M in the MLPs and 83.9M in the fusing layer, 1.05B besides the head.
+
+    References
+    ----------
+    SpecForge's DFlash configs (sgl-project/SpecForge ``configs/*-dflash.json``, 2026); DFlash's
+    block-diffusion drafting as vLLM (``"method": "dflash"``, 0.20.0) and SGLang (``DFLASH``) run it.
+    """
+    h, d = target.hidden_size, _BLOCK_HEAD_DIM
+    params = {"experts": 0, "attention": _BLOCK_LAYERS * h * (2 * _BLOCK_HEADS + 2 * _BLOCK_KV_HEADS) * d,
+              "mlp": _BLOCK_LAYERS * 3 * h * _BLOCK_MLP_WIDTH * h + _BLOCK_LAYERS * h * h,
+              "embeddings": target.vocab_size * h}
+    attention = Attention("full", _BLOCK_LAYERS, 4.0 * _BLOCK_HEADS * d, 2.0 * _BLOCK_KV_HEADS * d,
+                          kv_heads=_BLOCK_KV_HEADS)
+    return replace(target, name=f"Block drafter of {target.name}", layers=_BLOCK_LAYERS, tied_embeddings=True,
+                   num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0, num_heads=_BLOCK_HEADS,
+                   kv_heads=_BLOCK_KV_HEADS, head_dim=d, params=params, active=dict(params), attention=(attention,),
+                   weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp=None, notes=())
+
+
 def drafter(target: Model, draft: Draft) -> Model | None:
     """The model a draft pass runs (None for a draft on the host).
 
@@ -184,6 +215,8 @@ def drafter(target: Model, draft: Draft) -> Model | None:
         return target.mtp
     if draft.kind == "medusa":
         return medusa_head(target)
+    if draft.kind == "block":
+        return block_drafter(target)
     return eagle_head(target, "eagle" if draft.kind == "eagle" else "eagle3")
 
 
