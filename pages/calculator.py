@@ -175,8 +175,13 @@ if mode == "step":
               verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
     if context:
         st.caption(t("calc.explain.context", lang, context=context))
-    if (tax := calculator.expert_tax(chosen, gamma, batch)) is not None:
-        st.caption(t("calc.expert_tax", lang, **tax))
+    if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
+        same_crossover = (tax["stops_at"] == tax["stops_untaxed_at"]
+                          or math.isnan(tax["stops_at"]) and math.isnan(tax["stops_untaxed_at"]))
+        st.caption(t("calc.expert_tax", lang, **tax) + " " + t(
+            "calc.expert_tax_same_crossover" if same_crossover else "calc.expert_tax_crossover", lang, alpha=alpha,
+            gamma=gamma, batch=batch, speedup=tax["speedup"], untaxed=tax["speedup_untaxed"],
+            stops=at_batch(tax["stops_at"]), stops_untaxed=at_batch(tax["stops_untaxed_at"])))
 else:
     st.caption(t("calc.ratios_note", lang))
 

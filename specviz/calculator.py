@@ -38,14 +38,15 @@ BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles mov
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
-                      context: ArrayLike = 0) -> dict[str, np.ndarray]:
+                      context: ArrayLike = 0, *, expert_tax: bool = True) -> dict[str, np.ndarray]:
     """Speedup and its parts for a scenario, broadcast over α, γ, batch and context.
 
     In ``step`` mode this is :func:`specviz.model.step.step` on a chain of γ drafts at the scenario's
     costs, precision and tensor parallelism, with each pass's regime and the ridge the passes meet
     (the device's peak over bandwidth at the precision's dtype, times mfu / mbu). In ``ratios``
     mode the costs are the scenario's constants, speedup = E / (v + γc) (:func:`specviz.model.spec.speedup`),
-    and the step-model-only keys (step times, regime) are absent.
+    and the step-model-only keys (step times, regime) are absent. ``expert_tax=False``: the bound
+    without the expert tax (:func:`specviz.model.step.step`).
 
     Returns
     -------
@@ -58,7 +59,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
     if scenario.mode == "step":
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
-                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs)
+                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax)
         compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
@@ -247,19 +248,30 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     return f"calc.regime.{regime}", explain, figures
 
 
-def expert_tax(scenario: Scenario, gamma: int, batch: int) -> dict[str, float] | None:
+def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context: int,
+               batch_max: int) -> dict[str, float] | None:
     """What the verify pass's extra tokens cost a mixture of experts (None for a dense target): the
     routed experts per MoE layer that a plain pass of B tokens and a verify pass of B·(γ + 1) read
-    (:func:`specviz.model.roofline.experts_touched`), and the ratio of their expert weights.
+    (:func:`specviz.model.roofline.experts_touched`), the ratio of their expert weights, and where
+    speculation pays at this α and γ, with the tax and in the bound without it (each sequence's
+    drafts routed to its current token's experts): the speedup at ``batch`` (in 1..``batch_max``) and
+    the first batch at which it falls below 1 (NaN: none). The tax is largest at small batches; once
+    a plain pass reads nearly every expert, the two agree, and so do their crossovers.
 
     At batch 8 with γ 4 on DeepSeek-V3 (256 experts, 8 a token) a plain pass reads 57 experts a layer
     and the verify pass 184, 3.2 times the expert weights; at batch 64, 222 and 256: 1.15 times."""
     model = scenario.target
-    if not model.num_experts:
+    if not model.num_experts or scenario.mode != "step":
         return None
     plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (batch, batch * (gamma + 1)))
+    every = np.arange(1, batch_max + 1)
+    taxed, untaxed = (evaluate_scenario(scenario, alpha, gamma, every, context, expert_tax=tax)["speedup"]
+                      for tax in (True, False))
     return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": batch,
-            "verify_tokens": batch * (gamma + 1), "plain_experts": plain, "verify_experts": verify, "ratio": verify / plain}
+            "verify_tokens": batch * (gamma + 1), "plain_experts": plain, "verify_experts": verify,
+            "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
+            "stops_at": float(roofline.crossover_batch(every, taxed)),
+            "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed))}
 
 
 def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -233,6 +233,10 @@ class TestScenarioSidebar:
         assert not at.sidebar.error
         tax = [c.value for c in at.caption if c.value.startswith("**Expert tax:**")]
         assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 184: 3.21×" in tax[0]
+        bound = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on"),
+                                      0.8, 4, 8, 1024, settings.get("SPECVIZ_BATCH_MAX"))
+        assert f"batch 8 speculation gives {bound['speedup']:.2f}×" in tax[0]
+        assert f"(no tax: a bound) it would give {bound['speedup_untaxed']:.2f}×" in tax[0]
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8"))
 
     def test_a_published_acceptance_is_offered_as_a_starting_point(self):

@@ -199,9 +199,34 @@ class TestContextOptions:
 class TestExpertTax:
     def test_by_hand_for_deepseek_v3_and_none_for_a_dense_target(self):
         chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
-        tax = calculator.expert_tax(chosen, 4, 8)
+        tax = calculator.expert_tax(chosen, 0.8, 4, 8, 1024, 1024)
         touched = lambda tokens: 256 * (1 - (1 - 8 / 256) ** tokens)
         assert (tax["plain_tokens"], tax["verify_tokens"]) == (8, 40)
         assert tax["plain_experts"] == pytest.approx(touched(8)) and tax["verify_experts"] == pytest.approx(touched(40))
-        assert round(tax["ratio"], 2) == 3.21 and round(calculator.expert_tax(chosen, 4, 64)["ratio"], 2) == 1.15
-        assert calculator.expert_tax(make_scenario(), 4, 8) is None
+        assert round(tax["ratio"], 2) == 3.21
+        assert round(calculator.expert_tax(chosen, 0.8, 4, 64, 1024, 1024)["ratio"], 2) == 1.15
+        assert calculator.expert_tax(make_scenario(), 0.8, 4, 8, 1024, 1024) is None
+
+    def test_the_bound_without_the_tax_reads_the_plain_passes_experts(self):
+        chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
+        timed = dict(tp=8, precision=chosen.precision, costs=chosen.costs)
+        plain = step.pass_time(chosen.gpu, chosen.target, 8, 1, 1024, **timed)
+        taxed = step.pass_time(chosen.gpu, chosen.target, 8, 5, 1024, **timed)
+        untaxed = step.pass_time(chosen.gpu, chosen.target, 8, 5, 1024, **timed, routed_tokens=8)
+        fp8_blocks = chosen.precision.weight_format(chosen.target, "experts").bytes  # 1 byte and a 4-byte scale per 128×128 block
+        expert_bytes = lambda experts: experts / 256 * chosen.target.params["experts"] * fp8_blocks
+        touched = lambda tokens: 256 * (1 - (1 - 8 / 256) ** tokens)
+        assert taxed["bytes"] - untaxed["bytes"] == pytest.approx(expert_bytes(touched(40)) - expert_bytes(touched(8)))
+        assert untaxed["bytes"] > plain["bytes"]  # the cache's four more positions a sequence are still written
+        tax = calculator.expert_tax(chosen, 0.8, 4, 8, 1024, 1024)
+        assert tax["speedup_untaxed"] > tax["speedup"] > 1
+        # docs/model.md's figures: 8 H200s as 8 data-parallel groups, its MTP layer, α 0.7, γ 3, batch 8.
+        grouped = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on"),
+                                        0.7, 3, 8, 1024, 1024)
+        assert (round(grouped["speedup"], 2), round(grouped["speedup_untaxed"], 2)) == (1.29, 2.08)
+        # Past a few hundred sequences a plain pass reads every expert: the tax is gone.
+        wide = calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024)["speedup"]
+        assert calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024, expert_tax=False)["speedup"] == pytest.approx(wide)
+        dense = make_scenario()
+        assert calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024, expert_tax=False)["speedup"] == \
+            calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024)["speedup"]

@@ -148,7 +148,7 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
                  context: ArrayLike = 0, *, mfu: float = 1.0, mbu: float = 1.0,
                  overlap: float = 1.0, overhead_ms: float = 0.0,
                  precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
-                 dense_copies: float = 1.0) -> dict[str, np.ndarray]:
+                 dense_copies: float = 1.0, routed_tokens: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """FLOPs, bytes and time of one forward pass of ``model`` over B·N new tokens.
 
     FLOPs = Σ_c 2·P_c·T + Σ_g layers_g·(f_g·T·min(L + (N + 1)/2, W_g) + φ_g·T), with T = B·N, P_c the
@@ -167,7 +167,8 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     except an untied input embedding, plus the T gathered embedding rows; in MoE layers only the
     experts that some token is routed to are read: E·(1 − (1 − k/E)^T) of them under uniform
     routing, the expert tax that a verify pass of B·(γ + 1) tokens pays over a plain one of B.
-    Activations are not counted (small beside weights and KV at decode shapes).
+    ``routed_tokens`` replaces T there (None: T): B prices a verify pass whose drafts go to their
+    sequence's experts, the bound without the tax. Activations are not counted (small beside weights and KV at decode shapes).
 
     On a group of devices (:func:`specviz.model.step.pass_time`): a layer's cache and state split
     over at most its ``kv_heads`` of the ``tensor_split`` devices its attention is split over, and are
@@ -206,7 +207,7 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
         if component == "embeddings":
             read = read - untied_input + tokens * model.hidden_size
         elif component == "experts" and model.num_experts:
-            read = read * experts_touched(model, tokens) / model.num_experts
+            read = read * experts_touched(model, tokens if routed_tokens is None else routed_tokens) / model.num_experts
         if component != "experts":
             read = read * dense_copies
         weights = weights + weight_format.bytes * read

@@ -254,7 +254,8 @@ def link_bandwidth(gpu: roofline.GPU, devices: int, costs: Costs) -> float:
 
 def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike,
               context: ArrayLike = 0, *, tp: int = 1, dp: int = 1, ep: bool = False,
-              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
+              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
+              routed_tokens: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Time of one forward pass, with each term apart (the module's equation).
 
     Parameters
@@ -273,6 +274,9 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
         instead of each expert split over the ``tp`` devices with an all-reduce after the layer.
     precision : Precision
     costs : Costs
+    routed_tokens : array_like, optional
+        The tokens whose routing decides which experts are read
+        (:func:`specviz.model.roofline.forward_pass`; None: all B·N).
 
     Returns
     -------
@@ -298,7 +302,7 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     devices = tp * dp
     base = roofline.forward_pass(tensor_parallel_device(gpu, devices), model, batch, new_tokens, context,
                                  mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap, precision=precision,
-                                 tensor_split=tp, dense_copies=dp)
+                                 tensor_split=tp, dense_copies=dp, routed_tokens=routed_tokens)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
     comm = np.zeros_like(tokens)
     experts_apart = ep and model.moe_layers > 0
@@ -321,7 +325,8 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
 def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
          context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
          tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1, dp: int = 1, ep: bool = False,
-         precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
+         precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
+         expert_tax: bool = True) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::
@@ -334,6 +339,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
     else E(α, γ) of a chain (:func:`specviz.model.spec.expected_tokens`); a tree's E is its measured
     acceptance length, or :func:`specviz.model.spec.expected_tokens_chain` over its per-depth rates.
+    ``expert_tax=False`` prices the verify pass as if each sequence's drafts went to the experts of
+    its current token (``routed_tokens`` B): the bound a mixture of experts would reach without the
+    expert tax.
 
     Returns
     -------
@@ -364,7 +372,7 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
     timed = dict(tp=tp, dp=dp, ep=ep, precision=precision, costs=costs)
     plain_pass = pass_time(gpu, target, b, 1.0, ctx, **timed)
-    verify_pass = pass_time(gpu, target, b, nodes, ctx, **timed)
+    verify_pass = pass_time(gpu, target, b, nodes, ctx, **timed, routed_tokens=None if expert_tax else b)
     step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
     plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
     draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
