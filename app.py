@@ -99,7 +99,8 @@ def scenario_sidebar(lang: str) -> None:
     precision = component_formats(side, precision_name, lang)
     # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
     tp_default, dp_default, ep_default = (
-        scenario.default_parallel(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision)
+        scenario.default_parallel(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision,
+                                  engines[engine_id].memory)
         if scenario.CUSTOM not in (target_id, draft_id) else (1, 1, False))
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))

@@ -127,10 +127,16 @@ if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
         for name, (value, value_preset) in off.items())))
 
 speed = here["speedup"]
-need_gb, have_gb = scenario.memory_need_gb(chosen.gpu, chosen.target, chosen.draft, chosen.precision, chosen.tp,
-                                           batch, context, gamma, dp=chosen.dp)
-if mode == "step" and need_gb > have_gb:
-    st.warning(t("calc.memory_warning", lang, need=need_gb, have=have_gb, tp=chosen.tp * chosen.dp))
+# A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
+fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX")) if mode == "step" else None
+if fit is not None and not fit["fits"]:
+    ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
+            t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
+            t("calc.memory.shorter_context", lang, context=fit["context_fit"]) if fit["context_fit"] else None,
+            t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
+    st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
+               need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
+               limit_plain=fit["max_batch_plain"], ways="; ".join(w for w in ways if w) or t("calc.memory.no_way", lang)))
 
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
 row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
@@ -141,25 +147,33 @@ row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t
            width="content")
 row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
            width="content")
-row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
-           delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
-if mode == "step":
+fits = fit is None or fit["fits"]
+if fits:
+    row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
+               delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
+if fit is not None:
     row = st.container(horizontal=True)
     row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
                    help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
     row.metric(t("calc.m.spec_step", lang), f"{here['verify_step_ms'] + gamma * here['draft_step_ms']:.2f} ms",
                    help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
                           verify=here["verify_step_ms"]), width="content")
-    row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
+    if fit["fits_plain"]:
+        row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
                    help=t("calc.m.tokens_help", lang, batch=batch), width="content")
-    row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
+    if fits:
+        row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
                    help=t("calc.m.tokens_help", lang, batch=batch), width="content")
-    low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
-    ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
-    verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
-    st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
-    st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
-    st.caption(t("calc.ideal_caption", lang, ideal=ideal))
+        low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
+        ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
+        verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
+        st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
+        st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
+        st.caption(t("calc.ideal_caption", lang, ideal=ideal))
+    st.caption(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
+                 source=sidebar.engine.memory_source))
+    if (full := calculator.equal_memory(chosen)) is not None:
+        st.caption(t("calc.memory.equal", lang, **full))
 open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
                      wanted=st.query_params.get("view"))
 # Filled at the end of the run, once the open view's own controls have put their values in the URL.
@@ -193,12 +207,16 @@ breakeven_alpha = spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_c
 row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
            help=t("calc.m.breakeven_alpha_help", lang), width="content")
 best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
-row.metric(t("calc.m.best_gamma", lang),
-           t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-             speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
+if fits:
+    row.metric(t("calc.m.best_gamma", lang),
+               t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
+                 speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
 
 
 def show_table() -> None:
+    if not fits:
+        st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
+        return
     table = calculator.alpha_table(chosen, gamma, batch, context)
     if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
         table = table.rename(columns={"this_batch": "given_costs"})
@@ -214,7 +232,11 @@ def show_batch() -> None:
     alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
     curves, crossover = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
     band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
-    st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band), width="stretch")
+    limit = fit["max_batch"] if fit is not None else None
+    st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
+                                            here=(batch, speed) if fits and mode == "step" else None), width="stretch")
+    if limit is not None and limit < batch_max:
+        st.caption(t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"]))
     st.caption(t("calc.crossover_caption", lang, alpha=alpha,
                  batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
     st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
@@ -229,6 +251,9 @@ def show_heatmap() -> None:
 
 
 def show_gamma() -> None:
+    if not fits:
+        st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
+        return
     st.altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang), width="stretch")
     st.caption(t("calc.gamma_caption", lang))
     csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)

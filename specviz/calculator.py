@@ -9,12 +9,15 @@ the charts always agree; :func:`speedup_band` says how sure the step model's fig
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
 from .model import calibration, roofline, spec, step
-from .scenario import Scenario, knobs_off_preset
+from .scenario import TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
 
 __all__ = [
     "SEED_ALPHAS",
@@ -31,6 +34,9 @@ __all__ = [
     "batch_grid",
     "roofline_points",
     "context_options",
+    "expert_tax",
+    "memory_fit",
+    "equal_memory",
 ]
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
@@ -272,6 +278,58 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
             "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
             "stops_at": float(roofline.crossover_batch(every, taxed)),
             "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed))}
+
+
+def memory_fit(scenario: Scenario, context_max: int) -> dict[str, Any]:
+    """Whether the scenario's batch fits each GPU's memory, and what would make it fit.
+
+    Returns
+    -------
+    dict
+        The terms per GPU at the scenario's batch (:meth:`specviz.scenario.Scenario.memory`);
+        ``max_batch`` and ``max_batch_plain``, the largest batches the speculative and the plain
+        server hold (:func:`specviz.scenario.largest_batch`); ``fits`` and ``fits_plain``; and the
+        ways to fit the batch with the draft, each None where it does not: ``tp_fit``, the fewest
+        GPUs per group of :data:`specviz.scenario.TENSOR_PARALLEL` (above the scenario's); ``kv_fp8_batch``,
+        the largest batch with an FP8 cache (None where the cache is FP8 already); ``context_fit``,
+        the longest context of :func:`context_options` up to ``context_max`` that holds the batch.
+    """
+    limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
+    out: dict[str, Any] = {name: float(value) for name, value in scenario.memory().items()}
+    out |= {"max_batch": limit, "max_batch_plain": limit_plain, "fits": scenario.batch <= limit,
+            "fits_plain": scenario.batch <= limit_plain}
+    wider = [tp for tp in TENSOR_PARALLEL if tp > scenario.tp and replace(scenario, tp=tp).max_batch() >= scenario.batch]
+    out["tp_fit"] = wider[0] if wider else None
+    out["kv_fp8_batch"] = (None if scenario.precision.kv == "fp8"
+                           else replace(scenario, precision=replace(scenario.precision, kv="fp8")).max_batch())
+    contexts = np.array([c for c in context_options(context_max) if c < scenario.context])
+    held = (largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision, tp=scenario.tp,
+                          dp=scenario.dp, context=contexts, gamma=scenario.gamma, rule=scenario.engine.memory)
+            if contexts.size else np.array([], dtype=int))
+    shorter = contexts[held >= scenario.batch]
+    out["context_fit"] = int(shorter.max()) if shorter.size else None
+    return out
+
+
+def equal_memory(scenario: Scenario) -> dict[str, float] | None:
+    """Each server at the largest batch it holds, at the scenario's α, γ and context: plain decoding
+    may hold more sequences than the speculative server, whose draft takes weights and cache. None
+    where nothing fits or the device has no memory figure.
+
+    Returns
+    -------
+    dict
+        ``batch`` and ``tokens_per_s`` of the speculative server at its limit, ``batch_plain`` and
+        ``tokens_per_s_plain`` of the plain one at its own, and ``ratio`` of their tokens per second.
+    """
+    limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
+    if limit < 1 or limit_plain >= np.iinfo(np.int64).max:
+        return None
+    point = (scenario.alpha, scenario.gamma)
+    spec_rate = float(evaluate_scenario(scenario, *point, limit, scenario.context)["spec_tokens_per_s"])
+    plain_rate = float(evaluate_scenario(scenario, *point, limit_plain, scenario.context)["baseline_tokens_per_s"])
+    return {"batch": limit, "tokens_per_s": spec_rate, "batch_plain": limit_plain, "tokens_per_s_plain": plain_rate,
+            "ratio": spec_rate / plain_rate}
 
 
 def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -47,10 +47,13 @@ def _break_even_rule(lang: str, axis_title: str) -> list[alt.Chart]:
 
 
 def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en",
-                     band: pd.DataFrame | None = None) -> alt.LayerChart:
+                     band: pd.DataFrame | None = None, limit: int | None = None,
+                     here: tuple[float, float] | None = None) -> alt.LayerChart:
     """Speedup against batch (log x), one line per α, the 1.0 line and each α's crossover marked;
     with ``band`` (:func:`specviz.calculator.band_vs_batch`), one α's band shaded and its ideal
-    roofline (the hardware alone, no engine costs) drawn dashed.
+    roofline (the hardware alone, no engine costs) drawn dashed; ``limit``, the largest batch the
+    speculative server's memory holds, as a red vertical rule (the curves beyond it are what no
+    server reaches); ``here``, the scenario's (batch, speedup), as a ringed point.
 
     ``curves`` and ``crossover`` are the two results of :func:`specviz.calculator.batch_sweep`.
     """
@@ -84,6 +87,20 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
             tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
                      alt.Tooltip("ideal:Q", title=t("chart.ideal", lang), format=".3f")])
         layers = [area, bound, *layers]
+    if limit is not None and domain[0] <= limit <= domain[1]:
+        wall = alt.Chart(pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]}))
+        wall_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
+        layers += [wall.mark_rule(color="#d62728", strokeDash=[6, 3], strokeWidth=2).encode(
+                       x=wall_x, tooltip=[alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))]),
+                   wall.mark_text(align="right", baseline="top", dx=-4, dy=4, color="#d62728").encode(
+                       x=wall_x, y=alt.YValue(0), text="label:N")]
+    if here is not None:
+        point = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
+        layers.append(alt.Chart(point).mark_point(size=220, shape="circle", filled=False, color="black",
+                                                  strokeWidth=2).encode(
+            x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)), y=alt.Y("speedup:Q"),
+            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+                     alt.Tooltip("speedup:Q", title=t("chart.here", lang), format=".3f")]))
     return alt.layer(*layers).properties(height=340)
 
 

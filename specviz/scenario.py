@@ -20,14 +20,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from . import settings
 from .errors import InputError
-from .model import architecture, calibration, dtypes, hf_config, roofline, spec, step
+from .model import architecture, calibration, dtypes, hf_config, memory, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_need_gb", "default_parallel",
+           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel",
            "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
 
@@ -218,22 +221,33 @@ def resolve_draft(draft_id: str, presets: Presets) -> step.Draft:
     return step.Draft("model", presets.models[draft_id])
 
 
-def memory_need_gb(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, precision: dtypes.Precision, tp: int,
-                   batch: float, context: float, gamma: float, dp: int = 1) -> tuple[float, float]:
-    """Device memory per GPU that the weights and KV caches need (:func:`specviz.model.roofline.footprint_gb`
-    at the precision's bytes over the ``tp·dp`` devices: the routed experts split over all of them,
-    the other weights over each group's ``tp``, caches copied where they have fewer heads than
-    ``tp``), and what one GPU has."""
-    drafter = None if draft.kind == "self" else step.drafter(target, draft)
-    need = roofline.footprint_gb(target, drafter, batch, context, gamma, precision, tensor_split=tp, dense_copies=dp)
-    return need / (tp * dp), gpu.memory_gb
+def memory_use(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft | None, precision: dtypes.Precision,
+               *, tp: int, dp: int = 1, batch: ArrayLike, context: ArrayLike, gamma: ArrayLike,
+               rule: memory.MemoryRule = memory.VLLM_RULE) -> dict[str, float | np.ndarray]:
+    """What each GPU of the ``tp·dp`` holds serving the pair (:func:`specviz.model.memory.memory_terms`):
+    the draft's weights and cache where it has a device pass of its own (none for ``draft`` None,
+    a host draft or self-speculation, which reads the target's cache)."""
+    drafter = None if draft is None or draft.kind == "self" else step.drafter(target, draft)
+    return memory.memory_terms(gpu.memory_gb, target, drafter, precision, tp=tp, dp=dp, batch=batch, context=context,
+                               gamma=gamma, rule=rule)
+
+
+def largest_batch(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft | None, precision: dtypes.Precision,
+                  *, tp: int, dp: int = 1, context: ArrayLike, gamma: ArrayLike,
+                  rule: memory.MemoryRule = memory.VLLM_RULE) -> int | np.ndarray:
+    """The largest batch that fits, with the draft or (``draft`` None) plain decoding
+    (:func:`specviz.model.memory.max_batch`)."""
+    drafter = None if draft is None or draft.kind == "self" else step.drafter(target, draft)
+    return memory.max_batch(gpu.memory_gb, target, drafter, precision, tp=tp, dp=dp, context=context,
+                            gamma=gamma if draft is not None else 0, rule=rule)
 
 
 def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft,
-                     precision: dtypes.Precision) -> tuple[int, int, bool]:
+                     precision: dtypes.Precision, rule: memory.MemoryRule = memory.VLLM_RULE) -> tuple[int, int, bool]:
     """How a new scenario splits the model, as (tp, dp, ep): the fewest of :data:`TENSOR_PARALLEL`
-    whose memory holds the weights and KV caches at the default batch and context (Qwen3-32B in BF16
-    with a draft: 2 H100s, for one holds 65.5 GB of weights but not the 17 GB of KV besides); for a
+    whose memory, as the engine's ``rule`` divides it, holds the pair at the default batch and context
+    (:func:`largest_batch`; Qwen3-32B in BF16 with a draft: 2 H100s, for one holds 65.5 GB of weights
+    but not the 17 GB of KV besides); for a
     mixture of experts that 8 GPUs do not hold, the fewest data-parallel attention groups of 8 with
     expert parallelism that do, where the GPU's domain or its scale-out network reaches them
     (DeepSeek-V3 in FP8 on H100s: 2 groups, 16 GPUs); else 8 GPUs, said not to fit. 1 GPU on a device
@@ -241,7 +255,8 @@ def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.
     if not (math.isfinite(gpu.link_gb_s) and math.isfinite(gpu.memory_gb)):
         return 1, 1, False
     point = {name: FIELDS[name].default for name in ("batch", "context", "gamma")}
-    fits = lambda tp, dp: memory_need_gb(gpu, target, draft, precision, tp, **point, dp=dp)[0] <= gpu.memory_gb
+    fits = lambda tp, dp: largest_batch(gpu, target, draft, precision, tp=tp, dp=dp, context=point["context"],
+                                        gamma=point["gamma"], rule=rule) >= point["batch"]
     for tp in TENSOR_PARALLEL:
         if fits(tp, 1):
             return tp, 1, False
@@ -289,6 +304,18 @@ class Scenario:
         """How the model is split, as :func:`specviz.model.step.pass_time` takes it: ``tp``, ``dp``, ``ep``."""
         return {"tp": self.tp, "dp": self.dp, "ep": self.ep}
 
+    def memory(self) -> dict[str, float | np.ndarray]:
+        """Each GPU's memory at the scenario's batch, context and γ, as its engine divides it
+        (:func:`memory_use`)."""
+        return memory_use(self.gpu, self.target, self.draft, self.precision, tp=self.tp, dp=self.dp, batch=self.batch,
+                          context=self.context, gamma=self.gamma, rule=self.engine.memory)
+
+    def max_batch(self, speculative: bool = True) -> int:
+        """The largest batch that fits at the scenario's context, with its draft or plain
+        (:func:`largest_batch`)."""
+        return int(largest_batch(self.gpu, self.target, self.draft if speculative else None, self.precision,
+                                 tp=self.tp, dp=self.dp, context=self.context, gamma=self.gamma, rule=self.engine.memory))
+
     def ideal(self) -> Scenario:
         """The same scenario on the ideal roofline: peak FLOPS and bandwidth reached, compute and memory
         overlapping, no cost beyond them. No engine reaches it: it bounds the tokens per second of
@@ -316,7 +343,8 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     id, ``custom``, is written as it is, and the recipient's page says that it was refused."""
     target_default = DEFAULT_TARGET if scenario.target_id != CUSTOM else None
     draft_default = default_draft(scenario.target_id, presets) if scenario.target_id in presets.models else None
-    tp_default, dp_default, ep_default = default_parallel(scenario.gpu, scenario.target, scenario.draft, scenario.precision)
+    tp_default, dp_default, ep_default = default_parallel(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
+                                                          scenario.engine.memory)
     choices = {"gpu": (scenario.gpu.id, DEFAULT_GPU), "target": (scenario.target_id, target_default),
                "draft": (scenario.draft_id, draft_default), "engine": (scenario.engine.id, DEFAULT_ENGINE),
                "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
@@ -373,11 +401,11 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     weights = {component: text for key, component in WEIGHT_CHOICES.items()
                if (text := choice(key, ["", *dtypes.FORMATS], ""))}
     precision = resolve_precision(precision_name, weights, choice("kv", ["", *dtypes.KV_FORMATS], "") or None)
-    tp_default, dp_default, ep_default = default_parallel(gpu, presets.models[target_id], draft, precision)
+    engine = presets.engines[choice("engine", list(presets.engines), DEFAULT_ENGINE)]
+    tp_default, dp_default, ep_default = default_parallel(gpu, presets.models[target_id], draft, precision, engine.memory)
     tp = int(choice("tp", [str(n) for n in TENSOR_PARALLEL], str(tp_default)))
     dp = int(choice("dp", [str(n) for n in DATA_PARALLEL], str(dp_default)))
     ep = choice("ep", list(EXPERT_PARALLEL), "on" if ep_default else "off") == "on"
-    engine = presets.engines[choice("engine", list(presets.engines), DEFAULT_ENGINE)]
     preset = preset_costs(engine)
     costs = step.Costs(**{name: number(name, getattr(preset, name)) for name in COST_KNOBS})
     scenario = Scenario(

@@ -129,9 +129,26 @@ class TestCalculatorPage:
         assert "is memory-bound" in at.info[0].value
 
     def test_a_model_too_large_for_the_devices_is_flagged(self):
-        assert not make_app().warning  # Qwen3-32B and its draft over two 80 GB H100s
+        assert not make_app().error  # Qwen3-32B and its draft over two 80 GB H100s
         at = make_app(target="Llama-3.1-70B", tp="1")
-        assert "need 167 GB per GPU over 1 GPU" in at.warning[0].value
+        assert at.error[0].value.startswith("**Batch 64 does not fit, with or without the draft.**")
+        assert "the pair holds at most 0 sequences, plain decoding 0" in at.error[0].value
+        assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here")]
+
+    def test_a_batch_the_draft_pushes_out_of_memory_gets_no_speedup(self):
+        """The seed's pair at context 4k and batch 64 on 2 H100s: plain decoding holds 73 sequences,
+        the pair 50 (tests/test_memory.py by hand)."""
+        at = make_app(context="4096", batch="64")
+        error = at.error[0].value
+        assert error.startswith("**Batch 64 does not fit with the draft.**") and "at most 50 sequences, plain decoding 73" in error
+        assert "4 GPUs per group" in error and "an FP8 KV cache (holds 100)" in error and "a context of 2,048" in error
+        assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here")]
+        assert metric(at, "Tokens/s without speculation")  # plain decoding fits
+        terms = next(c.value for c in at.caption if c.value.startswith("**Memory per GPU**"))
+        assert "KV cache 34.4 + 15.1 GB" in terms and "50 with the draft, 73 plain" in terms
+        equal = next(c.value for c in at.caption if c.value.startswith("**At equal memory**"))
+        full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
+        assert f"speculation 50 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
 
     def test_moe_verify_reads_more_experts(self):
         at = make_app(target="Mixtral-8x7B", batch="1")
@@ -286,11 +303,11 @@ class TestScenarioSidebar:
 
     def test_uploaded_config(self):
         data = (ROOT / "data/model_configs/Mixtral-8x7B.json").read_bytes()
-        at = make_app(target="custom", batch="1")
+        at = make_app(target="custom", batch="1", tp="2")
         at.sidebar.file_uploader[0].set_value(("config.json", data, "application/json")).run()
         assert not at.exception and not at.sidebar.error
-        # A custom target starts with an EAGLE-3 head on one GPU: its size is known only once read.
-        assert shown(at) == figures(make_scenario(target="Mixtral-8x7B", draft="eagle3", tp="1", batch="1"))
+        # A custom target starts with an EAGLE-3 head: its size is known only once read (93 GB: 2 GPUs).
+        assert shown(at) == figures(make_scenario(target="Mixtral-8x7B", draft="eagle3", tp="2", batch="1"))
 
     def test_oversized_paste_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_MAX_CONFIG_BYTES", "100")
@@ -515,14 +532,17 @@ class TestServeTab:
         advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
         assert "γ 3 is best at batch 64" in advice and "7 at batch 1, 3 at batch 64" in advice
         schedule = at.dataframe[0].value
-        assert schedule["From batch"].iloc[0] == 1 and schedule["To batch"].iloc[-1] == settings.get("SPECVIZ_BATCH_MAX")
+        # The schedule stops where the memory does: 200 sequences with the draft.
+        assert schedule["From batch"].iloc[0] == 1 and schedule["To batch"].iloc[-1] == make_scenario().max_batch() == 200
         command = command_shown(at)
-        assert command.startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --speculative-config ")
+        assert command.startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 200 "
+                                  "--max-model-len 1024 --gpu-memory-utilization 0.92 --speculative-config ")
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
 
     def test_an_older_version_says_what_it_ignores(self):
-        at = make_app({"view": "Deploy", "alpha": 0.55, "draft": "eagle"})  # 0.10.0 refuses a draft model
+        # 0.10.0 refuses a draft model; on 4 H100s at α 0.5, speculation stops paying within the memory's 810.
+        at = make_app({"view": "Deploy", "alpha": 0.5, "draft": "eagle", "tp": "4"})
         at.text_input(key="serve_draft_repo").set_value("org/eagle")
         at.selectbox(key="serve_version").set_value("0.10.0").run()
         command = command_shown(at)

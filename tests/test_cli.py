@@ -774,7 +774,9 @@ class TestVllmConfigCommand:
     def test_a_method_and_its_head(self, capsys):
         _, out, _ = run(capsys, "vllm-config", "--version", "0.33.0", "--target", "Qwen3-32B", "--method", "eagle3",
                         "--head", "org/eagle3", "--gamma", "3", "--tp", "1")
-        assert json.loads(out)["command"] == ("vllm serve Qwen/Qwen3-32B --speculative-config '{\"method\": \"eagle3\", "
+        # One H100 holds Qwen3-32B's 65.5 GB and the cache of 16 sequences of 1,024 positions.
+        assert json.loads(out)["command"] == ("vllm serve Qwen/Qwen3-32B --max-num-seqs 16 --max-model-len 1024 "
+                                              "--gpu-memory-utilization 0.92 --speculative-config '{\"method\": \"eagle3\", "
                                               "\"model\": \"org/eagle3\", \"num_speculative_tokens\": 3}'")
         code, _, err = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--method", "mtp",
                            "--gamma", "2")
@@ -786,9 +788,10 @@ class TestVllmConfigCommand:
 
 class TestServeCommand:
     def test_the_deploy_view_s_command(self, capsys):
-        code, out, _ = run(capsys, "serve", "alpha=0.55&draft=eagle", "--version", "0.10.0", "--draft", "org/eagle")
+        # On 4 H100s, 810 sequences fit, and at α 0.5 speculation stops paying from 312 on.
+        code, out, _ = run(capsys, "serve", "alpha=0.5&draft=eagle&tp=4", "--version", "0.10.0", "--draft", "org/eagle")
         row = json.loads(out)
-        assert code == 0 and row["command"].startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 ")
+        assert code == 0 and row["command"].startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4 ")
         assert "disable_by_batch_size" not in row["command"]
         assert any("accepts disable_by_batch_size but ignores it" in n for n in row["notices"])
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import make_scenario
+from conftest import PRESETS, make_scenario
 from specviz import calculator
 from specviz.advice import commands as vllm_config
 from specviz.errors import SpecvizError
@@ -48,9 +48,10 @@ class TestParseVersion:
 class TestGammaSchedule:
     def test_ranges_cover_every_batch_with_the_best_gamma(self):
         schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
-        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == 512
+        # The batches stop where the memory does: 200 sequences with the draft on the 2 H100s.
+        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == SCENARIO.max_batch() == 200
         assert (schedule["first"].iloc[1:].to_numpy() == schedule["last"].iloc[:-1].to_numpy() + 1).all()
-        for batch in (1, 7, 64, 200, 512):
+        for batch in (1, 7, 64, 200):
             row = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
             speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), batch, 1024)["speedup"]
             assert row["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
@@ -89,7 +90,8 @@ class TestVllmCommand:
     def test_old_flags_up_to_0_8_1(self):
         command = vllm_config.vllm_command(SCENARIO, "0.7.3", 5, off_from=32)
         assert command.argv[:3] == ["vllm", "serve", "Qwen/Qwen3-32B"]
-        assert command.line == ("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --speculative-model Qwen/Qwen3-0.6B "
+        assert command.line == ("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 200 --max-model-len 1024 "
+                                "--gpu-memory-utilization 0.92 --speculative-model Qwen/Qwen3-0.6B "
                                 "--num-speculative-tokens 5 --speculative-disable-by-batch-size 32")
 
     def test_ngram_in_old_and_new_form(self):
@@ -123,7 +125,7 @@ class TestVllmCommand:
         schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         config = config_of(vllm_config.vllm_command(SCENARIO, "0.24.0", 8, schedule=schedule))
         ranges = config["num_speculative_tokens_per_batch_size"]
-        assert ranges[0][0] == 1 and ranges[-1][1] == 1024 and len(ranges) == len(schedule)
+        assert ranges[0][0] == 1 and ranges[-1][1] == SCENARIO.max_batch() and len(ranges) == len(schedule)
         assert config["num_speculative_tokens"] == max(k for *_, k in ranges)
         earlier = vllm_config.vllm_command(SCENARIO, "0.17.0", 8, schedule=schedule)
         assert "num_speculative_tokens_per_batch_size" not in config_of(earlier)
@@ -259,7 +261,9 @@ class TestVllmCommand:
 class TestSglangCommand:
     def test_a_chain_of_gamma_drafts(self):
         command = vllm_config.sglang_command(SCENARIO, 4)
+        # SGLang keeps 13.7 GB of each 80 GB GPU for activations and graphs: 169 sequences fit.
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
+                                "--max-running-requests 169 --context-length 1024 "
                                 "--speculative-algorithm STANDALONE --speculative-draft-model-path Qwen/Qwen3-0.6B "
                                 "--speculative-num-steps 4 --speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
 
@@ -280,6 +284,7 @@ class TestSglangCommand:
     def test_mtp_runs_as_eagle_without_a_draft(self):
         command = vllm_config.sglang_command(WITH_MTP, 1, method="mtp")
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
+                                "--max-running-requests 169 --context-length 1024 "
                                 "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
                                 "--speculative-num-draft-tokens 2")
         assert keys(command) == ["command.mtp_layers"]
@@ -374,6 +379,33 @@ class TestParallelFlags:
         dense = vllm_config.sglang_command(replace(SCENARIO, dp=2), 3)
         flags = dict(zip(dense.argv, dense.argv[1:]))
         assert (flags["--tp"], flags["--dp-size"]) == ("2", "2") and "--attn-dp-size" not in dense.argv
+
+
+class TestMemoryFlags:
+    """The flags that hold each server to what its memory fits (specviz.model.memory)."""
+
+    def test_vllm_per_data_parallel_rank_and_sglang_over_all(self):
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
+        flags = lambda command: dict(zip(command.argv, command.argv[1:]))
+        vllm = flags(vllm_config.vllm_command(deepseek, "0.33.0", 3))
+        assert int(vllm["--max-num-seqs"]) == deepseek.max_batch() // 8 and vllm["--gpu-memory-utilization"] == "0.92"
+        sglang = flags(vllm_config.sglang_command(deepseek, 3))
+        sized = replace(deepseek, engine=replace(deepseek.engine, memory=PRESETS.engines["sglang"].memory))
+        assert int(sglang["--max-running-requests"]) == sized.max_batch() < deepseek.max_batch()
+
+    def test_a_schedule_past_the_limit_and_a_batch_that_does_not_fit(self):
+        long = make_scenario(target="Qwen3-32B", draft="Qwen3-0.6B", gpu="H100-SXM", tp="2", context="4096", batch="64")
+        schedule = vllm_config.gamma_schedule(long, 0.8, 4096, 1024, 8)
+        assert schedule["last"].iloc[-1] == long.max_batch() == 50
+        advice = vllm_config.advise(long, 0.8, 4, 64, schedule)
+        assert advice[0].key == "advice.batch_no_fit" and advice[0].params == {"batch": 64, "limit": 50}
+        command = vllm_config.serve_command(long, schedule, 4, 64)
+        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "50"
+
+    def test_nothing_fits_is_a_problem_not_a_flag(self):
+        crowded = make_scenario(target="Llama-3.1-70B", draft="eagle3", gpu="H100-SXM", tp="1")
+        command = vllm_config.vllm_command(crowded, "0.33.0", 3, draft_repo="org/h")
+        assert [p.key for p in command.problems] == ["command.no_fit"] and "--max-num-seqs" not in command.argv
 
 
 class TestDraftKindsInCommands:

@@ -99,14 +99,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from specviz import calculator
 from specviz.errors import Notice, SpecvizError
-from specviz.model import spec
+from specviz.model import memory, spec
 from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
@@ -195,7 +195,8 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     """The best draft length for every batch size, in ranges: what vLLM's
     ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
 
-    For each batch 1..``batch_max`` the γ in 1..``gamma_max`` with the highest speedup in the step
+    The batches stop where the memory does (:meth:`specviz.scenario.Scenario.max_batch` at this
+    context, at least 1): a server never runs a batch it cannot hold. For each batch 1..``batch_max`` the γ in 1..``gamma_max`` with the highest speedup in the step
     model at ``alpha`` and ``context``, or 0 where no γ gains (speculation off); consecutive
     batches with the same γ form one range.
 
@@ -206,6 +207,7 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
         γ is 0).
     """
+    batch_max = max(1, min(batch_max, replace(scenario, context=context).max_batch()))
     g = np.arange(1, gamma_max + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
@@ -235,15 +237,18 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ is below :data:`WEAK_DRAFT_RATE`; ``advice.ngram`` always.
     """
-    at = lambda b: schedule[(schedule["first"] <= b) & (schedule["last"] >= b)].iloc[0]
-    here, first = at(batch), schedule.iloc[0]
-    notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
-                      speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
-                                                                 scenario.context)["speedup"]))
-               if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
-    if first["gamma"] != here["gamma"]:
-        notices.append(Notice("advice.gamma_by_batch", small=int(first["gamma"]), batch=int(batch),
-                              large=int(here["gamma"])))
+    first, limit = schedule.iloc[0], int(schedule["last"].iloc[-1])
+    if batch > limit:
+        notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit)]
+    else:
+        here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
+        notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
+                          speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
+                                                                     scenario.context)["speedup"]))
+                   if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
+        if first["gamma"] != here["gamma"]:
+            notices.append(Notice("advice.gamma_by_batch", small=int(first["gamma"]), batch=int(batch),
+                                  large=int(here["gamma"])))
     off = schedule[schedule["gamma"] == 0]
     notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
                    if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
@@ -347,6 +352,34 @@ def _method(scenario: Scenario, method: str, engine: str) -> str:
     if method == "mtp" and scenario.target.model_type not in _MTP_MODEL_TYPES:
         raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
     return method
+
+
+def _memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> list[str]:
+    """The flags that hold the server to what its memory fits (:mod:`specviz.model.memory`): the
+    largest batch as vLLM's ``--max-num-seqs`` or SGLang's ``--max-running-requests``, the context
+    as ``--max-model-len`` or ``--context-length``, and vLLM's ``--gpu-memory-utilization``, the share
+    the limit was computed for (written out, for its default moved from 0.9 to 0.92 in 0.20.0).
+    vLLM's ``max_num_seqs`` holds for each data-parallel rank (``config/scheduler.py``, 0.33.0), so
+    it is the limit over ``dp``; SGLang divides its ``max_running_requests`` over the attention
+    groups itself (``pool_configurator.py``, 0.5.23). A command for another engine than the
+    scenario's is sized with that engine's rule. Where nothing fits, a problem: the server would
+    find no memory for its cache."""
+    rule = (scenario.engine.memory if scenario.engine.id.startswith("vllm") else memory.VLLM_RULE) if engine == "vLLM" \
+        else (scenario.engine.memory if scenario.engine.id == "sglang" else memory.SGLANG_RULE)
+    scenario = replace(scenario, engine=replace(scenario.engine, memory=rule))
+    limit = scenario.max_batch()
+    if limit < 1:
+        problems.append(Notice("command.no_fit", context=scenario.context, devices=scenario.tp * scenario.dp))
+        return []
+    flags = []
+    if limit < np.iinfo(np.int64).max:
+        flags += ["--max-num-seqs", str(max(1, limit // scenario.dp))] if engine == "vLLM" \
+            else ["--max-running-requests", str(limit)]
+    if scenario.context > 0:
+        flags += ["--max-model-len" if engine == "vLLM" else "--context-length", str(scenario.context)]
+    if engine == "vLLM":
+        flags += ["--gpu-memory-utilization", f"{scenario.engine.memory.fraction:g}"]
+    return flags
 
 
 def _node_notices(scenario: Scenario, engine: str) -> list[Notice]:
@@ -457,6 +490,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             problems.append(Notice("command.ep_since", version=version, since=_release(_EXPERT_PARALLEL)))
         else:
             argv.append("--enable-expert-parallel")
+    argv += _memory_flags(scenario, "vLLM", problems)
     notices += _node_notices(scenario, "vLLM")
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
@@ -545,6 +579,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--dp-size", str(scenario.dp)]
     if scenario.ep:
         argv += ["--ep-size", str(scenario.tp * scenario.dp)]
+    argv += _memory_flags(scenario, "SGLang", problems)
     notices += _node_notices(scenario, "SGLang")
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
     draft = _draft_name(scenario, method, draft_repo, problems, "SGLang")
@@ -613,7 +648,9 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
         As :func:`vllm_command` or :func:`sglang_command`.
     """
     by_load = by_load and method == "draft"
-    here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)]["gamma"].iloc[0]
+    # A batch past the memory's limit is served at the limit, the schedule's last row.
+    held = min(batch, int(schedule["last"].iloc[-1]))
+    here = schedule[(schedule["first"] <= held) & (schedule["last"] >= held)]["gamma"].iloc[0]
     length = max(1, int(here)) if by_load else gamma
     if engine == "sglang":
         return sglang_command(scenario, length, schedule=schedule if by_load else None, draft_repo=draft_repo,

@@ -102,7 +102,7 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
         if draft_config is not None:
             drafting = config_model(draft_config)
             draft = step.Draft("eagle3" if drafting.model_type == "eagle3" else "model", drafting)
-        tp, dp, ep = scenario.default_parallel(chosen.gpu, target, draft, chosen.precision)
+        tp, dp, ep = scenario.default_parallel(chosen.gpu, target, draft, chosen.precision, chosen.engine.memory)
         if "tp=" in link:
             tp, dp, ep = chosen.tp, chosen.dp, chosen.ep
         chosen = replace(chosen, target=target, draft=draft, tp=tp, dp=dp, ep=ep,
@@ -116,9 +116,14 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
                            "mode": chosen.mode, **here}
     if chosen.mode == "step":
         low, high = calculator.speedup_band(chosen, *point)
+        fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
         row |= {"low": float(low), "high": float(high),
                 "ideal_speedup": float(calculator.evaluate_scenario(chosen.ideal(), *point)["speedup"]),
-                "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()}}
+                "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()},
+                "fits": fit["fits"], "max_batch": fit["max_batch"], "max_batch_plain": fit["max_batch_plain"],
+                "memory_need_gb": plain(fit["need"]), "memory_usable_gb": plain(fit["usable"])}
+        if not fit["fits"]:  # as the page: a batch the memory does not hold gets no speedup
+            row |= dict.fromkeys(("speedup", "low", "high", "ideal_speedup", "spec_tokens_per_s"))
     return row
 
 
@@ -160,8 +165,11 @@ per token and request latency at p50, p90, p99 and mean, without and with specul
 _CALC_DOC = """\
 What the calculator shows for the scenario a link describes (the same parameters, read by
 `scenario.from_query_params`): the setting, E, verify and draft cost, the speedup with its band,
-the ideal roofline's speedup, the regime and the knobs that differ from the engine's preset. A value
-the page would replace by its default is an error here (exit 2, naming each).
+the ideal roofline's speedup, the regime and the knobs that differ from the engine's preset; whether
+the batch fits the GPUs' memory as the engine divides it (`fits`, the largest batch with the draft
+and plain, the GB each GPU needs and the engine takes); a batch that does not fit gets no speedup
+(null), as on the page. A value the page would replace by its default is an error here (exit 2,
+naming each).
 """
 
 _ROOFLINE_DOC = """\

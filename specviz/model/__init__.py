@@ -10,6 +10,7 @@
   costs, precision and tensor parallelism.
 - ``calibration``: the engines' cost priors, the band, and fits to measured speedups.
 - ``fidelity``: the step model against published measurements.
+- ``memory``: what a GPU holds while it serves, and the largest batch that fits.
 - ``simulate``: tokens per step and the latency a client sees, simulated step by step.
 
 May import: specviz.errors, specviz.i18n, specviz.settings.

@@ -47,6 +47,7 @@ from specviz.errors import InputError
 from specviz.i18n import PresetText
 
 from . import architecture, dtypes, roofline, step
+from .memory import MemoryRule
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
 
@@ -78,7 +79,8 @@ _PREDICT_CELLS = 1 << 20  # draws × points predicted at once: about 200 MB of t
 
 @dataclass(frozen=True)
 class Engine:
-    """An engine preset: each cost as (median, low, high) with the sources it came from.
+    """An engine preset: each cost as (median, low, high) with the sources it came from, and how it
+    divides a GPU's memory (``memory``, :class:`specviz.model.memory.MemoryRule`, from ``memory_source``).
 
     An engine that is not known (``components``: the presets it may be) has costs that span every
     component's range, but its prior is their mixture: each draw takes all of a step's costs from
@@ -94,6 +96,8 @@ class Engine:
     source: str
     note: str = ""
     components: tuple[Engine, ...] = ()
+    memory: MemoryRule = MemoryRule()
+    memory_source: str = ""
 
 
 def load_engines(data_dir: Path) -> dict[str, Engine]:
@@ -106,7 +110,8 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
     for row in rows:
         engines[row["id"]] = Engine(row["id"], PresetText.from_row(row, "name"), triple(row, "step_ms"), triple(row, "layer_us"),
                                     triple(row, "token_us"), triple(row, "allreduce_us"), row["source"], row["note"],
-                                    tuple(engines[part] for part in row["mixture_of"].split()))
+                                    tuple(engines[part] for part in row["mixture_of"].split()),
+                                    MemoryRule(float(row["memory_fraction"]), row["memory_reserve"]), row["memory_source"])
     return engines
 
 

@@ -43,6 +43,8 @@ __all__ = [
     "crossover_batch",
     "experts_touched",
     "footprint_gb",
+    "weights_gb",
+    "cache_gb",
 ]
 
 # Defaults of the "realistic" preset and why:
@@ -317,29 +319,47 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}
 
 
+def weights_gb(model: Model, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
+               dense_copies: float = 1.0) -> float:
+    """The weights of ``model`` in GB (10⁹ bytes), each component at its format's bytes, all but the
+    routed experts ``dense_copies`` times (once by each data-parallel attention group).
+
+    .. math:: W = \\sum_c b_c P_c\\,r_c,\\quad r_{experts} = 1,\\ r_c = \\text{dense\\_copies}
+    """
+    return sum(precision.weight_format(model, c).bytes * model.params[c] * (1.0 if c == "experts" else dense_copies)
+               for c in COMPONENTS) / 1e9
+
+
+def cache_gb(model: Model, batch: ArrayLike, context: ArrayLike, gamma: ArrayLike = 0,
+             precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1) -> float | np.ndarray:
+    """The caches of ``batch`` sequences of ``model`` in GB: each holds L + γ + 1 positions (the
+    context and a verify pass's new ones), each layer up to its window, and a linear-attention
+    state for each of the γ + 1 positions a verify pass may roll back to
+    (:meth:`specviz.model.architecture.Model.cache_bytes`, its copies over ``tensor_split`` devices).
+
+    .. math:: K = B\\,\\text{cache}(L + γ + 1)
+    """
+    b, ctx, g = (np.asarray(v, dtype=float) for v in (batch, context, gamma))
+    result = b * model.cache_bytes(ctx + g + 1.0, precision.kv_bytes, _STATE_BYTES, state_copies=g + 1.0,
+                                   tensor_split=tensor_split) / 1e9
+    return float(result) if np.ndim(result) == 0 else result
+
+
 def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: ArrayLike,
                  gamma: ArrayLike = 0, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
                  dense_copies: float = 1.0) -> float | np.ndarray:
-    """Device memory that weights and caches need, in GB (10⁹ bytes).
+    """Device memory that weights and caches need, in GB (10⁹ bytes): :func:`weights_gb` and
+    :func:`cache_gb` of the target and the draft.
 
-    .. math:: M = \\sum_m \\sum_c b_c P_{m,c} + B\\,\\sum_m \\text{cache}_m(L + γ + 1)
+    .. math:: M = \\sum_m W_m + K_m
 
-    with each component at its format's bytes and a model's cache per sequence
-    (:meth:`specviz.model.architecture.Model.cache_bytes`: each layer's cache up to its window, and
-    a linear-attention state for each of the γ + 1 positions a verify pass may roll back to).
     On a group of devices, ``tensor_split`` and ``dense_copies`` copy caches and weights as
     :func:`forward_pass` says (the sum over all the devices). Activations, CUDA graphs and allocator
-    slack are not counted, so a real server needs more;
-    compare with the GPU's memory to see whether the pair fits on one device at all (the roofline
-    models one device, no tensor parallelism).
+    slack are not counted here (:mod:`specviz.model.memory` adds what an engine keeps for them).
     """
     models = [m for m in (target, draft) if m is not None]
-    weights = sum(precision.weight_format(m, c).bytes * m.params[c] * (1.0 if c == "experts" else dense_copies)
-                  for m in models for c in COMPONENTS)
-    b, ctx, g = (np.asarray(v, dtype=float) for v in (batch, context, gamma))
-    caches = sum(m.cache_bytes(ctx + g + 1.0, precision.kv_bytes, _STATE_BYTES, state_copies=g + 1.0,
-                               tensor_split=tensor_split) for m in models)
-    result = (weights + b * caches) / 1e9
+    result = sum(weights_gb(m, precision, dense_copies) + cache_gb(m, batch, context, gamma, precision, tensor_split)
+                 for m in models)
     return float(result) if np.ndim(result) == 0 else result
 
 

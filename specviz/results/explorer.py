@@ -438,7 +438,8 @@ def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engi
     return replace(scenario, gpu=device, gpu_figures=scenario.gpu_figures if gpu == scenario.gpu.id else {},
                    target=model, target_id=target, draft=drafter, draft_id=draft, engine=chosen,
                    costs=preset_costs(chosen),
-                   **dict(zip(("tp", "dp", "ep"), default_parallel(device, model, drafter, scenario.precision))))
+                   **dict(zip(("tp", "dp", "ep"), default_parallel(device, model, drafter, scenario.precision,
+                                                                   chosen.memory))))
 
 
 def _setting_label(target: str, gpu: str, draft: str, engine: str) -> str:

@@ -1,0 +1,110 @@
+"""Tests for specviz.model.memory: each term of a GPU's memory by hand, and the largest batch that
+fits with and without the draft."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from conftest import PRESETS, make_scenario
+from specviz import calculator, scenario
+from specviz.model import dtypes, memory, step
+
+QWEN32, QWEN06 = PRESETS.models["Qwen3-32B"], PRESETS.models["Qwen3-0.6B"]
+H100 = PRESETS.gpus["H100-SXM"]
+BF16 = dtypes.PRECISIONS["bf16"]
+
+
+def seed_pair_terms(batch: int) -> dict:
+    """The seed's pair by hand: Qwen3-32B (64 layers, 8 KV heads of 128) drafted by Qwen3-0.6B (28
+    layers, 8 KV heads of 128) on 2 H100s in BF16, context 4,096, γ 4, vLLM's 0.92 of 80 GB."""
+    positions = 4096 + 4 + 1
+    return {"weights_target": 2 * QWEN32.params_total / 2 / 1e9, "weights_draft": 2 * QWEN06.params_total / 2 / 1e9,
+            "kv_target": batch * 64 * 2 * 8 * 128 * 2 * positions / 2 / 1e9,
+            "kv_draft": batch * 28 * 2 * 8 * 128 * 2 * positions / 2 / 1e9,
+            # vLLM's profile run on an 80 GB GPU: 8,192 tokens through h 5,120 and 3·25,600/2 of MLP, 1,024 rows of logits.
+            "workspace": (8192 * (5120 + 3 * 25_600 / 2) * 2 + 1024 * 151_936 * 4) / 1e9,
+            "usable": 0.92 * 80}
+
+
+class TestTerms:
+    def test_each_term_for_the_seeds_pair_by_hand(self):
+        terms = scenario.memory_use(H100, QWEN32, step.Draft("model", QWEN06), BF16, tp=2, batch=64, context=4096,
+                                    gamma=4)
+        expected = seed_pair_terms(64)
+        for name, value in expected.items():
+            assert terms[name] == pytest.approx(value, rel=1e-4), name
+        assert terms["need"] == pytest.approx(sum(v for k, v in expected.items() if k != "usable"), rel=1e-4)
+        # The issue's figure: 83 GB a GPU before the workspace; 84.2 with it, over the 73.6 vLLM takes.
+        assert round(terms["need"] - terms["workspace"]) == 83 and terms["need"] > terms["usable"]
+
+    def test_a_host_draft_and_self_speculation_hold_nothing_of_their_own(self):
+        for draft in (step.Draft("ngram"), step.Draft("self", kv_budget=512), None):
+            terms = scenario.memory_use(H100, QWEN32, draft, BF16, tp=2, batch=8, context=1024, gamma=4)
+            assert terms["weights_draft"] == 0 and np.all(terms["kv_draft"] == 0)
+
+    def test_sglang_keeps_its_reserve_instead_of_vllms_share(self):
+        sglang = PRESETS.engines["sglang"].memory
+        # 80 GB is 74.5 GiB: chunked prefill of 8,192 tokens, 512 MiB + 1.5 MiB each + 2/8 GiB.
+        assert sglang.reserve_gb(80, 2) == pytest.approx((512 + 1.5 * 8192 + 256) * 2 ** 20 / 1e9)
+        assert sglang.reserve_gb(24, 1) == pytest.approx((512 + 1.5 * 4096 + 128) * 2 ** 20 / 1e9)  # no 10 GiB floor
+        assert sglang.reserve_gb(180, 8) == pytest.approx((512 + 1.5 * 16_384 + 1024) * 2 ** 20 / 1e9)
+        terms = scenario.memory_use(H100, QWEN32, None, BF16, tp=2, batch=1, context=0, gamma=0, rule=sglang)
+        assert terms["usable"] == 80 and terms["workspace"] == pytest.approx(sglang.reserve_gb(80, 2))
+
+    def test_vllms_profile_shapes_by_gpu_memory(self):
+        assert memory.engine_defaults(80) == (8_192, 1_024)
+        assert memory.engine_defaults(180) == (16_384, 1_024)
+        assert memory.engine_defaults(24) == (2_048, 256)
+
+
+class TestLargestBatch:
+    def test_the_seeds_pair_with_and_without_its_draft_by_hand(self):
+        one = seed_pair_terms(1)
+        room = one["usable"] - one["weights_target"] - one["weights_draft"] - one["workspace"]
+        with_draft = int(room // (one["kv_target"] + one["kv_draft"]))
+        plain_one = {**one, "kv_target": one["kv_target"] * 4097 / 4101}  # a plain pass holds L + 1 positions
+        plain = int((one["usable"] - one["weights_target"] - one["workspace"]) // plain_one["kv_target"])
+        chosen = make_scenario(target="Qwen3-32B", draft="Qwen3-0.6B", gpu="H100-SXM", tp="2", context="4096")
+        assert (chosen.max_batch(), chosen.max_batch(speculative=False)) == (with_draft, plain) == (50, 73)
+        # Batch 64 fits plain decoding, not the pair: the draft's own cache is what breaks it.
+        assert chosen.max_batch() < 64 <= chosen.max_batch(speculative=False)
+
+    def test_nothing_fits_where_the_weights_do_not(self):
+        assert scenario.largest_batch(H100, PRESETS.models["DeepSeek-V3"], None, dtypes.PRECISIONS["checkpoint"],
+                                      tp=1, context=1024, gamma=0) == 0
+
+    def test_no_limit_without_a_memory_figure_and_none_where_the_memory_is_short(self):
+        laptop = PRESETS.gpus["Intel-Core-Ultra-X7-358H"]  # no published memory figure
+        assert scenario.largest_batch(laptop, QWEN32, None, BF16, tp=1, context=1024, gamma=0) == np.iinfo(np.int64).max
+        desktop = PRESETS.gpus["Intel-12th-gen-desktop"]  # 64 GB: not Qwen3-32B's 65.5 GB of BF16 weights
+        assert scenario.largest_batch(desktop, QWEN32, None, BF16, tp=1, context=1024, gamma=0) == 0
+
+    @given(context=st.integers(0, 131_072), gamma=st.integers(1, 16), tp=st.sampled_from([1, 2, 4, 8]))
+    def test_the_largest_batch_fits_and_one_more_does_not(self, context, gamma, tp):
+        draft = step.Draft("model", QWEN06)
+        limit = scenario.largest_batch(H100, QWEN32, draft, BF16, tp=tp, context=context, gamma=gamma)
+        need = lambda batch: scenario.memory_use(H100, QWEN32, draft, BF16, tp=tp, batch=batch, context=context,
+                                                 gamma=gamma)
+        if limit > 0:
+            assert need(limit)["need"] <= need(limit)["usable"] * (1 + 1e-12)
+        assert need(limit + 1)["need"] > need(limit + 1)["usable"] * (1 - 1e-12)
+
+    def test_broadcast_over_context(self):
+        contexts = np.array([1024, 4096, 32_768])
+        limits = scenario.largest_batch(H100, QWEN32, step.Draft("model", QWEN06), BF16, tp=2, context=contexts, gamma=4)
+        assert limits.shape == (3,) and list(limits) == sorted(limits, reverse=True)
+        assert limits[1] == 50
+
+
+class TestEqualMemory:
+    def test_each_server_at_its_own_limit(self):
+        """docs/model.md and README's figures: the default scenario (context 1,024) at full load."""
+        full = calculator.equal_memory(make_scenario())
+        assert (full["batch"], full["batch_plain"]) == (200, 294)
+        assert (round(full["tokens_per_s"]), round(full["tokens_per_s_plain"]), round(full["ratio"], 2)) == (5914, 6148, 0.96)
+        at_limit = calculator.evaluate_scenario(make_scenario(), 0.8, 4, 200, 1024)["spec_tokens_per_s"]
+        assert full["tokens_per_s"] == pytest.approx(float(at_limit))
+
+    def test_no_comparison_where_nothing_fits_or_nothing_limits(self):
+        assert calculator.equal_memory(make_scenario(target="Llama-3.1-70B", tp="1")) is None
+        assert calculator.equal_memory(make_scenario(gpu="Intel-Core-Ultra-X7-358H", tp="1")) is None
