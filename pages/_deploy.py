@@ -29,8 +29,12 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     st.altair_chart(charts.gamma_map(by_context, lang), width="stretch")
     st.caption(t("calc.serve.map_note", lang))
     col_engine, col_version, col_method = st.columns(3)
+    # The scenario's engine by default: its costs are the ones the figures and the schedule use.
     engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
-                        format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True)
+                        format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True,
+                        default=commands.command_engine(chosen))
+    if engine != commands.command_engine(chosen):
+        st.caption(t("calc.serve.other_engine", lang, engine=chosen.engine.name))
     version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(commands.VLLM_VERSIONS),
                          "serve_version", format_func=str, default=commands.VLLM_VERSIONS[-1],
                          disabled=engine != "vllm", help=t("calc.serve.version_help", lang))

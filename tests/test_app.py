@@ -540,6 +540,15 @@ class TestServeTab:
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
 
+    def test_the_sidebars_engine_picks_the_command(self):
+        at = make_app({"view": "Deploy"}, engine="sglang", draft="eagle3")
+        assert at.radio(key="serve_engine").value == "sglang"
+        assert command_shown(at).startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B ")
+        assert not [c for c in at.caption if "this command is for another" in c.value]
+        at.radio(key="serve_engine").set_value("vllm").run()
+        assert command_shown(at).startswith("vllm serve ")
+        assert [c for c in at.caption if "this command is for another" in c.value]
+
     def test_an_older_version_says_what_it_ignores(self):
         # 0.10.0 refuses a draft model; on 4 H100s at α 0.5, speculation stops paying within the memory's 810.
         at = make_app({"view": "Deploy", "alpha": 0.5, "draft": "eagle", "tp": "4"})
@@ -610,8 +619,10 @@ class TestServeTab:
 
 
 def command_shown(at: AppTest) -> str:
-    """The Deploy view's command as one line (the page shows an option a line, continued by \\)."""
-    return at.code[-1].value.replace(" \\\n    ", " ")
+    """The Deploy view's command as one line (the page shows an option a line, continued by \\; an
+    SGLang command's tiers file comes after it)."""
+    command = next(c.value for c in reversed(at.code) if c.language == "bash")
+    return command.replace(" \\\n    ", " ")
 
 
 def explorer_app(view: str = "Runs", **query: str) -> AppTest:

@@ -797,6 +797,13 @@ class TestServeCommand:
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
 
+    def test_the_links_engine_picks_the_command(self, capsys):
+        _, out, _ = run(capsys, "serve", "engine=sglang&draft=eagle3", "--draft", "org/head")
+        row = json.loads(out)
+        assert row["engine"] == "sglang" and row["command"].startswith("python -m sglang.launch_server ")
+        _, out, _ = run(capsys, "serve", "engine=sglang&draft=eagle3", "--engine", "vllm", "--draft", "org/head")
+        assert json.loads(out)["command"].startswith("vllm serve ")
+
     def test_sglang_and_a_method(self, capsys):
         _, out, _ = run(capsys, "serve", "draft=eagle3", "--engine", "sglang", "--draft", "org/head")
         row = json.loads(out)

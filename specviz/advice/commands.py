@@ -110,7 +110,7 @@ from specviz.model import memory, spec
 from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
-           "Command", "vllm_command", "sglang_command", "serve_command", "SGLANG_ALGORITHMS", "hugging_face_id"]
+           "Command", "vllm_command", "sglang_command", "serve_command", "command_engine", "SGLANG_ALGORITHMS", "hugging_face_id"]
 
 Version = tuple[int, int, int]
 
@@ -633,7 +633,13 @@ def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int
                          "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel()})
 
 
-def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str = "vllm",
+def command_engine(scenario: Scenario) -> str:
+    """The engine whose command a scenario's figures are for: SGLang's for a scenario on SGLang's
+    costs, vLLM's otherwise (its V1 and V0; TensorRT-LLM and eager PyTorch have no command here)."""
+    return "sglang" if scenario.engine.id == "sglang" else "vllm"
+
+
+def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
                   version: str | None = None, method: str = "draft", draft_repo: str | None = None,
                   by_load: bool = True) -> Command:
     """The command the Deploy view and ``python -m specviz serve`` write for ``engine``.
@@ -647,6 +653,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     SpecvizError
         As :func:`vllm_command` or :func:`sglang_command`.
     """
+    engine = engine or command_engine(scenario)
     by_load = by_load and method == "draft"
     # A batch past the memory's limit is served at the limit, the schedule's last row.
     held = min(batch, int(schedule["last"].iloc[-1]))

@@ -97,12 +97,13 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     return row
 
 
-def serve_row(link: str, presets: scenario.Presets, *, engine: str = "vllm", version: str | None = None,
+def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None, version: str | None = None,
               method: str = "draft", draft: str | None = None, by_load: bool = True) -> dict[str, Any]:
     """The Deploy view's command for the scenario of a calculator link: by load, the best γ for every
     batch size written where the engine takes it (else the best γ at the link's batch), and the
     batch from which to stop; otherwise the link's γ. Its notices and problems in words."""
     chosen = linked_scenario(link, presets)
+    engine = engine or commands.command_engine(chosen)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
     command = commands.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
@@ -209,7 +210,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM or SGLang command for the scenario of a calculator link, as the "
                                      "Deploy view writes it")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
-    p.add_argument("--engine", choices=("vllm", "sglang"), default="vllm")
+    p.add_argument("--engine", choices=("vllm", "sglang"),
+                   help="the command's engine (default: the link's engine: SGLang's for engine=sglang, else vLLM's)")
     p.add_argument("--version", choices=commands.VLLM_VERSIONS, help="the vLLM release (default: the newest "
                                                                      "checked)")
     p.add_argument("--method", choices=commands.METHODS, default="draft",
