@@ -339,8 +339,11 @@ def _text(value: float) -> str:
 
 def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     """The URL parameters that reproduce ``scenario`` through :func:`from_query_params`: each choice
-    and value that is not the default. A model from an uploaded config cannot travel in a link: its
-    id, ``custom``, is written as it is, and the recipient's page says that it was refused."""
+    and value that is not the default, and always the fields whose defaults derive from others (the
+    draft, from the target; the GPUs, from the memory need; for a mixture of experts the attention
+    groups and expert parallelism), so that a link keeps its figures when a default moves. A model
+    from an uploaded config cannot travel in a link: its id, ``custom``, is written as it is, and
+    the recipient's page says that it was refused."""
     target_default = DEFAULT_TARGET if scenario.target_id != CUSTOM else None
     draft_default = default_draft(scenario.target_id, presets) if scenario.target_id in presets.models else None
     tp_default, dp_default, ep_default = default_parallel(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
@@ -350,7 +353,8 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
                "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
                "dp": (str(scenario.dp), str(dp_default)), "ep": ("on" if scenario.ep else "off", "on" if ep_default else "off"),
                "mode": (scenario.mode, "step")}
-    params = {name: value for name, (value, default) in choices.items() if value != default}
+    derived = {"draft", "tp", *(("dp", "ep") if scenario.target.num_experts else ())}
+    params = {name: value for name, (value, default) in choices.items() if value != default or name in derived}
     overrides = dict(scenario.precision.overrides)
     params.update({key: overrides[component] for key, component in WEIGHT_CHOICES.items() if component in overrides})
     if scenario.precision.kv != dtypes.PRECISIONS[scenario.precision.name].kv:

@@ -172,16 +172,21 @@ class TestFromQueryParams:
 
 
 class TestToQueryParams:
-    def test_the_default_is_an_empty_link(self):
-        assert scenario.to_query_params(DEFAULT, PRESETS) == {}
+    def test_the_default_carries_only_what_derives_from_others(self):
+        # The draft follows the target and the GPUs the memory need: a link keeps them if a default moves.
+        assert scenario.to_query_params(DEFAULT, PRESETS) == {"draft": "Qwen3-0.6B", "tp": "2"}
+        moe = scenario.to_query_params(make_scenario(target="DeepSeek-V3", gpu="H100-SXM"), PRESETS)
+        assert {k: moe[k] for k in ("draft", "tp", "dp", "ep")} == {"draft": "mtp", "tp": "8", "dp": "2", "ep": "on"}
 
     def test_only_what_differs(self):
         sglang = PRESETS.engines["sglang"]
         moved = replace(DEFAULT, alpha=0.7, costs=replace(scenario.preset_costs(sglang), step_ms=2.5), engine=sglang)
-        assert scenario.to_query_params(moved, PRESETS) == {"engine": "sglang", "alpha": "0.7", "step_ms": "2.5"}
+        derived = {"draft": "Qwen3-0.6B", "tp": "2"}
+        assert scenario.to_query_params(moved, PRESETS) == {"engine": "sglang", "alpha": "0.7", "step_ms": "2.5",
+                                                            **derived}
         # The vLLM preset's costs under SGLang: each that differs from SGLang's travels.
         assert scenario.to_query_params(replace(DEFAULT, engine=sglang), PRESETS) == {
-            "engine": "sglang", "step_ms": "1.3", "allreduce_us": "9"}
+            "engine": "sglang", "step_ms": "1.3", "allreduce_us": "9", **derived}
 
     @given(alpha=st.sampled_from([0.0, 0.35, 0.8, 1.0]), gamma=st.integers(1, 16),
            batch=st.sampled_from([1, 3, 64, 1024]), context=st.sampled_from([0, 512, 1024, 131072]),
