@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
+from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
 from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_costs, show_url_notices, url_choice,
@@ -170,9 +171,20 @@ def language() -> str:
                       on_change=keep_language)
 
 
+def favicon() -> Image.Image:
+    """The tab's icon, drawn here: a page's Material icon as favicon is fetched from fonts.gstatic.com,
+    and no request may leave the machine. Two bars, a plain step and a speculative one."""
+    icon = Image.new("RGBA", (32, 32), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(icon)
+    draw.rounded_rectangle((0, 0, 31, 31), radius=6, fill=(31, 119, 180, 255))
+    draw.rectangle((7, 16, 13, 26), fill=(255, 255, 255, 255))
+    draw.rectangle((18, 6, 24, 26), fill=(255, 255, 255, 255))
+    return icon
+
+
 def main() -> None:
     """Route to the selected page; no exception reaches the page as a traceback."""
-    st.set_page_config(page_title="specviz", layout="wide")
+    st.set_page_config(page_title="specviz", page_icon=favicon(), layout="wide")
     lang = language()
     # URL paths differ from the file names on purpose: see pages/_shared.py, require_router. The icons
     # are Streamlit's own font, not emoji, which a machine without an emoji font shows as boxes.

@@ -253,6 +253,19 @@ class TestLiveInChromium:
 
 
 class TestNavigationInChromium:
+    def test_no_request_leaves_the_apps_host(self, page: Page, app_url: str):
+        """Every request of each page, its icons and fonts included, goes to the app itself (a page's
+        Material icon as favicon used to be fetched from fonts.gstatic.com, which fails offline)."""
+        hosts = set()
+        page.on("request", lambda request: hosts.add(request.url.split("/")[2]))
+        wait_for_app(page, app_url)
+        for name, heading in (("Explorer", "Benchmark results explorer"), ("Live", "Live speculative decoding"),
+                              ("Claims", "Check a speedup claim")):
+            page.get_by_role("link", name=name).click()
+            expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=TIMEOUT)
+        page.wait_for_load_state("networkidle")
+        assert hosts == {app_url.split("/")[2]}
+
     def test_a_page_keeps_its_choices_across_a_visit_elsewhere(self, page: Page, app_url: str):
         wait_for_app(page, app_url)
         page.get_by_text("Simple ratios (verify and draft cost given)").click()
