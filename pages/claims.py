@@ -135,16 +135,18 @@ reaching = claims.published_reaching(published, speedup, batch)
 speedups = published[published["metric"].str.endswith("speedup")]
 store = open_store(lang)
 read = store.shown_runs()
-paired = explorer.pair_with_baselines(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
+runs, origin = explorer.one_origin(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
+paired = explorer.pair_with_baselines(runs)
 st.altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup), width="stretch")
 yours = int((paired["measured_speedup"] >= speedup).sum())
 if batch is None:
     st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups), yours=yours,
-                 runs=len(paired)))
+                 runs=len(paired), whose=t(f"claims.runs_of.{origin}", lang)))
 else:
     st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
                  at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
-                 any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired)))
+                 any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired),
+                 whose=t(f"claims.runs_of.{origin}", lang)))
 if read.cut:
     st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
 if not reaching.empty:

@@ -62,7 +62,15 @@ with st.expander(t("exp.filters", lang), expanded=False):
     if more := [t(f"col.{c}", lang) for c in explorer.FILTER_COLUMNS if offered[c].more]:
         st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"), columns=", ".join(more)))
 read = store.shown_runs(filters)
-shown = explorer.with_load(read.frame, examples)
+loaded = explorer.with_load(read.frame, examples)
+# The shipped examples are never mixed with the user's runs: once there are runs of one's own, the
+# examples are shown only on request, and then alone.
+has_own = bool((loaded["origin"] == "user").any())
+wanted = has_own and bool(examples) and st.toggle(t("exp.show_examples", lang), key="show_examples",
+                                                  help=t("exp.show_examples_help", lang))
+shown, origin = explorer.one_origin(loaded, wanted)
+if wanted:
+    st.warning(t("exp.showing_examples", lang, runs=len(shown)))
 if read.cut:
     st.info(t("exp.shown_cut", lang, shown=len(read.frame), matching=read.matching))
 if read.matching == 0:

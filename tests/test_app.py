@@ -683,15 +683,18 @@ class TestExplorerPage:
         assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
-    def test_acceptance_keeps_examples_and_user_runs_apart(self):
+    def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance by workload")
+        assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
         upload(at, ("mine.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
                     "text/csv"))
         table = at.dataframe[0].value
-        chat = table[table["Workload"] == "chat"].set_index("Source")
-        assert chat.loc["Your runs", "Acceptance length (tokens/step)"] == 1.5
-        assert chat.loc["EXAMPLE (synthetic)", "Runs"] == 8
-        assert any("averaged apart" in c.value for c in at.caption)
+        assert list(table["Source"]) == ["Your runs"] and table["Acceptance length (tokens/step)"].iloc[0] == 1.5
+        assert not at.warning
+        # On request, the examples alone, said to be examples.
+        at.toggle(key="show_examples").set_value(True).run()
+        assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}
+        assert at.warning[0].value.startswith("Showing the 48 shipped EXAMPLE runs")
 
     def test_newest_runs_first(self):
         at = explorer_app()
@@ -714,7 +717,7 @@ class TestExplorerPage:
         # Text from the file (names, formats, messages) reaches Markdown escaped.
         assert escape_markdown("results.jsonl") + ": " + escape_markdown("vllm-bench") + ", 9 runs" in at.success[0].value
         assert escape_markdown("bad.json") + ": this is not a benchmark result file of a known format" in at.error[0].value
-        assert len(at.dataframe[0].value) == 48 + 9
+        assert len(at.dataframe[0].value) == 9  # the examples are hidden once there are runs of one's own
 
     def test_a_sweep_run_uploaded_after_its_summary_says_where_it_is(self):
         folder = SAMPLES / "vllm_0.25_sweep" / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
@@ -775,7 +778,7 @@ class TestExplorerPage:
         at.run()
         assert not at.exception and "csv, 2 runs" in at.success[0].value
         assert {150.0, 280.0} <= set(at.dataframe[0].value["Output tokens/s"].dropna())
-        assert len(at.dataframe[0].value) == 48 + 2  # replaced, not added twice
+        assert len(at.dataframe[0].value) == 2  # replaced, not added twice
 
     def test_runs_table_engine_endpoint_and_an_infinite_rate(self):
         at = explorer_app()
@@ -812,21 +815,22 @@ class TestExplorerPage:
         assert any("1 run has neither a concurrency nor a request rate" in i.value for i in at.info)
         assert list(at.dataframe[-1].value["File"]) == ["noload.csv"]
         at.segmented_control(key="load_axis").set_value("request_rate").run()
-        assert any("48 runs have a concurrency, not a request rate" in i.value for i in at.info)
+        assert not any("have a concurrency, not a request rate" in i.value for i in at.info)  # no example counted
+        assert any("1 run has neither a concurrency nor a request rate" in i.value for i in at.info)
 
     def test_a_legend_entry_without_a_line_is_explained(self):
         at = explorer_app("By load")
-        upload(at, ("itl.csv", b"label,concurrency,output_throughput,p50_itl_ms\nmine,1,100,9\nmine,2,180,10\n",
-                    "text/csv"))
+        upload(at, ("itl.csv", b"label,concurrency,output_throughput,p50_itl_ms\nmine,1,100,9\nmine,2,180,10\n"
+                               b"other,1,90,\nother,2,170,\n", "text/csv"))
         assert any("entries have no p50 ITL" in c.value for c in at.caption)
 
     def test_speculative_runs_without_a_baseline_are_counted(self):
         at = explorer_app("Speculation vs baseline")
         upload(at, ("solo.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                                 b"solo,4,eagle,3,500\n", "text/csv"))
-        assert "1 speculative run found no plain run" in at.info[1].value
-        assert escape_markdown("eagle γ=3 · solo") in at.info[1].value
-        assert len(at.get("vega_lite_chart")) == 1  # the examples' pairs are still drawn
+        unpaired = next(i.value for i in at.info if "found no plain run" in i.value)
+        assert "1 speculative run found no plain run" in unpaired and escape_markdown("eagle γ=3 · solo") in unpaired
+        assert not at.get("vega_lite_chart")  # the examples' pairs are not drawn among the user's runs
 
     def test_published_results_say_what_is_drawn(self):
         captions = [c.value for c in explorer_app("Published results").caption]
@@ -866,14 +870,19 @@ class TestExplorerPage:
         at.run()
         warning = next(w.value for w in at.warning if "name no target model" in w.value)
         assert warning.startswith("2 runs name no target model or GPU preset") and "**Qwen3\\-32B**" in warning
-        # Speedups that rise from 1.1 to 2.5 with the batch: no costs make them, and the fit says so.
+        # Speedups that rise from 1.1 to 2.5 with the batch: no costs make them, and the fit says so; the
+        # examples are not fitted beside the user's runs.
         at.button(key="fit_step").click()
         at.run()
         fitted = {w.value.split(":")[0]: w for w in [*at.success, *at.warning] if "fitted on" in w.value}
-        assert set(fitted) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1", "Qwen3-32B · H100-SXM · eagle3 · vllm-v1"}
+        assert set(fitted) == {"Qwen3-32B · H100-SXM · eagle3 · vllm-v1"}
         assert any("No fixed costs per step and costs per token" in w.value for w in at.warning)
+        assert not [b.key for b in at.button if b.key and b.key.startswith("use_fit")]
+        # The examples alone, on request: their fit is for their own setting, not the sidebar's.
+        at.toggle(key="show_examples").set_value(True).run()
+        at.button(key="fit_step").click()
+        at.run()
         assert [b.key for b in at.button if b.key and b.key.startswith("use_fit")] == ["use_fit_0"]
-        # The fit is for the examples' setting, not the sidebar's: the calculator opens on that one.
         at.button(key="use_fit_0").click()
         at.run()
         assert not at.exception
@@ -1100,6 +1109,20 @@ class TestClaimsPage:
         assert list(required["γ"]) == list(range(1, settings.get("SPECVIZ_GAMMA_MAX") + 1))
         assert len(at.get("vega_lite_chart")) == 2  # against batch, beside published and yours
 
+    def test_the_runs_beside_a_claim_are_the_users_or_the_labelled_examples(self):
+        at = claims_app(claim="2x")
+        note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
+        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in note
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            store.import_file("mine.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
+                                          b"base,8,,,100\nspec,8,eagle3,3,250\n")
+        finally:
+            store.close()
+        at = claims_app(claim="2x")
+        note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
+        assert "1 of 1 (your measured run) reaches it" in note
+
     def test_a_measured_acceptance_settles_it(self):
         at = claims_app(claim="1.3x", claim_batch=8, claim_measure="acceptance_rate", claim_value=0.7,
                         claim_measured_gamma=3)
@@ -1248,7 +1271,7 @@ class TestLanguage:
         assert not at.exception and not at.session_state["pending_csv"]
         assert set(at.dataframe[0].value[i18n.t("col.output_throughput", "vi")].dropna()) >= {150, 280}
         at.session_state["exp_view"] = i18n.t("exp.tab.predicted", "vi")
-        at.run()
+        at.toggle(key="show_examples").set_value(True).run()  # the examples have speculative runs to predict
         config = json.loads(at.dataframe[0].proto.columns)
         assert config[i18n.t("col.measured_speedup", "vi")]["type_config"]["format"] == "%.2f×"
         assert config[i18n.t("col.alpha", "vi")]["type_config"]["format"] == "%.3f"

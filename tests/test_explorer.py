@@ -83,6 +83,18 @@ class TestWithLoad:
         assert list(frame.series) == ["A · code", "ngram γ=4", "f.csv"]
 
 
+class TestOneOrigin:
+    def test_the_users_runs_else_the_examples_never_both(self):
+        raw = raw_frame([{"content_hash": "a"}, {"content_hash": "b"}, {"content_hash": "c"}])
+        frame = explorer.with_load(raw, {"b", "c"})
+        users, origin = explorer.one_origin(frame)
+        assert origin == "user" and list(users.content_hash) == ["a"]
+        examples, origin = explorer.one_origin(frame, examples_wanted=True)
+        assert origin == "example" and list(examples.content_hash) == ["b", "c"]
+        only_examples, origin = explorer.one_origin(explorer.with_load(raw, {"a", "b", "c"}))
+        assert origin == "example" and len(only_examples) == 3
+
+
 class TestNewestFirst:
     def test_newest_import_first_in_file_order(self):
         old, new = pd.Timestamp("2026-01-01"), pd.Timestamp("2026-02-01")

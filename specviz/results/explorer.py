@@ -33,6 +33,7 @@ __all__ = [
     "EXTRA_PREFIX",
     "ACCEPTANCE_FIGURES",
     "example_hashes",
+    "one_origin",
     "with_load",
     "newest_first",
     "on_load_axis",
@@ -142,6 +143,23 @@ def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd
     out["group"] = out["series"]
     out["origin"] = _origin(runs, examples)
     return out
+
+
+def one_origin(runs: pd.DataFrame, examples_wanted: bool = False) -> tuple[pd.DataFrame, str]:
+    """The runs a view works on, of one origin (:func:`with_load`'s ``origin``), never the shipped
+    examples mixed with the user's: the user's runs where there are any, the examples where there
+    are none or where ``examples_wanted``. Fits, calibrations, counts and claims then stand on one
+    kind of figure, and a page labels the examples as what they are.
+
+    Returns
+    -------
+    (DataFrame, str)
+        The runs, and their origin: ``"user"`` or ``"example"``.
+    """
+    users = runs[runs["origin"] == "user"]
+    if users.empty or examples_wanted:
+        return runs[runs["origin"] == "example"], "example"
+    return users, "user"
 
 
 def newest_first(runs: pd.DataFrame) -> pd.DataFrame:
