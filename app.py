@@ -88,7 +88,7 @@ def scenario_sidebar(lang: str) -> None:
     draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
                           "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp", "dp", "ep"),
-                          help=t("side.draft_help", lang))
+                          help=t("side.draft_help", lang), derived=True)
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
                            on_change=reset_costs, help=t("side.engine_help", lang))
@@ -104,13 +104,14 @@ def scenario_sidebar(lang: str) -> None:
                                   engines[engine_id].memory)
         if scenario.CUSTOM not in (target_id, draft_id) else (1, 1, False))
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
-                        format_func=str, default=str(tp_default), help=t("side.tp_help", lang)))
+                        format_func=str, default=str(tp_default), help=t("side.tp_help", lang), derived=True))
+    moe = target_id in models and models[target_id].num_experts > 0
     col_dp, col_ep = side.columns(2)
     dp = int(url_choice(col_dp.selectbox, t("side.dp", lang), [str(n) for n in scenario.DATA_PARALLEL], "dp",
-                        format_func=str, default=str(dp_default), help=t("side.dp_help", lang)))
+                        format_func=str, default=str(dp_default), help=t("side.dp_help", lang), derived=moe))
     ep = url_choice(col_ep.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
                     format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
-                    help=t("side.ep_help", lang)) == "on"
+                    help=t("side.ep_help", lang), derived=moe) == "on"
     show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:

@@ -79,6 +79,18 @@ def presets(data_dir: Path) -> scenario.Presets:
     return scenario.load_presets(data_dir)
 
 
+# Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
+# not enough, for a control kept for the session (persist_state) brings its old value back in the
+# browser, which AppTest does not show (a new GPU kept the old one's GPU count, issue 22).
+_RENEW = "renew_controls"
+
+
+def renew(*keys: str) -> None:
+    """Have each control take its value afresh when it is next drawn: one a callback set since, else
+    the URL's, else its default."""
+    st.session_state[_RENEW] = {*st.session_state.get(_RENEW, ()), *keys}
+
+
 def forget(*keys: str) -> None:
     """Drop the controls' values and their URL values, so that each control comes back at its default
     (a widget callback: a new target starts with its own default draft, a new device or pair with
@@ -86,6 +98,7 @@ def forget(*keys: str) -> None:
     for key in keys:
         st.session_state.pop(key, None)
         st.query_params.pop(key, None)
+    renew(*keys)
 
 
 def clear_gpu_overrides() -> None:
@@ -95,11 +108,15 @@ def clear_gpu_overrides() -> None:
     forget("tp", "dp", "ep")
 
 
-def forget_controls() -> None:
+def forget_controls(link: dict[str, str] | None = None) -> None:
     """Every scenario control forgets its value (a widget callback before a switch to a page with a
-    link): the link then decides them all, not the values this session chose before."""
+    link): the link then decides them all, not the values this session chose before. The link is
+    put in the URL here, for the run that follows the callback draws the sidebar before it switches."""
     for key in (*scenario.FIELDS, *scenario.CHOICES):
         st.session_state.pop(key, None)
+    if link is not None:
+        st.query_params.from_dict(link)
+    renew(*scenario.CHOICES)
 
 
 def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scenario.Scenario,
@@ -109,8 +126,9 @@ def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scena
     (st.warning if suspect else st.success)(found)
     for text in suspect:
         st.warning(text)
-    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls):
-        st.switch_page("pages/calculator.py", query_params=scenario.to_query_params(fitted, known))
+    link = scenario.to_query_params(fitted, known)
+    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls, args=(link,)):
+        st.switch_page("pages/calculator.py", query_params=link)
 
 
 def reset_costs() -> None:
@@ -238,22 +256,30 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
 
 
 def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], key: str,
-               format_func: Callable[[str], str], default: str | None = None, **kwargs: Any) -> str:
+               format_func: Callable[[str], str], default: str | None = None, derived: bool = False,
+               **kwargs: Any) -> str:
     """A selectbox or radio whose choice is kept in the URL as the option's id.
 
     ``bind="query-params"`` would store the formatted (translated) label, so a shared link would
     depend on the reader's language; this keeps ``?key=id`` instead. An unknown id in the URL
     gives the default and is noted for :func:`show_url_notices`. The choice is kept for the
     session (``persist_state``): leaving the page drops the id from the URL, and coming back
-    would otherwise reset it.
+    would otherwise reset it. A ``derived`` choice, whose default follows other choices (the draft,
+    the GPU count), stays in the URL at its default too, as :func:`specviz.scenario.to_query_params`
+    writes it: a copied address keeps its figures when a default moves.
     """
     default = options[0] if default is None else default
     wanted = st.query_params.get(key)
     if wanted is not None and wanted not in options:
         _refused(key, wanted)
     index = options.index(wanted) if wanted in options else options.index(default)
+    if key in st.session_state.get(_RENEW, ()):
+        st.session_state[_RENEW] = st.session_state[_RENEW] - {key}
+        if st.session_state.get(key) in options:  # set by the callback that renewed it
+            index = options.index(st.session_state[key])
+        st.session_state[key] = options[index]  # set, not dropped: see _RENEW
     value = widget(label, options, index=index, key=key, format_func=format_func, persist_state="session", **kwargs)
-    if value == default:
+    if value == default and not derived:
         st.query_params.pop(key, None)
     else:
         st.query_params[key] = value
