@@ -57,8 +57,10 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     """
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
     if scenario.mode == "step":
+        # Each part at its own shape: the passes do not depend on α, so on an (α, γ, batch) grid only
+        # the figures with E in them are computed at its full size; all are broadcast at the end.
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
-                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs)
+                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs, broadcast=False)
         compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),

@@ -288,7 +288,8 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
 def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
          context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
          tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1, dp: int = 1, ep: bool = False,
-         precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs()) -> dict[str, np.ndarray]:
+         precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
+         broadcast: bool = True) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::
@@ -310,7 +311,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         the step's fixed cost), ``spec_s``, ``expected_tokens``,
         ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
         ``plain_compute_bound`` and ``verify_compute_bound`` (True where a pass's compute time exceeds
-        its memory time) and ``verify_intensity`` (FLOP per byte of the verify pass).
+        its memory time) and ``verify_intensity`` (FLOP per byte of the verify pass). With
+        ``broadcast=False`` each keeps its own shape (they broadcast together): a caller that computes
+        further on them does so on the arrays' own sizes, not on the full grid.
 
     Raises
     ------
@@ -347,10 +350,12 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         # A head's attention reads its own one-layer cache over the whole context.
         one_draft = pass_time(gpu, drafting, b, width, draft_context, **timed)["time_s"]
     spec_s = g * one_draft + verify
-    shape = np.broadcast_shapes(*(np.shape(v) for v in (plain, verify, one_draft, spec_s, e)))
     out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
            "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain,
            "plain_compute_bound": plain_pass["compute_s"] > plain_pass["memory_s"],
            "verify_compute_bound": verify_pass["compute_s"] > verify_pass["memory_s"],
            "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
+    if not broadcast:
+        return out
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}
