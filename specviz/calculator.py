@@ -35,6 +35,7 @@ __all__ = [
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
 BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
+_BAND_CHUNK = 1 << 16  # draws × points timed at once: 512 KB a temporary
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
@@ -106,14 +107,37 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
     knobs = calibration.prior_draws(scenario.engine, draws, seed, hold)
     # The speedup is E(α, γ) times plain/spec, which no draw changes: the quantiles are taken over the
     # draws at E = 1 on the (γ, batch, context) grid and scaled by E, so an α axis costs one multiply.
-    # The draws are the last axis, so that each point's draws lie together for the partitions.
-    g, b, ctx = (np.expand_dims(np.asarray(v, dtype=float), -1) for v in (gamma, batch, context))
-    r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx,
-                  acceptance_length=1.0, **scenario.parallel, precision=scenario.precision,
-                  costs=step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s), broadcast=False)
-    low, high = _quantiles_in_place(r["speedup"], (0.1, 0.9))
+    low, high = _quantiles_in_place(_speedups_over_draws(scenario, gamma, batch, context, knobs, draws), (0.1, 0.9))
     e = np.asarray(spec.expected_tokens(alpha, gamma), dtype=float)
     return calibration.widen(e * low, e * high)
+
+
+def _speedups_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike, context: ArrayLike,
+                         knobs: dict[str, np.ndarray], draws: int) -> np.ndarray:
+    """The step model's speedup at E = 1 for each set of ``knobs`` (arrays of ``draws`` values) on the
+    (γ, batch, context) grid, with the draws as a last axis: each point's draws lie together for the
+    partitions of :func:`_quantiles_in_place`.
+
+    The passes' work does not depend on the knobs (:func:`specviz.model.step.step_work`): it is found
+    once, and the draws time it a chunk at a time, so that the temporaries stay small: the bench's band
+    (bench/bench_grid.py) peaks at 16 MB this way, at 66 MB with all the draws at once, and fresh
+    memory costs a page fault every 4 KB.
+    """
+    g, b, ctx = (np.asarray(v, dtype=float) for v in (gamma, batch, context))
+    work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx,
+                          **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s)
+    points = np.broadcast_shapes(g.shape, b.shape, ctx.shape)
+    speedups = np.empty(points + (draws,))
+    size = max(1, _BAND_CHUNK // max(1, speedups.size // draws))
+    for start in range(0, draws, size):
+        part = slice(start, start + size)
+        costs = step.Costs(**{name: values[part].reshape((-1,) + (1,) * len(points)) for name, values in knobs.items()},
+                           link_gb_s=scenario.costs.link_gb_s)
+        t = step.step_seconds(work, costs)
+        # The chunk's draws on a first axis while they are timed, so that each operation runs along the
+        # points; in the result, on the last.
+        np.divide(t["plain_s"], t["spec_s"], out=np.moveaxis(speedups[..., part], -1, 0))
+    return speedups
 
 
 def _quantiles_in_place(values: np.ndarray, quantiles: tuple[float, ...]) -> list[np.ndarray]:
