@@ -35,7 +35,7 @@ __all__ = [
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
 BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
-_BAND_CHUNK = 1 << 16  # draws × points timed at once: 512 KB a temporary
+_BAND_CHUNK = 1 << 15  # draws × points timed at once: 256 KB a temporary
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
@@ -120,7 +120,7 @@ def _speedups_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike,
 
     The passes' work does not depend on the knobs (:func:`specviz.model.step.step_work`): it is found
     once, and the draws time it a chunk at a time, so that the temporaries stay small: the bench's band
-    (bench/bench_grid.py) peaks at 16 MB this way, at 66 MB with all the draws at once, and fresh
+    (bench/bench_grid.py) peaks at 12 MB this way, at 66 MB with all the draws at once, and fresh
     memory costs a page fault every 4 KB.
     """
     g, b, ctx = (np.asarray(v, dtype=float) for v in (gamma, batch, context))
