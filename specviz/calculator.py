@@ -131,9 +131,8 @@ def _speedups_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike,
     size = max(1, _BAND_CHUNK // max(1, speedups.size // draws))
     for start in range(0, draws, size):
         part = slice(start, start + size)
-        costs = step.Costs(**{name: values[part].reshape((-1,) + (1,) * len(points)) for name, values in knobs.items()},
-                           link_gb_s=scenario.costs.link_gb_s)
-        t = step.step_seconds(work, costs)
+        chunk = {name: values[part].reshape((-1,) + (1,) * len(points)) for name, values in knobs.items()}
+        t = step.step_seconds(work, step.Costs(**chunk, link_gb_s=scenario.costs.link_gb_s))
         # The chunk's draws on a first axis while they are timed, so that each operation runs along the
         # points; in the result, on the last.
         np.divide(t["plain_s"], t["spec_s"], out=np.moveaxis(speedups[..., part], -1, 0))
