@@ -41,6 +41,7 @@ __all__ = [
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
 BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
+_BAND_CHUNK = 1 << 15  # draws × points timed at once: 256 KB a temporary
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
@@ -64,8 +65,11 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     """
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
     if scenario.mode == "step":
+        # Each part at its own shape: the passes do not depend on α, so on an (α, γ, batch) grid only
+        # the figures with E in them are computed at its full size; all are broadcast at the end.
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
-                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax)
+                      **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
+                      broadcast=False)
         compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
@@ -108,17 +112,67 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
         speed = evaluate_scenario(scenario, alpha, gamma, batch, context)["speedup"]
         return speed, speed
     hold = {name: getattr(scenario.costs, name) for name in knobs_off_preset(scenario)}
-    ndim = max(np.ndim(v) for v in (alpha, gamma, batch, context))
-    knobs = {name: values.reshape((draws,) + (1,) * ndim)
-             for name, values in calibration.prior_draws(scenario.engine, draws, seed, hold).items()}
+    knobs = calibration.prior_draws(scenario.engine, draws, seed, hold)
     # The speedup is E(α, γ) times plain/spec, which no draw changes: the quantiles are taken over the
     # draws at E = 1 on the (γ, batch, context) grid and scaled by E, so an α axis costs one multiply.
-    r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
-                  acceptance_length=1.0, **scenario.parallel, precision=scenario.precision,
-                  costs=step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s))
-    low, high = np.quantile(r["speedup"], [0.1, 0.9], axis=0)
+    low, high = _quantiles_in_place(_speedups_over_draws(scenario, gamma, batch, context, knobs, draws), (0.1, 0.9))
     e = np.asarray(spec.expected_tokens(alpha, gamma), dtype=float)
     return calibration.widen(e * low, e * high)
+
+
+def _speedups_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike, context: ArrayLike,
+                         knobs: dict[str, np.ndarray], draws: int) -> np.ndarray:
+    """The step model's speedup at E = 1 for each set of ``knobs`` (arrays of ``draws`` values) on the
+    (γ, batch, context) grid, with the draws as a last axis: each point's draws lie together for the
+    partitions of :func:`_quantiles_in_place`.
+
+    The passes' work does not depend on the knobs (:func:`specviz.model.step.step_work`): it is found
+    once, and the draws time it a chunk at a time, so that the temporaries stay small: the bench's band
+    (bench/bench_grid.py) peaks at 12 MB this way, at 66 MB with all the draws at once, and fresh
+    memory costs a page fault every 4 KB.
+    """
+    g, b, ctx = (np.asarray(v, dtype=float) for v in (gamma, batch, context))
+    work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx,
+                          **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s)
+    points = np.broadcast_shapes(g.shape, b.shape, ctx.shape)
+    speedups = np.empty(points + (draws,))
+    size = max(1, _BAND_CHUNK // max(1, speedups.size // draws))
+    for start in range(0, draws, size):
+        part = slice(start, start + size)
+        chunk = {name: values[part].reshape((-1,) + (1,) * len(points)) for name, values in knobs.items()}
+        t = step.step_seconds(work, step.Costs(**chunk, link_gb_s=scenario.costs.link_gb_s))
+        # The chunk's draws on a first axis while they are timed, so that each operation runs along the
+        # points; in the result, on the last.
+        np.divide(t["plain_s"], t["spec_s"], out=np.moveaxis(speedups[..., part], -1, 0))
+    return speedups
+
+
+def _quantiles_in_place(values: np.ndarray, quantiles: tuple[float, ...]) -> list[np.ndarray]:
+    """``np.quantile(values, quantiles, axis=-1)`` for finite values and ascending quantiles, with the
+    same result (its default, linear method), reordering ``values`` along its last axis in place.
+
+    The q-quantile of n values lies at p = (n − 1)·q of their sorted order, between the order
+    statistics ⌊p⌋ and ⌊p⌋ + 1, with weight t = p − ⌊p⌋: b − (b − a)(1 − t) for t ≥ 0.5, else a + (b − a)t
+    (numpy's interpolation, exact at both ends). Each upper statistic costs one partition of the part
+    of the axis not yet placed, the lower one the max of what that partition leaves below it:
+    np.quantile, which copies the values and partitions them at all the indices at once, took 1.4
+    times as long on the bench's band (bench/bench_grid.py), 3.4 times with the draws on the first axis.
+    """
+    n = values.shape[-1]
+    placed, start, result = {}, 0, []
+    for q in quantiles:
+        position = (n - 1) * q
+        below = int(position)
+        above = min(below + 1, n - 1)
+        if above not in placed:
+            values[..., start:].partition(above - start, axis=-1)
+            placed[above] = values[..., above]
+            if below not in placed:
+                placed[below] = values[..., start:above].max(axis=-1)
+            start = above + 1
+        a, b, t = placed[below], placed[above], position - below
+        result.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return result
 
 
 def batch_grid(batch_max: int, points: int = 64) -> np.ndarray:

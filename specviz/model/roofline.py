@@ -39,6 +39,8 @@ __all__ = [
     "MAX_DEVICES",
     "load_gpus",
     "forward_pass",
+    "forward_work",
+    "forward_seconds",
     "evaluate",
     "crossover_batch",
     "experts_touched",
@@ -188,6 +190,27 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
         ``flops``, ``bytes``, ``compute_s``, ``memory_s``, ``time_s`` (arrays broadcast over the
         inputs).
     """
+    work = forward_work(gpu, model, batch, new_tokens, context, precision=precision, tensor_split=tensor_split,
+                        dense_copies=dense_copies, routed_tokens=routed_tokens)
+    seconds = forward_seconds(gpu, work, mfu=mfu, mbu=mbu, overlap=overlap)
+    return {"flops": work["flops"], "bytes": work["bytes"], "compute_s": seconds["compute_s"],
+            "memory_s": seconds["memory_s"], "time_s": seconds["time_s"] + overhead_ms * 1e-3}
+
+
+def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike, context: ArrayLike = 0, *,
+                 precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
+                 dense_copies: float = 1.0, routed_tokens: ArrayLike | None = None) -> dict[str, np.ndarray]:
+    """What :func:`forward_pass` computes before its shares of peak and overlap: ``flops``, ``bytes``
+    and ``compute``, Σ FLOPs_c / peak_c over the matmuls and the attention at their peaks (TFLOPS), so
+    that the seconds at full peak are compute / 10¹². Many sets of those knobs (a band's draws) time
+    the same work (:func:`forward_seconds`).
+
+    Raises
+    ------
+    InputError
+        As :func:`forward_pass`: an incomplete or out-of-range device, or a batch, new tokens or
+        context out of range.
+    """
     if not gpu.complete:
         raise InputError("roofline.gpu_incomplete", gpu=gpu.id)
     # A device, or the devices of a tensor-parallel group as one: a group of MAX_DEVICES at the largest
@@ -223,13 +246,19 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
             group.cached * (np.minimum(ctx, group.window) + n) * precision.kv_bytes + group.state * (1.0 + n) * _STATE_BYTES)
     flops = flops + attention_flops
     compute = compute + attention_flops / gpu.peak(precision.kv_compute)
-    nbytes = weights + cache_bytes
-    compute_s = compute / (1e12 * mfu)
-    memory_s = nbytes / (gpu.bandwidth_tb_s * 1e12 * mbu)
-    time_s = (np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
-              + overhead_ms * 1e-3)
-    return {"flops": flops, "bytes": nbytes, "compute_s": compute_s, "memory_s": memory_s,
-            "time_s": time_s}
+    return {"flops": flops, "bytes": weights + cache_bytes, "compute": compute}
+
+
+def forward_seconds(gpu: GPU, work: dict[str, np.ndarray], *, mfu: ArrayLike = 1.0, mbu: ArrayLike = 1.0,
+                    overlap: ArrayLike = 1.0) -> dict[str, np.ndarray]:
+    """A pass's time from its work (:func:`forward_work`) on ``gpu``, as :func:`forward_pass` gives it
+    without its overhead: ``compute_s`` = compute / (10¹²·mfu), ``memory_s`` = bytes / (bandwidth·mbu)
+    and ``time_s`` = max(t_c, t_m) + (1 − overlap)·min(t_c, t_m), each knob a number or an array that
+    broadcasts with the work."""
+    compute_s = work["compute"] / (1e12 * mfu)
+    memory_s = work["bytes"] / (gpu.bandwidth_tb_s * 1e12 * mbu)
+    time_s = np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
+    return {"compute_s": compute_s, "memory_s": memory_s, "time_s": time_s}
 
 
 def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: ArrayLike,

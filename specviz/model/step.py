@@ -63,7 +63,8 @@ from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
 __all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "block_drafter", "drafter",
-           "tensor_parallel_device", "link_bandwidth", "pass_time", "step"]
+           "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
+           "step_work", "step_seconds"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
 # Drafts with no device pass; drafts that propose all γ tokens in one pass; drafts whose model may
@@ -282,8 +283,8 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     -------
     dict of ndarray
         ``flops``, ``bytes`` (all devices), ``compute_s``, ``memory_s``, ``roofline_s``,
-        ``comm_s``, ``layer_s``, ``token_s`` and ``time_s``, their sum (a step's fixed cost,
-        ``costs.step_ms``, is not a pass's: :func:`step` adds it once per step).
+        ``comm_s``, ``layer_s`` (at the costs' shape), ``token_s`` and ``time_s``, their sum (a step's
+        fixed cost, ``costs.step_ms``, is not a pass's: :func:`step` adds it once per step).
 
     Notes
     -----
@@ -296,28 +297,51 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     ``costs.allreduce_us`` of latency. KV heads fewer than ``tp`` are copied, as vLLM does
     (:func:`specviz.model.roofline.forward_pass`).
     """
+    return pass_seconds(pass_work(gpu, model, batch, new_tokens, context, tp=tp, dp=dp, ep=ep, precision=precision,
+                                  link_gb_s=costs.link_gb_s, routed_tokens=routed_tokens), costs)
+
+
+def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike, context: ArrayLike = 0, *,
+              tp: int = 1, dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
+              link_gb_s: float | None = None, routed_tokens: ArrayLike | None = None) -> dict:
+    """What a pass does, before the costs that time it (:func:`pass_seconds`): its roofline work on the
+    ``tp·dp`` devices as one (:func:`specviz.model.roofline.forward_work`), its tokens, its layers and
+    its collectives as (how many, seconds of each one's transfer on the link; ``link_gb_s``: None for
+    the GPU preset's). Many sets of costs (a band's draws) time the same work; the arguments are
+    :func:`pass_time`'s, which raises what this raises."""
     for value in (tp, dp):
         if value < 1 or int(value) != value:
             raise InputError("step.tp_whole")
     devices = tp * dp
-    base = roofline.forward_pass(tensor_parallel_device(gpu, devices), model, batch, new_tokens, context,
-                                 mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap, precision=precision,
-                                 tensor_split=tp, dense_copies=dp, routed_tokens=routed_tokens)
+    device = tensor_parallel_device(gpu, devices)
+    work = roofline.forward_work(device, model, batch, new_tokens, context, precision=precision, tensor_split=tp,
+                                 dense_copies=dp, routed_tokens=routed_tokens)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
-    comm = np.zeros_like(tokens)
+    link = Costs(link_gb_s=link_gb_s)
+    collectives = []
     experts_apart = ep and model.moe_layers > 0
     if tp > 1:
         crossing = 2.0 * (tp - 1) / tp * tokens / dp * model.hidden_size * _ACTIVATION_BYTES
         reductions = 2 * model.layers - (model.moe_layers if experts_apart else 0)
-        comm = comm + reductions * (costs.allreduce_us * 1e-6 + crossing / link_bandwidth(gpu, tp, costs))
+        collectives.append((reductions, crossing / link_bandwidth(gpu, tp, link)))
     if experts_apart and devices > 1:
         sent = tokens / devices * model.hidden_size * _ACTIVATION_BYTES * (devices - 1) / devices
-        comm = comm + 2.0 * model.moe_layers * (costs.allreduce_us * 1e-6 + sent / link_bandwidth(gpu, devices, costs))
-    zero = np.zeros_like(tokens)
-    layer = zero + model.layers * costs.layer_us * 1e-6
+        collectives.append((2.0 * model.moe_layers, sent / link_bandwidth(gpu, devices, link)))
+    return {**work, "device": device, "tokens": tokens, "layers": model.layers, "collectives": collectives}
+
+
+def pass_seconds(work: dict, costs: Costs) -> dict[str, np.ndarray]:
+    """A pass's time from its work (:func:`pass_work`) at ``costs``, as :func:`pass_time` gives it, each
+    cost a number or an array that broadcasts with the work."""
+    base = roofline.forward_seconds(work["device"], work, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap)
+    tokens = work["tokens"]
+    collectives = [count * (costs.allreduce_us * 1e-6 + transfer_s) for count, transfer_s in work["collectives"]]
+    # The first collective starts the sum: zeros would cost one more pass over a band's draws × points.
+    comm = sum(collectives[1:], collectives[0]) if collectives else np.zeros_like(tokens)
+    layer = np.asarray(work["layers"] * costs.layer_us * 1e-6)
     per_token = tokens * costs.token_us * 1e-6
     time_s = base["time_s"] + comm + layer + per_token
-    return {"flops": base["flops"], "bytes": base["bytes"], "compute_s": base["compute_s"],
+    return {"flops": work["flops"], "bytes": work["bytes"], "compute_s": base["compute_s"],
             "memory_s": base["memory_s"], "roofline_s": base["time_s"], "comm_s": comm, "layer_s": layer,
             "token_s": per_token, "time_s": time_s}
 
@@ -326,7 +350,7 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
          context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
          tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1, dp: int = 1, ep: bool = False,
          precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
-         expert_tax: bool = True) -> dict[str, np.ndarray]:
+         expert_tax: bool = True, broadcast: bool = True) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::
@@ -351,7 +375,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         the step's fixed cost), ``spec_s``, ``expected_tokens``,
         ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
         ``plain_compute_bound`` and ``verify_compute_bound`` (True where a pass's compute time exceeds
-        its memory time) and ``verify_intensity`` (FLOP per byte of the verify pass).
+        its memory time) and ``verify_intensity`` (FLOP per byte of the verify pass). With
+        ``broadcast=False`` each keeps its own shape (they broadcast together): a caller that computes
+        further on them does so on the arrays' own sizes, not on the full grid.
 
     Raises
     ------
@@ -369,29 +395,72 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         e = np.asarray(spec.expected_tokens(alpha, g), dtype=float)
     else:
         raise InputError("step.no_acceptance")
-    b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
-    timed = dict(tp=tp, dp=dp, ep=ep, precision=precision, costs=costs)
-    plain_pass = pass_time(gpu, target, b, 1.0, ctx, **timed)
-    verify_pass = pass_time(gpu, target, b, nodes, ctx, **timed, routed_tokens=None if expert_tax else b)
-    step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
-    plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
-    draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
-    width = np.asarray(draft_width, dtype=float)
-    drafting = drafter(target, draft)
-    if drafting is None:
-        one_draft = np.zeros_like(plain)
-    elif draft.kind in PARALLEL_DRAFTS:
-        # One pass drafts all γ positions; its time is spread over them, so that γ·t_draft stays the
-        # step's draft time.
-        one_draft = pass_time(gpu, drafting, b, g * width, draft_context, **timed)["time_s"] / g
-    else:
-        # A head's attention reads its own one-layer cache over the whole context.
-        one_draft = pass_time(gpu, drafting, b, width, draft_context, **timed)["time_s"]
-    spec_s = g * one_draft + verify
-    shape = np.broadcast_shapes(*(np.shape(v) for v in (plain, verify, one_draft, spec_s, e)))
+    t = step_seconds(step_work(gpu, target, draft, batch=batch, gamma=g, context=context, tree_tokens=nodes,
+                               draft_width=draft_width, tp=tp, dp=dp, ep=ep, precision=precision,
+                               link_gb_s=costs.link_gb_s, expert_tax=expert_tax), costs)
+    plain, verify, one_draft, spec_s = t["plain_s"], t["verify_s"], t["draft_s"], t["spec_s"]
+    plain_pass, verify_pass = t["plain_pass"], t["verify_pass"]
     out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
            "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain,
            "plain_compute_bound": plain_pass["compute_s"] > plain_pass["memory_s"],
            "verify_compute_bound": verify_pass["compute_s"] > verify_pass["memory_s"],
            "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
+    if not broadcast:
+        return out
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}
+
+
+def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
+              context: ArrayLike = 0, tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
+              dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
+              link_gb_s: float | None = None, expert_tax: bool = True) -> dict:
+    """What a step's passes do, before the costs that time them (:func:`pass_work`): ``plain``, ``verify``
+    over n = ``tree_tokens`` positions a sequence (γ + 1 for a chain) and ``draft`` (None for a draft on
+    the host), with ``gamma`` and ``parallel`` (one draft pass for all γ positions). The arguments are
+    :func:`step`'s; many sets of costs (a band's draws) time the same work (:func:`step_seconds`).
+
+    Raises
+    ------
+    InputError
+        What :func:`pass_time` and :func:`drafter` raise.
+    """
+    g = np.asarray(gamma, dtype=float)
+    nodes = g + 1.0 if tree_tokens is None else np.asarray(tree_tokens, dtype=float)
+    b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
+    timed = dict(tp=tp, dp=dp, ep=ep, precision=precision, link_gb_s=link_gb_s)
+    plain = pass_work(gpu, target, b, 1.0, ctx, **timed)
+    verify = pass_work(gpu, target, b, nodes, ctx, **timed, routed_tokens=None if expert_tax else b)
+    draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
+    width = np.asarray(draft_width, dtype=float)
+    drafting = drafter(target, draft)
+    parallel = draft.kind in PARALLEL_DRAFTS
+    if drafting is None:
+        drafted = None
+    elif parallel:
+        drafted = pass_work(gpu, drafting, b, g * width, draft_context, **timed)
+    else:
+        # A head's attention reads its own one-layer cache over the whole context.
+        drafted = pass_work(gpu, drafting, b, width, draft_context, **timed)
+    return {"gamma": g, "plain": plain, "verify": verify, "draft": drafted, "parallel": parallel}
+
+
+def step_seconds(work: dict, costs: Costs) -> dict:
+    """A step's times from its work (:func:`step_work`) at ``costs``, each cost a number or an array that
+    broadcasts with the work: ``plain_s``, ``draft_s``, ``verify_s`` and ``spec_s`` as :func:`step`
+    gives them, and the plain and verify passes' terms (``plain_pass``, ``verify_pass``:
+    :func:`pass_seconds`), each at its own shape."""
+    plain_pass, verify_pass = pass_seconds(work["plain"], costs), pass_seconds(work["verify"], costs)
+    step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
+    plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
+    g = work["gamma"]
+    if work["draft"] is None:
+        one_draft = np.zeros_like(plain)
+    elif work["parallel"]:
+        # One pass drafts all γ positions; its time is spread over them, so that γ·t_draft stays the
+        # step's draft time.
+        one_draft = pass_seconds(work["draft"], costs)["time_s"] / g
+    else:
+        one_draft = pass_seconds(work["draft"], costs)["time_s"]
+    return {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": g * one_draft + verify,
+            "plain_pass": plain_pass, "verify_pass": verify_pass}
