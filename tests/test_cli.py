@@ -385,6 +385,13 @@ class TestStoreCommands:
         code, out, err = run(capsys, "query", "DELETE FROM runs", "--db", db)
         assert code == 2 and out == "" and "DELETE" in err and err.count("\n") == 1
 
+    def test_query_as_a_markdown_table_whose_cells_cannot_break_it(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        code, out, _ = run(capsys, "query", "SELECT 'a|b' AS x, 'two\nlines' AS y, 1.5 AS z", "--db", db, "--format", "md")
+        assert code == 0 and out.splitlines() == ["| x | y | z |", "|---|---|---|", "| a\\|b | two lines | 1.5 |"]
+        code, out, _ = run(capsys, "runs", "--db", db, "--format", "md")
+        assert code == 0 and out.splitlines()[0].startswith("| run_id | source_file |")  # the columns, with no row
+
     def test_a_result_cut_by_a_cap_says_so(self, capsys, tmp_path, monkeypatch):
         """The rows that fit are printed, exit 0, and stderr says which cap cut them (it was silent)."""
         monkeypatch.setenv("SPECVIZ_SQL_MAX_ROWS", "5")
@@ -796,6 +803,13 @@ class TestServeCommand:
         assert any("accepts disable_by_batch_size but ignores it" in n for n in row["notices"])
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
+
+    def test_a_script_to_read_and_run(self, capsys):
+        code, out, _ = run(capsys, "serve", "engine=sglang&draft=eagle3", "--draft", "org/head", "--format", "shell")
+        lines = out.splitlines()
+        assert code == 0 and lines[0].startswith("# advice: Draft length:")
+        assert "cat > adaptive_tiers.json <<'SPECVIZ_EOF'" in lines and "SPECVIZ_EOF" in lines
+        assert lines[-1].startswith("python -m sglang.launch_server ") and "--speculative-adaptive-config" in lines[-1]
 
     def test_the_links_engine_picks_the_command(self, capsys):
         _, out, _ = run(capsys, "serve", "engine=sglang&draft=eagle3", "--draft", "org/head")

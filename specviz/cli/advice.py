@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 from typing import Any
 
 import pandas as pd
@@ -218,10 +219,22 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="how to draft (default: the scenario's draft)")
     p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")
     p.add_argument("--one-length", action="store_true", help="one draft length (the link's γ), not one per batch size")
-    p.set_defaults(run=lambda args: (_json(serve_row(args.link, presets(), engine=args.engine, version=args.version,
-                                                     method=args.method, draft=args.draft,
-                                                     by_load=not args.one_length)), 0))
+    p.add_argument("--format", choices=("json", "shell"), default="json",
+                   help="output format: json, or shell (a script: the notes as comments, the files, the command)")
+    p.set_defaults(run=lambda args: ((_shell if args.format == "shell" else _json)(
+        serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method, draft=args.draft,
+                  by_load=not args.one_length)), 0))
 
 
 def _json(row: dict[str, Any]) -> str:
     return json.dumps(row, indent=2, ensure_ascii=False)
+
+
+def _shell(row: dict[str, Any]) -> str:
+    """:func:`serve_row` as a script to read and run: its advice, problems and notices as comments,
+    each file it reads written by a here-document, then the command."""
+    comment = lambda label, texts: [f"# {label}: {' '.join(text.splitlines())}" for text in texts]
+    lines = [*comment("advice", row["advice"]), *comment("problem", row["problems"]), *comment("note", row["notices"])]
+    for name, text in row["files"].items():
+        lines += [f"cat > {shlex.quote(name)} <<'SPECVIZ_EOF'", text, "SPECVIZ_EOF"]
+    return "\n".join([*lines, row["command"]])

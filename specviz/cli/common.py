@@ -52,16 +52,19 @@ def plain(value: Any) -> Any:
     return value
 
 
-def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
-    """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``."""
+def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = None) -> str:
+    """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``; ``keys`` names the
+    columns where there may be no row to take them from."""
     rows = [{k: plain(v) for k, v in row.items()} for row in rows]
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
-    keys = list(rows[0]) if rows else []
+    keys = keys if keys is not None else list(rows[0]) if rows else []
     if fmt == "csv":
         return export.csv_text(pd.DataFrame(rows, columns=keys)).rstrip("\n")
-    cell = lambda v: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
-    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    # A cell's own pipe or line break would end the cell or the row: escaped, as a table cell can hold them.
+    text = lambda v: str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    cell = lambda v: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else text(v))
+    lines = ["| " + " | ".join(text(k) for k in keys) + " |", "|" + "---|" * len(keys)]
     lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
     return "\n".join(lines)
 

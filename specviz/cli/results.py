@@ -13,7 +13,7 @@ from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.results import export, importers
 
-from .common import DB, frame_rows, open_store
+from .common import DB, FORMAT, format_rows, frame_rows, open_store
 
 def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, and a
@@ -69,6 +69,8 @@ def _run_store_command(args: argparse.Namespace) -> str:
         store.close()
     if args.format == "csv":
         return export.csv_text(frame).rstrip("\n")
+    if args.format == "md":
+        return format_rows(frame_rows(frame), "md", [str(c) for c in frame.columns])
     return json.dumps(frame_rows(frame), indent=2)
 
 
@@ -90,12 +92,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("runs", help="the imported runs with their canonical columns")
     p.add_argument("--db", **DB)
-    p.add_argument("--format", choices=("json", "csv"), default="json", help="output format")
+    p.add_argument("--format", **FORMAT)
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))
 
     p = sub.add_parser("query", help="one read-only SQL statement over runs, requests, imports, snapshots and "
                                      "windows")
     p.add_argument("sql", help="one SELECT (or WITH … SELECT) statement")
     p.add_argument("--db", **DB)
-    p.add_argument("--format", choices=("json", "csv"), default="json", help="output format")
+    p.add_argument("--format", **FORMAT)
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))
