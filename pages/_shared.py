@@ -43,9 +43,13 @@ def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lan
 
     The tabs keep the open tab's label; read back in any language, the same tab stays open when
     the language changes (else the first would open). ``wanted`` (an id, e.g. from the URL) is
-    taken when no tab has been opened yet; ``label(id, lang)`` gives a tab's label.
+    taken when no tab has been opened yet (an unknown one is noted for :func:`show_url_notices`);
+    ``label(id, lang)`` gives a tab's label.
     """
     ids_by_label = {label(tab, code): tab for code in i18n.LANGUAGES for tab in ids}
+    opened = st.session_state.get(key) in ids_by_label
+    if not opened and wanted is not None and wanted not in ids:
+        _refused(key, wanted)  # an unknown tab in a link: said, and the first one opened
     chosen = ids_by_label.get(st.session_state.get(key), wanted)
     chosen = chosen if chosen in ids else ids[0]
     st.session_state[key] = label(chosen, lang)

@@ -176,6 +176,7 @@ if fit is not None:
         st.caption(t("calc.memory.equal", lang, **full))
 open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
                      wanted=st.query_params.get("view"))
+show_url_notices(st, lang)
 # Filled at the end of the run, once the open view's own controls have put their values in the URL.
 share_box = st.expander(t("calc.share", lang))
 

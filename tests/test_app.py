@@ -368,6 +368,12 @@ class TestUrlValues:
         # The link now says what the page shows: the default, or nothing where a default is not derived.
         assert at.query_params.get(key, default) == default
 
+    def test_an_unknown_view_is_said_and_the_first_opens(self):
+        at = make_app(view="nope")
+        assert notice("view", "nope") in [w.value for w in at.warning]
+        assert at.session_state["view"] == "α table"
+        assert notice("view", "serve") not in [w.value for w in make_app(view="serve").warning]
+
     def test_an_infinite_number_leaves_each_page_working_on_every_rerun(self):
         """A whole-number control seeded from "inf" by Streamlit failed with OverflowError on every
         rerun ("Something went wrong"): the Latency view's tokens and the Claims page's batch too."""
