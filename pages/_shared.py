@@ -105,6 +105,14 @@ def forget(*keys: str) -> None:
     renew(*keys)
 
 
+def switch_target(target_id: str) -> None:
+    """Set the sidebar's target (a button's callback), its draft and GPUs back to their defaults for it."""
+    forget("draft", "tp", "dp", "ep")
+    st.session_state["target"] = target_id
+    st.query_params["target"] = target_id
+    renew("target")
+
+
 def clear_gpu_overrides() -> None:
     """A figure typed for one device must not silently carry over to another, nor a GPU count chosen for it."""
     st.session_state["tflops"] = None

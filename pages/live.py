@@ -9,11 +9,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import offer_fit, open_store, presets, require_router, titled_dataframe
-from specviz import charts, settings
+from pages._shared import offer_fit, open_store, presets, require_router, switch_target, titled_dataframe
+from specviz import charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
+from specviz.results import explorer
 from specviz.model import calibration
 
 require_router()
@@ -130,11 +131,35 @@ def source_windows() -> pd.DataFrame:
                         columns=["time_end", "model", *dict.fromkeys((*charts.LIVE_FIGURES, *windows.CALIBRATION_FIGURES))])
 
 
+def verdict_scenario(model_name: str) -> scenario.Scenario | None:
+    """The sidebar's scenario where the server serves its target, else None, with a warning and the
+    way to match them: a switch to the served model's preset, or the user's word that an unknown
+    name is the sidebar's model. The verdict is never computed for a model the server does not serve."""
+    sidebar = st.session_state.get("scenario")
+    if sidebar is None:
+        return None
+    served = explorer.model_preset(model_name, presets(settings.get("SPECVIZ_DATA_DIR")).models)
+    if served == sidebar.target_id:
+        return sidebar
+    if served is not None:
+        st.warning(md("live.other_model", lang, served=model_name, target=sidebar.target.name))
+        st.button(t("live.switch_target", lang, target=served), key=f"live_switch:{model_name}",
+                  on_click=switch_target, args=(served,))
+        return None
+    confirmed = st.checkbox(t("live.same_model", lang, target=sidebar.target.name),
+                            key=f"live_same_model:{model_name}")
+    if not confirmed:
+        st.warning(md("live.unknown_model", lang, served=model_name or t("live.no_model_name", lang),
+                      target=sidebar.target.name))
+        return None
+    return sidebar
+
+
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
-                 conditional: list | None) -> None:
+                 conditional: list | None, model_name: str) -> None:
     """One model's latest window: the headline figures (the reason of each absent one, and what else
-    to know of them: replicas summed, a restart), the verdict at its batch, and its per-position
-    acceptance."""
+    to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
+    (:func:`verdict_scenario`), and its per-position acceptance."""
     figure = lambda name, fmt: "—" if pd.isna(figures.get(name)) else format(figures[name], fmt)
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
     row.metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang),
@@ -154,8 +179,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             st.caption(message(absent[name], lang))
     for notice in notices:
         st.caption(message(notice, lang))
-    sidebar = st.session_state.get("scenario")
-    verdict = windows.paying_now(sidebar, figures, settings.get("SPECVIZ_BATCH_MAX")) if sidebar else None
+    served = verdict_scenario(model_name)
+    verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
     if isinstance(verdict, Notice):
         st.info(message(verdict, lang))
     elif verdict is not None:
@@ -164,7 +189,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
-                       gpu=sidebar.gpu.name, target=sidebar.target.name))
+                       gpu=served.gpu.name, target=served.target.name))
     if acceptance:
         st.altair_chart(charts.per_position(acceptance, conditional or [], lang), width="stretch")
     if conditional and None not in conditional:
@@ -221,7 +246,7 @@ def panel() -> None:
     for state in latest[source]:
         st.subheader(escape_markdown(state.model_name) or t("live.no_model_name", lang))
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
-                     state.per_position_conditional)
+                     state.per_position_conditional, state.model_name)
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
         replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in apart.get(source, [])
                     if (r.engine, r.model_name) == (state.engine, state.model_name)]
@@ -256,7 +281,7 @@ def fleet_panel() -> None:
         positions = sorted(int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("per_position_acceptance_"))
         series = lambda kind: [None if pd.isna(now[f"{kind}_{i}"]) else now[f"{kind}_{i}"] for i in positions]
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
-                     series("per_position_acceptance"), series("per_position_conditional"))
+                     series("per_position_acceptance"), series("per_position_conditional"), model)
         if by:
             show_replicas(windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
                                              (prometheus.label_column(by),)))

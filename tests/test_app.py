@@ -952,6 +952,11 @@ class TestLivePage:
         rate, alpha = float(metric(at, "vLLM acceptance rate")), float(metric(at, "α (per position)"))
         length = float(metric(at, "Acceptance length"))
         assert 0 < rate < alpha < 1 and 1 < length <= 4  # vLLM's rate and α named apart, and not equal
+        # Apertus-70B matches no preset: no verdict for the sidebar's Qwen3-32B until the user says so.
+        assert any("which matches no preset" in w.value for w in at.warning)
+        assert not [m for m in at.markdown if "running request" in m.value]
+        assert all("faruk" not in element.value for element in (*at.subheader, *at.warning))  # no person's name
+        at.checkbox(key="live_same_model:replay:swiss-ai/Apertus-v1.5-70B").check().run()
         verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
         assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
@@ -962,6 +967,21 @@ class TestLivePage:
         assert query["gamma"] == ["3"] and abs(float(query["alpha"][0]) - float(metric(at, "α (per position)"))) <= 0.0051
         rates = [float(r) for r in query["latency_rates"][0].split(",")]
         assert len(rates) == 3 and all(0 < r <= 1 for r in rates)
+
+    def test_a_server_of_another_model_gets_no_verdict_but_a_switch(self, monkeypatch):
+        text = replay.recording().replace('model_name="swiss-ai/Apertus-v1.5-70B"', 'model_name="Qwen/Qwen3-235B-A22B"')
+        monkeypatch.setattr(replay, "recording", lambda: text)
+        with replay.start() as server:
+            at = live_app(live_source="url", live_url=server.url)
+            time.sleep(1.0)
+            at.toggle(key="live_on").set_value(True).run()
+            warning = next(w.value for w in at.warning if "not the sidebar's" in w.value)
+            assert escape_markdown("replay:Qwen/Qwen3-235B-A22B") in warning and "Qwen3\\-32B" in warning
+            assert not [m for m in at.markdown if "running request" in m.value]
+            at.button(key="live_switch:replay:Qwen/Qwen3-235B-A22B").click().run()
+            assert not at.exception and at.sidebar.selectbox(key="target").value == "Qwen3-235B-A22B"
+            assert not [w for w in at.warning if "not the sidebar's" in w.value]
+            assert any("running request" in m.value for m in at.markdown)  # the verdict, for the model it serves
 
     def test_a_file_path_is_not_read(self):
         at = live_app(live_source="url", live_url="/etc/passwd")

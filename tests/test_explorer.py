@@ -95,6 +95,16 @@ class TestOneOrigin:
         assert origin == "example" and len(only_examples) == 3
 
 
+class TestModelPreset:
+    def test_a_served_name_to_its_preset(self):
+        models = PRESETS.models
+        assert explorer.model_preset("Qwen/Qwen3-32B", models) == "Qwen3-32B"
+        assert explorer.model_preset("replay:Qwen/Qwen3-235B-A22B", models) == "Qwen3-235B-A22B"
+        assert explorer.model_preset("meta-llama/Llama-3.1-8B-Instruct", models) == "Llama-3.1-8B"
+        assert explorer.model_preset("swiss-ai/Apertus-v1.5-70B", models) is None
+        assert explorer.model_preset("", models) is None
+
+
 class TestNewestFirst:
     def test_newest_import_first_in_file_order(self):
         old, new = pd.Timestamp("2026-01-01"), pd.Timestamp("2026-02-01")

@@ -34,6 +34,7 @@ __all__ = [
     "ACCEPTANCE_FIGURES",
     "example_hashes",
     "one_origin",
+    "model_preset",
     "with_load",
     "newest_first",
     "on_load_axis",
@@ -372,14 +373,26 @@ def _model_key(text: str) -> str:
     return key
 
 
-def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
-                gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
-    """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
-    missing where no preset matches), so that a prediction can say when it uses the sidebar's instead."""
+def _models_by_key(models: dict[str, architecture.Model]) -> dict[str, str]:
+    """Each preset's id under the keys (:func:`_model_key`) of its id and its name."""
     by_key: dict[str, str] = {}
     for model_id, model in models.items():
         by_key.setdefault(_model_key(model_id), model_id)
         by_key.setdefault(_model_key(model.name), model_id)
+    return by_key
+
+
+def model_preset(name: str, models: dict[str, architecture.Model]) -> str | None:
+    """The preset a served or benchmarked model's name matches (``Qwen/Qwen3-32B`` is ``Qwen3-32B``),
+    None where none does: the Live page's check that the verdict is for the model the server serves."""
+    return _models_by_key(models).get(_model_key(name)) if name else None
+
+
+def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
+                gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
+    """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
+    missing where no preset matches), so that a prediction can say when it uses the sidebar's instead."""
+    by_key = _models_by_key(models)
 
     def gpu_of(text: Any) -> str | None:
         if not isinstance(text, str):
