@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (forget_controls, open_store, require_router, show_url_notices, titled_dataframe, url_choice,
-                           url_widget)
+from pages._shared import (forget, forget_controls, open_store, presets, renew, require_router, show_url_notices,
+                           titled_dataframe, url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import claims
 from specviz.errors import SpecvizError
@@ -52,9 +52,83 @@ def open_example() -> None:
                             claim_gamma=None, claim_measure="none", claim_value=None, claim_workload=EXAMPLE_WORKLOAD)
 
 
+# The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
+# control kept for the session takes them), and the claim's own fields.
+SIDEBAR_ITEMS = ("gpu", "target", "draft")
+
+
+def read_sentence() -> None:
+    """Read the pasted sentence into the scenario and the claim (a button's callback): each item set
+    with the value it replaced, so that it can be undone; what the sentence leaves out, kept to ask."""
+    known = presets(settings.get("SPECVIZ_DATA_DIR"))
+    try:
+        reading = claims.read_sentence(st.session_state.get("claim_sentence", ""), known)
+    except SpecvizError as exc:
+        st.session_state["claim_reading"] = {"error": exc}
+        return
+    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "gpu": reading.gpu,
+             "target": reading.target}
+    target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
+    if reading.draft in scenario.draft_choices(known, target):
+        found["draft"] = reading.draft
+    items = []
+    for key, value in found.items():
+        if value is None:
+            continue
+        items.append({"key": key, "value": value, "previous": st.session_state.get(key)})
+        if key == "gpu":
+            st.session_state["tflops"] = st.session_state["bandwidth"] = None
+            forget("tp", "dp", "ep")
+        elif key == "target":
+            forget("draft", "tp", "dp", "ep")
+        st.session_state[key] = value
+        if key in SIDEBAR_ITEMS:
+            renew(key)
+    st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated}
+
+
+def undo_item(index: int) -> None:
+    """Put one item read from the sentence back to the value it replaced (a button's callback)."""
+    item = st.session_state["claim_reading"]["items"].pop(index)
+    if item["key"] in SIDEBAR_ITEMS:
+        forget(*{"gpu": ("tp", "dp", "ep"), "target": ("draft", "tp", "dp", "ep")}.get(item["key"], ()))
+        if item["previous"] is None:
+            forget(item["key"])
+        else:
+            st.session_state[item["key"]] = item["previous"]
+            renew(item["key"])
+    else:
+        st.session_state[item["key"]] = item["previous"]
+
+
+def show_reading() -> None:
+    """What the sentence was read as, each item with its undo, and the questions it leaves open."""
+    reading = st.session_state.get("claim_reading")
+    if not reading:
+        return
+    if "error" in reading:
+        st.error(message(reading["error"], lang))
+        return
+    st.markdown(t("claims.sentence.read", lang))
+    for index, item in enumerate(reading["items"]):
+        line = st.container(horizontal=True, vertical_alignment="center")
+        line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=str(item["value"])))
+        line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
+    if reading["dataset"]:
+        st.caption(md("claims.sentence.dataset", lang, dataset=reading["dataset"]))
+    if reading["unstated"]:
+        st.markdown(t("claims.sentence.ask", lang) + "\n" +
+                    "\n".join(f"- {t(f'claims.sentence.unstated.{key}', lang)}" for key in reading["unstated"]))
+
+
 st.title(t("claims.title", lang))
 st.caption(t("claims.intro", lang))
 st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
+with st.container(border=True):
+    st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=settings.get("SPECVIZ_CLAIM_MAX_CHARS"),
+                 height=80, placeholder=t("claims.sentence_placeholder", lang), help=t("claims.sentence_help", lang))
+    st.button(t("claims.sentence.button", lang), key="claims_read", on_click=read_sentence)
+    show_reading()
 
 if "scenario" not in st.session_state:
     st.info(t("calc.fix_scenario", lang, error=message(st.session_state.get("scenario_error", ""), lang)))

@@ -14,7 +14,6 @@ from specviz import charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
-from specviz.results import explorer
 from specviz.model import calibration
 
 require_router()
@@ -138,7 +137,7 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
     sidebar = st.session_state.get("scenario")
     if sidebar is None:
         return None
-    served = explorer.model_preset(model_name, presets(settings.get("SPECVIZ_DATA_DIR")).models)
+    served = scenario.model_preset(model_name, presets(settings.get("SPECVIZ_DATA_DIR")).models)
     if served == sidebar.target_id:
         return sidebar
     if served is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping
@@ -30,7 +31,8 @@ from .model import architecture, calibration, dtypes, hf_config, memory, rooflin
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel",
+           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "models_by_key",
+           "model_preset", "gpu_preset",
            "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
 
@@ -203,6 +205,51 @@ def draft_choices(presets: Presets, target_id: str) -> list[str]:
     kinds = [k for k in DRAFT_KINDS if k != "mtp" or target is None or target.mtp is not None]
     heads = [h for h, (trained_for, _) in presets.heads.items() if trained_for == target_id]
     return [*kinds, *heads, *model_choices(presets.models)]
+
+
+# Words after a model's name that do not change its shape (tuning, packaging, precision).
+_MODEL_QUALIFIERS = ("instruct", "chat", "hf", "base", "it", "fp8", "awq", "gptq", "int4", "int8", "bf16", "fp16")
+# A GPU's text (lower case, letters and digits only) → the preset it names, beside each preset's own
+# id. A text that names a device without saying which of its presets (an A100 without its memory, an
+# H100 PCIe) names none.
+_GPU_PATTERNS = (("H100-SXM", r"h100(?!.*(pcie|nvl))"), ("H200", r"h200"), ("A100-80GB", r"a100.*80g"),
+                 ("A100-40GB", r"a100.*40g"), ("MI300X", r"mi300x"), ("B200", r"(?<!g)b200"), ("L40S", r"l40s"),
+                 ("RTX-3090", r"3090"))
+
+
+def model_key(text: str) -> str:
+    """A model's name as it is compared: the part after the organisation, lower case, letters and
+    digits only, without the qualifiers at its end (``meta-llama/Llama-3.1-8B-Instruct`` and the
+    preset ``Llama 3.1 8B`` are both ``llama318b``)."""
+    key = re.sub(r"[^a-z0-9]", "", text.rsplit("/", 1)[-1].lower())
+    while qualifier := next((q for q in _MODEL_QUALIFIERS if key.endswith(q) and len(key) > len(q)), None):
+        key = key[:-len(qualifier)]
+    return key
+
+
+def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
+    """Each preset's id under the keys (:func:`model_key`) of its id and its name."""
+    by_key: dict[str, str] = {}
+    for model_id, model in models.items():
+        by_key.setdefault(model_key(model_id), model_id)
+        by_key.setdefault(model_key(model.name), model_id)
+    return by_key
+
+
+def model_preset(name: str, models: Mapping[str, architecture.Model]) -> str | None:
+    """The preset a served, benchmarked or claimed model's name matches (``Qwen/Qwen3-32B`` is
+    ``Qwen3-32B``), None where none does."""
+    return models_by_key(models).get(model_key(name)) if name else None
+
+
+def gpu_preset(text: str, gpus: Mapping[str, roofline.GPU]) -> str | None:
+    """The GPU preset a text names: a preset's own id (``MI355X``, ``GB200``), else the patterns of
+    the common ways to write one (``NVIDIA H100 80GB HBM3`` is ``H100-SXM``); None where none does."""
+    key = re.sub(r"[^a-z0-9]", "", text.lower())
+    own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()): gpu_id for gpu_id in gpus}
+    if key in own:
+        return own[key]
+    return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, key)), None)
 
 
 def resolve_precision(name: str, weights: Mapping[str, str], kv: str | None) -> dtypes.Precision:

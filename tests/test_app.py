@@ -1136,6 +1136,33 @@ class TestClaimsPage:
         assert list(required["γ"]) == list(range(1, settings.get("SPECVIZ_GAMMA_MAX") + 1))
         assert len(at.get("vega_lite_chart")) == 2  # against batch, beside published and yours
 
+    def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
+        at = claims_app()
+        at.text_area(key="claim_sentence").set_value(
+            "Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)")
+        at.button(key="claims_read").click().run()
+        assert not at.exception and at.text_input(key="claim").value == "3.2x"
+        assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target", "draft")] == ["H100-SXM", "Llama-3.1-70B",
+                                                                                        "eagle3"]
+        verdict = (at.success or at.warning or at.error)[0].value
+        assert "3.20× on NVIDIA H100 SXM for Llama 3\\.1 70B" in verdict and "not a speedup" not in verdict
+        said = "\n".join(m.value for m in at.markdown)
+        assert i18n.md("claims.sentence.item.target", value="Llama-3.1-70B") in said and "What the claim leaves out" in said
+        for question in ("At what batch", "On which prompts", "At what temperature", "How long were the outputs",
+                         "Was the acceptance measured"):
+            assert question in said
+        # The model undone: the sidebar's target is back, with its own draft.
+        assert len([b for b in at.button if b.key and b.key.startswith("claims_undo_")]) == 4
+        at.button(key="claims_undo_2").click().run()  # claim, gpu, target, draft: the third is the model
+        assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
+        assert "The model:" not in "\n".join(m.value for m in at.markdown)
+
+    def test_a_sentence_without_a_figure_says_so(self):
+        at = claims_app()
+        at.text_area(key="claim_sentence").set_value("Much faster decoding on H100")
+        at.button(key="claims_read").click().run()
+        assert not at.exception and any("not a speedup" in e.value or "read" in e.value.lower() for e in at.error)
+
     def test_the_runs_beside_a_claim_are_the_users_or_the_labelled_examples(self):
         at = claims_app(claim="2x")
         note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)

@@ -287,6 +287,20 @@ class TestLiveInChromium:
         page.screenshot(path=ARTIFACTS / "live_replay.png", full_page=True)
 
 
+class TestClaimsInChromium:
+    def test_a_pasted_slide_sentence_gives_a_verdict(self, page: Page, app_url: str):
+        wait_for_app(page, app_url)
+        page.get_by_role("link", name="Claims").click()
+        sentence = page.get_by_role("textbox", name="Or paste the claim's sentence")
+        sentence.fill("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)")
+        sentence.press("Control+Enter")  # a text area sends its value on Ctrl+Enter or on leaving it
+        page.get_by_role("button", name="Read the sentence").click()
+        expect(page.get_by_text(re.compile(r"3\.20× on NVIDIA H100 SXM for Llama 3\.1 70B"))).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("What the claim leaves out: ask its author")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_role("combobox", name="Target model")).to_have_value(re.compile("Llama 3.1 70B"), timeout=TIMEOUT)
+        expect(page.get_by_text("is not a speedup")).to_have_count(0)
+
+
 class TestNavigationInChromium:
     def test_no_request_leaves_the_apps_host(self, page: Page, app_url: str):
         """Every request of each page, its icons and fonts included, goes to the app itself (a page's

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import make_scenario
+from conftest import PRESETS, make_scenario
 from specviz import calculator, workload
 from specviz.advice import claims
 from specviz.errors import SpecvizError
@@ -100,6 +100,39 @@ class TestClaimedBatch:
                                              ("up to 3x", None), ("2.5x at batch 0", None), ("", None)])
     def test_the_batch_the_words_name(self, text, batch):
         assert claims.claimed_batch(text) == batch
+
+
+class TestReadSentence:
+    def test_a_slides_sentence(self):
+        reading = claims.read_sentence(
+            "Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", PRESETS)
+        assert (reading.speedup, reading.gpu, reading.target, reading.draft) == (3.2, "H100-SXM", "Llama-3.1-70B", "eagle3")
+        assert reading.batch is None and reading.dataset is None
+        assert reading.unstated == ("batch", "dataset", "temperature", "output_length", "acceptance")
+
+    @pytest.mark.parametrize("text, expected", [
+        # Mixtral's "8x7B" is a name, not the claim; a batch, a dataset and the temperature stated.
+        ("Mixtral-8x7B runs 2.1x faster on MI355X with n-gram at batch 64, temperature 0, MT-Bench",
+         (2.1, 64, "MI355X", "Mixtral-8x7B", "ngram", "MT-Bench", ("output_length", "acceptance"))),
+        ("DeepSeek-V3 with MTP: 1.8 times faster on GB200 NVL72",
+         (1.8, None, "GB200", "DeepSeek-V3", "mtp", None, ("batch", "dataset", "temperature", "output_length",
+                                                            "acceptance"))),
+        ("180% faster on B200 for gpt-oss-120b with P-EAGLE, synthetic acceptance, 64 concurrent requests",
+         (2.8, 64, "B200", "gpt-oss-120b", "peagle", None, ("dataset", "temperature", "output_length"))),
+        ("lên đến 2,5 lần với Qwen3 32B trên H200", (2.5, None, "H200", "Qwen3-32B", None, None,
+                                                     ("batch", "dataset", "temperature", "output_length", "acceptance"))),
+    ])
+    def test_what_each_states_and_leaves_out(self, text, expected):
+        reading = claims.read_sentence(text, PRESETS)
+        assert (reading.speedup, reading.batch, reading.gpu, reading.target, reading.draft, reading.dataset,
+                reading.unstated) == expected
+
+    @pytest.mark.parametrize("text, key", [("much faster decoding on H100", "claims.unreadable"),
+                                           ("0.9x on H100", "claims.not_a_speedup"), ("x" * 100_000, "claims.too_long")])
+    def test_no_figure_or_a_bad_one_is_said(self, text, key):
+        with pytest.raises(SpecvizError) as raised:
+            claims.read_sentence(text, PRESETS)
+        assert raised.value.key == key
 
 
 class TestAlphaFromMeasurement:

@@ -98,11 +98,11 @@ class TestOneOrigin:
 class TestModelPreset:
     def test_a_served_name_to_its_preset(self):
         models = PRESETS.models
-        assert explorer.model_preset("Qwen/Qwen3-32B", models) == "Qwen3-32B"
-        assert explorer.model_preset("replay:Qwen/Qwen3-235B-A22B", models) == "Qwen3-235B-A22B"
-        assert explorer.model_preset("meta-llama/Llama-3.1-8B-Instruct", models) == "Llama-3.1-8B"
-        assert explorer.model_preset("swiss-ai/Apertus-v1.5-70B", models) is None
-        assert explorer.model_preset("", models) is None
+        assert scenario.model_preset("Qwen/Qwen3-32B", models) == "Qwen3-32B"
+        assert scenario.model_preset("replay:Qwen/Qwen3-235B-A22B", models) == "Qwen3-235B-A22B"
+        assert scenario.model_preset("meta-llama/Llama-3.1-8B-Instruct", models) == "Llama-3.1-8B"
+        assert scenario.model_preset("swiss-ai/Apertus-v1.5-70B", models) is None
+        assert scenario.model_preset("", models) is None
 
 
 class TestNewestFirst:

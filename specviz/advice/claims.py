@@ -50,10 +50,10 @@ from numpy.typing import ArrayLike
 from specviz import calculator, settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
-from specviz.scenario import Scenario
+from specviz.scenario import Presets, Scenario, gpu_preset, model_preset
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
-           "required_at_costs", "check_at_costs", "published_reaching"]
+           "required_at_costs", "check_at_costs", "published_reaching", "SentenceReading", "UNSTATED", "read_sentence"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -217,6 +217,69 @@ def claimed_batch(text: str) -> int | None:
     found = _BATCH.search(_words(text))
     batch = int(found["batch"] or found["concurrent"]) if found else 0
     return batch or None
+
+
+# A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B".
+_SPEEDUP_IN_SENTENCE = re.compile(r"(?:up\s+to\s+|lên\s+đến\s+)?\d{1,6}(?:[.,]\d{1,6})?\s*(?:[x×](?![\w.])|times\b|lần\b|%)",
+                                  re.IGNORECASE)
+# Drafts as a sentence names them → the scenario's draft kind, the most specific first.
+_METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r"\bmtp\b|multi-token prediction"),
+                 ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
+                 ("suffix", r"suffix decoding"), ("ngram", r"\bn-?gram\b|prompt lookup"), ("eagle", r"\beagle\b"))
+_DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
+             "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
+# What a claim should state and often does not, each with the words that state it.
+UNSTATED = {"batch": None, "dataset": None, "temperature": r"temperature|greedy|sampling|\btemp\b",
+            "output_length": r"output (?:length|tokens)|\bosl\b|tokens out|\d+\s*(?:output|generated) tokens",
+            "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)"}
+
+
+@dataclass(frozen=True)
+class SentenceReading:
+    """What a claim's sentence states: the ``speedup`` (the first figure with its unit), the ``batch``
+    or concurrency, the ``gpu`` and ``target`` presets it names, the ``draft`` kind
+    (:data:`specviz.scenario.DRAFT_KINDS`) and the ``dataset``, each None where it names none; and
+    ``unstated``, the keys of :data:`UNSTATED` it leaves out: the questions to ask its author."""
+
+    speedup: float
+    batch: int | None
+    gpu: str | None
+    target: str | None
+    draft: str | None
+    dataset: str | None
+    unstated: tuple[str, ...]
+
+
+def read_sentence(text: str, presets: Presets) -> SentenceReading:
+    """A claim's whole sentence read: "Up to 3.2x faster decoding with speculative decoding on H100
+    (Llama-3.1-70B, EAGLE-3)" states 3.2×, an H100, Llama-3.1-70B and an EAGLE-3 head, and leaves
+    out the batch, the dataset, the temperature, the output length and whether the acceptance was
+    measured. Models and GPUs are matched to presets by their names
+    (:func:`specviz.scenario.model_preset`, :func:`specviz.scenario.gpu_preset`), over runs of one to
+    four words, the longest first.
+
+    Raises
+    ------
+    SpecvizError
+        As :func:`parse_claim` for the figure, or ``claims.unreadable`` where the sentence holds none.
+    """
+    words = _words(text)
+    figure = _SPEEDUP_IN_SENTENCE.search(_BATCH.sub(" ", words))
+    if figure is None:
+        raise SpecvizError("claims.unreadable", text=words[:60])
+    speedup = parse_claim(figure.group(0))
+    tokens = re.findall(r"[\w][\w.\-/]*", words)
+    spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
+    target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
+    gpu = next((g for g in (gpu_preset(token, presets.gpus) for token in tokens) if g), None)
+    lower = words.lower()
+    draft = next((kind for kind, pattern in _METHOD_WORDS if re.search(pattern, lower)), None)
+    dataset = next((name for name in _DATASETS if name.lower() in lower), None)
+    batch = claimed_batch(words)
+    stated = {"batch": batch is not None, "dataset": dataset is not None}
+    unstated = tuple(key for key, pattern in UNSTATED.items()
+                     if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
+    return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated)
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:

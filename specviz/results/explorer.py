@@ -24,7 +24,8 @@ from specviz import calculator
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
-from specviz.scenario import Presets, Scenario, default_draft, default_parallel, draft_choices, preset_costs, resolve_draft
+from specviz.scenario import (Presets, Scenario, default_draft, default_parallel, draft_choices, gpu_preset,
+                              model_key, models_by_key, preset_costs, resolve_draft)
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -34,7 +35,6 @@ __all__ = [
     "ACCEPTANCE_FIGURES",
     "example_hashes",
     "one_origin",
-    "model_preset",
     "with_load",
     "newest_first",
     "on_load_axis",
@@ -354,57 +354,16 @@ def _acceptance_length(paired: pd.DataFrame) -> pd.Series:
     return paired["acceptance_length"].where(paired["acceptance_length"].notna(), from_rate)
 
 
-# Words after a model's name that do not change its shape (tuning, packaging, precision).
-_MODEL_QUALIFIERS = ("instruct", "chat", "hf", "base", "it", "fp8", "awq", "gptq", "int4", "int8", "bf16", "fp16")
-# A run's GPU text (lower case, letters and digits only) → the preset it names. A text that names a
-# device without saying which of its presets (an A100 without its memory, an H100 PCIe) names none.
-_GPU_PATTERNS = (("H100-SXM", r"h100(?!.*(pcie|nvl))"), ("H200", r"h200"), ("A100-80GB", r"a100.*80g"),
-                 ("A100-40GB", r"a100.*40g"), ("MI300X", r"mi300x"), ("B200", r"b200"), ("L40S", r"l40s"),
-                 ("RTX-3090", r"3090"))
-
-
-def _model_key(text: str) -> str:
-    """A model's name as it is compared: the part after the organisation, lower case, letters and
-    digits only, without the qualifiers at its end (``meta-llama/Llama-3.1-8B-Instruct`` and the
-    preset ``Llama 3.1 8B`` are both ``llama318b``)."""
-    key = re.sub(r"[^a-z0-9]", "", text.rsplit("/", 1)[-1].lower())
-    while qualifier := next((q for q in _MODEL_QUALIFIERS if key.endswith(q) and len(key) > len(q)), None):
-        key = key[:-len(qualifier)]
-    return key
-
-
-def _models_by_key(models: dict[str, architecture.Model]) -> dict[str, str]:
-    """Each preset's id under the keys (:func:`_model_key`) of its id and its name."""
-    by_key: dict[str, str] = {}
-    for model_id, model in models.items():
-        by_key.setdefault(_model_key(model_id), model_id)
-        by_key.setdefault(_model_key(model.name), model_id)
-    return by_key
-
-
-def model_preset(name: str, models: dict[str, architecture.Model]) -> str | None:
-    """The preset a served or benchmarked model's name matches (``Qwen/Qwen3-32B`` is ``Qwen3-32B``),
-    None where none does: the Live page's check that the verdict is for the model the server serves."""
-    return _models_by_key(models).get(_model_key(name)) if name else None
-
-
 def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
                 gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
     """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
-    missing where no preset matches), so that a prediction can say when it uses the sidebar's instead."""
-    by_key = _models_by_key(models)
-
-    def gpu_of(text: Any) -> str | None:
-        if not isinstance(text, str):
-            return None
-        if text in gpus:
-            return text
-        key = re.sub(r"[^a-z0-9]", "", text.lower())
-        return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, key)), None)
-
-    return pd.DataFrame({"target": [by_key.get(_model_key(t)) if isinstance(t, str) else None
+    missing where no preset matches: :func:`specviz.scenario.model_preset`, :func:`specviz.scenario.gpu_preset`),
+    so that a prediction can say when it uses the sidebar's instead."""
+    by_key = models_by_key(models)
+    return pd.DataFrame({"target": [by_key.get(model_key(t)) if isinstance(t, str) else None
                                     for t in runs["target_model"]],
-                         "gpu": [gpu_of(g) for g in runs["gpu"]]}, index=runs.index)
+                         "gpu": [gpu_preset(g, gpus) if isinstance(g, str) else None for g in runs["gpu"]]},
+                        index=runs.index)
 
 
 # Methods as benchmark tools and engines name them → the step model's draft. An MTP (NextN) module is
@@ -437,7 +396,7 @@ def run_settings(runs: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd
     where both the target and the GPU are the run's. A run's draft model that matches no preset, on
     the scenario's target, is the scenario's draft; on another target, that target's default draft."""
     named = run_presets(runs, presets.models, presets.gpus)
-    keys = {_model_key(model_id): model_id for model_id in presets.models}
+    keys = {model_key(model_id): model_id for model_id in presets.models}
     rows = []
     for (index, run), target, gpu in zip(runs.iterrows(), named["target"], named["gpu"]):
         own = isinstance(target, str) and isinstance(gpu, str)
@@ -445,7 +404,7 @@ def run_settings(runs: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd
         method = run.get("spec_method")
         draft = _METHOD_DRAFTS.get(method.lower()) if isinstance(method, str) else None
         if draft is None and isinstance(run.get("draft_model"), str):
-            draft = keys.get(_model_key(run["draft_model"]))
+            draft = keys.get(model_key(run["draft_model"]))
         if draft == "mtp" and "mtp" not in draft_choices(presets, target):
             draft = "eagle"  # an MTP layer of a model without a preset drafts as a one-layer head does
         if draft is None:
