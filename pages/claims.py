@@ -204,7 +204,12 @@ st.caption(t("claims.required_note", lang))
 titled_dataframe(check.required, lang, placeholder="—", column_config=number_columns(check.required))
 
 st.subheader(t("claims.beside", lang))
-published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
+every_published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
+published = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
+family, drafting, hardware = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
+st.caption(t("claims.comparable", lang, shown=int(published["metric"].str.endswith("speedup").sum()),
+             every=int(every_published["metric"].str.endswith("speedup").sum()), family=family,
+             drafting=t(f"claims.drafting.{drafting}", lang), hardware=hardware))
 reaching = claims.published_reaching(published, speedup, batch)
 speedups = published[published["metric"].str.endswith("speedup")]
 store = open_store(lang)

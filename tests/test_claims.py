@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, workload
+from specviz import calculator, settings as settings_module, workload
 from specviz.advice import claims
 from specviz.errors import SpecvizError
 from specviz.model import spec
@@ -133,6 +133,20 @@ class TestReadSentence:
         with pytest.raises(SpecvizError) as raised:
             claims.read_sentence(text, PRESETS)
         assert raised.value.key == key
+
+
+class TestComparablePublished:
+    def test_only_the_same_family_drafting_and_hardware(self):
+        published = explorer.load_published(settings_module.get("SPECVIZ_DATA_DIR"))
+        llama = make_scenario(target="Llama-3.1-8B", draft="eagle")
+        same = claims.comparable_published(published, llama, PRESETS)
+        assert len(same) and set(same["gpu"]) <= {"H100-SXM", "RTX-3090", "A100-40GB", "A100-80GB"}
+        assert {PRESETS.models[t].model_type for t in same["target"]} == {"llama"}
+        assert set(same["draft"]) == {"eagle"}
+        # Rows that name no preset target or GPU (a T5 on a TPU) are never evidence.
+        assert published["target"].isna().any() and not same["target"].isna().any()
+        amd = make_scenario(target="DeepSeek-V3", gpu="MI300X")
+        assert set(claims.comparable_published(published, amd, PRESETS)["gpu"]) == {"MI300X"}
 
 
 class TestAlphaFromMeasurement:

@@ -49,11 +49,11 @@ from numpy.typing import ArrayLike
 
 from specviz import calculator, settings, workload
 from specviz.errors import Notice, SpecvizError
-from specviz.model import spec
+from specviz.model import architecture, roofline, spec
 from specviz.scenario import Presets, Scenario, gpu_preset, model_preset
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
-           "required_at_costs", "check_at_costs", "published_reaching", "SentenceReading", "UNSTATED", "read_sentence"]
+           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -306,6 +306,32 @@ def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:
     if not (math.isfinite(value) and low <= value <= high):
         raise SpecvizError(_BAD_MEASUREMENT[measure], value=value, low=low, high=high, gamma=gamma)
     return float(alpha)
+
+
+# Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
+_DRAFTING = {"eagle": "eagle", "eagle3": "eagle", "peagle": "eagle", "mtp": "mtp", "ngram": "host", "suffix": "host",
+             "medusa": "medusa", "self": "self", "block": "block"}
+
+
+def setting_class(target: architecture.Model, draft_id: str, gpu: roofline.GPU) -> tuple[str, str, str]:
+    """A setting's model family (its model type's leading word: ``llama`` for Llama 2, 3 and 4), its
+    drafting (:data:`_DRAFTING`, else a separate draft ``model``) and its hardware (vendor and kind:
+    ``NVIDIA gpu``): what a published result must share to be evidence about a claim."""
+    family = re.match(r"[a-z]+", target.model_type)
+    drafting = _DRAFTING.get(draft_id, "eagle" if draft_id.startswith("EAGLE3-") else "model")
+    return family[0] if family else target.model_type, drafting, f"{gpu.name.split()[0]} {gpu.kind}"
+
+
+def comparable_published(published: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
+    """The published results of the same model family, drafting and hardware class as ``scenario``
+    (:func:`setting_class`): a T5 on a TPU is no evidence about Llama on an H100. A row that names no
+    preset target or GPU (``target``, ``gpu``), or no draft, cannot be placed and is left out."""
+    wanted = setting_class(scenario.target, scenario.draft_id, scenario.gpu)
+    placed = published["target"].isin(list(presets.models)) & published["gpu"].isin(list(presets.gpus)) \
+        & published["draft"].notna()
+    same = [setting_class(presets.models[t], str(d), presets.gpus[g]) == wanted if ok else False
+            for ok, t, d, g in zip(placed, published["target"], published["draft"], published["gpu"])]
+    return published[np.asarray(same, dtype=bool)]
 
 
 def published_reaching(published: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
