@@ -455,14 +455,23 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
 
 def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Batch × context: the best γ's speedup as colour, diverging at 1.0 (grey where no γ gains), and
-    the best γ written in each cell. ``grid`` is :func:`specviz.advice.commands.gamma_map`."""
+    the best γ written in each cell; a cell the speculative server's memory does not hold is white
+    and says so ("—" where plain decoding does not hold it either). ``grid`` is
+    :func:`specviz.advice.commands.gamma_map`."""
     batch, context, gamma, speedup = (t(f"chart.{name}", lang) for name in ("batch", "context", "gamma", "speedup"))
     x = alt.X("batch:O", title=batch)
     y = alt.Y("context:O", sort="descending", title=context)
     tooltip = [alt.Tooltip("batch:Q", title=batch), alt.Tooltip("context:Q", title=context, format=","),
                alt.Tooltip("gamma:Q", title=gamma), alt.Tooltip("speedup:Q", title=speedup, format=".2f")]
-    cells = alt.Chart(grid).mark_rect().encode(
+    held = grid[grid["fits"]]
+    out = grid[~grid["fits"]].assign(label=np.where(grid.loc[~grid["fits"], "fits_plain"],
+                                                    t("chart.no_fit_draft", lang), "—"))
+    cells = alt.Chart(held).mark_rect().encode(
         x=x, y=y, tooltip=tooltip,
         color=alt.Color("speedup:Q", title=speedup, scale=alt.Scale(scheme="redblue", domainMid=1.0)))
-    labels = alt.Chart(grid).mark_text(fontSize=11).encode(x=x, y=y, text=alt.Text("gamma:Q"), tooltip=tooltip)
-    return alt.layer(cells, labels).properties(height=340)
+    labels = alt.Chart(held).mark_text(fontSize=11).encode(x=x, y=y, text=alt.Text("gamma:Q"), tooltip=tooltip)
+    beyond = alt.Chart(out).mark_text(fontSize=9, color="#d62728").encode(
+        x=x, y=y, text=alt.Text("label:N"), tooltip=[alt.Tooltip("batch:Q", title=batch),
+                                            alt.Tooltip("context:Q", title=context, format=","),
+                                            alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))])
+    return alt.layer(cells, labels, beyond).properties(height=340)

@@ -353,6 +353,8 @@ class TestGammaMap:
     def test_cells_coloured_by_speedup_with_the_best_gamma_written(self):
         grid = vllm_config.gamma_map(SCENARIO, 0.8, 64, 4096, 6)
         spec = charts.gamma_map(grid).to_dict()
-        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rect", "text"]
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rect", "text", "text"]
         assert spec["layer"][0]["encoding"]["color"]["scale"]["domainMid"] == 1.0
         assert spec["layer"][1]["encoding"]["text"]["field"] == "gamma"
+        # Past the memory's limit, no colour and no γ: what does not fit says so.
+        assert spec["layer"][2]["encoding"]["text"]["field"] == "label"

@@ -85,6 +85,16 @@ class TestGammaMap:
         assert stops[256] == 256 and stops[2048] > stops[256]
         assert (grid.loc[grid["context"] >= 8192, "gamma"] > 0).all()
 
+    def test_where_each_server_still_fits(self):
+        grid = vllm_config.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
+        for context in (1024, 4096, 131072):
+            cells = grid[grid["context"] == context]
+            held = replace(SCENARIO, context=context)
+            assert (cells["fits"] == (cells["batch"] <= held.max_batch())).all()
+            assert (cells["fits_plain"] == (cells["batch"] <= held.max_batch(speculative=False))).all()
+        at_4k = grid[grid["context"] == 4096].set_index("batch")
+        assert at_4k.loc[32, "fits"] and not at_4k.loc[64, "fits"] and at_4k.loc[64, "fits_plain"]  # 50 and 73
+
 
 class TestVllmCommand:
     def test_old_flags_up_to_0_8_1(self):

@@ -107,7 +107,7 @@ import pandas as pd
 from specviz import calculator
 from specviz.errors import Notice, SpecvizError
 from specviz.model import memory, spec
-from specviz.scenario import Scenario
+from specviz.scenario import Scenario, largest_batch
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
            "Command", "vllm_command", "sglang_command", "serve_command", "command_engine", "SGLANG_ALGORITHMS", "hugging_face_id"]
@@ -617,20 +617,30 @@ def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int
     cache's reads keep a verify pass memory-bound at larger batches (MagicDec), so the best γ and
     the batch at which speculation stops paying both depend on the context.
 
+    The memory limit moves with the context too: ``fits`` says where the speculative server holds
+    the batch, ``fits_plain`` where plain decoding does (:meth:`specviz.scenario.Scenario.max_batch`).
+
     Returns
     -------
     DataFrame
-        Long form: ``batch``, ``context``, ``gamma``, ``speedup`` (1 where ``gamma`` is 0).
+        Long form: ``batch``, ``context``, ``gamma``, ``speedup`` (1 where ``gamma`` is 0),
+        ``fits`` and ``fits_plain``.
     """
     g = np.arange(1, gamma_max + 1)[:, None, None]
     b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
     ctx = 2 ** np.arange(8, int(np.log2(max(context_max, 256))) + 1)
+    limit, limit_plain = (np.asarray(largest_batch(scenario.gpu, scenario.target, draft, scenario.precision,
+                                                   tp=scenario.tp, dp=scenario.dp, context=ctx, gamma=scenario.gamma,
+                                                   rule=scenario.engine.memory))
+                          for draft in (scenario.draft, None))
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b[None, :, None], ctx[None, None, :])["speedup"],
                        dtype=float)
     best = speed.max(axis=0)
     gamma = np.where(best > 1.0, np.argmax(speed, axis=0) + 1, 0)
     return pd.DataFrame({"batch": np.repeat(b, ctx.size), "context": np.tile(ctx, b.size),
-                         "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel()})
+                         "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel(),
+                         "fits": (b[:, None] <= limit[None, :]).ravel(),
+                         "fits_plain": (b[:, None] <= limit_plain[None, :]).ravel()})
 
 
 def command_engine(scenario: Scenario) -> str:
