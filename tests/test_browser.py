@@ -282,6 +282,9 @@ class TestLiveInChromium:
         first = metric_value(page, "Generated tokens/s"), metric_value(page, "vLLM acceptance rate")
         # The replay's traffic moves every window: the figures change without a click.
         expect(metric(page, "vLLM acceptance rate")).not_to_have_text(first[1], timeout=TIMEOUT)
+        # Its Apertus-70B matches no preset: the verdict waits for the user's word that it is the sidebar's.
+        expect(page.get_by_text(re.compile("which matches no preset"))).to_be_visible(timeout=TIMEOUT)
+        page.get_by_text(re.compile("^This server serves the sidebar's")).click()
         expect(page.get_by_text(re.compile(r"^(Paying now|Losing now|Not settled):"))).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
         page.screenshot(path=ARTIFACTS / "live_replay.png", full_page=True)
@@ -410,6 +413,7 @@ class TestUserGuideInChromium:
         every.fill("2")
         every.press("Enter")
         guide_page.get_by_text("Poll", exact=True).click()
+        guide_page.get_by_text(re.compile("^This server serves the sidebar's")).click()  # the demo's model: no preset
         verdict = guide_page.get_by_text(re.compile(r"^(Paying now|Losing now|Not settled):"))
         expect(verdict).to_be_visible(timeout=TIMEOUT)
         expect(metric(guide_page, "Running requests")).not_to_have_text("—", timeout=TIMEOUT)

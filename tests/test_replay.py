@@ -4,6 +4,7 @@ real HTTP server on 127.0.0.1, started in process and as ``python -m specviz.liv
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -45,7 +46,10 @@ class TestRecording:
     def test_is_the_shared_sample_with_a_provenance_line(self):
         first, rest = replay.recording().split("\n", 1)
         assert first.startswith("# Provenance: a real vLLM /metrics scrape") and "6f9fc00a" in first
-        assert rest == (SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_text()
+        # Unchanged but for the model_name label: the run's name (a person's in it) shortened to the model's id.
+        original = (SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_text()
+        run_name = re.search(r'model_name="([^"]+)"', original)[1]
+        assert rest == original.replace(run_name, "swiss-ai/Apertus-v1.5-70B") and "shortened" in first
 
     def test_follows_the_data_dir_setting(self, tmp_path, monkeypatch):
         (tmp_path / "replay").mkdir()
