@@ -1340,7 +1340,7 @@ files = st.one_of(one_document.map(lambda doc: [doc]), st.lists(marked(MARKERS[:
 
 
 class TestFuzzedJson:
-    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(files, st.integers(0, 3_000), st.booleans())
     def test_never_crashes_and_never_writes_part(self, db, docs, depth, deep):
         """Documents mixing every format's keys with random values, as JSON or JSON lines, some
