@@ -268,14 +268,19 @@ def resolve_draft(draft_id: str, presets: Presets) -> step.Draft:
     return step.Draft("model", presets.models[draft_id])
 
 
+def _held_draft(target: architecture.Model, draft: step.Draft | None) -> architecture.Model | None:
+    """The draft model whose weights and cache a GPU holds: none for plain decoding (``draft`` None)
+    or self-speculation, which reads the target's cache; a host draft's drafter is None already."""
+    return None if draft is None or draft.kind == "self" else step.drafter(target, draft)
+
+
 def memory_use(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft | None, precision: dtypes.Precision,
                *, tp: int, dp: int = 1, batch: ArrayLike, context: ArrayLike, gamma: ArrayLike,
                rule: memory.MemoryRule = memory.VLLM_RULE) -> dict[str, float | np.ndarray]:
     """What each GPU of the ``tp·dp`` holds serving the pair (:func:`specviz.model.memory.memory_terms`):
     the draft's weights and cache where it has a device pass of its own (none for ``draft`` None,
     a host draft or self-speculation, which reads the target's cache)."""
-    drafter = None if draft is None or draft.kind == "self" else step.drafter(target, draft)
-    return memory.memory_terms(gpu.memory_gb, target, drafter, precision, tp=tp, dp=dp, batch=batch, context=context,
+    return memory.memory_terms(gpu.memory_gb, target, _held_draft(target, draft), precision, tp=tp, dp=dp, batch=batch, context=context,
                                gamma=gamma, rule=rule)
 
 
@@ -284,8 +289,7 @@ def largest_batch(gpu: roofline.GPU, target: architecture.Model, draft: step.Dra
                   rule: memory.MemoryRule = memory.VLLM_RULE) -> int | np.ndarray:
     """The largest batch that fits, with the draft or (``draft`` None) plain decoding
     (:func:`specviz.model.memory.max_batch`)."""
-    drafter = None if draft is None or draft.kind == "self" else step.drafter(target, draft)
-    return memory.max_batch(gpu.memory_gb, target, drafter, precision, tp=tp, dp=dp, context=context,
+    return memory.max_batch(gpu.memory_gb, target, _held_draft(target, draft), precision, tp=tp, dp=dp, context=context,
                             gamma=gamma if draft is not None else 0, rule=rule)
 
 
