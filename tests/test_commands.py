@@ -390,6 +390,20 @@ class TestParallelFlags:
         flags = dict(zip(dense.argv, dense.argv[1:]))
         assert (flags["--tp"], flags["--dp-size"]) == ("2", "2") and "--attn-dp-size" not in dense.argv
 
+    def test_sglang_tiers_are_per_rank(self):
+        # Each of 8 ranks picks its tier by its own batch: the server's batch 64 is a rank's 8.
+        schedule = pd.DataFrame({"first": [1, 4, 16, 64, 200], "last": [3, 15, 63, 199, 512],
+                                 "gamma": [4, 3, 2, 1, 0]})
+        assert vllm_config.rank_tiers(schedule, 1) == {str(f): {"candidate_steps": [g]}
+                                                        for f, g in [(1, 4), (4, 3), (16, 2), (64, 1), (200, 0)]}
+        # By hand: keys ⌈1/8⌉=1, ⌈4/8⌉=1, ⌈16/8⌉=2, ⌈64/8⌉=8, ⌈200/8⌉=25; key 1 is the server's 8
+        # (the row from 4: γ 3), key 2 its 16 (γ 2), key 8 its 64 (γ 1), key 25 its 200 (γ 0).
+        assert vllm_config.rank_tiers(schedule, 8) == {"1": {"candidate_steps": [3]}, "2": {"candidate_steps": [2]},
+                                                        "8": {"candidate_steps": [1]}, "25": {"candidate_steps": [0]}}
+        command = vllm_config.sglang_command(self.DEEPSEEK, 3, schedule=schedule, method="mtp")
+        assert json.loads(command.files["adaptive_tiers.json"]) == vllm_config.rank_tiers(schedule, 8)
+        assert next(n for n in command.notices if n.key == "command.sglang_tiers_per_rank").params == {"dp": 8}
+
 
 class TestMemoryFlags:
     """The flags that hold each server to what its memory fits (specviz.model.memory)."""

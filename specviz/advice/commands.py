@@ -535,6 +535,29 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     return Command(argv, notices=notices, problems=problems)
 
 
+def rank_tiers(schedule: pd.DataFrame, ranks: int) -> dict[str, dict[str, list[int]]]:
+    """SGLang's adaptive tiers (``--speculative-adaptive-config``) from a schedule by the server's batch.
+
+    Each data-parallel rank runs its own scheduler, and its speculative worker picks a tier by the
+    batch that rank holds (``batch.seq_lens.shape[0]``, ``speculative/eagle_worker_v2.py`` of
+    SGLang 0.5.23); so with ``ranks`` ranks sharing the load evenly, a rank's batch ``k`` stands for
+    the server's ``k·ranks``. The keys are each row's first batch per rank, ``⌈first / ranks⌉``; a
+    key takes the draft length of the last row that starts at or below ``k·ranks``, so rows that
+    fall on one key keep the length the server has at that key.
+
+    Returns
+    -------
+    dict
+        ``{"<batch per rank>": {"candidate_steps": [γ]}}``, keys ascending, the first 1.
+    """
+    keys = sorted({-(-int(first) // ranks) for first in schedule["first"]})
+    tiers = {}
+    for key in keys:
+        gamma = schedule.loc[schedule["first"] <= key * ranks, "gamma"].iloc[-1]
+        tiers[str(key)] = {"candidate_steps": [int(gamma)]}
+    return tiers
+
+
 def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
                    draft_repo: str | None = None, method: str = "draft") -> Command:
     """``python -m sglang.launch_server`` with a chain of γ drafts (top-k 1), and with ``schedule``
@@ -601,10 +624,11 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "1",
                  "--speculative-num-draft-tokens", str(steps + 1)]
     if tiered:
-        tiers = {str(int(r.first)): {"candidate_steps": [int(r.gamma)]} for r in schedule.itertuples()}
-        files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
+        files["adaptive_tiers.json"] = json.dumps(rank_tiers(schedule, scenario.dp), indent=2)
         argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
         notices.append(Notice("command.sglang_tiers", since="0.5.14"))
+        if scenario.dp > 1:
+            notices.append(Notice("command.sglang_tiers_per_rank", dp=scenario.dp))
     elif schedule is not None and kind not in ("eagle", "eagle3"):
         notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
     return Command(argv, files, notices, problems)
