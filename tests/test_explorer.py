@@ -77,10 +77,17 @@ class TestWithLoad:
         assert list(explorer.with_load(raw, {"b"}).origin) == ["user", "example", "user"]
         assert list(explorer.with_load(raw).origin) == ["example", "example", "user"]
 
-    def test_series_names_label_then_method_then_file(self):
+    def test_series_names_label_then_setting_and_file(self):
         frame = runs_frame([{"label": "A", "workload": "code"}, {"spec_method": "ngram", "num_speculative_tokens": 4},
                             {}])
-        assert list(frame.series) == ["A · code", "ngram γ=4", "f.csv"]
+        assert list(frame.series) == ["A · code", "ngram γ=4 · f.csv", "plain · f.csv"]
+
+    def test_a_label_per_point_does_not_split_a_sweep(self):
+        # GuideLLM names each benchmark of a sweep by its strategy: one line, not three points.
+        per_point = runs_frame([{"label": f"concurrent {c}", "concurrency": c, "content_hash": "g"} for c in (1, 4, 8)]
+                               + [{"label": "eagle3-head", "concurrency": c, "num_speculative_tokens": 3,
+                                   "content_hash": "v"} for c in (1, 4)])
+        assert list(per_point.series) == ["plain · f.csv"] * 3 + ["eagle3-head"] * 2
 
 
 class TestOneOrigin:
@@ -280,7 +287,7 @@ class TestUnpairedSpeculative:
                             {**eagle, "workload": "chat", "output_throughput": 250},
                             {**eagle, "workload": "code", "output_throughput": 300}])
         unpaired = explorer.unpaired_speculative(frame, explorer.pair_with_baselines(frame))
-        assert list(unpaired.run_id) == ["2"] and list(unpaired.series) == ["eagle γ=4 · code"]
+        assert list(unpaired.run_id) == ["2"] and list(unpaired.series) == ["eagle γ=4 · f.csv · code"]
 
     def test_none_when_every_one_pairs(self):
         assert explorer.unpaired_speculative(SWEEP, explorer.pair_with_baselines(SWEEP)).empty

@@ -123,10 +123,10 @@ def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd
 
     ``load`` is the concurrency, or the request rate where a run set none; ``load_kind`` says which,
     or ``all_at_once`` for a run that sent every request at once (request rate ∞, no concurrency),
-    whose load is not a number. ``series`` tells the lines of one chart apart: the label, else method
-    and γ, else the file's name, with the workload appended; ``group`` (what colours the lines) is the
-    series until :func:`with_group` picks another key. ``origin`` is ``example`` or ``user``: from
-    ``examples``, the content hashes of the example files (:func:`example_hashes`), when given.
+    whose load is not a number. ``series`` tells the lines of one chart apart, by one rule
+    (:func:`series_names`); ``group`` (what colours the lines) is the series until :func:`with_group`
+    picks another key. ``origin`` is ``example`` or ``user``: from ``examples``, the content hashes of
+    the example files (:func:`example_hashes`), when given.
     """
     out = runs.copy(deep=False)  # copy-on-write (pandas 3): the columns added are this frame's alone
     rate = out["request_rate"]
@@ -135,15 +135,34 @@ def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd
     out["load_kind"] = np.where(out["concurrency"].notna(), "concurrency",
                                 np.where(finite_rate.notna(), "request_rate",
                                          np.where(rate == np.inf, "all_at_once", None)))
-    method = (out["spec_method"].fillna("") + out["num_speculative_tokens"].map(
-        lambda g: "" if pd.isna(g) else f" γ={int(g)}")).str.strip()
-    file_name = out["source_file"].map(lambda f: PurePath(f).name if isinstance(f, str) else f)
-    base = out["label"].where(out["label"].notna() & (out["label"] != ""),
-                              method.where(method != "", file_name))
-    out["series"] = base.where(out["workload"].isna(), base + " · " + out["workload"].fillna(""))
+    out["series"] = series_names(out)
     out["group"] = out["series"]
     out["origin"] = _origin(runs, examples)
     return out
+
+
+def series_names(runs: pd.DataFrame) -> pd.Series:
+    """The name of the line each run is a point of, by one rule for every format.
+
+    A run's setting is ``plain`` for a plain run (:func:`is_speculative`), else its method and γ
+    (``eagle γ=4``). Within one file, the runs of one setting and workload are one series: named by
+    their label where they all share one (``vllm bench --label``, a sweep's own name), else by the
+    setting and the file's name. Labels name lines where one is shared by several runs, or where it
+    is the only one; where each run has a label of its own, they name points (GuideLLM's
+    ``concurrent 4``, ``concurrent 8``), and the sweep stays one line under its setting and file.
+    The workload, where there is one, ends the name.
+    """
+    gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}")
+    method = (runs["spec_method"].fillna("").astype(str) + gamma).str.strip()
+    setting = pd.Series(np.where(is_speculative(runs), method.where(method != "", "speculative"), "plain"),
+                        index=runs.index)
+    file_name = runs["source_file"].map(lambda f: PurePath(f).name if isinstance(f, str) else "")
+    label = runs["label"].where(runs["label"] != "")
+    keys = [runs["content_hash"].fillna(""), setting, runs["workload"].fillna("")]
+    runs_per_label = label.groupby([*keys, label]).transform("size")
+    point_labels = (label.groupby(keys).transform("nunique") > 1) & (runs_per_label.groupby(keys).transform("max") == 1)
+    base = label.where(label.notna() & ~point_labels, setting + " · " + file_name)
+    return base.where(runs["workload"].isna(), base + " · " + runs["workload"].fillna(""))
 
 
 def one_origin(runs: pd.DataFrame, examples_wanted: bool = False) -> tuple[pd.DataFrame, str]:
