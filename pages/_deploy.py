@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages._shared import titled_dataframe, url_choice
 from specviz import charts, scenario, settings
-from specviz.advice import compat, commands
+from specviz.advice import commands, compat, serving
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 
@@ -30,14 +30,17 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     st.caption(t("calc.serve.map_note", lang))
     col_engine, col_version, col_method = st.columns(3)
     # The scenario's engine by default: its costs are the ones the figures and the schedule use.
-    engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), ["vllm", "sglang"], "serve_engine",
+    engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), list(serving.ENGINES), "serve_engine",
                         format_func=lambda e: t(f"calc.serve.engine.{e}", lang), horizontal=True,
-                        default=commands.command_engine(chosen))
-    if engine != commands.command_engine(chosen):
+                        default=serving.command_engine(chosen))
+    if engine != serving.command_engine(chosen):
         st.caption(t("calc.serve.other_engine", lang, engine=chosen.engine.name))
-    version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(commands.VLLM_VERSIONS),
-                         "serve_version", format_func=str, default=commands.VLLM_VERSIONS[-1],
-                         disabled=engine != "vllm", help=t("calc.serve.version_help", lang))
+    # Each engine's releases under a link parameter of its own, so a link keeps both.
+    releases = serving.VERSIONS.get(engine, ())
+    version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(releases) or [""],
+                         {"vllm": "serve_version"}.get(engine, f"{engine}_version"), format_func=str,
+                         default=serving.DEFAULT_VERSIONS.get(engine, ""), disabled=not releases,
+                         help=t("calc.serve.version_help", lang)) or None
     method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(commands.METHODS), "serve_method",
                         format_func=lambda m: t(f"calc.serve.method.{m}", lang), help=t("calc.serve.method_help", lang))
     if method != "draft":
@@ -48,8 +51,8 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
     try:
-        command = commands.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
-                                            method=method, draft_repo=draft_repo, by_load=by_load)
+        command = serving.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
+                                        method=method, draft_repo=draft_repo, by_load=by_load)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
     else:
@@ -58,7 +61,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
         st.code(command.lines, language="bash", wrap_lines=True)
         for name, text in command.files.items():
             st.caption(name)
-            st.code(text, language="json")
+            st.code(text, language="yaml" if name.endswith(".yaml") else "json")
         for notice in command.notices:
             st.info(message(notice, lang))
     show_pair_check(lang)

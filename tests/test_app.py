@@ -596,6 +596,18 @@ class TestServeTab:
         assert command_shown(at).startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 ")
         assert "--speculative-algorithm STANDALONE" in command_shown(at)
 
+    def test_tensorrt_llm_with_its_release_and_options_file(self):
+        at = make_app({"view": "Deploy"}, engine="trt-llm", draft="eagle3")
+        assert at.radio(key="serve_engine").value == "trtllm"
+        assert at.selectbox(key="trtllm_version").value == "1.2.1"
+        assert command_shown(at).startswith("trtllm-serve Qwen/Qwen3-32B --backend pytorch --tp_size 2 ")
+        at.selectbox(key="trtllm_version").set_value("1.3.0rc8").run()
+        options = [c.value for c in at.code if "speculative_config:" in c.value]
+        assert len(options) == 1 and 'decoding_type: "Eagle3"' in options[0] and "draft_len_schedule:" in options[0]
+        assert at.query_params["trtllm_version"] == "1.3.0rc8"
+        at.radio(key="serve_engine").set_value("vllm").run()  # each engine keeps its own release
+        assert at.selectbox(key="serve_version").value == "0.33.0" and command_shown(at).startswith("vllm serve ")
+
     def test_the_link_carries_the_open_view_s_controls(self):
         at = make_app({"view": "Deploy"})
         at.selectbox(key="serve_version").set_value("0.9.2").run()

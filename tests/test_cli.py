@@ -828,6 +828,18 @@ class TestServeCommand:
         code, _, err = run(capsys, "serve", "--engine", "sglang", "--method", "medusa")
         assert code == 2 and "SGLang has no medusa drafting" in err
 
+    def test_tensorrt_llm_with_its_options_file(self, capsys):
+        code, out, _ = run(capsys, "serve", "engine=trt-llm&draft=eagle3", "--draft", "org/head", "--version", "1.3.0rc8",
+                           "--format", "shell")
+        lines = out.splitlines()
+        assert code == 0 and "cat > extra_llm_api_options.yaml <<'SPECVIZ_EOF'" in lines
+        assert '  decoding_type: "Eagle3"' in lines and "  draft_len_schedule:" in lines
+        assert lines[-1].startswith("trtllm-serve Qwen/Qwen3-32B --backend pytorch ")
+        _, out, _ = run(capsys, "serve", "engine=trt-llm&draft=eagle3", "--draft", "org/head")
+        assert json.loads(out)["version"] == "1.2.1"  # the newest final release checked
+        code, _, err = run(capsys, "serve", "--engine", "trtllm", "--version", "0.33.0")
+        assert code == 2 and "not a trtllm release" in err and "1.3.0rc8" in err
+
 
 class TestCalcCommand:
     def test_the_default_scenario_as_the_page_shows_it(self, capsys):

@@ -12,6 +12,7 @@ import pytest
 from conftest import PRESETS, make_scenario
 from specviz import calculator
 from specviz.advice import commands as vllm_config
+from specviz.advice import serving, trtllm
 from specviz.errors import SpecvizError
 from specviz.model import step
 
@@ -365,7 +366,7 @@ class TestParallelFlags:
 
     def test_vllm_schedule_left_out_with_data_parallelism(self):
         schedule = vllm_config.gamma_schedule(self.DEEPSEEK, 0.8, 1024, 64, 6)
-        command = vllm_config.serve_command(self.DEEPSEEK, schedule, 3, 8)
+        command = serving.serve_command(self.DEEPSEEK, schedule, 3, 8)
         assert "num_speculative_tokens_per_batch_size" not in config_of(command)
         assert "command.schedule_dp" in keys(command) and "command.disable_removed" not in keys(command)
 
@@ -423,7 +424,7 @@ class TestMemoryFlags:
         assert schedule["last"].iloc[-1] == long.max_batch() == 50
         advice = vllm_config.advise(long, 0.8, 4, 64, schedule)
         assert advice[0].key == "advice.batch_no_fit" and advice[0].params == {"batch": 64, "limit": 50}
-        command = vllm_config.serve_command(long, schedule, 4, 64)
+        command = serving.serve_command(long, schedule, 4, 64)
         assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "50"
 
     def test_nothing_fits_is_a_problem_not_a_flag(self):
@@ -444,7 +445,7 @@ class TestDraftKindsInCommands:
         assert "<P-EAGLE head for" in config_of(peagle)["model"]
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(make_scenario(target="gpt-oss-120b", gpu="B200", draft="peagle"), "0.11.1", 3)
-        assert raised.value.params == {"method": "parallel_drafting", "version": "0.11.1", "since": "0.16.0"}
+        assert raised.value.params == {"engine": "vLLM", "method": "parallel_drafting", "version": "0.11.1", "since": "0.16.0"}
         block = replace(SCENARIO, draft=step.Draft("block", SCENARIO.draft.model))
         assert config_of(vllm_config.vllm_command(block, "0.20.0", 7, draft_repo="org/dflash"))["method"] == "dflash"
         with pytest.raises(SpecvizError) as raised:
@@ -465,15 +466,115 @@ class TestDraftKindsInCommands:
 class TestServeCommand:
     def test_by_load_the_schedule_or_the_best_gamma_here(self):
         schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
-        newest = vllm_config.serve_command(SCENARIO, schedule, 4, 64)
+        newest = serving.serve_command(SCENARIO, schedule, 4, 64)
         assert config_of(newest)["num_speculative_tokens_per_batch_size"][0][0] == 1
         here = int(schedule[(schedule["first"] <= 64) & (schedule["last"] >= 64)]["gamma"].iloc[0])
-        older = vllm_config.serve_command(SCENARIO, schedule, 4, 64, version="0.17.0")
+        older = serving.serve_command(SCENARIO, schedule, 4, 64, version="0.17.0")
         assert config_of(older)["num_speculative_tokens"] == here != 4
 
     def test_one_length_for_a_method_the_schedule_is_not_for(self):
         schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
-        suffix = vllm_config.serve_command(SCENARIO, schedule, 4, 64, method="suffix")
+        suffix = serving.serve_command(SCENARIO, schedule, 4, 64, method="suffix")
         assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 4}
-        sglang = vllm_config.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
+        sglang = serving.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
         assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "4"
+
+
+class TestTrtllmCommand:
+    """trtllm-serve and its options file, per release (specviz.advice.trtllm's facts)."""
+
+    SCHEDULE = pd.DataFrame({"first": [1, 6, 16, 111], "last": [5, 15, 110, 200], "gamma": [5, 4, 3, 0]})
+
+    @staticmethod
+    def on_trtllm(chosen):
+        """The scenario under TensorRT-LLM's memory rule, which its command is sized by."""
+        return replace(chosen, engine=replace(chosen.engine, memory=PRESETS.engines["trt-llm"].memory))
+
+    def test_a_draft_model_with_its_schedule_in_1_2(self):
+        command = trtllm.trtllm_command(SCENARIO, "1.2.1", 4, schedule=self.SCHEDULE)
+        # TensorRT-LLM's 0.9 of each GPU holds fewer sequences than vLLM's 0.92.
+        limit = self.on_trtllm(SCENARIO).max_batch()
+        assert limit < SCENARIO.max_batch()
+        assert command.line == ("trtllm-serve Qwen/Qwen3-32B --backend pytorch --tp_size 2 "
+                                f"--max_batch_size {limit} --max_seq_len 1024 --kv_cache_free_gpu_memory_fraction 0.9 "
+                                "--extra_llm_api_options extra_llm_api_options.yaml")
+        assert command.files == {"extra_llm_api_options.yaml": (
+            "speculative_config:\n"
+            "  decoding_type: \"DraftTarget\"\n"
+            "  max_draft_len: 5\n"
+            "  speculative_model: \"Qwen/Qwen3-0.6B\"\n"
+            "  draft_len_schedule:\n"
+            "    1: 5\n    6: 4\n    16: 3\n    111: 0\n")}
+        assert keys(command) == ["command.trtllm_schedule_lower"] and not command.problems
+
+    def test_one_schedule_two_meanings(self):
+        # 1.2: the largest key at or below the batch (key 1 holds max_draft_len); 1.3: the
+        # smallest key at or above it, nothing drafted past the largest.
+        assert trtllm.draft_len_schedule(self.SCHEDULE, vllm_config.parse_release("1.2.0")) == \
+            {1: 5, 6: 4, 16: 3, 111: 0}
+        assert trtllm.draft_len_schedule(self.SCHEDULE, vllm_config.parse_release("1.3.0rc8")) == \
+            {5: 5, 15: 4, 110: 3}
+        # Off, then on again, has no 1.3 form; a longest draft past the first batch has neither.
+        again = pd.DataFrame({"first": [1, 6, 16], "last": [5, 15, 40], "gamma": [3, 0, 2]})
+        assert trtllm.draft_len_schedule(again, vllm_config.parse_release("1.3.0rc8")) is None
+        rising = pd.DataFrame({"first": [1, 2], "last": [1, 9], "gamma": [2, 3]})
+        assert trtllm.draft_len_schedule(rising, vllm_config.parse_release("1.2.1")) is None
+        command = trtllm.trtllm_command(SCENARIO, "1.2.1", 3, schedule=rising)
+        assert "draft_len_schedule" not in command.files["extra_llm_api_options.yaml"]
+        assert keys(command) == ["command.trtllm_schedule_shape"]
+
+    @pytest.mark.parametrize("version, decoding_type, path_key, one_model, scheduled", [
+        ("0.19.0", "Eagle", "pytorch_eagle_weights_path", False, False),
+        ("0.21.0", "Eagle", "pytorch_weights_path", True, False),
+        ("1.0.0", "Eagle", "speculative_model_dir", True, False),
+        ("1.2.1", "Eagle", "speculative_model", True, False),
+        ("1.3.0rc8", "Eagle3", "speculative_model", False, True),
+    ])
+    def test_eagle3_keys_by_release(self, version, decoding_type, path_key, one_model, scheduled):
+        llama = make_scenario(target="Llama-3.1-8B", gpu="H100-SXM", draft="eagle3")
+        command = trtllm.trtllm_command(llama, version, 4, schedule=self.SCHEDULE, draft_repo="org/head")
+        options = command.files["extra_llm_api_options.yaml"]
+        assert f"decoding_type: \"{decoding_type}\"" in options and f"{path_key}: \"org/head\"" in options
+        assert ("eagle3_one_model: true" in options) == one_model
+        assert ("draft_len_schedule" in options) == scheduled
+        assert ("command.trtllm_no_schedule" in keys(command)) != scheduled
+        assert "command.trtllm_eagle3_unchecked" not in keys(command)
+
+    def test_mtp_and_attention_data_parallelism(self):
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", kv="fp8")
+        command = trtllm.trtllm_command(deepseek, "1.2.1", 3)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert (flags["--tp_size"], flags["--ep_size"]) == ("8", "8")
+        assert int(flags["--max_batch_size"]) == self.on_trtllm(deepseek).max_batch() // 8  # each rank's own batch
+        assert command.files["extra_llm_api_options.yaml"] == (
+            "enable_attention_dp: true\n"
+            "kv_cache_config:\n  dtype: \"fp8\"\n  free_gpu_memory_fraction: 0.9\n"
+            "speculative_config:\n  decoding_type: \"MTP\"\n  num_nextn_predict_layers: 3\n  max_draft_len: 3\n")
+        # 0.19.0 writes no KV format: its cache stays BF16, and the batch limit is that cache's.
+        old = trtllm.trtllm_command(deepseek, "0.19.0", 3)
+        bf16 = replace(deepseek, precision=replace(deepseek.precision, kv="bf16"))
+        assert dict(zip(old.argv, old.argv[1:]))["--max_batch_size"] == str(self.on_trtllm(bf16).max_batch() // 8)
+        assert "max_draft_len" not in old.files["extra_llm_api_options.yaml"]
+        assert "command.trtllm_fp8_kv_since" in keys(old)
+
+    def test_what_each_release_refuses(self):
+        refusals = [(SCENARIO, "0.18.0", "command.trtllm_no_options"),
+                    (make_scenario(draft="ngram"), "0.20.0", "command.method_unknown"),
+                    (make_scenario(target="Qwen3-Next-80B-A3B", gpu="H200"), "1.2.1", "command.trtllm_mtp_target"),
+                    (replace(SCENARIO, draft=step.Draft("block", SCENARIO.draft.model)), "1.3.0rc8",
+                     "command.not_in_engine"),
+                    (SCENARIO, "1.2.x", "command.bad_version")]
+        for chosen, version, key in refusals:
+            with pytest.raises(SpecvizError) as raised:
+                trtllm.trtllm_command(chosen, version, 3)
+            assert raised.value.key == key, (version, key)
+
+    def test_versions_sort_candidates_before_the_release(self):
+        parsed = [vllm_config.parse_release(v) for v in trtllm.TRTLLM_VERSIONS]
+        assert parsed == sorted(parsed) and vllm_config.parse_release("1.3.0rc8") < vllm_config.parse_release("1.3.0")
+
+    def test_a_scenario_on_trtllm_gets_its_command(self):
+        on_trt = make_scenario(engine="trt-llm")
+        assert serving.command_engine(on_trt) == "trtllm"
+        schedule = vllm_config.gamma_schedule(on_trt, 0.8, 1024, 1024, 8)
+        assert serving.serve_command(on_trt, schedule, 4, 8).argv[0] == "trtllm-serve"

@@ -23,7 +23,7 @@ SAME_IN_VIETNAMESE = {
     "claims.sentence_placeholder",  # an English slide's sentence, as a user pastes one
     "side.gpu", "side.preset_value", "side.draft", "side.draft.eagle3", "side.draft.eagle", "side.engine",
     "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.m.best_gamma_value", "calc.tab.heatmap",
-    "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "col.alpha",
+    "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "calc.serve.engine.trtllm", "col.alpha",
     "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "col.replica", "chart.alpha", "chart.pass",
     "chart.ridge",
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",

@@ -4,9 +4,11 @@
   for it to hold on a scenario: the α, acceptance length and vLLM rate it needs, the batches where it
   can hold.
 - ``commands``: the vLLM and SGLang commands for a scenario, each release's facts (flags, methods,
-  targets), the batch → draft-length schedule and the advice beside the command. One module while
-  two engines share the schedule, the draft's name and the advice; an engine added later gets a
-  module of its own.
+  targets), the batch → draft-length schedule, the advice beside the command, and what every
+  engine's command shares (the draft's name, the memory flags, the hosts).
+- ``trtllm``: TensorRT-LLM's ``trtllm-serve`` command and its YAML options, each release's facts.
+- ``serving``: the command for the scenario's engine, whichever it is (the Deploy view's and
+  ``serve``'s).
 - ``compat``: whether a draft's tokenizer and special tokens fit the target's.
 
 May import: specviz.errors, specviz.i18n, specviz.settings, specviz.model, specviz.scenario,

@@ -109,10 +109,13 @@ from specviz.errors import Notice, SpecvizError
 from specviz.model import memory, spec
 from specviz.scenario import Scenario, largest_batch
 
-__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
-           "Command", "vllm_command", "sglang_command", "serve_command", "command_engine", "SGLANG_ALGORITHMS", "hugging_face_id"]
+__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
+           "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
+           "draft_name", "engine_rule", "memory_flags", "node_notices", "rank_tiers"]
 
 Version = tuple[int, int, int]
+FINAL = 10 ** 6
+"""A final release's candidate number in :func:`parse_release`: after every candidate."""
 
 # The releases a user picks from: one per change above, and the newest checked.
 VLLM_VERSIONS = ("0.7.3", "0.8.1", "0.8.2", "0.8.3", "0.9.2", "0.10.0", "0.11.0", "0.11.1", "0.16.0", "0.17.0",
@@ -171,19 +174,32 @@ _HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
 _DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
 
 
-def parse_version(text: str) -> Version:
-    """A vLLM version as (major, minor, patch): "0.8.3", "v0.10.1.1" (a fourth part is a
-    post-release and ignored), "0.11" (patch 0).
+def parse_release(text: str) -> tuple[int, int, int, int]:
+    """A release as (major, minor, patch, candidate): "0.8.3", "v0.10.1.1" (a fourth part is a
+    post-release and ignored, as is ``.postN``), "0.11" (patch 0), "1.3.0rc8" (candidate 8). A
+    final release's candidate is :data:`FINAL`, so it sorts after its candidates.
 
     Raises
     ------
     SpecvizError
         ``command.bad_version`` if the text is not such a version.
     """
-    found = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:\.\d{1,3})?\s*", text or "")
+    found = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:rc(\d{1,3}))?(?:\.(?:post)?\d{1,3})?\s*",
+                         text or "")
     if not found:
         raise SpecvizError("command.bad_version", text=(text or "")[:40])
-    return int(found[1]), int(found[2]), int(found[3] or 0)
+    return int(found[1]), int(found[2]), int(found[3] or 0), int(found[4]) if found[4] else FINAL
+
+
+def parse_version(text: str) -> Version:
+    """A vLLM version as (major, minor, patch) (:func:`parse_release`, its candidate dropped).
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_version`` if the text is not such a version.
+    """
+    return parse_release(text)[:3]
 
 
 def _release(version: Version) -> str:
@@ -306,7 +322,7 @@ def hugging_face_id(model_source: str) -> str | None:
     return found[1] if found else None
 
 
-def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice],
+def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice],
                 engine: str) -> str | None:
     """The draft to name in a command for vLLM's ``method``: the user's, a draft model's own id, or
     None (a method without a model); a placeholder, with a problem noted, where nothing names it.
@@ -334,7 +350,7 @@ def _draft_name(scenario: Scenario, method: str, draft_repo: str | None, problem
     return f"<{name}>"
 
 
-def _method(scenario: Scenario, method: str, engine: str) -> str:
+def speculation_method(scenario: Scenario, method: str, engine: str) -> str:
     """vLLM's name for how ``engine``'s command drafts (``method`` one of :data:`METHODS`).
 
     Raises
@@ -354,45 +370,80 @@ def _method(scenario: Scenario, method: str, engine: str) -> str:
     return method
 
 
-def _memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> list[str]:
-    """The flags that hold the server to what its memory fits (:mod:`specviz.model.memory`): the
-    largest batch as vLLM's ``--max-num-seqs`` or SGLang's ``--max-running-requests``, the context
-    as ``--max-model-len`` or ``--context-length``, and vLLM's ``--gpu-memory-utilization``, the share
-    the limit was computed for (written out, for its default moved from 0.9 to 0.92 in 0.20.0).
-    vLLM's ``max_num_seqs`` holds for each data-parallel rank (``config/scheduler.py``, 0.33.0), so
-    it is the limit over ``dp``; SGLang divides its ``max_running_requests`` over the attention
-    groups itself (``pool_configurator.py``, 0.5.23). A command for another engine than the
-    scenario's is sized with that engine's rule. Where nothing fits, a problem: the server would
+@dataclass(frozen=True)
+class _MemoryFlags:
+    """How an engine's command states what its memory holds: the flags for the largest batch, the
+    context and the memory share (None: not a flag), and the KV cache's FP8 format."""
+
+    batch: str
+    context: str
+    fraction: str | None
+    kv_dtype: str | None
+    fp8: str
+    per_rank: bool  # the batch limit holds per data-parallel (attention) rank
+
+
+_MEMORY_FLAGS = {
+    "vLLM": _MemoryFlags("--max-num-seqs", "--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype", "fp8", True),
+    "SGLang": _MemoryFlags("--max-running-requests", "--context-length", None, "--kv-cache-dtype", "fp8_e4m3", False),
+    # TensorRT-LLM's KV format is written in its YAML (kv_cache_config.dtype), not as a flag.
+    "TensorRT-LLM": _MemoryFlags("--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", None,
+                                 "fp8", True),
+}
+# The engines' memory rules, by what the scenario's engine id starts with.
+_ENGINE_IDS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trt-llm"}
+_DEFAULT_RULES = {"vLLM": memory.VLLM_RULE, "SGLang": memory.SGLANG_RULE, "TensorRT-LLM": memory.TRTLLM_RULE}
+
+
+def engine_rule(scenario: Scenario, engine: str) -> memory.MemoryRule:
+    """How ``engine`` ("vLLM", "SGLang" or "TensorRT-LLM") divides a GPU's memory: the scenario's
+    engine's rule where the scenario is on that engine, else the engine's default."""
+    return scenario.engine.memory if scenario.engine.id.startswith(_ENGINE_IDS[engine]) else _DEFAULT_RULES[engine]
+
+
+def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> list[str]:
+    """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`):
+    the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
+    ``--max_batch_size``), the context (``--max-model-len``, ``--context-length``, ``--max_seq_len``),
+    the memory share the limit was computed for (vLLM's ``--gpu-memory-utilization``, written out
+    for its default moved from 0.9 to 0.92 in 0.20.0; TensorRT-LLM's
+    ``--kv_cache_free_gpu_memory_fraction``, 0.9 by default in every release from 0.18.2) and an FP8
+    KV cache (vLLM's ``--kv-cache-dtype fp8``, in 0.7.3 to 0.33.0; SGLang's ``fp8_e4m3``, in 0.5.14
+    and 0.5.23). vLLM's ``max_num_seqs`` holds for each data-parallel rank (``config/scheduler.py``,
+    0.33.0), and so does TensorRT-LLM's ``max_batch_size`` for each attention-DP rank (each rank's
+    executor schedules its own batch); SGLang divides its ``max_running_requests`` over the
+    attention groups itself (``pool_configurator.py``, 0.5.23). A command for another engine than
+    the scenario's is sized with that engine's rule. Where nothing fits, a problem: the server would
     find no memory for its cache."""
-    rule = (scenario.engine.memory if scenario.engine.id.startswith("vllm") else memory.VLLM_RULE) if engine == "vLLM" \
-        else (scenario.engine.memory if scenario.engine.id == "sglang" else memory.SGLANG_RULE)
-    scenario = replace(scenario, engine=replace(scenario.engine, memory=rule))
+    flags_of = _MEMORY_FLAGS[engine]
+    scenario = replace(scenario, engine=replace(scenario.engine, memory=engine_rule(scenario, engine)))
     limit = scenario.max_batch()
     if limit < 1:
         problems.append(Notice("command.no_fit", context=scenario.context, devices=scenario.tp * scenario.dp))
         return []
     flags = []
     if limit < np.iinfo(np.int64).max:
-        flags += ["--max-num-seqs", str(max(1, limit // scenario.dp))] if engine == "vLLM" \
-            else ["--max-running-requests", str(limit)]
+        flags += [flags_of.batch, str(max(1, limit // scenario.dp) if flags_of.per_rank else limit)]
     if scenario.context > 0:
-        flags += ["--max-model-len" if engine == "vLLM" else "--context-length", str(scenario.context)]
-    if engine == "vLLM":
-        flags += ["--gpu-memory-utilization", f"{scenario.engine.memory.fraction:g}"]
+        flags += [flags_of.context, str(scenario.context)]
+    if flags_of.fraction:
+        flags += [flags_of.fraction, f"{scenario.engine.memory.fraction:g}"]
+    if flags_of.kv_dtype and scenario.precision.kv == "fp8":
+        flags += [flags_of.kv_dtype, flags_of.fp8]
     return flags
 
 
-def _node_notices(scenario: Scenario, engine: str) -> list[Notice]:
+def node_notices(scenario: Scenario, engine: str) -> list[Notice]:
     """A command starts the server on one host; a scenario of more GPUs than a host holds says how
     to start it on each: vLLM's data-parallel ranks per host, or a tensor-parallel group across
-    hosts; SGLang's nodes."""
+    hosts; SGLang's nodes; TensorRT-LLM's processes under MPI or Slurm."""
     devices = scenario.tp * scenario.dp
     per_host = _TRAY_GPUS if scenario.gpu.scale_up_gpus > _HOST_GPUS else _HOST_GPUS
     if devices <= per_host:
         return []
     where = {"devices": devices, "hosts": -(-devices // per_host), "per_host": per_host}
-    if engine == "SGLang":
-        return [Notice("command.multi_node_sglang", **where)]
+    if engine != "vLLM":
+        return [Notice("command.multi_node_sglang" if engine == "SGLang" else "command.multi_node_trtllm", **where)]
     notices = []
     if scenario.tp > per_host:
         notices.append(Notice("command.multi_node_vllm_tp", tp=scenario.tp, since="0.11.1", **where))
@@ -441,13 +492,13 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     """
     v = parse_version(version)
     parallel_drafting = method == "draft" and scenario.draft.kind == "peagle"
-    method = _method(scenario, method, "vLLM")
+    method = speculation_method(scenario, method, "vLLM")
     if parallel_drafting and v < _PARALLEL_DRAFTING:
-        raise SpecvizError("command.method_unknown", method="parallel_drafting", version=version,
+        raise SpecvizError("command.method_unknown", engine="vLLM", method="parallel_drafting", version=version,
                            since=_release(_PARALLEL_DRAFTING))
     known = v >= _METHOD_SINCE[method] if v >= _CONFIG_FLAG else method in _OLD_FLAG_METHODS
     if not known:
-        raise SpecvizError("command.method_unknown", method=method, version=version,
+        raise SpecvizError("command.method_unknown", engine="vLLM", method=method, version=version,
                            since=_release(_METHOD_SINCE[method]))
     if method in _METHOD_GONE and v >= _METHOD_GONE[method]:
         raise SpecvizError("command.method_gone", method=method, version=version,
@@ -474,7 +525,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         notices.append(Notice("command.mtp_layers", target=scenario.target.name))
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
-    draft = _draft_name(scenario, method, draft_repo, problems, "vLLM")
+    draft = draft_name(scenario, method, draft_repo, problems, "vLLM")
     argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
@@ -490,8 +541,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             problems.append(Notice("command.ep_since", version=version, since=_release(_EXPERT_PARALLEL)))
         else:
             argv.append("--enable-expert-parallel")
-    argv += _memory_flags(scenario, "vLLM", problems)
-    notices += _node_notices(scenario, "vLLM")
+    argv += memory_flags(scenario, "vLLM", problems)
+    notices += node_notices(scenario, "vLLM")
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
         if method == "ngram":
@@ -573,7 +624,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         ``command.sglang_eagle3_target`` for EAGLE3 on a target whose class cannot run it;
         ``command.no_self_draft`` for a self-speculative draft; ``command.bad_draft``.
     """
-    method = _method(scenario, method, "SGLang")
+    method = speculation_method(scenario, method, "SGLang")
     if method in ("suffix", "medusa", "mlp_speculator"):
         raise SpecvizError("command.not_in_engine", method=method, engine="SGLang")
     if scenario.draft.kind == "peagle" and method == "eagle3":
@@ -602,10 +653,10 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--dp-size", str(scenario.dp)]
     if scenario.ep:
         argv += ["--ep-size", str(scenario.tp * scenario.dp)]
-    argv += _memory_flags(scenario, "SGLang", problems)
-    notices += _node_notices(scenario, "SGLang")
+    argv += memory_flags(scenario, "SGLang", problems)
+    notices += node_notices(scenario, "SGLang")
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
-    draft = _draft_name(scenario, method, draft_repo, problems, "SGLang")
+    draft = draft_name(scenario, method, draft_repo, problems, "SGLang")
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
     files = {}
@@ -665,37 +716,3 @@ def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int
                          "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel(),
                          "fits": (b[:, None] <= limit[None, :]).ravel(),
                          "fits_plain": (b[:, None] <= limit_plain[None, :]).ravel()})
-
-
-def command_engine(scenario: Scenario) -> str:
-    """The engine whose command a scenario's figures are for: SGLang's for a scenario on SGLang's
-    costs, vLLM's otherwise (its V1 and V0; TensorRT-LLM and eager PyTorch have no command here)."""
-    return "sglang" if scenario.engine.id == "sglang" else "vllm"
-
-
-def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
-                  version: str | None = None, method: str = "draft", draft_repo: str | None = None,
-                  by_load: bool = True) -> Command:
-    """The command the Deploy view and ``python -m specviz serve`` write for ``engine``.
-
-    By load (the scenario's own draft only: ``schedule``, :func:`gamma_schedule`, is that draft's),
-    the schedule where the engine takes one, else the best γ at ``batch``, and the batch from which
-    no γ gains; otherwise ``gamma`` throughout.
-
-    Raises
-    ------
-    SpecvizError
-        As :func:`vllm_command` or :func:`sglang_command`.
-    """
-    engine = engine or command_engine(scenario)
-    by_load = by_load and method == "draft"
-    # A batch past the memory's limit is served at the limit, the schedule's last row.
-    held = min(batch, int(schedule["last"].iloc[-1]))
-    here = schedule[(schedule["first"] <= held) & (schedule["last"] >= held)]["gamma"].iloc[0]
-    length = max(1, int(here)) if by_load else gamma
-    if engine == "sglang":
-        return sglang_command(scenario, length, schedule=schedule if by_load else None, draft_repo=draft_repo,
-                              method=method)
-    off = schedule[schedule["gamma"] == 0]
-    return vllm_command(scenario, version or VLLM_VERSIONS[-1], length, schedule=schedule if by_load else None,
-                        off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)

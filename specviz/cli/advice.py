@@ -1,7 +1,7 @@
 """The advice commands: ``claim`` checks a claimed speedup on the scenario of a calculator link
 (:func:`claim_row`, the Claims page's check) or against costs given as ratios
 (:func:`claim_at_costs_row`); ``vllm-config`` writes ``vllm serve`` for a version, target and draft
-(:func:`vllm_config_row`); ``serve`` writes the vLLM or SGLang command for a link's scenario
+(:func:`vllm_config_row`); ``serve`` writes the vLLM, SGLang or TensorRT-LLM command for a link's scenario
 (:func:`serve_row`, the Deploy view's)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claims, commands
+from specviz.advice import claims, commands, serving
 from specviz.model import spec
 
 from .common import (UsageError, count, frame_rows, linked_scenario, plain, presets, scenario_options,
@@ -104,12 +104,17 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     batch size written where the engine takes it (else the best γ at the link's batch), and the
     batch from which to stop; otherwise the link's γ. Its notices and problems in words."""
     chosen = linked_scenario(link, presets)
-    engine = engine or commands.command_engine(chosen)
+    engine = engine or serving.command_engine(chosen)
+    releases = serving.VERSIONS.get(engine, ())
+    if version is not None and version not in releases:
+        raise UsageError(f"--version {version} is not a {engine} release specviz writes for"
+                         + (f" (one of {', '.join(releases)})" if releases else " (its command has no versions)"))
+    version = version or serving.DEFAULT_VERSIONS.get(engine)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
-    command = commands.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
-                                        method=method, draft_repo=draft, by_load=by_load)
-    return {"engine": engine, "version": version if engine == "vllm" else None, "command": command.line,
+    command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
+                                    method=method, draft_repo=draft, by_load=by_load)
+    return {"engine": engine, "version": version, "command": command.line,
             "files": command.files, "problems": [words(n) for n in command.problems],
             "notices": [words(n) for n in command.notices],
             "advice": [words(n) for n in commands.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
@@ -160,8 +165,9 @@ version takes it. A method the version cannot run exits 2 with one line.
 """
 
 _SERVE_DOC = """\
-The Deploy view's command for a link's scenario, vLLM or SGLang, with its advice, notices and
-problems (a draft the version cannot run, a draft still to be named).
+The Deploy view's command for a link's scenario, vLLM, SGLang or TensorRT-LLM (with the YAML file
+its --extra_llm_api_options reads), with its advice, notices and problems (a draft the version
+cannot run, a draft still to be named).
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -208,13 +214,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (_json(vllm_config_row(args, presets())), 0))
 
-    p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM or SGLang command for the scenario of a calculator link, as the "
-                                     "Deploy view writes it")
+    p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM, SGLang or TensorRT-LLM command for the scenario of a "
+                                     "calculator link, as the Deploy view writes it")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
-    p.add_argument("--engine", choices=("vllm", "sglang"),
-                   help="the command's engine (default: the link's engine: SGLang's for engine=sglang, else vLLM's)")
-    p.add_argument("--version", choices=commands.VLLM_VERSIONS, help="the vLLM release (default: the newest "
-                                                                     "checked)")
+    p.add_argument("--engine", choices=serving.ENGINES,
+                   help="the command's engine (default: the link's engine: SGLang's for engine=sglang, TensorRT-LLM's "
+                        "for engine=trt-llm, else vLLM's)")
+    p.add_argument("--version", help="the vLLM release (" + ", ".join(serving.VERSIONS["vllm"]) + "; default "
+                   + serving.DEFAULT_VERSIONS["vllm"] + ") or TensorRT-LLM release (" + ", ".join(serving.VERSIONS["trtllm"])
+                   + "; default " + serving.DEFAULT_VERSIONS["trtllm"] + ")")
     p.add_argument("--method", choices=commands.METHODS, default="draft",
                    help="how to draft (default: the scenario's draft)")
     p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")

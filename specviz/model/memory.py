@@ -51,7 +51,7 @@ from numpy.typing import ArrayLike
 from . import dtypes, roofline
 from .architecture import Model
 
-__all__ = ["MemoryRule", "VLLM_RULE", "SGLANG_RULE", "engine_defaults", "activations_gb", "memory_terms", "max_batch"]
+__all__ = ["MemoryRule", "VLLM_RULE", "SGLANG_RULE", "TRTLLM_RULE", "engine_defaults", "activations_gb", "memory_terms", "max_batch"]
 
 _GIB = 2 ** 30 / 1e9  # GB in a GiB
 
@@ -77,6 +77,9 @@ class MemoryRule:
 
 VLLM_RULE = MemoryRule(0.92)
 SGLANG_RULE = MemoryRule(1.0, "sglang")
+# TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction, 0.9 of what weights and activations
+# leave; taken as 0.9 of the whole, the stricter reading (data/engines.csv's trt-llm row).
+TRTLLM_RULE = MemoryRule(0.9)
 
 
 def engine_defaults(memory_gb: float) -> tuple[int, int]:

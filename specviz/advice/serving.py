@@ -1,0 +1,61 @@
+"""The serving command for a scenario's engine, as the Deploy view and ``python -m specviz serve``
+write it: vLLM's and SGLang's (:mod:`specviz.advice.commands`) or TensorRT-LLM's
+(:mod:`specviz.advice.trtllm`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from specviz.advice.commands import VLLM_VERSIONS, Command, sglang_command, vllm_command
+from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
+from specviz.scenario import Scenario
+
+__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "serve_command"]
+
+ENGINES = ("vllm", "sglang", "trtllm")
+"""The engines a command is written for."""
+VERSIONS = {"vllm": VLLM_VERSIONS, "trtllm": TRTLLM_VERSIONS}
+"""The releases of each engine whose flags differ (SGLang's command is one for the releases checked)."""
+DEFAULT_VERSIONS = {"vllm": VLLM_VERSIONS[-1], "trtllm": TRTLLM_DEFAULT}
+# The scenario's engine (data/engines.csv id) to the command's.
+_COMMAND_ENGINE = {"sglang": "sglang", "trt-llm": "trtllm"}
+
+
+def command_engine(scenario: Scenario) -> str:
+    """The engine whose command a scenario's figures are for: SGLang's or TensorRT-LLM's for a
+    scenario on its costs, vLLM's otherwise (its V1 and V0; eager PyTorch has no server command)."""
+    return _COMMAND_ENGINE.get(scenario.engine.id, "vllm")
+
+
+def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
+                  version: str | None = None, method: str = "draft", draft_repo: str | None = None,
+                  by_load: bool = True) -> Command:
+    """The command for ``engine`` (:data:`ENGINES`; the scenario's by default) at ``version`` (the
+    engine's default release by default).
+
+    By load (the scenario's own draft only: ``schedule``,
+    :func:`specviz.advice.commands.gamma_schedule`, is that draft's), the schedule where the engine
+    takes one, else the best γ at ``batch``, and the batch from which no γ gains; otherwise
+    ``gamma`` throughout.
+
+    Raises
+    ------
+    SpecvizError
+        As :func:`specviz.advice.commands.vllm_command`,
+        :func:`specviz.advice.commands.sglang_command` or :func:`specviz.advice.trtllm.trtllm_command`.
+    """
+    engine = engine or command_engine(scenario)
+    by_load = by_load and method == "draft"
+    # A batch past the memory's limit is served at the limit, the schedule's last row.
+    held = min(batch, int(schedule["last"].iloc[-1]))
+    here = schedule[(schedule["first"] <= held) & (schedule["last"] >= held)]["gamma"].iloc[0]
+    length = max(1, int(here)) if by_load else gamma
+    by_batch = schedule if by_load else None
+    if engine == "sglang":
+        return sglang_command(scenario, length, schedule=by_batch, draft_repo=draft_repo, method=method)
+    if engine == "trtllm":
+        return trtllm_command(scenario, version or TRTLLM_DEFAULT, length, schedule=by_batch, draft_repo=draft_repo,
+                              method=method)
+    off = schedule[schedule["gamma"] == 0]
+    return vllm_command(scenario, version or VLLM_VERSIONS[-1], length, schedule=by_batch,
+                        off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)
