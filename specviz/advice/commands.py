@@ -410,8 +410,9 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> lis
     ``--kv_cache_free_gpu_memory_fraction``, 0.9 by default in every release from 0.18.2) and an FP8
     KV cache (vLLM's ``--kv-cache-dtype fp8``, in 0.7.3 to 0.33.0; SGLang's ``fp8_e4m3``, in 0.5.14
     and 0.5.23). vLLM's ``max_num_seqs`` holds for each data-parallel rank (``config/scheduler.py``,
-    0.33.0), and so does TensorRT-LLM's ``max_batch_size`` for each attention-DP rank (each rank's
-    executor schedules its own batch); SGLang divides its ``max_running_requests`` over the
+    0.33.0), and so does TensorRT-LLM's ``max_batch_size`` for each attention-DP rank (each rank
+    has its own KV cache and schedules its own requests: TensorRT-LLM's "ADP Balance Strategy" blog
+    post, its blog 10); SGLang divides its ``max_running_requests`` over the
     attention groups itself (``pool_configurator.py``, 0.5.23). A command for another engine than
     the scenario's is sized with that engine's rule. Where nothing fits, a problem: the server would
     find no memory for its cache."""
