@@ -841,6 +841,36 @@ class TestServeCommand:
         assert code == 2 and "not a trtllm release" in err and "1.3.0rc8" in err
 
 
+class TestScheduleCommand:
+    def test_a_measured_grid_as_each_engine_s_schedule(self, capsys, tmp_path):
+        from test_schedule import grid
+        (tmp_path / "grid.json").write_bytes(grid())
+        tables = {}
+        for engine, version in (("vllm", None), ("sglang", None), ("trtllm", "1.2.1"), ("trtllm", "1.3.0rc8")):
+            code, out, _ = run(capsys, "schedule", "--from-runs", str(tmp_path / "grid.json"), "--engine", engine,
+                               *(("--version", version) if version else ()))
+            assert code == 0
+            tables[engine, version] = json.loads(out)["tables"][0]
+        assert tables["vllm", None]["ranges"] == [[1, 31, 3], [32, 63, 1], [64, 64, 0]]
+        assert tables["vllm", None]["config"]["num_speculative_tokens_per_batch_size"] == [[1, 31, 3], [32, 63, 1],
+                                                                                           [64, 64, 0]]
+        assert tables["sglang", None]["config"]["adaptive_tiers"]["32"] == {"candidate_steps": [1]}
+        # TensorRT-LLM 1.2 keys each length by its first batch, 1.3 by its last (0 past it).
+        assert tables["trtllm", "1.2.1"]["config"]["draft_len_schedule"] == {"1": 3, "32": 1, "64": 0}
+        assert tables["trtllm", "1.3.0rc8"]["config"]["draft_len_schedule"] == {"31": 3, "63": 1}
+        assert tables["vllm", None]["by_batch"][2] == {"batch": 32, "gamma": 1, "measured_speedup": 1.1385,
+                                                       "gammas": 2, "runs": 4}
+
+    def test_runs_that_cannot_enter_are_counted(self, capsys):
+        code, out, _ = run(capsys, "schedule", "--from-runs",
+                           str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"))
+        assert code == 0 and json.loads(out) == {"tables": [], "speculative_runs_without_a_batch": 0,
+                                                 "speculative_runs_without_a_baseline": 6}
+        code, _, err = run(capsys, "schedule", "--from-runs", str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"),
+                           "--engine", "trtllm", "--version", "9.9.9")
+        assert code == 2 and "not a trtllm release" in err
+
+
 class TestCalcCommand:
     def test_the_default_scenario_as_the_page_shows_it(self, capsys):
         code, out, _ = run(capsys, "calc")

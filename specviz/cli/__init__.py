@@ -5,7 +5,7 @@ setting on each the function that runs it (``run``: the arguments in, the text t
 exit code out):
 
 - ``model``: speedup, roofline, calc, simulate, model-from-config, presets; ``fit``: fit.
-- ``advice``: claim, vllm-config, serve.
+- ``advice``: claim, vllm-config, serve, schedule.
 - ``results``: ingest, runs, query.
 - ``live``: metrics, record, prometheus.
 - ``app``: app (serves the Streamlit app).

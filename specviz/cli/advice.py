@@ -10,15 +10,20 @@ import argparse
 import json
 import math
 import shlex
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claims, commands, serving
+from specviz.advice import claims, commands, serving, trtllm
+from specviz.errors import SpecvizError
 from specviz.model import spec
+from specviz.results import explorer, importers
+from specviz.results import schedule as measured
 
-from .common import (UsageError, count, frame_rows, linked_scenario, plain, presets, scenario_options,
+from .common import (UsageError, count, frame_rows, linked_scenario, open_store, plain, presets, scenario_options,
                      scenario_params, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
@@ -121,6 +126,60 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
                                                             schedule)]}
 
 
+def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """A measured schedule in ``engine``'s own form, or None and why the release cannot hold it."""
+    longest = int(ranges["gamma"].max())
+    if engine == "vllm":
+        return {"num_speculative_tokens": max(1, longest), "num_speculative_tokens_per_batch_size":
+                [[int(r.first), int(r.last), int(r.gamma)] for r in ranges.itertuples()]}, None
+    if longest == 0:
+        return None, "no draft length gains at any batch measured: no schedule to write"
+    if engine == "sglang":
+        return {"adaptive_tiers": commands.rank_tiers(ranges, 1)}, None
+    table = trtllm.draft_len_schedule(ranges, commands.parse_release(version or trtllm.TRTLLM_DEFAULT))
+    if table is None:
+        return None, ("draft_len_schedule needs its smallest batch to hold the longest draft (and, from 1.3, "
+                      "speculation off only past the last key): the measured lengths do not fall that way")
+    return {"max_draft_len": longest, "draft_len_schedule": {str(k): v for k, v in table.items()}}, None
+
+
+def schedule_rows(paths: list[Path], engine: str, version: str | None = None) -> dict[str, Any]:
+    """Measured draft-length tables (:mod:`specviz.results.schedule`) from result files, each
+    setting's in ``engine``'s form, and how many speculative runs could not enter (no batch: a
+    request-rate load; no plain run of their batch to measure against). The files are read into a
+    store of their own, never the user's."""
+    if version is not None and version not in serving.VERSIONS.get(engine, ()):
+        raise UsageError(f"--version {version} is not a {engine} release specviz writes for")
+    files = [found for path in paths for found in (importers.result_files(path) if path.is_dir() else [path])]
+    with tempfile.TemporaryDirectory(prefix="specviz-schedule-") as folder:
+        store = open_store(Path(folder) / "runs.duckdb")
+        try:
+            for path in files:
+                try:
+                    store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
+                except SpecvizError:
+                    raise
+                except Exception as exc:  # an unreadable file is named, never a traceback
+                    raise importers.as_ingest_error(str(path), exc) from None
+            runs = explorer.with_load(store.runs())
+        finally:
+            store.close()
+    table = measured.measured_draft_lengths(runs)
+    tables = []
+    for key, one in table.groupby(list(measured.SETTING), dropna=False, sort=False):
+        ranges = measured.as_ranges(one)
+        config, note = _engine_schedule(ranges, engine, version)
+        tables.append({"setting": {k: plain(v) for k, v in zip(measured.SETTING, key)},
+                       "by_batch": frame_rows(one.drop(columns=list(measured.SETTING))),
+                       "ranges": [[int(r.first), int(r.last), int(r.gamma)] for r in ranges.itertuples()],
+                       "engine": engine, "version": version or serving.DEFAULT_VERSIONS.get(engine),
+                       "config": config, "note": note})
+    without_batch = int((explorer.is_speculative(runs) & runs["concurrency"].isna()).sum())
+    unpaired = len(explorer.unpaired_speculative(runs, explorer.pair_with_baselines(runs)))
+    return {"tables": tables, "speculative_runs_without_a_batch": without_batch,
+            "speculative_runs_without_a_baseline": unpaired}
+
+
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
     """``claim``: its words or --speedup, against --verify-cost and --draft-cost or a scenario."""
     if (args.measure is None) != (args.value is None):
@@ -214,6 +273,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (_json(vllm_config_row(args, presets())), 0))
 
+    p = sub.add_parser("schedule", description=_SCHEDULE_DOC, help="the best draft length per batch size, measured "
+                                     "from result files, as an engine's schedule")
+    p.add_argument("--from-runs", type=Path, nargs="+", required=True, metavar="FILE",
+                   help="result files (or folders of them) holding plain and speculative runs at several batches")
+    p.add_argument("--engine", choices=serving.ENGINES, default="vllm", help="whose schedule to write (default vllm)")
+    p.add_argument("--version", help="the TensorRT-LLM release whose draft_len_schedule to write (default "
+                   + serving.DEFAULT_VERSIONS["trtllm"] + "; 1.2 and 1.3 read its keys differently)")
+    p.add_argument("--format", choices=("json",), default="json", help="output format")
+    p.set_defaults(run=lambda args: (_json(schedule_rows(args.from_runs, args.engine, args.version)), 0))
+
     p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM, SGLang or TensorRT-LLM command for the scenario of a "
                                      "calculator link, as the Deploy view writes it")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
@@ -232,6 +301,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=lambda args: ((_shell if args.format == "shell" else _json)(
         serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method, draft=args.draft,
                   by_load=not args.one_length)), 0))
+
+
+_SCHEDULE_DOC = """\
+The best draft length at each batch, measured: from a grid of runs that share target, draft, GPU,
+engine and workload but differ in batch (concurrency) and γ (SpecForge's benchmark, a vllm bench
+sweep over num_speculative_tokens, your own runs), each speculative run against the plain run of
+its batch; written as the engine's schedule (vLLM's num_speculative_tokens_per_batch_size, SGLang's
+adaptive tiers, TensorRT-LLM's draft_len_schedule for the release). The files are read, not stored.
+"""
 
 
 def _json(row: dict[str, Any]) -> str:

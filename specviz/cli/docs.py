@@ -37,6 +37,7 @@ EXAMPLES: dict[str, tuple[list[str], bool]] = {
     "claim": (["2.5x at batch 64"], True),
     "vllm-config": (["--version", "0.24.0", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B", "--gamma", "4"], True),
     "serve": (["alpha=0.8&batch=64", "--engine", "sglang"], True),
+    "schedule": (["--from-runs", "data/examples/example_sweep.csv", "--engine", "trtllm", "--version", "1.3.0rc8"], False),
     "ingest": (["data/examples/example_sweep.csv"], True),
     "runs": (["--format", "csv"], False),
     "query": (["SELECT engine, count(*) AS runs, round(max(output_throughput)) AS best FROM runs GROUP BY ALL "

@@ -1,0 +1,52 @@
+"""Tests for specviz.results.schedule: the best γ at each batch, measured from a grid of runs."""
+
+import json
+
+import pandas as pd
+
+from specviz.results import explorer, schedule
+from specviz.results.store import Store
+
+# A SpecForge-shaped grid (its 2026 object): batches 1, 8, 32, 64; γ 1 and 3 against the plain run
+# of each batch; two repetitions of each speculative setting.
+GAINS = {1: (1.4, 2.0), 8: (1.35, 1.7), 32: (1.15, 1.1), 64: (0.95, 0.8)}
+BASE = {1: 100.0, 8: 700.0, 32: 2000.0, 64: 3200.0}
+
+
+def grid() -> bytes:
+    metrics = lambda throughput: {"latency": 10.0, "output_throughput": throughput, "accept_length": 2.0}
+    settings = []
+    for batch, (gain_1, gain_3) in GAINS.items():
+        settings.append({"batch_size": batch, "steps": 0, "topk": 0, "num_draft_tokens": 0,
+                         "metrics": [metrics(BASE[batch])]})
+        for gamma, gain in ((1, gain_1), (3, gain_3)):
+            settings.append({"batch_size": batch, "steps": gamma, "topk": 1, "num_draft_tokens": gamma + 1,
+                             "metrics": [metrics(BASE[batch] * gain), metrics(BASE[batch] * gain * 0.98)]})
+    return json.dumps({"model": "org/eagle", "mtbench": settings}).encode()
+
+
+def stored_runs(tmp_path, data: bytes) -> pd.DataFrame:
+    store = Store(tmp_path / "s.duckdb")
+    store.import_file("grid.json", data)
+    return explorer.with_load(store.runs())
+
+
+class TestMeasuredDraftLengths:
+    def test_the_best_gamma_at_each_batch(self, tmp_path):
+        table = schedule.measured_draft_lengths(stored_runs(tmp_path, grid()))
+        # By hand: the mean of gain and 0.98·gain; at 32, γ 1's 1.1385 beats γ 3's 1.089; at 64 none gains.
+        assert list(table["batch"]) == [1, 8, 32, 64] and list(table["gamma"]) == [3, 3, 1, 0]
+        assert list(table["measured_speedup"].round(4)) == [1.98, 1.683, 1.1385, 1.0]
+        assert list(table["gammas"]) == [2] * 4 and list(table["runs"]) == [4] * 4
+        assert set(table["draft_model"]) == {"org/eagle"} and set(table["workload"]) == {"mtbench"}
+
+    def test_ranges_start_at_batch_1_and_merge_equal_lengths(self):
+        table = pd.DataFrame({"batch": [8, 16, 32, 64], "gamma": [4, 4, 2, 0]})
+        ranges = schedule.as_ranges(table)
+        assert ranges.values.tolist() == [[1, 31, 4], [32, 63, 2], [64, 64, 0]]
+
+    def test_no_table_without_plain_runs(self, tmp_path):
+        only_speculative = json.loads(grid())
+        only_speculative["mtbench"] = [s for s in only_speculative["mtbench"] if s["steps"] > 0]
+        runs = stored_runs(tmp_path, json.dumps(only_speculative).encode())
+        assert schedule.measured_draft_lengths(runs).empty
