@@ -92,9 +92,9 @@ def scenario_sidebar(lang: str) -> None:
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
                            on_change=reset_costs, help=t("side.engine_help", lang))
-    col_precision, col_tp = side.columns(2)
+    # Precision and expert parallelism take the whole sidebar: in half of it their options are cut.
     precision_name = url_choice(
-        col_precision.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
+        side.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
         format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
         on_change=forget, args=("tp", "dp", "ep"), help=t("side.precision_help", lang))
     precision = component_formats(side, precision_name, lang)
@@ -103,13 +103,13 @@ def scenario_sidebar(lang: str) -> None:
         scenario.default_parallel(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision,
                                   engines[engine_id].memory)
         if scenario.CUSTOM not in (target_id, draft_id) else (1, 1, False))
+    col_tp, col_dp = side.columns(2)
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang), derived=True))
     moe = target_id in models and models[target_id].num_experts > 0
-    col_dp, col_ep = side.columns(2)
     dp = int(url_choice(col_dp.selectbox, t("side.dp", lang), [str(n) for n in scenario.DATA_PARALLEL], "dp",
                         format_func=str, default=str(dp_default), help=t("side.dp_help", lang), derived=moe))
-    ep = url_choice(col_ep.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
+    ep = url_choice(side.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
                     format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
                     help=t("side.ep_help", lang), derived=moe) == "on"
     show_url_notices(side, lang)
