@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._shared import show_url_notices, url_choice, url_widget
+from pages._shared import altair_chart, show_url_notices, url_choice, url_widget
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
@@ -107,7 +107,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     # The tokens after the first, which the prefill gives.
     summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1, rates)
     st.subheader(t("calc.latency.tail", lang))
-    st.altair_chart(charts.tokens_per_step(summary.counts, lang), width="stretch")
+    altair_chart(charts.tokens_per_step(summary.counts, lang))
     st.caption(t("calc.latency.tail_note", lang, zero=summary.zero_accept_share, spec_ms=summary.times.spec_s * 1e3,
                  plain_ms=summary.plain_s * 1e3, mean_ms=summary.itl_mean_s * 1e3, requests=summary.requests,
                  tokens=summary.output_tokens))

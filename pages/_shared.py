@@ -153,6 +153,51 @@ def reset_costs() -> None:
         st.session_state[name] = getattr(preset, name)
 
 
+_COMPOSED = ("layer", "vconcat", "hconcat", "concat")
+
+
+def vega_lite_spec(chart: Any) -> dict[str, Any]:
+    """The Vega-Lite spec of an Altair chart as ``st.altair_chart`` sends it, each data frame a
+    dataset named by its place in the chart (``data-0``, ``data-1``, …; one frame used by several
+    layers is one dataset), without Altair's check of the spec against the Vega-Lite schema.
+
+    The check costs about 60 ms a chart on every rerun and finds nothing in specviz's charts, whose
+    builders the tests check (tests/test_charts.py validates every one). Named by place rather than
+    by content, a spec whose data alone changed is the same text as before, and the browser updates
+    the drawn chart's data instead of compiling the chart again."""
+    import altair as alt
+
+    datasets: dict[str, pd.DataFrame] = {}
+    swapped: list[tuple[Any, Any]] = []
+
+    def name_data(part: Any) -> None:
+        data = getattr(part, "data", alt.Undefined)
+        if isinstance(data, pd.DataFrame):
+            name = next((n for n, known in datasets.items() if known is data), f"data-{len(datasets)}")
+            datasets[name] = data
+            swapped.append((part, data))
+            part.data = {"name": name}  # as a dict, not alt.NamedData, which Altair would check too
+        for composed in _COMPOSED:
+            for inner in getattr(part, composed, None) or ():
+                name_data(inner)
+
+    name_data(chart)
+    try:
+        # Not top-level: no Altair theme (st.altair_chart turns the default one off too); the schema
+        # is named as Altair names it.
+        spec = chart.to_dict(validate=False, context={"top_level": False})
+    finally:
+        for part, data in swapped:  # the chart as it was given
+            part.data = data
+    return {"$schema": alt.SCHEMA_URL, **spec, "datasets": datasets}
+
+
+def altair_chart(chart: Any, where: Any = st) -> None:
+    """``where.altair_chart(chart, width="stretch")``, the spec made by :func:`vega_lite_spec`; the
+    data frames go to the browser as Arrow, as st.altair_chart sends them."""
+    where.vega_lite_chart(vega_lite_spec(chart), width="stretch")
+
+
 def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the invisible characters of its text cells and column names shown as escapes
     (:func:`specviz.i18n.visible`): file names, labels and model names came from files and servers,

@@ -11,8 +11,8 @@ import streamlit as st
 
 from pages._deploy import show_serve
 from pages._latency import show_latency
-from pages._shared import (csv_download, open_tab, presets, require_router, reset_costs, show_url_notices,
-                           titled_dataframe, url_choice, url_widget)
+from pages._shared import (altair_chart, csv_download, open_tab, presets, require_router, reset_costs,
+                           show_url_notices, titled_dataframe, url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import message, t
 from specviz.model import calibration, spec, step
@@ -234,8 +234,8 @@ def show_batch() -> None:
     curves, crossover = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
     band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
     limit = fit["max_batch"] if fit is not None else None
-    st.altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
-                                            here=(batch, speed) if fits and mode == "step" else None), width="stretch")
+    altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
+                                         here=(batch, speed) if fits and mode == "step" else None))
     if limit is not None and limit < batch_max:
         st.caption(t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"]))
     st.caption(t("calc.crossover_caption", lang, alpha=alpha,
@@ -247,7 +247,7 @@ def show_batch() -> None:
 
 def show_heatmap() -> None:
     grid = calculator.heatmap_grid(chosen, gamma, context, batch_max)
-    st.altair_chart(charts.speedup_heatmap(grid, lang), width="stretch")
+    altair_chart(charts.speedup_heatmap(grid, lang))
     csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
 
 
@@ -255,14 +255,14 @@ def show_gamma() -> None:
     if not fits:
         st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
         return
-    st.altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang), width="stretch")
+    altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
     st.caption(t("calc.gamma_caption", lang))
     csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
 
 
 def show_roofline() -> None:
     roof, passes = calculator.roofline_points(chosen, gamma, batch, context)
-    st.altair_chart(charts.roofline_chart(roof, passes, lang), width="stretch")
+    altair_chart(charts.roofline_chart(roof, passes, lang))
     st.caption(t("calc.roofline_caption", lang))
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (forget, forget_controls, open_store, presets, renew, require_router, show_url_notices,
-                           titled_dataframe, url_choice, url_widget)
+from pages._shared import (altair_chart, forget, forget_controls, open_store, presets, renew, require_router,
+                           show_url_notices, titled_dataframe, url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import claims
 from specviz.errors import SpecvizError
@@ -197,7 +197,7 @@ if alpha is not None:
                help=t("claims.m.yours_help", lang), width="content")
 
 st.subheader(t("claims.by_batch", lang))
-st.altair_chart(charts.claim_by_batch(check.batches, speedup, lang), width="stretch")
+altair_chart(charts.claim_by_batch(check.batches, speedup, lang))
 st.subheader(t("claims.required", lang, batch=check.best["batch"]))
 st.caption(t("claims.required_note", lang))
 # A figure out of reach (NaN) is a dash, as the note says, not "None".
@@ -216,7 +216,7 @@ store = open_store(lang)
 read = store.shown_runs()
 runs, origin = explorer.one_origin(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
 paired = explorer.pair_with_baselines(runs)
-st.altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup), width="stretch")
+altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
 yours = int((paired["measured_speedup"] >= speedup).sum())
 if batch is None:
     st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups), yours=yours,

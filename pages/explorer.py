@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._imports import upload_section
-from pages._shared import (csv_download, offer_fit, open_store, open_tab, presets, require_router, titled_dataframe,
-                           visible_text)
+from pages._shared import (altair_chart, csv_download, offer_fit, open_store, open_tab, presets, require_router,
+                           titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.results import explorer
@@ -122,7 +122,7 @@ def show_load() -> None:
                 continue
             chart = charts.metric_vs_load(lines, metric, axis, peaks if metric == "output_throughput" else None,
                                           group_title(group), lang)
-            st.altair_chart(chart, width="stretch")
+            altair_chart(chart)
             # The legend lists every group so that a line has one colour in all three charts.
             if missing := explorer.groups_without(lines, metric):
                 st.caption(t("exp.legend_without", lang, groups=missing, metric=t(f"col.{metric}", lang)))
@@ -161,7 +161,7 @@ def show_versus_baseline() -> None:
     if on_chart.empty:
         return
     crossover = explorer.crossover_concurrency(paired)
-    st.altair_chart(charts.measured_speedup(on_chart, crossover, lang), width="stretch")
+    altair_chart(charts.measured_speedup(on_chart, crossover, lang))
     shown_crossover = crossover.assign(crossover_concurrency=crossover["crossover_concurrency"].map(
         lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
     titled_dataframe(shown_crossover, lang)
@@ -179,7 +179,7 @@ def show_acceptance() -> None:
     for figure in missing:
         st.info(t("exp.missing_figure", lang, figure=t(f"col.{figure}", lang),
                   present=", ".join(t(f"col.{f}", lang) for f in present)))
-    st.altair_chart(charts.acceptance_by_workload(summary, lang), width="stretch")
+    altair_chart(charts.acceptance_by_workload(summary, lang))
     if summary["origin"].nunique() > 1:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
@@ -204,7 +204,7 @@ def show_predicted() -> None:
     # Where a run names no preset the sidebar's pair stands in: say so, with how many.
     if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
-    st.altair_chart(charts.measured_vs_predicted(predicted, lang), width="stretch")
+    altair_chart(charts.measured_vs_predicted(predicted, lang))
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
                        "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
     titled_dataframe(table, lang, column_config=number_columns(table))
@@ -241,7 +241,7 @@ def show_published() -> None:
     published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
     speedups = published[published["metric"].str.endswith("speedup")]
     paired = explorer.pair_with_baselines(shown)
-    st.altair_chart(charts.published_speedups(speedups, paired, lang), width="stretch")
+    altair_chart(charts.published_speedups(speedups, paired, lang))
     if not paired.empty:
         st.caption(t("exp.published_yours", lang))
     if len(speedups) < len(published):

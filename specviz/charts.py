@@ -101,7 +101,7 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
             x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)), y=alt.Y("speedup:Q"),
             tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
                      alt.Tooltip("speedup:Q", title=t("chart.here", lang), format=".3f")]))
-    return alt.layer(*layers).properties(height=340)
+    return alt.layer(*layers, height=340)
 
 
 def speedup_heatmap(grid: pd.DataFrame, lang: str = "en") -> alt.Chart:
@@ -128,7 +128,7 @@ def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> 
                  alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                  alt.Tooltip("expected_tokens:Q", title=t("chart.expected_tokens", lang), format=".3f"),
                  alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")])
-    return alt.layer(bars, *_break_even_rule(lang, t("chart.speedup", lang))).properties(height=300)
+    return alt.layer(bars, *_break_even_rule(lang, t("chart.speedup", lang)), height=300)
 
 
 def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -152,7 +152,7 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
         tooltip=[alt.Tooltip("intensity:Q", title=ridge_label, format=".0f")])
     label = ridge.mark_text(align="left", baseline="top", dx=4, dy=4, color="gray").encode(
         y=alt.YValue(0), text=alt.TextValue(ridge_label))
-    return alt.layer(line, rule, label, dots).properties(height=340)
+    return alt.layer(line, rule, label, dots, height=340)
 
 
 # For a chart with a legend below it: fit the width to the page, and keep the height for the plot
@@ -233,7 +233,7 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
             x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("chart.peak", lang)),
                                alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.1f")]))
-    return alt.layer(*layers).properties(autosize=_FIT_WIDTH, height=320)
+    return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 
 
 def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -251,8 +251,8 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
-    return alt.layer(lines, *_break_even_rule(lang, t("col.measured_speedup", lang)), marks).properties(
-        autosize=_FIT_WIDTH, height=320)
+    return alt.layer(lines, *_break_even_rule(lang, t("col.measured_speedup", lang)), marks, autosize=_FIT_WIDTH,
+                     height=320)
 
 
 # The figures of acceptance_by_workload, each a bar panel with its axis format.
@@ -308,7 +308,7 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     bands = alt.Chart(data).mark_rule(opacity=0.5).encode(
         x=alt.X("predicted_low:Q", scale=alt.Scale(domain=[0, top])), x2=alt.X2("predicted_high:Q"),
         y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])), color=color)
-    return alt.layer(diagonal, bands, dots).properties(autosize=_FIT_WIDTH, height=340)
+    return alt.layer(diagonal, bands, dots, autosize=_FIT_WIDTH, height=340)
 
 
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",
@@ -329,7 +329,7 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
     measured = t("col.measured_speedup", lang)
     layers = [mine, pub, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
-    return alt.layer(*layers).properties(autosize=_FIT_WIDTH, height=320)
+    return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 
 
 # The live figures drawn over time, each in its own chart (their scales differ).
@@ -429,8 +429,8 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
                 tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
-    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup)).properties(autosize=_FIT_WIDTH,
-                                                                                          height=320)
+    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), autosize=_FIT_WIDTH,
+                     height=320)
 
 
 def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
@@ -474,4 +474,4 @@ def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
         x=x, y=y, text=alt.Text("label:N"), tooltip=[alt.Tooltip("batch:Q", title=batch),
                                             alt.Tooltip("context:Q", title=context, format=","),
                                             alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))])
-    return alt.layer(cells, labels, beyond).properties(height=340)
+    return alt.layer(cells, labels, beyond, height=340)
