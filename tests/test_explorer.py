@@ -82,6 +82,9 @@ class TestWithLoad:
                             {}])
         assert list(frame.series) == ["A · code", "ngram γ=4 · f.csv", "plain · f.csv"]
 
+    def test_no_runs_no_names(self):
+        assert explorer.with_load(raw_frame([{}]).iloc[:0])["series"].empty  # the store holds none: its columns, no rows
+
     def test_a_label_per_point_does_not_split_a_sweep(self):
         # GuideLLM names each benchmark of a sweep by its strategy: one line, not three points.
         per_point = runs_frame([{"label": f"concurrent {c}", "concurrency": c, "content_hash": "g"} for c in (1, 4, 8)]

@@ -152,7 +152,8 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     ``concurrent 4``, ``concurrent 8``), and the sweep stays one line under its setting and file.
     The workload, where there is one, ends the name.
     """
-    gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}")
+    # Text even when there are no runs: an empty map keeps the column's integer type.
+    gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}").astype(str)
     method = (runs["spec_method"].fillna("").astype(str) + gamma).str.strip()
     setting = pd.Series(np.where(is_speculative(runs), method.where(method != "", "speculative"), "plain"),
                         index=runs.index)
