@@ -240,13 +240,15 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
     """Measured speedup of each speculative run over its baseline against concurrency, with the
     1.0 line and each series' crossover concurrency marked."""
     x = alt.X("concurrency:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
-    lines = alt.Chart(paired).mark_line(point=True).encode(
+    # Only the columns drawn (here and below): a run has some sixty, which the browser would parse.
+    lines = alt.Chart(paired[["series", "concurrency", "measured_speedup"]]).mark_line(point=True).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("series:N", legend=_legend(t("chart.series", lang), paired["series"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
-    marks = alt.Chart(crossover.dropna(subset=["crossover_concurrency"]).assign(y=1.0)).mark_point(
+    crossings = crossover.dropna(subset=["crossover_concurrency"])[["series", "crossover_concurrency"]]
+    marks = alt.Chart(crossings.assign(y=1.0)).mark_point(
         size=140, shape="diamond", filled=True, color="black").encode(
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
@@ -286,7 +288,9 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     """Measured against predicted speedup per run, each prediction's band as a horizontal bar
     (``predicted_low`` to ``predicted_high``, :func:`specviz.results.explorer.predict`), with the line where
     they agree."""
-    data = predicted.dropna(subset=["predicted_speedup"])
+    data = predicted.dropna(subset=["predicted_speedup"])[
+        ["series", "concurrency", "alpha", "setting", "measured_speedup", "predicted_speedup", "predicted_low",
+         "predicted_high", "error"]]  # only the columns drawn: a run has some sixty
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
     diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
         color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
@@ -316,13 +320,15 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     """Published speedups against batch (triangles, one colour per study) beside the user's measured
     ones (circles); a ``claim`` checked against them as a red rule."""
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
-    pub = alt.Chart(published).mark_point(shape="triangle-up", size=150, filled=True).encode(
+    shown = ("study", "N"), ("system", "N"), ("hardware", "N"), ("target_model", "N"), ("method", "N"), ("batch", "Q"), \
+        ("value", "Q"), ("note", "N"), ("source", "N")
+    # Only the columns drawn (here and below): a run has some sixty, which the browser would parse.
+    pub = alt.Chart(published[[field for field, _ in shown]]).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("study:N", legend=_legend(t("chart.study", lang), published["study"])),
-        tooltip=[alt.Tooltip(f"{field}:{kind}", title=t(f"col.{field}", lang))
-                 for field, kind in (("study", "N"), ("system", "N"), ("hardware", "N"), ("target_model", "N"),
-                                     ("method", "N"), ("batch", "Q"), ("value", "Q"), ("note", "N"), ("source", "N"))])
-    mine = alt.Chart(paired.rename(columns={"concurrency": "batch"})).mark_circle(size=50, color="gray", opacity=0.6).encode(
+        tooltip=[alt.Tooltip(f"{field}:{kind}", title=t(f"col.{field}", lang)) for field, kind in shown])
+    mine_data = paired[["series", "concurrency", "measured_speedup"]].rename(columns={"concurrency": "batch"})
+    mine = alt.Chart(mine_data).mark_circle(size=50, color="gray", opacity=0.6).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
