@@ -70,19 +70,22 @@ CHART = '[data-testid="stVegaLiteChart"]'
 # Installed in every page before its scripts: counts the charts' draws and notes the last keydown.
 # A chart's svg is watched by an observer of its own (attached by the poll below, which counts a
 # chart found already drawn as a draw), not the whole document: every DOM change of the app would
-# cost the page a callback.
+# cost the page a callback. The charts and the status widget are found in live collections (by
+# class), which cost the page nothing between polls.
 MONITOR = """
 (() => {
-  const b = window.__bench = {draws: 0, last: 0, key: 0, idle: null};
+  const b = window.__bench = {draws: 0, last: 0, key: 0, idle: null,
+                              charts: document.getElementsByClassName('stVegaLiteChart'),
+                              status: document.getElementsByClassName('stStatusWidget')};
   const drew = () => { b.draws++; b.last = performance.now(); };
   const clear = CanvasRenderingContext2D.prototype.clearRect;
   CanvasRenderingContext2D.prototype.clearRect = function (...args) {
     const c = this.canvas;
-    if (c && c.isConnected && c.closest('%(chart)s')) { drew(); c.__drawn = true; }
+    if (c && c.isConnected && c.closest('.stVegaLiteChart')) { drew(); c.__drawn = true; }
     return clear.apply(this, args);
   };
   b.watch = () => {
-    for (const c of document.querySelectorAll('%(chart)s')) {
+    for (const c of b.charts) {
       if (c.__watched) continue;
       c.__watched = true;
       if (c.querySelector('svg.marks g')) drew();
@@ -91,20 +94,21 @@ MONITOR = """
   };
   addEventListener('keydown', () => { b.key = performance.now(); }, true);
 })();
-""" % {"chart": CHART}
+"""
 
 # Polled on every animation frame: the time (page clock) the page settled, or false. The cheap tests
-# first: the visibility test makes the browser lay the page out.
+# first, so that a poll costs the page next to nothing while it works: a query of the whole document
+# (a skeleton, a stale element, the headline) only once no chart draw is awaited and nothing runs,
+# and the visibility test, which makes the browser lay the page out, last.
 SETTLED = """
 ([ready, since, quiet]) => {
   const b = window.__bench, now = performance.now();
   b.watch();
-  let settled = b.draws > since && !document.querySelector(
-    '[data-testid="stStatusWidgetRunningIcon"], [data-stale="true"], [data-testid="stSkeleton"]');
-  for (const c of settled ? document.querySelectorAll('%(chart)s') : []) {
-    if (!c.querySelector('svg.marks g') && ![...c.querySelectorAll('canvas')].some(x => x.__drawn)) settled = false;
-  }
-  settled = settled && ready.every(s => { const e = document.querySelector(s); return e && e.getClientRects().length; });
+  const settled = b.draws > since
+    && ![...b.status].some(w => w.querySelector('[data-testid="stStatusWidgetRunningIcon"]'))
+    && [...b.charts].every(c => c.querySelector('svg.marks g') || [...c.querySelectorAll('canvas')].some(x => x.__drawn))
+    && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && ready.every(s => { const e = document.querySelector(s); return e && e.getClientRects().length; });
   if (!settled) {
     b.idle = null;
     return false;
@@ -113,7 +117,7 @@ SETTLED = """
   const since_ms = Math.max(b.idle, b.last);
   return now - since_ms >= quiet ? since_ms : false;
 }
-""" % {"chart": CHART}
+"""
 
 
 def free_port() -> int:
