@@ -15,10 +15,9 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._shared import (ROUTED, clear_gpu_overrides, forget, presets, reset_costs, show_url_notices, url_choice,
-                           url_widget)
+from pages._shared import (ROUTED, clear_gpu_overrides, errors_said, forget, presets, reset_costs, show_url_notices,
+                           url_choice, url_widget)
 from specviz import i18n, scenario, settings
-from specviz.errors import SpecvizError
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config, step
 
@@ -197,13 +196,10 @@ def main() -> None:
         st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon=":material/fact_check:", url_path="check-a-claim"),
     ])
     try:
-        scenario_sidebar(lang)
-        st.session_state[ROUTED] = True
-        page.run()
-    except SpecvizError as exc:  # e.g. the store stayed locked by an import longer than the timeout
-        st.error(message(exc, lang))
-    except Exception as exc:  # the last layer: say what failed instead of showing a traceback
-        st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
+        with errors_said(lang):
+            scenario_sidebar(lang)
+            st.session_state[ROUTED] = True
+            page.run()
     finally:
         st.session_state[ROUTED] = False
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
-from functools import partial
+from contextlib import contextmanager
+from functools import partial, wraps
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pandas as pd
 import streamlit as st
 
 from specviz import i18n, scenario, settings
+from specviz.errors import SpecvizError
 from specviz.i18n import md, message, t
 from specviz.results import export
 from specviz.results.store import Store, StoreError
@@ -34,6 +36,30 @@ def require_router() -> None:
     if not st.session_state.get(ROUTED):
         st.navigation([st.Page(lambda: None, title="specviz", url_path="routing")], position="hidden")
         st.rerun()
+
+
+@contextmanager
+def errors_said(lang: str) -> Iterator[None]:
+    """No exception reaches the page as a traceback: a :class:`SpecvizError` is said in ``lang``, any
+    other as what failed (around app.py's pages, and each run of a :func:`fragment`)."""
+    try:
+        yield
+    except SpecvizError as exc:  # e.g. the store stayed locked by an import longer than the timeout
+        st.error(message(exc, lang))
+    except Exception as exc:  # the last layer: say what failed instead of showing a traceback
+        st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
+
+
+def fragment(func: Callable[..., None]) -> Callable[..., None]:
+    """``st.fragment(func)``: a control inside it reruns it alone, not the router, the sidebar nor the
+    rest of the page. Its errors are said as app.py says a page's (:func:`errors_said`, in the
+    session's language): its own reruns do not pass through app.py, and Streamlit would show a
+    traceback."""
+    @wraps(func)
+    def run(*args: Any, **kwargs: Any) -> None:
+        with errors_said(st.session_state.get("lang", "en")):
+            func(*args, **kwargs)
+    return st.fragment(run)
 
 
 def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lang: str,
@@ -162,9 +188,9 @@ def vega_lite_spec(chart: Any) -> dict[str, Any]:
     layers is one dataset), without Altair's check of the spec against the Vega-Lite schema.
 
     The check costs about 60 ms a chart on every rerun and finds nothing in specviz's charts, whose
-    builders the tests check (tests/test_charts.py validates every one). Named by place rather than
-    by content, a spec whose data alone changed is the same text as before, and the browser updates
-    the drawn chart's data instead of compiling the chart again."""
+    builders the tests check (tests/test_charts.py validates every one). Named by place, the datasets
+    need no hash of their bytes; the browser matches them by place either way (a chart whose data
+    alone changed is updated, not compiled again, as with st.altair_chart's names)."""
     import altair as alt
 
     datasets: dict[str, pd.DataFrame] = {}
@@ -264,10 +290,12 @@ def _refused(key: str, url_text: str, taken: Any = None) -> None:
     st.session_state.setdefault(_URL_NOTICES, []).append((key, url_text, taken))
 
 
-def show_url_notices(where: Any, lang: str) -> None:
+def show_url_notices(where: Any, lang: str, first: Sequence[str] = ()) -> None:
     """Warn in ``where`` about each URL value refused since the last call, naming the parameter and
-    the text received (on one line, shortened, Markdown escaped: it came from a link)."""
-    for key, url_text, taken in st.session_state.pop(_URL_NOTICES, []):
+    the text received (on one line, shortened, Markdown escaped: it came from a link); those of the
+    parameters ``first`` before the others (a control drawn above others but made after them)."""
+    notices = st.session_state.pop(_URL_NOTICES, [])
+    for key, url_text, taken in sorted(notices, key=lambda notice: notice[0] not in first):
         # One line of printable text: a line break cannot be escaped in Markdown.
         text = "".join(c if c.isprintable() else " " for c in url_text)
         if len(text) > 80:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages._deploy import show_serve
 from pages._latency import show_latency
-from pages._shared import (altair_chart, csv_download, open_tab, presets, require_router, reset_costs,
+from pages._shared import (altair_chart, csv_download, fragment, open_tab, presets, require_router, reset_costs,
                            show_url_notices, titled_dataframe, url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import message, t
@@ -71,13 +71,9 @@ sidebar: scenario.Scenario = st.session_state["scenario"]
 mode = url_choice(st.radio, t("calc.mode", lang), list(scenario.MODES), "mode", horizontal=True,
                   format_func=lambda m: t(f"calc.mode.{m}", lang))
 col_a, col_g, col_b, col_c = st.columns([3, 3, 2, 3])
-alpha = field_widget(col_a.slider, "alpha", help=t("calc.alpha_help", lang))
-# Under the slider, as wide as it (a column of its own was too narrow to read at 800 px). The typed
-# field stays empty, the current α its placeholder: writing the slider's value into it on every rerun
-# costs a round trip that drops presses of a held arrow key on the slider.
-col_a.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
-                   placeholder=f"{alpha:.3f}", key="alpha_typed", on_change=typed_alpha,
-                   help=t("calc.alpha_typed_help", lang))
+# α and all it moves are a fragment (at_alpha below): a move of α reruns them alone, not the
+# sidebar nor these controls. Its own are drawn here, in their column.
+alpha_box = col_a.container()
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
@@ -88,7 +84,7 @@ context = url_widget(col_c.select_slider, t("calc.context", lang),
                      value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
                      disabled=mode == "ratios")
 
-chosen = replace(sidebar, mode=mode, alpha=alpha, gamma=gamma, batch=batch, context=context)
+chosen = replace(sidebar, mode=mode, gamma=gamma, batch=batch, context=context)
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")
@@ -112,192 +108,212 @@ else:
                                         help=t(f"calc.{name}_help", lang))
                      for name in scenario.COST_KNOBS}
     chosen = replace(chosen, costs=step.Costs(**costs))
-show_url_notices(st, lang)
 
-try:
-    here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
-except ValueError as exc:
-    st.error(t("calc.bad_input", lang, error=message(exc, lang)))
-    st.stop()
 
-if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
-    st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
-    st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
-        t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
-        for name, (value, value_preset) in off.items())))
+@fragment
+def at_alpha(chosen: scenario.Scenario) -> None:
+    """α and everything it moves: the headline, the regime, the open view and the link. Rerun alone
+    when α moves (by its slider, its typed field or a view's own control); every other control
+    reruns the page."""
+    alpha = field_widget(alpha_box.slider, "alpha", help=t("calc.alpha_help", lang))
+    # Under the slider, as wide as it (a column of its own was too narrow to read at 800 px). The typed
+    # field stays empty, the current α its placeholder: writing the slider's value into it on every rerun
+    # costs a round trip that drops presses of a held arrow key on the slider.
+    alpha_box.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
+                           placeholder=f"{alpha:.3f}", key="alpha_typed", on_change=typed_alpha,
+                           help=t("calc.alpha_typed_help", lang))
+    chosen = replace(chosen, alpha=alpha)
+    show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
 
-speed = here["speedup"]
-# A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
-fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX")) if mode == "step" else None
-if fit is not None and not fit["fits"]:
-    ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
-            t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
-            t("calc.memory.shorter_context", lang, context=fit["context_fit"]) if fit["context_fit"] else None,
-            t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
-    st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
-               need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
-               limit_plain=fit["max_batch_plain"], ways="; ".join(w for w in ways if w) or t("calc.memory.no_way", lang)))
+    try:
+        here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
+    except ValueError as exc:
+        st.error(t("calc.bad_input", lang, error=message(exc, lang)))
+        st.stop()
 
-row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
-           help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
-row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
-           help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
-row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
-           width="content")
-row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
-           width="content")
-fits = fit is None or fit["fits"]
-if fits:
-    row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
-               delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
-if fit is not None:
-    row = st.container(horizontal=True)
-    row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
-                   help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
-    row.metric(t("calc.m.spec_step", lang), f"{here['verify_step_ms'] + gamma * here['draft_step_ms']:.2f} ms",
-                   help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
-                          verify=here["verify_step_ms"]), width="content")
-    if fit["fits_plain"]:
-        row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
-                   help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+    if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
+        st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
+        st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
+            t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
+            for name, (value, value_preset) in off.items())))
+
+    speed = here["speedup"]
+    # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
+    fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX")) if mode == "step" else None
+    if fit is not None and not fit["fits"]:
+        ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
+                t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
+                t("calc.memory.shorter_context", lang, context=fit["context_fit"]) if fit["context_fit"] else None,
+                t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
+        st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
+                   need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
+                   limit_plain=fit["max_batch_plain"],
+                   ways="; ".join(w for w in ways if w) or t("calc.memory.no_way", lang)))
+
+    row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+    row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
+               help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
+    row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
+               help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
+    row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
+               width="content")
+    row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
+               width="content")
+    fits = fit is None or fit["fits"]
     if fits:
-        row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
-                   help=t("calc.m.tokens_help", lang, batch=batch), width="content")
-        low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
-        ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
-        verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
-        st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
-        st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
-        st.caption(t("calc.ideal_caption", lang, ideal=ideal))
-    st.caption(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                 source=sidebar.engine.memory_source))
-    if (full := calculator.equal_memory(chosen)) is not None:
-        st.caption(t("calc.memory.equal", lang, **full))
-open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
-                     wanted=st.query_params.get("view"))
-show_url_notices(st, lang)
-# Filled at the end of the run, once the open view's own controls have put their values in the URL.
-share_box = st.expander(t("calc.share", lang))
+        row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
+                   delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
+    if fit is not None:
+        row = st.container(horizontal=True)
+        row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
+                       help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
+        row.metric(t("calc.m.spec_step", lang), f"{here['verify_step_ms'] + gamma * here['draft_step_ms']:.2f} ms",
+                       help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
+                              verify=here["verify_step_ms"]), width="content")
+        if fit["fits_plain"]:
+            row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
+                       help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+        if fits:
+            row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
+                       help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+            low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
+            ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
+            verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
+            st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
+            st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
+            st.caption(t("calc.ideal_caption", lang, ideal=ideal))
+        st.caption(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
+                     source=sidebar.engine.memory_source))
+        if (full := calculator.equal_memory(chosen)) is not None:
+            st.caption(t("calc.memory.equal", lang, **full))
+    open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
+                         wanted=st.query_params.get("view"))
+    show_url_notices(st, lang)
+    # Filled at the end of the run, once the open view's own controls have put their values in the URL.
+    share_box = st.expander(t("calc.share", lang))
 
-if mode == "step":
-    crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
-    regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
-    st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
-    same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
-    st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
-    st.info(t(explain_key, lang, batch=batch, gamma=gamma, verify_cost=figures["verify_cost"], limit=gamma + 1,
-              verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
-    if context:
-        st.caption(t("calc.explain.context", lang, context=context))
-    if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-        same_crossover = (tax["stops_at"] == tax["stops_untaxed_at"]
-                          or math.isnan(tax["stops_at"]) and math.isnan(tax["stops_untaxed_at"]))
-        st.caption(t("calc.expert_tax", lang, **tax) + " " + t(
-            "calc.expert_tax_same_crossover" if same_crossover else "calc.expert_tax_crossover", lang, alpha=alpha,
-            gamma=gamma, batch=batch, speedup=tax["speedup"], untaxed=tax["speedup_untaxed"],
-            stops=at_batch(tax["stops_at"]), stops_untaxed=at_batch(tax["stops_untaxed_at"])))
-else:
-    st.caption(t("calc.ratios_note", lang))
-
-best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
-row = st.container(horizontal=True)
-row.metric(t("calc.m.breakeven_verify", lang), f"{spec.breakeven_verify_cost(alpha, gamma, here['draft_cost']):.2f}×",
-           help=t("calc.m.breakeven_verify_help", lang), width="content")
-breakeven_alpha = spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"])
-row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
-           help=t("calc.m.breakeven_alpha_help", lang), width="content")
-best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
-if fits:
-    row.metric(t("calc.m.best_gamma", lang),
-               t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-                 speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
-
-
-def show_table() -> None:
-    if not fits:
-        st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
-        return
-    table = calculator.alpha_table(chosen, gamma, batch, context)
-    if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
-        table = table.rename(columns={"this_batch": "given_costs"})
-        st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
+    if mode == "step":
+        crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
+        regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
+        st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
+        same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
+        st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
+        st.info(t(explain_key, lang, batch=batch, gamma=gamma, verify_cost=figures["verify_cost"], limit=gamma + 1,
+                  verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
+        if context:
+            st.caption(t("calc.explain.context", lang, context=context))
+        if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
+            same_crossover = (tax["stops_at"] == tax["stops_untaxed_at"]
+                              or math.isnan(tax["stops_at"]) and math.isnan(tax["stops_untaxed_at"]))
+            st.caption(t("calc.expert_tax", lang, **tax) + " " + t(
+                "calc.expert_tax_same_crossover" if same_crossover else "calc.expert_tax_crossover", lang, alpha=alpha,
+                gamma=gamma, batch=batch, speedup=tax["speedup"], untaxed=tax["speedup_untaxed"],
+                stops=at_batch(tax["stops_at"]), stops_untaxed=at_batch(tax["stops_untaxed_at"])))
     else:
-        st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
-    titled_dataframe(table, lang, column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
-                                           for c in table.columns})
-    csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
+        st.caption(t("calc.ratios_note", lang))
+
+    best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
+    row = st.container(horizontal=True)
+    row.metric(t("calc.m.breakeven_verify", lang),
+               f"{spec.breakeven_verify_cost(alpha, gamma, here['draft_cost']):.2f}×",
+               help=t("calc.m.breakeven_verify_help", lang), width="content")
+    breakeven_alpha = spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"])
+    row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
+               help=t("calc.m.breakeven_alpha_help", lang), width="content")
+    best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
+    if fits:
+        row.metric(t("calc.m.best_gamma", lang),
+                   t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
+                     speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
 
 
-def show_batch() -> None:
-    alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
-    curves, crossover = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
-    band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
-    limit = fit["max_batch"] if fit is not None else None
-    altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
-                                         here=(batch, speed) if fits and mode == "step" else None))
-    if limit is not None and limit < batch_max:
-        st.caption(t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"]))
-    st.caption(t("calc.crossover_caption", lang, alpha=alpha,
-                 batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
-    st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
-    csv_download(curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
-                 "specviz_speedup_vs_batch.csv", "download_batch", lang)
+    def show_table() -> None:
+        if not fits:
+            st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
+            return
+        table = calculator.alpha_table(chosen, gamma, batch, context)
+        if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
+            table = table.rename(columns={"this_batch": "given_costs"})
+            st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
+        else:
+            st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
+        titled_dataframe(table, lang, column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
+                                               for c in table.columns})
+        csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
 
 
-def show_heatmap() -> None:
-    grid = calculator.heatmap_grid(chosen, gamma, context, batch_max)
-    altair_chart(charts.speedup_heatmap(grid, lang))
-    csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
+    def show_batch() -> None:
+        alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
+        curves, crossover = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
+        band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
+        limit = fit["max_batch"] if fit is not None else None
+        altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
+                                             here=(batch, speed) if fits and mode == "step" else None))
+        if limit is not None and limit < batch_max:
+            st.caption(t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"]))
+        st.caption(t("calc.crossover_caption", lang, alpha=alpha,
+                     batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
+        st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
+        csv_download(curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
+                     "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
-def show_gamma() -> None:
-    if not fits:
-        st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
-        return
-    altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
-    st.caption(t("calc.gamma_caption", lang))
-    csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
+    def show_heatmap() -> None:
+        grid = calculator.heatmap_grid(chosen, gamma, context, batch_max)
+        altair_chart(charts.speedup_heatmap(grid, lang))
+        csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
 
 
-def show_roofline() -> None:
-    roof, passes = calculator.roofline_points(chosen, gamma, batch, context)
-    altair_chart(charts.roofline_chart(roof, passes, lang))
-    st.caption(t("calc.roofline_caption", lang))
+    def show_gamma() -> None:
+        if not fits:
+            st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
+            return
+        altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
+        st.caption(t("calc.gamma_caption", lang))
+        csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
 
 
-def show_share_link() -> None:
-    """The link to this scenario: written from the scenario itself, so the link is what the page
-    computed with; the open view, its own controls (as the URL holds them) and the language travel
-    with it."""
-    shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
-    shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
-    shared |= {key: st.query_params[key] for key in VIEW_CONTROLS.get(open_view, ()) if key in st.query_params}
-    shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
-    query = urllib.parse.urlencode(shared)
-    page_url = urllib.parse.urlsplit(st.context.url or "")
-    page_url = page_url._replace(path=page_url.path or "/", query="", fragment="").geturl()
-    st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
-    st.caption(t("calc.share_help", lang))
-    if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):
-        st.warning(t("calc.share_custom", lang))
+    def show_roofline() -> None:
+        roof, passes = calculator.roofline_points(chosen, gamma, batch, context)
+        altair_chart(charts.roofline_chart(roof, passes, lang))
+        st.caption(t("calc.roofline_caption", lang))
 
 
-# Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
-VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
-         "gamma": (show_gamma, False), "roofline": (show_roofline, True),
-         "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang), True),
-         "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True)}
-# The tabs track which one is open so that only its content is built: Altair's schema validation
-# costs tens of milliseconds per chart.
-tabs = st.tabs([t(f"calc.tab.{view}", lang) for view in VIEW_IDS], key="view", on_change="rerun")
-for tab, view in zip(tabs, VIEW_IDS):
-    show, needs_step = VIEWS[view]
-    if tab.open:
-        with tab:
-            if needs_step and mode != "step":
-                st.info(t("calc.needs_step", lang))
-            else:
-                show()
-with share_box:
-    show_share_link()
+    def show_share_link() -> None:
+        """The link to this scenario: written from the scenario itself, so the link is what the page
+        computed with; the open view, its own controls (as the URL holds them) and the language travel
+        with it."""
+        shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
+        shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
+        shared |= {key: st.query_params[key] for key in VIEW_CONTROLS.get(open_view, ()) if key in st.query_params}
+        shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
+        query = urllib.parse.urlencode(shared)
+        page_url = urllib.parse.urlsplit(st.context.url or "")
+        page_url = page_url._replace(path=page_url.path or "/", query="", fragment="").geturl()
+        st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
+        st.caption(t("calc.share_help", lang))
+        if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):
+            st.warning(t("calc.share_custom", lang))
+
+
+    # Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
+    VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
+             "gamma": (show_gamma, False), "roofline": (show_roofline, True),
+             "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang), True),
+             "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True)}
+    # The tabs track which one is open so that only its content is built: Altair's schema validation
+    # costs tens of milliseconds per chart.
+    tabs = st.tabs([t(f"calc.tab.{view}", lang) for view in VIEW_IDS], key="view", on_change="rerun")
+    for tab, view in zip(tabs, VIEW_IDS):
+        show, needs_step = VIEWS[view]
+        if tab.open:
+            with tab:
+                if needs_step and mode != "step":
+                    st.info(t("calc.needs_step", lang))
+                else:
+                    show()
+    with share_box:
+        show_share_link()
+
+
+at_alpha(chosen)

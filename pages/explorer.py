@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from functools import cache
+from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
 from pages._imports import upload_section
-from pages._shared import (altair_chart, csv_download, offer_fit, open_store, open_tab, presets, require_router,
-                           titled_dataframe, visible_text)
+from pages._shared import (altair_chart, csv_download, fragment, offer_fit, open_store, open_tab, presets,
+                           require_router, titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t
 from specviz.results import explorer
@@ -43,7 +44,8 @@ else:
 
 # The runs carry no origin: the example files' hashes, from the imports, mark the examples' runs
 # (known by their import's origin, not by a name a user's file may share).
-examples = explorer.example_hashes(store.imports())
+imported = store.imports()
+examples = explorer.example_hashes(imported)
 if examples:
     st.info(t("exp.examples_note", lang))
     # Its own row: beside the note, a 1,000 px window left it room for "Remove e…".
@@ -75,6 +77,13 @@ if read.cut:
     st.info(t("exp.shown_cut", lang, shown=len(read.frame), matching=read.matching))
 if read.matching == 0:
     st.info(t("exp.empty" if not any(filters.values()) else "exp.none_match", lang))
+
+
+@cache
+def paired_runs() -> pd.DataFrame:
+    """The shown runs paired with their baselines (:func:`specviz.results.explorer.pair_with_baselines`),
+    made once a run of the page: a view that reruns alone (:func:`open_view`) pairs the same runs."""
+    return explorer.pair_with_baselines(shown)
 
 
 def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
@@ -147,7 +156,7 @@ def show_load() -> None:
 
 
 def show_versus_baseline() -> None:
-    paired = explorer.pair_with_baselines(shown)
+    paired = paired_runs()
     if not (unpaired := explorer.unpaired_speculative(shown, paired)).empty:
         series = unpaired["series"].dropna().unique()
         named = ", ".join(series[:10]) + (" …" if len(series) > 10 else "")  # a few names say which
@@ -188,7 +197,7 @@ def show_acceptance() -> None:
 
 def show_predicted() -> None:
     sidebar: scenario.Scenario | None = st.session_state.get("scenario")
-    paired = explorer.pair_with_baselines(shown)
+    paired = paired_runs()
     if sidebar is None or paired.empty:
         st.info(t("exp.no_prediction", lang))
         return
@@ -240,7 +249,7 @@ def show_predicted() -> None:
 def show_published() -> None:
     published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
     speedups = published[published["metric"].str.endswith("speedup")]
-    paired = explorer.pair_with_baselines(shown)
+    paired = paired_runs()
     altair_chart(charts.published_speedups(speedups, paired, lang))
     if not paired.empty:
         st.caption(t("exp.published_yours", lang))
@@ -276,6 +285,17 @@ def show_sql() -> None:
         csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
 
 
+@fragment
+def open_view(show: Callable[[], None]) -> None:
+    """The open tab's view, rerun alone by its own controls (the load axis and the lines' grouping, the
+    context, the SQL console): the page above it stays as drawn, from the runs it read. Where an import
+    or a removal has changed the store since (in this session or another process), the whole page runs
+    again, as every rerun would have read it."""
+    if not store.imports().equals(imported):
+        st.rerun()
+    show()
+
+
 VIEWS = (("runs", show_runs), ("load", show_load), ("baseline", show_versus_baseline),
          ("acceptance", show_acceptance), ("predicted", show_predicted), ("published", show_published),
          ("sql", show_sql))
@@ -284,4 +304,4 @@ tabs = st.tabs([t(f"exp.tab.{name}", lang) for name, _ in VIEWS], key="exp_view"
 for tab, (_, show) in zip(tabs, VIEWS):
     if tab.open:
         with tab:
-            show()
+            open_view(show)
