@@ -611,7 +611,7 @@ class TestUpgradeFromSchema1:
             before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
             imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 3
+        assert s.schema_version == store.SCHEMA_VERSION == 4
         assert s.snapshots().empty and s.windows().empty  # schema 3's tables, empty
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
@@ -660,8 +660,10 @@ class TestUpgradeFromSchema2:
             imports_before = con.execute("SELECT * FROM imports ORDER BY content_hash").df()
             requests_before = con.execute("SELECT count(*) FROM requests").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 3
+        assert s.schema_version == store.SCHEMA_VERSION == 4
         after = s.runs().sort_values("run_id", ignore_index=True)
+        assert after.synthetic_acceptance.isna().all()  # schema 4's flag: unknown for every old run
+        after = after.drop(columns="synthetic_acceptance")
         assert len(after) == 50 and after.to_json(date_format="iso") == runs_before.to_json(date_format="iso")
         imports_after = s.imports().sort_values("content_hash", ignore_index=True)
         assert imports_after.to_json(date_format="iso") == imports_before.to_json(date_format="iso")

@@ -1,5 +1,6 @@
 """The store's tables: the canonical run and request columns, the live tables (schema 3: scrapes and
-the windows between them), and the frozen migrations.
+the windows between them; schema 4: per-request acceptance and the synthetic flag), and the frozen
+migrations.
 
 A run is one benchmark measurement (one load point of one deployment); a request is one request of
 a run where the file has them. Times are in milliseconds, acceptance rates are fractions.
@@ -34,10 +35,16 @@ RUN_COLUMNS: dict[str, str] = {
     "zero_accept_rate": "DOUBLE", "extra": "JSON",
     # schema 2: the client's endpoint type (openai-chat, openai_http), apart from the serving engine
     "endpoint": "VARCHAR",
+    # schema 4: the acceptance was set by the benchmark, not measured (:mod:`specviz.results.synthetic`)
+    "synthetic_acceptance": "BOOLEAN",
 }
 REQUEST_COLUMNS: dict[str, str] = {
     "run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE", "e2el_ms": "DOUBLE",
-    "input_tokens": "DOUBLE", "output_tokens": "DOUBLE", "extra": "JSON"}
+    "input_tokens": "DOUBLE", "output_tokens": "DOUBLE", "extra": "JSON",
+    # schema 4: a request's own speculative decoding: verify steps, tokens drafted and accepted, their
+    # ratio (a fraction) and the mean tokens a step emitted (1 + accepted / drafts)
+    "drafts": "DOUBLE", "draft_tokens": "DOUBLE", "accepted_tokens": "DOUBLE", "acceptance_rate": "DOUBLE",
+    "acceptance_length": "DOUBLE"}
 IMPORT_COLUMNS: dict[str, str] = {
     "content_hash": "VARCHAR", "source_file": "VARCHAR", "source_format": "VARCHAR", "imported_at": "TIMESTAMP",
     "runs": "INTEGER", "requests": "BIGINT", "warnings": "JSON", "origin": "VARCHAR"}
@@ -111,6 +118,15 @@ MIGRATIONS: tuple[str, ...] = (
         num_speculative_tokens DOUBLE, alpha_iid DOUBLE, zero_accept_rate DOUBLE, per_position_acceptance DOUBLE[],
         running_requests DOUBLE, waiting_requests DOUBLE, generation_throughput DOUBLE, kv_cache_usage DOUBLE,
         itl_p50_ms DOUBLE, itl_p99_ms DOUBLE, counter_reset BOOLEAN);
+    """,
+    # 4: per-request acceptance (issue 23) and runs whose acceptance the benchmark set (synthetic).
+    """
+    ALTER TABLE runs ADD COLUMN synthetic_acceptance BOOLEAN;
+    ALTER TABLE requests ADD COLUMN drafts DOUBLE;
+    ALTER TABLE requests ADD COLUMN draft_tokens DOUBLE;
+    ALTER TABLE requests ADD COLUMN accepted_tokens DOUBLE;
+    ALTER TABLE requests ADD COLUMN acceptance_rate DOUBLE;
+    ALTER TABLE requests ADD COLUMN acceptance_length DOUBLE;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
