@@ -189,6 +189,8 @@ def show_acceptance() -> None:
         st.info(t("exp.missing_figure", lang, figure=t(f"col.{figure}", lang),
                   present=", ".join(t(f"col.{f}", lang) for f in present)))
     altair_chart(charts.acceptance_by_workload(summary, lang))
+    if synthetic := int(explorer.synthetic_acceptance(shown).sum()):
+        st.caption(t("exp.synthetic_left_out", lang, runs=synthetic))
     if summary["origin"].nunique() > 1:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
@@ -217,12 +219,18 @@ def show_predicted() -> None:
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
                        "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
     titled_dataframe(table, lang, column_config=number_columns(table))
+    synthetic = int(explorer.synthetic_acceptance(predicted).sum())
+    wanted = bool(synthetic) and st.toggle(t("exp.fit_synthetic", lang, runs=synthetic), key="fit_synthetic",
+                                           help=t("exp.fit_synthetic_help", lang))
+    fitted, left_out = explorer.measured_acceptance(predicted, wanted)
+    if left_out:
+        st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
     col_step, col_ratios = st.columns(2)
     if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
         st.session_state["fit"] = ("step", explorer.calibrate_settings(
-            predicted, sidebar, known, context, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
+            fitted, sidebar, known, context, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
     if col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang)):
-        st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(predicted))
+        st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(fitted))
     if "fit" not in st.session_state:
         return
     kind, fit = st.session_state["fit"]

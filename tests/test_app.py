@@ -702,6 +702,22 @@ class TestExplorerPage:
         assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
+    def test_runs_at_synthetic_acceptance_are_labelled_and_left_out(self):
+        """The upload's box marks every run of the files; the workload's mean leaves them out and says
+        so, and the runs table names them in their series."""
+        at = explorer_app("Acceptance by workload")
+        upload(at, ("real.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
+                    "text/csv"))
+        at.checkbox(key="upload_synthetic").check()
+        upload(at, ("set.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,3.5\n",
+                    "text/csv"))
+        assert at.dataframe[0].value["Acceptance length (tokens/step)"].tolist() == [1.5]  # 3.5 left out
+        assert any("1 run at synthetic acceptance left out" in c.value for c in at.caption)
+        at.session_state["exp_view"] = "Runs"
+        at.run()
+        assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
+                                                           "γ=4 · set.csv · chat · synthetic acceptance"]
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance by workload")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
@@ -1176,18 +1192,39 @@ class TestClaimsPage:
         assert not at.exception and any("not a speedup" in e.value or "read" in e.value.lower() for e in at.error)
 
     def test_the_runs_beside_a_claim_are_the_users_or_the_labelled_examples(self):
+        def runs_note(at: AppTest) -> str:
+            return next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
+
+        def stored(name: str, data: bytes) -> None:
+            store = Store(settings.get("SPECVIZ_DB"))
+            try:
+                store.import_file(name, data)
+            finally:
+                store.close()
+
+        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in runs_note(claims_app(claim="2x"))
+        stored("mine.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
+                           b"base,8,,,100\nspec,8,eagle3,3,250\n")
+        assert "1 of 1 (your measured run) reaches it" in runs_note(claims_app(claim="2x"))
+        # A run at synthetic acceptance is left out, and counted on request.
+        stored("set.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput,synthetic\n"
+                          b"spec2,8,eagle3,4,300,yes\n")
         at = claims_app(claim="2x")
-        note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
-        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in note
-        store = Store(settings.get("SPECVIZ_DB"))
-        try:
-            store.import_file("mine.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
-                                          b"base,8,,,100\nspec,8,eagle3,3,250\n")
-        finally:
-            store.close()
-        at = claims_app(claim="2x")
-        note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
-        assert "1 of 1 (your measured run) reaches it" in note
+        assert "1 of 1 (your measured run) reaches it" in runs_note(at)
+        assert any("1 run at synthetic acceptance left out" in c.value for c in at.caption)
+        at.toggle(key="claims_synthetic").set_value(True).run()
+        assert "2 of 2 (your measured runs) reach it" in runs_note(at)
+
+    def test_the_published_figures_say_how_their_acceptance_was_obtained(self):
+        """Llama-3.1-8B with SafeAILab's EAGLE-3 head on an H100: the EAGLE-3 paper's SGLang table,
+        measured with real heads, reaches 2x."""
+        at = claims_app(claim="2x", target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B")
+        said = next(c.value for c in at.caption if c.value.startswith("Of these "))
+        reaching = next(d.value for d in at.dataframe if "Acceptance" in d.value)
+        assert said == (f"Of these {len(reaching)} published figures: {len(reaching)} rest on acceptance measured "
+                        "with real drafts, 0 on synthetic acceptance (set by the benchmark, not reached by a draft), "
+                        "and 0 do not say how it was obtained.")
+        assert set(reaching["Acceptance"]) == {"measured"} and len(reaching) > 1
 
     def test_a_measured_acceptance_settles_it(self):
         at = claims_app(claim="1.3x", claim_batch=8, claim_measure="acceptance_rate", claim_value=0.7,

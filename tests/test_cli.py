@@ -865,7 +865,8 @@ class TestScheduleCommand:
         code, out, _ = run(capsys, "schedule", "--from-runs",
                            str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"))
         assert code == 0 and json.loads(out) == {"tables": [], "speculative_runs_without_a_batch": 0,
-                                                 "speculative_runs_without_a_baseline": 6}
+                                                 "speculative_runs_without_a_baseline": 6,
+                                                 "runs_at_synthetic_acceptance_left_out": 0}
         code, _, err = run(capsys, "schedule", "--from-runs", str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"),
                            "--engine", "trtllm", "--version", "9.9.9")
         assert code == 2 and "not a trtllm release" in err

@@ -41,6 +41,8 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
                 error = exc if isinstance(exc, SpecvizError) else importers.as_ingest_error(str(path), exc)
                 report["errors"].append({"file": str(path), "message": str(error)})
                 continue
+            if args.synthetic and result.content_hash:
+                store.flag_synthetic(result.content_hash)
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
                      "requests": result.requests, "warnings": [str(w) for w in result.warnings]}
             report[result.status].append(entry if result.status == "imported"
@@ -87,6 +89,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                       "sweep's output) into the store")
     p.add_argument("files", type=Path, nargs="+", help="result files, or folders read recursively")
     p.add_argument("--db", **DB)
+    p.add_argument("--synthetic", action="store_true",
+                   help="the acceptance in these files was set by the benchmark, not measured: their runs are "
+                        "labelled so and left out of fits and claims (files that say so themselves are marked anyway)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=_ingest)
 

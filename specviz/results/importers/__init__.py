@@ -18,6 +18,8 @@ import os
 import re
 from pathlib import Path
 
+from specviz.results.synthetic import mark_synthetic
+
 from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm
 from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
                    normalise_name)
@@ -66,7 +68,7 @@ def parse(name: str, data: bytes | Source) -> Parsed:
     Returns
     -------
     Parsed
-        The runs; for a user's own CSV (format ``csv``) none: its rows are read by the store's
+        The runs, those whose acceptance the benchmark set flagged (:mod:`specviz.results.synthetic`); for a user's own CSV (format ``csv``) none: its rows are read by the store's
         DuckDB path (:meth:`specviz.results.store.Store.import_file`).
 
     Raises
@@ -79,6 +81,7 @@ def parse(name: str, data: bytes | Source) -> Parsed:
     source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
     parsed = detect(source).parse(source)
     source.check_extras(parsed.runs)
+    parsed.warnings += mark_synthetic(parsed.runs, source.name)
     return parsed
 
 

@@ -55,6 +55,7 @@ class ImportResult:
     warnings: list[Notice] = field(default_factory=list)
     message: str = ""
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
+    content_hash: str = ""  # the file's, where it is stored (imported, or skipped as already imported)
 
 
 def _check_size(name: str, size: int, max_bytes: int | None) -> None:
@@ -233,7 +234,7 @@ class RunsAndImports(Connections):
             _check_size(name, source.size, max_bytes)
             content_hash = source.content_hash
             if not replace and self._imported(content_hash):
-                return ImportResult(name, "skipped", message="already imported")
+                return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
             now = datetime.now(timezone.utc).replace(tzinfo=None)
             unmatched: list[str] = []
             fmt = ""
@@ -279,7 +280,8 @@ class RunsAndImports(Connections):
                     # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
                     raise importers.as_ingest_error(name, exc) from None
                 raise
-            return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
+            return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched,
+                                content_hash=content_hash)
 
     def _imported(self, content_hash: str, read_only: bool = True) -> bool:
         with self._connection(read_only) as con:
@@ -342,6 +344,13 @@ class RunsAndImports(Connections):
         """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
         with self._transaction() as cur:
             return _delete_import(cur, content_hash)
+
+    def flag_synthetic(self, content_hash: str) -> int:
+        """Mark every run of one imported file as measured at synthetic acceptance (the user's word:
+        :mod:`specviz.results.synthetic`); returns the runs marked."""
+        with self._transaction() as cur:
+            return cur.execute("UPDATE runs SET synthetic_acceptance = true WHERE content_hash = ?",
+                               [content_hash]).fetchone()[0]
 
     def remove_examples(self) -> int:
         """Delete every import of the shipped examples (``imports.origin = 'example'``), whatever its
