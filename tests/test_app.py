@@ -480,7 +480,7 @@ class TestNoInfiniteSpeedup:
 
 
 SAMPLES = ROOT.parent / "shared" / "samples"
-EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance by workload", "Measured vs predicted",
+EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance", "Measured vs predicted",
                   "Published results", "SQL"]
 
 
@@ -705,7 +705,7 @@ class TestExplorerPage:
     def test_runs_at_synthetic_acceptance_are_labelled_and_left_out(self):
         """The upload's box marks every run of the files; the workload's mean leaves them out and says
         so, and the runs table names them in their series."""
-        at = explorer_app("Acceptance by workload")
+        at = explorer_app("Acceptance")
         upload(at, ("real.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
                     "text/csv"))
         at.checkbox(key="upload_synthetic").check()
@@ -718,8 +718,29 @@ class TestExplorerPage:
         assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
                                                            "γ=4 · set.csv · chat · synthetic acceptance"]
 
+    def test_per_request_acceptance_and_the_tail_it_gives(self):
+        """SpecForge's per-request lengths of one γ = 3 setting: their spread, and the request latency
+        of that mix against one α at its mean, on the sidebar's setting."""
+        at = explorer_app("Acceptance")
+        assert any("No shown run gives each request's acceptance" in i.value for i in at.info)
+        lengths = [1.0, 1.0, 4.0, 4.0, 2.5, 3.0, 1.5, 3.5]
+        data = json.dumps({"model": "draft", "mtbench": [
+            {"batch_size": 8, "steps": 0, "topk": 0, "num_draft_tokens": 0,
+             "metrics": [{"latency": 30.0, "output_throughput": 1000.0, "accept_length": 1.0}]},
+            {"batch_size": 8, "steps": 3, "topk": 1, "num_draft_tokens": 4,
+             "metrics": [{"latency": 20.0, "output_throughput": 1500.0, "accept_length": 2.6,
+                          "per_request_accept_length": lengths}]}]}).encode()
+        upload(at, ("results.json", data, "application/json"))
+        assert not at.error
+        spread = next(d.value for d in at.dataframe if "p10" in d.value)
+        # By hand: 8 requests, mean 20.5 / 8 = 2.5625, median (2.5 + 3.0) / 2 = 2.75
+        assert spread["Requests"].tolist() == [8] and spread["Mean"].iloc[0] == pytest.approx(2.5625)
+        assert spread["p50"].iloc[0] == pytest.approx(2.75)
+        tail = next(m.value for m in at.markdown if m.value.startswith("**Latency from this measured mix**"))
+        assert "at the run's γ 3 and batch 8" in tail and "The p99 request moves by **+" in tail
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
-        at = explorer_app("Acceptance by workload")
+        at = explorer_app("Acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
         upload(at, ("mine.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
                     "text/csv"))

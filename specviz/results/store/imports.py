@@ -401,6 +401,27 @@ class RunsAndImports(Connections):
                        quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
                 FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
 
+    def request_acceptance(self) -> pd.DataFrame:
+        """Per stored run that has per-request acceptance (schema 4): its γ, its own acceptance
+        length and how many of its requests give one, newest import first."""
+        with self._connection() as con:
+            return con.execute("""
+                SELECT runs.run_id, any_value(runs.source_file) AS source_file, any_value(runs.label) AS label,
+                       any_value(runs.num_speculative_tokens) AS num_speculative_tokens,
+                       any_value(runs.concurrency) AS concurrency, any_value(runs.acceptance_length) AS acceptance_length,
+                       any_value(runs.synthetic_acceptance) AS synthetic_acceptance, count(*) AS requests
+                FROM requests JOIN runs USING (run_id)
+                WHERE requests.acceptance_length IS NOT NULL OR requests.accepted_tokens IS NOT NULL
+                   OR requests.acceptance_rate IS NOT NULL
+                GROUP BY runs.run_id ORDER BY any_value(runs.imported_at) DESC, runs.run_id""").df()
+
+    def request_acceptance_of(self, run_id: str) -> pd.DataFrame:
+        """One run's requests, their acceptance figures and output tokens only (a run of a million
+        requests is 40 MB of them, not the whole rows)."""
+        with self._connection() as con:
+            return con.execute("SELECT acceptance_length, accepted_tokens, drafts, acceptance_rate, output_tokens "
+                               "FROM requests WHERE run_id = ?", [run_id]).df()
+
     # ----------------------------------------------------------------------------- console
     def _snapshot(self) -> sandbox.Snapshot:
         """The tables for the SQL sandbox, kept between calls (the Store outlives its connections)
