@@ -453,7 +453,9 @@ _names = st.sampled_from(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode
                           "vllm:spec_decode_num_accepted_tokens_total", "llamacpp:spec_decode_num_drafts_total",
                           "vllm:spec_decode_num_accepted_tokens_per_pos_total", "sglang:spec_accept_length",
                           "vllm:spec_decode_num_drafts_created", "vllm:num_requests_running",
-                          "vllm:inter_token_latency_seconds_bucket", "vllm:generation_tokens_total"])
+                          "vllm:inter_token_latency_seconds_bucket", "vllm:generation_tokens_total",
+                          "trtllm_spec_decode_drafted_tokens_total", "trtllm_spec_decode_accepted_tokens_total",
+                          "trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_acceptance_length"])
 _label_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8).map(
     lambda s: s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
 _values = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), st.integers(-5, 10**12).map(str),
@@ -466,6 +468,8 @@ def _line(draw):
     labels = {"model_name": draw(st.sampled_from(["m", "n", ""])), "engine": draw(st.sampled_from(["0", "1"]))}
     if "per_pos" in name:
         labels["position"] = draw(st.sampled_from(["0", "1", "2", "x"]))
+    if name.startswith(("trtllm_spec_decode_drafted", "trtllm_spec_decode_accepted")):
+        labels["token_position"] = draw(st.sampled_from(["0", "1", "2", "x"]))
     if "bucket" in name:
         labels["le"] = draw(st.sampled_from(["0.01", "0.1", "+Inf"]))
     if draw(st.booleans()):
