@@ -7,8 +7,10 @@ import socket
 import threading
 import time
 import urllib.parse
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -1127,31 +1129,15 @@ class TestLivePage:
     def test_data_parallel_engines_are_summed_and_shown_apart(self):
         """Two vLLM engines on one server: the headline sums them and says so; the table under it
         shows each. Served by a real HTTP server on loopback whose counters grow per scrape."""
-        scrapes = []
+        def body(n: int) -> str:
+            return "".join(  # engine 0 accepts 2 of 3 drafted tokens, engine 1 one of 3
+                f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {100 * n}\n'
+                f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {300 * n}\n'
+                f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {accepted * n}\n'
+                f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {running}\n'
+                for e, accepted, running in ((0, 200, 12), (1, 100, 4)))
 
-        class TwoEngines(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                scrapes.append(1)
-                n = len(scrapes)
-                body = "".join(  # engine 0 accepts 2 of 3 drafted tokens, engine 1 one of 3
-                    f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {100 * n}\n'
-                    f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {300 * n}\n'
-                    f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {accepted * n}\n'
-                    f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {running}\n'
-                    for e, accepted, running in ((0, 200, 12), (1, 100, 4))).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/plain; version=0.0.4")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), TwoEngines)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
+        with metrics_server(body) as url:
             at = live_app(live_source="url", live_url=url)
             at.toggle(key="live_on").set_value(True).run()
             assert not at.exception and not at.error, [e.value for e in at.error]
@@ -1162,9 +1148,54 @@ class TestLivePage:
             assert list(table["Replica"]) == ["engine=0", "engine=1"]
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
-        finally:
-            server.shutdown()
-            server.server_close()
+
+    def test_tensorrt_llm_and_sglang_say_what_their_figures_are(self):
+        """TensorRT-LLM's two fixture scrapes, 30 s apart: the window's figures (checked by hand in
+        test_exposition.py) and how it counts them; SGLang's gauges: the caveat that a gauge has no window."""
+        prom = ROOT / "tests" / "fixtures" / "prom"
+        scrapes = [(prom / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
+        with metrics_server(lambda n: scrapes[min(n, 2) - 1]) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception and not at.error, [e.value for e in at.error]
+            assert at.subheader[0].value == "undefined"  # trtllm-serve names no model
+            assert (metric(at, "vLLM acceptance rate"), metric(at, "Acceptance length")) == ("0.520", "2.56")
+            assert metric(at, "α (per position)") == "0.707" and metric(at, "Running requests") == "30"
+            assert any(c.value.startswith("TensorRT-LLM counts a request's drafts when") for c in at.caption)
+        sglang = (prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text()
+        with metrics_server(lambda n: sglang) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception and metric(at, "Acceptance length") == "2.71"
+            assert any("only as gauges over its last logging interval" in c.value and "not counted over this window"
+                       in c.value for c in at.caption)
+
+
+@contextmanager
+def metrics_server(body: Callable[[int], str]) -> Iterator[str]:
+    """The URL of a /metrics server on loopback that answers its n-th request (from 1) with body(n)."""
+    scrapes = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            scrapes.append(1)
+            text = body(len(scrapes)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def claims_app(**state) -> AppTest:

@@ -1032,6 +1032,26 @@ class TestMetricsCommand:
         assert row["counter_reset"] is True and row["drafts"] == 100 and row["acceptance_length"] == pytest.approx(2.4)
         assert any("server restarted" in notice for notice in row["notices"])
 
+    def test_tensorrt_llm_and_sglang_say_what_their_figures_are(self, capsys, tmp_path):
+        """TensorRT-LLM's window between its two fixture scrapes (checked by hand in
+        test_exposition.py), and SGLang's gauges with the caveat that a gauge has no window."""
+        prom = ROOT / "tests" / "fixtures" / "prom"
+        code, out, _ = run(capsys, "metrics", str(prom / "trtllm_spec_composed_2.prom"), "--since",
+                           str(prom / "trtllm_spec_composed_1.prom"))
+        [row] = json.loads(out)
+        assert code == 0 and (row["engine"], row["model_name"], row["window"]) == ("trt-llm", "undefined", True)
+        assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (500, 1500, 780)
+        assert row["acceptance_length"] == pytest.approx(2.56) and row["alpha_iid"] == pytest.approx(0.7069, abs=1e-4)
+        assert row["notices"] == ["TensorRT-LLM counts a request's drafts when the request finishes: a window holds "
+                                  "the requests that finished in it, every step of each."]
+        sglang = tmp_path / "sglang.prom"
+        sglang.write_text((prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text())
+        code, out, _ = run(capsys, "metrics", str(sglang), "--since", str(sglang))
+        [row] = json.loads(out)
+        assert code == 0 and (row["acceptance_length"], row["acceptance_rate"]) == (2.71, 0.57)
+        assert row["notices"] == ["sglang reports acceptance only as gauges over its last logging interval: these "
+                                  "figures are the engine's, not counted over this window."]
+
     def test_a_url_and_the_window_between_two_scrapes_of_it(self, capsys):
         from specviz.live import replay
 

@@ -756,6 +756,17 @@ class TestLiveTables:
         assert window.acceptance_length == pytest.approx(1 + 50 / 40)
         assert window.generation_throughput == pytest.approx(90 / 20)  # since the previous scrape, never negative
 
+    def test_a_trtllm_window_is_the_one_of_its_two_scrapes(self, db):
+        """Stored under the engine trt-llm and read back under its namespace trtllm: the window of
+        the store is the one exposition.py gives the two scrapes (drafts 3500 − 3000 = 500, accepted
+        400 + 250 + 130 = 780, length 1 + 780 / 500 = 2.56), not the second scrape counted from zero."""
+        texts = [(FIXTURES / "prom" / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
+        recorded(db, "http://trtllm:8000/prometheus/metrics", [(1000.0, texts[0]), (1030.0, texts[1])])
+        assert set(db.snapshots("http://trtllm:8000/prometheus/metrics").engine) == {"trt-llm"}
+        window = db.windows("http://trtllm:8000/prometheus/metrics").iloc[-1]
+        assert (window.engine, window.drafts, window.accepted_tokens) == ("trt-llm", 500, 780)
+        assert window.acceptance_length == pytest.approx(2.56) and not window.counter_reset
+
     def test_sources_and_models_are_kept_apart(self, db):
         recorded(db)
         two = [(1000.0, exposition(10, [5]) + exposition(20, [4], model="other")),
