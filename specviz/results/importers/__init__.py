@@ -8,7 +8,9 @@ format is one module here, one line in :data:`REGISTRY` and its tests.
 
 Formats: ``vllm-bench`` (vLLM's serving benchmark and sweep folders), ``guidellm``, ``genai-perf``,
 ``aiperf``, ``llmperf``, ``sglang-bench``, ``specforge-bench`` (SpecForge's grid of batch × draft steps over
-SGLang), ``inference-perf`` (its lifecycle reports, a run per stage) and ``csv`` (a user's own table, read by the store with
+SGLang), ``inference-perf`` (its lifecycle reports, a run per stage; its per-request and Prometheus
+reports), ``vllm-responses`` (vLLM's OpenAI responses with per-request speculative-decoding acceptance)
+and ``csv`` (a user's own table, read by the store with
 DuckDB through :mod:`specviz.results.importers.user_csv`).
 """
 
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from specviz.results.synthetic import mark_synthetic
 
-from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm
+from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm, vllm_responses
 from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
                    normalise_name)
 from .user_csv import CSV_SYNONYMS
@@ -30,7 +32,8 @@ __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as
            "normalise_name"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
-                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, user_csv.FORMAT)
+                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
+                                user_csv.FORMAT)
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 

@@ -47,7 +47,6 @@ the per-request report), ``inference_perf/apis/base.py``; the per-request shape 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePath
 from typing import Any
@@ -57,7 +56,7 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, floats, number
+from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, floats, number, request_extra
 
 __all__ = ["FORMAT"]
 
@@ -177,19 +176,13 @@ def _statistics(run: RunBuilder, short: str, values: np.ndarray) -> None:
             run.set(f"p{p}_{short}_ms", float(value))
 
 
-def _request_extra(record: dict[str, Any], info: dict[str, Any]) -> str | None:
-    """What a row keeps beside its columns: the error, the LoRA adapter and the labels, where set."""
-    extra = {key: value for key, value in (("error", record.get("error")), ("lora_adapter", info.get("lora_adapter")),
-                                           ("labels", info.get("labels"))) if value}
-    return json.dumps(extra, ensure_ascii=False) if extra else None
-
-
 def _per_request(source: Source, records: list[Any]) -> Parsed:
     source.charge_runs(1)
     source.charge(_REQUEST_BYTES * len(records))
     for index, record in enumerate(records):
         if not (isinstance(record, dict) and _REQUEST_KEYS <= record.keys()):
-            raise IngestError("ingest.record_shape", source.name, record=index + 1, format="inference-perf")
+            raise IngestError("ingest.request_record", source.name, record=index + 1, format="inference-perf",
+                              keys=", ".join(sorted(_REQUEST_KEYS)))
     infos = [record["info"] if isinstance(record["info"], dict) else {} for record in records]
     responses = [dig(info, "response_metrics") or dig(info, "response_info") for info in infos]
     times = [r.get("output_token_times") if isinstance(r.get("output_token_times"), list) else [] for r in responses]
@@ -228,7 +221,8 @@ def _per_request(source: Source, records: list[Any]) -> Parsed:
     run.keep("stage", "all")
     run.keep("report", "per_request")
     requests = pd.DataFrame({"run_index": np.zeros(n, np.int64), **columns, "input_tokens": input_tokens,
-                             "output_tokens": output, "extra": [_request_extra(r, i) for r, i in zip(records, infos)]})
+                             "output_tokens": output, "extra": [request_extra({"error": r["error"], "lora_adapter": i.get("lora_adapter"),
+                                                     "labels": i.get("labels")}) for r, i in zip(records, infos)]})
     return Parsed("inference-perf", [run.build()], requests, warnings)
 
 
