@@ -3,6 +3,7 @@
 (specviz.results.importers.vllm_responses)."""
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
+from specviz import cli
 from specviz.i18n import t
 from specviz.results import importers
 from specviz.results.store import Store
@@ -49,6 +51,65 @@ class TestBenchServe0251:
         latencies = {key for key in source if key.endswith("_ms") and not key.startswith("std_")}
         assert set(source) - mapped - latencies == set(extra)
         assert all(extra[key] == source[key] for key in extra)
+
+
+class TestSweepFolder:
+    """A ``vllm bench sweep serve`` folder as vLLM 0.33.0's ``vllm/benchmarks/sweep/serve.py`` writes
+    it, made from the real 0.25 sweep sample (``summary.json`` of runs 0 and 1, ``run=0.json``):
+    ``run=1.json`` is summary's second object, and beside them the experiment's ``summary.csv``, a
+    ``warmup.json`` (run_number -1) and a ``run=2.failure.json``, in their writer's shapes."""
+
+    NAME = "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
+
+    @pytest.fixture
+    def sweep(self, tmp_path) -> Path:
+        experiment = tmp_path / "exp"
+        shutil.copytree(SAMPLES / "vllm_0.25_sweep", experiment)
+        folder = experiment / self.NAME
+        runs = json.loads((folder / "summary.json").read_text())
+        (folder / "run=1.json").write_text(json.dumps(runs[1], indent=4))
+        (folder / "warmup.json").write_text(json.dumps({**runs[0], "run_number": -1}, indent=4))
+        (folder / "run=2.failure.json").write_text(json.dumps({
+            "run_number": 2, "error_type": "RuntimeError", "error": "server died", "serve_overrides": {"max_num_seqs": 4},
+            "bench_overrides": {"max_concurrency": 2, "num_prompts": 8}}, indent=2) + "\n")
+        (experiment / "summary.csv").write_text(",date,run_number\n0,x,0\n1,y,1\n")
+        return experiment
+
+    def test_every_file_accounted_for(self, sweep):
+        found = importers.folder_files(sweep)
+        folder = sweep / self.NAME
+        assert found.files == [folder / "summary.json", folder / "run=0.json", folder / "run=1.json"]
+        assert found.left_out == {sweep / "summary.csv": "sweep_table", folder / "run=2.failure.json": "sweep_failure",
+                                  folder / "warmup.json": "sweep_warmup"}
+
+    def test_ingest_stores_each_run_once_and_reports_each_file(self, sweep, tmp_path, capsys):
+        db = tmp_path / "s.duckdb"
+        code = cli.main(["ingest", str(sweep), "--db", str(db)])
+        report = json.loads(capsys.readouterr().out)
+        folder = sweep / self.NAME
+        assert code == 0 and report["errors"] == []
+        assert [(e["file"], e["runs"]) for e in report["imported"]] == [(str(folder / "summary.json"), 2)]
+        skipped = {Path(e["file"]).name: e["message"] for e in report["skipped"]}
+        assert set(skipped) == {"summary.csv", "warmup.json", "run=2.failure.json", "run=0.json", "run=1.json"}
+        assert skipped["run=0.json"] == skipped["run=1.json"] == f"already imported from {folder / 'summary.json'}"
+        store = Store(db)
+        assert sorted(json.loads(e)["run_number"] for e in store.runs().extra) == [0, 1]
+        store.close()
+
+    def test_a_run_file_that_contradicts_the_summary_is_an_error_of_its_own(self, sweep, tmp_path, capsys):
+        run = sweep / self.NAME / "run=1.json"
+        run.write_text(json.dumps({**json.loads(run.read_text()), "completed": 7}))
+        db = tmp_path / "s.duckdb"
+        code = cli.main(["ingest", str(sweep), "--db", str(db)])
+        report = json.loads(capsys.readouterr().out)
+        assert code == 2 and [e["file"] for e in report["errors"]] == [str(run)]
+        # summary.json's run 1 completed 8 requests; run=1.json says 7
+        assert ("with num_requests = 8, and this file has 7" in report["errors"][0]["message"]
+                and str(run) in report["errors"][0]["message"])
+        assert [Path(e["file"]).name for e in report["imported"]] == ["summary.json"]
+        store = Store(db)
+        assert len(store.runs()) == 2  # summary.json's two runs stay
+        store.close()
 
 
 class TestResponses:
