@@ -15,7 +15,7 @@ from specviz.results import export, importers
 
 from .common import DB, FORMAT, format_rows, frame_rows, open_store
 
-# Why a folder's file was passed over (:data:`specviz.results.importers.LEFT_OUT`), in the report.
+# Why a folder's file was passed over (:class:`specviz.results.importers.FolderFiles`), in the report.
 _LEFT_OUT = {
     "sweep_table": "not read: vllm bench sweep's table of every run of the sweep folders beside it, which are "
                    "read from their own summary.json and run=N.json files",

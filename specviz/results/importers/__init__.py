@@ -30,7 +30,7 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name", "folder_files", "FolderFiles", "LEFT_OUT"]
+           "normalise_name", "folder_files", "FolderFiles"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
@@ -93,16 +93,15 @@ def parse(name: str, data: bytes | Source) -> Parsed:
 # ``vllm/benchmarks/sweep/serve.py``): the failure records of runs and servers, and a warmup.
 _SWEEP_FAILURE = re.compile(r".*[.-]failure\.json")
 _SWEEP_FOLDER = ("SERVE-", "BENCH-")
-LEFT_OUT = ("sweep_table", "sweep_warmup", "sweep_failure")
-"""Why :func:`folder_files` passes over a file: a sweep's ``summary.csv`` (the table of every run of
-the folders beside it, read from their own files), its ``warmup.json`` (left out of the sweep's
-summary by vLLM too), a ``*failure.json`` (a failed run's or server's error, no result)."""
 
 
 @dataclass(frozen=True)
 class FolderFiles:
     """The result files under a folder in the order to import them, and the files passed over,
-    each with why (one of :data:`LEFT_OUT`)."""
+    each with why: ``sweep_table`` for a sweep's ``summary.csv`` (the table of every run of the
+    folders beside it, read from their own files), ``sweep_warmup`` for its ``warmup.json`` (left
+    out of the sweep's summary by vLLM too), ``sweep_failure`` for a ``*failure.json`` (a failed
+    run's or server's error, no result)."""
 
     files: list[Path]
     left_out: dict[Path, str]

@@ -99,9 +99,10 @@ def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
     return removed
 
 
-# What a sweep's copy of a run must repeat: every canonical column but the store's own.
+# What a sweep's copy of a run must repeat: every canonical column the file sets (not the store's
+# own, nor the synthetic flag, which is judged of the runs, not read from the file).
 _FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "source_format", "imported_at",
-                                                     "content_hash", "extra"))
+                                                     "content_hash", "extra", "synthetic_acceptance"))
 
 
 def _first_difference(stored: dict[str, Any], run: dict[str, Any]) -> tuple[str, Any, Any] | None:
