@@ -212,6 +212,12 @@ class TestHostileResponses:
             assert old.equals(new)
         store.close()
 
+    def test_an_error_response_is_a_failed_request(self):
+        error = {"error": {"message": "too long", "type": "BadRequestError", "param": None, "code": 400}}
+        data = RESPONSES.read_bytes() + (json.dumps(error) + "\n" + json.dumps({"object": "error"}) + "\n").encode()
+        parsed = importers.parse("r.jsonl", data)
+        assert (parsed.runs[0]["num_requests"], parsed.runs[0]["failed_requests"], len(parsed.requests)) == (4, 2, 4)
+
     def test_a_line_that_is_not_a_response(self):
         with pytest.raises(importers.IngestError) as info:
             importers.parse("x.jsonl", (json.dumps(_response()) + "\n[1]\n").encode())

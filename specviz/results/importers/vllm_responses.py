@@ -18,7 +18,9 @@ each response a request row with ``drafts`` (``num_spec_steps``), ``draft_tokens
 ``accepted_tokens``, ``acceptance_rate``, ``acceptance_length``, ``input_tokens`` and
 ``output_tokens`` (``usage``), ``tpot_ms`` (the server's ``mean_itl_ms``: the first to the last
 token over the tokens after the first, vLLM's TPOT), and in its ``extra`` the histograms, γ, the
-per-step arrays, the response ``id`` and the server's other timings. The run's model is the
+per-step arrays, the response ``id`` and the server's other timings; an error response
+(``{"error": {message, type, param, code}}``, ``{"object": "error", …}`` before) is a failed
+request. The run's model is the
 responses' ``model``, its γ their ``num_spec_tokens``, and its acceptance pooled over the requests
 the way vLLM's own aggregate is, token-weighted rather than a mean of each request's rate::
 
@@ -38,7 +40,8 @@ those counters.) A request whose figures no step could give is refused with the 
 Sources: vllm-project/vllm PR #48915 (merged 2026-07, after 0.28.0), read in vLLM 0.33.0:
 ``vllm/entrypoints/generate/base/protocol.py`` (``SpeculativeDecodingMetrics``,
 ``PerRequestMetrics``), ``vllm/v1/metrics/stats.py`` (``RequestSpecDecodeMetrics.to_dict``),
-``vllm/entrypoints/generate/base/serving.py`` (``build_per_request_timing_metrics``); and the
+``vllm/entrypoints/generate/base/serving.py`` (``build_per_request_timing_metrics``),
+``vllm/entrypoints/serve/engine/protocol.py`` (``ErrorResponse``); and the
 documentation page ``docs/features/speculative_decoding/acceptance_metrics.md``.
 """
 
@@ -150,14 +153,23 @@ def _acceptance(run: RunBuilder, specs: list[dict[str, Any]], columns: dict[str,
         run.keep("num_spec_tokens", known.tolist())
 
 
+def _is_error(record: Any) -> bool:
+    """vLLM's error response, a failed request: ``{"object": "error", "message", …}``, or ``{"error":
+    {…}}`` in later versions; no ``metrics``."""
+    return (isinstance(record, dict) and not isinstance(record.get("metrics"), dict)
+            and (record.get("object") == "error" or isinstance(record.get("error"), dict)))
+
+
 def parse(source: Source) -> Parsed:
     records = _records(source)
     source.charge_runs(1)
     source.charge(_REQUEST_BYTES * len(records))
     for index, record in enumerate(records):
-        if not (isinstance(record, dict) and isinstance(record.get("metrics"), dict)):
+        if not (isinstance(record, dict) and isinstance(record.get("metrics"), dict) or _is_error(record)):
             raise IngestError("ingest.request_record", source.name, record=index + 1, format="vllm-responses",
                               keys="metrics")
+    failed = sum(map(_is_error, records))
+    records = [record for record in records if not _is_error(record)]
     metrics = [record["metrics"] for record in records]
     specs = [dig(m, "speculative_decoding") for m in metrics]
     usage = [dig(record, "usage") for record in records]
@@ -178,6 +190,7 @@ def parse(source: Source) -> Parsed:
         run.keep("models", dict(models))
     run.set("engine", "vllm")
     run.set("num_requests", len(records))
+    run.set("failed_requests", failed)
     _acceptance(run, specs, columns, gammas)
     run.keep("responses_with_acceptance", len(records) - missing)
     tpot = _column(metrics, "mean_itl_ms")
