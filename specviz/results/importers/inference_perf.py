@@ -220,9 +220,10 @@ def _per_request(source: Source, records: list[Any]) -> Parsed:
     _statistics(run, "itl", _gaps([t for t, bad in zip(times, failed) if not bad]) * 1e3)
     run.keep("stage", "all")
     run.keep("report", "per_request")
+    extra = [request_extra({"error": record["error"], "lora_adapter": info.get("lora_adapter"),
+                            "labels": info.get("labels")}) for record, info in zip(records, infos)]
     requests = pd.DataFrame({"run_index": np.zeros(n, np.int64), **columns, "input_tokens": input_tokens,
-                             "output_tokens": output, "extra": [request_extra({"error": r["error"], "lora_adapter": i.get("lora_adapter"),
-                                                     "labels": i.get("labels")}) for r, i in zip(records, infos)]})
+                             "output_tokens": output, "extra": extra})
     return Parsed("inference-perf", [run.build()], requests, warnings)
 
 
