@@ -15,16 +15,28 @@ from specviz.results import export, importers
 
 from .common import DB, FORMAT, format_rows, frame_rows, open_store
 
+# Why a folder's file was passed over (:class:`specviz.results.importers.FolderFiles`), in the report.
+_LEFT_OUT = {
+    "sweep_table": "not read: vllm bench sweep's table of every run of the sweep folders beside it, which are "
+                   "read from their own summary.json and run=N.json files",
+    "sweep_warmup": "not read: the warmup of a vllm bench sweep, which vLLM leaves out of the sweep's summary",
+    "sweep_failure": "not read: vllm bench sweep's record of a failed run or server (its error, no result)",
+}
+
+
 def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
-    """Files as given; a folder (not a symbolic link to one) as the result files under it, and a
-    folder that holds none is the report's error (it was passed over without a word)."""
+    """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
+    it passes over each a skipped entry of the report, and a folder that holds none is the report's
+    error (it was passed over without a word)."""
     files = []
     for path in paths:
         if not (path.is_dir() and not path.is_symlink()):
             files.append(path)
-        elif found := importers.result_files(path):
-            files += found
-        else:
+            continue
+        found = importers.folder_files(path)
+        files += found.files
+        report["skipped"] += [{"file": str(file), "message": _LEFT_OUT[why]} for file, why in found.left_out.items()]
+        if not found.files:
             report["errors"].append({"file": str(path), "message": f"{path}: no result files (.json, .jsonl or "
                                                                    f".csv) in this folder or the folders under it"})
     return files
@@ -45,8 +57,8 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
                 store.flag_synthetic(result.content_hash)
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
                      "requests": result.requests, "warnings": [str(w) for w in result.warnings]}
-            report[result.status].append(entry if result.status == "imported"
-                                         else {"file": str(path), "message": result.message})
+            report[result.status].append(entry if result.status == "imported" else {
+                "file": str(path), "message": result.message, "warnings": [str(w) for w in result.warnings]})
     finally:
         store.close()
     return json.dumps(report, indent=2), 2 if report["errors"] else 0
@@ -78,9 +90,11 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 _INGEST_DOC = """\
-Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each). JSON: the
-files `imported` (format, runs, requests, warnings), `skipped` (already stored) and `errors`, each
-with its reason; exit 2 if any file failed, the others still imported.
+Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
+summary.json first, then each run=N.json skipped as already stored from it, or an error where its
+figures differ). JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already
+stored, or a sweep's file that holds no run of its own, each with why) and `errors`, each with its
+reason; exit 2 if any file failed, the others still imported.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

@@ -8,7 +8,9 @@ format is one module here, one line in :data:`REGISTRY` and its tests.
 
 Formats: ``vllm-bench`` (vLLM's serving benchmark and sweep folders), ``guidellm``, ``genai-perf``,
 ``aiperf``, ``llmperf``, ``sglang-bench``, ``specforge-bench`` (SpecForge's grid of batch × draft steps over
-SGLang), ``inference-perf`` (its lifecycle reports, a run per stage) and ``csv`` (a user's own table, read by the store with
+SGLang), ``inference-perf`` (its lifecycle reports, a run per stage; its per-request and Prometheus
+reports), ``vllm-responses`` (vLLM's OpenAI responses with per-request speculative-decoding acceptance)
+and ``csv`` (a user's own table, read by the store with
 DuckDB through :mod:`specviz.results.importers.user_csv`).
 """
 
@@ -16,21 +18,23 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from specviz.results.synthetic import mark_synthetic
 
-from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm
+from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm, vllm_responses
 from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
                    normalise_name)
 from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name"]
+           "normalise_name", "folder_files", "FolderFiles"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
-                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, user_csv.FORMAT)
+                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
+                                user_csv.FORMAT)
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 
@@ -85,21 +89,54 @@ def parse(name: str, data: bytes | Source) -> Parsed:
     return parsed
 
 
-_SWEEP_RUN = re.compile(r"run=\d+\.json")
+# What a ``vllm bench sweep serve`` folder holds beside its runs (vLLM 0.33.0,
+# ``vllm/benchmarks/sweep/serve.py``): the failure records of runs and servers, and a warmup.
+_SWEEP_FAILURE = re.compile(r".*[.-]failure\.json")
+_SWEEP_FOLDER = ("SERVE-", "BENCH-")
+
+
+@dataclass(frozen=True)
+class FolderFiles:
+    """The result files under a folder in the order to import them, and the files passed over,
+    each with why: ``sweep_table`` for a sweep's ``summary.csv`` (the table of every run of the
+    folders beside it, read from their own files), ``sweep_warmup`` for its ``warmup.json`` (left
+    out of the sweep's summary by vLLM too), ``sweep_failure`` for a ``*failure.json`` (a failed
+    run's or server's error, no result)."""
+
+    files: list[Path]
+    left_out: dict[Path, str]
+
+
+def folder_files(folder: Path) -> FolderFiles:
+    """The ``.json``, ``.jsonl`` and ``.csv`` files under a folder, read recursively in name order.
+
+    A ``vllm bench sweep serve`` folder (``SERVE--…-BENCH--…``) holds ``summary.json`` and the
+    ``run=N.json`` files whose objects it repeats (it is written once they all finished): the
+    summary comes first, so that each run is stored from it once and each run file is then
+    reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
+    refused where its figures differ; where a sweep was cut short before writing it, the run
+    files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
+    failure records are passed over and listed in ``left_out``. Symbolic links to folders are not
+    followed (no loop can hold the walk)."""
+    files: list[Path] = []
+    left_out: dict[Path, str] = {}
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        here = Path(root)
+        found = sorted(f for f in names if f.lower().endswith((".json", ".jsonl", ".csv")))
+        for name in sorted(found, key=lambda f: f != "summary.json"):  # stable: the rest in name order
+            if name == "summary.csv" and any(d.startswith(_SWEEP_FOLDER) for d in dirs):
+                left_out[here / name] = "sweep_table"
+            elif name == "warmup.json" and here.name.startswith(_SWEEP_FOLDER):
+                left_out[here / name] = "sweep_warmup"
+            elif _SWEEP_FAILURE.fullmatch(name) and (here.name.startswith(_SWEEP_FOLDER)
+                                                     or any(d.startswith(_SWEEP_FOLDER) for d in dirs)):
+                left_out[here / name] = "sweep_failure"
+            else:
+                files.append(here / name)
+    return FolderFiles(files, left_out)
 
 
 def result_files(folder: Path) -> list[Path]:
-    """The result files under a folder, read recursively in name order: ``.json``, ``.jsonl`` and
-    ``.csv`` files. A ``vllm bench sweep`` folder's ``summary.json`` holds every run of its
-    ``run=N.json`` files (it is written once they all finished): where it is there, the run files
-    are left out, so that each run is imported once; where a sweep was cut short before writing
-    it, the run files are read. Symbolic links to folders are not followed (no loop can hold the
-    walk)."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        names = sorted(f for f in files if f.lower().endswith((".json", ".jsonl", ".csv")))
-        if "summary.json" in names:
-            names = [f for f in names if not _SWEEP_RUN.fullmatch(f)]
-        found += [Path(root) / f for f in names]
-    return found
+    """The result files under a folder to import, in order (:func:`folder_files`)."""
+    return folder_files(folder).files
