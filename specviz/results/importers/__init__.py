@@ -8,7 +8,8 @@ format is one module here, one line in :data:`REGISTRY` and its tests.
 
 Formats: ``vllm-bench`` (vLLM's serving benchmark and sweep folders), ``guidellm``, ``genai-perf``,
 ``aiperf``, ``llmperf``, ``sglang-bench``, ``specforge-bench`` (SpecForge's grid of batch × draft steps over
-SGLang), ``inference-perf`` (its lifecycle reports, a run per stage) and ``csv`` (a user's own table, read by the store with
+SGLang), ``inference-perf`` (its lifecycle reports, a run per stage), ``benchmark-report`` (llm-d-benchmark's
+benchmark report v0.1, v0.2 and v0.2.1, YAML or JSON, a run per report) and ``csv`` (a user's own table, read by the store with
 DuckDB through :mod:`specviz.results.importers.user_csv`).
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from specviz.results.synthetic import mark_synthetic
 
-from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm
+from . import aiperf, benchmark_report, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm
 from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
                    normalise_name)
 from .user_csv import CSV_SYNONYMS
@@ -30,7 +31,8 @@ __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as
            "normalise_name"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
-                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, user_csv.FORMAT)
+                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, benchmark_report.FORMAT,
+                                user_csv.FORMAT)
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 
