@@ -1,5 +1,6 @@
 """The store's commands: ``ingest`` imports result files (or folders of them) into the store, ``runs``
-lists the imported runs, ``query`` runs one read-only SQL statement in the sandbox."""
+lists the imported runs, ``query`` runs one read-only SQL statement in the sandbox, ``export`` writes
+stored runs as llm-d's benchmark report."""
 
 from __future__ import annotations
 
@@ -11,27 +12,32 @@ from typing import Any
 
 from specviz import settings
 from specviz.errors import SpecvizError
-from specviz.results import export, importers
+from specviz.results import benchmark_report, export, importers
 
 from .common import DB, FORMAT, format_rows, frame_rows, open_store
 
 def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, and a
-    folder that holds none is the report's error (it was passed over without a word)."""
+    folder that holds none is the report's error (it was passed over without a word). A file of a
+    folder that repeats the runs of another beside it is the report's ``left_out``, naming that file
+    (:func:`specviz.results.importers.walk_results`)."""
     files = []
     for path in paths:
         if not (path.is_dir() and not path.is_symlink()):
             files.append(path)
-        elif found := importers.result_files(path):
-            files += found
+        elif (found := importers.walk_results(path)).files:
+            files += found.files
+            report["left_out"] += [{"file": str(file), "message": f"not read: its runs are imported from {held_by}, "
+                                                                   f"beside it"} for file, held_by in found.left_out]
         else:
-            report["errors"].append({"file": str(path), "message": f"{path}: no result files (.json, .jsonl or "
-                                                                   f".csv) in this folder or the folders under it"})
+            suffixes = ", ".join(importers.RESULT_SUFFIXES[:-1]) + " or " + importers.RESULT_SUFFIXES[-1]
+            report["errors"].append({"file": str(path), "message": f"{path}: no result files ({suffixes}) in this "
+                                                                   f"folder or the folders under it"})
     return files
 
 
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
-    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
+    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "left_out": [], "errors": []}
     store = open_store(args.db)
     try:
         for path in _expand(args.files, report):
@@ -77,10 +83,42 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 
+def _export(args: argparse.Namespace) -> tuple[str, int]:
+    """The runs' benchmark reports, on stdout or in ``--output`` (then a JSON summary on stdout);
+    each run's fields that the standard has no place for are named on stderr."""
+    syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
+    store = open_store(args.db)
+    try:
+        made = benchmark_report.stored_reports(store, args.run_ids)
+    finally:
+        store.close()
+    text = benchmark_report.dump(made, syntax)
+    left_out = {report.run_id: report.left_out for report in made if report.left_out}
+    for run_id, fields in left_out.items():
+        print(f"specviz: run {run_id}: left out (the standard has no place for them): {', '.join(fields)}",
+              file=sys.stderr)
+    if args.output is None:
+        return text.rstrip("\n"), 0
+    args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    return json.dumps({"file": str(args.output), "runs": [r.run_id for r in made], "left_out": left_out},
+                      indent=2), 0
+
+
 _INGEST_DOC = """\
-Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each). JSON: the
-files `imported` (format, runs, requests, warnings), `skipped` (already stored) and `errors`, each
-with its reason; exit 2 if any file failed, the others still imported.
+Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each, an
+inference-perf folder's stages once each). JSON: the files `imported` (format, runs, requests,
+warnings), `skipped` (already stored), `left_out` (a folder's file whose runs another file beside it
+holds: a sweep's `run=N.json` beside its `summary.json`, inference-perf's `*.partial.stage_N.yaml`
+beside `stage_N_lifecycle_metrics.json`) and `errors`, each with its reason; exit 2 if any file
+failed, the others still imported.
+"""
+
+_EXPORT_DOC = """\
+Each run as one report of llm-d-benchmark's benchmark report v0.2.1, checked against its published
+schema: several runs are a YAML stream (`---` between reports) or a JSON array, and `specviz ingest`
+reads either back, a run per report. A run imported from a report is written back whole (its
+`extra` holds the fields no column took); the speculative-decoding figures, the workload and, for a
+run of another format, its load have no place in the standard: stderr names what each run left out.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -106,3 +144,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", **DB)
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))
+
+    p = sub.add_parser("export", description=_EXPORT_DOC, help="write stored runs as llm-d's benchmark report "
+                                                               "v0.2.1 (YAML or JSON)")
+    p.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="ids of stored runs (the run_id column of runs)")
+    p.add_argument("--format", choices=("benchmark-report",), required=True, help="the standard to write")
+    p.add_argument("--as", dest="syntax", choices=benchmark_report.FORMATS, default=None,
+                   help="YAML or JSON (default: JSON for an --output ending in .json, else YAML)")
+    p.add_argument("--output", type=Path, default=None, help="file to write (default: standard output)")
+    p.add_argument("--db", **DB)
+    p.set_defaults(run=_export)

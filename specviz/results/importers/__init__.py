@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from specviz.results.synthetic import mark_synthetic
 
@@ -28,7 +29,7 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name"]
+           "walk_results", "FolderFiles", "RESULT_SUFFIXES", "normalise_name"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, benchmark_report.FORMAT,
@@ -88,20 +89,43 @@ def parse(name: str, data: bytes | Source) -> Parsed:
 
 
 _SWEEP_RUN = re.compile(r"run=\d+\.json")
+_PARTIAL_STAGE = re.compile(r".*\.partial\.stage_(\d+)\.ya?ml", re.I)
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
+
+
+class FolderFiles(NamedTuple):
+    """The result files of a folder (:func:`walk_results`): those to read, in name order, and those
+    left out, each with the file beside it that holds its runs."""
+
+    files: list[Path]
+    left_out: list[tuple[Path, Path]]
+
+
+def walk_results(folder: Path) -> FolderFiles:
+    """The result files under a folder, read recursively in name order: ``.json``, ``.jsonl``,
+    ``.csv``, ``.yaml`` and ``.yml`` files, but two kinds that repeat runs of another file beside
+    them, so that each run is imported once:
+
+    - a ``vllm bench sweep`` folder's ``run=N.json``, where its ``summary.json`` is there (it holds
+      every run, written once they all finished; a sweep cut short before it has the run files read);
+    - inference-perf's ``*.partial.stage_N.yaml`` (the benchmark report of stage N), where
+      ``stage_N_lifecycle_metrics.json``, the same stage's figures, is there.
+
+    Symbolic links to folders are not followed (no loop can hold the walk)."""
+    found: list[Path] = []
+    left_out: list[tuple[Path, Path]] = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        names = sorted(f for f in files if f.lower().endswith(RESULT_SUFFIXES))
+        held_by = {f: "summary.json" for f in names if "summary.json" in names and _SWEEP_RUN.fullmatch(f)}
+        for name in names:
+            if (stage := _PARTIAL_STAGE.fullmatch(name)) and f"stage_{stage[1]}_lifecycle_metrics.json" in names:
+                held_by[name] = f"stage_{stage[1]}_lifecycle_metrics.json"
+        found += [Path(root) / f for f in names if f not in held_by]
+        left_out += [(Path(root) / f, Path(root) / held_by[f]) for f in names if f in held_by]
+    return FolderFiles(found, left_out)
 
 
 def result_files(folder: Path) -> list[Path]:
-    """The result files under a folder, read recursively in name order: ``.json``, ``.jsonl`` and
-    ``.csv`` files. A ``vllm bench sweep`` folder's ``summary.json`` holds every run of its
-    ``run=N.json`` files (it is written once they all finished): where it is there, the run files
-    are left out, so that each run is imported once; where a sweep was cut short before writing
-    it, the run files are read. Symbolic links to folders are not followed (no loop can hold the
-    walk)."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        names = sorted(f for f in files if f.lower().endswith((".json", ".jsonl", ".csv")))
-        if "summary.json" in names:
-            names = [f for f in names if not _SWEEP_RUN.fullmatch(f)]
-        found += [Path(root) / f for f in names]
-    return found
+    """The result files under a folder that :func:`walk_results` reads."""
+    return walk_results(folder).files

@@ -53,9 +53,10 @@ from specviz.errors import Notice
 from .base import Format, IngestError, Parsed, RunBuilder, Source, characters, preview, width
 
 __all__ = ["FORMAT", "VERSIONS", "LATENCIES", "THROUGHPUTS", "STATISTICS", "UNITS", "validator", "schema_errors",
-           "plain_yaml", "iso_duration", "EXTRA_DEPTH"]
+           "plain_yaml", "iso_duration", "at", "EXTRA_DEPTH", "UNKNOWN"]
 
 VERSIONS = ("0.1", "0.2", "0.2.1")
+UNKNOWN = "unknown"  # the standard's word for a value not known (LoadSource.UNKNOWN); never a column's value
 SCHEMAS = settings.ROOT / "data" / "benchmark_report"
 
 # Each unit the standard allows for a figure, and the factor that turns it into the column's unit
@@ -237,7 +238,8 @@ def iso_duration(text: Any) -> float | None:
     return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
 
 
-def _at(doc: Any, path: tuple[str, ...]) -> Any:
+def at(doc: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in nested objects, or None where a step is missing or not an object."""
     for key in path:
         doc = doc.get(key) if isinstance(doc, dict) else None
     return doc
@@ -265,7 +267,7 @@ def _check_units(name: str, doc: dict[str, Any], version: str) -> None:
     schema, so that the message names the field and the units it may have."""
     base = _SECTIONS["0.1" if version == "0.1" else "0.2"]
     for group in ("latency", "throughput", "requests"):
-        section = _at(doc, (*base, group))
+        section = at(doc, (*base, group))
         for field, allowed in UNITS.items() if isinstance(section, dict) else ():
             stats = section.get(field)
             if isinstance(stats, dict) and stats.get("units") not in allowed:
@@ -304,7 +306,7 @@ class _Reader:
         self.taken: set[tuple[str, ...]] = set()
 
     def take(self, column: str, path: tuple[str, ...], scale: float = 1.0) -> None:
-        value = _at(self.doc, path)
+        value = at(self.doc, path)
         if value is not None:
             self.run.set(column, value, scale, source=".".join(path))
             self.taken.add(path)
@@ -312,14 +314,14 @@ class _Reader:
     def latencies_and_rates(self, base: tuple[str, ...]) -> None:
         for field, (short, units) in LATENCIES.items():
             path = (*base, "latency", field)
-            stats = _at(self.doc, path)
+            stats = at(self.doc, path)
             _check_figures(self.name, stats, path)
             if isinstance(stats, dict):
                 for statistic in STATISTICS:
                     self.take(f"{statistic}_{short}_ms", (*path, statistic), units[stats["units"]])
 
     def requests(self, path: tuple[str, ...]) -> None:
-        requests = _at(self.doc, path)
+        requests = at(self.doc, path)
         if not isinstance(requests, dict) or not isinstance(requests.get("total"), int):
             return
         failures, incomplete = requests.get("failures") or 0, requests.get("incomplete") or 0
@@ -363,12 +365,15 @@ def _without(node: Any, path: tuple[str, ...], taken: set[tuple[str, ...]]) -> A
 
 def _engines(doc: dict[str, Any], run: RunBuilder) -> None:
     """Engine, its version, the model and the accelerator of a v0.2 report's inference engines (the
-    distinct values of each, in order, joined by " + " where the stack mixes them)."""
-    stack = _at(doc, ("scenario", "stack"))
-    engines = [c["standardized"] for c in stack or [] if _at(c, ("standardized", "kind")) == "inference_engine"]
+    distinct values of each, in order, joined by " + " where the stack mixes them); in a stack of
+    none, of its generic components that name a model (``standardized.model.name``, as
+    :mod:`specviz.results.benchmark_report` writes a run whose file said no more)."""
+    components = [c["standardized"] for c in at(doc, ("scenario", "stack")) or []]
+    engines = [c for c in components if c["kind"] == "inference_engine"] or \
+        [c for c in components if isinstance(at(c, ("model", "name")), str)]
     for column, path in (("engine", ("tool",)), ("engine_version", ("tool_version",)),
                          ("target_model", ("model", "name")), ("gpu", ("accelerator", "model"))):
-        values = list(dict.fromkeys(str(_at(e, path)) for e in engines if _at(e, path) is not None))
+        values = list(dict.fromkeys(str(at(e, path)) for e in engines if at(e, path) not in (None, UNKNOWN)))
         if values:
             run.set(column, " + ".join(values), source=".".join(("scenario", "stack", "standardized", *path)))
 
@@ -379,22 +384,22 @@ def _read_v02(reader: _Reader, label: str | None) -> None:
     reader.latencies_and_rates(base)
     for field, (column, units) in THROUGHPUTS.items():
         path = (*base, "throughput", field)
-        stats = _at(doc, path)
+        stats = at(doc, path)
         _check_figures(reader.name, stats, path)
         if isinstance(stats, dict):
             reader.take(column, (*path, "mean"), units[stats["units"]])
     reader.requests((*base, "requests"))
-    seconds = iso_duration(_at(doc, ("run", "time", "duration")))
+    seconds = iso_duration(at(doc, ("run", "time", "duration")))
     if seconds is not None:
         run.set("duration_s", seconds, source="run.time.duration")
         reader.taken.add(("run", "time", "duration"))
     load = ("scenario", "load", "standardized")
     reader.take("request_rate", (*load, "rate_qps"))
-    concurrency = _at(doc, (*load, "concurrency"))
+    concurrency = at(doc, (*load, "concurrency"))
     if isinstance(concurrency, (int, float)) and concurrency < math.inf:  # .inf: unbounded, kept in extra
         reader.take("concurrency", (*load, "concurrency"))
     _engines(doc, run)
-    run.set("label", _at(doc, ("run", "description")) or label, source="run.description")
+    run.set("label", at(doc, ("run", "description")) or label, source="run.description")
 
 
 def _read_v01(reader: _Reader, label: str | None) -> None:
@@ -402,7 +407,7 @@ def _read_v01(reader: _Reader, label: str | None) -> None:
     reader.latencies_and_rates(_SECTIONS["0.1"])
     for field, column in _V01_THROUGHPUTS.items():
         path = ("metrics", "throughput", field)
-        value = _at(doc, path)
+        value = at(doc, path)
         if isinstance(value, (int, float)) and not 0 <= value < math.inf:
             raise IngestError("ingest.report_negative", reader.name, field=".".join(path), value=value)
         reader.take(column, path)
@@ -410,12 +415,12 @@ def _read_v01(reader: _Reader, label: str | None) -> None:
     reader.take("duration_s", ("metrics", "time", "duration"))
     for column, path in (("target_model", ("model", "name")), ("workload", ("load", "type")),
                          ("label", ("description",))):
-        run.set(column, _at(doc, ("scenario", *path)) or (label if column == "label" else None),
+        run.set(column, at(doc, ("scenario", *path)) or (label if column == "label" else None),
                 source=".".join(("scenario", *path)))
     for column, (path, key) in (("engine", (("platform", "engine"), "name")),
                                 ("engine_version", (("platform", "engine"), "version")),
                                 ("gpu", (("host", "accelerator"), "model"))):
-        values = list(dict.fromkeys(str(item[key]) for item in _at(doc, ("scenario", *path)) or [] if item.get(key)))
+        values = list(dict.fromkeys(str(item[key]) for item in at(doc, ("scenario", *path)) or [] if item.get(key)))
         run.set(column, " + ".join(values) or None, source=".".join(("scenario", *path, key)))
 
 
