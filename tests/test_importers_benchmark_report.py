@@ -215,12 +215,13 @@ class TestRefused:
         doc = example_021()
         doc["results"]["request_performance"]["aggregate"]["latency"]["request_latency"]["mean"] = -0.5
         error = refused("negative.yaml", as_yaml(doc))
-        assert error.key == "ingest.report_negative" and error.params["value"] == -0.5
+        assert error.key == "ingest.report_negative" and error.params["value"] == "-0.5"
         assert error.params["field"] == "results.request_performance.aggregate.latency.request_latency.mean"
 
-    def test_an_infinite_throughput(self):
+    @pytest.mark.parametrize("value", [math.inf, math.nan, 10**400])
+    def test_a_throughput_past_every_float(self, value):
         doc = example_021()
-        doc["results"]["request_performance"]["aggregate"]["throughput"]["output_token_rate"]["max"] = math.inf
+        doc["results"]["request_performance"]["aggregate"]["throughput"]["output_token_rate"]["max"] = value
         assert refused("inf.yaml", as_yaml(doc)).key == "ingest.report_negative"
 
     def test_a_p50_above_the_p99(self):

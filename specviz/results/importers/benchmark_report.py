@@ -275,19 +275,26 @@ def _check_units(name: str, doc: dict[str, Any], version: str) -> None:
                                   unit=preview(stats.get("units")), allowed=", ".join(allowed))
 
 
+def _as_float(value: int | float) -> float:
+    """A figure as a float: an integer past the range of floats (2**1023 and up) as infinity."""
+    return math.inf if isinstance(value, int) and value.bit_length() > 1023 else float(value)
+
+
 def _check_figures(name: str, stats: Any, path: tuple[str, ...]) -> None:
     """Refuse a figure of a Statistics that is negative or not finite, or out of order (a p50 above
     the p99, a mean outside min and max): ``ingest.report_negative``, ``ingest.report_unordered``."""
     if not isinstance(stats, dict):
         return
     field = ".".join(path)
-    for key, value in stats.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
-            raise IngestError("ingest.report_negative", name, field=f"{field}.{key}", value=value)
-    present = [(key, stats[key]) for key in _ORDER if isinstance(stats.get(key), (int, float))]
+    figures = {key: _as_float(value) for key, value in stats.items()
+               if isinstance(value, (int, float)) and not isinstance(value, bool)}
+    for key, value in figures.items():
+        if not 0 <= value < math.inf:
+            raise IngestError("ingest.report_negative", name, field=f"{field}.{key}", value=preview(stats[key]))
+    present = [(key, figures[key]) for key in _ORDER if key in figures]
     pairs = list(zip(present, present[1:]))
-    mean = stats.get("mean")
-    if isinstance(mean, (int, float)):
+    mean = figures.get("mean")
+    if mean is not None:
         pairs += [(low, ("mean", mean)) for low in present if low[0] == "min"]
         pairs += [(("mean", mean), high) for high in present if high[0] == "max"]
     for (low_key, low), (high_key, high) in pairs:
@@ -379,6 +386,8 @@ def _engines(doc: dict[str, Any], run: RunBuilder) -> None:
 
 
 def _read_v02(reader: _Reader, label: str | None) -> None:
+    """A v0.2 or v0.2.1 report's columns (the module's docstring lists them); ``label`` where it has
+    no description."""
     doc, run = reader.doc, reader.run
     base = _SECTIONS["0.2"]
     reader.latencies_and_rates(base)
@@ -403,13 +412,14 @@ def _read_v02(reader: _Reader, label: str | None) -> None:
 
 
 def _read_v01(reader: _Reader, label: str | None) -> None:
+    """A v0.1 report's columns (the module's docstring lists them); ``label`` where it has no description."""
     doc, run = reader.doc, reader.run
     reader.latencies_and_rates(_SECTIONS["0.1"])
     for field, column in _V01_THROUGHPUTS.items():
         path = ("metrics", "throughput", field)
         value = at(doc, path)
-        if isinstance(value, (int, float)) and not 0 <= value < math.inf:
-            raise IngestError("ingest.report_negative", reader.name, field=".".join(path), value=value)
+        if isinstance(value, (int, float)) and not 0 <= _as_float(value) < math.inf:
+            raise IngestError("ingest.report_negative", reader.name, field=".".join(path), value=preview(value))
         reader.take(column, path)
     reader.requests(("metrics", "requests"))
     reader.take("duration_s", ("metrics", "time", "duration"))
@@ -425,6 +435,7 @@ def _read_v01(reader: _Reader, label: str | None) -> None:
 
 
 def _reports(source: Source) -> list[Any]:
+    """The file's documents: JSON's (one, JSON lines, or the array that is its one document), or YAML's."""
     if source.is_json:
         docs = source.documents
         return docs[0] if len(docs) == 1 and isinstance(docs[0], list) else docs
