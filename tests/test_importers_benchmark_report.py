@@ -402,6 +402,21 @@ class TestRoundTrip:
             if run[column] is not None:
                 assert again[column] == (pytest.approx(run[column]) if isinstance(run[column], float) else run[column])
 
+    def test_a_run_with_requests_keeps_its_load(self, tmp_path):
+        """The fixture's input_lens are [512, 512, 512], max_concurrency 16, request_rate "inf"."""
+        store, (run,) = stored(tmp_path, FIXTURES / "vllm_bench_spec_decode.json")
+        try:
+            (report,) = benchmark_report.stored_reports(store, [run["run_id"]])
+        finally:
+            store.close()
+        load = report.doc["scenario"]["load"]["standardized"]
+        assert load["input_seq_len"] == {"distribution": "other", "value": 512.0}
+        assert (load["concurrency"], load["rate_qps"], load["tool"]) == (16.0, math.inf, "vllm-bench")
+        assert "concurrency" not in report.left_out and "acceptance_rate" in report.left_out
+        for fmt in benchmark_report.FORMATS:
+            again = only(f"again.{fmt}", benchmark_report.dump([report], fmt).encode())
+            assert (again["concurrency"], again["request_rate"]) == (16.0, math.inf)
+
     def test_several_runs_are_a_stream_or_an_array(self, tmp_path):
         store, runs = stored(tmp_path, STAGE_0, EXAMPLE_021)
         try:

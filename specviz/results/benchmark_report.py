@@ -16,10 +16,11 @@ from its columns (latencies in ``ms`` or ``ms/token``, rates in ``tokens/s`` and
 ``requests.total`` = completed + failed), ``run.time.duration`` as ISO 8601 (``PT12.5S``), its label
 as ``run.description``, and its engine, model and GPU as a ``generic`` component of the stack (an
 ``inference_engine`` component needs the accelerator count and parallelism, which a run does not
-have; ``unknown`` where its engine or version is not known). The standard has no place for the
-speculative-decoding figures, the workload, the endpoint or the temperature, nor, without the
-workload's input length, for the load (``scenario.load`` requires it): each report lists what it
-left out (:attr:`Report.left_out`).
+have; ``unknown`` where its engine or version is not known), and its rate and concurrency as
+``scenario.load`` where its stored requests give their mean input length (the load requires an
+input sequence length). The standard has no place for the speculative-decoding figures, the
+workload, the endpoint or the temperature, nor for the load of a run without requests: each report
+lists what it left out (:attr:`Report.left_out`).
 
 Several runs are a YAML stream (``---`` between the reports) or a JSON array; the importer reads
 both back, a run per report. A non-finite figure (a request rate of ``inf``) is written as YAML's
@@ -55,6 +56,7 @@ _NO_PLACE = ("workload", "endpoint", "draft_model", "spec_method", "num_speculat
              "acceptance_rate", "acceptance_length", "per_position_acceptance", "zero_accept_rate",
              "synthetic_acceptance")
 _NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}  # as the store keeps them in extra
+_LOAD_NUMBERS = {(*_LOAD, "rate_qps"), (*_LOAD, "concurrency")}
 
 
 @dataclass
@@ -80,16 +82,13 @@ def _put(tree: dict[str, Any], path: Sequence[str], value: Any) -> None:
 def _numbers(node: Any, path: tuple[str, ...] = ()) -> Any:
     """A report's tree with the non-finite numbers the store keeps as text (``"Infinity"``) numbers
     again, in a Statistics object and at the load's rate and concurrency."""
-    if isinstance(node, dict):
-        statistics = "units" in node
-        return {key: _NON_FINITE.get(value, value) if (statistics or (*path, key) in _LOAD_NUMBERS)
-                and isinstance(value, str) else _numbers(value, (*path, key)) for key, value in node.items()}
     if isinstance(node, list):
         return [_numbers(value) for value in node]
-    return node
-
-
-_LOAD_NUMBERS = {(*_LOAD, "rate_qps"), (*_LOAD, "concurrency")}
+    if not isinstance(node, dict):
+        return node
+    figures = "units" in node
+    return {key: _NON_FINITE.get(value, value) if isinstance(value, str) and (figures or (*path, key) in _LOAD_NUMBERS)
+            else _numbers(value, (*path, key)) for key, value in node.items()}
 
 
 def _kept_tree(run: Mapping[str, Any], extra: dict[str, Any], left_out: list[str]) -> dict[str, Any]:
@@ -169,13 +168,25 @@ def _figures(run: Mapping[str, Any], tree: dict[str, Any], left_out: list[str]) 
         _put(tree, ("run", "time", "duration"), _duration(seconds))
 
 
-def _scenario(run: Mapping[str, Any], tree: dict[str, Any], left_out: list[str]) -> None:
-    """The load's rate and concurrency, and the run's engine, model and GPU where the tree has no stack."""
+def _scenario(run: Mapping[str, Any], tree: dict[str, Any], input_tokens: float | None, left_out: list[str]) -> None:
+    """The load's rate and concurrency, and the run's engine, model and GPU where the tree has no stack.
+
+    A run with no load of a report gets one where its requests' mean input length is known, as
+    llm-d-benchmark's converter of ``vllm bench`` results writes it (``native_to_br0_2.py``): the
+    input sequence length of distribution ``other`` at that mean, the tool the run's format, its
+    version and the tokens' source ``unknown``."""
     rate, concurrency = _figure(run, "request_rate"), _figure(run, "concurrency")
+    load = [(key, value) for key, value in (("rate_qps", rate), ("concurrency", concurrency))
+            if value is not None and value > 0]
+    if load and not isinstance(standard.at(tree, ("scenario", "load")), dict) and input_tokens is not None:
+        _put(tree, ("scenario", "load"), {
+            "metadata": {"schema_version": "0.0.1"}, "native": {},
+            "standardized": {"tool": run.get("source_format") or standard.UNKNOWN, "tool_version": standard.UNKNOWN,
+                             "source": standard.UNKNOWN, "input_seq_len": {"distribution": "other",
+                                                                           "value": input_tokens}}})
     if isinstance(standard.at(tree, ("scenario", "load")), dict):
-        for key, value in (("rate_qps", rate), ("concurrency", concurrency)):
-            if value is not None and value > 0:
-                _put(tree, (*_LOAD, key), value)
+        for key, value in load:
+            _put(tree, (*_LOAD, key), value)
     else:
         left_out += [column for column, value in (("request_rate", rate), ("concurrency", concurrency))
                      if value is not None]
@@ -193,9 +204,11 @@ def _scenario(run: Mapping[str, Any], tree: dict[str, Any], left_out: list[str])
                                             "standardized": standardized, "native": {}}])
 
 
-def to_report(run: Mapping[str, Any]) -> Report:
+def to_report(run: Mapping[str, Any], input_tokens: float | None = None) -> Report:
     """One stored run (its columns as :meth:`specviz.results.store.Store.run_rows` reads them) as a
-    v0.2.1 report, checked against the published schema.
+    v0.2.1 report, checked against the published schema; ``input_tokens``, the mean of its
+    requests' (:meth:`specviz.results.store.Store.mean_input_tokens`), places the load of a run
+    of another format.
 
     Raises
     ------
@@ -207,7 +220,7 @@ def to_report(run: Mapping[str, Any]) -> Report:
     left_out: list[str] = []
     tree = _kept_tree(run, extra if isinstance(extra, dict) else {}, left_out)
     _figures(run, tree, left_out)
-    _scenario(run, tree, left_out)
+    _scenario(run, tree, input_tokens, left_out)
     if run.get("source_format") != "benchmark-report" and run.get("label"):
         _put(tree, ("run", "description"), run["label"])
     tree.setdefault("run", {}).setdefault("uid", run["run_id"])
@@ -240,7 +253,8 @@ def stored_reports(store: Store, run_ids: Sequence[str]) -> list[Report]:
     runs = store.run_rows(run_ids)
     if missing := sorted(set(run_ids) - {run["run_id"] for run in runs}):
         raise SpecvizError("export.unknown_runs", runs=", ".join(missing))
-    return [to_report(run) for run in runs]
+    input_tokens = store.mean_input_tokens(run_ids)
+    return [to_report(run, input_tokens.get(run["run_id"])) for run in runs]
 
 
 def stored_text(store: Store, run_ids: Sequence[str], fmt: str = "yaml") -> str:

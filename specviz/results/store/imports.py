@@ -385,6 +385,12 @@ class RunsAndImports(Connections):
             found = {row["run_id"]: row for row in (dict(zip(names, values)) for values in cursor.fetchall())}
         return [found[run_id] for run_id in dict.fromkeys(run_ids) if run_id in found]
 
+    def mean_input_tokens(self, run_ids: Sequence[str]) -> dict[str, float]:
+        """The mean input tokens of each of these runs' stored requests, for the runs that have some."""
+        with self._connection() as con:
+            return dict(con.execute("SELECT run_id, avg(input_tokens) FROM requests WHERE list_contains(?, run_id) "
+                                    "AND input_tokens IS NOT NULL GROUP BY run_id", [list(run_ids)]).fetchall())
+
     def shown_runs(self, filters: Mapping[str, Sequence[Any]] | None = None) -> shown.ShownRuns:
         """The runs a page shows: the newest that match ``filters`` (column → chosen values), bounded
         in count and text (:func:`specviz.results.store.shown.read_shown_runs`), kept for every session."""
