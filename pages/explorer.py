@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from typing import Any, Callable
 
 import pandas as pd
@@ -18,7 +18,7 @@ from specviz import calculator, charts, scenario, settings, workload
 from specviz.i18n import md, message, t
 from specviz.errors import SpecvizError
 from specviz.model import simulate, step
-from specviz.results import explorer, request_acceptance
+from specviz.results import benchmark_report, explorer, request_acceptance
 from specviz.results.sandbox import QueryError
 
 require_router()
@@ -103,7 +103,14 @@ def show_runs() -> None:
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
     table = newest[visible].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
     titled_dataframe(table, lang, placeholder="", column_config=number_columns(table))
-    csv_download(newest, "specviz_runs.csv", "download_runs", lang)
+    downloads = st.container(horizontal=True)
+    with downloads:
+        csv_download(newest, "specviz_runs.csv", "download_runs", lang)
+        # Written and checked against the v0.2.1 schema when it is clicked, from the runs as stored.
+        st.download_button(t("exp.download_report", lang), partial(benchmark_report.stored_text, store,
+                                                                   tuple(newest["run_id"])),
+                           "specviz_runs.benchmark_report.yaml", "application/yaml", key="download_report",
+                           help=t("exp.download_report_help", lang))
 
 
 def group_title(key: str) -> str:

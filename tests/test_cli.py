@@ -243,7 +243,7 @@ class TestStoreCommands:
         code, out, _ = run(capsys, "ingest", str(tmp_path / "empty"), "--db", str(tmp_path / "c.duckdb"))
         report = json.loads(out)
         assert code == 2 and report["imported"] == [] and report["errors"][0]["file"] == str(tmp_path / "empty")
-        assert "no result files (.json, .jsonl or .csv)" in report["errors"][0]["message"]
+        assert "no result files (.json, .jsonl, .csv, .yaml or .yml)" in report["errors"][0]["message"]
 
     def test_ingest_reports_each_file_and_exits_2_on_any_error(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")

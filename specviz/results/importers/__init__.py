@@ -9,8 +9,9 @@ format is one module here, one line in :data:`REGISTRY` and its tests.
 Formats: ``vllm-bench`` (vLLM's serving benchmark and sweep folders), ``guidellm``, ``genai-perf``,
 ``aiperf``, ``llmperf``, ``sglang-bench``, ``specforge-bench`` (SpecForge's grid of batch × draft steps over
 SGLang), ``inference-perf`` (its lifecycle reports, a run per stage; its per-request and Prometheus
-reports), ``vllm-responses`` (vLLM's OpenAI responses with per-request speculative-decoding acceptance)
-and ``csv`` (a user's own table, read by the store with
+reports), ``vllm-responses`` (vLLM's OpenAI responses with per-request speculative-decoding acceptance),
+``benchmark-report`` (llm-d-benchmark's benchmark report v0.1, v0.2 and v0.2.1, YAML or JSON, a run per
+report) and ``csv`` (a user's own table, read by the store with
 DuckDB through :mod:`specviz.results.importers.user_csv`).
 """
 
@@ -20,20 +21,23 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from specviz.results.synthetic import mark_synthetic
 
-from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm, vllm_responses
+from . import (aiperf, benchmark_report, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv,
+               vllm, vllm_responses)
 from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
                    normalise_name)
 from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name", "folder_files", "FolderFiles"]
+           "normalise_name", "folder_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
+                                benchmark_report.FORMAT,
                                 user_csv.FORMAT)
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
@@ -93,22 +97,35 @@ def parse(name: str, data: bytes | Source) -> Parsed:
 # ``vllm/benchmarks/sweep/serve.py``): the failure records of runs and servers, and a warmup.
 _SWEEP_FAILURE = re.compile(r".*[.-]failure\.json")
 _SWEEP_FOLDER = ("SERVE-", "BENCH-")
+# inference-perf's benchmark report of stage N, beside the same stage's lifecycle report.
+_PARTIAL_STAGE = re.compile(r".*\.partial\.stage_(\d+)\.ya?ml", re.IGNORECASE)
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
+"""What a folder's result files end in."""
+
+
+class LeftOut(NamedTuple):
+    """Why a folder's file is passed over: ``sweep_table`` (a vLLM sweep's ``summary.csv``, the table
+    of every run of the sweep folders beside it, which are read from their own files),
+    ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
+    ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
+    ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
+    ``stage_N_lifecycle_metrics.json`` beside it); ``holder`` is the file that holds its runs, if any."""
+
+    reason: str
+    holder: Path | None = None
 
 
 @dataclass(frozen=True)
 class FolderFiles:
-    """The result files under a folder in the order to import them, and the files passed over,
-    each with why: ``sweep_table`` for a sweep's ``summary.csv`` (the table of every run of the
-    folders beside it, read from their own files), ``sweep_warmup`` for its ``warmup.json`` (left
-    out of the sweep's summary by vLLM too), ``sweep_failure`` for a ``*failure.json`` (a failed
-    run's or server's error, no result)."""
+    """The result files under a folder in the order to import them, and the files passed over."""
 
     files: list[Path]
-    left_out: dict[Path, str]
+    left_out: dict[Path, LeftOut]
 
 
 def folder_files(folder: Path) -> FolderFiles:
-    """The ``.json``, ``.jsonl`` and ``.csv`` files under a folder, read recursively in name order.
+    """The result files under a folder (:data:`RESULT_SUFFIXES`), read recursively in name order,
+    every other one accounted for in ``left_out``.
 
     A ``vllm bench sweep serve`` folder (``SERVE--…-BENCH--…``) holds ``summary.json`` and the
     ``run=N.json`` files whose objects it repeats (it is written once they all finished): the
@@ -116,22 +133,26 @@ def folder_files(folder: Path) -> FolderFiles:
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records are passed over and listed in ``left_out``. Symbolic links to folders are not
-    followed (no loop can hold the walk)."""
+    failure records, and inference-perf's stage reports beside their lifecycle reports, are
+    passed over (:class:`LeftOut`). Symbolic links to folders are not followed (no loop can hold
+    the walk)."""
     files: list[Path] = []
-    left_out: dict[Path, str] = {}
+    left_out: dict[Path, LeftOut] = {}
     for root, dirs, names in os.walk(folder):
         dirs.sort()
         here = Path(root)
-        found = sorted(f for f in names if f.lower().endswith((".json", ".jsonl", ".csv")))
+        found = sorted(f for f in names if f.lower().endswith(RESULT_SUFFIXES))
         for name in sorted(found, key=lambda f: f != "summary.json"):  # stable: the rest in name order
+            stage = _PARTIAL_STAGE.fullmatch(name)
             if name == "summary.csv" and any(d.startswith(_SWEEP_FOLDER) for d in dirs):
-                left_out[here / name] = "sweep_table"
+                left_out[here / name] = LeftOut("sweep_table")
             elif name == "warmup.json" and here.name.startswith(_SWEEP_FOLDER):
-                left_out[here / name] = "sweep_warmup"
+                left_out[here / name] = LeftOut("sweep_warmup")
             elif _SWEEP_FAILURE.fullmatch(name) and (here.name.startswith(_SWEEP_FOLDER)
                                                      or any(d.startswith(_SWEEP_FOLDER) for d in dirs)):
-                left_out[here / name] = "sweep_failure"
+                left_out[here / name] = LeftOut("sweep_failure")
+            elif stage and f"stage_{stage[1]}_lifecycle_metrics.json" in found:
+                left_out[here / name] = LeftOut("stage_report", here / f"stage_{stage[1]}_lifecycle_metrics.json")
             else:
                 files.append(here / name)
     return FolderFiles(files, left_out)

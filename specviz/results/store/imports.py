@@ -418,6 +418,21 @@ class RunsAndImports(Connections):
         with self._connection() as con:
             return con.execute("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
 
+    def run_rows(self, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The runs of these ids, whole and as Python values (``extra`` its JSON text), in the order
+        given; an id that no stored run has is left out."""
+        with self._connection() as con:
+            cursor = con.execute("SELECT * FROM runs WHERE list_contains(?, run_id)", [list(run_ids)])
+            names = [column[0] for column in cursor.description]
+            found = {row["run_id"]: row for row in (dict(zip(names, values)) for values in cursor.fetchall())}
+        return [found[run_id] for run_id in dict.fromkeys(run_ids) if run_id in found]
+
+    def mean_input_tokens(self, run_ids: Sequence[str]) -> dict[str, float]:
+        """The mean input tokens of each of these runs' stored requests, for the runs that have some."""
+        with self._connection() as con:
+            return dict(con.execute("SELECT run_id, avg(input_tokens) FROM requests WHERE list_contains(?, run_id) "
+                                    "AND input_tokens IS NOT NULL GROUP BY run_id", [list(run_ids)]).fetchall())
+
     def shown_runs(self, filters: Mapping[str, Sequence[Any]] | None = None) -> shown.ShownRuns:
         """The runs a page shows: the newest that match ``filters`` (column → chosen values), bounded
         in count and text (:func:`specviz.results.store.shown.read_shown_runs`), kept for every session."""
