@@ -18,7 +18,7 @@ from specviz import calculator, charts, scenario, settings, workload
 from specviz.i18n import md, message, t
 from specviz.errors import SpecvizError
 from specviz.model import simulate, step
-from specviz.results import benchmark_report, explorer, request_acceptance
+from specviz.results import benchmark_report, explorer, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
 
 require_router()
@@ -185,6 +185,28 @@ def show_versus_baseline() -> None:
         lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
     titled_dataframe(shown_crossover, lang)
     st.caption(t("exp.crossover_note", lang))
+    show_measured_schedule()
+
+
+def show_measured_schedule() -> None:
+    """The best γ measured at each batch of a grid of runs, beside the step model's choice among the
+    same γ in the runs' setting, the batches where they differ counted (runs at synthetic acceptance
+    left out)."""
+    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
+    runs, _ = explorer.measured_acceptance(shown)
+    table = schedule.beside_model(runs, sidebar, presets(settings.get("SPECVIZ_DATA_DIR"))) if sidebar else None
+    if table is None or table.empty or table["gammas"].max() < 2:  # a table needs two γ at some batch
+        return
+    st.subheader(t("exp.measured_schedule", lang))
+    differ = int((~table["agree"] & table["fits"]).sum())
+    st.caption(t("exp.measured_schedule_note", lang, batches=len(table), differ=differ,
+                 unfit=int((~table["fits"]).sum())))
+    shown_table = table[[*schedule.SETTING, "batch", "gamma", "measured_speedup", "model_gamma", "model_speedup",
+                         "agree"]].rename(columns={"gamma": "measured_gamma"})
+    titled_dataframe(shown_table.dropna(axis=1, how="all"), lang, column_config={
+        **number_columns(shown_table), t("col.model_speedup", lang): st.column_config.NumberColumn(format="%.2f×"),
+        t("col.model_gamma", lang): st.column_config.NumberColumn(format="%d"),
+        t("col.measured_gamma", lang): st.column_config.NumberColumn(format="%d")})
 
 
 def show_acceptance() -> None:

@@ -741,6 +741,17 @@ class TestExplorerPage:
         tail = next(m.value for m in at.markdown if m.value.startswith("**Latency from this measured mix**"))
         assert "at the run's γ 3 and batch 8" in tail and "The p99 request moves by **+" in tail
 
+    def test_a_grid_of_runs_gives_its_measured_draft_lengths_beside_the_models(self):
+        """tests/test_schedule.py's SpecForge grid: batches 1, 8, 32, 64 at γ 1 and 3 against plain runs."""
+        from test_schedule import grid
+        at = explorer_app("Speculation vs baseline")
+        upload(at, ("grid.json", grid(), "application/json"))
+        table = next(d.value for d in at.dataframe if "Measured best γ" in d.value)
+        assert table["Batch"].tolist() == [1, 8, 32, 64] and table["Measured best γ"].tolist() == [3, 3, 1, 0]
+        assert table["Agree"].tolist() == (table["Measured best γ"] == table["Model's best γ"]).tolist()
+        note = next(c.value for c in at.caption if c.value.startswith("The best γ measured at each of 4 batches"))
+        assert f"they differ at {int((~table['Agree']).sum())};" in note
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
