@@ -752,6 +752,22 @@ class TestExplorerPage:
         note = next(c.value for c in at.caption if c.value.startswith("The best γ measured at each of 4 batches"))
         assert f"they differ at {int((~table['Agree']).sum())};" in note
 
+    def test_a_folder_upload_is_read_as_ingest_reads_a_folder(self):
+        """The vLLM 0.25 sweep folder as a browser sends it (each file's path in the folder): the summary
+        first, each run once, the run files reported as already imported from it."""
+        root = SAMPLES / "vllm_0.25_sweep"
+        files = [(str(path.relative_to(root.parent)), path.read_bytes(), "application/json")
+                 for path in sorted(root.rglob("*.json"), reverse=True)]  # not in the order they are read
+        at = explorer_app()
+        at.file_uploader(key="upload_folder").set_value(files)
+        at.button(key="import").click()
+        at.run()
+        assert not at.exception and not at.error
+        imported = [s.value for s in at.success]
+        assert len(imported) == 1 and imported[0].startswith("vllm\\_0\\.25\\_sweep")
+        assert "summary\\.json: vllm\\-bench, 2 runs" in imported[0]
+        assert len([i for i in at.info if "already imported" in i.value]) == len(files) - 1
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled

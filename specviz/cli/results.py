@@ -24,6 +24,7 @@ _LEFT_OUT = {
     "sweep_failure": "not read: vllm bench sweep's record of a failed run or server (its error, no result)",
     "stage_report": "not read: inference-perf's benchmark report of a stage whose figures are read from {holder}, "
                     "beside it",
+    "run_config": "not read: inference-perf's configuration of the run (its load and server settings, no result)",
 }
 
 
