@@ -487,6 +487,24 @@ EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance", "M
 
 
 class TestLatencyTab:
+    def test_a_stored_runs_measured_mix_of_requests(self):
+        """Without a stored run of per-request acceptance the view says how to get one; with
+        SpecForge's eight per-request lengths of a γ = 3 setting, the tail of that mix against one α."""
+        at = make_app({"view": "Latency"})
+        assert any(c.value.startswith("No stored run gives each request's acceptance") for c in at.caption)
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            store.import_file("results.json", json.dumps({"model": "draft", "mtbench": [
+                {"batch_size": 8, "steps": 3, "topk": 1, "num_draft_tokens": 4,
+                 "metrics": [{"latency": 20.0, "output_throughput": 1500.0, "accept_length": 2.6,
+                              "per_request_accept_length": [1.0, 1.0, 4.0, 4.0, 2.5, 3.0, 1.5, 3.5]}]}]}).encode())
+        finally:
+            store.close()
+        at = make_app({"view": "Latency"})
+        note = next(m.value for m in at.markdown if m.value.startswith("Each of the simulated requests"))
+        assert "of the run's 8 measured requests, at the run's γ 3, batch 64" in note and "moves by **+" in note
+        assert at.selectbox(key="latency_mix_run").value is not None and not at.exception
+
     def test_a_long_output_simulates_fewer_requests_within_the_page_s_budget(self):
         """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of
         CPU) for each visitor who asked: the view stays within SPECVIZ_PAGE_SIMULATION_CELLS (10⁷ over
