@@ -28,7 +28,9 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 FIXTURES = ROOT / "tests" / "fixtures"
 FILES = {"0.3": SAMPLES / "guidellm_benchmarks.json", "0.4": FIXTURES / "guidellm_0.4_benchmarks.json",
          "0.5": SAMPLES / "guidellm_0.5_benchmarks.json", "0.7": FIXTURES / "guidellm_0.7_benchmarks.json"}
-REQUEST_FRAME = {"run_index", *REQUEST_COLUMNS} - {"run_id", "extra"}
+# GuideLLM's sampled requests carry their times and tokens, no acceptance of their own (schema 4's columns).
+REQUEST_FRAME = {"run_index", *REQUEST_COLUMNS} - {"run_id", "extra", "drafts", "draft_tokens", "accepted_tokens",
+                                                   "acceptance_rate", "acceptance_length"}
 
 
 def data(version: str) -> bytes:
