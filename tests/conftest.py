@@ -76,8 +76,11 @@ def parses_or_refuses(name: str, data: bytes) -> None:
         for key in ("acceptance_rate", "zero_accept_rate"):
             assert run.get(key, 0) <= 1
     if not parsed.requests.empty:
-        values = parsed.requests.drop(columns="run_index").to_numpy()
+        values = parsed.requests.drop(columns=["run_index", "extra"], errors="ignore").to_numpy(float)
         assert not (values < 0).any() and not np.isinf(values).any()
+        if "extra" in parsed.requests:
+            for extra in parsed.requests["extra"].dropna():
+                json.loads(extra, parse_constant=pytest.fail)  # strict JSON
 
 
 def _free_port() -> int:

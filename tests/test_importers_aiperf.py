@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
+from specviz import i18n
 from specviz.results import importers
 from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
 from specviz.results.store import Store
@@ -22,6 +23,7 @@ REAL = "aiperf_profile_export_aiperf.json"
 SPEC = "aiperf_spec_decode_profile_export_aiperf.json"
 CSV = "aiperf_profile_export_aiperf.csv"
 JSONL = "aiperf_profile_export.jsonl"
+SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"  # built from AIPerf's own test payloads: see fixtures/README.md
 
 
 def sample(name: str) -> bytes:
@@ -228,9 +230,16 @@ class TestRecordsJsonl:
         assert run["acceptance_rate"] == pytest.approx(260 / 450)
         assert json.loads(run["extra"]) == {"records": 6, "warmup_records": 1}
         requests = parsed.requests
-        assert list(requests.columns) == ["run_index", "ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens"]
+        assert list(requests.columns) == ["run_index", "ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens",
+                                          "drafts", "draft_tokens", "accepted_tokens", "acceptance_rate",
+                                          "acceptance_length"]
         assert (requests.run_index == 0).all()
         assert requests.ttft_ms.tolist() == ttft and requests.output_tokens.tolist() == [191, 150, 120, 300]
+        # each request's own spec_decode_* metrics, the rate from percent (72.222222 % of 180 drafted = 130)
+        assert requests.drafts.tolist()[:3] == [60, 50, 40] and np.isnan(requests.drafts[3])
+        assert requests.accepted_tokens.tolist()[:3] == [130, 90, 40]
+        assert requests.acceptance_rate.tolist()[:3] == pytest.approx([0.72222222, 0.6, 0.33333333])
+        assert requests.acceptance_length.tolist()[:3] == [3.166667, 2.8, 2.0]
         assert parsed.warnings == []
 
     def test_times_in_other_units_and_values_no_request_has(self):
@@ -273,6 +282,108 @@ class TestRecordsJsonl:
         assert len(importers.parse("big.jsonl", records).requests) == 2000
 
 
+class TestPerRequestAcceptance:
+    """``spec_decode_acceptance`` on each line (AIPerf at ``--export-level records``), in the fixture
+    built from AIPerf's vLLM adapter test payloads (SUMMARY, DETAILED and the fully rejected one)."""
+
+    def test_each_request_s_own_acceptance(self):
+        parsed = importers.parse(SPEC_JSONL, fixture(SPEC_JSONL))
+        requests = parsed.requests
+        assert len(requests) == 4  # the warmup line and the failed one are not requests of the run
+        # lines 2-4: the records verbatim; line 5 has none (no verify step): NaN
+        assert requests.drafts.tolist()[:3] == [43, 4, 20] and np.isnan(requests.drafts[3])
+        assert requests.draft_tokens.tolist()[:3] == [129, 12, 60]
+        assert requests.accepted_tokens.tolist()[:3] == [10, 4, 0]
+        # a fraction (the record's), not the metric's percent: 10 / 129, 4 / 12, 0 / 60
+        assert requests.acceptance_rate.tolist()[:3] == [10 / 129, 4 / 12, 0.0]
+        # 1 + accepted / steps: 1 + 10/43 = 1.2326, 1 + 4/4 = 2, 1 + 0/20 = 1
+        assert requests.acceptance_length.tolist()[:3] == [1.2325581395348837, 2.0, 1.0]
+        assert requests.extra.isna().tolist() == [False, False, False, True]
+        assert json.loads(requests.extra[0]) == {"acceptance_histogram": {"0": 39, "1": 1, "3": 3}, "num_spec_tokens": 3}
+        assert json.loads(requests.extra[2]) == {"acceptance_histogram": {"0": 20}, "num_spec_tokens": 3}
+
+    def test_the_run_pooled_over_the_requests(self):
+        run = only(importers.parse(SPEC_JSONL, fixture(SPEC_JSONL)))
+        # steps 43 + 4 + 20 = 67, accepted 10 + 4 + 0 = 14, drafted 129 + 12 + 60 = 201
+        assert run["acceptance_length"] == pytest.approx(1 + 14 / 67)
+        assert run["acceptance_rate"] == pytest.approx(14 / 201)
+        # pooled histogram {0: 39+2+20 = 61, 1: 1+1 = 2, 3: 3+1 = 4} over 67 steps: position i is
+        # accepted by the steps that accepted more than i tokens: 6, 4 and 4 steps
+        assert run["zero_accept_rate"] == pytest.approx(61 / 67)
+        assert run["per_position_acceptance"] == pytest.approx([6 / 67, 4 / 67, 4 / 67])
+        assert sum(run["per_position_acceptance"]) == pytest.approx(14 / 67)  # = accepted per step
+        assert run["num_speculative_tokens"] == 3
+        assert run["num_requests"] == 4 and run["failed_requests"] == 1
+        assert run["duration_s"] == 4.0  # first start (T0) to last end (T0 + 4 s)
+        assert json.loads(run["extra"])["pooled_spec_decode_acceptance_histogram"] == {"0": 61, "1": 2, "3": 4}
+
+    def test_the_metrics_where_a_line_has_no_record(self):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        for line in lines:
+            line["spec_decode_acceptance"] = None
+        parsed = importers.parse("m.jsonl", b"\n".join(dumps(line) for line in lines))
+        # the metrics' 7.751937984496124 % of line 2 read as a fraction
+        assert parsed.requests.acceptance_rate[0] == pytest.approx(10 / 129)
+        assert parsed.requests.drafts.tolist()[:3] == [43, 4, 20] and "extra" not in parsed.requests
+        run = only(parsed)
+        assert run["acceptance_rate"] == pytest.approx(14 / 201) and "per_position_acceptance" not in run
+
+    @pytest.mark.parametrize("path, value, field, bounds", [
+        (("spec_decode_acceptance", "mean_acceptance_length"), 4.5, "spec_decode_acceptance.mean_acceptance_length",
+         ("1", "4")),  # γ = 3: at most 3 drafts and the bonus token a step
+        (("spec_decode_acceptance", "mean_acceptance_length"), 0.5, "spec_decode_acceptance.mean_acceptance_length",
+         ("1", "4")),
+        (("spec_decode_acceptance", "draft_acceptance_rate"), 1.2, "spec_decode_acceptance.draft_acceptance_rate",
+         ("0", "1")),
+        (("spec_decode_acceptance", "draft_acceptance_rate"), -0.1, "spec_decode_acceptance.draft_acceptance_rate",
+         ("0", "1")),
+        (("metrics", "spec_decode_draft_acceptance_rate", "value"), 130.0,
+         "metrics.spec_decode_draft_acceptance_rate.value", ("0", "1")),
+    ])
+    def test_an_impossible_acceptance_is_the_file_s_error(self, path, value, field, bounds):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        if path[0] == "metrics":
+            lines[4]["spec_decode_acceptance"] = None  # line 5: a record without one, its metric read
+            lines[4]["metrics"]["spec_decode_draft_acceptance_rate"] = {"value": value, "unit": "%"}
+        else:
+            mutate(lines[2], path, value)  # line 3
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("hostile.jsonl", b"\n".join(dumps(line) for line in lines))
+        error = info.value
+        assert error.key == "ingest.aiperf_acceptance_range" and error.file == "hostile.jsonl"
+        assert error.params["field"] == field and error.params["record"] == (5 if path[0] == "metrics" else 3)
+        assert (error.params["low"], error.params["high"]) == bounds
+        for lang in ("en", "vi"):
+            text = i18n.t(error.key, lang, **error.params)
+            assert "hostile.jsonl" in text and field in text
+
+    def test_without_gamma_only_a_length_below_one_is_impossible(self):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        del lines[1]["spec_decode_acceptance"]["num_spec_tokens"]
+        lines[1]["spec_decode_acceptance"]["mean_acceptance_length"] = 9.0
+        parsed = importers.parse("k.jsonl", b"\n".join(dumps(line) for line in lines))
+        assert parsed.requests.acceptance_length[0] == 9.0
+
+    def test_a_refused_file_loses_nothing_stored(self, tmp_path):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        lines[3]["spec_decode_acceptance"]["draft_acceptance_rate"] = 7.0
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            assert store.import_file(SPEC_JSONL, fixture(SPEC_JSONL)).requests == 4
+            before = store.runs()
+            with pytest.raises(importers.IngestError, match="draft_acceptance_rate"):
+                store.import_file("hostile.jsonl", b"\n".join(dumps(line) for line in lines))
+            after = store.runs()
+            assert after.run_id.tolist() == before.run_id.tolist()
+            stored = store.query("SELECT drafts, acceptance_rate, acceptance_length, extra FROM requests "
+                                 "ORDER BY drafts").frame
+            assert stored.drafts.tolist()[:3] == [4, 20, 43]
+            assert stored.acceptance_rate.tolist()[:3] == pytest.approx([4 / 12, 0.0, 10 / 129])
+            assert json.loads(stored.extra[2])["acceptance_histogram"] == {"0": 39, "1": 1, "3": 3}
+        finally:
+            store.close()
+
+
 # Variants of AIPerf's files: at some of these places a value is removed or replaced by one no tool writes.
 DELETE = object()
 SUMMARY_PATHS = [
@@ -296,6 +407,10 @@ RECORD_PATHS = [(i, *path) for i in range(6) for path in [
     ("metrics", "inter_token_latency", "unit"), ("metrics", "request_latency", "value"),
     ("metrics", "output_sequence_length", "value"), ("metrics", "spec_decode_steps", "value"),
     ("metrics", "spec_decode_draft_tokens", "value"), ("error",)]]
+ACCEPTANCE_PATHS = [(i, "spec_decode_acceptance", *path) for i in range(1, 5) for path in [
+    (), ("mean_acceptance_length",), ("draft_acceptance_rate",), ("acceptance_histogram",),
+    ("acceptance_histogram", "0"), ("acceptance_histogram", "3"), ("num_accepted_draft_tokens",),
+    ("num_draft_tokens",), ("num_spec_steps",), ("num_spec_tokens",)]]
 hostile = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats(allow_nan=True)
     | st.sampled_from([10**400, -10**400, 1e308, -1.0, 0, "16", "ms", "sec", "%", "inf", "NaN", "", "warmup"])
@@ -336,10 +451,13 @@ class TestFuzzedVariants:
             mutate(doc, path, value)
         parses_or_refuses("s.json", dumps(doc))
 
-    @settings(max_examples=150)
-    @given(st.lists(st.tuples(st.sampled_from(RECORD_PATHS), st.just(DELETE) | hostile), max_size=4))
-    def test_records_jsonl(self, edits):
-        records = [json.loads(line) for line in fixture(JSONL).splitlines()]
+    @settings(max_examples=300)
+    @given(st.sampled_from([(JSONL, RECORD_PATHS), (SPEC_JSONL, ACCEPTANCE_PATHS)]).flatmap(
+        lambda case: st.tuples(st.just(case[0]), st.lists(st.tuples(st.sampled_from(case[1]),
+                                                                    st.just(DELETE) | hostile), max_size=4))))
+    def test_records_jsonl(self, case):
+        name, edits = case
+        records = [json.loads(line) for line in fixture(name).splitlines()]
         for path, value in edits:
             mutate(records, path, value)
         parses_or_refuses("r.jsonl", b"\n".join(dumps(r) for r in records) or b"{}")

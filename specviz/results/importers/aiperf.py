@@ -33,6 +33,21 @@
     request_start_ns, request_ack_ns, request_end_ns, worker_id, record_processor_id,
     benchmark_phase ("warmup" or "profiling"), was_cancelled, …}, "metrics": {tag: {"value", "unit"}},
     "error": null or {code, type, message}}``; a failed request has an ``error`` and few metrics.
+    With per-request speculative-decoding stats from the server (vLLM's
+    ``--per-request-spec-decode-metrics``), ``metrics`` holds ``spec_decode_acceptance_length``,
+    ``spec_decode_draft_acceptance_rate`` (percent), ``spec_decode_steps``,
+    ``spec_decode_accepted_draft_tokens`` and ``spec_decode_draft_tokens``, and at ``--export-level
+    records`` the line carries the engine-neutral record itself, ``"spec_decode_acceptance": {engine,
+    mean_acceptance_length, draft_acceptance_rate (a fraction), acceptance_histogram ({"j": verify
+    steps that accepted j draft tokens}, may be null), num_accepted_draft_tokens, num_draft_tokens,
+    num_spec_steps, num_spec_tokens (γ, may be null), completion_tokens, per_step_accepted,
+    per_step_drafted}`` (null where the request ran no verify step). Each request's row takes its
+    own acceptance from the record, else from the metrics; its histogram and γ go in the row's
+    ``extra`` (the per-step arrays, which grow with the output, are not kept). A request whose rate
+    is outside [0, 1] or whose length is outside [1, γ + 1] makes the file an error naming the
+    line and the field. The run's figures are pooled over its requests (1 + Σ accepted / Σ steps,
+    Σ accepted / Σ drafted), and per position from their pooled histogram: position i is
+    accepted by the steps that accepted more than i tokens.
 
 Sources: ai-dynamo/aiperf at db4f6397 (2025-10-10, 0.1.1): ``aiperf/exporters/json_exporter.py``,
 ``csv_exporter.py``, ``aiperf/post_processors/record_export_results_processor.py``,
@@ -46,13 +61,16 @@ schema 1.1; a later stored version, its commit not given by the index: schema 1.
 ``pooled_spec_decode_acceptance_histogram``), ``exporters/metrics_json_exporter.py`` (047d59dd),
 ``exporters/metrics_csv_exporter.py`` (309c4e8c), ``common/constants.py`` (0562da4a),
 ``config/phases.py`` (aa0efdfd), ``config/models.py`` (9ee60500), ``common/models/record_models.py``
-(f86c6c0d), ``docs/reference/json-export-schema.md`` (db6edabf),
+(f86c6c0d; ``MetricRecordInfo.spec_decode_acceptance`` in a later stored version, its commit not
+given by the index), ``common/models/spec_decode_models.py`` (0786f0ca), ``docs/reference/spec-decode-acceptance.md``
+(0786f0ca), ``tests/unit/spec_decode/test_vllm_adapter.py`` (70656622), ``docs/reference/json-export-schema.md`` (db6edabf),
 ``docs/reference/spec-decode-acceptance.md`` (19a5101a) and
 ``docs/tutorials/working-with-profile-exports.md`` (13992dbd).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any, Iterable
@@ -93,8 +111,18 @@ _CONFIG_KEYS = {"phases", "models", "loadgen"}  # AIPerf's, in either configurat
 _METADATA_KEYS = {"benchmark_phase", "request_start_ns", "session_num"}
 # Per request, beyond the decoded JSON the source has charged: parsing peaked at 158 B a record
 # (tracemalloc, 50,000 records: the list of kept ones, the float columns, the DataFrame), and the
-# store copies the six columns once more (48 B).
-_REQUEST_BYTES = 256
+# store copies the six columns once more (48 B); the five acceptance columns add 40 B each way
+# (counted by their size, not measured), the request's histogram text is charged with the JSON.
+_REQUEST_BYTES = 336
+# Each request's acceptance column: the field of its ``spec_decode_acceptance`` record, and the
+# per-request metric of the same figure with the units it may be in (AIPerf's rate is in percent).
+_REQUEST_ACCEPTANCE = {
+    "drafts": ("num_spec_steps", "spec_decode_steps", None),
+    "draft_tokens": ("num_draft_tokens", "spec_decode_draft_tokens", None),
+    "accepted_tokens": ("num_accepted_draft_tokens", "spec_decode_accepted_draft_tokens", None),
+    "acceptance_rate": ("draft_acceptance_rate", "spec_decode_draft_acceptance_rate", _RATE),
+    "acceptance_length": ("mean_acceptance_length", "spec_decode_acceptance_length", None)}
+_MOST_POSITIONS = 64  # no draft is longer; a histogram key past it is no draft position
 
 
 def _is_summary(doc: Any) -> bool:
@@ -144,15 +172,29 @@ def _scale(tag: str, block: dict[str, Any], units: dict[str, float], warnings: l
     return scale
 
 
-def _zero_accept_share(histogram: Any) -> float | None:
-    """The share of verify steps that accepted no draft token, from the pooled histogram."""
-    if not isinstance(histogram, dict):
-        return None
-    steps = {str(k): number(v) for k, v in histogram.items()}
-    if any(n is None or n < 0 for n in steps.values()):
-        return None
-    total = sum(steps.values())
-    return steps.get("0", 0.0) / total if 0 < total < math.inf else None
+def _histogram_figures(histogram: Any, gamma: float | None = None) -> tuple[list[float] | None, float | None]:
+    """From a histogram of verify steps by the draft tokens each accepted (``{"j": steps}``, the
+    keys JSON text): the share of steps that accepted position i (a step that accepted j tokens
+    accepted positions 0 to j − 1, as vLLM's ``num_accepted_tokens_per_pos`` counts them), for i
+    below γ (the largest j where γ is not known), and the share that accepted none. ``(None,
+    None)`` where it is no histogram of counts; no per-position shares where a j exceeds γ or
+    :data:`_MOST_POSITIONS`."""
+    if not isinstance(histogram, dict) or not all(isinstance(k, str) and k.isdigit() for k in histogram):
+        return None, None
+    steps = [number(v) for v in histogram.values()]
+    if not steps or any(n is None or n < 0 for n in steps):
+        return None, None
+    total = sum(steps)
+    if not 0 < total < math.inf:
+        return None, None
+    accepted = [int(k) for k in histogram]
+    zero = sum(n for j, n in zip(accepted, steps) if j == 0) / total
+    positions = max(accepted) if gamma is None else gamma
+    if max(accepted) > positions or not 0 < positions <= _MOST_POSITIONS:
+        return None, zero
+    counts = np.zeros(int(positions) + 1)
+    np.add.at(counts, accepted, steps)
+    return (np.cumsum(counts[::-1])[::-1][1:] / total).tolist(), zero
 
 
 def _agreed(values: Iterable[Any]) -> Any:
@@ -216,8 +258,9 @@ def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
     scale = _scale(rate, blocks[rate], _RATE, warnings) if rate else None
     if scale is not None:
         run.set("acceptance_rate", blocks[rate].get("avg"), scale, source=f"{rate}.avg")
-    run.set("zero_accept_rate", _zero_accept_share(doc.get("pooled_spec_decode_acceptance_histogram")),
-            source="pooled_spec_decode_acceptance_histogram")
+    positions, zero = _histogram_figures(doc.get("pooled_spec_decode_acceptance_histogram"))
+    run.set("zero_accept_rate", zero, source="pooled_spec_decode_acceptance_histogram")
+    run.set("per_position_acceptance", positions, source="pooled_spec_decode_acceptance_histogram")
     if "input_config" in blocks:
         _config(run, blocks["input_config"])
     for key, value in doc.items():
@@ -247,19 +290,77 @@ def _float(value: Any) -> float:
     return math.nan if amount is None else amount
 
 
-def _values(metrics: list[dict[str, Any]], tag: str, units: dict[str, float] | None = None) -> np.ndarray:
-    """Each request's ``metrics[tag].value`` (a time converted to ``units`` by its own unit); NaN
-    where it is missing, in an unknown unit, or not a finite number ≥ 0."""
+def _unchecked(blocks: list[Any], key: str, units: dict[str, float] | None = None) -> np.ndarray:
+    """Each block's ``key`` as a float (converted to ``units`` by the block's own ``unit``); NaN
+    where the block or its value is missing, not a number, or in an unknown unit."""
     def one(block: Any) -> float:
         if not isinstance(block, dict):
             return math.nan
         unit = block.get("unit")
         scale = 1.0 if units is None else units.get(unit) if isinstance(unit, str) else None
-        return math.nan if scale is None else _float(block.get("value")) * scale
+        return math.nan if scale is None else _float(block.get(key)) * scale
 
-    column = np.fromiter((one(m.get(tag)) for m in metrics), np.float64, len(metrics))
+    return np.fromiter(map(one, blocks), np.float64, len(blocks))
+
+
+def _values(metrics: list[dict[str, Any]], tag: str, units: dict[str, float] | None = None) -> np.ndarray:
+    """Each request's ``metrics[tag].value`` (a time converted to ``units`` by its own unit); NaN
+    where it is missing, in an unknown unit, or not a finite number ≥ 0."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        column = _unchecked([m.get(tag) for m in metrics], "value", units)
     column[~(np.isfinite(column) & (column >= 0))] = np.nan
     return column
+
+
+def _acceptance(source: Source, kept: list[dict[str, Any]], lines: np.ndarray
+                ) -> tuple[dict[str, np.ndarray], list[str | None], dict[str, Any]]:
+    """Each request's own acceptance: its ``spec_decode_acceptance`` record where it has one, else
+    its ``spec_decode_*`` metrics (the rate from percent); the request's ``extra`` (its histogram
+    and γ); the histogram pooled over the requests and the γ they share.
+
+    Raises
+    ------
+    IngestError
+        ``ingest.aiperf_acceptance_range`` naming the first request (its line) whose acceptance
+        rate is outside [0, 1] or whose acceptance length is outside [1, γ + 1].
+    """
+    records = [r.get("spec_decode_acceptance") for r in kept]
+    records = [r if isinstance(r, dict) else {} for r in records]
+    metrics = [r["metrics"] for r in kept]
+    columns, origins = {}, {}
+    with np.errstate(over="ignore", invalid="ignore"):
+        for column, (field_name, tag, units) in _REQUEST_ACCEPTANCE.items():
+            own = _unchecked(records, field_name)
+            reported = _unchecked([m.get(tag) for m in metrics], "value", units)
+            columns[column] = np.where(np.isnan(own), reported, own)
+            origins[column] = np.where(np.isnan(own), f"metrics.{tag}.value", f"spec_decode_acceptance.{field_name}")
+        gamma = _unchecked(records, "num_spec_tokens")
+        gamma[~(np.isfinite(gamma) & (gamma >= 0) & (gamma == np.round(gamma)))] = np.nan  # a draft length: whole
+        rate, length = columns["acceptance_rate"], columns["acceptance_length"]
+        wrong = {"acceptance_rate": ~np.isnan(rate) & ~((rate >= 0) & (rate <= 1)),
+                 "acceptance_length": ~np.isnan(length) & ~((length >= 1) & ~(length > gamma + 1))}
+    for column, bad in wrong.items():
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            high = "1" if column == "acceptance_rate" else "γ + 1" if np.isnan(gamma[i]) else f"{gamma[i] + 1:g}"
+            raise IngestError("ingest.aiperf_acceptance_range", source.name, record=int(lines[i]),
+                              field=str(origins[column][i]), value=f"{columns[column][i]:g}",
+                              low="0" if column == "acceptance_rate" else "1", high=high)
+    for column in ("drafts", "draft_tokens", "accepted_tokens"):
+        columns[column][~(np.isfinite(columns[column]) & (columns[column] >= 0))] = np.nan
+    pooled: dict[str, float] = {}
+    extras: list[str | None] = []
+    for record, k in zip(records, gamma.tolist()):
+        histogram = record.get("acceptance_histogram")
+        counts = {j: number(n) for j, n in histogram.items()} if isinstance(histogram, dict) else {}
+        if not counts or not all(isinstance(j, str) and j.isdigit() and n is not None and 0 <= n < math.inf
+                                 for j, n in counts.items()):
+            extras.append(None)
+            continue
+        for j, n in counts.items():
+            pooled[j] = pooled.get(j, 0.0) + n
+        extras.append(json.dumps({"acceptance_histogram": counts, **({} if math.isnan(k) else {"num_spec_tokens": k})}))
+    return columns, extras, {"histogram": pooled, "gamma": _agreed(v for v in gamma.tolist() if not math.isnan(v))}
 
 
 def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
@@ -272,11 +373,12 @@ def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
 def _parse_records(source: Source, docs: list[Any]) -> Parsed:
     """One run of the profiling records: latency statistics computed as AIPerf computes them
     (numpy's linear percentiles), throughputs over the span from the first request's start to the
-    last response (AIPerf's ``benchmark_duration``), acceptance pooled over requests; the
-    successful requests as rows."""
+    last response (AIPerf's ``benchmark_duration``), acceptance pooled over requests (per position
+    from their pooled histograms); the successful requests as rows, with their own acceptance."""
     source.charge_runs(1)
     source.charge(_REQUEST_BYTES * len(docs))
     kept: list[dict[str, Any]] = []
+    lines: list[int] = []
     warmup = failed = 0
     for index, record in enumerate(docs):
         if not _is_record(record):
@@ -287,6 +389,7 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
             failed += 1
         else:
             kept.append(record)
+            lines.append(index + 1)
     if not kept and not failed:
         raise IngestError("ingest.aiperf_warmup_only", source.name)
     metrics = [record["metrics"] for record in kept]
@@ -295,6 +398,7 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
                "e2el_ms": _values(metrics, "request_latency", _MS),
                "input_tokens": _values(metrics, "input_sequence_length"),
                "output_tokens": _values(metrics, "output_sequence_length")}
+    acceptance, extras, pooled = _acceptance(source, kept, np.array(lines, dtype=np.int64))
     warnings: list[Notice] = []
     run = RunBuilder(warnings)
     # Sums past the largest float are inf (and inf / inf NaN): the builder refuses both.
@@ -316,16 +420,23 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
             run.set("request_throughput", len(kept) / seconds)
             if not np.isnan(columns["output_tokens"]).all():
                 run.set("output_throughput", float(np.nansum(columns["output_tokens"])) / seconds)
-        steps = _values(metrics, "spec_decode_steps")
-        accepted = _values(metrics, "spec_decode_accepted_draft_tokens")
-        mean_accepted = _pooled(accepted, steps)  # accepted drafts per verify step; +1 for the bonus token
+        accepted = acceptance["accepted_tokens"]
+        mean_accepted = _pooled(accepted, acceptance["drafts"])  # accepted drafts per verify step; +1 for the bonus
         run.set("acceptance_length", None if mean_accepted is None else 1 + mean_accepted,
-                source="spec_decode_accepted_draft_tokens / spec_decode_steps")
-        run.set("acceptance_rate", _pooled(accepted, _values(metrics, "spec_decode_draft_tokens")),
-                source="spec_decode_accepted_draft_tokens / spec_decode_draft_tokens")
+                source="accepted draft tokens / verify steps")
+        run.set("acceptance_rate", _pooled(accepted, acceptance["draft_tokens"]),
+                source="accepted draft tokens / draft tokens")
+    positions, zero = _histogram_figures(pooled["histogram"], pooled["gamma"])
+    run.set("zero_accept_rate", zero, source="spec_decode_acceptance.acceptance_histogram")
+    run.set("per_position_acceptance", positions, source="spec_decode_acceptance.acceptance_histogram")
+    run.set("num_speculative_tokens", pooled["gamma"], source="spec_decode_acceptance.num_spec_tokens")
     run.keep("records", len(docs))
     run.keep("warmup_records", warmup)
-    requests = pd.DataFrame({"run_index": np.zeros(len(kept), dtype=np.int64), **columns})
+    if pooled["histogram"]:
+        run.keep("pooled_spec_decode_acceptance_histogram", pooled["histogram"])
+    measured = {name: column for name, column in acceptance.items() if not np.isnan(column).all()}
+    requests = pd.DataFrame({"run_index": np.zeros(len(kept), dtype=np.int64), **columns, **measured,
+                             **({"extra": extras} if any(extras) else {})})
     return Parsed("aiperf", [run.build()], requests, warnings)
 
 
