@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
-from specviz import i18n
+from specviz import cli, i18n
 from specviz.results import importers
 from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
 from specviz.results.store import Store
@@ -23,7 +23,11 @@ REAL = "aiperf_profile_export_aiperf.json"
 SPEC = "aiperf_spec_decode_profile_export_aiperf.json"
 CSV = "aiperf_profile_export_aiperf.csv"
 JSONL = "aiperf_profile_export.jsonl"
-SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"  # built from AIPerf's own test payloads: see fixtures/README.md
+SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"
+# Built from AIPerf's docs/api/sweep-aggregates.md example and its aggregate exporter: see fixtures/README.md
+SWEEP, SWEEP_CSV = "aiperf_profile_export_aiperf_sweep.json", "aiperf_profile_export_aiperf_sweep.csv"
+AGGREGATE = "aiperf_profile_export_aiperf_aggregate.json"
+REAL_2026 = "2026/aiperf_0.10/profile_export_aiperf.json"  # built from AIPerf's own test payloads: see fixtures/README.md
 
 
 def sample(name: str) -> bytes:
@@ -382,6 +386,116 @@ class TestPerRequestAcceptance:
             assert json.loads(stored.extra[2])["acceptance_histogram"] == {"0": 39, "1": 1, "3": 3}
         finally:
             store.close()
+
+
+class TestSweeps:
+    # The sweep's example of AIPerf's docs, by concurrency: (request_throughput_avg mean, time_to_first_token_p99 mean)
+    CELLS = {10: (100.5, 120.5), 20: (180.3, 135.2), 30: (270.8, 155.8), 40: (285.5, 180.3)}
+
+    @pytest.mark.parametrize("name", [SWEEP, SWEEP_CSV])
+    def test_a_run_per_cell(self, name):
+        parsed = importers.parse(name, fixture(name))
+        assert parsed.format == "aiperf" and parsed.warnings == []
+        assert [(r["concurrency"], r["request_throughput"], r["p99_ttft_ms"]) for r in parsed.runs] == [
+            (c, tp, ttft) for c, (tp, ttft) in self.CELLS.items()]
+        extra = json.loads(parsed.runs[0]["extra"])
+        assert extra["sweep"] == {"concurrency": 10}
+        # the spread over the trials kept: the JSON's std 5.2 and CI, the CSV's std and cv
+        assert extra["metrics"]["request_throughput_avg"]["std"] == 5.2
+        assert "mean_ttft_ms" not in parsed.runs[0]  # only the p99 was aggregated
+
+    def test_a_grid_cell_by_dotted_parameters_and_single_trial_blocks(self):
+        doc = {"aggregation_type": "sweep", "num_profile_runs": 1, "per_combination_metrics": [
+            {"parameters": {"phases.profiling.concurrency": 8, "datasets.main.prompts.isl": 512},
+             # one trial: a block per tag with the run's own statistics (AIPerf's single-trial projection)
+             "metrics": {"time_to_first_token": {"mean": 40.0, "avg": 40.0, "p50": 38.0, "p99": 90.0, "std": 0,
+                                                 "unit": "ms"},
+                         "request_throughput_avg": {"mean": 5.0, "std": 0.0, "unit": "requests/sec"}}}]}
+        run = only(importers.parse("grid.json", dumps(doc)))
+        assert run["concurrency"] == 8 and run["request_throughput"] == 5.0
+        assert run["mean_ttft_ms"] == 40.0 and run["p50_ttft_ms"] == 38.0 and run["p99_ttft_ms"] == 90.0
+        assert json.loads(run["extra"])["sweep"] == {"concurrency": 8, "isl": 512}
+
+    def test_a_combination_that_is_none_is_refused(self):
+        doc = json.loads(fixture(SWEEP))
+        doc["per_combination_metrics"][2] = {"parameters": {"concurrency": 30}}
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("s.json", dumps(doc))
+        assert info.value.key == "ingest.aiperf_sweep_entry" and info.value.params["entry"] == 3
+
+    def test_the_aggregate_of_a_cell_takes_its_load_from_the_folder(self):
+        run = only(importers.parse(f"bench/aggregate/concurrency_10__isl_512/{AGGREGATE}", fixture(AGGREGATE)))
+        assert run["concurrency"] == 10 and run["request_throughput"] == 100.5 and run["p99_ttft_ms"] == 120.5
+        extra = json.loads(run["extra"])
+        assert extra["sweep"] == {"concurrency": 10, "isl": 512} and extra["metadata"]["num_profile_runs"] == 3
+        assert "concurrency" not in only(importers.parse(AGGREGATE, fixture(AGGREGATE)))  # no cell, no load
+
+    def test_a_cell_fills_only_a_load_the_file_does_not_give(self):
+        run = only(importers.parse(f"bench/concurrency_32__isl_128/{REAL}", sample(REAL_2026)))
+        assert run["concurrency"] == 16  # the file's own phases (the real run's), not the folder's 32
+        assert json.loads(run["extra"])["sweep"] == {"concurrency": 32, "isl": 128}
+        records = only(importers.parse(f"bench/request_rate_2.5/{JSONL}", fixture(JSONL)))
+        assert records["request_rate"] == 2.5 and "concurrency" not in records
+
+    @staticmethod
+    def tree(root: Path, files: dict[str, bytes]) -> Path:
+        for name, data in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+        return root
+
+    def test_a_single_trial_sweep_folder_reads_each_cell_once(self, tmp_path):
+        cell = "bench/concurrency_10__isl_512"
+        base = self.tree(tmp_path, {f"{cell}/profile_export_aiperf.json": sample(REAL_2026),
+                                    f"{cell}/profile_export_aiperf.csv": fixture(CSV),
+                                    f"{cell}/profile_export.jsonl": fixture(JSONL),
+                                    "bench/concurrency_20__isl_512/profile_export_aiperf.json": sample(REAL_2026),
+                                    f"bench/sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),
+                                    "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": fixture(SWEEP_CSV)})
+        found, left = importers.walk_results(base)
+        assert [str(f.relative_to(base)) for f in found] == [
+            f"{cell}/profile_export_aiperf.json", "bench/concurrency_20__isl_512/profile_export_aiperf.json"]
+        assert {str(f.relative_to(base)): str(h.relative_to(base)) for f, h in left.items()} == {
+            f"{cell}/profile_export_aiperf.csv": f"{cell}/profile_export_aiperf.json",
+            f"{cell}/profile_export.jsonl": f"{cell}/profile_export_aiperf.json",
+            "bench/sweep_aggregate/profile_export_aiperf_sweep.json": "bench",
+            "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": "bench"}
+
+    @pytest.mark.parametrize("layout", ["repeated", "independent"])
+    def test_the_aggregate_is_a_repeated_cell_s_one_run(self, tmp_path, layout):
+        trials = [f"profile_runs/trial_000{i}/concurrency_10" if layout == "repeated" else
+                  f"concurrency_10/profile_runs/trial_000{i}" for i in (1, 2)]
+        aggregate = "aggregate/concurrency_10" if layout == "repeated" else "concurrency_10/aggregate"
+        sweep = "aggregate/sweep_aggregate" if layout == "repeated" else "sweep_aggregate"
+        base = self.tree(tmp_path, {**{f"{t}/profile_export_aiperf.json": sample(REAL_2026) for t in trials},
+                                    **{f"{t}/profile_export.jsonl": fixture(JSONL) for t in trials},
+                                    f"{aggregate}/{AGGREGATE.removeprefix('aiperf_')}": fixture(AGGREGATE),
+                                    f"{sweep}/profile_export_aiperf_sweep.json": fixture(SWEEP)})
+        found, left = importers.walk_results(base)
+        assert [str(f.relative_to(base)) for f in found] == [f"{aggregate}/profile_export_aiperf_aggregate.json"]
+        holders = {str(h.relative_to(base)) for h in left.values()}
+        assert len(left) == 5 and holders == {f"{aggregate}/profile_export_aiperf_aggregate.json", "."}
+
+    def test_a_sweep_summary_alone_is_read(self, tmp_path):
+        base = self.tree(tmp_path, {f"sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),
+                                    "sweep_aggregate/profile_export_aiperf_sweep.csv": fixture(SWEEP_CSV)})
+        found, left = importers.walk_results(base)
+        assert [f.name for f in found] == [aiperf._SWEEP] and list(left.values()) == found
+
+    def test_the_command_line_accounts_for_every_file(self, tmp_path, capsys):
+        cell = "bench/concurrency_10"
+        base = self.tree(tmp_path / "in", {f"{cell}/profile_export_aiperf.json": sample(REAL_2026),
+                                           f"{cell}/profile_export_aiperf.csv": fixture(CSV),
+                                           f"{cell}/profile_export.jsonl": fixture(JSONL),
+                                           f"{cell}/inputs.json": b'{"data": []}',
+                                           f"bench/sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP)})
+        code = cli.main(["ingest", str(base), "--db", str(tmp_path / "c.duckdb")])
+        report = json.loads(capsys.readouterr().out)
+        assert code == 2  # inputs.json, AIPerf's dataset, is no result file: an error of its own
+        files = sorted(e["file"] for entries in report.values() for e in entries)
+        assert files == sorted(str(p) for p in base.rglob("*") if p.is_file())
+        assert [(e["file"].endswith(".json"), e["runs"]) for e in report["imported"]] == [(True, 1)]
+        assert all("left out, its runs are read from" in e["message"] for e in report["skipped"])
 
 
 # Variants of AIPerf's files: at some of these places a value is removed or replaced by one no tool writes.

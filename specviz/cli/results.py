@@ -16,13 +16,18 @@ from specviz.results import export, importers
 from .common import DB, FORMAT, format_rows, frame_rows, open_store
 
 def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
-    """Files as given; a folder (not a symbolic link to one) as the result files under it, and a
-    folder that holds none is the report's error (it was passed over without a word)."""
+    """Files as given; a folder (not a symbolic link to one) as the result files under it, each file
+    left out of them (another holds its runs) skipped in the report with its holder, and a folder
+    that holds none is the report's error (it was passed over without a word)."""
     files = []
     for path in paths:
         if not (path.is_dir() and not path.is_symlink()):
             files.append(path)
-        elif found := importers.result_files(path):
+            continue
+        found, left = importers.walk_results(path)
+        report["skipped"] += [{"file": str(file), "message": f"{file}: left out, its runs are read from {holder}"}
+                              for file, holder in sorted(left.items())]
+        if found:
             files += found
         else:
             report["errors"].append({"file": str(path), "message": f"{path}: no result files (.json, .jsonl or "
@@ -76,8 +81,9 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 _INGEST_DOC = """\
-Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each). JSON: the
-files `imported` (format, runs, requests, warnings), `skipped` (already stored) and `errors`, each
+Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each, an AIPerf
+sweep's cells once each). JSON: the files `imported` (format, runs, requests, warnings), `skipped`
+(already stored, or left out of a folder because another file holds their runs) and `errors`, each
 with its reason; exit 2 if any file failed, the others still imported.
 """
 

@@ -25,7 +25,7 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name"]
+           "walk_results", "normalise_name"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, user_csv.FORMAT)
@@ -85,18 +85,28 @@ def parse(name: str, data: bytes | Source) -> Parsed:
 _SWEEP_RUN = re.compile(r"run=\d+\.json")
 
 
-def result_files(folder: Path) -> list[Path]:
-    """The result files under a folder, read recursively in name order: ``.json``, ``.jsonl`` and
-    ``.csv`` files. A ``vllm bench sweep`` folder's ``summary.json`` holds every run of its
-    ``run=N.json`` files (it is written once they all finished): where it is there, the run files
-    are left out, so that each run is imported once; where a sweep was cut short before writing
-    it, the run files are read. Symbolic links to folders are not followed (no loop can hold the
-    walk)."""
+def walk_results(folder: Path) -> tuple[list[Path], dict[Path, Path]]:
+    """The result files under a folder, read recursively in name order (``.json``, ``.jsonl`` and
+    ``.csv`` files), and the files left out of them because another file or folder holds their
+    runs, each with that holder: so that each run is imported once, and every file is accounted for.
+
+    A ``vllm bench sweep`` folder's ``summary.json`` holds every run of its ``run=N.json`` files (it
+    is written once they all finished): where it is there, the run files are left out; where a
+    sweep was cut short before writing it, the run files are read. AIPerf's files are left out by
+    :func:`specviz.results.importers.aiperf.left_out` (a cell of a sweep one run). Symbolic links to
+    folders are not followed (no loop can hold the walk)."""
     found: list[Path] = []
+    left: dict[Path, Path] = {}
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         names = sorted(f for f in files if f.lower().endswith((".json", ".jsonl", ".csv")))
         if "summary.json" in names:
-            names = [f for f in names if not _SWEEP_RUN.fullmatch(f)]
-        found += [Path(root) / f for f in names]
-    return found
+            left.update({Path(root) / f: Path(root) / "summary.json" for f in names if _SWEEP_RUN.fullmatch(f)})
+        found += [Path(root) / f for f in names if Path(root) / f not in left]
+    left.update(aiperf.left_out(found))
+    return [f for f in found if f not in left], left
+
+
+def result_files(folder: Path) -> list[Path]:
+    """The result files under a folder that :func:`walk_results` reads."""
+    return walk_results(folder)[0]

@@ -73,6 +73,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path, PurePath
 from typing import Any, Iterable
 
 import numpy as np
@@ -80,11 +81,12 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, normalise_name, number, preview
+from .base import (Format, IngestError, Parsed, RunBuilder, Source, check_run_count, dig, normalise_name, number,
+                   preview)
 # The same block reader as genai-perf's CSV, with its measured memory costs.
 from .genai_perf import metric_name, metric_rows
 
-__all__ = ["FORMAT"]
+__all__ = ["FORMAT", "cell_settings", "left_out"]
 
 _LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
 _STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
@@ -123,6 +125,25 @@ _REQUEST_ACCEPTANCE = {
     "acceptance_rate": ("draft_acceptance_rate", "spec_decode_draft_acceptance_rate", _RATE),
     "acceptance_length": ("mean_acceptance_length", "spec_decode_acceptance_length", None)}
 _MOST_POSITIONS = 64  # no draft is longer; a histogram key past it is no draft position
+# A sweep cell folder's part, ``{leaf parameter}_{value}``, and the folders of repetitions that look alike.
+_CELL_PART = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*?)_(?P<value>-?\d+(?:\.\d+)?)")
+_NOT_CELLS = {"trial", "run", "search_iter"}
+_CELL_LOADS = {"concurrency": "concurrency", "request_rate": "request_rate", "rate": "request_rate"}
+# A statistic flattened into its metric's key by AIPerf's aggregations (``time_to_first_token_p99``).
+_FLATTENED = re.compile(r"(?P<tag>.+)_(?P<stat>avg|min|max|std|sum|p\d+)")
+# Where AIPerf writes the same run twice in one folder: a file → the file beside it that is read.
+_AGGREGATE, _SWEEP = "profile_export_aiperf_aggregate.json", "profile_export_aiperf_sweep.json"
+_BESIDE = {"profile_export_aiperf.csv": "profile_export_aiperf.json", "profile_export.jsonl": "profile_export_aiperf.json",
+           "server_metrics_export.csv": "server_metrics_export.json",
+           "profile_export_aiperf_aggregate.csv": _AGGREGATE, "profile_export_aiperf_sweep.csv": _SWEEP}
+_CELL_FILES = {"profile_export_aiperf.json", "profile_export_aiperf.csv", "profile_export.jsonl", _AGGREGATE}
+_REPETITION = re.compile(r"(?:trial|run)_\d+")
+# A column of the sweep's CSV: a flattened statistic, then what over the trials.
+_SWEEP_COLUMN = re.compile(r"(?P<key>.+_(?:avg|min|max|std|sum|p\d+))_(?P<field>mean|std|min|max|cv)")
+# AIPerf's display units of the tags a run's figures need a unit for (its JSON writes them; its CSVs
+# name them in the header or, the sweep's, not at all).
+_DISPLAY_UNITS = {**dict.fromkeys(_LATENCIES, "ms"), "benchmark_duration": "sec",
+                  **dict.fromkeys(_ACCEPTANCE_RATE, "%")}
 
 
 def _is_summary(doc: Any) -> bool:
@@ -134,19 +155,39 @@ def _is_summary(doc: Any) -> bool:
         isinstance(config, dict) and not _CONFIG_KEYS.isdisjoint(config))
 
 
+def _is_sweep(doc: Any) -> bool:
+    """``profile_export_aiperf_sweep.json``: a list of ``per_combination_metrics`` beside AIPerf's
+    sweep sections."""
+    return (isinstance(doc, dict) and isinstance(doc.get("per_combination_metrics"), list)
+            and (doc.get("aggregation_type") == "sweep" or "pareto_optimal" in doc or "best_configurations" in doc))
+
+
+def _is_aggregate(doc: Any) -> bool:
+    """``profile_export_aiperf_aggregate.json``: ``metrics`` of a confidence aggregation over trials."""
+    return (isinstance(doc, dict) and isinstance(doc.get("metrics"), dict)
+            and dig(doc, "metadata").get("aggregation_type") == "confidence")
+
+
 def _is_record(doc: Any) -> bool:
     """A line of ``profile_export.jsonl``: ``metadata`` of a request beside ``metrics``."""
     return (isinstance(doc, dict) and "metrics" in doc and isinstance(doc.get("metadata"), dict)
             and not _METADATA_KEYS.isdisjoint(doc["metadata"]))
 
 
+def _first_cells(source: Source) -> list[str]:
+    """The first line's cells, their names normalised."""
+    return [normalise_name(cell) for cell in source.head.lstrip().split("\n", 1)[0].split(",")]
+
+
 def _is_csv(source: Source) -> bool:
-    """A header of ascending percentiles and ``std`` (genai-perf's descend, without ``std``), or a
+    """A header of ascending percentiles and ``std`` (genai-perf's descend, without ``std``), a
     first block of ``Metric,Value`` with AIPerf's unit of request throughput (genai-perf writes
-    ``(per sec)``)."""
+    ``(per sec)``), or a sweep's statistics over trials (``request_throughput_avg_mean``)."""
     if source.is_json:
         return False
-    cells = [normalise_name(cell) for cell in source.head.lstrip().split("\n", 1)[0].split(",")]
+    cells = _first_cells(source)
+    if any(map(_SWEEP_COLUMN.fullmatch, cells)):
+        return True
     percentiles = [int(m[1]) for m in map(_PERCENTILE.fullmatch, cells) if m]
     if cells[0] == "metric" and "std" in cells and len(percentiles) > 1 and percentiles == sorted(percentiles):
         return True
@@ -160,7 +201,8 @@ def sniff(source: Source) -> float:
         return 0.9 if _is_csv(source) else 0.0
     docs = source.documents
     # Summaries joined into JSON lines are claimed too, to be refused as such by parse.
-    return 0.95 if docs and (_is_record(docs[0]) or _is_summary(docs[0])) else 0.0
+    claimed = docs and any(test(docs[0]) for test in (_is_record, _is_summary, _is_sweep, _is_aggregate))
+    return 0.95 if claimed else 0.0
 
 
 def _scale(tag: str, block: dict[str, Any], units: dict[str, float], warnings: list[Notice]) -> float | None:
@@ -235,10 +277,9 @@ def _config(run: RunBuilder, config: dict[str, Any]) -> None:
     run.set("endpoint", endpoint.get("type"), source="input_config.endpoint.type")
 
 
-def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
-    """The run of a summary: metric blocks by tag beside the other top-level keys (the CSV's rows
-    are read into the same shape). Every key is kept in ``extra``, the blocks whole."""
-    run = RunBuilder(warnings)
+def _figures(run: RunBuilder, doc: dict[str, Any], warnings: list[Notice]) -> None:
+    """A run's figures from metric blocks by tag beside other top-level keys (a summary, the CSV's
+    rows read into the same shape, a sweep cell's or an aggregate's statistics by tag)."""
     blocks = {tag: block for tag, block in doc.items() if isinstance(block, dict)}
     for tag, short in _LATENCIES.items():
         scale = _scale(tag, blocks[tag], _MS, warnings) if tag in blocks else None
@@ -263,13 +304,126 @@ def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
     run.set("per_position_acceptance", positions, source="pooled_spec_decode_acceptance_histogram")
     if "input_config" in blocks:
         _config(run, blocks["input_config"])
+
+
+def _apply_cell(run: RunBuilder, cell: dict[str, Any]) -> None:
+    """A sweep cell's settings: in ``extra`` as ``sweep``, and its concurrency or rate as the load
+    where the file gives none (a concurrency beside a rate the file gives is a cap, not the load)."""
+    if not cell:
+        return
+    run.keep("sweep", cell)
+    if "concurrency" not in run.row and "request_rate" not in run.row:
+        for name, column in _CELL_LOADS.items():
+            if name in cell:
+                run.set(column, cell[name], source=f"sweep.{name}")
+
+
+def _run(doc: dict[str, Any], warnings: list[Notice], cell: dict[str, Any]) -> dict[str, Any]:
+    """The run of a summary, every key kept in ``extra`` (the blocks whole), with its sweep cell's settings."""
+    run = RunBuilder(warnings)
+    _figures(run, doc, warnings)
     for key, value in doc.items():
         run.keep(key, value)
+    _apply_cell(run, cell)
     return run.build()
+
+
+def cell_settings(file_name: str) -> dict[str, Any]:
+    """The swept settings of the innermost sweep cell folder in a file's path: ``{"concurrency":
+    10, "isl": 512}`` from ``…/concurrency_10__isl_512/profile_export_aiperf.json`` (AIPerf names a
+    cell ``{leaf parameter}_{value}``, joined by ``__`` in a grid; numbers as numbers); empty where
+    no folder is a cell (``trial_0001`` and ``run_0001`` are a repetition's, not a cell's)."""
+    for part in reversed(PurePath(file_name.replace("\\", "/")).parts[:-1]):
+        pieces = [_CELL_PART.fullmatch(piece) for piece in part.split("__")]
+        if all(pieces) and not any(m["name"] in _NOT_CELLS for m in pieces):
+            return {m["name"]: number(m["value"]) for m in pieces}
+    return {}
+
+
+def _blocks(metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The statistics of a sweep cell or an aggregate as blocks by tag, each statistic its mean over
+    the trials: a flattened ``{tag}_{stat}: {mean, std, …, unit}`` into ``{tag: {stat: mean, unit}}``;
+    a single-trial cell's ``{tag: {mean, avg, p1…p99, unit}}`` as it is."""
+    blocks: dict[str, dict[str, Any]] = {}
+    for key, block in metrics.items():
+        if not isinstance(block, dict):
+            continue
+        flattened = _FLATTENED.fullmatch(key) if "avg" not in block else None
+        if flattened:
+            tag = blocks.setdefault(flattened["tag"], {"unit": block.get("unit")})
+            tag[flattened["stat"]] = block.get("mean")
+        else:
+            blocks[key] = {"avg": block.get("mean"), **block}
+    return blocks
+
+
+def _parse_sweep(source: Source, doc: dict[str, Any]) -> Parsed:
+    """A run per parameter combination of ``profile_export_aiperf_sweep.json``: its statistics (the
+    mean over its trials) as a summary's, its parameters by their leaf name as its cell's."""
+    combinations = doc["per_combination_metrics"]
+    check_run_count(source.name, len(combinations))
+    source.charge_runs(len(combinations))
+    warnings: list[Notice] = []
+    runs = []
+    for index, combination in enumerate(combinations):
+        if not (isinstance(combination, dict) and isinstance(combination.get("parameters"), dict)
+                and isinstance(combination.get("metrics"), dict)):
+            raise IngestError("ingest.aiperf_sweep_entry", source.name, entry=index + 1)
+        run = RunBuilder(warnings)
+        _figures(run, _blocks(combination["metrics"]), warnings)
+        for key in ("aggregation_type", "num_profile_runs", "num_successful_runs"):
+            run.keep(key, doc.get(key))
+        run.keep("parameters", combination["parameters"])
+        run.keep("metrics", combination["metrics"])
+        _apply_cell(run, {str(k).rsplit(".", 1)[-1]: v for k, v in combination["parameters"].items()})
+        runs.append(run.build())
+    return Parsed("aiperf", runs, warnings=warnings)
+
+
+def _parse_aggregate(source: Source, doc: dict[str, Any]) -> Parsed:
+    """The one run of ``profile_export_aiperf_aggregate.json``: the mean over a cell's trials of each
+    statistic, its load from the cell folder (the file names none)."""
+    source.charge_runs(1)
+    warnings: list[Notice] = []
+    run = RunBuilder(warnings)
+    _figures(run, _blocks(doc["metrics"]), warnings)
+    for key, value in doc.items():
+        run.keep(key, value)
+    _apply_cell(run, cell_settings(source.name))
+    return Parsed("aiperf", [run.build()], warnings=warnings)
+
+
+def _parse_sweep_csv(source: Source) -> Parsed:
+    """The first block of ``profile_export_aiperf_sweep.csv``, a row per parameter combination: the
+    parameters in the columns before the first statistic, then ``{tag}_{stat}_{field}`` (``field``
+    the mean, std, min, max or cv over the trials), read as the sweep's JSON is. The CSV writes no
+    units: the times are in AIPerf's display units (:data:`_DISPLAY_UNITS`)."""
+    combinations = []
+    for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
+        if row is None:
+            if combinations:
+                break
+            continue
+        fields = [_SWEEP_COLUMN.fullmatch(name) for name in header]
+        first = next((i for i, found in enumerate(fields) if found), None)
+        if first is None:  # a block of the sections after the table, the table empty
+            break
+        metrics: dict[str, dict[str, Any]] = {}
+        for found, cell in zip(fields[first:], row[first:]):
+            if found:
+                tag = _FLATTENED.fullmatch(found["key"])["tag"]
+                metrics.setdefault(found["key"], {"unit": _DISPLAY_UNITS.get(tag)})[found["field"]] = number(cell)
+        parameters = {name: cell if number(cell) is None else number(cell) for name, cell in zip(header[:first], row)}
+        combinations.append({"parameters": parameters, "metrics": metrics})
+    if not combinations:
+        raise IngestError("ingest.aiperf_no_table", source.name)
+    return _parse_sweep(source, {"aggregation_type": "sweep", "per_combination_metrics": combinations})
 
 
 def _parse_csv(source: Source) -> Parsed:
     """The metric rows into blocks by tag (a row of ``Metric,Value`` into ``{unit, avg}``)."""
+    if any(map(_SWEEP_COLUMN.fullmatch, _first_cells(source))):
+        return _parse_sweep_csv(source)
     doc: dict[str, dict[str, Any]] = {}
     for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
         if row is not None and header[0] == "metric" and len(row) >= 2:
@@ -281,7 +435,7 @@ def _parse_csv(source: Source) -> Parsed:
         raise IngestError("ingest.aiperf_no_table", source.name)
     source.charge_runs(1)
     warnings: list[Notice] = []
-    return Parsed("aiperf", [_run(doc, warnings)], warnings=warnings)
+    return Parsed("aiperf", [_run(doc, warnings, cell_settings(source.name))], warnings=warnings)
 
 
 def _float(value: Any) -> float:
@@ -432,6 +586,7 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
     run.set("num_speculative_tokens", pooled["gamma"], source="spec_decode_acceptance.num_spec_tokens")
     run.keep("records", len(docs))
     run.keep("warmup_records", warmup)
+    _apply_cell(run, cell_settings(source.name))
     if pooled["histogram"]:
         run.keep("pooled_spec_decode_acceptance_histogram", pooled["histogram"])
     measured = {name: column for name, column in acceptance.items() if not np.isnan(column).all()}
@@ -448,9 +603,59 @@ def parse(source: Source) -> Parsed:
         return _parse_records(source, docs)
     if len(docs) != 1:
         raise IngestError("ingest.one_document", source.name, format="aiperf", count=len(docs))
+    if _is_sweep(docs[0]):
+        return _parse_sweep(source, docs[0])
+    if _is_aggregate(docs[0]):
+        return _parse_aggregate(source, docs[0])
     source.charge_runs(1)
     warnings: list[Notice] = []
-    return Parsed("aiperf", [_run(docs[0], warnings)], warnings=warnings)
+    return Parsed("aiperf", [_run(docs[0], warnings, cell_settings(source.name))], warnings=warnings)
+
+
+def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
+    """The ``profile_export_aiperf_aggregate.json`` of the cell a repetition's file belongs to:
+    ``<base>/profile_runs/trial_N/<cell>/`` (repeated) is aggregated in ``<base>/aggregate/<cell>/``,
+    ``<cell>/profile_runs/trial_N/`` (independent) in ``<cell>/aggregate/``, and a run without a sweep,
+    ``<base>/profile_runs/run_N/``, in ``<base>/aggregate/``."""
+    parts = path.parts
+    for i in range(len(parts) - 2):
+        if parts[i] == "profile_runs" and _REPETITION.fullmatch(parts[i + 1]):
+            root, cell = Path(*parts[:i]), parts[i + 2:-1]
+            for candidate in (root.joinpath("aggregate", *cell, _AGGREGATE), root.joinpath(*cell, "aggregate", _AGGREGATE)):
+                if candidate in present:
+                    return candidate
+    return None
+
+
+def left_out(files: list[Path]) -> dict[Path, Path]:
+    """The AIPerf files among the result files found under a folder that another file or folder
+    already holds the runs of, each with that holder, so that each run is imported once and a
+    sweep's cell is one run:
+
+    * beside ``profile_export_aiperf.json``, its ``.csv`` (the same figures) and
+      ``profile_export.jsonl`` (the same requests' run; imported on its own it adds their rows);
+      beside ``server_metrics_export.json``, ``profile_export_aiperf_aggregate.json`` or the
+      sweep's JSON, the CSV of the same;
+    * a repetition's files (``profile_runs/trial_N`` or ``run_N``) where the aggregate over the
+      repetitions of its cell is there: the cell's run is the aggregate;
+    * ``profile_export_aiperf_sweep.json`` (in ``<base>/sweep_aggregate/`` or
+      ``<base>/aggregate/sweep_aggregate/``) where ``<base>`` holds a run of a cell read from its
+      own files: the cells are read from those (the sweep's summary has no model, endpoint nor
+      per-request rows).
+    """
+    present = set(files)
+    left: dict[Path, Path] = {}
+    for path in files:
+        beside = path.parent / _BESIDE.get(path.name, path.name)
+        holder = _aggregate_of(path, present) or (beside if beside != path and beside in present else None)
+        if holder:
+            left[path] = holder
+    cells = [p for p in files if p.name in _CELL_FILES and p not in left]
+    for sweep in (p for p in files if p.name == _SWEEP and p not in left):
+        base = sweep.parent.parent.parent if sweep.parent.parent.name == "aggregate" else sweep.parent.parent
+        if any(cell.is_relative_to(base) for cell in cells):
+            left[sweep] = base
+    return {path: left.get(holder, holder) for path, holder in left.items()}
 
 
 FORMAT = Format("aiperf", sniff, parse)
