@@ -23,11 +23,13 @@ REAL = "aiperf_profile_export_aiperf.json"
 SPEC = "aiperf_spec_decode_profile_export_aiperf.json"
 CSV = "aiperf_profile_export_aiperf.csv"
 JSONL = "aiperf_profile_export.jsonl"
-SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"
+SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"  # built from AIPerf's own test payloads: see fixtures/README.md
 # Built from AIPerf's docs/api/sweep-aggregates.md example and its aggregate exporter: see fixtures/README.md
 SWEEP, SWEEP_CSV = "aiperf_profile_export_aiperf_sweep.json", "aiperf_profile_export_aiperf_sweep.csv"
 AGGREGATE = "aiperf_profile_export_aiperf_aggregate.json"
-REAL_2026 = "2026/aiperf_0.10/profile_export_aiperf.json"  # built from AIPerf's own test payloads: see fixtures/README.md
+REAL_2026 = "2026/aiperf_0.10/profile_export_aiperf.json"
+# Built in the shapes of AIPerf's server-metrics exporters, with the real 0.10 file's input_config: see fixtures/README.md
+SERVER, SERVER_CSV = "aiperf_server_metrics_export.json", "aiperf_server_metrics_export.csv"
 
 
 def sample(name: str) -> bytes:
@@ -303,7 +305,8 @@ class TestPerRequestAcceptance:
         # 1 + accepted / steps: 1 + 10/43 = 1.2326, 1 + 4/4 = 2, 1 + 0/20 = 1
         assert requests.acceptance_length.tolist()[:3] == [1.2325581395348837, 2.0, 1.0]
         assert requests.extra.isna().tolist() == [False, False, False, True]
-        assert json.loads(requests.extra[0]) == {"acceptance_histogram": {"0": 39, "1": 1, "3": 3}, "num_spec_tokens": 3}
+        assert json.loads(requests.extra[0]) == {"acceptance_histogram": {"0": 39, "1": 1, "3": 3},
+                                                 "num_spec_tokens": 3}
         assert json.loads(requests.extra[2]) == {"acceptance_histogram": {"0": 20}, "num_spec_tokens": 3}
 
     def test_the_run_pooled_over_the_requests(self):
@@ -496,6 +499,61 @@ class TestSweeps:
         assert files == sorted(str(p) for p in base.rglob("*") if p.is_file())
         assert [(e["file"].endswith(".json"), e["runs"]) for e in report["imported"]] == [(True, 1)]
         assert all("left out, its runs are read from" in e["message"] for e in report["skipped"])
+
+
+class TestServerMetrics:
+    @pytest.mark.parametrize("name", [SERVER, SERVER_CSV])
+    def test_the_run_s_acceptance_from_the_counters_increase(self, name):
+        parsed = importers.parse(f"bench/concurrency_16/{name}", fixture(name))
+        run = only(parsed)
+        # two replicas' increase over the profiling period, summed: drafts 60 + 40 = 100, draft
+        # tokens 180 + 120 = 300, accepted 130 + 105 = 235, per position 50+38, 45+36, 35+31
+        assert run["acceptance_rate"] == pytest.approx(235 / 300)
+        assert run["acceptance_length"] == pytest.approx(1 + 235 / 100)
+        assert run["per_position_acceptance"] == pytest.approx([0.88, 0.81, 0.66])
+        assert run["zero_accept_rate"] == pytest.approx(0.12) and run["num_speculative_tokens"] == 3
+        assert run["engine"] == "vllm" and run["target_model"] == "qwen3.6-nvfp4" and run["concurrency"] == 16
+        assert [n.key for n in parsed.warnings] == ["prom.notice.summed"]  # over the two endpoints
+        counts = json.loads(run["extra"])["server_metrics"]
+        assert (counts["drafts"], counts["draft_tokens"], counts["accepted_tokens"]) == (100, 300, 235)
+
+    def test_the_json_s_period_and_configuration(self):
+        run = only(importers.parse(SERVER, fixture(SERVER)))
+        assert run["duration_s"] == 90.5  # 10:00:00 to 10:01:30.5
+        assert run["endpoint"] == "chat"  # the real 0.10 file's input_config
+        assert json.loads(run["extra"])["benchmark_id"] == "3f6c2a9e-5b1d-4c8e-9a7f-1d2e3c4b5a69"
+
+    def test_labels_are_escaped_and_what_is_no_name_or_number_left_out(self):
+        doc = json.loads(fixture(SERVER))
+        drafts = doc["metrics"]["vllm:spec_decode_num_drafts_total"]["series"]
+        drafts[0]["labels"].update({"note": 'a "quoted" \\ value\non two lines', "not a name": "x"})
+        drafts[1]["labels"]["note"] = 'a "quoted" \\ value\non two lines'
+        doc["metrics"]["vllm:num_requests_running"]["series"][0]["stats"]["avg"] = "many"
+        doc["metrics"]["bad metric name"] = {"type": "counter", "series": [{"stats": {"total": 1}}]}
+        run = only(importers.parse(SERVER, dumps(doc)))
+        assert run["acceptance_length"] == pytest.approx(3.35) and run["acceptance_rate"] == pytest.approx(235 / 300)
+
+    def test_a_server_without_speculative_decoding_gives_no_run(self):
+        doc = json.loads(fixture(SERVER))
+        doc["metrics"] = {k: v for k, v in doc["metrics"].items() if "spec_decode" not in k}
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("plain/server_metrics_export.json", dumps(doc))
+        error = info.value
+        assert error.key == "ingest.aiperf_server_metrics" and error.params["reason"].key == "prom.no_spec_decode"
+        assert "plain/server_metrics_export.json" in i18n.t(error.key, "vi", **error.params)
+
+    def test_stored_and_the_csv_beside_left_out(self, tmp_path):
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            result = store.import_file(SERVER, fixture(SERVER))
+            assert (result.status, result.runs) == ("imported", 1)
+            stored = store.runs()
+            assert stored.per_position_acceptance[0].tolist() == pytest.approx([0.88, 0.81, 0.66])
+        finally:
+            store.close()
+        folder = TestSweeps.tree(tmp_path / "run", {"server_metrics_export.json": fixture(SERVER),
+                                                     "server_metrics_export.csv": fixture(SERVER_CSV)})
+        assert [f.name for f in importers.result_files(folder)] == ["server_metrics_export.json"]
 
 
 # Variants of AIPerf's files: at some of these places a value is removed or replaced by one no tool writes.

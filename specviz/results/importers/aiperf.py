@@ -1,4 +1,5 @@
-"""``aiperf``: the three result files of NVIDIA AIPerf (genai-perf's successor), ``aiperf profile``.
+"""``aiperf``: the result files of NVIDIA AIPerf (genai-perf's successor), ``aiperf profile``: a
+run's three, its sweeps' and repetitions' aggregates, and the server's metrics it exported.
 
 ``profile_export_aiperf.json``
     One object. Each metric is a block keyed by its tag (``time_to_first_token``,
@@ -49,6 +50,52 @@
     Σ accepted / Σ drafted), and per position from their pooled histogram: position i is
     accepted by the steps that accepted more than i tokens.
 
+``profile_export_aiperf_sweep.json`` (in ``sweep_aggregate/``)
+    A parameter sweep (``--concurrency 10,20,30``, a grid of several parameters): ``aggregation_type:
+    "sweep"``, ``num_profile_runs``, ``num_successful_runs``, ``failed_runs``, ``metadata``
+    (``sweep_parameters``, ``num_combinations``), ``best_configurations``, ``pareto_optimal`` and
+    ``per_combination_metrics``, a list of ``{parameters: {name: value}, metrics}``; a parameter is
+    named by its configuration path (``phases.profiling.concurrency``) or its leaf. ``metrics`` holds
+    each statistic flattened into its key, ``{tag}_{stat}: {mean, std, min, max, cv, ci_low, ci_high,
+    unit}`` over the trials, or with one trial a block per tag with ``mean``, ``avg`` and the
+    percentiles. A run per combination: its statistics as a summary's (each the mean over the
+    trials; the spread kept in ``extra``), its parameters by leaf name in ``extra.sweep``, a
+    concurrency or rate as the load.
+``profile_export_aiperf_sweep.csv``
+    Its first block is the same table, a row per combination: the parameters, then
+    ``{tag}_{stat}_{mean|std|min|max|cv}`` (no units: times in AIPerf's display units); then
+    ``Best Configurations``, ``Pareto Optimal Points`` and ``Metadata`` blocks, not read.
+``profile_export_aiperf_aggregate.json`` (``aggregate/<cell>/`` or ``<cell>/aggregate/``)
+    The confidence aggregate over a cell's trials (``--num-profile-runs``): ``schema_version`` 1.0,
+    ``aiperf_version``, ``metadata`` (``aggregation_type: "confidence"``, ``num_profile_runs``,
+    ``confidence_level``, ``run_labels``, …) and ``metrics`` flattened as the sweep's (with ``se``
+    and ``t_critical``). One run; its load from the cell's folder.
+Sweep cells
+    AIPerf names a cell's folder ``{leaf parameter}_{value}``, joined by ``__`` in a grid
+    (``concurrency_10__isl_512``): every file in such a folder gets the cell's settings in
+    ``extra.sweep``, and its concurrency or rate as the load where the file gives none.
+    :func:`left_out` says which files of a folder repeat another's runs (a cell is one run).
+``server_metrics_export.json``
+    The server's Prometheus metrics during the run (``--server-metrics``): ``aiperf_version``,
+    ``benchmark_id``, ``summary`` (``endpoints_configured``, ``endpoints_successful``, ``start_time``,
+    ``end_time``), ``input_config`` and ``metrics`` by name, each ``{type, description, unit,
+    series: [{endpoint_url, labels, stats, timeslices}]}``; a counter's ``stats`` are ``total`` (its
+    increase over the profiling period, warmup excluded, a reset counted from zero), ``rate`` and
+    the rates of its time slices, a gauge's ``avg``, ``min``, ``max``, ``std`` and percentiles.
+    The spec-decode counters' increase is one live-style window over the run: each series' total
+    (a gauge's mean) becomes one snapshot, every endpoint apart as an ``instance`` label, read by
+    :func:`specviz.live.exposition.spec_decode_states` exactly as a scrape is, summed over replicas:
+    a run per model with the acceptance rate and length, per position, the zero-accept share and
+    γ, its load and endpoint from ``input_config`` (or its cell), the counts in
+    ``extra.server_metrics``. It is a run, not rows of the store's ``windows``: a window is
+    recorded from a source the recorder polls and belongs to no imported file, so it could be
+    neither removed with its import nor paired with a load; as a run it sits beside the AIPerf run
+    of the same cell (the same ``benchmark_id``), which holds the client's latencies.
+``server_metrics_export.csv``
+    The same series: ``#`` comment lines, then a section per type under ``Endpoint,Type,Metric,Unit``,
+    the type's statistics, a column per label and ``Description``; read as the JSON is, without
+    the period and configuration the CSV does not hold.
+
 Sources: ai-dynamo/aiperf at db4f6397 (2025-10-10, 0.1.1): ``aiperf/exporters/json_exporter.py``,
 ``csv_exporter.py``, ``aiperf/post_processors/record_export_results_processor.py``,
 ``aiperf/common/models/export_models.py`` and ``record_models.py``, ``aiperf/common/constants.py``
@@ -62,10 +109,17 @@ schema 1.1; a later stored version, its commit not given by the index: schema 1.
 ``exporters/metrics_csv_exporter.py`` (309c4e8c), ``common/constants.py`` (0562da4a),
 ``config/phases.py`` (aa0efdfd), ``config/models.py`` (9ee60500), ``common/models/record_models.py``
 (f86c6c0d; ``MetricRecordInfo.spec_decode_acceptance`` in a later stored version, its commit not
-given by the index), ``common/models/spec_decode_models.py`` (0786f0ca), ``docs/reference/spec-decode-acceptance.md``
-(0786f0ca), ``tests/unit/spec_decode/test_vllm_adapter.py`` (70656622), ``docs/reference/json-export-schema.md`` (db6edabf),
-``docs/reference/spec-decode-acceptance.md`` (19a5101a) and
-``docs/tutorials/working-with-profile-exports.md`` (13992dbd).
+given by the index), ``common/models/spec_decode_models.py`` (0786f0ca),
+``tests/unit/spec_decode/test_vllm_adapter.py`` (70656622), ``docs/reference/json-export-schema.md``
+(db6edabf), ``docs/reference/spec-decode-acceptance.md`` (19a5101a; the per-request record in
+0786f0ca), ``docs/tutorials/working-with-profile-exports.md`` (13992dbd); sweeps and aggregates:
+``exporters/aggregate/aggregate_sweep_json_exporter.py`` (4f2a10ab),
+``aggregate_confidence_json_exporter.py`` (008358d8), ``orchestrator/aggregation/sweep.py``
+(0285ca31), ``confidence.py`` (4460964b), ``search_recipes/post_process.py`` (both layouts of a
+cell's metrics; its commit not given by the index), ``docs/api/sweep-aggregates.md`` (7691a759; the
+artifact layout and cell names); the server's metrics: ``server_metrics/json_exporter.py``
+(19e4b776), ``csv_exporter.py`` (0dbe24a7), ``_counter_stats.py`` (745695dd) and
+``common/models/server_metrics_models.py`` (its commit not given by the index).
 """
 
 from __future__ import annotations
@@ -73,13 +127,15 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
 
-from specviz.errors import Notice
+from specviz.errors import Notice, SpecvizError
+from specviz.live import exposition
 
 from .base import (Format, IngestError, Parsed, RunBuilder, Source, check_run_count, dig, normalise_name, number,
                    preview)
@@ -133,7 +189,8 @@ _CELL_LOADS = {"concurrency": "concurrency", "request_rate": "request_rate", "ra
 _FLATTENED = re.compile(r"(?P<tag>.+)_(?P<stat>avg|min|max|std|sum|p\d+)")
 # Where AIPerf writes the same run twice in one folder: a file → the file beside it that is read.
 _AGGREGATE, _SWEEP = "profile_export_aiperf_aggregate.json", "profile_export_aiperf_sweep.json"
-_BESIDE = {"profile_export_aiperf.csv": "profile_export_aiperf.json", "profile_export.jsonl": "profile_export_aiperf.json",
+_BESIDE = {"profile_export_aiperf.csv": "profile_export_aiperf.json",
+           "profile_export.jsonl": "profile_export_aiperf.json",
            "server_metrics_export.csv": "server_metrics_export.json",
            "profile_export_aiperf_aggregate.csv": _AGGREGATE, "profile_export_aiperf_sweep.csv": _SWEEP}
 _CELL_FILES = {"profile_export_aiperf.json", "profile_export_aiperf.csv", "profile_export.jsonl", _AGGREGATE}
@@ -142,6 +199,16 @@ _REPETITION = re.compile(r"(?:trial|run)_\d+")
 _SWEEP_COLUMN = re.compile(r"(?P<key>.+_(?:avg|min|max|std|sum|p\d+))_(?P<field>mean|std|min|max|cv)")
 # AIPerf's display units of the tags a run's figures need a unit for (its JSON writes them; its CSVs
 # name them in the header or, the sweep's, not at all).
+# The server's metrics: the statistic of each Prometheus type that is its value over the profiling
+# period (a counter's increase, a gauge's mean; histograms are not read), and the last statistic
+# column of each type's CSV section (the label columns follow it).
+_SERVER_STATS = {"counter": "total", "gauge": "avg", "unknown": "avg"}
+_SERVER_STAT_COLUMNS = {"total": "rate_std", "avg": "p99"}
+_SERVER_CSV = "# AIPerf Server Metrics Export"
+_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+_LABEL_ESCAPES = re.compile(r'[\\"\n]')
+_ESCAPED = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
 _DISPLAY_UNITS = {**dict.fromkeys(_LATENCIES, "ms"), "benchmark_duration": "sec",
                   **dict.fromkeys(_ACCEPTANCE_RATE, "%")}
 
@@ -168,6 +235,15 @@ def _is_aggregate(doc: Any) -> bool:
             and dig(doc, "metadata").get("aggregation_type") == "confidence")
 
 
+def _is_server_metrics(doc: Any) -> bool:
+    """``server_metrics_export.json``: Prometheus metrics by name, each a ``type`` and its ``series``,
+    beside AIPerf's ``summary`` of the endpoints scraped."""
+    metrics = doc.get("metrics") if isinstance(doc, dict) else None
+    return (isinstance(metrics, dict) and isinstance(doc.get("summary"), dict)
+            and any(isinstance(m, dict) and isinstance(m.get("series"), list) and "type" in m
+                    for m in metrics.values()))
+
+
 def _is_record(doc: Any) -> bool:
     """A line of ``profile_export.jsonl``: ``metadata`` of a request beside ``metrics``."""
     return (isinstance(doc, dict) and "metrics" in doc and isinstance(doc.get("metadata"), dict)
@@ -186,7 +262,7 @@ def _is_csv(source: Source) -> bool:
     if source.is_json:
         return False
     cells = _first_cells(source)
-    if any(map(_SWEEP_COLUMN.fullmatch, cells)):
+    if any(map(_SWEEP_COLUMN.fullmatch, cells)) or source.head.startswith(_SERVER_CSV):
         return True
     percentiles = [int(m[1]) for m in map(_PERCENTILE.fullmatch, cells) if m]
     if cells[0] == "metric" and "std" in cells and len(percentiles) > 1 and percentiles == sorted(percentiles):
@@ -201,7 +277,8 @@ def sniff(source: Source) -> float:
         return 0.9 if _is_csv(source) else 0.0
     docs = source.documents
     # Summaries joined into JSON lines are claimed too, to be refused as such by parse.
-    claimed = docs and any(test(docs[0]) for test in (_is_record, _is_summary, _is_sweep, _is_aggregate))
+    claimed = docs and any(test(docs[0]) for test in (_is_record, _is_summary, _is_sweep, _is_aggregate,
+                                                      _is_server_metrics))
     return 0.95 if claimed else 0.0
 
 
@@ -304,6 +381,101 @@ def _figures(run: RunBuilder, doc: dict[str, Any], warnings: list[Notice]) -> No
     run.set("per_position_acceptance", positions, source="pooled_spec_decode_acceptance_histogram")
     if "input_config" in blocks:
         _config(run, blocks["input_config"])
+
+
+def _exposition_text(series: Iterable[tuple[str, dict[str, Any], Any]]) -> str:
+    """Series ``(metric, labels, value)`` as Prometheus exposition text, for
+    :func:`specviz.live.exposition.parse`: values that are no finite number, and labels whose name
+    is no label name, are left out."""
+    lines = []
+    for metric, labels, value in series:
+        amount = number(value)
+        if amount is None or not math.isfinite(amount) or not _METRIC_NAME.fullmatch(metric):
+            continue
+        pairs = ",".join(f'{name}="{_LABEL_ESCAPES.sub(lambda m: _ESCAPED[m[0]], str(text))}"'
+                         for name, text in labels.items() if _LABEL_NAME.fullmatch(str(name)))
+        lines.append(f"{metric}{{{pairs}}} {amount!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _server_runs(source: Source, text: str, config: dict[str, Any], keep: dict[str, Any],
+                 seconds: float | None) -> Parsed:
+    """A run per model of the server's speculative-decoding counters' increase over the profiling
+    period (what :func:`specviz.live.exposition.spec_decode_states` makes of one snapshot of them):
+    acceptance rate and length, per position, zero-accept share, γ; load and model from the
+    configuration, or the cell."""
+    try:
+        states = exposition.spec_decode_states(exposition.parse(text))
+    except SpecvizError as exc:
+        raise IngestError("ingest.aiperf_server_metrics", source.name, reason=Notice(exc.key, **exc.params)) from None
+    check_run_count(source.name, len(states))
+    source.charge_runs(len(states))
+    warnings: list[Notice] = []
+    runs = []
+    for state in states:
+        run = RunBuilder(warnings)
+        _config(run, config)
+        run.set("engine", state.engine.split("-")[0], source="server metrics")
+        run.set("target_model", state.model_name or None, source="model_name")  # the server's name for it
+        for column in ("acceptance_rate", "acceptance_length", "per_position_acceptance", "zero_accept_rate"):
+            run.set(column, getattr(state, column), source=f"server metrics: {column}")
+        gamma = state.num_speculative_tokens
+        run.set("num_speculative_tokens", gamma if gamma is not None and gamma == round(gamma) else None,
+                source="server metrics: draft tokens / drafts")
+        run.set("duration_s", seconds, source="summary.start_time, end_time")
+        run.keep("server_metrics", {"drafts": state.drafts, "draft_tokens": state.draft_tokens,
+                                    "accepted_tokens": state.accepted_tokens, "alpha_iid": state.alpha_iid,
+                                    "engine": state.engine, "summed_labels": list(state.summed_labels)})
+        for key, value in keep.items():
+            run.keep(key, value)
+        _apply_cell(run, cell_settings(source.name))
+        runs.append(run.build())
+        warnings += [n for n in state.notices if all((n.key, n.params) != (w.key, w.params) for w in warnings)]
+    return Parsed("aiperf", runs, warnings=warnings)
+
+
+def _parse_server_json(source: Source, doc: dict[str, Any]) -> Parsed:
+    """``server_metrics_export.json``: each counter series' ``stats.total`` (its increase over the
+    profiling period) and each gauge's ``stats.avg``, the series of every endpoint apart (as an
+    ``instance`` label, summed over as Prometheus's would be)."""
+    series = []
+    for metric, data in doc["metrics"].items():
+        if not isinstance(data, dict) or not isinstance(data.get("series"), list):
+            continue
+        stat = _SERVER_STATS.get(data.get("type"))
+        for entry in data["series"]:
+            if stat and isinstance(entry, dict):
+                labels = entry.get("labels") if isinstance(entry.get("labels"), dict) else {}
+                series.append((metric, {**labels, "instance": entry.get("endpoint_url", "")},
+                               dig(entry, "stats").get(stat)))
+    summary = dig(doc, "summary")
+    try:
+        seconds = (datetime.fromisoformat(summary["end_time"]) - datetime.fromisoformat(summary["start_time"])
+                   ).total_seconds()
+    except (KeyError, TypeError, ValueError, OverflowError):
+        seconds = None
+    keep = {key: doc.get(key) for key in ("aiperf_version", "benchmark_id", "summary", "input_config")}
+    return _server_runs(source, _exposition_text(series), dig(doc, "input_config"), keep, seconds)
+
+
+def _parse_server_csv(source: Source) -> Parsed:
+    """``server_metrics_export.csv``: ``#`` comments, then a section per metric type under its own
+    header, ``Endpoint,Type,Metric,Unit``, the type's statistics, a column per label,
+    ``Description``; read as the JSON is (a counter's ``total``, a gauge's ``avg``)."""
+    source.charge(source.size)  # the copy without the comment lines
+    body = b"\n".join(line for line in source.data.splitlines() if not line.lstrip().startswith(b"#"))
+    series = []
+    for header, row in metric_rows(Source(source.name, body), "ingest.aiperf_csv_malformed"):
+        if row is None or header[:3] != ["endpoint", "type", "metric"] or "description" not in header:
+            continue
+        cells = dict(zip(header, row))
+        stat = _SERVER_STATS.get(cells.get("type"))
+        labels_at = header.index(_SERVER_STAT_COLUMNS[stat]) + 1 if stat else 0
+        labels = {name: cell for name, cell in zip(header[labels_at:header.index("description")], row[labels_at:])
+                  if cell}
+        if stat:
+            series.append((cells["metric"], {**labels, "instance": cells["endpoint"]}, cells.get(stat)))
+    return _server_runs(source, _exposition_text(series), {}, {}, None)
 
 
 def _apply_cell(run: RunBuilder, cell: dict[str, Any]) -> None:
@@ -424,6 +596,8 @@ def _parse_csv(source: Source) -> Parsed:
     """The metric rows into blocks by tag (a row of ``Metric,Value`` into ``{unit, avg}``)."""
     if any(map(_SWEEP_COLUMN.fullmatch, _first_cells(source))):
         return _parse_sweep_csv(source)
+    if source.head.startswith(_SERVER_CSV):
+        return _parse_server_csv(source)
     doc: dict[str, dict[str, Any]] = {}
     for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
         if row is not None and header[0] == "metric" and len(row) >= 2:
@@ -607,6 +781,8 @@ def parse(source: Source) -> Parsed:
         return _parse_sweep(source, docs[0])
     if _is_aggregate(docs[0]):
         return _parse_aggregate(source, docs[0])
+    if _is_server_metrics(docs[0]):
+        return _parse_server_json(source, docs[0])
     source.charge_runs(1)
     warnings: list[Notice] = []
     return Parsed("aiperf", [_run(docs[0], warnings, cell_settings(source.name))], warnings=warnings)
@@ -621,7 +797,8 @@ def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
     for i in range(len(parts) - 2):
         if parts[i] == "profile_runs" and _REPETITION.fullmatch(parts[i + 1]):
             root, cell = Path(*parts[:i]), parts[i + 2:-1]
-            for candidate in (root.joinpath("aggregate", *cell, _AGGREGATE), root.joinpath(*cell, "aggregate", _AGGREGATE)):
+            for candidate in (root.joinpath("aggregate", *cell, _AGGREGATE),
+                              root.joinpath(*cell, "aggregate", _AGGREGATE)):
                 if candidate in present:
                     return candidate
     return None
