@@ -127,6 +127,8 @@ class TestSpecDecode:
         assert run["acceptance_length"] == 2.78
         assert run["acceptance_rate"] == pytest.approx(0.595)
         assert run["zero_accept_rate"] == 0.25  # 1,000 of 4,000 verify steps accepted no draft
+        # position i: the steps that accepted more than i drafts, (800 + 900 + 1,300), (900 + 1,300), 1,300 of 4,000
+        assert run["per_position_acceptance"] == pytest.approx([0.75, 0.55, 0.325])
         assert run["request_rate"] == 4.0 and "concurrency" not in run  # a Poisson phase: 32 is its cap, not the load
         assert run["target_model"] == "meta-llama/Llama-3.1-8B-Instruct" and run["endpoint"] == "completions"
         assert run["p50_ttft_ms"] == 75.3  # the profiling metrics, not warmup_metrics
