@@ -28,7 +28,7 @@ SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"  # built from AIPerf's ow
 SWEEP, SWEEP_CSV = "aiperf_profile_export_aiperf_sweep.json", "aiperf_profile_export_aiperf_sweep.csv"
 AGGREGATE = "aiperf_profile_export_aiperf_aggregate.json"
 REAL_2026 = "2026/aiperf_0.10/profile_export_aiperf.json"
-# Built in the shapes of AIPerf's server-metrics exporters, with the real 0.10 file's input_config: see fixtures/README.md
+# Built in the shapes of AIPerf's server-metrics exporters, the real 0.10 file's input_config: fixtures/README.md
 SERVER, SERVER_CSV = "aiperf_server_metrics_export.json", "aiperf_server_metrics_export.csv"
 
 
@@ -585,6 +585,22 @@ ACCEPTANCE_PATHS = [(i, "spec_decode_acceptance", *path) for i in range(1, 5) fo
     (), ("mean_acceptance_length",), ("draft_acceptance_rate",), ("acceptance_histogram",),
     ("acceptance_histogram", "0"), ("acceptance_histogram", "3"), ("num_accepted_draft_tokens",),
     ("num_draft_tokens",), ("num_spec_steps",), ("num_spec_tokens",)]]
+SWEEP_PATHS = [("aggregation_type",), ("per_combination_metrics",), ("pareto_optimal",), *[
+    ("per_combination_metrics", i, *path) for i in (0, 3) for path in [
+        (), ("parameters",), ("parameters", "concurrency"), ("metrics",), ("metrics", "request_throughput_avg"),
+        ("metrics", "request_throughput_avg", "mean"), ("metrics", "time_to_first_token_p99", "unit"),
+        ("metrics", "time_to_first_token_p99", "mean")]]]
+AGGREGATE_PATHS = [("metadata",), ("metadata", "aggregation_type"), ("metrics",), ("metrics", "request_throughput_avg"),
+                   ("metrics", "request_throughput_avg", "mean"), ("metrics", "time_to_first_token_p99", "unit")]
+SERVER_PATHS = [("metrics",), ("summary",), ("summary", "start_time"), ("summary", "end_time"), ("input_config",), *[
+    ("metrics", metric, *path)
+    for metric in ("vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_accepted_tokens_per_pos_total",
+                   "vllm:num_requests_running")
+    for path in [(), ("type",), ("series",), ("series", 1), ("series", 1, "labels"),
+                 ("series", 1, "labels", "position"),
+                 ("series", 1, "labels", "model_name"), ("series", 1, "stats"), ("series", 1, "stats", "total"),
+                 ("series", 1, "stats", "avg"), ("series", 1, "endpoint_url")]]]
+DOCUMENTS = [(SPEC, SUMMARY_PATHS), (SWEEP, SWEEP_PATHS), (AGGREGATE, AGGREGATE_PATHS), (SERVER, SERVER_PATHS)]
 hostile = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats(allow_nan=True)
     | st.sampled_from([10**400, -10**400, 1e308, -1.0, 0, "16", "ms", "sec", "%", "inf", "NaN", "", "warmup"])
@@ -616,14 +632,18 @@ def mutate(doc, path, value):
 
 
 class TestFuzzedVariants:
-    @settings(max_examples=150)
-    @given(st.lists(st.tuples(st.sampled_from(SUMMARY_PATHS), st.just(DELETE) | hostile), max_size=4))
-    def test_summary_json(self, edits):
-        doc = json.loads(fixture(SPEC))
-        doc["input_config"]["models"] = json.loads(sample(REAL))["input_config"]["models"]
+    @settings(max_examples=400)
+    @given(st.sampled_from(DOCUMENTS).flatmap(
+        lambda case: st.tuples(st.just(case[0]), st.lists(st.tuples(st.sampled_from(case[1]),
+                                                                    st.just(DELETE) | hostile), max_size=4))))
+    def test_json_documents(self, case):
+        name, edits = case
+        doc = json.loads(fixture(name))
+        if name == SPEC:
+            doc["input_config"]["models"] = json.loads(sample(REAL))["input_config"]["models"]
         for path, value in edits:
             mutate(doc, path, value)
-        parses_or_refuses("s.json", dumps(doc))
+        parses_or_refuses(f"bench/concurrency_8__isl_64/{name}", dumps(doc))
 
     @settings(max_examples=300)
     @given(st.sampled_from([(JSONL, RECORD_PATHS), (SPEC_JSONL, ACCEPTANCE_PATHS)]).flatmap(
@@ -636,12 +656,14 @@ class TestFuzzedVariants:
             mutate(records, path, value)
         parses_or_refuses("r.jsonl", b"\n".join(dumps(r) for r in records) or b"{}")
 
-    @settings(max_examples=100)
-    @given(st.lists(st.tuples(st.integers(0, 22), st.integers(0, 18), st.text(max_size=10)
-                              | st.sampled_from(["1e308", "-3", "inf", "nan", "1,234.5", "(ms)", "Metric"])),
+    @settings(max_examples=200)
+    @given(st.sampled_from([CSV, SWEEP_CSV, SERVER_CSV]),
+           st.lists(st.tuples(st.integers(0, 22), st.integers(0, 18), st.text(max_size=10)
+                              | st.sampled_from(["1e308", "-3", "inf", "nan", "1,234.5", "(ms)", "Metric", "counter",
+                                                 "gauge", "vllm:spec_decode_num_drafts_total", "0"])),
                     max_size=5))
-    def test_csv(self, edits):
-        rows = list(csv.reader(io.StringIO(fixture(CSV).decode(), newline="")))
+    def test_csv(self, name, edits):
+        rows = list(csv.reader(io.StringIO(fixture(name).decode(), newline="")))
         for row, column, text in edits:
             if row < len(rows) and column < len(rows[row]):
                 rows[row][column] = text

@@ -200,10 +200,11 @@ _SWEEP_COLUMN = re.compile(r"(?P<key>.+_(?:avg|min|max|std|sum|p\d+))_(?P<field>
 # AIPerf's display units of the tags a run's figures need a unit for (its JSON writes them; its CSVs
 # name them in the header or, the sweep's, not at all).
 # The server's metrics: the statistic of each Prometheus type that is its value over the profiling
-# period (a counter's increase, a gauge's mean; histograms are not read), and the last statistic
-# column of each type's CSV section (the label columns follow it).
+# period (a counter's increase, a gauge's mean; histograms are not read), and the statistics' columns
+# of the CSV's sections (the other columns between Unit and Description are labels).
 _SERVER_STATS = {"counter": "total", "gauge": "avg", "unknown": "avg"}
-_SERVER_STAT_COLUMNS = {"total": "rate_std", "avg": "p99"}
+_SERVER_STAT_COLUMN = re.compile(r"total|rate(?:_avg|_min|_max|_std)?|avg|min|max|std|count(?:_rate)?|sum(?:_rate)?"
+                                 r"|p\d+(?:_estimate)?")
 _SERVER_CSV = "# AIPerf Server Metrics Export"
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -442,7 +443,7 @@ def _parse_server_json(source: Source, doc: dict[str, Any]) -> Parsed:
     for metric, data in doc["metrics"].items():
         if not isinstance(data, dict) or not isinstance(data.get("series"), list):
             continue
-        stat = _SERVER_STATS.get(data.get("type"))
+        stat = _SERVER_STATS.get(data["type"]) if isinstance(data.get("type"), str) else None
         for entry in data["series"]:
             if stat and isinstance(entry, dict):
                 labels = entry.get("labels") if isinstance(entry.get("labels"), dict) else {}
@@ -469,10 +470,9 @@ def _parse_server_csv(source: Source) -> Parsed:
         if row is None or header[:3] != ["endpoint", "type", "metric"] or "description" not in header:
             continue
         cells = dict(zip(header, row))
-        stat = _SERVER_STATS.get(cells.get("type"))
-        labels_at = header.index(_SERVER_STAT_COLUMNS[stat]) + 1 if stat else 0
-        labels = {name: cell for name, cell in zip(header[labels_at:header.index("description")], row[labels_at:])
-                  if cell}
+        stat = _SERVER_STATS.get(cells.get("type", ""))
+        labels = {name: cell for name, cell in zip(header[4:header.index("description")], row[4:])
+                  if cell and not _SERVER_STAT_COLUMN.fullmatch(name)}
         if stat:
             series.append((cells["metric"], {**labels, "instance": cells["endpoint"]}, cells.get(stat)))
     return _server_runs(source, _exposition_text(series), {}, {}, None)
