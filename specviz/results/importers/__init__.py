@@ -32,6 +32,11 @@ REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT,
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 
+def _claimant(source: Source) -> Format | None:
+    """The format that claims a source from its head alone (:attr:`Format.claims`), if one does."""
+    return next((f for f in REGISTRY if f.claims is not None and f.claims(source)), None)
+
+
 def detect(source: Source) -> Format:
     """The format a source most surely is.
 
@@ -42,6 +47,9 @@ def detect(source: Source) -> Format:
         too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``), or no format claims it
         (``ingest.unknown_format``, naming the formats tried).
     """
+    claimed = _claimant(source)
+    if claimed is not None:
+        return claimed
     score, best = max(((f.sniff(source), f) for f in REGISTRY), key=lambda pair: pair[0])
     if score <= 0:
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
@@ -76,8 +84,10 @@ def parse(name: str, data: bytes | Source) -> Parsed:
         take more memory than ``SPECVIZ_IMPORT_MEMORY_BYTES`` to read.
     """
     source = data if isinstance(data, Source) else Source(name, data)
-    source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
-    parsed = detect(source).parse(source)
+    claimed = _claimant(source)  # a file one format claims from its head is not decoded whole here
+    if claimed is None:
+        source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
+    parsed = (claimed or detect(source)).parse(source)
     source.check_extras(parsed.runs)
     return parsed
 

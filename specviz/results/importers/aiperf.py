@@ -131,9 +131,11 @@ from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any, Iterable
 
+import duckdb
 import numpy as np
 import pandas as pd
 
+from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
 
@@ -181,6 +183,7 @@ _REQUEST_ACCEPTANCE = {
     "acceptance_rate": ("draft_acceptance_rate", "spec_decode_draft_acceptance_rate", _RATE),
     "acceptance_length": ("mean_acceptance_length", "spec_decode_acceptance_length", None)}
 _MOST_POSITIONS = 64  # no draft is longer; a histogram key past it is no draft position
+_DUCKDB_BYTES = 256 << 20  # the least memory DuckDB is given to read a per-request file
 # A sweep cell folder's part, ``{leaf parameter}_{value}``, and the folders of repetitions that look alike.
 _CELL_PART = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*?)_(?P<value>-?\d+(?:\.\d+)?)")
 _NOT_CELLS = {"trial", "run", "search_iter"}
@@ -269,6 +272,19 @@ def _is_csv(source: Source) -> bool:
     if cells[0] == "metric" and "std" in cells and len(percentiles) > 1 and percentiles == sorted(percentiles):
         return True
     return cells == ["metric", "value"] and "Request Throughput (requests/sec)" in source.head
+
+
+def claims(source: Source) -> bool:
+    """Whether the first line alone is an AIPerf per-request record: the registry then takes the
+    file for AIPerf's without decoding it whole (a per-request file of 1M lines is 1.6 GB of JSON,
+    and :func:`_parse_records` reads it with DuckDB)."""
+    if not source.is_json:
+        return False
+    first = source.head.lstrip().partition("\n")[0]
+    try:
+        return _is_record(json.loads(first))
+    except (ValueError, RecursionError):
+        return False
 
 
 def sniff(source: Source) -> float:
@@ -612,39 +628,109 @@ def _parse_csv(source: Source) -> Parsed:
     return Parsed("aiperf", [_run(doc, warnings, cell_settings(source.name))], warnings=warnings)
 
 
-def _float(value: Any) -> float:
-    """A number as :func:`number` reads it, NaN for anything else."""
-    amount = number(value)
-    return math.nan if amount is None else amount
+_PATHS: list[str] = []  # each JSON path a record's values are read from, all at once (one parse a record)
 
 
-def _unchecked(blocks: list[Any], key: str, units: dict[str, float] | None = None) -> np.ndarray:
-    """Each block's ``key`` as a float (converted to ``units`` by the block's own ``unit``); NaN
-    where the block or its value is missing, not a number, or in an unknown unit."""
-    def one(block: Any) -> float:
-        if not isinstance(block, dict):
-            return math.nan
-        unit = block.get("unit")
-        scale = 1.0 if units is None else units.get(unit) if isinstance(unit, str) else None
-        return math.nan if scale is None else _float(block.get(key)) * scale
-
-    return np.fromiter(map(one, blocks), np.float64, len(blocks))
+def _at(path: str) -> str:
+    """SQL of the text at a JSON path of a record, from the list read at once (:data:`_PATHS`)."""
+    if path not in _PATHS:
+        _PATHS.append(path)
+    return f"v[{_PATHS.index(path) + 1}]"
 
 
-def _values(metrics: list[dict[str, Any]], tag: str, units: dict[str, float] | None = None) -> np.ndarray:
-    """Each request's ``metrics[tag].value`` (a time converted to ``units`` by its own unit); NaN
-    where it is missing, in an unknown unit, or not a finite number ≥ 0."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        column = _unchecked([m.get(tag) for m in metrics], "value", units)
-    column[~(np.isfinite(column) & (column >= 0))] = np.nan
-    return column
+def _number(path: str, scales: dict[str, float] | None = None, unit: str = "") -> str:
+    """SQL of the number at a JSON path of a record (numeric text too), NaN where it is missing or
+    no number; with ``scales``, times the scale of the unit at the path ``unit`` (NaN for another)."""
+    value = f"coalesce(TRY_CAST({_at(path)} AS DOUBLE), 'NaN')"
+    if scales is None:
+        return value
+    cases = " ".join(f"WHEN '{name}' THEN {value} * {scale!r}" for name, scale in scales.items())
+    return f"CASE {_at(unit)} {cases} ELSE 'NaN'::DOUBLE END"
 
 
-def _acceptance(source: Source, kept: list[dict[str, Any]], lines: np.ndarray
-                ) -> tuple[dict[str, np.ndarray], list[str | None], dict[str, Any]]:
-    """Each request's own acceptance: its ``spec_decode_acceptance`` record where it has one, else
-    its ``spec_decode_*`` metrics (the rate from percent); the request's ``extra`` (its histogram
-    and γ); the histogram pooled over the requests and the γ they share.
+def _metric(tag: str, scales: dict[str, float] | None = None) -> str:
+    """SQL of a record's ``metrics[tag].value`` (a time converted by its own unit)."""
+    return _number(f"$.metrics.{tag}.value", scales, f"$.metrics.{tag}.unit")
+
+
+# Each record's values: its times, its tokens, its own acceptance (the record's, then the metrics'),
+# its γ, start and end.
+_RECORD_COLUMNS = {
+    "ttft_ms": _metric("time_to_first_token", _MS), "itl_ms": _metric("inter_token_latency", _MS),
+    "e2el_ms": _metric("request_latency", _MS), "input_tokens": _metric("input_sequence_length"),
+    "output_tokens": _metric("output_sequence_length"),
+    **{f"own_{column}": _number(f"$.spec_decode_acceptance.{field_name}")
+       for column, (field_name, _, _) in _REQUEST_ACCEPTANCE.items()},
+    **{f"reported_{column}": _metric(tag, units) for column, (_, tag, units) in _REQUEST_ACCEPTANCE.items()},
+    "gamma": _number("$.spec_decode_acceptance.num_spec_tokens"),
+    "start_ns": _number("$.metadata.request_start_ns"), "end_ns": _number("$.metadata.request_end_ns")}
+_HISTOGRAM = _at("$.spec_decode_acceptance.acceptance_histogram")  # its JSON text
+# What a record is (as :func:`_is_record` says it): the types of the record, its metadata, error and
+# metrics, and of three metadata keys (NULL where a key is missing).
+_RECORD_KINDS = f"""
+    coalesce(t[1] = 'OBJECT' AND t[2] = 'OBJECT' AND t[4] IS NOT NULL
+             AND (t[5] IS NOT NULL OR t[6] IS NOT NULL OR t[7] IS NOT NULL), false) AS record,
+    coalesce({_at("$.metadata.benchmark_phase")} = 'warmup', false) AS warmup,
+    coalesce(t[3] <> 'NULL', false) OR coalesce(t[4] <> 'OBJECT', true) AS failed"""
+_RECORD_READ = """row_number() OVER () AS line, json_extract_string(json, ?) AS v,
+    json_type(json, ['$', '$.metadata', '$.error', '$.metrics', '$.metadata.benchmark_phase',
+                     '$.metadata.request_start_ns', '$.metadata.session_num']) AS t"""
+
+
+def _read_records(source: Source) -> tuple[dict[str, np.ndarray], dict[int, str], dict[str, float]]:
+    """Every record of a per-request file, read by DuckDB from the source's private copy (never
+    decoded by Python, nor held whole; each record parsed twice, for its values at every path of
+    :data:`_PATHS` at once and for the types of its parts): the columns of :data:`_RECORD_COLUMNS`
+    with ``line``, ``record``, ``warmup`` and ``failed``, in the file's order; each request's
+    histogram and γ as its ``extra`` by line, where its histogram is one of counts; those
+    histograms pooled. DuckDB may take half of ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least
+    :data:`_DUCKDB_BYTES`, its working memory).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.json_malformed`` where DuckDB cannot read the JSON, ``ingest.no_memory`` where it
+        runs out of memory.
+    """
+    file = f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'auto')"
+    memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") // 2, _DUCKDB_BYTES)
+    with duckdb.connect(config={"memory_limit": f"{memory}B"}) as con:
+        try:
+            con.execute("SET enable_progress_bar = false")
+            con.execute(f"""
+                CREATE TEMP TABLE records AS
+                SELECT line, {_RECORD_KINDS}, {", ".join(f"{sql} AS {name}" for name, sql in _RECORD_COLUMNS.items())},
+                       {_HISTOGRAM} AS histogram
+                FROM (SELECT {_RECORD_READ} FROM {file})""", [_PATHS])
+            columns = con.execute("SELECT * EXCLUDE (histogram) FROM records ORDER BY line").fetchnumpy()
+            con.execute("""
+                CREATE TEMP TABLE steps AS
+                SELECT line, CASE WHEN gamma >= 0 AND isfinite(gamma) AND gamma = round(gamma) THEN gamma END AS gamma,
+                       e.key, TRY_CAST(json_extract_string(e.value, '$') AS DOUBLE) AS steps
+                FROM records, json_each(histogram) AS e
+                WHERE NOT warmup AND json_type(histogram) = 'OBJECT'""")
+            con.execute("""
+                DELETE FROM steps WHERE line IN (
+                    SELECT line FROM steps GROUP BY line
+                    HAVING NOT bool_and(coalesce(regexp_full_match(key, '[0-9]+') AND steps >= 0
+                                                 AND isfinite(steps), false)))""")
+            extras = dict(con.execute("""
+                SELECT line, CASE WHEN any_value(gamma) IS NULL
+                    THEN json_object('acceptance_histogram', json_group_object(key, steps))
+                    ELSE json_object('acceptance_histogram', json_group_object(key, steps),
+                                     'num_spec_tokens', any_value(gamma)) END::VARCHAR
+                FROM steps GROUP BY line""").fetchall())
+            pooled = dict(con.execute("SELECT key, sum(steps) FROM steps GROUP BY key ORDER BY key").fetchall())
+        except duckdb.OutOfMemoryException:
+            raise IngestError("ingest.no_memory", source.name) from None
+        except duckdb.Error:
+            raise IngestError("ingest.json_malformed", source.name) from None
+    return {name: np.asarray(column) for name, column in columns.items()}, extras, pooled
+
+
+def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each kept request's own acceptance: its ``spec_decode_acceptance`` record's where it has one,
+    else its ``spec_decode_*`` metrics' (the rate from percent).
 
     Raises
     ------
@@ -652,17 +738,13 @@ def _acceptance(source: Source, kept: list[dict[str, Any]], lines: np.ndarray
         ``ingest.aiperf_acceptance_range`` naming the first request (its line) whose acceptance
         rate is outside [0, 1] or whose acceptance length is outside [1, γ + 1].
     """
-    records = [r.get("spec_decode_acceptance") for r in kept]
-    records = [r if isinstance(r, dict) else {} for r in records]
-    metrics = [r["metrics"] for r in kept]
     columns, origins = {}, {}
+    for column, (field_name, tag, _) in _REQUEST_ACCEPTANCE.items():
+        own, reported = read[f"own_{column}"], read[f"reported_{column}"]
+        columns[column] = np.where(np.isnan(own), reported, own)
+        origins[column] = np.where(np.isnan(own), f"metrics.{tag}.value", f"spec_decode_acceptance.{field_name}")
+    gamma = read["gamma"].copy()
     with np.errstate(over="ignore", invalid="ignore"):
-        for column, (field_name, tag, units) in _REQUEST_ACCEPTANCE.items():
-            own = _unchecked(records, field_name)
-            reported = _unchecked([m.get(tag) for m in metrics], "value", units)
-            columns[column] = np.where(np.isnan(own), reported, own)
-            origins[column] = np.where(np.isnan(own), f"metrics.{tag}.value", f"spec_decode_acceptance.{field_name}")
-        gamma = _unchecked(records, "num_spec_tokens")
         gamma[~(np.isfinite(gamma) & (gamma >= 0) & (gamma == np.round(gamma)))] = np.nan  # a draft length: whole
         rate, length = columns["acceptance_rate"], columns["acceptance_length"]
         wrong = {"acceptance_rate": ~np.isnan(rate) & ~((rate >= 0) & (rate <= 1)),
@@ -671,24 +753,13 @@ def _acceptance(source: Source, kept: list[dict[str, Any]], lines: np.ndarray
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             high = "1" if column == "acceptance_rate" else "γ + 1" if np.isnan(gamma[i]) else f"{gamma[i] + 1:g}"
-            raise IngestError("ingest.aiperf_acceptance_range", source.name, record=int(lines[i]),
+            raise IngestError("ingest.aiperf_acceptance_range", source.name, record=int(read["line"][i]),
                               field=str(origins[column][i]), value=f"{columns[column][i]:g}",
                               low="0" if column == "acceptance_rate" else "1", high=high)
     for column in ("drafts", "draft_tokens", "accepted_tokens"):
         columns[column][~(np.isfinite(columns[column]) & (columns[column] >= 0))] = np.nan
-    pooled: dict[str, float] = {}
-    extras: list[str | None] = []
-    for record, k in zip(records, gamma.tolist()):
-        histogram = record.get("acceptance_histogram")
-        counts = {j: number(n) for j, n in histogram.items()} if isinstance(histogram, dict) else {}
-        if not counts or not all(isinstance(j, str) and j.isdigit() and n is not None and 0 <= n < math.inf
-                                 for j, n in counts.items()):
-            extras.append(None)
-            continue
-        for j, n in counts.items():
-            pooled[j] = pooled.get(j, 0.0) + n
-        extras.append(json.dumps({"acceptance_histogram": counts, **({} if math.isnan(k) else {"num_spec_tokens": k})}))
-    return columns, extras, {"histogram": pooled, "gamma": _agreed(v for v in gamma.tolist() if not math.isnan(v))}
+    columns["gamma"] = gamma
+    return columns
 
 
 def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
@@ -698,35 +769,33 @@ def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
     return float(numerator[both].sum() / total) if total > 0 else None
 
 
-def _parse_records(source: Source, docs: list[Any]) -> Parsed:
+def _parse_records(source: Source) -> Parsed:
     """One run of the profiling records: latency statistics computed as AIPerf computes them
     (numpy's linear percentiles), throughputs over the span from the first request's start to the
     last response (AIPerf's ``benchmark_duration``), acceptance pooled over requests (per position
-    from their pooled histograms); the successful requests as rows, with their own acceptance."""
+    from their pooled histograms); the successful requests as rows, with their own acceptance. The
+    file is read by DuckDB (:func:`_read_records`)."""
     source.charge_runs(1)
-    source.charge(_REQUEST_BYTES * len(docs))
-    kept: list[dict[str, Any]] = []
-    lines: list[int] = []
-    warmup = failed = 0
-    for index, record in enumerate(docs):
-        if not _is_record(record):
-            raise IngestError("ingest.aiperf_record", source.name, record=index + 1)
-        if record["metadata"].get("benchmark_phase") == "warmup":
-            warmup += 1
-        elif record.get("error") is not None or not isinstance(record["metrics"], dict):
-            failed += 1
-        else:
-            kept.append(record)
-            lines.append(index + 1)
-    if not kept and not failed:
+    source.charge(_REQUEST_BYTES * (source.line_ends + 1))  # at most a record a line
+    read = _read_records(source)
+    every, extras, pooled = read
+    not_records = np.flatnonzero(~every["record"])
+    if not_records.size:
+        raise IngestError("ingest.aiperf_record", source.name, record=int(every["line"][not_records[0]]))
+    failed_all = every["failed"] & ~every["warmup"]
+    kept_at = ~every["warmup"] & ~failed_all
+    failed = int(failed_all.sum())
+    if not kept_at.any() and not failed:
         raise IngestError("ingest.aiperf_warmup_only", source.name)
-    metrics = [record["metrics"] for record in kept]
-    columns = {"ttft_ms": _values(metrics, "time_to_first_token", _MS),
-               "itl_ms": _values(metrics, "inter_token_latency", _MS),
-               "e2el_ms": _values(metrics, "request_latency", _MS),
-               "input_tokens": _values(metrics, "input_sequence_length"),
-               "output_tokens": _values(metrics, "output_sequence_length")}
-    acceptance, extras, pooled = _acceptance(source, kept, np.array(lines, dtype=np.int64))
+    kept = {name: column[kept_at] for name, column in every.items()}
+    n = len(kept["line"])
+    with np.errstate(invalid="ignore"):
+        columns = {name: np.where(kept[name] >= 0, kept[name], np.nan)
+                   for name in ("ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens")}
+    for column in columns.values():
+        column[~np.isfinite(column)] = np.nan
+    acceptance = _acceptance(source, kept)
+    gammas = acceptance.pop("gamma")
     warnings: list[Notice] = []
     run = RunBuilder(warnings)
     # Sums past the largest float are inf (and inf / inf NaN): the builder refuses both.
@@ -737,15 +806,14 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
                 run.set(f"mean_{short}_ms", float(values.mean()))
                 for p, value in zip((50, 90, 99), np.percentile(values, [50, 90, 99])):
                     run.set(f"p{p}_{short}_ms", float(value))
-        run.set("num_requests", len(kept))
+        run.set("num_requests", n)
         run.set("failed_requests", failed)
-        starts, ends = (np.fromiter((_float(r["metadata"].get(key)) for r in kept), np.float64, len(kept))
-                        for key in ("request_start_ns", "request_end_ns"))
+        starts, ends = kept["start_ns"], kept["end_ns"]
         span = ends[np.isfinite(ends)].max(initial=-math.inf) - starts[np.isfinite(starts)].min(initial=math.inf)
         if 0 < span < math.inf:
             seconds = span / 1e9
             run.set("duration_s", seconds)
-            run.set("request_throughput", len(kept) / seconds)
+            run.set("request_throughput", n / seconds)
             if not np.isnan(columns["output_tokens"]).all():
                 run.set("output_throughput", float(np.nansum(columns["output_tokens"])) / seconds)
         accepted = acceptance["accepted_tokens"]
@@ -754,27 +822,31 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
                 source="accepted draft tokens / verify steps")
         run.set("acceptance_rate", _pooled(accepted, acceptance["draft_tokens"]),
                 source="accepted draft tokens / draft tokens")
-    positions, zero = _histogram_figures(pooled["histogram"], pooled["gamma"])
+    gamma = _agreed(g for g in gammas.tolist() if not math.isnan(g))
+    positions, zero = _histogram_figures(pooled, gamma)
     run.set("zero_accept_rate", zero, source="spec_decode_acceptance.acceptance_histogram")
     run.set("per_position_acceptance", positions, source="spec_decode_acceptance.acceptance_histogram")
-    run.set("num_speculative_tokens", pooled["gamma"], source="spec_decode_acceptance.num_spec_tokens")
-    run.keep("records", len(docs))
-    run.keep("warmup_records", warmup)
+    run.set("num_speculative_tokens", gamma, source="spec_decode_acceptance.num_spec_tokens")
+    run.keep("records", len(every["line"]))
+    run.keep("warmup_records", int(every["warmup"].sum()))
+    if pooled:
+        run.keep("pooled_spec_decode_acceptance_histogram", pooled)
     _apply_cell(run, cell_settings(source.name))
-    if pooled["histogram"]:
-        run.keep("pooled_spec_decode_acceptance_histogram", pooled["histogram"])
     measured = {name: column for name, column in acceptance.items() if not np.isnan(column).all()}
-    requests = pd.DataFrame({"run_index": np.zeros(len(kept), dtype=np.int64), **columns, **measured,
-                             **({"extra": extras} if any(extras) else {})})
+    request_extras = pd.Series(kept["line"]).map(extras) if extras else None
+    requests = pd.DataFrame({"run_index": np.zeros(n, dtype=np.int64), **columns, **measured,
+                             **({"extra": request_extras.to_numpy()} if extras else {})})
     return Parsed("aiperf", [run.build()], requests, warnings)
 
 
 def parse(source: Source) -> Parsed:
     if not source.is_json:
         return _parse_csv(source)
+    if claims(source):
+        return _parse_records(source)
     docs = source.documents
     if docs and _is_record(docs[0]):
-        return _parse_records(source, docs)
+        return _parse_records(source)
     if len(docs) != 1:
         raise IngestError("ingest.one_document", source.name, format="aiperf", count=len(docs))
     if _is_sweep(docs[0]):
@@ -835,4 +907,4 @@ def left_out(files: list[Path]) -> dict[Path, Path]:
     return {path: left.get(holder, holder) for path, holder in left.items()}
 
 
-FORMAT = Format("aiperf", sniff, parse)
+FORMAT = Format("aiperf", sniff, parse, claims)
