@@ -127,6 +127,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import tempfile
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any, Iterable
@@ -134,6 +136,7 @@ from typing import Any, Iterable
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
@@ -184,6 +187,10 @@ _REQUEST_ACCEPTANCE = {
     "acceptance_length": ("mean_acceptance_length", "spec_decode_acceptance_length", None)}
 _MOST_POSITIONS = 64  # no draft is longer; a histogram key past it is no draft position
 _DUCKDB_BYTES = 256 << 20  # the least memory DuckDB is given to read a per-request file
+# A request's histogram that is one of counts: each key a draft position up to _MOST_POSITIONS (as
+# text: DuckDB writes the object back compact), each count a number ≥ 0; at least one.
+_COUNT = r'"(?:[0-9]|[1-5][0-9]|6[0-4])":[0-9][0-9.eE+]*'
+_COUNTS = f"coalesce(regexp_full_match(histogram, '\\{{{_COUNT}(?:,{_COUNT})*\\}}'), false)"
 # A sweep cell folder's part, ``{leaf parameter}_{value}``, and the folders of repetitions that look alike.
 _CELL_PART = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*?)_(?P<value>-?\d+(?:\.\d+)?)")
 _NOT_CELLS = {"trial", "run", "search_iter"}
@@ -672,19 +679,32 @@ _RECORD_KINDS = f"""
              AND (t[5] IS NOT NULL OR t[6] IS NOT NULL OR t[7] IS NOT NULL), false) AS record,
     coalesce({_at("$.metadata.benchmark_phase")} = 'warmup', false) AS warmup,
     coalesce(t[3] <> 'NULL', false) OR coalesce(t[4] <> 'OBJECT', true) AS failed"""
-_RECORD_READ = """row_number() OVER () AS line, json_extract_string(json, ?) AS v,
+_RECORD_READ = """json_extract_string(json, ?) AS v,
     json_type(json, ['$', '$.metadata', '$.error', '$.metrics', '$.metadata.benchmark_phase',
                      '$.metadata.request_start_ns', '$.metadata.session_num']) AS t"""
 
 
-def _read_records(source: Source) -> tuple[dict[str, np.ndarray], dict[int, str], dict[str, float]]:
+@dataclass
+class _Records:
+    """What :func:`_read_records` read of a per-request file."""
+
+    lines: int  # documents read
+    warmup: int
+    failed: int  # measured requests that failed
+    first_stray: int | None  # the line of the first document that is no record
+    kept: dict[str, np.ndarray]  # the measured requests that succeeded, by column, in the file's order
+    extra: pa.ChunkedArray | None  # their histograms and γ as JSON text (null where none), if any has one
+    pooled: dict[str, float]  # those histograms summed
+
+
+def _read_records(source: Source) -> _Records:
     """Every record of a per-request file, read by DuckDB from the source's private copy (never
     decoded by Python, nor held whole; each record parsed twice, for its values at every path of
-    :data:`_PATHS` at once and for the types of its parts): the columns of :data:`_RECORD_COLUMNS`
-    with ``line``, ``record``, ``warmup`` and ``failed``, in the file's order; each request's
-    histogram and γ as its ``extra`` by line, where its histogram is one of counts; those
-    histograms pooled. DuckDB may take half of ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least
-    :data:`_DUCKDB_BYTES`, its working memory).
+    :data:`_PATHS` at once and for the types of its parts), kept in a table of DuckDB's until the
+    successful measured requests' columns (:data:`_RECORD_COLUMNS`) are taken out as Arrow (their
+    ``extra`` never becomes a Python string each). DuckDB may take half of
+    ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least :data:`_DUCKDB_BYTES`, its working memory) and spills
+    past it to the temporary folder.
 
     Raises
     ------
@@ -694,38 +714,45 @@ def _read_records(source: Source) -> tuple[dict[str, np.ndarray], dict[int, str]
     """
     file = f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'auto')"
     memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") // 2, _DUCKDB_BYTES)
-    with duckdb.connect(config={"memory_limit": f"{memory}B"}) as con:
+    with duckdb.connect(config={"memory_limit": f"{memory}B", "temp_directory": tempfile.gettempdir()}) as con:
         try:
             con.execute("SET enable_progress_bar = false")
             con.execute(f"""
-                CREATE TEMP TABLE records AS
-                SELECT line, {_RECORD_KINDS}, {", ".join(f"{sql} AS {name}" for name, sql in _RECORD_COLUMNS.items())},
+                CREATE TEMP TABLE read AS
+                SELECT {_RECORD_KINDS}, {", ".join(f"{sql} AS {name}" for name, sql in _RECORD_COLUMNS.items())},
                        {_HISTOGRAM} AS histogram
                 FROM (SELECT {_RECORD_READ} FROM {file})""", [_PATHS])
-            columns = con.execute("SELECT * EXCLUDE (histogram) FROM records ORDER BY line").fetchnumpy()
-            con.execute("""
-                CREATE TEMP TABLE steps AS
-                SELECT line, CASE WHEN gamma >= 0 AND isfinite(gamma) AND gamma = round(gamma) THEN gamma END AS gamma,
-                       e.key, TRY_CAST(json_extract_string(e.value, '$') AS DOUBLE) AS steps
-                FROM records, json_each(histogram) AS e
-                WHERE NOT warmup AND json_type(histogram) = 'OBJECT'""")
-            con.execute("""
-                DELETE FROM steps WHERE line IN (
-                    SELECT line FROM steps GROUP BY line
-                    HAVING NOT bool_and(coalesce(regexp_full_match(key, '[0-9]+') AND steps >= 0
-                                                 AND isfinite(steps), false)))""")
-            extras = dict(con.execute("""
-                SELECT line, CASE WHEN any_value(gamma) IS NULL
-                    THEN json_object('acceptance_histogram', json_group_object(key, steps))
-                    ELSE json_object('acceptance_histogram', json_group_object(key, steps),
-                                     'num_spec_tokens', any_value(gamma)) END::VARCHAR
-                FROM steps GROUP BY line""").fetchall())
-            pooled = dict(con.execute("SELECT key, sum(steps) FROM steps GROUP BY key ORDER BY key").fetchall())
+            # Read in parallel and stored in the file's order (DuckDB keeps insertion order): a
+            # document's line is its row's place.
+            con.execute("CREATE TEMP VIEW records AS SELECT rowid + 1 AS line, * FROM read")
+            lines, warmup, failed, first_stray = con.execute("""
+                SELECT count(*), count(*) FILTER (warmup), count(*) FILTER (failed AND NOT warmup),
+                       min(line) FILTER (NOT record)
+                FROM records""").fetchall()[0]
+            # The keys a histogram may have: up to the largest γ where every one has its γ (a key past
+            # its γ is no count of accepted drafts), else up to the most positions.
+            counted = f"FROM records WHERE record AND NOT warmup AND NOT failed AND {_COUNTS}"
+            gamma = con.execute(f"SELECT max(gamma) FILTER (isfinite(gamma)), bool_and(isfinite(gamma)) {counted}"
+                                ).fetchall()[0]
+            most = int(min(gamma[0], _MOST_POSITIONS)) if gamma[1] else _MOST_POSITIONS
+            keys = ", ".join(f"sum(TRY_CAST(h[{j + 1}] AS DOUBLE))" for j in range(most + 1))
+            sums = con.execute(f"SELECT {keys} FROM (SELECT json_extract_string(histogram, ?) AS h {counted})",
+                               [[f'$."{j}"' for j in range(most + 1)]]).fetchall()[0]
+            pooled = {str(j): total for j, total in enumerate(sums) if total is not None}
+            kept = con.sql(f"""
+                SELECT line, {", ".join(_RECORD_COLUMNS)}, CASE WHEN {_COUNTS} THEN
+                    CASE WHEN gamma >= 0 AND isfinite(gamma) AND gamma = round(gamma)
+                         THEN json_object('acceptance_histogram', json(histogram), 'num_spec_tokens', gamma)
+                         ELSE json_object('acceptance_histogram', json(histogram)) END::VARCHAR END AS extra
+                FROM records WHERE record AND NOT warmup AND NOT failed""").to_arrow_table()  # in insertion order
         except duckdb.OutOfMemoryException:
             raise IngestError("ingest.no_memory", source.name) from None
         except duckdb.Error:
             raise IngestError("ingest.json_malformed", source.name) from None
-    return {name: np.asarray(column) for name, column in columns.items()}, extras, pooled
+    columns = {name: kept.column(name).to_numpy() for name in ("line", *_RECORD_COLUMNS)}
+    extra = kept.column("extra")
+    return _Records(lines, warmup, failed, first_stray, columns, extra if extra.null_count < len(extra) else None,
+                    pooled)
 
 
 def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -738,11 +765,8 @@ def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.nda
         ``ingest.aiperf_acceptance_range`` naming the first request (its line) whose acceptance
         rate is outside [0, 1] or whose acceptance length is outside [1, γ + 1].
     """
-    columns, origins = {}, {}
-    for column, (field_name, tag, _) in _REQUEST_ACCEPTANCE.items():
-        own, reported = read[f"own_{column}"], read[f"reported_{column}"]
-        columns[column] = np.where(np.isnan(own), reported, own)
-        origins[column] = np.where(np.isnan(own), f"metrics.{tag}.value", f"spec_decode_acceptance.{field_name}")
+    columns = {column: np.where(np.isnan(read[f"own_{column}"]), read[f"reported_{column}"], read[f"own_{column}"])
+               for column in _REQUEST_ACCEPTANCE}
     gamma = read["gamma"].copy()
     with np.errstate(over="ignore", invalid="ignore"):
         gamma[~(np.isfinite(gamma) & (gamma >= 0) & (gamma == np.round(gamma)))] = np.nan  # a draft length: whole
@@ -753,8 +777,11 @@ def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.nda
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             high = "1" if column == "acceptance_rate" else "γ + 1" if np.isnan(gamma[i]) else f"{gamma[i] + 1:g}"
+            field_name, tag, _ = _REQUEST_ACCEPTANCE[column]
+            own = not np.isnan(read[f"own_{column}"][i])
             raise IngestError("ingest.aiperf_acceptance_range", source.name, record=int(read["line"][i]),
-                              field=str(origins[column][i]), value=f"{columns[column][i]:g}",
+                              field=f"spec_decode_acceptance.{field_name}" if own else f"metrics.{tag}.value",
+                              value=f"{columns[column][i]:g}",
                               low="0" if column == "acceptance_rate" else "1", high=high)
     for column in ("drafts", "draft_tokens", "accepted_tokens"):
         columns[column][~(np.isfinite(columns[column]) & (columns[column] >= 0))] = np.nan
@@ -778,17 +805,12 @@ def _parse_records(source: Source) -> Parsed:
     source.charge_runs(1)
     source.charge(_REQUEST_BYTES * (source.line_ends + 1))  # at most a record a line
     read = _read_records(source)
-    every, extras, pooled = read
-    not_records = np.flatnonzero(~every["record"])
-    if not_records.size:
-        raise IngestError("ingest.aiperf_record", source.name, record=int(every["line"][not_records[0]]))
-    failed_all = every["failed"] & ~every["warmup"]
-    kept_at = ~every["warmup"] & ~failed_all
-    failed = int(failed_all.sum())
-    if not kept_at.any() and not failed:
-        raise IngestError("ingest.aiperf_warmup_only", source.name)
-    kept = {name: column[kept_at] for name, column in every.items()}
+    if read.first_stray is not None:
+        raise IngestError("ingest.aiperf_record", source.name, record=read.first_stray)
+    kept, failed = read.kept, read.failed
     n = len(kept["line"])
+    if not n and not failed:
+        raise IngestError("ingest.aiperf_warmup_only", source.name)
     with np.errstate(invalid="ignore"):
         columns = {name: np.where(kept[name] >= 0, kept[name], np.nan)
                    for name in ("ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens")}
@@ -823,19 +845,18 @@ def _parse_records(source: Source) -> Parsed:
         run.set("acceptance_rate", _pooled(accepted, acceptance["draft_tokens"]),
                 source="accepted draft tokens / draft tokens")
     gamma = _agreed(g for g in gammas.tolist() if not math.isnan(g))
-    positions, zero = _histogram_figures(pooled, gamma)
+    positions, zero = _histogram_figures(read.pooled, gamma)
     run.set("zero_accept_rate", zero, source="spec_decode_acceptance.acceptance_histogram")
     run.set("per_position_acceptance", positions, source="spec_decode_acceptance.acceptance_histogram")
     run.set("num_speculative_tokens", gamma, source="spec_decode_acceptance.num_spec_tokens")
-    run.keep("records", len(every["line"]))
-    run.keep("warmup_records", int(every["warmup"].sum()))
-    if pooled:
-        run.keep("pooled_spec_decode_acceptance_histogram", pooled)
+    run.keep("records", read.lines)
+    run.keep("warmup_records", read.warmup)
+    if read.pooled:
+        run.keep("pooled_spec_decode_acceptance_histogram", read.pooled)
     _apply_cell(run, cell_settings(source.name))
     measured = {name: column for name, column in acceptance.items() if not np.isnan(column).all()}
-    request_extras = pd.Series(kept["line"]).map(extras) if extras else None
     requests = pd.DataFrame({"run_index": np.zeros(n, dtype=np.int64), **columns, **measured,
-                             **({"extra": request_extras.to_numpy()} if extras else {})})
+                             **({} if read.extra is None else {"extra": pd.arrays.ArrowExtensionArray(read.extra)})})
     return Parsed("aiperf", [run.build()], requests, warnings)
 
 
