@@ -292,6 +292,12 @@ class TestRecordsJsonl:
         assert importers.detect_format(SPEC_JSONL, fixture(SPEC_JSONL)) == "aiperf"
         assert only(importers.parse(SPEC_JSONL, fixture(SPEC_JSONL)))["num_requests"] == 4
 
+    @pytest.mark.parametrize("edit", [lambda d: b"\xef\xbb\xbf" + d, lambda d: d.replace(b"\n", b"\r\n"),
+                                      lambda d: d.replace(b"\n", b"\n\n"), bytes.rstrip])
+    def test_a_byte_order_mark_and_other_line_ends(self, edit):
+        run = only(importers.parse("e.jsonl", edit(fixture(SPEC_JSONL))))
+        assert run["num_requests"] == 4 and run["acceptance_rate"] == pytest.approx(14 / 201)
+
     def test_records_over_several_lines_are_read_too(self):
         lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
         pretty = b"\n".join(json.dumps(line, indent=2).encode() for line in lines)
