@@ -22,8 +22,9 @@ def _pending() -> dict[str, tuple[bytes, list[str], bool]]:
     return st.session_state.setdefault(_PENDING, {})
 
 
-def _import_upload(store: Store, name: str, data: bytes) -> tuple[str, str, ImportResult | Exception]:
-    """Import one uploaded file; a failure is that file's report, never the batch's end."""
+def _import_upload(store: Store, name: str, data: bytes, synthetic: bool) -> tuple[str, str, ImportResult | Exception]:
+    """Import one uploaded file, its runs marked as measured at synthetic acceptance where the user
+    says so; a failure is that file's report, never the batch's end."""
     pending = _pending()
     pending.pop(name, None)  # a new upload of the name replaces its form
     try:
@@ -33,6 +34,8 @@ def _import_upload(store: Store, name: str, data: bytes) -> tuple[str, str, Impo
         return "error", name, exc
     except (importers.IngestError, StoreError) as exc:
         return "error", name, exc
+    if synthetic and result.content_hash:
+        store.flag_synthetic(result.content_hash)
     if result.unmatched_columns:  # offer to map what the synonyms missed
         pending[name] = (data, result.unmatched_columns, True)
     return "ok", name, result
@@ -90,9 +93,11 @@ def upload_section(store: Store, lang: str) -> None:
     with st.form("upload", clear_on_submit=True):
         files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
                                  help=t("exp.upload_help", lang))
+        synthetic = st.checkbox(t("exp.upload_synthetic", lang), key="upload_synthetic",
+                                help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")
     if submitted and files:
-        st.session_state[_REPORTS] = [_import_upload(store, f.name, f.getvalue()) for f in files]
+        st.session_state[_REPORTS] = [_import_upload(store, f.name, f.getvalue(), synthetic) for f in files]
     _show_reports(lang)
     for name, (data, columns, replace) in list(_pending().items()):
         _mapping_form(store, lang, name, data, columns, replace)

@@ -242,7 +242,9 @@ def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
 
 def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
     """``frame`` as a table without its index, each column under its translated title (``col.<name>``),
-    its text shown as it is (:func:`visible_text`)."""
+    its text shown as it is (:func:`visible_text`), a missing value an empty cell (not "None")
+    unless ``placeholder`` says otherwise."""
+    kwargs.setdefault("placeholder", "")
     st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
 
 

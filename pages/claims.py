@@ -215,6 +215,12 @@ speedups = published[published["metric"].str.endswith("speedup")]
 store = open_store(lang)
 read = store.shown_runs()
 runs, origin = explorer.one_origin(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
+synthetic = int(explorer.synthetic_acceptance(runs).sum())
+synthetic_wanted = bool(synthetic) and st.toggle(t("claims.with_synthetic", lang, runs=synthetic),
+                                                 key="claims_synthetic", help=t("claims.with_synthetic_help", lang))
+runs, left_out = explorer.measured_acceptance(runs, synthetic_wanted)
+if left_out:
+    st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
 paired = explorer.pair_with_baselines(runs)
 altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
 yours = int((paired["measured_speedup"] >= speedup).sum())
@@ -229,6 +235,10 @@ else:
 if read.cut:
     st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
 if not reaching.empty:
-    table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "source"]]
+    how = reaching["acceptance"].fillna("").value_counts()
+    st.caption(t("claims.published_acceptance", lang, figures=len(reaching), measured=int(how.get("measured", 0)),
+                 synthetic=int(how.get("synthetic", 0)), unsaid=int(how.get("", 0))))
+    table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "acceptance", "source"]].assign(
+        acceptance=reaching["acceptance"].fillna("").map(lambda how: t(f"claims.acceptance.{how or 'unsaid'}", lang)))
     titled_dataframe(table, lang, placeholder="—",
                      column_config={**number_columns(table), t("col.source", lang): st.column_config.LinkColumn()})

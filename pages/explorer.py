@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
 from pages._imports import upload_section
+from pages._latency import DEFAULT_WORKLOAD
 from pages._shared import (altair_chart, csv_download, fragment, offer_fit, open_store, open_tab, presets,
                            require_router, titled_dataframe, visible_text)
-from specviz import calculator, charts, scenario, settings
+from specviz import calculator, charts, scenario, settings, workload
 from specviz.i18n import md, message, t
-from specviz.results import explorer
+from specviz.errors import SpecvizError
+from specviz.model import simulate, step
+from specviz.results import benchmark_report, explorer, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
 
 require_router()
@@ -100,7 +103,14 @@ def show_runs() -> None:
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
     table = newest[visible].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
     titled_dataframe(table, lang, placeholder="", column_config=number_columns(table))
-    csv_download(newest, "specviz_runs.csv", "download_runs", lang)
+    downloads = st.container(horizontal=True)
+    with downloads:
+        csv_download(newest, "specviz_runs.csv", "download_runs", lang)
+        # Written and checked against the v0.2.1 schema when it is clicked, from the runs as stored.
+        st.download_button(t("exp.download_report", lang), partial(benchmark_report.stored_text, store,
+                                                                   tuple(newest["run_id"])),
+                           "specviz_runs.benchmark_report.yaml", "application/yaml", key="download_report",
+                           help=t("exp.download_report_help", lang))
 
 
 def group_title(key: str) -> str:
@@ -141,7 +151,7 @@ def show_load() -> None:
             table = table if group in table else ["group", *table]
             titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
             st.dataframe(visible_text(peaks[table]).rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)),
-                         hide_index=True, column_config=number_columns(peaks[table]))
+                         hide_index=True, column_config=number_columns(peaks[table]), placeholder="")
         st.caption(t("exp.itl_note", lang))
     at_once = explorer.infinite_rate_runs(shown, axis)
     if not at_once.empty:
@@ -175,6 +185,28 @@ def show_versus_baseline() -> None:
         lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
     titled_dataframe(shown_crossover, lang)
     st.caption(t("exp.crossover_note", lang))
+    show_measured_schedule()
+
+
+def show_measured_schedule() -> None:
+    """The best γ measured at each batch of a grid of runs, beside the step model's choice among the
+    same γ in the runs' setting, the batches where they differ counted (runs at synthetic acceptance
+    left out)."""
+    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
+    runs, _ = explorer.measured_acceptance(shown)
+    table = schedule.beside_model(runs, sidebar, presets(settings.get("SPECVIZ_DATA_DIR"))) if sidebar else None
+    if table is None or table.empty or table["gammas"].max() < 2:  # a table needs two γ at some batch
+        return
+    st.subheader(t("exp.measured_schedule", lang))
+    differ = int((~table["agree"] & table["fits"]).sum())
+    st.caption(t("exp.measured_schedule_note", lang, batches=len(table), differ=differ,
+                 unfit=int((~table["fits"]).sum())))
+    shown_table = table[[*schedule.SETTING, "batch", "gamma", "measured_speedup", "model_gamma", "model_speedup",
+                         "agree"]].rename(columns={"gamma": "measured_gamma"})
+    titled_dataframe(shown_table.dropna(axis=1, how="all"), lang, column_config={
+        **number_columns(shown_table), t("col.model_speedup", lang): st.column_config.NumberColumn(format="%.2f×"),
+        t("col.model_gamma", lang): st.column_config.NumberColumn(format="%d"),
+        t("col.measured_gamma", lang): st.column_config.NumberColumn(format="%d")})
 
 
 def show_acceptance() -> None:
@@ -189,10 +221,69 @@ def show_acceptance() -> None:
         st.info(t("exp.missing_figure", lang, figure=t(f"col.{figure}", lang),
                   present=", ".join(t(f"col.{f}", lang) for f in present)))
     altair_chart(charts.acceptance_by_workload(summary, lang))
+    if synthetic := int(explorer.synthetic_acceptance(shown).sum()):
+        st.caption(t("exp.synthetic_left_out", lang, runs=synthetic))
     if summary["origin"].nunique() > 1:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     titled_dataframe(labelled, lang, column_config=number_columns(labelled))
+    show_request_acceptance()
+
+
+def show_request_acceptance() -> None:
+    """One shown run's per-request acceptance: its spread (a histogram and quantiles) and what the
+    spread does to request latency against one α at its mean, with the sidebar's setting's step
+    times at the run's γ and batch."""
+    st.subheader(t("exp.per_request", lang))
+    runs = store.request_acceptance()
+    runs = runs[runs["run_id"].isin(shown["run_id"])]
+    if runs.empty:
+        st.info(t("exp.no_request_acceptance", lang))
+        return
+    names = shown.set_index("run_id")["series"]
+    run_id = st.selectbox(t("exp.request_run", lang), runs["run_id"], key="request_run",
+                          format_func=lambda r: t("exp.request_run_option", lang, series=names.get(r, r),
+                                                  requests=int(runs.set_index("run_id").at[r, "requests"])))
+    run = runs.set_index("run_id").loc[run_id]
+    gamma = None if pd.isna(run["num_speculative_tokens"]) else int(run["num_speculative_tokens"])
+    requests = store.request_acceptance_of(run_id)
+    lengths = request_acceptance.request_lengths(requests, gamma)
+    spread = request_acceptance.length_quantiles(lengths)
+    if gamma is not None:
+        altair_chart(charts.request_acceptance(lengths, gamma, lang))
+    titled_dataframe(pd.DataFrame([spread]), lang, column_config={
+        t(f"col.{c}", lang): st.column_config.NumberColumn(format="%,d" if c == "requests" else "%.2f")
+        for c in spread})
+    st.caption(t("exp.request_spread_note", lang, mean=spread["mean"], run=run["acceptance_length"]))
+    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
+    if gamma is None or sidebar is None:
+        st.info(t("exp.request_no_gamma", lang))
+        return
+    batch = int(run["concurrency"]) if pd.notna(run["concurrency"]) and run["concurrency"] >= 1 else sidebar.batch
+    # The tokens after the first (the prefill gives it): the run's mean, else the Latency view's default workload's.
+    output = requests["output_tokens"].mean()
+    measured_output = bool(pd.notna(output) and output >= 2)
+    output_tokens = int(round(output)) - 1 if measured_output else workload.load_workloads(
+        settings.get("SPECVIZ_DATA_DIR"))[DEFAULT_WORKLOAD].output_tokens - 1
+    times = step.step(sidebar.gpu, sidebar.target, sidebar.draft, batch=batch, gamma=gamma, context=sidebar.context,
+                      acceptance_length=spread["mean"], **sidebar.parallel, precision=sidebar.precision,
+                      costs=sidebar.costs)
+    try:
+        tail = request_acceptance.mix_tail(lengths, gamma, simulate.StepTimes(float(times["plain_s"]),
+                                                                               float(times["spec_s"])),
+                                           output_tokens)
+    except SpecvizError as exc:
+        st.error(message(exc, lang))
+        return
+    st.markdown(md("exp.request_tail", lang, target=sidebar.target.name, gpu=sidebar.gpu.name, gamma=gamma,
+                   batch=batch, tokens=output_tokens, change=float(tail.at["p99", "change"]),
+                   whose=t("exp.request_tokens.measured" if measured_output else "exp.request_tokens.default", lang)))
+    shown_tail = tail.assign(one_alpha=tail["one_alpha"] * 1e3, measured_mix=tail["measured_mix"] * 1e3)
+    st.dataframe(shown_tail.rename(index=lambda r: t(f"exp.request_tail.{r}", lang),
+                                   columns=lambda c: t(f"exp.request_tail.{c}", lang)),
+                 column_config={t("exp.request_tail.one_alpha", lang): st.column_config.NumberColumn(format="%,.0f"),
+                                t("exp.request_tail.measured_mix", lang): st.column_config.NumberColumn(format="%,.0f"),
+                                t("exp.request_tail.change", lang): st.column_config.NumberColumn(format="percent")})
 
 
 def show_predicted() -> None:
@@ -217,12 +308,18 @@ def show_predicted() -> None:
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
                        "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
     titled_dataframe(table, lang, column_config=number_columns(table))
+    synthetic = int(explorer.synthetic_acceptance(predicted).sum())
+    wanted = bool(synthetic) and st.toggle(t("exp.fit_synthetic", lang, runs=synthetic), key="fit_synthetic",
+                                           help=t("exp.fit_synthetic_help", lang))
+    fitted, left_out = explorer.measured_acceptance(predicted, wanted)
+    if left_out:
+        st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
     col_step, col_ratios = st.columns(2)
     if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
         st.session_state["fit"] = ("step", explorer.calibrate_settings(
-            predicted, sidebar, known, context, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
+            fitted, sidebar, known, context, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
     if col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang)):
-        st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(predicted))
+        st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(fitted))
     if "fit" not in st.session_state:
         return
     kind, fit = st.session_state["fit"]
@@ -281,7 +378,7 @@ def show_sql() -> None:
         st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
         if result.waited_s >= _WAIT_SHOWN_S:  # other sessions' queries held every slot meanwhile
             st.caption(t("exp.sql_waited", lang, seconds=result.waited_s, workers=settings.get("SPECVIZ_SQL_WORKERS")))
-        st.dataframe(visible_text(result.frame), hide_index=True)
+        st.dataframe(visible_text(result.frame), hide_index=True, placeholder="")
         csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
 
 

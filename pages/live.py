@@ -142,8 +142,11 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
         return sidebar
     if served is not None:
         st.warning(md("live.other_model", lang, served=model_name, target=sidebar.target.name))
-        st.button(t("live.switch_target", lang, target=served), key=f"live_switch:{model_name}",
-                  on_click=switch_target, args=(served,))
+        # Drawn in the polling fragment, whose click reruns only the fragment: the callback sets the
+        # target, then the whole page reruns so that the sidebar and every figure follow it.
+        if st.button(t("live.switch_target", lang, target=served), key=f"live_switch:{model_name}",
+                     on_click=switch_target, args=(served,)):
+            st.rerun(scope="app")
         return None
     confirmed = st.checkbox(t("live.same_model", lang, target=sidebar.target.name),
                             key=f"live_same_model:{model_name}")

@@ -14,7 +14,7 @@ from .i18n import t
 
 __all__ = ["claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
-           "LIVE_FIGURES", "live_over_time", "per_position"]
+           "LIVE_FIGURES", "live_over_time", "per_position", "request_acceptance"]
 
 # Every encoding is a channel object (alt.Y("y:Q"), not "y:Q"): Altair resolves a shorthand string or
 # a dict against the whole Vega-Lite schema, about 15 ms each, which a page pays on every rerun.
@@ -457,6 +457,28 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
                         scale=alt.Scale(domain=[zero, some], range=["#d62728", "#4c78a8"])),
         tooltip=[alt.Tooltip("tokens:O", title=tokens), alt.Tooltip("share:Q", title=share, format=".1%")],
     ).properties(autosize=_FIT_WIDTH, height=240)
+
+
+def request_acceptance(lengths: pd.Series, gamma: int, lang: str = "en") -> alt.LayerChart:
+    """The share of a run's requests by their acceptance length (bars of a quarter of a token from 1
+    to γ + 1, counted here so that a run of a million requests sends the browser some dozen bars),
+    with the mean over requests as a rule. ``lengths`` is
+    :func:`specviz.results.request_acceptance.request_lengths`."""
+    known = lengths.dropna().to_numpy(dtype=float)
+    edges = np.arange(1.0, gamma + 1.25, 0.25)
+    counts, _ = np.histogram(known, bins=edges)
+    frame = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "share": counts / max(known.size, 1)})
+    frame["range"] = [f"{a:.2f}–{b:.2f}" for a, b in zip(frame["start"], frame["end"])]
+    length, share = t("col.acceptance_length", lang), t("chart.share_of_requests", lang)
+    bars = alt.Chart(frame).mark_bar().encode(
+        x=alt.X("start:Q", title=length, bin=alt.Bin(binned=True, step=0.25)), x2=alt.X2("end:Q"),
+        y=alt.Y("share:Q", title=share, axis=alt.Axis(format="%")),
+        tooltip=[alt.Tooltip("range:N", title=length), alt.Tooltip("share:Q", title=share, format=".1%")])
+    mean = alt.Chart(pd.DataFrame({"mean": [float(known.mean()) if known.size else np.nan]})).mark_rule(
+        color="#d62728", strokeDash=[4, 4]).encode(x=alt.X("mean:Q"),
+                                                   tooltip=[alt.Tooltip("mean:Q", title=t("chart.mean", lang),
+                                                                        format=".2f")])
+    return alt.layer(bars, mean).properties(autosize=_FIT_WIDTH, height=240)
 
 
 def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+import pandas as pd
 import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
@@ -76,11 +77,10 @@ def parses_or_refuses(name: str, data: bytes) -> None:
         for key in ("acceptance_rate", "zero_accept_rate"):
             assert run.get(key, 0) <= 1
     if not parsed.requests.empty:
-        values = parsed.requests.drop(columns=["run_index", "extra"], errors="ignore").to_numpy(float)
+        for extra in parsed.requests.get("extra", pd.Series(dtype=object)).dropna():
+            json.loads(extra, parse_constant=pytest.fail)
+        values = parsed.requests.drop(columns=["run_index", "extra"], errors="ignore").to_numpy(np.float64)
         assert not (values < 0).any() and not np.isinf(values).any()
-        if "extra" in parsed.requests:
-            for extra in parsed.requests["extra"].dropna():
-                json.loads(extra, parse_constant=pytest.fail)  # strict JSON
 
 
 def _free_port() -> int:

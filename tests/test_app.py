@@ -7,8 +7,10 @@ import socket
 import threading
 import time
 import urllib.parse
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -480,7 +482,7 @@ class TestNoInfiniteSpeedup:
 
 
 SAMPLES = ROOT.parent / "shared" / "samples"
-EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance by workload", "Measured vs predicted",
+EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance", "Measured vs predicted",
                   "Published results", "SQL"]
 
 
@@ -702,8 +704,56 @@ class TestExplorerPage:
         assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
+    def test_runs_at_synthetic_acceptance_are_labelled_and_left_out(self):
+        """The upload's box marks every run of the files; the workload's mean leaves them out and says
+        so, and the runs table names them in their series."""
+        at = explorer_app("Acceptance")
+        upload(at, ("real.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
+                    "text/csv"))
+        at.checkbox(key="upload_synthetic").check()
+        upload(at, ("set.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,3.5\n",
+                    "text/csv"))
+        assert at.dataframe[0].value["Acceptance length (tokens/step)"].tolist() == [1.5]  # 3.5 left out
+        assert any("1 run at synthetic acceptance left out" in c.value for c in at.caption)
+        at.session_state["exp_view"] = "Runs"
+        at.run()
+        assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
+                                                           "γ=4 · set.csv · chat · synthetic acceptance"]
+
+    def test_per_request_acceptance_and_the_tail_it_gives(self):
+        """SpecForge's per-request lengths of one γ = 3 setting: their spread, and the request latency
+        of that mix against one α at its mean, on the sidebar's setting."""
+        at = explorer_app("Acceptance")
+        assert any("No shown run gives each request's acceptance" in i.value for i in at.info)
+        lengths = [1.0, 1.0, 4.0, 4.0, 2.5, 3.0, 1.5, 3.5]
+        data = json.dumps({"model": "draft", "mtbench": [
+            {"batch_size": 8, "steps": 0, "topk": 0, "num_draft_tokens": 0,
+             "metrics": [{"latency": 30.0, "output_throughput": 1000.0, "accept_length": 1.0}]},
+            {"batch_size": 8, "steps": 3, "topk": 1, "num_draft_tokens": 4,
+             "metrics": [{"latency": 20.0, "output_throughput": 1500.0, "accept_length": 2.6,
+                          "per_request_accept_length": lengths}]}]}).encode()
+        upload(at, ("results.json", data, "application/json"))
+        assert not at.error
+        spread = next(d.value for d in at.dataframe if "p10" in d.value)
+        # By hand: 8 requests, mean 20.5 / 8 = 2.5625, median (2.5 + 3.0) / 2 = 2.75
+        assert spread["Requests"].tolist() == [8] and spread["Mean"].iloc[0] == pytest.approx(2.5625)
+        assert spread["p50"].iloc[0] == pytest.approx(2.75)
+        tail = next(m.value for m in at.markdown if m.value.startswith("**Latency from this measured mix**"))
+        assert "at the run's γ 3 and batch 8" in tail and "The p99 request moves by **+" in tail
+
+    def test_a_grid_of_runs_gives_its_measured_draft_lengths_beside_the_models(self):
+        """tests/test_schedule.py's SpecForge grid: batches 1, 8, 32, 64 at γ 1 and 3 against plain runs."""
+        from test_schedule import grid
+        at = explorer_app("Speculation vs baseline")
+        upload(at, ("grid.json", grid(), "application/json"))
+        table = next(d.value for d in at.dataframe if "Measured best γ" in d.value)
+        assert table["Batch"].tolist() == [1, 8, 32, 64] and table["Measured best γ"].tolist() == [3, 3, 1, 0]
+        assert table["Agree"].tolist() == (table["Measured best γ"] == table["Model's best γ"]).tolist()
+        note = next(c.value for c in at.caption if c.value.startswith("The best γ measured at each of 4 batches"))
+        assert f"they differ at {int((~table['Agree']).sum())};" in note
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
-        at = explorer_app("Acceptance by workload")
+        at = explorer_app("Acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
         upload(at, ("mine.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
                     "text/csv"))
@@ -1090,31 +1140,15 @@ class TestLivePage:
     def test_data_parallel_engines_are_summed_and_shown_apart(self):
         """Two vLLM engines on one server: the headline sums them and says so; the table under it
         shows each. Served by a real HTTP server on loopback whose counters grow per scrape."""
-        scrapes = []
+        def body(n: int) -> str:
+            return "".join(  # engine 0 accepts 2 of 3 drafted tokens, engine 1 one of 3
+                f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {100 * n}\n'
+                f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {300 * n}\n'
+                f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {accepted * n}\n'
+                f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {running}\n'
+                for e, accepted, running in ((0, 200, 12), (1, 100, 4)))
 
-        class TwoEngines(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                scrapes.append(1)
-                n = len(scrapes)
-                body = "".join(  # engine 0 accepts 2 of 3 drafted tokens, engine 1 one of 3
-                    f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {100 * n}\n'
-                    f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {300 * n}\n'
-                    f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {accepted * n}\n'
-                    f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {running}\n'
-                    for e, accepted, running in ((0, 200, 12), (1, 100, 4))).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/plain; version=0.0.4")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), TwoEngines)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
+        with metrics_server(body) as url:
             at = live_app(live_source="url", live_url=url)
             at.toggle(key="live_on").set_value(True).run()
             assert not at.exception and not at.error, [e.value for e in at.error]
@@ -1125,9 +1159,54 @@ class TestLivePage:
             assert list(table["Replica"]) == ["engine=0", "engine=1"]
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
-        finally:
-            server.shutdown()
-            server.server_close()
+
+    def test_tensorrt_llm_and_sglang_say_what_their_figures_are(self):
+        """TensorRT-LLM's two fixture scrapes, 30 s apart: the window's figures (checked by hand in
+        test_exposition.py) and how it counts them; SGLang's gauges: the caveat that a gauge has no window."""
+        prom = ROOT / "tests" / "fixtures" / "prom"
+        scrapes = [(prom / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
+        with metrics_server(lambda n: scrapes[min(n, 2) - 1]) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception and not at.error, [e.value for e in at.error]
+            assert at.subheader[0].value == "undefined"  # trtllm-serve names no model
+            assert (metric(at, "vLLM acceptance rate"), metric(at, "Acceptance length")) == ("0.520", "2.56")
+            assert metric(at, "α (per position)") == "0.707" and metric(at, "Running requests") == "30"
+            assert any(c.value.startswith("TensorRT-LLM counts a request's drafts when") for c in at.caption)
+        sglang = (prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text()
+        with metrics_server(lambda n: sglang) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception and metric(at, "Acceptance length") == "2.71"
+            assert any("only as gauges over its last logging interval" in c.value and "not counted over this window"
+                       in c.value for c in at.caption)
+
+
+@contextmanager
+def metrics_server(body: Callable[[int], str]) -> Iterator[str]:
+    """The URL of a /metrics server on loopback that answers its n-th request (from 1) with body(n)."""
+    scrapes = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            scrapes.append(1)
+            text = body(len(scrapes)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def claims_app(**state) -> AppTest:
@@ -1176,18 +1255,39 @@ class TestClaimsPage:
         assert not at.exception and any("not a speedup" in e.value or "read" in e.value.lower() for e in at.error)
 
     def test_the_runs_beside_a_claim_are_the_users_or_the_labelled_examples(self):
+        def runs_note(at: AppTest) -> str:
+            return next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
+
+        def stored(name: str, data: bytes) -> None:
+            store = Store(settings.get("SPECVIZ_DB"))
+            try:
+                store.import_file(name, data)
+            finally:
+                store.close()
+
+        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in runs_note(claims_app(claim="2x"))
+        stored("mine.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
+                           b"base,8,,,100\nspec,8,eagle3,3,250\n")
+        assert "1 of 1 (your measured run) reaches it" in runs_note(claims_app(claim="2x"))
+        # A run at synthetic acceptance is left out, and counted on request.
+        stored("set.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput,synthetic\n"
+                          b"spec2,8,eagle3,4,300,yes\n")
         at = claims_app(claim="2x")
-        note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
-        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in note
-        store = Store(settings.get("SPECVIZ_DB"))
-        try:
-            store.import_file("mine.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
-                                          b"base,8,,,100\nspec,8,eagle3,3,250\n")
-        finally:
-            store.close()
-        at = claims_app(claim="2x")
-        note = next(c.value for c in at.caption if "published speedups reach the claim" in c.value)
-        assert "1 of 1 (your measured run) reaches it" in note
+        assert "1 of 1 (your measured run) reaches it" in runs_note(at)
+        assert any("1 run at synthetic acceptance left out" in c.value for c in at.caption)
+        at.toggle(key="claims_synthetic").set_value(True).run()
+        assert "2 of 2 (your measured runs) reach it" in runs_note(at)
+
+    def test_the_published_figures_say_how_their_acceptance_was_obtained(self):
+        """Llama-3.1-8B with SafeAILab's EAGLE-3 head on an H100: the EAGLE-3 paper's SGLang table,
+        measured with real heads, reaches 2x."""
+        at = claims_app(claim="2x", target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B")
+        said = next(c.value for c in at.caption if c.value.startswith("Of these "))
+        reaching = next(d.value for d in at.dataframe if "Acceptance" in d.value)
+        assert said == (f"Of these {len(reaching)} published figures: {len(reaching)} rest on acceptance measured "
+                        "with real drafts, 0 on synthetic acceptance (set by the benchmark, not reached by a draft), "
+                        "and 0 do not say how it was obtained.")
+        assert set(reaching["Acceptance"]) == {"measured"} and len(reaching) > 1
 
     def test_a_measured_acceptance_settles_it(self):
         at = claims_app(claim="1.3x", claim_batch=8, claim_measure="acceptance_rate", claim_value=0.7,

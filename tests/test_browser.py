@@ -324,15 +324,9 @@ class TestLiveInChromium:
         verdict = page.get_by_text(re.compile(r"^(Paying now|Losing now|Not settled):"))
         expect(verdict).to_have_count(0)
         page.get_by_role("button", name="Switch the sidebar to Qwen3-235B-A22B").click()
-        try:  # at the fix: TIMEOUT (meanwhile five polls, not a 30 s wait on each run for a known failure)
-            expect(page.get_by_role("combobox", name="Target model")).to_have_value(re.compile("Qwen3-235B-A22B"),
-                                                                                    timeout=10_000)
-        except AssertionError:
-            # A known bug, expected to fail until it is fixed (then this branch goes): pages/live.py
-            # draws the switch inside the polling st.fragment, so its click reruns the fragment alone;
-            # the sidebar is not redrawn, and the next full rerun brings the browser's old target back.
-            # AppTest reruns the whole script and passes (tests/test_app.py).
-            pytest.xfail("the Live page's switch does not reach the sidebar in a browser (st.fragment)")
+        # The button is drawn in the polling st.fragment: the whole page must rerun for the sidebar.
+        expect(page.get_by_role("combobox", name="Target model")).to_have_value(re.compile("Qwen3-235B-A22B"),
+                                                                                timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"target=Qwen3-235B-A22B(&|$)"), timeout=TIMEOUT)
         expect(warning).to_have_count(0, timeout=TIMEOUT)
         expect(verdict).to_be_visible(timeout=TIMEOUT)  # the verdict, for the model it serves

@@ -199,6 +199,7 @@ EVERY_CHART = {
     "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
     "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
     "tokens_per_step": lambda: charts.tokens_per_step([20, 15, 12, 10, 43]),
+    "request_acceptance": lambda: charts.request_acceptance(pd.Series([1.0, 2.5, 4.0, 3.0]), 3),
     "gamma_map": lambda: charts.gamma_map(vllm_config.gamma_map(SCENARIO, 0.8, 64, 4096, 6)),
     "claim_by_batch": lambda: charts.claim_by_batch(
         claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256).batches, 2.0),

@@ -243,7 +243,7 @@ class TestStoreCommands:
         code, out, _ = run(capsys, "ingest", str(tmp_path / "empty"), "--db", str(tmp_path / "c.duckdb"))
         report = json.loads(out)
         assert code == 2 and report["imported"] == [] and report["errors"][0]["file"] == str(tmp_path / "empty")
-        assert "no result files (.json, .jsonl or .csv)" in report["errors"][0]["message"]
+        assert "no result files (.json, .jsonl, .csv, .yaml or .yml)" in report["errors"][0]["message"]
 
     def test_ingest_reports_each_file_and_exits_2_on_any_error(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
@@ -865,7 +865,8 @@ class TestScheduleCommand:
         code, out, _ = run(capsys, "schedule", "--from-runs",
                            str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"))
         assert code == 0 and json.loads(out) == {"tables": [], "speculative_runs_without_a_batch": 0,
-                                                 "speculative_runs_without_a_baseline": 6}
+                                                 "speculative_runs_without_a_baseline": 6,
+                                                 "runs_at_synthetic_acceptance_left_out": 0}
         code, _, err = run(capsys, "schedule", "--from-runs", str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"),
                            "--engine", "trtllm", "--version", "9.9.9")
         assert code == 2 and "not a trtllm release" in err
@@ -1030,6 +1031,26 @@ class TestMetricsCommand:
         [row] = json.loads(out)
         assert row["counter_reset"] is True and row["drafts"] == 100 and row["acceptance_length"] == pytest.approx(2.4)
         assert any("server restarted" in notice for notice in row["notices"])
+
+    def test_tensorrt_llm_and_sglang_say_what_their_figures_are(self, capsys, tmp_path):
+        """TensorRT-LLM's window between its two fixture scrapes (checked by hand in
+        test_exposition.py), and SGLang's gauges with the caveat that a gauge has no window."""
+        prom = ROOT / "tests" / "fixtures" / "prom"
+        code, out, _ = run(capsys, "metrics", str(prom / "trtllm_spec_composed_2.prom"), "--since",
+                           str(prom / "trtllm_spec_composed_1.prom"))
+        [row] = json.loads(out)
+        assert code == 0 and (row["engine"], row["model_name"], row["window"]) == ("trt-llm", "undefined", True)
+        assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (500, 1500, 780)
+        assert row["acceptance_length"] == pytest.approx(2.56) and row["alpha_iid"] == pytest.approx(0.7069, abs=1e-4)
+        assert row["notices"] == ["TensorRT-LLM counts a request's drafts when the request finishes: a window holds "
+                                  "the requests that finished in it, every step of each."]
+        sglang = tmp_path / "sglang.prom"
+        sglang.write_text((prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text())
+        code, out, _ = run(capsys, "metrics", str(sglang), "--since", str(sglang))
+        [row] = json.loads(out)
+        assert code == 0 and (row["acceptance_length"], row["acceptance_rate"]) == (2.71, 0.57)
+        assert row["notices"] == ["sglang reports acceptance only as gauges over its last logging interval: these "
+                                  "figures are the engine's, not counted over this window."]
 
     def test_a_url_and_the_window_between_two_scrapes_of_it(self, capsys):
         from specviz.live import replay

@@ -248,6 +248,88 @@ class TestSpecDecodeStates:
                          if not line.startswith("#"))
         assert one(text).acceptance_length == pytest.approx(1 + 1032 / 400)
 
+    def test_trtllm_scrape_by_hand(self):
+        """trtllm_spec_composed_1.prom: per position 3000 drafted at each of 3 positions and
+        2400, 1800, 1200 accepted; the iteration counters (10800, 6480) and the gauge (2.75) are not
+        read where the per-position counters are there."""
+        state = one(fixture("trtllm_spec_composed_1.prom"))
+        assert (state.engine, state.model_name, state.window) == ("trt-llm", "undefined", False)
+        # drafts = position 0's 3000; draft tokens 3 × 3000 = 9000; accepted 2400 + 1800 + 1200 = 5400
+        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (3000, 9000, 5400)
+        assert state.acceptance_rate == pytest.approx(0.6)                      # 5400 / 9000
+        assert state.acceptance_length == pytest.approx(2.8)                    # 1 + 5400 / 3000
+        assert state.num_speculative_tokens == 3                                # 9000 / 3000
+        # α solves 1 + α + α² + α³ = 2.8: 0.7655 (0.7655² = 0.5860, ³ = 0.4486; sum 2.8001)
+        assert state.alpha_iid == pytest.approx(0.7655, abs=1e-4)
+        assert spec.expected_tokens(state.alpha_iid, 3) == pytest.approx(2.8)
+        assert state.per_position_acceptance == pytest.approx([0.8, 0.6, 0.4])  # 2400, 1800, 1200 / 3000
+        assert state.per_position_conditional == pytest.approx([0.8, 0.75, 1200 / 1800])
+        assert state.zero_accept_rate == pytest.approx(0.2)
+        assert state.reported_acceptance_length == 2.75  # the gauge, beside the counted length
+        assert (state.running_requests, state.waiting_requests, state.kv_cache_usage) == (24, 3, 0.41)
+        assert state.generation_tokens == 8440
+        # pid is on the gauges only (prometheus_client's multiprocess mode): one process, nothing summed.
+        assert state.summed_labels == () and not any(n.key == "prom.notice.summed" for n in state.notices)
+        assert [n.key for n in state.notices] == ["prom.notice.trtllm_per_request"]
+
+    def test_trtllm_window_by_hand(self):
+        """30 s later: drafted 3500 at each position, accepted 2800, 2050, 1330, generated 9730."""
+        state = one(fixture("trtllm_spec_composed_2.prom"), previous=(fixture("trtllm_spec_composed_1.prom"), 100.0),
+                    time=130.0)
+        assert state.window and state.seconds == 30
+        # drafts 3500 − 3000 = 500; draft tokens 3 × 500 = 1500; accepted 400 + 250 + 130 = 780
+        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (500, 1500, 780)
+        assert state.acceptance_rate == pytest.approx(0.52)                     # 780 / 1500
+        assert state.acceptance_length == pytest.approx(2.56)                   # 1 + 780 / 500
+        # α solves 1 + α + α² + α³ = 2.56: 0.7069 (0.7069² = 0.4998, ³ = 0.3533; sum 2.5600)
+        assert state.alpha_iid == pytest.approx(0.7069, abs=1e-4)
+        assert state.per_position_acceptance == pytest.approx([0.8, 0.5, 0.26])  # 400, 250, 130 / 500
+        assert state.per_position_conditional == pytest.approx([0.8, 0.625, 0.52])  # 250 / 400, 130 / 250
+        assert state.zero_accept_rate == pytest.approx(0.2)
+        assert state.generation_tokens == 1290 and state.generation_throughput == pytest.approx(43.0)  # 1290 / 30
+        assert (state.running_requests, state.kv_cache_usage, state.reported_acceptance_length) == (30, 0.47, 2.5)
+        assert not state.counter_reset
+
+    @staticmethod
+    def without_per_position(name: str) -> str:
+        """A TensorRT-LLM of PR #12545 and before PR #12636: the iteration counters and gauges only."""
+        return "".join(line for line in fixture(name).splitlines(keepends=True)
+                       if "spec_decode_drafted_tokens" not in line and "spec_decode_accepted_tokens" not in line)
+
+    def test_trtllm_iteration_counters_and_gauge(self):
+        state = one(self.without_per_position("trtllm_spec_composed_1.prom"))
+        assert state.engine == "trt-llm" and state.drafts is None
+        assert (state.draft_tokens, state.accepted_tokens) == (10800, 6480)
+        assert state.acceptance_rate == pytest.approx(0.6)                      # 6480 / 10800, sampled iterations
+        assert state.acceptance_length == 2.75                                  # the gauge, one iteration's
+        assert state.absent["drafts"].key == "prom.absent.trtllm_no_drafts"
+        assert state.absent["num_speculative_tokens"] == state.absent["drafts"]
+        assert state.absent["alpha_iid"].key == "prom.absent.no_gamma"
+        assert state.per_position_acceptance is None
+        assert "spec_decode_accepted_tokens{token_position}" in str(state.absent["per_position_acceptance"])
+        assert [n.key for n in state.notices] == ["prom.notice.trtllm_sampled", "prom.notice.trtllm_gauge"]
+
+    def test_trtllm_iteration_counters_over_a_window(self):
+        state = one(self.without_per_position("trtllm_spec_composed_2.prom"),
+                    previous=(self.without_per_position("trtllm_spec_composed_1.prom"), 100.0), time=130.0)
+        # draft tokens 12960 − 10800 = 2160, accepted 7668 − 6480 = 1188: 1188 / 2160 = 0.55
+        assert (state.draft_tokens, state.accepted_tokens) == (2160, 1188)
+        assert state.acceptance_rate == pytest.approx(0.55)
+        # A gauge has no window: the length is the latest scrape's gauge, whatever the one before said.
+        assert state.acceptance_length == 2.5 and state.alpha_iid is None
+        assert state.generation_throughput == pytest.approx(43.0)
+
+    def test_trtllm_says_why_figures_are_absent(self):
+        state = one(fixture("trtllm_spec_composed_1.prom"))
+        # Its time_per_output_token histogram is per request, not the inter-token latency: not read.
+        assert state.itl_p50 is None and state.absent["itl_p50"].key == "prom.absent.not_exported"
+        assert state.absent["reported_acceptance_rate"].key == "prom.absent.not_exported"
+        for name in prom.SpecDecodeState.__dataclass_fields__.keys() & prom._FIGURES:
+            assert (getattr(state, name) is None) == (name in state.absent), name
+        for notice in [*state.absent.values(), *state.notices,
+                       *one(self.without_per_position("trtllm_spec_composed_1.prom")).absent.values()]:
+            assert str(notice) and i18n.t(notice.key, "vi", **notice.params)
+
     def test_window_between_two_snapshots(self):
         before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
         after = vllm(1500, 4500, 2500, [1200, 800, 500], generation=7000)
@@ -371,7 +453,9 @@ _names = st.sampled_from(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode
                           "vllm:spec_decode_num_accepted_tokens_total", "llamacpp:spec_decode_num_drafts_total",
                           "vllm:spec_decode_num_accepted_tokens_per_pos_total", "sglang:spec_accept_length",
                           "vllm:spec_decode_num_drafts_created", "vllm:num_requests_running",
-                          "vllm:inter_token_latency_seconds_bucket", "vllm:generation_tokens_total"])
+                          "vllm:inter_token_latency_seconds_bucket", "vllm:generation_tokens_total",
+                          "trtllm_spec_decode_drafted_tokens_total", "trtllm_spec_decode_accepted_tokens_total",
+                          "trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_acceptance_length"])
 _label_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8).map(
     lambda s: s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
 _values = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), st.integers(-5, 10**12).map(str),
@@ -384,6 +468,8 @@ def _line(draw):
     labels = {"model_name": draw(st.sampled_from(["m", "n", ""])), "engine": draw(st.sampled_from(["0", "1"]))}
     if "per_pos" in name:
         labels["position"] = draw(st.sampled_from(["0", "1", "2", "x"]))
+    if name.startswith(("trtllm_spec_decode_drafted", "trtllm_spec_decode_accepted")):
+        labels["token_position"] = draw(st.sampled_from(["0", "1", "2", "x"]))
     if "bucket" in name:
         labels["le"] = draw(st.sampled_from(["0.01", "0.1", "+Inf"]))
     if draw(st.booleans()):

@@ -353,19 +353,20 @@ class TestPerRequestAcceptance:
         run = only(parsed)
         assert run["acceptance_rate"] == pytest.approx(14 / 201) and "per_position_acceptance" not in run
 
-    @pytest.mark.parametrize("path, value, field, bounds", [
+    @pytest.mark.parametrize("path, value, field, key, bounds", [
+        # γ = 3: at most 3 drafts and the bonus token a step
         (("spec_decode_acceptance", "mean_acceptance_length"), 4.5, "spec_decode_acceptance.mean_acceptance_length",
-         ("1", "4")),  # γ = 3: at most 3 drafts and the bonus token a step
+         "ingest.request_acceptance_length", {"gamma": "3", "most": "4"}),
         (("spec_decode_acceptance", "mean_acceptance_length"), 0.5, "spec_decode_acceptance.mean_acceptance_length",
-         ("1", "4")),
+         "ingest.request_out_of_range", {"low": "1", "high": "γ + 1"}),
         (("spec_decode_acceptance", "draft_acceptance_rate"), 1.2, "spec_decode_acceptance.draft_acceptance_rate",
-         ("0", "1")),
+         "ingest.request_out_of_range", {"low": "0", "high": "1"}),
         (("spec_decode_acceptance", "draft_acceptance_rate"), -0.1, "spec_decode_acceptance.draft_acceptance_rate",
-         ("0", "1")),
+         "ingest.request_out_of_range", {"low": "0", "high": "1"}),
         (("metrics", "spec_decode_draft_acceptance_rate", "value"), 130.0,
-         "metrics.spec_decode_draft_acceptance_rate.value", ("0", "1")),
+         "metrics.spec_decode_draft_acceptance_rate.value", "ingest.request_out_of_range", {"low": "0", "high": "1"}),
     ])
-    def test_an_impossible_acceptance_is_the_file_s_error(self, path, value, field, bounds):
+    def test_an_impossible_acceptance_is_the_file_s_error(self, path, value, field, key, bounds):
         lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
         if path[0] == "metrics":
             lines[4]["spec_decode_acceptance"] = None  # line 5: a record without one, its metric read
@@ -375,9 +376,9 @@ class TestPerRequestAcceptance:
         with pytest.raises(importers.IngestError) as info:
             importers.parse("hostile.jsonl", b"\n".join(dumps(line) for line in lines))
         error = info.value
-        assert error.key == "ingest.aiperf_acceptance_range" and error.file == "hostile.jsonl"
+        assert error.key == key and error.file == "hostile.jsonl"
         assert error.params["field"] == field and error.params["record"] == (5 if path[0] == "metrics" else 3)
-        assert (error.params["low"], error.params["high"]) == bounds
+        assert {name: error.params[name] for name in bounds} == bounds
         for lang in ("en", "vi"):
             text = i18n.t(error.key, lang, **error.params)
             assert "hostile.jsonl" in text and field in text
@@ -473,14 +474,15 @@ class TestSweeps:
                                     "bench/concurrency_20__isl_512/profile_export_aiperf.json": sample(REAL_2026),
                                     f"bench/sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),
                                     "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": fixture(SWEEP_CSV)})
-        found, left = importers.walk_results(base)
-        assert [str(f.relative_to(base)) for f in found] == [
+        found = importers.folder_files(base)
+        assert [str(f.relative_to(base)) for f in found.files] == [
             f"{cell}/profile_export_aiperf.json", "bench/concurrency_20__isl_512/profile_export_aiperf.json"]
-        assert {str(f.relative_to(base)): str(h.relative_to(base)) for f, h in left.items()} == {
-            f"{cell}/profile_export_aiperf.csv": f"{cell}/profile_export_aiperf.json",
-            f"{cell}/profile_export.jsonl": f"{cell}/profile_export_aiperf.json",
-            "bench/sweep_aggregate/profile_export_aiperf_sweep.json": "bench",
-            "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": "bench"}
+        assert {str(f.relative_to(base)): (why.reason, str(why.holder.relative_to(base)))
+                for f, why in found.left_out.items()} == {
+            f"{cell}/profile_export_aiperf.csv": ("aiperf_copy", f"{cell}/profile_export_aiperf.json"),
+            f"{cell}/profile_export.jsonl": ("aiperf_copy", f"{cell}/profile_export_aiperf.json"),
+            "bench/sweep_aggregate/profile_export_aiperf_sweep.json": ("aiperf_sweep", "bench"),
+            "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": ("aiperf_copy", "bench")}
 
     @pytest.mark.parametrize("layout", ["repeated", "independent"])
     def test_the_aggregate_is_a_repeated_cell_s_one_run(self, tmp_path, layout):
@@ -492,16 +494,17 @@ class TestSweeps:
                                     **{f"{t}/profile_export.jsonl": fixture(JSONL) for t in trials},
                                     f"{aggregate}/{AGGREGATE.removeprefix('aiperf_')}": fixture(AGGREGATE),
                                     f"{sweep}/profile_export_aiperf_sweep.json": fixture(SWEEP)})
-        found, left = importers.walk_results(base)
-        assert [str(f.relative_to(base)) for f in found] == [f"{aggregate}/profile_export_aiperf_aggregate.json"]
-        holders = {str(h.relative_to(base)) for h in left.values()}
-        assert len(left) == 5 and holders == {f"{aggregate}/profile_export_aiperf_aggregate.json", "."}
+        found = importers.folder_files(base)
+        assert [str(f.relative_to(base)) for f in found.files] == [f"{aggregate}/profile_export_aiperf_aggregate.json"]
+        assert sorted((why.reason, str(why.holder.relative_to(base))) for why in found.left_out.values()) == [
+            *[("aiperf_trial", f"{aggregate}/profile_export_aiperf_aggregate.json")] * 4, ("aiperf_sweep", ".")]
 
     def test_a_sweep_summary_alone_is_read(self, tmp_path):
         base = self.tree(tmp_path, {f"sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),
                                     "sweep_aggregate/profile_export_aiperf_sweep.csv": fixture(SWEEP_CSV)})
-        found, left = importers.walk_results(base)
-        assert [f.name for f in found] == [aiperf._SWEEP] and list(left.values()) == found
+        found = importers.folder_files(base)
+        assert [f.name for f in found.files] == [aiperf._SWEEP]
+        assert list(found.left_out.values()) == [importers.LeftOut("aiperf_copy", found.files[0])]
 
     def test_the_command_line_accounts_for_every_file(self, tmp_path, capsys):
         cell = "bench/concurrency_10"
@@ -516,7 +519,9 @@ class TestSweeps:
         files = sorted(e["file"] for entries in report.values() for e in entries)
         assert files == sorted(str(p) for p in base.rglob("*") if p.is_file())
         assert [(e["file"].endswith(".json"), e["runs"]) for e in report["imported"]] == [(True, 1)]
-        assert all("left out, its runs are read from" in e["message"] for e in report["skipped"])
+        assert sorted(e["message"].split(",")[0] for e in report["skipped"]) == [
+            "not read: an AIPerf sweep's summary", *["not read: the same AIPerf run as " + str(base / cell /
+                                                                                             "profile_export_aiperf.json")] * 2]
 
 
 class TestServerMetrics:
@@ -571,7 +576,7 @@ class TestServerMetrics:
             store.close()
         folder = TestSweeps.tree(tmp_path / "run", {"server_metrics_export.json": fixture(SERVER),
                                                      "server_metrics_export.csv": fixture(SERVER_CSV)})
-        assert [f.name for f in importers.result_files(folder)] == ["server_metrics_export.json"]
+        assert [f.name for f in importers.folder_files(folder).files] == ["server_metrics_export.json"]
 
 
 # Variants of AIPerf's files: at some of these places a value is removed or replaced by one no tool writes.

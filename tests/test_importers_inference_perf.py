@@ -1,8 +1,11 @@
-"""Tests for specviz.results.importers.inference_perf: inference-perf's lifecycle reports, a run per stage."""
+"""Tests for specviz.results.importers.inference_perf: inference-perf's lifecycle reports (a run per
+stage), its per-request report and its Prometheus reports."""
 
 import json
 from pathlib import Path
 
+import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
@@ -45,6 +48,9 @@ class TestLifecycleReports:
         assert sniff(importers.Source("x.json", json.dumps({"successes": {}}).encode())) == 0
         assert sniff(importers.Source("x.json", json.dumps([{"load_summary": {}, "successes": {}}] * 2).encode())) == 0
         assert sniff(importers.Source("x.json", json.dumps({"load_summary": {}, "successes": {}}).encode())) == 0.95
+        request = {"start_time": 0, "end_time": 1, "info": {}, "error": None}
+        assert sniff(importers.Source("x.json", json.dumps([request]).encode())) == 0.95
+        assert sniff(importers.Source("x.json", json.dumps([{"start_time": 0, "end_time": 1}]).encode())) == 0
 
 
 class TestFuzzed:
@@ -57,3 +63,92 @@ class TestFuzzed:
         doc = {"load_summary": load, "successes": {"count": 1, "latency": {"time_to_first_token": statistics}},
                "failures": {"count": statistics.get("mean")}}
         parses_or_refuses("stage_0_lifecycle_metrics.json", json.dumps(doc).encode())
+
+
+class TestPerRequestReport:
+    NAME = "per_request_lifecycle_metrics.json"
+
+    def parse(self) -> importers.Parsed:
+        return importers.parse(f"{RUN.name}/{self.NAME}", (RUN / self.NAME).read_bytes())
+
+    def test_each_request_is_a_row_in_milliseconds(self):
+        requests = self.parse().requests
+        assert len(requests) == 6 and set(requests.run_index) == {0}
+        first, second, _, failed = (requests.iloc[i] for i in range(4))
+        # start 0.0, end 1.0, token times 0.111… to 0.888… (8 tokens): TTFT 0.111 s, ITL and TPOT
+        # (0.8889 - 0.1111) / 7 = 0.1111 s, E2E 1.0 s
+        assert round(first.ttft_ms, 3) == 111.111 and round(first.itl_ms, 3) == round(first.tpot_ms, 3) == 111.111
+        assert first.e2el_ms == 1000.0 and (first.input_tokens, first.output_tokens) == (100, 8)
+        # start 0.5, first token 0.6, last 1.7 (12 tokens): TTFT 100 ms, TPOT (1.7 - 0.6) / 11 = 100 ms, E2E 1.3 s
+        assert round(second.ttft_ms, 6) == 100.0 and round(second.tpot_ms, 6) == 100.0 and round(second.e2el_ms, 6) == 1300.0
+        # the HTTP 500: no token, E2E 2.0 - 1.5 s, its error kept
+        assert np.isnan(failed.ttft_ms) and failed.e2el_ms == 500.0 and np.isnan(failed.output_tokens)
+        assert json.loads(failed.extra) == {"error": {"error_type": "HTTP Error 500", "error_msg": "boom"}}
+
+    def test_one_run_whose_figures_are_the_summarys(self):
+        """The file's run, computed from its five successful requests, has the figures inference-perf
+        wrote in summary_lifecycle_metrics.json from the same requests: E2E mean (1.0 + 1.3 + 1.2 +
+        1.0 + 1.5) / 5 = 1.2 s, p90 at 0.9 × 4 = 3.6 between 1.3 and 1.5: 1.42 s; duration 12.0 - 0.0
+        s; output (8 + 12 + 6 + 8 + 10) / 12 = 3.667 tok/s; tokens (520 + 44) / 12 = 47 tok/s."""
+        result = self.parse()
+        (run,) = result.runs
+        assert result.format == "inference-perf" and not result.warnings
+        assert run["label"] == f"{RUN.name} · all stages" and json.loads(run["extra"])["report"] == "per_request"
+        assert (run["num_requests"], run["failed_requests"], run["duration_s"]) == (5, 1, 12.0)
+        assert round(run["mean_e2el_ms"], 6) == 1200.0 and round(run["p90_e2el_ms"], 6) == 1420.0
+        assert round(run["output_throughput"], 3) == 3.667 and round(run["total_token_throughput"], 6) == 47.0
+        summary = parsed("summary_lifecycle_metrics.json")
+        shared = (summary.keys() & run.keys()) - {"extra"}
+        assert len(shared) == 19  # label, two counts, duration, three throughputs, mean, p50 and p90 of four latencies
+        assert {key: pytest.approx(summary[key]) for key in shared} == {key: run[key] for key in shared}
+
+    def test_stored_with_each_rows_extra(self, tmp_path):
+        store = Store(tmp_path / "s.duckdb")
+        result = store.import_file(f"{RUN.name}/{self.NAME}", (RUN / self.NAME).read_bytes())
+        assert (result.runs, result.requests) == (1, 6)
+        errors = store.query("SELECT extra->>'$.error.error_msg' AS e FROM requests WHERE extra IS NOT NULL").frame
+        assert errors.e.tolist() == ["boom"]
+        store.close()
+
+    def test_the_older_response_info(self):
+        """inference-perf 0.5.0's tag wrote the response under ``info.response_info``."""
+        record = {"start_time": 3.0, "end_time": 4.0, "request": "{}", "response": "ok", "error": None,
+                  "info": {"input_tokens": 7, "response_info": {"output_tokens": 3, "output_token_times": [3.2, 3.4, 3.6]}}}
+        row = importers.parse("per_request_lifecycle_metrics.json", json.dumps([record]).encode()).requests.iloc[0]
+        # TTFT 3.2 - 3.0 s, TPOT (3.6 - 3.2) / 2 s
+        assert (round(row.ttft_ms, 6), round(row.tpot_ms, 6), row.input_tokens) == (200.0, 200.0, 7)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.fixed_dictionaries({
+        "start_time": st.none() | st.floats(allow_nan=False) | st.text(max_size=3),
+        "end_time": st.none() | st.floats(allow_nan=False),
+        "info": st.none() | st.fixed_dictionaries({"input_tokens": st.none() | st.integers(-5, 10**20), "response_metrics": st.none() | st.fixed_dictionaries({
+            "output_tokens": st.none() | st.integers(-2, 5) | st.floats(),
+            "output_token_times": st.lists(st.none() | st.floats() | st.text(max_size=2), max_size=4)})}),
+        "error": st.none() | st.dictionaries(st.text(max_size=3), st.text(max_size=3))}), min_size=1, max_size=4))
+    def test_never_crashes(self, records):
+        parses_or_refuses(self.NAME, json.dumps(records).encode())
+
+
+class TestPrometheusReport:
+    """tests/fixtures/inference_perf_stage_0_prometheus_metrics.json: the shape of v0.5.0's
+    ``summarize_prometheus_metrics``, its figures made up."""
+
+    def test_the_servers_figures_in_milliseconds(self):
+        data = (ROOT / "tests" / "fixtures" / "inference_perf_stage_0_prometheus_metrics.json").read_bytes()
+        result = importers.parse("run1/stage_0_prometheus_metrics.json", data)
+        (run,) = result.runs
+        assert result.format == "inference-perf" and not result.warnings
+        assert run["label"] == "run1 · Prometheus" and "duration_s" not in run  # its benchmark_time_seconds is 0
+        # TTFT mean 0.085 s, request latency p99 3.9 s, ITL median 0.0175 s
+        assert (round(run["mean_ttft_ms"], 9), round(run["p99_e2el_ms"], 9), round(run["p50_itl_ms"], 9)) == (85.0, 3900.0, 17.5)
+        # 120 requests at 2.0 req/s; 1,024 prompt + 256 output tokens/s
+        assert (run["num_requests"], run["request_throughput"], run["total_token_throughput"]) == (120, 2.0, 1280.0)
+        extra = json.loads(run["extra"])
+        assert extra["stage"] == 0 and extra["report"] == "prometheus"
+        assert extra["kv_cache_usage_percentage"]["p90"] == 0.2 and extra["prefix_cache_hit_percent"] == {"mean": 12.5}
+
+    def test_its_summary_is_all_stages(self):
+        data = (ROOT / "tests" / "fixtures" / "inference_perf_stage_0_prometheus_metrics.json").read_bytes()
+        run = importers.parse("run1/summary_prometheus_metrics.json", data).runs[0]
+        assert run["label"] == "run1 · Prometheus · all stages" and json.loads(run["extra"])["stage"] == "all"

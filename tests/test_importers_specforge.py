@@ -22,7 +22,8 @@ def nested(settings: list[dict]) -> bytes:
 
 def metrics(latency: float, throughput: float, accept: float) -> dict:
     return {"latency": latency, "output_throughput": throughput, "accept_length": accept, "accuracy": None,
-            "num_questions": 80, "per_request_accept_length": [accept - 0.5, accept + 0.5]}
+            "num_questions": 80,
+            "per_request_accept_length": [accept, accept] if accept == 1.0 else [accept - 0.5, accept + 0.5]}
 
 
 class TestLines:
@@ -56,12 +57,27 @@ class TestNested:
         assert plain["num_speculative_tokens"] == 0 and "spec_method" not in plain and "label" not in plain
         assert first["draft_model"] == "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B" and first["num_requests"] == 80
         assert json.loads(second["extra"])["repetition"] == 1
-        assert json.loads(second["extra"])["per_request_accept_length"] == [2.0, 3.0]
+        # Each request's length is a request row of its run, not a list in extra: 2.5 ± 0.5, 2.6 ± 0.5.
+        assert "per_request_accept_length" not in json.loads(second["extra"])
+        assert parsed.requests.values.tolist() == [[0, 1.0], [0, 1.0], [1, 2.1], [1, 3.1], [2, 2.0], [2, 3.0]]
         store = Store(tmp_path / "s.duckdb")
-        store.import_file("results.jsonl", data)
+        assert store.import_file("results.jsonl", data).requests == 6
         paired = explorer.pair_with_baselines(explorer.with_load(store.runs()))
         # By hand: 1,500 / 1,000 and 1,450 / 1,000 output tokens/s, each against the plain run of batch 8.
         assert sorted(paired["measured_speedup"].round(3)) == [1.45, 1.5]
+
+    def test_a_request_length_the_setting_cannot_give_is_refused_and_nothing_is_lost(self, tmp_path):
+        """γ = 3 drafts and the target's own token: at most 4 tokens a step, at least 1."""
+        store = Store(tmp_path / "s.duckdb")
+        store.import_file(LINES.name, LINES.read_bytes())
+        for impossible in (4.5, 0.5):
+            data = nested([{"batch_size": 8, "steps": 3, "topk": 1, "num_draft_tokens": 4,
+                            "metrics": [{**metrics(20.0, 1500.0, 2.6), "per_request_accept_length": [2.0, impossible]}]}])
+            with pytest.raises(importers.IngestError) as refused:
+                store.import_file("r.json", data)
+            assert (refused.value.key, refused.value.params) == ("ingest.request_length_range", {
+                "file": "r.json", "field": "per_request_accept_length", "record": 1, "value": impossible, "most": 4.0})
+        assert len(store.runs()) == 6 and len(store.imports()) == 1
 
     def test_a_setting_whose_metrics_are_not_objects_is_refused(self):
         data = nested([{"batch_size": 8, "steps": 3, "topk": 1, "num_draft_tokens": 4, "metrics": [1, 2]}])

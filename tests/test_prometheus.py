@@ -544,6 +544,19 @@ class TestWholeGamma:
         assert at["draft_tokens"][("vllm", ())] == 250.0
 
 
+    def test_trtllm_drafted_counts_per_position_stay_whole(self):
+        """TensorRT-LLM's draft tokens are the sum of its drafted counts per position: 3 × 877.068…
+        summed and divided by one of them gives 2.9999999999999996 before the counts are made one."""
+        count = 877.0681666666667
+        assert sum([count] * 3) / count != 3
+        at = {"drafted_per_pos": {("trtllm", (("model_name", "m"), ("token_position", str(i)))): count * (1 + 1e-13 * i)
+                                  for i in range(3)}}
+        prometheus._whole_gamma(at)
+        values = list(at["drafted_per_pos"].values())
+        assert len(set(values)) == 1 and sum(values) / values[0] == 3.0
+        assert values[0] == pytest.approx(count, rel=1e-12)
+
+
 class _Routed(BaseHTTPRequestHandler):
     """Answers the API by the server's function of (endpoint, query)."""
 
@@ -587,16 +600,20 @@ class TestFiguresFromAnswers:
                   for (start, model), value in values.items() if query.startswith(start)]
         return ok({"resultType": "vector", "result": result})
 
-    def test_resets_and_gauges(self):
+    def window(self, route) -> pd.DataFrame:
+        """query_window's frame of a server answering by ``route``."""
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-        server.route = self.route
+        server.route = route
         thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
         thread.start()
         try:
-            frame = prometheus.query_window(f"http://127.0.0.1:{server.server_address[1]}", "1m", at=self.AT)
+            return prometheus.query_window(f"http://127.0.0.1:{server.server_address[1]}", "1m", at=self.AT)
         finally:
             server.shutdown()
             server.server_close()
+
+    def test_resets_and_gauges(self):
+        frame = self.window(self.route)
         a = frame.xs("a", level="model_name").iloc[0]
         assert a["engine"] == "vllm-v1" and bool(a["counter_reset"])
         assert (a["acceptance_rate"], a["acceptance_length"], a["num_speculative_tokens"]) == (0.5, 3.0, 4.0)
@@ -611,6 +628,38 @@ class TestFiguresFromAnswers:
         keys = [n.key for n in frame.attrs["notices"]]
         assert "prom.notice.counter_reset" in keys and "prom.notice.gauge_source" in keys
         assert "prom.notice.summed" not in keys and "prometheus.notice.summed" in keys
+
+
+    def trtllm_route(self, path: str, query: str) -> dict:
+        """A fleet of TensorRT-LLM: per-position counts by token_position, increase()'s γ rounding in them."""
+        ok = lambda data: {"status": "success", "data": data}
+        if path.endswith("/label/__name__/values"):
+            return ok(["trtllm_spec_decode_drafted_tokens_total", "trtllm_spec_decode_accepted_tokens_total",
+                       "trtllm_spec_decode_acceptance_length", "trtllm_num_requests_running"])
+        counts = {"drafted": (877.0681666666667,) * 3, "accepted": (701.6545333333334, 438.53408333333334, 228.0)}
+        result = []
+        for kind, values in counts.items():
+            if query.startswith(f"sum by (model_name, token_position) (increase(trtllm_spec_decode_{kind}_tokens_total"):
+                result = [{"metric": {"model_name": "m", "token_position": str(i)}, "value": [self.AT, repr(v)]}
+                          for i, v in enumerate(values)]
+        if query.startswith(("max by (model_name) (trtllm_spec_decode_acceptance_length)",
+                             "min by (model_name) (trtllm_spec_decode_acceptance_length)")):
+            result = [{"metric": {"model_name": "m"}, "value": [self.AT, "2.5"]}]
+        if query.startswith("sum by (model_name) (trtllm_num_requests_running)"):
+            result = [{"metric": {"model_name": "m"}, "value": [self.AT, "30"]}]
+        return ok({"resultType": "vector", "result": result})
+
+    def test_trtllm_per_position_counters(self):
+        frame = self.window(self.trtllm_route)
+        m = frame.xs("m", level="model_name").iloc[0]
+        # drafts 877.07, draft tokens 3 × 877.07, accepted 701.65 + 438.53 + 228 = 1368.19
+        assert m["engine"] == "trt-llm" and m["num_speculative_tokens"] == 3.0
+        assert m["acceptance_length"] == pytest.approx(1 + 1368.1886166666667 / 877.0681666666667)
+        assert m["acceptance_rate"] == pytest.approx(1368.1886166666667 / (3 * 877.0681666666667))
+        assert m["alpha_iid"] == pytest.approx(float(spec.alpha_from_acceptance_length(m["acceptance_length"], 3)))
+        assert m["per_position_acceptance_0"] == pytest.approx(0.8) and m["reported_acceptance_length"] == 2.5
+        assert m["running_requests"] == 30
+        assert "prom.notice.trtllm_per_request" in [n.key for n in frame.attrs["notices"]]
 
 
 @pytest.mark.prometheus

@@ -4,6 +4,8 @@ import json
 
 import pandas as pd
 
+from conftest import PRESETS, make_scenario
+
 from specviz.results import explorer, schedule
 from specviz.results.store import Store
 
@@ -50,3 +52,29 @@ class TestMeasuredDraftLengths:
         only_speculative["mtbench"] = [s for s in only_speculative["mtbench"] if s["steps"] > 0]
         runs = stored_runs(tmp_path, json.dumps(only_speculative).encode())
         assert schedule.measured_draft_lengths(runs).empty
+
+
+class TestBesideModel:
+    def test_the_models_choice_among_the_measured_lengths(self, tmp_path):
+        """The grid names no target or GPU: the scenario's (Qwen3-32B on an H100) stands in, at the
+        median α of the grid's runs, choosing between the γ 1 and 3 that were measured. A batch no
+        server of the setting holds gets no choice of the model."""
+        data = json.loads(grid())
+        data["mtbench"] += [{"batch_size": 100_000, "steps": gamma, "topk": 1, "num_draft_tokens": gamma + 1,
+                             "metrics": [{"latency": 10.0, "output_throughput": 3000.0 * gain, "accept_length": 2.0}]}
+                            for gamma, gain in ((0, 1.0), (1, 0.9), (3, 0.8))]
+        table = schedule.beside_model(stored_runs(tmp_path, json.dumps(data).encode()), make_scenario(), PRESETS)
+        assert list(table["batch"]) == [1, 8, 32, 64, 100_000]
+        assert set(table["model_gamma"].dropna()) <= {0, 1, 3}
+        assert table["fits"].tolist() == [True, True, True, True, False]
+        assert table["model_gamma"].isna().tolist() == [False, False, False, False, True]
+        assert (table["agree"] == (table["model_gamma"] == table["gamma"])).all()
+        # The model's speedup at its best γ falls as the batch grows.
+        assert table["model_speedup"].iloc[:4].is_monotonic_decreasing
+
+    def test_no_runs_no_rows(self, tmp_path):
+        only_speculative = json.loads(grid())
+        only_speculative["mtbench"] = [s for s in only_speculative["mtbench"] if s["steps"] > 0]
+        table = schedule.beside_model(stored_runs(tmp_path, json.dumps(only_speculative).encode()), make_scenario(),
+                                      PRESETS)
+        assert table.empty and {"model_gamma", "model_speedup", "fits", "agree"} <= set(table.columns)

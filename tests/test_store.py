@@ -472,10 +472,33 @@ class TestSweepRunsUploadedApart:
                                self.read("summary.json"))
         assert other.runs == 2 and not other.warnings and len(db.runs()) == 3
 
-    def test_other_measurements_are_another_run(self, db):
+    def test_other_measurements_of_the_same_run_are_refused(self, db):
+        """run_number 0 started at the same second in the same sweep is one run: a copy of other
+        figures is refused, naming the field, and what is stored stays."""
         run = json.loads(self.read("run=0.json"))
         db.import_file("run=0.json", json.dumps({**run, "duration": run["duration"] * 2}).encode())
-        assert db.import_file("summary.json", self.read("summary.json")).runs == 2 and len(db.runs()) == 3
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("summary.json", self.read("summary.json"))
+        error = info.value
+        assert (error.key, error.file, error.params["other"], error.params["field"]) == (
+            "ingest.sweep_run_differs", "summary.json", "run=0.json", "duration_s")
+        assert float(error.params["stored"]) == run["duration"] * 2 and float(error.params["value"]) == run["duration"]
+        assert len(db.runs()) == 1 and db.imports().source_file.tolist() == ["run=0.json"]
+
+    def test_a_field_kept_in_extra_is_compared_too(self, db):
+        db.import_file("summary.json", self.read("summary.json"))
+        run = json.loads(self.read("run=0.json"))
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("run=0.json", json.dumps({**run, "total_output_tokens": 1}).encode())
+        assert info.value.params["field"] == "total_output_tokens" and info.value.params["run"] == "0"
+        assert len(db.runs()) == 2
+
+    def test_runs_without_a_date_are_one_only_when_equal(self, db):
+        run = {k: v for k, v in json.loads(self.read("run=0.json")).items() if k != "date"}
+        db.import_file("a.json", json.dumps(run).encode())
+        assert db.import_file("b.json", json.dumps(run, indent=1).encode()).status == "skipped"
+        assert db.import_file("c.json", json.dumps({**run, "duration": 9.0}).encode()).runs == 1
+        assert len(db.runs()) == 2
 
     def test_runs_of_a_plain_benchmark_are_never_compared(self, db):
         """Only a sweep writes run_number: two plain result files of the same values are the user's to keep."""
@@ -755,6 +778,17 @@ class TestLiveTables:
         assert window.counter_reset and window.drafts == 40 and window.accepted_tokens == 50
         assert window.acceptance_length == pytest.approx(1 + 50 / 40)
         assert window.generation_throughput == pytest.approx(90 / 20)  # since the previous scrape, never negative
+
+    def test_a_trtllm_window_is_the_one_of_its_two_scrapes(self, db):
+        """Stored under the engine trt-llm and read back under its namespace trtllm: the window of
+        the store is the one exposition.py gives the two scrapes (drafts 3500 − 3000 = 500, accepted
+        400 + 250 + 130 = 780, length 1 + 780 / 500 = 2.56), not the second scrape counted from zero."""
+        texts = [(FIXTURES / "prom" / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
+        recorded(db, "http://trtllm:8000/prometheus/metrics", [(1000.0, texts[0]), (1030.0, texts[1])])
+        assert set(db.snapshots("http://trtllm:8000/prometheus/metrics").engine) == {"trt-llm"}
+        window = db.windows("http://trtllm:8000/prometheus/metrics").iloc[-1]
+        assert (window.engine, window.drafts, window.accepted_tokens) == ("trt-llm", 500, 780)
+        assert window.acceptance_length == pytest.approx(2.56) and not window.counter_reset
 
     def test_sources_and_models_are_kept_apart(self, db):
         recorded(db)

@@ -146,8 +146,9 @@ def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> 
 def schedule_rows(paths: list[Path], engine: str, version: str | None = None) -> dict[str, Any]:
     """Measured draft-length tables (:mod:`specviz.results.schedule`) from result files, each
     setting's in ``engine``'s form, and how many speculative runs could not enter (no batch: a
-    request-rate load; no plain run of their batch to measure against). The files are read into a
-    store of their own, never the user's."""
+    request-rate load; no plain run of their batch to measure against; an acceptance the benchmark
+    set, :mod:`specviz.results.synthetic`). The files are read into a store of their own, never the
+    user's."""
     if version is not None and version not in serving.VERSIONS.get(engine, ()):
         raise UsageError(f"--version {version} is not a {engine} release specviz writes for")
     files = [found for path in paths for found in (importers.result_files(path) if path.is_dir() else [path])]
@@ -161,7 +162,7 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None) ->
                     raise
                 except Exception as exc:  # an unreadable file is named, never a traceback
                     raise importers.as_ingest_error(str(path), exc) from None
-            runs = explorer.with_load(store.runs())
+            runs, synthetic = explorer.measured_acceptance(explorer.with_load(store.runs()))
         finally:
             store.close()
     table = measured.measured_draft_lengths(runs)
@@ -177,7 +178,7 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None) ->
     without_batch = int((explorer.is_speculative(runs) & runs["concurrency"].isna()).sum())
     unpaired = len(explorer.unpaired_speculative(runs, explorer.pair_with_baselines(runs)))
     return {"tables": tables, "speculative_runs_without_a_batch": without_batch,
-            "speculative_runs_without_a_baseline": unpaired}
+            "speculative_runs_without_a_baseline": unpaired, "runs_at_synthetic_acceptance_left_out": synthetic}
 
 
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:

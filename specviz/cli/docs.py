@@ -42,6 +42,7 @@ EXAMPLES: dict[str, tuple[list[str], bool]] = {
     "runs": (["--format", "csv"], False),
     "query": (["SELECT engine, count(*) AS runs, round(max(output_throughput)) AS best FROM runs GROUP BY ALL "
                "ORDER BY ALL"], True),
+    "export": (["a9e872756ae4-0", "--format", "benchmark-report"], True),
     "metrics": (["data/replay/vllm_specdecode.prom"], True),
     "record": (["http://localhost:8000/metrics", "--every", "5", "--count", "120"], False),
     "prometheus": (["http://localhost:9090", "--range", "1h", "--step", "30s", "--by", "instance"], False),

@@ -1,5 +1,6 @@
 """The store's commands: ``ingest`` imports result files (or folders of them) into the store, ``runs``
-lists the imported runs, ``query`` runs one read-only SQL statement in the sandbox."""
+lists the imported runs, ``query`` runs one read-only SQL statement in the sandbox, ``export`` writes
+stored runs as llm-d's benchmark report."""
 
 from __future__ import annotations
 
@@ -11,32 +12,46 @@ from typing import Any
 
 from specviz import settings
 from specviz.errors import SpecvizError
-from specviz.results import export, importers
+from specviz.results import benchmark_report, export, importers
 
 from .common import DB, FORMAT, format_rows, frame_rows, open_store
 
+# Why a folder's file was passed over (:class:`specviz.results.importers.FolderFiles`), in the report.
+_LEFT_OUT = {
+    "sweep_table": "not read: vllm bench sweep's table of every run of the sweep folders beside it, which are "
+                   "read from their own summary.json and run=N.json files",
+    "sweep_warmup": "not read: the warmup of a vllm bench sweep, which vLLM leaves out of the sweep's summary",
+    "sweep_failure": "not read: vllm bench sweep's record of a failed run or server (its error, no result)",
+    "stage_report": "not read: inference-perf's benchmark report of a stage whose figures are read from {holder}, "
+                    "beside it",
+    "aiperf_copy": "not read: the same AIPerf run as {holder}, beside it (import it on its own for its rows)",
+    "aiperf_trial": "not read: a repetition of an AIPerf sweep cell, whose run is the aggregate {holder}",
+    "aiperf_sweep": "not read: an AIPerf sweep's summary, whose cells are read from their own files under {holder}",
+}
+
+
 def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
-    """Files as given; a folder (not a symbolic link to one) as the result files under it, each file
-    left out of them (another holds its runs) skipped in the report with its holder, and a folder
-    that holds none is the report's error (it was passed over without a word)."""
+    """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
+    it passes over each a skipped entry of the report with why (:class:`specviz.results.importers.LeftOut`),
+    and a folder that holds none is the report's error (it was passed over without a word)."""
     files = []
     for path in paths:
         if not (path.is_dir() and not path.is_symlink()):
             files.append(path)
             continue
-        found, left = importers.walk_results(path)
-        report["skipped"] += [{"file": str(file), "message": f"{file}: left out, its runs are read from {holder}"}
-                              for file, holder in sorted(left.items())]
-        if found:
-            files += found
-        else:
-            report["errors"].append({"file": str(path), "message": f"{path}: no result files (.json, .jsonl or "
-                                                                   f".csv) in this folder or the folders under it"})
+        found = importers.folder_files(path)
+        files += found.files
+        report["skipped"] += [{"file": str(file), "message": _LEFT_OUT[why.reason].format(holder=why.holder)}
+                              for file, why in found.left_out.items()]
+        if not found.files:
+            suffixes = ", ".join(importers.RESULT_SUFFIXES[:-1]) + " or " + importers.RESULT_SUFFIXES[-1]
+            report["errors"].append({"file": str(path), "message": f"{path}: no result files ({suffixes}) in this "
+                                                                   f"folder or the folders under it"})
     return files
 
 
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
-    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
+    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "left_out": [], "errors": []}
     store = open_store(args.db)
     try:
         for path in _expand(args.files, report):
@@ -46,10 +61,12 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
                 error = exc if isinstance(exc, SpecvizError) else importers.as_ingest_error(str(path), exc)
                 report["errors"].append({"file": str(path), "message": str(error)})
                 continue
+            if args.synthetic and result.content_hash:
+                store.flag_synthetic(result.content_hash)
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
                      "requests": result.requests, "warnings": [str(w) for w in result.warnings]}
-            report[result.status].append(entry if result.status == "imported"
-                                         else {"file": str(path), "message": result.message})
+            report[result.status].append(entry if result.status == "imported" else {
+                "file": str(path), "message": result.message, "warnings": [str(w) for w in result.warnings]})
     finally:
         store.close()
     return json.dumps(report, indent=2), 2 if report["errors"] else 0
@@ -80,11 +97,43 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 
+def _export(args: argparse.Namespace) -> tuple[str, int]:
+    """The runs' benchmark reports, on stdout or in ``--output`` (then a JSON summary on stdout);
+    each run's fields that the standard has no place for are named on stderr."""
+    syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
+    store = open_store(args.db)
+    try:
+        made = benchmark_report.stored_reports(store, args.run_ids)
+    finally:
+        store.close()
+    text = benchmark_report.dump(made, syntax)
+    left_out = {report.run_id: report.left_out for report in made if report.left_out}
+    for run_id, fields in left_out.items():
+        print(f"specviz: run {run_id}: left out (the standard has no place for them): {', '.join(fields)}",
+              file=sys.stderr)
+    if args.output is None:
+        return text.rstrip("\n"), 0
+    args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    return json.dumps({"file": str(args.output), "runs": [r.run_id for r in made], "left_out": left_out},
+                      indent=2), 0
+
+
 _INGEST_DOC = """\
-Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each, an AIPerf
-sweep's cells once each). JSON: the files `imported` (format, runs, requests, warnings), `skipped`
-(already stored, or left out of a folder because another file holds their runs) and `errors`, each
-with its reason; exit 2 if any file failed, the others still imported.
+Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
+summary.json first, then each run=N.json skipped as already stored from it, or an error where its
+figures differ; an inference-perf folder's stages once each; an AIPerf sweep's cells once each).
+JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already stored, or a
+folder's file that holds no run of its own or whose runs another file beside it holds, each with
+why) and `errors`, each with its reason; exit 2 if any file failed, the others still imported.
+"""
+
+_EXPORT_DOC = """\
+Each run as one report of llm-d-benchmark's benchmark report v0.2.1, checked against its published
+schema: several runs are a YAML stream (`---` between reports) or a JSON array, and `specviz ingest`
+reads either back, a run per report. A run imported from a report is written back whole (its
+`extra` holds the fields no column took). The speculative-decoding figures and the workload have no
+place in the standard, nor has the load of a run of another format without stored requests (the load
+requires their input length): stderr names what each run left out.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -93,6 +142,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                       "sweep's output) into the store")
     p.add_argument("files", type=Path, nargs="+", help="result files, or folders read recursively")
     p.add_argument("--db", **DB)
+    p.add_argument("--synthetic", action="store_true",
+                   help="the acceptance in these files was set by the benchmark, not measured: their runs are "
+                        "labelled so and left out of fits and claims (files that say so themselves are marked anyway)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=_ingest)
 
@@ -107,3 +159,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", **DB)
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))
+
+    p = sub.add_parser("export", description=_EXPORT_DOC, help="write stored runs as llm-d's benchmark report "
+                                                               "v0.2.1 (YAML or JSON)")
+    p.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="ids of stored runs (the run_id column of runs)")
+    p.add_argument("--format", choices=("benchmark-report",), required=True, help="the standard to write")
+    p.add_argument("--as", dest="syntax", choices=benchmark_report.FORMATS, default=None,
+                   help="YAML or JSON (default: JSON for an --output ending in .json, else YAML)")
+    p.add_argument("--output", type=Path, default=None, help="file to write (default: standard output)")
+    p.add_argument("--db", **DB)
+    p.set_defaults(run=_export)

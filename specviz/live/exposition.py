@@ -13,9 +13,33 @@ Metric families are recognised by pattern (:data:`ROLES`), not by one name per e
 * vLLM V0 (``vllm/engine/metrics.py``): counters ``vllm:spec_decode_num_{accepted,draft,emitted}_tokens``
   and the gauges ``vllm:spec_decode_draft_acceptance_rate`` and ``vllm:spec_decode_efficiency``;
 * SGLang (``python/sglang/srt/metrics/collector.py``): gauges ``sglang:spec_accept_length`` and
-  ``sglang:spec_accept_rate`` over its last logging interval;
+  ``sglang:spec_accept_rate`` over its last logging interval. A gauge has no window: over two
+  scrapes these are SGLang's values at the later one, said so in a notice;
+* TensorRT-LLM (NVIDIA/TensorRT-LLM ``tensorrt_llm/metrics/collector.py``, commit 050f80de, served
+  by trtllm-serve at ``/prometheus/metrics`` when ``return_perf_metrics`` is on): counters
+  ``trtllm_spec_decode_num_{draft,accepted}_tokens_total``, fed by ``log_iteration_stats`` with the
+  latest iteration of each drain of the stats queue only (``tensorrt_llm/serve/openai_server.py``,
+  commit 00057725, ``_iteration_stats_collector_loop``), so they count a sample of the iterations
+  (pull request #12545 made them counters from gauges: a gauge spelled without ``_total`` is not read);
+  gauges ``trtllm_spec_decode_acceptance_length`` (that one iteration's 1 + accepted / requests
+  with drafts, ``tensorrt_llm/_torch/pyexecutor/py_executor.py`` ``_update_iter_stats``, commit
+  00043967) and ``trtllm_spec_decode_draft_overhead`` (the draft model's share of that iteration's
+  time: not read, specviz has no figure for it); and, since pull request #12636, counters per draft
+  position ``trtllm_spec_decode_{drafted,accepted}_tokens_total{token_position}``, added for every
+  step of a request when it finishes (``log_request_metrics_dict``). Where the per-position counters
+  are there they give every count (drafts = drafted at position 0); else the acceptance rate is the
+  iteration counters' and the acceptance length the gauge's (no window), without γ or α. Labels
+  ``model_name`` and ``engine_type`` (trtllm-serve sets both to ``undefined`` at that commit), and
+  ``pid`` on gauges (prometheus_client's multiprocess mode). TensorRT-LLM is ``trt-llm`` here, as the
+  store names it;
 * companions: running and waiting requests, generation tokens, KV-cache usage and the inter-token
-  latency histogram of each engine.
+  latency histogram of each engine (TensorRT-LLM's ``trtllm_time_per_output_token_seconds`` is per
+  request, as SGLang's ``time_per_output_token`` is, and is not read as one).
+
+No vLLM release exports acceptance per request on ``/metrics`` (checked in the trees of 0.24.0 and
+0.33.0: ``vllm/v1/spec_decode/metrics.py``, ``vllm/v1/metrics/loggers.py``): per-request
+acceptance comes in its responses (``--per-request-spec-decode-metrics``), which specviz imports as
+files, not here.
 
 Counters carry ``_total`` on the wire and come with ``_created`` series (the time the series was
 created); ``_created`` is never read as a value. Series of one model are summed over every label
@@ -57,29 +81,31 @@ __all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states"
 # inter-token latency histogram's buckets.
 ROLES: dict[str, str] = {
     "drafts": r"(?P<prefix>\w+):spec_decode_num_drafts(?:_total)?",
-    "draft_tokens": r"(?P<prefix>\w+):spec_decode_num_draft_tokens(?:_total)?",
-    "accepted_tokens": r"(?P<prefix>\w+):spec_decode_num_accepted_tokens(?:_total)?",
-    "accepted_per_pos": r"(?P<prefix>\w+):spec_decode_num_accepted_tokens_per_pos(?:_total)?",
+    "draft_tokens": r"(?P<prefix>\w+):spec_decode_num_draft_tokens(?:_total)?|(?P<prefix2>trtllm)_spec_decode_num_draft_tokens_total",
+    "accepted_tokens": r"(?P<prefix>\w+):spec_decode_num_accepted_tokens(?:_total)?|(?P<prefix2>trtllm)_spec_decode_num_accepted_tokens_total",
+    "accepted_per_pos": r"(?P<prefix>\w+):spec_decode_num_accepted_tokens_per_pos(?:_total)?|(?P<prefix2>trtllm)_spec_decode_accepted_tokens(?:_total)?",
+    "drafted_per_pos": r"(?P<prefix>trtllm)_spec_decode_drafted_tokens(?:_total)?",
     "emitted_tokens": r"(?P<prefix>vllm):spec_decode_num_emitted_tokens(?:_total)?",
-    "generation_tokens": r"(?P<prefix>vllm|sglang):generation_tokens(?:_total)?|(?P<prefix2>llamacpp):tokens_predicted(?:_total)?",
+    "generation_tokens": r"(?P<prefix>vllm|sglang):generation_tokens(?:_total)?|(?P<prefix2>llamacpp):tokens_predicted(?:_total)?|(?P<prefix3>trtllm)_generation_tokens(?:_total)?",
     "reported_acceptance_rate": r"(?P<prefix>vllm):spec_decode_draft_acceptance_rate|(?P<prefix2>sglang):spec_accept_rate",
-    "reported_acceptance_length": r"(?P<prefix>sglang):spec_accept_length",
+    "reported_acceptance_length": r"(?P<prefix>sglang):spec_accept_length|(?P<prefix2>trtllm)_spec_decode_acceptance_length",
     "system_efficiency": r"(?P<prefix>vllm):spec_decode_efficiency",
-    "running": r"(?P<prefix>vllm):num_requests_running|(?P<prefix2>sglang):num_running_reqs|(?P<prefix3>llamacpp):requests_processing",
-    "waiting": r"(?P<prefix>vllm):num_requests_waiting|(?P<prefix2>sglang):num_queue_reqs|(?P<prefix3>llamacpp):requests_deferred",
-    "kv_cache_usage": r"(?P<prefix>vllm):(?:kv|gpu)_cache_usage_perc|(?P<prefix2>sglang):token_usage|(?P<prefix3>llamacpp):kv_cache_usage_ratio",
+    "running": r"(?P<prefix>vllm):num_requests_running|(?P<prefix2>sglang):num_running_reqs|(?P<prefix3>llamacpp):requests_processing|(?P<prefix4>trtllm)_num_requests_running",
+    "waiting": r"(?P<prefix>vllm):num_requests_waiting|(?P<prefix2>sglang):num_queue_reqs|(?P<prefix3>llamacpp):requests_deferred|(?P<prefix4>trtllm)_num_requests_waiting",
+    "kv_cache_usage": r"(?P<prefix>vllm):(?:kv|gpu)_cache_usage_perc|(?P<prefix2>sglang):token_usage|(?P<prefix3>llamacpp):kv_cache_usage_ratio|(?P<prefix4>trtllm)_kv_cache_utilization",
     "itl": r"(?P<prefix>vllm|sglang):inter_token_latency_seconds_bucket",
     # vLLM before 0.11 called the same per-step histogram time_per_output_token (not the per-request
     # request_time_per_output_token); read only where the new name is absent.
     "itl_legacy": r"(?P<prefix>vllm):time_per_output_token_seconds_bucket",
 }
-_COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens",
+_COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
              "generation_tokens", "itl", "itl_legacy")
-_SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens",
+_SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
                "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")
-# Labels that name what a series measures, not which replica measured it.
-_MEANING_LABELS = ("model_name", "position", "le")
-_ENGINE_NAMES = {"sglang": "sglang", "llamacpp": "llama.cpp"}
+# Labels that name what a series measures, not which replica measured it (TensorRT-LLM names the
+# draft position token_position).
+_MEANING_LABELS = ("model_name", "position", "token_position", "le")
+_ENGINE_NAMES = {"sglang": "sglang", "llamacpp": "llama.cpp", "trtllm": "trt-llm"}
 # How a role's metric is named in a reason (its vLLM name, or the engine's own).
 _METRIC_NAMES = {
     "drafts": "spec_decode_num_drafts", "draft_tokens": "spec_decode_num_draft_tokens",
@@ -90,6 +116,9 @@ _METRIC_NAMES = {
     "running": "num_requests_running", "waiting": "num_requests_waiting", "kv_cache_usage": "kv_cache_usage_perc",
     "itl": "inter_token_latency_seconds",
 }
+# The names an engine gives a role otherwise (TensorRT-LLM's ``trtllm_`` families).
+_OWN_METRIC_NAMES = {"trt-llm": {"accepted_per_pos": "spec_decode_accepted_tokens{token_position}",
+                                 "kv_cache_usage": "kv_cache_utilization"}}
 
 _ROLE_RES = {role: re.compile(pattern) for role, pattern in ROLES.items()}
 # Only the lines of the families above (and their HELP and TYPE lines) reach the parser: a scrape is
@@ -131,8 +160,8 @@ class SpecDecodeState:
     Attributes
     ----------
     engine : str
-        ``vllm-v1``, ``vllm-v0``, ``sglang``, ``llama.cpp``, or the namespace of another engine that
-        exports the vLLM counter schema.
+        ``vllm-v1``, ``vllm-v0``, ``sglang``, ``llama.cpp``, ``trt-llm``, or the namespace of another
+        engine that exports the vLLM counter schema.
     model_name : str
         The ``model_name`` label ("" where the engine exports none, as llama.cpp).
     labels : dict
@@ -148,8 +177,8 @@ class SpecDecodeState:
         accepted_tokens / draft_tokens: what vLLM calls the acceptance rate (not α; see
         :mod:`specviz.model.spec`). For SGLang, its own gauge.
     acceptance_length : float or None
-        1 + accepted_tokens / drafts: tokens per target step, bonus token included. For SGLang, its
-        own gauge.
+        1 + accepted_tokens / drafts: tokens per target step, bonus token included. For SGLang, and
+        for a TensorRT-LLM without per-position counters, the engine's own gauge.
     num_speculative_tokens : float or None
         draft_tokens / drafts: γ, the draft length.
     alpha_iid : float or None
@@ -532,6 +561,8 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
     drafts = total("drafts", "drafts")
     draft_tokens = total("draft_tokens", "draft_tokens")
     accepted = total("accepted_tokens", "accepted_tokens")
+    if engine == "trt-llm":
+        drafts, draft_tokens, accepted = _trtllm_counts(roles, draft_tokens, accepted, absent, notices)
     emitted = total("emitted_tokens", "emitted_tokens")
     acceptance_rate = _ratio(accepted, draft_tokens, "acceptance_rate", "draft_tokens", absent)
     tokens_per_draft = _ratio(accepted, drafts, "acceptance_length", "drafts", absent)
@@ -549,13 +580,15 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
     elif engine == "sglang":
         # SGLang exports acceptance only as gauges over its last logging interval: the figures it
         # has, said to be the engine's rather than this window's.
-        acceptance_rate, acceptance_length = gauges["reported_acceptance_rate"], gauges["reported_acceptance_length"]
-        for name, role in (("acceptance_rate", "reported_acceptance_rate"),
-                           ("acceptance_length", "reported_acceptance_length")):
-            absent.pop(name, None)
-            if role in absent:
-                absent[name] = absent[role]
+        acceptance_rate = _from_gauge(gauges, "acceptance_rate", "reported_acceptance_rate", absent)
+        acceptance_length = _from_gauge(gauges, "acceptance_length", "reported_acceptance_length", absent)
         notices.append(Notice("prom.notice.gauge_source", engine=engine))
+        absent["alpha_iid"] = Notice("prom.absent.no_gamma", engine=engine)
+    elif engine == "trt-llm" and drafts is None:
+        # Without its per-position counters TensorRT-LLM counts no drafts: the acceptance length is
+        # its gauge of the last iteration it logged.
+        acceptance_length = _from_gauge(gauges, "acceptance_length", "reported_acceptance_length", absent)
+        notices.append(Notice("prom.notice.trtllm_gauge"))
         absent["alpha_iid"] = Notice("prom.absent.no_gamma", engine=engine)
 
     solve = None
@@ -602,8 +635,10 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
 
     summed = sorted({name for entries in roles.values() for labels, _ in entries for name in labels}
                     - set(_MEANING_LABELS) - set(split_by))
+    # A label summed over has two values or more; series without it are not another replica
+    # (prometheus_client's multiprocess mode, as TensorRT-LLM serves it, puts pid on gauges only).
     summed = [name for name in summed
-              if len({labels.get(name) for entries in roles.values() for labels, _ in entries}) > 1]
+              if len({labels[name] for entries in roles.values() for labels, _ in entries if name in labels}) > 1]
     if summed:
         notices.append(Notice("prom.notice.summed", labels=", ".join(summed)))
     if counter_reset:
@@ -627,8 +662,48 @@ _FIGURES = frozenset(SpecDecodeState.__dataclass_fields__) - {
     "engine", "model_name", "labels", "window", "seconds", "counter_reset", "summed_labels", "absent", "notices"}
 
 
+def _from_gauge(gauges: dict[str, float | None], name: str, role: str, absent: dict[str, Notice]) -> float | None:
+    """A figure read from the engine's own gauge ``role``, its reason passed on where it is absent."""
+    absent.pop(name, None)
+    if role in absent:
+        absent[name] = absent[role]
+    return gauges[role]
+
+
+def _position(labels: Mapping[str, str]) -> str:
+    """The draft position a per-position series counts (``position``; TensorRT-LLM's ``token_position``)."""
+    return labels.get("position", labels.get("token_position", ""))
+
+
+def _trtllm_counts(roles: dict, draft_tokens: float | None, accepted: float | None, absent: dict[str, Notice],
+                   notices: list[Notice]) -> tuple[float | None, float | None, float | None]:
+    """TensorRT-LLM's drafts, draft tokens and accepted tokens.
+
+    Its per-position counters (``trtllm_spec_decode_{drafted,accepted}_tokens_total{token_position}``)
+    count every step of a request when the request finishes: position 0 is drafted once per draft, so
+    drafts = drafted[0], draft tokens = Σ drafted, accepted = Σ accepted. Where it exports only its
+    iteration counters (``trtllm_spec_decode_num_{draft,accepted}_tokens_total``), those count the
+    iterations its server logged, one each time it drains its statistics, and there is no count of
+    drafts. Sources (NVIDIA/TensorRT-LLM): ``tensorrt_llm/metrics/collector.py`` (commit 050f80de),
+    ``log_request_metrics_dict`` and ``log_iteration_stats``; ``tensorrt_llm/serve/openai_server.py``
+    (commit 00057725), ``_iteration_stats_collector_loop``.
+    """
+    if "drafted_per_pos" in roles and "accepted_per_pos" in roles:
+        for name in ("drafts", "draft_tokens", "accepted_tokens"):
+            absent.pop(name, None)
+        notices.append(Notice("prom.notice.trtllm_per_request"))
+        drafted = roles["drafted_per_pos"]
+        return (float(sum(v for labels, v in drafted if _position(labels) == "0")), float(sum(v for _, v in drafted)),
+                float(sum(v for _, v in roles["accepted_per_pos"])))
+    absent["drafts"] = Notice("prom.absent.trtllm_no_drafts")
+    if draft_tokens is not None:
+        notices.append(Notice("prom.notice.trtllm_sampled"))
+    return None, draft_tokens, accepted
+
+
 def _not_exported(engine: str, role: str) -> Notice:
-    return Notice("prom.absent.not_exported", engine=engine, metric=_METRIC_NAMES[role])
+    metric = _OWN_METRIC_NAMES.get(engine, {}).get(role, _METRIC_NAMES[role])
+    return Notice("prom.absent.not_exported", engine=engine, metric=metric)
 
 
 def _gauge(roles: dict, role: str, engine: str, absent: dict[str, Notice]) -> float | None:
@@ -669,7 +744,7 @@ def _per_position(roles: dict, drafts: float | None, engine: str, absent: dict[s
         return without(_not_exported(engine, "accepted_per_pos"))
     per_pos: dict[int, float] = {}
     for labels, value in roles["accepted_per_pos"]:
-        position = labels.get("position", "")
+        position = _position(labels)
         if not position.isdigit():
             return without(Notice("prom.absent.positions_incomplete", positions=position or "∅"))
         per_pos[int(position)] = per_pos.get(int(position), 0.0) + value

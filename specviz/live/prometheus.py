@@ -11,9 +11,10 @@ model and per point in time:
    exposition text spells it, ``vllm:spec_decode_num_drafts_total`` with its colon and ``_total``,
    and PromQL names it so.
 2. One query per recognised name: ``sum by (model_name[, position][, by...]) (increase(NAME[W]))``
-   for a counter, ``sum by`` (running and waiting requests) or ``max by`` (KV-cache usage) of a
-   gauge, ``max`` and ``min`` of an engine's own ratio gauges (a value only where the replicas
-   agree), and ``resets()`` of every counter. ``/api/v1/query_range`` for a series of points,
+   for a counter (TensorRT-LLM's per-position counters by ``token_position``), ``sum by`` (running
+   and waiting requests) or ``max by`` (KV-cache usage) of a gauge, ``max`` and ``min`` of an
+   engine's own ratio gauges (a value only where the replicas agree), and ``resets()`` of every
+   counter. ``/api/v1/query_range`` for a series of points,
    ``/api/v1/query`` for one.
 3. At each point, the increases become a :class:`specviz.live.exposition.Snapshot` of a window ``W`` long and
    go through :func:`specviz.live.exposition.spec_decode_states`: acceptance rate, acceptance length, γ, α
@@ -81,12 +82,16 @@ _NAMES_LOOKBACK_S = 300.0  # Prometheus's default lookback delta
 _BYTES_PER_CONTAINER = 8
 
 # Roles by how they are queried; the rest of exposition.ROLES (the inter-token latency histograms) are not.
-_COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens", "generation_tokens")
+_COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
+             "generation_tokens")
+# The label of a per-position counter's position, by engine prefix (TensorRT-LLM's is token_position).
+_POSITION_LABEL = {"trtllm": "token_position"}
 _SUMMED_GAUGES = ("running", "waiting")
 _MAX_GAUGES = ("kv_cache_usage",)
 _RATIO_GAUGES = ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")
 _QUERIED = _COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + _RATIO_GAUGES
-_SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "emitted_tokens", *_RATIO_GAUGES)
+_SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
+               *_RATIO_GAUGES)
 _ROLE_RES = {role: re.compile(exposition.ROLES[role]) for role in _QUERIED}
 # The names of every queried role, for the match[] of the name lookup (RE2, anchored: the same
 # patterns without their named groups).
@@ -389,7 +394,8 @@ def _range(base: tuple[str, str], promql: str, start: float, end: float, step_s:
 def _check_by(by: Sequence[str]) -> tuple[str, ...]:
     by = tuple(by)
     for label in by:
-        if not _LABEL.fullmatch(label) or label.startswith("__") or label in ("model_name", "position", "le"):
+        if (not _LABEL.fullmatch(label) or label.startswith("__")
+                or label in ("model_name", "position", "token_position", "le")):
             raise SpecvizError("prometheus.bad_label", label=shown(label)[:60])
     return by
 
@@ -404,7 +410,8 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
     for role in _QUERIED:
         for name, prefix in names.get(role, []):
             if role in _COUNTERS:
-                labels = group + (", position" if role == "accepted_per_pos" else "")
+                position = _POSITION_LABEL.get(prefix, "position")
+                labels = group + (f", {position}" if role in ("accepted_per_pos", "drafted_per_pos") else "")
                 out.append((role, prefix, "value", f"sum by ({labels}) (increase({name}[{window}]))"))
             elif role in _SUMMED_GAUGES:
                 out.append((role, prefix, "value", f"sum by ({group}) ({name})"))
@@ -550,6 +557,22 @@ def _whole_gamma(at: dict[str, dict[tuple, float]]) -> None:
         for _ in range(64):
             if (gamma * count) / count == gamma:
                 drafts[key], tokens[key] = count, gamma * count
+                break
+            count = math.nextafter(count, math.inf)
+    # TensorRT-LLM's drafts are its drafted counts per position (drafts = position 0's, draft tokens
+    # their sum): at a fixed γ the γ counts are one count, made one value whose sum divides back to γ.
+    drafted = at.get("drafted_per_pos", {})
+    groups: dict[tuple, list[tuple]] = {}
+    for prefix, labels in drafted:
+        groups.setdefault((prefix, tuple(label for label in labels if label[0] != "token_position")), []).append(
+            (prefix, labels))
+    for keys in groups.values():
+        count = drafted[keys[0]]
+        if not count > 0 or any(abs(drafted[key] - count) > 1e-9 * count for key in keys):
+            continue
+        for _ in range(64):
+            if sum([count] * len(keys)) / count == len(keys):
+                drafted.update(dict.fromkeys(keys, count))
                 break
             count = math.nextafter(count, math.inf)
 

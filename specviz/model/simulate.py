@@ -234,6 +234,17 @@ def _source(alpha: Any, gamma: Any, rates: ArrayLike | None) -> _Source:
     return _Source(g, survival, float(spec.expected_tokens(a, g)), a)
 
 
+def _check_request_alphas(alphas: ArrayLike) -> np.ndarray:
+    """Measured per-request α: a non-empty 1-D array of numbers in [0, 1] (at most MAX_REQUESTS)."""
+    try:
+        a = np.asarray(alphas, dtype=float)
+    except (TypeError, ValueError):
+        raise SpecvizError("simulate.bad_request_alphas", value=_shown(alphas), max=MAX_REQUESTS) from None
+    if a.ndim != 1 or not 1 <= a.size <= MAX_REQUESTS or np.any(np.isnan(a)) or np.any((a < 0) | (a > 1)):
+        raise SpecvizError("simulate.bad_request_alphas", value=_shown(alphas), max=MAX_REQUESTS)
+    return a
+
+
 def _tokens_source(tokens: ArrayLike, gamma: Any) -> tuple[np.ndarray, _Source]:
     """Validate measured tokens per step and build their empirical survival curve."""
     high = MAX_GAMMA + 1 if gamma is None else _check_gamma(gamma) + 1
@@ -543,7 +554,8 @@ def _summary_counts(counts: np.ndarray) -> tuple[int, float, float, float]:
 
 def latency(alpha: float | None = None, gamma: int | None = None, *, rates: ArrayLike | None = None,
             tokens: ArrayLike | None = None, times: StepTimes, output_tokens: int, requests: int = 10_000,
-            steps: int = 1_000_000, alpha_spread: float | None = None, seed: int = 0) -> LatencySummary:
+            steps: int = 1_000_000, alpha_spread: float | None = None, request_alphas: ArrayLike | None = None,
+            seed: int = 0) -> LatencySummary:
     """Simulate inter-token and request latency with and without speculation.
 
     The acceptance is given one way: ``alpha`` with ``gamma`` (i.i.d. positions), ``rates``
@@ -607,6 +619,13 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
         statistics then come from the simulated requests' own steps (a request that accepts
         little takes more steps and weighs more, as on a server; for the ITL each request's last
         step counts only the tokens up to output_tokens) and ``expected_tokens`` is NaN.
+    request_alphas : array_like of float, optional
+        A measured mix instead of a modelled spread: the α of each measured request (from its own
+        acceptance length, :func:`specviz.model.spec.alpha_from_acceptance_length`), each in
+        [0, 1]. Each simulated request draws one of them, with replacement, so the mix's tail
+        (the requests that accept little) reaches the request latencies as measured. Needs
+        ``gamma``, and no other acceptance (``alpha``, ``rates``, ``tokens``, ``alpha_spread``);
+        step and ITL statistics come from the requests' own steps, as with ``alpha_spread``.
     seed : int
         The same seed gives the same summary. The step stream uses ``default_rng(seed)``, the
         requests ``default_rng([seed, 1])``.
@@ -621,7 +640,7 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     SpecvizError
         As :func:`tokens_per_step`, and ``simulate.bad_tokens``, ``simulate.bad_times``,
         ``simulate.bad_count`` (output_tokens, requests, steps), ``simulate.too_large``,
-        ``simulate.bad_spread``, ``simulate.spread_needs_alpha``.
+        ``simulate.bad_spread``, ``simulate.spread_needs_alpha``, ``simulate.bad_request_alphas``.
 
     Notes
     -----
@@ -644,7 +663,13 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     n_steps = _count(steps, "steps", MAX_STEPS)
     base = _seed(seed)
 
-    if tokens is not None:
+    if request_alphas is not None:
+        if alpha is not None or rates is not None or tokens is not None or alpha_spread is not None:
+            raise SpecvizError("simulate.one_source")
+        mix = _check_request_alphas(request_alphas)
+        source = _source(float(mix.mean()), gamma, None)
+        counts = None
+    elif tokens is not None:
         if alpha is not None or rates is not None:
             raise SpecvizError("simulate.one_source")
         if alpha_spread is not None:
@@ -657,7 +682,10 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     g = source.gamma
 
     request_rng = np.random.default_rng([base, 1])
-    if alpha_spread is not None:
+    per_request: np.ndarray | None = None
+    if request_alphas is not None:
+        per_request = request_rng.choice(mix, size=n_requests)
+    elif alpha_spread is not None:
         if source.alpha is None:
             raise SpecvizError("simulate.spread_needs_alpha")
         if not _is_number(alpha_spread) or not 0 < alpha_spread <= MAX_SPREAD:  # NaN fails too
@@ -668,6 +696,7 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
             per_request = request_rng.beta(shape_a, shape_b, size=n_requests)
         else:  # a mean of 0 or 1 (or one that underflows κα) leaves no spread
             per_request = np.full(n_requests, a)
+    if per_request is not None:
         draw = lambda rng, rows, cols: _draw_alpha(per_request[rows], g, rng.random((rows.stop - rows.start, cols)))
         needed, engine, client = _requests(draw, n, n_requests, request_rng, g, tally=True)
         assert engine is not None and client is not None

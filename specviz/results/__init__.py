@@ -7,6 +7,7 @@
 - ``importers``: one module per benchmark result format behind a registry that detects by content.
 - ``sandbox``: the SQL console: a user's statement, read-only, bounded in time, rows, bytes and memory.
 - ``explorer``: stored runs analysed: baselines paired, load axes, measured beside predicted.
+- ``synthetic``: runs whose acceptance the benchmark set, not measured (flagged at import).
 - ``schedule``: the best γ at each batch, measured from a grid of runs (an engine's schedule).
 - ``export``: runs written out (CSV).
 - ``recorder``: polls a metrics source into the store's live tables.

@@ -35,6 +35,7 @@ __all__ = [
     "ACCEPTANCE_FIGURES",
     "example_hashes",
     "one_origin",
+    "measured_acceptance",
     "with_load",
     "newest_first",
     "on_load_axis",
@@ -150,7 +151,8 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     setting and the file's name. Labels name lines where one is shared by several runs, or where it
     is the only one; where each run has a label of its own, they name points (GuideLLM's
     ``concurrent 4``, ``concurrent 8``), and the sweep stays one line under its setting and file.
-    The workload, where there is one, ends the name.
+    The workload, where there is one, ends the name, and a run at synthetic acceptance
+    (:mod:`specviz.results.synthetic`) says so last: every table and chart shows it apart.
     """
     # Text even when there are no runs: an empty map keeps the column's integer type.
     gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}").astype(str)
@@ -163,7 +165,35 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     runs_per_label = label.groupby([*keys, label]).transform("size")
     point_labels = (label.groupby(keys).transform("nunique") > 1) & (runs_per_label.groupby(keys).transform("max") == 1)
     base = label.where(label.notna() & ~point_labels, setting + " · " + file_name)
-    return base.where(runs["workload"].isna(), base + " · " + runs["workload"].fillna(""))
+    named = base.where(runs["workload"].isna(), base + " · " + runs["workload"].fillna(""))
+    return named.where(~synthetic_acceptance(runs), named + " · " + SYNTHETIC_MARK)
+
+
+SYNTHETIC_MARK = "synthetic acceptance"
+"""What ends the series name of a run at synthetic acceptance, in every language (a series name is data)."""
+
+
+def synthetic_acceptance(runs: pd.DataFrame) -> pd.Series:
+    """True per run whose acceptance the benchmark set (``synthetic_acceptance``; unknown is false)."""
+    if "synthetic_acceptance" not in runs:
+        return pd.Series(False, index=runs.index)
+    return runs["synthetic_acceptance"].astype("boolean").fillna(False).astype(bool)
+
+
+def measured_acceptance(runs: pd.DataFrame, synthetic_wanted: bool = False) -> tuple[pd.DataFrame, int]:
+    """The runs whose acceptance was measured, for a fit, a calibration, a schedule or a claim: a run
+    at synthetic acceptance says what the engine does at a rate the benchmark chose, not how often
+    real drafts are accepted.
+
+    Returns
+    -------
+    (DataFrame, int)
+        The runs (all of them where ``synthetic_wanted``), and how many were left out.
+    """
+    synthetic = synthetic_acceptance(runs)
+    if synthetic_wanted:
+        return runs, 0
+    return runs[~synthetic], int(synthetic.sum())
 
 
 def one_origin(runs: pd.DataFrame, examples_wanted: bool = False) -> tuple[pd.DataFrame, str]:
@@ -360,8 +390,10 @@ def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
 
 def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean acceptance length and zero-accept share per workload (seed 002's view by task), the
-    examples and the user's runs apart (``origin``): synthetic figures never enter a user's mean.
-    Runs that name no workload are one row with a missing ``workload``."""
+    examples and the user's runs apart (``origin``): synthetic figures never enter a user's mean, nor
+    do runs at synthetic acceptance (:func:`measured_acceptance`). Runs that name no workload are one
+    row with a missing ``workload``."""
+    runs = measured_acceptance(runs)[0]
     spec_runs = runs[runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna()]
     return (spec_runs.groupby(["origin", "workload"], as_index=False, dropna=False)
             .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),

@@ -11,11 +11,16 @@ SpecForge's benchmark (batch × steps, ``steps = 0`` the baseline), a ``vllm ben
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pandas as pd
 
+from specviz import calculator
 from specviz.results import explorer
+from specviz.scenario import Presets, Scenario
 
-__all__ = ["SETTING", "measured_draft_lengths", "as_ranges"]
+__all__ = ["SETTING", "measured_draft_lengths", "as_ranges", "beside_model"]
 
 SETTING = ("workload", "target_model", "draft_model", "gpu", "engine")
 """What the runs of one table share: a table per distinct setting."""
@@ -72,3 +77,45 @@ def as_ranges(table: pd.DataFrame) -> pd.DataFrame:
     group = starts.cumsum()
     return ranges.groupby(group).agg(first=("first", "min"), last=("last", "max"),
                                      gamma=("gamma", "first")).reset_index(drop=True)
+
+
+def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0) -> pd.DataFrame:
+    """:func:`measured_draft_lengths` beside the step model's best γ at each measured batch, in the
+    setting the runs name (:func:`specviz.results.explorer.run_settings`; the scenario's where they
+    name no preset), at the median α of the setting's runs (from each run's acceptance length and
+    γ, :func:`specviz.results.explorer.predict`), choosing among the γ that were measured.
+
+    Returns
+    -------
+    DataFrame
+        The measured table's columns, then ``model_gamma`` (0: the model says speculation loses;
+        NaN where no α is known or the batch does not fit), ``model_speedup`` (the model's at that γ),
+        ``fits`` (the speculative server holds the batch at ``context``, :meth:`Scenario.max_batch`)
+        and ``agree`` (the measured and the model's γ are the same).
+    """
+    table = measured_draft_lengths(runs)
+    extra = {"model_gamma": np.nan, "model_speedup": np.nan, "fits": True, "agree": False}
+    if table.empty:
+        return table.assign(**extra)
+    predicted = explorer.predict(explorer.pair_with_baselines(runs), scenario, presets, context)
+    predicted = predicted[predicted["concurrency"].notna() & predicted["num_speculative_tokens"].notna()]
+    out = []
+    for key, one in table.groupby(list(SETTING), dropna=False, sort=False):
+        one = one.assign(**extra)
+        mine = predicted[(predicted[list(SETTING)].fillna("") == pd.Series(key, index=list(SETTING)).fillna("")).all(axis=1)]
+        alpha = float(mine["alpha"].median()) if mine["alpha"].notna().any() else np.nan
+        if not np.isnan(alpha):
+            ids = explorer.run_settings(mine.iloc[:1], scenario, presets).iloc[0]
+            chosen = explorer.setting_scenario(scenario, ids["target"], ids["gpu"], ids["draft"], ids["engine"], presets)
+            gammas = np.sort(mine["num_speculative_tokens"].unique().astype(float))[:, None]
+            batches = one["batch"].to_numpy(dtype=float)[None, :]
+            speed = np.asarray(calculator.evaluate_scenario(chosen, alpha, gammas, batches, context)["speedup"], dtype=float)
+            gains = speed.max(axis=0) > 1.0
+            fits = one["batch"].to_numpy() <= replace(chosen, context=context).max_batch()
+            best = np.where(gains, gammas[np.argmax(speed, axis=0), 0], 0.0)
+            one["model_gamma"] = np.where(fits, best, np.nan)
+            one["model_speedup"] = np.where(fits, np.where(gains, speed.max(axis=0), 1.0), np.nan)
+            one["fits"] = fits
+        one["agree"] = one["model_gamma"] == one["gamma"]
+        out.append(one)
+    return pd.concat(out, ignore_index=True)

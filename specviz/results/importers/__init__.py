@@ -8,7 +8,10 @@ format is one module here, one line in :data:`REGISTRY` and its tests.
 
 Formats: ``vllm-bench`` (vLLM's serving benchmark and sweep folders), ``guidellm``, ``genai-perf``,
 ``aiperf``, ``llmperf``, ``sglang-bench``, ``specforge-bench`` (SpecForge's grid of batch × draft steps over
-SGLang), ``inference-perf`` (its lifecycle reports, a run per stage) and ``csv`` (a user's own table, read by the store with
+SGLang), ``inference-perf`` (its lifecycle reports, a run per stage; its per-request and Prometheus
+reports), ``vllm-responses`` (vLLM's OpenAI responses with per-request speculative-decoding acceptance),
+``benchmark-report`` (llm-d-benchmark's benchmark report v0.1, v0.2 and v0.2.1, YAML or JSON, a run per
+report) and ``csv`` (a user's own table, read by the store with
 DuckDB through :mod:`specviz.results.importers.user_csv`).
 """
 
@@ -16,19 +19,26 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from . import aiperf, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv, vllm
+from specviz.results.synthetic import mark_synthetic
+
+from . import (aiperf, benchmark_report, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv,
+               vllm, vllm_responses)
 from .base import (CopiedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
                    normalise_name)
 from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "walk_results", "normalise_name"]
+           "normalise_name", "folder_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
-                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, user_csv.FORMAT)
+                                sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
+                                benchmark_report.FORMAT,
+                                user_csv.FORMAT)
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 
@@ -74,7 +84,7 @@ def parse(name: str, data: bytes | Source) -> Parsed:
     Returns
     -------
     Parsed
-        The runs; for a user's own CSV (format ``csv``) none: its rows are read by the store's
+        The runs, those whose acceptance the benchmark set flagged (:mod:`specviz.results.synthetic`); for a user's own CSV (format ``csv``) none: its rows are read by the store's
         DuckDB path (:meth:`specviz.results.store.Store.import_file`).
 
     Raises
@@ -89,34 +99,81 @@ def parse(name: str, data: bytes | Source) -> Parsed:
         source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
     parsed = (claimed or detect(source)).parse(source)
     source.check_extras(parsed.runs)
+    parsed.warnings += mark_synthetic(parsed.runs, source.name)
     return parsed
 
 
-_SWEEP_RUN = re.compile(r"run=\d+\.json")
+# What a ``vllm bench sweep serve`` folder holds beside its runs (vLLM 0.33.0,
+# ``vllm/benchmarks/sweep/serve.py``): the failure records of runs and servers, and a warmup.
+_SWEEP_FAILURE = re.compile(r".*[.-]failure\.json")
+_SWEEP_FOLDER = ("SERVE-", "BENCH-")
+# inference-perf's benchmark report of stage N, beside the same stage's lifecycle report.
+_PARTIAL_STAGE = re.compile(r".*\.partial\.stage_(\d+)\.ya?ml", re.IGNORECASE)
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
+"""What a folder's result files end in."""
 
 
-def walk_results(folder: Path) -> tuple[list[Path], dict[Path, Path]]:
-    """The result files under a folder, read recursively in name order (``.json``, ``.jsonl`` and
-    ``.csv`` files), and the files left out of them because another file or folder holds their
-    runs, each with that holder: so that each run is imported once, and every file is accounted for.
+class LeftOut(NamedTuple):
+    """Why a folder's file is passed over: ``sweep_table`` (a vLLM sweep's ``summary.csv``, the table
+    of every run of the sweep folders beside it, which are read from their own files),
+    ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
+    ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
+    ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
+    ``stage_N_lifecycle_metrics.json`` beside it), or AIPerf's
+    (:func:`specviz.results.importers.aiperf.left_out`): ``aiperf_copy`` (a run's CSV or per-request
+    lines beside its ``profile_export_aiperf.json``, another export's CSV beside its JSON),
+    ``aiperf_trial`` (a repetition of a sweep cell whose run is the aggregate over its repetitions)
+    or ``aiperf_sweep`` (a sweep's summary, whose cells are read from their own files under
+    ``holder``); ``holder`` is the file that holds its runs, if any."""
 
-    A ``vllm bench sweep`` folder's ``summary.json`` holds every run of its ``run=N.json`` files (it
-    is written once they all finished): where it is there, the run files are left out; where a
-    sweep was cut short before writing it, the run files are read. AIPerf's files are left out by
-    :func:`specviz.results.importers.aiperf.left_out` (a cell of a sweep one run). Symbolic links to
-    folders are not followed (no loop can hold the walk)."""
-    found: list[Path] = []
-    left: dict[Path, Path] = {}
-    for root, dirs, files in os.walk(folder):
+    reason: str
+    holder: Path | None = None
+
+
+@dataclass(frozen=True)
+class FolderFiles:
+    """The result files under a folder in the order to import them, and the files passed over."""
+
+    files: list[Path]
+    left_out: dict[Path, LeftOut]
+
+
+def folder_files(folder: Path) -> FolderFiles:
+    """The result files under a folder (:data:`RESULT_SUFFIXES`), read recursively in name order,
+    every other one accounted for in ``left_out``.
+
+    A ``vllm bench sweep serve`` folder (``SERVE--…-BENCH--…``) holds ``summary.json`` and the
+    ``run=N.json`` files whose objects it repeats (it is written once they all finished): the
+    summary comes first, so that each run is stored from it once and each run file is then
+    reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
+    refused where its figures differ; where a sweep was cut short before writing it, the run
+    files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
+    failure records, inference-perf's stage reports beside their lifecycle reports, and AIPerf's
+    files that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`). Symbolic links to folders are not followed (no loop can hold
+    the walk)."""
+    files: list[Path] = []
+    left_out: dict[Path, LeftOut] = {}
+    for root, dirs, names in os.walk(folder):
         dirs.sort()
-        names = sorted(f for f in files if f.lower().endswith((".json", ".jsonl", ".csv")))
-        if "summary.json" in names:
-            left.update({Path(root) / f: Path(root) / "summary.json" for f in names if _SWEEP_RUN.fullmatch(f)})
-        found += [Path(root) / f for f in names if Path(root) / f not in left]
-    left.update(aiperf.left_out(found))
-    return [f for f in found if f not in left], left
+        here = Path(root)
+        found = sorted(f for f in names if f.lower().endswith(RESULT_SUFFIXES))
+        for name in sorted(found, key=lambda f: f != "summary.json"):  # stable: the rest in name order
+            stage = _PARTIAL_STAGE.fullmatch(name)
+            if name == "summary.csv" and any(d.startswith(_SWEEP_FOLDER) for d in dirs):
+                left_out[here / name] = LeftOut("sweep_table")
+            elif name == "warmup.json" and here.name.startswith(_SWEEP_FOLDER):
+                left_out[here / name] = LeftOut("sweep_warmup")
+            elif _SWEEP_FAILURE.fullmatch(name) and (here.name.startswith(_SWEEP_FOLDER)
+                                                     or any(d.startswith(_SWEEP_FOLDER) for d in dirs)):
+                left_out[here / name] = LeftOut("sweep_failure")
+            elif stage and f"stage_{stage[1]}_lifecycle_metrics.json" in found:
+                left_out[here / name] = LeftOut("stage_report", here / f"stage_{stage[1]}_lifecycle_metrics.json")
+            else:
+                files.append(here / name)
+    left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
+    return FolderFiles([f for f in files if f not in left_out], left_out)
 
 
 def result_files(folder: Path) -> list[Path]:
-    """The result files under a folder that :func:`walk_results` reads."""
-    return walk_results(folder)[0]
+    """The result files under a folder to import, in order (:func:`folder_files`)."""
+    return folder_files(folder).files

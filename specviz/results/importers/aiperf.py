@@ -764,8 +764,9 @@ def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.nda
     Raises
     ------
     IngestError
-        ``ingest.aiperf_acceptance_range`` naming the first request (its line) whose acceptance
-        rate is outside [0, 1] or whose acceptance length is outside [1, γ + 1].
+        ``ingest.request_out_of_range`` naming the first request (its line) whose acceptance rate
+        is outside [0, 1] or whose acceptance length is below 1, ``ingest.request_acceptance_length``
+        the first whose length is above γ + 1.
     """
     columns = {column: np.where(np.isnan(read[f"own_{column}"]), read[f"reported_{column}"], read[f"own_{column}"])
                for column in _REQUEST_ACCEPTANCE}
@@ -773,18 +774,21 @@ def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.nda
     with np.errstate(over="ignore", invalid="ignore"):
         gamma[~(np.isfinite(gamma) & (gamma >= 0) & (gamma == np.round(gamma)))] = np.nan  # a draft length: whole
         rate, length = columns["acceptance_rate"], columns["acceptance_length"]
-        wrong = {"acceptance_rate": ~np.isnan(rate) & ~((rate >= 0) & (rate <= 1)),
-                 "acceptance_length": ~np.isnan(length) & ~((length >= 1) & ~(length > gamma + 1))}
-    for column, bad in wrong.items():
+        checks = [("acceptance_rate", ~np.isnan(rate) & ~((rate >= 0) & (rate <= 1)), "ingest.request_out_of_range",
+                   {"low": "0", "high": "1"}),
+                  ("acceptance_length", ~np.isnan(length) & ~((length >= 1) & np.isfinite(length)),
+                   "ingest.request_out_of_range",
+                   {"low": "1", "high": "γ + 1"}),
+                  ("acceptance_length", length > gamma + 1, "ingest.request_acceptance_length", None)]
+    for column, bad, key, bounds in checks:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            high = "1" if column == "acceptance_rate" else "γ + 1" if np.isnan(gamma[i]) else f"{gamma[i] + 1:g}"
             field_name, tag, _ = _REQUEST_ACCEPTANCE[column]
             own = not np.isnan(read[f"own_{column}"][i])
-            raise IngestError("ingest.aiperf_acceptance_range", source.name, record=int(read["line"][i]),
+            raise IngestError(key, source.name, record=int(read["line"][i]),
                               field=f"spec_decode_acceptance.{field_name}" if own else f"metrics.{tag}.value",
                               value=f"{columns[column][i]:g}",
-                              low="0" if column == "acceptance_rate" else "1", high=high)
+                              **(bounds or {"gamma": f"{gamma[i]:g}", "most": f"{gamma[i] + 1:g}"}))
     for column in ("drafts", "draft_tokens", "accepted_tokens"):
         columns[column][~(np.isfinite(columns[column]) & (columns[column] >= 0))] = np.nan
     columns["gamma"] = gamma
@@ -899,35 +903,38 @@ def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
     return None
 
 
-def left_out(files: list[Path]) -> dict[Path, Path]:
+def left_out(files: list[Path]) -> dict[Path, tuple[str, Path]]:
     """The AIPerf files among the result files found under a folder that another file or folder
-    already holds the runs of, each with that holder, so that each run is imported once and a
-    sweep's cell is one run:
+    already holds the runs of, each with why (a reason of :class:`specviz.results.importers.LeftOut`)
+    and that holder, so that each run is imported once and a sweep's cell is one run:
 
-    * beside ``profile_export_aiperf.json``, its ``.csv`` (the same figures) and
+    * ``aiperf_copy``: beside ``profile_export_aiperf.json``, its ``.csv`` (the same figures) and
       ``profile_export.jsonl`` (the same requests' run; imported on its own it adds their rows);
       beside ``server_metrics_export.json``, ``profile_export_aiperf_aggregate.json`` or the
       sweep's JSON, the CSV of the same;
-    * a repetition's files (``profile_runs/trial_N`` or ``run_N``) where the aggregate over the
-      repetitions of its cell is there: the cell's run is the aggregate;
-    * ``profile_export_aiperf_sweep.json`` (in ``<base>/sweep_aggregate/`` or
+    * ``aiperf_trial``: a repetition's files (``profile_runs/trial_N`` or ``run_N``) where the
+      aggregate over the repetitions of its cell is there: the cell's run is the aggregate;
+    * ``aiperf_sweep``: ``profile_export_aiperf_sweep.json`` (in ``<base>/sweep_aggregate/`` or
       ``<base>/aggregate/sweep_aggregate/``) where ``<base>`` holds a run of a cell read from its
       own files: the cells are read from those (the sweep's summary has no model, endpoint nor
       per-request rows).
     """
     present = set(files)
-    left: dict[Path, Path] = {}
+    left: dict[Path, tuple[str, Path]] = {}
     for path in files:
         beside = path.parent / _BESIDE.get(path.name, path.name)
-        holder = _aggregate_of(path, present) or (beside if beside != path and beside in present else None)
-        if holder:
-            left[path] = holder
+        aggregate = _aggregate_of(path, present)
+        if aggregate:
+            left[path] = ("aiperf_trial", aggregate)
+        elif beside != path and beside in present:
+            left[path] = ("aiperf_copy", beside)
     cells = [p for p in files if p.name in _CELL_FILES and p not in left]
     for sweep in (p for p in files if p.name == _SWEEP and p not in left):
         base = sweep.parent.parent.parent if sweep.parent.parent.name == "aggregate" else sweep.parent.parent
         if any(cell.is_relative_to(base) for cell in cells):
-            left[sweep] = base
-    return {path: left.get(holder, holder) for path, holder in left.items()}
+            left[sweep] = ("aiperf_sweep", base)
+    # A copy beside a file that is itself left out is read where that one is.
+    return {path: (reason, left[holder][1] if holder in left else holder) for path, (reason, holder) in left.items()}
 
 
 FORMAT = Format("aiperf", sniff, parse, claims)

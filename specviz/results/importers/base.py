@@ -41,7 +41,7 @@ from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
 __all__ = ["IngestError", "check_run_count", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "CopiedSource",
            "Format", "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats",
            "request_column", "csv_rows", "byte_lines", "header_line_bytes", "occurrences", "byte_histogram",
-           "characters", "width", "lines"]
+           "characters", "width", "lines", "request_extra"]
 
 
 class IngestError(SpecvizError):
@@ -192,6 +192,13 @@ def _extra_json(extra: dict[str, Any]) -> str:
         text = json.dumps(extra, separators=(",", ":"), ensure_ascii=False)
         text = _NON_FINITE.sub(lambda m: f'"{m[1]}"' if m[1] else m[0], text)
     return whole_characters(text)
+
+
+def request_extra(extra: dict[str, Any]) -> str | None:
+    """A request row's ``extra``: the values of ``extra`` that are set (not None, empty or false), as
+    the JSON text a run's ``extra`` is written in; None where none is."""
+    kept = {key: value for key, value in extra.items() if value}
+    return _extra_json(kept) if kept else None
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # every string of a JSON text, in order

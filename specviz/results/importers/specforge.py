@@ -20,16 +20,22 @@ Each repetition of a setting is a run: concurrency ``batch_size``, γ ``steps`` 
 baseline, which the explorer pairs with the speculative runs of the same batch and benchmark), the
 workload the benchmark's name. A tree (``topk`` > 1) verifies ``num_draft_tokens`` tokens a step
 where a chain verifies γ + 1: its label says so, and the fields the store has no column for
-(``topk``, ``num_draft_tokens``, accuracy, the per-request lists) are kept in ``extra``.
+(``topk``, ``num_draft_tokens``, accuracy, the other per-request lists) are kept in ``extra``.
+``per_request_accept_length`` becomes the run's requests, one acceptance length each (the
+``requests`` table, schema 4); a length below 1 or above γ + 1 (more tokens a step than the γ drafts
+and the target's own token) cannot come from the setting, and the file is refused, naming it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source
+from .base import Format, IngestError, Parsed, RunBuilder, Source, floats
 
 __all__ = ["FORMAT"]
 
@@ -79,11 +85,32 @@ def _run(setting: dict[str, Any], figures: dict[str, Any], benchmark: Any, draft
         column = _FIGURES.get(key)
         if column and value is not None:
             run.set(column, value, source=key)
-        elif key not in (*_SETTING, "benchmark", "metrics"):
+        elif key not in (*_SETTING, "benchmark", "metrics", _PER_REQUEST):
             run.keep(key, value)
     for key in ("topk", "num_draft_tokens"):
         run.keep(key, setting.get(key))
     return run.build()
+
+
+_PER_REQUEST = "per_request_accept_length"
+
+
+def _request_lengths(name: str, metrics: dict[str, Any], steps: Any, record: int) -> np.ndarray:
+    """A repetition's per-request acceptance lengths (NaN where an entry is not a number ≥ 0).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.request_length_range`` for a length below 1 or above γ + 1 (γ = ``steps``).
+    """
+    values = metrics.get(_PER_REQUEST)
+    lengths = floats([values]) if isinstance(values, list) else np.empty(0)
+    most = steps + 1 if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0 else np.inf
+    bad = (lengths < 1.0) | (lengths > most)
+    if bad.any():
+        raise IngestError("ingest.request_length_range", name, field=_PER_REQUEST, record=record,
+                          value=float(lengths[bad][0]), most=float(most))
+    return lengths
 
 
 def parse(source: Source) -> Parsed:
@@ -101,6 +128,7 @@ def parse(source: Source) -> Parsed:
     benchmarks = _settings(doc)
     source.charge_runs(sum(len(s["metrics"]) if isinstance(s["metrics"], list) else 1
                            for settings in benchmarks.values() for s in settings))
+    lengths: list[np.ndarray] = []
     for name, settings in benchmarks.items():
         for index, setting in enumerate(settings):
             repetitions = setting["metrics"]
@@ -108,8 +136,12 @@ def parse(source: Source) -> Parsed:
                 raise IngestError("ingest.record_shape", source.name, record=index + 1, format="specforge-bench")
             for repetition, metrics in enumerate(repetitions):
                 figures = {**metrics, "num_samples": setting.get("num_samples"), "repetition": repetition}
+                lengths.append(_request_lengths(source.name, metrics, setting.get("steps"), index + 1))
                 runs.append(_run(setting, figures, name, doc.get("model"), warnings))
-    return Parsed("specforge-bench", runs, warnings=warnings)
+    run_index = np.repeat(np.arange(len(lengths)), [len(one) for one in lengths])
+    requests = pd.DataFrame({"run_index": run_index, "acceptance_length": np.concatenate([np.empty(0), *lengths])})
+    return Parsed("specforge-bench", runs, requests=requests[requests["acceptance_length"].notna()],
+                  warnings=warnings)
 
 
 FORMAT = Format("specforge-bench", sniff, parse)

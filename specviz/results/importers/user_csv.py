@@ -38,7 +38,8 @@ MAPPABLE_COLUMNS: tuple[str, ...] = tuple(c for c in RUN_COLUMNS if c not in _ST
 
 # Dimensions that tell the runs of a per-request CSV apart.
 RUN_DIMENSIONS = ("label", "workload", "engine", "endpoint", "engine_version", "target_model", "draft_model",
-                  "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency", "request_rate")
+                  "spec_method", "num_speculative_tokens", "gpu", "temperature", "concurrency", "request_rate",
+                  "synthetic_acceptance")
 
 # Memory of a CSV read by the store's DuckDB, measured with VmHWM beyond what the process held
 # before. Its buffers grow with the rows up to a few hundred MB (eight columns per request: 10 rows
@@ -101,6 +102,7 @@ def _synonyms() -> dict[str, tuple[str, float]]:
     add("acceptance_rate", ["acceptance_rate", "accept_rate", "draft_acceptance_rate"])
     add("acceptance_rate", ["acceptance_rate_pct", "acceptance_rate_percent", "accept_rate_pct"], 0.01)
     add("zero_accept_rate", ["zero_accept_rate", "zero_accept_share"])
+    add("synthetic_acceptance", ["synthetic_acceptance", "synthetic", "simulated_acceptance"])
     long_names = {"ttft": ["ttft", "time_to_first_token"], "itl": ["itl", "inter_token_latency"],
                   "tpot": ["tpot", "time_per_output_token"], "e2el": ["e2el", "e2e_latency", "latency",
                                                                       "request_latency", "end_to_end_latency"]}

@@ -1,10 +1,15 @@
 """``vllm-bench``: the result files of vLLM's serving benchmark.
 
 ``vllm bench serve --save-result`` (and ``benchmarks/benchmark_serving.py`` before it) writes one
-JSON object per run; some scripts append them as JSON lines. ``vllm bench sweep serve`` writes one
-folder per server × bench setting, named ``SERVE--k=v-…-BENCH--k=v-…``, holding ``run=N.json``
-(the same object plus ``run_number`` and the swept server keys) and ``summary.json`` (a JSON array
-of those runs; :func:`specviz.results.importers.result_files` reads a folder's runs once).
+JSON object per run; some scripts append them as JSON lines. ``vllm bench sweep serve`` (0.11.1 on,
+``vllm/benchmarks/sweep/serve.py``) writes one folder per server × bench setting, named
+``SERVE--k=v-…-BENCH--k=v-…``, holding ``run=N.json`` (the same object plus ``run_number`` and the
+swept keys) and, once they all finished, ``summary.json`` (a JSON array of those objects); and above
+the folders ``summary.csv`` (every run as a table). 0.33.0 adds ``warmup.json`` (``run_number`` -1,
+left out of the summary) and ``run=N.failure.json`` for a failed run.
+:func:`specviz.results.importers.folder_files` reads a folder's summary first and passes over the
+rest but the run files; the store keeps each run once (a run file that repeats the summary is
+skipped, naming it, one that contradicts it refused).
 
 Keys, from vLLM's ``benchmarks/serve.py`` (0.9 to 0.25): ``{mean,median,std,pNN}_{ttft,tpot,itl,
 e2el}_ms`` in ms; ``request_rate`` (``"inf"`` for all at once); ``max_concurrency`` (null when the

@@ -19,6 +19,7 @@ from specviz.results import importers
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count, occurrences, preview
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
+from specviz.results.synthetic import mark_synthetic
 
 from .connection import hub_cursor, quote_identifier, sql_literal
 
@@ -69,22 +70,32 @@ def _csv_number(column: str, kind: str) -> str:
     return f"TRY_CAST(replace(CAST({quote_identifier(column)} AS VARCHAR), ',', '') AS DOUBLE)"
 
 
+def _csv_flag(column: str) -> str:
+    """SQL for a CSV column as a yes/no flag: true, t, yes, y, 1 and false, f, no, n, 0 in any case,
+    else NULL (the sniffer's BOOLEAN columns read the same)."""
+    text = f"lower(trim(CAST({quote_identifier(column)} AS VARCHAR)))"
+    return f"CASE WHEN {text} IN ('true', 't', 'yes', 'y', '1') THEN true WHEN {text} IN ('false', 'f', 'no', 'n', '0') THEN false END"
+
+
 def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path: str,
                      mapped: dict[str, tuple[str, str, float]]) -> list[Notice]:
-    """A notice for each column mapped to a number whose non-empty cells are not all numbers: they
-    are stored empty, which a user who mapped the column would not otherwise learn. Only columns the
-    sniffer did not type as numbers can hold such cells, so a clean file costs no extra read."""
+    """A notice for each column mapped to a number (or a flag) whose non-empty cells are not all
+    numbers (flags): they are stored empty, which a user who mapped the column would not otherwise
+    learn. Only columns the sniffer did not type as numbers can hold such cells, so a clean file of
+    numbers costs no extra read."""
     suspects = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
                 if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR" and kind not in ("BIGINT", "DOUBLE")]
     if not suspects:
         return []
     counts = []
-    for _, column, kind in suspects:
+    for canonical, column, kind in suspects:
         text = f"CAST({quote_identifier(column)} AS VARCHAR)"
-        dropped = f"trim({text}) <> '' AND {_csv_number(column, kind)} IS NULL"
+        read = _csv_flag(column) if RUN_COLUMNS.get(canonical) == "BOOLEAN" else _csv_number(column, kind)
+        dropped = f"trim({text}) <> '' AND {read} IS NULL"
         counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
     found = cur.execute(f"SELECT {', '.join(counts)} FROM {reading.sql}", reading.params(path)).fetchone()
-    return [Notice("warn.csv_not_numbers", column=column, field=canonical.removeprefix("request:"),
+    return [Notice("warn.csv_not_flags" if RUN_COLUMNS.get(canonical) == "BOOLEAN" else "warn.csv_not_numbers",
+                   column=column, field=canonical.removeprefix("request:"),
                    rows=found[2 * i], example=repr(preview(found[2 * i + 1])))
             for i, (canonical, column, _) in enumerate(suspects) if found[2 * i]]
 
@@ -186,6 +197,8 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
         target = RUN_COLUMNS.get(canonical, "DOUBLE")
         if target == "VARCHAR":  # one character past the bound, so that a cut can be told (_bound_text)
             return f"left(CAST({quote_identifier(column)} AS VARCHAR), {text_chars + 1})"
+        if target == "BOOLEAN":
+            return _csv_flag(column)
         number = _csv_number(column, kind)
         if factor != 1.0:
             number = f"{number} * {factor!r}"
@@ -270,9 +283,26 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
                     warnings.append(Notice("warn.csv_percent_rows", rows=over))
         check_run_count(name, runs)  # the transaction, rolled back, takes the runs out again
         warnings += _bound_text(cur, content_hash, mapped, texts, text_chars, value_chars)
+        warnings += _mark_synthetic(cur, name, content_hash)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
         raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
     return runs, requests, warnings, unknown
+
+
+def _mark_synthetic(cur: duckdb.DuckDBPyConnection, name: str, content_hash: str) -> list[Notice]:
+    """Flag this import's runs whose name, label or other columns say the acceptance was synthetic
+    (:func:`specviz.results.synthetic.mark_synthetic`, as for the other formats; a run the file
+    flagged itself keeps its flag). Only the runs whose text names a marker are read back."""
+    rows = cur.execute("SELECT run_id, label, CAST(extra AS VARCHAR) AS extra FROM runs WHERE content_hash = ? "
+                       "AND synthetic_acceptance IS NULL AND regexp_matches(coalesce(label, '') || "
+                       "coalesce(CAST(extra AS VARCHAR), '') || ?, '(?i)synthetic|simulate_acc_len')",
+                       [content_hash, name]).fetchall()
+    runs = [{"run_id": run_id, "label": label, "extra": extra} for run_id, label, extra in rows]
+    notices = mark_synthetic(runs, name)
+    flagged = [run["run_id"] for run in runs if run.get("synthetic_acceptance")]
+    if flagged:
+        cur.execute("UPDATE runs SET synthetic_acceptance = true WHERE list_contains(?, run_id)", [flagged])
+    return notices
 
 
 def _bound_text(cur: duckdb.DuckDBPyConnection, content_hash: str, mapped: dict[str, tuple[str, str, float]],

@@ -23,7 +23,7 @@ from specviz import settings
 from specviz.errors import Notice, SpecvizError, out_of_room
 from specviz.results import importers, sandbox
 from specviz.results.importers import user_csv
-from specviz.results.importers.base import IngestError, check_run_count
+from specviz.results.importers.base import IngestError, check_run_count, preview
 from specviz.results.schema import RUN_COLUMNS
 
 from . import csv_import, shown
@@ -55,6 +55,7 @@ class ImportResult:
     warnings: list[Notice] = field(default_factory=list)
     message: str = ""
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
+    content_hash: str = ""  # the file's, where it is stored (imported, or skipped as already imported)
 
 
 def _check_size(name: str, size: int, max_bytes: int | None) -> None:
@@ -98,35 +99,75 @@ def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
     return removed
 
 
-def _sweep_repeats(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+# What a sweep's copy of a run must repeat: every canonical column the file sets (not the store's
+# own, nor the synthetic flag, which is judged of the runs, not read from the file).
+_FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "source_format", "imported_at",
+                                                     "content_hash", "extra", "synthetic_acceptance"))
+
+
+def _first_difference(stored: dict[str, Any], run: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    """The first field in which two copies of a sweep run differ, with its stored and its new value:
+    a canonical column, else a key of ``extra`` (but the swept settings of the folder name, which
+    a file uploaded on its own lacks); None if they are the same."""
+    for column in _FIGURES:
+        if stored.get(column) != run.get(column):
+            return column, stored.get(column), run.get(column)
+    old, new = (json.loads(extra) for extra in (stored["extra"], run["extra"]))
+    for key in [*old, *(k for k in new if k not in old)]:
+        if key != "sweep" and old.get(key) != new.get(key):
+            return key, old.get(key), new.get(key)
+    return None
+
+
+def _sweep_repeats(cur: duckdb.DuckDBPyConnection, name: str,
+                   parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
     """The runs of a parsed file that a ``vllm bench sweep`` already stored from another of its
     files: index → (that file's name, the run's ``run_number``). A sweep writes each run twice, as
-    ``run=N.json`` and inside ``summary.json``, and the page, which takes files and not folders,
-    cannot leave one out as :func:`specviz.results.importers.result_files` does.
+    ``run=N.json`` and inside ``summary.json`` (the same object, copied once the sweep's runs have
+    all finished), and the page, which takes files and not folders, may be given both.
 
-    Two runs are the same when both are sweep runs (``run_number`` in ``extra``, which only the
-    sweep writes) with the same ``run_number`` and start ``date``, the same model, completed
-    requests, duration and output throughput (the object is copied unchanged into the summary, so
-    these are equal to the last bit; a different run differs at least in its duration), and the
-    same swept settings where both files were named inside their sweep folder (a file uploaded on
-    its own has none)."""
+    Two runs are one when both are sweep runs (``run_number`` in ``extra``, which only the sweep
+    writes) with the same ``run_number`` and start ``date`` (``vllm bench serve`` writes it to the
+    second), of the same swept settings where both files were named inside their sweep folder (a
+    file uploaded on its own has none). Such a run is stored once. Its copies must then agree in
+    every field: ones that differ are a file edited or a run written again into the folder, and the
+    file is refused, naming the field (what is stored stays). Runs without a ``date`` are one only
+    where they agree in every field; otherwise each is stored.
+
+    Raises
+    ------
+    IngestError
+        ``ingest.sweep_run_differs``, naming the other file, the run and the first field in which
+        the two differ.
+    """
     if parsed.format != "vllm-bench" or not any('"run_number"' in run["extra"] for run in parsed.runs):
         return {}
-    keys = ("target_model", "num_requests", "duration_s", "output_throughput")
-    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs],
-                             **{key: [run.get(key) for run in parsed.runs] for key in keys}})
-    same = " AND ".join(f"r.{key} IS NOT DISTINCT FROM CAST(i.{key} AS {RUN_COLUMNS[key]})" for key in keys)
+    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs]})
     cur.register("incoming_sweep", incoming)
-    found = cur.execute(f"""
-        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra, {', '.join(keys)} FROM incoming_sweep)
-        SELECT i.run_index, min(r.source_file), any_value(i.extra->>'run_number')
+    found = cur.execute("""
+        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_sweep)
+        SELECT i.run_index, r.*
         FROM i JOIN runs r
           ON r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
-         AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date') AND {same}
+         AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date')
          AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))
-        GROUP BY i.run_index""").fetchall()
+        ORDER BY i.run_index, r.source_file""")
+    names = [column[0] for column in found.description]
+    matches = [dict(zip(names, row)) for row in found.fetchall()]
     cur.unregister("incoming_sweep")
-    return {index: (other, run_number) for index, other, run_number in found}
+    repeated: dict[int, tuple[str, str]] = {}
+    for stored in matches:
+        index = stored["run_index"]
+        run = parsed.runs[index]
+        run_number = str(json.loads(run["extra"])["run_number"])
+        difference = _first_difference(stored, run)
+        if difference is None:
+            repeated.setdefault(index, (stored["source_file"], run_number))
+        elif json.loads(run["extra"]).get("date") is not None:
+            field, old, new = difference
+            raise IngestError("ingest.sweep_run_differs", name, other=stored["source_file"], run=run_number,
+                              field=field, stored=preview(old), value=preview(new))
+    return repeated
 
 
 def _repeat_notices(repeated: dict[int, tuple[str, str]]) -> list[Notice]:
@@ -225,6 +266,8 @@ class RunsAndImports(Connections):
             exception reading it raised (:class:`specviz.results.importers.UnrecognisedColumnsError` for a CSV
             none of whose columns is recognised), and a ``csv_mapping`` to a column the store fills
             in itself (``ingest.csv_mapping_reserved``, before the file is read); nothing is written.
+            Also a ``vllm bench sweep`` run that another file of the sweep stored with other figures
+            (``ingest.sweep_run_differs``, naming the field; :func:`_sweep_repeats`): what is stored stays.
         """
         self._require_writable()
         user_csv.check_mapping(name, csv_mapping or {})
@@ -233,7 +276,7 @@ class RunsAndImports(Connections):
             _check_size(name, source.size, max_bytes)
             content_hash = source.content_hash
             if not replace and self._imported(content_hash):
-                return ImportResult(name, "skipped", message="already imported")
+                return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
             now = datetime.now(timezone.utc).replace(tzinfo=None)
             unmatched: list[str] = []
             fmt = ""
@@ -249,7 +292,7 @@ class RunsAndImports(Connections):
                         runs, requests, warnings, unmatched = csv_import.import_csv(cur, source, content_hash, now,
                                                                                     csv_mapping or {})
                     else:
-                        repeated = _sweep_repeats(cur, parsed)
+                        repeated = _sweep_repeats(cur, name, parsed)
                         if repeated and len(repeated) == len(parsed.runs):
                             return ImportResult(name, "skipped", fmt, warnings=_repeat_notices(repeated),
                                                 message="already imported from " + ", ".join(
@@ -279,7 +322,8 @@ class RunsAndImports(Connections):
                     # and SystemExit go on; so does a SpecvizError, which is about the store, not the file.
                     raise importers.as_ingest_error(name, exc) from None
                 raise
-            return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched)
+            return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched,
+                                content_hash=content_hash)
 
     def _imported(self, content_hash: str, read_only: bool = True) -> bool:
         with self._connection(read_only) as con:
@@ -343,6 +387,13 @@ class RunsAndImports(Connections):
         with self._transaction() as cur:
             return _delete_import(cur, content_hash)
 
+    def flag_synthetic(self, content_hash: str) -> int:
+        """Mark every run of one imported file as measured at synthetic acceptance (the user's word:
+        :mod:`specviz.results.synthetic`); returns the runs marked."""
+        with self._transaction() as cur:
+            return cur.execute("UPDATE runs SET synthetic_acceptance = true WHERE content_hash = ?",
+                               [content_hash]).fetchone()[0]
+
     def remove_examples(self) -> int:
         """Delete every import of the shipped examples (``imports.origin = 'example'``), whatever its
         file name, with their runs and requests, in one transaction; returns the runs removed. A
@@ -366,6 +417,21 @@ class RunsAndImports(Connections):
         a page reads :meth:`shown_runs`)."""
         with self._connection() as con:
             return con.execute("SELECT * FROM runs ORDER BY imported_at, source_file, length(run_id), run_id").df()
+
+    def run_rows(self, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The runs of these ids, whole and as Python values (``extra`` its JSON text), in the order
+        given; an id that no stored run has is left out."""
+        with self._connection() as con:
+            cursor = con.execute("SELECT * FROM runs WHERE list_contains(?, run_id)", [list(run_ids)])
+            names = [column[0] for column in cursor.description]
+            found = {row["run_id"]: row for row in (dict(zip(names, values)) for values in cursor.fetchall())}
+        return [found[run_id] for run_id in dict.fromkeys(run_ids) if run_id in found]
+
+    def mean_input_tokens(self, run_ids: Sequence[str]) -> dict[str, float]:
+        """The mean input tokens of each of these runs' stored requests, for the runs that have some."""
+        with self._connection() as con:
+            return dict(con.execute("SELECT run_id, avg(input_tokens) FROM requests WHERE list_contains(?, run_id) "
+                                    "AND input_tokens IS NOT NULL GROUP BY run_id", [list(run_ids)]).fetchall())
 
     def shown_runs(self, filters: Mapping[str, Sequence[Any]] | None = None) -> shown.ShownRuns:
         """The runs a page shows: the newest that match ``filters`` (column → chosen values), bounded
@@ -391,6 +457,27 @@ class RunsAndImports(Connections):
                        quantile_cont(ttft_ms, 0.5) AS p50_ttft_ms, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms,
                        quantile_cont(itl_ms, 0.5) AS p50_itl_ms, quantile_cont(itl_ms, 0.99) AS p99_itl_ms
                 FROM requests r JOIN runs USING (run_id) GROUP BY r.run_id ORDER BY r.run_id""").df()
+
+    def request_acceptance(self) -> pd.DataFrame:
+        """Per stored run that has per-request acceptance (schema 4): its γ, its own acceptance
+        length and how many of its requests give one, newest import first."""
+        with self._connection() as con:
+            return con.execute("""
+                SELECT runs.run_id, any_value(runs.source_file) AS source_file, any_value(runs.label) AS label,
+                       any_value(runs.num_speculative_tokens) AS num_speculative_tokens,
+                       any_value(runs.concurrency) AS concurrency, any_value(runs.acceptance_length) AS acceptance_length,
+                       any_value(runs.synthetic_acceptance) AS synthetic_acceptance, count(*) AS requests
+                FROM requests JOIN runs USING (run_id)
+                WHERE requests.acceptance_length IS NOT NULL OR requests.accepted_tokens IS NOT NULL
+                   OR requests.acceptance_rate IS NOT NULL
+                GROUP BY runs.run_id ORDER BY any_value(runs.imported_at) DESC, runs.run_id""").df()
+
+    def request_acceptance_of(self, run_id: str) -> pd.DataFrame:
+        """One run's requests, their acceptance figures and output tokens only (a run of a million
+        requests is 40 MB of them, not the whole rows)."""
+        with self._connection() as con:
+            return con.execute("SELECT acceptance_length, accepted_tokens, drafts, acceptance_rate, output_tokens "
+                               "FROM requests WHERE run_id = ?", [run_id]).df()
 
     # ----------------------------------------------------------------------------- console
     def _snapshot(self) -> sandbox.Snapshot:

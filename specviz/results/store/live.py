@@ -30,8 +30,8 @@ __all__ = ["LiveTables", "RecordedScrape"]
 
 # An engine as SpecDecodeState names it → the namespace of its metrics, and back (for a series that
 # belongs to no spec-decode group, such as a companion of a model that does not speculate).
-_PREFIX_OF_ENGINE = {"vllm-v1": "vllm", "vllm-v0": "vllm", "llama.cpp": "llamacpp"}
-_ENGINE_OF_PREFIX = {"llamacpp": "llama.cpp"}
+_PREFIX_OF_ENGINE = {"vllm-v1": "vllm", "vllm-v0": "vllm", "llama.cpp": "llamacpp", "trt-llm": "trtllm"}
+_ENGINE_OF_PREFIX = {"llamacpp": "llama.cpp", "trtllm": "trt-llm"}
 # runs.engine of a live run: the engine's name as benchmark files give it (pairing compares them).
 _RUN_ENGINE = {"vllm-v1": "vllm", "vllm-v0": "vllm"}
 _SNAPSHOT_SCHEMA = pa.schema([("time", pa.timestamp("us")), ("source", pa.string()), ("engine", pa.string()),

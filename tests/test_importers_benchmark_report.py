@@ -1,0 +1,510 @@
+"""Tests for specviz.results.importers.benchmark_report (llm-d's benchmark report v0.1, v0.2, v0.2.1)
+and specviz.results.benchmark_report (runs written back as v0.2.1), with the ``export`` command.
+
+The figures are checked by hand against the files: each expected value is the file's, times 1,000
+where the file gives seconds."""
+
+import json
+import math
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings, strategies as st
+
+from conftest import parses_or_refuses
+from specviz import cli
+from test_app import explorer_app
+from specviz.errors import SpecvizError
+from specviz.results import benchmark_report, importers
+from specviz.results.importers import Source, benchmark_report as standard
+from specviz.results.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT.parent / "shared" / "samples" / "2026"
+FIXTURES = ROOT / "tests" / "fixtures"
+STAGES = SAMPLES / "inference_perf_0.5_two_stage"
+STAGE_0 = STAGES / "inference-perf.partial.stage_0.yaml"
+EXAMPLE_021 = SAMPLES / "llm_d_benchmark_report" / "br_v0_2_1_example.yaml"
+EXAMPLE_02 = FIXTURES / "benchmark_report_v0_2_example.yaml"
+EXAMPLE_01 = FIXTURES / "benchmark_report_v0_1_example.yaml"
+
+
+def only(name: str, data: bytes) -> dict:
+    parsed = importers.parse(name, data)
+    assert parsed.format == "benchmark-report" and len(parsed.runs) == 1 and parsed.warnings == []
+    return parsed.runs[0]
+
+
+def refused(name: str, data: bytes | str) -> importers.IngestError:
+    with pytest.raises(importers.IngestError) as caught:
+        importers.parse(name, data.encode() if isinstance(data, str) else data)
+    assert caught.value.file == name
+    return caught.value
+
+
+def example_021() -> dict:
+    return yaml.safe_load(EXAMPLE_021.read_text())
+
+
+def as_yaml(doc: dict) -> bytes:
+    return yaml.safe_dump(doc, sort_keys=False).encode()
+
+
+class TestVersionsOnRealFiles:
+    def test_inference_perf_stage_report_v0_2_1(self):
+        run = only(f"{STAGES.name}/{STAGE_0.name}", STAGE_0.read_bytes())
+        # time_to_first_token, units s: mean 0.12751322751322752, p50 0.1111111111111111,
+        # p90 0.1593650793650794, p99 0.17022222222222227 → ms.
+        assert run["mean_ttft_ms"] == pytest.approx(127.51322751322752)
+        assert run["p50_ttft_ms"] == pytest.approx(111.11111111111111)
+        assert run["p90_ttft_ms"] == pytest.approx(159.3650793650794)
+        assert run["p99_ttft_ms"] == pytest.approx(170.22222222222227)
+        # time_per_output_token and inter_token_latency, units s/token.
+        assert run["mean_tpot_ms"] == pytest.approx(127.5132275132275)
+        assert run["mean_itl_ms"] == pytest.approx(118.90959282263629)
+        assert run["p99_itl_ms"] == pytest.approx(171.42857142857165)
+        # request_latency, units s: mean 1.1666666666666667, p50 1.2000000000000002, p90 1.28, p99 1.298.
+        assert (run["mean_e2el_ms"], run["p50_e2el_ms"], run["p90_e2el_ms"], run["p99_e2el_ms"]) == \
+            pytest.approx((1166.6666666666667, 1200.0000000000002, 1280.0, 1298.0))
+        # throughput: tokens/s and queries/s, as they are.
+        assert run["output_throughput"] == pytest.approx(11.818181818181817)
+        assert run["total_token_throughput"] == pytest.approx(152.72727272727272)
+        assert run["request_throughput"] == pytest.approx(1.3636363636363635)
+        # requests: total 4, failures 1 → 3 completed; run.time.duration PT2.200S → 2.2 s.
+        assert (run["num_requests"], run["failed_requests"], run["duration_s"]) == (3, 1, 2.2)
+        assert run["label"] == STAGES.name  # no description: the folder, as the stage's JSON file gets
+        extra = json.loads(run["extra"])
+        aggregate = "results.request_performance.aggregate"
+        # What no column takes stays, in the file's units: NTPOT whole, the rest of each figure.
+        assert extra[f"{aggregate}.latency"]["normalized_time_per_output_token"]["mean"] == 0.14444444444444446
+        assert extra[f"{aggregate}.latency"]["time_to_first_token"] == {
+            "units": "s", "stddev": 0.03843542989135243, "min": 0.09999999999999998, "p0p1": 0.1000222222222222,
+            "p1": 0.1002222222222222, "p5": 0.1011111111111111, "p10": 0.1022222222222222,
+            "p25": 0.10555555555555554, "p75": 0.1412698412698413, "p95": 0.16539682539682543,
+            "p99p9": 0.17130793650793658, "max": 0.17142857142857149}
+        assert extra[f"{aggregate}.requests"]["input_length"]["mean"] == 103.33333333333333
+        assert extra[f"{aggregate}.throughput"]["input_token_rate"] == {"units": "tokens/s", "mean": 140.9090909090909}
+        assert (extra["run.uid"], extra["run.time.start"], extra["version"]) == ("test-uid-0", "1970-01-01T00:00:00Z",
+                                                                                 "0.2.1")
+
+    def test_the_stage_report_agrees_with_the_stage_json_beside_it(self):
+        report = only(f"{STAGES.name}/{STAGE_0.name}", STAGE_0.read_bytes())
+        lifecycle = importers.parse(f"{STAGES.name}/stage_0_lifecycle_metrics.json",
+                                    (STAGES / "stage_0_lifecycle_metrics.json").read_bytes()).runs[0]
+        shared = [c for c in lifecycle if c.endswith("_ms") or c in ("num_requests", "failed_requests", "duration_s",
+                                                                    "output_throughput", "label")]
+        assert len(shared) > 15
+        assert {c: report[c] for c in shared} == pytest.approx({c: lifecycle[c] for c in shared})
+
+    def test_llm_d_example_v0_2_1(self):
+        run = only("br_v0_2_1_example.yaml", EXAMPLE_021.read_bytes())
+        # time_to_first_token, units s: mean 0.0368578234128654, p50 0.03622930939309299,
+        # p90 0.04262634576298297, p99 0.05029489721637218.
+        assert (run["mean_ttft_ms"], run["p50_ttft_ms"], run["p90_ttft_ms"], run["p99_ttft_ms"]) == \
+            pytest.approx((36.8578234128654, 36.22930939309299, 42.62634576298297, 50.29489721637218))
+        for metric in ("tpot", "itl", "e2el"):  # a mean only, 0.0368578234128654 s (per token for two)
+            assert run[f"mean_{metric}_ms"] == pytest.approx(36.8578234128654)
+            assert f"p50_{metric}_ms" not in run
+        assert (run["output_throughput"], run["total_token_throughput"], run["request_throughput"]) == \
+            (2262.448, 2262.448, 2262.448)
+        assert (run["num_requests"], run["failed_requests"]) == (500, 0)
+        assert run["duration_s"] == 49.97206788184121  # PT49.97206788184121S
+        assert run["request_rate"] == 10.0 and "concurrency" not in run  # rate_qps 10.0, concurrency .inf
+        assert (run["engine"], run["engine_version"], run["target_model"], run["gpu"]) == \
+            ("llm-d", "ghcr.io/llm-d/llm-d-cuda:0.3.1", "Qwen/Qwen3-0.6B", "NVIDIA-H100-80GB-HBM3")
+        assert run["label"] == "Baseline latency test for Qwen3-0.6B on inference-scheduling stack"
+        extra = json.loads(run["extra"])
+        assert extra["scenario.load.standardized.concurrency"] == "Infinity"
+        assert extra["results.session_performance.sessions.total"] == 112
+        assert extra["results.profiling.anything_goes"] == 5
+        assert extra["scenario.stack"][1]["standardized"]["tool"] == "llm-d-inference-scheduler"
+
+    def test_llm_d_example_v0_2_with_unquoted_timestamps(self):
+        run = only("br_v0_2_example.yaml", EXAMPLE_02.read_bytes())
+        assert run["mean_ttft_ms"] == pytest.approx(36.8578234128654)  # 0.0368578234128654 s
+        assert run["p99_ttft_ms"] == pytest.approx(50.29489721637218)  # 0.05029489721637218 s
+        assert (run["num_requests"], run["request_rate"], run["duration_s"]) == (500, 10.0, 49.97206788184121)
+        extra = json.loads(run["extra"])
+        # start: 2025-11-05T18:00:42Z unquoted stays text (the schema's date-time string), not a datetime.
+        assert (extra["run.time.start"], extra["version"]) == ("2025-11-05T18:00:42Z", "0.2")
+
+    def test_llm_d_example_v0_1(self):
+        run = only("br_v0_1_example.yaml", EXAMPLE_01.read_bytes())
+        # units ms: time_to_first_token mean 0.800974442732916, p50 0.203539535985328, p90 2.26959549135063.
+        assert (run["mean_ttft_ms"], run["p50_ttft_ms"], run["p90_ttft_ms"]) == \
+            (0.800974442732916, 0.203539535985328, 2.26959549135063)
+        assert "p99_ttft_ms" not in run  # v0.1's example has no p99
+        assert run["mean_e2el_ms"] == 3.31325431142327 and run["mean_tpot_ms"] == 0.0836929455635872
+        # throughput as plain numbers: output_tokens_per_sec, total_tokens_per_sec, requests_per_sec.
+        assert (run["output_throughput"], run["total_token_throughput"], run["request_throughput"]) == \
+            (32.544923821416, 676.121568007739, 1.0238155253639)
+        # total 32, failures 0, incomplete 1 → 31 completed; metrics.time.duration 16.531641244888306 s.
+        assert (run["num_requests"], run["failed_requests"], run["duration_s"]) == (31, 0, 16.531641244888306)
+        assert (run["target_model"], run["engine"], run["engine_version"], run["gpu"], run["workload"]) == \
+            ("deepseek-ai/DeepSeek-R1-0528", "vllm", "0.9.0.1", "H100", "long-input")
+        extra = json.loads(run["extra"])
+        assert extra["metrics.service.batch_size"]["mean"] == 234.23049
+        assert extra["metrics.requests.incomplete"] == 1
+
+    def test_json_reports_one_or_an_array(self):
+        doc = example_021()
+        assert only("report.json", json.dumps(doc).encode())["mean_ttft_ms"] == pytest.approx(36.8578234128654)
+        second = {**doc, "run": {**doc["run"], "uid": "other"}}
+        parsed = importers.parse("reports.json", json.dumps([doc, second]).encode())
+        assert [json.loads(r["extra"])["run.uid"] for r in parsed.runs] == ["38b1f169ca178b756f7483523b17de61", "other"]
+
+    def test_a_yaml_stream_is_a_run_per_report(self):
+        text = STAGE_0.read_text() + "---\n" + (STAGES / "inference-perf.partial.stage_1.yaml").read_text()
+        parsed = importers.parse("stages.yaml", text.encode())
+        assert [run["num_requests"] for run in parsed.runs] == [3, 2]  # stage 1: total 2, no failures
+
+    def test_detected_by_content_not_by_name(self):
+        assert importers.detect_format("x.txt", STAGE_0.read_bytes()) == "benchmark-report"
+        assert importers.detect_format("x", json.dumps(example_021()).encode()) == "benchmark-report"
+        refused("config.yaml", (STAGES / "config.yaml").read_bytes())  # inference-perf's config: no format's
+
+    @pytest.mark.parametrize("text, seconds", [("PT2.200S", 2.2), ("PT1M30S", 90.0), ("P1DT2H", 93600.0),
+                                               ("PT0S", 0.0), ("P1Y", None), ("PT", None), ("P1DT", None), (3, None)])
+    def test_iso_durations(self, text, seconds):
+        assert standard.iso_duration(text) == seconds
+
+
+class TestRefused:
+    def test_schema_refuses_a_report_naming_the_field(self):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["requests"]["total"] = "many"
+        error = refused("bad.yaml", as_yaml(doc))
+        assert error.key == "ingest.report_invalid"
+        assert error.params["field"] == "results.request_performance.aggregate.requests.total"
+        assert "'many' is not of type 'integer'" in str(error)
+        del doc["run"]["uid"]
+        error = refused("bad.yaml", as_yaml(doc))
+        assert (error.params["field"], error.params["detail"]) == ("run", "'uid' is a required property")
+
+    def test_the_published_v0_2_schema_refuses_session_performance(self):
+        """llm-d-benchmark's own v0.2 example since c3231c17 has it; its v0.2 JSON schema does not."""
+        error = refused("session.yaml", (FIXTURES / "benchmark_report_v0_2_example_session.yaml").read_bytes())
+        assert (error.key, error.params["field"]) == ("ingest.report_invalid", "results")
+        assert "'session_performance' was unexpected" in str(error)
+
+    @pytest.mark.parametrize("field, unit", [("time_to_first_token", "furlongs"), ("request_latency", "tokens/s"),
+                                             ("time_per_output_token", "s"), ("inter_token_latency", None)])
+    def test_a_latency_in_a_unit_it_may_not_have(self, field, unit):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["latency"][field]["units"] = unit
+        error = refused("units.yaml", as_yaml(doc))
+        assert error.key == "ingest.report_unit"
+        assert error.params["field"] == f"results.request_performance.aggregate.latency.{field}.units"
+        assert str(error).startswith(f"units.yaml: results.request_performance.aggregate.latency.{field}.units is")
+
+    def test_a_throughput_in_a_latency_unit(self):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["throughput"]["request_rate"]["units"] = "ms"
+        error = refused("units.yaml", as_yaml(doc))
+        assert (error.key, error.params["allowed"]) == ("ingest.report_unit", "queries/s")
+
+    def test_a_v0_1_latency_in_furlongs(self):
+        doc = yaml.safe_load(EXAMPLE_01.read_text())
+        doc["metrics"]["latency"]["request_latency"]["units"] = "furlongs"
+        assert refused("old.yaml", as_yaml(doc)).params["field"] == "metrics.latency.request_latency.units"
+
+    def test_a_negative_latency(self):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["latency"]["request_latency"]["mean"] = -0.5
+        error = refused("negative.yaml", as_yaml(doc))
+        assert error.key == "ingest.report_negative" and error.params["value"] == "-0.5"
+        assert error.params["field"] == "results.request_performance.aggregate.latency.request_latency.mean"
+
+    @pytest.mark.parametrize("value", [math.inf, math.nan, 10**400])
+    def test_a_throughput_past_every_float(self, value):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["throughput"]["output_token_rate"]["max"] = value
+        assert refused("inf.yaml", as_yaml(doc)).key == "ingest.report_negative"
+
+    def test_a_p50_above_the_p99(self):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]["p50"] = 0.06
+        error = refused("order.yaml", as_yaml(doc))
+        assert error.key == "ingest.report_unordered"
+        assert (error.params["low"], error.params["high"]) == ("p50", "p75")  # 0.06 s above p75's 0.0399 s
+        assert "its p50 (0.06) is above its p75" in str(error)
+
+    def test_a_mean_outside_min_and_max(self):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]["mean"] = 1.0
+        assert refused("mean.yaml", as_yaml(doc)).params["high"] == "max"
+
+    def test_more_failures_than_requests(self):
+        doc = example_021()
+        doc["results"]["request_performance"]["aggregate"]["requests"]["failures"] = 501
+        error = refused("requests.yaml", as_yaml(doc))
+        assert error.key == "ingest.report_requests" and "501 failed and 0 incomplete of 500 requests" in str(error)
+
+    def test_a_version_not_known(self):
+        assert refused("v9.yaml", as_yaml({**example_021(), "version": "0.9"})).key == "ingest.report_version"
+
+
+BILLION_LAUGHS = "\n".join(["run: {uid: x}", "results: {}", 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+                            *(f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi"))])
+
+
+class TestHostileYaml:
+    def test_billion_laughs_is_refused_quickly_without_expanding(self):
+        started = time.monotonic()
+        error = refused("lol.yaml", BILLION_LAUGHS)
+        assert time.monotonic() - started < 2
+        assert error.key == "ingest.yaml_expansion" and error.params["nodes"] < 10 ** 7
+        assert "refused without expanding them" in str(error)
+
+    def test_aliases_within_the_memory_bound_are_read(self):
+        doc = example_021()
+        latency = doc["results"]["request_performance"]["aggregate"]["latency"]
+        latency["inter_token_latency"] = latency["time_per_output_token"] = {"units": "s/token", "mean": 0.02}
+        text = as_yaml(doc)
+        assert b"&id001" in text and b"*id001" in text  # one object twice: an anchor and its alias
+        run = only("aliases.yaml", text)
+        assert run["mean_tpot_ms"] == run["mean_itl_ms"] == pytest.approx(20.0)  # 0.02 s/token each
+
+    def test_the_bound_is_the_import_memory_setting(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000")  # 1 MB: under the example's 2,032 nodes
+        error = refused("big.yaml", EXAMPLE_021.read_bytes())
+        assert error.key == "ingest.yaml_expansion" and error.params["most"] == 1217  # (1 MB - its text) / 800 B
+
+    def test_an_alias_inside_its_own_anchor(self):
+        error = refused("loop.yaml", "run: {uid: x}\nresults: &r {profiling: *r}\n")
+        assert (error.key, error.params["anchor"]) == ("ingest.yaml_recursive", "r")
+
+    @pytest.mark.parametrize("tagged", ['!!python/object/apply:os.system ["touch /tmp/pwned"]',
+                                        "!!python/name:os.system", "!!binary aGVsbG8=", "!!timestamp 2025-01-01",
+                                        "!local thing", "!!set {a: null}"])
+    def test_no_tag_but_json_types(self, tagged):
+        error = refused("tags.yaml", f"run: {{uid: x}}\nresults:\n  profiling: {tagged}\n")
+        assert error.key == "ingest.yaml_tag"
+
+    def test_malformed_yaml_names_the_line(self):
+        error = refused("broken.yaml", "run: {uid: x}\nresults:\n  profiling: [unclosed\n")
+        assert error.key == "ingest.yaml_malformed" and "line" in error.params["detail"]
+
+    def test_deep_nesting(self):
+        assert refused("deep.yaml", "run: {uid: x}\nresults: " + "[" * 2000 + "]" * 2000 + "\n").key in (
+            "ingest.too_deep", "ingest.yaml_malformed")
+
+    def test_the_store_keeps_what_it_had(self, tmp_path):
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            assert store.import_path(STAGE_0).status == "imported"
+            for name, text in (("lol.yaml", BILLION_LAUGHS), ("tags.yaml", "run: {uid: x}\nresults: !!binary aGk=\n")):
+                with pytest.raises(importers.IngestError):
+                    store.import_file(name, text.encode())
+            assert len(store.runs()) == 1 and len(store.imports()) == 1
+            assert store.runs()["mean_ttft_ms"].iloc[0] == pytest.approx(127.51322751322752)
+        finally:
+            store.close()
+
+
+class TestFolders:
+    def test_a_stage_report_beside_its_json_is_left_out(self, tmp_path):
+        folder = tmp_path / "run"
+        shutil.copytree(STAGES, folder)
+        found = importers.folder_files(folder)
+        assert [f.name for f in found.files] == ["config.yaml", "per_request_lifecycle_metrics.json",
+                                                 "stage_0_lifecycle_metrics.json", "stage_1_lifecycle_metrics.json",
+                                                 "summary_lifecycle_metrics.json", "validation.json"]
+        assert [(f.name, why.reason, why.holder.name) for f, why in found.left_out.items()] == [
+            ("inference-perf.partial.stage_0.yaml", "stage_report", "stage_0_lifecycle_metrics.json"),
+            ("inference-perf.partial.stage_1.yaml", "stage_report", "stage_1_lifecycle_metrics.json")]
+
+    def test_a_stage_report_alone_is_read(self, tmp_path):
+        shutil.copy(STAGE_0, tmp_path / STAGE_0.name)
+        shutil.copy(STAGES / "stage_1_lifecycle_metrics.json", tmp_path)
+        assert [f.name for f in importers.result_files(tmp_path)] == [STAGE_0.name, "stage_1_lifecycle_metrics.json"]
+
+    def test_the_ingest_report_accounts_for_every_file(self, capsys, tmp_path):
+        folder = tmp_path / "run"
+        shutil.copytree(STAGES, folder)
+        code = cli.main(["ingest", str(folder), "--db", str(tmp_path / "c.duckdb")])
+        report = json.loads(capsys.readouterr().out)
+        listed = [Path(e["file"]).name for kind in ("imported", "skipped", "errors") for e in report[kind]]
+        assert sorted(listed) == sorted(p.name for p in folder.iterdir())
+        # each stage once, the summary, and the per-request file a run of its own
+        assert [e["runs"] for e in report["imported"]] == [1, 1, 1, 1]
+        skipped = {Path(e["file"]).name: e["message"] for e in report["skipped"]}
+        assert skipped["inference-perf.partial.stage_0.yaml"] == (
+            "not read: inference-perf's benchmark report of a stage whose figures are read from "
+            f"{folder / 'stage_0_lifecycle_metrics.json'}, beside it")
+        assert code == 2  # config.yaml and validation.json, of no format
+
+
+def stored(tmp_path: Path, *files: Path) -> tuple[Store, list[dict]]:
+    store = Store(tmp_path / "s.duckdb")
+    for file in files:
+        assert store.import_path(file).status == "imported"
+    return store, store.run_rows(list(store.runs()["run_id"]))
+
+
+def same_run(first: dict, again: dict, changed: frozenset = frozenset()) -> None:
+    """Every column and every extra field of ``first`` in ``again``, field by field."""
+    own = {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"}
+    for column, value in first.items():
+        if column not in own and value is not None:
+            assert again.get(column) == (pytest.approx(value, rel=1e-12) if isinstance(value, float) else value), column
+    before, after = json.loads(first["extra"]), json.loads(again["extra"])
+    assert set(before) == set(after)
+    for key in set(before) - changed:
+        assert after[key] == before[key], key
+
+
+class TestRoundTrip:
+    @pytest.mark.parametrize("file, changed", [(STAGE_0, frozenset()), (EXAMPLE_021, frozenset()),
+                                               (EXAMPLE_02, frozenset({"version"}))])
+    @pytest.mark.parametrize("fmt", benchmark_report.FORMATS)
+    def test_export_then_import_loses_no_field(self, tmp_path, file, changed, fmt):
+        store, (run,) = stored(tmp_path, file)
+        store.close()
+        report = benchmark_report.to_report(run)
+        assert report.left_out == [] and report.doc["version"] == "0.2.1"
+        again = only(str(Path(run["source_file"]).with_suffix(f".again.{fmt}")),
+                     benchmark_report.dump([report], fmt).encode())
+        same_run(run, again, changed)
+
+    def test_the_figures_go_back_in_the_files_units(self, tmp_path):
+        store, (run,) = stored(tmp_path, EXAMPLE_021)
+        store.close()
+        doc = benchmark_report.to_report(run).doc
+        ttft = doc["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]
+        assert ttft["units"] == "s" and ttft["mean"] == pytest.approx(0.0368578234128654)
+        assert ttft["p99p9"] == 0.057014757215045425  # from extra, as the file had it
+        assert doc["run"]["time"]["duration"] == "PT49.97206788184121S"
+        assert doc["scenario"]["load"]["standardized"]["concurrency"] == math.inf  # .inf again
+        requests = doc["results"]["request_performance"]["aggregate"]["requests"]
+        assert (requests["total"], requests["failures"], requests["input_length"]["p99p9"]) == (500, 0, 2326.503)
+
+    def test_a_v0_1_run_keeps_its_columns(self, tmp_path):
+        store, (run,) = stored(tmp_path, EXAMPLE_01)
+        store.close()
+        report = benchmark_report.to_report(run)
+        assert "metrics.service.batch_size" in report.left_out and "workload" in report.left_out
+        again = only("again.yaml", benchmark_report.dump([report]).encode())
+        for column in ("mean_ttft_ms", "p90_ttft_ms", "mean_e2el_ms", "output_throughput", "request_throughput",
+                       "num_requests", "failed_requests", "duration_s", "target_model", "engine", "gpu"):
+            assert again[column] == (pytest.approx(run[column]) if isinstance(run[column], float) else run[column])
+        requests = report.doc["results"]["request_performance"]["aggregate"]["requests"]
+        assert (requests["total"], requests["incomplete"]) == (32, 1)  # 31 completed + 0 failed + 1 incomplete
+
+    def test_a_run_of_another_format(self, tmp_path):
+        store, (run,) = stored(tmp_path, SAMPLES / "vllm_0.25.1" / "bench_serve_speculative_v0.25.1.json")
+        store.close()
+        report = benchmark_report.to_report(run)
+        assert {"acceptance_rate", "acceptance_length", "extra"} <= set(report.left_out)
+        assert report.doc["scenario"]["stack"][0]["standardized"]["kind"] == "generic"
+        again = only("again.yaml", benchmark_report.dump([report]).encode())
+        for column in ("mean_ttft_ms", "p99_itl_ms", "output_throughput", "num_requests", "target_model", "duration_s"):
+            if run[column] is not None:
+                assert again[column] == (pytest.approx(run[column]) if isinstance(run[column], float) else run[column])
+
+    def test_a_run_with_requests_keeps_its_load(self, tmp_path):
+        """The fixture's input_lens are [512, 512, 512], max_concurrency 16, request_rate "inf"."""
+        store, (run,) = stored(tmp_path, FIXTURES / "vllm_bench_spec_decode.json")
+        try:
+            (report,) = benchmark_report.stored_reports(store, [run["run_id"]])
+        finally:
+            store.close()
+        load = report.doc["scenario"]["load"]["standardized"]
+        assert load["input_seq_len"] == {"distribution": "other", "value": 512.0}
+        assert (load["concurrency"], load["rate_qps"], load["tool"]) == (16.0, math.inf, "vllm-bench")
+        assert "concurrency" not in report.left_out and "acceptance_rate" in report.left_out
+        for fmt in benchmark_report.FORMATS:
+            again = only(f"again.{fmt}", benchmark_report.dump([report], fmt).encode())
+            assert (again["concurrency"], again["request_rate"]) == (16.0, math.inf)
+
+    def test_several_runs_are_a_stream_or_an_array(self, tmp_path):
+        store, runs = stored(tmp_path, STAGE_0, EXAMPLE_021)
+        try:
+            ids = [run["run_id"] for run in runs]
+            for fmt in benchmark_report.FORMATS:
+                parsed = importers.parse(f"both.{fmt}", benchmark_report.stored_text(store, ids, fmt).encode())
+                assert [r["num_requests"] for r in parsed.runs] == [r["num_requests"] for r in runs]
+            with pytest.raises(SpecvizError, match="no stored run has the id nope"):
+                benchmark_report.stored_text(store, [ids[0], "nope"])
+        finally:
+            store.close()
+
+    def test_a_report_the_schema_refuses_is_not_written(self):
+        run = {"run_id": "r-0", "source_format": "benchmark-report", "extra": json.dumps({"run.uid": 7})}
+        with pytest.raises(SpecvizError) as caught:
+            benchmark_report.to_report(run)
+        assert caught.value.key == "export.invalid" and caught.value.params["field"] == "run.uid"
+
+
+class TestExportCommand:
+    def test_export_writes_a_file_and_names_what_it_left_out(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        assert cli.main(["ingest", str(EXAMPLE_021), str(ROOT / "data/examples/example_sweep.csv"), "--db", db]) == 0
+        capsys.readouterr()
+        store = Store(db)
+        ids = list(store.runs()["run_id"])
+        store.close()
+        output = tmp_path / "out.json"
+        code = cli.main(["export", ids[0], ids[-1], "--format", "benchmark-report", "--output", str(output), "--db", db])
+        out, err = capsys.readouterr()
+        assert code == 0 and json.loads(out)["runs"] == [ids[0], ids[-1]]
+        assert f"specviz: run {ids[-1]}: left out" in err and f"run {ids[0]}:" not in err
+        docs = json.loads(output.read_text())
+        assert [d["version"] for d in docs] == ["0.2.1", "0.2.1"]
+        assert all(standard.schema_errors(d, "0.2.1") is None for d in docs)
+        assert cli.main(["ingest", str(output), "--db", str(tmp_path / "again.duckdb")]) == 0
+
+    def test_export_to_stdout_as_yaml_and_unknown_ids(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        assert cli.main(["ingest", str(STAGE_0), "--db", db]) == 0
+        capsys.readouterr()
+        store = Store(db)
+        run_id = store.runs()["run_id"].iloc[0]
+        store.close()
+        assert cli.main(["export", run_id, "--format", "benchmark-report", "--db", db]) == 0
+        doc = yaml.safe_load(capsys.readouterr().out)
+        assert doc["results"]["request_performance"]["aggregate"]["requests"]["total"] == 4
+        assert cli.main(["export", "missing-0", "--format", "benchmark-report", "--db", db]) == 2
+        assert capsys.readouterr().err == "specviz: error: no stored run has the id missing-0\n"
+
+
+FIGURES = [("latency", field, statistic) for field in standard.LATENCIES for statistic in ("mean", "p50", "p99", "max")] + \
+    [("throughput", field, "mean") for field in standard.THROUGHPUTS] + [("requests", "total", None)]
+ODD_VALUES = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(-10**400, 10**400) | st.booleans()
+              | st.none() | st.text(max_size=6) | st.lists(st.integers(), max_size=2))
+
+
+class TestFuzzed:
+    @settings(max_examples=60, deadline=None)
+    @given(st.dictionaries(st.sampled_from(FIGURES), ODD_VALUES, min_size=1, max_size=4), st.sampled_from(["yaml", "json"]))
+    def test_odd_figures_are_read_or_refused(self, changes, syntax):
+        doc = yaml.safe_load(STAGE_0.read_text())
+        aggregate = doc["results"]["request_performance"]["aggregate"]
+        for (group, field, statistic), value in changes.items():
+            if statistic is None:
+                aggregate[group][field] = value
+            else:
+                aggregate[group][field][statistic] = value
+        data = json.dumps(doc).encode() if syntax == "json" else yaml.safe_dump(doc).encode()
+        parses_or_refuses(f"fuzz.{syntax}", data)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.text(alphabet="&*[]{}:,-!| \nab", max_size=80))
+    def test_odd_yaml_is_read_or_refused(self, tail):
+        parses_or_refuses("odd.yaml", ("run: {uid: x}\nresults:\n  profiling: " + tail).encode())
+
+
+def test_sources_are_plain_yaml_once_charged():
+    source = Source("x.yaml", STAGE_0.read_bytes())
+    docs = standard.plain_yaml(source)
+    assert len(docs) == 1 and source.estimate > 0
+
+
+class TestExplorerDownload:
+    def test_the_runs_table_offers_a_benchmark_report(self):
+        at = explorer_app()
+        buttons = [b for b in at.get("download_button") if b.proto.label.startswith("Download as benchmark report")]
+        assert len(buttons) == 1
