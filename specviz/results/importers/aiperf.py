@@ -48,9 +48,10 @@ run's three, its sweeps' and repetitions' aggregates, and the server's metrics i
     is outside [0, 1] or whose length is outside [1, γ + 1] makes the file an error naming the
     line and the field. The file is claimed from its first line and read by DuckDB's
     ``read_json_objects`` (a file of 1M requests is 1.6 GB of JSON, which Python's ``json`` would
-    hold as about 15 GB of objects); a text that is no number is NaN, numeric text is read. The run's figures are pooled over its requests (1 + Σ accepted / Σ steps,
-    Σ accepted / Σ drafted), and per position from their pooled histogram: position i is
-    accepted by the steps that accepted more than i tokens.
+    hold as about 15 GB of objects); a text that is no number is NaN, numeric text is read. The
+    run's figures are pooled over its requests (1 + Σ accepted / Σ steps, Σ accepted / Σ drafted),
+    and per position from their pooled histogram: position i is accepted by the steps that
+    accepted more than i tokens.
 
 ``profile_export_aiperf_sweep.json`` (in ``sweep_aggregate/``)
     A parameter sweep (``--concurrency 10,20,30``, a grid of several parameters): ``aggregation_type:
@@ -674,6 +675,11 @@ _RECORD_COLUMNS = {
     "gamma": _number("$.spec_decode_acceptance.num_spec_tokens"),
     "start_ns": _number("$.metadata.request_start_ns"), "end_ns": _number("$.metadata.request_end_ns")}
 _HISTOGRAM = _at("$.spec_decode_acceptance.acceptance_histogram")  # its JSON text
+# The counts of a histogram's first keys, read with the record's other values (no second pass over
+# the histograms where no γ reaches past them).
+_READ_KEYS = 16
+_HISTOGRAM_KEYS = ", ".join(f'TRY_CAST({_at(f"$.spec_decode_acceptance.acceptance_histogram.{j}")} AS DOUBLE) AS h{j}'
+                            for j in range(_READ_KEYS))
 # What a record is (as :func:`_is_record` says it): the types of the record, its metadata, error and
 # metrics, and of three metadata keys (NULL where a key is missing).
 _RECORD_KINDS = f"""
@@ -722,7 +728,7 @@ def _read_records(source: Source) -> _Records:
             con.execute(f"""
                 CREATE TEMP TABLE read AS
                 SELECT {_RECORD_KINDS}, {", ".join(f"{sql} AS {name}" for name, sql in _RECORD_COLUMNS.items())},
-                       {_HISTOGRAM} AS histogram
+                       {_HISTOGRAM} AS histogram, {_HISTOGRAM_KEYS}
                 FROM (SELECT {_RECORD_READ} FROM {file})""", [_PATHS])
             # Read in parallel and stored in the file's order (DuckDB keeps insertion order): a
             # document's line is its row's place.
@@ -737,9 +743,12 @@ def _read_records(source: Source) -> _Records:
             gamma = con.execute(f"SELECT max(gamma) FILTER (isfinite(gamma)), bool_and(isfinite(gamma)) {counted}"
                                 ).fetchall()[0]
             most = int(min(gamma[0], _MOST_POSITIONS)) if gamma[1] else _MOST_POSITIONS
-            keys = ", ".join(f"sum(TRY_CAST(h[{j + 1}] AS DOUBLE))" for j in range(most + 1))
-            sums = con.execute(f"SELECT {keys} FROM (SELECT json_extract_string(histogram, ?) AS h {counted})",
-                               [[f'$."{j}"' for j in range(most + 1)]]).fetchall()[0]
+            if most < _READ_KEYS:
+                sums = con.execute(f"SELECT {', '.join(f'sum(h{j})' for j in range(most + 1))} {counted}").fetchall()[0]
+            else:
+                keys = ", ".join(f"sum(TRY_CAST(h[{j + 1}] AS DOUBLE))" for j in range(most + 1))
+                sums = con.execute(f"SELECT {keys} FROM (SELECT json_extract_string(histogram, ?) AS h {counted})",
+                                   [[f'$."{j}"' for j in range(most + 1)]]).fetchall()[0]
             pooled = {str(j): total for j, total in enumerate(sums) if total is not None}
             kept = con.sql(f"""
                 SELECT line, {", ".join(_RECORD_COLUMNS)}, CASE WHEN {_COUNTS} THEN
