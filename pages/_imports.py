@@ -3,18 +3,21 @@ columns matched no name (a helper of pages/explorer.py, not a page)."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import streamlit as st
 
 from specviz import settings
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.results import importers
-from specviz.results.importers import user_csv
+from specviz.results.importers import LeftOut, user_csv
 from specviz.results.store import ImportResult, Store, StoreError
 
 # Session key of the files waiting for a column mapping, by name: (content, columns to map, whether
 # the file was imported and a mapping replaces its runs). One form each, so that several can wait.
 _PENDING = "pending_csv"
-# Session key of the last upload's reports: (kind, file name, ImportResult or the error).
+# Session key of the last upload's reports: (kind, file name, ImportResult, the error, or why a folder's file was
+# passed over).
 _REPORTS = "import_reports"
 
 
@@ -41,11 +44,25 @@ def _import_upload(store: Store, name: str, data: bytes, synthetic: bool) -> tup
     return "ok", name, result
 
 
+def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Exception]]:
+    """Import an uploaded folder as ``specviz ingest`` imports one on disk: its files chosen and
+    ordered by their paths in it (:func:`specviz.results.importers.select_files`: a sweep's summary
+    before its run files, a file another holds passed over, with why)."""
+    by_path = {PurePosixPath(upload.name): upload for upload in uploads}
+    chosen = importers.select_files(by_path)
+    reports: list[tuple[str, str, ImportResult | LeftOut | Exception]] = [
+        _import_upload(store, str(path), by_path[path].getvalue(), synthetic) for path in chosen.files]
+    return reports + [("left_out", str(path), why) for path, why in chosen.left_out.items()]
+
+
 def _show_reports(lang: str) -> None:
     """Each file of the last upload: imported, skipped (with why) or refused (with the message)."""
     for kind, name, result in st.session_state.get(_REPORTS, []):
         if kind == "error":
             st.error(t("exp.report.error", lang, error=message(result, lang)))
+            continue
+        if kind == "left_out":
+            st.info(md(f"exp.left_out.{result.reason}", lang, file=name, holder=str(result.holder)))
             continue
         if result.status == "skipped":
             st.info(md("exp.report.skipped", lang, file=name))
@@ -93,11 +110,14 @@ def upload_section(store: Store, lang: str) -> None:
     with st.form("upload", clear_on_submit=True):
         files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
                                  help=t("exp.upload_help", lang))
+        folder = st.file_uploader(t("exp.upload_folder", lang), accept_multiple_files="directory", key="upload_folder",
+                                  help=t("exp.upload_folder_help", lang))
         synthetic = st.checkbox(t("exp.upload_synthetic", lang), key="upload_synthetic",
                                 help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")
-    if submitted and files:
-        st.session_state[_REPORTS] = [_import_upload(store, f.name, f.getvalue(), synthetic) for f in files]
+    if submitted and (files or folder):
+        reports = [_import_upload(store, f.name, f.getvalue(), synthetic) for f in files or []]
+        st.session_state[_REPORTS] = reports + _import_folder(store, folder or [], synthetic)
     _show_reports(lang)
     for name, (data, columns, replace) in list(_pending().items()):
         _mapping_form(store, lang, name, data, columns, replace)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._shared import altair_chart, show_url_notices, url_choice, url_widget
+from pages._shared import (altair_chart, mix_tail_at, mix_tail_table, open_store, show_url_notices, url_choice,
+                           url_widget)
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
-from specviz.i18n import in_language, message, t
+from specviz.i18n import in_language, md, message, t
 from specviz.model import simulate, spec, step
+from specviz.results import request_acceptance
 
 DEFAULT_WORKLOAD = "coding_assistant"
 # The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
@@ -130,3 +132,32 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
                      column_config={t(f"calc.latency.sweep.{c}", lang): st.column_config.NumberColumn(format=f)
                                     for c, f in formats.items()})
         st.caption(t("calc.latency.sweep_note", lang))
+    show_measured_mix(chosen, batch, n_in + n_out / 2, n_out - 1, lang)
+
+
+def show_measured_mix(chosen: scenario.Scenario, batch: int, context: float, output_tokens: int, lang: str) -> None:
+    """The request latency from a stored run's measured mix of per-request acceptance instead of one
+    α, at this view's batch, context and tokens, on the scenario at the run's γ: the tail that the
+    requests which accept little make, against one α at their mean."""
+    st.subheader(t("calc.latency.mix", lang))
+    store = open_store(lang)
+    runs = store.request_acceptance()
+    runs = runs[runs["num_speculative_tokens"].notna()]
+    if runs.empty:
+        st.caption(t("calc.latency.mix_none", lang))
+        return
+    by_id = runs.set_index("run_id")
+
+    def name(run: str) -> str:
+        return t("calc.latency.mix_option", lang, file=by_id.at[run, "source_file"], label=by_id.at[run, "label"] or "",
+                 gamma=int(by_id.at[run, "num_speculative_tokens"]), requests=int(by_id.at[run, "requests"]))
+
+    run_id = st.selectbox(t("exp.request_run", lang), runs["run_id"], key="latency_mix_run", format_func=name)
+    gamma = int(by_id.at[run_id, "num_speculative_tokens"])
+    lengths = request_acceptance.request_lengths(store.request_acceptance_of(run_id), gamma)
+    tail = mix_tail_at(chosen, lengths, gamma, batch, context, output_tokens, lang)
+    if tail is None:
+        return
+    st.markdown(md("calc.latency.mix_note", lang, gamma=gamma, batch=batch, tokens=output_tokens,
+                   requests=int(lengths.notna().sum()), change=float(tail.at["p99", "change"])))
+    mix_tail_table(tail, lang)

@@ -14,7 +14,8 @@ import streamlit as st
 from specviz import i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import md, message, t
-from specviz.results import export
+from specviz.model import simulate, step
+from specviz.results import export, request_acceptance
 from specviz.results.store import Store, StoreError
 
 
@@ -246,6 +247,36 @@ def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
     unless ``placeholder`` says otherwise."""
     kwargs.setdefault("placeholder", "")
     st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
+
+
+def mix_tail_at(chosen: scenario.Scenario, lengths: pd.Series, gamma: int, batch: int, context: float,
+                output_tokens: int, lang: str) -> pd.DataFrame | None:
+    """Request latency from a run's measured mix of per-request acceptance lengths against one α at
+    their mean (:func:`specviz.results.request_acceptance.mix_tail`), on ``chosen``'s step times at
+    the run's γ, ``batch`` and ``context``; None, with the reason said, where it cannot be had. The
+    two simulations stay within ``SPECVIZ_PAGE_SIMULATION_CELLS`` (fewer requests for long outputs)."""
+    known = lengths.dropna()
+    requests = max(1, min(2_000, settings.get("SPECVIZ_PAGE_SIMULATION_CELLS") // (2 * output_tokens)))
+    times = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=context,
+                      acceptance_length=float(known.mean()), **chosen.parallel, precision=chosen.precision,
+                      costs=chosen.costs)
+    try:
+        return request_acceptance.mix_tail(known, gamma, simulate.StepTimes(float(times["plain_s"]),
+                                                                          float(times["spec_s"])), output_tokens,
+                                           requests=requests)
+    except SpecvizError as exc:
+        st.error(message(exc, lang))
+        return None
+
+
+def mix_tail_table(tail: pd.DataFrame, lang: str) -> None:
+    """:func:`mix_tail_at`'s table, in milliseconds."""
+    shown = tail.assign(one_alpha=tail["one_alpha"] * 1e3, measured_mix=tail["measured_mix"] * 1e3)
+    st.dataframe(shown.rename(index=lambda r: t(f"exp.request_tail.{r}", lang),
+                              columns=lambda c: t(f"exp.request_tail.{c}", lang)),
+                 column_config={t("exp.request_tail.one_alpha", lang): st.column_config.NumberColumn(format="%,.0f"),
+                                t("exp.request_tail.measured_mix", lang): st.column_config.NumberColumn(format="%,.0f"),
+                                t("exp.request_tail.change", lang): st.column_config.NumberColumn(format="percent")})
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, key: str, lang: str) -> None:

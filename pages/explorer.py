@@ -12,12 +12,10 @@ import streamlit as st
 
 from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
-from pages._shared import (altair_chart, csv_download, fragment, offer_fit, open_store, open_tab, presets,
-                           require_router, titled_dataframe, visible_text)
+from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, offer_fit, open_store,
+                           open_tab, presets, require_router, titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.i18n import md, message, t
-from specviz.errors import SpecvizError
-from specviz.model import simulate, step
 from specviz.results import benchmark_report, explorer, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
 
@@ -265,25 +263,13 @@ def show_request_acceptance() -> None:
     measured_output = bool(pd.notna(output) and output >= 2)
     output_tokens = int(round(output)) - 1 if measured_output else workload.load_workloads(
         settings.get("SPECVIZ_DATA_DIR"))[DEFAULT_WORKLOAD].output_tokens - 1
-    times = step.step(sidebar.gpu, sidebar.target, sidebar.draft, batch=batch, gamma=gamma, context=sidebar.context,
-                      acceptance_length=spread["mean"], **sidebar.parallel, precision=sidebar.precision,
-                      costs=sidebar.costs)
-    try:
-        tail = request_acceptance.mix_tail(lengths, gamma, simulate.StepTimes(float(times["plain_s"]),
-                                                                               float(times["spec_s"])),
-                                           output_tokens)
-    except SpecvizError as exc:
-        st.error(message(exc, lang))
+    tail = mix_tail_at(sidebar, lengths, gamma, batch, sidebar.context, output_tokens, lang)
+    if tail is None:
         return
     st.markdown(md("exp.request_tail", lang, target=sidebar.target.name, gpu=sidebar.gpu.name, gamma=gamma,
                    batch=batch, tokens=output_tokens, change=float(tail.at["p99", "change"]),
                    whose=t("exp.request_tokens.measured" if measured_output else "exp.request_tokens.default", lang)))
-    shown_tail = tail.assign(one_alpha=tail["one_alpha"] * 1e3, measured_mix=tail["measured_mix"] * 1e3)
-    st.dataframe(shown_tail.rename(index=lambda r: t(f"exp.request_tail.{r}", lang),
-                                   columns=lambda c: t(f"exp.request_tail.{c}", lang)),
-                 column_config={t("exp.request_tail.one_alpha", lang): st.column_config.NumberColumn(format="%,.0f"),
-                                t("exp.request_tail.measured_mix", lang): st.column_config.NumberColumn(format="%,.0f"),
-                                t("exp.request_tail.change", lang): st.column_config.NumberColumn(format="percent")})
+    mix_tail_table(tail, lang)
 
 
 def show_predicted() -> None:

@@ -487,6 +487,24 @@ EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance", "M
 
 
 class TestLatencyTab:
+    def test_a_stored_runs_measured_mix_of_requests(self):
+        """Without a stored run of per-request acceptance the view says how to get one; with
+        SpecForge's eight per-request lengths of a γ = 3 setting, the tail of that mix against one α."""
+        at = make_app({"view": "Latency"})
+        assert any(c.value.startswith("No stored run gives each request's acceptance") for c in at.caption)
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            store.import_file("results.json", json.dumps({"model": "draft", "mtbench": [
+                {"batch_size": 8, "steps": 3, "topk": 1, "num_draft_tokens": 4,
+                 "metrics": [{"latency": 20.0, "output_throughput": 1500.0, "accept_length": 2.6,
+                              "per_request_accept_length": [1.0, 1.0, 4.0, 4.0, 2.5, 3.0, 1.5, 3.5]}]}]}).encode())
+        finally:
+            store.close()
+        at = make_app({"view": "Latency"})
+        note = next(m.value for m in at.markdown if m.value.startswith("Each of the simulated requests"))
+        assert "of the run's 8 measured requests, at the run's γ 3, batch 64" in note and "moves by **+" in note
+        assert at.selectbox(key="latency_mix_run").value is not None and not at.exception
+
     def test_a_long_output_simulates_fewer_requests_within_the_page_s_budget(self):
         """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of
         CPU) for each visitor who asked: the view stays within SPECVIZ_PAGE_SIMULATION_CELLS (10⁷ over
@@ -751,6 +769,22 @@ class TestExplorerPage:
         assert table["Agree"].tolist() == (table["Measured best γ"] == table["Model's best γ"]).tolist()
         note = next(c.value for c in at.caption if c.value.startswith("The best γ measured at each of 4 batches"))
         assert f"they differ at {int((~table['Agree']).sum())};" in note
+
+    def test_a_folder_upload_is_read_as_ingest_reads_a_folder(self):
+        """The vLLM 0.25 sweep folder as a browser sends it (each file's path in the folder): the summary
+        first, each run once, the run files reported as already imported from it."""
+        root = SAMPLES / "vllm_0.25_sweep"
+        files = [(str(path.relative_to(root.parent)), path.read_bytes(), "application/json")
+                 for path in sorted(root.rglob("*.json"), reverse=True)]  # not in the order they are read
+        at = explorer_app()
+        at.file_uploader(key="upload_folder").set_value(files)
+        at.button(key="import").click()
+        at.run()
+        assert not at.exception and not at.error
+        imported = [s.value for s in at.success]
+        assert len(imported) == 1 and imported[0].startswith("vllm\\_0\\.25\\_sweep")
+        assert "summary\\.json: vllm\\-bench, 2 runs" in imported[0]
+        assert len([i for i in at.info if "already imported" in i.value]) == len(files) - 1
 
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance")

@@ -140,10 +140,10 @@ class TestExplorerInChromium:
 
     def test_upload_import_reimport_a_bad_file_and_markdown_shown_as_text(self, page: Page, app_url: str, tmp_path):
         """One explorer page: a file imported, the same content under another name recognised, a
-        truncated file reported, and a file whose column names, labels and warnings hold links and
-        images shown as text (nothing is fetched or linked)."""
+        truncated file reported, a file whose column names, labels and warnings hold links and
+        images shown as text (nothing is fetched or linked), and a whole run folder uploaded."""
         open_results(page, app_url)
-        upload = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        upload = page.locator('[data-testid="stFileUploader"] input[type="file"]:not([webkitdirectory])')
 
         def imports(path) -> None:
             upload.set_input_files(str(path))
@@ -176,6 +176,17 @@ class TestExplorerInChromium:
         assert page.locator('a[href*="127.0.0.1:9"], a[href*="example.com"]').count() == 0
         assert page.locator("strong", has_text="bold").count() == 0
         expect(page.get_by_text("Traceback")).to_have_count(0)
+
+        # A folder: the browser sends each file's path in it, and the folder is read as ingest reads one.
+        page.locator('[data-testid="stFileUploader"] input[webkitdirectory]').set_input_files(
+            str(SAMPLES / "2026" / "inference_perf_0.5_two_stage"))
+        expect(page.locator('[data-testid="stFileChip"]')).to_have_count(8, timeout=TIMEOUT)
+        page.get_by_role("button", name="Import", exact=True).click()  # enabled once the files are up
+        expect(page.get_by_text("inference_perf_0.5_two_stage/stage_1_lifecycle_metrics.json: inference-perf, 1 run"
+                                )).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text(re.compile(r"inference-perf\.partial\.stage_0\.yaml: not read: inference-perf's "
+                                           r"benchmark report of a stage"))).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("config.yaml: not read: inference-perf's configuration")).to_be_visible(timeout=TIMEOUT)
 
     def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
         page.goto(f"{app_url}/results?target=Llama-3.1-8B")

@@ -658,3 +658,29 @@ class TestMemoryBound:
             importers.parse(name, sample(name))
         except importers.IngestError as exc:
             assert "SPECVIZ_IMPORT_MEMORY_BYTES" not in str(exc)
+
+
+class TestSelectFiles:
+    def test_a_folder_uploaded_in_a_browser_is_chosen_as_one_on_disk(self, tmp_path):
+        """The relative paths a browser sends for a folder give the same files, order and passed-over
+        files as the walk of the same folder on disk."""
+        from pathlib import PurePosixPath
+        root = SAMPLES / "2026" / "inference_perf_0.5_two_stage"
+        on_disk = importers.folder_files(root)
+        relative = [PurePosixPath(root.name) / p.relative_to(root) for p in sorted(root.rglob("*")) if p.is_file()]
+        uploaded = importers.select_files(relative)
+        assert [PurePosixPath(root.name) / p.relative_to(root) for p in on_disk.files] == uploaded.files
+        assert {PurePosixPath(root.name) / p.relative_to(root): why.reason for p, why in on_disk.left_out.items()} == {
+            p: why.reason for p, why in uploaded.left_out.items()}
+        assert uploaded.files[:2] == [PurePosixPath("inference_perf_0.5_two_stage/per_request_lifecycle_metrics.json"),
+                                      PurePosixPath("inference_perf_0.5_two_stage/stage_0_lifecycle_metrics.json")]
+
+    def test_folders_go_in_order_and_a_sweeps_summary_first(self):
+        from pathlib import PurePosixPath as P
+        chosen = importers.select_files([P("s/b/x.json"), P("s/SERVE--a-BENCH--b/run=0.json"),
+                                         P("s/SERVE--a-BENCH--b/summary.json"), P("s/summary.csv"), P("s/a.json"),
+                                         P("s/SERVE--a-BENCH--b/warmup.json"), P("s/notes.txt")])
+        assert chosen.files == [P("s/a.json"), P("s/SERVE--a-BENCH--b/summary.json"), P("s/SERVE--a-BENCH--b/run=0.json"),
+                                P("s/b/x.json")]
+        assert {p: w.reason for p, w in chosen.left_out.items()} == {
+            P("s/summary.csv"): "sweep_table", P("s/SERVE--a-BENCH--b/warmup.json"): "sweep_warmup"}

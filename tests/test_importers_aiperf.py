@@ -497,7 +497,7 @@ class TestSweeps:
         found = importers.folder_files(base)
         assert [str(f.relative_to(base)) for f in found.files] == [f"{aggregate}/profile_export_aiperf_aggregate.json"]
         assert sorted((why.reason, str(why.holder.relative_to(base))) for why in found.left_out.values()) == [
-            *[("aiperf_trial", f"{aggregate}/profile_export_aiperf_aggregate.json")] * 4, ("aiperf_sweep", ".")]
+            ("aiperf_sweep", "."), *[("aiperf_trial", f"{aggregate}/profile_export_aiperf_aggregate.json")] * 4]
 
     def test_a_sweep_summary_alone_is_read(self, tmp_path):
         base = self.tree(tmp_path, {f"sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),

@@ -310,10 +310,11 @@ class TestFolders:
         folder = tmp_path / "run"
         shutil.copytree(STAGES, folder)
         found = importers.folder_files(folder)
-        assert [f.name for f in found.files] == ["config.yaml", "per_request_lifecycle_metrics.json",
+        assert [f.name for f in found.files] == ["per_request_lifecycle_metrics.json",
                                                  "stage_0_lifecycle_metrics.json", "stage_1_lifecycle_metrics.json",
                                                  "summary_lifecycle_metrics.json", "validation.json"]
-        assert [(f.name, why.reason, why.holder.name) for f, why in found.left_out.items()] == [
+        assert [(f.name, why.reason, why.holder and why.holder.name) for f, why in found.left_out.items()] == [
+            ("config.yaml", "run_config", None),
             ("inference-perf.partial.stage_0.yaml", "stage_report", "stage_0_lifecycle_metrics.json"),
             ("inference-perf.partial.stage_1.yaml", "stage_report", "stage_1_lifecycle_metrics.json")]
 
@@ -335,7 +336,7 @@ class TestFolders:
         assert skipped["inference-perf.partial.stage_0.yaml"] == (
             "not read: inference-perf's benchmark report of a stage whose figures are read from "
             f"{folder / 'stage_0_lifecycle_metrics.json'}, beside it")
-        assert code == 2  # config.yaml and validation.json, of no format
+        assert code == 2 and [Path(e["file"]).name for e in report["errors"]] == ["validation.json"]  # of no format
 
 
 def stored(tmp_path: Path, *files: Path) -> tuple[Store, list[dict]]:

@@ -27,6 +27,7 @@ _LEFT_OUT = {
     "aiperf_copy": "not read: the same AIPerf run as {holder}, beside it (import it on its own for its rows)",
     "aiperf_trial": "not read: a repetition of an AIPerf sweep cell, whose run is the aggregate {holder}",
     "aiperf_sweep": "not read: an AIPerf sweep's summary, whose cells are read from their own files under {holder}",
+    "run_config": "not read: inference-perf's configuration of the run (its load and server settings, no result)",
 }
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import NamedTuple
+from pathlib import Path, PurePath
+from typing import Iterable, NamedTuple
 
 from specviz.results.synthetic import mark_synthetic
 
@@ -33,7 +33,7 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "CopiedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name", "folder_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES"]
+           "normalise_name", "folder_files", "select_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
@@ -109,6 +109,7 @@ _SWEEP_FAILURE = re.compile(r".*[.-]failure\.json")
 _SWEEP_FOLDER = ("SERVE-", "BENCH-")
 # inference-perf's benchmark report of stage N, beside the same stage's lifecycle report.
 _PARTIAL_STAGE = re.compile(r".*\.partial\.stage_(\d+)\.ya?ml", re.IGNORECASE)
+_STAGE_REPORT = re.compile(r"stage_\d+_lifecycle_metrics\.json")
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 """What a folder's result files end in."""
 
@@ -119,7 +120,8 @@ class LeftOut(NamedTuple):
     ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
     ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
     ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
-    ``stage_N_lifecycle_metrics.json`` beside it), or AIPerf's
+    ``stage_N_lifecycle_metrics.json`` beside it), ``run_config`` (the ``config.yaml`` of an
+    inference-perf run folder: its load and server settings, no result), or AIPerf's
     (:func:`specviz.results.importers.aiperf.left_out`): ``aiperf_copy`` (a run's CSV or per-request
     lines beside its ``profile_export_aiperf.json``, another export's CSV beside its JSON),
     ``aiperf_trial`` (a repetition of a sweep cell whose run is the aggregate over its repetitions)
@@ -127,53 +129,68 @@ class LeftOut(NamedTuple):
     ``holder``); ``holder`` is the file that holds its runs, if any."""
 
     reason: str
-    holder: Path | None = None
+    holder: PurePath | None = None
 
 
 @dataclass(frozen=True)
 class FolderFiles:
-    """The result files under a folder in the order to import them, and the files passed over."""
+    """The result files of a folder in the order to import them, and the files passed over."""
 
-    files: list[Path]
-    left_out: dict[Path, LeftOut]
+    files: list[PurePath]
+    left_out: dict[PurePath, LeftOut]
 
 
-def folder_files(folder: Path) -> FolderFiles:
-    """The result files under a folder (:data:`RESULT_SUFFIXES`), read recursively in name order,
-    every other one accounted for in ``left_out``.
+def select_files(paths: Iterable[PurePath]) -> FolderFiles:
+    """Which of a folder's result files to import, and in which order; every other one accounted
+    for in ``left_out``. Pure: the paths are only read as names (a folder on disk,
+    :func:`folder_files`, or the relative paths of a folder uploaded in a browser).
 
+    The files are taken folder by folder, each folder's files before its subfolders', in name order.
     A ``vllm bench sweep serve`` folder (``SERVE--…-BENCH--…``) holds ``summary.json`` and the
     ``run=N.json`` files whose objects it repeats (it is written once they all finished): the
     summary comes first, so that each run is stored from it once and each run file is then
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records, inference-perf's stage reports beside their lifecycle reports, and AIPerf's
-    files that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`). Symbolic links to folders are not followed (no loop can hold
-    the walk)."""
-    files: list[Path] = []
-    left_out: dict[Path, LeftOut] = {}
-    for root, dirs, names in os.walk(folder):
-        dirs.sort()
-        here = Path(root)
-        found = sorted(f for f in names if f.lower().endswith(RESULT_SUFFIXES))
+    failure records, inference-perf's stage reports beside their lifecycle reports and its
+    ``config.yaml``, and AIPerf's files that repeat another's runs (a sweep cell is one run), are
+    passed over (:class:`LeftOut`)."""
+    by_folder: dict[PurePath, list[str]] = {}
+    subfolders: dict[PurePath, set[str]] = {}
+    for path in paths:
+        if path.name.lower().endswith(RESULT_SUFFIXES):
+            by_folder.setdefault(path.parent, []).append(path.name)
+        for child in (path, *path.parents[:-1]):
+            subfolders.setdefault(child.parent, set()).add(child.name)
+    files: list[PurePath] = []
+    left_out: dict[PurePath, LeftOut] = {}
+    for here in sorted(by_folder, key=lambda folder: folder.parts):  # a folder before its subfolders
+        found = sorted(by_folder[here])
+        sweeps_below = any(d.startswith(_SWEEP_FOLDER) for d in subfolders.get(here, ()))
         for name in sorted(found, key=lambda f: f != "summary.json"):  # stable: the rest in name order
             stage = _PARTIAL_STAGE.fullmatch(name)
-            if name == "summary.csv" and any(d.startswith(_SWEEP_FOLDER) for d in dirs):
+            if name == "summary.csv" and sweeps_below:
                 left_out[here / name] = LeftOut("sweep_table")
             elif name == "warmup.json" and here.name.startswith(_SWEEP_FOLDER):
                 left_out[here / name] = LeftOut("sweep_warmup")
-            elif _SWEEP_FAILURE.fullmatch(name) and (here.name.startswith(_SWEEP_FOLDER)
-                                                     or any(d.startswith(_SWEEP_FOLDER) for d in dirs)):
+            elif _SWEEP_FAILURE.fullmatch(name) and (here.name.startswith(_SWEEP_FOLDER) or sweeps_below):
                 left_out[here / name] = LeftOut("sweep_failure")
             elif stage and f"stage_{stage[1]}_lifecycle_metrics.json" in found:
                 left_out[here / name] = LeftOut("stage_report", here / f"stage_{stage[1]}_lifecycle_metrics.json")
+            elif name == "config.yaml" and any(_STAGE_REPORT.fullmatch(f) for f in found):
+                left_out[here / name] = LeftOut("run_config")
             else:
                 files.append(here / name)
     left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
     return FolderFiles([f for f in files if f not in left_out], left_out)
 
 
+def folder_files(folder: Path) -> FolderFiles:
+    """:func:`select_files` of the files under a folder on disk, read recursively. Symbolic links
+    to folders are not followed (no loop can hold the walk)."""
+    return select_files(Path(root) / name for root, _, names in os.walk(folder) for name in names)
+
+
 def result_files(folder: Path) -> list[Path]:
     """The result files under a folder to import, in order (:func:`folder_files`)."""
-    return folder_files(folder).files
+    return [Path(file) for file in folder_files(folder).files]

@@ -133,7 +133,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Any, Iterable
 
 import duckdb
@@ -896,7 +896,7 @@ def parse(source: Source) -> Parsed:
     return Parsed("aiperf", [_run(docs[0], warnings, cell_settings(source.name))], warnings=warnings)
 
 
-def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
+def _aggregate_of(path: PurePath, present: set[PurePath]) -> PurePath | None:
     """The ``profile_export_aiperf_aggregate.json`` of the cell a repetition's file belongs to:
     ``<base>/profile_runs/trial_N/<cell>/`` (repeated) is aggregated in ``<base>/aggregate/<cell>/``,
     ``<cell>/profile_runs/trial_N/`` (independent) in ``<cell>/aggregate/``, and a run without a sweep,
@@ -904,7 +904,7 @@ def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
     parts = path.parts
     for i in range(len(parts) - 2):
         if parts[i] == "profile_runs" and _REPETITION.fullmatch(parts[i + 1]):
-            root, cell = Path(*parts[:i]), parts[i + 2:-1]
+            root, cell = path.parents[len(parts) - 1 - i], parts[i + 2:-1]
             for candidate in (root.joinpath("aggregate", *cell, _AGGREGATE),
                               root.joinpath(*cell, "aggregate", _AGGREGATE)):
                 if candidate in present:
@@ -912,7 +912,7 @@ def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
     return None
 
 
-def left_out(files: list[Path]) -> dict[Path, tuple[str, Path]]:
+def left_out(files: list[PurePath]) -> dict[PurePath, tuple[str, PurePath]]:
     """The AIPerf files among the result files found under a folder that another file or folder
     already holds the runs of, each with why (a reason of :class:`specviz.results.importers.LeftOut`)
     and that holder, so that each run is imported once and a sweep's cell is one run:
@@ -929,7 +929,7 @@ def left_out(files: list[Path]) -> dict[Path, tuple[str, Path]]:
       per-request rows).
     """
     present = set(files)
-    left: dict[Path, tuple[str, Path]] = {}
+    left: dict[PurePath, tuple[str, PurePath]] = {}
     for path in files:
         beside = path.parent / _BESIDE.get(path.name, path.name)
         aggregate = _aggregate_of(path, present)
