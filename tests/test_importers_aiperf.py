@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import parses_or_refuses
 
 from specviz import cli, i18n
+from specviz.cli import results as cli_results
 from specviz.results import importers
 from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
 from specviz.results.store import Store
@@ -505,6 +506,12 @@ class TestSweeps:
         found = importers.folder_files(base)
         assert [f.name for f in found.files] == [aiperf._SWEEP]
         assert list(found.left_out.values()) == [importers.LeftOut("aiperf_copy", found.files[0])]
+
+    @pytest.mark.parametrize("reason", ["aiperf_copy", "aiperf_trial", "aiperf_sweep"])
+    def test_each_reason_is_said_by_the_command_line_and_the_page(self, reason):
+        assert "{holder}" in cli_results._LEFT_OUT[reason]
+        for lang in ("en", "vi"):
+            assert "bench/x.csv" in i18n.t(f"exp.left_out.{reason}", lang, file="bench/x.csv", holder="bench")
 
     def test_the_command_line_accounts_for_every_file(self, tmp_path, capsys):
         cell = "bench/concurrency_10"
