@@ -3,7 +3,7 @@
 import csv
 import io
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pytest
@@ -506,6 +506,19 @@ class TestSweeps:
         found = importers.folder_files(base)
         assert [f.name for f in found.files] == [aiperf._SWEEP]
         assert list(found.left_out.values()) == [importers.LeftOut("aiperf_copy", found.files[0])]
+
+    def test_uploaded_names_are_chosen_as_a_folder_is(self):
+        names = [PurePosixPath(name) for name in (
+            "run/profile_runs/trial_0001/concurrency_4/profile_export_aiperf.json",
+            "run/profile_runs/trial_0001/concurrency_4/profile_export.jsonl",
+            "run/aggregate/concurrency_4/profile_export_aiperf_aggregate.json",
+            "run/aggregate/concurrency_4/profile_export_aiperf_aggregate.csv",
+            "run/aggregate/sweep_aggregate/profile_export_aiperf_sweep.json")]
+        chosen = importers.select_files(names)
+        assert chosen.files == [names[2]]
+        assert {str(name): (why.reason, str(why.holder)) for name, why in chosen.left_out.items()} == {
+            str(names[0]): ("aiperf_trial", str(names[2])), str(names[1]): ("aiperf_trial", str(names[2])),
+            str(names[3]): ("aiperf_copy", str(names[2])), str(names[4]): ("aiperf_sweep", "run")}
 
     @pytest.mark.parametrize("reason", ["aiperf_copy", "aiperf_trial", "aiperf_sweep"])
     def test_each_reason_is_said_by_the_command_line_and_the_page(self, reason):
