@@ -24,6 +24,9 @@ _LEFT_OUT = {
     "sweep_failure": "not read: vllm bench sweep's record of a failed run or server (its error, no result)",
     "stage_report": "not read: inference-perf's benchmark report of a stage whose figures are read from {holder}, "
                     "beside it",
+    "aiperf_copy": "not read: the same AIPerf run as {holder}, beside it (import it on its own for its rows)",
+    "aiperf_trial": "not read: a repetition of an AIPerf sweep cell, whose run is the aggregate {holder}",
+    "aiperf_sweep": "not read: an AIPerf sweep's summary, whose cells are read from their own files under {holder}",
     "run_config": "not read: inference-perf's configuration of the run (its load and server settings, no result)",
 }
 
@@ -119,10 +122,10 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
 _INGEST_DOC = """\
 Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
 summary.json first, then each run=N.json skipped as already stored from it, or an error where its
-figures differ; an inference-perf folder's stages once each). JSON: the files `imported` (format,
-runs, requests, warnings), `skipped` (already stored, or a folder's file that holds no run of its
-own or whose runs another file beside it holds, each with why) and `errors`, each with its reason;
-exit 2 if any file failed, the others still imported.
+figures differ; an inference-perf folder's stages once each; an AIPerf sweep's cells once each).
+JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already stored, or a
+folder's file that holds no run of its own or whose runs another file beside it holds, each with
+why) and `errors`, each with its reason; exit 2 if any file failed, the others still imported.
 """
 
 _EXPORT_DOC = """\

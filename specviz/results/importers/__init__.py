@@ -42,6 +42,11 @@ REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT,
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 
+def _claimant(source: Source) -> Format | None:
+    """The format that claims a source from its head alone (:attr:`Format.claims`), if one does."""
+    return next((f for f in REGISTRY if f.claims is not None and f.claims(source)), None)
+
+
 def detect(source: Source) -> Format:
     """The format a source most surely is.
 
@@ -52,6 +57,9 @@ def detect(source: Source) -> Format:
         too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``), or no format claims it
         (``ingest.unknown_format``, naming the formats tried).
     """
+    claimed = _claimant(source)
+    if claimed is not None:
+        return claimed
     score, best = max(((f.sniff(source), f) for f in REGISTRY), key=lambda pair: pair[0])
     if score <= 0:
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
@@ -86,8 +94,10 @@ def parse(name: str, data: bytes | Source) -> Parsed:
         take more memory than ``SPECVIZ_IMPORT_MEMORY_BYTES`` to read.
     """
     source = data if isinstance(data, Source) else Source(name, data)
-    source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
-    parsed = detect(source).parse(source)
+    claimed = _claimant(source)  # a file one format claims from its head is not decoded whole here
+    if claimed is None:
+        source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
+    parsed = (claimed or detect(source)).parse(source)
     source.check_extras(parsed.runs)
     parsed.warnings += mark_synthetic(parsed.runs, source.name)
     return parsed
@@ -110,9 +120,13 @@ class LeftOut(NamedTuple):
     ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
     ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
     ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
-    ``stage_N_lifecycle_metrics.json`` beside it) or ``run_config`` (the ``config.yaml`` of an
-    inference-perf run folder: its load and server settings, no result); ``holder`` is the file
-    that holds its runs, if any."""
+    ``stage_N_lifecycle_metrics.json`` beside it), ``run_config`` (the ``config.yaml`` of an
+    inference-perf run folder: its load and server settings, no result), or AIPerf's
+    (:func:`specviz.results.importers.aiperf.left_out`): ``aiperf_copy`` (a run's CSV or per-request
+    lines beside its ``profile_export_aiperf.json``, another export's CSV beside its JSON),
+    ``aiperf_trial`` (a repetition of a sweep cell whose run is the aggregate over its repetitions)
+    or ``aiperf_sweep`` (a sweep's summary, whose cells are read from their own files under
+    ``holder``); ``holder`` is the file that holds its runs, if any."""
 
     reason: str
     holder: PurePath | None = None
@@ -138,8 +152,9 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records, and inference-perf's stage reports beside their lifecycle reports and its
-    ``config.yaml``, are passed over (:class:`LeftOut`)."""
+    failure records, inference-perf's stage reports beside their lifecycle reports and its
+    ``config.yaml``, and AIPerf's files that repeat another's runs (a sweep cell is one run), are
+    passed over (:class:`LeftOut`)."""
     by_folder: dict[PurePath, list[str]] = {}
     subfolders: dict[PurePath, set[str]] = {}
     for path in paths:
@@ -166,7 +181,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
                 left_out[here / name] = LeftOut("run_config")
             else:
                 files.append(here / name)
-    return FolderFiles(files, left_out)
+    left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
+    return FolderFiles([f for f in files if f not in left_out], left_out)
 
 
 def folder_files(folder: Path) -> FolderFiles:
