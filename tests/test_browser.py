@@ -3,6 +3,7 @@
 Screenshots land in tests/artifacts/ (ignored by git) for a person to look at.
 """
 
+import json
 import re
 
 import pytest
@@ -177,16 +178,29 @@ class TestExplorerInChromium:
         assert page.locator("strong", has_text="bold").count() == 0
         expect(page.get_by_text("Traceback")).to_have_count(0)
 
-        # A folder: the browser sends each file's path in it, and the folder is read as ingest reads one.
-        page.locator('[data-testid="stFileUploader"] input[webkitdirectory]').set_input_files(
-            str(SAMPLES / "2026" / "inference_perf_0.5_two_stage"))
-        expect(page.locator('[data-testid="stFileChip"]')).to_have_count(8, timeout=TIMEOUT)
+        # A whole AIPerf sweep folder: the browser sends each file's path in it, and the folder is read as
+        # ingest reads one: each cell once, from its profile_export_aiperf.json, the rest said.
+        sweep = tmp_path / "sweep"
+        fixtures = ROOT / "tests" / "fixtures"
+        real = json.loads((SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json").read_bytes())
+        for cell in ("concurrency_10__isl_512", "concurrency_20__isl_512"):
+            (sweep / cell).mkdir(parents=True)
+            (sweep / cell / "profile_export_aiperf.json").write_text(json.dumps({**real, "benchmark_id": cell}))
+            (sweep / cell / "profile_export.jsonl").write_bytes((fixtures / "aiperf_profile_export.jsonl").read_bytes())
+        (sweep / "sweep_aggregate").mkdir()
+        (sweep / "sweep_aggregate" / "profile_export_aiperf_sweep.json").write_bytes(
+            (fixtures / "aiperf_profile_export_aiperf_sweep.json").read_bytes())
+        page.locator('[data-testid="stFileUploader"] input[webkitdirectory]').set_input_files(str(sweep))
+        expect(page.locator('[data-testid="stFileChip"]')).to_have_count(5, timeout=TIMEOUT)
         page.get_by_role("button", name="Import", exact=True).click()  # enabled once the files are up
-        expect(page.get_by_text("inference_perf_0.5_two_stage/stage_1_lifecycle_metrics.json: inference-perf, 1 run"
-                                )).to_be_visible(timeout=TIMEOUT)
-        expect(page.get_by_text(re.compile(r"inference-perf\.partial\.stage_0\.yaml: not read: inference-perf's "
-                                           r"benchmark report of a stage"))).to_be_visible(timeout=TIMEOUT)
-        expect(page.get_by_text("config.yaml: not read: inference-perf's configuration")).to_be_visible(timeout=TIMEOUT)
+        for cell in ("concurrency_10__isl_512", "concurrency_20__isl_512"):
+            expect(page.get_by_text(f"sweep/{cell}/profile_export_aiperf.json: aiperf, 1 run")).to_be_visible(
+                timeout=TIMEOUT)
+            expect(page.get_by_text(f"sweep/{cell}/profile_export.jsonl: not read: the same AIPerf run as "
+                                    f"sweep/{cell}/profile_export_aiperf.json")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("sweep/sweep_aggregate/profile_export_aiperf_sweep.json: not read: an AIPerf sweep's "
+                                "summary")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("Traceback")).to_have_count(0)
 
     def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
         page.goto(f"{app_url}/results?target=Llama-3.1-8B")
