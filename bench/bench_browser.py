@@ -17,8 +17,8 @@ while. Two measures, each repeated and given as median and max:
   idle (no running indicator, no stale element) for 250 ms;
   the time is the later of the last chart draw and the start of that idle spell, read on the page's
   own clock (``performance.now()``, which starts with the navigation);
-- redraw: a key press on a control (the α slider on the calculator's "Speedup vs batch" view, the
-  context slider of the explorer's "Measured vs predicted" view, the floor's slider) until a chart
+- redraw: a key press on a control (the α slider on the calculator's "By batch" view, the
+  context slider of the explorer's "Predicted" view, the floor's slider) until a chart
   has drawn again and the app is idle as above, from the keydown on the page's clock.
 
 A chart's draw is seen by wrapping ``CanvasRenderingContext2D.clearRect`` (Vega's canvas renderer
@@ -249,12 +249,12 @@ def main() -> None:
 
         redraws = {"floor: slider → chart": Redraw(browser, f"{floor}/", [chart], lambda page: None, slider("x"),
                                                     ("ArrowLeft", "ArrowRight")),
-                   "Calculator, Speedup vs batch: α slider → chart": Redraw(
+                   "Calculator, By batch: α slider → chart": Redraw(
                        browser, f"{app}/?view=batch", [metric, chart], lambda page: None, slider("Acceptance"),
                        ("ArrowLeft", "ArrowRight")),
-                   "Explorer, Measured vs predicted: context → chart": Redraw(
+                   "Explorer, Predicted: context → chart": Redraw(
                        browser, f"{app}/results", ['[data-testid="stDataFrame"]'],
-                       click_tab("Measured vs predicted"), slider("Context"), ("ArrowRight", "ArrowLeft"))}
+                       click_tab("Predicted"), slider("Context"), ("ArrowRight", "ArrowLeft"))}
         times = {name: [] for name in redraws}
         for _ in range(repetitions):
             for name, redraw in redraws.items():

@@ -68,7 +68,7 @@ def explorer_with_a_million_requests() -> None:
         store.close()
         os.environ["SPECVIZ_DB"] = str(database)
         workloads = [[], ["chat"], ["code"], ["json"]]
-        for view in ("Runs", "By load", "Speculation vs baseline", "Acceptance by workload"):
+        for view in ("Runs", "By load", "Baseline", "Acceptance"):
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
             at.session_state["exp_view"] = view
             at.run()
@@ -99,7 +99,7 @@ def calculator_moves() -> None:
     alpha = lambda at, i: at.slider(key="alpha").set_value(0.5 + 0.01 * (i % 40))
     batch_values = [1, 8, 64, 256, 1024]
     batch = lambda at, i: at.select_slider(key="batch").set_value(batch_values[i % 5])
-    for view in ("Seed table", "Speedup vs batch", "α × batch", "Roofline"):
+    for view in ("α table", "By batch", "α × batch", "Roofline"):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
         at.session_state["view"] = view
         at.run()

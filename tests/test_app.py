@@ -77,18 +77,18 @@ class TestCalculatorPage:
         assert not at.warning and not any("Knobs differ" in m.value for m in at.markdown)
         assert len(at.dataframe) == 1 and not at.get("vega_lite_chart")  # only the open tab is built
 
-    @pytest.mark.parametrize("view", ["Speedup vs batch", "α × batch", "Best draft length", "Roofline"])
+    @pytest.mark.parametrize("view", ["By batch", "α × batch", "Best γ", "Roofline"])
     def test_each_chart_view_renders_when_open(self, view):
         at = make_app({"view": view})
         assert len(at.get("vega_lite_chart")) == 1 and len(at.download_button) == (view != "Roofline")
 
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
-        at = make_app({"view": "Speedup vs batch"})
+        at = make_app({"view": "By batch"})
         chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)
         assert [layer["mark"]["type"] for layer in chart["layer"][:2]] == ["area", "line"]
         assert any("Grey band" in c.value and "Dashed: the ideal roofline" in c.value for c in at.caption)
 
-    @pytest.mark.parametrize("view", ["Speedup vs batch", "α × batch", "Roofline"])
+    @pytest.mark.parametrize("view", ["By batch", "α × batch", "Roofline"])
     def test_batch_views_need_the_step_model(self, view):
         at = make_app({"view": view}, mode="ratios")
         assert not at.get("vega_lite_chart")
@@ -482,8 +482,8 @@ class TestNoInfiniteSpeedup:
 
 
 SAMPLES = ROOT.parent / "shared" / "samples"
-EXPLORER_VIEWS = ["Runs", "By load", "Speculation vs baseline", "Acceptance", "Measured vs predicted",
-                  "Published results", "SQL"]
+EXPLORER_VIEWS = ["Runs", "By load", "Baseline", "Acceptance", "Predicted",
+                  "Published", "SQL"]
 
 
 class TestLatencyTab:
@@ -692,7 +692,7 @@ class TestExplorerPage:
         assert not at.error  # the router turns an exception into an error message
 
     def test_crossover_table_says_when_there_is_none(self):
-        at = explorer_app("Speculation vs baseline")
+        at = explorer_app("Baseline")
         crossover = at.dataframe[0].value
         # Chat's acceptance (2.4 tokens a step) stops paying at 128; code and JSON pay throughout.
         assert sorted(crossover["Crossover concurrency"]) == ["128", "none: faster at every measured concurrency",
@@ -704,8 +704,8 @@ class TestExplorerPage:
         assert len(by_load.get("vega_lite_chart")) == 2
         assert any("No run on this axis reports p50 ITL" in i.value for i in by_load.info)
         assert list(by_load.dataframe[0].value["Series"]) == sorted(by_load.dataframe[0].value["Series"])  # peaks
-        assert len(explorer_app("Speculation vs baseline").get("vega_lite_chart")) == 1
-        assert len(explorer_app("Published results").get("vega_lite_chart")) == 1
+        assert len(explorer_app("Baseline").get("vega_lite_chart")) == 1
+        assert len(explorer_app("Published").get("vega_lite_chart")) == 1
 
     def test_lines_by_a_field_of_the_files_and_the_rate_axis(self):
         at = explorer_app("By load")
@@ -762,7 +762,7 @@ class TestExplorerPage:
     def test_a_grid_of_runs_gives_its_measured_draft_lengths_beside_the_models(self):
         """tests/test_schedule.py's SpecForge grid: batches 1, 8, 32, 64 at γ 1 and 3 against plain runs."""
         from test_schedule import grid
-        at = explorer_app("Speculation vs baseline")
+        at = explorer_app("Baseline")
         upload(at, ("grid.json", grid(), "application/json"))
         table = next(d.value for d in at.dataframe if "Measured best γ" in d.value)
         assert table["Batch"].tolist() == [1, 8, 32, 64] and table["Measured best γ"].tolist() == [3, 3, 1, 0]
@@ -928,7 +928,7 @@ class TestExplorerPage:
         assert any("entries have no p50 ITL" in c.value for c in at.caption)
 
     def test_speculative_runs_without_a_baseline_are_counted(self):
-        at = explorer_app("Speculation vs baseline")
+        at = explorer_app("Baseline")
         upload(at, ("solo.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                                 b"solo,4,eagle,3,500\n", "text/csv"))
         unpaired = next(i.value for i in at.info if "found no plain run" in i.value)
@@ -936,7 +936,7 @@ class TestExplorerPage:
         assert not at.get("vega_lite_chart")  # the examples' pairs are not drawn among the user's runs
 
     def test_published_results_say_what_is_drawn(self):
-        captions = [c.value for c in explorer_app("Published results").caption]
+        captions = [c.value for c in explorer_app("Published").caption]
         assert any("Grey dots" in c for c in captions)
         assert any("listed in the table but not drawn" in c for c in captions)
 
@@ -960,7 +960,7 @@ class TestExplorerPage:
     def test_runs_in_their_own_setting_and_where_the_sidebars_stands_in(self):
         """The examples name Llama-3.1-8B on an H100: predicted so under the sidebar's Qwen3-32B; runs
         that name no preset are predicted with the sidebar's pair, and the page says so."""
-        at = explorer_app("Measured vs predicted")
+        at = explorer_app("Predicted")
         table = at.dataframe[0].value
         assert set(table["Setting"]) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1"}
         assert not at.warning and "in its own setting" in at.caption[1].value
@@ -969,7 +969,7 @@ class TestExplorerPage:
                                 b"base,my-model,my-gpu,,,1,100,\nbase,my-model,my-gpu,,,64,6400,\n"
                                 b"spec,my-model,my-gpu,eagle3,4,1,110,3.0\nspec,my-model,my-gpu,eagle3,4,64,16000,3.0\n",
                     "text/csv"))
-        at.session_state["exp_view"] = "Measured vs predicted"
+        at.session_state["exp_view"] = "Predicted"
         at.run()
         warning = next(w.value for w in at.warning if "name no target model" in w.value)
         assert warning.startswith("2 runs name no target model or GPU preset") and "**Qwen3\\-32B**" in warning
@@ -994,7 +994,7 @@ class TestExplorerPage:
         assert shown(at) == figures(fitted) and scenario.knobs_off_preset(fitted)
 
     def test_measured_vs_predicted_figures_are_formatted(self):
-        at = explorer_app("Measured vs predicted")
+        at = explorer_app("Predicted")
         config = json.loads(at.dataframe[0].proto.columns)
         formats = {title: column["type_config"]["format"] for title, column in config.items() if "type_config" in column}
         assert formats == {"Acceptance length (tokens/step)": "%.2f", "α": "%.3f", "Measured speedup (×)": "%.2f×",
@@ -1003,7 +1003,7 @@ class TestExplorerPage:
         assert at.dataframe[0].value["Measured speedup (×)"].iloc[0] == pytest.approx(1.800259, abs=1e-6)  # kept
 
     def test_measured_vs_predicted_and_a_fit(self):
-        at = explorer_app("Measured vs predicted", target="Llama-3.1-8B")
+        at = explorer_app("Predicted", target="Llama-3.1-8B")
         assert len(at.get("vega_lite_chart")) == 1
         at.button(key="fit_ratios").click()
         at.run()
@@ -1427,7 +1427,7 @@ class TestLanguage:
         assert any(m.label == i18n.t("calc.m.ttft", "vi") for m in at.metric)
 
     def test_the_explorer_s_open_tab_stays_open_in_the_other_language(self):
-        at = explorer_app("Published results")
+        at = explorer_app("Published")
         at.sidebar.selectbox(key="lang").set_value("vi").run()
         assert not at.exception and at.session_state["exp_view"] == i18n.t("exp.tab.published", "vi")
         assert at.tabs[5].label == i18n.t("exp.tab.published", "vi")

@@ -30,7 +30,7 @@ SAME_IN_VIETNAMESE = {
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
     "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
     "side.kv_format", "col.kv_dtype",
-    "col.p1", "col.p10", "col.p50", "col.p90", "col.p99", "exp.tab.acceptance",
+    "col.p1", "col.p10", "col.p50", "col.p90", "col.p99", "exp.tab.acceptance", "exp.tab.baseline",
 }
 
 
