@@ -14,11 +14,20 @@ reports its wall time and its peak resident memory (VmHWM):
 
 Then the per-run summary: p50/p99 of TTFT and ITL per run (label, workload, concurrency), from
 ``Store.request_summary()`` over the stored requests against pandas' groupby quantile.
+
+``bench/bench_ingest.py aiperf [lines ...]`` (default 1,000,000): an AIPerf ``profile_export.jsonl``
+of that many profiling records (each line the shape of the second of
+``tests/fixtures/aiperf_spec_decode_profile_export.jsonl``, about 1.6 KB, with its own times, verify
+steps and acceptance histogram), against DuckDB's
+``CREATE TABLE AS SELECT * FROM read_json(file)`` and ``CHECKPOINT``: specviz with its settings as
+they are (``SPECVIZ_MAX_UPLOAD_BYTES`` refuses a file over 200 MB; the refusal and its time are
+reported), then with the upload limit lifted (``SPECVIZ_IMPORT_MEMORY_BYTES`` as it is).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -51,6 +60,14 @@ FLOOR = ("import duckdb\ncon = duckdb.connect({db!r})",
 SPECVIZ = ("from specviz.results.store import Store\nstore = Store({db!r})",
            "result = store.import_path({csv!r})\nassert result.status == 'imported', result")
 PANDAS = ("import pandas as pd", "frame = pd.read_csv({csv!r})")
+JSON_FLOOR = ("import duckdb\ncon = duckdb.connect({db!r})",
+              "con.execute(\"CREATE TABLE t AS SELECT * FROM read_json(?, format='newline_delimited')\", [{csv!r}])\n"
+              "con.execute('CHECKPOINT')\ncon.close()")
+# The import as `specviz ingest` makes it (its upload limit), a refusal reported instead of failing the child.
+SPECVIZ_JSONL = ("from specviz import settings\nfrom specviz.results.importers import IngestError\n"
+                 "from specviz.results.store import Store\nstore = Store({db!r})",
+                 "try:\n    store.import_path({csv!r}, settings.get('SPECVIZ_MAX_UPLOAD_BYTES'))\n"
+                 "except IngestError as exc:\n    print('refused:', exc)")
 
 
 def make_csv(path: Path, rows: int) -> None:
@@ -72,13 +89,65 @@ def make_csv(path: Path, rows: int) -> None:
             }).to_csv(out, index=False, header=start == 0)
 
 
-def in_child(kind: tuple[str, str], **paths: str) -> dict[str, float]:
+def make_aiperf_jsonl(path: Path, lines: int) -> None:
+    """AIPerf per-request records with acceptance (γ = 3), written from one template a chunk at a time."""
+    template = json.loads((ROOT / "tests/fixtures/aiperf_spec_decode_profile_export.jsonl").read_text().splitlines()[1])
+    text = json.dumps(template, separators=(",", ":"))
+    for key, value in (("1760000000000000000", "{start}"), ("1760000002000000000", "{end}"),
+                       ('"value":100.0', '"value":{ttft}'), ('"value":2000.0', '"value":{e2el}'),
+                       ('"0":39,"1":1,"3":3', '"0":{h0},"1":{h1},"2":{h2},"3":{h3}'),
+                       ('"num_accepted_draft_tokens":10', '"num_accepted_draft_tokens":{accepted}'),
+                       ('"num_draft_tokens":129', '"num_draft_tokens":{drafted}'),
+                       ('"num_spec_steps":43', '"num_spec_steps":{steps}'),
+                       ('"mean_acceptance_length":1.2325581395348837', '"mean_acceptance_length":{length}'),
+                       ('"draft_acceptance_rate":0.07751937984496124', '"draft_acceptance_rate":{rate}')):
+        assert key in text, key
+        text = text.replace(key, value, 1)
+    text = text.replace("{", "{{").replace("}", "}}")
+    for field in ("start", "end", "ttft", "e2el", "h0", "h1", "h2", "h3", "accepted", "drafted", "steps", "length",
+                  "rate"):
+        text = text.replace("{{" + field + "}}", "{" + field + "}")
+    rng = np.random.default_rng(0)
+    with open(path, "w") as out:
+        for first in range(0, lines, CHUNK_ROWS):
+            n = min(CHUNK_ROWS, lines - first)
+            steps = rng.integers(20, 200, n)
+            hist = rng.multinomial(steps, [0.3, 0.25, 0.2, 0.25])
+            accepted = hist @ np.arange(4)
+            start = 1_760_000_000_000_000_000 + (first + np.arange(n)) * 1_000_000
+            e2el = rng.gamma(4.0, 500.0, n)
+            out.writelines(text.format(start=a, end=a + int(e * 1e6), ttft=t, e2el=e, h0=h[0], h1=h[1], h2=h[2],
+                                       h3=h[3], accepted=c, drafted=3 * s, steps=s, length=1 + c / s,
+                                       rate=c / (3 * s)) + "\n"
+                           for a, e, t, h, c, s in zip(start.tolist(), e2el.tolist(), rng.gamma(2.0, 50.0, n).tolist(),
+                                                       hist.tolist(), accepted.tolist(), steps.tolist()))
+
+
+def in_child(kind: tuple[str, str], env: dict[str, str] | None = None, **paths: str) -> dict[str, float]:
     setup, work = (part.format(**paths) for part in kind)
     script = CHILD.format(root=str(ROOT), setup=setup, work=work)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, **(env or {})})
     if out.returncode:
         raise SystemExit(f"the child failed:\n{out.stderr.strip().splitlines()[-1]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    said = out.stdout.strip().splitlines()
+    return {**json.loads(said[-1]), "said": " ".join(said[:-1])}
+
+
+def measure_aiperf(lines: int, tmp: Path) -> None:
+    path = tmp / f"profile_export_{lines}.jsonl"
+    make_aiperf_jsonl(path, lines)
+    floor = in_child(JSON_FLOOR, db=str(tmp / f"json_floor_{lines}.duckdb"), csv=str(path))
+    print(f"{lines:,} AIPerf per-request records, {path.stat().st_size / 1e6:,.0f} MB of JSON lines")
+    print(f"  DuckDB read_json (CTAS + CHECKPOINT) {floor['seconds']:7.2f} s  "
+          f"peak RSS {floor['peak_bytes'] / 1e9:5.2f} GB")
+    runs = [("specviz import, settings as they are", {}),
+            ("specviz import, upload limit lifted", {"SPECVIZ_MAX_UPLOAD_BYTES": str(10**12)})]
+    for number, (what, env) in enumerate(runs):
+        ours = in_child(SPECVIZ_JSONL, env, db=str(tmp / f"specviz_jsonl_{lines}_{number}.duckdb"), csv=str(path))
+        print(f"  {what:36s} {ours['seconds']:7.2f} s  peak RSS {ours['peak_bytes'] / 1e9:5.2f} GB"
+              f"  | {ours['seconds'] / floor['seconds']:4.2f}x read_json  {ours['said'][:160]}")
+    path.unlink()
 
 
 def timed(fn) -> tuple[float, object]:
@@ -118,6 +187,11 @@ def measure(rows: int, tmp: Path) -> float:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["aiperf"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            for lines in [int(arg) for arg in sys.argv[2:]] or [1_000_000]:
+                measure_aiperf(lines, Path(tmp))
+        return
     sizes = [int(arg) for arg in sys.argv[1:]] or [1_000_000]
     with tempfile.TemporaryDirectory() as tmp:
         seconds = [measure(rows, Path(tmp)) for rows in sizes]

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
+from specviz import cli, i18n
 from specviz.results import importers
 from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
 from specviz.results.store import Store
@@ -22,6 +23,13 @@ REAL = "aiperf_profile_export_aiperf.json"
 SPEC = "aiperf_spec_decode_profile_export_aiperf.json"
 CSV = "aiperf_profile_export_aiperf.csv"
 JSONL = "aiperf_profile_export.jsonl"
+SPEC_JSONL = "aiperf_spec_decode_profile_export.jsonl"  # built from AIPerf's own test payloads: see fixtures/README.md
+# Built from AIPerf's docs/api/sweep-aggregates.md example and its aggregate exporter: see fixtures/README.md
+SWEEP, SWEEP_CSV = "aiperf_profile_export_aiperf_sweep.json", "aiperf_profile_export_aiperf_sweep.csv"
+AGGREGATE = "aiperf_profile_export_aiperf_aggregate.json"
+REAL_2026 = "2026/aiperf_0.10/profile_export_aiperf.json"
+# Built in the shapes of AIPerf's server-metrics exporters, the real 0.10 file's input_config: fixtures/README.md
+SERVER, SERVER_CSV = "aiperf_server_metrics_export.json", "aiperf_server_metrics_export.csv"
 
 
 def sample(name: str) -> bytes:
@@ -119,6 +127,8 @@ class TestSpecDecode:
         assert run["acceptance_length"] == 2.78
         assert run["acceptance_rate"] == pytest.approx(0.595)
         assert run["zero_accept_rate"] == 0.25  # 1,000 of 4,000 verify steps accepted no draft
+        # position i: the steps that accepted more than i drafts, (800 + 900 + 1,300), (900 + 1,300), 1,300 of 4,000
+        assert run["per_position_acceptance"] == pytest.approx([0.75, 0.55, 0.325])
         assert run["request_rate"] == 4.0 and "concurrency" not in run  # a Poisson phase: 32 is its cap, not the load
         assert run["target_model"] == "meta-llama/Llama-3.1-8B-Instruct" and run["endpoint"] == "completions"
         assert run["p50_ttft_ms"] == 75.3  # the profiling metrics, not warmup_metrics
@@ -228,9 +238,16 @@ class TestRecordsJsonl:
         assert run["acceptance_rate"] == pytest.approx(260 / 450)
         assert json.loads(run["extra"]) == {"records": 6, "warmup_records": 1}
         requests = parsed.requests
-        assert list(requests.columns) == ["run_index", "ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens"]
+        assert list(requests.columns) == ["run_index", "ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens",
+                                          "drafts", "draft_tokens", "accepted_tokens", "acceptance_rate",
+                                          "acceptance_length"]
         assert (requests.run_index == 0).all()
         assert requests.ttft_ms.tolist() == ttft and requests.output_tokens.tolist() == [191, 150, 120, 300]
+        # each request's own spec_decode_* metrics, the rate from percent (72.222222 % of 180 drafted = 130)
+        assert requests.drafts.tolist()[:3] == [60, 50, 40] and np.isnan(requests.drafts[3])
+        assert requests.accepted_tokens.tolist()[:3] == [130, 90, 40]
+        assert requests.acceptance_rate.tolist()[:3] == pytest.approx([0.72222222, 0.6, 0.33333333])
+        assert requests.acceptance_length.tolist()[:3] == [3.166667, 2.8, 2.0]
         assert parsed.warnings == []
 
     def test_times_in_other_units_and_values_no_request_has(self):
@@ -259,18 +276,299 @@ class TestRecordsJsonl:
             importers.parse("x.jsonl", b"\n".join(fixture(JSONL).splitlines()[:2] + [b'{"metrics": {}}']))
         assert info.value.key == "ingest.aiperf_record"
 
-    def test_the_memory_of_the_rows_is_charged_before_they_are_built(self, monkeypatch):
+    def test_the_memory_of_the_rows_is_charged_before_they_are_read(self, monkeypatch):
         records = b"\n".join([fixture(JSONL).splitlines()[1]] * 2000)
-        decoded = Source("big.jsonl", records)
-        decoded.documents
-        needed = decoded.estimate + base._RUN_BYTES + aiperf._REQUEST_BYTES * 2000
-        monkeypatch.setattr(aiperf.pd, "DataFrame", pytest.fail)  # refused before any row is built
+        needed = base._RUN_BYTES + aiperf._REQUEST_BYTES * 2000  # a request a line
+        monkeypatch.setattr(aiperf.duckdb, "connect", pytest.fail)  # refused before DuckDB reads a line
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
             importers.parse("big.jsonl", records)
         monkeypatch.undo()
-        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed + 10_000))
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed + 10_000))  # and the run's extra stored
         assert len(importers.parse("big.jsonl", records).requests) == 2000
+
+    def test_claimed_by_its_first_line_and_never_decoded_by_python(self, monkeypatch):
+        monkeypatch.setattr(base.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
+        assert importers.detect_format(SPEC_JSONL, fixture(SPEC_JSONL)) == "aiperf"
+        assert only(importers.parse(SPEC_JSONL, fixture(SPEC_JSONL)))["num_requests"] == 4
+
+    def test_records_over_several_lines_are_read_too(self):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        pretty = b"\n".join(json.dumps(line, indent=2).encode() for line in lines)
+        assert not aiperf.claims(Source("p.jsonl", pretty))
+        run = only(importers.parse("p.jsonl", pretty))
+        assert run["num_requests"] == 4 and run["acceptance_rate"] == pytest.approx(14 / 201)
+
+
+class TestPerRequestAcceptance:
+    """``spec_decode_acceptance`` on each line (AIPerf at ``--export-level records``), in the fixture
+    built from AIPerf's vLLM adapter test payloads (SUMMARY, DETAILED and the fully rejected one)."""
+
+    def test_each_request_s_own_acceptance(self):
+        parsed = importers.parse(SPEC_JSONL, fixture(SPEC_JSONL))
+        requests = parsed.requests
+        assert len(requests) == 4  # the warmup line and the failed one are not requests of the run
+        # lines 2-4: the records verbatim; line 5 has none (no verify step): NaN
+        assert requests.drafts.tolist()[:3] == [43, 4, 20] and np.isnan(requests.drafts[3])
+        assert requests.draft_tokens.tolist()[:3] == [129, 12, 60]
+        assert requests.accepted_tokens.tolist()[:3] == [10, 4, 0]
+        # a fraction (the record's), not the metric's percent: 10 / 129, 4 / 12, 0 / 60
+        assert requests.acceptance_rate.tolist()[:3] == [10 / 129, 4 / 12, 0.0]
+        # 1 + accepted / steps: 1 + 10/43 = 1.2326, 1 + 4/4 = 2, 1 + 0/20 = 1
+        assert requests.acceptance_length.tolist()[:3] == [1.2325581395348837, 2.0, 1.0]
+        assert requests.extra.isna().tolist() == [False, False, False, True]
+        assert json.loads(requests.extra[0]) == {"acceptance_histogram": {"0": 39, "1": 1, "3": 3},
+                                                 "num_spec_tokens": 3}
+        assert json.loads(requests.extra[2]) == {"acceptance_histogram": {"0": 20}, "num_spec_tokens": 3}
+
+    def test_the_run_pooled_over_the_requests(self):
+        run = only(importers.parse(SPEC_JSONL, fixture(SPEC_JSONL)))
+        # steps 43 + 4 + 20 = 67, accepted 10 + 4 + 0 = 14, drafted 129 + 12 + 60 = 201
+        assert run["acceptance_length"] == pytest.approx(1 + 14 / 67)
+        assert run["acceptance_rate"] == pytest.approx(14 / 201)
+        # pooled histogram {0: 39+2+20 = 61, 1: 1+1 = 2, 3: 3+1 = 4} over 67 steps: position i is
+        # accepted by the steps that accepted more than i tokens: 6, 4 and 4 steps
+        assert run["zero_accept_rate"] == pytest.approx(61 / 67)
+        assert run["per_position_acceptance"] == pytest.approx([6 / 67, 4 / 67, 4 / 67])
+        assert sum(run["per_position_acceptance"]) == pytest.approx(14 / 67)  # = accepted per step
+        assert run["num_speculative_tokens"] == 3
+        assert run["num_requests"] == 4 and run["failed_requests"] == 1
+        assert run["duration_s"] == 4.0  # first start (T0) to last end (T0 + 4 s)
+        assert json.loads(run["extra"])["pooled_spec_decode_acceptance_histogram"] == {"0": 61, "1": 2, "3": 4}
+
+    def test_the_metrics_where_a_line_has_no_record(self):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        for line in lines:
+            line["spec_decode_acceptance"] = None
+        parsed = importers.parse("m.jsonl", b"\n".join(dumps(line) for line in lines))
+        # the metrics' 7.751937984496124 % of line 2 read as a fraction
+        assert parsed.requests.acceptance_rate[0] == pytest.approx(10 / 129)
+        assert parsed.requests.drafts.tolist()[:3] == [43, 4, 20] and "extra" not in parsed.requests
+        run = only(parsed)
+        assert run["acceptance_rate"] == pytest.approx(14 / 201) and "per_position_acceptance" not in run
+
+    @pytest.mark.parametrize("path, value, field, bounds", [
+        (("spec_decode_acceptance", "mean_acceptance_length"), 4.5, "spec_decode_acceptance.mean_acceptance_length",
+         ("1", "4")),  # γ = 3: at most 3 drafts and the bonus token a step
+        (("spec_decode_acceptance", "mean_acceptance_length"), 0.5, "spec_decode_acceptance.mean_acceptance_length",
+         ("1", "4")),
+        (("spec_decode_acceptance", "draft_acceptance_rate"), 1.2, "spec_decode_acceptance.draft_acceptance_rate",
+         ("0", "1")),
+        (("spec_decode_acceptance", "draft_acceptance_rate"), -0.1, "spec_decode_acceptance.draft_acceptance_rate",
+         ("0", "1")),
+        (("metrics", "spec_decode_draft_acceptance_rate", "value"), 130.0,
+         "metrics.spec_decode_draft_acceptance_rate.value", ("0", "1")),
+    ])
+    def test_an_impossible_acceptance_is_the_file_s_error(self, path, value, field, bounds):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        if path[0] == "metrics":
+            lines[4]["spec_decode_acceptance"] = None  # line 5: a record without one, its metric read
+            lines[4]["metrics"]["spec_decode_draft_acceptance_rate"] = {"value": value, "unit": "%"}
+        else:
+            mutate(lines[2], path, value)  # line 3
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("hostile.jsonl", b"\n".join(dumps(line) for line in lines))
+        error = info.value
+        assert error.key == "ingest.aiperf_acceptance_range" and error.file == "hostile.jsonl"
+        assert error.params["field"] == field and error.params["record"] == (5 if path[0] == "metrics" else 3)
+        assert (error.params["low"], error.params["high"]) == bounds
+        for lang in ("en", "vi"):
+            text = i18n.t(error.key, lang, **error.params)
+            assert "hostile.jsonl" in text and field in text
+
+    def test_without_gamma_only_a_length_below_one_is_impossible(self):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        del lines[1]["spec_decode_acceptance"]["num_spec_tokens"]
+        lines[1]["spec_decode_acceptance"]["mean_acceptance_length"] = 9.0
+        parsed = importers.parse("k.jsonl", b"\n".join(dumps(line) for line in lines))
+        assert parsed.requests.acceptance_length[0] == 9.0
+
+    def test_a_refused_file_loses_nothing_stored(self, tmp_path):
+        lines = [json.loads(line) for line in fixture(SPEC_JSONL).splitlines()]
+        lines[3]["spec_decode_acceptance"]["draft_acceptance_rate"] = 7.0
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            assert store.import_file(SPEC_JSONL, fixture(SPEC_JSONL)).requests == 4
+            before = store.runs()
+            with pytest.raises(importers.IngestError, match="draft_acceptance_rate"):
+                store.import_file("hostile.jsonl", b"\n".join(dumps(line) for line in lines))
+            after = store.runs()
+            assert after.run_id.tolist() == before.run_id.tolist()
+            stored = store.query("SELECT drafts, acceptance_rate, acceptance_length, extra FROM requests "
+                                 "ORDER BY drafts").frame
+            assert stored.drafts.tolist()[:3] == [4, 20, 43]
+            assert stored.acceptance_rate.tolist()[:3] == pytest.approx([4 / 12, 0.0, 10 / 129])
+            assert json.loads(stored.extra[2])["acceptance_histogram"] == {"0": 39, "1": 1, "3": 3}
+        finally:
+            store.close()
+
+
+class TestSweeps:
+    # The sweep's example of AIPerf's docs, by concurrency: (request_throughput_avg mean, time_to_first_token_p99 mean)
+    CELLS = {10: (100.5, 120.5), 20: (180.3, 135.2), 30: (270.8, 155.8), 40: (285.5, 180.3)}
+
+    @pytest.mark.parametrize("name", [SWEEP, SWEEP_CSV])
+    def test_a_run_per_cell(self, name):
+        parsed = importers.parse(name, fixture(name))
+        assert parsed.format == "aiperf" and parsed.warnings == []
+        assert [(r["concurrency"], r["request_throughput"], r["p99_ttft_ms"]) for r in parsed.runs] == [
+            (c, tp, ttft) for c, (tp, ttft) in self.CELLS.items()]
+        extra = json.loads(parsed.runs[0]["extra"])
+        assert extra["sweep"] == {"concurrency": 10}
+        # the spread over the trials kept: the JSON's std 5.2 and CI, the CSV's std and cv
+        assert extra["metrics"]["request_throughput_avg"]["std"] == 5.2
+        assert "mean_ttft_ms" not in parsed.runs[0]  # only the p99 was aggregated
+
+    def test_a_grid_cell_by_dotted_parameters_and_single_trial_blocks(self):
+        doc = {"aggregation_type": "sweep", "num_profile_runs": 1, "per_combination_metrics": [
+            {"parameters": {"phases.profiling.concurrency": 8, "datasets.main.prompts.isl": 512},
+             # one trial: a block per tag with the run's own statistics (AIPerf's single-trial projection)
+             "metrics": {"time_to_first_token": {"mean": 40.0, "avg": 40.0, "p50": 38.0, "p99": 90.0, "std": 0,
+                                                 "unit": "ms"},
+                         "request_throughput_avg": {"mean": 5.0, "std": 0.0, "unit": "requests/sec"}}}]}
+        run = only(importers.parse("grid.json", dumps(doc)))
+        assert run["concurrency"] == 8 and run["request_throughput"] == 5.0
+        assert run["mean_ttft_ms"] == 40.0 and run["p50_ttft_ms"] == 38.0 and run["p99_ttft_ms"] == 90.0
+        assert json.loads(run["extra"])["sweep"] == {"concurrency": 8, "isl": 512}
+
+    def test_a_combination_that_is_none_is_refused(self):
+        doc = json.loads(fixture(SWEEP))
+        doc["per_combination_metrics"][2] = {"parameters": {"concurrency": 30}}
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("s.json", dumps(doc))
+        assert info.value.key == "ingest.aiperf_sweep_entry" and info.value.params["entry"] == 3
+
+    def test_the_aggregate_of_a_cell_takes_its_load_from_the_folder(self):
+        run = only(importers.parse(f"bench/aggregate/concurrency_10__isl_512/{AGGREGATE}", fixture(AGGREGATE)))
+        assert run["concurrency"] == 10 and run["request_throughput"] == 100.5 and run["p99_ttft_ms"] == 120.5
+        extra = json.loads(run["extra"])
+        assert extra["sweep"] == {"concurrency": 10, "isl": 512} and extra["metadata"]["num_profile_runs"] == 3
+        assert "concurrency" not in only(importers.parse(AGGREGATE, fixture(AGGREGATE)))  # no cell, no load
+
+    def test_a_cell_fills_only_a_load_the_file_does_not_give(self):
+        run = only(importers.parse(f"bench/concurrency_32__isl_128/{REAL}", sample(REAL_2026)))
+        assert run["concurrency"] == 16  # the file's own phases (the real run's), not the folder's 32
+        assert json.loads(run["extra"])["sweep"] == {"concurrency": 32, "isl": 128}
+        records = only(importers.parse(f"bench/request_rate_2.5/{JSONL}", fixture(JSONL)))
+        assert records["request_rate"] == 2.5 and "concurrency" not in records
+
+    @staticmethod
+    def tree(root: Path, files: dict[str, bytes]) -> Path:
+        for name, data in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+        return root
+
+    def test_a_single_trial_sweep_folder_reads_each_cell_once(self, tmp_path):
+        cell = "bench/concurrency_10__isl_512"
+        base = self.tree(tmp_path, {f"{cell}/profile_export_aiperf.json": sample(REAL_2026),
+                                    f"{cell}/profile_export_aiperf.csv": fixture(CSV),
+                                    f"{cell}/profile_export.jsonl": fixture(JSONL),
+                                    "bench/concurrency_20__isl_512/profile_export_aiperf.json": sample(REAL_2026),
+                                    f"bench/sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),
+                                    "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": fixture(SWEEP_CSV)})
+        walked = importers.folder_files(base)
+        found, left = walked.files, {f: why.holder for f, why in walked.left_out.items()}
+        assert [str(f.relative_to(base)) for f in found] == [
+            f"{cell}/profile_export_aiperf.json", "bench/concurrency_20__isl_512/profile_export_aiperf.json"]
+        assert {str(f.relative_to(base)): str(h.relative_to(base)) for f, h in left.items()} == {
+            f"{cell}/profile_export_aiperf.csv": f"{cell}/profile_export_aiperf.json",
+            f"{cell}/profile_export.jsonl": f"{cell}/profile_export_aiperf.json",
+            "bench/sweep_aggregate/profile_export_aiperf_sweep.json": "bench",
+            "bench/sweep_aggregate/profile_export_aiperf_sweep.csv": "bench"}
+
+    @pytest.mark.parametrize("layout", ["repeated", "independent"])
+    def test_the_aggregate_is_a_repeated_cell_s_one_run(self, tmp_path, layout):
+        trials = [f"profile_runs/trial_000{i}/concurrency_10" if layout == "repeated" else
+                  f"concurrency_10/profile_runs/trial_000{i}" for i in (1, 2)]
+        aggregate = "aggregate/concurrency_10" if layout == "repeated" else "concurrency_10/aggregate"
+        sweep = "aggregate/sweep_aggregate" if layout == "repeated" else "sweep_aggregate"
+        base = self.tree(tmp_path, {**{f"{t}/profile_export_aiperf.json": sample(REAL_2026) for t in trials},
+                                    **{f"{t}/profile_export.jsonl": fixture(JSONL) for t in trials},
+                                    f"{aggregate}/{AGGREGATE.removeprefix('aiperf_')}": fixture(AGGREGATE),
+                                    f"{sweep}/profile_export_aiperf_sweep.json": fixture(SWEEP)})
+        walked = importers.folder_files(base)
+        found, left = walked.files, {f: why.holder for f, why in walked.left_out.items()}
+        assert [str(f.relative_to(base)) for f in found] == [f"{aggregate}/profile_export_aiperf_aggregate.json"]
+        holders = {str(h.relative_to(base)) for h in left.values()}
+        assert len(left) == 5 and holders == {f"{aggregate}/profile_export_aiperf_aggregate.json", "."}
+
+    def test_a_sweep_summary_alone_is_read(self, tmp_path):
+        base = self.tree(tmp_path, {f"sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP),
+                                    "sweep_aggregate/profile_export_aiperf_sweep.csv": fixture(SWEEP_CSV)})
+        walked = importers.folder_files(base)
+        found, left = walked.files, {f: why.holder for f, why in walked.left_out.items()}
+        assert [f.name for f in found] == [aiperf._SWEEP] and list(left.values()) == found
+
+    def test_the_command_line_accounts_for_every_file(self, tmp_path, capsys):
+        cell = "bench/concurrency_10"
+        base = self.tree(tmp_path / "in", {f"{cell}/profile_export_aiperf.json": sample(REAL_2026),
+                                           f"{cell}/profile_export_aiperf.csv": fixture(CSV),
+                                           f"{cell}/profile_export.jsonl": fixture(JSONL),
+                                           f"{cell}/inputs.json": b'{"data": []}',
+                                           f"bench/sweep_aggregate/{aiperf._SWEEP}": fixture(SWEEP)})
+        code = cli.main(["ingest", str(base), "--db", str(tmp_path / "c.duckdb")])
+        report = json.loads(capsys.readouterr().out)
+        assert code == 2  # inputs.json, AIPerf's dataset, is no result file: an error of its own
+        files = sorted(e["file"] for entries in report.values() for e in entries)
+        assert files == sorted(str(p) for p in base.rglob("*") if p.is_file())
+        assert [(e["file"].endswith(".json"), e["runs"]) for e in report["imported"]] == [(True, 1)]
+        assert all("left out, its runs are read from" in e["message"] for e in report["skipped"])
+
+
+class TestServerMetrics:
+    @pytest.mark.parametrize("name", [SERVER, SERVER_CSV])
+    def test_the_run_s_acceptance_from_the_counters_increase(self, name):
+        parsed = importers.parse(f"bench/concurrency_16/{name}", fixture(name))
+        run = only(parsed)
+        # two replicas' increase over the profiling period, summed: drafts 60 + 40 = 100, draft
+        # tokens 180 + 120 = 300, accepted 130 + 105 = 235, per position 50+38, 45+36, 35+31
+        assert run["acceptance_rate"] == pytest.approx(235 / 300)
+        assert run["acceptance_length"] == pytest.approx(1 + 235 / 100)
+        assert run["per_position_acceptance"] == pytest.approx([0.88, 0.81, 0.66])
+        assert run["zero_accept_rate"] == pytest.approx(0.12) and run["num_speculative_tokens"] == 3
+        assert run["engine"] == "vllm" and run["target_model"] == "qwen3.6-nvfp4" and run["concurrency"] == 16
+        assert [n.key for n in parsed.warnings] == ["prom.notice.summed"]  # over the two endpoints
+        counts = json.loads(run["extra"])["server_metrics"]
+        assert (counts["drafts"], counts["draft_tokens"], counts["accepted_tokens"]) == (100, 300, 235)
+
+    def test_the_json_s_period_and_configuration(self):
+        run = only(importers.parse(SERVER, fixture(SERVER)))
+        assert run["duration_s"] == 90.5  # 10:00:00 to 10:01:30.5
+        assert run["endpoint"] == "chat"  # the real 0.10 file's input_config
+        assert json.loads(run["extra"])["benchmark_id"] == "3f6c2a9e-5b1d-4c8e-9a7f-1d2e3c4b5a69"
+
+    def test_labels_are_escaped_and_what_is_no_name_or_number_left_out(self):
+        doc = json.loads(fixture(SERVER))
+        drafts = doc["metrics"]["vllm:spec_decode_num_drafts_total"]["series"]
+        drafts[0]["labels"].update({"note": 'a "quoted" \\ value\non two lines', "not a name": "x"})
+        drafts[1]["labels"]["note"] = 'a "quoted" \\ value\non two lines'
+        doc["metrics"]["vllm:num_requests_running"]["series"][0]["stats"]["avg"] = "many"
+        doc["metrics"]["bad metric name"] = {"type": "counter", "series": [{"stats": {"total": 1}}]}
+        run = only(importers.parse(SERVER, dumps(doc)))
+        assert run["acceptance_length"] == pytest.approx(3.35) and run["acceptance_rate"] == pytest.approx(235 / 300)
+
+    def test_a_server_without_speculative_decoding_gives_no_run(self):
+        doc = json.loads(fixture(SERVER))
+        doc["metrics"] = {k: v for k, v in doc["metrics"].items() if "spec_decode" not in k}
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("plain/server_metrics_export.json", dumps(doc))
+        error = info.value
+        assert error.key == "ingest.aiperf_server_metrics" and error.params["reason"].key == "prom.no_spec_decode"
+        assert "plain/server_metrics_export.json" in i18n.t(error.key, "vi", **error.params)
+
+    def test_stored_and_the_csv_beside_left_out(self, tmp_path):
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            result = store.import_file(SERVER, fixture(SERVER))
+            assert (result.status, result.runs) == ("imported", 1)
+            stored = store.runs()
+            assert stored.per_position_acceptance[0].tolist() == pytest.approx([0.88, 0.81, 0.66])
+        finally:
+            store.close()
+        folder = TestSweeps.tree(tmp_path / "run", {"server_metrics_export.json": fixture(SERVER),
+                                                     "server_metrics_export.csv": fixture(SERVER_CSV)})
+        assert [f.name for f in importers.result_files(folder)] == ["server_metrics_export.json"]
 
 
 # Variants of AIPerf's files: at some of these places a value is removed or replaced by one no tool writes.
@@ -296,6 +594,26 @@ RECORD_PATHS = [(i, *path) for i in range(6) for path in [
     ("metrics", "inter_token_latency", "unit"), ("metrics", "request_latency", "value"),
     ("metrics", "output_sequence_length", "value"), ("metrics", "spec_decode_steps", "value"),
     ("metrics", "spec_decode_draft_tokens", "value"), ("error",)]]
+ACCEPTANCE_PATHS = [(i, "spec_decode_acceptance", *path) for i in range(1, 5) for path in [
+    (), ("mean_acceptance_length",), ("draft_acceptance_rate",), ("acceptance_histogram",),
+    ("acceptance_histogram", "0"), ("acceptance_histogram", "3"), ("num_accepted_draft_tokens",),
+    ("num_draft_tokens",), ("num_spec_steps",), ("num_spec_tokens",)]]
+SWEEP_PATHS = [("aggregation_type",), ("per_combination_metrics",), ("pareto_optimal",), *[
+    ("per_combination_metrics", i, *path) for i in (0, 3) for path in [
+        (), ("parameters",), ("parameters", "concurrency"), ("metrics",), ("metrics", "request_throughput_avg"),
+        ("metrics", "request_throughput_avg", "mean"), ("metrics", "time_to_first_token_p99", "unit"),
+        ("metrics", "time_to_first_token_p99", "mean")]]]
+AGGREGATE_PATHS = [("metadata",), ("metadata", "aggregation_type"), ("metrics",), ("metrics", "request_throughput_avg"),
+                   ("metrics", "request_throughput_avg", "mean"), ("metrics", "time_to_first_token_p99", "unit")]
+SERVER_PATHS = [("metrics",), ("summary",), ("summary", "start_time"), ("summary", "end_time"), ("input_config",), *[
+    ("metrics", metric, *path)
+    for metric in ("vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_accepted_tokens_per_pos_total",
+                   "vllm:num_requests_running")
+    for path in [(), ("type",), ("series",), ("series", 1), ("series", 1, "labels"),
+                 ("series", 1, "labels", "position"),
+                 ("series", 1, "labels", "model_name"), ("series", 1, "stats"), ("series", 1, "stats", "total"),
+                 ("series", 1, "stats", "avg"), ("series", 1, "endpoint_url")]]]
+DOCUMENTS = [(SPEC, SUMMARY_PATHS), (SWEEP, SWEEP_PATHS), (AGGREGATE, AGGREGATE_PATHS), (SERVER, SERVER_PATHS)]
 hostile = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats(allow_nan=True)
     | st.sampled_from([10**400, -10**400, 1e308, -1.0, 0, "16", "ms", "sec", "%", "inf", "NaN", "", "warmup"])
@@ -327,29 +645,38 @@ def mutate(doc, path, value):
 
 
 class TestFuzzedVariants:
-    @settings(max_examples=150)
-    @given(st.lists(st.tuples(st.sampled_from(SUMMARY_PATHS), st.just(DELETE) | hostile), max_size=4))
-    def test_summary_json(self, edits):
-        doc = json.loads(fixture(SPEC))
-        doc["input_config"]["models"] = json.loads(sample(REAL))["input_config"]["models"]
+    @settings(max_examples=400)
+    @given(st.sampled_from(DOCUMENTS).flatmap(
+        lambda case: st.tuples(st.just(case[0]), st.lists(st.tuples(st.sampled_from(case[1]),
+                                                                    st.just(DELETE) | hostile), max_size=4))))
+    def test_json_documents(self, case):
+        name, edits = case
+        doc = json.loads(fixture(name))
+        if name == SPEC:
+            doc["input_config"]["models"] = json.loads(sample(REAL))["input_config"]["models"]
         for path, value in edits:
             mutate(doc, path, value)
-        parses_or_refuses("s.json", dumps(doc))
+        parses_or_refuses(f"bench/concurrency_8__isl_64/{name}", dumps(doc))
 
-    @settings(max_examples=150)
-    @given(st.lists(st.tuples(st.sampled_from(RECORD_PATHS), st.just(DELETE) | hostile), max_size=4))
-    def test_records_jsonl(self, edits):
-        records = [json.loads(line) for line in fixture(JSONL).splitlines()]
+    @settings(max_examples=150)  # DuckDB reads each: about 60 ms an example
+    @given(st.sampled_from([(JSONL, RECORD_PATHS), (SPEC_JSONL, ACCEPTANCE_PATHS)]).flatmap(
+        lambda case: st.tuples(st.just(case[0]), st.lists(st.tuples(st.sampled_from(case[1]),
+                                                                    st.just(DELETE) | hostile), max_size=4))))
+    def test_records_jsonl(self, case):
+        name, edits = case
+        records = [json.loads(line) for line in fixture(name).splitlines()]
         for path, value in edits:
             mutate(records, path, value)
         parses_or_refuses("r.jsonl", b"\n".join(dumps(r) for r in records) or b"{}")
 
-    @settings(max_examples=100)
-    @given(st.lists(st.tuples(st.integers(0, 22), st.integers(0, 18), st.text(max_size=10)
-                              | st.sampled_from(["1e308", "-3", "inf", "nan", "1,234.5", "(ms)", "Metric"])),
+    @settings(max_examples=200)
+    @given(st.sampled_from([CSV, SWEEP_CSV, SERVER_CSV]),
+           st.lists(st.tuples(st.integers(0, 22), st.integers(0, 18), st.text(max_size=10)
+                              | st.sampled_from(["1e308", "-3", "inf", "nan", "1,234.5", "(ms)", "Metric", "counter",
+                                                 "gauge", "vllm:spec_decode_num_drafts_total", "0"])),
                     max_size=5))
-    def test_csv(self, edits):
-        rows = list(csv.reader(io.StringIO(fixture(CSV).decode(), newline="")))
+    def test_csv(self, name, edits):
+        rows = list(csv.reader(io.StringIO(fixture(name).decode(), newline="")))
         for row, column, text in edits:
             if row < len(rows) and column < len(rows[row]):
                 rows[row][column] = text

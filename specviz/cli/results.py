@@ -24,6 +24,7 @@ _LEFT_OUT = {
     "sweep_failure": "not read: vllm bench sweep's record of a failed run or server (its error, no result)",
     "stage_report": "not read: inference-perf's benchmark report of a stage whose figures are read from {holder}, "
                     "beside it",
+    "aiperf_holder": "not read: an AIPerf file left out, its runs are read from {holder}",
 }
 
 
@@ -118,10 +119,10 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
 _INGEST_DOC = """\
 Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
 summary.json first, then each run=N.json skipped as already stored from it, or an error where its
-figures differ; an inference-perf folder's stages once each). JSON: the files `imported` (format,
-runs, requests, warnings), `skipped` (already stored, or a folder's file that holds no run of its
-own or whose runs another file beside it holds, each with why) and `errors`, each with its reason;
-exit 2 if any file failed, the others still imported.
+figures differ; an inference-perf folder's stages once each; an AIPerf sweep's cells once each).
+JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already stored, or a
+folder's file that holds no run of its own or whose runs another file beside it holds, each with
+why) and `errors`, each with its reason; exit 2 if any file failed, the others still imported.
 """
 
 _EXPORT_DOC = """\

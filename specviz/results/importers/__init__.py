@@ -42,6 +42,11 @@ REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT,
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY)
 
 
+def _claimant(source: Source) -> Format | None:
+    """The format that claims a source from its head alone (:attr:`Format.claims`), if one does."""
+    return next((f for f in REGISTRY if f.claims is not None and f.claims(source)), None)
+
+
 def detect(source: Source) -> Format:
     """The format a source most surely is.
 
@@ -52,6 +57,9 @@ def detect(source: Source) -> Format:
         too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``), or no format claims it
         (``ingest.unknown_format``, naming the formats tried).
     """
+    claimed = _claimant(source)
+    if claimed is not None:
+        return claimed
     score, best = max(((f.sniff(source), f) for f in REGISTRY), key=lambda pair: pair[0])
     if score <= 0:
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
@@ -86,8 +94,10 @@ def parse(name: str, data: bytes | Source) -> Parsed:
         take more memory than ``SPECVIZ_IMPORT_MEMORY_BYTES`` to read.
     """
     source = data if isinstance(data, Source) else Source(name, data)
-    source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
-    parsed = detect(source).parse(source)
+    claimed = _claimant(source)  # a file one format claims from its head is not decoded whole here
+    if claimed is None:
+        source.documents  # decoded here, where the call stack is shallow: nesting near Python's limit still reads
+    parsed = (claimed or detect(source)).parse(source)
     source.check_extras(parsed.runs)
     parsed.warnings += mark_synthetic(parsed.runs, source.name)
     return parsed
@@ -107,9 +117,11 @@ class LeftOut(NamedTuple):
     """Why a folder's file is passed over: ``sweep_table`` (a vLLM sweep's ``summary.csv``, the table
     of every run of the sweep folders beside it, which are read from their own files),
     ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
-    ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
+    ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result),
     ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
-    ``stage_N_lifecycle_metrics.json`` beside it); ``holder`` is the file that holds its runs, if any."""
+    ``stage_N_lifecycle_metrics.json`` beside it) or ``aiperf_holder`` (an AIPerf file whose runs another
+    file or folder holds: :func:`specviz.results.importers.aiperf.left_out`); ``holder`` is the file
+    that holds its runs, if any."""
 
     reason: str
     holder: Path | None = None
@@ -133,9 +145,9 @@ def folder_files(folder: Path) -> FolderFiles:
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records, and inference-perf's stage reports beside their lifecycle reports, are
-    passed over (:class:`LeftOut`). Symbolic links to folders are not followed (no loop can hold
-    the walk)."""
+    failure records, inference-perf's stage reports beside their lifecycle reports, and AIPerf's
+    files whose runs another holds (a cell of a sweep one run), are passed over (:class:`LeftOut`).
+    Symbolic links to folders are not followed (no loop can hold the walk)."""
     files: list[Path] = []
     left_out: dict[Path, LeftOut] = {}
     for root, dirs, names in os.walk(folder):
@@ -155,7 +167,8 @@ def folder_files(folder: Path) -> FolderFiles:
                 left_out[here / name] = LeftOut("stage_report", here / f"stage_{stage[1]}_lifecycle_metrics.json")
             else:
                 files.append(here / name)
-    return FolderFiles(files, left_out)
+    left_out.update({path: LeftOut("aiperf_holder", holder) for path, holder in aiperf.left_out(files).items()})
+    return FolderFiles([f for f in files if f not in left_out], left_out)
 
 
 def result_files(folder: Path) -> list[Path]:

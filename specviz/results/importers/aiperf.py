@@ -1,4 +1,5 @@
-"""``aiperf``: the three result files of NVIDIA AIPerf (genai-perf's successor), ``aiperf profile``.
+"""``aiperf``: the result files of NVIDIA AIPerf (genai-perf's successor), ``aiperf profile``: a
+run's three, its sweeps' and repetitions' aggregates, and the server's metrics it exported.
 
 ``profile_export_aiperf.json``
     One object. Each metric is a block keyed by its tag (``time_to_first_token``,
@@ -33,6 +34,67 @@
     request_start_ns, request_ack_ns, request_end_ns, worker_id, record_processor_id,
     benchmark_phase ("warmup" or "profiling"), was_cancelled, …}, "metrics": {tag: {"value", "unit"}},
     "error": null or {code, type, message}}``; a failed request has an ``error`` and few metrics.
+    With per-request speculative-decoding stats from the server (vLLM's
+    ``--per-request-spec-decode-metrics``), ``metrics`` holds ``spec_decode_acceptance_length``,
+    ``spec_decode_draft_acceptance_rate`` (percent), ``spec_decode_steps``,
+    ``spec_decode_accepted_draft_tokens`` and ``spec_decode_draft_tokens``, and at ``--export-level
+    records`` the line carries the engine-neutral record itself, ``"spec_decode_acceptance": {engine,
+    mean_acceptance_length, draft_acceptance_rate (a fraction), acceptance_histogram ({"j": verify
+    steps that accepted j draft tokens}, may be null), num_accepted_draft_tokens, num_draft_tokens,
+    num_spec_steps, num_spec_tokens (γ, may be null), completion_tokens, per_step_accepted,
+    per_step_drafted}`` (null where the request ran no verify step). Each request's row takes its
+    own acceptance from the record, else from the metrics; its histogram and γ go in the row's
+    ``extra`` (the per-step arrays, which grow with the output, are not kept). A request whose rate
+    is outside [0, 1] or whose length is outside [1, γ + 1] makes the file an error naming the
+    line and the field. The run's figures are pooled over its requests (1 + Σ accepted / Σ steps,
+    Σ accepted / Σ drafted), and per position from their pooled histogram: position i is
+    accepted by the steps that accepted more than i tokens.
+
+``profile_export_aiperf_sweep.json`` (in ``sweep_aggregate/``)
+    A parameter sweep (``--concurrency 10,20,30``, a grid of several parameters): ``aggregation_type:
+    "sweep"``, ``num_profile_runs``, ``num_successful_runs``, ``failed_runs``, ``metadata``
+    (``sweep_parameters``, ``num_combinations``), ``best_configurations``, ``pareto_optimal`` and
+    ``per_combination_metrics``, a list of ``{parameters: {name: value}, metrics}``; a parameter is
+    named by its configuration path (``phases.profiling.concurrency``) or its leaf. ``metrics`` holds
+    each statistic flattened into its key, ``{tag}_{stat}: {mean, std, min, max, cv, ci_low, ci_high,
+    unit}`` over the trials, or with one trial a block per tag with ``mean``, ``avg`` and the
+    percentiles. A run per combination: its statistics as a summary's (each the mean over the
+    trials; the spread kept in ``extra``), its parameters by leaf name in ``extra.sweep``, a
+    concurrency or rate as the load.
+``profile_export_aiperf_sweep.csv``
+    Its first block is the same table, a row per combination: the parameters, then
+    ``{tag}_{stat}_{mean|std|min|max|cv}`` (no units: times in AIPerf's display units); then
+    ``Best Configurations``, ``Pareto Optimal Points`` and ``Metadata`` blocks, not read.
+``profile_export_aiperf_aggregate.json`` (``aggregate/<cell>/`` or ``<cell>/aggregate/``)
+    The confidence aggregate over a cell's trials (``--num-profile-runs``): ``schema_version`` 1.0,
+    ``aiperf_version``, ``metadata`` (``aggregation_type: "confidence"``, ``num_profile_runs``,
+    ``confidence_level``, ``run_labels``, …) and ``metrics`` flattened as the sweep's (with ``se``
+    and ``t_critical``). One run; its load from the cell's folder.
+Sweep cells
+    AIPerf names a cell's folder ``{leaf parameter}_{value}``, joined by ``__`` in a grid
+    (``concurrency_10__isl_512``): every file in such a folder gets the cell's settings in
+    ``extra.sweep``, and its concurrency or rate as the load where the file gives none.
+    :func:`left_out` says which files of a folder repeat another's runs (a cell is one run).
+``server_metrics_export.json``
+    The server's Prometheus metrics during the run (``--server-metrics``): ``aiperf_version``,
+    ``benchmark_id``, ``summary`` (``endpoints_configured``, ``endpoints_successful``, ``start_time``,
+    ``end_time``), ``input_config`` and ``metrics`` by name, each ``{type, description, unit,
+    series: [{endpoint_url, labels, stats, timeslices}]}``; a counter's ``stats`` are ``total`` (its
+    increase over the profiling period, warmup excluded, a reset counted from zero), ``rate`` and
+    the rates of its time slices, a gauge's ``avg``, ``min``, ``max``, ``std`` and percentiles.
+    The spec-decode counters' increase is one live-style window over the run: each series' total
+    (a gauge's mean) becomes one snapshot, every endpoint apart as an ``instance`` label, read by
+    :func:`specviz.live.exposition.spec_decode_states` exactly as a scrape is, summed over replicas:
+    a run per model with the acceptance rate and length, per position, the zero-accept share and
+    γ, its load and endpoint from ``input_config`` (or its cell), the counts in
+    ``extra.server_metrics``. It is a run, not rows of the store's ``windows``: a window is
+    recorded from a source the recorder polls and belongs to no imported file, so it could be
+    neither removed with its import nor paired with a load; as a run it sits beside the AIPerf run
+    of the same cell (the same ``benchmark_id``), which holds the client's latencies.
+``server_metrics_export.csv``
+    The same series: ``#`` comment lines, then a section per type under ``Endpoint,Type,Metric,Unit``,
+    the type's statistics, a column per label and ``Description``; read as the JSON is, without
+    the period and configuration the CSV does not hold.
 
 Sources: ai-dynamo/aiperf at db4f6397 (2025-10-10, 0.1.1): ``aiperf/exporters/json_exporter.py``,
 ``csv_exporter.py``, ``aiperf/post_processors/record_export_results_processor.py``,
@@ -46,27 +108,43 @@ schema 1.1; a later stored version, its commit not given by the index: schema 1.
 ``pooled_spec_decode_acceptance_histogram``), ``exporters/metrics_json_exporter.py`` (047d59dd),
 ``exporters/metrics_csv_exporter.py`` (309c4e8c), ``common/constants.py`` (0562da4a),
 ``config/phases.py`` (aa0efdfd), ``config/models.py`` (9ee60500), ``common/models/record_models.py``
-(f86c6c0d), ``docs/reference/json-export-schema.md`` (db6edabf),
-``docs/reference/spec-decode-acceptance.md`` (19a5101a) and
-``docs/tutorials/working-with-profile-exports.md`` (13992dbd).
+(f86c6c0d; ``MetricRecordInfo.spec_decode_acceptance`` in a later stored version, its commit not
+given by the index), ``common/models/spec_decode_models.py`` (0786f0ca),
+``tests/unit/spec_decode/test_vllm_adapter.py`` (70656622), ``docs/reference/json-export-schema.md``
+(db6edabf), ``docs/reference/spec-decode-acceptance.md`` (19a5101a; the per-request record in
+0786f0ca), ``docs/tutorials/working-with-profile-exports.md`` (13992dbd); sweeps and aggregates:
+``exporters/aggregate/aggregate_sweep_json_exporter.py`` (4f2a10ab),
+``aggregate_confidence_json_exporter.py`` (008358d8), ``orchestrator/aggregation/sweep.py``
+(0285ca31), ``confidence.py`` (4460964b), ``search_recipes/post_process.py`` (both layouts of a
+cell's metrics; its commit not given by the index), ``docs/api/sweep-aggregates.md`` (7691a759; the
+artifact layout and cell names); the server's metrics: ``server_metrics/json_exporter.py``
+(19e4b776), ``csv_exporter.py`` (0dbe24a7), ``_counter_stats.py`` (745695dd) and
+``common/models/server_metrics_models.py`` (its commit not given by the index).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from datetime import datetime
+from pathlib import Path, PurePath
 from typing import Any, Iterable
 
+import duckdb
 import numpy as np
 import pandas as pd
 
-from specviz.errors import Notice
+from specviz import settings
+from specviz.errors import Notice, SpecvizError
+from specviz.live import exposition
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, normalise_name, number, preview
+from .base import (Format, IngestError, Parsed, RunBuilder, Source, check_run_count, dig, normalise_name, number,
+                   preview)
 # The same block reader as genai-perf's CSV, with its measured memory costs.
 from .genai_perf import metric_name, metric_rows
 
-__all__ = ["FORMAT"]
+__all__ = ["FORMAT", "cell_settings", "left_out"]
 
 _LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
 _STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
@@ -93,8 +171,50 @@ _CONFIG_KEYS = {"phases", "models", "loadgen"}  # AIPerf's, in either configurat
 _METADATA_KEYS = {"benchmark_phase", "request_start_ns", "session_num"}
 # Per request, beyond the decoded JSON the source has charged: parsing peaked at 158 B a record
 # (tracemalloc, 50,000 records: the list of kept ones, the float columns, the DataFrame), and the
-# store copies the six columns once more (48 B).
-_REQUEST_BYTES = 256
+# store copies the six columns once more (48 B); the five acceptance columns add 40 B each way
+# (counted by their size, not measured), the request's histogram text is charged with the JSON.
+_REQUEST_BYTES = 336
+# Each request's acceptance column: the field of its ``spec_decode_acceptance`` record, and the
+# per-request metric of the same figure with the units it may be in (AIPerf's rate is in percent).
+_REQUEST_ACCEPTANCE = {
+    "drafts": ("num_spec_steps", "spec_decode_steps", None),
+    "draft_tokens": ("num_draft_tokens", "spec_decode_draft_tokens", None),
+    "accepted_tokens": ("num_accepted_draft_tokens", "spec_decode_accepted_draft_tokens", None),
+    "acceptance_rate": ("draft_acceptance_rate", "spec_decode_draft_acceptance_rate", _RATE),
+    "acceptance_length": ("mean_acceptance_length", "spec_decode_acceptance_length", None)}
+_MOST_POSITIONS = 64  # no draft is longer; a histogram key past it is no draft position
+_DUCKDB_BYTES = 256 << 20  # the least memory DuckDB is given to read a per-request file
+# A sweep cell folder's part, ``{leaf parameter}_{value}``, and the folders of repetitions that look alike.
+_CELL_PART = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*?)_(?P<value>-?\d+(?:\.\d+)?)")
+_NOT_CELLS = {"trial", "run", "search_iter"}
+_CELL_LOADS = {"concurrency": "concurrency", "request_rate": "request_rate", "rate": "request_rate"}
+# A statistic flattened into its metric's key by AIPerf's aggregations (``time_to_first_token_p99``).
+_FLATTENED = re.compile(r"(?P<tag>.+)_(?P<stat>avg|min|max|std|sum|p\d+)")
+# Where AIPerf writes the same run twice in one folder: a file → the file beside it that is read.
+_AGGREGATE, _SWEEP = "profile_export_aiperf_aggregate.json", "profile_export_aiperf_sweep.json"
+_BESIDE = {"profile_export_aiperf.csv": "profile_export_aiperf.json",
+           "profile_export.jsonl": "profile_export_aiperf.json",
+           "server_metrics_export.csv": "server_metrics_export.json",
+           "profile_export_aiperf_aggregate.csv": _AGGREGATE, "profile_export_aiperf_sweep.csv": _SWEEP}
+_CELL_FILES = {"profile_export_aiperf.json", "profile_export_aiperf.csv", "profile_export.jsonl", _AGGREGATE}
+_REPETITION = re.compile(r"(?:trial|run)_\d+")
+# A column of the sweep's CSV: a flattened statistic, then what over the trials.
+_SWEEP_COLUMN = re.compile(r"(?P<key>.+_(?:avg|min|max|std|sum|p\d+))_(?P<field>mean|std|min|max|cv)")
+# AIPerf's display units of the tags a run's figures need a unit for (its JSON writes them; its CSVs
+# name them in the header or, the sweep's, not at all).
+# The server's metrics: the statistic of each Prometheus type that is its value over the profiling
+# period (a counter's increase, a gauge's mean; histograms are not read), and the statistics' columns
+# of the CSV's sections (the other columns between Unit and Description are labels).
+_SERVER_STATS = {"counter": "total", "gauge": "avg", "unknown": "avg"}
+_SERVER_STAT_COLUMN = re.compile(r"total|rate(?:_avg|_min|_max|_std)?|avg|min|max|std|count(?:_rate)?|sum(?:_rate)?"
+                                 r"|p\d+(?:_estimate)?")
+_SERVER_CSV = "# AIPerf Server Metrics Export"
+_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+_LABEL_ESCAPES = re.compile(r'[\\"\n]')
+_ESCAPED = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
+_DISPLAY_UNITS = {**dict.fromkeys(_LATENCIES, "ms"), "benchmark_duration": "sec",
+                  **dict.fromkeys(_ACCEPTANCE_RATE, "%")}
 
 
 def _is_summary(doc: Any) -> bool:
@@ -106,23 +226,65 @@ def _is_summary(doc: Any) -> bool:
         isinstance(config, dict) and not _CONFIG_KEYS.isdisjoint(config))
 
 
+def _is_sweep(doc: Any) -> bool:
+    """``profile_export_aiperf_sweep.json``: a list of ``per_combination_metrics`` beside AIPerf's
+    sweep sections."""
+    return (isinstance(doc, dict) and isinstance(doc.get("per_combination_metrics"), list)
+            and (doc.get("aggregation_type") == "sweep" or "pareto_optimal" in doc or "best_configurations" in doc))
+
+
+def _is_aggregate(doc: Any) -> bool:
+    """``profile_export_aiperf_aggregate.json``: ``metrics`` of a confidence aggregation over trials."""
+    return (isinstance(doc, dict) and isinstance(doc.get("metrics"), dict)
+            and dig(doc, "metadata").get("aggregation_type") == "confidence")
+
+
+def _is_server_metrics(doc: Any) -> bool:
+    """``server_metrics_export.json``: Prometheus metrics by name, each a ``type`` and its ``series``,
+    beside AIPerf's ``summary`` of the endpoints scraped."""
+    metrics = doc.get("metrics") if isinstance(doc, dict) else None
+    return (isinstance(metrics, dict) and isinstance(doc.get("summary"), dict)
+            and any(isinstance(m, dict) and isinstance(m.get("series"), list) and "type" in m
+                    for m in metrics.values()))
+
+
 def _is_record(doc: Any) -> bool:
     """A line of ``profile_export.jsonl``: ``metadata`` of a request beside ``metrics``."""
     return (isinstance(doc, dict) and "metrics" in doc and isinstance(doc.get("metadata"), dict)
             and not _METADATA_KEYS.isdisjoint(doc["metadata"]))
 
 
+def _first_cells(source: Source) -> list[str]:
+    """The first line's cells, their names normalised."""
+    return [normalise_name(cell) for cell in source.head.lstrip().split("\n", 1)[0].split(",")]
+
+
 def _is_csv(source: Source) -> bool:
-    """A header of ascending percentiles and ``std`` (genai-perf's descend, without ``std``), or a
+    """A header of ascending percentiles and ``std`` (genai-perf's descend, without ``std``), a
     first block of ``Metric,Value`` with AIPerf's unit of request throughput (genai-perf writes
-    ``(per sec)``)."""
+    ``(per sec)``), or a sweep's statistics over trials (``request_throughput_avg_mean``)."""
     if source.is_json:
         return False
-    cells = [normalise_name(cell) for cell in source.head.lstrip().split("\n", 1)[0].split(",")]
+    cells = _first_cells(source)
+    if any(map(_SWEEP_COLUMN.fullmatch, cells)) or source.head.startswith(_SERVER_CSV):
+        return True
     percentiles = [int(m[1]) for m in map(_PERCENTILE.fullmatch, cells) if m]
     if cells[0] == "metric" and "std" in cells and len(percentiles) > 1 and percentiles == sorted(percentiles):
         return True
     return cells == ["metric", "value"] and "Request Throughput (requests/sec)" in source.head
+
+
+def claims(source: Source) -> bool:
+    """Whether the first line alone is an AIPerf per-request record: the registry then takes the
+    file for AIPerf's without decoding it whole (a per-request file of 1M lines is 1.6 GB of JSON,
+    and :func:`_parse_records` reads it with DuckDB)."""
+    if not source.is_json:
+        return False
+    first = source.head.lstrip().partition("\n")[0]
+    try:
+        return _is_record(json.loads(first))
+    except (ValueError, RecursionError):
+        return False
 
 
 def sniff(source: Source) -> float:
@@ -132,7 +294,9 @@ def sniff(source: Source) -> float:
         return 0.9 if _is_csv(source) else 0.0
     docs = source.documents
     # Summaries joined into JSON lines are claimed too, to be refused as such by parse.
-    return 0.95 if docs and (_is_record(docs[0]) or _is_summary(docs[0])) else 0.0
+    claimed = docs and any(test(docs[0]) for test in (_is_record, _is_summary, _is_sweep, _is_aggregate,
+                                                      _is_server_metrics))
+    return 0.95 if claimed else 0.0
 
 
 def _scale(tag: str, block: dict[str, Any], units: dict[str, float], warnings: list[Notice]) -> float | None:
@@ -144,15 +308,29 @@ def _scale(tag: str, block: dict[str, Any], units: dict[str, float], warnings: l
     return scale
 
 
-def _zero_accept_share(histogram: Any) -> float | None:
-    """The share of verify steps that accepted no draft token, from the pooled histogram."""
-    if not isinstance(histogram, dict):
-        return None
-    steps = {str(k): number(v) for k, v in histogram.items()}
-    if any(n is None or n < 0 for n in steps.values()):
-        return None
-    total = sum(steps.values())
-    return steps.get("0", 0.0) / total if 0 < total < math.inf else None
+def _histogram_figures(histogram: Any, gamma: float | None = None) -> tuple[list[float] | None, float | None]:
+    """From a histogram of verify steps by the draft tokens each accepted (``{"j": steps}``, the
+    keys JSON text): the share of steps that accepted position i (a step that accepted j tokens
+    accepted positions 0 to j − 1, as vLLM's ``num_accepted_tokens_per_pos`` counts them), for i
+    below γ (the largest j where γ is not known), and the share that accepted none. ``(None,
+    None)`` where it is no histogram of counts; no per-position shares where a j exceeds γ or
+    :data:`_MOST_POSITIONS`."""
+    if not isinstance(histogram, dict) or not all(isinstance(k, str) and k.isdigit() for k in histogram):
+        return None, None
+    steps = [number(v) for v in histogram.values()]
+    if not steps or any(n is None or n < 0 for n in steps):
+        return None, None
+    total = sum(steps)
+    if not 0 < total < math.inf:
+        return None, None
+    accepted = [int(k) for k in histogram]
+    zero = sum(n for j, n in zip(accepted, steps) if j == 0) / total
+    positions = max(accepted) if gamma is None else gamma
+    if max(accepted) > positions or not 0 < positions <= _MOST_POSITIONS:
+        return None, zero
+    counts = np.zeros(int(positions) + 1)
+    np.add.at(counts, accepted, steps)
+    return (np.cumsum(counts[::-1])[::-1][1:] / total).tolist(), zero
 
 
 def _agreed(values: Iterable[Any]) -> Any:
@@ -193,10 +371,9 @@ def _config(run: RunBuilder, config: dict[str, Any]) -> None:
     run.set("endpoint", endpoint.get("type"), source="input_config.endpoint.type")
 
 
-def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
-    """The run of a summary: metric blocks by tag beside the other top-level keys (the CSV's rows
-    are read into the same shape). Every key is kept in ``extra``, the blocks whole."""
-    run = RunBuilder(warnings)
+def _figures(run: RunBuilder, doc: dict[str, Any], warnings: list[Notice]) -> None:
+    """A run's figures from metric blocks by tag beside other top-level keys (a summary, the CSV's
+    rows read into the same shape, a sweep cell's or an aggregate's statistics by tag)."""
     blocks = {tag: block for tag, block in doc.items() if isinstance(block, dict)}
     for tag, short in _LATENCIES.items():
         scale = _scale(tag, blocks[tag], _MS, warnings) if tag in blocks else None
@@ -216,17 +393,227 @@ def _run(doc: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
     scale = _scale(rate, blocks[rate], _RATE, warnings) if rate else None
     if scale is not None:
         run.set("acceptance_rate", blocks[rate].get("avg"), scale, source=f"{rate}.avg")
-    run.set("zero_accept_rate", _zero_accept_share(doc.get("pooled_spec_decode_acceptance_histogram")),
-            source="pooled_spec_decode_acceptance_histogram")
+    positions, zero = _histogram_figures(doc.get("pooled_spec_decode_acceptance_histogram"))
+    run.set("zero_accept_rate", zero, source="pooled_spec_decode_acceptance_histogram")
+    run.set("per_position_acceptance", positions, source="pooled_spec_decode_acceptance_histogram")
     if "input_config" in blocks:
         _config(run, blocks["input_config"])
+
+
+def _exposition_text(series: Iterable[tuple[str, dict[str, Any], Any]]) -> str:
+    """Series ``(metric, labels, value)`` as Prometheus exposition text, for
+    :func:`specviz.live.exposition.parse`: values that are no finite number, and labels whose name
+    is no label name, are left out."""
+    lines = []
+    for metric, labels, value in series:
+        amount = number(value)
+        if amount is None or not math.isfinite(amount) or not _METRIC_NAME.fullmatch(metric):
+            continue
+        pairs = ",".join(f'{name}="{_LABEL_ESCAPES.sub(lambda m: _ESCAPED[m[0]], str(text))}"'
+                         for name, text in labels.items() if _LABEL_NAME.fullmatch(str(name)))
+        lines.append(f"{metric}{{{pairs}}} {amount!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _server_runs(source: Source, text: str, config: dict[str, Any], keep: dict[str, Any],
+                 seconds: float | None) -> Parsed:
+    """A run per model of the server's speculative-decoding counters' increase over the profiling
+    period (what :func:`specviz.live.exposition.spec_decode_states` makes of one snapshot of them):
+    acceptance rate and length, per position, zero-accept share, γ; load and model from the
+    configuration, or the cell."""
+    try:
+        states = exposition.spec_decode_states(exposition.parse(text))
+    except SpecvizError as exc:
+        raise IngestError("ingest.aiperf_server_metrics", source.name, reason=Notice(exc.key, **exc.params)) from None
+    check_run_count(source.name, len(states))
+    source.charge_runs(len(states))
+    warnings: list[Notice] = []
+    runs = []
+    for state in states:
+        run = RunBuilder(warnings)
+        _config(run, config)
+        run.set("engine", state.engine.split("-")[0], source="server metrics")
+        run.set("target_model", state.model_name or None, source="model_name")  # the server's name for it
+        for column in ("acceptance_rate", "acceptance_length", "per_position_acceptance", "zero_accept_rate"):
+            run.set(column, getattr(state, column), source=f"server metrics: {column}")
+        gamma = state.num_speculative_tokens
+        run.set("num_speculative_tokens", gamma if gamma is not None and gamma == round(gamma) else None,
+                source="server metrics: draft tokens / drafts")
+        run.set("duration_s", seconds, source="summary.start_time, end_time")
+        run.keep("server_metrics", {"drafts": state.drafts, "draft_tokens": state.draft_tokens,
+                                    "accepted_tokens": state.accepted_tokens, "alpha_iid": state.alpha_iid,
+                                    "engine": state.engine, "summed_labels": list(state.summed_labels)})
+        for key, value in keep.items():
+            run.keep(key, value)
+        _apply_cell(run, cell_settings(source.name))
+        runs.append(run.build())
+        warnings += [n for n in state.notices if all((n.key, n.params) != (w.key, w.params) for w in warnings)]
+    return Parsed("aiperf", runs, warnings=warnings)
+
+
+def _parse_server_json(source: Source, doc: dict[str, Any]) -> Parsed:
+    """``server_metrics_export.json``: each counter series' ``stats.total`` (its increase over the
+    profiling period) and each gauge's ``stats.avg``, the series of every endpoint apart (as an
+    ``instance`` label, summed over as Prometheus's would be)."""
+    series = []
+    for metric, data in doc["metrics"].items():
+        if not isinstance(data, dict) or not isinstance(data.get("series"), list):
+            continue
+        stat = _SERVER_STATS.get(data["type"]) if isinstance(data.get("type"), str) else None
+        for entry in data["series"]:
+            if stat and isinstance(entry, dict):
+                labels = entry.get("labels") if isinstance(entry.get("labels"), dict) else {}
+                series.append((metric, {**labels, "instance": entry.get("endpoint_url", "")},
+                               dig(entry, "stats").get(stat)))
+    summary = dig(doc, "summary")
+    try:
+        seconds = (datetime.fromisoformat(summary["end_time"]) - datetime.fromisoformat(summary["start_time"])
+                   ).total_seconds()
+    except (KeyError, TypeError, ValueError, OverflowError):
+        seconds = None
+    keep = {key: doc.get(key) for key in ("aiperf_version", "benchmark_id", "summary", "input_config")}
+    return _server_runs(source, _exposition_text(series), dig(doc, "input_config"), keep, seconds)
+
+
+def _parse_server_csv(source: Source) -> Parsed:
+    """``server_metrics_export.csv``: ``#`` comments, then a section per metric type under its own
+    header, ``Endpoint,Type,Metric,Unit``, the type's statistics, a column per label,
+    ``Description``; read as the JSON is (a counter's ``total``, a gauge's ``avg``)."""
+    source.charge(source.size)  # the copy without the comment lines
+    body = b"\n".join(line for line in source.data.splitlines() if not line.lstrip().startswith(b"#"))
+    series = []
+    for header, row in metric_rows(Source(source.name, body), "ingest.aiperf_csv_malformed"):
+        if row is None or header[:3] != ["endpoint", "type", "metric"] or "description" not in header:
+            continue
+        cells = dict(zip(header, row))
+        stat = _SERVER_STATS.get(cells.get("type", ""))
+        labels = {name: cell for name, cell in zip(header[4:header.index("description")], row[4:])
+                  if cell and not _SERVER_STAT_COLUMN.fullmatch(name)}
+        if stat:
+            series.append((cells["metric"], {**labels, "instance": cells["endpoint"]}, cells.get(stat)))
+    return _server_runs(source, _exposition_text(series), {}, {}, None)
+
+
+def _apply_cell(run: RunBuilder, cell: dict[str, Any]) -> None:
+    """A sweep cell's settings: in ``extra`` as ``sweep``, and its concurrency or rate as the load
+    where the file gives none (a concurrency beside a rate the file gives is a cap, not the load)."""
+    if not cell:
+        return
+    run.keep("sweep", cell)
+    if "concurrency" not in run.row and "request_rate" not in run.row:
+        for name, column in _CELL_LOADS.items():
+            if name in cell:
+                run.set(column, cell[name], source=f"sweep.{name}")
+
+
+def _run(doc: dict[str, Any], warnings: list[Notice], cell: dict[str, Any]) -> dict[str, Any]:
+    """The run of a summary, every key kept in ``extra`` (the blocks whole), with its sweep cell's settings."""
+    run = RunBuilder(warnings)
+    _figures(run, doc, warnings)
     for key, value in doc.items():
         run.keep(key, value)
+    _apply_cell(run, cell)
     return run.build()
+
+
+def cell_settings(file_name: str) -> dict[str, Any]:
+    """The swept settings of the innermost sweep cell folder in a file's path: ``{"concurrency":
+    10, "isl": 512}`` from ``…/concurrency_10__isl_512/profile_export_aiperf.json`` (AIPerf names a
+    cell ``{leaf parameter}_{value}``, joined by ``__`` in a grid; numbers as numbers); empty where
+    no folder is a cell (``trial_0001`` and ``run_0001`` are a repetition's, not a cell's)."""
+    for part in reversed(PurePath(file_name.replace("\\", "/")).parts[:-1]):
+        pieces = [_CELL_PART.fullmatch(piece) for piece in part.split("__")]
+        if all(pieces) and not any(m["name"] in _NOT_CELLS for m in pieces):
+            return {m["name"]: number(m["value"]) for m in pieces}
+    return {}
+
+
+def _blocks(metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The statistics of a sweep cell or an aggregate as blocks by tag, each statistic its mean over
+    the trials: a flattened ``{tag}_{stat}: {mean, std, …, unit}`` into ``{tag: {stat: mean, unit}}``;
+    a single-trial cell's ``{tag: {mean, avg, p1…p99, unit}}`` as it is."""
+    blocks: dict[str, dict[str, Any]] = {}
+    for key, block in metrics.items():
+        if not isinstance(block, dict):
+            continue
+        flattened = _FLATTENED.fullmatch(key) if "avg" not in block else None
+        if flattened:
+            tag = blocks.setdefault(flattened["tag"], {"unit": block.get("unit")})
+            tag[flattened["stat"]] = block.get("mean")
+        else:
+            blocks[key] = {"avg": block.get("mean"), **block}
+    return blocks
+
+
+def _parse_sweep(source: Source, doc: dict[str, Any]) -> Parsed:
+    """A run per parameter combination of ``profile_export_aiperf_sweep.json``: its statistics (the
+    mean over its trials) as a summary's, its parameters by their leaf name as its cell's."""
+    combinations = doc["per_combination_metrics"]
+    check_run_count(source.name, len(combinations))
+    source.charge_runs(len(combinations))
+    warnings: list[Notice] = []
+    runs = []
+    for index, combination in enumerate(combinations):
+        if not (isinstance(combination, dict) and isinstance(combination.get("parameters"), dict)
+                and isinstance(combination.get("metrics"), dict)):
+            raise IngestError("ingest.aiperf_sweep_entry", source.name, entry=index + 1)
+        run = RunBuilder(warnings)
+        _figures(run, _blocks(combination["metrics"]), warnings)
+        for key in ("aggregation_type", "num_profile_runs", "num_successful_runs"):
+            run.keep(key, doc.get(key))
+        run.keep("parameters", combination["parameters"])
+        run.keep("metrics", combination["metrics"])
+        _apply_cell(run, {str(k).rsplit(".", 1)[-1]: v for k, v in combination["parameters"].items()})
+        runs.append(run.build())
+    return Parsed("aiperf", runs, warnings=warnings)
+
+
+def _parse_aggregate(source: Source, doc: dict[str, Any]) -> Parsed:
+    """The one run of ``profile_export_aiperf_aggregate.json``: the mean over a cell's trials of each
+    statistic, its load from the cell folder (the file names none)."""
+    source.charge_runs(1)
+    warnings: list[Notice] = []
+    run = RunBuilder(warnings)
+    _figures(run, _blocks(doc["metrics"]), warnings)
+    for key, value in doc.items():
+        run.keep(key, value)
+    _apply_cell(run, cell_settings(source.name))
+    return Parsed("aiperf", [run.build()], warnings=warnings)
+
+
+def _parse_sweep_csv(source: Source) -> Parsed:
+    """The first block of ``profile_export_aiperf_sweep.csv``, a row per parameter combination: the
+    parameters in the columns before the first statistic, then ``{tag}_{stat}_{field}`` (``field``
+    the mean, std, min, max or cv over the trials), read as the sweep's JSON is. The CSV writes no
+    units: the times are in AIPerf's display units (:data:`_DISPLAY_UNITS`)."""
+    combinations = []
+    for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
+        if row is None:
+            if combinations:
+                break
+            continue
+        fields = [_SWEEP_COLUMN.fullmatch(name) for name in header]
+        first = next((i for i, found in enumerate(fields) if found), None)
+        if first is None:  # a block of the sections after the table, the table empty
+            break
+        metrics: dict[str, dict[str, Any]] = {}
+        for found, cell in zip(fields[first:], row[first:]):
+            if found:
+                tag = _FLATTENED.fullmatch(found["key"])["tag"]
+                metrics.setdefault(found["key"], {"unit": _DISPLAY_UNITS.get(tag)})[found["field"]] = number(cell)
+        parameters = {name: cell if number(cell) is None else number(cell) for name, cell in zip(header[:first], row)}
+        combinations.append({"parameters": parameters, "metrics": metrics})
+    if not combinations:
+        raise IngestError("ingest.aiperf_no_table", source.name)
+    return _parse_sweep(source, {"aggregation_type": "sweep", "per_combination_metrics": combinations})
 
 
 def _parse_csv(source: Source) -> Parsed:
     """The metric rows into blocks by tag (a row of ``Metric,Value`` into ``{unit, avg}``)."""
+    if any(map(_SWEEP_COLUMN.fullmatch, _first_cells(source))):
+        return _parse_sweep_csv(source)
+    if source.head.startswith(_SERVER_CSV):
+        return _parse_server_csv(source)
     doc: dict[str, dict[str, Any]] = {}
     for header, row in metric_rows(source, "ingest.aiperf_csv_malformed"):
         if row is not None and header[0] == "metric" and len(row) >= 2:
@@ -238,28 +625,141 @@ def _parse_csv(source: Source) -> Parsed:
         raise IngestError("ingest.aiperf_no_table", source.name)
     source.charge_runs(1)
     warnings: list[Notice] = []
-    return Parsed("aiperf", [_run(doc, warnings)], warnings=warnings)
+    return Parsed("aiperf", [_run(doc, warnings, cell_settings(source.name))], warnings=warnings)
 
 
-def _float(value: Any) -> float:
-    """A number as :func:`number` reads it, NaN for anything else."""
-    amount = number(value)
-    return math.nan if amount is None else amount
+_PATHS: list[str] = []  # each JSON path a record's values are read from, all at once (one parse a record)
 
 
-def _values(metrics: list[dict[str, Any]], tag: str, units: dict[str, float] | None = None) -> np.ndarray:
-    """Each request's ``metrics[tag].value`` (a time converted to ``units`` by its own unit); NaN
-    where it is missing, in an unknown unit, or not a finite number ≥ 0."""
-    def one(block: Any) -> float:
-        if not isinstance(block, dict):
-            return math.nan
-        unit = block.get("unit")
-        scale = 1.0 if units is None else units.get(unit) if isinstance(unit, str) else None
-        return math.nan if scale is None else _float(block.get("value")) * scale
+def _at(path: str) -> str:
+    """SQL of the text at a JSON path of a record, from the list read at once (:data:`_PATHS`)."""
+    if path not in _PATHS:
+        _PATHS.append(path)
+    return f"v[{_PATHS.index(path) + 1}]"
 
-    column = np.fromiter((one(m.get(tag)) for m in metrics), np.float64, len(metrics))
-    column[~(np.isfinite(column) & (column >= 0))] = np.nan
-    return column
+
+def _number(path: str, scales: dict[str, float] | None = None, unit: str = "") -> str:
+    """SQL of the number at a JSON path of a record (numeric text too), NaN where it is missing or
+    no number; with ``scales``, times the scale of the unit at the path ``unit`` (NaN for another)."""
+    value = f"coalesce(TRY_CAST({_at(path)} AS DOUBLE), 'NaN')"
+    if scales is None:
+        return value
+    cases = " ".join(f"WHEN '{name}' THEN {value} * {scale!r}" for name, scale in scales.items())
+    return f"CASE {_at(unit)} {cases} ELSE 'NaN'::DOUBLE END"
+
+
+def _metric(tag: str, scales: dict[str, float] | None = None) -> str:
+    """SQL of a record's ``metrics[tag].value`` (a time converted by its own unit)."""
+    return _number(f"$.metrics.{tag}.value", scales, f"$.metrics.{tag}.unit")
+
+
+# Each record's values: its times, its tokens, its own acceptance (the record's, then the metrics'),
+# its γ, start and end.
+_RECORD_COLUMNS = {
+    "ttft_ms": _metric("time_to_first_token", _MS), "itl_ms": _metric("inter_token_latency", _MS),
+    "e2el_ms": _metric("request_latency", _MS), "input_tokens": _metric("input_sequence_length"),
+    "output_tokens": _metric("output_sequence_length"),
+    **{f"own_{column}": _number(f"$.spec_decode_acceptance.{field_name}")
+       for column, (field_name, _, _) in _REQUEST_ACCEPTANCE.items()},
+    **{f"reported_{column}": _metric(tag, units) for column, (_, tag, units) in _REQUEST_ACCEPTANCE.items()},
+    "gamma": _number("$.spec_decode_acceptance.num_spec_tokens"),
+    "start_ns": _number("$.metadata.request_start_ns"), "end_ns": _number("$.metadata.request_end_ns")}
+_HISTOGRAM = _at("$.spec_decode_acceptance.acceptance_histogram")  # its JSON text
+# What a record is (as :func:`_is_record` says it): the types of the record, its metadata, error and
+# metrics, and of three metadata keys (NULL where a key is missing).
+_RECORD_KINDS = f"""
+    coalesce(t[1] = 'OBJECT' AND t[2] = 'OBJECT' AND t[4] IS NOT NULL
+             AND (t[5] IS NOT NULL OR t[6] IS NOT NULL OR t[7] IS NOT NULL), false) AS record,
+    coalesce({_at("$.metadata.benchmark_phase")} = 'warmup', false) AS warmup,
+    coalesce(t[3] <> 'NULL', false) OR coalesce(t[4] <> 'OBJECT', true) AS failed"""
+_RECORD_READ = """row_number() OVER () AS line, json_extract_string(json, ?) AS v,
+    json_type(json, ['$', '$.metadata', '$.error', '$.metrics', '$.metadata.benchmark_phase',
+                     '$.metadata.request_start_ns', '$.metadata.session_num']) AS t"""
+
+
+def _read_records(source: Source) -> tuple[dict[str, np.ndarray], dict[int, str], dict[str, float]]:
+    """Every record of a per-request file, read by DuckDB from the source's private copy (never
+    decoded by Python, nor held whole; each record parsed twice, for its values at every path of
+    :data:`_PATHS` at once and for the types of its parts): the columns of :data:`_RECORD_COLUMNS`
+    with ``line``, ``record``, ``warmup`` and ``failed``, in the file's order; each request's
+    histogram and γ as its ``extra`` by line, where its histogram is one of counts; those
+    histograms pooled. DuckDB may take half of ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least
+    :data:`_DUCKDB_BYTES`, its working memory).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.json_malformed`` where DuckDB cannot read the JSON, ``ingest.no_memory`` where it
+        runs out of memory.
+    """
+    file = f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'auto')"
+    memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") // 2, _DUCKDB_BYTES)
+    with duckdb.connect(config={"memory_limit": f"{memory}B"}) as con:
+        try:
+            con.execute("SET enable_progress_bar = false")
+            con.execute(f"""
+                CREATE TEMP TABLE records AS
+                SELECT line, {_RECORD_KINDS}, {", ".join(f"{sql} AS {name}" for name, sql in _RECORD_COLUMNS.items())},
+                       {_HISTOGRAM} AS histogram
+                FROM (SELECT {_RECORD_READ} FROM {file})""", [_PATHS])
+            columns = con.execute("SELECT * EXCLUDE (histogram) FROM records ORDER BY line").fetchnumpy()
+            con.execute("""
+                CREATE TEMP TABLE steps AS
+                SELECT line, CASE WHEN gamma >= 0 AND isfinite(gamma) AND gamma = round(gamma) THEN gamma END AS gamma,
+                       e.key, TRY_CAST(json_extract_string(e.value, '$') AS DOUBLE) AS steps
+                FROM records, json_each(histogram) AS e
+                WHERE NOT warmup AND json_type(histogram) = 'OBJECT'""")
+            con.execute("""
+                DELETE FROM steps WHERE line IN (
+                    SELECT line FROM steps GROUP BY line
+                    HAVING NOT bool_and(coalesce(regexp_full_match(key, '[0-9]+') AND steps >= 0
+                                                 AND isfinite(steps), false)))""")
+            extras = dict(con.execute("""
+                SELECT line, CASE WHEN any_value(gamma) IS NULL
+                    THEN json_object('acceptance_histogram', json_group_object(key, steps))
+                    ELSE json_object('acceptance_histogram', json_group_object(key, steps),
+                                     'num_spec_tokens', any_value(gamma)) END::VARCHAR
+                FROM steps GROUP BY line""").fetchall())
+            pooled = dict(con.execute("SELECT key, sum(steps) FROM steps GROUP BY key ORDER BY key").fetchall())
+        except duckdb.OutOfMemoryException:
+            raise IngestError("ingest.no_memory", source.name) from None
+        except duckdb.Error:
+            raise IngestError("ingest.json_malformed", source.name) from None
+    return {name: np.asarray(column) for name, column in columns.items()}, extras, pooled
+
+
+def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each kept request's own acceptance: its ``spec_decode_acceptance`` record's where it has one,
+    else its ``spec_decode_*`` metrics' (the rate from percent).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.aiperf_acceptance_range`` naming the first request (its line) whose acceptance
+        rate is outside [0, 1] or whose acceptance length is outside [1, γ + 1].
+    """
+    columns, origins = {}, {}
+    for column, (field_name, tag, _) in _REQUEST_ACCEPTANCE.items():
+        own, reported = read[f"own_{column}"], read[f"reported_{column}"]
+        columns[column] = np.where(np.isnan(own), reported, own)
+        origins[column] = np.where(np.isnan(own), f"metrics.{tag}.value", f"spec_decode_acceptance.{field_name}")
+    gamma = read["gamma"].copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        gamma[~(np.isfinite(gamma) & (gamma >= 0) & (gamma == np.round(gamma)))] = np.nan  # a draft length: whole
+        rate, length = columns["acceptance_rate"], columns["acceptance_length"]
+        wrong = {"acceptance_rate": ~np.isnan(rate) & ~((rate >= 0) & (rate <= 1)),
+                 "acceptance_length": ~np.isnan(length) & ~((length >= 1) & ~(length > gamma + 1))}
+    for column, bad in wrong.items():
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            high = "1" if column == "acceptance_rate" else "γ + 1" if np.isnan(gamma[i]) else f"{gamma[i] + 1:g}"
+            raise IngestError("ingest.aiperf_acceptance_range", source.name, record=int(read["line"][i]),
+                              field=str(origins[column][i]), value=f"{columns[column][i]:g}",
+                              low="0" if column == "acceptance_rate" else "1", high=high)
+    for column in ("drafts", "draft_tokens", "accepted_tokens"):
+        columns[column][~(np.isfinite(columns[column]) & (columns[column] >= 0))] = np.nan
+    columns["gamma"] = gamma
+    return columns
 
 
 def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
@@ -269,32 +769,33 @@ def _pooled(numerator: np.ndarray, denominator: np.ndarray) -> float | None:
     return float(numerator[both].sum() / total) if total > 0 else None
 
 
-def _parse_records(source: Source, docs: list[Any]) -> Parsed:
+def _parse_records(source: Source) -> Parsed:
     """One run of the profiling records: latency statistics computed as AIPerf computes them
     (numpy's linear percentiles), throughputs over the span from the first request's start to the
-    last response (AIPerf's ``benchmark_duration``), acceptance pooled over requests; the
-    successful requests as rows."""
+    last response (AIPerf's ``benchmark_duration``), acceptance pooled over requests (per position
+    from their pooled histograms); the successful requests as rows, with their own acceptance. The
+    file is read by DuckDB (:func:`_read_records`)."""
     source.charge_runs(1)
-    source.charge(_REQUEST_BYTES * len(docs))
-    kept: list[dict[str, Any]] = []
-    warmup = failed = 0
-    for index, record in enumerate(docs):
-        if not _is_record(record):
-            raise IngestError("ingest.aiperf_record", source.name, record=index + 1)
-        if record["metadata"].get("benchmark_phase") == "warmup":
-            warmup += 1
-        elif record.get("error") is not None or not isinstance(record["metrics"], dict):
-            failed += 1
-        else:
-            kept.append(record)
-    if not kept and not failed:
+    source.charge(_REQUEST_BYTES * (source.line_ends + 1))  # at most a record a line
+    read = _read_records(source)
+    every, extras, pooled = read
+    not_records = np.flatnonzero(~every["record"])
+    if not_records.size:
+        raise IngestError("ingest.aiperf_record", source.name, record=int(every["line"][not_records[0]]))
+    failed_all = every["failed"] & ~every["warmup"]
+    kept_at = ~every["warmup"] & ~failed_all
+    failed = int(failed_all.sum())
+    if not kept_at.any() and not failed:
         raise IngestError("ingest.aiperf_warmup_only", source.name)
-    metrics = [record["metrics"] for record in kept]
-    columns = {"ttft_ms": _values(metrics, "time_to_first_token", _MS),
-               "itl_ms": _values(metrics, "inter_token_latency", _MS),
-               "e2el_ms": _values(metrics, "request_latency", _MS),
-               "input_tokens": _values(metrics, "input_sequence_length"),
-               "output_tokens": _values(metrics, "output_sequence_length")}
+    kept = {name: column[kept_at] for name, column in every.items()}
+    n = len(kept["line"])
+    with np.errstate(invalid="ignore"):
+        columns = {name: np.where(kept[name] >= 0, kept[name], np.nan)
+                   for name in ("ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens")}
+    for column in columns.values():
+        column[~np.isfinite(column)] = np.nan
+    acceptance = _acceptance(source, kept)
+    gammas = acceptance.pop("gamma")
     warnings: list[Notice] = []
     run = RunBuilder(warnings)
     # Sums past the largest float are inf (and inf / inf NaN): the builder refuses both.
@@ -305,41 +806,105 @@ def _parse_records(source: Source, docs: list[Any]) -> Parsed:
                 run.set(f"mean_{short}_ms", float(values.mean()))
                 for p, value in zip((50, 90, 99), np.percentile(values, [50, 90, 99])):
                     run.set(f"p{p}_{short}_ms", float(value))
-        run.set("num_requests", len(kept))
+        run.set("num_requests", n)
         run.set("failed_requests", failed)
-        starts, ends = (np.fromiter((_float(r["metadata"].get(key)) for r in kept), np.float64, len(kept))
-                        for key in ("request_start_ns", "request_end_ns"))
+        starts, ends = kept["start_ns"], kept["end_ns"]
         span = ends[np.isfinite(ends)].max(initial=-math.inf) - starts[np.isfinite(starts)].min(initial=math.inf)
         if 0 < span < math.inf:
             seconds = span / 1e9
             run.set("duration_s", seconds)
-            run.set("request_throughput", len(kept) / seconds)
+            run.set("request_throughput", n / seconds)
             if not np.isnan(columns["output_tokens"]).all():
                 run.set("output_throughput", float(np.nansum(columns["output_tokens"])) / seconds)
-        steps = _values(metrics, "spec_decode_steps")
-        accepted = _values(metrics, "spec_decode_accepted_draft_tokens")
-        mean_accepted = _pooled(accepted, steps)  # accepted drafts per verify step; +1 for the bonus token
+        accepted = acceptance["accepted_tokens"]
+        mean_accepted = _pooled(accepted, acceptance["drafts"])  # accepted drafts per verify step; +1 for the bonus
         run.set("acceptance_length", None if mean_accepted is None else 1 + mean_accepted,
-                source="spec_decode_accepted_draft_tokens / spec_decode_steps")
-        run.set("acceptance_rate", _pooled(accepted, _values(metrics, "spec_decode_draft_tokens")),
-                source="spec_decode_accepted_draft_tokens / spec_decode_draft_tokens")
-    run.keep("records", len(docs))
-    run.keep("warmup_records", warmup)
-    requests = pd.DataFrame({"run_index": np.zeros(len(kept), dtype=np.int64), **columns})
+                source="accepted draft tokens / verify steps")
+        run.set("acceptance_rate", _pooled(accepted, acceptance["draft_tokens"]),
+                source="accepted draft tokens / draft tokens")
+    gamma = _agreed(g for g in gammas.tolist() if not math.isnan(g))
+    positions, zero = _histogram_figures(pooled, gamma)
+    run.set("zero_accept_rate", zero, source="spec_decode_acceptance.acceptance_histogram")
+    run.set("per_position_acceptance", positions, source="spec_decode_acceptance.acceptance_histogram")
+    run.set("num_speculative_tokens", gamma, source="spec_decode_acceptance.num_spec_tokens")
+    run.keep("records", len(every["line"]))
+    run.keep("warmup_records", int(every["warmup"].sum()))
+    if pooled:
+        run.keep("pooled_spec_decode_acceptance_histogram", pooled)
+    _apply_cell(run, cell_settings(source.name))
+    measured = {name: column for name, column in acceptance.items() if not np.isnan(column).all()}
+    request_extras = pd.Series(kept["line"]).map(extras) if extras else None
+    requests = pd.DataFrame({"run_index": np.zeros(n, dtype=np.int64), **columns, **measured,
+                             **({"extra": request_extras.to_numpy()} if extras else {})})
     return Parsed("aiperf", [run.build()], requests, warnings)
 
 
 def parse(source: Source) -> Parsed:
     if not source.is_json:
         return _parse_csv(source)
+    if claims(source):
+        return _parse_records(source)
     docs = source.documents
     if docs and _is_record(docs[0]):
-        return _parse_records(source, docs)
+        return _parse_records(source)
     if len(docs) != 1:
         raise IngestError("ingest.one_document", source.name, format="aiperf", count=len(docs))
+    if _is_sweep(docs[0]):
+        return _parse_sweep(source, docs[0])
+    if _is_aggregate(docs[0]):
+        return _parse_aggregate(source, docs[0])
+    if _is_server_metrics(docs[0]):
+        return _parse_server_json(source, docs[0])
     source.charge_runs(1)
     warnings: list[Notice] = []
-    return Parsed("aiperf", [_run(docs[0], warnings)], warnings=warnings)
+    return Parsed("aiperf", [_run(docs[0], warnings, cell_settings(source.name))], warnings=warnings)
 
 
-FORMAT = Format("aiperf", sniff, parse)
+def _aggregate_of(path: Path, present: set[Path]) -> Path | None:
+    """The ``profile_export_aiperf_aggregate.json`` of the cell a repetition's file belongs to:
+    ``<base>/profile_runs/trial_N/<cell>/`` (repeated) is aggregated in ``<base>/aggregate/<cell>/``,
+    ``<cell>/profile_runs/trial_N/`` (independent) in ``<cell>/aggregate/``, and a run without a sweep,
+    ``<base>/profile_runs/run_N/``, in ``<base>/aggregate/``."""
+    parts = path.parts
+    for i in range(len(parts) - 2):
+        if parts[i] == "profile_runs" and _REPETITION.fullmatch(parts[i + 1]):
+            root, cell = Path(*parts[:i]), parts[i + 2:-1]
+            for candidate in (root.joinpath("aggregate", *cell, _AGGREGATE),
+                              root.joinpath(*cell, "aggregate", _AGGREGATE)):
+                if candidate in present:
+                    return candidate
+    return None
+
+
+def left_out(files: list[Path]) -> dict[Path, Path]:
+    """The AIPerf files among the result files found under a folder that another file or folder
+    already holds the runs of, each with that holder, so that each run is imported once and a
+    sweep's cell is one run:
+
+    * beside ``profile_export_aiperf.json``, its ``.csv`` (the same figures) and
+      ``profile_export.jsonl`` (the same requests' run; imported on its own it adds their rows);
+      beside ``server_metrics_export.json``, ``profile_export_aiperf_aggregate.json`` or the
+      sweep's JSON, the CSV of the same;
+    * a repetition's files (``profile_runs/trial_N`` or ``run_N``) where the aggregate over the
+      repetitions of its cell is there: the cell's run is the aggregate;
+    * ``profile_export_aiperf_sweep.json`` (in ``<base>/sweep_aggregate/`` or
+      ``<base>/aggregate/sweep_aggregate/``) where ``<base>`` holds a run of a cell read from its
+      own files: the cells are read from those (the sweep's summary has no model, endpoint nor
+      per-request rows).
+    """
+    present = set(files)
+    left: dict[Path, Path] = {}
+    for path in files:
+        beside = path.parent / _BESIDE.get(path.name, path.name)
+        holder = _aggregate_of(path, present) or (beside if beside != path and beside in present else None)
+        if holder:
+            left[path] = holder
+    cells = [p for p in files if p.name in _CELL_FILES and p not in left]
+    for sweep in (p for p in files if p.name == _SWEEP and p not in left):
+        base = sweep.parent.parent.parent if sweep.parent.parent.name == "aggregate" else sweep.parent.parent
+        if any(cell.is_relative_to(base) for cell in cells):
+            left[sweep] = base
+    return {path: left.get(holder, holder) for path, holder in left.items()}
+
+
+FORMAT = Format("aiperf", sniff, parse, claims)

@@ -122,11 +122,14 @@ class Parsed:
 @dataclass(frozen=True)
 class Format:
     """One import format: ``sniff`` says how sure it is that a source is of this format (0: not
-    at all, 1: certain), ``parse`` reads it. One module of :mod:`specviz.results.importers` each."""
+    at all, 1: certain), ``parse`` reads it. One module of :mod:`specviz.results.importers` each.
+    ``claims``, where a format has it, says from the file's head alone that it is certainly of
+    this format: the registry then neither decodes the file nor asks the other formats."""
 
     name: str
     sniff: Callable[["Source"], float]
     parse: Callable[["Source"], Parsed]
+    claims: Callable[["Source"], bool] | None = None
 
 
 def normalise_name(name: str) -> str:
