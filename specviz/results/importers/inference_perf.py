@@ -206,17 +206,18 @@ def _valid_sql(value: str) -> str:
 
 def _truthy(value: str) -> str:
     """SQL of whether a JSON value is one Python counts as set (not missing, null, false, zero or empty)."""
-    return (f"coalesce({value}::VARCHAR NOT IN ('null', 'false', '\"\"', '[]', '{{}}') "
-            f"AND coalesce(TRY_CAST({value}::VARCHAR AS DOUBLE) <> 0, true), false)")
+    empty = " ".join(f"WHEN '{text}' THEN false" for text in ("null", "false", '""', "[]", "{}"))
+    return (f"CASE WHEN {value} IS NULL THEN false ELSE CASE {value}::VARCHAR {empty} "  # not IN: DuckDB would
+            f"ELSE coalesce(TRY_CAST({value}::VARCHAR AS DOUBLE) <> 0, true) END END")  # join a list for it
 
 
 # The response a record's figures are read from: ``response_metrics`` where it is an object with
 # keys, else ``response_info`` (0.5.0's name). Whether an object has keys is asked only where it
-# matters: an object without either key read from it.
-_OLDER = (f"{_kind(_at('$.info.response_metrics'))} IS DISTINCT FROM 'object' "
-          f"OR ({_at('$.info.response_metrics.output_tokens')} IS NULL "
-          f"AND {_at('$.info.response_metrics.output_token_times')} IS NULL "
-          f"AND json_extract(json, '$.info.response_metrics')::VARCHAR = '{{}}')")
+# matters (a CASE evaluates a branch only for its rows): an object without either key read from it.
+_OLDER = (f"CASE WHEN {_kind(_at('$.info.response_metrics'))} IS DISTINCT FROM 'object' THEN true "
+          f"WHEN {_at('$.info.response_metrics.output_tokens')} IS NOT NULL "
+          f"OR {_at('$.info.response_metrics.output_token_times')} IS NOT NULL THEN false "
+          f"ELSE json_extract(json, '$.info.response_metrics')::VARCHAR = '{{}}' END")
 # What each field of a record may hold, in the order they are checked, and the SQL of its JSON value.
 _FIELDS = {"start_time": (_NUMBER, _at("$.start_time")), "end_time": (_NUMBER, _at("$.end_time")),
            "info": (_OBJECT, _at("$.info")), "info.input_tokens": (_NUMBER, _at("$.info.input_tokens")),
@@ -241,17 +242,21 @@ _READ = f"""
                          ELSE {_at("$.info.response_metrics.output_token_times")} END AS times
           FROM (SELECT *, {_OLDER} AS older
                 FROM (SELECT row_number() OVER () AS record, json, json_extract(json, ?) AS w FROM {{file}})))"""
-_TIME = "coalesce(TRY_CAST(replace(t, ',', '') AS DOUBLE), 'NaN')"  # a token time's text (t) as a float
-# Each record's token times as floats (NaN where one is no finite number ≥ 0), then its first, its
-# last, their count and every gap between consecutive ones that is a finite number ≥ 0.
+# Each record's token times as floats: cast at once where the array holds no string, boolean or
+# Infinity (no quote, t or f: the cast would read true as 1 and no text as Python does), else each
+# entry as :func:`_number` reads it.
+_CAST_TIMES = ("CASE WHEN NOT (contains(times, '\"') OR contains(times, 't') OR contains(times, 'f')) "
+               "THEN TRY_CAST(times AS DOUBLE[]) ELSE list_transform(json_extract_string(times, '$[*]'), "
+               "lambda t: TRY_CAST(replace(t, ',', '') AS DOUBLE)) END")
+# Then NaN where one is no finite number ≥ 0; the first, the last, their count and every gap
+# between consecutive ones that is a finite number ≥ 0.
 _TIMES = f"""
     SELECT * EXCLUDE (times, values), coalesce(values[1], 'NaN') AS first,
            coalesce(values[len(values)], 'NaN') AS last, len(values) AS count,
            list_filter([values[i + 1] - values[i] FOR i IN range(1, len(values))],
                        lambda gap: isfinite(gap) AND gap >= 0) AS gaps
-    FROM (SELECT *, coalesce(list_transform(json_extract_string(times, '$[*]'), lambda t: {_valid_sql(_TIME)}), [])
-                    AS values
-          FROM records)"""
+    FROM (SELECT *, coalesce(list_transform({_CAST_TIMES}, lambda t: {_valid_sql("t")}), []) AS values
+          FROM ({_READ}))"""
 
 
 def _most_requests(source: Source) -> int:
@@ -306,10 +311,8 @@ def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
     with duckdb.connect(config={"memory_limit": f"{memory}B"}) as con:
         try:
             con.execute("SET enable_progress_bar = false")
-            con.execute(f"CREATE TEMP TABLE records AS {_READ.replace('{file}', file)}", [_PATHS])
+            con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{file}', file)}", [_PATHS])
             _check_records(source, con, most)
-            con.execute(f"CREATE TEMP TABLE requests AS {_TIMES}")
-            con.execute("DROP TABLE records")
             count, extra_bytes = con.execute(f"""
                 SELECT count(*), coalesce(sum({" + ".join(f"coalesce(strlen({name}), 0)" for name in _EXTRAS)}), 0)
                 FROM requests""").fetchone()
@@ -337,19 +340,19 @@ def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
 def _check_records(source: Source, con: duckdb.DuckDBPyConnection, most: int) -> None:
     """Refuse the file at its first record that is no request, holds a field of another kind, or
     an error, adapter or labels too long to store (:func:`_read_requests`)."""
-    found = con.execute("SELECT min(record) FROM records WHERE NOT whole").fetchone()[0]
+    found = con.execute("SELECT min(record) FROM requests WHERE NOT whole").fetchone()[0]
     if found is not None:
         raise IngestError("ingest.request_record", source.name, record=found, format="inference-perf",
                           keys=", ".join(sorted(_REQUEST_KEYS)))
     for name, (expected, _) in _FIELDS.items():
         allowed = ", ".join(f"'{kind.strip()}'" for kind in expected.split("|"))
-        found = con.execute(f'SELECT record, "kind {name}" FROM records WHERE "kind {name}" NOT IN ({allowed}) '
+        found = con.execute(f'SELECT record, "kind {name}" FROM requests WHERE "kind {name}" NOT IN ({allowed}) '
                             "ORDER BY record LIMIT 1").fetchone()
         if found is not None:
             raise IngestError("ingest.request_field_type", source.name, record=found[0], field=name, kind=found[1],
                               expected=expected)
     for name in _EXTRAS:
-        found = con.execute(f"SELECT record, strlen({name}) FROM records WHERE strlen({name}) > ? "
+        found = con.execute(f"SELECT record, strlen({name}) FROM requests WHERE strlen({name}) > ? "
                             "ORDER BY record LIMIT 1", [most]).fetchone()
         if found is not None:
             raise IngestError("ingest.request_value_too_large", source.name, record=found[0], field=name,
