@@ -60,6 +60,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 from pathlib import PurePath
 from typing import Any
 
@@ -176,7 +177,8 @@ _PATHS = ["$.start_time", "$.end_time", "$.info", "$.error", "$.info.input_token
           "$.info.response_metrics.output_tokens", "$.info.response_info.output_tokens",
           "$.info.response_metrics.output_token_times", "$.info.response_info.output_token_times",
           "$.info.lora_adapter", "$.info.labels"]
-_NUMBER, _OBJECT, _ARRAY = "number | string | null", "object | null", "array | null"
+# The kinds of JSON value a field may hold, as inference-perf writes it (numeric text is read too).
+_NUMBER, _OBJECT, _ARRAY = ("number", "string", "null"), ("object", "null"), ("array", "null")
 
 
 def _at(path: str) -> str:
@@ -189,6 +191,12 @@ def _kind(value: str) -> str:
     return (f"CASE WHEN {value} IS NOT NULL THEN CASE left({value}::VARCHAR, 1) WHEN '{{' THEN 'object' "
             f"WHEN '[' THEN 'array' WHEN '\"' THEN 'string' WHEN 't' THEN 'boolean' WHEN 'f' THEN 'boolean' "
             f"WHEN 'n' THEN 'null' ELSE 'number' END END")
+
+
+def _wrong_kind(value: str, allowed: tuple[str, ...]) -> str:
+    """SQL of a JSON value's kind where it is none of ``allowed``, else NULL (a CASE, not an IN list:
+    DuckDB would plan the list as a join)."""
+    return f"CASE {_kind(value)} {' '.join(f'WHEN {kind!r} THEN NULL' for kind in allowed)} ELSE {_kind(value)} END"
 
 
 def _number(value: str) -> str:
@@ -226,9 +234,15 @@ _FIELDS = {"start_time": (_NUMBER, _at("$.start_time")), "end_time": (_NUMBER, _
            "info.response_info": (_OBJECT, _at("$.info.response_info")),
            "output_tokens": (_NUMBER, "output_tokens"), "output_token_times": (_ARRAY, "times")}
 _EXTRAS = {"error": _at("$.error"), "lora_adapter": _at("$.info.lora_adapter"), "labels": _at("$.info.labels")}
+# Each record: whether it has the four keys, the first field holding a kind it may not and that
+# kind, the first of its extras longer than $most bytes (NULL where none is), then its values.
 _READ = f"""
-    SELECT record, {", ".join(f"{_kind(sql)} AS {json.dumps('kind ' + name)}" for name, (_, sql) in _FIELDS.items())},
-           w[1] IS NOT NULL AND w[2] IS NOT NULL AND w[3] IS NOT NULL AND w[4] IS NOT NULL AS whole,
+    SELECT record, w[1] IS NOT NULL AND w[2] IS NOT NULL AND w[3] IS NOT NULL AND w[4] IS NOT NULL AS whole,
+           CASE {" ".join(f"WHEN {_wrong_kind(sql, allowed)} IS NOT NULL THEN '{name}'"
+                          for name, (allowed, sql) in _FIELDS.items())} END AS wrong_field,
+           coalesce({", ".join(_wrong_kind(sql, allowed) for allowed, sql in _FIELDS.values())}) AS wrong_kind,
+           CASE {" ".join(f"WHEN strlen({sql}::VARCHAR) > $most THEN '{name}'" for name, sql in _EXTRAS.items())}
+           END AS too_large,
            {_number(_at("$.start_time"))} AS "start", {_number(_at("$.end_time"))} AS "end",
            CASE WHEN {_at("$.info.input_tokens")} IS NOT NULL THEN {_number(_at("$.info.input_tokens"))}
                 ELSE {_number(_at("$.info.request_metrics.text.input_tokens"))} END AS input,
@@ -241,7 +255,7 @@ _READ = f"""
                     CASE WHEN older THEN {_at("$.info.response_info.output_token_times")}
                          ELSE {_at("$.info.response_metrics.output_token_times")} END AS times
           FROM (SELECT *, {_OLDER} AS older
-                FROM (SELECT row_number() OVER () AS record, json, json_extract(json, ?) AS w FROM {{file}})))"""
+                FROM (SELECT row_number() OVER () AS record, json, json_extract(json, $paths) AS w FROM {{file}})))"""
 # Each record's token times as floats: cast at once where the array holds no string, boolean or
 # Infinity (no quote, t or f: the cast would read true as 1 and no text as Python does), else each
 # entry as :func:`_number` reads it.
@@ -307,12 +321,14 @@ def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
     # DuckDB's threads: DuckDB's default, 16 MiB, would refuse a 40 MB request with images in its body.
     file = (f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'array', "
             f"maximum_object_size = {memory // 8})")
-    most = settings.get("SPECVIZ_STORED_EXTRA_BYTES")
-    with duckdb.connect(config={"memory_limit": f"{memory}B"}) as con:
+    # What spills goes to a folder of its own (an in-memory DuckDB would make .tmp in the working folder).
+    with tempfile.TemporaryDirectory(prefix="specviz-inference-perf-") as spill, \
+            duckdb.connect(config={"memory_limit": f"{memory}B", "temp_directory": spill}) as con:
         try:
             con.execute("SET enable_progress_bar = false")
-            con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{file}', file)}", [_PATHS])
-            _check_records(source, con, most)
+            con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{file}', file)}",
+                        {"paths": _PATHS, "most": settings.get("SPECVIZ_STORED_EXTRA_BYTES")})
+            _check_records(source, con)
             count, extra_bytes = con.execute(f"""
                 SELECT count(*), coalesce(sum({" + ".join(f"coalesce(strlen({name}), 0)" for name in _EXTRAS)}), 0)
                 FROM requests""").fetchone()
@@ -337,26 +353,24 @@ def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
     return {**read, "extra": extra, "gaps": np.asarray(gaps, np.float64)}
 
 
-def _check_records(source: Source, con: duckdb.DuckDBPyConnection, most: int) -> None:
+def _check_records(source: Source, con: duckdb.DuckDBPyConnection) -> None:
     """Refuse the file at its first record that is no request, holds a field of another kind, or
     an error, adapter or labels too long to store (:func:`_read_requests`)."""
-    found = con.execute("SELECT min(record) FROM requests WHERE NOT whole").fetchone()[0]
-    if found is not None:
-        raise IngestError("ingest.request_record", source.name, record=found, format="inference-perf",
+    found = con.execute("SELECT record, whole, wrong_field, wrong_kind, too_large FROM requests "
+                        "WHERE NOT whole OR wrong_field IS NOT NULL OR too_large IS NOT NULL "
+                        "ORDER BY record LIMIT 1").fetchone()
+    if found is None:
+        return
+    record, whole, field, kind, too_large = found
+    if not whole:
+        raise IngestError("ingest.request_record", source.name, record=record, format="inference-perf",
                           keys=", ".join(sorted(_REQUEST_KEYS)))
-    for name, (expected, _) in _FIELDS.items():
-        allowed = ", ".join(f"'{kind.strip()}'" for kind in expected.split("|"))
-        found = con.execute(f'SELECT record, "kind {name}" FROM requests WHERE "kind {name}" NOT IN ({allowed}) '
-                            "ORDER BY record LIMIT 1").fetchone()
-        if found is not None:
-            raise IngestError("ingest.request_field_type", source.name, record=found[0], field=name, kind=found[1],
-                              expected=expected)
-    for name in _EXTRAS:
-        found = con.execute(f"SELECT record, strlen({name}) FROM requests WHERE strlen({name}) > ? "
-                            "ORDER BY record LIMIT 1", [most]).fetchone()
-        if found is not None:
-            raise IngestError("ingest.request_value_too_large", source.name, record=found[0], field=name,
-                              size=found[1], limit=most)
+    if field is not None:
+        raise IngestError("ingest.request_field_type", source.name, record=record, field=field, kind=kind,
+                          expected=" | ".join(_FIELDS[field][0]))
+    size = con.execute(f"SELECT strlen({too_large}) FROM requests WHERE record = ?", [record]).fetchone()[0]
+    raise IngestError("ingest.request_value_too_large", source.name, record=record, field=too_large, size=size,
+                      limit=settings.get("SPECVIZ_STORED_EXTRA_BYTES"))
 
 
 def _valid(values: np.ndarray) -> np.ndarray:
