@@ -22,6 +22,13 @@ steps and acceptance histogram), against DuckDB's
 ``CREATE TABLE AS SELECT * FROM read_json(file)`` and ``CHECKPOINT``: specviz with its settings as
 they are (``SPECVIZ_MAX_UPLOAD_BYTES`` refuses a file over 200 MB; the refusal and its time are
 reported), then with the upload limit lifted (``SPECVIZ_IMPORT_MEMORY_BYTES`` as it is).
+
+``bench/bench_ingest.py inference-perf [requests ...]`` (default 1,000,000): an inference-perf
+``per_request_lifecycle_metrics.json`` of that many requests, each the shape of the first request
+of the real sample (``../shared/samples/2026/inference_perf_0.5_two_stage/``: 8 token times,
+``json.dumps(indent=2)`` as inference-perf writes it locally, about 1.2 KB a request) with its own
+times and input length, against DuckDB's ``CREATE TABLE AS SELECT * FROM read_json(file)`` and
+``CHECKPOINT``, in the same two ways.
 """
 
 from __future__ import annotations
@@ -43,16 +50,20 @@ from specviz.results.store import Store  # noqa: E402
 
 CHUNK_ROWS = 1_000_000  # the CSV is written in chunks: 10M rows at once would need GBs of pandas
 
-# Each child prints {"seconds": wall time of the work, "peak_bytes": VmHWM at the end}.
+# Each child prints {"seconds": wall time of the work, "cpu_seconds": the CPU time its threads took
+# for it (what contention for the cores does not stretch), "peak_bytes": VmHWM at the end}.
 CHILD = """
-import json, re, sys, time
+import json, os, re, sys, time
 sys.path.insert(0, {root!r})
 def peak():
     return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
+def cpu():
+    return os.times().user + os.times().system
 {setup}
-started = time.perf_counter()
+started, cpu_started = time.perf_counter(), cpu()
 {work}
-print(json.dumps({{"seconds": time.perf_counter() - started, "peak_bytes": peak()}}))
+print(json.dumps({{"seconds": time.perf_counter() - started, "cpu_seconds": cpu() - cpu_started,
+                  "peak_bytes": peak()}}))
 """
 FLOOR = ("import duckdb\ncon = duckdb.connect({db!r})",
          "con.execute('CREATE TABLE t AS SELECT * FROM read_csv(?)', [{csv!r}])\ncon.execute('CHECKPOINT')\n"
@@ -61,7 +72,7 @@ SPECVIZ = ("from specviz.results.store import Store\nstore = Store({db!r})",
            "result = store.import_path({csv!r})\nassert result.status == 'imported', result")
 PANDAS = ("import pandas as pd", "frame = pd.read_csv({csv!r})")
 JSON_FLOOR = ("import duckdb\ncon = duckdb.connect({db!r})",
-              "con.execute(\"CREATE TABLE t AS SELECT * FROM read_json(?, format='newline_delimited')\", [{csv!r}])\n"
+              "con.execute('CREATE TABLE t AS SELECT * FROM read_json(?, format=?)', [{csv!r}, {fmt!r}])\n"
               "con.execute('CHECKPOINT')\ncon.close()")
 # The import as `specviz ingest` makes it (its upload limit), a refusal reported instead of failing the child.
 SPECVIZ_JSONL = ("from specviz import settings\nfrom specviz.results.importers import IngestError\n"
@@ -123,6 +134,35 @@ def make_aiperf_jsonl(path: Path, lines: int) -> None:
                                                        hist.tolist(), accepted.tolist(), steps.tolist()))
 
 
+def make_inference_perf_json(path: Path, requests: int) -> None:
+    """inference-perf per-request records shaped as the sample's first (8 token times), each with its
+    own start, token times, end and input length, written from one template a chunk at a time."""
+    sample = ROOT.parent / "shared/samples/2026/inference_perf_0.5_two_stage/per_request_lifecycle_metrics.json"
+    record = json.loads(sample.read_text())[0]
+    response = record["info"]["response_metrics"]
+    tokens = len(response["output_token_times"])
+    response["chunk_times"] = response["output_token_times"] = [f"@t{i}@" for i in range(tokens)]
+    record["start_time"], record["end_time"] = "@start@", "@end@"
+    record["info"]["input_tokens"] = record["info"]["request_metrics"]["text"]["input_tokens"] = "@input@"
+    response["server_usage"]["prompt_tokens"] = "@input@"
+    text = json.dumps([record], indent=2)[2:-2].replace("{", "{{").replace("}", "}}")  # one record as in the array
+    for field in ("start", "end", "input", *(f"t{i}" for i in range(tokens))):
+        text = text.replace(f'"@{field}@"', "{" + field + "}")
+    rng = np.random.default_rng(0)
+    with open(path, "w") as out:
+        out.write("[\n")
+        for first in range(0, requests, CHUNK_ROWS):
+            n = min(CHUNK_ROWS, requests - first)
+            start = (first + np.arange(n)) * 0.001
+            gaps = rng.gamma(5.0, 0.004, (n, tokens))
+            times = start[:, None] + rng.gamma(2.0, 0.05, n)[:, None] + np.cumsum(gaps, 1) - gaps[:, :1]
+            inputs = rng.integers(64, 2048, n)
+            out.write(",\n".join(text.format(start=a, end=t[-1] + 0.001, input=i, **{f"t{j}": v for j, v in enumerate(t)})
+                                 for a, i, t in zip(start.tolist(), inputs.tolist(), times.tolist())))
+            out.write(",\n" if first + n < requests else "\n")
+        out.write("]\n")
+
+
 def in_child(kind: tuple[str, str], env: dict[str, str] | None = None, **paths: str) -> dict[str, float]:
     setup, work = (part.format(**paths) for part in kind)
     script = CHILD.format(root=str(ROOT), setup=setup, work=work)
@@ -134,20 +174,34 @@ def in_child(kind: tuple[str, str], env: dict[str, str] | None = None, **paths: 
     return {**json.loads(said[-1]), "said": " ".join(said[:-1])}
 
 
-def measure_aiperf(lines: int, tmp: Path) -> None:
-    path = tmp / f"profile_export_{lines}.jsonl"
-    make_aiperf_jsonl(path, lines)
-    floor = in_child(JSON_FLOOR, db=str(tmp / f"json_floor_{lines}.duckdb"), csv=str(path))
-    print(f"{lines:,} AIPerf per-request records, {path.stat().st_size / 1e6:,.0f} MB of JSON lines")
-    print(f"  DuckDB read_json (CTAS + CHECKPOINT) {floor['seconds']:7.2f} s  "
+def measure_json(path: Path, what: str, fmt: str) -> None:
+    """A per-request JSON file imported as ``specviz ingest`` would (its upload limit), then with that
+    limit lifted, each against DuckDB's ``read_json`` of the same file (``fmt``) in the same run."""
+    tmp = path.parent
+    floor = in_child(JSON_FLOOR, db=str(tmp / f"json_floor_{path.stem}.duckdb"), csv=str(path), fmt=fmt)
+    print(f"{what}, {path.stat().st_size / 1e6:,.0f} MB of JSON")
+    print(f"  DuckDB read_json (CTAS + CHECKPOINT) {floor['seconds']:7.2f} s (CPU {floor['cpu_seconds']:6.2f} s)  "
           f"peak RSS {floor['peak_bytes'] / 1e9:5.2f} GB")
     runs = [("specviz import, settings as they are", {}),
             ("specviz import, upload limit lifted", {"SPECVIZ_MAX_UPLOAD_BYTES": str(10**12)})]
-    for number, (what, env) in enumerate(runs):
-        ours = in_child(SPECVIZ_JSONL, env, db=str(tmp / f"specviz_jsonl_{lines}_{number}.duckdb"), csv=str(path))
-        print(f"  {what:36s} {ours['seconds']:7.2f} s  peak RSS {ours['peak_bytes'] / 1e9:5.2f} GB"
-              f"  | {ours['seconds'] / floor['seconds']:4.2f}x read_json  {ours['said'][:160]}")
+    for number, (how, env) in enumerate(runs):
+        ours = in_child(SPECVIZ_JSONL, env, db=str(tmp / f"specviz_{path.stem}_{number}.duckdb"), csv=str(path))
+        print(f"  {how:36s} {ours['seconds']:7.2f} s (CPU {ours['cpu_seconds']:6.2f} s)  "
+              f"peak RSS {ours['peak_bytes'] / 1e9:5.2f} GB  | {ours['seconds'] / floor['seconds']:4.2f}x read_json "
+              f"(CPU {ours['cpu_seconds'] / floor['cpu_seconds']:4.2f}x)  {ours['said'][:160]}")
     path.unlink()
+
+
+def measure_aiperf(lines: int, tmp: Path) -> None:
+    path = tmp / f"profile_export_{lines}.jsonl"
+    make_aiperf_jsonl(path, lines)
+    measure_json(path, f"{lines:,} AIPerf per-request records", "newline_delimited")
+
+
+def measure_inference_perf(requests: int, tmp: Path) -> None:
+    path = tmp / f"per_request_lifecycle_metrics_{requests}.json"
+    make_inference_perf_json(path, requests)
+    measure_json(path, f"{requests:,} inference-perf per-request records", "array")
 
 
 def timed(fn) -> tuple[float, object]:
@@ -187,10 +241,11 @@ def measure(rows: int, tmp: Path) -> float:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["aiperf"]:
+    if sys.argv[1:2] in (["aiperf"], ["inference-perf"]):
+        measure_format = measure_aiperf if sys.argv[1] == "aiperf" else measure_inference_perf
         with tempfile.TemporaryDirectory() as tmp:
-            for lines in [int(arg) for arg in sys.argv[2:]] or [1_000_000]:
-                measure_aiperf(lines, Path(tmp))
+            for count in [int(arg) for arg in sys.argv[2:]] or [1_000_000]:
+                measure_format(count, Path(tmp))
         return
     sizes = [int(arg) for arg in sys.argv[1:]] or [1_000_000]
     with tempfile.TemporaryDirectory() as tmp:

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import parses_or_refuses
 
 from specviz.results import explorer, importers
+from specviz.results.importers import base, inference_perf
 from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,6 +129,112 @@ class TestPerRequestReport:
         "error": st.none() | st.dictionaries(st.text(max_size=3), st.text(max_size=3))}), min_size=1, max_size=4))
     def test_never_crashes(self, records):
         parses_or_refuses(self.NAME, json.dumps(records).encode())
+
+
+class TestReadByDuckDB:
+    """The per-request report is claimed from its head and read by DuckDB, never decoded by Python."""
+
+    NAME = TestPerRequestReport.NAME
+
+    @staticmethod
+    def records(n: int) -> bytes:
+        record = json.loads((RUN / TestPerRequestReport.NAME).read_bytes())[0]
+        return json.dumps([record] * n, indent=2).encode()
+
+    def test_claimed_by_its_head_and_never_decoded_by_python(self, monkeypatch):
+        monkeypatch.setattr(base.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
+        data = (RUN / self.NAME).read_bytes()
+        assert importers.detect_format(self.NAME, data) == "inference-perf"
+        assert len(importers.parse(self.NAME, data).requests) == 6
+        compact = json.dumps(json.loads(data)).encode()  # as inference-perf writes it to S3 or GCS
+        assert importers.detect_format(self.NAME, compact) == "inference-perf"
+
+    def test_other_key_orders_are_decoded_to_tell_the_format_then_read_the_same(self):
+        record = {"info": {}, "error": None, "end_time": 1.0, "start_time": 0.0}
+        assert not inference_perf.claims(importers.Source(self.NAME, json.dumps([record]).encode()))
+        (row,) = importers.parse(self.NAME, json.dumps([record]).encode()).requests.itertuples()
+        assert row.e2el_ms == 1000.0
+
+    def test_the_memory_of_the_rows_is_charged_before_duckdb_reads(self, monkeypatch):
+        data = self.records(2000)
+        needed = base._RUN_BYTES + inference_perf._REQUEST_BYTES * 2000  # a request a "start_time"
+        monkeypatch.setattr(inference_perf.duckdb, "connect", pytest.fail)
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
+        with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
+            importers.parse(self.NAME, data)
+        monkeypatch.undo()
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed + 10_000))  # and the run's extra stored
+        assert len(importers.parse(self.NAME, data).requests) == 2000
+
+
+class TestHostile:
+    """Hostile per-request files: each the file's error, naming it, and nothing stored lost."""
+
+    NAME = TestPerRequestReport.NAME
+
+    @staticmethod
+    def refused(tmp_path, data: bytes) -> importers.IngestError:
+        store = Store(tmp_path / "s.duckdb")
+        store.import_file(f"{RUN.name}/{TestHostile.NAME}", (RUN / TestHostile.NAME).read_bytes())
+        before = store.query("SELECT count(*) AS n FROM requests").frame.n[0]
+        with pytest.raises(importers.IngestError) as info:
+            store.import_file("hostile/per_request_lifecycle_metrics.json", data)
+        assert info.value.file == "hostile/per_request_lifecycle_metrics.json"
+        assert store.query("SELECT count(*) AS n FROM requests").frame.n[0] == before == 6
+        assert len(store.runs()) == 1
+        store.close()
+        return info.value
+
+    @staticmethod
+    def sample(change=None) -> list:
+        records = json.loads((RUN / TestHostile.NAME).read_bytes())
+        if change:
+            change(records[2])
+        return records
+
+    @pytest.mark.parametrize(("field", "value", "kind"), [
+        ("start_time", {"s": 1}, "object"), ("end_time", [1.0], "array"), ("info", "text", "string"),
+        ("info.response_metrics.output_tokens", True, "boolean"),
+        ("info.response_metrics.output_token_times", 0.5, "number"), ("info.response_metrics", [], "array")])
+    def test_a_field_of_the_wrong_kind_is_named(self, tmp_path, field, value, kind):
+        def change(record):
+            *path, last = field.split(".")
+            for key in path:
+                record = record[key]
+            record[last] = value
+        error = self.refused(tmp_path, json.dumps(self.sample(change), indent=2).encode())
+        named = field.removeprefix("info.response_metrics.") if "output" in field else field
+        assert (error.key, error.params["record"], error.params["field"], error.params["kind"]) == (
+            "ingest.request_field_type", 3, named, kind)
+
+    @pytest.mark.parametrize("cut", [",", ",\n  ", "", "{", '{"start_time": 1'])
+    def test_a_file_cut_off_mid_array(self, tmp_path, cut):
+        text = json.dumps(self.sample(), indent=2)
+        data = (text[:text.index("},\n  {", 1000) + 1] + cut).encode()  # after the first records
+        assert self.refused(tmp_path, data).key == "ingest.json_malformed"
+
+    def test_a_huge_stored_string_is_named(self, tmp_path):
+        def change(record):
+            record["error"] = {"error_type": "HTTP Error 500", "error_msg": "x" * 200_000}
+        error = self.refused(tmp_path, json.dumps(self.sample(change)).encode())
+        assert (error.key, error.params["record"], error.params["field"]) == ("ingest.request_value_too_large", 3,
+                                                                             "error")
+
+    def test_a_huge_body_is_read_without_python(self, tmp_path, monkeypatch):
+        """The request and response bodies are not read: a 50 MB response is DuckDB's to skip."""
+        monkeypatch.setattr(base.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
+        records = self.sample(lambda record: record.update(response="y" * 50_000_000))
+        store = Store(tmp_path / "s.duckdb")
+        result = store.import_file(self.NAME, json.dumps(records, indent=2).encode())
+        assert (result.status, result.requests) == ("imported", 6)
+        store.close()
+
+    def test_a_record_over_what_duckdb_may_read_is_refused(self, tmp_path, monkeypatch):
+        monkeypatch.setattr(inference_perf, "_DUCKDB_BYTES", 100_000_000)  # a buffer of 2 × 16 MiB
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "200000000")
+        records = self.sample(lambda record: record.update(request="z" * 40_000_000))
+        error = self.refused(tmp_path, json.dumps(records, indent=2).encode())
+        assert error.key == "ingest.record_too_large" and 30_000_000 < error.params["limit"] < 40_000_000
 
 
 class TestPrometheusReport:

@@ -26,6 +26,16 @@
     request's mean). It is not split into the stages' runs: no request records its stage (the
     writer drops ``stage_id``), the stage reports record no times to match the requests' against,
     and a file is read on its own, without the stage files beside it.
+
+    The file is read by DuckDB from the source's private copy, never decoded by Python's json
+    (a run of 1M requests writes about 1.2 GB): a file whose head shows the array and the first
+    record's ``start_time``, ``end_time`` and ``request`` keys, in the order inference-perf writes
+    them, is claimed from its head alone (:func:`claims`); another array of request records is
+    decoded by the registry to tell its format, then read the same way. A field that holds a JSON
+    value of another kind than inference-perf writes there (an object for a time, a string for
+    ``info``, a number for the token times) is the file's error, naming the record and the field;
+    so is a request's error, adapter or labels longer than ``SPECVIZ_STORED_EXTRA_BYTES``, which
+    would be stored in its row. Numbers written as text are read as DuckDB casts them.
 ``summary_prometheus_metrics.json`` and ``stage_N_prometheus_metrics.json``
     The model server's own view of the run, from Prometheus (``summarize_prometheus_metrics``):
     the lifecycle report's shape with ``benchmark_time_seconds`` 0, ``load_summary`` and
@@ -47,16 +57,21 @@ the per-request report), ``inference_perf/apis/base.py``; the per-request shape 
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import tempfile
 from pathlib import PurePath
 from typing import Any
 
+import duckdb
 import numpy as np
 import pandas as pd
 
+from specviz import settings
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, floats, number, request_extra
+from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, number, request_extra
 
 __all__ = ["FORMAT"]
 
@@ -67,9 +82,19 @@ _THROUGHPUTS = {"output_tokens_per_sec": "output_throughput", "total_tokens_per_
                 "requests_per_sec": "request_throughput"}
 _STAGE = re.compile(r"stage_(\d+)_(?:lifecycle|prometheus)_metrics\.json")
 _REQUEST_KEYS = frozenset({"start_time", "end_time", "info", "error"})
-# Per request, beyond the decoded JSON the source has charged: the float columns, the token times
-# read as floats, the DataFrame and the store's copy (as aiperf's records, measured there).
+# Per request: the float columns, the DataFrame and the store's copy (as aiperf's records, measured there).
 _REQUEST_BYTES = 256
+# Per byte of a request's error, adapter and labels as JSON text: the text, its decoded objects and
+# the row's extra written from them.
+_EXTRA_BYTES_PER_BYTE = 4
+_DUCKDB_BYTES = 256 << 20  # the least memory DuckDB is given to read a per-request file
+# inference-perf's per-request report as it writes it (``json.dumps(contents, indent=2)``, or without
+# the indent): an array whose first record starts with these keys, in this order.
+_PER_REQUEST_HEAD = re.compile(r'\s*\[\s*\{\s*"start_time"\s*:\s*[-+.\w]+\s*,\s*"end_time"\s*:\s*[-+.\w]+\s*,'
+                               r'\s*"request"\s*:')
+_START_KEY = b'"start_time"'
+# DuckDB's refusal of a record longer than its buffer, with that length.
+_OBJECT_SIZE = re.compile(r'"maximum_object_size" of \d+ bytes exceeded.*\(>(\d+) bytes\)')
 
 
 def _is_report(doc: Any) -> bool:
@@ -78,6 +103,13 @@ def _is_report(doc: Any) -> bool:
 
 def _is_requests(doc: Any) -> bool:
     return isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict) and _REQUEST_KEYS <= doc[0].keys()
+
+
+def claims(source: Source) -> bool:
+    """Whether the head alone shows inference-perf's per-request report (:data:`_PER_REQUEST_HEAD`):
+    the registry then takes the file for inference-perf's without decoding it whole, and
+    :func:`_read_requests` reads it with DuckDB."""
+    return _PER_REQUEST_HEAD.match(source.head) is not None
 
 
 def sniff(source: Source) -> float:
@@ -138,26 +170,207 @@ def _prometheus(doc: dict[str, Any], run: RunBuilder, stage: re.Match | None) ->
     run.keep("report", "prometheus")
 
 
-def _first_last(times: list[list[Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each request's first and last token time (NaN for none) and how many it has."""
-    counts = np.fromiter(map(len, times), np.int64, len(times))
-    values = floats(times)
-    ends = np.cumsum(counts)
-    has = counts > 0
-    first, last = np.full(len(times), np.nan), np.full(len(times), np.nan)
-    first[has], last[has] = values[(ends - counts)[has]], values[ends[has] - 1]
-    return first, last, counts
+# Each record's JSON values at these paths, read at once (one parse a record): as JSON text, SQL
+# NULL where the path is missing and 'null' where its value is.
+_PATHS = ["$.start_time", "$.end_time", "$.info", "$.error", "$.info.input_tokens",
+          "$.info.request_metrics.text.input_tokens", "$.info.response_metrics", "$.info.response_info",
+          "$.info.response_metrics.output_tokens", "$.info.response_info.output_tokens",
+          "$.info.response_metrics.output_token_times", "$.info.response_info.output_token_times",
+          "$.info.lora_adapter", "$.info.labels"]
+# The kinds of JSON value a field may hold, as inference-perf writes it (numeric text is read too).
+_NUMBER, _OBJECT, _ARRAY = ("number", "string", "null"), ("object", "null"), ("array", "null")
 
 
-def _gaps(times: list[list[Any]]) -> np.ndarray:
-    """Every gap between a request's consecutive token times, over all requests, in seconds."""
-    values = floats(times)
-    gaps = np.diff(values)
-    boundaries = np.cumsum(np.fromiter(map(len, times), np.int64, len(times)))[:-1] - 1
-    keep = np.ones(gaps.size, bool)
-    keep[boundaries[(boundaries >= 0) & (boundaries < gaps.size)]] = False
-    gaps = gaps[keep]
-    return gaps[np.isfinite(gaps) & (gaps >= 0)]
+def _at(path: str) -> str:
+    """SQL of a record's JSON value at ``path`` (one of :data:`_PATHS`)."""
+    return f"w[{_PATHS.index(path) + 1}]"
+
+
+def _kind(value: str) -> str:
+    """SQL of the JSON kind of a JSON value's text, by its first character (NULL where it is missing)."""
+    return (f"CASE WHEN {value} IS NOT NULL THEN CASE left({value}::VARCHAR, 1) WHEN '{{' THEN 'object' "
+            f"WHEN '[' THEN 'array' WHEN '\"' THEN 'string' WHEN 't' THEN 'boolean' WHEN 'f' THEN 'boolean' "
+            f"WHEN 'n' THEN 'null' ELSE 'number' END END")
+
+
+def _wrong_kind(value: str, allowed: tuple[str, ...]) -> str:
+    """SQL of a JSON value's kind where it is none of ``allowed``, else NULL (a CASE, not an IN list:
+    DuckDB would plan the list as a join)."""
+    return f"CASE {_kind(value)} {' '.join(f'WHEN {kind!r} THEN NULL' for kind in allowed)} ELSE {_kind(value)} END"
+
+
+def _number(value: str) -> str:
+    """SQL of a JSON value read as :func:`~specviz.results.importers.base.number` reads it (numeric
+    text too, its thousands separators dropped), NaN for anything else."""
+    text = (f"CASE WHEN left({value}::VARCHAR, 1) = '\"' THEN json_extract_string({value}, '$') "
+            f"ELSE {value}::VARCHAR END")
+    return f"coalesce(TRY_CAST(replace({text}, ',', '') AS DOUBLE), 'NaN')"
+
+
+def _valid_sql(value: str) -> str:
+    """SQL of a time that counts: finite and ≥ 0, else NaN (as :func:`~specviz.results.importers.base.floats`)."""
+    return f"CASE WHEN isfinite({value}) AND {value} >= 0 THEN {value} ELSE 'NaN'::DOUBLE END"
+
+
+def _truthy(value: str) -> str:
+    """SQL of whether a JSON value is one Python counts as set (not missing, null, false, zero or empty)."""
+    empty = " ".join(f"WHEN '{text}' THEN false" for text in ("null", "false", '""', "[]", "{}"))
+    return (f"CASE WHEN {value} IS NULL THEN false ELSE CASE {value}::VARCHAR {empty} "  # not IN: DuckDB would
+            f"ELSE coalesce(TRY_CAST({value}::VARCHAR AS DOUBLE) <> 0, true) END END")  # join a list for it
+
+
+# The response a record's figures are read from: ``response_metrics`` where it is an object with
+# keys, else ``response_info`` (0.5.0's name). Whether an object has keys is asked only where it
+# matters (a CASE evaluates a branch only for its rows): an object without either key read from it.
+_OLDER = (f"CASE WHEN {_kind(_at('$.info.response_metrics'))} IS DISTINCT FROM 'object' THEN true "
+          f"WHEN {_at('$.info.response_metrics.output_tokens')} IS NOT NULL "
+          f"OR {_at('$.info.response_metrics.output_token_times')} IS NOT NULL THEN false "
+          f"ELSE json_extract(json, '$.info.response_metrics')::VARCHAR = '{{}}' END")
+# What each field of a record may hold, in the order they are checked, and the SQL of its JSON value.
+_FIELDS = {"start_time": (_NUMBER, _at("$.start_time")), "end_time": (_NUMBER, _at("$.end_time")),
+           "info": (_OBJECT, _at("$.info")), "info.input_tokens": (_NUMBER, _at("$.info.input_tokens")),
+           "info.request_metrics.text.input_tokens": (_NUMBER, _at("$.info.request_metrics.text.input_tokens")),
+           "info.response_metrics": (_OBJECT, _at("$.info.response_metrics")),
+           "info.response_info": (_OBJECT, _at("$.info.response_info")),
+           "output_tokens": (_NUMBER, "output_tokens"), "output_token_times": (_ARRAY, "times")}
+_EXTRAS = {"error": _at("$.error"), "lora_adapter": _at("$.info.lora_adapter"), "labels": _at("$.info.labels")}
+# Each record: whether it has the four keys, the first field holding a kind it may not and that
+# kind, the first of its extras longer than $most bytes (NULL where none is), then its values.
+_READ = f"""
+    SELECT record, w[1] IS NOT NULL AND w[2] IS NOT NULL AND w[3] IS NOT NULL AND w[4] IS NOT NULL AS whole,
+           CASE {" ".join(f"WHEN {_wrong_kind(sql, allowed)} IS NOT NULL THEN '{name}'"
+                          for name, (allowed, sql) in _FIELDS.items())} END AS wrong_field,
+           coalesce({", ".join(_wrong_kind(sql, allowed) for allowed, sql in _FIELDS.values())}) AS wrong_kind,
+           CASE {" ".join(f"WHEN strlen({sql}::VARCHAR) > $most THEN '{name}'" for name, sql in _EXTRAS.items())}
+           END AS too_large,
+           {_number(_at("$.start_time"))} AS "start", {_number(_at("$.end_time"))} AS "end",
+           CASE WHEN {_at("$.info.input_tokens")} IS NOT NULL THEN {_number(_at("$.info.input_tokens"))}
+                ELSE {_number(_at("$.info.request_metrics.text.input_tokens"))} END AS input,
+           {_number("output_tokens")} AS "output",
+           coalesce({_kind(_at("$.error"))} <> 'null', false) AS failed,
+           times,
+           {", ".join(f"CASE WHEN {_truthy(sql)} THEN {sql}::VARCHAR END AS {name}" for name, sql in _EXTRAS.items())}
+    FROM (SELECT *, CASE WHEN older THEN {_at("$.info.response_info.output_tokens")}
+                         ELSE {_at("$.info.response_metrics.output_tokens")} END AS output_tokens,
+                    CASE WHEN older THEN {_at("$.info.response_info.output_token_times")}
+                         ELSE {_at("$.info.response_metrics.output_token_times")} END AS times
+          FROM (SELECT *, {_OLDER} AS older
+                FROM (SELECT row_number() OVER () AS record, json, json_extract(json, $paths) AS w FROM {{file}})))"""
+# Each record's token times as floats: cast at once where the array holds no string, boolean or
+# Infinity (no quote, t or f: the cast would read true as 1 and no text as Python does), else each
+# entry as :func:`_number` reads it.
+_CAST_TIMES = ("CASE WHEN NOT (contains(times, '\"') OR contains(times, 't') OR contains(times, 'f')) "
+               "THEN TRY_CAST(times AS DOUBLE[]) ELSE list_transform(json_extract_string(times, '$[*]'), "
+               "lambda t: TRY_CAST(replace(t, ',', '') AS DOUBLE)) END")
+# Then NaN where one is no finite number ≥ 0; the first, the last, their count and every gap
+# between consecutive ones that is a finite number ≥ 0.
+_TIMES = f"""
+    SELECT * EXCLUDE (times, values), coalesce(values[1], 'NaN') AS first,
+           coalesce(values[len(values)], 'NaN') AS last, len(values) AS count,
+           list_filter([values[i + 1] - values[i] FOR i IN range(1, len(values))],
+                       lambda gap: isfinite(gap) AND gap >= 0) AS gaps
+    FROM (SELECT *, coalesce(list_transform({_CAST_TIMES}, lambda t: {_valid_sql("t")}), []) AS values
+          FROM ({_READ}))"""
+
+
+def _most_requests(source: Source) -> int:
+    """How often ``"start_time"`` occurs in the file, counted a piece at a time: a request record has
+    the key, so the file holds no more requests than that (a key written with escapes is not
+    counted here; :func:`_read_requests` charges those)."""
+    count, tail = 0, b""
+    for piece in source.pieces():
+        joined = tail + piece
+        count += joined.count(_START_KEY)
+        tail = joined[1 - len(_START_KEY):]
+    return count
+
+
+def _ends_the_array(source: Source) -> bool:
+    """Whether the file's last character but blanks closes its array (DuckDB reads an array cut off
+    after a comma, ``[{…},``, as the records before the comma)."""
+    tail = os.pread(source.private_copy.fileno(), 4096, max(source.size - 4096, 0))
+    return tail.rstrip(b" \t\n\r").endswith(b"]")
+
+
+def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
+    """Every record of a per-request file, read by DuckDB from the source's private copy (never
+    decoded by Python's json, nor held whole; each record parsed once for its values at every path
+    of :data:`_PATHS`): the columns ``start``, ``end``, ``input``, ``output``, ``failed``,
+    ``first``, ``last`` and ``count`` of the token times, ``extra`` (each request's error, adapter
+    and labels as :func:`~specviz.results.importers.base.request_extra` writes them), in the file's
+    order, and ``gaps``, the successful requests' gaps between consecutive token times in seconds,
+    one request after another. The memory of requests past the ``charged`` ones (keys written with
+    escapes) and of the extras' text is charged before they are fetched. DuckDB may take half of
+    ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least :data:`_DUCKDB_BYTES`, its working memory).
+
+    Raises
+    ------
+    IngestError
+        ``ingest.json_malformed`` where DuckDB cannot read the JSON or the array is cut off,
+        ``ingest.record_too_large`` for a record longer than DuckDB's buffer (about 125 MB at
+        the default limit), ``ingest.no_memory`` where DuckDB runs out of memory,
+        ``ingest.request_record`` naming the first record that is no object with
+        :data:`_REQUEST_KEYS`, ``ingest.request_field_type`` naming the first field that holds
+        another kind of JSON value than inference-perf writes, ``ingest.request_value_too_large``
+        naming the first error, adapter or labels over ``SPECVIZ_STORED_EXTRA_BYTES``.
+    """
+    if not _ends_the_array(source):
+        raise IngestError("ingest.json_malformed", source.name)
+    memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") // 2, _DUCKDB_BYTES)
+    # A record is read whole into a buffer of twice this size (at least 16 MiB), one in each of
+    # DuckDB's threads: DuckDB's default, 16 MiB, would refuse a 40 MB request with images in its body.
+    file = (f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'array', "
+            f"maximum_object_size = {memory // 8})")
+    # What spills goes to a folder of its own (an in-memory DuckDB would make .tmp in the working folder).
+    with tempfile.TemporaryDirectory(prefix="specviz-inference-perf-") as spill, \
+            duckdb.connect(config={"memory_limit": f"{memory}B", "temp_directory": spill}) as con:
+        try:
+            con.execute("SET enable_progress_bar = false")
+            con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{file}', file)}",
+                        {"paths": _PATHS, "most": settings.get("SPECVIZ_STORED_EXTRA_BYTES")})
+            _check_records(source, con)
+            count, extra_bytes = con.execute(f"""
+                SELECT count(*), coalesce(sum({" + ".join(f"coalesce(strlen({name}), 0)" for name in _EXTRAS)}), 0)
+                FROM requests""").fetchone()
+            source.charge(_REQUEST_BYTES * max(count - charged, 0) + _EXTRA_BYTES_PER_BYTE * int(extra_bytes))
+            columns = con.execute('SELECT "start", "end", input, "output", failed, first, last, count '
+                                  "FROM requests").fetchnumpy()
+            extras = con.execute(f"SELECT record, {', '.join(_EXTRAS)} FROM requests "
+                                 f"WHERE {' OR '.join(f'{name} IS NOT NULL' for name in _EXTRAS)}").fetchall()
+            gaps = con.execute("SELECT unnest(gaps) AS gap FROM requests WHERE NOT failed").fetchnumpy()["gap"]
+        except duckdb.OutOfMemoryException:
+            raise IngestError("ingest.no_memory", source.name) from None
+        except duckdb.Error as exc:
+            over = _OBJECT_SIZE.search(str(exc))
+            if over:
+                raise IngestError("ingest.record_too_large", source.name, limit=int(over[1])) from None
+            raise IngestError("ingest.json_malformed", source.name) from None
+    read = {name: np.asarray(column) for name, column in columns.items()}
+    extra = np.full(count, None, dtype=object)
+    for record, *values in extras:
+        extra[record - 1] = request_extra({name: None if value is None else json.loads(value)
+                                           for name, value in zip(_EXTRAS, values)})
+    return {**read, "extra": extra, "gaps": np.asarray(gaps, np.float64)}
+
+
+def _check_records(source: Source, con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse the file at its first record that is no request, holds a field of another kind, or
+    an error, adapter or labels too long to store (:func:`_read_requests`)."""
+    found = con.execute("SELECT record, whole, wrong_field, wrong_kind, too_large FROM requests "
+                        "WHERE NOT whole OR wrong_field IS NOT NULL OR too_large IS NOT NULL "
+                        "ORDER BY record LIMIT 1").fetchone()
+    if found is None:
+        return
+    record, whole, field, kind, too_large = found
+    if not whole:
+        raise IngestError("ingest.request_record", source.name, record=record, format="inference-perf",
+                          keys=", ".join(sorted(_REQUEST_KEYS)))
+    if field is not None:
+        raise IngestError("ingest.request_field_type", source.name, record=record, field=field, kind=kind,
+                          expected=" | ".join(_FIELDS[field][0]))
+    size = con.execute(f"SELECT strlen({too_large}) FROM requests WHERE record = ?", [record]).fetchone()[0]
+    raise IngestError("ingest.request_value_too_large", source.name, record=record, field=too_large, size=size,
+                      limit=settings.get("SPECVIZ_STORED_EXTRA_BYTES"))
 
 
 def _valid(values: np.ndarray) -> np.ndarray:
@@ -176,20 +389,14 @@ def _statistics(run: RunBuilder, short: str, values: np.ndarray) -> None:
             run.set(f"p{p}_{short}_ms", float(value))
 
 
-def _per_request(source: Source, records: list[Any]) -> Parsed:
+def _per_request(source: Source) -> Parsed:
     source.charge_runs(1)
-    source.charge(_REQUEST_BYTES * len(records))
-    for index, record in enumerate(records):
-        if not (isinstance(record, dict) and _REQUEST_KEYS <= record.keys()):
-            raise IngestError("ingest.request_record", source.name, record=index + 1, format="inference-perf",
-                              keys=", ".join(sorted(_REQUEST_KEYS)))
-    infos = [record["info"] if isinstance(record["info"], dict) else {} for record in records]
-    responses = [dig(info, "response_metrics") or dig(info, "response_info") for info in infos]
-    times = [r.get("output_token_times") if isinstance(r.get("output_token_times"), list) else [] for r in responses]
-    n = len(records)
-    start, end = (np.array([number(record[key]) for record in records], np.float64) for key in ("start_time", "end_time"))
-    output = np.array([number(r.get("output_tokens")) for r in responses], np.float64)
-    first, last, counts = _first_last(times)
+    charged = _most_requests(source)
+    source.charge(_REQUEST_BYTES * charged)  # before DuckDB reads a record
+    read = _read_requests(source, charged)
+    start, end, output, first, last, counts = (read[key] for key in ("start", "end", "output", "first", "last",
+                                                                      "count"))
+    n = len(start)
     streamed = counts > 1
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         columns = {
@@ -198,10 +405,8 @@ def _per_request(source: Source, records: list[Any]) -> Parsed:
             "tpot_ms": _valid(np.where(streamed & (output > 1), (last - first) / (output - 1) * 1e3, np.nan)),
             "e2el_ms": _valid((end - start) * 1e3),
         }
-    failed = np.array([record["error"] is not None for record in records], bool)
-    input_tokens = _valid(np.array([number(info.get("input_tokens")) if "input_tokens" in info
-                                    else number(dig(info, "request_metrics", "text").get("input_tokens"))
-                                    for info in infos], np.float64))
+    failed = read["failed"]
+    input_tokens = _valid(read["input"])
     output = _valid(output)
     warnings: list[Notice] = []
     run = RunBuilder(warnings)
@@ -217,20 +422,20 @@ def _per_request(source: Source, records: list[Any]) -> Parsed:
         run.set("total_token_throughput", (np.nansum(output[~failed]) + np.nansum(input_tokens[~failed])) / span)
     for name, short in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("e2el_ms", "e2el")):
         _statistics(run, short, columns[name][~failed])
-    _statistics(run, "itl", _gaps([t for t, bad in zip(times, failed) if not bad]) * 1e3)
+    _statistics(run, "itl", read["gaps"] * 1e3)
     run.keep("stage", "all")
     run.keep("report", "per_request")
-    extra = [request_extra({"error": record["error"], "lora_adapter": info.get("lora_adapter"),
-                            "labels": info.get("labels")}) for record, info in zip(records, infos)]
     requests = pd.DataFrame({"run_index": np.zeros(n, np.int64), **columns, "input_tokens": input_tokens,
-                             "output_tokens": output, "extra": extra})
+                             "output_tokens": output, "extra": read["extra"]})
     return Parsed("inference-perf", [run.build()], requests, warnings)
 
 
 def parse(source: Source) -> Parsed:
+    if claims(source):
+        return _per_request(source)
     doc = source.documents[0]
     if isinstance(doc, list):
-        return _per_request(source, doc)
+        return _per_request(source)
     source.charge_runs(1)
     warnings: list[Notice] = []
     run = RunBuilder(warnings)
@@ -242,4 +447,4 @@ def parse(source: Source) -> Parsed:
     return Parsed("inference-perf", [run.build()], warnings=warnings)
 
 
-FORMAT = Format("inference-perf", sniff, parse)
+FORMAT = Format("inference-perf", sniff, parse, claims)
