@@ -41,7 +41,7 @@ __all__ = [
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
 BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
-_BAND_CHUNK = 1 << 15  # draws × points timed at once: 256 KB a temporary
+_BAND_CHUNK = 1 << 16  # draws × points timed at once: 512 KB a temporary
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
@@ -66,7 +66,8 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
     if scenario.mode == "step":
         # Each part at its own shape: the passes do not depend on α, so on an (α, γ, batch) grid only
-        # the figures with E in them are computed at its full size; all are broadcast at the end.
+        # the figures with E in them are computed at its full size, E times a figure of the passes
+        # (one product a point); all are broadcast at the end.
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
                       broadcast=False)
@@ -79,7 +80,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                "verify_step_ms": r["verify_s"] * 1e3, "draft_step_ms": r["draft_s"] * 1e3,
                "verify_cost": r["verify_cost"], "draft_cost": r["draft_cost"], "expected_tokens": r["expected_tokens"],
                "speedup": r["speedup"], "baseline_tokens_per_s": b / r["plain_s"],
-               "spec_tokens_per_s": b * r["expected_tokens"] / r["spec_s"]}
+               "spec_tokens_per_s": r["expected_tokens"] * (b / r["spec_s"])}
     else:
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
                "verify_cost": np.asarray(scenario.verify_cost, dtype=float),
@@ -115,36 +116,39 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
     knobs = calibration.prior_draws(scenario.engine, draws, seed, hold)
     # The speedup is E(α, γ) times plain/spec, which no draw changes: the quantiles are taken over the
     # draws at E = 1 on the (γ, batch, context) grid and scaled by E, so an α axis costs one multiply.
-    low, high = _quantiles_in_place(_speedups_over_draws(scenario, gamma, batch, context, knobs, draws), (0.1, 0.9))
+    low, high = calibration.widen(*_quantiles_over_draws(scenario, gamma, batch, context, knobs))
     e = np.asarray(spec.expected_tokens(alpha, gamma), dtype=float)
-    return calibration.widen(e * low, e * high)
+    return e * low, e * high
 
 
-def _speedups_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike, context: ArrayLike,
-                         knobs: dict[str, np.ndarray], draws: int) -> np.ndarray:
-    """The step model's speedup at E = 1 for each set of ``knobs`` (arrays of ``draws`` values) on the
-    (γ, batch, context) grid, with the draws as a last axis: each point's draws lie together for the
-    partitions of :func:`_quantiles_in_place`.
+def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike, context: ArrayLike,
+                          knobs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The 10th and 90th percentiles of the step model's speedup at E = 1 over the sets of ``knobs``
+    (arrays of as many draws) on the (γ, batch, context) grid.
 
     The passes' work does not depend on the knobs (:func:`specviz.model.step.step_work`): it is found
-    once, and the draws time it a chunk at a time, so that the temporaries stay small: the bench's band
-    (bench/bench_grid.py) peaks at 12 MB this way, at 66 MB with all the draws at once, and fresh
-    memory costs a page fault every 4 KB.
+    once, on the points with a last axis of length 1 along which the draws time it
+    (:func:`specviz.model.step.step_ratio`). That is done ``_BAND_CHUNK`` draws × points at a time,
+    cut along the points' last axis longer than 1 (the batch's, on which every pass's work depends),
+    and each part's quantiles are taken at once, while its speedups are in cache: no array of all the
+    draws × points is made, and so no fresh memory for one, which costs a page fault every 4 KB
+    (about 3 µs each here: 5 ms for the bench's band, bench/bench_grid.py).
     """
-    g, b, ctx = (np.asarray(v, dtype=float) for v in (gamma, batch, context))
+    g, b, ctx = (np.asarray(v, dtype=float)[..., None] for v in (gamma, batch, context))
     work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx,
                           **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s)
-    points = np.broadcast_shapes(g.shape, b.shape, ctx.shape)
-    speedups = np.empty(points + (draws,))
-    size = max(1, _BAND_CHUNK // max(1, speedups.size // draws))
-    for start in range(0, draws, size):
-        part = slice(start, start + size)
-        chunk = {name: values[part].reshape((-1,) + (1,) * len(points)) for name, values in knobs.items()}
-        t = step.step_seconds(work, step.Costs(**chunk, link_gb_s=scenario.costs.link_gb_s))
-        # The chunk's draws on a first axis while they are timed, so that each operation runs along the
-        # points; in the result, on the last.
-        np.divide(t["plain_s"], t["spec_s"], out=np.moveaxis(speedups[..., part], -1, 0))
-    return speedups
+    terms = step.ratio_terms(work, step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s))
+    points = np.broadcast_shapes(g.shape, b.shape, ctx.shape)[:-1]
+    low, high = np.empty(points), np.empty(points)
+    cut = max((axis for axis, size in enumerate(points) if size > 1), default=None)
+    parts = [()]
+    if cut is not None:
+        rows = max(1, _BAND_CHUNK * points[cut] // (len(knobs["mfu"]) * int(np.prod(points))))
+        parts = [(slice(None),) * cut + (slice(start, start + rows),) for start in range(0, points[cut], rows)]
+    for index in parts:
+        speedups = step.step_ratio(step.part_at(terms, index + (slice(None),)))
+        low[index], high[index] = _quantiles_in_place(speedups, (0.1, 0.9))
+    return low, high
 
 
 def _quantiles_in_place(values: np.ndarray, quantiles: tuple[float, ...]) -> list[np.ndarray]:

@@ -263,3 +263,31 @@ class TestExpertAndDataParallel:
         with pytest.raises(InputError) as info:
             step.link_bandwidth(GPUS["MI355X"], 16, step.Costs())
         assert info.value.key == "step.no_scale_out"
+
+
+class TestStepRatio:
+    """ratio_terms and step_ratio, the band's speedup at E = 1: step_seconds' plain/spec to rounding."""
+
+    DRAWS = {"mfu": np.array([0.4, 0.6, 0.8]), "mbu": np.array([0.9, 0.8, 0.6]), "overlap": np.array([0.0, 0.3, 0.5]),
+             "step_ms": np.array([0.2, 1.0, 3.0]), "layer_us": np.array([0.0, 2.0, 9.0]),
+             "token_us": np.array([1.0, 5.0, 20.0]), "allreduce_us": np.array([5.0, 10.0, 30.0])}
+
+    @pytest.mark.parametrize("target, draft, setting", [
+        (LLAMA8, step.Draft("model", LLAMA1), dict(tp=2)),
+        (LLAMA8, step.Draft("eagle3"), dict(tp=4, tree_tokens=25, draft_width=4)),
+        (LLAMA8, step.Draft("peagle"), dict(tp=1)),
+        (LLAMA8, step.Draft("ngram"), dict(tp=8)),
+        (LLAMA8, step.Draft("self", kv_budget=256), dict(tp=2)),
+        (MODELS["DeepSeek-V3"], step.Draft("mtp"), dict(tp=8, dp=2, ep=True)),  # beyond the NVLink domain
+        (MODELS["DeepSeek-V3"], step.Draft("mtp"), dict(tp=1, dp=8, ep=True, expert_tax=False)),
+    ])
+    def test_the_ratio_is_step_seconds_plain_over_spec(self, target, draft, setting):
+        points = dict(batch=np.array([1.0, 7, 64, 300])[None, :, None], gamma=np.array([1.0, 4])[:, None, None],
+                      context=np.array([[[0.0]], [[4096.0]]])[..., None])
+        costs = step.Costs(**self.DRAWS)
+        work = step.step_work(GPUS["H100-SXM"], target, draft, **points, **setting)
+        t = step.step_seconds(work, costs)
+        ratio = step.step_ratio(step.ratio_terms(work, costs))
+        np.testing.assert_allclose(ratio, t["plain_s"] / t["spec_s"], rtol=1e-13)
+        part = (slice(None), slice(1, 2), slice(2, 4), slice(None))
+        np.testing.assert_array_equal(step.step_ratio(step.part_at(step.ratio_terms(work, costs), part)), ratio[part])

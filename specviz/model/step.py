@@ -51,6 +51,7 @@ draft model may keep only ``kv_budget`` positions too (MagicDec's StreamingLLM d
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -64,7 +65,7 @@ from .architecture import Attention, Model
 
 __all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "block_drafter", "drafter",
            "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
-           "step_work", "step_seconds"]
+           "step_work", "step_seconds", "ratio_terms", "step_ratio", "part_at"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
 # Drafts with no device pass; drafts that propose all γ tokens in one pass; drafts whose model may
@@ -306,9 +307,10 @@ def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
               link_gb_s: float | None = None, routed_tokens: ArrayLike | None = None) -> dict:
     """What a pass does, before the costs that time it (:func:`pass_seconds`): its roofline work on the
     ``tp·dp`` devices as one (:func:`specviz.model.roofline.forward_work`), its tokens, its layers and
-    its collectives as (how many, seconds of each one's transfer on the link; ``link_gb_s``: None for
-    the GPU preset's). Many sets of costs (a band's draws) time the same work; the arguments are
-    :func:`pass_time`'s, which raises what this raises."""
+    its collectives as (how many, seconds of each one's transfer on the link per token in the pass:
+    a collective moves each token's activations; ``link_gb_s``: None for the GPU preset's). Many sets
+    of costs (a band's draws) time the same work; the arguments are :func:`pass_time`'s, which raises
+    what this raises."""
     for value in (tp, dp):
         if value < 1 or int(value) != value:
             raise InputError("step.tp_whole")
@@ -321,11 +323,11 @@ def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     collectives = []
     experts_apart = ep and model.moe_layers > 0
     if tp > 1:
-        crossing = 2.0 * (tp - 1) / tp * tokens / dp * model.hidden_size * _ACTIVATION_BYTES
+        crossing = 2.0 * (tp - 1) / tp / dp * model.hidden_size * _ACTIVATION_BYTES
         reductions = 2 * model.layers - (model.moe_layers if experts_apart else 0)
         collectives.append((reductions, crossing / link_bandwidth(gpu, tp, link)))
     if experts_apart and devices > 1:
-        sent = tokens / devices * model.hidden_size * _ACTIVATION_BYTES * (devices - 1) / devices
+        sent = model.hidden_size * _ACTIVATION_BYTES / devices * (devices - 1) / devices
         collectives.append((2.0 * model.moe_layers, sent / link_bandwidth(gpu, devices, link)))
     return {**work, "device": device, "tokens": tokens, "layers": model.layers, "collectives": collectives}
 
@@ -335,7 +337,7 @@ def pass_seconds(work: dict, costs: Costs) -> dict[str, np.ndarray]:
     cost a number or an array that broadcasts with the work."""
     base = roofline.forward_seconds(work["device"], work, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap)
     tokens = work["tokens"]
-    collectives = [count * (costs.allreduce_us * 1e-6 + transfer_s) for count, transfer_s in work["collectives"]]
+    collectives = [count * (costs.allreduce_us * 1e-6 + tokens * per_token_s) for count, per_token_s in work["collectives"]]
     # The first collective starts the sum: zeros would cost one more pass over a band's draws × points.
     comm = sum(collectives[1:], collectives[0]) if collectives else np.zeros_like(tokens)
     layer = np.asarray(work["layers"] * costs.layer_us * 1e-6)
@@ -401,7 +403,7 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     plain, verify, one_draft, spec_s = t["plain_s"], t["verify_s"], t["draft_s"], t["spec_s"]
     plain_pass, verify_pass = t["plain_pass"], t["verify_pass"]
     out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
-           "speedup": e * plain / spec_s, "verify_cost": verify / plain, "draft_cost": one_draft / plain,
+           "speedup": e * (plain / spec_s), "verify_cost": verify / plain, "draft_cost": one_draft / plain,
            "plain_compute_bound": plain_pass["compute_s"] > plain_pass["memory_s"],
            "verify_compute_bound": verify_pass["compute_s"] > verify_pass["memory_s"],
            "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
@@ -417,8 +419,9 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
               link_gb_s: float | None = None, expert_tax: bool = True) -> dict:
     """What a step's passes do, before the costs that time them (:func:`pass_work`): ``plain``, ``verify``
     over n = ``tree_tokens`` positions a sequence (γ + 1 for a chain) and ``draft`` (None for a draft on
-    the host), with ``gamma`` and ``parallel`` (one draft pass for all γ positions). The arguments are
-    :func:`step`'s; many sets of costs (a band's draws) time the same work (:func:`step_seconds`).
+    the host), with ``gamma``, ``batch``, ``beyond`` (n − γ: 1 for a chain, its bonus position) and
+    ``parallel`` (one draft pass for all γ positions). The arguments are :func:`step`'s; many sets of
+    costs (a band's draws) time the same work (:func:`step_seconds`, :func:`step_ratio`).
 
     Raises
     ------
@@ -442,7 +445,8 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     else:
         # A head's attention reads its own one-layer cache over the whole context.
         drafted = pass_work(gpu, drafting, b, width, draft_context, **timed)
-    return {"gamma": g, "plain": plain, "verify": verify, "draft": drafted, "parallel": parallel}
+    return {"gamma": g, "batch": b, "beyond": 1.0 if tree_tokens is None else nodes - g, "plain": plain,
+            "verify": verify, "draft": drafted, "parallel": parallel}
 
 
 def step_seconds(work: dict, costs: Costs) -> dict:
@@ -453,14 +457,104 @@ def step_seconds(work: dict, costs: Costs) -> dict:
     plain_pass, verify_pass = pass_seconds(work["plain"], costs), pass_seconds(work["verify"], costs)
     step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
     plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
-    g = work["gamma"]
+    one_draft = _draft_seconds(work, plain, lambda drafted: pass_seconds(drafted, costs)["time_s"])
+    return {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": work["gamma"] * one_draft + verify,
+            "plain_pass": plain_pass, "verify_pass": verify_pass}
+
+
+def _draft_seconds(work: dict, plain_s: np.ndarray, seconds: Callable[[dict], np.ndarray]) -> np.ndarray:
+    """The draft time per drafted position of a step's work (:func:`step_seconds`' ``draft_s``), with
+    ``seconds`` the time of a pass's work: zeros of ``plain_s``'s shape for a draft on the host."""
     if work["draft"] is None:
-        one_draft = np.zeros_like(plain)
-    elif work["parallel"]:
+        return np.zeros_like(plain_s)
+    if work["parallel"]:
         # One pass drafts all γ positions; its time is spread over them, so that γ·t_draft stays the
         # step's draft time.
-        one_draft = pass_seconds(work["draft"], costs)["time_s"] / g
-    else:
-        one_draft = pass_seconds(work["draft"], costs)["time_s"]
-    return {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": g * one_draft + verify,
-            "plain_pass": plain_pass, "verify_pass": verify_pass}
+        return seconds(work["draft"]) / work["gamma"]
+    return seconds(work["draft"])
+
+
+def _linear_costs(work: dict, costs: Costs) -> tuple[np.ndarray, np.ndarray]:
+    """A pass's costs beyond its roofline (:func:`pass_seconds`) as τ per token in the pass and c once:
+    τ = t_token + Σ_k n_k s_k and c = layers·t_layer + Σ_k n_k t_allreduce, with n_k and s_k each
+    collective's count and link seconds per token (:func:`pass_work`)."""
+    per_token = costs.token_us * 1e-6 + sum(count * per_token_s for count, per_token_s in work["collectives"])
+    once = work["layers"] * costs.layer_us * 1e-6 + sum(count * costs.allreduce_us * 1e-6 for count, _ in work["collectives"])
+    return np.asarray(per_token), np.asarray(once)
+
+
+def _grouped_seconds(work: dict, costs: Costs, once: ArrayLike = 0.0) -> np.ndarray:
+    """:func:`pass_seconds`' time_s to rounding, plus ``once``, as roofline + τ·tokens + c
+    (:func:`_linear_costs`): three operations at the work's and the costs' full shape for what lies
+    beyond the roofline, where :func:`pass_seconds` takes seven."""
+    per_token, fixed = _linear_costs(work, costs)
+    time_s = roofline.forward_seconds(work["device"], work, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap)["time_s"]
+    time_s += work["tokens"] * per_token
+    time_s += fixed + once
+    return time_s
+
+
+def ratio_terms(work: dict, costs: Costs) -> dict:
+    """The terms of t_plain / t_spec, a step's speedup at E = 1, from its work (:func:`step_work`) at
+    ``costs``, each at its own shape, for :func:`step_ratio`.
+
+    A pass's cost per token and its collectives' transfers are linear in its tokens
+    (:func:`_linear_costs`: τ per token, c once), and the verify pass has B·n of them (n = γ + m,
+    m = 1 for a chain), so that
+
+    .. math::
+
+        t_{spec} = t_{roof} + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})
+
+    with t_roof the verify pass's roofline (:func:`specviz.model.roofline.forward_seconds`). Only
+    t_roof depends on the costs, γ and the batch at once: ``plain`` (t_plain), ``slope``
+    (t_draft + Bτ) and ``offset`` (mBτ + c + t_step) are found here at their own shapes (a band's
+    draws × batches), beside the verify pass's work (``compute``, ``bytes``), the divisors of its
+    roofline (``peak``, ``bandwidth``), the share of the shorter time left (``keep``, 1 − overlap)
+    and ``gamma``.
+    """
+    verify, step_s = work["verify"], np.asarray(costs.step_ms, dtype=float) * 1e-3
+    plain = _grouped_seconds(work["plain"], costs, step_s)
+    per_token, fixed = _linear_costs(verify, costs)
+    slope = _draft_seconds(work, plain, lambda drafted: _grouped_seconds(drafted, costs))
+    slope = slope + work["batch"] * per_token
+    return {"plain": plain, "slope": slope, "offset": (work["beyond"] * work["batch"]) * per_token + (fixed + step_s),
+            "gamma": work["gamma"], "compute": verify["compute"], "bytes": verify["bytes"],
+            "peak": np.asarray(1e12 * costs.mfu), "bandwidth": np.asarray(verify["device"].bandwidth_tb_s * 1e12 * costs.mbu),
+            "keep": np.asarray(1.0 - costs.overlap)}
+
+
+def step_ratio(terms: dict) -> np.ndarray:
+    """t_plain / t_spec, a step's speedup at E = 1, from its terms (:func:`ratio_terms`, or a part of them:
+    :func:`part_at`): :func:`step_seconds`' figures to rounding (a few units in the last place).
+
+    .. math:: \\frac{t_{plain}}{\\max(t_c, t_m) + (1 - o)\\min(t_c, t_m) + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})}
+
+    with t_c and t_m the verify pass's compute and memory times: about ten array operations a point,
+    against some twenty for :func:`step_seconds`.
+    """
+    shape = np.broadcast_shapes(*(np.shape(value) for value in terms.values()))
+    compute_s = np.divide(terms["compute"], terms["peak"], out=np.empty(shape))
+    memory_s = np.divide(terms["bytes"], terms["bandwidth"], out=np.empty(shape))
+    spec_s = np.maximum(compute_s, memory_s)
+    shorter = np.minimum(compute_s, memory_s, out=compute_s)
+    shorter *= terms["keep"]
+    spec_s += shorter
+    spec_s += np.multiply(terms["gamma"], terms["slope"], out=memory_s)
+    spec_s += terms["offset"]
+    return np.divide(terms["plain"], spec_s, out=spec_s)
+
+
+def part_at(values: dict, index: tuple) -> dict:
+    """Arrays that broadcast over a grid of points (a step's work, :func:`step_work`, or its ratio's
+    terms, :func:`ratio_terms`; nested in dicts) at ``index``, a slice for each axis of the points:
+    each array is cut along the axes on which it is longer than 1 (it broadcasts along the others),
+    so that the part's figures are the whole's at those points."""
+    def part(value):
+        if isinstance(value, dict):
+            return {key: part(item) for key, item in value.items()}
+        if isinstance(value, np.ndarray) and value.ndim:
+            value = value.reshape((1,) * (len(index) - value.ndim) + value.shape)
+            return value[tuple(cut if size > 1 else slice(None) for cut, size in zip(index, value.shape))]
+        return value
+    return part(values)
