@@ -41,7 +41,7 @@ __all__ = [
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
 BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
-_BAND_CHUNK = 1 << 16  # draws × points timed at once: 512 KB a temporary
+_BAND_CHUNK = 1 << 17  # draws × points timed at once: 1 MB a temporary
 
 
 def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
@@ -128,7 +128,8 @@ def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike
 
     The passes' work does not depend on the knobs (:func:`specviz.model.step.step_work`): it is found
     once, on the points with a last axis of length 1 along which the draws time it
-    (:func:`specviz.model.step.step_ratio`). That is done ``_BAND_CHUNK`` draws × points at a time,
+    (:func:`specviz.model.step.step_ratio`, which gives t_spec / t_plain: the quantiles of the
+    speedups are the inverses' order statistics, inverted). That is done ``_BAND_CHUNK`` draws × points at a time,
     cut along the points' last axis longer than 1 (the batch's, on which every pass's work depends),
     and each part's quantiles are taken at once, while its speedups are in cache: no array of all the
     draws × points is made, and so no fresh memory for one, which costs a page fault every 4 KB
@@ -146,35 +147,41 @@ def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike
         rows = max(1, _BAND_CHUNK * points[cut] // (len(knobs["mfu"]) * int(np.prod(points))))
         parts = [(slice(None),) * cut + (slice(start, start + rows),) for start in range(0, points[cut], rows)]
     for index in parts:
-        speedups = step.step_ratio(step.part_at(terms, index + (slice(None),)))
-        low[index], high[index] = _quantiles_in_place(speedups, (0.1, 0.9))
+        inverses = step.step_ratio(step.part_at(terms, index + (slice(None),)))
+        low[index], high[index] = _quantiles_in_place(inverses, (0.1, 0.9), of_inverse=True)
     return low, high
 
 
-def _quantiles_in_place(values: np.ndarray, quantiles: tuple[float, ...]) -> list[np.ndarray]:
+def _quantiles_in_place(values: np.ndarray, quantiles: tuple[float, ...], of_inverse: bool = False) -> list[np.ndarray]:
     """``np.quantile(values, quantiles, axis=-1)`` for finite values and ascending quantiles, with the
-    same result (its default, linear method), reordering ``values`` along its last axis in place.
+    same result (its default, linear method), reordering ``values`` along its last axis in place; with
+    ``of_inverse``, the quantiles of 1 / values (positive values) to rounding.
 
     The q-quantile of n values lies at p = (n − 1)·q of their sorted order, between the order
     statistics ⌊p⌋ and ⌊p⌋ + 1, with weight t = p − ⌊p⌋: b − (b − a)(1 − t) for t ≥ 0.5, else a + (b − a)t
-    (numpy's interpolation, exact at both ends). Each upper statistic costs one partition of the part
-    of the axis not yet placed, the lower one the max of what that partition leaves below it:
-    np.quantile, which copies the values and partitions them at all the indices at once, took 1.4
-    times as long on the bench's band (bench/bench_grid.py), 3.4 times with the draws on the first axis.
+    (numpy's interpolation, exact at both ends); the inverses' k-th order statistic is the inverse
+    of the values' (n − 1 − k)-th. Of each two neighbouring statistics, the upper one costs one
+    partition of the part of the axis not yet placed, the lower one the max of what that partition
+    leaves below it: np.quantile, which copies the values and partitions them at all the indices at
+    once, took 1.4 times as long on the bench's band (bench/bench_grid.py), 3.4 times with the draws
+    on the first axis.
     """
     n = values.shape[-1]
-    placed, start, result = {}, 0, []
-    for q in quantiles:
-        position = (n - 1) * q
-        below = int(position)
-        above = min(below + 1, n - 1)
-        if above not in placed:
-            values[..., start:].partition(above - start, axis=-1)
-            placed[above] = values[..., above]
-            if below not in placed:
-                placed[below] = values[..., start:above].max(axis=-1)
-            start = above + 1
-        a, b, t = placed[below], placed[above], position - below
+    rank = (lambda k: n - 1 - k) if of_inverse else (lambda k: k)
+    around = [(int((n - 1) * q), min(int((n - 1) * q) + 1, n - 1)) for q in quantiles]
+    placed, start = {}, 0
+    for low, high in sorted({tuple(sorted((rank(below), rank(above)))) for below, above in around}):
+        if high not in placed:
+            values[..., start:].partition(high - start, axis=-1)
+            placed[high] = values[..., high]
+            if low not in placed:
+                placed[low] = values[..., start:high].max(axis=-1)
+            start = high + 1
+    result = []
+    for q, (below, above) in zip(quantiles, around):
+        a, b, t = placed[rank(below)], placed[rank(above)], (n - 1) * q - below
+        if of_inverse:
+            a, b = 1.0 / a, 1.0 / b
         result.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
     return result
 

@@ -266,7 +266,8 @@ class TestExpertAndDataParallel:
 
 
 class TestStepRatio:
-    """ratio_terms and step_ratio, the band's speedup at E = 1: step_seconds' plain/spec to rounding."""
+    """ratio_terms and step_ratio, the inverse of the band's speedup at E = 1: step_seconds' spec/plain
+    to rounding."""
 
     DRAWS = {"mfu": np.array([0.4, 0.6, 0.8]), "mbu": np.array([0.9, 0.8, 0.6]), "overlap": np.array([0.0, 0.3, 0.5]),
              "step_ms": np.array([0.2, 1.0, 3.0]), "layer_us": np.array([0.0, 2.0, 9.0]),
@@ -288,6 +289,6 @@ class TestStepRatio:
         work = step.step_work(GPUS["H100-SXM"], target, draft, **points, **setting)
         t = step.step_seconds(work, costs)
         ratio = step.step_ratio(step.ratio_terms(work, costs))
-        np.testing.assert_allclose(ratio, t["plain_s"] / t["spec_s"], rtol=1e-13)
+        np.testing.assert_allclose(ratio, t["spec_s"] / t["plain_s"], rtol=1e-13)
         part = (slice(None), slice(1, 2), slice(2, 4), slice(None))
         np.testing.assert_array_equal(step.step_ratio(step.part_at(step.ratio_terms(work, costs), part)), ratio[part])

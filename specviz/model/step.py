@@ -488,14 +488,29 @@ def _grouped_seconds(work: dict, costs: Costs, once: ArrayLike = 0.0) -> np.ndar
     (:func:`_linear_costs`): three operations at the work's and the costs' full shape for what lies
     beyond the roofline, where :func:`pass_seconds` takes seven."""
     per_token, fixed = _linear_costs(work, costs)
-    time_s = roofline.forward_seconds(work["device"], work, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap)["time_s"]
+    per_flop, per_byte = _reciprocals(work["device"], costs)
+    time_s = _roofline_by_products(work["compute"], work["bytes"], work["compute"] / work["bytes"], per_flop, per_byte,
+                                   np.asarray(costs.overlap))
     time_s += work["tokens"] * per_token
     time_s += fixed + once
     return time_s
 
 
+def _reciprocals(device: roofline.GPU, costs: Costs) -> tuple[np.ndarray, np.ndarray]:
+    """Seconds per FLOP and per byte at the peak and the bandwidth the costs reach (at their shape)."""
+    return 1.0 / (1e12 * np.asarray(costs.mfu)), 1.0 / (device.bandwidth_tb_s * 1e12 * np.asarray(costs.mbu))
+
+
+def _roofline_by_products(compute: np.ndarray, moved: np.ndarray, intensity: np.ndarray, per_flop: np.ndarray,
+                          per_byte: np.ndarray, overlap: np.ndarray) -> np.ndarray:
+    """:func:`specviz.model.roofline.forward_seconds`' time_s to rounding, by products with the
+    reciprocals of the peak and the bandwidth (:func:`_reciprocals`): a division by an array of
+    knobs (a band's draws) takes three times a product's time."""
+    return roofline.overlapped_seconds(compute * per_flop, moved * per_byte, overlap, intensity, per_flop / per_byte)
+
+
 def ratio_terms(work: dict, costs: Costs) -> dict:
-    """The terms of t_plain / t_spec, a step's speedup at E = 1, from its work (:func:`step_work`) at
+    """The terms of t_spec / t_plain, the inverse of a step's speedup at E = 1, from its work (:func:`step_work`) at
     ``costs``, each at its own shape, for :func:`step_ratio`.
 
     A pass's cost per token and its collectives' transfers are linear in its tokens
@@ -507,42 +522,41 @@ def ratio_terms(work: dict, costs: Costs) -> dict:
         t_{spec} = t_{roof} + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})
 
     with t_roof the verify pass's roofline (:func:`specviz.model.roofline.forward_seconds`). Only
-    t_roof depends on the costs, γ and the batch at once: ``plain`` (t_plain), ``slope``
+    t_roof depends on the costs, γ and the batch at once: ``per_plain`` (1 / t_plain), ``slope``
     (t_draft + Bτ) and ``offset`` (mBτ + c + t_step) are found here at their own shapes (a band's
-    draws × batches), beside the verify pass's work (``compute``, ``bytes``), the divisors of its
-    roofline (``peak``, ``bandwidth``), the share of the shorter time left (``keep``, 1 − overlap)
-    and ``gamma``.
+    draws × batches), beside the verify pass's work (``compute``, ``bytes``, ``intensity``), the
+    reciprocals of the peak and the bandwidth reached (``per_flop``, ``per_byte``), ``overlap`` and
+    ``gamma``.
     """
     verify, step_s = work["verify"], np.asarray(costs.step_ms, dtype=float) * 1e-3
     plain = _grouped_seconds(work["plain"], costs, step_s)
     per_token, fixed = _linear_costs(verify, costs)
+    per_flop, per_byte = _reciprocals(verify["device"], costs)
     slope = _draft_seconds(work, plain, lambda drafted: _grouped_seconds(drafted, costs))
     slope = slope + work["batch"] * per_token
-    return {"plain": plain, "slope": slope, "offset": (work["beyond"] * work["batch"]) * per_token + (fixed + step_s),
+    return {"per_plain": 1.0 / plain, "slope": slope, "offset": (work["beyond"] * work["batch"]) * per_token + (fixed + step_s),
             "gamma": work["gamma"], "compute": verify["compute"], "bytes": verify["bytes"],
-            "peak": np.asarray(1e12 * costs.mfu), "bandwidth": np.asarray(verify["device"].bandwidth_tb_s * 1e12 * costs.mbu),
-            "keep": np.asarray(1.0 - costs.overlap)}
+            "intensity": verify["compute"] / verify["bytes"], "per_flop": per_flop, "per_byte": per_byte,
+            "overlap": np.asarray(costs.overlap)}
 
 
 def step_ratio(terms: dict) -> np.ndarray:
-    """t_plain / t_spec, a step's speedup at E = 1, from its terms (:func:`ratio_terms`, or a part of them:
-    :func:`part_at`): :func:`step_seconds`' figures to rounding (a few units in the last place).
+    """t_spec / t_plain, the inverse of a step's speedup at E = 1, from its terms (:func:`ratio_terms`,
+    or a part of them: :func:`part_at`): :func:`step_seconds`' figures to rounding (a few units in
+    the last place).
 
-    .. math:: \\frac{t_{plain}}{\\max(t_c, t_m) + (1 - o)\\min(t_c, t_m) + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})}
+    .. math:: \\frac{t_{roof} + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})}{t_{plain}}
 
-    with t_c and t_m the verify pass's compute and memory times: about ten array operations a point,
-    against some twenty for :func:`step_seconds`.
+    with t_roof the verify pass's roofline: eight to ten products and sums a point, where
+    :func:`step_seconds` takes some twenty operations and a division. The inverse is a product with
+    1 / t_plain, found at the draws × batches' shape: a division at every point took three times as long.
     """
-    shape = np.broadcast_shapes(*(np.shape(value) for value in terms.values()))
-    compute_s = np.divide(terms["compute"], terms["peak"], out=np.empty(shape))
-    memory_s = np.divide(terms["bytes"], terms["bandwidth"], out=np.empty(shape))
-    spec_s = np.maximum(compute_s, memory_s)
-    shorter = np.minimum(compute_s, memory_s, out=compute_s)
-    shorter *= terms["keep"]
-    spec_s += shorter
-    spec_s += np.multiply(terms["gamma"], terms["slope"], out=memory_s)
+    spec_s = _roofline_by_products(terms["compute"], terms["bytes"], terms["intensity"], terms["per_flop"],
+                                   terms["per_byte"], terms["overlap"])
+    spec_s = spec_s + terms["gamma"] * terms["slope"]
     spec_s += terms["offset"]
-    return np.divide(terms["plain"], spec_s, out=spec_s)
+    spec_s *= terms["per_plain"]
+    return spec_s
 
 
 def part_at(values: dict, index: tuple) -> dict:
