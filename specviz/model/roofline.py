@@ -41,7 +41,7 @@ __all__ = [
     "forward_pass",
     "forward_work",
     "forward_seconds",
-    "overlapped_seconds",
+    "one_regime",
     "evaluate",
     "crossover_batch",
     "experts_touched",
@@ -258,27 +258,21 @@ def forward_seconds(gpu: GPU, work: dict[str, np.ndarray], *, mfu: ArrayLike = 1
     without its overhead: ``compute_s`` = compute / (10¹²·mfu), ``memory_s`` = bytes / (bandwidth·mbu)
     and ``time_s`` = max(t_c, t_m) + (1 − overlap)·min(t_c, t_m), each knob a number or an array that
     broadcasts with the work."""
-    peak, bandwidth = 1e12 * mfu, gpu.bandwidth_tb_s * 1e12 * mbu
-    compute_s = work["compute"] / peak
-    memory_s = work["bytes"] / bandwidth
-    time_s = overlapped_seconds(compute_s, memory_s, overlap, work["compute"] / work["bytes"], bandwidth / peak)
+    compute_s = work["compute"] / (1e12 * mfu)
+    memory_s = work["bytes"] / (gpu.bandwidth_tb_s * 1e12 * mbu)
+    time_s = np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
     return {"compute_s": compute_s, "memory_s": memory_s, "time_s": time_s}
 
 
-def overlapped_seconds(compute_s: np.ndarray, memory_s: np.ndarray, overlap: ArrayLike, intensity: ArrayLike,
-                       ratio: ArrayLike) -> np.ndarray:
-    """max(t_c, t_m) + (1 − overlap)·min(t_c, t_m), a pass's roofline time (:func:`forward_seconds`), with
-    t_c / t_m = intensity·ratio: FLOPs per byte at the points, bandwidth over peak at the knobs'.
-
-    Where every pass waits on memory (or every one on compute), max and min are known from those
-    small factors, and a margin far above rounding's keeps the result bit for bit: two operations a
-    point fewer (most of a band's draws × points, bench/bench_grid.py).
-    """
+def one_regime(intensity: ArrayLike, ratio: ArrayLike) -> str | None:
+    """``memory`` where every pass's compute time is below its memory time, ``compute`` where every one
+    is above, else None: t_c / t_m is the intensity (FLOPs per byte, at the points) times the ratio
+    (bandwidth over peak, at the knobs'), decided within a margin far above rounding's."""
     if np.max(intensity, initial=-np.inf) * np.max(ratio) < 1.0 - 1e-9:
-        return memory_s + (1.0 - overlap) * compute_s
+        return "memory"
     if np.min(intensity, initial=np.inf) * np.min(ratio) > 1.0 + 1e-9:
-        return compute_s + (1.0 - overlap) * memory_s
-    return np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
+        return "compute"
+    return None
 
 
 def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: ArrayLike,

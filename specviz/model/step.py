@@ -489,8 +489,8 @@ def _grouped_seconds(work: dict, costs: Costs, once: ArrayLike = 0.0) -> np.ndar
     beyond the roofline, where :func:`pass_seconds` takes seven."""
     per_token, fixed = _linear_costs(work, costs)
     per_flop, per_byte = _reciprocals(work["device"], costs)
-    time_s = _roofline_by_products(work["compute"], work["bytes"], work["compute"] / work["bytes"], per_flop, per_byte,
-                                   np.asarray(costs.overlap))
+    time_s = _roofline_outer(work["compute"], work["bytes"], work["compute"] / work["bytes"], per_flop, per_byte,
+                             np.asarray(costs.overlap))
     time_s += work["tokens"] * per_token
     time_s += fixed + once
     return time_s
@@ -501,12 +501,38 @@ def _reciprocals(device: roofline.GPU, costs: Costs) -> tuple[np.ndarray, np.nda
     return 1.0 / (1e12 * np.asarray(costs.mfu)), 1.0 / (device.bandwidth_tb_s * 1e12 * np.asarray(costs.mbu))
 
 
-def _roofline_by_products(compute: np.ndarray, moved: np.ndarray, intensity: np.ndarray, per_flop: np.ndarray,
-                          per_byte: np.ndarray, overlap: np.ndarray) -> np.ndarray:
-    """:func:`specviz.model.roofline.forward_seconds`' time_s to rounding, by products with the
-    reciprocals of the peak and the bandwidth (:func:`_reciprocals`): a division by an array of
-    knobs (a band's draws) takes three times a product's time."""
-    return roofline.overlapped_seconds(compute * per_flop, moved * per_byte, overlap, intensity, per_flop / per_byte)
+def _roofline_outer(compute: np.ndarray, moved: np.ndarray, intensity: np.ndarray, per_flop: np.ndarray,
+                    per_byte: np.ndarray, overlap: np.ndarray) -> np.ndarray:
+    """:func:`specviz.model.roofline.forward_seconds`' time_s to rounding, for work at the points (a
+    last axis of length 1) and knobs of the draws alone (the last axis), with the reciprocals of the
+    peak and the bandwidth (:func:`_reciprocals`).
+
+    .. math:: \\max(t_c, t_m) + (1 - o)\\min(t_c, t_m) = \\max(t_c + (1 - o)t_m,\\ t_m + (1 - o)t_c)
+
+    for o ≤ 1, each a sum of two products of a figure of the points and one of the draws: one matrix
+    product (:func:`_outer_sum`) each, and only one where a regime holds throughout
+    (:func:`specviz.model.roofline.one_regime`).
+    """
+    keep = 1.0 - overlap
+    regime = roofline.one_regime(intensity, per_flop / per_byte)
+    led = []
+    if regime != "compute":
+        led.append(_outer_sum([moved, compute], [per_byte, keep * per_flop]))
+    if regime != "memory":
+        led.append(_outer_sum([compute, moved], [per_flop, keep * per_byte]))
+    return led[0] if len(led) == 1 else np.maximum(led[0], led[1], out=led[0])
+
+
+def _outer_sum(points: list, draws: list) -> np.ndarray:
+    """Σ_j points_j ⊗ draws_j, with each points_j of the points (a last axis of length 1) and each
+    draws_j of the draws alone (the last axis): one matrix product of (points × j) by (j × draws). A
+    product of a figure of the points and one of the draws runs numpy's loop once for every point
+    (a band's 400 draws a run); the matrix product of two such pairs took a quarter of the time of
+    the two products and their sum."""
+    shape = np.broadcast_shapes(*(np.shape(value) for value in points + draws))
+    rows = np.stack([np.broadcast_to(value, shape[:-1] + (1,)).reshape(-1) for value in points], axis=-1)
+    columns = np.stack([np.broadcast_to(np.reshape(value, -1), shape[-1:]) for value in draws])
+    return np.matmul(rows, columns).reshape(shape)
 
 
 def ratio_terms(work: dict, costs: Costs) -> dict:
@@ -551,8 +577,8 @@ def step_ratio(terms: dict) -> np.ndarray:
     :func:`step_seconds` takes some twenty operations and a division. The inverse is a product with
     1 / t_plain, found at the draws × batches' shape: a division at every point took three times as long.
     """
-    spec_s = _roofline_by_products(terms["compute"], terms["bytes"], terms["intensity"], terms["per_flop"],
-                                   terms["per_byte"], terms["overlap"])
+    spec_s = _roofline_outer(terms["compute"], terms["bytes"], terms["intensity"], terms["per_flop"], terms["per_byte"],
+                             terms["overlap"])
     spec_s = spec_s + terms["gamma"] * terms["slope"]
     spec_s += terms["offset"]
     spec_s *= terms["per_plain"]
