@@ -419,9 +419,9 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
               link_gb_s: float | None = None, expert_tax: bool = True) -> dict:
     """What a step's passes do, before the costs that time them (:func:`pass_work`): ``plain``, ``verify``
     over n = ``tree_tokens`` positions a sequence (γ + 1 for a chain) and ``draft`` (None for a draft on
-    the host), with ``gamma``, ``batch``, ``beyond`` (n − γ: 1 for a chain, its bonus position) and
-    ``parallel`` (one draft pass for all γ positions). The arguments are :func:`step`'s; many sets of
-    costs (a band's draws) time the same work (:func:`step_seconds`, :func:`step_ratio`).
+    the host), with ``gamma`` and ``parallel`` (one draft pass for all γ positions). The arguments are
+    :func:`step`'s; many sets of costs (a band's draws) time the same work (:func:`step_seconds`,
+    :func:`step_ratio`).
 
     Raises
     ------
@@ -445,8 +445,7 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     else:
         # A head's attention reads its own one-layer cache over the whole context.
         drafted = pass_work(gpu, drafting, b, width, draft_context, **timed)
-    return {"gamma": g, "batch": b, "beyond": 1.0 if tree_tokens is None else nodes - g, "plain": plain,
-            "verify": verify, "draft": drafted, "parallel": parallel}
+    return {"gamma": g, "plain": plain, "verify": verify, "draft": drafted, "parallel": parallel}
 
 
 def step_seconds(work: dict, costs: Costs) -> dict:
@@ -483,43 +482,36 @@ def _linear_costs(work: dict, costs: Costs) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(per_token), np.asarray(once)
 
 
-def _grouped_seconds(work: dict, costs: Costs, once: ArrayLike = 0.0) -> np.ndarray:
-    """:func:`pass_seconds`' time_s to rounding, plus ``once``, as roofline + τ·tokens + c
-    (:func:`_linear_costs`): three operations at the work's and the costs' full shape for what lies
-    beyond the roofline, where :func:`pass_seconds` takes seven."""
+def _pass_outer(work: dict, costs: Costs, once: ArrayLike = 0.0) -> np.ndarray:
+    """:func:`pass_seconds`' time_s to rounding, plus ``once``, for work at the points (a last axis of
+    length 1) and costs of the draws alone (the last axis): :func:`_timed_outer` with the pass's costs
+    beyond its roofline as τ per token and c once (:func:`_linear_costs`)."""
     per_token, fixed = _linear_costs(work, costs)
-    per_flop, per_byte = _reciprocals(work["device"], costs)
-    time_s = _roofline_outer(work["compute"], work["bytes"], work["compute"] / work["bytes"], per_flop, per_byte,
-                             np.asarray(costs.overlap))
-    time_s += work["tokens"] * per_token
-    time_s += fixed + once
-    return time_s
+    return _timed_outer(work, costs, [work["tokens"], 1.0], [per_token, fixed + once])
 
 
-def _reciprocals(device: roofline.GPU, costs: Costs) -> tuple[np.ndarray, np.ndarray]:
-    """Seconds per FLOP and per byte at the peak and the bandwidth the costs reach (at their shape)."""
-    return 1.0 / (1e12 * np.asarray(costs.mfu)), 1.0 / (device.bandwidth_tb_s * 1e12 * np.asarray(costs.mbu))
-
-
-def _roofline_outer(compute: np.ndarray, moved: np.ndarray, intensity: np.ndarray, per_flop: np.ndarray,
-                    per_byte: np.ndarray, overlap: np.ndarray) -> np.ndarray:
-    """:func:`specviz.model.roofline.forward_seconds`' time_s to rounding, for work at the points (a
-    last axis of length 1) and knobs of the draws alone (the last axis), with the reciprocals of the
-    peak and the bandwidth (:func:`_reciprocals`).
+def _timed_outer(work: dict, costs: Costs, points: list, draws: list) -> np.ndarray:
+    """A pass's roofline time (:func:`specviz.model.roofline.forward_seconds`, to rounding) plus
+    Σ_j points_j ⊗ draws_j, for work and ``points`` at the points (a last axis of length 1) and costs
+    and ``draws`` of the draws alone (the last axis).
 
     .. math:: \\max(t_c, t_m) + (1 - o)\\min(t_c, t_m) = \\max(t_c + (1 - o)t_m,\\ t_m + (1 - o)t_c)
 
-    for o ≤ 1, each a sum of two products of a figure of the points and one of the draws: one matrix
-    product (:func:`_outer_sum`) each, and only one where a regime holds throughout
-    (:func:`specviz.model.roofline.one_regime`).
+    for o ≤ 1, t_c and t_m the work's FLOPs and bytes times the seconds per FLOP and per byte the costs
+    reach: each side, with the terms added to both, a sum of products of a figure of the points and
+    one of the draws, one matrix product (:func:`_outer_sum`); only the side of the regime where one
+    holds throughout (:func:`specviz.model.roofline.one_regime`).
     """
-    keep = 1.0 - overlap
-    regime = roofline.one_regime(intensity, per_flop / per_byte)
+    per_flop = 1.0 / (1e12 * np.asarray(costs.mfu))
+    per_byte = 1.0 / (work["device"].bandwidth_tb_s * 1e12 * np.asarray(costs.mbu))
+    keep = 1.0 - np.asarray(costs.overlap)
+    compute, moved = work["compute"], work["bytes"]
+    regime = roofline.one_regime(compute / moved, per_flop / per_byte)
     led = []
     if regime != "compute":
-        led.append(_outer_sum([moved, compute], [per_byte, keep * per_flop]))
+        led.append(_outer_sum([moved, compute, *points], [per_byte, keep * per_flop, *draws]))
     if regime != "memory":
-        led.append(_outer_sum([compute, moved], [per_flop, keep * per_byte]))
+        led.append(_outer_sum([compute, moved, *points], [per_flop, keep * per_byte, *draws]))
     return led[0] if len(led) == 1 else np.maximum(led[0], led[1], out=led[0])
 
 
@@ -527,43 +519,39 @@ def _outer_sum(points: list, draws: list) -> np.ndarray:
     """Σ_j points_j ⊗ draws_j, with each points_j of the points (a last axis of length 1) and each
     draws_j of the draws alone (the last axis): one matrix product of (points × j) by (j × draws). A
     product of a figure of the points and one of the draws runs numpy's loop once for every point
-    (a band's 400 draws a run); the matrix product of two such pairs took a quarter of the time of
+    (a band's 400 draws a run); the matrix product of two such pairs took about a third of the time of
     the two products and their sum."""
     shape = np.broadcast_shapes(*(np.shape(value) for value in points + draws))
-    rows = np.stack([np.broadcast_to(value, shape[:-1] + (1,)).reshape(-1) for value in points], axis=-1)
-    columns = np.stack([np.broadcast_to(np.reshape(value, -1), shape[-1:]) for value in draws])
-    return np.matmul(rows, columns).reshape(shape)
+    rows, columns = np.empty(shape[:-1] + (len(points),)), np.empty((len(draws),) + shape[-1:])
+    for j, (point, draw) in enumerate(zip(points, draws)):
+        rows[..., j] = np.asarray(point)[..., 0] if np.ndim(point) else point
+        columns[j] = np.reshape(draw, -1)
+    product = np.empty(shape)
+    np.matmul(rows.reshape(-1, len(points)), columns, out=product.reshape(-1, shape[-1]))
+    return product
 
 
 def ratio_terms(work: dict, costs: Costs) -> dict:
-    """The terms of t_spec / t_plain, the inverse of a step's speedup at E = 1, from its work (:func:`step_work`) at
-    ``costs``, each at its own shape, for :func:`step_ratio`.
+    """The terms of t_spec / t_plain, the inverse of a step's speedup at E = 1, from its work
+    (:func:`step_work`) at the points (a last axis of length 1) and ``costs`` of the draws alone (the
+    last axis; a band's), for :func:`step_ratio`.
 
     A pass's cost per token and its collectives' transfers are linear in its tokens
-    (:func:`_linear_costs`: τ per token, c once), and the verify pass has B·n of them (n = γ + m,
-    m = 1 for a chain), so that
+    (:func:`_linear_costs`: τ per token, c once), so that
 
-    .. math::
+    .. math:: t_{spec} = \\underbrace{t_{roof} + B n\\,τ + c + t_{step}}_{t_{verify}} + γ\\,t_{draft}
 
-        t_{spec} = t_{roof} + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})
-
-    with t_roof the verify pass's roofline (:func:`specviz.model.roofline.forward_seconds`). Only
-    t_roof depends on the costs, γ and the batch at once: ``per_plain`` (1 / t_plain), ``slope``
-    (t_draft + Bτ) and ``offset`` (mBτ + c + t_step) are found here at their own shapes (a band's
-    draws × batches), beside the verify pass's work (``compute``, ``bytes``, ``intensity``), the
-    reciprocals of the peak and the bandwidth reached (``per_flop``, ``per_byte``), ``overlap`` and
-    ``gamma``.
+    where only γ·t_draft mixes a figure of the points with one of the draws × batches. ``per_plain``
+    (1 / t_plain) and ``draft`` (t_draft) are found here at their own shapes (the draws × batches), beside
+    the verify pass's ``work`` and ``costs``, its ``tokens`` and ``once`` (τ and c + t_step), and ``gamma``.
     """
     verify, step_s = work["verify"], np.asarray(costs.step_ms, dtype=float) * 1e-3
-    plain = _grouped_seconds(work["plain"], costs, step_s)
+    plain = _pass_outer(work["plain"], costs, step_s)
     per_token, fixed = _linear_costs(verify, costs)
-    per_flop, per_byte = _reciprocals(verify["device"], costs)
-    slope = _draft_seconds(work, plain, lambda drafted: _grouped_seconds(drafted, costs))
-    slope = slope + work["batch"] * per_token
-    return {"per_plain": 1.0 / plain, "slope": slope, "offset": (work["beyond"] * work["batch"]) * per_token + (fixed + step_s),
-            "gamma": work["gamma"], "compute": verify["compute"], "bytes": verify["bytes"],
-            "intensity": verify["compute"] / verify["bytes"], "per_flop": per_flop, "per_byte": per_byte,
-            "overlap": np.asarray(costs.overlap)}
+    return {"per_plain": 1.0 / plain, "draft": _draft_seconds(work, plain, lambda drafted: _pass_outer(drafted, costs)),
+            "gamma": work["gamma"], "tokens": verify["tokens"], "per_token": per_token, "once": fixed + step_s,
+            "work": {"device": verify["device"], "compute": verify["compute"], "bytes": verify["bytes"]},
+            "costs": {"mfu": np.asarray(costs.mfu), "mbu": np.asarray(costs.mbu), "overlap": np.asarray(costs.overlap)}}
 
 
 def step_ratio(terms: dict) -> np.ndarray:
@@ -571,16 +559,15 @@ def step_ratio(terms: dict) -> np.ndarray:
     or a part of them: :func:`part_at`): :func:`step_seconds`' figures to rounding (a few units in
     the last place).
 
-    .. math:: \\frac{t_{roof} + γ\\,(t_{draft} + Bτ) + (m Bτ + c + t_{step})}{t_{plain}}
+    .. math:: \\frac{t_{roof} + B n\\,τ + c + t_{step} + γ\\,t_{draft}}{t_{plain}}
 
-    with t_roof the verify pass's roofline: eight to ten products and sums a point, where
-    :func:`step_seconds` takes some twenty operations and a division. The inverse is a product with
-    1 / t_plain, found at the draws × batches' shape: a division at every point took three times as long.
+    The verify pass's time is one or two matrix products (:func:`_timed_outer`), and three operations
+    a point add the drafts and divide, where :func:`step_seconds` takes some twenty and a division: the
+    inverse is a product with 1 / t_plain, found at the draws × batches' shape (a division at every
+    point took three times as long).
     """
-    spec_s = _roofline_outer(terms["compute"], terms["bytes"], terms["intensity"], terms["per_flop"], terms["per_byte"],
-                             terms["overlap"])
-    spec_s = spec_s + terms["gamma"] * terms["slope"]
-    spec_s += terms["offset"]
+    spec_s = _timed_outer(terms["work"], Costs(**terms["costs"]), [terms["tokens"], 1.0], [terms["per_token"], terms["once"]])
+    spec_s = spec_s + terms["gamma"] * terms["draft"]
     spec_s *= terms["per_plain"]
     return spec_s
 
