@@ -282,7 +282,7 @@ class TestStepRatio:
         (MODELS["DeepSeek-V3"], step.Draft("mtp"), dict(tp=8, dp=2, ep=True)),  # beyond the NVLink domain
         (MODELS["DeepSeek-V3"], step.Draft("mtp"), dict(tp=1, dp=8, ep=True, expert_tax=False)),
     ])
-    def test_the_ratio_is_step_seconds_plain_over_spec(self, target, draft, setting):
+    def test_the_ratio_is_step_seconds_spec_over_plain(self, target, draft, setting):
         points = dict(batch=np.array([1.0, 7, 64, 300])[None, :, None], gamma=np.array([1.0, 4])[:, None, None],
                       context=np.array([[[0.0]], [[4096.0]]])[..., None])
         costs = step.Costs(**self.DRAWS)
@@ -291,4 +291,6 @@ class TestStepRatio:
         ratio = step.step_ratio(step.ratio_terms(work, costs))
         np.testing.assert_allclose(ratio, t["spec_s"] / t["plain_s"], rtol=1e-13)
         part = (slice(None), slice(1, 2), slice(2, 4), slice(None))
-        np.testing.assert_array_equal(step.step_ratio(step.part_at(step.ratio_terms(work, costs), part)), ratio[part])
+        # A part may keep to one regime where the whole does not: the same figures, to rounding.
+        np.testing.assert_allclose(step.step_ratio(step.part_at(step.ratio_terms(work, costs), part)), ratio[part],
+                                   rtol=1e-13)
