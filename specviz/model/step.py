@@ -543,7 +543,8 @@ def ratio_terms(work: dict, costs: Costs) -> dict:
 
     where only γ·t_draft mixes a figure of the points with one of the draws × batches. ``per_plain``
     (1 / t_plain) and ``draft`` (t_draft) are found here at their own shapes (the draws × batches), beside
-    the verify pass's ``work`` and ``costs``, its ``tokens`` and ``once`` (τ and c + t_step), and ``gamma``.
+    the verify pass's ``work`` and ``costs``, its ``tokens`` (B·n), ``per_token`` (τ) and ``once``
+    (c + t_step), and ``gamma``.
     """
     verify, step_s = work["verify"], np.asarray(costs.step_ms, dtype=float) * 1e-3
     plain = _pass_outer(work["plain"], costs, step_s)
@@ -562,9 +563,9 @@ def step_ratio(terms: dict) -> np.ndarray:
     .. math:: \\frac{t_{roof} + B n\\,τ + c + t_{step} + γ\\,t_{draft}}{t_{plain}}
 
     The verify pass's time is one or two matrix products (:func:`_timed_outer`), and three operations
-    a point add the drafts and divide, where :func:`step_seconds` takes some twenty and a division: the
-    inverse is a product with 1 / t_plain, found at the draws × batches' shape (a division at every
-    point took three times as long).
+    a point add the drafts and take the ratio, where :func:`step_seconds` takes some twenty and a
+    division: the inverse is a product with 1 / t_plain, found at the draws × batches' shape (a
+    division at every point took three times as long).
     """
     spec_s = _timed_outer(terms["work"], Costs(**terms["costs"]), [terms["tokens"], 1.0], [terms["per_token"], terms["once"]])
     spec_s = spec_s + terms["gamma"] * terms["draft"]
