@@ -329,6 +329,14 @@ class TestWorkloadAcceptance:
         summary = explorer.workload_acceptance(runs_frame([{"workload": "chat", "acceptance_length": 2.0}]))
         assert summary.acceptance_length.tolist() == [2.0] and summary.zero_accept_rate.isna().all()
 
+    def test_a_plain_run_is_no_acceptance(self):
+        """SpecForge's baseline (steps 0) reports an acceptance length of 1: no draft, nothing
+        accepted. The workload's mean is the speculative run's 2.6, not (1 + 2.6) / 2 = 1.8."""
+        summary = explorer.workload_acceptance(runs_frame([
+            {"workload": "mtbench", "num_speculative_tokens": 0, "acceptance_length": 1.0},
+            {"workload": "mtbench", "num_speculative_tokens": 3, "spec_method": "EAGLE3", "acceptance_length": 2.6}]))
+        assert summary.acceptance_length.tolist() == [2.6] and summary.runs.tolist() == [1]
+
 
 class TestPredict:
     def test_alpha_comes_from_the_acceptance_length(self):

@@ -391,10 +391,11 @@ def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
 def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean acceptance length and zero-accept share per workload (seed 002's view by task), the
     examples and the user's runs apart (``origin``): synthetic figures never enter a user's mean, nor
-    do runs at synthetic acceptance (:func:`measured_acceptance`). Runs that name no workload are one
-    row with a missing ``workload``."""
+    do runs at synthetic acceptance (:func:`measured_acceptance`), nor plain runs (SpecForge's
+    baselines report an acceptance length of 1: no draft, nothing to accept). Runs that name no
+    workload are one row with a missing ``workload``."""
     runs = measured_acceptance(runs)[0]
-    spec_runs = runs[runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna()]
+    spec_runs = runs[is_speculative(runs) & (runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna())]
     return (spec_runs.groupby(["origin", "workload"], as_index=False, dropna=False)
             .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),
                  runs=("run_id", "count")))
