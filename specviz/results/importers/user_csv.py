@@ -46,8 +46,10 @@ RUN_DIMENSIONS = ("label", "workload", "engine", "endpoint", "engine_version", "
 # 20 MB, 30,000 rows 21 MB, 100,000 rows 37-52 MB, 300,000 rows 59 MB, 1M 211-244 MB, 2M-5M
 # 272-378 MB; four as runs: 30,000 rows 44 MB, 100,000 rows 108-115 MB, 300,000 rows 169 MB, 1M
 # 327 MB), then by about 22 B a row (one column: 10M rows 240-314 MB) to 45 B (eight: 10M rows
-# 600-641 MB). Charged: the buffers, at most _BUFFER_MOST, then per row and cell.
-_BUFFER_BASE, _BUFFER_ROW_BYTES, _BUFFER_MOST = 50_000_000, 1_000, 300_000_000
+# 600-641 MB). Charged: the buffers, at most _BUFFER_MOST, then per row and cell. Measured again on
+# 2026-12-02, with the requests table's five acceptance columns of schema 4 (NULL in a CSV's rows):
+# eight columns, 2M rows 354-427 MB (the higher under load), 10M rows 0.82 GB as before.
+_BUFFER_BASE, _BUFFER_ROW_BYTES, _BUFFER_MOST = 50_000_000, 1_000, 360_000_000
 _ROW_BYTES, _CELL_BYTES = 24, 5
 # A row inserted as a run is also a key of the runs table's index (71 B a key): eight columns as
 # runs, 3M rows took 300-410 MB, 10M rows 1,113-1,142 MB.
