@@ -99,6 +99,16 @@ class TestImport:
         assert Store(db).runs()["synthetic_acceptance"].tolist() == [True]
 
 
+    def test_a_flag_set_after_the_import_reaches_what_pages_read(self, tmp_path):
+        """The runs a page shows are kept until the store changes: a flag set on stored runs is such
+        a change, in this process and in another."""
+        store = Store(tmp_path / "s.duckdb")
+        result = store.import_file("real.json", VLLM_BENCH.read_bytes())
+        assert store.shown_runs().frame["synthetic_acceptance"].isna().all()
+        assert store.flag_synthetic(result.content_hash) == 1
+        assert store.shown_runs().frame["synthetic_acceptance"].tolist() == [True]
+
+
 class TestExplorer:
     def frame(self) -> "explorer.pd.DataFrame":
         rows = [dict(run_id=str(i), source_file="s.json", content_hash="h", label=None, workload="chat",

@@ -34,9 +34,12 @@ __all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
 CONSOLE_TABLES = ("runs", "requests", "imports", "snapshots", "windows")
 """The tables the SQL console (:meth:`Store.query`) sees."""
 # What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
-# imports row (with a new imported_at), so this pair changes whenever the tables do. Reads kept
-# between calls (runs, imports, the console's copy) are read again when it changes.
-_IMPORTS_VERSION = "SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))) FROM imports"
+# imports row (with a new imported_at), but for the user's synthetic flag on runs already stored
+# (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells; so this changes
+# whenever the tables do. Reads kept between calls (runs, imports, the console's copy) are read
+# again when it changes.
+_IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))), "
+                    "(SELECT count(*) FILTER (WHERE synthetic_acceptance) FROM runs) FROM imports")
 # The console's copy holds the live tables too, which only grow (a recorder appends to them).
 _CONSOLE_VERSION = ("SELECT *, (SELECT count(*) FROM snapshots), (SELECT max(time) FROM snapshots), "
                     f"(SELECT count(*) FROM windows), (SELECT max(time_end) FROM windows) FROM ({_IMPORTS_VERSION})")
