@@ -45,8 +45,12 @@ def measured_draft_lengths(runs: pd.DataFrame) -> pd.DataFrame:
         ``measured_speedup`` (the best γ's mean; 1 where it is 0), ``gammas`` (how many γ were
         measured at that batch) and ``runs`` (the speculative runs behind them).
     """
+    return _best_by_batch(explorer.pair_with_baselines(runs))
+
+
+def _best_by_batch(paired: pd.DataFrame) -> pd.DataFrame:
+    """:func:`measured_draft_lengths` of runs already paired with their baselines."""
     columns = [*SETTING, "batch", "gamma", "measured_speedup", "gammas", "runs"]
-    paired = explorer.pair_with_baselines(runs)
     paired = paired[paired["concurrency"].notna() & paired["num_speculative_tokens"].notna()]
     if paired.empty:
         return pd.DataFrame(columns=columns)
@@ -93,11 +97,12 @@ def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, conte
         ``fits`` (the speculative server holds the batch at ``context``, :meth:`Scenario.max_batch`)
         and ``agree`` (the measured and the model's γ are the same).
     """
-    table = measured_draft_lengths(runs)
+    paired = explorer.pair_with_baselines(runs)
+    table = _best_by_batch(paired)
     extra = {"model_gamma": np.nan, "model_speedup": np.nan, "fits": True, "agree": False}
     if table.empty:
         return table.assign(**extra)
-    predicted = explorer.predict(explorer.pair_with_baselines(runs), scenario, presets, context)
+    predicted = explorer.predict(paired, scenario, presets, context)
     predicted = predicted[predicted["concurrency"].notna() & predicted["num_speculative_tokens"].notna()]
     out = []
     for key, one in table.groupby(list(SETTING), dropna=False, sort=False):

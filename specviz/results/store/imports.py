@@ -463,17 +463,17 @@ class RunsAndImports(Connections):
 
     def request_acceptance(self) -> pd.DataFrame:
         """Per stored run that has per-request acceptance (schema 4): its γ, its own acceptance
-        length and how many of its requests give one, newest import first."""
-        with self._connection() as con:
-            return con.execute("""
-                SELECT runs.run_id, any_value(runs.source_file) AS source_file, any_value(runs.label) AS label,
-                       any_value(runs.num_speculative_tokens) AS num_speculative_tokens,
-                       any_value(runs.concurrency) AS concurrency, any_value(runs.acceptance_length) AS acceptance_length,
-                       any_value(runs.synthetic_acceptance) AS synthetic_acceptance, count(*) AS requests
-                FROM requests JOIN runs USING (run_id)
-                WHERE requests.acceptance_length IS NOT NULL OR requests.accepted_tokens IS NOT NULL
-                   OR requests.acceptance_rate IS NOT NULL
-                GROUP BY runs.run_id ORDER BY any_value(runs.imported_at) DESC, runs.run_id""").df()
+        length and how many of its requests give one, newest import first; kept for every session
+        (a scan of every request, which the Latency view and the Explorer would pay on each rerun)."""
+        return self._kept_read("request_acceptance", lambda con: con.execute("""
+            SELECT runs.run_id, any_value(runs.source_file) AS source_file, any_value(runs.label) AS label,
+                   any_value(runs.num_speculative_tokens) AS num_speculative_tokens,
+                   any_value(runs.concurrency) AS concurrency, any_value(runs.acceptance_length) AS acceptance_length,
+                   count(*) AS requests
+            FROM requests JOIN runs USING (run_id)
+            WHERE requests.acceptance_length IS NOT NULL OR requests.accepted_tokens IS NOT NULL
+               OR requests.acceptance_rate IS NOT NULL
+            GROUP BY runs.run_id ORDER BY any_value(runs.imported_at) DESC, runs.run_id""").df())
 
     def request_acceptance_of(self, run_id: str) -> pd.DataFrame:
         """One run's requests, their acceptance figures and output tokens only (a run of a million
