@@ -6,7 +6,7 @@ reports its wall time and its peak resident memory (VmHWM):
 
 * floor: DuckDB alone, ``CREATE TABLE t AS SELECT * FROM read_csv(file)`` and ``CHECKPOINT`` into
   a new database file: the least any import of this file into DuckDB can cost.
-* specviz: ``Store.import_path`` into a new store: the file copied privately, hashed and its line
+* specviz: ``Store.import_path`` into a new store: the file read where it lies, hashed and its line
   ends counted (a piece at a time, never whole in memory), format detection, the memory estimate,
   one sniff, the requests inserted straight from the file, then each run's mean and p50/p90/p99
   from the stored requests, all in one transaction.

@@ -519,31 +519,51 @@ class TestHostileValues:
             importers.parse("g.csv", b"Metric,avg\nx," + b"a" * 200_000 + b"\n")
 
 
-class TestCopiedSource:
-    """A file on disk is copied, and read from the copy a piece at a time: it reads as its bytes do."""
+class TestOpenedSource:
+    """A file on disk is read where it lies, through the descriptor opened once, a piece at a time:
+    it reads as its bytes do, and a write to it while it is imported is refused."""
 
     @pytest.mark.parametrize("data", [
-        b"concurrency,ttft_ms\r\n" + b"1,2\r\n" * 500_000,  # 3.5 MB: pieces, and parts copied in turn
+        b"concurrency,ttft_ms\r\n" + b"1,2\r\n" * 500_000,  # 3.5 MB: pieces hashed beside the reading
         ",".join(f"c{i}".ljust(180, "x") for i in range(10_000)).encode() + b"\r1\r",  # a header over two pieces
         b'{"completed": 1}',
     ], ids=["rows", "long header", "json"])
     def test_it_reads_as_its_bytes(self, tmp_path, data):
         path = tmp_path / "f"
         path.write_bytes(data)
-        with open(path, "rb") as file, base.CopiedSource("f", file, len(data)) as copied:
+        with base.OpenedSource("f", os.open(path, os.O_RDONLY)) as opened:
             whole = base.Source("f", data)
-            assert copied.size == len(data) and b"".join(copied.pieces()) == data and copied.data == data
-            assert copied.content_hash == hashlib.sha256(data).hexdigest() == whole.content_hash
-            assert copied.line_ends == whole.line_ends and copied.head == whole.head
-            if not copied.is_json:
-                assert user_csv.csv_header(copied) == user_csv.csv_header(whole)
-            assert os.pread(copied.private_copy.fileno(), len(data) + 1, 0) == data
+            assert opened.size == len(data) and b"".join(opened.pieces()) == data and opened.data == data
+            assert opened.content_hash == hashlib.sha256(data).hexdigest() == whole.content_hash
+            assert opened.line_ends == whole.line_ends and opened.head == whole.head
+            if not opened.is_json:
+                assert user_csv.csv_header(opened) == user_csv.csv_header(whole)
+            path.unlink()  # read through the descriptor, never the path again
+            assert Path(opened.reader_path).read_bytes() == data
+            assert opened.read_at(len(data) - 3, 10) == whole.read_at(len(data) - 3, 10) == data[-3:]
+            opened.check_unchanged()
 
-    def test_a_file_that_grew_while_it_was_read_is_refused(self, tmp_path):
+    def test_a_file_written_while_it_was_read_is_refused(self, tmp_path):
         path = tmp_path / "f.csv"
         path.write_bytes(b"concurrency,ttft_ms\n1,2\n")
-        with open(path, "rb") as file, pytest.raises(importers.IngestError, match="it grew while it was read"):
-            base.CopiedSource("f.csv", file, path.stat().st_size - 1)
+        with base.OpenedSource("f.csv", os.open(path, os.O_RDONLY)) as opened:
+            with open(path, "ab") as file:
+                file.write(b"3,4\n")
+            with pytest.raises(importers.IngestError, match="it changed while it was read") as caught:
+                opened.check_unchanged()
+            assert caught.value.key == "ingest.changed"
+            with pytest.raises(importers.IngestError, match="it changed while it was read"):
+                opened.data
+
+    def test_closed_before_its_scan_ends_it_closes_the_file(self, tmp_path):
+        path = tmp_path / "big.csv"
+        path.write_bytes(b"a,b\n" + b"1,2\n" * 4_000_000)  # 16 MB: many pieces
+        descriptor = os.open(path, os.O_RDONLY)
+        opened = base.OpenedSource("big.csv", descriptor)
+        opened.close()  # the scan stops at its next piece, then the file is closed
+        opened.close()  # twice: nothing left to close
+        with pytest.raises(OSError):
+            os.fstat(descriptor)
 
     def test_lines_cut_anywhere_into_pieces_are_whole(self):
         data = "a,b\r\nc\rd\n\r\n\ré,f".encode()

@@ -277,10 +277,12 @@ class TestRecordsJsonl:
             importers.parse("x.jsonl", b"\n".join(fixture(JSONL).splitlines()[:2] + [b'{"metrics": {}}']))
         assert info.value.key == "ingest.aiperf_record"
 
-    def test_the_memory_of_the_rows_is_charged_before_they_are_read(self, monkeypatch):
+    def test_the_memory_of_the_rows_is_charged_before_they_are_taken_out(self, monkeypatch):
+        """DuckDB, within its own memory limit, counts the records; their memory in Python is
+        charged before any is taken out of it."""
         records = b"\n".join([fixture(JSONL).splitlines()[1]] * 2000)
-        needed = base._RUN_BYTES + aiperf._REQUEST_BYTES * 2000  # a request a line
-        monkeypatch.setattr(aiperf.duckdb, "connect", pytest.fail)  # refused before DuckDB reads a line
+        needed = base._RUN_BYTES + aiperf._REQUEST_BYTES * 2000  # a request a record
+        monkeypatch.setattr(aiperf.duckdb.DuckDBPyRelation, "to_arrow_table", pytest.fail)
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
             importers.parse("big.jsonl", records)

@@ -155,10 +155,12 @@ class TestReadByDuckDB:
         (row,) = importers.parse(self.NAME, json.dumps([record]).encode()).requests.itertuples()
         assert row.e2el_ms == 1000.0
 
-    def test_the_memory_of_the_rows_is_charged_before_duckdb_reads(self, monkeypatch):
+    def test_the_memory_of_the_rows_is_charged_before_they_are_taken_out(self, monkeypatch):
+        """DuckDB, within its own memory limit, counts the requests; their memory in Python is
+        charged before any is taken out of it."""
         data = self.records(2000)
-        needed = base._RUN_BYTES + inference_perf._REQUEST_BYTES * 2000  # a request a "start_time"
-        monkeypatch.setattr(inference_perf.duckdb, "connect", pytest.fail)
+        needed = base._RUN_BYTES + inference_perf._REQUEST_BYTES * 2000
+        monkeypatch.setattr(inference_perf.duckdb.DuckDBPyConnection, "fetchnumpy", pytest.fail)
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
             importers.parse(self.NAME, data)

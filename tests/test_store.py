@@ -1333,6 +1333,38 @@ class TestImportPath:
         assert db.import_path(path).status == "imported"
         assert db.runs().label.tolist() == ["checked"]
 
+    def test_a_file_written_to_while_it_is_imported_is_refused(self, db, tmp_path, monkeypatch):
+        """What is stored is what was hashed: a file appended to between its parse and the commit (a
+        benchmark still writing it; DuckDB reads a CSV's rows in the transaction) is refused, and
+        nothing of it is stored."""
+        path = tmp_path / "r.csv"
+        path.write_text("output_throughput,label\n1,checked\n")
+        parse = importers.parse
+
+        def parse_then_append(name, data):
+            parsed = parse(name, data)
+            with open(path, "a") as file:
+                file.write("2,later\n")
+            return parsed
+
+        monkeypatch.setattr(importers, "parse", parse_then_append)
+        with pytest.raises(importers.IngestError) as info:
+            db.import_path(path)
+        assert info.value.key == "ingest.changed" and str(info.value).startswith(f"{path}: ")
+        assert counts(db) == (0, 0, 0)
+        monkeypatch.undo()
+        assert db.import_path(path).status == "imported"  # complete now: imported whole
+        assert sorted(db.runs().label) == ["checked", "later"]
+
+    def test_a_file_on_disk_imported_again_is_skipped(self, db, tmp_path):
+        """A file on disk is hashed beside its parse: whether it was imported is asked after."""
+        path = tmp_path / "b.json"
+        path.write_bytes((SAMPLES / "guidellm_benchmarks.json").read_bytes())
+        first = db.import_path(path)
+        again = db.import_path(SAMPLES / "guidellm_benchmarks.json")
+        assert (first.status, again.status, again.message) == ("imported", "skipped", "already imported")
+        assert again.content_hash == first.content_hash and len(db.runs()) == 1
+
     def test_the_size_limit_is_checked_before_reading(self, db, tmp_path):
         path = tmp_path / "huge.json"
         with open(path, "wb") as file:
@@ -1722,7 +1754,8 @@ class TestStoreFiles:
             sys.exit(cli.main(["ingest", {str(big)!r}, "--db", {str(db)!r}]))
         """)
         assert run.returncode == 2 and "Traceback" not in run.stderr + run.stdout
-        assert "there was no room to write what reading it needs (File too large)" in run.stdout
+        # The file is read where it lies: what hits the limit is the store's write of its rows.
+        assert "There is no room left to write the store" in run.stdout and "File too large" in run.stdout
         again = Store(db)
         assert len(again.runs()) == 0 and len(again.imports()) == 0
         again.close()

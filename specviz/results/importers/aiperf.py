@@ -706,11 +706,12 @@ class _Records:
 
 
 def _read_records(source: Source) -> _Records:
-    """Every record of a per-request file, read by DuckDB from the source's private copy (never
+    """Every record of a per-request file, read by DuckDB from the source's :attr:`~Source.reader_path` (never
     decoded by Python, nor held whole; each record parsed twice, for its values at every path of
     :data:`_PATHS` at once and for the types of its parts), kept in a table of DuckDB's until the
     successful measured requests' columns (:data:`_RECORD_COLUMNS`) are taken out as Arrow (their
-    ``extra`` never becomes a Python string each). DuckDB may take three quarters of
+    ``extra`` never becomes a Python string each), once their memory is charged for the records
+    DuckDB counted. DuckDB may take three quarters of
     ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least :data:`_DUCKDB_BYTES`, its working memory) and spills
     past it to the temporary folder: at 1M lines its table of the records is some 600 MB, and with
     half of the default 1 GB it spilled (the read took 8.5 s instead of 4.0 s).
@@ -721,7 +722,7 @@ def _read_records(source: Source) -> _Records:
         ``ingest.json_malformed`` where DuckDB cannot read the JSON, ``ingest.no_memory`` where it
         runs out of memory.
     """
-    file = f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'auto')"
+    file = f"read_json_objects('{source.reader_path}', format = 'auto')"
     memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") * 3 // 4, _DUCKDB_BYTES)
     with duckdb.connect(config={"memory_limit": f"{memory}B", "temp_directory": tempfile.gettempdir()}) as con:
         try:
@@ -738,6 +739,7 @@ def _read_records(source: Source) -> _Records:
                 SELECT count(*), count(*) FILTER (warmup), count(*) FILTER (failed AND NOT warmup),
                        min(line) FILTER (NOT record)
                 FROM records""").fetchall()[0]
+            source.charge(_REQUEST_BYTES * lines)  # before any is taken out of DuckDB
             # The keys a histogram may have: up to the largest γ where every one has its γ (a key past
             # its γ is no count of accepted drafts), else up to the most positions.
             counted = f"FROM records WHERE record AND NOT warmup AND NOT failed AND {_COUNTS}"
@@ -819,7 +821,6 @@ def _parse_records(source: Source) -> Parsed:
     from their pooled histograms); the successful requests as rows, with their own acceptance. The
     file is read by DuckDB (:func:`_read_records`)."""
     source.charge_runs(1)
-    source.charge(_REQUEST_BYTES * (source.line_ends + 1))  # at most a record a line
     read = _read_records(source)
     if read.first_stray is not None:
         raise IngestError("ingest.aiperf_record", source.name, record=read.first_stray)
@@ -860,7 +861,8 @@ def _parse_records(source: Source) -> Parsed:
                 source="accepted draft tokens / verify steps")
         run.set("acceptance_rate", _pooled(accepted, acceptance["draft_tokens"]),
                 source="accepted draft tokens / draft tokens")
-    gamma = _agreed(g for g in gammas.tolist() if not math.isnan(g))
+    present = gammas[~np.isnan(gammas)]
+    gamma = float(present[0]) if present.size and (present == present[0]).all() else None
     positions, zero = _histogram_figures(read.pooled, gamma)
     run.set("zero_accept_rate", zero, source="spec_decode_acceptance.acceptance_histogram")
     run.set("per_position_acceptance", positions, source="spec_decode_acceptance.acceptance_histogram")

@@ -27,7 +27,7 @@
     writer drops ``stage_id``), the stage reports record no times to match the requests' against,
     and a file is read on its own, without the stage files beside it.
 
-    The file is read by DuckDB from the source's private copy, never decoded by Python's json
+    The file is read by DuckDB (:attr:`~Source.reader_path`), never decoded by Python's json
     (a run of 1M requests writes about 1.2 GB): a file whose head shows the array and the first
     record's ``start_time``, ``end_time`` and ``request`` keys, in the order inference-perf writes
     them, is claimed from its head alone (:func:`claims`); another array of request records is
@@ -58,7 +58,6 @@ the per-request report), ``inference_perf/apis/base.py``; the per-request shape 
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from pathlib import PurePath
@@ -92,7 +91,6 @@ _DUCKDB_BYTES = 256 << 20  # the least memory DuckDB is given to read a per-requ
 # the indent): an array whose first record starts with these keys, in this order.
 _PER_REQUEST_HEAD = re.compile(r'\s*\[\s*\{\s*"start_time"\s*:\s*[-+.\w]+\s*,\s*"end_time"\s*:\s*[-+.\w]+\s*,'
                                r'\s*"request"\s*:')
-_START_KEY = b'"start_time"'
 # DuckDB's refusal of a record longer than its buffer, with that length.
 _OBJECT_SIZE = re.compile(r'"maximum_object_size" of \d+ bytes exceeded.*\(>(\d+) bytes\)')
 
@@ -172,11 +170,16 @@ def _prometheus(doc: dict[str, Any], run: RunBuilder, stage: re.Match | None) ->
 
 # Each record's JSON values at these paths, read at once (one parse a record): as JSON text, SQL
 # NULL where the path is missing and 'null' where its value is.
-_PATHS = ["$.start_time", "$.end_time", "$.info", "$.error", "$.info.input_tokens",
-          "$.info.request_metrics.text.input_tokens", "$.info.response_metrics", "$.info.response_info",
+_PATHS = ["$.start_time", "$.end_time", "$.error", "$.info.input_tokens",
+          "$.info.request_metrics.text.input_tokens",
           "$.info.response_metrics.output_tokens", "$.info.response_info.output_tokens",
           "$.info.response_metrics.output_token_times", "$.info.response_info.output_token_times",
           "$.info.lora_adapter", "$.info.labels"]
+# The objects of a record whose kind alone is read (DuckDB's json_type, NULL where missing): their
+# values, written out again as text by json_extract, took 45 % of the read's CPU time.
+_KIND_PATHS = ["$.info", "$.info.response_metrics", "$.info.response_info"]
+# json_type's names of the kinds :func:`_kind` tells from the first character.
+_TYPE_KINDS = {"OBJECT": "object", "ARRAY": "array", "VARCHAR": "string", "BOOLEAN": "boolean", "NULL": "null"}
 # The kinds of JSON value a field may hold, as inference-perf writes it (numeric text is read too).
 _NUMBER, _OBJECT, _ARRAY = ("number", "string", "null"), ("object", "null"), ("array", "null")
 
@@ -186,6 +189,16 @@ def _at(path: str) -> str:
     return f"w[{_PATHS.index(path) + 1}]"
 
 
+def _kind_at(path: str) -> str:
+    """SQL of the JSON kind of a record's value at ``path`` (as :func:`_kind` names it; NULL where
+    it is missing)."""
+    if path not in _KIND_PATHS:
+        return _kind(_at(path))
+    kind = f"k[{_KIND_PATHS.index(path) + 1}]"
+    cases = " ".join(f"WHEN '{name}' THEN '{value}'" for name, value in _TYPE_KINDS.items())
+    return f"CASE WHEN {kind} IS NOT NULL THEN CASE {kind} {cases} ELSE 'number' END END"
+
+
 def _kind(value: str) -> str:
     """SQL of the JSON kind of a JSON value's text, by its first character (NULL where it is missing)."""
     return (f"CASE WHEN {value} IS NOT NULL THEN CASE left({value}::VARCHAR, 1) WHEN '{{' THEN 'object' "
@@ -193,10 +206,10 @@ def _kind(value: str) -> str:
             f"WHEN 'n' THEN 'null' ELSE 'number' END END")
 
 
-def _wrong_kind(value: str, allowed: tuple[str, ...]) -> str:
-    """SQL of a JSON value's kind where it is none of ``allowed``, else NULL (a CASE, not an IN list:
-    DuckDB would plan the list as a join)."""
-    return f"CASE {_kind(value)} {' '.join(f'WHEN {kind!r} THEN NULL' for kind in allowed)} ELSE {_kind(value)} END"
+def _wrong_kind(kind: str, allowed: tuple[str, ...]) -> str:
+    """SQL of a JSON kind (SQL of one) where it is none of ``allowed``, else NULL (a CASE, not an IN
+    list: DuckDB would plan the list as a join)."""
+    return f"CASE {kind} {' '.join(f'WHEN {name!r} THEN NULL' for name in allowed)} ELSE {kind} END"
 
 
 def _number(value: str) -> str:
@@ -222,25 +235,26 @@ def _truthy(value: str) -> str:
 # The response a record's figures are read from: ``response_metrics`` where it is an object with
 # keys, else ``response_info`` (0.5.0's name). Whether an object has keys is asked only where it
 # matters (a CASE evaluates a branch only for its rows): an object without either key read from it.
-_OLDER = (f"CASE WHEN {_kind(_at('$.info.response_metrics'))} IS DISTINCT FROM 'object' THEN true "
+_OLDER = (f"CASE WHEN {_kind_at('$.info.response_metrics')} IS DISTINCT FROM 'object' THEN true "
           f"WHEN {_at('$.info.response_metrics.output_tokens')} IS NOT NULL "
           f"OR {_at('$.info.response_metrics.output_token_times')} IS NOT NULL THEN false "
           f"ELSE json_extract(json, '$.info.response_metrics')::VARCHAR = '{{}}' END")
-# What each field of a record may hold, in the order they are checked, and the SQL of its JSON value.
-_FIELDS = {"start_time": (_NUMBER, _at("$.start_time")), "end_time": (_NUMBER, _at("$.end_time")),
-           "info": (_OBJECT, _at("$.info")), "info.input_tokens": (_NUMBER, _at("$.info.input_tokens")),
-           "info.request_metrics.text.input_tokens": (_NUMBER, _at("$.info.request_metrics.text.input_tokens")),
-           "info.response_metrics": (_OBJECT, _at("$.info.response_metrics")),
-           "info.response_info": (_OBJECT, _at("$.info.response_info")),
-           "output_tokens": (_NUMBER, "output_tokens"), "output_token_times": (_ARRAY, "times")}
+# What each field of a record may hold, in the order they are checked, and the SQL of its JSON kind.
+_FIELDS = {"start_time": (_NUMBER, _kind_at("$.start_time")), "end_time": (_NUMBER, _kind_at("$.end_time")),
+           "info": (_OBJECT, _kind_at("$.info")), "info.input_tokens": (_NUMBER, _kind_at("$.info.input_tokens")),
+           "info.request_metrics.text.input_tokens": (_NUMBER, _kind_at("$.info.request_metrics.text.input_tokens")),
+           "info.response_metrics": (_OBJECT, _kind_at("$.info.response_metrics")),
+           "info.response_info": (_OBJECT, _kind_at("$.info.response_info")),
+           "output_tokens": (_NUMBER, _kind("output_tokens")), "output_token_times": (_ARRAY, _kind("times"))}
 _EXTRAS = {"error": _at("$.error"), "lora_adapter": _at("$.info.lora_adapter"), "labels": _at("$.info.labels")}
 # Each record: whether it has the four keys, the first field holding a kind it may not and that
 # kind, the first of its extras longer than $most bytes (NULL where none is), then its values.
 _READ = f"""
-    SELECT record, w[1] IS NOT NULL AND w[2] IS NOT NULL AND w[3] IS NOT NULL AND w[4] IS NOT NULL AS whole,
-           CASE {" ".join(f"WHEN {_wrong_kind(sql, allowed)} IS NOT NULL THEN '{name}'"
-                          for name, (allowed, sql) in _FIELDS.items())} END AS wrong_field,
-           coalesce({", ".join(_wrong_kind(sql, allowed) for allowed, sql in _FIELDS.values())}) AS wrong_kind,
+    SELECT record, {" AND ".join(f"{_kind_at(key)} IS NOT NULL" for key in ("$.start_time", "$.end_time", "$.info",
+                                                                           "$.error"))} AS whole,
+           CASE {" ".join(f"WHEN {_wrong_kind(kind, allowed)} IS NOT NULL THEN '{name}'"
+                          for name, (allowed, kind) in _FIELDS.items())} END AS wrong_field,
+           coalesce({", ".join(_wrong_kind(kind, allowed) for allowed, kind in _FIELDS.values())}) AS wrong_kind,
            CASE {" ".join(f"WHEN strlen({sql}::VARCHAR) > $most THEN '{name}'" for name, sql in _EXTRAS.items())}
            END AS too_large,
            {_number(_at("$.start_time"))} AS "start", {_number(_at("$.end_time"))} AS "end",
@@ -255,7 +269,8 @@ _READ = f"""
                     CASE WHEN older THEN {_at("$.info.response_info.output_token_times")}
                          ELSE {_at("$.info.response_metrics.output_token_times")} END AS times
           FROM (SELECT *, {_OLDER} AS older
-                FROM (SELECT row_number() OVER () AS record, json, json_extract(json, $paths) AS w FROM {{file}})))"""
+                FROM (SELECT row_number() OVER () AS record, json, json_extract(json, $paths) AS w,
+                             json_type(json, $kind_paths) AS k FROM {{file}})))"""
 # Each record's token times as floats: cast at once where the array holds no string, boolean or
 # Infinity (no quote, t or f: the cast would read true as 1 and no text as Python does), else each
 # entry as :func:`_number` reads it.
@@ -273,34 +288,22 @@ _TIMES = f"""
           FROM ({_READ}))"""
 
 
-def _most_requests(source: Source) -> int:
-    """How often ``"start_time"`` occurs in the file, counted a piece at a time: a request record has
-    the key, so the file holds no more requests than that (a key written with escapes is not
-    counted here; :func:`_read_requests` charges those)."""
-    count, tail = 0, b""
-    for piece in source.pieces():
-        joined = tail + piece
-        count += joined.count(_START_KEY)
-        tail = joined[1 - len(_START_KEY):]
-    return count
-
-
 def _ends_the_array(source: Source) -> bool:
     """Whether the file's last character but blanks closes its array (DuckDB reads an array cut off
     after a comma, ``[{…},``, as the records before the comma)."""
-    tail = os.pread(source.private_copy.fileno(), 4096, max(source.size - 4096, 0))
+    tail = source.read_at(max(source.size - 4096, 0), 4096)
     return tail.rstrip(b" \t\n\r").endswith(b"]")
 
 
-def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
-    """Every record of a per-request file, read by DuckDB from the source's private copy (never
+def _read_requests(source: Source) -> dict[str, np.ndarray]:
+    """Every record of a per-request file, read by DuckDB from the source's :attr:`~Source.reader_path` (never
     decoded by Python's json, nor held whole; each record parsed once for its values at every path
     of :data:`_PATHS`): the columns ``start``, ``end``, ``input``, ``output``, ``failed``,
     ``first``, ``last`` and ``count`` of the token times, ``extra`` (each request's error, adapter
     and labels as :func:`~specviz.results.importers.base.request_extra` writes them), in the file's
     order, and ``gaps``, the successful requests' gaps between consecutive token times in seconds,
-    one request after another. The memory of requests past the ``charged`` ones (keys written with
-    escapes) and of the extras' text is charged before they are fetched. DuckDB may take half of
+    one request after another. The memory of the requests and of the extras' text is charged once
+    DuckDB has counted them, before they are fetched. DuckDB may take half of
     ``SPECVIZ_IMPORT_MEMORY_BYTES`` (at least :data:`_DUCKDB_BYTES`, its working memory).
 
     Raises
@@ -319,7 +322,7 @@ def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
     memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") // 2, _DUCKDB_BYTES)
     # A record is read whole into a buffer of twice this size (at least 16 MiB), one in each of
     # DuckDB's threads: DuckDB's default, 16 MiB, would refuse a 40 MB request with images in its body.
-    file = (f"read_json_objects('/proc/self/fd/{source.private_copy.fileno()}', format = 'array', "
+    file = (f"read_json_objects('{source.reader_path}', format = 'array', "
             f"maximum_object_size = {memory // 8})")
     # What spills goes to a folder of its own (an in-memory DuckDB would make .tmp in the working folder).
     with tempfile.TemporaryDirectory(prefix="specviz-inference-perf-") as spill, \
@@ -327,12 +330,12 @@ def _read_requests(source: Source, charged: int) -> dict[str, np.ndarray]:
         try:
             con.execute("SET enable_progress_bar = false")
             con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{file}', file)}",
-                        {"paths": _PATHS, "most": settings.get("SPECVIZ_STORED_EXTRA_BYTES")})
+                        {"paths": _PATHS, "kind_paths": _KIND_PATHS, "most": settings.get("SPECVIZ_STORED_EXTRA_BYTES")})
             _check_records(source, con)
             count, extra_bytes = con.execute(f"""
                 SELECT count(*), coalesce(sum({" + ".join(f"coalesce(strlen({name}), 0)" for name in _EXTRAS)}), 0)
                 FROM requests""").fetchone()
-            source.charge(_REQUEST_BYTES * max(count - charged, 0) + _EXTRA_BYTES_PER_BYTE * int(extra_bytes))
+            source.charge(_REQUEST_BYTES * count + _EXTRA_BYTES_PER_BYTE * int(extra_bytes))
             columns = con.execute('SELECT "start", "end", input, "output", failed, first, last, count '
                                   "FROM requests").fetchnumpy()
             extras = con.execute(f"SELECT record, {', '.join(_EXTRAS)} FROM requests "
@@ -391,9 +394,7 @@ def _statistics(run: RunBuilder, short: str, values: np.ndarray) -> None:
 
 def _per_request(source: Source) -> Parsed:
     source.charge_runs(1)
-    charged = _most_requests(source)
-    source.charge(_REQUEST_BYTES * charged)  # before DuckDB reads a record
-    read = _read_requests(source, charged)
+    read = _read_requests(source)
     start, end, output, first, last, counts = (read[key] for key in ("start", "end", "output", "first", "last",
                                                                       "count"))
     n = len(start)

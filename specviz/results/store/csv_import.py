@@ -181,11 +181,11 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
                now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[Notice], list[str]]:
     """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
     or, for per-request files, grouped into runs by their dimension columns. DuckDB reads the
-    source's private copy, exactly the bytes that were checked and hashed, given to it as
-    ``/proc/self/fd/N`` (no glob or ``~`` for it to expand, nothing another process can put in
-    its place), and sniffs it once."""
+    source by its :attr:`~specviz.results.importers.Source.reader_path`, ``/proc/self/fd/N`` (no
+    glob or ``~`` for it to expand, nothing another process can put in its place), and sniffs it
+    once."""
     name = source.name
-    path = f"/proc/self/fd/{source.private_copy.fileno()}"
+    path = source.reader_path
     reading = _sniff_csv(cur, name, path)
     plan = user_csv.plan_columns(name, reading.columns, csv_mapping)
     mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)

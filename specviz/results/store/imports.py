@@ -76,18 +76,22 @@ def _require_regular(name: str, mode: int) -> None:
         raise IngestError(f"ingest.not_regular.{kind}", name)
 
 
-def _copy_regular_file(path: Path, name: str, max_bytes: int | None) -> importers.CopiedSource:
-    """A regular file (symlinks followed) read into a private copy, with a bound: a device such as
-    /dev/zero, a FIFO, a socket or a directory is refused before it is read. Errors name the path."""
+def _open_regular_file(path: Path, name: str, max_bytes: int | None) -> importers.OpenedSource:
+    """A regular file (symlinks followed), opened once, with a bound: a device such as /dev/zero, a
+    FIFO, a socket or a directory is refused before it is read. Errors name the path."""
     shown = str(path)
     try:
         _require_regular(shown, os.stat(path).st_mode)
         # O_NONBLOCK: a FIFO put in the file's place after the stat cannot block the open.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
-            info = os.fstat(file.fileno())
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            info = os.fstat(descriptor)
             _require_regular(shown, info.st_mode)  # what was opened, not only what was looked at
             _check_size(shown, info.st_size, max_bytes)  # before reading any of it
-            return importers.CopiedSource(name, file, info.st_size)
+            return importers.OpenedSource(name, descriptor)
+        except BaseException:
+            os.close(descriptor)
+            raise
     except (OSError, MemoryError) as exc:
         raise importers.as_ingest_error(shown, exc) from None
 
@@ -208,11 +212,12 @@ class RunsAndImports(Connections):
                     csv_mapping: dict[str, str] | None = None) -> ImportResult:
         """:meth:`import_file` for a file on disk, named as given.
 
-        Only a regular file is read (symlinks followed), and no more than its size when opened
-        plus one byte, which ``max_bytes`` bounds. The path is opened once, and what it holds is
-        read a piece at a time into a private copy, hashed as it goes: what is imported is the
-        content read then (never the path again, which DuckDB would expand as a glob or a ``~``
-        and which another file may have taken by then), and a large CSV is never held in memory.
+        Only a regular file is read (symlinks followed), of no more than ``max_bytes``. The path
+        is opened once and the file read through that descriptor (never the path again, which
+        DuckDB would expand as a glob or a ``~`` and which another file may have taken by then),
+        hashed a piece at a time beside the format's reading; a file written to while it is
+        imported is refused (:meth:`specviz.results.importers.OpenedSource.check_unchanged`), and a
+        large CSV is never held in memory.
 
         Raises
         ------
@@ -224,7 +229,7 @@ class RunsAndImports(Connections):
         path = Path(path)
         name = os.fsencode(path).decode("utf-8", "replace")  # stored: bytes of no UTF-8 name become U+FFFD
         user_csv.check_mapping(name, csv_mapping or {})
-        with _copy_regular_file(path, name, max_bytes) as source:
+        with _open_regular_file(path, name, max_bytes) as source:
             return self.import_file(name, source, csv_mapping=csv_mapping)
 
     def import_file(self, name: str, data: bytes | importers.Source, max_bytes: int | None = None,
@@ -252,8 +257,10 @@ class RunsAndImports(Connections):
         Returns
         -------
         ImportResult
-            ``status="skipped"`` if the same content was imported before, and also if every run of
-            the file is a ``vllm bench sweep`` run already stored from another file of the sweep
+            ``status="skipped"`` if the same content was imported before (a file on disk is hashed
+            while it is parsed, so it is parsed first, and one that no longer parses says so), and
+            also if every run of the file is a ``vllm bench sweep`` run already stored from another
+            file of the sweep
             (``run=0.json`` after the ``summary.json`` that repeats it; :func:`_sweep_repeats`).
             Then, as for the same content, nothing of the file is stored, not even its ``imports``
             row: what it holds is in the store once, under the other file, and if that file is
@@ -277,16 +284,18 @@ class RunsAndImports(Connections):
         with ExitStack() as stack:
             source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
             _check_size(name, source.size, max_bytes)
-            content_hash = source.content_hash
-            if not replace and self._imported(content_hash):
-                return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
+            if source.hashed_at_once and not replace and self._imported(source.content_hash):
+                return ImportResult(name, "skipped", message="already imported", content_hash=source.content_hash)
             now = datetime.now(timezone.utc).replace(tzinfo=None)
             unmatched: list[str] = []
-            fmt = ""
+            fmt = content_hash = ""
             try:
                 # Parsed before the file is opened for writing: other processes wait only for the writes.
                 parsed = importers.parse(name, source)
                 fmt = parsed.format
+                content_hash = source.content_hash  # a file on disk: hashed beside the parse
+                if not replace and self._imported(content_hash):
+                    return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
                 check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
                     if replace:
@@ -303,6 +312,7 @@ class RunsAndImports(Connections):
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
                                                                        repeated.keys())
                         warnings = [*warnings, *_repeat_notices(repeated)]
+                    source.check_unchanged()  # all read: what was hashed is what is stored
                     cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
                                 "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 [content_hash, name, fmt, now, runs, requests,
