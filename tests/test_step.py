@@ -294,3 +294,69 @@ class TestStepRatio:
         # A part may keep to one regime where the whole does not: the same figures, to rounding.
         np.testing.assert_allclose(step.step_ratio(step.part_at(step.ratio_terms(work, costs), part)), ratio[part],
                                    rtol=1e-13)
+
+
+class TestPrefillInTheStep:
+    """Each step of a server at a steady load of B requests (P prompt, O output tokens) carries the
+    prompts of the requests that replace the finished ones: B·P/O tokens a plain step, B·P·E/O a
+    speculative one."""
+
+    COMMON = dict(batch=8, gamma=3, context=1024.0, acceptance_length=2.0, costs=REALISTIC)
+
+    def test_without_prompt_tokens_nothing_changes(self):
+        bare = step.step(H100, LLAMA8, step.Draft("eagle"), **self.COMMON)
+        none = step.step(H100, LLAMA8, step.Draft("eagle"), prompt_tokens=0, output_tokens=64, **self.COMMON)
+        assert {k: np.asarray(v).tolist() for k, v in bare.items()} == {k: np.asarray(v).tolist() for k, v in none.items()}
+
+    def test_the_prefill_a_step_carries_by_hand(self):
+        """B = 8, P = 1024, O = 64: 128 prompt tokens a plain step, 256 at E = 2; each goes through every
+        matmul but the LM head (2·(1.342 + 5.637)·10⁹ FLOPs) and reads 512.5 cached positions on
+        average in each of 32 layers (16,384 FLOPs a position); it writes its cache entry (32 layers × 8
+        KV heads × 128 × 2 (K, V) × 2 bytes) and its embedding row is gathered (4,096 × 2 bytes)."""
+        decode = step.step_work(H100, LLAMA8, step.Draft("eagle"), batch=8, gamma=3, context=1024.0)
+        mixed = step.step_work(H100, LLAMA8, step.Draft("eagle"), batch=8, gamma=3, context=1024.0,
+                               prompt_tokens=1024, output_tokens=64, expected_tokens=2.0)
+        per_token_flops = 2 * (1_342_177_280 + 5_637_410_816) + 32 * 16_384 * 512.5
+        per_token_bytes = 32 * 8 * 128 * 2 * 2 + 4096 * 2
+        for name, tokens in (("plain", 128), ("verify", 256)):
+            assert mixed[name]["flops"] - decode[name]["flops"] == pytest.approx(tokens * per_token_flops, rel=1e-12)
+            assert mixed[name]["bytes"] - decode[name]["bytes"] == pytest.approx(tokens * per_token_bytes, rel=1e-12)
+            assert mixed[name]["prefill"] == tokens
+        # The draft's passes carry no prefill.
+        assert mixed["draft"]["flops"] == decode["draft"]["flops"]
+
+    def test_prompt_tokens_are_routed_so_the_expert_tax_fades(self):
+        """DeepSeek-V3 at batch 4, P/O = 2048/64: the 128 prompt tokens of a plain step already touch
+        256·(1 − (1 − 8/256)^132) = 250.2 of the 256 experts a layer, so that a verify pass reads hardly
+        more experts than a plain one."""
+        deepseek = MODELS["DeepSeek-V3"]
+        plain = step.pass_work(GPUS["H200"], deepseek, 4, 1, 1024, prefill_tokens=128, prefill_positions=1024.5)
+        alone = step.pass_work(GPUS["H200"], deepseek, 4, 1, 1024)
+        touched = 256 * (1 - (1 - 8 / 256) ** 132) - 256 * (1 - (1 - 8 / 256) ** 4)
+        expert_bytes = touched / 256 * deepseek.params["experts"] * 2  # BF16
+        kv_and_rows = 128 * (61 * 576 * 2 + 7168 * 2)
+        assert plain["bytes"] - alone["bytes"] == pytest.approx(expert_bytes + kv_and_rows, rel=1e-9)
+
+    def test_the_prefill_crosses_the_links(self):
+        costs = step.Costs(allreduce_us=10.0)
+        mixed = step.pass_seconds(step.pass_work(H100, LLAMA8, 32, 1, 0, tp=8, prefill_tokens=96), costs)
+        # 64 all-reduces, each moving 2·7/8·(32 + 96)·4096·2 bytes at 450 GB/s, and waiting 10 µs.
+        assert mixed["comm_s"] == pytest.approx(64 * (10e-6 + 2 * 7 / 8 * 128 * 4096 * 2 / 450e9), rel=1e-12)
+        # The per-token cost pays for the decoded tokens (sampling), not the prompt tokens.
+        priced = step.pass_seconds(step.pass_work(H100, LLAMA8, 32, 1, 0, prefill_tokens=96), step.Costs(token_us=10.0))
+        assert priced["token_s"] == pytest.approx(32 * 10e-6)
+
+    def test_more_prefill_a_step_draws_the_gain_toward_one(self):
+        """As the prompts outweigh the outputs, both steps become prefill, E times more of it in the
+        speculative one: the speedup E·t_plain/t_spec falls toward 1."""
+        ratios = [0.0, 1.0, 8.0, 64.0, 1024.0]
+        speedups = [float(step.step(H100, LLAMA8, step.Draft("eagle"), prompt_tokens=1024 * r, output_tokens=1024,
+                                    **self.COMMON)["speedup"]) for r in ratios]
+        assert speedups == sorted(speedups, reverse=True) and speedups[0] > 1.3
+        assert speedups[-1] == pytest.approx(1.0, abs=0.05)
+
+    def test_the_grid_terms_are_decode_only(self):
+        work = step.step_work(H100, LLAMA8, step.Draft("eagle"), batch=8, gamma=3, context=1024.0, prompt_tokens=1024,
+                              output_tokens=64)
+        with pytest.raises(ValueError):
+            step.ratio_terms(work, REALISTIC)
