@@ -360,3 +360,40 @@ class TestPrefillInTheStep:
                               output_tokens=64)
         with pytest.raises(ValueError):
             step.ratio_terms(work, REALISTIC)
+
+
+class TestRoutingOverlap:
+    """A verify pass whose tokens share experts with their sequence's previous token (share q) reads
+    the experts of B·(1 + (n − 1)(1 − q)) tokens routed at random."""
+
+    DEEPSEEK = MODELS["DeepSeek-V3"]
+    COMMON = dict(batch=4, gamma=3, context=1024.0, acceptance_length=2.5)
+
+    def test_at_zero_it_is_uniform_routing(self):
+        bare = step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), **self.COMMON)
+        zero = step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), routing_overlap=0.0, **self.COMMON)
+        assert {k: np.asarray(v).tolist() for k, v in bare.items()} == {k: np.asarray(v).tolist() for k, v in zero.items()}
+
+    def test_the_experts_a_verify_pass_reads_by_hand(self):
+        """B = 4, n = 4, q = 0.38: 4·(1 + 3·0.62) = 11.44 tokens' worth of picks, 256·(1 − (1 − 8/256)^11.44)
+        = 77.9 experts a layer instead of 256·(1 − (1 − 8/256)^16) = 102.4 under uniform routing."""
+        uniform = step.step_work(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), batch=4, gamma=3, context=1024.0)
+        local = step.step_work(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), batch=4, gamma=3, context=1024.0,
+                               routing_overlap=0.38)
+        fewer = 256 * (1 - (1 - 8 / 256) ** 16) - 256 * (1 - (1 - 8 / 256) ** 11.44)
+        assert uniform["verify"]["bytes"] - local["verify"]["bytes"] == pytest.approx(
+            fewer / 256 * self.DEEPSEEK.params["experts"] * 2, rel=1e-9)  # BF16 experts
+        # The plain pass and the drafts are not verify passes: unchanged.
+        assert local["plain"]["bytes"] == uniform["plain"]["bytes"]
+        assert local["draft"]["bytes"] == uniform["draft"]["bytes"]
+
+    def test_between_the_uniform_tax_and_none(self):
+        at = {q: float(step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), routing_overlap=q,
+                                 **self.COMMON)["verify_s"]) for q in (0.0, 0.38, 1.0)}
+        untaxed = float(step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), expert_tax=False,
+                                  **self.COMMON)["verify_s"])
+        assert at[0.0] > at[0.38] > at[1.0] == pytest.approx(untaxed, rel=1e-12)
+        # A dense model has no experts to share.
+        dense = [float(step.step(H100, LLAMA8, step.Draft("eagle"), routing_overlap=q, **self.COMMON)["speedup"])
+                 for q in (0.0, 0.5)]
+        assert dense[0] == dense[1]

@@ -61,11 +61,12 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # percentiles of (predicted − measured) / measured over the 87 held-out points of the 28 published
 # series in bench/bench_fidelity.py (each calibrated on its lowest and highest batch), the 2025-2026
 # MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones
-# (to (−0.127, +0.212) with decode-only steps; (−0.100, +0.204) with the prefill that the series served at
-# a stated prompt and output length carry in each step). The draws' spread alone covers 8 % of the
-# points: it says how well the knobs are pinned, not how right the model's shape is.
-# tests/test_fidelity.py recomputes these figures from the data.
-MODEL_ERROR = (-0.100, 0.204)
+# (to (−0.127, +0.212) with decode-only steps and uniform routing; (−0.100, +0.204) with the prefill that
+# the series served at a stated prompt and output length carry in each step; (−0.097, +0.202) with
+# it and the routing overlap of adjacent tokens, specviz.model.fidelity.ROUTING_OVERLAP). The draws'
+# spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right the
+# model's shape is. tests/test_fidelity.py recomputes these figures from the data.
+MODEL_ERROR = (-0.097, 0.202)
 MODEL_ERROR_POINTS = 87
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
@@ -240,7 +241,7 @@ def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray,
                      acceptance_length=np.ones_like(b) * e, tree_tokens=setting["tree_tokens"],
                      draft_width=setting["draft_width"], tp=setting["tp"], dp=setting["dp"], ep=setting["ep"],
                      precision=setting["precision"], costs=costs, prompt_tokens=setting["prompt_tokens"],
-                     output_tokens=setting["output_tokens"])
+                     output_tokens=setting["output_tokens"], routing_overlap=setting["routing_overlap"])
 
 
 def _shape(setting: dict[str, Any], b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -277,7 +278,7 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
               measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
               tree_tokens: float | None = None, draft_width: float = 1.0, tp: int = 1, dp: int = 1, ep: bool = False,
               precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], seed: int = 0, prompt_tokens: float = 0.0,
-              output_tokens: float = 1.0) -> Fit:
+              output_tokens: float = 1.0, routing_overlap: float = 0.0) -> Fit:
     """Fit the fixed cost per step and the cost per token to two or more measured speedups (the
     module's method), or to two or more measured speculative step times.
 
@@ -304,6 +305,9 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
         requests that replace finished ones (:func:`specviz.model.step.step`); 0 prompt tokens, the
         default: decode only. E then sets each speculative step's prefill, so where E is fitted the
         passes are timed once for each value of E on the grid.
+    routing_overlap : float
+        The share of a token's experts its sequence's previous token chose too, in a verify pass
+        (:func:`specviz.model.step.step`); 0, the default: uniform routing.
 
     Returns
     -------
@@ -327,7 +331,8 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
         raise InputError("calibration.too_large", points=b.size, most=most, max=MAX_FIT_CELLS,
                          cells=b.size * _cells_per_point(acceptance_length is not None))
     setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp, dp=dp, ep=ep,
-                   precision=precision, prompt_tokens=float(prompt_tokens), output_tokens=float(output_tokens))
+                   precision=precision, prompt_tokens=float(prompt_tokens), output_tokens=float(output_tokens),
+                   routing_overlap=float(routing_overlap))
     # An unknown engine's fit explores the whole span of its costs, not the presets' mixture: the
     # points, not the presets, then say which costs it has. Two of MagicDec's sweeps (gpt-fast, an
     # engine that is none of the presets) came out 27 % and 38 % too high from the mixture, 3 % and
