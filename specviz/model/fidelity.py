@@ -39,8 +39,9 @@ __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model
 UNKNOWN_CONTEXT = 512
 # The share of a token's routed experts that its sequence's previous token chose too, as step v2 prices
 # a verify pass of a mixture of experts (specviz.model.step.step's routing_overlap): measured by Cohere
-# between adjacent tokens of its Command MoE models served by vLLM ("expert overlap (step 1) 38 %",
-# cohere.com/blog "Why MoE models get more from speculative decoding", 2026-04-21), not fitted here.
+# between adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog "Why MoE models get
+# more from speculative decoding", 2026-04-21: "expert overlap (step 1)" 38 %, as headsupai.io's summary
+# of the post quotes it), not fitted here.
 ROUTING_OVERLAP = 0.38
 
 

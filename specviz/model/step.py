@@ -387,9 +387,10 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     experts a layer (:func:`specviz.model.roofline.experts_touched` with that many routed tokens),
     between the uniform expert tax (q = 0) and none (q = 1). Cohere measured q = 0.38 between
     adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog, "Why MoE models get more
-    from speculative decoding", 2026-04-21: "expert overlap (step 1) 38 %", four verify tokens loading
-    about 2.5 times one token's unique experts, not four); the formula with q = 0.38 gives 2.86 for
-    four, counting no overlap beyond adjacent tokens.
+    from speculative decoding", 2026-04-21; its figures as a summary of the post, headsupai.io, quotes
+    them: "expert overlap (step 1)" 38 %, and four verify tokens loading about 2.5 times one token's
+    unique experts, not four); the formula with q = 0.38 gives 2.86 for four, counting no overlap
+    beyond adjacent tokens.
 
     With ``prompt_tokens`` P > 0, each step also carries the prefill of the requests that replace
     the finished ones, as a server at a steady load of B requests of P prompt and O = ``output_tokens``
