@@ -93,6 +93,11 @@ class TestEagleHead:
         head3 = step.eagle_head(LLAMA8, "eagle3")
         assert head3.params_total == layer + 3 * 4096**2 + 32_000 * 4096
         assert (head3.layers, head3.vocab_size, head3.kv_bytes_per_token()) == (1, 32_000, 2 * 8 * 128 * 2)
+        # A P-EAGLE drafter: four such decoder layers, one fusing layer and one head.
+        four = step.eagle_head(LLAMA8, "eagle3", 4)
+        assert four.params_total - head3.params_total == pytest.approx(3 * layer, abs=1)
+        assert (four.layers, four.kv_bytes_per_token()) == (4, 4 * 2 * 8 * 128 * 2)
+        assert step.drafter(LLAMA8, step.Draft("peagle")).params_total == four.params_total
 
 
 class TestStep:
@@ -176,7 +181,7 @@ class TestDraftKinds:
         assert info.value.key == "step.no_mtp" and "Qwen3-32B" in str(info.value)
 
     def test_a_parallel_drafter_runs_one_pass_over_gamma_positions(self):
-        head = step.eagle_head(self.DEEPSEEK, "eagle3")
+        head = step.eagle_head(self.DEEPSEEK, "eagle3", step.PEAGLE_LAYERS)
         out = self.run(self.DEEPSEEK, step.Draft("peagle"), gamma=4)
         one_pass = step.pass_time(self.B200, head, 16, 4, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
                                   costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]

@@ -36,8 +36,8 @@ al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
 * ``mtp``: the target's multi-token-prediction layer (DeepSeek-V3, arXiv:2412.19437, §2.2): one
   decoder layer of the target's kind with its own cache and its own copies of the embedding and the
   head, run γ times as vLLM and SGLang run it (:attr:`specviz.model.architecture.Model.mtp`);
-* ``peagle``: an EAGLE-3 head that drafts the γ tokens in one pass over γ positions per sequence
-  (parallel drafting, P-EAGLE), and ``block``: a drafter that proposes a block of γ tokens in one
+* ``peagle``: an EAGLE-3 head of :data:`PEAGLE_LAYERS` decoder layers that drafts the γ tokens in
+  one pass over γ positions per sequence (parallel drafting, P-EAGLE), and ``block``: a drafter that proposes a block of γ tokens in one
   pass (block-diffusion drafters of the DFlash kind, :func:`block_drafter`, or a draft model run so);
 * ``medusa``: γ Medusa heads on the last hidden state, each a residual block and its own head over
   the vocabulary, all in one pass (Cai et al. 2024, arXiv:2401.10774);
@@ -63,7 +63,7 @@ from specviz.errors import InputError
 from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "block_drafter", "drafter",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "eagle_head", "medusa_head", "block_drafter", "drafter",
            "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
            "step_work", "step_seconds", "ratio_terms", "step_ratio", "part_at"]
 
@@ -86,6 +86,10 @@ _EAGLE_FUSED = {"eagle": 2, "eagle3": 3}
 # longcat-flash-dflash.json): 5 dense layers at the target's width, 32 query and 8 KV heads of 128, a
 # gated MLP of 3h (their 2–3.4h), fusing the features of 5 target layers (dflash_config.target_layer_ids).
 _BLOCK_LAYERS, _BLOCK_HEADS, _BLOCK_KV_HEADS, _BLOCK_HEAD_DIM, _BLOCK_MLP_WIDTH = 5, 32, 8, 128, 3
+PEAGLE_LAYERS = 4
+"""Decoder layers of a P-EAGLE drafter derived from its target: the published ones have four ("The
+P-EAGLE drafter is a lightweight 4-layer model", vLLM blog, 2026-03-13; "we trained a 4-layer P-EAGLE",
+the model cards of amazon/gpt-oss-20b-p-eagle and amazon/gpt-oss-120b-p-eagle)."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +129,16 @@ class Draft:
             raise InputError("step.draft_model")
 
 
-def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Model:
-    """An EAGLE draft head for ``target``: one decoder layer of the target's shape, the layer that
-    fuses its input features (``fused``·h·h), and an output head read whole each pass (the target's
-    own LM head for EAGLE, a 32,000-token one for EAGLE-3).
+def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle", layers: int = 1) -> Model:
+    """An EAGLE draft head for ``target``: ``layers`` decoder layers of the target's shape (one for
+    EAGLE and EAGLE-3, :data:`PEAGLE_LAYERS` for P-EAGLE), the layer that fuses its input features
+    (``fused``·h·h), and an output head read whole each pass (the target's own LM head for EAGLE, a
+    32,000-token one for EAGLE-3).
 
-    .. math:: P = \\frac{P_{active} - P_{embeddings} - h}{\\text{layers}} + f h^2 + V_d h
+    .. math:: P = n\\,\\frac{P_{active} - P_{embeddings} - h}{L} + f h^2 + V_d h
 
-    The decoder layer's share comes from the target's active parameters, so an MoE target's head
-    is counted with its active experts. Its attention is full attention of the target's first
+    with n = ``layers`` and L the target's layers. The decoder layers' share comes from the target's
+    active parameters, so an MoE target's head is counted with its active experts. Its attention is full attention of the target's first
     softmax-attention kind (a hybrid's full layers, an MLA target's latent). The input embedding is
     gathered, not read whole, and is left out.
 
@@ -146,12 +151,13 @@ def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Mod
     outputs = 1 if target.tied_embeddings else 2
     layer = (target.params_active - outputs * target.embedding_params - h) / target.layers
     vocab = min(_EAGLE3_VOCAB, target.vocab_size) if kind == "eagle3" else target.vocab_size
-    body, head = int(round(layer + _EAGLE_FUSED[kind] * h * h)), vocab * h
+    body, head = int(round(layers * layer + _EAGLE_FUSED[kind] * h * h)), vocab * h
     params = {"experts": 0, "attention": 0, "mlp": body, "embeddings": head}
     softmax = next(a for a in target.attention if a.kind not in ("linear", "indexer"))
-    attention = Attention("full" if softmax.kind != "latent" else "latent", 1, softmax.flops_per_position, softmax.cached,
-                          kv_heads=softmax.kv_heads)
-    return replace(target, name=f"{kind.upper()} head of {target.name}", layers=1, vocab_size=vocab,
+    attention = Attention("full" if softmax.kind != "latent" else "latent", layers, softmax.flops_per_position,
+                          softmax.cached, kv_heads=softmax.kv_heads)
+    name = f"{kind.upper()} head of {target.name}" if layers == 1 else f"{kind.upper()} head of {layers} layers of {target.name}"
+    return replace(target, name=name, layers=layers, vocab_size=vocab,
                    tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
                    params=params, active=dict(params), attention=(attention,),
                    weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp=None, notes=())
@@ -219,6 +225,8 @@ def drafter(target: Model, draft: Draft) -> Model | None:
         return medusa_head(target)
     if draft.kind == "block":
         return block_drafter(target)
+    if draft.kind == "peagle":
+        return eagle_head(target, "eagle3", PEAGLE_LAYERS)
     return eagle_head(target, "eagle" if draft.kind == "eagle" else "eagle3")
 
 
