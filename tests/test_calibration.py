@@ -94,6 +94,22 @@ class TestCalibrate:
             calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["sglang"], batch=[2], gamma=3,
                                   context=512, measured_speedup=[1.8])
 
+    @pytest.mark.parametrize("length", [2.6, None])
+    def test_without_prompt_tokens_or_routing_overlap_the_fit_is_as_before(self, length):
+        """The prefill and routing inputs at 0 (their defaults) leave a fit exactly as it was, E
+        measured or fitted; a mixture of experts fitted with overlap reads fewer experts a verify pass."""
+        deepseek, h200 = MODELS["DeepSeek-V3"], GPUS["H200"]
+        args = dict(batch=[2, 64], gamma=3, context=512, measured_speedup=[1.8, 1.3], acceptance_length=length,
+                    tp=8)
+        bare = calibration.calibrate(h200, deepseek, step.Draft("mtp"), ENGINES["sglang"], **args)
+        zero = calibration.calibrate(h200, deepseek, step.Draft("mtp"), ENGINES["sglang"], prompt_tokens=0,
+                                     output_tokens=64, routing_overlap=0.0, **args)
+        assert bare.fitted == zero.fitted
+        np.testing.assert_array_equal(bare.weights, zero.weights)
+        local = calibration.calibrate(h200, deepseek, step.Draft("mtp"), ENGINES["sglang"], routing_overlap=0.38,
+                                      **args)
+        assert local.fitted != bare.fitted
+
 
 class TestWiden:
     def test_by_hand(self):

@@ -2,6 +2,7 @@
 calibrators against data they generated themselves."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,13 @@ class TestSeriesOf:
         snapkv = by_name["MagicDec, 8x H100, LLaMA-3.1-8B, self-speculation (SnapKV KV 2049), prefill 32000"]
         assert list(snapkv.measured_speedup) == [1.17, 1.37, 1.64, 2.01] and list(snapkv.gamma) == [3, 4, 5, 6]
         assert len(SERIES) == 28 and all(len(p) >= 3 for _, p in SERIES)
+
+    def test_prompt_and_output_lengths_where_the_sources_state_them(self):
+        lengths = {s.name: (s.prompt_tokens, s.output_tokens) for s, _ in SERIES}
+        assert lengths["vLLM blog 2026, vLLM 0.14.1, 2x GB300, DeepSeek-R1 NVFP4, MTP 1 token, ISL 2k OSL 64"] == (2048, 64)
+        assert lengths["ROCm blog 2026, vLLM 0.19, 4x MI355X, Kimi-K2.5 MXFP4, EAGLE-3 head"] == (1024, 1024)
+        # Without them, decode only.
+        assert lengths["EAGLE-3 paper, SGLang, H100, Llama-3.1-8B, EAGLE-3 head"] == (0, 1)
 
 
 class TestHeldOut:
@@ -108,6 +116,38 @@ class TestStepV2:
         made = step.step(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], step.Draft("eagle"), batch=batch, gamma=3,
                          context=512.0, acceptance_length=2.9, costs=costs)["speedup"]
         result = fidelity.held_out(setting(), points(batch, made, gamma=3, length=2.9), fidelity.step_v2)
+        assert result.error.abs().max() < 0.05
+
+
+    @pytest.mark.parametrize("known", [True, False])
+    def test_recovers_what_the_step_model_made_with_prefill_in_each_step(self, known):
+        """The same with each step carrying the prompts of a steady load (2,048 in, 64 out): the calibration
+        prices the prefill E times over in a speculative step, E measured or fitted."""
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+        batch = np.array([2.0, 8, 24, 64, 160])
+        made = step.step(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], step.Draft("eagle"), batch=batch, gamma=3,
+                         context=2048.0, acceptance_length=2.9, costs=costs, prompt_tokens=2048,
+                         output_tokens=64)["speedup"]
+        served = replace(setting(), prompt_tokens=2048.0, output_tokens=64.0)
+        result = fidelity.held_out(served, points(batch, made, gamma=3, length=2.9 if known else None, context=2048.0),
+                                   fidelity.step_v2)
+        assert result.error.abs().max() < 0.05
+        decode_only = fidelity.held_out(setting(), points(batch, made, gamma=3, length=2.9 if known else None,
+                                                          context=2048.0), fidelity.step_v2)
+        assert decode_only.error.abs().max() > result.error.abs().max()
+
+
+    def test_a_mixture_of_experts_verify_pass_shares_experts_along_each_sequence(self):
+        """gpt-oss-20b points made with adjacent tokens sharing ROUTING_OVERLAP of their experts (Cohere's
+        measured 38 %): step v2 prices the verify pass so, and recovers them within 5 %."""
+        assert fidelity.ROUTING_OVERLAP == 0.38
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0)
+        batch = np.array([1.0, 4, 16, 64, 128])
+        made = step.step(GPUS["H100-SXM"], MODELS["gpt-oss-20b"], step.Draft("eagle3"), batch=batch, gamma=3,
+                         context=1024.0, acceptance_length=2.7, costs=costs,
+                         routing_overlap=fidelity.ROUTING_OVERLAP)["speedup"]
+        moe = replace(setting("eagle3"), target=MODELS["gpt-oss-20b"])
+        result = fidelity.held_out(moe, points(batch, made, gamma=3, length=2.7, context=1024.0), fidelity.step_v2)
         assert result.error.abs().max() < 0.05
 
 

@@ -93,6 +93,11 @@ class TestEagleHead:
         head3 = step.eagle_head(LLAMA8, "eagle3")
         assert head3.params_total == layer + 3 * 4096**2 + 32_000 * 4096
         assert (head3.layers, head3.vocab_size, head3.kv_bytes_per_token()) == (1, 32_000, 2 * 8 * 128 * 2)
+        # A P-EAGLE drafter: four such decoder layers, one fusing layer and one head.
+        four = step.eagle_head(LLAMA8, "eagle3", 4)
+        assert four.params_total - head3.params_total == pytest.approx(3 * layer, abs=1)
+        assert (four.layers, four.kv_bytes_per_token()) == (4, 4 * 2 * 8 * 128 * 2)
+        assert step.drafter(LLAMA8, step.Draft("peagle")).params_total == four.params_total
 
 
 class TestStep:
@@ -176,7 +181,7 @@ class TestDraftKinds:
         assert info.value.key == "step.no_mtp" and "Qwen3-32B" in str(info.value)
 
     def test_a_parallel_drafter_runs_one_pass_over_gamma_positions(self):
-        head = step.eagle_head(self.DEEPSEEK, "eagle3")
+        head = step.eagle_head(self.DEEPSEEK, "eagle3", step.PEAGLE_LAYERS)
         out = self.run(self.DEEPSEEK, step.Draft("peagle"), gamma=4)
         one_pass = step.pass_time(self.B200, head, 16, 4, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
                                   costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
@@ -294,3 +299,106 @@ class TestStepRatio:
         # A part may keep to one regime where the whole does not: the same figures, to rounding.
         np.testing.assert_allclose(step.step_ratio(step.part_at(step.ratio_terms(work, costs), part)), ratio[part],
                                    rtol=1e-13)
+
+
+class TestPrefillInTheStep:
+    """Each step of a server at a steady load of B requests (P prompt, O output tokens) carries the
+    prompts of the requests that replace the finished ones: B·P/O tokens a plain step, B·P·E/O a
+    speculative one."""
+
+    COMMON = dict(batch=8, gamma=3, context=1024.0, acceptance_length=2.0, costs=REALISTIC)
+
+    def test_without_prompt_tokens_nothing_changes(self):
+        bare = step.step(H100, LLAMA8, step.Draft("eagle"), **self.COMMON)
+        none = step.step(H100, LLAMA8, step.Draft("eagle"), prompt_tokens=0, output_tokens=64, **self.COMMON)
+        assert {k: np.asarray(v).tolist() for k, v in bare.items()} == {k: np.asarray(v).tolist() for k, v in none.items()}
+
+    def test_the_prefill_a_step_carries_by_hand(self):
+        """B = 8, P = 1024, O = 64: 128 prompt tokens a plain step, 256 at E = 2; each goes through every
+        matmul but the LM head (2·(1.342 + 5.637)·10⁹ FLOPs) and reads 512.5 cached positions on
+        average in each of 32 layers (16,384 FLOPs a position); it writes its cache entry (32 layers × 8
+        KV heads × 128 × 2 (K, V) × 2 bytes) and its embedding row is gathered (4,096 × 2 bytes)."""
+        decode = step.step_work(H100, LLAMA8, step.Draft("eagle"), batch=8, gamma=3, context=1024.0)
+        mixed = step.step_work(H100, LLAMA8, step.Draft("eagle"), batch=8, gamma=3, context=1024.0,
+                               prompt_tokens=1024, output_tokens=64, expected_tokens=2.0)
+        per_token_flops = 2 * (1_342_177_280 + 5_637_410_816) + 32 * 16_384 * 512.5
+        per_token_bytes = 32 * 8 * 128 * 2 * 2 + 4096 * 2
+        for name, tokens in (("plain", 128), ("verify", 256)):
+            assert mixed[name]["flops"] - decode[name]["flops"] == pytest.approx(tokens * per_token_flops, rel=1e-12)
+            assert mixed[name]["bytes"] - decode[name]["bytes"] == pytest.approx(tokens * per_token_bytes, rel=1e-12)
+            assert mixed[name]["prefill"] == tokens
+        # The draft's passes carry no prefill.
+        assert mixed["draft"]["flops"] == decode["draft"]["flops"]
+
+    def test_prompt_tokens_are_routed_so_the_expert_tax_fades(self):
+        """DeepSeek-V3 at batch 4, P/O = 2048/64: the 128 prompt tokens of a plain step already touch
+        256·(1 − (1 − 8/256)^132) = 250.2 of the 256 experts a layer, so that a verify pass reads hardly
+        more experts than a plain one."""
+        deepseek = MODELS["DeepSeek-V3"]
+        plain = step.pass_work(GPUS["H200"], deepseek, 4, 1, 1024, prefill_tokens=128, prefill_positions=1024.5)
+        alone = step.pass_work(GPUS["H200"], deepseek, 4, 1, 1024)
+        touched = 256 * (1 - (1 - 8 / 256) ** 132) - 256 * (1 - (1 - 8 / 256) ** 4)
+        expert_bytes = touched / 256 * deepseek.params["experts"] * 2  # BF16
+        kv_and_rows = 128 * (61 * 576 * 2 + 7168 * 2)
+        assert plain["bytes"] - alone["bytes"] == pytest.approx(expert_bytes + kv_and_rows, rel=1e-9)
+
+    def test_the_prefill_crosses_the_links(self):
+        costs = step.Costs(allreduce_us=10.0)
+        mixed = step.pass_seconds(step.pass_work(H100, LLAMA8, 32, 1, 0, tp=8, prefill_tokens=96), costs)
+        # 64 all-reduces, each moving 2·7/8·(32 + 96)·4096·2 bytes at 450 GB/s, and waiting 10 µs.
+        assert mixed["comm_s"] == pytest.approx(64 * (10e-6 + 2 * 7 / 8 * 128 * 4096 * 2 / 450e9), rel=1e-12)
+        # The per-token cost pays for the decoded tokens (sampling), not the prompt tokens.
+        priced = step.pass_seconds(step.pass_work(H100, LLAMA8, 32, 1, 0, prefill_tokens=96), step.Costs(token_us=10.0))
+        assert priced["token_s"] == pytest.approx(32 * 10e-6)
+
+    def test_more_prefill_a_step_draws_the_gain_toward_one(self):
+        """As the prompts outweigh the outputs, both steps become prefill, E times more of it in the
+        speculative one: the speedup E·t_plain/t_spec falls toward 1."""
+        ratios = [0.0, 1.0, 8.0, 64.0, 1024.0]
+        speedups = [float(step.step(H100, LLAMA8, step.Draft("eagle"), prompt_tokens=1024 * r, output_tokens=1024,
+                                    **self.COMMON)["speedup"]) for r in ratios]
+        assert speedups == sorted(speedups, reverse=True) and speedups[0] > 1.3
+        assert speedups[-1] == pytest.approx(1.0, abs=0.05)
+
+    def test_the_grid_terms_are_decode_only(self):
+        work = step.step_work(H100, LLAMA8, step.Draft("eagle"), batch=8, gamma=3, context=1024.0, prompt_tokens=1024,
+                              output_tokens=64)
+        with pytest.raises(ValueError):
+            step.ratio_terms(work, REALISTIC)
+
+
+class TestRoutingOverlap:
+    """A verify pass whose tokens share experts with their sequence's previous token (share q) reads
+    the experts of B·(1 + (n − 1)(1 − q)) tokens routed at random."""
+
+    DEEPSEEK = MODELS["DeepSeek-V3"]
+    COMMON = dict(batch=4, gamma=3, context=1024.0, acceptance_length=2.5)
+
+    def test_at_zero_it_is_uniform_routing(self):
+        bare = step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), **self.COMMON)
+        zero = step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), routing_overlap=0.0, **self.COMMON)
+        assert {k: np.asarray(v).tolist() for k, v in bare.items()} == {k: np.asarray(v).tolist() for k, v in zero.items()}
+
+    def test_the_experts_a_verify_pass_reads_by_hand(self):
+        """B = 4, n = 4, q = 0.38: 4·(1 + 3·0.62) = 11.44 tokens' worth of picks, 256·(1 − (1 − 8/256)^11.44)
+        = 77.9 experts a layer instead of 256·(1 − (1 − 8/256)^16) = 102.4 under uniform routing."""
+        uniform = step.step_work(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), batch=4, gamma=3, context=1024.0)
+        local = step.step_work(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), batch=4, gamma=3, context=1024.0,
+                               routing_overlap=0.38)
+        fewer = 256 * (1 - (1 - 8 / 256) ** 16) - 256 * (1 - (1 - 8 / 256) ** 11.44)
+        assert uniform["verify"]["bytes"] - local["verify"]["bytes"] == pytest.approx(
+            fewer / 256 * self.DEEPSEEK.params["experts"] * 2, rel=1e-9)  # BF16 experts
+        # The plain pass and the drafts are not verify passes: unchanged.
+        assert local["plain"]["bytes"] == uniform["plain"]["bytes"]
+        assert local["draft"]["bytes"] == uniform["draft"]["bytes"]
+
+    def test_between_the_uniform_tax_and_none(self):
+        at = {q: float(step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), routing_overlap=q,
+                                 **self.COMMON)["verify_s"]) for q in (0.0, 0.38, 1.0)}
+        untaxed = float(step.step(GPUS["H200"], self.DEEPSEEK, step.Draft("mtp"), expert_tax=False,
+                                  **self.COMMON)["verify_s"])
+        assert at[0.0] > at[0.38] > at[1.0] == pytest.approx(untaxed, rel=1e-12)
+        # A dense model has no experts to share.
+        dense = [float(step.step(H100, LLAMA8, step.Draft("eagle"), routing_overlap=q, **self.COMMON)["speedup"])
+                 for q in (0.0, 0.5)]
+        assert dense[0] == dense[1]

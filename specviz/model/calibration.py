@@ -60,10 +60,13 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # How far the calibrated step model misses points it was not fitted to: the 10th and 90th
 # percentiles of (predicted − measured) / measured over the 87 held-out points of the 28 published
 # series in bench/bench_fidelity.py (each calibrated on its lowest and highest batch), the 2025-2026
-# MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones. The
-# draws' spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right
-# the model's shape is. tests/test_fidelity.py recomputes these figures from the data.
-MODEL_ERROR = (-0.127, 0.212)
+# MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones
+# (to (−0.127, +0.212) with decode-only steps and uniform routing; (−0.100, +0.204) with the prefill that
+# the series served at a stated prompt and output length carry in each step; (−0.097, +0.202) with
+# it and the routing overlap of adjacent tokens, specviz.model.fidelity.ROUTING_OVERLAP). The draws'
+# spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right the
+# model's shape is. tests/test_fidelity.py recomputes these figures from the data.
+MODEL_ERROR = (-0.097, 0.202)
 MODEL_ERROR_POINTS = 87
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
@@ -228,16 +231,17 @@ def prior_draws(engine: Engine, n: int = _DRAWS, seed: int = 0,
 
 
 def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray, g: np.ndarray,
-           ctx: np.ndarray) -> dict[str, np.ndarray]:
+           ctx: np.ndarray, e: ArrayLike = 1.0) -> dict[str, np.ndarray]:
     """Roofline, launch and communication time of the plain, one draft and the verify pass, per
-    draw (rows) and point (columns), without P and T."""
+    draw (rows) and point (columns), without P and T; E (``e``, per point or per draw) sets the
+    prefill a speculative step carries where the setting has prompt tokens (:func:`specviz.model.step.step`)."""
     costs = step.Costs(mfu=draws["mfu"][:, None], mbu=draws["mbu"][:, None], overlap=draws["overlap"][:, None],
                        layer_us=draws["layer_us"][:, None], allreduce_us=draws["allreduce_us"][:, None])
     return step.step(setting["gpu"], setting["target"], setting["draft"], batch=b, gamma=g, context=ctx,
-                     acceptance_length=np.ones_like(b), tree_tokens=setting["tree_tokens"],
+                     acceptance_length=np.ones_like(b) * e, tree_tokens=setting["tree_tokens"],
                      draft_width=setting["draft_width"], tp=setting["tp"], dp=setting["dp"], ep=setting["ep"],
-                     precision=setting["precision"],
-                     costs=costs)
+                     precision=setting["precision"], costs=costs, prompt_tokens=setting["prompt_tokens"],
+                     output_tokens=setting["output_tokens"], routing_overlap=setting["routing_overlap"])
 
 
 def _shape(setting: dict[str, Any], b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -248,12 +252,12 @@ def _shape(setting: dict[str, Any], b: np.ndarray, g: np.ndarray) -> tuple[np.nd
 
 def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray, g: np.ndarray,
               ctx: np.ndarray, lengths: np.ndarray | None) -> np.ndarray:
-    t = _times(setting, draws, b, g, ctx)
+    e = draws["expected_tokens"][:, None] if lengths is None else lengths[None, :]
+    t = _times(setting, draws, b, g, ctx, e if setting["prompt_tokens"] else 1.0)
     n, w, k = _shape(setting, b, g)
     fixed, per_token = draws["step_ms"][:, None] * 1e-3, draws["token_us"][:, None] * 1e-6
     plain = t["plain_s"] + fixed + per_token * b
     spec_s = g * (t["draft_s"] + k * per_token * b * w) + t["verify_s"] + fixed + per_token * b * n
-    e = draws["expected_tokens"][:, None] if lengths is None else lengths[None, :]
     return e * plain / spec_s
 
 
@@ -273,7 +277,8 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
               batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike | None = None,
               measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
               tree_tokens: float | None = None, draft_width: float = 1.0, tp: int = 1, dp: int = 1, ep: bool = False,
-              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], seed: int = 0) -> Fit:
+              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], seed: int = 0, prompt_tokens: float = 0.0,
+              output_tokens: float = 1.0, routing_overlap: float = 0.0) -> Fit:
     """Fit the fixed cost per step and the cost per token to two or more measured speedups (the
     module's method), or to two or more measured speculative step times.
 
@@ -295,6 +300,14 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
         only speedups allow.
     seed : int
         Of the prior draws: the same seed gives the same fit.
+    prompt_tokens, output_tokens : float
+        The requests' prompt and output lengths where each step also carries the prefill of the
+        requests that replace finished ones (:func:`specviz.model.step.step`); 0 prompt tokens, the
+        default: decode only. E then sets each speculative step's prefill, so where E is fitted the
+        passes are timed once for each value of E on the grid.
+    routing_overlap : float
+        The share of a token's experts its sequence's previous token chose too, in a verify pass
+        (:func:`specviz.model.step.step`); 0, the default: uniform routing.
 
     Returns
     -------
@@ -318,20 +331,27 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
         raise InputError("calibration.too_large", points=b.size, most=most, max=MAX_FIT_CELLS,
                          cells=b.size * _cells_per_point(acceptance_length is not None))
     setting = dict(gpu=gpu, target=target, draft=draft, tree_tokens=tree_tokens, draft_width=draft_width, tp=tp, dp=dp, ep=ep,
-                   precision=precision)
+                   precision=precision, prompt_tokens=float(prompt_tokens), output_tokens=float(output_tokens),
+                   routing_overlap=float(routing_overlap))
     # An unknown engine's fit explores the whole span of its costs, not the presets' mixture: the
     # points, not the presets, then say which costs it has. Two of MagicDec's sweeps (gpt-fast, an
     # engine that is none of the presets) came out 27 % and 38 % too high from the mixture, 3 % and
     # 8 % from the span (tests/test_fidelity.py).
     draws = prior_draws(replace(engine, components=()), seed=seed)
     del draws["step_ms"], draws["token_us"]  # solved for below
-    t = _times(setting, draws, b, g, ctx)
     n, w, k = _shape(setting, b, g)
     lengths = None if acceptance_length is None else np.broadcast_to(np.asarray(acceptance_length, float), b.shape)
+    mixed = setting["prompt_tokens"] > 0
+    t = _times(setting, draws, b, g, ctx, lengths if mixed and lengths is not None else 1.0)
     if lengths is None:  # E unknown: one E for the series, on a grid, for every draw
         grid = np.linspace(1.0 + (g.min()) / _E_STEPS, g.min() + 1.0, _E_STEPS)
-        repeat = lambda a: np.repeat(a, _E_STEPS, axis=0)
-        t = {key: repeat(value) for key, value in t.items()}
+        if mixed:  # each E its own prefill: the passes timed at every E, rows draw by draw as below
+            each = [_times(setting, draws, b, g, ctx, value) for value in grid]
+            t = {key: np.stack([np.broadcast_to(one[key], (_DRAWS, b.size)) for one in each], axis=1).reshape(-1, b.size)
+                 for key in ("plain_s", "draft_s", "verify_s")}
+        else:
+            repeat = lambda a: np.repeat(a, _E_STEPS, axis=0)
+            t = {key: repeat(value) for key, value in t.items()}
         draws = {name: np.repeat(values, _E_STEPS) for name, values in draws.items()}
         e = np.tile(grid, _DRAWS)[:, None] * np.ones_like(b)
     else:

@@ -33,10 +33,16 @@ import pandas as pd
 from . import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
-           "step_v2", "UNKNOWN_CONTEXT"]
+           "step_v2", "UNKNOWN_CONTEXT", "ROUTING_OVERLAP"]
 
 # Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
 UNKNOWN_CONTEXT = 512
+# The share of a token's routed experts that its sequence's previous token chose too, as step v2 prices
+# a verify pass of a mixture of experts (specviz.model.step.step's routing_overlap): measured by Cohere
+# between adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog "Why MoE models get
+# more from speculative decoding", 2026-04-21: "expert overlap (step 1)" 38 %, as headsupai.io's summary
+# of the post quotes it), not fitted here.
+ROUTING_OVERLAP = 0.38
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,11 @@ class Setting:
     EAGLE-3 drafts with an EAGLE-3 head); ``draft_kv_budget`` the positions a sparse-KV draft keeps,
     else None; ``engine`` the engine preset (:func:`specviz.model.calibration.load_engines`);
     ``precision`` the weight and KV-cache formats (``weight_dtype``, ``kv_dtype``: BF16 where empty);
-    ``generation`` the years of the study (``2023-2024``, ``2025-2026``), reported apart."""
+    ``generation`` the years of the study (``2023-2024``, ``2025-2026``), reported apart;
+    ``prompt_tokens`` and ``output_tokens`` the requests' lengths where the study served a steady
+    load of them (``prompt_tokens``, ``output_tokens`` in the data: each step then carries the
+    prefill of the requests that replace finished ones, :func:`specviz.model.step.step`), else 0 and 1
+    (decode only)."""
 
     name: str
     gpu: roofline.GPU
@@ -59,6 +69,8 @@ class Setting:
     engine: calibration.Engine
     precision: dtypes.Precision = dtypes.PRECISIONS["bf16"]
     generation: str = ""
+    prompt_tokens: float = 0.0
+    output_tokens: float = 1.0
 
     @property
     def step_draft(self) -> step.Draft:
@@ -89,9 +101,12 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
         budget = first["draft_kv_budget"]
         weights, kv = (first.get(column) for column in ("weight_dtype", "kv_dtype"))
         precision = dtypes.precision_of(weights if isinstance(weights, str) else "bf16", kv if isinstance(kv, str) else "bf16")
+        prompt, output = (first.get(column, np.nan) for column in ("prompt_tokens", "output_tokens"))
+        served = not (pd.isna(prompt) or pd.isna(output))
         setting = Setting(name, gpus[first["gpu"]], int(first["tp"]), models[first["target"]], first["draft"],
                           models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"],
-                          engines[first["engine"]], precision, str(first.get("generation", "")))
+                          engines[first["engine"]], precision, str(first.get("generation", "")),
+                          float(prompt) if served else 0.0, float(output) if served else 1.0)
         points = pd.DataFrame({"batch": rows["batch"].astype(float),
                                "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
                                "gamma": rows["gamma"].astype(float),
@@ -181,7 +196,8 @@ def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np
     fit = calibration.calibrate(setting.gpu, setting.target, setting.step_draft, setting.engine,
                                 batch=ends["batch"], gamma=ends["gamma"], context=ends["context"],
                                 measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp,
-                                precision=setting.precision)
+                                precision=setting.precision, prompt_tokens=setting.prompt_tokens,
+                                output_tokens=setting.output_tokens, routing_overlap=ROUTING_OVERLAP)
 
     def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
         known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()

@@ -202,11 +202,24 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
 
 def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike, context: ArrayLike = 0, *,
                  precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
-                 dense_copies: float = 1.0, routed_tokens: ArrayLike | None = None) -> dict[str, np.ndarray]:
+                 dense_copies: float = 1.0, routed_tokens: ArrayLike | None = None, prefill_tokens: ArrayLike = 0.0,
+                 prefill_positions: ArrayLike = 0.0) -> dict[str, np.ndarray]:
     """What :func:`forward_pass` computes before its shares of peak and overlap: ``flops``, ``bytes``
     and ``compute``, Σ FLOPs_c / peak_c over the matmuls and the attention at their peaks (TFLOPS), so
     that the seconds at full peak are compute / 10¹². Many sets of those knobs (a band's draws) time
     the same work (:func:`forward_seconds`).
+
+    ``prefill_tokens`` p are prompt tokens of other requests that the same pass carries (chunked
+    prefill mixed into a decode step, as vLLM's scheduler packs them), each reading
+    ``prefill_positions`` cached positions on average (about half its prompt). They add
+
+    .. math:: 2\\,(P_{active} - P_{emb})\\,p + Σ_g \\text{layers}_g (f_g\\,p \\min(L_p, W_g) + φ_g\\,p)
+
+    FLOPs, with P_emb the embeddings and the LM head (a prompt token's hidden state goes through no
+    LM head: only each request's last position is sampled) and L_p = ``prefill_positions``; the writes of their p cache entries and their gathered embedding rows, and they are
+    routed too, so that the experts read are those of T + p tokens. A chunk reads its prompt's earlier
+    cache once, not once per token: those reads, and a linear-attention layer's state, are left out
+    (a few hundred MB a step beside the weights).
 
     Raises
     ------
@@ -225,20 +238,27 @@ def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     n = _check_range(new_tokens, "new_tokens", 1)
     ctx = _check_range(context, "context", 0)
     tokens = b * n
+    prefill = _check_range(prefill_tokens, "prefill_tokens", 0)
+    # Without prefill the terms below are skipped, not added as zeros (a grid's hot path).
+    mixed = bool(prefill.any())
     untied_input = 0 if model.tied_embeddings else model.embedding_params
     flops, compute, weights = 0.0, 0.0, 0.0
     for component in COMPONENTS:
         weight_format = precision.weight_format(model, component)
-        matmul = 2.0 * (model.active[component] - (untied_input if component == "embeddings" else 0)) * tokens
+        matmul = 2.0 * (model.active[component] - (untied_input if component == "embeddings" else 0)) * (
+            tokens + prefill if mixed and component != "embeddings" else tokens)
         flops, compute = flops + matmul, compute + matmul / gpu.peak(weight_format.compute)
         read = float(model.params[component])
         if component == "embeddings":
-            read = read - untied_input + tokens * model.hidden_size
+            read = read - untied_input + (tokens + prefill if mixed else tokens) * model.hidden_size
         elif component == "experts" and model.num_experts:
-            read = read * experts_touched(model, tokens if routed_tokens is None else routed_tokens) / model.num_experts
+            routed = tokens if routed_tokens is None else routed_tokens
+            routed = routed + prefill if mixed else routed
+            read = read * experts_touched(model, routed) / model.num_experts
         if component != "experts":
             read = read * dense_copies
         weights = weights + weight_format.bytes * read
+    prompt_positions = _check_range(prefill_positions, "prefill_positions", 0) if mixed else 0.0
     attention_flops, cache_bytes = 0.0, 0.0
     for group in model.attention:
         positions = np.minimum(ctx + 0.5 * (n + 1.0), group.window)
@@ -247,6 +267,10 @@ def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
         copies = max(1.0, tensor_split / group.kv_heads)
         cache_bytes = cache_bytes + copies * b * group.layers * (
             group.cached * (np.minimum(ctx, group.window) + n) * precision.kv_bytes + group.state * (1.0 + n) * _STATE_BYTES)
+        if mixed:
+            attention_flops = attention_flops + group.layers * prefill * (
+                group.flops_per_position * np.minimum(prompt_positions, group.window) + group.flops_per_token)
+            cache_bytes = cache_bytes + copies * group.layers * group.cached * prefill * precision.kv_bytes
     flops = flops + attention_flops
     compute = compute + attention_flops / gpu.peak(precision.kv_compute)
     return {"flops": flops, "bytes": weights + cache_bytes, "compute": compute}

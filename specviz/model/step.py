@@ -36,8 +36,8 @@ al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
 * ``mtp``: the target's multi-token-prediction layer (DeepSeek-V3, arXiv:2412.19437, §2.2): one
   decoder layer of the target's kind with its own cache and its own copies of the embedding and the
   head, run γ times as vLLM and SGLang run it (:attr:`specviz.model.architecture.Model.mtp`);
-* ``peagle``: an EAGLE-3 head that drafts the γ tokens in one pass over γ positions per sequence
-  (parallel drafting, P-EAGLE), and ``block``: a drafter that proposes a block of γ tokens in one
+* ``peagle``: an EAGLE-3 head of :data:`PEAGLE_LAYERS` decoder layers that drafts the γ tokens in
+  one pass over γ positions per sequence (parallel drafting, P-EAGLE), and ``block``: a drafter that proposes a block of γ tokens in one
   pass (block-diffusion drafters of the DFlash kind, :func:`block_drafter`, or a draft model run so);
 * ``medusa``: γ Medusa heads on the last hidden state, each a residual block and its own head over
   the vocabulary, all in one pass (Cai et al. 2024, arXiv:2401.10774);
@@ -63,7 +63,7 @@ from specviz.errors import InputError
 from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "eagle_head", "medusa_head", "block_drafter", "drafter",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "eagle_head", "medusa_head", "block_drafter", "drafter",
            "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
            "step_work", "step_seconds", "ratio_terms", "step_ratio", "part_at"]
 
@@ -86,6 +86,10 @@ _EAGLE_FUSED = {"eagle": 2, "eagle3": 3}
 # longcat-flash-dflash.json): 5 dense layers at the target's width, 32 query and 8 KV heads of 128, a
 # gated MLP of 3h (their 2–3.4h), fusing the features of 5 target layers (dflash_config.target_layer_ids).
 _BLOCK_LAYERS, _BLOCK_HEADS, _BLOCK_KV_HEADS, _BLOCK_HEAD_DIM, _BLOCK_MLP_WIDTH = 5, 32, 8, 128, 3
+PEAGLE_LAYERS = 4
+"""Decoder layers of a P-EAGLE drafter derived from its target: the published ones have four ("The
+P-EAGLE drafter is a lightweight 4-layer model", vLLM blog, 2026-03-13; "we trained a 4-layer P-EAGLE",
+the model cards of amazon/gpt-oss-20b-p-eagle and amazon/gpt-oss-120b-p-eagle)."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +129,16 @@ class Draft:
             raise InputError("step.draft_model")
 
 
-def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Model:
-    """An EAGLE draft head for ``target``: one decoder layer of the target's shape, the layer that
-    fuses its input features (``fused``·h·h), and an output head read whole each pass (the target's
-    own LM head for EAGLE, a 32,000-token one for EAGLE-3).
+def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle", layers: int = 1) -> Model:
+    """An EAGLE draft head for ``target``: ``layers`` decoder layers of the target's shape (one for
+    EAGLE and EAGLE-3, :data:`PEAGLE_LAYERS` for P-EAGLE), the layer that fuses its input features
+    (``fused``·h·h), and an output head read whole each pass (the target's own LM head for EAGLE, a
+    32,000-token one for EAGLE-3).
 
-    .. math:: P = \\frac{P_{active} - P_{embeddings} - h}{\\text{layers}} + f h^2 + V_d h
+    .. math:: P = n\\,\\frac{P_{active} - P_{embeddings} - h}{L} + f h^2 + V_d h
 
-    The decoder layer's share comes from the target's active parameters, so an MoE target's head
-    is counted with its active experts. Its attention is full attention of the target's first
+    with n = ``layers`` and L the target's layers. The decoder layers' share comes from the target's
+    active parameters, so an MoE target's head is counted with its active experts. Its attention is full attention of the target's first
     softmax-attention kind (a hybrid's full layers, an MLA target's latent). The input embedding is
     gathered, not read whole, and is left out.
 
@@ -146,12 +151,13 @@ def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle") -> Mod
     outputs = 1 if target.tied_embeddings else 2
     layer = (target.params_active - outputs * target.embedding_params - h) / target.layers
     vocab = min(_EAGLE3_VOCAB, target.vocab_size) if kind == "eagle3" else target.vocab_size
-    body, head = int(round(layer + _EAGLE_FUSED[kind] * h * h)), vocab * h
+    body, head = int(round(layers * layer + _EAGLE_FUSED[kind] * h * h)), vocab * h
     params = {"experts": 0, "attention": 0, "mlp": body, "embeddings": head}
     softmax = next(a for a in target.attention if a.kind not in ("linear", "indexer"))
-    attention = Attention("full" if softmax.kind != "latent" else "latent", 1, softmax.flops_per_position, softmax.cached,
-                          kv_heads=softmax.kv_heads)
-    return replace(target, name=f"{kind.upper()} head of {target.name}", layers=1, vocab_size=vocab,
+    attention = Attention("full" if softmax.kind != "latent" else "latent", layers, softmax.flops_per_position,
+                          softmax.cached, kv_heads=softmax.kv_heads)
+    name = f"{kind.upper()} head of {target.name}" if layers == 1 else f"{kind.upper()} head of {layers} layers of {target.name}"
+    return replace(target, name=name, layers=layers, vocab_size=vocab,
                    tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
                    params=params, active=dict(params), attention=(attention,),
                    weight_formats=dict.fromkeys(params, "bf16"), mtp_layers=0, mtp=None, notes=())
@@ -219,6 +225,8 @@ def drafter(target: Model, draft: Draft) -> Model | None:
         return medusa_head(target)
     if draft.kind == "block":
         return block_drafter(target)
+    if draft.kind == "peagle":
+        return eagle_head(target, "eagle3", PEAGLE_LAYERS)
     return eagle_head(target, "eagle" if draft.kind == "eagle" else "eagle3")
 
 
@@ -304,20 +312,25 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
 
 def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike, context: ArrayLike = 0, *,
               tp: int = 1, dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
-              link_gb_s: float | None = None, routed_tokens: ArrayLike | None = None) -> dict:
+              link_gb_s: float | None = None, routed_tokens: ArrayLike | None = None, prefill_tokens: ArrayLike = 0.0,
+              prefill_positions: ArrayLike = 0.0) -> dict:
     """What a pass does, before the costs that time it (:func:`pass_seconds`): its roofline work on the
     ``tp·dp`` devices as one (:func:`specviz.model.roofline.forward_work`), its tokens, its layers and
     its collectives as (how many, seconds of each one's transfer on the link per token in the pass:
     a collective moves each token's activations; ``link_gb_s``: None for the GPU preset's). Many sets
     of costs (a band's draws) time the same work; the arguments are :func:`pass_time`'s, which raises
-    what this raises."""
+    what this raises. ``prefill_tokens`` (each reading ``prefill_positions`` cached positions) are
+    prompt tokens of other requests carried by the same pass (:func:`step`): in its roofline work and
+    its collectives (``prefill``), not in the per-token cost of the decoded tokens (``tokens``), which
+    pays for sampling."""
     for value in (tp, dp):
         if value < 1 or int(value) != value:
             raise InputError("step.tp_whole")
     devices = tp * dp
     device = tensor_parallel_device(gpu, devices)
     work = roofline.forward_work(device, model, batch, new_tokens, context, precision=precision, tensor_split=tp,
-                                 dense_copies=dp, routed_tokens=routed_tokens)
+                                 dense_copies=dp, routed_tokens=routed_tokens, prefill_tokens=prefill_tokens,
+                                 prefill_positions=prefill_positions)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
     link = Costs(link_gb_s=link_gb_s)
     collectives = []
@@ -329,7 +342,8 @@ def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     if experts_apart and devices > 1:
         sent = model.hidden_size * _ACTIVATION_BYTES / devices * (devices - 1) / devices
         collectives.append((2.0 * model.moe_layers, sent / link_bandwidth(gpu, devices, link)))
-    return {**work, "device": device, "tokens": tokens, "layers": model.layers, "collectives": collectives}
+    return {**work, "device": device, "tokens": tokens, "prefill": np.asarray(prefill_tokens, dtype=float),
+            "layers": model.layers, "collectives": collectives}
 
 
 def pass_seconds(work: dict, costs: Costs) -> dict[str, np.ndarray]:
@@ -337,7 +351,8 @@ def pass_seconds(work: dict, costs: Costs) -> dict[str, np.ndarray]:
     cost a number or an array that broadcasts with the work."""
     base = roofline.forward_seconds(work["device"], work, mfu=costs.mfu, mbu=costs.mbu, overlap=costs.overlap)
     tokens = work["tokens"]
-    collectives = [count * (costs.allreduce_us * 1e-6 + tokens * per_token_s) for count, per_token_s in work["collectives"]]
+    carried = tokens + work["prefill"] if work["prefill"].any() else tokens
+    collectives = [count * (costs.allreduce_us * 1e-6 + carried * per_token_s) for count, per_token_s in work["collectives"]]
     # The first collective starts the sum: zeros would cost one more pass over a band's draws × points.
     comm = sum(collectives[1:], collectives[0]) if collectives else np.zeros_like(tokens)
     layer = np.asarray(work["layers"] * costs.layer_us * 1e-6)
@@ -352,7 +367,8 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
          context: ArrayLike = 0, acceptance_length: ArrayLike | None = None, alpha: ArrayLike | None = None,
          tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1, dp: int = 1, ep: bool = False,
          precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
-         expert_tax: bool = True, broadcast: bool = True) -> dict[str, np.ndarray]:
+         expert_tax: bool = True, broadcast: bool = True, prompt_tokens: ArrayLike = 0,
+         output_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::
@@ -368,6 +384,39 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     ``expert_tax=False`` prices the verify pass as if each sequence's drafts went to the experts of
     its current token (``routed_tokens`` B): the bound a mixture of experts would reach without the
     expert tax.
+
+    ``routing_overlap`` q is the share of a token's routed experts that its sequence's previous
+    token in the same verify pass chose too (temporal locality of routing; 0, the default, is
+    uniform routing, independent token by token). Each sequence's n verify tokens then draw
+    1 + (n − 1)(1 − q) tokens' worth of experts at random, and the verify pass reads
+
+    .. math:: E_x\\left(1 - (1 - k/E_x)^{B\\,(1 + (n - 1)(1 - q))}\\right)
+
+    experts a layer (:func:`specviz.model.roofline.experts_touched` with that many routed tokens),
+    between the uniform expert tax (q = 0) and none (q = 1). Cohere measured q = 0.38 between
+    adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog, "Why MoE models get more
+    from speculative decoding", 2026-04-21; its figures as a summary of the post, headsupai.io, quotes
+    them: "expert overlap (step 1)" 38 %, and four verify tokens loading about 2.5 times one token's
+    unique experts, not four); the formula with q = 0.38 gives 2.86 for four, counting no overlap
+    beyond adjacent tokens.
+
+    With ``prompt_tokens`` P > 0, each step also carries the prefill of the requests that replace
+    the finished ones, as a server at a steady load of B requests of P prompt and O = ``output_tokens``
+    output tokens does under continuous batching: a step finishes B·E/O requests on average, and as
+    many new prompts enter, so that plain and speculative steps carry
+
+    .. math:: p_{plain} = \\frac{B P}{O},\\qquad p_{spec} = \\frac{B P E}{O}
+
+    prompt tokens (each reading (P + 1)/2 cached positions on average) in their target pass
+    (:func:`pass_work`). vLLM V1's scheduler (``vllm/v1/core/sched/scheduler.py``) schedules the
+    running requests' decode and draft tokens first and fills the step's token budget with chunks of
+    waiting prompts (chunked prefill, on by default), so decode and prefill share the step; SGLang
+    runs prefill batches between decode batches by default, which costs the same time per output
+    token up to the overlap of the two. Speculation, finishing requests in fewer steps, packs E times
+    the prefill into each step: its gain in time per output token shrinks toward 1 as prefill
+    dominates. The draft's own pass over the prompt tokens (vLLM's EAGLE and MTP proposers run over
+    every scheduled token) is left out: one layer of the target's, about 1/layers of its prefill.
+    P = 0, the default, is decode only.
 
     Returns
     -------
@@ -399,7 +448,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         raise InputError("step.no_acceptance")
     t = step_seconds(step_work(gpu, target, draft, batch=batch, gamma=g, context=context, tree_tokens=nodes,
                                draft_width=draft_width, tp=tp, dp=dp, ep=ep, precision=precision,
-                               link_gb_s=costs.link_gb_s, expert_tax=expert_tax), costs)
+                               link_gb_s=costs.link_gb_s, expert_tax=expert_tax, prompt_tokens=prompt_tokens,
+                               output_tokens=output_tokens, expected_tokens=e, routing_overlap=routing_overlap),
+                     costs)
     plain, verify, one_draft, spec_s = t["plain_s"], t["verify_s"], t["draft_s"], t["spec_s"]
     plain_pass, verify_pass = t["plain_pass"], t["verify_pass"]
     out = {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": spec_s, "expected_tokens": e,
@@ -416,12 +467,14 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
 def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
               context: ArrayLike = 0, tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
               dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
-              link_gb_s: float | None = None, expert_tax: bool = True) -> dict:
+              link_gb_s: float | None = None, expert_tax: bool = True, prompt_tokens: ArrayLike = 0,
+              output_tokens: ArrayLike = 1, expected_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0) -> dict:
     """What a step's passes do, before the costs that time them (:func:`pass_work`): ``plain``, ``verify``
     over n = ``tree_tokens`` positions a sequence (γ + 1 for a chain) and ``draft`` (None for a draft on
     the host), with ``gamma`` and ``parallel`` (one draft pass for all γ positions). The arguments are
-    :func:`step`'s; many sets of costs (a band's draws) time the same work (:func:`step_seconds`,
-    :func:`step_ratio`).
+    :func:`step`'s (``expected_tokens``: E, which sets the prefill a speculative step carries when
+    ``prompt_tokens`` > 0); many sets of costs (a band's draws) time the same work (:func:`step_seconds`,
+    :func:`step_ratio`, decode only).
 
     Raises
     ------
@@ -432,8 +485,19 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     nodes = g + 1.0 if tree_tokens is None else np.asarray(tree_tokens, dtype=float)
     b, ctx = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
     timed = dict(tp=tp, dp=dp, ep=ep, precision=precision, link_gb_s=link_gb_s)
-    plain = pass_work(gpu, target, b, 1.0, ctx, **timed)
-    verify = pass_work(gpu, target, b, nodes, ctx, **timed, routed_tokens=None if expert_tax else b)
+    prompt = np.asarray(prompt_tokens, dtype=float)
+    per_step = b * prompt / np.asarray(output_tokens, dtype=float) if prompt.any() else 0.0
+    mixed = dict(prefill_positions=0.5 * (prompt + 1.0))
+    plain = pass_work(gpu, target, b, 1.0, ctx, **timed, prefill_tokens=per_step, **mixed)
+    overlap = np.asarray(routing_overlap, dtype=float)
+    if not expert_tax:
+        routed = b
+    elif overlap.any():
+        routed = b * (1.0 + (nodes - 1.0) * (1.0 - overlap))
+    else:
+        routed = None
+    verify = pass_work(gpu, target, b, nodes, ctx, **timed, routed_tokens=routed,
+                       prefill_tokens=per_step * np.asarray(expected_tokens, dtype=float), **mixed)
     draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
     width = np.asarray(draft_width, dtype=float)
     drafting = drafter(target, draft)
@@ -547,6 +611,8 @@ def ratio_terms(work: dict, costs: Costs) -> dict:
     (c + t_step), and ``gamma``.
     """
     verify, step_s = work["verify"], np.asarray(costs.step_ms, dtype=float) * 1e-3
+    if work["plain"]["prefill"].any() or verify["prefill"].any():
+        raise ValueError("ratio_terms times decode-only steps: step_work without prompt_tokens")
     plain = _pass_outer(work["plain"], costs, step_s)
     per_token, fixed = _linear_costs(verify, costs)
     return {"per_plain": 1.0 / plain, "draft": _draft_seconds(work, plain, lambda drafted: _pass_outer(drafted, costs)),
