@@ -4,7 +4,7 @@ Run by hand: `.venv/bin/python bench/bench_fidelity.py`. For each series of
 data/published_results.csv with three or more points, each model is calibrated on the lowest and
 the highest batch and predicts the points in between (:mod:`specviz.model.fidelity`; step v2 with
 the prefill each step carries where a series states its prompt and output lengths, and the routing
-overlap of adjacent tokens, ``fidelity.ROUTING_OVERLAP``, in a mixture of experts). Prints, per series
+overlap of adjacent tokens, ``step.ROUTING_OVERLAP``, in a mixture of experts). Prints, per series
 and overall, the median and worst relative error and the share of points on the right side of 1,
 for every model beside the constant-cost baseline of the same run, for each generation of studies
 (2023-2024; the 2025-2026 MoE, MTP, EAGLE-3 and FP4 series) and overall. Targets: issue 8, median

@@ -11,7 +11,7 @@ from pages._shared import (altair_chart, mix_tail_at, mix_tail_table, open_store
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
-from specviz.model import simulate, spec, step
+from specviz.model import simulate, spec
 from specviz.results import request_acceptance
 
 DEFAULT_WORKLOAD = "coding_assistant"
@@ -104,8 +104,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         st.info(t("calc.latency.no_decode", lang))
         return
     # Decode steps at the request's mean context: its prompt and half its output.
-    steps = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
-                      alpha=alpha, **chosen.parallel, precision=chosen.precision, costs=chosen.costs)
+    steps = chosen.step_times(batch=batch, gamma=gamma, context=n_in + n_out / 2, alpha=alpha)
     # The tokens after the first, which the prefill gives.
     summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1, rates)
     st.subheader(t("calc.latency.tail", lang))

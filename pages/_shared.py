@@ -14,7 +14,7 @@ import streamlit as st
 from specviz import i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import md, message, t
-from specviz.model import simulate, step
+from specviz.model import simulate
 from specviz.results import export, request_acceptance
 from specviz.results.store import Store, StoreError
 
@@ -257,9 +257,7 @@ def mix_tail_at(chosen: scenario.Scenario, lengths: pd.Series, gamma: int, batch
     two simulations stay within ``SPECVIZ_PAGE_SIMULATION_CELLS`` (fewer requests for long outputs)."""
     known = lengths.dropna()
     requests = max(1, min(2_000, settings.get("SPECVIZ_PAGE_SIMULATION_CELLS") // (2 * output_tokens)))
-    times = step.step(chosen.gpu, chosen.target, chosen.draft, batch=batch, gamma=gamma, context=context,
-                      acceptance_length=float(known.mean()), **chosen.parallel, precision=chosen.precision,
-                      costs=chosen.costs)
+    times = chosen.step_times(batch=batch, gamma=gamma, context=context, acceptance_length=float(known.mean()))
     try:
         return request_acceptance.mix_tail(known, gamma, simulate.StepTimes(float(times["plain_s"]),
                                                                           float(times["spec_s"])), output_tokens,

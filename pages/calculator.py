@@ -107,6 +107,9 @@ else:
             costs = {name: field_widget(st.slider, name, default=getattr(preset, name), width=_KNOB_WIDTH,
                                         help=t(f"calc.{name}_help", lang))
                      for name in scenario.COST_KNOBS}
+        if sidebar.target.num_experts:  # a mixture of experts' verify pass: how many experts its tokens share
+            chosen = replace(chosen, routing_overlap=field_widget(st.slider, "routing_overlap",
+                                                                  help=t("calc.routing_overlap_help", lang)))
     chosen = replace(chosen, costs=step.Costs(**costs))
 
 

@@ -70,7 +70,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
         # (one product a point); all are broadcast at the end.
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
-                      broadcast=False)
+                      routing_overlap=scenario.routing_overlap, broadcast=False)
         compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
@@ -137,7 +137,8 @@ def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike
     """
     g, b, ctx = (np.asarray(v, dtype=float)[..., None] for v in (gamma, batch, context))
     work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx,
-                          **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s)
+                          **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s,
+                          routing_overlap=scenario.routing_overlap)
     terms = step.ratio_terms(work, step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s))
     points = np.broadcast_shapes(g.shape, b.shape, ctx.shape)[:-1]
     low, high = np.empty(points), np.empty(points)
@@ -323,22 +324,27 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
                batch_max: int) -> dict[str, float] | None:
     """What the verify pass's extra tokens cost a mixture of experts (None for a dense target): the
     routed experts per MoE layer that a plain pass of B tokens and a verify pass of B·(γ + 1) read
-    (:func:`specviz.model.roofline.experts_touched`), the ratio of their expert weights, and where
+    (:func:`specviz.model.roofline.experts_touched`; the verify pass's tokens share the scenario's
+    ``routing_overlap`` of their experts with the token before them, so they route as
+    B·(1 + γ(1 − q)) independent tokens, :func:`specviz.model.step.step`), the ratio of their expert weights, and where
     speculation pays at this α and γ, with the tax and in the bound without it (each sequence's
     drafts routed to its current token's experts): the speedup at ``batch`` (in 1..``batch_max``) and
     the first batch at which it falls below 1 (NaN: none). The tax is largest at small batches; once
     a plain pass reads nearly every expert, the two agree, and so do their crossovers.
 
-    At batch 8 with γ 4 on DeepSeek-V3 (256 experts, 8 a token) a plain pass reads 57 experts a layer
-    and the verify pass 184, 3.2 times the expert weights; at batch 64, 222 and 256: 1.15 times."""
+    At batch 8 with γ 4 on DeepSeek-V3 (256 experts, 8 a token) and uniform routing (q = 0) a plain
+    pass reads 57 experts a layer and the verify pass 184, 3.2 times the expert weights; at batch 64,
+    222 and 256: 1.15 times."""
     model = scenario.target
     if not model.num_experts or scenario.mode != "step":
         return None
-    plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (batch, batch * (gamma + 1)))
+    routed = batch * (1 + gamma * (1 - scenario.routing_overlap))
+    plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (batch, routed))
     every = np.arange(1, batch_max + 1)
     taxed, untaxed = (evaluate_scenario(scenario, alpha, gamma, every, context, expert_tax=tax)["speedup"]
                       for tax in (True, False))
     return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": batch,
+            "overlap": scenario.routing_overlap,
             "verify_tokens": batch * (gamma + 1), "plain_experts": plain, "verify_experts": verify,
             "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
             "stops_at": float(roofline.crossover_batch(every, taxed)),

@@ -76,6 +76,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     # Ratios mode: seed 000's form. Above zero: a free verify pass would make the speedup infinite.
     Field("verify_cost", 1.0, 0.01, 100.0, 0.1),
     Field("draft_cost", spec.SEED_DRAFT_COST, 0.0, 10.0, 0.01),
+    # A mixture of experts' verify pass: the share of a token's experts its previous token chose too.
+    Field("routing_overlap", step.ROUTING_OVERLAP, 0.0, 1.0, 0.01),
     Field("mfu", None, 0.05, 1.0, 0.05),
     Field("mbu", None, 0.05, 1.0, 0.05),
     Field("overlap", None, 0.0, 1.0, 0.05),
@@ -325,7 +327,10 @@ class Scenario:
     """One what-if: everything a prediction depends on.
 
     ``draft_id`` names the draft (:func:`draft_choices`, or ``custom`` for an uploaded config,
-    which a link cannot carry) and ``draft`` is what it resolves to. ``costs`` are the step model's
+    which a link cannot carry) and ``draft`` is what it resolves to. ``routing_overlap`` is the
+    share of a token's routed experts that its sequence's previous token chose too, for a mixture
+    of experts' verify pass (:func:`specviz.model.step.step`; Cohere's measured 0.38 by default, 0
+    for uniform routing, the largest expert tax). ``costs`` are the step model's
     knobs (:class:`specviz.model.step.Costs`); in ``ratios`` mode the step's costs are ``verify_cost``
     and ``draft_cost`` as given, seed 000's form, and the hardware is not used.
     """
@@ -348,12 +353,21 @@ class Scenario:
     context: int = 1024
     verify_cost: float = 1.0
     draft_cost: float = spec.SEED_DRAFT_COST
+    routing_overlap: float = step.ROUTING_OVERLAP
     gpu_figures: dict[str, float] = field(default_factory=dict)  # tflops, bandwidth typed over the preset's
 
     @property
     def parallel(self) -> dict[str, Any]:
         """How the model is split, as :func:`specviz.model.step.pass_time` takes it: ``tp``, ``dp``, ``ep``."""
         return {"tp": self.tp, "dp": self.dp, "ep": self.ep}
+
+    def step_times(self, *, batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, alpha: ArrayLike | None = None,
+                   acceptance_length: ArrayLike | None = None) -> dict[str, np.ndarray]:
+        """:func:`specviz.model.step.step` at a point, on the scenario's hardware, models, split,
+        precision, costs and routing overlap."""
+        return step.step(self.gpu, self.target, self.draft, batch=batch, gamma=gamma, context=context, alpha=alpha,
+                         acceptance_length=acceptance_length, **self.parallel, precision=self.precision,
+                         costs=self.costs, routing_overlap=self.routing_overlap)
 
     def memory(self) -> dict[str, float | np.ndarray]:
         """Each GPU's memory at the scenario's batch, context and γ, as its engine divides it
@@ -384,6 +398,10 @@ def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:
             if not math.isclose(getattr(scenario.costs, name), getattr(preset, name), abs_tol=1e-9)}
 
 
+# The numeric fields a scenario holds as they are (the cost knobs and GPU figures are held elsewhere).
+_POINT_FIELDS = ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost", "routing_overlap")
+
+
 def _text(value: float) -> str:
     return f"{value:g}"
 
@@ -410,7 +428,7 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     params.update({key: overrides[component] for key, component in WEIGHT_CHOICES.items() if component in overrides})
     if scenario.precision.kv != dtypes.PRECISIONS[scenario.precision.name].kv:
         params["kv"] = scenario.precision.kv
-    for name in ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost"):
+    for name in _POINT_FIELDS:
         if getattr(scenario, name) != FIELDS[name].default:
             params[name] = _text(getattr(scenario, name))
     params.update({name: _text(value) for name, (value, _) in knobs_off_preset(scenario).items()})
@@ -467,6 +485,6 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
         gpu=gpu, target=presets.models[target_id], draft=draft, engine=engine, costs=costs, target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
         **{name: number(name, FIELDS[name].default)
-           for name in ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost")},
+           for name in _POINT_FIELDS},
         gpu_figures=figures)
     return scenario, refused

@@ -251,7 +251,10 @@ class TestScenarioSidebar:
         at = make_app(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8")
         assert not at.sidebar.error
         tax = [c.value for c in at.caption if c.value.startswith("**Expert tax:**")]
-        assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 184: 3.21×" in tax[0]
+        # The verify pass's 40 tokens share 38 % of their experts with the token before: 27.84 tokens' worth.
+        assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 150: 2.62×" in tax[0]
+        assert "(adjacent tokens sharing 38% of their experts)" in tax[0]
+        assert at.slider(key="routing_overlap").value == 0.38
         bound = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on"),
                                       0.8, 4, 8, 1024, settings.get("SPECVIZ_BATCH_MAX"))
         assert f"batch 8 speculation gives {bound['speedup']:.2f}×" in tax[0]

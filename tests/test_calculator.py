@@ -198,13 +198,19 @@ class TestContextOptions:
 
 class TestExpertTax:
     def test_by_hand_for_deepseek_v3_and_none_for_a_dense_target(self):
-        chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
-        tax = calculator.expert_tax(chosen, 0.8, 4, 8, 1024, 1024)
+        uniform = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8", routing_overlap="0")
+        tax = calculator.expert_tax(uniform, 0.8, 4, 8, 1024, 1024)
         touched = lambda tokens: 256 * (1 - (1 - 8 / 256) ** tokens)
         assert (tax["plain_tokens"], tax["verify_tokens"]) == (8, 40)
         assert tax["plain_experts"] == pytest.approx(touched(8)) and tax["verify_experts"] == pytest.approx(touched(40))
         assert round(tax["ratio"], 2) == 3.21
-        assert round(calculator.expert_tax(chosen, 0.8, 4, 64, 1024, 1024)["ratio"], 2) == 1.15
+        assert round(calculator.expert_tax(uniform, 0.8, 4, 64, 1024, 1024)["ratio"], 2) == 1.15
+        # By default adjacent tokens share 38 % of their experts: each sequence's 5 verify tokens route
+        # as 1 + 4 × 0.62 = 3.48 independent ones, 27.84 at batch 8.
+        measured = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 0.8, 4, 8, 1024, 1024)
+        assert measured["overlap"] == 0.38 and measured["verify_experts"] == pytest.approx(touched(27.84))
+        assert round(measured["ratio"], 2) == 2.62
+        assert measured["speedup"] > tax["speedup"]
         assert calculator.expert_tax(make_scenario(), 0.8, 4, 8, 1024, 1024) is None
 
     def test_the_bound_without_the_tax_reads_the_plain_passes_experts(self):
@@ -221,9 +227,11 @@ class TestExpertTax:
         tax = calculator.expert_tax(chosen, 0.8, 4, 8, 1024, 1024)
         assert tax["speedup_untaxed"] > tax["speedup"] > 1
         # docs/model.md's figures: 8 H200s as 8 data-parallel groups, its MTP layer, α 0.7, γ 3, batch 8.
-        grouped = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on"),
-                                        0.7, 3, 8, 1024, 1024)
-        assert (round(grouped["speedup"], 2), round(grouped["speedup_untaxed"], 2)) == (1.29, 2.08)
+        groups = dict(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
+        grouped = calculator.expert_tax(make_scenario(**groups), 0.7, 3, 8, 1024, 1024)
+        assert (round(grouped["speedup"], 2), round(grouped["speedup_untaxed"], 2)) == (1.45, 2.08)
+        uniform = calculator.expert_tax(make_scenario(**groups, routing_overlap="0"), 0.7, 3, 8, 1024, 1024)
+        assert (round(uniform["speedup"], 2), round(uniform["speedup_untaxed"], 2)) == (1.29, 2.08)
         # Past a few hundred sequences a plain pass reads every expert: the tax is gone.
         wide = calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024)["speedup"]
         assert calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024, expert_tax=False)["speedup"] == pytest.approx(wide)

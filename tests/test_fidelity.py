@@ -140,12 +140,12 @@ class TestStepV2:
     def test_a_mixture_of_experts_verify_pass_shares_experts_along_each_sequence(self):
         """gpt-oss-20b points made with adjacent tokens sharing ROUTING_OVERLAP of their experts (Cohere's
         measured 38 %): step v2 prices the verify pass so, and recovers them within 5 %."""
-        assert fidelity.ROUTING_OVERLAP == 0.38
+        assert step.ROUTING_OVERLAP == 0.38
         costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0)
         batch = np.array([1.0, 4, 16, 64, 128])
         made = step.step(GPUS["H100-SXM"], MODELS["gpt-oss-20b"], step.Draft("eagle3"), batch=batch, gamma=3,
                          context=1024.0, acceptance_length=2.7, costs=costs,
-                         routing_overlap=fidelity.ROUTING_OVERLAP)["speedup"]
+                         routing_overlap=step.ROUTING_OVERLAP)["speedup"]
         moe = replace(setting("eagle3"), target=MODELS["gpt-oss-20b"])
         result = fidelity.held_out(moe, points(batch, made, gamma=3, length=2.7, context=1024.0), fidelity.step_v2)
         assert result.error.abs().max() < 0.05

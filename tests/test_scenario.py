@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import scenario
+from specviz import calculator, scenario
 from specviz.model import architecture, dtypes, roofline, spec, step
 
 DEFAULT = make_scenario()
@@ -198,9 +198,10 @@ class TestToQueryParams:
            mfu=st.sampled_from([None, 0.35, 1.0]), token_us=st.sampled_from([None, 0.0, 42.5]),
            weights=st.dictionaries(st.sampled_from(list(architecture.COMPONENTS)), st.sampled_from(list(dtypes.FORMATS)),
                                    max_size=2),
-           kv=st.sampled_from([None, "bf16", "fp8"]), dp=st.sampled_from([1, 2, 9, 64]), ep=st.booleans())
+           kv=st.sampled_from([None, "bf16", "fp8"]), dp=st.sampled_from([1, 2, 9, 64]), ep=st.booleans(),
+           overlap=st.sampled_from([0.0, 0.38, 1.0]))
     def test_round_trip(self, alpha, gamma, batch, context, target, draft, engine, tp, precision, mode, mfu, token_us,
-                        weights, kv, dp, ep):
+                        weights, kv, dp, ep, overlap):
         chosen = PRESETS.engines[engine]
         costs = scenario.preset_costs(chosen)
         costs = replace(costs, mfu=costs.mfu if mfu is None else mfu,
@@ -208,8 +209,24 @@ class TestToQueryParams:
         made = replace(DEFAULT, alpha=alpha, gamma=gamma, batch=batch, context=context,
                        target=PRESETS.models[target], target_id=target, draft=scenario.resolve_draft(draft, PRESETS),
                        draft_id=draft, engine=chosen, costs=costs, tp=tp, dp=dp, ep=ep,
-                       precision=scenario.resolve_precision(precision, weights, kv), mode=mode)
+                       precision=scenario.resolve_precision(precision, weights, kv), mode=mode, routing_overlap=overlap)
         assert scenario.from_query_params(scenario.to_query_params(made, PRESETS), PRESETS) == (made, [])
+
+    def test_the_routing_overlap_moves_a_mixture_of_experts_only(self):
+        """Cohere's measured 0.38 by default; 0 (uniform routing) is the largest expert tax, and a
+        dense target has none to move."""
+        point = (0.8, 4, 8, 1024)
+        measured, uniform = (make_scenario(target="DeepSeek-V3", gpu="H200", tp="8", **extra)
+                             for extra in ({}, {"routing_overlap": "0"}))
+        assert measured.routing_overlap == step.ROUTING_OVERLAP == 0.38
+        assert scenario.to_query_params(uniform, PRESETS)["routing_overlap"] == "0"
+        assert "routing_overlap" not in scenario.to_query_params(measured, PRESETS)
+        taxed, less = (float(calculator.evaluate_scenario(s, *point)["speedup"]) for s in (uniform, measured))
+        assert less > taxed
+        dense = [float(calculator.evaluate_scenario(make_scenario(routing_overlap=q), *point)["speedup"])
+                 for q in ("0", "1")]
+        assert dense[0] == dense[1]
+        assert ("routing_overlap", "1.5") in scenario.from_query_params({"routing_overlap": "1.5"}, PRESETS)[1]
 
     def test_a_custom_model_is_named_and_refused_on_the_other_side(self):
         custom = replace(DEFAULT, target_id="custom")

@@ -114,6 +114,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
     row: dict[str, Any] = {"gpu": chosen.gpu.id, "target": chosen.target_id, "draft": chosen.draft_id,
                            "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
                            "mode": chosen.mode, **here}
+    if chosen.target.num_experts:
+        row["routing_overlap"] = chosen.routing_overlap
     if chosen.mode == "step":
         low, high = calculator.speedup_band(chosen, *point)
         fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
@@ -136,9 +138,8 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
         args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
     gamma = len(args.rates) if args.rates else chosen.gamma
     alpha = float(spec.alpha_from_rates(args.rates)) if args.rates else args.alpha
-    times = simulate.StepTimes.from_step(step.step(
-        chosen.gpu, chosen.target, chosen.draft, batch=chosen.batch, gamma=gamma, context=chosen.context, alpha=alpha,
-        **chosen.parallel, precision=chosen.precision, costs=chosen.costs))
+    times = simulate.StepTimes.from_step(chosen.step_times(batch=chosen.batch, gamma=gamma, context=chosen.context,
+                                                           alpha=alpha))
     acceptance = {"rates": args.rates} if args.rates else {"alpha": args.alpha, "gamma": gamma}
     summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
                                steps=args.steps, seed=args.seed)

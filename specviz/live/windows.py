@@ -119,7 +119,8 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
     return calibration.calibrate(scenario.gpu, scenario.target, scenario.draft, scenario.engine, batch=batch,
                                  gamma=np.round(rows["num_speculative_tokens"].to_numpy(dtype=float)),
                                  context=scenario.context, measured_step_s=step_s, acceptance_length=length,
-                                 **scenario.parallel, precision=scenario.precision)
+                                 **scenario.parallel, precision=scenario.precision,
+                                 routing_overlap=scenario.routing_overlap)
 
 
 def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> pd.DataFrame:

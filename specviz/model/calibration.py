@@ -63,7 +63,7 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones
 # (to (−0.127, +0.212) with decode-only steps and uniform routing; (−0.100, +0.204) with the prefill that
 # the series served at a stated prompt and output length carry in each step; (−0.097, +0.202) with
-# it and the routing overlap of adjacent tokens, specviz.model.fidelity.ROUTING_OVERLAP). The draws'
+# it and the routing overlap of adjacent tokens, specviz.model.step.ROUTING_OVERLAP). The draws'
 # spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right the
 # model's shape is. tests/test_fidelity.py recomputes these figures from the data.
 MODEL_ERROR = (-0.097, 0.202)

@@ -33,16 +33,10 @@ import pandas as pd
 from . import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
-           "step_v2", "UNKNOWN_CONTEXT", "ROUTING_OVERLAP"]
+           "step_v2", "UNKNOWN_CONTEXT"]
 
 # Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
 UNKNOWN_CONTEXT = 512
-# The share of a token's routed experts that its sequence's previous token chose too, as step v2 prices
-# a verify pass of a mixture of experts (specviz.model.step.step's routing_overlap): measured by Cohere
-# between adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog "Why MoE models get
-# more from speculative decoding", 2026-04-21: "expert overlap (step 1)" 38 %, as headsupai.io's summary
-# of the post quotes it), not fitted here.
-ROUTING_OVERLAP = 0.38
 
 
 @dataclass(frozen=True)
@@ -197,7 +191,7 @@ def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np
                                 batch=ends["batch"], gamma=ends["gamma"], context=ends["context"],
                                 measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp,
                                 precision=setting.precision, prompt_tokens=setting.prompt_tokens,
-                                output_tokens=setting.output_tokens, routing_overlap=ROUTING_OVERLAP)
+                                output_tokens=setting.output_tokens, routing_overlap=step.ROUTING_OVERLAP)
 
     def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
         known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()

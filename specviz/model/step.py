@@ -63,7 +63,7 @@ from specviz.errors import InputError
 from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "eagle_head", "medusa_head", "block_drafter", "drafter",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head", "medusa_head", "block_drafter", "drafter",
            "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
            "step_work", "step_seconds", "ratio_terms", "step_ratio", "part_at"]
 
@@ -86,6 +86,12 @@ _EAGLE_FUSED = {"eagle": 2, "eagle3": 3}
 # longcat-flash-dflash.json): 5 dense layers at the target's width, 32 query and 8 KV heads of 128, a
 # gated MLP of 3h (their 2–3.4h), fusing the features of 5 target layers (dflash_config.target_layer_ids).
 _BLOCK_LAYERS, _BLOCK_HEADS, _BLOCK_KV_HEADS, _BLOCK_HEAD_DIM, _BLOCK_MLP_WIDTH = 5, 32, 8, 128, 3
+ROUTING_OVERLAP = 0.38
+"""The share of a token's routed experts that its sequence's previous token chose too (``routing_overlap``
+of :func:`step`), as every scenario prices a mixture of experts unless told otherwise: measured by
+Cohere between adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog, "Why MoE
+models get more from speculative decoding", 2026-04-21: "expert overlap (step 1)" 38 %, as
+headsupai.io's summary of the post quotes it); not fitted to specviz's published series."""
 PEAGLE_LAYERS = 4
 """Decoder layers of a P-EAGLE drafter derived from its target: the published ones have four ("The
 P-EAGLE drafter is a lightweight 4-layer model", vLLM blog, 2026-03-13; "we trained a 4-layer P-EAGLE",

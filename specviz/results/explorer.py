@@ -601,7 +601,7 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
                 fit = calibration.calibrate(chosen.gpu, chosen.target, chosen.draft, chosen.engine, batch=batch,
                                             gamma=gamma, context=np.full_like(batch, context),
                                             measured_speedup=measured, acceptance_length=lengths, **chosen.parallel,
-                                            precision=chosen.precision)
+                                            precision=chosen.precision, routing_overlap=chosen.routing_overlap)
             except InputError as refused:  # only its size: every other input was checked above
                 fits.append(SettingRefused(_setting_label(*key), len(index), Notice(refused.key, **refused.params)))
                 continue
