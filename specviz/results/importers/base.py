@@ -628,7 +628,9 @@ class OpenedSource(Source):
     three quarters of DuckDB's own read of it. What was hashed is what was read as long as the file
     is not written to while it is imported: its size and modification time are compared with the
     opening's before the import commits (:meth:`check_unchanged`), as GNU tar checks a file it
-    archives, so a file still being written is refused.
+    archives, so a file still being written is refused. (A rewrite in place that keeps the size,
+    within the kernel's clock tick of the opening, a few milliseconds, keeps the time too and is
+    not seen.)
 
     Parameters
     ----------
