@@ -255,7 +255,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         st.caption(t("calc.crossover_caption", lang, alpha=alpha,
                      batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
         st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
-        csv_download(curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
+        csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
