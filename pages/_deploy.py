@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._shared import titled_dataframe, url_choice
+from pages._shared import altair_chart, titled_dataframe, url_choice
 from specviz import charts, scenario, settings
 from specviz.advice import commands, compat, serving
 from specviz.errors import SpecvizError
@@ -26,7 +26,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     st.caption(t("calc.serve.schedule_note", lang))
     st.subheader(t("calc.serve.map", lang, alpha=alpha))
     by_context = commands.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"), gamma_max)
-    st.altair_chart(charts.gamma_map(by_context, lang), width="stretch")
+    altair_chart(charts.gamma_map(by_context, lang))
     st.caption(t("calc.serve.map_note", lang))
     col_engine, col_version, col_method = st.columns(3)
     # The scenario's engine by default: its costs are the ones the figures and the schedule use.

@@ -192,8 +192,9 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
                          wanted=st.query_params.get("view"))
     show_url_notices(st, lang)
-    # Filled at the end of the run, once the open view's own controls have put their values in the URL.
-    share_box = st.expander(t("calc.share", lang))
+    # Filled at the end of the run, once the open view's own controls have put their values in the URL;
+    # only while open (its code block costs the browser half a second to draw the first time).
+    share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
 
     if mode == "step":
         crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
@@ -257,7 +258,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         st.caption(t("calc.crossover_caption", lang, alpha=alpha,
                      batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
         st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
-        csv_download(curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
+        csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
@@ -315,8 +316,9 @@ def at_alpha(chosen: scenario.Scenario) -> None:
                     st.info(t("calc.needs_step", lang))
                 else:
                     show()
-    with share_box:
-        show_share_link()
+    if share_box.open:
+        with share_box:
+            show_share_link()
 
 
 at_alpha(chosen)

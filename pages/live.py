@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import offer_fit, open_store, presets, require_router, switch_target, titled_dataframe
+from pages._shared import (altair_chart, offer_fit, open_store, presets, require_router, switch_target,
+                           titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md, message, t
@@ -193,7 +194,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpu=served.gpu.name, target=served.target.name))
     if acceptance:
-        st.altair_chart(charts.per_position(acceptance, conditional or [], lang), width="stretch")
+        altair_chart(charts.per_position(acceptance, conditional or [], lang))
     if conditional and None not in conditional:
         # The tail these rates give, in the calculator's Latency view at this load.
         shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
@@ -216,7 +217,7 @@ def show_replicas(table: pd.DataFrame) -> None:
 def show_over_time(over_time: pd.DataFrame) -> None:
     """Each figure over time, and the step model calibrated on the windows of each model (on a click)."""
     for figure in charts.LIVE_FIGURES:
-        st.altair_chart(charts.live_over_time(over_time, figure, lang), width="stretch")
+        altair_chart(charts.live_over_time(over_time, figure, lang))
     sidebar = st.session_state.get("scenario")
     if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
                                          help=t("live.calibrate_help", lang)):

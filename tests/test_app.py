@@ -164,7 +164,7 @@ class TestCalculatorPage:
 
     def test_knobs_off_the_preset_show_a_badge_until_reset(self):
         """A shared link can carry knobs the recipient did not choose: the page says so."""
-        at = make_app(mfu="0.9")
+        at = make_app({"share": True}, mfu="0.9")  # the link to share opened
         assert any("Knobs differ from the vLLM V1" in m.value for m in at.markdown)
         assert any("MFU (share of peak FLOPS): 0.9 (preset 0.6)" in c.value for c in at.caption)
         assert "mfu=0.9" in at.code[0].value  # the link to share carries the knob
@@ -632,12 +632,12 @@ class TestServeTab:
         assert at.selectbox(key="serve_version").value == "0.33.0" and command_shown(at).startswith("vllm serve ")
 
     def test_the_link_carries_the_open_view_s_controls(self):
-        at = make_app({"view": "Deploy"})
+        at = make_app({"view": "Deploy", "share": True})
         at.selectbox(key="serve_version").set_value("0.9.2").run()
         at.selectbox(key="serve_method").set_value("suffix").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
         assert link["view"] == ["serve"] and link["serve_version"] == ["0.9.2"] and link["serve_method"] == ["suffix"]
-        at = make_app({"view": "Latency"})
+        at = make_app({"view": "Latency", "share": True})
         at.selectbox(key="workload").set_value("summarisation").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
         assert link["workload"] == ["summarisation"] and "serve_method" not in link
