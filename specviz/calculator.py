@@ -326,7 +326,8 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     routed experts per MoE layer that a plain pass of B tokens and a verify pass of B·(γ + 1) read
     (:func:`specviz.model.roofline.experts_touched`; the verify pass's tokens share the scenario's
     ``routing_overlap`` of their experts with the token before them, so they route as
-    B·(1 + γ(1 − q)) independent tokens, :func:`specviz.model.step.step`), the ratio of their expert weights, and where
+    B·(1 + γ(1 − q)) independent tokens, :func:`specviz.model.step.verify_routed_tokens`), the ratio
+    of their expert weights, and where
     speculation pays at this α and γ, with the tax and in the bound without it (each sequence's
     drafts routed to its current token's experts): the speedup at ``batch`` (in 1..``batch_max``) and
     the first batch at which it falls below 1 (NaN: none). The tax is largest at small batches; once
@@ -338,7 +339,7 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     model = scenario.target
     if not model.num_experts or scenario.mode != "step":
         return None
-    routed = batch * (1 + gamma * (1 - scenario.routing_overlap))
+    routed = step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
     plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (batch, routed))
     every = np.arange(1, batch_max + 1)
     taxed, untaxed = (evaluate_scenario(scenario, alpha, gamma, every, context, expert_tax=tax)["speedup"]

@@ -113,8 +113,7 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
                                  **timed)["time_s"]
     else:  # n-gram lookup reads the prompt on the host; a self-draft shares the target's prefill
         drafted = np.zeros_like(prefill)
-    steps = step.step(scenario.gpu, scenario.target, draft, batch=batch, gamma=gamma, context=n_in + n_out / 2,
-                      alpha=alpha, routing_overlap=scenario.routing_overlap, **timed)
+    steps = scenario.step_times(batch=batch, gamma=gamma, context=n_in + n_out / 2, alpha=alpha)
     # The first token comes from the prefill; the other n_out − 1 from decode steps.
     decode_plain = (n_out - 1) * steps["plain_s"]
     decode_spec = (n_out - 1) / steps["expected_tokens"] * steps["spec_s"]

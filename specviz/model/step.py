@@ -65,7 +65,7 @@ from .architecture import Attention, Model
 
 __all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head", "medusa_head", "block_drafter", "drafter",
            "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
-           "step_work", "step_seconds", "ratio_terms", "step_ratio", "part_at"]
+           "step_work", "step_seconds", "verify_routed_tokens", "ratio_terms", "step_ratio", "part_at"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
 # Drafts with no device pass; drafts that propose all γ tokens in one pass; drafts whose model may
@@ -470,6 +470,17 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     return {key: np.broadcast_to(value, shape) for key, value in out.items()}
 
 
+def verify_routed_tokens(batch: ArrayLike, tokens: ArrayLike, routing_overlap: ArrayLike) -> np.ndarray:
+    """How many independently routed tokens a verify pass of ``tokens`` n positions a sequence is worth
+    when each shares ``routing_overlap`` q of its experts with the position before it (:func:`step`):
+
+    .. math:: B\\,(1 + (n - 1)(1 - q))
+
+    B·n under uniform routing (q = 0), B where every position routes as its sequence's first (q = 1)."""
+    b, n, q = (np.asarray(v, dtype=float) for v in (batch, tokens, routing_overlap))
+    return b * (1.0 + (n - 1.0) * (1.0 - q))
+
+
 def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, gamma: ArrayLike,
               context: ArrayLike = 0, tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
               dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
@@ -499,7 +510,7 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     if not expert_tax:
         routed = b
     elif overlap.any():
-        routed = b * (1.0 + (nodes - 1.0) * (1.0 - overlap))
+        routed = verify_routed_tokens(b, nodes, overlap)
     else:
         routed = None
     verify = pass_work(gpu, target, b, nodes, ctx, **timed, routed_tokens=routed,

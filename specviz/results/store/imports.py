@@ -294,7 +294,7 @@ class RunsAndImports(Connections):
                 parsed = importers.parse(name, source)
                 fmt = parsed.format
                 content_hash = source.content_hash  # a file on disk: hashed beside the parse
-                if not replace and self._imported(content_hash):
+                if not source.hashed_at_once and not replace and self._imported(content_hash):
                     return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
                 check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
