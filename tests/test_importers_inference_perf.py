@@ -3,6 +3,9 @@ stage), its per-request report and its Prometheus reports."""
 
 import json
 from pathlib import Path
+from unittest import mock
+
+import duckdb
 
 import numpy as np
 import pytest
@@ -167,6 +170,66 @@ class TestReadByDuckDB:
         monkeypatch.undo()
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed + 10_000))  # and the run's extra stored
         assert len(importers.parse(self.NAME, data).requests) == 2000
+
+
+    def test_inference_perfs_own_files_take_the_typed_read(self, monkeypatch):
+        monkeypatch.setattr(inference_perf, "_ANY_RECORDS", "not SQL")  # the reading from text would fail
+        assert len(importers.parse(self.NAME, (RUN / self.NAME).read_bytes()).requests) == 6
+
+    @pytest.mark.parametrize("change", [
+        lambda record: record.update(start_time=None),  # null and missing: one NULL in a struct
+        lambda record: record["info"].update(response_metrics={}, response_info={"output_tokens": 3}),
+        lambda record: record["info"].update(response_metrics={"server_usage": {}}),
+        lambda record: record.update(info="text")])  # a struct refuses it; the text names it
+    def test_what_the_typed_read_cannot_tell_is_read_from_the_text(self, change):
+        records = json.loads((RUN / self.NAME).read_bytes())
+        change(records[2])
+        with duckdb.connect() as con:
+            assert not inference_perf._typed_read(con, base.Source(self.NAME, json.dumps(records).encode()), 256 << 20)
+
+    def test_a_record_without_an_error_succeeded(self):
+        records = json.loads((RUN / self.NAME).read_bytes())
+        del records[0]["error"]
+        requests = importers.parse(self.NAME, json.dumps(records).encode()).requests
+        assert len(requests) == 6 and requests.extra.isna().sum() == 5
+
+    NUMBER = (st.none() | st.booleans() | st.floats() | st.integers(-5, 10**20)
+              | st.sampled_from(["1.5", "1,000", "x", ""]))
+    RESPONSE = st.none() | st.fixed_dictionaries({}, optional={
+        "output_tokens": NUMBER, "output_token_times": st.lists(NUMBER, max_size=4) | NUMBER, "server_usage": st.just({})})
+    INFO = st.fixed_dictionaries({}, optional={
+        "input_tokens": NUMBER, "request_metrics": st.fixed_dictionaries({}, optional={
+            "text": st.fixed_dictionaries({}, optional={"input_tokens": NUMBER})}),
+        "response_metrics": RESPONSE, "response_info": RESPONSE, "lora_adapter": st.none() | st.text(max_size=3),
+        "labels": st.dictionaries(st.text(max_size=2), st.text(max_size=2), max_size=2)})
+    # Records of inference-perf's shape with values of every kind (which the typed read settles), and
+    # records it leaves to the text (a null time, no info, an empty response).
+    SHAPED = st.fixed_dictionaries({"start_time": NUMBER.filter(lambda value: value is not None),
+                                    "end_time": NUMBER.filter(lambda value: value is not None), "info": INFO}, optional={
+        "error": st.none() | st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2)})
+    ANY = SHAPED | st.dictionaries(st.sampled_from(["start_time", "end_time", "error", "info"]), NUMBER | INFO)
+
+    @settings(max_examples=80, deadline=None)
+    @given(st.lists(SHAPED, min_size=1, max_size=4) | st.lists(ANY, min_size=1, max_size=4))
+    def test_the_typed_read_reads_as_the_text_does(self, records):
+        """Whatever the records, the typed read gives what the reading from text gives, or leaves
+        them to it."""
+        data = json.dumps(records).encode()
+
+        def read(typed: bool) -> dict | str:
+            with mock.patch.object(inference_perf, "_typed_read", inference_perf._typed_read if typed
+                                   else lambda *args: False):
+                try:
+                    return inference_perf._read_requests(base.Source(self.NAME, data))
+                except importers.IngestError as error:
+                    return error.key
+        typed, text = read(True), read(False)
+        if isinstance(text, str):
+            assert typed == text
+        else:
+            assert typed.keys() == text.keys()
+            for key in text:
+                np.testing.assert_array_equal(typed[key], text[key], err_msg=key)
 
 
 class TestHostile:

@@ -80,7 +80,9 @@ _STATISTICS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99
 _THROUGHPUTS = {"output_tokens_per_sec": "output_throughput", "total_tokens_per_sec": "total_token_throughput",
                 "requests_per_sec": "request_throughput"}
 _STAGE = re.compile(r"stage_(\d+)_(?:lifecycle|prometheus)_metrics\.json")
-_REQUEST_KEYS = frozenset({"start_time", "end_time", "info", "error"})
+# The keys every request record has; a record without ``error`` (which inference-perf always writes,
+# null when the request succeeded) succeeded, as DuckDB's typed read cannot tell a missing key from a null.
+_REQUEST_KEYS = frozenset({"start_time", "end_time", "info"})
 # Per request: the float columns, the DataFrame and the store's copy (as aiperf's records, measured there).
 _REQUEST_BYTES = 256
 # Per byte of a request's error, adapter and labels as JSON text: the text, its decoded objects and
@@ -100,7 +102,7 @@ def _is_report(doc: Any) -> bool:
 
 
 def _is_requests(doc: Any) -> bool:
-    return isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict) and _REQUEST_KEYS <= doc[0].keys()
+    return isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict) and {*_REQUEST_KEYS, "error"} <= doc[0].keys()
 
 
 def claims(source: Source) -> bool:
@@ -206,12 +208,6 @@ def _kind(value: str) -> str:
             f"WHEN 'n' THEN 'null' ELSE 'number' END END")
 
 
-def _wrong_kind(kind: str, allowed: tuple[str, ...]) -> str:
-    """SQL of a JSON kind (SQL of one) where it is none of ``allowed``, else NULL (a CASE, not an IN
-    list: DuckDB would plan the list as a join)."""
-    return f"CASE {kind} {' '.join(f'WHEN {name!r} THEN NULL' for name in allowed)} ELSE {kind} END"
-
-
 def _number(value: str) -> str:
     """SQL of a JSON value read as :func:`~specviz.results.importers.base.number` reads it (numeric
     text too, its thousands separators dropped), NaN for anything else."""
@@ -246,15 +242,29 @@ _FIELDS = {"start_time": (_NUMBER, _kind_at("$.start_time")), "end_time": (_NUMB
            "info.response_metrics": (_OBJECT, _kind_at("$.info.response_metrics")),
            "info.response_info": (_OBJECT, _kind_at("$.info.response_info")),
            "output_tokens": (_NUMBER, _kind("output_tokens")), "output_token_times": (_ARRAY, _kind("times"))}
+
+
+def _kind_column(field: str) -> str:
+    """The column of a field's JSON kind (:data:`_FIELDS`), computed once a record: a kind's SQL
+    written into each check instead took DuckDB 0.2 s to plan (a ``CASE x WHEN …`` repeats ``x``
+    in each branch)."""
+    return f'"{field} kind"'
+
+
+def _wrong_kind(field: str) -> str:
+    """SQL of the JSON kind of a record's ``field`` where it is none of those the field may hold, else NULL."""
+    return (f"CASE WHEN list_contains({list(_FIELDS[field][0])}, {_kind_column(field)}) THEN NULL "
+            f"ELSE {_kind_column(field)} END")
+
+
 _EXTRAS = {"error": _at("$.error"), "lora_adapter": _at("$.info.lora_adapter"), "labels": _at("$.info.labels")}
 # Each record: whether it has the four keys, the first field holding a kind it may not and that
 # kind, the first of its extras longer than $most bytes (NULL where none is), then its values.
 _READ = f"""
-    SELECT record, {" AND ".join(f"{_kind_at(key)} IS NOT NULL" for key in ("$.start_time", "$.end_time", "$.info",
-                                                                           "$.error"))} AS whole,
-           CASE {" ".join(f"WHEN {_wrong_kind(kind, allowed)} IS NOT NULL THEN '{name}'"
-                          for name, (allowed, kind) in _FIELDS.items())} END AS wrong_field,
-           coalesce({", ".join(_wrong_kind(kind, allowed) for allowed, kind in _FIELDS.values())}) AS wrong_kind,
+    SELECT record, {" AND ".join(f"{_kind_column(key)} IS NOT NULL" for key in sorted(_REQUEST_KEYS))} AS whole,
+           older IS NULL AS unsure,
+           CASE {" ".join(f"WHEN {_wrong_kind(name)} IS NOT NULL THEN '{name}'" for name in _FIELDS)} END AS wrong_field,
+           coalesce({", ".join(_wrong_kind(name) for name in _FIELDS)}) AS wrong_kind,
            CASE {" ".join(f"WHEN strlen({sql}::VARCHAR) > $most THEN '{name}'" for name, sql in _EXTRAS.items())}
            END AS too_large,
            {_number(_at("$.start_time"))} AS "start", {_number(_at("$.end_time"))} AS "end",
@@ -264,13 +274,31 @@ _READ = f"""
            coalesce({_kind(_at("$.error"))} <> 'null', false) AS failed,
            times,
            {", ".join(f"CASE WHEN {_truthy(sql)} THEN {sql}::VARCHAR END AS {name}" for name, sql in _EXTRAS.items())}
-    FROM (SELECT *, CASE WHEN older THEN {_at("$.info.response_info.output_tokens")}
-                         ELSE {_at("$.info.response_metrics.output_tokens")} END AS output_tokens,
-                    CASE WHEN older THEN {_at("$.info.response_info.output_token_times")}
-                         ELSE {_at("$.info.response_metrics.output_token_times")} END AS times
-          FROM (SELECT *, {_OLDER} AS older
-                FROM (SELECT row_number() OVER () AS record, json, json_extract(json, $paths) AS w,
-                             json_type(json, $kind_paths) AS k FROM {{file}})))"""
+    FROM (SELECT *, {", ".join(f"{kind} AS {_kind_column(name)}" for name, (_, kind) in _FIELDS.items())}
+          FROM (SELECT *, CASE WHEN older THEN {_at("$.info.response_info.output_tokens")}
+                               ELSE {_at("$.info.response_metrics.output_tokens")} END AS output_tokens,
+                          CASE WHEN older THEN {_at("$.info.response_info.output_token_times")}
+                               ELSE {_at("$.info.response_metrics.output_token_times")} END AS times
+                FROM (SELECT *, {_OLDER} AS older
+                      FROM ({{records}}))))"""
+# Each record's number, its text (for :data:`_OLDER`), its values at :data:`_PATHS` and their kinds at
+# :data:`_KIND_PATHS`, from the objects DuckDB splits the array into: each parsed twice more.
+_ANY_RECORDS = """SELECT row_number() OVER () AS record, json, json_extract(json, $paths) AS w,
+                         json_type(json, $kind_paths) AS k
+                  FROM read_json_objects('{path}', format = 'array', maximum_object_size = {object_bytes})"""
+# The same from DuckDB's typed read, each record parsed once: the objects read as structs (DuckDB
+# refuses the file where one holds another kind of value), every value at :data:`_PATHS` as JSON
+# text. A struct cannot tell a missing key from a null, nor an empty response from one with other
+# keys: its records' text is NULL, so that :data:`_OLDER` is NULL where it would be asked.
+_RESPONSE = "STRUCT(output_tokens JSON, output_token_times JSON)"
+_COLUMNS = {"start_time": "JSON", "end_time": "JSON", "error": "JSON",
+            "info": f"STRUCT(input_tokens JSON, request_metrics STRUCT(text STRUCT(input_tokens JSON)), "
+                    f"response_metrics {_RESPONSE}, response_info {_RESPONSE}, lora_adapter JSON, labels JSON)"}
+_TYPED_RECORDS = f"""SELECT row_number() OVER () AS record, NULL::JSON AS json,
+                           [{", ".join(path.removeprefix("$.") for path in _PATHS)}] AS w,
+                           [{", ".join(f"CASE WHEN {path.removeprefix('$.')} IS NOT NULL THEN 'OBJECT' END"
+                                       for path in _KIND_PATHS)}] AS k
+                    FROM read_json('{{path}}', format = 'array', maximum_object_size = {{object_bytes}}, columns = $columns)"""
 # Each record's token times as floats: cast at once where the array holds no string, boolean or
 # Infinity (no quote, t or f: the cast would read true as 1 and no text as Python does), else each
 # entry as :func:`_number` reads it.
@@ -297,8 +325,8 @@ def _ends_the_array(source: Source) -> bool:
 
 def _read_requests(source: Source) -> dict[str, np.ndarray]:
     """Every record of a per-request file, read by DuckDB from the source's :attr:`~Source.reader_path` (never
-    decoded by Python's json, nor held whole; each record parsed once for its values at every path
-    of :data:`_PATHS`): the columns ``start``, ``end``, ``input``, ``output``, ``failed``,
+    decoded by Python's json, nor held whole; typed where :func:`_typed_read` settles every record,
+    else from each record's text): the columns ``start``, ``end``, ``input``, ``output``, ``failed``,
     ``first``, ``last`` and ``count`` of the token times, ``extra`` (each request's error, adapter
     and labels as :func:`~specviz.results.importers.base.request_extra` writes them), in the file's
     order, and ``gaps``, the successful requests' gaps between consecutive token times in seconds,
@@ -320,17 +348,13 @@ def _read_requests(source: Source) -> dict[str, np.ndarray]:
     if not _ends_the_array(source):
         raise IngestError("ingest.json_malformed", source.name)
     memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") // 2, _DUCKDB_BYTES)
-    # A record is read whole into a buffer of twice this size (at least 16 MiB), one in each of
-    # DuckDB's threads: DuckDB's default, 16 MiB, would refuse a 40 MB request with images in its body.
-    file = (f"read_json_objects('{source.reader_path}', format = 'array', "
-            f"maximum_object_size = {memory // 8})")
     # What spills goes to a folder of its own (an in-memory DuckDB would make .tmp in the working folder).
     with tempfile.TemporaryDirectory(prefix="specviz-inference-perf-") as spill, \
             duckdb.connect(config={"memory_limit": f"{memory}B", "temp_directory": spill}) as con:
         try:
             con.execute("SET enable_progress_bar = false")
-            con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{file}', file)}",
-                        {"paths": _PATHS, "kind_paths": _KIND_PATHS, "most": settings.get("SPECVIZ_STORED_EXTRA_BYTES")})
+            if not _typed_read(con, source, memory):
+                _create_requests(con, source, _ANY_RECORDS, memory, {"paths": _PATHS, "kind_paths": _KIND_PATHS})
             _check_records(source, con)
             count, extra_bytes = con.execute(f"""
                 SELECT count(*), coalesce(sum({" + ".join(f"coalesce(strlen({name}), 0)" for name in _EXTRAS)}), 0)
@@ -354,6 +378,33 @@ def _read_requests(source: Source) -> dict[str, np.ndarray]:
         extra[record - 1] = request_extra({name: None if value is None else json.loads(value)
                                            for name, value in zip(_EXTRAS, values)})
     return {**read, "extra": extra, "gaps": np.asarray(gaps, np.float64)}
+
+
+def _create_requests(con: duckdb.DuckDBPyConnection, source: Source, records: str, memory: int,
+                     parameters: dict[str, Any]) -> None:
+    """The table ``requests`` of :data:`_TIMES` over the records of ``records`` (:data:`_ANY_RECORDS`
+    or :data:`_TYPED_RECORDS`, with their ``parameters``), read from the source's reader path. A
+    record is read whole into a buffer of twice ``memory / 8`` (at least 16 MiB), one in each of
+    DuckDB's threads: DuckDB's default, 16 MiB, would refuse a 40 MB request with images in its body."""
+    con.execute("DROP TABLE IF EXISTS requests")
+    records = records.format(path=source.reader_path, object_bytes=memory // 8)
+    con.execute(f"CREATE TEMP TABLE requests AS {_TIMES.replace('{records}', records)}",
+                {**parameters, "most": settings.get("SPECVIZ_STORED_EXTRA_BYTES")})
+
+
+def _typed_read(con: duckdb.DuckDBPyConnection, source: Source, memory: int) -> bool:
+    """Whether DuckDB's typed read (:data:`_TYPED_RECORDS`) read every record as :data:`_ANY_RECORDS`
+    would (into ``requests``): not where it refused the file (an object of another kind, a record too
+    long, malformed JSON), nor where a record lacks a time or ``info`` or holds a response with
+    neither figure, which only the records' text can tell apart. Then the file is read again from
+    its text, which names the record at fault where there is one. inference-perf's own files take
+    the typed read: its 1M-request import took 1.25-1.31x DuckDB's ``read_json`` of the file, against
+    1.45-1.63x read from the text alone (``bench/bench_ingest.py``)."""
+    try:
+        _create_requests(con, source, _TYPED_RECORDS, memory, {"columns": _COLUMNS})
+    except duckdb.Error:
+        return False
+    return con.execute("SELECT NOT bool_or(NOT whole OR unsure) FROM requests").fetchone()[0] is not False
 
 
 def _check_records(source: Source, con: duckdb.DuckDBPyConnection) -> None:
