@@ -122,7 +122,7 @@ class TestPerRequestReport:
         # TTFT 3.2 - 3.0 s, TPOT (3.6 - 3.2) / 2 s
         assert (round(row.ttft_ms, 6), round(row.tpot_ms, 6), row.input_tokens) == (200.0, 200.0, 7)
 
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=40, deadline=None)
     @given(st.lists(st.fixed_dictionaries({
         "start_time": st.none() | st.floats(allow_nan=False) | st.text(max_size=3),
         "end_time": st.none() | st.floats(allow_nan=False),
@@ -209,7 +209,7 @@ class TestReadByDuckDB:
         "error": st.none() | st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2)})
     ANY = SHAPED | st.dictionaries(st.sampled_from(["start_time", "end_time", "error", "info"]), NUMBER | INFO)
 
-    @settings(max_examples=80, deadline=None)
+    @settings(max_examples=40, deadline=None)
     @given(st.lists(SHAPED, min_size=1, max_size=4) | st.lists(ANY, min_size=1, max_size=4))
     def test_the_typed_read_reads_as_the_text_does(self, records):
         """Whatever the records, the typed read gives what the reading from text gives, or leaves
@@ -241,11 +241,11 @@ class TestHostile:
     def refused(tmp_path, data: bytes) -> importers.IngestError:
         store = Store(tmp_path / "s.duckdb")
         store.import_file(f"{RUN.name}/{TestHostile.NAME}", (RUN / TestHostile.NAME).read_bytes())
-        before = store.query("SELECT count(*) AS n FROM requests").frame.n[0]
+        before = int(store.request_summary().requests.sum())  # the store's own read: a query would start a process
         with pytest.raises(importers.IngestError) as info:
             store.import_file("hostile/per_request_lifecycle_metrics.json", data)
         assert info.value.file == "hostile/per_request_lifecycle_metrics.json"
-        assert store.query("SELECT count(*) AS n FROM requests").frame.n[0] == before == 6
+        assert int(store.request_summary().requests.sum()) == before == 6
         assert len(store.runs()) == 1
         store.close()
         return info.value
