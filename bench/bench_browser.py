@@ -236,7 +236,7 @@ def main() -> None:
 
         # (name, url, what must be visible, whether it has a chart)
         pages = [("floor: slider and chart", f"{floor}/", [chart], True),
-                 ("Calculator (/what-if)", f"{app}/", [metric, '[data-testid="stDataFrame"]'], False),
+                 ("Calculator (/what-if)", f"{app}/", [metric, '[data-testid="stTable"]'], False),
                  ("Explorer (/results)", f"{app}/results", ['[data-testid="stDataFrame"]'], False),
                  ("Live (/live-metrics)", f"{app}/live-metrics", ['[data-testid="stAlert"], ' + metric], False),
                  ("Claims (/check-a-claim)", f"{app}/check-a-claim", [metric, chart], True)]

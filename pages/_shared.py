@@ -254,6 +254,14 @@ def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
     st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
 
 
+def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:
+    """A small ``frame`` as a static table, as :func:`titled_dataframe` titles it, its numbers to
+    ``decimals`` places: without the data grid's code, which a page's first render otherwise loads
+    (about 0.35 s in Chromium, docs/performance.md)."""
+    shown = visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang))
+    st.table(shown.style.format(precision=decimals, na_rep="").hide(axis="index"))
+
+
 def mix_tail_at(chosen: scenario.Scenario, lengths: pd.Series, gamma: int, batch: int, context: float,
                 output_tokens: int, lang: str) -> pd.DataFrame | None:
     """Request latency from a run's measured mix of per-request acceptance lengths against one α at

@@ -12,7 +12,7 @@ import streamlit as st
 from pages._deploy import show_serve
 from pages._latency import show_latency
 from pages._shared import (altair_chart, csv_download, fragment, open_tab, presets, require_router, reset_costs,
-                           show_url_notices, titled_dataframe, url_choice, url_widget)
+                           show_url_notices, titled_table, url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import message, t
 from specviz.model import calibration, spec, step
@@ -241,8 +241,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
         else:
             st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
-        titled_dataframe(table, lang, column_config={t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.3f")
-                                               for c in table.columns})
+        titled_table(table, lang, decimals=3)
         csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
 
 

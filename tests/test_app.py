@@ -75,7 +75,7 @@ class TestCalculatorPage:
         assert any(c.value.startswith("How sure:") and "vLLM V1" in c.value for c in at.caption)
         assert any("not a forecast" in c.value for c in at.caption)
         assert not at.warning and not any("Knobs differ" in m.value for m in at.markdown)
-        assert len(at.dataframe) == 1 and not at.get("vega_lite_chart")  # only the open tab is built
+        assert len(at.table) == 1 and not at.get("vega_lite_chart")  # only the open tab is built
 
     @pytest.mark.parametrize("view", ["By batch", "α × batch", "Best γ", "Roofline"])
     def test_each_chart_view_renders_when_open(self, view):
@@ -118,7 +118,7 @@ class TestCalculatorPage:
 
     def test_ratios_mode_reproduces_the_seed_table(self):
         at = make_app(mode="ratios")
-        table = at.dataframe[0].value
+        table = at.table[0].value
         assert [round(v, 2) for v in table["compute-bound limit"]] == [0.32, 0.44, 0.53, 0.65, 0.79]
         assert [round(v, 2) for v in table["memory-bound"]][2] == 2.31
         # Given costs leave the batch out: the caption does not name one.
