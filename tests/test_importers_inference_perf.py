@@ -184,8 +184,8 @@ class TestReadByDuckDB:
     def test_what_the_typed_read_cannot_tell_is_read_from_the_text(self, change):
         records = json.loads((RUN / self.NAME).read_bytes())
         change(records[2])
-        with duckdb.connect() as con:
-            assert not inference_perf._typed_read(con, base.Source(self.NAME, json.dumps(records).encode()), 256 << 20)
+        with duckdb.connect() as con, base.Source(self.NAME, json.dumps(records).encode()) as source:
+            assert not inference_perf._typed_read(con, source, 256 << 20)
 
     def test_a_record_without_an_error_succeeded(self):
         records = json.loads((RUN / self.NAME).read_bytes())

@@ -37,8 +37,9 @@ al. 2023; the same sum over a tree's depths: Li et al. 2024, EAGLE-2). Drafts:
   decoder layer of the target's kind with its own cache and its own copies of the embedding and the
   head, run γ times as vLLM and SGLang run it (:attr:`specviz.model.architecture.Model.mtp`);
 * ``peagle``: an EAGLE-3 head of :data:`PEAGLE_LAYERS` decoder layers that drafts the γ tokens in
-  one pass over γ positions per sequence (parallel drafting, P-EAGLE), and ``block``: a drafter that proposes a block of γ tokens in one
-  pass (block-diffusion drafters of the DFlash kind, :func:`block_drafter`, or a draft model run so);
+  one pass over γ positions per sequence (parallel drafting, P-EAGLE), and ``block``: a drafter
+  that proposes a block of γ tokens in one pass (block-diffusion drafters of the DFlash kind,
+  :func:`block_drafter`, or a draft model run so);
 * ``medusa``: γ Medusa heads on the last hidden state, each a residual block and its own head over
   the vocabulary, all in one pass (Cai et al. 2024, arXiv:2401.10774);
 * ``ngram`` and ``suffix``: prompt lookup, and suffix trees over the prompt and earlier outputs
@@ -63,8 +64,8 @@ from specviz.errors import InputError
 from . import dtypes, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head", "medusa_head", "block_drafter", "drafter",
-           "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head",
+           "medusa_head", "block_drafter", "drafter", "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
            "step_work", "step_seconds", "verify_routed_tokens", "ratio_terms", "step_ratio", "part_at"]
 
 DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block", "medusa", "ngram", "suffix"]
@@ -144,9 +145,9 @@ def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle", layers
     .. math:: P = n\\,\\frac{P_{active} - P_{embeddings} - h}{L} + f h^2 + V_d h
 
     with n = ``layers`` and L the target's layers. The decoder layers' share comes from the target's
-    active parameters, so an MoE target's head is counted with its active experts. Its attention is full attention of the target's first
-    softmax-attention kind (a hybrid's full layers, an MLA target's latent). The input embedding is
-    gathered, not read whole, and is left out.
+    active parameters, so an MoE target's head is counted with its active experts. Its attention is
+    full attention of the target's first softmax-attention kind (a hybrid's full layers, an MLA
+    target's latent). The input embedding is gathered, not read whole, and is left out.
 
     References
     ----------
@@ -162,7 +163,8 @@ def eagle_head(target: Model, kind: Literal["eagle", "eagle3"] = "eagle", layers
     softmax = next(a for a in target.attention if a.kind not in ("linear", "indexer"))
     attention = Attention("full" if softmax.kind != "latent" else "latent", layers, softmax.flops_per_position,
                           softmax.cached, kv_heads=softmax.kv_heads)
-    name = f"{kind.upper()} head of {target.name}" if layers == 1 else f"{kind.upper()} head of {layers} layers of {target.name}"
+    name = f"{kind.upper()} head of {target.name}" if layers == 1 else \
+        f"{kind.upper()} head of {layers} layers of {target.name}"
     return replace(target, name=name, layers=layers, vocab_size=vocab,
                    tied_embeddings=True, num_experts=0, experts_per_token=0, moe_layers=0, expert_params=0,
                    params=params, active=dict(params), attention=(attention,),

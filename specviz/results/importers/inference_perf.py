@@ -404,7 +404,7 @@ def _typed_read(con: duckdb.DuckDBPyConnection, source: Source, memory: int) -> 
         _create_requests(con, source, _TYPED_RECORDS, memory, {"columns": _COLUMNS})
     except duckdb.Error:
         return False
-    return con.execute("SELECT NOT bool_or(NOT whole OR unsure) FROM requests").fetchone()[0] is not False
+    return con.execute("SELECT count(*) FROM requests WHERE NOT whole OR unsure").fetchone()[0] == 0
 
 
 def _check_records(source: Source, con: duckdb.DuckDBPyConnection) -> None:
