@@ -65,7 +65,8 @@ def _show_reports(lang: str) -> None:
             st.info(md(f"exp.left_out.{result.reason}", lang, file=name, holder=str(result.holder)))
             continue
         if result.status == "skipped":
-            st.info(md("exp.report.skipped", lang, file=name))
+            st.info(md("exp.report.skipped_as" if result.imported_as else "exp.report.skipped", lang, file=name,
+                       other=result.imported_as))
         else:
             st.success(md("exp.report.imported", lang, file=name, format=result.format, runs=result.runs,
                           requests=result.requests))

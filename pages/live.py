@@ -177,7 +177,11 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                help=t("live.m.throughput_help", lang), width="content")
     row.metric(t("live.m.running", lang), figure("running_requests", ".0f"), help=t("live.m.running_help", lang),
                width="content")
-    for name in SHOWN:
+    trtllm = figures.get("engine") == "trt-llm"  # the only engine that times its draft
+    if trtllm:
+        row.metric(t("live.m.draft_overhead", lang), figure("draft_overhead", ".0%"),
+                   help=t("live.m.draft_overhead_help", lang), width="content")
+    for name in (*SHOWN, *(("draft_overhead",) if trtllm else ())):
         if name in absent:
             st.caption(message(absent[name], lang))
     for notice in notices:
@@ -193,6 +197,10 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpu=served.gpu.name, target=served.target.name))
+        if not pd.isna(figures.get("draft_overhead")):
+            gap = windows.draft_share_gap(figures["draft_overhead"], verdict.draft_share)
+            st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"], modelled=verdict.draft_share,
+                           batch=verdict.batch) + " " + md(f"live.draft_share.{gap}", lang))
     if acceptance:
         altair_chart(charts.per_position(acceptance, conditional or [], lang))
     if conditional and None not in conditional:
@@ -217,7 +225,8 @@ def show_replicas(table: pd.DataFrame) -> None:
 def show_over_time(over_time: pd.DataFrame) -> None:
     """Each figure over time, and the step model calibrated on the windows of each model (on a click)."""
     for figure in charts.LIVE_FIGURES:
-        altair_chart(charts.live_over_time(over_time, figure, lang))
+        if over_time[figure].notna().any():  # a figure the engine does not export is said above, not drawn empty
+            altair_chart(charts.live_over_time(over_time, figure, lang))
     sidebar = st.session_state.get("scenario")
     if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
                                          help=t("live.calibrate_help", lang)):

@@ -19,8 +19,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
-from specviz.i18n import escape_markdown
-from specviz.live import replay
+from specviz.i18n import escape_markdown, md
+from specviz.live import replay, windows
 from specviz.model import hf_config, spec
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
@@ -789,6 +789,19 @@ class TestExplorerPage:
         assert "summary\\.json: vllm\\-bench, 2 runs" in imported[0]
         assert len([i for i in at.info if "already imported" in i.value]) == len(files) - 1
 
+    def test_a_folder_file_whose_content_is_stored_under_another_name_says_which(self):
+        data = b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n"
+        at = explorer_app()
+        at.file_uploader(key="upload_folder").set_value([("run/a.csv", data, "text/csv"),
+                                                         ("run/copy/a.csv", data, "text/csv")])
+        at.button(key="import").click()
+        at.run()
+        assert not at.exception and not at.error
+        assert [s.value for s in at.success] == [md("exp.report.imported", "en", file="run/a.csv", format="csv",
+                                                    runs=1, requests=0)]
+        assert [i.value for i in at.info if "already stored" in i.value] == [
+            md("exp.report.skipped_as", "en", file="run/copy/a.csv", other="run/a.csv")]
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
@@ -1209,7 +1222,17 @@ class TestLivePage:
             assert at.subheader[0].value == "undefined"  # trtllm-serve names no model
             assert (metric(at, "vLLM acceptance rate"), metric(at, "Acceptance length")) == ("0.520", "2.56")
             assert metric(at, "α (per position)") == "0.707" and metric(at, "Running requests") == "30"
+            assert metric(at, "Draft share of a step") == "20%"  # its gauge at the later scrape
             assert any(c.value.startswith("TensorRT-LLM counts a request's drafts when") for c in at.caption)
+            # Told that it serves the sidebar's model, the page sets the measured draft share beside the model's.
+            at.toggle(key="live_on").set_value(False)  # no third scrape: the same window stays
+            at.checkbox(key="live_same_model:undefined").check().run()
+            sidebar = at.session_state["scenario"]
+            modelled = windows.paying_now(sidebar, {"alpha_iid": 0.7069, "num_speculative_tokens": 3,
+                                                    "running_requests": 30}, 1024).draft_share
+            [said] = [m.value for m in at.markdown if m.value.startswith("TensorRT-LLM measured the draft at **20%**")]
+            assert f"the step model puts it at **{modelled:.0%}** of a speculative step" in said
+            assert said.endswith(md(f"live.draft_share.{windows.draft_share_gap(0.2, modelled)}", "en"))
         sglang = (prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text()
         with metrics_server(lambda n: sglang) as url:
             at = live_app(live_source="url", live_url=url)

@@ -1042,8 +1042,10 @@ class TestMetricsCommand:
         assert code == 0 and (row["engine"], row["model_name"], row["window"]) == ("trt-llm", "undefined", True)
         assert (row["drafts"], row["draft_tokens"], row["accepted_tokens"]) == (500, 1500, 780)
         assert row["acceptance_length"] == pytest.approx(2.56) and row["alpha_iid"] == pytest.approx(0.7069, abs=1e-4)
-        assert row["notices"] == ["TensorRT-LLM counts a request's drafts when the request finishes: a window holds "
-                                  "the requests that finished in it, every step of each."]
+        assert row["draft_overhead"] == 0.2  # its gauge at the later scrape
+        assert row["notices"][0] == ("TensorRT-LLM counts a request's drafts when the request finishes: a window "
+                                     "holds the requests that finished in it, every step of each.")
+        assert row["notices"][1].startswith("The draft overhead is TensorRT-LLM's gauge")
         sglang = tmp_path / "sglang.prom"
         sglang.write_text((prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text())
         code, out, _ = run(capsys, "metrics", str(sglang), "--since", str(sglang))

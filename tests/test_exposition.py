@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from specviz import i18n
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom
 from specviz.model import spec
 
@@ -270,7 +270,8 @@ class TestSpecDecodeStates:
         assert state.generation_tokens == 8440
         # pid is on the gauges only (prometheus_client's multiprocess mode): one process, nothing summed.
         assert state.summed_labels == () and not any(n.key == "prom.notice.summed" for n in state.notices)
-        assert [n.key for n in state.notices] == ["prom.notice.trtllm_per_request"]
+        assert state.draft_overhead == 0.18  # the gauge: draft latency / iteration latency, one iteration's
+        assert [n.key for n in state.notices] == ["prom.notice.trtllm_per_request", "prom.notice.trtllm_draft_overhead"]
 
     def test_trtllm_window_by_hand(self):
         """30 s later: drafted 3500 at each position, accepted 2800, 2050, 1330, generated 9730."""
@@ -288,7 +289,31 @@ class TestSpecDecodeStates:
         assert state.zero_accept_rate == pytest.approx(0.2)
         assert state.generation_tokens == 1290 and state.generation_throughput == pytest.approx(43.0)  # 1290 / 30
         assert (state.running_requests, state.kv_cache_usage, state.reported_acceptance_length) == (30, 0.47, 2.5)
+        assert state.draft_overhead == 0.2  # a gauge has no window: the later scrape's
         assert not state.counter_reset
+
+    @pytest.mark.parametrize("value, reason", [("0.0", "prom.absent.draft_overhead_untimed"),
+                                               ("1.5", "prom.absent.draft_overhead_over_one")])
+    def test_a_trtllm_draft_overhead_of_zero_or_above_one_is_not_shown(self, value, reason):
+        """0 is what TensorRT-LLM reports where nothing timed a draft (a one-model MTP or EAGLE-3 head,
+        an n-gram drafter, an iteration without drafts); above 1 a part would outlast the whole."""
+        text = fixture("trtllm_spec_composed_1.prom").replace(
+            'trtllm_spec_decode_draft_overhead{engine_type="undefined",model_name="undefined",pid="2417"} 0.18',
+            f'trtllm_spec_decode_draft_overhead{{engine_type="undefined",model_name="undefined",pid="2417"}} {value}')
+        state = one(text)
+        assert state.draft_overhead is None and state.absent["draft_overhead"].key == reason
+        assert "prom.notice.trtllm_draft_overhead" not in [n.key for n in state.notices]
+
+    def test_trtllm_processes_that_disagree_on_the_draft_overhead_give_none(self):
+        text = fixture("trtllm_spec_composed_1.prom") + (
+            'trtllm_spec_decode_draft_overhead{engine_type="undefined",model_name="undefined",pid="2418"} 0.3\n')
+        state = one(text)
+        assert state.draft_overhead is None and state.absent["draft_overhead"].key == "prom.absent.gauges_disagree"
+
+    def test_only_trtllm_has_a_draft_overhead(self):
+        state = one(vllm(1000, 3000, 1800, [800, 600, 400]))
+        assert state.draft_overhead is None
+        assert state.absent["draft_overhead"] == Notice("prom.absent.draft_overhead_engine", engine="vllm-v1")
 
     @staticmethod
     def without_per_position(name: str) -> str:
@@ -307,7 +332,8 @@ class TestSpecDecodeStates:
         assert state.absent["alpha_iid"].key == "prom.absent.no_gamma"
         assert state.per_position_acceptance is None
         assert "spec_decode_accepted_tokens{token_position}" in str(state.absent["per_position_acceptance"])
-        assert [n.key for n in state.notices] == ["prom.notice.trtllm_sampled", "prom.notice.trtllm_gauge"]
+        assert [n.key for n in state.notices] == ["prom.notice.trtllm_sampled", "prom.notice.trtllm_gauge",
+                                                  "prom.notice.trtllm_draft_overhead"]
 
     def test_trtllm_iteration_counters_over_a_window(self):
         state = one(self.without_per_position("trtllm_spec_composed_2.prom"),

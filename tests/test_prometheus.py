@@ -635,7 +635,8 @@ class TestFiguresFromAnswers:
         ok = lambda data: {"status": "success", "data": data}
         if path.endswith("/label/__name__/values"):
             return ok(["trtllm_spec_decode_drafted_tokens_total", "trtllm_spec_decode_accepted_tokens_total",
-                       "trtllm_spec_decode_acceptance_length", "trtllm_num_requests_running"])
+                       "trtllm_spec_decode_acceptance_length", "trtllm_spec_decode_draft_overhead",
+                       "trtllm_num_requests_running"])
         counts = {"drafted": (877.0681666666667,) * 3, "accepted": (701.6545333333334, 438.53408333333334, 228.0)}
         result = []
         for kind, values in counts.items():
@@ -645,6 +646,10 @@ class TestFiguresFromAnswers:
         if query.startswith(("max by (model_name) (trtllm_spec_decode_acceptance_length)",
                              "min by (model_name) (trtllm_spec_decode_acceptance_length)")):
             result = [{"metric": {"model_name": "m"}, "value": [self.AT, "2.5"]}]
+        if query.startswith("max by (model_name) (trtllm_spec_decode_draft_overhead)"):  # two processes
+            result = [{"metric": {"model_name": "m"}, "value": [self.AT, "0.21"]}]
+        if query.startswith("min by (model_name) (trtllm_spec_decode_draft_overhead)"):
+            result = [{"metric": {"model_name": "m"}, "value": [self.AT, "0.19"]}]
         if query.startswith("sum by (model_name) (trtllm_num_requests_running)"):
             result = [{"metric": {"model_name": "m"}, "value": [self.AT, "30"]}]
         return ok({"resultType": "vector", "result": result})
@@ -660,6 +665,9 @@ class TestFiguresFromAnswers:
         assert m["per_position_acceptance_0"] == pytest.approx(0.8) and m["reported_acceptance_length"] == 2.5
         assert m["running_requests"] == 30
         assert "prom.notice.trtllm_per_request" in [n.key for n in frame.attrs["notices"]]
+        # Its processes' draft overheads differ (max 0.21, min 0.19): none shown, as a scrape of both would say.
+        assert math.isnan(m["draft_overhead"])
+        assert frame.attrs["absent"]["trt-llm/m"]["draft_overhead"].key == "prom.absent.gauges_disagree"
 
 
 @pytest.mark.prometheus

@@ -117,7 +117,10 @@ class TestImportFile:
         data = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes()
         db.import_file("a.jsonl", data)
         again = db.import_file("renamed.jsonl", data)
-        assert again.status == "skipped" and again.message == "already imported"
+        # Under another name it says which: the runs are listed under a.jsonl, not renamed.jsonl.
+        assert (again.status, again.message, again.imported_as) == ("skipped", "already imported as a.jsonl", "a.jsonl")
+        same = db.import_file("a.jsonl", data)
+        assert (same.status, same.message, same.imported_as) == ("skipped", "already imported", "")
         assert len(db.runs()) == 9
 
     def test_spec_decode_run_and_its_requests(self, db):
@@ -634,7 +637,7 @@ class TestUpgradeFromSchema1:
             before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
             imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 4
+        assert s.schema_version == store.SCHEMA_VERSION == 5
         assert s.snapshots().empty and s.windows().empty  # schema 3's tables, empty
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
@@ -683,7 +686,7 @@ class TestUpgradeFromSchema2:
             imports_before = con.execute("SELECT * FROM imports ORDER BY content_hash").df()
             requests_before = con.execute("SELECT count(*) FROM requests").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 4
+        assert s.schema_version == store.SCHEMA_VERSION == 5
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert after.synthetic_acceptance.isna().all()  # schema 4's flag: unknown for every old run
         after = after.drop(columns="synthetic_acceptance")
@@ -789,6 +792,9 @@ class TestLiveTables:
         window = db.windows("http://trtllm:8000/prometheus/metrics").iloc[-1]
         assert (window.engine, window.drafts, window.accepted_tokens) == ("trt-llm", 500, 780)
         assert window.acceptance_length == pytest.approx(2.56) and not window.counter_reset
+        assert window.draft_overhead == 0.2  # the gauge at the later scrape
+        assert db.save_live_run("http://trtllm:8000/prometheus/metrics", 1000.0, 1030.0).status == "imported"
+        assert json.loads(db.runs().iloc[-1].extra)["mean_draft_overhead"] == 0.2  # one window: its value
 
     def test_sources_and_models_are_kept_apart(self, db):
         recorded(db)
@@ -825,6 +831,7 @@ class TestLiveTables:
         assert extra["engine_detail"] == "vllm-v1" and extra["windows"] == 2 and extra["counter_resets"] == 0
         assert (extra["drafts"], extra["draft_tokens"], extra["accepted_tokens"]) == (250, 500, 350)
         assert extra["alpha_iid"] == pytest.approx((-1 + (1 + 4 * 1.4) ** 0.5) / 2)
+        assert "mean_draft_overhead" not in extra  # vLLM times no draft
         assert (extra["source"], extra["time_start"], extra["time_end"]) == (SOURCE, at(1000).isoformat(),
                                                                              at(1020).isoformat())
         imports = db.imports().set_index("source_format")

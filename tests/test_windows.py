@@ -36,6 +36,23 @@ class TestPayingNow:
         _, crossover = calculator.batch_sweep(chosen, [state.alpha_iid], 3, chosen.context, 1024)
         assert verdict.stops_paying_at == crossover.iloc[0] or math.isnan(verdict.stops_paying_at)
 
+    def test_the_draft_share_of_a_step_from_the_step_model_s_times(self):
+        """γ·t_draft / (γ·t_draft + t_verify), what TensorRT-LLM's draft overhead measures, from the
+        step model's own seconds at the live batch."""
+        state = window()
+        chosen = make_scenario(target="Llama-3.1-70B")
+        verdict = live.paying_now(chosen, vars(state), 1024)
+        times = step.step(chosen.gpu, chosen.target, chosen.draft, batch=verdict.batch, gamma=3, context=chosen.context,
+                          alpha=state.alpha_iid, **chosen.parallel, precision=chosen.precision, costs=chosen.costs,
+                          routing_overlap=chosen.routing_overlap)
+        drafting = 3 * float(times["draft_s"])
+        assert verdict.draft_share == pytest.approx(drafting / (drafting + float(times["verify_s"])))
+        assert 0 < verdict.draft_share < 1
+
+    @pytest.mark.parametrize("measured, gap", [(0.20, "agrees"), (0.14, "agrees"), (0.30, "higher"), (0.05, "lower")])
+    def test_a_measured_draft_overhead_against_the_model_s_share(self, measured, gap):
+        assert live.draft_share_gap(measured, 0.17) == gap
+
     def test_a_window_without_what_it_needs_says_which(self):
         state = window()
         bare = {**vars(state), "running_requests": None, "alpha_iid": float("nan")}

@@ -48,7 +48,7 @@ METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts",
                 "acceptance_rate", "acceptance_length", "alpha_iid", "num_speculative_tokens",
                 "per_position_acceptance", "per_position_conditional", "zero_accept_rate", "counter_reset",
                 "emitted_tokens", "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency",
-                "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
+                "draft_overhead", "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
                 "kv_cache_usage", "itl_p50_ms", "itl_p99_ms", "summed_labels", "absent", "notices")
 """The keys of each row of ``metrics``: :class:`specviz.live.exposition.SpecDecodeState`'s fields, the
 inter-token latency in milliseconds, ``absent`` (figure → why it is absent, in English) and

@@ -23,8 +23,10 @@ Metric families are recognised by pattern (:data:`ROLES`), not by one name per e
   (pull request #12545 made them counters from gauges: a gauge spelled without ``_total`` is not read);
   gauges ``trtllm_spec_decode_acceptance_length`` (that one iteration's 1 + accepted / requests
   with drafts, ``tensorrt_llm/_torch/pyexecutor/py_executor.py`` ``_update_iter_stats``, commit
-  00043967) and ``trtllm_spec_decode_draft_overhead`` (the draft model's share of that iteration's
-  time: not read, specviz has no figure for it); and, since pull request #12636, counters per draft
+  00043967) and ``trtllm_spec_decode_draft_overhead`` (the same iteration's draft latency over its
+  whole latency, in ``_update_iter_stats`` too: the separate draft model's ``last_draft_latency_ms``
+  where it has one, so 0 for a one-model MTP or EAGLE-3 head, an n-gram drafter, or an iteration
+  without drafts: a 0 is read as not timed, not as free); and, since pull request #12636, counters per draft
   position ``trtllm_spec_decode_{drafted,accepted}_tokens_total{token_position}``, added for every
   step of a request when it finishes (``log_request_metrics_dict``). Where the per-position counters
   are there they give every count (drafts = drafted at position 0); else the acceptance rate is the
@@ -90,6 +92,7 @@ ROLES: dict[str, str] = {
     "reported_acceptance_rate": r"(?P<prefix>vllm):spec_decode_draft_acceptance_rate|(?P<prefix2>sglang):spec_accept_rate",
     "reported_acceptance_length": r"(?P<prefix>sglang):spec_accept_length|(?P<prefix2>trtllm)_spec_decode_acceptance_length",
     "system_efficiency": r"(?P<prefix>vllm):spec_decode_efficiency",
+    "draft_overhead": r"(?P<prefix>trtllm)_spec_decode_draft_overhead",
     "running": r"(?P<prefix>vllm):num_requests_running|(?P<prefix2>sglang):num_running_reqs|(?P<prefix3>llamacpp):requests_processing|(?P<prefix4>trtllm)_num_requests_running",
     "waiting": r"(?P<prefix>vllm):num_requests_waiting|(?P<prefix2>sglang):num_queue_reqs|(?P<prefix3>llamacpp):requests_deferred|(?P<prefix4>trtllm)_num_requests_waiting",
     "kv_cache_usage": r"(?P<prefix>vllm):(?:kv|gpu)_cache_usage_perc|(?P<prefix2>sglang):token_usage|(?P<prefix3>llamacpp):kv_cache_usage_ratio|(?P<prefix4>trtllm)_kv_cache_utilization",
@@ -101,7 +104,7 @@ ROLES: dict[str, str] = {
 _COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
              "generation_tokens", "itl", "itl_legacy")
 _SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
-               "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")
+               "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency", "draft_overhead")
 # Labels that name what a series measures, not which replica measured it (TensorRT-LLM names the
 # draft position token_position).
 _MEANING_LABELS = ("model_name", "position", "token_position", "le")
@@ -113,6 +116,7 @@ _METRIC_NAMES = {
     "accepted_per_pos": "spec_decode_num_accepted_tokens_per_pos", "generation_tokens": "generation_tokens",
     "reported_acceptance_rate": "spec_decode_draft_acceptance_rate / spec_accept_rate",
     "reported_acceptance_length": "spec_accept_length", "system_efficiency": "spec_decode_efficiency",
+    "draft_overhead": "trtllm_spec_decode_draft_overhead",
     "running": "num_requests_running", "waiting": "num_requests_waiting", "kv_cache_usage": "kv_cache_usage_perc",
     "itl": "inter_token_latency_seconds",
 }
@@ -194,6 +198,12 @@ class SpecDecodeState:
         1 − per_pos[0] / drafts: the share of drafts of which nothing was accepted.
     reported_acceptance_rate, reported_acceptance_length, system_efficiency : float or None
         The engine's own gauges (vLLM V0, SGLang), as reported at the latest snapshot.
+    draft_overhead : float or None
+        TensorRT-LLM's gauge at the latest snapshot: the share of its last logged iteration's time
+        that the separate draft model took (draft latency / iteration latency), in (0, 1]. The
+        model's counterpart is γ·t_draft / (γ·t_draft + t_verify)
+        (:attr:`specviz.live.windows.PayingNow.draft_share`). None for other engines, and where
+        TensorRT-LLM reports 0: it times only a separate draft model.
     running_requests, waiting_requests : float or None
         Requests being decoded (the live batch) and queued, summed over replicas.
     generation_tokens : float or None
@@ -234,6 +244,7 @@ class SpecDecodeState:
     reported_acceptance_rate: float | None
     reported_acceptance_length: float | None
     system_efficiency: float | None
+    draft_overhead: float | None
     running_requests: float | None
     waiting_requests: float | None
     generation_tokens: float | None
@@ -591,6 +602,7 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         notices.append(Notice("prom.notice.trtllm_gauge"))
         absent["alpha_iid"] = Notice("prom.absent.no_gamma", engine=engine)
 
+    draft_overhead = _draft_overhead(roles, engine, absent, notices)
     solve = None
     if acceptance_length is not None and gamma is not None and _alpha_solvable(acceptance_length, gamma, absent):
         solve = (acceptance_length, gamma)
@@ -652,7 +664,8 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         per_position_acceptance=unconditional, per_position_conditional=conditional,
         zero_accept_rate=zero_accept, reported_acceptance_rate=gauges["reported_acceptance_rate"],
         reported_acceptance_length=gauges["reported_acceptance_length"],
-        system_efficiency=gauges["system_efficiency"], running_requests=running, waiting_requests=waiting,
+        system_efficiency=gauges["system_efficiency"], draft_overhead=draft_overhead, running_requests=running,
+        waiting_requests=waiting,
         generation_tokens=generation_tokens, generation_throughput=throughput, kv_cache_usage=kv,
         itl_p50=itl_p50, itl_p99=itl_p99, counter_reset=counter_reset, summed_labels=tuple(summed),
         absent={k: v for k, v in absent.items() if k in _FIGURES}, notices=notices), solve
@@ -668,6 +681,28 @@ def _from_gauge(gauges: dict[str, float | None], name: str, role: str, absent: d
     if role in absent:
         absent[name] = absent[role]
     return gauges[role]
+
+
+def _draft_overhead(roles: dict, engine: str, absent: dict[str, Notice], notices: list[Notice]) -> float | None:
+    """TensorRT-LLM's ``trtllm_spec_decode_draft_overhead``: draft latency / iteration latency of the
+    last iteration it logged, where ``last_draft_latency_ms`` is the separate draft model's; 0 where
+    nothing timed a draft (a one-model MTP or EAGLE-3 head, an n-gram drafter, no drafts in that
+    iteration), which is absent here rather than a free draft. Source (NVIDIA/TensorRT-LLM):
+    ``tensorrt_llm/_torch/pyexecutor/py_executor.py``, ``_update_iter_stats`` (commit 00043967)."""
+    if engine != "trt-llm":
+        absent["draft_overhead"] = Notice("prom.absent.draft_overhead_engine", engine=engine)
+        return None
+    value = _gauge(roles, "draft_overhead", engine, absent)
+    if value is None:
+        return None
+    if value == 0:
+        absent["draft_overhead"] = Notice("prom.absent.draft_overhead_untimed")
+        return None
+    if value > 1:  # a part of the iteration cannot take longer than the whole
+        absent["draft_overhead"] = Notice("prom.absent.draft_overhead_over_one", value=value)
+        return None
+    notices.append(Notice("prom.notice.trtllm_draft_overhead"))
+    return value
 
 
 def _position(labels: Mapping[str, str]) -> str:

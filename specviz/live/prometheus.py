@@ -88,7 +88,7 @@ _COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "d
 _POSITION_LABEL = {"trtllm": "token_position"}
 _SUMMED_GAUGES = ("running", "waiting")
 _MAX_GAUGES = ("kv_cache_usage",)
-_RATIO_GAUGES = ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")
+_RATIO_GAUGES = ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency", "draft_overhead")
 _QUERIED = _COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + _RATIO_GAUGES
 _SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
                *_RATIO_GAUGES)
@@ -102,7 +102,7 @@ _NAMES_MATCH = "|".join(re.sub(r"\(\?P<prefix[0-9]?>", "(?:", exposition.ROLES[r
 FIGURE_COLUMNS: tuple[str, ...] = (
     "drafts", "draft_tokens", "accepted_tokens", "emitted_tokens", "acceptance_rate", "acceptance_length",
     "num_speculative_tokens", "alpha_iid", "zero_accept_rate", "reported_acceptance_rate",
-    "reported_acceptance_length", "system_efficiency", "running_requests", "waiting_requests",
+    "reported_acceptance_length", "system_efficiency", "draft_overhead", "running_requests", "waiting_requests",
     "kv_cache_usage", "generation_tokens", "generation_throughput", "counter_reset")
 
 

@@ -22,7 +22,7 @@ from specviz.errors import Notice
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
+__all__ = ["PayingNow", "paying_now", "draft_share_gap", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
@@ -49,6 +49,10 @@ class PayingNow:
     stops_paying_at : float
         The smallest batch at which the speedup at this α falls below 1 (NaN: none up to
         ``batch_max``): above it, speculation should be off.
+    draft_share : float
+        The share of a speculative step the model spends drafting at that batch,
+        γ·t_draft / (γ·t_draft + t_verify) = γc / (γc + v) with c and v the draft and verify costs:
+        what TensorRT-LLM's ``draft_overhead`` measures (draft latency / iteration latency).
     """
 
     batch: int
@@ -58,6 +62,7 @@ class PayingNow:
     low: float
     high: float
     stops_paying_at: float
+    draft_share: float
 
 
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
@@ -87,8 +92,20 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
     low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
     _, crossover = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
+    drafting = gamma * float(here["draft_cost"])
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
-                     float(np.asarray(high)), float(crossover.iloc[0]))
+                     float(np.asarray(high)), float(crossover.iloc[0]),
+                     drafting / (drafting + float(here["verify_cost"])))
+
+
+def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
+    """How TensorRT-LLM's measured draft overhead stands against the model's draft share of a step
+    (:attr:`PayingNow.draft_share`): ``agrees`` within ``tolerance`` (absolute: the gauge is one
+    iteration's value, so a few points either way is noise), else ``higher`` (the draft costs more
+    than the model's draft cost says, and the speedup is overstated) or ``lower``."""
+    if abs(measured - modelled) <= tolerance:
+        return "agrees"
+    return "higher" if measured > modelled else "lower"
 
 
 def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.Fit | Notice:

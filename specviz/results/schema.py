@@ -1,6 +1,6 @@
 """The store's tables: the canonical run and request columns, the live tables (schema 3: scrapes and
-the windows between them; schema 4: per-request acceptance and the synthetic flag), and the frozen
-migrations.
+the windows between them; schema 4: per-request acceptance and the synthetic flag; schema 5: the draft
+overhead of a window), and the frozen migrations.
 
 A run is one benchmark measurement (one load point of one deployment); a request is one request of
 a run where the file has them. Times are in milliseconds, acceptance rates are fractions.
@@ -60,10 +60,14 @@ WINDOW_FIGURES: dict[str, str] = {
     "acceptance_length": "DOUBLE", "num_speculative_tokens": "DOUBLE", "alpha_iid": "DOUBLE",
     "zero_accept_rate": "DOUBLE", "per_position_acceptance": "DOUBLE[]", "running_requests": "DOUBLE",
     "waiting_requests": "DOUBLE", "generation_throughput": "DOUBLE", "kv_cache_usage": "DOUBLE",
-    "itl_p50_ms": "DOUBLE", "itl_p99_ms": "DOUBLE"}
+    "itl_p50_ms": "DOUBLE", "itl_p99_ms": "DOUBLE",
+    # schema 5: the share of an iteration's time the draft model took (TensorRT-LLM's gauge),
+    # appended after counter_reset by its ALTER TABLE
+    "draft_overhead": "DOUBLE"}
 WINDOW_COLUMNS: dict[str, str] = {
     "time_start": "TIMESTAMP", "time_end": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR",
-    **WINDOW_FIGURES, "counter_reset": "BOOLEAN"}
+    **{k: v for k, v in WINDOW_FIGURES.items() if k != "draft_overhead"}, "counter_reset": "BOOLEAN",
+    "draft_overhead": "DOUBLE"}
 TEXT_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v == "VARCHAR")
 INTEGER_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v in ("INTEGER", "BIGINT"))
 
@@ -127,6 +131,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE requests ADD COLUMN accepted_tokens DOUBLE;
     ALTER TABLE requests ADD COLUMN acceptance_rate DOUBLE;
     ALTER TABLE requests ADD COLUMN acceptance_length DOUBLE;
+    """,
+    # 5: TensorRT-LLM's draft overhead in live windows (issue 23).
+    """
+    ALTER TABLE windows ADD COLUMN draft_overhead DOUBLE;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

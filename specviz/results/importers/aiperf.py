@@ -63,7 +63,10 @@ run's three, its sweeps' and repetitions' aggregates, and the server's metrics i
     unit}`` over the trials, or with one trial a block per tag with ``mean``, ``avg`` and the
     percentiles. A run per combination: its statistics as a summary's (each the mean over the
     trials; the spread kept in ``extra``), its parameters by leaf name in ``extra.sweep``, a
-    concurrency or rate as the load.
+    concurrency or rate as the load. A layout of one parameter (``metadata.parameter_name`` and
+    ``parameter_values``, ``per_value_metrics`` by ``str(value)``) is not read: it was written only on
+    the branch of AIPerf's pull request #699 (Lokiiiiii/aiperf, ``orchestrator/aggregation/sweep.py``
+    at 052264bf), whose merge (59cbdf47) and every release since write ``per_combination_metrics``.
 ``profile_export_aiperf_sweep.csv``
     Its first block is the same table, a row per combination: the parameters, then
     ``{tag}_{stat}_{mean|std|min|max|cv}`` (no units: times in AIPerf's display units); then

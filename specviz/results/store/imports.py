@@ -59,6 +59,16 @@ class ImportResult:
     message: str = ""
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
     content_hash: str = ""  # the file's, where it is stored (imported, or skipped as already imported)
+    imported_as: str = ""  # skipped: the name its content was stored under, where that is another name
+
+
+def _already_imported(name: str, earlier: str, content_hash: str) -> ImportResult:
+    """The report of a file whose content is stored: under another name (a copy, a renamed file, the
+    same file in another folder), it names that one, since nothing of this name will show in the runs."""
+    if earlier == name:
+        return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
+    return ImportResult(name, "skipped", message=f"already imported as {earlier}", content_hash=content_hash,
+                        imported_as=earlier)
 
 
 def _check_size(name: str, size: int, max_bytes: int | None) -> None:
@@ -284,8 +294,8 @@ class RunsAndImports(Connections):
         with ExitStack() as stack:
             source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
             _check_size(name, source.size, max_bytes)
-            if source.hashed_at_once and not replace and self._imported(source.content_hash):
-                return ImportResult(name, "skipped", message="already imported", content_hash=source.content_hash)
+            if source.hashed_at_once and not replace and (earlier := self._imported(source.content_hash)) is not None:
+                return _already_imported(name, earlier, source.content_hash)
             now = datetime.now(timezone.utc).replace(tzinfo=None)
             unmatched: list[str] = []
             fmt = content_hash = ""
@@ -294,8 +304,8 @@ class RunsAndImports(Connections):
                 parsed = importers.parse(name, source)
                 fmt = parsed.format
                 content_hash = source.content_hash  # a file on disk: hashed beside the parse
-                if not source.hashed_at_once and not replace and self._imported(content_hash):
-                    return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
+                if not source.hashed_at_once and not replace and (earlier := self._imported(content_hash)) is not None:
+                    return _already_imported(name, earlier, content_hash)
                 check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
                     if replace:
@@ -338,9 +348,11 @@ class RunsAndImports(Connections):
             return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched,
                                 content_hash=content_hash)
 
-    def _imported(self, content_hash: str, read_only: bool = True) -> bool:
+    def _imported(self, content_hash: str, read_only: bool = True) -> str | None:
+        """The name the content was imported under, or None where it is not stored."""
         with self._connection(read_only) as con:
-            return con.execute("SELECT 1 FROM imports WHERE content_hash = ?", [content_hash]).fetchone() is not None
+            found = con.execute("SELECT source_file FROM imports WHERE content_hash = ?", [content_hash]).fetchone()
+        return None if found is None else found[0]
 
     def _await_concurrent_import(self, name: str, fmt: str, content_hash: str, wait_s: float = 10.0) -> ImportResult:
         """Wait for a concurrent import of the same content to commit, then report it as done. Each
@@ -348,7 +360,7 @@ class RunsAndImports(Connections):
         for them all to finish, and sees their commits at once."""
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            if self._imported(content_hash, read_only=False):
+            if self._imported(content_hash, read_only=False) is not None:
                 return ImportResult(name, "skipped", fmt, message="already imported")
             time.sleep(0.05)
         raise IngestError("ingest.concurrent", name)

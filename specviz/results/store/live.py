@@ -140,7 +140,8 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
     weighted by each window's drafts, which gives the summed per-position counts over the summed
     drafts; throughput and running requests are weighted by each window's length (the mean over
     time). The engines' own gauges (SGLang reports acceptance only so) are averaged over time where
-    no counts exist, and ``extra`` says so."""
+    no counts exist, and ``extra`` says so; TensorRT-LLM's draft overhead, where it has one, is its
+    mean over time in ``extra.mean_draft_overhead``."""
     seconds = (frame.time_end - frame.time_start).dt.total_seconds()
     drafts, draft_tokens, accepted = (float(frame[c].sum()) if frame[c].notna().any() else None
                                       for c in ("drafts", "draft_tokens", "accepted_tokens"))
@@ -166,6 +167,8 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
         extra["num_speculative_tokens_mean"] = gamma
     extra["mean_waiting_requests"] = _weighted(frame.waiting_requests, seconds)
     extra["max_kv_cache_usage"] = None if frame.kv_cache_usage.isna().all() else float(frame.kv_cache_usage.max())
+    if frame.draft_overhead.notna().any():  # TensorRT-LLM's gauge: one iteration's value a window
+        extra["mean_draft_overhead"] = _weighted(frame.draft_overhead, seconds)
     run = {"engine": _RUN_ENGINE.get(frame.engine.iloc[0], frame.engine.iloc[0]),
            "target_model": frame.model.iloc[0] or None, "workload": "live",
            "num_speculative_tokens": round(gamma) if gamma is not None and abs(gamma - round(gamma)) < 1e-9 else None,
@@ -292,7 +295,7 @@ class LiveTables(RunsAndImports):
                              model=model if model is not None else Notice("store.any_model"))
         content_hash = hashlib.sha256("\0".join([LIVE_FORMAT, source, start.isoformat(), end.isoformat(),
                                                  model if model is not None else "\0"]).encode()).hexdigest()
-        if self._imported(content_hash):
+        if self._imported(content_hash) is not None:
             return ImportResult(source, "skipped", LIVE_FORMAT, message="already saved")
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         runs = []
