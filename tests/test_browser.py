@@ -179,7 +179,8 @@ class TestExplorerInChromium:
         renamed = tmp_path / "renamed_results.jsonl"
         renamed.write_bytes((SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes())
         imports(renamed)
-        expect(page.get_by_text("already imported, nothing added")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("renamed_results.jsonl: the same content is already stored, imported as "
+                                "vllm_bench_nerdalert.jsonl")).to_be_visible(timeout=TIMEOUT)
 
         bad = tmp_path / "truncated.json"
         bad.write_text('{"request_throughput": 3.0, "mean_ttft_ms"')

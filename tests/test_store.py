@@ -1369,7 +1369,7 @@ class TestImportPath:
         path.write_bytes((SAMPLES / "guidellm_benchmarks.json").read_bytes())
         first = db.import_path(path)
         again = db.import_path(SAMPLES / "guidellm_benchmarks.json")
-        assert (first.status, again.status, again.message) == ("imported", "skipped", "already imported")
+        assert (first.status, again.status, again.message) == ("imported", "skipped", f"already imported as {path}")
         assert again.content_hash == first.content_hash and len(db.runs()) == 1
 
     def test_the_size_limit_is_checked_before_reading(self, db, tmp_path):
