@@ -374,7 +374,8 @@ class TestRunQuery:
         frame = loaded.query("SELECT sum(i) AS s FROM range(400000000) t(i)", Limits(timeout_s=60)).frame
         assert frame.s[0] == 400000000 * (400000000 - 1) // 2
 
-    @pytest.mark.parametrize("sql", ["SELECT repeat([NULL], 30000) AS l FROM range(10000)",
+    # Each result is 3 MB or more (30M list elements, 10M struct fields, 2 MB of text in one row) against a 1 MB cap.
+    @pytest.mark.parametrize("sql", ["SELECT repeat([NULL], 3000) AS l FROM range(10000)",
                                      "SELECT {" + ", ".join(f"c{i}: NULL" for i in range(1000)) + "} AS s FROM range(10000)",
                                      "SELECT CASE WHEN i = 0 THEN repeat('x', 1900000) ELSE 'a' END AS v FROM range(64) t(i)"])
     def test_the_byte_cap_bounds_what_the_caller_holds(self, loaded, sql):
