@@ -98,7 +98,7 @@ def calculator_moves() -> None:
 
     alpha = lambda at, i: at.slider(key="alpha").set_value(0.5 + 0.01 * (i % 40))
     batch_values = [1, 8, 64, 256, 1024]
-    batch = lambda at, i: at.select_slider(key="batch").set_value(batch_values[i % 5])
+    batch = lambda at, i: at.number_input(key="batch").set_value(batch_values[i % 5])
     for view in ("α table", "By batch", "α × batch", "Roofline"):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
         at.session_state["view"] = view
