@@ -22,7 +22,8 @@ from specviz.errors import Notice
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "draft_share_gap", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
+__all__ = ["PayingNow", "paying_now", "draft_share_gap", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES",
+           "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
