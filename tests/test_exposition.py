@@ -4,7 +4,6 @@ windows and restarts, and generated text that must never raise anything but a Sp
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
@@ -431,46 +430,6 @@ class TestSpecDecodeStates:
         for state in states:
             for notice in [*state.absent.values(), *state.notices]:
                 assert str(notice) and i18n.t(notice.key, **notice.params)
-
-
-class TestCounterIncrease:
-    def test_growth_and_reset(self):
-        increase, reset = prom.counter_increase([10, 10, 10], [15, 10, 4])
-        assert increase.tolist() == [5, 0, 4] and reset.tolist() == [False, False, True]
-
-    @given(st.lists(st.tuples(st.floats(0, 1e15), st.floats(0, 1e15)), min_size=1, max_size=20))
-    def test_never_negative_never_above_current(self, pairs):
-        previous, current = np.array(pairs).T
-        increase, _ = prom.counter_increase(previous, current)
-        assert np.all(increase >= 0) and np.all(increase <= current)
-
-
-class TestHistogramQuantile:
-    def test_interpolates_inside_the_bucket(self):
-        assert prom.histogram_quantile(0.5, [0.1, 0.2, math.inf], [20, 60, 100]) == pytest.approx(0.175)
-
-    def test_first_bucket_starts_at_zero(self):
-        assert prom.histogram_quantile(0.25, [0.1, 0.2, math.inf], [50, 60, 100]) == pytest.approx(0.05)
-
-    def test_rank_in_inf_bucket_gives_highest_finite_bound(self):
-        assert prom.histogram_quantile(0.99, [0.1, 0.2, math.inf], [20, 60, 100]) == 0.2
-
-    def test_unsorted_and_dipping_counts_as_prometheus_fixes_them(self):
-        assert prom.histogram_quantile(0.5, [math.inf, 0.2, 0.1], [100, 58, 60]) == \
-            prom.histogram_quantile(0.5, [0.1, 0.2, math.inf], [60, 60, 100])
-
-    @pytest.mark.parametrize("q, bounds, counts", [
-        (0.5, [0.1, 0.2], [1, 2]), (0.5, [math.inf], [3]), (0.5, [0.1, math.inf], [0, 0]),
-        (1.5, [0.1, math.inf], [1, 2]), (float("nan"), [0.1, math.inf], [1, 2])])
-    def test_none_where_prometheus_gives_nan(self, q, bounds, counts):
-        assert prom.histogram_quantile(q, bounds, counts) is None
-
-    @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=10), st.floats(0, 1))
-    def test_within_the_finite_bounds(self, increments, q):
-        bounds = sorted({round(0.01 * (i + 1), 6) for i in range(len(increments))}) + [math.inf]
-        counts = np.cumsum(increments + [1.0])
-        value = prom.histogram_quantile(q, bounds, counts)
-        assert value is not None and 0 <= value <= bounds[-2]
 
 
 # Generated exposition text: valid lines of the read families with odd labels and values, and broken

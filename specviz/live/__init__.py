@@ -3,6 +3,8 @@ about speculative decoding now.
 
 - ``exposition``: Prometheus exposition text parsed into a snapshot, and the speculative-decoding
   state of each model over a window between two snapshots (vLLM, SGLang, llama.cpp).
+- ``promql``: Prometheus's arithmetic on counters (an increase across a restart) and histograms
+  (a quantile), as its query functions compute it.
 - ``scrape``: the safe fetch of a metrics URL or file (schemes, redirects, size and time limits).
 - ``prometheus``: the same figures over time from a Prometheus server's HTTP API, summed over a fleet.
 - ``replay``: an exporter that serves recorded metrics on 127.0.0.1 (``python -m specviz.live.replay``).
