@@ -13,7 +13,7 @@ from pages._shared import (altair_chart, offer_fit, open_store, presets, require
                            titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
-from specviz.i18n import escape_markdown, md, message, t
+from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
 from specviz.model import calibration
 
@@ -165,8 +165,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     (:func:`verdict_scenario`), and its per-position acceptance."""
     figure = lambda name, fmt: "—" if pd.isna(figures.get(name)) else format(figures[name], fmt)
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-    row.metric(t("live.m.vllm_rate", lang), figure("acceptance_rate", ".3f"), help=t("live.m.vllm_rate_help", lang),
-               width="content")
+    row.metric(t("live.m.acceptance_rate", lang), figure("acceptance_rate", ".3f"),
+               help=t("live.m.acceptance_rate_help", lang), width="content")
     row.metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang),
                width="content")
     row.metric(t("live.m.length", lang), figure("acceptance_length", ".2f"), help=t("live.m.length_help", lang),
@@ -179,7 +179,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                width="content")
     trtllm = figures.get("engine") == "trt-llm"  # the only engine that times its draft
     if trtllm:
-        row.metric(t("live.m.draft_overhead", lang), figure("draft_overhead", ".0%"),
+        row.metric(t("live.m.draft_overhead", lang), figure("draft_overhead", ".1%"),  # 0.4 % is not 0
                    help=t("live.m.draft_overhead_help", lang), width="content")
     for name in (*SHOWN, *(("draft_overhead",) if trtllm else ())):
         if name in absent:
@@ -197,6 +197,11 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpu=served.gpu.name, target=served.target.name))
+        engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
+        runs_on = figures.get("engine")
+        if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
+            st.caption(t("live.other_engine", lang, server=in_language(engines[runs_on].name, lang),
+                         engine=in_language(served.engine.name, lang)))
         if not pd.isna(figures.get("draft_overhead")):
             gap = windows.draft_share_gap(figures["draft_overhead"], verdict.draft_share)
             st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"], modelled=verdict.draft_share,

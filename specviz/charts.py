@@ -344,7 +344,7 @@ LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_re
 # Each figure's axis labels (d3 formats; "~" drops trailing zeros): with one window, Vega-Lite would
 # otherwise label the axis to six decimals.
 _LIVE_FORMATS = {"acceptance_rate": ".3~f", "alpha_iid": ".3~f", "acceptance_length": ".2~f",
-                 "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".0%"}
+                 "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".1~%"}
 
 
 def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.Chart:

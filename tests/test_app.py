@@ -1061,7 +1061,7 @@ class TestLivePage:
         time.sleep(1.0)  # the replay's counters advance with real time: a window of a few ms holds ~no drafts
         at.toggle(key="live_on").set_value(True).run()  # the fragment's timer does not run here: a rerun scrapes
         assert not at.exception
-        rate, alpha = float(metric(at, "vLLM acceptance rate")), float(metric(at, "α (per position)"))
+        rate, alpha = float(metric(at, "Acceptance rate (accepted/drafted)")), float(metric(at, "α (per position)"))
         length = float(metric(at, "Acceptance length"))
         assert 0 < rate < alpha < 1 and 1 < length <= 4  # vLLM's rate and α named apart, and not equal
         # Apertus-70B matches no preset: no verdict for the sidebar's Qwen3-32B until the user says so.
@@ -1202,7 +1202,7 @@ class TestLivePage:
             at = live_app(live_source="url", live_url=url)
             at.toggle(key="live_on").set_value(True).run()
             assert not at.exception and not at.error, [e.value for e in at.error]
-            assert float(metric(at, "vLLM acceptance rate")) == pytest.approx(0.5, abs=5e-4)  # 300 of 600
+            assert float(metric(at, "Acceptance rate (accepted/drafted)")) == pytest.approx(0.5, abs=5e-4)  # 300 of 600
             assert metric(at, "Running requests") == "16"
             assert any(c.value == "Summed over engine (one series per replica)." for c in at.caption)
             table = at.expander[0].dataframe[0].value
@@ -1220,9 +1220,9 @@ class TestLivePage:
             at.toggle(key="live_on").set_value(True).run()
             assert not at.exception and not at.error, [e.value for e in at.error]
             assert at.subheader[0].value == "undefined"  # trtllm-serve names no model
-            assert (metric(at, "vLLM acceptance rate"), metric(at, "Acceptance length")) == ("0.520", "2.56")
+            assert (metric(at, "Acceptance rate (accepted/drafted)"), metric(at, "Acceptance length")) == ("0.520", "2.56")
             assert metric(at, "α (per position)") == "0.707" and metric(at, "Running requests") == "30"
-            assert metric(at, "Draft share of a step") == "20%"  # its gauge at the later scrape
+            assert metric(at, "Draft share of a step") == "20.0%"  # its gauge at the later scrape
             assert any(c.value.startswith("TensorRT-LLM counts a request's drafts when") for c in at.caption)
             # Told that it serves the sidebar's model, the page sets the measured draft share beside the model's.
             at.toggle(key="live_on").set_value(False)  # no third scrape: the same window stays
@@ -1230,9 +1230,12 @@ class TestLivePage:
             sidebar = at.session_state["scenario"]
             modelled = windows.paying_now(sidebar, {"alpha_iid": 0.7069, "num_speculative_tokens": 3,
                                                     "running_requests": 30}, 1024).draft_share
-            [said] = [m.value for m in at.markdown if m.value.startswith("TensorRT-LLM measured the draft at **20%**")]
-            assert f"the step model puts it at **{modelled:.0%}** of a speculative step" in said
+            [said] = [m.value for m in at.markdown if m.value.startswith("TensorRT-LLM measured the draft at **20.0%**")]
+            assert f"the step model puts it at **{modelled:.1%}** of a speculative step" in said
             assert said.endswith(md(f"live.draft_share.{windows.draft_share_gap(0.2, modelled)}", "en"))
+            # The verdict is at the sidebar's engine (vLLM V1), not the server's: said, with how to change it.
+            assert i18n.t("live.other_engine", "en", server="TensorRT-LLM", engine="vLLM V1 (CUDA graphs)") in [
+                c.value for c in at.caption]
         sglang = (prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text()
         with metrics_server(lambda n: sglang) as url:
             at = live_app(live_source="url", live_url=url)

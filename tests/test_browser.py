@@ -445,9 +445,9 @@ class TestUserGuideInChromium:
         every.press("Enter")
         page.get_by_text("Poll", exact=True).click()
         expect(metric(page, "Running requests")).not_to_have_text("—", timeout=TIMEOUT)
-        first = metric_value(page, "Generated tokens/s"), metric_value(page, "vLLM acceptance rate")
+        first = metric_value(page, "Generated tokens/s"), metric_value(page, "Acceptance rate (accepted/drafted)")
         # The replay's traffic moves every window: the figures change without a click.
-        expect(metric(page, "vLLM acceptance rate")).not_to_have_text(first[1], timeout=TIMEOUT)
+        expect(metric(page, "Acceptance rate (accepted/drafted)")).not_to_have_text(first[1], timeout=TIMEOUT)
         # Its Apertus-70B matches no preset: the verdict waits for the user's word that it is the sidebar's.
         expect(page.get_by_text(re.compile("which matches no preset"))).to_be_visible(timeout=TIMEOUT)
         page.get_by_text(re.compile("^This server serves the sidebar's")).click()
