@@ -48,17 +48,19 @@ def source_url(where: Any, setting: str, key: str, label: str, example: str, hel
         st.stop()
     if named:
         choices = [*named, *([] if viewer else [""])]  # "": a URL of the reader's own
-        name = where.selectbox(t("live.named_source", lang), choices, key=f"{key}_name",
+        name = where.selectbox(t("live.named_source", lang), choices, key=f"{key}_name", persist_state="session",
                                format_func=lambda n: n or t("live.own_url", lang))
         if name:
             return named[name]
-    return where.text_input(t(label, lang), example, key=key, help=t(help_key, lang))
+    return where.text_input(t(label, lang), example, key=key, help=t(help_key, lang), persist_state="session")
 
 
 st.title(t("live.title", lang))
 st.caption(t("live.intro", lang))
+# Every control of the page is kept for the session (persist_state): a visit to another page would
+# otherwise reset the source, its URL and polling, and ask again which model the server serves.
 kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_source",
-                format_func=lambda k: t(f"live.source.{k}", lang))
+                format_func=lambda k: t(f"live.source.{k}", lang), persist_state="session")
 if kind == "replay":
     # Recorded under one name: the exporter takes a free port on each start of the app.
     # Recorded under its start time, not its port: a restarted app's replay starts again from the
@@ -73,13 +75,14 @@ else:
     col_base, col_range = st.columns([3, 1])
     url = source = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
                               "http://localhost:9090", "live.prometheus_help")
-    span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range")
-    by = st.selectbox(t("live.apart_by", lang), (None, *REPLICA_LABELS), key="live_apart_by",
+    span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range",
+                                   persist_state="session")
+    by = st.selectbox(t("live.apart_by", lang), (None, *REPLICA_LABELS), key="live_apart_by", persist_state="session",
                       format_func=lambda label: t("live.apart_none", lang) if label is None else label,
                       help=t("live.apart_by_help", lang))
 col_on, col_every = st.columns(2)
-polling = col_on.toggle(t("live.poll", lang), key="live_on")
-every = col_every.number_input(t("live.every", lang), 2, 60, 5, key="live_every")
+polling = col_on.toggle(t("live.poll", lang), key="live_on", persist_state="session")
+every = col_every.number_input(t("live.every", lang), 2, 60, 5, key="live_every", persist_state="session")
 store = open_store(lang)
 # The store records every scrape, so the command line's recorder and this page share the history; a
 # viewer or a read-only store keeps this session's windows only.
@@ -149,8 +152,9 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
                      on_click=switch_target, args=(served,)):
             st.rerun(scope="app")
         return None
+    # Per source: another server of the same name (trtllm-serve names every model "undefined") is asked again.
     confirmed = st.checkbox(t("live.same_model", lang, target=sidebar.target.name),
-                            key=f"live_same_model:{model_name}")
+                            key=f"live_same_model:{source}:{model_name}", persist_state="session")
     if not confirmed:
         st.warning(md("live.unknown_model", lang, served=model_name or t("live.no_model_name", lang),
                       target=sidebar.target.name))
@@ -204,8 +208,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                          engine=in_language(served.engine.name, lang)))
         if not pd.isna(figures.get("draft_overhead")):
             gap = windows.draft_share_gap(figures["draft_overhead"], verdict.draft_share)
-            st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"], modelled=verdict.draft_share,
-                           batch=verdict.batch) + " " + md(f"live.draft_share.{gap}", lang))
+            st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"],
+                           modelled=verdict.draft_share, batch=verdict.batch) + " " + md(f"live.draft_share.{gap}", lang))
     if acceptance:
         altair_chart(charts.per_position(acceptance, conditional or [], lang))
     if conditional and None not in conditional:

@@ -1050,6 +1050,11 @@ def page_app(page: str, **state) -> AppTest:
     return at
 
 
+def same_model(at: AppTest):
+    """The Live page's checkbox that says the server serves the sidebar's model (keyed by source and model)."""
+    return next(box for box in at.checkbox if box.label.startswith("This server serves the sidebar's"))
+
+
 def live_app(**state) -> AppTest:
     return page_app("pages/live.py", **state)
 
@@ -1068,7 +1073,7 @@ class TestLivePage:
         assert any("which matches no preset" in w.value for w in at.warning)
         assert not [m for m in at.markdown if "running request" in m.value]
         assert all("faruk" not in element.value for element in (*at.subheader, *at.warning))  # no person's name
-        at.checkbox(key="live_same_model:replay:swiss-ai/Apertus-v1.5-70B").check().run()
+        same_model(at).check().run()
         verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
         assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
@@ -1210,6 +1215,19 @@ class TestLivePage:
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
 
+    def test_its_source_and_polling_survive_a_visit_to_another_page(self):
+        at = live_app()
+        at.radio(key="live_source").set_value("url").run()
+        at.text_input(key="live_url").set_value("http://127.0.0.1:9/metrics").run()
+        at.number_input(key="live_every").set_value(7).run()
+        at.switch_page("pages/explorer.py")
+        at.run()
+        at.switch_page("pages/live.py")
+        at.run()
+        assert not at.exception
+        assert (at.radio(key="live_source").value, at.text_input(key="live_url").value,
+                at.number_input(key="live_every").value) == ("url", "http://127.0.0.1:9/metrics", 7)
+
     def test_tensorrt_llm_and_sglang_say_what_their_figures_are(self):
         """TensorRT-LLM's two fixture scrapes, 30 s apart: the window's figures (checked by hand in
         test_exposition.py) and how it counts them; SGLang's gauges: the caveat that a gauge has no window."""
@@ -1226,7 +1244,7 @@ class TestLivePage:
             assert any(c.value.startswith("TensorRT-LLM counts a request's drafts when") for c in at.caption)
             # Told that it serves the sidebar's model, the page sets the measured draft share beside the model's.
             at.toggle(key="live_on").set_value(False)  # no third scrape: the same window stays
-            at.checkbox(key="live_same_model:undefined").check().run()
+            same_model(at).check().run()
             sidebar = at.session_state["scenario"]
             modelled = windows.paying_now(sidebar, {"alpha_iid": 0.7069, "num_speculative_tokens": 3,
                                                     "running_requests": 30}, 1024).draft_share
