@@ -277,7 +277,11 @@ def panel() -> None:
     show_over_time(over_time)
     if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
         result = store.save_live_run(source, over_time["time_start"].min(), over_time["time_end"].max())
-        (st.success if result.status == "imported" else st.info)(t(f"live.saved.{result.status}", lang, runs=result.runs))
+        st.session_state["live_saved"] = (source, result.status, result.runs)
+    # Said until the next save: the poll that follows the click would otherwise wipe it within seconds.
+    saved = st.session_state.get("live_saved")
+    if recording and saved and saved[0] == source:
+        (st.success if saved[1] == "imported" else st.info)(t(f"live.saved.{saved[1]}", lang, runs=saved[2]))
 
 
 @st.fragment(run_every=every if polling else None)

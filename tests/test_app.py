@@ -1156,6 +1156,8 @@ class TestLivePage:
                 r"specviz-replay \(demo, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)").all()  # not its port
             at.button(key="live_save").click().run()
             assert not at.exception and at.success[0].value.startswith("Saved 1 run")
+            at.run()  # the next poll still says it
+            assert at.success[0].value.startswith("Saved 1 run")
             assert (store.runs().source_format == "live").sum() == 1
             # The click reruns the polling panel, which scrapes a third time. The windows are at one load
             # or more (the replay's requests drift); either way the page says which.
