@@ -209,7 +209,9 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         if not pd.isna(figures.get("draft_overhead")):
             gap = windows.draft_share_gap(figures["draft_overhead"], verdict.draft_share)
             st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"],
-                           modelled=verdict.draft_share, batch=verdict.batch) + " " + md(f"live.draft_share.{gap}", lang))
+                           modelled=verdict.draft_share, batch=verdict.batch) + " " + md(
+                f"live.draft_share.{gap}", lang,
+                speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
     if acceptance:
         altair_chart(charts.per_position(acceptance, conditional or [], lang))
     if conditional and None not in conditional:

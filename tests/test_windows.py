@@ -49,6 +49,14 @@ class TestPayingNow:
         assert verdict.draft_share == pytest.approx(drafting / (drafting + float(times["verify_s"])))
         assert 0 < verdict.draft_share < 1
 
+    def test_the_speedup_at_a_measured_draft_share(self):
+        """E (1 − m) / v: at the model's own share, the verdict's speedup; by hand, E 2.8, v 1.2 and a
+        measured 30 % give 2.8 × 0.7 / 1.2 = 1.6333."""
+        verdict = live.paying_now(make_scenario(target="Llama-3.1-70B"), vars(window()), 1024)
+        assert live.speedup_at_draft_share(verdict, verdict.draft_share) == pytest.approx(verdict.speedup)
+        made_up = live.PayingNow(8, 3, 0.7, 2.0, 1.8, 2.2, math.nan, 0.2, expected_tokens=2.8, verify_cost=1.2)
+        assert live.speedup_at_draft_share(made_up, 0.3) == pytest.approx(2.8 * 0.7 / 1.2)
+
     @pytest.mark.parametrize("measured, gap", [(0.20, "agrees"), (0.14, "agrees"), (0.30, "higher"), (0.05, "lower")])
     def test_a_measured_draft_overhead_against_the_model_s_share(self, measured, gap):
         assert live.draft_share_gap(measured, 0.17) == gap

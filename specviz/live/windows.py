@@ -22,8 +22,8 @@ from specviz.errors import Notice
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "draft_share_gap", "CALIBRATION_FIGURES", "calibrate_windows", "REPLICA_FIGURES",
-           "replica_table"]
+__all__ = ["PayingNow", "paying_now", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+           "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
@@ -54,6 +54,9 @@ class PayingNow:
         The share of a speculative step the model spends drafting at that batch,
         γ·t_draft / (γ·t_draft + t_verify) = γc / (γc + v) with c and v the draft and verify costs:
         what TensorRT-LLM's ``draft_overhead`` measures (draft latency / iteration latency).
+    expected_tokens, verify_cost : float
+        E, the tokens a speculative step emits at that α and γ, and v, the verify pass's cost over
+        a plain step's, at that batch.
     """
 
     batch: int
@@ -64,6 +67,8 @@ class PayingNow:
     high: float
     stops_paying_at: float
     draft_share: float
+    expected_tokens: float
+    verify_cost: float
 
 
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
@@ -96,7 +101,8 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     drafting = gamma * float(here["draft_cost"])
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
                      float(np.asarray(high)), float(crossover.iloc[0]),
-                     drafting / (drafting + float(here["verify_cost"])))
+                     drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
+                     float(here["verify_cost"]))
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
@@ -107,6 +113,18 @@ def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -
     if abs(measured - modelled) <= tolerance:
         return "agrees"
     return "higher" if measured > modelled else "lower"
+
+
+def speedup_at_draft_share(verdict: PayingNow, share: float) -> float:
+    """The speedup of the verdict's step with the draft taking ``share`` of it (TensorRT-LLM's
+    measured draft overhead) and the verify pass as the model prices it.
+
+    .. math:: S = \\frac{E}{γc + v} = \\frac{E\\,(1 - m)}{v},\\quad m = \\frac{γc}{γc + v}
+
+    so that at the model's own share (m = :attr:`PayingNow.draft_share`) it is the verdict's
+    speedup. Where the measured share differs, this is the speedup the measured draft gives if only
+    the draft's cost is off. ``share`` in [0, 1)."""
+    return verdict.expected_tokens * (1.0 - share) / verdict.verify_cost
 
 
 def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.Fit | Notice:
