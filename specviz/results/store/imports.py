@@ -294,7 +294,7 @@ class RunsAndImports(Connections):
         with ExitStack() as stack:
             source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
             _check_size(name, source.size, max_bytes)
-            if source.hashed_at_once and not replace and (earlier := self._imported(source.content_hash)) is not None:
+            if source.hashed_at_once and not replace and (earlier := self._stored_as(source.content_hash)) is not None:
                 return _already_imported(name, earlier, source.content_hash)
             now = datetime.now(timezone.utc).replace(tzinfo=None)
             unmatched: list[str] = []
@@ -304,7 +304,7 @@ class RunsAndImports(Connections):
                 parsed = importers.parse(name, source)
                 fmt = parsed.format
                 content_hash = source.content_hash  # a file on disk: hashed beside the parse
-                if not source.hashed_at_once and not replace and (earlier := self._imported(content_hash)) is not None:
+                if not source.hashed_at_once and not replace and (earlier := self._stored_as(content_hash)) is not None:
                     return _already_imported(name, earlier, content_hash)
                 check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
@@ -348,7 +348,7 @@ class RunsAndImports(Connections):
             return ImportResult(name, "imported", fmt, runs, requests, warnings, unmatched_columns=unmatched,
                                 content_hash=content_hash)
 
-    def _imported(self, content_hash: str, read_only: bool = True) -> str | None:
+    def _stored_as(self, content_hash: str, read_only: bool = True) -> str | None:
         """The name the content was imported under, or None where it is not stored."""
         with self._connection(read_only) as con:
             found = con.execute("SELECT source_file FROM imports WHERE content_hash = ?", [content_hash]).fetchone()
@@ -360,7 +360,7 @@ class RunsAndImports(Connections):
         for them all to finish, and sees their commits at once."""
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            if self._imported(content_hash, read_only=False) is not None:
+            if self._stored_as(content_hash, read_only=False) is not None:
                 return ImportResult(name, "skipped", fmt, message="already imported")
             time.sleep(0.05)
         raise IngestError("ingest.concurrent", name)

@@ -295,7 +295,7 @@ class LiveTables(RunsAndImports):
                              model=model if model is not None else Notice("store.any_model"))
         content_hash = hashlib.sha256("\0".join([LIVE_FORMAT, source, start.isoformat(), end.isoformat(),
                                                  model if model is not None else "\0"]).encode()).hexdigest()
-        if self._imported(content_hash) is not None:
+        if self._stored_as(content_hash) is not None:
             return ImportResult(source, "skipped", LIVE_FORMAT, message="already saved")
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         runs = []
