@@ -409,7 +409,7 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
         tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
                  alt.Tooltip("kind:N", title=t("chart.measure", lang)),
                  alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
-    ).properties(height=240)
+    ).properties(height=240, autosize=_FIT_WIDTH)  # the legend below adds to the plot's height, not takes it
 
 
 def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt.LayerChart:

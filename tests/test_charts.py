@@ -313,6 +313,10 @@ class TestPerPosition:
         assert len(chart.data) == 5 and set(chart.data.position) == {1, 2, 3}
         assert chart.to_dict()["encoding"]["y"]["scale"]["domain"] == [0, 1.0]
 
+    def test_the_legend_below_never_takes_the_plot_s_height(self):
+        spec = charts.per_position([0.83, 0.7], [0.83, 0.84]).to_dict()
+        assert spec["autosize"]["type"] == "fit-x" and spec["height"] == 240
+
     def test_a_rate_read_above_one_is_drawn_whole(self):
         chart = charts.per_position([0.8, 0.88], [0.8, 1.1])
         assert chart.to_dict()["encoding"]["y"]["scale"]["domain"] == [0, 1.1]
