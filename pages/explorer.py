@@ -56,14 +56,22 @@ if examples:
 
 # ----------------------------------------------------------------------------------- filters
 # The filters are applied by the store, so that they reach every stored run, not only those shown.
-offered = store.filter_values(explorer.FILTER_COLUMNS)
-with st.expander(t("exp.filters", lang), expanded=False):
-    # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
-    cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
-    filters = {c: cell.multiselect(t(f"col.{c}", lang), offered[c].values, key=f"filter_{c}")
-               for c, cell in zip(explorer.FILTER_COLUMNS, cells)}
-    if more := [t(f"col.{c}", lang) for c in explorer.FILTER_COLUMNS if offered[c].more]:
-        st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"), columns=", ".join(more)))
+# The lists are built only while their expander is open (eight of them cost a first render about a
+# third of a second in Chromium); closed, the choices kept for the page (persist_state) still apply.
+filters = {c: st.session_state.get(f"filter_{c}", []) for c in explorer.FILTER_COLUMNS}
+active = sum(bool(chosen) for chosen in filters.values())
+filter_box = st.expander(t("exp.filters_active" if active else "exp.filters", lang, count=active), key="filters",
+                         on_change="rerun")
+if filter_box.open:
+    offered = store.filter_values(explorer.FILTER_COLUMNS)
+    with filter_box:
+        # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
+        cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
+        filters = {c: cell.multiselect(t(f"col.{c}", lang), offered[c].values, key=f"filter_{c}", persist_state="page")
+                   for c, cell in zip(explorer.FILTER_COLUMNS, cells)}
+        if more := [t(f"col.{c}", lang) for c in explorer.FILTER_COLUMNS if offered[c].more]:
+            st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"),
+                         columns=", ".join(more)))
 read = store.shown_runs(filters)
 loaded = explorer.with_load(read.frame, examples)
 # The shipped examples are never mixed with the user's runs: once there are runs of one's own, the

@@ -908,7 +908,8 @@ class TestExplorerPage:
         assert table["Endpoint"].iloc[0] == "openai-chat"
         assert list(table["Request rate (req/s)"][:2]) == ["∞", "2"]  # shown so; the download keeps the numbers
         assert at.dataframe[0].proto.placeholder == ""  # a missing value is an empty cell, not "None"
-        assert "sglang" in at.multiselect(key="filter_engine").options
+        at.session_state["filters"] = True  # the filters' expander opened
+        assert "sglang" in at.run().multiselect(key="filter_engine").options
 
     def test_past_the_limit_the_newest_runs_are_shown_and_a_filter_reaches_the_rest(self, monkeypatch):
         """A page reads at most SPECVIZ_SHOWN_MAX_RUNS runs (a store of 200,000 runs with long names
@@ -921,10 +922,16 @@ class TestExplorerPage:
         assert any("The newest 5 of the 55 runs that match are read and shown" in i.value for i in at.info)  # 48 examples
         table = at.dataframe[0].value
         assert len(table) == 5 and set(table["Series"]) == {"long label long lab…"}
-        example = sorted(o for o in at.multiselect(key="filter_spec_method").options)[0]
+        assert not at.multiselect  # built only while their expander is open
+        at.session_state["filters"] = True
+        example = sorted(o for o in at.run().multiselect(key="filter_spec_method").options)[0]
         at.multiselect(key="filter_spec_method").set_value([example]).run()
         shown = at.dataframe[0].value
         assert len(shown) > 0 and set(shown["Method"]) == {example} and not at.exception
+        at.session_state["filters"] = False  # closed: the choice still applies, and its label says so
+        at.run()
+        assert not at.multiselect and at.dataframe[0].value.equals(shown)
+        assert any(e.label == "Filters (1 applied)" for e in at.expander)
 
     def test_by_load_says_where_the_other_runs_are(self):
         at = explorer_app("By load")
