@@ -235,9 +235,10 @@ def show_replicas(table: pd.DataFrame) -> None:
 
 def show_over_time(over_time: pd.DataFrame) -> None:
     """Each figure over time, and the step model calibrated on the windows of each model (on a click)."""
-    for figure in charts.LIVE_FIGURES:
-        if over_time[figure].notna().any():  # a figure the engine does not export is said above, not drawn empty
-            altair_chart(charts.live_over_time(over_time, figure, lang))
+    for group in charts.LIVE_CHARTS:
+        # A figure the engine does not export is said above, not drawn empty.
+        if present := [figure for figure in group if over_time[figure].notna().any()]:
+            altair_chart(charts.live_over_time(over_time, present[0], lang, also=tuple(present[1:])))
     sidebar = st.session_state.get("scenario")
     if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
                                          help=t("live.calibrate_help", lang)):

@@ -14,7 +14,7 @@ from .i18n import t
 
 __all__ = ["claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
-           "LIVE_FIGURES", "live_over_time", "per_position", "request_acceptance"]
+           "LIVE_CHARTS", "LIVE_FIGURES", "live_over_time", "per_position", "request_acceptance"]
 
 # Every encoding is a channel object (alt.Y("y:Q"), not "y:Q"): Altair resolves a shorthand string or
 # a dict against the whole Vega-Lite schema, about 15 ms each, which a page pays on every rerun.
@@ -338,25 +338,32 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 
 
-# The live figures drawn over time, each in its own chart (their scales differ).
+# The live figures a page keeps per window.
 LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_requests", "generation_throughput",
                 "draft_overhead")
+LIVE_CHARTS = (("acceptance_rate", "acceptance_length", "alpha_iid"), ("running_requests",),
+               ("generation_throughput",), ("draft_overhead",))
+"""The live figures drawn over time, a chart per group: the group's first figure that has a value is
+drawn, the others are in its tooltip. vLLM's acceptance rate, the acceptance length and the α they
+convert to move together (with a fixed γ, rate = (length − 1) / γ): one chart, not three of one shape
+(each chart also costs a page's first render about 80 ms in Chromium)."""
 # Each figure's axis labels (d3 formats; "~" drops trailing zeros): with one window, Vega-Lite would
 # otherwise label the axis to six decimals.
 _LIVE_FORMATS = {"acceptance_rate": ".3~f", "alpha_iid": ".3~f", "acceptance_length": ".2~f",
                  "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".1~%"}
 
 
-def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.Chart:
+def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = ()) -> alt.Chart:
     """One live figure against the window's end time, one line per model (one chart per figure: their
-    scales differ).
+    scales differ), with the figures ``also`` in its tooltip (see :data:`LIVE_CHARTS`).
 
     ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
-    acceptance rate and the α it converts to are drawn apart: different quantities, see
+    acceptance rate and the α it converts to are different quantities, named apart, see
     :mod:`specviz.model.spec`). A line breaks where a window does not start where the model's previous
     one ended, and around a window that spans a gap between two visits: no line bridges a time
     nobody polled."""
-    data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure]].dropna()
+    data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure, *also]].dropna(
+        subset=[figure])
     title = t(f"col.{figure}", lang)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
@@ -366,7 +373,8 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en") -> alt.
         color=alt.Color("model:N", legend=legend), detail=alt.Detail("run:N"),
         tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
                  alt.Tooltip("model:N", title=t("col.model", lang)),
-                 alt.Tooltip(f"{figure}:Q", title=title, format=".3f")],
+                 *(alt.Tooltip(f"{shown}:Q", title=t(f"col.{shown}", lang), format=_LIVE_FORMATS[shown].replace("~", ""))
+                   for shown in (figure, *also))],
     ).properties(height=160, title=title, autosize=_FIT_WIDTH)
 
 

@@ -1083,7 +1083,7 @@ class TestLivePage:
         same_model(at).check().run()
         verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
-        assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
+        assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
         # The measured rates, one click from the tail they give.
         link = at.get("page_link")[0].proto
         query = urllib.parse.parse_qs(link.query_string)

@@ -217,7 +217,7 @@ def views(spec: dict) -> list[list[dict]]:
 
 class TestEveryBuilder:
     def test_covers_every_public_builder(self):
-        assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_FIGURES"}
+        assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_CHARTS", "LIVE_FIGURES"}
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_a_legend_below_wraps_into_columns(self, name):
@@ -270,6 +270,17 @@ class TestLiveOverTime:
         chart = charts.live_over_time(LIVE, "acceptance_rate")
         assert len(chart.data) == 2  # the window without a figure is left out, not drawn as zero
         assert chart.to_dict()["encoding"]["y"]["field"] == "acceptance_rate"
+
+    def test_the_figures_that_move_together_share_a_chart_and_its_tooltip(self):
+        spec = charts.live_over_time(LIVE, "acceptance_rate", also=("acceptance_length", "alpha_iid")).to_dict()
+        assert [tip["field"] for tip in spec["encoding"]["tooltip"]] == [
+            "time_end", "model", "acceptance_rate", "acceptance_length", "alpha_iid"]
+        assert spec["encoding"]["y"]["field"] == "acceptance_rate"
+        assert {f for group in charts.LIVE_CHARTS for f in group} == set(charts.LIVE_FIGURES)
+
+    def test_a_companion_without_a_value_keeps_the_window(self):
+        chart = charts.live_over_time(LIVE.assign(alpha_iid=None), "acceptance_rate", also=("alpha_iid",))
+        assert len(chart.data) == 2  # as without the companion: only the drawn figure's gaps leave a window out
 
     def test_the_legend_never_takes_the_plot_s_height(self):
         # Fitted to the width only: a legend below adds to the 160 px instead of squeezing the plot

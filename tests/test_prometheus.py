@@ -686,7 +686,7 @@ class TestLivePage:
         assert not at.exception and not at.error, [e.value for e in at.error]
         rate = float(next(m.value for m in at.metric if m.label == "Acceptance rate (accepted/drafted)"))
         assert 0 < rate < 1 and any(c.value.startswith("From Prometheus:") for c in at.caption)
-        assert len(at.get("vega_lite_chart")) == 1 + 5  # per position, and five figures over time
+        assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
         at.selectbox(key="live_apart_by").set_value("instance").run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         (replicas,) = [e for e in at.expander if e.label.startswith("Each replica apart")]
