@@ -456,8 +456,8 @@ class TestUserGuideInChromium:
         expect(metric(page, "Running requests")).not_to_have_text("—", timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
         # The per-position chart is readable: its legend below adds to the chart, not squeezes the
-        # plot (fitted in both directions, its y axis spanned 70 of its 240 px).
-        y_axis = page.locator(f"[data-testid=\"stVegaLiteChart\"] g.role-axis[aria-label^=\"Y-axis titled 'Acceptance'\"]")
+        # plot (fitted in both directions, its y axis spanned 79 of its 240 px).
+        y_axis = page.locator("""[data-testid="stVegaLiteChart"] g.role-axis[aria-label^="Y-axis titled 'Acceptance'"]""")
         expect(y_axis).to_have_count(1, timeout=TIMEOUT)
         assert y_axis.bounding_box()["height"] >= 240
         page.screenshot(path=ARTIFACTS / "live_replay.png", full_page=True)
