@@ -73,6 +73,20 @@ class TestCalibrate:
                                     context=512, measured_speedup=[4.0, 3.9], acceptance_length=2.9)
         assert fit.warnings == ["fit.no_solution"]
 
+    def test_where_no_costs_fit_the_draws_nearest_the_points_lead(self):
+        """Speculation losing at both ends (0.6 and 0.7) with E unknown: no costs of zero or more fit,
+        and the fit shown is the draws nearest the points, at the fewest tokens a step of the grid:
+        below 1 where the points are, nearer them than the same draws weighed alike."""
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle3"), ENGINES["vllm-v1"], batch=[1, 64], gamma=3,
+                                    context=512, measured_speedup=[0.6, 0.7])
+        assert fit.warnings == ["fit.no_solution"]
+        assert fit.fitted["expected_tokens"] == pytest.approx(1 + 3 / 48)  # the grid's first E
+        nearest = fit.predict([1, 64], 3, 512, model_error=(0.0, 0.0))["speedup"]
+        alike = calibration.Fit(fit.draws, np.full(fit.weights.size, 1 / fit.weights.size), fit.setting).predict(
+            [1, 64], 3, 512, model_error=(0.0, 0.0))["speedup"]
+        assert (nearest < 1).all() and (alike > 1).all()
+        assert np.abs(nearest / [0.6, 0.7] - 1).max() < np.abs(alike / [0.6, 0.7] - 1).min()
+
     def test_an_expected_length_at_the_edge_is_said_to_be(self):
         """Without an acceptance length, speedups 5 % above what all 4 tokens a chain of 3 can give
         make: the likeliest draw asks for all 4 (and, made with 3.9, it finds 3.875, a grid step off)."""
