@@ -60,16 +60,20 @@ def main() -> None:
 
 
 def band_report(predictions: pd.DataFrame) -> None:
-    """How often step v2's band holds the measurement: the draws' spread alone, widened by the model
-    error of every series (in sample: the figures of calibration.MODEL_ERROR), and widened by the
-    error of the other series only (leave one series out: what a new series can expect)."""
+    """How often step v2's band holds the measurement: the draws' spread alone, widened by each fit's
+    miss at its own two points (calibration.Fit.own_miss: where no costs fit them), and widened by
+    the model error of every series (in sample: the figures of calibration.MODEL_ERROR) or of the
+    other series only (leave one series out: what a new series can expect), or the fit's own miss
+    where that is wider."""
     low, high = fidelity.model_error(predictions)
     print(f"\nstep v2 error, 10th and 90th percentile: {low:+.3f}, {high:+.3f} "
           f"(calibration.MODEL_ERROR: {calibration.MODEL_ERROR[0]:+.3f}, {calibration.MODEL_ERROR[1]:+.3f})")
     held = [fidelity.coverage(predictions[predictions.series == name],
                               fidelity.model_error(predictions[predictions.series != name])) * len(group.dropna(subset=["draw_low"]))
             for name, group in predictions.groupby("series")]
-    print(f"band holds the measurement: draws alone {100 * fidelity.coverage(predictions, (0.0, 0.0)):.0f}%, "
+    draws_alone = predictions.drop(columns=["own_low", "own_high"], errors="ignore")
+    print(f"band holds the measurement: draws alone {100 * fidelity.coverage(draws_alone, (0.0, 0.0)):.0f}%, "
+          f"with each fit's miss at its own points {100 * fidelity.coverage(predictions, (0.0, 0.0)):.0f}%, "
           f"widened in sample {100 * fidelity.coverage(predictions, calibration.MODEL_ERROR):.0f}%, "
           f"widened leaving each series out {100 * sum(held) / predictions['draw_low'].notna().sum():.0f}% "
           f"(10th to 90th percentile: 80% expected)")

@@ -86,6 +86,20 @@ class TestCalibrate:
             [1, 64], 3, 512, model_error=(0.0, 0.0))["speedup"]
         assert (nearest < 1).all() and (alike > 1).all()
         assert np.abs(nearest / [0.6, 0.7] - 1).max() < np.abs(alike / [0.6, 0.7] - 1).min()
+        # It misses its own points, and says so: its band, widened by that miss, holds them.
+        miss = nearest / [0.6, 0.7] - 1
+        assert fit.own_miss == pytest.approx((min(0.0, miss.min()), max(0.0, miss.max())))
+        band = fit.predict([1, 64], 3, 512)
+        assert (band["low"] <= [0.6, 0.7]).all() and (band["high"] >= [0.6, 0.7]).all()
+
+    def test_a_fit_through_its_points_is_widened_by_the_model_error_alone(self):
+        measured = made(step.Draft("eagle3"), length=2.9)
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle3"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
+                                    gamma=3, context=512, measured_speedup=measured[[0, -1]], acceptance_length=2.9)
+        assert fit.warnings == [] and fit.own_miss == pytest.approx((0.0, 0.0), abs=1e-9)
+        raw, widened = fit.predict(16, 3, 512, 2.9, model_error=(0.0, 0.0)), fit.predict(16, 3, 512, 2.9)
+        low, high = calibration.widen(raw["low"], raw["high"])
+        assert np.allclose([widened["low"], widened["high"]], [low, high])
 
     def test_an_expected_length_at_the_edge_is_said_to_be(self):
         """Without an acceptance length, speedups 5 % above what all 4 tokens a chain of 3 can give

@@ -485,7 +485,8 @@ class TestFitCommand:
         assert code == 0 and result["predictions"] == []
         assert result["series"]["impossible"]["warnings"] == [
             "No fixed costs per step and costs per token that are zero or more fit these points: check the setting (GPU, "
-            "models, draft, tensor parallelism) against the runs. The closest fit with no cost per token is shown."]
+            "models, draft, tensor parallelism) against the runs. The closest fit with no cost per token is shown. "
+            "Its band is widened by how far it misses them."]
 
     def test_frontier_drafts_and_a_kv_budget_are_fitted(self, capsys, tmp_path):
         """An MTP series on DeepSeek-V3 in its FP8 checkpoint on 8 B200s, a block drafter, an EAGLE-3

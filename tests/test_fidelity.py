@@ -99,6 +99,13 @@ class TestModelError:
 
 
 class TestCoverage:
+    def test_a_fit_s_miss_at_its_own_points_widens_where_it_is_wider(self):
+        # A fit 50 % above its own points: 1.2 / 1.5 = 0.8 holds 0.85, which ±10 % (1.2 / 1.1) does not.
+        predictions = pd.DataFrame({"draw_low": [1.2, 1.2], "draw_high": [1.2, 1.2], "measured_speedup": [0.85, 1.4],
+                                    "own_low": [0.0, 0.0], "own_high": [0.5, 0.0]})
+        assert fidelity.coverage(predictions, (-0.1, 0.1)) == pytest.approx(0.5)
+        assert fidelity.coverage(predictions.drop(columns=["own_low", "own_high"]), (-0.1, 0.1)) == 0.0
+
     def test_by_hand(self):
         predictions = pd.DataFrame({"draw_low": [1.0, 1.0, 1.0, np.nan], "draw_high": [1.2, 1.2, 1.2, np.nan],
                                     "measured_speedup": [1.1, 1.3, 0.85, 1.0]})

@@ -23,7 +23,8 @@ priors, and the fit moves only what two points can pin:
 A prediction is the weighted median over the kept draws, its band the weighted 10th to 90th
 percentile (the range over the parameter sets that fit the points about equally well, spread by
 the prior), widened by the model's own error on published points it was not fitted to
-(:data:`MODEL_ERROR`, :func:`widen`). With more than two points, (P, T) are the least-squares fit and draws are weighted by
+(:data:`MODEL_ERROR`, :func:`widen`), or by the fit's miss at its own points where that is wider
+(:attr:`Fit.own_miss`: where no costs fit them, or with more points than unknowns). With more than two points, (P, T) are the least-squares fit and draws are weighted by
 their residual too.
 
 Warnings (keys for :mod:`specviz.i18n`): ``fit.no_solution`` (no draw fits with non-negative
@@ -123,12 +124,15 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
 @dataclass
 class Fit:
     """A calibration: the kept draws (their knobs, P in ms, T in µs, E) with their weights, the
-    summary of the best-weighted draw, and warnings as message keys."""
+    summary of the best-weighted draw, warnings as message keys, and ``own_miss``: the lowest and
+    highest relative error (predicted − measured) / measured of its prediction at the speedups it was
+    fitted to, 0 where it goes through them (two points that some costs fit)."""
 
     draws: dict[str, np.ndarray]
     weights: np.ndarray
     setting: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    own_miss: tuple[float, float] = (0.0, 0.0)
 
     @property
     def fitted(self) -> dict[str, float]:
@@ -137,10 +141,16 @@ class Fit:
 
     def predict(self, batch: ArrayLike, gamma: ArrayLike, context: ArrayLike,
                 acceptance_length: ArrayLike | None = None,
-                model_error: tuple[float, float] = MODEL_ERROR) -> dict[str, np.ndarray]:
+                model_error: tuple[float, float] | None = None) -> dict[str, np.ndarray]:
         """Speedup at each point: ``speedup`` (weighted median over the draws), ``low`` and ``high``
         (10th and 90th percentiles, widened by ``model_error``, :func:`widen`). E is the point's
-        acceptance length where given, else each draw's fitted E."""
+        acceptance length where given, else each draw's fitted E.
+
+        ``model_error`` None: :data:`MODEL_ERROR`, or the fit's own miss at its points
+        (``own_miss``) where that is wider on a side. A fit that misses its own points by 48 %
+        cannot hold points between them to 10 % (DeepSeek-R1 + MTP on GB300, where no costs fit)."""
+        if model_error is None:
+            model_error = (min(MODEL_ERROR[0], self.own_miss[0]), max(MODEL_ERROR[1], self.own_miss[1]))
         b, g, ctx = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context))
         b, g, ctx = np.broadcast_arrays(b, g, ctx)
         shape = b.shape
@@ -405,6 +415,10 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     if not np.isfinite(weights).all() or weights.sum() <= 0:
         weights = np.ones_like(draws["step_ms"])
     fit = Fit(draws, weights / weights.sum(), setting, warnings)
+    if measured_step_s is None:  # speedups: the fit's own miss at them (step times are not speedups)
+        at_points = fit.predict(b, g, ctx, lengths, model_error=(0.0, 0.0))["speedup"]
+        own = at_points / s - 1.0
+        fit.own_miss = (min(0.0, float(own.min())), max(0.0, float(own.max())))
     best = int(np.argmax(fit.weights))
     if lengths is None and fit.draws["expected_tokens"][best] >= g.min() + 1.0 - 1e-9:
         fit.warnings.append("fit.edge")

@@ -113,13 +113,15 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
 def held_out(setting: Setting, points: pd.DataFrame, calibrator: Calibrator) -> pd.DataFrame:
     """The points between the lowest and the highest batch, predicted by ``calibrator`` fitted on
     those two: ``predicted_speedup``, ``error`` (relative), ``sign_right`` and, where the calibrator
-    gives one, its draws' band ``draw_low``, ``draw_high``; NaN predictions where it could not fit."""
+    gives one, its draws' band ``draw_low``, ``draw_high`` and its fit's miss at the two
+    (``own_low``, ``own_high``); NaN predictions where it could not fit."""
     ends = points.iloc[[0, -1]]
     inner = points.iloc[1:-1].copy()
     predict = calibrator(setting, ends)
     result = np.nan if predict is None else predict(inner)
     if isinstance(result, dict):
         inner["draw_low"], inner["draw_high"] = result["low"], result["high"]
+        inner["own_low"], inner["own_high"] = result["own_miss"]
         result = result["speedup"]
     inner["predicted_speedup"] = result
     inner["error"] = (inner["predicted_speedup"] - inner["measured_speedup"]) / inner["measured_speedup"]
@@ -147,9 +149,13 @@ def model_error(predictions: pd.DataFrame) -> tuple[float, float]:
 
 def coverage(predictions: pd.DataFrame, error: tuple[float, float]) -> float:
     """The share of predicted points whose measurement lies in the draws' band widened by ``error``
-    (:func:`specviz.model.calibration.widen`)."""
+    (:func:`specviz.model.calibration.widen`), or by its fit's miss at its own points where that is
+    wider on a side (``own_low``, ``own_high``: :attr:`specviz.model.calibration.Fit.own_miss`), as
+    :meth:`specviz.model.calibration.Fit.predict` widens it."""
     done = predictions.dropna(subset=["draw_low", "draw_high"])
-    low, high = calibration.widen(done["draw_low"], done["draw_high"], error)
+    own_low, own_high = (done[c] if c in done else 0.0 for c in ("own_low", "own_high"))
+    low, high = calibration.widen(done["draw_low"], done["draw_high"],
+                                  (np.minimum(error[0], own_low), np.maximum(error[1], own_high)))
     return float(((low <= done["measured_speedup"]) & (done["measured_speedup"] <= high)).mean())
 
 
@@ -195,6 +201,6 @@ def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np
 
     def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
         known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()
-        return fit.predict(points["batch"].to_numpy(), points["gamma"].to_numpy(), points["context"].to_numpy(),
-                           known, model_error=(0.0, 0.0))
+        return {**fit.predict(points["batch"].to_numpy(), points["gamma"].to_numpy(), points["context"].to_numpy(),
+                              known, model_error=(0.0, 0.0)), "own_miss": fit.own_miss}
     return predict
