@@ -15,7 +15,7 @@ from pages._latency import DEFAULT_WORKLOAD
 from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, offer_fit, open_store,
                            open_tab, presets, require_router, titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings, workload
-from specviz.i18n import md, message, t
+from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
 
@@ -58,10 +58,12 @@ if examples:
 # The filters are applied by the store, so that they reach every stored run, not only those shown.
 # The lists are built only while their expander is open (eight of them cost a first render about a
 # third of a second in Chromium); closed, the choices kept for the page (persist_state) still apply.
+# Its title stays the same: a title that changes makes the browser draw the expander anew, closed.
 filters = {c: st.session_state.get(f"filter_{c}", []) for c in explorer.FILTER_COLUMNS}
-active = sum(bool(chosen) for chosen in filters.values())
-filter_box = st.expander(t("exp.filters_active" if active else "exp.filters", lang, count=active), key="filters",
-                         on_change="rerun")
+filter_box = st.expander(t("exp.filters", lang), key="filters", on_change="rerun")
+if not filter_box.open and (applied := {c: chosen for c, chosen in filters.items() if chosen}):
+    st.caption(md("exp.filters_applied", lang, filters="; ".join(
+        f"{t(f'col.{c}', lang)}: {', '.join(visible(str(v)) for v in chosen)}" for c, chosen in applied.items())))
 if filter_box.open:
     offered = store.filter_values(explorer.FILTER_COLUMNS)
     with filter_box:

@@ -224,6 +224,27 @@ class TestExplorerInChromium:
                                 "summary")).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
 
+    def test_the_filters_stay_open_while_chosen_and_apply_while_closed(self, page: Page, app_url: str):
+        """The filter lists are built only while their expander is open: a choice keeps it open (a
+        title that changed with it closed it), applies once it is closed, and is there when reopened."""
+        open_results(page, app_url)
+        filters = page.locator('[data-testid="stExpander"]').filter(has_text="Filters").locator("summary")
+        filters.click()
+        method = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Method")
+        method.locator("input").click()
+        option = page.get_by_role("option").first
+        chosen = option.inner_text()
+        option.click()
+        page.keyboard.press("Escape")
+        expect(method.get_by_text(chosen, exact=True)).to_be_visible(timeout=TIMEOUT)
+        expect(page.locator('[data-testid="stMultiSelect"]')).to_have_count(8)  # still open
+        filters.click()
+        expect(page.get_by_text(f"Filtered by Method: {chosen}")).to_be_visible(timeout=TIMEOUT)
+        expect(page.locator('[data-testid="stMultiSelect"]')).to_have_count(0)
+        filters.click()
+        expect(method.get_by_text(chosen, exact=True)).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("Traceback")).to_have_count(0)
+
     def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
         page.goto(f"{app_url}/results?target=Llama-3.1-8B")
         page.get_by_role("tab", name="Predicted").click()
