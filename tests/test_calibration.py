@@ -144,6 +144,10 @@ class TestWiden:
         low, high = calibration.widen(1.0, 2.0, (-0.2, 0.25))
         assert (float(low), float(high)) == pytest.approx((0.8, 2.5))
 
+    def test_the_wider_error_side_by_side(self):
+        assert calibration.wider_error((-0.1, 0.2), (0.0, 0.94)) == pytest.approx((-0.1, 0.94))
+        assert calibration.wider_error((-0.1, 0.2), (-0.3, 0.0)) == pytest.approx((-0.3, 0.2))
+
     def test_the_default_is_the_measured_model_error(self):
         low, high = calibration.widen(1.0, 1.0)
         e_low, e_high = calibration.MODEL_ERROR

@@ -51,7 +51,7 @@ from specviz.i18n import PresetText
 from . import architecture, dtypes, roofline, step
 from .memory import MemoryRule
 
-__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "prior_draws", "calibrate"]
+__all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "wider_error", "prior_draws", "calibrate"]
 
 # mfu, mbu, overlap: (median, low, high). The realistic preset's values and the ranges behind them
 # (the reasons are beside specviz.model.roofline.REALISTIC: GEMMs of a few hundred rows well under
@@ -147,10 +147,11 @@ class Fit:
         acceptance length where given, else each draw's fitted E.
 
         ``model_error`` None: :data:`MODEL_ERROR`, or the fit's own miss at its points
-        (``own_miss``) where that is wider on a side. A fit that misses its own points by 48 %
-        cannot hold points between them to 10 % (DeepSeek-R1 + MTP on GB300, where no costs fit)."""
+        (``own_miss``) where that is wider on a side (:func:`wider_error`). A fit that misses its own
+        points by 94 % cannot hold points between them to 20 % (DeepSeek-R1 + MTP on GB300, where no
+        costs fit)."""
         if model_error is None:
-            model_error = (min(MODEL_ERROR[0], self.own_miss[0]), max(MODEL_ERROR[1], self.own_miss[1]))
+            model_error = wider_error(MODEL_ERROR, self.own_miss)
         b, g, ctx = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context))
         b, g, ctx = np.broadcast_arrays(b, g, ctx)
         shape = b.shape
@@ -175,6 +176,12 @@ def widen(low: ArrayLike, high: ArrayLike, model_error: tuple[float, float] = MO
     speedup lies between low / (1 + e_high) and high / (1 + e_low)."""
     e_low, e_high = model_error
     return np.asarray(low) / (1.0 + e_high), np.asarray(high) / (1.0 + e_low)
+
+
+def wider_error(model_error: tuple[ArrayLike, ArrayLike], own_miss: tuple[ArrayLike, ArrayLike]) -> tuple[Any, Any]:
+    """The relative errors to widen a fit's band by (:func:`widen`): the model's error, or the fit's
+    own miss at its points (:attr:`Fit.own_miss`) where that is wider, side by side (arrays broadcast)."""
+    return np.minimum(model_error[0], own_miss[0]), np.maximum(model_error[1], own_miss[1])
 
 
 def fitted_costs(fit: Fit, link_gb_s: float | None = None) -> step.Costs:
@@ -409,9 +416,9 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     else:
         weights = (_log_normal_density(draws["step_ms"], engine.step_ms)
                    * _log_normal_density(draws["token_us"], engine.token_us))
-    if b.size > 2 and not warnings:  # residuals only exist with more points than unknowns
-        scale = np.maximum(np.abs(y[keep]).mean(axis=1), 1e-12)
-        weights = weights * np.exp(-0.5 * (residual[keep] / (0.05 * scale)) ** 2)
+        if b.size > 2:  # residuals only exist with more points than unknowns
+            scale = np.maximum(np.abs(y[keep]).mean(axis=1), 1e-12)
+            weights = weights * np.exp(-0.5 * (residual[keep] / (0.05 * scale)) ** 2)
     if not np.isfinite(weights).all() or weights.sum() <= 0:
         weights = np.ones_like(draws["step_ms"])
     fit = Fit(draws, weights / weights.sum(), setting, warnings)

@@ -153,9 +153,8 @@ def coverage(predictions: pd.DataFrame, error: tuple[float, float]) -> float:
     wider on a side (``own_low``, ``own_high``: :attr:`specviz.model.calibration.Fit.own_miss`), as
     :meth:`specviz.model.calibration.Fit.predict` widens it."""
     done = predictions.dropna(subset=["draw_low", "draw_high"])
-    own_low, own_high = (done[c] if c in done else 0.0 for c in ("own_low", "own_high"))
-    low, high = calibration.widen(done["draw_low"], done["draw_high"],
-                                  (np.minimum(error[0], own_low), np.maximum(error[1], own_high)))
+    own_miss = tuple(done[c] if c in done else 0.0 for c in ("own_low", "own_high"))
+    low, high = calibration.widen(done["draw_low"], done["draw_high"], calibration.wider_error(error, own_miss))
     return float(((low <= done["measured_speedup"]) & (done["measured_speedup"] <= high)).mean())
 
 
