@@ -318,7 +318,8 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",
                        claim: float | None = None) -> alt.LayerChart:
     """Published speedups against batch (triangles, one colour per study) beside the user's measured
-    ones (circles); a ``claim`` checked against them as a red rule."""
+    ones (circles); a ``claim`` checked against them as a red rule. Either set of points, when empty,
+    is left out (with it the study legend)."""
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
     shown = ("study", "N"), ("system", "N"), ("hardware", "N"), ("target_model", "N"), ("method", "N"), ("batch", "Q"), \
         ("value", "Q"), ("note", "N"), ("source", "N")
@@ -334,7 +335,9 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
     measured = t("col.measured_speedup", lang)
-    layers = [mine, pub, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
+    # A layer with no points is left out: an empty one would still draw its legend's title alone.
+    drawn = [layer for layer, data in ((mine, mine_data), (pub, published)) if not data.empty]
+    layers = [*drawn, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
     return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 
 

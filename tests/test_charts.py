@@ -356,6 +356,15 @@ class TestPublishedSpeedups:
         rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-2]
         assert rule.to_dict()["mark"]["color"] == "#d62728" and list(rule.data["claim"]) == [3.0]
 
+    def test_no_comparable_published_figure_draws_no_study_legend(self):
+        """A setting no published study matches: the triangles' layer, and with it a legend titled
+        "Study" with no entries, is left out; the user's runs and the rules stay."""
+        none = explorer.load_published(DATA).iloc[:0]
+        spec = charts.published_speedups(none, PAIRED, claim=3.0).to_dict()
+        assert [layer["mark"]["type"] for layer in spec["layer"]] == ["circle", "rule", "text", "rule", "text"]
+        assert "Study" not in json.dumps(spec)
+        assert len(layers(charts.published_speedups(explorer.load_published(DATA), PAIRED.iloc[:0]))) == 3
+
 
 class TestTokensPerStep:
     def test_shares_and_the_zero_accept_bar_apart(self):
