@@ -349,7 +349,9 @@ class TestRunQuery:
             assert waited.frame.a[0] == 42 and 0.5 < waited.waited_s < waited.seconds  # the wait is said apart
         finally:
             heavy.join()
-        assert loaded.query("SELECT 1 AS a", Limits(timeout_s=10, workers=1)).waited_s < 0.5  # no one else ran
+        # No one else ran: a held slot would cost the heavy query's 2 s limit. The wait counts from the click,
+        # the store's copy of its tables included, which took 0.67 s once with the whole suite beside it.
+        assert loaded.query("SELECT 1 AS a", Limits(timeout_s=10, workers=1)).waited_s < 1.5
 
     def test_memory_of_the_query_process_stays_under_its_limit(self, loaded):
         with pytest.raises(QueryError) as exc:
