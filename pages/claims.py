@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (altair_chart, forget, forget_controls, open_store, presets, renew, require_router,
+from pages._shared import (altair_chart, forget, forget_controls, open_store, open_tab, presets, renew, require_router,
                            show_url_notices, titled_dataframe, url_choice, url_widget)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import claims
@@ -28,6 +28,9 @@ EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B", "tp": "1", "engine
 EXAMPLE_CLAIM = "up to 3x"
 # The article's own scenario for the figure: decode-heavy work, a coding assistant (100 in, 500 out).
 EXAMPLE_WORKLOAD = "coding_assistant"
+# The evidence's tabs, by id (``?claim_view=`` opens one): the claim against batch size, the
+# acceptance it needs, and the published figures and the user's runs beside it.
+CLAIM_VIEWS = ("batch", "required", "beside")
 VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
 # How the tables' figures read: speedups with two decimals and ×, α and vLLM's acceptance rate with three.
 FORMATS = {**dict.fromkeys(("ceiling", "ceiling_low", "ceiling_high", "at_alpha", "at_alpha_low", "at_alpha_high",
@@ -121,6 +124,50 @@ def show_reading() -> None:
                     "\n".join(f"- {t(f'claims.sentence.unstated.{key}', lang)}" for key in reading["unstated"]))
 
 
+def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int | None) -> None:
+    """The claim beside the published speedups of the same class of setting and the user's own runs
+    paired with their baselines (the examples' only where the user has none), with the published
+    figures that reach it and how their acceptance was obtained."""
+    every_published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
+    published = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
+    family, drafting, hardware = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
+    st.caption(t("claims.comparable", lang, shown=int(published["metric"].str.endswith("speedup").sum()),
+                 every=int(every_published["metric"].str.endswith("speedup").sum()), family=family,
+                 drafting=t(f"claims.drafting.{drafting}", lang), hardware=hardware))
+    reaching = claims.published_reaching(published, speedup, batch)
+    speedups = published[published["metric"].str.endswith("speedup")]
+    store = open_store(lang)
+    read = store.shown_runs()
+    runs, origin = explorer.one_origin(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
+    synthetic = int(explorer.synthetic_acceptance(runs).sum())
+    synthetic_wanted = bool(synthetic) and st.toggle(t("claims.with_synthetic", lang, runs=synthetic),
+                                                     key="claims_synthetic", help=t("claims.with_synthetic_help", lang))
+    runs, left_out = explorer.measured_acceptance(runs, synthetic_wanted)
+    if left_out:
+        st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
+    paired = explorer.pair_with_baselines(runs)
+    altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
+    yours = int((paired["measured_speedup"] >= speedup).sum())
+    if batch is None:
+        st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups), yours=yours,
+                     runs=len(paired), whose=t(f"claims.runs_of.{origin}", lang)))
+    else:
+        st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
+                     at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
+                     any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired),
+                     whose=t(f"claims.runs_of.{origin}", lang)))
+    if read.cut:
+        st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
+    if not reaching.empty:
+        how = reaching["acceptance"].fillna("").value_counts()
+        st.caption(t("claims.published_acceptance", lang, figures=len(reaching), measured=int(how.get("measured", 0)),
+                     synthetic=int(how.get("synthetic", 0)), unsaid=int(how.get("", 0))))
+        table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "acceptance", "source"]].assign(
+            acceptance=reaching["acceptance"].fillna("").map(lambda how: t(f"claims.acceptance.{how or 'unsaid'}", lang)))
+        titled_dataframe(table, lang, placeholder="—",
+                         column_config={**number_columns(table), t("col.source", lang): st.column_config.LinkColumn()})
+
+
 st.title(t("claims.title", lang))
 st.caption(t("claims.intro", lang))
 st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
@@ -196,49 +243,22 @@ if alpha is not None:
     row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
                help=t("claims.m.yours_help", lang), width="content")
 
-st.subheader(t("claims.by_batch", lang))
-altair_chart(charts.claim_by_batch(check.batches, speedup, lang))
-st.subheader(t("claims.required", lang, batch=check.best["batch"]))
-st.caption(t("claims.required_note", lang))
-# A figure out of reach (NaN) is a dash, as the note says, not "None".
-titled_dataframe(check.required, lang, placeholder="—", column_config=number_columns(check.required))
-
-st.subheader(t("claims.beside", lang))
-every_published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
-published = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
-family, drafting, hardware = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
-st.caption(t("claims.comparable", lang, shown=int(published["metric"].str.endswith("speedup").sum()),
-             every=int(every_published["metric"].str.endswith("speedup").sum()), family=family,
-             drafting=t(f"claims.drafting.{drafting}", lang), hardware=hardware))
-reaching = claims.published_reaching(published, speedup, batch)
-speedups = published[published["metric"].str.endswith("speedup")]
-store = open_store(lang)
-read = store.shown_runs()
-runs, origin = explorer.one_origin(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
-synthetic = int(explorer.synthetic_acceptance(runs).sum())
-synthetic_wanted = bool(synthetic) and st.toggle(t("claims.with_synthetic", lang, runs=synthetic),
-                                                 key="claims_synthetic", help=t("claims.with_synthetic_help", lang))
-runs, left_out = explorer.measured_acceptance(runs, synthetic_wanted)
-if left_out:
-    st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
-paired = explorer.pair_with_baselines(runs)
-altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
-yours = int((paired["measured_speedup"] >= speedup).sum())
-if batch is None:
-    st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups), yours=yours,
-                 runs=len(paired), whose=t(f"claims.runs_of.{origin}", lang)))
-else:
-    st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
-                 at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
-                 any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired),
-                 whose=t(f"claims.runs_of.{origin}", lang)))
-if read.cut:
-    st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
-if not reaching.empty:
-    how = reaching["acceptance"].fillna("").value_counts()
-    st.caption(t("claims.published_acceptance", lang, figures=len(reaching), measured=int(how.get("measured", 0)),
-                 synthetic=int(how.get("synthetic", 0)), unsaid=int(how.get("", 0))))
-    table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "acceptance", "source"]].assign(
-        acceptance=reaching["acceptance"].fillna("").map(lambda how: t(f"claims.acceptance.{how or 'unsaid'}", lang)))
-    titled_dataframe(table, lang, placeholder="—",
-                     column_config={**number_columns(table), t("col.source", lang): st.column_config.LinkColumn()})
+# The evidence, one tab open at a time: only the open one is built (the published figures' chart and
+# grid, and the store's runs paired with their baselines, cost a first render about a third more).
+open_tab("claim_view", CLAIM_VIEWS, lambda view, code: t(f"claims.tab.{view}", code), lang,
+         wanted=st.query_params.get("claim_view"))
+show_url_notices(st, lang)
+tabs = dict(zip(CLAIM_VIEWS, st.tabs([t(f"claims.tab.{view}", lang) for view in CLAIM_VIEWS], key="claim_view",
+                                     on_change="rerun")))
+if tabs["batch"].open:
+    with tabs["batch"]:
+        altair_chart(charts.claim_by_batch(check.batches, speedup, lang))
+if tabs["required"].open:
+    with tabs["required"]:
+        st.subheader(t("claims.required", lang, batch=check.best["batch"]))
+        st.caption(t("claims.required_note", lang))
+        # A figure out of reach (NaN) is a dash, as the note says, not "None".
+        titled_dataframe(check.required, lang, placeholder="—", column_config=number_columns(check.required))
+if tabs["beside"].open:
+    with tabs["beside"]:
+        show_beside_published(sidebar, speedup, batch)

@@ -1303,6 +1303,18 @@ def claims_app(**state) -> AppTest:
     return page_app("pages/claims.py", **state)
 
 
+# The Claims tab of published figures and the user's runs, by its label: set before the first run, it opens.
+BESIDE = i18n.t("claims.tab.beside", "en")
+
+
+def claim_view(at: AppTest, view: str) -> AppTest:
+    """``at`` rerun with the Claims page's tab ``view`` (an id of its CLAIM_VIEWS) open."""
+    at.session_state["claim_view"] = i18n.t(f"claims.tab.{view}", "en")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 class TestClaimsPage:
     def test_one_form_one_answer(self):
         """The check a new user took 65 actions over: 2.5× at batch 64 on an H100 for Qwen3-32B."""
@@ -1313,9 +1325,13 @@ class TestClaimsPage:
         assert "With every draft token accepted (α = 1) the most this setting gives is" in said
         assert "measure it (the Live page reads it from your vLLM)" in said
         assert metric(at, "Claimed") == "2.50×" and metric(at, "Batches where it can hold") == "64"
-        required = at.dataframe[0].value
+        # Only the open tab is built: the claim against batch size first, a chart and no table.
+        assert len(at.get("vega_lite_chart")) == 1 and not at.dataframe
+        required = claim_view(at, "required").dataframe[0].value
         assert list(required["γ"]) == list(range(1, settings.get("SPECVIZ_GAMMA_MAX") + 1))
-        assert len(at.get("vega_lite_chart")) == 2  # against batch, beside published and yours
+        assert not at.get("vega_lite_chart")
+        assert len(claim_view(at, "beside").get("vega_lite_chart")) == 1  # beside published and yours
+        assert (at.success or at.warning or at.error)[0].value == verdict  # the verdict stays as it was
 
     def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
         at = claims_app()
@@ -1355,14 +1371,15 @@ class TestClaimsPage:
             finally:
                 store.close()
 
-        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in runs_note(claims_app(claim="2x"))
+        assert "of 24 (the shipped EXAMPLE (synthetic) measured runs)" in runs_note(claims_app(claim="2x",
+                                                                                             claim_view=BESIDE))
         stored("mine.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                            b"base,8,,,100\nspec,8,eagle3,3,250\n")
-        assert "1 of 1 (your measured run) reaches it" in runs_note(claims_app(claim="2x"))
+        assert "1 of 1 (your measured run) reaches it" in runs_note(claims_app(claim="2x", claim_view=BESIDE))
         # A run at synthetic acceptance is left out, and counted on request.
         stored("set.csv", b"label,concurrency,spec_method,num_speculative_tokens,output_throughput,synthetic\n"
                           b"spec2,8,eagle3,4,300,yes\n")
-        at = claims_app(claim="2x")
+        at = claims_app(claim="2x", claim_view=BESIDE)
         assert "1 of 1 (your measured run) reaches it" in runs_note(at)
         assert any("1 run at synthetic acceptance left out" in c.value for c in at.caption)
         at.toggle(key="claims_synthetic").set_value(True).run()
@@ -1371,7 +1388,7 @@ class TestClaimsPage:
     def test_the_published_figures_say_how_their_acceptance_was_obtained(self):
         """Llama-3.1-8B with SafeAILab's EAGLE-3 head on an H100: the EAGLE-3 paper's SGLang table,
         measured with real heads, reaches 2x."""
-        at = claims_app(claim="2x", target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B")
+        at = claims_app(claim="2x", target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", claim_view=BESIDE)
         said = next(c.value for c in at.caption if c.value.startswith("Of these "))
         reaching = next(d.value for d in at.dataframe if "Acceptance" in d.value)
         assert said == (f"Of these {len(reaching)} published figures: {len(reaching)} rest on acceptance measured "
@@ -1432,6 +1449,20 @@ class TestClaimsPage:
             "NVIDIA A100 SXM 80GB")
         assert at.text_input(key="claim").value == "2x" and at.number_input(key="claim_batch").value == 16
 
+    def test_a_link_opens_a_tab_and_an_unknown_one_is_said(self):
+        def claims_at(link: dict[str, str]) -> AppTest:
+            at = AppTest.from_file(APP, default_timeout=60)
+            at.query_params.update(link)
+            at.run()
+            at.switch_page("pages/claims.py")
+            return at.run()
+
+        at = claims_at({"claim": "2x", "claim_view": "beside"})
+        assert not at.exception and any("published speedups reach the claim" in c.value for c in at.caption)
+        at = claims_at({"claim": "2x", "claim_view": "nope"})
+        assert notice("claim_view", "nope") in [w.value for w in at.warning]
+        assert at.session_state["claim_view"] == i18n.t("claims.tab.batch", "en") and at.get("vega_lite_chart")
+
     def test_a_batch_in_the_claim_s_words(self):
         at = claims_app(claim="2.5x at batch 64")
         assert any(c.value.startswith("Read as 2.50× at batch 64") for c in at.caption)
@@ -1451,9 +1482,8 @@ class TestClaimsPage:
 
     def test_tables_format_their_figures_and_show_a_dash_where_out_of_reach(self):
         # Two published speedups of gpt-oss with P-EAGLE on a B200 reach 2x at batch 16 (the vLLM blog's).
-        at = claims_app(claim="2x", claim_batch=16, target="gpt-oss-20b", gpu="B200", draft="peagle")
-        assert any("of the same model family (gpt), drafting (EAGLE heads) and hardware (NVIDIA gpu)" in c.value
-                   for c in at.caption)
+        at = claims_app(claim="2x", claim_batch=16, target="gpt-oss-20b", gpu="B200", draft="peagle",
+                        claim_view=i18n.t("claims.tab.required", "en"))
         required = at.dataframe[0]
         assert required.value["α needed"].isna().any()  # out of reach at the shortest drafts
         assert required.proto.placeholder == "—"
@@ -1464,7 +1494,10 @@ class TestClaimsPage:
                            "At α = 1, band high": "%.2f×", "α needed": "%.3f", "α needed, safe": "%.3f",
                            "α needed, optimistic": "%.3f", "Acceptance rate (vLLM, accepted/drafted)": "%.3f",
                            "Acceptance length (tokens/step)": "%.2f"}
-        reaching = at.dataframe[1]
+        claim_view(at, "beside")
+        assert any("of the same model family (gpt), drafting (EAGLE heads) and hardware (NVIDIA gpu)" in c.value
+                   for c in at.caption)
+        reaching = at.dataframe[0]
         columns = json.loads(reaching.proto.columns)
         assert reaching.proto.placeholder == "—" and columns["Speedup (×)"]["type_config"]["format"] == "%.2f×"
         assert columns["Source"]["type_config"]["type"] == "link"
@@ -1548,8 +1581,9 @@ class TestLanguage:
                                  for spec in over_time)
 
     def test_the_claims_tables_title_and_format_in_vietnamese(self):
-        at = claims_app(claim="2.5x", claim_batch=64)
-        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        at = claim_view(claims_app(claim="2.5x", claim_batch=64), "required")
+        at.sidebar.selectbox(key="lang").set_value("vi").run()  # the open tab stays open in Vietnamese
+        assert at.session_state["claim_view"] == i18n.t("claims.tab.required", "vi")
         config = json.loads(at.dataframe[0].proto.columns)
         assert config[i18n.t("col.ceiling", "vi")]["type_config"]["format"] == "%.2f×"
         assert config[i18n.t("col.alpha_needed", "vi")]["type_config"]["format"] == "%.3f"
