@@ -1067,37 +1067,39 @@ class TestSharedFile:
         s.close()
 
     @pytest.mark.browser
-    def test_the_command_line_imports_while_the_app_serves_the_file(self, tmp_path, page):
-        """A served app that has opened, seeded and read the store, and written to it, holds no
-        lock between reruns: one import, then two at once, from the command line go in."""
-        from conftest import serve_app
-        from playwright.sync_api import expect
+    def test_the_command_line_imports_while_the_app_serves_the_file(self, tmp_path, monkeypatch):
+        """The app, run as Streamlit runs it (its script in this process, the command line in
+        others), that has opened, seeded and read the store, and written to it, holds no lock
+        between reruns: one import, then two at once, from the command line go in."""
+        from streamlit.testing.v1 import AppTest
 
         files = []
         for i in range(4):
             files.append(tmp_path / f"run{i}.csv")
             files[-1].write_bytes(a_csv(i + 1))
         database = tmp_path / "shared.duckdb"
-        with serve_app(database) as url:
-            # Not /results first: a fresh server's first request for it shows Streamlit's "Page not
-            # found" notice over the page (docs/guide.md, Routing), which leaves its buttons inert.
-            page.goto(url)
-            expect(page.get_by_text("Tokens per step E")).to_be_visible(timeout=60_000)
-            page.goto(f"{url}/results")
-            expect(page.get_by_text("EXAMPLE runs")).to_be_visible(timeout=60_000)
-            assert imported(ingest(database, files[0])) == [str(files[0])]
-            both = [ingest(database, files[1]), ingest(database, files[2])]
-            assert [imported(p) for p in both] == [[str(files[1])], [str(files[2])]]
-            page.get_by_role("button", name="Remove examples").click()  # the app writes in between
-            expect(page.get_by_text("EXAMPLE runs")).to_have_count(0, timeout=60_000)
-            assert imported(ingest(database, files[3])) == [str(files[3])]
-            reader = Store(database)  # a third process reads while the app serves
-            assert sorted(reader.imports().source_file) == [str(f) for f in files]
-            reader.close()
-            page.reload()
-            expect(page.get_by_text("Benchmark results explorer")).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("Traceback")).to_have_count(0)
-            expect(page.get_by_text("stayed locked")).to_have_count(0)
+        monkeypatch.setenv("SPECVIZ_DB", str(database))
+        examples_note = i18n.t("exp.examples_note", "en")
+
+        def shows_examples(app: AppTest) -> bool:
+            assert not app.exception, [e.value for e in app.exception]
+            return any(examples_note in element.value for element in (*app.caption, *app.markdown, *app.info))
+
+        app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        app.run()
+        app.switch_page("pages/explorer.py")
+        assert shows_examples(app.run())
+        assert imported(ingest(database, files[0])) == [str(files[0])]
+        both = [ingest(database, files[1]), ingest(database, files[2])]
+        assert [imported(p) for p in both] == [[str(files[1])], [str(files[2])]]
+        app.button(key="remove_examples").click()  # the app writes in between
+        assert not shows_examples(app.run())
+        assert imported(ingest(database, files[3])) == [str(files[3])]
+        reader = Store(database)  # a third process reads while the app serves
+        assert sorted(reader.imports().source_file) == [str(f) for f in files]
+        reader.close()
+        app.run()
+        assert not app.exception and not [e for e in app.error if "stayed locked" in e.value]
 
 
 csv_cells = st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=True, allow_infinity=True),
