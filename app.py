@@ -15,8 +15,8 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._shared import (ROUTED, clear_gpu_overrides, errors_said, forget, presets, reset_costs, show_url_notices,
-                           url_choice, url_widget)
+from pages._controls import clear_gpu_overrides, forget, show_url_notices, url_choice, url_widget
+from pages._shared import ROUTED, errors_said, presets, reset_costs
 from specviz import i18n, scenario, settings
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config, step

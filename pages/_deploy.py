@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._shared import altair_chart, titled_dataframe, url_choice
+from pages._controls import url_choice
+from pages._shared import altair_chart, titled_dataframe
 from specviz import charts, scenario, settings
 from specviz.advice import commands, compat, serving
 from specviz.errors import SpecvizError

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (altair_chart, mix_tail_at, mix_tail_table, open_store, show_url_notices, url_choice,
-                           url_widget)
+from pages._controls import show_url_notices, url_choice, url_widget
+from pages._shared import altair_chart, mix_tail_at, mix_tail_table, open_store
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t

@@ -9,10 +9,10 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from pages._controls import open_tab, show_url_notices, url_choice, url_widget
 from pages._deploy import show_serve
 from pages._latency import show_latency
-from pages._shared import (altair_chart, csv_download, fragment, open_tab, presets, require_router, reset_costs,
-                           show_url_notices, titled_table, url_choice, url_widget)
+from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import message, t
 from specviz.model import calibration, spec, step

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (altair_chart, forget, forget_controls, open_store, open_tab, presets, renew, require_router,
-                           show_url_notices, titled_dataframe, url_choice, url_widget)
+from pages._controls import forget, forget_controls, open_tab, renew, show_url_notices, url_choice, url_widget
+from pages._shared import altair_chart, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import claims
 from specviz.errors import SpecvizError

@@ -10,10 +10,11 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
+from pages._controls import open_tab
 from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
 from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, offer_fit, open_store,
-                           open_tab, presets, require_router, titled_dataframe, visible_text)
+                           presets, require_router, titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, request_acceptance, schedule

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (altair_chart, offer_fit, open_store, presets, require_router, switch_target,
-                           titled_dataframe)
+from pages._controls import switch_target
+from pages._shared import altair_chart, offer_fit, open_store, presets, require_router, titled_dataframe
 from specviz import charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t

@@ -1,0 +1,203 @@
+"""Controls kept in the URL and for the session (not a page: st.navigation lists pages itself).
+
+A control's value travels in the page's link as its option's id or its number; a value the link
+gives that the control cannot take is said (:func:`show_url_notices`), never dropped in silence. The
+session keeps each control's value across pages; :func:`forget` and :func:`renew` set one afresh.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from specviz import i18n, scenario
+from specviz.i18n import md
+
+
+# Session key of the URL values refused since show_url_notices last ran, as (parameter, text, the
+# value the control took instead where it is not the default).
+_URL_NOTICES = "url_notices"
+# Session key of the controls left unbound from the URL for the session (a link gave one "inf").
+_UNBOUND = "url_unbound"
+
+
+def _same(url_text: str, value: Any) -> bool:
+    """Whether a widget's value is what the URL's text says (numbers compared as numbers)."""
+    if value is None:
+        return url_text == ""
+    if isinstance(value, (int, float)):
+        try:
+            return float(url_text) == value
+        except ValueError:
+            return False
+    return url_text == str(value)
+
+
+def _numeric(value: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether a control takes a number: its value or a bound is one."""
+    bounds = (value, *args, kwargs.get("min_value"), kwargs.get("max_value"))
+    return any(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+
+
+def _finite(url_text: str) -> bool:
+    """False for text that reads as a number but not a finite one ("inf", "nan", "1e999"); True
+    otherwise (text that is no number at all the control refuses by itself)."""
+    try:
+        return math.isfinite(float(url_text))
+    except ValueError:
+        return True
+
+
+def _refused(key: str, url_text: str, taken: Any = None) -> None:
+    st.session_state.setdefault(_URL_NOTICES, []).append((key, url_text, taken))
+
+
+def show_url_notices(where: Any, lang: str, first: Sequence[str] = ()) -> None:
+    """Warn in ``where`` about each URL value refused since the last call, naming the parameter and
+    the text received (on one line, shortened, Markdown escaped: it came from a link); those of the
+    parameters ``first`` before the others (a control drawn above others but made after them)."""
+    notices = st.session_state.pop(_URL_NOTICES, [])
+    for key, url_text, taken in sorted(notices, key=lambda notice: notice[0] not in first):
+        # One line of printable text: a line break cannot be escaped in Markdown.
+        text = "".join(c if c.isprintable() else " " for c in url_text)
+        if len(text) > 80:
+            text = text[:79] + "…"
+        if taken is None:
+            where.warning(md("url.refused", lang, param=key, value=text))
+        else:
+            where.warning(md("url.changed", lang, param=key, value=text, taken=str(taken)))
+
+
+def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, value: Any,
+               **kwargs: Any) -> Any:
+    """``widget(label, *args, value=value, key=key, bind="query-params", **kwargs)``, kept for the
+    session, noting for :func:`show_url_notices` a URL value that the widget does not take.
+
+    Streamlit (1.67) seeds a bound widget from the URL when the widget first appears in a session
+    or on a page, and a value of the wrong type, out of range or not among the options it drops
+    without a word: the widget shows its default. So the URL's text is read before the widget,
+    where the widget is about to be seeded (on later reruns the widget keeps its own state, and
+    the server's copy of the URL can be stale), and compared with the value the widget resolved.
+    An integer slider or number input truncates a fraction rather than drop it (``?batch=2.5``
+    gives 2): the notice then says which value the control took.
+    """
+    url_text = None
+    if key not in st.session_state and key in st.query_params:
+        url_text = ", ".join(st.query_params.get_all(key))
+        if _numeric(value, args, kwargs) and not _finite(url_text):
+            # Streamlit (1.67) seeds a bound number control from "inf" and fails (OverflowError),
+            # on every rerun while the session lasts: the control is left unbound for the session,
+            # and the value is taken out of the URL.
+            st.session_state.setdefault(_UNBOUND, set()).add(key)
+            del st.query_params[key]
+            _refused(key, url_text)
+            url_text = None
+    bind = None if key in st.session_state.get(_UNBOUND, ()) else "query-params"
+    # Kept for the session, as url_choice's: leaving the page drops the value from the URL, and
+    # coming back would otherwise reset it (whether it did depended on how fast the visit was).
+    kwargs.setdefault("persist_state", "session")
+    result = widget(label, *args, value=value, key=key, bind=bind, **kwargs)
+    if url_text is not None and not _same(url_text, result):
+        _refused(key, url_text, None if _same(str(value), result) else result)
+    return result
+
+
+def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], key: str,
+               format_func: Callable[[str], str], default: str | None = None, derived: bool = False,
+               **kwargs: Any) -> str:
+    """A selectbox or radio whose choice is kept in the URL as the option's id.
+
+    ``bind="query-params"`` would store the formatted (translated) label, so a shared link would
+    depend on the reader's language; this keeps ``?key=id`` instead. An unknown id in the URL
+    gives the default and is noted for :func:`show_url_notices`. The choice is kept for the
+    session (``persist_state``): leaving the page drops the id from the URL, and coming back
+    would otherwise reset it. A ``derived`` choice, whose default follows other choices (the draft,
+    the GPU count), stays in the URL at its default too, as :func:`specviz.scenario.to_query_params`
+    writes it: a copied address keeps its figures when a default moves.
+    """
+    default = options[0] if default is None else default
+    wanted = st.query_params.get(key)
+    if wanted is not None and wanted not in options:
+        _refused(key, wanted)
+    index = options.index(wanted) if wanted in options else options.index(default)
+    if key in st.session_state.get(_RENEW, ()):
+        st.session_state[_RENEW] = st.session_state[_RENEW] - {key}
+        if st.session_state.get(key) in options:  # set by the callback that renewed it
+            index = options.index(st.session_state[key])
+        st.session_state[key] = options[index]  # set, not dropped: see _RENEW
+    value = widget(label, options, index=index, key=key, format_func=format_func, persist_state="session", **kwargs)
+    if value == default and not derived:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = value
+    return value
+
+
+def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lang: str,
+             wanted: str | None = None) -> str:
+    """The id of the tab of ``st.tabs(..., key=key)`` that is open, and its label in ``lang`` set
+    as the tabs' state before they are drawn.
+
+    The tabs keep the open tab's label; read back in any language, the same tab stays open when
+    the language changes (else the first would open). ``wanted`` (an id, e.g. from the URL) is
+    taken when no tab has been opened yet (an unknown one is noted for :func:`show_url_notices`);
+    ``label(id, lang)`` gives a tab's label.
+    """
+    ids_by_label = {label(tab, code): tab for code in i18n.LANGUAGES for tab in ids}
+    opened = st.session_state.get(key) in ids_by_label
+    if not opened and wanted is not None and wanted not in ids:
+        _refused(key, wanted)  # an unknown tab in a link: said, and the first one opened
+    chosen = ids_by_label.get(st.session_state.get(key), wanted)
+    chosen = chosen if chosen in ids else ids[0]
+    st.session_state[key] = label(chosen, lang)
+    return chosen
+
+
+# Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
+# not enough, for a control kept for the session (persist_state) brings its old value back in the
+# browser, which AppTest does not show (a new GPU kept the old one's GPU count, issue 22).
+_RENEW = "renew_controls"
+
+
+def renew(*keys: str) -> None:
+    """Have each control take its value afresh when it is next drawn: one a callback set since, else
+    the URL's, else its default."""
+    st.session_state[_RENEW] = {*st.session_state.get(_RENEW, ()), *keys}
+
+
+def forget(*keys: str) -> None:
+    """Drop the controls' values and their URL values, so that each control comes back at its default
+    (a widget callback: a new target starts with its own default draft, a new device or pair with
+    the fewest GPUs that hold it)."""
+    for key in keys:
+        st.session_state.pop(key, None)
+        st.query_params.pop(key, None)
+    renew(*keys)
+
+
+def switch_target(target_id: str) -> None:
+    """Set the sidebar's target (a button's callback), its draft and GPUs back to their defaults for it."""
+    forget("draft", "tp", "dp", "ep")
+    st.session_state["target"] = target_id
+    st.query_params["target"] = target_id
+    renew("target")
+
+
+def clear_gpu_overrides() -> None:
+    """A figure typed for one device must not silently carry over to another, nor a GPU count chosen for it."""
+    st.session_state["tflops"] = None
+    st.session_state["bandwidth"] = None
+    forget("tp", "dp", "ep")
+
+
+def forget_controls(link: dict[str, str] | None = None) -> None:
+    """Every scenario control forgets its value (a widget callback before a switch to a page with a
+    link): the link then decides them all, not the values this session chose before. The link is
+    put in the URL here, for the run that follows the callback draws the sidebar before it switches."""
+    for key in (*scenario.FIELDS, *scenario.CHOICES):
+        st.session_state.pop(key, None)
+    if link is not None:
+        st.query_params.from_dict(link)
+    renew(*scenario.CHOICES)
