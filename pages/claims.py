@@ -245,8 +245,13 @@ if alpha is not None:
 
 # The evidence, one tab open at a time: only the open one is built (the published figures' chart and
 # grid, and the store's runs paired with their baselines, cost a first render about a third more).
-open_tab("claim_view", CLAIM_VIEWS, lambda view, code: t(f"claims.tab.{view}", code), lang,
-         wanted=st.query_params.get("claim_view"))
+open_view = open_tab("claim_view", CLAIM_VIEWS, lambda view, code: t(f"claims.tab.{view}", code), lang,
+                     wanted=st.query_params.get("claim_view"))
+# In the address, as this page's other choices are: a link copied from a tab opens that tab.
+if open_view == CLAIM_VIEWS[0]:
+    st.query_params.pop("claim_view", None)
+else:
+    st.query_params["claim_view"] = open_view
 show_url_notices(st, lang)
 tabs = dict(zip(CLAIM_VIEWS, st.tabs([t(f"claims.tab.{view}", lang) for view in CLAIM_VIEWS], key="claim_view",
                                      on_change="rerun")))

@@ -1459,6 +1459,9 @@ class TestClaimsPage:
 
         at = claims_at({"claim": "2x", "claim_view": "beside"})
         assert not at.exception and any("published speedups reach the claim" in c.value for c in at.caption)
+        # The open tab is in the address, as the page's other choices are; the first is left out.
+        assert at.query_params["claim_view"] == "beside"
+        assert "claim_view" not in claim_view(at, "batch").query_params and at.query_params["claim"] == "2x"
         at = claims_at({"claim": "2x", "claim_view": "nope"})
         assert notice("claim_view", "nope") in [w.value for w in at.warning]
         assert at.session_state["claim_view"] == i18n.t("claims.tab.batch", "en") and at.get("vega_lite_chart")
