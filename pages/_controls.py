@@ -21,6 +21,8 @@ from specviz.i18n import md
 _URL_NOTICES = "url_notices"
 # Session key of the controls left unbound from the URL for the session (a link gave one "inf").
 _UNBOUND = "url_unbound"
+# Session key of the tab open in each set of tabs (:func:`open_tab`), by the tabs' key.
+_KEPT_TABS = "open_tabs"
 
 
 def _same(url_text: str, value: Any) -> bool:
@@ -142,16 +144,20 @@ def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lan
 
     The tabs keep the open tab's label; read back in any language, the same tab stays open when
     the language changes (else the first would open). ``wanted`` (an id, e.g. from the URL) is
-    taken when no tab has been opened yet (an unknown one is noted for :func:`show_url_notices`);
-    ``label(id, lang)`` gives a tab's label.
+    taken when no tab has been opened on this visit of the page (an unknown one is noted for
+    :func:`show_url_notices`), else the tab last open on an earlier visit of the session: Streamlit
+    drops a widget's state when a run of another page leaves it out, so the open tab is also kept
+    under a key of no widget. ``label(id, lang)`` gives a tab's label.
     """
     ids_by_label = {label(tab, code): tab for code in i18n.LANGUAGES for tab in ids}
     opened = st.session_state.get(key) in ids_by_label
     if not opened and wanted is not None and wanted not in ids:
         _refused(key, wanted)  # an unknown tab in a link: said, and the first one opened
-    chosen = ids_by_label.get(st.session_state.get(key), wanted)
+    kept = st.session_state.setdefault(_KEPT_TABS, {})
+    chosen = ids_by_label.get(st.session_state.get(key)) or (wanted if wanted in ids else kept.get(key))
     chosen = chosen if chosen in ids else ids[0]
     st.session_state[key] = label(chosen, lang)
+    kept[key] = chosen
     return chosen
 
 

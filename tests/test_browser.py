@@ -318,6 +318,8 @@ class TestNavigationInChromium:
         wait_for_app(page, app_url)
         page.get_by_text("Simple ratios (verify and draft cost given)").click()
         expect(page).to_have_url(re.compile(r"mode=ratios"), timeout=TIMEOUT)
+        page.get_by_role("tab", name="Best γ").click()
+        expect(page.get_by_role("tab", name="Best γ")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
         for name, heading in (("Explorer", "Benchmark results explorer"), ("Live", "Live speculative decoding"),
                               ("Claims", "Check a speedup claim")):
             page.get_by_role("link", name=name).click()
@@ -332,15 +334,22 @@ class TestNavigationInChromium:
         expect(page.get_by_test_id("stMetricValue").first).to_have_text("2.00×", timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim=2x"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
+        page.get_by_role("tab", name="Acceptance it needs").click()
+        expect(page).to_have_url(re.compile(r"claim_view=required"), timeout=TIMEOUT)
         page.get_by_role("link", name="Calculator").click()
-        # Leaving a page takes its choices out of the URL; coming back brings them back.
+        # Leaving a page takes its choices out of the URL; coming back brings them back, and the
+        # tab that was open (Streamlit drops a tab's state on a run of another page).
         expect(page.get_by_role("radio", name="Simple ratios (verify and draft cost given)")).to_be_checked(
             timeout=TIMEOUT)
+        expect(page.get_by_role("tab", name="Best γ")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
         page.get_by_role("link", name="Claims").click()
         expect(page.get_by_role("combobox", name="Acceptance on your traffic")).to_have_value(
             "vLLM's acceptance rate (accepted/drafted)", timeout=TIMEOUT)
         expect(page.get_by_role("textbox", name="Claimed speedup")).to_have_value("2x", timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
+        expect(page.get_by_role("tab", name="Acceptance it needs")).to_have_attribute("aria-selected", "true",
+                                                                                      timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"claim_view=required"), timeout=TIMEOUT)
         page.wait_for_load_state("networkidle")
         assert hosts == {app_url.split("/")[2]}
 
