@@ -25,6 +25,28 @@ _UNBOUND = "url_unbound"
 _KEPT_TABS = "open_tabs"
 
 
+# Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
+# not enough, for a control kept for the session (persist_state) brings its old value back in the
+# browser, which AppTest does not show (a new GPU kept the old one's GPU count, issue 22).
+_RENEW = "renew_controls"
+
+
+def renew(*keys: str) -> None:
+    """Have each control take its value afresh when it is next drawn: one a callback set since, else
+    the URL's, else its default."""
+    st.session_state[_RENEW] = {*st.session_state.get(_RENEW, ()), *keys}
+
+
+def forget(*keys: str) -> None:
+    """Drop the controls' values and their URL values, so that each control comes back at its default
+    (a widget callback: a new target starts with its own default draft, a new device or pair with
+    the fewest GPUs that hold it)."""
+    for key in keys:
+        st.session_state.pop(key, None)
+        st.query_params.pop(key, None)
+    renew(*keys)
+
+
 def _same(url_text: str, value: Any) -> bool:
     """Whether a widget's value is what the URL's text says (numbers compared as numbers)."""
     if value is None:
@@ -159,28 +181,6 @@ def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lan
     st.session_state[key] = label(chosen, lang)
     kept[key] = chosen
     return chosen
-
-
-# Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
-# not enough, for a control kept for the session (persist_state) brings its old value back in the
-# browser, which AppTest does not show (a new GPU kept the old one's GPU count, issue 22).
-_RENEW = "renew_controls"
-
-
-def renew(*keys: str) -> None:
-    """Have each control take its value afresh when it is next drawn: one a callback set since, else
-    the URL's, else its default."""
-    st.session_state[_RENEW] = {*st.session_state.get(_RENEW, ()), *keys}
-
-
-def forget(*keys: str) -> None:
-    """Drop the controls' values and their URL values, so that each control comes back at its default
-    (a widget callback: a new target starts with its own default draft, a new device or pair with
-    the fewest GPUs that hold it)."""
-    for key in keys:
-        st.session_state.pop(key, None)
-        st.query_params.pop(key, None)
-    renew(*keys)
 
 
 def switch_target(target_id: str) -> None:

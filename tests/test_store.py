@@ -1083,7 +1083,7 @@ class TestSharedFile:
 
         def shows_examples(app: AppTest) -> bool:
             assert not app.exception, [e.value for e in app.exception]
-            return any(examples_note in element.value for element in (*app.caption, *app.markdown, *app.info))
+            return any(examples_note in box.value for box in app.info)
 
         app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
         app.run()
