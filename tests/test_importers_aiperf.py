@@ -281,8 +281,8 @@ class TestRecordsJsonl:
         """DuckDB, within its own memory limit, counts the records; their memory in Python is
         charged before any is taken out of it."""
         records = b"\n".join([fixture(JSONL).splitlines()[1]] * 2000)
-        needed = base._RUN_BYTES + aiperf._REQUEST_BYTES * 2000  # a request a record
-        monkeypatch.setattr(aiperf.duckdb.DuckDBPyRelation, "to_arrow_table", pytest.fail)
+        needed = base._RUN_BYTES + aiperf.records._REQUEST_BYTES * 2000  # a request a record
+        monkeypatch.setattr(aiperf.records.duckdb.DuckDBPyRelation, "to_arrow_table", pytest.fail)
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
             importers.parse("big.jsonl", records)
