@@ -36,6 +36,12 @@ def at_batch(value: float) -> str:
     return t("calc.at_batch", lang, batch=int(value))
 
 
+def paragraphs(notes: list[str]) -> str:
+    """Notes as the paragraphs of one caption: an α move redraws every element of its fragment, at
+    2.5–4 ms of the browser's time each (docs/performance.md), so notes that go together are one."""
+    return "\n\n".join(notes)
+
+
 def use_published(alpha_value: float, gamma_value: int) -> None:
     """Set α and γ to a published acceptance's (a button's callback)."""
     st.session_state["alpha"] = round(alpha_value, 2)
@@ -163,6 +169,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
                width="content")
     fits = fit is None or fit["fits"]
+    notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
     if fits:
         row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
                    delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
@@ -183,12 +190,13 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
             verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
             st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
-            st.caption(t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
-            st.caption(t("calc.ideal_caption", lang, ideal=ideal))
-        st.caption(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                     source=sidebar.engine.memory_source))
+            notes += [t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
+                      t("calc.ideal_caption", lang, ideal=ideal)]
+        notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
+                       source=sidebar.engine.memory_source))
         if (full := calculator.equal_memory(chosen)) is not None:
-            st.caption(t("calc.memory.equal", lang, **full))
+            notes.append(t("calc.memory.equal", lang, **full))
+        st.caption(paragraphs(notes))
     open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
                          wanted=st.query_params.get("view"))
     show_url_notices(st, lang)
@@ -204,15 +212,16 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
         st.info(t(explain_key, lang, batch=batch, gamma=gamma, verify_cost=figures["verify_cost"], limit=gamma + 1,
                   verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
-        if context:
-            st.caption(t("calc.explain.context", lang, context=context))
+        notes = [t("calc.explain.context", lang, context=context)] if context else []
         if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
             same_crossover = (tax["stops_at"] == tax["stops_untaxed_at"]
                               or math.isnan(tax["stops_at"]) and math.isnan(tax["stops_untaxed_at"]))
-            st.caption(t("calc.expert_tax", lang, **tax) + " " + t(
+            notes.append(t("calc.expert_tax", lang, **tax) + " " + t(
                 "calc.expert_tax_same_crossover" if same_crossover else "calc.expert_tax_crossover", lang, alpha=alpha,
                 gamma=gamma, batch=batch, speedup=tax["speedup"], untaxed=tax["speedup_untaxed"],
                 stops=at_batch(tax["stops_at"]), stops_untaxed=at_batch(tax["stops_untaxed_at"])))
+        if notes:
+            st.caption(paragraphs(notes))
     else:
         st.caption(t("calc.ratios_note", lang))
 
@@ -252,11 +261,11 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         limit = fit["max_batch"] if fit is not None else None
         altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
                                              here=(batch, speed) if fits and mode == "step" else None))
-        if limit is not None and limit < batch_max:
-            st.caption(t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"]))
-        st.caption(t("calc.crossover_caption", lang, alpha=alpha,
-                     batch=at_batch(crossover.get(round(alpha, 2), float("nan")))))
-        st.caption(t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name))
+        notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
+                 ] if limit is not None and limit < batch_max else []
+        st.caption(paragraphs(notes + [
+            t("calc.crossover_caption", lang, alpha=alpha, batch=at_batch(crossover.get(round(alpha, 2), float("nan")))),
+            t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name)]))
         csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 

@@ -63,6 +63,11 @@ def shown(at: AppTest) -> dict[str, str]:
             "band": phrase(r"likely between [0-9.]+× and [0-9.]+×"), "ideal": phrase(r"no engine costs: [0-9.]+×")}
 
 
+def paragraphs(at: AppTest) -> list[str]:
+    """Every caption's paragraphs: the calculator sets notes that go together in one caption."""
+    return [part for c in at.caption for part in c.value.split("\n\n")]
+
+
 class TestCalculatorPage:
     def test_default_scenario_is_the_realistic_case(self):
         """Qwen3-32B with a Qwen3-0.6B draft on the two H100s it needs, vLLM V1's costs, context 1,024."""
@@ -72,7 +77,7 @@ class TestCalculatorPage:
         assert at.select_slider(key="context").value == 1024
         assert shown(at) == figures(make_scenario())
         assert any(m.value.startswith("**Speculation pays here: ") for m in at.markdown)
-        assert any(c.value.startswith("How sure:") and "vLLM V1" in c.value for c in at.caption)
+        assert any(p.startswith("How sure:") and "vLLM V1" in p for p in paragraphs(at))
         assert any("not a forecast" in c.value for c in at.caption)
         assert not at.warning and not any("Knobs differ" in m.value for m in at.markdown)
         assert len(at.table) == 1 and not at.get("vega_lite_chart")  # only the open tab is built
@@ -146,9 +151,9 @@ class TestCalculatorPage:
         assert "4 GPUs per group" in error and "an FP8 KV cache (holds 100)" in error and "a context of 2,048" in error
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here")]
         assert metric(at, "Tokens/s without speculation")  # plain decoding fits
-        terms = next(c.value for c in at.caption if c.value.startswith("**Memory per GPU**"))
+        terms = next(p for p in paragraphs(at) if p.startswith("**Memory per GPU**"))
         assert "KV cache 34.4 + 15.1 GB" in terms and "50 with the draft, 73 plain" in terms
-        equal = next(c.value for c in at.caption if c.value.startswith("**At equal memory**"))
+        equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
         full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
         assert f"speculation 50 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
 
@@ -250,7 +255,7 @@ class TestScenarioSidebar:
     def test_a_moe_scenario_says_its_expert_tax_and_takes_ep_and_dp(self):
         at = make_app(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8")
         assert not at.sidebar.error
-        tax = [c.value for c in at.caption if c.value.startswith("**Expert tax:**")]
+        tax = [p for p in paragraphs(at) if p.startswith("**Expert tax:**")]
         # The verify pass's 40 tokens share 38 % of their experts with the token before: 27.84 tokens' worth.
         assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 150: 2.62×" in tax[0]
         assert "(adjacent tokens sharing 38% of their experts)" in tax[0]
