@@ -42,6 +42,23 @@ def paragraphs(notes: list[str]) -> str:
     return "\n\n".join(notes)
 
 
+def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: int, fits: bool) -> str:
+    """What the expert tax does to the speedup here (not for a batch the memory does not hold) and to
+    where speculation stops paying, with and without it."""
+    never, never_untaxed = math.isnan(tax["stops_at"]), math.isnan(tax["stops_untaxed_at"])
+    if never and never_untaxed:
+        stops = t("calc.expert_tax_never_stops", lang, batch_max=batch_max)
+    elif tax["stops_at"] == tax["stops_untaxed_at"]:
+        stops = t("calc.expert_tax_same_crossover", lang, stops=at_batch(tax["stops_at"]))
+    else:
+        stops = t("calc.expert_tax_crossover", lang, stops=at_batch(tax["stops_at"]),
+                  stops_untaxed=at_batch(tax["stops_untaxed_at"]))
+    if not fits:
+        return stops
+    return t("calc.expert_tax_here", lang, alpha=alpha, gamma=gamma, batch=batch, speedup=tax["speedup"],
+             untaxed=tax["speedup_untaxed"]) + " " + stops
+
+
 def use_published(alpha_value: float, gamma_value: int) -> None:
     """Set α and γ to a published acceptance's (a button's callback)."""
     st.session_state["alpha"] = round(alpha_value, 2)
@@ -214,12 +231,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
                   verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
         notes = [t("calc.explain.context", lang, context=context)] if context else []
         if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-            same_crossover = (tax["stops_at"] == tax["stops_untaxed_at"]
-                              or math.isnan(tax["stops_at"]) and math.isnan(tax["stops_untaxed_at"]))
-            notes.append(t("calc.expert_tax", lang, **tax) + " " + t(
-                "calc.expert_tax_same_crossover" if same_crossover else "calc.expert_tax_crossover", lang, alpha=alpha,
-                gamma=gamma, batch=batch, speedup=tax["speedup"], untaxed=tax["speedup_untaxed"],
-                stops=at_batch(tax["stops_at"]), stops_untaxed=at_batch(tax["stops_untaxed_at"])))
+            notes.append(t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(tax, alpha, gamma, batch, fits))
         if notes:
             st.caption(paragraphs(notes))
     else:
@@ -227,8 +239,10 @@ def at_alpha(chosen: scenario.Scenario) -> None:
 
     best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
     row = st.container(horizontal=True)
-    row.metric(t("calc.m.breakeven_verify", lang),
-               f"{spec.breakeven_verify_cost(alpha, gamma, here['draft_cost']):.2f}×",
+    # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone cost
+    # more than they return.
+    breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"]))
+    row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
                help=t("calc.m.breakeven_verify_help", lang), width="content")
     breakeven_alpha = spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"])
     row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",

@@ -97,9 +97,9 @@ kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
 apart: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
 
 
-def scrape_once() -> None:
+def scrape_once() -> bool:
     """One scrape of the source, recorded, and its window against the one before; a failure is
-    shown and changes nothing."""
+    shown, changes nothing and gives False."""
     previous = last.get(source)
     try:
         # A URL only: the command line also reads files, but a visitor's text never names a path here.
@@ -113,7 +113,7 @@ def scrape_once() -> None:
         replicas = exposition.spec_decode_states(snapshot, previous, split_by=summed) if summed and previous else []
     except SpecvizError as exc:
         st.error(message(exc, lang))
-        return
+        return False
     last[source] = snapshot
     if states is not None:
         latest[source] = states
@@ -124,6 +124,7 @@ def scrape_once() -> None:
                   **{figure: getattr(state, figure) for figure in (*charts.LIVE_FIGURES, *windows.CALIBRATION_FIGURES)}}
                  for state in states]
         del rows[:-KEPT]
+    return True
 
 
 def source_windows() -> pd.DataFrame:
@@ -262,10 +263,11 @@ def show_over_time(over_time: pd.DataFrame) -> None:
 @st.fragment(run_every=every if polling else None)
 def panel() -> None:
     """Scrape (when polling), then draw the latest window and the figures over time."""
-    if polling or source not in last:
-        scrape_once()
+    if (polling or source not in last) and not scrape_once() and source not in latest:
+        return  # the error says what is wrong: waiting for a scrape that failed would mislead
     if source not in latest:
-        st.info(t("live.waiting", lang))
+        st.info(t("live.waiting_polling", lang, seconds=every) if polling
+                else t("live.waiting", lang, poll=t("live.poll", lang)))
         return
     for state in latest[source]:
         st.subheader(escape_markdown(state.model_name) or t("live.no_model_name", lang))

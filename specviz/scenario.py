@@ -73,8 +73,9 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("batch", 64, 1, "SPECVIZ_BATCH_MAX", 1, whole=True),
     # A typical chat turn's cached positions; 0 would hide the KV cache's reads entirely.
     Field("context", 1024, 0, "SPECVIZ_CONTEXT_MAX", 1, whole=True),
-    # Ratios mode: seed 000's form. Above zero: a free verify pass would make the speedup infinite.
-    Field("verify_cost", 1.0, 0.01, 100.0, 0.1),
+    # Ratios mode: seed 000's form. At least 1: a verify pass reads what a plain pass reads and scores
+    # γ + 1 tokens where it scores one, so it costs no less; below 1 the speedup would pass E ≤ γ + 1.
+    Field("verify_cost", 1.0, 1.0, 100.0, 0.1),
     Field("draft_cost", spec.SEED_DRAFT_COST, 0.0, 10.0, 0.01),
     # A mixture of experts' verify pass: the share of a token's experts its previous token chose too.
     Field("routing_overlap", step.ROUTING_OVERLAP, 0.0, 1.0, 0.01),

@@ -266,6 +266,20 @@ class TestScenarioSidebar:
         assert f"(no tax: a bound) it would give {bound['speedup_untaxed']:.2f}×" in tax[0]
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8"))
 
+    def test_the_expert_tax_gives_no_speedup_for_a_batch_that_does_not_fit(self):
+        """It said "At α 0.70, γ 2 and batch 256 speculation gives 1.63×" under "does not fit"."""
+        at = make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", dp="1", ep="off",
+                      alpha="0.7", gamma="2", batch="256", context="32768")
+        assert at.error[0].value.startswith("**Batch 256 does not fit")
+        tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
+        assert "speculation gives" not in tax and tax.endswith("With or without the tax it pays at every batch up to 1024.")
+
+    def test_the_expert_tax_says_when_speculation_pays_at_every_batch(self):
+        """It said "It stops paying at no batch up to 1024 either way: by then a plain pass…"."""
+        at = make_app(gpu="B200", target="DeepSeek-V3", context="4096")
+        tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
+        assert tax.endswith("With or without the tax it pays at every batch up to 1024.") and "no batch" not in tax
+
     def test_a_published_acceptance_is_offered_as_a_starting_point(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM")
         said = [c.value for c in at.caption if c.value.startswith("Published for this pair")]
@@ -465,14 +479,27 @@ class TestUrlValues:
 
 
 class TestNoInfiniteSpeedup:
-    def test_verify_cost_control_starts_above_zero(self):
+    def test_verify_cost_control_starts_at_a_plain_pass(self):
+        """A verify pass reads what a plain pass reads: it costs at least 1, or the speedup passes E."""
         at = make_app(mode="ratios")
-        assert at.number_input(key="verify_cost").min == 0.01
+        assert at.number_input(key="verify_cost").min == 1.0
         assert at.number_input(key="draft_cost").min == 0.0
 
-    def test_smallest_costs_give_a_finite_speedup(self):
-        at = make_app(mode="ratios", verify_cost="0.01", draft_cost="0", alpha="1")
-        assert not at.warning and metric(at, "Speedup") == "500.00×"
+    def test_smallest_costs_give_the_bound(self):
+        at = make_app(mode="ratios", verify_cost="1", draft_cost="0", alpha="1")
+        assert not at.warning and metric(at, "Speedup") == "5.00×"  # E = γ + 1 at α 1
+
+    def test_a_link_with_a_verify_pass_cheaper_than_a_plain_one_is_refused(self):
+        """Verify 0.1 and draft 0 gave 33.62× at γ 4 (the most possible is 5×) and a best γ of 16."""
+        at = make_app(mode="ratios", verify_cost="0.1", draft_cost="0")
+        assert at.number_input(key="verify_cost").value == 1.0
+        assert notice("verify_cost", "0.1") in [w.value for w in at.warning]
+        assert float(metric(at, "Speedup").rstrip("×")) <= 5
+
+    def test_no_break_even_verify_cost_when_the_drafts_alone_cost_more(self):
+        """E − γc below 1 (here 3.36 − 4 × 5): no verify pass is cheap enough; it showed −16.64×."""
+        at = make_app(mode="ratios", verify_cost="100", draft_cost="5")
+        assert metric(at, "Break-even verify cost") == "—"
 
     def test_a_forged_zero_verify_cost_is_not_taken(self):
         # A client that bypasses the control's minimum: Streamlit keeps the last valid value (and
@@ -1125,6 +1152,18 @@ class TestLivePage:
             closed = probe.getsockname()[1]
         at.text_input(key="live_url").set_value(f"http://127.0.0.1:{closed}/metrics").run()
         assert not at.exception and at.error and not at.metric
+        # Polling on: the failure is said, and no "waiting for a second scrape" beside it.
+        at.toggle(key="live_on").set_value(True).run()
+        assert at.error and not any("Waiting for a second scrape" in i.value for i in at.info)
+
+    def test_waiting_for_a_window_names_the_toggle_that_polls(self):
+        """The Vietnamese page said "Hãy bật Poll" beside a toggle labelled "Tự động cập nhật"."""
+        at = live_app(lang="vi")
+        assert at.info[1].value.endswith("Hãy bật Tự động cập nhật.") and at.toggle(key="live_on").label == "Tự động cập nhật"
+
+    def test_waiting_while_polling_says_when_the_next_scrape_comes(self):
+        at = live_app(live_on=True)  # polling from the first scrape: the second comes by itself
+        assert at.info[1].value.endswith("the next comes within 5 s.")
 
     @pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://127.0.0.2:9/metrics"])
     def test_a_host_the_app_may_not_read_is_refused_in_the_same_words(self, url, monkeypatch):
@@ -1533,6 +1572,12 @@ class TestLanguage:
         at = make_app({"view": "Latency"}, lang="vi")
         box = at.selectbox(key="workload")
         assert box.value == "coding_assistant" and "Trợ lý lập trình" in box.options
+
+    def test_the_engine_s_memory_rule_is_said_in_the_session_s_language(self):
+        """The memory line kept vLLM's rule in English on the Vietnamese page (engines.csv's memory_source_vi)."""
+        at = make_app(lang="vi")
+        terms = next(p for p in paragraphs(at) if p.startswith("**Bộ nhớ mỗi GPU**"))
+        assert "gpu_memory_utilization của vLLM: 0.92 từ 0.20.0" in terms and "activations measured" not in terms
 
     def test_a_link_opens_in_its_language_and_errors_speak_it(self):
         at = make_app({"target_config_text": "{broken"}, lang="vi", target="custom")

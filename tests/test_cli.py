@@ -70,7 +70,11 @@ class TestSpeedupCommand:
         (["speedup", "--alpha", "0.5"], "--gamma"),
         (["speedup", "--alpha", "0.5", "--gamma", "4", "--verify-cost", "1", "--regime", "memory"], "not allowed"),
         (["speedup", "--alpha", "0.5", "--gamma", "4", "--verify-cost", "0", "--draft-cost", "0"],
-         "verify_cost must be a positive"),
+         "--verify-cost: must be a number from 1 to 100, got '0'"),
+        # A verify pass cheaper than a plain one would give more than E tokens' worth: 5.6x at γ 4 here.
+        (["speedup", "--alpha", "0.5", "--gamma", "4", "--verify-cost", "0.3", "--draft-cost", "0"],
+         "--verify-cost: must be a number from 1 to 100, got '0.3'"),
+        (["claim", "3x", "--verify-cost", "0.1"], "--verify-cost: must be a number from 1 to 100, got '0.1'"),
     ])
     def test_errors_are_one_line_exit_2(self, capsys, argv, message):
         code, out, err = run(capsys, *argv)

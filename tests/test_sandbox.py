@@ -254,6 +254,14 @@ class TestCheckSql:
     def test_reading_statements_pass(self, sql):
         sandbox.check_sql(sql)
 
+    @pytest.mark.parametrize("sql, kind", [("INSTALL httpfs", "INSTALL"), ("/* a comment */ load httpfs", "LOAD"),
+                                           ("UPDATE EXTENSIONS", "UPDATE"), ("  copy runs TO 'x.csv'", "COPY")])
+    def test_a_refused_statement_is_named_as_it_was_written(self, sql, kind):
+        """DuckDB files INSTALL under LOAD: the console said "this is LOAD" to a user who typed INSTALL."""
+        with pytest.raises(sandbox.QueryError) as refused:
+            sandbox.check_sql(sql)
+        assert (refused.value.key, refused.value.params) == ("sql.kind", {"kind": kind})
+
     def test_a_deep_syntax_tree_is_walked_without_recursion(self):
         sandbox.check_sql("SELECT " + " + ".join(["1"] * 990))  # DuckDB parses up to depth 1000
 

@@ -23,7 +23,7 @@ from specviz.model import spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
-from .common import (UsageError, count, frame_rows, linked_scenario, open_store, plain, presets, scenario_options,
+from .common import (UsageError, cost, count, frame_rows, linked_scenario, open_store, plain, presets, scenario_options,
                      scenario_params, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
@@ -240,9 +240,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=count, help="the batch it was claimed at (default: the one its words name, "
                                                 "else any)")
     p.add_argument("--gamma", type=count, help="the draft length it was claimed at (default: the best)")
-    p.add_argument("--verify-cost", type=float, help="check against a verify pass of this cost (× a plain step) "
-                                                      "and --draft-cost, not against the step model")
-    p.add_argument("--draft-cost", type=float, help=f"a draft pass's cost (× a plain step; default "
+    p.add_argument("--verify-cost", type=cost("verify_cost"),
+                   help="check against a verify pass of this cost (× a plain step) and --draft-cost, not against the "
+                        "step model")
+    p.add_argument("--draft-cost", type=cost("draft_cost"), help=f"a draft pass's cost (× a plain step; default "
                                                      f"{spec.SEED_DRAFT_COST} with --verify-cost)")
     scenario_options(p)
     p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")

@@ -10,7 +10,7 @@ import re
 import stat
 import urllib.parse
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -77,6 +77,21 @@ def count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
     return value
+
+
+def cost(name: str) -> Callable[[str], float]:
+    """An option's type for a cost of the ratios form (``verify_cost``, ``draft_cost``): a number in
+    the calculator's range for it (:data:`specviz.scenario.FIELDS`; a verify pass costs at least a
+    plain one)."""
+    field = scenario.FIELDS[name]
+
+    def parsed(text: str) -> float:
+        try:
+            return field.parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number from {field.low:g} to {field.upper:g}, "
+                                             f"got {text!r}") from None
+    return parsed
 
 
 def scenario_options(p: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from specviz import calculator, scenario, settings
 from specviz.model import architecture, hf_config, roofline, simulate, spec, step
 
-from .common import (FORMAT, UsageError, config_model, count, format_rows, linked_scenario, plain, presets,
+from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, linked_scenario, plain, presets,
                      scenario_options, scenario_params)
 
 
@@ -30,11 +30,11 @@ def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
     """
     rows = []
     costs: Sequence[float | None] = [None] if regime else (verify_costs or [1.0])
-    for alpha, cost in itertools.product(alphas, costs):
+    for alpha, given in itertools.product(alphas, costs):
         if regime:
             verify = (lambda g: g + 1.0) if regime == "compute" else 1.0
         else:
-            verify = cost
+            verify = given
         if gammas is None:
             best, _ = spec.optimal_gamma(alpha, draft_cost, verify, gamma_max)
             candidates = [best]
@@ -187,11 +187,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gamma", type=_gamma_arg, nargs="+", required=True,
                    help="draft lengths γ, or auto for the best γ of each α")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--verify-cost", type=float, nargs="+",
+    group.add_argument("--verify-cost", type=cost("verify_cost"), nargs="+",
                        help="the verify pass's cost as a multiple of a plain step, one or more (default 1)")
     group.add_argument("--regime", choices=("memory", "compute"),
                        help="the verify cost of a regime: memory-bound 1, compute-bound γ + 1")
-    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST,
+    p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a plain step (default {spec.SEED_DRAFT_COST})")
     p.add_argument("--gamma-max", type=int, default=settings.get("SPECVIZ_GAMMA_MAX"),
                    help="the largest γ that auto searches (default: SPECVIZ_GAMMA_MAX)")
@@ -212,7 +212,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overlap", type=float, help="share of the shorter of compute and memory time hidden "
                                                  "under the longer (default 1)")
     p.add_argument("--overhead-ms", type=float, help="fixed time per pass, in ms (default 0)")
-    p.add_argument("--draft-cost", type=float, default=spec.SEED_DRAFT_COST,
+    p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a target pass, without --draft "
                         f"(default {spec.SEED_DRAFT_COST})")
     p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")

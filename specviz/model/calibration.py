@@ -117,7 +117,8 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
         engines[row["id"]] = Engine(row["id"], PresetText.from_row(row, "name"), triple(row, "step_ms"), triple(row, "layer_us"),
                                     triple(row, "token_us"), triple(row, "allreduce_us"), row["source"], row["note"],
                                     tuple(engines[part] for part in row["mixture_of"].split()),
-                                    MemoryRule(float(row["memory_fraction"]), row["memory_reserve"]), row["memory_source"])
+                                    MemoryRule(float(row["memory_fraction"]), row["memory_reserve"]),
+                                    PresetText.from_row(row, "memory_source"))
     return engines
 
 

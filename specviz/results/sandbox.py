@@ -163,6 +163,15 @@ def _check_tree(parser: Any, sql: str) -> None:
             raise QueryError("sql.denied_function", name=name)
 
 
+def _first_word(sql: str) -> str:
+    """A refused statement's kind as the user wrote it, its first word past comments: DuckDB files
+    INSTALL under LOAD, which named a statement the user had not typed."""
+    import duckdb
+
+    starts = [offset for offset, token in duckdb.tokenize(sql) if token != duckdb.token_type.comment]
+    return sql[starts[0]:].split(None, 1)[0].upper()[:40] if starts else "?"
+
+
 def check_sql(sql: str, max_chars: int = 20_000) -> None:
     """Refuse a statement the console does not run (layer 1 of the module docstring).
 
@@ -190,7 +199,7 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
         try:
             kind = statements[0].type
         except ValueError:  # a kind this duckdb's Python enum does not list (UPDATE EXTENSIONS: 29)
-            raise QueryError("sql.kind", kind=sql.split(None, 1)[0].upper()[:40]) from None
+            raise QueryError("sql.kind", kind=_first_word(sql)) from None
         if kind == duckdb.StatementType.EXPLAIN:
             # The word after EXPLAIN decides: ANALYZE executes; anything but a SELECT is refused.
             starts = [offset for offset, token in duckdb.tokenize(sql) if token != duckdb.token_type.comment]
@@ -208,7 +217,7 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
         elif kind == duckdb.StatementType.SELECT:
             _check_tree(parser, sql)
         else:
-            raise QueryError("sql.kind", kind=kind.name)
+            raise QueryError("sql.kind", kind=_first_word(sql))
 
 
 # ------------------------------------------------------------------------------ parent side
