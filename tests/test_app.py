@@ -1308,6 +1308,14 @@ def claims_app(**state) -> AppTest:
     return page_app("pages/claims.py", **state)
 
 
+def read_sentence(at: AppTest, sentence: str) -> AppTest:
+    """``at`` after the Claims page has read ``sentence`` (pasted, and its button clicked)."""
+    at.text_area(key="claim_sentence").set_value(sentence)
+    at.button(key="claims_read").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 # The Claims tab of published figures and the user's runs, by its label: set before the first run, it opens.
 BESIDE = i18n.t("claims.tab.beside", "en")
 
@@ -1358,6 +1366,30 @@ class TestClaimsPage:
         at.button(key="claims_undo_2").click().run()  # claim, gpu, target, draft: the third is the model
         assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
         assert "The model:" not in "\n".join(m.value for m in at.markdown)
+
+    def test_a_sentence_is_read_afresh_whatever_was_read_before(self):
+        """The batch, model, hardware and drafting method of a sentence read before were kept where
+        the next one names none: "3x on H100 with Llama-3.1-70B" read as 3.00× at batch 64."""
+        def seen(at: AppTest) -> tuple:
+            return ([b.value for b in (*at.success, *at.warning, *at.error)], [c.value for c in at.caption],
+                    [m.value for m in at.markdown], [(m.label, m.value) for m in at.metric],
+                    [at.sidebar.selectbox(key=k).value for k in ("gpu", "target", "draft", "tp")])
+
+        second = "Up to 3x faster on H100 with Llama-3.1-70B"
+        at = read_sentence(claims_app(), "EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200")
+        assert at.number_input(key="claim_batch").value == 64 and at.sidebar.selectbox(key="draft").value == "eagle3"
+        read_sentence(at, second)
+        assert seen(at) == seen(read_sentence(claims_app(), second))
+        assert at.number_input(key="claim_batch").value is None and "At what batch" in "\n".join(seen(at)[2])
+        # Each item undone goes back to the page before either sentence, not to the first one's.
+        at.button(key="claims_undo_2").click().run()  # claim, gpu, target: the third is the model
+        assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
+
+    def test_a_value_set_since_the_last_sentence_is_kept(self):
+        at = read_sentence(claims_app(), "2.5x at batch 64 on B200")
+        at.number_input(key="claim_batch").set_value(32).run()
+        read_sentence(at, "3x on H100")
+        assert at.number_input(key="claim_batch").value == 32 and at.sidebar.selectbox(key="gpu").value == "H100-SXM"
 
     def test_a_sentence_without_a_figure_says_so(self):
         at = claims_app()
