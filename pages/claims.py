@@ -66,7 +66,7 @@ def read_sentence() -> None:
 
     What the sentence read before set is undone first, where it still holds what that sentence set:
     a sentence is read from the page as it was before any (the same sentence gives the same verdict
-    whatever was read before), and a refused one leaves nothing of the one before.
+    whatever was read before), and a refused one leaves nothing of the one before and no claim.
     """
     for item in st.session_state.pop("claim_reading", {}).get("items", ()):
         if st.session_state.get(item["key"]) == item["value"]:  # else the user has set it since
@@ -75,6 +75,9 @@ def read_sentence() -> None:
     try:
         reading = claims.read_sentence(st.session_state.get("claim_sentence", ""), known)
     except SpecvizError as exc:
+        # The sentence was the claim to check and holds none: the page is as for no claim, not
+        # the verdict of the claim before it.
+        st.session_state["claim"] = ""
         st.session_state["claim_reading"] = {"error": exc}
         return
     found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "gpu": reading.gpu,

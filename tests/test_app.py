@@ -1391,6 +1391,22 @@ class TestClaimsPage:
         read_sentence(at, "3x on H100")
         assert at.number_input(key="claim_batch").value == 32 and at.sidebar.selectbox(key="gpu").value == "H100-SXM"
 
+    @pytest.mark.parametrize("sentence, refusal", [
+        ("The quick brown fox jumps over the lazy dog", "is not a speedup"), ("asdf 9999x", "A claim of 9999.00×"),
+        ("0.5x slower", "A claim of 0.50× claims no gain"), ("-3x faster on H100", "a speedup cannot be"),
+        ("up to 1e9x on GB300", "A claim of 1000000000.00×")])
+    def test_a_refused_sentence_leaves_no_earlier_verdict(self, sentence, refusal):
+        """A refused sentence left the verdict of the claim read before it on the page."""
+        at = read_sentence(claims_app(), "EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200")
+        read_sentence(at, sentence)
+        assert refusal in at.error[0].value
+        # As for no claim: no verdict, figures or tabs, and nothing of the sentence before in the scenario.
+        assert not at.success and not at.warning and not at.metric and not at.get("vega_lite_chart")
+        assert not any("2.50×" in e.value or "B200" in e.value for e in at.error)
+        assert at.text_input(key="claim").value == "" and at.number_input(key="claim_batch").value is None
+        assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target")] == ["H100-SXM", "Qwen3-32B"]
+        assert not any(b.key and b.key.startswith("claims_undo_") for b in at.button)
+
     def test_a_sentence_without_a_figure_says_so(self):
         at = claims_app()
         at.text_area(key="claim_sentence").set_value("Much faster decoding on H100")
