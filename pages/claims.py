@@ -62,11 +62,22 @@ SIDEBAR_ITEMS = ("gpu", "target", "draft")
 
 def read_sentence() -> None:
     """Read the pasted sentence into the scenario and the claim (a button's callback): each item set
-    with the value it replaced, so that it can be undone; what the sentence leaves out, kept to ask."""
+    with the value it replaced, so that it can be undone; what the sentence leaves out, kept to ask.
+
+    What the sentence read before set is undone first, where it still holds what that sentence set:
+    a sentence is read from the page as it was before any (the same sentence gives the same verdict
+    whatever was read before), and a refused one leaves nothing of the one before and no claim.
+    """
+    for item in st.session_state.pop("claim_reading", {}).get("items", ()):
+        if st.session_state.get(item["key"]) == item["value"]:  # else the user has set it since
+            undo(item)
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     try:
         reading = claims.read_sentence(st.session_state.get("claim_sentence", ""), known)
     except SpecvizError as exc:
+        # The sentence was the claim to check and holds none: the page is as for no claim, not
+        # the verdict of the claim before it.
+        st.session_state["claim"] = ""
         st.session_state["claim_reading"] = {"error": exc}
         return
     found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "gpu": reading.gpu,
@@ -90,9 +101,8 @@ def read_sentence() -> None:
     st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated}
 
 
-def undo_item(index: int) -> None:
-    """Put one item read from the sentence back to the value it replaced (a button's callback)."""
-    item = st.session_state["claim_reading"]["items"].pop(index)
+def undo(item: dict[str, Any]) -> None:
+    """Put one item read from a sentence back to the value it replaced."""
     if item["key"] in SIDEBAR_ITEMS:
         forget(*{"gpu": ("tp", "dp", "ep"), "target": ("draft", "tp", "dp", "ep")}.get(item["key"], ()))
         if item["previous"] is None:
@@ -102,6 +112,11 @@ def undo_item(index: int) -> None:
             renew(item["key"])
     else:
         st.session_state[item["key"]] = item["previous"]
+
+
+def undo_item(index: int) -> None:
+    """Put one item read from the sentence back to the value it replaced (a button's callback)."""
+    undo(st.session_state["claim_reading"]["items"].pop(index))
 
 
 def show_reading() -> None:

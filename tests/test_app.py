@@ -1347,6 +1347,14 @@ def claims_app(**state) -> AppTest:
     return page_app("pages/claims.py", **state)
 
 
+def read_sentence(at: AppTest, sentence: str) -> AppTest:
+    """``at`` after the Claims page has read ``sentence`` (pasted, and its button clicked)."""
+    at.text_area(key="claim_sentence").set_value(sentence)
+    at.button(key="claims_read").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 # The Claims tab of published figures and the user's runs, by its label: set before the first run, it opens.
 BESIDE = i18n.t("claims.tab.beside", "en")
 
@@ -1397,6 +1405,46 @@ class TestClaimsPage:
         at.button(key="claims_undo_2").click().run()  # claim, gpu, target, draft: the third is the model
         assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
         assert "The model:" not in "\n".join(m.value for m in at.markdown)
+
+    def test_a_sentence_is_read_afresh_whatever_was_read_before(self):
+        """The batch, model, hardware and drafting method of a sentence read before were kept where
+        the next one names none: "3x on H100 with Llama-3.1-70B" read as 3.00× at batch 64."""
+        def seen(at: AppTest) -> tuple:
+            return ([b.value for b in (*at.success, *at.warning, *at.error)], [c.value for c in at.caption],
+                    [m.value for m in at.markdown], [(m.label, m.value) for m in at.metric],
+                    [at.sidebar.selectbox(key=k).value for k in ("gpu", "target", "draft", "tp")])
+
+        second = "Up to 3x faster on H100 with Llama-3.1-70B"
+        at = read_sentence(claims_app(), "EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200")
+        assert at.number_input(key="claim_batch").value == 64 and at.sidebar.selectbox(key="draft").value == "eagle3"
+        read_sentence(at, second)
+        assert seen(at) == seen(read_sentence(claims_app(), second))
+        assert at.number_input(key="claim_batch").value is None and "At what batch" in "\n".join(seen(at)[2])
+        # Each item undone goes back to the page before either sentence, not to the first one's.
+        at.button(key="claims_undo_2").click().run()  # claim, gpu, target: the third is the model
+        assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
+
+    def test_a_value_set_since_the_last_sentence_is_kept(self):
+        at = read_sentence(claims_app(), "2.5x at batch 64 on B200")
+        at.number_input(key="claim_batch").set_value(32).run()
+        read_sentence(at, "3x on H100")
+        assert at.number_input(key="claim_batch").value == 32 and at.sidebar.selectbox(key="gpu").value == "H100-SXM"
+
+    @pytest.mark.parametrize("sentence, refusal", [
+        ("The quick brown fox jumps over the lazy dog", "is not a speedup"), ("asdf 9999x", "A claim of 9999.00×"),
+        ("0.5x slower", "A claim of 0.50× claims no gain"), ("-3x faster on H100", "a speedup cannot be"),
+        ("up to 1e9x on GB300", "A claim of 1000000000.00×")])
+    def test_a_refused_sentence_leaves_no_earlier_verdict(self, sentence, refusal):
+        """A refused sentence left the verdict of the claim read before it on the page."""
+        at = read_sentence(claims_app(), "EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200")
+        read_sentence(at, sentence)
+        assert refusal in at.error[0].value
+        # As for no claim: no verdict, figures or tabs, and nothing of the sentence before in the scenario.
+        assert not at.success and not at.warning and not at.metric and not at.get("vega_lite_chart")
+        assert not any("2.50×" in e.value or "B200" in e.value for e in at.error)
+        assert at.text_input(key="claim").value == "" and at.number_input(key="claim_batch").value is None
+        assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target")] == ["H100-SXM", "Qwen3-32B"]
+        assert not any(b.key and b.key.startswith("claims_undo_") for b in at.button)
 
     def test_a_sentence_without_a_figure_says_so(self):
         at = claims_app()

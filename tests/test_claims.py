@@ -53,6 +53,23 @@ class TestParseClaim:
         assert raised.value.key == key
 
 
+    @pytest.mark.parametrize("text, figure", [("-3x", "-3"), ("up to −2,5 lần", "−2,5"), ("-20% faster", "-20"),
+                                              ("-1e9x", "-1e9")])
+    def test_a_negative_figure_is_refused_as_one(self, text, figure):
+        """The minus sign is part of the figure: "-3x" was read as 3x on the sentence's path."""
+        with pytest.raises(SpecvizError) as raised:
+            claims.parse_claim(text)
+        assert raised.value.key == "claims.negative_speedup" and raised.value.params == {"figure": figure}
+        assert "a speedup cannot be: it is a positive ratio" in str(raised.value)
+
+    @pytest.mark.parametrize("text, speedup", [("up to 1e1x", 10.0), ("2.5E0 times faster", 2.5), ("1e9x", 1e9),
+                                               ("1E2x", 100.0), ("1e-3x", 0.001)])
+    def test_a_figure_with_an_exponent_is_read_whole(self, text, speedup):
+        try:
+            assert claims.parse_claim(text) == pytest.approx(speedup)
+        except SpecvizError as exc:  # read whole, and refused as the figure it is
+            assert exc.params["speedup"] == pytest.approx(speedup) and (speedup > 64) == (exc.key == "claims.too_large")
+
     @pytest.mark.parametrize("blank", [" ", "\t", "\n", "\u00a0"])
     def test_a_run_of_blanks_counts_as_one(self, blank):
         assert claims.parse_claim(f"up to{blank * 100_000}3x{blank * 100_000}at batch{blank * 5}64") == 3.0
@@ -79,7 +96,8 @@ class TestParseClaim:
             try:
                 read(text)
             except SpecvizError as exc:
-                assert exc.key in ("claims.too_long", "claims.unreadable", "claims.not_a_speedup", "claims.too_large")
+                assert exc.key in ("claims.too_long", "claims.unreadable", "claims.negative_speedup",
+                                   "claims.not_a_speedup", "claims.too_large")
 
     def test_the_link_that_froze_the_server_is_read_at_once(self):
         """1,500 spaces and a "!" (a 4.5 KB share link) took the claim reader about 40 s of one core,
@@ -133,6 +151,28 @@ class TestReadSentence:
         with pytest.raises(SpecvizError) as raised:
             claims.read_sentence(text, PRESETS)
         assert raised.value.key == key
+
+    @pytest.mark.parametrize("text, key, params", [
+        # Read as "9x" and judged impossible at 9.00× before: the exponent is the figure's.
+        ("up to 1e9x on GB300", "claims.too_large", {"speedup": 1e9, "largest": 64.0}),
+        ("Up to 2E2 times faster on H100", "claims.too_large", {"speedup": 200.0, "largest": 64.0}),
+        ("1e-3x on H100", "claims.not_a_speedup", {"speedup": 0.001}),
+        # Past the digits a figure has: no part of it is taken for the figure ("9x", "999x" before).
+        ("1e999x on H100", "claims.unreadable", {"text": "1e999x on H100"}),
+        ("1234567x on H100", "claims.unreadable", {"text": "1234567x on H100"}),
+        # Read as 3x before: the minus sign was left out.
+        ("-3x faster on H100", "claims.negative_speedup", {"figure": "-3"}),
+        ("Llama-3.1-70B on H100: −2.5x", "claims.negative_speedup", {"figure": "−2.5"}),
+    ])
+    def test_a_figure_is_read_whole_with_its_sign_and_exponent(self, text, key, params):
+        with pytest.raises(SpecvizError) as raised:
+            claims.read_sentence(text, PRESETS)
+        assert (raised.value.key, raised.value.params) == (key, params)
+
+    @pytest.mark.parametrize("text, speedup", [("EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200", 2.5),
+                                               ("up to 2.5e0x on Llama-3.1-70B", 2.5)])
+    def test_names_with_hyphens_keep_their_figure(self, text, speedup):
+        assert claims.read_sentence(text, PRESETS).speedup == speedup
 
 
 class TestComparablePublished:

@@ -61,13 +61,16 @@ VERDICTS = ("plausible", "conditional", "impossible")
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
 _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",
                     "acceptance_length": "claims.bad_acceptance_length"}
+# A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
+# nor "1e9x" as 9x.
+_SIGN, _MAGNITUDE = r"[-−]", r"\d{1,6}(?:[.,]\d{1,6})?(?:e[-+]?\d{1,2})?"
 # A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
 # or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
 # "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
 _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
                     # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
                     r"(?:\d{1,6}(?:[.,]\d{1,6})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
-                    r"(?P<number>\d{1,6}(?:[.,]\d{1,6})?)\s*(?P<unit>[x×]|times|lần|%)?\s*"
+                    rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
 # "concurrency 64", "64 concurrent requests", "ở batch 64".
@@ -180,23 +183,25 @@ def parse_claim(text: str) -> float:
     """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
     Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
 
-    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark. A
-    range ("1.5x–2x") claims its upper end. A batch named in the words ("2.5x at batch 64") is
-    :func:`claimed_batch`'s and left out here.
+    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark, and
+    a figure may have an exponent ("1e9x" is 10⁹×). A range ("1.5x–2x") claims its upper end. A
+    batch named in the words ("2.5x at batch 64") is :func:`claimed_batch`'s and left out here.
 
     Raises
     ------
     SpecvizError
         ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS`` (a run of blanks counted as one);
-        ``claims.unreadable`` if the text is not a speedup; ``claims.not_a_speedup`` if it is 1× or
-        less (no gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft
-        gives).
+        ``claims.unreadable`` if the text is not a speedup; ``claims.negative_speedup`` if its figure
+        is negative (a speedup is a positive ratio); ``claims.not_a_speedup`` if it is 1× or less (no
+        gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft gives).
     """
     words = _words(text)
     found = _CLAIM.match(_BATCH.sub(" ", words))
     if not found:
         raise SpecvizError("claims.unreadable", text=words[:60])
-    number = float(found["number"].replace(",", "."))
+    number = float(found["number"].replace(",", ".").replace("−", "-"))
+    if number < 0:
+        raise SpecvizError("claims.negative_speedup", figure=found["number"])
     speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
     if speedup <= 1.0:
         raise SpecvizError("claims.not_a_speedup", speedup=speedup)
@@ -219,9 +224,10 @@ def claimed_batch(text: str) -> int | None:
     return batch or None
 
 
-# A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B".
-_SPEEDUP_IN_SENTENCE = re.compile(r"(?:up\s+to\s+|lên\s+đến\s+)?\d{1,6}(?:[.,]\d{1,6})?\s*(?:[x×](?![\w.])|times\b|lần\b|%)",
-                                  re.IGNORECASE)
+# A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B"; a whole number
+# (not the "9x" of "1e9x" or of "1e999x"), with its minus sign but not a name's hyphen ("EAGLE-3x").
+_SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.]){_SIGN}?{_MAGNITUDE}"
+                                  r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
 _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r"\bmtp\b|multi-token prediction"),
                  ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
