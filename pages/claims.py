@@ -75,8 +75,8 @@ def read_sentence() -> None:
     try:
         reading = claims.read_sentence(st.session_state.get("claim_sentence", ""), known)
     except SpecvizError as exc:
-        # The sentence was the claim to check and holds none: the page is as for no claim, not
-        # the verdict of the claim before it.
+        # The sentence was the claim to check and holds none: the page is as for no claim (its
+        # refusal alone), not the verdict of the claim before it.
         st.session_state["claim"] = ""
         st.session_state["claim_reading"] = {"error": exc}
         return
@@ -221,6 +221,8 @@ measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang
                             key="claim_measured_gamma", value=4, step=1,
                             disabled=measure in ("none", "alpha"), help=t("claims.measured_gamma_help", lang))
 show_url_notices(st, lang)
+if not text.strip():  # emptied by a refused sentence, whose refusal above says why; or by the user
+    st.stop()
 
 try:
     speedup = claims.parse_claim(text)

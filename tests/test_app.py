@@ -1438,7 +1438,7 @@ class TestClaimsPage:
         """A refused sentence left the verdict of the claim read before it on the page."""
         at = read_sentence(claims_app(), "EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200")
         read_sentence(at, sentence)
-        assert refusal in at.error[0].value
+        assert refusal in at.error[0].value and len(at.error) == 1  # the refusal alone
         # As for no claim: no verdict, figures or tabs, and nothing of the sentence before in the scenario.
         assert not at.success and not at.warning and not at.metric and not at.get("vega_lite_chart")
         assert not any("2.50×" in e.value or "B200" in e.value for e in at.error)
