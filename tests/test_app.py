@@ -575,6 +575,15 @@ class TestServeTab:
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
 
+    def test_the_schedule_runs_to_max_num_seqs(self):
+        # One MI355X holds 2,421 sequences of gpt-oss-120b, past the calculator's batches (1,024).
+        at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",
+                      alpha="0.6", gamma="3", batch="128", context="4096")
+        schedule = at.dataframe[0].value
+        command = command_shown(at)
+        ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
+        assert " --max-num-seqs 2421 " in command and schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
+
     def test_the_sidebars_engine_picks_the_command(self):
         at = make_app({"view": "Deploy"}, engine="sglang", draft="eagle3")
         assert at.radio(key="serve_engine").value == "sglang"

@@ -211,10 +211,19 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     """The best draft length for every batch size, in ranges: what vLLM's
     ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
 
-    The batches stop where the memory does (:meth:`specviz.scenario.Scenario.max_batch` at this
-    context, at least 1): a server never runs a batch it cannot hold. For each batch 1..``batch_max`` the γ in 1..``gamma_max`` with the highest speedup in the step
-    model at ``alpha`` and ``context``, or 0 where no γ gains (speculation off); consecutive
-    batches with the same γ form one range.
+    The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
+    this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
+    ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size`` (:func:`memory_flags`), even
+    past ``batch_max``. A server never runs a batch it cannot hold, but it runs every batch it can,
+    and an engine does not stop at a schedule's end: vLLM gives a batch past the last range that
+    range's length (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the
+    largest key at or below it (``speculative/adaptive_spec_params.py``), TensorRT-LLM from 1.3.0rc8
+    no draft (NVIDIA/TensorRT-LLM #10860): a schedule ending short of the limit would give those
+    batches a length the step model never chose. Only a server the memory does not bound (a device
+    without a memory figure, whose command states no limit) stops at ``batch_max``. For each batch
+    the γ in 1..``gamma_max`` with the highest speedup in the step model at ``alpha`` and
+    ``context``, or 0 where no γ gains (speculation off); consecutive batches with the same γ form
+    one range.
 
     Returns
     -------
@@ -223,7 +232,8 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
         γ is 0).
     """
-    batch_max = max(1, min(batch_max, replace(scenario, context=context).max_batch()))
+    limit = replace(scenario, context=context).max_batch()  # the largest int64: no memory figure, no limit
+    batch_max = max(1, limit if limit < np.iinfo(np.int64).max else batch_max)
     g = np.arange(1, gamma_max + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
