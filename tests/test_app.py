@@ -584,6 +584,12 @@ class TestServeTab:
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert " --max-num-seqs 2421 " in command and schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
 
+    def test_a_weak_eagle_head_is_not_told_to_try_an_eagle_head(self):
+        at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", alpha="0.6", gamma="3")
+        advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
+        assert "below 40%" in advice and "trained for this exact target checkpoint" in advice
+        assert "EAGLE head" not in advice
+
     def test_the_sidebars_engine_picks_the_command(self):
         at = make_app({"view": "Deploy"}, engine="sglang", draft="eagle3")
         assert at.radio(key="serve_engine").value == "sglang"

@@ -91,6 +91,21 @@ class TestGammaSchedule:
         assert vllm_config.gamma_schedule(cpu, 0.8, 1024, 64, 8)["last"].iloc[-1] == 64
 
 
+class TestAdvise:
+    @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
+                                               ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),
+                                               ("suffix", "lookup"), ("medusa", "other")])
+    def test_a_weak_draft_gets_a_remedy_for_its_kind(self, draft, remedy):
+        # α 0.6 at γ 3: vLLM's acceptance rate 0.39, below the 40 % a fitting draft reaches.
+        chosen = make_scenario(draft=draft)
+        advice = vllm_config.advise(chosen, 0.6, 3, 64, vllm_config.gamma_schedule(chosen, 0.6, 1024, 1024, 8))
+        weak = next(n for n in advice if n.key == "advice.weak_draft")
+        assert weak.params["remedy"] == Notice(f"advice.weak_remedy.{remedy}")
+        # A head is not told to try a head, nor prompt lookup to try prompt lookup.
+        assert ("EAGLE head" in str(weak)) == (remedy == "model")
+        assert (Notice("advice.ngram") in advice) == (remedy != "lookup")
+
+
 class TestGammaMap:
     def test_the_grid_and_each_cell_best_gamma(self):
         grid = vllm_config.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)

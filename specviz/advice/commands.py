@@ -106,7 +106,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.errors import Notice, SpecvizError
-from specviz.model import memory, spec
+from specviz.model import memory, spec, step
 from specviz.scenario import Scenario, largest_batch
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
@@ -169,6 +169,9 @@ _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has no
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
 WEAK_DRAFT_RATE = 0.40
+# What to try instead of a draft below it, by the draft's kind (advice.weak_remedy.*): a head is
+# already the close draft, and prompt lookup has no model to replace.
+_WEAK_REMEDY = {"model": "model", "ngram": "lookup", "suffix": "lookup", **dict.fromkeys(step.HEAD_KINDS, "head")}
 _HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
 # What a user may give as the draft: a Hugging Face id or a local path, nothing a shell would read.
 _DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
@@ -261,7 +264,11 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
         (the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
         at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
-        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`; ``advice.ngram`` always.
+        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
+        (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
+        trained for this target, or trained further on its outputs, for an EAGLE, EAGLE-3, P-EAGLE
+        head or a block drafter; traffic that repeats its prompt for n-gram and suffix drafting; an
+        EAGLE-3 head otherwise); ``advice.ngram`` unless the draft already looks up the prompt.
     """
     first, limit = schedule.iloc[0], int(schedule["last"].iloc[-1])
     if batch > limit:
@@ -280,9 +287,11 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
                    if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
     rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
     if rate < WEAK_DRAFT_RATE:
+        remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")
         notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),
-                              floor=WEAK_DRAFT_RATE))
-    notices.append(Notice("advice.ngram"))
+                              floor=WEAK_DRAFT_RATE, remedy=remedy))
+    if _WEAK_REMEDY.get(scenario.draft.kind) != "lookup":
+        notices.append(Notice("advice.ngram"))
     return notices
 
 
