@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from conftest import in_vietnamese
+from conftest import SAMPLES, in_vietnamese
 from specviz import i18n, settings
 from specviz.errors import InputError
 from specviz.model import architecture, hf_config
@@ -393,6 +393,7 @@ class TestFrontierConfigsRefused:
         (GPT_OSS, "sliding_window", 10**6, "more than the 131,072 of 'max_position_embeddings'"),
         (DEEPSEEK_V3, "kv_lora_rank", 0, "'kv_lora_rank' must be a whole number between 1"),
         (DEEPSEEK_V3, "kv_lora_rank", None, "'kv_lora_rank' is missing"),
+        (DEEPSEEK_V3, "n_routed_experts", 0, "'n_routed_experts' must be a whole number between 1 and 4,096, got 0"),
         (DEEPSEEK_V3, "first_k_dense_replace", 62, "between 0 and 61 (num_hidden_layers)"),
         (DEEPSEEK_V3, "num_hidden_layers", 10**6, "between 1 and 1,024"),
         (GPT_OSS, "layer_types", ["full_attention"] * 3, "one entry per layer (36)"),
@@ -406,6 +407,13 @@ class TestFrontierConfigsRefused:
             parse({**base, field: value})
         assert words in str(info.value) and field in str(info.value)
         assert time.perf_counter() - start < 0.5
+
+    def test_deepseek_without_routed_experts_names_them_not_the_count_it_bounds(self):
+        config = json.loads((SAMPLES / "configs" / "DeepSeek-V3.config.json").read_text())
+        with pytest.raises(InputError) as info:
+            parse({**config, "n_routed_experts": 0})
+        assert "'n_routed_experts'" in str(info.value) and "num_experts_per_tok" not in str(info.value)
+        assert "n_routed_experts" in in_vietnamese(info.value, "must be a whole number")
 
     def test_an_unknown_quantization_method_is_named_and_read_as_bf16(self):
         m = parse({**DEEPSEEK_V3, "quantization_config": {"quant_method": "bitsandbytes"}})

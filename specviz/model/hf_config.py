@@ -433,6 +433,11 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     else:
         layer_attention, groups = _gqa(values, model_type, ["full"] * layers)
     experts = _require(values, "n_routed_experts")
+    if not experts:
+        # Every MoE layer routes each token to num_experts_per_tok of these (transformers'
+        # DeepseekV3MoE): none is the fault, not the per-token count it bounds (left unchecked).
+        raise InputError("hf_config.count", field="n_routed_experts", low=1,
+                         bound=f"{CONFIG_LIMITS['n_routed_experts'].high:,}", value=_describe(experts))
     k = _require(values, "num_experts_per_tok")
     moe_i = _require(values, "moe_intermediate_size")
     expert = 3 * h * moe_i
