@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import PRESETS, make_scenario
+from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.i18n import escape_markdown, md
 from specviz.live import replay, windows
@@ -318,6 +318,17 @@ class TestScenarioSidebar:
         assert not at.exception and not at.sidebar.error
         # A custom target starts with an EAGLE-3 head: its size is known only once read (93 GB: 2 GPUs).
         assert shown(at) == figures(make_scenario(target="Mixtral-8x7B", draft="eagle3", tp="2", batch="1"))
+
+    def test_an_eagle3_head_uploaded_as_the_target_is_refused_and_drafts_as_the_draft(self):
+        head = SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"
+        at = make_app(target="custom")
+        at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
+        assert not at.exception and "is a draft head's" in at.sidebar.error[0].value
+        assert not [m for m in at.metric if m.label == "Speedup"]
+        at = make_app(target="DeepSeek-V3", draft="custom", gpu="H200", tp="8")
+        at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
+        assert not at.exception and not at.sidebar.error
+        assert at.session_state["scenario"].draft.kind == "eagle3"  # a head, not a separate draft model
 
     def test_oversized_paste_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_MAX_CONFIG_BYTES", "100")

@@ -1179,6 +1179,11 @@ class TestAppCommand:
 
 
 class TestCalcWithConfigs:
+    def test_a_draft_head_as_the_target_config_is_refused(self, capsys):
+        head = SAMPLES / "configs" / "EAGLE3-SpecForge-qwen3-32B.config.json"
+        code, out, err = run(capsys, "calc", "", "--target-config", str(head))
+        assert code == 2 and not out and "is a draft head's" in err and "--draft-config" in err
+
     def test_config_paths_for_target_and_draft_give_the_presets_figures(self, capsys):
         configs = Path(settings.get("SPECVIZ_DATA_DIR")) / "model_configs"
         code, out, err = run(capsys, "calc", "gpu=H200&tp=8&draft=EAGLE3-SpecForge-DeepSeek-V3&target=DeepSeek-V3",

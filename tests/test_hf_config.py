@@ -470,6 +470,27 @@ class TestDraftHeads:
         for head_id, (target_id, head) in heads.items():
             assert head.hidden_size == MODELS[target_id].hidden_size, head_id
 
+    @pytest.mark.parametrize("config, mark", [
+        ("EAGLE3-SpecForge-deepseek-v3-671B", 'architecture "LlamaForCausalLMEagle3"'),
+        ("EAGLE3-SpecForge-qwen3-32B", 'architecture "LlamaForCausalLMEagle3"'),
+        ("EAGLE3-SafeAILab-traineagle3-llama3.1-8B", "it sets 'draft_vocab_size'"),  # LlamaForCausalLM by name
+    ])
+    def test_a_head_is_refused_as_the_target_and_read_as_the_draft(self, config, mark):
+        data = (SAMPLES / "configs" / f"{config}.config.json").read_bytes()
+        with pytest.raises(InputError) as info:
+            hf_config.model_from_config_bytes(data, "config.json", 10**6, target=True)
+        assert info.value.key == "hf_config.draft_head_as_target"
+        assert f"a draft head's ({mark})" in str(info.value) and "choose it as the draft" in str(info.value)
+        assert "draft head" in in_vietnamese(info.value, "choose it as the draft")
+        assert hf_config.model_from_config_bytes(data, "config.json", 10**6).model_type == "eagle3"
+
+    def test_every_preset_and_frontier_model_is_taken_as_a_target(self):
+        for path in [*CONFIGS.glob("*.json"), *(SAMPLES / "configs").glob("*.json")]:
+            if "EAGLE3" not in path.name:
+                assert hf_config.model_from_config(path, target=True).model_type != "eagle3", path.name
+        with pytest.raises(InputError, match="architecture \"EagleLlamaForCausalLM\""):
+            hf_config.model_from_config({**LLAMA_8B, "architectures": ["EagleLlamaForCausalLM"]}, target=True)
+
     def test_a_draft_vocabulary_larger_than_the_vocabulary_is_refused(self):
         config = json.loads((CONFIGS / "EAGLE3-SpecForge-qwen3-32B.json").read_text())
         with pytest.raises(InputError, match="'draft_vocab_size' must be a whole number between 1 and 151,936"):
