@@ -19,7 +19,7 @@ from pages._controls import clear_gpu_overrides, forget, show_url_notices, url_c
 from pages._shared import ROUTED, errors_said, presets, reset_costs
 from specviz import i18n, scenario, settings
 from specviz.i18n import in_language, message, t
-from specviz.model import architecture, dtypes, hf_config, step
+from specviz.model import architecture, dtypes, hf_config
 
 ROOT = Path(__file__).resolve().parent
 
@@ -32,7 +32,8 @@ def custom_model(role: str, lang: str) -> architecture.Model:
     pasted = side.text_area(t("side.config_paste", lang), key=f"{role}_config_text", height=120)
     data = upload.getvalue() if upload is not None else pasted.encode("utf-8")
     name = upload.name if upload is not None else t("side.pasted_config", lang)
-    return hf_config.model_from_config_bytes(data, name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
+    return hf_config.model_from_config_bytes(data, name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"),
+                                             target=role == "target")
 
 
 def component_formats(side: DeltaGenerator, precision_name: str, lang: str) -> dtypes.Precision:
@@ -120,7 +121,7 @@ def scenario_sidebar(lang: str) -> None:
             raise ValueError(t("side.no_link", lang, gpu=gpu.name))
         target = custom_model("target", lang) if target_id == scenario.CUSTOM else models[target_id]
         if draft_id == scenario.CUSTOM:
-            draft = step.Draft("model", custom_model("draft", lang))
+            draft = scenario.custom_draft(custom_model("draft", lang))
         else:
             draft = scenario.resolve_draft(draft_id, known)
     except ValueError as exc:

@@ -31,7 +31,7 @@ from .model import architecture, calibration, dtypes, hf_config, memory, rooflin
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "models_by_key",
+           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "models_by_key",
            "model_preset", "gpu_preset",
            "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
@@ -269,6 +269,13 @@ def resolve_draft(draft_id: str, presets: Presets) -> step.Draft:
     if draft_id in presets.heads:
         return step.Draft("eagle3", presets.heads[draft_id][1])
     return step.Draft("model", presets.models[draft_id])
+
+
+def custom_draft(model: architecture.Model) -> step.Draft:
+    """The draft of an uploaded config.json: an EAGLE-3 head's own config (read as model type
+    ``eagle3``, :func:`specviz.model.hf_config.model_from_config`) drafts as that head, any other
+    config as a separate draft model."""
+    return step.Draft("eagle3" if model.model_type == "eagle3" else "model", model)
 
 
 def _held_draft(target: architecture.Model, draft: step.Draft | None) -> architecture.Model | None:

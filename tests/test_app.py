@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import PRESETS, make_scenario
+from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.i18n import escape_markdown, md
 from specviz.live import replay, windows
@@ -333,6 +333,17 @@ class TestScenarioSidebar:
         # A custom target starts with an EAGLE-3 head: its size is known only once read (93 GB: 2 GPUs).
         assert shown(at) == figures(make_scenario(target="Mixtral-8x7B", draft="eagle3", tp="2", batch="1"))
 
+    def test_an_eagle3_head_uploaded_as_the_target_is_refused_and_drafts_as_the_draft(self):
+        head = SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"
+        at = make_app(target="custom")
+        at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
+        assert not at.exception and "is a draft head's" in at.sidebar.error[0].value
+        assert not [m for m in at.metric if m.label == "Speedup"]
+        at = make_app(target="DeepSeek-V3", draft="custom", gpu="H200", tp="8")
+        at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
+        assert not at.exception and not at.sidebar.error
+        assert at.session_state["scenario"].draft.kind == "eagle3"  # a head, not a separate draft model
+
     def test_oversized_paste_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_MAX_CONFIG_BYTES", "100")
         config = (ROOT / "data/model_configs/Qwen3-0.6B.json").read_text()
@@ -601,6 +612,21 @@ class TestServeTab:
                                   "--max-model-len 1024 --gpu-memory-utilization 0.92 --speculative-config ")
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
+
+    def test_the_schedule_runs_to_max_num_seqs(self):
+        # One MI355X holds 2,421 sequences of gpt-oss-120b, past the calculator's batches (1,024).
+        at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",
+                      alpha="0.6", gamma="3", batch="128", context="4096")
+        schedule = at.dataframe[0].value
+        command = command_shown(at)
+        ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
+        assert " --max-num-seqs 2421 " in command and schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
+
+    def test_a_weak_eagle_head_is_not_told_to_try_an_eagle_head(self):
+        at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", alpha="0.6", gamma="3")
+        advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
+        assert "below 40%" in advice and "trained for this exact target checkpoint" in advice
+        assert "EAGLE head" not in advice
 
     def test_the_sidebars_engine_picks_the_command(self):
         at = make_app({"view": "Deploy"}, engine="sglang", draft="eagle3")

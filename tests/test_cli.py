@@ -4,6 +4,7 @@ import csv
 import io
 import math
 import json
+import shlex
 import shutil
 import re
 import os
@@ -810,6 +811,15 @@ class TestServeCommand:
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
 
+    def test_the_schedule_runs_to_max_num_seqs(self, capsys):
+        # One MI355X holds 2,421 sequences of gpt-oss-120b, past the calculator's batches (1,024).
+        link = "target=gpt-oss-120b&draft=eagle3&gpu=MI355X&precision=mxfp4&alpha=0.6&gamma=3&batch=128&context=4096"
+        code, out, _ = run(capsys, "serve", link, "--draft", "org/head")
+        words = json.loads(out)["command"].split()
+        config = json.loads(shlex.split(json.loads(out)["command"])[-1])
+        assert code == 0 and words[words.index("--max-num-seqs") + 1] == "2421"
+        assert config["num_speculative_tokens_per_batch_size"][-1][1] == 2421
+
     def test_a_script_to_read_and_run(self, capsys):
         code, out, _ = run(capsys, "serve", "engine=sglang&draft=eagle3", "--draft", "org/head", "--format", "shell")
         lines = out.splitlines()
@@ -1173,6 +1183,11 @@ class TestAppCommand:
 
 
 class TestCalcWithConfigs:
+    def test_a_draft_head_as_the_target_config_is_refused(self, capsys):
+        head = SAMPLES / "configs" / "EAGLE3-SpecForge-qwen3-32B.config.json"
+        code, out, err = run(capsys, "calc", "", "--target-config", str(head))
+        assert code == 2 and not out and "is a draft head's" in err and "--draft-config" in err
+
     def test_config_paths_for_target_and_draft_give_the_presets_figures(self, capsys):
         configs = Path(settings.get("SPECVIZ_DATA_DIR")) / "model_configs"
         code, out, err = run(capsys, "calc", "gpu=H200&tp=8&draft=EAGLE3-SpecForge-DeepSeek-V3&target=DeepSeek-V3",

@@ -13,7 +13,7 @@ from conftest import PRESETS, make_scenario
 from specviz import calculator
 from specviz.advice import commands as vllm_config
 from specviz.advice import serving, trtllm
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.model import step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
@@ -66,6 +66,44 @@ class TestGammaSchedule:
     def test_off_where_speculation_loses(self):
         weak = vllm_config.gamma_schedule(SCENARIO, 0.3, 1024, 1024, 8)
         assert weak["gamma"].iloc[-1] == 0 and (weak.loc[weak["gamma"] == 0, "speedup_high"] == 1).all()
+
+
+    def test_the_ranges_run_to_the_batch_the_command_states(self):
+        # gpt-oss-120b in MXFP4 on one MI355X holds 2,421 sequences of 4,096 positions, past the
+        # calculator's 1,024; vLLM gives a batch past the last range that range's length, so the
+        # ranges run to --max-num-seqs, each batch with the step model's own best γ.
+        gpt_oss = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4", alpha="0.6",
+                                gamma="3", batch="128", context="4096")
+        schedule = vllm_config.gamma_schedule(gpt_oss, 0.6, 4096, 1024, 16)
+        assert schedule["last"].iloc[-1] == gpt_oss.max_batch() == 2421
+        speed = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2421, 4096)["speedup"]
+        assert schedule["gamma"].iloc[-1] == int(np.argmax(speed)) + 1
+        command = serving.serve_command(gpt_oss, schedule, 3, 128, draft_repo="org/head")
+        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "2421"
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2421
+        advice = vllm_config.advise(gpt_oss, 0.6, 3, 128, schedule)
+        assert Notice("advice.never_off", batch=2421) in advice
+
+    def test_a_server_the_memory_does_not_stop_stops_at_batch_max(self):
+        # A CPU row has no memory figure: no limit, and the calculator's range bounds the ranges.
+        cpu = make_scenario(target="Llama-3.2-1B", draft="eagle3", gpu="Intel-Core-Ultra-X7-358H",
+                            tflops="20", bandwidth="0.1")
+        assert vllm_config.gamma_schedule(cpu, 0.8, 1024, 64, 8)["last"].iloc[-1] == 64
+
+
+class TestAdvise:
+    @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
+                                               ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),
+                                               ("suffix", "lookup"), ("medusa", "other")])
+    def test_a_weak_draft_gets_a_remedy_for_its_kind(self, draft, remedy):
+        # α 0.6 at γ 3: vLLM's acceptance rate 0.39, below the 40 % a fitting draft reaches.
+        chosen = make_scenario(draft=draft)
+        advice = vllm_config.advise(chosen, 0.6, 3, 64, vllm_config.gamma_schedule(chosen, 0.6, 1024, 1024, 8))
+        weak = next(n for n in advice if n.key == "advice.weak_draft")
+        assert weak.params["remedy"] == Notice(f"advice.weak_remedy.{remedy}")
+        # A head is not told to try a head, nor prompt lookup to try prompt lookup.
+        assert ("EAGLE head" in str(weak)) == (remedy == "model")
+        assert (Notice("advice.ngram") in advice) == (remedy != "lookup")
 
 
 class TestGammaMap:

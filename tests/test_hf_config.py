@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from conftest import in_vietnamese
+from conftest import SAMPLES, in_vietnamese
 from specviz import i18n, settings
 from specviz.errors import InputError
 from specviz.model import architecture, hf_config
@@ -393,6 +393,7 @@ class TestFrontierConfigsRefused:
         (GPT_OSS, "sliding_window", 10**6, "more than the 131,072 of 'max_position_embeddings'"),
         (DEEPSEEK_V3, "kv_lora_rank", 0, "'kv_lora_rank' must be a whole number between 1"),
         (DEEPSEEK_V3, "kv_lora_rank", None, "'kv_lora_rank' is missing"),
+        (DEEPSEEK_V3, "n_routed_experts", 0, "'n_routed_experts' must be a whole number between 1 and 4,096, got 0"),
         (DEEPSEEK_V3, "first_k_dense_replace", 62, "between 0 and 61 (num_hidden_layers)"),
         (DEEPSEEK_V3, "num_hidden_layers", 10**6, "between 1 and 1,024"),
         (GPT_OSS, "layer_types", ["full_attention"] * 3, "one entry per layer (36)"),
@@ -406,6 +407,13 @@ class TestFrontierConfigsRefused:
             parse({**base, field: value})
         assert words in str(info.value) and field in str(info.value)
         assert time.perf_counter() - start < 0.5
+
+    def test_deepseek_without_routed_experts_names_them_not_the_count_it_bounds(self):
+        config = json.loads((SAMPLES / "configs" / "DeepSeek-V3.config.json").read_text())
+        with pytest.raises(InputError) as info:
+            parse({**config, "n_routed_experts": 0})
+        assert "'n_routed_experts'" in str(info.value) and "num_experts_per_tok" not in str(info.value)
+        assert "n_routed_experts" in in_vietnamese(info.value, "must be a whole number")
 
     def test_an_unknown_quantization_method_is_named_and_read_as_bf16(self):
         m = parse({**DEEPSEEK_V3, "quantization_config": {"quant_method": "bitsandbytes"}})
@@ -461,6 +469,27 @@ class TestDraftHeads:
         assert len(heads) == 7
         for head_id, (target_id, head) in heads.items():
             assert head.hidden_size == MODELS[target_id].hidden_size, head_id
+
+    @pytest.mark.parametrize("config, mark", [
+        ("EAGLE3-SpecForge-deepseek-v3-671B", 'architecture "LlamaForCausalLMEagle3"'),
+        ("EAGLE3-SpecForge-qwen3-32B", 'architecture "LlamaForCausalLMEagle3"'),
+        ("EAGLE3-SafeAILab-traineagle3-llama3.1-8B", "it sets 'draft_vocab_size'"),  # LlamaForCausalLM by name
+    ])
+    def test_a_head_is_refused_as_the_target_and_read_as_the_draft(self, config, mark):
+        data = (SAMPLES / "configs" / f"{config}.config.json").read_bytes()
+        with pytest.raises(InputError) as info:
+            hf_config.model_from_config_bytes(data, "config.json", 10**6, target=True)
+        assert info.value.key == "hf_config.draft_head_as_target"
+        assert f"a draft head's ({mark})" in str(info.value) and "choose it as the draft" in str(info.value)
+        assert "draft head" in in_vietnamese(info.value, "choose it as the draft")
+        assert hf_config.model_from_config_bytes(data, "config.json", 10**6).model_type == "eagle3"
+
+    def test_every_preset_and_frontier_model_is_taken_as_a_target(self):
+        for path in [*CONFIGS.glob("*.json"), *(SAMPLES / "configs").glob("*.json")]:
+            if "EAGLE3" not in path.name:
+                assert hf_config.model_from_config(path, target=True).model_type != "eagle3", path.name
+        with pytest.raises(InputError, match="architecture \"EagleLlamaForCausalLM\""):
+            hf_config.model_from_config({**LLAMA_8B, "architectures": ["EagleLlamaForCausalLM"]}, target=True)
 
     def test_a_draft_vocabulary_larger_than_the_vocabulary_is_refused(self):
         config = json.loads((CONFIGS / "EAGLE3-SpecForge-qwen3-32B.json").read_text())

@@ -106,7 +106,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.errors import Notice, SpecvizError
-from specviz.model import memory, spec
+from specviz.model import memory, spec, step
 from specviz.scenario import Scenario, largest_batch
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
@@ -169,6 +169,9 @@ _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has no
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
 WEAK_DRAFT_RATE = 0.40
+# What to try instead of a draft below it, by the draft's kind (advice.weak_remedy.*): a head is
+# already the close draft, and prompt lookup has no model to replace.
+_WEAK_REMEDY = {"model": "model", "ngram": "lookup", "suffix": "lookup", **dict.fromkeys(step.HEAD_KINDS, "head")}
 _HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
 # What a user may give as the draft: a Hugging Face id or a local path, nothing a shell would read.
 _DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
@@ -211,10 +214,19 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     """The best draft length for every batch size, in ranges: what vLLM's
     ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
 
-    The batches stop where the memory does (:meth:`specviz.scenario.Scenario.max_batch` at this
-    context, at least 1): a server never runs a batch it cannot hold. For each batch 1..``batch_max`` the γ in 1..``gamma_max`` with the highest speedup in the step
-    model at ``alpha`` and ``context``, or 0 where no γ gains (speculation off); consecutive
-    batches with the same γ form one range.
+    The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
+    this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
+    ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size`` (:func:`memory_flags`), even
+    past ``batch_max``. A server never runs a batch it cannot hold, but it runs every batch it can,
+    and an engine does not stop at a schedule's end: vLLM gives a batch past the last range that
+    range's length (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the
+    largest key at or below it (``speculative/adaptive_spec_params.py``), TensorRT-LLM from 1.3.0rc8
+    no draft (NVIDIA/TensorRT-LLM #10860): a schedule ending short of the limit would give those
+    batches a length the step model never chose. Only a server the memory does not bound (a device
+    without a memory figure, whose command states no limit) stops at ``batch_max``. For each batch
+    the γ in 1..``gamma_max`` with the highest speedup in the step model at ``alpha`` and
+    ``context``, or 0 where no γ gains (speculation off); consecutive batches with the same γ form
+    one range.
 
     Returns
     -------
@@ -223,7 +235,8 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
         γ is 0).
     """
-    batch_max = max(1, min(batch_max, replace(scenario, context=context).max_batch()))
+    limit = replace(scenario, context=context).max_batch()  # the largest int64: no memory figure, no limit
+    batch_max = max(1, limit if limit < np.iinfo(np.int64).max else batch_max)
     g = np.arange(1, gamma_max + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
@@ -251,7 +264,11 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
         (the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
         at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
-        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`; ``advice.ngram`` always.
+        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
+        (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
+        trained for this target, or trained further on its outputs, for an EAGLE, EAGLE-3, P-EAGLE
+        head or a block drafter; traffic that repeats its prompt for n-gram and suffix drafting; an
+        EAGLE-3 head otherwise); ``advice.ngram`` unless the draft already looks up the prompt.
     """
     first, limit = schedule.iloc[0], int(schedule["last"].iloc[-1])
     if batch > limit:
@@ -270,9 +287,11 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
                    if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
     rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
     if rate < WEAK_DRAFT_RATE:
+        remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")
         notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),
-                              floor=WEAK_DRAFT_RATE))
-    notices.append(Notice("advice.ngram"))
+                              floor=WEAK_DRAFT_RATE, remedy=remedy))
+    if _WEAK_REMEDY.get(scenario.draft.kind) != "lookup":
+        notices.append(Notice("advice.ngram"))
     return notices
 
 

@@ -200,10 +200,11 @@ def read_limited(path: Path, kind: str, setting: str) -> bytes:
     return data
 
 
-def config_model(path: Path) -> architecture.Model:
-    """A model from a config.json on disk: a regular file within the size limit uploads have."""
+def config_model(path: Path, *, target: bool = False) -> architecture.Model:
+    """A model from a config.json on disk: a regular file within the size limit uploads have
+    (``target``: the model to serve, where a draft head's config is refused)."""
     data = read_limited(path, "a config.json", "SPECVIZ_MAX_CONFIG_BYTES")
-    return hf_config.model_from_config_bytes(data, path.name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"))
+    return hf_config.model_from_config_bytes(data, path.name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"), target=target)
 
 
 def one_line(exc: BaseException) -> str:

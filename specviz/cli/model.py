@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from specviz import calculator, scenario, settings
-from specviz.model import architecture, hf_config, roofline, simulate, spec, step
+from specviz.model import architecture, hf_config, roofline, simulate, spec
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, linked_scenario, plain, presets,
                      scenario_options, scenario_params)
@@ -97,11 +97,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
     fewest GPUs that hold the pair unless the link says how many."""
     chosen = linked_scenario(link, presets)
     if target_config is not None or draft_config is not None:
-        target = config_model(target_config) if target_config is not None else chosen.target
-        draft = chosen.draft
-        if draft_config is not None:
-            drafting = config_model(draft_config)
-            draft = step.Draft("eagle3" if drafting.model_type == "eagle3" else "model", drafting)
+        target = config_model(target_config, target=True) if target_config is not None else chosen.target
+        draft = scenario.custom_draft(config_model(draft_config)) if draft_config is not None else chosen.draft
         tp, dp, ep = scenario.default_parallel(chosen.gpu, target, draft, chosen.precision, chosen.engine.memory)
         if "tp=" in link:
             tp, dp, ep = chosen.tp, chosen.dp, chosen.ep

@@ -89,6 +89,11 @@ FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 LAYER_KINDS = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",
                "linear_attention": "linear"}
+# What marks a config.json as a draft head's, not a model's: an architecture naming EAGLE (SpecForge's
+# LlamaForCausalLMEagle3; vLLM's EagleLlamaForCausalLM and Eagle3LlamaForCausalLM, model_executor/
+# models/registry.py) or a field only a head sets (EAGLE-3's draft_vocab_size, SafeAILab's
+# traineagle3 config; SpecForge's eagle_config of the target layers it reads).
+_HEAD_FIELDS = ("draft_vocab_size", "eagle_config")
 _POSITIONS = 2**30  # the most positions a context or window field may give (Llama 4 Scout: 10,485,760)
 
 
@@ -281,6 +286,18 @@ def _window(values: Mapping[str, Any], key: str) -> int:
     return window
 
 
+def _draft_head_mark(config: Mapping[str, Any]) -> Notice | None:
+    """What in ``config`` shows it is a draft head's (see ``_HEAD_FIELDS``), or None."""
+    architectures = config.get("architectures")
+    for architecture in architectures if isinstance(architectures, list) else ():
+        if isinstance(architecture, str) and "eagle" in architecture.lower():
+            return Notice("hf_config.head_mark.architecture", architecture=_describe(architecture))
+    for key in _HEAD_FIELDS:
+        if config.get(key) is not None:
+            return Notice("hf_config.head_mark.field", field=key)
+    return None
+
+
 def _load_json(text: str | bytes, name: str) -> Any:
     """Parse one config.json, turning every way it can fail into an InputError that names it."""
     try:
@@ -433,6 +450,11 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     else:
         layer_attention, groups = _gqa(values, model_type, ["full"] * layers)
     experts = _require(values, "n_routed_experts")
+    if not experts:
+        # Every MoE layer routes each token to num_experts_per_tok of these (transformers'
+        # DeepseekV3MoE): none is the fault, not the per-token count it bounds (left unchecked).
+        raise InputError("hf_config.count", field="n_routed_experts", low=1,
+                         bound=f"{CONFIG_LIMITS['n_routed_experts'].high:,}", value=_describe(experts))
     k = _require(values, "num_experts_per_tok")
     moe_i = _require(values, "moe_intermediate_size")
     expert = 3 * h * moe_i
@@ -495,7 +517,8 @@ def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Map
     return text, text.get("quantization_config", config.get("quantization_config"))
 
 
-def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None) -> Model:
+def model_from_config(config: str | Path | Mapping[str, Any], name: str | None = None, *,
+                      target: bool = False) -> Model:
     """Exact parameter counts, attention layers and weight formats from a Hugging Face ``config.json``.
 
     What is counted for each family, and how publishers' figures compare, is in the module's
@@ -507,6 +530,9 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
         Path to a config.json, or its parsed content.
     name : str, optional
         Display name; defaults to the file stem or the model_type.
+    target : bool
+        The config is for the model to serve: a draft head's is refused (an EAGLE-3 head is read
+        as one otherwise, and drafts).
 
     Returns
     -------
@@ -518,6 +544,8 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
         If the file is not UTF-8 JSON (or is nested too deeply to parse), the model_type is
         unsupported, or a field is missing, of the wrong JSON type, out of range or in contradiction
         with another. The message names the field and says what it may hold.
+        ``hf_config.draft_head_as_target`` for a draft head's config as the ``target``, with what
+        marks it (its architecture or a field only a head sets).
 
     References
     ----------
@@ -532,6 +560,8 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
         name = name or path.stem
     if not isinstance(config, Mapping):
         raise InputError("hf_config.not_object")
+    if target and (mark := _draft_head_mark(config)) is not None:
+        raise InputError("hf_config.draft_head_as_target", mark=mark)
     notes: list[Notice] = []
     language, quantization_config = _language_model(config, notes)
     model_type = language.get("model_type")
@@ -608,8 +638,9 @@ def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, A
                  attention=attention, weight_formats=formats)
 
 
-def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
-    """:func:`model_from_config` for an upload or a paste: size-limited, UTF-8, one JSON object.
+def model_from_config_bytes(data: bytes, name: str, max_bytes: int, *, target: bool = False) -> Model:
+    """:func:`model_from_config` for an upload or a paste: size-limited, UTF-8, one JSON object
+    (``target``: the model to serve, as there).
 
     Raises
     ------
@@ -622,7 +653,7 @@ def model_from_config_bytes(data: bytes, name: str, max_bytes: int) -> Model:
         raise InputError("hf_config.empty", name=name)
     if len(data) > max_bytes:
         raise InputError("hf_config.too_large", name=name, size=len(data), limit=max_bytes)
-    return model_from_config(_load_json(data, name), name=name)
+    return model_from_config(_load_json(data, name), name=name, target=target)
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
