@@ -84,6 +84,18 @@ class TestGammaSchedule:
         advice = vllm_config.advise(gpt_oss, 0.6, 3, 128, schedule)
         assert Notice("advice.never_off", batch=2421) in advice
 
+    def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
+        """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
+        to them, 14 s and 6 GB (28.5M and out of memory on 64 GB300s). The command and the schedule
+        stop at SPECVIZ_SERVE_BATCH_MAX, and agree."""
+        monkeypatch.setenv("SPECVIZ_SERVE_BATCH_MAX", "3000")
+        small = make_scenario(target="Qwen3-0.6B", draft="ngram", gpu="B300", tp="8", context="0")
+        assert small.max_batch() > 3_000_000
+        schedule = vllm_config.gamma_schedule(small, 0.8, 0, 1024, 8)
+        command = serving.serve_command(small, schedule, 4, 64)
+        assert schedule["last"].iloc[-1] == 3000
+        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "3000"
+
     def test_a_server_the_memory_does_not_stop_stops_at_batch_max(self):
         # A CPU row has no memory figure: no limit, and the calculator's range bounds the ranges.
         cpu = make_scenario(target="Llama-3.2-1B", draft="eagle3", gpu="Intel-Core-Ultra-X7-358H",

@@ -3,6 +3,7 @@ layers and weight formats, checked against hand counts and the publishers' figur
 
 import csv
 import json
+import re
 import time
 
 import numpy as np
@@ -14,6 +15,11 @@ from conftest import SAMPLES, in_vietnamese
 from specviz import i18n, settings
 from specviz.errors import InputError
 from specviz.model import architecture, hf_config
+
+# A refusal or a model comes in milliseconds whatever the fields: a hang (a loop over 10⁹ layers, a
+# regular expression backtracking), not a speed, is what the time checks catch; a loaded machine may
+# be a hundred times slower.
+HANG_S = 5.0
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 MODELS = hf_config.load_models(DATA)
@@ -197,7 +203,7 @@ class TestHostileConfigs:
         start = time.perf_counter()
         with pytest.raises(ValueError, match="num_hidden_layers"):
             parse({**QWEN3_MOE, "num_hidden_layers": 10**9, "decoder_sparse_step": 1})
-        assert time.perf_counter() - start < 0.1
+        assert time.perf_counter() - start < HANG_S
 
     def test_null_means_unset(self):
         derived = parse({**LLAMA_8B, "head_dim": None, "num_key_value_heads": None})
@@ -242,7 +248,7 @@ class TestHostileConfigs:
             assert field in str(exc)
         else:
             assert model.params_total >= model.params_active > 0
-        assert time.perf_counter() - start < 1.0
+        assert time.perf_counter() - start < HANG_S
 
     def test_every_shipped_config_passes_the_checks(self):
         for path in sorted((DATA / "model_configs").glob("*.json")):
@@ -406,7 +412,7 @@ class TestFrontierConfigsRefused:
         with pytest.raises(InputError) as info:
             parse({**base, field: value})
         assert words in str(info.value) and field in str(info.value)
-        assert time.perf_counter() - start < 0.5
+        assert time.perf_counter() - start < HANG_S
 
     def test_deepseek_without_routed_experts_names_them_not_the_count_it_bounds(self):
         config = json.loads((SAMPLES / "configs" / "DeepSeek-V3.config.json").read_text())
@@ -420,12 +426,17 @@ class TestFrontierConfigsRefused:
         assert [(n.key, n.params["method"]) for n in m.notes] == [("hf_config.unknown_quantization", '"bitsandbytes"')]
         assert set(m.weight_formats.values()) == {"bf16"}
 
-    @pytest.mark.parametrize("pattern", ["re:(a+)+$", "re:" + ".*" * 40 + "x", "re:(", "re:" + "a" * 300, 7])
-    def test_hostile_module_patterns_end_at_once_and_match_nothing(self, pattern):
+    @pytest.mark.parametrize("pattern, run", [("re:(a+)+$", False), ("re:" + ".*" * 40 + "x", False),
+                                              ("re:" + "a" * 300, False), ("re:(", True), (7, False)])
+    def test_hostile_module_patterns_are_never_run_and_match_nothing(self, pattern, run, monkeypatch):
+        """A nested repeat, many unbounded repeats or a long expression would backtrack for minutes on
+        a module name: such a pattern is never given to the regex engine (a broken one is, and fails)."""
+        given = []
+        match = re.match
+        monkeypatch.setattr(re, "match", lambda expression, *args: given.append(expression) or match(expression, *args))
         quantization = {**GPT_OSS["quantization_config"], "modules_to_not_convert": [pattern] * 1000}
-        start = time.perf_counter()
         m = parse({**GPT_OSS, "quantization_config": quantization})
-        assert time.perf_counter() - start < 0.5
+        assert (isinstance(pattern, str) and pattern[3:] in given) == run
         assert m.weight_formats["attention"] == "mxfp4"  # nothing left out
 
     @hyp_settings(deadline=None, max_examples=150)
@@ -440,7 +451,7 @@ class TestFrontierConfigsRefused:
         else:
             assert model.params_total >= model.params_active > 0
             assert np.isfinite(model.cache_bytes(10**6))
-        assert time.perf_counter() - start < 1.0
+        assert time.perf_counter() - start < HANG_S
 
 
 class TestDraftHeads:

@@ -255,7 +255,7 @@ class TestHostileYaml:
     def test_billion_laughs_is_refused_quickly_without_expanding(self):
         started = time.monotonic()
         error = refused("lol.yaml", BILLION_LAUGHS)
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 10  # a hang (10⁹ nodes expanded), not a speed: it takes milliseconds
         assert error.key == "ingest.yaml_expansion" and error.params["nodes"] < 10 ** 7
         assert "refused without expanding them" in str(error)
 

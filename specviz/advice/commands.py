@@ -104,12 +104,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from specviz import calculator
+from specviz import calculator, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.model import memory, spec, step
 from specviz.scenario import Scenario, largest_batch
 
-__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE",
+__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "gamma_schedule", "stated_batch", "gamma_map", "advise", "WEAK_DRAFT_RATE",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
            "draft_name", "engine_rule", "memory_flags", "node_notices", "rank_tiers"]
 
@@ -217,8 +217,8 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
     this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
     ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size`` (:func:`memory_flags`), even
-    past ``batch_max``. A server never runs a batch it cannot hold, but it runs every batch it can,
-    and an engine does not stop at a schedule's end: vLLM gives a batch past the last range that
+    past ``batch_max`` (up to :func:`stated_batch`'s bound, which the command states too). A server
+    never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop at a schedule's end: vLLM gives a batch past the last range that
     range's length (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the
     largest key at or below it (``speculative/adaptive_spec_params.py``), TensorRT-LLM from 1.3.0rc8
     no draft (NVIDIA/TensorRT-LLM #10860): a schedule ending short of the limit would give those
@@ -236,7 +236,7 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         γ is 0).
     """
     limit = replace(scenario, context=context).max_batch()  # the largest int64: no memory figure, no limit
-    batch_max = max(1, limit if limit < np.iinfo(np.int64).max else batch_max)
+    batch_max = max(1, stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max)
     g = np.arange(1, gamma_max + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
@@ -420,6 +420,13 @@ def engine_rule(scenario: Scenario, engine: str) -> memory.MemoryRule:
     return scenario.engine.memory if scenario.engine.id.startswith(_ENGINE_IDS[engine]) else _DEFAULT_RULES[engine]
 
 
+def stated_batch(limit: int) -> int:
+    """The largest batch a command states and its schedule covers: the memory's ``limit``, at most
+    ``SPECVIZ_SERVE_BATCH_MAX`` (a small model on large GPUs holds millions of sequences, and the
+    schedule is found at every batch up to the one stated)."""
+    return min(limit, settings.get("SPECVIZ_SERVE_BATCH_MAX"))
+
+
 def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> list[str]:
     """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
@@ -443,6 +450,7 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> lis
         return []
     flags = []
     if limit < np.iinfo(np.int64).max:
+        limit = stated_batch(limit)
         flags += [flags_of.batch, str(max(1, limit // scenario.dp) if flags_of.per_rank else limit)]
     if scenario.context > 0:
         flags += [flags_of.context, str(scenario.context)]
