@@ -92,6 +92,25 @@ class TestWithLoad:
                                    "content_hash": "v"} for c in (1, 4)])
         assert list(per_point.series) == ["plain · f.csv"] * 3 + ["eagle3-head"] * 2
 
+    def test_files_of_one_name_are_one_sweep_of_one_model(self):
+        # AIPerf writes profile_export_aiperf.json in each run's folder: one model's folders are one line.
+        sweep = runs_frame([{"content_hash": f"c{c}", "target_model": "m", "concurrency": c} for c in (1, 16)])
+        assert list(sweep.series) == ["plain · f.csv"] * 2
+
+    def test_runs_of_other_models_gpus_or_engines_are_never_one_series(self):
+        """The real AIPerf files: qwen3.6-nvfp4 at concurrency 16 and Qwen3-0.6B at 1, both named
+        profile_export_aiperf.json, were one line from 50 to 1,172 tokens/s. A name shared by runs of
+        another model, GPU or engine says which, and only what differs."""
+        frame = runs_frame([
+            {"content_hash": "a", "target_model": "qwen3.6-nvfp4", "gpu": "RTX 5090", "concurrency": 16},
+            {"content_hash": "b", "target_model": "Qwen/Qwen3-0.6B", "gpu": "RTX 5090", "concurrency": 1},
+            {"content_hash": "c", "label": "mine", "engine": "vllm", "workload": "chat"},
+            {"content_hash": "d", "label": "mine", "engine": "sglang", "workload": "chat"},
+            {"content_hash": "e", "label": "mine", "workload": "chat"}])
+        assert list(frame.series) == ["plain · f.csv · qwen3.6-nvfp4", "plain · f.csv · Qwen/Qwen3-0.6B",
+                                      "mine · vllm · chat", "mine · sglang · chat", "mine · chat"]
+        assert frame.group.nunique() == 5  # what tells the lines apart
+
 
 class TestOneOrigin:
     def test_the_users_runs_else_the_examples_never_both(self):

@@ -151,8 +151,10 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     setting and the file's name. Labels name lines where one is shared by several runs, or where it
     is the only one; where each run has a label of its own, they name points (GuideLLM's
     ``concurrent 4``, ``concurrent 8``), and the sweep stays one line under its setting and file.
-    The workload, where there is one, ends the name, and a run at synthetic acceptance
-    (:mod:`specviz.results.synthetic`) says so last: every table and chart shows it apart.
+    Runs of one name that name another target model, GPU or engine are never one line: the name
+    then says which, after the label or file (:func:`_what_differs`). The workload, where there is
+    one, ends the name, and a run at synthetic acceptance (:mod:`specviz.results.synthetic`) says so
+    last: every table and chart shows it apart.
     """
     # Text even when there are no runs: an empty map keeps the column's integer type.
     gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}").astype(str)
@@ -165,8 +167,27 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     runs_per_label = label.groupby([*keys, label]).transform("size")
     point_labels = (label.groupby(keys).transform("nunique") > 1) & (runs_per_label.groupby(keys).transform("max") == 1)
     base = label.where(label.notna() & ~point_labels, setting + " · " + file_name)
-    named = base.where(runs["workload"].isna(), base + " · " + runs["workload"].fillna(""))
-    return named.where(~synthetic_acceptance(runs), named + " · " + SYNTHETIC_MARK)
+    synthetic = synthetic_acceptance(runs)
+    workload = (" · " + runs["workload"].fillna("")).where(runs["workload"].notna(), "")
+    tail = workload + pd.Series(np.where(synthetic, " · " + SYNTHETIC_MARK, ""), index=runs.index)
+    return base + _what_differs(runs, base + tail) + tail
+
+
+_APART = ("target_model", "gpu", "engine")
+"""What a series never spans: the runs of one name (files of one name, as AIPerf writes one per run's
+folder, or one label) that name another target model, GPU or engine are other lines."""
+
+
+def _what_differs(runs: pd.DataFrame, names: pd.Series) -> pd.Series:
+    """Per run, `` · value`` for each column of :data:`_APART` whose values differ among the runs of its
+    name in ``names`` (a missing value is one of them, and adds nothing): the text that tells apart the
+    series that share a name, empty where nothing differs."""
+    said = pd.Series("", index=runs.index, dtype=object)
+    for column in _APART:
+        values = runs[column].where(runs[column].notna(), "").astype(str)
+        differs = values.groupby(names).transform("nunique") > 1
+        said += np.where(differs & (values != ""), " · " + values, "")
+    return said
 
 
 SYNTHETIC_MARK = "synthetic acceptance"
