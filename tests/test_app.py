@@ -730,6 +730,20 @@ class TestExplorerPage:
         assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
+    def test_runs_of_two_models_in_files_of_one_name_are_two_lines(self):
+        """The real AIPerf files, both profile_export_aiperf.json: qwen3.6-nvfp4 at concurrency 16 and
+        Qwen3-0.6B at 1 were one line from 50 to 1,172 tokens/s, on an axis labelled up to 10."""
+        at = explorer_app("By load")
+        for folder in ("aiperf_0.10", "aiperf_0.3_concurrency1"):
+            upload(at, ("profile_export_aiperf.json", (SAMPLES / "2026" / folder / "profile_export_aiperf.json")
+                        .read_bytes(), "application/json"))
+        peaks = at.dataframe[0].value
+        assert sorted(peaks["Series"]) == ["plain · profile_export_aiperf.json · Qwen/Qwen3-0.6B",
+                                           "plain · profile_export_aiperf.json · qwen3.6-nvfp4"]
+        assert sorted(peaks["Concurrency"]) == [1, 16]
+        throughput = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        assert throughput["layer"][0]["encoding"]["x"]["axis"]["values"] == [1, 16]
+
     def test_runs_at_synthetic_acceptance_are_labelled_and_left_out(self):
         """The upload's box marks every run of the files; the workload's mean leaves them out and says
         so, and the runs table names them in their series."""

@@ -159,6 +159,17 @@ class TestMetricVsLoad:
                    for metric in ("output_throughput", "p50_itl_ms")]
         assert domains[0] == domains[1] == {"type": "log", "domain": [1.0, 1000.0]}
 
+    def test_the_axis_is_labelled_at_the_loads_measured(self):
+        """A log axis labels its powers of ten: points at 1 and 16 ended at a tick of 10 (Chromium).
+        Ticks at the measured loads, the last one included; a sweep of many loads gets a few of them."""
+        axis = lambda lines: charts.metric_vs_load(explorer.on_load_axis(lines, "concurrency"), "output_throughput",
+                                                   "concurrency").to_dict()["layer"][0]["encoding"]["x"]["axis"]
+        two = axis(runs([{"target_model": m, "concurrency": c, "output_throughput": 50.0 * c}
+                         for m, c in (("a", 16), ("b", 1))]))
+        assert two["values"] == [1, 16] and two["format"] == ",~g"
+        many = axis(runs([{"concurrency": c, "output_throughput": 1.0} for c in range(1, 101)]))["values"]
+        assert len(many) <= 12 and many[0] == 1 and many[-1] == 100 and many == sorted(set(many))
+
 
 class TestAcceptanceByWorkload:
     def test_only_the_figures_that_exist_and_origins_apart(self):
