@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import PRESETS, make_scenario
+from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, scenario, settings
 from specviz.model import calibration, dtypes, spec, step
 from specviz.results import explorer
@@ -355,6 +355,30 @@ class TestWorkloadAcceptance:
             {"workload": "mtbench", "num_speculative_tokens": 0, "acceptance_length": 1.0},
             {"workload": "mtbench", "num_speculative_tokens": 3, "spec_method": "EAGLE3", "acceptance_length": 2.6}]))
         assert summary.acceptance_length.tolist() == [2.6] and summary.runs.tolist() == [1]
+
+
+    def test_each_draft_setting_is_averaged_apart(self):
+        """The real SpecForge file: mtbench at γ 7 with a top-k 10 tree (about 4.4 tokens a step) and
+        at γ 3 in a chain (about 2.6) averaged to one 3.49. Each setting is its own row, named as the
+        series name their method and γ, with the tree where the file gives it."""
+        s = Store(":memory:")
+        s.import_file("dev_result.jsonl", (SAMPLES / "2026" / "specforge" / "dev_result.jsonl").read_bytes())
+        summary = explorer.workload_acceptance(explorer.with_load(s.runs())).set_index("draft_setting")
+        s.close()
+        assert list(summary.workload) == ["mtbench"] * 2 and list(summary.runs) == [3, 3]
+        assert summary.loc["EAGLE3 γ=3, top-k 1, 4 draft tokens", "acceptance_length"] == pytest.approx(7.67 / 3)
+        assert summary.loc["EAGLE3 γ=7, top-k 10, 60 draft tokens", "acceptance_length"] == pytest.approx(13.25 / 3)
+
+    def test_a_tree_as_sglang_names_it_and_a_chain_without_one(self):
+        tree = lambda k: json.dumps({"server_info": {"speculative_eagle_topk": k, "speculative_num_draft_tokens": 8}})
+        summary = explorer.workload_acceptance(runs_frame([
+            {"workload": "chat", "spec_method": "EAGLE", "num_speculative_tokens": 3, "acceptance_length": 2.0,
+             "extra": tree(1)},
+            {"workload": "chat", "spec_method": "EAGLE", "num_speculative_tokens": 3, "acceptance_length": 3.0,
+             "extra": tree(4)},
+            {"workload": "chat", "spec_method": "eagle", "num_speculative_tokens": 4, "acceptance_length": 2.5}]))
+        assert dict(zip(summary.draft_setting, summary.acceptance_length)) == {
+            "EAGLE γ=3, top-k 1, 8 draft tokens": 2.0, "EAGLE γ=3, top-k 4, 8 draft tokens": 3.0, "eagle γ=4": 2.5}
 
 
 class TestPredict:
