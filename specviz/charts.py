@@ -274,18 +274,25 @@ _ACCEPTANCE_PANELS = {"acceptance_length": ".2f", "zero_accept_rate": "%"}
 def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConcatChart:
     """Mean acceptance length and zero-accept share per workload, one above the other (side by side,
     the second would run off a 1,000 px page); only the figures that some row has (no empty panel).
-    Examples and the user's runs (``origin``) are separate bars within a workload, told apart by colour.
+    Each draft setting (``draft_setting``) is a bar of its own within a workload, coloured by it; the
+    examples and the user's runs (``origin``) are separate bars too, the examples paler.
 
     ``summary`` comes from :func:`specviz.results.explorer.workload_acceptance`.
     """
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
-    color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
+    data["bar"] = data["origin"] + " · " + data["draft_setting"]
+    style = {"color": alt.Color("draft_setting:N", legend=_legend(t("col.draft_setting", lang), data["draft_setting"]))}
+    if data["origin"].nunique() > 1:
+        origins = [t(f"exp.origin.{o}", lang) for o in ("user", "example")]
+        style["opacity"] = alt.Opacity("origin:N", scale=alt.Scale(domain=origins, range=[1.0, 0.45]),
+                                       legend=_legend(t("col.origin", lang), data["origin"]))
     panels = [alt.Chart(data).mark_bar().encode(
         # labelLimit 0: Streamlit's theme cut "(no workload named)" to "(no workload na…".
         y=alt.Y("workload:N", title=t("col.workload", lang), axis=alt.Axis(labelLimit=0)),
-        yOffset=alt.YOffset("origin:N"), color=color,
+        yOffset=alt.YOffset("bar:N"), **style,
         x=alt.X(f"{figure}:Q", title=t(f"col.{figure}", lang), axis=alt.Axis(format=number_format)),
         tooltip=[alt.Tooltip("workload:N", title=t("col.workload", lang)),
+                 alt.Tooltip("draft_setting:N", title=t("col.draft_setting", lang)),
                  alt.Tooltip("origin:N", title=t("col.origin", lang)),
                  alt.Tooltip(f"{figure}:Q", title=t(f"col.{figure}", lang),
                              format=".0%" if number_format == "%" else number_format),

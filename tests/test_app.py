@@ -760,6 +760,19 @@ class TestExplorerPage:
         assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
                                                            "γ=4 · set.csv · chat · synthetic acceptance"]
 
+    def test_each_draft_setting_is_its_own_acceptance_bar(self):
+        """The real SpecForge file: mtbench's bar read 3.49, the mean of γ 7 with a top-k 10 tree and
+        of γ 3 in a chain."""
+        at = explorer_app("Acceptance")
+        upload(at, ("dev_result.jsonl", (SAMPLES / "2026" / "specforge" / "dev_result.jsonl").read_bytes(),
+                    "application/json"))
+        table = at.dataframe[0].value.set_index("Draft setting")
+        assert list(table["Workload"]) == ["mtbench"] * 2
+        assert table.loc["EAGLE3 γ=3, top-k 1, 4 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(2.557, abs=1e-3)
+        assert table.loc["EAGLE3 γ=7, top-k 10, 60 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(4.417, abs=1e-3)
+        chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        assert chart["vconcat"][0]["encoding"]["color"]["field"] == "draft_setting"
+
     def test_per_request_acceptance_and_the_tail_it_gives(self):
         """SpecForge's per-request lengths of one γ = 3 setting: their spread, and the request latency
         of that mix against one α at its mean, on the sidebar's setting."""
