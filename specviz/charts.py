@@ -198,6 +198,11 @@ def _group_style(groups: list[str], legend: alt.Legend) -> dict[str, alt.Color |
     return style
 
 
+# Labels of a load axis: a sweep of doubling loads from 1 to 2,048 fits a 420 px chart; Vega hides
+# any label that would overlap another.
+_LOAD_TICKS = 12
+
+
 def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFrame | None = None,
                    group_title: str | None = None, lang: str = "en") -> alt.LayerChart:
     """A metric against one load axis (concurrency or request rate, log x), one line per ``group``
@@ -207,7 +212,7 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     ``runs`` come from :func:`specviz.results.explorer.on_load_axis` (their ``load`` is the ``axis``) and
     :func:`specviz.results.explorer.with_group`; ``group_title`` names the group key in the legend. The x
     domain is the load range of all ``runs``, not only of those with this metric, so that the charts
-    of one set of runs line up.
+    of one set of runs line up, and its labels are at loads measured.
     """
     # Only the columns drawn: Altair copies and sanitises every column of the data it is given.
     named = runs[["group", "series", "load", metric, "source_file"]].assign(
@@ -218,7 +223,12 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     group_title = group_title or t("chart.series", lang)
     loads = named["load"].dropna()
     domain = [float(loads.min()), float(loads.max())] if loads.nunique() > 1 else alt.Undefined
-    x = alt.X("load:Q", scale=alt.Scale(type="log", domain=domain), title=t(f"col.{axis}", lang))
+    # A log axis labels its powers of ten only (points at 16 ended at a tick of 10): labelled at the
+    # loads measured instead, at most _LOAD_TICKS of them spread over the sweep, both ends included.
+    measured = np.unique(loads.to_numpy(dtype=float))
+    ticks = measured[np.unique(np.linspace(0, measured.size - 1, min(measured.size, _LOAD_TICKS)).round().astype(int))]
+    x = alt.X("load:Q", scale=alt.Scale(type="log", domain=domain), title=t(f"col.{axis}", lang),
+              axis=alt.Axis(values=ticks.tolist(), format=",~g"))
     y = alt.Y(f"{metric}:Q", title=t(f"col.{metric}", lang))
     tooltip = [alt.Tooltip("group:N", title=group_title), alt.Tooltip("series:N", title=t("chart.series", lang)),
                alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
@@ -264,18 +274,25 @@ _ACCEPTANCE_PANELS = {"acceptance_length": ".2f", "zero_accept_rate": "%"}
 def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConcatChart:
     """Mean acceptance length and zero-accept share per workload, one above the other (side by side,
     the second would run off a 1,000 px page); only the figures that some row has (no empty panel).
-    Examples and the user's runs (``origin``) are separate bars within a workload, told apart by colour.
+    Each draft setting (``draft_setting``) is a bar of its own within a workload, coloured by it; the
+    examples and the user's runs (``origin``) are separate bars too, the examples paler.
 
     ``summary`` comes from :func:`specviz.results.explorer.workload_acceptance`.
     """
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
-    color = alt.Color("origin:N", legend=_legend(t("col.origin", lang), data["origin"]))
+    data["bar"] = data["origin"] + " · " + data["draft_setting"]
+    style = {"color": alt.Color("draft_setting:N", legend=_legend(t("col.draft_setting", lang), data["draft_setting"]))}
+    if data["origin"].nunique() > 1:
+        origins = [t(f"exp.origin.{o}", lang) for o in ("user", "example")]
+        style["opacity"] = alt.Opacity("origin:N", scale=alt.Scale(domain=origins, range=[1.0, 0.45]),
+                                       legend=_legend(t("col.origin", lang), data["origin"]))
     panels = [alt.Chart(data).mark_bar().encode(
         # labelLimit 0: Streamlit's theme cut "(no workload named)" to "(no workload na…".
         y=alt.Y("workload:N", title=t("col.workload", lang), axis=alt.Axis(labelLimit=0)),
-        yOffset=alt.YOffset("origin:N"), color=color,
+        yOffset=alt.YOffset("bar:N"), **style,
         x=alt.X(f"{figure}:Q", title=t(f"col.{figure}", lang), axis=alt.Axis(format=number_format)),
         tooltip=[alt.Tooltip("workload:N", title=t("col.workload", lang)),
+                 alt.Tooltip("draft_setting:N", title=t("col.draft_setting", lang)),
                  alt.Tooltip("origin:N", title=t("col.origin", lang)),
                  alt.Tooltip(f"{figure}:Q", title=t(f"col.{figure}", lang),
                              format=".0%" if number_format == "%" else number_format),

@@ -783,6 +783,20 @@ class TestExplorerPage:
         assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
+    def test_runs_of_two_models_in_files_of_one_name_are_two_lines(self):
+        """The real AIPerf files, both profile_export_aiperf.json: qwen3.6-nvfp4 at concurrency 16 and
+        Qwen3-0.6B at 1 were one line from 50 to 1,172 tokens/s, on an axis labelled up to 10."""
+        at = explorer_app("By load")
+        for folder in ("aiperf_0.10", "aiperf_0.3_concurrency1"):
+            upload(at, ("profile_export_aiperf.json", (SAMPLES / "2026" / folder / "profile_export_aiperf.json")
+                        .read_bytes(), "application/json"))
+        peaks = at.dataframe[0].value
+        assert sorted(peaks["Series"]) == ["plain · profile_export_aiperf.json · Qwen/Qwen3-0.6B",
+                                           "plain · profile_export_aiperf.json · qwen3.6-nvfp4"]
+        assert sorted(peaks["Concurrency"]) == [1, 16]
+        throughput = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        assert throughput["layer"][0]["encoding"]["x"]["axis"]["values"] == [1, 16]
+
     def test_runs_at_synthetic_acceptance_are_labelled_and_left_out(self):
         """The upload's box marks every run of the files; the workload's mean leaves them out and says
         so, and the runs table names them in their series."""
@@ -798,6 +812,19 @@ class TestExplorerPage:
         at.run()
         assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
                                                            "γ=4 · set.csv · chat · synthetic acceptance"]
+
+    def test_each_draft_setting_is_its_own_acceptance_bar(self):
+        """The real SpecForge file: mtbench's bar read 3.49, the mean of γ 7 with a top-k 10 tree and
+        of γ 3 in a chain."""
+        at = explorer_app("Acceptance")
+        upload(at, ("dev_result.jsonl", (SAMPLES / "2026" / "specforge" / "dev_result.jsonl").read_bytes(),
+                    "application/json"))
+        table = at.dataframe[0].value.set_index("Draft setting")
+        assert list(table["Workload"]) == ["mtbench"] * 2
+        assert table.loc["EAGLE3 γ=3, top-k 1, 4 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(2.557, abs=1e-3)
+        assert table.loc["EAGLE3 γ=7, top-k 10, 60 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(4.417, abs=1e-3)
+        chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        assert chart["vconcat"][0]["encoding"]["color"]["field"] == "draft_setting"
 
     def test_per_request_acceptance_and_the_tail_it_gives(self):
         """SpecForge's per-request lengths of one γ = 3 setting: their spread, and the request latency

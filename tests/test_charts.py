@@ -159,22 +159,46 @@ class TestMetricVsLoad:
                    for metric in ("output_throughput", "p50_itl_ms")]
         assert domains[0] == domains[1] == {"type": "log", "domain": [1.0, 1000.0]}
 
+    def test_the_axis_is_labelled_at_the_loads_measured(self):
+        """A log axis labels its powers of ten: points at 1 and 16 ended at a tick of 10 (Chromium).
+        Ticks at the measured loads, the last one included; a sweep of many loads gets a few of them."""
+        axis = lambda lines: charts.metric_vs_load(explorer.on_load_axis(lines, "concurrency"), "output_throughput",
+                                                   "concurrency").to_dict()["layer"][0]["encoding"]["x"]["axis"]
+        two = axis(runs([{"target_model": m, "concurrency": c, "output_throughput": 50.0 * c}
+                         for m, c in (("a", 16), ("b", 1))]))
+        assert two["values"] == [1, 16] and two["format"] == ",~g"
+        many = axis(runs([{"concurrency": c, "output_throughput": 1.0} for c in range(1, 101)]))["values"]
+        assert len(many) <= 12 and many[0] == 1 and many[-1] == 100 and many == sorted(set(many))
+
 
 class TestAcceptanceByWorkload:
     def test_only_the_figures_that_exist_and_origins_apart(self):
         summary = pd.DataFrame({"origin": ["example", "user"], "workload": ["chat", "chat"],
-                                "acceptance_length": [2.4, 1.5], "zero_accept_rate": [float("nan")] * 2, "runs": [8, 1]})
+                                "draft_setting": ["eagle γ=4"] * 2, "acceptance_length": [2.4, 1.5],
+                                "zero_accept_rate": [float("nan")] * 2, "runs": [8, 1]})
         chart = charts.acceptance_by_workload(summary)
         assert len(chart.vconcat) == 1  # no empty zero-accept panel
-        panel = chart.to_dict()["vconcat"][0]
-        assert panel["encoding"]["yOffset"]["field"] == "origin"
-        assert set(chart_data(chart).origin) == {"EXAMPLE (synthetic)", "Your runs"}
+        encoding = chart.to_dict()["vconcat"][0]["encoding"]
+        assert encoding["yOffset"]["field"] == "bar" and encoding["opacity"]["field"] == "origin"
+        assert set(chart_data(chart).bar) == {"EXAMPLE (synthetic) · eagle γ=4", "Your runs · eagle γ=4"}
         summary["zero_accept_rate"] = [0.27, 0.3]
         assert len(charts.acceptance_by_workload(summary).vconcat) == 2
 
+    def test_each_draft_setting_is_a_bar_of_its_colour(self):
+        """SpecForge's mtbench at γ 7 with a tree and at γ 3 in a chain was one bar of 3.49."""
+        summary = pd.DataFrame({"origin": ["user"] * 2, "workload": ["mtbench"] * 2,
+                                "draft_setting": ["EAGLE3 γ=3, top-k 1, 4 draft tokens",
+                                                  "EAGLE3 γ=7, top-k 10, 60 draft tokens"],
+                                "acceptance_length": [2.56, 4.42], "zero_accept_rate": [float("nan")] * 2,
+                                "runs": [3, 3]})
+        chart = charts.acceptance_by_workload(summary)
+        encoding = chart.to_dict()["vconcat"][0]["encoding"]
+        assert encoding["color"]["field"] == "draft_setting" and encoding["color"]["legend"]["title"] == "Draft setting"
+        assert chart_data(chart).bar.nunique() == 2 and "opacity" not in encoding  # one origin: no pale bars
+
     def test_workload_names_are_never_cut(self):
-        summary = pd.DataFrame({"origin": ["user"], "workload": ["(no workload named)"], "acceptance_length": [2.0],
-                                "zero_accept_rate": [0.2], "runs": [1]})
+        summary = pd.DataFrame({"origin": ["user"], "workload": ["(no workload named)"], "draft_setting": ["eagle γ=4"],
+                                "acceptance_length": [2.0], "zero_accept_rate": [0.2], "runs": [1]})
         for panel in charts.acceptance_by_workload(summary).to_dict()["vconcat"]:
             assert panel["encoding"]["y"]["axis"]["labelLimit"] == 0
 

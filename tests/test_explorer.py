@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import PRESETS, make_scenario
+from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, scenario, settings
 from specviz.model import calibration, dtypes, spec, step
 from specviz.results import explorer
@@ -91,6 +91,25 @@ class TestWithLoad:
                                + [{"label": "eagle3-head", "concurrency": c, "num_speculative_tokens": 3,
                                    "content_hash": "v"} for c in (1, 4)])
         assert list(per_point.series) == ["plain · f.csv"] * 3 + ["eagle3-head"] * 2
+
+    def test_files_of_one_name_are_one_sweep_of_one_model(self):
+        # AIPerf writes profile_export_aiperf.json in each run's folder: one model's folders are one line.
+        sweep = runs_frame([{"content_hash": f"c{c}", "target_model": "m", "concurrency": c} for c in (1, 16)])
+        assert list(sweep.series) == ["plain · f.csv"] * 2
+
+    def test_runs_of_other_models_gpus_or_engines_are_never_one_series(self):
+        """The real AIPerf files: qwen3.6-nvfp4 at concurrency 16 and Qwen3-0.6B at 1, both named
+        profile_export_aiperf.json, were one line from 50 to 1,172 tokens/s. A name shared by runs of
+        another model, GPU or engine says which, and only what differs."""
+        frame = runs_frame([
+            {"content_hash": "a", "target_model": "qwen3.6-nvfp4", "gpu": "RTX 5090", "concurrency": 16},
+            {"content_hash": "b", "target_model": "Qwen/Qwen3-0.6B", "gpu": "RTX 5090", "concurrency": 1},
+            {"content_hash": "c", "label": "mine", "engine": "vllm", "workload": "chat"},
+            {"content_hash": "d", "label": "mine", "engine": "sglang", "workload": "chat"},
+            {"content_hash": "e", "label": "mine", "workload": "chat"}])
+        assert list(frame.series) == ["plain · f.csv · qwen3.6-nvfp4", "plain · f.csv · Qwen/Qwen3-0.6B",
+                                      "mine · vllm · chat", "mine · sglang · chat", "mine · chat"]
+        assert frame.group.nunique() == 5  # what tells the lines apart
 
 
 class TestOneOrigin:
@@ -336,6 +355,30 @@ class TestWorkloadAcceptance:
             {"workload": "mtbench", "num_speculative_tokens": 0, "acceptance_length": 1.0},
             {"workload": "mtbench", "num_speculative_tokens": 3, "spec_method": "EAGLE3", "acceptance_length": 2.6}]))
         assert summary.acceptance_length.tolist() == [2.6] and summary.runs.tolist() == [1]
+
+
+    def test_each_draft_setting_is_averaged_apart(self):
+        """The real SpecForge file: mtbench at γ 7 with a top-k 10 tree (about 4.4 tokens a step) and
+        at γ 3 in a chain (about 2.6) averaged to one 3.49. Each setting is its own row, named as the
+        series name their method and γ, with the tree where the file gives it."""
+        s = Store(":memory:")
+        s.import_file("dev_result.jsonl", (SAMPLES / "2026" / "specforge" / "dev_result.jsonl").read_bytes())
+        summary = explorer.workload_acceptance(explorer.with_load(s.runs())).set_index("draft_setting")
+        s.close()
+        assert list(summary.workload) == ["mtbench"] * 2 and list(summary.runs) == [3, 3]
+        assert summary.loc["EAGLE3 γ=3, top-k 1, 4 draft tokens", "acceptance_length"] == pytest.approx(7.67 / 3)
+        assert summary.loc["EAGLE3 γ=7, top-k 10, 60 draft tokens", "acceptance_length"] == pytest.approx(13.25 / 3)
+
+    def test_a_tree_as_sglang_names_it_and_a_chain_without_one(self):
+        tree = lambda k: json.dumps({"server_info": {"speculative_eagle_topk": k, "speculative_num_draft_tokens": 8}})
+        summary = explorer.workload_acceptance(runs_frame([
+            {"workload": "chat", "spec_method": "EAGLE", "num_speculative_tokens": 3, "acceptance_length": 2.0,
+             "extra": tree(1)},
+            {"workload": "chat", "spec_method": "EAGLE", "num_speculative_tokens": 3, "acceptance_length": 3.0,
+             "extra": tree(4)},
+            {"workload": "chat", "spec_method": "eagle", "num_speculative_tokens": 4, "acceptance_length": 2.5}]))
+        assert dict(zip(summary.draft_setting, summary.acceptance_length)) == {
+            "EAGLE γ=3, top-k 1, 8 draft tokens": 2.0, "EAGLE γ=3, top-k 4, 8 draft tokens": 3.0, "eagle γ=4": 2.5}
 
 
 class TestPredict:

@@ -59,6 +59,7 @@ __all__ = [
     "crossover_concurrency",
     "sweep_peaks",
     "workload_acceptance",
+    "draft_settings",
     "predict",
     "calibrate_ratios",
     "load_published",
@@ -151,22 +152,68 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     setting and the file's name. Labels name lines where one is shared by several runs, or where it
     is the only one; where each run has a label of its own, they name points (GuideLLM's
     ``concurrent 4``, ``concurrent 8``), and the sweep stays one line under its setting and file.
-    The workload, where there is one, ends the name, and a run at synthetic acceptance
-    (:mod:`specviz.results.synthetic`) says so last: every table and chart shows it apart.
+    Runs of one name that name another target model, GPU or engine are never one line: the name
+    then says which, after the label or file (:func:`_what_differs`). The workload, where there is
+    one, ends the name, and a run at synthetic acceptance (:mod:`specviz.results.synthetic`) says so
+    last: every table and chart shows it apart.
     """
-    # Text even when there are no runs: an empty map keeps the column's integer type.
-    gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}").astype(str)
-    method = (runs["spec_method"].fillna("").astype(str) + gamma).str.strip()
-    setting = pd.Series(np.where(is_speculative(runs), method.where(method != "", "speculative"), "plain"),
-                        index=runs.index)
+    setting = _settings(runs)
     file_name = runs["source_file"].map(lambda f: PurePath(f).name if isinstance(f, str) else "")
     label = runs["label"].where(runs["label"] != "")
     keys = [runs["content_hash"].fillna(""), setting, runs["workload"].fillna("")]
     runs_per_label = label.groupby([*keys, label]).transform("size")
     point_labels = (label.groupby(keys).transform("nunique") > 1) & (runs_per_label.groupby(keys).transform("max") == 1)
     base = label.where(label.notna() & ~point_labels, setting + " · " + file_name)
-    named = base.where(runs["workload"].isna(), base + " · " + runs["workload"].fillna(""))
-    return named.where(~synthetic_acceptance(runs), named + " · " + SYNTHETIC_MARK)
+    synthetic = synthetic_acceptance(runs)
+    workload = (" · " + runs["workload"].fillna("")).where(runs["workload"].notna(), "")
+    tail = workload + pd.Series(np.where(synthetic, " · " + SYNTHETIC_MARK, ""), index=runs.index)
+    return base + _what_differs(runs, base + tail) + tail
+
+
+_APART = ("target_model", "gpu", "engine")
+"""What a series never spans: the runs of one name (files of one name, as AIPerf writes one per run's
+folder, or one label) that name another target model, GPU or engine are other lines."""
+
+
+def _what_differs(runs: pd.DataFrame, names: pd.Series) -> pd.Series:
+    """Per run, `` · value`` for each column of :data:`_APART` whose values differ among the runs of its
+    name in ``names`` (a missing value is one of them, and adds nothing): the text that tells apart the
+    series that share a name, empty where nothing differs."""
+    said = pd.Series("", index=runs.index, dtype=object)
+    for column in _APART:
+        values = runs[column].where(runs[column].notna(), "").astype(str)
+        differs = values.groupby(names).transform("nunique") > 1
+        said += np.where(differs & (values != ""), " · " + values, "")
+    return said
+
+
+def _settings(runs: pd.DataFrame) -> pd.Series:
+    """A run's setting as its series name gives it: ``plain`` for a plain run (:func:`is_speculative`),
+    else its method and γ (``eagle γ=4``)."""
+    # Text even when there are no runs: an empty map keeps the column's integer type.
+    gamma = runs["num_speculative_tokens"].map(lambda g: "" if pd.isna(g) else f" γ={int(g)}").astype(str)
+    method = (runs["spec_method"].fillna("").astype(str) + gamma).str.strip()
+    return pd.Series(np.where(is_speculative(runs), method.where(method != "", "speculative"), "plain"),
+                     index=runs.index)
+
+
+# The fields of ``extra`` that give a tree's shape (SpecForge's own, SGLang's server_info), and the text
+# of each, as SpecForge's labels write it.
+_TREE = ((("topk", "server_info.speculative_eagle_topk"), "top-k {}"),
+         (("num_draft_tokens", "server_info.speculative_num_draft_tokens"), "{} draft tokens"))
+
+
+def draft_settings(runs: pd.DataFrame) -> pd.Series:
+    """A run's draft setting: its setting as its series name says it (method and γ, or ``plain``), and
+    the tree it drafted, where its file gives one (``EAGLE3 γ=7, top-k 10, 60 draft tokens``). Runs of
+    one method and γ accept differently with another tree: a top-k 10 tree of 60 tokens accepts about
+    4.4 tokens a step where a chain of 3 accepts 2.6 (SpecForge's real results)."""
+    fields = runs["extra"].map(extra.scalar_fields)  # a text per run: JSON is read one at a time
+    text = _settings(runs)
+    for paths, shown in _TREE:
+        value = fields.map(lambda found: next((found[p] for p in paths if found.get(p) is not None), None))
+        text += np.where(value.notna(), ", " + value.map(lambda v: shown.format(_as_text(v))), "")
+    return text
 
 
 SYNTHETIC_MARK = "synthetic acceptance"
@@ -389,14 +436,17 @@ def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean acceptance length and zero-accept share per workload (seed 002's view by task), the
-    examples and the user's runs apart (``origin``): synthetic figures never enter a user's mean, nor
-    do runs at synthetic acceptance (:func:`measured_acceptance`), nor plain runs (SpecForge's
-    baselines report an acceptance length of 1: no draft, nothing to accept). Runs that name no
-    workload are one row with a missing ``workload``."""
+    """Mean acceptance length and zero-accept share per workload (seed 002's view by task) and draft
+    setting (``draft_setting``, :func:`draft_settings`: another γ or tree accepts another number of
+    tokens a step, never averaged together), the examples and the user's runs apart (``origin``):
+    synthetic figures never enter a user's mean, nor do runs at synthetic acceptance
+    (:func:`measured_acceptance`), nor plain runs (SpecForge's baselines report an acceptance length
+    of 1: no draft, nothing to accept). Runs that name no workload are one row with a missing
+    ``workload``."""
     runs = measured_acceptance(runs)[0]
     spec_runs = runs[is_speculative(runs) & (runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna())]
-    return (spec_runs.groupby(["origin", "workload"], as_index=False, dropna=False)
+    spec_runs = spec_runs.assign(draft_setting=draft_settings(spec_runs))
+    return (spec_runs.groupby(["origin", "workload", "draft_setting"], as_index=False, dropna=False)
             .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),
                  runs=("run_id", "count")))
 
