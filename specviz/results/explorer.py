@@ -208,8 +208,10 @@ def draft_settings(runs: pd.DataFrame) -> pd.Series:
     the tree it drafted, where its file gives one (``EAGLE3 γ=7, top-k 10, 60 draft tokens``). Runs of
     one method and γ accept differently with another tree: a top-k 10 tree of 60 tokens accepts about
     4.4 tokens a step where a chain of 3 accepts 2.6 (SpecForge's real results)."""
-    fields = runs["extra"].map(extra.scalar_fields)  # a text per run: JSON is read one at a time
     text = _settings(runs)
+    if "extra" not in runs:  # a table of runs without their files' fields: no tree to tell
+        return text
+    fields = runs["extra"].map(extra.scalar_fields)  # a text per run: JSON is read one at a time
     for paths, shown in _TREE:
         value = fields.map(lambda found: next((found[p] for p in paths if found.get(p) is not None), None))
         text += np.where(value.notna(), ", " + value.map(lambda v: shown.format(_as_text(v))), "")
