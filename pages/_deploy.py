@@ -38,8 +38,9 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
         st.caption(t("calc.serve.other_engine", lang, engine=chosen.engine.name))
     # Each engine's releases under a link parameter of its own, so a link keeps both.
     releases = serving.VERSIONS.get(engine, ())
+    # An engine of no listed releases (SGLang) shows a dash, not Streamlit's untranslated "Choose an option".
     version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(releases) or [""],
-                         {"vllm": "serve_version"}.get(engine, f"{engine}_version"), format_func=str,
+                         {"vllm": "serve_version"}.get(engine, f"{engine}_version"), format_func=lambda v: v or "—",
                          default=serving.DEFAULT_VERSIONS.get(engine, ""), disabled=not releases,
                          help=t("calc.serve.version_help", lang)) or None
     method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(commands.METHODS), "serve_method",

@@ -208,7 +208,8 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
             st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
             notes += [t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
-                      t("calc.ideal_caption", lang, ideal=ideal)]
+                      t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
+                        ideal=ideal)]
         notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
                        source=sidebar.engine.memory_source))
         if (full := calculator.equal_memory(chosen)) is not None:

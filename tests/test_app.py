@@ -274,6 +274,14 @@ class TestScenarioSidebar:
         tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
         assert "speculation gives" not in tax and tax.endswith("With or without the tax it pays at every batch up to 1024.")
 
+    def test_an_ideal_case_below_the_realistic_speedup_is_not_called_optimistic(self):
+        """B300, FP8, batch 1, context 131,072: 2.07× with the engine's costs, 2.02× on the ideal
+        roofline, which the caption called "an optimistic case no engine reaches"."""
+        at = make_app(gpu="B300", precision="fp8", batch="1", context="131072")
+        ideal = next(p for p in paragraphs(at) if p.startswith("Ideal roofline"))
+        assert "below the figure above" in ideal and "no engine reaches" not in ideal
+        assert "An optimistic case no engine reaches" in next(p for p in paragraphs(make_app()) if p.startswith("Ideal"))
+
     def test_the_expert_tax_says_when_speculation_pays_at_every_batch(self):
         """It said "It stops paying at no batch up to 1024 either way: by then a plain pass…"."""
         at = make_app(gpu="B200", target="DeepSeek-V3", context="4096")

@@ -909,6 +909,18 @@ class TestCalcCommand:
         assert by_query == by_url and row["knobs_off_preset"] == {"mfu": 0.7} and row["draft"] == "eagle3"
         assert row["speedup"] == float(calculator.evaluate_scenario(chosen, 0.7, 4, 64, 1024)["speedup"])
 
+    def test_a_batch_neither_server_holds_gets_no_rates_and_the_table_writes_whole_numbers(self, capsys):
+        """MI355X at batch 256 and context 32,768 holds 15 sequences with the draft, 22 without: the row
+        gave no speedup but a plain rate of 675.8 tokens/s, and Markdown wrote the context 3.277e+04."""
+        _, out, _ = run(capsys, "calc", "gpu=MI355X&batch=256&context=32768")
+        row = json.loads(out)
+        assert (row["fits"], row["max_batch_plain"]) == (False, 22)
+        assert row["baseline_tokens_per_s"] is None and row["spec_tokens_per_s"] is None and row["speedup"] is None
+        _, table, _ = run(capsys, "calc", "gpu=MI355X&batch=256&context=32768", "--format", "md")
+        header, _, cells = table.splitlines()
+        shown = dict(zip(header.split(" | "), cells.split(" | ")))
+        assert (shown["batch"], shown["context"], shown["baseline_tokens_per_s"]) == ("256", "32768", "")
+
     def test_ratios_mode_reproduces_the_seed(self, capsys):
         _, out, _ = run(capsys, "calc", "mode=ratios&alpha=0.7&verify_cost=2")
         row = json.loads(out)

@@ -104,6 +104,17 @@ class TestGammaSchedule:
 
 
 class TestAdvise:
+    @pytest.mark.parametrize("query, key", [({}, "advice.gamma_by_batch"),
+                                            ({"target": "DeepSeek-V3", "draft": "mtp", "gpu": "H200", "tp": "8"},
+                                             "advice.gamma_by_batch_rises")])
+    def test_the_best_gamma_s_move_with_the_batch_is_said_as_it_goes(self, query, key):
+        """DeepSeek-V3 + MTP: "The best γ falls as the batch grows: 5 at batch 1, 6 at batch 64"."""
+        chosen = make_scenario(**query)
+        schedule = vllm_config.gamma_schedule(chosen, 0.8, 1024, 1024, 8)
+        moved = next(n for n in vllm_config.advise(chosen, 0.8, 4, 64, schedule) if n.key.startswith("advice.gamma_by"))
+        assert moved.key == key
+        assert (moved.params["large"] > moved.params["small"]) == key.endswith("_rises")
+
     @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
                                                ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),
                                                ("suffix", "lookup"), ("medusa", "other")])

@@ -262,7 +262,7 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     -------
     list of Notice
         ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
-        (the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
+        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
         at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
@@ -279,9 +279,10 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
                           speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
                                                                      scenario.context)["speedup"]))
                    if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
-        if first["gamma"] != here["gamma"]:
-            notices.append(Notice("advice.gamma_by_batch", small=int(first["gamma"]), batch=int(batch),
-                                  large=int(here["gamma"])))
+        if first["gamma"] != here["gamma"]:  # falls with the batch for a dense model; may rise for a MoE
+            falls = here["gamma"] < first["gamma"]
+            notices.append(Notice("advice.gamma_by_batch" if falls else "advice.gamma_by_batch_rises",
+                                  small=int(first["gamma"]), batch=int(batch), large=int(here["gamma"])))
     off = schedule[schedule["gamma"] == 0]
     notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
                    if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))

@@ -52,6 +52,16 @@ def plain(value: Any) -> Any:
     return value
 
 
+def number_cell(value: float) -> str:
+    """A number in a Markdown table as a reader wants it: a whole one whole (a context of 32768, not
+    3.277e+04), four significant digits below 10⁴, none after the point above (tokens/s)."""
+    if not math.isfinite(value):
+        return str(value)
+    if value.is_integer() or abs(value) >= 1e4:
+        return f"{value:.0f}"
+    return f"{value:.4g}"
+
+
 def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = None) -> str:
     """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``; ``keys`` names the
     columns where there may be no row to take them from."""
@@ -63,7 +73,7 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = N
         return export.csv_text(pd.DataFrame(rows, columns=keys)).rstrip("\n")
     # A cell's own pipe or line break would end the cell or the row: escaped, as a table cell can hold them.
     text = lambda v: str(v).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-    cell = lambda v: "" if v is None else (f"{v:.4g}" if isinstance(v, float) else text(v))
+    cell = lambda v: "" if v is None else text(v) if not isinstance(v, float) else number_cell(v)
     lines = ["| " + " | ".join(text(k) for k in keys) + " |", "|" + "---|" * len(keys)]
     lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
     return "\n".join(lines)

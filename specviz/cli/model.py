@@ -123,6 +123,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
                 "memory_need_gb": plain(fit["need"]), "memory_usable_gb": plain(fit["usable"])}
         if not fit["fits"]:  # as the page: a batch the memory does not hold gets no speedup
             row |= dict.fromkeys(("speedup", "low", "high", "ideal_speedup", "spec_tokens_per_s"))
+        if not fit["fits_plain"]:  # nor, without the draft, a plain rate
+            row["baseline_tokens_per_s"] = None
     return row
 
 
