@@ -17,7 +17,8 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     """The Deploy view: advice for the scenario, the draft length by load, the command for the chosen
     engine and version, and the draft's compatibility with the target."""
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
-    schedule = commands.gamma_schedule(chosen, alpha, context, batch_max, gamma_max)
+    # Bounded by the memory as the scenario's command engine divides it, as that command's flags are.
+    schedule = commands.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, serving.command_engine(chosen))
     advice = commands.advise(chosen, alpha, gamma, batch, schedule)
     st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
     st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
@@ -52,6 +53,8 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
                         help=t("calc.serve.by_load_help", lang))
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
+    if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
+        schedule = commands.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     try:
         command = serving.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
                                         method=method, draft_repo=draft_repo, by_load=by_load)

@@ -96,6 +96,18 @@ class TestGammaSchedule:
         assert schedule["last"].iloc[-1] == 3000
         assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "3000"
 
+    @pytest.mark.parametrize("engine", ["eager", "any", "trt-llm"])
+    def test_the_schedule_stops_where_the_command_s_own_memory_rule_does(self, engine):
+        """An eager-PyTorch scenario's command is vLLM's: its schedule ran to 233 sequences (eager keeps
+        no share apart) where --max-num-seqs said 200 (vLLM's 0.92); 'any' stopped at 128, and a
+        TensorRT-LLM scenario's vLLM command at 192."""
+        chosen = make_scenario(engine=engine)
+        schedule = vllm_config.gamma_schedule(chosen, 0.8, 1024, 1024, 8, "vllm")
+        command = serving.serve_command(chosen, schedule, 4, 64, engine="vllm")
+        stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
+        assert schedule["last"].iloc[-1] == stated == 200
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == stated
+
     def test_a_server_the_memory_does_not_stop_stops_at_batch_max(self):
         # A CPU row has no memory figure: no limit, and the calculator's range bounds the ranges.
         cpu = make_scenario(target="Llama-3.2-1B", draft="eagle3", gpu="Intel-Core-Ultra-X7-358H",

@@ -210,7 +210,8 @@ def _release(version: Version) -> str:
     return ".".join(map(str, version))
 
 
-def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
+def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int,
+                   engine: str | None = None) -> pd.DataFrame:
     """The best draft length for every batch size, in ranges: what vLLM's
     ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
 
@@ -226,7 +227,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     without a memory figure, whose command states no limit) stops at ``batch_max``. For each batch
     the γ in 1..``gamma_max`` with the highest speedup in the step model at ``alpha`` and
     ``context``, or 0 where no γ gains (speculation off); consecutive batches with the same γ form
-    one range.
+    one range. With ``engine`` (a command's engine, ``vllm``, ``sglang`` or ``trtllm``), the memory
+    is divided by that engine's rule (:func:`engine_rule`), as its command's flags are: an eager-PyTorch scenario's
+    command is vLLM's, and its schedule stopped at 233 sequences where the command stated 200.
 
     Returns
     -------
@@ -235,7 +238,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
         γ is 0).
     """
-    limit = replace(scenario, context=context).max_batch()  # the largest int64: no memory figure, no limit
+    held = scenario if engine is None else replace(scenario, engine=replace(
+        scenario.engine, memory=engine_rule(scenario, _FLAGS_OF_COMMAND[engine])))
+    limit = replace(held, context=context).max_batch()  # the largest int64: no memory figure, no limit
     batch_max = max(1, stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max)
     g = np.arange(1, gamma_max + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
@@ -410,6 +415,8 @@ _MEMORY_FLAGS = {
     "TensorRT-LLM": _MemoryFlags("--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", None,
                                  "fp8", True),
 }
+# A command engine's id (specviz.advice.serving.ENGINES) → its name in the tables above and below.
+_FLAGS_OF_COMMAND = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
 # The engines' memory rules, by what the scenario's engine id starts with.
 _ENGINE_IDS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trt-llm"}
 _DEFAULT_RULES = {"vLLM": memory.VLLM_RULE, "SGLang": memory.SGLANG_RULE, "TensorRT-LLM": memory.TRTLLM_RULE}

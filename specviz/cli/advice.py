@@ -92,7 +92,7 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     chosen = linked_scenario("", presets, params)
     method = args.method if args.method in commands.METHODS else "draft"
     schedule = (commands.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
-                                           settings.get("SPECVIZ_GAMMA_MAX")) if args.by_batch else None)
+                                           settings.get("SPECVIZ_GAMMA_MAX"), "vllm") if args.by_batch else None)
     command = commands.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
                                        off_from=args.disable_by_batch_size, draft_repo=args.head,
                                        prompt_lookup_max=args.prompt_lookup_max, method=method)
@@ -116,7 +116,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
                          + (f" (one of {', '.join(releases)})" if releases else " (its command has no versions)"))
     version = version or serving.DEFAULT_VERSIONS.get(engine)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
-    schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max)
+    schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
                                     method=method, draft_repo=draft, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
