@@ -120,6 +120,32 @@ def show_runs() -> None:
                                                                    tuple(newest["run_id"])),
                            "specviz_runs.benchmark_report.yaml", "application/yaml", key="download_report",
                            help=t("exp.download_report_help", lang))
+    offer_removal()
+
+
+# Session key of the last removal, (file name, runs removed): said once, after the rerun that shows
+# the store without the file.
+_REMOVED = "removed_import"
+
+
+def offer_removal() -> None:
+    """What the last removal removed, and a file of the user's to remove whole (its runs and their
+    per-request rows); not offered to a viewer or on a read-only store, which change nothing."""
+    if removed := st.session_state.pop(_REMOVED, None):
+        st.success(md("exp.removed_import", lang, file=removed[0], runs=removed[1]))
+    own = explorer.own_imports(imported).set_index("content_hash")
+    if not editable or own.empty:
+        return
+    # No file is chosen at first: the choice, then the button, is the confirmation.
+    line = st.container(horizontal=True, vertical_alignment="bottom")
+    chosen = line.selectbox(
+        t("exp.remove_import", lang), own.index, index=None, key="remove_import", width=480,
+        placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.remove_import_help", lang),
+        format_func=lambda h: t("exp.remove_import_option", lang, file=visible(own.at[h, "source_file"]),
+                                runs=int(own.at[h, "runs"]), imported=f"{own.at[h, 'imported_at']:%Y-%m-%d %H:%M}"))
+    if line.button(t("exp.remove_import_button", lang), key="remove_import_button", disabled=chosen is None):
+        st.session_state[_REMOVED] = (own.at[chosen, "source_file"], store.remove_import(chosen))
+        st.rerun()  # the whole page: every list, count and view without the file
 
 
 def group_title(key: str) -> str:

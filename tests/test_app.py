@@ -1062,6 +1062,47 @@ class TestExplorerPage:
         at.run()
         assert any("No runs yet" in i.value for i in at.info)
 
+    def test_removing_a_file_of_ones_own_leaves_the_others(self):
+        """The Explorer offered only "Remove examples": a file a user imported stayed for good."""
+        at = upload(explorer_app(), ("results.jsonl", (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes(),
+                                     "application/json"),
+                    ("sd.json", (ROOT / "tests/fixtures/vllm_bench_spec_decode.json").read_bytes(), "application/json"))
+        assert sorted(at.dataframe[0].value["File"]) == ["results.jsonl"] * 9 + ["sd.json"]
+        chooser, remove = at.selectbox(key="remove_import"), at.button(key="remove_import_button")
+        assert chooser.value is None and remove.disabled  # nothing is removed before a file is chosen
+        when = r"imported \d{4}-\d\d-\d\d \d\d:\d\d"  # newest first: sd.json was imported second
+        assert [bool(re.fullmatch(pattern, option)) for pattern, option in zip(
+            [rf"sd\.json \(1 run, {when}\)", rf"results\.jsonl \(9 runs, {when}\)"], chooser.options)] == [True, True]
+        chooser.select_index(0).run()
+        at.button(key="remove_import_button").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        # Below the last upload's reports, which stay until the next upload.
+        assert at.success[-1].value == md("exp.removed_import", "en", file="sd.json", runs=1)
+        assert list(at.dataframe[0].value["File"]) == ["results.jsonl"] * 9  # the table counts 9 runs, not 10
+        chooser = at.selectbox(key="remove_import")
+        assert [o.split(" (")[0] for o in chooser.options] == ["results.jsonl"] and chooser.value is None
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:  # the per-request rows went with the run; the examples stay, removed only by their button
+            assert store.request_summary()["requests"].sum() == 0
+            assert sorted(store.imports()["source_file"]) == ["examples/example_sweep.csv", "results.jsonl"]
+        finally:
+            store.close()
+        at.run()  # said once
+        assert not any("removed" in s.value for s in at.success) and "remove_examples" in [b.key for b in at.button]
+
+    def test_a_viewer_is_offered_no_removal(self, monkeypatch):
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            store.import_file("results.jsonl", (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes())
+        finally:
+            store.close()
+        assert "remove_import" in [s.key for s in explorer_app().selectbox]
+        monkeypatch.setenv("SPECVIZ_VIEWER", "true")
+        at = explorer_app()
+        assert len(at.dataframe[0].value) == 9 and any("is a viewer" in i.value for i in at.info)
+        assert "remove_import" not in [s.key for s in at.selectbox]
+        assert not {"remove_import_button", "remove_examples"} & {b.key for b in at.button}
+
     def test_sql_console_runs_and_refuses(self):
         at = explorer_app("SQL")
         at.text_area(key="sql_runs_by_format").set_value("SELECT count(*) AS n FROM runs")

@@ -230,6 +230,13 @@ class TestProcess:
 SAMPLES = ROOT.parent / "shared" / "samples"
 
 
+def import_ids(capsys, db: str) -> dict[str, list[str]]:
+    """Each stored file's import ids (content hashes), oldest first, as ``specviz query`` reads them."""
+    _, out, _ = run(capsys, "query", "SELECT source_file, list(content_hash ORDER BY imported_at) AS ids FROM imports "
+                                     "GROUP BY ALL", "--db", db)
+    return {row["source_file"]: row["ids"] for row in json.loads(out)}
+
+
 class TestStoreCommands:
     def test_a_reader_that_stops_early_ends_it_quietly(self, tmp_path):
         """`specviz runs | head -1` printed "specviz: error: [Errno 32] Broken pipe"."""
@@ -406,6 +413,46 @@ class TestStoreCommands:
         assert err == "specviz: the result is cut at its first 5 rows (SPECVIZ_SQL_MAX_ROWS)\n"
         code, out, err = run(capsys, "query", "SELECT * FROM range(3)", "--db", str(tmp_path / "c.duckdb"))
         assert code == 0 and len(json.loads(out)) == 3 and err == ""
+
+    def test_remove_by_id_and_by_name_leaves_the_other_imports_whole(self, capsys, tmp_path):
+        """There was no remove command: an imported file stayed in the store for good."""
+        db = str(tmp_path / "c.duckdb")
+        spec_decode = ROOT / "tests/fixtures/vllm_bench_spec_decode.json"
+        run(capsys, "ingest", str(SAMPLES / "vllm_bench_nerdalert.jsonl"), str(spec_decode),
+            str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
+        content_hash = import_ids(capsys, db)[str(spec_decode)][0]
+        code, out, err = run(capsys, "remove", content_hash[:12], "--db", db)
+        assert (code, err) == (0, "")
+        assert json.loads(out) == {"removed": {"file": str(spec_decode), "id": content_hash, "format": "vllm-bench",
+                                               "runs": 1, "requests": 3}}
+        code, out, _ = run(capsys, "remove", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
+        assert code == 0 and json.loads(out)["removed"]["runs"] == 1
+        _, out, _ = run(capsys, "query", "SELECT source_file, count(*) AS runs, (SELECT count(*) FROM requests) "
+                                         "AS requests, (SELECT count(*) FROM imports) AS imports FROM runs GROUP BY ALL",
+                        "--db", db)
+        assert json.loads(out) == [{"source_file": str(SAMPLES / "vllm_bench_nerdalert.jsonl"), "runs": 9,
+                                    "requests": 0, "imports": 1}]
+
+    def test_remove_of_an_unknown_or_ambiguous_name_exits_2_and_removes_nothing(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        for value in (1, 2):  # one name, two contents: two imports
+            (tmp_path / "a.csv").write_text(f"concurrency,output_throughput\n{value},{value * 10}\n")
+            run(capsys, "ingest", str(tmp_path / "a.csv"), "--db", db)
+        code, out, err = run(capsys, "remove", "b.csv", "--db", db)
+        assert (code, out) == (2, "") and err.count("\n") == 1
+        assert err.startswith("specviz: error: No import has the id or file name b.csv; the stored files are "
+                              f"{tmp_path / 'a.csv'} (")
+        code, out, err = run(capsys, "remove", str(tmp_path / "a.csv"), "--db", db)
+        ids = [content_hash[:12] for content_hash in import_ids(capsys, db)[str(tmp_path / "a.csv")]]
+        assert (code, out) == (2, "") and err.count("\n") == 1
+        assert err.startswith(f"specviz: error: 2 imports are named {tmp_path / 'a.csv'}")
+        assert all(short in err for short in ids) and err.rstrip().endswith("Nothing was removed.")
+        _, out, _ = run(capsys, "runs", "--db", db)
+        assert sorted(r["concurrency"] for r in json.loads(out)) == [1, 2]
+        code, out, _ = run(capsys, "remove", ids[1], "--db", db)  # its id says which
+        assert code == 0 and json.loads(out)["removed"]["runs"] == 1
+        _, out, _ = run(capsys, "runs", "--db", db)
+        assert [r["concurrency"] for r in json.loads(out)] == [1]
 
 
 # --- fit --------------------------------------------------------------------------------------

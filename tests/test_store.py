@@ -896,6 +896,45 @@ class TestExamples:
         assert db.remove_import(content_hash) == 1
         assert counts(db) == (1, 1, 0)
 
+    def test_find_import_by_its_name_or_its_id(self, db):
+        """The command line removes an import it names: by the file's name as imported, or by its id
+        (the content hash, whole or its first 12 characters, which begin its runs' ids)."""
+        db.import_file("a.csv", a_csv(1))
+        db.import_file("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())
+        content_hash = db.imports().set_index("source_file").loc["sd.json", "content_hash"]
+        assert db.find_import("sd.json")["content_hash"] == content_hash
+        for given in (content_hash, content_hash[:12], content_hash[:20]):
+            assert db.find_import(given)["source_file"] == "sd.json"
+        assert db.runs().set_index("source_file").loc["sd.json", "run_id"].startswith(content_hash[:12])
+
+    def test_find_import_names_the_choices_where_it_finds_none_or_several(self, db):
+        with pytest.raises(StoreError) as info:
+            db.find_import("a.csv")
+        assert info.value.key == "store.no_imports"
+        db.import_file("a.csv", a_csv(1))
+        db.import_file("a.csv", a_csv(2))  # the same name, another content: a second import
+        db.import_file("b.csv", a_csv(3))
+        with pytest.raises(StoreError) as info:
+            db.find_import("c.csv")
+        assert info.value.key == "store.no_such_import" and info.value.params["files"] == "a.csv, b.csv"
+        with pytest.raises(StoreError) as info:
+            db.find_import(db.imports().content_hash[0][:11])  # shorter than an id: no prefix of it matches
+        assert info.value.key == "store.no_such_import"
+        with pytest.raises(StoreError) as info:
+            db.find_import("a.csv")
+        ids = [h[:12] for h in db.imports().set_index("source_file").loc["a.csv", "content_hash"]]
+        assert info.value.key == "store.ambiguous_import" and info.value.params["count"] == 2
+        assert all(short in str(info.value) for short in ids) and "Nothing was removed" in str(info.value)
+        assert "Không có gì bị xoá" in i18n.message(info.value, "vi")
+        assert counts(db) == (3, 3, 0)
+
+    def test_find_import_lists_at_most_ten_stored_names(self, db):
+        for value in range(12):
+            db.import_file(f"f{value:02}.csv", a_csv(value))
+        with pytest.raises(StoreError) as info:
+            db.find_import("nope.csv")
+        assert info.value.params["files"] == ", ".join(f"f{value:02}.csv" for value in range(10)) + " …"
+
 
 def hold(path: Path, read_only: bool = False, seconds: float = 60) -> subprocess.Popen:
     """Another process with the file open in plain DuckDB for ``seconds``; returns once it has it."""

@@ -6,7 +6,7 @@ exit code out):
 
 - ``model``: speedup, roofline, calc, simulate, model-from-config, presets; ``fit``: fit.
 - ``advice``: claim, vllm-config, serve, schedule.
-- ``results``: ingest, runs, query, export.
+- ``results``: ingest, runs, query, export, remove.
 - ``live``: metrics, record, prometheus.
 - ``app``: app (serves the Streamlit app).
 

@@ -43,6 +43,7 @@ EXAMPLES: dict[str, tuple[list[str], bool]] = {
     "query": (["SELECT engine, count(*) AS runs, round(max(output_throughput)) AS best FROM runs GROUP BY ALL "
                "ORDER BY ALL"], True),
     "export": (["a9e872756ae4-0", "--format", "benchmark-report"], True),
+    "remove": (["data/examples/example_sweep.csv"], True),
     "metrics": (["data/replay/vllm_specdecode.prom"], True),
     "record": (["http://localhost:8000/metrics", "--every", "5", "--count", "120"], False),
     "prometheus": (["http://localhost:9090", "--range", "1h", "--step", "30s", "--by", "instance"], False),

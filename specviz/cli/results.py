@@ -1,6 +1,6 @@
 """The store's commands: ``ingest`` imports result files (or folders of them) into the store, ``runs``
 lists the imported runs, ``query`` runs one read-only SQL statement in the sandbox, ``export`` writes
-stored runs as llm-d's benchmark report."""
+stored runs as llm-d's benchmark report, ``remove`` removes one imported file's runs."""
 
 from __future__ import annotations
 
@@ -119,6 +119,20 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
                       indent=2), 0
 
 
+def _remove(args: argparse.Namespace) -> tuple[str, int]:
+    """Remove the one import ``args.name`` names (:meth:`specviz.results.store.Store.find_import`),
+    with its runs and their requests; a name that names none or several removes nothing."""
+    store = open_store(args.db)
+    try:
+        found = store.find_import(args.name)
+        runs = store.remove_import(found["content_hash"])
+    finally:
+        store.close()
+    return json.dumps({"removed": {"file": found["source_file"], "id": found["content_hash"],
+                                   "format": found["source_format"], "runs": runs,
+                                   "requests": found["requests"]}}, indent=2), 0
+
+
 _INGEST_DOC = """\
 Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
 summary.json first, then each run=N.json skipped as already stored from it, or an error where its
@@ -135,6 +149,15 @@ reads either back, a run per report. A run imported from a report is written bac
 `extra` holds the fields no column took). The speculative-decoding figures and the workload have no
 place in the standard, nor has the load of a run of another format without stored requests (the load
 requires their input length): stderr names what each run left out.
+"""
+
+_REMOVE_DOC = """\
+One imported file's runs and their per-request rows, named by the file's name as it was imported
+(the `source_file` of `runs`) or by the import's id (its `content_hash` in `imports`, or that
+hash's first 12 characters, which begin its runs' ids), in one transaction. JSON: the file, id,
+format, runs and requests removed. A name or id that matches no import (the stored files are
+named), or a name that matches several imports of other contents (their ids are named), exits 2
+and removes nothing.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -170,3 +193,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", type=Path, default=None, help="file to write (default: standard output)")
     p.add_argument("--db", **DB)
     p.set_defaults(run=_export)
+
+    p = sub.add_parser("remove", description=_REMOVE_DOC, help="remove one imported file's runs (and their "
+                                                              "per-request rows) from the store")
+    p.add_argument("name", metavar="IMPORT", help="the file's name as imported, or the import's id")
+    p.add_argument("--db", **DB)
+    p.set_defaults(run=_remove)

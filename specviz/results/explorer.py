@@ -34,6 +34,7 @@ __all__ = [
     "EXTRA_PREFIX",
     "ACCEPTANCE_FIGURES",
     "example_hashes",
+    "own_imports",
     "one_origin",
     "measured_acceptance",
     "with_load",
@@ -105,6 +106,13 @@ def example_hashes(imports: pd.DataFrame) -> frozenset[str]:
     """Content hashes of the imported files that are shipped examples (``imports.origin = 'example'``),
     from :func:`specviz.results.store.Store.imports`."""
     return frozenset(imports.loc[imports["origin"] == "example", "content_hash"])
+
+
+def own_imports(imports: pd.DataFrame) -> pd.DataFrame:
+    """The user's imported files (``imports.origin = 'user'``, live runs saved among them), newest
+    first, from :func:`specviz.results.store.Store.imports`: what a user may remove one by one (the
+    shipped examples go together, by :meth:`~specviz.results.store.Store.remove_examples`)."""
+    return imports[imports["origin"] == "user"].sort_values("imported_at", ascending=False, kind="stable")
 
 
 def _origin(runs: pd.DataFrame, examples: Collection[str] | None) -> pd.Series:

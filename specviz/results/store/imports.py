@@ -44,6 +44,12 @@ _IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(content_hash || CAST(imported
 _CONSOLE_VERSION = ("SELECT *, (SELECT count(*) FROM snapshots), (SELECT max(time) FROM snapshots), "
                     f"(SELECT count(*) FROM windows), (SELECT max(time_end) FROM windows) FROM ({_IMPORTS_VERSION})")
 
+# The characters of a content hash that begin its runs' ids (``<hash[:12]>-<index>``): an import's
+# short id, which :meth:`RunsAndImports.find_import` takes and names.
+_SHORT_ID = 12
+# The stored names an error lists where a name matched none: enough to see a typo, not a terminal's
+# worth of a store of thousands.
+_NAMED_MAX = 10
 
 
 @dataclass
@@ -406,6 +412,46 @@ class RunsAndImports(Connections):
         with self._connection(read_only=False) as con:
             con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('examples_seeded', 'yes')")
         return results
+
+    def find_import(self, given: str) -> dict[str, Any]:
+        """The one import that ``given`` names, for its removal: by its id (its content hash, whole or
+        from its first 12 characters, which begin its runs' ids) or by the name it was imported under.
+
+        Parameters
+        ----------
+        given : str
+            An import's id, or its file's name as it was imported (``source_file``).
+
+        Returns
+        -------
+        dict
+            The import's row of ``imports``.
+
+        Raises
+        ------
+        StoreError
+            ``store.no_imports`` where the store holds none; ``store.no_such_import`` naming the
+            stored files where nothing matches; ``store.ambiguous_import`` naming each match's id
+            and time where a name matches several imports (one name, other contents).
+        """
+        with self._connection() as con:
+            cursor = con.execute("SELECT * FROM imports WHERE source_file = ? OR (length(?) >= ? AND "
+                                 "starts_with(content_hash, ?)) ORDER BY imported_at",
+                                 [given, given, _SHORT_ID, given])
+            columns = [column[0] for column in cursor.description]
+            found = [dict(zip(columns, row)) for row in cursor.fetchall()]
+            stored = [] if found else [name for (name,) in con.execute(
+                "SELECT DISTINCT source_file FROM imports ORDER BY ALL LIMIT ?", [_NAMED_MAX + 1]).fetchall()]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            choices = "; ".join(f"{row['content_hash'][:_SHORT_ID]} ({row['imported_at']:%Y-%m-%d %H:%M:%S})"
+                                for row in found)
+            raise StoreError("store.ambiguous_import", given=given, count=len(found), choices=choices)
+        if not stored:
+            raise StoreError("store.no_imports", given=given)
+        files = ", ".join(stored[:_NAMED_MAX]) + (" …" if len(stored) > _NAMED_MAX else "")
+        raise StoreError("store.no_such_import", given=given, files=files)
 
     def remove_import(self, content_hash: str) -> int:
         """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
