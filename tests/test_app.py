@@ -637,6 +637,12 @@ class TestServeTab:
         assert command_shown(at).startswith("vllm serve ")
         assert [c for c in at.caption if "this command is for another" in c.value]
 
+    def test_a_scenario_on_vllm_v0_opens_at_a_release_that_serves_on_v0(self):
+        at = make_app({"view": "Deploy"}, engine="vllm-v0")
+        assert at.selectbox(key="serve_version").value == "0.7.3" and "serve_version" not in at.query_params
+        command = command_shown(at)
+        assert "--speculative-model Qwen/Qwen3-0.6B" in command and "per_batch_size" not in command
+
     def test_an_older_version_says_what_it_ignores(self):
         # 0.10.0 refuses a draft model; on 4 H100s at α 0.5, speculation stops paying within the memory's 810.
         at = make_app({"view": "Deploy", "alpha": 0.5, "draft": "eagle", "tp": "4"})
