@@ -179,6 +179,22 @@ class TestCalculatorPage:
         assert not any("Knobs differ" in m.value for m in at.markdown)
         assert shown(at) == figures(make_scenario())
 
+    def test_with_every_knob_set_the_band_is_said_to_be_the_models_error_alone(self):
+        """A calibration's link sets all seven knobs: nothing is drawn, and the captions say so instead
+        of offering a calibration to narrow the band; one knob left at its preset keeps the draws' words."""
+        knobs = dict(mfu="0.765", mbu="0.643", overlap="0.485", step_ms="1.17", layer_us="3.25", token_us="15.7",
+                     allreduce_us="5.56")
+        at = make_app({"view": "By batch"}, **knobs)
+        said = "\n".join(paragraphs(at))
+        assert "every cost knob is set (by a calibration or by you), none left at the vLLM V1" in said
+        assert "Grey band: where the speedup at α = 0.8 lies with every cost knob set" in said
+        assert "Calibrate on your own runs" not in said and "every knob left at its preset" not in said
+        assert shown(at) == figures(make_scenario(**knobs))
+        at = make_app({"view": "By batch"}, **{**knobs, "allreduce_us": "9"})  # the preset's all-reduce
+        said = "\n".join(paragraphs(at))
+        assert "Calibrate on your own runs" in said and "for every knob left at its preset" in said
+        assert "every cost knob is set" not in said
+
     def test_a_new_engine_brings_its_preset(self):
         at = make_app(step_ms="3")
         at.sidebar.selectbox(key="engine").set_value("sglang").run()
