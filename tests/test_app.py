@@ -1123,6 +1123,14 @@ class TestExplorerPage:
         fitted = make_scenario(**{k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()})
         assert shown(at) == figures(fitted) and scenario.knobs_off_preset(fitted)
 
+    def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
+        at = explorer_app("Predicted")
+        at.button(key="fit_step").click()
+        at.run()
+        assert at.button(key="use_fit_0").label == "Open the calculator at these costs"
+        assert any("at the sidebar's α 0.80, γ 4 and batch 64: a fit gives costs, not a point" in c.value
+                   for c in at.caption)
+
     def test_measured_vs_predicted_figures_are_formatted(self):
         at = explorer_app("Predicted")
         config = json.loads(at.dataframe[0].proto.columns)
