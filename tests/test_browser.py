@@ -257,7 +257,7 @@ class TestExplorerInChromium:
             expect(page.get_by_text(re.compile(r"^Showing the 48 shipped EXAMPLE runs"))).to_be_visible(timeout=TIMEOUT)
         page.get_by_role("button", name="Calibrate the step model").click()
         expect(page.get_by_text("fitted on 24 runs")).to_be_visible(timeout=TIMEOUT)
-        page.get_by_role("button", name="Use these in the calculator").click()
+        page.get_by_role("button", name="Open the calculator at these costs").click()
         expect(page.get_by_text("Speculative decoding calculator")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"\?(.+&)?mbu=[0-9.]+"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"target=Llama-3\.1-8B"), timeout=TIMEOUT)
