@@ -1123,6 +1123,36 @@ class TestExplorerPage:
         fitted = make_scenario(**{k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()})
         assert shown(at) == figures(fitted) and scenario.knobs_off_preset(fitted)
 
+    def test_after_a_calibration_the_runs_are_predicted_as_the_calculator_it_opens(self):
+        """Calibrated, the table and the chart predict at the fitted costs and band, the calculator's
+        figures for a run's α and batch, and say so."""
+        at = explorer_app("Predicted")
+        row = lambda: at.dataframe[0].value.set_index(["Series", "Concurrency"]).loc[("EXAMPLE eagle γ=4 · chat", 64)]
+        preset = row()
+        assert preset["Costs"] == "engine's preset" and not [i for i in at.info if "Since the calibration" in i.value]
+        at.button(key="fit_step").click()
+        at.run()
+        calibrated = row()
+        assert calibrated["Costs"] == "calibrated" and calibrated["α"] == preset["α"]
+        said = next(i.value for i in at.info if "Since the calibration" in i.value)
+        assert said.startswith("Since the calibration, 24 runs are predicted at the costs fitted to their setting "
+                               "(Llama-3.1-8B · H100-SXM · eagle · vllm-v1)")
+        chart = at.get("vega_lite_chart")[0].proto.datasets
+        drawn = pa.concat_tables([pa.ipc.open_stream(d.data.data).read_all() for d in chart if d.data.data],
+                                 promote_options="permissive").to_pandas()
+        assert calibrated["Predicted speedup (×)"] in drawn["predicted_speedup"].tolist()
+        assert preset["Predicted speedup (×)"] not in drawn["predicted_speedup"].tolist()
+        at.button(key="use_fit_0").click().run()
+        assert not at.exception
+        link = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+        fitted = make_scenario(**link)
+        point = (calibrated["α"], 4, 64, fitted.context)
+        low, high = calculator.speedup_band(fitted, *point)
+        expected = [float(calculator.evaluate_scenario(fitted, *point)["speedup"]), float(low), float(high)]
+        shown_row = [calibrated[c] for c in ("Predicted speedup (×)", "Band low", "Band high")]
+        assert shown_row == pytest.approx(expected, rel=1e-9)
+        assert f"{expected[0]:.3f} ({expected[1]:.2f}–{expected[2]:.2f})" == "1.164 (0.97–1.29)"  # was 1.158 (0.88–1.55)
+
     def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
         at = explorer_app("Predicted")
         at.button(key="fit_step").click()
