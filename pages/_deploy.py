@@ -42,7 +42,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     # An engine of no listed releases (SGLang) shows a dash, not Streamlit's untranslated "Choose an option".
     version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(releases) or [""],
                          {"vllm": "serve_version"}.get(engine, f"{engine}_version"), format_func=lambda v: v or "—",
-                         default=serving.DEFAULT_VERSIONS.get(engine, ""), disabled=not releases,
+                         default=serving.default_version(engine, chosen) or "", disabled=not releases,
                          help=t("calc.serve.version_help", lang)) or None
     method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(commands.METHODS), "serve_method",
                         format_func=lambda m: t(f"calc.serve.method.{m}", lang), help=t("calc.serve.method_help", lang))

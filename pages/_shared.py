@@ -94,13 +94,19 @@ def presets(data_dir: Path) -> scenario.Presets:
 def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scenario.Scenario,
               known: scenario.Presets) -> None:
     """What a fit found, a warning for each thing that makes it suspect and, only if nothing does, a
-    button that opens the calculator at the fit (a suspect fit is not handed on as if it held)."""
+    button that opens the calculator at the fit (a suspect fit is not handed on as if it held).
+
+    The fit gives costs, not a point: the calculator opens at ``fitted``'s α, γ and batch (the
+    sidebar's), and the caption under the button says so."""
     (st.warning if suspect else st.success)(found)
     for text in suspect:
         st.warning(text)
+    if suspect:
+        return
     link = scenario.to_query_params(fitted, known)
-    if not suspect and st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls, args=(link,)):
+    if st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls, args=(link,)):
         st.switch_page("pages/calculator.py", query_params=link)
+    st.caption(t("exp.use_in_calculator_note", lang, alpha=fitted.alpha, gamma=fitted.gamma, batch=fitted.batch))
 
 
 def reset_costs() -> None:

@@ -157,7 +157,11 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         st.error(t("calc.bad_input", lang, error=message(exc, lang)))
         st.stop()
 
-    if mode == "step" and (off := scenario.knobs_off_preset(chosen)):
+    off = scenario.knobs_off_preset(chosen) if mode == "step" else {}
+    # With every knob set (a calibration's link sets all seven) no cost is drawn: the band is the
+    # model's own error alone, and its captions say so rather than offer a calibration to narrow it.
+    held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
+    if off:
         st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
         st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
             t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
@@ -207,7 +211,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
             verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
             st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
-            notes += [t("calc.band_method", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
+            notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]
         notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
@@ -280,7 +284,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
                  ] if limit is not None and limit < batch_max else []
         st.caption(paragraphs(notes + [
             t("calc.crossover_caption", lang, alpha=alpha, batch=at_batch(crossover.get(round(alpha, 2), float("nan")))),
-            t("calc.band_caption", lang, alpha=alpha, engine=sidebar.engine.name)]))
+            t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
         csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 

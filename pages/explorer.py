@@ -309,6 +309,12 @@ def show_request_acceptance() -> None:
     mix_tail_table(tail, lang)
 
 
+def keep_fit(kind: str, fit: Callable[[], Any]) -> None:
+    """Make a calibration and keep it for the session (a button's callback): made before the page
+    runs again, so that the table and the chart above the buttons predict with it on that run."""
+    st.session_state["fit"] = (kind, fit())
+
+
 def show_predicted() -> None:
     sidebar: scenario.Scenario | None = st.session_state.get("scenario")
     paired = paired_runs()
@@ -319,17 +325,23 @@ def show_predicted() -> None:
                                value=scenario.FIELDS["context"].default, key="exp_context",
                                help=t("exp.context_help", lang))
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
-    predicted = explorer.predict(paired, sidebar, known, context)
+    kind, fit = st.session_state.get("fit", (None, None))
+    # The runs a calibration fits are predicted at its costs, as the calculator it opens predicts them.
+    predicted = explorer.predict(paired, sidebar, known, context, explorer.calibration_in_use(kind, fit, sidebar))
     if predicted["predicted_speedup"].isna().all():
         st.info(t("exp.no_predictions", lang))
         return
     st.caption(t("exp.scenario", lang))
+    if runs := int((predicted["costs"] == "calibrated").sum()):
+        calibrated = predicted.loc[predicted["costs"] == "calibrated", "setting"].unique()
+        st.info(t(f"exp.predicted_calibrated.{kind}", lang, runs=runs, settings="; ".join(calibrated)))
     # Where a run names no preset the sidebar's pair stands in: say so, with how many.
     if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
     altair_chart(charts.measured_vs_predicted(predicted, lang))
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
-                       "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error"]]
+                       "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error", "costs"]]
+    table = table.assign(costs=table["costs"].map(lambda c: t(f"exp.costs.{c}", lang)))
     titled_dataframe(table, lang, column_config=number_columns(table))
     synthetic = int(explorer.synthetic_acceptance(predicted).sum())
     wanted = bool(synthetic) and st.toggle(t("exp.fit_synthetic", lang, runs=synthetic), key="fit_synthetic",
@@ -338,14 +350,13 @@ def show_predicted() -> None:
     if left_out:
         st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
     col_step, col_ratios = st.columns(2)
-    if col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang)):
-        st.session_state["fit"] = ("step", explorer.calibrate_settings(
-            fitted, sidebar, known, context, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
-    if col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang)):
-        st.session_state["fit"] = ("ratios", explorer.calibrate_ratios(fitted))
-    if "fit" not in st.session_state:
+    col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang),
+                    on_click=keep_fit, args=("step", partial(explorer.calibrate_settings, fitted, sidebar, known, context,
+                                                             settings.get("SPECVIZ_PAGE_TIME_LIMIT_S"))))
+    col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang),
+                      on_click=keep_fit, args=("ratios", partial(explorer.calibrate_ratios, fitted)))
+    if kind is None:
         return
-    kind, fit = st.session_state["fit"]
     if not fit:
         st.warning(t("exp.fit_failed", lang))
     elif kind == "step":
@@ -360,10 +371,9 @@ def show_predicted() -> None:
             offer_fit(lang, f"use_fit_{number}", found, [t(key, lang) for key in one.warnings],
                       replace(one.scenario, context=context), known)
     else:
-        ratios = replace(sidebar, mode="ratios", verify_cost=round(fit["verify_cost"], 3),
-                         draft_cost=round(fit["draft_cost"], 3), context=context)
         offer_fit(lang, "use_fit", t("exp.fit.ratios", lang, **fit),
-                  [message(notice, lang) for notice in explorer.ratio_warnings(fit)], ratios, known)
+                  [message(notice, lang) for notice in explorer.ratio_warnings(fit)],
+                  replace(explorer.ratios_scenario(fit, sidebar), context=context), known)
 
 
 def show_published() -> None:

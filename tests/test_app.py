@@ -179,6 +179,22 @@ class TestCalculatorPage:
         assert not any("Knobs differ" in m.value for m in at.markdown)
         assert shown(at) == figures(make_scenario())
 
+    def test_with_every_knob_set_the_band_is_said_to_be_the_models_error_alone(self):
+        """A calibration's link sets all seven knobs: nothing is drawn, and the captions say so instead
+        of offering a calibration to narrow the band; one knob left at its preset keeps the draws' words."""
+        knobs = dict(mfu="0.765", mbu="0.643", overlap="0.485", step_ms="1.17", layer_us="3.25", token_us="15.7",
+                     allreduce_us="5.56")
+        at = make_app({"view": "By batch"}, **knobs)
+        said = "\n".join(paragraphs(at))
+        assert "every cost knob is set (by a calibration or by you), none left at the vLLM V1" in said
+        assert "Grey band: where the speedup at α = 0.8 lies with every cost knob set" in said
+        assert "Calibrate on your own runs" not in said and "every knob left at its preset" not in said
+        assert shown(at) == figures(make_scenario(**knobs))
+        at = make_app({"view": "By batch"}, **{**knobs, "allreduce_us": "9"})  # the preset's all-reduce
+        said = "\n".join(paragraphs(at))
+        assert "Calibrate on your own runs" in said and "for every knob left at its preset" in said
+        assert "every cost knob is set" not in said
+
     def test_a_new_engine_brings_its_preset(self):
         at = make_app(step_ms="3")
         at.sidebar.selectbox(key="engine").set_value("sglang").run()
@@ -644,6 +660,12 @@ class TestServeTab:
         at.radio(key="serve_engine").set_value("vllm").run()
         assert command_shown(at).startswith("vllm serve ")
         assert [c for c in at.caption if "this command is for another" in c.value]
+
+    def test_a_scenario_on_vllm_v0_opens_at_a_release_that_serves_on_v0(self):
+        at = make_app({"view": "Deploy"}, engine="vllm-v0")
+        assert at.selectbox(key="serve_version").value == "0.7.3" and "serve_version" not in at.query_params
+        command = command_shown(at)
+        assert "--speculative-model Qwen/Qwen3-0.6B" in command and "per_batch_size" not in command
 
     def test_an_older_version_says_what_it_ignores(self):
         # 0.10.0 refuses a draft model; on 4 H100s at α 0.5, speculation stops paying within the memory's 810.
@@ -1149,6 +1171,44 @@ class TestExplorerPage:
         assert [at.sidebar.selectbox(key=k).value for k in ("target", "draft", "tp")] == ["Llama-3.1-8B", "eagle", "1"]
         fitted = make_scenario(**{k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()})
         assert shown(at) == figures(fitted) and scenario.knobs_off_preset(fitted)
+
+    def test_after_a_calibration_the_runs_are_predicted_as_the_calculator_it_opens(self):
+        """Calibrated, the table and the chart predict at the fitted costs and band, the calculator's
+        figures for a run's α and batch, and say so."""
+        at = explorer_app("Predicted")
+        row = lambda: at.dataframe[0].value.set_index(["Series", "Concurrency"]).loc[("EXAMPLE eagle γ=4 · chat", 64)]
+        preset = row()
+        assert preset["Costs"] == "engine's preset" and not [i for i in at.info if "Since the calibration" in i.value]
+        at.button(key="fit_step").click()
+        at.run()
+        calibrated = row()
+        assert calibrated["Costs"] == "calibrated" and calibrated["α"] == preset["α"]
+        said = next(i.value for i in at.info if "Since the calibration" in i.value)
+        assert said.startswith("Since the calibration, 24 runs are predicted at the costs fitted to their setting "
+                               "(Llama-3.1-8B · H100-SXM · eagle · vllm-v1)")
+        chart = at.get("vega_lite_chart")[0].proto.datasets
+        drawn = pa.concat_tables([pa.ipc.open_stream(d.data.data).read_all() for d in chart if d.data.data],
+                                 promote_options="permissive").to_pandas()
+        assert calibrated["Predicted speedup (×)"] in drawn["predicted_speedup"].tolist()
+        assert preset["Predicted speedup (×)"] not in drawn["predicted_speedup"].tolist()
+        at.button(key="use_fit_0").click().run()
+        assert not at.exception
+        link = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+        fitted = make_scenario(**link)
+        point = (calibrated["α"], 4, 64, fitted.context)
+        low, high = calculator.speedup_band(fitted, *point)
+        expected = [float(calculator.evaluate_scenario(fitted, *point)["speedup"]), float(low), float(high)]
+        shown_row = [calibrated[c] for c in ("Predicted speedup (×)", "Band low", "Band high")]
+        assert shown_row == pytest.approx(expected, rel=1e-9)
+        assert f"{expected[0]:.3f} ({expected[1]:.2f}–{expected[2]:.2f})" == "1.164 (0.97–1.29)"  # was 1.158 (0.88–1.55)
+
+    def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
+        at = explorer_app("Predicted")
+        at.button(key="fit_step").click()
+        at.run()
+        assert at.button(key="use_fit_0").label == "Open the calculator at these costs"
+        assert any("at the sidebar's α 0.80, γ 4 and batch 64: a fit gives costs, not a point" in c.value
+                   for c in at.caption)
 
     def test_measured_vs_predicted_figures_are_formatted(self):
         at = explorer_app("Predicted")

@@ -170,7 +170,7 @@ class TestExplorerInChromium:
         def imports(path) -> None:
             upload.set_input_files(str(path))
             expect(page.locator('[data-testid="stFileChip"]')).to_have_count(1, timeout=TIMEOUT)
-            page.get_by_role("button", name="Import").click()
+            page.get_by_role("button", name="Import", exact=True).click()
 
         imports(SAMPLES / "vllm_bench_nerdalert.jsonl")
         expect(page.get_by_text("vllm-bench, 9 runs and 0 per-request rows imported")).to_be_visible(timeout=TIMEOUT)
@@ -257,7 +257,7 @@ class TestExplorerInChromium:
             expect(page.get_by_text(re.compile(r"^Showing the 48 shipped EXAMPLE runs"))).to_be_visible(timeout=TIMEOUT)
         page.get_by_role("button", name="Calibrate the step model").click()
         expect(page.get_by_text("fitted on 24 runs")).to_be_visible(timeout=TIMEOUT)
-        page.get_by_role("button", name="Use these in the calculator").click()
+        page.get_by_role("button", name="Open the calculator at these costs").click()
         expect(page.get_by_text("Speculative decoding calculator")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"\?(.+&)?mbu=[0-9.]+"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"target=Llama-3\.1-8B"), timeout=TIMEOUT)

@@ -858,6 +858,14 @@ class TestServeCommand:
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
 
+    def test_a_link_on_vllm_v0_gets_a_release_that_serves_on_v0(self, capsys):
+        code, out, _ = run(capsys, "serve", "engine=vllm-v0")
+        row = json.loads(out)
+        assert code == 0 and row["version"] == "0.7.3" and "--speculative-model Qwen/Qwen3-0.6B" in row["command"]
+        assert "speculative-config" not in row["command"] and "per_batch_size" not in row["command"]
+        _, out, _ = run(capsys, "serve", "engine=vllm-v0", "--version", "0.33.0")
+        assert json.loads(out)["version"] == "0.33.0" and "per_batch_size" in json.loads(out)["command"]
+
     def test_the_schedule_runs_to_max_num_seqs(self, capsys):
         # One MI355X holds 2,421 sequences of gpt-oss-120b, past the calculator's batches (1,024).
         link = "target=gpt-oss-120b&draft=eagle3&gpu=MI355X&precision=mxfp4&alpha=0.6&gamma=3&batch=128&context=4096"

@@ -545,6 +545,21 @@ class TestServeCommand:
         older = serving.serve_command(SCENARIO, schedule, 4, 64, version="0.17.0")
         assert config_of(older)["num_speculative_tokens"] == here != 4
 
+    def test_a_scenario_on_vllm_v0_gets_a_release_that_serves_on_v0(self):
+        """vLLM V0's costs are served by the newest release before V1 became the default (0.8.0), not by
+        0.33.0, which has no V0 and writes a per-batch schedule V0 never read."""
+        on_v0 = make_scenario(engine="vllm-v0")
+        assert serving.default_version("vllm", on_v0) == "0.7.3" == vllm_config.vllm_default_version("vllm-v0")
+        assert serving.default_version("vllm", SCENARIO) == "0.33.0"
+        assert serving.default_version("trtllm", on_v0) == "1.2.1" and serving.default_version("sglang", on_v0) is None
+        schedule = vllm_config.gamma_schedule(on_v0, 0.8, 1024, 1024, 8)
+        command = serving.serve_command(on_v0, schedule, 4, 64)
+        assert command.argv[command.argv.index("--speculative-model") + 1] == "Qwen/Qwen3-0.6B"
+        assert "--speculative-config" not in command.argv and "num_speculative_tokens_per_batch_size" not in command.line
+        assert "command.no_schedule" in keys(command)
+        chosen = serving.serve_command(on_v0, schedule, 4, 64, version="0.33.0")  # a release chosen is kept
+        assert "num_speculative_tokens_per_batch_size" in config_of(chosen)
+
     def test_one_length_for_a_method_the_schedule_is_not_for(self):
         schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         suffix = serving.serve_command(SCENARIO, schedule, 4, 64, method="suffix")

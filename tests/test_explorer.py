@@ -403,6 +403,33 @@ class TestPredict:
         assert theirs.own_setting.all() and set(theirs.setting.str.split(" · ").str[0]) == {"Llama-3.1-8B"}
         pd.testing.assert_series_equal(theirs.predicted_speedup, mine.predicted_speedup)
 
+    def test_a_calibration_in_use_predicts_its_setting_s_runs(self):
+        """The settings fitted without warnings are predicted at their fitted costs, as the calculator
+        opened there predicts them; a ratios fit predicts every run, without a band; a suspect fit none."""
+        paired = explorer.pair_with_baselines(SWEEP)
+        preset = explorer.predict(paired, SCENARIO, PRESETS)
+        label = preset.setting[0]
+        fitted = replace(SCENARIO, draft=step.Draft("eagle"), draft_id="eagle",
+                         costs=replace(SCENARIO.costs, step_ms=2.0, token_us=20.0))
+        one = explorer.SettingFit(label, fitted, None, 2, 0.0, [])
+        use = explorer.calibration_in_use("step", [one], SCENARIO)
+        assert use == {label: fitted}
+        calibrated = explorer.predict(paired, SCENARIO, PRESETS, calibrated=use)
+        alpha = calibrated.alpha[0]
+        low, high = calculator.speedup_band(fitted, alpha, 4, 1, 0)
+        expected = (float(calculator.evaluate_scenario(fitted, alpha, 4, 1, 0)["speedup"]), float(low), float(high))
+        assert tuple(calibrated.loc[0, ["predicted_speedup", "predicted_low", "predicted_high"]]) == pytest.approx(expected)
+        assert calibrated.costs[0] == "calibrated" and preset.costs[0] == "preset"
+        assert calibrated.predicted_speedup[0] != pytest.approx(preset.predicted_speedup[0])
+        assert explorer.calibration_in_use("step", [replace(one, warnings=["fit.edge"])], SCENARIO) == {}
+        ratios = {"verify_cost": 1.2, "draft_cost": 0.05, "rms_error": 0.0, "points": 2}
+        given = explorer.calibration_in_use("ratios", ratios, SCENARIO)
+        by_ratios = explorer.predict(paired, SCENARIO, PRESETS, calibrated=given)
+        assert by_ratios.predicted_speedup[0] == pytest.approx(float(spec.speedup(alpha, 4, 1.2, 0.05)))
+        assert by_ratios.predicted_low[0] == by_ratios.predicted_high[0] == by_ratios.predicted_speedup[0]
+        assert explorer.calibration_in_use("ratios", {**ratios, "verify_cost": 0.9}, SCENARIO) is None
+        assert explorer.calibration_in_use("step", None, SCENARIO) is None
+
     def test_vllm_rate_converts_through_gamma(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},
                             {"concurrency": 1, "output_throughput": 200, "num_speculative_tokens": 4,

@@ -109,7 +109,7 @@ from specviz.errors import Notice, SpecvizError
 from specviz.model import memory, spec, step
 from specviz.scenario import Scenario, largest_batch
 
-__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "gamma_schedule", "stated_batch", "gamma_map", "advise", "WEAK_DRAFT_RATE",
+__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "gamma_schedule", "stated_batch", "gamma_map", "advise", "WEAK_DRAFT_RATE",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
            "draft_name", "engine_rule", "memory_flags", "node_notices", "rank_tiers"]
 
@@ -122,6 +122,7 @@ VLLM_VERSIONS = ("0.7.3", "0.8.1", "0.8.2", "0.8.3", "0.9.2", "0.10.0", "0.11.0"
                  "0.18.0", "0.20.0", "0.24.0", "0.33.0")
 _CONFIG_FLAG = (0, 8, 2)  # --speculative-config
 _V0_GONE = (0, 10, 0)
+_V1_DEFAULT = (0, 8, 0)  # the V1 engine serves unless told otherwise (vLLM 0.8.0 release notes)
 _DISABLE_KEY_GONE = (0, 17, 0)
 _SCHEDULE = (0, 24, 0)
 _EXPERT_PARALLEL = (0, 8, 0)  # --enable-expert-parallel
@@ -203,6 +204,17 @@ def parse_version(text: str) -> Version:
         ``command.bad_version`` if the text is not such a version.
     """
     return parse_release(text)[:3]
+
+
+def vllm_default_version(engine: str) -> str:
+    """The vLLM release the command of a scenario on ``engine`` (an engine preset's id) is for unless
+    one is chosen: for vLLM V0's preset (``vllm-v0``), the newest of :data:`VLLM_VERSIONS` before V1 became the
+    default engine (0.8.0), whose server runs V0 whatever the method; for any other, the newest. A
+    newer release would serve the V0 scenario on V1, and from 0.24.0 its command would carry a draft
+    length per batch size, which V0 never read."""
+    if engine == "vllm-v0":
+        return [version for version in VLLM_VERSIONS if parse_version(version) < _V1_DEFAULT][-1]
+    return VLLM_VERSIONS[-1]
 
 
 def _release(version: Version) -> str:

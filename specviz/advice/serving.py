@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.advice.commands import VLLM_VERSIONS, Command, sglang_command, vllm_command
+from specviz.advice.commands import VLLM_VERSIONS, Command, sglang_command, vllm_command, vllm_default_version
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
 from specviz.scenario import Scenario
 
-__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "serve_command"]
+__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "serve_command"]
 
 ENGINES = ("vllm", "sglang", "trtllm")
 """The engines a command is written for."""
 VERSIONS = {"vllm": VLLM_VERSIONS, "trtllm": TRTLLM_VERSIONS}
 """The releases of each engine whose flags differ (SGLang's command is one for the releases checked)."""
 DEFAULT_VERSIONS = {"vllm": VLLM_VERSIONS[-1], "trtllm": TRTLLM_DEFAULT}
+"""Each engine's default release; a scenario at vLLM V0's costs has its own (:func:`default_version`)."""
 # The scenario's engine (data/engines.csv id) to the command's.
 _COMMAND_ENGINE = {"sglang": "sglang", "trt-llm": "trtllm"}
 
@@ -27,11 +28,19 @@ def command_engine(scenario: Scenario) -> str:
     return _COMMAND_ENGINE.get(scenario.engine.id, "vllm")
 
 
+def default_version(engine: str, scenario: Scenario) -> str | None:
+    """The release of ``engine`` (:data:`ENGINES`) a command for ``scenario`` is for unless one is
+    chosen: vLLM's follows the scenario's engine preset
+    (:func:`specviz.advice.commands.vllm_default_version`); None for SGLang, whose command has no
+    versions."""
+    return vllm_default_version(scenario.engine.id) if engine == "vllm" else DEFAULT_VERSIONS.get(engine)
+
+
 def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
                   version: str | None = None, method: str = "draft", draft_repo: str | None = None,
                   by_load: bool = True) -> Command:
-    """The command for ``engine`` (:data:`ENGINES`; the scenario's by default) at ``version`` (the
-    engine's default release by default).
+    """The command for ``engine`` (:data:`ENGINES`; the scenario's by default) at ``version`` (by
+    default the engine's release for the scenario, :func:`default_version`).
 
     By load (the scenario's own draft only: ``schedule``,
     :func:`specviz.advice.commands.gamma_schedule`, is that draft's), the schedule where the engine
@@ -57,5 +66,5 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
         return trtllm_command(scenario, version or TRTLLM_DEFAULT, length, schedule=by_batch, draft_repo=draft_repo,
                               method=method)
     off = schedule[schedule["gamma"] == 0]
-    return vllm_command(scenario, version or VLLM_VERSIONS[-1], length, schedule=by_batch,
+    return vllm_command(scenario, version or vllm_default_version(scenario.engine.id), length, schedule=by_batch,
                         off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)

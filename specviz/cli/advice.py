@@ -114,7 +114,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     if version is not None and version not in releases:
         raise UsageError(f"--version {version} is not a {engine} release specviz writes for"
                          + (f" (one of {', '.join(releases)})" if releases else " (its command has no versions)"))
-    version = version or serving.DEFAULT_VERSIONS.get(engine)
+    version = version or serving.default_version(engine, chosen)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
@@ -292,7 +292,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="the command's engine (default: the link's engine: SGLang's for engine=sglang, TensorRT-LLM's "
                         "for engine=trt-llm, else vLLM's)")
     p.add_argument("--version", help="the vLLM release (" + ", ".join(serving.VERSIONS["vllm"]) + "; default "
-                   + serving.DEFAULT_VERSIONS["vllm"] + ") or TensorRT-LLM release (" + ", ".join(serving.VERSIONS["trtllm"])
+                   + serving.DEFAULT_VERSIONS["vllm"] + ", " + commands.vllm_default_version("vllm-v0")
+                   + " for engine=vllm-v0, the newest that serves on V0) or TensorRT-LLM release (" + ", ".join(serving.VERSIONS["trtllm"])
                    + "; default " + serving.DEFAULT_VERSIONS["trtllm"] + ")")
     p.add_argument("--method", choices=commands.METHODS, default="draft",
                    help="how to draft (default: the scenario's draft)")

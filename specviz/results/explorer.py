@@ -12,7 +12,7 @@ import numbers
 import re
 import time
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
@@ -63,6 +63,8 @@ __all__ = [
     "draft_settings",
     "predict",
     "calibrate_ratios",
+    "ratios_scenario",
+    "calibration_in_use",
     "load_published",
     "EXAMPLE_QUERIES",
 ]
@@ -549,16 +551,26 @@ def _setting_label(target: str, gpu: str, draft: str, engine: str) -> str:
     return f"{target} · {gpu} · {draft} · {engine}"
 
 
-def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0) -> pd.DataFrame:
+def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0,
+            calibrated: Scenario | Mapping[str, Scenario] | None = None) -> pd.DataFrame:
     """The step model's speedup for each paired run, at its own α, γ and concurrency, in its own
-    setting (:func:`run_settings`), at its engine's preset costs, with the band of
-    :func:`specviz.calculator.speedup_band`.
+    setting (:func:`run_settings`), at its engine's preset costs or at a calibration's, with the band
+    of :func:`specviz.calculator.speedup_band`.
 
     α comes from the measured acceptance length through the inverse of E(α, γ) (never from vLLM's
     accepted/drafted directly). Rows without γ, acceptance or concurrency get no prediction.
     Adds ``alpha``, ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
-    (measured − predicted), ``setting`` (target · GPU · draft · engine ids) and ``own_setting``
-    (False where the run named no target or GPU preset and the scenario's stood in).
+    (measured − predicted), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
+    (False where the run named no target or GPU preset and the scenario's stood in) and ``costs``
+    (``"preset"``, or ``"calibrated"`` where ``calibrated`` predicted the run).
+
+    Parameters
+    ----------
+    calibrated : Scenario or mapping of str to Scenario, optional
+        A calibration to predict with in place of the preset costs (:func:`calibration_in_use`):
+        scenarios at fitted costs by the label of the setting they were fitted on, or one scenario
+        for every run (a ratios fit). A run is then predicted as the calculator opened at that
+        scenario would predict it, band included.
     """
     out = paired.copy()
     length = _acceptance_length(out)
@@ -570,8 +582,12 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     out["own_setting"] = settings["own"]
     for name in ("alpha", "predicted_speedup", "predicted_low", "predicted_high"):
         out[name] = np.nan
+    out["costs"] = "preset"
     for key, rows in settings[usable].groupby(["target", "gpu", "draft", "engine"]).groups.items():
-        chosen = setting_scenario(scenario, *key, presets)
+        fitted = calibrated if isinstance(calibrated, Scenario) else (calibrated or {}).get(_setting_label(*key))
+        chosen = setting_scenario(scenario, *key, presets) if fitted is None else fitted
+        if fitted is not None:
+            out.loc[rows, "costs"] = "calibrated"
         g = gamma[rows].to_numpy(dtype=float)
         alpha = np.asarray(spec.alpha_from_acceptance_length(length[rows].to_numpy(dtype=float), g))
         batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
@@ -602,6 +618,13 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
     fitted = spec.speedup(rows["alpha"].to_numpy(dtype=float), g, v, c)
     rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
     return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows)}
+
+
+def ratios_scenario(fit: dict[str, float], scenario: Scenario) -> Scenario:
+    """``scenario`` in ratios mode at a ratios fit's verify and draft cost (:func:`calibrate_ratios`),
+    to three decimals as a link carries them."""
+    return replace(scenario, mode="ratios", verify_cost=round(fit["verify_cost"], 3),
+                   draft_cost=round(fit["draft_cost"], 3))
 
 
 def ratio_warnings(fit: dict[str, float]) -> list[Notice]:
@@ -670,6 +693,20 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
         fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
                                float(np.sqrt(np.mean((own - measured) ** 2))), list(fit.warnings)))
     return fits
+
+
+def calibration_in_use(kind: str, fit: list[SettingFit | SettingRefused] | dict[str, float] | None,
+                       scenario: Scenario) -> Scenario | dict[str, Scenario] | None:
+    """What :func:`predict` predicts with after a calibration (its ``calibrated``): each setting fitted
+    without warnings at its fitted costs (``kind`` ``"step"``, :func:`calibrate_settings`), or, for a
+    ratios fit without warnings (``"ratios"``, :func:`calibrate_ratios`), ``scenario`` in ratios mode
+    at its costs for every run. These are the fits a page hands to the calculator: a suspect one, like
+    a failed one, leaves the preset's predictions (None, or no setting)."""
+    if not fit:
+        return None
+    if kind == "ratios":
+        return None if ratio_warnings(fit) else ratios_scenario(fit, scenario)
+    return {one.setting: one.scenario for one in fit if isinstance(one, SettingFit) and not one.warnings}
 
 
 def load_published(data_dir) -> pd.DataFrame:
