@@ -357,6 +357,16 @@ class TestWorkloadAcceptance:
         assert summary.acceptance_length.tolist() == [2.6] and summary.runs.tolist() == [1]
 
 
+    def test_two_pairs_of_one_setting_are_averaged_apart(self):
+        """One method and γ on two targets accept otherwise: each pair is its own row, named."""
+        summary = explorer.workload_acceptance(runs_frame([
+            {"workload": "chat", "spec_method": "eagle3", "num_speculative_tokens": 3, "acceptance_length": 3.2,
+             "target_model": "Llama-3.1-8B", "draft_model": "EAGLE3-LLaMA3.1-8B"},
+            {"workload": "chat", "spec_method": "eagle3", "num_speculative_tokens": 3, "acceptance_length": 2.4,
+             "target_model": "Qwen3-32B"}])).set_index("draft_setting")
+        assert summary["acceptance_length"].to_dict() == {"eagle3 γ=3 · Llama-3.1-8B + EAGLE3-LLaMA3.1-8B": 3.2,
+                                                          "eagle3 γ=3 · Qwen3-32B": 2.4}
+
     def test_each_draft_setting_is_averaged_apart(self):
         """The real SpecForge file: mtbench at γ 7 with a top-k 10 tree (about 4.4 tokens a step) and
         at γ 3 in a chain (about 2.6) averaged to one 3.49. Each setting is its own row, named as the

@@ -450,14 +450,25 @@ def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
 def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean acceptance length and zero-accept share per workload (seed 002's view by task) and draft
     setting (``draft_setting``, :func:`draft_settings`: another γ or tree accepts another number of
-    tokens a step, never averaged together), the examples and the user's runs apart (``origin``):
+    tokens a step, never averaged together; where the runs hold several target and draft models, the
+    pair is named in it too), the examples and the user's runs apart (``origin``):
     synthetic figures never enter a user's mean, nor do runs at synthetic acceptance
     (:func:`measured_acceptance`), nor plain runs (SpecForge's baselines report an acceptance length
     of 1: no draft, nothing to accept). Runs that name no workload are one row with a missing
     ``workload``."""
     runs = measured_acceptance(runs)[0]
     spec_runs = runs[is_speculative(runs) & (runs["acceptance_length"].notna() | runs["zero_accept_rate"].notna())]
-    spec_runs = spec_runs.assign(draft_setting=draft_settings(spec_runs))
+    setting = draft_settings(spec_runs)
+    # Another target or draft accepts otherwise too: where the runs hold several pairs, each is named
+    # in its setting (and so never averaged with another).
+    pair = pd.Series("", index=spec_runs.index)
+    for column, joint in (("target_model", ""), ("draft_model", " + ")):
+        if column in spec_runs:
+            named = spec_runs[column].fillna("").astype(str)
+            pair += np.where((named != "") & (pair != ""), joint, "") + named
+    if pair.nunique() > 1:
+        setting = setting + np.where(pair != "", " · " + pair, "")
+    spec_runs = spec_runs.assign(draft_setting=setting)
     return (spec_runs.groupby(["origin", "workload", "draft_setting"], as_index=False, dropna=False)
             .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),
                  runs=("run_id", "count")))
