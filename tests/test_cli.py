@@ -944,6 +944,14 @@ class TestScheduleCommand:
 
 
 class TestCalcCommand:
+    def test_a_refused_draft_is_answered_with_the_drafts_this_target_takes(self, capsys):
+        """Qwen3-32B has no MTP layer: the refusal of draft=mtp listed mtp among the choices."""
+        code, out, err = run(capsys, "calc", "target=Qwen3-32B&draft=mtp")
+        assert code == 2 and out == "" and "draft='mtp'" in err
+        choices = err.split("draft: one of ", 1)[1].rstrip(")\n").split(", ")
+        assert "mtp" not in choices and "eagle3" in choices and "EAGLE3-SpecForge-Qwen3-32B" in choices
+        assert "EAGLE3-SpecForge-DeepSeek-V3" not in choices  # a head of another target is not taken either
+
     def test_the_default_scenario_as_the_page_shows_it(self, capsys):
         code, out, _ = run(capsys, "calc")
         row = json.loads(out)

@@ -150,25 +150,26 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | overrides
     chosen, refused = scenario.from_query_params(params, presets)
     # Each named as it was given: an option of the command, or a parameter of the link.
-    from_options = [f"--{name.replace('_', '-')} {text}: {_what_is_taken(name, presets)}"
-                    for name, text in refused if name in overrides]
+    taken = lambda name: _what_is_taken(name, presets, chosen.target_id)
+    from_options = [f"--{name.replace('_', '-')} {text}: {taken(name)}" for name, text in refused if name in overrides]
     from_link = [(name, text) for name, text in refused if name not in overrides]
     if from_link:
         from_options.append("the link sets " + ", ".join(f"{name}={text!r}" for name, text in from_link)
                             + ", which the calculator does not take ("
-                            + "; ".join(f"{name}: {_what_is_taken(name, presets)}" for name, _ in from_link) + ")")
+                            + "; ".join(f"{name}: {taken(name)}" for name, _ in from_link) + ")")
     if from_options:
         raise UsageError("; ".join(from_options))
     return chosen
 
 
-def _what_is_taken(name: str, presets: scenario.Presets) -> str:
-    """What a scenario parameter takes, for a message: its range, or its ids."""
+def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> str:
+    """What a scenario parameter takes, for a message: its range, or its ids (the drafts ``target_id``
+    takes: its MTP layer only where it has one)."""
     if name in scenario.FIELDS:
         field = scenario.FIELDS[name]
         kind = "a whole number" if field.whole else "a number"
         return f"{kind} from {field.low:g} to {field.upper:g}"
-    ids = {"gpu": presets.gpus, "target": presets.models, "draft": [*scenario.DRAFT_KINDS, *presets.heads, *presets.models],
+    ids = {"gpu": presets.gpus, "target": presets.models, "draft": scenario.draft_choices(presets, target_id),
            "engine": presets.engines, "precision": dtypes.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
            "mode": scenario.MODES}.get(name)
     return "one of " + ", ".join(map(str, ids)) if ids is not None else "a value of its own"
