@@ -231,8 +231,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
     ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size`` (:func:`memory_flags`), even
     past ``batch_max`` (up to :func:`stated_batch`'s bound, which the command states too). A server
-    never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop at a schedule's end: vLLM gives a batch past the last range that
-    range's length (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the
+    never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
+    at a schedule's end: vLLM gives a batch past the last range that range's length
+    (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the
     largest key at or below it (``speculative/adaptive_spec_params.py``), TensorRT-LLM from 1.3.0rc8
     no draft (NVIDIA/TensorRT-LLM #10860): a schedule ending short of the limit would give those
     batches a length the step model never chose. Only a server the memory does not bound (a device
@@ -240,8 +241,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     the γ in 1..``gamma_max`` with the highest speedup in the step model at ``alpha`` and
     ``context``, or 0 where no γ gains (speculation off); consecutive batches with the same γ form
     one range. With ``engine`` (a command's engine, ``vllm``, ``sglang`` or ``trtllm``), the memory
-    is divided by that engine's rule (:func:`engine_rule`), as its command's flags are: an eager-PyTorch scenario's
-    command is vLLM's, and its schedule stopped at 233 sequences where the command stated 200.
+    is divided by that engine's rule (:func:`engine_rule`), as its command's flags are: an
+    eager-PyTorch scenario's command is vLLM's, and its schedule stopped at 233 sequences where the
+    command stated 200.
 
     Returns
     -------
@@ -279,8 +281,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     -------
     list of Notice
         ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
-        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ; ``advice.off_from`` (the first batch
-        at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
+        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ;
+        ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
         trained for this target, or trained further on its outputs, for an EAGLE, EAGLE-3, P-EAGLE

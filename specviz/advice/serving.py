@@ -54,6 +54,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
         :func:`specviz.advice.commands.sglang_command` or :func:`specviz.advice.trtllm.trtllm_command`.
     """
     engine = engine or command_engine(scenario)
+    version = version or default_version(engine, scenario)
     by_load = by_load and method == "draft"
     # A batch past the memory's limit is served at the limit, the schedule's last row.
     held = min(batch, int(schedule["last"].iloc[-1]))
@@ -63,8 +64,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     if engine == "sglang":
         return sglang_command(scenario, length, schedule=by_batch, draft_repo=draft_repo, method=method)
     if engine == "trtllm":
-        return trtllm_command(scenario, version or TRTLLM_DEFAULT, length, schedule=by_batch, draft_repo=draft_repo,
-                              method=method)
+        return trtllm_command(scenario, version, length, schedule=by_batch, draft_repo=draft_repo, method=method)
     off = schedule[schedule["gamma"] == 0]
-    return vllm_command(scenario, version or vllm_default_version(scenario.engine.id), length, schedule=by_batch,
+    return vllm_command(scenario, version, length, schedule=by_batch,
                         off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)
