@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._controls import show_url_notices, url_choice, url_widget
+from pages._controls import renew, show_url_notices, url_choice, url_widget
 from pages._shared import altair_chart, mix_tail_at, mix_tail_table, open_store
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
@@ -28,6 +28,12 @@ def pick_workload() -> None:
     if (chosen_id := st.session_state.get("workload")) in workloads:
         st.session_state["input_tokens"] = workloads[chosen_id].input_tokens
         st.session_state["output_tokens"] = workloads[chosen_id].output_tokens
+
+
+def typed_tokens() -> None:
+    """Tokens typed by hand make the workload a custom one (a widget callback)."""
+    st.session_state["workload"] = "custom"
+    renew("workload")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -53,22 +59,39 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     return summary, sweep
 
 
-def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, lang: str) -> None:
-    """The Latency view at the calculator's point: the workload's request end to end, the tokens
-    per step, the latency percentiles and the sweep of zero-accept shares."""
+def workload_controls(lang: str) -> tuple[int, int]:
+    """A request's tokens in and out (the scenario's ``input_tokens`` and ``output_tokens``), from a
+    workload preset or typed: drawn once a run, in the Latency view or, where each step carries the
+    load's prompts, under the calculator's controls."""
     workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
     col_w, col_in, col_out = st.columns(3)
     name = lambda w: t("calc.workload.custom", lang) if w == "custom" else in_language(workloads[w].name, lang)
+    # A link's tokens name their preset where one has them, else a custom workload.
+    linked = [st.query_params.get(key) for key in ("input_tokens", "output_tokens")]
+    named = [w for w, found in workloads.items() if linked == [str(found.input_tokens), str(found.output_tokens)]]
     preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload", format_func=name,
-                        default=DEFAULT_WORKLOAD, on_change=pick_workload, help=t("calc.workload_help", lang))
+                        default=DEFAULT_WORKLOAD if linked == [None, None] else (named or ["custom"])[0],
+                        on_change=pick_workload, help=t("calc.workload_help", lang))
     default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
     context_max = settings.get("SPECVIZ_CONTEXT_MAX")
     n_in = url_widget(col_in.number_input, t("calc.input_tokens", lang), 1, context_max, key="input_tokens",
-                      value=default.input_tokens, step=1)
+                      value=default.input_tokens, step=1, on_change=typed_tokens)
     n_out = url_widget(col_out.number_input, t("calc.output_tokens", lang), 1, context_max, key="output_tokens",
-                       value=default.output_tokens, step=1)
+                       value=default.output_tokens, step=1, on_change=typed_tokens)
     if preset in workloads:
         st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
+    return int(n_in), int(n_out)
+
+
+def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, lang: str) -> None:
+    """The Latency view at the calculator's point: the workload's request end to end, the tokens
+    per step, the latency percentiles and the sweep of zero-accept shares. Where each step carries
+    the load's prompts, the workload is the scenario's, set under the calculator's controls."""
+    if chosen.prefill:
+        n_in, n_out = chosen.input_tokens, chosen.output_tokens
+        st.caption(t("calc.latency.load_workload", lang, input=n_in, output=n_out))
+    else:
+        n_in, n_out = workload_controls(lang)
     rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
                             placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))
     show_url_notices(st, lang)  # this view's own link values, on this run

@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages._controls import open_tab, show_url_notices, url_choice, url_widget
 from pages._deploy import show_serve
-from pages._latency import show_latency
+from pages._latency import show_latency, workload_controls
 from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import message, t
@@ -108,6 +108,13 @@ context = url_widget(col_c.select_slider, t("calc.context", lang),
                      disabled=mode == "ratios")
 
 chosen = replace(sidebar, mode=mode, gamma=gamma, batch=batch, context=context)
+# Whether each step also takes the prompts of the requests that replace finished ones: the load's
+# workload is then set here, for every view (the Latency view's own controls otherwise).
+if url_choice(st.radio, t("calc.load", lang), list(scenario.PREFILL), "prefill", horizontal=True,
+              format_func=lambda p: t(f"calc.load.{p}", lang), help=t("calc.load_help", lang),
+              disabled=mode == "ratios") == "on" and mode == "step":
+    n_in, n_out = workload_controls(lang)
+    chosen = replace(chosen, prefill=True, input_tokens=n_in, output_tokens=n_out)
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")
@@ -214,6 +221,13 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]
+            if chosen.prefill:  # what the load's prompts take from the speedup
+                prompts = batch * chosen.input_tokens / chosen.output_tokens
+                decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
+                                                                 context)["speedup"])
+                notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,
+                               output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
+                               decode=decode_only))
         notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
                        source=sidebar.engine.memory_source))
         if (full := calculator.equal_memory(chosen)) is not None:
@@ -305,7 +319,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
 
 
     def show_roofline() -> None:
-        roof, passes = calculator.roofline_points(chosen, gamma, batch, context)
+        roof, passes = calculator.roofline_points(chosen, gamma, batch, context, alpha)
         altair_chart(charts.roofline_chart(roof, passes, lang))
         st.caption(t("calc.roofline_caption", lang))
 

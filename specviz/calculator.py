@@ -70,7 +70,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
         # (one product a point); all are broadcast at the end.
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
-                      routing_overlap=scenario.routing_overlap, broadcast=False)
+                      routing_overlap=scenario.routing_overlap, broadcast=False, **scenario.load)
         compute = scenario.precision.matmul_compute(scenario.target)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
@@ -114,11 +114,38 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
         return speed, speed
     hold = {name: getattr(scenario.costs, name) for name in knobs_off_preset(scenario)}
     knobs = calibration.prior_draws(scenario.engine, draws, seed, hold)
+    e = np.asarray(spec.expected_tokens(alpha, gamma), dtype=float)
+    if scenario.prefill:
+        # The prefill a speculative step carries grows with E: each α has its own steps.
+        return calibration.widen(*_quantiles_with_prefill(scenario, e, gamma, batch, context, knobs))
     # The speedup is E(α, γ) times plain/spec, which no draw changes: the quantiles are taken over the
     # draws at E = 1 on the (γ, batch, context) grid and scaled by E, so an α axis costs one multiply.
     low, high = calibration.widen(*_quantiles_over_draws(scenario, gamma, batch, context, knobs))
-    e = np.asarray(spec.expected_tokens(alpha, gamma), dtype=float)
     return e * low, e * high
+
+
+def _quantiles_with_prefill(scenario: Scenario, expected: np.ndarray, gamma: ArrayLike, batch: ArrayLike,
+                            context: ArrayLike, knobs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The 10th and 90th percentiles of the speedup E·t_plain/t_spec over the sets of ``knobs`` where
+    each step carries the load's prefill (``scenario.prefill``), at E = ``expected``: the speculative
+    step's work depends on E, so the points are the (E, γ, batch, context) grid, flattened, timed
+    ``_BAND_CHUNK`` draws × points at a time (:func:`specviz.model.step.step_seconds`)."""
+    points = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (expected, gamma, batch, context)))
+    shape = points[0].shape
+    e, g, b, ctx = (v.reshape(-1, 1) for v in points)
+    costs = step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s)
+    low, high = np.empty(e.shape[0]), np.empty(e.shape[0])
+    rows = max(1, _BAND_CHUNK // len(knobs["mfu"]))
+    for start in range(0, e.shape[0], rows):
+        part = slice(start, start + rows)
+        work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b[part], gamma=g[part],
+                              context=ctx[part], **scenario.parallel, precision=scenario.precision,
+                              link_gb_s=scenario.costs.link_gb_s, routing_overlap=scenario.routing_overlap,
+                              expected_tokens=e[part], **scenario.load)
+        times = step.step_seconds(work, costs)
+        speed = e[part] * times["plain_s"] / times["spec_s"]
+        low[part], high[part] = np.quantile(speed, (0.1, 0.9), axis=-1)
+    return low.reshape(shape), high.reshape(shape)
 
 
 def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike, context: ArrayLike,
@@ -404,8 +431,12 @@ def equal_memory(scenario: Scenario) -> dict[str, float] | None:
             "ratio": spec_rate / plain_rate}
 
 
-def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The roof (attainable TFLOPS against arithmetic intensity) and the two passes on it.
+def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int,
+                    alpha: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The roof (attainable TFLOPS against arithmetic intensity) and the two passes on it, as the
+    step model runs them (:func:`specviz.model.step.step_work`: the routing overlap of a mixture of
+    experts' verify pass, and the load's prompts where each step carries them, whose share a
+    speculative step takes grows with E at ``alpha``, the scenario's by default).
 
     Returns
     -------
@@ -421,13 +452,17 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int) ->
     device = step.tensor_parallel_device(scenario.gpu, scenario.tp)
     peak = device.peak(scenario.precision.matmul_compute(scenario.target)) * scenario.costs.mfu
     bandwidth = device.bandwidth_tb_s * scenario.costs.mbu
+    expected = spec.expected_tokens(scenario.alpha if alpha is None else alpha, gamma)
+    work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
+                          **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s,
+                          routing_overlap=scenario.routing_overlap, expected_tokens=expected, **scenario.load)
+    times = step.step_seconds(work, scenario.costs)
     passes = []
-    for name, tokens in (("decode", 1.0), ("verify", gamma + 1.0)):
-        p = step.pass_time(scenario.gpu, scenario.target, batch, tokens, context, **scenario.parallel,
-                           precision=scenario.precision, costs=scenario.costs)
+    for name, kind in (("decode", "plain"), ("verify", "verify")):
+        p = times[f"{kind}_pass"]
         passes.append({"pass": name, "intensity": float(p["flops"] / p["bytes"]),
                        "tflops": float(p["flops"] / p["time_s"] / 1e12),
-                       "positions": int(batch * tokens)})
+                       "positions": int(round(float(work[kind]["tokens"] + work[kind]["prefill"])))})
     low = min(1.0, min(p["intensity"] for p in passes) / 2)
     high = max(4 * peak / bandwidth, max(p["intensity"] for p in passes) * 2)
     x = np.geomspace(low, high, 80)

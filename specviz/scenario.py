@@ -1,5 +1,6 @@
 """The scenario every page, the URL and the command line share: hardware, models, engine, precision,
-tensor parallelism, how the tokens are drafted, the cost knobs and the point (α, γ, batch, context).
+tensor parallelism, how the tokens are drafted, the cost knobs, the point (α, γ, batch, context) and
+the load (a request's tokens in and out, and whether each step carries arriving prompts).
 
 Each setting is declared once, in :data:`FIELDS` (its URL parameter, default, range and step), and
 read from there by the calculator's controls, by :func:`from_query_params` (a shared link, the
@@ -29,7 +30,7 @@ from .errors import InputError
 from .model import architecture, calibration, dtypes, hf_config, memory, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
-           "DATA_PARALLEL", "EXPERT_PARALLEL",
+           "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "models_by_key",
            "model_preset", "gpu_preset",
@@ -79,6 +80,10 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("draft_cost", spec.SEED_DRAFT_COST, 0.0, 10.0, 0.01),
     # A mixture of experts' verify pass: the share of a token's experts its previous token chose too.
     Field("routing_overlap", step.ROUTING_OVERLAP, 0.0, 1.0, 0.01),
+    # A request's tokens in and out: the Latency view's workload, and with ``prefill`` the load whose
+    # arriving prompts share each step. The defaults are data/workloads.csv's coding assistant's.
+    Field("input_tokens", 100, 1, "SPECVIZ_CONTEXT_MAX", 1, whole=True),
+    Field("output_tokens", 500, 1, "SPECVIZ_CONTEXT_MAX", 1, whole=True),
     Field("mfu", None, 0.05, 1.0, 0.05),
     Field("mbu", None, 0.05, 1.0, 0.05),
     Field("overlap", None, 0.0, 1.0, 0.05),
@@ -95,13 +100,14 @@ COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allre
 CUSTOM = "custom"
 # A component's weight format and the KV cache's, each over the precision's (URL parameters).
 WEIGHT_CHOICES = {f"weights_{component}": component for component in architecture.COMPONENTS}
-CHOICES = ("gpu", "target", "draft", "engine", "precision", *WEIGHT_CHOICES, "kv", "tp", "dp", "ep", "mode")
+CHOICES = ("gpu", "target", "draft", "engine", "precision", *WEIGHT_CHOICES, "kv", "tp", "dp", "ep", "mode", "prefill")
 MODEL_GROUPS = ("dense", "moe")
 MODES: tuple[Mode, ...] = ("step", "ratios")
 TENSOR_PARALLEL = (1, 2, 4, 8)
 # Data-parallel attention groups (each of TENSOR_PARALLEL devices): up to a NVL72's 72 GPUs and more.
 DATA_PARALLEL = (1, 2, 4, 8, 9, 16, 32, 64)
 EXPERT_PARALLEL = ("off", "on")
+PREFILL = ("off", "on")
 DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "checkpoint"
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
@@ -338,7 +344,12 @@ class Scenario:
     which a link cannot carry) and ``draft`` is what it resolves to. ``routing_overlap`` is the
     share of a token's routed experts that its sequence's previous token chose too, for a mixture
     of experts' verify pass (:func:`specviz.model.step.step`; Cohere's measured 0.38 by default, 0
-    for uniform routing, the largest expert tax). ``costs`` are the step model's
+    for uniform routing, the largest expert tax). ``input_tokens`` and ``output_tokens`` are a
+    request's (the Latency view's workload); with ``prefill`` the batch is a server's steady load of
+    such requests, and each step also carries the prompts of the requests that replace the finished
+    ones (:func:`specviz.model.step.step`'s ``prompt_tokens``: B·P/O prompt tokens a plain step, E
+    times as many a speculative one). Without it, the default, every step decodes only, as the
+    seeds' figures and published per-batch tables assume. ``costs`` are the step model's
     knobs (:class:`specviz.model.step.Costs`); in ``ratios`` mode the step's costs are ``verify_cost``
     and ``draft_cost`` as given, seed 000's form, and the hardware is not used.
     """
@@ -362,6 +373,9 @@ class Scenario:
     verify_cost: float = 1.0
     draft_cost: float = spec.SEED_DRAFT_COST
     routing_overlap: float = step.ROUTING_OVERLAP
+    input_tokens: int = 100
+    output_tokens: int = 500
+    prefill: bool = False
     gpu_figures: dict[str, float] = field(default_factory=dict)  # tflops, bandwidth typed over the preset's
 
     @property
@@ -369,13 +383,19 @@ class Scenario:
         """How the model is split, as :func:`specviz.model.step.pass_time` takes it: ``tp``, ``dp``, ``ep``."""
         return {"tp": self.tp, "dp": self.dp, "ep": self.ep}
 
+    @property
+    def load(self) -> dict[str, int]:
+        """The prefill each step carries, as :func:`specviz.model.step.step` takes it: ``prompt_tokens``
+        (0, decode only, without ``prefill``) and ``output_tokens``."""
+        return {"prompt_tokens": self.input_tokens if self.prefill else 0, "output_tokens": self.output_tokens}
+
     def step_times(self, *, batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, alpha: ArrayLike | None = None,
                    acceptance_length: ArrayLike | None = None) -> dict[str, np.ndarray]:
         """:func:`specviz.model.step.step` at a point, on the scenario's hardware, models, split,
-        precision, costs and routing overlap."""
+        precision, costs, routing overlap and load."""
         return step.step(self.gpu, self.target, self.draft, batch=batch, gamma=gamma, context=context, alpha=alpha,
                          acceptance_length=acceptance_length, **self.parallel, precision=self.precision,
-                         costs=self.costs, routing_overlap=self.routing_overlap)
+                         costs=self.costs, routing_overlap=self.routing_overlap, **self.load)
 
     def memory(self) -> dict[str, float | np.ndarray]:
         """Each GPU's memory at the scenario's batch, context and γ, as its engine divides it
@@ -407,7 +427,8 @@ def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:
 
 
 # The numeric fields a scenario holds as they are (the cost knobs and GPU figures are held elsewhere).
-_POINT_FIELDS = ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost", "routing_overlap")
+_POINT_FIELDS = ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost", "routing_overlap", "input_tokens",
+                 "output_tokens")
 
 
 def _text(value: float) -> str:
@@ -429,7 +450,7 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
                "draft": (scenario.draft_id, draft_default), "engine": (scenario.engine.id, DEFAULT_ENGINE),
                "precision": (scenario.precision.name, DEFAULT_PRECISION), "tp": (str(scenario.tp), str(tp_default)),
                "dp": (str(scenario.dp), str(dp_default)), "ep": ("on" if scenario.ep else "off", "on" if ep_default else "off"),
-               "mode": (scenario.mode, "step")}
+               "mode": (scenario.mode, "step"), "prefill": ("on" if scenario.prefill else "off", "off")}
     derived = {"draft", "tp", *(("dp", "ep") if scenario.target.num_experts else ())}
     params = {name: value for name, (value, default) in choices.items() if value != default or name in derived}
     overrides = dict(scenario.precision.overrides)
@@ -492,6 +513,7 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     scenario = Scenario(
         gpu=gpu, target=presets.models[target_id], draft=draft, engine=engine, costs=costs, target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
+        prefill=choice("prefill", list(PREFILL), "off") == "on",
         **{name: number(name, FIELDS[name].default)
            for name in _POINT_FIELDS},
         gpu_figures=figures)

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
+from specviz.cli.model import calc_row
 from specviz.i18n import escape_markdown, md
 from specviz.live import replay, windows
 from specviz.model import hf_config, spec
@@ -551,7 +552,6 @@ class TestNoInfiniteSpeedup:
         assert at.number_input(key="bandwidth").max == 1e4
 
 
-SAMPLES = ROOT.parent / "shared" / "samples"
 EXPLORER_VIEWS = ["Runs", "By load", "Baseline", "Acceptance", "Predicted",
                   "Published", "SQL"]
 
@@ -746,6 +746,40 @@ class TestServeTab:
         assert not at.exception and at.warning[0].value.startswith("Qwen3\\-32B (model type qwen3) has no multi")
         at.selectbox(key="serve_method").set_value("draft").run()
         assert "--speculative-algorithm STANDALONE --speculative-draft-model-path Qwen/Qwen3-0.6B" in command_shown(at)
+
+
+
+class TestSteadyLoad:
+    """Each step also takes the prompts of the requests that replace finished ones."""
+
+    LINK = {"prefill": "on", "input_tokens": "2000", "output_tokens": "100", "batch": "16"}
+
+    def test_the_load_s_prompts_set_the_headline_and_travel_in_the_link(self):
+        at = make_app({"share": True}, **self.LINK)
+        assert shown(at) == figures(make_scenario(**self.LINK))
+        note = next(p for p in paragraphs(at) if p.startswith("At a steady load"))
+        decode = float(calculator.evaluate_scenario(make_scenario(batch="16"), 0.8, 4, 16, 1024)["speedup"])
+        assert "16 requests of 2,000 tokens in and 100 out" in note and "320 prompt tokens" in note
+        assert f"Decoding only, the same step would give {decode:.2f}×" in note
+        row = calc_row(at.code[0].value, PRESETS)
+        assert f"{row['speedup']:.2f}×" == metric(at, "Speedup") != f"{decode:.2f}×" and row["prefill"]
+        at.radio(key="prefill").set_value("off").run()  # decoding only again
+        assert metric(at, "Speedup") == f"{decode:.2f}×" and "prefill" not in at.query_params
+
+    def test_the_latency_view_takes_the_load_s_workload(self):
+        at = make_app({"view": "Latency"}, **self.LINK)
+        assert not at.exception and at.selectbox(key="workload").value == "json_extraction"  # its tokens, 2,000 and 100
+        assert any(c.value.startswith("The workload is the load's") and "2,000 tokens in" in c.value for c in at.caption)
+        at.radio(key="prefill").set_value("off").run()  # the view's own controls, at the same workload
+        assert not at.exception and at.number_input(key="input_tokens").value == 2000
+        at.number_input(key="input_tokens").set_value(2500).run()  # tokens typed by hand: a custom workload
+        assert at.selectbox(key="workload").value == "custom" and at.number_input(key="output_tokens").value == 100
+        assert make_app({"view": "Latency"}, input_tokens="7", output_tokens="9").selectbox(key="workload").value == "custom"
+
+    def test_given_ratios_take_no_load(self):
+        at = make_app(mode="ratios", prefill="on")
+        assert at.radio(key="prefill").disabled and not any(p.startswith("At a steady load") for p in paragraphs(at))
+        assert metric(at, "Speedup") == f"{spec.speedup(0.8, 4, 1.0, spec.SEED_DRAFT_COST):.2f}×"
 
 
 def command_shown(at: AppTest) -> str:

@@ -82,6 +82,56 @@ class TestSpeedupBand:
         assert float(low) == float(high) == pytest.approx(1.26, abs=0.005)
 
 
+LOAD = replace(REALISTIC, prefill=True, input_tokens=2000, output_tokens=100)  # long in, short out
+
+
+class TestSteadyLoad:
+    """Each step also takes the prompts of the requests that replace finished ones (``prefill``)."""
+
+    def test_it_is_the_step_model_with_the_load_s_prompts(self):
+        r = calculator.evaluate_scenario(LOAD, 0.8, 4, [4, 64], 1024)
+        direct = step.step(LOAD.gpu, LOAD.target, LOAD.draft, batch=[4, 64], gamma=4, context=1024, alpha=0.8,
+                           tp=LOAD.tp, precision=LOAD.precision, costs=LOAD.costs, routing_overlap=LOAD.routing_overlap,
+                           prompt_tokens=2000, output_tokens=100)
+        np.testing.assert_array_equal(r["speedup"], direct["speedup"])
+
+    def test_the_prompts_draw_the_speedup_toward_one(self):
+        """Speculation packs E times the prefill into a step: the more prompt a step carries, the
+        nearer 1 its speedup, from above where decoding alone pays and from below where it loses."""
+        batch = np.array([1, 4, 16, 64, 256, 1024])
+        decode = calculator.evaluate_scenario(REALISTIC, 0.8, 4, batch, 1024)["speedup"]
+        chat = calculator.evaluate_scenario(replace(LOAD, input_tokens=100, output_tokens=500), 0.8, 4, batch, 1024)
+        heavy = calculator.evaluate_scenario(LOAD, 0.8, 4, batch, 1024)["speedup"]
+        assert np.all(np.abs(chat["speedup"] - 1) <= np.abs(decode - 1) + 1e-12)
+        assert np.all(np.abs(heavy - 1) < np.abs(chat["speedup"] - 1))
+        assert decode[-1] < 1 < heavy[0] and np.all(heavy[batch >= 16] < 1.35)
+
+    def test_off_it_leaves_every_figure_as_it_was(self):
+        off = replace(LOAD, prefill=False)
+        for key, value in calculator.evaluate_scenario(off, 0.8, 4, [1, 64], 1024).items():
+            np.testing.assert_array_equal(value, calculator.evaluate_scenario(REALISTIC, 0.8, 4, [1, 64], 1024)[key])
+
+    def test_its_band_is_the_draws_quantiles_widened(self):
+        """By brute force: the step model at each of the prior's draws, their 10th and 90th
+        percentiles, widened by the model's error."""
+        draws = calibration.prior_draws(LOAD.engine, calculator.BAND_DRAWS, 0, {})
+        costs = step.Costs(**draws, link_gb_s=LOAD.costs.link_gb_s)
+        for batch in (1, 48):
+            speed = step.step(LOAD.gpu, LOAD.target, LOAD.draft, batch=batch, gamma=4, context=1024, alpha=0.8,
+                              tp=LOAD.tp, precision=LOAD.precision, costs=costs, routing_overlap=LOAD.routing_overlap,
+                              prompt_tokens=2000, output_tokens=100)["speedup"]
+            expected = calibration.widen(*np.quantile(speed, (0.1, 0.9)))
+            got = calculator.speedup_band(LOAD, 0.8, 4, batch, 1024)
+            np.testing.assert_allclose([float(v) for v in got], [float(v) for v in expected], rtol=1e-12)
+
+    def test_a_load_of_vanishing_prompts_has_the_decode_only_band(self):
+        """The band's two paths meet: one prompt token per 131,072 out is decoding alone to 1e-4."""
+        faint = replace(LOAD, input_tokens=1, output_tokens=131_072)
+        batch, alpha = np.array([1, 16, 256]), np.array([[0.6], [0.9]])
+        np.testing.assert_allclose(calculator.speedup_band(faint, alpha, 4, batch, 1024),
+                                   calculator.speedup_band(REALISTIC, alpha, 4, batch, 1024), rtol=1e-4)
+
+
 class TestAlphaTable:
     def test_seed_columns(self):
         table = calculator.alpha_table(RATIOS, 4, 1)
@@ -189,6 +239,20 @@ class TestRooflinePoints:
                 assert p.tflops <= min(peak, bw * p.intensity) * (1 + 1e-9)
             assert list(passes.positions) == [64, 320]
         assert roof.tflops.max() == pytest.approx(2 * 989.4 * 0.6)  # two H100s at 60 % of peak
+
+    @pytest.mark.parametrize("chosen", [LOAD, make_scenario(target="DeepSeek-V3", gpu="H200", tp=8)])
+    def test_the_passes_are_the_headline_s(self, chosen):
+        """The load's prompts (16 + 16·2,000/100 = 336 positions in a plain pass, E times the prompts in
+        a verify pass) and a mixture of experts' routing overlap: each pass's side of the ridge is the
+        regime the headline states."""
+        roof, passes = calculator.roofline_points(chosen, 4, 16, 1024, alpha=0.8)
+        here = calculator.evaluate_scenario(chosen, 0.8, 4, 16, 1024)
+        sides = ["compute" if p.intensity > roof.attrs["ridge"] else "memory" for p in passes.itertuples()]
+        assert sides == [str(here["baseline_regime"]), str(here["regime"])]
+        assert passes.at[1, "intensity"] == pytest.approx(float(here["verify_intensity"]))
+        if chosen.prefill:
+            e = float(spec.expected_tokens(0.8, 4))
+            assert list(passes.positions) == [336, round(80 + 320 * e)] and sides == ["compute", "compute"]
 
 
 class TestContextOptions:

@@ -221,6 +221,16 @@ class TestCheckClaim:
         assert rows["acceptance_rate"].to_numpy() == pytest.approx(
             spec.acceptance_rate_from_alpha(rows["alpha_needed"].to_numpy(), rows["gamma"].to_numpy()))
 
+    def test_a_claim_is_judged_on_decoding_alone(self):
+        """A load whose prompts share each step makes the speedup no multiple of E: the α a claim
+        needs is found on decoding alone, as vendors state speedups."""
+        chosen = make_scenario()
+        loaded = make_scenario(prefill="on", input_tokens="2000", output_tokens="100")
+        decoding, under_load = (claims.check_claim(s, claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
+                                for s in (chosen, loaded))
+        pd.testing.assert_frame_equal(decoding.required, under_load.required)
+        assert decoding.verdict == under_load.verdict
+
     def test_the_band_edges_reach_the_claim_at_their_alphas(self):
         chosen = make_scenario()
         check = claims.check_claim(chosen, claims.Claim(1.6, batch=32), GAMMA_MAX, BATCH_MAX)

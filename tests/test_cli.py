@@ -972,6 +972,16 @@ class TestCalcCommand:
         assert by_query == by_url and row["knobs_off_preset"] == {"mfu": 0.7} and row["draft"] == "eagle3"
         assert row["speedup"] == float(calculator.evaluate_scenario(chosen, 0.7, 4, 64, 1024)["speedup"])
 
+    def test_a_steady_load_s_link(self, capsys):
+        chosen = make_scenario(prefill="on", input_tokens="2000", output_tokens="100", batch="16")
+        code, out, _ = run(capsys, "calc", "prefill=on&input_tokens=2000&output_tokens=100&batch=16")
+        row = json.loads(out)
+        low, high = calculator.speedup_band(chosen, 0.8, 4, 16, 1024)
+        assert code == 0 and (row["prefill"], row["input_tokens"], row["output_tokens"]) == (True, 2000, 100)
+        assert row["speedup"] == float(calculator.evaluate_scenario(chosen, 0.8, 4, 16, 1024)["speedup"])
+        assert (row["low"], row["high"]) == (float(low), float(high)) and row["speedup"] < 1.4
+        assert "prefill" not in json.loads(run(capsys, "calc", "batch=16")[1])
+
     def test_a_batch_neither_server_holds_gets_no_rates_and_the_table_writes_whole_numbers(self, capsys):
         """MI355X at batch 256 and context 32,768 holds 15 sequences with the draft, 22 without: the row
         gave no speedup but a plain rate of 675.8 tokens/s, and Markdown wrote the context 3.277e+04."""

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, scenario
+from specviz import calculator, scenario, settings, workload
 from specviz.model import architecture, dtypes, roofline, spec, step
 
 DEFAULT = make_scenario()
@@ -166,6 +166,22 @@ class TestFromQueryParams:
         made = make_scenario(gpu="Intel-12th-gen-desktop", tflops="1.5", bandwidth="0.0768")
         assert (made.gpu.tflops, made.gpu.bandwidth_tb_s, made.tp) == (1.5, 0.0768, 1)
         assert made.gpu_figures == {"tflops": 1.5, "bandwidth": 0.0768}
+
+    def test_a_steady_load_travels_in_a_link(self):
+        made = make_scenario(prefill="on", input_tokens="2000", output_tokens="100")
+        assert made.prefill and made.load == {"prompt_tokens": 2000, "output_tokens": 100}
+        assert make_scenario(input_tokens="2000").load["prompt_tokens"] == 0  # decoding only, the default
+        params = scenario.to_query_params(made, PRESETS)
+        assert (params["prefill"], params["input_tokens"], params["output_tokens"]) == ("on", "2000", "100")
+        assert scenario.from_query_params(params, PRESETS) == (made, [])
+        assert "prefill" not in scenario.to_query_params(DEFAULT, PRESETS)
+        assert scenario.from_query_params({"prefill": "yes", "output_tokens": "0"}, PRESETS)[1] == [
+            ("prefill", "yes"), ("output_tokens", "0")]
+
+    def test_the_workload_defaults_are_the_coding_assistant_s(self):
+        coding = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))["coding_assistant"]
+        assert (DEFAULT.input_tokens, DEFAULT.output_tokens) == (coding.input_tokens, coding.output_tokens)
+        assert (scenario.FIELDS["input_tokens"].default, scenario.FIELDS["output_tokens"].default) == (100, 500)
 
     def test_unknown_parameters_are_left_to_the_page(self):
         assert scenario.from_query_params({"view": "Roofline"}, PRESETS) == (DEFAULT, [])

@@ -450,13 +450,15 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     (else where S(1) is highest), α = E⁻¹(S*·(γ + 1) / S(1)), for the model and for each edge of the
     band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
     the claim's batch counts for the verdict when it names one; the grid is there for the chart.
-    See the module's docstring for the verdict.
+    See the module's docstring for the verdict. A claim is judged on decoding alone, as vendors state
+    speedups: a load whose prompts share each step (``scenario.prefill``) makes the speedup a
+    function of E that the inverse above does not hold, and is left out.
 
     Returns
     -------
     ClaimCheck
     """
-    step_scenario = replace(scenario, mode="step")
+    step_scenario = replace(scenario, mode="step", prefill=False)
     gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
     grid = calculator.batch_grid(batch_max)
     if claim.batch is not None:

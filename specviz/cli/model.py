@@ -113,6 +113,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
                            "mode": chosen.mode, **here}
     if chosen.target.num_experts:
         row["routing_overlap"] = chosen.routing_overlap
+    if chosen.prefill and chosen.mode == "step":  # each step also takes the load's arriving prompts
+        row |= {"prefill": True, "input_tokens": chosen.input_tokens, "output_tokens": chosen.output_tokens}
     if chosen.mode == "step":
         low, high = calculator.speedup_band(chosen, *point)
         fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
