@@ -102,19 +102,23 @@ gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_ma
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
 # Given ratios leave the batch and the context out: their controls say so by being disabled.
 batch = field_widget(col_b.number_input, "batch", help=t("calc.batch_help", lang), disabled=mode == "ratios")
-context = url_widget(col_c.select_slider, t("calc.context", lang),
-                     calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
-                     value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
-                     disabled=mode == "ratios")
-
-chosen = replace(sidebar, mode=mode, gamma=gamma, batch=batch, context=context)
-# Whether each step also takes the prompts of the requests that replace finished ones: the load's
-# workload is then set here, for every view (the Latency view's own controls otherwise).
-if url_choice(st.radio, t("calc.load", lang), list(scenario.PREFILL), "prefill", horizontal=True,
+# Under the row: whether each step also takes the prompts of the requests that replace finished
+# ones. The load's workload is then set there, for every view (the Latency view's own controls
+# otherwise), and so is the context: a request's mean under the load, in place of the slider.
+load_box = st.container()
+chosen = replace(sidebar, mode=mode, gamma=gamma, batch=batch)
+if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "prefill", horizontal=True,
               format_func=lambda p: t(f"calc.load.{p}", lang), help=t("calc.load_help", lang),
               disabled=mode == "ratios") == "on" and mode == "step":
-    n_in, n_out = workload_controls(lang)
-    chosen = replace(chosen, prefill=True, input_tokens=n_in, output_tokens=n_out)
+    with load_box:
+        chosen = scenario.steady_load(chosen, *workload_controls(lang))
+    col_c.caption(t("calc.load_context", lang, context=chosen.context))
+else:
+    chosen = replace(chosen, context=url_widget(
+        col_c.select_slider, t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+        value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
+        disabled=mode == "ratios"))
+context = chosen.context
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")

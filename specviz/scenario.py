@@ -33,7 +33,7 @@ __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "models_by_key",
-           "model_preset", "gpu_preset",
+           "model_preset", "gpu_preset", "steady_load",
            "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
 
@@ -346,8 +346,8 @@ class Scenario:
     of experts' verify pass (:func:`specviz.model.step.step`; Cohere's measured 0.38 by default, 0
     for uniform routing, the largest expert tax). ``input_tokens`` and ``output_tokens`` are a
     request's (the Latency view's workload); with ``prefill`` the batch is a server's steady load of
-    such requests, and each step also carries the prompts of the requests that replace the finished
-    ones (:func:`specviz.model.step.step`'s ``prompt_tokens``: B·P/O prompt tokens a plain step, E
+    such requests (:func:`steady_load`, which sets the context to a request's mean), and each step
+    also carries the prompts of the requests that replace the finished ones (:func:`specviz.model.step.step`'s ``prompt_tokens``: B·P/O prompt tokens a plain step, E
     times as many a speculative one). Without it, the default, every step decodes only, as the
     seeds' figures and published per-batch tables assume. ``costs`` are the step model's
     knobs (:class:`specviz.model.step.Costs`); in ``ratios`` mode the step's costs are ``verify_cost``
@@ -418,6 +418,16 @@ class Scenario:
         return replace(self, costs=step.Costs())
 
 
+def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:
+    """``scenario`` as a server's steady load of its batch of requests of ``input_tokens`` in and
+    ``output_tokens`` out: each step also takes the prompts of the requests that replace finished
+    ones (``prefill``), and the context is a request's mean, P + O/2 (its prompt and half its output:
+    a steady load's requests are spread evenly over their output), which each decode step reads and
+    the memory holds, as the Latency view's decode steps run."""
+    return replace(scenario, prefill=True, input_tokens=input_tokens, output_tokens=output_tokens,
+                   context=input_tokens + output_tokens / 2)
+
+
 def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:
     """Each cost knob that differs from the engine's preset, as (value, preset value): what a badge
     must show, for a shared link can carry knobs the recipient did not choose."""
@@ -458,6 +468,8 @@ def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:
     if scenario.precision.kv != dtypes.PRECISIONS[scenario.precision.name].kv:
         params["kv"] = scenario.precision.kv
     for name in _POINT_FIELDS:
+        if name == "context" and scenario.prefill:  # the load's (steady_load), not a value of its own
+            continue
         if getattr(scenario, name) != FIELDS[name].default:
             params[name] = _text(getattr(scenario, name))
     params.update({name: _text(value) for name, (value, _) in knobs_off_preset(scenario).items()})
@@ -513,8 +525,9 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     scenario = Scenario(
         gpu=gpu, target=presets.models[target_id], draft=draft, engine=engine, costs=costs, target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
-        prefill=choice("prefill", list(PREFILL), "off") == "on",
         **{name: number(name, FIELDS[name].default)
            for name in _POINT_FIELDS},
         gpu_figures=figures)
+    if choice("prefill", list(PREFILL), "off") == "on":
+        scenario = steady_load(scenario, scenario.input_tokens, scenario.output_tokens)
     return scenario, refused

@@ -758,12 +758,15 @@ class TestSteadyLoad:
         at = make_app({"share": True}, **self.LINK)
         assert shown(at) == figures(make_scenario(**self.LINK))
         note = next(p for p in paragraphs(at) if p.startswith("At a steady load"))
-        decode = float(calculator.evaluate_scenario(make_scenario(batch="16"), 0.8, 4, 16, 1024)["speedup"])
+        decode = float(calculator.evaluate_scenario(make_scenario(batch="16"), 0.8, 4, 16, 2050)["speedup"])
         assert "16 requests of 2,000 tokens in and 100 out" in note and "320 prompt tokens" in note
         assert f"Decoding only, the same step would give {decode:.2f}×" in note
+        assert any("Context: **2,050** tokens, a request's mean" in c.value for c in at.caption)
+        assert not at.get("select_slider") or "context" not in [s.key for s in at.select_slider]  # the load's
         row = calc_row(at.code[0].value, PRESETS)
         assert f"{row['speedup']:.2f}×" == metric(at, "Speedup") != f"{decode:.2f}×" and row["prefill"]
-        at.radio(key="prefill").set_value("off").run()  # decoding only again
+        at.radio(key="prefill").set_value("off").run()  # decoding only again, at the slider's context
+        decode = float(calculator.evaluate_scenario(make_scenario(batch="16"), 0.8, 4, 16, 1024)["speedup"])
         assert metric(at, "Speedup") == f"{decode:.2f}×" and "prefill" not in at.query_params
 
     def test_the_latency_view_takes_the_load_s_workload(self):

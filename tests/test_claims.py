@@ -223,8 +223,8 @@ class TestCheckClaim:
 
     def test_a_claim_is_judged_on_decoding_alone(self):
         """A load whose prompts share each step makes the speedup no multiple of E: the α a claim
-        needs is found on decoding alone, as vendors state speedups."""
-        chosen = make_scenario()
+        needs is found on decoding alone, as vendors state speedups, at the load's context (2,050)."""
+        chosen = make_scenario(context="2050")
         loaded = make_scenario(prefill="on", input_tokens="2000", output_tokens="100")
         decoding, under_load = (claims.check_claim(s, claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
                                 for s in (chosen, loaded))

@@ -976,9 +976,10 @@ class TestCalcCommand:
         chosen = make_scenario(prefill="on", input_tokens="2000", output_tokens="100", batch="16")
         code, out, _ = run(capsys, "calc", "prefill=on&input_tokens=2000&output_tokens=100&batch=16")
         row = json.loads(out)
-        low, high = calculator.speedup_band(chosen, 0.8, 4, 16, 1024)
+        low, high = calculator.speedup_band(chosen, 0.8, 4, 16, 2050)
         assert code == 0 and (row["prefill"], row["input_tokens"], row["output_tokens"]) == (True, 2000, 100)
-        assert row["speedup"] == float(calculator.evaluate_scenario(chosen, 0.8, 4, 16, 1024)["speedup"])
+        assert row["context"] == 2050 and row["fits"]
+        assert row["speedup"] == float(calculator.evaluate_scenario(chosen, 0.8, 4, 16, 2050)["speedup"])
         assert (row["low"], row["high"]) == (float(low), float(high)) and row["speedup"] < 1.4
         assert "prefill" not in json.loads(run(capsys, "calc", "batch=16")[1])
 

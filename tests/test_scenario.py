@@ -168,15 +168,17 @@ class TestFromQueryParams:
         assert made.gpu_figures == {"tflops": 1.5, "bandwidth": 0.0768}
 
     def test_a_steady_load_travels_in_a_link(self):
-        made = make_scenario(prefill="on", input_tokens="2000", output_tokens="100")
+        made = make_scenario(prefill="on", input_tokens="2000", output_tokens="100", context="8192")
         assert made.prefill and made.load == {"prompt_tokens": 2000, "output_tokens": 100}
+        assert made.context == 2050  # a request's mean under the load, not the link's context
         assert make_scenario(input_tokens="2000").load["prompt_tokens"] == 0  # decoding only, the default
         params = scenario.to_query_params(made, PRESETS)
         assert (params["prefill"], params["input_tokens"], params["output_tokens"]) == ("on", "2000", "100")
+        assert "context" not in params
         assert scenario.from_query_params(params, PRESETS) == (made, [])
         assert "prefill" not in scenario.to_query_params(DEFAULT, PRESETS)
         assert scenario.from_query_params({"prefill": "yes", "output_tokens": "0"}, PRESETS)[1] == [
-            ("prefill", "yes"), ("output_tokens", "0")]
+            ("output_tokens", "0"), ("prefill", "yes")]
 
     def test_the_workload_defaults_are_the_coding_assistant_s(self):
         coding = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))["coding_assistant"]
