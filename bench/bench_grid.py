@@ -6,7 +6,8 @@ the step model with its band (calculator.evaluate_scenario and calculator.speedu
 the engine's costs) on a mixture of experts with MLA and expert parallelism: DeepSeek-V3 in its FP8
 checkpoint on 8 H200s as 8 data-parallel attention groups, drafted by its MTP layer. The scalar
 loop is timed on a random sample of the same grid (the full loop would take minutes or hours) and
-reported per configuration. Target (issue 21): ≤ 60 ns per configuration with its band.
+reported per configuration. Target (issue 21): ≤ 60 ns per configuration with its band. Last, the
+band where each step carries a steady load's prompts, beside the decode-only band on the same grid.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def main() -> None:
           f"({t_flat * 1e3:.0f} ms total)  ratio {t_loop / (t_flat / n):,.0f}x")
 
     moe_grid()
+    load_band()
 
 
 def moe_grid() -> None:
@@ -114,6 +116,33 @@ def moe_grid() -> None:
     print(f"python loop of scalar calls:        {t_loop * 1e9:12,.0f} ns/config (sample of {sample})")
     print(f"step model and band on the grid:    {t_grid / n * 1e9:12,.1f} ns/config  "
           f"({t_grid * 1e3:.0f} ms total)  ratio {t_loop / (t_grid / n):,.0f}x")
+
+
+def load_band() -> None:
+    """The band where each step carries a steady load's prompts (its own path: each α's E sets the
+    prefill a speculative step carries, so no draw can be scaled by E) against the decode-only band
+    on the same grid, and a loop of scalar calls: the calculator's batch chart over every α."""
+    presets = scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
+    decoding, refused = scenario.from_query_params({}, presets)
+    loaded = scenario.steady_load(decoding, 2000, 100)
+    assert not refused
+    alphas, batches = np.linspace(0.5, 0.95, 10), calculator.batch_grid(1024)
+    n = alphas.size * batches.size
+    axes = dict(alpha=alphas[:, None], gamma=4, batch=batches[None, :], context=loaded.context)
+    t_load = best_of(lambda: calculator.speedup_band(loaded, **axes), repeats=3)
+    t_decode = best_of(lambda: calculator.speedup_band(decoding, **axes), repeats=3)
+    rng = np.random.default_rng(0)
+    picks = [(float(rng.choice(alphas)), int(rng.choice(batches))) for _ in range(20)]
+    t_loop = best_of(lambda: [calculator.speedup_band(loaded, a, 4, b, loaded.context) for a, b in picks],
+                     repeats=2) / len(picks)
+    print(f"\nconfigurations: {n:,} (α {alphas.size} × batch {batches.size}), {loaded.target.name} + "
+          f"{loaded.draft_id}, 2,000 tokens in and 100 out at context {loaded.context:,.0f}, bands over "
+          f"{calculator.BAND_DRAWS} draws")
+    print(f"python loop of scalar bands, load:  {t_loop * 1e9:12,.0f} ns/config (sample of {len(picks)})")
+    print(f"band on the grid, load:             {t_load / n * 1e9:12,.1f} ns/config  ({t_load * 1e3:.0f} ms total)  "
+          f"ratio {t_loop / (t_load / n):,.0f}x")
+    print(f"band on the grid, decoding only:    {t_decode / n * 1e9:12,.1f} ns/config  ({t_decode * 1e3:.0f} ms total)  "
+          f"the load's path takes {t_load / t_decode:.1f}x as long")
 
 
 if __name__ == "__main__":
