@@ -59,10 +59,12 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     return summary, sweep
 
 
-def workload_controls(lang: str) -> tuple[int, int]:
+def workload_controls(lang: str, in_scenario: bool = False) -> tuple[int, int]:
     """A request's tokens in and out (the scenario's ``input_tokens`` and ``output_tokens``), from a
     workload preset or typed: drawn once a run, in the Latency view or, where each step carries the
-    load's prompts, under the calculator's controls."""
+    load's prompts (``in_scenario``), under the calculator's controls. There the preset stays in the
+    URL even as the default, for the URL leaves out the tokens a preset has, and the scenario's link
+    reads them from it (:func:`specviz.scenario.from_query_params`)."""
     workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
     col_w, col_in, col_out = st.columns(3)
     name = lambda w: t("calc.workload.custom", lang) if w == "custom" else in_language(workloads[w].name, lang)
@@ -71,7 +73,7 @@ def workload_controls(lang: str) -> tuple[int, int]:
     named = [w for w, found in workloads.items() if linked == [str(found.input_tokens), str(found.output_tokens)]]
     preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload", format_func=name,
                         default=DEFAULT_WORKLOAD if linked == [None, None] else (named or ["custom"])[0],
-                        on_change=pick_workload, help=t("calc.workload_help", lang))
+                        on_change=pick_workload, help=t("calc.workload_help", lang), derived=in_scenario)
     default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
     context_max = settings.get("SPECVIZ_CONTEXT_MAX")
     n_in = url_widget(col_in.number_input, t("calc.input_tokens", lang), 1, context_max, key="input_tokens",

@@ -111,7 +111,7 @@ if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "pre
               format_func=lambda p: t(f"calc.load.{p}", lang), help=t("calc.load_help", lang),
               disabled=mode == "ratios") == "on" and mode == "step":
     with load_box:
-        chosen = scenario.steady_load(chosen, *workload_controls(lang))
+        chosen = scenario.steady_load(chosen, *workload_controls(lang, in_scenario=True))
     col_c.caption(t("calc.load_context", lang, context=chosen.context))
 else:
     chosen = replace(chosen, context=url_widget(

@@ -321,17 +321,28 @@ def show_predicted() -> None:
     if sidebar is None or paired.empty:
         st.info(t("exp.no_prediction", lang))
         return
-    context = st.select_slider(t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
-                               value=scenario.FIELDS["context"].default, key="exp_context",
-                               help=t("exp.context_help", lang))
+    col_load, col_context = st.columns(2)
+    # A calibration is made for one choice: another leaves it behind (its settings would not match).
+    loads = col_load.radio(t("calc.load", lang), list(scenario.PREFILL), key="exp_load", horizontal=True,
+                           format_func=lambda p: t(f"exp.load.{p}", lang), help=t("exp.load_help", lang),
+                           on_change=lambda: st.session_state.pop("fit", None)) == "on"
+    context = col_context.select_slider(t("calc.context", lang),
+                                        calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+                                        value=scenario.FIELDS["context"].default, key="exp_context",
+                                        help=t("exp.context_help", lang))
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     kind, fit = st.session_state.get("fit", (None, None))
     # The runs a calibration fits are predicted at its costs, as the calculator it opens predicts them.
-    predicted = explorer.predict(paired, sidebar, known, context, explorer.calibration_in_use(kind, fit, sidebar))
+    predicted = explorer.predict(paired, sidebar, known, context, explorer.calibration_in_use(kind, fit, sidebar),
+                                 loads=loads)
     if predicted["predicted_speedup"].isna().all():
         st.info(t("exp.no_predictions", lang))
         return
     st.caption(t("exp.scenario", lang))
+    if loads:
+        at_load = int(predicted["prompt_tokens"].notna().sum())
+        st.caption(t("exp.load_caption", lang, loaded=at_load,
+                     decoding=int(predicted["predicted_speedup"].notna().sum()) - at_load, context=context))
     if runs := int((predicted["costs"] == "calibrated").sum()):
         calibrated = predicted.loc[predicted["costs"] == "calibrated", "setting"].unique()
         st.info(t(f"exp.predicted_calibrated.{kind}", lang, runs=runs, settings="; ".join(calibrated)))
@@ -340,6 +351,7 @@ def show_predicted() -> None:
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
     altair_chart(charts.measured_vs_predicted(predicted, lang))
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
+                       *(("prompt_tokens", "output_tokens") if loads else ()),
                        "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error", "costs"]]
     table = table.assign(costs=table["costs"].map(lambda c: t(f"exp.costs.{c}", lang)))
     titled_dataframe(table, lang, column_config=number_columns(table))
@@ -352,7 +364,7 @@ def show_predicted() -> None:
     col_step, col_ratios = st.columns(2)
     col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang),
                     on_click=keep_fit, args=("step", partial(explorer.calibrate_settings, fitted, sidebar, known, context,
-                                                             settings.get("SPECVIZ_PAGE_TIME_LIMIT_S"))))
+                                                             settings.get("SPECVIZ_PAGE_TIME_LIMIT_S"), loads)))
     col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang),
                       on_click=keep_fit, args=("ratios", partial(explorer.calibrate_ratios, fitted)))
     if kind is None:
@@ -368,8 +380,9 @@ def show_predicted() -> None:
             costs = one.scenario.costs
             found = t("exp.fit.step", lang, setting=one.setting, points=one.points, rms_error=one.rms_error,
                       **vars(costs))
+            # A fit at its runs' load opens the calculator at that load (and its context).
             offer_fit(lang, f"use_fit_{number}", found, [t(key, lang) for key in one.warnings],
-                      replace(one.scenario, context=context), known)
+                      one.scenario if one.scenario.prefill else replace(one.scenario, context=context), known)
     else:
         offer_fit(lang, "use_fit", t("exp.fit.ratios", lang, **fit),
                   [message(notice, lang) for notice in explorer.ratio_warnings(fit)],

@@ -25,7 +25,7 @@ from typing import Any, Literal, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import settings
+from . import settings, workload
 from .errors import InputError
 from .model import architecture, calibration, dtypes, hf_config, memory, roofline, spec, step
 
@@ -151,21 +151,23 @@ def published_acceptance(presets: Presets, target_id: str, draft_id: str) -> lis
 
 @dataclass(frozen=True)
 class Presets:
-    """The shipped GPU, model, draft-head and engine presets, by id (a head with the id of the target
-    it was trained for)."""
+    """The shipped GPU, model, draft-head, engine and workload presets, by id (a head with the id of
+    the target it was trained for)."""
 
     gpus: dict[str, roofline.GPU]
     models: dict[str, architecture.Model]
     engines: dict[str, calibration.Engine]
     heads: dict[str, tuple[str, architecture.Model]] = field(default_factory=dict)
     acceptance: tuple[PublishedAcceptance, ...] = ()
+    workloads: dict[str, workload.Workload] = field(default_factory=dict)
 
 
 def load_presets(data_dir: Path) -> Presets:
-    """The GPU, model, engine and draft-head presets of a data folder (``gpus.csv``, ``models.csv``,
-    ``engines.csv``, ``draft_heads.csv``)."""
+    """The GPU, model, engine, draft-head and workload presets of a data folder (``gpus.csv``,
+    ``models.csv``, ``engines.csv``, ``draft_heads.csv``, ``workloads.csv``)."""
     return Presets(roofline.load_gpus(data_dir), hf_config.load_models(data_dir), calibration.load_engines(data_dir),
-                   hf_config.load_draft_heads(data_dir), load_published_acceptance(data_dir))
+                   hf_config.load_draft_heads(data_dir), load_published_acceptance(data_dir),
+                   workload.load_workloads(data_dir))
 
 
 def preset_costs(engine: calibration.Engine) -> step.Costs:
@@ -482,7 +484,9 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
 
     A refused value falls back to its default, as the calculator's controls do; parameters this
     module does not know are ignored (a page may keep its own). Ids are looked up among the
-    presets only, so nothing in a link names a file.
+    presets only, so nothing in a link names a file. A request's tokens the link leaves out are its
+    ``workload`` preset's where it names one (the page leaves a preset's own tokens out of its URL),
+    else the fields' defaults.
     """
     refused: list[tuple[str, str]] = []
 
@@ -522,11 +526,11 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     ep = choice("ep", list(EXPERT_PARALLEL), "on" if ep_default else "off") == "on"
     preset = preset_costs(engine)
     costs = step.Costs(**{name: number(name, getattr(preset, name)) for name in COST_KNOBS})
+    named = presets.workloads.get(params.get("workload", ""))  # its input_tokens and output_tokens
     scenario = Scenario(
         gpu=gpu, target=presets.models[target_id], draft=draft, engine=engine, costs=costs, target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
-        **{name: number(name, FIELDS[name].default)
-           for name in _POINT_FIELDS},
+        **{name: number(name, getattr(named, name, FIELDS[name].default)) for name in _POINT_FIELDS},
         gpu_figures=figures)
     if choice("prefill", list(PREFILL), "off") == "on":
         scenario = steady_load(scenario, scenario.input_tokens, scenario.output_tokens)

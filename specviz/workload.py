@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,7 +39,9 @@ from numpy.typing import ArrayLike
 from .errors import InputError
 from .i18n import PresetText
 from .model import step
-from .scenario import Scenario
+
+if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
+    from .scenario import Scenario
 
 __all__ = ["Workload", "load_workloads", "end_to_end", "PROMPT_HEAVY_SHARE"]
 

@@ -765,6 +765,10 @@ class TestSteadyLoad:
         assert not at.get("select_slider") or "context" not in [s.key for s in at.select_slider]  # the load's
         row = calc_row(at.code[0].value, PRESETS)
         assert f"{row['speedup']:.2f}×" == metric(at, "Speedup") != f"{decode:.2f}×" and row["prefill"]
+        # The page's own URL leaves out a preset's tokens and keeps the preset, which gives them back.
+        live = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+        assert live["workload"] == "json_extraction" and "input_tokens" not in live
+        assert calc_row("&".join(f"{k}={v}" for k, v in live.items()), PRESETS) == row
         at.radio(key="prefill").set_value("off").run()  # decoding only again, at the slider's context
         decode = float(calculator.evaluate_scenario(make_scenario(batch="16"), 0.8, 4, 16, 1024)["speedup"])
         assert metric(at, "Speedup") == f"{decode:.2f}×" and "prefill" not in at.query_params
@@ -1238,6 +1242,37 @@ class TestExplorerPage:
         shown_row = [calibrated[c] for c in ("Predicted speedup (×)", "Band low", "Band high")]
         assert shown_row == pytest.approx(expected, rel=1e-9)
         assert f"{expected[0]:.3f} ({expected[1]:.2f}–{expected[2]:.2f})" == "1.164 (0.97–1.29)"  # was 1.158 (0.88–1.55)
+
+    def test_runs_at_their_own_load_and_a_fit_that_opens_the_calculator_there(self):
+        """A file whose throughputs give 2,000 tokens in and 100 out a request: predicted, fitted and
+        handed to the calculator as that load, at its mean context of 2,050."""
+        speed = {1: 2.1, 16: 1.3, 64: 1.05}
+        rows = [f"{label},Llama-3.1-8B,H100-SXM,{method},{gamma},{c},{out:g},{out / 100:g},{out * 21:g},{length}"
+                for c, s in speed.items()
+                for label, method, gamma, out, length in (("base", "", "", 100.0 * c, ""),
+                                                          ("spec", "eagle", 4, 100.0 * c * s, 3.2))]
+        at = upload(explorer_app("Predicted"), ("loaded.csv", "\n".join(
+            ["label,target_model,gpu,spec_method,num_speculative_tokens,concurrency,output_throughput,"
+             "request_throughput,total_token_throughput,acceptance_length", *rows]).encode(), "text/csv"))
+        at.session_state["exp_view"] = "Predicted"
+        at.run()
+        decoding = at.dataframe[0].value.set_index("Concurrency")["Predicted speedup (×)"]
+        at.radio(key="exp_load").set_value("on").run()
+        table = at.dataframe[0].value.set_index("Concurrency")
+        assert set(table["Setting"]) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100"}
+        assert (table["Prompt tokens (ISL)"] == 2000).all() and (table["Output tokens (OSL)"] == 100).all()
+        assert (table["Predicted speedup (×)"] < decoding).all()
+        assert any(c.value.startswith("3 runs predicted at their own load") for c in at.caption)
+        at.button(key="fit_step").click()
+        at.run()
+        assert any(s.value.startswith("Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100")
+                   for s in at.success)
+        at.button(key="use_fit_0").click().run()
+        assert not at.exception and at.radio(key="prefill").value == "on"
+        link = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+        fitted = make_scenario(**link)
+        assert (fitted.prefill, fitted.input_tokens, fitted.output_tokens, fitted.context) == (True, 2000, 100, 2050)
+        assert shown(at) == figures(fitted) and at.selectbox(key="workload").value == "json_extraction"
 
     def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
         at = explorer_app("Predicted")

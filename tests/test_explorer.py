@@ -391,6 +391,77 @@ class TestWorkloadAcceptance:
             "EAGLE γ=3, top-k 1, 8 draft tokens": 2.0, "EAGLE γ=3, top-k 4, 8 draft tokens": 3.0, "eagle γ=4": 2.5}
 
 
+class TestRunTokens:
+    def test_tokens_per_request_from_the_throughputs(self):
+        """2 requests/s, 200 output tokens/s and 4,200 tokens/s in all: 100 out and 2,000 in a request."""
+        runs = raw_frame([{"request_throughput": 2.0, "output_throughput": 200.0, "total_token_throughput": 4200.0},
+                          {"request_throughput": 2.0, "output_throughput": 200.0},  # no total: unknown
+                          {"request_throughput": 0.0, "output_throughput": 200.0, "total_token_throughput": 4200.0},
+                          {"request_throughput": 400.0, "output_throughput": 200.0, "total_token_throughput": 4200.0}])
+        tokens = explorer.run_tokens(runs)
+        assert tokens.iloc[0].tolist() == [2000.0, 100.0]
+        assert tokens.iloc[1:].isna().all(axis=None)  # no total; no requests; half a token out a request
+
+
+def loaded_runs(chosen, costs: step.Costs, batch: list[float], prompt: int, output: int) -> pd.DataFrame:
+    """Paired runs of a steady load of requests of ``prompt`` tokens in and ``output`` out, measured on
+    the step model at ``costs`` (each step carrying the arriving prompts, at the requests' mean context),
+    with the throughputs a benchmark tool reports for them."""
+    b = np.asarray(batch, dtype=float)
+    truth = step.step(chosen.gpu, chosen.target, chosen.draft, batch=b, gamma=4, context=prompt + output / 2,
+                      acceptance_length=3.2, tp=chosen.tp, costs=costs, prompt_tokens=prompt,
+                      output_tokens=output)["speedup"]
+    served = lambda rate: {"output_throughput": rate, "request_throughput": rate / output,
+                           "total_token_throughput": rate * (prompt + output) / output}
+    return explorer.pair_with_baselines(runs_frame(
+        [{"concurrency": c, **served(100.0 * c)} for c in batch]
+        + [{"concurrency": c, **served(100.0 * c * s), "spec_method": "eagle", "num_speculative_tokens": 4,
+            "acceptance_length": 3.2, "label": "eagle"} for c, s in zip(batch, truth)]))
+
+
+class TestLoads:
+    EAGLE = replace(SCENARIO, draft=step.Draft("eagle"), draft_id="eagle")
+    TRUE = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=2.0, token_us=12.0)
+
+    def test_a_run_of_known_tokens_is_predicted_at_its_load(self):
+        paired = loaded_runs(self.EAGLE, self.TRUE, [1, 16, 64], 2000, 100)
+        predicted = explorer.predict(paired, self.EAGLE, PRESETS, 1024, loads=True)
+        loaded = scenario.steady_load(self.EAGLE, 2000, 100)
+        alpha = predicted.alpha.to_numpy()
+        expected = calculator.evaluate_scenario(loaded, alpha, 4, [1, 16, 64], 2050)["speedup"]
+        np.testing.assert_allclose(predicted.predicted_speedup, expected, rtol=1e-12)
+        assert (predicted.prompt_tokens == 2000).all() and (predicted.output_tokens == 100).all()
+        assert predicted.setting[0] == "Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100"
+        decoding = explorer.predict(paired, self.EAGLE, PRESETS, 1024)  # the default: decoding only
+        assert decoding.prompt_tokens.isna().all() and (decoding.predicted_speedup > predicted.predicted_speedup).all()
+        unknown = explorer.predict(explorer.pair_with_baselines(SWEEP), SCENARIO, PRESETS, 0, loads=True)
+        pd.testing.assert_series_equal(unknown.predicted_speedup,
+                                       explorer.predict(explorer.pair_with_baselines(SWEEP), SCENARIO, PRESETS).predicted_speedup)
+
+    def test_a_calibration_at_the_runs_load_finds_the_costs_that_made_them(self):
+        """Runs of 2,000 tokens in and 100 out: fitted at their load, the fit meets every point and its
+        band holds the speedup the costs that made them give at a batch between; fitted decoding only,
+        no costs meet them as closely."""
+        paired = loaded_runs(self.EAGLE, self.TRUE, [1, 8, 32, 64, 128], 2000, 100)
+        predicted = explorer.predict(paired, self.EAGLE, PRESETS, 1024, loads=True)
+        (fit,) = explorer.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024, loads=True)
+        assert fit.setting.endswith("ISL 2000 · OSL 100") and fit.scenario.prefill and fit.scenario.context == 2050
+        assert fit.rms_error < 0.01 and not fit.warnings
+        band = fit.fit.predict(16, 4, 2050, 3.2)
+        true_16 = step.step(self.EAGLE.gpu, self.EAGLE.target, self.EAGLE.draft, batch=16, gamma=4, context=2050,
+                            acceptance_length=3.2, costs=self.TRUE, prompt_tokens=2000, output_tokens=100)["speedup"]
+        assert band["low"][0] <= float(true_16) <= band["high"][0]
+        (decoding,) = explorer.calibrate_settings(explorer.predict(paired, self.EAGLE, PRESETS, 1024), self.EAGLE,
+                                                  PRESETS, 1024)
+        assert decoding.rms_error > 30 * fit.rms_error and "fit.no_solution" in decoding.warnings  # 0.31 and 0.006
+        # The calibration in use predicts its runs as the calculator opened at its scenario would.
+        again = explorer.predict(paired, self.EAGLE, PRESETS, 1024, explorer.calibration_in_use("step", [fit], self.EAGLE),
+                                 loads=True)
+        assert (again.costs == "calibrated").all()
+        np.testing.assert_allclose(again.predicted_speedup, calculator.evaluate_scenario(
+            fit.scenario, again.alpha.to_numpy(), 4, again.concurrency.to_numpy(), 2050)["speedup"], rtol=1e-12)
+
+
 class TestPredict:
     def test_alpha_comes_from_the_acceptance_length(self):
         predicted = explorer.predict(explorer.pair_with_baselines(SWEEP), SCENARIO, PRESETS)

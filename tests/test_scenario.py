@@ -180,6 +180,12 @@ class TestFromQueryParams:
         assert scenario.from_query_params({"prefill": "yes", "output_tokens": "0"}, PRESETS)[1] == [
             ("output_tokens", "0"), ("prefill", "yes")]
 
+    def test_a_workload_preset_gives_the_tokens_a_link_leaves_out(self):
+        assert make_scenario(prefill="on", workload="summarisation").load == {"prompt_tokens": 16000,
+                                                                              "output_tokens": 150}
+        assert make_scenario(prefill="on", workload="summarisation", output_tokens="300").output_tokens == 300
+        assert make_scenario(prefill="on", workload="mine").input_tokens == 100  # not a preset: the defaults
+
     def test_the_workload_defaults_are_the_coding_assistant_s(self):
         coding = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))["coding_assistant"]
         assert (DEFAULT.input_tokens, DEFAULT.output_tokens) == (coding.input_tokens, coding.output_tokens)

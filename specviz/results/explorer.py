@@ -24,8 +24,8 @@ from specviz import calculator
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
-from specviz.scenario import (Presets, Scenario, default_draft, default_parallel, draft_choices, gpu_preset,
-                              model_key, models_by_key, preset_costs, resolve_draft)
+from specviz.scenario import (FIELDS, Presets, Scenario, default_draft, default_parallel, draft_choices, gpu_preset,
+                              model_key, models_by_key, preset_costs, resolve_draft, steady_load)
 
 __all__ = [
     "FILTER_COLUMNS",
@@ -53,6 +53,7 @@ __all__ = [
     "ratio_warnings",
     "run_presets",
     "run_settings",
+    "run_tokens",
     "setting_scenario",
     "SettingFit",
     "SettingRefused",
@@ -558,12 +559,44 @@ def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engi
                                                                    chosen.memory))))
 
 
-def _setting_label(target: str, gpu: str, draft: str, engine: str) -> str:
-    return f"{target} · {gpu} · {draft} · {engine}"
+def _setting_label(target: str, gpu: str, draft: str, engine: str, tokens: tuple[int, int] | None = None) -> str:
+    """A setting's name; with ``tokens``, its runs' load (tokens in and out per request) too."""
+    load = f" · ISL {tokens[0]} · OSL {tokens[1]}" if tokens is not None else ""
+    return f"{target} · {gpu} · {draft} · {engine}{load}"
+
+
+def run_tokens(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each run's mean tokens in and out per request, ``prompt_tokens`` and ``output_tokens``: its
+    output tokens per second over its requests per second, and the rest of its total tokens per
+    second over the same (each tool's totals over the run's duration: vLLM's
+    ``total_token_throughput`` counts prompt and output tokens), rounded to whole tokens. NaN where a
+    throughput is missing or the figures are not a request's (under one token, or past the longest
+    context a scenario takes)."""
+    rate = runs["request_throughput"].where(runs["request_throughput"] > 0)
+    output = runs["output_throughput"] / rate
+    prompt = (runs["total_token_throughput"] - runs["output_throughput"]) / rate
+    known = (output >= 1) & (prompt >= 1) & (prompt + output <= FIELDS["input_tokens"].upper)
+    return pd.DataFrame({"prompt_tokens": prompt.round().where(known), "output_tokens": output.round().where(known)},
+                        index=runs.index)
+
+
+def _groups(runs: pd.DataFrame, settings: pd.DataFrame, loads: bool) -> list[tuple[str, tuple, tuple[int, int] | None, pd.Index]]:
+    """The runs of each setting (:func:`run_settings`), and with ``loads`` of each load too (tokens
+    in and out per request, :func:`run_tokens`; runs without them apart): (name, setting, tokens or
+    None, the runs' index)."""
+    keys = settings[["target", "gpu", "draft", "engine"]]
+    if loads:
+        keys = keys.join(run_tokens(runs))
+    groups = []
+    for key, index in keys.groupby(list(keys.columns), dropna=False).groups.items():
+        load = key[4:]
+        tokens = (int(load[0]), int(load[1])) if load and not any(pd.isna(v) for v in load) else None
+        groups.append((_setting_label(*key[:4], tokens=tokens), key[:4], tokens, index))
+    return groups
 
 
 def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0,
-            calibrated: Scenario | Mapping[str, Scenario] | None = None) -> pd.DataFrame:
+            calibrated: Scenario | Mapping[str, Scenario] | None = None, loads: bool = False) -> pd.DataFrame:
     """The step model's speedup for each paired run, at its own α, γ and concurrency, in its own
     setting (:func:`run_settings`), at its engine's preset costs or at a calibration's, with the band
     of :func:`specviz.calculator.speedup_band`.
@@ -573,10 +606,16 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     Adds ``alpha``, ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
     (measured − predicted), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
     (False where the run named no target or GPU preset and the scenario's stood in) and ``costs``
-    (``"preset"``, or ``"calibrated"`` where ``calibrated`` predicted the run).
+    (``"preset"``, or ``"calibrated"`` where ``calibrated`` predicted the run), and ``prompt_tokens``
+    and ``output_tokens``, the load a run was predicted at (NaN: decoding only at ``context``).
 
     Parameters
     ----------
+    loads : bool
+        Predict each run whose tokens per request are known (:func:`run_tokens`) as a steady load of
+        its requests (:func:`specviz.scenario.steady_load`: each step also takes arriving prompts, at
+        the requests' mean context), its setting named with its load; the others decode only at
+        ``context``.
     calibrated : Scenario or mapping of str to Scenario, optional
         A calibration to predict with in place of the preset costs (:func:`calibration_in_use`):
         scenarios at fitted costs by the label of the setting they were fitted on, or one scenario
@@ -591,20 +630,25 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     settings = run_settings(out, scenario, presets)
     out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]
     out["own_setting"] = settings["own"]
-    for name in ("alpha", "predicted_speedup", "predicted_low", "predicted_high"):
+    for name in ("alpha", "predicted_speedup", "predicted_low", "predicted_high", "prompt_tokens", "output_tokens"):
         out[name] = np.nan
     out["costs"] = "preset"
-    for key, rows in settings[usable].groupby(["target", "gpu", "draft", "engine"]).groups.items():
-        fitted = calibrated if isinstance(calibrated, Scenario) else (calibrated or {}).get(_setting_label(*key))
+    for label, key, tokens, rows in _groups(out[usable], settings[usable], loads):
+        fitted = calibrated if isinstance(calibrated, Scenario) else (calibrated or {}).get(label)
         chosen = setting_scenario(scenario, *key, presets) if fitted is None else fitted
         if fitted is not None:
             out.loc[rows, "costs"] = "calibrated"
+        if tokens is not None:
+            chosen = chosen if chosen.prefill or chosen.mode != "step" else steady_load(chosen, *tokens)
+            out.loc[rows, "setting"] = label
+            out.loc[rows, "prompt_tokens"], out.loc[rows, "output_tokens"] = tokens
+        at = chosen.context if chosen.prefill else context
         g = gamma[rows].to_numpy(dtype=float)
         alpha = np.asarray(spec.alpha_from_acceptance_length(length[rows].to_numpy(dtype=float), g))
         batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
         out.loc[rows, "alpha"] = alpha
-        out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, context)["speedup"]
-        low, high = calculator.speedup_band(chosen, alpha, g, batch, context)
+        out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, at)["speedup"]
+        low, high = calculator.speedup_band(chosen, alpha, g, batch, at)
         out.loc[rows, "predicted_low"], out.loc[rows, "predicted_high"] = low, high
     out["error"] = out["measured_speedup"] - out["predicted_speedup"]
     return out
@@ -670,38 +714,43 @@ class SettingRefused:
 
 
 def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0,
-                       time_limit_s: float | None = None) -> list[SettingFit | SettingRefused]:
+                       time_limit_s: float | None = None, loads: bool = False) -> list[SettingFit | SettingRefused]:
     """Calibrate the step model on each setting's runs (:func:`specviz.model.calibration.calibrate`), with
     the engine's priors, at each run's measured acceptance length; settings with fewer than two
     usable runs are left out, and a setting of too many runs is refused, not fitted. Past
     ``time_limit_s`` (counted from the call, checked between settings) the settings not yet fitted
-    are refused with ``fit.time_limit``."""
+    are refused with ``fit.time_limit``. With ``loads``, as :func:`predict` takes it: the runs of
+    each setting and load are fitted as a steady load of their requests, each step carrying their
+    prompts (the fit's scenario is that load's, :func:`specviz.scenario.steady_load`)."""
     started = time.monotonic()
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
     settings = run_settings(rows, scenario, presets)
     fits = []
-    for key, index in settings.groupby(["target", "gpu", "draft", "engine"]).groups.items():
+    for label, key, tokens, index in _groups(rows, settings, loads):
         if len(index) < 2:
             continue
         if time_limit_s is not None and time.monotonic() - started > time_limit_s:
-            fits.append(SettingRefused(_setting_label(*key), len(index), Notice("fit.time_limit", seconds=time_limit_s)))
+            fits.append(SettingRefused(label, len(index), Notice("fit.time_limit", seconds=time_limit_s)))
             continue
         chosen = setting_scenario(scenario, *key, presets)
+        chosen = chosen if tokens is None else steady_load(chosen, *tokens)
+        at = chosen.context if chosen.prefill else context
         column = lambda name: rows.loc[index, name].to_numpy(dtype=float)
         lengths = _acceptance_length(rows.loc[index]).to_numpy(dtype=float)
         batch, gamma, measured = column("concurrency"), column("num_speculative_tokens"), column("measured_speedup")
         with np.errstate(all="ignore"):
             try:
                 fit = calibration.calibrate(chosen.gpu, chosen.target, chosen.draft, chosen.engine, batch=batch,
-                                            gamma=gamma, context=np.full_like(batch, context),
+                                            gamma=gamma, context=np.full_like(batch, at),
                                             measured_speedup=measured, acceptance_length=lengths, **chosen.parallel,
-                                            precision=chosen.precision, routing_overlap=chosen.routing_overlap)
+                                            precision=chosen.precision, routing_overlap=chosen.routing_overlap,
+                                            **chosen.load)
             except InputError as refused:  # only its size: every other input was checked above
-                fits.append(SettingRefused(_setting_label(*key), len(index), Notice(refused.key, **refused.params)))
+                fits.append(SettingRefused(label, len(index), Notice(refused.key, **refused.params)))
                 continue
-            own = fit.predict(batch, gamma, context, lengths)["speedup"]
+            own = fit.predict(batch, gamma, at, lengths)["speedup"]
         costs = calibration.fitted_costs(fit, chosen.costs.link_gb_s)
-        fits.append(SettingFit(_setting_label(*key), replace(chosen, costs=costs), fit, len(index),
+        fits.append(SettingFit(label, replace(chosen, costs=costs), fit, len(index),
                                float(np.sqrt(np.mean((own - measured) ** 2))), list(fit.warnings)))
     return fits
 
