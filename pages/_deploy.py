@@ -63,7 +63,10 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     else:
         for problem in command.problems:
             st.error(message(problem, lang))
-        st.code(command.lines, language="bash", wrap_lines=True)
+        # Not wrapped: the lines are the options, and a wrapped one (the speculative config's JSON, a
+        # long model path at 800 px) ran on at the left edge or left its "\" alone, as if a new line
+        # of the command; a line longer than the block scrolls sideways, as it will be pasted.
+        st.code(command.lines, language="bash", wrap_lines=False)
         for name, text in command.files.items():
             st.caption(name)
             st.code(text, language="yaml" if name.endswith(".yaml") else "json")

@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._controls import forget, forget_controls, open_tab, renew, show_url_notices, url_choice, url_widget
+from pages._controls import (clear_gpu_overrides, forget, forget_controls, open_tab, renew, show_url_notices,
+                             url_choice, url_widget)
 from pages._shared import altair_chart, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import claims
@@ -58,6 +59,9 @@ def open_example() -> None:
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
 # control kept for the session takes them), and the claim's own fields.
 SIDEBAR_ITEMS = ("gpu", "target", "draft")
+# The figures typed over a GPU preset's, which belong to that device: a new GPU clears them
+# (clear_gpu_overrides), so an item that sets the GPU keeps them to put back with the old one.
+GPU_FIGURES = ("tflops", "bandwidth")
 
 
 def read_sentence() -> None:
@@ -91,8 +95,8 @@ def read_sentence() -> None:
             continue
         items.append({"key": key, "value": value, "previous": st.session_state.get(key)})
         if key == "gpu":
-            st.session_state["tflops"] = st.session_state["bandwidth"] = None
-            forget("tp", "dp", "ep")
+            items[-1]["figures"] = {name: st.session_state.get(name) for name in GPU_FIGURES}
+            clear_gpu_overrides()
         elif key == "target":
             forget("draft", "tp", "dp", "ep")
         st.session_state[key] = value
@@ -102,9 +106,11 @@ def read_sentence() -> None:
 
 
 def undo(item: dict[str, Any]) -> None:
-    """Put one item read from a sentence back to the value it replaced."""
+    """Put one item read from a sentence back to the value it replaced; a GPU with the figures typed
+    for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
     if item["key"] in SIDEBAR_ITEMS:
         forget(*{"gpu": ("tp", "dp", "ep"), "target": ("draft", "tp", "dp", "ep")}.get(item["key"], ()))
+        st.session_state.update(item.get("figures", {}))
         if item["previous"] is None:
             forget(item["key"])
         else:

@@ -1640,6 +1640,26 @@ class TestClaimsPage:
         assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
         assert "The model:" not in "\n".join(m.value for m in at.markdown)
 
+    def test_undoing_the_gpu_brings_back_the_figures_typed_for_it(self):
+        """A sentence's GPU cleared the TFLOPS and bandwidth typed over the old GPU's preset, and
+        undoing that GPU brought the old GPU back at its preset's figures, not the typed ones."""
+        def typed(at: AppTest) -> tuple:
+            return (at.sidebar.selectbox(key="gpu").value, at.number_input(key="tflops").value,
+                    at.number_input(key="bandwidth").value)
+
+        at = claims_app()
+        at.sidebar.selectbox(key="gpu").set_value("B200").run()
+        at.number_input(key="tflops").set_value(2000.0)
+        at.number_input(key="bandwidth").set_value(7.5).run()
+        read_sentence(at, "Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)")
+        assert typed(at) == ("H100-SXM", None, None)  # B200's figures do not carry over to the H100
+        at.button(key="claims_undo_1").click().run()  # claim, gpu, target, draft: the second is the GPU
+        assert not at.exception and typed(at) == ("B200", 2000.0, 7.5)
+        # Read afresh, a sentence first undoes the one before: its GPU's figures come back too.
+        read_sentence(at, "3x on H100")
+        read_sentence(at, "3x at batch 8")
+        assert typed(at) == ("B200", 2000.0, 7.5)
+
     def test_a_sentence_is_read_afresh_whatever_was_read_before(self):
         """The batch, model, hardware and drafting method of a sentence read before were kept where
         the next one names none: "3x on H100 with Llama-3.1-70B" read as 3.00× at batch 64."""

@@ -138,6 +138,39 @@ class TestNarrowWindow:
         finally:
             context.close()
 
+    def test_at_800_px_the_serve_command_keeps_an_option_a_line(self, browser, app_url: str):
+        """In the 468 px left at 800 px the command's long lines wrapped: vLLM's --speculative-config
+        JSON ran on at the block's left edge, SGLang's "\\" and TensorRT-LLM's YAML file stood on lines
+        of their own, each read as a command of its own. Each line of the command must stay one line
+        on screen, the block scrolling sideways to its end, and the page not at all."""
+        context = browser.new_context(viewport={"width": 800, "height": 900})
+        page = context.new_page()
+        try:
+            page.goto(f"{app_url}/?view=serve")
+            engines = page.locator('[data-testid="stRadio"]').filter(has_text="SGLang")
+            for engine, words in (("vLLM", "vllm serve"), ("SGLang", "sglang.launch_server"),
+                                  ("TensorRT-LLM", "trtllm-serve")):
+                engines.get_by_text(engine, exact=True).click()
+                command = page.locator('[data-testid="stCode"]').filter(has_text=words)
+                expect(command).to_contain_text(" \\\n    --", timeout=TIMEOUT)
+                # The lines the text has against those it takes on screen (its height over its line height).
+                lines, shown, wide, room, page_wide = command.evaluate("""block => {
+                    const code = block.querySelector('code'), pre = block.querySelector('pre');
+                    const range = document.createRange();
+                    range.selectNodeContents(code);
+                    const height = range.getBoundingClientRect().height;
+                    return [code.innerText.trimEnd().split('\\n').length,
+                            Math.round(height / parseFloat(getComputedStyle(code).lineHeight)),
+                            pre.scrollWidth, pre.clientWidth, document.documentElement.scrollWidth];
+                }""")
+                assert shown == lines, (engine, lines, shown)
+                assert page_wide <= 800, (engine, page_wide)
+                if engine == "vLLM":  # its JSON is longer than the block: the block scrolls to it
+                    assert wide > room and command.locator("pre").evaluate(
+                        "pre => getComputedStyle(pre).overflowX") in ("auto", "scroll"), (wide, room)
+        finally:
+            context.close()
+
 
 class TestExplorerInChromium:
     def test_a_fresh_server_always_goes_through_the_router(self, page: Page, tmp_path):
