@@ -128,6 +128,25 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
     return result
 
 
+def url_count(widget: Callable[..., Any], label: str, key: str, value: int, **kwargs: Any) -> int:
+    """A count of a :data:`specviz.scenario.FIELDS` field (a number input, its bounds the field's),
+    always written to the URL: for a default that follows another control (a workload preset's
+    tokens), where a bound control would leave its default out of the URL and not write it back once
+    the default moved, so that a reload read another count. The URL's value seeds the control when
+    it first appears; one the field refuses is noted for :func:`show_url_notices`."""
+    field = scenario.FIELDS[key]
+    url_text = st.query_params.get(key) if key not in st.session_state else None
+    if url_text is not None:
+        try:
+            value = int(field.parse(url_text))
+        except ValueError:
+            _refused(key, url_text)
+    kwargs.setdefault("persist_state", "session")
+    count = int(widget(label, int(field.low), int(field.upper), value=value, step=1, key=key, **kwargs))
+    st.query_params[key] = str(count)
+    return count
+
+
 def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], key: str,
                format_func: Callable[[str], str], default: str | None = None, derived: bool = False,
                **kwargs: Any) -> str:

@@ -3,6 +3,8 @@ draft's compatibility with the target (a helper of pages/calculator.py, not a pa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from pages._controls import url_choice
@@ -25,11 +27,13 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
                 for c in ("speedup_low", "speedup_high")}
     titled_dataframe(schedule, lang, column_config=speedups)
-    st.caption(t("calc.serve.schedule_note", lang))
+    st.caption(t("calc.serve.schedule_note_load" if chosen.prefill else "calc.serve.schedule_note", lang))
     st.subheader(t("calc.serve.map", lang, alpha=alpha))
-    by_context = commands.gamma_map(chosen, alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"), gamma_max)
+    # Over contexts a steady load's requests do not have: the map decodes only, and says so.
+    by_context = commands.gamma_map(replace(chosen, prefill=False), alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
+                                    gamma_max)
     altair_chart(charts.gamma_map(by_context, lang))
-    st.caption(t("calc.serve.map_note", lang))
+    st.caption(t("calc.serve.map_note", lang) + (" " + t("calc.serve.map_note_load", lang) if chosen.prefill else ""))
     col_engine, col_version, col_method = st.columns(3)
     # The scenario's engine by default: its costs are the ones the figures and the schedule use.
     engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), list(serving.ENGINES), "serve_engine",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages._controls import renew, show_url_notices, url_choice, url_widget
+from pages._controls import renew, show_url_notices, url_choice, url_count, url_widget
 from pages._shared import altair_chart, mix_tail_at, mix_tail_table, open_store
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
@@ -59,12 +59,10 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     return summary, sweep
 
 
-def workload_controls(lang: str, in_scenario: bool = False) -> tuple[int, int]:
+def workload_controls(lang: str) -> tuple[int, int]:
     """A request's tokens in and out (the scenario's ``input_tokens`` and ``output_tokens``), from a
     workload preset or typed: drawn once a run, in the Latency view or, where each step carries the
-    load's prompts (``in_scenario``), under the calculator's controls. There the preset stays in the
-    URL even as the default, for the URL leaves out the tokens a preset has, and the scenario's link
-    reads them from it (:func:`specviz.scenario.from_query_params`)."""
+    load's prompts, under the calculator's controls. Both counts are always in the URL (:func:`url_count`)."""
     workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
     col_w, col_in, col_out = st.columns(3)
     name = lambda w: t("calc.workload.custom", lang) if w == "custom" else in_language(workloads[w].name, lang)
@@ -73,24 +71,24 @@ def workload_controls(lang: str, in_scenario: bool = False) -> tuple[int, int]:
     named = [w for w, found in workloads.items() if linked == [str(found.input_tokens), str(found.output_tokens)]]
     preset = url_choice(col_w.selectbox, t("calc.workload", lang), [*workloads, "custom"], "workload", format_func=name,
                         default=DEFAULT_WORKLOAD if linked == [None, None] else (named or ["custom"])[0],
-                        on_change=pick_workload, help=t("calc.workload_help", lang), derived=in_scenario)
+                        on_change=pick_workload, help=t("calc.workload_help", lang))
     default = workloads.get(preset, workloads[DEFAULT_WORKLOAD])
-    context_max = settings.get("SPECVIZ_CONTEXT_MAX")
-    n_in = url_widget(col_in.number_input, t("calc.input_tokens", lang), 1, context_max, key="input_tokens",
-                      value=default.input_tokens, step=1, on_change=typed_tokens)
-    n_out = url_widget(col_out.number_input, t("calc.output_tokens", lang), 1, context_max, key="output_tokens",
-                       value=default.output_tokens, step=1, on_change=typed_tokens)
+    n_in = url_count(col_in.number_input, t("calc.input_tokens", lang), "input_tokens", default.input_tokens,
+                     on_change=typed_tokens, help=t("calc.tokens_help", lang))
+    n_out = url_count(col_out.number_input, t("calc.output_tokens", lang), "output_tokens", default.output_tokens,
+                      on_change=typed_tokens, help=t("calc.tokens_help", lang))
     if preset in workloads:
         st.caption(t("calc.workload_source", lang, source=workloads[preset].source, note=workloads[preset].note))
     return int(n_in), int(n_out)
 
 
-def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, lang: str) -> None:
+def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, lang: str,
+                 tokens: tuple[int, int] | None = None) -> None:
     """The Latency view at the calculator's point: the workload's request end to end, the tokens
-    per step, the latency percentiles and the sweep of zero-accept shares. Where each step carries
-    the load's prompts, the workload is the scenario's, set under the calculator's controls."""
-    if chosen.prefill:
-        n_in, n_out = chosen.input_tokens, chosen.output_tokens
+    per step, the latency percentiles and the sweep of zero-accept shares. Where the load's
+    workload was set under the calculator's controls (``tokens``), it is that one."""
+    if tokens is not None:
+        n_in, n_out = tokens
         st.caption(t("calc.latency.load_workload", lang, input=n_in, output=n_out))
     else:
         n_in, n_out = workload_controls(lang)
@@ -121,7 +119,8 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
                width="content")
     row.metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
                help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
-    st.caption(t("calc.latency.context", lang, context=n_in + n_out / 2, decode=whole["decode_speedup"]))
+    st.caption(t("calc.latency.context_load" if chosen.prefill else "calc.latency.context", lang,
+                 context=n_in + n_out / 2, decode=whole["decode_speedup"]))
     if whole["prompt_heavy"] and n_out > 1:  # with no token to decode, the note below says all there is
         st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
                      decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))

@@ -14,6 +14,7 @@ from pages._deploy import show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
 from specviz import calculator, charts, scenario, settings
+from specviz.errors import InputError
 from specviz.i18n import message, t
 from specviz.model import calibration, spec, step
 
@@ -107,13 +108,24 @@ batch = field_widget(col_b.number_input, "batch", help=t("calc.batch_help", lang
 # otherwise), and so is the context: a request's mean under the load, in place of the slider.
 load_box = st.container()
 chosen = replace(sidebar, mode=mode, gamma=gamma, batch=batch)
+load_tokens: tuple[int, int] | None = None  # the workload, where drawn here (the Latency view draws it otherwise)
 if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "prefill", horizontal=True,
               format_func=lambda p: t(f"calc.load.{p}", lang), help=t("calc.load_help", lang),
               disabled=mode == "ratios") == "on" and mode == "step":
     with load_box:
-        chosen = scenario.steady_load(chosen, *workload_controls(lang, in_scenario=True))
-    col_c.caption(t("calc.load_context", lang, context=chosen.context))
-else:
+        load_tokens = workload_controls(lang)
+        try:
+            chosen = scenario.steady_load(chosen, *load_tokens)
+        except InputError as exc:  # a load the model does not hold: said, and decoding only at the context
+            st.warning(t("calc.load_refused", lang, error=message(exc, lang)))
+    if chosen.prefill:
+        # A link's own context gives way to the load's: said, and taken out of the URL.
+        dropped = st.query_params.get("context")
+        if dropped is not None:
+            del st.query_params["context"]
+        col_c.caption(t("calc.load_context", lang, context=chosen.context)
+                      + (t("calc.load_context_dropped", lang, context=dropped) if dropped is not None else ""))
+if not chosen.prefill:
     chosen = replace(chosen, context=url_widget(
         col_c.select_slider, t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
         value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
@@ -184,7 +196,9 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     if fit is not None and not fit["fits"]:
         ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
                 t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
-                t("calc.memory.shorter_context", lang, context=fit["context_fit"]) if fit["context_fit"] else None,
+                # A load's context is its requests': no control of its own to shorten.
+                t("calc.memory.shorter_context", lang, context=fit["context_fit"])
+                if fit["context_fit"] and not chosen.prefill else None,
                 t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
         st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
                    need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
@@ -250,7 +264,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
         same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
         st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
-        st.info(t(explain_key, lang, batch=batch, gamma=gamma, verify_cost=figures["verify_cost"], limit=gamma + 1,
+        st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
                   verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
         notes = [t("calc.explain.context", lang, context=context)] if context else []
         if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
@@ -267,7 +281,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"]))
     row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
                help=t("calc.m.breakeven_verify_help", lang), width="content")
-    breakeven_alpha = spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"])
+    breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
     row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
                help=t("calc.m.breakeven_alpha_help", lang), width="content")
     best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
@@ -286,7 +300,8 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             table = table.rename(columns={"this_batch": "given_costs"})
             st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
         else:
-            st.caption(t("calc.table_caption", lang, gamma=gamma, batch=batch))
+            st.caption(t("calc.table_caption_load" if chosen.prefill else "calc.table_caption", lang, gamma=gamma,
+                         batch=batch))
         titled_table(table, lang, decimals=3)
         csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
 
@@ -325,7 +340,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     def show_roofline() -> None:
         roof, passes = calculator.roofline_points(chosen, gamma, batch, context, alpha)
         altair_chart(charts.roofline_chart(roof, passes, lang))
-        st.caption(t("calc.roofline_caption", lang))
+        st.caption(t("calc.roofline_caption_load" if chosen.prefill else "calc.roofline_caption", lang))
 
 
     def show_share_link() -> None:
@@ -348,7 +363,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     # Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
     VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
              "gamma": (show_gamma, False), "roofline": (show_roofline, True),
-             "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang), True),
+             "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang, load_tokens), True),
              "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True)}
     # The tabs track which one is open so that only its content is built: Altair's schema validation
     # costs tens of milliseconds per chart.

@@ -9,6 +9,7 @@ the charts always agree; :func:`speedup_band` says how sure the step model's fig
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "BAND_DRAWS",
     "evaluate_scenario",
     "speedup_band",
+    "breakeven_alpha",
     "alpha_table",
     "batch_sweep",
     "band_vs_batch",
@@ -59,7 +61,9 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
     -------
     dict of ndarray
         ``alpha, gamma, batch, context, verify_cost, draft_cost, expected_tokens, speedup``; in step
-        mode also ``tokens_per_verify, regime`` (of the verify pass), ``baseline_regime,
+        mode also ``tokens_per_plain, tokens_per_verify`` (the positions of a plain and a verify pass,
+        a steady load's prompts included: B·P/O and E times as many), ``regime`` (of the verify
+        pass), ``baseline_regime,
         ridge_flop_per_byte, verify_intensity, baseline_step_ms, verify_step_ms, draft_step_ms,
         baseline_tokens_per_s, spec_tokens_per_s``, all broadcast to one shape.
     """
@@ -72,7 +76,9 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
                       routing_overlap=scenario.routing_overlap, broadcast=False, **scenario.load)
         compute = scenario.precision.matmul_compute(scenario.target)
-        out = {"alpha": a, "gamma": g, "batch": b, "context": ctx, "tokens_per_verify": b * (g + 1.0),
+        prompts = _prompts_per_plain_step(scenario, b)
+        out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
+               "tokens_per_plain": b + prompts, "tokens_per_verify": b * (g + 1.0) + r["expected_tokens"] * prompts,
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
                "baseline_regime": np.where(r["plain_compute_bound"], "compute", "memory"),
                "ridge_flop_per_byte": np.asarray(scenario.gpu.ridge_at(compute) * scenario.costs.mfu / scenario.costs.mbu),
@@ -89,6 +95,36 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost))}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def _prompts_per_plain_step(scenario: Scenario, batch: ArrayLike) -> np.ndarray:
+    """The prompt tokens a plain step carries under the scenario's steady load, B·P/O
+    (:func:`specviz.model.step.step`; a speculative step carries E times as many); 0 decoding only."""
+    load = scenario.load
+    return np.asarray(batch, dtype=float) * load["prompt_tokens"] / load["output_tokens"]
+
+
+def breakeven_alpha(scenario: Scenario, gamma: int, batch: int, context: ArrayLike) -> float:
+    """The α at which speculation breaks even (speedup 1) at this γ, batch and context; NaN where no
+    α up to 1 pays, 0 where every α does.
+
+    Decoding only, or with given ratios, a step's costs do not move with α: the closed form at them
+    (:func:`specviz.model.spec.breakeven_alpha`). Under a steady load a speculative step carries E
+    times the prompts of a plain one, so its verify cost grows with α: the speedup, which still rises
+    with E (E·t_plain/(t₀ + E·x) does), is found on a grid of 1,001 α and the crossing of 1
+    interpolated between the two points about it.
+    """
+    if not scenario.prefill or scenario.mode != "step":
+        here = evaluate_scenario(scenario, 0.5, gamma, batch, context)
+        return float(spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"]))
+    alphas = np.linspace(0.0, 1.0, 1001)
+    speed = np.asarray(evaluate_scenario(scenario, alphas, gamma, batch, context)["speedup"], dtype=float)
+    if speed[-1] < 1.0:
+        return math.nan
+    first = int(np.argmax(speed >= 1.0))
+    if first == 0:
+        return 0.0
+    return float(np.interp(1.0, speed[first - 1:first + 1], alphas[first - 1:first + 1]))
 
 
 def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike,
@@ -322,7 +358,8 @@ def regime_crossovers(scenario: Scenario, gamma: int, context: int,
 def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple[str, str, dict[str, float]]:
     """Which passes wait on memory at one point of :func:`evaluate_scenario` (roofline mode), as the
     message key of the regime (``calc.regime.memory``/``compute``), the message key that explains it,
-    and the figures both quote.
+    and the figures both quote. Under a steady load (``scenario.prefill``) it is ``load``: the prompts
+    a step carries, E times as many in a speculative one, set the verify pass's cost.
 
     A memory-bound verify pass is cheap only if it reads about what a plain pass reads: past 1.2× a
     plain pass it is ``memory_heavy``, for a mixture of experts (its γ + 1 positions touch more
@@ -333,7 +370,9 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, as the sidebar shows it.
     """
     regime = str(here["regime"])
-    if regime == "memory":
+    if scenario.prefill:  # the load's prompts, not the drafts, set what a verify pass costs
+        explain = "calc.explain.load"
+    elif regime == "memory":
         if float(here["verify_cost"]) < 1.2:
             explain = "calc.explain.memory"
         else:
@@ -341,7 +380,10 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
     datasheet_ridge = scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target))
-    figures = {"positions": int(here["tokens_per_verify"]), "intensity": float(here["verify_intensity"]),
+    prompts = float(_prompts_per_plain_step(scenario, here["batch"]))
+    figures = {"positions": round(float(here["tokens_per_verify"])), "plain_positions": round(float(here["tokens_per_plain"])),
+               "prompts": prompts, "spec_prompts": prompts * float(here["expected_tokens"]),
+               "expected_tokens": float(here["expected_tokens"]), "intensity": float(here["verify_intensity"]),
                "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": datasheet_ridge,
                "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": float(here["verify_cost"])}
     return f"calc.regime.{regime}", explain, figures
@@ -366,14 +408,18 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     model = scenario.target
     if not model.num_experts or scenario.mode != "step":
         return None
-    routed = step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
-    plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (batch, routed))
+    # A steady load's prompts are routed too: B·P/O in a plain pass, E times as many in a verify pass.
+    prompts = float(_prompts_per_plain_step(scenario, batch))
+    expected = float(spec.expected_tokens(alpha, gamma))
+    plain_tokens = batch + prompts
+    routed = step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap) + expected * prompts
+    plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (plain_tokens, routed))
     every = np.arange(1, batch_max + 1)
     taxed, untaxed = (evaluate_scenario(scenario, alpha, gamma, every, context, expert_tax=tax)["speedup"]
                       for tax in (True, False))
-    return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": batch,
+    return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": round(plain_tokens),
             "overlap": scenario.routing_overlap,
-            "verify_tokens": batch * (gamma + 1), "plain_experts": plain, "verify_experts": verify,
+            "verify_tokens": round(batch * (gamma + 1) + expected * prompts), "plain_experts": plain, "verify_experts": verify,
             "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
             "stops_at": float(roofline.crossover_batch(every, taxed)),
             "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed))}

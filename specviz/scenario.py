@@ -425,7 +425,23 @@ def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Sc
     ``output_tokens`` out: each step also takes the prompts of the requests that replace finished
     ones (``prefill``), and the context is a request's mean, P + O/2 (its prompt and half its output:
     a steady load's requests are spread evenly over their output), which each decode step reads and
-    the memory holds, as the Latency view's decode steps run."""
+    the memory holds, as the Latency view's decode steps run.
+
+    Raises
+    ------
+    InputError
+        ``scenario.load_too_long`` where a request (P + O) is longer than ``SPECVIZ_CONTEXT_MAX``,
+        the longest context the calculator takes; ``scenario.load_too_short`` where a request ends
+        within one speculative step (O − 1 < γ + 1 tokens after the first, which its prefill
+        gives): a speculative step would then finish more requests than the batch holds (B·E/O > B),
+        and the load's prefill (:func:`specviz.model.step.step`) does not hold.
+    """
+    longest = settings.get("SPECVIZ_CONTEXT_MAX")
+    if input_tokens + output_tokens > longest:
+        raise InputError("scenario.load_too_long", input=input_tokens, output=output_tokens, most=longest)
+    if output_tokens - 1 < scenario.gamma + 1:
+        raise InputError("scenario.load_too_short", output=output_tokens, gamma=scenario.gamma,
+                         tokens=scenario.gamma + 1)
     return replace(scenario, prefill=True, input_tokens=input_tokens, output_tokens=output_tokens,
                    context=input_tokens + output_tokens / 2)
 
@@ -533,5 +549,8 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
         **{name: number(name, getattr(named, name, FIELDS[name].default)) for name in _POINT_FIELDS},
         gpu_figures=figures)
     if choice("prefill", list(PREFILL), "off") == "on":
-        scenario = steady_load(scenario, scenario.input_tokens, scenario.output_tokens)
+        try:
+            scenario = steady_load(scenario, scenario.input_tokens, scenario.output_tokens)
+        except InputError:  # a load the model does not hold: decoding only, and the link told so
+            refused.append(("prefill", "on"))
     return scenario, refused

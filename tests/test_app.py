@@ -440,7 +440,7 @@ class TestUrlValues:
         at = make_app(input_tokens="inf", view="latency")
         assert notice("input_tokens", "inf") in [w.value for w in at.warning] and not at.error
         at.run()
-        assert not at.exception and not at.error and "input_tokens" not in at.query_params
+        assert not at.exception and not at.error and at.query_params["input_tokens"] == "100"  # what it shows
         at = AppTest.from_file(APP, default_timeout=60)
         at.query_params.update({"claim": "2x", "claim_batch": "inf"})
         at.run()
@@ -765,9 +765,9 @@ class TestSteadyLoad:
         assert not at.get("select_slider") or "context" not in [s.key for s in at.select_slider]  # the load's
         row = calc_row(at.code[0].value, PRESETS)
         assert f"{row['speedup']:.2f}×" == metric(at, "Speedup") != f"{decode:.2f}×" and row["prefill"]
-        # The page's own URL leaves out a preset's tokens and keeps the preset, which gives them back.
+        # The page's own URL holds the tokens too, whatever the preset (a reload gives the same figures).
         live = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
-        assert live["workload"] == "json_extraction" and "input_tokens" not in live
+        assert (live["input_tokens"], live["output_tokens"]) == ("2000", "100")
         assert calc_row("&".join(f"{k}={v}" for k, v in live.items()), PRESETS) == row
         at.radio(key="prefill").set_value("off").run()  # decoding only again, at the slider's context
         decode = float(calculator.evaluate_scenario(make_scenario(batch="16"), 0.8, 4, 16, 1024)["speedup"])
@@ -781,7 +781,24 @@ class TestSteadyLoad:
         assert not at.exception and at.number_input(key="input_tokens").value == 2000
         at.number_input(key="input_tokens").set_value(2500).run()  # tokens typed by hand: a custom workload
         assert at.selectbox(key="workload").value == "custom" and at.number_input(key="output_tokens").value == 100
+        assert (at.query_params["input_tokens"], at.query_params["output_tokens"]) == ("2500", "100")  # both kept
         assert make_app({"view": "Latency"}, input_tokens="7", output_tokens="9").selectbox(key="workload").value == "custom"
+
+    def test_a_load_the_model_does_not_hold_is_said_and_decodes_only(self):
+        at = make_app(prefill="on", input_tokens="100", output_tokens="3")
+        assert any(w.value.startswith("Decoding only is shown: requests of 3 output tokens end within one "
+                                      "speculative step") for w in at.warning)
+        assert metric(at, "Speedup") == figures(make_scenario())["Speedup"]  # at the slider's context
+        at = make_app(prefill="on", input_tokens="131072", output_tokens="131072", batch="1")
+        assert any("longer than the 131,072 positions" in w.value for w in at.warning) and not at.exception
+
+    def test_the_load_s_context_and_memory_advice(self):
+        """A link's context gives way to the load's, and says so; a batch that does not fit is not told
+        to shorten a context the load sets."""
+        at = make_app(prefill="on", input_tokens="2000", output_tokens="100", batch="256", context="4096")
+        assert any("The link's context, 4096, gives way to it." in c.value for c in at.caption)
+        assert "context" not in at.query_params
+        assert at.error and "a context of" not in at.error[0].value and "a batch of 100 or less" in at.error[0].value
 
     def test_given_ratios_take_no_load(self):
         at = make_app(mode="ratios", prefill="on")

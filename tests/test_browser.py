@@ -73,6 +73,20 @@ class TestCalculatorInChromium:
         expect(page).to_have_url(re.compile(r"ep=on(&|$)"), timeout=TIMEOUT)
         expect(page.get_by_text(re.compile(r"Expert tax: each token is routed to 8 of 256 experts"))).to_be_visible(
             timeout=TIMEOUT)
+        # A steady load: a preset's tokens and typed ones travel in the URL, and a reload keeps the figure.
+        page.get_by_text("also takes arriving prompts (a steady load)").click()
+        page.get_by_role("combobox", name="Workload").click()
+        page.get_by_role("option", name="JSON extraction").click()
+        expect(page).to_have_url(re.compile(r"input_tokens=2000(&|$)"), timeout=TIMEOUT)
+        typed = page.get_by_role("spinbutton", name="Output tokens")
+        typed.fill("300")
+        typed.press("Enter")
+        expect(page).to_have_url(re.compile(r"output_tokens=300(&|$)"), timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"input_tokens=2000(&|$)"), timeout=TIMEOUT)
+        agrees("8", "mtp")
+        shown = metric_value(page, "Speedup")
+        page.reload()
+        expect(metric(page, "Speedup")).to_have_text(shown, timeout=TIMEOUT)
 
     def test_shared_link_restores_the_scenario(self, page: Page, app_url: str):
         wait_for_app(page, f"{app_url}/?alpha=0.7&batch=1&mode=ratios&verify_cost=2.0")
@@ -393,7 +407,8 @@ class TestNavigationInChromium:
         page.get_by_role("option", name="Tiếng Việt").click()
         expect(page).to_have_url(re.compile(r"lang=vi"), timeout=TIMEOUT)
         expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("^Máy tính"), timeout=TIMEOUT)
-        expect(page).to_have_url(re.compile(r"workload=summarisation"), timeout=TIMEOUT)
+        # The workload travels as its tokens, which name their preset.
+        expect(page).to_have_url(re.compile(r"input_tokens=16000&output_tokens=150"), timeout=TIMEOUT)
         # A choice shows its label in the new language, not the one it was drawn in.
         workload = page.get_by_role("combobox", name="Tải công việc")
         expect(workload).to_have_value("Tóm tắt (đầu vào dài, đầu ra ngắn)", timeout=TIMEOUT)

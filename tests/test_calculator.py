@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator
+from specviz import calculator, scenario
+from specviz.errors import InputError
 from specviz.model import calibration, dtypes, roofline, spec, step
 
 # Llama-3.1-70B on one H100 with no engine costs and free drafts: the first model's pure roofline.
@@ -123,6 +124,43 @@ class TestSteadyLoad:
             expected = calibration.widen(*np.quantile(speed, (0.1, 0.9)))
             got = calculator.speedup_band(LOAD, 0.8, 4, batch, 1024)
             np.testing.assert_allclose([float(v) for v in got], [float(v) for v in expected], rtol=1e-12)
+
+    def test_its_break_even_alpha_is_where_the_speedup_crosses_one(self):
+        """The verify cost grows with α under the load: the closed form at one α's costs (0.65 at
+        α 0.8, batch 16) is not where the speedup crosses 1 (about 0.385)."""
+        loaded = scenario.steady_load(REALISTIC, 2000, 100)
+        alpha = calculator.breakeven_alpha(loaded, 4, 16, loaded.context)
+        assert 0.37 < alpha < 0.40
+        assert float(calculator.evaluate_scenario(loaded, alpha, 4, 16, loaded.context)["speedup"]) == pytest.approx(
+            1.0, abs=2e-3)
+        here = calculator.evaluate_scenario(REALISTIC, 0.8, 4, 16, 1024)
+        assert calculator.breakeven_alpha(REALISTIC, 4, 16, 1024) == pytest.approx(
+            float(spec.breakeven_alpha(4, here["verify_cost"], here["draft_cost"])))
+
+    def test_the_positions_of_its_passes_and_why_they_cost_what_they_do(self):
+        """Batch 16, 2,000 in and 100 out: 16 + 320 positions in a plain pass, 80 + 320·E in a verify pass."""
+        loaded = scenario.steady_load(REALISTIC, 2000, 100)
+        here = {k: v.item() for k, v in calculator.evaluate_scenario(loaded, 0.8, 4, 16, loaded.context).items()}
+        _, explain, figures = calculator.regime_explanation(loaded, here)
+        e = float(spec.expected_tokens(0.8, 4))
+        assert explain == "calc.explain.load" and figures["plain_positions"] == 336
+        assert figures["positions"] == round(80 + 320 * e) and figures["spec_prompts"] == pytest.approx(320 * e)
+
+    def test_a_mixture_of_experts_pays_no_expert_tax_when_prompts_read_every_expert(self):
+        """DeepSeek-V3 at batch 16: its plain pass routes 16 + 320 tokens, which read nearly all 256
+        experts a layer (1 − (1 − 8/256)^336 > 0.9999): the verify pass reads no more."""
+        loaded = scenario.steady_load(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 2000, 100)
+        tax = calculator.expert_tax(loaded, 0.8, 4, 16, loaded.context, 64)
+        assert tax["plain_tokens"] == 336 and tax["ratio"] == pytest.approx(1.0, abs=1e-3)
+        assert tax["plain_experts"] == pytest.approx(256 * (1 - (1 - 8 / 256) ** 336))
+
+    def test_a_load_the_model_does_not_hold_is_refused(self):
+        with pytest.raises(InputError) as long:
+            scenario.steady_load(REALISTIC, 131_000, 1_000)
+        with pytest.raises(InputError) as short:
+            scenario.steady_load(REALISTIC, 100, 5)  # γ 4: 4 tokens after the first, under one step of 5
+        assert (long.value.key, short.value.key) == ("scenario.load_too_long", "scenario.load_too_short")
+        assert scenario.steady_load(REALISTIC, 100, 6).prefill
 
     def test_a_load_of_vanishing_prompts_has_the_decode_only_band(self):
         """The band's two paths meet: one prompt token per 131,072 out is decoding alone to 1e-4."""

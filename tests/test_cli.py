@@ -858,6 +858,13 @@ class TestServeCommand:
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
 
+    def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
+        """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""
+        code, out, _ = run(capsys, "serve", "batch=16&prefill=on&input_tokens=2000&output_tokens=100")
+        assert code == 0 and "--max-model-len 2100 " in out.replace("\\\n", " ")
+        code, _, err = run(capsys, "calc", "prefill=on&input_tokens=100&output_tokens=3")
+        assert code == 2 and "prefill='on'" in err and "output_tokens at least gamma + 2" in err
+
     def test_a_link_on_vllm_v0_gets_a_release_that_serves_on_v0(self, capsys):
         code, out, _ = run(capsys, "serve", "engine=vllm-v0")
         row = json.loads(out)

@@ -474,8 +474,10 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> lis
     if limit < np.iinfo(np.int64).max:
         limit = stated_batch(limit)
         flags += [flags_of.batch, str(max(1, limit // scenario.dp) if flags_of.per_rank else limit)]
-    if scenario.context > 0:
-        flags += [flags_of.context, str(scenario.context)]
+    # A steady load's requests are as long as their tokens in and out (its context is their mean).
+    longest = scenario.input_tokens + scenario.output_tokens if scenario.prefill else scenario.context
+    if longest > 0:
+        flags += [flags_of.context, str(int(longest))]
     if flags_of.fraction:
         flags += [flags_of.fraction, f"{scenario.engine.memory.fraction:g}"]
     if flags_of.kv_dtype and scenario.precision.kv == "fp8":

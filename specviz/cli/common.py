@@ -165,6 +165,9 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
 def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> str:
     """What a scenario parameter takes, for a message: its range, or its ids (the drafts ``target_id``
     takes: its MTP layer only where it has one)."""
+    if name == "prefill":
+        return (f"off, or on for requests of at most {scenario.FIELDS['input_tokens'].upper:g} tokens in and out "
+                f"that decode more than one speculative step (output_tokens at least gamma + 2)")
     if name in scenario.FIELDS:
         field = scenario.FIELDS[name]
         kind = "a whole number" if field.whole else "a number"

@@ -570,14 +570,15 @@ def run_tokens(runs: pd.DataFrame) -> pd.DataFrame:
     output tokens per second over its requests per second, and the rest of its total tokens per
     second over the same (each tool's totals over the run's duration: vLLM's
     ``total_token_throughput`` counts prompt and output tokens), rounded to whole tokens. NaN where a
-    throughput is missing or the figures are not a request's (under one token, or past the longest
-    context a scenario takes)."""
+    throughput is missing or the figures are not a steady load's (:func:`specviz.scenario.steady_load`:
+    under one token in, past the longest context a scenario takes, or requests that end within one
+    speculative step of the run's γ)."""
     rate = runs["request_throughput"].where(runs["request_throughput"] > 0)
-    output = runs["output_throughput"] / rate
-    prompt = (runs["total_token_throughput"] - runs["output_throughput"]) / rate
-    known = (output >= 1) & (prompt >= 1) & (prompt + output <= FIELDS["input_tokens"].upper)
-    return pd.DataFrame({"prompt_tokens": prompt.round().where(known), "output_tokens": output.round().where(known)},
-                        index=runs.index)
+    output = (runs["output_throughput"] / rate).round()
+    prompt = ((runs["total_token_throughput"] - runs["output_throughput"]) / rate).round()
+    gamma = runs["num_speculative_tokens"].fillna(0) if "num_speculative_tokens" in runs else 0
+    known = (prompt >= 1) & (output - 1 >= gamma + 1) & (prompt + output <= FIELDS["input_tokens"].upper)
+    return pd.DataFrame({"prompt_tokens": prompt.where(known), "output_tokens": output.where(known)}, index=runs.index)
 
 
 def _groups(runs: pd.DataFrame, settings: pd.DataFrame, loads: bool) -> list[tuple[str, tuple, tuple[int, int] | None, pd.Index]]:
@@ -639,7 +640,8 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
         if fitted is not None:
             out.loc[rows, "costs"] = "calibrated"
         if tokens is not None:
-            chosen = chosen if chosen.prefill or chosen.mode != "step" else steady_load(chosen, *tokens)
+            if not chosen.prefill and chosen.mode == "step":  # at the runs' longest draft (run_tokens held it)
+                chosen = steady_load(replace(chosen, gamma=int(gamma[rows].max())), *tokens)
             out.loc[rows, "setting"] = label
             out.loc[rows, "prompt_tokens"], out.loc[rows, "output_tokens"] = tokens
         at = chosen.context if chosen.prefill else context
@@ -733,9 +735,10 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
             fits.append(SettingRefused(label, len(index), Notice("fit.time_limit", seconds=time_limit_s)))
             continue
         chosen = setting_scenario(scenario, *key, presets)
-        chosen = chosen if tokens is None else steady_load(chosen, *tokens)
-        at = chosen.context if chosen.prefill else context
         column = lambda name: rows.loc[index, name].to_numpy(dtype=float)
+        if tokens is not None:  # at the runs' longest draft, which run_tokens held the load to
+            chosen = steady_load(replace(chosen, gamma=int(column("num_speculative_tokens").max())), *tokens)
+        at = chosen.context if chosen.prefill else context
         lengths = _acceptance_length(rows.loc[index]).to_numpy(dtype=float)
         batch, gamma, measured = column("concurrency"), column("num_speculative_tokens"), column("measured_speedup")
         with np.errstate(all="ignore"):
