@@ -581,13 +581,26 @@ def run_tokens(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"prompt_tokens": prompt.where(known), "output_tokens": output.where(known)}, index=runs.index)
 
 
+# Runs of one setting whose tokens in and out lie within this share of their median share the median
+# load: a sweep's runs differ by a few tokens (vLLM's random dataset draws each request's lengths:
+# 264–275 out of 999 in over one file), and a calibration fits one load.
+LOAD_SPREAD = 0.2
+
+
 def _groups(runs: pd.DataFrame, settings: pd.DataFrame, loads: bool) -> list[tuple[str, tuple, tuple[int, int] | None, pd.Index]]:
     """The runs of each setting (:func:`run_settings`), and with ``loads`` of each load too (tokens
-    in and out per request, :func:`run_tokens`; runs without them apart): (name, setting, tokens or
-    None, the runs' index)."""
+    in and out per request, :func:`run_tokens`; runs without them apart; a setting's runs within
+    :data:`LOAD_SPREAD` of its median at their own median, rounded): (name, setting, tokens or None,
+    the runs' index)."""
     keys = settings[["target", "gpu", "draft", "engine"]]
     if loads:
-        keys = keys.join(run_tokens(runs))
+        tokens = run_tokens(runs)
+        by_setting = [keys[c] for c in keys.columns]
+        median = tokens.groupby(by_setting, dropna=False).transform("median")
+        near = ((tokens - median).abs() <= LOAD_SPREAD * median).all(axis=1)
+        # The load they share: the median of those near it, not of every run of the setting.
+        shared = tokens.where(near).groupby(by_setting, dropna=False).transform("median").round()
+        keys = keys.join(tokens.where(~near, shared))
     groups = []
     for key, index in keys.groupby(list(keys.columns), dropna=False).groups.items():
         load = key[4:]
