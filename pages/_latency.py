@@ -3,6 +3,8 @@ tail that acceptance gives it (a helper of pages/calculator.py, not a page)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -89,9 +91,18 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     workload was set under the calculator's controls (``tokens``), it is that one."""
     if tokens is not None:
         n_in, n_out = tokens
-        st.caption(t("calc.latency.load_workload", lang, input=n_in, output=n_out))
+        if chosen.prefill:
+            st.caption(t("calc.latency.load_workload", lang, input=n_in, output=n_out))
     else:
         n_in, n_out = workload_controls(lang)
+    # A request the model does not hold (longer than the calculator's longest context, or ending within
+    # one speculative step) has no decode to time: the load's rules, said here too.
+    if n_out > 1:
+        try:
+            scenario.steady_load(replace(chosen, gamma=gamma), n_in, n_out)
+        except SpecvizError as exc:
+            st.info(t("calc.latency.not_modelled", lang, error=message(exc, lang)))
+            return
     rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
                             placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))
     show_url_notices(st, lang)  # this view's own link values, on this run

@@ -323,9 +323,10 @@ def show_predicted() -> None:
         return
     col_load, col_context = st.columns(2)
     # A calibration is made for one choice: another leaves it behind (its settings would not match).
+    # Kept for the session, as the calibration is: a visit to the calculator must find both as left.
     loads = col_load.radio(t("calc.load", lang), list(scenario.PREFILL), key="exp_load", horizontal=True,
                            format_func=lambda p: t(f"exp.load.{p}", lang), help=t("exp.load_help", lang),
-                           on_change=lambda: st.session_state.pop("fit", None)) == "on"
+                           on_change=lambda: st.session_state.pop("fit", None), persist_state="session") == "on"
     context = col_context.select_slider(t("calc.context", lang),
                                         calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
                                         value=scenario.FIELDS["context"].default, key="exp_context",
@@ -341,8 +342,9 @@ def show_predicted() -> None:
     st.caption(t("exp.scenario", lang))
     if loads:
         at_load = int(predicted["prompt_tokens"].notna().sum())
-        st.caption(t("exp.load_caption", lang, loaded=at_load,
-                     decoding=int(predicted["predicted_speedup"].notna().sum()) - at_load, context=context))
+        decoding = int(predicted["predicted_speedup"].notna().sum()) - at_load
+        st.caption(t("exp.load_caption" if decoding else "exp.load_caption_all", lang, loaded=at_load,
+                     decoding=decoding, context=context))
     if runs := int((predicted["costs"] == "calibrated").sum()):
         calibrated = predicted.loc[predicted["costs"] == "calibrated", "setting"].unique()
         st.info(t(f"exp.predicted_calibrated.{kind}", lang, runs=runs, settings="; ".join(calibrated)))

@@ -323,12 +323,13 @@ def heatmap_grid(scenario: Scenario, gamma: int, context: int, batch_max: int) -
 
 def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
                 gamma_max: int) -> tuple[pd.DataFrame, int]:
-    """Speedup for γ = 1..gamma_max in this scenario, and the best γ.
+    """Speedup for γ = 1..gamma_max in this scenario (up to the longest draft a steady load takes,
+    :meth:`specviz.scenario.Scenario.gamma_limit`), and the best γ.
 
     In roofline mode the verify pass grows with γ (B·(γ+1) positions), so the best γ falls as the
     batch grows; in ratios mode the verify cost is the scenario's constant.
     """
-    g = np.arange(1, gamma_max + 1)
+    g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)
     r = evaluate_scenario(scenario, alpha, g, batch, context)
     frame = pd.DataFrame({"gamma": g, "speedup": r["speedup"], "verify_cost": r["verify_cost"],
                           "expected_tokens": r["expected_tokens"]})

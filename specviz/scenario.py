@@ -399,6 +399,13 @@ class Scenario:
                          acceptance_length=acceptance_length, **self.parallel, precision=self.precision,
                          costs=self.costs, routing_overlap=self.routing_overlap, **self.load)
 
+    def gamma_limit(self, gamma_max: int) -> int:
+        """The longest draft the scenario takes, up to ``gamma_max``: under a steady load a request
+        must decode one whole speculative step after its first token (γ ≤ O − 2, as
+        :func:`steady_load` holds the scenario's own γ to), so that no step finishes more requests
+        than the batch holds; ``gamma_max`` decoding only."""
+        return max(1, min(gamma_max, self.output_tokens - 2)) if self.prefill else gamma_max
+
     def memory(self) -> dict[str, float | np.ndarray]:
         """Each GPU's memory at the scenario's batch, context and γ, as its engine divides it
         (:func:`memory_use`)."""
@@ -548,7 +555,8 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, mode=choice("mode", list(MODES), "step"),  # type: ignore[arg-type]
         **{name: number(name, getattr(named, name, FIELDS[name].default)) for name in _POINT_FIELDS},
         gpu_figures=figures)
-    if choice("prefill", list(PREFILL), "off") == "on":
+    # Given ratios take no load (the page's control is disabled there), as the page computes.
+    if choice("prefill", list(PREFILL), "off") == "on" and scenario.mode == "step":
         try:
             scenario = steady_load(scenario, scenario.input_tokens, scenario.output_tokens)
         except InputError:  # a load the model does not hold: decoding only, and the link told so

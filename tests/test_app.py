@@ -579,9 +579,9 @@ class TestLatencyTab:
         """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of
         CPU) for each visitor who asked: the view stays within SPECVIZ_PAGE_SIMULATION_CELLS (10⁷ over
         its six runs) and says how many requests it simulated."""
-        at = make_app({"view": "Latency"}, workload="custom", output_tokens="131072")
+        at = make_app({"view": "Latency"}, workload="custom", input_tokens="1", output_tokens="131071")
         said = next(c.value for c in at.caption if c.value.startswith("Simulated at α and γ above"))
-        assert "(12 requests, each 131,071 tokens after the first" in said and not at.error
+        assert "(12 requests, each 131,070 tokens after the first" in said and not at.error
         at = make_app({"view": "Latency"})
         assert any("(2,000 requests, each 499 tokens" in c.value for c in at.caption)  # the usual case as before
 
@@ -791,6 +791,14 @@ class TestSteadyLoad:
         assert metric(at, "Speedup") == figures(make_scenario())["Speedup"]  # at the slider's context
         at = make_app(prefill="on", input_tokens="131072", output_tokens="131072", batch="1")
         assert any("longer than the 131,072 positions" in w.value for w in at.warning) and not at.exception
+
+    def test_the_latency_view_holds_a_request_to_the_load_s_rules(self):
+        """A refused load is not timed in the Latency view either (it ran at a context of 196,608)."""
+        at = make_app({"view": "Latency"}, prefill="on", input_tokens="131072", output_tokens="131072")
+        assert any(i.value.startswith("Not modelled: requests of 131,072 tokens in") for i in at.info)
+        assert not [m for m in at.metric if m.label == "Request, end to end"] and not at.exception
+        at = make_app({"view": "Latency"}, input_tokens="100", output_tokens="3")  # decoding only too
+        assert any(i.value.startswith("Not modelled: requests of 3 output tokens") for i in at.info)
 
     def test_the_load_s_context_and_memory_advice(self):
         """A link's context gives way to the load's, and says so; a batch that does not fit is not told
@@ -1279,7 +1287,7 @@ class TestExplorerPage:
         assert set(table["Setting"]) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100"}
         assert (table["Prompt tokens (ISL)"] == 2000).all() and (table["Output tokens (OSL)"] == 100).all()
         assert (table["Predicted speedup (×)"] < decoding).all()
-        assert any(c.value.startswith("3 runs predicted at their own load") for c in at.caption)
+        assert any(c.value.startswith("All 3 runs predicted at their own load") for c in at.caption)
         at.button(key="fit_step").click()
         at.run()
         assert any(s.value.startswith("Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100")
@@ -1290,6 +1298,15 @@ class TestExplorerPage:
         fitted = make_scenario(**link)
         assert (fitted.prefill, fitted.input_tokens, fitted.output_tokens, fitted.context) == (True, 2000, 100, 2050)
         assert shown(at) == figures(fitted) and at.selectbox(key="workload").value == "json_extraction"
+
+    def test_the_load_choice_outlives_a_visit_to_the_calculator_as_its_calibration_does(self):
+        """Back from the calculator the choice had gone back to decoding only, under a calibration
+        made at the runs' load (its settings no longer matched any row)."""
+        at = explorer_app("Predicted")
+        at.radio(key="exp_load").set_value("on").run()
+        at.switch_page("pages/calculator.py").run()
+        at.switch_page("pages/explorer.py").run()
+        assert at.radio(key="exp_load").value == "on" and not at.exception
 
     def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
         at = explorer_app("Predicted")

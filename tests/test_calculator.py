@@ -9,6 +9,7 @@ import pytest
 
 from conftest import make_scenario
 from specviz import calculator, scenario
+from specviz.advice import commands
 from specviz.errors import InputError
 from specviz.model import calibration, dtypes, roofline, spec, step
 
@@ -153,6 +154,15 @@ class TestSteadyLoad:
         tax = calculator.expert_tax(loaded, 0.8, 4, 16, loaded.context, 64)
         assert tax["plain_tokens"] == 336 and tax["ratio"] == pytest.approx(1.0, abs=1e-3)
         assert tax["plain_experts"] == pytest.approx(256 * (1 - (1 - 8 / 256) ** 336))
+
+    def test_no_draft_longer_than_a_request_decodes_is_swept(self):
+        """Requests of 8 tokens out decode 7 after the first: a speculative step of γ + 1 ≤ 7 tokens,
+        so γ + 1 ≤ 7: the sweep and the schedule stop at γ 6 (O − 2), which steady_load holds γ to."""
+        short = scenario.steady_load(REALISTIC, 100, 8)
+        frame, best = calculator.gamma_sweep(short, 0.95, 16, short.context, 16)
+        assert frame["gamma"].max() == 6 and best <= 6
+        assert commands.gamma_schedule(short, 0.95, short.context, 64, 16)["gamma"].max() <= 6
+        assert calculator.gamma_sweep(REALISTIC, 0.95, 16, 1024, 16)[0]["gamma"].max() == 16
 
     def test_a_load_the_model_does_not_hold_is_refused(self):
         with pytest.raises(InputError) as long:

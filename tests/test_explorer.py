@@ -404,6 +404,16 @@ class TestRunTokens:
         assert tokens.iloc[1:].isna().all(axis=None)  # no total; no requests; half a token out a request
 
 
+@pytest.mark.samples
+def test_a_file_s_own_tokens_per_request_come_first():
+    """GuideLLM's tokens per second are means of rate series: their ratio gave 513 tokens in a
+    request where its requests held 257.1 (its prompt_token_count mean) and 128 out."""
+    store = Store(":memory:")
+    store.import_file("guidellm_benchmarks.json", (SAMPLES / "guidellm_benchmarks.json").read_bytes())
+    tokens = explorer.run_tokens(store.shown_runs({}).frame)
+    assert tokens.iloc[0].tolist() == [257.0, 128.0]
+
+
 def loaded_runs(chosen, costs: step.Costs, batch: list[float], prompt: int, output: int) -> pd.DataFrame:
     """Paired runs of a steady load of requests of ``prompt`` tokens in and ``output`` out, measured on
     the step model at ``costs`` (each step carrying the arriving prompts, at the requests' mean context),

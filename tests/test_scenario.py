@@ -186,6 +186,11 @@ class TestFromQueryParams:
         assert make_scenario(prefill="on", workload="summarisation", output_tokens="300").output_tokens == 300
         assert make_scenario(prefill="on", workload="mine").input_tokens == 100  # not a preset: the defaults
 
+    def test_given_ratios_take_no_load(self):
+        """As the page computes: its control is disabled in ratios mode, and the link's context holds."""
+        made = make_scenario(mode="ratios", prefill="on", input_tokens="2000", output_tokens="100")
+        assert not made.prefill and made.context == 1024
+
     def test_the_workload_defaults_are_the_coding_assistant_s(self):
         coding = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))["coding_assistant"]
         assert (DEFAULT.input_tokens, DEFAULT.output_tokens) == (coding.input_tokens, coding.output_tokens)

@@ -239,7 +239,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     batches a length the step model never chose. Only a server the memory does not bound (a device
     without a memory figure, whose command states no limit) stops at ``batch_max``. For each batch
     the γ in 1..``gamma_max`` with the highest speedup in the step model at ``alpha`` and
-    ``context``, or 0 where no γ gains (speculation off); consecutive batches with the same γ form
+    ``context`` (up to the longest draft a steady load takes,
+    :meth:`specviz.scenario.Scenario.gamma_limit`), or 0 where no γ gains (speculation off);
+    consecutive batches with the same γ form
     one range. With ``engine`` (a command's engine, ``vllm``, ``sglang`` or ``trtllm``), the memory
     is divided by that engine's rule (:func:`engine_rule`), as its command's flags are: an
     eager-PyTorch scenario's command is vLLM's, and its schedule stopped at 233 sequences where the
@@ -256,7 +258,7 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         scenario.engine, memory=engine_rule(scenario, _FLAGS_OF_COMMAND[engine])))
     limit = replace(held, context=context).max_batch()  # the largest int64: no memory figure, no limit
     batch_max = max(1, stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max)
-    g = np.arange(1, gamma_max + 1)[:, None]
+    g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
     best = np.where(speed.max(axis=0) > 1.0, np.argmax(speed, axis=0) + 1, 0)

@@ -569,13 +569,22 @@ def run_tokens(runs: pd.DataFrame) -> pd.DataFrame:
     """Each run's mean tokens in and out per request, ``prompt_tokens`` and ``output_tokens``: its
     output tokens per second over its requests per second, and the rest of its total tokens per
     second over the same (each tool's totals over the run's duration: vLLM's
-    ``total_token_throughput`` counts prompt and output tokens), rounded to whole tokens. NaN where a
+    ``total_token_throughput`` counts prompt and output tokens), rounded to whole tokens; a file's
+    own means per request where it states them (GuideLLM's ``prompt_token_count`` and
+    ``output_token_count``: its tokens per second are means of rate series, whose ratio is no
+    request's count, 513 in where its requests held 257). NaN where a
     throughput is missing or the figures are not a steady load's (:func:`specviz.scenario.steady_load`:
     under one token in, past the longest context a scenario takes, or requests that end within one
     speculative step of the run's γ)."""
     rate = runs["request_throughput"].where(runs["request_throughput"] > 0)
-    output = (runs["output_throughput"] / rate).round()
-    prompt = ((runs["total_token_throughput"] - runs["output_throughput"]) / rate).round()
+    output = runs["output_throughput"] / rate
+    prompt = (runs["total_token_throughput"] - runs["output_throughput"]) / rate
+    if "extra" in runs:  # a file's own means per request, where it states them (GuideLLM's), first
+        stated = runs["extra"].map(extra.scalar_fields)
+        for derived, key in ((prompt, "mean_prompt_tokens"), (output, "mean_output_tokens")):
+            means = pd.to_numeric(stated.map(lambda fields: fields.get(key)), errors="coerce")
+            derived.update(means[means > 0])
+    output, prompt = output.round(), prompt.round()
     gamma = runs["num_speculative_tokens"].fillna(0) if "num_speculative_tokens" in runs else 0
     known = (prompt >= 1) & (output - 1 >= gamma + 1) & (prompt + output <= FIELDS["input_tokens"].upper)
     return pd.DataFrame({"prompt_tokens": prompt.where(known), "output_tokens": output.where(known)}, index=runs.index)
@@ -749,8 +758,9 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
             continue
         chosen = setting_scenario(scenario, *key, presets)
         column = lambda name: rows.loc[index, name].to_numpy(dtype=float)
-        if tokens is not None:  # at the runs' longest draft, which run_tokens held the load to
-            chosen = steady_load(replace(chosen, gamma=int(column("num_speculative_tokens").max())), *tokens)
+        if tokens is not None:  # held to the runs' longest draft (run_tokens did), opened at the sidebar's
+            chosen = replace(steady_load(replace(chosen, gamma=int(column("num_speculative_tokens").max())), *tokens),
+                             gamma=chosen.gamma)
         at = chosen.context if chosen.prefill else context
         lengths = _acceptance_length(rows.loc[index]).to_numpy(dtype=float)
         batch, gamma, measured = column("concurrency"), column("num_speculative_tokens"), column("measured_speedup")
