@@ -17,7 +17,7 @@ from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mi
                            presets, require_router, titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.i18n import md, message, t, visible
-from specviz.results import benchmark_report, explorer, request_acceptance, schedule
+from specviz.results import benchmark_report, explorer, prediction, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
 
 require_router()
@@ -334,7 +334,7 @@ def show_predicted() -> None:
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     kind, fit = st.session_state.get("fit", (None, None))
     # The runs a calibration fits are predicted at its costs, as the calculator it opens predicts them.
-    predicted = explorer.predict(paired, sidebar, known, context, explorer.calibration_in_use(kind, fit, sidebar),
+    predicted = prediction.predict(paired, sidebar, known, context, prediction.calibration_in_use(kind, fit, sidebar),
                                  loads=loads)
     if predicted["predicted_speedup"].isna().all():
         st.info(t("exp.no_predictions", lang))
@@ -365,17 +365,17 @@ def show_predicted() -> None:
         st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
     col_step, col_ratios = st.columns(2)
     col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang),
-                    on_click=keep_fit, args=("step", partial(explorer.calibrate_settings, fitted, sidebar, known, context,
+                    on_click=keep_fit, args=("step", partial(prediction.calibrate_settings, fitted, sidebar, known, context,
                                                              settings.get("SPECVIZ_PAGE_TIME_LIMIT_S"), loads)))
     col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang),
-                      on_click=keep_fit, args=("ratios", partial(explorer.calibrate_ratios, fitted)))
+                      on_click=keep_fit, args=("ratios", partial(prediction.calibrate_ratios, fitted)))
     if kind is None:
         return
     if not fit:
         st.warning(t("exp.fit_failed", lang))
     elif kind == "step":
         for number, one in enumerate(fit):
-            if isinstance(one, explorer.SettingRefused):
+            if isinstance(one, prediction.SettingRefused):
                 st.warning(t("exp.fit_refused", lang, setting=one.setting, points=one.points,
                              reason=message(one.reason, lang)))
                 continue
@@ -387,8 +387,8 @@ def show_predicted() -> None:
                       one.scenario if one.scenario.prefill else replace(one.scenario, context=context), known)
     else:
         offer_fit(lang, "use_fit", t("exp.fit.ratios", lang, **fit),
-                  [message(notice, lang) for notice in explorer.ratio_warnings(fit)],
-                  replace(explorer.ratios_scenario(fit, sidebar), context=context), known)
+                  [message(notice, lang) for notice in prediction.ratio_warnings(fit)],
+                  replace(prediction.ratios_scenario(fit, sidebar), context=context), known)
 
 
 def show_published() -> None:

@@ -303,7 +303,7 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
 
 def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Measured against predicted speedup per run, each prediction's band as a horizontal bar
-    (``predicted_low`` to ``predicted_high``, :func:`specviz.results.explorer.predict`), with the line where
+    (``predicted_low`` to ``predicted_high``, :func:`specviz.results.prediction.predict`), with the line where
     they agree."""
     data = predicted.dropna(subset=["predicted_speedup"])[
         ["series", "concurrency", "alpha", "setting", "measured_speedup", "predicted_speedup", "predicted_low",

@@ -10,7 +10,7 @@ import pandas as pd
 from conftest import PRESETS, make_scenario
 from specviz import calculator, charts, settings
 from specviz.advice import claims, commands as vllm_config
-from specviz.results import explorer
+from specviz.results import explorer, prediction
 from specviz.results.schema import RUN_COLUMNS
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
@@ -218,7 +218,7 @@ EVERY_CHART = {
                                                     "concurrency", explorer.sweep_peaks(LOADS)),
     "measured_speedup": lambda: charts.measured_speedup(PAIRED, explorer.crossover_concurrency(PAIRED)),
     "acceptance_by_workload": lambda: charts.acceptance_by_workload(explorer.workload_acceptance(PAIRED)),
-    "measured_vs_predicted": lambda: charts.measured_vs_predicted(explorer.predict(PAIRED, SCENARIO, PRESETS, 0)),
+    "measured_vs_predicted": lambda: charts.measured_vs_predicted(prediction.predict(PAIRED, SCENARIO, PRESETS, 0)),
     "published_speedups": lambda: charts.published_speedups(explorer.load_published(DATA), PAIRED),
     "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
     "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),

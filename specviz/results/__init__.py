@@ -6,7 +6,8 @@
   share with the store (so that neither imports the other in a circle).
 - ``importers``: one module per benchmark result format behind a registry that detects by content.
 - ``sandbox``: the SQL console: a user's statement, read-only, bounded in time, rows, bytes and memory.
-- ``explorer``: stored runs analysed: baselines paired, load axes, measured beside predicted.
+- ``explorer``: stored runs analysed: baselines paired, load axes, acceptance by workload.
+- ``prediction``: paired runs beside the step model's predictions, and its calibrations to them.
 - ``synthetic``: runs whose acceptance the benchmark set, not measured (flagged at import).
 - ``schedule``: the best γ at each batch, measured from a grid of runs (an engine's schedule).
 - ``export``: runs written out (CSV).

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.results import explorer
+from specviz.results import explorer, prediction
 from specviz.scenario import Presets, Scenario
 
 __all__ = ["SETTING", "measured_draft_lengths", "as_ranges", "beside_model"]
@@ -85,9 +85,9 @@ def as_ranges(table: pd.DataFrame) -> pd.DataFrame:
 
 def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, context: int = 0) -> pd.DataFrame:
     """:func:`measured_draft_lengths` beside the step model's best γ at each measured batch, in the
-    setting the runs name (:func:`specviz.results.explorer.run_settings`; the scenario's where they
+    setting the runs name (:func:`specviz.results.prediction.run_settings`; the scenario's where they
     name no preset), at the median α of the setting's runs (from each run's acceptance length and
-    γ, :func:`specviz.results.explorer.predict`), choosing among the γ that were measured.
+    γ, :func:`specviz.results.prediction.predict`), choosing among the γ that were measured.
 
     Returns
     -------
@@ -102,7 +102,7 @@ def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, conte
     extra = {"model_gamma": np.nan, "model_speedup": np.nan, "fits": True, "agree": False}
     if table.empty:
         return table.assign(**extra)
-    predicted = explorer.predict(paired, scenario, presets, context)
+    predicted = prediction.predict(paired, scenario, presets, context)
     predicted = predicted[predicted["concurrency"].notna() & predicted["num_speculative_tokens"].notna()]
     out = []
     for key, one in table.groupby(list(SETTING), dropna=False, sort=False):
@@ -110,8 +110,8 @@ def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, conte
         mine = predicted[(predicted[list(SETTING)].fillna("") == pd.Series(key, index=list(SETTING)).fillna("")).all(axis=1)]
         alpha = float(mine["alpha"].median()) if mine["alpha"].notna().any() else np.nan
         if not np.isnan(alpha):
-            ids = explorer.run_settings(mine.iloc[:1], scenario, presets).iloc[0]
-            chosen = explorer.setting_scenario(scenario, ids["target"], ids["gpu"], ids["draft"], ids["engine"], presets)
+            ids = prediction.run_settings(mine.iloc[:1], scenario, presets).iloc[0]
+            chosen = prediction.setting_scenario(scenario, ids["target"], ids["gpu"], ids["draft"], ids["engine"], presets)
             gammas = np.sort(mine["num_speculative_tokens"].unique().astype(float))[:, None]
             batches = one["batch"].to_numpy(dtype=float)[None, :]
             speed = np.asarray(calculator.evaluate_scenario(chosen, alpha, gammas, batches, context)["speedup"], dtype=float)
