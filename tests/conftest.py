@@ -22,8 +22,9 @@ from hypothesis import settings as hypothesis_settings
 
 from specviz import i18n, scenario, settings
 from specviz.errors import SpecvizError
-from specviz.results import importers
+from specviz.results import explorer, importers
 from specviz.results.schema import RUN_COLUMNS
+from specviz.results.store import Store
 
 # No per-example deadline: on a loaded CI machine a slow example is not a failure.
 hypothesis_settings.register_profile("specviz", deadline=None)
@@ -34,6 +35,36 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ROOT.parent / "shared" / "samples"
 _DATA = settings.get("SPECVIZ_DATA_DIR")
 PRESETS = scenario.load_presets(_DATA)
+
+
+def raw_frame(rows: list[dict]) -> pd.DataFrame:
+    """Canonical runs as the store returns them (γ a nullable integer), from a few fields per row."""
+    base = {c: None for c in RUN_COLUMNS}
+    frame = pd.DataFrame([{**base, "run_id": str(i), "source_file": "results/f.csv", **r} for i, r in enumerate(rows)])
+    return frame.astype({c: "Int32" if c == "num_speculative_tokens" else "float64" for c, k in RUN_COLUMNS.items()
+                         if k in ("DOUBLE", "BIGINT", "INTEGER")})
+
+
+def runs_frame(rows: list[dict]) -> pd.DataFrame:
+    """:func:`raw_frame` with the explorer's shared columns."""
+    return explorer.with_load(raw_frame(rows))
+
+
+SWEEP = runs_frame(
+    [{"workload": "chat", "concurrency": c, "output_throughput": base} for c, base in ((1, 100), (8, 600), (64, 2000))]
+    + [{"workload": "chat", "concurrency": c, "output_throughput": sd, "spec_method": "eagle",
+        "num_speculative_tokens": 4, "acceptance_length": 3.0, "label": "eagle"}
+       for c, sd in ((1, 250), (8, 900), (64, 1800))])
+
+
+@pytest.fixture(scope="session")
+def example_runs():
+    """The shipped example runs, as the explorer reads them."""
+    s = Store(":memory:")
+    s.seed_examples(sorted((_DATA / "examples").glob("*.csv")))
+    runs = explorer.with_load(s.runs())
+    s.close()
+    return runs
 
 
 def in_vietnamese(error: SpecvizError, english: str) -> str:
