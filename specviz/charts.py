@@ -139,7 +139,10 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
                               domain=[float(roof["intensity"].min()), float(roof["intensity"].max())]))
     y = alt.Y("tflops:Q", scale=alt.Scale(type="log"), title=t("chart.tflops", lang))
     line = alt.Chart(roof).mark_line(color="gray").encode(x=x, y=y)
-    labelled = passes.assign(label=passes["pass"].map(lambda p: t(f"chart.pass.{p}", lang)))
+    # Each pass named with its positions: γ + 1 a sequence for the verify pass, and a steady load's
+    # prompts in both (specviz.calculator.roofline_points).
+    labelled = passes.assign(label=[t(f"chart.pass.{kind}", lang, positions=positions)
+                                    for kind, positions in zip(passes["pass"], passes["positions"])])
     dots = alt.Chart(labelled).mark_point(size=160, filled=True).encode(
         x=x, y=y, color=alt.Color("label:N", title=t("chart.pass", lang)),
         tooltip=[alt.Tooltip("label:N", title=t("chart.pass", lang)),

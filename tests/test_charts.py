@@ -8,7 +8,7 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, settings
+from specviz import calculator, charts, scenario, settings
 from specviz.advice import claims, commands as vllm_config
 from specviz.results import explorer, prediction
 from specviz.results.schema import RUN_COLUMNS
@@ -58,7 +58,11 @@ class TestRooflineChart:
     def test_two_passes_and_translated_labels(self):
         roof, passes = calculator.roofline_points(SCENARIO, 4, 64, 0)
         chart = charts.roofline_chart(roof, passes)
-        assert set(layers(chart)[3].data["label"]) == {"Plain decode", "Verify (γ+1 positions)"}
+        assert set(layers(chart)[3].data["label"]) == {"Plain decode (64 positions)", "Verify (320 positions)"}
+        # A steady load's prompts in both passes (batch 16, 2,000 in and 100 out: 16 + 320, 80 + 320·E).
+        loaded = scenario.steady_load(make_scenario(), 2000, 100)
+        labels = set(layers(charts.roofline_chart(*calculator.roofline_points(loaded, 4, 16, loaded.context)))[3].data["label"])
+        assert labels == {"Plain decode (336 positions)", "Verify (1,156 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
 
     def test_the_ridge_is_marked_where_the_roof_bends(self):
