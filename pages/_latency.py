@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import renew, show_url_notices, url_choice, url_count, url_widget
-from pages._shared import altair_chart, mix_tail_at, mix_tail_table, open_store
+from pages._shared import altair_chart, mix_tail_at, mix_tail_table, open_store, presets
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
@@ -26,7 +26,7 @@ ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
 
 def pick_workload() -> None:
     """A workload preset sets the tokens in and out (a widget callback); "custom" keeps them."""
-    workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
+    workloads = presets(settings.get("SPECVIZ_DATA_DIR")).workloads
     if (chosen_id := st.session_state.get("workload")) in workloads:
         st.session_state["input_tokens"] = workloads[chosen_id].input_tokens
         st.session_state["output_tokens"] = workloads[chosen_id].output_tokens
@@ -65,7 +65,7 @@ def workload_controls(lang: str) -> tuple[int, int]:
     """A request's tokens in and out (the scenario's ``input_tokens`` and ``output_tokens``), from a
     workload preset or typed: drawn once a run, in the Latency view or, where each step carries the
     load's prompts, under the calculator's controls. Both counts are always in the URL (:func:`url_count`)."""
-    workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
+    workloads = presets(settings.get("SPECVIZ_DATA_DIR")).workloads
     col_w, col_in, col_out = st.columns(3)
     name = lambda w: t("calc.workload.custom", lang) if w == "custom" else in_language(workloads[w].name, lang)
     # A link's tokens name their preset where one has them, else a custom workload.

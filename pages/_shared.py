@@ -87,7 +87,7 @@ def open_store(lang: str) -> Store:
 
 @st.cache_resource
 def presets(data_dir: Path) -> scenario.Presets:
-    """GPU, model and engine presets, read once per data folder."""
+    """GPU, model, engine and workload presets, read once per data folder."""
     return scenario.load_presets(data_dir)
 
 

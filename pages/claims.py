@@ -12,7 +12,7 @@ import streamlit as st
 from pages._controls import (clear_gpu_overrides, forget, forget_controls, open_tab, renew, show_url_notices,
                              url_choice, url_widget)
 from pages._shared import altair_chart, open_store, presets, require_router, titled_dataframe
-from specviz import calculator, charts, scenario, settings, workload
+from specviz import calculator, charts, scenario, settings
 from specviz.advice import claims
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
@@ -212,7 +212,7 @@ gamma = url_widget(col_gamma.number_input, t("claims.gamma", lang), 1, gamma_max
 context = url_widget(col_context.select_slider, t("calc.context", lang),
                      calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
                      value=scenario.FIELDS["context"].default, key="claim_context", help=t("calc.context_help", lang))
-workloads = workload.load_workloads(settings.get("SPECVIZ_DATA_DIR"))
+workloads = presets(settings.get("SPECVIZ_DATA_DIR")).workloads
 chosen_workload = url_choice(st.selectbox, t("claims.workload", lang), ["none", *workloads], "claim_workload",
                              format_func=lambda w: t("claims.workload.none", lang) if w == "none" else
                              t("claims.workload.preset", lang, name=in_language(workloads[w].name, lang),

@@ -15,7 +15,7 @@ from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
 from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, offer_fit, open_store,
                            presets, require_router, titled_dataframe, visible_text)
-from specviz import calculator, charts, scenario, settings, workload
+from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, prediction, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
@@ -298,8 +298,8 @@ def show_request_acceptance() -> None:
     # The tokens after the first (the prefill gives it): the run's mean, else the Latency view's default workload's.
     output = requests["output_tokens"].mean()
     measured_output = bool(pd.notna(output) and output >= 2)
-    output_tokens = int(round(output)) - 1 if measured_output else workload.load_workloads(
-        settings.get("SPECVIZ_DATA_DIR"))[DEFAULT_WORKLOAD].output_tokens - 1
+    output_tokens = int(round(output)) - 1 if measured_output else presets(
+        settings.get("SPECVIZ_DATA_DIR")).workloads[DEFAULT_WORKLOAD].output_tokens - 1
     tail = mix_tail_at(sidebar, lengths, gamma, batch, sidebar.context, output_tokens, lang)
     if tail is None:
         return

@@ -381,7 +381,7 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
     datasheet_ridge = scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target))
-    prompts = float(_prompts_per_plain_step(scenario, here["batch"]))
+    prompts = float(here["tokens_per_plain"]) - float(here["batch"])
     figures = {"positions": round(float(here["tokens_per_verify"])), "plain_positions": round(float(here["tokens_per_plain"])),
                "prompts": prompts, "spec_prompts": prompts * float(here["expected_tokens"]),
                "expected_tokens": float(here["expected_tokens"]), "intensity": float(here["verify_intensity"]),

@@ -508,8 +508,8 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     A refused value falls back to its default, as the calculator's controls do; parameters this
     module does not know are ignored (a page may keep its own). Ids are looked up among the
     presets only, so nothing in a link names a file. A request's tokens the link leaves out are its
-    ``workload`` preset's where it names one (the page leaves a preset's own tokens out of its URL),
-    else the fields' defaults.
+    ``workload`` preset's where it names one (as the Latency view's controls take them), else the
+    fields' defaults.
     """
     refused: list[tuple[str, str]] = []
 
