@@ -308,16 +308,19 @@ def at_alpha(chosen: scenario.Scenario) -> None:
 
     def show_batch() -> None:
         alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
-        curves, crossover = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
+        curves, crossings = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
         band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
         limit = fit["max_batch"] if fit is not None else None
-        altair_chart(charts.speedup_vs_batch(curves, crossover, lang, band=band, limit=limit,
+        altair_chart(charts.speedup_vs_batch(curves, crossings, lang, band=band, limit=limit,
                                              here=(batch, speed) if fits and mode == "step" else None))
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
-        st.caption(paragraphs(notes + [
-            t("calc.crossover_caption", lang, alpha=alpha, batch=at_batch(crossover.get(round(alpha, 2), float("nan")))),
-            t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
+        notes.append(t("calc.crossover_caption", lang, alpha=alpha,
+                       batch=at_batch(calculator.loses_from(crossings, round(alpha, 2)))))
+        if dipped := calculator.dips(crossings, round(alpha, 2)):
+            notes.append(t("calc.crossover_dips", lang, alpha=alpha,
+                           ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
+        st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
         csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 

@@ -22,12 +22,15 @@ from .scenario import TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
 
 __all__ = [
     "SEED_ALPHAS",
+    "MOE_HEAVY_RATIO",
     "BAND_DRAWS",
     "evaluate_scenario",
     "speedup_band",
     "breakeven_alpha",
     "alpha_table",
     "batch_sweep",
+    "loses_from",
+    "dips",
     "band_vs_batch",
     "heatmap_grid",
     "gamma_sweep",
@@ -277,29 +280,47 @@ def alpha_table(scenario: Scenario, gamma: int, batch: int, context: int = 0,
 
 
 def batch_sweep(scenario: Scenario, alphas: ArrayLike, gamma: int, context: int,
-                batch_max: int) -> tuple[pd.DataFrame, pd.Series]:
-    """Speedup against batch for several α, and the crossover batch of each α.
+                batch_max: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Speedup against batch for several α, and where each α's speedup crosses 1.
 
     Returns
     -------
     curves : DataFrame
         Long form with columns ``alpha, batch, speedup, verify_cost, regime`` over a log grid.
-    crossover : Series
-        Indexed by α: the smallest whole batch (searched over every batch 1..batch_max) at which
-        the speedup falls below 1, NaN where it never does. Above it speculation should be off.
+    crossings : DataFrame
+        Every whole batch (searched over every batch 1..batch_max) at which an α's speedup falls
+        below 1 or rises to it again (:func:`specviz.model.roofline.crossings`): columns ``alpha``,
+        ``batch`` and ``rises``. A mixture of experts can lose at small batches and pay again
+        further on; :func:`loses_from` is the batch above which speculation should be off.
     """
     a = np.asarray(alphas, dtype=float)[:, None]
     every = np.arange(1, batch_max + 1)
     full = evaluate_scenario(scenario, a, gamma, every, context)
-    crossover = pd.Series(np.atleast_1d(roofline.crossover_batch(every, full["speedup"])),
-                          index=a[:, 0], name="crossover_batch")
+    rows, batches, rises = roofline.crossings(every, full["speedup"])
+    crossings = pd.DataFrame({"alpha": a[rows, 0], "batch": batches, "rises": rises})
     rows = batch_grid(batch_max) - 1
     frame = {"alpha": np.repeat(a[:, 0], rows.size), "batch": np.tile(every[rows], a.shape[0]),
              "speedup": full["speedup"][:, rows].ravel(),
              "verify_cost": full["verify_cost"][:, rows].ravel()}
     if "regime" in full:
         frame["regime"] = full["regime"][:, rows].ravel()
-    return pd.DataFrame(frame), crossover
+    return pd.DataFrame(frame), crossings
+
+
+def loses_from(crossings: pd.DataFrame, alpha: float) -> float:
+    """The batch from which speculation loses up to the sweep's last batch at ``alpha``: its last
+    crossing of :func:`batch_sweep`'s ``crossings`` where that is a fall, NaN where it never
+    falls for good (:func:`specviz.model.roofline.crossover_batch`)."""
+    own = crossings[np.isclose(crossings["alpha"], alpha)]
+    return float(own["batch"].iloc[-1]) if len(own) and not own["rises"].iloc[-1] else math.nan
+
+
+def dips(crossings: pd.DataFrame, alpha: float) -> list[tuple[int, int]]:
+    """The batch ranges (first, last, inclusive) in which speculation loses at ``alpha`` and pays
+    again after: a mixture of experts' expert tax at small batches."""
+    own = crossings[np.isclose(crossings["alpha"], alpha)]
+    falls, rises = own["batch"].to_numpy(), own["rises"].to_numpy()
+    return [(int(falls[i]), int(falls[i + 1]) - 1) for i in range(len(own) - 1) if not rises[i] and rises[i + 1]]
 
 
 def band_vs_batch(scenario: Scenario, alpha: float, gamma: int, context: int, batch_max: int) -> pd.DataFrame:
@@ -356,6 +377,23 @@ def regime_crossovers(scenario: Scenario, gamma: int, context: int,
             "baseline": roofline.crossover_batch(every, memory(r["baseline_regime"]), 0.5)}
 
 
+# Above this ratio of the expert weights a verify pass reads to a plain pass's, the experts are why a
+# memory-bound verify pass costs more than a plain one (below it the Why panel names the positions'
+# own work): a tenth more, which a reader can tell from the positions' own matmuls and KV reads.
+MOE_HEAVY_RATIO = 1.1
+
+
+def _expert_read_ratio(scenario: Scenario, here: dict[str, np.ndarray]) -> float:
+    """The expert weights a decoding verify pass reads over a plain pass's (1 for a dense target), at
+    the batch and γ of a point of :func:`evaluate_scenario`."""
+    if not scenario.target.num_experts:
+        return 1.0
+    batch, gamma = float(here["batch"]), int(here["gamma"])
+    routed = step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
+    plain, verify = (float(roofline.experts_touched(scenario.target, tokens)) for tokens in (batch, routed))
+    return verify / plain
+
+
 def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple[str, str, dict[str, float]]:
     """Which passes wait on memory at one point of :func:`evaluate_scenario` (roofline mode), as the
     message key of the regime (``calc.regime.memory``/``compute``), the message key that explains it,
@@ -363,9 +401,11 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     a step carries, E times as many in a speculative one, set the verify pass's cost.
 
     A memory-bound verify pass is cheap only if it reads about what a plain pass reads: past 1.2× a
-    plain pass it is ``memory_heavy``, for a mixture of experts (its γ + 1 positions touch more
-    experts, and so more weights) or for a dense model (the positions' matmuls and KV traffic add to
-    the weight reads where compute and memory time do not overlap). A verify pass past the ridge
+    plain pass it is ``memory_heavy_moe`` where its γ + 1 positions read more than
+    :data:`MOE_HEAVY_RATIO` times the expert weights of a plain pass (:func:`expert_tax`'s ratio),
+    ``memory_heavy`` otherwise, for a dense model or a mixture of experts whose plain pass already
+    reads (nearly) every expert: the positions' matmuls and KV traffic add to the weight reads where
+    compute and memory time do not overlap (Kimi-K2 at batch 256 reads 382 and 384 of 384 experts). A verify pass past the ridge
     while the plain one is not is ``between``; with both past it, ``compute``. The ridge is the one
     the passes meet, the datasheet's peak (at the precision's dtype) over bandwidth at the shares of
     them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, as the sidebar shows it.
@@ -377,7 +417,8 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
         if float(here["verify_cost"]) < 1.2:
             explain = "calc.explain.memory"
         else:
-            explain = "calc.explain.memory_heavy_moe" if scenario.target.num_experts else "calc.explain.memory_heavy"
+            explain = "calc.explain.memory_heavy_moe" if _expert_read_ratio(scenario, here) > MOE_HEAVY_RATIO \
+                else "calc.explain.memory_heavy"
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
     datasheet_ridge = scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target))

@@ -46,16 +46,17 @@ def _break_even_rule(lang: str, axis_title: str) -> list[alt.Chart]:
     return _labelled_rule(_BREAK_EVEN, "y", t("chart.break_even", lang), "black", axis_title, strokeDash=[4, 4])
 
 
-def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en",
+def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = "en",
                      band: pd.DataFrame | None = None, limit: int | None = None,
                      here: tuple[float, float] | None = None) -> alt.LayerChart:
-    """Speedup against batch (log x), one line per α, the 1.0 line and each α's crossover marked;
+    """Speedup against batch (log x), one line per α, the 1.0 line and each α's crossings marked (a
+    diamond where it falls below 1, a triangle where it rises to 1 again);
     with ``band`` (:func:`specviz.calculator.band_vs_batch`), one α's band shaded and its ideal
     roofline (the hardware alone, no engine costs) drawn dashed; ``limit``, the largest batch the
     speculative server's memory holds, as a red vertical rule (the curves beyond it are what no
     server reaches); ``here``, the scenario's (batch, speedup), as a ringed point.
 
-    ``curves`` and ``crossover`` are the two results of :func:`specviz.calculator.batch_sweep`.
+    ``curves`` and ``crossings`` are the two results of :func:`specviz.calculator.batch_sweep`.
     """
     alpha_title = t("chart.alpha", lang)
     domain = [float(curves["batch"].min()), float(curves["batch"].max())]
@@ -67,13 +68,15 @@ def speedup_vs_batch(curves: pd.DataFrame, crossover: pd.Series, lang: str = "en
                alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
     lines = alt.Chart(curves).mark_line(point=False).encode(x=x, y=y, color=color, tooltip=tooltip)
-    points = crossover.dropna().rename_axis("alpha").reset_index().assign(speedup=1.0)
-    marks = alt.Chart(points).mark_point(size=120, shape="diamond", filled=True).encode(
-        x=alt.X("crossover_batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
+    points = crossings.assign(speedup=1.0, crossing=np.where(crossings["rises"], t("chart.pays_again", lang),
+                                                             t("chart.loses_here", lang)))
+    marks = alt.Chart(points).mark_point(size=120, filled=True).encode(
+        x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
         y=alt.Y("speedup:Q"),
         color=alt.Color("alpha:N", title=alpha_title),
-        tooltip=[alt.Tooltip("alpha:N", title=alpha_title),
-                 alt.Tooltip("crossover_batch:Q", title=t("chart.crossover", lang))])
+        shape=alt.Shape("rises:N", scale=alt.Scale(domain=[False, True], range=["diamond", "triangle-up"]), legend=None),
+        tooltip=[alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("crossing:N", title=t("chart.crossing", lang)),
+                 alt.Tooltip("batch:Q", title=t("chart.batch", lang))])
     layers = [lines, *_break_even_rule(lang, t("chart.speedup", lang)), marks]
     if band is not None:
         band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))

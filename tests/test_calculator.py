@@ -191,14 +191,30 @@ class TestAlphaTable:
 
 class TestBatchSweep:
     def test_crossover_is_exact_over_every_batch(self):
-        curves, crossover = calculator.batch_sweep(REALISTIC, [0.6, 0.7], 4, 1024, 1024)
+        curves, crossings = calculator.batch_sweep(REALISTIC, [0.6, 0.7], 4, 1024, 1024)
         every = np.arange(1, 1025)
         s = calculator.evaluate_scenario(REALISTIC, 0.6, 4, every, 1024)["speedup"]
-        b = int(crossover[0.6])
-        assert s[b - 1] < 1 <= s[b - 2]
-        assert crossover[0.7] > crossover[0.6]  # a better draft keeps paying at larger batches
+        b = int(calculator.loses_from(crossings, 0.6))
+        assert s[b - 1] < 1 <= s[b - 2] and (s[b - 1:] < 1).all()
+        assert calculator.loses_from(crossings, 0.7) > b  # a better draft keeps paying at larger batches
+        assert calculator.dips(crossings, 0.6) == []  # a dense model falls once
         assert set(curves.columns) >= {"alpha", "batch", "speedup", "verify_cost", "regime"}
         assert curves["batch"].max() == 1024 and curves["batch"].min() == 1
+
+    def test_a_mixture_of_experts_that_dips_and_pays_again_is_marked_at_every_crossing(self):
+        """DeepSeek-V3 + MTP on 8 B200s in FP8 at α 0.5: the expert tax makes speculation lose at
+        batches 6-13, it pays again from 14 (1.30x at 64) and loses for good from 243. The chart had
+        one diamond, at 6, and the caption said to turn speculation off above it."""
+        deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
+        _, crossings = calculator.batch_sweep(deepseek, [0.5, 0.8], deepseek.gamma, deepseek.context, 1024)
+        every = np.arange(1, 1025)
+        s = calculator.evaluate_scenario(deepseek, 0.5, deepseek.gamma, every, deepseek.context)["speedup"]
+        assert calculator.dips(crossings, 0.5) == [(6, 13)]
+        assert (s[5:13] < 1).all() and s[4] >= 1 and s[13] >= 1
+        assert calculator.loses_from(crossings, 0.5) == 243 and (s[242:] < 1).all() and s[241] >= 1
+        own = crossings[crossings["alpha"] == 0.5]
+        assert list(own["batch"]) == [6, 14, 243] and list(own["rises"]) == [False, True, False]
+        assert math.isnan(calculator.loses_from(crossings, 0.8)) or calculator.loses_from(crossings, 0.8) > 243
 
 
 class TestBandVsBatch:
@@ -270,6 +286,19 @@ class TestRegimeExplanation:
         # The ridge the passes meet, at the shares of peak reached, beside the GPU's own.
         assert figures["ridge"] == pytest.approx(989.4 / 3.35 * 0.6 / 0.8)
         assert figures["datasheet_ridge"] == pytest.approx(295.343, abs=1e-3)
+
+    def test_a_mixture_whose_plain_pass_reads_every_expert_is_not_blamed_on_them(self):
+        """Kimi-K2 on 8 GB300s at batch 256: a plain pass reads 382 of 384 experts a layer and the
+        verify pass 384, 1.005 times the weights, yet the verify pass costs 1.39 times a plain one.
+        The Why panel had said the positions routed to more experts; it names their own work. At
+        batch 8 the verify pass reads 2.9 times the expert weights: the experts are the cause."""
+        kimi = dict(gpu="GB300", target="Kimi-K2", precision="nvfp4", tp="8", ep="on", context="0")
+        _, at_256, figures = self.explain(make_scenario(**kimi, batch="256"), 256)
+        _, at_8, _ = self.explain(make_scenario(**kimi, batch="8"), 8)
+        assert figures["verify_cost"] > 1.2
+        assert (at_256, at_8) == ("calc.explain.memory_heavy", "calc.explain.memory_heavy_moe")
+        tax = calculator.expert_tax(make_scenario(**kimi, batch="256"), 0.8, 4, 256, 0, 256)
+        assert tax["ratio"] < calculator.MOE_HEAVY_RATIO
 
     def test_past_the_ridge(self):
         one_gpu = make_scenario(draft="ngram", tp=1).ideal()

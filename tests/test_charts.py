@@ -23,8 +23,8 @@ def layers(chart) -> list:
 
 class TestSpeedupVsBatch:
     def test_lines_rule_and_crossover_marks(self):
-        curves, crossover = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
-        chart = charts.speedup_vs_batch(curves, crossover)
+        curves, crossings = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
+        chart = charts.speedup_vs_batch(curves, crossings)
         spec = chart.to_dict()
         assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "rule", "text", "point"]
         assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
@@ -32,9 +32,9 @@ class TestSpeedupVsBatch:
         assert len(layers(chart)[3].data) == 2  # one diamond per α that crosses
 
     def test_a_band_and_the_ideal_roofline_beneath_the_lines(self):
-        curves, crossover = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
+        curves, crossings = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
         band = calculator.band_vs_batch(SCENARIO, 0.9, 4, 0, 1024)
-        spec = charts.speedup_vs_batch(curves, crossover, band=band).to_dict()
+        spec = charts.speedup_vs_batch(curves, crossings, band=band).to_dict()
         assert [layer["mark"]["type"] for layer in spec["layer"][:2]] == ["area", "line"]
         assert spec["layer"][0]["encoding"]["y2"]["field"] == "high" and spec["layer"][1]["mark"]["strokeDash"]
 

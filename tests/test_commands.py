@@ -11,7 +11,7 @@ import pytest
 from conftest import PRESETS, config_of, make_scenario
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, serving, trtllm
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.model import step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
@@ -536,3 +536,57 @@ class TestTrtllmCommand:
         assert serving.command_engine(on_trt) == "trtllm"
         schedule = draft_length.gamma_schedule(on_trt, 0.8, 1024, 1024, 8)
         assert serving.serve_command(on_trt, schedule, 4, 8).argv[0] == "trtllm-serve"
+
+
+class TestTargetWords:
+    """The target a command loads is the one whose memory the page shows: its format, its code."""
+
+    ENGINES = ("vllm", "sglang", "trtllm")
+
+    def command(self, scenario, engine: str) -> vllm_config.Command:
+        return serving.serve_command(scenario, draft_length.gamma_schedule(scenario, 0.8, 1024, 64, 4), 2, 16,
+                                     engine=engine)
+
+    @pytest.mark.parametrize("engine", ENGINES)
+    def test_fp4_weights_need_a_checkpoint_in_fp4(self, engine):
+        # DeepSeek-V3's repository is its FP8 checkpoint, 672 GB: 168 GB a GPU on 4 B200s, where the
+        # page holds NVFP4 weights (101 GB a GPU). Loading it would not fit.
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4", ep="on")
+        command = self.command(chosen, engine)
+        assert "<NVFP4 checkpoint of deepseek-ai/DeepSeek-V3>" in command.argv
+        assert "deepseek-ai/DeepSeek-V3" not in command.argv
+        problem = next(p for p in command.problems if p.key == "command.quantized_checkpoint")
+        assert (problem.params["weights"], problem.params["shipped"]) == ("nvfp4", "fp8-block")
+
+    def test_fp8_from_a_bf16_checkpoint_is_quantized_while_loading_where_the_engine_can(self):
+        chosen = make_scenario(gpu="B200", target="Qwen3-235B-A22B", precision="fp8", tp="2")
+        for engine in ("vllm", "sglang"):
+            argv = self.command(chosen, engine).argv
+            assert "Qwen/Qwen3-235B-A22B" in argv
+            assert argv[argv.index("--quantization") + 1] == "fp8"
+        trt = self.command(chosen, "trtllm")
+        assert "<FP8 checkpoint of Qwen/Qwen3-235B-A22B>" in trt.argv
+        assert [p.key for p in trt.problems] == ["command.quantized_checkpoint"]
+
+    @pytest.mark.parametrize("engine", ENGINES)
+    def test_the_format_the_checkpoint_ships_loads_as_it_is(self, engine):
+        # FP8 weights on DeepSeek-V3, whose checkpoint is FP8 with block scales: the same format.
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
+        command = self.command(chosen, engine)
+        assert "deepseek-ai/DeepSeek-V3" in command.argv and "--quantization" not in command.argv
+        assert command.problems == []
+
+    @pytest.mark.parametrize("engine, flag", [("vllm", "--trust-remote-code"), ("sglang", "--trust-remote-code"),
+                                              ("trtllm", "--trust_remote_code")])
+    def test_kimi_k2_loads_its_own_code_and_others_do_not(self, engine, flag):
+        kimi = make_scenario(gpu="B200", target="Kimi-K2", draft="EAGLE3-AQ-MedAI-Kimi-K2", tp="8", ep="on")
+        assert flag in self.command(kimi, engine).argv
+        assert flag not in self.command(SCENARIO, engine).argv
+
+    @pytest.mark.parametrize("engine", ENGINES)
+    def test_a_target_read_from_a_config_file_is_named_by_the_user(self, engine):
+        uploaded = replace(SCENARIO, target=replace(SCENARIO.target, source=""))
+        command = self.command(uploaded, engine)
+        assert "<Qwen3-32B>" in command.argv
+        assert Notice("command.name_the_target", target="Qwen3-32B",
+                      engine=vllm_config.ENGINE_NAMES[engine]) in command.problems

@@ -85,15 +85,39 @@ class TestGammaSchedule:
 
 class TestAdvise:
     @pytest.mark.parametrize("query, key", [({}, "advice.gamma_by_batch"),
+                                            ({"target": "Qwen3-30B-A3B", "draft": "ngram", "tp": "1"},
+                                             "advice.gamma_by_batch_rises"),
                                             ({"target": "DeepSeek-V3", "draft": "mtp", "gpu": "H200", "tp": "8"},
-                                             "advice.gamma_by_batch_rises")])
+                                             "advice.gamma_by_batch_moves")])
     def test_the_best_gamma_s_move_with_the_batch_is_said_as_it_goes(self, query, key):
-        """DeepSeek-V3 + MTP: "The best γ falls as the batch grows: 5 at batch 1, 6 at batch 64"."""
+        """Qwen3-30B-A3B: 4, 6 then 8 by batch 64, as its expert tax fades. DeepSeek-V3 + MTP on 8 H200s:
+        5 at batch 1, 4 at 2-7, up to 8 at 15-36 and 6 at 64, which the advice had called a rise
+        from 5 to 6."""
         chosen = make_scenario(**query)
         schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 1024, 8)
         moved = next(n for n in draft_length.advise(chosen, 0.8, 4, 64, schedule) if n.key.startswith("advice.gamma_by"))
         assert moved.key == key
-        assert (moved.params["large"] > moved.params["small"]) == key.endswith("_rises")
+        if not key.endswith("_moves"):
+            assert (moved.params["large"] > moved.params["small"]) == key.endswith("_rises")
+
+    def test_a_best_gamma_that_falls_and_rises_again_is_said_to_move(self):
+        """Kimi-K2 on 8 GB300s in NVFP4: γ 8 at batch 1, 5 at batches 4-10, 8 again at 20-46, 4 at 256.
+        The advice had said "falls as the batch grows: 8 at batch 1, 4 at batch 256" beside that
+        schedule."""
+        kimi = make_scenario(gpu="GB300", target="Kimi-K2", precision="nvfp4", tp="8", ep="on", context="8192")
+        schedule = draft_length.gamma_schedule(kimi, 0.8, 8192, 1024, 8)
+        assert list(schedule["gamma"][:6]) == [8, 6, 5, 6, 7, 8]
+        moved = next(n for n in draft_length.advise(kimi, 0.8, 4, 256, schedule) if n.key.startswith("advice.gamma_by"))
+        assert moved == Notice("advice.gamma_by_batch_moves", small=8, batch=256, large=4, turn=8, turn_first=20,
+                               turn_last=46)
+
+    def test_a_draft_longer_than_the_mtp_layers_is_warned_of(self):
+        deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
+        schedule = draft_length.gamma_schedule(deepseek, 0.8, 1024, 1024, 8)
+        assert deepseek.target.mtp_layers == 1
+        assert Notice("advice.mtp_reused", target=deepseek.target.name, layers=1, gamma=6) in \
+            draft_length.advise(deepseek, 0.8, 6, 64, schedule)
+        assert not any(n.key == "advice.mtp_reused" for n in draft_length.advise(deepseek, 0.8, 1, 64, schedule))
 
     @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
                                                ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),

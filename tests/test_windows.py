@@ -33,8 +33,9 @@ class TestPayingNow:
         here = calculator.evaluate_scenario(chosen, state.alpha_iid, 3, verdict.batch, chosen.context)
         assert verdict.speedup == pytest.approx(float(here["speedup"]))
         assert verdict.low <= verdict.speedup <= verdict.high
-        _, crossover = calculator.batch_sweep(chosen, [state.alpha_iid], 3, chosen.context, 1024)
-        assert verdict.stops_paying_at == crossover.iloc[0] or math.isnan(verdict.stops_paying_at)
+        _, crossings = calculator.batch_sweep(chosen, [state.alpha_iid], 3, chosen.context, 1024)
+        assert verdict.stops_paying_at == calculator.loses_from(crossings, state.alpha_iid) or \
+            math.isnan(verdict.stops_paying_at)
 
     def test_the_draft_share_of_a_step_from_the_step_model_s_times(self):
         """γ·t_draft / (γ·t_draft + t_verify), what TensorRT-LLM's draft overhead measures, from the

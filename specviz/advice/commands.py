@@ -107,11 +107,12 @@ import pandas as pd
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.model import memory
+from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
-           "draft_name", "engine_rule", "ENGINE_NAMES", "memory_flags", "node_notices", "rank_tiers"]
+           "draft_name", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "node_notices", "rank_tiers"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -260,6 +261,53 @@ def hugging_face_id(model_source: str) -> str | None:
     """The Hugging Face id (``Qwen/Qwen3-32B``) in a preset's source, None where it names none."""
     found = _HF_REPO.search(model_source or "")
     return found[1] if found else None
+
+
+# Model types whose config.json and tokenizer are code shipped in the checkpoint (``auto_map``) that no
+# engine knows by itself: Moonshot's deployment guide for Kimi-K2 and vLLM's recipe for Kimi-K2-Thinking
+# start vLLM and SGLang with --trust-remote-code, TensorRT-LLM's trtllm-serve takes --trust_remote_code.
+_REMOTE_CODE_TYPES = ("kimi_k2", "kimi_k25")
+_REMOTE_CODE_FLAG = {"vLLM": "--trust-remote-code", "SGLang": "--trust-remote-code",
+                     "TensorRT-LLM": "--trust_remote_code"}
+# Weight formats that load as one: FP8 with or without block scales, INT4 at any group size.
+_FORMAT_FAMILY = {"fp8-block": "fp8", "int4-g32": "int4"}
+# What an engine makes of a BF16 checkpoint while loading it: vLLM's and SGLang's --quantization fp8
+# (FP8 weights with per-tensor scales, activations scaled per step). FP4, INT4 and a format smaller
+# than the checkpoint's need a checkpoint quantized beforehand (ModelOpt, llm-compressor), and
+# TensorRT-LLM's PyTorch backend reads the format from the checkpoint alone.
+_ONLINE_FP8 = ("vLLM", "SGLang")
+
+
+def target_words(scenario: Scenario, engine: str, problems: list[Notice]) -> tuple[str, list[str]]:
+    """The target as ``engine``'s command names it, and the flags its checkpoint needs.
+
+    The name is the Hugging Face id in the preset's source. The format the scenario serves the
+    target's largest linear component in (its experts, or its MLP) is compared with the one its
+    checkpoint ships: the same format loads as it is; FP8 from a BF16 checkpoint is
+    ``--quantization fp8`` on vLLM and SGLang; any other needs a checkpoint in that format, which
+    the command names by a placeholder, with a problem (``command.quantized_checkpoint``): the
+    memory the page holds is that format's, and the shipped checkpoint would not fit it. A target
+    without an id (a config.json the user gave) is a placeholder too (``command.name_the_target``).
+    Kimi-K2's model types add the engine's trust-remote-code flag.
+    """
+    target, flags = scenario.target, []
+    name = hugging_face_id(target.source)
+    component = max((c for c in LINEAR_COMPONENTS if target.params.get(c, 0) > 0), key=lambda c: target.params[c])
+    served = scenario.precision.weight_format(target, component).name
+    shipped = target.weight_formats.get(component, "bf16")
+    if _FORMAT_FAMILY.get(served, served) != _FORMAT_FAMILY.get(shipped, shipped):
+        if served == "fp8" and shipped == "bf16" and engine in _ONLINE_FP8:
+            flags += ["--quantization", "fp8"]
+        else:
+            problems.append(Notice("command.quantized_checkpoint", target=name or target.name, weights=served,
+                                   shipped=shipped, engine=engine))
+            name = f"<{served.upper()} checkpoint of {name or target.name}>"
+    if name is None:
+        problems.append(Notice("command.name_the_target", target=target.name, engine=engine))
+        name = f"<{target.name}>"
+    if target.model_type in _REMOTE_CODE_TYPES:
+        flags.append(_REMOTE_CODE_FLAG[engine])
+    return name, flags
 
 
 def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems: list[Notice],
@@ -480,7 +528,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
     draft = draft_name(scenario, method, draft_repo, problems, "vLLM")
-    argv = [*env, "vllm", "serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
+    target, target_flags = target_words(scenario, "vLLM", problems)
+    argv = [*env, "vllm", "serve", target, *target_flags]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
     if scenario.dp > 1:
@@ -591,8 +640,8 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     if kind == "block":
         notices.append(Notice("command.sglang_since", algorithm=SGLANG_ALGORITHMS[kind], since=_SGLANG_DFLASH))
     problems: list[Notice] = []
-    argv = ["python", "-m", "sglang.launch_server", "--model-path",
-            hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>"]
+    target, target_flags = target_words(scenario, "SGLang", problems)
+    argv = ["python", "-m", "sglang.launch_server", "--model-path", target, *target_flags]
     moe = scenario.target.moe_layers > 0
     # SGLang's --tp counts every GPU; a MoE's data-parallel groups split the attention within it.
     tp = scenario.tp * scenario.dp if moe else scenario.tp

@@ -92,7 +92,12 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     -------
     list of Notice
         ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
-        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ;
+        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ,
+        ``advice.gamma_by_batch_moves`` where it both rises and falls on the way (a mixture of experts:
+        the expert tax fades as the batch grows while each verify position grows dearer), with the γ
+        it turns at and that γ's batches; ``advice.mtp_reused`` for a draft longer than the target's
+        MTP layers (vLLM: "Enabling num_speculative_tokens > 1 will run multiple times of forward on
+        same MTP layer, which may result in lower acceptance rate");
         ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
@@ -109,13 +114,27 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
                           speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
                                                                      scenario.context)["speedup"]))
                    if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
-        if first["gamma"] != here["gamma"]:  # falls with the batch for a dense model; may rise for a MoE
+        # Up to this batch the best γ falls for a dense model; it may rise for a MoE, or do both.
+        gammas = schedule.loc[schedule["first"] <= batch, "gamma"].to_numpy()
+        steps = np.sign(np.diff(gammas))
+        if (steps > 0).any() and (steps < 0).any():
+            # Where it turns: after its first change of direction, its highest (having fallen) or lowest.
+            first_way = steps[0]
+            after = int(np.argmax(steps == -first_way)) + 1
+            turn = schedule.iloc[after + int(np.argmax(gammas[after:] if first_way < 0 else -gammas[after:]))]
+            notices.append(Notice("advice.gamma_by_batch_moves", small=int(first["gamma"]), batch=int(batch),
+                                  large=int(here["gamma"]), turn=int(turn["gamma"]), turn_first=int(turn["first"]),
+                                  turn_last=int(turn["last"])))
+        elif first["gamma"] != here["gamma"]:
             falls = here["gamma"] < first["gamma"]
             notices.append(Notice("advice.gamma_by_batch" if falls else "advice.gamma_by_batch_rises",
                                   small=int(first["gamma"]), batch=int(batch), large=int(here["gamma"])))
     off = schedule[schedule["gamma"] == 0]
     notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
                    if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
+    if scenario.draft.kind == "mtp" and gamma > max(1, scenario.target.mtp_layers):
+        notices.append(Notice("advice.mtp_reused", target=scenario.target.name, layers=max(1, scenario.target.mtp_layers),
+                              gamma=int(gamma)))
     rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
     if rate < WEAK_DRAFT_RATE:
         remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")

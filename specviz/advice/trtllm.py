@@ -54,8 +54,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from specviz.advice.commands import (FINAL, Command, draft_name, engine_rule, hugging_face_id, memory_flags,
-                                     node_notices, parse_release, speculation_method)
+from specviz.advice.commands import (FINAL, Command, draft_name, engine_rule, memory_flags, node_notices,
+                                     parse_release, speculation_method, target_words)
 from specviz.errors import Notice, SpecvizError
 from specviz.scenario import Scenario
 
@@ -203,8 +203,8 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     # Attention DP splits a MoE's attention over the --tp_size GPUs; a dense model's DP is replicas.
     attention_dp = scenario.dp > 1 and moe
     tp = scenario.tp * scenario.dp if attention_dp else scenario.tp
-    argv = ["trtllm-serve", hugging_face_id(scenario.target.source) or f"<{scenario.target.name}>",
-            "--backend", "pytorch"]
+    target, target_flags = target_words(scenario, "TensorRT-LLM", problems)
+    argv = ["trtllm-serve", target, *target_flags, "--backend", "pytorch"]
     if tp > 1:
         argv += ["--tp_size", str(tp)]
     if scenario.ep:

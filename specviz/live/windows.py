@@ -48,8 +48,8 @@ class PayingNow:
         The step model's speedup at that batch and its band
         (:func:`specviz.calculator.speedup_band`).
     stops_paying_at : float
-        The smallest batch at which the speedup at this α falls below 1 (NaN: none up to
-        ``batch_max``): above it, speculation should be off.
+        The smallest batch from which the speedup at this α stays below 1 up to ``batch_max``
+        (:func:`specviz.calculator.loses_from`; NaN: none): above it, speculation should be off.
     draft_share : float
         The share of a speculative step the model spends drafting at that batch,
         γ·t_draft / (γ·t_draft + t_verify) = γc / (γc + v) with c and v the draft and verify costs:
@@ -97,10 +97,10 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch)
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
     low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
-    _, crossover = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
+    _, crossings = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
     drafting = gamma * float(here["draft_cost"])
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
-                     float(np.asarray(high)), float(crossover.iloc[0]),
+                     float(np.asarray(high)), calculator.loses_from(crossings, live.alpha),
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
                      float(here["verify_cost"]))
 

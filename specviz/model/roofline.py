@@ -43,7 +43,7 @@ __all__ = [
     "forward_seconds",
     "one_regime",
     "evaluate",
-    "crossover_batch",
+    "crossover_batch", "crossings",
     "experts_touched",
     "footprint_gb",
     "weights_gb",
@@ -445,7 +445,12 @@ def experts_touched(model: Model, tokens: ArrayLike) -> np.ndarray:
 
 
 def crossover_batch(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> float | np.ndarray:
-    """Smallest batch at which ``values`` first falls below ``threshold``.
+    """Smallest batch from which ``values`` stay below ``threshold`` up to the last batch.
+
+    For a curve that falls once this is where it first falls below. A mixture of experts' speedup
+    can dip below 1 at small batches (its verify pass reads more experts than a plain pass) and
+    rise above it again once a plain pass reads most of them: the dip is not where speculation
+    stops paying (:func:`crossings` gives every crossing).
 
     Parameters
     ----------
@@ -459,10 +464,38 @@ def crossover_batch(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0)
     Returns
     -------
     float or ndarray
-        The batch, or NaN where the values never fall below the threshold.
+        The batch, or NaN where the last value is not below the threshold.
     """
     b = np.asarray(batch, dtype=float)
     below = np.asarray(values) < threshold
-    first = np.argmax(below, axis=-1)
-    result = np.where(below.any(axis=-1), b[first], np.nan)
+    # The last batch at or above the threshold, counted from the end; the one after it is the answer.
+    from_end = np.argmax(~below[..., ::-1], axis=-1)
+    first = np.where((~below).any(axis=-1), below.shape[-1] - from_end, 0)
+    result = np.where(below[..., -1], b[np.minimum(first, b.size - 1)], np.nan)
     return float(result) if np.ndim(result) == 0 else result
+
+
+def crossings(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every batch at which ``values`` cross ``threshold``: where they fall below it, and where they
+    rise to it again (a mixture of experts' dip, :func:`crossover_batch`).
+
+    Parameters
+    ----------
+    batch : array_like
+        Increasing batch sizes (1-D), matching the last axis of ``values``.
+    values : array_like
+        1-D or 2-D (rows of curves, batch on the last axis).
+
+    Returns
+    -------
+    rows, batches, rises : ndarray
+        For each crossing, in order along each row: its row (0 for a 1-D ``values``), the first batch
+        on its new side, and whether the values rise to the threshold there (else they fall below).
+        The first batch counts as a fall where it is already below.
+    """
+    b = np.asarray(batch)
+    below = np.atleast_2d(np.asarray(values) < threshold)
+    # A column of "not below" before the first batch: a curve that starts below falls at batch 1.
+    change = np.diff(np.concatenate([np.zeros((below.shape[0], 1), dtype=bool), below], axis=1).astype(np.int8), axis=1)
+    rows, cols = np.nonzero(change)
+    return rows, b[cols], change[rows, cols] < 0
