@@ -131,6 +131,8 @@ if not chosen.prefill:
         value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
         disabled=mode == "ratios"))
 context = chosen.context
+if mode == "step" and (beyond := chosen.beyond_positions()) is not None:
+    st.warning(t("calc.beyond_positions", lang, **beyond))
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")

@@ -406,6 +406,22 @@ class Scenario:
         than the batch holds; ``gamma_max`` decoding only."""
         return max(1, min(gamma_max, self.output_tokens - 2)) if self.prefill else gamma_max
 
+    @property
+    def longest_request(self) -> int:
+        """The positions one request reaches: its tokens in and out under a steady load, else the
+        context (what a command states as vLLM's ``--max-model-len``)."""
+        return self.input_tokens + self.output_tokens if self.prefill else self.context
+
+    def beyond_positions(self) -> dict[str, Any] | None:
+        """Where :attr:`longest_request` is past the target's ``max_position_embeddings``: the
+        target, the length and the limit, which an engine refuses (vLLM: "User-specified
+        max_model_len ... is greater than the derived max_model_len") unless the model's RoPE is
+        scaled (YaRN) as its card says; None where it is within, or the config states no limit."""
+        limit = self.target.max_positions
+        if limit is None or self.longest_request <= limit:
+            return None
+        return {"target": self.target.name, "length": self.longest_request, "limit": limit}
+
     def memory(self) -> dict[str, float | np.ndarray]:
         """Each GPU's memory at the scenario's batch, context and γ, as its engine divides it
         (:func:`memory_use`)."""

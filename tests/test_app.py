@@ -83,6 +83,15 @@ class TestCalculatorPage:
         assert not at.warning and not any("Knobs differ" in m.value for m in at.markdown)
         assert len(at.table) == 1 and not at.get("vega_lite_chart")  # only the open tab is built
 
+    def test_a_context_past_the_model_s_positions_is_said_and_one_within_is_not(self):
+        """Qwen3-32B's config states 40,960 positions: at 131,072 the page gave 1.94x and Deploy wrote
+        --max-model-len 131072, which vLLM refuses unless the RoPE is scaled. DeepSeek-V3 holds
+        163,840."""
+        beyond = [w.value for w in make_app(context="131072", batch="1").warning]
+        assert any("131,072 positions are past Qwen3-32B's max_position_embeddings (40,960)" in w for w in beyond)
+        within = make_app(context="131072", batch="1", target="DeepSeek-V3", gpu="B200", tp="8").warning
+        assert not any("max_position_embeddings" in w.value for w in within)
+
     @pytest.mark.parametrize("view", ["By batch", "α × batch", "Best γ", "Roofline"])
     def test_each_chart_view_renders_when_open(self, view):
         at = make_app({"view": view})

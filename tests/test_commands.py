@@ -5,14 +5,16 @@ import json
 import shlex
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import PRESETS, config_of, make_scenario
+from specviz import scenario
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, serving, trtllm
 from specviz.errors import Notice, SpecvizError
-from specviz.model import step
+from specviz.model import spec, step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 # The same target with the model type of a checkpoint that ships MTP layers (specviz models none yet).
@@ -590,3 +592,65 @@ class TestTargetWords:
         assert "<Qwen3-32B>" in command.argv
         assert Notice("command.name_the_target", target="Qwen3-32B",
                       engine=vllm_config.ENGINE_NAMES[engine]) in command.problems
+
+
+class TestPositions:
+    @pytest.mark.parametrize("engine, flag", [("vllm", "--max-model-len"), ("sglang", "--context-length"),
+                                              ("trtllm", "--max_seq_len")])
+    def test_a_length_past_the_model_s_positions_is_a_problem(self, engine, flag):
+        long = make_scenario(context="131072", batch="1")
+        schedule = draft_length.gamma_schedule(long, 0.8, 131072, 64, 4)
+        command = serving.serve_command(long, schedule, 2, 1, engine=engine)
+        assert Notice("command.beyond_positions", target="Qwen3-32B", length=131072, limit=40960,
+                      engine=vllm_config.ENGINE_NAMES[engine], flag=flag) in command.problems
+        within = make_scenario(context="40960", batch="1")
+        assert not any(p.key == "command.beyond_positions" for p in serving.serve_command(
+            within, draft_length.gamma_schedule(within, 0.8, 40960, 64, 4), 2, 1, engine=engine).problems)
+
+    def test_a_steady_load_s_requests_count_in_and_out(self):
+        loaded = scenario.steady_load(make_scenario(), 40000, 2000)
+        assert loaded.longest_request == 42000
+        assert loaded.beyond_positions() == {"target": "Qwen3-32B", "length": 42000, "limit": 40960}
+        assert scenario.steady_load(make_scenario(), 38000, 2000).beyond_positions() is None
+
+
+class TestTokenBudget:
+    def test_a_step_past_vllm_s_default_budget_is_said(self):
+        """DeepSeek-V3 + MTP on 8 B200s with 2,000 tokens in and 100 out at batch 512: a step of γ 3
+        schedules 512 x 4 = 2,048 positions and 512 x 20 x E = 30,229 prompt tokens, where vLLM's
+        default budget on a 180 GB GPU is 16,384 tokens a step."""
+        loaded = scenario.steady_load(make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8",
+                                                    tp="8", batch="512"), 2000, 100)
+        notices = vllm_config.budget_notices(loaded, 3)
+        expected = float(spec.expected_tokens(loaded.alpha, 3))
+        assert notices == [Notice("command.token_budget", batch=512, tokens=int(np.ceil(2048 + 512 * 20 * expected)),
+                                  positions=4, budget=16384, prompts=round(512 * 20 * expected))]
+        assert notices[0] in serving.serve_command(loaded, draft_length.gamma_schedule(
+            loaded, loaded.alpha, loaded.context, 1024, 3), 3, 512, engine="vllm", by_load=False).notices
+
+    def test_decoding_only_counts_each_sequence_s_positions_per_rank(self):
+        # 2 H100s (80 GB: 8,192 a step): 1,024 sequences x 9 positions is past it, x 5 is not, and
+        # split over two data-parallel ranks x 9 is not either.
+        assert [n.key for n in vllm_config.budget_notices(make_scenario(batch="1024"), 8)] == \
+            ["command.token_budget_decode"]
+        assert vllm_config.budget_notices(make_scenario(batch="1024"), 4) == []
+        assert vllm_config.budget_notices(make_scenario(batch="1024", tp="1", dp="2"), 8) == []
+
+
+class TestTrtllmAttentionRanks:
+    def test_attention_dp_over_groups_of_several_gpus_is_said_and_sized_per_gpu(self):
+        """DeepSeek-V3 on a GB200 NVL72, 9 attention groups of TP 8: trtllm-serve's attention DP runs 72
+        groups of one GPU, and its --max_batch_size (per rank) had been the limit over 9, 1,820 a rank:
+        131,040 sequences where the figures hold 16,380."""
+        nvl = make_scenario(gpu="GB200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", dp="9", ep="on")
+        schedule = draft_length.gamma_schedule(nvl, 0.8, 1024, 1024, 4)
+        command = serving.serve_command(nvl, schedule, 2, 64, engine="trtllm")
+        limit = draft_length.gamma_schedule(nvl, 0.8, 1024, 1024, 4, "trtllm")["last"].iloc[-1]
+        stated = int(dict(zip(command.argv, command.argv[1:]))["--max_batch_size"])
+        assert stated == limit // 72 and stated * 72 <= limit
+        assert Notice("command.trtllm_attention_ranks", ranks=72, dp=9, tp=8) in command.notices
+        one_gpu_groups = make_scenario(gpu="GB200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="1", dp="8",
+                                       ep="on")
+        assert not any(n.key == "command.trtllm_attention_ranks" for n in serving.serve_command(
+            one_gpu_groups, draft_length.gamma_schedule(one_gpu_groups, 0.8, 1024, 1024, 4), 2, 64,
+            engine="trtllm").notices)

@@ -209,6 +209,16 @@ class TestReadByDuckDB:
         "error": st.none() | st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2)})
     ANY = SHAPED | st.dictionaries(st.sampled_from(["start_time", "end_time", "error", "info"]), NUMBER | INFO)
 
+    def test_a_null_older_key_gives_way_to_the_newer_one_in_both_reads(self):
+        """Found by the property below: with ``info.input_tokens`` null and the newer key 0, DuckDB's
+        typed read (a struct: a null is a missing key) took 0 and the text read NaN."""
+        data = json.dumps([{"start_time": 0.0, "end_time": 0.0,
+                            "info": {"input_tokens": None, "request_metrics": {"text": {"input_tokens": 0.0}}}}]).encode()
+        for typed in (True, False):
+            with mock.patch.object(inference_perf, "_typed_read", inference_perf._typed_read if typed
+                                   else lambda *args: False):
+                assert list(inference_perf._read_requests(base.Source(self.NAME, data))["input"]) == [0.0], typed
+
     @settings(max_examples=40, deadline=None)
     @given(st.lists(SHAPED, min_size=1, max_size=4) | st.lists(ANY, min_size=1, max_size=4))
     def test_the_typed_read_reads_as_the_text_does(self, records):

@@ -106,13 +106,13 @@ import pandas as pd
 
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
-from specviz.model import memory
+from specviz.model import memory, spec
 from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
-           "draft_name", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "node_notices", "rank_tiers"]
+           "draft_name", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -398,7 +398,7 @@ def stated_batch(limit: int) -> int:
     return min(limit, settings.get("SPECVIZ_SERVE_BATCH_MAX"))
 
 
-def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> list[str]:
+def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks: int | None = None) -> list[str]:
     """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
     ``--max_batch_size``), the context (``--max-model-len``, ``--context-length``, ``--max_seq_len``),
@@ -422,16 +422,38 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice]) -> lis
     flags = []
     if limit < np.iinfo(np.int64).max:
         limit = stated_batch(limit)
-        flags += [flags_of.batch, str(max(1, limit // scenario.dp) if flags_of.per_rank else limit)]
+        flags += [flags_of.batch, str(max(1, limit // (ranks or scenario.dp)) if flags_of.per_rank else limit)]
     # A steady load's requests are as long as their tokens in and out (its context is their mean).
-    longest = scenario.input_tokens + scenario.output_tokens if scenario.prefill else scenario.context
+    longest = scenario.longest_request
     if longest > 0:
         flags += [flags_of.context, str(int(longest))]
+    if (beyond := scenario.beyond_positions()) is not None:
+        problems.append(Notice("command.beyond_positions", **beyond, engine=engine, flag=flags_of.context))
     if flags_of.fraction:
         flags += [flags_of.fraction, f"{scenario.engine.memory.fraction:g}"]
     if flags_of.kv_dtype and scenario.precision.kv == "fp8":
         flags += [flags_of.kv_dtype, flags_of.fp8]
     return flags
+
+
+def budget_notices(scenario: Scenario, gamma: int) -> list[Notice]:
+    """A notice where one speculative step at the scenario's batch schedules more tokens than vLLM's
+    default budget a step (``--max-num-batched-tokens``), which counts each sequence's draft
+    positions as well as its token and the prompts' chunks (V1's scheduler, ``num_tokens_with_spec``):
+    the scheduler would then run fewer sequences a step than the figures assume. The budget is per
+    data-parallel rank, and its default is the one the memory figures take for activations
+    (:func:`specviz.model.memory.engine_defaults`: 8,192 from 70 GiB, 16,384 from 160 GiB, 2,048
+    below). The flag is not written: vLLM sizes the activations it keeps aside by it, which the
+    memory figures do not hold for a larger budget."""
+    batch = -(-scenario.batch // scenario.dp)
+    prompts = batch * scenario.input_tokens / scenario.output_tokens * float(spec.expected_tokens(scenario.alpha, gamma)) \
+        if scenario.prefill else 0.0
+    tokens = int(np.ceil(batch * (gamma + 1) + prompts))
+    budget, _ = memory.engine_defaults(scenario.gpu.memory_gb)
+    if tokens <= budget:
+        return []
+    return [Notice("command.token_budget" if scenario.prefill else "command.token_budget_decode", batch=batch,
+                   tokens=tokens, positions=gamma + 1, budget=budget, prompts=round(prompts))]
 
 
 def node_notices(scenario: Scenario, engine: str) -> list[Notice]:
@@ -545,7 +567,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         else:
             argv.append("--enable-expert-parallel")
     argv += memory_flags(scenario, "vLLM", problems)
-    notices += node_notices(scenario, "vLLM")
+    notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
         if method == "ngram":

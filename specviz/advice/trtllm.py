@@ -222,7 +222,13 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
         else:  # the cache stays BF16, and the batch limit is that cache's
             sized = replace(scenario, precision=replace(scenario.precision, kv="bf16"))
             notices.append(Notice("command.trtllm_fp8_kv_since", version=version, since=_text(_STRICT)))
-    argv += memory_flags(sized, "TensorRT-LLM", problems)
+    # Attention DP gives every GPU its own attention group (attention TP 1, tensorrt_llm's Mapping:
+    # attn_tp_size = 1 if enable_attention_dp), not the scenario's dp groups of tp: its per-rank
+    # --max_batch_size divides the scenario's limit over every GPU.
+    ranks = scenario.tp * scenario.dp if attention_dp else scenario.dp
+    if attention_dp and scenario.tp > 1:
+        notices.append(Notice("command.trtllm_attention_ranks", ranks=ranks, dp=scenario.dp, tp=scenario.tp))
+    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks)
     notices += node_notices(scenario, "TensorRT-LLM")
     steps, table = int(gamma), None
     if schedule is not None:

@@ -74,6 +74,8 @@ class Model:
     component as the checkpoint ships it (its ``quantization_config``); ``mtp_layers`` and
     ``mtp`` hold the multi-token-prediction layers apart: a draft model (one layer, with its own
     copies of the embedding and head), not part of the target's pass. ``notes`` are ``hf_config.*`` message keys that say what was left out or assumed.
+    ``max_positions`` is the config's ``max_position_embeddings``, the longest request an engine
+    serves without scaling the model's RoPE (None where the config does not say).
     """
 
     name: str
@@ -97,6 +99,7 @@ class Model:
     mtp: Model | None = field(default=None, compare=False, repr=False)
     notes: tuple[Notice, ...] = field(default=(), compare=False)
     source: str = ""
+    max_positions: int | None = field(default=None, compare=False)
 
     @property
     def params_total(self) -> int:

@@ -598,7 +598,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
                  expert_params=parts.expert_params, params=params, active=active, attention=tuple(parts.attention),
                  weight_formats=formats, mtp_layers=mtp_layers,
                  mtp=_mtp_layer(name or model_type, model_type, parts, values, formats) if mtp_layers else None,
-                 notes=tuple(notes))
+                 notes=tuple(notes), max_positions=values.get("max_position_embeddings"))
 
 
 def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:

@@ -13,7 +13,8 @@
     The summary is a run of its own, labelled as all stages, with no load.
 ``per_request_lifecycle_metrics.json``
     A JSON array, a request each: ``start_time`` and ``end_time`` (seconds on the client's clock),
-    ``request`` and ``response`` (the bodies as text), ``info`` (``input_tokens``; the response's
+    ``request`` and ``response`` (the bodies as text), ``info`` (``input_tokens``, or where it is
+    missing or null ``request_metrics.text.input_tokens``; the response's
     ``output_tokens`` and ``output_token_times`` under ``response_metrics``, ``response_info``
     before it; ``lora_adapter``, ``labels``) and ``error`` (``{error_type, error_msg}`` or null).
     Each request is a row: TTFT is the first token's time less the start, TPOT the first to the
@@ -268,7 +269,8 @@ _READ = f"""
            CASE {" ".join(f"WHEN strlen({sql}::VARCHAR) > $most THEN '{name}'" for name, sql in _EXTRAS.items())}
            END AS too_large,
            {_number(_at("$.start_time"))} AS "start", {_number(_at("$.end_time"))} AS "end",
-           CASE WHEN {_at("$.info.input_tokens")} IS NOT NULL THEN {_number(_at("$.info.input_tokens"))}
+           CASE WHEN coalesce({_kind_column("info.input_tokens")}, 'null') <> 'null'
+                THEN {_number(_at("$.info.input_tokens"))}
                 ELSE {_number(_at("$.info.request_metrics.text.input_tokens"))} END AS input,
            {_number("output_tokens")} AS "output",
            coalesce({_kind(_at("$.error"))} <> 'null', false) AS failed,
