@@ -10,7 +10,7 @@ import streamlit as st
 from pages._controls import url_choice
 from pages._shared import altair_chart, titled_dataframe
 from specviz import charts, scenario, settings
-from specviz.advice import commands, compat, serving
+from specviz.advice import commands, compat, draft_length, serving
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 
@@ -20,8 +20,8 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     engine and version, and the draft's compatibility with the target."""
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     # Bounded by the memory as the scenario's command engine divides it, as that command's flags are.
-    schedule = commands.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, serving.command_engine(chosen))
-    advice = commands.advise(chosen, alpha, gamma, batch, schedule)
+    schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, serving.command_engine(chosen))
+    advice = draft_length.advise(chosen, alpha, gamma, batch, schedule)
     st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
     st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
     speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
@@ -30,7 +30,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     st.caption(t("calc.serve.schedule_note_load" if chosen.prefill else "calc.serve.schedule_note", lang))
     st.subheader(t("calc.serve.map", lang, alpha=alpha))
     # Over contexts a steady load's requests do not have: the map decodes only, and says so.
-    by_context = commands.gamma_map(replace(chosen, prefill=False), alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
+    by_context = draft_length.gamma_map(replace(chosen, prefill=False), alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
                                     gamma_max)
     altair_chart(charts.gamma_map(by_context, lang))
     st.caption(t("calc.serve.map_note", lang) + (" " + t("calc.serve.map_note_load", lang) if chosen.prefill else ""))
@@ -58,7 +58,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
                                help=t("calc.serve.draft_repo_help", lang)).strip() or None
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
-        schedule = commands.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
+        schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     try:
         command = serving.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
                                         method=method, draft_repo=draft_repo, by_load=by_load)

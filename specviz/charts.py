@@ -517,7 +517,7 @@ def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Batch × context: the best γ's speedup as colour, diverging at 1.0 (grey where no γ gains), and
     the best γ written in each cell; a cell the speculative server's memory does not hold is white
     and says so ("—" where plain decoding does not hold it either). ``grid`` is
-    :func:`specviz.advice.commands.gamma_map`."""
+    :func:`specviz.advice.draft_length.gamma_map`."""
     batch, context, gamma, speedup = (t(f"chart.{name}", lang) for name in ("batch", "context", "gamma", "speedup"))
     x = alt.X("batch:O", title=batch)
     y = alt.Y("context:O", sort="descending", title=context)

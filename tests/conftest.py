@@ -21,6 +21,7 @@ import requests
 from hypothesis import settings as hypothesis_settings
 
 from specviz import i18n, scenario, settings
+from specviz.advice.commands import Command
 from specviz.errors import SpecvizError
 from specviz.results import explorer, importers
 from specviz.results.schema import RUN_COLUMNS
@@ -81,6 +82,11 @@ def make_scenario(**params: str) -> scenario.Scenario:
     made, refused = scenario.from_query_params({k: str(v) for k, v in params.items()}, PRESETS)
     assert not refused, refused
     return made
+
+
+def config_of(command: Command) -> dict:
+    """A vLLM command's ``--speculative-config``, read back as the server reads it."""
+    return json.loads(command.argv[command.argv.index("--speculative-config") + 1])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

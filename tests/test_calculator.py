@@ -9,7 +9,7 @@ import pytest
 
 from conftest import make_scenario
 from specviz import calculator, scenario
-from specviz.advice import commands
+from specviz.advice import draft_length
 from specviz.errors import InputError
 from specviz.model import calibration, dtypes, roofline, spec, step
 
@@ -161,7 +161,7 @@ class TestSteadyLoad:
         short = scenario.steady_load(REALISTIC, 100, 8)
         frame, best = calculator.gamma_sweep(short, 0.95, 16, short.context, 16)
         assert frame["gamma"].max() == 6 and best <= 6
-        assert commands.gamma_schedule(short, 0.95, short.context, 64, 16)["gamma"].max() <= 6
+        assert draft_length.gamma_schedule(short, 0.95, short.context, 64, 16)["gamma"].max() <= 6
         assert calculator.gamma_sweep(REALISTIC, 0.95, 16, 1024, 16)[0]["gamma"].max() == 16
 
     def test_a_load_the_model_does_not_hold_is_refused(self):

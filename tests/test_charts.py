@@ -9,7 +9,7 @@ import pandas as pd
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, charts, scenario, settings
-from specviz.advice import claims, commands as vllm_config
+from specviz.advice import claims, draft_length
 from specviz.results import explorer, prediction
 from specviz.results.schema import RUN_COLUMNS
 
@@ -228,7 +228,7 @@ EVERY_CHART = {
     "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
     "tokens_per_step": lambda: charts.tokens_per_step([20, 15, 12, 10, 43]),
     "request_acceptance": lambda: charts.request_acceptance(pd.Series([1.0, 2.5, 4.0, 3.0]), 3),
-    "gamma_map": lambda: charts.gamma_map(vllm_config.gamma_map(SCENARIO, 0.8, 64, 4096, 6)),
+    "gamma_map": lambda: charts.gamma_map(draft_length.gamma_map(SCENARIO, 0.8, 64, 4096, 6)),
     "claim_by_batch": lambda: charts.claim_by_batch(
         claims.check_claim(SCENARIO, claims.Claim(2.0, alpha=0.8), 8, 256).batches, 2.0),
 }
@@ -404,7 +404,7 @@ class TestTokensPerStep:
 
 class TestGammaMap:
     def test_cells_coloured_by_speedup_with_the_best_gamma_written(self):
-        grid = vllm_config.gamma_map(SCENARIO, 0.8, 64, 4096, 6)
+        grid = draft_length.gamma_map(SCENARIO, 0.8, 64, 4096, 6)
         spec = charts.gamma_map(grid).to_dict()
         assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rect", "text", "text"]
         assert spec["layer"][0]["encoding"]["color"]["scale"]["domainMid"] == 1.0

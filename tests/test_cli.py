@@ -18,7 +18,7 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, scenario, settings
-from specviz.advice import claims, commands as vllm_config
+from specviz.advice import claims, draft_length
 from specviz.cli import docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
@@ -824,7 +824,7 @@ class TestVllmConfigCommand:
                 "--gpu", "H100-SXM", "--alpha", "0.8", "--context", "2048", "--format", "json")
         _, out, _ = run(capsys, *argv, "--version", "0.24.0")
         row = json.loads(out)
-        schedule = vllm_config.gamma_schedule(make_scenario(alpha=0.8, context=2048), 0.8, 2048,
+        schedule = draft_length.gamma_schedule(make_scenario(alpha=0.8, context=2048), 0.8, 2048,
                                               settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX"))
         assert row["by_batch"] == [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
         assert f'"num_speculative_tokens_per_batch_size": {json.dumps(row["by_batch"])}' in row["command"]

@@ -5,24 +5,18 @@ import json
 import shlex
 from dataclasses import replace
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import PRESETS, make_scenario
-from specviz import calculator
+from conftest import PRESETS, config_of, make_scenario
 from specviz.advice import commands as vllm_config
-from specviz.advice import serving, trtllm
-from specviz.errors import Notice, SpecvizError
+from specviz.advice import draft_length, serving, trtllm
+from specviz.errors import SpecvizError
 from specviz.model import step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 # The same target with the model type of a checkpoint that ships MTP layers (specviz models none yet).
 WITH_MTP = replace(SCENARIO, target=replace(SCENARIO.target, model_type="deepseek_v3"))
-
-
-def config_of(command: vllm_config.Command) -> dict:
-    return json.loads(command.argv[command.argv.index("--speculative-config") + 1])
 
 
 def keys(command: vllm_config.Command) -> list[str]:
@@ -44,130 +38,6 @@ class TestParseVersion:
     def test_every_offered_version_parses_in_order(self):
         parsed = [vllm_config.parse_version(v) for v in vllm_config.VLLM_VERSIONS]
         assert parsed == sorted(parsed)
-
-
-class TestGammaSchedule:
-    def test_ranges_cover_every_batch_with_the_best_gamma(self):
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
-        # The batches stop where the memory does: 200 sequences with the draft on the 2 H100s.
-        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == SCENARIO.max_batch() == 200
-        assert (schedule["first"].iloc[1:].to_numpy() == schedule["last"].iloc[:-1].to_numpy() + 1).all()
-        for batch in (1, 7, 64, 200):
-            row = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
-            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), batch, 1024)["speedup"]
-            assert row["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
-            if row["gamma"]:
-                assert row["speedup_low"] <= speed.max() <= row["speedup_high"]
-
-    def test_longer_drafts_at_small_batches(self):
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 16)
-        assert schedule["gamma"].iloc[0] > schedule["gamma"].iloc[-1]  # γ falls as the verify pass fills
-
-    def test_off_where_speculation_loses(self):
-        weak = vllm_config.gamma_schedule(SCENARIO, 0.3, 1024, 1024, 8)
-        assert weak["gamma"].iloc[-1] == 0 and (weak.loc[weak["gamma"] == 0, "speedup_high"] == 1).all()
-
-
-    def test_the_ranges_run_to_the_batch_the_command_states(self):
-        # gpt-oss-120b in MXFP4 on one MI355X holds 2,421 sequences of 4,096 positions, past the
-        # calculator's 1,024; vLLM gives a batch past the last range that range's length, so the
-        # ranges run to --max-num-seqs, each batch with the step model's own best γ.
-        gpt_oss = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4", alpha="0.6",
-                                gamma="3", batch="128", context="4096")
-        schedule = vllm_config.gamma_schedule(gpt_oss, 0.6, 4096, 1024, 16)
-        assert schedule["last"].iloc[-1] == gpt_oss.max_batch() == 2421
-        speed = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2421, 4096)["speedup"]
-        assert schedule["gamma"].iloc[-1] == int(np.argmax(speed)) + 1
-        command = serving.serve_command(gpt_oss, schedule, 3, 128, draft_repo="org/head")
-        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "2421"
-        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2421
-        advice = vllm_config.advise(gpt_oss, 0.6, 3, 128, schedule)
-        assert Notice("advice.never_off", batch=2421) in advice
-
-    def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
-        """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
-        to them, 14 s and 6 GB (28.5M and out of memory on 64 GB300s). The command and the schedule
-        stop at SPECVIZ_SERVE_BATCH_MAX, and agree."""
-        monkeypatch.setenv("SPECVIZ_SERVE_BATCH_MAX", "3000")
-        small = make_scenario(target="Qwen3-0.6B", draft="ngram", gpu="B300", tp="8", context="0")
-        assert small.max_batch() > 3_000_000
-        schedule = vllm_config.gamma_schedule(small, 0.8, 0, 1024, 8)
-        command = serving.serve_command(small, schedule, 4, 64)
-        assert schedule["last"].iloc[-1] == 3000
-        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "3000"
-
-    @pytest.mark.parametrize("engine", ["eager", "any", "trt-llm"])
-    def test_the_schedule_stops_where_the_command_s_own_memory_rule_does(self, engine):
-        """An eager-PyTorch scenario's command is vLLM's: its schedule ran to 233 sequences (eager keeps
-        no share apart) where --max-num-seqs said 200 (vLLM's 0.92); 'any' stopped at 128, and a
-        TensorRT-LLM scenario's vLLM command at 192."""
-        chosen = make_scenario(engine=engine)
-        schedule = vllm_config.gamma_schedule(chosen, 0.8, 1024, 1024, 8, "vllm")
-        command = serving.serve_command(chosen, schedule, 4, 64, engine="vllm")
-        stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
-        assert schedule["last"].iloc[-1] == stated == 200
-        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == stated
-
-    def test_a_server_the_memory_does_not_stop_stops_at_batch_max(self):
-        # A CPU row has no memory figure: no limit, and the calculator's range bounds the ranges.
-        cpu = make_scenario(target="Llama-3.2-1B", draft="eagle3", gpu="Intel-Core-Ultra-X7-358H",
-                            tflops="20", bandwidth="0.1")
-        assert vllm_config.gamma_schedule(cpu, 0.8, 1024, 64, 8)["last"].iloc[-1] == 64
-
-
-class TestAdvise:
-    @pytest.mark.parametrize("query, key", [({}, "advice.gamma_by_batch"),
-                                            ({"target": "DeepSeek-V3", "draft": "mtp", "gpu": "H200", "tp": "8"},
-                                             "advice.gamma_by_batch_rises")])
-    def test_the_best_gamma_s_move_with_the_batch_is_said_as_it_goes(self, query, key):
-        """DeepSeek-V3 + MTP: "The best γ falls as the batch grows: 5 at batch 1, 6 at batch 64"."""
-        chosen = make_scenario(**query)
-        schedule = vllm_config.gamma_schedule(chosen, 0.8, 1024, 1024, 8)
-        moved = next(n for n in vllm_config.advise(chosen, 0.8, 4, 64, schedule) if n.key.startswith("advice.gamma_by"))
-        assert moved.key == key
-        assert (moved.params["large"] > moved.params["small"]) == key.endswith("_rises")
-
-    @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
-                                               ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),
-                                               ("suffix", "lookup"), ("medusa", "other")])
-    def test_a_weak_draft_gets_a_remedy_for_its_kind(self, draft, remedy):
-        # α 0.6 at γ 3: vLLM's acceptance rate 0.39, below the 40 % a fitting draft reaches.
-        chosen = make_scenario(draft=draft)
-        advice = vllm_config.advise(chosen, 0.6, 3, 64, vllm_config.gamma_schedule(chosen, 0.6, 1024, 1024, 8))
-        weak = next(n for n in advice if n.key == "advice.weak_draft")
-        assert weak.params["remedy"] == Notice(f"advice.weak_remedy.{remedy}")
-        # A head is not told to try a head, nor prompt lookup to try prompt lookup.
-        assert ("EAGLE head" in str(weak)) == (remedy == "model")
-        assert (Notice("advice.ngram") in advice) == (remedy != "lookup")
-
-
-class TestGammaMap:
-    def test_the_grid_and_each_cell_best_gamma(self):
-        grid = vllm_config.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
-        assert sorted(set(grid["batch"])) == [2 ** k for k in range(11)]
-        assert sorted(set(grid["context"])) == [2 ** k for k in range(8, 18)]
-        for _, cell in grid.sample(8, random_state=0).iterrows():
-            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), cell["batch"], cell["context"])["speedup"]
-            assert cell["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
-            assert cell["speedup"] == pytest.approx(speed.max() if cell["gamma"] else 1.0)
-
-    def test_the_context_moves_where_speculation_stops(self):
-        # At α 0.55 speculation stops at batch 256 over a short context; over 8,192 tokens and more
-        # the KV cache's reads keep the verify pass memory-bound and it pays at every batch.
-        grid = vllm_config.gamma_map(SCENARIO, 0.55, 1024, 65536, 8)
-        stops = grid[grid["gamma"] == 0].groupby("context")["batch"].min()
-        assert stops[256] == 256 and stops[2048] > stops[256]
-        assert (grid.loc[grid["context"] >= 8192, "gamma"] > 0).all()
-
-    def test_where_each_server_still_fits(self):
-        grid = vllm_config.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
-        for context in (1024, 4096, 131072):
-            cells = grid[grid["context"] == context]
-            held = replace(SCENARIO, context=context)
-            assert (cells["fits"] == (cells["batch"] <= held.max_batch())).all()
-            assert (cells["fits_plain"] == (cells["batch"] <= held.max_batch(speculative=False))).all()
-        at_4k = grid[grid["context"] == 4096].set_index("batch")
-        assert at_4k.loc[32, "fits"] and not at_4k.loc[64, "fits"] and at_4k.loc[64, "fits_plain"]  # 50 and 73
 
 
 class TestVllmCommand:
@@ -206,7 +76,7 @@ class TestVllmCommand:
         assert config_of(vllm_config.vllm_command(SCENARIO, "0.9.2", 4, off_from=1))["disable_by_batch_size"] == 2
 
     def test_the_batch_schedule_from_0_24_0(self):
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         config = config_of(vllm_config.vllm_command(SCENARIO, "0.24.0", 8, schedule=schedule))
         ranges = config["num_speculative_tokens_per_batch_size"]
         assert ranges[0][0] == 1 and ranges[-1][1] == SCENARIO.max_batch() and len(ranges) == len(schedule)
@@ -331,7 +201,7 @@ class TestVllmCommand:
         assert raised.value.key == "command.bad_draft"
 
     def test_a_schedule_stops_speculation_itself(self):
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.4, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.4, 1024, 1024, 8)
         assert (schedule["gamma"] == 0).any()
         command = vllm_config.vllm_command(SCENARIO, "0.33.0", 8, schedule=schedule, off_from=100)
         assert not command.notices and "disable_by_batch_size" not in config_of(command)
@@ -353,7 +223,7 @@ class TestSglangCommand:
 
     def test_adaptive_tiers_for_eagle(self):
         eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
-        schedule = vllm_config.gamma_schedule(eagle3, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(eagle3, 0.8, 1024, 1024, 8)
         command = vllm_config.sglang_command(eagle3, 8, schedule=schedule, draft_repo="org/head")
         tiers = json.loads(command.files["adaptive_tiers.json"])
         assert list(tiers) == [str(f) for f in schedule["first"]]
@@ -373,7 +243,7 @@ class TestSglangCommand:
                                 "--speculative-num-draft-tokens 2")
         assert keys(command) == ["command.mtp_layers"]
         # SGLang renames MTP to EAGLE before it checks adaptive tiers, so MTP takes them too.
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         tiered = vllm_config.sglang_command(WITH_MTP, 1, method="mtp", schedule=schedule)
         assert "adaptive_tiers.json" in tiered.files and keys(tiered) == ["command.mtp_layers", "command.sglang_tiers"]
 
@@ -438,7 +308,7 @@ class TestParallelFlags:
         assert [p.key for p in command.problems] == ["command.dp_v0"] and "--data-parallel-size" not in command.argv
 
     def test_vllm_schedule_left_out_with_data_parallelism(self):
-        schedule = vllm_config.gamma_schedule(self.DEEPSEEK, 0.8, 1024, 64, 6)
+        schedule = draft_length.gamma_schedule(self.DEEPSEEK, 0.8, 1024, 64, 6)
         command = serving.serve_command(self.DEEPSEEK, schedule, 3, 8)
         assert "num_speculative_tokens_per_batch_size" not in config_of(command)
         assert "command.schedule_dp" in keys(command) and "command.disable_removed" not in keys(command)
@@ -493,9 +363,9 @@ class TestMemoryFlags:
 
     def test_a_schedule_past_the_limit_and_a_batch_that_does_not_fit(self):
         long = make_scenario(target="Qwen3-32B", draft="Qwen3-0.6B", gpu="H100-SXM", tp="2", context="4096", batch="64")
-        schedule = vllm_config.gamma_schedule(long, 0.8, 4096, 1024, 8)
+        schedule = draft_length.gamma_schedule(long, 0.8, 4096, 1024, 8)
         assert schedule["last"].iloc[-1] == long.max_batch() == 50
-        advice = vllm_config.advise(long, 0.8, 4, 64, schedule)
+        advice = draft_length.advise(long, 0.8, 4, 64, schedule)
         assert advice[0].key == "advice.batch_no_fit" and advice[0].params == {"batch": 64, "limit": 50}
         command = serving.serve_command(long, schedule, 4, 64)
         assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "50"
@@ -538,7 +408,7 @@ class TestDraftKindsInCommands:
 
 class TestServeCommand:
     def test_by_load_the_schedule_or_the_best_gamma_here(self):
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         newest = serving.serve_command(SCENARIO, schedule, 4, 64)
         assert config_of(newest)["num_speculative_tokens_per_batch_size"][0][0] == 1
         here = int(schedule[(schedule["first"] <= 64) & (schedule["last"] >= 64)]["gamma"].iloc[0])
@@ -552,7 +422,7 @@ class TestServeCommand:
         assert serving.default_version("vllm", on_v0) == "0.7.3" == vllm_config.vllm_default_version("vllm-v0")
         assert serving.default_version("vllm", SCENARIO) == "0.33.0"
         assert serving.default_version("trtllm", on_v0) == "1.2.1" and serving.default_version("sglang", on_v0) is None
-        schedule = vllm_config.gamma_schedule(on_v0, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(on_v0, 0.8, 1024, 1024, 8)
         command = serving.serve_command(on_v0, schedule, 4, 64)
         assert command.argv[command.argv.index("--speculative-model") + 1] == "Qwen/Qwen3-0.6B"
         assert "--speculative-config" not in command.argv and "num_speculative_tokens_per_batch_size" not in command.line
@@ -561,7 +431,7 @@ class TestServeCommand:
         assert "num_speculative_tokens_per_batch_size" in config_of(chosen)
 
     def test_one_length_for_a_method_the_schedule_is_not_for(self):
-        schedule = vllm_config.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         suffix = serving.serve_command(SCENARIO, schedule, 4, 64, method="suffix")
         assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 4}
         sglang = serving.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
@@ -664,5 +534,5 @@ class TestTrtllmCommand:
     def test_a_scenario_on_trtllm_gets_its_command(self):
         on_trt = make_scenario(engine="trt-llm")
         assert serving.command_engine(on_trt) == "trtllm"
-        schedule = vllm_config.gamma_schedule(on_trt, 0.8, 1024, 1024, 8)
+        schedule = draft_length.gamma_schedule(on_trt, 0.8, 1024, 1024, 8)
         assert serving.serve_command(on_trt, schedule, 4, 8).argv[0] == "trtllm-serve"

@@ -4,8 +4,9 @@
   for it to hold on a scenario: the α, acceptance length and vLLM rate it needs, the batches where it
   can hold.
 - ``commands``: the vLLM and SGLang commands for a scenario, each release's facts (flags, methods,
-  targets), the batch → draft-length schedule, the advice beside the command, and what every
-  engine's command shares (the draft's name, the memory flags, the hosts).
+  targets), and what every engine's command shares (the draft's name, the memory flags, the hosts).
+- ``draft_length``: the batch → draft-length schedule a command states, the batch × context map of
+  where speculation pays, and the advice beside the command.
 - ``trtllm``: TensorRT-LLM's ``trtllm-serve`` command and its YAML options, each release's facts.
 - ``serving``: the command for the scenario's engine, whichever it is (the Deploy view's and
   ``serve``'s).

@@ -43,7 +43,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     default the engine's release for the scenario, :func:`default_version`).
 
     By load (the scenario's own draft only: ``schedule``,
-    :func:`specviz.advice.commands.gamma_schedule`, is that draft's), the schedule where the engine
+    :func:`specviz.advice.draft_length.gamma_schedule`, is that draft's), the schedule where the engine
     takes one, else the best γ at ``batch``, and the batch from which no γ gains; otherwise
     ``gamma`` throughout.
 

@@ -91,7 +91,7 @@ def _text(version: TrtVersion) -> str:
 
 def draft_len_schedule(schedule: pd.DataFrame, version: TrtVersion) -> dict[int, int] | None:
     """``draft_len_schedule`` for ``version`` from a schedule of ranges (``first``, ``last``,
-    ``gamma``, :func:`specviz.advice.commands.gamma_schedule`), or None where the release cannot
+    ``gamma``, :func:`specviz.advice.draft_length.gamma_schedule`), or None where the release cannot
     say it.
 
     Up to 1.2.1 the keys are lower bounds: each range's first batch, key 1 first, which must hold
@@ -163,7 +163,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     gamma : int
         ``max_draft_len`` (the largest of ``schedule`` when the release takes it).
     schedule : DataFrame, optional
-        :func:`specviz.advice.commands.gamma_schedule`, written as ``draft_len_schedule`` where the
+        :func:`specviz.advice.draft_length.gamma_schedule`, written as ``draft_len_schedule`` where the
         release and the method read one.
     draft_repo, method
         As :func:`specviz.advice.commands.vllm_command`.

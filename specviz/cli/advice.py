@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claims, commands, serving, trtllm
+from specviz.advice import claims, commands, draft_length, serving, trtllm
 from specviz.errors import SpecvizError
 from specviz.model import spec
 from specviz.results import explorer, importers
@@ -91,7 +91,7 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
         params["draft"] = args.method
     chosen = linked_scenario("", presets, params)
     method = args.method if args.method in commands.METHODS else "draft"
-    schedule = (commands.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
+    schedule = (draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, settings.get("SPECVIZ_BATCH_MAX"),
                                            settings.get("SPECVIZ_GAMMA_MAX"), "vllm") if args.by_batch else None)
     command = commands.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
                                        off_from=args.disable_by_batch_size, draft_repo=args.head,
@@ -116,13 +116,13 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
                          + (f" (one of {', '.join(releases)})" if releases else " (its command has no versions)"))
     version = version or serving.default_version(engine, chosen)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
-    schedule = commands.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
+    schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
                                     method=method, draft_repo=draft, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
             "files": command.files, "problems": [words(n) for n in command.problems],
             "notices": [words(n) for n in command.notices],
-            "advice": [words(n) for n in commands.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
+            "advice": [words(n) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
                                                             schedule)]}
 
 

@@ -69,7 +69,7 @@ def _best_by_batch(paired: pd.DataFrame) -> pd.DataFrame:
 
 def as_ranges(table: pd.DataFrame) -> pd.DataFrame:
     """One setting's :func:`measured_draft_lengths` as the ranges of batches an engine's schedule
-    takes: ``first``, ``last``, ``gamma``, as :func:`specviz.advice.commands.gamma_schedule` writes
+    takes: ``first``, ``last``, ``gamma``, as :func:`specviz.advice.draft_length.gamma_schedule` writes
     them. A measured batch's γ holds up to the next measured batch; batches below the smallest
     measured one take its γ (the engines' schedules start at batch 1), and the last range ends at
     the largest batch measured. Consecutive batches of one γ are one range."""

@@ -1,0 +1,159 @@
+"""The draft length per batch size that the step model advises: the schedule a command states
+(vLLM's ``num_speculative_tokens_per_batch_size``, SGLang's adaptive tiers, TensorRT-LLM's
+``draft_len_schedule``), the batch × context map of where speculation pays, and the advice in words
+beside them.
+
+Each is the step model's speedup (:func:`specviz.calculator.evaluate_scenario`) searched over γ on a
+grid of batches (and contexts), never a loop over it; the batches run to the memory's limit as the
+command states it (:func:`specviz.advice.commands.memory_flags`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from specviz import calculator
+from specviz.advice.commands import ENGINE_NAMES, engine_rule, stated_batch
+from specviz.errors import Notice
+from specviz.model import spec, step
+from specviz.scenario import Scenario, largest_batch
+
+__all__ = ["gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE"]
+
+# Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
+# công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
+WEAK_DRAFT_RATE = 0.40
+# What to try instead of a draft below it, by the draft's kind (advice.weak_remedy.*): a head is
+# already the close draft, and prompt lookup has no model to replace.
+_WEAK_REMEDY = {"model": "model", "ngram": "lookup", "suffix": "lookup", **dict.fromkeys(step.HEAD_KINDS, "head")}
+
+
+def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int,
+                   engine: str | None = None) -> pd.DataFrame:
+    """The best draft length for every batch size, in ranges: what vLLM's
+    ``num_speculative_tokens_per_batch_size`` or SGLang's adaptive tiers should hold.
+
+    The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
+    this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
+    ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size`` (:func:`memory_flags`), even
+    past ``batch_max`` (up to :func:`stated_batch`'s bound, which the command states too). A server
+    never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
+    at a schedule's end: vLLM gives a batch past the last range that range's length
+    (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the
+    largest key at or below it (``speculative/adaptive_spec_params.py``), TensorRT-LLM from 1.3.0rc8
+    no draft (NVIDIA/TensorRT-LLM #10860): a schedule ending short of the limit would give those
+    batches a length the step model never chose. Only a server the memory does not bound (a device
+    without a memory figure, whose command states no limit) stops at ``batch_max``. For each batch
+    the γ in 1..``gamma_max`` with the highest speedup in the step model at ``alpha`` and
+    ``context`` (up to the longest draft a steady load takes,
+    :meth:`specviz.scenario.Scenario.gamma_limit`), or 0 where no γ gains (speculation off);
+    consecutive batches with the same γ form
+    one range. With ``engine`` (a command's engine, ``vllm``, ``sglang`` or ``trtllm``), the memory
+    is divided by that engine's rule (:func:`engine_rule`), as its command's flags are: an
+    eager-PyTorch scenario's command is vLLM's, and its schedule stopped at 233 sequences where the
+    command stated 200.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``first``, ``last`` (inclusive batch sizes), ``gamma`` and the speedup at that γ
+        over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
+        γ is 0).
+    """
+    held = scenario if engine is None else replace(scenario, engine=replace(
+        scenario.engine, memory=engine_rule(scenario, ENGINE_NAMES[engine])))
+    limit = replace(held, context=context).max_batch()  # the largest int64: no memory figure, no limit
+    batch_max = max(1, stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max)
+    g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)[:, None]
+    b = np.arange(1, batch_max + 1)[None, :]
+    speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
+    best = np.where(speed.max(axis=0) > 1.0, np.argmax(speed, axis=0) + 1, 0)
+    best_speed = np.where(best > 0, speed.max(axis=0), 1.0)
+    starts = np.flatnonzero(np.diff(best, prepend=-1))
+    ends = np.append(starts[1:], batch_max) - 1
+    return pd.DataFrame({"first": starts + 1, "last": ends + 1, "gamma": best[starts],
+                         "speedup_low": [best_speed[s:e + 1].min() for s, e in zip(starts, ends)],
+                         "speedup_high": [best_speed[s:e + 1].max() for s, e in zip(starts, ends)]})
+
+
+def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame) -> list[Notice]:
+    """What to set, in words: the best γ at this batch and at batch 1, the batch from which
+    speculation should be off, and whether the draft fits.
+
+    ``schedule`` is :func:`gamma_schedule` for the same scenario, α and context. The best γ falls as
+    the batch grows (the verify pass of B·(γ + 1) positions becomes compute-bound), which is why
+    seed 000 (a 64-user load test) advises 2–4 draft tokens and seed 003 (a small team's coding
+    assistant) 5–8: each is right at its own batch.
+
+    Returns
+    -------
+    list of Notice
+        ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
+        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ;
+        ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
+        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
+        (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
+        trained for this target, or trained further on its outputs, for an EAGLE, EAGLE-3, P-EAGLE
+        head or a block drafter; traffic that repeats its prompt for n-gram and suffix drafting; an
+        EAGLE-3 head otherwise); ``advice.ngram`` unless the draft already looks up the prompt.
+    """
+    first, limit = schedule.iloc[0], int(schedule["last"].iloc[-1])
+    if batch > limit:
+        notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit)]
+    else:
+        here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
+        notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
+                          speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
+                                                                     scenario.context)["speedup"]))
+                   if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
+        if first["gamma"] != here["gamma"]:  # falls with the batch for a dense model; may rise for a MoE
+            falls = here["gamma"] < first["gamma"]
+            notices.append(Notice("advice.gamma_by_batch" if falls else "advice.gamma_by_batch_rises",
+                                  small=int(first["gamma"]), batch=int(batch), large=int(here["gamma"])))
+    off = schedule[schedule["gamma"] == 0]
+    notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
+                   if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
+    rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
+    if rate < WEAK_DRAFT_RATE:
+        remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")
+        notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),
+                              floor=WEAK_DRAFT_RATE, remedy=remedy))
+    if _WEAK_REMEDY.get(scenario.draft.kind) != "lookup":
+        notices.append(Notice("advice.ngram"))
+    return notices
+
+
+def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int, gamma_max: int) -> pd.DataFrame:
+    """Where speculation pays over batch × context, and with which γ: the best γ in 1..``gamma_max``
+    (0 where none gains) and its speedup at each batch 1, 2, 4, … ``batch_max`` and context 256,
+    512, … ``context_max`` (powers of two), at ``alpha``. Longer contexts move the crossover: the KV
+    cache's reads keep a verify pass memory-bound at larger batches (MagicDec), so the best γ and
+    the batch at which speculation stops paying both depend on the context.
+
+    The memory limit moves with the context too: ``fits`` says where the speculative server holds
+    the batch, ``fits_plain`` where plain decoding does (:meth:`specviz.scenario.Scenario.max_batch`).
+
+    Returns
+    -------
+    DataFrame
+        Long form: ``batch``, ``context``, ``gamma``, ``speedup`` (1 where ``gamma`` is 0),
+        ``fits`` and ``fits_plain``.
+    """
+    g = np.arange(1, gamma_max + 1)[:, None, None]
+    b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
+    ctx = 2 ** np.arange(8, int(np.log2(max(context_max, 256))) + 1)
+    limit, limit_plain = (np.asarray(largest_batch(scenario.gpu, scenario.target, draft, scenario.precision,
+                                                   tp=scenario.tp, dp=scenario.dp, context=ctx, gamma=scenario.gamma,
+                                                   rule=scenario.engine.memory))
+                          for draft in (scenario.draft, None))
+    speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b[None, :, None], ctx[None, None, :])["speedup"],
+                       dtype=float)
+    best = speed.max(axis=0)
+    gamma = np.where(best > 1.0, np.argmax(speed, axis=0) + 1, 0)
+    return pd.DataFrame({"batch": np.repeat(b, ctx.size), "context": np.tile(ctx, b.size),
+                         "gamma": gamma.ravel(), "speedup": np.where(gamma > 0, best, 1.0).ravel(),
+                         "fits": (b[:, None] <= limit[None, :]).ravel(),
+                         "fits_plain": (b[:, None] <= limit_plain[None, :]).ravel()})

@@ -1,0 +1,138 @@
+"""The draft length per batch size the step model advises (specviz.advice.draft_length): the
+schedule a command states, the batch × context map and the advice in words."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from conftest import config_of, make_scenario
+from specviz import calculator
+from specviz.advice import draft_length, serving
+from specviz.errors import Notice
+
+SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
+
+
+class TestGammaSchedule:
+    def test_ranges_cover_every_batch_with_the_best_gamma(self):
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
+        # The batches stop where the memory does: 200 sequences with the draft on the 2 H100s.
+        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == SCENARIO.max_batch() == 200
+        assert (schedule["first"].iloc[1:].to_numpy() == schedule["last"].iloc[:-1].to_numpy() + 1).all()
+        for batch in (1, 7, 64, 200):
+            row = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
+            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), batch, 1024)["speedup"]
+            assert row["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
+            if row["gamma"]:
+                assert row["speedup_low"] <= speed.max() <= row["speedup_high"]
+
+    def test_longer_drafts_at_small_batches(self):
+        schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 16)
+        assert schedule["gamma"].iloc[0] > schedule["gamma"].iloc[-1]  # γ falls as the verify pass fills
+
+    def test_off_where_speculation_loses(self):
+        weak = draft_length.gamma_schedule(SCENARIO, 0.3, 1024, 1024, 8)
+        assert weak["gamma"].iloc[-1] == 0 and (weak.loc[weak["gamma"] == 0, "speedup_high"] == 1).all()
+
+
+    def test_the_ranges_run_to_the_batch_the_command_states(self):
+        # gpt-oss-120b in MXFP4 on one MI355X holds 2,421 sequences of 4,096 positions, past the
+        # calculator's 1,024; vLLM gives a batch past the last range that range's length, so the
+        # ranges run to --max-num-seqs, each batch with the step model's own best γ.
+        gpt_oss = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4", alpha="0.6",
+                                gamma="3", batch="128", context="4096")
+        schedule = draft_length.gamma_schedule(gpt_oss, 0.6, 4096, 1024, 16)
+        assert schedule["last"].iloc[-1] == gpt_oss.max_batch() == 2421
+        speed = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2421, 4096)["speedup"]
+        assert schedule["gamma"].iloc[-1] == int(np.argmax(speed)) + 1
+        command = serving.serve_command(gpt_oss, schedule, 3, 128, draft_repo="org/head")
+        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "2421"
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2421
+        advice = draft_length.advise(gpt_oss, 0.6, 3, 128, schedule)
+        assert Notice("advice.never_off", batch=2421) in advice
+
+    def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
+        """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
+        to them, 14 s and 6 GB (28.5M and out of memory on 64 GB300s). The command and the schedule
+        stop at SPECVIZ_SERVE_BATCH_MAX, and agree."""
+        monkeypatch.setenv("SPECVIZ_SERVE_BATCH_MAX", "3000")
+        small = make_scenario(target="Qwen3-0.6B", draft="ngram", gpu="B300", tp="8", context="0")
+        assert small.max_batch() > 3_000_000
+        schedule = draft_length.gamma_schedule(small, 0.8, 0, 1024, 8)
+        command = serving.serve_command(small, schedule, 4, 64)
+        assert schedule["last"].iloc[-1] == 3000
+        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "3000"
+
+    @pytest.mark.parametrize("engine", ["eager", "any", "trt-llm"])
+    def test_the_schedule_stops_where_the_command_s_own_memory_rule_does(self, engine):
+        """An eager-PyTorch scenario's command is vLLM's: its schedule ran to 233 sequences (eager keeps
+        no share apart) where --max-num-seqs said 200 (vLLM's 0.92); 'any' stopped at 128, and a
+        TensorRT-LLM scenario's vLLM command at 192."""
+        chosen = make_scenario(engine=engine)
+        schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 1024, 8, "vllm")
+        command = serving.serve_command(chosen, schedule, 4, 64, engine="vllm")
+        stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
+        assert schedule["last"].iloc[-1] == stated == 200
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == stated
+
+    def test_a_server_the_memory_does_not_stop_stops_at_batch_max(self):
+        # A CPU row has no memory figure: no limit, and the calculator's range bounds the ranges.
+        cpu = make_scenario(target="Llama-3.2-1B", draft="eagle3", gpu="Intel-Core-Ultra-X7-358H",
+                            tflops="20", bandwidth="0.1")
+        assert draft_length.gamma_schedule(cpu, 0.8, 1024, 64, 8)["last"].iloc[-1] == 64
+
+
+class TestAdvise:
+    @pytest.mark.parametrize("query, key", [({}, "advice.gamma_by_batch"),
+                                            ({"target": "DeepSeek-V3", "draft": "mtp", "gpu": "H200", "tp": "8"},
+                                             "advice.gamma_by_batch_rises")])
+    def test_the_best_gamma_s_move_with_the_batch_is_said_as_it_goes(self, query, key):
+        """DeepSeek-V3 + MTP: "The best γ falls as the batch grows: 5 at batch 1, 6 at batch 64"."""
+        chosen = make_scenario(**query)
+        schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 1024, 8)
+        moved = next(n for n in draft_length.advise(chosen, 0.8, 4, 64, schedule) if n.key.startswith("advice.gamma_by"))
+        assert moved.key == key
+        assert (moved.params["large"] > moved.params["small"]) == key.endswith("_rises")
+
+    @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
+                                               ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),
+                                               ("suffix", "lookup"), ("medusa", "other")])
+    def test_a_weak_draft_gets_a_remedy_for_its_kind(self, draft, remedy):
+        # α 0.6 at γ 3: vLLM's acceptance rate 0.39, below the 40 % a fitting draft reaches.
+        chosen = make_scenario(draft=draft)
+        advice = draft_length.advise(chosen, 0.6, 3, 64, draft_length.gamma_schedule(chosen, 0.6, 1024, 1024, 8))
+        weak = next(n for n in advice if n.key == "advice.weak_draft")
+        assert weak.params["remedy"] == Notice(f"advice.weak_remedy.{remedy}")
+        # A head is not told to try a head, nor prompt lookup to try prompt lookup.
+        assert ("EAGLE head" in str(weak)) == (remedy == "model")
+        assert (Notice("advice.ngram") in advice) == (remedy != "lookup")
+
+
+class TestGammaMap:
+    def test_the_grid_and_each_cell_best_gamma(self):
+        grid = draft_length.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
+        assert sorted(set(grid["batch"])) == [2 ** k for k in range(11)]
+        assert sorted(set(grid["context"])) == [2 ** k for k in range(8, 18)]
+        for _, cell in grid.sample(8, random_state=0).iterrows():
+            speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), cell["batch"], cell["context"])["speedup"]
+            assert cell["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
+            assert cell["speedup"] == pytest.approx(speed.max() if cell["gamma"] else 1.0)
+
+    def test_the_context_moves_where_speculation_stops(self):
+        # At α 0.55 speculation stops at batch 256 over a short context; over 8,192 tokens and more
+        # the KV cache's reads keep the verify pass memory-bound and it pays at every batch.
+        grid = draft_length.gamma_map(SCENARIO, 0.55, 1024, 65536, 8)
+        stops = grid[grid["gamma"] == 0].groupby("context")["batch"].min()
+        assert stops[256] == 256 and stops[2048] > stops[256]
+        assert (grid.loc[grid["context"] >= 8192, "gamma"] > 0).all()
+
+    def test_where_each_server_still_fits(self):
+        grid = draft_length.gamma_map(SCENARIO, 0.8, 1024, 131072, 8)
+        for context in (1024, 4096, 131072):
+            cells = grid[grid["context"] == context]
+            held = replace(SCENARIO, context=context)
+            assert (cells["fits"] == (cells["batch"] <= held.max_batch())).all()
+            assert (cells["fits_plain"] == (cells["batch"] <= held.max_batch(speculative=False))).all()
+        at_4k = grid[grid["context"] == 4096].set_index("batch")
+        assert at_4k.loc[32, "fits"] and not at_4k.loc[64, "fits"] and at_4k.loc[64, "fits_plain"]  # 50 and 73
