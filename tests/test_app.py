@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.cli.model import calc_row
+from specviz.errors import Notice
 from specviz.i18n import escape_markdown, md
 from specviz.live import replay, windows
 from specviz.model import hf_config, spec
@@ -1535,6 +1536,20 @@ class TestLivePage:
             assert list(table["Replica"]) == ["engine=0", "engine=1"]
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
+
+    def test_each_reason_for_absent_figures_is_said_once_naming_them(self):
+        # Counters that stand still: no drafts over the window. The reason read "drafts is 0 over this
+        # period: nothing to divide by." three times, none saying which figure it was about.
+        body = lambda n: "".join(f'vllm:spec_decode_num_{name}_total{{model_name="m"}} {count}\n' for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200))) + 'vllm:num_requests_running{model_name="m"} 0\n'
+        with metrics_server(body) as url:
+            for lang, reason in (("en", "drafts is 0 over this period"), ("vi", "drafts bằng 0")):
+                at = live_app(live_source="url", live_url=url, lang=lang)
+                at.toggle(key="live_on").set_value(True).run()
+                said = [c.value for c in at.caption if reason in c.value]
+                names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "live.m.length"))
+                assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
+                    Notice("prom.absent.zero", metric="drafts"), lang))], said
 
     def test_its_source_and_polling_survive_a_visit_to_another_page(self):
         at = live_app()
