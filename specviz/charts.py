@@ -315,8 +315,10 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
     diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
         color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
-    # One colour encoding for both layers: a layer without a legend would drop the shared one.
-    color = alt.Color("series:N", legend=_legend(t("chart.series", lang), data["series"]))
+    # One colour encoding for both layers: a layer without a legend would drop the shared one. Vega's
+    # strong colours, not the Streamlit theme's, whose second is a pale blue that barely shows on white.
+    scheme = "tableau10" if data["series"].nunique() <= 10 else "tableau20"
+    color = alt.Color("series:N", scale=alt.Scale(scheme=scheme), legend=_legend(t("chart.series", lang), data["series"]))
     dots = alt.Chart(data).mark_circle(size=80).encode(
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
@@ -330,7 +332,7 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
                  alt.Tooltip("predicted_low:Q", title=t("col.predicted_low", lang), format=".3f"),
                  alt.Tooltip("predicted_high:Q", title=t("col.predicted_high", lang), format=".3f"),
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
-    bands = alt.Chart(data).mark_rule(opacity=0.5).encode(
+    bands = alt.Chart(data).mark_rule(opacity=0.85, strokeWidth=3).encode(
         x=alt.X("predicted_low:Q", scale=alt.Scale(domain=[0, top])), x2=alt.X2("predicted_high:Q"),
         y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])), color=color)
     return alt.layer(diagonal, bands, dots, autosize=_FIT_WIDTH, height=340)

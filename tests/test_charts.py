@@ -393,6 +393,17 @@ class TestClaimByBatch:
         assert len(charts.claim_by_batch(check.batches, 2.0).to_dict()["layer"]) == 6
 
 
+class TestMeasuredVsPredicted:
+    def test_series_in_strong_colours_and_bands_that_show(self):
+        # Under Streamlit's theme the second series was pale blue (#83c9ff) and its band, a rule at
+        # opacity 0.5, barely showed on white (Chromium).
+        spec = charts.measured_vs_predicted(prediction.predict(PAIRED, SCENARIO, PRESETS, 0)).to_dict()
+        _, bands, dots = spec["layer"]
+        for layer in (bands, dots):
+            assert layer["encoding"]["color"]["scale"]["scheme"] == "tableau10"
+        assert bands["mark"]["opacity"] >= 0.8 and bands["mark"]["strokeWidth"] >= 2
+
+
 class TestPublishedSpeedups:
     def test_a_claim_is_drawn_as_a_rule(self):
         published = explorer.load_published(DATA)
