@@ -54,6 +54,13 @@ if examples:
     if editable and st.button(t("exp.remove_examples", lang), key="remove_examples"):
         store.remove_examples()
         st.rerun()
+# The shipped examples are never mixed with the user's runs: once there are runs of one's own, the
+# examples are shown only on request, and then alone. Which is known from the imports, before the
+# filters, so that the filters offer the values of the runs shown and no others.
+has_own = bool(explorer.own_imports(imported)["runs"].gt(0).any())
+wanted = has_own and bool(examples) and st.toggle(t("exp.show_examples", lang), key="show_examples",
+                                                  help=t("exp.show_examples_help", lang))
+origin = "example" if wanted or not has_own else "user"
 
 # ----------------------------------------------------------------------------------- filters
 # The filters are applied by the store, so that they reach every stored run, not only those shown.
@@ -66,7 +73,7 @@ if not filter_box.open and (applied := {c: chosen for c, chosen in filters.items
     st.caption(md("exp.filters_applied", lang, filters="; ".join(
         f"{t(f'col.{c}', lang)}: {', '.join(visible(str(v)) for v in chosen)}" for c, chosen in applied.items())))
 if filter_box.open:
-    offered = store.filter_values(explorer.FILTER_COLUMNS)
+    offered = store.filter_values(explorer.FILTER_COLUMNS, origin)
     with filter_box:
         # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
         cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
@@ -77,17 +84,12 @@ if filter_box.open:
                          columns=", ".join(more)))
 read = store.shown_runs(filters)
 loaded = explorer.with_load(read.frame, examples)
-# The shipped examples are never mixed with the user's runs: once there are runs of one's own, the
-# examples are shown only on request, and then alone.
-has_own = bool((loaded["origin"] == "user").any())
-wanted = has_own and bool(examples) and st.toggle(t("exp.show_examples", lang), key="show_examples",
-                                                  help=t("exp.show_examples_help", lang))
-shown, origin = explorer.one_origin(loaded, wanted)
+shown = loaded[loaded["origin"] == origin]
 if wanted:
     st.warning(t("exp.showing_examples", lang, runs=len(shown)))
 if read.cut:
     st.info(t("exp.shown_cut", lang, shown=len(read.frame), matching=read.matching))
-if read.matching == 0:
+if shown.empty:  # the filters may match only runs of the origin not shown
     st.info(t("exp.empty" if not any(filters.values()) else "exp.none_match", lang))
 
 

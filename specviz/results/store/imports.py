@@ -511,10 +511,12 @@ class RunsAndImports(Connections):
         return self._kept_read(("shown_runs", tuple(sorted(filters.items()))),
                                lambda con: shown.read_shown_runs(con, filters))
 
-    def filter_values(self, columns: Sequence[str]) -> dict[str, shown.FilterValues]:
-        """The values each of ``columns`` offers as a filter, over every stored run
-        (:func:`specviz.results.store.shown.read_filter_values`), kept for every session."""
-        return self._kept_read(("filter_values", tuple(columns)), lambda con: shown.read_filter_values(con, columns))
+    def filter_values(self, columns: Sequence[str], origin: str) -> dict[str, shown.FilterValues]:
+        """The values each of ``columns`` offers as a filter, over the stored runs of ``origin``
+        (``"user"`` or ``"example"``, :func:`specviz.results.store.shown.read_filter_values`), kept for
+        every session."""
+        return self._kept_read(("filter_values", tuple(columns), origin),
+                               lambda con: shown.read_filter_values(con, columns, origin))
 
     def imports(self) -> pd.DataFrame:
         """One row per imported file."""
