@@ -1220,6 +1220,18 @@ class TestExplorerPage:
         at.run()
         assert "only read-only queries" in at.error[0].value
 
+    def test_sql_console_refuses_a_result_of_which_no_row_fits(self, monkeypatch):
+        # It said "Only the first 0 rows are shown: the result reached the 50,000,000-byte limit. 0 rows
+        # in 4.695 s." and offered a CSV of no rows.
+        monkeypatch.setenv("SPECVIZ_SQL_MAX_BYTES", "1000000")
+        at = explorer_app("SQL")
+        at.text_area(key="sql_runs_by_format").set_value("SELECT repeat('x', 2000000) AS big")
+        at.button(key="sql_run").click()
+        at.run()
+        assert [e.value for e in at.error] == [i18n.t("exp.sql_refused", "en", error=i18n.t(
+            "sql.row_too_large", "en", bytes=1_000_000))]
+        assert not at.warning and not at.dataframe and "download_sql" not in [b.key for b in at.get("download_button")]
+
     def test_runs_in_their_own_setting_and_where_the_sidebars_stands_in(self):
         """The examples name Llama-3.1-8B on an H100: predicted so under the sidebar's Qwen3-32B; runs
         that name no preset are predicted with the sidebar's pair, and the page says so."""

@@ -277,6 +277,12 @@ class TestRunQuery:
         assert 0 < len(result.frame) < 100 and result.truncated == "bytes"
         assert result.frame.s.str.len().sum() <= 1_000_000
 
+    def test_not_one_row_within_the_byte_cap_is_refused(self, loaded):
+        # It came back as a result of 0 rows, which the page offered as "the first 0 rows" and a CSV.
+        with pytest.raises(sandbox.QueryError) as refused:
+            loaded.query("SELECT repeat('x', 2000000) AS big", Limits(max_bytes=1_000_000))
+        assert (refused.value.key, refused.value.params) == ("sql.row_too_large", {"bytes": 1_000_000})
+
     def test_a_query_sees_new_imports(self, tmp_path):
         s = Store(tmp_path / "x.duckdb")
         assert s.query("SELECT count(*) AS n FROM runs").frame.n[0] == 0
@@ -396,10 +402,10 @@ class TestRunQuery:
         frame = loaded.query("SELECT sum(i) AS s FROM range(400000000) t(i)", Limits(timeout_s=60)).frame
         assert frame.s[0] == 400000000 * (400000000 - 1) // 2
 
-    # Each result is 3 MB or more (30M list elements, 10M struct fields, 2 MB of text in one row) against a 1 MB cap.
+    # Each result is 3 MB or more (30M list elements, 10M struct fields, 2 MB of text in its second row) against a 1 MB cap.
     @pytest.mark.parametrize("sql", ["SELECT repeat([NULL], 3000) AS l FROM range(10000)",
                                      "SELECT {" + ", ".join(f"c{i}: NULL" for i in range(1000)) + "} AS s FROM range(10000)",
-                                     "SELECT CASE WHEN i = 0 THEN repeat('x', 1900000) ELSE 'a' END AS v FROM range(64) t(i)"])
+                                     "SELECT CASE WHEN i = 1 THEN repeat('x', 1900000) ELSE 'a' END AS v FROM range(64) t(i)"])
     def test_the_byte_cap_bounds_what_the_caller_holds(self, loaded, sql):
         result = loaded.query(sql, Limits(max_bytes=1_000_000, timeout_s=30))
         assert result.truncated == "bytes"
