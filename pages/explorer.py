@@ -23,13 +23,14 @@ from specviz.results.sandbox import QueryError
 require_router()
 lang: str = st.session_state.get("lang", "en")
 # How the tables' figures read: speedups with two decimals and × (their differences signed), α and
-# acceptance rates with three, acceptance lengths with two, milliseconds and tokens with one, and
-# thousands separated.
+# acceptance rates with three, acceptance lengths with two, milliseconds and throughputs with one, a
+# request's tokens whole, and thousands separated.
 FORMATS: dict[str, str] = {
     **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
     "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"),
-    "acceptance_length": "%.2f", **dict.fromkeys(("num_requests", "failed_requests", "concurrency"), "%,d"),
-    **dict.fromkeys(("output_throughput", "total_token_throughput", "input_tokens", "output_tokens"), "%,.1f"),
+    "acceptance_length": "%.2f",
+    **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
+    **dict.fromkeys(("output_throughput", "total_token_throughput"), "%,.1f"),
     **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in ("mean", "p50", "p90", "p99")
                      for metric in ("ttft", "itl", "tpot", "e2el")), "%,.1f")}

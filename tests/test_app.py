@@ -1316,6 +1316,10 @@ class TestExplorerPage:
         table = at.dataframe[0].value.set_index("Concurrency")
         assert set(table["Setting"]) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100"}
         assert (table["Prompt tokens (ISL)"] == 2000).all() and (table["Output tokens (OSL)"] == 100).all()
+        # Both whole, thousands apart: they read "1000" beside "200.0" (prompt_tokens had no format).
+        config = json.loads(at.dataframe[0].proto.columns)
+        assert [config[title]["type_config"]["format"] for title in ("Prompt tokens (ISL)", "Output tokens (OSL)")] == \
+            ["%,d", "%,d"]
         assert (table["Predicted speedup (×)"] < decoding).all()
         assert any(c.value.startswith("All 3 runs predicted at their own load") for c in at.caption)
         at.button(key="fit_step").click()
