@@ -984,6 +984,17 @@ class TestExplorerPage:
         assert [i.value for i in at.info if "already stored" in i.value] == [
             md("exp.report.skipped_as", "en", file="run/copy/a.csv", other="run/a.csv")]
 
+    def test_an_aiperf_run_copied_to_another_folder_is_stored_once_with_a_warning(self):
+        # Stored twice before, under two series names: the same benchmark_id and figures, another artifact directory.
+        copies = [SAMPLES / "aiperf_profile_export_aiperf.json", SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json"]
+        at = upload(explorer_app(), ("a/profile_export_aiperf.json", copies[0].read_bytes(), "application/json"),
+                    ("b/profile_export_aiperf.json", copies[1].read_bytes(), "application/json"))
+        assert not at.error and len(at.success) == 1
+        assert [w.value for w in at.warning] == [i18n.t(
+            "exp.report.warning", "en", file=escape_markdown("b/profile_export_aiperf.json"), warning=i18n.message(
+                Notice("warn.aiperf_run_repeated", runs="108f93f90b09", other="a/profile_export_aiperf.json")))]
+        assert list(at.dataframe[0].value["File"]) == ["a/profile_export_aiperf.json"]
+
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled

@@ -522,6 +522,29 @@ class TestSweepRunsUploadedApart:
         assert db.import_file("b.json", json.dumps(run, indent=1).encode()).runs == 1 and len(db.runs()) == 2
 
 
+class TestAiperfRunStoredTwice:
+    """One AIPerf run (benchmark_id 108f93f90b09) exported into two folders, whose configurations name
+    their own artifact directory: it was stored twice, under two series names."""
+
+    FIRST, SECOND = SAMPLES / "aiperf_profile_export_aiperf.json", SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json"
+
+    def test_the_second_copy_is_not_stored_and_said_to_be_stored(self, db):
+        db.import_path(self.FIRST)
+        again = db.import_path(self.SECOND)
+        assert (again.status, again.runs, again.format) == ("skipped", 0, "aiperf")
+        assert [str(w) for w in again.warnings] == [
+            f"benchmark_id 108f93f90b09: this AIPerf run is already stored from {self.FIRST} (same benchmark and "
+            "measurements), not stored again"]
+        assert len(db.runs()) == 1 and db.imports().source_file.tolist() == [str(self.FIRST)]
+
+    def test_other_figures_of_the_same_benchmark_are_another_run(self, db):
+        db.import_path(self.FIRST)
+        doc = json.loads(self.SECOND.read_bytes())
+        doc["request_throughput"]["avg"] *= 2
+        other = db.import_file("other.json", json.dumps(doc).encode())
+        assert (other.status, other.runs, other.warnings) == ("imported", 1, []) and len(db.runs()) == 2
+
+
 class TestPerRequestRuns:
     @pytest.mark.parametrize("shape", ["blocks", "old Mac line ends", "a quoted line break", "a blank line"])
     def test_each_run_has_the_dimensions_of_its_own_rows(self, db, monkeypatch, shape):
