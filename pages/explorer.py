@@ -23,13 +23,14 @@ from specviz.results.sandbox import QueryError
 require_router()
 lang: str = st.session_state.get("lang", "en")
 # How the tables' figures read: speedups with two decimals and × (their differences signed), α and
-# acceptance rates with three, acceptance lengths with two, milliseconds and tokens with one, and
-# thousands separated.
+# acceptance rates with three, acceptance lengths with two, milliseconds and throughputs with one, a
+# request's tokens whole, and thousands separated.
 FORMATS: dict[str, str] = {
     **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
     "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"),
-    "acceptance_length": "%.2f", **dict.fromkeys(("num_requests", "failed_requests", "concurrency"), "%,d"),
-    **dict.fromkeys(("output_throughput", "total_token_throughput", "input_tokens", "output_tokens"), "%,.1f"),
+    "acceptance_length": "%.2f",
+    **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
+    **dict.fromkeys(("output_throughput", "total_token_throughput"), "%,.1f"),
     **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in ("mean", "p50", "p90", "p99")
                      for metric in ("ttft", "itl", "tpot", "e2el")), "%,.1f")}
@@ -54,6 +55,13 @@ if examples:
     if editable and st.button(t("exp.remove_examples", lang), key="remove_examples"):
         store.remove_examples()
         st.rerun()
+# The shipped examples are never mixed with the user's runs: once there are runs of one's own, the
+# examples are shown only on request, and then alone. Which is known from the imports, before the
+# filters, so that the filters offer the values of the runs shown and no others.
+has_own = bool(explorer.own_imports(imported)["runs"].gt(0).any())
+wanted = has_own and bool(examples) and st.toggle(t("exp.show_examples", lang), key="show_examples",
+                                                  help=t("exp.show_examples_help", lang))
+origin = "example" if wanted or not has_own else "user"
 
 # ----------------------------------------------------------------------------------- filters
 # The filters are applied by the store, so that they reach every stored run, not only those shown.
@@ -66,7 +74,7 @@ if not filter_box.open and (applied := {c: chosen for c, chosen in filters.items
     st.caption(md("exp.filters_applied", lang, filters="; ".join(
         f"{t(f'col.{c}', lang)}: {', '.join(visible(str(v)) for v in chosen)}" for c, chosen in applied.items())))
 if filter_box.open:
-    offered = store.filter_values(explorer.FILTER_COLUMNS)
+    offered = store.filter_values(explorer.FILTER_COLUMNS, origin)
     with filter_box:
         # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
         cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
@@ -77,17 +85,12 @@ if filter_box.open:
                          columns=", ".join(more)))
 read = store.shown_runs(filters)
 loaded = explorer.with_load(read.frame, examples)
-# The shipped examples are never mixed with the user's runs: once there are runs of one's own, the
-# examples are shown only on request, and then alone.
-has_own = bool((loaded["origin"] == "user").any())
-wanted = has_own and bool(examples) and st.toggle(t("exp.show_examples", lang), key="show_examples",
-                                                  help=t("exp.show_examples_help", lang))
-shown, origin = explorer.one_origin(loaded, wanted)
+shown = loaded[loaded["origin"] == origin]
 if wanted:
     st.warning(t("exp.showing_examples", lang, runs=len(shown)))
 if read.cut:
     st.info(t("exp.shown_cut", lang, shown=len(read.frame), matching=read.matching))
-if read.matching == 0:
+if shown.empty:  # the filters may match only runs of the origin not shown
     st.info(t("exp.empty" if not any(filters.values()) else "exp.none_match", lang))
 
 

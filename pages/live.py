@@ -26,9 +26,17 @@ RANGES = ("15m", "1h", "6h", "24h")
 KEPT = 720
 # Labels the Prometheus view can keep replicas apart by: the scraped server, vLLM's data-parallel engine.
 REPLICA_LABELS = ("instance", "engine")
-# The headline's figures: the reason of each one absent is said, and only of those.
-SHOWN = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
-         "running_requests")
+# The headline's figures, each with its label's key, its help's and its format: the reason of each one
+# absent is said, and only of those. The draft's share is TensorRT-LLM's alone.
+HEADLINE = {
+    "acceptance_rate": ("live.m.acceptance_rate", "live.m.acceptance_rate_help", ".3f"),
+    "alpha_iid": ("live.m.alpha", "live.m.alpha_help", ".3f"),
+    "acceptance_length": ("live.m.length", "live.m.length_help", ".2f"),
+    "zero_accept_rate": ("live.m.zero_accept", "live.m.zero_accept_help", ".1%"),
+    "generation_throughput": ("live.m.throughput", "live.m.throughput_help", ",.0f"),
+    "running_requests": ("live.m.running", "live.m.running_help", ".0f"),
+    "draft_overhead": ("live.m.draft_overhead", "live.m.draft_overhead_help", ".1%"),  # to 0.1 %: 0.4 % is not 0
+}
 
 
 @st.cache_resource
@@ -165,30 +173,24 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
                  conditional: list | None, model_name: str) -> None:
-    """One model's latest window: the headline figures (the reason of each absent one, and what else
-    to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
+    """One model's latest window: the headline figures (why any is absent, each reason once with the
+    figures it explains, and what else to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
     (:func:`verdict_scenario`), and its per-position acceptance."""
-    figure = lambda name, fmt: "—" if pd.isna(figures.get(name)) else format(figures[name], fmt)
-    row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-    row.metric(t("live.m.acceptance_rate", lang), figure("acceptance_rate", ".3f"),
-               help=t("live.m.acceptance_rate_help", lang), width="content")
-    row.metric(t("live.m.alpha", lang), figure("alpha_iid", ".3f"), help=t("live.m.alpha_help", lang),
-               width="content")
-    row.metric(t("live.m.length", lang), figure("acceptance_length", ".2f"), help=t("live.m.length_help", lang),
-               width="content")
-    row.metric(t("live.m.zero_accept", lang), figure("zero_accept_rate", ".1%"),
-               help=t("live.m.zero_accept_help", lang), width="content")
-    row.metric(t("live.m.throughput", lang), figure("generation_throughput", ",.0f"),
-               help=t("live.m.throughput_help", lang), width="content")
-    row.metric(t("live.m.running", lang), figure("running_requests", ".0f"), help=t("live.m.running_help", lang),
-               width="content")
     trtllm = figures.get("engine") == "trt-llm"  # the only engine that times its draft
-    if trtllm:
-        row.metric(t("live.m.draft_overhead", lang), figure("draft_overhead", ".1%"),  # 0.4 % is not 0
-                   help=t("live.m.draft_overhead_help", lang), width="content")
-    for name in (*SHOWN, *(("draft_overhead",) if trtllm else ())):
+    shown = [name for name in HEADLINE if name != "draft_overhead" or trtllm]
+    row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+    for name in shown:
+        label, help_key, number_format = HEADLINE[name]
+        row.metric(t(label, lang), "—" if pd.isna(figures.get(name)) else format(figures[name], number_format),
+                   help=t(help_key, lang), width="content")
+    # A reason said once with the figures it explains: no drafts leaves the rate, α and the length out,
+    # which read as the same sentence three times, none saying which figure it was about.
+    reasons: dict[str, list[str]] = {}
+    for name in shown:
         if name in absent:
-            st.caption(message(absent[name], lang))
+            reasons.setdefault(message(absent[name], lang), []).append(t(HEADLINE[name][0], lang))
+    for reason, names in reasons.items():
+        st.caption(t("live.absent", lang, figures=", ".join(names), reason=reason))
     for notice in notices:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)

@@ -4,6 +4,7 @@ and takes the language of its labels; data come from :mod:`specviz.calculator` a
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import altair as alt
@@ -317,8 +318,10 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
     diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
         color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
-    # One colour encoding for both layers: a layer without a legend would drop the shared one.
-    color = alt.Color("series:N", legend=_legend(t("chart.series", lang), data["series"]))
+    # One colour encoding for both layers: a layer without a legend would drop the shared one. Vega's
+    # strong colours, not the Streamlit theme's, whose second is a pale blue that barely shows on white.
+    scheme = "tableau10" if data["series"].nunique() <= 10 else "tableau20"
+    color = alt.Color("series:N", scale=alt.Scale(scheme=scheme), legend=_legend(t("chart.series", lang), data["series"]))
     dots = alt.Chart(data).mark_circle(size=80).encode(
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
@@ -332,7 +335,7 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
                  alt.Tooltip("predicted_low:Q", title=t("col.predicted_low", lang), format=".3f"),
                  alt.Tooltip("predicted_high:Q", title=t("col.predicted_high", lang), format=".3f"),
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
-    bands = alt.Chart(data).mark_rule(opacity=0.5).encode(
+    bands = alt.Chart(data).mark_rule(opacity=0.85, strokeWidth=3).encode(
         x=alt.X("predicted_low:Q", scale=alt.Scale(domain=[0, top])), x2=alt.X2("predicted_high:Q"),
         y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])), color=color)
     return alt.layer(diagonal, bands, dots, autosize=_FIT_WIDTH, height=340)
@@ -377,6 +380,23 @@ convert to move together (with a fixed γ, rate = (length − 1) / γ): one char
 # otherwise label the axis to six decimals.
 _LIVE_FORMATS = {"acceptance_rate": ".3~f", "alpha_iid": ".3~f", "acceptance_length": ".2~f",
                  "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".1~%"}
+# Each figure's least half-span of its axis (absolute, and as a share of the level) and the bounds the
+# padding keeps within: fitted to the data alone, a steady 0.709 labelled all five ticks "0.709" and noise
+# in its fourth digit zig-zagged across the chart's whole height (Chromium).
+_LIVE_SPANS = {"acceptance_rate": (0.05, 0.0, 0.0, 1.0), "alpha_iid": (0.05, 0.0, 0.0, 1.0),
+               "acceptance_length": (0.1, 0.0, 1.0, math.inf), "running_requests": (1.0, 0.0, 0.0, math.inf),
+               "generation_throughput": (1.0, 0.05, 0.0, math.inf), "draft_overhead": (0.01, 0.0, 0.0, 1.0)}
+
+
+def _live_domain(values: pd.Series, figure: str) -> list[float]:
+    """The y domain of a live figure: its data, widened about their middle to the figure's least span
+    (:data:`_LIVE_SPANS`) so that a flat series is drawn flat on ticks that read apart; the widening
+    stops at the figure's bounds (a rate at 1), the data never do."""
+    least, share, lowest, highest = _LIVE_SPANS[figure]
+    low, high = float(values.min()), float(values.max())
+    middle = (low + high) / 2
+    half = max(least, share * abs(middle))
+    return [min(low, max(middle - half, lowest)), max(high, min(middle + half, highest))]
 
 
 def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = ()) -> alt.Chart:
@@ -395,7 +415,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
-        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False), axis=alt.Axis(format=_LIVE_FORMATS[figure])),
+        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(domain=_live_domain(data[figure], figure)), axis=alt.Axis(format=_LIVE_FORMATS[figure])),
         color=alt.Color("model:N", legend=legend), detail=alt.Detail("run:N"),
         tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
                  alt.Tooltip("model:N", title=t("col.model", lang)),

@@ -92,7 +92,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_SQL_TIMEOUT_S", "5", float, "Time limit of one SQL console query, in seconds."),
     Setting("SPECVIZ_SQL_MAX_ROWS", "10000", int, "Rows a SQL console query returns at most."),
     Setting("SPECVIZ_SQL_MAX_BYTES", "50000000", int,
-            "Bytes of data a SQL console query returns at most (the rows that fit are shown)."),
+            "Bytes of data a SQL console query returns at most (the rows that fit are shown; a query "
+            "whose first row does not fit is refused)."),
     Setting("SPECVIZ_SQL_MEMORY_BYTES", "2000000000", int,
             "Address space one SQL console query may take, in bytes, beyond what its process holds "
             "before the query runs (DuckDB's own memory limit is half of it)."),

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import PRESETS, SAMPLES, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.cli.model import calc_row
+from specviz.errors import Notice
 from specviz.i18n import escape_markdown, md
 from specviz.live import replay, windows
 from specviz.model import hf_config, spec
@@ -926,8 +927,8 @@ class TestExplorerPage:
                     "application/json"))
         table = at.dataframe[0].value.set_index("Draft setting")
         assert list(table["Workload"]) == ["mtbench"] * 2
-        assert table.loc["EAGLE3 γ=3, top-k 1, 4 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(2.557, abs=1e-3)
-        assert table.loc["EAGLE3 γ=7, top-k 10, 60 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(4.417, abs=1e-3)
+        assert table.loc["eagle3 γ=3, top-k 1, 4 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(2.557, abs=1e-3)
+        assert table.loc["eagle3 γ=7, top-k 10, 60 draft tokens", "Acceptance length (tokens/step)"] == pytest.approx(4.417, abs=1e-3)
         chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)
         assert chart["vconcat"][0]["encoding"]["color"]["field"] == "draft_setting"
 
@@ -991,6 +992,17 @@ class TestExplorerPage:
                                                     runs=1, requests=0)]
         assert [i.value for i in at.info if "already stored" in i.value] == [
             md("exp.report.skipped_as", "en", file="run/copy/a.csv", other="run/a.csv")]
+
+    def test_an_aiperf_run_copied_to_another_folder_is_stored_once_with_a_warning(self):
+        # Stored twice before, under two series names: the same benchmark_id and figures, another artifact directory.
+        copies = [SAMPLES / "aiperf_profile_export_aiperf.json", SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json"]
+        at = upload(explorer_app(), ("a/profile_export_aiperf.json", copies[0].read_bytes(), "application/json"),
+                    ("b/profile_export_aiperf.json", copies[1].read_bytes(), "application/json"))
+        assert not at.error and len(at.success) == 1
+        assert [w.value for w in at.warning] == [i18n.t(
+            "exp.report.warning", "en", file=escape_markdown("b/profile_export_aiperf.json"), warning=i18n.message(
+                Notice("warn.aiperf_run_repeated", runs="108f93f90b09", other="a/profile_export_aiperf.json")))]
+        assert list(at.dataframe[0].value["File"]) == ["a/profile_export_aiperf.json"]
 
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
         at = explorer_app("Acceptance")
@@ -1101,27 +1113,44 @@ class TestExplorerPage:
         at.session_state["filters"] = True  # the filters' expander opened
         assert "sglang" in at.run().multiselect(key="filter_engine").options
 
+    def test_the_filters_offer_the_values_of_the_runs_shown(self):
+        # With the examples hidden, the lists offered their workloads (chat, code, json), engine
+        # "synthetic" and "EXAMPLE …" labels, and concurrency read "1.0, 2.0, …" (Chromium).
+        at = explorer_app()
+        upload(at, ("mine.csv", b"workload,engine,concurrency,output_throughput\nmine,vllm,1,100\nmine,vllm,2,190\n",
+                    "text/csv"))
+        at.session_state["filters"] = True
+        at.run()
+        offered = {c: at.multiselect(key=f"filter_{c}").options for c in ("workload", "engine", "concurrency", "label")}
+        assert offered == {"workload": ["mine"], "engine": ["vllm"], "concurrency": ["1", "2"], "label": []}
+        at.multiselect(key="filter_workload").set_value(["mine"]).run()
+        assert set(at.dataframe[0].value["Workload"]) == {"mine"}
+        # The examples on request: their values, and a choice among the user's matches none of them.
+        at.toggle(key="show_examples").set_value(True).run()
+        assert not at.exception and "synthetic" in at.multiselect(key="filter_engine").options
+        assert {"chat", "code", "json"} <= set(at.multiselect(key="filter_workload").options)
+
     def test_past_the_limit_the_newest_runs_are_shown_and_a_filter_reaches_the_rest(self, monkeypatch):
         """A page reads at most SPECVIZ_SHOWN_MAX_RUNS runs (a store of 200,000 runs with long names
         took one session to 2.5 GB), says so, and its filters are the store's."""
         monkeypatch.setenv("SPECVIZ_SHOWN_MAX_RUNS", "5")
         monkeypatch.setenv("SPECVIZ_SHOWN_TEXT_CHARS", "20")
         at = explorer_app()
-        upload(at, ("many.csv", ("label,concurrency,output_throughput\n" + "".join(
-            f"{'long label ' * 5}{c},{c},{c * 10}\n" for c in range(1, 8))).encode(), "text/csv"))
+        upload(at, ("many.csv", ("label,spec_method,concurrency,output_throughput\n" + "".join(
+            f"{'long label ' * 5}{c},m{c},{c},{c * 10}\n" for c in range(1, 8))).encode(), "text/csv"))
         assert any("The newest 5 of the 55 runs that match are read and shown" in i.value for i in at.info)  # 48 examples
         table = at.dataframe[0].value
-        assert len(table) == 5 and set(table["Series"]) == {"long label long lab…"}
+        assert len(table) == 5 and set(table["Series"]) == {"long label long lab…"} and "m7" not in set(table["Method"])
         assert not at.multiselect  # built only while their expander is open
         at.session_state["filters"] = True
-        example = sorted(o for o in at.run().multiselect(key="filter_spec_method").options)[0]
-        at.multiselect(key="filter_spec_method").set_value([example]).run()
+        assert at.run().multiselect(key="filter_spec_method").options == [f"m{c}" for c in range(1, 8)]
+        at.multiselect(key="filter_spec_method").set_value(["m7"]).run()
         shown = at.dataframe[0].value
-        assert len(shown) > 0 and set(shown["Method"]) == {example} and not at.exception
+        assert list(shown["Method"]) == ["m7"] and not at.exception  # a run the first read left out
         at.session_state["filters"] = False  # closed: the choice still applies, and a line under it says so
         at.run()
         assert not at.multiselect and at.dataframe[0].value.equals(shown)
-        assert any(c.value.startswith("Filtered by Method") and c.value.endswith(example) for c in at.caption)
+        assert any(c.value.startswith("Filtered by Method") and c.value.endswith("m7") for c in at.caption)
 
     def test_by_load_says_where_the_other_runs_are(self):
         at = explorer_app("By load")
@@ -1211,6 +1240,18 @@ class TestExplorerPage:
         at.run()
         assert "only read-only queries" in at.error[0].value
 
+    def test_sql_console_refuses_a_result_of_which_no_row_fits(self, monkeypatch):
+        # It said "Only the first 0 rows are shown: the result reached the 50,000,000-byte limit. 0 rows
+        # in 4.695 s." and offered a CSV of no rows.
+        monkeypatch.setenv("SPECVIZ_SQL_MAX_BYTES", "1000000")
+        at = explorer_app("SQL")
+        at.text_area(key="sql_runs_by_format").set_value("SELECT repeat('x', 2000000) AS big")
+        at.button(key="sql_run").click()
+        at.run()
+        assert [e.value for e in at.error] == [i18n.t("exp.sql_refused", "en", error=i18n.t(
+            "sql.row_too_large", "en", bytes=1_000_000))]
+        assert not at.warning and not at.dataframe and "download_sql" not in [b.key for b in at.get("download_button")]
+
     def test_runs_in_their_own_setting_and_where_the_sidebars_stands_in(self):
         """The examples name Llama-3.1-8B on an H100: predicted so under the sidebar's Qwen3-32B; runs
         that name no preset are predicted with the sidebar's pair, and the page says so."""
@@ -1295,6 +1336,10 @@ class TestExplorerPage:
         table = at.dataframe[0].value.set_index("Concurrency")
         assert set(table["Setting"]) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100"}
         assert (table["Prompt tokens (ISL)"] == 2000).all() and (table["Output tokens (OSL)"] == 100).all()
+        # Both whole, thousands apart: they read "1000" beside "200.0" (prompt_tokens had no format).
+        config = json.loads(at.dataframe[0].proto.columns)
+        assert [config[title]["type_config"]["format"] for title in ("Prompt tokens (ISL)", "Output tokens (OSL)")] == \
+            ["%,d", "%,d"]
         assert (table["Predicted speedup (×)"] < decoding).all()
         assert any(c.value.startswith("All 3 runs predicted at their own load") for c in at.caption)
         at.button(key="fit_step").click()
@@ -1544,6 +1589,20 @@ class TestLivePage:
             assert list(table["Replica"]) == ["engine=0", "engine=1"]
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
+
+    def test_each_reason_for_absent_figures_is_said_once_naming_them(self):
+        # Counters that stand still: no drafts over the window. The reason read "drafts is 0 over this
+        # period: nothing to divide by." three times, none saying which figure it was about.
+        body = lambda n: "".join(f'vllm:spec_decode_num_{name}_total{{model_name="m"}} {count}\n' for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200))) + 'vllm:num_requests_running{model_name="m"} 0\n'
+        with metrics_server(body) as url:
+            for lang, reason in (("en", "drafts is 0 over this period"), ("vi", "drafts bằng 0")):
+                at = live_app(live_source="url", live_url=url, lang=lang)
+                at.toggle(key="live_on").set_value(True).run()
+                said = [c.value for c in at.caption if reason in c.value]
+                names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "live.m.length"))
+                assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
+                    Notice("prom.absent.zero", metric="drafts"), lang))], said
 
     def test_its_source_and_polling_survive_a_visit_to_another_page(self):
         at = live_app()

@@ -339,6 +339,22 @@ class TestLiveOverTime:
                                 "model": "m", **{f: 0.7 for f in charts.LIVE_FIGURES}})
         assert list(charts.live_over_time(windows, "alpha_iid").data["run"]) == [0, 0, 0, 1, 2, 2]
 
+    def test_a_flat_series_stays_flat_with_distinct_ticks(self):
+        # A flat 0.709 on Scale(zero=False) read "0.709" on all five ticks in Chromium, and rounding noise
+        # of 0.0002 zig-zagged across the chart's whole height.
+        flat = LIVE.assign(acceptance_rate=[0.7091, 0.7089, 0.709], running_requests=[30.0, 30.0, 30.0])
+        assert charts.live_over_time(flat, "acceptance_rate").to_dict()["encoding"]["y"]["scale"]["domain"] == \
+            pytest.approx([0.659, 0.759])
+        assert charts.live_over_time(flat, "running_requests").to_dict()["encoding"]["y"]["scale"]["domain"] == [29, 31]
+
+    def test_a_rate_s_domain_keeps_within_zero_and_one_and_a_wide_one_keeps_the_data(self):
+        near_one = LIVE.assign(acceptance_rate=[0.99, 0.995, 1.0])
+        assert charts.live_over_time(near_one, "acceptance_rate").to_dict()["encoding"]["y"]["scale"]["domain"] == \
+            pytest.approx([0.945, 1.0])
+        wide = LIVE.assign(alpha_iid=[0.3, 0.9, None])
+        assert charts.live_over_time(wide, "alpha_iid").to_dict()["encoding"]["y"]["scale"]["domain"] == \
+            pytest.approx([0.3, 0.9])
+
     def test_a_legend_only_when_models_are_told_apart(self):
         one = charts.live_over_time(LIVE, "alpha_iid").to_dict()
         two = charts.live_over_time(LIVE.assign(model=["a", "b", "b"]), "alpha_iid").to_dict()
@@ -375,6 +391,17 @@ class TestClaimByBatch:
     def test_without_a_measured_alpha_only_the_ceiling(self):
         check = claims.check_claim(SCENARIO, claims.Claim(2.0), 8, 256)
         assert len(charts.claim_by_batch(check.batches, 2.0).to_dict()["layer"]) == 6
+
+
+class TestMeasuredVsPredicted:
+    def test_series_in_strong_colours_and_bands_that_show(self):
+        # Under Streamlit's theme the second series was pale blue (#83c9ff) and its band, a rule at
+        # opacity 0.5, barely showed on white (Chromium).
+        spec = charts.measured_vs_predicted(prediction.predict(PAIRED, SCENARIO, PRESETS, 0)).to_dict()
+        _, bands, dots = spec["layer"]
+        for layer in (bands, dots):
+            assert layer["encoding"]["color"]["scale"]["scheme"] == "tableau10"
+        assert bands["mark"]["opacity"] >= 0.8 and bands["mark"]["strokeWidth"] >= 2
 
 
 class TestPublishedSpeedups:

@@ -344,8 +344,8 @@ class TestWorkloadAcceptance:
         summary = explorer.workload_acceptance(explorer.with_load(s.runs())).set_index("draft_setting")
         s.close()
         assert list(summary.workload) == ["mtbench"] * 2 and list(summary.runs) == [3, 3]
-        assert summary.loc["EAGLE3 γ=3, top-k 1, 4 draft tokens", "acceptance_length"] == pytest.approx(7.67 / 3)
-        assert summary.loc["EAGLE3 γ=7, top-k 10, 60 draft tokens", "acceptance_length"] == pytest.approx(13.25 / 3)
+        assert summary.loc["eagle3 γ=3, top-k 1, 4 draft tokens", "acceptance_length"] == pytest.approx(7.67 / 3)
+        assert summary.loc["eagle3 γ=7, top-k 10, 60 draft tokens", "acceptance_length"] == pytest.approx(13.25 / 3)
 
     def test_a_tree_as_sglang_names_it_and_a_chain_without_one(self):
         tree = lambda k: json.dumps({"server_info": {"speculative_eagle_topk": k, "speculative_num_draft_tokens": 8}})

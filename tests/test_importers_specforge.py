@@ -33,7 +33,7 @@ class TestLines:
         first, second = parsed.runs[:2]
         assert (first["concurrency"], first["num_speculative_tokens"], first["acceptance_length"]) == (8, 7, 4.14)
         assert (first["output_throughput"], first["duration_s"], first["workload"]) == (1321.79, 40.99, "mtbench")
-        assert first["label"] == "EAGLE3 γ=7, top-k 10, 60 draft tokens" and first["spec_method"] == "EAGLE3"
+        assert first["label"] == "EAGLE3 γ=7, top-k 10, 60 draft tokens" and first["spec_method"] == "eagle3"  # vLLM's case
         assert json.loads(first["extra"]) == {"completion_tokens": 54181, "topk": 10, "num_draft_tokens": 60}
         assert second["label"] == "EAGLE3 γ=3, top-k 1, 4 draft tokens"
 

@@ -366,7 +366,7 @@ class TestShownRuns:
         assert json.loads(run.extra) == {"a_note": "short", "b_note": "n" * 9 + "…"}
         assert db.runs().target_model[0] == "m" * 400  # what is stored is whole
         # A filter offers the cut value, and choosing it finds the run.
-        assert db.filter_values(["target_model"])["target_model"].values == ("m" * 9 + "…",)
+        assert db.filter_values(["target_model"], "user")["target_model"].values == ("m" * 9 + "…",)
         assert db.shown_runs({"target_model": ["m" * 9 + "…"]}).matching == 1
 
     def test_extra_loses_its_lists(self, db):
@@ -378,9 +378,20 @@ class TestShownRuns:
     def test_filter_values_are_sorted_and_say_when_there_are_more(self, db, monkeypatch):
         monkeypatch.setenv("SPECVIZ_FILTER_MAX_VALUES", "3")
         self.sweep(db, "a.csv", 5)
-        offered = db.filter_values(["concurrency", "engine"])
-        assert offered["concurrency"] == store.FilterValues((1.0, 2.0, 3.0), more=True)
+        offered = db.filter_values(["concurrency", "engine"], "user")
+        # Whole, as a user set them: the list read "1.0, 2.0, …" (Chromium); the choice matches the run.
+        assert offered["concurrency"] == store.FilterValues((1, 2, 3), more=True)
+        assert [type(v) for v in offered["concurrency"].values] == [int] * 3
+        assert db.shown_runs({"concurrency": [2]}).frame.concurrency.tolist() == [2.0]
         assert offered["engine"] == store.FilterValues((), more=False)
+
+    def test_filter_values_are_those_of_one_origin(self, db):
+        # With the shipped examples hidden, the lists offered their workloads, engine and labels.
+        db.seed_examples(sorted(EXAMPLES.glob("*.csv")))
+        self.sweep(db, "a.csv", 2, workload="mine")
+        assert db.filter_values(["workload"], "user")["workload"].values == ("mine",)
+        examples = db.filter_values(["workload", "engine"], "example")
+        assert "mine" not in examples["workload"].values and "synthetic" in examples["engine"].values
 
     def test_one_read_shared_by_every_caller_and_bounded_in_bytes(self, tmp_path, monkeypatch):
         monkeypatch.setenv("SPECVIZ_READ_CACHE_BYTES", "1000000")
@@ -509,6 +520,29 @@ class TestSweepRunsUploadedApart:
         del run["run_number"]
         db.import_file("a.json", json.dumps(run).encode())
         assert db.import_file("b.json", json.dumps(run, indent=1).encode()).runs == 1 and len(db.runs()) == 2
+
+
+class TestAiperfRunStoredTwice:
+    """One AIPerf run (benchmark_id 108f93f90b09) exported into two folders, whose configurations name
+    their own artifact directory: it was stored twice, under two series names."""
+
+    FIRST, SECOND = SAMPLES / "aiperf_profile_export_aiperf.json", SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json"
+
+    def test_the_second_copy_is_not_stored_and_said_to_be_stored(self, db):
+        db.import_path(self.FIRST)
+        again = db.import_path(self.SECOND)
+        assert (again.status, again.runs, again.format) == ("skipped", 0, "aiperf")
+        assert [str(w) for w in again.warnings] == [
+            f"benchmark_id 108f93f90b09: this AIPerf run is already stored from {self.FIRST} (same benchmark and "
+            "measurements), not stored again"]
+        assert len(db.runs()) == 1 and db.imports().source_file.tolist() == [str(self.FIRST)]
+
+    def test_other_figures_of_the_same_benchmark_are_another_run(self, db):
+        db.import_path(self.FIRST)
+        doc = json.loads(self.SECOND.read_bytes())
+        doc["request_throughput"]["avg"] *= 2
+        other = db.import_file("other.json", json.dumps(doc).encode())
+        assert (other.status, other.runs, other.warnings) == ("imported", 1, []) and len(db.runs()) == 2
 
 
 class TestPerRequestRuns:

@@ -197,7 +197,7 @@ _TREE = ((("topk", "server_info.speculative_eagle_topk"), "top-k {}"),
 
 def draft_settings(runs: pd.DataFrame) -> pd.Series:
     """A run's draft setting: its setting as its series name says it (method and γ, or ``plain``), and
-    the tree it drafted, where its file gives one (``EAGLE3 γ=7, top-k 10, 60 draft tokens``). Runs of
+    the tree it drafted, where its file gives one (``eagle3 γ=7, top-k 10, 60 draft tokens``). Runs of
     one method and γ accept differently with another tree: a top-k 10 tree of 60 tokens accepts about
     4.4 tokens a step where a chain of 3 accepts 2.6 (SpecForge's real results)."""
     text = _settings(runs)

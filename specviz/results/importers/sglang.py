@@ -68,7 +68,9 @@ def _run(obj: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
     if isinstance(info, dict):
         run.set("target_model", info.get("model_path"), source="server_info.model_path")
         run.set("engine_version", info.get("version"), source="server_info.version")
-        run.set("spec_method", info.get("speculative_algorithm"), source="server_info.speculative_algorithm")
+        algorithm = info.get("speculative_algorithm")  # "EAGLE3": stored in vLLM's case, as SpecForge's is
+        run.set("spec_method", algorithm.lower() if isinstance(algorithm, str) else algorithm,
+                source="server_info.speculative_algorithm")
         run.set("draft_model", info.get("speculative_draft_model_path"),
                 source="server_info.speculative_draft_model_path")
         # The draft's depth: tokens proposed in a chain per step (the tree's width is eagle_topk).

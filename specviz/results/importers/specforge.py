@@ -76,7 +76,9 @@ def _run(setting: dict[str, Any], figures: dict[str, Any], benchmark: Any, draft
     run.set("concurrency", setting.get("batch_size"), source="batch_size")
     run.set("num_speculative_tokens", steps, source="steps")
     if isinstance(steps, int) and steps > 0:
-        run.set("spec_method", "EAGLE3")
+        # vLLM's spelling, as its importers store it: "EAGLE3" beside "eagle3" split one method in two
+        # in the Explorer's filter.
+        run.set("spec_method", "eagle3")
         run.set("draft_model", draft, source="model")
         tree = [f"top-k {setting['topk']}" if "topk" in setting else None,
                 f"{setting['num_draft_tokens']} draft tokens" if "num_draft_tokens" in setting else None]

@@ -163,21 +163,12 @@ def _sweep_repeats(cur: duckdb.DuckDBPyConnection, name: str,
         ``ingest.sweep_run_differs``, naming the other file, the run and the first field in which
         the two differ.
     """
-    if parsed.format != "vllm-bench" or not any('"run_number"' in run["extra"] for run in parsed.runs):
+    if not any('"run_number"' in run["extra"] for run in parsed.runs):
         return {}
-    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs]})
-    cur.register("incoming_sweep", incoming)
-    found = cur.execute("""
-        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_sweep)
-        SELECT i.run_index, r.*
-        FROM i JOIN runs r
-          ON r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
-         AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date')
-         AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))
-        ORDER BY i.run_index, r.source_file""")
-    names = [column[0] for column in found.description]
-    matches = [dict(zip(names, row)) for row in found.fetchall()]
-    cur.unregister("incoming_sweep")
+    matches = _stored_matches(cur, parsed, """
+        r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
+        AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date')
+        AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))""")
     repeated: dict[int, tuple[str, str]] = {}
     for stored in matches:
         index = stored["run_index"]
@@ -193,14 +184,57 @@ def _sweep_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     return repeated
 
 
-def _repeat_notices(repeated: dict[int, tuple[str, str]]) -> list[Notice]:
-    """One notice for each file that already holds some of the runs, naming their run numbers."""
+def _stored_matches(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, on: str) -> list[dict[str, Any]]:
+    """The stored runs ``r`` that match a run ``i`` of ``parsed`` by the SQL condition ``on`` (``i.extra``
+    the parsed run's ``extra`` as JSON), each as a dict of its columns with the parsed run's
+    ``run_index``, by run and then by file name."""
+    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs]})
+    cur.register("incoming_runs", incoming)
+    found = cur.execute(f"""
+        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_runs)
+        SELECT i.run_index, r.* FROM i JOIN runs r ON {on} ORDER BY i.run_index, r.source_file""")
+    names = [column[0] for column in found.description]
+    matches = [dict(zip(names, row)) for row in found.fetchall()]
+    cur.unregister("incoming_runs")
+    return matches
+
+
+def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
+                    parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """The runs of a parsed AIPerf file already stored from another file: index → (that file's name,
+    the run's ``benchmark_id``). AIPerf gives each run it makes a ``benchmark_id``; one run's export
+    copied to another folder, or with the artifact directory in its configuration rewritten, is
+    another content of the same run, which was stored twice under two series names.
+
+    Two runs are one when both are AIPerf runs of the same ``benchmark_id`` that agree in every run
+    column (figures, load, models; ``extra`` aside, which holds the paths). The server's metrics
+    exported for the same benchmark are a run of other figures, stored beside it.
+    """
+    if not any('"benchmark_id"' in run["extra"] for run in parsed.runs):
+        return {}
+    matches = _stored_matches(cur, parsed, """
+        r.source_format = 'aiperf' AND (r.extra->>'benchmark_id') = (i.extra->>'benchmark_id')""")
+    repeated: dict[int, tuple[str, str]] = {}
+    for stored in matches:
+        run = parsed.runs[stored["run_index"]]
+        if all(stored.get(column) == run.get(column) for column in _FIGURES):
+            repeated.setdefault(stored["run_index"], (stored["source_file"], json.loads(run["extra"])["benchmark_id"]))
+    return repeated
+
+
+# The formats one of whose runs another file may hold too: how the repeats are found, and the notice
+# that names them.
+_REPEATS = {"vllm-bench": (_sweep_repeats, "warn.sweep_run_repeated"),
+            "aiperf": (_aiperf_repeats, "warn.aiperf_run_repeated")}
+
+
+def _repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notice]:
+    """One notice ``key`` for each file that already holds some of the runs, naming the runs."""
     by_file: dict[str, list[str]] = {}
     for index in sorted(repeated):
-        other, run_number = repeated[index]
-        by_file.setdefault(other, []).append(run_number)
-    return [Notice("warn.sweep_run_repeated", other=other, runs=", ".join(numbers))
-            for other, numbers in by_file.items()]
+        other, run_name = repeated[index]
+        by_file.setdefault(other, []).append(run_name)
+    return [Notice(key, other=other, runs=", ".join(names)) for other, names in by_file.items()]
 
 
 
@@ -282,7 +316,9 @@ class RunsAndImports(Connections):
             row: what it holds is in the store once, under the other file, and if that file is
             removed, importing this one again stores its runs. The warnings name the other file.
             Where only some runs repeat (``summary.json`` after ``run=0.json``), the others are
-            imported and a warning names the file that holds the repeats.
+            imported and a warning names the file that holds the repeats. An AIPerf run already
+            stored from another file (the same ``benchmark_id`` and figures; :func:`_aiperf_repeats`)
+            is passed over the same way.
 
         Raises
         ------
@@ -320,14 +356,15 @@ class RunsAndImports(Connections):
                         runs, requests, warnings, unmatched = csv_import.import_csv(cur, source, content_hash, now,
                                                                                     csv_mapping or {})
                     else:
-                        repeated = _sweep_repeats(cur, name, parsed)
+                        find, notice = _REPEATS.get(fmt, (None, ""))
+                        repeated = find(cur, name, parsed) if find else {}
                         if repeated and len(repeated) == len(parsed.runs):
-                            return ImportResult(name, "skipped", fmt, warnings=_repeat_notices(repeated),
+                            return ImportResult(name, "skipped", fmt, warnings=_repeat_notices(repeated, notice),
                                                 message="already imported from " + ", ".join(
                                                     sorted({other for other, _ in repeated.values()})))
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
                                                                        repeated.keys())
-                        warnings = [*warnings, *_repeat_notices(repeated)]
+                        warnings = [*warnings, *_repeat_notices(repeated, notice)]
                     source.check_unchanged()  # all read: what was hashed is what is stored
                     cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
                                 "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -511,10 +548,12 @@ class RunsAndImports(Connections):
         return self._kept_read(("shown_runs", tuple(sorted(filters.items()))),
                                lambda con: shown.read_shown_runs(con, filters))
 
-    def filter_values(self, columns: Sequence[str]) -> dict[str, shown.FilterValues]:
-        """The values each of ``columns`` offers as a filter, over every stored run
-        (:func:`specviz.results.store.shown.read_filter_values`), kept for every session."""
-        return self._kept_read(("filter_values", tuple(columns)), lambda con: shown.read_filter_values(con, columns))
+    def filter_values(self, columns: Sequence[str], origin: str) -> dict[str, shown.FilterValues]:
+        """The values each of ``columns`` offers as a filter, over the stored runs of ``origin``
+        (``"user"`` or ``"example"``, :func:`specviz.results.store.shown.read_filter_values`), kept for
+        every session."""
+        return self._kept_read(("filter_values", tuple(columns), origin),
+                               lambda con: shown.read_filter_values(con, columns, origin))
 
     def imports(self) -> pd.DataFrame:
         """One row per imported file."""

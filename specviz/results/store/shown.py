@@ -161,14 +161,19 @@ def read_shown_runs(con: duckdb.DuckDBPyConnection, filters: Mapping[str, Sequen
     return ShownRuns(frame, int(matching), limit)
 
 
-def read_filter_values(con: duckdb.DuckDBPyConnection, columns: Sequence[str]) -> dict[str, FilterValues]:
+def read_filter_values(con: duckdb.DuckDBPyConnection, columns: Sequence[str], origin: str) -> dict[str, FilterValues]:
     """For each of ``columns``, the first :envvar:`SPECVIZ_FILTER_MAX_VALUES` distinct shown values of
-    all stored runs, sorted, and whether there are more."""
+    the stored runs of ``origin`` (their import's, ``"user"`` or ``"example"``), sorted, and whether there
+    are more. Only the runs of the origin a page shows: with the shipped examples hidden, the lists
+    offered the examples' workloads, engine and labels, which matched nothing shown. A whole number
+    stored as a double (a concurrency) is offered as an integer, 8 and not 8.0; it matches the same runs."""
     most, chars = settings.get("SPECVIZ_FILTER_MAX_VALUES"), settings.get("SPECVIZ_SHOWN_TEXT_CHARS")
     found = {}
     for column in columns:
         shown = _shown(column, chars)
-        values = [v for (v,) in con.execute(
-            f"SELECT DISTINCT {shown} FROM runs WHERE {column} IS NOT NULL ORDER BY 1 LIMIT {most + 1}").fetchall()]
+        values = [int(v) if isinstance(v, float) and v.is_integer() else v for (v,) in con.execute(
+            f"""SELECT DISTINCT {shown} FROM runs WHERE {column} IS NOT NULL
+                AND content_hash IN (SELECT content_hash FROM imports WHERE origin = ?) ORDER BY 1 LIMIT {most + 1}""",
+            [origin]).fetchall()]
         found[column] = FilterValues(tuple(values[:most]), len(values) > most)
     return found
