@@ -89,6 +89,9 @@ def read_sentence() -> None:
     target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
     if reading.draft in scenario.draft_choices(known, target):
         found["draft"] = reading.draft
+    # A method the target cannot draft with (MTP on a model without MTP layers) is said, not dropped.
+    not_applied = [{"method": reading.draft, "target": known.models[target].name}] \
+        if reading.draft is not None and "draft" not in found else []
     items = []
     for key, value in found.items():
         if value is None:
@@ -102,7 +105,8 @@ def read_sentence() -> None:
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)
-    st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated}
+    st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
+                                         "not_applied": not_applied}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -138,6 +142,8 @@ def show_reading() -> None:
         line = st.container(horizontal=True, vertical_alignment="center")
         line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=str(item["value"])))
         line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
+    for dropped in reading.get("not_applied", ()):
+        st.warning(md("claims.sentence.not_applied", lang, **dropped))
     if reading["dataset"]:
         st.caption(md("claims.sentence.dataset", lang, dataset=reading["dataset"]))
     if reading["unstated"]:

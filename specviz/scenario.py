@@ -238,12 +238,22 @@ def model_key(text: str) -> str:
     return key
 
 
+# Checkpoints of another's architecture, by key: DeepSeek-R1 (and its 0528 update), V3-0324 and
+# V3.1 ship DeepSeek-V3's config.json (model_type deepseek_v3, 61 layers, 256 routed experts).
+_SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekr10528": "deepseekv3", "deepseekv30324": "deepseekv3",
+                      "deepseekv31": "deepseekv3"}
+
+
 def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
-    """Each preset's id under the keys (:func:`model_key`) of its id and its name."""
+    """Each preset's id under the keys (:func:`model_key`) of its id and its name, and under those
+    of the checkpoints that share its architecture (DeepSeek-R1 is DeepSeek-V3's)."""
     by_key: dict[str, str] = {}
     for model_id, model in models.items():
         by_key.setdefault(model_key(model_id), model_id)
         by_key.setdefault(model_key(model.name), model_id)
+    for alias, key in _SAME_ARCHITECTURE.items():
+        if key in by_key:
+            by_key.setdefault(alias, by_key[key])
     return by_key
 
 

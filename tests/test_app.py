@@ -1762,6 +1762,17 @@ class TestClaimsPage:
         read_sentence(at, "3x at batch 8")
         assert typed(at) == ("B200", 2000.0, 7.5)
 
+    def test_a_method_the_model_cannot_draft_with_is_said_not_dropped(self):
+        """'Up to 2x faster with MTP' on the sidebar's Qwen3-32B, which has no MTP layers: the verdict is
+        the sidebar draft's, and the page had not said so."""
+        at = read_sentence(claims_app(), "Up to 2x faster with MTP")
+        assert any("names the drafting method **mtp**" in w.value and "Qwen3-32B" in w.value.replace("\\", "")
+                   for w in at.warning)
+        assert at.session_state["draft"] == "Qwen3-0.6B"
+        on_deepseek = read_sentence(claims_app(), "MTP gives DeepSeek-R1 1.8x lower TPOT on GB300 at concurrency 128")
+        assert on_deepseek.session_state["target"] == "DeepSeek-V3" and on_deepseek.session_state["draft"] == "mtp"
+        assert not any("names the drafting method" in w.value for w in on_deepseek.warning)
+
     def test_a_sentence_is_read_afresh_whatever_was_read_before(self):
         """The batch, model, hardware and drafting method of a sentence read before were kept where
         the next one names none: "3x on H100 with Llama-3.1-70B" read as 3.00× at batch 64."""

@@ -426,3 +426,43 @@ class TestClaimOnAWorkload:
     def test_an_impossible_claim_says_nothing_of_the_workload(self):
         check = claims.check_claim(make_scenario(), claims.Claim(40.0, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and all(r.key != "claims.reason.workload" for r in check.reasons)
+
+
+class TestSentencesAsVendorsWriteThem:
+    """What a manager pasted in Chromium, and what the page had read."""
+
+    @pytest.mark.parametrize("sentence, speedup, batch, target, draft", [
+        # R1 is V3's architecture; it had been judged on the sidebar's Qwen3-32B.
+        ("MTP gives DeepSeek-R1 1.8x lower TPOT on GB300 at concurrency 128", 1.8, 128, "DeepSeek-V3", "mtp"),
+        # A count of GPUs had been read as the claim (8x).
+        ("On 8x H100, Mixtral-8x7B runs 2x faster with EAGLE", 2.0, None, "Mixtral-8x7B", "eagle"),
+        # Another ratio came first (5x cheaper).
+        ("Our inference is 5x cheaper and 2x faster with Medusa", 2.0, None, None, "medusa"),
+        # A range claims its upper end, as parse_claim reads it.
+        ("1.5x–2x faster with EAGLE on L40S", 2.0, None, None, "eagle"),
+        # A concurrency written after its number; Vietnamese "độ đồng thời".
+        ("DeepSeek-V3 on 8xH200 gets 1.8x TPS with MTP at 256 concurrency", 1.8, 256, "DeepSeek-V3", "mtp"),
+        ("Tăng tốc 2,5 lần với EAGLE-3 trên H100 ở độ đồng thời 128", 2.5, 128, None, "eagle3"),
+    ])
+    def test_the_figure_batch_model_and_method(self, sentence, speedup, batch, target, draft):
+        read = claims.read_sentence(sentence, PRESETS)
+        assert (read.speedup, read.batch, read.target, read.draft) == (speedup, batch, target, draft)
+
+    def test_a_sentence_naming_no_model_or_gpu_asks_for_them(self):
+        read = claims.read_sentence("4x faster inference with our draft model", PRESETS)
+        assert read.unstated[:2] == ("model", "hardware")
+        named = claims.read_sentence("Up to 3.2x faster decoding with speculative decoding on H100 "
+                                     "(Llama-3.1-70B, EAGLE-3)", PRESETS)
+        assert "model" not in named.unstated and "hardware" not in named.unstated
+
+    def test_thousands_and_words_after_the_batch(self):
+        assert claims.parse_claim("1,000%") == 11.0 and claims.parse_claim("2,5x") == 2.5
+        assert claims.parse_claim("2.5x at concurrency 64 users") == 2.5
+        assert claims.claimed_batch("2.5x at concurrency 64 users") == 64
+
+    def test_an_at_least_figure_is_rounded_up(self):
+        # 0.7543 shown as 0.75 fell short: 3.16x at α 0.75 where 3.2x was claimed.
+        assert claims.at_least(0.7543) == 0.76 and claims.at_least(0.75) == 0.75
+        check = claims.check_claim(make_scenario(), claims.Claim(1.5, batch=1), GAMMA_MAX, BATCH_MAX)
+        (acceptance,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
+        assert acceptance.params["shown"] >= acceptance.params["alpha"] > acceptance.params["shown"] - 0.01

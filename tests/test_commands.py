@@ -558,7 +558,7 @@ class TestTargetWords:
         assert "<NVFP4 checkpoint of deepseek-ai/DeepSeek-V3>" in command.argv
         assert "deepseek-ai/DeepSeek-V3" not in command.argv
         problem = next(p for p in command.problems if p.key == "command.quantized_checkpoint")
-        assert (problem.params["weights"], problem.params["shipped"]) == ("nvfp4", "fp8-block")
+        assert (problem.params["weights"], problem.params["shipped"]) == ("NVFP4", "FP8-BLOCK")
 
     def test_fp8_from_a_bf16_checkpoint_is_quantized_while_loading_where_the_engine_can(self):
         chosen = make_scenario(gpu="B200", target="Qwen3-235B-A22B", precision="fp8", tp="2")

@@ -53,7 +53,7 @@ from specviz.model import architecture, roofline, spec
 from specviz.scenario import Presets, Scenario, gpu_preset, model_preset
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
-           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence"]
+           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence", "at_least"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -63,7 +63,7 @@ _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_
                     "acceptance_length": "claims.bad_acceptance_length"}
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
 # nor "1e9x" as 9x.
-_SIGN, _MAGNITUDE = r"[-−]", r"\d{1,6}(?:[.,]\d{1,6})?(?:e[-+]?\d{1,2})?"
+_SIGN, _MAGNITUDE = r"[-−]", r"\d{1,6}(?:(?:,\d{3})+|[.,]\d{1,6})?(?:e[-+]?\d{1,2})?"
 # A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
 # or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
 # "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
@@ -73,10 +73,12 @@ _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s
                     rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
-# "concurrency 64", "64 concurrent requests", "ở batch 64".
+# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128".
 _BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với)\s+)?"
-                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency)\s*[=:]?\s*(?P<batch>\d{1,7})"
-                    r"|\b(?P<concurrent>\d{1,7})\s+concurrent(?:\s+(?:requests|users))?)\b", re.IGNORECASE)
+                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,7})"
+                    r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
+                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency))\b",
+                    re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
 
@@ -199,7 +201,9 @@ def parse_claim(text: str) -> float:
     found = _CLAIM.match(_BATCH.sub(" ", words))
     if not found:
         raise SpecvizError("claims.unreadable", text=words[:60])
-    number = float(found["number"].replace(",", ".").replace("−", "-"))
+    figure = found["number"].replace("−", "-")
+    # "1,000%" groups thousands; "2,5x" (Vietnamese) has a decimal comma.
+    number = float(figure.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+", figure) else figure.replace(",", "."))
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
     speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
@@ -226,8 +230,16 @@ def claimed_batch(text: str) -> int | None:
 
 # A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B"; a whole number
 # (not the "9x" of "1e9x" or of "1e999x"), with its minus sign but not a name's hyphen ("EAGLE-3x").
-_SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.]){_SIGN}?{_MAGNITUDE}"
+_SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.])"
+                                  # A range ("1.5x–2x faster") is read whole: it claims its upper end.
+                                  rf"(?:{_MAGNITUDE}\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?{_SIGN}?{_MAGNITUDE}"
                                   r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)
+# Words after a figure that make it something else than a speedup: a count of devices ("8x H100s",
+# "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
+_NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost))",
+                        re.IGNORECASE)
+_SPEED_WORDS = re.compile(r"faster|speed-?up|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh|tăng\s+tốc",
+                          re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
 _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r"\bmtp\b|multi-token prediction"),
                  ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
@@ -235,7 +247,7 @@ _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r
 _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
              "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
 # What a claim should state and often does not, each with the words that state it.
-UNSTATED = {"batch": None, "dataset": None, "temperature": r"temperature|greedy|sampling|\btemp\b",
+UNSTATED = {"model": None, "hardware": None, "batch": None, "dataset": None, "temperature": r"temperature|greedy|sampling|\btemp\b",
             "output_length": r"output (?:length|tokens)|\bosl\b|tokens out|\d+\s*(?:output|generated) tokens",
             "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)"}
 
@@ -270,11 +282,18 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
         As :func:`parse_claim` for the figure, or ``claims.unreadable`` where the sentence holds none.
     """
     words = _words(text)
-    figure = _SPEEDUP_IN_SENTENCE.search(_BATCH.sub(" ", words))
+    unbatched = _BATCH.sub(" ", words)
+    tokens = re.findall(r"[\w][\w.\-/]*", words)
+    # The figure that is a speedup: not a count of GPUs ("on 8x H100") nor another ratio ("5x cheaper");
+    # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
+    figures = [f for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)
+               if not _NOT_SPEED.match(unbatched, f.end())
+               and not gpu_preset((unbatched[f.end():].split() or [""])[0], presets.gpus)]
+    near = [f for f in figures if _SPEED_WORDS.search(unbatched[f.end():f.end() + 24])]
+    figure = (near or figures or [None])[0]
     if figure is None:
         raise SpecvizError("claims.unreadable", text=words[:60])
     speedup = parse_claim(figure.group(0))
-    tokens = re.findall(r"[\w][\w.\-/]*", words)
     spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
     target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
     gpu = next((g for g in (gpu_preset(token, presets.gpus) for token in tokens) if g), None)
@@ -282,10 +301,17 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     draft = next((kind for kind, pattern in _METHOD_WORDS if re.search(pattern, lower)), None)
     dataset = next((name for name in _DATASETS if name.lower() in lower), None)
     batch = claimed_batch(words)
-    stated = {"batch": batch is not None, "dataset": dataset is not None}
+    stated = {"batch": batch is not None, "dataset": dataset is not None, "model": target is not None,
+              "hardware": gpu is not None}
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated)
+
+
+def at_least(value: float) -> float:
+    """An "at least" figure as a page shows it, to two decimals rounded up: the α a claim needs,
+    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed)."""
+    return math.ceil(value * 100.0 - 1e-9) / 100.0
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:
@@ -424,7 +450,8 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
     if required["alpha_needed"].isna().all():
         return "impossible", [Notice("claims.reason.costs_out_of_reach", claim=claim.speedup, **costs), ceiling], required
     easiest = required.loc[required["alpha_needed"].idxmin()]
-    needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]), gamma=int(easiest["gamma"]),
+    needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]),
+                    shown=at_least(float(easiest["alpha_needed"])), gamma=int(easiest["gamma"]),
                     rate=float(easiest["acceptance_rate"]), length=float(easiest["acceptance_length"]))
     if claim.alpha is None:
         return "conditional", [needed, ceiling], required
@@ -539,7 +566,7 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     if required["alpha_needed"].notna().any():
         easiest = required.loc[required["alpha_needed"].idxmin()]
         acceptance.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]),
-                                 gamma=int(easiest["gamma"]), rate=float(easiest["acceptance_rate"]),
+                                 shown=at_least(float(easiest["alpha_needed"])), gamma=int(easiest["gamma"]), rate=float(easiest["acceptance_rate"]),
                                  length=float(easiest["acceptance_length"]),
                                  optimistic=float(easiest["alpha_optimistic"])))
         if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
@@ -547,7 +574,7 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     else:
         easiest = required.loc[required["alpha_optimistic"].idxmin()]
         acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
-                                 gamma=int(easiest["gamma"])))
+                                 shown=at_least(float(easiest["alpha_optimistic"])), gamma=int(easiest["gamma"])))
     batch_range = lambda low, high: [] if claim.batch is not None else [
         Notice("claims.condition.batch", low=int(low), high=int(high))]
     if claim.alpha is None:

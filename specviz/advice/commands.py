@@ -299,8 +299,8 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice]) -> tup
         if served == "fp8" and shipped == "bf16" and engine in _ONLINE_FP8:
             flags += ["--quantization", "fp8"]
         else:
-            problems.append(Notice("command.quantized_checkpoint", target=name or target.name, weights=served,
-                                   shipped=shipped, engine=engine))
+            problems.append(Notice("command.quantized_checkpoint", target=name or target.name, weights=served.upper(),
+                                   shipped=shipped.upper(), engine=engine))
             name = f"<{served.upper()} checkpoint of {name or target.name}>"
     if name is None:
         problems.append(Notice("command.name_the_target", target=target.name, engine=engine))
