@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
 from pages._controls import clear_gpu_overrides, forget, show_url_notices, url_choice, url_widget
-from pages._shared import ROUTED, errors_said, presets, reset_costs
+from pages._shared import ROUTED, errors_said, model_choice_name, presets, reset_costs
 from specviz import i18n, scenario, settings
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config
@@ -76,10 +76,7 @@ def scenario_sidebar(lang: str) -> None:
                            help=t("side.figure_help", lang, source=gpu.source, note=gpu.note))
     gpu_figures = {name: value for name, value in (("tflops", tflops), ("bandwidth", bandwidth)) if value}
     gpu = replace(gpu, tflops=tflops or gpu.tflops, bandwidth_tb_s=bandwidth or gpu.bandwidth_tb_s)
-    model_name = lambda m: (t(f"side.draft.{m}", lang) if m in scenario.DRAFT_KINDS
-                            else t("side.custom_option", lang) if m == scenario.CUSTOM
-                            else in_language(known.heads[m][1].name, lang) if m in known.heads
-                            else t(f"side.group.{scenario.model_group(models[m])}", lang, name=in_language(models[m].name, lang)))
+    model_name = lambda m: model_choice_name(m, known, lang)
     # A model of one's own comes from an uploaded or pasted config.json, which a viewer does not take.
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",

@@ -91,6 +91,19 @@ def presets(data_dir: Path) -> scenario.Presets:
     return scenario.load_presets(data_dir)
 
 
+def model_choice_name(model_id: str, known: scenario.Presets, lang: str) -> str:
+    """A target's or draft's id as the sidebar lists it: a draft kind, a head or a model by its group
+    ("Dense · Qwen3-32B"), so that a page that names a choice names it as the sidebar does."""
+    if model_id in scenario.DRAFT_KINDS:
+        return t(f"side.draft.{model_id}", lang)
+    if model_id == scenario.CUSTOM:
+        return t("side.custom_option", lang)
+    if model_id in known.heads:
+        return i18n.in_language(known.heads[model_id][1].name, lang)
+    model = known.models[model_id]
+    return t(f"side.group.{scenario.model_group(model)}", lang, name=i18n.in_language(model.name, lang))
+
+
 def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scenario.Scenario,
               known: scenario.Presets) -> None:
     """What a fit found, a warning for each thing that makes it suspect and, only if nothing does, a

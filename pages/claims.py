@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages._controls import (clear_gpu_overrides, forget, forget_controls, open_tab, renew, show_url_notices,
                              url_choice, url_widget)
-from pages._shared import altair_chart, open_store, presets, require_router, titled_dataframe
+from pages._shared import altair_chart, model_choice_name, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, scenario, settings
 from specviz.advice import claims
 from specviz.errors import SpecvizError
@@ -125,8 +125,14 @@ def undo(item: dict[str, Any]) -> None:
 
 
 def undo_item(index: int) -> None:
-    """Put one item read from the sentence back to the value it replaced (a button's callback)."""
-    undo(st.session_state["claim_reading"]["items"].pop(index))
+    """Put one item read from the sentence back to the value it replaced (a button's callback). The
+    model's undo forgets the draft, as a new model in the sidebar does: the method read with it goes
+    too, not left listed as set."""
+    items = st.session_state["claim_reading"]["items"]
+    item = items.pop(index)
+    undo(item)
+    if item["key"] == "target":
+        items[:] = [other for other in items if other["key"] != "draft"]
 
 
 def show_reading() -> None:
@@ -138,9 +144,15 @@ def show_reading() -> None:
         st.error(message(reading["error"], lang))
         return
     st.markdown(t("claims.sentence.read", lang))
+    known = presets(settings.get("SPECVIZ_DATA_DIR"))
+    # Each choice named as the sidebar names it ("NVIDIA H100 SXM", "EAGLE-3 head"), not by its id.
+    shown = {"gpu": lambda gpu: in_language(known.gpus[gpu].name, lang),
+             "target": lambda model: model_choice_name(model, known, lang),
+             "draft": lambda draft: model_choice_name(draft, known, lang)}
     for index, item in enumerate(reading["items"]):
         line = st.container(horizontal=True, vertical_alignment="center")
-        line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=str(item["value"])))
+        value = shown.get(item["key"], str)(item["value"])
+        line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=value))
         line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
     for dropped in reading.get("not_applied", ()):
         st.warning(md("claims.sentence.not_applied", lang, **dropped))

@@ -1732,7 +1732,10 @@ class TestClaimsPage:
         verdict = (at.success or at.warning or at.error)[0].value
         assert "3.20× on NVIDIA H100 SXM for Llama 3\\.1 70B" in verdict and "not a speedup" not in verdict
         said = "\n".join(m.value for m in at.markdown)
-        assert i18n.md("claims.sentence.item.target", value="Llama-3.1-70B") in said and "What the claim leaves out" in said
+        # Each named as the sidebar names it, not by its id ("H100-SXM", "eagle3").
+        for key, value in (("gpu", "NVIDIA H100 SXM"), ("target", "Dense · Llama 3.1 70B"), ("draft", "EAGLE-3 head")):
+            assert i18n.md(f"claims.sentence.item.{key}", value=value) in said, key
+        assert "What the claim leaves out" in said
         for question in ("At what batch", "On which prompts", "At what temperature", "How long were the outputs",
                          "Was the acceptance measured"):
             assert question in said
@@ -1740,7 +1743,9 @@ class TestClaimsPage:
         assert len([b for b in at.button if b.key and b.key.startswith("claims_undo_")]) == 4
         at.button(key="claims_undo_2").click().run()  # claim, gpu, target, draft: the third is the model
         assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
-        assert "The model:" not in "\n".join(m.value for m in at.markdown)
+        # The method read with the model goes with it, as the sidebar forgets the draft with the model.
+        after = "\n".join(m.value for m in at.markdown)
+        assert "The model:" not in after and "The drafting method:" not in after
 
     def test_undoing_the_gpu_brings_back_the_figures_typed_for_it(self):
         """A sentence's GPU cleared the TFLOPS and bandwidth typed over the old GPU's preset, and

@@ -747,6 +747,23 @@ class TestClaimCommand:
         code, _, err = run(capsys, "claim", "3x", "--measure", "alpha")
         assert code == 2 and "--measure and --value go together" in err
 
+    def test_a_slides_whole_sentence_as_the_page_reads_it(self, capsys):
+        """The help said 'as the Claims page does', and a sentence was refused ('"...on B200 for gpt" is
+        not a speedup'). Read as the page reads it, it gives the verdict of its scenario's link."""
+        code, out, _ = run(capsys, "claim", "EAGLE-3 delivers 2.5x throughput at batch 64 on B200 for gpt-oss-120b")
+        sentence = json.loads(out)
+        _, out, _ = run(capsys, "claim", "2.5x at batch 64", "?gpu=B200&target=gpt-oss-120b&draft=eagle3")
+        linked = json.loads(out)
+        assert code == 0 and (sentence["gpu"], sentence["target"], sentence["draft"]) == ("B200", "gpt-oss-120b", "eagle3")
+        for key in ("claim", "batch", "verdict", "required_alpha", "required_gamma"):
+            assert sentence[key] == linked[key], key
+        assert sentence["read_from_sentence"]["draft_applied"] and "read_from_sentence" not in linked
+        # A method the model cannot draft with is said, and the options given still win.
+        _, out, _ = run(capsys, "claim", "Up to 2x faster with MTP", "--gpu", "B200")
+        mtp = json.loads(out)
+        assert mtp["gpu"] == "B200" and mtp["draft"] == "Qwen3-0.6B" and not mtp["read_from_sentence"]["draft_applied"]
+        assert any(q.startswith("Which model?") for q in mtp["read_from_sentence"]["ask_its_author"])
+
 
     def test_the_issue_s_form_against_costs(self, capsys):
         code, out, _ = run(capsys, "claim", "--speedup", "3", "--gamma", "5", "--verify-cost", "1", "--draft-cost",

@@ -18,7 +18,7 @@ import pandas as pd
 
 from specviz import scenario, settings
 from specviz.advice import claims, commands, draft_length, serving, trtllm
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
@@ -49,13 +49,26 @@ def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
               gamma: int | None = None, alpha: float | None = None,
               overrides: dict[str, str] | None = None) -> dict[str, Any]:
-    """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", or a number) on the
-    scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
+    """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
+    whole sentence, whose GPU, model, method and batch set the scenario as the page sets them, under
+    ``overrides``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
     measured on the user's traffic)."""
-    speedup = claims.parse_claim(text)
-    batch = batch if batch is not None else claims.claimed_batch(text)
+    try:
+        speedup, read = claims.parse_claim(text), None
+    except SpecvizError as exc:
+        if exc.key != "claims.unreadable":
+            raise
+        # A slide's whole sentence, read as the Claims page reads it: what it names sets the
+        # scenario, under the options given here.
+        read = claims.read_sentence(text, presets)
+        speedup = read.speedup
+        target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
+        named = {"gpu": read.gpu, "target": read.target,
+                 "draft": read.draft if read.draft in scenario.draft_choices(presets, target) else None}
+        overrides = {**{k: v for k, v in named.items() if v is not None}, **(overrides or {})}
+    batch = batch if batch is not None else read.batch if read is not None else claims.claimed_batch(text)
     chosen = linked_scenario(link, presets, overrides)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
@@ -67,7 +80,11 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "max_speedup": check.best["speedup"], "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
-            "required": frame_rows(check.required)}
+            "required": frame_rows(check.required),
+            **({} if read is None else {"read_from_sentence": {
+                "gpu": read.gpu, "target": read.target, "draft": read.draft, "dataset": read.dataset,
+                "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
+                "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}")) for key in read.unstated]}})}
 
 
 def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *, gamma: int | None = None,
