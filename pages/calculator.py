@@ -322,6 +322,8 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         if dipped := calculator.dips(crossings, round(alpha, 2)):
             notes.append(t("calc.crossover_dips", lang, alpha=alpha,
                            ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
+        elif others := sorted(set(crossings.loc[crossings["rises"], "alpha"].round(2)) - {round(alpha, 2)}):
+            notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
         st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
         csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)

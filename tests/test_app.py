@@ -98,6 +98,16 @@ class TestCalculatorPage:
         at = make_app({"view": view})
         assert len(at.get("vega_lite_chart")) == 1 and len(at.download_button) == (view != "Roofline")
 
+    def test_the_batch_chart_says_where_a_mixture_of_experts_pays_again(self):
+        """DeepSeek-V3 + MTP on 8 B200s: at α 0.5 speculation loses at batches 6-13 and pays again from 14;
+        at the chosen α 0.8 the chart still drew α 0.5's triangle, and no caption said what it was."""
+        deepseek = dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
+        at_half = paragraphs(make_app({"view": "By batch"}, alpha="0.5", **deepseek))
+        assert any("it also loses at batches 6–13" in p for p in at_half)
+        at_default = paragraphs(make_app({"view": "By batch"}, **deepseek))
+        assert any(p.startswith("Triangles (at α = 0.5)") for p in at_default)
+        assert not any("Triangles" in p for p in paragraphs(make_app({"view": "By batch"})))  # a dense model
+
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
         at = make_app({"view": "By batch"})
         chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)

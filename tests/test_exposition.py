@@ -506,3 +506,12 @@ class TestGeneratedText:
     @given(st.text(max_size=300))
     def test_arbitrary_text(self, text):
         _checked(text, None)
+
+
+def test_a_position_written_in_other_digits_is_said_incomplete_not_raised():
+    """Found by the property over generated text: a position label '²' passed str.isdigit() and then
+    int() raised ValueError out of the parser."""
+    text = ('trtllm_spec_decode_accepted_tokens_total{model_name="m",engine="0",token_position="0",position="²"} 0.0\n')
+    states = prom.spec_decode_states(prom.parse(text, 2.0), None)
+    assert states and all(state.absent["per_position_acceptance"].key == "prom.absent.positions_incomplete"
+                          for state in states)

@@ -699,7 +699,7 @@ def _per_position(roles: dict, drafts: float | None, engine: str, absent: dict[s
     per_pos: dict[int, float] = {}
     for labels, value in roles["accepted_per_pos"]:
         position = _position(labels)
-        if not position.isdigit():
+        if not (position.isascii() and position.isdigit()):  # "²".isdigit() holds, and int() refuses it
             return without(Notice("prom.absent.positions_incomplete", positions=position or "∅"))
         per_pos[int(position)] = per_pos.get(int(position), 0.0) + value
     if sorted(per_pos) != list(range(len(per_pos))):

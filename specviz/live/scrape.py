@@ -342,7 +342,8 @@ def _redirect(session: requests.Session, response: requests.Response, current: s
 def _body(response: requests.Response, source: str, limits: Limits) -> bytes:
     """The body, decompressed, counted as it streams and cut off past ``limits.max_bytes``."""
     declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > limits.max_bytes:  # a claim, refused early; never relied on
+    # A claim, refused early and never relied on; ASCII digits only ("²".isdigit() holds, and int() refuses it).
+    if declared.isascii() and declared.isdigit() and int(declared) > limits.max_bytes:
         raise ScrapeError("scrape.too_large", source=source, limit=limits.max_bytes)
     body = bytearray()
     # urllib3 bounds each decompressed chunk by the chunk size, so a small gzip bomb cannot expand

@@ -93,7 +93,7 @@ def _remove_orphan_spill_folders() -> None:
     its process; one whose process still runs is another specviz's and is kept."""
     for folder in Path(tempfile.gettempdir()).glob(f"{_SPILL_PREFIX}*-*"):
         pid = folder.name[len(_SPILL_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
+        if not (pid.isascii() and pid.isdigit()) or int(pid) == os.getpid():
             continue
         try:
             os.kill(int(pid), 0)  # no signal sent: whether the process exists

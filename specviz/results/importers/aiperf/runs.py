@@ -39,7 +39,8 @@ def histogram_figures(histogram: Any, gamma: float | None = None) -> tuple[list[
     below γ (the largest j where γ is not known), and the share that accepted none. ``(None,
     None)`` where it is no histogram of counts; no per-position shares where a j exceeds γ or
     :data:`MOST_POSITIONS`."""
-    if not isinstance(histogram, dict) or not all(isinstance(k, str) and k.isdigit() for k in histogram):
+    if not isinstance(histogram, dict) or not all(isinstance(k, str) and k.isascii() and k.isdigit()
+                                                  for k in histogram):
         return None, None
     steps = [number(v) for v in histogram.values()]
     if not steps or any(n is None or n < 0 for n in steps):
