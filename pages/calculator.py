@@ -242,7 +242,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]
             if chosen.prefill:  # what the load's prompts take from the speedup
-                prompts = batch * chosen.input_tokens / chosen.output_tokens
+                prompts = float(chosen.prompts_per_step(batch))
                 decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
                                                                  context)["speedup"])
                 notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,

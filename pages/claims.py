@@ -84,14 +84,11 @@ def read_sentence() -> None:
         st.session_state["claim"] = ""
         st.session_state["claim_reading"] = {"error": exc}
         return
-    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "gpu": reading.gpu,
-             "target": reading.target}
     target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
-    if reading.draft in scenario.draft_choices(known, target):
-        found["draft"] = reading.draft
+    choices, unused = claims.sentence_choices(reading, known, target)
+    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, **choices}
     # A method the target cannot draft with (MTP on a model without MTP layers) is said, not dropped.
-    not_applied = [{"method": reading.draft, "target": known.models[target].name}] \
-        if reading.draft is not None and "draft" not in found else []
+    not_applied = [{"method": unused, "target": known.models[target].name}] if unused else []
     items = []
     for key, value in found.items():
         if value is None:

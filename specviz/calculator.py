@@ -79,7 +79,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
                       routing_overlap=scenario.routing_overlap, broadcast=False, **scenario.load)
         compute = scenario.precision.matmul_compute(scenario.target)
-        prompts = _prompts_per_plain_step(scenario, b)
+        prompts = scenario.prompts_per_step(b)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
                "tokens_per_plain": b + prompts, "tokens_per_verify": b * (g + 1.0) + r["expected_tokens"] * prompts,
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
@@ -98,13 +98,6 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost))}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
-
-
-def _prompts_per_plain_step(scenario: Scenario, batch: ArrayLike) -> np.ndarray:
-    """The prompt tokens a plain step carries under the scenario's steady load, B·P/O
-    (:func:`specviz.model.step.step`; a speculative step carries E times as many); 0 decoding only."""
-    load = scenario.load
-    return np.asarray(batch, dtype=float) * load["prompt_tokens"] / load["output_tokens"]
 
 
 def breakeven_alpha(scenario: Scenario, gamma: int, batch: int, context: ArrayLike) -> float:
@@ -383,15 +376,17 @@ def regime_crossovers(scenario: Scenario, gamma: int, context: int,
 MOE_HEAVY_RATIO = 1.1
 
 
-def _expert_read_ratio(scenario: Scenario, here: dict[str, np.ndarray]) -> float:
-    """The expert weights a decoding verify pass reads over a plain pass's (1 for a dense target), at
-    the batch and γ of a point of :func:`evaluate_scenario`."""
-    if not scenario.target.num_experts:
-        return 1.0
-    batch, gamma = float(here["batch"]), int(here["gamma"])
-    routed = step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
-    plain, verify = (float(roofline.experts_touched(scenario.target, tokens)) for tokens in (batch, routed))
-    return verify / plain
+def _experts_read(scenario: Scenario, alpha: float, gamma: int, batch: float) -> tuple[float, float]:
+    """The routed experts per MoE layer that a plain pass and a verify pass read
+    (:func:`specviz.model.roofline.experts_touched`): B tokens and a steady load's B·P/O prompts, and
+    the verify pass's B·(γ + 1) positions, which share the scenario's ``routing_overlap`` of their
+    experts with the token before them (B·(1 + γ(1 − q)) independent tokens,
+    :func:`specviz.model.step.verify_routed_tokens`), and E times the prompts."""
+    prompts = float(scenario.prompts_per_step(batch))
+    routed = (step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
+              + float(spec.expected_tokens(alpha, gamma)) * prompts)
+    plain, verify = (float(roofline.experts_touched(scenario.target, tokens)) for tokens in (batch + prompts, routed))
+    return plain, verify
 
 
 def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple[str, str, dict[str, float]]:
@@ -417,8 +412,9 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
         if float(here["verify_cost"]) < 1.2:
             explain = "calc.explain.memory"
         else:
-            explain = "calc.explain.memory_heavy_moe" if _expert_read_ratio(scenario, here) > MOE_HEAVY_RATIO \
-                else "calc.explain.memory_heavy"
+            plain, verify = _experts_read(scenario, float(here["alpha"]), int(here["gamma"]), float(here["batch"])) \
+                if scenario.target.num_experts else (1.0, 1.0)
+            explain = "calc.explain.memory_heavy_moe" if verify / plain > MOE_HEAVY_RATIO else "calc.explain.memory_heavy"
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
     datasheet_ridge = scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target))
@@ -451,11 +447,10 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     if not model.num_experts or scenario.mode != "step":
         return None
     # A steady load's prompts are routed too: B·P/O in a plain pass, E times as many in a verify pass.
-    prompts = float(_prompts_per_plain_step(scenario, batch))
+    prompts = float(scenario.prompts_per_step(batch))
     expected = float(spec.expected_tokens(alpha, gamma))
     plain_tokens = batch + prompts
-    routed = step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap) + expected * prompts
-    plain, verify = (float(roofline.experts_touched(model, tokens)) for tokens in (plain_tokens, routed))
+    plain, verify = _experts_read(scenario, alpha, gamma, batch)
     every = np.arange(1, batch_max + 1)
     taxed, untaxed = (evaluate_scenario(scenario, alpha, gamma, every, context, expert_tax=tax)["speedup"]
                       for tax in (True, False))

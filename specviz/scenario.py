@@ -401,6 +401,11 @@ class Scenario:
         (0, decode only, without ``prefill``) and ``output_tokens``."""
         return {"prompt_tokens": self.input_tokens if self.prefill else 0, "output_tokens": self.output_tokens}
 
+    def prompts_per_step(self, batch: ArrayLike) -> np.ndarray:
+        """The prompt tokens a plain step carries under the steady load, B·P/O
+        (:func:`specviz.model.step.step`; a speculative step carries E times as many); 0 decoding only."""
+        return np.asarray(batch, dtype=float) * self.load["prompt_tokens"] / self.load["output_tokens"]
+
     def step_times(self, *, batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, alpha: ArrayLike | None = None,
                    acceptance_length: ArrayLike | None = None) -> dict[str, np.ndarray]:
         """:func:`specviz.model.step.step` at a point, on the scenario's hardware, models, split,

@@ -50,10 +50,10 @@ from numpy.typing import ArrayLike
 from specviz import calculator, settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import architecture, roofline, spec
-from specviz.scenario import Presets, Scenario, gpu_preset, model_preset
+from specviz.scenario import Presets, Scenario, draft_choices, gpu_preset, model_preset
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
-           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence", "at_least"]
+           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence", "sentence_choices", "at_least"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -306,6 +306,17 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated)
+
+
+def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
+    """The scenario's choices a sentence sets, as the Claims page and ``specviz claim`` set them: its
+    ``gpu`` and ``target`` where it names them, and its drafting method as the ``draft`` where the
+    model the scenario ends with (``target``) can draft with it; and that method where it cannot (MTP
+    named of Qwen3-32B), which is said rather than dropped, else None."""
+    choices = {key: value for key, value in (("gpu", reading.gpu), ("target", reading.target)) if value is not None}
+    if reading.draft is not None and reading.draft in draft_choices(presets, target):
+        return {**choices, "draft": reading.draft}, None
+    return choices, reading.draft
 
 
 def at_least(value: float) -> float:

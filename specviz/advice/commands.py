@@ -446,8 +446,7 @@ def budget_notices(scenario: Scenario, gamma: int) -> list[Notice]:
     below). The flag is not written: vLLM sizes the activations it keeps aside by it, which the
     memory figures do not hold for a larger budget."""
     batch = -(-scenario.batch // scenario.dp)
-    prompts = batch * scenario.input_tokens / scenario.output_tokens * float(spec.expected_tokens(scenario.alpha, gamma)) \
-        if scenario.prefill else 0.0
+    prompts = float(scenario.prompts_per_step(batch)) * float(spec.expected_tokens(scenario.alpha, gamma))
     tokens = int(np.ceil(batch * (gamma + 1) + prompts))
     budget, _ = memory.engine_defaults(scenario.gpu.memory_gb)
     if tokens <= budget:

@@ -65,9 +65,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         read = claims.read_sentence(text, presets)
         speedup = read.speedup
         target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
-        named = {"gpu": read.gpu, "target": read.target,
-                 "draft": read.draft if read.draft in scenario.draft_choices(presets, target) else None}
-        overrides = {**{k: v for k, v in named.items() if v is not None}, **(overrides or {})}
+        named, _ = claims.sentence_choices(read, presets, target)
+        overrides = {**named, **(overrides or {})}
     batch = batch if batch is not None else read.batch if read is not None else claims.claimed_batch(text)
     chosen = linked_scenario(link, presets, overrides)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
