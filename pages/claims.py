@@ -103,7 +103,8 @@ def read_sentence() -> None:
         if key in SIDEBAR_ITEMS:
             renew(key)
     st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
-                                         "not_applied": not_applied}
+                                         "not_applied": not_applied, "baseline": reading.baseline,
+                                         "speedup": reading.speedup}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -153,6 +154,9 @@ def show_reading() -> None:
         line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
     for dropped in reading.get("not_applied", ()):
         st.warning(md("claims.sentence.not_applied", lang, **dropped))
+    if reading.get("baseline"):
+        st.warning(md("claims.sentence.relative", lang, baseline=model_choice_name(reading["baseline"], known, lang),
+                      speedup=reading["speedup"]))
     if reading["dataset"]:
         st.caption(md("claims.sentence.dataset", lang, dataset=reading["dataset"]))
     if reading["unstated"]:

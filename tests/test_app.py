@@ -1757,6 +1757,13 @@ class TestClaimsPage:
         after = "\n".join(m.value for m in at.markdown)
         assert "The model:" not in after and "The drafting method:" not in after
 
+    def test_a_figure_over_another_method_is_said_to_be_so(self):
+        at = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
+        said = [w.value for w in at.warning if "not over plain decoding" in w.value]
+        assert said == [i18n.md("claims.sentence.relative", baseline="EAGLE-3 head", speedup=1.69)]
+        assert "1.69× over EAGLE\\-3 head" in said[0]
+        assert at.sidebar.selectbox(key="draft").value == "peagle"
+
     def test_undoing_the_gpu_brings_back_the_figures_typed_for_it(self):
         """A sentence's GPU cleared the TFLOPS and bandwidth typed over the old GPU's preset, and
         undoing that GPU brought the old GPU back at its preset's figures, not the typed ones."""

@@ -448,6 +448,24 @@ class TestSentencesAsVendorsWriteThem:
         read = claims.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.batch, read.target, read.draft) == (speedup, batch, target, draft)
 
+    @pytest.mark.parametrize("sentence, draft, baseline", [
+        # The post's own words (vLLM blog, P-EAGLE): had been judged as 1.69x over plain decoding.
+        ("P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b", "peagle", "eagle3"),
+        ("1.5x faster than EAGLE with Medusa", "medusa", "eagle"),
+        ("EAGLE-3 is 1.4x faster than the standard EAGLE head", "eagle3", "eagle"),
+        ("Nhanh hơn 1,5 lần so với EAGLE-3 nhờ P-EAGLE", "peagle", "eagle3"),
+        # Over plain decoding, as a speedup is unless said otherwise.
+        ("MTP gives 1.8x vs plain decoding", "mtp", None),
+        ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", "eagle3", None),
+    ])
+    def test_a_figure_over_another_method_is_read_with_its_baseline(self, sentence, draft, baseline):
+        read = claims.read_sentence(sentence, PRESETS)
+        assert (read.draft, read.baseline) == (draft, baseline)
+
+    def test_a_name_inside_a_longer_one_is_the_longer_ones(self):
+        assert claims.named_methods("P-EAGLE over EAGLE-3 and EAGLE") == [("peagle", False), ("eagle3", True),
+                                                                          ("eagle", False)]
+
     def test_a_sentence_naming_no_model_or_gpu_asks_for_them(self):
         read = claims.read_sentence("4x faster inference with our draft model", PRESETS)
         assert read.unstated[:2] == ("model", "hardware")

@@ -763,6 +763,13 @@ class TestClaimCommand:
         mtp = json.loads(out)
         assert mtp["gpu"] == "B200" and mtp["draft"] == "Qwen3-0.6B" and not mtp["read_from_sentence"]["draft_applied"]
         assert any(q.startswith("Which model?") for q in mtp["read_from_sentence"]["ask_its_author"])
+        assert mtp["read_from_sentence"]["over"] is None and "over_note" not in mtp["read_from_sentence"]
+
+    def test_a_figure_over_another_method_says_its_baseline(self, capsys):
+        code, out, _ = run(capsys, "claim", "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
+        read = json.loads(out)["read_from_sentence"]
+        assert code == 0 and (read["draft"], read["over"]) == ("peagle", "eagle3")
+        assert read["over_note"].startswith("The figure is over eagle3, not over plain decoding.")
 
 
     def test_the_issue_s_form_against_costs(self, capsys):

@@ -244,6 +244,9 @@ _SPEED_WORDS = re.compile(r"faster|speed-?up|throughput|tps\b|tokens?/s|lower\s+
 _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r"\bmtp\b|multi-token prediction"),
                  ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
                  ("suffix", r"suffix decoding"), ("ngram", r"\bn-?gram\b|prompt lookup"), ("eagle", r"\beagle\b"))
+# Words that make the method after them the figure's baseline, not its method: "1.69x over EAGLE-3".
+_COMPARED_WITH = re.compile(r"(?:\bover|\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\brelative\s+to|\bagainst|so\s+với)"
+                            r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
 _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
              "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
 # What a claim should state and often does not, each with the words that state it.
@@ -256,8 +259,10 @@ UNSTATED = {"model": None, "hardware": None, "batch": None, "dataset": None, "te
 class SentenceReading:
     """What a claim's sentence states: the ``speedup`` (the first figure with its unit), the ``batch``
     or concurrency, the ``gpu`` and ``target`` presets it names, the ``draft`` kind
-    (:data:`specviz.scenario.DRAFT_KINDS`) and the ``dataset``, each None where it names none; and
-    ``unstated``, the keys of :data:`UNSTATED` it leaves out: the questions to ask its author."""
+    (:data:`specviz.scenario.DRAFT_KINDS`) and the ``dataset``, each None where it names none;
+    ``unstated``, the keys of :data:`UNSTATED` it leaves out: the questions to ask its author; and
+    ``baseline``, the draft kind the figure is measured over ("1.69x over EAGLE-3"), None where it is
+    over plain decoding, as a speedup is unless the sentence says otherwise."""
 
     speedup: float
     batch: int | None
@@ -266,6 +271,23 @@ class SentenceReading:
     draft: str | None
     dataset: str | None
     unstated: tuple[str, ...]
+    baseline: str | None = None
+
+
+def named_methods(words: str) -> list[tuple[str, bool]]:
+    """The drafting methods a sentence names, in its order, each as ``(kind, baseline)``: ``baseline``
+    where the words before it compare with it ("over", "than", "vs", "compared to", "so với": "1.69x
+    over EAGLE-3"). A name inside a longer one is the longer one's ("EAGLE" in "P-EAGLE" and in
+    "EAGLE-3"): the kinds are tried most specific first (:data:`_METHOD_WORDS`)."""
+    lower, taken, found = words.lower(), [], []
+    for kind, pattern in _METHOD_WORDS:
+        for match in re.finditer(pattern, lower):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            taken.append(match.span())
+            before = lower[max(0, match.start() - 40):match.start()]
+            found.append((match.start(), kind, _COMPARED_WITH.search(before) is not None))
+    return [(kind, baseline) for _, kind, baseline in sorted(found)]
 
 
 def read_sentence(text: str, presets: Presets) -> SentenceReading:
@@ -298,14 +320,16 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
     gpu = next((g for g in (gpu_preset(token, presets.gpus) for token in tokens) if g), None)
     lower = words.lower()
-    draft = next((kind for kind, pattern in _METHOD_WORDS if re.search(pattern, lower)), None)
+    methods = named_methods(words)
+    draft = next((kind for kind, baseline in methods if not baseline), None)
+    baseline = next((kind for kind, baseline in methods if baseline and kind != draft), None)
     dataset = next((name for name in _DATASETS if name.lower() in lower), None)
     batch = claimed_batch(words)
     stated = {"batch": batch is not None, "dataset": dataset is not None, "model": target is not None,
               "hardware": gpu is not None}
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
-    return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated)
+    return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline)
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:

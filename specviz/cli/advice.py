@@ -51,7 +51,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
               overrides: dict[str, str] | None = None) -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
     whole sentence, whose GPU, model, method and batch set the scenario as the page sets them, under
-    ``overrides``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
+    ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
     measured on the user's traffic)."""
@@ -82,6 +82,9 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "required": frame_rows(check.required),
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "target": read.target, "draft": read.draft, "dataset": read.dataset,
+                "over": read.baseline,
+                **({} if read.baseline is None else {"over_note": words(Notice(
+                    "claims.sentence.relative", baseline=read.baseline, speedup=read.speedup))}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
                 "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}")) for key in read.unstated]}})}
 
