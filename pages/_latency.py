@@ -3,6 +3,7 @@ tail that acceptance gives it (a helper of pages/calculator.py, not a page)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pandas as pd
@@ -119,20 +120,30 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
+    first = {k: float(v) for k, v in workload.first_token(chosen, alpha, gamma, batch, n_in, n_in + n_out / 2).items()}
+    # Where the prompts queue without end there is no first token to time: said, not given a figure.
+    if (side := next((s for s in ("plain", "spec") if not first[f"keeps_up_{s}"]), None)) is not None:
+        room, budget = first[f"room_{side}"], int(first["budget"])
+        st.warning(t("calc.latency.queue_grows" if room > 0 else "calc.latency.budget_full", lang,
+                     side=t(f"calc.latency.side.{side}", lang), batch=batch, arriving=first[f"prompts_{side}"],
+                     budget=budget, room=room, positions=budget - room))
+    shown = lambda value, form, unit="": format(value, form) + unit if math.isfinite(value) else "—"
     row = st.container(horizontal=True)
-    row.metric(t("calc.m.ttft", lang), f"{whole['ttft_spec_s'] * 1e3:,.0f} ms",
-               delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms", delta_color="inverse",
-               help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3), width="content")
-    row.metric(t("calc.m.request", lang), f"{whole['e2e_spec_s']:,.2f} s",
+    row.metric(t("calc.m.ttft", lang), shown(whole["ttft_spec_s"] * 1e3, ",.0f", " ms"),
+               delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms" if side is None else None,
+               delta_color="inverse", width="content",
+               help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3, budget=int(first["budget"]),
+                      even=first["ttft_spec_even_s"] * 1e3))
+    row.metric(t("calc.m.request", lang), shown(whole["e2e_spec_s"], ",.2f", " s"),
                help=t("calc.m.request_help", lang, plain=whole["e2e_plain_s"]), width="content")
-    row.metric(t("calc.m.e2e_speedup", lang), f"{whole['e2e_speedup']:.2f}×",
+    row.metric(t("calc.m.e2e_speedup", lang), shown(whole["e2e_speedup"], ".2f", "×") if side is None else "—",
                help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2),
                width="content")
-    row.metric(t("calc.m.prefill_share", lang), f"{whole['prefill_share']:.1%}",
+    row.metric(t("calc.m.prefill_share", lang), shown(whole["prefill_share"], ".1%"),
                help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
     st.caption(t("calc.latency.context_load" if chosen.prefill else "calc.latency.context", lang,
                  context=n_in + n_out / 2, decode=whole["decode_speedup"]))
-    if whole["prompt_heavy"] and n_out > 1:  # with no token to decode, the note below says all there is
+    if whole["prompt_heavy"] and n_out > 1 and side is None:  # with no token to decode, the note below says all there is
         st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
                      decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))
     if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate

@@ -407,12 +407,14 @@ class Scenario:
         return np.asarray(batch, dtype=float) * self.load["prompt_tokens"] / self.load["output_tokens"]
 
     def step_times(self, *, batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, alpha: ArrayLike | None = None,
-                   acceptance_length: ArrayLike | None = None) -> dict[str, np.ndarray]:
+                   acceptance_length: ArrayLike | None = None,
+                   load: Mapping[str, ArrayLike] | None = None) -> dict[str, np.ndarray]:
         """:func:`specviz.model.step.step` at a point, on the scenario's hardware, models, split,
-        precision, costs, routing overlap and load."""
+        precision, costs, routing overlap and load (or ``load``, its ``prompt_tokens`` and
+        ``output_tokens`` as :attr:`load` gives them: a step carrying other prompts than the load's)."""
         return step.step(self.gpu, self.target, self.draft, batch=batch, gamma=gamma, context=context, alpha=alpha,
                          acceptance_length=acceptance_length, **self.parallel, precision=self.precision,
-                         costs=self.costs, routing_overlap=self.routing_overlap, **self.load)
+                         costs=self.costs, routing_overlap=self.routing_overlap, **(self.load if load is None else load))
 
     def gamma_limit(self, gamma_max: int) -> int:
         """The longest draft the scenario takes, up to ``gamma_max``: under a steady load a request

@@ -11,13 +11,13 @@ Speculation shortens decode only: the prompt is read in one compute-bound prefil
 
 with t_plain and t_spec the step model's plain and speculative steps (:func:`specviz.model.step.step`) at
 the batch and the request's mean context (its prompt and half its output), E the tokens per
-speculative step, and the prefill one pass of the prompt (:func:`specviz.model.step.pass_time`, N = prompt
-tokens) plus the step's fixed cost. A prompt-heavy request (long in, short out) spends most of its
-time in prefill, where speculation does nothing; its time to first token is unchanged, or longer by
-the draft's own prefill.
-
-The prefill is the request's own, alone: a server that batches prefills with other requests'
-decode steps (chunked prefill) stretches both, so the time to first token here is a lower bound.
+speculative step, and t_prefill the time to first token (:func:`first_token`): the prompt's chunks in
+the steps of a server that decodes the batch meanwhile, after the prompts ahead of it, under vLLM
+V1's token budget a step. A prompt-heavy request (long in, short out) spends most of its time before
+its first token, where speculation does nothing but harm: its speculative steps are longer, leave
+less of the budget to prompts and, under a steady load, take E times as many of them (and a draft
+model or head reads the prompt too). The bound holds because the speculative time to first token is
+never the shorter.
 
 References
 ----------
@@ -38,12 +38,12 @@ from numpy.typing import ArrayLike
 
 from .errors import InputError
 from .i18n import PresetText
-from .model import step
+from .model import memory, step
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
 
-__all__ = ["Workload", "load_workloads", "end_to_end", "PROMPT_HEAVY_SHARE"]
+__all__ = ["Workload", "load_workloads", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE"]
 
 # A request that spends at least this share of its time (without speculation) in prefill is called
 # prompt-heavy: not even a free draft that is always right could make it 4x faster, and a real
@@ -73,6 +73,81 @@ def load_workloads(data_dir: Path) -> dict[str, Workload]:
                 for row in csv.DictReader(handle)}
 
 
+def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike, input_tokens: ArrayLike,
+                context: ArrayLike) -> dict[str, np.ndarray]:
+    """Time to first token of a prompt of P = ``input_tokens`` arriving at a server that decodes
+    ``batch`` requests at ``context``, with and without speculation, broadcast over every argument.
+
+    vLLM V1's scheduler (``vllm/v1/core/sched/scheduler.py``) gives each step a budget of N tokens
+    (``--max-num-batched-tokens``; its default for the GPU, :func:`specviz.model.memory.engine_defaults`,
+    per data-parallel rank): the running requests' tokens first, b·n of them (n = 1 plain, γ + 1
+    speculative: the draft positions count, ``num_tokens_with_spec``), then chunks of the waiting
+    prompts in order (chunked prefill). Per rank, with b = ⌈B/dp⌉, each step then has room for
+
+    .. math:: c = N - b\\,n
+
+    prompt tokens. Under the scenario's steady load (P_load in, O out: each step takes the prompts
+    of the requests that replace finished ones, :func:`specviz.model.step.step`) the other prompts
+    come at d = b·P_load/O tokens a step, E times as many speculating, and the prompts' queue is
+    used at ρ = d/c; decoding only, no other prompt comes (d = 0). A prompt waits half a step on
+    average for the step under way to end, waits W steps for the prompts ahead of it, and takes
+    k = ⌈P/c⌉ steps of its own, each carrying x = max(d, P/k) prompt tokens:
+
+    .. math::
+
+        t_{first} = \\left(\\tfrac12 + W\\right) t_{step} + k\\, t_{step}(x),\\qquad
+        W = \\frac{\\rho\\, P/c}{2\\,(1 - \\rho)}
+
+    with t_step the load's step at the context (:meth:`Scenario.step_times`) and t_step(x) one carrying x prompt
+    tokens; W is the Pollaczek–Khinchine mean wait of an M/D/1 queue (prompts arriving at random,
+    served at c tokens a step; Kleinrock, *Queueing Systems* vol. 1, 1975, §5.5), and 0 where the
+    prompts arrive evenly spaced (``*_even_s``), as a benchmark's identical requests can. Where
+    ρ ≥ 1 (the prompts come faster than the budget admits them) or c ≤ 0 (the decodes alone fill
+    the budget) the queue grows without end: the time is infinite, and the steady load's batch is
+    not what the server runs. Speculation raises ρ twice over, E times the prompts a step and b·γ
+    fewer tokens of room, and lengthens each step. The draft's own pass over the prompt is
+    :func:`end_to_end`'s.
+
+    Returns
+    -------
+    dict of ndarray
+        ``ttft_plain_s`` and ``ttft_spec_s`` (prompts at random), ``ttft_plain_even_s`` and
+        ``ttft_spec_even_s`` (evenly spaced), ``budget`` (N), ``room_plain`` and ``room_spec`` (c),
+        ``prompts_plain`` and ``prompts_spec`` (d),
+        ``queue_plain`` and ``queue_spec`` (ρ), ``keeps_up_plain`` and ``keeps_up_spec``.
+    """
+    prompt = np.asarray(input_tokens, dtype=float)
+    g = np.asarray(gamma, dtype=float)
+    b = np.ceil(np.asarray(batch, dtype=float) / scenario.dp)
+    budget = float(memory.engine_defaults(scenario.gpu.memory_gb)[0])
+    steps = scenario.step_times(batch=batch, gamma=g, context=context, alpha=alpha)
+    e = steps["expected_tokens"]
+    others = b * scenario.load["prompt_tokens"] / scenario.load["output_tokens"]
+    out = {"budget": budget}
+    for side, positions, arriving, step_s in (("plain", 1.0, others, steps["plain_s"]),
+                                              ("spec", g + 1.0, others * e, steps["spec_s"])):
+        room = budget - b * positions
+        keeps_up = (room > 0) & (arriving < room)
+        room_left = np.where(keeps_up, room, 1.0)  # a placeholder where the queue grows without end
+        queue = arriving / room_left
+        own_steps = np.ceil(prompt / room_left)
+        carried = np.maximum(arriving, prompt / own_steps)
+        # A step carrying x prompt tokens is the load's step of B·P/x output tokens (E times as many
+        # speculating, whose verify pass carries E·B·P/O).
+        finishing = np.asarray(batch, dtype=float) * prompt / (carried * scenario.dp)
+        own = scenario.step_times(batch=batch, gamma=g, context=context, alpha=alpha,
+                                  load={"prompt_tokens": prompt,
+                                        "output_tokens": finishing * (e if side == "spec" else 1.0)})[f"{side}_s"]
+        wait = queue * (prompt / room_left) / (2.0 * (1.0 - queue))
+        even = 0.5 * step_s + own_steps * own
+        out |= {f"ttft_{side}_s": np.where(keeps_up, even + wait * step_s, np.inf),
+                f"ttft_{side}_even_s": np.where(keeps_up, even, np.inf), f"room_{side}": room, f"prompts_{side}": arriving,
+                f"queue_{side}": np.where(room > 0, arriving / np.where(room > 0, room, 1.0), np.inf),
+                f"keeps_up_{side}": keeps_up}
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
+    return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
 def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike, input_tokens: ArrayLike,
                output_tokens: ArrayLike) -> dict[str, np.ndarray]:
     """Time to first token, decode time and the whole request, plain and speculative (the module's
@@ -91,8 +166,9 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     Returns
     -------
     dict of ndarray
-        ``ttft_plain_s``, ``ttft_spec_s`` (the prompt's prefill, and with speculation the draft's
-        too), ``decode_plain_s``, ``decode_spec_s`` (the output's steps after the first token),
+        ``ttft_plain_s``, ``ttft_spec_s`` (:func:`first_token`, prompts arriving at random, and
+        with speculation the draft's pass over the prompt too; infinite where the prompts' queue
+        grows without end, and the ratios then NaN or 0), ``decode_plain_s``, ``decode_spec_s`` (the output's steps after the first token),
         ``e2e_plain_s``, ``e2e_spec_s``, ``decode_speedup``, ``e2e_speedup``, ``prefill_share``
         (of the plain request's time), ``e2e_limit`` (1 / prefill share: no speculation does
         better) and ``prompt_heavy`` (prefill share ≥ :data:`PROMPT_HEAVY_SHARE`).
@@ -105,9 +181,8 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     n_in, n_out = np.asarray(input_tokens, dtype=float), np.asarray(output_tokens, dtype=float)
     if np.any(n_in < 1) or np.any(n_out < 1):
         raise InputError("workload.tokens")
-    costs, timed = scenario.costs, dict(**scenario.parallel, precision=scenario.precision, costs=scenario.costs)
-    fixed = costs.step_ms * 1e-3
-    prefill = step.pass_time(scenario.gpu, scenario.target, 1.0, n_in, 0.0, **timed)["time_s"] + fixed
+    timed = dict(**scenario.parallel, precision=scenario.precision, costs=scenario.costs)
+    first = first_token(scenario, alpha, gamma, batch, n_in, n_in + n_out / 2)
     draft = scenario.draft
     if draft.kind == "model":
         drafted = step.pass_time(scenario.gpu, draft.model, 1.0, n_in, 0.0, **timed)["time_s"]
@@ -115,16 +190,18 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
         drafted = step.pass_time(scenario.gpu, step.eagle_head(scenario.target, draft.kind), 1.0, n_in, 0.0,
                                  **timed)["time_s"]
     else:  # n-gram lookup reads the prompt on the host; a self-draft shares the target's prefill
-        drafted = np.zeros_like(prefill)
+        drafted = np.zeros_like(n_in)
     steps = scenario.step_times(batch=batch, gamma=gamma, context=n_in + n_out / 2, alpha=alpha)
     # The first token comes from the prefill; the other n_out − 1 from decode steps.
     decode_plain = (n_out - 1) * steps["plain_s"]
     decode_spec = (n_out - 1) / steps["expected_tokens"] * steps["spec_s"]
-    e2e_plain, e2e_spec = prefill + decode_plain, prefill + drafted + decode_spec
-    share = prefill / e2e_plain
-    out = {"ttft_plain_s": prefill, "ttft_spec_s": prefill + drafted, "decode_plain_s": decode_plain,
+    ttft_plain, ttft_spec = first["ttft_plain_s"], first["ttft_spec_s"] + drafted
+    e2e_plain, e2e_spec = ttft_plain + decode_plain, ttft_spec + decode_spec
+    with np.errstate(invalid="ignore"):  # a queue that grows without end: infinite times, no ratio
+        share, e2e_speedup = ttft_plain / e2e_plain, e2e_plain / e2e_spec
+    out = {"ttft_plain_s": ttft_plain, "ttft_spec_s": ttft_spec, "decode_plain_s": decode_plain,
            "decode_spec_s": decode_spec, "e2e_plain_s": e2e_plain, "e2e_spec_s": e2e_spec,
-           "decode_speedup": steps["speedup"], "e2e_speedup": e2e_plain / e2e_spec, "prefill_share": share,
+           "decode_speedup": steps["speedup"], "e2e_speedup": e2e_speedup, "prefill_share": share,
            "e2e_limit": 1.0 / share, "prompt_heavy": share >= PROMPT_HEAVY_SHARE}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}

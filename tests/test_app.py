@@ -828,6 +828,18 @@ class TestSteadyLoad:
         assert "context" not in at.query_params
         assert at.error and "a context of" not in at.error[0].value and "a batch of 100 or less" in at.error[0].value
 
+    def test_prompts_that_outrun_the_budget_get_no_first_token(self):
+        """At α 0.9 and batch 96 of 2,000 in and 100 out, a speculative step would take 96·20·4.0951 =
+        7,863 prompt tokens into the 7,712 that vLLM's 8,192 leave beside 96·5 positions."""
+        at = make_app({"view": "Latency"}, prefill="on", input_tokens="2000", output_tokens="100", batch="96",
+                      alpha="0.9")
+        (said,) = [w.value for w in at.warning if "queue without end" in w.value]
+        assert said.startswith("**Prompts queue without end with speculation.** At batch 96, 7,863 prompt tokens")
+        assert "leaves 7,712 of room" in said and not at.exception
+        assert metric(at, "Time to first token") == "—" and metric(at, "Speedup of the request") == "—"
+        first = workload.first_token(scenario.steady_load(make_scenario(), 2000, 100), 0.9, 4, 96, 2000, 2050)
+        assert bool(first["keeps_up_plain"]) and not bool(first["keeps_up_spec"])
+
     def test_given_ratios_take_no_load(self):
         at = make_app(mode="ratios", prefill="on")
         assert at.radio(key="prefill").disabled and not any(p.startswith("At a steady load") for p in paragraphs(at))

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from conftest import make_scenario
-from specviz import settings, workload
+from specviz import scenario, settings, workload
 from specviz.model import step
+from specviz.model.spec import expected_tokens
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 
@@ -23,22 +24,80 @@ class TestLoadWorkloads:
         assert {w.source for w in presets.values() if w.id != "coding_assistant"} == {"illustrative"}
 
 
+def own_step(scenario, batch, gamma, context, prompt, carried, alpha=0.8):
+    """A plain and a speculative step carrying ``carried`` tokens of a ``prompt`` (per data-parallel
+    rank, as workload.first_token's own steps), by step.step's steady load: B·P/O tokens a plain step."""
+    timed = dict(tp=scenario.tp, dp=scenario.dp, precision=scenario.precision, costs=scenario.costs,
+                 routing_overlap=scenario.routing_overlap)
+    finishing = batch * prompt / (carried * scenario.dp)
+    e = float(expected_tokens(alpha, gamma))
+    plain = step.step(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
+                      alpha=alpha, prompt_tokens=prompt, output_tokens=finishing, **timed)["plain_s"]
+    spec = step.step(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
+                     alpha=alpha, prompt_tokens=prompt, output_tokens=finishing * e, **timed)["spec_s"]
+    return float(plain), float(spec)
+
+
+class TestFirstToken:
+    def test_decoding_only_half_a_step_then_the_step_that_carries_the_prompt(self):
+        # Qwen3-32B + 0.6B on 2 H100s (80 GB: vLLM's budget 8,192 a step), 8 requests decoding, a
+        # prompt of 100 tokens: it fits one step (8,192 - 8 and - 8·5 tokens of room), no queue.
+        r = workload.first_token(SCENARIO, 0.8, 4, 8, 100, 350)
+        steps = SCENARIO.step_times(batch=8, gamma=4, context=350, alpha=0.8)
+        plain, spec = own_step(SCENARIO, 8, 4, 350, 100, 100)
+        assert (float(r["budget"]), float(r["room_plain"]), float(r["room_spec"])) == (8192, 8184, 8152)
+        assert float(r["ttft_plain_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + plain)
+        assert float(r["ttft_spec_s"]) == pytest.approx(0.5 * float(steps["spec_s"]) + spec)
+        assert float(r["ttft_spec_even_s"]) == float(r["ttft_spec_s"]) and float(r["queue_spec"]) == 0
+
+    def test_a_prompt_longer_than_a_steps_room_takes_several(self):
+        r = workload.first_token(SCENARIO, 0.8, 4, 8, 20_000, 10_000)
+        plain, _ = own_step(SCENARIO, 8, 4, 10_000, 20_000, 20_000 / 3)  # ⌈20,000 / 8,184⌉ = 3 steps
+        steps = SCENARIO.step_times(batch=8, gamma=4, context=10_000, alpha=0.8)
+        assert float(r["ttft_plain_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + 3 * plain)
+
+    def test_a_steady_load_queues_the_prompts_speculation_more(self):
+        # 64 requests of 2,000 in and 100 out: 1,280 prompt tokens a plain step (ρ = 1,280 / 8,128),
+        # E(0.8, 4) = 3.3616 times as many speculating, in 8,192 - 64·5 = 7,872 tokens of room.
+        load = scenario.steady_load(replace(SCENARIO, batch=64), 2000, 100)
+        r = workload.first_token(load, 0.8, 4, 64, 2000, load.context)
+        rho = 1280 * 3.3616 / 7872
+        assert float(r["queue_plain"]) == pytest.approx(1280 / 8128)
+        assert float(r["queue_spec"]) == pytest.approx(rho, rel=1e-4)
+        wait = rho * (2000 / 7872) / (2 * (1 - rho))  # steps, M/D/1
+        steps = load.step_times(batch=64, gamma=4, context=load.context, alpha=0.8)
+        _, spec = own_step(load, 64, 4, load.context, 2000, 1280 * 3.3616 if 1280 * 3.3616 > 2000 else 2000)
+        assert float(r["ttft_spec_even_s"]) == pytest.approx(0.5 * float(steps["spec_s"]) + spec, rel=1e-4)
+        assert float(r["ttft_spec_s"] - r["ttft_spec_even_s"]) == pytest.approx(wait * float(steps["spec_s"]), rel=1e-3)
+        assert float(r["ttft_spec_s"]) > 2 * float(r["ttft_plain_s"])
+
+    def test_prompts_faster_than_the_budget_admits_them_never_get_a_first_token(self):
+        # At 256 the speculative steps would take 17,203 prompt tokens into 6,912 of room.
+        load = scenario.steady_load(replace(SCENARIO, batch=256), 2000, 100)
+        r = workload.first_token(load, 0.8, 4, 256, 2000, load.context)
+        assert bool(r["keeps_up_plain"]) and not bool(r["keeps_up_spec"])
+        assert float(r["queue_spec"]) == pytest.approx(256 * 20 * 3.3616 / 6912, rel=1e-4)
+        assert np.isinf(r["ttft_spec_s"]) and np.isfinite(r["ttft_plain_s"])
+        whole = workload.end_to_end(load, 0.8, 4, 256, 2000, 100)
+        assert float(whole["e2e_speedup"]) == 0 and np.isinf(whole["e2e_spec_s"])
+
+
 class TestEndToEnd:
     def test_the_parts_add_up(self):
         r = workload.end_to_end(SCENARIO, 0.8, 4, 8, 100, 500)
-        costs = SCENARIO.costs
-        timed = dict(tp=SCENARIO.tp, precision=SCENARIO.precision, costs=costs)
-        prefill = step.pass_time(SCENARIO.gpu, SCENARIO.target, 1, 100, 0, **timed)["time_s"] + costs.step_ms / 1e3
+        timed = dict(tp=SCENARIO.tp, precision=SCENARIO.precision, costs=SCENARIO.costs)
+        first = workload.first_token(SCENARIO, 0.8, 4, 8, 100, 350)
         draft = step.pass_time(SCENARIO.gpu, SCENARIO.draft.model, 1, 100, 0, **timed)["time_s"]
         steps = step.step(SCENARIO.gpu, SCENARIO.target, SCENARIO.draft, batch=8, gamma=4, context=350, alpha=0.8,
                           **timed)
-        assert float(r["ttft_plain_s"]) == pytest.approx(float(prefill))
-        assert float(r["ttft_spec_s"]) == pytest.approx(float(prefill + draft))
+        prefill = float(first["ttft_plain_s"])
+        assert float(r["ttft_plain_s"]) == pytest.approx(prefill)
+        assert float(r["ttft_spec_s"]) == pytest.approx(float(first["ttft_spec_s"] + draft))
         assert float(r["decode_plain_s"]) == pytest.approx(499 * float(steps["plain_s"]))
         # 499 tokens at E = 3.3616 per speculative step (α 0.8, γ 4)
         assert float(r["decode_spec_s"]) == pytest.approx(499 / 3.3616 * float(steps["spec_s"]), rel=1e-4)
         assert float(r["e2e_speedup"]) == pytest.approx(
-            float((prefill + 499 * steps["plain_s"]) / (prefill + draft + 499 / 3.3616 * steps["spec_s"])), rel=1e-4)
+            float((prefill + 499 * steps["plain_s"]) / (r["ttft_spec_s"] + 499 / 3.3616 * steps["spec_s"])), rel=1e-4)
 
     def test_speculation_shortens_decode_only(self):
         r = workload.end_to_end(SCENARIO, 0.8, 4, 1, [100, 4000, 16000], 150)
@@ -51,10 +110,11 @@ class TestEndToEnd:
         assert float(r["decode_plain_s"]) == 0 and float(r["prefill_share"]) == 1.0
         assert float(r["e2e_speedup"]) < 1  # the draft's own prefill, and nothing to gain
 
-    def test_an_ngram_draft_leaves_the_first_token_alone(self):
+    def test_an_ngram_draft_reads_no_prompt_but_its_steps_are_longer(self):
         ngram = replace(SCENARIO, draft=step.Draft("ngram"))
         r = workload.end_to_end(ngram, 0.6, 4, 4, 2000, 100)
-        assert float(r["ttft_spec_s"]) == float(r["ttft_plain_s"])
+        first = workload.first_token(ngram, 0.6, 4, 4, 2000, 2050)
+        assert float(r["ttft_spec_s"]) == float(first["ttft_spec_s"]) > float(r["ttft_plain_s"])
 
     def test_a_prompt_heavy_request_is_flagged(self):
         r = workload.end_to_end(SCENARIO, 0.8, 4, 1, [100, 64000], [500, 50])

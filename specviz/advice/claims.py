@@ -580,6 +580,8 @@ def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batch
         gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
     n_in, n_out = claim.workload
     whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
+    if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
+        return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch)
     return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
                   context=n_in + n_out / 2, decode=whole["decode_speedup"], request=whole["e2e_speedup"],
                   share=whole["prefill_share"])
