@@ -1309,3 +1309,28 @@ class TestCalcWithConfigs:
         assert code == 0, err
         assert (read["target"], read["draft"]) == ("custom", "custom")
         assert read["speedup"] == pytest.approx(preset["speedup"]) and read["low"] == pytest.approx(preset["low"])
+
+    def test_the_link_is_read_for_the_target_config_its_draft_and_default(self, capsys):
+        # DeepSeek-V3's config.json ships an MTP layer: the link's draft=mtp is taken, and without a
+        # draft the link's default is the config's own (its MTP layer), not the default target's Qwen3-0.6B.
+        link = "gpu=B200&alpha=0.8&gamma=3&batch=64&context=4096"
+        config = SAMPLES / "configs" / "DeepSeek-V3.config.json"
+        _, out, _ = run(capsys, "calc", link + "&target=DeepSeek-V3")
+        preset = json.loads(out)
+        for given in (link, link + "&draft=mtp"):
+            code, out, err = run(capsys, "calc", given, "--target-config", str(config))
+            read = json.loads(out)
+            assert code == 0, err
+            assert (read["draft"], read["tp"]) == ("mtp", 8)
+            assert read["speedup"] == pytest.approx(preset["speedup"])
+            assert read["max_batch"] == preset["max_batch"]
+
+    def test_a_link_of_uploaded_models_is_read_with_their_configs(self, capsys):
+        configs = SAMPLES / "configs"
+        code, out, err = run(capsys, "calc", "gpu=H200&tp=8&target=custom&draft=custom",
+                             "--target-config", str(configs / "DeepSeek-V3.config.json"),
+                             "--draft-config", str(configs / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"))
+        assert code == 0, err
+        assert (json.loads(out)["target"], json.loads(out)["draft"]) == ("custom", "custom")
+        code, out, err = run(capsys, "calc", "draft=custom")
+        assert code == 2 and not out and "draft=custom" in err and "--draft-config" in err
