@@ -120,6 +120,15 @@ class TestRooflineCommand:
                            "1", "--alpha", "0.5", "--gamma", "2")
         assert code == 0 and json.loads(out)[0]["regime"] == "memory"
 
+    def test_weights_at_the_checkpoints_format_unless_told(self, capsys):
+        # DeepSeek-V3 ships FP8 weights: read at 2 bytes each, batch 1 took 11.9 ms on a B200 (realistic), 6.3 at 1.
+        argv = ["roofline", "--gpu", "B200", "--target", str(SAMPLES / "configs" / "DeepSeek-V3.config.json"),
+                "--batch", "1", "--alpha", "0.8", "--gamma", "3", "--context", "4096", "--realistic"]
+        _, checkpoint, _ = run(capsys, *argv)
+        _, bf16, _ = run(capsys, *argv, "--precision", "bf16")
+        step, step_bf16 = json.loads(checkpoint)[0]["baseline_step_ms"], json.loads(bf16)[0]["baseline_step_ms"]
+        assert step == pytest.approx(6.29, abs=0.05) and step_bf16 == pytest.approx(11.9, abs=0.05)
+
     def test_cpu_preset_needs_figures_then_works(self, capsys):
         argv = ["roofline", "--gpu", "Intel-12th-gen-desktop", "--target", "Qwen2.5-1.5B", "--draft",
                 "Qwen2.5-0.5B", "--batch", "1", "--alpha", "0.8", "--gamma", "4"]

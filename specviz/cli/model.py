@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from specviz import calculator, scenario, settings
-from specviz.model import architecture, hf_config, roofline, simulate, spec
+from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, link_params, linked_scenario, plain,
                      presets, scenario_options, scenario_params)
@@ -227,6 +227,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a target pass, without --draft "
                         f"(default {spec.SEED_DRAFT_COST})")
+    p.add_argument("--precision", choices=dtypes.PRECISIONS, default=scenario.DEFAULT_PRECISION,
+                   help="the weights' and KV cache's formats (default checkpoint: each component's as its "
+                        "config.json ships it, as calc takes it)")
     p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")
     p.add_argument("--bandwidth", type=float, help="override the preset's bandwidth, TB/s")
     p.add_argument("--format", **FORMAT)
@@ -302,7 +305,8 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
         gpu, _resolve_model(args.target, models),
         _resolve_model(args.draft, models) if args.draft else None,
         alpha=args.alpha, gamma=args.gamma, batch=np.array(args.batch)[:, None],
-        context=np.array(args.context)[None, :], draft_cost=args.draft_cost, **knobs)
+        context=np.array(args.context)[None, :], draft_cost=args.draft_cost,
+        precision=dtypes.PRECISIONS[args.precision], **knobs)
     return format_rows(roofline_rows(result), args.format), 0
 
 
