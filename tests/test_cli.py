@@ -884,6 +884,14 @@ class TestServeCommand:
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
 
+    def test_a_draft_to_name_is_named_by_an_option_of_the_command(self, capsys):
+        # The problem only said "put its Hugging Face id in the field above", the Deploy view's field.
+        _, out, _ = run(capsys, "serve", "gpu=B200&target=gpt-oss-120b&draft=eagle3")
+        assert any("--draft of specviz serve" in problem for problem in json.loads(out)["problems"])
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "gpt-oss-120b", "--method", "eagle3",
+                        "--gamma", "3")
+        assert any("--head of specviz vllm-config" in warning for warning in json.loads(out)["warnings"])
+
     def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
         """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""
         code, out, _ = run(capsys, "serve", "batch=16&prefill=on&input_tokens=2000&output_tokens=100")
