@@ -747,6 +747,8 @@ class TestClaimCommand:
         assert code == 0 and (row["claim"], row["batch"], row["verdict"]) == (2.5, 64, check.verdict)
         assert row["headline"].startswith("Conditional: 2.50× on NVIDIA H100 SXM for Qwen3-32B")  # no Markdown
         assert row["holds_at_batches"] == [64, 64] and len(row["required"]) == len(check.required)
+        # Without a measured acceptance it said only "enter it above", the Claims page's field.
+        assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
 
     def test_a_measured_acceptance_and_a_refusal(self, capsys):
         _, out, _ = run(capsys, "claim", "up to 3x", "engine=sglang", "--measure", "alpha", "--value", "0.6")
