@@ -120,6 +120,15 @@ class TestRooflineCommand:
                            "1", "--alpha", "0.5", "--gamma", "2")
         assert code == 0 and json.loads(out)[0]["regime"] == "memory"
 
+    def test_weights_at_the_checkpoints_format_unless_told(self, capsys):
+        # DeepSeek-V3 ships FP8 weights: read at 2 bytes each, batch 1 took 11.9 ms on a B200 (realistic), 6.3 at 1.
+        argv = ["roofline", "--gpu", "B200", "--target", str(SAMPLES / "configs" / "DeepSeek-V3.config.json"),
+                "--batch", "1", "--alpha", "0.8", "--gamma", "3", "--context", "4096", "--realistic"]
+        _, checkpoint, _ = run(capsys, *argv)
+        _, bf16, _ = run(capsys, *argv, "--precision", "bf16")
+        step, step_bf16 = json.loads(checkpoint)[0]["baseline_step_ms"], json.loads(bf16)[0]["baseline_step_ms"]
+        assert step == pytest.approx(6.29, abs=0.05) and step_bf16 == pytest.approx(11.9, abs=0.05)
+
     def test_cpu_preset_needs_figures_then_works(self, capsys):
         argv = ["roofline", "--gpu", "Intel-12th-gen-desktop", "--target", "Qwen2.5-1.5B", "--draft",
                 "Qwen2.5-0.5B", "--batch", "1", "--alpha", "0.8", "--gamma", "4"]
@@ -738,6 +747,8 @@ class TestClaimCommand:
         assert code == 0 and (row["claim"], row["batch"], row["verdict"]) == (2.5, 64, check.verdict)
         assert row["headline"].startswith("Conditional: 2.50× on NVIDIA H100 SXM for Qwen3-32B")  # no Markdown
         assert row["holds_at_batches"] == [64, 64] and len(row["required"]) == len(check.required)
+        # Without a measured acceptance it said only "enter it above", the Claims page's field.
+        assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
 
     def test_a_measured_acceptance_and_a_refusal(self, capsys):
         _, out, _ = run(capsys, "claim", "up to 3x", "engine=sglang", "--measure", "alpha", "--value", "0.6")
@@ -881,6 +892,14 @@ class TestServeCommand:
         assert any("accepts disable_by_batch_size but ignores it" in n for n in row["notices"])
         code, out, err = run(capsys, "serve", "alpha=0.55", "--version", "0.10.0")
         assert code == 2 and not out and "refuses a separate draft model" in err  # no command that cannot start
+
+    def test_a_draft_to_name_is_named_by_an_option_of_the_command(self, capsys):
+        # The problem only said "put its Hugging Face id in the field above", the Deploy view's field.
+        _, out, _ = run(capsys, "serve", "gpu=B200&target=gpt-oss-120b&draft=eagle3")
+        assert any("--draft of specviz serve" in problem for problem in json.loads(out)["problems"])
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "gpt-oss-120b", "--method", "eagle3",
+                        "--gamma", "3")
+        assert any("--head of specviz vllm-config" in warning for warning in json.loads(out)["warnings"])
 
     def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
         """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""
@@ -1316,3 +1335,28 @@ class TestCalcWithConfigs:
         assert code == 0, err
         assert (read["target"], read["draft"]) == ("custom", "custom")
         assert read["speedup"] == pytest.approx(preset["speedup"]) and read["low"] == pytest.approx(preset["low"])
+
+    def test_the_link_is_read_for_the_target_config_its_draft_and_default(self, capsys):
+        # DeepSeek-V3's config.json ships an MTP layer: the link's draft=mtp is taken, and without a
+        # draft the link's default is the config's own (its MTP layer), not the default target's Qwen3-0.6B.
+        link = "gpu=B200&alpha=0.8&gamma=3&batch=64&context=4096"
+        config = SAMPLES / "configs" / "DeepSeek-V3.config.json"
+        _, out, _ = run(capsys, "calc", link + "&target=DeepSeek-V3")
+        preset = json.loads(out)
+        for given in (link, link + "&draft=mtp"):
+            code, out, err = run(capsys, "calc", given, "--target-config", str(config))
+            read = json.loads(out)
+            assert code == 0, err
+            assert (read["draft"], read["tp"]) == ("mtp", 8)
+            assert read["speedup"] == pytest.approx(preset["speedup"])
+            assert read["max_batch"] == preset["max_batch"]
+
+    def test_a_link_of_uploaded_models_is_read_with_their_configs(self, capsys):
+        configs = SAMPLES / "configs"
+        code, out, err = run(capsys, "calc", "gpu=H200&tp=8&target=custom&draft=custom",
+                             "--target-config", str(configs / "DeepSeek-V3.config.json"),
+                             "--draft-config", str(configs / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"))
+        assert code == 0, err
+        assert (json.loads(out)["target"], json.loads(out)["draft"]) == ("custom", "custom")
+        code, out, err = run(capsys, "calc", "draft=custom")
+        assert code == 2 and not out and "draft=custom" in err and "--draft-config" in err

@@ -156,6 +156,9 @@ class TestVllmCommand:
         with pytest.raises(SpecvizError) as raised:
             write()
         assert raised.value.key == "command.no_mtp_layers" and raised.value.params["model_type"] == "qwen3"
+        # It named DeepSeek-V3, GLM-4.5 and Qwen3-Next as targets "none of which specviz models yet": presets all.
+        assert "none of which" not in str(raised.value)
+        assert all(model_id in str(raised.value) for model_id in ("DeepSeek-V3", "GLM-4.5-Air", "Qwen3-Next"))
 
     @pytest.mark.parametrize(("method", "version", "gone"), [
         ("mlp_speculator", "0.10.0", "0.10.0"), ("mlp_speculator", "0.16.0", "0.10.0"), ("medusa", "0.33.0", "0.33.0")])

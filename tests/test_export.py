@@ -5,6 +5,7 @@ import io
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from hypothesis import given, strategies as st
 
@@ -38,6 +39,14 @@ class TestCsvText:
         text = export.csv_text(pd.DataFrame({"a": ["=cmd()", None], "n": [-1.5, 2.0]}))
         assert text.splitlines()[0] == '"a","n"'
         assert read_back(text)[1:] == [["'=cmd()", "-1.5"], ["", "2.0"]]
+
+    def test_list_and_mapping_cells_are_json_in_full(self):
+        # DuckDB gives a LIST column (per_position_acceptance) as numpy arrays: pandas alone wrote
+        # "[0.85       0.71666667 0.59444444]", shortened and not a list a reader can parse.
+        frame = pd.DataFrame({"p": [np.array([0.85, 0.7166666666666667]), None], "s": [{"a": np.array([1, 2])}, [[1], [2, 3]]]})
+        rows = read_back(export.csv_text(frame))
+        assert rows[1] == ["[0.85, 0.7166666666666667]", '{"a": [1, 2]}']
+        assert rows[2] == ["", "[[1], [2, 3]]"]
 
     def test_headers_are_neutralised_too(self):
         assert read_back(export.csv_text(pd.DataFrame({"=evil": [1], "ok\n+x": [2]})))[0] == ["'=evil", "ok\n'+x"]

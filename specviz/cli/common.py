@@ -142,12 +142,17 @@ def presets() -> scenario.Presets:
     return scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
 
 
+def link_params(link: str) -> dict[str, str]:
+    """The parameters of a calculator link, or of its query."""
+    query = urllib.parse.urlsplit(link).query if "?" in link else link
+    return dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+
+
 def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, str] | None = None) -> scenario.Scenario:
     """The scenario a calculator link (or its query) describes, with ``overrides`` set over it; a
     value the page would refuse is an error here, not a silent default."""
-    query = urllib.parse.urlsplit(link).query if "?" in link else link
     overrides = overrides or {}
-    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | overrides
+    params = link_params(link) | overrides
     chosen, refused = scenario.from_query_params(params, presets)
     # Each named as it was given: an option of the command, or a parameter of the link.
     taken = lambda name: _what_is_taken(name, presets, chosen.target_id)

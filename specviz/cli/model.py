@@ -15,10 +15,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from specviz import calculator, scenario, settings
-from specviz.model import architecture, hf_config, roofline, simulate, spec
+from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
 
-from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, linked_scenario, plain, presets,
-                     scenario_options, scenario_params)
+from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, link_params, linked_scenario, plain,
+                     presets, scenario_options, scenario_params)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -93,18 +93,29 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
              draft_config: Path | None = None) -> dict[str, Any]:
     """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
     as the page shows them; a config.json read for the target or the draft (a draft model, or an
-    EAGLE-3 head of its own config) replaces the link's, as an uploaded one does on the page, on the
-    fewest GPUs that hold the pair unless the link says how many."""
-    chosen = linked_scenario(link, presets)
-    if target_config is not None or draft_config is not None:
-        target = config_model(target_config, target=True) if target_config is not None else chosen.target
-        draft = scenario.custom_draft(config_model(draft_config)) if draft_config is not None else chosen.draft
-        tp, dp, ep = scenario.default_parallel(chosen.gpu, target, draft, chosen.precision, chosen.engine.memory)
-        if "tp=" in link:
+    EAGLE-3 head of its own config) replaces the link's, as an uploaded one does on the page. The
+    link is read for the config's target (a draft it takes, such as its own MTP layer; its default
+    draft and split), on the fewest GPUs that hold the pair unless the link says how many; a link
+    the page wrote for uploaded models (``target=custom``, ``draft=custom``) needs their configs."""
+    params = link_params(link)
+    for name, config in (("target", target_config), ("draft", draft_config)):
+        if params.get(name) == scenario.CUSTOM and config is None:
+            raise UsageError(f"the link's {name} is a model of a config.json ({name}={scenario.CUSTOM}), which a "
+                             f"link cannot carry: give that config.json with --{name}-config")
+    overrides = {}
+    if target_config is not None:  # a preset of its own, for the link's draft and split to be read for it
+        presets = replace(presets, models={**presets.models,
+                                           scenario.CUSTOM: config_model(target_config, target=True)})
+        overrides["target"] = scenario.CUSTOM
+    if draft_config is not None:  # the link's draft (custom, in the page's link) stands for the config's, read below
+        overrides["draft"] = "eagle3"
+    chosen = linked_scenario(link, presets, overrides)
+    if draft_config is not None:
+        draft = scenario.custom_draft(config_model(draft_config))
+        tp, dp, ep = scenario.default_parallel(chosen.gpu, chosen.target, draft, chosen.precision, chosen.engine.memory)
+        if "tp" in params:
             tp, dp, ep = chosen.tp, chosen.dp, chosen.ep
-        chosen = replace(chosen, target=target, draft=draft, tp=tp, dp=dp, ep=ep,
-                         target_id=scenario.CUSTOM if target_config is not None else chosen.target_id,
-                         draft_id=scenario.CUSTOM if draft_config is not None else chosen.draft_id)
+        chosen = replace(chosen, draft=draft, tp=tp, dp=dp, ep=ep, draft_id=scenario.CUSTOM)
     point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)
     here = {key: plain(float(value)) if value.dtype.kind == "f" else str(value)
             for key, value in calculator.evaluate_scenario(chosen, *point).items()}
@@ -216,6 +227,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a target pass, without --draft "
                         f"(default {spec.SEED_DRAFT_COST})")
+    p.add_argument("--precision", choices=dtypes.PRECISIONS, default=scenario.DEFAULT_PRECISION,
+                   help="the weights' and KV cache's formats (default checkpoint: each component's as its "
+                        "config.json ships it, as calc takes it)")
     p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")
     p.add_argument("--bandwidth", type=float, help="override the preset's bandwidth, TB/s")
     p.add_argument("--format", **FORMAT)
@@ -291,7 +305,8 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
         gpu, _resolve_model(args.target, models),
         _resolve_model(args.draft, models) if args.draft else None,
         alpha=args.alpha, gamma=args.gamma, batch=np.array(args.batch)[:, None],
-        context=np.array(args.context)[None, :], draft_cost=args.draft_cost, **knobs)
+        context=np.array(args.context)[None, :], draft_cost=args.draft_cost,
+        precision=dtypes.PRECISIONS[args.precision], **knobs)
     return format_rows(roofline_rows(result), args.format), 0
 
 

@@ -10,8 +10,11 @@ every line inside a cell that starts with one after a carriage return or line fe
 from __future__ import annotations
 
 import csv
+import json
 import re
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["neutralise", "csv_text"]
@@ -30,10 +33,27 @@ def neutralise(text: str) -> str:
     return _FORMULA_START.sub(r"\1'", text)
 
 
+def _cell(value: Any) -> Any:
+    """An object cell as CSV writes it: text neutralised; a list, array or mapping (DuckDB's LIST and
+    STRUCT, such as per_position_acceptance) as JSON, whole, where pandas would write numpy's
+    shortened repr (``[0.85       0.71666667 0.59444444]``)."""
+    if isinstance(value, str):
+        return neutralise(value)
+    if isinstance(value, (list, tuple, dict, np.ndarray)):
+        return json.dumps(value.tolist() if isinstance(value, np.ndarray) else value, default=_json_item)
+    return value
+
+
+def _json_item(value: Any) -> Any:
+    """What json cannot write by itself inside a list or mapping cell: numpy's arrays and scalars."""
+    return value.tolist() if isinstance(value, (np.ndarray, np.generic)) else str(value)
+
+
 def csv_text(frame: pd.DataFrame) -> str:
-    """``frame`` (without its index) as CSV text: every field quoted, text cells and headers neutralised."""
+    """``frame`` (without its index) as CSV text: every field quoted, text cells and headers
+    neutralised, list and mapping cells as JSON."""
     safe = frame.rename(columns=lambda c: neutralise(str(c)))
     for column in safe.columns:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
-            safe[column] = safe[column].map(lambda v: neutralise(v) if isinstance(v, str) else v)
+            safe[column] = safe[column].map(_cell)
     return safe.to_csv(index=False, quoting=csv.QUOTE_ALL, lineterminator="\n")
