@@ -4,6 +4,7 @@ schedule a command states, the batch × context map and the advice in words."""
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import config_of, make_scenario
@@ -110,6 +111,16 @@ class TestAdvise:
         moved = next(n for n in draft_length.advise(kimi, 0.8, 4, 256, schedule) if n.key.startswith("advice.gamma_by"))
         assert moved == Notice("advice.gamma_by_batch_moves", small=8, batch=256, large=4, turn=8, turn_first=20,
                                turn_last=46)
+
+    def test_a_turn_is_never_the_batch_s_own_range(self):
+        """A best γ that fell and rises on to this batch: "4 at batch 1, 5 at batches 20-58, 5 at batch
+        32" had named this batch's own range as the turn (gpt-oss-120b + EAGLE-3, specviz serve)."""
+        schedule = pd.DataFrame({"first": [1, 4, 20], "last": [3, 19, 58], "gamma": [4, 3, 5],
+                                 "speedup_low": 1.5, "speedup_high": 2.0})
+        moved = next(n for n in draft_length.advise(make_scenario(), 0.8, 4, 32, schedule)
+                     if n.key.startswith("advice.gamma_by"))
+        assert moved == Notice("advice.gamma_by_batch_moves", small=4, batch=32, large=5, turn=3, turn_first=4,
+                               turn_last=19)
 
     def test_a_draft_longer_than_the_mtp_layers_is_warned_of(self):
         deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")

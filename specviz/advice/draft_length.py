@@ -118,10 +118,13 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         gammas = schedule.loc[schedule["first"] <= batch, "gamma"].to_numpy()
         steps = np.sign(np.diff(gammas))
         if (steps > 0).any() and (steps < 0).any():
-            # Where it turns: after its first change of direction, its highest (having fallen) or lowest.
+            # Where it turns: after its first change of direction, its highest (having fallen) or lowest
+            # before this batch's; where it turns once and runs on to this batch, the point it turned at.
             first_way = steps[0]
             after = int(np.argmax(steps == -first_way)) + 1
-            turn = schedule.iloc[after + int(np.argmax(gammas[after:] if first_way < 0 else -gammas[after:]))]
+            between = gammas[after:-1]
+            turn = schedule.iloc[after + int(np.argmax(between if first_way < 0 else -between)) if between.size
+                                 else after - 1]
             notices.append(Notice("advice.gamma_by_batch_moves", small=int(first["gamma"]), batch=int(batch),
                                   large=int(here["gamma"]), turn=int(turn["gamma"]), turn_first=int(turn["first"]),
                                   turn_last=int(turn["last"])))
