@@ -2063,6 +2063,14 @@ class TestLanguage:
         assert over_time and all(spec["encoding"]["tooltip"][1]["title"] == i18n.t("col.model", "vi") != "Model"
                                  for spec in over_time)
 
+    def test_the_claims_verdict_names_the_setting_in_vietnamese(self):
+        """The verdict named the engine and model in English ("vLLM V1 (CUDA graphs)") on the Vietnamese page."""
+        at = claims_app(claim="2.5x", claim_batch=64, target="gpt-oss-120b")
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        verdict = at.warning[0].value
+        assert verdict.startswith("**Có điều kiện") and "vLLM V1 \\(có CUDA graphs\\)" in verdict
+        assert "expert MXFP4" in verdict and "MXFP4 experts" not in verdict and "(CUDA graphs)" not in verdict
+
     def test_the_claims_tables_title_and_format_in_vietnamese(self):
         at = claim_view(claims_app(claim="2.5x", claim_batch=64), "required")
         at.sidebar.selectbox(key="lang").set_value("vi").run()  # the open tab stays open in Vietnamese
