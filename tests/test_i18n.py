@@ -99,6 +99,12 @@ class TestCatalogue:
         english, vietnamese = i18n.catalogue("en"), i18n.catalogue("vi")
         assert sorted(k for k in english if vietnamese[k] == english[k] and k not in SAME_IN_VIETNAMESE) == []
 
+    def test_vietnamese_writes_numbers_as_the_app_formats_them(self):
+        """The app formats its figures with a decimal point and the percent sign against the number
+        (0.80, 1.51×, 11.3%); a sentence wrote "α 0,8 cho 2,39×" and "15–30 %" beside them."""
+        texts = [re.sub(r"\{[^}]*\}", "", text) for text in i18n.catalogue("vi").values()]
+        assert not [text for text in texts if re.search(r"(?<![\d,])\d+,\d{1,2}(?!\d)|\d %", text)]
+
     @pytest.mark.parametrize("lang", sorted(i18n.LANGUAGES))
     def test_every_string_renders(self, lang):
         for key, text in i18n.catalogue(lang).items():
