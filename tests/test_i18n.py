@@ -31,6 +31,17 @@ SAME_IN_VIETNAMESE = {
     "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
     "side.kv_format", "col.kv_dtype",
     "col.p1", "col.p10", "col.p50", "col.p90", "col.p99", "exp.tab.acceptance", "exp.tab.baseline",
+    "calc.batch", "chart.batch", "live.m.length", "live.m.acceptance_rate",
+}
+# One Vietnamese word for one concept: each of these was written beside the word the app uses for it
+# (the app's word, then the ones it replaced).
+VIETNAMESE_TERMS = {
+    "lượt chạy": ("lần chạy", "các run", "mỗi run", "một run", "run của", "run được", "run không"),
+    "file": ("tệp",), "tỷ lệ": ("tỉ lệ",), "chuỗi": ("sequence",), "request": ("yêu cầu lỗi", "số yêu cầu", "trọn yêu cầu"),
+    "draft": ("nháp",), "verify": ("xác minh",),
+    "mức tăng tốc": ("speedup",), "batch size": ("kích thước batch",), "thiết lập": ("tên setting",),
+    "acceptance length": ("độ dài chấp nhận",), "tuỳ": ("tùy",), "xoá": ("xóa",),
+    "trang Trực tiếp, Kiểm chứng, tab Độ trễ": ("trang Live", "và Claims", "view Latency"),
 }
 
 
@@ -104,6 +115,12 @@ class TestCatalogue:
         (0.80, 1.51×, 11.3%); a sentence wrote "α 0,8 cho 2,39×" and "15–30 %" beside them."""
         texts = [re.sub(r"\{[^}]*\}", "", text) for text in i18n.catalogue("vi").values()]
         assert not [text for text in texts if re.search(r"(?<![\d,])\d+,\d{1,2}(?!\d)|\d %", text)]
+
+    @pytest.mark.parametrize("term, others", VIETNAMESE_TERMS.items())
+    def test_vietnamese_names_one_concept_with_one_word(self, term, others):
+        texts = {key: re.sub(r"\{[^}]*\}", "", text) for key, text in i18n.catalogue("vi").items()}
+        pattern = re.compile(r"(?<![\w.=_/-])(?:" + "|".join(map(re.escape, others)) + r")(?![\w_=.]\w)", re.IGNORECASE)
+        assert sorted(key for key, text in texts.items() if pattern.search(text)) == []
 
     @pytest.mark.parametrize("lang", sorted(i18n.LANGUAGES))
     def test_every_string_renders(self, lang):
