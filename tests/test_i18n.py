@@ -122,6 +122,12 @@ class TestCatalogue:
         pattern = re.compile(r"(?<![\w.=_/-])(?:" + "|".join(map(re.escape, others)) + r")(?![\w_=.]\w)", re.IGNORECASE)
         assert sorted(key for key, text in texts.items() if pattern.search(text)) == []
 
+    @pytest.mark.parametrize("key, most", [("chart.no_fit_draft", 6), ("col.speedup_low", 20), ("col.speedup_high", 20)])
+    def test_vietnamese_fits_a_narrow_window(self, key, most):
+        """At 800 px the draft-length map's cells are some 24 px wide ("không vừa" ran over its
+        neighbours) and the best-γ table's speedup headers pushed its last column out of sight."""
+        assert len(i18n.t(key, "vi")) <= most
+
     @pytest.mark.parametrize("lang", sorted(i18n.LANGUAGES))
     def test_every_string_renders(self, lang):
         for key, text in i18n.catalogue(lang).items():
