@@ -333,6 +333,13 @@ class TestScenarioSidebar:
         assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.67, 3)
         assert not [c for c in make_app().caption if c.value.startswith("Published for this pair")]
 
+    def test_a_published_acceptance_is_said_in_vietnamese(self):
+        """Its data set and note stayed English on the Vietnamese page ("not stated; DeepSeek-R1 with its MTP layer")."""
+        at = make_app(target="DeepSeek-V3", draft="mtp", lang="vi")
+        said = [c.value for c in at.caption if c.value.startswith("Đã công bố cho cặp này")]
+        assert len(said) == 2 and "(không nêu; DeepSeek-R1 với lớp MTP của nó" in said[1]
+        assert not [text for text in said if "not stated" in text or "the lower end" in text or " with " in text]
+
     def test_a_nested_config_says_the_vision_tower_is_left_out(self):
         at = make_app(target="Llama-4-Scout", draft="eagle3")
         assert any("vision tower is left out" in i.value for i in at.sidebar.info)
