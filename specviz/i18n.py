@@ -158,10 +158,10 @@ def escape_markdown(text: str) -> str:
 
 def md(key: str, lang: str = "en", **values: object) -> str:
     """:func:`t` for an element that renders Markdown: text values are escaped, numbers are not
-    (their format specs still apply); a value that is a message is rendered by :func:`md` in
-    ``lang`` (its catalogue text as it is, its own text values escaped)."""
-    safe = {k: md(v.key, lang, **v.params) if _is_message(v)
-            else v if isinstance(v, (int, float)) else escape_markdown(str(v)) for k, v in values.items()}
+    (their format specs still apply), a preset's text in ``lang``; a value that is a message is
+    rendered by :func:`md` in ``lang`` (its catalogue text as it is, its own text values escaped)."""
+    safe = {k: md(v.key, lang, **v.params) if _is_message(v) else v if isinstance(v, (int, float))
+            else escape_markdown(in_language(v, lang) if isinstance(v, str) else str(v)) for k, v in values.items()}
     return t(key, lang, **safe)
 
 

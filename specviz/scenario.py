@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from . import settings, workload
 from .errors import InputError
+from .i18n import PresetText
 from .model import architecture, calibration, dtypes, hf_config, memory, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
@@ -118,7 +119,8 @@ DRAFT_KINDS = ("mtp", "eagle3", "peagle", "block", "eagle", "medusa", "ngram", "
 class PublishedAcceptance:
     """A published acceptance for a target and a draft kind or preset at a draft length: α, from the
     paper's rate or from a mean acceptance length (:func:`specviz.model.spec.alpha_from_acceptance_length`),
-    a starting point for the calculator's α, with its dataset and source (``data/published_acceptance.csv``)."""
+    a starting point for the calculator's α, with its dataset and source (``data/published_acceptance.csv``; the
+    dataset and note with their translations, :class:`specviz.i18n.PresetText`)."""
 
     target: str
     draft: str
@@ -139,8 +141,8 @@ def load_published_acceptance(data_dir: Path) -> tuple[PublishedAcceptance, ...]
         gamma = int(row["gamma"])
         length = float(row["acceptance_length"]) if row["acceptance_length"] else None
         alpha = float(row["alpha"]) if row["alpha"] else float(spec.alpha_from_acceptance_length(length, gamma))
-        found.append(PublishedAcceptance(row["target"], row["draft"], gamma, alpha, length, row["dataset"],
-                                         row["source"], row["note"]))
+        found.append(PublishedAcceptance(row["target"], row["draft"], gamma, alpha, length,
+                                         PresetText.from_row(row, "dataset"), row["source"], PresetText.from_row(row, "note")))
     return tuple(found)
 
 

@@ -333,6 +333,13 @@ class TestScenarioSidebar:
         assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.67, 3)
         assert not [c for c in make_app().caption if c.value.startswith("Published for this pair")]
 
+    def test_a_published_acceptance_is_said_in_vietnamese(self):
+        """Its data set and note stayed English on the Vietnamese page ("not stated; DeepSeek-R1 with its MTP layer")."""
+        at = make_app(target="DeepSeek-V3", draft="mtp", lang="vi")
+        said = [c.value for c in at.caption if c.value.startswith("Đã công bố cho cặp này")]
+        assert len(said) == 2 and "(không nêu; DeepSeek-R1 với lớp MTP của nó" in said[1]
+        assert not [text for text in said if "not stated" in text or "the lower end" in text or " with " in text]
+
     def test_a_nested_config_says_the_vision_tower_is_left_out(self):
         at = make_app(target="Llama-4-Scout", draft="eagle3")
         assert any("vision tower is left out" in i.value for i in at.sidebar.info)
@@ -2081,6 +2088,14 @@ class TestLanguage:
             i18n.t(key, "vi") for key in ("chart.position", "chart.measure", "chart.acceptance")]
         assert over_time and all(spec["encoding"]["tooltip"][1]["title"] == i18n.t("col.model", "vi") != "Model"
                                  for spec in over_time)
+
+    def test_the_claims_verdict_names_the_setting_in_vietnamese(self):
+        """The verdict named the engine and model in English ("vLLM V1 (CUDA graphs)") on the Vietnamese page."""
+        at = claims_app(claim="2.5x", claim_batch=64, target="gpt-oss-120b")
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        verdict = at.warning[0].value
+        assert verdict.startswith("**Có điều kiện") and "vLLM V1 \\(có CUDA graphs\\)" in verdict
+        assert "expert MXFP4" in verdict and "MXFP4 experts" not in verdict and "(CUDA graphs)" not in verdict
 
     def test_the_claims_tables_title_and_format_in_vietnamese(self):
         at = claim_view(claims_app(claim="2.5x", claim_batch=64), "required")

@@ -31,6 +31,17 @@ SAME_IN_VIETNAMESE = {
     "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
     "side.kv_format", "col.kv_dtype",
     "col.p1", "col.p10", "col.p50", "col.p90", "col.p99", "exp.tab.acceptance", "exp.tab.baseline",
+    "calc.batch", "chart.batch", "live.m.length", "live.m.acceptance_rate",
+}
+# One Vietnamese word for one concept: each of these was written beside the word the app uses for it
+# (the app's word, then the ones it replaced).
+VIETNAMESE_TERMS = {
+    "lượt chạy": ("lần chạy", "các run", "mỗi run", "một run", "run của", "run được", "run không"),
+    "file": ("tệp",), "tỷ lệ": ("tỉ lệ",), "chuỗi": ("sequence",), "request": ("yêu cầu lỗi", "số yêu cầu", "trọn yêu cầu"),
+    "draft": ("nháp",), "verify": ("xác minh",),
+    "mức tăng tốc": ("speedup",), "batch size": ("kích thước batch",), "thiết lập": ("tên setting",),
+    "acceptance length": ("độ dài chấp nhận",), "tuỳ": ("tùy",), "xoá": ("xóa",),
+    "trang Trực tiếp, Kiểm chứng, tab Độ trễ": ("trang Live", "và Claims", "view Latency"),
 }
 
 
@@ -99,6 +110,24 @@ class TestCatalogue:
         english, vietnamese = i18n.catalogue("en"), i18n.catalogue("vi")
         assert sorted(k for k in english if vietnamese[k] == english[k] and k not in SAME_IN_VIETNAMESE) == []
 
+    def test_vietnamese_writes_numbers_as_the_app_formats_them(self):
+        """The app formats its figures with a decimal point and the percent sign against the number
+        (0.80, 1.51×, 11.3%); a sentence wrote "α 0,8 cho 2,39×" and "15–30 %" beside them."""
+        texts = [re.sub(r"\{[^}]*\}", "", text) for text in i18n.catalogue("vi").values()]
+        assert not [text for text in texts if re.search(r"(?<![\d,])\d+,\d{1,2}(?!\d)|\d %", text)]
+
+    @pytest.mark.parametrize("term, others", VIETNAMESE_TERMS.items())
+    def test_vietnamese_names_one_concept_with_one_word(self, term, others):
+        texts = {key: re.sub(r"\{[^}]*\}", "", text) for key, text in i18n.catalogue("vi").items()}
+        pattern = re.compile(r"(?<![\w.=_/-])(?:" + "|".join(map(re.escape, others)) + r")(?![\w_=.]\w)", re.IGNORECASE)
+        assert sorted(key for key, text in texts.items() if pattern.search(text)) == []
+
+    @pytest.mark.parametrize("key, most", [("chart.no_fit_draft", 6), ("col.speedup_low", 20), ("col.speedup_high", 20)])
+    def test_vietnamese_fits_a_narrow_window(self, key, most):
+        """At 800 px the draft-length map's cells are some 24 px wide ("không vừa" ran over its
+        neighbours) and the best-γ table's speedup headers pushed its last column out of sight."""
+        assert len(i18n.t(key, "vi")) <= most
+
     @pytest.mark.parametrize("lang", sorted(i18n.LANGUAGES))
     def test_every_string_renders(self, lang):
         for key, text in i18n.catalogue(lang).items():
@@ -147,6 +176,15 @@ class TestPresetText:
         assert "AWS Trainium2 (một chip)" in i18n.t("side.gpu_incomplete", "vi", gpu=name)
         assert "AWS Trainium2 (one chip)" in i18n.t("side.gpu_incomplete", "en", gpu=name)
 
+    def test_markdown_shows_it_in_the_message_s_language(self):
+        """md() and message() escaped a preset's text as its English string: the Claims page's verdict
+        named the engine "vLLM V1 (CUDA graphs)" on the Vietnamese page."""
+        name = i18n.PresetText("vLLM V1 (CUDA graphs)", {"vi": "vLLM V1 (có CUDA graphs)"})
+        assert i18n.md("side.gpu_incomplete", "vi", gpu=name) == i18n.t("side.gpu_incomplete", "vi",
+                                                                       gpu="vLLM V1 \\(có CUDA graphs\\)")
+        assert "(CUDA graphs)" in i18n.message(Notice("side.gpu_incomplete", gpu=name), "en").replace("\\", "")
+        assert "có CUDA graphs" in i18n.message(Notice("side.gpu_incomplete", gpu=name), "vi")
+
     def test_survives_a_copy_and_a_pickle(self):
         import copy
         import pickle
@@ -154,17 +192,18 @@ class TestPresetText:
         for twin in (copy.deepcopy(name), pickle.loads(pickle.dumps(name))):
             assert twin == name and twin.translations == name.translations
 
-    @pytest.mark.parametrize("table", ["gpus", "engines", "workloads", "models"])
+    @pytest.mark.parametrize("table", ["gpus", "engines", "workloads", "models", "published_acceptance"])
     def test_every_shipped_description_has_vietnamese(self, table):
         # A note is prose; a name's words in parentheses describe it ("(one chip)"). Product names
-        # ("NVIDIA B200 (HGX)") read the same.
+        # ("NVIDIA B200 (HGX)") read the same, and a data set's name ("MT-Bench"), not its words ("not stated").
         import csv
         with open(ROOT / "data" / f"{table}.csv", newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
+        described = {"name": r"\(.*[a-z]{3}", "dataset": r"\b[a-z]{2,} [a-z]{2,}"}
         for row in rows:
-            for field in ("name", "note", "source"):
-                if field in row and f"{field}_vi" in row and (field != "name" and row[field] or re.search(r"\(.*[a-z]{3}", row[field])):
-                    assert row[f"{field}_vi"].strip(), f"{table}.csv {row['id']}: {field}_vi is empty"
+            for field in ("name", "note", "source", "dataset"):
+                if field in row and f"{field}_vi" in row and re.search(described.get(field, "."), row[field]):
+                    assert row[f"{field}_vi"].strip(), f"{table}.csv {row.get('id', row.get('target'))}: {field}_vi is empty"
             if table == "workloads":
                 assert row["name_vi"].strip() and row["name_vi"] != row["name"]
 
