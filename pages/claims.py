@@ -173,7 +173,8 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     family, drafting, hardware = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
     st.caption(t("claims.comparable", lang, shown=int(published["metric"].str.endswith("speedup").sum()),
                  every=int(every_published["metric"].str.endswith("speedup").sum()), family=family,
-                 drafting=t(f"claims.drafting.{drafting}", lang), hardware=hardware))
+                 drafting=t(f"claims.drafting.{drafting}", lang),
+                 hardware=t(f"claims.hardware.{hardware.rsplit(' ', 1)[1]}", lang, vendor=hardware.rsplit(" ", 1)[0])))
     reaching = claims.published_reaching(published, speedup, batch)
     speedups = published[published["metric"].str.endswith("speedup")]
     store = open_store(lang)

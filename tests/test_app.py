@@ -1740,7 +1740,7 @@ class TestClaimsPage:
         assert verdict.startswith("**Conditional:** 2.50× on NVIDIA H100 SXM for Qwen3\\-32B")
         said = "\n".join(m.value for m in at.markdown)
         assert "With every draft token accepted (α = 1) the most this setting gives is" in said
-        assert "measure it (the Live page reads it from your vLLM)" in said
+        assert "measure it (the Live page, or specviz metrics, reads it from your vLLM)" in said
         assert metric(at, "Claimed") == "2.50×" and metric(at, "Batches where it can hold") == "64"
         # Only the open tab is built: the claim against batch size first, a chart and no table.
         assert len(at.get("vega_lite_chart")) == 1 and not at.dataframe
@@ -1998,7 +1998,7 @@ class TestClaimsPage:
                            "α needed, optimistic": "%.3f", "Acceptance rate (vLLM, accepted/drafted)": "%.3f",
                            "Acceptance length (tokens/step)": "%.2f"}
         claim_view(at, "beside")
-        assert any("of the same model family (gpt), drafting (EAGLE heads) and hardware (NVIDIA gpu)" in c.value
+        assert any("of the same model family (gpt), drafting (EAGLE heads) and hardware (NVIDIA GPUs)" in c.value
                    for c in at.caption)
         reaching = at.dataframe[0]
         columns = json.loads(reaching.proto.columns)
