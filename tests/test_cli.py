@@ -58,6 +58,10 @@ class TestSpeedupCommand:
         rows = json.loads(out)
         assert rows[0]["gamma"] < rows[1]["gamma"]
 
+    def test_a_gamma_max_below_one_is_named_by_its_option(self, capsys):
+        code, _, err = run(capsys, "speedup", "--alpha", "0.8", "--gamma", "auto", "--gamma-max", "0")
+        assert code == 2 and "argument --gamma-max: must be 1 or more" in err and "gamma_max" not in err
+
     def test_markdown_table(self, capsys):
         _, out, _ = run(capsys, "speedup", "--alpha", "0.8", "--gamma", "4", "--format", "md")
         lines = out.strip().splitlines()

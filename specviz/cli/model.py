@@ -205,7 +205,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        help="the verify cost of a regime: memory-bound 1, compute-bound γ + 1")
     p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a plain step (default {spec.SEED_DRAFT_COST})")
-    p.add_argument("--gamma-max", type=int, default=settings.get("SPECVIZ_GAMMA_MAX"),
+    p.add_argument("--gamma-max", type=count, default=settings.get("SPECVIZ_GAMMA_MAX"),
                    help="the largest γ that auto searches (default: SPECVIZ_GAMMA_MAX)")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_speedup)
