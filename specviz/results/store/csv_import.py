@@ -8,7 +8,7 @@ import json
 import tempfile
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import duckdb
 import pyarrow as pa
@@ -78,26 +78,32 @@ def _csv_flag(column: str) -> str:
 
 
 def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path: str,
-                     mapped: dict[str, tuple[str, str, float]]) -> list[Notice]:
+                     mapped: dict[str, tuple[str, str, float]], value: Callable[[str], str]) -> list[Notice]:
     """A notice for each column mapped to a number (or a flag) whose non-empty cells are not all
-    numbers (flags): they are stored empty, which a user who mapped the column would not otherwise
-    learn. Only columns the sniffer did not type as numbers can hold such cells, so a clean file of
-    numbers costs no extra read."""
-    suspects = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
-                if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR" and kind not in ("BIGINT", "DOUBLE")]
-    if not suspects:
+    numbers (flags), and for each whose numbers are not all ones its field holds (``value``, the SQL
+    of the stored value: below 0, not finite, not whole for a count, as the JSON importers refuse):
+    they are stored empty, which a user would not otherwise learn. One read of the file, for a file
+    with a column mapped to a number."""
+    checked = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
+               if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR"]
+    if not checked:
         return []
-    counts = []
-    for canonical, column, kind in suspects:
+    counts, found_keys = [], []
+    for canonical, column, kind in checked:
         text = f"CAST({quote_identifier(column)} AS VARCHAR)"
-        read = _csv_flag(column) if RUN_COLUMNS.get(canonical) == "BOOLEAN" else _csv_number(column, kind)
-        dropped = f"trim({text}) <> '' AND {read} IS NULL"
-        counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
+        flag = RUN_COLUMNS.get(canonical) == "BOOLEAN"
+        read = _csv_flag(column) if flag else _csv_number(column, kind)
+        conditions = [] if kind in ("BIGINT", "DOUBLE") else [
+            ("warn.csv_not_flags" if flag else "warn.csv_not_numbers", f"trim({text}) <> '' AND {read} IS NULL")]
+        if not flag:
+            conditions.append(("warn.csv_out_of_range", f"{read} IS NOT NULL AND {value(canonical)} IS NULL"))
+        for key, dropped in conditions:
+            counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
+            found_keys.append((key, canonical, column))
     found = cur.execute(f"SELECT {', '.join(counts)} FROM {reading.sql}", reading.params(path)).fetchone()
-    return [Notice("warn.csv_not_flags" if RUN_COLUMNS.get(canonical) == "BOOLEAN" else "warn.csv_not_numbers",
-                   column=column, field=canonical.removeprefix("request:"),
-                   rows=found[2 * i], example=repr(preview(found[2 * i + 1])))
-            for i, (canonical, column, _) in enumerate(suspects) if found[2 * i]]
+    return [Notice(key, column=column, field=canonical.removeprefix("request:"), rows=found[2 * i],
+                   example=repr(preview(found[2 * i + 1])))
+            for i, (key, canonical, column) in enumerate(found_keys) if found[2 * i]]
 
 
 def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
@@ -221,7 +227,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
     try:
         if not plan.per_request:
             user_csv.charge_as_runs(source)  # before DuckDB reads more than the sniffer's sample
-        warnings += _csv_not_numbers(cur, reading, path, mapped)
+        warnings += _csv_not_numbers(cur, reading, path, mapped, value)
         if plan.per_request:
             dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
             group = f"hash({', '.join(value(d) for d in dims)})" if dims else "0"
