@@ -240,6 +240,22 @@ class TestCsvImport:
         stored = json.loads(db.imports().warnings[0])
         assert sum(w["key"] == "warn.csv_not_numbers" for w in stored) == 2
 
+    @pytest.mark.parametrize("data, line, fields", [
+        (b"concurrency,output_throughput,mean_tpot_ms\n" + b"1,100,5\n" * 8 + b"4,40", 10, 2),  # a file cut short
+        (b"concurrency,output_throughput,mean_tpot_ms\n1,100,5\n2,200,6,7,8\n" + b"4,400,7\n" * 8, 3, 5),
+        (b"concurrency,output_throughput,mean_tpot_ms\n" + b"".join(b"%d,%d,5\n" % (i, i) for i in range(1, 30_000))
+         + b"7,8\n", 30_001, 2),  # past what DuckDB's sniffer samples
+    ], ids=["last line cut", "a line with more fields", "deep in the file"])
+    def test_a_line_of_other_fields_than_the_header_is_named(self, db, data, line, fields):
+        """A file cut short was read by DuckDB's sniffer as one column named after the whole header
+        line, and refused as having no result columns (the page offered to map that one column)."""
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("cut.csv", data)
+        assert info.value.key == "ingest.csv_ragged"
+        assert info.value.params == {"file": "cut.csv", "line": line, "fields": fields, "columns": 3}
+        assert str(info.value).startswith(f"cut.csv: line {line:,} has {fields} fields where the header has 3")
+        assert counts(db) == (0, 0, 0)
+
     @pytest.mark.parametrize("per_request", [False, True], ids=["runs", "requests"])
     def test_numbers_a_field_cannot_hold_are_reported(self, db, per_request):
         """A negative, infinite or fractional count was stored empty without a word (the JSON

@@ -25,7 +25,7 @@ from specviz.results.schema import RUN_COLUMNS
 from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
                    normalise_name, occurrences)
 
-__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
+__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "ragged_row", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
            "MAPPABLE_COLUMNS", "check_mapping", "charge_as_runs"]
 
 # The run columns the store fills in for every row (its id, its file and import, the columns kept
@@ -142,6 +142,20 @@ def csv_header(source: Source) -> list[str]:
         raise IngestError("ingest.not_utf8", source.name) from None
     except csv.Error as exc:
         raise IngestError("ingest.csv_header_malformed", source.name, detail=str(exc)) from None
+
+
+def ragged_row(source: Source) -> tuple[int, int, int] | None:
+    """The first row of a CSV file whose fields are not as many as its header's, as (its line, its
+    fields, the header's), or None if there is none (or the file cannot be read as CSV at all)."""
+    rows = csv.reader(byte_lines(source.pieces()))
+    try:
+        header = next(rows, [])
+        for row in rows:
+            if row and len(row) != len(header):
+                return rows.line_num, len(row), len(header)
+    except (csv.Error, UnicodeDecodeError):
+        return None
+    return None
 
 
 @dataclass

@@ -50,7 +50,7 @@ class _CsvReading:
     @property
     def sql(self) -> str:
         if self.options is None:
-            return "read_csv(?, header = true, types = ?)" if self.text else "read_csv(?, header = true)"
+            return "read_csv(?, header = true, delim = ',', types = ?)" if self.text else "read_csv(?, header = true, delim = ',')"
         return f"read_csv(?, auto_detect = false, header = true, {', '.join(f'{k} = ?' for k in self.options)})"
 
     def params(self, path: str) -> list[Any]:
@@ -106,21 +106,33 @@ def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path:
             for i, (key, canonical, column) in enumerate(found_keys) if found[2 * i]]
 
 
-def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
+def _unreadable(source: importers.Source, exc: duckdb.Error) -> IngestError:
+    """What DuckDB could not read in a CSV: a row whose fields are not as many as the header's (a
+    line cut short or edited), named by its line, else DuckDB's own words."""
+    ragged = user_csv.ragged_row(source)
+    if ragged is not None:
+        line, fields, columns = ragged
+        return IngestError("ingest.csv_ragged", source.name, line=line, fields=fields, columns=columns)
+    return IngestError("ingest.csv_unreadable", source.name, detail=str(exc).splitlines()[0])
+
+
+def _sniff_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, path: str) -> _CsvReading:
     """Sniff a CSV with DuckDB, as ``read_csv`` would (its options are passed to it as parameters:
-    the sniffer's own ``Prompt`` quotes no column name).
+    the sniffer's own ``Prompt`` quotes no column name). Its fields are separated by commas, as
+    :func:`specviz.results.importers.user_csv.sniff` took it: left to choose, DuckDB's sniffer read a
+    file with one row short as a single column named after the whole header line.
 
     Raises
     ------
     IngestError
-        ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
+        ``ingest.csv_ragged`` or ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
     """
     try:
         delimiter, quote, escape, new_line, comment, skip, columns = cur.execute(
             "SELECT Delimiter, Quote, Escape, NewLineDelimiter, Comment, SkipRows, Columns "
-            "FROM sniff_csv(?, header = true)", [path]).fetchone()
+            "FROM sniff_csv(?, header = true, delim = ',')", [path]).fetchone()
     except duckdb.Error as exc:
-        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+        raise _unreadable(source, exc) from None
     described = [(column["name"], column["type"]) for column in columns]
     line_end = b"\r" if new_line == "\\r" else b"\n"
     if any(kind.startswith(("DATE", "TIME")) for _, kind in described):
@@ -192,7 +204,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
     once."""
     name = source.name
     path = source.reader_path
-    reading = _sniff_csv(cur, name, path)
+    reading = _sniff_csv(cur, source, path)
     plan = user_csv.plan_columns(name, reading.columns, csv_mapping)
     mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)
     reading = replace(reading, text=frozenset(column for canonical, (column, _, _) in mapped.items()
@@ -291,7 +303,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
         warnings += _bound_text(cur, content_hash, mapped, texts, text_chars, value_chars)
         warnings += _mark_synthetic(cur, name, content_hash)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
-        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+        raise _unreadable(source, exc) from None
     return runs, requests, warnings, unknown
 
 
