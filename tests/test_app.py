@@ -22,7 +22,7 @@ from specviz import calculator, i18n, scenario, settings, workload
 from specviz.cli.model import calc_row
 from specviz.errors import Notice
 from specviz.i18n import escape_markdown, md
-from specviz.live import replay, windows
+from specviz.live import exposition, replay, windows
 from specviz.model import hf_config, spec
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
@@ -1470,6 +1470,20 @@ class TestLivePage:
             assert not at.exception and at.sidebar.selectbox(key="target").value == "Qwen3-235B-A22B"
             assert not [w for w in at.warning if "not the sidebar's" in w.value]
             assert any("running request" in m.value for m in at.markdown)  # the verdict, for the model it serves
+
+    def test_an_unexpected_failure_of_a_poll_is_said_in_words(self, monkeypatch):
+        """The Live page's panels were fragments of Streamlit's own, outside the last layer that says
+        what failed: an OverflowError of a scrape (a counter past a float's range) showed Streamlit's
+        error box, and on each poll of the fragment's own timer nothing but that box."""
+        at = live_app()
+
+        def overflow(*args, **kwargs):
+            raise OverflowError("int too large to convert to float")
+        monkeypatch.setattr(exposition, "parse", overflow)
+        at.toggle(key="live_on").set_value(True).run()
+        assert not at.exception
+        assert [e.value for e in at.error] == [i18n.t("error.unexpected", "en", kind="OverflowError",
+                                                      detail="int too large to convert to float")]
 
     def test_a_file_path_is_not_read(self):
         at = live_app(live_source="url", live_url="/etc/passwd")
