@@ -448,6 +448,16 @@ class TestUrlValues:
         # The link now says what the page shows: the default, or nothing where a default is not derived.
         assert at.query_params.get(key, default) == default
 
+    def test_a_parameter_given_twice_is_refused_with_both_values(self):
+        """A choice given twice took its last value without a word, where a number given twice was
+        refused; specviz calc took the last of each."""
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"alpha": ["0.5", "0.9"], "gpu": ["H200", "B200"]})
+        at.run()
+        assert {notice("alpha", "0.5, 0.9"), notice("gpu", "H200, B200")} <= {w.value for w in at.warning}
+        assert (widget_value(at, "alpha"), at.sidebar.selectbox(key="gpu").value) == (0.8, "H100-SXM")
+        assert "gpu" not in at.query_params  # the link now says what is shown
+
     def test_an_unknown_view_is_said_and_the_first_opens(self):
         at = make_app(view="nope")
         assert notice("view", "nope") in [w.value for w in at.warning]

@@ -147,7 +147,11 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     value the page would refuse is an error here, not a silent default."""
     query = urllib.parse.urlsplit(link).query if "?" in link else link
     overrides = overrides or {}
-    params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True)) | overrides
+    given: dict[str, list[str]] = {}
+    for name, text in urllib.parse.parse_qsl(query, keep_blank_values=True):
+        given.setdefault(name, []).append(text)
+    # A parameter given twice has its values joined, as the page shows them, and is refused as there.
+    params = {name: ", ".join(texts) for name, texts in given.items()} | overrides
     chosen, refused = scenario.from_query_params(params, presets)
     # Each named as it was given: an option of the command, or a parameter of the link.
     taken = lambda name: _what_is_taken(name, presets, chosen.target_id)
