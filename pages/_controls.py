@@ -161,7 +161,8 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
     writes it: a copied address keeps its figures when a default moves.
     """
     default = options[0] if default is None else default
-    wanted = st.query_params.get(key)
+    # A parameter given twice is no option: refused with both values, as url_widget refuses it.
+    wanted = ", ".join(st.query_params.get_all(key)) if key in st.query_params else None
     if wanted is not None and wanted not in options:
         _refused(key, wanted)
     index = options.index(wanted) if wanted in options else options.index(default)

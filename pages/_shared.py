@@ -52,16 +52,20 @@ def errors_said(lang: str) -> Iterator[None]:
         st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
 
 
-def fragment(func: Callable[..., None]) -> Callable[..., None]:
-    """``st.fragment(func)``: a control inside it reruns it alone, not the router, the sidebar nor the
-    rest of the page. Its errors are said as app.py says a page's (:func:`errors_said`, in the
-    session's language): its own reruns do not pass through app.py, and Streamlit would show a
-    traceback."""
+def fragment(func: Callable[..., None] | None = None, *, run_every: float | None = None) -> Any:
+    """``st.fragment(func, run_every=run_every)``: a control inside it reruns it alone, not the router,
+    the sidebar nor the rest of the page. Its errors are said as app.py says a page's
+    (:func:`errors_said`, in the session's language): its own reruns (a control's, or the timer's
+    every ``run_every`` seconds) do not pass through app.py, and Streamlit would show a traceback.
+    Used as ``@fragment`` or ``@fragment(run_every=...)``."""
+    if func is None:
+        return lambda wrapped: fragment(wrapped, run_every=run_every)
+
     @wraps(func)
     def run(*args: Any, **kwargs: Any) -> None:
         with errors_said(st.session_state.get("lang", "en")):
             func(*args, **kwargs)
-    return st.fragment(run)
+    return st.fragment(run, run_every=run_every)
 
 
 @st.cache_resource

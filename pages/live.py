@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import switch_target
-from pages._shared import altair_chart, offer_fit, open_store, presets, require_router, titled_dataframe
+from pages._shared import altair_chart, fragment, offer_fit, open_store, presets, require_router, titled_dataframe
 from specviz import charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
@@ -262,7 +262,7 @@ def show_over_time(over_time: pd.DataFrame) -> None:
                   presets(settings.get("SPECVIZ_DATA_DIR")))
 
 
-@st.fragment(run_every=every if polling else None)
+@fragment(run_every=every if polling else None)
 def panel() -> None:
     """Scrape (when polling), then draw the latest window and the figures over time."""
     if (polling or source not in last) and not scrape_once() and source not in latest:
@@ -291,7 +291,7 @@ def panel() -> None:
         (st.success if saved[1] == "imported" else st.info)(t(f"live.saved.{saved[1]}", lang, runs=saved[2]))
 
 
-@st.fragment(run_every=every if polling else None)
+@fragment(run_every=every if polling else None)
 def fleet_panel() -> None:
     """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
     latest point per model as the headline, every point over time."""

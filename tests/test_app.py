@@ -22,7 +22,7 @@ from specviz import calculator, i18n, scenario, settings, workload
 from specviz.cli.model import calc_row
 from specviz.errors import Notice
 from specviz.i18n import escape_markdown, md
-from specviz.live import replay, windows
+from specviz.live import exposition, replay, windows
 from specviz.model import hf_config, spec
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
@@ -454,6 +454,16 @@ class TestUrlValues:
         assert widget_value(at, key) == default
         # The link now says what the page shows: the default, or nothing where a default is not derived.
         assert at.query_params.get(key, default) == default
+
+    def test_a_parameter_given_twice_is_refused_with_both_values(self):
+        """A choice given twice took its last value without a word, where a number given twice was
+        refused; specviz calc took the last of each."""
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"alpha": ["0.5", "0.9"], "gpu": ["H200", "B200"]})
+        at.run()
+        assert {notice("alpha", "0.5, 0.9"), notice("gpu", "H200, B200")} <= {w.value for w in at.warning}
+        assert (widget_value(at, "alpha"), at.sidebar.selectbox(key="gpu").value) == (0.8, "H100-SXM")
+        assert "gpu" not in at.query_params  # the link now says what is shown
 
     def test_an_unknown_view_is_said_and_the_first_opens(self):
         at = make_app(view="nope")
@@ -1489,6 +1499,20 @@ class TestLivePage:
             assert not at.exception and at.sidebar.selectbox(key="target").value == "Qwen3-235B-A22B"
             assert not [w for w in at.warning if "not the sidebar's" in w.value]
             assert any("running request" in m.value for m in at.markdown)  # the verdict, for the model it serves
+
+    def test_an_unexpected_failure_of_a_poll_is_said_in_words(self, monkeypatch):
+        """The Live page's panels were fragments of Streamlit's own, outside the last layer that says
+        what failed: an OverflowError of a scrape (a counter past a float's range) showed Streamlit's
+        error box, and on each poll of the fragment's own timer nothing but that box."""
+        at = live_app()
+
+        def overflow(*args, **kwargs):
+            raise OverflowError("int too large to convert to float")
+        monkeypatch.setattr(exposition, "parse", overflow)
+        at.toggle(key="live_on").set_value(True).run()
+        assert not at.exception
+        assert [e.value for e in at.error] == [i18n.t("error.unexpected", "en", kind="OverflowError",
+                                                      detail="int too large to convert to float")]
 
     def test_a_file_path_is_not_read(self):
         at = live_app(live_source="url", live_url="/etc/passwd")

@@ -159,6 +159,8 @@ class TestReadSentence:
         ("1e-3x on H100", "claims.not_a_speedup", {"speedup": 0.001}),
         # Past the digits a figure has: no part of it is taken for the figure ("9x", "999x" before).
         ("1e999x on H100", "claims.unreadable", {"text": "1e999x on H100"}),
+        ("1e-320x on H100", "claims.unreadable", {"text": "1e-320x on H100"}),  # 320.00× before
+        ("1e+320x on H100", "claims.unreadable", {"text": "1e+320x on H100"}),
         ("1234567x on H100", "claims.unreadable", {"text": "1234567x on H100"}),
         # Read as 3x before: the minus sign was left out.
         ("-3x faster on H100", "claims.negative_speedup", {"figure": "-3"}),

@@ -1006,6 +1006,11 @@ class TestCalcCommand:
         assert "mtp" not in choices and "eagle3" in choices and "EAGLE3-SpecForge-Qwen3-32B" in choices
         assert "EAGLE3-SpecForge-DeepSeek-V3" not in choices  # a head of another target is not taken either
 
+    def test_a_parameter_given_twice_is_refused_as_the_page_refuses_it(self, capsys):
+        """The last value was taken (α 0.9 on a B200) where the page showed its defaults (α 0.8 on an H100)."""
+        code, out, err = run(capsys, "calc", "alpha=0.5&alpha=0.9&gpu=H200&gpu=B200")
+        assert code == 2 and out == "" and "gpu='H200, B200', alpha='0.5, 0.9'" in err
+
     def test_the_default_scenario_as_the_page_shows_it(self, capsys):
         code, out, _ = run(capsys, "calc")
         row = json.loads(out)

@@ -32,6 +32,10 @@ class TestReadJson:
             compat.read_json(data, "draft config.json", 1000)
         assert raised.value.key == key and raised.value.params["name"] == "draft config.json"
 
+    def test_a_byte_order_mark_before_the_object_is_skipped(self):
+        data = b"\xef\xbb\xbf" + json.dumps(config()).encode()
+        assert compat.read_json(data, "config.json", 1000) == config()
+
     def test_a_file_dense_in_objects_is_refused_before_it_is_parsed(self, monkeypatch):
         """A 50 MB file of {} took 1.26 GB to parse: memory is estimated from its objects and lists first."""
         dense = b"[" + b"{}," * 16_000_000 + b"{}]"

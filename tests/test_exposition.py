@@ -127,11 +127,14 @@ class TestParse:
         text = ('vllm:spec_decode_num_drafts_total{engine="0"} NaN\n'
                 'vllm:spec_decode_num_drafts_total{engine="1"} -3\n'
                 'vllm:spec_decode_num_drafts_total{engine="2"} +Inf\n'
+                # A whole number past a float's range: prometheus_client keeps it an int, and
+                # float() of it raised OverflowError, which reached the Live page.
+                'vllm:spec_decode_num_drafts_total{engine="4"} 1' + "0" * 400 + '\n'
                 'vllm:spec_decode_num_drafts_total{engine="3"} 4\n')
         snapshot = prom.parse(text)
         assert list(snapshot.series["drafts"].values()) == [4.0]
-        assert [n.params["count"] for n in snapshot.notices] == [3]
-        assert str(snapshot.notices[0]).startswith("3 values of vllm:spec_decode_num_drafts_total")
+        assert [n.params["count"] for n in snapshot.notices] == [4]
+        assert str(snapshot.notices[0]).startswith("4 values of vllm:spec_decode_num_drafts_total")
 
 
 class TestSpecDecodeStates:

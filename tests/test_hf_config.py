@@ -211,6 +211,10 @@ class TestHostileConfigs:
         dense = parse({**QWEN3_MOE, "num_experts": None, "num_experts_per_tok": None})
         assert dense.num_experts == 0 and dense.params_total == dense.params_active
 
+    def test_null_over_a_family_default_means_the_default(self):
+        gemma = {"model_type": "gemma3_text", "sliding_window_pattern": None, "num_hidden_layers": None}
+        assert parse(gemma).layers == hf_config.FAMILY_DEFAULTS["gemma3_text"]["num_hidden_layers"]
+
     def test_derived_head_dim_must_be_positive(self):
         config = {**LLAMA_8B, "hidden_size": 16, "num_attention_heads": 32, "num_key_value_heads": 8}
         with pytest.raises(ValueError, match="'head_dim' is not set and hidden_size // num_attention_heads = 0"):
@@ -219,12 +223,16 @@ class TestHostileConfigs:
     @pytest.mark.parametrize("data, message", [
         (b'{"model_type": "llama"' + b"\xff" + b"}", "not UTF-8"),
         (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
-        (b'{"hidden_size": ' + b"9" * 5000 + b"}", "not a JSON config.json"),
+        (b'{"hidden_size": ' + b"9" * 5000 + b"}", "an integer of more than 4,300 digits"),
         (b"[1, 2]", "JSON object"),
     ])
     def test_unparseable_input_is_a_value_error(self, data, message):
         with pytest.raises(ValueError, match=message):
             hf_config.model_from_config_bytes(data, "config.json", 10**6)
+
+    def test_a_byte_order_mark_before_the_config_is_skipped(self):
+        data = b"\xef\xbb\xbf" + json.dumps(LLAMA_8B).encode()
+        assert hf_config.model_from_config_bytes(data, "config.json", 10**6) == parse(LLAMA_8B)
 
     @hyp_settings(deadline=None, max_examples=200)
     @given(st.integers(min_value=1, max_value=1024), st.integers(min_value=1, max_value=1024),

@@ -75,6 +75,19 @@ class TestRegistry:
         assert info.value.key == "ingest.unknown_format"
         assert not isinstance(info.value, importers.UnrecognisedColumnsError)
 
+    @pytest.mark.parametrize("delimiter, words", [(";", "semicolons (;)"), ("\t", "tabs"), ("|", "vertical bars (|)")])
+    def test_a_table_separated_by_other_than_commas_is_said_to_be(self, delimiter, words):
+        """A spreadsheet where the decimal mark is a comma (Vietnamese, German) saves its CSV with
+        semicolons: it was "not a benchmark result file of a known format"."""
+        data = "\n".join(delimiter.join(row) for row in
+                         (["concurrency", "output_throughput", "mean_tpot_ms"], ["1", "139,8", "7,2"],
+                          ["4", "548,4", "7,3"])).encode()
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("sweep.csv", data)
+        assert info.value.key == "ingest.csv_delimiter"
+        assert str(info.value) == (f"sweep.csv: its fields are separated by {words}, not commas: save it as a "
+                                   "comma-separated CSV (in a spreadsheet, CSV UTF-8 (comma delimited)) and import it again")
+
     def test_a_table_of_unknown_columns_gets_the_mapping_step(self):
         assert importers.detect_format("mine.csv", b"conc,tput,who\n2,150,me\n4,280,me\n") == "csv"
 

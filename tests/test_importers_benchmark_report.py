@@ -458,6 +458,19 @@ class TestExportCommand:
         assert all(standard.schema_errors(d, "0.2.1") is None for d in docs)
         assert cli.main(["ingest", str(output), "--db", str(tmp_path / "again.duckdb")]) == 0
 
+    def test_an_output_that_is_the_store_is_refused_and_the_store_kept(self, capsys, tmp_path):
+        """--output naming the store's own file wrote the report over it: every stored run was lost."""
+        db = tmp_path / "c.duckdb"
+        assert cli.main(["ingest", str(STAGE_0), "--db", str(db)]) == 0
+        capsys.readouterr()
+        store = Store(str(db))
+        run_id = store.runs()["run_id"].iloc[0]
+        store.close()
+        before = db.read_bytes()
+        assert cli.main(["export", run_id, "--format", "benchmark-report", "--db", str(db),
+                         "--output", str(tmp_path / "." / "c.duckdb")]) == 2
+        assert "is the store itself" in capsys.readouterr().err and db.read_bytes() == before
+
     def test_export_to_stdout_as_yaml_and_unknown_ids(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
         assert cli.main(["ingest", str(STAGE_0), "--db", db]) == 0

@@ -436,6 +436,9 @@ class TestFakeServers:
          "a label is not text"),
         ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [true, "1"]}]}}',
          "a time is not a number"),
+        # A whole number past a float's range: math.isfinite raised OverflowError ("unexpected").
+        ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1' + "0" * 400
+         + ', "1"]}]}}', "a time is not a number"),
         ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1]}]}}',
          "a point is not [time, value]"),
         ("", "empty answer"),

@@ -510,7 +510,9 @@ class TestAccess:
     @pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/latest",
                                      "http://[::ffff:169.254.169.254]/", "http://[fe80::1]:8000/metrics",
                                      "http://100.100.100.200/latest/meta-data", "http://0.0.0.0:8000/metrics",
-                                     "http://0:8000/metrics"])
+                                     "http://0:8000/metrics",
+                                     # The metadata address carried by NAT64 and 6to4 addresses: tried before.
+                                     "http://[64:ff9b::a9fe:a9fe]/latest", "http://[2002:a9fe:a9fe::1]/latest"])
     def test_link_local_and_metadata_addresses_are_refused_whatever_is_allowed(self, url, monkeypatch, loopback_only):
         for allow in ("*", "0.0.0.0/0,::/0"):
             monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", allow)

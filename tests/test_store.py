@@ -240,11 +240,53 @@ class TestCsvImport:
         stored = json.loads(db.imports().warnings[0])
         assert sum(w["key"] == "warn.csv_not_numbers" for w in stored) == 2
 
+    @pytest.mark.parametrize("data, line, fields", [
+        (b"concurrency,output_throughput,mean_tpot_ms\n" + b"1,100,5\n" * 8 + b"4,40", 10, 2),  # a file cut short
+        (b"concurrency,output_throughput,mean_tpot_ms\n1,100,5\n2,200,6,7,8\n" + b"4,400,7\n" * 8, 3, 5),
+        (b"concurrency,output_throughput,mean_tpot_ms\n" + b"".join(b"%d,%d,5\n" % (i, i) for i in range(1, 30_000))
+         + b"7,8\n", 30_001, 2),  # past what DuckDB's sniffer samples
+    ], ids=["last line cut", "a line with more fields", "deep in the file"])
+    def test_a_line_of_other_fields_than_the_header_is_named(self, db, data, line, fields):
+        """A file cut short was read by DuckDB's sniffer as one column named after the whole header
+        line, and refused as having no result columns (the page offered to map that one column)."""
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("cut.csv", data)
+        assert info.value.key == "ingest.csv_ragged"
+        assert info.value.params == {"file": "cut.csv", "line": line, "fields": fields, "columns": 3}
+        assert str(info.value).startswith(f"cut.csv: line {line:,} has {fields} fields where the header has 3")
+        assert counts(db) == (0, 0, 0)
+
+    @pytest.mark.parametrize("per_request", [False, True], ids=["runs", "requests"])
+    def test_numbers_a_field_cannot_hold_are_reported(self, db, per_request):
+        """A negative, infinite or fractional count was stored empty without a word (the JSON
+        importers say each); in a column DuckDB typed as numbers or as text alike."""
+        if per_request:
+            data = b"concurrency,lat,toks\n4,-12,10\n4,13,x\n8,1e400,20\n"
+            mapping = {"lat": "request:ttft_ms", "toks": "request:output_tokens"}
+            expected = [("warn.csv_not_numbers", "toks", 1, "'x'"), ("warn.csv_out_of_range", "lat", 2, "'-12.0'")]
+        else:
+            data = (b"concurrency,num_speculative_tokens,output_throughput,mean_tpot_ms\n"
+                    b"1,2.5,-139.8,7\n4,3,100,inf\n8,3,200,9\n")
+            expected = [("warn.csv_out_of_range", "num_speculative_tokens", 1, "'2.5'"),
+                        ("warn.csv_out_of_range", "output_throughput", 1, "'-139.8'"),
+                        ("warn.csv_out_of_range", "mean_tpot_ms", 1, "'inf'")]
+            mapping = {}
+        result = db.import_file("mine.csv", data, csv_mapping=mapping)
+        said = sorted((w.key, w.params["column"], w.params["rows"], w.params["example"]) for w in result.warnings
+                      if w.key in ("warn.csv_not_numbers", "warn.csv_out_of_range"))
+        assert said == sorted(expected)
+        if not per_request:
+            assert db.runs()[["num_speculative_tokens", "output_throughput", "mean_tpot_ms"]].isna().sum().tolist() == [1, 1, 1]
+            assert str(next(w for w in result.warnings if w.params.get("column") == "output_throughput")) == (
+                "'output_throughput' (mapped to output_throughput): numbers it cannot hold (below 0, not finite, "
+                "or not whole for a count) were left empty: 1, such as '-139.8'")
+
     @pytest.mark.parametrize("data", [b"concurrency,tput\n4,100\n8,\n", b"concurrency,tput\n4,\"1,100\"\n"],
                              ids=["numbers and an empty cell", "thousands separators"])
     def test_numbers_give_no_such_warning(self, db, data):
         result = db.import_file("clean.csv", data, csv_mapping={"tput": "output_throughput"})
-        assert result.runs > 0 and not any(w.key == "warn.csv_not_numbers" for w in result.warnings)
+        assert result.runs > 0 and not any(w.key in ("warn.csv_not_numbers", "warn.csv_out_of_range")
+                                           for w in result.warnings)
 
     def test_unmatched_columns_are_reported_and_can_be_mapped_on_a_replace(self, db):
         data = b"concurrency,p50_itl_ms,tput,notes\n4,12,100,a\n8,15,180,b\n"

@@ -229,8 +229,9 @@ def claimed_batch(text: str) -> int | None:
 
 
 # A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B"; a whole number
-# (not the "9x" of "1e9x" or of "1e999x"), with its minus sign but not a name's hyphen ("EAGLE-3x").
-_SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.])"
+# (not the "9x" of "1e9x" or of "1e999x", nor the "320x" of "1e-320x"), with its minus sign but not a
+# name's hyphen ("EAGLE-3x").
+_SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-−])"
                                   # A range ("1.5x–2x faster") is read whole: it claims its upper end.
                                   rf"(?:{_MAGNITUDE}\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?{_SIGN}?{_MAGNITUDE}"
                                   r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)

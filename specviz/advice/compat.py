@@ -56,7 +56,7 @@ def read_json(data: bytes, name: str, max_bytes: int) -> dict[str, Any]:
     if needed > budget:
         raise SpecvizError("compat.too_dense", name=name, needed=needed, limit=budget)
     try:
-        parsed = json.loads(data.decode("utf-8"))
+        parsed = json.loads(data.decode("utf-8-sig"))  # a byte-order mark, as some editors write, skipped
     except (UnicodeDecodeError, RecursionError, ValueError):
         raise SpecvizError("compat.not_json", name=name) from None
     if not isinstance(parsed, dict):

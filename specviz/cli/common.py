@@ -143,9 +143,13 @@ def presets() -> scenario.Presets:
 
 
 def link_params(link: str) -> dict[str, str]:
-    """The parameters of a calculator link, or of its query."""
+    """The parameters of a calculator link, or of its query; a parameter given twice has its values
+    joined, as the page shows them, to be refused as there."""
     query = urllib.parse.urlsplit(link).query if "?" in link else link
-    return dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+    given: dict[str, list[str]] = {}
+    for name, text in urllib.parse.parse_qsl(query, keep_blank_values=True):
+        given.setdefault(name, []).append(text)
+    return {name: ", ".join(texts) for name, texts in given.items()}
 
 
 def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, str] | None = None) -> scenario.Scenario:

@@ -14,7 +14,7 @@ from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.results import benchmark_report, export, importers
 
-from .common import DB, FORMAT, format_rows, frame_rows, open_store
+from .common import DB, FORMAT, UsageError, format_rows, frame_rows, open_store
 
 # Why a folder's file was passed over (:class:`specviz.results.importers.FolderFiles`), in the report.
 _LEFT_OUT = {
@@ -102,6 +102,10 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
     """The runs' benchmark reports, on stdout or in ``--output`` (then a JSON summary on stdout);
     each run's fields that the standard has no place for are named on stderr."""
     syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
+    database = Path(args.db or settings.get("SPECVIZ_DB"))
+    if args.output is not None and args.output.exists() and database.exists() and args.output.samefile(database):
+        raise UsageError(f"--output {args.output} is the store itself: the report would replace every stored run; "
+                         "give another file")
     store = open_store(args.db)
     try:
         made = benchmark_report.stored_reports(store, args.run_ids)

@@ -43,8 +43,21 @@ ALWAYS_REFUSED: tuple[Network, ...] = tuple(ipaddress.ip_network(n) for n in (
     "100.100.100.200/32",  # Alibaba Cloud metadata
     "0.0.0.0/8", "::/128",  # "this host" by another name
 ))
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052's well-known prefix: an IPv4 address in its last 32 bits
 # A label of a host name (RFC 1123): letters, digits and inner hyphens.
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def _carried(address: Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 address an IPv6 address carries to be reached through (``::ffff:169.254.169.254``;
+    NAT64's ``64:ff9b::a9fe:a9fe``; 6to4's ``2002:a9fe:a9fe::``), so that no spelling of a refused
+    address passes for another."""
+    if address.version != 6:
+        return ()
+    carried = [address.ipv4_mapped, address.sixtofour]
+    if address in _NAT64:
+        carried.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return tuple(a for a in carried if a is not None)
 
 
 class Refused(Exception):
@@ -115,11 +128,9 @@ class Access:
         return cls(True, frozenset(), ())
 
     def _allowed(self, address: Address, by_name: bool) -> bool:
-        mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:169.254.169.254 is 169.254.169.254
-        if mapped is not None:
-            address = mapped
-        if any(address.version == n.version and address in n for n in ALWAYS_REFUSED):
+        if any(a.version == n.version and a in n for a in (address, *_carried(address)) for n in ALWAYS_REFUSED):
             return False
+        address = getattr(address, "ipv4_mapped", None) or address  # ::ffff:127.0.0.1 is 127.0.0.1
         return by_name or self.any_host or any(address.version == n.version and address in n
                                                for n in self.networks)
 

@@ -306,7 +306,10 @@ def parse(text: str, time: float | None = None) -> Snapshot:
             if found is None:
                 continue
             role, prefix = found
-            value = float(sample.value)
+            try:
+                value = float(sample.value)
+            except OverflowError:  # prometheus_client keeps a whole number's digits, past a float's range
+                value = math.inf
             # Every role is a count, a ratio or a length: a negative one is as wrong as NaN.
             if not math.isfinite(value) or value < 0:
                 dropped[sample.name] = dropped.get(sample.name, 0) + 1

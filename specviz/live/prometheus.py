@@ -259,9 +259,14 @@ def _number(value: Any, source: str) -> float:
 
 
 def _time_of(value: Any, source: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    """A sample's time: a finite number of seconds (a whole number past a float's range is none)."""
+    try:
+        seconds = math.nan if isinstance(value, bool) or not isinstance(value, (int, float)) else float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not math.isfinite(seconds):
         raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.time_not_number"))
-    return float(value)
+    return seconds
 
 
 def _pair(pair: Any, source: str) -> tuple[float, float]:

@@ -299,15 +299,18 @@ def _draft_head_mark(config: Mapping[str, Any]) -> Notice | None:
 
 
 def _load_json(text: str | bytes, name: str) -> Any:
-    """Parse one config.json, turning every way it can fail into an InputError that names it."""
+    """Parse one config.json (a byte-order mark before it, as some editors write, is skipped), turning
+    every way it can fail into an InputError that names it."""
     try:
-        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+        return json.loads(text.decode("utf-8-sig") if isinstance(text, bytes) else text)
     except UnicodeDecodeError:
         raise InputError("hf_config.not_utf8", name=name) from None
     except RecursionError:  # json.loads recurses once per nesting level
         raise InputError("hf_config.too_deep", name=name) from None
-    except ValueError as exc:  # JSONDecodeError, and integers too long to convert
+    except json.JSONDecodeError as exc:
         raise InputError("hf_config.not_json", name=name, detail=str(exc)) from None
+    except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
+        raise InputError("hf_config.long_integer", name=name) from None
 
 
 @dataclass
@@ -567,7 +570,9 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     model_type = language.get("model_type")
     if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
         raise InputError("hf_config.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
-    values = _check_config({**FAMILY_DEFAULTS.get(model_type, {}), **language})
+    # null means unset, so a family's default stands where the config gives null
+    values = _check_config({**FAMILY_DEFAULTS.get(model_type, {}),
+                            **{key: value for key, value in language.items() if value is not None}})
     h = _require(values, "hidden_size")
     layers = _require(values, "num_hidden_layers")
     n_h = _require(values, "num_attention_heads")

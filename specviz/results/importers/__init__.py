@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Iterable, NamedTuple
 
+from specviz.errors import Notice
 from specviz.results.synthetic import mark_synthetic
 
 from . import (aiperf, benchmark_report, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv,
@@ -55,13 +56,16 @@ def detect(source: Source) -> Format:
     IngestError
         If the file fails the checks every file passes (empty, binary, not UTF-8, malformed JSON,
         too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``), or no format claims it
-        (``ingest.unknown_format``, naming the formats tried).
+        (``ingest.unknown_format``, naming the formats tried; ``ingest.csv_delimiter`` for a table
+        whose fields are separated by semicolons, tabs or pipes, not commas).
     """
     claimed = _claimant(source)
     if claimed is not None:
         return claimed
     score, best = max(((f.sniff(source), f) for f in REGISTRY), key=lambda pair: pair[0])
     if score <= 0:
+        if (delimiter := user_csv.other_delimiter(source)) is not None:
+            raise IngestError("ingest.csv_delimiter", source.name, delimiter=Notice(f"ingest.delimiter.{delimiter}"))
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
     return best
 

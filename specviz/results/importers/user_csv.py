@@ -25,7 +25,7 @@ from specviz.results.schema import RUN_COLUMNS
 from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
                    normalise_name, occurrences)
 
-__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
+__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "ragged_row", "other_delimiter", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
            "MAPPABLE_COLUMNS", "check_mapping", "charge_as_runs"]
 
 # The run columns the store fills in for every row (its id, its file and import, the columns kept
@@ -144,6 +144,20 @@ def csv_header(source: Source) -> list[str]:
         raise IngestError("ingest.csv_header_malformed", source.name, detail=str(exc)) from None
 
 
+def ragged_row(source: Source) -> tuple[int, int, int] | None:
+    """The first row of a CSV file whose fields are not as many as its header's, as (its line, its
+    fields, the header's), or None if there is none (or the file cannot be read as CSV at all)."""
+    rows = csv.reader(byte_lines(source.pieces()))
+    try:
+        header = next(rows, [])
+        for row in rows:
+            if row and len(row) != len(header):
+                return rows.line_num, len(row), len(header)
+    except (csv.Error, UnicodeDecodeError):
+        return None
+    return None
+
+
 @dataclass
 class ColumnPlan:
     """What each column of a CSV means: ``mapped`` is canonical column → (the file's column, its
@@ -235,6 +249,31 @@ def sniff(source: Source) -> float:
         if width != len(rows[0]) or count < 0.8 * sum(widths.values()):
             return 0.0
     return 0.1
+
+
+# Separators a spreadsheet writes where the decimal mark is a comma (Vietnamese, German, French…).
+_OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def other_delimiter(source: Source) -> str | None:
+    """The name of the separator (``semicolon``, ``tab``, ``pipe``) of a table whose fields are not
+    separated by commas, as this importer reads them: a header of one field when split at commas,
+    of two or more at the separator, and rows of as many; None for anything else."""
+    if source.is_json:
+        return None
+    lines = source.head.splitlines()[:_SNIFF_LINES + 1]
+    if len(lines) > 1 and source.size > len(source.head.encode("utf-8", "surrogatepass")):
+        lines = lines[:-1]  # the head may end inside its last line
+    try:
+        if not lines or len(next(csv.reader(lines[:1]))) > 1:
+            return None
+        for delimiter, name in _OTHER_DELIMITERS.items():
+            rows = [row for row in csv.reader(lines, delimiter=delimiter) if row]
+            if len(rows) > 1 and len(rows[0]) > 1 and all(len(row) == len(rows[0]) for row in rows):
+                return name
+    except csv.Error:
+        return None
+    return None
 
 
 def parse(source: Source) -> Parsed:

@@ -8,7 +8,7 @@ import json
 import tempfile
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import duckdb
 import pyarrow as pa
@@ -50,7 +50,7 @@ class _CsvReading:
     @property
     def sql(self) -> str:
         if self.options is None:
-            return "read_csv(?, header = true, types = ?)" if self.text else "read_csv(?, header = true)"
+            return "read_csv(?, header = true, delim = ',', types = ?)" if self.text else "read_csv(?, header = true, delim = ',')"
         return f"read_csv(?, auto_detect = false, header = true, {', '.join(f'{k} = ?' for k in self.options)})"
 
     def params(self, path: str) -> list[Any]:
@@ -78,43 +78,61 @@ def _csv_flag(column: str) -> str:
 
 
 def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path: str,
-                     mapped: dict[str, tuple[str, str, float]]) -> list[Notice]:
+                     mapped: dict[str, tuple[str, str, float]], value: Callable[[str], str]) -> list[Notice]:
     """A notice for each column mapped to a number (or a flag) whose non-empty cells are not all
-    numbers (flags): they are stored empty, which a user who mapped the column would not otherwise
-    learn. Only columns the sniffer did not type as numbers can hold such cells, so a clean file of
-    numbers costs no extra read."""
-    suspects = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
-                if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR" and kind not in ("BIGINT", "DOUBLE")]
-    if not suspects:
+    numbers (flags), and for each whose numbers are not all ones its field holds (``value``, the SQL
+    of the stored value: below 0, not finite, not whole for a count, as the JSON importers refuse):
+    they are stored empty, which a user would not otherwise learn. One read of the file, for a file
+    with a column mapped to a number."""
+    checked = [(canonical, column, kind) for canonical, (column, kind, _) in mapped.items()
+               if RUN_COLUMNS.get(canonical, "DOUBLE") != "VARCHAR"]
+    if not checked:
         return []
-    counts = []
-    for canonical, column, kind in suspects:
+    counts, found_keys = [], []
+    for canonical, column, kind in checked:
         text = f"CAST({quote_identifier(column)} AS VARCHAR)"
-        read = _csv_flag(column) if RUN_COLUMNS.get(canonical) == "BOOLEAN" else _csv_number(column, kind)
-        dropped = f"trim({text}) <> '' AND {read} IS NULL"
-        counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
+        flag = RUN_COLUMNS.get(canonical) == "BOOLEAN"
+        read = _csv_flag(column) if flag else _csv_number(column, kind)
+        conditions = [] if kind in ("BIGINT", "DOUBLE") else [
+            ("warn.csv_not_flags" if flag else "warn.csv_not_numbers", f"trim({text}) <> '' AND {read} IS NULL")]
+        if not flag:
+            conditions.append(("warn.csv_out_of_range", f"{read} IS NOT NULL AND {value(canonical)} IS NULL"))
+        for key, dropped in conditions:
+            counts += [f"count(*) FILTER (WHERE {dropped})", f"min(left({text}, 40)) FILTER (WHERE {dropped})"]
+            found_keys.append((key, canonical, column))
     found = cur.execute(f"SELECT {', '.join(counts)} FROM {reading.sql}", reading.params(path)).fetchone()
-    return [Notice("warn.csv_not_flags" if RUN_COLUMNS.get(canonical) == "BOOLEAN" else "warn.csv_not_numbers",
-                   column=column, field=canonical.removeprefix("request:"),
-                   rows=found[2 * i], example=repr(preview(found[2 * i + 1])))
-            for i, (canonical, column, _) in enumerate(suspects) if found[2 * i]]
+    return [Notice(key, column=column, field=canonical.removeprefix("request:"), rows=found[2 * i],
+                   example=repr(preview(found[2 * i + 1])))
+            for i, (key, canonical, column) in enumerate(found_keys) if found[2 * i]]
 
 
-def _sniff_csv(cur: duckdb.DuckDBPyConnection, name: str, path: str) -> _CsvReading:
+def _unreadable(source: importers.Source, exc: duckdb.Error) -> IngestError:
+    """What DuckDB could not read in a CSV: a row whose fields are not as many as the header's (a
+    line cut short or edited), named by its line, else DuckDB's own words."""
+    ragged = user_csv.ragged_row(source)
+    if ragged is not None:
+        line, fields, columns = ragged
+        return IngestError("ingest.csv_ragged", source.name, line=line, fields=fields, columns=columns)
+    return IngestError("ingest.csv_unreadable", source.name, detail=str(exc).splitlines()[0])
+
+
+def _sniff_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, path: str) -> _CsvReading:
     """Sniff a CSV with DuckDB, as ``read_csv`` would (its options are passed to it as parameters:
-    the sniffer's own ``Prompt`` quotes no column name).
+    the sniffer's own ``Prompt`` quotes no column name). Its fields are separated by commas, as
+    :func:`specviz.results.importers.user_csv.sniff` took it: left to choose, DuckDB's sniffer read a
+    file with one row short as a single column named after the whole header line.
 
     Raises
     ------
     IngestError
-        ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
+        ``ingest.csv_ragged`` or ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
     """
     try:
         delimiter, quote, escape, new_line, comment, skip, columns = cur.execute(
             "SELECT Delimiter, Quote, Escape, NewLineDelimiter, Comment, SkipRows, Columns "
-            "FROM sniff_csv(?, header = true)", [path]).fetchone()
+            "FROM sniff_csv(?, header = true, delim = ',')", [path]).fetchone()
     except duckdb.Error as exc:
-        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+        raise _unreadable(source, exc) from None
     described = [(column["name"], column["type"]) for column in columns]
     line_end = b"\r" if new_line == "\\r" else b"\n"
     if any(kind.startswith(("DATE", "TIME")) for _, kind in described):
@@ -186,7 +204,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
     once."""
     name = source.name
     path = source.reader_path
-    reading = _sniff_csv(cur, name, path)
+    reading = _sniff_csv(cur, source, path)
     plan = user_csv.plan_columns(name, reading.columns, csv_mapping)
     mapped, unknown, warnings = plan.mapped, plan.unknown, list(plan.notices)
     reading = replace(reading, text=frozenset(column for canonical, (column, _, _) in mapped.items()
@@ -221,7 +239,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
     try:
         if not plan.per_request:
             user_csv.charge_as_runs(source)  # before DuckDB reads more than the sniffer's sample
-        warnings += _csv_not_numbers(cur, reading, path, mapped)
+        warnings += _csv_not_numbers(cur, reading, path, mapped, value)
         if plan.per_request:
             dims = [d for d in user_csv.RUN_DIMENSIONS if d in mapped]
             group = f"hash({', '.join(value(d) for d in dims)})" if dims else "0"
@@ -285,7 +303,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
         warnings += _bound_text(cur, content_hash, mapped, texts, text_chars, value_chars)
         warnings += _mark_synthetic(cur, name, content_hash)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
-        raise IngestError("ingest.csv_unreadable", name, detail=str(exc).splitlines()[0]) from None
+        raise _unreadable(source, exc) from None
     return runs, requests, warnings, unknown
 
 
