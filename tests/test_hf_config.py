@@ -429,9 +429,14 @@ class TestFrontierConfigsRefused:
         assert "'n_routed_experts'" in str(info.value) and "num_experts_per_tok" not in str(info.value)
         assert "n_routed_experts" in in_vietnamese(info.value, "must be a whole number")
 
-    def test_an_unknown_quantization_method_is_named_and_read_as_bf16(self):
-        m = parse({**DEEPSEEK_V3, "quantization_config": {"quant_method": "bitsandbytes"}})
-        assert [(n.key, n.params["method"]) for n in m.notes] == [("hf_config.unknown_quantization", '"bitsandbytes"')]
+    @pytest.mark.parametrize("config, method", [({"quant_method": "bitsandbytes"}, '"bitsandbytes"'),
+                                                ({"quant_method": None}, "null"), ({"bits": 4}, "null"),
+                                                ("int4", '"int4"')])
+    def test_an_unknown_quantization_method_is_named_and_read_as_bf16(self, config, method):
+        """A null or missing method, and a quantization_config that is no object, had been read as BF16
+        without a word (the attack pass)."""
+        m = parse({**DEEPSEEK_V3, "quantization_config": config})
+        assert [(n.key, n.params["method"]) for n in m.notes] == [("hf_config.unknown_quantization", method)]
         assert set(m.weight_formats.values()) == {"bf16"}
 
     @pytest.mark.parametrize("pattern, run", [("re:(a+)+$", False), ("re:" + ".*" * 40 + "x", False),

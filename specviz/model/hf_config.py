@@ -590,10 +590,12 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     n_kv = values.get("num_key_value_heads", n_h)
     # Qwen3-Next's config does not say: vLLM builds one MTP layer (qwen3_next_mtp.py, getattr(..., 1)).
     mtp_layers = values.get("num_nextn_predict_layers", 1 if model_type == "qwen3_next" else 0)
-    formats, unknown = quantization.weight_formats(quantization_config, shared=parts.shared > 0,
-                                                   dense=parts.dense_layers > 0, experts=parts.moe_layers > 0)
-    if unknown is not None:
-        notes.append(Notice("hf_config.unknown_quantization", method=_describe(unknown)))
+    formats, read = quantization.weight_formats(quantization_config, shared=parts.shared > 0,
+                                                dense=parts.dense_layers > 0, experts=parts.moe_layers > 0)
+    if not read:  # the method named, or the config itself where it is not an object
+        method = (quantization_config.get("quant_method") if isinstance(quantization_config, Mapping)
+                  else quantization_config)
+        notes.append(Notice("hf_config.unknown_quantization", method=_describe(method)))
     # An MLA model's heads are d_nope + d_rope wide (its cache: one latent, Model.attention).
     mla = model_type in MLA_TYPES
     head_dim = values.get("qk_nope_head_dim", 0) + values["qk_rope_head_dim"] if mla else values.get("head_dim", h // n_h)

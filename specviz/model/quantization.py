@@ -55,7 +55,7 @@ def _left_out(patterns: list[Any], parts: tuple[str, ...]) -> bool:
     return all(any(_matches(p, name) for p in texts for name in _MODULES[part]) for part in parts)
 
 
-def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: bool) -> tuple[dict[str, str], Any]:
+def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: bool) -> tuple[dict[str, str], bool]:
     """Each component's format as a checkpoint's ``quantization_config`` gives it: FP8 (DeepSeek's
     128 × 128 blocks, fbgemm's per channel), MXFP4 (gpt-oss), compressed-tensors INT4, FP8 or NVFP4
     groups (Kimi-K2.5), ModelOpt FP8 or NVFP4, GPTQ or AWQ INT4. The input embedding and the head stay
@@ -69,12 +69,16 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
     -------
     formats : dict
         Component → a format of :data:`specviz.model.dtypes.FORMATS`.
-    unknown : object
-        The ``quant_method`` that is not read here (its weights read as BF16), else None.
+    read : bool
+        False where a ``quantization_config`` is given and not read here: a method of another kind,
+        none (a null or missing ``quant_method``), or a config that is not an object. Its weights are
+        then read as BF16, which the caller says.
     """
     formats = dict.fromkeys(COMPONENTS, "bf16")
+    if quantization is None:
+        return formats, True
     if not isinstance(quantization, Mapping):
-        return formats, None
+        return formats, False
     method = quantization.get("quant_method")
     ignore = (quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
               or quantization.get("exclude_modules") or quantization.get("ignore") or [])
@@ -93,13 +97,13 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
     else:
         chosen = None
     if chosen is None:
-        return formats, method
+        return formats, False
     ignore = ignore if isinstance(ignore, list) else []
     mlp = tuple(part for part, present in (("shared", shared), ("dense", dense)) if present) or ("router",)
     for component, modules in (("experts", ("experts",)), ("attention", ("attention",)), ("mlp", mlp)):
         if component != "experts" or experts:
             formats[component] = "bf16" if _left_out(ignore, modules) else chosen
-    return formats, None
+    return formats, True
 
 
 def _compressed_tensors(quantization: Mapping[str, Any]) -> str | None:
