@@ -144,6 +144,10 @@ class TestVllmCommand:
         pasted = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa",
                                           draft_repo="https://huggingface.co/org/medusa-heads/")
         assert config_of(pasted)["model"] == "org/medusa-heads"  # a Hugging Face URL gives its id
+        for url in ("https://huggingface.co/org/medusa-heads/tree/main",
+                    "https://huggingface.co/org/medusa-heads/blob/main/config.json"):
+            pasted = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa", draft_repo=url)
+            assert config_of(pasted)["model"] == "org/medusa-heads", url  # had been refused as no id
         # A self-speculative scenario can still be served with a method that names its own draft.
         self_draft = replace(WITH_MTP, draft=step.Draft("self", kv_budget=512))
         assert config_of(vllm_config.vllm_command(self_draft, "0.24.0", 2, method="mtp"))["method"] == "mtp"

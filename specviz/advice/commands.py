@@ -168,7 +168,8 @@ _HEAD_NAMES = {"eagle": "EAGLE head", "eagle3": "EAGLE-3 head", "medusa": "Medus
 METHODS = ("draft", "mtp", "suffix", "medusa", "mlp_speculator")
 SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM", "block": "DFLASH"}
 _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
-_HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)")
+# A model page's URL, or one of its branch's file tree ("/tree/main"), a file or a download.
+_HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)(?:/(?:tree|blob|resolve)/[\w.\-/]*)?")
 # What a user may give as the draft: a Hugging Face id or a local path, nothing a shell would read.
 _DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
 
