@@ -525,3 +525,15 @@ class TestDraftHeads:
         assert m.mtp_layers == 1 and [(a.kind, a.layers) for a in m.mtp.attention] == [("full", 1)]
         assert MODELS["Qwen3-235B-A22B"].mtp is None and MODELS["Kimi-K2"].mtp is None
 
+
+class TestNotJson:
+    def test_where_it_breaks_in_the_reader_s_language(self, tmp_path):
+        """The parser's English words ('Expecting property name enclosed in double quotes') had been put
+        into the Vietnamese sentence (the attack pass)."""
+        with pytest.raises(InputError) as info:
+            broken = tmp_path / "config.json"
+            broken.write_text('{\n  "model_type": "llama",\n  oops\n}')
+            hf_config.model_from_config(broken)
+        assert info.value.key == "hf_config.not_json" and (info.value.params["line"], info.value.params["column"]) == (3, 3)
+        said = in_vietnamese(info.value, "line 3, column 3")
+        assert "dòng 3, cột 3" in said and "Expecting" not in said

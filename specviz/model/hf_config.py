@@ -308,7 +308,8 @@ def _load_json(text: str | bytes, name: str) -> Any:
     except RecursionError:  # json.loads recurses once per nesting level
         raise InputError("hf_config.too_deep", name=name) from None
     except json.JSONDecodeError as exc:
-        raise InputError("hf_config.not_json", name=name, detail=str(exc)) from None
+        # Where it breaks, not the parser's English words: the message is in the reader's language.
+        raise InputError("hf_config.not_json", name=name, line=exc.lineno, column=exc.colno) from None
     except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
         raise InputError("hf_config.long_integer", name=name) from None
 
