@@ -209,6 +209,16 @@ class TestSpecDecodeStates:
         assert caught.value.key == "prom.no_spec_decode"
         assert "speculative decoding enabled" in str(caught.value)
 
+    def test_a_scrape_whose_every_value_was_left_out_says_so(self):
+        """It had said that no speculative-decoding metrics were found, and lost the notice of the
+        values left out (the attack pass)."""
+        text = ("# TYPE vllm:spec_decode_num_accepted_tokens counter\n"
+                'vllm:spec_decode_num_accepted_tokens_total{model_name="m"} NaN\n')
+        with pytest.raises(SpecvizError) as caught:
+            prom.spec_decode_states(prom.parse(text))
+        assert caught.value.key == "prom.no_spec_decode_values"
+        assert "vllm:spec_decode_num_accepted_tokens" in caught.value.params["metrics"]
+
     def test_sglang_gauges_and_companions(self):
         state = one(fixture("sglang_docs.prom") + fixture("sglang_spec_composed.prom"))
         assert (state.engine, state.model_name) == ("sglang", "meta-llama/Llama-3.1-8B-Instruct")

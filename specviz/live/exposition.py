@@ -416,7 +416,8 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     ------
     SpecvizError
         ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
-        the engine is not one specviz reads.
+        the engine is not one specviz reads; ``prom.no_spec_decode_values`` if the scrape's values
+        of recognised series were all left out (not finite, or negative: ``current.notices``).
     """
     groups: dict[tuple, dict[str, list[tuple[dict[str, str], float]]]] = {}
     resets: set[tuple] = set()
@@ -430,6 +431,10 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     built = [_state(key, roles, key in resets, current, previous, split_by)
              for key, roles in sorted(groups.items()) if any(r in roles for r in _SPEC_ROLES)]
     if not built:
+        # Series there were, but each value was left out: said with them, not as no series at all.
+        dropped = [n.params["metric"] for n in current.notices if n.key == "prom.notice.dropped_value"]
+        if dropped:
+            raise SpecvizError("prom.no_spec_decode_values", metrics=", ".join(dropped))
         raise SpecvizError("prom.no_spec_decode")
     # α of every state in one vectorised solve: one bisection per state was 26 of the 35 s that a
     # fleet of 200 replicas × 61 points took.

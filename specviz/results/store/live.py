@@ -204,8 +204,9 @@ class LiveTables(RunsAndImports):
         Raises
         ------
         SpecvizError
-            ``prom.no_spec_decode`` if the scrape holds no speculative-decoding series (nothing is
-            written); ``store.read_only`` and the store's other errors.
+            ``prom.no_spec_decode`` if the scrape holds no speculative-decoding series, or
+            ``prom.no_spec_decode_values`` if each of their values was left out (nothing is written);
+            ``store.read_only`` and the store's other errors.
         """
         moment = _utc(time.time() if snapshot.time is None else snapshot.time)
         snapshot = replace(snapshot, time=_epoch(moment))  # as stored: to the microsecond
