@@ -132,10 +132,10 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     row.metric(t("calc.m.ttft", lang), shown(whole["ttft_spec_s"] * 1e3, ",.0f", " ms"),
                delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms" if side is None else None,
                delta_color="inverse", width="content",
-               help=t("calc.m.ttft_help", lang, plain=whole["ttft_plain_s"] * 1e3, budget=int(first["budget"]),
-                      even=first["ttft_spec_even_s"] * 1e3))
+               help=t("calc.m.ttft_help", lang, plain=shown(whole["ttft_plain_s"] * 1e3, ",.0f", " ms"),
+                      budget=int(first["budget"]), even=shown(whole["ttft_spec_even_s"] * 1e3, ",.0f", " ms")))
     row.metric(t("calc.m.request", lang), shown(whole["e2e_spec_s"], ",.2f", " s"),
-               help=t("calc.m.request_help", lang, plain=whole["e2e_plain_s"]), width="content")
+               help=t("calc.m.request_help", lang, plain=shown(whole["e2e_plain_s"], ",.2f", " s")), width="content")
     row.metric(t("calc.m.e2e_speedup", lang), shown(whole["e2e_speedup"], ".2f", "×") if side is None else "—",
                help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2),
                width="content")

@@ -168,7 +168,8 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     dict of ndarray
         ``ttft_plain_s``, ``ttft_spec_s`` (:func:`first_token`, prompts arriving at random, and
         with speculation the draft's pass over the prompt too; infinite where the prompts' queue
-        grows without end, and the ratios then NaN or 0), ``decode_plain_s``, ``decode_spec_s`` (the output's steps after the first token),
+        grows without end, and the ratios then NaN or 0), ``ttft_plain_even_s`` and
+        ``ttft_spec_even_s`` (the same, prompts arriving evenly spaced), ``decode_plain_s``, ``decode_spec_s`` (the output's steps after the first token),
         ``e2e_plain_s``, ``e2e_spec_s``, ``decode_speedup``, ``e2e_speedup``, ``prefill_share``
         (of the plain request's time), ``e2e_limit`` (1 / prefill share: no speculation does
         better) and ``prompt_heavy`` (prefill share ≥ :data:`PROMPT_HEAVY_SHARE`).
@@ -199,7 +200,8 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     e2e_plain, e2e_spec = ttft_plain + decode_plain, ttft_spec + decode_spec
     with np.errstate(invalid="ignore"):  # a queue that grows without end: infinite times, no ratio
         share, e2e_speedup = ttft_plain / e2e_plain, e2e_plain / e2e_spec
-    out = {"ttft_plain_s": ttft_plain, "ttft_spec_s": ttft_spec, "decode_plain_s": decode_plain,
+    out = {"ttft_plain_s": ttft_plain, "ttft_spec_s": ttft_spec, "ttft_plain_even_s": first["ttft_plain_even_s"],
+           "ttft_spec_even_s": first["ttft_spec_even_s"] + drafted, "decode_plain_s": decode_plain,
            "decode_spec_s": decode_spec, "e2e_plain_s": e2e_plain, "e2e_spec_s": e2e_spec,
            "decode_speedup": steps["speedup"], "e2e_speedup": e2e_speedup, "prefill_share": share,
            "e2e_limit": 1.0 / share, "prompt_heavy": share >= PROMPT_HEAVY_SHARE}

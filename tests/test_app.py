@@ -856,6 +856,11 @@ class TestSteadyLoad:
         assert metric(at, "Time to first token") == "—" and metric(at, "Speedup of the request") == "—"
         first = workload.first_token(scenario.steady_load(make_scenario(), 2000, 100), 0.9, 4, 96, 2000, 2050)
         assert bool(first["keeps_up_plain"]) and not bool(first["keeps_up_spec"])
+        # The helps give no "inf": the figures there are none, as on the metrics.
+        helps = {m.label: m.help for m in at.metric}
+        assert "(220 ms without speculation; with prompts arriving evenly spaced, not at random, —)" in \
+            helps["Time to first token"]
+        assert not any("inf" in helps[label] for label in ("Time to first token", "Request, end to end"))
 
     def test_given_ratios_take_no_load(self):
         at = make_app(mode="ratios", prefill="on")
