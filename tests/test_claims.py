@@ -463,8 +463,13 @@ class TestSentencesAsVendorsWriteThem:
         ("1.5x faster than EAGLE with Medusa", "medusa", "eagle"),
         ("EAGLE-3 is 1.4x faster than the standard EAGLE head", "eagle3", "eagle"),
         ("Nhanh hơn 1,5 lần so với EAGLE-3 nhờ P-EAGLE", "peagle", "eagle3"),
+        ("P-EAGLE nhanh hơn EAGLE-3 1,69 lần trên B200", "peagle", "eagle3"),  # hơn: than
+        ("P-EAGLE outperforms EAGLE-3 by 1.69x", "peagle", "eagle3"),
+        ("EAGLE-3 beats Medusa by 1.3x", "eagle3", "medusa"),
         # Over plain decoding, as a speedup is unless said otherwise.
         ("MTP gives 1.8x vs plain decoding", "mtp", None),
+        ("faster than ever with EAGLE-3: 2x", "eagle3", None),
+        ("MTP nhanh hơn 2 lần so với decode thường", "mtp", None),
         ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", "eagle3", None),
     ])
     def test_a_figure_over_another_method_is_read_with_its_baseline(self, sentence, draft, baseline):

@@ -84,7 +84,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                 "gpu": read.gpu, "target": read.target, "draft": read.draft, "dataset": read.dataset,
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
-                    "claims.sentence.relative", baseline=read.baseline, speedup=read.speedup))}),
+                    "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup))}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
                 "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}")) for key in read.unstated]}})}
 
