@@ -13,7 +13,7 @@ from pages._controls import open_tab, show_url_notices, url_choice, url_widget
 from pages._deploy import show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
-from specviz import calculator, charts, scenario, settings
+from specviz import calculator, charts, scenario, settings, workload
 from specviz.errors import InputError
 from specviz.i18n import message, t
 from specviz.model import calibration, spec, step
@@ -238,6 +238,10 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
             verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
             st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
+            if chosen.prefill:  # a step vLLM's budget does not admit: the Latency view's queue without end
+                first = workload.first_token(chosen, alpha, gamma, batch, chosen.input_tokens, context)
+                if not bool(first["keeps_up_spec"]):
+                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(first["budget"])))
             notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]

@@ -850,7 +850,7 @@ class TestSteadyLoad:
         7,863 prompt tokens into the 7,712 that vLLM's 8,192 leave beside 96·5 positions."""
         at = make_app({"view": "Latency"}, prefill="on", input_tokens="2000", output_tokens="100", batch="96",
                       alpha="0.9")
-        (said,) = [w.value for w in at.warning if "queue without end" in w.value]
+        (said,) = [w.value for w in at.warning if w.value.startswith("**Prompts queue without end")]
         assert said.startswith("**Prompts queue without end with speculation.** At batch 96, 7,863 prompt tokens")
         assert "leaves 7,712 of room" in said and not at.exception
         assert metric(at, "Time to first token") == "—" and metric(at, "Speedup of the request") == "—"
@@ -861,6 +861,15 @@ class TestSteadyLoad:
         assert "(220 ms without speculation; with prompts arriving evenly spaced, not at random, —)" in \
             helps["Time to first token"]
         assert not any("inf" in helps[label] for label in ("Time to first token", "Request, end to end"))
+
+    def test_a_headline_speedup_of_steps_the_budget_does_not_admit_is_said(self):
+        """The headline said 1.09× (pays, in its band) at α 0.9 and batch 96 with no word of the
+        Latency view's queue without end: its verify pass holds 8,343 positions of vLLM's 8,192."""
+        at = make_app(prefill="on", input_tokens="2000", output_tokens="100", batch="96", alpha="0.9")
+        (said,) = [w.value for w in at.warning if "does not run this load" in w.value]
+        assert said.startswith("**vLLM does not run this load's speculative steps.** At batch 96") and "8,192" in said
+        at = make_app(prefill="on", input_tokens="2000", output_tokens="100", batch="64", alpha="0.9", lang="vi")
+        assert not [w for w in at.warning if "vLLM không chạy" in w.value] and not at.exception
 
     def test_given_ratios_take_no_load(self):
         at = make_app(mode="ratios", prefill="on")
