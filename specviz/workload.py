@@ -16,8 +16,8 @@ the steps of a server that decodes the batch meanwhile, after the prompts ahead 
 V1's token budget a step. A prompt-heavy request (long in, short out) spends most of its time before
 its first token, where speculation does nothing but harm: its speculative steps are longer, leave
 less of the budget to prompts and, under a steady load, take E times as many of them (and a draft
-model or head reads the prompt too). The bound holds because the speculative time to first token is
-never the shorter.
+model, a head or an MTP layer reads the prompt too). The bound holds because the speculative time
+to first token is never the shorter.
 
 References
 ----------
@@ -184,14 +184,13 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
         raise InputError("workload.tokens")
     timed = dict(**scenario.parallel, precision=scenario.precision, costs=scenario.costs)
     first = first_token(scenario, alpha, gamma, batch, n_in, n_in + n_out / 2)
-    draft = scenario.draft
-    if draft.kind == "model":
-        drafted = step.pass_time(scenario.gpu, draft.model, 1.0, n_in, 0.0, **timed)["time_s"]
-    elif draft.kind in ("eagle", "eagle3"):
-        drafted = step.pass_time(scenario.gpu, step.eagle_head(scenario.target, draft.kind), 1.0, n_in, 0.0,
-                                 **timed)["time_s"]
-    else:  # n-gram lookup reads the prompt on the host; a self-draft shares the target's prefill
-        drafted = np.zeros_like(n_in)
+    # Every draft that keeps a cache of its own reads the prompt too (vLLM's EAGLE and MTP proposers run
+    # over every scheduled token): a draft model, an EAGLE, EAGLE-3 or P-EAGLE head (its own config's
+    # where given), the MTP layer, a block drafter. None does on the host (n-gram, suffix), a
+    # self-draft shares the target's prefill, and Medusa heads read the last hidden state alone.
+    drafting = None if scenario.draft.kind in ("self", "medusa") else step.drafter(scenario.target, scenario.draft)
+    drafted = (np.zeros_like(n_in) if drafting is None
+               else step.pass_time(scenario.gpu, drafting, 1.0, n_in, 0.0, **timed)["time_s"])
     steps = scenario.step_times(batch=batch, gamma=gamma, context=n_in + n_out / 2, alpha=alpha)
     # The first token comes from the prefill; the other n_out − 1 from decode steps.
     decode_plain = (n_out - 1) * steps["plain_s"]

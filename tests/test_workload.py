@@ -142,3 +142,22 @@ class TestEndToEnd:
         low, high = sorted([1.0, float(r["decode_speedup"])])
         assert float(r["e2e_speedup"]) <= high + 1e-12
         assert float(r["e2e_plain_s"]) == pytest.approx(float(r["ttft_plain_s"] + r["decode_plain_s"]))
+
+
+class TestTheDraftsPromptPass:
+    @pytest.mark.parametrize("query, reads", [({"target": "DeepSeek-V3", "draft": "mtp", "gpu": "H200", "tp": "8"}, True),
+                                              ({"draft": "peagle"}, True), ({"draft": "medusa"}, False),
+                                              ({"draft": "ngram"}, False)])
+    def test_every_draft_with_a_cache_of_its_own_reads_the_prompt(self, query, reads):
+        """An MTP layer, a P-EAGLE head or a block drafter had added nothing to the time to first token;
+        the draft model and EAGLE heads had (vLLM's proposers run over every scheduled token)."""
+        chosen = make_scenario(**query)
+        whole = workload.end_to_end(chosen, 0.8, 4, 8, 2000, 100)
+        first = workload.first_token(chosen, 0.8, 4, 8, 2000, 2050)
+        drafted = float(whole["ttft_spec_s"] - first["ttft_spec_s"])
+        if reads:
+            timed = dict(**chosen.parallel, precision=chosen.precision, costs=chosen.costs)
+            pass_s = step.pass_time(chosen.gpu, step.drafter(chosen.target, chosen.draft), 1.0, 2000, 0.0, **timed)
+            assert drafted == pytest.approx(float(pass_s["time_s"])) and drafted > 0
+        else:
+            assert drafted == 0
