@@ -580,6 +580,13 @@ class TestFitCommand:
         code, _, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
         assert code == 2 and "row 2, column ep: 'maybe': use on or off (empty: off)" in err
 
+    def test_a_tp_that_does_not_divide_the_heads_is_refused(self, capsys, tmp_path):
+        """tp 3 for Qwen3-32B (64 heads) had been fitted: no engine ran it (the CLI review)."""
+        rows = [["odd", "H100-SXM", "Qwen3-32B", "Qwen3-0.6B", 4, b, 1024, "", 2 - b / 300, 3] for b in (2, 64)]
+        measured = write_csv(tmp_path / "M.csv", FIT_HEADER + ["measured_speedup", "tp"], rows)
+        code, _, err = run(capsys, "fit", "--measured", str(measured))
+        assert code == 2 and "row 1, column tp: tp 3 does not divide Qwen3-32B's 64 attention heads" in err
+
     def test_a_series_too_large_to_fit_is_refused_with_its_size(self, capsys, tmp_path):
         """300 speedups without acceptance lengths are 5.8 × 10⁶ candidates × points (5,000 took 18 GB)."""
         rows = [["big", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 512, "", 2 - b / 300] for b in range(1, 301)]

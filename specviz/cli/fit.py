@@ -258,6 +258,11 @@ def _series(path: Path, rows: list[_FitRow]) -> dict[str, _Series]:
         if len(series.rows) < 2:
             raise UsageError(f"{path}: series {series.name!r} has 1 row (row {first.number}); "
                              "a fit needs 2 rows or more")
+        target, tp = first.setting["target"], first.setting["tp"]
+        if target.num_heads % tp:  # no measured run can have had it: vLLM's config check refuses to start
+            raise UsageError(f"{_FitReader.where(path, first.number, 'tp')}: tp {tp} does not divide "
+                             f"{target.name}'s {target.num_heads} attention heads, which vLLM refuses ('Total number "
+                             "of attention heads must be divisible by tensor parallel size'): is the tp right?")
         known = [row.acceptance_length is not None for row in series.rows]
         if any(known) and not all(known):
             row = series.rows[known.index(not known[0])]
