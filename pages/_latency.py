@@ -120,7 +120,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
-    first = {k: float(v) for k, v in workload.first_token(chosen, alpha, gamma, batch, n_in, n_in + n_out / 2).items()}
+    first = {k: float(v) for k, v in workload.prompt_room(chosen, alpha, gamma, batch).items()}
     # Where the prompts queue without end there is no first token to time: said, not given a figure.
     if (side := next((s for s in ("plain", "spec") if not first[f"keeps_up_{s}"]), None)) is not None:
         room, budget = first[f"room_{side}"], int(first["budget"])

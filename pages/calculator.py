@@ -239,9 +239,9 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
             st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
             if chosen.prefill:  # a step vLLM's budget does not admit: the Latency view's queue without end
-                first = workload.first_token(chosen, alpha, gamma, batch, chosen.input_tokens, context)
-                if not bool(first["keeps_up_spec"]):
-                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(first["budget"])))
+                room = workload.prompt_room(chosen, alpha, gamma, batch)
+                if not bool(room["keeps_up_spec"]):
+                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"])))
             notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]

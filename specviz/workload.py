@@ -38,12 +38,12 @@ from numpy.typing import ArrayLike
 
 from .errors import InputError
 from .i18n import PresetText
-from .model import memory, step
+from .model import memory, spec, step
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
 
-__all__ = ["Workload", "load_workloads", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE"]
+__all__ = ["Workload", "load_workloads", "prompt_room", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE"]
 
 # A request that spends at least this share of its time (without speculation) in prefill is called
 # prompt-heavy: not even a free draft that is always right could make it 4x faster, and a real
@@ -73,23 +73,49 @@ def load_workloads(data_dir: Path) -> dict[str, Workload]:
                 for row in csv.DictReader(handle)}
 
 
+def prompt_room(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike) -> dict[str, np.ndarray]:
+    """vLLM V1's token budget a step and what takes it, per data-parallel rank, with and without
+    speculation, broadcast over every argument.
+
+    The scheduler (``vllm/v1/core/sched/scheduler.py``) gives each step a budget of N tokens
+    (``--max-num-batched-tokens``; its default for the GPU, :func:`specviz.model.memory.engine_defaults`,
+    per data-parallel rank): the running requests' tokens first, b·n of them (b = ⌈B/dp⌉; n = 1
+    plain, γ + 1 speculative: the draft positions count, ``num_tokens_with_spec``), then chunks of the
+    waiting prompts in order (chunked prefill). Prompts have c = N − b·n tokens of room a step; under
+    the scenario's steady load (P in, O out) they come at d = b·P/O tokens a step
+    (:meth:`Scenario.prompts_per_step`), E(α, γ) times as many speculating, and use the room at
+    ρ = d/c; decoding only, d = 0. Arithmetic alone, no step priced: a page checks it on every rerun.
+
+    Returns
+    -------
+    dict of ndarray
+        ``budget`` (N), ``batch_per_rank`` (b), ``room_plain`` and ``room_spec`` (c),
+        ``prompts_plain`` and ``prompts_spec`` (d), ``queue_plain`` and ``queue_spec`` (ρ, infinite
+        where c ≤ 0) and ``keeps_up_plain`` and ``keeps_up_spec`` (c > 0 and d < c: else the prompts'
+        queue grows without end, and the steady load's batch is not one the server runs).
+    """
+    g = np.asarray(gamma, dtype=float)
+    b = np.ceil(np.asarray(batch, dtype=float) / scenario.dp)
+    budget = float(memory.engine_defaults(scenario.gpu.memory_gb)[0])
+    others = scenario.prompts_per_step(b)
+    out = {"budget": budget, "batch_per_rank": b}
+    for side, positions, arriving in (("plain", 1.0, others), ("spec", g + 1.0, others * spec.expected_tokens(alpha, g))):
+        room = budget - b * positions
+        out |= {f"room_{side}": room, f"prompts_{side}": arriving,
+                f"queue_{side}": np.where(room > 0, arriving / np.where(room > 0, room, 1.0), np.inf),
+                f"keeps_up_{side}": (room > 0) & (arriving < room)}
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
+    return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
 def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike, input_tokens: ArrayLike,
                 context: ArrayLike) -> dict[str, np.ndarray]:
     """Time to first token of a prompt of P = ``input_tokens`` arriving at a server that decodes
     ``batch`` requests at ``context``, with and without speculation, broadcast over every argument.
 
-    vLLM V1's scheduler (``vllm/v1/core/sched/scheduler.py``) gives each step a budget of N tokens
-    (``--max-num-batched-tokens``; its default for the GPU, :func:`specviz.model.memory.engine_defaults`,
-    per data-parallel rank): the running requests' tokens first, b·n of them (n = 1 plain, γ + 1
-    speculative: the draft positions count, ``num_tokens_with_spec``), then chunks of the waiting
-    prompts in order (chunked prefill). Per rank, with b = ⌈B/dp⌉, each step then has room for
-
-    .. math:: c = N - b\\,n
-
-    prompt tokens. Under the scenario's steady load (P_load in, O out: each step takes the prompts
-    of the requests that replace finished ones, :func:`specviz.model.step.step`) the other prompts
-    come at d = b·P_load/O tokens a step, E times as many speculating, and the prompts' queue is
-    used at ρ = d/c; decoding only, no other prompt comes (d = 0). A prompt waits half a step on
+    Each step has c = N − b·n tokens of room for prompts under vLLM V1's budget, which the steady
+    load's other prompts use at ρ = d/c (:func:`prompt_room`, per data-parallel rank; decoding only,
+    d = 0). A prompt waits half a step on
     average for the step under way to end, waits W steps for the prompts ahead of it, and takes
     k = ⌈P/c⌉ steps of its own, each carrying x = max(d, P/k) prompt tokens:
 
@@ -112,23 +138,18 @@ def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
     -------
     dict of ndarray
         ``ttft_plain_s`` and ``ttft_spec_s`` (prompts at random), ``ttft_plain_even_s`` and
-        ``ttft_spec_even_s`` (evenly spaced), ``budget`` (N), ``room_plain`` and ``room_spec`` (c),
-        ``prompts_plain`` and ``prompts_spec`` (d),
-        ``queue_plain`` and ``queue_spec`` (ρ), ``keeps_up_plain`` and ``keeps_up_spec``.
+        ``ttft_spec_even_s`` (evenly spaced), infinite where the prompts do not keep up; and
+        :func:`prompt_room`'s figures.
     """
     prompt = np.asarray(input_tokens, dtype=float)
     g = np.asarray(gamma, dtype=float)
-    b = np.ceil(np.asarray(batch, dtype=float) / scenario.dp)
-    budget = float(memory.engine_defaults(scenario.gpu.memory_gb)[0])
+    room = prompt_room(scenario, alpha, g, batch)
     steps = scenario.step_times(batch=batch, gamma=g, context=context, alpha=alpha)
     e = steps["expected_tokens"]
-    others = b * scenario.load["prompt_tokens"] / scenario.load["output_tokens"]
-    out = {"budget": budget}
-    for side, positions, arriving, step_s in (("plain", 1.0, others, steps["plain_s"]),
-                                              ("spec", g + 1.0, others * e, steps["spec_s"])):
-        room = budget - b * positions
-        keeps_up = (room > 0) & (arriving < room)
-        room_left = np.where(keeps_up, room, 1.0)  # a placeholder where the queue grows without end
+    out = dict(room)
+    for side in ("plain", "spec"):
+        keeps_up, arriving, step_s = room[f"keeps_up_{side}"], room[f"prompts_{side}"], steps[f"{side}_s"]
+        room_left = np.where(keeps_up, room[f"room_{side}"], 1.0)  # a placeholder where the queue grows without end
         queue = arriving / room_left
         own_steps = np.ceil(prompt / room_left)
         carried = np.maximum(arriving, prompt / own_steps)
@@ -141,9 +162,7 @@ def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
         wait = queue * (prompt / room_left) / (2.0 * (1.0 - queue))
         even = 0.5 * step_s + own_steps * own
         out |= {f"ttft_{side}_s": np.where(keeps_up, even + wait * step_s, np.inf),
-                f"ttft_{side}_even_s": np.where(keeps_up, even, np.inf), f"room_{side}": room, f"prompts_{side}": arriving,
-                f"queue_{side}": np.where(room > 0, arriving / np.where(room > 0, room, 1.0), np.inf),
-                f"keeps_up_{side}": keeps_up}
+                f"ttft_{side}_even_s": np.where(keeps_up, even, np.inf)}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
 

@@ -104,9 +104,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from specviz import settings
+from specviz import settings, workload
 from specviz.errors import Notice, SpecvizError
-from specviz.model import memory, spec
+from specviz.model import memory
 from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.scenario import Scenario
 
@@ -446,10 +446,9 @@ def budget_notices(scenario: Scenario, gamma: int) -> list[Notice]:
     (:func:`specviz.model.memory.engine_defaults`: 8,192 from 70 GiB, 16,384 from 160 GiB, 2,048
     below). The flag is not written: vLLM sizes the activations it keeps aside by it, which the
     memory figures do not hold for a larger budget."""
-    batch = -(-scenario.batch // scenario.dp)
-    prompts = float(scenario.prompts_per_step(batch)) * float(spec.expected_tokens(scenario.alpha, gamma))
+    room = {k: float(v) for k, v in workload.prompt_room(scenario, scenario.alpha, gamma, scenario.batch).items()}
+    batch, prompts, budget = int(room["batch_per_rank"]), room["prompts_spec"], int(room["budget"])
     tokens = int(np.ceil(batch * (gamma + 1) + prompts))
-    budget, _ = memory.engine_defaults(scenario.gpu.memory_gb)
     if tokens <= budget:
         return []
     return [Notice("command.token_budget" if scenario.prefill else "command.token_budget_decode", batch=batch,
