@@ -170,11 +170,11 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     figures that reach it and how their acceptance was obtained."""
     every_published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
     published = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
-    family, drafting, hardware = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
+    family, drafting, vendor, kind = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
     st.caption(t("claims.comparable", lang, shown=int(published["metric"].str.endswith("speedup").sum()),
                  every=int(every_published["metric"].str.endswith("speedup").sum()), family=family,
                  drafting=t(f"claims.drafting.{drafting}", lang),
-                 hardware=t(f"claims.hardware.{hardware.rsplit(' ', 1)[1]}", lang, vendor=hardware.rsplit(" ", 1)[0])))
+                 hardware=t(f"claims.hardware.{kind}", lang, vendor=vendor)))
     reaching = claims.published_reaching(published, speedup, batch)
     speedups = published[published["metric"].str.endswith("speedup")]
     store = open_store(lang)

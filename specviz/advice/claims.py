@@ -383,13 +383,13 @@ _DRAFTING = {"eagle": "eagle", "eagle3": "eagle", "peagle": "eagle", "mtp": "mtp
              "medusa": "medusa", "self": "self", "block": "block"}
 
 
-def setting_class(target: architecture.Model, draft_id: str, gpu: roofline.GPU) -> tuple[str, str, str]:
+def setting_class(target: architecture.Model, draft_id: str, gpu: roofline.GPU) -> tuple[str, str, str, str]:
     """A setting's model family (its model type's leading word: ``llama`` for Llama 2, 3 and 4), its
-    drafting (:data:`_DRAFTING`, else a separate draft ``model``) and its hardware (vendor and kind:
-    ``NVIDIA gpu``): what a published result must share to be evidence about a claim."""
+    drafting (:data:`_DRAFTING`, else a separate draft ``model``) and its hardware's vendor and kind
+    (``NVIDIA``, ``gpu``): what a published result must share to be evidence about a claim."""
     family = re.match(r"[a-z]+", target.model_type)
     drafting = _DRAFTING.get(draft_id, "eagle" if draft_id.startswith("EAGLE3-") else "model")
-    return family[0] if family else target.model_type, drafting, f"{gpu.name.split()[0]} {gpu.kind}"
+    return family[0] if family else target.model_type, drafting, gpu.name.split()[0], gpu.kind
 
 
 def comparable_published(published: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
