@@ -55,13 +55,17 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     # The schedule is the sidebar draft's: a method the step model does not cost keeps γ.
     by_load = st.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load", disabled=method != "draft",
                         help=t("calc.serve.by_load_help", lang))
-    draft_repo = st.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
-                               help=t("calc.serve.draft_repo_help", lang)).strip() or None
+    col_target, col_draft = st.columns(2)
+    target_repo = col_target.text_input(t("calc.serve.target_repo", lang), key="serve_target_repo", max_chars=200,
+                                        help=t("calc.serve.target_repo_help", lang)).strip() or None
+    draft_repo = col_draft.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
+                                      help=t("calc.serve.draft_repo_help", lang)).strip() or None
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
         schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     try:
         command = serving.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
-                                        method=method, draft_repo=draft_repo, by_load=by_load)
+                                        method=method, draft_repo=draft_repo, target_repo=target_repo,
+                                        by_load=by_load)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
     else:

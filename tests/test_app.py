@@ -715,6 +715,20 @@ class TestServeTab:
         assert any("accepts disable_by_batch_size but ignores it" in text for text in said)
         assert any("no draft length per batch size" in text for text in said)
 
+    def test_a_checkpoint_named_for_the_target_takes_the_placeholder_s_place(self):
+        # DeepSeek-V3's repository ships FP8; in NVFP4 the command needs another checkpoint, named in the field.
+        at = make_app({"view": "Deploy"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4",
+                      ep="on")
+        assert "<NVFP4 checkpoint of deepseek-ai/DeepSeek-V3>" in command_shown(at)
+        assert any("in the field above" in e.value for e in at.error)
+        at.text_input(key="serve_target_repo").set_value("nvidia/DeepSeek-R1-0528-NVFP4").run()
+        assert command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
+        assert not at.error and not at.exception
+        # Parameters reach the page escaped for Markdown (nvidia\/DeepSeek\-R1…).
+        assert any("serves nvidia/DeepSeek-R1-0528-NVFP4, as you named it" in i.value.replace("\\", "") for i in at.info)
+        at.text_input(key="serve_target_repo").set_value("$(reboot)").run()
+        assert not at.exception and any("is not a Hugging Face id or a path" in w.value for w in at.warning)
+
     def test_the_batch_context_map_and_a_pair_check_from_uploads(self):
         at = make_app({"view": "Deploy"})
         assert len(at.get("vega_lite_chart")) == 1  # batch × context

@@ -914,6 +914,29 @@ class TestServeCommand:
                         "--gamma", "3")
         assert any("--head of specviz vllm-config" in warning for warning in json.loads(out)["warnings"])
 
+    def test_a_checkpoint_of_the_preset_s_architecture_is_served_by_its_own_name(self, capsys):
+        # DeepSeek-R1 ships DeepSeek-V3's config.json: --target names the preset, and the command serves R1.
+        code, out, _ = run(capsys, "vllm-config", "--version", "0.25.1", "--target", "deepseek-ai/DeepSeek-R1-0528",
+                           "--method", "mtp", "--gamma", "1", "--tp", "8")
+        row = json.loads(out)
+        assert code == 0 and row["command"].startswith("vllm serve deepseek-ai/DeepSeek-R1-0528 ")
+        assert any("architecture" in w and "DeepSeek-R1-0528" in w for w in row["warnings"])
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.25.1", "--target", "deepseek-ai/DeepSeek-V3",
+                        "--method", "mtp", "--gamma", "1", "--tp", "8")
+        assert json.loads(out)["command"].startswith("vllm serve deepseek-ai/DeepSeek-V3 ")
+        link = "gpu=B200&target=DeepSeek-V3&draft=mtp&precision=nvfp4&tp=4&ep=on"
+        _, out, _ = run(capsys, "serve", link)
+        assert "<NVFP4 checkpoint of deepseek-ai/DeepSeek-V3>" in json.loads(out)["command"]
+        assert any("--target-repo" in problem for problem in json.loads(out)["problems"])
+        code, out, _ = run(capsys, "serve", link, "--target-repo", "nvidia/DeepSeek-R1-0528-NVFP4")
+        row = json.loads(out)
+        assert code == 0 and row["command"].startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
+        assert row["problems"] == []
+        code, out, err = run(capsys, "serve", link, "--target-repo", "x; rm -rf ~")
+        assert code == 2 and not out and "is not a Hugging Face id or a path" in err
+        _, out, _ = run(capsys, "claim", "up to 2x", "--target", "deepseek-ai/DeepSeek-R1", "--gpu", "B200")
+        assert json.loads(out)["target"] == "DeepSeek-V3"
+
     def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
         """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""
         code, out, _ = run(capsys, "serve", "batch=16&prefill=on&input_tokens=2000&output_tokens=100")

@@ -207,7 +207,7 @@ class TestVllmCommand:
     def test_a_draft_id_that_is_not_one(self, text):
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(SCENARIO, "0.24.0", 4, draft_repo=text)
-        assert raised.value.key == "command.bad_draft"
+        assert raised.value.key == "command.bad_checkpoint"
 
     def test_a_schedule_stops_speculation_itself(self):
         schedule = draft_length.gamma_schedule(SCENARIO, 0.4, 1024, 1024, 8)
@@ -599,6 +599,38 @@ class TestTargetWords:
         assert "<Qwen3-32B>" in command.argv
         assert Notice("command.name_the_target", target="Qwen3-32B",
                       engine=vllm_config.ENGINE_NAMES[engine]) in command.problems
+
+
+    @pytest.mark.parametrize("engine", ENGINES)
+    def test_a_checkpoint_the_user_names_is_served_as_named(self, engine):
+        # DeepSeek-R1's NVFP4 build on DeepSeek-V3's architecture, as the vLLM GB300 post serves it: named,
+        # it replaces the placeholder and its problem, and the notice says whose figures they are.
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4", ep="on")
+        url = "https://huggingface.co/nvidia/DeepSeek-R1-0528-NVFP4/tree/main"
+        command = serving.serve_command(chosen, draft_length.gamma_schedule(chosen, 0.8, 1024, 64, 4), 2, 16,
+                                        engine=engine, target_repo=url)
+        assert "nvidia/DeepSeek-R1-0528-NVFP4" in command.argv
+        assert not any("<" in word for word in command.argv)
+        assert command.problems == []
+        assert Notice("command.named_target", checkpoint="nvidia/DeepSeek-R1-0528-NVFP4", target=chosen.target.name,
+                      weights="NVFP4") in command.notices
+
+    def test_the_preset_s_own_checkpoint_named_is_the_preset_s(self):
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4", ep="on")
+        schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 64, 4)
+        for named in ("deepseek-ai/DeepSeek-V3", "https://huggingface.co/deepseek-ai/deepseek-v3"):
+            command = serving.serve_command(chosen, schedule, 2, 16, target_repo=named)
+            assert [p.key for p in command.problems] == ["command.quantized_checkpoint"]
+            assert "command.named_target" not in [n.key for n in command.notices]
+
+    @pytest.mark.parametrize("text", ["org/model; rm -rf ~", "$(id)", "x" * 201])
+    def test_a_target_checkpoint_that_is_not_an_id_or_a_path(self, text):
+        for engine in self.ENGINES:
+            with pytest.raises(SpecvizError) as raised:
+                serving.serve_command(SCENARIO, draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 64, 4), 2, 16,
+                                      engine=engine, target_repo=text)
+            assert raised.value.key == "command.bad_checkpoint"
+            assert raised.value.params["text"] == text[:60]
 
 
 class TestPositions:

@@ -112,7 +112,7 @@ from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
-           "draft_name", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
+           "draft_name", "checkpoint_id", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -170,8 +170,9 @@ SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3"
 _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
 # A model page's URL, or one of its branch's file tree ("/tree/main"), a file or a download.
 _HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)(?:/(?:tree|blob|resolve)/[\w.\-/]*)?")
-# What a user may give as the draft: a Hugging Face id or a local path, nothing a shell would read.
-_DRAFT_REPO = re.compile(r"[\w.~/-]{1,200}")
+# What a user may give as a checkpoint (target or draft): a Hugging Face id or a local path, nothing a
+# shell would read.
+_CHECKPOINT = re.compile(r"[\w.~/-]{1,200}")
 
 
 def parse_release(text: str) -> tuple[int, int, int, int]:
@@ -279,10 +280,33 @@ _FORMAT_FAMILY = {"fp8-block": "fp8", "int4-g32": "int4"}
 _ONLINE_FP8 = ("vLLM", "SGLang")
 
 
-def target_words(scenario: Scenario, engine: str, problems: list[Notice]) -> tuple[str, list[str]]:
+def checkpoint_id(text: str) -> str:
+    """A Hugging Face id or a checkpoint's path as a user typed it, for a command: a Hugging Face URL
+    gives its id (``https://huggingface.co/Qwen/Qwen3-32B/tree/main`` is ``Qwen/Qwen3-32B``).
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_checkpoint`` if it is not an id or a path (letters, digits, ``_ . - /`` and
+        ``~``, at most 200 characters): the text goes into a shell command.
+    """
+    if pasted := _HF_REPO.fullmatch(text.rstrip("/")):
+        text = pasted[1]
+    if not _CHECKPOINT.fullmatch(text):
+        raise SpecvizError("command.bad_checkpoint", text=text[:60])
+    return text
+
+
+def target_words(scenario: Scenario, engine: str, problems: list[Notice], notices: list[Notice],
+                 target_repo: str | None = None) -> tuple[str, list[str]]:
     """The target as ``engine``'s command names it, and the flags its checkpoint needs.
 
-    The name is the Hugging Face id in the preset's source. The format the scenario serves the
+    The name is ``target_repo`` where given (:func:`checkpoint_id`): a checkpoint of the preset's
+    architecture that the preset does not name (DeepSeek-R1 and its FP4 builds serve DeepSeek-V3's
+    config.json), which the command takes as it is, in the scenario's weight format, with a notice
+    (``command.named_target``) that the figures are the preset's. Otherwise (or where it is the
+    preset's own) the Hugging Face id in
+    the preset's source, and the format the scenario serves the
     target's largest linear component in (its experts, or its MLP) is compared with the one its
     checkpoint ships: the same format loads as it is; FP8 from a BF16 checkpoint is
     ``--quantization fp8`` on vLLM and SGLang; any other needs a checkpoint in that format, which
@@ -290,13 +314,22 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice]) -> tup
     memory the page holds is that format's, and the shipped checkpoint would not fit it. A target
     without an id (a config.json the user gave) is a placeholder too (``command.name_the_target``).
     Kimi-K2's model types add the engine's trust-remote-code flag.
+
+    Raises
+    ------
+    SpecvizError
+        ``command.bad_checkpoint`` for a ``target_repo`` that is not an id or a path.
     """
     target, flags = scenario.target, []
     name = hugging_face_id(target.source)
     component = max((c for c in LINEAR_COMPONENTS if target.params.get(c, 0) > 0), key=lambda c: target.params[c])
     served = scenario.precision.weight_format(target, component).name
     shipped = target.weight_formats.get(component, "bf16")
-    if _FORMAT_FAMILY.get(served, served) != _FORMAT_FAMILY.get(shipped, shipped):
+    named = checkpoint_id(target_repo) if target_repo else None
+    if named and named.lower() != (name or "").lower():
+        name = named
+        notices.append(Notice("command.named_target", checkpoint=name, target=target.name, weights=served.upper()))
+    elif _FORMAT_FAMILY.get(served, served) != _FORMAT_FAMILY.get(shipped, shipped):
         if served == "fp8" and shipped == "bf16" and engine in _ONLINE_FP8:
             flags += ["--quantization", "fp8"]
         else:
@@ -319,17 +352,12 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
     Raises
     ------
     SpecvizError
-        ``command.bad_draft`` if ``draft_repo`` is not a Hugging Face id or a path (letters,
-        digits, ``_ . - /`` and ``~``, at most 200 characters); a Hugging Face URL gives its id.
+        ``command.bad_checkpoint`` if ``draft_repo`` is not an id or a path (:func:`checkpoint_id`).
     """
     if method in _NO_MODEL:
         return None
-    if draft_repo and (pasted := _HF_REPO.fullmatch(draft_repo.rstrip("/"))):
-        draft_repo = pasted[1]
     if draft_repo:
-        if not _DRAFT_REPO.fullmatch(draft_repo):
-            raise SpecvizError("command.bad_draft", text=draft_repo[:60])
-        return draft_repo
+        return checkpoint_id(draft_repo)
     if method == "draft_model" and (found := hugging_face_id(scenario.draft.model.source)):
         return found
     # eagle3 from the scenario's P-EAGLE draft is a head trained for parallel drafting.
@@ -475,7 +503,7 @@ def node_notices(scenario: Scenario, engine: str) -> list[Notice]:
 
 
 def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
-                 off_from: int | None = None, draft_repo: str | None = None,
+                 off_from: int | None = None, draft_repo: str | None = None, target_repo: str | None = None,
                  prompt_lookup_max: int = 4, method: str = "draft") -> Command:
     """``vllm serve`` with the speculation flags ``version`` takes (see the module's facts).
 
@@ -496,6 +524,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         effect, otherwise a notice with the alternatives.
     draft_repo : str, optional
         The draft's Hugging Face id (an EAGLE or Medusa head has no preset).
+    target_repo : str, optional
+        The checkpoint served, where not the preset's own (:func:`target_words`).
     prompt_lookup_max : int
         n-gram window (vLLM's ``prompt_lookup_max``).
     method : str
@@ -510,7 +540,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         ``command.draft_model_unsupported`` for a draft model where only V1 runs and refuses it;
         ``command.eagle3_target_since`` or ``command.eagle3_target_never`` for EAGLE-3 on a target
         the version does not run it for; ``command.no_mtp_layers``; ``command.no_self_draft`` for a
-        self-speculative (sparse KV) draft, which vLLM does not offer; ``command.bad_draft`` for a
+        self-speculative (sparse KV) draft, which vLLM does not offer; ``command.bad_checkpoint`` for a
         draft id that is not an id or a path.
     """
     v = parse_version(version)
@@ -549,7 +579,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     elif method == "suffix":
         notices.append(Notice("command.suffix_package", package="arctic-inference"))
     draft = draft_name(scenario, method, draft_repo, problems, "vLLM")
-    target, target_flags = target_words(scenario, "vLLM", problems)
+    target, target_flags = target_words(scenario, "vLLM", problems, notices, target_repo)
     argv = [*env, "vllm", "serve", target, *target_flags]
     if scenario.tp > 1:
         argv += ["--tensor-parallel-size", str(scenario.tp)]
@@ -634,10 +664,10 @@ def rank_tiers(schedule: pd.DataFrame, ranks: int) -> dict[str, dict[str, list[i
 
 
 def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | None = None,
-                   draft_repo: str | None = None, method: str = "draft") -> Command:
+                   draft_repo: str | None = None, target_repo: str | None = None, method: str = "draft") -> Command:
     """``python -m sglang.launch_server`` with a chain of γ drafts (top-k 1), and with ``schedule``
     the adaptive tiers file (EAGLE, EAGLE3 and MTP, which SGLang runs as EAGLE; from SGLang 0.5.14,
-    the first with a tier of 0 steps). ``method`` as in
+    the first with a tier of 0 steps). ``method``, ``draft_repo`` and ``target_repo`` as in
     :func:`vllm_command`: SGLang runs a target's MTP layers as EAGLE with no draft path, and has no
     suffix decoding, Medusa or MLP speculator.
 
@@ -646,7 +676,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     SpecvizError
         ``command.bad_method``; ``command.not_in_engine`` for a method SGLang does not have;
         ``command.sglang_eagle3_target`` for EAGLE3 on a target whose class cannot run it;
-        ``command.no_self_draft`` for a self-speculative draft; ``command.bad_draft``.
+        ``command.no_self_draft`` for a self-speculative draft; ``command.bad_checkpoint``.
     """
     method = speculation_method(scenario, method, "SGLang")
     if method in ("suffix", "medusa", "mlp_speculator"):
@@ -661,7 +691,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     if kind == "block":
         notices.append(Notice("command.sglang_since", algorithm=SGLANG_ALGORITHMS[kind], since=_SGLANG_DFLASH))
     problems: list[Notice] = []
-    target, target_flags = target_words(scenario, "SGLang", problems)
+    target, target_flags = target_words(scenario, "SGLang", problems, notices, target_repo)
     argv = ["python", "-m", "sglang.launch_server", "--model-path", target, *target_flags]
     moe = scenario.target.moe_layers > 0
     # SGLang's --tp counts every GPU; a MoE's data-parallel groups split the attention within it.

@@ -38,7 +38,7 @@ def default_version(engine: str, scenario: Scenario) -> str | None:
 
 def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
                   version: str | None = None, method: str = "draft", draft_repo: str | None = None,
-                  by_load: bool = True) -> Command:
+                  target_repo: str | None = None, by_load: bool = True) -> Command:
     """The command for ``engine`` (:data:`ENGINES`; the scenario's by default) at ``version`` (by
     default the engine's release for the scenario, :func:`default_version`).
 
@@ -61,10 +61,11 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     here = schedule[(schedule["first"] <= held) & (schedule["last"] >= held)]["gamma"].iloc[0]
     length = max(1, int(here)) if by_load else gamma
     by_batch = schedule if by_load else None
+    named = {"draft_repo": draft_repo, "target_repo": target_repo, "method": method}
     if engine == "sglang":
-        return sglang_command(scenario, length, schedule=by_batch, draft_repo=draft_repo, method=method)
+        return sglang_command(scenario, length, schedule=by_batch, **named)
     if engine == "trtllm":
-        return trtllm_command(scenario, version, length, schedule=by_batch, draft_repo=draft_repo, method=method)
+        return trtllm_command(scenario, version, length, schedule=by_batch, **named)
     off = schedule[schedule["gamma"] == 0]
     return vllm_command(scenario, version, length, schedule=by_batch,
-                        off_from=int(off["first"].iloc[0]) if len(off) else None, draft_repo=draft_repo, method=method)
+                        off_from=int(off["first"].iloc[0]) if len(off) else None, **named)

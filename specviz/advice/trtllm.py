@@ -151,7 +151,7 @@ def _draft_keys(method: str, draft: str | None, steps: int, v: TrtVersion) -> di
 
 
 def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
-                   draft_repo: str | None = None, method: str = "draft") -> Command:
+                   draft_repo: str | None = None, target_repo: str | None = None, method: str = "draft") -> Command:
     """``trtllm-serve`` for ``version`` with its options file (see the module's facts).
 
     Parameters
@@ -165,7 +165,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     schedule : DataFrame, optional
         :func:`specviz.advice.draft_length.gamma_schedule`, written as ``draft_len_schedule`` where the
         release and the method read one.
-    draft_repo, method
+    draft_repo, target_repo, method
         As :func:`specviz.advice.commands.vllm_command`.
 
     Raises
@@ -203,7 +203,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     # Attention DP splits a MoE's attention over the --tp_size GPUs; a dense model's DP is replicas.
     attention_dp = scenario.dp > 1 and moe
     tp = scenario.tp * scenario.dp if attention_dp else scenario.tp
-    target, target_flags = target_words(scenario, "TensorRT-LLM", problems)
+    target, target_flags = target_words(scenario, "TensorRT-LLM", problems, notices, target_repo)
     argv = ["trtllm-serve", target, *target_flags, "--backend", "pytorch"]
     if tp > 1:
         argv += ["--tp_size", str(tp)]

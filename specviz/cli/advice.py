@@ -114,6 +114,8 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
                                            settings.get("SPECVIZ_GAMMA_MAX"), "vllm") if args.by_batch else None)
     command = commands.vllm_command(chosen, args.version, args.gamma, schedule=schedule,
                                        off_from=args.disable_by_batch_size, draft_repo=args.head,
+                                       # A Hugging Face id names the checkpoint (the preset's own is no other).
+                                       target_repo=args.target_repo or (args.target if "/" in args.target else None),
                                        prompt_lookup_max=args.prompt_lookup_max, method=method)
     row: dict[str, Any] = {"command": command.line,
                            "warnings": [words(n) for n in (*command.problems, *command.notices)]}
@@ -123,10 +125,12 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
 
 
 def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None, version: str | None = None,
-              method: str = "draft", draft: str | None = None, by_load: bool = True) -> dict[str, Any]:
+              method: str = "draft", draft: str | None = None, target: str | None = None,
+              by_load: bool = True) -> dict[str, Any]:
     """The Deploy view's command for the scenario of a calculator link: by load, the best γ for every
     batch size written where the engine takes it (else the best γ at the link's batch), and the
-    batch from which to stop; otherwise the link's γ. Its notices and problems in words."""
+    batch from which to stop; otherwise the link's γ. ``draft`` and ``target`` name checkpoints the
+    presets do not. Its notices and problems in words."""
     chosen = linked_scenario(link, presets)
     engine = engine or serving.command_engine(chosen)
     releases = serving.VERSIONS.get(engine, ())
@@ -137,7 +141,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
-                                    method=method, draft_repo=draft, by_load=by_load)
+                                    method=method, draft_repo=draft, target_repo=target, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
             "files": command.files, "problems": [words(n) for n in command.problems],
             "notices": [words(n) for n in command.notices],
@@ -274,7 +278,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("vllm-config", description=_VLLM_CONFIG_DOC, help="the vllm serve command for a version, target and draft or method "
                                            "(with --by-batch, the draft length per batch size)")
     p.add_argument("--version", required=True, help="the vLLM release, e.g. 0.10.0")
-    p.add_argument("--target", required=True, help="a model preset id or its Hugging Face id")
+    p.add_argument("--target", required=True, help="a model preset id, its Hugging Face id or a checkpoint of its "
+                                                   "architecture (deepseek-ai/DeepSeek-R1 is DeepSeek-V3)")
+    p.add_argument("--target-repo", help="the checkpoint to serve, where not the preset's own (default: --target where "
+                                         "it names a checkpoint of the preset's architecture)")
     drafting = p.add_mutually_exclusive_group(required=True)
     drafting.add_argument("--draft", help="a draft model: a preset id or its Hugging Face id")
     drafting.add_argument("--method", choices=_CONFIG_METHODS, help="a method instead of a draft model "
@@ -317,12 +324,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", choices=commands.METHODS, default="draft",
                    help="how to draft (default: the scenario's draft)")
     p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")
+    p.add_argument("--target-repo", help="the target's Hugging Face id or path, where not the preset's own "
+                                         "(DeepSeek-R1 on DeepSeek-V3's architecture, an FP4 build)")
     p.add_argument("--one-length", action="store_true", help="one draft length (the link's γ), not one per batch size")
     p.add_argument("--format", choices=("json", "shell"), default="json",
                    help="output format: json, or shell (a script: the notes as comments, the files, the command)")
     p.set_defaults(run=lambda args: ((_shell if args.format == "shell" else _json)(
         serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method, draft=args.draft,
-                  by_load=not args.one_length)), 0))
+                  target=args.target_repo, by_load=not args.one_length)), 0))
 
 
 _SCHEDULE_DOC = """\

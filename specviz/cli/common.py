@@ -107,7 +107,8 @@ def cost(name: str) -> Callable[[str], float]:
 def scenario_options(p: argparse.ArgumentParser) -> None:
     """Options that set a scenario's hardware, models and context over its link's."""
     p.add_argument("--gpu", help="GPU preset id")
-    p.add_argument("--target", help="target: a model preset id or its Hugging Face id")
+    p.add_argument("--target", help="target: a model preset id, its Hugging Face id or a checkpoint of its "
+                                    "architecture (deepseek-ai/DeepSeek-R1 is DeepSeek-V3)")
     p.add_argument("--draft", help="draft: a model or head preset id, a model's Hugging Face id, or a kind: "
                                    + ", ".join(scenario.DRAFT_KINDS))
     p.add_argument("--engine", help="engine preset id")
@@ -115,12 +116,16 @@ def scenario_options(p: argparse.ArgumentParser) -> None:
 
 
 def preset_id(text: str, models: dict[str, architecture.Model], what: str, heads: Sequence[str] = ()) -> str:
-    """A model preset's id from its id or its Hugging Face id (case aside); a head's name as given."""
+    """A model preset's id from its id, its Hugging Face id (case aside) or a checkpoint's name that
+    matches it as the Live page matches a served model (:func:`specviz.scenario.model_preset`:
+    ``deepseek-ai/DeepSeek-R1`` is DeepSeek-V3's); a head's name as given."""
     if text in models or text in heads:
         return text
     by_hub = {(commands.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
     if text.lower() in by_hub:
         return by_hub[text.lower()]
+    if found := scenario.model_preset(text, models):
+        return found
     known = ", ".join([*heads, *models])
     raise UsageError(f"unknown {what} {text!r}: use a preset id or its Hugging Face id ({known})")
 
