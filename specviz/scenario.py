@@ -33,7 +33,7 @@ from .model import architecture, calibration, dtypes, hf_config, memory, rooflin
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "models_by_key",
+           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "hugging_face_id", "HF_URL", "models_by_key",
            "model_preset", "gpu_preset", "steady_load",
            "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
@@ -220,8 +220,15 @@ def draft_choices(presets: Presets, target_id: str) -> list[str]:
     return [*kinds, *heads, *model_choices(presets.models)]
 
 
-# Words after a model's name that do not change its shape (tuning, packaging, precision).
-_MODEL_QUALIFIERS = ("instruct", "chat", "hf", "base", "it", "fp8", "awq", "gptq", "int4", "int8", "bf16", "fp16")
+# Words after a model's name that do not change its shape: tuning, packaging, the weights' format.
+_MODEL_QUALIFIERS = frozenset(("instruct", "chat", "hf", "base", "it", "thinking", "exp", "fp8", "fp4", "nvfp4", "mxfp4",
+                               "awq", "gptq", "int4", "int8", "bf16", "fp16", "w4a16", "w8a8", "w4a4", "w8a16", "dynamic",
+                               "kv", "quantized"))
+# …and words of those shapes: a release date (Instruct-2507, R1-0528), a context length (4k, 32K) and a
+# checkpoint's version below 2 (v0.1, v1.0: "V3.2" is a model's own name).
+_MODEL_SUFFIX = re.compile(r"\d{4}|\d+k|v[01](\.\d+)+")
+# A model page's URL, or one of its branch's file tree ("/tree/main"), a file or a download.
+HF_URL = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)(?:/(?:tree|blob|resolve)/[\w.\-/]*)?")
 # A GPU's text (lower case, letters and digits only) → the preset it names, beside each preset's own
 # id. A text that names a device without saying which of its presets (an A100 without its memory, an
 # H100 PCIe) names none.
@@ -232,27 +239,39 @@ _GPU_PATTERNS = (("H100-SXM", r"h100(?!.*(pcie|nvl))"), ("H200", r"h200"), ("A10
 
 def model_key(text: str) -> str:
     """A model's name as it is compared: the part after the organisation, lower case, letters and
-    digits only, without the qualifiers at its end (``meta-llama/Llama-3.1-8B-Instruct`` and the
-    preset ``Llama 3.1 8B`` are both ``llama318b``)."""
-    key = re.sub(r"[^a-z0-9]", "", text.rsplit("/", 1)[-1].lower())
-    while qualifier := next((q for q in _MODEL_QUALIFIERS if key.endswith(q) and len(key) > len(q)), None):
-        key = key[:-len(qualifier)]
-    return key
+    digits only, without the words at its end that do not change its shape (``Instruct``, ``FP8``,
+    ``2507``, ``32K``, ``v0.1``) nor a leading ``Meta``: ``meta-llama/Meta-Llama-3.1-8B-Instruct-FP8``
+    and the preset ``Llama 3.1 8B`` are both ``llama318b``, ``Qwen3-235B-A22B-Instruct-2507`` is
+    ``qwen3235ba22b``."""
+    words = [w for w in re.split(r"[\s_-]+", text.rsplit("/", 1)[-1].lower()) if w]
+    while len(words) > 1 and (words[-1] in _MODEL_QUALIFIERS or _MODEL_SUFFIX.fullmatch(words[-1])):
+        words.pop()
+    if len(words) > 1 and words[0] == "meta":
+        words.pop(0)
+    return re.sub(r"[^a-z0-9]", "", "".join(words))
 
 
-# Checkpoints of another's architecture, by key: DeepSeek-R1 (and its 0528 update), V3-0324 and
-# V3.1 ship DeepSeek-V3's config.json (model_type deepseek_v3, 61 layers, 256 routed experts).
-_SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekr10528": "deepseekv3", "deepseekv30324": "deepseekv3",
-                      "deepseekv31": "deepseekv3"}
+def hugging_face_id(model_source: str) -> str | None:
+    """The Hugging Face id (``Qwen/Qwen3-32B``) in a preset's source, None where it names none."""
+    found = HF_URL.search(model_source or "")
+    return found[1] if found else None
+
+
+# Checkpoints of another's architecture, by key: DeepSeek-R1 (R1-0528's key too, its date dropped),
+# V3.1 and V3.1-Terminus ship DeepSeek-V3's config.json (model_type deepseek_v3, 61 layers, 256 routed
+# experts), as V3-0324 does under V3's own key.
+_SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekv31": "deepseekv3", "deepseekv31terminus": "deepseekv3"}
 
 
 def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
-    """Each preset's id under the keys (:func:`model_key`) of its id and its name, and under those
-    of the checkpoints that share its architecture (DeepSeek-R1 is DeepSeek-V3's)."""
+    """Each preset's id under the keys (:func:`model_key`) of its id, its name and the Hugging Face
+    id its source names (``meta-llama/Llama-4-Scout-17B-16E-Instruct`` for Llama 4 Scout), and under
+    those of the checkpoints that share its architecture (DeepSeek-R1 is DeepSeek-V3's)."""
     by_key: dict[str, str] = {}
     for model_id, model in models.items():
-        by_key.setdefault(model_key(model_id), model_id)
-        by_key.setdefault(model_key(model.name), model_id)
+        for name in (model_id, model.name, hugging_face_id(model.source)):
+            if name:
+                by_key.setdefault(model_key(name), model_id)
     for alias, key in _SAME_ARCHITECTURE.items():
         if key in by_key:
             by_key.setdefault(alias, by_key[key])

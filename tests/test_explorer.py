@@ -101,6 +101,27 @@ class TestModelPreset:
         assert scenario.model_preset("swiss-ai/Apertus-v1.5-70B", models) is None
         assert scenario.model_preset("", models) is None
 
+    @pytest.mark.parametrize("served, preset", [
+        # The preset's own Hugging Face id, where its name leaves words out.
+        ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama-4-Scout"),
+        ("nvidia/Llama-4-Scout-17B-16E-Instruct-FP8", "Llama-4-Scout"),
+        # Release dates, formats, context lengths and versions below 2 after the name; "Meta" before it.
+        ("moonshotai/Kimi-K2-Instruct-0905", "Kimi-K2"), ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "Qwen3-235B-A22B"),
+        ("nvidia/DeepSeek-R1-0528-NVFP4", "DeepSeek-V3"), ("deepseek-ai/DeepSeek-V3-0324", "DeepSeek-V3"),
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", "DeepSeek-V3"), ("deepseek-ai/DeepSeek-V3.2-Exp", "DeepSeek-V3.2"),
+        ("amd/Kimi-K2.5-MXFP4", "Kimi-K2.5"), ("RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", "Llama-3.1-8B"),
+        ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "Llama-3.1-8B"), ("togethercomputer/LLaMA-2-7B-32K", "Llama-2-7B"),
+        ("microsoft/Phi-3-mini-4k-instruct", "Phi-3-mini"), ("mistralai/Mixtral-8x7B-Instruct-v0.1", "Mixtral-8x7B"),
+        ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", "TinyLlama-1.1B"),
+        ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "Mistral-Small-3.1-24B"),
+        # Another architecture keeps its own words: a version's number, a head, a distilled model.
+        ("deepseek-ai/DeepSeek-V3.2", "DeepSeek-V3.2"), ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", None),
+        ("RedHatAI/Qwen3-32B-speculator.eagle3", None), ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", None),
+        ("meta", None), ("Instruct", None)])
+    def test_a_checkpoint_s_name_as_servers_and_benchmarks_give_it(self, served, preset):
+        """Names as vLLM's /metrics and benchmark files carry them matched none of these presets."""
+        assert scenario.model_preset(served, PRESETS.models) == preset
+
 
 class TestNewestFirst:
     def test_newest_import_first_in_file_order(self):

@@ -108,10 +108,10 @@ from specviz import settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import memory
 from specviz.model.dtypes import LINEAR_COMPONENTS
-from specviz.scenario import Scenario
+from specviz.scenario import HF_URL, Scenario, hugging_face_id
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
-           "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "hugging_face_id", "speculation_method",
+           "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
            "draft_name", "checkpoint_id", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
 
 Version = tuple[int, int, int]
@@ -168,8 +168,6 @@ _HEAD_NAMES = {"eagle": "EAGLE head", "eagle3": "EAGLE-3 head", "medusa": "Medus
 METHODS = ("draft", "mtp", "suffix", "medusa", "mlp_speculator")
 SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM", "block": "DFLASH"}
 _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
-# A model page's URL, or one of its branch's file tree ("/tree/main"), a file or a download.
-_HF_REPO = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)(?:/(?:tree|blob|resolve)/[\w.\-/]*)?")
 # What a user may give as a checkpoint (target or draft): a Hugging Face id or a local path, nothing a
 # shell would read.
 _CHECKPOINT = re.compile(r"[\w.~/-]{1,200}")
@@ -259,12 +257,6 @@ class Command:
         return " \\\n    ".join(out)
 
 
-def hugging_face_id(model_source: str) -> str | None:
-    """The Hugging Face id (``Qwen/Qwen3-32B``) in a preset's source, None where it names none."""
-    found = _HF_REPO.search(model_source or "")
-    return found[1] if found else None
-
-
 # Model types whose config.json and tokenizer are code shipped in the checkpoint (``auto_map``) that no
 # engine knows by itself: Moonshot's deployment guide for Kimi-K2 and vLLM's recipe for Kimi-K2-Thinking
 # start vLLM and SGLang with --trust-remote-code, TensorRT-LLM's trtllm-serve takes --trust_remote_code.
@@ -290,7 +282,7 @@ def checkpoint_id(text: str) -> str:
         ``command.bad_checkpoint`` if it is not an id or a path (letters, digits, ``_ . - /`` and
         ``~``, at most 200 characters): the text goes into a shell command.
     """
-    if pasted := _HF_REPO.fullmatch(text.rstrip("/")):
+    if pasted := HF_URL.fullmatch(text.rstrip("/")):
         text = pasted[1]
     if not _CHECKPOINT.fullmatch(text):
         raise SpecvizError("command.bad_checkpoint", text=text[:60])

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from specviz import i18n, scenario, settings
-from specviz.advice import commands
 from specviz.model import architecture, dtypes, hf_config
 from specviz.results import export
 from specviz.results.store import Store
@@ -121,7 +120,7 @@ def preset_id(text: str, models: dict[str, architecture.Model], what: str, heads
     ``deepseek-ai/DeepSeek-R1`` is DeepSeek-V3's); a head's name as given."""
     if text in models or text in heads:
         return text
-    by_hub = {(commands.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
+    by_hub = {(scenario.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
     if text.lower() in by_hub:
         return by_hub[text.lower()]
     if found := scenario.model_preset(text, models):
