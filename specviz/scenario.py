@@ -229,12 +229,17 @@ _MODEL_QUALIFIERS = frozenset(("instruct", "chat", "hf", "base", "it", "thinking
 _MODEL_SUFFIX = re.compile(r"\d{4}|\d+k|v[01](\.\d+)+")
 # A model page's URL, or one of its branch's file tree ("/tree/main"), a file or a download.
 HF_URL = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)(?:/(?:tree|blob|resolve)/[\w.\-/]*)?")
-# A GPU's text (lower case, letters and digits only) → the preset it names, beside each preset's own
-# id. A text that names a device without saying which of its presets (an A100 without its memory, an
-# H100 PCIe) names none.
-_GPU_PATTERNS = (("H100-SXM", r"h100(?!.*(pcie|nvl))"), ("H200", r"h200"), ("A100-80GB", r"a100.*80g"),
-                 ("A100-40GB", r"a100.*40g"), ("MI300X", r"mi300x"), ("B200", r"(?<!g)b200"), ("L40S", r"l40s"),
-                 ("RTX-3090", r"3090"))
+# A GPU's text (lower case, each run of other characters one space, a count before it dropped) → the
+# preset it names, beside each preset's own id. A word starts each pattern: GB200 is no B200, GH200
+# (a Grace Hopper's H100) no H200. A text that names a device without saying which of its presets (an
+# A100 without its memory, an H100 PCIe or NVL) names none, nor does a number alone (5090 tokens/s).
+_GPU_PATTERNS = (
+    ("GB300", r"gb300"), ("GB200", r"gb200"), ("B300", r"\bb300"), ("B200", r"\bb200"),
+    ("H100-SXM", r"\bh100(?!.*(pcie|nvl))"), ("H200", r"\bh200"), ("H800", r"\bh800"), ("H20", r"\bh20(?!\d)"),
+    ("A100-80GB", r"\ba100.*80 ?g"), ("A100-40GB", r"\ba100.*40 ?g"), ("A40", r"\ba40(?!\d)"),
+    ("L40S", r"\bl40s"), ("L4", r"\bl4(?![\d.])"), ("RTX-PRO-6000", r"\brtx pro 6000"), ("RTX-5090", r"\brtx ?5090"),
+    ("RTX-4090", r"\brtx ?4090"), ("RTX-3090", r"\brtx ?3090"), ("MI355X", r"\bmi355x"), ("MI325X", r"\bmi325x"),
+    ("MI300X", r"\bmi300x"), ("TPU-v6e", r"\bv6e"), ("Gaudi-3", r"\bgaudi ?3"), ("Trainium2", r"\btrainium ?2|\btrn2"))
 
 
 def model_key(text: str) -> str:
@@ -286,12 +291,15 @@ def model_preset(name: str, models: Mapping[str, architecture.Model]) -> str | N
 
 def gpu_preset(text: str, gpus: Mapping[str, roofline.GPU]) -> str | None:
     """The GPU preset a text names: a preset's own id (``MI355X``, ``GB200``), else the patterns of
-    the common ways to write one (``NVIDIA H100 80GB HBM3`` is ``H100-SXM``); None where none does."""
+    the common ways to write one (``NVIDIA H100 80GB HBM3`` is ``H100-SXM``, ``AMD Instinct MI355X``
+    ``MI355X``, ``8xB200`` ``B200``); None where none does."""
     key = re.sub(r"[^a-z0-9]", "", text.lower())
     own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()): gpu_id for gpu_id in gpus}
     if key in own:
         return own[key]
-    return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, key)), None)
+    # "8x H100", "8xH100s": the count is no part of the name.
+    words = re.sub(r"\b\d+ ?[x×] ?(?=[a-z])", "", re.sub(r"[^a-z0-9×]+", " ", text.lower()))
+    return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, words)), None)
 
 
 def resolve_precision(name: str, weights: Mapping[str, str], kv: str | None) -> dtypes.Precision:
