@@ -440,7 +440,8 @@ class Scenario:
                    load: Mapping[str, ArrayLike] | None = None) -> dict[str, np.ndarray]:
         """:func:`specviz.model.step.step` at a point, on the scenario's hardware, models, split,
         precision, costs, routing overlap and load (or ``load``, its ``prompt_tokens`` and
-        ``output_tokens`` as :attr:`load` gives them: a step carrying other prompts than the load's)."""
+        ``output_tokens`` as :attr:`load` gives them, and a ``prompt_routed_share``: a step carrying
+        other prompts than the load's)."""
         return step.step(self.gpu, self.target, self.draft, batch=batch, gamma=gamma, context=context, alpha=alpha,
                          acceptance_length=acceptance_length, **self.parallel, precision=self.precision,
                          costs=self.costs, routing_overlap=self.routing_overlap, **(self.load if load is None else load))

@@ -117,7 +117,10 @@ def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
     load's other prompts use at ρ = d/c (:func:`prompt_room`, per data-parallel rank; decoding only,
     d = 0). A prompt waits half a step on
     average for the step under way to end, waits W steps for the prompts ahead of it, and takes
-    k = ⌈P/c⌉ steps of its own, each carrying x = max(d, P/k) prompt tokens:
+    k = ⌈P/c⌉ steps of its own, each carrying x = max(d, P/k) prompt tokens on its rank, d on each
+    other data-parallel rank. Such a step lasts as long as its busiest rank: it is priced as if every
+    rank carried x, except in the routed experts, which all ranks share and which see
+    x + (dp − 1)·d of them (decoding only, d = 0: x):
 
     .. math::
 
@@ -153,11 +156,14 @@ def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
         queue = arriving / room_left
         own_steps = np.ceil(prompt / room_left)
         carried = np.maximum(arriving, prompt / own_steps)
-        # A step carrying x prompt tokens is the load's step of B·P/x output tokens (E times as many
-        # speculating, whose verify pass carries E·B·P/O).
+        # A step carrying x prompt tokens on this prompt's rank and the load's d on each other one
+        # lasts as long as its busiest rank: the load's step of B·P/(dp·x) output tokens, as if every
+        # rank carried x (E times as many speculating, whose verify pass carries E·B·P/O), but the
+        # experts all ranks share see x + (dp − 1)·d of them (decoding only, x).
         finishing = np.asarray(batch, dtype=float) * prompt / (carried * scenario.dp)
+        routed_share = (carried + (scenario.dp - 1) * arriving) / (carried * scenario.dp)
         own = scenario.step_times(batch=batch, gamma=g, context=context, alpha=alpha,
-                                  load={"prompt_tokens": prompt,
+                                  load={"prompt_tokens": prompt, "prompt_routed_share": routed_share,
                                         "output_tokens": finishing * (e if side == "spec" else 1.0)})[f"{side}_s"]
         wait = queue * (prompt / room_left) / (2.0 * (1.0 - queue))
         even = 0.5 * step_s + own_steps * own

@@ -24,11 +24,13 @@ class TestLoadWorkloads:
         assert {w.source for w in presets.values() if w.id != "coding_assistant"} == {"illustrative"}
 
 
-def own_step(scenario, batch, gamma, context, prompt, carried, alpha=0.8):
-    """A plain and a speculative step carrying ``carried`` tokens of a ``prompt`` (per data-parallel
-    rank, as workload.first_token's own steps), by step.step's steady load: B·P/O tokens a plain step."""
-    timed = dict(tp=scenario.tp, dp=scenario.dp, precision=scenario.precision, costs=scenario.costs,
-                 routing_overlap=scenario.routing_overlap)
+def own_step(scenario, batch, gamma, context, prompt, carried, alpha=0.8, routed=None):
+    """A plain and a speculative step carrying ``carried`` tokens of a ``prompt`` on each data-parallel
+    rank, ``routed`` of them in all reaching the experts (default: every rank's), by step.step's steady
+    load: B·P/O tokens a plain step."""
+    timed = dict(**scenario.parallel, precision=scenario.precision, costs=scenario.costs,
+                 routing_overlap=scenario.routing_overlap,
+                 prompt_routed_share=1.0 if routed is None else routed / (carried * scenario.dp))
     finishing = batch * prompt / (carried * scenario.dp)
     e = float(expected_tokens(alpha, gamma))
     plain = step.step(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
@@ -70,6 +72,40 @@ class TestFirstToken:
         assert float(r["ttft_spec_even_s"]) == pytest.approx(0.5 * float(steps["spec_s"]) + spec, rel=1e-4)
         assert float(r["ttft_spec_s"] - r["ttft_spec_even_s"]) == pytest.approx(wait * float(steps["spec_s"]), rel=1e-3)
         assert float(r["ttft_spec_s"]) > 2 * float(r["ttft_plain_s"])
+
+    def test_with_data_parallel_attention_the_experts_see_each_rank_s_own_prompts(self):
+        # DeepSeek-V3 + MTP on 8 H200s, attention in 8 ranks: a 4,000-token prompt arrives at one rank
+        # (8,192 tokens of budget: one step). That rank sets the step's time, as if each carried 4,000;
+        # the experts see its 4,000 alone, decoding only, and 4,000 + 7·160 under a load of 64 requests
+        # of 2,000 in and 100 out (each rank's own 8·2,000/100 = 160 a step).
+        dp8 = make_scenario(gpu="H200", target="DeepSeek-V3", draft="mtp", tp="1", dp="8", ep="on", gamma="1")
+        r = workload.first_token(dp8, 0.8, 1, 64, 4000, 2000)
+        steps = dp8.step_times(batch=64, gamma=1, context=2000, alpha=0.8)
+        plain, spec = own_step(dp8, 64, 1, 2000, 4000, 4000, routed=4000)
+        assert float(r["ttft_plain_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + plain)
+        assert float(r["ttft_spec_s"]) == pytest.approx(0.5 * float(steps["spec_s"]) + spec)
+        every_rank, _ = own_step(dp8, 64, 1, 2000, 4000, 4000)  # the experts priced for 8·4,000 tokens
+        one_rank, _ = own_step(dp8, 64, 1, 2000, 4000, 4000 / 8)  # the attention for 4,000 over all ranks
+        assert one_rank < plain < every_rank
+        load = scenario.steady_load(replace(dp8, batch=64), 2000, 100)
+        r = workload.first_token(load, 0.8, 1, 64, 4000, load.context)
+        assert float(r["prompts_plain"]) == pytest.approx(160)
+        steps = load.step_times(batch=64, gamma=1, context=load.context, alpha=0.8)
+        plain, _ = own_step(load, 64, 1, load.context, 4000, 4000, routed=4000 + 7 * 160)
+        assert float(r["ttft_plain_even_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + plain)
+
+    def test_a_routed_share_of_one_is_the_load_s_step(self):
+        load = scenario.steady_load(replace(SCENARIO, batch=16), 2000, 100)
+        moe = make_scenario(target="Qwen3-30B-A3B", draft="Qwen3-0.6B", tp="1")
+        for chosen in (load, moe):
+            plain = chosen.step_times(batch=16, gamma=4, context=1000, alpha=0.8,
+                                      load={"prompt_tokens": 2000, "output_tokens": 100})
+            shared = chosen.step_times(batch=16, gamma=4, context=1000, alpha=0.8,
+                                       load={"prompt_tokens": 2000, "output_tokens": 100, "prompt_routed_share": 1.0})
+            assert all(np.array_equal(plain[k], shared[k]) for k in ("plain_s", "spec_s"))
+        half = moe.step_times(batch=16, gamma=4, context=1000, alpha=0.8,
+                              load={"prompt_tokens": 2000, "output_tokens": 100, "prompt_routed_share": 0.5})
+        assert float(half["plain_s"]) < float(plain["plain_s"])
 
     def test_prompts_faster_than_the_budget_admits_them_never_get_a_first_token(self):
         # At 256 the speculative steps would take 17,203 prompt tokens into 6,912 of room.

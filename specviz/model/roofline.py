@@ -203,7 +203,7 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
 def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike, context: ArrayLike = 0, *,
                  precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
                  dense_copies: float = 1.0, routed_tokens: ArrayLike | None = None, prefill_tokens: ArrayLike = 0.0,
-                 prefill_positions: ArrayLike = 0.0) -> dict[str, np.ndarray]:
+                 prefill_positions: ArrayLike = 0.0, prefill_routed: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """What :func:`forward_pass` computes before its shares of peak and overlap: ``flops``, ``bytes``
     and ``compute``, Σ FLOPs_c / peak_c over the matmuls and the attention at their peaks (TFLOPS), so
     that the seconds at full peak are compute / 10¹². Many sets of those knobs (a band's draws) time
@@ -219,7 +219,10 @@ def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     LM head: only each request's last position is sampled) and L_p = ``prefill_positions``; the writes of their p cache entries and their gathered embedding rows, and they are
     routed too, so that the experts read are those of T + p tokens. A chunk reads its prompt's earlier
     cache once, not once per token: those reads, and a linear-attention layer's state, are left out
-    (a few hundred MB a step beside the weights).
+    (a few hundred MB a step beside the weights). ``prefill_routed`` (None: p) are those of them
+    that reach the routed experts, in their matmuls and the experts they read: fewer where p prices
+    the busiest of several data-parallel attention ranks as if every rank carried its prompt tokens
+    (:func:`specviz.workload.first_token`), while the experts, shared by all ranks, see each rank's own.
 
     Raises
     ------
@@ -243,17 +246,19 @@ def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     mixed = bool(prefill.any())
     untied_input = 0 if model.tied_embeddings else model.embedding_params
     flops, compute, weights = 0.0, 0.0, 0.0
+    routed_prefill = prefill if prefill_routed is None or not mixed else _check_range(prefill_routed, "prefill_tokens", 0)
     for component in COMPONENTS:
         weight_format = precision.weight_format(model, component)
+        carried = routed_prefill if component == "experts" else prefill
         matmul = 2.0 * (model.active[component] - (untied_input if component == "embeddings" else 0)) * (
-            tokens + prefill if mixed and component != "embeddings" else tokens)
+            tokens + carried if mixed and component != "embeddings" else tokens)
         flops, compute = flops + matmul, compute + matmul / gpu.peak(weight_format.compute)
         read = float(model.params[component])
         if component == "embeddings":
             read = read - untied_input + (tokens + prefill if mixed else tokens) * model.hidden_size
         elif component == "experts" and model.num_experts:
             routed = tokens if routed_tokens is None else routed_tokens
-            routed = routed + prefill if mixed else routed
+            routed = routed + routed_prefill if mixed else routed
             read = read * experts_touched(model, routed) / model.num_experts
         if component != "experts":
             read = read * dense_copies

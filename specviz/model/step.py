@@ -321,7 +321,7 @@ def pass_time(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
 def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike, context: ArrayLike = 0, *,
               tp: int = 1, dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
               link_gb_s: float | None = None, routed_tokens: ArrayLike | None = None, prefill_tokens: ArrayLike = 0.0,
-              prefill_positions: ArrayLike = 0.0) -> dict:
+              prefill_positions: ArrayLike = 0.0, prefill_routed: ArrayLike | None = None) -> dict:
     """What a pass does, before the costs that time it (:func:`pass_seconds`): its roofline work on the
     ``tp·dp`` devices as one (:func:`specviz.model.roofline.forward_work`), its tokens, its layers and
     its collectives as (how many, seconds of each one's transfer on the link per token in the pass:
@@ -330,7 +330,8 @@ def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     what this raises. ``prefill_tokens`` (each reading ``prefill_positions`` cached positions) are
     prompt tokens of other requests carried by the same pass (:func:`step`): in its roofline work and
     its collectives (``prefill``), not in the per-token cost of the decoded tokens (``tokens``), which
-    pays for sampling."""
+    pays for sampling; ``prefill_routed`` of them reach the routed experts
+    (:func:`specviz.model.roofline.forward_work`)."""
     for value in (tp, dp):
         if value < 1 or int(value) != value:
             raise InputError("step.tp_whole")
@@ -338,7 +339,7 @@ def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
     device = tensor_parallel_device(gpu, devices)
     work = roofline.forward_work(device, model, batch, new_tokens, context, precision=precision, tensor_split=tp,
                                  dense_copies=dp, routed_tokens=routed_tokens, prefill_tokens=prefill_tokens,
-                                 prefill_positions=prefill_positions)
+                                 prefill_positions=prefill_positions, prefill_routed=prefill_routed)
     tokens = np.asarray(batch, dtype=float) * np.asarray(new_tokens, dtype=float)
     link = Costs(link_gb_s=link_gb_s)
     collectives = []
@@ -376,7 +377,8 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
          tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1, dp: int = 1, ep: bool = False,
          precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
          expert_tax: bool = True, broadcast: bool = True, prompt_tokens: ArrayLike = 0,
-         output_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0) -> dict[str, np.ndarray]:
+         output_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0,
+         prompt_routed_share: ArrayLike = 1.0) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::
@@ -424,7 +426,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     the prefill into each step: its gain in time per output token shrinks toward 1 as prefill
     dominates. The draft's own pass over the prompt tokens (vLLM's EAGLE and MTP proposers run over
     every scheduled token) is left out: one layer of the target's, about 1/layers of its prefill.
-    P = 0, the default, is decode only.
+    P = 0, the default, is decode only. ``prompt_routed_share`` of the prompt tokens reach the routed
+    experts (1, the default; less for a step priced by its busiest data-parallel rank:
+    :func:`specviz.workload.first_token`).
 
     Returns
     -------
@@ -457,7 +461,8 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     t = step_seconds(step_work(gpu, target, draft, batch=batch, gamma=g, context=context, tree_tokens=nodes,
                                draft_width=draft_width, tp=tp, dp=dp, ep=ep, precision=precision,
                                link_gb_s=costs.link_gb_s, expert_tax=expert_tax, prompt_tokens=prompt_tokens,
-                               output_tokens=output_tokens, expected_tokens=e, routing_overlap=routing_overlap),
+                               output_tokens=output_tokens, expected_tokens=e, routing_overlap=routing_overlap,
+                               prompt_routed_share=prompt_routed_share),
                      costs)
     plain, verify, one_draft, spec_s = t["plain_s"], t["verify_s"], t["draft_s"], t["spec_s"]
     plain_pass, verify_pass = t["plain_pass"], t["verify_pass"]
@@ -487,7 +492,8 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
               context: ArrayLike = 0, tree_tokens: ArrayLike | None = None, draft_width: ArrayLike = 1, tp: int = 1,
               dp: int = 1, ep: bool = False, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"],
               link_gb_s: float | None = None, expert_tax: bool = True, prompt_tokens: ArrayLike = 0,
-              output_tokens: ArrayLike = 1, expected_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0) -> dict:
+              output_tokens: ArrayLike = 1, expected_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0,
+              prompt_routed_share: ArrayLike = 1.0) -> dict:
     """What a step's passes do, before the costs that time them (:func:`pass_work`): ``plain``, ``verify``
     over n = ``tree_tokens`` positions a sequence (γ + 1 for a chain) and ``draft`` (None for a draft on
     the host), with ``gamma`` and ``parallel`` (one draft pass for all γ positions). The arguments are
@@ -507,7 +513,9 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     prompt = np.asarray(prompt_tokens, dtype=float)
     per_step = b * prompt / np.asarray(output_tokens, dtype=float) if prompt.any() else 0.0
     mixed = dict(prefill_positions=0.5 * (prompt + 1.0))
-    plain = pass_work(gpu, target, b, 1.0, ctx, **timed, prefill_tokens=per_step, **mixed)
+    share = np.asarray(prompt_routed_share, dtype=float)
+    plain = pass_work(gpu, target, b, 1.0, ctx, **timed, prefill_tokens=per_step, prefill_routed=per_step * share,
+                      **mixed)
     overlap = np.asarray(routing_overlap, dtype=float)
     if not expert_tax:
         routed = b
@@ -515,8 +523,9 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
         routed = verify_routed_tokens(b, nodes, overlap)
     else:
         routed = None
-    verify = pass_work(gpu, target, b, nodes, ctx, **timed, routed_tokens=routed,
-                       prefill_tokens=per_step * np.asarray(expected_tokens, dtype=float), **mixed)
+    verify_prefill = per_step * np.asarray(expected_tokens, dtype=float)
+    verify = pass_work(gpu, target, b, nodes, ctx, **timed, routed_tokens=routed, prefill_tokens=verify_prefill,
+                       prefill_routed=verify_prefill * share, **mixed)
     draft_context = ctx if draft.kv_budget is None else np.minimum(ctx, draft.kv_budget)
     width = np.asarray(draft_width, dtype=float)
     drafting = drafter(target, draft)
