@@ -498,3 +498,20 @@ class TestSentencesAsVendorsWriteThem:
         check = claims.check_claim(make_scenario(), claims.Claim(1.5, batch=1), GAMMA_MAX, BATCH_MAX)
         (acceptance,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
         assert acceptance.params["shown"] >= acceptance.params["alpha"] > acceptance.params["shown"] - 0.01
+
+
+class TestPublishedSentences:
+    """Sentences of 2025–2026 posts about speculative decoding, pasted word for word, and what the
+    Claims page and specviz claim had read from them."""
+
+    @pytest.mark.parametrize("sentence, speedup, draft", [
+        # Red Hat Developer, July 2025: had been read as EAGLE (the first head), not EAGLE-3.
+        ("vLLM now supports Eagle 3 for speculative decoding, boosting inference performance by up to 2.5X "
+         "across diverse scenarios.", 2.5, "eagle3"),
+        ("EAGLE 3.1 delivers 1.5x faster decoding on H200", 1.5, "eagle3"),
+        # A figure after the name is the figure, not the name's "3".
+        ("EAGLE 3x faster on H100", 3.0, "eagle"),
+    ])
+    def test_eagle_3_written_with_a_space_is_eagle_3(self, sentence, speedup, draft):
+        read = claims.read_sentence(sentence, PRESETS)
+        assert (read.speedup, read.draft) == (speedup, draft)

@@ -242,7 +242,8 @@ _NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|s
 _SPEED_WORDS = re.compile(r"faster|speed-?up|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh|tăng\s+tốc",
                           re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
-_METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r"\bmtp\b|multi-token prediction"),
+# "EAGLE 3" (and "Eagle 3.1") as often as "EAGLE-3", but not the figure of "EAGLE 3x faster".
+_METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle(?:-?3|\s3(?![\d,]*(?:\.\d+)?\s*(?:[x×%]|times\b|lần\b)))"), ("mtp", r"\bmtp\b|multi-token prediction"),
                  ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
                  ("suffix", r"suffix decoding"), ("ngram", r"\bn-?gram\b|prompt lookup"), ("eagle", r"\beagle\b"))
 # Words that make the method after them the figure's baseline, not its method: "1.69x over EAGLE-3",
