@@ -515,3 +515,17 @@ class TestPublishedSentences:
     def test_eagle_3_written_with_a_space_is_eagle_3(self, sentence, speedup, draft):
         read = claims.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.draft) == (speedup, draft)
+
+    @pytest.mark.parametrize("sentence, gpu", [
+        # Presets whose names are two or three words had been missed, and asked for ("names no GPU
+        # that specviz knows"); the Fixstars post's card among them.
+        ("1.8x faster on RTX PRO 6000 Blackwell for gpt-oss-120b with EAGLE-3", "RTX-PRO-6000"),
+        ("Up to 2x faster decoding on A100 80GB with Llama 3.1 8B", "A100-80GB"),
+        ("2x faster on TPU v6e", "TPU-v6e"),
+        ("2x faster on Gaudi 3 for Llama 3.1 70B", "Gaudi-3"),
+        ("2x faster on H100 SXM", "H100-SXM"),
+        ("MTP gives 1.8x speedup for DeepSeek-R1 on 8x H200 at 32 concurrent requests", "H200"),
+    ])
+    def test_a_gpu_named_in_several_words_is_read(self, sentence, gpu):
+        read = claims.read_sentence(sentence, PRESETS)
+        assert read.gpu == gpu and "hardware" not in read.unstated

@@ -294,6 +294,21 @@ def named_methods(words: str) -> list[tuple[str, bool]]:
     return [(kind, baseline) for _, kind, baseline in sorted(found)]
 
 
+def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
+    """The first GPU preset a sentence's words name: a run of two or three words that spells a
+    preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
+    (:func:`specviz.scenario.gpu_preset`: "H100", "8xB200"); None where none does."""
+    own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
+    for start, token in enumerate(tokens):
+        for length in (3, 2):
+            span = " ".join(tokens[start:start + length])
+            if len(tokens) - start >= length and re.sub(r"[^a-z0-9]", "", span.lower()) in own:
+                return gpu_preset(span, presets.gpus)
+        if found := gpu_preset(token, presets.gpus):
+            return found
+    return None
+
+
 def read_sentence(text: str, presets: Presets) -> SentenceReading:
     """A claim's whole sentence read: "Up to 3.2x faster decoding with speculative decoding on H100
     (Llama-3.1-70B, EAGLE-3)" states 3.2×, an H100, Llama-3.1-70B and an EAGLE-3 head, and leaves
@@ -322,7 +337,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     speedup = parse_claim(figure.group(0))
     spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
     target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
-    gpu = next((g for g in (gpu_preset(token, presets.gpus) for token in tokens) if g), None)
+    gpu = _named_gpu(tokens, presets)
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), None)
