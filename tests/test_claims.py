@@ -529,3 +529,19 @@ class TestPublishedSentences:
     def test_a_gpu_named_in_several_words_is_read(self, sentence, gpu):
         read = claims.read_sentence(sentence, PRESETS)
         assert read.gpu == gpu and "hardware" not in read.unstated
+
+    @pytest.mark.parametrize("sentence", [
+        # Red Hat on gpt-oss-120B: a cost had been read as a 1.19x speedup, and judged.
+        "Red Hat benchmarked gpt-oss-120B with Eagle3 speculative decoding on vLLM v0.13.0 and measured a 19.4% "
+        "reduction in cost per 1M output tokens on H200 GPUs running SWE-bench workloads.",
+        # Half the latency is 2x, not the 1.5x that "50% faster" would be.
+        "50% lower latency with speculative decoding on H100",
+    ])
+    def test_a_percentage_of_a_reduction_is_not_read_as_a_speedup(self, sentence):
+        with pytest.raises(SpecvizError) as raised:
+            claims.read_sentence(sentence, PRESETS)
+        assert raised.value.key == "claims.unreadable"
+
+    def test_a_speedup_beside_a_reduction_is_read(self):
+        assert claims.read_sentence("30% lower cost and 2x faster decoding on H100", PRESETS).speedup == 2.0
+        assert claims.read_sentence("2x lower latency on H100 with EAGLE-3", PRESETS).speedup == 2.0

@@ -239,6 +239,9 @@ _SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-
 # "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
 _NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost))",
                         re.IGNORECASE)
+# A percentage of a reduction ("19.4% reduction in cost", "50% lower latency") is not a percentage faster:
+# read as one it would be a speedup of 1.194× or 1.5× (half the latency is 2×). Left unread.
+_REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giảm)\b", re.IGNORECASE)
 _SPEED_WORDS = re.compile(r"faster|speed-?up|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh|tăng\s+tốc",
                           re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
@@ -329,6 +332,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
     figures = [f for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)
                if not _NOT_SPEED.match(unbatched, f.end())
+               and not (f.group(0).endswith("%") and _REDUCTION.match(unbatched, f.end()))
                and not gpu_preset((unbatched[f.end():].split() or [""])[0], presets.gpus)]
     near = [f for f in figures if _SPEED_WORDS.search(unbatched[f.end():f.end() + 24])]
     figure = (near or figures or [None])[0]
