@@ -242,8 +242,8 @@ _NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|s
 # A percentage of a reduction ("19.4% reduction in cost", "50% lower latency") is not a percentage faster:
 # read as one it would be a speedup of 1.194× or 1.5× (half the latency is 2×). Left unread.
 _REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giảm)\b", re.IGNORECASE)
-_SPEED_WORDS = re.compile(r"faster|speed-?up|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh|tăng\s+tốc",
-                          re.IGNORECASE)
+_SPEED_WORDS = re.compile(r"faster|speed-?up|accelerat|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh"
+                          r"|tăng\s+tốc", re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
 # "EAGLE 3" (and "Eagle 3.1") as often as "EAGLE-3", but not the figure of "EAGLE 3x faster".
 _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle(?:-?3|\s3(?![\d,]*(?:\.\d+)?\s*(?:[x×%]|times\b|lần\b)))"), ("mtp", r"\bmtp\b|multi-token prediction"),
