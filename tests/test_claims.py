@@ -552,3 +552,20 @@ class TestPublishedSentences:
         read = claims.read_sentence("DFlash achieves up to 6.17× lossless acceleration for Qwen3-8B, nearly 2.5× "
                                     "faster than the state-of-the-art speculative decoding method EAGLE-3", PRESETS)
         assert (read.speedup, read.draft) == (6.17, "block")
+
+    @pytest.mark.parametrize("sentence, speedup", [
+        # The SpecForge paper's abstract: a speed of training had been checked as a 9.9x decoding claim.
+        ("SpecForge incorporates target-draft decoupling, hybrid parallelism, optimized training kernels, and "
+         "integration with production-grade inference engines, enabling up to 9.9x faster EAGLE-3 training for "
+         "Qwen3-235B-A22B.", None),
+        ("up to 9.9x faster EAGLE-3 training and 2x faster decoding on H100", 2.0),
+        ("3x faster to train, 2x faster to decode", 2.0),
+        ("2x speedup after training the draft on H100", 2.0),
+    ])
+    def test_a_speed_of_training_is_not_a_speedup_of_decoding(self, sentence, speedup):
+        if speedup is None:
+            with pytest.raises(SpecvizError) as raised:
+                claims.read_sentence(sentence, PRESETS)
+            assert raised.value.key == "claims.unreadable"
+        else:
+            assert claims.read_sentence(sentence, PRESETS).speedup == speedup

@@ -237,8 +237,9 @@ _SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-
                                   r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)
 # Words after a figure that make it something else than a speedup: a count of devices ("8x H100s",
 # "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
-_NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost))",
-                        re.IGNORECASE)
+# A speed of training ("9.9x faster EAGLE-3 training", "3x faster to train") is not one of decoding.
+_NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost)"
+                        r"|(?:faster|speed-?up\s+(?:in|of|for))\s+(?:[\w.\-]+\s+)?(?:training|train)\b)", re.IGNORECASE)
 # A percentage of a reduction ("19.4% reduction in cost", "50% lower latency") is not a percentage faster:
 # read as one it would be a speedup of 1.194× or 1.5× (half the latency is 2×). Left unread.
 _REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giảm)\b", re.IGNORECASE)
