@@ -577,3 +577,19 @@ class TestPublishedSentences:
             assert raised.value.key == "claims.unreadable"
         else:
             assert claims.read_sentence(sentence, PRESETS).speedup == speedup
+
+    @pytest.mark.parametrize("sentence, batch", [
+        # "single request" is how posts say batch 1; it had been asked for ("At what batch...?").
+        ("Speculative decoding gives 2x speedup on a single request on H100", 1),
+        ("2x faster for a single user on B200", 1),
+        ("Tăng tốc 2 lần cho một người dùng trên H100", 1),
+        ("2x faster on a single GPU", None),
+    ])
+    def test_a_single_request_is_batch_1(self, sentence, batch):
+        read = claims.read_sentence(sentence, PRESETS)
+        assert (read.speedup, read.batch) == (2.0, batch)
+        assert ("batch" in read.unstated) == (batch is None)
+
+    def test_a_single_request_in_the_claims_field(self):
+        assert claims.parse_claim("2.5x, single request") == 2.5
+        assert claims.claimed_batch("2.5x, single request") == 1

@@ -73,11 +73,13 @@ _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s
                     rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
-# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128".
-_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với)\s+)?"
+# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
+# and batch 1 said in words: "a single request", "a single user", "một request".
+_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
                     r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,7})"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
-                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency))\b",
+                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency)"
+                    r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
@@ -216,7 +218,7 @@ def parse_claim(text: str) -> float:
 
 def claimed_batch(text: str) -> int | None:
     """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
-    requests"), or None where they name none (or name 0).
+    requests", 1 for "a single request"), or None where they name none (or name 0).
 
     Raises
     ------
@@ -224,7 +226,7 @@ def claimed_batch(text: str) -> int | None:
         ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`.
     """
     found = _BATCH.search(_words(text))
-    batch = int(found["batch"] or found["concurrent"]) if found else 0
+    batch = (1 if found["single"] else int(found["batch"] or found["concurrent"])) if found else 0
     return batch or None
 
 
