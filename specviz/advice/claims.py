@@ -73,11 +73,13 @@ _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s
                     rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
-# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128".
-_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với)\s+)?"
+# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
+# and batch 1 said in words: "a single request", "a single user", "một request".
+_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
                     r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,7})"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
-                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency))\b",
+                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency)"
+                    r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
@@ -216,7 +218,7 @@ def parse_claim(text: str) -> float:
 
 def claimed_batch(text: str) -> int | None:
     """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
-    requests"), or None where they name none (or name 0).
+    requests", 1 for "a single request"), or None where they name none (or name 0).
 
     Raises
     ------
@@ -224,7 +226,7 @@ def claimed_batch(text: str) -> int | None:
         ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`.
     """
     found = _BATCH.search(_words(text))
-    batch = int(found["batch"] or found["concurrent"]) if found else 0
+    batch = (1 if found["single"] else int(found["batch"] or found["concurrent"])) if found else 0
     return batch or None
 
 
@@ -237,12 +239,21 @@ _SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-
                                   r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)
 # Words after a figure that make it something else than a speedup: a count of devices ("8x H100s",
 # "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
-_NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost))",
-                        re.IGNORECASE)
-_SPEED_WORDS = re.compile(r"faster|speed-?up|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh|tăng\s+tốc",
-                          re.IGNORECASE)
+# A speed of training ("9.9x faster EAGLE-3 training", "3x faster to train") is not one of decoding.
+_NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost)"
+                        r"|(?:faster|speed-?up\s+(?:in|of|for))\s+(?:[\w.\-]+\s+)?(?:training|train)\b)", re.IGNORECASE)
+# A percentage of a reduction ("19.4% reduction in cost", "50% lower latency") is not a percentage faster:
+# read as one it would be a speedup of 1.194× or 1.5× (half the latency is 2×). Left unread.
+_REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giảm)\b", re.IGNORECASE)
+# The same said before the figure: "reduces cost by 19.4%", "cuts latency by 50%", and Vietnamese, whose
+# verb comes first, "giảm 19,4% chi phí" or "giảm chi phí 19,4%".
+_REDUCED_BY = re.compile(r"(?:\breduc\w*|\bcut\w*|\blower\w*|\bdecreas\w*|giảm)(?:\s+[^\s,;:.]+){0,2}?(?:\s+by)?\s*$",
+                         re.IGNORECASE)
+_SPEED_WORDS = re.compile(r"faster|speed-?up|accelerat|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh"
+                          r"|tăng\s+tốc", re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
-_METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle-?3"), ("mtp", r"\bmtp\b|multi-token prediction"),
+# "EAGLE 3" (and "Eagle 3.1") as often as "EAGLE-3", but not the figure of "EAGLE 3x faster".
+_METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle(?:-?3|\s3(?![\d,]*(?:\.\d+)?\s*(?:[x×%]|times\b|lần\b)))"), ("mtp", r"\bmtp\b|multi-token prediction"),
                  ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
                  ("suffix", r"suffix decoding"), ("ngram", r"\bn-?gram\b|prompt lookup"), ("eagle", r"\beagle\b"))
 # Words that make the method after them the figure's baseline, not its method: "1.69x over EAGLE-3",
@@ -293,6 +304,21 @@ def named_methods(words: str) -> list[tuple[str, bool]]:
     return [(kind, baseline) for _, kind, baseline in sorted(found)]
 
 
+def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
+    """The first GPU preset a sentence's words name: a run of two or three words that spells a
+    preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
+    (:func:`specviz.scenario.gpu_preset`: "H100", "8xB200"); None where none does."""
+    own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
+    for start, token in enumerate(tokens):
+        for length in (3, 2):
+            span = " ".join(tokens[start:start + length])
+            if len(tokens) - start >= length and re.sub(r"[^a-z0-9]", "", span.lower()) in own:
+                return gpu_preset(span, presets.gpus)
+        if found := gpu_preset(token, presets.gpus):
+            return found
+    return None
+
+
 def read_sentence(text: str, presets: Presets) -> SentenceReading:
     """A claim's whole sentence read: "Up to 3.2x faster decoding with speculative decoding on H100
     (Llama-3.1-70B, EAGLE-3)" states 3.2×, an H100, Llama-3.1-70B and an EAGLE-3 head, and leaves
@@ -313,6 +339,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
     figures = [f for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)
                if not _NOT_SPEED.match(unbatched, f.end())
+               and not (f.group(0).endswith("%") and (_REDUCTION.match(unbatched, f.end())
+                                                      or _REDUCED_BY.search(unbatched[max(0, f.start() - 40):f.start()])))
                and not gpu_preset((unbatched[f.end():].split() or [""])[0], presets.gpus)]
     near = [f for f in figures if _SPEED_WORDS.search(unbatched[f.end():f.end() + 24])]
     figure = (near or figures or [None])[0]
@@ -321,7 +349,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     speedup = parse_claim(figure.group(0))
     spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
     target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
-    gpu = next((g for g in (gpu_preset(token, presets.gpus) for token in tokens) if g), None)
+    gpu = _named_gpu(tokens, presets)
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), None)
