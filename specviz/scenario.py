@@ -264,8 +264,11 @@ def hugging_face_id(model_source: str) -> str | None:
 
 # Checkpoints of another's architecture, by key: DeepSeek-R1 (R1-0528's key too, its date dropped),
 # V3.1 and V3.1-Terminus ship DeepSeek-V3's config.json (model_type deepseek_v3, 61 layers, 256 routed
-# experts), as V3-0324 does under V3's own key.
-_SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekv31": "deepseekv3", "deepseekv31terminus": "deepseekv3"}
+# experts), as V3-0324 does under V3's own key; Llama 3.3 70B's is Llama 3.1 70B's (80 layers, hidden
+# 8,192, 64 heads of which 8 KV), Qwen3-Coder-30B-A3B's Qwen3-30B-A3B's (48 layers, 128 experts, 8 a
+# token) but for its longer positions.
+_SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekv31": "deepseekv3", "deepseekv31terminus": "deepseekv3",
+                      "llama3370b": "llama3170b", "qwen3coder30ba3b": "qwen330ba3b"}
 
 
 def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:

@@ -114,6 +114,8 @@ class TestModelPreset:
         ("microsoft/Phi-3-mini-4k-instruct", "Phi-3-mini"), ("mistralai/Mixtral-8x7B-Instruct-v0.1", "Mixtral-8x7B"),
         ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", "TinyLlama-1.1B"),
         ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "Mistral-Small-3.1-24B"),
+        # Checkpoints of another's architecture.
+        ("meta-llama/Llama-3.3-70B-Instruct", "Llama-3.1-70B"), ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "Qwen3-30B-A3B"),
         # Another architecture keeps its own words: a version's number, a head, a distilled model.
         ("deepseek-ai/DeepSeek-V3.2", "DeepSeek-V3.2"), ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", None),
         ("RedHatAI/Qwen3-32B-speculator.eagle3", None), ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", None),
