@@ -1283,6 +1283,7 @@ class TestExplorerPage:
         assert not at.exception, [e.value for e in at.exception]
         # Below the last upload's reports, which stay until the next upload.
         assert at.success[-1].value == md("exp.removed_import", "en", file="sd.json", runs=1)
+        assert at.success[-1].value.endswith("removed: 1 run and its per-request rows.")  # was "1 run and their"
         assert list(at.dataframe[0].value["File"]) == ["results.jsonl"] * 9  # the table counts 9 runs, not 10
         chooser = at.selectbox(key="remove_import")
         assert [o.split(" (")[0] for o in chooser.options] == ["results.jsonl"] and chooser.value is None
