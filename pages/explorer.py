@@ -164,12 +164,14 @@ def show_load() -> None:
                                       required=True, format_func=lambda a: t(f"col.{a}", lang), key="load_axis",
                                       help=t("exp.axis_help", lang))
     placed = explorer.on_load_axis(shown, axis)
+    # The other axis as its button names it, in the reader's language: the messages send the reader there.
+    other_axis = next(a for a in explorer.LOAD_AXES if a != axis)
     group = controls.selectbox(
         t("exp.group_by", lang), [*explorer.GROUP_COLUMNS, *explorer.extra_keys(placed)], key="load_group", width=280,
         format_func=lambda k: t("exp.group.extra", lang, field=group_title(k)) if k.startswith(explorer.EXTRA_PREFIX)
         else group_title(k), help=t("exp.group_by_help", lang))
     if placed.empty:
-        st.info(t(f"exp.no_axis.{axis}", lang))
+        st.info(t(f"exp.no_axis.{axis}", lang, axis=t(f"col.{other_axis}", lang)))
     else:
         lines = explorer.with_group(placed, group)
         peaks = explorer.sweep_peaks(lines)
@@ -197,7 +199,7 @@ def show_load() -> None:
         table = at_once[["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]]
         titled_dataframe(table, lang, column_config=number_columns(table))
     if not (elsewhere := explorer.other_axis_runs(shown, axis)).empty:
-        st.info(t(f"exp.other_axis.{axis}", lang, runs=len(elsewhere)))
+        st.info(t(f"exp.other_axis.{axis}", lang, runs=len(elsewhere), axis=t(f"col.{other_axis}", lang)))
     if not (no_load := explorer.runs_without_load(shown)).empty:
         st.info(t("exp.no_load", lang, runs=len(no_load)))
         titled_dataframe(no_load[["series", "source_file"]], lang)

@@ -1230,6 +1230,18 @@ class TestExplorerPage:
         assert not any("have a concurrency, not a request rate" in i.value for i in at.info)  # no example counted
         assert any("1 run has neither a concurrency nor a request rate" in i.value for i in at.info)
 
+    @pytest.mark.parametrize("lang", ["en", "vi"])
+    def test_the_other_axis_is_named_as_its_button_is(self, lang):
+        # The Vietnamese said "chuyển trục sang Request rate", a button the Vietnamese page does not have.
+        at = explorer_app(i18n.t("exp.tab.load", lang), lang=lang)
+        upload(at, ("rates.csv", b"request_rate,output_throughput\n1,100\n2,180\n", "text/csv"))
+        button = i18n.t("col.request_rate", lang)
+        assert button in [o for o in at.segmented_control(key="load_axis").options]
+        # No run on the concurrency axis, two on the other: both messages name its button.
+        said = [i.value for i in at.info if f"“{button}”" in i.value]
+        assert said == [i18n.t("exp.no_axis.concurrency", lang, axis=button),
+                        i18n.t("exp.other_axis.concurrency", lang, runs=2, axis=button)]
+
     def test_a_legend_entry_without_a_line_is_explained(self):
         at = explorer_app("By load")
         upload(at, ("itl.csv", b"label,concurrency,output_throughput,p50_itl_ms\nmine,1,100,9\nmine,2,180,10\n"
@@ -1271,6 +1283,7 @@ class TestExplorerPage:
         assert not at.exception, [e.value for e in at.exception]
         # Below the last upload's reports, which stay until the next upload.
         assert at.success[-1].value == md("exp.removed_import", "en", file="sd.json", runs=1)
+        assert at.success[-1].value.endswith("removed: 1 run and its per-request rows.")  # was "1 run and their"
         assert list(at.dataframe[0].value["File"]) == ["results.jsonl"] * 9  # the table counts 9 runs, not 10
         chooser = at.selectbox(key="remove_import")
         assert [o.split(" (")[0] for o in chooser.options] == ["results.jsonl"] and chooser.value is None

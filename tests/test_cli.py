@@ -411,6 +411,20 @@ class TestStoreCommands:
         code, out, err = run(capsys, "query", "DELETE FROM runs", "--db", db)
         assert code == 2 and out == "" and "DELETE" in err and err.count("\n") == 1
 
+    def test_query_sums_and_decimals_are_json_numbers(self, capsys, tmp_path):
+        """sum() of an integer column (HUGEINT) and a literal such as 1.5 (DECIMAL) were printed as
+        JSON strings ("n": "9"), where every other figure is a number."""
+        db = str(tmp_path / "c.duckdb")
+        run(capsys, "ingest", str(SAMPLES / "vllm_bench_nerdalert.jsonl"), "--db", db)
+        code, out, _ = run(capsys, "query", "SELECT sum(num_requests) AS n, 1.5 AS x, 0.125 AS y, "
+                                            "NULL::DECIMAL(9, 2) AS none, (2::HUGEINT << 100) AS big FROM runs", "--db", db)
+        # The file's nine runs: three of 300 requests and six of 900.
+        assert code == 0 and json.loads(out) == [{"n": 6300, "x": 1.5, "y": 0.125, "none": None, "big": 2 ** 101}]
+        assert json.loads(out)[0]["n"].__class__ is int
+        code, out, _ = run(capsys, "query", "SELECT sum(num_requests) AS n, 1.5 AS x FROM runs", "--db", db,
+                           "--format", "md")
+        assert code == 0 and out.splitlines()[-1] == "| 6300 | 1.5 |"
+
     def test_query_as_a_markdown_table_whose_cells_cannot_break_it(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
         code, out, _ = run(capsys, "query", "SELECT 'a|b' AS x, 'two\nlines' AS y, 1.5 AS z", "--db", db, "--format", "md")

@@ -9,6 +9,7 @@ import math
 import re
 import stat
 import urllib.parse
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -200,9 +201,27 @@ def open_store(path: Path | None) -> Store:
     return Store(path or settings.get("SPECVIZ_DB"), settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
 
 
+def _decimal_number(value: Any) -> Any:
+    """A :class:`~decimal.Decimal` as a JSON number: whole, an int (exact at any size); else a float.
+    Any other value unchanged."""
+    if not isinstance(value, Decimal) or not value.is_finite():
+        return value
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
 def frame_rows(frame: Any) -> list[dict[str, Any]]:
-    """DataFrame rows as JSON-safe dicts (timestamps as ISO text, lists as lists)."""
-    return json.loads(frame.to_json(orient="records", date_format="iso"))
+    """DataFrame rows as JSON-safe dicts (timestamps as ISO text, lists as lists).
+
+    A console result's DECIMAL and HUGEINT columns (``sum`` of an integer column, a literal such as
+    ``1.5``) arrive as :class:`~decimal.Decimal` objects, which ``to_json`` writes as text: they are
+    numbers here, as every other numeric column is.
+    """
+    rows = json.loads(frame.to_json(orient="records", date_format="iso"))
+    decimal = [c for c in frame.columns if frame[c].dtype == object
+               and frame[c].map(lambda v: isinstance(v, Decimal)).any()]
+    for row, values in zip(rows, frame[decimal].itertuples(index=False)):
+        row.update({str(c): _decimal_number(v) for c, v in zip(decimal, values)})
+    return rows
 
 
 def read_limited(path: Path, kind: str, setting: str) -> bytes:
