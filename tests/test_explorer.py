@@ -65,6 +65,22 @@ class TestWithLoad:
         sweep = runs_frame([{"content_hash": f"c{c}", "target_model": "m", "concurrency": c} for c in (1, 16)])
         assert list(sweep.series) == ["plain · f.csv"] * 2
 
+    def test_runs_at_one_load_that_a_field_of_their_file_sets_apart_are_other_lines(self):
+        """The real vllm_bench_nerdalert.jsonl: three deployments at three rates, one file without a
+        label, were one line with three points at each rate. The field that sets them apart at every
+        rate names the lines; a date (one value a run) and a count that repeats at a rate do not."""
+        rows = [{"content_hash": "n", "request_rate": rate, "extra": json.dumps(
+                    {"deployment": deployment, "date": f"{i}", "num_prompts": 300 if rate == 10 else 900})}
+                for i, (deployment, rate) in enumerate((d, r) for d in ("no-features", "base", "kvcache")
+                                                       for r in (10.0, 30.0, math.inf))]
+        frame = runs_frame(rows)
+        assert list(frame.series) == [f"plain · f.csv · deployment={d}" for d in ("no-features", "base", "kvcache")
+                                      for _ in range(3)]
+        # Two repeats of one setting at one concurrency (the vLLM sweep's run 0 and 1): one line still.
+        repeats = runs_frame([{"content_hash": "s", "concurrency": 2.0, "extra": json.dumps({"date": f"{i}"})}
+                              for i in range(2)])
+        assert list(repeats.series) == ["plain · f.csv"] * 2
+
     def test_runs_of_other_models_gpus_or_engines_are_never_one_series(self):
         """The real AIPerf files: qwen3.6-nvfp4 at concurrency 16 and Qwen3-0.6B at 1, both named
         profile_export_aiperf.json, were one line from 50 to 1,172 tokens/s. A name shared by runs of

@@ -145,7 +145,9 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     is the only one; where each run has a label of its own, they name points (GuideLLM's
     ``concurrent 4``, ``concurrent 8``), and the sweep stays one line under its setting and file.
     Runs of one name that name another target model, GPU or engine are never one line: the name
-    then says which, after the label or file (:func:`_what_differs`). The workload, where there is
+    then says which, after the label or file (:func:`_what_differs`); nor are runs of one name at the
+    same load, where a field of their file tells them apart (:func:`_what_splits`: a file of three
+    deployments at three rates is three lines, not one with three points at each rate). The workload, where there is
     one, ends the name, and a run at synthetic acceptance (:mod:`specviz.results.synthetic`) says so
     last: every table and chart shows it apart.
     """
@@ -159,7 +161,8 @@ def series_names(runs: pd.DataFrame) -> pd.Series:
     synthetic = synthetic_acceptance(runs)
     workload = (" · " + runs["workload"].fillna("")).where(runs["workload"].notna(), "")
     tail = workload + pd.Series(np.where(synthetic, " · " + SYNTHETIC_MARK, ""), index=runs.index)
-    return base + _what_differs(runs, base + tail) + tail
+    base = base + _what_differs(runs, base + tail)
+    return base + _what_splits(runs, base + tail) + tail
 
 
 _APART = ("target_model", "gpu", "engine")
@@ -176,6 +179,35 @@ def _what_differs(runs: pd.DataFrame, names: pd.Series) -> pd.Series:
         values = runs[column].where(runs[column].notna(), "").astype(str)
         differs = values.groupby(names).transform("nunique") > 1
         said += np.where(differs & (values != ""), " · " + values, "")
+    return said
+
+
+def _what_splits(runs: pd.DataFrame, names: pd.Series) -> pd.Series:
+    """Per run, `` · field=value`` where runs of its name in ``names`` share a load (concurrency and
+    request rate) and a field of their files' ``extra`` sets them apart: of the fields that take
+    fewer values than the name has runs (a setting, not a date or a measurement) and differ
+    within every such load, the one of fewest values, then first by path. Empty elsewhere, and where
+    no field does (repeated runs of one setting stay points of one line)."""
+    said = pd.Series("", index=runs.index, dtype=object)
+    if "extra" not in runs or runs.empty:
+        return said
+    loads = [runs[c].astype(float).fillna(-1.0) for c in ("concurrency", "request_rate")]
+    repeated = names.groupby([names, *loads]).transform("size") > 1
+    for name in names[repeated].unique():
+        members = runs.index[names == name]
+        fields = pd.DataFrame([extra.scalar_fields(runs.at[i, "extra"]) for i in members], index=members)
+        at_load = pd.Series(list(zip(*(load[members] for load in loads))), index=members)
+        shared = at_load.map(at_load.value_counts()) > 1
+        candidates = []
+        for path in sorted(fields.columns):
+            values = fields[path].map(_as_text)
+            if values.isna().any() or not 1 < values.nunique() < len(members):
+                continue
+            if values[shared].groupby(at_load[shared]).nunique().eq(at_load[shared].value_counts()).all():
+                candidates.append((values.nunique(), path, values))
+        if candidates:
+            _, path, values = min(candidates, key=lambda found: found[:2])
+            said[members] = " · " + path + "=" + values
     return said
 
 
