@@ -55,13 +55,22 @@ class TestRegistry:
         assert set(importers.FORMATS) >= {"vllm-bench", "guidellm", "genai-perf", "llmperf", "sglang-bench", "csv"}
         assert len(set(importers.FORMATS)) == len(importers.FORMATS)
 
-    @pytest.mark.parametrize("name", ["README.md", "guidellm_benchmarks_stripped_console_output.txt",
-                                      "vllm_metrics_specdecode_excerpt.prom"])
+    @pytest.mark.parametrize("name", ["README.md", "guidellm_benchmarks_stripped_console_output.txt"])
     def test_files_that_hold_no_results_are_refused_naming_the_formats_tried(self, name):
         with pytest.raises(importers.IngestError) as info:
             importers.parse(name, sample(name))
         assert info.value.key == "ingest.unknown_format"
         assert info.value.params["formats"] == ", ".join(importers.FORMATS)
+
+    def test_a_servers_metrics_are_sent_where_they_are_read(self):
+        """The analyst review: a /metrics scrape got the generic refusal; it is named as one, with the
+        command and the page that read it. A table whose comment says TYPE is not one."""
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("metrics.txt", sample("vllm_metrics_specdecode_excerpt.prom"))
+        assert info.value.key == "ingest.metrics_text" and "specviz metrics" in str(info.value)
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("notes.txt", b"# TYPE of run: chat\nsome words, no table\n")
+        assert info.value.key == "ingest.unknown_format"
 
     @pytest.mark.parametrize("data", [
         b"<!DOCTYPE html>\n<html><head><title>x</title></head><body>a, b</body></html>\n",

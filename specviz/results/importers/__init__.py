@@ -57,7 +57,8 @@ def detect(source: Source) -> Format:
         If the file fails the checks every file passes (empty, binary, not UTF-8, malformed JSON,
         too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``), or no format claims it
         (``ingest.unknown_format``, naming the formats tried; ``ingest.csv_delimiter`` for a table
-        whose fields are separated by semicolons, tabs or pipes, not commas).
+        whose fields are separated by semicolons, tabs or pipes, not commas; ``ingest.metrics_text``
+        for a server's Prometheus metrics, which the Live page and ``specviz metrics`` read).
     """
     claimed = _claimant(source)
     if claimed is not None:
@@ -66,8 +67,15 @@ def detect(source: Source) -> Format:
     if score <= 0:
         if (delimiter := user_csv.other_delimiter(source)) is not None:
             raise IngestError("ingest.csv_delimiter", source.name, delimiter=Notice(f"ingest.delimiter.{delimiter}"))
+        if not source.is_json and _EXPOSITION.search(source.head):
+            raise IngestError("ingest.metrics_text", source.name)
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
     return best
+
+
+# A server's /metrics as Prometheus text: a "# TYPE name kind" line (every exporter writes one per
+# metric family), which no benchmark result has. Read by specviz.live, not imported as runs.
+_EXPOSITION = re.compile(r"^# TYPE [A-Za-z_:][\w:]* (?:counter|gauge|histogram|summary|untyped)\s*$", re.MULTILINE)
 
 
 def detect_format(name: str, data: bytes) -> str:
