@@ -104,7 +104,7 @@ def read_sentence() -> None:
             renew(key)
     st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
                                          "not_applied": not_applied, "baseline": reading.baseline,
-                                         "speedup": reading.speedup}
+                                         "over_words": reading.over_words, "speedup": reading.speedup}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -157,6 +157,8 @@ def show_reading() -> None:
     if reading.get("baseline"):
         st.warning(md("claims.sentence.relative", lang, baseline=model_choice_name(reading["baseline"], known, lang),
                       speedup=reading["speedup"]))
+    if reading.get("over_words"):
+        st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))
     if reading["dataset"]:
         st.caption(md("claims.sentence.dataset", lang, dataset=reading["dataset"]))
     if reading["unstated"]:

@@ -1848,6 +1848,12 @@ class TestClaimsPage:
         assert "1.69× over EAGLE\\-3 head" in said[0]
         assert at.sidebar.selectbox(key="draft").value == "peagle"
 
+    def test_a_figure_over_something_else_than_plain_decoding_is_said_to_be_so(self):
+        at = read_sentence(claims_app(), "NVIDIA has achieved a 4x speed-up relative to the best prior Blackwell "
+                                         "baseline with EAGLE-3 on B200")
+        said = [w.value for w in at.warning if "does not say is plain decoding" in w.value]
+        assert said == [i18n.md("claims.sentence.over_other", what="the best prior Blackwell baseline")]
+
     def test_undoing_the_gpu_brings_back_the_figures_typed_for_it(self):
         """A sentence's GPU cleared the TFLOPS and bandwidth typed over the old GPU's preset, and
         undoing that GPU brought the old GPU back at its preset's figures, not the typed ones."""

@@ -593,3 +593,23 @@ class TestPublishedSentences:
     def test_a_single_request_in_the_claims_field(self):
         assert claims.parse_claim("2.5x, single request") == 2.5
         assert claims.claimed_batch("2.5x, single request") == 1
+
+
+class TestOverWhat:
+    @pytest.mark.parametrize("sentence, over", [
+        # NVIDIA's Llama 4 Maverick post: over a software baseline, not plain decoding (the manager review).
+        ("NVIDIA has achieved a 4x speed-up relative to the best prior Blackwell baseline.",
+         "the best prior Blackwell baseline"),
+        ("up to 400% faster inference performance than vLLM", "vLLM"),
+        ("Compared to vLLM, SGLang with EAGLE-3 is 3x faster on H100", "vLLM"),
+        ("B200 is 3x faster than H100 with speculative decoding", "H100"),
+        # Plain decoding, a method (read as the baseline kind), a number, or nothing: none.
+        ("a 4.32x speedup over autoregressive decoding and 1.64x over standard speculative decoding on MI300X", None),
+        ("EAGLE achieves 2-3x speedups over standard autoregressive decoding", None),
+        ("2.65x faster than standard decoding", None), ("MTP nhanh hơn 2 lần so với decode thường trên H100", None),
+        ("P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on B200", None),
+        ("3x faster, reaching over 1,000 TPS per user", None), ("more than 2x faster with EAGLE-3 on H100", None),
+        ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", None)])
+    def test_what_a_figure_is_over(self, sentence, over):
+        assert claims.read_sentence(sentence, PRESETS).over_words == over
+

@@ -808,6 +808,9 @@ class TestClaimCommand:
         # The method by its name, as the Claims page gives it, not by its id.
         assert read["over_note"].startswith("The figure is over EAGLE-3 head, not over plain decoding. The check "
                                             "below is against plain decoding: 1.69× over EAGLE-3 head is")
+        _, out, _ = run(capsys, "claim", "up to 400% faster inference performance than vLLM")
+        read = json.loads(out)["read_from_sentence"]
+        assert read["over"] is None and read["over_words"] == "vLLM" and "does not say is plain decoding" in read["over_note"]
 
 
     def test_the_issue_s_form_against_costs(self, capsys):

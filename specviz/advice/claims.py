@@ -261,6 +261,17 @@ _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle(?:-?3|\s3(?![\d
 _COMPARED_WITH = re.compile(r"(?:\bover|\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\brelative\s+to|\bagainst"
                             r"|\boutperform(?:s|ed)?|\bbeats?|so\s+với|\bhơn)"
                             r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
+# A comparison's words after it ("relative to the best prior Blackwell baseline", "than vLLM", "vs H100"):
+# what a figure is over, where the sentence says. Not a number ("over 1,000 tokens/s", "more than 2x").
+_OVER_WHAT = re.compile(r"(?:\bover|\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\brelative\s+to|\bagainst|so\s+với)"
+                        r"\s+(?P<what>(?![\d.,]+)[^,;:.()\n]{1,80})", re.IGNORECASE)
+# Where what a figure is over ends: "than H100 with speculative decoding on 8 GPUs" is over "H100".
+_WHAT_ENDS = re.compile(r"\s(?:with|on|using|for|at|in|across|when|while|by|trên|với|khi)\s", re.IGNORECASE)
+# What says plain decoding: the figure over it is the speedup the check is about.
+_PLAIN_DECODING = re.compile(r"auto-?regressive|(?:vanilla|standard|plain|regular|normal|naive|greedy|baseline|ordinary)"
+                             r"\s+(?:decoding|generation|inference|sampling)|without\s+(?:speculat|draft)|no\s+speculat"
+                             r"|non-?speculative|decode\s+thường|tự\s+hồi\s+quy|không\s+(?:dùng\s+)?speculative",
+                             re.IGNORECASE)
 _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
              "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
 # What a claim should state and often does not, each with the words that state it.
@@ -276,7 +287,9 @@ class SentenceReading:
     (:data:`specviz.scenario.DRAFT_KINDS`) and the ``dataset``, each None where it names none;
     ``unstated``, the keys of :data:`UNSTATED` it leaves out: the questions to ask its author; and
     ``baseline``, the draft kind the figure is measured over ("1.69x over EAGLE-3"), None where it is
-    over plain decoding, as a speedup is unless the sentence says otherwise."""
+    over plain decoding, as a speedup is unless the sentence says otherwise; and ``over_words``, the
+    words of any other thing it is said to be over ("the best prior Blackwell baseline", "vLLM",
+    "H100"), None where the sentence compares with plain decoding, a method or nothing."""
 
     speedup: float
     batch: int | None
@@ -286,6 +299,7 @@ class SentenceReading:
     dataset: str | None
     unstated: tuple[str, ...]
     baseline: str | None = None
+    over_words: str | None = None
 
 
 def named_methods(words: str) -> list[tuple[str, bool]]:
@@ -360,7 +374,27 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
               "hardware": gpu is not None}
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
-    return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline)
+    bounds = [f.span() for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)]
+    return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
+                           None if baseline else over_words(unbatched, figure.span(), bounds))
+
+
+def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:
+    """The words of what a sentence compares its ``figure`` (a span of ``words``) with, up to a word
+    such as "with" or "on", where that is not plain decoding (a drafting method is read by
+    :func:`named_methods`, and this is not asked then): the first
+    comparison after it and before the next figure ("4x speed-up relative to the best prior Blackwell
+    baseline" gives "the best prior Blackwell baseline"), else the last one before it since the
+    figure before ("Compared to vLLM, SGLang is 3x faster" gives "vLLM"); None where the sentence
+    compares the figure with nothing, or with plain decoding or a method."""
+    after = min((start for start, _ in figures if start >= figure[1]), default=len(words))
+    before = max((end for _, end in figures if end <= figure[0]), default=0)
+    found = next(_OVER_WHAT.finditer(words, figure[1], after), None) or next(
+        reversed(list(_OVER_WHAT.finditer(words, before, figure[0]))), None)
+    if found is None:
+        return None
+    what = " ".join(_WHAT_ENDS.split(found["what"], 1)[0].split()[:8])
+    return None if not what or _PLAIN_DECODING.search(what) else what
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:

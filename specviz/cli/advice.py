@@ -85,6 +85,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup))}),
+                **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
+                    "claims.sentence.over_other", what=read.over_words))}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
                 "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}")) for key in read.unstated]}})}
 
@@ -233,7 +235,10 @@ The Claims page's check on the scenario of a calculator link, or of --gpu, --tar
 the verdict, its headline, reasons and conditions in words, `required_alpha`,
 `required_acceptance_length` and `required_acceptance_rate_vllm` at the claimed γ or the one that
 needs the least α, `max_speedup`, the best setting, the batches where the claim can hold, and the α
-each γ needs.
+each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
+the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
+a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
+`over_note`.
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
 closed form (`claims.required_at_costs`): 3x at γ 5 with a draft pass at 0.05 needs 3.75 tokens per
