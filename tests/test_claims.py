@@ -613,3 +613,13 @@ class TestOverWhat:
     def test_what_a_figure_is_over(self, sentence, over):
         assert claims.read_sentence(sentence, PRESETS).over_words == over
 
+
+    @pytest.mark.parametrize("sentence, asked", [
+        ("On GB300 with DeepSeek, MTP delivers 179% more tok/s/GPU", True),  # SemiAnalysis's words
+        ("MTP delivers 1.8x more throughput per GPU at the same interactivity on GB300", False),
+        ("2x higher throughput at batch 64 on H100", False),
+        ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", False)])
+    def test_a_throughput_figure_is_asked_at_what_point_it_compares(self, sentence, asked):
+        """The manager review: a throughput gain at equal speed per user, where speculation's server runs
+        a larger batch, was checked as a gain at one batch without the question."""
+        assert ("equal_footing" in claims.read_sentence(sentence, PRESETS).unstated) == asked

@@ -277,7 +277,14 @@ _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyM
 # What a claim should state and often does not, each with the words that state it.
 UNSTATED = {"model": None, "hardware": None, "batch": None, "dataset": None, "temperature": r"temperature|greedy|sampling|\btemp\b",
             "output_length": r"output (?:length|tokens)|\bosl\b|tokens out|\d+\s*(?:output|generated) tokens",
-            "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)"}
+            "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)",
+            "equal_footing": None}
+# A figure of throughput ("179% more tok/s/GPU") compares two servers at some point of their
+# throughput-latency curves: at equal batch, or at equal speed per user, where speculation's server
+# runs a larger batch. Asked where the sentence does not say which.
+_THROUGHPUT_FIGURE = re.compile(r"throughput|tok(?:en)?s?/s|\btps\b|per\s+gpu|/gpu", re.IGNORECASE)
+_EQUAL_FOOTING = re.compile(r"same\s+(?:batch|concurrency|interactivity|latency|tpot|speed)|equal|\biso-?|at\s+batch"
+                            r"|at\s+(?:a\s+)?concurrency|per[\s-]user", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -371,7 +378,9 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     dataset = next((name for name in _DATASETS if name.lower() in lower), None)
     batch = claimed_batch(words)
     stated = {"batch": batch is not None, "dataset": dataset is not None, "model": target is not None,
-              "hardware": gpu is not None}
+              "hardware": gpu is not None,
+              "equal_footing": not _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40])
+              or _EQUAL_FOOTING.search(words) is not None}
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     bounds = [f.span() for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)]
