@@ -104,7 +104,8 @@ def read_sentence() -> None:
             renew(key)
     st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
                                          "not_applied": not_applied, "baseline": reading.baseline,
-                                         "over_words": reading.over_words, "speedup": reading.speedup}
+                                         "over_words": reading.over_words, "percent": reading.percent,
+                                         "speedup": reading.speedup}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -159,6 +160,9 @@ def show_reading() -> None:
                       speedup=reading["speedup"]))
     if reading.get("over_words"):
         st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))
+    if reading.get("percent"):
+        st.caption(md("claims.percent_reading", lang, percent=reading["percent"], speedup=reading["speedup"],
+                      other=reading["percent"] / 100))
     if reading["dataset"]:
         st.caption(md("claims.sentence.dataset", lang, dataset=reading["dataset"]))
     if reading["unstated"]:
@@ -260,6 +264,8 @@ try:
         raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
     st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
                md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
+    if percent := claims.percent_of(text):
+        st.caption(md("claims.percent_reading", lang, percent=percent, speedup=speedup, other=percent / 100))
     alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma)
 except SpecvizError as exc:
     st.error(message(exc, lang))

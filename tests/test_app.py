@@ -1854,6 +1854,11 @@ class TestClaimsPage:
         said = [w.value for w in at.warning if "does not say is plain decoding" in w.value]
         assert said == [i18n.md("claims.sentence.over_other", what="the best prior Blackwell baseline")]
 
+    def test_a_percentage_of_400_says_its_other_reading(self):
+        at = claims_app()
+        at.text_input(key="claim").set_value("up to 400% faster").run()
+        assert i18n.md("claims.percent_reading", percent=400.0, speedup=5.0, other=4.0) in [c.value for c in at.caption]
+
     def test_undoing_the_gpu_brings_back_the_figures_typed_for_it(self):
         """A sentence's GPU cleared the TFLOPS and bandwidth typed over the old GPU's preset, and
         undoing that GPU brought the old GPU back at its preset's figures, not the typed ones."""

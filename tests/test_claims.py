@@ -623,3 +623,11 @@ class TestOverWhat:
         """The manager review: a throughput gain at equal speed per user, where speculation's server runs
         a larger batch, was checked as a gain at one batch without the question."""
         assert ("equal_footing" in claims.read_sentence(sentence, PRESETS).unstated) == asked
+
+    def test_a_percentage_of_100_or_more_has_two_readings(self):
+        """The manager review: "400% faster" (VentureBeat on Together's ATLAS) is 5× as read, 4× as some
+        authors mean it; the page and the CLI say both."""
+        assert [claims.percent_of(t) for t in ("up to 400% faster", "1,000%", "180% faster", "99%", "3x")] == [
+            400.0, 1000.0, 180.0, None, None]
+        assert claims.read_sentence("up to 400% faster inference performance than vLLM", PRESETS).percent == 400.0
+        assert claims.read_sentence("Up to 3.2x faster on H100", PRESETS).percent is None

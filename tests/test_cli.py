@@ -811,6 +811,7 @@ class TestClaimCommand:
         _, out, _ = run(capsys, "claim", "up to 400% faster inference performance than vLLM")
         read = json.loads(out)["read_from_sentence"]
         assert read["over"] is None and read["over_words"] == "vLLM" and "does not say is plain decoding" in read["over_note"]
+        assert json.loads(out)["percent_note"].startswith("“400% faster” is read as 5.00×")
 
 
     def test_the_issue_s_form_against_costs(self, capsys):

@@ -53,7 +53,7 @@ from specviz.model import architecture, roofline, spec
 from specviz.scenario import Presets, Scenario, draft_choices, gpu_preset, model_preset
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "parse_claim", "claimed_batch", "alpha_from_measurement", "check_claim",
-           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence", "sentence_choices", "at_least"]
+           "required_at_costs", "check_at_costs", "published_reaching", "setting_class", "comparable_published", "SentenceReading", "UNSTATED", "read_sentence", "percent_of", "sentence_choices", "at_least"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -203,9 +203,7 @@ def parse_claim(text: str) -> float:
     found = _CLAIM.match(_BATCH.sub(" ", words))
     if not found:
         raise SpecvizError("claims.unreadable", text=words[:60])
-    figure = found["number"].replace("−", "-")
-    # "1,000%" groups thousands; "2,5x" (Vietnamese) has a decimal comma.
-    number = float(figure.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+", figure) else figure.replace(",", "."))
+    number = _figure(found["number"])
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
     speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
@@ -214,6 +212,23 @@ def parse_claim(text: str) -> float:
     if speedup > _LARGEST_CLAIM:
         raise SpecvizError("claims.too_large", speedup=speedup, largest=_LARGEST_CLAIM)
     return speedup
+
+
+def percent_of(text: str) -> float | None:
+    """The percentage a claim's words give where it is 100 % or more ("400% faster": 400), the figures
+    two readings part on: :func:`parse_claim` reads it as the old speed plus that share (5×), some
+    authors mean the new speed as that share of the old (4×). None for any other claim."""
+    found = _CLAIM.match(_BATCH.sub(" ", _words(text)))
+    if not found or not (found["unit"] or "").startswith("%"):
+        return None
+    number = _figure(found["number"])
+    return number if number >= 100 else None
+
+
+def _figure(text: str) -> float:
+    """A claim's number as written: "1,000" groups thousands, "2,5" (Vietnamese) has a decimal comma."""
+    figure = text.replace("−", "-")
+    return float(figure.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+", figure) else figure.replace(",", "."))
 
 
 def claimed_batch(text: str) -> int | None:
@@ -296,7 +311,8 @@ class SentenceReading:
     ``baseline``, the draft kind the figure is measured over ("1.69x over EAGLE-3"), None where it is
     over plain decoding, as a speedup is unless the sentence says otherwise; and ``over_words``, the
     words of any other thing it is said to be over ("the best prior Blackwell baseline", "vLLM",
-    "H100"), None where the sentence compares with plain decoding, a method or nothing."""
+    "H100"), None where the sentence compares with plain decoding, a method or nothing; ``percent``,
+    a figure of 100 % or more as written (:func:`percent_of`)."""
 
     speedup: float
     batch: int | None
@@ -307,6 +323,7 @@ class SentenceReading:
     unstated: tuple[str, ...]
     baseline: str | None = None
     over_words: str | None = None
+    percent: float | None = None
 
 
 def named_methods(words: str) -> list[tuple[str, bool]]:
@@ -385,7 +402,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     bounds = [f.span() for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)]
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
-                           None if baseline else over_words(unbatched, figure.span(), bounds))
+                           None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)))
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:

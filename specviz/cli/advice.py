@@ -72,7 +72,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
+    percent = read.percent if read is not None else claims.percent_of(text)
     return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
+            **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
+                                                                         speedup=speedup, other=percent / 100))}),
             "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
             "headline": words(check.headline), "reasons": [words(n) for n in check.reasons],
             "conditions": [words(n) for n in check.conditions], **_required(check.required, gamma),
