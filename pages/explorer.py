@@ -190,6 +190,8 @@ def show_load() -> None:
             table = ["series", "load", "output_throughput", "source_file"]
             table = table if group in table else ["group", *table]
             titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
+            # A run without the group's field is "(not set)" here as in the charts' legend.
+            peaks = peaks.assign(group=peaks["group"].fillna(t("exp.not_set", lang)))
             st.dataframe(visible_text(peaks[table]).rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)),
                          hide_index=True, column_config=number_columns(peaks[table]), placeholder="")
         st.caption(t("exp.itl_note", lang))

@@ -956,6 +956,14 @@ class TestExplorerPage:
         assert any("1 run sent every request at once" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
+    def test_a_run_without_the_lines_field_is_not_set_in_the_legend_and_the_peaks_alike(self):
+        # The analyst review: the legend said "(not set)" where the peaks table left the cell empty.
+        at = explorer_app("By load")
+        upload(at, ("sweep.csv", b"concurrency,output_throughput,max_num_seqs\n1,100,4\n2,180,4\n1,120,16\n"
+                                 b"2,230,16\n1,90,\n2,150,\n", "text/csv"))
+        at.selectbox(key="load_group").set_value("extra.max_num_seqs").run()
+        assert not at.exception and sorted(at.dataframe[0].value["max_num_seqs"]) == ["(not set)", "16", "4"]
+
     def test_runs_of_two_models_in_files_of_one_name_are_two_lines(self):
         """The real AIPerf files, both profile_export_aiperf.json: qwen3.6-nvfp4 at concurrency 16 and
         Qwen3-0.6B at 1 were one line from 50 to 1,172 tokens/s, on an axis labelled up to 10."""
