@@ -63,6 +63,12 @@ wanted = has_own and bool(examples) and st.toggle(t("exp.show_examples", lang), 
                                                   help=t("exp.show_examples_help", lang))
 origin = "example" if wanted or not has_own else "user"
 
+
+def filter_text(value: object) -> str:
+    """A filter's value as it is listed: None, the runs without one, as the legend names them."""
+    return t("exp.not_set", lang) if value is None else visible(str(value))
+
+
 # ----------------------------------------------------------------------------------- filters
 # The filters are applied by the store, so that they reach every stored run, not only those shown.
 # The lists are built only while their expander is open (eight of them cost a first render about a
@@ -72,13 +78,14 @@ filters = {c: st.session_state.get(f"filter_{c}", []) for c in explorer.FILTER_C
 filter_box = st.expander(t("exp.filters", lang), key="filters", on_change="rerun")
 if not filter_box.open and (applied := {c: chosen for c, chosen in filters.items() if chosen}):
     st.caption(md("exp.filters_applied", lang, filters="; ".join(
-        f"{t(f'col.{c}', lang)}: {', '.join(visible(str(v)) for v in chosen)}" for c, chosen in applied.items())))
+        f"{t(f'col.{c}', lang)}: {', '.join(filter_text(v) for v in chosen)}" for c, chosen in applied.items())))
 if filter_box.open:
     offered = store.filter_values(explorer.FILTER_COLUMNS, origin)
     with filter_box:
         # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
         cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
-        filters = {c: cell.multiselect(t(f"col.{c}", lang), offered[c].values, key=f"filter_{c}", persist_state="page")
+        filters = {c: cell.multiselect(t(f"col.{c}", lang), offered[c].values, key=f"filter_{c}", persist_state="page",
+                                       format_func=filter_text)
                    for c, cell in zip(explorer.FILTER_COLUMNS, cells)}
         if more := [t(f"col.{c}", lang) for c in explorer.FILTER_COLUMNS if offered[c].more]:
             st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"),

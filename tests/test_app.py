@@ -1205,6 +1205,20 @@ class TestExplorerPage:
         assert not at.exception and "synthetic" in at.multiselect(key="filter_engine").options
         assert {"chat", "code", "json"} <= set(at.multiselect(key="filter_workload").options)
 
+    def test_the_runs_without_a_value_can_be_chosen_too(self):
+        # The analyst review: the Method filter listed "eagle3" alone, so the plain runs could not be chosen.
+        at = explorer_app()
+        upload(at, ("mine.csv", b"spec_method,num_speculative_tokens,concurrency,output_throughput\n"
+                                b"eagle3,3,1,150\n,,1,100\n,,2,190\n", "text/csv"))
+        at.session_state["filters"] = True
+        method = at.run().multiselect(key="filter_spec_method")
+        assert method.options == ["(not set)", "eagle3"]
+        method.set_value([None]).run()
+        assert list(at.dataframe[0].value["Output tokens/s"]) == [100, 190]
+        at.session_state["filters"] = False
+        at.run()
+        assert "Filtered by Method: (not set)" in [c.value.replace("\\", "") for c in at.caption]
+
     def test_past_the_limit_the_newest_runs_are_shown_and_a_filter_reaches_the_rest(self, monkeypatch):
         """A page reads at most SPECVIZ_SHOWN_MAX_RUNS runs (a store of 200,000 runs with long names
         took one session to 2.5 GB), says so, and its filters are the store's."""

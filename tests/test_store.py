@@ -427,6 +427,14 @@ class TestShownRuns:
         assert db.shown_runs({"concurrency": [2]}).frame.concurrency.tolist() == [2.0]
         assert offered["engine"] == store.FilterValues((), more=False)
 
+    def test_the_runs_without_a_value_are_offered_first_and_found(self, db):
+        self.sweep(db, "a.csv", 3)
+        self.sweep(db, "b.csv", 2, engine="vllm")
+        assert db.filter_values(["engine"], "user")["engine"].values == (None, "vllm")
+        assert db.shown_runs({"engine": [None]}).matching == 3
+        assert db.shown_runs({"engine": [None, "vllm"]}).matching == 5
+        assert db.shown_runs({"engine": ["vllm"]}).matching == 2
+
     def test_filter_values_are_those_of_one_origin(self, db):
         # With the shipped examples hidden, the lists offered their workloads, engine and labels.
         db.seed_examples(sorted(EXAMPLES.glob("*.csv")))

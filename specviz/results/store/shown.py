@@ -126,14 +126,18 @@ def _shown(column: str, chars: int) -> str:
 
 def _where(filters: Mapping[str, Sequence[Any]], chars: int) -> tuple[str, list[Any]]:
     """A WHERE clause that keeps the runs whose shown value of each filtered column is one of its
-    chosen values (no choice keeps all), and its parameters. Column names must be run columns: they
-    are written into the SQL, the values never are."""
+    chosen values (no choice keeps all; None, the runs without a value), and its parameters. Column
+    names must be run columns: they are written into the SQL, the values never are."""
     terms, params = [], []
     for column, chosen in filters.items():
         shown = _shown(column, chars)
-        if chosen:
-            terms.append(f"{shown} IN ({', '.join('?' * len(chosen))})")
-            params.extend(chosen)
+        values = [v for v in chosen if v is not None]
+        either = [f"{shown} IN ({', '.join('?' * len(values))})"] if values else []
+        if len(values) < len(chosen):  # None: the runs without a value
+            either.append(f"{column} IS NULL")
+        if either:
+            terms.append(f"({' OR '.join(either)})")
+            params.extend(values)
     return (f"WHERE {' AND '.join(terms)}" if terms else ""), params
 
 
@@ -166,14 +170,18 @@ def read_filter_values(con: duckdb.DuckDBPyConnection, columns: Sequence[str], o
     the stored runs of ``origin`` (their import's, ``"user"`` or ``"example"``), sorted, and whether there
     are more. Only the runs of the origin a page shows: with the shipped examples hidden, the lists
     offered the examples' workloads, engine and labels, which matched nothing shown. A whole number
-    stored as a double (a concurrency) is offered as an integer, 8 and not 8.0; it matches the same runs."""
+    stored as a double (a concurrency) is offered as an integer, 8 and not 8.0; it matches the same runs.
+    None comes first where some runs have a value and others none (the plain runs of a method), so
+    that those can be chosen too."""
     most, chars = settings.get("SPECVIZ_FILTER_MAX_VALUES"), settings.get("SPECVIZ_SHOWN_TEXT_CHARS")
     found = {}
     for column in columns:
         shown = _shown(column, chars)
+        of_origin = "content_hash IN (SELECT content_hash FROM imports WHERE origin = ?)"
         values = [int(v) if isinstance(v, float) and v.is_integer() else v for (v,) in con.execute(
             f"""SELECT DISTINCT {shown} FROM runs WHERE {column} IS NOT NULL
-                AND content_hash IN (SELECT content_hash FROM imports WHERE origin = ?) ORDER BY 1 LIMIT {most + 1}""",
-            [origin]).fetchall()]
-        found[column] = FilterValues(tuple(values[:most]), len(values) > most)
+                AND {of_origin} ORDER BY 1 LIMIT {most + 1}""", [origin]).fetchall()]
+        unset = bool(values) and con.execute(f"SELECT count(*) FROM runs WHERE {column} IS NULL AND {of_origin}",
+                                             [origin]).fetchall()[0][0] > 0
+        found[column] = FilterValues((None,) * unset + tuple(values[:most]), len(values) > most)
     return found
