@@ -631,3 +631,12 @@ class TestOverWhat:
             400.0, 1000.0, 180.0, None, None]
         assert claims.read_sentence("up to 400% faster inference performance than vLLM", PRESETS).percent == 400.0
         assert claims.read_sentence("Up to 3.2x faster on H100", PRESETS).percent is None
+
+    @pytest.mark.parametrize("sentence, dataset", [
+        # AMD's MTP post and Snowflake's Arctic: the dataset named for the other figure was read as this one's.
+        ("MTP achieves a 1.25–2.11x speedup on the Random dataset and a 1.36–1.80x speedup on the ShareGPT "
+         "dataset using SGLang on AMD GPUs", None),
+        ("Up to 2.8× faster than EAGLE-2/3 on agentic SQL tasks, and 1.8–4.5× end-to-end speedup on SWE-Bench", None),
+        ("On MT-Bench, EAGLE-3 reaches 3x on H100", "MT-Bench"), ("3x on MT-Bench and 2x on HumanEval", "MT-Bench")])
+    def test_the_dataset_is_the_figure_s_own(self, sentence, dataset):
+        assert claims.read_sentence(sentence, PRESETS).dataset == dataset
