@@ -368,20 +368,25 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     Raises
     ------
     SpecvizError
-        As :func:`parse_claim` for the figure, or ``claims.unreadable`` where the sentence holds none.
+        As :func:`parse_claim` for the figure; ``claims.no_speed_figure`` where its figures are all
+        something else than a speedup of decoding (a cost, a reduction, a count of GPUs, a training
+        speed), naming them; ``claims.unreadable`` where it holds no figure at all.
     """
     words = _words(text)
     unbatched = _BATCH.sub(" ", words)
     tokens = re.findall(r"[\w][\w.\-/]*", words)
     # The figure that is a speedup: not a count of GPUs ("on 8x H100") nor another ratio ("5x cheaper");
     # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
-    figures = [f for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)
+    written = list(_SPEEDUP_IN_SENTENCE.finditer(unbatched))
+    figures = [f for f in written
                if not _NOT_SPEED.match(unbatched, f.end())
                and not (f.group(0).endswith("%") and (_REDUCTION.match(unbatched, f.end())
                                                       or _REDUCED_BY.search(unbatched[max(0, f.start() - 40):f.start()])))
                and not gpu_preset((unbatched[f.end():].split() or [""])[0], presets.gpus)]
     near = [f for f in figures if _SPEED_WORDS.search(unbatched[f.end():f.end() + 24])]
     figure = (near or figures or [None])[0]
+    if figure is None and written:
+        raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
     if figure is None:
         raise SpecvizError("claims.unreadable", text=words[:60])
     speedup = parse_claim(figure.group(0))
@@ -394,7 +399,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     baseline = next((kind for kind, baseline in methods if baseline and kind != draft), None)
     # The dataset of the figure's own clause, between the figures before and after it: "2.11x on the
     # Random dataset and 1.80x on ShareGPT" does not give 2.11x on ShareGPT.
-    bounds = [f.span() for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched)]
+    bounds = [f.span() for f in written]
     clause = unbatched[max((end for _, end in bounds if end <= figure.start()), default=0):
                        min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
     dataset = next((name for name in _DATASETS if name.lower() in clause), None)
