@@ -33,16 +33,20 @@ class TestLines:
         first, second = parsed.runs[:2]
         assert (first["concurrency"], first["num_speculative_tokens"], first["acceptance_length"]) == (8, 7, 4.14)
         assert (first["output_throughput"], first["duration_s"], first["workload"]) == (1321.79, 40.99, "mtbench")
-        assert first["label"] == "EAGLE3 γ=7, top-k 10, 60 draft tokens" and first["spec_method"] == "eagle3"  # vLLM's case
+        assert first["label"] == "eagle3 γ=7, top-k 10, 60 draft tokens" and first["spec_method"] == "eagle3"  # vLLM's case
         assert json.loads(first["extra"]) == {"completion_tokens": 54181, "topk": 10, "num_draft_tokens": 60}
-        assert second["label"] == "EAGLE3 γ=3, top-k 1, 4 draft tokens"
+        assert second["label"] == "eagle3 γ=3, top-k 1, 4 draft tokens"
 
     def test_repetitions_of_a_setting_are_one_series(self, tmp_path):
         store = Store(tmp_path / "s.duckdb")
         store.import_file(LINES.name, LINES.read_bytes())
         series = explorer.with_load(store.runs())["series"]
-        assert sorted(series.value_counts().items()) == [("EAGLE3 γ=3, top-k 1, 4 draft tokens · mtbench", 3),
-                                                         ("EAGLE3 γ=7, top-k 10, 60 draft tokens · mtbench", 3)]
+        assert sorted(series.value_counts().items()) == [("eagle3 γ=3, top-k 1, 4 draft tokens · mtbench", 3),
+                                                         ("eagle3 γ=7, top-k 10, 60 draft tokens · mtbench", 3)]
+        # One name for one setting: the series' and the acceptance's (the analyst review: "EAGLE3 γ=3 …"
+        # beside "eagle3 γ=3 …").
+        runs = explorer.with_load(store.runs())
+        assert set(explorer.draft_settings(runs) + " · " + runs["workload"]) == set(series)
 
 
 class TestNested:

@@ -82,7 +82,9 @@ def _run(setting: dict[str, Any], figures: dict[str, Any], benchmark: Any, draft
         run.set("draft_model", draft, source="model")
         tree = [f"top-k {setting['topk']}" if "topk" in setting else None,
                 f"{setting['num_draft_tokens']} draft tokens" if "num_draft_tokens" in setting else None]
-        run.set("label", ", ".join([f"EAGLE3 γ={steps}", *filter(None, tree)]))
+        # The draft setting as the Explorer writes it (explorer.draft_settings), so that a series and
+        # its acceptance are named alike.
+        run.set("label", ", ".join([f"eagle3 γ={steps}", *filter(None, tree)]))
     for key, value in figures.items():
         column = _FIGURES.get(key)
         if column and value is not None:
