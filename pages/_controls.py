@@ -13,6 +13,8 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from specviz import i18n, scenario
+from specviz.advice import commands
+from specviz.errors import SpecvizError
 from specviz.i18n import md
 
 
@@ -203,12 +205,20 @@ def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lan
     return chosen
 
 
-def switch_target(target_id: str) -> None:
-    """Set the sidebar's target (a button's callback), its draft and GPUs back to their defaults for it."""
+def switch_target(target_id: str, served: str | None = None) -> None:
+    """Set the sidebar's target (a button's callback), its draft and GPUs back to their defaults for it;
+    ``served``, the checkpoint a server names (``nvidia/DeepSeek-R1-0528-NVFP4`` for DeepSeek-V3), goes
+    into Deploy's field for the target's id where it is an id the command can take (the preset's own
+    id there is the preset's: :func:`specviz.advice.commands.target_words`)."""
     forget("draft", "tp", "dp", "ep")
     st.session_state["target"] = target_id
     st.query_params["target"] = target_id
     renew("target")
+    if served:
+        try:
+            st.session_state["serve_target_repo"] = commands.checkpoint_id(served)
+        except SpecvizError:  # a name that is no id (trtllm-serve's "undefined", a replay's): the field stays
+            pass
 
 
 def clear_gpu_overrides() -> None:

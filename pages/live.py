@@ -158,7 +158,7 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
         # Drawn in the polling fragment, whose click reruns only the fragment: the callback sets the
         # target, then the whole page reruns so that the sidebar and every figure follow it.
         if st.button(t("live.switch_target", lang, target=served), key=f"live_switch:{model_name}",
-                     on_click=switch_target, args=(served,)):
+                     on_click=switch_target, args=(served, model_name)):
             st.rerun(scope="app")
         return None
     # Per source: another server of the same name (trtllm-serve names every model "undefined") is asked again.

@@ -1562,6 +1562,25 @@ class TestLivePage:
             assert not at.exception and at.sidebar.selectbox(key="target").value == "Qwen3-235B-A22B"
             assert not [w for w in at.warning if "not the sidebar's" in w.value]
             assert any("running request" in m.value for m in at.markdown)  # the verdict, for the model it serves
+            assert "serve_target_repo" not in at.session_state  # "replay:…" is no checkpoint's id
+
+    def test_the_switch_carries_the_served_checkpoint_to_deploy(self, monkeypatch):
+        """A server of nvidia/DeepSeek-R1-0528-NVFP4 is DeepSeek-V3's: the switch sets that preset, and
+        Deploy's field for the target's id holds the checkpoint served, so that its command serves it."""
+        text = replay.recording().replace('model_name="swiss-ai/Apertus-v1.5-70B"',
+                                          'model_name="nvidia/DeepSeek-R1-0528-NVFP4"')
+        monkeypatch.setattr(replay, "recording", lambda: text)
+        monkeypatch.setattr(replay, "MODEL_PREFIX", "")  # a real server's name, not the replay's
+        with replay.start() as server:
+            at = live_app(live_source="url", live_url=server.url)
+            time.sleep(1.0)
+            at.toggle(key="live_on").set_value(True).run()
+            at.button(key="live_switch:nvidia/DeepSeek-R1-0528-NVFP4").click().run()
+            assert not at.exception and at.sidebar.selectbox(key="target").value == "DeepSeek-V3"
+            assert at.session_state["serve_target_repo"] == "nvidia/DeepSeek-R1-0528-NVFP4"
+        at.session_state["view"] = "Deploy"
+        at.switch_page("pages/calculator.py").run()
+        assert not at.exception and command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
 
     def test_an_unexpected_failure_of_a_poll_is_said_in_words(self, monkeypatch):
         """The Live page's panels were fragments of Streamlit's own, outside the last layer that says
