@@ -259,14 +259,14 @@ def import_report(folder: Path) -> None:
 # its bound, in the comment. The code runs after ``from specviz import ...`` of what it names.
 CPU_ATTACKS = {
     "claim: 100,000 spaces and '!' (1,500 took 39 s)": (
-        "from specviz.advice import claims",
-        "claims.parse_claim('up to 3' + ' ' * 100_000 + '!')"),
+        "from specviz.advice import claim_words",
+        "claim_words.parse_claim('up to 3' + ' ' * 100_000 + '!')"),
     "claim: 100,000 characters of words and digits": (
-        "from specviz.advice import claims",
-        "claims.parse_claim('up to 3.2x faster at batch 8 ' * 3_500)"),
+        "from specviz.advice import claim_words",
+        "claim_words.parse_claim('up to 3.2x faster at batch 8 ' * 3_500)"),
     "claim: 1,000 characters, '3x ' repeated (the bound)": (
-        "from specviz.advice import claims",
-        "claims.parse_claim('3x ' * 333)"),
+        "from specviz.advice import claim_words",
+        "claim_words.parse_claim('3x ' * 333)"),
     "/metrics: one series of 160,000 labels (36 s)": (
         "from specviz.live import exposition",
         "exposition.parse('vllm:spec_decode_num_drafts_total{' + ','.join(f'l{i}=\"v\"' for i in range(160_000)) + '} 1\\n')"),

@@ -13,7 +13,7 @@ from pages._controls import (clear_gpu_overrides, forget, forget_controls, open_
                              url_choice, url_widget)
 from pages._shared import altair_chart, model_choice_name, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, scenario, settings
-from specviz.advice import claims
+from specviz.advice import claim_words, claims
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 from specviz.results import explorer
@@ -77,7 +77,7 @@ def read_sentence() -> None:
             undo(item)
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     try:
-        reading = claims.read_sentence(st.session_state.get("claim_sentence", ""), known)
+        reading = claim_words.read_sentence(st.session_state.get("claim_sentence", ""), known)
     except SpecvizError as exc:
         # The sentence was the claim to check and holds none: the page is as for no claim (its
         # refusal alone), not the verdict of the claim before it.
@@ -85,7 +85,7 @@ def read_sentence() -> None:
         st.session_state["claim_reading"] = {"error": exc}
         return
     target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
-    choices, unused = claims.sentence_choices(reading, known, target)
+    choices, unused = claim_words.sentence_choices(reading, known, target)
     found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, **choices}
     # A method the target cannot draft with (MTP on a model without MTP layers) is said, not dropped.
     not_applied = [{"method": unused, "target": known.models[target].name}] if unused else []
@@ -257,14 +257,14 @@ if not text.strip():  # emptied by a refused sentence, whose refusal above says 
     st.stop()
 
 try:
-    speedup = claims.parse_claim(text)
+    speedup = claim_words.parse_claim(text)
     # A batch in the claim's words counts where the field names none.
-    batch = batch if batch is not None else claims.claimed_batch(text)
+    batch = batch if batch is not None else claim_words.claimed_batch(text)
     if batch is not None and batch > batch_max:
         raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
     st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
                md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
-    if percent := claims.percent_of(text):
+    if percent := claim_words.percent_of(text):
         st.caption(md("claims.percent_reading", lang, percent=percent, speedup=speedup, other=percent / 100))
     alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma)
 except SpecvizError as exc:

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, settings as settings_module, workload
-from specviz.advice import claims
+from specviz.advice import claim_words, claims
 from specviz.errors import SpecvizError
 from specviz.model import spec
 from specviz.results import explorer
@@ -28,20 +28,20 @@ class TestParseClaim:
                                                ("lên đến 3x", 3.0), ("lên tới 3 lần", 3.0), ("nhanh hơn 2,5 lần", 2.5),
                                                ("tăng tốc 3X", 3.0), ("80% nhanh hơn", 1.8), ("2.5 times faster", 2.5)])
     def test_the_ways_a_speedup_is_written(self, text, speedup):
-        assert claims.parse_claim(text) == pytest.approx(speedup)
+        assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
     @pytest.mark.parametrize("text, speedup", [("2.5x at batch 64", 2.5), ("3x at batch size 256", 3.0),
                                                ("up to 3x, bs=32", 3.0), ("2x with 64 concurrent requests", 2.0),
                                                ("1.5x-2x", 2.0), ("1.5 to 2x faster", 2.0), ("1,5–2 lần", 2.0),
                                                ("lên đến 3 lần ở batch 8", 3.0)])
     def test_a_batch_or_a_range_in_the_words(self, text, speedup):
-        assert claims.parse_claim(text) == pytest.approx(speedup)
+        assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
     @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
                                       "9" * 900 + "x", "at batch 64", "3x at batch", "2x-", " " * 1500 + "!"])
     def test_words_that_are_not_a_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
-            claims.parse_claim(text)
+            claim_words.parse_claim(text)
         assert raised.value.key == "claims.unreadable"
 
     @pytest.mark.parametrize("text, key", [("1x", "claims.not_a_speedup"), ("0.8x", "claims.not_a_speedup"),
@@ -49,7 +49,7 @@ class TestParseClaim:
                                            ("100x", "claims.too_large")])
     def test_no_gain_or_more_than_any_draft_gives(self, text, key):
         with pytest.raises(SpecvizError) as raised:
-            claims.parse_claim(text)
+            claim_words.parse_claim(text)
         assert raised.value.key == key
 
 
@@ -58,7 +58,7 @@ class TestParseClaim:
     def test_a_negative_figure_is_refused_as_one(self, text, figure):
         """The minus sign is part of the figure: "-3x" was read as 3x on the sentence's path."""
         with pytest.raises(SpecvizError) as raised:
-            claims.parse_claim(text)
+            claim_words.parse_claim(text)
         assert raised.value.key == "claims.negative_speedup" and raised.value.params == {"figure": figure}
         assert "a speedup cannot be: it is a positive ratio" in str(raised.value)
 
@@ -66,22 +66,22 @@ class TestParseClaim:
                                                ("1E2x", 100.0), ("1e-3x", 0.001)])
     def test_a_figure_with_an_exponent_is_read_whole(self, text, speedup):
         try:
-            assert claims.parse_claim(text) == pytest.approx(speedup)
+            assert claim_words.parse_claim(text) == pytest.approx(speedup)
         except SpecvizError as exc:  # read whole, and refused as the figure it is
             assert exc.params["speedup"] == pytest.approx(speedup) and (speedup > 64) == (exc.key == "claims.too_large")
 
     @pytest.mark.parametrize("blank", [" ", "\t", "\n", "\u00a0"])
     def test_a_run_of_blanks_counts_as_one(self, blank):
-        assert claims.parse_claim(f"up to{blank * 100_000}3x{blank * 100_000}at batch{blank * 5}64") == 3.0
-        assert claims.claimed_batch(f"3x at{blank * 100_000}batch 64") == 64
+        assert claim_words.parse_claim(f"up to{blank * 100_000}3x{blank * 100_000}at batch{blank * 5}64") == 3.0
+        assert claim_words.claimed_batch(f"3x at{blank * 100_000}batch 64") == 64
 
     def test_a_claim_longer_than_a_sentence_is_refused_with_its_length(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_CLAIM_MAX_CHARS", "20")
-        for read in (claims.parse_claim, claims.claimed_batch):
+        for read in (claim_words.parse_claim, claim_words.claimed_batch):
             with pytest.raises(SpecvizError) as raised:
                 read("up to 3x at batch 64, on H100")
             assert raised.value.key == "claims.too_long" and raised.value.params == {"length": 29, "limit": 20}
-        assert claims.parse_claim("up to 3x" + " " * 1000) == 3.0  # blanks at the ends do not count
+        assert claim_words.parse_claim("up to 3x" + " " * 1000) == 3.0  # blanks at the ends do not count
 
     @settings(max_examples=30, deadline=None)
     @given(st.lists(st.sampled_from([" ", "\t", "x", "3", ".", ",", "-", "to ", "up ", "at ", "batch ", "bs=", "%",
@@ -92,7 +92,7 @@ class TestParseClaim:
         most the setting's length, one space per run of blanks, and a read is a speedup, a batch or a
         refusal, never an error of another kind."""
         text = (piece * (size // len(piece) + 1))[:size]
-        for read in (claims.parse_claim, claims.claimed_batch):
+        for read in (claim_words.parse_claim, claim_words.claimed_batch):
             try:
                 read(text)
             except SpecvizError as exc:
@@ -102,9 +102,9 @@ class TestParseClaim:
     def test_the_link_that_froze_the_server_is_read_at_once(self):
         """1,500 spaces and a "!" (a 4.5 KB share link) took the claim reader about 40 s of one core,
         and 2,000 spaces 86 s: in a process of its own, it now ends well inside a minute."""
-        probe = ("from specviz.advice import claims\nfrom specviz.errors import SpecvizError\n"
+        probe = ("from specviz.advice import claim_words\nfrom specviz.errors import SpecvizError\n"
                  "for n in (1500, 2000, 100_000):\n"
-                 "    try:\n        claims.parse_claim(' ' * n + '!')\n"
+                 "    try:\n        claim_words.parse_claim(' ' * n + '!')\n"
                  "    except SpecvizError as exc:\n        print(exc.key)\n")
         run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                              cwd=Path(__file__).resolve().parent.parent)
@@ -117,12 +117,12 @@ class TestClaimedBatch:
                                              ("3x concurrency: 16", 16), ("lên đến 3 lần ở batch 8", 8),
                                              ("up to 3x", None), ("2.5x at batch 0", None), ("", None)])
     def test_the_batch_the_words_name(self, text, batch):
-        assert claims.claimed_batch(text) == batch
+        assert claim_words.claimed_batch(text) == batch
 
 
 class TestReadSentence:
     def test_a_slides_sentence(self):
-        reading = claims.read_sentence(
+        reading = claim_words.read_sentence(
             "Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", PRESETS)
         assert (reading.speedup, reading.gpu, reading.target, reading.draft) == (3.2, "H100-SXM", "Llama-3.1-70B", "eagle3")
         assert reading.batch is None and reading.dataset is None
@@ -141,7 +141,7 @@ class TestReadSentence:
                                                      ("batch", "dataset", "temperature", "output_length", "acceptance"))),
     ])
     def test_what_each_states_and_leaves_out(self, text, expected):
-        reading = claims.read_sentence(text, PRESETS)
+        reading = claim_words.read_sentence(text, PRESETS)
         assert (reading.speedup, reading.batch, reading.gpu, reading.target, reading.draft, reading.dataset,
                 reading.unstated) == expected
 
@@ -149,7 +149,7 @@ class TestReadSentence:
                                            ("0.9x on H100", "claims.not_a_speedup"), ("x" * 100_000, "claims.too_long")])
     def test_no_figure_or_a_bad_one_is_said(self, text, key):
         with pytest.raises(SpecvizError) as raised:
-            claims.read_sentence(text, PRESETS)
+            claim_words.read_sentence(text, PRESETS)
         assert raised.value.key == key
 
     @pytest.mark.parametrize("text, key, params", [
@@ -168,13 +168,13 @@ class TestReadSentence:
     ])
     def test_a_figure_is_read_whole_with_its_sign_and_exponent(self, text, key, params):
         with pytest.raises(SpecvizError) as raised:
-            claims.read_sentence(text, PRESETS)
+            claim_words.read_sentence(text, PRESETS)
         assert (raised.value.key, raised.value.params) == (key, params)
 
     @pytest.mark.parametrize("text, speedup", [("EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200", 2.5),
                                                ("up to 2.5e0x on Llama-3.1-70B", 2.5)])
     def test_names_with_hyphens_keep_their_figure(self, text, speedup):
-        assert claims.read_sentence(text, PRESETS).speedup == speedup
+        assert claim_words.read_sentence(text, PRESETS).speedup == speedup
 
 
 class TestComparablePublished:
@@ -454,7 +454,7 @@ class TestSentencesAsVendorsWriteThem:
         ("Tăng tốc 2,5 lần với EAGLE-3 trên H100 ở độ đồng thời 128", 2.5, 128, None, "eagle3"),
     ])
     def test_the_figure_batch_model_and_method(self, sentence, speedup, batch, target, draft):
-        read = claims.read_sentence(sentence, PRESETS)
+        read = claim_words.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.batch, read.target, read.draft) == (speedup, batch, target, draft)
 
     @pytest.mark.parametrize("sentence, draft, baseline", [
@@ -473,24 +473,24 @@ class TestSentencesAsVendorsWriteThem:
         ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", "eagle3", None),
     ])
     def test_a_figure_over_another_method_is_read_with_its_baseline(self, sentence, draft, baseline):
-        read = claims.read_sentence(sentence, PRESETS)
+        read = claim_words.read_sentence(sentence, PRESETS)
         assert (read.draft, read.baseline) == (draft, baseline)
 
     def test_a_name_inside_a_longer_one_is_the_longer_ones(self):
-        assert claims.named_methods("P-EAGLE over EAGLE-3 and EAGLE") == [("peagle", False), ("eagle3", True),
+        assert claim_words.named_methods("P-EAGLE over EAGLE-3 and EAGLE") == [("peagle", False), ("eagle3", True),
                                                                           ("eagle", False)]
 
     def test_a_sentence_naming_no_model_or_gpu_asks_for_them(self):
-        read = claims.read_sentence("4x faster inference with our draft model", PRESETS)
+        read = claim_words.read_sentence("4x faster inference with our draft model", PRESETS)
         assert read.unstated[:2] == ("model", "hardware")
-        named = claims.read_sentence("Up to 3.2x faster decoding with speculative decoding on H100 "
+        named = claim_words.read_sentence("Up to 3.2x faster decoding with speculative decoding on H100 "
                                      "(Llama-3.1-70B, EAGLE-3)", PRESETS)
         assert "model" not in named.unstated and "hardware" not in named.unstated
 
     def test_thousands_and_words_after_the_batch(self):
-        assert claims.parse_claim("1,000%") == 11.0 and claims.parse_claim("2,5x") == 2.5
-        assert claims.parse_claim("2.5x at concurrency 64 users") == 2.5
-        assert claims.claimed_batch("2.5x at concurrency 64 users") == 64
+        assert claim_words.parse_claim("1,000%") == 11.0 and claim_words.parse_claim("2,5x") == 2.5
+        assert claim_words.parse_claim("2.5x at concurrency 64 users") == 2.5
+        assert claim_words.claimed_batch("2.5x at concurrency 64 users") == 64
 
     def test_an_at_least_figure_is_rounded_up(self):
         # 0.7543 shown as 0.75 fell short: 3.16x at α 0.75 where 3.2x was claimed.
@@ -513,7 +513,7 @@ class TestPublishedSentences:
         ("EAGLE 3x faster on H100", 3.0, "eagle"),
     ])
     def test_eagle_3_written_with_a_space_is_eagle_3(self, sentence, speedup, draft):
-        read = claims.read_sentence(sentence, PRESETS)
+        read = claim_words.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.draft) == (speedup, draft)
 
     @pytest.mark.parametrize("sentence, gpu", [
@@ -527,7 +527,7 @@ class TestPublishedSentences:
         ("MTP gives 1.8x speedup for DeepSeek-R1 on 8x H200 at 32 concurrent requests", "H200"),
     ])
     def test_a_gpu_named_in_several_words_is_read(self, sentence, gpu):
-        read = claims.read_sentence(sentence, PRESETS)
+        read = claim_words.read_sentence(sentence, PRESETS)
         assert read.gpu == gpu and "hardware" not in read.unstated
 
     @pytest.mark.parametrize("sentence", [
@@ -544,21 +544,21 @@ class TestPublishedSentences:
     ])
     def test_a_percentage_of_a_reduction_is_not_read_as_a_speedup(self, sentence):
         with pytest.raises(SpecvizError) as raised:
-            claims.read_sentence(sentence, PRESETS)
+            claim_words.read_sentence(sentence, PRESETS)
         # Named, not "is not a speedup: write it as a number and x", which it is.
         assert raised.value.key == "claims.no_speed_figure" and "%" in raised.value.params["figures"]
 
     def test_a_speedup_beside_a_reduction_is_read(self):
-        assert claims.read_sentence("30% lower cost and 2x faster decoding on H100", PRESETS).speedup == 2.0
-        assert claims.read_sentence("2x lower latency on H100 with EAGLE-3", PRESETS).speedup == 2.0
-        assert claims.read_sentence("lower cost, 80% faster on H100", PRESETS).speedup == 1.8
-        assert claims.read_sentence("Speculative decoding cuts costs and is 50% faster on H100", PRESETS).speedup == 1.5
-        assert claims.read_sentence("Tăng tốc 80% với EAGLE-3 trên H100", PRESETS).speedup == 1.8
+        assert claim_words.read_sentence("30% lower cost and 2x faster decoding on H100", PRESETS).speedup == 2.0
+        assert claim_words.read_sentence("2x lower latency on H100 with EAGLE-3", PRESETS).speedup == 2.0
+        assert claim_words.read_sentence("lower cost, 80% faster on H100", PRESETS).speedup == 1.8
+        assert claim_words.read_sentence("Speculative decoding cuts costs and is 50% faster on H100", PRESETS).speedup == 1.5
+        assert claim_words.read_sentence("Tăng tốc 80% với EAGLE-3 trên H100", PRESETS).speedup == 1.8
 
     def test_acceleration_is_a_word_of_speed(self):
         # z-lab's DFlash page: the figure over EAGLE-3 (2.5x, beside "faster") had been taken for
         # the one over plain decoding (6.17x, beside "acceleration").
-        read = claims.read_sentence("DFlash achieves up to 6.17× lossless acceleration for Qwen3-8B, nearly 2.5× "
+        read = claim_words.read_sentence("DFlash achieves up to 6.17× lossless acceleration for Qwen3-8B, nearly 2.5× "
                                     "faster than the state-of-the-art speculative decoding method EAGLE-3", PRESETS)
         assert (read.speedup, read.draft) == (6.17, "block")
 
@@ -574,10 +574,10 @@ class TestPublishedSentences:
     def test_a_speed_of_training_is_not_a_speedup_of_decoding(self, sentence, speedup):
         if speedup is None:
             with pytest.raises(SpecvizError) as raised:
-                claims.read_sentence(sentence, PRESETS)
+                claim_words.read_sentence(sentence, PRESETS)
             assert raised.value.key == "claims.no_speed_figure" and raised.value.params["figures"] == "up to 9.9x"
         else:
-            assert claims.read_sentence(sentence, PRESETS).speedup == speedup
+            assert claim_words.read_sentence(sentence, PRESETS).speedup == speedup
 
     @pytest.mark.parametrize("sentence, batch", [
         # "single request" is how posts say batch 1; it had been asked for ("At what batch...?").
@@ -587,13 +587,13 @@ class TestPublishedSentences:
         ("2x faster on a single GPU", None),
     ])
     def test_a_single_request_is_batch_1(self, sentence, batch):
-        read = claims.read_sentence(sentence, PRESETS)
+        read = claim_words.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.batch) == (2.0, batch)
         assert ("batch" in read.unstated) == (batch is None)
 
     def test_a_single_request_in_the_claims_field(self):
-        assert claims.parse_claim("2.5x, single request") == 2.5
-        assert claims.claimed_batch("2.5x, single request") == 1
+        assert claim_words.parse_claim("2.5x, single request") == 2.5
+        assert claim_words.claimed_batch("2.5x, single request") == 1
 
 
 class TestOverWhat:
@@ -612,7 +612,7 @@ class TestOverWhat:
         ("3x faster, reaching over 1,000 TPS per user", None), ("more than 2x faster with EAGLE-3 on H100", None),
         ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", None)])
     def test_what_a_figure_is_over(self, sentence, over):
-        assert claims.read_sentence(sentence, PRESETS).over_words == over
+        assert claim_words.read_sentence(sentence, PRESETS).over_words == over
 
 
     @pytest.mark.parametrize("sentence, asked", [
@@ -623,15 +623,15 @@ class TestOverWhat:
     def test_a_throughput_figure_is_asked_at_what_point_it_compares(self, sentence, asked):
         """The manager review: a throughput gain at equal speed per user, where speculation's server runs
         a larger batch, was checked as a gain at one batch without the question."""
-        assert ("equal_footing" in claims.read_sentence(sentence, PRESETS).unstated) == asked
+        assert ("equal_footing" in claim_words.read_sentence(sentence, PRESETS).unstated) == asked
 
     def test_a_percentage_of_100_or_more_has_two_readings(self):
         """The manager review: "400% faster" (VentureBeat on Together's ATLAS) is 5× as read, 4× as some
         authors mean it; the page and the CLI say both."""
-        assert [claims.percent_of(t) for t in ("up to 400% faster", "1,000%", "180% faster", "99%", "3x")] == [
+        assert [claim_words.percent_of(t) for t in ("up to 400% faster", "1,000%", "180% faster", "99%", "3x")] == [
             400.0, 1000.0, 180.0, None, None]
-        assert claims.read_sentence("up to 400% faster inference performance than vLLM", PRESETS).percent == 400.0
-        assert claims.read_sentence("Up to 3.2x faster on H100", PRESETS).percent is None
+        assert claim_words.read_sentence("up to 400% faster inference performance than vLLM", PRESETS).percent == 400.0
+        assert claim_words.read_sentence("Up to 3.2x faster on H100", PRESETS).percent is None
 
     @pytest.mark.parametrize("sentence, dataset", [
         # AMD's MTP post and Snowflake's Arctic: the dataset named for the other figure was read as this one's.
@@ -640,4 +640,4 @@ class TestOverWhat:
         ("Up to 2.8× faster than EAGLE-2/3 on agentic SQL tasks, and 1.8–4.5× end-to-end speedup on SWE-Bench", None),
         ("On MT-Bench, EAGLE-3 reaches 3x on H100", "MT-Bench"), ("3x on MT-Bench and 2x on HumanEval", "MT-Bench")])
     def test_the_dataset_is_the_figure_s_own(self, sentence, dataset):
-        assert claims.read_sentence(sentence, PRESETS).dataset == dataset
+        assert claim_words.read_sentence(sentence, PRESETS).dataset == dataset

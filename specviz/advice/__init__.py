@@ -1,8 +1,10 @@
 """Advice: what to do with the model's answer.
 
-- ``claims``: a vendor's claim ("up to 3x", "2.5x at batch 64") read, and what would have to be true
-  for it to hold on a scenario: the α, acceptance length and vLLM rate it needs, the batches where it
-  can hold.
+- ``claim_words``: a vendor's claim read from its words ("up to 3x", "2.5x at batch 64") or a slide's
+  whole sentence: its figure, batch, hardware, model, method, dataset, what it is over, and what it
+  leaves out.
+- ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
+  and vLLM rate it needs, the batches where it can hold, the published results beside it.
 - ``commands``: the vLLM and SGLang commands for a scenario, each release's facts (flags, methods,
   targets), and what every engine's command shares (the draft's name, the memory flags, the hosts).
 - ``draft_length``: the batch → draft-length schedule a command states, the batch × context map of

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claims, commands, draft_length, serving, trtllm
+from specviz.advice import claim_words, claims, commands, draft_length, serving, trtllm
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.results import explorer, importers
@@ -56,23 +56,23 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
     measured on the user's traffic)."""
     try:
-        speedup, read = claims.parse_claim(text), None
+        speedup, read = claim_words.parse_claim(text), None
     except SpecvizError as exc:
         if exc.key != "claims.unreadable":
             raise
         # A slide's whole sentence, read as the Claims page reads it: what it names sets the
         # scenario, under the options given here.
-        read = claims.read_sentence(text, presets)
+        read = claim_words.read_sentence(text, presets)
         speedup = read.speedup
         target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
-        named, _ = claims.sentence_choices(read, presets, target)
+        named, _ = claim_words.sentence_choices(read, presets, target)
         overrides = {**named, **(overrides or {})}
-    batch = batch if batch is not None else read.batch if read is not None else claims.claimed_batch(text)
+    batch = batch if batch is not None else read.batch if read is not None else claim_words.claimed_batch(text)
     chosen = linked_scenario(link, presets, overrides)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
-    percent = read.percent if read is not None else claims.percent_of(text)
+    percent = read.percent if read is not None else claim_words.percent_of(text)
     return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100))}),
@@ -224,7 +224,7 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
             raise UsageError("--verify-cost gives the costs: no link, --gpu, --target, --draft, --engine or --context")
         draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
-        return claim_at_costs_row(claims.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha)
+        return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha)
     if args.draft_cost is not None:
         raise UsageError("--draft-cost goes with --verify-cost")
     overrides = scenario_params(args, presets.models)

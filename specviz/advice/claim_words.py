@@ -1,0 +1,323 @@
+"""Reading a claim: its figure, batch and percentage from a short claim ("up to 3x", "2.5x at batch 64",
+"180% faster"), and from a slide's whole sentence what it names: the figure that is a speedup, the
+hardware, the model, the drafting method, the batch, the dataset, what the figure is over, and what
+the sentence leaves out, the questions to ask its author.
+
+Words only: what a claim needs to be true is :mod:`specviz.advice.claims`'s. English and Vietnamese,
+the app's two languages. Every pattern runs over the words with each blank run one space and the
+text bounded (:func:`parse_claim`), so that every match takes time linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from specviz import settings
+from specviz.errors import SpecvizError
+from specviz.scenario import Presets, draft_choices, gpu_preset, model_preset
+
+__all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
+           "named_methods", "over_words", "sentence_choices"]
+
+# A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
+# nor "1e9x" as 9x.
+_SIGN, _MAGNITUDE = r"[-−]", r"\d{1,6}(?:(?:,\d{3})+|[.,]\d{1,6})?(?:e[-+]?\d{1,2})?"
+# A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
+# or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
+# "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
+_CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
+                    # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
+                    r"(?:\d{1,6}(?:[.,]\d{1,6})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
+                    rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
+                    r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
+# The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
+# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
+# and batch 1 said in words: "a single request", "a single user", "một request".
+_BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
+                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,7})"
+                    r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
+                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency)"
+                    r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
+                    re.IGNORECASE)
+# Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
+_LARGEST_CLAIM = 64.0
+
+
+def _words(text: str | None) -> str:
+    """A claim's words one space apart, refused past ``SPECVIZ_CLAIM_MAX_CHARS``.
+
+    The patterns above chain optional parts, each with ``\\s*`` around it; over a run of n blanks
+    they would try the ways to share it out, about n³ of them (2,000 spaces took 86 s). With each
+    blank run one space, and the text bounded, every match takes time linear in the text.
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.too_long`` for a text longer than the setting (a claim is a sentence).
+    """
+    words = " ".join((text or "").split())
+    limit = settings.get("SPECVIZ_CLAIM_MAX_CHARS")
+    if len(words) > limit:
+        raise SpecvizError("claims.too_long", length=len(words), limit=limit)
+    return words
+
+
+def parse_claim(text: str) -> float:
+    """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
+    Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
+
+    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark, and
+    a figure may have an exponent ("1e9x" is 10⁹×). A range ("1.5x–2x") claims its upper end. A
+    batch named in the words ("2.5x at batch 64") is :func:`claimed_batch`'s and left out here.
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS`` (a run of blanks counted as one);
+        ``claims.unreadable`` if the text is not a speedup; ``claims.negative_speedup`` if its figure
+        is negative (a speedup is a positive ratio); ``claims.not_a_speedup`` if it is 1× or less (no
+        gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft gives).
+    """
+    words = _words(text)
+    found = _CLAIM.match(_BATCH.sub(" ", words))
+    if not found:
+        raise SpecvizError("claims.unreadable", text=words[:60])
+    number = _figure(found["number"])
+    if number < 0:
+        raise SpecvizError("claims.negative_speedup", figure=found["number"])
+    speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
+    if speedup <= 1.0:
+        raise SpecvizError("claims.not_a_speedup", speedup=speedup)
+    if speedup > _LARGEST_CLAIM:
+        raise SpecvizError("claims.too_large", speedup=speedup, largest=_LARGEST_CLAIM)
+    return speedup
+
+
+def percent_of(text: str) -> float | None:
+    """The percentage a claim's words give where it is 100 % or more ("400% faster": 400), the figures
+    two readings part on: :func:`parse_claim` reads it as the old speed plus that share (5×), some
+    authors mean the new speed as that share of the old (4×). None for any other claim."""
+    found = _CLAIM.match(_BATCH.sub(" ", _words(text)))
+    if not found or not (found["unit"] or "").startswith("%"):
+        return None
+    number = _figure(found["number"])
+    return number if number >= 100 else None
+
+
+def _figure(text: str) -> float:
+    """A claim's number as written: "1,000" groups thousands, "2,5" (Vietnamese) has a decimal comma."""
+    figure = text.replace("−", "-")
+    return float(figure.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+", figure) else figure.replace(",", "."))
+
+
+def claimed_batch(text: str) -> int | None:
+    """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
+    requests", 1 for "a single request"), or None where they name none (or name 0).
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`.
+    """
+    found = _BATCH.search(_words(text))
+    batch = (1 if found["single"] else int(found["batch"] or found["concurrent"])) if found else 0
+    return batch or None
+
+
+# A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B"; a whole number
+# (not the "9x" of "1e9x" or of "1e999x", nor the "320x" of "1e-320x"), with its minus sign but not a
+# name's hyphen ("EAGLE-3x").
+_SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-−])"
+                                  # A range ("1.5x–2x faster") is read whole: it claims its upper end.
+                                  rf"(?:{_MAGNITUDE}\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?{_SIGN}?{_MAGNITUDE}"
+                                  r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)
+# Words after a figure that make it something else than a speedup: a count of devices ("8x H100s",
+# "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
+# A speed of training ("9.9x faster EAGLE-3 training", "3x faster to train") is not one of decoding.
+_NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost)"
+                        r"|(?:faster|speed-?up\s+(?:in|of|for))\s+(?:[\w.\-]+\s+)?(?:training|train)\b)", re.IGNORECASE)
+# A percentage of a reduction ("19.4% reduction in cost", "50% lower latency") is not a percentage faster:
+# read as one it would be a speedup of 1.194× or 1.5× (half the latency is 2×). Left unread.
+_REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giảm)\b", re.IGNORECASE)
+# The same said before the figure: "reduces cost by 19.4%", "cuts latency by 50%", and Vietnamese, whose
+# verb comes first, "giảm 19,4% chi phí" or "giảm chi phí 19,4%".
+_REDUCED_BY = re.compile(r"(?:\breduc\w*|\bcut\w*|\blower\w*|\bdecreas\w*|giảm)(?:\s+[^\s,;:.]+){0,2}?(?:\s+by)?\s*$",
+                         re.IGNORECASE)
+_SPEED_WORDS = re.compile(r"faster|speed-?up|accelerat|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh"
+                          r"|tăng\s+tốc", re.IGNORECASE)
+# Drafts as a sentence names them → the scenario's draft kind, the most specific first.
+# "EAGLE 3" (and "Eagle 3.1") as often as "EAGLE-3", but not the figure of "EAGLE 3x faster".
+_METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle(?:-?3|\s3(?![\d,]*(?:\.\d+)?\s*(?:[x×%]|times\b|lần\b)))"), ("mtp", r"\bmtp\b|multi-token prediction"),
+                 ("block", r"\bdflash\b|\bdspark\b|block diffusion"), ("medusa", r"\bmedusa\b"),
+                 ("suffix", r"suffix decoding"), ("ngram", r"\bn-?gram\b|prompt lookup"), ("eagle", r"\beagle\b"))
+# The words of a comparison: "over", "than", "vs", "compared to", "relative to", "so với".
+_COMPARISON = r"(?:\bover|\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\brelative\s+to|\bagainst|so\s+với)"
+# Words that make the method after them the figure's baseline, not its method: "1.69x over EAGLE-3",
+# "outperforms EAGLE-3 by 1.69x", "nhanh hơn EAGLE-3" (Vietnamese "hơn", than).
+_COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\bhơn)"
+                            r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
+# A comparison's words after it ("relative to the best prior Blackwell baseline", "than vLLM", "vs H100"):
+# what a figure is over, where the sentence says. Not a number ("over 1,000 tokens/s", "more than 2x").
+_OVER_WHAT = re.compile(rf"{_COMPARISON}\s+(?P<what>(?![\d.,]+)[^,;:.()\n]{{1,80}})", re.IGNORECASE)
+# Where what a figure is over ends: "than H100 with speculative decoding on 8 GPUs" is over "H100".
+_WHAT_ENDS = re.compile(r"\s(?:with|on|using|for|at|in|across|when|while|by|trên|với|khi)\s", re.IGNORECASE)
+# What says plain decoding: the figure over it is the speedup the check is about.
+_PLAIN_DECODING = re.compile(r"auto-?regressive|(?:vanilla|standard|plain|regular|normal|naive|greedy|baseline|ordinary)"
+                             r"\s+(?:decoding|generation|inference|sampling)|without\s+(?:speculat|draft)|no\s+speculat"
+                             r"|non-?speculative|decode\s+thường|tự\s+hồi\s+quy|không\s+(?:dùng\s+)?speculative",
+                             re.IGNORECASE)
+_DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
+             "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
+# What a claim should state and often does not, each with the words that state it.
+UNSTATED = {"model": None, "hardware": None, "batch": None, "dataset": None, "temperature": r"temperature|greedy|sampling|\btemp\b",
+            "output_length": r"output (?:length|tokens)|\bosl\b|tokens out|\d+\s*(?:output|generated) tokens",
+            "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)",
+            "equal_footing": None}
+# A figure of throughput ("179% more tok/s/GPU") compares two servers at some point of their
+# throughput-latency curves: at equal batch, or at equal speed per user, where speculation's server
+# runs a larger batch. Asked where the sentence does not say which.
+_THROUGHPUT_FIGURE = re.compile(r"throughput|tok(?:en)?s?/s|\btps\b|per\s+gpu|/gpu", re.IGNORECASE)
+_EQUAL_FOOTING = re.compile(r"same\s+(?:batch|concurrency|interactivity|latency|tpot|speed)|equal|\biso-?|at\s+batch"
+                            r"|at\s+(?:a\s+)?concurrency|per[\s-]user", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SentenceReading:
+    """What a claim's sentence states: the ``speedup`` (the first figure with its unit), the ``batch``
+    or concurrency, the ``gpu`` and ``target`` presets it names, the ``draft`` kind
+    (:data:`specviz.scenario.DRAFT_KINDS`) and the ``dataset``, each None where it names none;
+    ``unstated``, the keys of :data:`UNSTATED` it leaves out: the questions to ask its author; and
+    ``baseline``, the draft kind the figure is measured over ("1.69x over EAGLE-3"), None where it is
+    over plain decoding, as a speedup is unless the sentence says otherwise; and ``over_words``, the
+    words of any other thing it is said to be over ("the best prior Blackwell baseline", "vLLM",
+    "H100"), None where the sentence compares with plain decoding, a method or nothing; ``percent``,
+    a figure of 100 % or more as written (:func:`percent_of`)."""
+
+    speedup: float
+    batch: int | None
+    gpu: str | None
+    target: str | None
+    draft: str | None
+    dataset: str | None
+    unstated: tuple[str, ...]
+    baseline: str | None = None
+    over_words: str | None = None
+    percent: float | None = None
+
+
+def named_methods(words: str) -> list[tuple[str, bool]]:
+    """The drafting methods a sentence names, in its order, each as ``(kind, baseline)``: ``baseline``
+    where the words before it compare with it ("over", "than", "vs", "compared to", "outperforms",
+    "so với", "hơn": "1.69x over EAGLE-3"). A name inside a longer one is the longer one's ("EAGLE" in "P-EAGLE" and in
+    "EAGLE-3"): the kinds are tried most specific first (:data:`_METHOD_WORDS`)."""
+    lower, taken, found = words.lower(), [], []
+    for kind, pattern in _METHOD_WORDS:
+        for match in re.finditer(pattern, lower):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            taken.append(match.span())
+            before = lower[max(0, match.start() - 40):match.start()]
+            found.append((match.start(), kind, _COMPARED_WITH.search(before) is not None))
+    return [(kind, baseline) for _, kind, baseline in sorted(found)]
+
+
+def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
+    """The first GPU preset a sentence's words name: a run of two or three words that spells a
+    preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
+    (:func:`specviz.scenario.gpu_preset`: "H100", "8xB200"); None where none does."""
+    own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
+    for start, token in enumerate(tokens):
+        for length in (3, 2):
+            span = " ".join(tokens[start:start + length])
+            if len(tokens) - start >= length and re.sub(r"[^a-z0-9]", "", span.lower()) in own:
+                return gpu_preset(span, presets.gpus)
+        if found := gpu_preset(token, presets.gpus):
+            return found
+    return None
+
+
+def read_sentence(text: str, presets: Presets) -> SentenceReading:
+    """A claim's whole sentence read: "Up to 3.2x faster decoding with speculative decoding on H100
+    (Llama-3.1-70B, EAGLE-3)" states 3.2×, an H100, Llama-3.1-70B and an EAGLE-3 head, and leaves
+    out the batch, the dataset, the temperature, the output length and whether the acceptance was
+    measured. Models and GPUs are matched to presets by their names
+    (:func:`specviz.scenario.model_preset`, :func:`specviz.scenario.gpu_preset`), over runs of one to
+    four words, the longest first.
+
+    Raises
+    ------
+    SpecvizError
+        As :func:`parse_claim` for the figure; ``claims.no_speed_figure`` where its figures are all
+        something else than a speedup of decoding (a cost, a reduction, a count of GPUs, a training
+        speed), naming them; ``claims.unreadable`` where it holds no figure at all.
+    """
+    words = _words(text)
+    unbatched = _BATCH.sub(" ", words)
+    tokens = re.findall(r"[\w][\w.\-/]*", words)
+    # The figure that is a speedup: not a count of GPUs ("on 8x H100") nor another ratio ("5x cheaper");
+    # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
+    written = list(_SPEEDUP_IN_SENTENCE.finditer(unbatched))
+    figures = [f for f in written
+               if not _NOT_SPEED.match(unbatched, f.end())
+               and not (f.group(0).endswith("%") and (_REDUCTION.match(unbatched, f.end())
+                                                      or _REDUCED_BY.search(unbatched[max(0, f.start() - 40):f.start()])))
+               and not gpu_preset((unbatched[f.end():].split() or [""])[0], presets.gpus)]
+    near = [f for f in figures if _SPEED_WORDS.search(unbatched[f.end():f.end() + 24])]
+    figure = (near or figures or [None])[0]
+    if figure is None and written:
+        raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
+    if figure is None:
+        raise SpecvizError("claims.unreadable", text=words[:60])
+    speedup = parse_claim(figure.group(0))
+    spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
+    target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
+    gpu = _named_gpu(tokens, presets)
+    lower = words.lower()
+    methods = named_methods(words)
+    draft = next((kind for kind, baseline in methods if not baseline), None)
+    baseline = next((kind for kind, baseline in methods if baseline and kind != draft), None)
+    # The dataset of the figure's own clause, between the figures before and after it: "2.11x on the
+    # Random dataset and 1.80x on ShareGPT" does not give 2.11x on ShareGPT.
+    bounds = [f.span() for f in written]
+    clause = unbatched[max((end for _, end in bounds if end <= figure.start()), default=0):
+                       min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
+    dataset = next((name for name in _DATASETS if name.lower() in clause), None)
+    batch = claimed_batch(words)
+    stated = {"batch": batch is not None, "dataset": dataset is not None, "model": target is not None,
+              "hardware": gpu is not None,
+              "equal_footing": not _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40])
+              or _EQUAL_FOOTING.search(words) is not None}
+    unstated = tuple(key for key, pattern in UNSTATED.items()
+                     if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
+    return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
+                           None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)))
+
+
+def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:
+    """The words of what a sentence compares its ``figure`` (a span of ``words``) with, up to a word
+    such as "with" or "on", where that is not plain decoding (a drafting method is read by
+    :func:`named_methods`, and this is not asked then): the first
+    comparison after it and before the next figure ("4x speed-up relative to the best prior Blackwell
+    baseline" gives "the best prior Blackwell baseline"), else the last one before it since the
+    figure before ("Compared to vLLM, SGLang is 3x faster" gives "vLLM"); None where the sentence
+    compares the figure with nothing, or with plain decoding or a method."""
+    after = min((start for start, _ in figures if start >= figure[1]), default=len(words))
+    before = max((end for _, end in figures if end <= figure[0]), default=0)
+    found = next(_OVER_WHAT.finditer(words, figure[1], after), None) or next(
+        reversed(list(_OVER_WHAT.finditer(words, before, figure[0]))), None)
+    if found is None:
+        return None
+    what = " ".join(_WHAT_ENDS.split(found["what"], 1)[0].split()[:8])
+    return None if not what or _PLAIN_DECODING.search(what) else what
+
+
+def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
+    """The scenario's choices a sentence sets, as the Claims page and ``specviz claim`` set them: its
+    ``gpu`` and ``target`` where it names them, and its drafting method as the ``draft`` where the
+    model the scenario ends with (``target``) can draft with it; and that method where it cannot (MTP
+    named of Qwen3-32B), which is said rather than dropped, else None."""
+    choices = {key: value for key, value in (("gpu", reading.gpu), ("target", reading.target)) if value is not None}
+    if reading.draft is not None and reading.draft in draft_choices(presets, target):
+        return {**choices, "draft": reading.draft}, None
+    return choices, reading.draft
