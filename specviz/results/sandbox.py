@@ -78,8 +78,8 @@ _FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
 _TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
 _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
-# The query process's own start (Python, DuckDB, Arrow, pandas and the tables: about 1.4 s of one
-# core here) is not the statement's time: the time limit counts from the child's "ready" line. The
+# The query process's own start (Python, DuckDB, Arrow and the tables: about 0.5 s of one core
+# here) is not the statement's time: the time limit counts from the child's "ready" line. The
 # start has a bound of its own, for a machine so loaded that even it does not finish.
 _READY = b"ready\n"
 _START_LIMIT_S = 30.0
@@ -102,8 +102,8 @@ class Limits:
         Result size: rows, and bytes (of Arrow data, or of the pandas frame it becomes, whichever is
         larger).
     memory_bytes : int
-        Address space the query may take in the child process, beyond what Python, DuckDB, Arrow,
-        pandas and the mapped tables hold before it runs; DuckDB's own memory limit is half of it,
+        Address space the query may take in the child process, beyond what Python, DuckDB, Arrow
+        and the mapped tables hold before it runs; DuckDB's own memory limit is half of it,
         so that ordinary large queries end with DuckDB's message before the operating system's
         limit.
     workers : int
@@ -234,8 +234,8 @@ def _scrub(text: str) -> str:
 def _child_command() -> list[str]:
     # -I: ignore the environment, the user's site folder and the working directory; -B: write no
     # bytecode (the child may not write files at all).
-    # os._exit once the answer is written: the interpreter's teardown of pandas, DuckDB and Arrow
-    # took 0.45 s of the 1.35 s a query's process lived.
+    # os._exit once the answer is written: the interpreter's teardown of the libraries took 0.45 s
+    # of the 1.35 s a query's process lived (when it loaded pandas too).
     bootstrap = (f"import os, sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.results.sandbox import _child_main; "
                  "_child_main(sys.stdin.buffer, sys.stdout.buffer); os._exit(0)")
     return [sys.executable, "-I", "-B", "-c", bootstrap]
@@ -266,8 +266,8 @@ class Snapshot:
     def child(self) -> subprocess.Popen:
         """A new query process over these tables, waiting for its request: the one started ahead
         at the previous query where it still waits, and another started ahead for the next. A
-        process loads DuckDB, Arrow and pandas before it reads its request (about 1 s of the
-        1.2 s a query's process took); each still runs one query and ends."""
+        process loads DuckDB and Arrow before it reads its request (about 0.5 s of one core, most
+        of what a query's process takes); each still runs one query and ends."""
         with self._lock:
             spare, self._spare = self._spare, None
             child = spare if spare is not None and spare.poll() is None else _start_child(self.fds)
@@ -431,8 +431,71 @@ def _limit_address_space(budget: int) -> None:
 
 def _shown_bytes(batch: Any) -> int:
     """What rows cost once shown: as Arrow data, or as the pandas frame the parent makes of them,
-    whichever is larger (a list of 30,000 NULLs is a few bytes of Arrow and 240 kB of pandas)."""
-    return max(batch.nbytes, int(batch.to_pandas().memory_usage(index=False, deep=True).sum()))
+    whichever is larger (a list of 30,000 NULLs is a few bytes of Arrow and 240 kB of pandas).
+
+    The frame's size is counted from the Arrow columns (:func:`_frame_bytes`), not by making it:
+    the query process then never loads pandas, which took half of its start (0.47 s of 0.93 s of
+    one core)."""
+    return max(batch.nbytes, sum(_frame_bytes(column) for column in batch.columns))
+
+
+# Sizes of the Python objects a pandas object column holds (``sys.getsizeof`` in CPython 3.11),
+# each at least what ``DataFrame.memory_usage(deep=True)`` counts for it: ``tests/test_sandbox.py``
+# checks the bound on every kind of column a query returns.
+_POINTER, _NONE, _BOOL, _DECIMAL, _ARRAY, _LIST, _TUPLE = 8, 16, 28, 104, 112, 56, 64
+_OTHER = 128  # a value of a kind not listed (datetime.time and the like: 48-64 bytes)
+
+
+def _frame_bytes(column: Any, nested: bool = False) -> int:
+    """Bytes one Arrow column takes as a pandas 3 column (at least what
+    ``memory_usage(deep=True)`` counts, with what nested values hold besides).
+
+    Numbers are numpy columns (those with NULLs as float64); text is Arrow's, with an 8-byte offset
+    a row; everything else is an object column: a pointer per row, ``None`` for a NULL, and for
+    each value its Python object: a dict per struct (232 + 40 bytes a key bounds CPython's table),
+    a numpy array per list with its items, a list of tuples per map, and, inside them, a str of
+    49 + n bytes for ASCII text or at most 80 + 4 n."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind, rows, nulls = column.type, len(column), column.null_count
+    values = rows - nulls
+    if not rows:
+        return 0
+    if pa.types.is_dictionary(kind):
+        return _frame_bytes(column.dictionary_decode(), nested)
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        return rows * (max(kind.bit_width // 8, 8) if nulls else kind.bit_width // 8)
+    if pa.types.is_boolean(kind) and not nulls:
+        return rows
+    if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and not nested:
+        return (rows + 1) * _POINTER + rows // 8 + 1 + (pc.sum(pc.binary_length(column)).as_py() or 0)
+    objects = rows * _POINTER + (0 if nested else nulls * _NONE)  # a nested None is the one None
+    if pa.types.is_null(kind):
+        return objects
+    if pa.types.is_boolean(kind):
+        return objects + values * _BOOL
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        # Sums taken by Arrow, the arithmetic on them in Python: a Python number given to Arrow's
+        # compute functions, or a conversion to numpy, would load pandas.
+        lengths, ascii_text = pc.binary_length(column), pc.string_is_ascii(column)
+        ascii_values = pc.sum(ascii_text).as_py() or 0
+        ascii_bytes = pc.sum(pc.filter(lengths, ascii_text)).as_py() or 0
+        other_bytes = pc.sum(pc.filter(lengths, pc.invert(ascii_text))).as_py() or 0
+        return objects + 49 * ascii_values + ascii_bytes + 80 * (values - ascii_values) + 4 * other_bytes
+    if pa.types.is_decimal(kind):
+        return objects + values * _DECIMAL
+    if pa.types.is_map(kind):  # its keys and items are the whole array's, its offsets the slice's
+        first, last = column.offsets[0].as_py(), column.offsets[-1].as_py()
+        return (objects + values * _LIST + (last - first) * (_POINTER + _TUPLE)
+                + _frame_bytes(column.keys.slice(first, last - first), True)
+                + _frame_bytes(column.items.slice(first, last - first), True))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return objects + values * _ARRAY + _frame_bytes(column.flatten(), True)
+    if pa.types.is_struct(kind):
+        return (objects + values * (232 + 40 * kind.num_fields)
+                + sum(_frame_bytes(field, True) for field in column.flatten()))
+    return objects + values * _OTHER + column.nbytes
 
 
 def _rows_that_fit(batch: Any, budget: int) -> int:
@@ -476,8 +539,9 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
     import pyarrow as pa
 
     pa.set_cpu_count(1)  # conversions on this thread: no thread (and arena) starts under the cap
-    # Before the cap: the first conversion loads pandas and sets up Arrow's allocator.
-    _shown_bytes(pa.record_batch({"warm": ["up"]}))
+    # Before the cap: the first count loads Arrow's compute functions and sets up its allocator (a
+    # batch made by DuckDB: one made from Python values would load pandas).
+    _shown_bytes(duckdb.sql("SELECT 'up' AS warm").to_arrow_table().to_batches()[0])
     line = stdin.readline()
     if not line:
         return
