@@ -105,7 +105,8 @@ def read_sentence() -> None:
     st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
                                          "not_applied": not_applied, "baseline": reading.baseline,
                                          "over_words": reading.over_words, "percent": reading.percent,
-                                         "speedup": reading.speedup}
+                                         "speedup": reading.speedup, "gpu_words": reading.gpu_words,
+                                         "unknown_model": reading.unknown_model}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -153,6 +154,12 @@ def show_reading() -> None:
         value = shown.get(item["key"], str)(item["value"])
         line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=value))
         line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
+    assumed = next((item["value"] for item in reading["items"] if item["key"] == "gpu"), None)
+    if reading.get("gpu_words") and assumed:  # not once its item is undone
+        st.caption(md("claims.sentence.gpu_assumed", lang, words=reading["gpu_words"], gpu=shown["gpu"](assumed)))
+    if reading.get("unknown_model"):
+        st.warning(md("claims.sentence.unknown_model", lang, model=reading["unknown_model"],
+                      target=st.session_state["scenario"].target.name))
     for dropped in reading.get("not_applied", ()):
         st.warning(md("claims.sentence.not_applied", lang, **dropped))
     if reading.get("baseline"):

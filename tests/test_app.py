@@ -1856,6 +1856,19 @@ class TestClaimsPage:
         assert len(claim_view(at, "beside").get("vega_lite_chart")) == 1  # beside published and yours
         assert (at.success or at.warning or at.error)[0].value == verdict  # the verdict stays as it was
 
+    def test_a_gpu_family_is_said_to_be_assumed_and_a_model_that_is_no_preset_is_named(self):
+        at = read_sentence(claims_app(), "Up to 2x faster for Mixtral 8x22B on Blackwell with EAGLE-3")
+        assert at.sidebar.selectbox(key="gpu").value == "B200"
+        assumed = [c.value for c in at.caption if "names no single GPU" in c.value]
+        assert assumed == ["“Blackwell” names no single GPU: it is read as the **NVIDIA B200 \\(HGX\\)**, the one "
+                           "most published benchmarks ran. If yours is another, undo it or choose yours in the sidebar."]
+        named = [w.value for w in at.warning if "Mixtral" in w.value]
+        assert len(named) == 1 and "is judged on the sidebar's **Qwen3\\-32B**" in named[0]
+        # The GPU's item undone, the assumption goes with it.
+        undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "gpu")
+        at.button(key=f"claims_undo_{undo}").click().run()
+        assert not [c for c in at.caption if "names no single GPU" in c.value]
+
     def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
         at = claims_app()
         at.text_area(key="claim_sentence").set_value(

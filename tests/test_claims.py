@@ -530,6 +530,40 @@ class TestPublishedSentences:
         read = claim_words.read_sentence(sentence, PRESETS)
         assert read.gpu == gpu and "hardware" not in read.unstated
 
+    @pytest.mark.parametrize("sentence, gpu, words", [
+        # A GPU family, or a GPU sold in several forms, had matched nothing and been asked for ("names
+        # no GPU that specviz knows") though the sentence named it: read as one form, said as assumed.
+        ("3x faster decoding on A100 with EAGLE for Llama 3.1 8B", "A100-80GB", "A100"),
+        ("Up to 2.5x faster on Blackwell with MTP for DeepSeek-R1", "B200", "Blackwell"),
+        ("2x faster on NVIDIA Blackwell Ultra", "B300", "Blackwell Ultra"),
+        ("2x faster on Grace Blackwell NVL72", "GB200", "Grace Blackwell"),
+        ("1.5x faster on Hopper GPUs", "H100-SXM", "Hopper"),
+        ("2x faster on AMD MI300 GPUs", "MI300X", "MI300"),
+        # A form named, or a preset whose name holds a family's: nothing assumed.
+        ("2x faster on A100 40GB", "A100-40GB", None),
+        ("1.8x faster on RTX PRO 6000 Blackwell", "RTX-PRO-6000", None),
+        ("2x faster on 8x B300 (Blackwell Ultra)", "B300", None),
+    ])
+    def test_a_gpu_family_is_read_as_one_gpu_and_said_to_be_assumed(self, sentence, gpu, words):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        assert (read.gpu, read.gpu_words) == (gpu, words) and "hardware" not in read.unstated
+
+    @pytest.mark.parametrize("sentence, model", [
+        # A model no preset is had been asked for ("names none that specviz knows"), never named back.
+        ("2x faster generation of Mixtral 8x22B on H100 with Medusa", "Mixtral 8x22B"),
+        ("Qwen2.5-72B runs 2.1x faster with EAGLE-3 on H200", "Qwen2.5-72B"),
+        ("Falcon 180B decodes 2x faster", "Falcon 180B"),
+        ("2.3x faster for Mistral-Large-123B on B200", "Mistral-Large-123B"),
+        # Sizes that are no model's, and a preset's name: nothing.
+        ("Trained on 1.5B tokens, our draft is 3x faster", None),
+        ("3x faster on 8x H100", None),
+        ("2x faster with Llama-3.1-70B on H100", None),
+    ])
+    def test_a_model_that_is_no_preset_is_named_back(self, sentence, model):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        assert read.unknown_model == model
+        assert ("model" in read.unstated) == (model is None and read.target is None)
+
     @pytest.mark.parametrize("sentence", [
         # Red Hat on gpt-oss-120B: a cost had been read as a 1.19x speedup, and judged.
         "Red Hat benchmarked gpt-oss-120B with Eagle3 speculative decoding on vLLM v0.13.0 and measured a 19.4% "

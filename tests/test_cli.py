@@ -801,6 +801,15 @@ class TestClaimCommand:
         assert any(q.startswith("Which model?") for q in mtp["read_from_sentence"]["ask_its_author"])
         assert mtp["read_from_sentence"]["over"] is None and "over_note" not in mtp["read_from_sentence"]
 
+    def test_a_gpu_family_and_a_model_that_is_no_preset_are_said(self, capsys):
+        code, out, _ = run(capsys, "claim", "2x faster generation of Mixtral 8x22B on A100 with Medusa")
+        read, result = json.loads(out)["read_from_sentence"], json.loads(out)
+        assert code == 0 and result["gpu"] == "A100-80GB" and read["gpu_words"] == "A100"
+        assert read["gpu_note"].startswith("“A100” names no single GPU: it is read as the NVIDIA A100 SXM 80GB")
+        assert read["unknown_model"] == "Mixtral 8x22B"
+        assert read["model_note"].startswith("The claim names Mixtral 8x22B, which is not among specviz's models: it "
+                                             "is judged on the sidebar's Qwen3-32B")
+
     def test_a_figure_over_another_method_says_its_baseline(self, capsys):
         code, out, _ = run(capsys, "claim", "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
         read = json.loads(out)["read_from_sentence"]

@@ -192,7 +192,10 @@ class SentenceReading:
     over plain decoding, as a speedup is unless the sentence says otherwise; and ``over_words``, the
     words of any other thing it is said to be over ("the best prior Blackwell baseline", "vLLM",
     "H100"), None where the sentence compares with plain decoding, a method or nothing; ``percent``,
-    a figure of 100 % or more as written (:func:`percent_of`)."""
+    a figure of 100 % or more as written (:func:`percent_of`); ``gpu_words``, the sentence's words
+    where they name a family of GPUs or one sold in several forms ("A100", "Blackwell") and ``gpu``
+    is the form assumed (:data:`_GPU_FAMILIES`); ``unknown_model``, the words of a model the sentence
+    names with its size that no preset is ("Mixtral 8x22B"), where ``target`` is None."""
 
     speedup: float
     batch: int | None
@@ -204,6 +207,8 @@ class SentenceReading:
     baseline: str | None = None
     over_words: str | None = None
     percent: float | None = None
+    gpu_words: str | None = None
+    unknown_model: str | None = None
 
 
 def named_methods(words: str) -> list[tuple[str, bool]]:
@@ -220,6 +225,39 @@ def named_methods(words: str) -> list[tuple[str, bool]]:
             before = lower[max(0, match.start() - 40):match.start()]
             found.append((match.start(), kind, _COMPARED_WITH.search(before) is not None))
     return [(kind, baseline) for _, kind, baseline in sorted(found)]
+
+
+# Names of a family of GPUs, or of a GPU sold in several forms, each read as the form most published
+# benchmarks ran (the A100 of 80 GB, HGX B200, the H100 SXM), and said to be assumed: tried only
+# where no preset is named, the longer names first.
+_GPU_FAMILIES = (("B300", r"\bblackwell ultra\b"), ("GB200", r"\bgrace blackwell\b"), ("B200", r"\bblackwell\b"),
+                 ("H100-SXM", r"\bhopper\b|\bh100\b"), ("A100-80GB", r"\ba100\b|\bampere\b"), ("MI300X", r"\bmi300\b"))
+# A model's size as its name writes it: "72B", "8x22B", "0.6B", "68M".
+_MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?(?:x\d+)?[bm]", re.IGNORECASE)
+_PUNCTUATION = ".,;:()[]\"'"
+
+
+def _family_gpu(words: str, presets: Presets) -> tuple[str, str] | None:
+    """The GPU preset assumed for a family's name in ``words`` and the words that named it
+    (:data:`_GPU_FAMILIES`), None where none is named."""
+    for gpu_id, pattern in _GPU_FAMILIES:
+        if gpu_id in presets.gpus and (found := re.search(pattern, words, re.IGNORECASE)):
+            return gpu_id, found.group(0)
+    return None
+
+
+def _sized_model(words: str) -> str | None:
+    """The first model name with a size a sentence writes, None where it writes none: one word with
+    its size after a hyphen ("Qwen2.5-72B", "gpt-oss-120b", "Mistral-7B-Instruct"), or a size in
+    billions after a capitalised word ("Mixtral 8x22B", "Falcon 180B"; not "on 1.5B tokens")."""
+    tokens = [token.strip(_PUNCTUATION) for token in words.split()]
+    for index, token in enumerate(tokens):
+        parts = token.split("-")
+        if len(parts) > 1 and parts[0][:1].isalpha() and any(_MODEL_SIZE.fullmatch(part) for part in parts[1:]):
+            return token
+        if index and _MODEL_SIZE.fullmatch(token) and token[-1] in "bB" and tokens[index - 1][:1].isupper():
+            return f"{tokens[index - 1]} {token}"
+    return None
 
 
 def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
@@ -272,7 +310,10 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     speedup = parse_claim(figure.group(0))
     spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
     target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
-    gpu = _named_gpu(tokens, presets)
+    gpu, gpu_words = _named_gpu(tokens, presets), None
+    if gpu is None and (family := _family_gpu(words, presets)):
+        gpu, gpu_words = family
+    unknown_model = None if target is not None else _sized_model(unbatched)
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), None)
@@ -284,14 +325,16 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                        min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
     dataset = next((name for name in _DATASETS if name.lower() in clause), None)
     batch = claimed_batch(words)
-    stated = {"batch": batch is not None, "dataset": dataset is not None, "model": target is not None,
+    stated = {"batch": batch is not None, "dataset": dataset is not None,
+              "model": target is not None or unknown_model is not None,
               "hardware": gpu is not None,
               "equal_footing": not _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40])
               or _EQUAL_FOOTING.search(words) is not None}
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
-                           None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)))
+                           None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
+                           gpu_words, unknown_model)
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:

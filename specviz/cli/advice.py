@@ -90,6 +90,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup))}),
                 **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
                     "claims.sentence.over_other", what=read.over_words))}),
+                **({} if read.gpu_words is None else {"gpu_words": read.gpu_words, "gpu_note": words(Notice(
+                    "claims.sentence.gpu_assumed", words=read.gpu_words, gpu=chosen.gpu.name))}),
+                **({} if read.unknown_model is None else {"unknown_model": read.unknown_model, "model_note": words(Notice(
+                    "claims.sentence.unknown_model", model=read.unknown_model, target=chosen.target.name))}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
                 "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}")) for key in read.unstated]}})}
 
@@ -241,7 +245,8 @@ needs the least α, `max_speedup`, the best setting, the batches where the claim
 each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
-`over_note`.
+`over_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
+`gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`).
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
 closed form (`claims.required_at_costs`): 3x at γ 5 with a draft pass at 0.05 needs 3.75 tokens per
