@@ -45,7 +45,6 @@ __all__ = [
     "evaluate",
     "crossover_batch", "crossings",
     "experts_touched",
-    "footprint_gb",
     "weights_gb",
     "cache_gb",
 ]
@@ -414,24 +413,6 @@ def cache_gb(model: Model, batch: ArrayLike, context: ArrayLike, gamma: ArrayLik
     b, ctx, g = (np.asarray(v, dtype=float) for v in (batch, context, gamma))
     result = b * model.cache_bytes(ctx + g + 1.0, precision.kv_bytes, _STATE_BYTES, state_copies=g + 1.0,
                                    tensor_split=tensor_split) / 1e9
-    return float(result) if np.ndim(result) == 0 else result
-
-
-def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: ArrayLike,
-                 gamma: ArrayLike = 0, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
-                 dense_copies: float = 1.0) -> float | np.ndarray:
-    """Device memory that weights and caches need, in GB (10⁹ bytes): :func:`weights_gb` and
-    :func:`cache_gb` of the target and the draft.
-
-    .. math:: M = \\sum_m W_m + K_m
-
-    On a group of devices, ``tensor_split`` and ``dense_copies`` copy caches and weights as
-    :func:`forward_pass` says (the sum over all the devices). Activations, CUDA graphs and allocator
-    slack are not counted here (:mod:`specviz.model.memory` adds what an engine keeps for them).
-    """
-    models = [m for m in (target, draft) if m is not None]
-    result = sum(weights_gb(m, precision, dense_copies) + cache_gb(m, batch, context, gamma, precision, tensor_split)
-                 for m in models)
     return float(result) if np.ndim(result) == 0 else result
 
 
