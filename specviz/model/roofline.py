@@ -471,6 +471,8 @@ def crossings(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> tu
         Increasing batch sizes (1-D), matching the last axis of ``values``.
     values : array_like
         1-D or 2-D (rows of curves, batch on the last axis).
+    threshold : float
+        The level crossed (a speedup of 1 by default).
 
     Returns
     -------
