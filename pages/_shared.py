@@ -179,10 +179,10 @@ def vega_lite_spec(chart: Any) -> dict[str, Any]:
     return {"$schema": alt.SCHEMA_URL, **spec, "datasets": datasets}
 
 
-def altair_chart(chart: Any, where: Any = st) -> None:
-    """``where.altair_chart(chart, width="stretch")``, the spec made by :func:`vega_lite_spec`; the
-    data frames go to the browser as Arrow, as st.altair_chart sends them."""
-    where.vega_lite_chart(vega_lite_spec(chart), width="stretch")
+def altair_chart(chart: Any) -> None:
+    """``st.vega_lite_chart`` of the spec :func:`vega_lite_spec` makes of ``chart``, at the full width;
+    the data frames go to the browser as Arrow, as st.altair_chart sends them."""
+    st.vega_lite_chart(vega_lite_spec(chart), width="stretch")
 
 
 def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
