@@ -209,6 +209,12 @@ def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
     st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
 
 
+def number_columns(frame: pd.DataFrame, formats: dict[str, str], lang: str) -> dict[str, Any]:
+    """The format of each figure of ``frame`` that ``formats`` names (a printf format by column), keyed
+    by the column's title as :func:`titled_dataframe` names it: a ``column_config``."""
+    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=formats[c]) for c in frame if c in formats}
+
+
 def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:
     """A small ``frame`` as a static table, as :func:`titled_dataframe` titles it, its numbers to
     ``decimals`` places: without the data grid's code, which a page's first render otherwise loads
