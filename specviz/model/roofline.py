@@ -335,6 +335,10 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
         1: compute and memory time overlap fully (pure roofline); 0: they add up.
     overhead_ms : float
         Fixed time per forward pass (launches, scheduling).
+    draft_cost : float
+        Without a draft model, a draft pass's time over a baseline pass's.
+    precision : Precision
+        The formats of the weights and the KV cache.
 
     Returns
     -------
