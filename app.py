@@ -18,6 +18,7 @@ from streamlit.delta_generator import DeltaGenerator
 from pages._controls import clear_gpu_overrides, forget, show_url_notices, url_choice, url_widget
 from pages._shared import ROUTED, errors_said, model_choice_name, presets, reset_costs
 from specviz import i18n, scenario, settings
+from specviz.errors import InputError
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config
 
@@ -113,9 +114,9 @@ def scenario_sidebar(lang: str) -> None:
     st.session_state.pop("scenario", None)
     try:
         if not gpu.complete:
-            raise ValueError(t("side.gpu_incomplete", lang, gpu=gpu.name))
+            raise InputError("side.gpu_incomplete", gpu=gpu.name)
         if tp > 1 and not math.isfinite(gpu.link_gb_s):
-            raise ValueError(t("side.no_link", lang, gpu=gpu.name))
+            raise InputError("side.no_link", gpu=gpu.name)
         target = custom_model("target", lang) if target_id == scenario.CUSTOM else models[target_id]
         if draft_id == scenario.CUSTOM:
             draft = scenario.custom_draft(custom_model("draft", lang))

@@ -179,10 +179,10 @@ def vega_lite_spec(chart: Any) -> dict[str, Any]:
     return {"$schema": alt.SCHEMA_URL, **spec, "datasets": datasets}
 
 
-def altair_chart(chart: Any, where: Any = st) -> None:
-    """``where.altair_chart(chart, width="stretch")``, the spec made by :func:`vega_lite_spec`; the
-    data frames go to the browser as Arrow, as st.altair_chart sends them."""
-    where.vega_lite_chart(vega_lite_spec(chart), width="stretch")
+def altair_chart(chart: Any) -> None:
+    """``st.vega_lite_chart`` of the spec :func:`vega_lite_spec` makes of ``chart``, at the full width;
+    the data frames go to the browser as Arrow, as st.altair_chart sends them."""
+    st.vega_lite_chart(vega_lite_spec(chart), width="stretch")
 
 
 def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
@@ -207,6 +207,12 @@ def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
     unless ``placeholder`` says otherwise."""
     kwargs.setdefault("placeholder", "")
     st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
+
+
+def number_columns(frame: pd.DataFrame, formats: dict[str, str], lang: str) -> dict[str, Any]:
+    """The format of each figure of ``frame`` that ``formats`` names (a printf format by column), keyed
+    by the column's title as :func:`titled_dataframe` names it: a ``column_config``."""
+    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=formats[c]) for c in frame if c in formats}
 
 
 def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:

@@ -6,12 +6,12 @@ import math
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from pages._controls import (clear_gpu_overrides, forget, forget_controls, open_tab, renew, show_url_notices,
                              url_choice, url_widget)
-from pages._shared import altair_chart, model_choice_name, open_store, presets, require_router, titled_dataframe
+from pages._shared import (altair_chart, model_choice_name, number_columns, open_store, presets, require_router,
+                           titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.advice import claim_words, claims
 from specviz.errors import SpecvizError
@@ -38,12 +38,6 @@ FORMATS = {**dict.fromkeys(("ceiling", "ceiling_low", "ceiling_high", "at_alpha"
                             "value"), "%.2f×"),
            **dict.fromkeys(("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate"), "%.3f"),
            "acceptance_length": "%.2f", "gamma": "%d", "batch": "%d"}
-
-
-def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
-    """The format of each figure of ``frame`` (:data:`FORMATS`), keyed by the column's title as
-    titled_dataframe names it."""
-    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=FORMATS[c]) for c in frame if c in FORMATS}
 
 
 def open_example() -> None:
@@ -219,7 +213,8 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
         table = reaching[["study", "hardware", "target_model", "method", "batch", "value", "acceptance", "source"]].assign(
             acceptance=reaching["acceptance"].fillna("").map(lambda how: t(f"claims.acceptance.{how or 'unsaid'}", lang)))
         titled_dataframe(table, lang, placeholder="—",
-                         column_config={**number_columns(table), t("col.source", lang): st.column_config.LinkColumn()})
+                         column_config={**number_columns(table, FORMATS, lang),
+                                        t("col.source", lang): st.column_config.LinkColumn()})
 
 
 st.title(t("claims.title", lang))
@@ -322,7 +317,8 @@ if tabs["required"].open:
         st.subheader(t("claims.required", lang, batch=check.best["batch"]))
         st.caption(t("claims.required_note", lang))
         # A figure out of reach (NaN) is a dash, as the note says, not "None".
-        titled_dataframe(check.required, lang, placeholder="—", column_config=number_columns(check.required))
+        titled_dataframe(check.required, lang, placeholder="—",
+                         column_config=number_columns(check.required, FORMATS, lang))
 if tabs["beside"].open:
     with tabs["beside"]:
         show_beside_published(sidebar, speedup, batch)

@@ -13,11 +13,12 @@ import streamlit as st
 from pages._controls import open_tab
 from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
-from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, offer_fit, open_store,
-                           presets, require_router, titled_dataframe, visible_text)
+from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, number_columns,
+                           offer_fit, open_store, presets, require_router, titled_dataframe, visible_text)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, prediction, request_acceptance, schedule
+from specviz.results.schema import LATENCY_METRICS, STATISTICS
 from specviz.results.sandbox import QueryError
 
 require_router()
@@ -32,8 +33,7 @@ FORMATS: dict[str, str] = {
     **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
     **dict.fromkeys(("output_throughput", "total_token_throughput"), "%,.1f"),
     **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
-    **dict.fromkeys((f"{stat}_{metric}_ms" for stat in ("mean", "p50", "p90", "p99")
-                     for metric in ("ttft", "itl", "tpot", "e2el")), "%,.1f")}
+    **dict.fromkeys((f"{stat}_{metric}_ms" for stat in STATISTICS for metric in LATENCY_METRICS), "%,.1f")}
 
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
@@ -108,20 +108,14 @@ def paired_runs() -> pd.DataFrame:
     return explorer.pair_with_baselines(shown)
 
 
-def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
-    """The format of each figure of ``frame`` (:data:`FORMATS`), keyed by the column's title as
-    titled_dataframe names it."""
-    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=FORMATS[c]) for c in frame if c in FORMATS}
-
-
 def show_runs() -> None:
-    visible = ["source_file", "source_format", "series", "workload", "engine", "endpoint", "target_model", "gpu",
+    columns = ["source_file", "source_format", "series", "workload", "engine", "endpoint", "target_model", "gpu",
                "spec_method", "num_speculative_tokens", "concurrency", "request_rate", "output_throughput",
                "p50_itl_ms", "p99_itl_ms", "p99_ttft_ms", "acceptance_length", "acceptance_rate", "imported_at"]
     newest = explorer.newest_first(shown)
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
-    table = newest[visible].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
-    titled_dataframe(table, lang, placeholder="", column_config=number_columns(table))
+    table = newest[columns].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
+    titled_dataframe(table, lang, placeholder="", column_config=number_columns(table, FORMATS, lang))
     downloads = st.container(horizontal=True)
     with downloads:
         csv_download(newest, "specviz_runs.csv", "download_runs", lang)
@@ -200,13 +194,13 @@ def show_load() -> None:
             # A run without the group's field is "(not set)" here as in the charts' legend.
             peaks = peaks.assign(group=peaks["group"].fillna(t("exp.not_set", lang)))
             st.dataframe(visible_text(peaks[table]).rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)),
-                         hide_index=True, column_config=number_columns(peaks[table]), placeholder="")
+                         hide_index=True, column_config=number_columns(peaks[table], FORMATS, lang), placeholder="")
         st.caption(t("exp.itl_note", lang))
     at_once = explorer.infinite_rate_runs(shown, axis)
     if not at_once.empty:
         st.info(t(f"exp.all_at_once.{axis}", lang, runs=len(at_once)))
         table = at_once[["series", "concurrency", "output_throughput", "p99_itl_ms", "source_file"]]
-        titled_dataframe(table, lang, column_config=number_columns(table))
+        titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
     if not (elsewhere := explorer.other_axis_runs(shown, axis)).empty:
         st.info(t(f"exp.other_axis.{axis}", lang, runs=len(elsewhere), axis=t(f"col.{other_axis}", lang)))
     if not (no_load := explorer.runs_without_load(shown)).empty:
@@ -253,7 +247,8 @@ def show_measured_schedule() -> None:
     shown_table = table[[*schedule.SETTING, "batch", "gamma", "measured_speedup", "model_gamma", "model_speedup",
                          "agree"]].rename(columns={"gamma": "measured_gamma"})
     titled_dataframe(shown_table.dropna(axis=1, how="all"), lang, column_config={
-        **number_columns(shown_table), t("col.model_speedup", lang): st.column_config.NumberColumn(format="%.2f×"),
+        **number_columns(shown_table, FORMATS, lang),
+        t("col.model_speedup", lang): st.column_config.NumberColumn(format="%.2f×"),
         t("col.model_gamma", lang): st.column_config.NumberColumn(format="%d"),
         t("col.measured_gamma", lang): st.column_config.NumberColumn(format="%d")})
 
@@ -275,7 +270,7 @@ def show_acceptance() -> None:
     if summary["origin"].nunique() > 1:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
-    titled_dataframe(labelled, lang, column_config=number_columns(labelled))
+    titled_dataframe(labelled, lang, column_config=number_columns(labelled, FORMATS, lang))
     show_request_acceptance()
 
 
@@ -370,7 +365,7 @@ def show_predicted() -> None:
                        *(("prompt_tokens", "output_tokens") if loads else ()),
                        "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error", "costs"]]
     table = table.assign(costs=table["costs"].map(lambda c: t(f"exp.costs.{c}", lang)))
-    titled_dataframe(table, lang, column_config=number_columns(table))
+    titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
     synthetic = int(explorer.synthetic_acceptance(predicted).sum())
     wanted = bool(synthetic) and st.toggle(t("exp.fit_synthetic", lang, runs=synthetic), key="fit_synthetic",
                                            help=t("exp.fit_synthetic_help", lang))

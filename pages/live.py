@@ -20,9 +20,11 @@ from specviz.model import calibration
 require_router()
 lang: str = st.session_state.get("lang", "en")
 SOURCES = ("replay", "url", "prometheus")
-# The Prometheus view's ranges, each drawn in 60 points.
+# The Prometheus view's ranges, each drawn in RANGE_POINTS points.
 RANGES = ("15m", "1h", "6h", "24h")
-# Windows kept for the charts without recording: an hour at the fastest poll.
+RANGE_POINTS = 60
+# Windows kept for the charts without recording: an hour at the default poll of 5 s (24 minutes at
+# the fastest, 2 s).
 KEPT = 720
 # Labels the Prometheus view can keep replicas apart by: the scraped server, vLLM's data-parallel engine.
 REPLICA_LABELS = ("instance", "engine")
@@ -295,7 +297,7 @@ def panel() -> None:
 def fleet_panel() -> None:
     """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
     latest point per model as the headline, every point over time."""
-    step_s = prometheus.parse_duration(span) / 60
+    step_s = prometheus.parse_duration(span) / RANGE_POINTS
     try:
         frame = prometheus.query_figures(url, span, step_s)
         # The replicas over the latest point's window, by the label chosen.

@@ -340,7 +340,7 @@ def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
     """Speedup for γ = 1..gamma_max in this scenario (up to the longest draft a steady load takes,
     :meth:`specviz.scenario.Scenario.gamma_limit`), and the best γ.
 
-    In roofline mode the verify pass grows with γ (B·(γ+1) positions), so the best γ falls as the
+    In step mode the verify pass grows with γ (B·(γ+1) positions), so the best γ falls as the
     batch grows; in ratios mode the verify cost is the scenario's constant.
     """
     g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)
@@ -374,6 +374,9 @@ def regime_crossovers(scenario: Scenario, gamma: int, context: int,
 # memory-bound verify pass costs more than a plain one (below it the Why panel names the positions'
 # own work): a tenth more, which a reader can tell from the positions' own matmuls and KV reads.
 MOE_HEAVY_RATIO = 1.1
+# A memory-bound verify pass below this cost (in plain passes) reads about what a plain pass reads,
+# and is explained as such; above it, the Why panel says what it reads besides.
+_MEMORY_HEAVY_VERIFY_COST = 1.2
 
 
 def _experts_read(scenario: Scenario, alpha: float, gamma: int, batch: float) -> tuple[float, float]:
@@ -390,14 +393,14 @@ def _experts_read(scenario: Scenario, alpha: float, gamma: int, batch: float) ->
 
 
 def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple[str, str, dict[str, float]]:
-    """Which passes wait on memory at one point of :func:`evaluate_scenario` (roofline mode), as the
+    """Which passes wait on memory at one point of :func:`evaluate_scenario` (step mode), as the
     message key of the regime (``calc.regime.memory``/``compute``), the message key that explains it,
     and the figures both quote. Under a steady load (``scenario.prefill``) it is ``load``: the prompts
     a step carries, E times as many in a speculative one, set the verify pass's cost.
 
     A memory-bound verify pass is cheap only if it reads about what a plain pass reads: past 1.2× a
-    plain pass it is ``memory_heavy_moe`` where its γ + 1 positions read more than
-    :data:`MOE_HEAVY_RATIO` times the expert weights of a plain pass (:func:`expert_tax`'s ratio),
+    plain pass (``_MEMORY_HEAVY_VERIFY_COST``) it is ``memory_heavy_moe`` where its γ + 1 positions
+    read more than :data:`MOE_HEAVY_RATIO` times the expert weights of a plain pass (:func:`expert_tax`'s ratio),
     ``memory_heavy`` otherwise, for a dense model or a mixture of experts whose plain pass already
     reads (nearly) every expert: the positions' matmuls and KV traffic add to the weight reads where
     compute and memory time do not overlap (Kimi-K2 at batch 256 reads 382 and 384 of 384 experts). A verify pass past the ridge
@@ -409,7 +412,7 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     if scenario.prefill:  # the load's prompts, not the drafts, set what a verify pass costs
         explain = "calc.explain.load"
     elif regime == "memory":
-        if float(here["verify_cost"]) < 1.2:
+        if float(here["verify_cost"]) < _MEMORY_HEAVY_VERIFY_COST:
             explain = "calc.explain.memory"
         else:
             plain, verify = _experts_read(scenario, float(here["alpha"]), int(here["gamma"]), float(here["batch"])) \

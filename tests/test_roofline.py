@@ -1,4 +1,4 @@
-"""Tests for specviz.model.roofline: GPU presets, the pass model, evaluate() and the footprint."""
+"""Tests for specviz.model.roofline: GPU presets, the pass model, evaluate() and the weights and caches in GB."""
 
 import math
 from dataclasses import replace
@@ -206,16 +206,16 @@ class TestCrossoverBatch:
         assert r["speedup"][int(b) - 1] < 1.0 <= r["speedup"][int(b) - 2]
 
 
-class TestFootprintGb:
+class TestWeightsAndCacheGb:
     def test_weights_only(self):
         # 70,553,706,496 parameters × 2 bytes
-        assert roofline.footprint_gb(MODELS["Llama-3.1-70B"], None, 1, 0, 0) == pytest.approx(141.107, abs=1e-3)
+        assert roofline.weights_gb(MODELS["Llama-3.1-70B"]) == pytest.approx(141.107, abs=1e-3)
 
     def test_kv_cache_of_both_models(self):
         t, d = MODELS["Qwen3-32B"], MODELS["Qwen3-0.6B"]
-        got = roofline.footprint_gb(t, d, 8, 4096, 4)
+        got = sum(roofline.weights_gb(m) + roofline.cache_gb(m, 8, 4096, 4) for m in (t, d))
         want = (2 * (t.params_total + d.params_total) + 8 * 4101 * (262_144 + 114_688)) / 1e9
         assert got == pytest.approx(want)
 
     def test_broadcasts(self):
-        assert roofline.footprint_gb(MODELS["Llama-3.1-8B"], None, np.array([1, 2]), 1024).shape == (2,)
+        assert roofline.cache_gb(MODELS["Llama-3.1-8B"], np.array([1, 2]), 1024).shape == (2,)

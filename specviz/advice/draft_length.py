@@ -38,8 +38,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
 
     The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
     this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
-    ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size`` (:func:`memory_flags`), even
-    past ``batch_max`` (up to :func:`stated_batch`'s bound, which the command states too). A server
+    ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size``
+    (:func:`specviz.advice.commands.memory_flags`), even past ``batch_max`` (up to
+    :func:`specviz.advice.commands.stated_batch`'s bound, which the command states too). A server
     never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
     at a schedule's end: vLLM gives a batch past the last range that range's length
     (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the

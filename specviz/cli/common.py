@@ -131,7 +131,7 @@ def preset_id(text: str, models: dict[str, architecture.Model], what: str, heads
 
 
 def scenario_params(args: argparse.Namespace, models: dict[str, architecture.Model], **numbers: Any) -> dict[str, str]:
-    """The link parameters that :func:`_scenario_options` set, and ``numbers`` (a command's own
+    """The link parameters that :func:`scenario_options` set, and ``numbers`` (a command's own
     batch, γ, α or tp) that are not None."""
     params = {name: str(value) for name in ("gpu", "engine", "context") if (value := getattr(args, name, None)) is not None}
     params |= {name: str(value) for name, value in numbers.items() if value is not None}

@@ -319,6 +319,9 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     acceptance_length : array_like, optional
         Measured tokens per step at each point; without it E is fitted (one E for all points), which
         only speedups allow.
+    tree_tokens, draft_width, tp, dp, ep, precision
+        The setting's tree, drafting width, split and formats, as :func:`specviz.model.step.step`
+        takes them.
     seed : int
         Of the prior draws: the same seed gives the same fit.
     prompt_tokens, output_tokens : float

@@ -45,7 +45,6 @@ __all__ = [
     "evaluate",
     "crossover_batch", "crossings",
     "experts_touched",
-    "footprint_gb",
     "weights_gb",
     "cache_gb",
 ]
@@ -336,6 +335,10 @@ def evaluate(gpu: GPU, target: Model, draft: Model | None = None, *, alpha: Arra
         1: compute and memory time overlap fully (pure roofline); 0: they add up.
     overhead_ms : float
         Fixed time per forward pass (launches, scheduling).
+    draft_cost : float
+        Without a draft model, a draft pass's time over a baseline pass's.
+    precision : Precision
+        The formats of the weights and the KV cache.
 
     Returns
     -------
@@ -417,24 +420,6 @@ def cache_gb(model: Model, batch: ArrayLike, context: ArrayLike, gamma: ArrayLik
     return float(result) if np.ndim(result) == 0 else result
 
 
-def footprint_gb(target: Model, draft: Model | None, batch: ArrayLike, context: ArrayLike,
-                 gamma: ArrayLike = 0, precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1,
-                 dense_copies: float = 1.0) -> float | np.ndarray:
-    """Device memory that weights and caches need, in GB (10⁹ bytes): :func:`weights_gb` and
-    :func:`cache_gb` of the target and the draft.
-
-    .. math:: M = \\sum_m W_m + K_m
-
-    On a group of devices, ``tensor_split`` and ``dense_copies`` copy caches and weights as
-    :func:`forward_pass` says (the sum over all the devices). Activations, CUDA graphs and allocator
-    slack are not counted here (:mod:`specviz.model.memory` adds what an engine keeps for them).
-    """
-    models = [m for m in (target, draft) if m is not None]
-    result = sum(weights_gb(m, precision, dense_copies) + cache_gb(m, batch, context, gamma, precision, tensor_split)
-                 for m in models)
-    return float(result) if np.ndim(result) == 0 else result
-
-
 def experts_touched(model: Model, tokens: ArrayLike) -> np.ndarray:
     """Routed experts per MoE layer that a pass over ``tokens`` tokens reads, under uniform routing.
 
@@ -490,6 +475,8 @@ def crossings(batch: ArrayLike, values: ArrayLike, threshold: float = 1.0) -> tu
         Increasing batch sizes (1-D), matching the last axis of ``values``.
     values : array_like
         1-D or 2-D (rows of curves, batch on the last axis).
+    threshold : float
+        The level crossed (a speedup of 1 by default).
 
     Returns
     -------

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -672,7 +672,7 @@ def part_at(values: dict, index: tuple) -> dict:
     terms, :func:`ratio_terms`; nested in dicts) at ``index``, a slice for each axis of the points:
     each array is cut along the axes on which it is longer than 1 (it broadcasts along the others),
     so that the part's figures are the whole's at those points."""
-    def part(value):
+    def part(value: Any) -> Any:
         if isinstance(value, dict):
             return {key: part(item) for key, item in value.items()}
         if isinstance(value, np.ndarray) and value.ndim:

@@ -12,7 +12,7 @@ import math
 import numbers
 from collections import Counter
 from collections.abc import Collection
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
@@ -488,6 +488,6 @@ def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
                  runs=("run_id", "count")))
 
 
-def load_published(data_dir) -> pd.DataFrame:
+def load_published(data_dir: Path) -> pd.DataFrame:
     """Published speculative-decoding results (``data/published_results.csv``), a source per row."""
     return pd.read_csv(data_dir / "published_results.csv")

@@ -199,6 +199,15 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
 
     Parameters
     ----------
+    paired : DataFrame
+        Speculative runs beside their baselines (:func:`specviz.results.explorer.pair_with_baselines`).
+    scenario : Scenario
+        The sidebar's scenario: what a run does not name (its target, GPU, draft or engine) is the
+        scenario's (:func:`run_settings`).
+    presets : Presets
+        The shipped presets a run's names are matched against.
+    context : int
+        The context of runs that decode only.
     loads : bool
         Predict each run whose tokens per request are known (:func:`run_tokens`) as a steady load of
         its requests (:func:`specviz.scenario.steady_load`: each step also takes arriving prompts, at

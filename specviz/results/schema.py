@@ -14,7 +14,7 @@ the migrations build.
 
 from __future__ import annotations
 
-__all__ = ["LATENCY_METRICS", "STATISTICS", "RUN_COLUMNS", "REQUEST_COLUMNS", "IMPORT_COLUMNS",
+__all__ = ["LATENCY_METRICS", "STATISTICS", "RUN_COLUMNS", "REQUEST_COLUMNS",
            "TEXT_COLUMNS", "INTEGER_COLUMNS", "SNAPSHOT_COLUMNS", "WINDOW_FIGURES", "WINDOW_COLUMNS", "MIGRATIONS",
            "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT"]
 
@@ -45,9 +45,6 @@ REQUEST_COLUMNS: dict[str, str] = {
     # ratio (a fraction) and the mean tokens a step emitted (1 + accepted / drafts)
     "drafts": "DOUBLE", "draft_tokens": "DOUBLE", "accepted_tokens": "DOUBLE", "acceptance_rate": "DOUBLE",
     "acceptance_length": "DOUBLE"}
-IMPORT_COLUMNS: dict[str, str] = {
-    "content_hash": "VARCHAR", "source_file": "VARCHAR", "source_format": "VARCHAR", "imported_at": "TIMESTAMP",
-    "runs": "INTEGER", "requests": "BIGINT", "warnings": "JSON", "origin": "VARCHAR"}
 # schema 3: live metrics. ``snapshots``: one row per recognised series of a scrape (``metric`` is its
 # role in :data:`specviz.live.exposition.ROLES`, ``engine`` the engine as :class:`specviz.live.exposition.SpecDecodeState`
 # names it, ``labels`` every label of the series). ``windows``: per model, the figures between a scrape

@@ -17,7 +17,7 @@ kept in its ``extra`` (a ``--metadata`` key, a sweep folder's setting, a command
 * SGLang's ``SGLANG_SIMULATE_ACC_LEN`` above 0 (``python/sglang/srt/speculative/spec_utils.py``,
   0.5.23: ``SIMULATE_ACC_LEN = envs.SGLANG_SIMULATE_ACC_LEN.get()  # turn off if < 0``);
 * the user's own flag: a CSV column ``synthetic_acceptance`` (or ``synthetic``), or the Explorer's
-  and the store's :meth:`specviz.results.store.Store.set_synthetic`.
+  and the store's :meth:`specviz.results.store.Store.flag_synthetic`.
 
 A run the file already flags (a CSV column) keeps the file's word, true or false.
 """

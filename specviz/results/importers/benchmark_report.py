@@ -49,6 +49,7 @@ import yaml
 
 from specviz import settings
 from specviz.errors import Notice
+from specviz.results.schema import STATISTICS  # the runs' statistics, each one the standard's too
 
 from .base import Format, IngestError, Parsed, RunBuilder, Source, characters, preview, width
 
@@ -74,7 +75,6 @@ THROUGHPUTS: dict[str, tuple[str, dict[str, float]]] = {
     "request_rate": ("request_throughput", QUERY_RATE)}
 _V01_THROUGHPUTS = {"output_tokens_per_sec": "output_throughput", "total_tokens_per_sec": "total_token_throughput",
                     "requests_per_sec": "request_throughput"}
-STATISTICS = ("mean", "p50", "p90", "p99")
 # Every Statistics whose units the upstream models check, by field name under its section.
 UNITS: dict[str, dict[str, float]] = {
     **{name: units for name, (_, units) in LATENCIES.items()}, "normalized_time_per_output_token": TOKEN_TIME_MS,
