@@ -265,7 +265,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
 
     if mode == "step":
-        crossings = calculator.regime_crossovers(chosen, gamma, context, batch_max)
+        crossings = calculator.regime_crossovers(chosen, alpha, gamma, context, batch_max)
         regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
         st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
         same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])

@@ -253,16 +253,24 @@ class TestGammaSweep:
 
 class TestRegimeCrossovers:
     def test_h100_70b(self):
-        c = calculator.regime_crossovers(IDEAL, 4, 0, 1024)
+        c = calculator.regime_crossovers(IDEAL, 0.8, 4, 0, 1024)
         # verify holds 5 positions per sequence: crosses the 295 ridge near 295/5 ≈ 60; decode near 295
         assert c["verify"] == 60 and c["baseline"] == 296
 
     def test_long_context_pushes_both_out(self):
-        c = calculator.regime_crossovers(IDEAL, 4, 32768, 1024)
+        c = calculator.regime_crossovers(IDEAL, 0.8, 4, 32768, 1024)
         assert math.isnan(c["verify"]) and math.isnan(c["baseline"])
 
+    def test_under_a_steady_load_the_verify_pass_turns_sooner_the_more_is_accepted(self):
+        """Each speculative step carries the prompts of E(α) tokens' worth of finished requests: the
+        crossover had been computed at α 0.5 whatever the page's α, beside a badge at the page's."""
+        loaded = make_scenario(prefill="on", input_tokens=2000, output_tokens=100)
+        verify = [calculator.regime_crossovers(loaded, alpha, 4, 4096, 512)["verify"] for alpha in (0.3, 0.5, 0.9)]
+        assert verify == [8, 6, 3]
+        assert len({calculator.regime_crossovers(loaded, alpha, 4, 4096, 512)["baseline"] for alpha in (0.3, 0.9)}) == 1
+
     def test_ratios_mode_has_none(self):
-        assert all(math.isnan(v) for v in calculator.regime_crossovers(RATIOS, 4, 0, 64).values())
+        assert all(math.isnan(v) for v in calculator.regime_crossovers(RATIOS, 0.8, 4, 0, 64).values())
 
 
 class TestRegimeExplanation:
