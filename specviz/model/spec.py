@@ -244,6 +244,9 @@ def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike,
 
     .. math:: v^* = E(\\alpha, \\gamma) - \\gamma c
 
+    :func:`speedup`'s S = E / (v + γc) set to 1 and solved for v (Leviathan, Kalman, Matias 2023,
+    arXiv:2211.17192, Theorem 3.8, with the verify pass's cost v in place of their 1).
+
     Returns
     -------
     float or ndarray
@@ -326,6 +329,10 @@ def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike) -> float | np
     """vLLM's acceptance rate (accepted / drafted) implied by a per-position α.
 
     .. math:: r = \\frac{E(\\alpha, \\gamma) - 1}{\\gamma}
+
+    vLLM counts every drafted and every accepted token (``vllm:spec_decode_num_draft_tokens`` and
+    ``vllm:spec_decode_num_accepted_tokens``, ``vllm/v1/spec_decode/metrics.py``); a step accepts
+    E − 1 of its γ drafts on average, the bonus token being no draft's.
 
     Returns
     -------
