@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, cli, scenario, settings
+from specviz import calculator, cli, i18n, scenario, settings
 from specviz.advice import claims, draft_length
 from specviz.cli import docs
 from specviz.cli.app import streamlit_argv
@@ -290,9 +290,13 @@ class TestStoreCommands:
         sweep = tmp_path / "sweep"
         shutil.copytree(SAMPLES / "vllm_0.25_sweep", sweep)
         (sweep / "README.md").write_text("# notes\n")  # not a result file: not read
+        (sweep / "summary.csv").write_text("max_num_seqs,max_concurrency,output_throughput\n4,2,1.0\n")
         db = str(tmp_path / "c.duckdb")
         code, out, _ = run(capsys, "ingest", str(sweep), str(SAMPLES / "sglang_bench_serving_c8.jsonl"), "--db", db)
         report = json.loads(out)
+        # The sweep's table is passed over, said in the words of the Explorer's upload.
+        assert {"file": str(sweep / "summary.csv"), "message": i18n.t("exp.left_out.sweep_table", "en", file="summary.csv")
+                } in report["skipped"] and set(report) == {"imported", "skipped", "errors"}
         assert code == 0 and [(e["format"], e["runs"]) for e in report["imported"]] == [
             ("vllm-bench", 2), ("sglang-bench", 1)]
         assert report["imported"][0]["file"].endswith("max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8/summary.json")

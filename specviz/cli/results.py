@@ -10,26 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from specviz import settings
+from specviz import i18n, settings
 from specviz.errors import SpecvizError
 from specviz.results import benchmark_report, export, importers
 
 from .common import DB, FORMAT, UsageError, format_rows, frame_rows, open_store
-
-# Why a folder's file was passed over (:class:`specviz.results.importers.FolderFiles`), in the report.
-_LEFT_OUT = {
-    "sweep_table": "not read: vllm bench sweep's table of every run of the sweep folders beside it, which are "
-                   "read from their own summary.json and run=N.json files",
-    "sweep_warmup": "not read: the warmup of a vllm bench sweep, which vLLM leaves out of the sweep's summary",
-    "sweep_failure": "not read: vllm bench sweep's record of a failed run or server (its error, no result)",
-    "stage_report": "not read: inference-perf's benchmark report of a stage whose figures are read from {holder}, "
-                    "beside it",
-    "aiperf_copy": "not read: the same AIPerf run as {holder}, beside it (import it on its own for its rows)",
-    "aiperf_trial": "not read: a repetition of an AIPerf sweep cell, whose run is the aggregate {holder}",
-    "aiperf_sweep": "not read: an AIPerf sweep's summary, whose cells are read from their own files under {holder}",
-    "run_config": "not read: inference-perf's configuration of the run (its load and server settings, no result)",
-}
-
 
 def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
@@ -42,7 +27,9 @@ def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
             continue
         found = importers.folder_files(path)
         files += found.files
-        report["skipped"] += [{"file": str(file), "message": _LEFT_OUT[why.reason].format(holder=why.holder)}
+        # Why, in the words the Explorer's upload uses (:class:`specviz.results.importers.LeftOut`).
+        report["skipped"] += [{"file": str(file), "message": i18n.t(f"exp.left_out.{why.reason}", "en", file=file.name,
+                                                                     holder=str(why.holder))}
                               for file, why in found.left_out.items()]
         if not found.files:
             suffixes = ", ".join(importers.RESULT_SUFFIXES[:-1]) + " or " + importers.RESULT_SUFFIXES[-1]
@@ -52,7 +39,7 @@ def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
 
 
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
-    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "left_out": [], "errors": []}
+    report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
     store = open_store(args.db)
     try:
         for path in _expand(args.files, report):
