@@ -236,8 +236,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
                        help=t("calc.m.tokens_help", lang, batch=batch), width="content")
             low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
             ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
-            verdict = "calc.band.pays" if low > 1 else "calc.band.loses" if high < 1 else "calc.band.unsure"
-            st.markdown(t(verdict, lang, low=low, high=high, speedup=speed))
+            st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low, high=high, speedup=speed))
             if chosen.prefill:  # a step vLLM's budget does not admit: the Latency view's queue without end
                 room = workload.prompt_room(chosen, alpha, gamma, batch)
                 if not bool(room["keeps_up_spec"]):

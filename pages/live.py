@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages._controls import switch_target
 from pages._shared import altair_chart, fragment, offer_fit, open_store, presets, require_router, titled_dataframe
-from specviz import charts, scenario, settings
+from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
@@ -200,7 +200,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     if isinstance(verdict, Notice):
         st.info(message(verdict, lang))
     elif verdict is not None:
-        key = "live.paying" if verdict.low > 1 else "live.losing" if verdict.high < 1 else "live.unsure"
+        key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
         stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \
             t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,

@@ -26,6 +26,7 @@ __all__ = [
     "BAND_DRAWS",
     "evaluate_scenario",
     "speedup_band",
+    "band_verdict",
     "breakeven_alpha",
     "alpha_table",
     "batch_sweep",
@@ -154,6 +155,12 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
     # draws at E = 1 on the (γ, batch, context) grid and scaled by E, so an α axis costs one multiply.
     low, high = calibration.widen(*_quantiles_over_draws(scenario, gamma, batch, context, knobs))
     return e * low, e * high
+
+
+def band_verdict(low: float, high: float) -> str:
+    """What a band (:func:`speedup_band`) says of speculation: ``pays`` where even its low edge is
+    above 1, ``loses`` where even its high edge is below 1, else ``unsure`` (1 lies inside it)."""
+    return "pays" if low > 1 else "loses" if high < 1 else "unsure"
 
 
 def _quantiles_with_prefill(scenario: Scenario, expected: np.ndarray, gamma: ArrayLike, batch: ArrayLike,

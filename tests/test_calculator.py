@@ -387,3 +387,9 @@ class TestExpertTax:
         dense = make_scenario()
         assert calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024, expert_tax=False)["speedup"] == \
             calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024)["speedup"]
+
+
+@pytest.mark.parametrize("low, high, said", [(1.02, 1.4, "pays"), (0.7, 0.98, "loses"), (0.9, 1.1, "unsure"),
+                                             (1.0, 1.3, "unsure"), (0.8, 1.0, "unsure")])
+def test_a_band_pays_only_where_its_low_edge_is_above_one(low, high, said):
+    assert calculator.band_verdict(low, high) == said
