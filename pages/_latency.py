@@ -50,11 +50,10 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     length = float(spec.expected_tokens(alpha, gamma))
     fewest, most = simulate.zero_share_range(length, gamma)
     shares = [z for z in ZERO_SHARES if fewest <= z <= most]
-    # A visitor sets the tokens per request (up to SPECVIZ_CONTEXT_MAX): the requests simulated shrink
-    # so that the view's runs stay within its budget of cells (2,000 requests of 131,072 tokens, with
-    # the sweep, were 1.8e9 cells, about 40 s of CPU, for each visitor who asked). The caption says how many.
-    budget = settings.get("SPECVIZ_PAGE_SIMULATION_CELLS") // (1 + len(shares))
-    requests = max(1, min(LATENCY_REQUESTS, budget // output_tokens))
+    # The requests simulated shrink so that the view's runs stay within its budget of cells; the
+    # caption says how many.
+    requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
+                                        runs=1 + len(shares), most=LATENCY_REQUESTS)
     summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
                                steps=LATENCY_STEPS)
     sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,

@@ -230,7 +230,7 @@ def mix_tail_at(chosen: scenario.Scenario, lengths: pd.Series, gamma: int, batch
     the run's γ, ``batch`` and ``context``; None, with the reason said, where it cannot be had. The
     two simulations stay within ``SPECVIZ_PAGE_SIMULATION_CELLS`` (fewer requests for long outputs)."""
     known = lengths.dropna()
-    requests = max(1, min(2_000, settings.get("SPECVIZ_PAGE_SIMULATION_CELLS") // (2 * output_tokens)))
+    requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens, runs=2)
     times = chosen.step_times(batch=batch, gamma=gamma, context=context, acceptance_length=float(known.mean()))
     try:
         return request_acceptance.mix_tail(known, gamma, simulate.StepTimes(float(times["plain_s"]),

@@ -497,3 +497,12 @@ class TestMessages:
         assert str(error) == "steps must be a whole number from 1 to 10,000,000; got 0."
         error = refused(lambda: simulate.tokens_per_step(gamma=1, rates=[0.5, 0.5], steps=1), "simulate.rates_length")
         assert "{" not in str(error)
+
+
+@pytest.mark.parametrize("cells, output_tokens, runs, most, requests", [
+    (200_000_000, 100, 1, 2_000, 2_000),      # short requests: the most
+    (200_000_000, 131_072, 6, 2_000, 254),    # 200e6 // (6 · 131,072)
+    (1_000, 131_072, 2, 2_000, 1),            # never none
+])
+def test_the_requests_a_page_simulates_stay_within_its_cells(cells, output_tokens, runs, most, requests):
+    assert simulate.requests_within(cells, output_tokens, runs, most) == requests
