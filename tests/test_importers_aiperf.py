@@ -12,7 +12,6 @@ from hypothesis import given, settings, strategies as st
 from conftest import parses_or_refuses
 
 from specviz import cli, i18n
-from specviz.cli import results as cli_results
 from specviz.results import importers
 from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
 from specviz.results.store import Store
@@ -523,10 +522,11 @@ class TestSweeps:
             str(names[3]): ("aiperf_copy", str(names[2])), str(names[4]): ("aiperf_sweep", "run")}
 
     @pytest.mark.parametrize("reason", ["aiperf_copy", "aiperf_trial", "aiperf_sweep"])
-    def test_each_reason_is_said_by_the_command_line_and_the_page(self, reason):
-        assert "{holder}" in cli_results._LEFT_OUT[reason]
+    def test_each_reason_is_said_with_the_file_that_holds_its_runs(self, reason):
+        """In the words the page and the command line share (``exp.left_out.*``)."""
         for lang in ("en", "vi"):
-            assert "bench/x.csv" in i18n.t(f"exp.left_out.{reason}", lang, file="bench/x.csv", holder="bench")
+            said = i18n.t(f"exp.left_out.{reason}", lang, file="bench/x.csv", holder="bench/holder.json")
+            assert "bench/x.csv" in said and "bench/holder.json" in said
 
     def test_the_command_line_accounts_for_every_file(self, tmp_path, capsys):
         cell = "bench/concurrency_10"
@@ -541,7 +541,7 @@ class TestSweeps:
         files = sorted(e["file"] for entries in report.values() for e in entries)
         assert files == sorted(str(p) for p in base.rglob("*") if p.is_file())
         assert [(e["file"].endswith(".json"), e["runs"]) for e in report["imported"]] == [(True, 1)]
-        assert sorted(e["message"].split(",")[0] for e in report["skipped"]) == [
+        assert sorted(e["message"].split(": ", 1)[1].split(",")[0] for e in report["skipped"]) == [
             "not read: an AIPerf sweep's summary", *["not read: the same AIPerf run as " + str(base / cell /
                                                                                              "profile_export_aiperf.json")] * 2]
 

@@ -334,8 +334,8 @@ class TestFolders:
         assert [e["runs"] for e in report["imported"]] == [1, 1, 1, 1]
         skipped = {Path(e["file"]).name: e["message"] for e in report["skipped"]}
         assert skipped["inference-perf.partial.stage_0.yaml"] == (
-            "not read: inference-perf's benchmark report of a stage whose figures are read from "
-            f"{folder / 'stage_0_lifecycle_metrics.json'}, beside it")
+            "inference-perf.partial.stage_0.yaml: not read: inference-perf's benchmark report of a stage whose figures "
+            f"are read from {folder / 'stage_0_lifecycle_metrics.json'}, beside it.")
         assert code == 2 and [Path(e["file"]).name for e in report["errors"]] == ["validation.json"]  # of no format
 
 
