@@ -42,7 +42,14 @@ from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
 __all__ = ["IngestError", "check_run_count", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Source", "OpenedSource",
            "Format", "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats",
            "request_column", "csv_rows", "byte_lines", "header_line_bytes", "occurrences", "byte_histogram",
-           "characters", "width", "lines", "request_extra"]
+           "characters", "width", "lines", "request_extra", "STATISTIC_PREFIXES", "TOKENS_PER_SEC_COLUMNS"]
+
+# A statistic's name in a result file, as the prefix of the canonical columns it fills (``p50_itl_ms``
+# of a ``median_itl_ms``): vLLM's and SGLang's bench, inference-perf.
+STATISTIC_PREFIXES = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
+# Throughputs named per second, as inference-perf's reports and the llm-d benchmark report v0.1 name them.
+TOKENS_PER_SEC_COLUMNS = {"output_tokens_per_sec": "output_throughput", "total_tokens_per_sec": "total_token_throughput",
+                          "requests_per_sec": "request_throughput"}
 
 
 class IngestError(SpecvizError):

@@ -51,7 +51,7 @@ from specviz import settings
 from specviz.errors import Notice
 from specviz.results.schema import STATISTICS  # the runs' statistics, each one the standard's too
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, characters, preview, width
+from .base import TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, Source, characters, preview, width
 
 __all__ = ["FORMAT", "VERSIONS", "LATENCIES", "THROUGHPUTS", "STATISTICS", "UNITS", "validator", "schema_errors",
            "plain_yaml", "iso_duration", "at", "EXTRA_DEPTH", "UNKNOWN"]
@@ -73,8 +73,6 @@ LATENCIES: dict[str, tuple[str, dict[str, float]]] = {
 THROUGHPUTS: dict[str, tuple[str, dict[str, float]]] = {
     "output_token_rate": ("output_throughput", TOKEN_RATE), "total_token_rate": ("total_token_throughput", TOKEN_RATE),
     "request_rate": ("request_throughput", QUERY_RATE)}
-_V01_THROUGHPUTS = {"output_tokens_per_sec": "output_throughput", "total_tokens_per_sec": "total_token_throughput",
-                    "requests_per_sec": "request_throughput"}
 # Every Statistics whose units the upstream models check, by field name under its section.
 UNITS: dict[str, dict[str, float]] = {
     **{name: units for name, (_, units) in LATENCIES.items()}, "normalized_time_per_output_token": TOKEN_TIME_MS,
@@ -415,7 +413,7 @@ def _read_v01(reader: _Reader, label: str | None) -> None:
     """A v0.1 report's columns (the module's docstring lists them); ``label`` where it has no description."""
     doc, run = reader.doc, reader.run
     reader.latencies_and_rates(_SECTIONS["0.1"])
-    for field, column in _V01_THROUGHPUTS.items():
+    for field, column in TOKENS_PER_SEC_COLUMNS.items():
         path = ("metrics", "throughput", field)
         value = at(doc, path)
         if isinstance(value, (int, float)) and not 0 <= _as_float(value) < math.inf:

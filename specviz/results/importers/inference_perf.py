@@ -71,15 +71,13 @@ import pandas as pd
 from specviz import settings
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, number, request_extra
+from .base import (STATISTIC_PREFIXES, TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, Source, dig,
+                   number, request_extra)
 
 __all__ = ["FORMAT"]
 
 _LATENCIES = {"request_latency": "e2el", "time_to_first_token": "ttft", "time_per_output_token": "tpot",
               "inter_token_latency": "itl"}
-_STATISTICS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
-_THROUGHPUTS = {"output_tokens_per_sec": "output_throughput", "total_tokens_per_sec": "total_token_throughput",
-                "requests_per_sec": "request_throughput"}
 _STAGE = re.compile(r"stage_(\d+)_(?:lifecycle|prometheus)_metrics\.json")
 # The keys every request record has; a record without ``error`` (which inference-perf always writes,
 # null when the request succeeded) succeeded, as DuckDB's typed read cannot tell a missing key from a null.
@@ -137,10 +135,10 @@ def _lifecycle(doc: dict[str, Any], run: RunBuilder, stage: re.Match | None) -> 
     run.set("failed_requests", dig(doc, "failures").get("count"), source="failures.count")
     for name, short in _LATENCIES.items():
         for statistic, value in dig(successes, "latency", name).items():
-            if statistic in _STATISTICS:
-                run.set(f"{_STATISTICS[statistic]}_{short}_ms", value, scale=1000.0,
+            if statistic in STATISTIC_PREFIXES:
+                run.set(f"{STATISTIC_PREFIXES[statistic]}_{short}_ms", value, scale=1000.0,
                         source=f"successes.latency.{name}.{statistic}")
-    for name, column in _THROUGHPUTS.items():
+    for name, column in TOKENS_PER_SEC_COLUMNS.items():
         run.set(column, dig(successes, "throughput").get(name), source=f"successes.throughput.{name}")
     run.keep("stage", int(stage[1]) if stage else "all")
     run.keep("achieved_rate", load.get("achieved_rate"))
@@ -162,8 +160,8 @@ def _prometheus(doc: dict[str, Any], run: RunBuilder, stage: re.Match | None) ->
     for key, value in successes.items():
         if key in _LATENCIES and isinstance(value, dict):
             for statistic, seconds in value.items():
-                if statistic in _STATISTICS:
-                    run.set(f"{_STATISTICS[statistic]}_{_LATENCIES[key]}_ms", seconds, scale=1000.0,
+                if statistic in STATISTIC_PREFIXES:
+                    run.set(f"{STATISTIC_PREFIXES[statistic]}_{_LATENCIES[key]}_ms", seconds, scale=1000.0,
                             source=f"successes.{key}.{statistic}")
         elif key not in ("count", "rate"):
             run.keep(key, value)

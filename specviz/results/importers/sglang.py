@@ -18,12 +18,11 @@ from typing import Any
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source
+from .base import STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, Source
 
 __all__ = ["FORMAT", "engine_of"]
 
 _LATENCY = re.compile(r"(mean|median|p90|p99)_(ttft|tpot|itl|e2e_latency)_ms")
-_STAT = {"mean": "mean", "median": "p50", "p90": "p90", "p99": "p99"}
 _FIELDS = {"tag": "label", "dataset_name": "workload", "request_rate": "request_rate",
            "max_concurrency": "concurrency", "duration": "duration_s", "completed": "num_requests",
            "request_throughput": "request_throughput", "output_throughput": "output_throughput",
@@ -57,7 +56,7 @@ def _run(obj: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
     run.set("endpoint", obj.get("backend"), source="backend")
     for key, value in obj.items():
         match = _LATENCY.fullmatch(key)
-        column = (f"{_STAT[match[1]]}_{'e2el' if match[2] == 'e2e_latency' else match[2]}_ms" if match
+        column = (f"{STATISTIC_PREFIXES[match[1]]}_{'e2el' if match[2] == 'e2e_latency' else match[2]}_ms" if match
                   else _FIELDS.get(key))
         if column and value is not None:
             run.set(column, value, source=key)

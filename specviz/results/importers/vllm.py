@@ -32,7 +32,8 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, floats, number, request_column
+from .base import (STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, Source, floats, number,
+                   request_column)
 
 __all__ = ["FORMAT", "ENGINES", "engine_of", "sweep_settings"]
 
@@ -41,7 +42,6 @@ ENGINES = {"vllm": "vllm", "sglang": "sglang", "tgi": "tgi", "lmdeploy": "lmdepl
            "deepspeed-mii": "deepspeed-mii", "tensorrt-llm": "trt-llm", "trt-llm": "trt-llm",
            "scalellm": "scalellm", "llama.cpp": "llama.cpp"}
 
-_STAT = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p99": "p99"}
 _LATENCY = re.compile(r"(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms")
 _FIELDS = {
     "label": "label", "model_id": "target_model", "request_rate": "request_rate",
@@ -90,8 +90,8 @@ def _run(obj: dict[str, Any], sweep: dict[str, dict[str, Any]], warnings: list[N
     run = RunBuilder(warnings)
     for key, value in obj.items():
         match = _LATENCY.fullmatch(key)
-        if match and match[1] in _STAT and value is not None:
-            run.set(f"{_STAT[match[1]]}_{match[2]}_ms", value, source=key)
+        if match and match[1] in STATISTIC_PREFIXES and value is not None:
+            run.set(f"{STATISTIC_PREFIXES[match[1]]}_{match[2]}_ms", value, source=key)
             continue
         if key == "spec_decode_acceptance_rate" and value is not None:
             run.set("acceptance_rate", value, scale=0.01, source=key)  # vLLM writes a percentage
