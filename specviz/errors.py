@@ -22,8 +22,11 @@ _NO_ROOM_WORDS = tuple(os.strerror(code) for code in _NO_ROOM_ERRNOS)
 def out_of_room(exc: BaseException) -> bool:
     """Whether ``exc`` is a write refused for want of room (``ENOSPC``, ``EDQUOT``, ``EFBIG``): an
     ``OSError`` by its errno; another library's error (DuckDB's, which has no errno or type for it)
-    by the OS's own words for them in its message. The one place where an error's text decides:
-    the text is the operating system's, not ours."""
+    by the OS's own words for them in its message. specviz's own errors are told apart by their
+    key, never by their text; another library's are read by their words only where it has no type
+    for the case: here (the operating system's words), the store's wait for a file another process
+    holds (DuckDB's "lock", ``store.connection``) and a JSON record past DuckDB's object size
+    (``importers.inference_perf``)."""
     if isinstance(exc, OSError):
         return exc.errno in _NO_ROOM_ERRNOS
     return any(words in str(exc) for words in _NO_ROOM_WORDS)
