@@ -186,7 +186,7 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     speedups = published[published["metric"].str.endswith("speedup")]
     store = open_store(lang)
     read = store.shown_runs()
-    runs, origin = explorer.one_origin(explorer.with_load(read.frame, explorer.example_hashes(store.imports())))
+    runs, origin = explorer.one_origin(explorer.with_view_columns(read.frame, explorer.example_hashes(store.imports())))
     synthetic = int(explorer.synthetic_acceptance(runs).sum())
     synthetic_wanted = bool(synthetic) and st.toggle(t("claims.with_synthetic", lang, runs=synthetic),
                                                      key="claims_synthetic", help=t("claims.with_synthetic_help", lang))

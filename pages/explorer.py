@@ -91,7 +91,7 @@ if filter_box.open:
             st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"),
                          columns=", ".join(more)))
 read = store.shown_runs(filters)
-loaded = explorer.with_load(read.frame, examples)
+loaded = explorer.with_view_columns(read.frame, examples)
 shown = loaded[loaded["origin"] == origin]
 if wanted:
     st.warning(t("exp.showing_examples", lang, runs=len(shown)))

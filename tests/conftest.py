@@ -48,7 +48,7 @@ def raw_frame(rows: list[dict]) -> pd.DataFrame:
 
 def runs_frame(rows: list[dict]) -> pd.DataFrame:
     """:func:`raw_frame` with the explorer's shared columns."""
-    return explorer.with_load(raw_frame(rows))
+    return explorer.with_view_columns(raw_frame(rows))
 
 
 SWEEP = runs_frame(
@@ -63,7 +63,7 @@ def example_runs():
     """The shipped example runs, as the explorer reads them."""
     s = Store(":memory:")
     s.seed_examples(sorted((_DATA / "examples").glob("*.csv")))
-    runs = explorer.with_load(s.runs())
+    runs = explorer.with_view_columns(s.runs())
     s.close()
     return runs
 

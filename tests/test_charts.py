@@ -80,7 +80,7 @@ def runs(rows: list[dict]):
     """Canonical runs with the explorer's shared columns, from a few fields per row."""
     base = {c: None for c in RUN_COLUMNS}
     frame = pd.DataFrame([{**base, "run_id": str(i), "source_file": "results/f.csv", **r} for i, r in enumerate(rows)])
-    return explorer.with_load(frame.astype({c: "float64" for c, k in RUN_COLUMNS.items()
+    return explorer.with_view_columns(frame.astype({c: "float64" for c, k in RUN_COLUMNS.items()
                                             if k in ("DOUBLE", "BIGINT", "INTEGER")}))
 
 

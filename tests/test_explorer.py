@@ -42,8 +42,8 @@ class TestWithLoad:
     def test_origin_from_the_example_hashes_else_the_file_name(self):
         raw = raw_frame([{"content_hash": "a", "source_file": "examples/x.csv"},
                          {"content_hash": "b", "source_file": "examples/y.csv"}, {"content_hash": "c"}])
-        assert list(explorer.with_load(raw, {"b"}).origin) == ["user", "example", "user"]
-        assert list(explorer.with_load(raw).origin) == ["example", "example", "user"]
+        assert list(explorer.with_view_columns(raw, {"b"}).origin) == ["user", "example", "user"]
+        assert list(explorer.with_view_columns(raw).origin) == ["example", "example", "user"]
 
     def test_series_names_label_then_setting_and_file(self):
         frame = runs_frame([{"label": "A", "workload": "code"}, {"spec_method": "ngram", "num_speculative_tokens": 4},
@@ -51,7 +51,7 @@ class TestWithLoad:
         assert list(frame.series) == ["A · code", "ngram γ=4 · f.csv", "plain · f.csv"]
 
     def test_no_runs_no_names(self):
-        assert explorer.with_load(raw_frame([{}]).iloc[:0])["series"].empty  # the store holds none: its columns, no rows
+        assert explorer.with_view_columns(raw_frame([{}]).iloc[:0])["series"].empty  # the store holds none: its columns, no rows
 
     def test_a_label_per_point_does_not_split_a_sweep(self):
         # GuideLLM names each benchmark of a sweep by its strategy: one line, not three points.
@@ -99,12 +99,12 @@ class TestWithLoad:
 class TestOneOrigin:
     def test_the_users_runs_else_the_examples_never_both(self):
         raw = raw_frame([{"content_hash": "a"}, {"content_hash": "b"}, {"content_hash": "c"}])
-        frame = explorer.with_load(raw, {"b", "c"})
+        frame = explorer.with_view_columns(raw, {"b", "c"})
         users, origin = explorer.one_origin(frame)
         assert origin == "user" and list(users.content_hash) == ["a"]
         examples, origin = explorer.one_origin(frame, examples_wanted=True)
         assert origin == "example" and list(examples.content_hash) == ["b", "c"]
-        only_examples, origin = explorer.one_origin(explorer.with_load(raw, {"a", "b", "c"}))
+        only_examples, origin = explorer.one_origin(explorer.with_view_columns(raw, {"a", "b", "c"}))
         assert origin == "example" and len(only_examples) == 3
 
 
@@ -308,7 +308,7 @@ class TestPairWithBaselines:
         assert dict(zip(paired.run_id, paired.baseline_run_id)) == {"2": "0", "4": "3"}
 
     def test_examples_never_pair_with_user_runs(self):
-        frame = explorer.with_load(raw_frame([{"concurrency": 1, "output_throughput": 100, "content_hash": "ex"},
+        frame = explorer.with_view_columns(raw_frame([{"concurrency": 1, "output_throughput": 100, "content_hash": "ex"},
                                               {"concurrency": 1, "output_throughput": 200, "spec_method": "eagle"}]),
                                    {"ex"})
         assert explorer.pair_with_baselines(frame).empty
@@ -398,7 +398,7 @@ class TestWorkloadAcceptance:
         series name their method and γ, with the tree where the file gives it."""
         s = Store(":memory:")
         s.import_file("dev_result.jsonl", (SAMPLES / "2026" / "specforge" / "dev_result.jsonl").read_bytes())
-        summary = explorer.workload_acceptance(explorer.with_load(s.runs())).set_index("draft_setting")
+        summary = explorer.workload_acceptance(explorer.with_view_columns(s.runs())).set_index("draft_setting")
         s.close()
         assert list(summary.workload) == ["mtbench"] * 2 and list(summary.runs) == [3, 3]
         assert summary.loc["eagle3 γ=3, top-k 1, 4 draft tokens", "acceptance_length"] == pytest.approx(7.67 / 3)

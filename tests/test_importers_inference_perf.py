@@ -45,7 +45,7 @@ class TestLifecycleReports:
         store = Store(tmp_path / "s.duckdb")
         for name in ("stage_0_lifecycle_metrics.json", "stage_1_lifecycle_metrics.json"):
             store.import_file(f"{RUN.name}/{name}", (RUN / name).read_bytes())
-        assert set(explorer.with_load(store.runs())["series"]) == {RUN.name}
+        assert set(explorer.with_view_columns(store.runs())["series"]) == {RUN.name}
 
     def test_only_an_object_with_a_load_summary_and_successes(self):
         sniff = importers.inference_perf.sniff

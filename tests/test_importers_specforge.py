@@ -40,12 +40,12 @@ class TestLines:
     def test_repetitions_of_a_setting_are_one_series(self, tmp_path):
         store = Store(tmp_path / "s.duckdb")
         store.import_file(LINES.name, LINES.read_bytes())
-        series = explorer.with_load(store.runs())["series"]
+        series = explorer.with_view_columns(store.runs())["series"]
         assert sorted(series.value_counts().items()) == [("eagle3 γ=3, top-k 1, 4 draft tokens · mtbench", 3),
                                                          ("eagle3 γ=7, top-k 10, 60 draft tokens · mtbench", 3)]
         # One name for one setting: the series' and the acceptance's (the analyst review: "EAGLE3 γ=3 …"
         # beside "eagle3 γ=3 …").
-        runs = explorer.with_load(store.runs())
+        runs = explorer.with_view_columns(store.runs())
         assert set(explorer.draft_settings(runs) + " · " + runs["workload"]) == set(series)
 
 
@@ -66,7 +66,7 @@ class TestNested:
         assert parsed.requests.values.tolist() == [[0, 1.0], [0, 1.0], [1, 2.1], [1, 3.1], [2, 2.0], [2, 3.0]]
         store = Store(tmp_path / "s.duckdb")
         assert store.import_file("results.jsonl", data).requests == 6
-        paired = explorer.pair_with_baselines(explorer.with_load(store.runs()))
+        paired = explorer.pair_with_baselines(explorer.with_view_columns(store.runs()))
         # By hand: 1,500 / 1,000 and 1,450 / 1,000 output tokens/s, each against the plain run of batch 8.
         assert sorted(paired["measured_speedup"].round(3)) == [1.45, 1.5]
 

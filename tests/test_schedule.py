@@ -30,7 +30,7 @@ def grid() -> bytes:
 def stored_runs(tmp_path, data: bytes) -> pd.DataFrame:
     store = Store(tmp_path / "s.duckdb")
     store.import_file("grid.json", data)
-    return explorer.with_load(store.runs())
+    return explorer.with_view_columns(store.runs())
 
 
 class TestMeasuredDraftLengths:

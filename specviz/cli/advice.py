@@ -194,7 +194,7 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None) ->
                     raise
                 except Exception as exc:  # an unreadable file is named, never a traceback
                     raise importers.as_ingest_error(str(path), exc) from None
-            runs, synthetic = explorer.measured_acceptance(explorer.with_load(store.runs()))
+            runs, synthetic = explorer.measured_acceptance(explorer.with_view_columns(store.runs()))
         finally:
             store.close()
     table = measured.measured_draft_lengths(runs)

@@ -3,7 +3,7 @@ measured speedup, acceptance by workload and draft setting (the model's predicti
 calibration are :mod:`specviz.results.prediction`'s).
 
 Everything here takes and returns DataFrames of canonical runs (:func:`specviz.results.store.Store.runs`),
-after :func:`with_load` has added the columns that the views share.
+after :func:`with_view_columns` has added the columns that the views share.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = [
     "own_imports",
     "one_origin",
     "measured_acceptance",
-    "with_load",
+    "with_view_columns",
     "newest_first",
     "on_load_axis",
     "infinite_rate_runs",
@@ -112,8 +112,8 @@ def _origin(runs: pd.DataFrame, examples: Collection[str] | None) -> pd.Series:
     return pd.Series(np.where(is_example, "example", "user"), index=runs.index)
 
 
-def with_load(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd.DataFrame:
-    """Add the columns the views share.
+def with_view_columns(runs: pd.DataFrame, examples: Collection[str] | None = None) -> pd.DataFrame:
+    """The runs with the columns every view reads: the load, the series, the group and the origin.
 
     ``load`` is the concurrency, or the request rate where a run set none; ``load_kind`` says which,
     or ``all_at_once`` for a run that sent every request at once (request rate ∞, no concurrency),
@@ -270,7 +270,7 @@ def measured_acceptance(runs: pd.DataFrame, synthetic_wanted: bool = False) -> t
 
 
 def one_origin(runs: pd.DataFrame, examples_wanted: bool = False) -> tuple[pd.DataFrame, str]:
-    """The runs a view works on, of one origin (:func:`with_load`'s ``origin``), never the shipped
+    """The runs a view works on, of one origin (:func:`with_view_columns`'s ``origin``), never the shipped
     examples mixed with the user's: the user's runs where there are any, the examples where there
     are none or where ``examples_wanted``. Fits, calibrations, counts and claims then stand on one
     kind of figure, and a page labels the examples as what they are.

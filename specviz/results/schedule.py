@@ -35,7 +35,7 @@ def measured_draft_lengths(runs: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     runs : DataFrame
-        Runs with :func:`specviz.results.explorer.with_load`'s columns. Only runs with a
+        Runs with :func:`specviz.results.explorer.with_view_columns`'s columns. Only runs with a
         concurrency (the batch a closed loop holds) enter; a request rate is not a batch.
 
     Returns
