@@ -961,6 +961,11 @@ class TestLiveTables:
 
 
 class TestExamples:
+    def test_an_import_is_the_user_s_or_an_example_and_nothing_else(self, db):
+        with pytest.raises(ValueError):
+            db.import_file("x.csv", a_csv(2), origin="examples")
+        assert db.imports().empty
+
     def test_remove_examples_spares_a_users_file_of_the_same_name_pattern(self, db):
         seeded = db.seed_examples(sorted(EXAMPLES.glob("*.csv")))
         assert [r.status for r in seeded] == ["imported"]

@@ -21,7 +21,7 @@ import pandas as pd
 
 from specviz import settings
 from specviz.errors import Notice, SpecvizError, out_of_room
-from specviz.results import importers, sandbox
+from specviz.results import importers, sandbox, schema
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count, preview
 from specviz.results.schema import RUN_COLUMNS
@@ -330,7 +330,11 @@ class RunsAndImports(Connections):
             in itself (``ingest.csv_mapping_reserved``, before the file is read); nothing is written.
             Also a ``vllm bench sweep`` run that another file of the sweep stored with other figures
             (``ingest.sweep_run_differs``, naming the field; :func:`_sweep_repeats`): what is stored stays.
+        ValueError
+            An ``origin`` that is none of :data:`specviz.results.schema.ORIGINS` (a caller's mistake).
         """
+        if origin not in schema.ORIGINS:
+            raise ValueError(f"origin {origin!r} is none of {schema.ORIGINS}")
         self._require_writable()
         user_csv.check_mapping(name, csv_mapping or {})
         with ExitStack() as stack:
