@@ -69,7 +69,8 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
         a steady load's prompts included: B·P/O and E times as many), ``regime`` (of the verify
         pass), ``baseline_regime,
         ridge_flop_per_byte, verify_intensity, baseline_step_ms, verify_step_ms, draft_step_ms,
-        baseline_tokens_per_s, spec_tokens_per_s``, all broadcast to one shape.
+        spec_step_ms`` (γ drafts and the verify pass), ``baseline_tokens_per_s, spec_tokens_per_s``, all
+        broadcast to one shape.
     """
     a, g, b, ctx = (np.asarray(x, dtype=float) for x in (alpha, gamma, batch, context))
     if scenario.mode == "step":
@@ -88,6 +89,7 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                "ridge_flop_per_byte": np.asarray(scenario.gpu.ridge_at(compute) * scenario.costs.mfu / scenario.costs.mbu),
                "verify_intensity": r["verify_intensity"], "baseline_step_ms": r["plain_s"] * 1e3,
                "verify_step_ms": r["verify_s"] * 1e3, "draft_step_ms": r["draft_s"] * 1e3,
+               "spec_step_ms": r["spec_s"] * 1e3,
                "verify_cost": r["verify_cost"], "draft_cost": r["draft_cost"], "expected_tokens": r["expected_tokens"],
                "speedup": r["speedup"], "baseline_tokens_per_s": b / r["plain_s"],
                "spec_tokens_per_s": r["expected_tokens"] * (b / r["spec_s"])}

@@ -30,6 +30,9 @@ class TestEvaluateScenario:
                            alpha=0.7, tp=REALISTIC.tp, precision=REALISTIC.precision, costs=REALISTIC.costs)
         assert float(r["speedup"]) == float(direct["speedup"])
         assert float(r["baseline_tokens_per_s"]) == pytest.approx(64 / float(direct["plain_s"]))
+        # The speculative step the page shows is the one the speedup divides by: γ drafts and the verify.
+        assert float(r["spec_step_ms"]) == pytest.approx(1e3 * float(direct["spec_s"]))
+        assert float(r["spec_step_ms"]) == pytest.approx(float(r["verify_step_ms"] + 4 * r["draft_step_ms"]))
 
     def test_ideal_with_free_drafts_is_the_pure_roofline(self):
         """The first model (roofline.evaluate) with a draft that costs nothing: the same figures."""
