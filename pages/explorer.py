@@ -303,12 +303,9 @@ def show_request_acceptance() -> None:
     if gamma is None or sidebar is None:
         st.info(t("exp.request_no_gamma", lang))
         return
-    batch = int(run["concurrency"]) if pd.notna(run["concurrency"]) and run["concurrency"] >= 1 else sidebar.batch
-    # The tokens after the first (the prefill gives it): the run's mean, else the Latency view's default workload's.
-    output = requests["output_tokens"].mean()
-    measured_output = bool(pd.notna(output) and output >= 2)
-    output_tokens = int(round(output)) - 1 if measured_output else presets(
-        settings.get("SPECVIZ_DATA_DIR")).workloads[DEFAULT_WORKLOAD].output_tokens - 1
+    batch, output_tokens, measured_output = request_acceptance.tail_setting(
+        run["concurrency"], requests["output_tokens"], sidebar.batch,
+        presets(settings.get("SPECVIZ_DATA_DIR")).workloads[DEFAULT_WORKLOAD].output_tokens)
     tail = mix_tail_at(sidebar, lengths, gamma, batch, sidebar.context, output_tokens, lang)
     if tail is None:
         return

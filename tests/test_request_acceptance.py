@@ -8,6 +8,7 @@ import pytest
 
 from specviz.errors import SpecvizError
 from specviz.model import simulate, spec
+from specviz.results import request_acceptance
 from specviz.results.request_acceptance import length_quantiles, mix_tail, request_lengths
 
 
@@ -76,3 +77,13 @@ class TestRequestAlphas:
         summary = simulate.latency(gamma=3, request_alphas=[1.0, 1.0], times=self.times, output_tokens=10, requests=7)
         # 10 tokens at 4 a step: 3 steps (the last overshoots), 30 ms each request
         assert summary.request_p99_s == pytest.approx(0.03) and summary.request_p50_s == pytest.approx(0.03)
+
+
+@pytest.mark.parametrize("concurrency, outputs, batch, setting", [
+    (8.0, [100, 102, 101], 64, (8, 100, True)),        # the run's: the first token is the prefill's
+    (float("nan"), [100, 102], 64, (64, 100, True)),   # no concurrency: the sidebar's batch
+    (0.5, [None, None], 64, (64, 511, False)),         # no counts: the default workload's 512
+    (4.0, [1, 1], 16, (4, 511, False)),                # one token each: nothing decoded to measure
+])
+def test_the_tail_is_simulated_at_the_run_s_batch_and_tokens_where_it_has_them(concurrency, outputs, batch, setting):
+    assert request_acceptance.tail_setting(concurrency, pd.Series(outputs, dtype=float), batch, 512) == setting

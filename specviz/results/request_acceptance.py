@@ -24,7 +24,7 @@ import pandas as pd
 
 from specviz.model import simulate, spec
 
-__all__ = ["QUANTILES", "request_lengths", "length_quantiles", "mix_tail"]
+__all__ = ["QUANTILES", "request_lengths", "length_quantiles", "tail_setting", "mix_tail"]
 
 QUANTILES = (0.01, 0.1, 0.5, 0.9, 0.99)
 """The quantiles of a run's per-request acceptance lengths shown: the low ones are its tail."""
@@ -63,6 +63,18 @@ def length_quantiles(lengths: pd.Series) -> dict[str, float]:
         return {"requests": 0, "mean": np.nan, **{f"p{round(q * 100)}": np.nan for q in QUANTILES}}
     return {"requests": int(known.size), "mean": float(known.mean()),
             **{f"p{round(q * 100)}": float(v) for q, v in zip(QUANTILES, np.quantile(known, QUANTILES))}}
+
+
+def tail_setting(concurrency: float, output_tokens: pd.Series, batch: int,
+                 default_output: int) -> tuple[int, int, bool]:
+    """The batch and the tokens a request decodes at which a run's tail is simulated, and whether
+    those tokens were measured: the run's ``concurrency`` where it set one (else ``batch``), and its
+    requests' mean output less the first token, which the prefill gives (else ``default_output``
+    less one, where the run has no output counts)."""
+    chosen = int(concurrency) if pd.notna(concurrency) and concurrency >= 1 else int(batch)
+    mean = output_tokens.mean()
+    measured = bool(pd.notna(mean) and mean >= 2)
+    return chosen, (int(round(mean)) if measured else int(default_output)) - 1, measured
 
 
 def mix_tail(lengths: pd.Series, gamma: int, times: simulate.StepTimes, output_tokens: int,
