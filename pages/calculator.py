@@ -312,7 +312,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
 
 
     def show_batch() -> None:
-        alphas = sorted({0.5, 0.6, 0.7, 0.8, 0.9, round(alpha, 2)})
+        alphas = sorted({*calculator.BATCH_CHART_ALPHAS, round(alpha, 2)})
         curves, crossings = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
         band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
         limit = fit["max_batch"] if fit is not None else None
