@@ -58,7 +58,7 @@ SIDEBAR_ITEMS = ("gpu", "target", "draft")
 GPU_FIGURES = ("tflops", "bandwidth")
 
 
-def read_sentence() -> None:
+def apply_sentence() -> None:
     """Read the pasted sentence into the scenario and the claim (a button's callback): each item set
     with the value it replaced, so that it can be undone; what the sentence leaves out, kept to ask.
 
@@ -223,7 +223,7 @@ st.button(t("claims.example", lang), key="claims_example", on_click=open_example
 with st.container(border=True):
     st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=settings.get("SPECVIZ_CLAIM_MAX_CHARS"),
                  height=80, placeholder=t("claims.sentence_placeholder", lang), help=t("claims.sentence_help", lang))
-    st.button(t("claims.sentence.button", lang), key="claims_read", on_click=read_sentence)
+    st.button(t("claims.sentence.button", lang), key="claims_read", on_click=apply_sentence)
     show_reading()
 
 if "scenario" not in st.session_state:
