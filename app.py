@@ -133,7 +133,7 @@ def scenario_sidebar(lang: str) -> None:
     served = {c: precision.weight_format(target, c).name.upper() for c in architecture.COMPONENTS}
     side.caption(t("side.formats_served", lang, kv=precision.kv.upper(), **served))
     compute = precision.matmul_compute(target)
-    side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=compute.upper()))
+    side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
     engine = engines[engine_id]
     st.session_state["scenario"] = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,

@@ -228,6 +228,15 @@ class TestCalculatorPage:
         assert any("a ridge of 222: the GPU's 295 (peak over bandwidth, as in the sidebar)" in c.value for c in at.caption)
         assert sum("Ridge point: 295 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
 
+    def test_the_ridge_names_the_peak_the_gpu_runs_at(self):
+        """gpt-oss-120b's MXFP4 experts on an H100, which has no FP4 unit: the sidebar's ridge is the
+        BF16 peak's, and said to be (not "FP4 peak" beside BF16's figure); on a B200 the FP4 peak's."""
+        at = make_app(target="gpt-oss-120b")
+        assert not at.exception
+        assert sum("Ridge point: 295 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
+        at = make_app(target="gpt-oss-120b", gpu="B200")
+        assert sum("Ridge point: 1125 FLOP/byte (FP4 peak" in c.value for c in at.sidebar.caption) == 1
+
     def test_cpu_preset_without_figures_asks_for_them(self):
         at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B")
         assert "no published peak TFLOPS" in at.sidebar.error[0].value
