@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, config_of, make_scenario
-from specviz import scenario
+from specviz import i18n, scenario
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, serving, trtllm
 from specviz.errors import Notice, SpecvizError
@@ -539,6 +539,22 @@ class TestTrtllmCommand:
     def test_versions_sort_candidates_before_the_release(self):
         parsed = [vllm_config.parse_release(v) for v in trtllm.TRTLLM_VERSIONS]
         assert parsed == sorted(parsed) and vllm_config.parse_release("1.3.0rc8") < vllm_config.parse_release("1.3.0")
+
+    @pytest.mark.parametrize("gpu, runs", [("MI355X", False), ("MI300X", False), ("TPU-v6e", False),
+                                           ("Gaudi-3", False), ("Trainium2", False), ("H200", True), ("B200", True),
+                                           ("GB300", True), ("RTX-PRO-6000", True)])
+    def test_only_an_nvidia_gpu_runs_it(self, gpu, runs):
+        """Kimi-K2 + EAGLE-3 on 8 MI355X: the command was written with no word that TensorRT-LLM
+        cannot run on an AMD GPU; now a problem says so, named in the reader's language."""
+        chosen = make_scenario(target="Llama-3.1-8B", gpu=gpu, draft="eagle3")
+        assert trtllm.nvidia(chosen.gpu) == runs
+        command = trtllm.trtllm_command(chosen, "1.2.1", 4, draft_repo="org/head")
+        said = [p for p in command.problems if p.key == "command.trtllm_nvidia_only"]
+        assert bool(said) != runs
+        if said:
+            assert said[0].params["gpu"] == PRESETS.gpus[gpu].name
+            assert "is not one" in i18n.t(said[0].key, "en", **said[0].params)
+            assert "không phải GPU NVIDIA" in i18n.t(said[0].key, "vi", **said[0].params)
 
     def test_a_scenario_on_trtllm_gets_its_command(self):
         on_trt = make_scenario(engine="trt-llm")
