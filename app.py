@@ -15,7 +15,8 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._controls import clear_gpu_overrides, forget, show_url_notices, url_choice, url_widget
+from pages._controls import (clear_gpu_overrides, forget, forget_draft, forget_target, show_url_notices, url_choice,
+                             url_widget)
 from pages._shared import ROUTED, errors_said, model_choice_name, presets, reset_costs
 from specviz import i18n, scenario, settings
 from specviz.i18n import in_language, message, t
@@ -80,11 +81,11 @@ def scenario_sidebar(lang: str) -> None:
     # A model of one's own comes from an uploaded or pasted config.json, which a viewer does not take.
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
-                           format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
+                           format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget_target,
                            args=("draft", "tp", "dp", "ep"))
     draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
-                          "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp", "dp", "ep"),
+                          "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=("tp", "dp", "ep"),
                           help=t("side.draft_help", lang), derived=True)
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,

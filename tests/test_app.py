@@ -738,6 +738,23 @@ class TestServeTab:
         at.text_input(key="serve_target_repo").set_value("$(reboot)").run()
         assert not at.exception and any("is not a Hugging Face id or a path" in w.value for w in at.warning)
 
+    def test_a_new_target_or_draft_forgets_the_ids_named_for_the_old(self):
+        """nvidia/DeepSeek-R1-0528-NVFP4 named for DeepSeek-V3, then the target switched to gpt-oss-120b:
+        the command served the DeepSeek checkpoint with gpt-oss-120b's figures (--max-num-seqs 1152 on
+        one B200). A new target clears both fields; a new draft, the draft's."""
+        at = make_app({"view": "Deploy"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="8")
+        at.text_input(key="serve_target_repo").set_value("nvidia/DeepSeek-R1-0528-NVFP4").run()
+        assert command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
+        at.sidebar.selectbox(key="target").set_value("gpt-oss-120b").run()
+        assert not at.exception and at.text_input(key="serve_target_repo").value == ""
+        command = command_shown(at)  # NVFP4 still: gpt-oss-120b's own checkpoint is MXFP4, so a placeholder
+        assert command.startswith("vllm serve '<NVFP4 checkpoint of openai/gpt-oss-120b>' ") and "DeepSeek" not in command
+        at.text_input(key="serve_draft_repo").set_value("org/gpt-oss-head").run()
+        assert '"model": "org/gpt-oss-head"' in command_shown(at)
+        at.sidebar.selectbox(key="draft").set_value("eagle3").run()
+        assert not at.exception and at.text_input(key="serve_draft_repo").value == ""
+        assert "org/gpt-oss-head" not in command_shown(at)
+
     def test_the_batch_context_map_and_a_pair_check_from_uploads(self):
         at = make_app({"view": "Deploy"})
         assert len(at.get("vega_lite_chart")) == 1  # batch × context
