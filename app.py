@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages._controls import (clear_gpu_overrides, forget, forget_draft, forget_target, show_url_notices, url_choice,
                              url_widget)
-from pages._shared import ROUTED, errors_said, model_choice_name, presets, reset_costs
+from pages._shared import ROUTED, errors_said, model_choice_name, new_engine, presets
 from specviz import i18n, scenario, settings
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config
@@ -89,7 +89,7 @@ def scenario_sidebar(lang: str) -> None:
                           help=t("side.draft_help", lang), derived=True)
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
-                           on_change=reset_costs, help=t("side.engine_help", lang))
+                           on_change=new_engine, help=t("side.engine_help", lang))
     # Precision and expert parallelism take the whole sidebar: in half of it their options are cut.
     precision_name = url_choice(
         side.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",

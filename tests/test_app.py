@@ -707,6 +707,22 @@ class TestServeTab:
         assert command_shown(at).startswith("vllm serve ")
         assert [c for c in at.caption if "this command is for another" in c.value]
 
+    def test_a_new_sidebar_engine_brings_its_command_after_deploy_was_seen(self):
+        """Deploy seen on vLLM V1 (its radio at vLLM by default), then the sidebar's engine set to SGLang:
+        the command stayed vLLM's, the figures SGLang's, with a caption that the two differ. The radio
+        was no choice of the reader's: it follows the sidebar, and so does vLLM V0's release."""
+        at = make_app({"view": "Deploy"}, draft="eagle3")
+        assert command_shown(at).startswith("vllm serve ")
+        at.sidebar.selectbox(key="engine").set_value("sglang").run()
+        assert not at.exception and at.radio(key="serve_engine").value == "sglang"
+        assert command_shown(at).startswith("python -m sglang.launch_server ")
+        assert not [c for c in at.caption if "this command is for another" in c.value]
+        at.sidebar.selectbox(key="engine").set_value("vllm-v0").run()
+        assert at.radio(key="serve_engine").value == "vllm" and at.selectbox(key="serve_version").value == "0.7.3"
+        # A radio the reader set is theirs until the sidebar's engine changes again.
+        at.radio(key="serve_engine").set_value("trtllm").run()
+        assert command_shown(at).startswith("trtllm-serve ")
+
     def test_a_scenario_on_vllm_v0_opens_at_a_release_that_serves_on_v0(self):
         at = make_app({"view": "Deploy"}, engine="vllm-v0")
         assert at.selectbox(key="serve_version").value == "0.7.3" and "serve_version" not in at.query_params
