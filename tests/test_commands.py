@@ -358,6 +358,28 @@ class TestParallelFlags:
         assert next(n for n in command.notices if n.key == "command.sglang_tiers_per_rank").params == {"dp": 8}
 
 
+class TestPerRankBatch:
+    def test_a_per_rank_limit_is_said_to_be_one(self):
+        """DeepSeek-V3 + MTP on 8 H200s as 8 attention ranks: the page says 1,199 sequences fit, the
+        command --max-num-seqs 149, with no word that it is each rank's. Now a notice says so, in
+        vLLM's and TensorRT-LLM's commands; SGLang's flag is the server's and gets none."""
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", precision="fp8", tp="1", dp="8", ep="on",
+                                 batch="256", context="4096")
+        limit = deepseek.max_batch()
+        command = vllm_config.vllm_command(deepseek, "0.33.0", 4)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        (said,) = [n for n in command.notices if n.key == "command.per_rank_batch"]
+        assert flags["--max-num-seqs"] == str(limit // 8) == str(said.params["per_rank"])
+        assert (said.params["ranks"], said.params["limit"], said.params["engine"]) == (8, limit, "vLLM")
+        assert "holds for each of the 8 data-parallel ranks" in str(said)
+        trt = trtllm.trtllm_command(deepseek, "1.2.1", 4)
+        assert [n.params["flag"] for n in trt.notices if n.key == "command.per_rank_batch"] == ["--max_batch_size"]
+        sglang = vllm_config.sglang_command(deepseek, 4)
+        assert not [n for n in sglang.notices if n.key == "command.per_rank_batch"]
+        one = vllm_config.vllm_command(make_scenario(), "0.33.0", 4)  # one rank: nothing to say
+        assert not [n for n in one.notices if n.key == "command.per_rank_batch"]
+
+
 class TestMemoryFlags:
     """The flags that hold each server to what its memory fits (specviz.model.memory)."""
 

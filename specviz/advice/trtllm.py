@@ -237,7 +237,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     ranks = scenario.tp * scenario.dp if attention_dp else scenario.dp
     if attention_dp and scenario.tp > 1:
         notices.append(Notice("command.trtllm_attention_ranks", ranks=ranks, dp=scenario.dp, tp=scenario.tp))
-    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks)
+    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks, notices=notices)
     notices += node_notices(scenario, "TensorRT-LLM")
     steps, table = int(gamma), None
     if schedule is not None:
