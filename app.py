@@ -15,8 +15,9 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._controls import clear_gpu_overrides, forget, show_url_notices, url_choice, url_widget
-from pages._shared import ROUTED, errors_said, model_choice_name, presets, reset_costs
+from pages._controls import (clear_gpu_overrides, forget, forget_draft, forget_target, show_url_notices, url_choice,
+                             url_widget)
+from pages._shared import ROUTED, errors_said, model_choice_name, new_engine, presets
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError
 from specviz.i18n import in_language, message, t
@@ -81,15 +82,15 @@ def scenario_sidebar(lang: str) -> None:
     # A model of one's own comes from an uploaded or pasted config.json, which a viewer does not take.
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
-                           format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget,
+                           format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget_target,
                            args=("draft", "tp", "dp", "ep"))
     draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
-                          "draft", format_func=model_name, default=draft_default, on_change=forget, args=("tp", "dp", "ep"),
+                          "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=("tp", "dp", "ep"),
                           help=t("side.draft_help", lang), derived=True)
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
-                           on_change=reset_costs, help=t("side.engine_help", lang))
+                           on_change=new_engine, help=t("side.engine_help", lang))
     # Precision and expert parallelism take the whole sidebar: in half of it their options are cut.
     precision_name = url_choice(
         side.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
@@ -134,7 +135,7 @@ def scenario_sidebar(lang: str) -> None:
     served = {c: precision.weight_format(target, c).name.upper() for c in architecture.COMPONENTS}
     side.caption(t("side.formats_served", lang, kv=precision.kv.upper(), **served))
     compute = precision.matmul_compute(target)
-    side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=compute.upper()))
+    side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
     engine = engines[engine_id]
     st.session_state["scenario"] = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,

@@ -205,18 +205,37 @@ def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lan
     return chosen
 
 
+# Deploy's fields that name a checkpoint of the sidebar's target and of its draft: a new target (or a
+# new draft) makes the one named for the old a stale id, which the command would serve with the new
+# model's figures (nvidia/DeepSeek-R1-0528-NVFP4 with gpt-oss-120b's max-num-seqs).
+TARGET_REPO, DRAFT_REPO = "serve_target_repo", "serve_draft_repo"
+
+
+def forget_draft(*keys: str) -> None:
+    """A new draft (the sidebar's callback): Deploy's field for the draft's id and ``keys`` forgotten."""
+    forget(*keys)
+    st.session_state.pop(DRAFT_REPO, None)
+
+
+def forget_target(*keys: str) -> None:
+    """A new target (the sidebar's callback): Deploy's fields for the target's and the draft's ids and
+    ``keys`` forgotten."""
+    forget_draft(*keys)
+    st.session_state.pop(TARGET_REPO, None)
+
+
 def switch_target(target_id: str, served: str | None = None) -> None:
     """Set the sidebar's target (a button's callback), its draft and GPUs back to their defaults for it;
     ``served``, the checkpoint a server names (``nvidia/DeepSeek-R1-0528-NVFP4`` for DeepSeek-V3), goes
     into Deploy's field for the target's id where it is an id the command can take (the preset's own
     id there is the preset's: :func:`specviz.advice.commands.target_words`)."""
-    forget("draft", "tp", "dp", "ep")
+    forget_target("draft", "tp", "dp", "ep")
     st.session_state["target"] = target_id
     st.query_params["target"] = target_id
     renew("target")
     if served:
         try:
-            st.session_state["serve_target_repo"] = commands.checkpoint_id(served)
+            st.session_state[TARGET_REPO] = commands.checkpoint_id(served)
         except SpecvizError:  # a name that is no id (trtllm-serve's "undefined", a replay's): the field stays
             pass
 

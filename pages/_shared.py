@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pages._controls import forget_controls
+from pages._controls import forget, forget_controls
 from specviz import i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
@@ -134,6 +134,14 @@ def reset_costs() -> None:
     preset = scenario.preset_costs(engine)
     for name in scenario.COST_KNOBS:
         st.session_state[name] = getattr(preset, name)
+
+
+def new_engine() -> None:
+    """The sidebar's engine changed (its callback): the cost knobs go to its preset, and Deploy's engine
+    and releases to their defaults for it, so that the command follows the sidebar (SGLang's command for
+    SGLang) rather than keep the engine shown before, which was no choice of the reader's."""
+    reset_costs()
+    forget("serve_engine", "serve_version", "sglang_version", "trtllm_version")
 
 
 _COMPOSED = ("layer", "vconcat", "hconcat", "concat")

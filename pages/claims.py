@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from pages._controls import (clear_gpu_overrides, forget, forget_controls, open_tab, renew, show_url_notices,
-                             url_choice, url_widget)
+from pages._controls import (clear_gpu_overrides, forget, forget_controls, forget_target, open_tab, renew,
+                             show_url_notices, url_choice, url_widget)
 from pages._shared import (altair_chart, model_choice_name, number_columns, open_store, presets, require_router,
                            titled_dataframe)
 from specviz import calculator, charts, scenario, settings
@@ -92,7 +92,7 @@ def apply_sentence() -> None:
             items[-1]["figures"] = {name: st.session_state.get(name) for name in GPU_FIGURES}
             clear_gpu_overrides()
         elif key == "target":
-            forget("draft", "tp", "dp", "ep")
+            forget_target("draft", "tp", "dp", "ep")
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)
@@ -107,7 +107,8 @@ def undo(item: dict[str, Any]) -> None:
     """Put one item read from a sentence back to the value it replaced; a GPU with the figures typed
     for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
     if item["key"] in SIDEBAR_ITEMS:
-        forget(*{"gpu": ("tp", "dp", "ep"), "target": ("draft", "tp", "dp", "ep")}.get(item["key"], ()))
+        (forget_target if item["key"] == "target" else forget)(
+            *{"gpu": ("tp", "dp", "ep"), "target": ("draft", "tp", "dp", "ep")}.get(item["key"], ()))
         st.session_state.update(item.get("figures", {}))
         if item["previous"] is None:
             forget(item["key"])

@@ -228,6 +228,15 @@ class TestCalculatorPage:
         assert any("a ridge of 222: the GPU's 295 (peak over bandwidth, as in the sidebar)" in c.value for c in at.caption)
         assert sum("Ridge point: 295 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
 
+    def test_the_ridge_names_the_peak_the_gpu_runs_at(self):
+        """gpt-oss-120b's MXFP4 experts on an H100, which has no FP4 unit: the sidebar's ridge is the
+        BF16 peak's, and said to be (not "FP4 peak" beside BF16's figure); on a B200 the FP4 peak's."""
+        at = make_app(target="gpt-oss-120b")
+        assert not at.exception
+        assert sum("Ridge point: 295 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
+        at = make_app(target="gpt-oss-120b", gpu="B200")
+        assert sum("Ridge point: 1125 FLOP/byte (FP4 peak" in c.value for c in at.sidebar.caption) == 1
+
     def test_cpu_preset_without_figures_asks_for_them(self):
         at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B")
         assert "no published peak TFLOPS" in at.sidebar.error[0].value
@@ -698,6 +707,22 @@ class TestServeTab:
         assert command_shown(at).startswith("vllm serve ")
         assert [c for c in at.caption if "this command is for another" in c.value]
 
+    def test_a_new_sidebar_engine_brings_its_command_after_deploy_was_seen(self):
+        """Deploy seen on vLLM V1 (its radio at vLLM by default), then the sidebar's engine set to SGLang:
+        the command stayed vLLM's, the figures SGLang's, with a caption that the two differ. The radio
+        was no choice of the reader's: it follows the sidebar, and so does vLLM V0's release."""
+        at = make_app({"view": "Deploy"}, draft="eagle3")
+        assert command_shown(at).startswith("vllm serve ")
+        at.sidebar.selectbox(key="engine").set_value("sglang").run()
+        assert not at.exception and at.radio(key="serve_engine").value == "sglang"
+        assert command_shown(at).startswith("python -m sglang.launch_server ")
+        assert not [c for c in at.caption if "this command is for another" in c.value]
+        at.sidebar.selectbox(key="engine").set_value("vllm-v0").run()
+        assert at.radio(key="serve_engine").value == "vllm" and at.selectbox(key="serve_version").value == "0.7.3"
+        # A radio the reader set is theirs until the sidebar's engine changes again.
+        at.radio(key="serve_engine").set_value("trtllm").run()
+        assert command_shown(at).startswith("trtllm-serve ")
+
     def test_a_scenario_on_vllm_v0_opens_at_a_release_that_serves_on_v0(self):
         at = make_app({"view": "Deploy"}, engine="vllm-v0")
         assert at.selectbox(key="serve_version").value == "0.7.3" and "serve_version" not in at.query_params
@@ -728,6 +753,23 @@ class TestServeTab:
         assert any("serves nvidia/DeepSeek-R1-0528-NVFP4, as you named it" in i.value.replace("\\", "") for i in at.info)
         at.text_input(key="serve_target_repo").set_value("$(reboot)").run()
         assert not at.exception and any("is not a Hugging Face id or a path" in w.value for w in at.warning)
+
+    def test_a_new_target_or_draft_forgets_the_ids_named_for_the_old(self):
+        """nvidia/DeepSeek-R1-0528-NVFP4 named for DeepSeek-V3, then the target switched to gpt-oss-120b:
+        the command served the DeepSeek checkpoint with gpt-oss-120b's figures (--max-num-seqs 1152 on
+        one B200). A new target clears both fields; a new draft, the draft's."""
+        at = make_app({"view": "Deploy"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="8")
+        at.text_input(key="serve_target_repo").set_value("nvidia/DeepSeek-R1-0528-NVFP4").run()
+        assert command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
+        at.sidebar.selectbox(key="target").set_value("gpt-oss-120b").run()
+        assert not at.exception and at.text_input(key="serve_target_repo").value == ""
+        command = command_shown(at)  # NVFP4 still: gpt-oss-120b's own checkpoint is MXFP4, so a placeholder
+        assert command.startswith("vllm serve '<NVFP4 checkpoint of openai/gpt-oss-120b>' ") and "DeepSeek" not in command
+        at.text_input(key="serve_draft_repo").set_value("org/gpt-oss-head").run()
+        assert '"model": "org/gpt-oss-head"' in command_shown(at)
+        at.sidebar.selectbox(key="draft").set_value("eagle3").run()
+        assert not at.exception and at.text_input(key="serve_draft_repo").value == ""
+        assert "org/gpt-oss-head" not in command_shown(at)
 
     def test_the_batch_context_map_and_a_pair_check_from_uploads(self):
         at = make_app({"view": "Deploy"})

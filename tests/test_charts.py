@@ -65,6 +65,18 @@ class TestRooflineChart:
         assert labels == {"Plain decode (336 positions)", "Verify (1,156 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
 
+    def test_the_legend_below_never_cuts_a_pass(self):
+        """DeepSeek-V3 NVFP4 on 8 H200s at batch 256: the legend on the right showed "Plain decode (256
+        positio…" at 1,280 px. It is below the plot now, titled, each name whole."""
+        chart = charts.roofline_chart(*calculator.roofline_points(SCENARIO, 4, 256, 4096))
+        color = chart.to_dict()["layer"][3]["encoding"]["color"]
+        assert color["legend"]["orient"] == "bottom" and color["legend"]["labelLimit"] == 0
+        assert color["legend"]["title"] == "Pass"
+        assert "Plain decode (256 positions)" in set(layers(chart)[3].data["label"])
+        # The ridge's label sits left of the rule, where the axis has room (right of it, it ran off at 800 px).
+        mark = chart.to_dict()["layer"][2]["mark"]
+        assert (mark["align"], mark["dx"]) == ("right", -4)
+
     def test_the_ridge_is_marked_where_the_roof_bends(self):
         roof, passes = calculator.roofline_points(SCENARIO, 4, 64, 0)
         ridge = roof.attrs["ridge"]

@@ -1085,6 +1085,15 @@ class TestCalcCommand:
         assert row["speedup"] == float(here["speedup"]) and (row["low"], row["high"]) == (float(low), float(high))
         assert row["expected_tokens"] == 3.3616 and row["knobs_off_preset"] == {}
 
+    def test_the_gpus_are_said_whole(self, capsys):
+        """Kimi-K2 on H100s is 2 groups of 8 with expert parallelism (16 GPUs); calc said tp 8 alone,
+        beside a memory per GPU that 8 could not give. The row names dp and ep too."""
+        code, out, _ = run(capsys, "calc", "target=Kimi-K2&gpu=H100-SXM")
+        row = json.loads(out)
+        assert code == 0 and (row["tp"], row["dp"], row["ep"]) == (8, 2, True) and row["fits"]
+        code, out, _ = run(capsys, "calc", "")
+        assert (json.loads(out)["dp"], json.loads(out)["ep"]) == (1, False)
+
     def test_a_link_or_its_query(self, capsys):
         chosen = make_scenario(engine="sglang", alpha="0.7", mfu="0.7", draft="eagle3", tp="4")
         query = "&".join(f"{k}={v}" for k, v in scenario.to_query_params(chosen, PRESETS).items())

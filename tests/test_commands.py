@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, config_of, make_scenario
-from specviz import scenario
+from specviz import i18n, scenario
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, serving, trtllm
 from specviz.errors import Notice, SpecvizError
@@ -358,6 +358,28 @@ class TestParallelFlags:
         assert next(n for n in command.notices if n.key == "command.sglang_tiers_per_rank").params == {"dp": 8}
 
 
+class TestPerRankBatch:
+    def test_a_per_rank_limit_is_said_to_be_one(self):
+        """DeepSeek-V3 + MTP on 8 H200s as 8 attention ranks: the page says 1,199 sequences fit, the
+        command --max-num-seqs 149, with no word that it is each rank's. Now a notice says so, in
+        vLLM's and TensorRT-LLM's commands; SGLang's flag is the server's and gets none."""
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", precision="fp8", tp="1", dp="8", ep="on",
+                                 batch="256", context="4096")
+        limit = deepseek.max_batch()
+        command = vllm_config.vllm_command(deepseek, "0.33.0", 4)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        (said,) = [n for n in command.notices if n.key == "command.per_rank_batch"]
+        assert flags["--max-num-seqs"] == str(limit // 8) == str(said.params["per_rank"])
+        assert (said.params["ranks"], said.params["limit"], said.params["engine"]) == (8, limit, "vLLM")
+        assert "holds for each of the 8 data-parallel ranks" in str(said)
+        trt = trtllm.trtllm_command(deepseek, "1.2.1", 4)
+        assert [n.params["flag"] for n in trt.notices if n.key == "command.per_rank_batch"] == ["--max_batch_size"]
+        sglang = vllm_config.sglang_command(deepseek, 4)
+        assert not [n for n in sglang.notices if n.key == "command.per_rank_batch"]
+        one = vllm_config.vllm_command(make_scenario(), "0.33.0", 4)  # one rank: nothing to say
+        assert not [n for n in one.notices if n.key == "command.per_rank_batch"]
+
+
 class TestMemoryFlags:
     """The flags that hold each server to what its memory fits (specviz.model.memory)."""
 
@@ -539,6 +561,22 @@ class TestTrtllmCommand:
     def test_versions_sort_candidates_before_the_release(self):
         parsed = [vllm_config.parse_release(v) for v in trtllm.TRTLLM_VERSIONS]
         assert parsed == sorted(parsed) and vllm_config.parse_release("1.3.0rc8") < vllm_config.parse_release("1.3.0")
+
+    @pytest.mark.parametrize("gpu, runs", [("MI355X", False), ("MI300X", False), ("TPU-v6e", False),
+                                           ("Gaudi-3", False), ("Trainium2", False), ("H200", True), ("B200", True),
+                                           ("GB300", True), ("RTX-PRO-6000", True)])
+    def test_only_an_nvidia_gpu_runs_it(self, gpu, runs):
+        """Kimi-K2 + EAGLE-3 on 8 MI355X: the command was written with no word that TensorRT-LLM
+        cannot run on an AMD GPU; now a problem says so, named in the reader's language."""
+        chosen = make_scenario(target="Llama-3.1-8B", gpu=gpu, draft="eagle3")
+        assert trtllm.nvidia(chosen.gpu) == runs
+        command = trtllm.trtllm_command(chosen, "1.2.1", 4, draft_repo="org/head")
+        said = [p for p in command.problems if p.key == "command.trtllm_nvidia_only"]
+        assert bool(said) != runs
+        if said:
+            assert said[0].params["gpu"] == PRESETS.gpus[gpu].name
+            assert "is not one" in i18n.t(said[0].key, "en", **said[0].params)
+            assert "không phải GPU NVIDIA" in i18n.t(said[0].key, "vi", **said[0].params)
 
     def test_a_scenario_on_trtllm_gets_its_command(self):
         on_trt = make_scenario(engine="trt-llm")

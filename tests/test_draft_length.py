@@ -126,9 +126,17 @@ class TestAdvise:
         deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
         schedule = draft_length.gamma_schedule(deepseek, 0.8, 1024, 1024, 8)
         assert deepseek.target.mtp_layers == 1
-        assert Notice("advice.mtp_reused", target=deepseek.target.name, layers=1, gamma=6) in \
+        longest = int(schedule["gamma"].max())
+        assert longest > 6
+        # The longest draft asked for: the schedule's, which the command drafts up to, or this γ.
+        assert Notice("advice.mtp_reused", target=deepseek.target.name, layers=1, gamma=longest) in \
             draft_length.advise(deepseek, 0.8, 6, 64, schedule)
-        assert not any(n.key == "advice.mtp_reused" for n in draft_length.advise(deepseek, 0.8, 1, 64, schedule))
+        # At γ 1 (the published α 0.85 is at γ 1) the schedule still drafts up to `longest` tokens with
+        # the one layer: warned of, where it was not.
+        assert Notice("advice.mtp_reused", target=deepseek.target.name, layers=1, gamma=longest) in \
+            draft_length.advise(deepseek, 0.8, 1, 64, schedule)
+        ones = schedule.assign(gamma=1)  # a schedule of one token at every batch, and γ 1: nothing to warn of
+        assert not any(n.key == "advice.mtp_reused" for n in draft_length.advise(deepseek, 0.8, 1, 64, ones))
 
     @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
                                                ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),

@@ -128,6 +128,13 @@ class TestCatalogue:
         neighbours) and the best-γ table's speedup headers pushed its last column out of sight."""
         assert len(i18n.t(key, "vi")) <= most
 
+    @pytest.mark.parametrize("key", ["col.speedup_low", "col.speedup_high"])
+    def test_english_fits_a_narrow_window_too(self, key):
+        """The English headers, "Speedup over the range, at its worst batch", hid the best batch's
+        column at 800 px (DeepSeek-V3 + MTP on 8 B200s, Deploy); the caption under the table says
+        what the two columns are."""
+        assert len(i18n.t(key, "en")) <= 15
+
     @pytest.mark.parametrize("lang", sorted(i18n.LANGUAGES))
     def test_every_string_renders(self, lang):
         for key, text in i18n.catalogue(lang).items():

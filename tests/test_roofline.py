@@ -37,6 +37,20 @@ class TestLoadGpus:
         cpus = [g for g in GPUS.values() if g.kind == "cpu"]
         assert len(cpus) == 2 and not any(g.complete for g in cpus)
 
+    @pytest.mark.parametrize("gpu, compute, runs, ridge", [
+        ("H200", "fp4", "bf16", 206), ("H100-SXM", "fp4", "bf16", 295), ("A100-80GB", "fp8", "bf16", 153),
+        ("H200", "fp8", "fp8", 412), ("B200", "fp4", "fp4", 1125), ("CPU", "bf16", "bf16", None)])
+    def test_a_matmul_runs_at_the_units_the_device_has(self, gpu, compute, runs, ridge):
+        """NVFP4 on an H200 has no FP4 unit to run at: it runs, and its ridge is, at BF16's peak,
+        which the sidebar names (it said "FP4 peak" beside BF16's 206)."""
+        device = GPUS.get(gpu) or GPUS["Intel-12th-gen-desktop"]
+        assert device.runs_at(compute) == runs
+        if ridge is not None:
+            assert device.peak(compute) == device.peak(runs)
+            assert round(device.ridge_at(compute)) == ridge
+        else:
+            assert math.isnan(device.peak(compute))
+
 
 class TestMessagesInVietnamese:
     """A device figure's name is a word of the message's language: no English inside a Vietnamese

@@ -419,7 +419,8 @@ def stated_batch(limit: int) -> int:
     return min(limit, settings.get("SPECVIZ_SERVE_BATCH_MAX"))
 
 
-def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks: int | None = None) -> list[str]:
+def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks: int | None = None,
+                 notices: list[Notice] | None = None) -> list[str]:
     """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
     ``--max_batch_size``), the context (``--max-model-len``, ``--context-length``, ``--max_seq_len``),
@@ -443,7 +444,13 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     flags = []
     if limit < np.iinfo(np.int64).max:
         limit = stated_batch(limit)
-        flags += [flags_of.batch, str(max(1, limit // (ranks or scenario.dp)) if flags_of.per_rank else limit)]
+        shares = ranks or scenario.dp
+        flags += [flags_of.batch, str(max(1, limit // shares) if flags_of.per_rank else limit)]
+        if flags_of.per_rank and shares > 1 and notices is not None:
+            # The page says the server's largest batch (1,199); the flag is each rank's (149): said, so
+            # that the two are not read as disagreeing.
+            notices.append(Notice("command.per_rank_batch", flag=flags_of.batch, per_rank=max(1, limit // shares),
+                                  ranks=shares, total=max(1, limit // shares) * shares, limit=limit, engine=engine))
     # A steady load's requests are as long as their tokens in and out (its context is their mean).
     longest = scenario.longest_request
     if longest > 0:
@@ -587,7 +594,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             problems.append(Notice("command.ep_since", version=version, since=_release(_EXPERT_PARALLEL)))
         else:
             argv.append("--enable-expert-parallel")
-    argv += memory_flags(scenario, "vLLM", problems)
+    argv += memory_flags(scenario, "vLLM", problems, notices=notices)
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]

@@ -136,9 +136,13 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     off = schedule[schedule["gamma"] == 0]
     notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
                    if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
-    if scenario.draft.kind == "mtp" and gamma > max(1, scenario.target.mtp_layers):
+    # The longest draft the page and its command ask for: this γ, or the schedule's (the command's
+    # num_speculative_tokens). At γ 1 (DeepSeek-V3's published α 0.85 is at γ 1) the schedule still
+    # drafted up to 11 tokens with the one MTP layer, and the warning was not given.
+    longest = int(max(gamma, schedule["gamma"].max()))
+    if scenario.draft.kind == "mtp" and longest > max(1, scenario.target.mtp_layers):
         notices.append(Notice("advice.mtp_reused", target=scenario.target.name, layers=max(1, scenario.target.mtp_layers),
-                              gamma=int(gamma)))
+                              gamma=longest))
     rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
     if rate < WEAK_DRAFT_RATE:
         remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")

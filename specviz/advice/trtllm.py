@@ -57,6 +57,7 @@ import pandas as pd
 from specviz.advice.commands import (FINAL, Command, draft_name, engine_rule, memory_flags, node_notices,
                                      parse_release, speculation_method, target_words)
 from specviz.errors import Notice, SpecvizError
+from specviz.model.roofline import GPU
 from specviz.scenario import Scenario
 
 __all__ = ["TRTLLM_VERSIONS", "TRTLLM_DEFAULT", "trtllm_command", "draft_len_schedule"]
@@ -150,6 +151,12 @@ def _draft_keys(method: str, draft: str | None, steps: int, v: TrtVersion) -> di
     return keys
 
 
+def nvidia(gpu: GPU) -> bool:
+    """Whether TensorRT-LLM can run on ``gpu``: an NVIDIA GPU (its preset's name says the maker, as
+    every row of ``data/gpus.csv`` does: "NVIDIA H100 SXM", "AMD Instinct MI355X")."""
+    return gpu.kind == "gpu" and str(gpu.name).startswith("NVIDIA ")
+
+
 def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
                    draft_repo: str | None = None, target_repo: str | None = None, method: str = "draft") -> Command:
     """``trtllm-serve`` for ``version`` with its options file (see the module's facts).
@@ -194,6 +201,8 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
                            version=version)
     notices: list[Notice] = []
     problems: list[Notice] = []
+    if not nvidia(scenario.gpu):  # TensorRT-LLM's kernels are CUDA's: an MI355X, a TPU or Gaudi cannot start it
+        problems.append(Notice("command.trtllm_nvidia_only", gpu=scenario.gpu.name))
     if method == "eagle3" and not (model_type in _EAGLE3_TARGETS and v >= _EAGLE3_TARGETS[model_type]):
         notices.append(Notice("command.trtllm_eagle3_unchecked", target=scenario.target.name, model_type=model_type))
     if method == "mtp":
@@ -228,7 +237,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     ranks = scenario.tp * scenario.dp if attention_dp else scenario.dp
     if attention_dp and scenario.tp > 1:
         notices.append(Notice("command.trtllm_attention_ranks", ranks=ranks, dp=scenario.dp, tp=scenario.tp))
-    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks)
+    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks, notices=notices)
     notices += node_notices(scenario, "TensorRT-LLM")
     steps, table = int(gamma), None
     if schedule is not None:

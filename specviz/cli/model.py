@@ -121,7 +121,9 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
             for key, value in calculator.evaluate_scenario(chosen, *point).items()}
     row: dict[str, Any] = {"gpu": chosen.gpu.id, "target": chosen.target_id, "draft": chosen.draft_id,
                            "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
-                           "mode": chosen.mode, **here}
+                           # The GPUs are tp·dp: Kimi-K2 on H100s is 2 groups of 8 with expert parallelism,
+                           # whose memory per GPU read as 8 GPUs' alone (tp 8) said that 8 hold it.
+                           "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode, **here}
     if chosen.target.num_experts:
         row["routing_overlap"] = chosen.routing_overlap
     if chosen.prefill and chosen.mode == "step":  # each step also takes the load's arriving prompts

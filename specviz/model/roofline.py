@@ -93,8 +93,15 @@ class GPU:
     def peak(self, compute: dtypes.Compute) -> float:
         """Dense TFLOPS of a matmul at ``compute``: the FP8 or FP4 peak where the device has one, else
         the BF16 peak (the weights are expanded to BF16 for the matmul)."""
+        return self.tflops if self.runs_at(compute) == "bf16" else \
+            {"fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[compute]
+
+    def runs_at(self, compute: dtypes.Compute) -> dtypes.Compute:
+        """The compute a matmul at ``compute`` runs at on this device: ``compute`` where the device
+        has that unit's peak, else ``bf16`` (NVFP4 or MXFP4 weights on an H100 or H200 are expanded
+        to BF16), the peak :meth:`peak` and :meth:`ridge_at` use."""
         figure = {"bf16": self.tflops, "fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[compute]
-        return figure if np.isfinite(figure) else self.tflops
+        return compute if np.isfinite(figure) else "bf16"
 
     @property
     def ridge(self) -> float:
