@@ -15,8 +15,8 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._controls import (clear_gpu_overrides, forget, forget_draft, forget_target, show_url_notices, url_choice,
-                             url_widget)
+from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, forget, forget_draft, forget_target,
+                             show_url_notices, url_choice, url_widget)
 from pages._shared import ROUTED, errors_said, model_choice_name, new_engine, presets
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError
@@ -45,9 +45,9 @@ def component_formats(side: DeltaGenerator, precision_name: str, lang: str) -> d
     same = lambda f: t("side.format.from_precision", lang) if not f else f.upper()
     weights = {component: chosen for key, component in scenario.WEIGHT_CHOICES.items()
                if (chosen := url_choice(box.selectbox, t(f"side.component.{component}", lang), ["", *dtypes.FORMATS],
-                                        key, format_func=same, default="", on_change=forget, args=("tp", "dp", "ep")))}
+                                        key, format_func=same, default="", on_change=forget, args=PARALLEL))}
     kv = url_choice(box.selectbox, t("side.kv_format", lang), ["", *dtypes.KV_FORMATS], "kv", format_func=same,
-                    default="", on_change=forget, args=("tp", "dp", "ep"))
+                    default="", on_change=forget, args=PARALLEL)
     return scenario.resolve_precision(precision_name, weights, kv or None)
 
 
@@ -83,10 +83,10 @@ def scenario_sidebar(lang: str) -> None:
     own = [] if settings.get("SPECVIZ_VIEWER") else [scenario.CUSTOM]
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget_target,
-                           args=("draft", "tp", "dp", "ep"))
+                           args=("draft", *PARALLEL))
     draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
-                          "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=("tp", "dp", "ep"),
+                          "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=PARALLEL,
                           help=t("side.draft_help", lang), derived=True)
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
@@ -95,7 +95,7 @@ def scenario_sidebar(lang: str) -> None:
     precision_name = url_choice(
         side.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
         format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
-        on_change=forget, args=("tp", "dp", "ep"), help=t("side.precision_help", lang))
+        on_change=forget, args=PARALLEL, help=t("side.precision_help", lang))
     precision = component_formats(side, precision_name, lang)
     # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
     tp_default, dp_default, ep_default = (
@@ -111,6 +111,10 @@ def scenario_sidebar(lang: str) -> None:
     ep = url_choice(side.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
                     format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
                     help=t("side.ep_help", lang), derived=moe) == "on"
+    before = st.session_state.pop(PARALLEL_BEFORE, None)
+    if before and (before["tp"], before["dp"]) != (str(tp), str(dp)):  # set for the new choice: said, not silent
+        side.info(t("side.parallel_reset", lang, gpus=tp * dp, tp=tp, dp=dp, was=int(before["tp"]) * int(before["dp"] or 1),
+                    gpu=in_language(gpu.name, lang)))
     show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:

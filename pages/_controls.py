@@ -39,10 +39,18 @@ def renew(*keys: str) -> None:
     st.session_state[_RENEW] = {*st.session_state.get(_RENEW, ()), *keys}
 
 
+# The GPU counts a new device, pair or precision starts again from, at the fewest GPUs that hold it.
+PARALLEL = ("tp", "dp", "ep")
+# The counts before they were forgotten, for the sidebar to say what changed (parallel_reset).
+PARALLEL_BEFORE = "parallel_before"
+
+
 def forget(*keys: str) -> None:
     """Drop the controls' values and their URL values, so that each control comes back at its default
     (a widget callback: a new target starts with its own default draft, a new device or pair with
-    the fewest GPUs that hold it)."""
+    the fewest GPUs that hold it); the GPU counts it drops are kept to say how they changed."""
+    if "tp" in keys and st.session_state.get("tp") is not None:
+        st.session_state[PARALLEL_BEFORE] = {key: st.session_state.get(key) for key in PARALLEL}
     for key in keys:
         st.session_state.pop(key, None)
         st.query_params.pop(key, None)
@@ -229,7 +237,7 @@ def switch_target(target_id: str, served: str | None = None) -> None:
     ``served``, the checkpoint a server names (``nvidia/DeepSeek-R1-0528-NVFP4`` for DeepSeek-V3), goes
     into Deploy's field for the target's id where it is an id the command can take (the preset's own
     id there is the preset's: :func:`specviz.advice.commands.target_words`)."""
-    forget_target("draft", "tp", "dp", "ep")
+    forget_target("draft", *PARALLEL)
     st.session_state["target"] = target_id
     st.query_params["target"] = target_id
     renew("target")
@@ -244,7 +252,7 @@ def clear_gpu_overrides() -> None:
     """A figure typed for one device must not silently carry over to another, nor a GPU count chosen for it."""
     st.session_state["tflops"] = None
     st.session_state["bandwidth"] = None
-    forget("tp", "dp", "ep")
+    forget(*PARALLEL)
 
 
 def forget_controls(link: dict[str, str] | None = None) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from pages._controls import (clear_gpu_overrides, forget, forget_controls, forget_target, open_tab, renew,
+from pages._controls import (PARALLEL, clear_gpu_overrides, forget, forget_controls, forget_target, open_tab, renew,
                              show_url_notices, url_choice, url_widget)
 from pages._shared import (altair_chart, model_choice_name, number_columns, open_store, presets, require_router,
                            titled_dataframe)
@@ -92,7 +92,7 @@ def apply_sentence() -> None:
             items[-1]["figures"] = {name: st.session_state.get(name) for name in GPU_FIGURES}
             clear_gpu_overrides()
         elif key == "target":
-            forget_target("draft", "tp", "dp", "ep")
+            forget_target("draft", *PARALLEL)
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)
@@ -108,7 +108,7 @@ def undo(item: dict[str, Any]) -> None:
     for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
     if item["key"] in SIDEBAR_ITEMS:
         (forget_target if item["key"] == "target" else forget)(
-            *{"gpu": ("tp", "dp", "ep"), "target": ("draft", "tp", "dp", "ep")}.get(item["key"], ()))
+            *{"gpu": PARALLEL, "target": ("draft", *PARALLEL)}.get(item["key"], ()))
         st.session_state.update(item.get("figures", {}))
         if item["previous"] is None:
             forget(item["key"])

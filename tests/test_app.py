@@ -353,6 +353,19 @@ class TestScenarioSidebar:
         at = make_app(target="Llama-4-Scout", draft="eagle3")
         assert any("vision tower is left out" in i.value for i in at.sidebar.info)
 
+    def test_a_new_precision_that_changes_the_gpu_count_says_so(self):
+        """FP8 to NVFP4 for DeepSeek-V3 on H200s moved the GPUs from 8 to 4 without a word, which a
+        reader with an 8-GPU node could miss."""
+        at = make_app(gpu="H200", target="DeepSeek-V3", draft="mtp", precision="fp8")
+        assert at.sidebar.selectbox(key="tp").value == "8" and not [i for i in at.sidebar.info if "set again" in i.value]
+        at.sidebar.selectbox(key="precision").set_value("nvfp4").run()
+        assert at.sidebar.selectbox(key="tp").value == "4"
+        said = [i.value for i in at.sidebar.info if "set again" in i.value]
+        assert said == ["GPUs set again for this choice: 4 (TP 4 × DP 1; it was 8), the fewest NVIDIA H200 SXM that hold "
+                        "the pair at the default batch and context. Choose yours below if you serve on more."]
+        at.run()
+        assert not [i for i in at.sidebar.info if "set again" in i.value]  # said once, at the change
+
     def test_a_component_format_overridden_in_the_expander_travels_in_the_link(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3")
         assert any("experts MXFP4 · attention BF16" in c.value for c in at.sidebar.caption)
