@@ -14,6 +14,9 @@ from specviz.advice import commands, compat, draft_length, serving
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 
+# Each engine's release under a link parameter of its own, so that a link keeps them all (vLLM's was
+# the first, serve_version). The share link carries them (pages/calculator.py VIEW_CONTROLS).
+VERSION_KEYS = {engine: "serve_version" if engine == "vllm" else f"{engine}_version" for engine in serving.ENGINES}
 
 def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, context: int, lang: str) -> None:
     """The Deploy view: advice for the scenario, the draft length by load, the command for the chosen
@@ -45,7 +48,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     releases = serving.VERSIONS.get(engine, ())
     # An engine of no listed releases (SGLang) shows a dash, not Streamlit's untranslated "Choose an option".
     version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(releases) or [""],
-                         {"vllm": "serve_version"}.get(engine, f"{engine}_version"), format_func=lambda v: v or "—",
+                         VERSION_KEYS[engine], format_func=lambda v: v or "—",
                          default=serving.default_version(engine, chosen) or "", disabled=not releases,
                          help=t("calc.serve.version_help", lang)) or None
     method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(commands.METHODS), "serve_method",

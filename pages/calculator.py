@@ -10,7 +10,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from pages._controls import open_tab, show_url_notices, url_choice, url_widget
-from pages._deploy import show_serve
+from pages._deploy import VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
 from specviz import calculator, charts, scenario, settings, workload
@@ -27,7 +27,7 @@ VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve"
 # The controls of a view that a shared link carries besides the scenario (each keeps its value in
 # the URL).
 VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "latency_rates"),
-                 "serve": ("serve_engine", "serve_version", "serve_method")}
+                 "serve": ("serve_engine", *VERSION_KEYS.values(), "serve_method")}
 
 
 def at_batch(value: float) -> str:

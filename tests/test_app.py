@@ -831,6 +831,13 @@ class TestServeTab:
         at.selectbox(key="serve_method").set_value("suffix").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
         assert link["view"] == ["serve"] and link["serve_version"] == ["0.9.2"] and link["serve_method"] == ["suffix"]
+        # TensorRT-LLM's release too: its own parameter had been left out of the link.
+        at.radio(key="serve_engine").set_value("trtllm").run()
+        at.selectbox(key="trtllm_version").set_value("1.0.0").run()
+        link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
+        assert link["trtllm_version"] == ["1.0.0"] and link["serve_version"] == ["0.9.2"]
+        opened = make_app({"view": "Deploy"}, **{k: v[0] for k, v in link.items()})
+        assert opened.selectbox(key="trtllm_version").value == "1.0.0"
         at = make_app({"view": "Latency", "share": True})
         at.selectbox(key="workload").set_value("summarisation").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
