@@ -112,7 +112,7 @@ from specviz.scenario import HF_URL, Scenario, hugging_face_id
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
-           "draft_name", "checkpoint_id", "target_words", "engine_rule", "ENGINE_NAMES", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
+           "draft_name", "checkpoint_id", "target_words", "engine_rule", "COMMAND_ENGINES", "ENGINE_NAMES", "command_engine_of", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -399,17 +399,25 @@ _MEMORY_FLAGS = {
     "TensorRT-LLM": _MemoryFlags("--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", None,
                                  "fp8", True),
 }
-# A command engine's id (specviz.advice.serving.ENGINES) → its name in the tables above and below.
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
-# The engines' memory rules, by what the scenario's engine id starts with.
-_ENGINE_IDS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trt-llm"}
-_DEFAULT_RULES = {"vLLM": memory.VLLM_RULE, "SGLang": memory.SGLANG_RULE, "TensorRT-LLM": memory.TRTLLM_RULE}
+# Each engine a command is written for (specviz.advice.serving.ENGINES): its name in the tables above
+# and in messages, what the ids of its cost presets (data/engines.csv) start with, and how it divides
+# a GPU's memory where the scenario is on another engine's costs.
+COMMAND_ENGINES = {"vllm": ("vLLM", "vllm", memory.VLLM_RULE), "sglang": ("SGLang", "sglang", memory.SGLANG_RULE),
+                   "trtllm": ("TensorRT-LLM", "trt-llm", memory.TRTLLM_RULE)}
+ENGINE_NAMES = {engine: name for engine, (name, _, _) in COMMAND_ENGINES.items()}
+
+
+def command_engine_of(engine_id: str) -> str | None:
+    """The command engine (:data:`COMMAND_ENGINES`) whose cost presets ``engine_id`` is one of
+    (``vllm-v1`` is vLLM's), None for a preset of no server (eager PyTorch)."""
+    return next((engine for engine, (_, prefix, _) in COMMAND_ENGINES.items() if engine_id.startswith(prefix)), None)
 
 
 def engine_rule(scenario: Scenario, engine: str) -> memory.MemoryRule:
     """How ``engine`` ("vLLM", "SGLang" or "TensorRT-LLM") divides a GPU's memory: the scenario's
     engine's rule where the scenario is on that engine, else the engine's default."""
-    return scenario.engine.memory if scenario.engine.id.startswith(_ENGINE_IDS[engine]) else _DEFAULT_RULES[engine]
+    command = next(key for key, (name, _, _) in COMMAND_ENGINES.items() if name == engine)
+    return scenario.engine.memory if command_engine_of(scenario.engine.id) == command else COMMAND_ENGINES[command][2]
 
 
 def stated_batch(limit: int) -> int:

@@ -6,26 +6,23 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.advice.commands import VLLM_VERSIONS, Command, sglang_command, vllm_command, vllm_default_version
+from specviz.advice.commands import (COMMAND_ENGINES, VLLM_VERSIONS, Command, command_engine_of, sglang_command,
+                                     vllm_command, vllm_default_version)
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
 from specviz.scenario import Scenario
 
 __all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "serve_command"]
 
-ENGINES = ("vllm", "sglang", "trtllm")
+ENGINES = tuple(COMMAND_ENGINES)
 """The engines a command is written for."""
 VERSIONS = {"vllm": VLLM_VERSIONS, "trtllm": TRTLLM_VERSIONS}
 """The releases of each engine whose flags differ (SGLang's command is one for the releases checked)."""
 DEFAULT_VERSIONS = {"vllm": VLLM_VERSIONS[-1], "trtllm": TRTLLM_DEFAULT}
 """Each engine's default release; a scenario at vLLM V0's costs has its own (:func:`default_version`)."""
-# The scenario's engine (data/engines.csv id) to the command's.
-_COMMAND_ENGINE = {"sglang": "sglang", "trt-llm": "trtllm"}
-
-
 def command_engine(scenario: Scenario) -> str:
     """The engine whose command a scenario's figures are for: SGLang's or TensorRT-LLM's for a
     scenario on its costs, vLLM's otherwise (its V1 and V0; eager PyTorch has no server command)."""
-    return _COMMAND_ENGINE.get(scenario.engine.id, "vllm")
+    return command_engine_of(scenario.engine.id) or "vllm"
 
 
 def default_version(engine: str, scenario: Scenario) -> str | None:
