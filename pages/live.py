@@ -312,10 +312,8 @@ def fleet_panel() -> None:
     for model, rows in flat.groupby("model", sort=True):
         now = rows.iloc[-1].to_dict()
         st.subheader(escape_markdown(model) or t("live.no_model_name", lang))
-        positions = sorted(int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("per_position_acceptance_"))
-        series = lambda kind: [None if pd.isna(now[f"{kind}_{i}"]) else now[f"{kind}_{i}"] for i in positions]
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
-                     series("per_position_acceptance"), series("per_position_conditional"), model)
+                     *prometheus.per_position(now), model)
         if by:
             show_replicas(windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
                                              (prometheus.label_column(by),)))

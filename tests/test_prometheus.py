@@ -697,3 +697,12 @@ class TestLivePage:
         assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
         summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
         assert table["Running requests (the live batch)"].sum() == pytest.approx(summed, abs=1)  # shown rounded
+
+
+def test_a_row_s_per_position_figures_read_back_in_order():
+    row = {"model_name": "m", "per_position_acceptance_10": 0.1, "per_position_acceptance_0": 0.8,
+           "per_position_acceptance_1": float("nan"), "per_position_conditional_0": 0.8,
+           "per_position_conditional_1": 0.5, "per_position_conditional_10": 0.2}
+    # Positions in their order as numbers (0, 1, 10), not as text; NaN is a figure absent.
+    assert prometheus.per_position(row) == ([0.8, None, 0.1], [0.8, 0.5, 0.2])
+    assert prometheus.per_position({"model_name": "m"}) == ([], [])

@@ -51,7 +51,7 @@ import re
 import time as _time
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -63,7 +63,7 @@ from . import exposition
 from .scrape import Limits, check_url, fetch_body, shown
 
 __all__ = ["Series", "parse_duration", "check_points", "metric_names", "instant_query", "range_query",
-           "query_figures", "query_window", "label_column", "FIGURE_COLUMNS"]
+           "query_figures", "query_window", "label_column", "per_position", "FIGURE_COLUMNS"]
 
 _ACCEPT = "application/json"
 _API = "/api/v1/"
@@ -601,6 +601,17 @@ def _row(t: float, state: exposition.SpecDecodeState, by: tuple[str, ...], windo
     for i, value in enumerate(state.per_position_conditional or []):
         row[f"per_position_conditional_{i}"] = value
     return row
+
+
+def per_position(row: Mapping[str, Any]) -> tuple[list[float | None], list[float | None]]:
+    """A row of :func:`query_figures` (as a dict) read back into its per-position figures, the
+    acceptance and the conditional acceptance at each draft position in order (the lists a
+    :class:`specviz.live.exposition.SpecDecodeState` holds), None where a position's figure is absent."""
+    positions = sorted(int(column.rsplit("_", 1)[1]) for column in row
+                       if column.startswith("per_position_acceptance_"))
+    figure = lambda value: None if value is None or value != value else float(value)  # NaN: absent
+    return ([figure(row.get(f"per_position_acceptance_{i}")) for i in positions],
+            [figure(row.get(f"per_position_conditional_{i}")) for i in positions])
 
 
 @dataclass
