@@ -30,10 +30,12 @@ VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "laten
                  "serve": ("serve_engine", *VERSION_KEYS.values(), "serve_method")}
 
 
-def at_batch(value: float) -> str:
-    """'at batch N', or 'at no batch up to …' for NaN."""
-    if math.isnan(value):
-        return t("calc.never", lang, batch_max=batch_max)
+def at_batch(value: float, up_to: int | None = None) -> str:
+    """'at batch N', or 'at no batch up to …' for NaN or a batch past ``up_to`` (the calculator's
+    largest batch by default)."""
+    up_to = batch_max if up_to is None else up_to
+    if math.isnan(value) or value > up_to:
+        return t("calc.never", lang, batch_max=up_to)
     return t("calc.at_batch", lang, batch=int(value))
 
 
@@ -43,17 +45,20 @@ def paragraphs(notes: list[str]) -> str:
     return "\n\n".join(notes)
 
 
-def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: int, fits: bool) -> str:
+def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: int, fits: bool,
+                       memory_limit: int) -> str:
     """What the expert tax does to the speedup here (not for a batch the memory does not hold) and to
-    where speculation stops paying, with and without it."""
-    never, never_untaxed = math.isnan(tax["stops_at"]), math.isnan(tax["stops_untaxed_at"])
+    where speculation stops paying, with and without it, among the batches the server holds (up to
+    ``memory_limit``): a crossover past them is none."""
+    never, never_untaxed = (math.isnan(tax[k]) or tax[k] > memory_limit for k in ("stops_at", "stops_untaxed_at"))
     if never and never_untaxed:
-        stops = t("calc.expert_tax_never_stops", lang, batch_max=batch_max)
+        stops = t("calc.expert_tax_never_stops", lang, batch_max=batch_max) if memory_limit >= batch_max else \
+            t("calc.expert_tax_never_stops_held", lang, batch=memory_limit)
     elif tax["stops_at"] == tax["stops_untaxed_at"]:
-        stops = t("calc.expert_tax_same_crossover", lang, stops=at_batch(tax["stops_at"]))
+        stops = t("calc.expert_tax_same_crossover", lang, stops=at_batch(tax["stops_at"], memory_limit))
     else:
-        stops = t("calc.expert_tax_crossover", lang, stops=at_batch(tax["stops_at"]),
-                  stops_untaxed=at_batch(tax["stops_untaxed_at"]))
+        stops = t("calc.expert_tax_crossover", lang, stops=at_batch(tax["stops_at"], memory_limit),
+                  stops_untaxed=at_batch(tax["stops_untaxed_at"], memory_limit))
     if not fits:
         return stops
     return t("calc.expert_tax_here", lang, alpha=alpha, gamma=gamma, batch=batch, speedup=tax["speedup"],
@@ -273,7 +278,9 @@ def at_alpha(chosen: scenario.Scenario) -> None:
                   verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
         notes = [t("calc.explain.context", lang, context=context)] if context else []
         if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-            notes.append(t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(tax, alpha, gamma, batch, fits))
+            memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
+            notes.append(t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(tax, alpha, gamma, batch, fits,
+                                                                                     memory_limit))
         if notes:
             st.caption(paragraphs(notes))
     else:

@@ -318,7 +318,9 @@ class TestScenarioSidebar:
                       alpha="0.7", gamma="2", batch="256", context="32768")
         assert at.error[0].value.startswith("**Batch 256 does not fit")
         tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
-        assert "speculation gives" not in tax and tax.endswith("With or without the tax it pays at every batch up to 1024.")
+        # Nor a verdict past what the memory holds: it had said "at every batch up to 1024", where 67 fit.
+        assert "speculation gives" not in tax and tax.endswith(
+            "With or without the tax it pays at every batch the server's memory holds (up to 67).")
 
     def test_an_ideal_case_below_the_realistic_speedup_is_not_called_optimistic(self):
         """B300, FP8, batch 1, context 131,072: 2.07× with the engine's costs, 2.02× on the ideal
@@ -332,7 +334,8 @@ class TestScenarioSidebar:
         """It said "It stops paying at no batch up to 1024 either way: by then a plain pass…"."""
         at = make_app(gpu="B200", target="DeepSeek-V3", context="4096")
         tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
-        assert tax.endswith("With or without the tax it pays at every batch up to 1024.") and "no batch" not in tax
+        assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 268).")
+        assert "no batch" not in tax
 
     def test_a_published_acceptance_is_offered_as_a_starting_point(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM")
