@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import parses_or_refuses
 
 from specviz.results import importers
-from specviz.results.importers import base, user_csv
+from specviz.results.importers import base, user_csv, source
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -102,8 +102,8 @@ class TestRegistry:
 
     def test_a_json_document_is_decoded_once(self, monkeypatch):
         calls = []
-        decode = base._json_documents
-        monkeypatch.setattr(base, "_json_documents", lambda *args: calls.append(1) or decode(*args))
+        decode = source._json_documents
+        monkeypatch.setattr(source, "_json_documents", lambda *args: calls.append(1) or decode(*args))
         importers.parse("s.jsonl", sample("sglang_bench_serving_c8.jsonl"))
         assert calls == [1]
 
@@ -530,11 +530,11 @@ class TestHostileValues:
         prefix = b"model,concurrency\n"
         data = prefix + b"a" * (65_531 - len(prefix)) + "€".encode() + b",1\n"  # € is bytes 65,531-65,533
         assert importers.detect_format("cut.csv", data) == "csv"
-        assert user_csv.csv_header(base.Source("cut.csv", data)) == ["model", "concurrency"]
+        assert user_csv.csv_header(source.Source("cut.csv", data)) == ["model", "concurrency"]
 
     def test_csv_header_reads_only_the_head(self):
         data = b"concurrency,ttft_ms\r" + b"1,2\r" * 1_000_000 + b"\xff"  # old Mac line ends; not UTF-8 at the end
-        assert user_csv.csv_header(base.Source("big.csv", data)) == ["concurrency", "ttft_ms"]
+        assert user_csv.csv_header(source.Source("big.csv", data)) == ["concurrency", "ttft_ms"]
 
     def test_a_malformed_genai_perf_csv_is_refused(self):
         with pytest.raises(importers.IngestError, match="genai-perf CSV is malformed"):
@@ -553,8 +553,8 @@ class TestOpenedSource:
     def test_it_reads_as_its_bytes(self, tmp_path, data):
         path = tmp_path / "f"
         path.write_bytes(data)
-        with base.OpenedSource("f", os.open(path, os.O_RDONLY)) as opened:
-            whole = base.Source("f", data)
+        with source.OpenedSource("f", os.open(path, os.O_RDONLY)) as opened:
+            whole = source.Source("f", data)
             assert opened.size == len(data) and b"".join(opened.pieces()) == data and opened.data == data
             assert opened.content_hash == hashlib.sha256(data).hexdigest() == whole.content_hash
             assert opened.line_ends == whole.line_ends and opened.head == whole.head
@@ -568,7 +568,7 @@ class TestOpenedSource:
     def test_a_file_written_while_it_was_read_is_refused(self, tmp_path):
         path = tmp_path / "f.csv"
         path.write_bytes(b"concurrency,ttft_ms\n1,2\n")
-        with base.OpenedSource("f.csv", os.open(path, os.O_RDONLY)) as opened:
+        with source.OpenedSource("f.csv", os.open(path, os.O_RDONLY)) as opened:
             with open(path, "ab") as file:
                 file.write(b"3,4\n")
             with pytest.raises(importers.IngestError, match="it changed while it was read") as caught:
@@ -581,7 +581,7 @@ class TestOpenedSource:
         path = tmp_path / "big.csv"
         path.write_bytes(b"a,b\n" + b"1,2\n" * 4_000_000)  # 16 MB: many pieces
         descriptor = os.open(path, os.O_RDONLY)
-        opened = base.OpenedSource("big.csv", descriptor)
+        opened = source.OpenedSource("big.csv", descriptor)
         opened.close()  # the scan stops at its next piece, then the file is closed
         opened.close()  # twice: nothing left to close
         with pytest.raises(OSError):
@@ -591,9 +591,9 @@ class TestOpenedSource:
         data = "a,b\r\nc\rd\n\r\n\ré,f".encode()
         lines = ["a,b\r\n", "c\r", "d\n", "\r\n", "\r", "é,f"]
         for cut in range(len(data) + 1):
-            assert list(base.byte_lines([data[:cut], data[cut:]])) == lines, cut
-        assert list(base.byte_lines(data[i:i + 1] for i in range(len(data)))) == lines
-        assert [base.header_line_bytes([data[:cut], data[cut:]]) for cut in range(len(data))] == [3] * len(data)
+            assert list(source.byte_lines([data[:cut], data[cut:]])) == lines, cut
+        assert list(source.byte_lines(data[i:i + 1] for i in range(len(data)))) == lines
+        assert [source.header_line_bytes([data[:cut], data[cut:]]) for cut in range(len(data))] == [3] * len(data)
 
 
 # One unit of each shape, repeated: what costs json.loads the most memory per byte of text.
@@ -617,7 +617,7 @@ class TestMemoryBound:
             taken = tracemalloc.get_traced_memory()[1] + sys.getsizeof(decoded)
         finally:
             tracemalloc.stop()
-        assert taken <= base._json_memory(data, base.byte_histogram(data))
+        assert taken <= source._json_memory(data, source.byte_histogram(data))
 
     def test_dense_json_is_refused_before_it_is_decoded(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", "50000000")
@@ -659,16 +659,16 @@ class TestMemoryBound:
     def test_the_whole_header_line_is_counted_for_the_column_limit(self):
         """10,000 columns of 180-character names: 1.8 MB of header, of which 64 KiB held 363."""
         header = ",".join(f"c{i}".ljust(180, "x") for i in range(10_000)).encode()
-        assert len(user_csv.csv_header(base.Source("wide.csv", header + b"\n1\n"))) == 10_000
+        assert len(user_csv.csv_header(source.Source("wide.csv", header + b"\n1\n"))) == 10_000
         with pytest.raises(importers.IngestError, match="more than 1,000 columns"):
             importers.parse("wide.csv", header + b"\n" + b"1," * 9_999 + b"1\n")
 
     def test_a_header_line_past_the_first_64_kib_is_read_whole_and_no_further(self):
         names = [f"name_{i}".ljust(100, "y") for i in range(900)]  # 91 KB
         data = ",".join(names).encode() + b"\r" + b"1\r" * 1_000 + b"\xff"  # not UTF-8 after the header
-        assert user_csv.csv_header(base.Source("wide.csv", data)) == names
+        assert user_csv.csv_header(source.Source("wide.csv", data)) == names
         with pytest.raises(importers.IngestError, match="CSV header is malformed"):
-            user_csv.csv_header(base.Source("q.csv", b'"' + b"a" * 200_000 + b"\n1\n"))  # a quote never closed
+            user_csv.csv_header(source.Source("q.csv", b'"' + b"a" * 200_000 + b"\n1\n"))  # a quote never closed
 
     def test_a_csv_is_charged_for_the_extra_its_unknown_columns_repeat_in_every_row(self, monkeypatch):
         """to_json(struct_pack(...)) of unknown columns repeats their names in every row: 3,000

@@ -13,7 +13,7 @@ from conftest import parses_or_refuses
 
 from specviz import cli, i18n
 from specviz.results import importers
-from specviz.results.importers import Source, aiperf, base, genai_perf, sglang, vllm
+from specviz.results.importers import Source, aiperf, genai_perf, sglang, source, vllm
 from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -280,7 +280,7 @@ class TestRecordsJsonl:
         """DuckDB, within its own memory limit, counts the records; their memory in Python is
         charged before any is taken out of it."""
         records = b"\n".join([fixture(JSONL).splitlines()[1]] * 2000)
-        needed = base._RUN_BYTES + aiperf.records._REQUEST_BYTES * 2000  # a request a record
+        needed = source._RUN_BYTES + aiperf.records._REQUEST_BYTES * 2000  # a request a record
         monkeypatch.setattr(aiperf.records.duckdb.DuckDBPyRelation, "to_arrow_table", pytest.fail)
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
@@ -290,7 +290,7 @@ class TestRecordsJsonl:
         assert len(importers.parse("big.jsonl", records).requests) == 2000
 
     def test_claimed_by_its_first_line_and_never_decoded_by_python(self, monkeypatch):
-        monkeypatch.setattr(base.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
+        monkeypatch.setattr(source.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
         assert importers.detect_format(SPEC_JSONL, fixture(SPEC_JSONL)) == "aiperf"
         assert only(importers.parse(SPEC_JSONL, fixture(SPEC_JSONL)))["num_requests"] == 4
 

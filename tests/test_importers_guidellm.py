@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 from specviz.errors import Notice
 from specviz.results import importers
-from specviz.results.importers import base, guidellm
+from specviz.results.importers import guidellm, source
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
 from specviz.results.store import Store
 
@@ -58,12 +58,12 @@ def extra(run: dict[str, Any]) -> dict[str, Any]:
 class TestSniff:
     @pytest.mark.parametrize("version", sorted(FILES))
     def test_every_schema_is_claimed(self, version):
-        assert guidellm.sniff(base.Source("b.json", data(version))) > 0
+        assert guidellm.sniff(source.Source("b.json", data(version))) > 0
         assert importers.detect_format("b.json", data(version)) == "guidellm"
 
     def test_an_empty_report_of_a_version_with_metadata_is_claimed(self):
         report = {"metadata": {"version": 2, "guidellm_version": "0.7.3"}, "config": {}, "benchmarks": []}
-        assert guidellm.sniff(base.Source("b.json", json.dumps(report).encode())) > 0
+        assert guidellm.sniff(source.Source("b.json", json.dumps(report).encode())) > 0
 
     @pytest.mark.parametrize("report", [
         # pytest-benchmark writes a "benchmarks" array too
@@ -71,13 +71,13 @@ class TestSniff:
         {"benchmarks": []}, {"benchmarks": {"metrics": {}}}, [{"benchmarks": []}], {"request_throughput": 1.0},
     ])
     def test_other_json_is_not(self, report):
-        assert guidellm.sniff(base.Source("b.json", json.dumps(report).encode())) == 0
+        assert guidellm.sniff(source.Source("b.json", json.dumps(report).encode())) == 0
 
     @pytest.mark.parametrize("name", ["vllm_bench_nerdalert.jsonl", "llmperf_Yi-1-5-34B_550_150_summary.json",
                                       "aiperf_profile_export_aiperf.json", "sglang_bench_serving_c8.jsonl",
                                       "profile_export_genai_perf.csv", "README.md"])
     def test_other_tools_files_are_not(self, name):
-        assert guidellm.sniff(base.Source(name, (SAMPLES / name).read_bytes())) == 0
+        assert guidellm.sniff(source.Source(name, (SAMPLES / name).read_bytes())) == 0
 
 
 class TestVersion03Sample:
@@ -319,7 +319,7 @@ class TestRequestRows:
         report = with_strategy({"type_": "synchronous"})
         report["benchmarks"][0]["requests"]["successful"] = [{"time_to_first_token_ms": 1.5}] * 10_000
         payload = json.dumps(report).encode()
-        probe = base.Source("many.json", payload)
+        probe = source.Source("many.json", payload)
         probe.documents
         decoded = probe.estimate  # what decoding alone is charged
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(decoded + 100 * 10_000))

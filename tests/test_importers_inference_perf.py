@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import parses_or_refuses
 
 from specviz.results import explorer, importers
-from specviz.results.importers import base, inference_perf
+from specviz.results.importers import inference_perf, source
 from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +145,7 @@ class TestReadByDuckDB:
         return json.dumps([record] * n, indent=2).encode()
 
     def test_claimed_by_its_head_and_never_decoded_by_python(self, monkeypatch):
-        monkeypatch.setattr(base.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
+        monkeypatch.setattr(source.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
         data = (RUN / self.NAME).read_bytes()
         assert importers.detect_format(self.NAME, data) == "inference-perf"
         assert len(importers.parse(self.NAME, data).requests) == 6
@@ -162,7 +162,7 @@ class TestReadByDuckDB:
         """DuckDB, within its own memory limit, counts the requests; their memory in Python is
         charged before any is taken out of it."""
         data = self.records(2000)
-        needed = base._RUN_BYTES + inference_perf._REQUEST_BYTES * 2000
+        needed = source._RUN_BYTES + inference_perf._REQUEST_BYTES * 2000
         monkeypatch.setattr(inference_perf.duckdb.DuckDBPyConnection, "fetchnumpy", pytest.fail)
         monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(needed - 1))
         with pytest.raises(importers.IngestError, match="SPECVIZ_IMPORT_MEMORY_BYTES"):
@@ -184,8 +184,8 @@ class TestReadByDuckDB:
     def test_what_the_typed_read_cannot_tell_is_read_from_the_text(self, change):
         records = json.loads((RUN / self.NAME).read_bytes())
         change(records[2])
-        with duckdb.connect() as con, base.Source(self.NAME, json.dumps(records).encode()) as source:
-            assert not inference_perf._typed_read(con, source, 256 << 20)
+        with duckdb.connect() as con, source.Source(self.NAME, json.dumps(records).encode()) as opened:
+            assert not inference_perf._typed_read(con, opened, 256 << 20)
 
     def test_a_record_without_an_error_succeeded(self):
         records = json.loads((RUN / self.NAME).read_bytes())
@@ -217,7 +217,7 @@ class TestReadByDuckDB:
         for typed in (True, False):
             with mock.patch.object(inference_perf, "_typed_read", inference_perf._typed_read if typed
                                    else lambda *args: False):
-                assert list(inference_perf._read_requests(base.Source(self.NAME, data))["input"]) == [0.0], typed
+                assert list(inference_perf._read_requests(source.Source(self.NAME, data))["input"]) == [0.0], typed
 
     @settings(max_examples=40, deadline=None)
     @given(st.lists(SHAPED, min_size=1, max_size=4) | st.lists(ANY, min_size=1, max_size=4))
@@ -230,7 +230,7 @@ class TestReadByDuckDB:
             with mock.patch.object(inference_perf, "_typed_read", inference_perf._typed_read if typed
                                    else lambda *args: False):
                 try:
-                    return inference_perf._read_requests(base.Source(self.NAME, data))
+                    return inference_perf._read_requests(source.Source(self.NAME, data))
                 except importers.IngestError as error:
                     return error.key
         typed, text = read(True), read(False)
@@ -297,7 +297,7 @@ class TestHostile:
 
     def test_a_huge_body_is_read_without_python(self, tmp_path, monkeypatch):
         """The request and response bodies are not read: a 50 MB response is DuckDB's to skip."""
-        monkeypatch.setattr(base.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
+        monkeypatch.setattr(source.Source, "documents", property(lambda source: pytest.fail("decoded whole")))
         records = self.sample(lambda record: record.update(response="y" * 50_000_000))
         store = Store(tmp_path / "s.duckdb")
         result = store.import_file(self.NAME, json.dumps(records, indent=2).encode())

@@ -60,7 +60,7 @@ def in_child(tmp_path: Path, work: str, setup: str = "") -> str:
         import re, sys
         from pathlib import Path
         sys.path.insert(0, {str(ROOT)!r})
-        from specviz.results.importers import base
+        from specviz.results.importers import source
         from specviz.results.importers.base import IngestError
         from specviz.results.store import Store
 
@@ -68,11 +68,11 @@ def in_child(tmp_path: Path, work: str, setup: str = "") -> str:
             return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
 
         estimates = [0]
-        check = base.Source.fits
+        check = source.Source.fits
         def record(source, more):
             estimates.append(source.estimate + more)
             check(source, more)
-        base.Source.fits = record
+        source.Source.fits = record
         store = Store({str(tmp_path / "child.duckdb")!r})
     """) + textwrap.dedent(setup) + "\nbefore = peak()\n" + textwrap.dedent(work)
     child += "\nprint(peak() - before, max(estimates))\n"

@@ -28,8 +28,8 @@ from specviz.results.synthetic import mark_synthetic
 
 from . import (aiperf, benchmark_report, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv,
                vllm, vllm_responses)
-from .base import (OpenedSource, Format, IngestError, Parsed, Source, UnrecognisedColumnsError, as_ingest_error,
-                   normalise_name)
+from .base import Format, IngestError, Parsed, UnrecognisedColumnsError, as_ingest_error, normalise_name
+from .source import OpenedSource, Source
 from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",

@@ -51,7 +51,8 @@ from specviz import settings
 from specviz.errors import Notice
 from specviz.results.schema import STATISTICS  # the runs' statistics, each one the standard's too
 
-from .base import TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, Source, characters, preview, width
+from .base import TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, preview
+from .source import Source, characters, width
 
 __all__ = ["FORMAT", "VERSIONS", "LATENCIES", "THROUGHPUTS", "STATISTICS", "UNITS", "validator", "schema_errors",
            "plain_yaml", "iso_duration", "at", "EXTRA_DEPTH", "UNKNOWN"]

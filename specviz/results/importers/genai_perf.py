@@ -17,8 +17,8 @@ from typing import Any, Iterator
 
 from specviz.errors import Notice
 
-from .base import (Format, IngestError, Parsed, RunBuilder, Source, characters, csv_rows, find_key, lines,
-                   normalise_name, number, preview, width)
+from .base import Format, IngestError, Parsed, RunBuilder, find_key, normalise_name, number, preview
+from .source import Source, characters, csv_rows, lines, width
 
 __all__ = ["FORMAT", "metric_name", "metric_rows"]
 

@@ -52,7 +52,8 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, floats
+from .base import Format, IngestError, Parsed, RunBuilder, dig, floats
+from .source import Source
 
 __all__ = ["FORMAT"]
 

@@ -71,8 +71,9 @@ import pandas as pd
 from specviz import settings
 from specviz.errors import Notice
 
-from .base import (STATISTIC_PREFIXES, TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, Source, dig,
-                   number, request_extra)
+from .base import (STATISTIC_PREFIXES, TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, dig, number,
+                   request_extra)
+from .source import Source
 
 __all__ = ["FORMAT"]
 

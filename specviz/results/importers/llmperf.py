@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, number
+from .base import Format, IngestError, Parsed, RunBuilder, number
+from .source import Source
 
 __all__ = ["FORMAT"]
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from specviz.errors import Notice
 
-from .base import STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, Source
+from .base import STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder
+from .source import Source
 
 __all__ = ["FORMAT", "engine_of"]
 

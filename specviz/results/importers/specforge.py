@@ -35,7 +35,8 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, floats
+from .base import Format, IngestError, Parsed, RunBuilder, floats
+from .source import Source
 
 __all__ = ["FORMAT"]
 

@@ -22,8 +22,8 @@ from specviz import settings
 from specviz.errors import Notice
 from specviz.results.schema import RUN_COLUMNS
 
-from .base import (Format, IngestError, Parsed, Source, UnrecognisedColumnsError, byte_lines, header_line_bytes,
-                   normalise_name, occurrences)
+from .base import Format, IngestError, Parsed, UnrecognisedColumnsError, normalise_name
+from .source import Source, byte_lines, header_line_bytes, occurrences
 
 __all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "ragged_row", "other_delimiter", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
            "MAPPABLE_COLUMNS", "check_mapping", "charge_as_runs"]

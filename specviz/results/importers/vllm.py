@@ -32,8 +32,8 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import (STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, Source, floats, number,
-                   request_column)
+from .base import STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, floats, number, request_column
+from .source import Source
 
 __all__ = ["FORMAT", "ENGINES", "engine_of", "sweep_settings"]
 

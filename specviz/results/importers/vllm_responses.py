@@ -55,7 +55,8 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import Format, IngestError, Parsed, RunBuilder, Source, dig, number, request_extra
+from .base import Format, IngestError, Parsed, RunBuilder, dig, number, request_extra
+from .source import Source
 
 __all__ = ["FORMAT"]
 

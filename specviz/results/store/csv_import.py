@@ -17,7 +17,8 @@ from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
 from specviz.results.importers import user_csv
-from specviz.results.importers.base import IngestError, check_run_count, occurrences, preview
+from specviz.results.importers.base import IngestError, check_run_count, preview
+from specviz.results.importers.source import occurrences
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
 from specviz.results.synthetic import mark_synthetic
 

@@ -42,7 +42,8 @@ import re
 from pathlib import PurePath
 from typing import Any
 
-from ..base import Format, IngestError, Parsed, Source, dig, normalise_name
+from ..base import Format, IngestError, Parsed, dig, normalise_name
+from ..source import Source
 from . import records, server, summary
 from .runs import cell_settings
 

@@ -42,7 +42,8 @@ import pyarrow as pa
 from specviz import settings
 from specviz.errors import Notice
 
-from ..base import IngestError, Parsed, RunBuilder, Source
+from ..base import IngestError, Parsed, RunBuilder
+from ..source import Source
 from .runs import MOST_POSITIONS, MS, RATE, apply_cell, cell_settings, histogram_figures
 
 # Per request (charged a line of the file before DuckDB reads it): the columns taken out of DuckDB

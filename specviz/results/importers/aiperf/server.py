@@ -36,7 +36,8 @@ from typing import Any, Iterable
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
 
-from ..base import IngestError, Parsed, RunBuilder, Source, check_run_count, dig, number
+from ..base import IngestError, Parsed, RunBuilder, check_run_count, dig, number
+from ..source import Source
 from ..genai_perf import metric_rows
 from .runs import apply_cell, cell_settings, set_config
 

@@ -63,7 +63,8 @@ from typing import Any
 
 from specviz.errors import Notice
 
-from ..base import IngestError, Parsed, RunBuilder, Source, check_run_count, dig, number, preview
+from ..base import IngestError, Parsed, RunBuilder, check_run_count, dig, number, preview
+from ..source import Source
 # The same block reader as genai-perf's CSV, with its measured memory costs.
 from ..genai_perf import metric_name, metric_rows
 from .runs import MS, RATE, SECONDS, apply_cell, cell_settings, histogram_figures, set_config
