@@ -578,6 +578,22 @@ class TestTrtllmCommand:
             assert "is not one" in i18n.t(said[0].key, "en", **said[0].params)
             assert "không phải GPU NVIDIA" in i18n.t(said[0].key, "vi", **said[0].params)
 
+    @pytest.mark.parametrize("gpu, precision, said", [
+        ("H200", "nvfp4", True), ("H100-SXM", "nvfp4", True),  # no FP4 units: the checkpoint would not load
+        ("B200", "nvfp4", False), ("GB300", "nvfp4", False),
+        ("H200", "fp8", False), ("H200", "mxfp4", False),      # MXFP4 experts run on Hopper too (gpt-oss)
+    ])
+    def test_nvfp4_weights_need_a_blackwell_gpu(self, gpu, precision, said):
+        """DeepSeek-V3 in NVFP4 on 8 H200s got a trtllm-serve command with no word that TensorRT-LLM's
+        FP4 needs Blackwell (found by the engineer's review)."""
+        chosen = make_scenario(target="DeepSeek-V3", draft="mtp", gpu=gpu, precision=precision, tp="8")
+        command = trtllm.trtllm_command(chosen, "1.2.1", 1, method="mtp")
+        found = [p for p in command.problems if p.key == "command.trtllm_nvfp4_blackwell"]
+        assert bool(found) == said
+        if found:
+            assert found[0].params == {"gpu": PRESETS.gpus[gpu].name}
+            assert "Blackwell GPUs only" in i18n.t(found[0].key, "en", **found[0].params)
+
     def test_a_scenario_on_trtllm_gets_its_command(self):
         on_trt = make_scenario(engine="trt-llm")
         assert serving.command_engine(on_trt) == "trtllm"

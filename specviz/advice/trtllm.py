@@ -57,6 +57,7 @@ import pandas as pd
 from specviz.advice.commands import (FINAL, Command, draft_name, engine_rule, memory_flags, node_notices,
                                      parse_release, speculation_method, target_words)
 from specviz.errors import Notice, SpecvizError
+from specviz.model import architecture
 from specviz.model.roofline import GPU
 from specviz.scenario import Scenario
 
@@ -157,6 +158,16 @@ def nvidia(gpu: GPU) -> bool:
     return gpu.kind == "gpu" and str(gpu.name).startswith("NVIDIA ")
 
 
+def _nvfp4_without_fp4_units(scenario: Scenario) -> bool:
+    """Whether the scenario serves NVFP4 weights on a GPU without FP4 units, which TensorRT-LLM does
+    not run: ModelOpt's support matrix gives its FP4 (weights and activations) "GPUs: Blackwell and
+    later", and TensorRT-LLM's lists no FP4 for Hopper (FP8, INT8 and INT4 there). MXFP4 is apart:
+    TensorRT-LLM serves gpt-oss's MXFP4 experts on Hopper too."""
+    return scenario.gpu.runs_at("fp4") != "fp4" and any(
+        scenario.precision.weight_format(scenario.target, component).name == "nvfp4"
+        for component in architecture.COMPONENTS)
+
+
 def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
                    draft_repo: str | None = None, target_repo: str | None = None, method: str = "draft") -> Command:
     """``trtllm-serve`` for ``version`` with its options file (see the module's facts).
@@ -203,6 +214,8 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     problems: list[Notice] = []
     if not nvidia(scenario.gpu):  # TensorRT-LLM's kernels are CUDA's: an MI355X, a TPU or Gaudi cannot start it
         problems.append(Notice("command.trtllm_nvidia_only", gpu=scenario.gpu.name))
+    elif _nvfp4_without_fp4_units(scenario):
+        problems.append(Notice("command.trtllm_nvfp4_blackwell", gpu=scenario.gpu.name))
     if method == "eagle3" and not (model_type in _EAGLE3_TARGETS and v >= _EAGLE3_TARGETS[model_type]):
         notices.append(Notice("command.trtllm_eagle3_unchecked", target=scenario.target.name, model_type=model_type))
     if method == "mtp":
