@@ -401,11 +401,12 @@ class RunsAndImports(Connections):
             found = con.execute("SELECT source_file FROM imports WHERE content_hash = ?", [content_hash]).fetchone()
         return None if found is None else found[0]
 
-    def _await_concurrent_import(self, name: str, fmt: str, content_hash: str, wait_s: float = 10.0) -> ImportResult:
-        """Wait for a concurrent import of the same content to commit, then report it as done. Each
-        look is a write connection: it joins this process's importing threads rather than waiting
-        for them all to finish, and sees their commits at once."""
-        deadline = time.monotonic() + wait_s
+    def _await_concurrent_import(self, name: str, fmt: str, content_hash: str) -> ImportResult:
+        """Wait for a concurrent import of the same content to commit, as long as for a file another
+        process holds (``lock_timeout_s``), then report it as done. Each look is a write connection:
+        it joins this process's importing threads rather than waiting for them all to finish, and
+        sees their commits at once."""
+        deadline = time.monotonic() + self.lock_timeout_s
         while time.monotonic() < deadline:
             if self._stored_as(content_hash, read_only=False) is not None:
                 return ImportResult(name, "skipped", fmt, message="already imported")
