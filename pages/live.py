@@ -119,8 +119,7 @@ def scrape_once() -> bool:
             states = recorded.states if recorded.window else None
         else:
             states = exposition.spec_decode_states(snapshot, previous) if previous else None
-        summed = tuple(sorted({label for state in states or [] for label in state.summed_labels}))
-        replicas = exposition.spec_decode_states(snapshot, previous, split_by=summed) if summed and previous else []
+        replicas = exposition.replica_states(snapshot, previous, states or [])
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return False
