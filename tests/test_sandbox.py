@@ -456,6 +456,12 @@ class TestRunQuery:
         ("SELECT 'infinity'::TIMESTAMP AS v", "infinity"),  # was 294247-01-10 04:00:54
         ("SELECT '-infinity'::DATE AS v", "-infinity"), ("SELECT DATE '5877641-01-01' AS v", "5877641-01-01"),  # refused
         ("SELECT TIMESTAMP '2026-12-01 17:30:00' AS v", "2026-12-01 17:30:00"),
+        # Inside a STRUCT, MAP or LIST too: a UNION in a STRUCT aborted the query process (said to be
+        # out of memory), one in a MAP and an infinite DATE or TIMESTAMP raised pandas' errors in the caller.
+        ("SELECT {'a': union_value(k := 'x')} AS v", "{'a': x}"), ("SELECT map([1], [union_value(k := 1)]) AS v", "{1=1}"),
+        ("SELECT {'d': 'infinity'::DATE} AS v", "{'d': infinity}"), ("SELECT map([1], ['-infinity'::TIMESTAMP]) AS v", "{1=-infinity}"),
+        ("SELECT [{'u': 340282366920938463463374607431768211455::UHUGEINT}] AS v",
+         "[{'u': 340282366920938463463374607431768211455}]"),
     ])
     def test_types_pandas_or_json_would_get_wrong_come_back_as_text(self, loaded, sql, shown):
         assert loaded.query(sql, LIMITS).frame.v[0] == shown

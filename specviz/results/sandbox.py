@@ -510,13 +510,28 @@ def _rows_that_fit(batch: Any, budget: int) -> int:
     return low
 
 
+def _as_text(kind: Any) -> bool:
+    """Whether a column of DuckDB type ``kind`` is shown as text: one of :data:`_AS_TEXT`, or a nested
+    type that holds one at any depth (walked without recursion)."""
+    pending = [kind]
+    while pending:
+        kind = pending.pop()
+        if str(kind).startswith(_AS_TEXT):
+            return True
+        if kind.id in ("struct", "map", "list", "array", "union"):
+            pending += [child for _, child in kind.children if not isinstance(child, (int, str, list))]
+    return False
+
+
 def _displayable(relation: Any) -> Any:
     """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
     (UHUGEINT reads back as -1, BIT, BLOB and BIGNUM (VARINT) are not text, UNION has no pandas form,
     INTERVAL no JSON form, TIME WITH TIME ZONE loses its offset, a DATE or TIMESTAMP may be infinite
-    or of a year pandas cannot hold), and a name the result repeats made unique ("label",
-    "label (2)": a table keeps one column of each name)."""
-    types = [str(kind) for kind in relation.types]
+    or of a year pandas cannot hold), also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a
+    STRUCT aborted the query process in Arrow's ``StructArray.flatten``, which the parent reported
+    as out of memory; an infinite DATE in a STRUCT raised pandas' ValueError in the caller), and a
+    name the result repeats made unique ("label", "label (2)": a table keeps one column of each name)."""
+    as_text = [_as_text(kind) for kind in relation.types]
     names, seen = [], set()
     for name in relation.columns:
         unique, n = name, 1
@@ -525,10 +540,10 @@ def _displayable(relation: Any) -> Any:
             unique = f"{name} ({n})"
         seen.add(unique)
         names.append(unique)
-    if not any(kind.startswith(_AS_TEXT) for kind in types) and names == list(relation.columns):
+    if not any(as_text) and names == list(relation.columns):
         return relation
-    columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if kind.startswith(_AS_TEXT) else "#%d" % (i + 1)} AS '
-               + '"' + name.replace('"', '""') + '"' for i, (name, kind) in enumerate(zip(names, types))]
+    columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if text else "#%d" % (i + 1)} AS '
+               + '"' + name.replace('"', '""') + '"' for i, (name, text) in enumerate(zip(names, as_text))]
     return relation.project(", ".join(columns))
 
 
