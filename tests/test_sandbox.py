@@ -277,6 +277,13 @@ class TestRunQuery:
         assert 0 < len(result.frame) < 100 and result.truncated == "bytes"
         assert result.frame.s.str.len().sum() <= 1_000_000
 
+    def test_a_wide_result_is_cut_by_the_byte_cap_not_refused(self, loaded):
+        """The cap counts what is sent: 2,000 columns were counted at their 512 kB of data a 64-row batch,
+        sent with 112 kB of metadata more each, past the parent's 1 MB allowance (sql.too_large)."""
+        result = loaded.query("SELECT " + ", ".join(["1"] * 2000) + " FROM range(10000)",
+                              Limits(max_bytes=8_000_000, timeout_s=30))
+        assert result.truncated == "bytes" and 0 < len(result.frame) < 10000
+
     def test_not_one_row_within_the_byte_cap_is_refused(self, loaded):
         # It came back as a result of 0 rows, which the page offered as "the first 0 rows" and a CSV.
         with pytest.raises(sandbox.QueryError) as refused:
