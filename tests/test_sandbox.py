@@ -277,6 +277,26 @@ class TestRunQuery:
         assert 0 < len(result.frame) < 100 and result.truncated == "bytes"
         assert result.frame.s.str.len().sum() <= 1_000_000
 
+    def test_the_caller_reads_a_result_without_copying_it(self):
+        """The caller held the child's output, a copy of it and a copy of its rows: three times the
+        byte cap at its peak (153 MB at 50 MB) while the rows became a frame."""
+        import tracemalloc
+
+        import pandas  # noqa: F401  (loaded once by any first result, not by this one)
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [1]})})
+        limits = Limits(max_bytes=4_000_000, timeout_s=30)
+        sandbox.run_query("SELECT 'warm' AS s", tables, limits)
+        tracemalloc.start()
+        try:
+            result = sandbox.run_query("SELECT repeat('x', 100000) AS s FROM range(100)", tables, limits)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            tables.close()
+        assert result.truncated == "bytes" and peak < 1.5 * limits.max_bytes
+
     def test_a_wide_result_is_cut_by_the_byte_cap_not_refused(self, loaded):
         """The cap counts what is sent: 2,000 columns were counted at their 512 kB of data a 64-row batch,
         sent with 112 kB of metadata more each, past the parent's 1 MB allowance (sql.too_large)."""
