@@ -628,6 +628,10 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         if truncated == "bytes" and rows == 0:  # refused: not "the first 0 rows", and a CSV of none
             answer({"ok": False, "key": "sql.row_too_large", "params": {"bytes": limits.max_bytes}})
         else:
+            # One chunk a column in the caller's frame, not one a 64 rows: each chunk of each column
+            # is Arrow objects of its own there (4,000 text columns of 1,343 rows, 48 MB of data,
+            # held 183 MB in 84,000 chunks).
+            batches = pa.Table.from_batches(batches, reader.schema).combine_chunks().to_batches()
             answer({"ok": True, "truncated": truncated}, batches, reader.schema)
     except duckdb.InterruptException:
         answer({"ok": False, "key": "sql.timeout", "params": {"seconds": limits.timeout_s}})
