@@ -310,6 +310,14 @@ class TestRunQuery:
                               Limits(max_bytes=8_000_000, timeout_s=30))
         assert result.truncated == "bytes" and 0 < len(result.frame) < 10000
 
+    def test_the_byte_cap_counts_the_column_names(self, loaded):
+        """The caller makes a Python str of each name, four bytes a character with an emoji in it: a
+        PIVOT of 18 kB of SQL made 10,000 columns whose names were 18 MB of UTF-8 and 72 MB of str."""
+        names = ", ".join(f'{i} AS "😀{c * 4000}"' for i, c in enumerate("abcd"))
+        with pytest.raises(sandbox.QueryError) as refused:
+            loaded.query(f"SELECT {names}", Limits(max_bytes=50_000))
+        assert refused.value.key == "sql.row_too_large"
+
     def test_not_one_row_within_the_byte_cap_is_refused(self, loaded):
         # It came back as a result of 0 rows, which the page offered as "the first 0 rows" and a CSV.
         with pytest.raises(sandbox.QueryError) as refused:
