@@ -507,6 +507,9 @@ class TestRunQuery:
         ("SELECT {'d': 'infinity'::DATE} AS v", "{'d': infinity}"), ("SELECT map([1], ['-infinity'::TIMESTAMP]) AS v", "{1=-infinity}"),
         ("SELECT [{'u': 340282366920938463463374607431768211455::UHUGEINT}] AS v",
          "[{'u': 340282366920938463463374607431768211455}]"),
+        # A time of nanoseconds has no datetime.time: ArrowInvalid in the caller's to_pandas.
+        ("SELECT '23:59:59.999999999'::TIME_NS AS v", "23:59:59.999999999"),
+        ("SELECT ['23:59:59.999999999'::TIME_NS] AS v", "['23:59:59.999999999']"),
     ])
     def test_types_pandas_or_json_would_get_wrong_come_back_as_text(self, loaded, sql, shown):
         assert loaded.query(sql, LIMITS).frame.v[0] == shown
