@@ -510,6 +510,9 @@ class TestRunQuery:
         # A time of nanoseconds has no datetime.time: ArrowInvalid in the caller's to_pandas.
         ("SELECT '23:59:59.999999999'::TIME_NS AS v", "23:59:59.999999999"),
         ("SELECT ['23:59:59.999999999'::TIME_NS] AS v", "['23:59:59.999999999']"),
+        # DuckDB's end of day, 24:00:00, has no datetime.time (ValueError); VARIANT and GEOMETRY came as bytes.
+        ("SELECT TIME '24:00:00' AS v", "24:00:00"), ("SELECT {'t': TIME '24:00:00'} AS v", "{'t': '24:00:00'}"),
+        ("SELECT {'a': [1]}::VARIANT AS v", "{'a': [1]}"), ("SELECT 'POINT(1 2)'::GEOMETRY AS v", "POINT (1 2)"),
     ])
     def test_types_pandas_or_json_would_get_wrong_come_back_as_text(self, loaded, sql, shown):
         assert loaded.query(sql, LIMITS).frame.v[0] == shown

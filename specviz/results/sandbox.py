@@ -83,8 +83,7 @@ _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
 # start has a bound of its own, for a machine so loaded that even it does not finish.
 _READY = b"ready\n"
 _START_LIMIT_S = 30.0
-_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME WITH TIME ZONE", "TIME_NS", "BIGNUM", "DATE",
-            "TIMESTAMP")
+_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME", "BIGNUM", "DATE", "VARIANT", "GEOMETRY")
 
 
 class QueryError(SpecvizError):
@@ -545,9 +544,9 @@ def _as_text(kind: Any) -> bool:
 def _displayable(relation: Any) -> Any:
     """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
     (UHUGEINT reads back as -1, BIT, BLOB and BIGNUM (VARINT) are not text, UNION has no pandas form,
-    INTERVAL no JSON form, TIME WITH TIME ZONE loses its offset, a TIME_NS with nanoseconds raises
-    ArrowInvalid in ``to_pandas``, a DATE or TIMESTAMP may be infinite or of a year pandas cannot
-    hold), also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a
+    INTERVAL no JSON form, VARIANT and GEOMETRY come as bytes, TIME WITH TIME ZONE loses its offset,
+    a TIME of 24:00:00 raises ValueError and a TIME_NS with nanoseconds ArrowInvalid in ``to_pandas``,
+    a DATE or TIMESTAMP may be infinite or of a year pandas cannot hold; "TIME" covers them all), also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a
     STRUCT aborted the query process in Arrow's ``StructArray.flatten``, which the parent reported
     as out of memory; an infinite DATE in a STRUCT raised pandas' ValueError in the caller), and a
     name the result repeats made unique ("label", "label (2)": a table keeps one column of each name)."""
