@@ -303,6 +303,30 @@ class TestRunQuery:
         frame = loaded.query("SELECT 'row ' || i AS s FROM range(1000) t(i)", LIMITS).frame
         assert len(frame) == 1000 and frame.s.array.__arrow_array__().num_chunks == 1
 
+    @pytest.mark.parametrize("sql", [
+        "SELECT map(list_transform(range(2000), lambda x: x::FLOAT), list_transform(range(2000), lambda x: x::FLOAT)) AS m"
+        " FROM range(1000)",
+        "SELECT {" + ", ".join(f"c{i}: (i - 1000)::BIGINT" for i in range(100)) + "} AS s FROM range(10000) t(i)"])
+    def test_the_byte_cap_counts_the_python_numbers_of_structs_and_maps(self, sql):
+        """A struct's numbers are Python ints and floats in its dict, a map's in its tuples (24-36 bytes
+        each, counted as 4 or 8): with a 2 MB cap the caller kept 2.7 MB of Python objects."""
+        import tracemalloc
+
+        import pandas  # noqa: F401  (loaded once by any first result, not by this one)
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [1]})})
+        limits = Limits(max_bytes=2_000_000, timeout_s=30)
+        sandbox.run_query("SELECT {'a': 1.5} AS s, map([1], [2]) AS m", tables, limits)
+        tracemalloc.start()
+        try:
+            result = sandbox.run_query(sql, tables, limits)
+            held = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+            tables.close()
+        assert result.truncated == "bytes" and held <= limits.max_bytes
+
     def test_a_wide_result_is_cut_by_the_byte_cap_not_refused(self, loaded):
         """The cap counts what is sent: 2,000 columns were counted at their 512 kB of data a 64-row batch,
         sent with 112 kB of metadata more each, past the parent's 1 MB allowance (sql.too_large)."""
