@@ -304,8 +304,8 @@ class TestRunQuery:
         assert len(frame) == 1000 and frame.s.array.__arrow_array__().num_chunks == 1
 
     @pytest.mark.parametrize("sql", [
-        "SELECT map(list_transform(range(2000), lambda x: x::FLOAT), list_transform(range(2000), lambda x: x::FLOAT)) AS m"
-        " FROM range(1000)",
+        "SELECT map(list_transform(range(2000), lambda x: x::FLOAT),"
+        " list_transform(range(2000), lambda x: x::FLOAT)) AS m FROM range(1000)",
         "SELECT {" + ", ".join(f"c{i}: (i - 1000)::BIGINT" for i in range(100)) + "} AS s FROM range(10000) t(i)"])
     def test_the_byte_cap_counts_the_python_numbers_of_structs_and_maps(self, sql):
         """A struct's numbers are Python ints and floats in its dict, a map's in its tuples (24-36 bytes
@@ -527,8 +527,10 @@ class TestRunQuery:
         ("SELECT TIMESTAMP '2026-12-01 17:30:00' AS v", "2026-12-01 17:30:00"),
         # Inside a STRUCT, MAP or LIST too: a UNION in a STRUCT aborted the query process (said to be
         # out of memory), one in a MAP and an infinite DATE or TIMESTAMP raised pandas' errors in the caller.
-        ("SELECT {'a': union_value(k := 'x')} AS v", "{'a': x}"), ("SELECT map([1], [union_value(k := 1)]) AS v", "{1=1}"),
-        ("SELECT {'d': 'infinity'::DATE} AS v", "{'d': infinity}"), ("SELECT map([1], ['-infinity'::TIMESTAMP]) AS v", "{1=-infinity}"),
+        ("SELECT {'a': union_value(k := 'x')} AS v", "{'a': x}"),
+        ("SELECT map([1], [union_value(k := 1)]) AS v", "{1=1}"),
+        ("SELECT {'d': 'infinity'::DATE} AS v", "{'d': infinity}"),
+        ("SELECT map([1], ['-infinity'::TIMESTAMP]) AS v", "{1=-infinity}"),
         ("SELECT [{'u': 340282366920938463463374607431768211455::UHUGEINT}] AS v",
          "[{'u': 340282366920938463463374607431768211455}]"),
         # A time of nanoseconds has no datetime.time: ArrowInvalid in the caller's to_pandas.

@@ -559,10 +559,11 @@ def _displayable(relation: Any) -> Any:
     (UHUGEINT reads back as -1, BIT, BLOB and BIGNUM (VARINT) are not text, UNION has no pandas form,
     INTERVAL no JSON form, VARIANT and GEOMETRY come as bytes, TIME WITH TIME ZONE loses its offset,
     a TIME of 24:00:00 raises ValueError and a TIME_NS with nanoseconds ArrowInvalid in ``to_pandas``,
-    a DATE or TIMESTAMP may be infinite or of a year pandas cannot hold; "TIME" covers them all), also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a
-    STRUCT aborted the query process in Arrow's ``StructArray.flatten``, which the parent reported
-    as out of memory; an infinite DATE in a STRUCT raised pandas' ValueError in the caller), and a
-    name the result repeats made unique ("label", "label (2)": a table keeps one column of each name)."""
+    a DATE or TIMESTAMP may be infinite or of a year pandas cannot hold; "TIME" covers them all),
+    also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a STRUCT aborted the query process
+    in Arrow's ``StructArray.flatten``, which the parent reported as out of memory; an infinite DATE
+    in a STRUCT raised pandas' ValueError in the caller), and a name the result repeats made unique
+    ("label", "label (2)": a table keeps one column of each name)."""
     as_text = [_as_text(kind) for kind in relation.types]
     names, seen = [], set()
     for name in relation.columns:
