@@ -277,6 +277,71 @@ class TestRunQuery:
         assert 0 < len(result.frame) < 100 and result.truncated == "bytes"
         assert result.frame.s.str.len().sum() <= 1_000_000
 
+    def test_the_caller_reads_a_result_without_copying_it(self):
+        """The caller held the child's output, a copy of it and a copy of its rows: three times the
+        byte cap at its peak (153 MB at 50 MB) while the rows became a frame."""
+        import tracemalloc
+
+        import pandas  # noqa: F401  (loaded once by any first result, not by this one)
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [1]})})
+        limits = Limits(max_bytes=4_000_000, timeout_s=30)
+        sandbox.run_query("SELECT 'warm' AS s", tables, limits)
+        tracemalloc.start()
+        try:
+            result = sandbox.run_query("SELECT repeat('x', 100000) AS s FROM range(100)", tables, limits)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            tables.close()
+        assert result.truncated == "bytes" and peak < 1.5 * limits.max_bytes
+
+    def test_the_caller_s_frame_has_one_chunk_a_column(self, loaded):
+        """Each chunk of each column is Arrow objects of its own in the caller: 4,000 text columns of
+        1,343 rows, sent in 64-row batches, held 183 MB for 48 MB of data (93 MB in one chunk each)."""
+        frame = loaded.query("SELECT 'row ' || i AS s FROM range(1000) t(i)", LIMITS).frame
+        assert len(frame) == 1000 and frame.s.array.__arrow_array__().num_chunks == 1
+
+    @pytest.mark.parametrize("sql", [
+        "SELECT map(list_transform(range(2000), lambda x: x::FLOAT),"
+        " list_transform(range(2000), lambda x: x::FLOAT)) AS m FROM range(1000)",
+        "SELECT {" + ", ".join(f"c{i}: (i - 1000)::BIGINT" for i in range(100)) + "} AS s FROM range(10000) t(i)"])
+    def test_the_byte_cap_counts_the_python_numbers_of_structs_and_maps(self, sql):
+        """A struct's numbers are Python ints and floats in its dict, a map's in its tuples (24-36 bytes
+        each, counted as 4 or 8): with a 2 MB cap the caller kept 2.7 MB of Python objects."""
+        import tracemalloc
+
+        import pandas  # noqa: F401  (loaded once by any first result, not by this one)
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [1]})})
+        limits = Limits(max_bytes=2_000_000, timeout_s=30)
+        sandbox.run_query("SELECT {'a': 1.5} AS s, map([1], [2]) AS m", tables, limits)
+        tracemalloc.start()
+        try:
+            result = sandbox.run_query(sql, tables, limits)
+            held = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+            tables.close()
+        assert result.truncated == "bytes" and held <= limits.max_bytes
+
+    def test_a_wide_result_is_cut_by_the_byte_cap_not_refused(self, loaded):
+        """The cap counts what is sent: 2,000 columns were counted at their 512 kB of data a 64-row batch,
+        sent with 112 kB of metadata more each, past the parent's 1 MB allowance (sql.too_large)."""
+        result = loaded.query("SELECT " + ", ".join(["1"] * 2000) + " FROM range(10000)",
+                              Limits(max_bytes=8_000_000, timeout_s=30))
+        assert result.truncated == "bytes" and 0 < len(result.frame) < 10000
+
+    def test_the_byte_cap_counts_the_column_names(self, loaded):
+        """The caller makes a Python str of each name, four bytes a character with an emoji in it: a
+        PIVOT of 18 kB of SQL made 10,000 columns whose names were 18 MB of UTF-8 and 72 MB of str."""
+        names = ", ".join(f'{i} AS "😀{c * 4000}"' for i, c in enumerate("abcd"))
+        with pytest.raises(sandbox.QueryError) as refused:
+            loaded.query(f"SELECT {names}", Limits(max_bytes=50_000))
+        assert refused.value.key == "sql.row_too_large"
+
     def test_not_one_row_within_the_byte_cap_is_refused(self, loaded):
         # It came back as a result of 0 rows, which the page offered as "the first 0 rows" and a CSV.
         with pytest.raises(sandbox.QueryError) as refused:
@@ -419,6 +484,10 @@ class TestRunQuery:
         " map([i], ['v' || i]) AS m, [i, i]::INT[2] AS a FROM range(200) t(i)",
         "SELECT i::DECIMAL(18, 3) AS d, (i * 1e20)::DECIMAL(38, 0) AS h, TIME '10:00:00' + INTERVAL (i) SECOND AS tm,"
         " ('x' || (i % 2))::ENUM('x0', 'x1') AS e, uuid() AS id, {'k': [i], 'n': NULL} AS nested FROM range(200) t(i)",
+        # A Categorical holds every category of its ENUM, with a hash table: one row of 200 values was counted
+        # 2,326 bytes (as text), which pandas counts 10,588.
+        "SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE ('v' || (i % 200))::ENUM("
+        + ", ".join(f"'v{i}'" for i in range(200)) + ") END AS e, ['x'::ENUM('x', 'y')] AS l FROM range(200) t(i)",
     ])
     def test_the_count_of_a_frame_s_bytes_bounds_what_pandas_makes_of_it(self, sql):
         """The query process counts the frame its rows become without pandas: for every kind of
@@ -456,6 +525,20 @@ class TestRunQuery:
         ("SELECT 'infinity'::TIMESTAMP AS v", "infinity"),  # was 294247-01-10 04:00:54
         ("SELECT '-infinity'::DATE AS v", "-infinity"), ("SELECT DATE '5877641-01-01' AS v", "5877641-01-01"),  # refused
         ("SELECT TIMESTAMP '2026-12-01 17:30:00' AS v", "2026-12-01 17:30:00"),
+        # Inside a STRUCT, MAP or LIST too: a UNION in a STRUCT aborted the query process (said to be
+        # out of memory), one in a MAP and an infinite DATE or TIMESTAMP raised pandas' errors in the caller.
+        ("SELECT {'a': union_value(k := 'x')} AS v", "{'a': x}"),
+        ("SELECT map([1], [union_value(k := 1)]) AS v", "{1=1}"),
+        ("SELECT {'d': 'infinity'::DATE} AS v", "{'d': infinity}"),
+        ("SELECT map([1], ['-infinity'::TIMESTAMP]) AS v", "{1=-infinity}"),
+        ("SELECT [{'u': 340282366920938463463374607431768211455::UHUGEINT}] AS v",
+         "[{'u': 340282366920938463463374607431768211455}]"),
+        # A time of nanoseconds has no datetime.time: ArrowInvalid in the caller's to_pandas.
+        ("SELECT '23:59:59.999999999'::TIME_NS AS v", "23:59:59.999999999"),
+        ("SELECT ['23:59:59.999999999'::TIME_NS] AS v", "['23:59:59.999999999']"),
+        # DuckDB's end of day, 24:00:00, has no datetime.time (ValueError); VARIANT and GEOMETRY came as bytes.
+        ("SELECT TIME '24:00:00' AS v", "24:00:00"), ("SELECT {'t': TIME '24:00:00'} AS v", "{'t': '24:00:00'}"),
+        ("SELECT {'a': [1]}::VARIANT AS v", "{'a': [1]}"), ("SELECT 'POINT(1 2)'::GEOMETRY AS v", "POINT (1 2)"),
     ])
     def test_types_pandas_or_json_would_get_wrong_come_back_as_text(self, loaded, sql, shown):
         assert loaded.query(sql, LIMITS).frame.v[0] == shown

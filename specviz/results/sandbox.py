@@ -83,7 +83,7 @@ _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
 # start has a bound of its own, for a machine so loaded that even it does not finish.
 _READY = b"ready\n"
 _START_LIMIT_S = 30.0
-_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME WITH TIME ZONE", "BIGNUM", "DATE", "TIMESTAMP")
+_AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME", "BIGNUM", "DATE", "VARIANT", "GEOMETRY")
 
 
 class QueryError(SpecvizError):
@@ -349,7 +349,8 @@ def _start_child(fds: Mapping[str, int]) -> subprocess.Popen:
                             start_new_session=True, pass_fds=tuple(fds.values()))
 
 
-def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tuple[dict[str, Any], bytes]:
+def _exchange(sql: str, tables: Snapshot, limits: Limits,
+              deadline: float) -> tuple[dict[str, Any], bytes | memoryview]:
     """Take a child, hand it the query and the tables, read its answer within the bounds."""
     request = {"sql": sql, "tables": tables.fds, "limits": asdict(limits)}
     child = tables.child()
@@ -388,7 +389,10 @@ def _exchange(sql: str, tables: Snapshot, limits: Limits, deadline: float) -> tu
         raise QueryError("sql.too_large", bytes=limits.max_bytes)
     if code == -signal.SIGXCPU or (code != 0 and time.monotonic() >= deadline):
         raise QueryError("sql.timeout", seconds=limits.timeout_s)
-    line, _, payload = bytes(output).partition(b"\n")
+    # The rows stay where they were read (a view, not a copy: two copies of a result at the byte
+    # cap had the caller hold three times the cap, 153 MB at 50 MB, as it turned them into a frame).
+    newline = output.find(b"\n")
+    line, payload = (output, b"") if newline < 0 else (output[:newline], memoryview(output)[newline + 1:])
     try:
         header = json.loads(line)
     except ValueError:
@@ -430,13 +434,18 @@ def _limit_address_space(budget: int) -> None:
 
 
 def _shown_bytes(batch: Any) -> int:
-    """What rows cost once shown: as Arrow data, or as the pandas frame the parent makes of them,
-    whichever is larger (a list of 30,000 NULLs is a few bytes of Arrow and 240 kB of pandas).
+    """What rows cost once shown: as Arrow data (as sent, with the IPC message's metadata and
+    padding: 64 rows of 6,000 INTEGER columns are 1.0 MB of data and 1.8 MB sent, one row 24 kB
+    and 336 kB), or as the pandas frame the parent makes of them, whichever is larger (a list of
+    30,000 NULLs is a few bytes of Arrow and 240 kB of pandas).
 
     The frame's size is counted from the Arrow columns (:func:`_frame_bytes`), not by making it:
     the query process then never loads pandas, which took half of its start (0.47 s of 0.93 s of
     one core)."""
-    return max(batch.nbytes, sum(_frame_bytes(column) for column in batch.columns))
+    import pyarrow as pa
+
+    return max(batch.nbytes, pa.ipc.get_record_batch_size(batch),
+               sum(_frame_bytes(column) for column in batch.columns))
 
 
 # Sizes of the Python objects a pandas object column holds (``sys.getsizeof`` in CPython 3.11),
@@ -460,10 +469,19 @@ def _frame_bytes(column: Any, nested: bool = False) -> int:
 
     kind, rows, nulls = column.type, len(column), column.null_count
     values = rows - nulls
+    if pa.types.is_dictionary(kind) and nested:
+        return _frame_bytes(column.dictionary_decode(), nested)
+    if pa.types.is_dictionary(kind):
+        # An ENUM: a Categorical of codes (int8 below 127 categories, then int16...) and all of its
+        # categories however few rows there are (even none), which Arrow makes Python strs, pandas
+        # Arrow text again, with a hash table (up to 42 bytes a category counted). One row of 800
+        # columns of a 1,000-value ENUM took the parent 121 MB; as text it had been counted 13 kB a column.
+        categories = len(column.dictionary)
+        width = 1 if categories < 127 else 2 if categories < 32767 else 4 if categories < 2**31 - 1 else 8
+        return (rows * width + _frame_bytes(column.dictionary) + _frame_bytes(column.dictionary, True)
+                + 48 * categories + 64)
     if not rows:
         return 0
-    if pa.types.is_dictionary(kind):
-        return _frame_bytes(column.dictionary_decode(), nested)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind):
         return rows * (max(kind.bit_width // 8, 8) if nulls else kind.bit_width // 8)
     if pa.types.is_boolean(kind) and not nulls:
@@ -487,15 +505,28 @@ def _frame_bytes(column: Any, nested: bool = False) -> int:
         return objects + values * _DECIMAL
     if pa.types.is_map(kind):  # its keys and items are the whole array's, its offsets the slice's
         first, last = column.offsets[0].as_py(), column.offsets[-1].as_py()
-        return (objects + values * _LIST + (last - first) * (_POINTER + _TUPLE)
-                + _frame_bytes(column.keys.slice(first, last - first), True)
-                + _frame_bytes(column.items.slice(first, last - first), True))
+        keys, items = column.keys.slice(first, last - first), column.items.slice(first, last - first)
+        return (objects + values * _LIST + (last - first) * (_POINTER + _TUPLE) + _frame_bytes(keys, True)
+                + _frame_bytes(items, True) + _boxed(keys) + _boxed(items))
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return objects + values * _ARRAY + _frame_bytes(column.flatten(), True)
     if pa.types.is_struct(kind):
         return (objects + values * (232 + 40 * kind.num_fields)
-                + sum(_frame_bytes(field, True) for field in column.flatten()))
+                + sum(_frame_bytes(field, True) + _boxed(field) for field in column.flatten()))
     return objects + values * _OTHER + column.nbytes
+
+
+def _boxed(column: Any) -> int:
+    """Bytes of the Python numbers a dict (a struct's fields) or tuples (a map's keys and items) hold
+    for a column of numbers, beyond the numpy-sized count of :func:`_frame_bytes`: an int of up
+    to 64 bits takes 28-36 bytes (40 allocated), a float 24. A map of 5,000 FLOAT pairs a row, counted
+    80 bytes a pair, held 112 (the tuple, its two floats, its pointer): 124 rows of it at the 50 MB
+    cap grew the caller by 85 MB."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+        return (len(column) - column.null_count) * 40
+    return 0
 
 
 def _rows_that_fit(batch: Any, budget: int) -> int:
@@ -510,13 +541,30 @@ def _rows_that_fit(batch: Any, budget: int) -> int:
     return low
 
 
+def _as_text(kind: Any) -> bool:
+    """Whether a column of DuckDB type ``kind`` is shown as text: one of :data:`_AS_TEXT`, or a nested
+    type that holds one at any depth (walked without recursion)."""
+    pending = [kind]
+    while pending:
+        kind = pending.pop()
+        if str(kind).startswith(_AS_TEXT):
+            return True
+        if kind.id in ("struct", "map", "list", "array", "union"):
+            pending += [child for _, child in kind.children if not isinstance(child, (int, str, list))]
+    return False
+
+
 def _displayable(relation: Any) -> Any:
     """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
     (UHUGEINT reads back as -1, BIT, BLOB and BIGNUM (VARINT) are not text, UNION has no pandas form,
-    INTERVAL no JSON form, TIME WITH TIME ZONE loses its offset, a DATE or TIMESTAMP may be infinite
-    or of a year pandas cannot hold), and a name the result repeats made unique ("label",
-    "label (2)": a table keeps one column of each name)."""
-    types = [str(kind) for kind in relation.types]
+    INTERVAL no JSON form, VARIANT and GEOMETRY come as bytes, TIME WITH TIME ZONE loses its offset,
+    a TIME of 24:00:00 raises ValueError and a TIME_NS with nanoseconds ArrowInvalid in ``to_pandas``,
+    a DATE or TIMESTAMP may be infinite or of a year pandas cannot hold; "TIME" covers them all),
+    also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a STRUCT aborted the query process
+    in Arrow's ``StructArray.flatten``, which the parent reported as out of memory; an infinite DATE
+    in a STRUCT raised pandas' ValueError in the caller), and a name the result repeats made unique
+    ("label", "label (2)": a table keeps one column of each name)."""
+    as_text = [_as_text(kind) for kind in relation.types]
     names, seen = [], set()
     for name in relation.columns:
         unique, n = name, 1
@@ -525,10 +573,10 @@ def _displayable(relation: Any) -> Any:
             unique = f"{name} ({n})"
         seen.add(unique)
         names.append(unique)
-    if not any(kind.startswith(_AS_TEXT) for kind in types) and names == list(relation.columns):
+    if not any(as_text) and names == list(relation.columns):
         return relation
-    columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if kind.startswith(_AS_TEXT) else "#%d" % (i + 1)} AS '
-               + '"' + name.replace('"', '""') + '"' for i, (name, kind) in enumerate(zip(names, types))]
+    columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if text else "#%d" % (i + 1)} AS '
+               + '"' + name.replace('"', '""') + '"' for i, (name, text) in enumerate(zip(names, as_text))]
     return relation.project(", ".join(columns))
 
 
@@ -580,7 +628,11 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
     timer.start()
     try:
         reader = _displayable(cursor.sql(request["sql"])).to_arrow_reader(64)  # small batches: rows can be large
-        batches, rows, size, truncated = [], 0, 0, ""
+        # The schema is sent too (column names, nested types: 288 kB for 6,000 columns), and the
+        # caller makes a Python str of each name (at most 80 + 4 bytes a byte of UTF-8): 10,000 names
+        # a PIVOT made of 18 kB of SQL, 18 MB of UTF-8 with an emoji each, were 72 MB of str there.
+        names = sum(80 + 4 * len(name.encode()) for name in reader.schema.names)
+        batches, rows, size, truncated = [], 0, reader.schema.serialize().size + names, ""
         for batch in reader:
             if rows + batch.num_rows > limits.max_rows:
                 batch, truncated = batch.slice(0, limits.max_rows - rows), "rows"
@@ -594,6 +646,10 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         if truncated == "bytes" and rows == 0:  # refused: not "the first 0 rows", and a CSV of none
             answer({"ok": False, "key": "sql.row_too_large", "params": {"bytes": limits.max_bytes}})
         else:
+            # One chunk a column in the caller's frame, not one a 64 rows: each chunk of each column
+            # is Arrow objects of its own there (4,000 text columns of 1,343 rows, 48 MB of data,
+            # held 183 MB in 84,000 chunks).
+            batches = pa.Table.from_batches(batches, reader.schema).combine_chunks().to_batches()
             answer({"ok": True, "truncated": truncated}, batches, reader.schema)
     except duckdb.InterruptException:
         answer({"ok": False, "key": "sql.timeout", "params": {"seconds": limits.timeout_s}})
