@@ -636,11 +636,13 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         for batch in reader:
             if rows + batch.num_rows > limits.max_rows:
                 batch, truncated = batch.slice(0, limits.max_rows - rows), "rows"
-            if size + _shown_bytes(batch) > limits.max_bytes:
+            shown = _shown_bytes(batch)  # counted once a batch: at 6,000 columns a count takes 0.1-0.2 s
+            if size + shown > limits.max_bytes:
                 fit = _rows_that_fit(batch, limits.max_bytes - size)
                 batch, truncated = batch.slice(0, fit), "bytes"
+                shown = _shown_bytes(batch)
             batches.append(batch)
-            rows, size = rows + batch.num_rows, size + _shown_bytes(batch)
+            rows, size = rows + batch.num_rows, size + shown
             if truncated:
                 break
         if truncated == "bytes" and rows == 0:  # refused: not "the first 0 rows", and a CSV of none
