@@ -329,9 +329,10 @@ class TestRunQuery:
 
     def test_a_wide_result_is_cut_by_the_byte_cap_not_refused(self, loaded):
         """The cap counts what is sent: 2,000 columns were counted at their 512 kB of data a 64-row batch,
-        sent with 112 kB of metadata more each, past the parent's 1 MB allowance (sql.too_large)."""
+        sent with 112 kB of metadata more each, past the parent's 1 MB allowance (sql.too_large). Each
+        column also counts the 4 kB the caller holds for it: 8 MB of the 16 MB cap."""
         result = loaded.query("SELECT " + ", ".join(["1"] * 2000) + " FROM range(10000)",
-                              Limits(max_bytes=8_000_000, timeout_s=30))
+                              Limits(max_bytes=16_000_000, timeout_s=30))
         assert result.truncated == "bytes" and 0 < len(result.frame) < 10000
 
     def test_the_byte_cap_counts_the_column_names(self, loaded):
@@ -466,6 +467,15 @@ class TestRunQuery:
         come before the answer."""
         frame = loaded.query("SELECT sum(i) AS s FROM range(400000000) t(i)", Limits(timeout_s=60)).frame
         assert frame.s[0] == 400000000 * (400000000 - 1) // 2
+
+    def test_each_column_counts_what_the_caller_holds_for_it(self, loaded):
+        """A frame takes about 4 kB a column beyond its values: one row of 300 small columns is 1.2 MB
+        in the caller, past a 1 MB cap, though its data are a few kB."""
+        wide = "SELECT " + ", ".join(f"{i} AS c{i}" for i in range(300))
+        with pytest.raises(QueryError) as refused:
+            loaded.query(wide, Limits(max_bytes=1_000_000))
+        assert refused.value.key == "sql.row_too_large"
+        assert loaded.query(wide, Limits(max_bytes=2_000_000)).frame.shape == (1, 300)
 
     # Each result is 3 MB or more (30M list elements, 10M struct fields, 2 MB of text in its second row) against a 1 MB cap.
     @pytest.mark.parametrize("sql", ["SELECT repeat([NULL], 3000) AS l FROM range(10000)",
