@@ -119,7 +119,7 @@ def scrape_once() -> bool:
             states = recorded.states if recorded.window else None
         else:
             states = exposition.spec_decode_states(snapshot, previous) if previous else None
-        replicas = exposition.replica_states(snapshot, previous, states or [])
+        replicas = windows.replica_states(snapshot, previous, states or [])
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return False

@@ -182,14 +182,6 @@ class TestSpecDecodeStates:
         apart = prom.spec_decode_states(prom.parse(both), split_by=("engine",))
         assert [(s.labels, s.drafts) for s in apart] == [({"engine": "0"}, 14902), ({"engine": "1"}, 10000)]
         assert apart[0].summed_labels == ()
-        # Over a window, each replica's own increase, by the labels the summed figures went over.
-        earlier = prom.parse(both.replace("14902.0", "14000.0").replace("10000.0", "9000.0"), time=0.0)
-        later = prom.parse(both, time=10.0)
-        window = prom.spec_decode_states(later, earlier)
-        assert [(s.labels, s.drafts) for s in prom.replica_states(later, earlier, window)] == [
-            ({"engine": "0"}, 902), ({"engine": "1"}, 1000)]
-        assert prom.replica_states(later, None, window) == []  # no window, no replicas
-        assert prom.replica_states(later, earlier, prom.spec_decode_states(prom.parse(text), prom.parse(text))) == []
 
     def test_several_models_on_one_server(self):
         text = vllm(100, 300, 150, [60, 50, 40], model="a") + vllm(10, 20, 5, [4, 1], model="b")

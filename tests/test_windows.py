@@ -124,6 +124,22 @@ class TestReplicaTable:
         assert list(table.running_requests) == [12, 4]
         assert table.kv_cache_usage.isna().all()  # not exported here: NaN, not 0
 
+    def test_a_window_s_replicas_by_the_labels_its_figures_summed(self):
+        """Over a window, each replica's own increase: the Live page's table beside the summed figures."""
+        def scrape(drafts: tuple[int, int], at: float) -> prom.Snapshot:
+            return prom.parse("".join(
+                f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} {d}\n'
+                f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="m"}} {3 * d}\n'
+                f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {d}\n'
+                for e, d in enumerate(drafts)), time=at)
+        earlier, later = scrape((14000, 9000), 0.0), scrape((14902, 10000), 10.0)
+        summed = prom.spec_decode_states(later, earlier)
+        assert [(s.labels, s.drafts) for s in live.replica_states(later, earlier, summed)] == [
+            ({"engine": "0"}, 902), ({"engine": "1"}, 1000)]
+        assert live.replica_states(later, None, summed) == []  # no window, no replicas
+        one = prom.parse('vllm:spec_decode_num_drafts_total{model_name="m"} 5\n', time=0.0)
+        assert live.replica_states(one, one, prom.spec_decode_states(one, one)) == []  # nothing summed
+
     def test_records_of_a_prometheus_frame(self):
         records = [{"model": "m", "instance": "b:8000", "acceptance_rate": 0.5, "running_requests": 3.0},
                    {"model": "m", "instance": "a:8000", "acceptance_rate": None}]

@@ -76,7 +76,7 @@ from specviz.model import spec
 
 from .promql import counter_increase, histogram_quantile
 
-__all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states", "replica_states"]
+__all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states"]
 
 # Role → pattern of a sample's name (``_total`` optional: a counter without a TYPE line keeps it in
 # its family name). ``prefix`` is the engine's namespace. Counters first, then gauges, then the
@@ -600,15 +600,6 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
 
 _FIGURES = frozenset(SpecDecodeState.__dataclass_fields__) - {
     "engine", "model_name", "labels", "window", "seconds", "counter_reset", "summed_labels", "absent", "notices"}
-
-
-def replica_states(current: Snapshot, previous: Snapshot | None,
-                   states: Iterable[SpecDecodeState]) -> list[SpecDecodeState]:
-    """The same window's figures per replica, where ``states`` (:func:`spec_decode_states` of
-    ``current`` over ``previous``) summed replicas (their ``summed_labels``): kept apart by every label
-    any of them summed over; none where nothing was summed or there is no window (no ``previous``)."""
-    summed = tuple(sorted({label for state in states for label in state.summed_labels}))
-    return spec_decode_states(current, previous, split_by=summed) if summed and previous is not None else []
 
 
 def _from_gauge(gauges: dict[str, float | None], name: str, role: str, absent: dict[str, Notice]) -> float | None:

@@ -19,11 +19,12 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.errors import Notice
+from specviz.live import exposition
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
-           "calibrate_windows", "REPLICA_FIGURES", "replica_table"]
+           "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
@@ -157,6 +158,16 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
                                  context=scenario.context, measured_step_s=step_s, acceptance_length=length,
                                  **scenario.parallel, precision=scenario.precision,
                                  routing_overlap=scenario.routing_overlap)
+
+
+def replica_states(current: exposition.Snapshot, previous: exposition.Snapshot | None,
+                   states: Iterable[exposition.SpecDecodeState]) -> list[exposition.SpecDecodeState]:
+    """The same window's figures per replica, where ``states``
+    (:func:`specviz.live.exposition.spec_decode_states` of ``current`` over ``previous``) summed
+    replicas (their ``summed_labels``): kept apart by every label any of them summed over; none where
+    nothing was summed or there is no window (no ``previous``)."""
+    summed = tuple(sorted({label for state in states for label in state.summed_labels}))
+    return exposition.spec_decode_states(current, previous, split_by=summed) if summed and previous is not None else []
 
 
 def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> pd.DataFrame:
