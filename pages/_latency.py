@@ -18,9 +18,10 @@ from specviz.model import simulate, spec
 from specviz.results import request_acceptance
 
 DEFAULT_WORKLOAD = "coding_assistant"
-# The latency simulation on the page: enough requests and steps for a p99 that moves by about 1 %
-# between seeds, in a few tens of milliseconds (bench/bench_simulate.py).
-LATENCY_REQUESTS, LATENCY_STEPS = 2_000, 200_000
+# The latency simulation's steps on the page (its requests: simulate.requests_within): with 2,000
+# requests, a p99 that moves by about 1 % between seeds, in a few tens of milliseconds
+# (bench/bench_simulate.py).
+LATENCY_STEPS = 200_000
 # Zero-accept shares of the sweep: none, and seed 002's measured 15–30 %.
 ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
 
@@ -53,7 +54,7 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     # The requests simulated shrink so that the view's runs stay within its budget of cells; the
     # caption says how many.
     requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
-                                        runs=1 + len(shares), most=LATENCY_REQUESTS)
+                                        runs=1 + len(shares))
     summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
                                steps=LATENCY_STEPS)
     sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
