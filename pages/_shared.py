@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import forget, forget_controls
-from specviz import i18n, scenario, settings
+from specviz import charts, i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 from specviz.model import simulate
@@ -144,53 +144,19 @@ def new_engine() -> None:
     forget("serve_engine", "serve_version", "sglang_version", "trtllm_version")
 
 
-_COMPOSED = ("layer", "vconcat", "hconcat", "concat")
-
 # Altair checks each chart part against the schema as it is made (its debug mode, on by default): a
 # third of the time a chart of the calculator's takes to build on every rerun (about 17 of 52 ms for
-# the batch chart's nine layers). The pages send their charts unchecked (:func:`vega_lite_spec`), and
+# the batch chart's nine layers). The pages send their charts unchecked (:func:`specviz.charts.vega_lite_spec`), and
 # tests/test_charts.py checks every builder's chart against the schema.
 alt.utils.schemapi.disable_debug_mode()
 
 
-def vega_lite_spec(chart: Any) -> dict[str, Any]:
-    """The Vega-Lite spec of an Altair chart as ``st.altair_chart`` sends it, each data frame a
-    dataset named by its place in the chart (``data-0``, ``data-1``, …; one frame used by several
-    layers is one dataset), without Altair's check of the spec against the Vega-Lite schema.
-
-    The check costs about 60 ms a chart on every rerun and finds nothing in specviz's charts, whose
-    builders the tests check (tests/test_charts.py validates every one). Named by place, the datasets
-    need no hash of their bytes; the browser matches them by place either way (a chart whose data
-    alone changed is updated, not compiled again, as with st.altair_chart's names)."""
-    datasets: dict[str, pd.DataFrame] = {}
-    swapped: list[tuple[Any, Any]] = []
-
-    def name_data(part: Any) -> None:
-        data = getattr(part, "data", alt.Undefined)
-        if isinstance(data, pd.DataFrame):
-            name = next((n for n, known in datasets.items() if known is data), f"data-{len(datasets)}")
-            datasets[name] = data
-            swapped.append((part, data))
-            part.data = {"name": name}  # as a dict, not alt.NamedData, which Altair would check too
-        for composed in _COMPOSED:
-            for inner in getattr(part, composed, None) or ():
-                name_data(inner)
-
-    name_data(chart)
-    try:
-        # Not top-level: no Altair theme (st.altair_chart turns the default one off too); the schema
-        # is named as Altair names it.
-        spec = chart.to_dict(validate=False, context={"top_level": False})
-    finally:
-        for part, data in swapped:  # the chart as it was given
-            part.data = data
-    return {"$schema": alt.SCHEMA_URL, **spec, "datasets": datasets}
-
-
 def altair_chart(chart: Any) -> None:
-    """``st.vega_lite_chart`` of the spec :func:`vega_lite_spec` makes of ``chart``, at the full width;
-    the data frames go to the browser as Arrow, as st.altair_chart sends them."""
-    st.vega_lite_chart(vega_lite_spec(chart), width="stretch")
+    """``st.vega_lite_chart`` of ``chart`` at the full width: an Altair chart as
+    :func:`specviz.charts.vega_lite_spec` writes it, or a spec already written (a ``dict``, such as
+    :func:`specviz.charts.speedup_vs_batch_spec` returns); the data frames go to the browser as
+    Arrow, as st.altair_chart sends them."""
+    st.vega_lite_chart(chart if isinstance(chart, dict) else charts.vega_lite_spec(chart), width="stretch")
 
 
 def visible_text(frame: pd.DataFrame) -> pd.DataFrame:

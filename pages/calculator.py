@@ -323,8 +323,8 @@ def at_alpha(chosen: scenario.Scenario) -> None:
         curves, crossings = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
         band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
         limit = fit["max_batch"] if fit is not None else None
-        altair_chart(charts.speedup_vs_batch(curves, crossings, lang, band=band, limit=limit,
-                                             here=(batch, speed) if fits and mode == "step" else None))
+        altair_chart(charts.speedup_vs_batch_spec(curves, crossings, lang, band=band, limit=limit,
+                                                  here=(batch, speed) if fits and mode == "step" else None))
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
         notes.append(t("calc.crossover_caption", lang, alpha=alpha,

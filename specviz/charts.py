@@ -5,7 +5,9 @@ and takes the language of its labels; data come from :mod:`specviz.calculator` a
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Mapping, Sequence
 
 import altair as alt
 import numpy as np
@@ -13,7 +15,7 @@ import pandas as pd
 
 from .i18n import t
 
-__all__ = ["claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
+__all__ = ["vega_lite_spec", "compiled_spec", "speedup_vs_batch_spec", "claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
            "LIVE_CHARTS", "LIVE_FIGURES", "live_over_time", "per_position", "request_acceptance"]
 
@@ -47,6 +49,156 @@ def _break_even_rule(lang: str, axis_title: str) -> list[alt.Chart]:
     return _labelled_rule(_BREAK_EVEN, "y", t("chart.break_even", lang), "black", axis_title, strokeDash=[4, 4])
 
 
+_COMPOSED = ("layer", "vconcat", "hconcat", "concat")
+
+
+def vega_lite_spec(chart: Any) -> dict[str, Any]:
+    """The Vega-Lite spec of an Altair chart as ``st.altair_chart`` sends it, each data frame a
+    dataset named by its place in the chart (``data-0``, ``data-1``, …; one frame used by several
+    layers is one dataset), without Altair's check of the spec against the Vega-Lite schema.
+
+    The check costs about 60 ms a chart on every rerun and finds nothing in specviz's charts, whose
+    builders the tests check (tests/test_charts.py validates every one). Named by place, the datasets
+    need no hash of their bytes; the browser matches them by place either way (a chart whose data
+    alone changed is updated, not compiled again, as with st.altair_chart's names)."""
+    datasets: dict[str, pd.DataFrame] = {}
+    swapped: list[tuple[Any, Any]] = []
+
+    def name_data(part: Any) -> None:
+        data = getattr(part, "data", alt.Undefined)
+        if isinstance(data, pd.DataFrame):
+            name = next((n for n, known in datasets.items() if known is data), f"data-{len(datasets)}")
+            datasets[name] = data
+            swapped.append((part, data))
+            part.data = {"name": name}  # as a dict, not alt.NamedData, which Altair would check too
+        for composed in _COMPOSED:
+            for inner in getattr(part, composed, None) or ():
+                name_data(inner)
+
+    name_data(chart)
+    try:
+        # Not top-level: no Altair theme (st.altair_chart turns the default one off too); the schema
+        # is named as Altair names it.
+        spec = chart.to_dict(validate=False, context={"top_level": False})
+    finally:
+        for part, data in swapped:  # the chart as it was given
+            part.data = data
+    return {"$schema": alt.SCHEMA_URL, **spec, "datasets": datasets}
+
+
+# Specs compiled by compiled_spec, by key, the most recently used last; with each, which of the
+# frames each of its datasets is.
+_COMPILED: OrderedDict[tuple, tuple[dict[str, Any], dict[str, str]]] = OrderedDict()
+_COMPILED_KEPT = 64
+_COMPILED_LOCK = threading.Lock()  # the app's sessions run in threads of one process
+
+
+def compiled_spec(key: tuple, frames: Mapping[str, pd.DataFrame],
+                  build: Callable[[Mapping[str, pd.DataFrame]], Any]) -> dict[str, Any]:
+    """:func:`vega_lite_spec` of ``build(frames)``, built once per ``key`` and then given new frames.
+
+    Building a layered chart in Altair and writing its spec takes about 20 ms (the batch chart's nine
+    layers), on every move of a control; the spec does not change when only its data do. So the first
+    call with a key builds the chart and notes which of ``frames`` each dataset is (by identity); a
+    later call with that key returns the same spec with its own frames in their places, as the
+    browser then gets it: same spec, new data. ``key`` must hold everything the chart's spec depends
+    on besides the frames (language, axis domains, which layers are drawn), and ``build`` must take
+    every frame it draws from ``frames``.
+
+    Raises
+    ------
+    ValueError
+        Where the built chart draws a frame that is not one of ``frames`` (its data would be stale at
+        the next call).
+    """
+    with _COMPILED_LOCK:
+        known = _COMPILED.get(key)
+        if known is not None:
+            _COMPILED.move_to_end(key)
+    if known is None:
+        spec = vega_lite_spec(build(frames))
+        datasets = spec.pop("datasets")
+        roles = {}
+        for name, data in datasets.items():
+            role = next((role for role, frame in frames.items() if frame is data), None)
+            if role is None:
+                raise ValueError(f"{key[0]}: dataset {name} is not one of the frames given ({', '.join(frames)})")
+            roles[name] = role
+        known = spec, roles
+        with _COMPILED_LOCK:
+            _COMPILED[key] = known
+            while len(_COMPILED) > _COMPILED_KEPT:
+                _COMPILED.popitem(last=False)
+    spec, roles = known
+    return {**spec, "datasets": {name: frames[role] for name, role in roles.items()}}
+
+
+def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band: pd.DataFrame | None,
+                  limit: int | None, here: tuple[float, float] | None) -> dict[str, pd.DataFrame]:
+    """The frames :func:`speedup_vs_batch` draws, by role; a layer that is not drawn has none (its
+    memory limit outside the batch axis, no band, no point of the scenario's)."""
+    frames = {"curves": curves, "break_even": _BREAK_EVEN,
+              "crossings": crossings.assign(speedup=1.0, crossing=np.where(
+                  crossings["rises"], t("chart.pays_again", lang), t("chart.loses_here", lang)))}
+    if band is not None:
+        frames["band"] = band
+    if limit is not None and curves["batch"].min() <= limit <= curves["batch"].max():
+        frames["limit"] = pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]})
+    if here is not None:
+        frames["here"] = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
+    return frames
+
+
+def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerChart:
+    """:func:`speedup_vs_batch`'s chart of the frames :func:`_batch_frames` made."""
+    curves = frames["curves"]
+    alpha_title = t("chart.alpha", lang)
+    domain = [float(curves["batch"].min()), float(curves["batch"].max())]
+    x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False),
+              title=t("chart.batch", lang))
+    y = alt.Y("speedup:Q", title=t("chart.speedup", lang))
+    color = alt.Color("alpha:N", title=alpha_title)
+    tooltip = [alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+               alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
+               alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
+    lines = alt.Chart(curves).mark_line(point=False).encode(x=x, y=y, color=color, tooltip=tooltip)
+    marks = alt.Chart(frames["crossings"]).mark_point(size=120, filled=True).encode(
+        x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
+        y=alt.Y("speedup:Q"),
+        color=alt.Color("alpha:N", title=alpha_title),
+        shape=alt.Shape("rises:N", scale=alt.Scale(domain=[False, True], range=["diamond", "triangle-up"]), legend=None),
+        tooltip=[alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("crossing:N", title=t("chart.crossing", lang)),
+                 alt.Tooltip("batch:Q", title=t("chart.batch", lang))])
+    layers = [lines, *_labelled_rule(frames["break_even"], "y", t("chart.break_even", lang), "black",
+                                     t("chart.speedup", lang), strokeDash=[4, 4]), marks]
+    if "band" in frames:
+        band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
+        area = alt.Chart(frames["band"]).mark_area(opacity=0.2, color="gray").encode(
+            x=band_x, y=alt.Y("low:Q"), y2=alt.Y2("high:Q"),
+            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+                     alt.Tooltip("low:Q", title=t("chart.band_low", lang), format=".3f"),
+                     alt.Tooltip("high:Q", title=t("chart.band_high", lang), format=".3f")])
+        bound = alt.Chart(frames["band"]).mark_line(color="gray", strokeDash=[6, 4]).encode(
+            x=band_x, y=alt.Y("ideal:Q"),
+            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+                     alt.Tooltip("ideal:Q", title=t("chart.ideal", lang), format=".3f")])
+        layers = [area, bound, *layers]
+    if "limit" in frames:
+        wall = alt.Chart(frames["limit"])
+        wall_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
+        layers += [wall.mark_rule(color="#d62728", strokeDash=[6, 3], strokeWidth=2).encode(
+                       x=wall_x, tooltip=[alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))]),
+                   wall.mark_text(align="right", baseline="top", dx=-4, dy=4, color="#d62728").encode(
+                       x=wall_x, y=alt.YValue(0), text="label:N")]
+    if "here" in frames:
+        layers.append(alt.Chart(frames["here"]).mark_point(size=220, shape="circle", filled=False, color="black",
+                                                           strokeWidth=2).encode(
+            x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)), y=alt.Y("speedup:Q"),
+            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
+                     alt.Tooltip("speedup:Q", title=t("chart.here", lang), format=".3f")]))
+    return alt.layer(*layers, height=340)
+
+
 def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = "en",
                      band: pd.DataFrame | None = None, limit: int | None = None,
                      here: tuple[float, float] | None = None) -> alt.LayerChart:
@@ -59,53 +211,17 @@ def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = 
 
     ``curves`` and ``crossings`` are the two results of :func:`specviz.calculator.batch_sweep`.
     """
-    alpha_title = t("chart.alpha", lang)
-    domain = [float(curves["batch"].min()), float(curves["batch"].max())]
-    x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False),
-              title=t("chart.batch", lang))
-    y = alt.Y("speedup:Q", title=t("chart.speedup", lang))
-    color = alt.Color("alpha:N", title=alpha_title)
-    tooltip = [alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
-               alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
-               alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
-    lines = alt.Chart(curves).mark_line(point=False).encode(x=x, y=y, color=color, tooltip=tooltip)
-    points = crossings.assign(speedup=1.0, crossing=np.where(crossings["rises"], t("chart.pays_again", lang),
-                                                             t("chart.loses_here", lang)))
-    marks = alt.Chart(points).mark_point(size=120, filled=True).encode(
-        x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
-        y=alt.Y("speedup:Q"),
-        color=alt.Color("alpha:N", title=alpha_title),
-        shape=alt.Shape("rises:N", scale=alt.Scale(domain=[False, True], range=["diamond", "triangle-up"]), legend=None),
-        tooltip=[alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("crossing:N", title=t("chart.crossing", lang)),
-                 alt.Tooltip("batch:Q", title=t("chart.batch", lang))])
-    layers = [lines, *_break_even_rule(lang, t("chart.speedup", lang)), marks]
-    if band is not None:
-        band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
-        area = alt.Chart(band).mark_area(opacity=0.2, color="gray").encode(
-            x=band_x, y=alt.Y("low:Q"), y2=alt.Y2("high:Q"),
-            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
-                     alt.Tooltip("low:Q", title=t("chart.band_low", lang), format=".3f"),
-                     alt.Tooltip("high:Q", title=t("chart.band_high", lang), format=".3f")])
-        bound = alt.Chart(band).mark_line(color="gray", strokeDash=[6, 4]).encode(
-            x=band_x, y=alt.Y("ideal:Q"),
-            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
-                     alt.Tooltip("ideal:Q", title=t("chart.ideal", lang), format=".3f")])
-        layers = [area, bound, *layers]
-    if limit is not None and domain[0] <= limit <= domain[1]:
-        wall = alt.Chart(pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]}))
-        wall_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
-        layers += [wall.mark_rule(color="#d62728", strokeDash=[6, 3], strokeWidth=2).encode(
-                       x=wall_x, tooltip=[alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))]),
-                   wall.mark_text(align="right", baseline="top", dx=-4, dy=4, color="#d62728").encode(
-                       x=wall_x, y=alt.YValue(0), text="label:N")]
-    if here is not None:
-        point = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
-        layers.append(alt.Chart(point).mark_point(size=220, shape="circle", filled=False, color="black",
-                                                  strokeWidth=2).encode(
-            x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)), y=alt.Y("speedup:Q"),
-            tooltip=[alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
-                     alt.Tooltip("speedup:Q", title=t("chart.here", lang), format=".3f")]))
-    return alt.layer(*layers, height=340)
+    return _batch_layers(_batch_frames(curves, crossings, lang, band, limit, here), lang)
+
+
+def speedup_vs_batch_spec(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = "en",
+                          band: pd.DataFrame | None = None, limit: int | None = None,
+                          here: tuple[float, float] | None = None) -> dict[str, Any]:
+    """:func:`vega_lite_spec` of :func:`speedup_vs_batch`, the chart built once for each language,
+    batch axis and set of layers (:func:`compiled_spec`): the calculator redraws it at every move of α."""
+    frames = _batch_frames(curves, crossings, lang, band, limit, here)
+    key = ("speedup_vs_batch", lang, float(curves["batch"].min()), float(curves["batch"].max()), *sorted(frames))
+    return compiled_spec(key, frames, lambda given: _batch_layers(given, lang))
 
 
 def speedup_heatmap(grid: pd.DataFrame, lang: str = "en") -> alt.Chart:

@@ -39,6 +39,63 @@ class TestSpeedupVsBatch:
         assert spec["layer"][0]["encoding"]["y2"]["field"] == "high" and spec["layer"][1]["mark"]["strokeDash"]
 
 
+def without_data(spec: dict) -> tuple[str, dict]:
+    """A spec's JSON without its datasets, and its datasets."""
+    rest = {k: v for k, v in spec.items() if k != "datasets"}
+    return json.dumps(rest, sort_keys=True), spec["datasets"]
+
+
+class TestCompiledSpec:
+    """A chart built once and then given new data: the spec must be the one a fresh build writes."""
+
+    def batch_inputs(self, alpha: float, batch: int, limit: int | None, with_band: bool = True):
+        curves, crossings = calculator.batch_sweep(SCENARIO, sorted({0.5, 0.9, alpha}), 4, 0, 1024)
+        band = calculator.band_vs_batch(SCENARIO, alpha, 4, 0, 1024) if with_band else None
+        return (curves, crossings), dict(band=band, limit=limit, here=(batch, 1.3 + alpha / 10))
+
+    @pytest.mark.parametrize("lang", ["en", "vi"])
+    def test_batch_spec_equals_a_fresh_build_at_every_move(self, lang):
+        # α moves, the batch, the memory limit (on and off the axis) and the band: after the first
+        # build each spec is the template given new frames, and must equal what a build writes.
+        cases = [(0.7, 64, 300, True), (0.71, 64, 300, True), (0.93, 8, 12, True), (0.6, 512, 5000, True),
+                 (0.6, 512, None, False), (0.8, 1, 300, False)]
+        for alpha, batch, limit, with_band in cases:
+            args, kwargs = self.batch_inputs(alpha, batch, limit, with_band)
+            fresh_spec, fresh_data = without_data(charts.vega_lite_spec(charts.speedup_vs_batch(*args, lang, **kwargs)))
+            spec, data = without_data(charts.speedup_vs_batch_spec(*args, lang, **kwargs))
+            assert spec == fresh_spec, (alpha, batch, limit, with_band)
+            assert list(data) == list(fresh_data)
+            for name in data:
+                pd.testing.assert_frame_equal(data[name], fresh_data[name])
+
+    def test_a_second_call_with_the_same_key_builds_nothing(self):
+        built = []
+
+        def build(frames):
+            built.append(1)
+            return alt.Chart(frames["points"]).mark_point().encode(x=alt.X("x:Q", title="x"))
+
+        key = ("test_chart", "a second call")
+        first = charts.compiled_spec(key, {"points": pd.DataFrame({"x": [1.0]})}, build)
+        second = charts.compiled_spec(key, {"points": pd.DataFrame({"x": [2.0]})}, build)
+        assert len(built) == 1
+        assert first["datasets"]["data-0"]["x"].tolist() == [1.0] and second["datasets"]["data-0"]["x"].tolist() == [2.0]
+
+    def test_a_frame_drawn_but_not_given_is_refused(self):
+        # Its data would be the first call's at every later call.
+        stray = pd.DataFrame({"x": [1.0]})
+        with pytest.raises(ValueError, match="not one of the frames"):
+            charts.compiled_spec(("test_chart", "stray"), {"points": pd.DataFrame({"x": [2.0]})},
+                                 lambda frames: alt.layer(alt.Chart(frames["points"]).mark_point(),
+                                                          alt.Chart(stray).mark_rule()))
+
+    def test_the_cache_keeps_a_bounded_number_of_specs(self):
+        for number in range(3 * charts._COMPILED_KEPT):
+            charts.compiled_spec(("test_chart", number), {"points": pd.DataFrame({"x": [1.0]})},
+                                 lambda frames: alt.Chart(frames["points"]).mark_point())
+        assert len(charts._COMPILED) == charts._COMPILED_KEPT
+
+
 class TestSpeedupHeatmap:
     def test_diverges_at_one(self):
         grid = calculator.heatmap_grid(SCENARIO, 4, 0, 256)
@@ -257,7 +314,8 @@ def views(spec: dict) -> list[list[dict]]:
 
 class TestEveryBuilder:
     def test_covers_every_public_builder(self):
-        assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_CHARTS", "LIVE_FIGURES"}
+        assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_CHARTS", "LIVE_FIGURES", "vega_lite_spec", "compiled_spec",
+                                                          "speedup_vs_batch_spec"}
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_a_legend_below_wraps_into_columns(self, name):
