@@ -235,7 +235,7 @@ HF_URL = re.compile(r"https://huggingface\.co/([\w.-]+/[\w.-]+)(?:/(?:tree|blob|
 # A100 without its memory, an H100 PCIe or NVL) names none, nor does a number alone (5090 tokens/s).
 _GPU_PATTERNS = (
     ("GB300", r"gb300"), ("GB200", r"gb200"), ("B300", r"\bb300"), ("B200", r"\bb200"),
-    ("H100-SXM", r"\bh100(?!.*(pcie|nvl))"), ("H200", r"\bh200"), ("H800", r"\bh800"), ("H20", r"\bh20(?!\d)"),
+    ("H100-PCIe", r"\bh100 ?pcie"), ("H100-SXM", r"\bh100(?!.*(pcie|nvl))"), ("H200", r"\bh200"), ("H800", r"\bh800"), ("H20", r"\bh20(?!\d)"),
     ("A100-80GB", r"\ba100.*80 ?g"), ("A100-40GB", r"\ba100.*40 ?g"), ("A40", r"\ba40(?!\d)"),
     ("L40S", r"\bl40s"), ("L4", r"\bl4(?![\d.])"), ("RTX-PRO-6000", r"\brtx pro 6000"), ("RTX-5090", r"\brtx ?5090"),
     ("RTX-4090", r"\brtx ?4090"), ("RTX-3090", r"\brtx ?3090"), ("MI355X", r"\bmi355x"), ("MI325X", r"\bmi325x"),

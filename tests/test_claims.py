@@ -543,6 +543,12 @@ class TestPublishedSentences:
         ("2x faster on A100 40GB", "A100-40GB", None),
         ("1.8x faster on RTX PRO 6000 Blackwell", "RTX-PRO-6000", None),
         ("2x faster on 8x B300 (Blackwell Ultra)", "B300", None),
+        # "H100 PCIe" had been read as "H100" alone: the SXM card's 3.35 TB/s for a card of 2.0, unsaid.
+        ("Up to 3x faster on H100 PCIe with Llama-3.1-70B and EAGLE-3", "H100-PCIe", None),
+        ("3x faster on 4x H100-PCIe", "H100-PCIe", None),
+        ("3x faster on 8x H100 GPUs", "H100-SXM", None),
+        # A form with no preset: the family's reading, said.
+        ("Up to 3x faster on H100 NVL with Llama-3.1-70B and EAGLE-3", "H100-SXM", "H100"),
     ])
     def test_a_gpu_family_is_read_as_one_gpu_and_said_to_be_assumed(self, sentence, gpu, words):
         read = claim_words.read_sentence(sentence, PRESETS)

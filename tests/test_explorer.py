@@ -149,11 +149,12 @@ class TestGpuPreset:
         ("AMD Instinct MI355X", "MI355X"), ("AMD Instinct MI325X", "MI325X"), ("NVIDIA H20", "H20"),
         ("NVIDIA H800", "H800"), ("NVIDIA L4", "L4"), ("NVIDIA A40", "A40"), ("NVIDIA GeForce RTX 5090", "RTX-5090"),
         ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000"), ("Intel Gaudi 3", "Gaudi-3"),
-        ("NVIDIA H100 80GB HBM3", "H100-SXM"), ("NVIDIA A100-SXM4-80GB", "A100-80GB"), ("TPU v6e", "TPU-v6e"),
+        ("NVIDIA H100 80GB HBM3", "H100-SXM"), ("NVIDIA H100 PCIe", "H100-PCIe"), ("NVIDIA A100-SXM4-80GB", "A100-80GB"),
+        ("TPU v6e", "TPU-v6e"),
         # As sentences write them: a count before, a plural after.
         ("8xH100s", "H100-SXM"), ("8×B200", "B200"), ("4x MI355X", "MI355X"), ("2x GB300", "GB300"),
         # Another device, one this does not say which preset it is, or a number alone: none.
-        ("NVIDIA GH200 480GB", None), ("NVIDIA H100 PCIe", None), ("NVIDIA H100 NVL", None), ("NVIDIA L40", None),
+        ("NVIDIA GH200 480GB", None), ("NVIDIA H100 NVL", None), ("NVIDIA L40", None),
         ("5090", None), ("Llama 4", None), ("AMD Radeon Graphics", None)])
     def test_a_device_s_name_to_its_preset(self, text, preset):
         """The first twelve were matched to no preset before, and GH200 (a Grace Hopper's H100) to the H200."""

@@ -200,8 +200,8 @@ class TestRunPresets:
         found = prediction.run_presets(runs, MODELS, GPUS)
         assert found.target.tolist()[:3] == ["Llama-3.1-8B", "Llama-3.1-8B", "Qwen3-32B"]
         assert found.target[3:].isna().all()
-        # An A100 without its memory, and an H100 PCIe, name no preset.
-        assert found.gpu.tolist()[:3] == ["H100-SXM", "H100-SXM", "A100-80GB"] and found.gpu[3:].isna().all()
+        # An A100 without its memory names no preset; an H100 PCIe names its own (not the SXM card's).
+        assert found.gpu.fillna("none").tolist() == ["H100-SXM", "H100-SXM", "A100-80GB", "none", "H100-PCIe"]
 
 
 class TestRunSettings:

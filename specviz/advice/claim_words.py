@@ -263,14 +263,16 @@ def _sized_model(words: str) -> str | None:
 def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
     """The first GPU preset a sentence's words name: a run of two or three words that spells a
     preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
-    (:func:`specviz.scenario.gpu_preset`: "H100", "8xB200"); None where none does."""
+    (:func:`specviz.scenario.gpu_preset`: "H100", "8xB200"); None where none does. A word whose next
+    word makes it a form no preset is ("H100 NVL") names none: read alone, "H100" would be the SXM
+    card's figures, unsaid (the family's reading, :data:`_GPU_FAMILIES`, says what it assumed)."""
     own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
     for start, token in enumerate(tokens):
         for length in (3, 2):
             span = " ".join(tokens[start:start + length])
             if len(tokens) - start >= length and re.sub(r"[^a-z0-9]", "", span.lower()) in own:
                 return gpu_preset(span, presets.gpus)
-        if found := gpu_preset(token, presets.gpus):
+        if (found := gpu_preset(token, presets.gpus)) and gpu_preset(" ".join(tokens[start:start + 2]), presets.gpus):
             return found
     return None
 
