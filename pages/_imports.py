@@ -55,11 +55,18 @@ def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[s
     return reports + [("left_out", str(path), why) for path, why in chosen.left_out.items()]
 
 
+def _refusal(error: Exception, lang: str) -> str:
+    """A file's refusal as the report says it: the error's message, then "Nothing from this file was
+    stored."; a message that ends its sentence (a /metrics scrape's, the store's) gives up its full
+    stop to the report's, which made "the Live page.. Nothing"."""
+    return t("exp.report.error", lang, error=message(error, lang).removesuffix("."))
+
+
 def _show_reports(lang: str) -> None:
     """Each file of the last upload: imported, skipped (with why) or refused (with the message)."""
     for kind, name, result in st.session_state.get(_REPORTS, []):
         if kind == "error":
-            st.error(t("exp.report.error", lang, error=message(result, lang)))
+            st.error(_refusal(result, lang))
             continue
         if kind == "left_out":
             st.info(md(f"exp.left_out.{result.reason}", lang, file=name, holder=str(result.holder)))
@@ -98,7 +105,7 @@ def _mapping_form(store: Store, lang: str, name: str, data: bytes, columns: list
                 del _pending()[name]
                 st.rerun()
             except (importers.IngestError, StoreError) as exc:
-                st.error(t("exp.report.error", lang, error=message(exc, lang)))
+                st.error(_refusal(exc, lang))
         # Closing the form keeps a partly matched file as imported, and imports nothing of one that was refused.
         if st.form_submit_button(t("exp.mapping_keep" if replace else "exp.mapping_dismiss", lang),
                                  key=f"{'keep' if replace else 'dismiss'}_mapping:{name}"):

@@ -1180,6 +1180,15 @@ class TestExplorerPage:
         assert escape_markdown("bad.json") + ": this is not a benchmark result file of a known format" in at.error[0].value
         assert len(at.dataframe[0].value) == 9  # the examples are hidden once there are runs of one's own
 
+    @pytest.mark.parametrize("lang", ["en", "vi"])
+    def test_a_refusal_whose_message_ends_its_sentence_gets_one_full_stop(self, lang):
+        """A /metrics scrape's message ends in a full stop, as a sentence does; the report's own "."
+        after it made "the Live page.. Nothing from this file was stored"."""
+        at = explorer_app(lang=lang)
+        upload(at, ("metrics.prom", (SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_bytes(), "text/plain"))
+        [refused] = [e.value for e in at.error]
+        assert ".." not in refused and refused.endswith(i18n.t("exp.report.error", lang, error="").split(". ", 1)[1])
+
     def test_a_sweep_run_uploaded_after_its_summary_says_where_it_is(self):
         folder = SAMPLES / "vllm_0.25_sweep" / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
         at = explorer_app()

@@ -29,6 +29,30 @@ class TestExampleHashes:
         assert len(hashes) == 1
 
 
+class TestExampleQueries:
+    def test_the_shipped_examples_are_never_counted_or_averaged_with_a_users_runs(self, tmp_path):
+        """The console's tables hold the examples' runs beside the user's: its example queries counted a
+        user's CSV run with the 48 example runs (csv: 49) and averaged a user's chat runs at γ 4 with the
+        examples' (2.40 and 3.90 made 2.43)."""
+        s = Store(tmp_path / "specviz.duckdb")
+        s.seed_examples(sorted((DATA / "examples").glob("*.csv")))
+        s.import_file("mine.csv", b"workload,num_speculative_tokens,spec_method,acceptance_length,concurrency\n"
+                                  b"chat,4,eagle,3.9,1\n")
+        try:
+            formats = s.query(explorer.EXAMPLE_QUERIES["runs_by_format"]).frame
+            acceptance = s.query(explorer.EXAMPLE_QUERIES["acceptance"]).frame
+            imports = s.query(explorer.EXAMPLE_QUERIES["imports"]).frame
+        finally:
+            s.close()
+        assert sorted(zip(formats.origin, formats.source_format, formats.runs)) == [("example", "csv", 48),
+                                                                                   ("user", "csv", 1)]
+        chat = acceptance[(acceptance.workload == "chat") & (acceptance.gamma == 4)].set_index("origin")
+        assert chat.at["user", "tokens_per_step"] == pytest.approx(3.9)
+        assert chat.at["example", "tokens_per_step"] == pytest.approx(2.400625)
+        assert imports.set_index("source_file").origin.to_dict() == {"examples/example_sweep.csv": "example",
+                                                                     "mine.csv": "user"}
+
+
 class TestWithLoad:
     def test_request_rate_stands_in_for_missing_concurrency(self):
         frame = runs_frame([{"request_rate": 10.0}, {"concurrency": 4.0}])

@@ -572,6 +572,54 @@ class TestSweepRunsUploadedApart:
         assert db.import_file("b.json", json.dumps(run, indent=1).encode()).runs == 1 and len(db.runs()) == 2
 
 
+class TestAppendedResultFile:
+    """``vllm bench serve --append-result``, SGLang's ``bench_serving --output-file`` and SpecForge's
+    benchmark add each run as a line to the same file: imported again once more runs were appended,
+    its earlier lines were stored a second time (a baseline and its speculative runs counted twice)."""
+
+    @staticmethod
+    def lines(path: Path) -> list[bytes]:
+        return [line for line in path.read_bytes().splitlines() if line.strip()]
+
+    @pytest.mark.parametrize("sample, fmt, first", [("vllm_bench_nerdalert.jsonl", "vllm-bench", 3),
+                                                    ("2026/specforge/dev_result.jsonl", "specforge-bench", 4)])
+    def test_the_lines_stored_before_are_not_stored_again(self, db, sample, fmt, first):
+        lines = self.lines(SAMPLES / sample)
+        # vLLM writes "\n" before each appended object and none after the last; SGLang and SpecForge a line each.
+        db.import_file("results.jsonl", b"\n".join(lines[:first]))
+        again = db.import_file("results.jsonl", b"\n".join(lines) + b"\n")
+        assert (again.status, again.format, again.runs) == ("imported", fmt, len(lines) - first)
+        assert [w.params for w in again.warnings] == [
+            {"other": "results.jsonl", "runs": ", ".join(str(n) for n in range(1, first + 1))}]
+        assert [str(w) for w in again.warnings][0].startswith("run 1, 2")
+        assert len(db.runs()) == len(lines)
+
+    def test_a_speculative_run_appended_to_its_baseline(self, db):
+        plain = json.loads((SAMPLES / "sglang_bench_serving_c8.jsonl").read_bytes())  # "Infinity" as Python reads it
+        spec = {**plain, "accept_length": 2.8, "output_throughput": 1100.0,
+                "server_info": {**plain["server_info"], "speculative_algorithm": "EAGLE3", "speculative_num_steps": 3}}
+        first = (SAMPLES / "sglang_bench_serving_c8.jsonl").read_bytes()
+        db.import_file("sglang.jsonl", first)
+        again = db.import_file("sglang.jsonl", first + json.dumps(spec).encode() + b"\n")
+        assert (again.status, again.runs) == ("imported", 1) and len(db.runs()) == 2
+        paired = explorer.pair_with_baselines(explorer.with_view_columns(db.runs()))
+        assert paired["measured_speedup"].tolist() == [pytest.approx(1100.0 / plain["output_throughput"])]
+
+    def test_every_line_stored_already_is_a_file_skipped(self, db):
+        lines = self.lines(SAMPLES / "vllm_bench_nerdalert.jsonl")
+        db.import_file("results.jsonl", b"\n".join(lines))
+        again = db.import_file("copy.jsonl", b"\n".join(json.dumps(json.loads(line), indent=None).encode()
+                                                       for line in lines) + b"\n")
+        assert (again.status, again.runs, again.message) == ("skipped", 0, "already imported from results.jsonl")
+        assert len(db.runs()) == 9 and db.imports().source_file.tolist() == ["results.jsonl"]
+
+    def test_a_line_of_other_figures_is_another_run(self, db):
+        lines = self.lines(SAMPLES / "vllm_bench_nerdalert.jsonl")
+        db.import_file("a.jsonl", b"\n".join(lines[:2]))
+        changed = json.dumps({**json.loads(lines[0]), "output_throughput": 1.0}).encode()
+        assert db.import_file("b.jsonl", b"\n".join([changed, lines[2]])).runs == 2 and len(db.runs()) == 4
+
+
 class TestAiperfRunStoredTwice:
     """One AIPerf run (benchmark_id 108f93f90b09) exported into two folders, whose configurations name
     their own artifact directory: it was stored twice, under two series names."""

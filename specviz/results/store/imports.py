@@ -222,10 +222,41 @@ def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     return repeated
 
 
+def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
+                      parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """The runs of a parsed file of several runs already stored from another file (or an earlier
+    content of the same one): index → (that file's name, the run's place in the file, from 1).
+    ``vllm bench serve --save-result --append-result`` (vLLM ``benchmarks/serve.py``: ``"\\n"`` and
+    the new object at the end of the file), SGLang's ``bench_serving --output-file`` (one line
+    appended per run, ``bench_serving.py``) and SpecForge's benchmark (a line per setting) add
+    each run to the same file: imported again after more runs were appended, its earlier lines
+    were stored twice, a baseline and its speculative runs counted twice.
+
+    Two runs are one when they are of the same format and agree in every run column (figures,
+    load, models, label) and in ``extra`` (vLLM's ``date`` to the second, SGLang's ``server_info``,
+    SpecForge's tree and completion tokens): the same record. A file of one run is never compared,
+    as a plain result file is not (:func:`_sweep_repeats`): two files of one run each are the
+    user's to keep.
+    """
+    if len(parsed.runs) < 2:
+        return {}
+    # The format is one of _REPEATS' keys (an importer's constant), never a user's text.
+    matches = _stored_matches(cur, parsed, f"""
+        r.source_format = '{parsed.format}' AND r.extra = CAST(i.extra AS VARCHAR)""")
+    repeated: dict[int, tuple[str, str]] = {}
+    for stored in matches:
+        index = stored["run_index"]
+        if all(stored.get(column) == parsed.runs[index].get(column) for column in _FIGURES):
+            repeated.setdefault(index, (stored["source_file"], str(index + 1)))
+    return repeated
+
+
 # The formats one of whose runs another file may hold too: how the repeats are found, and the notice
-# that names them.
-_REPEATS = {"vllm-bench": (_sweep_repeats, "warn.sweep_run_repeated"),
-            "aiperf": (_aiperf_repeats, "warn.aiperf_run_repeated")}
+# that names them, in the order they are asked (a run found by one is not asked of the next).
+_REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
+            "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
+            "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
+            "specforge-bench": ((_appended_repeats, "warn.run_appended"),)}
 
 
 def _repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notice]:
@@ -318,7 +349,9 @@ class RunsAndImports(Connections):
             Where only some runs repeat (``summary.json`` after ``run=0.json``), the others are
             imported and a warning names the file that holds the repeats. An AIPerf run already
             stored from another file (the same ``benchmark_id`` and figures; :func:`_aiperf_repeats`)
-            is passed over the same way.
+            is passed over the same way, and so is a run of a vLLM, SGLang or SpecForge file of
+            several runs that is the same record as a stored one (a file that its tool appended
+            more runs to, imported again; :func:`_appended_repeats`).
 
         Raises
         ------
@@ -360,15 +393,19 @@ class RunsAndImports(Connections):
                         runs, requests, warnings, unmatched = csv_import.import_csv(cur, source, content_hash, now,
                                                                                     csv_mapping or {})
                     else:
-                        find, notice = _REPEATS.get(fmt, (None, ""))
-                        repeated = find(cur, name, parsed) if find else {}
+                        repeated: dict[int, tuple[str, str]] = {}
+                        notices: list[Notice] = []
+                        for find, notice in _REPEATS.get(fmt, ()):
+                            found = {i: at for i, at in find(cur, name, parsed).items() if i not in repeated}
+                            repeated.update(found)
+                            notices += _repeat_notices(found, notice)
                         if repeated and len(repeated) == len(parsed.runs):
-                            return ImportResult(name, "skipped", fmt, warnings=_repeat_notices(repeated, notice),
+                            return ImportResult(name, "skipped", fmt, warnings=notices,
                                                 message="already imported from " + ", ".join(
                                                     sorted({other for other, _ in repeated.values()})))
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
                                                                        repeated.keys())
-                        warnings = [*warnings, *_repeat_notices(repeated, notice)]
+                        warnings = [*warnings, *notices]
                     source.check_unchanged()  # all read: what was hashed is what is stored
                     cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
                                 "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
