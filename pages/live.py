@@ -205,6 +205,9 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpu=served.gpu.name, target=served.target.name))
+        if verdict.servers > 1:  # a fleet's sum is no server's batch
+            st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=verdict.servers,
+                         batch=verdict.batch))
         engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
         runs_on = figures.get("engine")
         if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
@@ -224,8 +227,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                  "gamma": str(len(conditional))}
         if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean
             shown["alpha"] = f"{figures['alpha_iid']:.2f}"
-        if not pd.isna(figures.get("running_requests")):
-            shown["batch"] = str(max(1, int(figures["running_requests"])))
+        if (batch := windows.server_batch(figures)) is not None:  # one server's, as the verdict's
+            shown["batch"] = str(max(1, int(batch)))
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",
                      query_params=shown, help=t("live.to_latency_help", lang))
 
