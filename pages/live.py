@@ -39,6 +39,9 @@ HEADLINE = {
     "running_requests": ("live.m.running", "live.m.running_help", ".0f"),
     "draft_overhead": ("live.m.draft_overhead", "live.m.draft_overhead_help", ".1%"),  # to 0.1 %: 0.4 % is not 0
 }
+# The labels of the figures a verdict needs (windows.paying_now names them by field), as the page shows them.
+VERDICT_NEEDS = {"alpha_iid": "live.m.alpha", "num_speculative_tokens": "col.num_speculative_tokens",
+                 "running_requests": "live.m.running"}
 
 
 @st.cache_resource
@@ -196,8 +199,9 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
-    if isinstance(verdict, Notice):
-        st.info(message(verdict, lang))
+    if isinstance(verdict, Notice):  # the figures it lacks by their labels, not their fields' names
+        needs = [t(VERDICT_NEEDS[name], lang) for name in verdict.params["figures"].split(", ")]
+        st.info(md(verdict.key, lang, figures=", ".join(needs)))
     elif verdict is not None:
         key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
         stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \

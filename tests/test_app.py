@@ -1804,6 +1804,20 @@ class TestLivePage:
                 assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
                     Notice("prom.absent.zero", metric="drafts"), lang))], said
 
+    def test_no_verdict_names_the_figures_it_lacks_as_the_page_labels_them(self):
+        """An idle server of the sidebar's model (counters standing still): the verdict's absence named
+        "alpha_iid, num_speculative_tokens", the code's field names, in English and Vietnamese alike."""
+        body = lambda n: "".join(f'vllm:spec_decode_num_{name}_total{{model_name="Qwen/Qwen3-32B"}} {count}\n'
+                                 for name, count in (("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200)))
+        with metrics_server(body) as url:
+            for lang in ("en", "vi"):
+                at = live_app(live_source="url", live_url=url, lang=lang)
+                at.toggle(key="live_on").set_value(True).run()
+                names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "col.num_speculative_tokens",
+                                                                 "live.m.running"))
+                assert [i.value for i in at.info] == [i18n.md("live.no_verdict", lang, figures=names)]
+                assert "alpha_iid" not in at.info[0].value
+
     def test_its_source_and_polling_survive_a_visit_to_another_page(self):
         at = live_app()
         at.radio(key="live_source").set_value("url").run()
