@@ -176,10 +176,12 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
 
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
-                 conditional: list | None, model_name: str) -> None:
+                 conditional: list | None, model_name: str, dp_engines: int = 1) -> None:
     """One model's latest window: the headline figures (why any is absent, each reason once with the
     figures it explains, and what else to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
-    (:func:`verdict_scenario`), and its per-position acceptance."""
+    (:func:`verdict_scenario`), and its per-position acceptance. ``dp_engines``: vLLM's data-parallel
+    engines the window summed (its ``engine`` label's values), said where the sidebar splits the
+    batch over another number of attention groups."""
     trtllm = figures.get("engine") == "trt-llm"  # the only engine that times its draft
     shown = [name for name in HEADLINE if name != "draft_overhead" or trtllm]
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
@@ -212,6 +214,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         if verdict.servers > 1:  # a fleet's sum is no server's batch
             st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=verdict.servers,
                          batch=verdict.batch))
+        if dp_engines > 1 and dp_engines != served.dp:  # each engine decodes its own share of the batch
+            st.caption(t("live.other_dp", lang, engines=dp_engines, running=figures["running_requests"], dp=served.dp))
         engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
         runs_on = figures.get("engine")
         if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
@@ -281,11 +285,12 @@ def panel() -> None:
         return
     for state in latest[source]:
         st.subheader(escape_markdown(state.model_name) or t("live.no_model_name", lang))
+        own = [r for r in apart.get(source, []) if (r.engine, r.model_name) == (state.engine, state.model_name)]
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
-                     state.per_position_conditional, state.model_name)
+                     state.per_position_conditional, state.model_name,
+                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}) or 1)
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
-        replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in apart.get(source, [])
-                    if (r.engine, r.model_name) == (state.engine, state.model_name)]
+        replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in own]
         if replicas:
             show_replicas(windows.replica_table(replicas, state.summed_labels))
     over_time = source_windows()
