@@ -39,6 +39,9 @@ HEADLINE = {
     "running_requests": ("live.m.running", "live.m.running_help", ".0f"),
     "draft_overhead": ("live.m.draft_overhead", "live.m.draft_overhead_help", ".1%"),  # to 0.1 %: 0.4 % is not 0
 }
+# The labels of the figures a verdict needs (windows.paying_now names them by field), as the page shows them.
+VERDICT_NEEDS = {"alpha_iid": "live.m.alpha", "num_speculative_tokens": "col.num_speculative_tokens",
+                 "running_requests": "live.m.running"}
 
 
 @st.cache_resource
@@ -173,10 +176,12 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
 
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
-                 conditional: list | None, model_name: str) -> None:
+                 conditional: list | None, model_name: str, dp_engines: int = 1) -> None:
     """One model's latest window: the headline figures (why any is absent, each reason once with the
     figures it explains, and what else to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
-    (:func:`verdict_scenario`), and its per-position acceptance."""
+    (:func:`verdict_scenario`), and its per-position acceptance. ``dp_engines``: vLLM's data-parallel
+    engines the window summed (its ``engine`` label's values), said where the sidebar splits the
+    batch over another number of attention groups."""
     trtllm = figures.get("engine") == "trt-llm"  # the only engine that times its draft
     shown = [name for name in HEADLINE if name != "draft_overhead" or trtllm]
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
@@ -196,8 +201,9 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
-    if isinstance(verdict, Notice):
-        st.info(message(verdict, lang))
+    if isinstance(verdict, Notice):  # the figures it lacks by their labels, not their fields' names
+        needs = [t(VERDICT_NEEDS[name], lang) for name in verdict.params["figures"].split(", ")]
+        st.info(md(verdict.key, lang, figures=", ".join(needs)))
     elif verdict is not None:
         key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
         stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \
@@ -205,6 +211,11 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpu=served.gpu.name, target=served.target.name))
+        if verdict.servers > 1:  # a fleet's sum is no server's batch
+            st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=verdict.servers,
+                         batch=verdict.batch))
+        if dp_engines > 1 and dp_engines != served.dp:  # each engine decodes its own share of the batch
+            st.caption(t("live.other_dp", lang, engines=dp_engines, running=figures["running_requests"], dp=served.dp))
         engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
         runs_on = figures.get("engine")
         if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
@@ -224,8 +235,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                  "gamma": str(len(conditional))}
         if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean
             shown["alpha"] = f"{figures['alpha_iid']:.2f}"
-        if not pd.isna(figures.get("running_requests")):
-            shown["batch"] = str(max(1, int(figures["running_requests"])))
+        if (batch := windows.server_batch(figures)) is not None:  # one server's, as the verdict's
+            shown["batch"] = str(max(1, int(batch)))
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",
                      query_params=shown, help=t("live.to_latency_help", lang))
 
@@ -274,11 +285,12 @@ def panel() -> None:
         return
     for state in latest[source]:
         st.subheader(escape_markdown(state.model_name) or t("live.no_model_name", lang))
+        own = [r for r in apart.get(source, []) if (r.engine, r.model_name) == (state.engine, state.model_name)]
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
-                     state.per_position_conditional, state.model_name)
+                     state.per_position_conditional, state.model_name,
+                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}) or 1)
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
-        replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in apart.get(source, [])
-                    if (r.engine, r.model_name) == (state.engine, state.model_name)]
+        replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in own]
         if replicas:
             show_replicas(windows.replica_table(replicas, state.summed_labels))
     over_time = source_windows()

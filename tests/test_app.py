@@ -1799,6 +1799,26 @@ class TestLivePage:
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
 
+    def test_data_parallel_engines_the_sidebar_does_not_split_into_are_said(self):
+        """vLLM's two data-parallel engines of the sidebar's Qwen3-32B decode 12 and 4 requests each:
+        the verdict at 16 on the sidebar's one attention group is not the server's split, and says so
+        until the sidebar has two."""
+        body = lambda n: "".join(
+            f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="Qwen/Qwen3-32B"}} {100 * n}\n'
+            f'vllm:spec_decode_num_draft_tokens_total{{engine="{e}",model_name="Qwen/Qwen3-32B"}} {300 * n}\n'
+            f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="Qwen/Qwen3-32B"}} {200 * n}\n'
+            f'vllm:num_requests_running{{engine="{e}",model_name="Qwen/Qwen3-32B"}} {running}\n'
+            for e, running in ((0, 12), (1, 4)))
+        with metrics_server(body) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception and any(m.value.startswith("**Paying now:** at 16 running") for m in at.markdown)
+            said = i18n.t("live.other_dp", "en", engines=2, running=16.0, dp=1)
+            assert said in [c.value for c in at.caption]
+            at.sidebar.selectbox(key="dp").set_value("2").run()
+            assert not at.exception and said not in [c.value for c in at.caption]
+            assert not [c for c in at.caption if "data-parallel engines" in c.value]
+
     def test_each_reason_for_absent_figures_is_said_once_naming_them(self):
         # Counters that stand still: no drafts over the window. The reason read "drafts is 0 over this
         # period: nothing to divide by." three times, none saying which figure it was about.
@@ -1812,6 +1832,20 @@ class TestLivePage:
                 names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "live.m.length"))
                 assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
                     Notice("prom.absent.zero", metric="drafts"), lang))], said
+
+    def test_no_verdict_names_the_figures_it_lacks_as_the_page_labels_them(self):
+        """An idle server of the sidebar's model (counters standing still): the verdict's absence named
+        "alpha_iid, num_speculative_tokens", the code's field names, in English and Vietnamese alike."""
+        body = lambda n: "".join(f'vllm:spec_decode_num_{name}_total{{model_name="Qwen/Qwen3-32B"}} {count}\n'
+                                 for name, count in (("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200)))
+        with metrics_server(body) as url:
+            for lang in ("en", "vi"):
+                at = live_app(live_source="url", live_url=url, lang=lang)
+                at.toggle(key="live_on").set_value(True).run()
+                names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "col.num_speculative_tokens",
+                                                                 "live.m.running"))
+                assert [i.value for i in at.info] == [i18n.md("live.no_verdict", lang, figures=names)]
+                assert "alpha_iid" not in at.info[0].value
 
     def test_its_source_and_polling_survive_a_visit_to_another_page(self):
         at = live_app()

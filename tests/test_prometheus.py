@@ -213,6 +213,7 @@ class TestAgainstDirectScrapes:
         # Two servers of 1 to 16 running requests each; Prometheus's last scrape is up to 1 s older.
         assert 2 <= row["running_requests"] <= 32
         assert row["running_requests"] == pytest.approx(direct.running_requests, abs=4)
+        assert row["servers"] == 2  # two batches, not one of their sum
         assert row["kv_cache_usage"] == pytest.approx(direct.kv_cache_usage, abs=0.2)
 
 
@@ -231,7 +232,7 @@ class TestRange:
         assert (frame["generation_throughput"] > 0).all()
         # Short windows scatter around the long one; their mean cannot be far from it.
         assert frame["acceptance_rate"].mean() == pytest.approx(direct.acceptance_rate, abs=0.06)
-        assert all(q.startswith("sum by (model_name") or q.startswith("max by (model_name")
+        assert all(q.startswith(("sum by (model_name", "max by (model_name", "count by (model_name"))
                    for q in frame.attrs["queries"])
 
     def test_by_instance_keeps_the_servers_apart(self, fleet, measured):
@@ -264,7 +265,7 @@ class TestCommandLine:
         base, _ = fleet
         assert cli.main(["prometheus", base, "--range", "6s", "--step", "2s", "--window", "3s"]) == 0
         out = json.loads(capsys.readouterr().out)
-        assert out["source"] and all(q.startswith(("sum by", "max by", "min by")) for q in out["queries"])
+        assert out["source"] and all(q.startswith(("sum by", "max by", "min by", "count by")) for q in out["queries"])
         assert len(out["points"]) >= 3 and all(p["num_speculative_tokens"] == 3.0 for p in out["points"])
         assert cli.main(["prometheus", base, "--range", "4s", "--step", "2s", "--window", "3s", "--format", "csv"]) == 0
         assert capsys.readouterr().out.splitlines()[0].startswith('"time","model_name","engine","window_s"')
@@ -633,6 +634,29 @@ class TestFiguresFromAnswers:
         assert "prom.notice.summed" not in keys and "prometheus.notice.summed" in keys
 
 
+    def fleet_route(self, path: str, query: str) -> dict:
+        """Two vLLM servers (instances) of model "a", 40 running requests between them."""
+        ok = lambda data: {"status": "success", "data": data}
+        if path.endswith("/label/__name__/values"):
+            return ok(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+                       "vllm:spec_decode_num_accepted_tokens_total", "vllm:num_requests_running"])
+        values = {"sum by (model_name) (increase(vllm:spec_decode_num_drafts_total[60000ms]))": "100",
+                  "sum by (model_name) (increase(vllm:spec_decode_num_draft_tokens_total[60000ms]))": "300",
+                  "sum by (model_name) (increase(vllm:spec_decode_num_accepted_tokens_total[60000ms]))": "200",
+                  "sum by (model_name) (vllm:num_requests_running)": "40",
+                  "count by (model_name) (count by (model_name, instance) (vllm:num_requests_running))": "2"}
+        result = [{"metric": {"model_name": "a"}, "value": [self.AT, values[query]]}] if query in values else []
+        return ok({"resultType": "vector", "result": result})
+
+    def test_a_fleet_counts_its_servers_and_its_verdict_is_at_each_one_s_batch(self):
+        frame = self.window(self.fleet_route)
+        a = frame.xs("a", level="model_name").iloc[0]
+        assert (a["running_requests"], a["servers"]) == (40, 2)  # the fleet's sum, over 2 servers
+        from conftest import make_scenario
+        from specviz.live import windows
+        verdict = windows.paying_now(make_scenario(), a.to_dict(), 1024)
+        assert (verdict.batch, verdict.servers) == (20, 2)
+
     def trtllm_route(self, path: str, query: str) -> dict:
         """A fleet of TensorRT-LLM: per-position counts by token_position, increase()'s γ rounding in them."""
         ok = lambda data: {"status": "success", "data": data}
@@ -689,6 +713,12 @@ class TestLivePage:
         assert not at.exception and not at.error, [e.value for e in at.error]
         rate = float(next(m.value for m in at.metric if m.label == "Acceptance rate (accepted/drafted)"))
         assert 0 < rate < 1 and any(c.value.startswith("From Prometheus:") for c in at.caption)
+        # The verdict is at each server's batch, and says so (the sidebar's Qwen3-32B is confirmed
+        # for the replay's model, which matches no preset).
+        at.checkbox(key=next(c.key for c in at.checkbox if c.key.startswith("live_same_model:"))).check().run()
+        running = float(next(m.value for m in at.metric if m.label == "Running requests"))
+        [said] = [c.value for c in at.caption if c.value.startswith("Prometheus sums")]
+        assert "over the 2 servers" in said and f"at {max(1, round(running / 2))} running" in said
         assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
         at.selectbox(key="live_apart_by").set_value("instance").run()
         assert not at.exception and not at.error, [e.value for e in at.error]

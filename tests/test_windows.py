@@ -62,6 +62,19 @@ class TestPayingNow:
     def test_a_measured_draft_overhead_against_the_model_s_share(self, measured, gap):
         assert live.draft_share_gap(measured, 0.17) == gap
 
+    def test_a_fleet_s_verdict_is_at_each_server_s_batch_not_the_fleet_s_sum(self):
+        """Prometheus sums running requests over the servers it scrapes: two servers of 20 running
+        requests each are two batches of 20, not one of 40 (the step model is one server's)."""
+        state = window()
+        chosen = make_scenario()
+        fleet = live.paying_now(chosen, {**vars(state), "running_requests": 40.0, "servers": 2.0}, 1024)
+        one = live.paying_now(chosen, {**vars(state), "running_requests": 20.0}, 1024)
+        assert (fleet.batch, fleet.servers, one.servers) == (20, 2, 1)
+        assert fleet.speedup == one.speedup and fleet.speedup > live.paying_now(
+            chosen, {**vars(state), "running_requests": 40.0}, 1024).speedup
+        assert live.server_batch({"running_requests": 40.0, "servers": float("nan")}) == 40.0  # no count: as summed
+        assert live.server_batch({"running_requests": None, "servers": 2.0}) is None
+
     def test_a_window_without_what_it_needs_says_which(self):
         state = window()
         bare = {**vars(state), "running_requests": None, "alpha_iid": float("nan")}
@@ -92,6 +105,14 @@ class TestCalibrateWindows:
         band = fit.predict(32, 4, 2048, 3.1)
         assert band["low"][0] <= float(truth) <= band["high"][0]
         assert band["speedup"][0] == pytest.approx(float(truth), rel=0.05)
+
+    def test_a_fleet_s_windows_are_fitted_at_each_server_s_batch(self):
+        """Windows summed over 3 servers (3× the running requests and the tokens/s) fit as one server's."""
+        one = self.windows([2, 8, 16, 48, 96])
+        fleet = one.assign(running_requests=3 * one.running_requests, generation_throughput=3 * one.generation_throughput,
+                           servers=3.0)
+        fits = [live.calibrate_windows(self.SCENARIO, frame) for frame in (one, fleet)]
+        assert fits[0].predict(32, 4, 2048, 3.1)["speedup"][0] == fits[1].predict(32, 4, 2048, 3.1)["speedup"][0]
 
     def test_one_load_is_not_enough(self):
         notice = live.calibrate_windows(self.SCENARIO, self.windows([8, 8.2, 7.9]))

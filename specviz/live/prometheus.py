@@ -12,10 +12,10 @@ model and per point in time:
    and PromQL names it so.
 2. One query per recognised name: ``sum by (model_name[, position][, by...]) (increase(NAME[W]))``
    for a counter (TensorRT-LLM's per-position counters by ``token_position``), ``sum by`` (running
-   and waiting requests) or ``max by`` (KV-cache usage) of a gauge, ``max`` and ``min`` of an
-   engine's own ratio gauges (a value only where the replicas agree), and ``resets()`` of every
-   counter. ``/api/v1/query_range`` for a series of points,
-   ``/api/v1/query`` for one.
+   and waiting requests, with a ``count`` of the servers, ``instance``, that report the running
+   ones) or ``max by`` (KV-cache usage) of a gauge, ``max`` and ``min`` of an engine's own ratio
+   gauges (a value only where the replicas agree), and ``resets()`` of every counter.
+   ``/api/v1/query_range`` for a series of points, ``/api/v1/query`` for one.
 3. At each point, the increases become a :class:`specviz.live.exposition.Snapshot` of a window ``W`` long and
    go through :func:`specviz.live.exposition.spec_decode_states`: acceptance rate, acceptance length, γ, α
    (:func:`specviz.model.spec.alpha_from_acceptance_length`), per-position and zero-accept shares,
@@ -408,7 +408,8 @@ def _check_by(by: Sequence[str]) -> tuple[str, ...]:
 def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple[str, ...]
              ) -> list[tuple[str, str, str, str]]:
     """(role, prefix, kind, PromQL) of every query a figure needs; kind is ``value``, ``max``,
-    ``min`` or ``resets``."""
+    ``min``, ``resets`` or ``servers`` (how many servers, Prometheus's ``instance``, report the
+    running requests: each decodes its own batch)."""
     window = f"{round(window_s * 1000)}ms"  # PromQL durations are whole units
     group = ", ".join(("model_name", *by))
     out = []
@@ -420,6 +421,9 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
                 out.append((role, prefix, "value", f"sum by ({labels}) (increase({name}[{window}]))"))
             elif role in _SUMMED_GAUGES:
                 out.append((role, prefix, "value", f"sum by ({group}) ({name})"))
+                if role == "running":
+                    servers = group if "instance" in by else f"{group}, instance"
+                    out.append((role, prefix, "servers", f"count by ({group}) (count by ({servers}) ({name}))"))
             elif role in _MAX_GAUGES:
                 out.append((role, prefix, "value", f"max by ({group}) ({name})"))
             else:
@@ -461,6 +465,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     points: dict[float, dict[str, dict[tuple, float]]] = {}
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
     resets: dict[float, set[tuple[str, ...]]] = {}
+    servers: dict[float, dict[tuple[str, ...], float]] = {}
     dropped: dict[str, int] = {}
     warnings: list[str] = []
     groups: set[tuple[str, ...]] = set()
@@ -477,6 +482,11 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                 if kind == "resets":
                     if value > 0:
                         resets.setdefault(t, set()).add(_model_key(item.labels, by))
+                    continue
+                if kind == "servers":  # one count per name of the running gauge: the most any gives
+                    at_t = servers.setdefault(t, {})
+                    key = _model_key(item.labels, by)
+                    at_t[key] = max(value, at_t.get(key, 0.0))
                     continue
                 if value < 0:  # no role is ever negative: as exposition.parse, left out and counted
                     dropped[role] = dropped.get(role, 0) + 1
@@ -511,7 +521,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
         for state in states:
             key = (state.model_name, *(state.labels.get(b, "") for b in by))
             reset = key in resets.get(t, set())
-            rows.append(_row(t, state, by, window_s, reset))
+            rows.append({**_row(t, state, by, window_s, reset), "servers": servers.get(t, {}).get(key)})
             absent[(state.engine, *key)] = state.absent
             # Prometheus did the summing, and resets come from resets(): those two are said below.
             notices += [n for n in state.notices if n.key not in _OWN_NOTICES and n not in notices]
@@ -521,9 +531,9 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     positions = sorted({c for c in frame.columns if c.startswith("per_position_")},
                        key=lambda c: (int(c.rsplit("_", 1)[1]), c))
     kept = [label_column(b) for b in by]
-    columns = ["time", "engine", "model_name", *kept, "window_s", *FIGURE_COLUMNS, *positions]
+    columns = ["time", "engine", "model_name", *kept, "window_s", *FIGURE_COLUMNS, "servers", *positions]
     frame = frame.reindex(columns=columns)
-    numbers = [c for c in ("window_s", *FIGURE_COLUMNS, *positions) if c != "counter_reset"]
+    numbers = [c for c in ("window_s", *FIGURE_COLUMNS, "servers", *positions) if c != "counter_reset"]
     frame[numbers] = frame[numbers].astype(float)  # None (absent) becomes NaN
     frame["counter_reset"] = frame["counter_reset"].astype(bool)
     # Prometheus's times are whole milliseconds; float seconds would carry a few nanoseconds of error.
@@ -664,7 +674,9 @@ def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | floa
     pandas.DataFrame
         Indexed by ``time`` (UTC), ``model_name`` and the ``by`` labels (:func:`label_column`:
         ``engine`` becomes ``engine_label``); columns ``engine``,
-        ``window_s``, :data:`FIGURE_COLUMNS` and ``per_position_acceptance_<i>``,
+        ``window_s``, :data:`FIGURE_COLUMNS`, ``servers`` (how many servers, ``instance``, report
+        the model's running requests: the verdict's batch is their mean,
+        :func:`specviz.live.windows.server_batch`) and ``per_position_acceptance_<i>``,
         ``per_position_conditional_<i>``; NaN where a figure is absent. ``attrs`` holds
         ``notices`` (Notices), ``absent`` ("engine/model[/by...]" → {figure: Notice}, at the last
         point), ``queries`` (the PromQL) and ``source``.

@@ -23,7 +23,7 @@ from specviz.live import exposition
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "server_batch", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
@@ -40,7 +40,8 @@ class PayingNow:
     Attributes
     ----------
     batch : int
-        The running requests, rounded, at least 1: the batch the engine decodes now.
+        The running requests of one server, rounded, at least 1: the batch the engine decodes now
+        (:func:`server_batch`).
     gamma : int
         The measured draft length (draft tokens per draft), rounded.
     alpha : float
@@ -58,6 +59,9 @@ class PayingNow:
     expected_tokens, verify_cost : float
         E, the tokens a speculative step emits at that α and γ, and v, the verify pass's cost over
         a plain step's, at that batch.
+    servers : int
+        The servers the running requests were summed over (a Prometheus fleet's), 1 for one server's
+        scrape: ``batch`` is their mean.
     """
 
     batch: int
@@ -70,19 +74,44 @@ class PayingNow:
     draft_share: float
     expected_tokens: float
     verify_cost: float
+    servers: int = 1
+
+
+def _servers(figures: Mapping[str, Any]) -> int:
+    """The servers a window's running requests sum over: its ``servers`` where that is a count
+    above 1, else 1."""
+    servers = figures.get("servers")
+    return int(round(servers)) if servers is not None and math.isfinite(servers) and servers >= 1.5 else 1
+
+
+def server_batch(figures: Mapping[str, Any]) -> float | None:
+    """The running requests of one server: a window's ``running_requests`` over its ``servers``.
+
+    A Prometheus fleet's figures sum the running requests of every server it scrapes
+    (:func:`specviz.live.prometheus.query_figures` counts those servers, ``servers``); each server
+    decodes its own batch, and the step model is one server's (the sidebar's), so its batch is the
+    mean per server. A scrape of one server (no ``servers``, or NaN) is its own batch: vLLM's
+    data-parallel engines summed there are the scenario's ``dp`` groups, one batch across them.
+    None where ``running_requests`` is absent.
+    """
+    running = figures.get("running_requests")
+    if running is None or not math.isfinite(running):
+        return None
+    return running / _servers(figures)
 
 
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
     """What speculation gains on the sidebar's scenario at the live batch, γ and acceptance.
 
     .. math:: S = \\frac{E\\, t_{plain}(B)}{γ\\, t_{draft}(B) + t_{verify}(B)},\\quad
-              B = \\text{running requests},\\ E = \\text{measured acceptance length}
+              B = \\text{running requests per server},\\ E = \\text{measured acceptance length}
 
     with α = E⁻¹(acceptance length, γ) as the window gives it. ``figures`` holds a window's
     ``alpha_iid``, ``num_speculative_tokens`` and ``running_requests``: the fields of a
     :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``) or a row of
-    :func:`specviz.live.prometheus.query_figures`. The scenario's context is kept: the metrics do not say
-    how long the running requests' contexts are.
+    :func:`specviz.live.prometheus.query_figures`, whose ``servers`` divides the fleet's running
+    requests into each server's batch (:func:`server_batch`). The scenario's context is kept: the
+    metrics do not say how long the running requests' contexts are.
 
     Returns
     -------
@@ -93,7 +122,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     missing = [name for name in needed if figures.get(name) is None or not math.isfinite(figures[name])]
     if missing:
         return Notice("live.no_verdict", figures=", ".join(missing))
-    batch = max(1, int(round(figures["running_requests"])))
+    batch = max(1, int(round(server_batch(figures))))
     gamma = max(1, int(round(figures["num_speculative_tokens"])))
     live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch)
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
@@ -103,7 +132,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
                      float(np.asarray(high)), calculator.loses_from(crossings, live.alpha),
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
-                     float(here["verify_cost"]))
+                     float(here["verify_cost"]), _servers(figures))
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
@@ -137,7 +166,8 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
     the cost per token (:func:`specviz.model.calibration.calibrate` on step times), the rest held at the
     engine's priors, with the same band as the explorer's calibration. B is the running requests at
     the window's end, and prefill steps in the window count as decode time: a steady load gives the
-    truest figures.
+    truest figures. A fleet's windows (a ``servers`` column, :func:`server_batch`) are fitted at each
+    server's batch and tokens/s: B and R over the servers.
 
     Returns
     -------
@@ -145,6 +175,10 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
     ``live.calibrate_too_many`` where they are more than a fit takes (a shorter span fits).
     """
     rows = windows.dropna(subset=list(CALIBRATION_FIGURES))
+    if "servers" in rows:  # a fleet's sums: each server's batch and tokens/s
+        servers = rows["servers"].map(lambda n: _servers({"servers": n}))
+        rows = rows.assign(running_requests=rows["running_requests"] / servers,
+                           generation_throughput=rows["generation_throughput"] / servers)
     rows = rows[(rows["running_requests"] >= 1) & (rows["generation_throughput"] > 0)]
     batch = rows["running_requests"].to_numpy(dtype=float)
     if np.unique(np.round(batch)).size < 2:
