@@ -126,14 +126,16 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         room, budget = first[f"room_{side}"], int(first["budget"])
         st.warning(t("calc.latency.queue_grows" if room > 0 else "calc.latency.budget_full", lang,
                      side=t(f"calc.latency.side.{side}", lang), batch=batch, arriving=first[f"prompts_{side}"],
-                     budget=budget, room=room, positions=budget - room))
+                     budget=budget, room=room, positions=budget - room, engine=chosen.engine.memory.budget.engine,
+                     flag=chosen.engine.memory.budget.flag))
     shown = lambda value, form, unit="": format(value, form) + unit if math.isfinite(value) else "—"
     row = st.container(horizontal=True)
     row.metric(t("calc.m.ttft", lang), shown(whole["ttft_spec_s"] * 1e3, ",.0f", " ms"),
                delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms" if side is None else None,
                delta_color="inverse", width="content",
                help=t("calc.m.ttft_help", lang, plain=shown(whole["ttft_plain_s"] * 1e3, ",.0f", " ms"),
-                      budget=int(first["budget"]), even=shown(whole["ttft_spec_even_s"] * 1e3, ",.0f", " ms")))
+                      budget=int(first["budget"]), even=shown(whole["ttft_spec_even_s"] * 1e3, ",.0f", " ms"),
+                      engine=chosen.engine.memory.budget.engine))
     row.metric(t("calc.m.request", lang), shown(whole["e2e_spec_s"], ",.2f", " s"),
                help=t("calc.m.request_help", lang, plain=shown(whole["e2e_plain_s"], ",.2f", " s")), width="content")
     row.metric(t("calc.m.e2e_speedup", lang), shown(whole["e2e_speedup"], ".2f", "×") if side is None else "—",

@@ -242,10 +242,12 @@ def at_alpha(chosen: scenario.Scenario) -> None:
             low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
             ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
             st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low, high=high, speedup=speed))
-            if chosen.prefill:  # a step vLLM's budget does not admit: the Latency view's queue without end
+            if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
                 room = workload.prompt_room(chosen, alpha, gamma, batch)
                 if not bool(room["keeps_up_spec"]):
-                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"])))
+                    budget = chosen.engine.memory.budget
+                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
+                                 engine=budget.engine, flag=budget.flag))
             notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]

@@ -428,6 +428,13 @@ class Scenario:
         return {"tp": self.tp, "dp": self.dp, "ep": self.ep}
 
     @property
+    def attention_groups(self) -> int:
+        """The data-parallel attention groups that share one server: ``dp`` for a mixture of experts,
+        whose groups meet in the MoE layers; 1 for a dense model, whose ``dp`` ranks are replicas
+        (the commands' ``--attn-dp-size`` and ``--dp-size``)."""
+        return self.dp if self.target.moe_layers > 0 else 1
+
+    @property
     def load(self) -> dict[str, int]:
         """The prefill each step carries, as :func:`specviz.model.step.step` takes it: ``prompt_tokens``
         (0, decode only, without ``prefill``) and ``output_tokens``."""

@@ -12,8 +12,8 @@ Speculation shortens decode only: the prompt is read in one compute-bound prefil
 with t_plain and t_spec the step model's plain and speculative steps (:func:`specviz.model.step.step`) at
 the batch and the request's mean context (its prompt and half its output), E the tokens per
 speculative step, and t_prefill the time to first token (:func:`first_token`): the prompt's chunks in
-the steps of a server that decodes the batch meanwhile, after the prompts ahead of it, under vLLM
-V1's token budget a step. A prompt-heavy request (long in, short out) spends most of its time before
+the steps of a server that decodes the batch meanwhile, after the prompts ahead of it, under the
+engine's token budget a step. A prompt-heavy request (long in, short out) spends most of its time before
 its first token, where speculation does nothing but harm: its speculative steps are longer, leave
 less of the budget to prompts and, under a steady load, take E times as many of them (and a draft
 model, a head or an MTP layer reads the prompt too). The bound holds because the speculative time
@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 
 from .errors import InputError
 from .i18n import PresetText
-from .model import memory, spec, step
+from .model import spec, step
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
@@ -74,15 +74,17 @@ def load_workloads(data_dir: Path) -> dict[str, Workload]:
 
 
 def prompt_room(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike) -> dict[str, np.ndarray]:
-    """vLLM V1's token budget a step and what takes it, per data-parallel rank, with and without
+    """The engine's token budget a step and what takes it, per data-parallel rank, with and without
     speculation, broadcast over every argument.
 
-    The scheduler (``vllm/v1/core/sched/scheduler.py``) gives each step a budget of N tokens
-    (``--max-num-batched-tokens``; its default for the GPU, :func:`specviz.model.memory.engine_defaults`,
-    per data-parallel rank): the running requests' tokens first, b·n of them (b = ⌈B/dp⌉; n = 1
-    plain, γ + 1 speculative: the draft positions count, ``num_tokens_with_spec``), then chunks of the
-    waiting prompts in order (chunked prefill). Prompts have c = N − b·n tokens of room a step; under
-    the scenario's steady load (P in, O out) they come at d = b·P/O tokens a step
+    The engine's scheduler (:class:`specviz.model.memory.TokenBudget`, the scenario's engine's)
+    gives each step a budget of N tokens for the GPU, per data-parallel rank (SGLang's divided over
+    the attention groups of a mixture of experts). Where decodes share it (vLLM V1,
+    ``vllm/v1/core/sched/scheduler.py``; TensorRT-LLM) the running requests' tokens come first, b·n
+    of them (b = ⌈B/dp⌉; n = 1 plain, γ + 1 speculative: the draft positions count,
+    ``num_tokens_with_spec``), then chunks of the waiting prompts in order (chunked prefill), so
+    prompts have c = N − b·n tokens of room a step; where prefill batches run apart (SGLang) c = N.
+    Under the scenario's steady load (P in, O out) prompts come at d = b·P/O tokens a step
     (:meth:`Scenario.prompts_per_step`), E(α, γ) times as many speculating, and use the room at
     ρ = d/c; decoding only, d = 0. Arithmetic alone, no step priced: a page checks it on every rerun.
 
@@ -96,11 +98,12 @@ def prompt_room(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
     """
     g = np.asarray(gamma, dtype=float)
     b = np.ceil(np.asarray(batch, dtype=float) / scenario.dp)
-    budget = float(memory.engine_defaults(scenario.gpu.memory_gb)[0])
+    rule = scenario.engine.memory.budget
+    budget = float(rule.tokens_per_rank(scenario.gpu.memory_gb, scenario.attention_groups))
     others = scenario.prompts_per_step(b)
     out = {"budget": budget, "batch_per_rank": b}
     for side, positions, arriving in (("plain", 1.0, others), ("spec", g + 1.0, others * spec.expected_tokens(alpha, g))):
-        room = budget - b * positions
+        room = budget - b * positions if rule.decodes_share else np.full_like(b * positions, budget)
         out |= {f"room_{side}": room, f"prompts_{side}": arriving,
                 f"queue_{side}": np.where(room > 0, arriving / np.where(room > 0, room, 1.0), np.inf),
                 f"keeps_up_{side}": (room > 0) & (arriving < room)}
@@ -113,7 +116,8 @@ def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
     """Time to first token of a prompt of P = ``input_tokens`` arriving at a server that decodes
     ``batch`` requests at ``context``, with and without speculation, broadcast over every argument.
 
-    Each step has c = N − b·n tokens of room for prompts under vLLM V1's budget, which the steady
+    Each step has c tokens of room for prompts under the engine's budget (N − b·n, or N where prefill
+    batches run apart), which the steady
     load's other prompts use at ρ = d/c (:func:`prompt_room`, per data-parallel rank; decoding only,
     d = 0). A prompt waits half a step on
     average for the step under way to end, waits W steps for the prompts ahead of it, and takes

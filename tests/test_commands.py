@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, config_of, make_scenario
-from specviz import i18n, scenario
+from specviz import i18n, scenario, workload
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, serving, trtllm
 from specviz.errors import Notice, SpecvizError
@@ -226,7 +226,7 @@ class TestSglangCommand:
         command = vllm_config.sglang_command(SCENARIO, 4)
         # SGLang keeps 13.7 GB of each 80 GB GPU for activations and graphs: 169 sequences fit.
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
-                                "--max-running-requests 169 --context-length 1024 "
+                                "--max-running-requests 169 --context-length 1024 --chunked-prefill-size 8192 "
                                 "--speculative-algorithm STANDALONE --speculative-draft-model-path Qwen/Qwen3-0.6B "
                                 "--speculative-num-steps 4 --speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
 
@@ -247,7 +247,7 @@ class TestSglangCommand:
     def test_mtp_runs_as_eagle_without_a_draft(self):
         command = vllm_config.sglang_command(WITH_MTP, 1, method="mtp")
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
-                                "--max-running-requests 169 --context-length 1024 "
+                                "--max-running-requests 169 --context-length 1024 --chunked-prefill-size 8192 "
                                 "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
                                 "--speculative-num-draft-tokens 2")
         assert keys(command) == ["command.mtp_layers"]
@@ -485,7 +485,7 @@ class TestTrtllmCommand:
         limit = self.on_trtllm(SCENARIO).max_batch()
         assert limit < SCENARIO.max_batch()
         assert command.line == ("trtllm-serve Qwen/Qwen3-32B --backend pytorch --tp_size 2 "
-                                f"--max_batch_size {limit} --max_seq_len 1024 --kv_cache_free_gpu_memory_fraction 0.9 "
+                                f"--max_batch_size {limit} --max_seq_len 1024 --max_num_tokens 8192 --kv_cache_free_gpu_memory_fraction 0.9 "
                                 "--extra_llm_api_options extra_llm_api_options.yaml")
         assert command.files == {"extra_llm_api_options.yaml": (
             "speculative_config:\n"
@@ -728,6 +728,32 @@ class TestTokenBudget:
             ["command.token_budget_decode"]
         assert vllm_config.budget_notices(make_scenario(batch="1024"), 4) == []
         assert vllm_config.budget_notices(make_scenario(batch="1024", tp="1", dp="2"), 8) == []
+
+    def test_vllm_s_notice_is_vllm_s_budget_whatever_engine_the_costs_are(self):
+        # The same 1,024 sequences x 9 positions on SGLang's costs: the vLLM command's budget is still vLLM's.
+        on_sglang = make_scenario(batch="1024", engine="sglang")
+        assert vllm_config.budget_notices(on_sglang, 8) == vllm_config.budget_notices(make_scenario(batch="1024"), 8)
+
+    def test_each_command_states_its_engine_s_own_budget_for_the_gpu(self):
+        """SGLang writes its chunk for the GPU (8,192 on an H100, 4,096 on a 40 GB A100, where vLLM's
+        default is 2,048), TensorRT-LLM its max_num_tokens (8,192 on any GPU); vLLM's command is as
+        before, its budget left to its default."""
+        def flag_value(command, flag):
+            return command.argv[command.argv.index(flag) + 1] if flag in command.argv else None
+
+        for gpu, chunk in (("H100-SXM", "8192"), ("A100-40GB", "4096"), ("B200", "16384")):
+            chosen = make_scenario(gpu=gpu, tp="4", engine="sglang")
+            assert flag_value(vllm_config.sglang_command(chosen, 4), "--chunked-prefill-size") == chunk, gpu
+            assert flag_value(trtllm.trtllm_command(chosen, "1.2.1", 4), "--max_num_tokens") == "8192", gpu
+            vllm = vllm_config.vllm_command(make_scenario(gpu=gpu, tp="4"), "0.33.0", 4)
+            assert "--max-num-batched-tokens" not in vllm.argv
+        # SGLang's flag is the server's: it divides the chunk over data-parallel attention groups itself.
+        moe = make_scenario(gpu="H200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", dp="2", ep="on",
+                            engine="sglang")
+        assert flag_value(vllm_config.sglang_command(moe, 1, method="mtp"), "--chunked-prefill-size") == "8192"
+        assert workload.prompt_room(moe, 0.8, 1, 64)["budget"] == 4096  # each of the 2 groups' share
+        on_vllm = replace(moe, engine=PRESETS.engines["vllm-v1"])
+        assert workload.prompt_room(on_vllm, 0.8, 1, 64)["budget"] == 8192  # vLLM's holds for each rank
 
 
 class TestTrtllmAttentionRanks:

@@ -52,9 +52,39 @@ class TestTerms:
         assert terms["usable"] == 80 and terms["workspace"] == pytest.approx(sglang.reserve_gb(80, 2))
 
     def test_vllms_profile_shapes_by_gpu_memory(self):
-        assert memory.engine_defaults(80) == (8_192, 1_024)
-        assert memory.engine_defaults(180) == (16_384, 1_024)
-        assert memory.engine_defaults(24) == (2_048, 256)
+        assert memory.VLLM_BUDGET.limits(80) == (8_192, 1_024)
+        assert memory.VLLM_BUDGET.limits(180) == (16_384, 1_024)
+        assert memory.VLLM_BUDGET.limits(24) == (2_048, 256)
+        # The presets that are no server of their own, or not known, keep vLLM's shapes.
+        assert {PRESETS.engines[e].memory.budget for e in ("vllm-v1", "vllm-v0", "eager", "any")} == {memory.VLLM_BUDGET}
+
+    def test_each_engine_s_own_budget_and_sequence_cap_by_gpu_memory(self):
+        sglang, trtllm = PRESETS.engines["sglang"].memory.budget, PRESETS.engines["trt-llm"].memory.budget
+        # SGLang 0.5.23's chunked_prefill_size: 2,048 below 20 GiB, 4,096 below 60, 8,192 below 160, 16,384
+        # above (a 40 GB A100 is 37.3 GiB: 4,096 where vLLM's is 2,048); 2,048 running requests at least.
+        assert [sglang.limits(gb)[0] for gb in (16, 24, 40, 48, 80, 141, 180)] == \
+            [2_048, 4_096, 4_096, 4_096, 8_192, 8_192, 16_384]
+        assert [memory.VLLM_BUDGET.limits(gb)[0] for gb in (40, 48)] == [2_048, 2_048]
+        assert sglang.limits(80)[1] == 2_048
+        # TensorRT-LLM's BuildConfig: 8,192 tokens and 2,048 sequences on any GPU.
+        assert {trtllm.limits(gb) for gb in (24, 80, 180)} == {(8_192, 2_048)}
+        # SGLang divides its chunk over data-parallel attention groups; vLLM's budget holds for each rank.
+        assert (sglang.tokens_per_rank(80, 8), memory.VLLM_BUDGET.tokens_per_rank(80, 8)) == (1_024, 8_192)
+
+    def test_the_activations_at_each_engine_s_own_shapes_by_hand(self):
+        # Qwen3-32B on 2 H100s: T·(h + 3I/tp)·2 + S·V·4 bytes; I = 25,600 (its MLP, norms included: 25,600.7).
+        per_token, per_row = (5120 + 3 * 25_600.7 / 2) * 2, 151_936 * 4
+        for engine, tokens, rows in (("vllm-v1", 8192, 1024), ("trt-llm", 8192, 2048), ("sglang", 8192, 2048)):
+            rule = PRESETS.engines[engine].memory
+            assert memory.activations_gb(QWEN32, 2, 80, rule.budget) == pytest.approx(
+                (tokens * per_token + rows * per_row) / 1e9, rel=1e-5), engine
+        # TensorRT-LLM's 2,048 rows of logits: 0.62 GB more than vLLM's 1,024, so a GPU holds a little less.
+        trt = scenario.memory_use(H100, QWEN32, None, BF16, tp=2, batch=1, context=0, gamma=0,
+                                  rule=PRESETS.engines["trt-llm"].memory)
+        assert trt["workspace"] - memory.activations_gb(QWEN32, 2, 80) == pytest.approx(1024 * per_row / 1e9, rel=1e-9)
+        # SGLang's 10 GiB floor on an 80 GB GPU still outweighs its activations at its own shapes.
+        sglang = PRESETS.engines["sglang"].memory
+        assert memory.activations_gb(QWEN32, 2, 80, sglang.budget) < sglang.reserve_gb(80, 2)
 
 
 class TestLargestBatch:

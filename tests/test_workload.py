@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from conftest import make_scenario
+from conftest import PRESETS, make_scenario
 from specviz import scenario, settings, workload
 from specviz.model import step
 from specviz.model.spec import expected_tokens
@@ -51,6 +51,36 @@ class TestFirstToken:
         assert float(r["ttft_plain_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + plain)
         assert float(r["ttft_spec_s"]) == pytest.approx(0.5 * float(steps["spec_s"]) + spec)
         assert float(r["ttft_spec_even_s"]) == float(r["ttft_spec_s"]) and float(r["queue_spec"]) == 0
+
+    def test_each_engine_s_own_budget_sets_the_prompt_s_steps(self):
+        """One 8,000-token prompt at batch 64, γ 4, decoding only, on 2 H100s (80 GB): vLLM's 8,192
+        tokens a step leave 8,192 - 64 = 8,128 plain (one step) and 8,192 - 64·5 = 7,872 speculating
+        (⌈8,000 / 7,872⌉ = 2 steps of 4,000); SGLang's chunk, 8,192 too, runs apart from the decodes
+        (one step of 8,000 either way); TensorRT-LLM's 8,192 counts the decodes as vLLM's does."""
+        on = {engine: replace(SCENARIO, engine=PRESETS.engines[engine])
+              for engine in ("vllm-v1", "sglang", "trt-llm")}
+        rooms = {engine: workload.prompt_room(chosen, 0.8, 4, 64) for engine, chosen in on.items()}
+        assert [(float(r["room_plain"]), float(r["room_spec"])) for r in rooms.values()] == \
+            [(8128, 7872), (8192, 8192), (8128, 7872)]
+        for engine, spec_steps in (("vllm-v1", 2), ("sglang", 1), ("trt-llm", 2)):
+            chosen = on[engine]
+            r = workload.first_token(chosen, 0.8, 4, 64, 8000, 4000)
+            steps = chosen.step_times(batch=64, gamma=4, context=4000, alpha=0.8)
+            plain, _ = own_step(chosen, 64, 4, 4000, 8000, 8000)
+            _, spec = own_step(chosen, 64, 4, 4000, 8000, 8000 / spec_steps)
+            assert float(r["ttft_plain_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + plain), engine
+            assert float(r["ttft_spec_s"]) == pytest.approx(0.5 * float(steps["spec_s"]) + spec_steps * spec), engine
+
+    def test_a_40_gb_gpu_gives_sglang_twice_vllm_s_budget(self):
+        # A 40 GB A100 is 37.3 GiB: SGLang's chunk is 4,096 (20-60 GiB), vLLM's budget 2,048 (below 70).
+        chosen = make_scenario(gpu="A100-40GB", tp="4")
+        sglang = replace(chosen, engine=PRESETS.engines["sglang"])
+        assert [float(workload.prompt_room(c, 0.8, 4, 16)["budget"]) for c in (chosen, sglang)] == [2048, 4096]
+        # 3,000 tokens: two steps of 1,500 under vLLM's 2,048 - 16·5 = 1,968 of room, one under SGLang's.
+        r = workload.first_token(sglang, 0.8, 4, 16, 3000, 2000)
+        steps = sglang.step_times(batch=16, gamma=4, context=2000, alpha=0.8)
+        assert float(r["ttft_spec_s"]) == pytest.approx(
+            0.5 * float(steps["spec_s"]) + own_step(sglang, 16, 4, 2000, 3000, 3000)[1])
 
     def test_a_prompt_longer_than_a_steps_room_takes_several(self):
         r = workload.first_token(SCENARIO, 0.8, 4, 8, 20_000, 10_000)

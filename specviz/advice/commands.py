@@ -382,7 +382,8 @@ def speculation_method(scenario: Scenario, method: str, engine: str) -> str:
 @dataclass(frozen=True)
 class _MemoryFlags:
     """How an engine's command states what its memory holds: the flags for the largest batch, the
-    context and the memory share (None: not a flag), and the KV cache's FP8 format."""
+    context and the memory share (None: not a flag), and the KV cache's FP8 format; ``states_budget``:
+    whether it writes its token budget a step (:class:`specviz.model.memory.TokenBudget`'s flag)."""
 
     batch: str
     context: str
@@ -390,14 +391,18 @@ class _MemoryFlags:
     kv_dtype: str | None
     fp8: str
     per_rank: bool  # the batch limit holds per data-parallel (attention) rank
+    states_budget: bool
 
 
 _MEMORY_FLAGS = {
-    "vLLM": _MemoryFlags("--max-num-seqs", "--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype", "fp8", True),
-    "SGLang": _MemoryFlags("--max-running-requests", "--context-length", None, "--kv-cache-dtype", "fp8_e4m3", False),
+    # vLLM's budget is left to its default, which budget_notices says when to raise.
+    "vLLM": _MemoryFlags("--max-num-seqs", "--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype", "fp8", True,
+                         False),
+    "SGLang": _MemoryFlags("--max-running-requests", "--context-length", None, "--kv-cache-dtype", "fp8_e4m3", False,
+                           True),
     # TensorRT-LLM's KV format is written in its YAML (kv_cache_config.dtype), not as a flag.
     "TensorRT-LLM": _MemoryFlags("--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", None,
-                                 "fp8", True),
+                                 "fp8", True, True),
 }
 # Each engine a command is written for (specviz.advice.serving.ENGINES): its name in the tables above
 # and in messages, what the ids of its cost presets (data/engines.csv) start with, and how it divides
@@ -436,7 +441,12 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     for its default moved from 0.9 to 0.92 in 0.20.0; TensorRT-LLM's
     ``--kv_cache_free_gpu_memory_fraction``, 0.9 by default in every release from 0.18.2) and an FP8
     KV cache (vLLM's ``--kv-cache-dtype fp8``, in 0.7.3 to 0.33.0; SGLang's ``fp8_e4m3``, in 0.5.14
-    and 0.5.23). vLLM's ``max_num_seqs`` holds for each data-parallel rank (``config/scheduler.py``,
+    and 0.5.23), and the token budget a step the figures take for SGLang and TensorRT-LLM (their
+    defaults for the GPU, :class:`specviz.model.memory.TokenBudget`: ``--chunked-prefill-size`` for
+    the server, which SGLang divides over its attention groups itself; ``--max_num_tokens`` for each
+    rank), which sizes their activations and the prompts' room. SGLang's ``--max-running-requests``
+    matters most when it speculates: unset, it is then 48 (:data:`specviz.model.memory.SGLANG_BUDGET`),
+    whatever the memory holds. vLLM's ``max_num_seqs`` holds for each data-parallel rank (``config/scheduler.py``,
     0.33.0), and so does TensorRT-LLM's ``max_batch_size`` for each attention-DP rank (each rank
     has its own KV cache and schedules its own requests: TensorRT-LLM's "ADP Balance Strategy" blog
     post, its blog 10); SGLang divides its ``max_running_requests`` over the
@@ -465,6 +475,9 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
         flags += [flags_of.context, str(int(longest))]
     if (beyond := scenario.beyond_positions()) is not None:
         problems.append(Notice("command.beyond_positions", **beyond, engine=engine, flag=flags_of.context))
+    if flags_of.states_budget:
+        budget = scenario.engine.memory.budget
+        flags += [budget.flag, str(budget.limits(scenario.gpu.memory_gb)[0])]
     if flags_of.fraction:
         flags += [flags_of.fraction, f"{scenario.engine.memory.fraction:g}"]
     if flags_of.kv_dtype and scenario.precision.kv == "fp8":
@@ -478,9 +491,10 @@ def budget_notices(scenario: Scenario, gamma: int) -> list[Notice]:
     positions as well as its token and the prompts' chunks (V1's scheduler, ``num_tokens_with_spec``):
     the scheduler would then run fewer sequences a step than the figures assume. The budget is per
     data-parallel rank, and its default is the one the memory figures take for activations
-    (:func:`specviz.model.memory.engine_defaults`: 8,192 from 70 GiB, 16,384 from 160 GiB, 2,048
-    below). The flag is not written: vLLM sizes the activations it keeps aside by it, which the
-    memory figures do not hold for a larger budget."""
+    (:data:`specviz.model.memory.VLLM_BUDGET`: 8,192 from 70 GiB, 16,384 from 160 GiB, 2,048
+    below), whatever engine the scenario's costs are. The flag is not written: vLLM sizes the
+    activations it keeps aside by it, which the memory figures do not hold for a larger budget."""
+    scenario = replace(scenario, engine=replace(scenario.engine, memory=engine_rule(scenario, "vLLM")))
     room = {k: float(v) for k, v in workload.prompt_room(scenario, scenario.alpha, gamma, scenario.batch).items()}
     batch, prompts, budget = int(room["batch_per_rank"]), room["prompts_spec"], int(room["budget"])
     tokens = int(np.ceil(batch * (gamma + 1) + prompts))

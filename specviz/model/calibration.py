@@ -49,7 +49,7 @@ from specviz.errors import InputError
 from specviz.i18n import PresetText
 
 from . import architecture, dtypes, roofline, step
-from .memory import MemoryRule
+from .memory import BUDGETS, MemoryRule
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "wider_error", "prior_draws", "calibrate"]
 
@@ -109,7 +109,8 @@ class Engine:
 
 def load_engines(data_dir: Path) -> dict[str, Engine]:
     """Engine presets from ``data_dir/engines.csv`` (a source per row; ``mixture_of`` names the
-    presets above that an unknown engine may be; the name with its translations)."""
+    presets above that an unknown engine may be; ``budget`` the scheduler's defaults,
+    :data:`specviz.model.memory.BUDGETS`; the name with its translations)."""
     with open(Path(data_dir) / "engines.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     triple = lambda row, name: tuple(float(row[k]) for k in (name, f"{name}_low", f"{name}_high"))
@@ -118,7 +119,7 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
         engines[row["id"]] = Engine(row["id"], PresetText.from_row(row, "name"), triple(row, "step_ms"), triple(row, "layer_us"),
                                     triple(row, "token_us"), triple(row, "allreduce_us"), row["source"], row["note"],
                                     tuple(engines[part] for part in row["mixture_of"].split()),
-                                    MemoryRule(float(row["memory_fraction"]), row["memory_reserve"]),
+                                    MemoryRule(float(row["memory_fraction"]), row["memory_reserve"], BUDGETS[row["budget"]]),
                                     PresetText.from_row(row, "memory_source"))
     return engines
 

@@ -17,15 +17,15 @@ attention groups), in GB (10⁹ bytes):
 * A: the activations' peak, which vLLM measures with a forward pass over ``max_num_batched_tokens``
   tokens and a sampler pass over ``max_num_seqs`` rows of logits (``gpu_worker.py``'s
   ``determine_available_memory``): T (h + 3 I / tp) · 2 bytes (the hidden state, and an MLP's
-  gate, up and activated outputs), with I the MLP width a token runs (:func:`_mlp_width`) and T, S
-  vLLM's defaults for the GPU (``arg_utils.py``, 0.33.0: T 16,384 and S 1,024 from
-  160 GiB, 8,192 and 1,024 from 70 GiB but an A100, else 2,048 and 256), plus S · V · 4 bytes of
-  float32 logits;
+  gate, up and activated outputs), with I the MLP width a token runs (:func:`_mlp_width`), plus
+  S · V · 4 bytes of float32 logits; T and S are the engine's own token budget a step and sequence
+  cap for the GPU (:class:`TokenBudget`: vLLM's ``max_num_batched_tokens`` and ``max_num_seqs``,
+  SGLang's ``chunked_prefill_size`` and running requests, TensorRT-LLM's ``max_num_tokens`` and
+  ``max_batch_size``);
 * R: what an engine keeps aside for activations and CUDA graphs instead, so the larger of A and R
   is held. SGLang (``arg_groups/memory_hook.py``, 0.5.23): 512 MiB + 1.5 MiB per token of its
-  chunked prefill (2,048 below 20 GiB, 4,096 below 60, 8,192 below 160, 16,384 above) + tp/8 GiB,
-  at least 10 GiB above 60 GiB (its CUDA graphs' share, which depends on the batch sizes it
-  captures, is left out);
+  chunked prefill (:data:`SGLANG_BUDGET`) + tp/8 GiB, at least 10 GiB above 60 GiB (its CUDA
+  graphs' share, which depends on the batch sizes it captures, is left out);
 * f M: the share of the GPU's memory the engine takes (vLLM's ``gpu_memory_utilization``: 0.92
   from 0.20.0, 0.9 before; SGLang's static fraction covers only weights and caches, so f = 1 with
   its reserve; TensorRT-LLM's ``free_gpu_memory_fraction`` 0.9 of what the weights leave, taken as
@@ -51,47 +51,106 @@ from numpy.typing import ArrayLike
 from . import dtypes, roofline
 from .architecture import Model
 
-__all__ = ["MemoryRule", "VLLM_RULE", "SGLANG_RULE", "TRTLLM_RULE", "engine_defaults", "activations_gb", "memory_terms", "max_batch"]
+__all__ = ["TokenBudget", "VLLM_BUDGET", "SGLANG_BUDGET", "TRTLLM_BUDGET", "BUDGETS", "MemoryRule", "VLLM_RULE",
+           "SGLANG_RULE", "TRTLLM_RULE", "activations_gb", "memory_terms", "max_batch"]
 
 _GIB = 2 ** 30 / 1e9  # GB in a GiB
 
 
 @dataclass(frozen=True)
+class TokenBudget:
+    """How an engine's scheduler fills a step, by default: N tokens a step and S sequences at most,
+    by the GPU's memory.
+
+    ``tiers`` holds (from GiB, N, S), largest first, the first whose memory the GPU reaches applying
+    (the last from 0). ``decodes_share``: the running requests' decode and draft tokens take the
+    budget before the prompts' chunks (vLLM V1 and TensorRT-LLM schedule both in one step), else
+    prefill batches run apart and their chunks have all N. ``split_over_attention_groups``: N is
+    divided over data-parallel attention groups (SGLang), else it holds for each rank. ``engine``
+    and ``flag`` name the engine and its budget's flag in messages.
+    """
+
+    engine: str
+    flag: str
+    tiers: tuple[tuple[float, int, int], ...]
+    decodes_share: bool = True
+    split_over_attention_groups: bool = False
+
+    def limits(self, memory_gb: float) -> tuple[int, int]:
+        """(N, S) on a GPU of ``memory_gb`` (GB, 10⁹ bytes), the server as a whole."""
+        gib = memory_gb / _GIB
+        return next((tokens, seqs) for floor, tokens, seqs in self.tiers if gib >= floor)
+
+    def tokens_per_rank(self, memory_gb: float, attention_groups: int) -> int:
+        """N of each data-parallel rank where ``attention_groups`` data-parallel attention groups
+        share the server (1 for none): divided over them where the engine divides it."""
+        tokens = self.limits(memory_gb)[0]
+        return tokens // attention_groups if self.split_over_attention_groups else tokens
+
+
+VLLM_BUDGET = TokenBudget("vLLM", "--max-num-batched-tokens", ((160, 16_384, 1_024), (70, 8_192, 1_024), (0, 2_048, 256)))
+"""vLLM's OpenAI server (``engine/arg_utils.py``, ``get_batch_defaults``, 0.33.0): 16,384 tokens and
+1,024 sequences from 160 GiB, 8,192 and 1,024 from 70 GiB (an A100 excepted, which specviz does not
+tell apart: its 80 GB take the middle tier; a GB10 too), else 2,048 and 256; per data-parallel rank.
+V1's scheduler (``v1/core/sched/scheduler.py``) schedules the running requests' tokens, draft
+positions included, first and fills the rest with chunks of waiting prompts."""
+SGLANG_BUDGET = TokenBudget("SGLang", "--chunked-prefill-size", ((160, 16_384, 2_048), (60, 8_192, 2_048),
+                                                                  (20, 4_096, 2_048), (0, 2_048, 2_048)),
+                            decodes_share=False, split_over_attention_groups=True)
+"""SGLang 0.5.23 (the wheel's ``srt/arg_groups/memory_hook.py``, ``handle_gpu_memory_settings``, by
+the GPU's memory in MiB): ``chunked_prefill_size`` 2,048 below 20 GiB, 4,096 below 60 (the 20-35 and
+35-60 GiB tiers), 8,192 below 160 (60-90 and 90-160), 16,384 above; the decode CUDA graphs' largest
+batch (``cuda_graph_config.decode.max_bs``) 8, 48 or 32 (160 from tp 4), 256 (512 from tp 4), 512.
+With data-parallel attention it divides the chunk over the groups (``parallel_hook.py``,
+``_handle_data_parallelism``). ``max_running_requests`` unset is each rank's
+min(max(2,048, min(4,096, 512 · cached tokens / context length)), cached tokens / 2)
+(``mem_cache/kv_cache_configurator.py``, ``resolve_max_num_reqs``): S is its floor, 2,048, which a
+cache of 8 or more whole contexts raises; with speculative decoding (EAGLE, EAGLE3, MTP, STANDALONE,
+NGRAM, DFLASH) it is 48 unless set (``arg_groups/speculative_hook.py``, "Max running requests is
+reset to 48 for speculative decoding"), which the commands' ``--max-running-requests`` lifts.
+``enable_mixed_chunk`` is off by default
+(``arg_groups/fields/schedule.py``): a prefill batch runs apart from the decode batch, its chunk
+all prompt tokens (``managers/schedule_policy.py``, ``PrefillAdder``: the chunk loses the running
+requests' tokens only when mixed)."""
+TRTLLM_BUDGET = TokenBudget("TensorRT-LLM", "--max_num_tokens", ((0, 8_192, 2_048),))
+"""TensorRT-LLM's ``trtllm-serve`` (``commands/serve.py``: ``--max_num_tokens`` and
+``--max_batch_size`` default to ``BuildConfig``'s fields, ``builder.py``: 8,192 and 2,048) whatever
+the GPU; each attention-DP rank schedules its own. Its scheduler counts a generation request's
+draft tokens in ``max_num_tokens`` as vLLM's does. Chunked prefill is off by default
+(``TorchLlmArgs.enable_chunked_prefill`` False, the 1.2 documentation), so a prompt is not split:
+left out here, which times it as chunks of the room (read from the repository's stored source and
+documentation; the 1.2.1 wheel is not on PyPI)."""
+BUDGETS = {"vllm": VLLM_BUDGET, "sglang": SGLANG_BUDGET, "trtllm": TRTLLM_BUDGET}
+"""The budgets by the name ``data/engines.csv``'s ``budget`` column gives each engine preset."""
+
+
+@dataclass(frozen=True)
 class MemoryRule:
-    """How an engine divides a GPU's memory: ``fraction`` f of it taken, and ``reserve`` the rule
-    for R, what it keeps aside for activations and CUDA graphs: ``"sglang"`` (SGLang's), or ``""``
-    (none: the activations' peak is measured instead)."""
+    """How an engine divides a GPU's memory: ``fraction`` f of it taken, ``reserve`` the rule for
+    R, what it keeps aside for activations and CUDA graphs: ``"sglang"`` (SGLang's), or ``""``
+    (none: the activations' peak is measured instead), and ``budget``, its scheduler's defaults
+    (:class:`TokenBudget`), which size the activations. SGLang's reserve is sized by SGLang's own
+    chunk (:data:`SGLANG_BUDGET`) whichever budget the rule has: an engine that is not known takes
+    its reserve and vLLM's budget, the strictest of each."""
 
     fraction: float = 0.92
     reserve: str = ""
+    budget: TokenBudget = VLLM_BUDGET
 
     def reserve_gb(self, memory_gb: float, tp: int) -> float:
         """R on a GPU of ``memory_gb`` in a tensor-parallel group of ``tp`` (the module's rule)."""
         if self.reserve != "sglang":
             return 0.0
         gib = memory_gb / _GIB
-        chunk = 2_048 if gib < 20 else 4_096 if gib < 60 else 8_192 if gib < 160 else 16_384
-        mib = 512 + 1.5 * chunk + tp / 8 * 1_024
+        mib = 512 + 1.5 * SGLANG_BUDGET.limits(memory_gb)[0] + tp / 8 * 1_024
         return (max(mib, 10_240.0) if gib > 60 else mib) * 2 ** 20 / 1e9
 
 
 VLLM_RULE = MemoryRule(0.92)
-SGLANG_RULE = MemoryRule(1.0, "sglang")
+SGLANG_RULE = MemoryRule(1.0, "sglang", SGLANG_BUDGET)
 # TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction, 0.9 of what weights and activations
 # leave; taken as 0.9 of the whole, the stricter reading (data/engines.csv's trt-llm row).
-TRTLLM_RULE = MemoryRule(0.9)
-
-
-def engine_defaults(memory_gb: float) -> tuple[int, int]:
-    """vLLM's defaults for a GPU of ``memory_gb``, as (max_num_batched_tokens, max_num_seqs) of its
-    OpenAI server (``engine/arg_utils.py``, 0.33.0): 16,384 and 1,024 from 160 GiB, 8,192 and 1,024
-    from 70 GiB (an A100 excepted, which specviz does not tell apart: its 80 GB take the middle
-    tier), else 2,048 and 256."""
-    if memory_gb >= 160 * _GIB:
-        return 16_384, 1_024
-    if memory_gb >= 70 * _GIB:
-        return 8_192, 1_024
-    return 2_048, 256
+TRTLLM_RULE = MemoryRule(0.9, budget=TRTLLM_BUDGET)
 
 
 def _mlp_width(model: Model) -> float:
@@ -103,12 +162,12 @@ def _mlp_width(model: Model) -> float:
     return per_layer / (3.0 * model.hidden_size)
 
 
-def activations_gb(model: Model, tp: int, memory_gb: float) -> float:
-    """A, the activations' peak per GPU while vLLM profiles: T (h + 3 I / tp) · 2 bytes over its
-    ``max_num_batched_tokens`` T, and S · V · 4 bytes of float32 logits over ``max_num_seqs`` S
-    (:func:`engine_defaults`). Qwen3-32B on 2 H100s: T 8,192, h 5,120, I 25,600: 0.71 GB, and
-    1,024 · 151,936 · 4 = 0.62 GB of logits."""
-    tokens, seqs = engine_defaults(memory_gb)
+def activations_gb(model: Model, tp: int, memory_gb: float, budget: TokenBudget = VLLM_BUDGET) -> float:
+    """A, the activations' peak per GPU: T (h + 3 I / tp) · 2 bytes over the engine's token budget
+    a step T, and S · V · 4 bytes of float32 logits over its sequence cap S
+    (:meth:`TokenBudget.limits`). Qwen3-32B on 2 H100s under vLLM: T 8,192, h 5,120, I 25,600:
+    0.71 GB, and 1,024 · 151,936 · 4 = 0.62 GB of logits."""
+    tokens, seqs = budget.limits(memory_gb)
     return (tokens * (model.hidden_size + 3.0 * _mlp_width(model) / tp) * 2.0 + seqs * model.vocab_size * 4.0) / 1e9
 
 
@@ -131,7 +190,7 @@ def memory_terms(memory_gb: float, target: Model, drafter: Model | None, precisi
         terms[f"weights_{role}"] = 0.0 if model is None else per_gpu(roofline.weights_gb(model, precision, dp))
         terms[f"kv_{role}"] = (np.zeros(np.broadcast_shapes(np.shape(batch), np.shape(context), np.shape(gamma)))
                                if model is None else per_gpu(roofline.cache_gb(model, batch, context, gamma, precision, tp)))
-    terms["workspace"] = max(activations_gb(target, tp, memory_gb), rule.reserve_gb(memory_gb, tp))
+    terms["workspace"] = max(activations_gb(target, tp, memory_gb, rule.budget), rule.reserve_gb(memory_gb, tp))
     terms["need"] = (terms["weights_target"] + terms["weights_draft"] + terms["kv_target"] + terms["kv_draft"]
                      + terms["workspace"])
     terms["usable"], terms["memory"] = rule.fraction * memory_gb, memory_gb
