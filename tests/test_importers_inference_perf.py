@@ -312,6 +312,94 @@ class TestHostile:
         assert error.key == "ingest.record_too_large" and 30_000_000 < error.params["limit"] < 40_000_000
 
 
+class TestTheSummaryAndThePerRequestReportAreOneRun:
+    """inference-perf writes summary_lifecycle_metrics.json and per_request_lifecycle_metrics.json
+    from the same requests: stored once, as the per-request report's run with each request, in
+    either order (each was a run of its own: 2 runs for 1, 4 for the folder's 3)."""
+
+    SUMMARY, PER_REQUEST = "summary_lifecycle_metrics.json", "per_request_lifecycle_metrics.json"
+
+    def imported(self, store: Store, *names: str, folder: str = f"{RUN.name}/") -> list:
+        return [store.import_file(f"{folder}{name}", (RUN / name).read_bytes()) for name in names]
+
+    def test_a_folder_is_a_run_per_stage_and_one_of_all_stages_with_its_requests(self, tmp_path):
+        """As ``specviz ingest`` and the Explorer's folder upload read it: the per-request report
+        first (name order), then the stages, then the summary, which is not stored again."""
+        store = Store(tmp_path / "s.duckdb")
+        chosen = [path for path in importers.folder_files(RUN).files if path.name != "validation.json"]
+        results = [store.import_path(path) for path in chosen]
+        assert [r.status for r in results] == ["imported", "imported", "imported", "skipped"]
+        (notice,) = results[-1].warnings
+        assert notice.key == "warn.summary_repeated" and notice.params["other"] == str(RUN / self.PER_REQUEST)
+        runs = store.runs()
+        assert sorted((json.loads(extra)["stage"] for extra in runs.extra), key=str) == [0, 1, "all"]
+        summary = store.query("SELECT count(*) AS n FROM requests JOIN runs USING (run_id) "
+                              "WHERE runs.extra->>'stage' = 'all'").frame
+        assert summary.n.tolist() == [6]
+        store.close()
+
+    @pytest.mark.parametrize("first, second, key", [(PER_REQUEST, SUMMARY, "warn.summary_repeated"),
+                                                    (SUMMARY, PER_REQUEST, "warn.summary_replaced")])
+    def test_either_order_stores_the_per_request_reports_run_once(self, tmp_path, first, second, key):
+        store = Store(tmp_path / "s.duckdb")
+        _, later = self.imported(store, first, second)
+        assert [(n.key, n.params["other"], n.params["runs"]) for n in later.warnings] == [
+            (key, f"{RUN.name}/{first}", f"{RUN.name} · all stages")]
+        (run,) = store.run_rows(store.runs().run_id)
+        assert run["source_file"] == f"{RUN.name}/{self.PER_REQUEST}" and json.loads(run["extra"])["report"] == "per_request"
+        assert store.imports().source_file.tolist() == [f"{RUN.name}/{self.PER_REQUEST}"]
+        assert store.query("SELECT count(*) AS n FROM requests").frame.n.tolist() == [6]
+        # Hand-checked against summary_lifecycle_metrics.json: successes.count 5, failures.count 1,
+        # benchmark_time_seconds 12.0, request_latency.mean 1.2 s, time_to_first_token.p90 0.15740 s.
+        assert (run["num_requests"], run["failed_requests"], run["duration_s"]) == (5, 1, 12.0)
+        assert round(run["mean_e2el_ms"], 9) == 1200.0 and round(run["p90_ttft_ms"], 4) == 157.4026
+        store.close()
+
+    def test_without_the_folder_in_one_name_still_one_run(self, tmp_path):
+        """The label is the folder the file came from, not the run: uploaded on its own, a file has none."""
+        store = Store(tmp_path / "s.duckdb")
+        self.imported(store, self.SUMMARY)
+        (later,) = self.imported(store, self.PER_REQUEST, folder="")
+        assert [n.key for n in later.warnings] == ["warn.summary_replaced"] and len(store.runs()) == 1
+        store.close()
+
+    @pytest.mark.parametrize("name, requests", [(SUMMARY, 0), (PER_REQUEST, 6)])
+    def test_a_file_alone_is_its_run(self, tmp_path, name, requests):
+        store = Store(tmp_path / "s.duckdb")
+        (result,) = self.imported(store, name)
+        assert (result.status, result.runs, result.requests, result.warnings) == ("imported", 1, requests, [])
+        store.close()
+
+    def test_once_the_per_request_report_is_removed_the_summary_is_stored_again(self, tmp_path):
+        store = Store(tmp_path / "s.duckdb")
+        _, per_request = self.imported(store, self.SUMMARY, self.PER_REQUEST)
+        assert store.remove_import(per_request.content_hash) == 1 and store.runs().empty
+        (summary,) = self.imported(store, self.SUMMARY)
+        assert (summary.status, summary.runs, summary.warnings) == ("imported", 1, [])
+        store.close()
+
+    def test_a_summary_of_other_requests_stays_a_run_of_its_own(self, tmp_path):
+        """One request fewer: the count and the span differ from the per-request report's."""
+        doc = json.loads((RUN / self.SUMMARY).read_text())
+        doc["successes"]["count"] = 4
+        store = Store(tmp_path / "s.duckdb")
+        self.imported(store, self.PER_REQUEST)
+        result = store.import_file(f"{RUN.name}/{self.SUMMARY}", json.dumps(doc).encode())
+        assert (result.status, result.warnings) == ("imported", []) and len(store.runs()) == 2
+        store.close()
+
+    def test_a_stage_is_never_the_run_of_all_stages(self, tmp_path):
+        """A run of one stage: the stage report is of the same requests as the summary, yet a run at
+        its rate (the stages' line), not the per-request report's run."""
+        doc = json.loads((RUN / "stage_1_lifecycle_metrics.json").read_text())
+        records = json.loads((RUN / self.PER_REQUEST).read_text())[4:]
+        store = Store(tmp_path / "s.duckdb")
+        store.import_file("one/per_request_lifecycle_metrics.json", json.dumps(records).encode())
+        result = store.import_file("one/stage_0_lifecycle_metrics.json", json.dumps(doc).encode())
+        assert (result.status, result.warnings) == ("imported", []) and len(store.runs()) == 2
+        store.close()
+
+
 class TestPrometheusReport:
     """tests/fixtures/inference_perf_stage_0_prometheus_metrics.json: the shape of v0.5.0's
     ``summarize_prometheus_metrics``, its figures made up."""

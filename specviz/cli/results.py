@@ -127,7 +127,8 @@ def _remove(args: argparse.Namespace) -> tuple[str, int]:
 _INGEST_DOC = """\
 Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
 summary.json first, then each run=N.json skipped as already stored from it, or an error where its
-figures differ; an inference-perf folder's stages once each; an AIPerf sweep's cells once each).
+figures differ; an inference-perf folder's stages once each, and its summary stored once, as the
+run of its per-request report; an AIPerf sweep's cells once each).
 JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already stored, or a
 folder's file that holds no run of its own or whose runs another file beside it holds, each with
 why) and `errors`, each with its reason; exit 2 if any file failed, the others still imported.

@@ -26,7 +26,10 @@
     computes the summary's (numpy's linear percentiles; ITL over every gap, not over each
     request's mean). It is not split into the stages' runs: no request records its stage (the
     writer drops ``stage_id``), the stage reports record no times to match the requests' against,
-    and a file is read on its own, without the stage files beside it.
+    and a file is read on its own, without the stage files beside it. In the store, it and the
+    summary, which inference-perf computes from the same requests, are one run: the summary after
+    it is not stored, and it replaces a summary stored before it
+    (:func:`specviz.results.store.imports._same_requests`).
 
     The file is read by DuckDB (:attr:`~Source.reader_path`), never decoded by Python's json
     (a run of 1M requests writes about 1.2 GB): a file whose head shows the array and the first

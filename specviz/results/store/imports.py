@@ -5,6 +5,7 @@ sandbox (:mod:`specviz.results.sandbox`)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import threading
@@ -128,6 +129,19 @@ _FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "s
                                                      "content_hash", "extra", "synthetic_acceptance"))
 
 
+def _figures_agree(stored: dict[str, Any], run: dict[str, Any], rounding: bool = False) -> bool:
+    """Whether a stored run and a parsed one have the same figures: the same value in every run
+    column (:data:`_FIGURES`), the same record twice; or, with ``rounding``, every number that both
+    set equal to within rounding (the relative 1e-9 of a sum taken in another order), two reports
+    computed from the same requests, where the label (the folder a file was uploaded from) and
+    what only one report gives (the per-request report's p99) may differ."""
+    if not rounding:
+        return all(stored.get(column) == run.get(column) for column in _FIGURES)
+    shared = [column for column in _FIGURES if isinstance(stored.get(column), (int, float))
+              and isinstance(run.get(column), (int, float))]
+    return all(math.isclose(stored[column], run[column], rel_tol=1e-9) for column in shared)
+
+
 def _first_difference(stored: dict[str, Any], run: dict[str, Any]) -> tuple[str, Any, Any] | None:
     """The first field in which two copies of a sweep run differ, with its stored and its new value:
     a canonical column, else a key of ``extra`` (but the swept settings of the folder name, which
@@ -217,7 +231,7 @@ def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     repeated: dict[int, tuple[str, str]] = {}
     for stored in matches:
         run = parsed.runs[stored["run_index"]]
-        if all(stored.get(column) == run.get(column) for column in _FIGURES):
+        if _figures_agree(stored, run):
             repeated.setdefault(stored["run_index"], (stored["source_file"], json.loads(run["extra"])["benchmark_id"]))
     return repeated
 
@@ -246,9 +260,65 @@ def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     repeated: dict[int, tuple[str, str]] = {}
     for stored in matches:
         index = stored["run_index"]
-        if all(stored.get(column) == parsed.runs[index].get(column) for column in _FIGURES):
+        if _figures_agree(stored, parsed.runs[index]):
             repeated.setdefault(index, (stored["source_file"], str(index + 1)))
     return repeated
+
+
+# What inference-perf's summarize_requests writes of every run's requests, which a report of the
+# same requests must give too: the successes, the failures and the span from first start to last end.
+_REQUEST_FIGURES = ("num_requests", "failed_requests", "duration_s")
+
+
+def _same_requests(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> list[dict[str, Any]]:
+    """The stored runs that are inference-perf's other report of the same requests as a run of a
+    parsed file: its per-request report (``per_request_lifecycle_metrics.json``) of a summary
+    (``summary_lifecycle_metrics.json``), or the summary of a per-request report; as
+    :func:`_stored_matches` gives them.
+
+    inference-perf writes both from one list, every request of the run's stages
+    (``ReportGenerator.generate_reports`` in ``inference_perf/reportgen/base.py``, 0.5.0 and 7de5ef2e of 2026):
+    the summary is ``summarize_requests`` of it, the per-request report its records, one each; the
+    stage reports are of a stage's requests alone. No request carries an id of its run, nor does
+    the summary, so the two are one run where they agree in what ``summarize_requests`` writes of
+    the list and the importer computes again from the records (:data:`_REQUEST_FIGURES`, the
+    throughputs, the mean, median and p90 of each latency), to within rounding. The server's
+    Prometheus report is of other figures, and stays a run of its own. Each file of these reports
+    is one run, so the run is its whole import.
+    """
+    matches = _stored_matches(cur, parsed, """
+        r.source_format = 'inference-perf' AND (r.extra->>'stage') = 'all' AND (i.extra->>'stage') = 'all'
+        AND coalesce(r.extra->>'report', 'summary') IN ('summary', 'per_request')
+        AND coalesce(i.extra->>'report', 'summary') IN ('summary', 'per_request')
+        AND coalesce(r.extra->>'report', 'summary') <> coalesce(i.extra->>'report', 'summary')""")
+    return [stored for stored in matches
+            if all(stored.get(column) is not None and parsed.runs[stored["run_index"]].get(column) is not None
+                   for column in _REQUEST_FIGURES)
+            and _figures_agree(stored, parsed.runs[stored["run_index"]], rounding=True)]
+
+
+def _per_request(run: Mapping[str, Any]) -> bool:
+    """Whether a run, stored or parsed, is inference-perf's per-request report's."""
+    return json.loads(run["extra"]).get("report") == "per_request"
+
+
+def _summary_repeats(cur: duckdb.DuckDBPyConnection, name: str,
+                     parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """The run of an inference-perf summary already stored from the per-request report of the same
+    requests (:func:`_same_requests`): index → (that file's name, the run's label). That run has
+    the summary's figures, computed from the requests as inference-perf computes them, and each
+    request; the summary is not stored again."""
+    return {stored["run_index"]: (stored["source_file"], stored["label"]) for stored in _same_requests(cur, parsed)
+            if not _per_request(parsed.runs[stored["run_index"]])}
+
+
+def _replaced_summaries(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
+    """The stored inference-perf summaries of the same requests as a parsed per-request report
+    (:func:`_same_requests`): their content hash → (file name, the run's label). The per-request
+    report's run has the summary's figures and each request, which the summary's run lacks: it
+    takes the summary's place, so that the run is the same whichever file came first."""
+    return {stored["content_hash"]: (stored["source_file"], stored["label"]) for stored in _same_requests(cur, parsed)
+            if _per_request(parsed.runs[stored["run_index"]])}
 
 
 # The formats one of whose runs another file may hold too: how the repeats are found, and the notice
@@ -256,7 +326,11 @@ def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
 _REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
             "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
             "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
-            "specforge-bench": ((_appended_repeats, "warn.run_appended"),)}
+            "specforge-bench": ((_appended_repeats, "warn.run_appended"),),
+            "inference-perf": ((_summary_repeats, "warn.summary_repeated"),)}
+# The formats whose file may hold another stored file's run and more of it (its requests): how the
+# stored files are found, whose imports the new file's run replaces, and the notice that names them.
+_REPLACES = {"inference-perf": (_replaced_summaries, "warn.summary_replaced")}
 
 
 def _repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notice]:
@@ -351,7 +425,12 @@ class RunsAndImports(Connections):
             stored from another file (the same ``benchmark_id`` and figures; :func:`_aiperf_repeats`)
             is passed over the same way, and so is a run of a vLLM, SGLang or SpecForge file of
             several runs that is the same record as a stored one (a file that its tool appended
-            more runs to, imported again; :func:`_appended_repeats`).
+            more runs to, imported again; :func:`_appended_repeats`), and an inference-perf summary
+            whose run is stored from the per-request report of the same requests
+            (:func:`_summary_repeats`). The other way round, a per-request report imported after
+            its summary replaces the summary's import, whose run it holds with each request
+            (:func:`_replaced_summaries`), with a warning naming it: either way the run is stored
+            once, from the per-request report.
 
         Raises
         ------
@@ -403,6 +482,11 @@ class RunsAndImports(Connections):
                             return ImportResult(name, "skipped", fmt, warnings=notices,
                                                 message="already imported from " + ", ".join(
                                                     sorted({other for other, _ in repeated.values()})))
+                        if fmt in _REPLACES:
+                            find, notice = _REPLACES[fmt]
+                            for replaced, (other, run_name) in find(cur, parsed).items():
+                                _delete_import(cur, replaced)
+                                notices.append(Notice(notice, other=other, runs=run_name))
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
                                                                        repeated.keys())
                         warnings = [*warnings, *notices]
