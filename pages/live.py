@@ -175,6 +175,43 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
     return sidebar
 
 
+def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario, figures: dict, dp_engines: int) -> None:
+    """The step model's verdict at the live batch (:func:`specviz.live.windows.paying_now`), or why it
+    gives none: the figures the window lacks, or a batch the sidebar's setup does not hold (said
+    instead of a speedup, with the captions about the batch)."""
+    if isinstance(verdict, Notice) and verdict.key == "live.no_verdict":  # the figures by their labels
+        needs = [t(VERDICT_NEEDS[name], lang) for name in verdict.params["figures"].split(", ")]
+        st.info(md(verdict.key, lang, figures=", ".join(needs)))
+        return
+    if isinstance(verdict, Notice):
+        st.warning(message(verdict, lang))
+        batch = verdict.params["batch"]
+    else:
+        key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
+        stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \
+            t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
+        st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
+                       speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
+                       gpu=served.gpu.name, target=served.target.name))
+        batch = verdict.batch
+    if (servers := windows.server_count(figures)) > 1:  # a fleet's sum is no server's batch
+        st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=servers, batch=batch))
+    if dp_engines > 1 and dp_engines != served.dp:  # each engine decodes its own share of the batch
+        st.caption(t("live.other_dp", lang, engines=dp_engines, running=figures["running_requests"], dp=served.dp))
+    if isinstance(verdict, Notice):
+        return
+    engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
+    runs_on = figures.get("engine")
+    if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
+        st.caption(t("live.other_engine", lang, server=in_language(engines[runs_on].name, lang),
+                     engine=in_language(served.engine.name, lang)))
+    if not pd.isna(figures.get("draft_overhead")):
+        gap = windows.draft_share_gap(figures["draft_overhead"], verdict.draft_share)
+        st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"],
+                       modelled=verdict.draft_share, batch=verdict.batch) + " " + md(
+            f"live.draft_share.{gap}", lang, speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
+
+
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
                  conditional: list | None, model_name: str, dp_engines: int = 1) -> None:
     """One model's latest window: the headline figures (why any is absent, each reason once with the
@@ -201,32 +238,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
-    if isinstance(verdict, Notice):  # the figures it lacks by their labels, not their fields' names
-        needs = [t(VERDICT_NEEDS[name], lang) for name in verdict.params["figures"].split(", ")]
-        st.info(md(verdict.key, lang, figures=", ".join(needs)))
-    elif verdict is not None:
-        key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
-        stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \
-            t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
-        st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
-                       speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
-                       gpu=served.gpu.name, target=served.target.name))
-        if verdict.servers > 1:  # a fleet's sum is no server's batch
-            st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=verdict.servers,
-                         batch=verdict.batch))
-        if dp_engines > 1 and dp_engines != served.dp:  # each engine decodes its own share of the batch
-            st.caption(t("live.other_dp", lang, engines=dp_engines, running=figures["running_requests"], dp=served.dp))
-        engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
-        runs_on = figures.get("engine")
-        if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
-            st.caption(t("live.other_engine", lang, server=in_language(engines[runs_on].name, lang),
-                         engine=in_language(served.engine.name, lang)))
-        if not pd.isna(figures.get("draft_overhead")):
-            gap = windows.draft_share_gap(figures["draft_overhead"], verdict.draft_share)
-            st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"],
-                           modelled=verdict.draft_share, batch=verdict.batch) + " " + md(
-                f"live.draft_share.{gap}", lang,
-                speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
+    if verdict is not None:
+        show_verdict(verdict, served, figures, dp_engines)
     if acceptance:
         altair_chart(charts.per_position(acceptance, conditional or [], lang))
     if conditional and None not in conditional:
@@ -235,10 +248,15 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                  "gamma": str(len(conditional))}
         if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean
             shown["alpha"] = f"{figures['alpha_iid']:.2f}"
-        if (batch := windows.server_batch(figures)) is not None:  # one server's, as the verdict's
-            shown["batch"] = str(max(1, int(batch)))
+        if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
+            shown["batch"] = str(max(1, round(batch)))
+        if served is not None:  # the verdict's context, so that the calculator checks the same memory
+            shown["context"] = str(served.context)
+        # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
+        no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",
-                     query_params=shown, help=t("live.to_latency_help", lang))
+                     query_params=shown, help=t("live.to_latency_no_fit_help", lang, **verdict.params) if no_fit
+                     else t("live.to_latency_help", lang))
 
 
 def show_replicas(table: pd.DataFrame) -> None:

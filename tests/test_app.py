@@ -1894,6 +1894,26 @@ class TestLivePage:
             assert any("only as gauges over its last logging interval" in c.value and "not counted over this window"
                        in c.value for c in at.caption)
 
+    def test_a_batch_the_sidebar_s_setup_does_not_hold_gets_no_speedup(self):
+        """TensorRT-LLM's fixture window runs 30 requests at γ 3; the sidebar's Qwen3-32B with its 0.6B
+        draft on one H100 holds 12 at context 1,024 (the calculator's memory): the page says so
+        instead of a speedup, and the link to the calculator says the batch does not fit there."""
+        prom = ROOT / "tests" / "fixtures" / "prom"
+        scrapes = [(prom / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
+        with metrics_server(lambda n: scrapes[min(n, 2) - 1]) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.sidebar.selectbox(key="tp").set_value("1").run()
+            at.toggle(key="live_on").set_value(True).run()
+            at.toggle(key="live_on").set_value(False)  # no third scrape: the same window stays
+            same_model(at).check().run()
+            assert not at.exception and metric(at, "Running requests") == "30"
+            [said] = [w.value for w in at.warning if w.value.startswith("**No verdict at 30 running requests:**")]
+            assert "(1 × NVIDIA H100 SXM, KV cache in BF16, context 1,024) holds at most 12 with its draft" in said
+            assert not [m for m in at.markdown if "running request" in m.value]  # no Paying, Losing or Not settled
+            link = at.get("page_link")[0].proto
+            assert urllib.parse.parse_qs(link.query_string)["batch"] == ["30"]
+            assert "at the running batch, 30, which the sidebar's setup does not hold (at most 12" in link.help
+
 
 @contextmanager
 def metrics_server(body: Callable[[int], str]) -> Iterator[str]:

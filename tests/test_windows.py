@@ -75,6 +75,21 @@ class TestPayingNow:
         assert live.server_batch({"running_requests": 40.0, "servers": float("nan")}) == 40.0  # no count: as summed
         assert live.server_batch({"running_requests": None, "servers": 2.0}) is None
 
+    def test_a_batch_the_sidebar_s_setup_does_not_hold_gets_no_speedup(self):
+        """The calculator's memory at context 4k: the seed's pair (Qwen3-32B, its 0.6B draft, 2 H100s,
+        BF16) holds 50 sequences with the draft (README). 51 running requests, or a fleet's 102 over
+        2 servers, are a batch the sidebar says does not fit: no speedup (the step model would give
+        one), but how many it holds, at which setup."""
+        state = window()
+        chosen = make_scenario(context="4096")
+        assert isinstance(live.paying_now(chosen, {**vars(state), "running_requests": 50.0}, 1024), live.PayingNow)
+        expected = Notice("live.no_fit", batch=51, most=50, gpus=2, gpu="NVIDIA H100 SXM", kv="BF16", context=4096)
+        assert live.paying_now(chosen, {**vars(state), "running_requests": 51.0}, 1024) == expected
+        assert live.paying_now(chosen, {**vars(state), "running_requests": 102.0, "servers": 2.0}, 1024) == expected
+        said = str(expected)
+        assert said.startswith("**No verdict at 51 running requests:**") and "holds at most 50 with its draft" in said
+        assert "2 × NVIDIA H100 SXM, KV cache in BF16, context 4,096" in said and "shorter than 4,096 tokens" in said
+
     def test_a_window_without_what_it_needs_says_which(self):
         state = window()
         bare = {**vars(state), "running_requests": None, "alpha_iid": float("nan")}

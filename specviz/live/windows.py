@@ -23,7 +23,7 @@ from specviz.live import exposition
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "server_batch", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
@@ -77,7 +77,7 @@ class PayingNow:
     servers: int = 1
 
 
-def _servers(figures: Mapping[str, Any]) -> int:
+def server_count(figures: Mapping[str, Any]) -> int:
     """The servers a window's running requests sum over: its ``servers`` where that is a count
     above 1, else 1."""
     servers = figures.get("servers")
@@ -97,7 +97,7 @@ def server_batch(figures: Mapping[str, Any]) -> float | None:
     running = figures.get("running_requests")
     if running is None or not math.isfinite(running):
         return None
-    return running / _servers(figures)
+    return running / server_count(figures)
 
 
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
@@ -113,10 +113,18 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     requests into each server's batch (:func:`server_batch`). The scenario's context is kept: the
     metrics do not say how long the running requests' contexts are.
 
+    A batch larger than the scenario holds with its draft at that context and γ
+    (:meth:`specviz.scenario.Scenario.max_batch`) gets no speedup, as the calculator gives none
+    (:func:`specviz.calculator.memory_fit`): the server runs it, so it has more memory per request
+    than the sidebar says (more GPUs, an FP8 KV cache, or requests shorter than the scenario's
+    context), and a speedup at the sidebar's setup would be for a server that cannot run this batch.
+
     Returns
     -------
-    PayingNow, or a Notice (``live.no_verdict``) naming the figure the window lacks (the engine does
-    not export it, or nothing ran in the window).
+    PayingNow, or a Notice: ``live.no_verdict`` naming the figure the window lacks (the engine does
+    not export it, or nothing ran in the window); ``live.no_fit`` with the live ``batch``, the
+    ``most`` the scenario holds with its draft, and the setup that holds it (``gpus``, ``gpu``,
+    ``kv`` the KV cache's format, ``context``).
     """
     needed = ("alpha_iid", "num_speculative_tokens", "running_requests")
     missing = [name for name in needed if figures.get(name) is None or not math.isfinite(figures[name])]
@@ -125,6 +133,9 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     batch = max(1, int(round(server_batch(figures))))
     gamma = max(1, int(round(figures["num_speculative_tokens"])))
     live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch)
+    if batch > (most := live.max_batch()):
+        return Notice("live.no_fit", batch=batch, most=most, gpus=live.tp * live.dp, gpu=live.gpu.name,
+                      kv=live.precision.kv.upper(), context=live.context)
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
     low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
     _, crossings = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
@@ -132,7 +143,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
                      float(np.asarray(high)), calculator.loses_from(crossings, live.alpha),
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
-                     float(here["verify_cost"]), _servers(figures))
+                     float(here["verify_cost"]), server_count(figures))
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
@@ -176,7 +187,7 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
     """
     rows = windows.dropna(subset=list(CALIBRATION_FIGURES))
     if "servers" in rows:  # a fleet's sums: each server's batch and tokens/s
-        servers = rows["servers"].map(lambda n: _servers({"servers": n}))
+        servers = rows["servers"].map(lambda n: server_count({"servers": n}))
         rows = rows.assign(running_requests=rows["running_requests"] / servers,
                            generation_throughput=rows["generation_throughput"] / servers)
     rows = rows[(rows["running_requests"] >= 1) & (rows["generation_throughput"] > 0)]
