@@ -105,6 +105,8 @@ if not recording:
 # This session's latest scrape and window per source, and (without recording) its windows.
 last: dict[str, exposition.Snapshot] = st.session_state.setdefault("live_last", {})
 latest: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
+# When each source's latest window ended (its scrape's time): said over its figures once scrapes fail.
+latest_end: dict[str, float] = st.session_state.setdefault("live_latest_end", {})
 kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
 # This session's latest window per source with the summed replicas kept apart (empty: nothing summed).
 apart: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
@@ -129,6 +131,7 @@ def scrape_once() -> bool:
     last[source] = snapshot
     if states is not None:
         latest[source] = states
+        latest_end[source] = snapshot.time
         apart[source] = replicas
     if states is not None and not recording:
         rows = kept.setdefault(source, [])
@@ -295,12 +298,15 @@ def show_over_time(over_time: pd.DataFrame) -> None:
 @fragment(run_every=every if polling else None)
 def panel() -> None:
     """Scrape (when polling), then draw the latest window and the figures over time."""
-    if (polling or source not in last) and not scrape_once() and source not in latest:
+    failed = (polling or source not in last) and not scrape_once()
+    if failed and source not in latest:
         return  # the error says what is wrong: waiting for a scrape that failed would mislead
     if source not in latest:
         st.info(t("live.waiting_polling", lang, seconds=every) if polling
                 else t("live.waiting", lang, poll=t("live.poll", lang)))
         return
+    if failed:  # the error above is of now; the figures below are of the latest window there is
+        st.warning(message(windows.stale_window(latest_end[source], time.time()), lang))
     for state in latest[source]:
         st.subheader(escape_markdown(state.model_name) or t("live.no_model_name", lang))
         own = [r for r in apart.get(source, []) if (r.engine, r.model_name) == (state.engine, state.model_name)]
@@ -341,6 +347,9 @@ def fleet_panel() -> None:
     for model, rows in flat.groupby("model", sort=True):
         now = rows.iloc[-1].to_dict()
         st.subheader(escape_markdown(model) or t("live.no_model_name", lang))
+        # A server that stopped reporting leaves its model's latest point behind the others'.
+        if (late := windows.late_point(now["time_end"].timestamp(), frame.attrs["end"], step_s)) is not None:
+            st.warning(message(late, lang))
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
                      *prometheus.per_position(now), model)
         if by:

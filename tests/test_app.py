@@ -1914,6 +1914,26 @@ class TestLivePage:
             assert urllib.parse.parse_qs(link.query_string)["batch"] == ["30"]
             assert "at the running batch, 30, which the sidebar's setup does not hold (at most 12" in link.help
 
+    def test_a_window_shown_after_failed_scrapes_says_how_old_it_is(self):
+        """TensorRT-LLM's fixture window, then scrapes that fail: the error, and over the figures the
+        window's end and its age, not the figures as if current."""
+        prom = ROOT / "tests" / "fixtures" / "prom"
+        scrapes = [(prom / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
+        with metrics_server(lambda n: scrapes[n - 1] if n <= 2 else "not exposition {") as url:
+            at = live_app(live_source="url", live_url=url)
+            began = time.time()
+            at.toggle(key="live_on").set_value(True).run()
+            assert metric(at, "Running requests") == "30" and not at.error
+            assert not [w for w in at.warning if w.value.startswith("Figures of the window ending ")]
+            ended = time.time()
+            time.sleep(1.1)
+            at.run()  # the third scrape fails
+            assert at.error and metric(at, "Running requests") == "30"  # the last window's figures stay
+            [said] = [w.value.replace("\\", "") for w in at.warning if w.value.startswith("Figures of the window ending ")]
+            clock = said.removeprefix("Figures of the window ending ").split(" UTC")[0]  # the second scrape's
+            assert clock in {time.strftime("%H:%M:%S", time.gmtime(s)) for s in range(int(began), int(ended) + 1)}
+            assert int(said.split(", ")[1].split(" s ago")[0]) >= 1 and "the latest scrapes failed" in said
+
 
 @contextmanager
 def metrics_server(body: Callable[[int], str]) -> Iterator[str]:

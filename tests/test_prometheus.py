@@ -696,6 +696,41 @@ class TestFiguresFromAnswers:
         assert math.isnan(m["draft_overhead"])
         assert frame.attrs["absent"]["trt-llm/m"]["draft_overhead"].key == "prom.absent.gauges_disagree"
 
+    def stopped_route(self, path: str, query: str) -> dict:
+        """Two models over ten 60 s steps to AT: "a" at every step, "b" until its server stopped,
+        five steps before the end."""
+        ok = lambda data: {"status": "success", "data": data}
+        if path.endswith("/label/__name__/values"):
+            return ok(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+                       "vllm:spec_decode_num_accepted_tokens_total"])
+        counts = {"drafts": "100", "draft_tokens": "300", "accepted_tokens": "200"}
+        name = next((n for n in counts if f"vllm:spec_decode_num_{n}_total[" in query), None)
+        if name is None or not query.startswith("sum by (model_name) (increase("):
+            return ok({"resultType": "matrix", "result": []})
+        times = {"a": range(0, 11), "b": range(0, 6)}  # steps before the end, counted back from 10
+        return ok({"resultType": "matrix", "result": [
+            {"metric": {"model_name": model}, "values": [[self.AT - 600 + 60 * i, counts[name]] for i in steps]}
+            for model, steps in times.items()]})
+
+    def test_a_model_whose_server_stopped_is_said_to_be_late(self):
+        """The range's end travels with the frame: "b"'s latest point is 300 s (five steps) before it,
+        "a"'s at it; only "b"'s figures are said to be old."""
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
+        server.route = self.stopped_route
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        try:
+            frame = prometheus.query_figures(f"http://127.0.0.1:{server.server_address[1]}", "10m", "60s",
+                                             end=self.AT)
+        finally:
+            server.shutdown()
+            server.server_close()
+        from specviz.live import windows
+        assert frame.attrs["end"] == self.AT
+        latest = frame.reset_index().groupby("model_name")["time"].max()
+        assert windows.late_point(latest["a"].timestamp(), frame.attrs["end"], 60.0) is None
+        late = windows.late_point(latest["b"].timestamp(), frame.attrs["end"], 60.0)
+        assert late is not None and late.params["seconds"] == 300
+
 
 @pytest.mark.prometheus
 class TestLivePage:

@@ -182,3 +182,23 @@ class TestReplicaTable:
         table = live.replica_table(records, ("instance",))
         assert list(table.replica) == ["instance=a:8000", "instance=b:8000"]
         assert np.isnan(table.acceptance_rate[0]) and table.acceptance_rate[1] == 0.5
+
+
+class TestAge:
+    """How old the figures a page heads with are, once newer ones stop coming."""
+
+    def test_a_window_shown_after_failed_scrapes_says_when_it_ended(self):
+        # 1,700,000,000 s is 2023-11-14 22:13:20 UTC; 35.2 s later is 35 s ago.
+        said = live.stale_window(1_700_000_000.4, 1_700_000_035.6)
+        assert said == Notice("live.stale_window", end="22:13:20 UTC", seconds=35)
+        assert str(said).startswith("Figures of the window ending 22:13:20 UTC, 35 s ago: the latest scrapes failed")
+        assert live.stale_window(1_700_000_000.0, 1_699_999_999.0).params["seconds"] == 0  # never "−1 s ago"
+
+    def test_a_model_s_point_is_late_past_two_steps_before_the_range_s_end(self):
+        """Steps of 60 s ending at 22:20:00 UTC: a point at 22:18:00 is two steps behind (a server whose
+        latest scrape is not yet in a window), one at 22:17:00 is three, 180 s old."""
+        end = 1_700_000_400.0  # 22:20:00 UTC
+        assert live.late_point(end, end, 60.0) is None and live.late_point(end - 120.0, end, 60.0) is None
+        late = live.late_point(end - 180.0, end, 60.0)
+        assert late == Notice("live.late_point", time="22:17:00 UTC", end="22:20:00 UTC", seconds=180)
+        assert str(late).startswith("Figures of the point at 22:17:00 UTC, 180 s before the range's end (22:20:00 UTC)")

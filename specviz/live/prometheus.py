@@ -546,6 +546,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     frame.attrs["absent"] = {"/".join(k): v for k, v in absent.items()}
     frame.attrs["queries"] = [promql for *_, promql in queries]
     frame.attrs["source"] = source
+    frame.attrs["end"] = end
     return frame
 
 
@@ -679,7 +680,9 @@ def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | floa
         :func:`specviz.live.windows.server_batch`) and ``per_position_acceptance_<i>``,
         ``per_position_conditional_<i>``; NaN where a figure is absent. ``attrs`` holds
         ``notices`` (Notices), ``absent`` ("engine/model[/by...]" → {figure: Notice}, at the last
-        point), ``queries`` (the PromQL) and ``source``.
+        point), ``queries`` (the PromQL), ``source`` and ``end`` (Unix seconds of the range's last
+        point: a model whose latest point is far behind it has stopped reporting,
+        :func:`specviz.live.windows.late_point`).
 
     Raises
     ------

@@ -10,6 +10,7 @@ would stop paying at the acceptance measured.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -24,10 +25,13 @@ from specviz.model import calibration
 from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
-           "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table"]
+           "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
+           "LATE_STEPS"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
+# Steps a Prometheus model's latest point may lag the range's end before its figures are said to be old.
+LATE_STEPS = 2
 # The figures that set replicas apart: acceptance (a replica serving other traffic), load and memory.
 REPLICA_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
                    "running_requests", "kv_cache_usage")
@@ -235,3 +239,34 @@ def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> p
                          columns=["model", "replica", *REPLICA_FIGURES])
     table[list(REPLICA_FIGURES)] = table[list(REPLICA_FIGURES)].astype(float)
     return table.sort_values(["model", "replica"], ignore_index=True)
+
+
+def _clock(seconds: float) -> str:
+    """A moment as the page says it: the time of day in UTC, to the second (``04:12:05 UTC``)."""
+    return time.strftime("%H:%M:%S UTC", time.gmtime(seconds))
+
+
+def stale_window(end_s: float, now_s: float) -> Notice:
+    """What to say over a server's latest window when the scrapes since it failed: the page keeps
+    showing that window's figures and verdict, which are then of the time the window ended, not of
+    now. ``live.stale_window`` with ``end`` (its end, :func:`_clock`) and ``seconds`` since
+    (whole seconds, at least 0: the scrape's time and now come from the same clock)."""
+    return Notice("live.stale_window", end=_clock(end_s), seconds=max(0, round(now_s - end_s)))
+
+
+def late_point(point_s: float, end_s: float, step_s: float) -> Notice | None:
+    """Whether a Prometheus model's latest point is too old to head the page as current, and what
+    to say: ``live.late_point`` with the point's time, the range's end and the ``seconds`` between,
+    where they are more than :data:`LATE_STEPS` steps apart; else None.
+
+    The range ends at now rounded down to the step (:func:`specviz.live.prometheus.query_figures`),
+    and a point needs two samples of a counter inside its window (a step long), so a server that
+    Prometheus scrapes steadily has a point at the end or one step before it (its latest scrape not
+    yet in the window). Two steps behind, its servers have stopped reporting for a whole window or
+    more (or are scraped less often than a window, which the fleet's note already asks to avoid),
+    while other models' points are current.
+    """
+    lag = end_s - point_s
+    if lag <= LATE_STEPS * step_s:
+        return None
+    return Notice("live.late_point", time=_clock(point_s), end=_clock(end_s), seconds=round(lag))
