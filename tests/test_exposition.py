@@ -2,6 +2,7 @@
 windows and restarts, and generated text that must never raise anything but a SpecvizError."""
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -398,6 +399,52 @@ class TestSpecDecodeStates:
         assert (state.drafts, state.accepted_tokens, state.generation_tokens) == (40, 60, 300)
         assert state.generation_throughput == pytest.approx(30.0)
         assert any(n.key == "prom.notice.counter_reset" for n in state.notices)
+
+    def test_a_restart_whose_counters_climbed_past_the_old_values_counts_from_zero(self):
+        """vLLM 0.25.1's real scrape (drafts 48, draft tokens 144, accepted 144, 48 a position,
+        generation 192, process_start_time_seconds 1787495985.34), then the same server restarted at
+        1787496600 that served more before the next scrape: drafts 60, draft tokens 180, accepted
+        150 (50 a position), generation 250, each above its old value. The window is the new
+        counts (acceptance length 1 + 150/60 = 3.5, rate 150/180), not the new less the old
+        (1 + 6/12 = 1.5)."""
+        before = sample("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt")
+        after = before.replace("process_start_time_seconds 1.78749598534e+09", "process_start_time_seconds 1.7874966e+09")
+        for old, new in (("spec_decode_num_drafts_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 48.0", "60.0"),
+                         ("spec_decode_num_draft_tokens_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 144.0", "180.0"),
+                         ("spec_decode_num_accepted_tokens_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 144.0", "150.0"),
+                         ("generation_tokens_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 192.0", "250.0")):
+            assert old in after
+            after = after.replace(old, old.rsplit(" ", 1)[0] + " " + new)
+        after = re.sub(r'(per_pos_total\{[^}]*\}) 48\.0', r"\1 50.0", after)
+        state = one(after, previous=(before, 100.0), time=110.0)
+        assert (state.drafts, state.draft_tokens, state.accepted_tokens, state.generation_tokens) == (60, 180, 150, 250)
+        assert state.acceptance_length == 3.5 and state.acceptance_rate == pytest.approx(150 / 180)
+        assert state.per_position_acceptance == pytest.approx([50 / 60] * 3)
+        assert state.counter_reset and any(n.key == "prom.notice.counter_reset" for n in state.notices)
+        # The same counters without the start time's change: the window of an unbroken server.
+        same = one(after.replace("1.7874966e+09", "1.78749598534e+09"), previous=(before, 100.0), time=110.0)
+        assert (same.drafts, same.accepted_tokens, same.acceptance_length) == (12, 6, 1.5) and not same.counter_reset
+
+    def test_a_process_s_restart_counts_only_the_series_that_carry_its_labels(self):
+        """Two servers in one scrape, told apart by instance, each with its start time: only the
+        restarted one's counters count from zero (a: 1500 − 0; b: 1500 − 1000)."""
+        def scrape(counts: dict[str, int], started: dict[str, float]) -> str:
+            lines = ["# TYPE process_start_time_seconds gauge"]
+            lines += [f'process_start_time_seconds{{instance="{i}"}} {t}' for i, t in started.items()]
+            for i, n in counts.items():
+                lines += [f'vllm:spec_decode_num_{name}_total{{instance="{i}",model_name="m"}} {n * k}'
+                          for name, k in (("drafts", 1), ("draft_tokens", 3), ("accepted_tokens", 2))]
+            return "\n".join(lines) + "\n"
+        before = scrape({"a": 1000, "b": 1000}, {"a": 1.7e9, "b": 1.7e9})
+        after = scrape({"a": 1500, "b": 1500}, {"a": 1.7e9 + 600, "b": 1.7e9})
+        [a, b] = prom.spec_decode_states(prom.parse(after), prom.parse(before), split_by=("instance",))
+        assert (a.labels, a.drafts, a.counter_reset) == ({"instance": "a"}, 1500, True)
+        assert (b.labels, b.drafts, b.counter_reset) == ({"instance": "b"}, 500, False)
+        summed = one(after, previous=(before, None))  # one model, the two summed: a restart in it
+        assert summed.drafts == 2000 and summed.counter_reset
+        # A start time that one scrape lacks (another process's pid) is no restart.
+        moved = after.replace('process_start_time_seconds{instance="a"}', 'process_start_time_seconds{instance="c"}')
+        assert one(moved, previous=(before, None)).drafts == 1000
 
     def test_a_series_born_inside_the_window_counts_from_zero(self):
         before = vllm(0, 0, 0, [])

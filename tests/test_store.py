@@ -914,6 +914,18 @@ class TestLiveTables:
         assert window.acceptance_length == pytest.approx(1 + 50 / 40)
         assert window.generation_throughput == pytest.approx(90 / 20)  # since the previous scrape, never negative
 
+    def test_a_restart_seen_only_in_the_process_start_time_counts_from_zero(self, db):
+        """The start time is stored with the scrape and read back as the previous one: the server
+        restarted between 1010 and 1020 and drafted 350 since, more than its 300 before, so the
+        window is 350 drafts (290 + 200 accepted), not 50."""
+        started = lambda t: f"# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {t}\n"
+        recorded(db, scrapes=[(1000.0, SCRAPES[0][1] + started(900.0)), (1010.0, SCRAPES[1][1] + started(900.0)),
+                              (1020.0, SCRAPES[2][1] + started(1015.0))])
+        assert set(db.snapshots(SOURCE).metric) >= {"process_start"}
+        first, second = db.windows(SOURCE).itertuples()
+        assert (first.drafts, first.counter_reset) == (200, False)
+        assert (second.drafts, second.accepted_tokens, second.counter_reset) == (350, 490, True)
+
     def test_a_trtllm_window_is_the_one_of_its_two_scrapes(self, db):
         """Stored under the engine trt-llm and read back under its namespace trtllm: the window of
         the store is the one exposition.py gives the two scrapes (drafts 3500 − 3000 = 500, accepted

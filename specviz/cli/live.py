@@ -164,7 +164,7 @@ engine's own gauges; a figure the engine does not export is `null`, with its rea
 
 Without --since the figures are totals since the server started; --since takes an earlier scrape
 (file or URL, read first) and gives the window between the two, counting from zero after a restart
-(`counter_reset`). A URL's scrape carries the time its answer came; a file's has none, so rates per
+(`counter_reset`: a counter went down, or `process_start_time_seconds` changed). A URL's scrape carries the time its answer came; a file's has none, so rates per
 second need two URLs. --split-by engine keeps vLLM's data-parallel engines apart instead of summing
 them.
 """
@@ -177,7 +177,7 @@ summary on stdout when it ends (`polls`, `recorded`, `failed`, `windows`, `inter
 
 A failed poll (server down or restarting, refused answer, store locked) is a progress line, not the
 end; the next poll that succeeds stores its window against the last scrape stored, counted from zero
-where the counters went down. Exit 0 if any poll was stored, else 2 with the last failure on the
+where the counters went down or `process_start_time_seconds` changed (a restart). Exit 0 if any poll was stored, else 2 with the last failure on the
 final line.
 """
 

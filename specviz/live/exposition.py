@@ -51,7 +51,18 @@ apart instead.
 
 Where an engine does not export what a figure needs, the figure is ``None`` and
 :attr:`SpecDecodeState.absent` holds the reason (a :class:`specviz.errors.Notice`); nothing is
-guessed. Windows treat a counter that went down as a restart, as Prometheus's ``increase()`` does.
+guessed. Windows treat a counter that went down as a restart, as Prometheus's ``increase()`` does,
+and so a change of ``process_start_time_seconds`` between the two scrapes: a server that restarts
+and serves enough before the next scrape has counters above their old values, which a drop alone
+misses (the window would be the new count less the old, without a word). prometheus_client's
+process collector reads the kernel's boot time once and the process's start from
+``/proc/self/stat``, so the value is fixed for a process's life: any change is a new process. A
+start time covers the counter series that carry all of its labels: the usual unlabelled one (vLLM's
+API server, whose stat loggers hold the counters of every data-parallel engine) covers every series
+of the scrape; one per ``instance`` of an aggregated scrape covers that instance's. A start-time
+series in one scrape only (another process, such as a new ``pid``) says nothing; prometheus_client's
+multiprocess mode (vLLM with several API servers) exports no start time and keeps a dead process's
+counts, so there the counters' drops are the only sign.
 
 References
 ----------
@@ -76,7 +87,7 @@ from specviz.model import spec
 
 from .promql import counter_increase, histogram_quantile
 
-__all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states"]
+__all__ = ["ROLES", "Snapshot", "SpecDecodeState", "parse", "spec_decode_states", "restarted_processes"]
 
 # Role → pattern of a sample's name (``_total`` optional: a counter without a TYPE line keeps it in
 # its family name). ``prefix`` is the engine's namespace. Counters first, then gauges, then the
@@ -100,6 +111,10 @@ ROLES: dict[str, str] = {
     # vLLM before 0.11 called the same per-step histogram time_per_output_token (not the per-request
     # request_time_per_output_token); read only where the new name is absent.
     "itl_legacy": r"(?P<prefix>vllm):time_per_output_token_seconds_bucket",
+    # When the process that serves /metrics started (prometheus_client's process collector, which
+    # vLLM's API server registers): a restart whose counters climbed past their old values before
+    # the next scrape shows only here.
+    "process_start": r"(?P<prefix>process)_start_time_seconds",
 }
 _COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
              "generation_tokens", "itl", "itl_legacy")
@@ -216,7 +231,8 @@ class SpecDecodeState:
         Inter-token latency quantiles in seconds, from the histogram's buckets as Prometheus's
         ``histogram_quantile`` interpolates them.
     counter_reset : bool
-        A counter went down between the snapshots (a restart); the window counts from zero there.
+        The server restarted between the snapshots: a counter went down, or the start time of the
+        process that holds it changed (:func:`restarted_processes`); the window counts from zero there.
     summed_labels : tuple of str
         Labels whose series were summed (e.g. ``("engine",)`` for data-parallel vLLM engines).
     absent : dict of str to Notice
@@ -364,10 +380,19 @@ def _group_key(prefix: str, labels: tuple[tuple[str, str], ...], split_by: tuple
     return (prefix, named.get("model_name", ""), tuple(named.get(name, "") for name in split_by))
 
 
-def _role_values(current: Snapshot, previous: Snapshot | None, role: str, split_by: tuple[str, ...]
-                 ) -> tuple[dict[tuple, list[tuple[dict[str, str], float]]], set[tuple]]:
+def restarted_processes(current: Snapshot, previous: Snapshot) -> list[dict[str, str]]:
+    """The labels of each ``process_start_time_seconds`` series that both scrapes hold with another
+    value: a process that started anew between them (the module's docstring says why any change)."""
+    before = previous.series.get("process_start", {})
+    return [dict(labels) for (prefix, labels), started in current.series.get("process_start", {}).items()
+            if before.get((prefix, labels), started) != started]
+
+
+def _role_values(current: Snapshot, previous: Snapshot | None, role: str, split_by: tuple[str, ...],
+                 restarted: list[dict[str, str]]) -> tuple[dict[tuple, list[tuple[dict[str, str], float]]], set[tuple]]:
     """Per group: the labels and value of each series of ``role`` (a counter's increase over the
-    window when ``previous`` is given), and the groups in which a counter went down."""
+    window when ``previous`` is given), and the groups in which a counter went down or whose
+    process restarted (``restarted``, :func:`restarted_processes`): those count from zero."""
     now = current.series[role]
     keys = list(now)
     values = np.fromiter(now.values(), dtype=float, count=len(keys))
@@ -378,8 +403,11 @@ def _role_values(current: Snapshot, previous: Snapshot | None, role: str, split_
         # per-position series lazily; llama.cpp after the first speculative request), as
         # Prometheus's created-timestamp zero injection counts it.
         old = np.fromiter((before.get(k, 0.0) for k in keys), dtype=float, count=len(keys))
-        values, reset = counter_increase(old, values)
-        reset_groups = {_group_key(*keys[i], split_by) for i in np.flatnonzero(reset)}
+        # A series of a restarted process counts from zero too: its old value is another process's.
+        anew = np.fromiter((any(process.items() <= dict(labels).items() for process in restarted)
+                            for _, labels in keys), dtype=bool, count=len(keys))
+        values, reset = counter_increase(np.where(anew, 0.0, old), values)
+        reset_groups = {_group_key(*keys[i], split_by) for i in np.flatnonzero(reset | anew)}
     groups: dict[tuple, list[tuple[dict[str, str], float]]] = {}
     for (prefix, labels), value in zip(keys, values.tolist()):
         groups.setdefault(_group_key(prefix, labels, split_by), []).append((dict(labels), value))
@@ -421,8 +449,9 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     """
     groups: dict[tuple, dict[str, list[tuple[dict[str, str], float]]]] = {}
     resets: set[tuple] = set()
+    restarted = restarted_processes(current, previous) if previous is not None else []
     for role in ROLES:
-        by_group, reset_groups = _role_values(current, previous, role, split_by)
+        by_group, reset_groups = _role_values(current, previous, role, split_by, restarted)
         resets |= reset_groups
         for key, entries in by_group.items():
             groups.setdefault(key, {})[role] = entries
