@@ -154,6 +154,9 @@ class TestModelPreset:
         ("microsoft/Phi-3-mini-4k-instruct", "Phi-3-mini"), ("mistralai/Mixtral-8x7B-Instruct-v0.1", "Mixtral-8x7B"),
         ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", "TinyLlama-1.1B"),
         ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "Mistral-Small-3.1-24B"),
+        ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "Llama-4-Maverick"), ("Qwen/Qwen3-8B", "Qwen3-8B"),
+        ("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "Qwen3-Coder-480B-A35B"),
+        ("meta-llama/Llama-3.1-405B-Instruct-FP8", "Llama-3.1-405B"),
         # Checkpoints of another's architecture.
         ("meta-llama/Llama-3.3-70B-Instruct", "Llama-3.1-70B"), ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "Qwen3-30B-A3B"),
         # Another architecture keeps its own words: a version's number, a head, a distilled model.

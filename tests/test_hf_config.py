@@ -372,6 +372,19 @@ class TestFrontierArchitectures:
         assert m.params["mlp"] == 48 * (h * 16 + 3 * h * i + 2 * h) + h  # router, shared expert, norms; final norm
         assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
 
+    def test_llama4_maverick_interleaves_dense_and_moe_layers(self):
+        # Every second layer is MoE (interleave_moe_layer_step 2): 24 of 128 experts and a shared
+        # one, 24 dense layers of intermediate_size_mlp; no q/k norm (use_qk_norm false).
+        m = MODELS["Llama-4-Maverick"]
+        h, i, i_mlp, V = 5120, 8192, 16384, 202048
+        assert (m.num_experts, m.experts_per_token, m.moe_layers) == (128, 1, 24)
+        attention = 48 * (2 * h * 40 * 128 + 2 * h * 8 * 128)
+        mlp = 24 * 3 * h * i_mlp + 24 * (3 * h * i + h * 128) + 48 * 2 * h + h  # dense; shared and router; norms
+        experts = 24 * 128 * 3 * h * i
+        assert (m.params["attention"], m.params["mlp"], m.params["experts"]) == (attention, mlp, experts)
+        assert m.params_total == 2 * V * h + attention + mlp + experts == 400_711_848_960
+        assert m.params_active == 2 * V * h + attention + mlp + 24 * 3 * h * i == 17_184_691_200
+
     def test_qwen3_next_linear_layers_keep_a_state_that_does_not_grow(self):
         m = MODELS["Qwen3-Next-80B-A3B"]
         full, linear = m.attention
