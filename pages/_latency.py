@@ -133,7 +133,10 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     row.metric(t("calc.m.ttft", lang), shown(whole["ttft_spec_s"] * 1e3, ",.0f", " ms"),
                delta=f"{(whole['ttft_spec_s'] - whole['ttft_plain_s']) * 1e3:+,.1f} ms" if side is None else None,
                delta_color="inverse", width="content",
-               help=t("calc.m.ttft_help", lang, plain=shown(whole["ttft_plain_s"] * 1e3, ",.0f", " ms"),
+               # Where the engine runs prefill batches apart from the decode (SGLang), a prompt's steps
+               # alternate with the batch's decode steps instead of carrying it.
+               help=t("calc.m.ttft_help" if chosen.engine.memory.budget.decodes_share else "calc.m.ttft_help_apart",
+                      lang, plain=shown(whole["ttft_plain_s"] * 1e3, ",.0f", " ms"),
                       budget=int(first["budget"]), even=shown(whole["ttft_spec_even_s"] * 1e3, ",.0f", " ms"),
                       engine=chosen.engine.memory.budget.engine))
     row.metric(t("calc.m.request", lang), shown(whole["e2e_spec_s"], ",.2f", " s"),

@@ -124,7 +124,9 @@ def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
     k = ⌈P/c⌉ steps of its own, each carrying x = max(d, P/k) prompt tokens on its rank, d on each
     other data-parallel rank. Such a step lasts as long as its busiest rank: it is priced as if every
     rank carried x, except in the routed experts, which all ranks share and which see
-    x + (dp − 1)·d of them (decoding only, d = 0: x):
+    x + (dp − 1)·d of them (decoding only, d = 0: x). Where prefill batches run apart (SGLang), t_step(x)
+    reads as a prefill batch of x tokens and the decode step that follows it, as its scheduler
+    alternates them:
 
     .. math::
 

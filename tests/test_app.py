@@ -900,6 +900,13 @@ class TestSteadyLoad:
         assert (at.query_params["input_tokens"], at.query_params["output_tokens"]) == ("2500", "100")  # both kept
         assert make_app({"view": "Latency"}, input_tokens="7", output_tokens="9").selectbox(key="workload").value == "custom"
 
+    def test_the_first_token_s_help_follows_the_engine_s_scheduler(self):
+        """vLLM carries a prompt's chunks beside the batch's decode; SGLang runs prefill batches apart."""
+        help_of = lambda at: next(m.help for m in at.metric if m.label == "Time to first token")
+        assert "beside the batch's decode, under vLLM's budget" in help_of(make_app({"view": "Latency"}))
+        sglang = help_of(make_app({"view": "Latency"}, engine="sglang"))
+        assert "run apart from the batch's decode" in sglang and "under SGLang's budget of 8,192 tokens" in sglang
+
     def test_a_load_the_model_does_not_hold_is_said_and_decodes_only(self):
         at = make_app(prefill="on", input_tokens="100", output_tokens="3")
         assert any(w.value.startswith("Decoding only is shown: requests of 3 output tokens end within one "
