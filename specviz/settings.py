@@ -51,7 +51,9 @@ SETTINGS: tuple[Setting, ...] = (
             "`true` makes the app a viewer: no uploads, no removal of runs (the SQL console stays, "
             "read-only as always). specviz has no login of its own: on a shared address anyone who "
             "reaches the port can use the app; put it behind your own authentication."),
-    Setting("SPECVIZ_LANG", "en", str, "Language a new browser session starts in (`en` or `vi`); each reader can change it in the sidebar."),
+    Setting("SPECVIZ_LANG", "en", str,
+            "Language a new browser session starts in (`en` or `vi`); each reader can change it in the sidebar. "
+            "The command line's messages are in it too, unless `--lang` says otherwise; any other value reads as `en`."),
     Setting("SPECVIZ_DATA_DIR", "data", Path,
             "Folder with the shipped presets (`gpus.csv`, `models.csv`, `model_configs/`); a relative path is "
             "read from the checkout, or from the copy an installed specviz carries."),

@@ -1,5 +1,7 @@
-"""Tests for ``python -m specviz``: every subcommand, every format, and errors as one line, exit 2."""
+"""Tests for ``python -m specviz``: every subcommand, every format, errors as one line, exit 2, and
+messages in the reader's language."""
 
+import ast
 import csv
 import io
 import math
@@ -1441,3 +1443,104 @@ class TestCalcWithConfigs:
         assert (json.loads(out)["target"], json.loads(out)["draft"]) == ("custom", "custom")
         code, out, err = run(capsys, "calc", "draft=custom")
         assert code == 2 and not out and "draft=custom" in err and "--draft-config" in err
+
+
+def built_from_text(source: str) -> list[str]:
+    """The ``UsageError(...)`` calls of ``source`` whose first argument is not a message key: an
+    f-string, text joined or formatted, or a literal that is no key of the English catalogue (a key
+    passed through a name, as ``preset_id``'s ``unknown``, is one)."""
+    english = i18n.catalogue("en")
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "UsageError":
+            key = node.args[0] if node.args else None
+            literal_key = isinstance(key, ast.Constant) and key.value in english
+            if not (literal_key or isinstance(key, ast.Name)):
+                found.append(f"line {node.lineno}: {ast.unparse(key) if key is not None else '(no key)'}")
+    return found
+
+
+class TestLanguage:
+    """The messages in the language of --lang, else SPECVIZ_LANG; data the same in every language."""
+
+    def test_a_usage_error_in_english_and_in_vietnamese(self, capsys, monkeypatch):
+        argv = ("claim", "3x", "--measure", "alpha")
+        english, vietnamese = (f"specviz: error: {i18n.t('cli.claim.measure_value', lang)}\n" for lang in ("en", "vi"))
+        assert english == "specviz: error: --measure and --value go together\n" and vietnamese != english
+        assert run(capsys, *argv) == (2, "", english)
+        assert run(capsys, "--lang", "vi", *argv) == (2, "", vietnamese)
+        monkeypatch.setenv("SPECVIZ_LANG", "vi")
+        assert run(capsys, *argv) == (2, "", vietnamese)
+        assert run(capsys, "--lang", "en", *argv) == (2, "", english)  # the option over the setting
+        monkeypatch.setenv("SPECVIZ_LANG", "fr")  # no catalogue: English, as the app takes it
+        assert run(capsys, *argv) == (2, "", english)
+
+    def test_a_usage_error_s_values_and_nested_messages_in_vietnamese(self, capsys, tmp_path):
+        """The file, row and column a fit names, and the reason of another layer inside it."""
+        measured = write_csv(tmp_path / "M.csv", MEASURED_HEADER + ["kv_dtype"], [row + ["int4"] for row in measured_rows()])
+        code, out, err = run(capsys, "--lang", "vi", "fit", "--measured", str(measured))
+        where = i18n.t("cli.fit.where", "vi", path=str(measured), row=1, column="kv_dtype")
+        reason = i18n.t("dtypes.kv", "vi", value="int4", known="bf16, fp8")
+        assert (code, out) == (2, "") and err == f"specviz: error: {i18n.t('cli.fit.precision', 'vi', where=where, error=reason)}\n"
+        words = err.replace(str(measured), "")
+        assert ", dòng 1, cột kv_dtype: " in words and "row" not in words and "not modelled" not in words
+
+    def test_argparse_s_own_errors_stay_english(self, capsys):
+        code, out, err = run(capsys, "--lang", "vi", "speedup", "--alpha", "0.5")
+        assert (code, out) == (2, "") and err == "specviz: error: the following arguments are required: --gamma\n"
+        code, _, err = run(capsys, "--lang", "fr", "speedup")
+        assert code == 2 and "argument --lang: invalid choice: 'fr'" in err
+
+    def test_a_notice_in_vietnamese(self, capsys, tmp_path, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_SQL_MAX_ROWS", "5")
+        code, out, err = run(capsys, "--lang", "vi", "query", "SELECT * FROM range(20)", "--db", str(tmp_path / "c.duckdb"))
+        assert code == 0 and len(json.loads(out)) == 5
+        assert err == f"specviz: {i18n.t('cli.query.cut.rows', 'vi', rows=5)}\n" == \
+            "specviz: kết quả bị cắt ở 5 dòng đầu tiên (SPECVIZ_SQL_MAX_ROWS)\n"
+
+    def test_a_claim_s_sentences_in_vietnamese_its_data_the_same(self, capsys):
+        _, english, _ = run(capsys, "claim", "2.5x at batch 64")
+        _, vietnamese, _ = run(capsys, "--lang", "vi", "claim", "2.5x at batch 64")
+        english, vietnamese = json.loads(english), json.loads(vietnamese)
+        check = claims.check_claim(make_scenario(), claims.Claim(2.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
+                                   settings.get("SPECVIZ_BATCH_MAX"))
+        # The page's sentence in Vietnamese, its Markdown taken out and a preset's name in Vietnamese.
+        assert vietnamese["headline"] == i18n.t(check.headline.key, "vi", **check.headline.params).replace("**", "")
+        assert vietnamese["headline"].startswith("Có điều kiện: 2.50× trên NVIDIA H100 SXM cho Qwen3-32B")
+        sentences = ("headline", "reasons", "conditions")
+        assert all(english[key] != vietnamese[key] for key in sentences)
+        assert {k: v for k, v in english.items() if k not in sentences} == \
+            {k: v for k, v in vietnamese.items() if k not in sentences}
+
+    @pytest.mark.parametrize("argv", [
+        ["speedup", "--alpha", "0.8", "0.6", "--gamma", "auto", "--format", "csv"],
+        ["roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B", "--batch", "1", "64",
+         "--alpha", "0.7", "--gamma", "5", "--format", "md"],
+        ["calc", "alpha=0.7&batch=16&engine=sglang"],
+        ["simulate", "--alpha", "0.8", "--gamma", "4", "--steps", "1000", "--requests", "100"],
+        ["presets", "--format", "csv"],
+    ])
+    def test_data_is_the_same_in_every_language(self, capsys, argv):
+        outputs = {lang: run(capsys, "--lang", lang, *argv) for lang in i18n.LANGUAGES}
+        assert outputs["en"][0] == 0 and outputs["en"][2] == ""
+        assert all(output == outputs["en"] for output in outputs.values())
+
+    def test_no_usage_error_is_built_from_text(self):
+        """Every UsageError carries a message key (and values), never English built in place: the
+        reader's language is chosen when it is shown."""
+        sources = sorted((ROOT / "specviz" / "cli").glob("*.py"))
+        calls = sum(path.read_text().count("UsageError(") for path in sources)
+        assert calls > 50  # the scan sees the code
+        assert {path.name: found for path in sources if (found := built_from_text(path.read_text()))} == {}
+
+    @pytest.mark.parametrize("source", [
+        'raise UsageError(f"unknown GPU {gpu!r}")', 'raise UsageError("--by-batch needs --gpu")',
+        'raise UsageError("unknown " + what)', 'raise UsageError("; ".join(parts))', "raise UsageError()",
+    ])
+    def test_the_scan_catches_text(self, source):
+        assert built_from_text(source)
+
+    @pytest.mark.parametrize("source", ['raise UsageError("cli.vllm_config.by_batch")',
+                                        "raise UsageError(unknown, text=repr(text))"])
+    def test_the_scan_passes_keys(self, source):
+        assert built_from_text(source) == []

@@ -11,7 +11,9 @@ exit code out):
 - ``app``: app (serves the Streamlit app).
 
 Every subcommand prints rows as JSON, CSV or a Markdown table (``common``). Errors exit 2 with one
-line on stderr, never a traceback.
+line on stderr, never a traceback. Messages are in the language of ``--lang`` (before the
+subcommand), else of ``SPECVIZ_LANG``; what argparse writes stays English (``common`` says where the
+line runs).
 
 May import: anything in specviz. Must not import: Streamlit.
 """
@@ -24,10 +26,11 @@ from typing import Sequence
 
 import duckdb
 
-from specviz.errors import SpecvizError
+from specviz import i18n, settings
+from specviz.errors import Notice, SpecvizError
 
 from . import advice, app, fit, live, model, results
-from .common import Parser, UsageError, one_line
+from .common import Parser, one_line, words
 
 __all__ = ["main", "build_parser", "GROUPS"]
 
@@ -35,10 +38,21 @@ GROUPS = (model, fit, advice, results, live, app)
 """The command groups, in the order ``--help`` lists their subcommands."""
 
 
+def setting_language() -> str:
+    """The language ``SPECVIZ_LANG`` names, English where it names none of the catalogues' (as the
+    app takes it)."""
+    chosen = settings.get("SPECVIZ_LANG")
+    return chosen if chosen in i18n.LANGUAGES else "en"
+
+
 def build_parser() -> Parser:
-    """The parser of every subcommand, each with its ``run`` function."""
+    """The parser of every subcommand, each with its ``run`` function, and ``--lang``."""
     parser = Parser(prog="specviz", description="Does speculative decoding pay off for your traffic? "
                                                 "The figures of the specviz app, on the command line.")
+    parser.add_argument("--lang", choices=tuple(i18n.LANGUAGES), default=setting_language(),
+                        help="the language of messages: errors, notices, warnings and the sentences a command prints "
+                             "(default: SPECVIZ_LANG, else en); help, usage and argparse's own errors stay English, "
+                             "and data (JSON keys, CSV columns) never changes")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for group in GROUPS:
         group.add_parsers(sub)
@@ -47,8 +61,10 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 on any error)."""
+    lang = setting_language()  # until --lang is read: building the parser reads settings, which may be refused
     try:
         args = build_parser().parse_args(argv)
+        lang = args.lang
         output, code = args.run(args)
         print(output)
         sys.stdout.flush()  # a closed pipe fails here, inside the try
@@ -58,9 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # output is pointed at /dev/null so that the interpreter's own flush at exit stays quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (UsageError, SpecvizError, ValueError, OSError, duckdb.Error) as exc:
-        print(f"specviz: error: {one_line(exc)}", file=sys.stderr)
+    except (SpecvizError, ValueError, OSError, duckdb.Error) as exc:  # a UsageError is a SpecvizError
+        print(f"specviz: error: {one_line(exc, lang)}", file=sys.stderr)
         return 2
     except Exception as exc:  # the last layer: a result or value nothing above foresaw
-        print(f"specviz: error: unexpected {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
+        unexpected = Notice("cli.unexpected", kind=type(exc).__name__, error=one_line(exc, lang))
+        print(f"specviz: error: {words(unexpected, lang)}", file=sys.stderr)
         return 2

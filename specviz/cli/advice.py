@@ -48,13 +48,13 @@ def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
 
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
               gamma: int | None = None, alpha: float | None = None,
-              overrides: dict[str, str] | None = None) -> dict[str, Any]:
+              overrides: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
     whole sentence, whose GPU, model, method and batch set the scenario as the page sets them, under
     ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
-    measured on the user's traffic)."""
+    measured on the user's traffic). Its words in ``lang``."""
     try:
         speedup, read = claim_words.parse_claim(text), None
     except SpecvizError as exc:
@@ -75,10 +75,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     percent = read.percent if read is not None else claim_words.percent_of(text)
     return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
-                                                                         speedup=speedup, other=percent / 100))}),
+                                                                         speedup=speedup, other=percent / 100), lang)}),
             "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
-            "headline": words(check.headline), "reasons": [words(n) for n in check.reasons],
-            "conditions": [words(n) for n in check.conditions], **_required(check.required, gamma),
+            "headline": words(check.headline, lang), "reasons": [words(n, lang) for n in check.reasons],
+            "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
             "max_speedup": check.best["speedup"], "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
@@ -87,33 +87,35 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                 "gpu": read.gpu, "target": read.target, "draft": read.draft, "dataset": read.dataset,
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
-                    "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup))}),
+                    "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),
                 **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
-                    "claims.sentence.over_other", what=read.over_words))}),
+                    "claims.sentence.over_other", what=read.over_words), lang)}),
                 **({} if read.gpu_words is None else {"gpu_words": read.gpu_words, "gpu_note": words(Notice(
-                    "claims.sentence.gpu_assumed", words=read.gpu_words, gpu=chosen.gpu.name))}),
+                    "claims.sentence.gpu_assumed", words=read.gpu_words, gpu=chosen.gpu.name), lang)}),
                 **({} if read.unknown_model is None else {"unknown_model": read.unknown_model, "model_note": words(Notice(
-                    "claims.sentence.unknown_model", model=read.unknown_model, target=chosen.target.name))}),
+                    "claims.sentence.unknown_model", model=read.unknown_model, target=chosen.target.name), lang)}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
-                "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}")) for key in read.unstated]}})}
+                "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}"), lang) for key in read.unstated]}})}
 
 
 def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *, gamma: int | None = None,
-                       alpha: float | None = None) -> dict[str, Any]:
-    """A claim against costs given as ratios of a plain step (:func:`specviz.advice.claims.check_at_costs`)."""
+                       alpha: float | None = None, lang: str = "en") -> dict[str, Any]:
+    """A claim against costs given as ratios of a plain step (:func:`specviz.advice.claims.check_at_costs`),
+    its reasons in ``lang``."""
     verdict, reasons, required = claims.check_at_costs(claims.Claim(speedup, gamma=gamma, alpha=alpha), verify_cost,
                                                        draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
     return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
-            "verdict": verdict, "reasons": [words(n) for n in reasons], **_required(required, gamma),
+            "verdict": verdict, "reasons": [words(n, lang) for n in reasons], **_required(required, gamma),
             "max_speedup": float(required["max_speedup"].max()), "required": frame_rows(required)}
 
 
 def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
     """``vllm serve`` for a version, a target and a draft model or method: the command, its warnings
-    in words (notices and problems) and, with --by-batch, the best draft length per batch size from
-    the step model on --gpu at --alpha, written into the command where the version takes it."""
+    in words in ``args.lang`` (notices and problems) and, with --by-batch, the best draft length per
+    batch size from the step model on --gpu at --alpha, written into the command where the version
+    takes it."""
     if args.by_batch and (args.gpu is None or args.alpha is None):
-        raise UsageError("--by-batch needs --gpu and --alpha")
+        raise UsageError("cli.vllm_config.by_batch")
     params = scenario_params(args, presets.models, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
     if args.method in scenario.DRAFT_KINDS and args.method not in commands.METHODS:
         params["draft"] = args.method
@@ -127,7 +129,7 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
                                        target_repo=args.target_repo or (args.target if "/" in args.target else None),
                                        prompt_lookup_max=args.prompt_lookup_max, method=method)
     row: dict[str, Any] = {"command": command.line,
-                           "warnings": [words(n) for n in (*command.problems, *command.notices)]}
+                           "warnings": [words(n, args.lang) for n in (*command.problems, *command.notices)]}
     if schedule is not None:
         row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
     return row
@@ -135,54 +137,58 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
 
 def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None, version: str | None = None,
               method: str = "draft", draft: str | None = None, target: str | None = None,
-              by_load: bool = True) -> dict[str, Any]:
+              by_load: bool = True, lang: str = "en") -> dict[str, Any]:
     """The Deploy view's command for the scenario of a calculator link: by load, the best γ for every
     batch size written where the engine takes it (else the best γ at the link's batch), and the
     batch from which to stop; otherwise the link's γ. ``draft`` and ``target`` name checkpoints the
-    presets do not. Its notices and problems in words."""
+    presets do not. Its advice, notices and problems in words, in ``lang``."""
     chosen = linked_scenario(link, presets)
     engine = engine or serving.command_engine(chosen)
-    releases = serving.VERSIONS.get(engine, ())
-    if version is not None and version not in releases:
-        raise UsageError(f"--version {version} is not a {engine} release specviz writes for"
-                         + (f" (one of {', '.join(releases)})" if releases else " (its command has no versions)"))
+    _check_release(engine, version)
     version = version or serving.default_version(engine, chosen)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
                                     method=method, draft_repo=draft, target_repo=target, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
-            "files": command.files, "problems": [words(n) for n in command.problems],
-            "notices": [words(n) for n in command.notices],
-            "advice": [words(n) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
-                                                            schedule)]}
+            "files": command.files, "problems": [words(n, lang) for n in command.problems],
+            "notices": [words(n, lang) for n in command.notices],
+            "advice": [words(n, lang) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
+                                                                  schedule)]}
 
 
-def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> tuple[dict[str, Any] | None, str | None]:
+def _check_release(engine: str, version: str | None) -> None:
+    """Refuse a --version that is not a release of ``engine`` specviz writes for, naming those it does."""
+    releases = serving.VERSIONS.get(engine, ())
+    if version is not None and version not in releases:
+        if releases:
+            raise UsageError("cli.version.unknown", version=version, engine=engine, releases=", ".join(releases))
+        raise UsageError("cli.version.none", version=version, engine=engine)
+
+
+def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> tuple[dict[str, Any] | None, Notice | None]:
     """A measured schedule in ``engine``'s own form, or None and why the release cannot hold it."""
     longest = int(ranges["gamma"].max())
     if engine == "vllm":
         return {"num_speculative_tokens": max(1, longest), "num_speculative_tokens_per_batch_size":
                 [[int(r.first), int(r.last), int(r.gamma)] for r in ranges.itertuples()]}, None
     if longest == 0:
-        return None, "no draft length gains at any batch measured: no schedule to write"
+        return None, Notice("cli.schedule.no_gain")
     if engine == "sglang":
         return {"adaptive_tiers": commands.rank_tiers(ranges, 1)}, None
     table = trtllm.draft_len_schedule(ranges, commands.parse_release(version or trtllm.TRTLLM_DEFAULT))
     if table is None:
-        return None, ("draft_len_schedule needs its smallest batch to hold the longest draft (and, from 1.3, "
-                      "speculation off only past the last key): the measured lengths do not fall that way")
+        return None, Notice("cli.schedule.trtllm_order")
     return {"max_draft_len": longest, "draft_len_schedule": {str(k): v for k, v in table.items()}}, None
 
 
-def schedule_rows(paths: list[Path], engine: str, version: str | None = None) -> dict[str, Any]:
+def schedule_rows(paths: list[Path], engine: str, version: str | None = None, lang: str = "en") -> dict[str, Any]:
     """Measured draft-length tables (:mod:`specviz.results.schedule`) from result files, each
     setting's in ``engine``'s form, and how many speculative runs could not enter (no batch: a
     request-rate load; no plain run of their batch to measure against; an acceptance the benchmark
     set, :mod:`specviz.results.synthetic`). The files are read into a store of their own, never the
-    user's."""
-    if version is not None and version not in serving.VERSIONS.get(engine, ()):
-        raise UsageError(f"--version {version} is not a {engine} release specviz writes for")
+    user's. A table's note, where there is one, in ``lang``."""
+    _check_release(engine, version)
     files = [found for path in paths for found in (importers.result_files(path) if path.is_dir() else [path])]
     with tempfile.TemporaryDirectory(prefix="specviz-schedule-") as folder:
         store = open_store(Path(folder) / "runs.duckdb")
@@ -206,7 +212,7 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None) ->
                        "by_batch": frame_rows(one.drop(columns=list(measured.SETTING))),
                        "ranges": [[int(r.first), int(r.last), int(r.gamma)] for r in ranges.itertuples()],
                        "engine": engine, "version": version or serving.DEFAULT_VERSIONS.get(engine),
-                       "config": config, "note": note})
+                       "config": config, "note": None if note is None else words(note, lang)})
     without_batch = int((explorer.is_speculative(runs) & runs["concurrency"].isna()).sum())
     unpaired = len(explorer.unpaired_speculative(runs, explorer.pair_with_baselines(runs)))
     return {"tables": tables, "speculative_runs_without_a_batch": without_batch,
@@ -216,23 +222,25 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None) ->
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
     """``claim``: its words or --speedup, against --verify-cost and --draft-cost or a scenario."""
     if (args.measure is None) != (args.value is None):
-        raise UsageError("--measure and --value go together")
+        raise UsageError("cli.claim.measure_value")
     if args.speedup is None and args.text is None:
-        raise UsageError("give the claim's words or --speedup")
+        raise UsageError("cli.claim.no_claim")
     if args.speedup is not None and args.link:
-        raise UsageError("with --speedup, give the claim's words no more: the one argument left is the link")
+        raise UsageError("cli.claim.speedup_and_words")
     text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
     alpha = None if args.measure is None else claims.alpha_from_measurement(args.measure, args.value,
                                                                            args.measured_gamma)
     if args.verify_cost is not None:
         if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
-            raise UsageError("--verify-cost gives the costs: no link, --gpu, --target, --draft, --engine or --context")
+            raise UsageError("cli.claim.costs_and_scenario")
         draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
-        return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha)
+        return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha,
+                                  lang=args.lang)
     if args.draft_cost is not None:
-        raise UsageError("--draft-cost goes with --verify-cost")
+        raise UsageError("cli.claim.draft_cost_alone")
     overrides = scenario_params(args, presets.models)
-    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, alpha=alpha, overrides=overrides)
+    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, alpha=alpha, overrides=overrides,
+                     lang=args.lang)
 
 
 
@@ -322,7 +330,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--version", help="the TensorRT-LLM release whose draft_len_schedule to write (default "
                    + serving.DEFAULT_VERSIONS["trtllm"] + "; 1.2 and 1.3 read its keys differently)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (_json(schedule_rows(args.from_runs, args.engine, args.version)), 0))
+    p.set_defaults(run=lambda args: (_json(schedule_rows(args.from_runs, args.engine, args.version, args.lang)), 0))
 
     p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM, SGLang or TensorRT-LLM command for the scenario of a "
                                      "calculator link, as the Deploy view writes it")
@@ -342,9 +350,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--one-length", action="store_true", help="one draft length (the link's γ), not one per batch size")
     p.add_argument("--format", choices=("json", "shell"), default="json",
                    help="output format: json, or shell (a script: the notes as comments, the files, the command)")
-    p.set_defaults(run=lambda args: ((_shell if args.format == "shell" else _json)(
-        serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method, draft=args.draft,
-                  target=args.target_repo, by_load=not args.one_length)), 0))
+    p.set_defaults(run=_serve)
 
 
 _SCHEDULE_DOC = """\
@@ -360,11 +366,18 @@ def _json(row: dict[str, Any]) -> str:
     return json.dumps(row, indent=2, ensure_ascii=False)
 
 
-def _shell(row: dict[str, Any]) -> str:
-    """:func:`serve_row` as a script to read and run: its advice, problems and notices as comments,
-    each file it reads written by a here-document, then the command."""
-    comment = lambda label, texts: [f"# {label}: {' '.join(text.splitlines())}" for text in texts]
-    lines = [*comment("advice", row["advice"]), *comment("problem", row["problems"]), *comment("note", row["notices"])]
+def _serve(args: argparse.Namespace) -> tuple[str, int]:
+    row = serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method,
+                    draft=args.draft, target=args.target_repo, by_load=not args.one_length, lang=args.lang)
+    return (_shell(row, args.lang) if args.format == "shell" else _json(row)), 0
+
+
+def _shell(row: dict[str, Any], lang: str) -> str:
+    """:func:`serve_row` as a script to read and run: its advice, problems and notices as comments
+    (labelled in ``lang``), each file it reads written by a here-document, then the command."""
+    comment = lambda label, texts: [f"# {words(Notice(label), lang)}: {' '.join(text.splitlines())}" for text in texts]
+    lines = [*comment("cli.serve.advice", row["advice"]), *comment("cli.serve.problem", row["problems"]),
+             *comment("cli.serve.note", row["notices"])]
     for name, text in row["files"].items():
         lines += [f"cat > {shlex.quote(name)} <<'SPECVIZ_EOF'", text, "SPECVIZ_EOF"]
     return "\n".join([*lines, row["command"]])

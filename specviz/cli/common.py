@@ -1,12 +1,17 @@
-"""What every command group shares: the parser that reports a bad argument on one line, rows in
-JSON, CSV or Markdown, the scenario a calculator link describes, and files read within their limits."""
+"""What every command group shares: the parser that reports a bad argument on one line, messages in
+the reader's language, rows in JSON, CSV or Markdown, the scenario a calculator link describes, and
+files read within their limits.
+
+The language (``--lang``, else ``SPECVIZ_LANG``) is that of the messages: errors, notices, warnings
+and the sentences a command prints, on stderr or as values of its JSON. What argparse writes (help,
+usage, and its errors about the command line's syntax) is English, as ``docs/cli.md`` is; data (JSON
+keys, CSV columns, ids, numbers) never changes with the language."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
-import re
 import stat
 import urllib.parse
 from decimal import Decimal
@@ -17,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import i18n, scenario, settings
+from specviz.errors import InputError, Notice
 from specviz.model import architecture, dtypes, hf_config
 from specviz.results import export
 from specviz.results.store import Store
@@ -27,8 +33,10 @@ DB = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB se
 """The ``--db`` option of a command that opens the store."""
 
 
-class UsageError(Exception):
-    """A bad argument: reported on one line, exit 2."""
+class UsageError(InputError):
+    """A bad argument of the command line (an option, a link's parameter, a file or a cell of one): a
+    message key (``cli.*``) and its parameters, as every :class:`~specviz.errors.InputError`; reported
+    on one line in the reader's language, exit 2."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -40,7 +48,9 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # argparse would print the usage block too
-        raise UsageError(message)
+        # argparse's own sentence ("unrecognized arguments: …", "argument --batch: …" around an
+        # option type's words): English, as its usage and help are.
+        raise UsageError("cli.parser", message=message)
 
 
 def plain(value: Any) -> Any:
@@ -115,10 +125,11 @@ def scenario_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context", type=int, help="context length in tokens")
 
 
-def preset_id(text: str, models: dict[str, architecture.Model], what: str, heads: Sequence[str] = ()) -> str:
+def preset_id(text: str, models: dict[str, architecture.Model], unknown: str, heads: Sequence[str] = ()) -> str:
     """A model preset's id from its id, its Hugging Face id (case aside) or a checkpoint's name that
     matches it as the Live page matches a served model (:func:`specviz.scenario.model_preset`:
-    ``deepseek-ai/DeepSeek-R1`` is DeepSeek-V3's); a head's name as given."""
+    ``deepseek-ai/DeepSeek-R1`` is DeepSeek-V3's); a head's name as given. ``unknown`` is the message
+    key of a name that matches none (``cli.unknown.target``)."""
     if text in models or text in heads:
         return text
     by_hub = {(scenario.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
@@ -126,8 +137,7 @@ def preset_id(text: str, models: dict[str, architecture.Model], what: str, heads
         return by_hub[text.lower()]
     if found := scenario.model_preset(text, models):
         return found
-    known = ", ".join([*heads, *models])
-    raise UsageError(f"unknown {what} {text!r}: use a preset id or its Hugging Face id ({known})")
+    raise UsageError(unknown, text=repr(text), known=", ".join([*heads, *models]))
 
 
 def scenario_params(args: argparse.Namespace, models: dict[str, architecture.Model], **numbers: Any) -> dict[str, str]:
@@ -136,9 +146,9 @@ def scenario_params(args: argparse.Namespace, models: dict[str, architecture.Mod
     params = {name: str(value) for name in ("gpu", "engine", "context") if (value := getattr(args, name, None)) is not None}
     params |= {name: str(value) for name, value in numbers.items() if value is not None}
     if getattr(args, "target", None):
-        params["target"] = preset_id(args.target, models, "target")
+        params["target"] = preset_id(args.target, models, "cli.unknown.target")
     if getattr(args, "draft", None):
-        params["draft"] = preset_id(args.draft, models, "draft", scenario.DRAFT_KINDS)
+        params["draft"] = preset_id(args.draft, models, "cli.unknown.draft", scenario.DRAFT_KINDS)
     return params
 
 
@@ -165,36 +175,45 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     chosen, refused = scenario.from_query_params(params, presets)
     # Each named as it was given: an option of the command, or a parameter of the link.
     taken = lambda name: _what_is_taken(name, presets, chosen.target_id)
-    from_options = [f"--{name.replace('_', '-')} {text}: {taken(name)}" for name, text in refused if name in overrides]
+    faults = [Notice("cli.link.option", option=f"--{name.replace('_', '-')}", value=text, takes=taken(name))
+              for name, text in refused if name in overrides]
     from_link = [(name, text) for name, text in refused if name not in overrides]
     if from_link:
-        from_options.append("the link sets " + ", ".join(f"{name}={text!r}" for name, text in from_link)
-                            + ", which the calculator does not take ("
-                            + "; ".join(f"{name}: {taken(name)}" for name, _ in from_link) + ")")
-    if from_options:
-        raise UsageError("; ".join(from_options))
+        faults.append(Notice("cli.link.refused", params=", ".join(f"{name}={text!r}" for name, text in from_link),
+                             takes=listed([Notice("cli.link.takes", name=name, takes=taken(name))
+                                           for name, _ in from_link])))
+    if faults:
+        raise UsageError("cli.link", faults=listed(faults))
     return chosen
 
 
-def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> str:
-    """What a scenario parameter takes, for a message: its range, or its ids (the drafts ``target_id``
+def listed(items: Sequence[Any]) -> Any:
+    """Messages as one, separated by semicolons: the one item, or ``cli.list`` of the first and the
+    rest (a message's values are single messages, never lists)."""
+    return items[0] if len(items) == 1 else Notice("cli.list", first=items[0], rest=listed(items[1:]))
+
+
+def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> Notice:
+    """What a scenario parameter takes, as a message: its range, or its ids (the drafts ``target_id``
     takes: its MTP layer only where it has one)."""
     if name == "prefill":
-        return (f"off, or on for requests of at most {scenario.FIELDS['input_tokens'].upper:g} tokens in and out "
-                f"that decode more than one speculative step (output_tokens at least gamma + 2)")
+        return Notice("cli.takes.prefill", most=scenario.FIELDS["input_tokens"].upper)
     if name in scenario.FIELDS:
         field = scenario.FIELDS[name]
-        kind = "a whole number" if field.whole else "a number"
-        return f"{kind} from {field.low:g} to {field.upper:g}"
+        return Notice("cli.takes.whole" if field.whole else "cli.takes.number", low=field.low, high=field.upper)
     ids = {"gpu": presets.gpus, "target": presets.models, "draft": scenario.draft_choices(presets, target_id),
            "engine": presets.engines, "precision": dtypes.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
            "mode": scenario.MODES}.get(name)
-    return "one of " + ", ".join(map(str, ids)) if ids is not None else "a value of its own"
+    return Notice("cli.takes.one_of", ids=", ".join(map(str, ids))) if ids is not None else Notice("cli.takes.own")
 
 
-def words(notice: Any) -> str:
-    """A notice in plain English for a terminal: the page's Markdown (bold, escapes) taken out."""
-    return re.sub(r"\\(.)", r"\1", i18n.message(notice)).replace("**", "")
+def words(message: Any, lang: str) -> str:
+    """A message (a Notice or a SpecvizError) as plain text in ``lang``, for a terminal: the page's
+    bold marks taken out, its values as they are (no Markdown escapes, which a terminal would show);
+    any other exception as its own text."""
+    if not hasattr(message, "key"):
+        return str(message)
+    return i18n.t(message.key, lang, **message.params).replace("**", "")
 
 
 def open_store(path: Path | None) -> Store:
@@ -224,35 +243,43 @@ def frame_rows(frame: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def read_limited(path: Path, kind: str, setting: str) -> bytes:
+def read_limited(path: Path, kind: Notice, setting: str) -> bytes:
     """The bytes of a regular file of at most ``setting`` bytes (``kind`` names such a file in the
-    messages), read no further than the limit even if the file grows meanwhile."""
+    messages: ``Notice("cli.file.csv")``), read no further than the limit even if the file grows
+    meanwhile."""
     try:
         info = path.stat()
     except OSError:
-        raise UsageError(f"{path}: no such file") from None
+        raise UsageError("cli.file.missing", path=str(path)) from None
     if not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"{path}: not a regular file; give the path of {kind}")
+        raise UsageError("cli.file.not_regular", path=str(path), kind=kind)
     limit = settings.get(setting)
     if info.st_size > limit:
-        raise UsageError(f"{path} is {info.st_size:,} bytes; {kind} is at most {limit:,} ({setting})")
+        raise UsageError("cli.file.too_large", path=str(path), size=info.st_size, kind=kind, limit=limit,
+                         setting=setting)
     try:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise UsageError("cli.file.unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
     if len(data) > limit:
-        raise UsageError(f"{path} is over {limit:,} bytes, the most {kind} may have ({setting})")
+        raise UsageError("cli.file.grew", path=str(path), limit=limit, kind=kind, setting=setting)
     return data
 
 
 def config_model(path: Path, *, target: bool = False) -> architecture.Model:
     """A model from a config.json on disk: a regular file within the size limit uploads have
     (``target``: the model to serve, where a draft head's config is refused)."""
-    data = read_limited(path, "a config.json", "SPECVIZ_MAX_CONFIG_BYTES")
+    data = read_limited(path, Notice("cli.file.config"), "SPECVIZ_MAX_CONFIG_BYTES")
     return hf_config.model_from_config_bytes(data, path.name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"), target=target)
 
 
-def one_line(exc: BaseException) -> str:
-    """An error's text on one line (a terminal's message), or its type where it has no text."""
-    return " ".join(str(exc).split()) or type(exc).__name__
+def one_line(exc: BaseException, lang: str) -> str:
+    """An error's text in ``lang`` on one line (a terminal's message), or its type where it has no text."""
+    return " ".join(words(exc, lang).split()) or type(exc).__name__
+
+
+def cause(exc: BaseException) -> Any:
+    """An error as a value of another's message: itself where it is a message (rendered in the
+    reader's language with the one it is part of), else its own text on one line."""
+    return exc if hasattr(exc, "key") else one_line(exc, "en")

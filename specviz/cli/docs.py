@@ -103,9 +103,9 @@ def _example_store() -> Iterator[None]:
 
 def _run_example(args: list[str]) -> str:
     """The example's output as a reader of the checkout would see it: paths under data/ are given
-    from the checkout, and shown relative to it."""
+    from the checkout, and shown relative to it; in English, as the page is, whatever SPECVIZ_LANG says."""
     root = settings.ROOT
-    argv = [str(root / arg) if arg.startswith("data/") else arg for arg in args]
+    argv = ["--lang", "en", *(str(root / arg) if arg.startswith("data/") else arg for arg in args)]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
@@ -129,7 +129,13 @@ def cli_markdown() -> str:
              "`specviz` (installed by `pip install .`) or `python -m specviz` (in a checkout, "
              "`.venv/bin/python -m specviz` after `make test`). Every subcommand prints JSON, CSV or "
              "Markdown (`--format json|csv|md` where it offers them); an error exits 2 with one line on "
-             "stderr, never a traceback. The outputs below are this checkout's.", ""]
+             "stderr, never a traceback. The outputs below are this checkout's.", "",
+             "Messages (errors, notices, warnings and the sentences a command prints, such as a claim's "
+             "verdict and reasons) are in the language of `--lang en|vi`, given before the subcommand "
+             "(`specviz --lang vi claim \"3x\"`), else of `SPECVIZ_LANG` (`en` by default). The help, the "
+             "usage, argparse's own errors about the command line (an unknown option, a value of the wrong "
+             "type) and this page are English; data never changes with the language: JSON keys, CSV "
+             "columns, ids and numbers read the same in both.", ""]
     with _example_store():
         for group in GROUPS:
             short = group.__name__.rsplit(".", 1)[-1]

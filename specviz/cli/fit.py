@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from specviz import i18n, scenario, settings
-from specviz.errors import InputError
+from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, dtypes, hf_config, roofline, step
 
-from .common import FORMAT, UsageError, config_model, format_rows, one_line, plain, read_limited
+from .common import FORMAT, UsageError, cause, config_model, format_rows, plain, read_limited
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
 FIT_OPTIONAL_COLUMNS = ("tp", "dp", "ep", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
@@ -41,7 +41,7 @@ class _FitRow:
     number: int
     series: str
     setting: dict[str, Any]  # key -> resolved value, for the keys a cell gave (P.csv: may be partial)
-    texts: dict[str, str]  # key -> the cells' text, for messages
+    texts: dict[str, Any]  # key -> the cells' text quoted (or a message where none), for messages
     gamma: float
     batch: float
     context: float
@@ -58,29 +58,29 @@ class _Series:
 def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """A CSV as its lower-cased header and its non-blank rows (numbered from 1), read like every
     file the command line reads: a regular file, within ``SPECVIZ_MAX_UPLOAD_BYTES``, UTF-8."""
-    data = read_limited(path, "a CSV", "SPECVIZ_MAX_UPLOAD_BYTES")
+    data = read_limited(path, Notice("cli.file.csv"), "SPECVIZ_MAX_UPLOAD_BYTES")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text; save the CSV as UTF-8") from None
+        raise UsageError("cli.fit.not_utf8", path=str(path)) from None
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         records = [r for r in reader if any(cell.strip() for cell in r)]
     except csv.Error as exc:
-        raise UsageError(f"{path}, line {reader.line_num}: not a readable CSV ({exc})") from None
+        raise UsageError("cli.fit.unreadable", path=str(path), line=reader.line_num, detail=str(exc)) from None
     if not records:
-        raise UsageError(f"{path}: empty; the first line names the columns ({', '.join(FIT_COLUMNS)})")
+        raise UsageError("cli.fit.empty", path=str(path), columns=", ".join(FIT_COLUMNS))
     header = [name.strip().lower() for name in records[0]]
     repeated = sorted({name for name in header if name and header.count(name) > 1})
     if repeated:
-        raise UsageError(f"{path}: column {repeated[0]!r} appears more than once in the header")
+        raise UsageError("cli.fit.repeated_column", path=str(path), column=repr(repeated[0]))
     rows = []
     for number, record in enumerate(records[1:], start=1):
         if len(record) > len(header):
-            raise UsageError(f"{path}, row {number}: {len(record)} cells, but the header names {len(header)} columns")
+            raise UsageError("cli.fit.extra_cells", path=str(path), row=number, cells=len(record), columns=len(header))
         rows.append((number, {name: cell.strip() for name, cell in zip(header, record) if name}))
     if not rows:
-        raise UsageError(f"{path}: no rows below the header")
+        raise UsageError("cli.fit.no_rows", path=str(path))
     return header, rows
 
 
@@ -97,23 +97,24 @@ class _FitReader:
         self.configs: dict[Path, architecture.Model] = {}
 
     @staticmethod
-    def where(path: Path, number: int, column: str) -> str:
-        return f"{path}, row {number}, column {column}"
+    def where(path: Path, number: int, column: str) -> Notice:
+        """A cell, as messages name it: the file, the row and the column."""
+        return Notice("cli.fit.where", path=str(path), row=number, column=column)
 
     def number(self, path: Path, number: int, column: str, text: str, *, low: float, low_open: bool = False,
                whole: bool = False) -> float:
         where = self.where(path, number, column)
         if not text:
-            raise UsageError(f"{where}: empty; give a number")
+            raise UsageError("cli.fit.no_number", where=where)
         try:
             value = float(text)
         except ValueError:
-            raise UsageError(f"{where}: {text!r} is not a number") from None
+            raise UsageError("cli.fit.not_a_number", where=where, text=repr(text)) from None
         too_low = value <= low if low_open else value < low
         if not math.isfinite(value) or too_low or (whole and not value.is_integer()):
-            kind = "a whole number" if whole else "a finite number"
-            bound = f"above {low:g}" if low_open else f"of {low:g} or more"
-            raise UsageError(f"{where}: must be {kind} {bound}, got {text!r}")
+            raise UsageError("cli.fit.out_of_range", where=where, text=repr(text),
+                             kind=Notice("cli.fit.kind.whole" if whole else "cli.fit.kind.finite"),
+                             bound=Notice("cli.fit.bound.above" if low_open else "cli.fit.bound.from", low=low))
         return value
 
     def model(self, path: Path, number: int, column: str, text: str) -> architecture.Model:
@@ -121,9 +122,10 @@ class _FitReader:
             return self.models[text]
         where = self.where(path, number, column)
         if not text or not (text.lower().endswith(".json") or "/" in text or "\\" in text):
-            raise UsageError(f"{where}: unknown model {text!r}: use a preset id ({', '.join(self.models)})"
-                             f"{', ' + ', '.join([*_DRAFT_KINDS, *self.heads]) if column == 'draft' else ''}, "
-                             f"or a config.json path{' (block:<model> for a block drafter)' if column == 'draft' else ''}")
+            if column == "draft":
+                raise UsageError("cli.fit.unknown_draft", where=where, text=repr(text), models=", ".join(self.models),
+                                 kinds=", ".join([*_DRAFT_KINDS, *self.heads]))
+            raise UsageError("cli.fit.unknown_model", where=where, text=repr(text), models=", ".join(self.models))
         candidate = Path(text).expanduser()
         if not candidate.is_absolute() and not candidate.exists():
             candidate = path.parent / candidate  # relative to the CSV's folder when not to the working one
@@ -131,8 +133,8 @@ class _FitReader:
         if key not in self.configs:
             try:
                 self.configs[key] = config_model(candidate)
-            except (UsageError, ValueError, OSError) as exc:
-                raise UsageError(f"{where}: {one_line(exc)}") from None
+            except (ValueError, OSError) as exc:  # a UsageError is a ValueError
+                raise UsageError("cli.fit.cell", where=where, error=cause(exc)) from None
         return self.configs[key]
 
     def setting(self, path: Path, number: int, cells: dict[str, str], *, partial: bool) -> tuple[dict, dict]:
@@ -144,11 +146,12 @@ class _FitReader:
         if given("gpu") or not partial:
             text = cells.get("gpu", "")
             if text not in self.gpus:
-                raise UsageError(f"{self.where(path, number, 'gpu')}: unknown GPU {text!r}: use one of {', '.join(self.gpus)}")
-            setting["gpu"], texts["gpu"] = self.gpus[text], text
+                raise UsageError("cli.fit.unknown_gpu", where=self.where(path, number, "gpu"), text=repr(text),
+                                 gpus=", ".join(self.gpus))
+            setting["gpu"], texts["gpu"] = self.gpus[text], repr(text)
         if given("target") or not partial:
             text = cells.get("target", "")
-            setting["target"], texts["target"] = self.model(path, number, "target", text), text
+            setting["target"], texts["target"] = self.model(path, number, "target", text), repr(text)
         if given("draft") or given("draft_kv_budget") or not partial:
             text = cells.get("draft", "")
             kind, _, named = text.partition(":")
@@ -165,21 +168,21 @@ class _FitReader:
                 draft = replace(draft, kv_budget=self.number(path, number, "draft_kv_budget", budget, low=1, whole=True))
             target = setting.get("target")
             if draft.kind == "mtp" and target is not None and target.mtp is None:
-                raise UsageError(f"{self.where(path, number, 'draft')}: {target.name} has no MTP layers in its config.json")
-            setting["draft"], texts["draft"] = draft, f"{text}/{budget}" if budget else text
+                raise UsageError("cli.fit.no_mtp", where=self.where(path, number, "draft"), target=target.name)
+            setting["draft"], texts["draft"] = draft, repr(f"{text}/{budget}" if budget else text)
         if given("tp") or not partial:
             text = cells.get("tp", "")
             setting["tp"] = int(self.number(path, number, "tp", text, low=1, whole=True)) if text else 1
-            texts["tp"] = text or "1"
+            texts["tp"] = repr(text or "1")
         if given("dp") or not partial:
             text = cells.get("dp", "")
             setting["dp"] = int(self.number(path, number, "dp", text, low=1, whole=True)) if text else 1
-            texts["dp"] = text or "1"
+            texts["dp"] = repr(text or "1")
         if given("ep") or not partial:
             text = cells.get("ep", "").lower()
             if text not in _EP_WORDS:
-                raise UsageError(f"{self.where(path, number, 'ep')}: {text!r}: use on or off (empty: off)")
-            setting["ep"], texts["ep"] = _EP_WORDS[text], "on" if _EP_WORDS[text] else "off"
+                raise UsageError("cli.fit.ep", where=self.where(path, number, "ep"), text=repr(text))
+            setting["ep"], texts["ep"] = _EP_WORDS[text], repr("on" if _EP_WORDS[text] else "off")
         if given("weight_dtype") or given("kv_dtype") or not partial:
             weights = cells.get("weight_dtype", "").lower() or "bf16"
             kv = cells.get("kv_dtype", "").lower() or "bf16"
@@ -187,18 +190,18 @@ class _FitReader:
                 setting["precision"] = dtypes.precision_of(weights, kv)
             except InputError as exc:
                 column = "kv_dtype" if exc.key == "dtypes.kv" else "weight_dtype"
-                raise UsageError(f"{self.where(path, number, column)}: {exc} (empty cells: bf16)") from None
-            texts["precision"] = f"{weights}/{kv}"
+                raise UsageError("cli.fit.precision", where=self.where(path, number, column), error=exc) from None
+            texts["precision"] = repr(f"{weights}/{kv}")
         if given("engine") or not partial:
             text = cells.get("engine", "") or "any"
             if text not in self.engines:
-                raise UsageError(f"{self.where(path, number, 'engine')}: unknown engine {text!r}: use one of "
-                                 f"{', '.join(self.engines)}")
-            setting["engine"], texts["engine"] = self.engines[text], text
+                raise UsageError("cli.fit.unknown_engine", where=self.where(path, number, "engine"), text=repr(text),
+                                 engines=", ".join(self.engines))
+            setting["engine"], texts["engine"] = self.engines[text], repr(text)
         if given("tree_tokens") or not partial:
             text = cells.get("tree_tokens", "")
             setting["tree_tokens"] = self.number(path, number, "tree_tokens", text, low=1, whole=True) if text else None
-            texts["tree_tokens"] = text or "(none: a chain)"
+            texts["tree_tokens"] = repr(text) if text else Notice("cli.fit.chain")
         return setting, texts
 
     def rows(self, path: Path, *, measured: bool) -> list[_FitRow]:
@@ -206,18 +209,18 @@ class _FitReader:
         required = FIT_COLUMNS + (("measured_speedup",) if measured else ())
         missing = [c for c in required if c not in header]
         if missing:
-            raise UsageError(f"{path}: missing column {missing[0]!r}; the columns needed are {', '.join(required)} "
-                             f"(optional: {', '.join(FIT_OPTIONAL_COLUMNS)})")
+            raise UsageError("cli.fit.missing_column", path=str(path), column=repr(missing[0]), required=", ".join(required),
+                             optional=", ".join(FIT_OPTIONAL_COLUMNS))
         gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
         rows = []
         for number, cells in records:
             if not cells["series"]:
-                raise UsageError(f"{self.where(path, number, 'series')}: empty; name the series the row belongs to")
+                raise UsageError("cli.fit.no_series", where=self.where(path, number, "series"))
             setting, texts = self.setting(path, number, cells, partial=not measured)
             gamma = self.number(path, number, "gamma", cells["gamma"], low=1, whole=True)
             if gamma > gamma_max:
-                raise UsageError(f"{self.where(path, number, 'gamma')}: at most {gamma_max} (SPECVIZ_GAMMA_MAX), "
-                                 f"got {cells['gamma']!r}")
+                raise UsageError("cli.fit.gamma_max", where=self.where(path, number, "gamma"), most=gamma_max,
+                                 text=repr(cells["gamma"]))
             row = _FitRow(number, cells["series"], setting, texts, gamma,
                           self.number(path, number, "batch", cells["batch"], low=0, low_open=True),
                           self.number(path, number, "context", cells["context"], low=0), None)
@@ -235,9 +238,9 @@ def _check_length(path: Path, row: _FitRow, tree_tokens: float | None) -> None:
     """An acceptance length lies in [1, the tokens the verify pass scores]."""
     nodes = row.gamma + 1 if tree_tokens is None else tree_tokens
     if row.acceptance_length is not None and row.acceptance_length > nodes:
-        scored = f"γ + 1 = {nodes:g}" if tree_tokens is None else f"tree_tokens = {nodes:g}"
-        raise UsageError(f"{_FitReader.where(path, row.number, 'acceptance_length')}: {row.acceptance_length:g} tokens "
-                         f"per step is more than the verify pass scores ({scored})")
+        scored = f"γ + 1 = {nodes:g}" if tree_tokens is None else f"tree_tokens = {nodes:g}"  # a formula, no words
+        raise UsageError("cli.fit.length_over", where=_FitReader.where(path, row.number, "acceptance_length"),
+                         length=row.acceptance_length, scored=scored)
 
 
 def _series(path: Path, rows: list[_FitRow]) -> dict[str, _Series]:
@@ -251,24 +254,20 @@ def _series(path: Path, rows: list[_FitRow]) -> dict[str, _Series]:
         for row in series.rows[1:]:
             for key, column in _SETTING_COLUMNS.items():
                 if row.setting[key] != first.setting[key]:
-                    raise UsageError(f"{_FitReader.where(path, row.number, column)}: series {series.name!r} has "
-                                     f"{row.texts[key]!r} here and {first.texts[key]!r} in row {first.number}; "
-                                     "the rows of a series share gpu, target, draft, tp, dp, ep, weight_dtype, kv_dtype, "
-                                     "engine and tree_tokens")
+                    raise UsageError("cli.fit.series_differs", where=_FitReader.where(path, row.number, column),
+                                     series=repr(series.name), here=row.texts[key], there=first.texts[key],
+                                     row=first.number)
         if len(series.rows) < 2:
-            raise UsageError(f"{path}: series {series.name!r} has 1 row (row {first.number}); "
-                             "a fit needs 2 rows or more")
+            raise UsageError("cli.fit.one_row", path=str(path), series=repr(series.name), row=first.number)
         target, tp = first.setting["target"], first.setting["tp"]
         if target.num_heads % tp:  # no measured run can have had it: vLLM's config check refuses to start
-            raise UsageError(f"{_FitReader.where(path, first.number, 'tp')}: tp {tp} does not divide "
-                             f"{target.name}'s {target.num_heads} attention heads, which vLLM refuses ('Total number "
-                             "of attention heads must be divisible by tensor parallel size'): is the tp right?")
+            raise UsageError("cli.fit.tp_heads", where=_FitReader.where(path, first.number, "tp"), tp=tp,
+                             target=target.name, heads=target.num_heads)
         known = [row.acceptance_length is not None for row in series.rows]
         if any(known) and not all(known):
             row = series.rows[known.index(not known[0])]
-            raise UsageError(f"{_FitReader.where(path, row.number, 'acceptance_length')}: series {series.name!r} gives "
-                             "an acceptance length in some rows and not in others; give it in every row of the "
-                             "series (measured) or in none (fitted)")
+            raise UsageError("cli.fit.lengths_mixed", where=_FitReader.where(path, row.number, "acceptance_length"),
+                             series=repr(series.name))
         for row in series.rows:
             _check_length(path, row, first.setting["tree_tokens"])
     return found
@@ -289,15 +288,17 @@ def _calibrate(path: Path, series: _Series) -> tuple[calibration.Fit, float]:
             own = fit.predict(column("batch"), column("gamma"), column("context"), lengths)["speedup"]
     except ValueError as exc:
         numbers = [str(row.number) for row in series.rows]
-        rows = ", ".join(numbers) if len(numbers) <= 10 else f"{', '.join(numbers[:10])} … {len(numbers):,} rows"
-        raise UsageError(f"{path}: series {series.name!r} (rows {rows}) cannot be fitted: {one_line(exc)}") from None
+        rows = (", ".join(numbers) if len(numbers) <= 10
+                else Notice("cli.fit.more_rows", first=", ".join(numbers[:10]), count=len(numbers)))
+        raise UsageError("cli.fit.not_fitted", path=str(path), series=repr(series.name), rows=rows,
+                         error=cause(exc)) from None
     return fit, float(np.sqrt(np.mean((own - column("measured")) ** 2)))
 
 
-def _warning_text(key: str) -> str:
-    """A fit's warning key as English text (the key itself if the catalogue lacks it)."""
+def _warning_text(key: str, lang: str) -> str:
+    """A fit's warning key as text in ``lang`` (the key itself if the catalogue lacks it)."""
     try:
-        return i18n.t(key)
+        return i18n.t(key, lang)
     except KeyError:
         return key
 
@@ -307,15 +308,14 @@ def _check_predict_rows(path: Path, measured_path: Path, rows: list[_FitRow], se
     another setting is refused; an empty one takes the series'), with a possible acceptance length."""
     for row in rows:
         if row.series not in series:
-            raise UsageError(f"{_FitReader.where(path, row.number, 'series')}: {row.series!r} is not a series of "
-                             f"{measured_path} (its series: {', '.join(series)})")
+            raise UsageError("cli.fit.not_a_series", where=_FitReader.where(path, row.number, "series"),
+                             series=repr(row.series), measured=str(measured_path), names=", ".join(series))
         first = series[row.series].rows[0]
         for key, value in row.setting.items():
             if value != first.setting[key]:
-                raise UsageError(f"{_FitReader.where(path, row.number, _SETTING_COLUMNS[key])}: {row.texts[key]!r}, "
-                                 f"but series {row.series!r} was measured with {first.texts[key]!r} "
-                                 f"({measured_path}, row {first.number}); a prediction is made in its series' "
-                                 "setting (leave the cell empty to take it)")
+                raise UsageError("cli.fit.other_setting", where=_FitReader.where(path, row.number, _SETTING_COLUMNS[key]),
+                                 here=row.texts[key], series=repr(row.series), there=first.texts[key],
+                                 measured=str(measured_path), row=first.number)
         _check_length(path, row, first.setting["tree_tokens"])
 
 
@@ -331,9 +331,8 @@ def _predictions(path: Path, rows: list[_FitRow], series: dict[str, _Series],
             fitted_e = fit.draws["expected_tokens"][fit.weights > 0]
             nodes = row.gamma + 1 if tree is None else tree
             if fitted_e.size and fitted_e.max() > nodes + 1e-9:
-                raise UsageError(f"{_FitReader.where(path, row.number, 'acceptance_length')}: empty, and series "
-                                 f"{row.series!r} has up to {fitted_e.max():.3g} tokens per step, more than this "
-                                 f"row's verify pass scores ({nodes:g}); give this row's acceptance length")
+                raise UsageError("cli.fit.fitted_over", where=_FitReader.where(path, row.number, "acceptance_length"),
+                                 series=repr(row.series), most=float(fitted_e.max()), nodes=nodes)
         groups.setdefault((row.series, row.acceptance_length is not None), []).append(row)
     out: dict[int, dict[str, Any]] = {}
     for (name, known), group in groups.items():
@@ -343,21 +342,21 @@ def _predictions(path: Path, rows: list[_FitRow], series: dict[str, _Series],
                 result = fits[name].predict(column("batch"), column("gamma"), column("context"),
                                             column("acceptance_length") if known else None)
         except ValueError as exc:
-            raise UsageError(f"{path}, row {group[0].number}: cannot be predicted: {one_line(exc)}") from None
+            raise UsageError("cli.fit.not_predicted", path=str(path), row=group[0].number, error=cause(exc)) from None
         for i, row in enumerate(group):
             out[row.number] = {"row": row.number, "series": name, **{k: plain(float(result[k][i]))
                                                                      for k in ("speedup", "low", "high")}}
     return [out[row.number] for row in rows]
 
 
-def fit_tables(measured: Path, predict: Path | None = None) -> dict[str, Any]:
+def fit_tables(measured: Path, predict: Path | None = None, lang: str = "en") -> dict[str, Any]:
     """The ``fit`` subcommand's result: ``{"series": {name: {"fitted", "rms_error", "warnings"}},
     "predictions": [{"row", "series", "speedup", "low", "high"}, ...]}``.
 
     Each series of ``measured`` (rows sharing a ``series`` name, gpu, target, draft, tp,
     precision, engine and tree_tokens) is calibrated on its own rows; ``fitted`` holds the weighted
     medians of :attr:`specviz.model.calibration.Fit.fitted`, ``rms_error`` the RMS of predicted minus
-    measured speedup over those rows, ``warnings`` the fit's warnings as English text. Each row
+    measured speedup over those rows, ``warnings`` the fit's warnings as text in ``lang``. Each row
     of ``predict`` names a series of ``measured`` and is predicted in its setting.
 
     Raises
@@ -374,7 +373,7 @@ def fit_tables(measured: Path, predict: Path | None = None) -> dict[str, Any]:
         fit, rms = _calibrate(measured, one)
         fits[name] = fit
         report[name] = {"fitted": {k: plain(float(v)) for k, v in fit.fitted.items()}, "rms_error": plain(rms),
-                        "warnings": [_warning_text(key) for key in fit.warnings]}
+                        "warnings": [_warning_text(key, lang) for key in fit.warnings]}
     return {"series": report, "predictions": _predictions(predict, wanted, series, fits) if wanted else []}
 
 
@@ -438,4 +437,4 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         + ", ".join(FIT_OPTIONAL_COLUMNS) + ")")
     p.add_argument("--predict", type=Path, help="CSV of points to predict, each naming a series of --measured")
     p.add_argument("--format", **FORMAT)
-    p.set_defaults(run=lambda args: (_fit_output(fit_tables(args.measured, args.predict), args.format), 0))
+    p.set_defaults(run=lambda args: (_fit_output(fit_tables(args.measured, args.predict, args.lang), args.format), 0))

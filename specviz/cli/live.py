@@ -16,21 +16,22 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from specviz import settings
+from specviz.errors import Notice
 from specviz.live import exposition, prometheus, scrape
 from specviz.live.access import Access
 from specviz.results import recorder
 
-from .common import DB, UsageError, count, format_rows, open_store
+from .common import DB, UsageError, count, format_rows, open_store, words
 
 def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``prometheus`` command's points (one per time, model and ``--by`` label; NaN figures as
-    null) and what they rest on: the source, the PromQL run and the notices, in English."""
+    null) and what they rest on: the source, the PromQL run and the notices, in ``args.lang``."""
     frame = prometheus.query_figures(args.base_url, args.range_, args.step, window_s=args.window, by=tuple(args.by),
                                      limits=_limits(args))
     flat = frame.reset_index()
     flat["time"] = flat["time"].map(lambda moment: moment.isoformat())
     about = {"source": frame.attrs["source"], "queries": frame.attrs["queries"],
-             "notices": [str(notice) for notice in frame.attrs["notices"]]}
+             "notices": [words(notice, args.lang) for notice in frame.attrs["notices"]]}
     return json.loads(flat.to_json(orient="records")), about
 
 
@@ -51,14 +52,14 @@ METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts",
                 "draft_overhead", "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
                 "kv_cache_usage", "itl_p50_ms", "itl_p99_ms", "summed_labels", "absent", "notices")
 """The keys of each row of ``metrics``: :class:`specviz.live.exposition.SpecDecodeState`'s fields, the
-inter-token latency in milliseconds, ``absent`` (figure → why it is absent, in English) and
-``notices`` (English)."""
+inter-token latency in milliseconds, ``absent`` (figure → why it is absent) and ``notices``, both in
+the reader's language."""
 _IN_MS = {"itl_p50": "itl_p50_ms", "itl_p99": "itl_p99_ms"}
 
 
-def state_row(state: exposition.SpecDecodeState) -> dict[str, Any]:
+def state_row(state: exposition.SpecDecodeState, lang: str = "en") -> dict[str, Any]:
     """One model's figures as a JSON-safe dict with :data:`METRICS_KEYS`: an absent figure is
-    ``null`` and its reason is in ``absent``."""
+    ``null`` and its reason is in ``absent``; reasons and notices in ``lang``."""
     row: dict[str, Any] = {}
     for key in METRICS_KEYS:
         field_name = next((name for name, shown in _IN_MS.items() if shown == key), key)
@@ -67,8 +68,8 @@ def state_row(state: exposition.SpecDecodeState) -> dict[str, Any]:
             value *= 1000.0
         row[key] = value
     row["summed_labels"] = list(state.summed_labels)
-    row["absent"] = {_IN_MS.get(name, name): str(notice) for name, notice in state.absent.items()}
-    row["notices"] = [str(notice) for notice in state.notices]
+    row["absent"] = {_IN_MS.get(name, name): words(notice, lang) for name, notice in state.absent.items()}
+    row["notices"] = [words(notice, lang) for notice in state.notices]
     return row
 
 
@@ -88,9 +89,9 @@ def _scraped(source: str, limits: scrape.Limits | None) -> exposition.Snapshot:
 
 
 def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = (),
-                 limits: scrape.Limits | None = None) -> list[dict[str, Any]]:
+                 limits: scrape.Limits | None = None, lang: str = "en") -> list[dict[str, Any]]:
     """The ``metrics`` subcommand's rows: :func:`state_row` of each model of ``source`` (totals since
-    the server started), or of the window since the scrape ``since`` (read first).
+    the server started), or of the window since the scrape ``since`` (read first), in ``lang``.
 
     Raises
     ------
@@ -99,41 +100,41 @@ def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] 
     """
     previous = _scraped(since, limits) if since is not None else None
     current = _scraped(source, limits)
-    return [state_row(state) for state in exposition.spec_decode_states(current, previous, tuple(split_by))]
+    return [state_row(state, lang) for state in exposition.spec_decode_states(current, previous, tuple(split_by))]
 
 
-def _figure(value: float | None, digits: str = ".3g") -> str:
-    return "n/a" if value is None else format(value, digits)
+def _figure(value: float | None, lang: str, digits: str = ".3g") -> str:
+    return words(Notice("cli.record.none"), lang) if value is None else format(value, digits)
 
 
-def poll_line(poll: recorder.Poll, count: int | None = None) -> str:
-    """One progress line of ``record``: the poll's number, time (UTC) and outcome; per model the
-    acceptance length and rate, γ, running requests and tokens/s."""
+def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -> str:
+    """One progress line of ``record`` in ``lang``: the poll's number, time (UTC) and outcome; per
+    model the acceptance length and rate, γ, running requests and tokens/s."""
     when = datetime.fromtimestamp(poll.time, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-    head = f"poll {poll.number}{'' if count is None else f'/{count}'} {when} UTC"
-    if not poll.ok:
-        return f"{head} failed: {poll.error}"
-    kind = "window" if poll.window else "first scrape, totals since start"
-    if poll.after_failure:
-        kind += ", the source is back"
+    number = f"{poll.number}{'' if count is None else f'/{count}'}"
+    if not poll.ok:  # the failure as the recorder words it (English)
+        return words(Notice("cli.record.failed", number=number, when=when, error=poll.error), lang)
+    kind = Notice("cli.record.window" if poll.window else "cli.record.first",
+                  back=Notice("cli.record.back") if poll.after_failure else "")
     models = []
     for state in poll.states:
-        text = (f"{state.model_name or '(no model name)'}: acceptance length {_figure(state.acceptance_length)}, "
-                f"rate {_figure(state.acceptance_rate)}, γ {_figure(state.num_speculative_tokens)}, "
-                f"running {_figure(state.running_requests, 'g')}")
+        text = words(Notice("cli.record.model", model=state.model_name or Notice("cli.record.no_model"),
+                            length=_figure(state.acceptance_length, lang), rate=_figure(state.acceptance_rate, lang),
+                            gamma=_figure(state.num_speculative_tokens, lang),
+                            running=_figure(state.running_requests, lang, "g")), lang)
         if poll.window:
-            text += f", {_figure(state.generation_throughput, '.4g')} tokens/s"
+            text += words(Notice("cli.record.throughput", rate=_figure(state.generation_throughput, lang, ".4g")), lang)
         if state.counter_reset:
-            text += " (counters reset: the server restarted)"
+            text += words(Notice("cli.record.reset"), lang)
         models.append(text)
-    return f"{head} recorded ({kind}): " + "; ".join(models)
+    return words(Notice("cli.record.recorded", number=number, when=when, kind=kind, models="; ".join(models)), lang)
 
 
 def _record(args: argparse.Namespace) -> tuple[str, int]:
     store = open_store(args.db)
 
     def progress(poll: recorder.Poll) -> None:
-        print(poll_line(poll, args.count), file=sys.stderr, flush=True)
+        print(poll_line(poll, args.count, args.lang), file=sys.stderr, flush=True)
 
     interrupted = False
     summary = recorder.RecordSummary()
@@ -145,8 +146,10 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
     finally:
         store.close()
     if not summary.recorded:
-        raise UsageError(f"no poll of {scrape.shown(args.source)} succeeded ({summary.failed} failed)"
-                         + (f"; the last: {summary.last_error}" if summary.last_error else ""))
+        if summary.last_error:  # as the recorder words it (English)
+            raise UsageError("cli.record.all_failed_last", source=scrape.shown(args.source), failed=summary.failed,
+                             error=summary.last_error)
+        raise UsageError("cli.record.all_failed", source=scrape.shown(args.source), failed=summary.failed)
     report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
               "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
               "windows": summary.windows, "interrupted": interrupted}
@@ -159,8 +162,8 @@ Per model, the speculative-decoding figures of `specviz/live/exposition.py`: `en
 `acceptance_length`, `alpha_iid`, `num_speculative_tokens`, `per_position_acceptance`,
 `per_position_conditional`, `zero_accept_rate`, `counter_reset`, the companions (running and waiting
 requests, generation tokens and tokens/s, KV-cache usage, `itl_p50_ms`/`itl_p99_ms`) and the
-engine's own gauges; a figure the engine does not export is `null`, with its reason in English under
-`absent`.
+engine's own gauges; a figure the engine does not export is `null`, with its reason under `absent`
+(in the language of --lang, as `notices`).
 
 Without --since the figures are totals since the server started; --since takes an earlier scrape
 (file or URL, read first) and gives the window between the two, counting from zero after a restart
@@ -205,8 +208,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="labels to keep apart instead of summing over, e.g. engine (data-parallel engines)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     _allow_any_host(p)
-    p.set_defaults(run=lambda args: (json.dumps(metrics_rows(args.source, args.since, args.split_by, _limits(args)),
-                                                indent=2, ensure_ascii=False), 0))
+    p.set_defaults(run=lambda args: (json.dumps(metrics_rows(args.source, args.since, args.split_by, _limits(args),
+                                                             args.lang), indent=2, ensure_ascii=False), 0))
 
     p = sub.add_parser("record", description=_RECORD_DOC, help="poll a /metrics URL (or a file) every N seconds into the store's "
                                       "snapshots and windows tables; a progress line per poll on stderr")

@@ -18,7 +18,7 @@ from specviz import calculator, scenario, settings
 from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, link_params, linked_scenario, plain,
-                     presets, scenario_options, scenario_params)
+                     presets, scenario_options, scenario_params, words)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -68,12 +68,12 @@ def _resolve_model(name: str, models: dict[str, architecture.Model]) -> architec
     path = Path(name)
     if path.suffix == ".json" and path.exists():
         return config_model(path)
-    raise UsageError(f"unknown model {name!r}: use a preset id ({', '.join(models)}) or a config.json path")
+    raise UsageError("cli.roofline.unknown_model", name=repr(name), models=", ".join(models))
 
 
 def _resolve_gpu(args: argparse.Namespace, gpus: dict[str, roofline.GPU]) -> roofline.GPU:
     if args.gpu not in gpus:
-        raise UsageError(f"unknown GPU {args.gpu!r}: use one of {', '.join(gpus)}")
+        raise UsageError("cli.roofline.unknown_gpu", gpu=repr(args.gpu), gpus=", ".join(gpus))
     gpu = gpus[args.gpu]
     overrides = {k: v for k, v in (("tflops", args.tflops), ("bandwidth_tb_s", args.bandwidth))
                  if v is not None}
@@ -100,8 +100,7 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
     params = link_params(link)
     for name, config in (("target", target_config), ("draft", draft_config)):
         if params.get(name) == scenario.CUSTOM and config is None:
-            raise UsageError(f"the link's {name} is a model of a config.json ({name}={scenario.CUSTOM}), which a "
-                             f"link cannot carry: give that config.json with --{name}-config")
+            raise UsageError("cli.calc.custom", name=name, custom=scenario.CUSTOM)
     overrides = {}
     if target_config is not None:  # a preset of its own, for the link's draft and split to be read for it
         presets = replace(presets, models={**presets.models,
@@ -147,7 +146,7 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     """The Latency view's simulation from the command line: step times from the step model at the
     scenario's batch and context, acceptance from --alpha (with --gamma) or --rates."""
     if args.rates and args.gamma is not None and args.gamma != len(args.rates):
-        raise UsageError(f"--gamma {args.gamma} but {len(args.rates)} rates: the rates give γ")
+        raise UsageError("cli.simulate.rates", gamma=args.gamma, rates=len(args.rates))
     chosen = linked_scenario(args.link, presets, scenario_params(
         args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
     gamma = len(args.rates) if args.rates else chosen.gamma
@@ -275,20 +274,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_presets_table)
 
 
-def _check_grid(lengths: dict[str, int]) -> None:
-    """Refuse a grid of more rows than ``SPECVIZ_CLI_MAX_ROWS`` before it is computed, with its size
-    (20,000 batches × 100 contexts once ran 77 s into a MemoryError)."""
+def _check_grid(key: str, **lengths: int) -> None:
+    """Refuse a grid of more rows than ``SPECVIZ_CLI_MAX_ROWS`` before it is computed, with its size:
+    ``key`` names the lengths of its lists (20,000 batches × 100 contexts once ran 77 s into a
+    MemoryError)."""
     rows, limit = math.prod(lengths.values()), settings.get("SPECVIZ_CLI_MAX_ROWS")
     if rows > limit:
-        sizes = " × ".join(f"{n:,} {name}" for name, n in lengths.items())
-        raise UsageError(f"{sizes} make {rows:,} rows; a command computes at most {limit:,} (SPECVIZ_CLI_MAX_ROWS)")
+        raise UsageError(key, rows=rows, limit=limit, **lengths)
 
 
 def _speedup(args: argparse.Namespace) -> tuple[str, int]:
-    _check_grid({"α": len(args.alpha), "γ": len(args.gamma), "verify costs": len(args.verify_cost or [1])})
+    _check_grid("cli.grid.speedup", alphas=len(args.alpha), gammas=len(args.gamma), costs=len(args.verify_cost or [1]))
     autos = [g for g in args.gamma if g == "auto"]
     if autos and len(args.gamma) > 1:
-        raise UsageError("--gamma auto cannot be mixed with explicit values")
+        raise UsageError("cli.speedup.auto_mixed")
     gammas = None if autos else args.gamma
     rows = speedup_rows(args.alpha, gammas, verify_costs=args.verify_cost, regime=args.regime,
                         draft_cost=args.draft_cost, gamma_max=args.gamma_max)
@@ -296,7 +295,7 @@ def _speedup(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def _roofline(args: argparse.Namespace) -> tuple[str, int]:
-    _check_grid({"batches": len(args.batch), "contexts": len(args.context)})
+    _check_grid("cli.grid.roofline", batches=len(args.batch), contexts=len(args.context))
     data_dir = settings.get("SPECVIZ_DATA_DIR")
     models = hf_config.load_models(data_dir)
     gpu = _resolve_gpu(args, roofline.load_gpus(data_dir))
@@ -323,7 +322,8 @@ def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
     model = config_model(args.file)
     row = {"params_total": model.params_total, "params_active": model.params_active,
            "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
-    row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": "; ".join(map(str, model.notes))}
+    notes = "; ".join(words(note, args.lang) for note in model.notes)
+    row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": notes}
     return (json.dumps(row, indent=2) if args.format == "json" else format_rows([row], args.format)), 0
 
 

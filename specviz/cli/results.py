@@ -10,16 +10,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from specviz import i18n, settings
-from specviz.errors import SpecvizError
+from specviz import settings
+from specviz.errors import Notice, SpecvizError
 from specviz.results import benchmark_report, export, importers
 
-from .common import DB, FORMAT, UsageError, format_rows, frame_rows, open_store
+from .common import DB, FORMAT, UsageError, format_rows, frame_rows, open_store, words
 
-def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
+def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
     it passes over each a skipped entry of the report with why (:class:`specviz.results.importers.LeftOut`),
-    and a folder that holds none is the report's error (it was passed over without a word)."""
+    and a folder that holds none is the report's error (it was passed over without a word); the
+    report's words in ``lang``."""
     files = []
     for path in paths:
         if not (path.is_dir() and not path.is_symlink()):
@@ -28,13 +29,13 @@ def _expand(paths: list[Path], report: dict[str, list[Any]]) -> list[Path]:
         found = importers.folder_files(path)
         files += found.files
         # Why, in the words the Explorer's upload uses (:class:`specviz.results.importers.LeftOut`).
-        report["skipped"] += [{"file": str(file), "message": i18n.t(f"exp.left_out.{why.reason}", "en", file=file.name,
-                                                                     holder=str(why.holder))}
+        report["skipped"] += [{"file": str(file), "message": words(Notice(f"exp.left_out.{why.reason}", file=file.name,
+                                                                           holder=str(why.holder)), lang)}
                               for file, why in found.left_out.items()]
         if not found.files:
-            suffixes = ", ".join(importers.RESULT_SUFFIXES[:-1]) + " or " + importers.RESULT_SUFFIXES[-1]
-            report["errors"].append({"file": str(path), "message": f"{path}: no result files ({suffixes}) in this "
-                                                                   f"folder or the folders under it"})
+            none = Notice("cli.ingest.no_files", path=str(path), suffixes=", ".join(importers.RESULT_SUFFIXES[:-1]),
+                          last=importers.RESULT_SUFFIXES[-1])
+            report["errors"].append({"file": str(path), "message": words(none, lang)})
     return files
 
 
@@ -42,26 +43,24 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
     store = open_store(args.db)
     try:
-        for path in _expand(args.files, report):
+        for path in _expand(args.files, report, args.lang):
             try:
                 result = store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
             except Exception as exc:  # whatever failed is this file's report; the other files go in
                 error = exc if isinstance(exc, SpecvizError) else importers.as_ingest_error(str(path), exc)
-                report["errors"].append({"file": str(path), "message": str(error)})
+                report["errors"].append({"file": str(path), "message": words(error, args.lang)})
                 continue
             if args.synthetic and result.content_hash:
                 store.flag_synthetic(result.content_hash)
+            warnings = [words(warning, args.lang) for warning in result.warnings]
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
-                     "requests": result.requests, "warnings": [str(w) for w in result.warnings]}
+                     "requests": result.requests, "warnings": warnings}
+            # A skipped file's message is the store's (English): it says from which file its runs came.
             report[result.status].append(entry if result.status == "imported" else {
-                "file": str(path), "message": result.message, "warnings": [str(w) for w in result.warnings]})
+                "file": str(path), "message": result.message, "warnings": warnings})
     finally:
         store.close()
     return json.dumps(report, indent=2), 2 if report["errors"] else 0
-
-
-# Why a console result was cut, on the command line (the page says it in the reader's language).
-_CUT_BY = {"rows": "(SPECVIZ_SQL_MAX_ROWS)", "bytes": "(the result reached SPECVIZ_SQL_MAX_BYTES)"}
 
 
 def _run_store_command(args: argparse.Namespace) -> str:
@@ -73,8 +72,8 @@ def _run_store_command(args: argparse.Namespace) -> str:
             result = store.query(args.sql)
             frame = result.frame
             if result.truncated:  # the rows are printed; that they are not all of them is said beside
-                print(f"specviz: the result is cut at its first {len(frame):,} rows {_CUT_BY[result.truncated]}",
-                      file=sys.stderr)
+                cut = Notice(f"cli.query.cut.{result.truncated}", rows=len(frame))
+                print(f"specviz: {words(cut, args.lang)}", file=sys.stderr)
     finally:
         store.close()
     if args.format == "csv":
@@ -91,8 +90,7 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
     syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
     database = Path(args.db or settings.get("SPECVIZ_DB"))
     if args.output is not None and args.output.exists() and database.exists() and args.output.samefile(database):
-        raise UsageError(f"--output {args.output} is the store itself: the report would replace every stored run; "
-                         "give another file")
+        raise UsageError("cli.export.output_is_store", output=str(args.output))
     store = open_store(args.db)
     try:
         made = benchmark_report.stored_reports(store, args.run_ids)
@@ -101,8 +99,8 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
     text = benchmark_report.dump(made, syntax)
     left_out = {report.run_id: report.left_out for report in made if report.left_out}
     for run_id, fields in left_out.items():
-        print(f"specviz: run {run_id}: left out (the standard has no place for them): {', '.join(fields)}",
-              file=sys.stderr)
+        left = Notice("cli.export.left_out", run=run_id, fields=", ".join(fields))
+        print(f"specviz: {words(left, args.lang)}", file=sys.stderr)
     if args.output is None:
         return text.rstrip("\n"), 0
     args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
