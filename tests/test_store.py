@@ -1052,8 +1052,8 @@ class TestExamples:
         db.import_file("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())
         content_hash = db.imports().set_index("source_file").loc["sd.json", "content_hash"]
         assert db.find_import("sd.json")["content_hash"] == content_hash
-        for given in (content_hash, content_hash[:12], content_hash[:20]):
-            assert db.find_import(given)["source_file"] == "sd.json"
+        for named in (content_hash, content_hash[:12], content_hash[:20]):
+            assert db.find_import(named)["source_file"] == "sd.json"
         assert db.runs().set_index("source_file").loc["sd.json", "run_id"].startswith(content_hash[:12])
 
     def test_find_import_names_the_choices_where_it_finds_none_or_several(self, db):
