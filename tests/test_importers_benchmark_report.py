@@ -330,9 +330,11 @@ class TestFolders:
         report = json.loads(capsys.readouterr().out)
         listed = [Path(e["file"]).name for kind in ("imported", "skipped", "errors") for e in report[kind]]
         assert sorted(listed) == sorted(p.name for p in folder.iterdir())
-        # each stage once, the summary, and the per-request file a run of its own
-        assert [e["runs"] for e in report["imported"]] == [1, 1, 1, 1]
+        # each stage once, and the per-request file: the summary is of the same requests
+        assert [e["runs"] for e in report["imported"]] == [1, 1, 1]
         skipped = {Path(e["file"]).name: e["message"] for e in report["skipped"]}
+        per_request = folder / "per_request_lifecycle_metrics.json"
+        assert skipped["summary_lifecycle_metrics.json"].endswith(f"already imported from {per_request}")
         assert skipped["inference-perf.partial.stage_0.yaml"] == (
             "inference-perf.partial.stage_0.yaml: not read: inference-perf's benchmark report of a stage whose figures "
             f"are read from {folder / 'stage_0_lifecycle_metrics.json'}, beside it.")

@@ -115,10 +115,11 @@ def test_dependencies_are_the_pinned_requirements_at_least():
 
 
 def subcommands(help_text: str) -> set[str]:
-    """The subcommands a ``--help`` text lists (argparse's ``{a,b,...}``)."""
-    listed = re.search(r"\{([\w,-]+)\}", help_text)
+    """The subcommands a ``--help`` text lists (argparse's ``{a,b,...}``: the longest such list, not
+    an option's choices such as ``--lang {en,vi}``)."""
+    listed = re.findall(r"\{([\w,-]+)\}", help_text)
     assert listed, help_text
-    return set(listed.group(1).split(","))
+    return set(max(listed, key=len).split(","))
 
 
 def test_installed_command_lists_every_subcommand(installed):
