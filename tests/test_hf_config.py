@@ -399,6 +399,102 @@ class TestFrontierArchitectures:
         full_layer = h * 16 * 256 * 2 + 2 * h * 2 * 256 + 16 * 256 * h + 2 * 256  # gated q, k, v, o, q/k norms
         assert m.params["attention"] == 36 * linear_layer + 12 * full_layer
 
+    def test_qwen35_hybrid_layers_experts_and_state_by_hand(self):
+        m = MODELS["Qwen3.5-397B-A17B"]
+        assert m.model_type == "qwen3_5_moe_text" and [n.key for n in m.notes] == ["hf_config.vision_left_out"]
+        h, n_h, n_kv, d, n_k, n_v, d_k, kernel, vocab = 4096, 32, 2, 256, 16, 64, 128, 4, 248_320
+        # in_proj_qkv, in_proj_z, in_proj_b and in_proj_a; conv1d; dt_bias and A_log; the gated norm; out_proj
+        conv = 2 * n_k * d_k + n_v * d_k
+        linear = h * conv + h * n_v * d_k + 2 * h * n_v + conv * kernel + 2 * n_v + d_k + n_v * d_k * h
+        full = 2 * h * n_h * d + 2 * h * n_kv * d + n_h * d * h + 2 * d  # q with its output gate, k, v, o, q/k norms
+        expert, shared = 3 * h * 1024, 3 * h * 1024 + h  # the shared expert and its gate
+        layer_rest = h * 512 + shared + 2 * h  # router, shared expert, two norms
+        total = 2 * vocab * h + h + 45 * linear + 15 * full + 60 * (512 * expert + layer_rest)
+        assert m.params_total == total == 396_346_350_336
+        assert m.params_active == total - 60 * (512 - 10) * expert == 17_349_040_896
+        full_group, linear_group = m.attention
+        assert (full_group.layers, linear_group.layers) == (15, 45)
+        # K and V of 2 heads of 256 in 15 layers, BF16; n_v·d_k·d_v plus 3 positions of the convolution
+        assert m.kv_bytes_per_token() == 15 * 2 * 2 * 256 * 2 == 30_720
+        assert linear_group.state == 64 * 128 * 128 + 3 * conv == 1_085_440
+        assert m.cache_bytes(0) == 45 * 1_085_440 * 2
+        # The MTP layer: a full-attention MoE layer, fc (2h → h), three norms; it reads the target's head.
+        assert m.mtp_layers == 1 and m.mtp.tied_embeddings
+        assert m.mtp_params == full + 512 * expert + layer_rest + 2 * h * h + 3 * h + vocab * h
+
+    def test_qwen35_dense_and_its_mtp_layer_of_the_same_mlp(self):
+        """Qwen3.5-27B's text_config (the 35B-A3B's with its fields: 64 layers, hidden 5120, 24 heads
+        of which 4 KV, 48 value heads, intermediate 17,408, no experts)."""
+        text = {key: value for key, value in config_of("Qwen3.5-35B-A3B")["text_config"].items()
+                if key not in ("layer_types", "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                               "shared_expert_intermediate_size")}
+        text.update(model_type="qwen3_5_text", num_hidden_layers=64, hidden_size=5120, num_attention_heads=24,
+                    num_key_value_heads=4, linear_num_value_heads=48, intermediate_size=17_408)
+        m = parse({"model_type": "qwen3_5", "text_config": text})
+        assert m.model_type == "qwen3_5_text" and m.num_experts == 0 and m.params_total == m.params_active
+        h, i, vocab = 5120, 17_408, 248_320
+        full_group, linear_group = m.attention
+        assert (full_group.layers, linear_group.layers, m.kv_bytes_per_token()) == (16, 48, 16 * 2 * 4 * 256 * 2)
+        assert linear_group.state == 48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128) == 817_152
+        assert round(m.params_total / 1e9, 2) == 26.90  # the card: 27B
+        mtp = m.mtp
+        assert (mtp.num_experts, mtp.moe_layers) == (0, 0)
+        assert mtp.params["mlp"] == 3 * h * i + 2 * h * h + 5 * h and mtp.params["embeddings"] == vocab * h
+
+    def test_qwen35_without_its_output_gate_or_with_dedicated_tables(self):
+        config = config_of("Qwen3.5-35B-A3B")
+        text = config["text_config"]
+        m = parse(config)
+        ungated = parse({**config, "text_config": {**text, "attn_output_gate": False}})
+        assert m.params_total - ungated.params_total == 10 * 2048 * 16 * 256
+        dedicated = parse({**config, "text_config": {**text, "mtp_use_dedicated_embeddings": True}})
+        assert dedicated.mtp_params - m.mtp_params == 248_320 * 2048 and not dedicated.mtp.tied_embeddings
+        assert parse({**config, "text_config": {**text, "mtp_num_hidden_layers": 0}}).mtp is None
+
+    @pytest.mark.parametrize("quantization, formats", [
+        # nvidia's Qwen3.5-397B-A17B-NVFP4 (ModelOpt NVFP4) leaves out every layer's attention and the
+        # shared experts, under the multimodal prefix
+        ({"quant_method": "modelopt", "quant_algo": "NVFP4",
+          "ignore": ["lm_head", "*.mlp.shared_expert.*", "model.language_model.layers.1.linear_attn*",
+                     "model.language_model.layers.3.self_attn*"]},
+         {"experts": "nvfp4", "attention": "bf16", "mlp": "bf16"}),
+        # nvidia's Qwen3.6-35B-A3B-NVFP4 (ModelOpt MIXED_PRECISION): each module's own algorithm
+        ({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": {
+            "model.language_model.layers.1.linear_attn.in_proj_qkv": {"quant_algo": "FP8"},
+            "model.language_model.layers.1.mlp.experts": {"quant_algo": "W4A16_NVFP4", "group_size": 16},
+            "model.language_model.layers.1.mlp.shared_expert.gate_proj": {"quant_algo": "W4A16_NVFP4"}}},
+         {"experts": "nvfp4", "attention": "fp8", "mlp": "nvfp4"}),
+        ({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+          "quantized_layers": {"model.language_model.layers.1.mlp.experts": {"quant_algo": "NVFP4"}}},
+         {"experts": "nvfp4", "attention": "bf16", "mlp": "bf16"}),
+    ])
+    def test_qwen35_checkpoints_formats_under_the_language_model_prefix(self, quantization, formats):
+        m = parse({**config_of("Qwen3.5-35B-A3B"), "quantization_config": quantization})
+        assert m.weight_formats == {**formats, "embeddings": "bf16"}
+        assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
+
+    @pytest.mark.parametrize("field, value, words", [
+        ("layer_types", ["linear_attention"] * 39, "one entry per layer (40)"),
+        ("linear_num_value_heads", None, "'linear_num_value_heads' is missing"),
+        ("mtp_num_hidden_layers", 65, "between 0 and 64"),
+        ("mtp_use_dedicated_embeddings", "false", "a JSON boolean"),
+        ("attn_output_gate", 1, "a JSON boolean"),
+    ])
+    def test_qwen35_absurd_fields_in_its_text_config_are_named(self, field, value, words):
+        config = config_of("Qwen3.5-35B-A3B")
+        start = time.perf_counter()
+        with pytest.raises(InputError) as info:
+            parse({**config, "text_config": {**config["text_config"], field: value}})
+        assert words in str(info.value) and field in str(info.value)
+        assert time.perf_counter() - start < HANG_S
+
+    def test_an_unknown_mixed_precision_algorithm_is_named(self):
+        quantization = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                        "quantized_layers": {"model.language_model.layers.1.mlp.experts": {"quant_algo": "W2"}}}
+        m = parse({**config_of("Qwen3.5-35B-A3B"), "quantization_config": quantization})
+        assert ("hf_config.unknown_quantization", '"modelopt"') in [(n.key, n.params.get("method")) for n in m.notes]
+        assert set(m.weight_formats.values()) == {"bf16"}
+
     def test_gemma3_windows_from_its_pattern_and_defaults(self):
         one, big = MODELS["Gemma-3-1B"], MODELS["Gemma-3-27B"]
         assert [(a.kind, a.layers, a.window) for a in one.attention] == [("full", 4, np.inf), ("sliding", 22, 512)]

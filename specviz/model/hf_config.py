@@ -3,7 +3,7 @@
 Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range), and the work
 done does not grow with any value in the file; each component's format comes from the checkpoint's
 ``quantization_config`` (:mod:`specviz.model.quantization`). A multimodal wrapper (Llama 4, Gemma 3,
-Mistral 3, Kimi-K2.5) nests its language model in ``text_config``: that is what is read, and the
+Mistral 3, Kimi-K2.5, Qwen3.5) nests its language model in ``text_config``: that is what is read, and the
 model notes that the vision tower is left out.
 
 Families (:data:`SUPPORTED_MODEL_TYPES`) and what is counted per layer, from the Hugging Face
@@ -36,9 +36,19 @@ transformers modeling files (and vLLM's, where they differ):
 * ``qwen3_next`` (hybrid): every ``full_attention_interval``-th layer is gated full attention (q
   projected to 2·n_h·d); the others are Gated DeltaNet linear attention, whose state per sequence
   and layer is n_v·d_k·d_v plus a convolution window of (kernel − 1)·(2·n_k·d_k + n_v·d_v).
+* ``qwen3_5_text``, ``qwen3_5_moe_text`` (Qwen3.5 and Qwen3.6, in a ``qwen3_5``/``qwen3_5_moe``
+  wrapper; transformers' modular_qwen3_5.py and modular_qwen3_5_moe.py): Qwen3-Next's layers, the
+  Gated DeltaNet's fused projections split into in_proj_qkv (h·(2·n_k·d_k + n_v·d_v)), in_proj_z
+  (h·n_v·d_v), in_proj_b and in_proj_a (h·n_v each), so the same count; ``layer_types`` sets the
+  linear layers; ``attn_output_gate`` (default true) doubles q; the MoE variant has the shared
+  expert of h·``shared_expert_intermediate_size``·3 and its gate (h), the dense one an MLP of
+  3·h·i.
 * The multi-token-prediction layers (``num_nextn_predict_layers``) are counted apart as the draft
   they are: one decoder layer of the last layer's kind, two norms, the 2h·h projection that joins
-  the embedding to the hidden state, and the norm before the shared head.
+  the embedding to the hidden state, and the norm before the shared head. Qwen3.5's
+  (``mtp_num_hidden_layers``, vLLM's qwen3_5_mtp.py) is a full-attention layer of the model's MLP
+  kind and reads the target's head (one table, as an EAGLE head) unless
+  ``mtp_use_dedicated_embeddings`` gives it its own embedding.
 
 Publishers count differently; the figures they print, against these counts:
 
@@ -49,6 +59,9 @@ Publishers count differently; the figures they print, against these counts:
   both tables, active with the unembedding and without the embedding.
 * Qwen3 MoE and Qwen3-Next: totals with both tables (235B, 80B); the "A22B" and "A3B" active
   figures without them (the cards print "non-embedding" counts beside).
+* Qwen3.5 (cards: 397B / 17B, 35B / 3B): totals with both tables, the vision encoder in and the MTP
+  layer out (397B-A17B: 396.35B here, 396.80B with its 0.46B vision encoder); active with both
+  tables (17.35B, 3.45B).
 * Llama 4 Scout: 109B / 17B for the whole model, the vision tower in; this module counts the
   language model alone (107.8B / 17.2B).
 * Kimi K2: 1.04T / 32B, counted as DeepSeek counts.
@@ -75,10 +88,13 @@ DENSE_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text")
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text")
 MLA_TYPES = ("deepseek_v3", "kimi_k2", "deepseek_v32")
 DEEPSEEK_TYPES = (*MLA_TYPES, "glm4_moe")
-SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, "qwen3_next")
+# Qwen3-Next's hybrid of Gated DeltaNet and gated full attention, and Qwen3.5's (dense and MoE).
+HYBRID_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
+SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, *HYBRID_TYPES)
 # Multimodal wrappers whose language model sits in ``text_config``, and its type where the nested
 # config does not name one.
-WRAPPERS = {"llama4": "llama4_text", "gemma3": "gemma3_text", "mistral3": "mistral", "kimi_k25": "kimi_k2"}
+WRAPPERS = {"llama4": "llama4_text", "gemma3": "gemma3_text", "mistral3": "mistral", "kimi_k25": "kimi_k2",
+            "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 # What transformers' config classes give a field a config leaves out, where the files rely on it
 # (Gemma 3's text_config lists only what differs: Gemma3TextConfig's defaults).
 FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -159,6 +175,10 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
     "linear_key_head_dim": ConfigLimit("count", 1, 2048),
     "linear_value_head_dim": ConfigLimit("count", 1, 2048),
     "linear_conv_kernel_dim": ConfigLimit("count", 1, 64),
+    # Qwen3.5
+    "attn_output_gate": ConfigLimit("flag"),
+    "mtp_num_hidden_layers": ConfigLimit("count", 0, 64),
+    "mtp_use_dedicated_embeddings": ConfigLimit("flag"),
     "tie_word_embeddings": ConfigLimit("flag"),
     "attention_bias": ConfigLimit("flag"),
     "mlp_bias": ConfigLimit("flag"),
@@ -332,6 +352,7 @@ class _Parts:
     final_norm: int = 0
     mtp_attention: int = 0  # the attention of an MTP layer
     mtp_extra: int = 0  # an MTP layer's projection of [embedding; hidden] and its norms
+    mtp_tables: int = 2  # the vocabulary tables an MTP layer reads: its own embedding and head, or the head alone
 
 
 def _types_of_layers(values: Mapping[str, Any], default: list[str]) -> list[str]:
@@ -353,7 +374,7 @@ def _gqa(values: Mapping[str, Any], model_type: str, kinds: list[str]) -> tuple[
         attention += n_h * d + 2 * n_kv * d
     elif values.get("attention_bias"):
         attention += n_h * d + 2 * n_kv * d + h
-    if model_type in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next") or (
+    if model_type in ("qwen3", "qwen3_moe", "gemma3_text", *HYBRID_TYPES) or (
             model_type == "glm4_moe" and values.get("use_qk_norm")):
         attention += 2 * d
     if model_type == "gpt_oss":
@@ -475,7 +496,11 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
                   mtp_extra=2 * h + 2 * h * h + h + 2 * h)
 
 
-def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
+    """Qwen3-Next's and Qwen3.5's layers (module docstring): Qwen3.5 splits Qwen3-Next's fused
+    in_proj_qkvz and in_proj_ba into in_proj_qkv, in_proj_z, in_proj_b and in_proj_a of the same
+    sizes (transformers' modular_qwen3_5.py), and its dense variant has an MLP where Qwen3-Next has
+    experts."""
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     interval = _require(values, "full_attention_interval")
     default = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
@@ -483,7 +508,8 @@ def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
     full = kinds.count("full")
     full_layer, groups = _gqa(values, model_type, ["full"] * full) if full else (0, [])
     n_h, d = values["num_attention_heads"], values.get("head_dim", h // values["num_attention_heads"])
-    full_layer += h * n_h * d  # the output gate doubles q's projection
+    if values.get("attn_output_gate", True):
+        full_layer += h * n_h * d  # the output gate doubles q's projection
     n_k, n_v = _require(values, "linear_num_key_heads"), _require(values, "linear_num_value_heads")
     d_k, d_v = _require(values, "linear_key_head_dim"), _require(values, "linear_value_head_dim")
     kernel = _require(values, "linear_conv_kernel_dim")
@@ -496,14 +522,18 @@ def _qwen3_next(values: Mapping[str, Any], model_type: str) -> _Parts:
         groups.append(Attention("linear", count, 0.0, 0.0, state=n_v * d_k * d_v + (kernel - 1) * conv, kv_heads=n_v,
                                 flops_per_token=6.0 * n_v * d_k * d_v + 2.0 * conv * kernel))
     moe = _moe_family({**values, "layer_types": None, "num_hidden_layers": layers}, "qwen3_moe")
-    # Its MTP layer (vLLM's Qwen3NextMTP): a full-attention MoE layer, the norms of the embedding and
-    # the hidden state, fc (2h → h) and a final norm.
+    # Its MTP layer (vLLM's Qwen3NextMTP and Qwen3_5MTP): a full-attention layer of the model's MLP kind
+    # (experts, or Qwen3.5-27B's dense MLP), the norms of the embedding and the hidden state, fc
+    # (2h → h) and a final norm. Qwen3.5's reads the target's tables unless
+    # mtp_use_dedicated_embeddings gives it its own.
+    dense_mlp = 0 if moe.moe_layers else moe.dense_mlp
+    tables = 2 if values.get("mtp_use_dedicated_embeddings", True) else 1
     return replace(moe, attention_params=full * full_layer + count * linear, attention=groups,
-                   mtp_attention=full_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h)
+                   mtp_attention=full_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h + dense_mlp, mtp_tables=tables)
 
 
 _READERS = {**dict.fromkeys(DENSE_TYPES, _dense_family), **dict.fromkeys(MOE_TYPES, _moe_family),
-            **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), "qwen3_next": _qwen3_next}
+            **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), **dict.fromkeys(HYBRID_TYPES, _hybrid)}
 
 
 def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Mapping[str, Any], Any]:
@@ -554,7 +584,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     References
     ----------
     Hugging Face transformers modeling files (Llama, Mistral, Qwen2/Qwen3(-MoE), Phi-3, Gemma 3,
-    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, Qwen3-Next). Checked against published totals:
+    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, Qwen3-Next, Qwen3.5). Checked against published totals:
     Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active; DeepSeek-V3 671B / 37B; gpt-oss-120b
     116.83B / 5.13B.
     """
@@ -589,8 +619,10 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
               "attention": parts.attention_params, "mlp": mlp, "embeddings": embeddings}
     active = {**params, "experts": parts.moe_layers * parts.experts_per_token * parts.expert_params}
     n_kv = values.get("num_key_value_heads", n_h)
-    # Qwen3-Next's config does not say: vLLM builds one MTP layer (qwen3_next_mtp.py, getattr(..., 1)).
-    mtp_layers = values.get("num_nextn_predict_layers", 1 if model_type == "qwen3_next" else 0)
+    # Qwen3-Next's config does not say: vLLM builds one MTP layer (qwen3_next_mtp.py, getattr(..., 1));
+    # Qwen3.5's says it in mtp_num_hidden_layers (qwen3_5_mtp.py, the same default).
+    mtp_layers = values.get("num_nextn_predict_layers",
+                            values.get("mtp_num_hidden_layers", 1) if model_type in HYBRID_TYPES else 0)
     formats, read = quantization.weight_formats(quantization_config, shared=parts.shared > 0,
                                                 dense=parts.dense_layers > 0, experts=parts.moe_layers > 0)
     if not read:  # the method named, or the config itself where it is not an object
@@ -630,18 +662,21 @@ def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:
 
 def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, Any], formats: dict[str, str]) -> Model:
     """A multi-token-prediction layer as the draft model it is (DeepSeek-V3, §2.2; vLLM's
-    DeepSeekMTP and Qwen3NextMTP): one decoder layer of the target's MoE kind with its own cache, the
-    projection that joins the token's embedding to the hidden state, and its own copies of the
-    embedding and the head (the checkpoint ships them: DeepSeek's 14B MTP module is this layer's
-    11.6B and the two 0.93B tables). Engines run it γ times for γ drafted tokens."""
+    DeepSeekMTP, Qwen3NextMTP and Qwen3_5MTP): one decoder layer of the target's kind with its own
+    cache, the projection that joins the token's embedding to the hidden state, and its own copies of
+    the embedding and the head (the checkpoint ships them: DeepSeek's 14B MTP module is this layer's
+    11.6B and the two 0.93B tables), or, where it shares the target's (``parts.mtp_tables`` 1:
+    Qwen3.5 without ``mtp_use_dedicated_embeddings``), the head it reads whole each pass, counted as
+    an EAGLE head's is. Engines run it γ times for γ drafted tokens."""
     h, vocab = values["hidden_size"], values["vocab_size"]
     params = {"experts": parts.experts * parts.expert_params, "attention": parts.mtp_attention,
-              "mlp": parts.router + parts.shared + parts.mtp_extra, "embeddings": 2 * vocab * h}
+              "mlp": parts.router + parts.shared + parts.mtp_extra, "embeddings": parts.mtp_tables * vocab * h}
     attention = tuple(replace(a, layers=1) for a in parts.attention if a.kind != "linear")
     return Model(name=f"MTP of {name}", model_type=model_type, layers=1, hidden_size=h,
                  num_heads=values["num_attention_heads"], kv_heads=values.get("num_key_value_heads", 1),
-                 head_dim=1, vocab_size=vocab, tied_embeddings=False, num_experts=parts.experts,
-                 experts_per_token=parts.experts_per_token, moe_layers=1, expert_params=parts.expert_params,
+                 head_dim=1, vocab_size=vocab, tied_embeddings=parts.mtp_tables == 1, num_experts=parts.experts,
+                 experts_per_token=parts.experts_per_token, moe_layers=1 if parts.experts else 0,
+                 expert_params=parts.expert_params,
                  params=params, active={**params, "experts": parts.experts_per_token * parts.expert_params},
                  attention=attention, weight_formats=formats)
 

@@ -2,9 +2,12 @@
 
 Read by :func:`specviz.model.hf_config.model_from_config`. The methods read: ``fp8`` (DeepSeek's
 128 × 128 blocks with ``weight_block_size``), ``fbgemm_fp8``, ``mxfp4`` (gpt-oss), ``gptq`` and
-``awq`` at 4 bits, ``modelopt`` (FP8, NVFP4) and ``compressed-tensors`` (its first group: INT4, FP8 or
-NVFP4/MXFP4). A component a config leaves out (``modules_to_not_convert``, ``ignored_layers``,
-``exclude_modules`` or ``ignore``: names, globs or ``re:`` expressions) stays BF16.
+``awq`` at 4 bits, ``modelopt`` (FP8, NVFP4, and ``MIXED_PRECISION``: each module's own
+``quant_algo`` in ``quantized_layers``, a module not listed BF16) and ``compressed-tensors`` (its first
+group: INT4, FP8 or NVFP4/MXFP4). A component a config leaves out (``modules_to_not_convert``,
+``ignored_layers``, ``exclude_modules`` or ``ignore``: names, globs or ``re:`` expressions) stays BF16.
+A multimodal checkpoint names its language model's modules under ``model.language_model.`` (Qwen3.5),
+which is matched as ``model.``.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ __all__ = ["weight_formats"]
 
 # Module names that stand for each component, as quantization configs name the modules they leave
 # out (a glob, a name prefix or a ``re:`` expression). The MLP component stands for its largest part:
-# the shared experts or dense layers where the model has them, else the routers.
+# the shared experts or dense layers where the model has them, else the routers; attention for its
+# softmax projections or a hybrid's linear attention (layer 1 of Qwen3-Next and Qwen3.5 is linear).
 _MODULES = {
-    "attention": ("model.layers.1.self_attn.q_proj",),
+    "attention": ("model.layers.1.self_attn.q_proj", "model.layers.1.linear_attn.in_proj_qkv"),
     "experts": ("model.layers.1.mlp.experts.0.gate_proj",),
     "dense": ("model.layers.0.mlp.gate_proj",),
     "shared": ("model.layers.1.mlp.shared_experts.gate_proj", "model.layers.1.mlp.shared_expert.gate_proj"),
@@ -31,6 +35,12 @@ _MODULES = {
 # repeats: a module name is about 45 characters, so backtracking stays within 45³ steps.
 _PATTERN_CHARS = 200
 _PATTERN_REPEATS = 3
+# A multimodal checkpoint's prefix of its language model's modules, beside the plain one.
+_PREFIXES = ("model.", "model.language_model.")
+# ModelOpt's per-module algorithms (``MIXED_PRECISION``'s ``quantized_layers``) as formats; W4A16_NVFP4
+# stores NVFP4 weights.
+_MODELOPT = {"FP8": "fp8", "NVFP4": "nvfp4", "W4A16_NVFP4": "nvfp4"}
+_LISTED_LAYERS = 100_000  # the most quantized_layers entries looked at (a 78-layer model lists ~1,500)
 
 
 def _matches(pattern: str, name: str) -> bool:
@@ -49,10 +59,32 @@ def _matches(pattern: str, name: str) -> bool:
     return f".{pattern}." in f".{name}."
 
 
+def _names(part: str) -> list[str]:
+    """The module names that stand for ``part`` (a key of :data:`_MODULES`), under each of
+    :data:`_PREFIXES`."""
+    return [prefix + name.removeprefix("model.") for name in _MODULES[part] for prefix in _PREFIXES]
+
+
 def _left_out(patterns: list[Any], parts: tuple[str, ...]) -> bool:
     """Whether the modules of every one of ``parts`` (keys of :data:`_MODULES`) are left out."""
     texts = [p for p in patterns if isinstance(p, str)][:1000]
-    return all(any(_matches(p, name) for p in texts for name in _MODULES[part]) for part in parts)
+    return all(any(_matches(p, name) for p in texts for name in _names(part)) for part in parts)
+
+
+def _per_module(layers: Any, parts: tuple[str, ...]) -> str | None:
+    """The format ModelOpt's ``quantized_layers`` gives the first of ``parts`` it lists (a module
+    named by itself or by one that holds it), "bf16" where it lists none, None where it is no object
+    or names an algorithm not in :data:`_MODELOPT`."""
+    if not isinstance(layers, Mapping):
+        return None
+    listed = [(key, value) for key, value in list(layers.items())[:_LISTED_LAYERS] if isinstance(key, str)]
+    for part in parts:
+        for name in _names(part):
+            for key, value in listed:
+                if f".{name}.".startswith(f".{key}."):
+                    algo = value.get("quant_algo") if isinstance(value, Mapping) else None
+                    return _MODELOPT.get(str(algo).upper())
+    return "bf16"
 
 
 def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: bool) -> tuple[dict[str, str], bool]:
@@ -90,6 +122,9 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
         chosen = "mxfp4"
     elif method in ("gptq", "awq") and quantization.get("bits") == 4:
         chosen = "int4-g32" if quantization.get("group_size") == 32 else "int4"
+    elif method == "modelopt" and str(quantization.get("quant_algo", "")).upper() == "MIXED_PRECISION":
+        return _mixed_precision(quantization.get("quantized_layers"), formats, shared=shared, dense=dense,
+                                experts=experts)
     elif method == "modelopt":
         chosen = {"FP8": "fp8", "NVFP4": "nvfp4"}.get(str(quantization.get("quant_algo", "")).upper())
     elif method == "compressed-tensors":
@@ -99,10 +134,26 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
     if chosen is None:
         return formats, False
     ignore = ignore if isinstance(ignore, list) else []
+    for component, modules in _components(shared=shared, dense=dense, experts=experts):
+        formats[component] = "bf16" if _left_out(ignore, modules) else chosen
+    return formats, True
+
+
+def _components(*, shared: bool, dense: bool, experts: bool) -> list[tuple[str, tuple[str, ...]]]:
+    """Each quantizable component the model has, with the :data:`_MODULES` keys that stand for it."""
     mlp = tuple(part for part, present in (("shared", shared), ("dense", dense)) if present) or ("router",)
-    for component, modules in (("experts", ("experts",)), ("attention", ("attention",)), ("mlp", mlp)):
-        if component != "experts" or experts:
-            formats[component] = "bf16" if _left_out(ignore, modules) else chosen
+    return [(c, m) for c, m in (("experts", ("experts",)), ("attention", ("attention",)), ("mlp", mlp))
+            if c != "experts" or experts]
+
+
+def _mixed_precision(layers: Any, formats: dict[str, str], *, shared: bool, dense: bool,
+                     experts: bool) -> tuple[dict[str, str], bool]:
+    """ModelOpt's ``MIXED_PRECISION``: each component at the format ``quantized_layers`` gives the
+    module that stands for it (nvidia's Qwen3.6 NVFP4 checkpoints: FP8 attention, NVFP4 experts)."""
+    for component, modules in _components(shared=shared, dense=dense, experts=experts):
+        if (chosen := _per_module(layers, modules)) is None:
+            return dict.fromkeys(COMPONENTS, "bf16"), False
+        formats[component] = chosen
     return formats, True
 
 
