@@ -343,6 +343,56 @@ class TestFrontierArchitectures:
         # At 100k positions each layer caches 100k latents and index keys, but scores only 2,048 latents.
         assert m.cache_bytes(100_000) == 61 * (576 + 128) * 100_000 * 2
 
+    def test_glm5_mla_of_its_own_head_dims_sparse_attention_and_totals_by_hand(self):
+        m = MODELS["GLM-5"]
+        h, n_h, q_rank, rank, rope, nope, v, vocab = 6144, 64, 2048, 512, 64, 192, 256, 154_880
+        # q_a, its norm, q_b; kv_a with the rope key, its norm, kv_b; o (qk_head_dim 256 = 192 + 64)
+        mla = h * q_rank + q_rank + q_rank * n_h * (nope + rope) + h * (rank + rope) + rank + rank * n_h * (nope + v) + n_h * v * h
+        indexer = q_rank * 32 * 128 + h * 128 + 2 * 128 + h * 32  # wq_b, wk, k_norm, weights_proj
+        expert, moe_layers = 3 * h * 2048, 78 - 3
+        moe = 256 * expert + expert + h * 256 + 256  # routed, one shared, router and its bias
+        total = 2 * vocab * h + h + 78 * (mla + indexer + 2 * h) + 3 * 3 * h * 12_288 + moe_layers * moe
+        assert m.params_total == total == 743_911_218_432
+        assert m.params_active == total - moe_layers * (256 - 8) * expert
+        assert (m.head_dim, m.num_experts, m.experts_per_token, m.moe_layers) == (256, 256, 8, 75)
+        sparse, index = m.attention
+        assert (sparse.kind, sparse.layers, sparse.window, sparse.cached) == ("sparse", 78, 2048, 576)
+        assert (index.kind, index.layers, index.cached) == ("indexer", 78, 128)
+        # One latent of 512 + 64 and one index key of 128 per position and layer, BF16
+        assert m.kv_bytes_per_token() == 78 * (576 + 128) * 2 == 109_824
+        assert m.cache_bytes(100_000) == 109_824 * 100_000
+        # The MTP layer: an MoE layer with its indexer, enorm, hnorm, eh_proj, the head's norm, two tables
+        assert m.mtp_params == mla + indexer + 2 * h + moe + 2 * h + 2 * h * h + h + 2 * vocab * h
+
+    def test_glm52_layers_sharing_an_indexer_cache_no_index_keys(self):
+        config = config_of("GLM-5")
+        # GLM-5.2's schedule: its own indexer in layers 0-2 and every fourth from 6, the previous one's elsewhere
+        shared = ["full" if i < 3 or (i - 2) % 4 == 0 else "shared" for i in range(78)]
+        m = parse({**config, "indexer_types": shared, "layer_types": ["deepseek_sparse_attention"] * 78,
+                   "mlp_layer_types": ["dense"] * 3 + ["sparse"] * 75})
+        sparse, index = m.attention
+        assert (sparse.layers, index.layers) == (78, 21)
+        assert m.kv_bytes_per_token() == (78 * 576 + 21 * 128) * 2 == 95_232
+        indexer = 2048 * 32 * 128 + 6144 * 128 + 2 * 128 + 6144 * 32
+        assert MODELS["GLM-5"].params_total - m.params_total == 57 * indexer
+        assert m.mtp_params == MODELS["GLM-5"].mtp_params  # the MTP layer keeps its indexer
+
+    @pytest.mark.parametrize("field, value, words", [
+        ("qk_head_dim", 192, "'qk_head_dim' is 192, but it is the sum of 'qk_nope_head_dim' and 'qk_rope_head_dim' (256)"),
+        ("mlp_layer_types", ["dense"] * 4 + ["sparse"] * 74, "'mlp_layer_types' makes 74 layers MoE where"),
+        ("indexer_types", ["full"] * 77, "one entry per layer (78)"),
+        ("indexer_types", ["full"] * 77 + ["skip"], 'a list holding "skip"'),
+        ("index_topk", 0, "between 1 and"),
+        ("index_n_heads", None, "'index_n_heads' is missing"),
+    ])
+    def test_glm5_contradictory_or_absurd_fields_name_the_field(self, field, value, words):
+        start = time.perf_counter()
+        with pytest.raises(InputError) as info:
+            parse({**config_of("GLM-5"), field: value})
+        assert words in str(info.value) and field in str(info.value)
+        assert time.perf_counter() - start < HANG_S
+        assert field in i18n.t(info.value.key, "vi", **info.value.params) != str(info.value)
+
     def test_kimi_k25_reads_its_language_model_and_int4_experts(self):
         m = MODELS["Kimi-K2.5"]
         assert m.model_type == "kimi_k2" and [n.key for n in m.notes] == ["hf_config.vision_left_out"]

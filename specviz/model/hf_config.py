@@ -33,6 +33,12 @@ transformers modeling files (and vLLM's, where they differ):
   router with its correction bias. DeepSeek-V3.2's sparse attention reads ``index_topk`` latents
   chosen by an indexer that caches ``index_head_dim`` per position (its own projections counted).
 * ``glm4_moe``: GQA attention (biases, q/k norms) with DeepSeek's MoE fields.
+* ``glm_moe_dsa`` (GLM-5, 5.1, 5.2; transformers' modular_glm_moe_dsa.py, vLLM's deepseek_v2.py):
+  DeepSeek-V3.2's MLA, sparse attention and indexer at GLM's head dims (``qk_nope_head_dim`` 192,
+  ``v_head_dim`` 256; ``qk_head_dim`` must be their sum with the rope dim), DeepSeek's MoE fields
+  (``mlp_layer_types``, where given, must agree with them) and MTP layer. A layer whose
+  ``indexer_types`` is "shared" (GLM-5.2: 57 of 78) reuses the last full layer's top-k: it has no
+  indexer and caches no index keys.
 * ``qwen3_next`` (hybrid): every ``full_attention_interval``-th layer is gated full attention (q
   projected to 2·n_h·d); the others are Gated DeltaNet linear attention, whose state per sequence
   and layer is n_v·d_k·d_v plus a convolution window of (kernel − 1)·(2·n_k·d_k + n_v·d_v).
@@ -65,6 +71,8 @@ Publishers count differently; the figures they print, against these counts:
 * Llama 4 Scout: 109B / 17B for the whole model, the vision tower in; this module counts the
   language model alone (107.8B / 17.2B).
 * Kimi K2: 1.04T / 32B, counted as DeepSeek counts.
+* GLM-5 (card: 744B / 40B): the total with both tables and without the MTP layer (743.91B), the
+  active count with neither table (39.88B), as GLM-4.5's 355B / 32B.
 """
 
 from __future__ import annotations
@@ -86,7 +94,9 @@ __all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", 
 
 DENSE_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text")
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text")
-MLA_TYPES = ("deepseek_v3", "kimi_k2", "deepseek_v32")
+MLA_TYPES = ("deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa")
+# MLA with DeepSeek's sparse attention: DeepSeek-V3.2, and GLM-5's (its indexer shared across layers in 5.2).
+SPARSE_MLA_TYPES = ("deepseek_v32", "glm_moe_dsa")
 DEEPSEEK_TYPES = (*MLA_TYPES, "glm4_moe")
 # Qwen3-Next's hybrid of Gated DeltaNet and gated full attention, and Qwen3.5's (dense and MoE).
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
@@ -104,7 +114,10 @@ FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
                     "tie_word_embeddings": True},
 }
 LAYER_KINDS = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",
-               "linear_attention": "linear"}
+               "linear_attention": "linear", "deepseek_sparse_attention": "sparse"}
+# What a per-layer list of each kind may hold (CONFIG_LIMITS): attention kinds, GLM-5.2's indexer of its
+# own or the previous full layer's, GLM-5's dense or MoE MLP, or a bit.
+_PER_LAYER = {"types": tuple(LAYER_KINDS), "indexers": ("full", "shared"), "mlps": ("dense", "sparse"), "bits": (0, 1)}
 # What marks a config.json as a draft head's, not a model's: an architecture naming EAGLE (SpecForge's
 # LlamaForCausalLMEagle3; vLLM's EagleLlamaForCausalLM and Eagle3LlamaForCausalLM, model_executor/
 # models/registry.py) or a field only a head sets (EAGLE-3's draft_vocab_size, SafeAILab's
@@ -116,15 +129,15 @@ _POSITIONS = 2**30  # the most positions a context or window field may give (Lla
 class ConfigLimit(NamedTuple):
     """What one config.json field may hold (see :data:`CONFIG_LIMITS`)."""
 
-    kind: Literal["count", "flag", "layers", "types", "bits"]
+    kind: Literal["count", "flag", "layers", "types", "indexers", "mlps", "bits"]
     low: int = 0
     high: int | str = 0
 
 
 # Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
 # in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
-# [low, high); "types" is a list of one of LAYER_KINDS' names per layer (high: the layer count);
-# "bits" is a list of 0 or 1 per layer, or empty. A high given as a field name is that field's
+# [low, high); "types", "indexers" and "mlps" are lists of one of _PER_LAYER's names per layer (high:
+# the layer count); "bits" is a list of 0 or 1 per layer, or empty. A high given as a field name is that field's
 # value, checked earlier in this table. Absolute bounds hold the largest published models
 # (Llama-3.1-405B: 126 layers, hidden 16384, 128 heads, intermediate 53,248; Gemma 3: vocabulary
 # 262,144, head_dim 256; Qwen3-Next: 512 routed experts) with a margin of eight times or more, and
@@ -164,6 +177,10 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
     "index_n_heads": ConfigLimit("count", 1, 1024),
     "index_head_dim": ConfigLimit("count", 1, 2048),
     "index_topk": ConfigLimit("count", 1, _POSITIONS),
+    # GLM-5
+    "qk_head_dim": ConfigLimit("count", 1, 4096),
+    "indexer_types": ConfigLimit("indexers", 0, "num_hidden_layers"),
+    "mlp_layer_types": ConfigLimit("mlps", 0, "num_hidden_layers"),
     "sliding_window": ConfigLimit("count", 1, _POSITIONS),
     "sliding_window_pattern": ConfigLimit("count", 1, "num_hidden_layers"),
     "attention_chunk_size": ConfigLimit("count", 1, _POSITIONS),
@@ -279,7 +296,7 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
             if (problem := _layers_problem(value, limit.low, high)) is not None:
                 raise InputError("hf_config.layers", field=key, low=limit.low, bound=bound, problem=problem)
         else:
-            allowed = tuple(LAYER_KINDS) if limit.kind == "types" else (0, 1)
+            allowed = _PER_LAYER[limit.kind]
             if (problem := _per_layer_problem(value, allowed, high, empty_ok=limit.kind == "bits")) is not None:
                 raise InputError("hf_config.per_layer", field=key, layers=high,
                                  allowed=", ".join(map(str, allowed)), problem=problem)
@@ -448,32 +465,40 @@ def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
                   experts, k, expert, router, shared, final_norm=h)
 
 
-def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, list[Attention]]:
-    """Parameters of one MLA layer and its attention groups (all layers)."""
+def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, int, list[Attention]]:
+    """Parameters of all MLA layers and of one with its indexer (an MTP layer's), and the attention
+    groups (all layers). GLM-5.2's layers whose ``indexer_types`` is "shared" reuse the last full
+    layer's choice (transformers' modular_glm_moe_dsa.py): no indexer, no index keys cached."""
     layers, h, n_h = values["num_hidden_layers"], values["hidden_size"], values["num_attention_heads"]
     rank, rope = _require(values, "kv_lora_rank"), _require(values, "qk_rope_head_dim")
     nope, v = values.get("qk_nope_head_dim", 0), _require(values, "v_head_dim")
+    if values.get("qk_head_dim", nope + rope) != nope + rope:
+        raise InputError("hf_config.sum_of", field="qk_head_dim", value=values["qk_head_dim"], first="qk_nope_head_dim",
+                         second="qk_rope_head_dim", expected=nope + rope)
     q_rank = values.get("q_lora_rank")
     query = h * q_rank + q_rank + q_rank * n_h * (nope + rope) if q_rank else h * n_h * (nope + rope)
     layer = query + h * (rank + rope) + rank + rank * n_h * (nope + v) + n_h * v * h
     if values.get("attention_bias"):
         layer += (q_rank or 0) + rank + rope + h
     score = 2.0 * n_h * (rank + rope) + 2.0 * n_h * rank
-    if model_type != "deepseek_v32":
-        return layer, [Attention("latent", layers, score, rank + rope)]
+    if model_type not in SPARSE_MLA_TYPES:
+        return layers * layer, layer, [Attention("latent", layers, score, rank + rope)]
     heads, dim = _require(values, "index_n_heads"), _require(values, "index_head_dim")
-    layer += (q_rank or h) * heads * dim + h * dim + 2 * dim + h * heads  # wq_b, wk, k_norm, weights_proj
-    return layer, [Attention("sparse", layers, score, rank + rope, _require(values, "index_topk"),
-                             keeps_all=True),
-                   Attention("indexer", layers, 2.0 * heads * dim, dim)]
+    indexer = (q_rank or h) * heads * dim + h * dim + 2 * dim + h * heads  # wq_b, wk, k_norm, weights_proj
+    indexed = values["indexer_types"].count("full") if values.get("indexer_types") else layers
+    groups = [Attention("sparse", layers, score, rank + rope, _require(values, "index_topk"), keeps_all=True)]
+    if indexed:
+        groups.append(Attention("indexer", indexed, 2.0 * heads * dim, dim))
+    return layers * layer + indexed * indexer, layer + indexer, groups
 
 
 def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     if model_type in MLA_TYPES:
-        layer_attention, groups = _mla(values, model_type)
+        attention, layer_attention, groups = _mla(values, model_type)
     else:
         layer_attention, groups = _gqa(values, model_type, ["full"] * layers)
+        attention = layers * layer_attention
     experts = _require(values, "n_routed_experts")
     if not experts:
         # Every MoE layer routes each token to num_experts_per_tok of these (transformers'
@@ -489,9 +514,13 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     # Layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0 (DeepSeek's modeling
     # file); counted arithmetically.
     moe_layers = (layers - 1) // freq - (first_dense - 1) // freq if first_dense else (layers - 1) // freq + 1
+    if values.get("mlp_layer_types") and values["mlp_layer_types"].count("sparse") != moe_layers:
+        # GLM-5.1's and 5.2's list says what first_k_dense_replace and moe_layer_freq do: both must agree.
+        raise InputError("hf_config.layers_disagree", field="mlp_layer_types",
+                         count=values["mlp_layer_types"].count("sparse"), expected=moe_layers)
     dense_mlp = 3 * h * _require(values, "intermediate_size") if moe_layers < layers else 0
     # Beside a decoder layer of the MoE kind: enorm and hnorm, eh_proj (2h → h), the shared head's norm.
-    return _Parts(layer_attention * layers, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
+    return _Parts(attention, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
                   experts, k, expert, router, shared, final_norm=h, mtp_attention=layer_attention,
                   mtp_extra=2 * h + 2 * h * h + h + 2 * h)
 
@@ -584,7 +613,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     References
     ----------
     Hugging Face transformers modeling files (Llama, Mistral, Qwen2/Qwen3(-MoE), Phi-3, Gemma 3,
-    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, Qwen3-Next, Qwen3.5). Checked against published totals:
+    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, GLM-5, Qwen3-Next, Qwen3.5). Checked against published totals:
     Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active; DeepSeek-V3 671B / 37B; gpt-oss-120b
     116.83B / 5.13B.
     """
