@@ -282,6 +282,8 @@ class TestScenarioSidebar:
         groups = [o.split(" · ")[0] for o in options if " · " in o]
         assert groups == sorted(groups, key=["Dense", "MoE"].index) and set(groups) == {"Dense", "MoE"}
         assert "MoE · DeepSeek-V3 / R1 (MLA, 256 experts)" in options and "Dense · Qwen3-32B" in options
+        assert {"MoE · Qwen3.5-397B-A17B (hybrid linear attention; language model)",
+                "MoE · GLM-5 (MLA + sparse attention, 256 experts)", "MoE · MiniMax-M2.5 (256 experts, FP8)"} <= set(options)
 
     def test_an_uploaded_deepseek_v3_config_is_read_with_its_formats(self):
         config = (ROOT / "data/model_configs/DeepSeek-V3.json").read_text()

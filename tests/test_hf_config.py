@@ -377,21 +377,63 @@ class TestFrontierArchitectures:
         assert MODELS["GLM-5"].params_total - m.params_total == 57 * indexer
         assert m.mtp_params == MODELS["GLM-5"].mtp_params  # the MTP layer keeps its indexer
 
-    @pytest.mark.parametrize("field, value, words", [
-        ("qk_head_dim", 192, "'qk_head_dim' is 192, but it is the sum of 'qk_nope_head_dim' and 'qk_rope_head_dim' (256)"),
-        ("mlp_layer_types", ["dense"] * 4 + ["sparse"] * 74, "'mlp_layer_types' makes 74 layers MoE where"),
-        ("indexer_types", ["full"] * 77, "one entry per layer (78)"),
-        ("indexer_types", ["full"] * 77 + ["skip"], 'a list holding "skip"'),
-        ("index_topk", 0, "between 1 and"),
-        ("index_n_heads", None, "'index_n_heads' is missing"),
+    def test_minimax_m2_layer_norms_routing_bias_and_mtp_modules_by_hand(self):
+        m = MODELS["MiniMax-M2.5"]
+        h, n_h, n_kv, d, i, experts, vocab = 3072, 48, 8, 128, 1536, 256, 200_064
+        # q, k, v, o and q/k norms over the whole projection (n_h·d and n_kv·d: qk_norm_type per_layer)
+        attention = 2 * h * n_h * d + 2 * h * n_kv * d + (n_h + n_kv) * d
+        expert, router = 3 * h * i, h * experts + experts  # the router and its e_score_correction_bias
+        total = 2 * vocab * h + h + 62 * (attention + 2 * h + router + experts * expert)
+        assert m.params_total == total == 228_689_764_864
+        assert m.params_active == total - 62 * (experts - 8) * expert
+        assert m.weight_formats == {"experts": "fp8-block", "attention": "fp8-block", "mlp": "bf16", "embeddings": "bf16"}
+        # K and V of 8 heads of 128 in 62 layers, BF16 (rotary_dim 64 rotates half of each head: no bytes)
+        assert m.kv_bytes_per_token() == 62 * 2 * 8 * 128 * 2 == 253_952
+        # Three MTP modules: a decoder layer, enorm, hnorm, eh_proj, the shared head's norm and its own head
+        module = attention + experts * expert + router + 2 * h + 2 * h + 2 * h * h + h + vocab * h
+        assert (m.mtp_layers, m.mtp_params, m.mtp.tied_embeddings) == (3, 3 * module, True)
+        assert [(a.kind, a.layers) for a in m.mtp.attention] == [("full", 1)]
+
+    def test_minimax_m2_without_mtp_or_with_two_layer_modules(self):
+        config = config_of("MiniMax-M2.5")
+        assert parse({**config, "use_mtp": False}).mtp is None
+        two = parse({**config, "mtp_transformer_layers": 2})
+        one = MODELS["MiniMax-M2.5"]
+        layer = one.params_total - parse({**config, "num_hidden_layers": 61}).params_total
+        assert two.mtp.params_total - one.mtp.params_total == layer and two.mtp.layers == 2
+
+    @pytest.mark.parametrize("model_id, field, value, words", [
+        # Qwen3.5's fields sit in its text_config
+        ("Qwen3.5-35B-A3B", "layer_types", ["linear_attention"] * 39, "one entry per layer (40)"),
+        ("Qwen3.5-35B-A3B", "linear_num_value_heads", None, "'linear_num_value_heads' is missing"),
+        ("Qwen3.5-35B-A3B", "mtp_num_hidden_layers", 65, "between 0 and 64"),
+        ("Qwen3.5-35B-A3B", "mtp_use_dedicated_embeddings", "false", "a JSON boolean"),
+        ("Qwen3.5-35B-A3B", "attn_output_gate", 1, "a JSON boolean"),
+        ("GLM-5", "qk_head_dim", 192,
+         "'qk_head_dim' is 192, but it is the sum of 'qk_nope_head_dim' and 'qk_rope_head_dim' (256)"),
+        ("GLM-5", "mlp_layer_types", ["dense"] * 4 + ["sparse"] * 74, "'mlp_layer_types' makes 74 layers MoE where"),
+        ("GLM-5", "indexer_types", ["full"] * 77, "one entry per layer (78)"),
+        ("GLM-5", "indexer_types", ["full"] * 77 + ["skip"], 'a list holding "skip"'),
+        ("GLM-5", "index_topk", 0, "between 1 and"),
+        ("GLM-5", "index_n_heads", None, "'index_n_heads' is missing"),
+        ("MiniMax-M2.5", "rotary_dim", 256, "between 1 and 128 (head_dim)"),
+        ("MiniMax-M2.5", "num_mtp_modules", -1, "between 0 and 64"),
+        ("MiniMax-M2.5", "mtp_transformer_layers", 0, "between 1 and 64"),
+        ("MiniMax-M2.5", "use_mtp", "true", "a JSON boolean"),
+        ("MiniMax-M2.5", "num_experts_per_tok", 257, "between 1 and 256"),
     ])
-    def test_glm5_contradictory_or_absurd_fields_name_the_field(self, field, value, words):
+    def test_absurd_fields_of_the_2026_families_name_the_field(self, model_id, field, value, words):
+        config = config_of(model_id)
+        if "text_config" in config:
+            config = {**config, "text_config": {**config["text_config"], field: value}}
+        else:
+            config = {**config, field: value}
         start = time.perf_counter()
         with pytest.raises(InputError) as info:
-            parse({**config_of("GLM-5"), field: value})
+            parse(config)
         assert words in str(info.value) and field in str(info.value)
-        assert time.perf_counter() - start < HANG_S
         assert field in i18n.t(info.value.key, "vi", **info.value.params) != str(info.value)
+        assert time.perf_counter() - start < HANG_S
 
     def test_kimi_k25_reads_its_language_model_and_int4_experts(self):
         m = MODELS["Kimi-K2.5"]
@@ -522,21 +564,6 @@ class TestFrontierArchitectures:
         m = parse({**config_of("Qwen3.5-35B-A3B"), "quantization_config": quantization})
         assert m.weight_formats == {**formats, "embeddings": "bf16"}
         assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
-
-    @pytest.mark.parametrize("field, value, words", [
-        ("layer_types", ["linear_attention"] * 39, "one entry per layer (40)"),
-        ("linear_num_value_heads", None, "'linear_num_value_heads' is missing"),
-        ("mtp_num_hidden_layers", 65, "between 0 and 64"),
-        ("mtp_use_dedicated_embeddings", "false", "a JSON boolean"),
-        ("attn_output_gate", 1, "a JSON boolean"),
-    ])
-    def test_qwen35_absurd_fields_in_its_text_config_are_named(self, field, value, words):
-        config = config_of("Qwen3.5-35B-A3B")
-        start = time.perf_counter()
-        with pytest.raises(InputError) as info:
-            parse({**config, "text_config": {**config["text_config"], field: value}})
-        assert words in str(info.value) and field in str(info.value)
-        assert time.perf_counter() - start < HANG_S
 
     def test_an_unknown_mixed_precision_algorithm_is_named(self):
         quantization = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",

@@ -19,6 +19,13 @@ transformers modeling files (and vLLM's, where they differ):
   is 0 and i is not in ``mlp_only_layers``.
 * ``gpt_oss``: attention with biases and one sink per head; experts with biases (2i + h); the
   router with its bias; ``layer_types`` alternate sliding (``sliding_window``) and full attention.
+* ``minimax_m2`` (MiniMax-M2, M2.5, M2.7; transformers' modular_minimax_m2.py, vLLM's
+  minimax_m2.py): GQA whose q and k norms span the whole projection (n_h·d and n_kv·d, FlexOlmo's),
+  ``rotary_dim`` rotating part of each head (no weight, no cache); ``num_local_experts`` of
+  3·h·``intermediate_size`` with a router and its ``e_score_correction_bias`` (``use_routing_bias``),
+  no shared expert. Its ``num_mtp_modules`` MTP modules (``use_mtp``; vLLM's minimax_m2_mtp.py) are
+  each ``mtp_transformer_layers`` decoder layers with enorm, hnorm, eh_proj and a shared head of
+  their own (a norm and V·h), the embedding the target's.
 * ``llama4_text``: MoE every ``interleave_moe_layer_step`` layers (E experts of 3·h·i plus a shared
   one), dense layers of ``intermediate_size_mlp``; the RoPE layers (``no_rope_layers``, by default all
   but every fourth) attend within chunks of ``attention_chunk_size``, read here as a window of
@@ -71,6 +78,8 @@ Publishers count differently; the figures they print, against these counts:
 * Llama 4 Scout: 109B / 17B for the whole model, the vision tower in; this module counts the
   language model alone (107.8B / 17.2B).
 * Kimi K2: 1.04T / 32B, counted as DeepSeek counts.
+* MiniMax-M2 and M2.5 (card: 230B / 10B): the total with both tables and without the MTP modules
+  (228.69B), the active count with the head and without the embedding (10.42B).
 * GLM-5 (card: 744B / 40B): the total with both tables and without the MTP layer (743.91B), the
   active count with neither table (39.88B), as GLM-4.5's 355B / 32B.
 """
@@ -93,7 +102,7 @@ __all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", 
            "model_from_config", "model_from_config_bytes"]
 
 DENSE_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3_text")
-MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text")
+MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2")
 MLA_TYPES = ("deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa")
 # MLA with DeepSeek's sparse attention: DeepSeek-V3.2, and GLM-5's (its indexer shared across layers in 5.2).
 SPARSE_MLA_TYPES = ("deepseek_v32", "glm_moe_dsa")
@@ -196,6 +205,12 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
     "attn_output_gate": ConfigLimit("flag"),
     "mtp_num_hidden_layers": ConfigLimit("count", 0, 64),
     "mtp_use_dedicated_embeddings": ConfigLimit("flag"),
+    # MiniMax-M2
+    "rotary_dim": ConfigLimit("count", 1, "head_dim"),
+    "use_routing_bias": ConfigLimit("flag"),
+    "use_mtp": ConfigLimit("flag"),
+    "num_mtp_modules": ConfigLimit("count", 0, 64),
+    "mtp_transformer_layers": ConfigLimit("count", 1, 64),
     "tie_word_embeddings": ConfigLimit("flag"),
     "attention_bias": ConfigLimit("flag"),
     "mlp_bias": ConfigLimit("flag"),
@@ -370,6 +385,7 @@ class _Parts:
     mtp_attention: int = 0  # the attention of an MTP layer
     mtp_extra: int = 0  # an MTP layer's projection of [embedding; hidden] and its norms
     mtp_tables: int = 2  # the vocabulary tables an MTP layer reads: its own embedding and head, or the head alone
+    mtp_block_layers: int = 1  # decoder layers in one MTP module (MiniMax-M2's mtp_transformer_layers)
 
 
 def _types_of_layers(values: Mapping[str, Any], default: list[str]) -> list[str]:
@@ -396,6 +412,8 @@ def _gqa(values: Mapping[str, Any], model_type: str, kinds: list[str]) -> tuple[
         attention += 2 * d
     if model_type == "gpt_oss":
         attention += n_h  # one attention sink per head
+    elif model_type == "minimax_m2":
+        attention += (n_h + n_kv) * d  # q and k norms over the whole projection (FlexOlmoAttention's)
     windows = {"sliding": ("sliding_window", model_type), "chunked": ("attention_chunk_size", model_type)}
     groups = []
     for kind in ("full", "sliding", "chunked"):
@@ -454,6 +472,8 @@ def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
         expert = 3 * h * _require(values, key)
         shared_i = values.get("shared_expert_intermediate_size", 0)
         router, shared = h * experts, (3 * h * shared_i + h if shared_i else 0)
+        if model_type == "minimax_m2" and values.get("use_routing_bias", True):
+            router += experts  # e_score_correction_bias
         # Layer i is sparse when (i + 1) % step == 0 and it is not in mlp_only_layers (as in
         # transformers); counted arithmetically so that the time does not grow with the layer count.
         step = values.get("decoder_sparse_step", 1)
@@ -561,8 +581,32 @@ def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
                    mtp_attention=full_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h + dense_mlp, mtp_tables=tables)
 
 
+def _minimax_m2(values: Mapping[str, Any], model_type: str) -> _Parts:
+    """MiniMax-M2's layers (:func:`_moe_family`) and its MTP modules (vLLM's minimax_m2_mtp.py): each
+    ``mtp_transformer_layers`` decoder layers of the model's kind, enorm and hnorm, eh_proj (2h → h)
+    and a shared head of its own (a norm and V·h) beside the target's embedding."""
+    parts = _moe_family(values, model_type)
+    if parts.moe_layers == 0:  # null means unset: without experts it is a dense model, with no MTP modules
+        return parts
+    h, block = values["hidden_size"], values.get("mtp_transformer_layers", 1)
+    return replace(parts, mtp_attention=parts.attention_params // values["num_hidden_layers"],
+                   mtp_extra=2 * h + 2 * h * h + h + block * 2 * h, mtp_tables=1, mtp_block_layers=block)
+
+
+def _mtp_count(values: Mapping[str, Any], model_type: str) -> int:
+    """The MTP layers (or modules) a checkpoint carries: ``num_nextn_predict_layers`` (DeepSeek, GLM);
+    Qwen3.5's ``mtp_num_hidden_layers``, and Qwen3-Next's one, which its config does not state (vLLM's
+    qwen3_next_mtp.py and qwen3_5_mtp.py: getattr(..., 1)); MiniMax-M2's ``num_mtp_modules`` where
+    ``use_mtp`` is true."""
+    if model_type == "minimax_m2":
+        return values.get("num_mtp_modules", 0) if values.get("use_mtp") else 0
+    default = values.get("mtp_num_hidden_layers", 1) if model_type in HYBRID_TYPES else 0
+    return values.get("num_nextn_predict_layers", default)
+
+
 _READERS = {**dict.fromkeys(DENSE_TYPES, _dense_family), **dict.fromkeys(MOE_TYPES, _moe_family),
-            **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), **dict.fromkeys(HYBRID_TYPES, _hybrid)}
+            **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), **dict.fromkeys(HYBRID_TYPES, _hybrid),
+            "minimax_m2": _minimax_m2}
 
 
 def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Mapping[str, Any], Any]:
@@ -613,7 +657,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     References
     ----------
     Hugging Face transformers modeling files (Llama, Mistral, Qwen2/Qwen3(-MoE), Phi-3, Gemma 3,
-    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, GLM-5, Qwen3-Next, Qwen3.5). Checked against published totals:
+    Mixtral, gpt-oss, Llama 4, DeepSeek-V3, GLM-4.5, GLM-5, Qwen3-Next, Qwen3.5, MiniMax-M2). Checked against published totals:
     Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active; DeepSeek-V3 671B / 37B; gpt-oss-120b
     116.83B / 5.13B.
     """
@@ -648,10 +692,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
               "attention": parts.attention_params, "mlp": mlp, "embeddings": embeddings}
     active = {**params, "experts": parts.moe_layers * parts.experts_per_token * parts.expert_params}
     n_kv = values.get("num_key_value_heads", n_h)
-    # Qwen3-Next's config does not say: vLLM builds one MTP layer (qwen3_next_mtp.py, getattr(..., 1));
-    # Qwen3.5's says it in mtp_num_hidden_layers (qwen3_5_mtp.py, the same default).
-    mtp_layers = values.get("num_nextn_predict_layers",
-                            values.get("mtp_num_hidden_layers", 1) if model_type in HYBRID_TYPES else 0)
+    mtp_layers = _mtp_count(values, model_type) if parts.mtp_attention else 0
     formats, read = quantization.weight_formats(quantization_config, shared=parts.shared > 0,
                                                 dense=parts.dense_layers > 0, experts=parts.moe_layers > 0)
     if not read:  # the method named, or the config itself where it is not an object
@@ -694,19 +735,21 @@ def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, A
     DeepSeekMTP, Qwen3NextMTP and Qwen3_5MTP): one decoder layer of the target's kind with its own
     cache, the projection that joins the token's embedding to the hidden state, and its own copies of
     the embedding and the head (the checkpoint ships them: DeepSeek's 14B MTP module is this layer's
-    11.6B and the two 0.93B tables), or, where it shares the target's (``parts.mtp_tables`` 1:
-    Qwen3.5 without ``mtp_use_dedicated_embeddings``), the head it reads whole each pass, counted as
-    an EAGLE head's is. Engines run it γ times for γ drafted tokens."""
-    h, vocab = values["hidden_size"], values["vocab_size"]
-    params = {"experts": parts.experts * parts.expert_params, "attention": parts.mtp_attention,
-              "mlp": parts.router + parts.shared + parts.mtp_extra, "embeddings": parts.mtp_tables * vocab * h}
-    attention = tuple(replace(a, layers=1) for a in parts.attention if a.kind != "linear")
-    return Model(name=f"MTP of {name}", model_type=model_type, layers=1, hidden_size=h,
+    11.6B and the two 0.93B tables), or the head alone where it takes the target's embedding
+    (``parts.mtp_tables`` 1: Qwen3.5 without ``mtp_use_dedicated_embeddings``, whose head is the
+    target's, and MiniMax-M2, whose module has a head of its own), read whole each pass, counted as an
+    EAGLE head's is. A MiniMax-M2 module holds ``parts.mtp_block_layers`` decoder layers. Engines run
+    it γ times for γ drafted tokens."""
+    h, vocab, block = values["hidden_size"], values["vocab_size"], parts.mtp_block_layers
+    params = {"experts": block * parts.experts * parts.expert_params, "attention": block * parts.mtp_attention,
+              "mlp": block * (parts.router + parts.shared) + parts.mtp_extra, "embeddings": parts.mtp_tables * vocab * h}
+    attention = tuple(replace(a, layers=block) for a in parts.attention if a.kind != "linear")
+    return Model(name=f"MTP of {name}", model_type=model_type, layers=block, hidden_size=h,
                  num_heads=values["num_attention_heads"], kv_heads=values.get("num_key_value_heads", 1),
                  head_dim=1, vocab_size=vocab, tied_embeddings=parts.mtp_tables == 1, num_experts=parts.experts,
-                 experts_per_token=parts.experts_per_token, moe_layers=1 if parts.experts else 0,
+                 experts_per_token=parts.experts_per_token, moe_layers=block if parts.experts else 0,
                  expert_params=parts.expert_params,
-                 params=params, active={**params, "experts": parts.experts_per_token * parts.expert_params},
+                 params=params, active={**params, "experts": block * parts.experts_per_token * parts.expert_params},
                  attention=attention, weight_formats=formats)
 
 

@@ -23,13 +23,14 @@ __all__ = ["weight_formats"]
 # Module names that stand for each component, as quantization configs name the modules they leave
 # out (a glob, a name prefix or a ``re:`` expression). The MLP component stands for its largest part:
 # the shared experts or dense layers where the model has them, else the routers; attention for its
-# softmax projections or a hybrid's linear attention (layer 1 of Qwen3-Next and Qwen3.5 is linear).
+# softmax projections or a hybrid's linear attention (layer 1 of Qwen3-Next and Qwen3.5 is linear);
+# Mixtral's and MiniMax-M2's MoE block is block_sparse_moe.
 _MODULES = {
     "attention": ("model.layers.1.self_attn.q_proj", "model.layers.1.linear_attn.in_proj_qkv"),
-    "experts": ("model.layers.1.mlp.experts.0.gate_proj",),
+    "experts": ("model.layers.1.mlp.experts.0.gate_proj", "model.layers.1.block_sparse_moe.experts.0.w1"),
     "dense": ("model.layers.0.mlp.gate_proj",),
     "shared": ("model.layers.1.mlp.shared_experts.gate_proj", "model.layers.1.mlp.shared_expert.gate_proj"),
-    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router"),
+    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router", "model.layers.1.block_sparse_moe.gate"),
 }
 # A ``re:`` pattern is matched only when it is short, repeats no group and has few unbounded
 # repeats: a module name is about 45 characters, so backtracking stays within 45³ steps.
