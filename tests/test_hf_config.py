@@ -639,7 +639,7 @@ class TestFrontierConfigsRefused:
         assert m.weight_formats["attention"] == "mxfp4"  # nothing left out
 
     @hyp_settings(deadline=None, max_examples=150)
-    @given(st.sampled_from([DEEPSEEK_V3, GPT_OSS, QWEN3_NEXT]), st.sampled_from(list(hf_config.CONFIG_LIMITS)),
+    @given(st.sampled_from([DEEPSEEK_V3, GPT_OSS, QWEN3_NEXT, config_of("GLM-5"), config_of("MiniMax-M2.5")]), st.sampled_from(list(hf_config.CONFIG_LIMITS)),
            st.one_of(st.integers(min_value=-2, max_value=300_000), JSON_VALUES))
     def test_any_single_field_mutation_gives_a_model_or_an_input_error(self, base, field, value):
         start = time.perf_counter()
