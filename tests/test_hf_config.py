@@ -14,7 +14,7 @@ from hypothesis import given, settings as hyp_settings, strategies as st
 from conftest import SAMPLES, in_vietnamese
 from specviz import i18n, settings
 from specviz.errors import InputError
-from specviz.model import architecture, hf_config
+from specviz.model import architecture, dtypes, hf_config, roofline
 
 # A refusal or a model comes in milliseconds whatever the fields: a hang (a loop over 10⁹ layers, a
 # regular expression backtracking), not a speed, is what the time checks catch; a loaded machine may
@@ -723,3 +723,105 @@ class TestNotJson:
         assert info.value.key == "hf_config.not_json" and (info.value.params["line"], info.value.params["column"]) == (3, 3)
         said = in_vietnamese(info.value, "line 3, column 3")
         assert "dòng 3, cột 3" in said and "Expecting" not in said
+
+
+# DeepSeek-V4 (specviz.model.family_deepseek_v4): counts, caches and reads by hand.
+DSV4_FLASH = config_of("DeepSeek-V4-Flash")
+
+
+class TestDeepSeekV4:
+    h, n_h, d, q, o, g, n_i, d_i = 4096, 64, 512, 1024, 1024, 8, 64, 128  # DeepSeek-V4-Flash
+
+    def layer_by_hand(self, ratio: int) -> int:
+        h, n_h, d, q, o, g, n_i, d_i = self.h, self.n_h, self.d, self.q, self.o, self.g, self.n_i, self.d_i
+        # sinks, wq_a, q_norm, wq_b, wkv, kv_norm, wo_a (n_h·d → g·o in g groups), wo_b
+        layer = n_h + h * q + q + q * n_h * d + h * d + d + n_h * d * o + g * o * h
+        if ratio == 4:  # the compressor over 2·512 (overlapping windows: wkv, wgate, ape, norm) and the indexer
+            layer += 2 * h * 2 * d + 4 * 2 * d + d
+            layer += q * n_i * d_i + h * n_i + 2 * h * 2 * d_i + 4 * 2 * d_i + d_i
+        elif ratio == 128:
+            layer += 2 * h * d + 128 * d + d
+        return layer
+
+    def test_one_layer_of_each_ratio_and_the_totals_by_hand(self):
+        m = MODELS["DeepSeek-V4-Flash"]
+        assert [self.layer_by_hand(r) for r in (0, 4, 128)] == [106_956_352, 126_098_624, 111_216_704]
+        assert m.params["attention"] == 2 * 106_956_352 + 21 * 126_098_624 + 20 * 111_216_704
+        h, hc, vocab, experts, k, expert = self.h, 4, 129_280, 256, 6, 3 * 4096 * 2048
+        mix = (2 + hc) * hc
+        # two norms and two hyper-connections (mixing matrix, bias, 3 scales) a layer
+        assert 2 * h + 2 * (mix * hc * h + mix + 3) == 794_678
+        mlp = 43 * (794_678 + h * experts + experts + expert) + h + hc * hc * h + hc + 1 + 3 * (vocab * k - experts)
+        assert m.params["mlp"] == mlp  # routers and bias, the shared expert; the head's mixing; 3 hash tables
+        assert m.params_total == 284_334_567_511 and m.params_active == m.params_total - 43 * (experts - k) * expert
+        assert m.weight_formats == {"experts": "mxfp4", "attention": "fp8-block", "mlp": "fp8-block", "embeddings": "bf16"}
+
+    def test_the_mtp_layer_is_a_sliding_window_layer_with_its_projections(self):
+        m = MODELS["DeepSeek-V4-Flash"]
+        h, experts, expert = self.h, 256, 3 * 4096 * 2048
+        # compress_ratios[43] = 0; e_proj, h_proj, three norms, the hyper-connection head; the tables it reads
+        layer = 106_956_352 + 794_678 + h * experts + experts + expert + experts * expert
+        assert m.mtp_params == layer + 2 * h * h + 3 * h + 16 * h + 4 + 1 + 2 * 129_280 * h
+        assert [(a.kind, a.layers, a.window) for a in m.mtp.attention] == [("sliding", 1, 128)]
+
+    @pytest.mark.parametrize("context, by_hand", [
+        # window 43·512·128, CSA 21·128 and its indexer 21·32 a position, HCA 20·4 a position (FP8: 1 byte),
+        # and the compressors' FP32 rings: 21·2·2²·4·(512 + 128) and 20·2·128·512 elements of 4 bytes
+        (1024, 43 * 512 * 128 + (21 * 160 + 20 * 4) * 1024 + (21 * 20_480 + 20 * 131_072) * 4),
+        (100_000, 43 * 512 * 128 + (21 * 160 + 20 * 4) * 100_000 + (21 * 20_480 + 20 * 131_072) * 4),
+    ])
+    def test_cache_bytes_by_hand_at_two_contexts(self, context, by_hand):
+        m = MODELS["DeepSeek-V4-Flash"]
+        assert m.cache_bytes(context, 1.0) == by_hand
+        # 18,112 bytes a position at 1k, 3,590 at 100k: the window and the rings are fixed, the
+        # compressed entries grow by 3,440 bytes a position (DeepSeek-V3: 35,136 whatever the context)
+        assert round(by_hand / context) == {1024: 18_112, 100_000: 3_590}[context]
+        # The rings are kept once, not for each position a verify pass may roll back to.
+        assert m.cache_bytes(context, 1.0, state_copies=5) == by_hand
+
+    def test_a_decode_step_reads_the_window_top_k_and_every_heavily_compressed_entry(self):
+        m = MODELS["DeepSeek-V4-Flash"]
+        gpu = roofline.GPU("x", "x", "gpu", 1000.0, 8.0, 192.0, "")
+        fp8 = dtypes.precision_of("checkpoint", "fp8")
+        near, far = (roofline.forward_work(gpu, m, 1, 1, context, precision=fp8) for context in (0, 100_000))
+        # Per layer at 100k: the window's 128 entries of 512; CSA 512 of 25,000 entries and the indexer's
+        # 25,000 keys of 128; HCA all 781.25 entries of 512 (bytes: FP8).
+        read = 43 * 128 * 512 + 21 * 512 * 512 + 21 * 25_000 * 128 + 20 * 781.25 * 512
+        assert far["bytes"] - near["bytes"] == pytest.approx(read)
+        # 4·n_h·512 FLOPs an entry, the indexer 2·n_i·128 a key; the token reads L + 1 positions (1 at L = 0)
+        flops = (4 * 64 * 512 * (43 * (128 - 1) + 21 * (2048 - 1) / 4 + 20 * 100_000 / 128)
+                 + 2 * 64 * 128 * 21 * 100_000 / 4)
+        assert far["flops"] - near["flops"] == pytest.approx(flops)
+
+    def test_the_other_checkpoints_are_read_with_their_experts_formats(self):
+        # NVIDIA's nvidia/DeepSeek-V4-Flash-NVFP4: FP8 blocks with NVFP4 experts (its quantization_config)
+        nvidia = {**DSV4_FLASH["quantization_config"], "moe_quant_algo": "NVFP4", "quant_algo": "MIXED_PRECISION",
+                  "ignore": ["*.attn.*", "*.ffn.shared_experts.*", "head", "mtp.*"]}
+        assert parse({**DSV4_FLASH, "quantization_config": nvidia}).weight_formats == {
+            "experts": "nvfp4", "attention": "fp8-block", "mlp": "fp8-block", "embeddings": "bf16"}
+        reference = {key: value for key, value in DSV4_FLASH.items() if key != "expert_dtype"}
+        sglang = parse({**reference, "model_type": "deepseek_ref"})
+        assert sglang.weight_formats["experts"] == "fp8-block"  # SGLang's FP8 copies: no expert_dtype
+        assert sglang.params_total == MODELS["DeepSeek-V4-Flash"].params_total
+
+    @pytest.mark.parametrize("field, value, words", [
+        ("compress_ratios", [4] * 43 + [3], "one of 0, 4, 128; got a list holding 3"),
+        ("compress_ratios", [4] * 43 + [10**6], "got a list holding 1000000"),
+        ("compress_ratios", [4] * 43, "one entry per layer (44)"),
+        ("compress_ratios", None, "'compress_ratios' is missing; it must list one of 0, 4, 128 for each layer and MTP layer (44)"),
+        ("num_hidden_layers", 10**6, "between 1 and 1,024"),
+        ("o_groups", 65, "between 1 and 64 (num_attention_heads)"),
+        ("o_groups", 48, "multiple"),
+        ("num_hash_layers", 44, "between 0 and 43 (num_hidden_layers)"),
+        ("expert_dtype", "fp2", "one of fp4, fp8, got \"fp2\""),
+        ("sliding_window", 2 * 1_048_576, "more than the 1,048,576 of 'max_position_embeddings'"),
+    ])
+    def test_absurd_fields_name_the_field_at_once(self, field, value, words):
+        """A ratio engines do not build (vLLM takes 0, 4 and 128: 0 is a layer with the window alone,
+        as Flash's first two and its MTP layer are) or a list that does not cover the layers."""
+        start = time.perf_counter()
+        with pytest.raises(InputError) as info:
+            parse({**DSV4_FLASH, field: value})
+        assert words in str(info.value) and (field in str(info.value) or field == "o_groups")
+        assert time.perf_counter() - start < HANG_S
+        assert i18n.t(info.value.key, "vi", **info.value.params) not in (str(info.value), info.value.key)

@@ -14,8 +14,9 @@ Components (:data:`COMPONENTS`), each with its own weight format (:mod:`specviz.
 
 Attention layers come in groups of one kind (:class:`Attention`). A full-attention layer reads the
 whole cache; a sliding-window or chunked layer reads at most ``window`` positions; an MLA layer caches
-one latent per position for all heads; a linear-attention layer keeps a state per sequence whose size
-does not grow with context.
+one latent per position for all heads; a compressed layer (DeepSeek-V4's) caches one entry per
+``ratio`` positions, which ``cached`` spreads over them; a linear-attention layer keeps a state per
+sequence whose size does not grow with context.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from specviz.errors import Notice
 __all__ = ["COMPONENTS", "Attention", "Model"]
 
 COMPONENTS = ("experts", "attention", "mlp", "embeddings")
-AttentionKind = Literal["full", "sliding", "chunked", "latent", "sparse", "indexer", "linear"]
+AttentionKind = Literal["full", "sliding", "chunked", "latent", "sparse", "compressed", "indexer", "linear"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,12 @@ class Attention:
     ``flops_per_token``: FLOPs per layer and token that do not depend on the context (linear
     attention's recurrence); ``kv_heads``: the heads the cache and state split into, so that tensor
     parallelism over more devices than that replicates them (1 for MLA's latent and an indexer's
-    keys)."""
+    keys); ``state_bytes``: bytes of a state element where the state has a format of its own
+    (DeepSeek-V4's compressors keep FP32: 4), 0 for the model's; ``state_share``: the share of the
+    state a new position reads and writes, 1 for a recurrence (it rewrites all of it, and an engine
+    keeps a copy for each position a verify pass may roll back to), below 1 for a ring of positions
+    kept once (a compressor writes one row of its ring a position and reads the ring once a
+    compression)."""
 
     kind: AttentionKind
     layers: int
@@ -59,6 +65,8 @@ class Attention:
     state: float = 0.0
     flops_per_token: float = 0.0
     kv_heads: int = 1
+    state_bytes: float = 0.0
+    state_share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -129,18 +137,21 @@ class Model:
     def cache_bytes(self, context: ArrayLike, kv_dtype_bytes: float = 2.0, state_bytes: float = 2.0, *,
                     state_copies: ArrayLike = 1.0, tensor_split: int = 1) -> np.ndarray:
         """Bytes one sequence keeps at ``context`` positions: each layer's cache up to its window,
-        and the linear-attention layers' state, ``state_copies`` (n_s) times (one for each position a
-        verify pass may roll back to); over ``tensor_split`` devices, a layer with fewer KV heads is
-        copied r_g = max(1, tensor_split / kv_heads) times (the sum over the devices).
+        and the state a layer keeps per sequence, ``state_copies`` (n_s) times where it is rewritten
+        whole (a recurrence's, one for each position a verify pass may roll back to), once where it
+        is a ring of positions; over ``tensor_split`` devices, a layer with fewer KV heads is copied
+        r_g = max(1, tensor_split / kv_heads) times (the sum over the devices).
 
-        .. math:: \\sum_g r_g\\, \\text{layers}_g (c_g \\min(L, W_g)\\, b_{kv} + s_g\\, n_s\\, b_{state})
+        .. math:: \\sum_g r_g\\, \\text{layers}_g (c_g \\min(L, W_g)\\, b_{kv} + s_g\\, n_{s,g}\\, b_{state,g})
 
-        with W_g infinite for a sparse layer, which keeps every position.
+        with W_g infinite for a sparse layer, which keeps every position, and b_state,g the group's own
+        state format where it has one (``state_bytes``).
         """
         ctx, copies = np.asarray(context, dtype=float), np.asarray(state_copies, dtype=float)
         return sum(max(1.0, tensor_split / a.kv_heads) * a.layers
                    * (a.cached * np.minimum(ctx, math.inf if a.keeps_all else a.window) * kv_dtype_bytes
-                      + a.state * copies * state_bytes) for a in self.attention) + 0.0 * ctx
+                      + a.state * (copies if a.state_share == 1.0 else 1.0) * (a.state_bytes or state_bytes))
+                   for a in self.attention) + 0.0 * ctx
 
     def row(self) -> dict[str, str | int | float | bool]:
         """The model as one flat row of a table: its shape, counts per component, attention groups

@@ -56,6 +56,9 @@ transformers modeling files (and vLLM's, where they differ):
   linear layers; ``attn_output_gate`` (default true) doubles q; the MoE variant has the shared
   expert of h·``shared_expert_intermediate_size``·3 and its gate (h), the dense one an MLP of
   3·h·i.
+* ``deepseek_v4`` (and ``deepseek_ref``, SGLang's FP8 copies): compressed attention over one KV head,
+  hyper-connections, hash-routed first layers; read in :mod:`specviz.model.family_deepseek_v4`, whose
+  docstring says what each field is and how it is counted.
 * The multi-token-prediction layers (``num_nextn_predict_layers``) are counted apart as the draft
   they are: one decoder layer of the last layer's kind, two norms, the 2h·h projection that joins
   the embedding to the hidden state, and the norm before the shared head. Qwen3.5's
@@ -82,6 +85,9 @@ Publishers count differently; the figures they print, against these counts:
   (228.69B), the active count with the head and without the embedding (10.42B).
 * GLM-5 (card: 744B / 40B): the total with both tables and without the MTP layer (743.91B), the
   active count with neither table (39.88B), as GLM-4.5's 355B / 32B.
+* DeepSeek-V4-Pro 1.6T / 49B and -Flash 284B / 13B (model cards): counted as DeepSeek-V3 is, MTP out
+  of the total, the head in and the input embedding out of the active count (1.573T / 48.9B and
+  284.3B / 13.3B).
 """
 
 from __future__ import annotations
@@ -109,7 +115,9 @@ SPARSE_MLA_TYPES = ("deepseek_v32", "glm_moe_dsa")
 DEEPSEEK_TYPES = (*MLA_TYPES, "glm4_moe")
 # Qwen3-Next's hybrid of Gated DeltaNet and gated full attention, and Qwen3.5's (dense and MoE).
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
-SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, *HYBRID_TYPES)
+# Read in specviz.model.family_deepseek_v4: DeepSeek-V4 (deepseek_ref: the same fields, SGLang's FP8 copies).
+DSV4_TYPES = ("deepseek_v4", "deepseek_ref")
+SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, *HYBRID_TYPES, *DSV4_TYPES)
 # Multimodal wrappers whose language model sits in ``text_config``, and its type where the nested
 # config does not name one.
 WRAPPERS = {"llama4": "llama4_text", "gemma3": "gemma3_text", "mistral3": "mistral", "kimi_k25": "kimi_k2",
@@ -138,15 +146,18 @@ _POSITIONS = 2**30  # the most positions a context or window field may give (Lla
 class ConfigLimit(NamedTuple):
     """What one config.json field may hold (see :data:`CONFIG_LIMITS`)."""
 
-    kind: Literal["count", "flag", "layers", "types", "indexers", "mlps", "bits"]
+    kind: Literal["count", "flag", "layers", "types", "indexers", "mlps", "bits", "ratios", "choice"]
     low: int = 0
     high: int | str = 0
+    allowed: tuple[Any, ...] = ()
 
 
 # Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
 # in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
 # [low, high); "types", "indexers" and "mlps" are lists of one of _PER_LAYER's names per layer (high:
-# the layer count); "bits" is a list of 0 or 1 per layer, or empty. A high given as a field name is that field's
+# the layer count); "bits" is a list of 0 or 1 per layer, or empty; "ratios" is a list of one of
+# ``allowed`` per layer and per MTP layer (num_nextn_predict_layers); "choice" is one of ``allowed``.
+# A high given as a field name is that field's
 # value, checked earlier in this table. Absolute bounds hold the largest published models
 # (Llama-3.1-405B: 126 layers, hidden 16384, 128 heads, intermediate 53,248; Gemma 3: vocabulary
 # 262,144, head_dim 256; Qwen3-Next: 512 routed experts) with a margin of eight times or more, and
@@ -215,6 +226,15 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
     "attention_bias": ConfigLimit("flag"),
     "mlp_bias": ConfigLimit("flag"),
     "use_qk_norm": ConfigLimit("flag"),
+    # DeepSeek-V4 (specviz.model.family_deepseek_v4): ratios 0 (a sliding window only), 4 and 128 as
+    # vLLM's DeepseekV4MLAAttention takes them (it refuses any other), experts as its
+    # DeepseekV4FP8Config reads them.
+    "o_lora_rank": ConfigLimit("count", 1, 131_072),
+    "o_groups": ConfigLimit("count", 1, "num_attention_heads"),
+    "hc_mult": ConfigLimit("count", 1, 64),
+    "num_hash_layers": ConfigLimit("count", 0, "num_hidden_layers"),
+    "compress_ratios": ConfigLimit("ratios", 0, "num_hidden_layers", (0, 4, 128)),
+    "expert_dtype": ConfigLimit("choice", allowed=("fp4", "fp8")),
 }
 
 
@@ -302,6 +322,10 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
         if limit.kind == "flag":
             if not isinstance(value, bool):
                 raise InputError("hf_config.flag", field=key, value=_describe(value))
+        elif limit.kind == "choice":
+            if not isinstance(value, str) or value not in limit.allowed:
+                raise InputError("hf_config.choice", field=key, allowed=", ".join(limit.allowed),
+                                 value=_describe(value))
         elif high is None:
             continue
         elif limit.kind == "count":
@@ -311,7 +335,9 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
             if (problem := _layers_problem(value, limit.low, high)) is not None:
                 raise InputError("hf_config.layers", field=key, low=limit.low, bound=bound, problem=problem)
         else:
-            allowed = _PER_LAYER[limit.kind]
+            allowed = limit.allowed or _PER_LAYER[limit.kind]
+            if limit.kind == "ratios":  # DeepSeek-V4's list holds its MTP layers' ratios after the layers'
+                high += checked.get("num_nextn_predict_layers", 0)
             if (problem := _per_layer_problem(value, allowed, high, empty_ok=limit.kind == "bits")) is not None:
                 raise InputError("hf_config.per_layer", field=key, layers=high,
                                  allowed=", ".join(map(str, allowed)), problem=problem)
@@ -324,6 +350,9 @@ def _require(values: Mapping[str, Any], key: str) -> Any:
     if key not in values:
         limit = CONFIG_LIMITS[key]
         _, bound = _bound(limit, values)
+        if limit.kind == "ratios":
+            raise InputError("hf_config.missing_per_layer", field=key, allowed=", ".join(map(str, limit.allowed)),
+                             layers=values["num_hidden_layers"] + values.get("num_nextn_predict_layers", 0))
         raise InputError("hf_config.missing", field=key, low=limit.low, bound=bound)
     return values[key]
 
@@ -386,6 +415,8 @@ class _Parts:
     mtp_extra: int = 0  # an MTP layer's projection of [embedding; hidden] and its norms
     mtp_tables: int = 2  # the vocabulary tables an MTP layer reads: its own embedding and head, or the head alone
     mtp_block_layers: int = 1  # decoder layers in one MTP module (MiniMax-M2's mtp_transformer_layers)
+    extra: int = 0  # counted once beside the layers (DeepSeek-V4's hyper-connection head, hash tables)
+    mtp_groups: list[Attention] | None = None  # an MTP layer's attention where it is not the layers' kind
 
 
 def _types_of_layers(values: Mapping[str, Any], default: list[str]) -> list[str]:
@@ -687,14 +718,15 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     tied = values.get("tie_word_embeddings", False)
     embeddings = vocab * h * (1 if tied else 2)
     mlp = (parts.norms_per_layer * layers + parts.dense_layers * parts.dense_mlp
-           + parts.moe_layers * (parts.router + parts.shared) + parts.final_norm)
+           + parts.moe_layers * (parts.router + parts.shared) + parts.final_norm + parts.extra)
     params = {"experts": parts.moe_layers * parts.experts * parts.expert_params,
               "attention": parts.attention_params, "mlp": mlp, "embeddings": embeddings}
     active = {**params, "experts": parts.moe_layers * parts.experts_per_token * parts.expert_params}
     n_kv = values.get("num_key_value_heads", n_h)
     mtp_layers = _mtp_count(values, model_type) if parts.mtp_attention else 0
     formats, read = quantization.weight_formats(quantization_config, shared=parts.shared > 0,
-                                                dense=parts.dense_layers > 0, experts=parts.moe_layers > 0)
+                                                dense=parts.dense_layers > 0, experts=parts.moe_layers > 0,
+                                                expert_dtype=values.get("expert_dtype"))
     if not read:  # the method named, or the config itself where it is not an object
         method = (quantization_config.get("quant_method") if isinstance(quantization_config, Mapping)
                   else quantization_config)
@@ -738,12 +770,14 @@ def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, A
     11.6B and the two 0.93B tables), or the head alone where it takes the target's embedding
     (``parts.mtp_tables`` 1: Qwen3.5 without ``mtp_use_dedicated_embeddings``, whose head is the
     target's, and MiniMax-M2, whose module has a head of its own), read whole each pass, counted as an
-    EAGLE head's is. A MiniMax-M2 module holds ``parts.mtp_block_layers`` decoder layers. Engines run
+    EAGLE head's is; DeepSeek-V4's attends as its own window-only kind
+    (``parts.mtp_groups``). A MiniMax-M2 module holds ``parts.mtp_block_layers`` decoder layers. Engines run
     it γ times for γ drafted tokens."""
     h, vocab, block = values["hidden_size"], values["vocab_size"], parts.mtp_block_layers
     params = {"experts": block * parts.experts * parts.expert_params, "attention": block * parts.mtp_attention,
               "mlp": block * (parts.router + parts.shared) + parts.mtp_extra, "embeddings": parts.mtp_tables * vocab * h}
-    attention = tuple(replace(a, layers=block) for a in parts.attention if a.kind != "linear")
+    groups = parts.mtp_groups if parts.mtp_groups is not None else [a for a in parts.attention if a.kind != "linear"]
+    attention = tuple(replace(a, layers=block) for a in groups)
     return Model(name=f"MTP of {name}", model_type=model_type, layers=block, hidden_size=h,
                  num_heads=values["num_attention_heads"], kv_heads=values.get("num_key_value_heads", 1),
                  head_dim=1, vocab_size=vocab, tied_embeddings=parts.mtp_tables == 1, num_experts=parts.experts,
@@ -794,3 +828,9 @@ def load_draft_heads(data_dir: Path) -> dict[str, tuple[str, Model]]:
                                                source=row["source"]))
             for row in _read_csv(Path(data_dir) / "draft_heads.csv")}
 
+
+# DeepSeek-V4's reader lives in its own module, which takes this one's helpers: imported
+# last, once they are defined.
+from .family_deepseek_v4 import READERS as _FAMILY_READERS  # noqa: E402
+
+_READERS.update(_FAMILY_READERS)

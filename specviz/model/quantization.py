@@ -8,6 +8,8 @@ group: INT4, FP8 or NVFP4/MXFP4). A component a config leaves out (``modules_to_
 ``ignored_layers``, ``exclude_modules`` or ``ignore``: names, globs or ``re:`` expressions) stays BF16.
 A multimodal checkpoint names its language model's modules under ``model.language_model.`` (Qwen3.5),
 which is matched as ``model.``.
+DeepSeek-V4's experts take their own format: MXFP4 where the config's ``expert_dtype`` is ``fp4``,
+NVFP4 where its ``quantization_config`` names ``moe_quant_algo`` NVFP4 (NVIDIA's checkpoints).
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def _per_module(layers: Any, parts: tuple[str, ...]) -> str | None:
     return "bf16"
 
 
-def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: bool) -> tuple[dict[str, str], bool]:
+def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: bool,
+                   expert_dtype: str | None = None) -> tuple[dict[str, str], bool]:
     """Each component's format as a checkpoint's ``quantization_config`` gives it: FP8 (DeepSeek's
     128 × 128 blocks, fbgemm's per channel), MXFP4 (gpt-oss), compressed-tensors INT4, FP8 or NVFP4
     groups (Kimi-K2.5), ModelOpt FP8 or NVFP4, GPTQ or AWQ INT4. The input embedding and the head stay
@@ -96,7 +99,11 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
 
     ``shared``, ``dense`` and ``experts`` say whether the model has shared experts, dense MLP layers
     and routed experts: the MLP component stands for its largest part (the routers where it has
-    neither of the first two).
+    neither of the first two). ``expert_dtype`` is DeepSeek-V4's field: ``fp4`` ships the experts in
+    MXFP4, FP4 with an E8M0 scale per 32 (the reference ``inference/model.py``'s float4_e2m1fn_x2
+    with ``fp4_block_size`` 32; vLLM's DeepseekV4FP8Config gives them Mxfp4MoEMethod), unless the
+    quantization config's ``moe_quant_algo`` is NVFP4; ``fp8`` or none leaves them at the config's
+    format (the reference's default dtype).
 
     Returns
     -------
@@ -137,6 +144,10 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
     ignore = ignore if isinstance(ignore, list) else []
     for component, modules in _components(shared=shared, dense=dense, experts=experts):
         formats[component] = "bf16" if _left_out(ignore, modules) else chosen
+    if experts and str(quantization.get("moe_quant_algo", "")).upper() == "NVFP4":
+        formats["experts"] = "nvfp4"
+    elif experts and expert_dtype == "fp4":
+        formats["experts"] = "mxfp4"
     return formats, True
 
 

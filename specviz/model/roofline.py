@@ -172,11 +172,12 @@ def forward_pass(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
     The attention term is causal: the i-th new token reads L + i positions, L + (N + 1)/2 on average,
     at most W_g.
 
-    Bytes = Σ_c b_c·(weights of c read) + B·Σ_g layers_g·(c_g·(min(L, W_g) + N)·b_kv + s_g·(1 + N)·b_s):
+    Bytes = Σ_c b_c·(weights of c read) + B·Σ_g layers_g·(c_g·(min(L, W_g) + N)·b_kv + σ_g·s_g·(1 + N)·b_s):
     each component at its format's bytes (:mod:`specviz.model.dtypes`); the cache's reads of the
     positions each layer attends to and writes of the N new ones; a linear-attention layer's state
-    read once and written after each new token, as engines keep it to roll back to the accepted
-    position (vLLM's hybrid models with speculative decoding). Weights read are every parameter
+    read once and written after each new token (σ_g = 1), as engines keep it to roll back to the
+    accepted position (vLLM's hybrid models with speculative decoding); a compressor's ring
+    (DeepSeek-V4) the share σ_g of it a position reads and writes, at its own format b_s. Weights read are every parameter
     except an untied input embedding, plus the T gathered embedding rows; in MoE layers only the
     experts that some token is routed to are read: E·(1 − (1 − k/E)^T) of them under uniform
     routing, the expert tax that a verify pass of B·(γ + 1) tokens pays over a plain one of B.
@@ -277,7 +278,8 @@ def forward_work(gpu: GPU, model: Model, batch: ArrayLike, new_tokens: ArrayLike
                                                                      + group.flops_per_token)
         copies = max(1.0, tensor_split / group.kv_heads)
         cache_bytes = cache_bytes + copies * b * group.layers * (
-            group.cached * (np.minimum(ctx, group.window) + n) * precision.kv_bytes + group.state * (1.0 + n) * _STATE_BYTES)
+            group.cached * (np.minimum(ctx, group.window) + n) * precision.kv_bytes
+            + group.state * group.state_share * (1.0 + n) * (group.state_bytes or _STATE_BYTES))
         if mixed:
             attention_flops = attention_flops + group.layers * prefill * (
                 group.flops_per_position * np.minimum(prompt_positions, group.window) + group.flops_per_token)
@@ -416,7 +418,7 @@ def cache_gb(model: Model, batch: ArrayLike, context: ArrayLike, gamma: ArrayLik
              precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], tensor_split: int = 1) -> float | np.ndarray:
     """The caches of ``batch`` sequences of ``model`` in GB: each holds L + γ + 1 positions (the
     context and a verify pass's new ones), each layer up to its window, and a linear-attention
-    state for each of the γ + 1 positions a verify pass may roll back to
+    state for each of the γ + 1 positions a verify pass may roll back to (a compressor's ring once)
     (:meth:`specviz.model.architecture.Model.cache_bytes`, its copies over ``tensor_split`` devices).
 
     .. math:: K = B\\,\\text{cache}(L + γ + 1)
