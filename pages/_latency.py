@@ -120,6 +120,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
+    context = workload.mean_context(n_in, n_out)  # decode steps run at the request's mean context
     first = {k: float(v) for k, v in workload.prompt_room(chosen, alpha, gamma, batch).items()}
     # Where the prompts queue without end there is no first token to time: said, not given a figure.
     if (side := next((s for s in ("plain", "spec") if not first[f"keeps_up_{s}"]), None)) is not None:
@@ -142,20 +143,19 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     row.metric(t("calc.m.request", lang), shown(whole["e2e_spec_s"], ",.2f", " s"),
                help=t("calc.m.request_help", lang, plain=shown(whole["e2e_plain_s"], ",.2f", " s")), width="content")
     row.metric(t("calc.m.e2e_speedup", lang), shown(whole["e2e_speedup"], ".2f", "×") if side is None else "—",
-               help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=n_in + n_out / 2),
+               help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=context),
                width="content")
     row.metric(t("calc.m.prefill_share", lang), shown(whole["prefill_share"], ".1%"),
                help=t("calc.m.prefill_share_help", lang, limit=whole["e2e_limit"]), width="content")
     st.caption(t("calc.latency.context_load" if chosen.prefill else "calc.latency.context", lang,
-                 context=n_in + n_out / 2, decode=whole["decode_speedup"]))
+                 context=context, decode=whole["decode_speedup"]))
     if whole["prompt_heavy"] and n_out > 1 and side is None:  # with no token to decode, the note below says all there is
         st.warning(t("calc.prompt_heavy", lang, share=whole["prefill_share"], limit=whole["e2e_limit"],
                      decode=whole["decode_speedup"], e2e=whole["e2e_speedup"]))
     if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate
         st.info(t("calc.latency.no_decode", lang))
         return
-    # Decode steps at the request's mean context: its prompt and half its output.
-    steps = chosen.step_times(batch=batch, gamma=gamma, context=n_in + n_out / 2, alpha=alpha)
+    steps = chosen.step_times(batch=batch, gamma=gamma, context=context, alpha=alpha)
     # The tokens after the first, which the prefill gives.
     summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1, rates)
     st.subheader(t("calc.latency.tail", lang))
@@ -182,7 +182,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
                      column_config={t(f"calc.latency.sweep.{c}", lang): st.column_config.NumberColumn(format=f)
                                     for c, f in formats.items()})
         st.caption(t("calc.latency.sweep_note", lang))
-    show_measured_mix(chosen, batch, n_in + n_out / 2, n_out - 1, lang)
+    show_measured_mix(chosen, batch, context, n_out - 1, lang)
 
 
 def show_measured_mix(chosen: scenario.Scenario, batch: int, context: float, output_tokens: int, lang: str) -> None:

@@ -504,8 +504,8 @@ def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Sc
     """``scenario`` as a server's steady load of its batch of requests of ``input_tokens`` in and
     ``output_tokens`` out: each step also takes the prompts of the requests that replace finished
     ones (``prefill``), and the context is a request's mean, P + O/2 (its prompt and half its output:
-    a steady load's requests are spread evenly over their output), which each decode step reads and
-    the memory holds, as the Latency view's decode steps run.
+    a steady load's requests are spread evenly over their output, :func:`specviz.workload.mean_context`),
+    which each decode step reads and the memory holds, as the Latency view's decode steps run.
 
     Raises
     ------
@@ -523,7 +523,7 @@ def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Sc
         raise InputError("scenario.load_too_short", output=output_tokens, gamma=scenario.gamma,
                          tokens=scenario.gamma + 1)
     return replace(scenario, prefill=True, input_tokens=input_tokens, output_tokens=output_tokens,
-                   context=input_tokens + output_tokens / 2)
+                   context=workload.mean_context(input_tokens, output_tokens))
 
 
 def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:

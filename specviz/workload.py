@@ -43,7 +43,7 @@ from .model import spec, step
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
 
-__all__ = ["Workload", "load_workloads", "prompt_room", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE"]
+__all__ = ["Workload", "load_workloads", "mean_context", "prompt_room", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE"]
 
 # A request that spends at least this share of its time (without speculation) in prefill is called
 # prompt-heavy: not even a free draft that is always right could make it 4x faster, and a real
@@ -61,6 +61,20 @@ class Workload:
     output_tokens: int
     source: str
     note: str
+
+
+def mean_context(input_tokens: ArrayLike, output_tokens: ArrayLike) -> ArrayLike:
+    """The mean context of a steady load's running requests of ``input_tokens`` P in and
+    ``output_tokens`` O out, which each decode step reads and the KV cache holds:
+
+    .. math:: \\bar{c} = P + O/2
+
+    a request's prompt and half its output, for a steady load's requests are spread evenly over
+    their output (one that has decoded k of its O tokens reads P + k). The one formula of it: the
+    calculator's steady load (:func:`specviz.scenario.steady_load`), the Latency view's decode steps
+    and the live windows' mean of finished requests (:mod:`specviz.live.exposition`) all take it here.
+    """
+    return input_tokens + output_tokens / 2
 
 
 def load_workloads(data_dir: Path) -> dict[str, Workload]:
@@ -214,7 +228,7 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     if np.any(n_in < 1) or np.any(n_out < 1):
         raise InputError("workload.tokens")
     timed = dict(**scenario.parallel, precision=scenario.precision, costs=scenario.costs)
-    first = first_token(scenario, alpha, gamma, batch, n_in, n_in + n_out / 2)
+    first = first_token(scenario, alpha, gamma, batch, n_in, mean_context(n_in, n_out))
     # Every draft that keeps a cache of its own reads the prompt too (vLLM's EAGLE and MTP proposers run
     # over every scheduled token): a draft model, an EAGLE, EAGLE-3 or P-EAGLE head (its own config's
     # where given), the MTP layer, a block drafter. None does on the host (n-gram, suffix), a
@@ -222,7 +236,7 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     drafting = None if scenario.draft.kind in ("self", "medusa") else step.drafter(scenario.target, scenario.draft)
     drafted = (np.zeros_like(n_in) if drafting is None
                else step.pass_time(scenario.gpu, drafting, 1.0, n_in, 0.0, **timed)["time_s"])
-    steps = scenario.step_times(batch=batch, gamma=gamma, context=n_in + n_out / 2, alpha=alpha)
+    steps = scenario.step_times(batch=batch, gamma=gamma, context=mean_context(n_in, n_out), alpha=alpha)
     # The first token comes from the prefill; the other n_out − 1 from decode steps.
     decode_plain = (n_out - 1) * steps["plain_s"]
     decode_spec = (n_out - 1) / steps["expected_tokens"] * steps["spec_s"]

@@ -380,7 +380,7 @@ def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batch
     if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
         return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch)
     return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
-                  context=n_in + n_out / 2, decode=whole["decode_speedup"], request=whole["e2e_speedup"],
+                  context=workload.mean_context(n_in, n_out), decode=whole["decode_speedup"], request=whole["e2e_speedup"],
                   share=whole["prefill_share"])
 
 
