@@ -84,6 +84,23 @@ def make_scenario(**params: str) -> scenario.Scenario:
     return made
 
 
+def finished_requests(count: int, prompt: int, generation: int, model: str = "m", engine: str = "0") -> str:
+    """vLLM's per-request token histograms as vllm_0.25.1's scrape writes them (HELP, TYPE, buckets,
+    ``_count``, ``_sum`` and the ``_created`` gauge): ``count`` finished requests of ``prompt`` and
+    ``generation`` tokens in all."""
+    labels = f'engine="{engine}",model_name="{model}"'
+    lines = []
+    for name, total, help_text in (("prompt", prompt, "prefill"), ("generation", generation, "generation")):
+        family = f"vllm:request_{name}_tokens"
+        lines += [f"# HELP {family} Number of {help_text} tokens processed.", f"# TYPE {family} histogram"]
+        lines += [f'{family}_bucket{{engine="{engine}",le="{le}",model_name="{model}"}} {count}.0'
+                  for le in ("1000.0", "2000.0", "+Inf")]
+        lines += [f"{family}_count{{{labels}}} {count}.0", f"{family}_sum{{{labels}}} {total}.0",
+                  f"# HELP {family}_created Number of {help_text} tokens processed.",
+                  f"# TYPE {family}_created gauge", f"{family}_created{{{labels}}} 1.7874960047713223e+09"]
+    return "\n".join(lines) + "\n"
+
+
 def config_of(command: Command) -> dict:
     """A vLLM command's ``--speculative-config``, read back as the server reads it."""
     return json.loads(command.argv[command.argv.index("--speculative-config") + 1])

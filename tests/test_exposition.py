@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
+from conftest import finished_requests
 from specviz import i18n
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom
@@ -500,7 +501,9 @@ _names = st.sampled_from(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode
                           "vllm:spec_decode_num_drafts_created", "vllm:num_requests_running",
                           "vllm:inter_token_latency_seconds_bucket", "vllm:generation_tokens_total",
                           "trtllm_spec_decode_drafted_tokens_total", "trtllm_spec_decode_accepted_tokens_total",
-                          "trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_acceptance_length"])
+                          "trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_acceptance_length",
+                          "vllm:request_prompt_tokens_sum", "vllm:request_prompt_tokens_count",
+                          "trtllm_request_success_total"])
 _label_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8).map(
     lambda s: s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
 _values = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), st.integers(-5, 10**12).map(str),
@@ -546,6 +549,74 @@ def _checked(text: str, previous: str | None):
             assert 0 <= state.alpha_iid <= 1
         for notice in [*state.absent.values(), *state.notices]:
             assert str(notice)
+
+
+class TestFinishedRequests:
+    """The mean prompt P and output O of the requests that finished, and the mean context P + O/2."""
+
+    def test_the_real_scrape_s_three_requests_of_20_in_and_64_out(self):
+        """vllm_0.25.1's scrape: 3 requests, 60 prompt and 192 generation tokens (its histograms'
+        _sum), so P = 60 / 3 = 20, O = 192 / 3 = 64 and the context 20 + 64/2 = 52."""
+        state = one(sample("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt"))
+        assert (state.mean_prompt_tokens, state.mean_output_tokens, state.mean_context) == (20, 64, 52)
+        assert state.summed_labels == ()
+
+    def test_a_window_in_which_three_requests_finished(self):
+        """Before: 2 requests, 100 and 300 tokens. After: 5, 160 and 492. The window's 3 requests
+        took 60 and 192 tokens: P 20, O 64, context 52 (the histograms' buckets are not read)."""
+        before = vllm(100, 300, 150, [60, 50, 40]) + finished_requests(2, 100, 300)
+        after = vllm(200, 600, 300, [120, 100, 80]) + finished_requests(5, 160, 492)
+        state = one(after, previous=(before, 100.0), time=110.0)
+        assert (state.mean_prompt_tokens, state.mean_output_tokens, state.mean_context) == (20, 64, 52)
+        assert not {"mean_prompt_tokens", "mean_output_tokens", "mean_context"} & state.absent.keys()
+
+    def test_a_window_in_which_no_request_finished_says_so(self):
+        text = vllm(100, 300, 150, [60, 50, 40]) + finished_requests(2, 100, 300)
+        later = vllm(200, 600, 300, [120, 100, 80]) + finished_requests(2, 100, 300)
+        state = one(later, previous=(text, 100.0), time=110.0)
+        assert state.mean_prompt_tokens is state.mean_output_tokens is state.mean_context is None
+        assert {state.absent[name].key for name in ("mean_prompt_tokens", "mean_output_tokens", "mean_context")} \
+            == {"prom.absent.no_finished_requests"}
+
+    def test_a_restart_counts_the_finished_requests_from_zero(self):
+        """5 requests before, 1 of 30 in and 10 out after a restart: P 30, O 10, context 35."""
+        before = vllm(200, 600, 300, [120, 100, 80]) + finished_requests(5, 160, 492)
+        after = vllm(10, 30, 15, [6, 5, 4]) + finished_requests(1, 30, 10)
+        state = one(after, previous=(before, 100.0), time=110.0)
+        assert state.counter_reset and (state.mean_prompt_tokens, state.mean_output_tokens, state.mean_context) \
+            == (30, 10, 35)
+
+    def test_sglang_s_counters_over_its_finished_requests(self):
+        """The docs' scrape has prompt and generation counters but no num_requests_total (an SGLang
+        before it): absent, named. With 11,228 requests (its e2e histogram's count), P = 8,128,902 /
+        11,228 and O = 7,557,572 / 11,228."""
+        text = fixture("sglang_docs.prom") + fixture("sglang_spec_composed.prom")
+        state = one(text)
+        assert state.mean_context is None and state.absent["mean_context"].key == "prom.absent.not_exported"
+        assert "num_requests_total" in str(state.absent["mean_context"])
+        counted = one(text + '# TYPE sglang:num_requests_total counter\n'
+                             'sglang:num_requests_total{model_name="meta-llama/Llama-3.1-8B-Instruct"} 11228.0\n')
+        prompt, output = 8.128902e6 / 11228, 7.557572e6 / 11228
+        assert counted.mean_prompt_tokens == pytest.approx(prompt) and counted.mean_output_tokens == pytest.approx(output)
+        assert counted.mean_context == pytest.approx(prompt + output / 2)  # 723.98 + 336.55
+
+    def test_trtllm_s_counters_over_its_successful_requests(self):
+        """trtllm_spec_composed_1.prom has no prompt counter: absent. With 40 requests ending by
+        stop and 10 by length, 6,000 prompt tokens and its 8,440 generated: P 120, O 168.8, context
+        204.4; the finished_reason label is what a series counts, not a replica."""
+        text = fixture("trtllm_spec_composed_1.prom")
+        assert one(text).absent["mean_prompt_tokens"].key == "prom.absent.not_exported"
+        labels = 'engine_type="undefined",model_name="undefined"'
+        counted = one(text + "# TYPE trtllm_prompt_tokens_total counter\n"
+                      f"trtllm_prompt_tokens_total{{{labels}}} 6000.0\n# TYPE trtllm_request_success_total counter\n"
+                      f'trtllm_request_success_total{{{labels},finished_reason="stop"}} 40.0\n'
+                      f'trtllm_request_success_total{{{labels},finished_reason="length"}} 10.0\n')
+        assert (counted.mean_prompt_tokens, counted.mean_output_tokens) == (120, 168.8)
+        assert counted.mean_context == pytest.approx(204.4) and counted.summed_labels == one(text).summed_labels
+
+    def test_llamacpp_counts_no_finished_requests(self):
+        state = one(fixture("llamacpp_spec_composed.prom"))
+        assert state.mean_context is None and state.absent["mean_context"].key == "prom.absent.not_exported"
 
 
 class TestGeneratedText:

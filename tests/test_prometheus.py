@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 import requests
 
-from conftest import ARTIFACTS
+from conftest import ARTIFACTS, finished_requests
 from specviz import cli, i18n, settings
 from specviz.errors import SpecvizError
 from specviz.live import exposition as prom, prometheus, replay, scrape
@@ -762,6 +762,36 @@ class TestLivePage:
         assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
         summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
         assert table["Running requests (the live batch)"].sum() == pytest.approx(summed, abs=1)  # shown rounded
+
+
+@pytest.mark.prometheus
+def test_the_mean_context_of_finished_requests_through_a_real_prometheus(tmp_path):
+    """An exporter at which, every second, 100 drafts of 3 tokens are made and 3 requests of 20
+    tokens in and 64 out finish (vLLM's histograms, as its scrape writes them): Prometheus's
+    increase() of their _sum over their _count gives P 60/3 = 20, O 192/3 = 64 and the context
+    20 + 64/2 = 52, as two direct scrapes do (increase() stretches both by the same factor)."""
+    started = time.monotonic()
+
+    def metrics(path: str) -> tuple[int, str, bytes]:
+        k = int(time.monotonic() - started) + 1
+        labels = 'engine="0",model_name="m"'
+        counters = "".join(f"# TYPE vllm:spec_decode_num_{name}_total counter\n"
+                           f"vllm:spec_decode_num_{name}_total{{{labels}}} {value * k}\n"
+                           for name, value in (("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 150)))
+        return 200, "text/plain; version=0.0.4", (counters + finished_requests(3 * k, 60 * k, 192 * k)).encode()
+
+    with fake(200, metrics) as url, prometheus_server([url.split("//", 1)[1]], tmp_path) as base:
+        before = prom.parse(scrape.fetch_url(url + "/metrics"), time.time())
+        wait_for_samples(base, servers=1, samples=4)
+        [direct] = prom.spec_decode_states(prom.parse(scrape.fetch_url(url + "/metrics"), time.time()), before)
+        frame = prometheus.query_window(base, "3s")
+    row = frame.iloc[0]
+    assert (direct.mean_prompt_tokens, direct.mean_output_tokens, direct.mean_context) == (20, 64, 52)
+    assert row["mean_prompt_tokens"] == pytest.approx(20, rel=1e-9)
+    assert row["mean_output_tokens"] == pytest.approx(64, rel=1e-9)
+    assert row["mean_context"] == pytest.approx(52, rel=1e-9)
+    assert any("increase(vllm:request_prompt_tokens_sum[" in q for q in frame.attrs["queries"])
+    assert any("increase(vllm:request_prompt_tokens_count[" in q for q in frame.attrs["queries"])
 
 
 def test_a_row_s_per_position_figures_read_back_in_order():

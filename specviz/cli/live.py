@@ -50,7 +50,8 @@ METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts",
                 "per_position_acceptance", "per_position_conditional", "zero_accept_rate", "counter_reset",
                 "emitted_tokens", "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency",
                 "draft_overhead", "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
-                "kv_cache_usage", "itl_p50_ms", "itl_p99_ms", "summed_labels", "absent", "notices")
+                "kv_cache_usage", "mean_prompt_tokens", "mean_output_tokens", "mean_context", "itl_p50_ms", "itl_p99_ms",
+                "summed_labels", "absent", "notices")
 """The keys of each row of ``metrics``: :class:`specviz.live.exposition.SpecDecodeState`'s fields, the
 inter-token latency in milliseconds, ``absent`` (figure → why it is absent) and ``notices``, both in
 the reader's language."""

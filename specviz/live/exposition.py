@@ -36,7 +36,18 @@ Metric families are recognised by pattern (:data:`ROLES`), not by one name per e
   store names it;
 * companions: running and waiting requests, generation tokens, KV-cache usage and the inter-token
   latency histogram of each engine (TensorRT-LLM's ``trtllm_time_per_output_token_seconds`` is per
-  request, as SGLang's ``time_per_output_token`` is, and is not read as one).
+  request, as SGLang's ``time_per_output_token`` is, and is not read as one);
+* the finished requests and their tokens, for the mean prompt P and output O of the requests that
+  finished (:func:`_finished_means`): vLLM's per-request histograms
+  ``vllm:request_{prompt,generation}_tokens`` (their ``_sum`` and ``_count``), observed once for each
+  finished request in ``PrometheusStatLogger.record`` (``vllm/v1/metrics/loggers.py``, commit
+  005a810b: ``finished_request.num_prompt_tokens`` and ``num_generation_tokens`` of every
+  ``iteration_stats.finished_requests``); SGLang's counters ``sglang:{prompt,generation}_tokens_total``
+  and ``sglang:num_requests_total``, all three added to in ``observe_one_finished_request``
+  (``python/sglang/srt/metrics/collector.py``, commit 00ae9c15; an SGLang without
+  ``num_requests_total`` gives none); TensorRT-LLM's ``trtllm_{prompt,generation}_tokens_total`` and
+  ``trtllm_request_success_total{finished_reason}``, added to in ``log_request_metrics_dict`` when a
+  request finishes (commit 050f80de). llama.cpp counts no finished requests.
 
 No vLLM release exports acceptance per request on ``/metrics`` (checked in the trees of 0.24.0 and
 0.33.0: ``vllm/v1/spec_decode/metrics.py``, ``vllm/v1/metrics/loggers.py``): per-request
@@ -81,7 +92,7 @@ from typing import Iterable, Mapping
 import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
-from specviz import settings
+from specviz import settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 
@@ -111,18 +122,25 @@ ROLES: dict[str, str] = {
     # vLLM before 0.11 called the same per-step histogram time_per_output_token (not the per-request
     # request_time_per_output_token); read only where the new name is absent.
     "itl_legacy": r"(?P<prefix>vllm):time_per_output_token_seconds_bucket",
+    # Requests that finished and their prompt and output tokens (the module's docstring says where each
+    # engine counts them when a request finishes). vLLM's two histograms count the same requests, so
+    # the prompt histogram's count is the count of both.
+    "request_prompt_tokens": r"(?P<prefix>vllm):request_prompt_tokens_sum|(?P<prefix2>sglang):prompt_tokens(?:_total)?|(?P<prefix3>trtllm)_prompt_tokens(?:_total)?",
+    "request_output_tokens": r"(?P<prefix>vllm):request_generation_tokens_sum",
+    "finished_requests": r"(?P<prefix>vllm):request_prompt_tokens_count|(?P<prefix2>sglang):num_requests(?:_total)?|(?P<prefix3>trtllm)_request_success(?:_total)?",
     # When the process that serves /metrics started (prometheus_client's process collector, which
     # vLLM's API server registers): a restart whose counters climbed past their old values before
     # the next scrape shows only here.
     "process_start": r"(?P<prefix>process)_start_time_seconds",
 }
 _COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
-             "generation_tokens", "itl", "itl_legacy")
+             "generation_tokens", "itl", "itl_legacy", "request_prompt_tokens", "request_output_tokens",
+             "finished_requests")
 _SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
                "reported_acceptance_rate", "reported_acceptance_length", "system_efficiency", "draft_overhead")
 # Labels that name what a series measures, not which replica measured it (TensorRT-LLM names the
-# draft position token_position).
-_MEANING_LABELS = ("model_name", "position", "token_position", "le")
+# draft position token_position, and counts its finished requests by finished_reason).
+_MEANING_LABELS = ("model_name", "position", "token_position", "le", "finished_reason")
 _ENGINE_NAMES = {"sglang": "sglang", "llamacpp": "llama.cpp", "trtllm": "trt-llm"}
 # How a role's metric is named in a reason (its vLLM name, or the engine's own).
 _METRIC_NAMES = {
@@ -134,10 +152,17 @@ _METRIC_NAMES = {
     "draft_overhead": "trtllm_spec_decode_draft_overhead",
     "running": "num_requests_running", "waiting": "num_requests_waiting", "kv_cache_usage": "kv_cache_usage_perc",
     "itl": "inter_token_latency_seconds",
+    "request_prompt_tokens": "request_prompt_tokens", "request_output_tokens": "request_generation_tokens",
+    "finished_requests": "request_prompt_tokens_count",
 }
 # The names an engine gives a role otherwise (TensorRT-LLM's ``trtllm_`` families).
 _OWN_METRIC_NAMES = {"trt-llm": {"accepted_per_pos": "spec_decode_accepted_tokens{token_position}",
-                                 "kv_cache_usage": "kv_cache_utilization"}}
+                                 "kv_cache_usage": "kv_cache_utilization", "request_prompt_tokens": "prompt_tokens_total",
+                                 "finished_requests": "request_success_total"},
+                     "sglang": {"request_prompt_tokens": "prompt_tokens_total", "finished_requests": "num_requests_total"}}
+# The output tokens of finished requests, where an engine counts them in its generation tokens counter
+# (added to when a request finishes); vLLM adds to its counter every step, so its histogram's sum.
+_OUTPUT_ROLE = {"sglang": "generation_tokens", "trt-llm": "generation_tokens"}
 
 _ROLE_RES = {role: re.compile(pattern) for role, pattern in ROLES.items()}
 # Only the lines of the families above (and their HELP and TYPE lines) reach the parser: a scrape is
@@ -227,6 +252,13 @@ class SpecDecodeState:
         generation_tokens / seconds over a window.
     kv_cache_usage : float or None
         Fraction of the KV cache in use: the highest across replicas (the first to run out).
+    mean_prompt_tokens, mean_output_tokens : float or None
+        P and O, the mean prompt and output tokens of the requests that finished (since start, or in
+        the window): Δ tokens / Δ finished requests (:func:`_finished_means`).
+    mean_context : float or None
+        P + O/2 (:func:`specviz.workload.mean_context`): the mean context of a steady load's running
+        requests, made of requests like those that finished; what the verdict runs the step model at
+        (:func:`specviz.live.windows.paying_now`).
     itl_p50, itl_p99 : float or None
         Inter-token latency quantiles in seconds, from the histogram's buckets as Prometheus's
         ``histogram_quantile`` interpolates them.
@@ -266,6 +298,9 @@ class SpecDecodeState:
     generation_tokens: float | None
     generation_throughput: float | None
     kv_cache_usage: float | None
+    mean_prompt_tokens: float | None
+    mean_output_tokens: float | None
+    mean_context: float | None
     itl_p50: float | None
     itl_p99: float | None
     counter_reset: bool
@@ -594,6 +629,7 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         kv = max(v for _, v in roles["kv_cache_usage"])
     else:
         absent["kv_cache_usage"] = _not_exported(engine, "kv_cache_usage")
+    prompt, output, context = _finished_means(roles, engine, absent)
     itl_p50 = itl_p99 = None
     itl_role = "itl" if "itl" in roles else "itl_legacy"
     if itl_role in roles:
@@ -623,12 +659,36 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         system_efficiency=gauges["system_efficiency"], draft_overhead=draft_overhead, running_requests=running,
         waiting_requests=waiting,
         generation_tokens=generation_tokens, generation_throughput=throughput, kv_cache_usage=kv,
-        itl_p50=itl_p50, itl_p99=itl_p99, counter_reset=counter_reset, summed_labels=tuple(summed),
+        mean_prompt_tokens=prompt, mean_output_tokens=output, mean_context=context, itl_p50=itl_p50, itl_p99=itl_p99, counter_reset=counter_reset, summed_labels=tuple(summed),
         absent={k: v for k, v in absent.items() if k in _FIGURES}, notices=notices), solve
 
 
 _FIGURES = frozenset(SpecDecodeState.__dataclass_fields__) - {
     "engine", "model_name", "labels", "window", "seconds", "counter_reset", "summed_labels", "absent", "notices"}
+
+
+def _finished_means(roles: dict, engine: str, absent: dict[str, Notice]
+                    ) -> tuple[float | None, float | None, float | None]:
+    """P and O, the mean prompt and output tokens of the requests that finished, and their mean
+    context P + O/2 (:func:`specviz.workload.mean_context`):
+
+    .. math:: P = \\frac{Δ\\,\\text{prompt tokens}}{Δ\\,\\text{finished requests}},\\quad
+              O = \\frac{Δ\\,\\text{output tokens}}{Δ\\,\\text{finished requests}}
+
+    over the window (or since start), every count added to once a request finishes (the module's
+    docstring names each engine's series and source). A steady load's running requests are on
+    average P + O/2 long: the finished ones' figures stand for the running ones'. None, each with its
+    reason in ``absent``, where the engine does not export a count, or no request finished."""
+    names = ("mean_prompt_tokens", "mean_output_tokens", "mean_context")
+    counts = ("finished_requests", "request_prompt_tokens", _OUTPUT_ROLE.get(engine, "request_output_tokens"))
+    missing = next((role for role in counts if role not in roles), None)
+    finished = 0.0 if missing else float(sum(v for _, v in roles["finished_requests"]))
+    if missing is None and finished > 0:
+        prompt, output = (float(sum(v for _, v in roles[role])) / finished for role in counts[1:])
+        return prompt, output, float(workload.mean_context(prompt, output))
+    reason = _not_exported(engine, missing) if missing else Notice("prom.absent.no_finished_requests")
+    absent.update(dict.fromkeys(names, reason))
+    return None, None, None
 
 
 def _from_gauge(gauges: dict[str, float | None], name: str, role: str, absent: dict[str, Notice]) -> float | None:

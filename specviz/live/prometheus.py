@@ -11,7 +11,8 @@ model and per point in time:
    exposition text spells it, ``vllm:spec_decode_num_drafts_total`` with its colon and ``_total``,
    and PromQL names it so.
 2. One query per recognised name: ``sum by (model_name[, position][, by...]) (increase(NAME[W]))``
-   for a counter (TensorRT-LLM's per-position counters by ``token_position``), ``sum by`` (running
+   for a counter (TensorRT-LLM's per-position counters by ``token_position``; a histogram's ``_sum``
+   and ``_count`` series, vLLM's finished requests' tokens, are counters too), ``sum by`` (running
    and waiting requests, with a ``count`` of the servers, ``instance``, that report the running
    ones) or ``max by`` (KV-cache usage) of a gauge, ``max`` and ``min`` of an engine's own ratio
    gauges (a value only where the replicas agree), and ``resets()`` of every counter.
@@ -23,7 +24,8 @@ model and per point in time:
    a figure an engine does not export is absent for the same stated reason.
 
 ``increase()`` extrapolates from the first and last samples inside the window to the window's
-edges, so a count is an estimate (the ratios of two counters scraped together are not affected);
+edges, so a count is an estimate (the ratios of two counters scraped together are not affected: the
+mean prompt of finished requests is Δ``_sum`` / Δ``_count`` as from two scrapes);
 a window needs at least two samples of a series, so ``W`` should be at least twice the scrape
 interval. A counter that went down inside the window (a restart) is counted as ``increase()`` counts
 it and the point is marked ``counter_reset``.
@@ -83,7 +85,7 @@ _BYTES_PER_CONTAINER = 8
 
 # Roles by how they are queried; the rest of exposition.ROLES (the inter-token latency histograms) are not.
 _COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
-             "generation_tokens")
+             "generation_tokens", "request_prompt_tokens", "request_output_tokens", "finished_requests")
 # The label of a per-position counter's position, by engine prefix (TensorRT-LLM's is token_position).
 _POSITION_LABEL = {"trtllm": "token_position"}
 _SUMMED_GAUGES = ("running", "waiting")
@@ -103,7 +105,8 @@ FIGURE_COLUMNS: tuple[str, ...] = (
     "drafts", "draft_tokens", "accepted_tokens", "emitted_tokens", "acceptance_rate", "acceptance_length",
     "num_speculative_tokens", "alpha_iid", "zero_accept_rate", "reported_acceptance_rate",
     "reported_acceptance_length", "system_efficiency", "draft_overhead", "running_requests", "waiting_requests",
-    "kv_cache_usage", "generation_tokens", "generation_throughput", "counter_reset")
+    "kv_cache_usage", "generation_tokens", "generation_throughput", "mean_prompt_tokens", "mean_output_tokens",
+    "mean_context", "counter_reset")
 
 
 @dataclass(frozen=True)
