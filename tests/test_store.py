@@ -20,6 +20,7 @@ import duckdb
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
+from conftest import finished_requests
 from specviz import i18n
 from specviz.errors import SpecvizError
 from specviz.live import exposition as prom
@@ -769,7 +770,7 @@ class TestUpgradeFromSchema1:
             before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
             imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 5
+        assert s.schema_version == store.SCHEMA_VERSION == 6
         assert s.snapshots().empty and s.windows().empty  # schema 3's tables, empty
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
@@ -818,7 +819,7 @@ class TestUpgradeFromSchema2:
             imports_before = con.execute("SELECT * FROM imports ORDER BY content_hash").df()
             requests_before = con.execute("SELECT count(*) FROM requests").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 5
+        assert s.schema_version == store.SCHEMA_VERSION == 6
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert after.synthetic_acceptance.isna().all()  # schema 4's flag: unknown for every old run
         after = after.drop(columns="synthetic_acceptance")
@@ -939,6 +940,14 @@ class TestLiveTables:
         assert window.draft_overhead == 0.2  # the gauge at the later scrape
         assert db.save_live_run("http://trtllm:8000/prometheus/metrics", 1000.0, 1030.0).status == "imported"
         assert json.loads(db.runs().iloc[-1].extra)["mean_draft_overhead"] == 0.2  # one window: its value
+
+    def test_a_window_keeps_the_mean_context_of_its_finished_requests(self, db):
+        """3 requests of 20 tokens in and 64 out finished in the first window (2 with 100 and 300
+        before, 5 with 160 and 492 after): P 20, O 64, context 52; none in the second: NULL."""
+        counts = [(2, 100, 300), (5, 160, 492), (5, 160, 492)]
+        recorded(db, scrapes=[(when, text + finished_requests(*count)) for (when, text), count in zip(SCRAPES, counts)])
+        means = db.windows(SOURCE)[["mean_prompt_tokens", "mean_output_tokens", "mean_context"]]
+        assert means.iloc[0].tolist() == [20, 64, 52] and means.iloc[1].isna().all()
 
     def test_sources_and_models_are_kept_apart(self, db):
         recorded(db)

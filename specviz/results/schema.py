@@ -1,6 +1,7 @@
 """The store's tables: the canonical run and request columns, the live tables (schema 3: scrapes and
 the windows between them; schema 4: per-request acceptance and the synthetic flag; schema 5: the draft
-overhead of a window), and the frozen migrations.
+overhead of a window; schema 6: the mean prompt, output and context of a window's finished requests),
+and the frozen migrations.
 
 A run is one benchmark measurement (one load point of one deployment); a request is one request of
 a run where the file has them. Times are in milliseconds, acceptance rates are fractions.
@@ -60,11 +61,16 @@ WINDOW_FIGURES: dict[str, str] = {
     "itl_p50_ms": "DOUBLE", "itl_p99_ms": "DOUBLE",
     # schema 5: the share of an iteration's time the draft model took (TensorRT-LLM's gauge),
     # appended after counter_reset by its ALTER TABLE
-    "draft_overhead": "DOUBLE"}
+    "draft_overhead": "DOUBLE",
+    # schema 6: the mean prompt and output tokens of the requests that finished in the window, and the
+    # mean context P + O/2 the verdict ran at, appended after draft_overhead
+    "mean_prompt_tokens": "DOUBLE", "mean_output_tokens": "DOUBLE", "mean_context": "DOUBLE"}
+# The figures each ALTER TABLE appended after counter_reset, in their order.
+_APPENDED = ("draft_overhead", "mean_prompt_tokens", "mean_output_tokens", "mean_context")
 WINDOW_COLUMNS: dict[str, str] = {
     "time_start": "TIMESTAMP", "time_end": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR",
-    **{k: v for k, v in WINDOW_FIGURES.items() if k != "draft_overhead"}, "counter_reset": "BOOLEAN",
-    "draft_overhead": "DOUBLE"}
+    **{k: v for k, v in WINDOW_FIGURES.items() if k not in _APPENDED}, "counter_reset": "BOOLEAN",
+    **{k: WINDOW_FIGURES[k] for k in _APPENDED}}
 TEXT_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v == "VARCHAR")
 INTEGER_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v in ("INTEGER", "BIGINT"))
 
@@ -132,6 +138,12 @@ MIGRATIONS: tuple[str, ...] = (
     # 5: TensorRT-LLM's draft overhead in live windows (issue 23).
     """
     ALTER TABLE windows ADD COLUMN draft_overhead DOUBLE;
+    """,
+    # 6: the mean prompt, output and context of the requests that finished in a live window.
+    """
+    ALTER TABLE windows ADD COLUMN mean_prompt_tokens DOUBLE;
+    ALTER TABLE windows ADD COLUMN mean_output_tokens DOUBLE;
+    ALTER TABLE windows ADD COLUMN mean_context DOUBLE;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
