@@ -38,6 +38,7 @@ HEADLINE = {
     "generation_throughput": ("live.m.throughput", "live.m.throughput_help", ",.0f"),
     "running_requests": ("live.m.running", "live.m.running_help", ".0f"),
     "draft_overhead": ("live.m.draft_overhead", "live.m.draft_overhead_help", ".1%"),  # to 0.1 %: 0.4 % is not 0
+    "mean_context": ("live.m.context", "live.m.context_help", ",.0f"),
 }
 # The labels of the figures a verdict needs (windows.paying_now names them by field), as the page shows them.
 VERDICT_NEEDS = {"alpha_iid": "live.m.alpha", "num_speculative_tokens": "col.num_speculative_tokens",
@@ -195,7 +196,7 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
-                       gpu=served.gpu.name, target=served.target.name))
+                       gpu=served.gpu.name, target=served.target.name) + " " + message(verdict.context_from, lang))
         batch = verdict.batch
     if (servers := windows.server_count(figures)) > 1:  # a fleet's sum is no server's batch
         st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=servers, batch=batch))
@@ -254,7 +255,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
             shown["batch"] = str(max(1, round(batch)))
         if served is not None:  # the verdict's context, so that the calculator checks the same memory
-            shown["context"] = str(served.context)
+            shown["context"] = str(windows.live_context(served, figures)[0])
         # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",

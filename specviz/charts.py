@@ -492,23 +492,26 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
 
 # The live figures a page keeps per window.
 LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_requests", "generation_throughput",
-                "draft_overhead")
+                "draft_overhead", "mean_context", "mean_prompt_tokens", "mean_output_tokens")
 LIVE_CHARTS = (("acceptance_rate", "acceptance_length", "alpha_iid"), ("running_requests",),
-               ("generation_throughput",), ("draft_overhead",))
+               ("generation_throughput",), ("draft_overhead",), ("mean_context", "mean_prompt_tokens", "mean_output_tokens"))
 """The live figures drawn over time, a chart per group: the group's first figure that has a value is
 drawn, the others are in its tooltip. vLLM's acceptance rate, the acceptance length and the α they
 convert to move together (with a fixed γ, rate = (length − 1) / γ): one chart, not three of one shape
-(each chart also costs a page's first render about 80 ms in Chromium)."""
+(each chart also costs a page's first render about 80 ms in Chromium); so do the mean context and
+the mean prompt and output it is made of (P + O/2)."""
 # Each figure's axis labels (d3 formats; "~" drops trailing zeros): with one window, Vega-Lite would
 # otherwise label the axis to six decimals.
 _LIVE_FORMATS = {"acceptance_rate": ".3~f", "alpha_iid": ".3~f", "acceptance_length": ".2~f",
-                 "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".1~%"}
+                 "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".1~%",
+                 "mean_context": ",.0f", "mean_prompt_tokens": ",.0f", "mean_output_tokens": ",.0f"}
 # Each figure's least half-span of its axis (absolute, and as a share of the level) and the bounds the
 # padding keeps within: fitted to the data alone, a steady 0.709 labelled all five ticks "0.709" and noise
 # in its fourth digit zig-zagged across the chart's whole height (Chromium).
 _LIVE_SPANS = {"acceptance_rate": (0.05, 0.0, 0.0, 1.0), "alpha_iid": (0.05, 0.0, 0.0, 1.0),
                "acceptance_length": (0.1, 0.0, 1.0, math.inf), "running_requests": (1.0, 0.0, 0.0, math.inf),
-               "generation_throughput": (1.0, 0.05, 0.0, math.inf), "draft_overhead": (0.01, 0.0, 0.0, 1.0)}
+               "generation_throughput": (1.0, 0.05, 0.0, math.inf), "draft_overhead": (0.01, 0.0, 0.0, 1.0),
+               **dict.fromkeys(("mean_context", "mean_prompt_tokens", "mean_output_tokens"), (1.0, 0.05, 0.0, math.inf))}
 
 
 def _live_domain(values: pd.Series, figure: str) -> list[float]:

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import PRESETS, SAMPLES, make_scenario
+from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
 from specviz.cli.model import calc_row
 from specviz.errors import Notice
@@ -1622,6 +1622,10 @@ class TestLivePage:
         same_model(at).check().run()
         verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
+        # The recording has no per-request histograms: the sidebar's context, and why.
+        assert "Context 1,024: the sidebar's" in verdict and metric(at, "Mean context") == "—"
+        assert any(c.value.startswith("Mean context not shown:") and "holds no request\\_prompt\\_tokens\\_count"
+                   in c.value for c in at.caption)
         assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
         # The measured rates, one click from the tail they give.
         link = at.get("page_link")[0].proto
@@ -1807,6 +1811,27 @@ class TestLivePage:
             assert list(table["Replica"]) == ["engine=0", "engine=1"]
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
+
+    def test_the_verdict_runs_at_the_mean_context_of_the_window_s_finished_requests(self):
+        """3 requests of 20 tokens in and 64 out finish between two scrapes (vLLM's histograms): the
+        headline's mean context is 20 + 64/2 = 52, the verdict says it runs there and why, and the
+        Latency link carries it, where the sidebar says 1,024."""
+        labels = 'engine="0",model_name="Qwen/Qwen3-32B"'
+        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200))) + "".join(
+            f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {count * n}\n'
+            for i, count in enumerate((90, 70, 40))) + f"vllm:num_requests_running{{{labels}}} 16\n" + \
+            finished_requests(3 * n, 60 * n, 192 * n, model="Qwen/Qwen3-32B")
+        with metrics_server(body) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert metric(at, "Mean context") == "52" and at.session_state["scenario"].context == 1024
+        verdict = next(m.value for m in at.markdown if m.value.startswith("**Paying now:** at 16 running"))
+        assert verdict.endswith("Context 52: the mean of the requests that finished in the window, 20 tokens in "
+                                "and 64 out (P + O/2).")
+        query = urllib.parse.parse_qs(at.get("page_link")[0].proto.query_string)
+        assert query["context"] == ["52"] and query["batch"] == ["16"]
 
     def test_data_parallel_engines_the_sidebar_does_not_split_into_are_said(self):
         """vLLM's two data-parallel engines of the sidebar's Qwen3-32B decode 12 and 4 requests each:

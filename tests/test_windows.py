@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import make_scenario
+from conftest import finished_requests, make_scenario
 from specviz import calculator
 from specviz.errors import Notice
 from specviz.live import windows as live, exposition as prom, replay
@@ -20,6 +20,81 @@ def window(seconds: float = 10.0) -> prom.SpecDecodeState:
     source.advance(seconds)
     (state,) = prom.spec_decode_states(prom.parse(source.text(), time=seconds), first)
     return state
+
+
+def window_with_requests(before: tuple[int, int, int], after: tuple[int, int, int]) -> prom.SpecDecodeState:
+    """The replay's window with vLLM's per-request histograms beside it: (count, prompt tokens,
+    generation tokens) at the first scrape and at the second. The replay's model name is theirs."""
+    source = replay.Replay(seed=3)
+    model = replay.MODEL_PREFIX + "swiss-ai/Apertus-v1.5-70B"
+    first = prom.parse(source.text() + finished_requests(*before, model=model), time=0.0)
+    source.advance(10.0)
+    (state,) = prom.spec_decode_states(prom.parse(source.text() + finished_requests(*after, model=model), time=10.0),
+                                       first)
+    return state
+
+
+class TestLiveContext:
+    """The verdict at the mean context of the window's finished requests, P + O/2."""
+
+    def test_three_requests_of_20_in_and_64_out_put_the_verdict_at_context_52(self):
+        """2 requests (100 in, 300 out) before, 5 (160, 492) after: 3 finished in the window with 60
+        and 192 tokens, P 20, O 64, context 20 + 64/2 = 52, where the sidebar says 1,024."""
+        state = window_with_requests((2, 100, 300), (5, 160, 492))
+        assert state.mean_context == 52
+        chosen = make_scenario()
+        verdict = live.paying_now(chosen, vars(state), 1024)
+        assert chosen.context == 1024 and verdict.context == 52
+        assert verdict.context_from == Notice("live.context.window", context=52, prompt=20.0, output=64.0)
+        here = calculator.evaluate_scenario(chosen, state.alpha_iid, 3, verdict.batch, 52)
+        assert verdict.speedup == pytest.approx(float(here["speedup"]))
+        assert "Context 52: the mean of the requests that finished in the window, 20 tokens in and 64 out" in \
+            str(verdict.context_from)
+
+    def test_a_window_in_which_no_request_finished_keeps_the_sidebar_s_context_and_says_why(self):
+        state = window_with_requests((5, 160, 492), (5, 160, 492))
+        assert state.mean_context is None and state.absent["mean_context"].key == "prom.absent.no_finished_requests"
+        verdict = live.paying_now(make_scenario(), vars(state), 1024)
+        assert verdict.context == 1024 and verdict.context_from == Notice("live.context.sidebar", context=1024)
+        assert live.paying_now(make_scenario(), vars(window()), 1024).context == 1024  # no histograms: the same
+
+    def test_the_verdict_at_context_52_beats_the_one_at_1024_for_the_seed_s_pair(self):
+        """Qwen3-32B with its 0.6B draft on 2 H100s, α 0.737 (E 2.680), γ 3, 64 running requests:
+        S = E / (γc + v). At 1,024: c 0.1174, v 1.5641, 2.680 / 1.9163 = 1.40×. At 52: c 0.0648,
+        v 1.6424, 2.680 / 1.8369 = 1.46×. The verify pass costs more against a plain step at the short
+        context (less KV to read, nearer compute-bound), but the draft far less: its 28 layers read
+        114.7 KB of KV a token against 1.2 GB of weights, so its step shrinks by half."""
+        state = window_with_requests((2, 100, 300), (5, 160, 492))
+        chosen = make_scenario()
+        at_52 = live.paying_now(chosen, {**vars(state), "running_requests": 64.0}, 1024)
+        at_1024 = live.paying_now(chosen, {**vars(state), "running_requests": 64.0, "mean_context": None}, 1024)
+        assert (at_52.context, at_1024.context) == (52, 1024)
+        assert at_1024.speedup == pytest.approx(1.3985, abs=1e-4) and at_52.speedup == pytest.approx(1.4590, abs=1e-4)
+        for verdict, draft_cost in ((at_1024, 0.1174), (at_52, 0.0648)):
+            assert verdict.speedup == pytest.approx(verdict.expected_tokens / (3 * draft_cost + verdict.verify_cost),
+                                                    abs=2e-4)
+        assert at_52.verify_cost > at_1024.verify_cost and at_52.draft_share < at_1024.draft_share
+
+    def test_a_batch_the_sidebar_s_context_does_not_hold_fits_at_the_window_s(self):
+        """The seed's pair holds 50 sequences at context 4,096 (README), 3,687 at 52: 51 running
+        requests get no verdict at the sidebar's context, one at the window's."""
+        state = window_with_requests((2, 100, 300), (5, 160, 492))
+        chosen = make_scenario(context="4096")
+        figures = {**vars(state), "running_requests": 51.0}
+        refused = live.paying_now(chosen, {**figures, "mean_context": float("nan")}, 1024)
+        assert refused.key == "live.no_fit" and refused.params["context"] == 4096
+        assert "Context 4,096: the sidebar's" in str(refused)
+        verdict = live.paying_now(chosen, figures, 1024)
+        assert isinstance(verdict, live.PayingNow) and (verdict.batch, verdict.context) == (51, 52)
+
+    def test_a_mean_context_past_the_model_s_positions_is_clipped_to_them(self):
+        """Qwen3-32B's config says 40,960 positions: a mean of 50,000.4 runs at 40,960; 0.3 at 1."""
+        chosen = make_scenario()
+        assert chosen.target.max_positions == 40960
+        mean = {"mean_prompt_tokens": 1.0, "mean_output_tokens": 1.0}
+        assert live.live_context(chosen, {**mean, "mean_context": 50000.4})[0] == 40960
+        assert live.live_context(chosen, {**mean, "mean_context": 0.3})[0] == 1
+        assert live.live_context(chosen, {**mean, "mean_context": 51.5})[0] == 52
 
 
 class TestPayingNow:
@@ -55,7 +130,8 @@ class TestPayingNow:
         measured 30 % give 2.8 × 0.7 / 1.2 = 1.6333."""
         verdict = live.paying_now(make_scenario(target="Llama-3.1-70B"), vars(window()), 1024)
         assert live.speedup_at_draft_share(verdict, verdict.draft_share) == pytest.approx(verdict.speedup)
-        made_up = live.PayingNow(8, 3, 0.7, 2.0, 1.8, 2.2, math.nan, 0.2, expected_tokens=2.8, verify_cost=1.2)
+        made_up = live.PayingNow(8, 3, 0.7, 2.0, 1.8, 2.2, math.nan, 0.2, expected_tokens=2.8, verify_cost=1.2,
+                                 context=1024, context_from=Notice("live.context.sidebar", context=1024))
         assert live.speedup_at_draft_share(made_up, 0.3) == pytest.approx(2.8 * 0.7 / 1.2)
 
     @pytest.mark.parametrize("measured, gap", [(0.20, "agrees"), (0.14, "agrees"), (0.30, "higher"), (0.05, "lower")])
@@ -83,12 +159,13 @@ class TestPayingNow:
         state = window()
         chosen = make_scenario(context="4096")
         assert isinstance(live.paying_now(chosen, {**vars(state), "running_requests": 50.0}, 1024), live.PayingNow)
-        expected = Notice("live.no_fit", batch=51, most=50, gpus=2, gpu="NVIDIA H100 SXM", kv="BF16", context=4096)
+        expected = Notice("live.no_fit", batch=51, most=50, gpus=2, gpu="NVIDIA H100 SXM", kv="BF16", context=4096,
+                          context_from=Notice("live.context.sidebar", context=4096))
         assert live.paying_now(chosen, {**vars(state), "running_requests": 51.0}, 1024) == expected
         assert live.paying_now(chosen, {**vars(state), "running_requests": 102.0, "servers": 2.0}, 1024) == expected
         said = str(expected)
         assert said.startswith("**No verdict at 51 running requests:**") and "holds at most 50 with its draft" in said
-        assert "2 × NVIDIA H100 SXM, KV cache in BF16, context 4,096" in said and "shorter than 4,096 tokens" in said
+        assert "2 × NVIDIA H100 SXM, KV cache in BF16, context 4,096" in said and "Context 4,096: the sidebar's" in said
 
     def test_a_window_without_what_it_needs_says_which(self):
         state = window()

@@ -1,10 +1,11 @@
 """Live traffic beside the step model: is speculation paying at the batch the server runs now?
 
 The live page measures, over a window of a running server (:mod:`specviz.live.exposition`), the draft length γ,
-the acceptance length and the running requests (the batch the engine decodes). :func:`paying_now`
-puts those into the scenario of the sidebar (its GPU, models, engine costs and precision) and asks the
-calculator's step model what speculation gains at that batch, with its band, and at which batch it
-would stop paying at the acceptance measured.
+the acceptance length, the running requests (the batch the engine decodes) and the mean context of
+the requests that finished. :func:`paying_now` puts those into the scenario of the sidebar (its GPU,
+models, engine costs and precision) and asks the calculator's step model what speculation gains at
+that batch and context, with its band, and at which batch it would stop paying at the acceptance
+measured.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ import numpy as np
 
 import pandas as pd
 
-from specviz import calculator
+from specviz import calculator, settings
 from specviz.errors import Notice
 from specviz.live import exposition
 from specviz.model import calibration
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS"]
 
@@ -63,6 +64,12 @@ class PayingNow:
     expected_tokens, verify_cost : float
         E, the tokens a speculative step emits at that α and γ, and v, the verify pass's cost over
         a plain step's, at that batch.
+    context : int
+        The context the step model ran at (:func:`live_context`).
+    context_from : Notice
+        Where ``context`` comes from, said in a sentence: ``live.context.window`` (the mean of the
+        window's finished requests, with their mean ``prompt`` and ``output``) or
+        ``live.context.sidebar`` (the scenario's, where the window gives none).
     servers : int
         The servers the running requests were summed over (a Prometheus fleet's), 1 for one server's
         scrape: ``batch`` is their mean.
@@ -78,6 +85,8 @@ class PayingNow:
     draft_share: float
     expected_tokens: float
     verify_cost: float
+    context: int
+    context_from: Notice
     servers: int = 1
 
 
@@ -104,31 +113,53 @@ def server_batch(figures: Mapping[str, Any]) -> float | None:
     return running / server_count(figures)
 
 
+def live_context(scenario: Scenario, figures: Mapping[str, Any]) -> tuple[int, Notice]:
+    """The context the verdict runs the step model at, and the sentence that says where it comes from.
+
+    The window's ``mean_context``, c̄ = P + O/2 of the requests that finished in it
+    (:attr:`specviz.live.exposition.SpecDecodeState.mean_context`): a steady load's running requests
+    are on average that long, and a step's attention reads and KV bytes, and the memory that holds
+    the batch, grow with it. Rounded, at least 1 and at most the target's ``max_position_embeddings``
+    (and ``SPECVIZ_CONTEXT_MAX``, the calculator's longest): ``live.context.window`` with the ``context``
+    and the mean ``prompt`` and ``output``. Where the window gives none (no request finished in it, or
+    the engine does not export the counts: its ``absent`` says which), the scenario's context:
+    ``live.context.sidebar``.
+    """
+    mean = figures.get("mean_context")
+    if mean is None or not math.isfinite(mean):
+        return scenario.context, Notice("live.context.sidebar", context=scenario.context)
+    longest = min(settings.get("SPECVIZ_CONTEXT_MAX"), scenario.target.max_positions or math.inf)
+    context = int(min(max(1, round(mean)), longest))
+    return context, Notice("live.context.window", context=context, prompt=float(figures["mean_prompt_tokens"]),
+                           output=float(figures["mean_output_tokens"]))
+
+
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
     """What speculation gains on the sidebar's scenario at the live batch, γ and acceptance.
 
     .. math:: S = \\frac{E\\, t_{plain}(B)}{γ\\, t_{draft}(B) + t_{verify}(B)},\\quad
               B = \\text{running requests per server},\\ E = \\text{measured acceptance length}
 
-    with α = E⁻¹(acceptance length, γ) as the window gives it. ``figures`` holds a window's
-    ``alpha_iid``, ``num_speculative_tokens`` and ``running_requests``: the fields of a
-    :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``) or a row of
-    :func:`specviz.live.prometheus.query_figures`, whose ``servers`` divides the fleet's running
-    requests into each server's batch (:func:`server_batch`). The scenario's context is kept: the
-    metrics do not say how long the running requests' contexts are.
+    with α = E⁻¹(acceptance length, γ) as the window gives it, every time t at the context c̄ of
+    :func:`live_context` (the window's finished requests' P + O/2, else the scenario's). ``figures``
+    holds a window's ``alpha_iid``, ``num_speculative_tokens``, ``running_requests`` and
+    ``mean_context``: the fields of a :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``)
+    or a row of :func:`specviz.live.prometheus.query_figures`, whose ``servers`` divides the fleet's
+    running requests into each server's batch (:func:`server_batch`).
 
     A batch larger than the scenario holds with its draft at that context and γ
     (:meth:`specviz.scenario.Scenario.max_batch`) gets no speedup, as the calculator gives none
     (:func:`specviz.calculator.memory_fit`): the server runs it, so it has more memory per request
-    than the sidebar says (more GPUs, an FP8 KV cache, or requests shorter than the scenario's
-    context), and a speedup at the sidebar's setup would be for a server that cannot run this batch.
+    than the sidebar says (more GPUs, an FP8 KV cache, or, at the sidebar's context, requests
+    shorter than it), and a speedup at the sidebar's setup would be for a server that cannot run
+    this batch.
 
     Returns
     -------
     PayingNow, or a Notice: ``live.no_verdict`` naming the figure the window lacks (the engine does
     not export it, or nothing ran in the window); ``live.no_fit`` with the live ``batch``, the
-    ``most`` the scenario holds with its draft, and the setup that holds it (``gpus``, ``gpu``,
-    ``kv`` the KV cache's format, ``context``).
+    ``most`` the scenario holds with its draft, the setup that holds it (``gpus``, ``gpu``, ``kv``
+    the KV cache's format, ``context``) and ``context_from`` (:func:`live_context`).
     """
     needed = ("alpha_iid", "num_speculative_tokens", "running_requests")
     missing = [name for name in needed if figures.get(name) is None or not math.isfinite(figures[name])]
@@ -136,10 +167,11 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
         return Notice("live.no_verdict", figures=", ".join(missing))
     batch = max(1, int(round(server_batch(figures))))
     gamma = max(1, int(round(figures["num_speculative_tokens"])))
-    live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch)
+    context, context_from = live_context(scenario, figures)
+    live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch, context=context)
     if batch > (most := live.max_batch()):
         return Notice("live.no_fit", batch=batch, most=most, gpus=live.tp * live.dp, gpu=live.gpu.name,
-                      kv=live.precision.kv.upper(), context=live.context)
+                      kv=live.precision.kv.upper(), context=context, context_from=context_from)
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
     low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
     _, crossings = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
@@ -147,7 +179,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
                      float(np.asarray(high)), calculator.loses_from(crossings, live.alpha),
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
-                     float(here["verify_cost"]), server_count(figures))
+                     float(here["verify_cost"]), context, context_from, server_count(figures))
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
