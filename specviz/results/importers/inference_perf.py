@@ -29,7 +29,9 @@
     and a file is read on its own, without the stage files beside it. In the store, it and the
     summary, which inference-perf computes from the same requests, are one run: the summary after
     it is not stored, and it replaces a summary stored before it
-    (:func:`specviz.results.store.imports._same_requests`).
+    (:func:`specviz.results.store.imports._same_requests`). So is the report of a run's only stage,
+    of the same requests too: the run is the per-request report's, with the stage's rate (and
+    concurrency) and label, whichever file came first; without the per-request report, the stage's.
 
     The file is read by DuckDB (:attr:`~Source.reader_path`), never decoded by Python's json
     (a run of 1M requests writes about 1.2 GB): a file whose head shows the array and the first
