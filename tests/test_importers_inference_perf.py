@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
+from specviz import i18n
 from specviz.results import explorer, importers
 from specviz.results.importers import inference_perf, source
 from specviz.results.store import Store
@@ -327,8 +328,7 @@ class TestTheSummaryAndThePerRequestReportAreOneRun:
         """As ``specviz ingest`` and the Explorer's folder upload read it: the per-request report
         first (name order), then the stages, then the summary, which is not stored again."""
         store = Store(tmp_path / "s.duckdb")
-        chosen = [path for path in importers.folder_files(RUN).files if path.name != "validation.json"]
-        results = [store.import_path(path) for path in chosen]
+        results = [store.import_path(path) for path in importers.folder_files(RUN).files]
         assert [r.status for r in results] == ["imported", "imported", "imported", "skipped"]
         (notice,) = results[-1].warnings
         assert notice.key == "warn.summary_repeated" and notice.params["other"] == str(RUN / self.PER_REQUEST)
@@ -509,6 +509,33 @@ class TestARunOfOneStage:
             assert store.import_file(f"{RUN.name}/{name}", (RUN / name).read_bytes()).warnings == []
         assert len(store.runs()) == 3 and int(store.request_summary().requests.sum()) == 6
         store.close()
+
+
+class TestValidationReport:
+    """inference-perf's validation.json: its findings on its own reports, no result."""
+
+    def test_a_folder_leaves_it_out_saying_what_it_is(self):
+        """Before, the folder's import refused it as a file of no known format."""
+        found = importers.folder_files(RUN)
+        assert RUN / "validation.json" not in found.files
+        assert found.left_out[RUN / "validation.json"] == importers.LeftOut("validation")
+        said = i18n.t("exp.left_out.validation", "en", file="validation.json")
+        assert said.startswith("validation.json: not read: inference-perf's check of its own reports")
+
+    def test_only_beside_inference_perfs_reports(self):
+        assert importers.select_files([Path("a/validation.json"), Path("a/x.json")]).files == [
+            Path("a/validation.json"), Path("a/x.json")]
+
+    def test_alone_it_is_refused_as_what_it_is(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("validation.json", (RUN / "validation.json").read_bytes())
+        assert info.value.key == "ingest.inference_perf_validation"
+        assert "inference-perf's validation.json" in str(info.value)
+
+    def test_another_object_of_those_keys_is_still_unknown(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("v.json", json.dumps({"global": 1, "reports": {}}).encode())
+        assert info.value.key == "ingest.unknown_format"
 
 
 class TestPrometheusReport:

@@ -110,6 +110,17 @@ def _is_requests(doc: Any) -> bool:
     return isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict) and {*_REQUEST_KEYS, "error"} <= doc[0].keys()
 
 
+def is_validation(source: Source) -> bool:
+    """Whether a file is inference-perf's ``validation.json``, its findings on its own reports, which
+    hold no result: ``{"global": {"warnings", "errors"}, "reports": {file name: {"warnings",
+    "errors"}}}`` (``ValidationReport`` and ``validate_reports`` in
+    ``inference_perf/reportgen/validation.py``, written beside the reports by ``generate_reports``;
+    kubernetes-sigs/inference-perf pull request 705, 679cec6f, 2026-08)."""
+    docs = source.documents
+    return (len(docs) == 1 and isinstance(docs[0], dict) and docs[0].keys() == {"global", "reports"}
+            and isinstance(docs[0]["global"], dict) and {"warnings", "errors"} <= docs[0]["global"].keys())
+
+
 def claims(source: Source) -> bool:
     """Whether the head alone shows inference-perf's per-request report (:data:`_PER_REQUEST_HEAD`):
     the registry then takes the file for inference-perf's without decoding it whole, and
