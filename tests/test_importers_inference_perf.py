@@ -39,6 +39,14 @@ class TestLifecycleReports:
         assert run["label"] == RUN.name and json.loads(run["extra"])["stage"] == 0
         assert json.loads(run["extra"])["achieved_rate"] == 2.6666666666666665
 
+    def test_a_concurrent_stage_is_at_its_concurrency(self):
+        """inference-perf's main.py sets a concurrent stage's rate to its request count (all sent in
+        one second); its report says the concurrency (summarize_requests' stage_concurrency)."""
+        doc = json.loads((RUN / "stage_0_lifecycle_metrics.json").read_text())
+        doc["load_summary"].update(requested_rate=40.0, concurrency=8)
+        (run,) = importers.parse("c/stage_0_lifecycle_metrics.json", json.dumps(doc).encode()).runs
+        assert (run["concurrency"], "request_rate" in run, json.loads(run["extra"])["requested_rate"]) == (8, False, 40.0)
+
     def test_the_summary_is_all_stages_with_no_rate(self):
         run = parsed("summary_lifecycle_metrics.json")
         assert "request_rate" not in run and run["num_requests"] == 5 and run["label"] == f"{RUN.name} · all stages"

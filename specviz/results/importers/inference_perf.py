@@ -4,11 +4,12 @@
     A run writes one for each stage of its load (each stage a request rate held for a duration)
     and one over all of them, each an object: ``benchmark_time_seconds``; ``load_summary``
     (``count``, ``requested_rate`` and ``achieved_rate`` in requests/s, ``send_duration``; the
-    summary has no rate); ``successes`` with ``count``, ``latency.{request_latency,
+    summary has no rate; a concurrent load's stage has ``concurrency``, and its ``requested_rate``
+    is its request count, not a rate: ``main.py``); ``successes`` with ``count``, ``latency.{request_latency,
     time_to_first_token, time_per_output_token, inter_token_latency,
     normalized_time_per_output_token}`` each ``{mean, min, max, median, p90, …}`` **in seconds**,
     and ``throughput.{output_tokens_per_sec, total_tokens_per_sec, requests_per_sec, …}``; and
-    ``failures`` with ``count``. Each stage file is a run at its requested rate; the files of one run
+    ``failures`` with ``count``. Each stage file is a run at its requested rate (or concurrency); the files of one run
     folder share its name as their label, so the explorer draws the stages as one line over rate.
     The summary is a run of its own, labelled as all stages, with no load.
 ``per_request_lifecycle_metrics.json``
@@ -146,7 +147,13 @@ def _label(path: PurePath, stage: re.Match | None, server: bool) -> str:
 def _lifecycle(doc: dict[str, Any], run: RunBuilder, stage: re.Match | None) -> None:
     load = dig(doc, "load_summary")
     successes = dig(doc, "successes")
-    run.set("request_rate", load.get("requested_rate"), source="load_summary.requested_rate")
+    if load.get("concurrency") is not None:
+        # A concurrent load's stage: its requested_rate is the stage's request count, all sent in
+        # one second to fill the workers (inference_perf/main.py), not a rate.
+        run.set("concurrency", load["concurrency"], source="load_summary.concurrency")
+        run.keep("requested_rate", load.get("requested_rate"))
+    else:
+        run.set("request_rate", load.get("requested_rate"), source="load_summary.requested_rate")
     run.set("duration_s", doc.get("benchmark_time_seconds"), source="benchmark_time_seconds")
     run.set("num_requests", successes.get("count"), source="successes.count")
     run.set("failed_requests", dig(doc, "failures").get("count"), source="failures.count")
