@@ -1,6 +1,7 @@
 """Tests for specviz.results.importers.inference_perf: inference-perf's lifecycle reports (a run per
 stage), its per-request report and its Prometheus reports."""
 
+import itertools
 import json
 from pathlib import Path
 from unittest import mock
@@ -13,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
 
+from specviz import i18n
 from specviz.results import explorer, importers
 from specviz.results.importers import inference_perf, source
 from specviz.results.store import Store
@@ -36,6 +38,14 @@ class TestLifecycleReports:
         assert round(run["p50_itl_ms"], 3) == 111.111 and round(run["output_throughput"], 3) == 11.818
         assert run["label"] == RUN.name and json.loads(run["extra"])["stage"] == 0
         assert json.loads(run["extra"])["achieved_rate"] == 2.6666666666666665
+
+    def test_a_concurrent_stage_is_at_its_concurrency(self):
+        """inference-perf's main.py sets a concurrent stage's rate to its request count (all sent in
+        one second); its report says the concurrency (summarize_requests' stage_concurrency)."""
+        doc = json.loads((RUN / "stage_0_lifecycle_metrics.json").read_text())
+        doc["load_summary"].update(requested_rate=40.0, concurrency=8)
+        (run,) = importers.parse("c/stage_0_lifecycle_metrics.json", json.dumps(doc).encode()).runs
+        assert (run["concurrency"], "request_rate" in run, json.loads(run["extra"])["requested_rate"]) == (8, False, 40.0)
 
     def test_the_summary_is_all_stages_with_no_rate(self):
         run = parsed("summary_lifecycle_metrics.json")
@@ -326,8 +336,7 @@ class TestTheSummaryAndThePerRequestReportAreOneRun:
         """As ``specviz ingest`` and the Explorer's folder upload read it: the per-request report
         first (name order), then the stages, then the summary, which is not stored again."""
         store = Store(tmp_path / "s.duckdb")
-        chosen = [path for path in importers.folder_files(RUN).files if path.name != "validation.json"]
-        results = [store.import_path(path) for path in chosen]
+        results = [store.import_path(path) for path in importers.folder_files(RUN).files]
         assert [r.status for r in results] == ["imported", "imported", "imported", "skipped"]
         (notice,) = results[-1].warnings
         assert notice.key == "warn.summary_repeated" and notice.params["other"] == str(RUN / self.PER_REQUEST)
@@ -388,16 +397,153 @@ class TestTheSummaryAndThePerRequestReportAreOneRun:
         assert (result.status, result.warnings) == ("imported", []) and len(store.runs()) == 2
         store.close()
 
-    def test_a_stage_is_never_the_run_of_all_stages(self, tmp_path):
-        """A run of one stage: the stage report is of the same requests as the summary, yet a run at
-        its rate (the stages' line), not the per-request report's run."""
-        doc = json.loads((RUN / "stage_1_lifecycle_metrics.json").read_text())
-        records = json.loads((RUN / self.PER_REQUEST).read_text())[4:]
+
+def one_stage(folder: Path) -> dict[str, Path]:
+    """A run of one stage, trimmed from the two-stage run as inference-perf would have written it:
+    stage 0's report as it is; its four requests, the first four records (stage 0's count, 3
+    successes and 1 failure); and the summary, ``summarize_requests`` of the same list without the
+    stage's rate, which is the stage's report without ``send_duration``, ``requested_rate`` and
+    ``achieved_rate`` (``generate_reports`` in ``inference_perf/reportgen/base.py``)."""
+    folder.mkdir(parents=True)
+    stage = json.loads((RUN / "stage_0_lifecycle_metrics.json").read_text())
+    summary = json.loads(json.dumps(stage))
+    for key in ("send_duration", "requested_rate", "achieved_rate"):
+        del summary["load_summary"][key]
+    records = json.loads((RUN / "per_request_lifecycle_metrics.json").read_text())[:4]
+    files = {"stage": folder / "stage_0_lifecycle_metrics.json", "summary": folder / "summary_lifecycle_metrics.json",
+             "per_request": folder / "per_request_lifecycle_metrics.json"}
+    for (_, path), doc in zip(files.items(), (stage, summary, records)):
+        path.write_text(json.dumps(doc, indent=2))
+    return files
+
+
+# Every order of the stage report and one or both of the others.
+ORDERS = [order for n in (2, 3) for order in itertools.permutations(("stage", "summary", "per_request"), n)
+          if "stage" in order]
+
+
+class TestARunOfOneStage:
+    """A run of one stage: inference-perf writes its stage report, its summary and its per-request
+    report from the same requests. Stored once, as the per-request report's run with the stage's
+    rate, in any order (each file was a run of its own: 2 runs for the stage and either other, 2 for
+    all three)."""
+
+    @staticmethod
+    def imported(tmp_path, order) -> tuple[Store, list, dict[str, Path]]:
+        files = one_stage(tmp_path / "one")
         store = Store(tmp_path / "s.duckdb")
-        store.import_file("one/per_request_lifecycle_metrics.json", json.dumps(records).encode())
-        result = store.import_file("one/stage_0_lifecycle_metrics.json", json.dumps(doc).encode())
-        assert (result.status, result.warnings) == ("imported", []) and len(store.runs()) == 2
+        return store, [store.import_file(f"one/{files[report].name}", files[report].read_bytes()) for report in order], {
+            report: f"one/{path.name}" for report, path in files.items()}
+
+    @pytest.mark.parametrize("order", ORDERS, ids="-".join)
+    def test_one_run_with_the_stages_load_and_the_requests(self, tmp_path, order):
+        store, _, files = self.imported(tmp_path, order)
+        (run,) = store.run_rows(store.runs().run_id)
+        kept = "per_request" if "per_request" in order else "stage"
+        assert run["source_file"] == files[kept] and store.imports().source_file.tolist() == [files[kept]]
+        assert int(store.request_summary().requests.sum()) == (4 if kept == "per_request" else 0)
+        extra = json.loads(run["extra"])
+        assert (run["label"], run["request_rate"], extra["stage"]) == ("one", 1.0, 0)
+        # Hand-checked against stage_0_lifecycle_metrics.json: successes.count 3, failures.count 1,
+        # benchmark_time_seconds 2.2, request_latency.mean 1.1667 s.
+        assert (run["num_requests"], run["failed_requests"], round(run["duration_s"], 9)) == (3, 1, 2.2)
+        assert round(run["mean_e2el_ms"], 6) == 1166.666667
+        if kept == "per_request":
+            assert extra["load_from"] == files["stage"] and extra["report"] == "per_request"
+            assert extra["achieved_rate"] == 2.6666666666666665
         store.close()
+
+    @pytest.mark.parametrize("order", [order for order in ORDERS if len(order) == 3], ids="-".join)
+    def test_the_same_run_and_import_whichever_came_first(self, tmp_path, order):
+        store, _, _ = self.imported(tmp_path, order)
+        (run,) = store.run_rows(store.runs().run_id)
+        stored = (run["run_id"], run["label"], run["request_rate"], json.loads(run["extra"]))
+        (warnings,) = store.imports().warnings
+        first, _, _ = self.imported(tmp_path / "again", ("per_request", "stage", "summary"))
+        (again,) = first.run_rows(first.runs().run_id)
+        assert stored == (again["run_id"], again["label"], again["request_rate"], json.loads(again["extra"]))
+        # The import tells where its run's load is from (and, where it replaced the summary, that too).
+        taken = {"key": "warn.stage_load_taken", "params": {"other": "one/stage_0_lifecycle_metrics.json", "runs": "one"}}
+        assert taken in json.loads(warnings) and json.loads(first.imports().warnings[0]) == [taken]
+        store.close()
+        first.close()
+
+    @pytest.mark.parametrize("first, second, key, status", [
+        ("stage", "summary", "warn.summary_of_stage", "skipped"),
+        ("summary", "stage", "warn.stage_replaced_summary", "imported"),
+        ("per_request", "stage", "warn.stage_load_given", "skipped"),
+        ("stage", "per_request", "warn.stage_load_taken", "imported")])
+    def test_the_warning_names_the_file_not_stored_again(self, tmp_path, first, second, key, status):
+        """The file of the result where it is skipped; otherwise the file whose run it replaced."""
+        store, (_, later), files = self.imported(tmp_path, (first, second))
+        (notice,) = later.warnings
+        assert (later.status, notice.key, notice.params["other"], notice.params["runs"]) == (
+            status, key, files[first], "one")
+        assert files[first] in str(notice)
+        store.close()
+
+    def test_the_page_sees_the_load_given_to_a_stored_run(self, tmp_path):
+        """The per-request report's run stored first and read, then the stage's load given to it:
+        the page's kept read is read again."""
+        store, _, files = self.imported(tmp_path, ("per_request",))
+        assert np.isnan(store.shown_runs().frame.request_rate.iloc[0])
+        store.import_file(files["stage"], (tmp_path / files["stage"]).read_bytes())
+        assert store.shown_runs().frame.request_rate.tolist() == [1.0]
+        store.close()
+
+    def test_a_folder_is_one_run(self, tmp_path):
+        files = one_stage(tmp_path / "one")
+        store = Store(tmp_path / "s.duckdb")
+        results = [store.import_path(path) for path in importers.folder_files(tmp_path / "one").files]
+        assert [r.status for r in results] == ["imported", "skipped", "skipped"]
+        (run,) = store.run_rows(store.runs().run_id)
+        assert (run["source_file"], run["request_rate"]) == (str(files["per_request"]), 1.0)
+        assert int(store.request_summary().requests.sum()) == 4
+        store.close()
+
+    def test_once_the_per_request_report_is_removed_the_stage_is_stored_again(self, tmp_path):
+        store, (per_request, _), files = self.imported(tmp_path, ("per_request", "stage"))
+        assert store.remove_import(per_request.content_hash) == 1 and store.runs().empty
+        again = store.import_file(files["stage"], (tmp_path / files["stage"]).read_bytes())
+        assert (again.status, again.runs, again.warnings) == ("imported", 1, [])
+        store.close()
+
+    def test_a_stage_of_a_run_of_two_is_its_own_run(self, tmp_path):
+        """Stage 0 of the two-stage run is of 4 of its 6 requests: a run of its own beside the
+        per-request report's, whichever came first."""
+        store = Store(tmp_path / "s.duckdb")
+        for name in ("stage_0_lifecycle_metrics.json", TestTheSummaryAndThePerRequestReportAreOneRun.PER_REQUEST,
+                     "stage_1_lifecycle_metrics.json"):
+            assert store.import_file(f"{RUN.name}/{name}", (RUN / name).read_bytes()).warnings == []
+        assert len(store.runs()) == 3 and int(store.request_summary().requests.sum()) == 6
+        store.close()
+
+
+class TestValidationReport:
+    """inference-perf's validation.json: its findings on its own reports, no result."""
+
+    def test_a_folder_leaves_it_out_saying_what_it_is(self):
+        """Before, the folder's import refused it as a file of no known format."""
+        found = importers.folder_files(RUN)
+        assert RUN / "validation.json" not in found.files
+        assert found.left_out[RUN / "validation.json"] == importers.LeftOut("validation")
+        said = i18n.t("exp.left_out.validation", "en", file="validation.json")
+        assert said.startswith("validation.json: not read: inference-perf's check of its own reports")
+
+    def test_only_beside_inference_perfs_reports(self):
+        assert importers.select_files([Path("a/validation.json"), Path("a/x.json")]).files == [
+            Path("a/validation.json"), Path("a/x.json")]
+
+    def test_alone_it_is_refused_as_what_it_is(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("validation.json", (RUN / "validation.json").read_bytes())
+        assert info.value.key == "ingest.inference_perf_validation"
+        assert "inference-perf's validation.json" in str(info.value)
+
+    def test_another_object_of_those_keys_is_still_unknown(self):
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("v.json", json.dumps({"global": 1, "reports": {}}).encode())
+        assert info.value.key == "ingest.unknown_format"
 
 
 class TestPrometheusReport:

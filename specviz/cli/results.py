@@ -126,7 +126,8 @@ _INGEST_DOC = """\
 Files as given, folders read recursively (a `vllm bench sweep` folder's runs once each: its
 summary.json first, then each run=N.json skipped as already stored from it, or an error where its
 figures differ; an inference-perf folder's stages once each, and its summary stored once, as the
-run of its per-request report; an AIPerf sweep's cells once each).
+run of its per-request report, a run of one stage once, with the stage's rate, and its
+validation.json left out; an AIPerf sweep's cells once each).
 JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already stored, or a
 folder's file that holds no run of its own or whose runs another file beside it holds, each with
 why) and `errors`, each with its reason; exit 2 if any file failed, the others still imported.

@@ -58,7 +58,9 @@ def detect(source: Source) -> Format:
         too dense for ``SPECVIZ_IMPORT_MEMORY_BYTES``), or no format claims it
         (``ingest.unknown_format``, naming the formats tried; ``ingest.csv_delimiter`` for a table
         whose fields are separated by semicolons, tabs or pipes, not commas; ``ingest.metrics_text``
-        for a server's Prometheus metrics, which the Live page and ``specviz metrics`` read).
+        for a server's Prometheus metrics, which the Live page and ``specviz metrics`` read;
+        ``ingest.inference_perf_validation`` for inference-perf's ``validation.json``, its findings
+        on its own reports).
     """
     claimed = _claimant(source)
     if claimed is not None:
@@ -69,6 +71,8 @@ def detect(source: Source) -> Format:
             raise IngestError("ingest.csv_delimiter", source.name, delimiter=Notice(f"ingest.delimiter.{delimiter}"))
         if not source.is_json and _EXPOSITION.search(source.head):
             raise IngestError("ingest.metrics_text", source.name)
+        if inference_perf.is_validation(source):
+            raise IngestError("ingest.inference_perf_validation", source.name)
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
     return best
 
@@ -122,6 +126,8 @@ _SWEEP_FOLDER = ("SERVE-", "BENCH-")
 # inference-perf's benchmark report of stage N, beside the same stage's lifecycle report.
 _PARTIAL_STAGE = re.compile(r".*\.partial\.stage_(\d+)\.ya?ml", re.IGNORECASE)
 _STAGE_REPORT = re.compile(r"stage_\d+_lifecycle_metrics\.json")
+# inference-perf's lifecycle reports, beside which its validation.json is its check of them.
+_LIFECYCLE_REPORT = re.compile(r"(?:stage_\d+|summary|per_request)_lifecycle_metrics\.json")
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 """What a folder's result files end in."""
 
@@ -133,7 +139,9 @@ class LeftOut(NamedTuple):
     ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
     ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
     ``stage_N_lifecycle_metrics.json`` beside it), ``run_config`` (the ``config.yaml`` of an
-    inference-perf run folder: its load and server settings, no result), or AIPerf's
+    inference-perf run folder: its load and server settings, no result), ``validation`` (the
+    ``validation.json`` beside inference-perf's lifecycle reports: its findings on them, no result;
+    :func:`specviz.results.importers.inference_perf.is_validation`), or AIPerf's
     (:func:`specviz.results.importers.aiperf.left_out`): ``aiperf_copy`` (a run's CSV or per-request
     lines beside its ``profile_export_aiperf.json``, another export's CSV beside its JSON),
     ``aiperf_trial`` (a repetition of a sweep cell whose run is the aggregate over its repetitions)
@@ -164,8 +172,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records, inference-perf's stage reports beside their lifecycle reports and its
-    ``config.yaml``, and AIPerf's files that repeat another's runs (a sweep cell is one run), are
+    failure records, inference-perf's stage reports beside their lifecycle reports, its
+    ``config.yaml`` and its ``validation.json``, and AIPerf's files that repeat another's runs (a sweep cell is one run), are
     passed over (:class:`LeftOut`)."""
     by_folder: dict[PurePath, list[str]] = {}
     subfolders: dict[PurePath, set[str]] = {}
@@ -191,6 +199,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
                 left_out[here / name] = LeftOut("stage_report", here / f"stage_{stage[1]}_lifecycle_metrics.json")
             elif name == "config.yaml" and any(_STAGE_REPORT.fullmatch(f) for f in found):
                 left_out[here / name] = LeftOut("run_config")
+            elif name == "validation.json" and any(_LIFECYCLE_REPORT.fullmatch(f) for f in found):
+                left_out[here / name] = LeftOut("validation")
             else:
                 files.append(here / name)
     left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())

@@ -4,11 +4,12 @@
     A run writes one for each stage of its load (each stage a request rate held for a duration)
     and one over all of them, each an object: ``benchmark_time_seconds``; ``load_summary``
     (``count``, ``requested_rate`` and ``achieved_rate`` in requests/s, ``send_duration``; the
-    summary has no rate); ``successes`` with ``count``, ``latency.{request_latency,
+    summary has no rate; a concurrent load's stage has ``concurrency``, and its ``requested_rate``
+    is its request count, not a rate: ``main.py``); ``successes`` with ``count``, ``latency.{request_latency,
     time_to_first_token, time_per_output_token, inter_token_latency,
     normalized_time_per_output_token}`` each ``{mean, min, max, median, p90, …}`` **in seconds**,
     and ``throughput.{output_tokens_per_sec, total_tokens_per_sec, requests_per_sec, …}``; and
-    ``failures`` with ``count``. Each stage file is a run at its requested rate; the files of one run
+    ``failures`` with ``count``. Each stage file is a run at its requested rate (or concurrency); the files of one run
     folder share its name as their label, so the explorer draws the stages as one line over rate.
     The summary is a run of its own, labelled as all stages, with no load.
 ``per_request_lifecycle_metrics.json``
@@ -29,7 +30,9 @@
     and a file is read on its own, without the stage files beside it. In the store, it and the
     summary, which inference-perf computes from the same requests, are one run: the summary after
     it is not stored, and it replaces a summary stored before it
-    (:func:`specviz.results.store.imports._same_requests`).
+    (:func:`specviz.results.store.imports._same_requests`). So is the report of a run's only stage,
+    of the same requests too: the run is the per-request report's, with the stage's rate (and
+    concurrency) and label, whichever file came first; without the per-request report, the stage's.
 
     The file is read by DuckDB (:attr:`~Source.reader_path`), never decoded by Python's json
     (a run of 1M requests writes about 1.2 GB): a file whose head shows the array and the first
@@ -108,6 +111,17 @@ def _is_requests(doc: Any) -> bool:
     return isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict) and {*_REQUEST_KEYS, "error"} <= doc[0].keys()
 
 
+def is_validation(source: Source) -> bool:
+    """Whether a file is inference-perf's ``validation.json``, its findings on its own reports, which
+    hold no result: ``{"global": {"warnings", "errors"}, "reports": {file name: {"warnings",
+    "errors"}}}`` (``ValidationReport`` and ``validate_reports`` in
+    ``inference_perf/reportgen/validation.py``, written beside the reports by ``generate_reports``;
+    kubernetes-sigs/inference-perf pull request 705, 679cec6f, 2026-08)."""
+    docs = source.documents
+    return (len(docs) == 1 and isinstance(docs[0], dict) and docs[0].keys() == {"global", "reports"}
+            and isinstance(docs[0]["global"], dict) and {"warnings", "errors"} <= docs[0]["global"].keys())
+
+
 def claims(source: Source) -> bool:
     """Whether the head alone shows inference-perf's per-request report (:data:`_PER_REQUEST_HEAD`):
     the registry then takes the file for inference-perf's without decoding it whole, and
@@ -133,7 +147,13 @@ def _label(path: PurePath, stage: re.Match | None, server: bool) -> str:
 def _lifecycle(doc: dict[str, Any], run: RunBuilder, stage: re.Match | None) -> None:
     load = dig(doc, "load_summary")
     successes = dig(doc, "successes")
-    run.set("request_rate", load.get("requested_rate"), source="load_summary.requested_rate")
+    if load.get("concurrency") is not None:
+        # A concurrent load's stage: its requested_rate is the stage's request count, all sent in
+        # one second to fill the workers (inference_perf/main.py), not a rate.
+        run.set("concurrency", load["concurrency"], source="load_summary.concurrency")
+        run.keep("requested_rate", load.get("requested_rate"))
+    else:
+        run.set("request_rate", load.get("requested_rate"), source="load_summary.requested_rate")
     run.set("duration_s", doc.get("benchmark_time_seconds"), source="benchmark_time_seconds")
     run.set("num_requests", successes.get("count"), source="successes.count")
     run.set("failed_requests", dig(doc, "failures").get("count"), source="failures.count")

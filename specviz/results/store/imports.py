@@ -36,10 +36,11 @@ CONSOLE_TABLES = ("runs", "requests", "imports", "snapshots", "windows")
 """The tables the SQL console (:meth:`Store.query`) sees."""
 # What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
 # imports row (with a new imported_at), but for the user's synthetic flag on runs already stored
-# (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells; so this changes
+# (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells, and a stage's load
+# given to a stored run (:func:`_give_load`), which adds to its import's warnings; so this changes
 # whenever the tables do. Reads kept between calls (runs, imports, the console's copy) are read
 # again when it changes.
-_IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(content_hash || CAST(imported_at AS VARCHAR))), "
+_IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(concat(content_hash, imported_at, warnings))), "
                     "(SELECT count(*) FILTER (WHERE synthetic_acceptance) FROM runs) FROM imports")
 # The console's copy holds the live tables too, which only grow (a recorder appends to them).
 _CONSOLE_VERSION = ("SELECT *, (SELECT count(*) FROM snapshots), (SELECT max(time) FROM snapshots), "
@@ -268,57 +269,110 @@ def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
 # What inference-perf's summarize_requests writes of every run's requests, which a report of the
 # same requests must give too: the successes, the failures and the span from first start to last end.
 _REQUEST_FIGURES = ("num_requests", "failed_requests", "duration_s")
+# inference-perf's lifecycle reports, by what their run holds beyond the figures of its requests: the
+# summary nothing, a stage report its stage's load, the per-request report each request. Of two
+# reports of the same requests, the run of the later one here is the one stored.
+_REPORTS = ("summary", "stage", "per_request")
+# A stage's load, which the per-request report's run of the same requests takes from the stage's:
+# these columns (the label too, the run folder's, which puts the run on its stages' line) and keys
+# of extra.
+_LOAD_COLUMNS = ("request_rate", "concurrency", "label")
+_LOAD_EXTRA = ("stage", "achieved_rate")
 
 
-def _same_requests(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> list[dict[str, Any]]:
-    """The stored runs that are inference-perf's other report of the same requests as a run of a
-    parsed file: its per-request report (``per_request_lifecycle_metrics.json``) of a summary
-    (``summary_lifecycle_metrics.json``), or the summary of a per-request report; as
-    :func:`_stored_matches` gives them.
+def _report_sql(extra: str) -> str:
+    """SQL of the lifecycle report (one of :data:`_REPORTS`) an inference-perf run is of, from the
+    ``stage`` and ``report`` its importer keeps in ``extra``; NULL for the server's Prometheus
+    report, which is of other figures."""
+    return (f"CASE WHEN ({extra}->>'report') = 'per_request' THEN 'per_request' WHEN ({extra}->>'report') IS NOT NULL "
+            f"THEN NULL WHEN ({extra}->>'stage') = 'all' THEN 'summary' ELSE 'stage' END")
 
-    inference-perf writes both from one list, every request of the run's stages
+
+def _same_requests(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, ours: str,
+                   theirs: str) -> list[dict[str, Any]]:
+    """The stored runs of inference-perf's report ``theirs`` that are of the same requests as a run of
+    a parsed file of its report ``ours`` (two of :data:`_REPORTS`), as :func:`_stored_matches` gives them.
+
+    inference-perf writes its reports from one list, every request of the run's stages
     (``ReportGenerator.generate_reports`` in ``inference_perf/reportgen/base.py``, 0.5.0 and 7de5ef2e of 2026):
-    the summary is ``summarize_requests`` of it, the per-request report its records, one each; the
-    stage reports are of a stage's requests alone. No request carries an id of its run, nor does
-    the summary, so the two are one run where they agree in what ``summarize_requests`` writes of
-    the list and the importer computes again from the records (:data:`_REQUEST_FIGURES`, the
-    throughputs, the mean, median and p90 of each latency), to within rounding. The server's
-    Prometheus report is of other figures, and stays a run of its own. Each file of these reports
-    is one run, so the run is its whole import.
+    the summary is ``summarize_requests`` of it, the per-request report its records, one each, and
+    the report of each stage ``summarize_requests`` of the stage's requests with the stage's rate
+    (and concurrency). A run of one stage gives its stage the whole list: the stage report is of
+    the same requests as the other two. No request carries an id of its run, nor does a report, so
+    two are one run where they agree in what ``summarize_requests`` writes of the list and the
+    importer computes again from the records (:data:`_REQUEST_FIGURES`, the throughputs, the mean,
+    median and p90 of each latency), to within rounding; a stage of a run of several is of fewer
+    requests than the others. The server's Prometheus report is of other figures, and stays a run
+    of its own. Each file of these reports is one run, so the run is its whole import.
     """
-    matches = _stored_matches(cur, parsed, """
-        r.source_format = 'inference-perf' AND (r.extra->>'stage') = 'all' AND (i.extra->>'stage') = 'all'
-        AND coalesce(r.extra->>'report', 'summary') IN ('summary', 'per_request')
-        AND coalesce(i.extra->>'report', 'summary') IN ('summary', 'per_request')
-        AND coalesce(r.extra->>'report', 'summary') <> coalesce(i.extra->>'report', 'summary')""")
+    # ours and theirs are of _REPORTS, this module's constants: never a user's text.
+    matches = _stored_matches(cur, parsed, f"""
+        r.source_format = 'inference-perf' AND {_report_sql('i.extra')} = '{ours}'
+        AND {_report_sql('r.extra')} = '{theirs}'""")
     return [stored for stored in matches
             if all(stored.get(column) is not None and parsed.runs[stored["run_index"]].get(column) is not None
                    for column in _REQUEST_FIGURES)
             and _figures_agree(stored, parsed.runs[stored["run_index"]], rounding=True)]
 
 
-def _per_request(run: Mapping[str, Any]) -> bool:
-    """Whether a run, stored or parsed, is inference-perf's per-request report's."""
-    return json.loads(run["extra"]).get("report") == "per_request"
+def _with_load(run: Mapping[str, Any], stage: Mapping[str, Any], stage_file: str) -> dict[str, Any]:
+    """The columns of a per-request report's run, stored or parsed, that take the load of a stage's
+    run of the same requests: :data:`_LOAD_COLUMNS`, and ``extra`` with :data:`_LOAD_EXTRA` and the
+    stage report's name (``load_from``), since the run's own file has no load."""
+    extra, stage_extra = json.loads(run["extra"]), json.loads(stage["extra"])
+    extra.update({key: stage_extra[key] for key in _LOAD_EXTRA if key in stage_extra}, load_from=stage_file)
+    return {**{column: stage.get(column) for column in _LOAD_COLUMNS}, "extra": json.dumps(extra)}
 
 
-def _summary_repeats(cur: duckdb.DuckDBPyConnection, name: str,
-                     parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
-    """The run of an inference-perf summary already stored from the per-request report of the same
-    requests (:func:`_same_requests`): index → (that file's name, the run's label). That run has
-    the summary's figures, computed from the requests as inference-perf computes them, and each
-    request; the summary is not stored again."""
-    return {stored["run_index"]: (stored["source_file"], stored["label"]) for stored in _same_requests(cur, parsed)
-            if not _per_request(parsed.runs[stored["run_index"]])}
+def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage: Mapping[str, Any],
+               stage_file: str) -> dict[str, Any]:
+    """Give a stored per-request report's run the load of a parsed stage report's run of the same
+    requests (:func:`_with_load`), and its import the notice it has where the stage came first
+    (``warn.stage_load_taken``): the run and its import are then the same whichever file came
+    first, and the tables' version changes (:data:`_IMPORTS_VERSION`). Returns the columns given."""
+    load = _with_load(stored, stage, stage_file)
+    cur.execute(f"UPDATE runs SET {', '.join(f'{quote_identifier(column)} = ?' for column in load)} "
+                "WHERE run_id = ?", [*load.values(), stored["run_id"]])
+    notice = Notice("warn.stage_load_taken", other=stage_file, runs=load["label"]).to_json()
+    (warnings,) = cur.execute("SELECT warnings FROM imports WHERE content_hash = ?", [stored["content_hash"]]).fetchone()
+    warnings = json.loads(warnings or "[]")
+    if notice not in warnings:  # the same stage report again, as another content
+        cur.execute("UPDATE imports SET warnings = ? WHERE content_hash = ?",
+                    [json.dumps([*warnings, notice]), stored["content_hash"]])
+    return load
 
 
-def _replaced_summaries(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
-    """The stored inference-perf summaries of the same requests as a parsed per-request report
-    (:func:`_same_requests`): their content hash → (file name, the run's label). The per-request
-    report's run has the summary's figures and each request, which the summary's run lacks: it
-    takes the summary's place, so that the run is the same whichever file came first."""
-    return {stored["content_hash"]: (stored["source_file"], stored["label"]) for stored in _same_requests(cur, parsed)
-            if _per_request(parsed.runs[stored["run_index"]])}
+def _stored_from_later(ours: str, theirs: str) -> Callable[..., dict[int, tuple[str, str]]]:
+    """A finder of :data:`_REPEATS`: the run of a parsed inference-perf report ``ours`` already stored
+    from its report ``theirs``, later in :data:`_REPORTS`, of the same requests
+    (:func:`_same_requests`): index → (that file's name, the run's label). That run has the
+    parsed run's figures, and more; the file is not stored again, but a stage's load, which the
+    per-request report's run takes (:func:`_give_load`)."""
+    def find(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+        repeated: dict[int, tuple[str, str]] = {}
+        for stored in _same_requests(cur, parsed, ours, theirs):
+            kept = _give_load(cur, stored, parsed.runs[stored["run_index"]], name) if ours == "stage" else stored
+            repeated.setdefault(stored["run_index"], (stored["source_file"], kept["label"]))
+        return repeated
+    return find
+
+
+def _replacing_earlier(ours: str, theirs: str) -> Callable[..., dict[str, tuple[str, str]]]:
+    """A finder of :data:`_REPLACES`: the stored runs of inference-perf's report ``theirs``, earlier in
+    :data:`_REPORTS`, of the same requests as a parsed file's run of its report ``ours``
+    (:func:`_same_requests`): their content hash → (file name, the label of the run kept). The
+    parsed run has their figures and more; it takes their place, and a per-request report's run
+    takes a stage's load (:func:`_with_load`), so that the run is the same whichever file came
+    first."""
+    def find(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
+        replaced: dict[str, tuple[str, str]] = {}
+        for stored in _same_requests(cur, parsed, ours, theirs):
+            run = parsed.runs[stored["run_index"]]
+            if theirs == "stage":
+                run.update(_with_load(run, stored, stored["source_file"]))
+            replaced[stored["content_hash"]] = (stored["source_file"], run["label"])
+        return replaced
+    return find
 
 
 # The formats one of whose runs another file may hold too: how the repeats are found, and the notice
@@ -327,10 +381,14 @@ _REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_append
             "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
             "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
             "specforge-bench": ((_appended_repeats, "warn.run_appended"),),
-            "inference-perf": ((_summary_repeats, "warn.summary_repeated"),)}
-# The formats whose file may hold another stored file's run and more of it (its requests): how the
-# stored files are found, whose imports the new file's run replaces, and the notice that names them.
-_REPLACES = {"inference-perf": (_replaced_summaries, "warn.summary_replaced")}
+            "inference-perf": ((_stored_from_later("summary", "per_request"), "warn.summary_repeated"),
+                               (_stored_from_later("summary", "stage"), "warn.summary_of_stage"),
+                               (_stored_from_later("stage", "per_request"), "warn.stage_load_given"))}
+# The formats whose file may hold another stored file's run and more of it: how the stored files are
+# found, whose imports the new file's run replaces, and the notice that names them.
+_REPLACES = {"inference-perf": ((_replacing_earlier("per_request", "stage"), "warn.stage_load_taken"),
+                                (_replacing_earlier("per_request", "summary"), "warn.summary_replaced"),
+                                (_replacing_earlier("stage", "summary"), "warn.stage_replaced_summary"))}
 
 
 def _repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notice]:
@@ -425,12 +483,15 @@ class RunsAndImports(Connections):
             stored from another file (the same ``benchmark_id`` and figures; :func:`_aiperf_repeats`)
             is passed over the same way, and so is a run of a vLLM, SGLang or SpecForge file of
             several runs that is the same record as a stored one (a file that its tool appended
-            more runs to, imported again; :func:`_appended_repeats`), and an inference-perf summary
-            whose run is stored from the per-request report of the same requests
-            (:func:`_summary_repeats`). The other way round, a per-request report imported after
-            its summary replaces the summary's import, whose run it holds with each request
-            (:func:`_replaced_summaries`), with a warning naming it: either way the run is stored
-            once, from the per-request report.
+            more runs to, imported again; :func:`_appended_repeats`), and an inference-perf report
+            whose run is stored from another report of the same requests that holds more of it
+            (a summary after its per-request report, or after the report of a run's only stage; a
+            stage report after the per-request report, whose run takes the stage's load:
+            :func:`_stored_from_later`). The other way round, that report replaces the stored
+            one's import (:func:`_replacing_earlier`; the per-request report's run taking a
+            stage's load), with a warning naming it: either way the run is stored once, from the
+            per-request report where it is stored, with the stage's load where the stage's report
+            is.
 
         Raises
         ------
@@ -482,8 +543,7 @@ class RunsAndImports(Connections):
                             return ImportResult(name, "skipped", fmt, warnings=notices,
                                                 message="already imported from " + ", ".join(
                                                     sorted({other for other, _ in repeated.values()})))
-                        if fmt in _REPLACES:
-                            find, notice = _REPLACES[fmt]
+                        for find, notice in _REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, parsed).items():
                                 _delete_import(cur, replaced)
                                 notices.append(Notice(notice, other=other, runs=run_name))
