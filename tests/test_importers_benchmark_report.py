@@ -312,11 +312,12 @@ class TestFolders:
         found = importers.folder_files(folder)
         assert [f.name for f in found.files] == ["per_request_lifecycle_metrics.json",
                                                  "stage_0_lifecycle_metrics.json", "stage_1_lifecycle_metrics.json",
-                                                 "summary_lifecycle_metrics.json", "validation.json"]
+                                                 "summary_lifecycle_metrics.json"]
         assert [(f.name, why.reason, why.holder and why.holder.name) for f, why in found.left_out.items()] == [
             ("config.yaml", "run_config", None),
             ("inference-perf.partial.stage_0.yaml", "stage_report", "stage_0_lifecycle_metrics.json"),
-            ("inference-perf.partial.stage_1.yaml", "stage_report", "stage_1_lifecycle_metrics.json")]
+            ("inference-perf.partial.stage_1.yaml", "stage_report", "stage_1_lifecycle_metrics.json"),
+            ("validation.json", "validation", None)]  # its checks of the reports beside it, no result
 
     def test_a_stage_report_alone_is_read(self, tmp_path):
         shutil.copy(STAGE_0, tmp_path / STAGE_0.name)
@@ -338,7 +339,7 @@ class TestFolders:
         assert skipped["inference-perf.partial.stage_0.yaml"] == (
             "inference-perf.partial.stage_0.yaml: not read: inference-perf's benchmark report of a stage whose figures "
             f"are read from {folder / 'stage_0_lifecycle_metrics.json'}, beside it.")
-        assert code == 2 and [Path(e["file"]).name for e in report["errors"]] == ["validation.json"]  # of no format
+        assert "validation.json" in skipped and code == 0 and not report["errors"]
 
 
 def stored(tmp_path: Path, *files: Path) -> tuple[Store, list[dict]]:
