@@ -164,6 +164,26 @@ class TestVllmCommand:
         assert "none of which" not in str(raised.value)
         assert all(model_id in str(raised.value) for model_id in ("DeepSeek-V3", "GLM-4.5-Air", "Qwen3-Next"))
 
+    @pytest.mark.parametrize(("target", "since", "before"), [
+        # vllm/config/speculative.py's hf_config_override of each release on PyPI.
+        ("GLM-5", "0.16.0", "0.14.1"), ("Qwen3.5-397B-A17B", "0.17.0", "0.16.0"),
+        ("DeepSeek-V4-Flash", "0.20.0", "0.19.1")])
+    def test_the_2026_mtp_targets_from_the_release_that_runs_them(self, target, since, before):
+        """Their presets draft with their MTP layers by default: Deploy had refused every one as
+        having none, while the calculator gave their speedup."""
+        chosen = make_scenario(target=target, draft="mtp", gpu="B200")
+        assert config_of(vllm_config.vllm_command(chosen, since, 2, method="mtp"))["method"] == "mtp"
+        argv = vllm_config.sglang_command(chosen, 2, method="mtp").argv
+        assert argv[argv.index("--speculative-algorithm") + 1] == "EAGLE"
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(chosen, before, 2, method="mtp")
+        assert raised.value.key == "command.mtp_target_since" and raised.value.params["since"] == since
+        # MiniMax-M2's MTP modules run in no engine yet (vLLM runs MiniMax-M3's alone).
+        with pytest.raises(SpecvizError) as raised:
+            vllm_config.vllm_command(make_scenario(target="MiniMax-M2.5", draft="mtp", gpu="B200"), "0.33.0", 2,
+                                     method="mtp")
+        assert raised.value.key == "command.no_mtp_layers"
+
     @pytest.mark.parametrize(("method", "version", "gone"), [
         ("mlp_speculator", "0.10.0", "0.10.0"), ("mlp_speculator", "0.16.0", "0.10.0"), ("medusa", "0.33.0", "0.33.0")])
     def test_a_method_a_version_no_longer_runs(self, method, version, gone):
