@@ -113,6 +113,19 @@ DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qw
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
 DRAFT_KINDS = ("mtp", "eagle3", "peagle", "block", "eagle", "medusa", "ngram", "suffix")
+# Model types whose checkpoints carry MTP layers that vLLM's mtp method runs, with its first release
+# for each (vllm/config/speculative.py, hf_config_override, of each release's sources on PyPI): the
+# Deploy view's and serve's check (specviz.advice.commands), and a new scenario drafts with the MTP
+# layer only where an engine runs it (default_draft). The first seven with the method (0.11.0); GLM-5's glm_moe_dsa from 0.16.0 (none in 0.14.1, 0.15 has no
+# sources on PyPI); Qwen3.5's from 0.17.0 (its checkpoints' qwen3_5 and qwen3_5_moe; the text-only
+# types from 0.22.0); DeepSeek-V4's from 0.20.0 (none in 0.19.1). SGLang 0.5.23 runs all of them
+# (srt/models: deepseek_nextn.py, glm4_moe_nextn.py, qwen3_next_mtp.py, qwen3_5_mtp.py,
+# deepseek_v4_nextn.py; GlmMoeDsaForCausalLMNextN, configs/model_config.py). MiniMax-M2's MTP modules
+# run in neither up to vLLM 0.33.0 and SGLang 0.5.23 (only MiniMax-M3's, minimax_m3_mtp).
+MTP_SERVED: dict[str, tuple[int, int, int]] = {
+    **dict.fromkeys(("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash"),
+                    (0, 11, 0)),
+    "glm_moe_dsa": (0, 16, 0), "qwen3_5_text": (0, 17, 0), "qwen3_5_moe_text": (0, 17, 0), "deepseek_v4": (0, 20, 0)}
 
 
 @dataclass(frozen=True)
@@ -193,7 +206,8 @@ def model_choices(models: Mapping[str, architecture.Model]) -> list[str]:
 
 def default_draft(target_id: str, presets: Presets) -> str:
     """The draft a new scenario starts with: the target's own MTP layer where its checkpoint ships one
-    (DeepSeek-V3, GLM-4.5, Qwen3-Next: what their servers run); else the smallest preset model of the
+    and an engine runs it (:data:`MTP_SERVED`: DeepSeek-V3 and V4, GLM-4.5 and 5, Qwen3-Next and 3.5;
+    MiniMax-M2's modules, which none runs yet, are a choice, not the start); else the smallest preset model of the
     target's family (its ``model_type``, a mixture of experts counted with its dense kin) with the
     same vocabulary and at most a sixth of its size, for the verify pass compares token ids and equal
     sizes alone do not make one tokenizer (Mixtral and TinyLlama both have 32,000 tokens), and a draft
@@ -201,7 +215,7 @@ def default_draft(target_id: str, presets: Presets) -> str:
     head preset trained for the target; else an EAGLE-3 head of the target's shape."""
     models = presets.models
     target = models[target_id]
-    if target.mtp is not None:
+    if target.mtp is not None and target.model_type in MTP_SERVED:
         return "mtp"
     family = lambda model: model.model_type.removesuffix("_moe")
     kin = [m for m, model in models.items() if m != target_id and family(model) == family(target)

@@ -50,6 +50,14 @@ class TestDefaultDraft:
         assert scenario.default_draft("Qwen3-30B-A3B", PRESETS) == "Qwen3-0.6B"  # a MoE of the same family
         assert scenario.default_draft("Qwen2.5-0.5B", PRESETS) == "eagle3"  # nothing smaller
 
+    def test_the_mtp_layer_where_an_engine_runs_it(self):
+        """MiniMax-M2.5 ships three MTP modules that neither vLLM nor SGLang runs: a new scenario on it
+        had drafted with them, and Deploy then refused the command the calculator's figure was for."""
+        assert [scenario.default_draft(t, PRESETS) for t in ("DeepSeek-V4-Flash", "GLM-5", "Qwen3.5-397B-A17B")] == \
+            ["mtp"] * 3
+        assert PRESETS.models["MiniMax-M2.5"].mtp is not None and scenario.default_draft("MiniMax-M2.5", PRESETS) == "eagle3"
+        assert "mtp" in scenario.draft_choices(PRESETS, "MiniMax-M2.5")  # still a choice
+
 
 class TestDraftChoices:
     def test_kinds_then_the_targets_heads_then_models(self):

@@ -52,8 +52,8 @@ was checked (each release's source package on PyPI, and the pull request that ma
   gemma3_text in no release up to 0.33.0 (``model_executor/models/*.py``, ``registry.py``);
 * ``mtp`` maps a target's model type to its MTP draft (``hf_config_override``): DeepSeek-V3 and
   V3.2, MiMo, GLM-4.5, ERNIE-4.5-MoE, Qwen3-Next and LongCat-Flash in 0.11.0, GLM-5 from 0.16.0,
-  Qwen3.5 from 0.17.0, DeepSeek-V4 from 0.20.0 (:data:`_MTP_TARGETS`); any other target is refused
-  ("Unsupported speculative method").
+  Qwen3.5 from 0.17.0, DeepSeek-V4 from 0.20.0 (:data:`specviz.scenario.MTP_SERVED`); any other
+  target is refused ("Unsupported speculative method").
 * parallelism: ``--tensor-parallel-size`` is per data-parallel rank, so a server of ``tp·dp`` GPUs
   takes ``--tensor-parallel-size tp --data-parallel-size dp``; ``--data-parallel-size`` from 0.8.3
   (V1's ``DPAsyncMPClient``; the MoE layers split over ``tp·dp``), on the V1 engine only;
@@ -109,7 +109,7 @@ from specviz import settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import memory
 from specviz.model.dtypes import LINEAR_COMPONENTS
-from specviz.scenario import HF_URL, Scenario, hugging_face_id
+from specviz.scenario import HF_URL, MTP_SERVED, Scenario, hugging_face_id
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
@@ -151,18 +151,6 @@ _EAGLE3_TARGETS: dict[str, Version] = {"llama": (0, 8, 5), "qwen3": (0, 10, 1), 
 # The model types specviz reads whose SGLang class captures the hidden states EAGLE3 reads.
 _SGLANG_EAGLE3_TYPES = ("llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3",
                         "deepseek_v32", "kimi_k2", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe", "gemma3_text")
-# Model types whose checkpoints carry MTP layers that vLLM's mtp method runs, with its first release
-# for each (vllm/config/speculative.py, hf_config_override, of each release's sources on PyPI): the
-# first seven with the method (0.11.0); GLM-5's glm_moe_dsa from 0.16.0 (none in 0.14.1, 0.15 has no
-# sources on PyPI); Qwen3.5's from 0.17.0 (its checkpoints' qwen3_5 and qwen3_5_moe; the text-only
-# types from 0.22.0); DeepSeek-V4's from 0.20.0 (none in 0.19.1). SGLang 0.5.23 runs all of them
-# (srt/models: deepseek_nextn.py, glm4_moe_nextn.py, qwen3_next_mtp.py, qwen3_5_mtp.py,
-# deepseek_v4_nextn.py; GlmMoeDsaForCausalLMNextN, configs/model_config.py). MiniMax-M2's MTP modules
-# run in neither up to vLLM 0.33.0 and SGLang 0.5.23 (only MiniMax-M3's, minimax_m3_mtp).
-_MTP_TARGETS: dict[str, Version] = {
-    **dict.fromkeys(("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash"),
-                    (0, 11, 0)),
-    "glm_moe_dsa": (0, 16, 0), "qwen3_5_text": (0, 17, 0), "qwen3_5_moe_text": (0, 17, 0), "deepseek_v4": (0, 20, 0)}
 # What --speculative-model ran before --speculative-config.
 _OLD_FLAG_METHODS = {"ngram", "draft_model", "eagle", "medusa", "mlp_speculator"}
 # Methods that name no model: the draft is the prompt, the target's own layers or suffix trees.
@@ -385,7 +373,7 @@ def speculation_method(scenario: Scenario, method: str, engine: str) -> str:
         if scenario.draft.kind not in _VLLM_METHOD:
             raise SpecvizError("command.no_self_draft", engine=engine)
         method = _VLLM_METHOD[scenario.draft.kind]
-    if method == "mtp" and scenario.target.model_type not in _MTP_TARGETS:
+    if method == "mtp" and scenario.target.model_type not in MTP_SERVED:
         raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
     return method
 
@@ -597,7 +585,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             raise SpecvizError("command.eagle3_target_since" if since else "command.eagle3_target_never",
                                version=version, target=scenario.target.name,
                                model_type=scenario.target.model_type, since=_release(since) if since else "")
-    if method == "mtp" and v < (since := _MTP_TARGETS[scenario.target.model_type]):
+    if method == "mtp" and v < (since := MTP_SERVED[scenario.target.model_type]):
         raise SpecvizError("command.mtp_target_since", version=version, target=scenario.target.name,
                            model_type=scenario.target.model_type, since=_release(since))
     notices: list[Notice] = []
