@@ -825,3 +825,113 @@ class TestDeepSeekV4:
         assert words in str(info.value) and (field in str(info.value) or field == "o_groups")
         assert time.perf_counter() - start < HANG_S
         assert i18n.t(info.value.key, "vi", **info.value.params) not in (str(info.value), info.value.key)
+
+
+# Kimi-K3 (specviz.model.family_kimi_k3): counts, the KDA state and the MLA cache by hand.
+KIMI_K3 = config_of("Kimi-K3")
+
+
+def kimi_k3(**text) -> architecture.Model:
+    """Kimi-K3's config with ``text`` replacing fields of its text_config (None: the field left out)."""
+    fields = {**KIMI_K3["text_config"], **text}
+    return parse({**KIMI_K3, "text_config": {k: v for k, v in fields.items() if v is not None}})
+
+
+def kimi_k3_linear(**linear) -> architecture.Model:
+    return kimi_k3(linear_attn_config={**KIMI_K3["text_config"]["linear_attn_config"], **linear})
+
+
+class TestKimiK3:
+    h, n_h, q, rank, rope, nope, v = 7168, 96, 1536, 512, 64, 128, 128  # the MLA layers
+    n, d, kernel = 96, 128, 4  # the KDA layers: P = n·d = 12,288
+    latent, moe_i, experts, k, vocab = 3584, 3072, 896, 16, 163_840
+
+    def test_one_mla_and_one_kda_layer_and_the_experts_by_hand(self):
+        h, n_h, q, rank, rope, nope, v = self.h, self.n_h, self.q, self.rank, self.rope, self.nope, self.v
+        # q_a, its norm, q_b; kv_a (latent + rope), its norm, kv_b; o; the output gate g_proj (h·n_h·d_v)
+        mla = h * q + q + q * n_h * (nope + rope) + h * (rank + rope) + rank + rank * n_h * (nope + v) + n_h * v * h
+        mla += h * n_h * v
+        p = self.n * self.d
+        # in_proj_qkvgfab (q, k, v, the full-rank gate, f_a, β), f_b, dt_bias, the convolution, A_log, o_norm, o_proj
+        kda = h * (4 * p + self.d + self.n) + self.d * p + p + 3 * p * self.kernel + self.n + self.d + p * h
+        assert (mla, kda) == (232_196_096, 443_740_384)
+        m = MODELS["Kimi-K3"]
+        assert m.params["attention"] == 24 * mla + 69 * kda
+        # 3·r·i per expert in the latent space; 92 MoE layers (layer 0 is dense)
+        expert = 3 * self.latent * self.moe_i
+        assert (m.expert_params, m.moe_layers, m.num_experts, m.experts_per_token) == (expert, 92, 896, 16)
+        assert m.params["experts"] == 92 * 896 * 33_030_144
+        # per MoE layer: router and its bias, two shared experts (3·h·2i), latent down, its norm, up
+        moe = h * 896 + 896 + 3 * h * 2 * self.moe_i + 2 * h * self.latent + self.latent
+        # two norms and the attention residuals' two norms and two projections a layer; the dense layer;
+        # the final norm and the output's residual norm and projection
+        assert m.params["mlp"] == 93 * 6 * h + 3 * h * 33_792 + 92 * moe + 3 * h
+        assert m.params["embeddings"] == 2 * self.vocab * h
+
+    def test_totals_against_the_model_card(self):
+        m = MODELS["Kimi-K3"]
+        # 2.78T total; 105.36B active, 104.19B without the input table (the card's 104B, as K2's 32B)
+        assert m.params_total == 2_779_484_476_000
+        assert round(m.params_total / 1e11) == 28 and round((m.params_active - m.embedding_params) / 1e9) == 104
+        assert m.params_active == 105_364_017_760 and m.mtp_layers == 0 and m.mtp is None
+
+    @pytest.mark.parametrize("context, by_hand", [
+        # 24 MLA layers of 512 + 64 BF16 a position; 69 KDA layers of 96·128·128 FP32 and 3·12,288·3 BF16
+        (1024, 24 * 576 * 2 * 1024 + 69 * (96 * 128 * 128 * 4 + 3 * 12_288 * 3 * 2)),
+        (100_000, 24 * 576 * 2 * 100_000 + 69 * (96 * 128 * 128 * 4 + 3 * 12_288 * 3 * 2)),
+    ])
+    def test_cache_and_state_bytes_by_hand_at_two_contexts(self, context, by_hand):
+        m = MODELS["Kimi-K3"]
+        assert m.cache_bytes(context) == by_hand == {1024: 477_683_712, 100_000: 3_214_172_160}[context]
+        # The KDA state (449 MB a sequence) is kept for each position a verify pass may roll back to.
+        assert m.cache_bytes(context, state_copies=5) == by_hand + 4 * 69 * 6_512_640
+        # The latent is on every device; the state splits over the 96 KDA heads.
+        assert m.cache_bytes(context, tensor_split=8) == 8 * 24 * 576 * 2 * context + 69 * 6_512_640
+
+    def test_a_decode_step_reads_every_latent_and_the_whole_state(self):
+        m = MODELS["Kimi-K3"]
+        gpu = roofline.GPU("x", "x", "gpu", 1000.0, 8.0, 192.0, "")
+        near, far = (roofline.forward_work(gpu, m, 1, 1, context) for context in (0, 100_000))
+        assert far["bytes"] - near["bytes"] == pytest.approx(24 * 576 * 2 * 100_000)
+        assert [(a.kind, a.layers, a.state_bytes) for a in m.attention] == [("latent", 24, 0.0), ("linear", 69, 4.0)]
+
+    def test_the_mxfp4_experts_are_read_and_the_ignored_modules_stay_bf16(self):
+        m = MODELS["Kimi-K3"]
+        assert m.weight_formats == {"experts": "mxfp4", "attention": "bf16", "mlp": "bf16", "embeddings": "bf16"}
+        assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
+        unknown = kimi_k3(quantization_config={"quant_method": "bitnet"})
+        assert set(unknown.weight_formats.values()) == {"bf16"}
+        assert "hf_config.unknown_quantization" in [n.key for n in unknown.notes]
+
+    def test_an_mtp_layer_is_an_mla_moe_layer_with_its_own_tables(self):
+        m = kimi_k3(num_nextn_predict_layers=1)
+        base = MODELS["Kimi-K3"]
+        assert m.params_total == base.params_total and m.mtp_layers == 1
+        h = self.h
+        moe = h * 896 + 896 + 3 * h * 2 * self.moe_i + 2 * h * self.latent + self.latent
+        layer = 232_196_096 + 2 * h + moe + 896 * 33_030_144
+        assert m.mtp_params == layer + 2 * h + 2 * h * h + h + 2 * self.vocab * h
+        assert [(a.kind, a.layers) for a in m.mtp.attention] == [("latent", 1)]
+
+    @pytest.mark.parametrize("read, words", [
+        (lambda: kimi_k3(num_experts_per_token=0), "'num_experts_per_token' must be a whole number between 1 and 896"),
+        (lambda: kimi_k3_linear(full_attn_layers=list(range(4, 93, 4)) + [94]),
+         "'linear_attn_config.full_attn_layers' must be a list of distinct layer indexes between 1 and 93 (num_hidden_layers), got a list holding 94"),
+        (lambda: kimi_k3_linear(kda_layers=[0, 1]), "'linear_attn_config.kda_layers' must be a list of distinct layer indexes between 1 and 93"),
+        (lambda: kimi_k3(num_hidden_layers=10**6), "'num_hidden_layers' must be a whole number between 1 and 1,024"),
+        (lambda: kimi_k3_linear(full_attn_layers=[4, 8]), "(69 layers) and 'linear_attn_config.full_attn_layers' (2) must number each of the 93 layers once"),
+        (lambda: kimi_k3_linear(kda_layers=[4] * 2), "got a list holding 4 twice"),
+        (lambda: kimi_k3(linear_attn_config=[1, 2]), "'linear_attn_config' must be an object of fields, got a list"),
+        (lambda: kimi_k3_linear(use_full_rank_gate=False), "'linear_attn_config.use_full_rank_gate' is not true"),
+        (lambda: kimi_k3_linear(num_heads=None), "'linear_attn_config.num_heads' is missing"),
+        (lambda: kimi_k3(mla_use_nope=False), "'mla_use_nope' must be true"),
+        (lambda: kimi_k3(routed_expert_hidden_size=-1), "'routed_expert_hidden_size' must be a whole number between 1"),
+        (lambda: kimi_k3(attn_res_block_size=94), "'attn_res_block_size' must be a whole number between 1 and 93 (num_hidden_layers)"),
+    ])
+    def test_absurd_fields_name_the_field_at_once(self, read, words):
+        start = time.perf_counter()
+        with pytest.raises(InputError) as info:
+            read()
+        assert words in str(info.value), str(info.value)
+        assert time.perf_counter() - start < HANG_S
+        assert i18n.t(info.value.key, "vi", **info.value.params) not in (str(info.value), info.value.key)

@@ -59,6 +59,10 @@ transformers modeling files (and vLLM's, where they differ):
 * ``deepseek_v4`` (and ``deepseek_ref``, SGLang's FP8 copies): compressed attention over one KV head,
   hyper-connections, hash-routed first layers; read in :mod:`specviz.model.family_deepseek_v4`, whose
   docstring says what each field is and how it is counted.
+* ``kimi_linear`` (Kimi-K3, in a ``kimi_k3`` wrapper): Kimi Delta Attention layers (``linear_attn_config``,
+  numbered from 1) beside gated NoPE MLA layers, attention residuals, latent MoE (experts at
+  ``routed_expert_hidden_size``); read in :mod:`specviz.model.family_kimi_k3`, whose docstring says
+  what each field is and how it is counted.
 * The multi-token-prediction layers (``num_nextn_predict_layers``) are counted apart as the draft
   they are: one decoder layer of the last layer's kind, two norms, the 2h·h projection that joins
   the embedding to the hidden state, and the norm before the shared head. Qwen3.5's
@@ -117,11 +121,13 @@ DEEPSEEK_TYPES = (*MLA_TYPES, "glm4_moe")
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 # Read in specviz.model.family_deepseek_v4: DeepSeek-V4 (deepseek_ref: the same fields, SGLang's FP8 copies).
 DSV4_TYPES = ("deepseek_v4", "deepseek_ref")
-SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, *HYBRID_TYPES, *DSV4_TYPES)
+# Read in specviz.model.family_kimi_k3: Kimi-K3's language model (Kimi Delta Attention and gated MLA).
+KIMI_LINEAR_TYPES = ("kimi_linear",)
+SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, *HYBRID_TYPES, *DSV4_TYPES, *KIMI_LINEAR_TYPES)
 # Multimodal wrappers whose language model sits in ``text_config``, and its type where the nested
 # config does not name one.
 WRAPPERS = {"llama4": "llama4_text", "gemma3": "gemma3_text", "mistral3": "mistral", "kimi_k25": "kimi_k2",
-            "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+            "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text", "kimi_k3": "kimi_linear"}
 # What transformers' config classes give a field a config leaves out, where the files rely on it
 # (Gemma 3's text_config lists only what differs: Gemma3TextConfig's defaults).
 FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -141,6 +147,9 @@ _PER_LAYER = {"types": tuple(LAYER_KINDS), "indexers": ("full", "shared"), "mlps
 # traineagle3 config; SpecForge's eagle_config of the target layers it reads).
 _HEAD_FIELDS = ("draft_vocab_size", "eagle_config")
 _POSITIONS = 2**30  # the most positions a context or window field may give (Llama 4 Scout: 10,485,760)
+# Objects of fields a family nests in its config (Kimi-Linear's linear_attn_config), read as
+# "object.field" keys of CONFIG_LIMITS.
+_NESTED = ("linear_attn_config",)
 
 
 class ConfigLimit(NamedTuple):
@@ -154,7 +163,7 @@ class ConfigLimit(NamedTuple):
 
 # Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
 # in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
-# [low, high); "types", "indexers" and "mlps" are lists of one of _PER_LAYER's names per layer (high:
+# [low, high + low) (numbered from 0, or from 1 where low is 1: Kimi-Linear's); "types", "indexers" and "mlps" are lists of one of _PER_LAYER's names per layer (high:
 # the layer count); "bits" is a list of 0 or 1 per layer, or empty; "ratios" is a list of one of
 # ``allowed`` per layer and per MTP layer (num_nextn_predict_layers); "choice" is one of ``allowed``.
 # A high given as a field name is that field's
@@ -235,6 +244,21 @@ CONFIG_LIMITS: dict[str, ConfigLimit] = {
     "num_hash_layers": ConfigLimit("count", 0, "num_hidden_layers"),
     "compress_ratios": ConfigLimit("ratios", 0, "num_hidden_layers", (0, 4, 128)),
     "expert_dtype": ConfigLimit("choice", allowed=("fp4", "fp8")),
+    # Kimi-Linear and Kimi-K3 (specviz.model.family_kimi_k3): layers numbered from 1 in
+    # linear_attn_config, as vLLM's KimiLinearConfig.is_kda_layer reads them.
+    "num_experts_per_token": ConfigLimit("count", 1, "experts"),
+    "num_shared_experts": ConfigLimit("count", 0, 64),
+    "routed_expert_hidden_size": ConfigLimit("count", 1, 131_072),
+    "latent_moe_use_norm": ConfigLimit("flag"),
+    "attn_res_block_size": ConfigLimit("count", 1, "num_hidden_layers"),
+    "mla_use_nope": ConfigLimit("flag"),
+    "mla_use_output_gate": ConfigLimit("flag"),
+    "linear_attn_config.kda_layers": ConfigLimit("layers", 1, "num_hidden_layers"),
+    "linear_attn_config.full_attn_layers": ConfigLimit("layers", 1, "num_hidden_layers"),
+    "linear_attn_config.num_heads": ConfigLimit("count", 1, 1024),
+    "linear_attn_config.head_dim": ConfigLimit("count", 1, 2048),
+    "linear_attn_config.short_conv_kernel_size": ConfigLimit("count", 1, 64),
+    "linear_attn_config.use_full_rank_gate": ConfigLimit("flag"),
 }
 
 
@@ -301,7 +325,7 @@ def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, 
         high, label = checked.get(limit.high), limit.high
     if not high:
         return None, label
-    if limit.kind == "layers":
+    if limit.kind == "layers" and limit.low == 0:
         return high, Notice("hf_config.bound.last", last=high - 1, field=label)
     return high, Notice("hf_config.bound.field", high=high, field=label)
 
@@ -332,7 +356,7 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
             if not _is_int(value) or not limit.low <= value <= high:
                 raise InputError("hf_config.count", field=key, low=limit.low, bound=bound, value=_describe(value))
         elif limit.kind == "layers":
-            if (problem := _layers_problem(value, limit.low, high)) is not None:
+            if (problem := _layers_problem(value, limit.low, high + limit.low)) is not None:
                 raise InputError("hf_config.layers", field=key, low=limit.low, bound=bound, problem=problem)
         else:
             allowed = limit.allowed or _PER_LAYER[limit.kind]
@@ -343,6 +367,20 @@ def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
                                  allowed=", ".join(map(str, allowed)), problem=problem)
         checked[key] = value
     return checked
+
+
+def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` with the fields of each object of :data:`_NESTED` as "object.field" keys (a null
+    object is unset; one that is not an object is refused, named)."""
+    flat = dict(config)
+    for key in _NESTED:
+        nested = flat.pop(key, None)
+        if nested is None:
+            continue
+        if not isinstance(nested, Mapping):
+            raise InputError("hf_config.object", field=key, value=_describe(nested))
+        flat.update((f"{key}.{field}", value) for field, value in nested.items() if isinstance(field, str))
+    return flat
 
 
 def _require(values: Mapping[str, Any], key: str) -> Any:
@@ -409,7 +447,7 @@ class _Parts:
     experts_per_token: int = 0
     expert_params: int = 0
     router: int = 0  # per MoE layer, with its bias
-    shared: int = 0  # per MoE layer: shared experts and their gate
+    shared: int = 0  # per MoE layer: shared experts and their gate (Kimi-K3's latent projections)
     final_norm: int = 0
     mtp_attention: int = 0  # the attention of an MTP layer
     mtp_extra: int = 0  # an MTP layer's projection of [embedding; hidden] and its norms
@@ -543,6 +581,30 @@ def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, int, list[Att
     return layers * layer + indexed * indexer, layer + indexer, groups
 
 
+def _moe_layer_count(values: Mapping[str, Any]) -> int:
+    """MoE layers where layer i is MoE when i >= ``first_k_dense_replace`` and i % ``moe_layer_freq`` is 0
+    (DeepSeek's modeling file, and vLLM's kimi_k3/nvidia/model.py), counted arithmetically so that the
+    time does not grow with the layer count."""
+    layers, first_dense, freq = values["num_hidden_layers"], values.get("first_k_dense_replace", 0), values.get("moe_layer_freq", 1)
+    return (layers - 1) // freq - (first_dense - 1) // freq if first_dense else (layers - 1) // freq + 1
+
+
+def _linear_attention(layers: int, heads: int, d_k: int, d_v: int, conv: int, kernel: int, *,
+                      window_share: float = 1.0, state_bytes: float = 0.0) -> Attention:
+    """``layers`` delta-rule linear-attention layers of ``heads`` value heads (Gated DeltaNet, Kimi Delta
+    Attention): a state of heads·d_k·d_v per sequence and layer, and the convolution's window of
+    (kernel − 1)·``conv`` channels, counted in the state's elements at ``window_share`` of one (where the
+    window has a narrower format than the state, ``state_bytes`` wide). The recurrence per token and
+    head: kᵀS, the rank-one update and Sq, each d_k·d_v multiply-adds (Yang et al., "Gated Delta
+    Networks", arXiv:2412.06464), and the convolution.
+
+    .. math:: s = n\\,d_k d_v + w\\,(K - 1)\\,c,\\quad φ = 6\\,n\\,d_k d_v + 2\\,c\\,K
+    """
+    return Attention("linear", layers, 0.0, 0.0, state=heads * d_k * d_v + window_share * (kernel - 1) * conv,
+                     kv_heads=heads, flops_per_token=6.0 * heads * d_k * d_v + 2.0 * conv * kernel,
+                     state_bytes=state_bytes)
+
+
 def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     if model_type in MLA_TYPES:
@@ -560,11 +622,7 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     moe_i = _require(values, "moe_intermediate_size")
     expert = 3 * h * moe_i
     router, shared = h * experts + experts, values.get("n_shared_experts", 0) * expert
-    first_dense = values.get("first_k_dense_replace", 0)
-    freq = values.get("moe_layer_freq", 1)
-    # Layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0 (DeepSeek's modeling
-    # file); counted arithmetically.
-    moe_layers = (layers - 1) // freq - (first_dense - 1) // freq if first_dense else (layers - 1) // freq + 1
+    moe_layers = _moe_layer_count(values)
     if values.get("mlp_layer_types") and values["mlp_layer_types"].count("sparse") != moe_layers:
         # GLM-5.1's and 5.2's list says what first_k_dense_replace and moe_layer_freq do: both must agree.
         raise InputError("hf_config.layers_disagree", field="mlp_layer_types",
@@ -597,10 +655,7 @@ def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
     linear = h * (2 * n_k * d_k + 2 * n_v * d_v) + h * 2 * n_v + conv * kernel + 2 * n_v + d_v + n_v * d_v * h
     count = len(kinds) - full
     if count:
-        # The recurrence per token and value head: kᵀS, the rank-one update and Sq, each d_k·d_v
-        # multiply-adds (Yang et al., "Gated Delta Networks", arXiv:2412.06464), and the convolution.
-        groups.append(Attention("linear", count, 0.0, 0.0, state=n_v * d_k * d_v + (kernel - 1) * conv, kv_heads=n_v,
-                                flops_per_token=6.0 * n_v * d_k * d_v + 2.0 * conv * kernel))
+        groups.append(_linear_attention(count, n_v, d_k, d_v, conv, kernel))
     moe = _moe_family({**values, "layer_types": None, "num_hidden_layers": layers}, "qwen3_moe")
     # Its MTP layer (vLLM's Qwen3NextMTP and Qwen3_5MTP): a full-attention layer of the model's MLP kind
     # (experts, or Qwen3.5-27B's dense MLP), the norms of the embedding and the hidden state, fc
@@ -706,8 +761,8 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
         raise InputError("hf_config.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
     # null means unset, so a family's default stands where the config gives null
-    values = _check_config({**FAMILY_DEFAULTS.get(model_type, {}),
-                            **{key: value for key, value in language.items() if value is not None}})
+    values = _check_config(_flatten({**FAMILY_DEFAULTS.get(model_type, {}),
+                                     **{key: value for key, value in language.items() if value is not None}}))
     h = _require(values, "hidden_size")
     layers = _require(values, "num_hidden_layers")
     n_h = _require(values, "num_attention_heads")
@@ -732,7 +787,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
                   else quantization_config)
         notes.append(Notice("hf_config.unknown_quantization", method=_describe(method)))
     # An MLA model's heads are d_nope + d_rope wide (its cache: one latent, Model.attention).
-    mla = model_type in MLA_TYPES
+    mla = model_type in (*MLA_TYPES, *KIMI_LINEAR_TYPES)
     head_dim = values.get("qk_nope_head_dim", 0) + values["qk_rope_head_dim"] if mla else values.get("head_dim", h // n_h)
     return Model(name=name or model_type, model_type=model_type, layers=layers, hidden_size=h, num_heads=n_h,
                  kv_heads=n_kv, head_dim=head_dim, vocab_size=vocab, tied_embeddings=tied,
@@ -829,8 +884,9 @@ def load_draft_heads(data_dir: Path) -> dict[str, tuple[str, Model]]:
             for row in _read_csv(Path(data_dir) / "draft_heads.csv")}
 
 
-# DeepSeek-V4's reader lives in its own module, which takes this one's helpers: imported
-# last, once they are defined.
-from .family_deepseek_v4 import READERS as _FAMILY_READERS  # noqa: E402
+# DeepSeek-V4's and Kimi-K3's readers live in modules of their own, which take this one's helpers:
+# imported last, once they are defined.
+from .family_deepseek_v4 import READERS as _DSV4_READERS  # noqa: E402
+from .family_kimi_k3 import READERS as _KIMI_READERS  # noqa: E402
 
-_READERS.update(_FAMILY_READERS)
+_READERS.update({**_DSV4_READERS, **_KIMI_READERS})

@@ -4,7 +4,8 @@ Read by :func:`specviz.model.hf_config.model_from_config`. The methods read: ``f
 128 × 128 blocks with ``weight_block_size``), ``fbgemm_fp8``, ``mxfp4`` (gpt-oss), ``gptq`` and
 ``awq`` at 4 bits, ``modelopt`` (FP8, NVFP4, and ``MIXED_PRECISION``: each module's own
 ``quant_algo`` in ``quantized_layers``, a module not listed BF16) and ``compressed-tensors`` (its first
-group: INT4, FP8 or NVFP4/MXFP4). A component a config leaves out (``modules_to_not_convert``,
+group: INT4, FP8 or NVFP4/MXFP4; Kimi-K3's ``mxfp4-pack-quantized`` groups of 32 with E8M0 scales are
+MXFP4). A component a config leaves out (``modules_to_not_convert``,
 ``ignored_layers``, ``exclude_modules`` or ``ignore``: names, globs or ``re:`` expressions) stays BF16.
 A multimodal checkpoint names its language model's modules under ``model.language_model.`` (Qwen3.5),
 which is matched as ``model.``.
