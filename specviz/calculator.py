@@ -48,7 +48,7 @@ __all__ = [
 
 SEED_ALPHAS = (0.4, 0.6, 0.7, 0.8, 0.9)  # the rows of seed 000's tables
 # The batch chart's lines, with the page's α added: the α of the published acceptance of trained drafts
-# (data/published_acceptance.csv: 0.67-0.85 for EAGLE-3, P-EAGLE and MTP) and a tenth either side.
+# (data/published_acceptance.csv: 0.66-0.85 for EAGLE-3, P-EAGLE and MTP) and a tenth either side.
 BATCH_CHART_ALPHAS = (0.5, 0.6, 0.7, 0.8, 0.9)
 BAND_DRAWS = 400  # prior draws behind a band: its 10th and 90th percentiles move by about 1 % between seeds
 _BAND_CHUNK = 1 << 17  # draws × points timed at once: 1 MB a temporary

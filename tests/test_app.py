@@ -347,6 +347,25 @@ class TestScenarioSidebar:
         assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.67, 3)
         assert not [c for c in make_app().caption if c.value.startswith("Published for this pair")]
 
+    def test_the_2026_presets_own_drafts_offer_their_published_acceptance(self):
+        """GLM-5's MTP layer (vLLM's recipe), Llama 4 Maverick's EAGLE-3 head (its speculators card) and
+        DeepSeek-V4-Flash's MTP layer (ROCm ATOM), each a length at γ 3 counting the bonus token."""
+        at = make_app(target="Llama-4-Maverick", draft="eagle3", gpu="B200")
+        said = [c.value for c in at.caption if c.value.startswith("Published for this pair")]
+        assert len(said) == 3 and "α 0.80 at γ 3 (HumanEval (coding);" in said[0]
+        assert "α 0.83 at γ 3 (GSM8K (math reasoning);" in said[1] and "α 0.66 at γ 3 (CNN/Daily Mail" in said[2]
+        at.button(key="published_alpha_1").click().run()
+        assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.83, 3)
+        glm = [c.value for c in make_app(target="GLM-5", draft="mtp", gpu="B200").caption
+               if c.value.startswith("Published for this pair")]
+        assert [text.split(" (")[0] for text in glm] == ["Published for this pair: α 0.75 at γ 3",
+                                                        "Published for this pair: α 0.80 at γ 3"]
+        flash = [c.value for c in make_app(target="DeepSeek-V4-Flash", draft="mtp", gpu="B200").caption
+                 if c.value.startswith("Published for this pair")]
+        assert len(flash) == 1 and "α 0.72 at γ 3 (GSM8K (20-shot, all 1,319 problems);" in flash[0]
+        assert not [c for c in make_app(target="DeepSeek-V4-Pro", draft="mtp", gpu="B200").caption
+                    if c.value.startswith("Published for this pair")]
+
     def test_a_published_acceptance_is_said_in_vietnamese(self):
         """Its data set and note stayed English on the Vietnamese page ("not stated; DeepSeek-R1 with its MTP layer")."""
         at = make_app(target="DeepSeek-V3", draft="mtp", lang="vi")
