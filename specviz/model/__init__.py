@@ -3,7 +3,8 @@
 - ``spec``: the acceptance math (expected tokens per step, speedup, vLLM's rates, the best γ).
 - ``architecture``: what a model is made of (parameters per component, attention layers, caches).
 - ``hf_config``: a Hugging Face config.json of each supported family read into an architecture
-  (``family_deepseek_v4``: DeepSeek-V4's, which it registers).
+  (``family_deepseek_v4`` and ``family_kimi_k3``: DeepSeek-V4's and Kimi-K3's, which it registers;
+  ``config_fields``: what each field may hold, checked before any reader sees it).
 - ``quantization``: a checkpoint's quantization_config read into each component's format.
 - ``dtypes``: weight and KV-cache formats, and the precision a model is served at.
 - ``roofline``: what one forward pass of a model costs on given hardware (FLOPs, bytes, regime).

@@ -59,7 +59,8 @@ import numpy as np
 from specviz.errors import InputError
 
 from .architecture import Attention
-from .hf_config import CONFIG_LIMITS, DSV4_TYPES, _describe, _Parts, _require, _window
+from .config_fields import CONFIG_LIMITS, describe, require, window_of
+from .hf_config import DSV4_TYPES, _Parts
 
 __all__ = ["READERS"]
 
@@ -77,14 +78,14 @@ def _compressor(h: int, ratio: int, width: int) -> int:
 def _dsv4_attention(values: Mapping[str, Any], ratio: int) -> int:
     """Parameters of one attention layer of compression ``ratio`` (the module's A(r))."""
     h, n_h, d = values["hidden_size"], values["num_attention_heads"], values["head_dim"]
-    q, o, g = _require(values, "q_lora_rank"), _require(values, "o_lora_rank"), _require(values, "o_groups")
+    q, o, g = require(values, "q_lora_rank"), require(values, "o_lora_rank"), require(values, "o_groups")
     if n_h % g:
         raise InputError("hf_config.heads_multiple", heads=n_h, kv_heads=g)
     layer = n_h + h * q + q + q * n_h * d + h * d + d + n_h * d * o + g * o * h
     if ratio:
         layer += _compressor(h, ratio, d)
     if ratio == 4:
-        heads, width = _require(values, "index_n_heads"), _require(values, "index_head_dim")
+        heads, width = require(values, "index_n_heads"), require(values, "index_head_dim")
         layer += q * heads * width + h * heads + _compressor(h, 4, width)
     return layer
 
@@ -94,12 +95,12 @@ def _dsv4_groups(values: Mapping[str, Any], counts: Mapping[int, int]) -> list[A
     entries of each ratio (spread over the positions they pool) with their compressors' rings, and the
     indexers."""
     n_h, d = values["num_attention_heads"], values["head_dim"]
-    window = _window(values, "sliding_window")
+    window = window_of(values, "sliding_window")
     groups = [Attention("sliding", sum(counts.values()), _SCORE * n_h * d, d, window)]
     if counts.get(4):
         heads, width = values["index_n_heads"], values["index_head_dim"]
         # CSA reads index_topk entries of 4 positions each of the cache it keeps whole.
-        groups.append(Attention("sparse", counts[4], _SCORE * n_h * d / 4, d / 4, 4 * _require(values, "index_topk"),
+        groups.append(Attention("sparse", counts[4], _SCORE * n_h * d / 4, d / 4, 4 * require(values, "index_topk"),
                                 keeps_all=True, state=2 * 4 * 4 * (d + width), state_bytes=_FP32,
                                 state_share=3 / 8))
         groups.append(Attention("indexer", counts[4], 2.0 * heads * width / 4, width / 4))
@@ -111,16 +112,16 @@ def _dsv4_groups(values: Mapping[str, Any], counts: Mapping[int, int]) -> list[A
 
 def _deepseek_v4(values: Mapping[str, Any], model_type: str) -> _Parts:
     layers, h, vocab = values["num_hidden_layers"], values["hidden_size"], values["vocab_size"]
-    _require(values, "head_dim")
+    require(values, "head_dim")
     mtp = values.get("num_nextn_predict_layers", 0)
-    ratios = np.asarray(_require(values, "compress_ratios"))
+    ratios = np.asarray(require(values, "compress_ratios"))
     counts = {r: int(np.count_nonzero(ratios[:layers] == r)) for r in (0, 4, 128)}
-    experts = _require(values, "n_routed_experts")
+    experts = require(values, "n_routed_experts")
     if not experts:
         raise InputError("hf_config.count", field="n_routed_experts", low=1,
-                         bound=f"{CONFIG_LIMITS['n_routed_experts'].high:,}", value=_describe(experts))
-    k, moe_i = _require(values, "num_experts_per_tok"), _require(values, "moe_intermediate_size")
-    m = _require(values, "hc_mult")
+                         bound=f"{CONFIG_LIMITS['n_routed_experts'].high:,}", value=describe(experts))
+    k, moe_i = require(values, "num_experts_per_tok"), require(values, "moe_intermediate_size")
+    m = require(values, "hc_mult")
     mix = (2 + m) * m
     # Two norms and the hyper-connections of the attention and of the MoE.
     per_layer = 2 * h + 2 * (mix * m * h + mix + 3)

@@ -61,8 +61,8 @@ from typing import Any, Mapping
 
 from specviz.errors import InputError
 
-from .hf_config import (KIMI_LINEAR_TYPES, _describe, _experts, _linear_attention, _mla, _moe_layer_count,
-                        _Parts, _require)
+from .config_fields import describe, require, routed_experts
+from .hf_config import KIMI_LINEAR_TYPES, _linear_attention, _mla, _moe_layer_count, _Parts
 
 __all__ = ["READERS"]
 
@@ -88,8 +88,8 @@ def _kda_layer(values: Mapping[str, Any]) -> tuple[int, int, int, int]:
     h = values["hidden_size"]
     if not values.get("linear_attn_config.use_full_rank_gate", False):
         raise InputError("hf_config.kimi.low_rank_gate")
-    n, d = _require(values, "linear_attn_config.num_heads"), _require(values, "linear_attn_config.head_dim")
-    kernel = _require(values, "linear_attn_config.short_conv_kernel_size")
+    n, d = require(values, "linear_attn_config.num_heads"), require(values, "linear_attn_config.head_dim")
+    kernel = require(values, "linear_attn_config.short_conv_kernel_size")
     p = n * d
     return h * (4 * p + d + n) + d * p + p + 3 * p * kernel + n + d + p * h, n, d, kernel
 
@@ -97,7 +97,7 @@ def _kda_layer(values: Mapping[str, Any]) -> tuple[int, int, int, int]:
 def _kimi_linear(values: Mapping[str, Any], model_type: str) -> _Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     if not values.get("mla_use_nope", False):
-        raise InputError("hf_config.kimi.nope", value=_describe(values.get("mla_use_nope", False)))
+        raise InputError("hf_config.kimi.nope", value=describe(values.get("mla_use_nope", False)))
     kda_count, mla_count = _layer_numbers(values)
     # One group of the MLA layers (and the MTP layer's, of one), at least one layer for the latter.
     _, mla_layer, mla_groups = _mla({**values, "num_hidden_layers": max(mla_count, 1)}, model_type)
@@ -111,14 +111,14 @@ def _kimi_linear(values: Mapping[str, Any], model_type: str) -> _Parts:
         groups.append(_linear_attention(kda_count, n, d, d, 3 * n * d, kernel, window_share=_WINDOW_SHARE,
                                         state_bytes=_FP32))
     res = 4 * h if values.get("attn_res_block_size") else 0
-    experts = _experts(values)
+    experts = routed_experts(values)
     moe_layers = _moe_layer_count(values) if experts else 0
-    dense_mlp = 3 * h * _require(values, "intermediate_size") if moe_layers < layers else 0
+    dense_mlp = 3 * h * require(values, "intermediate_size") if moe_layers < layers else 0
     parts = _Parts(attention, groups, 2 * h + res, layers - moe_layers, dense_mlp, moe_layers, final_norm=h,
                    extra=res // 2, mtp_attention=mla_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h, mtp_groups=mla_groups)
     if not experts:
         return parts
-    k, moe_i = _require(values, "num_experts_per_token"), _require(values, "moe_intermediate_size")
+    k, moe_i = require(values, "num_experts_per_token"), require(values, "moe_intermediate_size")
     r = values.get("routed_expert_hidden_size")
     latent = 2 * h * r + (r if values.get("latent_moe_use_norm") else 0) if r else 0
     return replace(parts, experts=experts, experts_per_token=k, expert_params=3 * (r or h) * moe_i,

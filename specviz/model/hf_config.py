@@ -1,6 +1,7 @@
 """Read a Hugging Face ``config.json`` into a :class:`specviz.model.architecture.Model`, offline.
 
-Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range), and the work
+Every field read is checked against :data:`CONFIG_LIMITS` first (JSON type and range,
+:mod:`specviz.model.config_fields`), and the work
 done does not grow with any value in the file; each component's format comes from the checkpoint's
 ``quantization_config`` (:mod:`specviz.model.quantization`). A multimodal wrapper (Llama 4, Gemma 3,
 Mistral 3, Kimi-K2.5, Qwen3.5) nests its language model in ``text_config``: that is what is read, and the
@@ -100,13 +101,15 @@ import csv
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, Mapping, NamedTuple
+from typing import Any, Mapping
 
 from specviz.errors import InputError, Notice
 from specviz.i18n import PresetText
 
 from . import quantization
 from .architecture import Attention, Model
+from .config_fields import (CONFIG_LIMITS, LAYER_KINDS, ConfigLimit, check_config, describe, flatten, require,
+                            routed_experts, window_of)
 
 __all__ = ["ConfigLimit", "CONFIG_LIMITS", "SUPPORTED_MODEL_TYPES", "WRAPPERS", "load_models", "load_draft_heads",
            "model_from_config", "model_from_config_bytes"]
@@ -136,273 +139,11 @@ FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
                     "max_position_embeddings": 131_072, "sliding_window": 4096, "sliding_window_pattern": 6,
                     "tie_word_embeddings": True},
 }
-LAYER_KINDS = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",
-               "linear_attention": "linear", "deepseek_sparse_attention": "sparse"}
-# What a per-layer list of each kind may hold (CONFIG_LIMITS): attention kinds, GLM-5.2's indexer of its
-# own or the previous full layer's, GLM-5's dense or MoE MLP, or a bit.
-_PER_LAYER = {"types": tuple(LAYER_KINDS), "indexers": ("full", "shared"), "mlps": ("dense", "sparse"), "bits": (0, 1)}
 # What marks a config.json as a draft head's, not a model's: an architecture naming EAGLE (SpecForge's
 # LlamaForCausalLMEagle3; vLLM's EagleLlamaForCausalLM and Eagle3LlamaForCausalLM, model_executor/
 # models/registry.py) or a field only a head sets (EAGLE-3's draft_vocab_size, SafeAILab's
 # traineagle3 config; SpecForge's eagle_config of the target layers it reads).
 _HEAD_FIELDS = ("draft_vocab_size", "eagle_config")
-_POSITIONS = 2**30  # the most positions a context or window field may give (Llama 4 Scout: 10,485,760)
-# Objects of fields a family nests in its config (Kimi-Linear's linear_attn_config), read as
-# "object.field" keys of CONFIG_LIMITS.
-_NESTED = ("linear_attn_config",)
-
-
-class ConfigLimit(NamedTuple):
-    """What one config.json field may hold (see :data:`CONFIG_LIMITS`)."""
-
-    kind: Literal["count", "flag", "layers", "types", "indexers", "mlps", "bits", "ratios", "choice"]
-    low: int = 0
-    high: int | str = 0
-    allowed: tuple[Any, ...] = ()
-
-
-# Every config.json field the model reads, with what it may hold. Kinds: "count" is a JSON integer
-# in [low, high]; "flag" is a JSON boolean; "layers" is a list of distinct integer layer indexes in
-# [low, high + low) (numbered from 0, or from 1 where low is 1: Kimi-Linear's); "types", "indexers" and "mlps" are lists of one of _PER_LAYER's names per layer (high:
-# the layer count); "bits" is a list of 0 or 1 per layer, or empty; "ratios" is a list of one of
-# ``allowed`` per layer and per MTP layer (num_nextn_predict_layers); "choice" is one of ``allowed``.
-# A high given as a field name is that field's
-# value, checked earlier in this table. Absolute bounds hold the largest published models
-# (Llama-3.1-405B: 126 layers, hidden 16384, 128 heads, intermediate 53,248; Gemma 3: vocabulary
-# 262,144, head_dim 256; Qwen3-Next: 512 routed experts) with a margin of eight times or more, and
-# keep every count far from overflow. null means the same as a missing key, as in Hugging Face's
-# own config classes.
-CONFIG_LIMITS: dict[str, ConfigLimit] = {
-    "hidden_size": ConfigLimit("count", 1, 131_072),
-    "num_hidden_layers": ConfigLimit("count", 1, 1024),
-    "num_attention_heads": ConfigLimit("count", 1, 1024),
-    "num_key_value_heads": ConfigLimit("count", 1, "num_attention_heads"),
-    "head_dim": ConfigLimit("count", 1, 2048),
-    "vocab_size": ConfigLimit("count", 1, 4_194_304),
-    "draft_vocab_size": ConfigLimit("count", 1, "vocab_size"),
-    "target_hidden_size": ConfigLimit("count", 1, 131_072),
-    "max_position_embeddings": ConfigLimit("count", 1, _POSITIONS),
-    "intermediate_size": ConfigLimit("count", 1, 1_048_576),
-    "intermediate_size_mlp": ConfigLimit("count", 1, 1_048_576),
-    "moe_intermediate_size": ConfigLimit("count", 1, 1_048_576),
-    "shared_expert_intermediate_size": ConfigLimit("count", 0, 1_048_576),
-    "num_local_experts": ConfigLimit("count", 0, 4096),
-    "num_experts": ConfigLimit("count", 0, 4096),
-    "n_routed_experts": ConfigLimit("count", 0, 4096),
-    "n_shared_experts": ConfigLimit("count", 0, 64),
-    "num_experts_per_tok": ConfigLimit("count", 1, "experts"),  # num_local_experts, num_experts or n_routed_experts
-    "experts_per_token": ConfigLimit("count", 1, "experts"),
-    "decoder_sparse_step": ConfigLimit("count", 1, "num_hidden_layers"),
-    "mlp_only_layers": ConfigLimit("layers", 0, "num_hidden_layers"),
-    "first_k_dense_replace": ConfigLimit("count", 0, "num_hidden_layers"),
-    "moe_layer_freq": ConfigLimit("count", 1, "num_hidden_layers"),
-    "interleave_moe_layer_step": ConfigLimit("count", 1, "num_hidden_layers"),
-    "num_nextn_predict_layers": ConfigLimit("count", 0, 64),
-    "q_lora_rank": ConfigLimit("count", 1, 131_072),
-    "kv_lora_rank": ConfigLimit("count", 1, 131_072),
-    "qk_rope_head_dim": ConfigLimit("count", 1, 2048),
-    "qk_nope_head_dim": ConfigLimit("count", 0, 2048),
-    "v_head_dim": ConfigLimit("count", 1, 2048),
-    "index_n_heads": ConfigLimit("count", 1, 1024),
-    "index_head_dim": ConfigLimit("count", 1, 2048),
-    "index_topk": ConfigLimit("count", 1, _POSITIONS),
-    # GLM-5
-    "qk_head_dim": ConfigLimit("count", 1, 4096),
-    "indexer_types": ConfigLimit("indexers", 0, "num_hidden_layers"),
-    "mlp_layer_types": ConfigLimit("mlps", 0, "num_hidden_layers"),
-    "sliding_window": ConfigLimit("count", 1, _POSITIONS),
-    "sliding_window_pattern": ConfigLimit("count", 1, "num_hidden_layers"),
-    "attention_chunk_size": ConfigLimit("count", 1, _POSITIONS),
-    "layer_types": ConfigLimit("types", 0, "num_hidden_layers"),
-    "no_rope_layers": ConfigLimit("bits", 0, "num_hidden_layers"),
-    "full_attention_interval": ConfigLimit("count", 1, "num_hidden_layers"),
-    "linear_num_key_heads": ConfigLimit("count", 1, 1024),
-    "linear_num_value_heads": ConfigLimit("count", 1, 1024),
-    "linear_key_head_dim": ConfigLimit("count", 1, 2048),
-    "linear_value_head_dim": ConfigLimit("count", 1, 2048),
-    "linear_conv_kernel_dim": ConfigLimit("count", 1, 64),
-    # Qwen3.5
-    "attn_output_gate": ConfigLimit("flag"),
-    "mtp_num_hidden_layers": ConfigLimit("count", 0, 64),
-    "mtp_use_dedicated_embeddings": ConfigLimit("flag"),
-    # MiniMax-M2
-    "rotary_dim": ConfigLimit("count", 1, "head_dim"),
-    "use_routing_bias": ConfigLimit("flag"),
-    "use_mtp": ConfigLimit("flag"),
-    "num_mtp_modules": ConfigLimit("count", 0, 64),
-    "mtp_transformer_layers": ConfigLimit("count", 1, 64),
-    "tie_word_embeddings": ConfigLimit("flag"),
-    "attention_bias": ConfigLimit("flag"),
-    "mlp_bias": ConfigLimit("flag"),
-    "use_qk_norm": ConfigLimit("flag"),
-    # DeepSeek-V4 (specviz.model.family_deepseek_v4): ratios 0 (a sliding window only), 4 and 128 as
-    # vLLM's DeepseekV4MLAAttention takes them (it refuses any other), experts as its
-    # DeepseekV4FP8Config reads them.
-    "o_lora_rank": ConfigLimit("count", 1, 131_072),
-    "o_groups": ConfigLimit("count", 1, "num_attention_heads"),
-    "hc_mult": ConfigLimit("count", 1, 64),
-    "num_hash_layers": ConfigLimit("count", 0, "num_hidden_layers"),
-    "compress_ratios": ConfigLimit("ratios", 0, "num_hidden_layers", (0, 4, 128)),
-    "expert_dtype": ConfigLimit("choice", allowed=("fp4", "fp8")),
-    # Kimi-Linear and Kimi-K3 (specviz.model.family_kimi_k3): layers numbered from 1 in
-    # linear_attn_config, as vLLM's KimiLinearConfig.is_kda_layer reads them.
-    "num_experts_per_token": ConfigLimit("count", 1, "experts"),
-    "num_shared_experts": ConfigLimit("count", 0, 64),
-    "routed_expert_hidden_size": ConfigLimit("count", 1, 131_072),
-    "latent_moe_use_norm": ConfigLimit("flag"),
-    "attn_res_block_size": ConfigLimit("count", 1, "num_hidden_layers"),
-    "mla_use_nope": ConfigLimit("flag"),
-    "mla_use_output_gate": ConfigLimit("flag"),
-    "linear_attn_config.kda_layers": ConfigLimit("layers", 1, "num_hidden_layers"),
-    "linear_attn_config.full_attn_layers": ConfigLimit("layers", 1, "num_hidden_layers"),
-    "linear_attn_config.num_heads": ConfigLimit("count", 1, 1024),
-    "linear_attn_config.head_dim": ConfigLimit("count", 1, 2048),
-    "linear_attn_config.short_conv_kernel_size": ConfigLimit("count", 1, 64),
-    "linear_attn_config.use_full_rank_gate": ConfigLimit("flag"),
-}
-
-
-def _describe(value: Any) -> str | Notice:
-    """A short rendering of a config value for an error message (never the whole of a big value):
-    a scalar as JSON spells it, anything else as the kind of value it is (a ``hf_config.kind.*``
-    message, in the reader's language)."""
-    if isinstance(value, Mapping):
-        return Notice("hf_config.kind.object")
-    if isinstance(value, (list, tuple)):
-        return Notice("hf_config.kind.list")
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value) if abs(value) < 10**40 else Notice("hf_config.kind.long_number")
-    if isinstance(value, (str, bool, float)) or value is None:
-        text = json.dumps(value)  # JSON's spelling: true, null, NaN, "text"
-        return text if len(text) <= 40 else text[:39] + "…"
-    return Notice("hf_config.kind.python", type=type(value).__name__)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _layers_problem(value: Any, low: int, high: int) -> str | Notice | None:
-    """What is wrong with a list of distinct layer indexes in [low, high), or None if nothing."""
-    if not isinstance(value, list):
-        return _describe(value)
-    seen: set[int] = set()
-    for item in value:
-        if not (_is_int(item) and low <= item < high):
-            return Notice("hf_config.kind.list_holding", item=_describe(item))
-        if item in seen:
-            return Notice("hf_config.kind.list_twice", item=item)
-        seen.add(item)
-    return None
-
-
-def _per_layer_problem(value: Any, allowed: tuple[Any, ...], layers: int, empty_ok: bool) -> str | Notice | None:
-    """What is wrong with a list of one of ``allowed`` per layer, or None if nothing."""
-    if not isinstance(value, list):
-        return _describe(value)
-    if not (len(value) == layers or empty_ok and not value):
-        return Notice("hf_config.kind.list_of", count=len(value))
-    for item in value:
-        if isinstance(item, bool) or item not in allowed:
-            return Notice("hf_config.kind.list_holding", item=_describe(item))
-    return None
-
-
-def _experts(values: Mapping[str, Any]) -> int:
-    """Routed experts per MoE layer: Mixtral and gpt-oss name the field num_local_experts,
-    Qwen-MoE num_experts, DeepSeek n_routed_experts."""
-    return values.get("num_local_experts") or values.get("num_experts") or values.get("n_routed_experts") or 0
-
-
-def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, str | Notice]:
-    """The upper bound of a limit and how to name it (the number, or a ``hf_config.bound.*`` message
-    naming the field it comes from); None when the field it names is unset."""
-    if not isinstance(limit.high, str):
-        return limit.high, f"{limit.high:,}"
-    if limit.high == "experts":
-        high, label = _experts(checked), Notice("hf_config.field.experts")
-    else:
-        high, label = checked.get(limit.high), limit.high
-    if not high:
-        return None, label
-    if limit.kind == "layers" and limit.low == 0:
-        return high, Notice("hf_config.bound.last", last=high - 1, field=label)
-    return high, Notice("hf_config.bound.field", high=high, field=label)
-
-
-def _check_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Check every field of :data:`CONFIG_LIMITS` that ``config`` sets (null counts as unset).
-
-    Returns the values of the fields that are set; raises :class:`InputError` naming the first field
-    that breaks its limit. A field bounded by another field that is unset (or by the expert count in a
-    dense model) is not used by the model and is left alone.
-    """
-    checked: dict[str, Any] = {}
-    for key, limit in CONFIG_LIMITS.items():
-        value = config.get(key)
-        if value is None:
-            continue
-        high, bound = _bound(limit, checked)
-        if limit.kind == "flag":
-            if not isinstance(value, bool):
-                raise InputError("hf_config.flag", field=key, value=_describe(value))
-        elif limit.kind == "choice":
-            if not isinstance(value, str) or value not in limit.allowed:
-                raise InputError("hf_config.choice", field=key, allowed=", ".join(limit.allowed),
-                                 value=_describe(value))
-        elif high is None:
-            continue
-        elif limit.kind == "count":
-            if not _is_int(value) or not limit.low <= value <= high:
-                raise InputError("hf_config.count", field=key, low=limit.low, bound=bound, value=_describe(value))
-        elif limit.kind == "layers":
-            if (problem := _layers_problem(value, limit.low, high + limit.low)) is not None:
-                raise InputError("hf_config.layers", field=key, low=limit.low, bound=bound, problem=problem)
-        else:
-            allowed = limit.allowed or _PER_LAYER[limit.kind]
-            if limit.kind == "ratios":  # DeepSeek-V4's list holds its MTP layers' ratios after the layers'
-                high += checked.get("num_nextn_predict_layers", 0)
-            if (problem := _per_layer_problem(value, allowed, high, empty_ok=limit.kind == "bits")) is not None:
-                raise InputError("hf_config.per_layer", field=key, layers=high,
-                                 allowed=", ".join(map(str, allowed)), problem=problem)
-        checked[key] = value
-    return checked
-
-
-def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``config`` with the fields of each object of :data:`_NESTED` as "object.field" keys (a null
-    object is unset; one that is not an object is refused, named)."""
-    flat = dict(config)
-    for key in _NESTED:
-        nested = flat.pop(key, None)
-        if nested is None:
-            continue
-        if not isinstance(nested, Mapping):
-            raise InputError("hf_config.object", field=key, value=_describe(nested))
-        flat.update((f"{key}.{field}", value) for field, value in nested.items() if isinstance(field, str))
-    return flat
-
-
-def _require(values: Mapping[str, Any], key: str) -> Any:
-    """The checked value of a field the model cannot do without."""
-    if key not in values:
-        limit = CONFIG_LIMITS[key]
-        _, bound = _bound(limit, values)
-        if limit.kind == "ratios":
-            raise InputError("hf_config.missing_per_layer", field=key, allowed=", ".join(map(str, limit.allowed)),
-                             layers=values["num_hidden_layers"] + values.get("num_nextn_predict_layers", 0))
-        raise InputError("hf_config.missing", field=key, low=limit.low, bound=bound)
-    return values[key]
-
-
-def _window(values: Mapping[str, Any], key: str) -> int:
-    """A window the model uses (``sliding_window``, ``attention_chunk_size``), refused when it is
-    missing or exceeds the context limit the config states."""
-    window = _require(values, key)
-    limit = values.get("max_position_embeddings")
-    if limit is not None and window > limit:
-        raise InputError("hf_config.window_beyond_context", field=key, value=window, limit=limit)
-    return window
 
 
 def _draft_head_mark(config: Mapping[str, Any]) -> Notice | None:
@@ -410,7 +151,7 @@ def _draft_head_mark(config: Mapping[str, Any]) -> Notice | None:
     architectures = config.get("architectures")
     for architecture in architectures if isinstance(architectures, list) else ():
         if isinstance(architecture, str) and "eagle" in architecture.lower():
-            return Notice("hf_config.head_mark.architecture", architecture=_describe(architecture))
+            return Notice("hf_config.head_mark.architecture", architecture=describe(architecture))
     for key in _HEAD_FIELDS:
         if config.get(key) is not None:
             return Notice("hf_config.head_mark.field", field=key)
@@ -488,7 +229,7 @@ def _gqa(values: Mapping[str, Any], model_type: str, kinds: list[str]) -> tuple[
     for kind in ("full", "sliding", "chunked"):
         count = kinds.count(kind)
         if count:
-            window = _window(values, windows[kind][0]) if kind in windows else float("inf")
+            window = window_of(values, windows[kind][0]) if kind in windows else float("inf")
             groups.append(Attention(kind, count, 4.0 * n_h * d, 2.0 * n_kv * d, window, kv_heads=n_kv))
     return attention, groups
 
@@ -502,7 +243,7 @@ def _dense_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     else:
         default, norms = ["full_attention"] * layers, 2 * h
     attention, groups = _gqa(values, model_type, _types_of_layers(values, default))
-    mlp = 3 * h * _require(values, "intermediate_size")
+    mlp = 3 * h * require(values, "intermediate_size")
     if values.get("mlp_bias"):
         mlp += 2 * values["intermediate_size"] + h
     return _Parts(attention * layers, groups, norms, layers, mlp, 0, final_norm=h)
@@ -516,29 +257,29 @@ def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     elif model_type == "llama4_text":
         rope = values.get("no_rope_layers") or [int((i + 1) % 4 != 0) for i in range(layers)]
         default = ["chunked_attention" if uses else "full_attention" for uses in rope]
-    experts = _experts(values)
+    experts = routed_experts(values)
     if not experts:  # null means unset: a config of a MoE family without experts is a dense model
         return _dense_family(values, model_type)
     attention, groups = _gqa(values, model_type, _types_of_layers(values, default))
-    k = values.get("num_experts_per_tok") or values.get("experts_per_token") or _require(values, "num_experts_per_tok")
+    k = values.get("num_experts_per_tok") or values.get("experts_per_token") or require(values, "num_experts_per_tok")
     dense_i = 0
     if model_type == "llama4_text":
-        i = _require(values, "intermediate_size")
+        i = require(values, "intermediate_size")
         expert = 3 * h * i
         router, shared = h * experts, expert
         moe_layers = layers // values.get("interleave_moe_layer_step", 1)
         dense_i = values.get("intermediate_size_mlp", 0) if moe_layers < layers else 0
         if moe_layers < layers and not dense_i:
-            _require(values, "intermediate_size_mlp")
+            require(values, "intermediate_size_mlp")
     elif model_type == "gpt_oss":
-        i = _require(values, "intermediate_size")
+        i = require(values, "intermediate_size")
         expert = 3 * h * i + 2 * i + h  # gate_up and down with their biases
         router, shared = h * experts + experts, 0
         moe_layers = layers
     else:
         # Mixtral's experts use intermediate_size; Qwen-MoE names theirs moe_intermediate_size.
         key = "moe_intermediate_size" if "moe_intermediate_size" in values else "intermediate_size"
-        expert = 3 * h * _require(values, key)
+        expert = 3 * h * require(values, key)
         shared_i = values.get("shared_expert_intermediate_size", 0)
         router, shared = h * experts, (3 * h * shared_i + h if shared_i else 0)
         if model_type == "minimax_m2" and values.get("use_routing_bias", True):
@@ -549,7 +290,7 @@ def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
         dense_only = set(values.get("mlp_only_layers", ()))
         moe_layers = layers // step - sum(1 for i in dense_only if (i + 1) % step == 0)
         if moe_layers < layers:
-            dense_i = _require(values, "intermediate_size")
+            dense_i = require(values, "intermediate_size")
     return _Parts(attention * layers, groups, 2 * h, layers - moe_layers, 3 * h * dense_i, moe_layers,
                   experts, k, expert, router, shared, final_norm=h)
 
@@ -559,8 +300,8 @@ def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, int, list[Att
     groups (all layers). GLM-5.2's layers whose ``indexer_types`` is "shared" reuse the last full
     layer's choice (transformers' modular_glm_moe_dsa.py): no indexer, no index keys cached."""
     layers, h, n_h = values["num_hidden_layers"], values["hidden_size"], values["num_attention_heads"]
-    rank, rope = _require(values, "kv_lora_rank"), _require(values, "qk_rope_head_dim")
-    nope, v = values.get("qk_nope_head_dim", 0), _require(values, "v_head_dim")
+    rank, rope = require(values, "kv_lora_rank"), require(values, "qk_rope_head_dim")
+    nope, v = values.get("qk_nope_head_dim", 0), require(values, "v_head_dim")
     if values.get("qk_head_dim", nope + rope) != nope + rope:
         raise InputError("hf_config.sum_of", field="qk_head_dim", value=values["qk_head_dim"], first="qk_nope_head_dim",
                          second="qk_rope_head_dim", expected=nope + rope)
@@ -572,10 +313,10 @@ def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, int, list[Att
     score = 2.0 * n_h * (rank + rope) + 2.0 * n_h * rank
     if model_type not in SPARSE_MLA_TYPES:
         return layers * layer, layer, [Attention("latent", layers, score, rank + rope)]
-    heads, dim = _require(values, "index_n_heads"), _require(values, "index_head_dim")
+    heads, dim = require(values, "index_n_heads"), require(values, "index_head_dim")
     indexer = (q_rank or h) * heads * dim + h * dim + 2 * dim + h * heads  # wq_b, wk, k_norm, weights_proj
     indexed = values["indexer_types"].count("full") if values.get("indexer_types") else layers
-    groups = [Attention("sparse", layers, score, rank + rope, _require(values, "index_topk"), keeps_all=True)]
+    groups = [Attention("sparse", layers, score, rank + rope, require(values, "index_topk"), keeps_all=True)]
     if indexed:
         groups.append(Attention("indexer", indexed, 2.0 * heads * dim, dim))
     return layers * layer + indexed * indexer, layer + indexer, groups
@@ -612,14 +353,14 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     else:
         layer_attention, groups = _gqa(values, model_type, ["full"] * layers)
         attention = layers * layer_attention
-    experts = _require(values, "n_routed_experts")
+    experts = require(values, "n_routed_experts")
     if not experts:
         # Every MoE layer routes each token to num_experts_per_tok of these (transformers'
         # DeepseekV3MoE): none is the fault, not the per-token count it bounds (left unchecked).
         raise InputError("hf_config.count", field="n_routed_experts", low=1,
-                         bound=f"{CONFIG_LIMITS['n_routed_experts'].high:,}", value=_describe(experts))
-    k = _require(values, "num_experts_per_tok")
-    moe_i = _require(values, "moe_intermediate_size")
+                         bound=f"{CONFIG_LIMITS['n_routed_experts'].high:,}", value=describe(experts))
+    k = require(values, "num_experts_per_tok")
+    moe_i = require(values, "moe_intermediate_size")
     expert = 3 * h * moe_i
     router, shared = h * experts + experts, values.get("n_shared_experts", 0) * expert
     moe_layers = _moe_layer_count(values)
@@ -627,7 +368,7 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
         # GLM-5.1's and 5.2's list says what first_k_dense_replace and moe_layer_freq do: both must agree.
         raise InputError("hf_config.layers_disagree", field="mlp_layer_types",
                          count=values["mlp_layer_types"].count("sparse"), expected=moe_layers)
-    dense_mlp = 3 * h * _require(values, "intermediate_size") if moe_layers < layers else 0
+    dense_mlp = 3 * h * require(values, "intermediate_size") if moe_layers < layers else 0
     # Beside a decoder layer of the MoE kind: enorm and hnorm, eh_proj (2h → h), the shared head's norm.
     return _Parts(attention, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
                   experts, k, expert, router, shared, final_norm=h, mtp_attention=layer_attention,
@@ -640,7 +381,7 @@ def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
     sizes (transformers' modular_qwen3_5.py), and its dense variant has an MLP where Qwen3-Next has
     experts."""
     layers, h = values["num_hidden_layers"], values["hidden_size"]
-    interval = _require(values, "full_attention_interval")
+    interval = require(values, "full_attention_interval")
     default = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
     kinds = _types_of_layers(values, default)
     full = kinds.count("full")
@@ -648,9 +389,9 @@ def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
     n_h, d = values["num_attention_heads"], values.get("head_dim", h // values["num_attention_heads"])
     if values.get("attn_output_gate", True):
         full_layer += h * n_h * d  # the output gate doubles q's projection
-    n_k, n_v = _require(values, "linear_num_key_heads"), _require(values, "linear_num_value_heads")
-    d_k, d_v = _require(values, "linear_key_head_dim"), _require(values, "linear_value_head_dim")
-    kernel = _require(values, "linear_conv_kernel_dim")
+    n_k, n_v = require(values, "linear_num_key_heads"), require(values, "linear_num_value_heads")
+    d_k, d_v = require(values, "linear_key_head_dim"), require(values, "linear_value_head_dim")
+    kernel = require(values, "linear_conv_kernel_dim")
     conv = 2 * n_k * d_k + n_v * d_v
     linear = h * (2 * n_k * d_k + 2 * n_v * d_v) + h * 2 * n_v + conv * kernel + 2 * n_v + d_v + n_v * d_v * h
     count = len(kinds) - full
@@ -706,7 +447,7 @@ def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Map
     if not isinstance(text.get("model_type"), str):
         text["model_type"] = WRAPPERS.get(outer) if isinstance(outer, str) else None
     if "vision_config" in config:
-        notes.append(Notice("hf_config.vision_left_out", model_type=_describe(outer)))
+        notes.append(Notice("hf_config.vision_left_out", model_type=describe(outer)))
     return text, text.get("quantization_config", config.get("quantization_config"))
 
 
@@ -759,14 +500,14 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     language, quantization_config = _language_model(config, notes)
     model_type = language.get("model_type")
     if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
-        raise InputError("hf_config.model_type", value=_describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
+        raise InputError("hf_config.model_type", value=describe(model_type), supported=", ".join(SUPPORTED_MODEL_TYPES))
     # null means unset, so a family's default stands where the config gives null
-    values = _check_config(_flatten({**FAMILY_DEFAULTS.get(model_type, {}),
+    values = check_config(flatten({**FAMILY_DEFAULTS.get(model_type, {}),
                                      **{key: value for key, value in language.items() if value is not None}}))
-    h = _require(values, "hidden_size")
-    layers = _require(values, "num_hidden_layers")
-    n_h = _require(values, "num_attention_heads")
-    vocab = _require(values, "vocab_size")
+    h = require(values, "hidden_size")
+    layers = require(values, "num_hidden_layers")
+    n_h = require(values, "num_attention_heads")
+    vocab = require(values, "vocab_size")
     if "draft_vocab_size" in values:
         return _eagle3_head(name or model_type, values)
     parts = _READERS[model_type](values, model_type)
@@ -785,7 +526,7 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     if not read:  # the method named, or the config itself where it is not an object
         method = (quantization_config.get("quant_method") if isinstance(quantization_config, Mapping)
                   else quantization_config)
-        notes.append(Notice("hf_config.unknown_quantization", method=_describe(method)))
+        notes.append(Notice("hf_config.unknown_quantization", method=describe(method)))
     # An MLA model's heads are d_nope + d_rope wide (its cache: one latent, Model.attention).
     mla = model_type in (*MLA_TYPES, *KIMI_LINEAR_TYPES)
     head_dim = values.get("qk_nope_head_dim", 0) + values["qk_rope_head_dim"] if mla else values.get("head_dim", h // n_h)
@@ -809,7 +550,7 @@ def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:
     d = values.get("head_dim", h // n_h)
     vocab, draft_vocab = values["vocab_size"], values["draft_vocab_size"]
     attention = 2 * h * n_h * d + 2 * (2 * h) * n_kv * d + n_h * d * h
-    mlp = layers * (3 * h * _require(values, "intermediate_size") + 3 * h) + h + 3 * values.get("target_hidden_size", h) * h
+    mlp = layers * (3 * h * require(values, "intermediate_size") + 3 * h) + h + 3 * values.get("target_hidden_size", h) * h
     params = {"experts": 0, "attention": layers * attention, "mlp": mlp, "embeddings": vocab * h + draft_vocab * h}
     return Model(name=name, model_type="eagle3", layers=layers, hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d,
                  vocab_size=vocab, tied_embeddings=False, num_experts=0, experts_per_token=0, moe_layers=0,
