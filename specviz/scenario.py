@@ -342,10 +342,14 @@ def custom_draft(model: architecture.Model) -> step.Draft:
     return step.Draft("eagle3" if model.model_type == "eagle3" else "model", model)
 
 
-def _held_draft(target: architecture.Model, draft: step.Draft | None) -> architecture.Model | None:
-    """The draft model whose weights and cache a GPU holds: none for plain decoding (``draft`` None)
-    or self-speculation, which reads the target's cache; a host draft's drafter is None already."""
-    return None if draft is None or draft.kind == "self" else step.drafter(target, draft)
+def _held_draft(target: architecture.Model, draft: step.Draft | None) -> tuple[architecture.Model | None, int]:
+    """The draft model whose weights and cache a GPU holds, and how many times: none for plain
+    decoding (``draft`` None) or self-speculation, which reads the target's cache; a host draft's
+    drafter is None already; a target's MTP layers each (MiniMax-M2.5's three:
+    :func:`specviz.model.memory.memory_terms`), any other drafter once."""
+    if draft is None or draft.kind == "self":
+        return None, 1
+    return step.drafter(target, draft), max(1, target.mtp_layers) if draft.kind == "mtp" else 1
 
 
 def memory_use(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft | None, precision: dtypes.Precision,
@@ -354,8 +358,9 @@ def memory_use(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft 
     """What each GPU of the ``tp·dp`` holds serving the pair (:func:`specviz.model.memory.memory_terms`):
     the draft's weights and cache where it has a device pass of its own (none for ``draft`` None,
     a host draft or self-speculation, which reads the target's cache)."""
-    return memory.memory_terms(gpu.memory_gb, target, _held_draft(target, draft), precision, tp=tp, dp=dp, batch=batch, context=context,
-                               gamma=gamma, rule=rule)
+    drafter, copies = _held_draft(target, draft)
+    return memory.memory_terms(gpu.memory_gb, target, drafter, precision, tp=tp, dp=dp, batch=batch, context=context,
+                               gamma=gamma, rule=rule, draft_copies=copies)
 
 
 def largest_batch(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft | None, precision: dtypes.Precision,
@@ -363,8 +368,9 @@ def largest_batch(gpu: roofline.GPU, target: architecture.Model, draft: step.Dra
                   rule: memory.MemoryRule = memory.VLLM_RULE) -> int | np.ndarray:
     """The largest batch that fits, with the draft or (``draft`` None) plain decoding
     (:func:`specviz.model.memory.max_batch`)."""
-    return memory.max_batch(gpu.memory_gb, target, _held_draft(target, draft), precision, tp=tp, dp=dp, context=context,
-                            gamma=gamma if draft is not None else 0, rule=rule)
+    drafter, copies = _held_draft(target, draft)
+    return memory.max_batch(gpu.memory_gb, target, drafter, precision, tp=tp, dp=dp, context=context,
+                            gamma=gamma if draft is not None else 0, rule=rule, draft_copies=copies)
 
 
 def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft,

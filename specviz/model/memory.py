@@ -13,7 +13,10 @@ attention groups), in GB (10⁹ bytes):
 * K(B): the caches of the B sequences, each holding its L positions and a verify pass's γ + 1, a
   group's B/dp sequences over its ``tp`` GPUs, layers with fewer KV heads than ``tp`` copied
   (:func:`specviz.model.roofline.cache_gb`); the draft keeps its own cache (a draft model, an
-  EAGLE head's one layer, the MTP layer), a draft on the host none;
+  EAGLE head's one layer, the MTP layer), a draft on the host none; a target's MTP layers are held
+  ``draft_copies`` times, each with its weights and cache, for the engine loads every one and runs
+  them in turn (vLLM's ``model_executor/models/deepseek_mtp.py``: a layer for each of
+  ``num_nextn_predict_layers``, step i running layer i mod their count): MiniMax-M2.5's three;
 * A: the activations' peak, which vLLM measures with a forward pass over ``max_num_batched_tokens``
   tokens and a sampler pass over ``max_num_seqs`` rows of logits (``gpu_worker.py``'s
   ``determine_available_memory``): T (h + 3 I / tp) · 2 bytes (the hidden state, and an MLP's
@@ -173,8 +176,9 @@ def activations_gb(model: Model, tp: int, memory_gb: float, budget: TokenBudget 
 
 def memory_terms(memory_gb: float, target: Model, drafter: Model | None, precision: dtypes.Precision, *, tp: int,
                  dp: int, batch: ArrayLike, context: ArrayLike, gamma: ArrayLike,
-                 rule: MemoryRule = VLLM_RULE) -> dict[str, float | np.ndarray]:
-    """Each term of the module's inequality per GPU, in GB, broadcast over batch, context and γ.
+                 rule: MemoryRule = VLLM_RULE, draft_copies: int = 1) -> dict[str, float | np.ndarray]:
+    """Each term of the module's inequality per GPU, in GB, broadcast over batch, context and γ,
+    the drafter's weights and cache ``draft_copies`` times (a target's MTP layers).
 
     Returns
     -------
@@ -186,10 +190,11 @@ def memory_terms(memory_gb: float, target: Model, drafter: Model | None, precisi
     devices = tp * dp
     per_gpu = lambda gb: gb / devices
     terms: dict[str, float | np.ndarray] = {}
-    for role, model in (("target", target), ("draft", drafter)):
-        terms[f"weights_{role}"] = 0.0 if model is None else per_gpu(roofline.weights_gb(model, precision, dp))
+    for role, model, copies in (("target", target, 1), ("draft", drafter, draft_copies)):
+        terms[f"weights_{role}"] = 0.0 if model is None else copies * per_gpu(roofline.weights_gb(model, precision, dp))
         terms[f"kv_{role}"] = (np.zeros(np.broadcast_shapes(np.shape(batch), np.shape(context), np.shape(gamma)))
-                               if model is None else per_gpu(roofline.cache_gb(model, batch, context, gamma, precision, tp)))
+                               if model is None else copies * per_gpu(roofline.cache_gb(model, batch, context, gamma,
+                                                                                         precision, tp)))
     terms["workspace"] = max(activations_gb(target, tp, memory_gb, rule.budget), rule.reserve_gb(memory_gb, tp))
     terms["need"] = (terms["weights_target"] + terms["weights_draft"] + terms["kv_target"] + terms["kv_draft"]
                      + terms["workspace"])
@@ -198,14 +203,16 @@ def memory_terms(memory_gb: float, target: Model, drafter: Model | None, precisi
 
 
 def max_batch(memory_gb: float, target: Model, drafter: Model | None, precision: dtypes.Precision, *, tp: int, dp: int,
-              context: ArrayLike, gamma: ArrayLike, rule: MemoryRule = VLLM_RULE) -> int | np.ndarray:
+              context: ArrayLike, gamma: ArrayLike, rule: MemoryRule = VLLM_RULE,
+              draft_copies: int = 1) -> int | np.ndarray:
     """B_max, the largest batch whose weights, caches and workspace fit (the module's equation), 0
-    where the weights and workspace alone do not; broadcast over context and γ. Without a memory
+    where the weights and workspace alone do not, the drafter held ``draft_copies`` times
+    (:func:`memory_terms`); broadcast over context and γ. Without a memory
     figure (a CPU row), no limit: the largest int64."""
     if not math.isfinite(memory_gb):
         return np.iinfo(np.int64).max
     one = memory_terms(memory_gb, target, drafter, precision, tp=tp, dp=dp, batch=1, context=context, gamma=gamma,
-                       rule=rule)
+                       rule=rule, draft_copies=draft_copies)
     room = one["usable"] - one["weights_target"] - one["weights_draft"] - one["workspace"]
     per_sequence = one["kv_target"] + one["kv_draft"]
     unlimited = float(np.iinfo(np.int64).max)
