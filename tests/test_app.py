@@ -727,7 +727,10 @@ class TestServeTab:
         schedule = at.dataframe[0].value
         command = command_shown(at)
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
-        assert " --max-num-seqs 2421 " in command and schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
+        assert schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
+        # The server sets aside room for the 4 drafts of batches 30-59 in each request: one sequence fewer, said.
+        assert " --max-num-seqs 2420 " in command and '"num_speculative_tokens": 4,' in command
+        assert [i for i in at.info if "max\\-num\\-seqs is sized at the 4 draft tokens" in i.value and "2,420" in i.value]
 
     def test_a_weak_eagle_head_is_not_told_to_try_an_eagle_head(self):
         at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", alpha="0.6", gamma="3")

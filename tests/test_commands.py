@@ -132,10 +132,10 @@ class TestVllmCommand:
     def test_methods_the_step_model_does_not_cost(self):
         mtp = vllm_config.vllm_command(WITH_MTP, "0.24.0", 1, method="mtp")
         assert config_of(mtp) == {"method": "mtp", "num_speculative_tokens": 1}  # the target's own layers
-        assert keys(mtp) == ["command.mtp_layers"] and not mtp.problems
+        assert keys(mtp) == ["command.mtp_layers", "command.drafted_batch"] and not mtp.problems
         suffix = vllm_config.vllm_command(SCENARIO, "0.24.0", 8, method="suffix")
         assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 8}
-        assert keys(suffix) == ["command.suffix_package"]
+        assert keys(suffix) == ["command.suffix_package", "command.drafted_batch"]
         medusa = vllm_config.vllm_command(SCENARIO, "0.16.0", 3, method="medusa", draft_repo="org/medusa-heads")
         assert config_of(medusa) == {"method": "medusa", "model": "org/medusa-heads", "num_speculative_tokens": 3}
         unnamed = vllm_config.vllm_command(SCENARIO, "0.9.2", 3, method="mlp_speculator")
@@ -233,7 +233,8 @@ class TestVllmCommand:
         schedule = draft_length.gamma_schedule(SCENARIO, 0.4, 1024, 1024, 8)
         assert (schedule["gamma"] == 0).any()
         command = vllm_config.vllm_command(SCENARIO, "0.33.0", 8, schedule=schedule, off_from=100)
-        assert not command.notices and "disable_by_batch_size" not in config_of(command)
+        # Its longest draft, 2, holds 201 sequences where the scenario's γ 4 holds 200: said, and no more.
+        assert keys(command) == ["command.drafted_batch"] and "disable_by_batch_size" not in config_of(command)
 
     def test_a_self_draft_is_not_offered(self):
         with pytest.raises(SpecvizError) as raised:
@@ -267,10 +268,11 @@ class TestSglangCommand:
     def test_mtp_runs_as_eagle_without_a_draft(self):
         command = vllm_config.sglang_command(WITH_MTP, 1, method="mtp")
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
-                                "--max-running-requests 169 --context-length 1024 --chunked-prefill-size 8192 "
+                                "--max-running-requests 170 --context-length 1024 --chunked-prefill-size 8192 "
                                 "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
                                 "--speculative-num-draft-tokens 2")
-        assert keys(command) == ["command.mtp_layers"]
+        # 170 at its 1 draft, 169 at the scenario's 4: said.
+        assert keys(command) == ["command.mtp_layers", "command.drafted_batch"]
         # SGLang renames MTP to EAGLE before it checks adaptive tiers, so MTP takes them too.
         schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
         tiered = vllm_config.sglang_command(WITH_MTP, 1, method="mtp", schedule=schedule)
@@ -403,8 +405,25 @@ class TestPerRankBatch:
 class TestMemoryFlags:
     """The flags that hold each server to what its memory fits (specviz.model.memory)."""
 
+    def test_sized_at_the_longest_draft_the_server_allocates(self):
+        """A hybrid keeps a linear-attention state for each position a verify pass may roll back to,
+        and the server allocates them for its longest draft: Qwen3.5-397B-A17B on 8 H200s holds 353
+        sequences at the page's γ 4 and 217 at the 8 its schedule drafts at small batches, which
+        vLLM's num_speculative_tokens and SGLang's --speculative-num-steps are; the commands state
+        217 (they stated 353)."""
+        qwen = make_scenario(target="Qwen3.5-397B-A17B", gpu="H200")
+        schedule = draft_length.gamma_schedule(qwen, 0.8, 1024, 1024, 16)
+        assert (qwen.max_batch(), int(schedule["gamma"].max()), replace(qwen, gamma=8).max_batch()) == (353, 8, 217)
+        vllm = vllm_config.vllm_command(qwen, "0.33.0", 4, schedule=schedule)
+        config = json.loads(vllm.argv[-1])
+        assert config["num_speculative_tokens"] == 8 and vllm.argv[vllm.argv.index("--max-num-seqs") + 1] == "217"
+        sglang = vllm_config.sglang_command(qwen, 4, schedule=schedule)
+        sized = replace(qwen, gamma=8, engine=replace(qwen.engine, memory=PRESETS.engines["sglang"].memory))
+        assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "8"
+        assert sglang.argv[sglang.argv.index("--max-running-requests") + 1] == str(sized.max_batch())
+
     def test_vllm_per_data_parallel_rank_and_sglang_over_all(self):
-        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", gamma="3")
         flags = lambda command: dict(zip(command.argv, command.argv[1:]))
         vllm = flags(vllm_config.vllm_command(deepseek, "0.33.0", 3))
         assert int(vllm["--max-num-seqs"]) == deepseek.max_batch() // 8 and vllm["--gpu-memory-utilization"] == "0.92"
@@ -554,7 +573,8 @@ class TestTrtllmCommand:
         command = trtllm.trtllm_command(deepseek, "1.2.1", 3)
         flags = dict(zip(command.argv, command.argv[1:]))
         assert (flags["--tp_size"], flags["--ep_size"]) == ("8", "8")
-        assert int(flags["--max_batch_size"]) == self.on_trtllm(deepseek).max_batch() // 8  # each rank's own batch
+        # Each rank's own batch, sized at the 3 drafts the server allocates for.
+        assert int(flags["--max_batch_size"]) == self.on_trtllm(replace(deepseek, gamma=3)).max_batch() // 8
         assert command.files["extra_llm_api_options.yaml"] == (
             "enable_attention_dp: true\n"
             "kv_cache_config:\n  dtype: \"fp8\"\n  free_gpu_memory_fraction: 0.9\n"
@@ -562,7 +582,8 @@ class TestTrtllmCommand:
         # 0.19.0 writes no KV format: its cache stays BF16, and the batch limit is that cache's.
         old = trtllm.trtllm_command(deepseek, "0.19.0", 3)
         bf16 = replace(deepseek, precision=replace(deepseek.precision, kv="bf16"))
-        assert dict(zip(old.argv, old.argv[1:]))["--max_batch_size"] == str(self.on_trtllm(bf16).max_batch() // 8)
+        assert dict(zip(old.argv, old.argv[1:]))["--max_batch_size"] == str(
+            self.on_trtllm(replace(bf16, gamma=3)).max_batch() // 8)
         assert "max_draft_len" not in old.files["extra_llm_api_options.yaml"]
         assert "command.trtllm_fp8_kv_since" in keys(old)
 

@@ -432,8 +432,13 @@ def stated_batch(limit: int) -> int:
 
 
 def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks: int | None = None,
-                 notices: list[Notice] | None = None) -> list[str]:
-    """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`):
+                 notices: list[Notice] | None = None, *, drafted: int) -> list[str]:
+    """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`)
+    at ``drafted``, the longest draft the server allocates each request for (vLLM's
+    ``num_speculative_tokens``, SGLang's ``--speculative-num-steps``, TensorRT-LLM's
+    ``max_draft_len``: a schedule's longest, not the scenario's γ; a hybrid model keeps a
+    linear-attention state for each of its positions, so Qwen3.5-397B-A17B on 8 H200s holds 353
+    sequences at γ 4 and 217 at the 8 its schedule drafts at small batches):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
     ``--max_batch_size``), the context (``--max-model-len``, ``--context-length``, ``--max_seq_len``),
     the memory share the limit was computed for (vLLM's ``--gpu-memory-utilization``, written out
@@ -453,13 +458,18 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     the scenario's is sized with that engine's rule. Where nothing fits, a problem: the server would
     find no memory for its cache."""
     flags_of = _MEMORY_FLAGS[engine]
-    scenario = replace(scenario, engine=replace(scenario.engine, memory=engine_rule(scenario, engine)))
+    at_gamma = replace(scenario, engine=replace(scenario.engine, memory=engine_rule(scenario, engine)))
+    scenario = replace(at_gamma, gamma=drafted)
     limit = scenario.max_batch()
     if limit < 1:
         problems.append(Notice("command.no_fit", context=scenario.context, devices=scenario.tp * scenario.dp))
         return []
     flags = []
     if limit < np.iinfo(np.int64).max:
+        if notices is not None and stated_batch(limit) != stated_batch(other := at_gamma.max_batch()):
+            # The page's largest batch is at its γ; said, so that the two are not read as disagreeing.
+            notices.append(Notice("command.drafted_batch", flag=flags_of.batch, drafted=drafted, limit=stated_batch(limit),
+                                  gamma=at_gamma.gamma, at_gamma=stated_batch(other)))
         limit = stated_batch(limit)
         shares = ranks or scenario.dp
         flags += [flags_of.batch, str(max(1, limit // shares) if flags_of.per_rank else limit)]
@@ -619,7 +629,11 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             problems.append(Notice("command.ep_since", version=version, since=_release(_EXPERT_PARALLEL)))
         else:
             argv.append("--enable-expert-parallel")
-    argv += memory_flags(scenario, "vLLM", problems, notices=notices)
+    # vLLM keeps its per-batch schedule off with more than one data-parallel rank.
+    held = schedule is not None and v >= _SCHEDULE and scenario.dp > 1
+    scheduled = schedule is not None and v >= _SCHEDULE and not held
+    drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
+    argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted)
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
@@ -638,15 +652,12 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         config["prompt_lookup_max"] = prompt_lookup_max
     if parallel_drafting:
         config["parallel_drafting"] = True
-    # vLLM keeps its per-batch schedule off with more than one data-parallel rank.
-    held = schedule is not None and v >= _SCHEDULE and scenario.dp > 1
-    scheduled = schedule is not None and v >= _SCHEDULE and not held
     if held:
         notices.append(Notice("command.schedule_dp", dp=scenario.dp, gamma=int(gamma)))
     elif scheduled:
-        ranges = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
-        config["num_speculative_tokens"] = max(1, max(k for *_, k in ranges))
-        config["num_speculative_tokens_per_batch_size"] = ranges
+        config["num_speculative_tokens"] = drafted
+        config["num_speculative_tokens_per_batch_size"] = [[int(r.first), int(r.last), int(r.gamma)]
+                                                           for r in schedule.itertuples()]
     elif schedule is not None:
         notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
     # A schedule's ranges of γ 0 already stop speculation where it loses.
@@ -731,21 +742,22 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--dp-size", str(scenario.dp)]
     if scenario.ep:
         argv += ["--ep-size", str(scenario.tp * scenario.dp)]
-    argv += memory_flags(scenario, "SGLang", problems)
+    # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks;
+    # not where no tier would speculate, for --speculative-num-steps must be one of the tiers' steps.
+    tiered = schedule is not None and kind in ("eagle", "eagle3")
+    all_off = tiered and int(schedule["gamma"].max()) == 0
+    tiered = tiered and not all_off
+    # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
+    steps = int(schedule["gamma"].max()) if tiered else gamma
+    argv += memory_flags(scenario, "SGLang", problems, notices=notices, drafted=steps)
     notices += node_notices(scenario, "SGLang")
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
     draft = draft_name(scenario, method, draft_repo, problems, "SGLang")
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
     files = {}
-    # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks.
-    tiered = schedule is not None and kind in ("eagle", "eagle3")
-    if tiered and int(schedule["gamma"].max()) == 0:
-        # No tier would speculate, and --speculative-num-steps must be one of the tiers' steps.
-        tiered = False
+    if all_off:
         notices.append(Notice("command.schedule_all_off"))
-    # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
-    steps = int(schedule["gamma"].max()) if tiered else gamma
     if kind in ("ngram", "block"):
         # A DFLASH block is one pass: its verify window is the draft tokens, steps and top-k fixed at 1.
         argv += ["--speculative-num-draft-tokens", str(steps + 1)]

@@ -39,7 +39,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
     this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
     ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size``
-    (:func:`specviz.advice.commands.memory_flags`), even past ``batch_max`` (up to
+    (:func:`specviz.advice.commands.memory_flags`, at the longest draft the server allocates for:
+    fewer where the schedule's longest γ takes more room than the scenario's, past which the last
+    range's length holds), even past ``batch_max`` (up to
     :func:`specviz.advice.commands.stated_batch`'s bound, which the command states too). A server
     never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
     at a schedule's end: vLLM gives a batch past the last range that range's length

@@ -250,9 +250,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
     ranks = scenario.tp * scenario.dp if attention_dp else scenario.dp
     if attention_dp and scenario.tp > 1:
         notices.append(Notice("command.trtllm_attention_ranks", ranks=ranks, dp=scenario.dp, tp=scenario.tp))
-    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks, notices=notices)
-    notices += node_notices(scenario, "TensorRT-LLM")
-    steps, table = int(gamma), None
+    steps, table, drafting = int(gamma), None, []
     if schedule is not None:
         reads = (method in ("ngram", "draft_model") and v >= _SCHEDULE_LOWER) or \
             (method == "eagle3" and v >= _SCHEDULE_UPPER)
@@ -260,13 +258,15 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
         if table is not None:
             steps = max(table.values())
         elif reads:
-            notices.append(Notice("command.trtllm_schedule_shape"))
+            drafting.append(Notice("command.trtllm_schedule_shape"))
         elif method == "mtp":
-            notices.append(Notice("command.trtllm_mtp_no_schedule", gamma=steps))
+            drafting.append(Notice("command.trtllm_mtp_no_schedule", gamma=steps))
         else:
-            notices.append(Notice("command.trtllm_no_schedule", method=_DECODING_TYPES[method], version=version,
-                                  since=_text(_SCHEDULE_UPPER if method == "eagle3" else _SCHEDULE_LOWER),
-                                  gamma=steps))
+            drafting.append(Notice("command.trtllm_no_schedule", method=_DECODING_TYPES[method], version=version,
+                                   since=_text(_SCHEDULE_UPPER if method == "eagle3" else _SCHEDULE_LOWER),
+                                   gamma=steps))
+    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks, notices=notices, drafted=steps)
+    notices += node_notices(scenario, "TensorRT-LLM") + drafting
     speculative = _draft_keys(method, draft, steps, v)
     if table is not None:
         speculative["draft_len_schedule"] = table
