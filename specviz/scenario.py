@@ -281,14 +281,20 @@ def hugging_face_id(model_source: str) -> str | None:
 # experts), as V3-0324 does under V3's own key; Llama 3.3 70B's is Llama 3.1 70B's (80 layers, hidden
 # 8,192, 64 heads of which 8 KV), Qwen3-Coder-30B-A3B's Qwen3-30B-A3B's (48 layers, 128 experts, 8 a
 # token) but for its longer positions.
+# The active parameters a mixture of experts' name ends with after its total size: "a17b" of
+# "qwen35397ba17b", "a3b" of "qwen3530ba3b".
+_ACTIVE_SIZE = re.compile(r"(?<=\db)a\d+b$")
 _SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekv31": "deepseekv3", "deepseekv31terminus": "deepseekv3",
                       "llama3370b": "llama3170b", "qwen3coder30ba3b": "qwen330ba3b"}
 
 
 def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
     """Each preset's id under the keys (:func:`model_key`) of its id, its name and the Hugging Face
-    id its source names (``meta-llama/Llama-4-Scout-17B-16E-Instruct`` for Llama 4 Scout), and under
-    those of the checkpoints that share its architecture (DeepSeek-R1 is DeepSeek-V3's)."""
+    id its source names (``meta-llama/Llama-4-Scout-17B-16E-Instruct`` for Llama 4 Scout), under
+    those of the checkpoints that share its architecture (DeepSeek-R1 is DeepSeek-V3's), and a
+    mixture of experts also under its id's key without the active parameters, as its total size
+    alone names it (``Qwen3.5-397B`` is ``Qwen3.5-397B-A17B``, ``Qwen3-Coder-480B``
+    ``Qwen3-Coder-480B-A35B``), where no preset's own key is that."""
     by_key: dict[str, str] = {}
     for model_id, model in models.items():
         for name in (model_id, model.name, hugging_face_id(model.source)):
@@ -297,6 +303,8 @@ def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
     for alias, key in _SAME_ARCHITECTURE.items():
         if key in by_key:
             by_key.setdefault(alias, by_key[key])
+    for model_id in models:
+        by_key.setdefault(_ACTIVE_SIZE.sub("", model_key(model_id)), model_id)
     return by_key
 
 

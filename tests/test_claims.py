@@ -452,6 +452,9 @@ class TestSentencesAsVendorsWriteThem:
         # A concurrency written after its number; Vietnamese "độ đồng thời".
         ("DeepSeek-V3 on 8xH200 gets 1.8x TPS with MTP at 256 concurrency", 1.8, 256, "DeepSeek-V3", "mtp"),
         ("Tăng tốc 2,5 lần với EAGLE-3 trên H100 ở độ đồng thời 128", 2.5, 128, None, "eagle3"),
+        # A mixture of experts by its total size alone: had been judged on Qwen3-32B, "not a preset".
+        ("Qwen3.5-397B on MI355X: MTP gives 1.9x at batch 128", 1.9, 128, "Qwen3.5-397B-A17B", "mtp"),
+        ("Qwen3-Coder-480B runs 2x faster with EAGLE-3", 2.0, None, "Qwen3-Coder-480B-A35B", "eagle3"),
     ])
     def test_the_figure_batch_model_and_method(self, sentence, speedup, batch, target, draft):
         read = claim_words.read_sentence(sentence, PRESETS)

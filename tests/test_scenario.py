@@ -76,6 +76,14 @@ class TestDraftChoices:
             m for m in PRESETS.models if PRESETS.models[m].num_experts == 0]
         assert listed.index("Qwen3-32B") < listed.index("Mixtral-8x7B") < listed.index("DeepSeek-V3")
 
+    def test_a_mixture_of_experts_by_its_total_size_alone(self):
+        """Qwen3.5-397B is how its card, benchmarks and slides shorten Qwen3.5-397B-A17B; a preset's own
+        key wins over the shortened one (Qwen3-32B is dense, not a Qwen3-32B-A… MoE)."""
+        names = {"Qwen3.5-397B": "Qwen3.5-397B-A17B", "Qwen/Qwen3.5-35B": "Qwen3.5-35B-A3B",
+                 "Qwen3-Coder-480B": "Qwen3-Coder-480B-A35B", "Qwen3-235B": "Qwen3-235B-A22B",
+                 "Qwen3-32B": "Qwen3-32B", "Mixtral-8x22B": None}
+        assert {name: scenario.model_preset(name, PRESETS.models) for name in names} == names
+
     def test_a_frontier_target_starts_with_its_mtp_layer_or_a_head_not_a_sibling_of_its_size(self):
         for target in ("DeepSeek-V3", "DeepSeek-V3.2", "GLM-4.5", "GLM-4.5-Air", "Qwen3-Next-80B-A3B"):
             assert scenario.default_draft(target, PRESETS) == "mtp", target
