@@ -378,6 +378,10 @@ class TestParallelFlags:
         command = vllm_config.sglang_command(self.DEEPSEEK, 3, schedule=schedule, method="mtp")
         assert json.loads(command.files["adaptive_tiers.json"]) == vllm_config.rank_tiers(schedule, 8)
         assert next(n for n in command.notices if n.key == "command.sglang_tiers_per_rank").params == {"dp": 8}
+        # --speculative-num-steps must be one of the tiers' steps: their longest, 3, not the schedule's 4
+        # at the server's batches 1-3, which no rank's key holds (Llama 4 Maverick on 16 H100s: 8, tiers to 7).
+        steps = command.argv[command.argv.index("--speculative-num-steps") + 1]
+        assert steps == "3" and command.argv[command.argv.index("--speculative-num-draft-tokens") + 1] == "4"
 
 
 class TestPerRankBatch:

@@ -744,11 +744,13 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--ep-size", str(scenario.tp * scenario.dp)]
     # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks;
     # not where no tier would speculate, for --speculative-num-steps must be one of the tiers' steps.
-    tiered = schedule is not None and kind in ("eagle", "eagle3")
-    all_off = tiered and int(schedule["gamma"].max()) == 0
-    tiered = tiered and not all_off
-    # With tiers, the longest tier's steps: what the server allocates and captures graphs for.
-    steps = int(schedule["gamma"].max()) if tiered else gamma
+    tiers = rank_tiers(schedule, scenario.dp) if schedule is not None and kind in ("eagle", "eagle3") else None
+    longest = max(tier["candidate_steps"][0] for tier in tiers.values()) if tiers else 0
+    all_off = tiers is not None and longest == 0
+    tiered = tiers is not None and not all_off
+    # With tiers, the longest tier's steps (not the schedule's: a rank's keys can pass over the
+    # server's batch 1): what the server allocates and captures graphs for.
+    steps = longest if tiered else gamma
     argv += memory_flags(scenario, "SGLang", problems, notices=notices, drafted=steps)
     notices += node_notices(scenario, "SGLang")
     argv += ["--speculative-algorithm", SGLANG_ALGORITHMS[kind]]
@@ -765,7 +767,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "1",
                  "--speculative-num-draft-tokens", str(steps + 1)]
     if tiered:
-        files["adaptive_tiers.json"] = json.dumps(rank_tiers(schedule, scenario.dp), indent=2)
+        files["adaptive_tiers.json"] = json.dumps(tiers, indent=2)
         argv += ["--speculative-adaptive", "--speculative-adaptive-config", "adaptive_tiers.json"]
         notices.append(Notice("command.sglang_tiers", since="0.5.14"))
         if scenario.dp > 1:
