@@ -14,6 +14,7 @@ from pages._deploy import VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
 from specviz import calculator, charts, scenario, settings, workload
+from specviz.advice import commands
 from specviz.errors import InputError
 from specviz.i18n import message, t
 from specviz.model import calibration, spec, step
@@ -138,6 +139,8 @@ if not chosen.prefill:
 context = chosen.context
 if mode == "step" and (beyond := chosen.beyond_positions()) is not None:
     st.warning(t("calc.beyond_positions", lang, **beyond))
+if (unserved := commands.mtp_unserved(chosen)) is not None:
+    st.info(message(unserved, lang))
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")

@@ -257,6 +257,17 @@ class TestCalculatorPage:
         assert "even the plain decode pass is compute-bound" in at.info[0].value
 
 
+    def test_an_mtp_no_engine_serves_is_said_to_be_so(self):
+        """MiniMax-M2.5 drafts with its three MTP modules by default, and Deploy refuses every command
+        for them; the headline's 2.30x on 4 H200s had stood alone."""
+        minimax = make_app(target="MiniMax-M2.5", gpu="H200")
+        said = [i.value for i in minimax.info if "No engine serves" in i.value]
+        assert len(said) == 1 and "minimax\\_m2" in said[0] and "n-gram" in said[0]
+        assert not [i for i in make_app(target="DeepSeek-V4-Flash", gpu="B200").info if "No engine serves" in i.value]
+        assert not [i for i in make_app(target="MiniMax-M2.5", gpu="H200", draft="ngram").info
+                    if "No engine serves" in i.value]
+
+
 class TestScenarioSidebar:
     def test_vocabulary_mismatch_warns(self):
         at = make_app(target="Llama-3.1-70B", draft="Qwen3-0.6B")

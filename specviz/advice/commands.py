@@ -113,7 +113,8 @@ from specviz.scenario import HF_URL, MTP_SERVED, Scenario, hugging_face_id
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
-           "draft_name", "checkpoint_id", "target_words", "engine_rule", "COMMAND_ENGINES", "ENGINE_NAMES", "command_engine_of", "memory_flags", "budget_notices", "node_notices", "rank_tiers"]
+           "draft_name", "checkpoint_id", "target_words", "engine_rule", "COMMAND_ENGINES", "ENGINE_NAMES", "command_engine_of", "memory_flags", "budget_notices", "node_notices", "rank_tiers",
+           "mtp_unserved"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -356,6 +357,16 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
     name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[head]} for {scenario.target.name}"
     problems.append(Notice("command.name_the_draft", draft=name, engine=engine))
     return f"<{name}>"
+
+
+def mtp_unserved(scenario: Scenario) -> Notice | None:
+    """What the calculator says where its draft is the target's MTP layers and neither vLLM nor
+    SGLang runs them for its model type (:data:`_MTP_TARGETS`: MiniMax-M2.5's three modules), so
+    that its speedup is not read as one a server gives, as Deploy refuses the command
+    (``command.no_mtp_layers``); None otherwise."""
+    if scenario.draft.kind != "mtp" or scenario.target.model_type in _MTP_TARGETS:
+        return None
+    return Notice("calc.mtp_unserved", target=scenario.target.name, model_type=scenario.target.model_type)
 
 
 def speculation_method(scenario: Scenario, method: str, engine: str) -> str:
