@@ -258,9 +258,9 @@ class TestCalculatorPage:
 
 
     def test_an_mtp_no_engine_serves_is_said_to_be_so(self):
-        """MiniMax-M2.5 drafts with its three MTP modules by default, and Deploy refuses every command
-        for them; the headline's 2.30x on 4 H200s had stood alone."""
-        minimax = make_app(target="MiniMax-M2.5", gpu="H200")
+        """MiniMax-M2.5's three MTP modules, chosen as its draft: Deploy refuses every command for
+        them; the headline's 2.30x on 4 H200s had stood alone."""
+        minimax = make_app(target="MiniMax-M2.5", gpu="H200", draft="mtp")
         said = [i.value for i in minimax.info if "No engine serves" in i.value]
         assert len(said) == 1 and "minimax\\_m2" in said[0] and "n-gram" in said[0]
         assert not [i for i in make_app(target="DeepSeek-V4-Flash", gpu="B200").info if "No engine serves" in i.value]

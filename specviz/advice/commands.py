@@ -361,10 +361,10 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
 
 def mtp_unserved(scenario: Scenario) -> Notice | None:
     """What the calculator says where its draft is the target's MTP layers and neither vLLM nor
-    SGLang runs them for its model type (:data:`_MTP_TARGETS`: MiniMax-M2.5's three modules), so
-    that its speedup is not read as one a server gives, as Deploy refuses the command
+    SGLang runs them for its model type (:data:`specviz.scenario.MTP_SERVED`: MiniMax-M2.5's three
+    modules), so that its speedup is not read as one a server gives, as Deploy refuses the command
     (``command.no_mtp_layers``); None otherwise."""
-    if scenario.draft.kind != "mtp" or scenario.target.model_type in _MTP_TARGETS:
+    if scenario.draft.kind != "mtp" or scenario.target.model_type in MTP_SERVED:
         return None
     return Notice("calc.mtp_unserved", target=scenario.target.name, model_type=scenario.target.model_type)
 
