@@ -894,7 +894,8 @@ class TestServeTab:
         at.radio(key="serve_engine").set_value("sglang").run()  # SGLang has no suffix decoding: said, no command
         assert not at.exception and at.warning[0].value.startswith("SGLang has no suffix drafting")
         at.selectbox(key="serve_method").set_value("mtp").run()  # Qwen3 has no MTP layers: said, no command
-        assert not at.exception and at.warning[0].value.startswith("Qwen3\\-32B (model type qwen3): vLLM and SGLang run no multi")
+        assert not at.exception and at.warning[0].value.startswith(
+            "Qwen3\\-32B (model type qwen3): no engine (vLLM, SGLang or TensorRT-LLM) runs")
         at.selectbox(key="serve_method").set_value("draft").run()
         assert "--speculative-algorithm STANDALONE --speculative-draft-model-path Qwen/Qwen3-0.6B" in command_shown(at)
 

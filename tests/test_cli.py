@@ -922,7 +922,7 @@ class TestVllmConfigCommand:
                                               "\"model\": \"org/eagle3\", \"num_speculative_tokens\": 3}'")
         code, _, err = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--method", "mtp",
                            "--gamma", "2")
-        assert code == 2 and "run no multi-token-prediction layers of this model type" in err
+        assert code == 2 and "no engine (vLLM, SGLang or TensorRT-LLM) runs the multi-token-prediction layers" in err
         code, _, err = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--draft",
                            "Qwen3-0.6B", "--gamma", "2", "--by-batch")
         assert code == 2 and "--by-batch needs --gpu and --alpha" in err
