@@ -30,7 +30,7 @@
     and a file is read on its own, without the stage files beside it. In the store, it and the
     summary, which inference-perf computes from the same requests, are one run: the summary after
     it is not stored, and it replaces a summary stored before it
-    (:func:`specviz.results.store.imports._same_requests`). So is the report of a run's only stage,
+    (:func:`specviz.results.store.repeats._same_requests`). So is the report of a run's only stage,
     of the same requests too: the run is the per-request report's, with the stage's rate (and
     concurrency) and label, whichever file came first; without the per-request report, the stage's.
 

@@ -14,7 +14,7 @@
 
 One class, built in layers, each a module: ``connection`` (connections, transactions, the schema
 check and migrations), ``imports`` (runs and imports, reads and the console; a user's CSV through
-``csv_import``; what a page reads of the runs, bounded and kept for every session, through
+``csv_import``; the runs another file already holds, found through ``repeats``; what a page reads of the runs, bounded and kept for every session, through
 ``shown``), ``live`` (the live tables).
 """
 

@@ -5,7 +5,6 @@ sandbox (:mod:`specviz.results.sandbox`)."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import stat
 import threading
@@ -24,10 +23,11 @@ from specviz import settings
 from specviz.errors import Notice, SpecvizError, out_of_room
 from specviz.results import importers, sandbox, schema
 from specviz.results.importers import user_csv
-from specviz.results.importers.base import IngestError, check_run_count, preview
+from specviz.results.importers.base import IngestError, check_run_count
 from specviz.results.schema import RUN_COLUMNS
 
 from . import csv_import, shown
+from .repeats import REPEATS, REPLACES, repeat_notices
 from .connection import Connections, StoreError, quote_identifier
 
 __all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
@@ -37,7 +37,7 @@ CONSOLE_TABLES = ("runs", "requests", "imports", "snapshots", "windows")
 # What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
 # imports row (with a new imported_at), but for the user's synthetic flag on runs already stored
 # (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells, and a stage's load
-# given to a stored run (:func:`_give_load`), which adds to its import's warnings; so this changes
+# given to a stored run (:func:`specviz.results.store.repeats._give_load`), which adds to its import's warnings; so this changes
 # whenever the tables do. Reads kept between calls (runs, imports, the console's copy) are read
 # again when it changes.
 _IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(concat(content_hash, imported_at, warnings))), "
@@ -124,283 +124,6 @@ def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
     return removed
 
 
-# What a sweep's copy of a run must repeat: every canonical column the file sets (not the store's
-# own, nor the synthetic flag, which is judged of the runs, not read from the file).
-_FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "source_format", "imported_at",
-                                                     "content_hash", "extra", "synthetic_acceptance"))
-
-
-def _figures_agree(stored: dict[str, Any], run: dict[str, Any], rounding: bool = False) -> bool:
-    """Whether a stored run and a parsed one have the same figures: the same value in every run
-    column (:data:`_FIGURES`), the same record twice; or, with ``rounding``, every number that both
-    set equal to within rounding (the relative 1e-9 of a sum taken in another order), two reports
-    computed from the same requests, where the label (the folder a file was uploaded from) and
-    what only one report gives (the per-request report's p99) may differ."""
-    if not rounding:
-        return all(stored.get(column) == run.get(column) for column in _FIGURES)
-    shared = [column for column in _FIGURES if isinstance(stored.get(column), (int, float))
-              and isinstance(run.get(column), (int, float))]
-    return all(math.isclose(stored[column], run[column], rel_tol=1e-9) for column in shared)
-
-
-def _first_difference(stored: dict[str, Any], run: dict[str, Any]) -> tuple[str, Any, Any] | None:
-    """The first field in which two copies of a sweep run differ, with its stored and its new value:
-    a canonical column, else a key of ``extra`` (but the swept settings of the folder name, which
-    a file uploaded on its own lacks); None if they are the same."""
-    for column in _FIGURES:
-        if stored.get(column) != run.get(column):
-            return column, stored.get(column), run.get(column)
-    old, new = (json.loads(extra) for extra in (stored["extra"], run["extra"]))
-    for key in [*old, *(k for k in new if k not in old)]:
-        if key != "sweep" and old.get(key) != new.get(key):
-            return key, old.get(key), new.get(key)
-    return None
-
-
-def _sweep_repeats(cur: duckdb.DuckDBPyConnection, name: str,
-                   parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
-    """The runs of a parsed file that a ``vllm bench sweep`` already stored from another of its
-    files: index → (that file's name, the run's ``run_number``). A sweep writes each run twice, as
-    ``run=N.json`` and inside ``summary.json`` (the same object, copied once the sweep's runs have
-    all finished), and the page, which takes files and not folders, may be given both.
-
-    Two runs are one when both are sweep runs (``run_number`` in ``extra``, which only the sweep
-    writes) with the same ``run_number`` and start ``date`` (``vllm bench serve`` writes it to the
-    second), of the same swept settings where both files were named inside their sweep folder (a
-    file uploaded on its own has none). Such a run is stored once. Its copies must then agree in
-    every field: ones that differ are a file edited or a run written again into the folder, and the
-    file is refused, naming the field (what is stored stays). Runs without a ``date`` are one only
-    where they agree in every field; otherwise each is stored.
-
-    Raises
-    ------
-    IngestError
-        ``ingest.sweep_run_differs``, naming the other file, the run and the first field in which
-        the two differ.
-    """
-    if not any('"run_number"' in run["extra"] for run in parsed.runs):
-        return {}
-    matches = _stored_matches(cur, parsed, """
-        r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
-        AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date')
-        AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))""")
-    repeated: dict[int, tuple[str, str]] = {}
-    for stored in matches:
-        index = stored["run_index"]
-        run = parsed.runs[index]
-        run_number = str(json.loads(run["extra"])["run_number"])
-        difference = _first_difference(stored, run)
-        if difference is None:
-            repeated.setdefault(index, (stored["source_file"], run_number))
-        elif json.loads(run["extra"]).get("date") is not None:
-            field, old, new = difference
-            raise IngestError("ingest.sweep_run_differs", name, other=stored["source_file"], run=run_number,
-                              field=field, stored=preview(old), value=preview(new))
-    return repeated
-
-
-def _stored_matches(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, on: str) -> list[dict[str, Any]]:
-    """The stored runs ``r`` that match a run ``i`` of ``parsed`` by the SQL condition ``on`` (``i.extra``
-    the parsed run's ``extra`` as JSON), each as a dict of its columns with the parsed run's
-    ``run_index``, by run and then by file name."""
-    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs]})
-    cur.register("incoming_runs", incoming)
-    found = cur.execute(f"""
-        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_runs)
-        SELECT i.run_index, r.* FROM i JOIN runs r ON {on} ORDER BY i.run_index, r.source_file""")
-    names = [column[0] for column in found.description]
-    matches = [dict(zip(names, row)) for row in found.fetchall()]
-    cur.unregister("incoming_runs")
-    return matches
-
-
-def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
-                    parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
-    """The runs of a parsed AIPerf file already stored from another file: index → (that file's name,
-    the run's ``benchmark_id``). AIPerf gives each run it makes a ``benchmark_id``; one run's export
-    copied to another folder, or with the artifact directory in its configuration rewritten, is
-    another content of the same run, which was stored twice under two series names.
-
-    Two runs are one when both are AIPerf runs of the same ``benchmark_id`` that agree in every run
-    column (figures, load, models; ``extra`` aside, which holds the paths). The server's metrics
-    exported for the same benchmark are a run of other figures, stored beside it.
-    """
-    if not any('"benchmark_id"' in run["extra"] for run in parsed.runs):
-        return {}
-    matches = _stored_matches(cur, parsed, """
-        r.source_format = 'aiperf' AND (r.extra->>'benchmark_id') = (i.extra->>'benchmark_id')""")
-    repeated: dict[int, tuple[str, str]] = {}
-    for stored in matches:
-        run = parsed.runs[stored["run_index"]]
-        if _figures_agree(stored, run):
-            repeated.setdefault(stored["run_index"], (stored["source_file"], json.loads(run["extra"])["benchmark_id"]))
-    return repeated
-
-
-def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
-                      parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
-    """The runs of a parsed file of several runs already stored from another file (or an earlier
-    content of the same one): index → (that file's name, the run's place in the file, from 1).
-    ``vllm bench serve --save-result --append-result`` (vLLM ``benchmarks/serve.py``: ``"\\n"`` and
-    the new object at the end of the file), SGLang's ``bench_serving --output-file`` (one line
-    appended per run, ``bench_serving.py``) and SpecForge's benchmark (a line per setting) add
-    each run to the same file: imported again after more runs were appended, its earlier lines
-    were stored twice, a baseline and its speculative runs counted twice.
-
-    Two runs are one when they are of the same format and agree in every run column (figures,
-    load, models, label) and in ``extra`` (vLLM's ``date`` to the second, SGLang's ``server_info``,
-    SpecForge's tree and completion tokens): the same record. A file of one run is never compared,
-    as a plain result file is not (:func:`_sweep_repeats`): two files of one run each are the
-    user's to keep.
-    """
-    if len(parsed.runs) < 2:
-        return {}
-    # The format is one of _REPEATS' keys (an importer's constant), never a user's text.
-    matches = _stored_matches(cur, parsed, f"""
-        r.source_format = '{parsed.format}' AND r.extra = CAST(i.extra AS VARCHAR)""")
-    repeated: dict[int, tuple[str, str]] = {}
-    for stored in matches:
-        index = stored["run_index"]
-        if _figures_agree(stored, parsed.runs[index]):
-            repeated.setdefault(index, (stored["source_file"], str(index + 1)))
-    return repeated
-
-
-# What inference-perf's summarize_requests writes of every run's requests, which a report of the
-# same requests must give too: the successes, the failures and the span from first start to last end.
-_REQUEST_FIGURES = ("num_requests", "failed_requests", "duration_s")
-# inference-perf's lifecycle reports, by what their run holds beyond the figures of its requests: the
-# summary nothing, a stage report its stage's load, the per-request report each request. Of two
-# reports of the same requests, the run of the later one here is the one stored.
-_REPORTS = ("summary", "stage", "per_request")
-# A stage's load, which the per-request report's run of the same requests takes from the stage's:
-# these columns (the label too, the run folder's, which puts the run on its stages' line) and keys
-# of extra.
-_LOAD_COLUMNS = ("request_rate", "concurrency", "label")
-_LOAD_EXTRA = ("stage", "achieved_rate")
-
-
-def _report_sql(extra: str) -> str:
-    """SQL of the lifecycle report (one of :data:`_REPORTS`) an inference-perf run is of, from the
-    ``stage`` and ``report`` its importer keeps in ``extra``; NULL for the server's Prometheus
-    report, which is of other figures."""
-    return (f"CASE WHEN ({extra}->>'report') = 'per_request' THEN 'per_request' WHEN ({extra}->>'report') IS NOT NULL "
-            f"THEN NULL WHEN ({extra}->>'stage') = 'all' THEN 'summary' ELSE 'stage' END")
-
-
-def _same_requests(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, ours: str,
-                   theirs: str) -> list[dict[str, Any]]:
-    """The stored runs of inference-perf's report ``theirs`` that are of the same requests as a run of
-    a parsed file of its report ``ours`` (two of :data:`_REPORTS`), as :func:`_stored_matches` gives them.
-
-    inference-perf writes its reports from one list, every request of the run's stages
-    (``ReportGenerator.generate_reports`` in ``inference_perf/reportgen/base.py``, 0.5.0 and 7de5ef2e of 2026):
-    the summary is ``summarize_requests`` of it, the per-request report its records, one each, and
-    the report of each stage ``summarize_requests`` of the stage's requests with the stage's rate
-    (and concurrency). A run of one stage gives its stage the whole list: the stage report is of
-    the same requests as the other two. No request carries an id of its run, nor does a report, so
-    two are one run where they agree in what ``summarize_requests`` writes of the list and the
-    importer computes again from the records (:data:`_REQUEST_FIGURES`, the throughputs, the mean,
-    median and p90 of each latency), to within rounding; a stage of a run of several is of fewer
-    requests than the others. The server's Prometheus report is of other figures, and stays a run
-    of its own. Each file of these reports is one run, so the run is its whole import.
-    """
-    # ours and theirs are of _REPORTS, this module's constants: never a user's text.
-    matches = _stored_matches(cur, parsed, f"""
-        r.source_format = 'inference-perf' AND {_report_sql('i.extra')} = '{ours}'
-        AND {_report_sql('r.extra')} = '{theirs}'""")
-    return [stored for stored in matches
-            if all(stored.get(column) is not None and parsed.runs[stored["run_index"]].get(column) is not None
-                   for column in _REQUEST_FIGURES)
-            and _figures_agree(stored, parsed.runs[stored["run_index"]], rounding=True)]
-
-
-def _with_load(run: Mapping[str, Any], stage: Mapping[str, Any], stage_file: str) -> dict[str, Any]:
-    """The columns of a per-request report's run, stored or parsed, that take the load of a stage's
-    run of the same requests: :data:`_LOAD_COLUMNS`, and ``extra`` with :data:`_LOAD_EXTRA` and the
-    stage report's name (``load_from``), since the run's own file has no load."""
-    extra, stage_extra = json.loads(run["extra"]), json.loads(stage["extra"])
-    extra.update({key: stage_extra[key] for key in _LOAD_EXTRA if key in stage_extra}, load_from=stage_file)
-    return {**{column: stage.get(column) for column in _LOAD_COLUMNS}, "extra": json.dumps(extra)}
-
-
-def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage: Mapping[str, Any],
-               stage_file: str) -> dict[str, Any]:
-    """Give a stored per-request report's run the load of a parsed stage report's run of the same
-    requests (:func:`_with_load`), and its import the notice it has where the stage came first
-    (``warn.stage_load_taken``): the run and its import are then the same whichever file came
-    first, and the tables' version changes (:data:`_IMPORTS_VERSION`). Returns the columns given."""
-    load = _with_load(stored, stage, stage_file)
-    cur.execute(f"UPDATE runs SET {', '.join(f'{quote_identifier(column)} = ?' for column in load)} "
-                "WHERE run_id = ?", [*load.values(), stored["run_id"]])
-    notice = Notice("warn.stage_load_taken", other=stage_file, runs=load["label"]).to_json()
-    (warnings,) = cur.execute("SELECT warnings FROM imports WHERE content_hash = ?", [stored["content_hash"]]).fetchone()
-    warnings = json.loads(warnings or "[]")
-    if notice not in warnings:  # the same stage report again, as another content
-        cur.execute("UPDATE imports SET warnings = ? WHERE content_hash = ?",
-                    [json.dumps([*warnings, notice]), stored["content_hash"]])
-    return load
-
-
-def _stored_from_later(ours: str, theirs: str) -> Callable[..., dict[int, tuple[str, str]]]:
-    """A finder of :data:`_REPEATS`: the run of a parsed inference-perf report ``ours`` already stored
-    from its report ``theirs``, later in :data:`_REPORTS`, of the same requests
-    (:func:`_same_requests`): index → (that file's name, the run's label). That run has the
-    parsed run's figures, and more; the file is not stored again, but a stage's load, which the
-    per-request report's run takes (:func:`_give_load`)."""
-    def find(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
-        repeated: dict[int, tuple[str, str]] = {}
-        for stored in _same_requests(cur, parsed, ours, theirs):
-            kept = _give_load(cur, stored, parsed.runs[stored["run_index"]], name) if ours == "stage" else stored
-            repeated.setdefault(stored["run_index"], (stored["source_file"], kept["label"]))
-        return repeated
-    return find
-
-
-def _replacing_earlier(ours: str, theirs: str) -> Callable[..., dict[str, tuple[str, str]]]:
-    """A finder of :data:`_REPLACES`: the stored runs of inference-perf's report ``theirs``, earlier in
-    :data:`_REPORTS`, of the same requests as a parsed file's run of its report ``ours``
-    (:func:`_same_requests`): their content hash → (file name, the label of the run kept). The
-    parsed run has their figures and more; it takes their place, and a per-request report's run
-    takes a stage's load (:func:`_with_load`), so that the run is the same whichever file came
-    first."""
-    def find(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
-        replaced: dict[str, tuple[str, str]] = {}
-        for stored in _same_requests(cur, parsed, ours, theirs):
-            run = parsed.runs[stored["run_index"]]
-            if theirs == "stage":
-                run.update(_with_load(run, stored, stored["source_file"]))
-            replaced[stored["content_hash"]] = (stored["source_file"], run["label"])
-        return replaced
-    return find
-
-
-# The formats one of whose runs another file may hold too: how the repeats are found, and the notice
-# that names them, in the order they are asked (a run found by one is not asked of the next).
-_REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
-            "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
-            "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
-            "specforge-bench": ((_appended_repeats, "warn.run_appended"),),
-            "inference-perf": ((_stored_from_later("summary", "per_request"), "warn.summary_repeated"),
-                               (_stored_from_later("summary", "stage"), "warn.summary_of_stage"),
-                               (_stored_from_later("stage", "per_request"), "warn.stage_load_given"))}
-# The formats whose file may hold another stored file's run and more of it: how the stored files are
-# found, whose imports the new file's run replaces, and the notice that names them.
-_REPLACES = {"inference-perf": ((_replacing_earlier("per_request", "stage"), "warn.stage_load_taken"),
-                                (_replacing_earlier("per_request", "summary"), "warn.summary_replaced"),
-                                (_replacing_earlier("stage", "summary"), "warn.stage_replaced_summary"))}
-
-
-def _repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notice]:
-    """One notice ``key`` for each file that already holds some of the runs, naming the runs."""
-    by_file: dict[str, list[str]] = {}
-    for index in sorted(repeated):
-        other, run_name = repeated[index]
-        by_file.setdefault(other, []).append(run_name)
-    return [Notice(key, other=other, runs=", ".join(names)) for other, names in by_file.items()]
-
-
-
 class RunsAndImports(Connections):
     """Imports, removals, reads and the SQL console of a store (see :class:`specviz.results.store.Store`).
 
@@ -474,21 +197,21 @@ class RunsAndImports(Connections):
             while it is parsed, so it is parsed first, and one that no longer parses says so), and
             also if every run of the file is a ``vllm bench sweep`` run already stored from another
             file of the sweep
-            (``run=0.json`` after the ``summary.json`` that repeats it; :func:`_sweep_repeats`).
+            (``run=0.json`` after the ``summary.json`` that repeats it; :func:`specviz.results.store.repeats._sweep_repeats`).
             Then, as for the same content, nothing of the file is stored, not even its ``imports``
             row: what it holds is in the store once, under the other file, and if that file is
             removed, importing this one again stores its runs. The warnings name the other file.
             Where only some runs repeat (``summary.json`` after ``run=0.json``), the others are
             imported and a warning names the file that holds the repeats. An AIPerf run already
-            stored from another file (the same ``benchmark_id`` and figures; :func:`_aiperf_repeats`)
+            stored from another file (the same ``benchmark_id`` and figures; :func:`specviz.results.store.repeats._aiperf_repeats`)
             is passed over the same way, and so is a run of a vLLM, SGLang or SpecForge file of
             several runs that is the same record as a stored one (a file that its tool appended
-            more runs to, imported again; :func:`_appended_repeats`), and an inference-perf report
+            more runs to, imported again; :func:`specviz.results.store.repeats._appended_repeats`), and an inference-perf report
             whose run is stored from another report of the same requests that holds more of it
             (a summary after its per-request report, or after the report of a run's only stage; a
             stage report after the per-request report, whose run takes the stage's load:
-            :func:`_stored_from_later`). The other way round, that report replaces the stored
-            one's import (:func:`_replacing_earlier`; the per-request report's run taking a
+            :func:`specviz.results.store.repeats._stored_from_later`). The other way round, that report replaces the stored
+            one's import (:func:`specviz.results.store.repeats._replacing_earlier`; the per-request report's run taking a
             stage's load), with a warning naming it: either way the run is stored once, from the
             per-request report where it is stored, with the stage's load where the stage's report
             is.
@@ -502,7 +225,7 @@ class RunsAndImports(Connections):
             none of whose columns is recognised), and a ``csv_mapping`` to a column the store fills
             in itself (``ingest.csv_mapping_reserved``, before the file is read); nothing is written.
             Also a ``vllm bench sweep`` run that another file of the sweep stored with other figures
-            (``ingest.sweep_run_differs``, naming the field; :func:`_sweep_repeats`): what is stored stays.
+            (``ingest.sweep_run_differs``, naming the field; :func:`specviz.results.store.repeats._sweep_repeats`): what is stored stays.
         ValueError
             An ``origin`` that is none of :data:`specviz.results.schema.ORIGINS` (a caller's mistake).
         """
@@ -535,15 +258,15 @@ class RunsAndImports(Connections):
                     else:
                         repeated: dict[int, tuple[str, str]] = {}
                         notices: list[Notice] = []
-                        for find, notice in _REPEATS.get(fmt, ()):
+                        for find, notice in REPEATS.get(fmt, ()):
                             found = {i: at for i, at in find(cur, name, parsed).items() if i not in repeated}
                             repeated.update(found)
-                            notices += _repeat_notices(found, notice)
+                            notices += repeat_notices(found, notice)
                         if repeated and len(repeated) == len(parsed.runs):
                             return ImportResult(name, "skipped", fmt, warnings=notices,
                                                 message="already imported from " + ", ".join(
                                                     sorted({other for other, _ in repeated.values()})))
-                        for find, notice in _REPLACES.get(fmt, ()):
+                        for find, notice in REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, parsed).items():
                                 _delete_import(cur, replaced)
                                 notices.append(Notice(notice, other=other, runs=run_name))
