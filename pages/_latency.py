@@ -48,7 +48,7 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     their inputs)."""
     times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    length = float(spec.expected_tokens(alpha, gamma))
+    length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
     fewest, most = simulate.zero_share_range(length, gamma)
     shares = [z for z in ZERO_SHARES if fewest <= z <= most]
     # The requests simulated shrink so that the view's runs stay within its budget of cells; the
@@ -114,11 +114,19 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         except SpecvizError as exc:
             st.error(message(exc, lang))
     if rates:
-        # The α and γ with the rates' tokens per step: the same mean step, so the same request times;
-        # the simulation below draws from the rates themselves.
-        gamma, alpha = len(rates), float(spec.alpha_from_rates(rates))
+        # The α and γ with the rates' tokens per step for the scenario's draft: the same mean step, so
+        # the same request times; the simulation below draws from the rates themselves.
+        gamma = len(rates)
+        try:
+            alpha = float(spec.alpha_from_acceptance_length(spec.expected_tokens_chain(rates), gamma, **chosen.reuse))
+        except SpecvizError as exc:  # more tokens a step than the scenario's reused MTP layer makes
+            st.error(message(exc, lang))
+            return
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
+    elif (reused := chosen.mtp_reused_from) is not None and gamma >= reused:
+        # The MTP layer run past its training accepts less at each further position: drawn so.
+        rates = tuple(float(a) for a in spec.position_rates(alpha, gamma, **chosen.reuse))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
     context = workload.mean_context(n_in, n_out)  # decode steps run at the request's mean context
     first = {k: float(v) for k, v in workload.prompt_room(chosen, alpha, gamma, batch).items()}
@@ -172,7 +180,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
                  column_config={t(f"calc.latency.{c}", lang): st.column_config.NumberColumn(format="%,.2f")
                                 for c in ("plain_ms", "spec_ms", "ratio")})
     if not sweep.empty:
-        st.subheader(t("calc.latency.sweep", lang, length=float(spec.expected_tokens(alpha, gamma))))
+        st.subheader(t("calc.latency.sweep", lang, length=float(chosen.expected_tokens(alpha, gamma))))
         # What moves first, then what stays put.
         moving = ["zero_share", "tpot_mean_s", "tpot_p90_s", "tpot_p99_s", "request_p99_s", "request_p50_s",
                   "request_mean_s", "itl_mean_s", "itl_p99_s", "mean_tokens", "zero_accept_share", "tpot_p50_s"]

@@ -166,6 +166,9 @@ else:
         if sidebar.target.num_experts:  # a mixture of experts' verify pass: how many experts its tokens share
             chosen = replace(chosen, routing_overlap=field_widget(st.slider, "routing_overlap",
                                                                   help=t("calc.routing_overlap_help", lang)))
+        if (reused := chosen.mtp_reused_from) is not None:  # an MTP layer the engine runs past its training
+            chosen = replace(chosen, mtp_reuse=field_widget(st.slider, "mtp_reuse", help=t(
+                "calc.mtp_reuse_help", lang, target=sidebar.target.name, trained=reused - 1, reused=reused)))
     chosen = replace(chosen, costs=step.Costs(**costs))
 
 
@@ -218,7 +221,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
     row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
                help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
-    row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma):.2f}",
+    row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma, **chosen.reuse):.2f}",
                help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
     row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
                width="content")
@@ -295,7 +298,7 @@ def at_alpha(chosen: scenario.Scenario) -> None:
     row = st.container(horizontal=True)
     # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone cost
     # more than they return.
-    breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"]))
+    breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
     row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
                help=t("calc.m.breakeven_verify_help", lang), width="content")
     breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)

@@ -269,7 +269,8 @@ try:
                md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
     if percent := claim_words.percent_of(text):
         st.caption(md("claims.percent_reading", lang, percent=percent, speedup=speedup, other=percent / 100))
-    alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma)
+    alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma,
+                                                                                               sidebar.reuse)
 except SpecvizError as exc:
     st.error(message(exc, lang))
     st.stop()

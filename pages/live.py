@@ -250,8 +250,11 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         # The tail these rates give, in the calculator's Latency view at this load.
         shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
                  "gamma": str(len(conditional))}
-        if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean
-            shown["alpha"] = f"{figures['alpha_iid']:.2f}"
+        if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean, for its draft
+            alpha = figures["alpha_iid"] if served is None else windows.scenario_alpha(served, figures["alpha_iid"],
+                                                                                       len(conditional))
+            if not isinstance(alpha, Notice):
+                shown["alpha"] = f"{alpha:.2f}"
         if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
             shown["batch"] = str(max(1, round(batch)))
         if served is not None:  # the verdict's context, so that the calculator checks the same memory

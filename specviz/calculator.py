@@ -83,7 +83,8 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
         # (one product a point); all are broadcast at the end.
         r = step.step(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx, alpha=a,
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
-                      routing_overlap=scenario.routing_overlap, broadcast=False, **scenario.load)
+                      routing_overlap=scenario.routing_overlap, mtp_reuse=scenario.mtp_reuse, broadcast=False,
+                      **scenario.load)
         compute = scenario.precision.matmul_compute(scenario.target)
         prompts = scenario.prompts_per_step(b)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
@@ -101,8 +102,8 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
                "verify_cost": np.asarray(scenario.verify_cost, dtype=float),
                "draft_cost": np.asarray(scenario.draft_cost, dtype=float),
-               "expected_tokens": np.asarray(spec.expected_tokens(a, g)),
-               "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost))}
+               "expected_tokens": np.asarray(scenario.expected_tokens(a, g)),
+               "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost, **scenario.reuse))}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
 
@@ -119,7 +120,7 @@ def breakeven_alpha(scenario: Scenario, gamma: int, batch: int, context: ArrayLi
     """
     if not scenario.prefill or scenario.mode != "step":
         here = evaluate_scenario(scenario, 0.5, gamma, batch, context)
-        return float(spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"]))
+        return float(spec.breakeven_alpha(gamma, here["verify_cost"], here["draft_cost"], **scenario.reuse))
     alphas = np.linspace(0.0, 1.0, 1001)
     speed = np.asarray(evaluate_scenario(scenario, alphas, gamma, batch, context)["speedup"], dtype=float)
     if speed[-1] < 1.0:
@@ -153,7 +154,7 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
         return speed, speed
     hold = {name: getattr(scenario.costs, name) for name in knobs_off_preset(scenario)}
     knobs = calibration.prior_draws(scenario.engine, draws, seed, hold)
-    e = np.asarray(spec.expected_tokens(alpha, gamma), dtype=float)
+    e = np.asarray(scenario.expected_tokens(alpha, gamma), dtype=float)
     if scenario.prefill:
         # The prefill a speculative step carries grows with E: each α has its own steps.
         return calibration.widen(*_quantiles_with_prefill(scenario, e, gamma, batch, context, knobs))
@@ -277,10 +278,10 @@ def alpha_table(scenario: Scenario, gamma: int, batch: int, context: int = 0,
     c = here["draft_cost"]
     return pd.DataFrame({
         "alpha": a,
-        "alpha_vllm": spec.acceptance_rate_from_alpha(a, gamma),
+        "alpha_vllm": spec.acceptance_rate_from_alpha(a, gamma, **scenario.reuse),
         "expected_tokens": here["expected_tokens"],
-        "memory_bound": spec.speedup(a, gamma, 1.0, c),
-        "compute_bound_limit": spec.speedup(a, gamma, gamma + 1.0, c),
+        "memory_bound": spec.speedup(a, gamma, 1.0, c, **scenario.reuse),
+        "compute_bound_limit": spec.speedup(a, gamma, gamma + 1.0, c, **scenario.reuse),
         "this_batch": here["speedup"],
     })
 
@@ -403,7 +404,7 @@ def _experts_read(scenario: Scenario, alpha: float, gamma: int, batch: float) ->
     :func:`specviz.model.step.verify_routed_tokens`), and E times the prompts."""
     prompts = float(scenario.prompts_per_step(batch))
     routed = (step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
-              + float(spec.expected_tokens(alpha, gamma)) * prompts)
+              + float(scenario.expected_tokens(alpha, gamma)) * prompts)
     plain, verify = (float(roofline.experts_touched(scenario.target, tokens)) for tokens in (batch + prompts, routed))
     return plain, verify
 
@@ -467,7 +468,7 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
         return None
     # A steady load's prompts are routed too: B·P/O in a plain pass, E times as many in a verify pass.
     prompts = float(scenario.prompts_per_step(batch))
-    expected = float(spec.expected_tokens(alpha, gamma))
+    expected = float(scenario.expected_tokens(alpha, gamma))
     plain_tokens = batch + prompts
     plain, verify = _experts_read(scenario, alpha, gamma, batch)
     every = np.arange(1, batch_max + 1)
@@ -554,7 +555,7 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int,
     device = step.tensor_parallel_device(scenario.gpu, scenario.tp)
     peak = device.peak(scenario.precision.matmul_compute(scenario.target)) * scenario.costs.mfu
     bandwidth = device.bandwidth_tb_s * scenario.costs.mbu
-    expected = spec.expected_tokens(scenario.alpha if alpha is None else alpha, gamma)
+    expected = scenario.expected_tokens(scenario.alpha if alpha is None else alpha, gamma)
     work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
                           **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s,
                           routing_overlap=scenario.routing_overlap, expected_tokens=expected, **scenario.load)

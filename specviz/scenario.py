@@ -81,6 +81,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("draft_cost", spec.SEED_DRAFT_COST, 0.0, 10.0, 0.01),
     # A mixture of experts' verify pass: the share of a token's experts its previous token chose too.
     Field("routing_overlap", step.ROUTING_OVERLAP, 0.0, 1.0, 0.01),
+    # An MTP layer run past the positions it was trained for: what each further position keeps.
+    Field("mtp_reuse", step.MTP_REUSE, 0.0, 1.0, 0.01),
     # A request's tokens in and out: the Latency view's workload, and with ``prefill`` the load whose
     # arriving prompts share each step. The defaults are data/workloads.csv's coding assistant's.
     Field("input_tokens", 100, 1, "SPECVIZ_CONTEXT_MAX", 1, whole=True),
@@ -145,15 +147,19 @@ class PublishedAcceptance:
     note: str
 
 
-def load_published_acceptance(data_dir: Path) -> tuple[PublishedAcceptance, ...]:
-    """The rows of ``data_dir/published_acceptance.csv``, α derived where a row gives a length."""
+def load_published_acceptance(data_dir: Path, models: Mapping[str, architecture.Model]) -> tuple[PublishedAcceptance, ...]:
+    """The rows of ``data_dir/published_acceptance.csv``, α derived where a row gives a length: for
+    the target's MTP layers run past their training, at the default :data:`specviz.model.step.MTP_REUSE`
+    (:func:`specviz.model.step.draft_expected_tokens`), the α at which the calculator shows that length."""
     with open(Path(data_dir) / "published_acceptance.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     found = []
     for row in rows:
         gamma = int(row["gamma"])
         length = float(row["acceptance_length"]) if row["acceptance_length"] else None
-        alpha = float(row["alpha"]) if row["alpha"] else float(spec.alpha_from_acceptance_length(length, gamma))
+        reused = {"trained": step.mtp_trained_positions(models[row["target"]]), "decay": step.MTP_REUSE} \
+            if row["draft"] == "mtp" else {}
+        alpha = float(row["alpha"]) if row["alpha"] else float(spec.alpha_from_acceptance_length(length, gamma, **reused))
         found.append(PublishedAcceptance(row["target"], row["draft"], gamma, alpha, length,
                                          PresetText.from_row(row, "dataset"), row["source"], PresetText.from_row(row, "note")))
     return tuple(found)
@@ -180,8 +186,9 @@ class Presets:
 def load_presets(data_dir: Path) -> Presets:
     """The GPU, model, engine, draft-head and workload presets of a data folder (``gpus.csv``,
     ``models.csv``, ``engines.csv``, ``draft_heads.csv``, ``workloads.csv``)."""
-    return Presets(roofline.load_gpus(data_dir), hf_config.load_models(data_dir), calibration.load_engines(data_dir),
-                   hf_config.load_draft_heads(data_dir), load_published_acceptance(data_dir),
+    models = hf_config.load_models(data_dir)
+    return Presets(roofline.load_gpus(data_dir), models, calibration.load_engines(data_dir),
+                   hf_config.load_draft_heads(data_dir), load_published_acceptance(data_dir, models),
                    workload.load_workloads(data_dir))
 
 
@@ -416,7 +423,9 @@ class Scenario:
     which a link cannot carry) and ``draft`` is what it resolves to. ``routing_overlap`` is the
     share of a token's routed experts that its sequence's previous token chose too, for a mixture
     of experts' verify pass (:func:`specviz.model.step.step`; Cohere's measured 0.38 by default, 0
-    for uniform routing, the largest expert tax). ``input_tokens`` and ``output_tokens`` are a
+    for uniform routing, the largest expert tax). ``mtp_reuse`` is what each draft position keeps of
+    the acceptance before it where the target's MTP layers run past the positions they were trained
+    for (:func:`specviz.model.step.draft_expected_tokens`; 1, the i.i.d. chain, bounds it). ``input_tokens`` and ``output_tokens`` are a
     request's (the Latency view's workload); with ``prefill`` the batch is a server's steady load of
     such requests (:func:`steady_load`, which sets the context to a request's mean), and each step
     also carries the prompts of the requests that replace the finished ones (:func:`specviz.model.step.step`'s ``prompt_tokens``: B·P/O prompt tokens a plain step, E
@@ -445,6 +454,7 @@ class Scenario:
     verify_cost: float = 1.0
     draft_cost: float = spec.SEED_DRAFT_COST
     routing_overlap: float = step.ROUTING_OVERLAP
+    mtp_reuse: float = step.MTP_REUSE
     input_tokens: int = 100
     output_tokens: int = 500
     prefill: bool = False
@@ -482,7 +492,27 @@ class Scenario:
         other prompts than the load's)."""
         return step.step(self.gpu, self.target, self.draft, batch=batch, gamma=gamma, context=context, alpha=alpha,
                          acceptance_length=acceptance_length, **self.parallel, precision=self.precision,
-                         costs=self.costs, routing_overlap=self.routing_overlap, **(self.load if load is None else load))
+                         costs=self.costs, routing_overlap=self.routing_overlap, mtp_reuse=self.mtp_reuse,
+                         **(self.load if load is None else load))
+
+    @property
+    def reuse(self) -> dict[str, ArrayLike]:
+        """How the draft's acceptance falls along its positions (:func:`specviz.model.step.draft_reuse`):
+        ``trained`` and ``decay`` for the functions of :mod:`specviz.model.spec`."""
+        return step.draft_reuse(self.target, self.draft, self.mtp_reuse)
+
+    def expected_tokens(self, alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+        """E(α, γ) of the scenario's draft: a chain's, or its target's MTP layers' with ``mtp_reuse``
+        past the positions they were trained for."""
+        return spec.expected_tokens(alpha, gamma, **self.reuse)
+
+    @property
+    def mtp_reused_from(self) -> int | None:
+        """The first draft position at which the engine runs the target's MTP layers past their
+        training (:func:`specviz.model.step.mtp_trained_positions` + 1); None for another draft or
+        layers trained for every position."""
+        trained = self.reuse["trained"]
+        return int(trained) + 1 if math.isfinite(trained) else None
 
     def gamma_limit(self, gamma_max: int) -> int:
         """The longest draft the scenario takes, up to ``gamma_max``: under a steady load a request
@@ -563,8 +593,8 @@ def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:
 
 
 # The numeric fields a scenario holds as they are (the cost knobs and GPU figures are held elsewhere).
-_POINT_FIELDS = ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost", "routing_overlap", "input_tokens",
-                 "output_tokens")
+_POINT_FIELDS = ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cost", "routing_overlap", "mtp_reuse",
+                 "input_tokens", "output_tokens")
 
 
 def _text(value: float) -> str:

@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 
 from .errors import InputError
 from .i18n import PresetText
-from .model import spec, step
+from .model import step
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
@@ -116,7 +116,7 @@ def prompt_room(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
     budget = float(rule.tokens_per_rank(scenario.gpu.memory_gb, scenario.attention_groups))
     others = scenario.prompts_per_step(b)
     out = {"budget": budget, "batch_per_rank": b}
-    for side, positions, arriving in (("plain", 1.0, others), ("spec", g + 1.0, others * spec.expected_tokens(alpha, g))):
+    for side, positions, arriving in (("plain", 1.0, others), ("spec", g + 1.0, others * scenario.expected_tokens(alpha, g))):
         room = budget - b * positions if rule.decodes_share else np.full_like(b * positions, budget)
         out |= {f"room_{side}": room, f"prompts_{side}": arriving,
                 f"queue_{side}": np.where(room > 0, arriving / np.where(room > 0, room, 1.0), np.inf),

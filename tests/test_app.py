@@ -99,13 +99,13 @@ class TestCalculatorPage:
         assert len(at.get("vega_lite_chart")) == 1 and len(at.download_button) == (view != "Roofline")
 
     def test_the_batch_chart_says_where_a_mixture_of_experts_pays_again(self):
-        """DeepSeek-V3 + MTP on 8 B200s: at α 0.5 speculation loses at batches 6-13 and pays again from 14;
+        """DeepSeek-V3 + MTP on 8 B200s: at α 0.5 speculation loses at batches 3-28 and pays again from 29;
         at the chosen α 0.8 the chart still drew α 0.5's triangle, and no caption said what it was."""
         deepseek = dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
         at_half = paragraphs(make_app({"view": "By batch"}, alpha="0.5", **deepseek))
-        assert any("it also loses at batches 6–13" in p for p in at_half)
+        assert any("it also loses at batches 3–28" in p for p in at_half)
         at_default = paragraphs(make_app({"view": "By batch"}, **deepseek))
-        assert any(p.startswith("Triangles (at α = 0.5)") for p in at_default)
+        assert any(p.startswith("Triangles (at α = 0.5, 0.6)") for p in at_default)
         assert not any("Triangles" in p for p in paragraphs(make_app({"view": "By batch"})))  # a dense model
 
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
@@ -325,6 +325,17 @@ class TestScenarioSidebar:
         assert f"(no tax: a bound) it would give {bound['speedup_untaxed']:.2f}×" in tax[0]
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8"))
 
+    def test_a_reused_mtp_layer_is_priced_with_its_factor_under_advanced(self):
+        """DeepSeek-V3's one MTP layer drafting 4: E = 1 + 0.8 + 0.8²·0.62 + 0.8³·0.62³ + 0.8⁴·0.62⁶
+        = 2.34 at the default factor, 3.36 (seed 000's chain) at 1, the bound."""
+        at = make_app(target="DeepSeek-V3", gpu="B200", draft="mtp")
+        assert at.slider(key="mtp_reuse").value == 0.62 and metric(at, "Tokens per step E") == "2.34"
+        assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp"))
+        at.slider(key="mtp_reuse").set_value(1.0).run()
+        assert metric(at, "Tokens per step E") == "3.36"
+        assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="1"))
+        assert not [s for s in make_app(target="DeepSeek-V3", gpu="B200", draft="eagle3").slider if s.key == "mtp_reuse"]
+
     def test_the_expert_tax_gives_no_speedup_for_a_batch_that_does_not_fit(self):
         """It said "At α 0.70, γ 2 and batch 256 speculation gives 1.63×" under "does not fit"."""
         at = make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", dp="1", ep="off",
@@ -373,7 +384,8 @@ class TestScenarioSidebar:
                                                         "Published for this pair: α 0.80 at γ 3"]
         flash = [c.value for c in make_app(target="DeepSeek-V4-Flash", draft="mtp", gpu="B200").caption
                  if c.value.startswith("Published for this pair")]
-        assert len(flash) == 1 and "α 0.72 at γ 3 (GSM8K (20-shot, all 1,319 problems);" in flash[0]
+        # Its one MTP layer drafts two of the three tokens past its training: 2.60 a step is α 0.91.
+        assert len(flash) == 1 and "α 0.91 at γ 3 (GSM8K (20-shot, all 1,319 problems);" in flash[0]
         assert not [c for c in make_app(target="DeepSeek-V4-Pro", draft="mtp", gpu="B200").caption
                     if c.value.startswith("Published for this pair")]
 

@@ -885,6 +885,19 @@ class TestSimulateCommand:
         assert code == 2 and "the rates give γ" in err
 
 
+    def test_a_reused_mtp_layer_draws_its_falling_rates(self, capsys):
+        """DeepSeek-V3's one MTP layer drafting 3: 0.8, 0.496, 0.308 per position, E 2.319, as the
+        Latency view draws them; the --rates such a server measured give back α 0.8."""
+        link = "target=DeepSeek-V3&gpu=B200&draft=mtp"
+        code, out, _ = run(capsys, "simulate", link, "--alpha", "0.8", "--gamma", "3", "--steps", "20000", "--seed", "3",
+                           "--format", "json")
+        row = json.loads(out)
+        assert code == 0 and row["rates"] == pytest.approx([0.8, 0.496, 0.30752])
+        assert row["expected_tokens"] == pytest.approx(1 + 0.8 + 0.8 * 0.496 + 0.8 * 0.496 * 0.30752)
+        _, out, _ = run(capsys, "simulate", link, "--rates", "0.8", "0.496", "0.30752", "--steps", "2000", "--format", "json")
+        assert json.loads(out)["alpha"] == pytest.approx(0.8)
+
+
 class TestVllmConfigCommand:
     def test_each_version_band(self, capsys):
         base = ("vllm-config", "--target", "Qwen3-32B", "--draft", "Qwen/Qwen3-0.6B", "--gamma", "4",

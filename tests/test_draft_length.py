@@ -126,19 +126,24 @@ class TestAdvise:
         assert moved == Notice("advice.gamma_by_batch_moves", small=4, batch=32, large=5, turn=3, turn_first=4,
                                turn_last=19)
 
-    def test_a_draft_longer_than_the_mtp_layers_is_warned_of(self):
+    def test_a_draft_longer_than_the_mtp_layers_is_priced_and_warned_of(self):
+        """DeepSeek-V3's one MTP layer, run again for each token past the first, accepts less at each:
+        the schedule drafts up to 2 tokens where, pricing every position at α (the bound, reuse 1), it
+        drafted past 6."""
         deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
         schedule = draft_length.gamma_schedule(deepseek, 0.8, 1024, 1024, 8)
-        assert deepseek.target.mtp_layers == 1
-        longest = int(schedule["gamma"].max())
-        assert longest > 6
-        # The longest draft asked for: the schedule's, which the command drafts up to, or this γ.
-        assert Notice("advice.mtp_reused", target=deepseek.target.name, layers=1, gamma=longest) in \
+        assert deepseek.target.mtp_layers == 1 and deepseek.mtp_reused_from == 2
+        assert int(schedule["gamma"].max()) == 2
+        bound = draft_length.gamma_schedule(replace(deepseek, mtp_reuse=1.0), 0.8, 1024, 1024, 8)
+        assert int(bound["gamma"].max()) > 6
+        # The longest draft asked for: this γ 6, past the schedule's; from the first reused position,
+        # 0.8 × 0.62, to the sixth, 0.8 × 0.62⁵.
+        assert Notice("advice.mtp_reused", target=deepseek.target.name, trained=1, gamma=6, reuse=0.62,
+                      first=pytest.approx(0.496), last=pytest.approx(0.8 * 0.62 ** 5)) in \
             draft_length.advise(deepseek, 0.8, 6, 64, schedule)
-        # At γ 1 (the published α 0.85 is at γ 1) the schedule still drafts up to `longest` tokens with
-        # the one layer: warned of, where it was not.
-        assert Notice("advice.mtp_reused", target=deepseek.target.name, layers=1, gamma=longest) in \
-            draft_length.advise(deepseek, 0.8, 1, 64, schedule)
+        # At γ 1 (the published α 0.85 is at γ 1) the schedule still drafts 2 tokens with the one layer.
+        assert any(n.key == "advice.mtp_reused" and n.params["gamma"] == 2
+                   for n in draft_length.advise(deepseek, 0.8, 1, 64, schedule))
         ones = schedule.assign(gamma=1)  # a schedule of one token at every batch, and γ 1: nothing to warn of
         assert not any(n.key == "advice.mtp_reused" for n in draft_length.advise(deepseek, 0.8, 1, 64, ones))
 

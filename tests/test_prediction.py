@@ -170,6 +170,24 @@ class TestPredict:
         predicted = prediction.predict(explorer.pair_with_baselines(frame), SCENARIO, PRESETS)
         assert predicted.alpha[0] == pytest.approx(0.8, abs=1e-6)  # not 0.5904
 
+    def test_an_mtp_run_is_predicted_at_the_tokens_a_step_it_made(self):
+        """A DeepSeek-V3 server drafting 3 tokens with its one MTP layer, 2.60 tokens a step: α 0.909
+        at the layer's trained position (the chain's 0.717 would give the reused layer's 2.12), and
+        2.95, more than the layer makes even at α = 1 (2.86), gets no prediction."""
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
+        frame = runs_frame([{"concurrency": 8, "output_throughput": 100},
+                            {"concurrency": 8, "output_throughput": 200, "num_speculative_tokens": 3,
+                             "acceptance_length": 2.60},
+                            {"concurrency": 8, "output_throughput": 210, "num_speculative_tokens": 3,
+                             "acceptance_length": 2.95}])
+        predicted = prediction.predict(explorer.pair_with_baselines(frame), deepseek, PRESETS)
+        made = predicted[predicted.acceptance_length == 2.60].iloc[0]
+        assert made.alpha == pytest.approx(0.909, abs=1e-3) and made.expected_tokens == 2.60
+        assert made.predicted_speedup == pytest.approx(float(calculator.evaluate_scenario(deepseek, made.alpha, 3, 8, 0)["speedup"]))
+        assert deepseek.expected_tokens(made.alpha, 3) == pytest.approx(2.60)
+        beyond = predicted[predicted.acceptance_length == 2.95].iloc[0]
+        assert math.isnan(beyond.alpha) and math.isnan(beyond.predicted_speedup)
+
     def test_rows_without_gamma_get_no_prediction(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},
                             {"concurrency": 1, "output_throughput": 200, "spec_method": "eagle"}])
@@ -182,14 +200,15 @@ class TestCalibrateRatios:
         g = np.array([2, 4, 6, 8, 3])
         alpha = np.array([0.6, 0.7, 0.8, 0.75, 0.9])
         measured = spec.speedup(alpha, g, 1.3, 0.07)
-        frame = pd.DataFrame({"alpha": alpha, "num_speculative_tokens": g, "measured_speedup": measured})
+        frame = pd.DataFrame({"alpha": alpha, "expected_tokens": spec.expected_tokens(alpha, g), "num_speculative_tokens": g,
+                              "measured_speedup": measured})
         fit = prediction.calibrate_ratios(frame)
         assert fit["verify_cost"] == pytest.approx(1.3) and fit["draft_cost"] == pytest.approx(0.07)
         assert fit["rms_error"] < 1e-12
 
     def test_too_few_points(self):
-        assert prediction.calibrate_ratios(pd.DataFrame({"alpha": [0.5], "num_speculative_tokens": [4],
-                                                        "measured_speedup": [1.5]})) is None
+        assert prediction.calibrate_ratios(pd.DataFrame({"alpha": [0.5], "expected_tokens": [1.94],
+                                                        "num_speculative_tokens": [4], "measured_speedup": [1.5]})) is None
 
 
 class TestRunPresets:

@@ -292,8 +292,34 @@ class TestPublishedAcceptance:
         assert len(PRESETS.acceptance) >= 6
         for row in PRESETS.acceptance:
             assert row.draft in scenario.draft_choices(PRESETS, row.target) and row.source.startswith("https://")
-            if row.acceptance_length is not None:
-                assert spec.expected_tokens(row.alpha, row.gamma) == pytest.approx(row.acceptance_length)
+            if row.acceptance_length is not None:  # the length the calculator shows at that α and γ
+                shown, _ = scenario.from_query_params({"target": row.target, "draft": row.draft}, PRESETS)
+                assert shown.expected_tokens(row.alpha, row.gamma) == pytest.approx(row.acceptance_length)
         (oss,) = scenario.published_acceptance(PRESETS, "gpt-oss-120b", "eagle3")
         assert round(oss.alpha, 3) == 0.667 and oss.gamma == 3  # 1 + α + α² + α³ = 2.41
+        # DeepSeek-V4-Flash's one MTP layer drafts 3 tokens, two past its training: 2.60 a step is
+        # 1 + α + α²·0.62 + α³·0.62³, α = 0.909, where an i.i.d. chain would read 0.717.
+        (flash,) = scenario.published_acceptance(PRESETS, "DeepSeek-V4-Flash", "mtp")
+        assert round(flash.alpha, 3) == 0.909
+        assert 1 + flash.alpha + flash.alpha ** 2 * 0.62 + flash.alpha ** 3 * 0.62 ** 3 == pytest.approx(2.60)
+        # GLM-5's MTP layer was trained over three steps: its 2.74 at γ 3 is an i.i.d. chain's.
+        assert [round(r.alpha, 3) for r in scenario.published_acceptance(PRESETS, "GLM-5", "mtp")] == \
+            [round(spec.alpha_from_acceptance_length(length, 3), 3) for length in (2.74, 2.95)]
         assert [r.alpha for r in scenario.published_acceptance(PRESETS, "DeepSeek-V3", "mtp")] == [0.85, 0.81]
+
+
+class TestMtpReuse:
+    def test_a_link_carries_the_reuse_factor_and_the_page_s_figures_follow_it(self):
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
+        assert deepseek.mtp_reuse == step.MTP_REUSE and deepseek.mtp_reused_from == 2
+        assert "mtp_reuse" not in scenario.to_query_params(deepseek, PRESETS)
+        held = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="0.8")
+        assert scenario.to_query_params(held, PRESETS)["mtp_reuse"] == "0.8"
+        assert held.expected_tokens(0.8, 3) == pytest.approx(1 + 0.8 + 0.64 * 0.8 + 0.512 * 0.8 ** 3)
+        assert held.reuse == {"trained": 1.0, "decay": 0.8}
+        # A head, and layers trained for every position, are chains whatever the link says.
+        head = make_scenario(target="DeepSeek-V3", gpu="B200", draft="eagle3", mtp_reuse="0.8")
+        assert head.mtp_reused_from is None and head.expected_tokens(0.8, 3) == pytest.approx(spec.expected_tokens(0.8, 3))
+        qwen = make_scenario(target="Qwen3-Next-80B-A3B", draft="mtp")
+        assert qwen.mtp_reused_from is None and qwen.expected_tokens(0.8, 3) == pytest.approx(spec.expected_tokens(0.8, 3))
+        assert scenario.from_query_params({"mtp_reuse": "1.5"}, PRESETS)[1] == [("mtp_reuse", "1.5")]

@@ -92,6 +92,75 @@ class TestExpectedTokensChain:
         assert 1.0 <= spec.expected_tokens_chain(rates) <= len(rates) + 1 + 1e-12
 
 
+class TestReusedDraft:
+    """A draft run past the positions it was trained for (a target's MTP layer run again): each
+    further position keeps r of the acceptance before it."""
+
+    def test_hand_values(self):
+        # 1 + 0.8 + 0.8²·0.62 + 0.8³·0.62³ = 1 + 0.8 + 0.3968 + 0.122024 = 2.318824
+        assert spec.expected_tokens(0.8, 3, trained=1, decay=0.62) == pytest.approx(2.318824, abs=1e-6)
+        # Two trained positions, then one reused: 1 + 0.9 + 0.81 + 0.729·0.5 = 3.0745
+        assert spec.expected_tokens(0.9, 3, trained=2, decay=0.5) == pytest.approx(3.0745)
+        # At α = 1 the reused positions are still refused: 1 + 1 + 0.62 + 0.62³ = 2.858328 < 4
+        assert spec.expected_tokens(1.0, 3, trained=1, decay=0.62) == pytest.approx(2.858328)
+
+    def test_rates_per_position(self):
+        rates = spec.position_rates(0.8, 4, trained=1, decay=0.62)
+        np.testing.assert_allclose(rates, [0.8, 0.8 * 0.62, 0.8 * 0.62 ** 2, 0.8 * 0.62 ** 3])
+        assert spec.expected_tokens_chain(rates) == pytest.approx(spec.expected_tokens(0.8, 4, trained=1, decay=0.62))
+        np.testing.assert_allclose(spec.position_rates([0.5, 1.0], 2), [[0.5, 0.5], [1.0, 1.0]])
+
+    def test_vllm_rate_and_speedup_take_the_reuse(self):
+        e = spec.expected_tokens(0.8, 3, trained=1, decay=0.62)
+        assert spec.acceptance_rate_from_alpha(0.8, 3, trained=1, decay=0.62) == pytest.approx((e - 1) / 3)
+        assert spec.speedup(0.8, 3, 1.0, 0.05, trained=1, decay=0.62) == pytest.approx(e / 1.15)
+        assert spec.breakeven_verify_cost(0.8, 3, 0.05, trained=1, decay=0.62) == pytest.approx(e - 0.15)
+        # Break-even where E(α) = v + γc = 1.15 + 1 = 2.15: 1 + α + 0.62α² + 0.238328α³ = 2.15
+        alpha = spec.breakeven_alpha(3, 2.0, 0.05, trained=1, decay=0.62)
+        assert spec.expected_tokens(alpha, 3, trained=1, decay=0.62) == pytest.approx(2.15)
+        # Out of reach when the step costs more than E(1, γ) = 2.858: NaN, where a chain's 4 would pay.
+        assert math.isnan(spec.breakeven_alpha(3, 2.75, 0.05, trained=1, decay=0.62))
+        assert not math.isnan(spec.breakeven_alpha(3, 2.75, 0.05))
+
+    def test_the_best_draft_is_shorter(self):
+        """Seed 000's draft cost 0.05 and a memory-bound verify: a chain at α 0.8 drafts 8 tokens,
+        one trained position reused at 0.62 drafts 3 (2.319 / 1.15 = 2.02x against 2.197 / 1.10 at 2
+        and 2.342 / 1.20 at 4)."""
+        assert spec.optimal_gamma(0.8, 0.05)[0] == 8
+        assert spec.optimal_gamma(0.8, 0.05, trained=1, decay=0.62)[0] == 3
+
+    def test_alpha_from_a_length_a_reused_draft_made(self):
+        # DeepSeek-V4-Flash's one MTP layer drafting 3: 2.60 tokens a step (ROCm ATOM PR #1372).
+        alpha = spec.alpha_from_acceptance_length(2.60, 3, trained=1, decay=0.62)
+        assert round(alpha, 3) == 0.909 and round(spec.alpha_from_acceptance_length(2.60, 3), 3) == 0.717
+        with pytest.raises(ValueError, match="reused"):  # more than even α = 1 makes: 2.858
+            spec.alpha_from_acceptance_length(2.95, 3, trained=1, decay=0.62)
+
+    @pytest.mark.parametrize("trained, decay", [(0, 0.5), (float("nan"), 0.5), (1, 1.5), (1, -0.1)])
+    def test_rejects_a_profile_out_of_range(self, trained, decay):
+        with pytest.raises(ValueError):
+            spec.expected_tokens(0.8, 3, trained=trained, decay=decay)
+
+    @given(alphas, gammas, st.integers(1, 5), st.floats(0.0, 1.0))
+    def test_between_the_trained_positions_alone_and_the_chain(self, a, g, n, r):
+        e = spec.expected_tokens(a, g, trained=n, decay=r)
+        assert spec.expected_tokens(a, min(g, n)) - 1e-12 <= e <= spec.expected_tokens(a, g) + 1e-12
+        assert e <= spec.expected_tokens(a, g + 1, trained=n, decay=r) + 1e-12  # a longer draft never makes fewer
+        if g <= n or r == 1.0:
+            assert e == pytest.approx(spec.expected_tokens(a, g), rel=1e-12)
+
+    @given(alphas, gammas, st.floats(0.05, 1.0))
+    def test_round_trip(self, a, g, r):
+        e = spec.expected_tokens(a, g, trained=1, decay=r)
+        back = spec.alpha_from_acceptance_length(e, g, trained=1, decay=r)
+        assert spec.expected_tokens(back, g, trained=1, decay=r) == pytest.approx(e, rel=1e-9, abs=1e-12)
+
+    def test_broadcasts(self):
+        out = spec.expected_tokens(np.array([0.5, 0.8]), np.array([[1], [4]]), trained=1, decay=np.array([1.0, 0.62]))
+        assert out.shape == (2, 2)
+        assert out[0].tolist() == pytest.approx([1.5, 1.8]) and out[1, 0] == pytest.approx(spec.expected_tokens(0.5, 4))
+
+
 class TestStepCost:
     def test_seed_000_cost_grows_from_1_2_to_1_4(self):
         assert spec.step_cost(4) == pytest.approx(1.2)

@@ -279,3 +279,28 @@ class TestAge:
         late = live.late_point(end - 180.0, end, 60.0)
         assert late == Notice("live.late_point", time="22:17:00 UTC", end="22:20:00 UTC", seconds=180)
         assert str(late).startswith("Figures of the point at 22:17:00 UTC, 180 s before the range's end (22:20:00 UTC)")
+
+
+class TestReusedMtpLayer:
+    """A server drafting with its target's one MTP layer: the window's tokens a step are what the
+    layer made, so the verdict's α is the one at which the scenario's reused layer makes them."""
+
+    def test_the_verdict_makes_the_measured_tokens_a_step(self):
+        state = window()
+        deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
+        verdict = live.paying_now(deepseek, vars(state), 1024)
+        assert verdict.expected_tokens == pytest.approx(state.acceptance_length)
+        assert verdict.alpha > state.alpha_iid  # the first position's, which the i.i.d. α understates
+        assert deepseek.expected_tokens(verdict.alpha, verdict.gamma) == pytest.approx(state.acceptance_length)
+        assert live.scenario_alpha(deepseek, state.alpha_iid, state.num_speculative_tokens) == pytest.approx(verdict.alpha)
+        assert live.scenario_alpha(make_scenario(), 0.7, 3) == pytest.approx(0.7)  # a draft model: the same α
+
+    def test_more_tokens_than_the_reused_layer_makes_is_said(self):
+        """3.6 tokens a step at γ 3 (α 0.9 i.i.d.): DeepSeek-V3's one layer at reuse 0.62 makes at
+        most 1 + 1 + 0.62 + 0.62³ = 2.86, so the sidebar's reuse factor is below this server's."""
+        deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
+        said = live.scenario_alpha(deepseek, 0.9, 3)
+        assert said.key == "live.reuse_short" and said.params["top"] == pytest.approx(2.858328)
+        assert said.params["length"] == pytest.approx(1 + 0.9 + 0.81 + 0.729)
+        figures = {"alpha_iid": 0.9, "num_speculative_tokens": 3.0, "running_requests": 8.0}
+        assert live.paying_now(deepseek, figures, 1024) == said

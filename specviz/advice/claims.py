@@ -4,10 +4,12 @@ A vendor's figure is one speedup S*. In the step model (:func:`specviz.model.ste
 and of a speculative step do not depend on acceptance, so at a fixed setting (hardware, models,
 engine, batch, context, γ) the speedup is proportional to the expected tokens per step:
 
-.. math:: S(α) = E(α, γ)\\,\\frac{t_{plain}}{t_{spec}} = \\frac{E(α, γ)}{γ + 1}\\, S(1)
+.. math:: S(α) = E(α, γ)\\,\\frac{t_{plain}}{t_{spec}} = \\frac{E(α, γ)}{E(1, γ)}\\, S(1)
 
-with S(1) the speedup when every draft token is accepted (E = γ + 1). The claim therefore needs
-E ≥ S*·(γ + 1) / S(1), an α through the inverse of E (:func:`specviz.model.spec.alpha_from_acceptance_length`),
+with S(1) the speedup when every draft token the draft is trained for is accepted (E(1, γ) = γ + 1; less
+for a target's MTP layers run past their training, :meth:`specviz.scenario.Scenario.expected_tokens`).
+The claim therefore needs E ≥ S*·E(1, γ) / S(1), an α through the inverse of E
+(:func:`specviz.model.spec.alpha_from_acceptance_length`),
 and is out of reach where S(1) < S*. The same holds for the edges of the prediction band
 (:func:`specviz.calculator.speedup_band`): its quantiles over the cost priors and its widening by the
 model's error are both proportional to E, so the α at which the band's low edge reaches S* (the claim
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -146,27 +149,32 @@ def at_least(value: float) -> float:
     return math.ceil(value * 100.0 - 1e-9) / 100.0
 
 
-def alpha_from_measurement(measure: str, value: float, gamma: int) -> float:
+def alpha_from_measurement(measure: str, value: float, gamma: int,
+                           reuse: Mapping[str, ArrayLike] | None = None) -> float:
     """The per-position α of an acceptance measured as ``measure`` at draft length ``gamma``.
 
     .. math:: E = 1 + r γ \\ (\\text{r: vLLM's rate}),\\qquad α = E^{-1}(E, γ)
 
-    (:func:`specviz.model.spec.alpha_from_acceptance_length`); ``alpha`` is taken as it is.
+    (:func:`specviz.model.spec.alpha_from_acceptance_length`, for a draft whose acceptance falls
+    along its positions as ``reuse`` says: :attr:`specviz.scenario.Scenario.reuse`); ``alpha`` is
+    taken as it is.
 
     Raises
     ------
     SpecvizError
         ``claims.bad_alpha``, ``claims.bad_acceptance_rate`` (outside [0, 1]) or
-        ``claims.bad_acceptance_length`` (outside [1, γ + 1]: it cannot come from γ drafts).
+        ``claims.bad_acceptance_length`` (outside [1, γ + 1]: it cannot come from γ drafts), or
+        ``spec.length_reused`` (more than the reused draft makes at α = 1).
     """
+    reuse = reuse or {}
     if measure == "alpha":
         low, high, alpha = 0.0, 1.0, value
     elif measure == "acceptance_rate":
         low, high = 0.0, 1.0
-        alpha = spec.alpha_from_acceptance_length(1.0 + value * gamma, gamma) if low <= value <= high else math.nan
+        alpha = spec.alpha_from_acceptance_length(1.0 + value * gamma, gamma, **reuse) if low <= value <= high else math.nan
     else:
         low, high = 1.0, gamma + 1.0
-        alpha = spec.alpha_from_acceptance_length(value, gamma) if low <= value <= high else math.nan
+        alpha = spec.alpha_from_acceptance_length(value, gamma, **reuse) if low <= value <= high else math.nan
     if not (math.isfinite(value) and low <= value <= high):
         raise SpecvizError(_BAD_MEASUREMENT[measure], value=value, low=low, high=high, gamma=gamma)
     return float(alpha)
@@ -208,11 +216,13 @@ def published_reaching(published: pd.DataFrame, speedup: float, batch: int | Non
     return speedups[speedups["value"] >= speedup].sort_values("value", ascending=False)
 
 
-def _alpha_for(length: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-    """α with E(α, γ) = length, NaN where the length is beyond γ + 1 (out of reach)."""
-    reachable = length <= gamma + 1.0
+def _alpha_for(length: np.ndarray, gamma: np.ndarray, reuse: Mapping[str, ArrayLike] | None = None) -> np.ndarray:
+    """α with E(α, γ) = length (E of a draft whose acceptance falls as ``reuse`` says), NaN where the
+    length is beyond E(1, γ), γ + 1 without reuse (out of reach)."""
+    reuse = reuse or {}
+    reachable = length <= np.asarray(spec.expected_tokens(1.0, gamma, **reuse)) + 1e-12
     clipped = np.where(reachable, np.maximum(length, 1.0), 1.0)
-    return np.where(reachable, spec.alpha_from_acceptance_length(clipped, gamma), np.nan)
+    return np.where(reachable, spec.alpha_from_acceptance_length(np.minimum(clipped, gamma + 1.0), gamma, **reuse), np.nan)
 
 
 def required_at_costs(speedup: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
@@ -306,7 +316,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     For every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
     :func:`specviz.calculator.batch_grid` up to ``batch_max`` (and the claim's batch): S(1), the
     speedup with every draft token accepted, and its band; the α the claim needs at the claim's batch
-    (else where S(1) is highest), α = E⁻¹(S*·(γ + 1) / S(1)), for the model and for each edge of the
+    (else where S(1) is highest), α = E⁻¹(S*·E(1, γ) / S(1)), for the model and for each edge of the
     band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
     the claim's batch counts for the verdict when it names one; the grid is there for the chart.
     See the module's docstring for the verdict. A claim is judged on decoding alone, as vendors state
@@ -334,18 +344,22 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     best_g = int(np.argmax(ceiling[:, at]))
     best = {"speedup": float(ceiling[best_g, at]), "low": float(low[best_g, at]), "high": float(high[best_g, at]),
             "gamma": int(gammas[best_g]), "batch": int(grid[at])}
-    needed = lambda edge: _alpha_for(claim.speedup * (gammas + 1.0) / edge[:, at], gammas.astype(float))
+    # The speedup is E(α, γ) times the step's ratio, which α does not move: S* needs E(1, γ)·S*/S(1).
+    reuse = step_scenario.reuse
+    full = np.asarray(step_scenario.expected_tokens(1.0, gammas), dtype=float)
+    needed = lambda edge: _alpha_for(claim.speedup * full / edge[:, at], gammas.astype(float), reuse)
     alpha = needed(ceiling)
     required = pd.DataFrame({
         "gamma": gammas, "ceiling": ceiling[:, at], "ceiling_low": low[:, at], "ceiling_high": high[:, at],
         "alpha_needed": alpha, "alpha_safe": needed(low), "alpha_optimistic": needed(high),
-        "acceptance_rate": np.where(np.isnan(alpha), np.nan, spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), gammas)),
-        "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas)),
+        "acceptance_rate": np.where(np.isnan(alpha), np.nan,
+                                    spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), gammas, **reuse)),
+        "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas, **reuse)),
     })
     batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": ceiling.max(axis=0),
                             "ceiling_high": high.max(axis=0)})
     if claim.alpha is not None:
-        share = np.asarray(spec.expected_tokens(claim.alpha, gammas), dtype=float)[:, None] / (gammas[:, None] + 1.0)
+        share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float) / full)[:, None]
         at_alpha, at_alpha_low, at_alpha_high = share * ceiling, share * low, share * high
         required["at_alpha"], required["at_alpha_low"], required["at_alpha_high"] = (
             v[:, at] for v in (at_alpha, at_alpha_low, at_alpha_high))

@@ -98,9 +98,10 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ,
         ``advice.gamma_by_batch_moves`` where it both rises and falls on the way (a mixture of experts:
         the expert tax fades as the batch grows while each verify position grows dearer), with the γ
-        it turns at and that γ's batches; ``advice.mtp_reused`` for a draft longer than the target's
-        MTP layers (vLLM: "Enabling num_speculative_tokens > 1 will run multiple times of forward on
-        same MTP layer, which may result in lower acceptance rate");
+        it turns at and that γ's batches; ``advice.mtp_reused`` for a draft longer than the positions
+        the target's MTP layers were trained for (vLLM: "Enabling num_speculative_tokens > 1 will run
+        multiple times of forward on same MTP layer, which may result in lower acceptance rate"),
+        with the acceptance the figures take at the first and the last reused position;
         ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
@@ -142,10 +143,11 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     # num_speculative_tokens). At γ 1 (DeepSeek-V3's published α 0.85 is at γ 1) the schedule still
     # drafted up to 11 tokens with the one MTP layer, and the warning was not given.
     longest = int(max(gamma, schedule["gamma"].max()))
-    if scenario.draft.kind == "mtp" and longest > max(1, scenario.target.mtp_layers):
-        notices.append(Notice("advice.mtp_reused", target=scenario.target.name, layers=max(1, scenario.target.mtp_layers),
-                              gamma=longest))
-    rate = float(spec.acceptance_rate_from_alpha(alpha, gamma))
+    if (reused := scenario.mtp_reused_from) is not None and longest >= reused:
+        rates = spec.position_rates(alpha, longest, **scenario.reuse)
+        notices.append(Notice("advice.mtp_reused", target=scenario.target.name, trained=reused - 1, gamma=longest,
+                              reuse=scenario.mtp_reuse, first=float(rates[reused - 1]), last=float(rates[-1])))
+    rate = float(spec.acceptance_rate_from_alpha(alpha, gamma, **scenario.reuse))
     if rate < WEAK_DRAFT_RATE:
         remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")
         notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),

@@ -47,14 +47,15 @@ def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
 
 
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
-              gamma: int | None = None, alpha: float | None = None,
+              gamma: int | None = None, measured: tuple[str, float, int] | None = None,
               overrides: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
     whole sentence, whose GPU, model, method and batch set the scenario as the page sets them, under
     ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
-    setting, the batches where it can hold, and the α each γ needs (``alpha``: the acceptance
-    measured on the user's traffic). Its words in ``lang``."""
+    setting, the batches where it can hold, and the α each γ needs (``measured``: the acceptance
+    measured on the user's traffic, as (measure, value, γ), read for the scenario's draft as the page
+    reads it: :func:`specviz.advice.claims.alpha_from_measurement`). Its words in ``lang``."""
     try:
         speedup, read = claim_words.parse_claim(text), None
     except SpecvizError as exc:
@@ -69,6 +70,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         overrides = {**named, **(overrides or {})}
     batch = batch if batch is not None else read.batch if read is not None else claim_words.claimed_batch(text)
     chosen = linked_scenario(link, presets, overrides)
+    alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
@@ -228,18 +230,18 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
     if args.speedup is not None and args.link:
         raise UsageError("cli.claim.speedup_and_words")
     text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
-    alpha = None if args.measure is None else claims.alpha_from_measurement(args.measure, args.value,
-                                                                           args.measured_gamma)
+    measured = None if args.measure is None else (args.measure, args.value, args.measured_gamma)
     if args.verify_cost is not None:
         if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
             raise UsageError("cli.claim.costs_and_scenario")
         draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
+        alpha = None if measured is None else claims.alpha_from_measurement(*measured)
         return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha,
                                   lang=args.lang)
     if args.draft_cost is not None:
         raise UsageError("cli.claim.draft_cost_alone")
     overrides = scenario_params(args, presets.models)
-    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, alpha=alpha, overrides=overrides,
+    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measured=measured, overrides=overrides,
                      lang=args.lang)
 
 

@@ -150,14 +150,19 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     chosen = linked_scenario(args.link, presets, scenario_params(
         args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
     gamma = len(args.rates) if args.rates else chosen.gamma
-    alpha = float(spec.alpha_from_rates(args.rates)) if args.rates else args.alpha
+    # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
+    # reused MTP layer's rates falling past its training (spec.position_rates).
+    alpha = float(spec.alpha_from_acceptance_length(spec.expected_tokens_chain(args.rates), gamma, **chosen.reuse)) \
+        if args.rates else args.alpha
     times = simulate.StepTimes.from_step(chosen.step_times(batch=chosen.batch, gamma=gamma, context=chosen.context,
                                                            alpha=alpha))
-    acceptance = {"rates": args.rates} if args.rates else {"alpha": args.alpha, "gamma": gamma}
+    reused = chosen.mtp_reused_from is not None and gamma >= chosen.mtp_reused_from
+    rates = args.rates or ([float(a) for a in spec.position_rates(alpha, gamma, **chosen.reuse)] if reused else None)
+    acceptance = {"rates": rates} if rates else {"alpha": args.alpha, "gamma": gamma}
     summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
-    return {"alpha": alpha, "gamma": gamma, "rates": args.rates, "gpu": chosen.gpu.id, "target": chosen.target_id,
+    return {"alpha": alpha, "gamma": gamma, "rates": rates, "gpu": chosen.gpu.id, "target": chosen.target_id,
             "draft": chosen.draft_id, "engine": chosen.engine.id, "batch": chosen.batch, "context": chosen.context,
             "plain_step_ms": times.plain_s * 1e3, "spec_step_ms": times.spec_s * 1e3, "steps": summary.steps,
             "seed": args.seed, "tokens_per_step_mean": summary.mean_tokens, "tokens_per_step_se": summary.mean_tokens_se,

@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator, settings
-from specviz.errors import Notice
+from specviz.errors import InputError, Notice
 from specviz.live import exposition
-from specviz.model import calibration
+from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS"]
 
@@ -134,13 +134,28 @@ def live_context(scenario: Scenario, figures: Mapping[str, Any]) -> tuple[int, N
                            output=float(figures["mean_output_tokens"]))
 
 
+def scenario_alpha(scenario: Scenario, alpha_iid: float, gamma: int) -> float | Notice:
+    """The α at which the scenario's draft makes the tokens a step that a window measured (its i.i.d.
+    ``alpha_iid`` at ``gamma``): the same α for a chain, and for the target's MTP layers run past their
+    training the α at their trained positions (:meth:`specviz.scenario.Scenario.expected_tokens`),
+    which the i.i.d. α understates. ``live.reuse_short`` where the tokens are more than that draft
+    makes even at α = 1: its ``mtp_reuse`` is below the server's."""
+    length = float(spec.expected_tokens(alpha_iid, gamma))
+    try:
+        return float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse))
+    except InputError:
+        return Notice("live.reuse_short", length=length, gamma=gamma, reuse=scenario.mtp_reuse,
+                      top=float(scenario.expected_tokens(1.0, gamma)))
+
+
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
     """What speculation gains on the sidebar's scenario at the live batch, γ and acceptance.
 
     .. math:: S = \\frac{E\\, t_{plain}(B)}{γ\\, t_{draft}(B) + t_{verify}(B)},\\quad
               B = \\text{running requests per server},\\ E = \\text{measured acceptance length}
 
-    with α = E⁻¹(acceptance length, γ) as the window gives it, every time t at the context c̄ of
+    with α = E⁻¹(acceptance length, γ) of the scenario's draft (:meth:`specviz.scenario.Scenario.expected_tokens`:
+    a reused MTP layer's α at its trained positions) from the window's, every time t at the context c̄ of
     :func:`live_context` (the window's finished requests' P + O/2, else the scenario's). ``figures``
     holds a window's ``alpha_iid``, ``num_speculative_tokens``, ``running_requests`` and
     ``mean_context``: the fields of a :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``)
@@ -157,7 +172,9 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     Returns
     -------
     PayingNow, or a Notice: ``live.no_verdict`` naming the figure the window lacks (the engine does
-    not export it, or nothing ran in the window); ``live.no_fit`` with the live ``batch``, the
+    not export it, or nothing ran in the window); ``live.reuse_short`` where the measured tokens a
+    step are more than the scenario's reused MTP layer makes even at α = 1 (its ``mtp_reuse`` is
+    below the server's); ``live.no_fit`` with the live ``batch``, the
     ``most`` the scenario holds with its draft, the setup that holds it (``gpus``, ``gpu``, ``kv``
     the KV cache's format, ``context``) and ``context_from`` (:func:`live_context`).
     """
@@ -168,7 +185,10 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     batch = max(1, int(round(server_batch(figures))))
     gamma = max(1, int(round(figures["num_speculative_tokens"])))
     context, context_from = live_context(scenario, figures)
-    live = replace(scenario, mode="step", alpha=float(figures["alpha_iid"]), gamma=gamma, batch=batch, context=context)
+    alpha = scenario_alpha(scenario, figures["alpha_iid"], gamma)
+    if isinstance(alpha, Notice):
+        return alpha
+    live = replace(scenario, mode="step", alpha=alpha, gamma=gamma, batch=batch, context=context)
     if batch > (most := live.max_batch()):
         return Notice("live.no_fit", batch=batch, most=most, gpus=live.tp * live.dp, gpu=live.gpu.name,
                       kv=live.precision.kv.upper(), context=context, context_from=context_from)

@@ -26,6 +26,7 @@ from specviz.errors import InputError
 __all__ = [
     "expected_tokens",
     "expected_tokens_chain",
+    "position_rates",
     "step_cost",
     "speedup",
     "breakeven_verify_cost",
@@ -81,7 +82,24 @@ def _expected_tokens(a: np.ndarray, g: np.ndarray) -> np.ndarray:
     return np.where(a == 1.0, g + 1.0, e)
 
 
-def expected_tokens(alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+def _expected(a: np.ndarray, g: np.ndarray, trained: ArrayLike, decay: ArrayLike) -> np.ndarray:
+    """E of :func:`expected_tokens` at checked α and γ, the reuse profile checked here."""
+    n = np.asarray(trained, dtype=float)
+    r = _check_alpha(decay, "decay")
+    if np.any(np.isnan(n)) or np.any(n < 1):
+        raise InputError("spec.trained_positions")
+    if np.all((r == 1.0) | (g <= n)):
+        return _expected_tokens(a, g)
+    # One axis of draft positions 0..γ: γ is a draft length, a few tokens to a few tens.
+    depth = np.arange(int(g.max()) + 1, dtype=float)
+    a, g, n, r = (np.asarray(v)[..., None] for v in (a, g, n, r))
+    past = np.maximum(depth - n, 0.0)
+    terms = a ** depth * r ** (past * (past + 1.0) / 2.0)  # 0 ** 0 = 1 in numpy: α or r at 0 are exact
+    return np.where(depth <= g, terms, 0.0).sum(axis=-1)
+
+
+def expected_tokens(alpha: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf,
+                    decay: ArrayLike = 1.0) -> float | np.ndarray:
     """Expected tokens produced by one speculative step (draft γ tokens, verify once).
 
     .. math:: E(\\alpha, \\gamma) = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}
@@ -89,30 +107,52 @@ def expected_tokens(alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
 
     The count includes the bonus token that the target emits itself, so 1 ≤ E ≤ γ + 1.
 
+    A draft run past the n = ``trained`` positions it was trained for, as vLLM and SGLang run a
+    model's last MTP layer again for every draft token past its ``num_nextn_predict_layers``, accepts
+    less at each further one: its conditional acceptance at position d is
+
+    .. math::
+
+        a_d = \\alpha\\, r^{\\max(0,\\, d - n)},\\qquad
+        E = 1 + \\sum_{d=1}^{\\gamma} \\prod_{j \\le d} a_j
+          = \\sum_{d=0}^{\\gamma} \\alpha^d\\, r^{T(d - n)},\\quad T(k) = \\tfrac{k(k + 1)}{2}\\ (k > 0),\\ 0\\ (k \\le 0)
+
+    with r = ``decay``: each reuse feeds the layer an input further from what it was trained on, so
+    the shortfall compounds. r = 1, or γ ≤ n, is the i.i.d. chain above.
+
     Parameters
     ----------
     alpha : array_like
-        Per-position acceptance probability α in [0, 1] (i.i.d. model).
+        Per-position acceptance probability α in [0, 1] (i.i.d. model; at the trained positions).
     gamma : array_like
         Draft length γ, a whole number ≥ 1.
+    trained : array_like, optional
+        n ≥ 1, the draft positions the draft was trained for (``inf``, the default: every one).
+    decay : array_like, optional
+        r in [0, 1], what each position past them keeps of the acceptance before it (1: all).
 
     Returns
     -------
     float or ndarray
-        E(α, γ). Special cases: E = γ + 1 exactly at α = 1 (the 0/0 limit); E = 1 at α = 0.
+        E(α, γ). Special cases: E = γ + 1 exactly at α = 1 (the 0/0 limit) without reuse, less with
+        it; E = 1 at α = 0.
 
     Raises
     ------
     ValueError
-        If α lies outside [0, 1] or γ is not a whole number ≥ 1.
+        If α or r lies outside [0, 1], γ is not a whole number ≥ 1 or n is below 1.
 
     Notes
     -----
-    Computed as −expm1((γ+1)·log1p(α−1)) / (1−α), which keeps full precision as α → 1.
+    Computed as −expm1((γ+1)·log1p(α−1)) / (1−α), which keeps full precision as α → 1; with reuse,
+    as the sum over one axis of the draft positions 0..γ.
 
     References
     ----------
     Leviathan, Kalman, Matias (2023), arXiv:2211.17192, equation (1). Seed 000: E(0.8, 4) = 3.36.
+    With reuse, the chain form (:func:`expected_tokens_chain`) at the per-position rates that vLLM's
+    counters measure (``vllm:spec_decode_num_accepted_tokens_per_pos_total``). Hand value: α = 0.8,
+    γ = 3, n = 1, r = 0.62 gives 1 + 0.8 + 0.8²·0.62 + 0.8³·0.62³ = 2.3188.
 
     Examples
     --------
@@ -120,8 +160,39 @@ def expected_tokens(alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
     3.36
     >>> expected_tokens(1.0, 4)
     5.0
+    >>> round(expected_tokens(0.8, 3, trained=1, decay=0.62), 4)
+    2.3188
     """
-    return _out(_expected_tokens(_check_alpha(alpha), _check_gamma(gamma)))
+    return _out(_expected(_check_alpha(alpha), _check_gamma(gamma), trained, decay))
+
+
+def position_rates(alpha: ArrayLike, gamma: int, *, trained: ArrayLike = np.inf,
+                   decay: ArrayLike = 1.0) -> np.ndarray:
+    """The conditional acceptance a₁..a_γ at each draft position that :func:`expected_tokens` sums.
+
+    .. math:: a_d = \\alpha\\, r^{\\max(0,\\, d - n)}
+
+    Parameters
+    ----------
+    alpha : array_like
+        α at the trained positions, in [0, 1].
+    gamma : int
+        Draft length γ ≥ 1: the new last axis's length.
+    trained, decay : array_like, optional
+        n and r, as in :func:`expected_tokens`.
+
+    Returns
+    -------
+    ndarray
+        a_d along a new last axis of length γ; :func:`expected_tokens_chain` of it is
+        :func:`expected_tokens` at the same α, γ, n and r.
+    """
+    a = _check_alpha(alpha)
+    _check_gamma(gamma)
+    n = np.asarray(trained, dtype=float)[..., None]
+    r = _check_alpha(decay, "decay")[..., None]
+    depth = np.arange(1, int(gamma) + 1, dtype=float)
+    return a[..., None] * r ** np.maximum(depth - n, 0.0)
 
 
 def expected_tokens_chain(rates: ArrayLike) -> float | np.ndarray:
@@ -201,14 +272,14 @@ def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
 
 
 def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
-            draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
+            draft_cost: ArrayLike = SEED_DRAFT_COST, *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
     """Speedup of speculative decoding over plain decoding (tokens per unit time, ratio).
 
     .. math:: S = \\frac{E(\\alpha, \\gamma)}{v + \\gamma c}
 
     Parameters
     ----------
-    alpha, gamma : array_like
+    alpha, gamma, trained, decay : array_like
         As in :func:`expected_tokens`.
     verify_cost, draft_cost : array_like
         As in :func:`step_cost`.
@@ -216,7 +287,7 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     Returns
     -------
     float or ndarray
-        S, finite and positive; above 1 speculation pays. At α = 1, S = (γ + 1)/(v + γc).
+        S, finite and positive; above 1 speculation pays. At α = 1 without reuse, S = (γ + 1)/(v + γc).
 
     Raises
     ------
@@ -230,7 +301,7 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     α = 0.7, γ = 4 for v = 1, 2, 3, 5; compute-bound (v = γ + 1) 0.79 / 0.65 / 0.44 / 0.32 at
     α = 0.9 / 0.8 / 0.6 / 0.4.
     """
-    e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
+    e = _expected(_check_alpha(alpha), _check_gamma(gamma), trained, decay)
     with np.errstate(over="ignore"):  # checked just below
         s = e / np.asarray(step_cost(gamma, verify_cost, draft_cost))
     if not np.all(np.isfinite(s)):  # a cost so close to 0 that E / C overflows
@@ -238,8 +309,8 @@ def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     return _out(s)
 
 
-def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike,
-                          draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
+def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST,
+                          *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
     """Largest verify cost at which speculation still breaks even (S = 1).
 
     .. math:: v^* = E(\\alpha, \\gamma) - \\gamma c
@@ -251,32 +322,35 @@ def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike,
     -------
     float or ndarray
         v*; a negative value means the drafts alone already cost more than they return.
-        Seed 000: about 2.6 at α = 0.7, γ = 4, c = 0.05.
+        Seed 000: about 2.6 at α = 0.7, γ = 4, c = 0.05. ``trained`` and ``decay`` as in
+        :func:`expected_tokens`.
     """
-    e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
+    e = _expected(_check_alpha(alpha), _check_gamma(gamma), trained, decay)
     return _out(e - np.asarray(gamma, dtype=float) * _check_cost(draft_cost, "draft_cost"))
 
 
-def _alpha_for_length(length: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Vectorised bisection for E(α, γ) = length; E rises strictly with α on [0, 1]."""
-    shape = np.broadcast_shapes(length.shape, g.shape)
-    lo, hi = np.zeros(shape), np.ones(shape)
+def _alpha_for_length(length: np.ndarray, expected: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Vectorised bisection for E(α) = length, with ``expected`` an E of α (:func:`_expected` at a γ)
+    that rises strictly on [0, 1]."""
+    top = expected(np.ones(length.shape))
+    lo, hi = np.zeros_like(top), np.ones_like(top)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
-        below = _expected_tokens(mid, g) < length
+        below = expected(mid) < length
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return np.where(length >= g + 1.0, 1.0, np.where(length <= 1.0, 0.0, 0.5 * (lo + hi)))
+    return np.where(length >= top, 1.0, np.where(length <= 1.0, 0.0, 0.5 * (lo + hi)))
 
 
-def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
-                    draft_cost: ArrayLike = SEED_DRAFT_COST) -> float | np.ndarray:
-    """Smallest α at which speculation breaks even: solves E(α, γ) = v + γc.
+def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0, draft_cost: ArrayLike = SEED_DRAFT_COST,
+                    *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
+    """Smallest α at which speculation breaks even: solves E(α, γ) = v + γc (E as
+    :func:`expected_tokens` gives it, with ``trained`` and ``decay``).
 
     Returns
     -------
     float or ndarray
         α* in [0, 1]; 0 when the step costs no more than a plain pass (v + γc ≤ 1); NaN when even
-        α = 1 cannot pay (v + γc > γ + 1).
+        α = 1 cannot pay (v + γc > E(1, γ), γ + 1 without reuse).
 
     References
     ----------
@@ -284,11 +358,16 @@ def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
     """
     g = _check_gamma(gamma)
     cost = np.asarray(step_cost(gamma, verify_cost, draft_cost))
-    return _out(np.where(cost > g + 1.0, np.nan, _alpha_for_length(cost, g)))
+
+    def expected(a: np.ndarray) -> np.ndarray:
+        return _expected(a, g, trained, decay)
+    top = expected(np.ones(np.broadcast_shapes(cost.shape, g.shape)))
+    return _out(np.where(cost > top, np.nan, _alpha_for_length(np.broadcast_to(cost, top.shape), expected)))
 
 
 def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, verify_cost: VerifyCost = 1.0,
-                  gamma_max: int = 16) -> tuple[int | np.ndarray, float | np.ndarray]:
+                  gamma_max: int = 16, *, trained: ArrayLike = np.inf,
+                  decay: ArrayLike = 1.0) -> tuple[int | np.ndarray, float | np.ndarray]:
     """Draft length γ in 1..gamma_max that maximises :func:`speedup`, and that speedup.
 
     The optimum has no closed form (Leviathan et al. 2023, section 3.5); it is searched.
@@ -304,6 +383,8 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
         each γ, so a roofline can make the verify pass dearer as γ grows.
     gamma_max : int
         Largest γ searched.
+    trained, decay : array_like, optional
+        As in :func:`expected_tokens`.
 
     Returns
     -------
@@ -317,7 +398,7 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
     a = _check_alpha(alpha)
     gammas = np.arange(1, int(gamma_max) + 1, dtype=float).reshape((-1,) + (1,) * a.ndim)
     v = verify_cost(gammas) if callable(verify_cost) else verify_cost
-    s = np.asarray(speedup(a[np.newaxis], gammas, v, draft_cost))
+    s = np.asarray(speedup(a[np.newaxis], gammas, v, draft_cost, trained=trained, decay=decay))
     best = np.argmax(s, axis=0)
     best_speedup = np.take_along_axis(s, best[np.newaxis], axis=0)[0]
     if np.ndim(best) == 0:
@@ -325,7 +406,7 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
     return best + 1, best_speedup
 
 
-def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
     """vLLM's acceptance rate (accepted / drafted) implied by a per-position α.
 
     .. math:: r = \\frac{E(\\alpha, \\gamma) - 1}{\\gamma}
@@ -337,13 +418,14 @@ def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike) -> float | np
     Returns
     -------
     float or ndarray
-        r in [0, 1]; r = α only at γ = 1, α = 0 or α = 1. At α = 0.8, γ = 4: 0.59, not 0.8.
+        r in [0, 1]; r = α only at γ = 1, α = 0 or α = 1. At α = 0.8, γ = 4: 0.59, not 0.8. E with
+        ``trained`` and ``decay`` as in :func:`expected_tokens`.
     """
-    e = _expected_tokens(_check_alpha(alpha), _check_gamma(gamma))
+    e = _expected(_check_alpha(alpha), _check_gamma(gamma), trained, decay)
     return _out((e - 1.0) / np.asarray(gamma, dtype=float))
 
 
-def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
+def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
     """Per-position α from a measured mean acceptance length (the inverse of E).
 
     The acceptance length is tokens per target step, 1 + accepted / drafts in vLLM's counters
@@ -356,22 +438,33 @@ def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike) -> float |
         Mean tokens per step, 1 ≤ length ≤ γ + 1.
     gamma : array_like
         Draft length γ used in the measurement.
+    trained, decay : array_like, optional
+        A draft run past the ``trained`` positions it was trained for, each further one keeping
+        ``decay`` of the acceptance before it (:func:`expected_tokens`); by default none is.
 
     Returns
     -------
     float or ndarray
-        α with E(α, γ) = length; 0 at length 1 and 1 at length γ + 1.
+        α with E(α, γ) = length (:func:`expected_tokens`); 0 at length 1 and 1 at length γ + 1.
 
     Raises
     ------
     ValueError
-        If length lies outside [1, γ + 1] (it cannot come from γ drafts).
+        If length lies outside [1, γ + 1] (it cannot come from γ drafts), or above what a reused
+        draft makes at α = 1.
     """
     g = _check_gamma(gamma)
     n = np.asarray(length, dtype=float)
     if np.any(np.isnan(n)) or np.any(n < 1.0) or np.any(n > g + 1.0):
         raise InputError("spec.length_range")
-    return _out(_alpha_for_length(n, g))
+
+    def expected(a: np.ndarray) -> np.ndarray:
+        return _expected(a, g, trained, decay)
+    top = expected(np.ones(np.broadcast_shapes(n.shape, g.shape)))
+    if np.any(n > top + 1e-9):
+        # Longer than the draft makes at α = 1 once its reused positions lose acceptance.
+        raise InputError("spec.length_reused", top=float(np.min(top)))
+    return _out(_alpha_for_length(np.broadcast_to(n, top.shape), expected))
 
 
 def alpha_from_rates(rates: ArrayLike) -> float | np.ndarray:

@@ -189,9 +189,12 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     setting (:func:`run_settings`), at its engine's preset costs or at a calibration's, with the band
     of :func:`specviz.calculator.speedup_band`.
 
-    α comes from the measured acceptance length through the inverse of E(α, γ) (never from vLLM's
-    accepted/drafted directly). Rows without γ, acceptance or concurrency get no prediction.
-    Adds ``alpha``, ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
+    α comes from the measured acceptance length through the inverse of E(α, γ) of the setting's draft
+    (:meth:`specviz.scenario.Scenario.expected_tokens`: a reused MTP layer's α at its trained
+    positions; never from vLLM's accepted/drafted directly). Rows without γ, acceptance or concurrency
+    get no prediction, nor do those with more tokens a step than their draft makes at α = 1 (a
+    reused MTP layer's ``mtp_reuse`` below the server's). Adds ``alpha``, ``expected_tokens`` (the
+    measured tokens a step each prediction was made at), ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
     (measured − predicted), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
     (False where the run named no target or GPU preset and the scenario's stood in) and ``costs``
     (``"preset"``, or ``"calibrated"`` where ``calibrated`` predicted the run), and ``prompt_tokens``
@@ -227,7 +230,8 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     settings = run_settings(out, scenario, presets)
     out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]
     out["own_setting"] = settings["own"]
-    for name in ("alpha", "predicted_speedup", "predicted_low", "predicted_high", "prompt_tokens", "output_tokens"):
+    for name in ("alpha", "expected_tokens", "predicted_speedup", "predicted_low", "predicted_high", "prompt_tokens",
+                 "output_tokens"):
         out[name] = np.nan
     out["costs"] = "preset"
     for label, key, tokens, rows in _groups(out[usable], settings[usable], loads):
@@ -241,10 +245,15 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
             out.loc[rows, "setting"] = label
             out.loc[rows, "prompt_tokens"], out.loc[rows, "output_tokens"] = tokens
         at = chosen.context if chosen.prefill else context
-        g = gamma[rows].to_numpy(dtype=float)
-        alpha = np.asarray(spec.alpha_from_acceptance_length(length[rows].to_numpy(dtype=float), g))
+        g, measured = (v[rows].to_numpy(dtype=float) for v in (gamma, length))
+        reachable = measured <= np.asarray(chosen.expected_tokens(1.0, g)) + 1e-9
+        rows = rows[reachable]
+        if not len(rows):
+            continue
+        g, measured = g[reachable], measured[reachable]
+        alpha = np.asarray(spec.alpha_from_acceptance_length(measured, g, **chosen.reuse))
         batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
-        out.loc[rows, "alpha"] = alpha
+        out.loc[rows, "alpha"], out.loc[rows, "expected_tokens"] = alpha, measured
         out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, at)["speedup"]
         low, high = calculator.speedup_band(chosen, alpha, g, batch, at)
         out.loc[rows, "predicted_low"], out.loc[rows, "predicted_high"] = low, high
@@ -255,20 +264,21 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
 def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
     """Verify and draft cost that fit the measured points by least squares.
 
-    speedup = E / (v + γc) is linear in (v, c) after rearranging: E / S = v + γ·c. Solved with
+    speedup = E / (v + γc) is linear in (v, c) after rearranging: E / S = v + γ·c, with E the
+    tokens a step each run made (``expected_tokens``, :func:`predict`). Solved with
     ``numpy.linalg.lstsq`` over the rows with α; None with fewer than two such rows, or when the
     fit would need a negative cost or a free verify pass.
     """
-    rows = predicted.dropna(subset=["alpha", "measured_speedup"])
+    rows = predicted.dropna(subset=["alpha", "expected_tokens", "measured_speedup"])
     if len(rows) < 2:
         return None
     g = rows["num_speculative_tokens"].to_numpy(dtype=float)
-    e = np.asarray(spec.expected_tokens(rows["alpha"].to_numpy(dtype=float), g))
+    e = rows["expected_tokens"].to_numpy(dtype=float)
     design = np.column_stack([np.ones_like(g), g])
     (v, c), *_ = np.linalg.lstsq(design, e / rows["measured_speedup"].to_numpy(dtype=float), rcond=None)
     if not (np.isfinite(v) and np.isfinite(c)) or v <= 0 or c < 0:  # a free verify pass is impossible
         return None
-    fitted = spec.speedup(rows["alpha"].to_numpy(dtype=float), g, v, c)
+    fitted = e / np.asarray(spec.step_cost(g, v, c))
     rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
     return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows)}
 
