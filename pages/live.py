@@ -241,6 +241,11 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     for notice in notices:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)
+    if served is not None and (measured := windows.measured_reuse(served, conditional)) is not None:
+        # The server's own MTP layer, as its positions show it: the verdict and the link take it.
+        st.caption(t("live.reuse_measured", lang, reuse=measured, sidebar=served.mtp_reuse,
+                     trained=served.mtp_reused_from - 1, target=served.target.name))
+        served = replace(served, mtp_reuse=measured)
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
     if verdict is not None:
         show_verdict(verdict, served, figures, dp_engines)
@@ -259,6 +264,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             shown["batch"] = str(max(1, round(batch)))
         if served is not None:  # the verdict's context, so that the calculator checks the same memory
             shown["context"] = str(windows.live_context(served, figures)[0])
+            if served.mtp_reused_from is not None:  # and the reuse factor the verdict took
+                shown["mtp_reuse"] = f"{served.mtp_reuse:g}"
         # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",

@@ -353,3 +353,24 @@ class TestAlphaFromAcceptanceLength:
         a = np.array(values)
         back = spec.alpha_from_acceptance_length(spec.expected_tokens(a, 6), 6)
         np.testing.assert_allclose(spec.expected_tokens(back, 6), spec.expected_tokens(a, 6), rtol=1e-10)
+
+
+class TestDecayFromRates:
+    def test_rates_made_at_a_decay_give_it_back(self):
+        for alpha, n, r in ((0.8, 1, 0.62), (0.9, 2, 0.4), (0.7, 1, 1.0)):
+            assert spec.decay_from_rates(spec.position_rates(alpha, 5, trained=n, decay=r), n) == pytest.approx(r)
+
+    def test_published_measurements(self):
+        # vLLM PR #41044, DeepSeek-V4-Flash on 4 B200s: 70.02 % and 28.74 % of drafts accept positions 1 and 2.
+        assert spec.decay_from_rates([0.7002, 0.2874 / 0.7002], 1) == pytest.approx(0.586, abs=5e-4)
+        # Qwen3.8-27B's MTP layer in vLLM 0.25.1 (the 2026 sample): no decay to speak of.
+        assert spec.decay_from_rates([0.85, 0.7167 / 0.85, 0.5944 / 0.7167], 1) == pytest.approx(0.988, abs=1e-3)
+
+    def test_edges(self):
+        assert spec.decay_from_rates([0.5, 0.0], 1) == 0.0  # a reused position that accepts nothing
+        assert spec.decay_from_rates([0.5, 0.9], 1) == 1.0  # one that accepts more: no decay, not a gain
+        assert spec.decay_from_rates([0.0, 0.3], 1) == 1.0  # nothing accepted where trained: no shape to read
+        with pytest.raises(ValueError):
+            spec.decay_from_rates([0.8], 1)
+        with pytest.raises(ValueError):
+            spec.decay_from_rates([0.8, 1.2], 1)

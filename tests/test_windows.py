@@ -304,3 +304,11 @@ class TestReusedMtpLayer:
         assert said.params["length"] == pytest.approx(1 + 0.9 + 0.81 + 0.729)
         figures = {"alpha_iid": 0.9, "num_speculative_tokens": 3.0, "running_requests": 8.0}
         assert live.paying_now(deepseek, figures, 1024) == said
+
+
+def test_the_reuse_factor_a_window_measured():
+    deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
+    assert live.measured_reuse(deepseek, [0.8, 0.6, 0.5]) == 0.78
+    assert live.measured_reuse(deepseek, [0.8]) is None  # no position past the trained one
+    assert live.measured_reuse(deepseek, [0.8, None, 0.5]) is None and live.measured_reuse(deepseek, [0.8, 1.1]) is None
+    assert live.measured_reuse(make_scenario(), [0.8, 0.6, 0.5]) is None  # a draft model: no MTP layer to reuse

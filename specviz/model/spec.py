@@ -27,6 +27,7 @@ __all__ = [
     "expected_tokens",
     "expected_tokens_chain",
     "position_rates",
+    "decay_from_rates",
     "step_cost",
     "speedup",
     "breakeven_verify_cost",
@@ -193,6 +194,47 @@ def position_rates(alpha: ArrayLike, gamma: int, *, trained: ArrayLike = np.inf,
     r = _check_alpha(decay, "decay")[..., None]
     depth = np.arange(1, int(gamma) + 1, dtype=float)
     return a[..., None] * r ** np.maximum(depth - n, 0.0)
+
+
+def decay_from_rates(rates: ArrayLike, trained: int) -> float:
+    """The r of :func:`expected_tokens` that measured conditional per-position rates a₁..a_γ show for
+    a draft trained for its first ``trained`` positions.
+
+    .. math:: \\hat α = \\Big(\\prod_{d \\le n} a_d\\Big)^{1/n},\\qquad
+              \\log \\hat r = \\frac{\\sum_{k \\ge 1} k \\log(a_{n+k} / \\hat α)}{\\sum_{k \\ge 1} k^2}
+
+    the least-squares fit of log a_{n+k} = log α̂ + k log r through the trained positions' mean, held
+    to [0, 1] (a later position that accepts more than the trained ones, as rates past a few
+    positions can among the drafts that reach them, is no decay).
+
+    Parameters
+    ----------
+    rates : array_like
+        Conditional rates a₁..a_γ (1-D), each in [0, 1].
+    trained : int
+        n ≥ 1, with γ > n: at least one reused position.
+
+    Returns
+    -------
+    float
+        r̂ in [0, 1]; 0 where a reused position accepts nothing. Rates made at α and r give r back.
+
+    Raises
+    ------
+    ValueError
+        If a rate lies outside [0, 1], n < 1 or no position is past n.
+    """
+    a = _check_alpha(rates, "rates").reshape(-1)
+    n = int(trained)
+    if n < 1 or a.size <= n:
+        raise InputError("spec.trained_positions")
+    if np.any(a[:n] == 0.0):  # nothing accepted where the layer was trained: no shape to read
+        return 1.0
+    with np.errstate(divide="ignore"):
+        logs = np.log(a)
+    k = np.arange(1, a.size - n + 1, dtype=float)
+    slope = float(np.sum(k * (logs[n:] - logs[:n].mean())) / np.sum(k * k))
+    return float(np.clip(np.exp(slope), 0.0, 1.0))
 
 
 def expected_tokens_chain(rates: ArrayLike) -> float | np.ndarray:
