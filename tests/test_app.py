@@ -335,6 +335,10 @@ class TestScenarioSidebar:
         assert metric(at, "Tokens per step E") == "3.36"
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="1"))
         assert not [s for s in make_app(target="DeepSeek-V3", gpu="B200", draft="eagle3").slider if s.key == "mtp_reuse"]
+        # Given ratios divide the same E: the control is there too.
+        ratios = make_app(target="DeepSeek-V3", gpu="B200", draft="mtp", mode="ratios", mtp_reuse="0.5")
+        # 1 + 0.8 + 0.8²·0.5 + 0.8³·0.5³ + 0.8⁴·0.5⁶ = 2.19
+        assert ratios.slider(key="mtp_reuse").value == 0.5 and metric(ratios, "Tokens per step E") == "2.19"
 
     def test_the_expert_tax_gives_no_speedup_for_a_batch_that_does_not_fit(self):
         """It said "At α 0.70, γ 2 and batch 256 speculation gives 1.63×" under "does not fit"."""
