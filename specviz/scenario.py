@@ -361,10 +361,17 @@ def _held_draft(target: architecture.Model, draft: step.Draft | None) -> tuple[a
     """The draft model whose weights and cache a GPU holds, and how many times: none for plain
     decoding (``draft`` None) or self-speculation, which reads the target's cache; a host draft's
     drafter is None already; a target's MTP layers each (MiniMax-M2.5's three:
-    :func:`specviz.model.memory.memory_terms`), any other drafter once."""
+    :func:`specviz.model.memory.memory_terms`) without their copies of the embedding and the LM
+    head, which the engine shares with the target's (vLLM 0.33.0's ``llm_base_proposer.py``:
+    "Detected MTP model. Sharing target model embedding weights with the draft model", and its LM
+    head; SGLang 0.5.23's EAGLE worker, which runs MTP, ``set_embed_and_head``: DeepSeek-V3's 1.85B
+    parameters, 3.7 GB in BF16), any other drafter once."""
     if draft is None or draft.kind == "self":
         return None, 1
-    return step.drafter(target, draft), max(1, target.mtp_layers) if draft.kind == "mtp" else 1
+    drafter = step.drafter(target, draft)
+    if draft.kind != "mtp":
+        return drafter, 1
+    return replace(drafter, params={**drafter.params, "embeddings": 0}), max(1, target.mtp_layers)
 
 
 def memory_use(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft | None, precision: dtypes.Precision,

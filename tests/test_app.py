@@ -362,7 +362,7 @@ class TestScenarioSidebar:
         """It said "It stops paying at no batch up to 1024 either way: by then a plain pass…"."""
         at = make_app(gpu="B200", target="DeepSeek-V3", context="4096")
         tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
-        assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 268).")
+        assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 269).")
         assert "no batch" not in tax
 
     def test_a_published_acceptance_is_offered_as_a_starting_point(self):
