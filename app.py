@@ -88,6 +88,7 @@ def scenario_sidebar(lang: str) -> None:
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
                           "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=PARALLEL,
                           help=t("side.draft_help", lang), derived=True)
+    reuse_box = side.container()  # the MTP reuse factor, under the draft it belongs to, once the draft is read
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
                            on_change=new_engine, help=t("side.engine_help", lang))
@@ -141,9 +142,15 @@ def scenario_sidebar(lang: str) -> None:
     compute = precision.matmul_compute(target)
     side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
     engine = engines[engine_id]
-    st.session_state["scenario"] = scenario.Scenario(
+    chosen = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, gpu_figures=gpu_figures)
+    if (reused := chosen.mtp_reused_from) is not None:  # the target's MTP layers run past their training
+        field = scenario.FIELDS["mtp_reuse"]
+        chosen = replace(chosen, mtp_reuse=url_widget(
+            reuse_box.slider, t("side.mtp_reuse", lang), field.low, field.upper, value=field.default, step=field.step,
+            key="mtp_reuse", help=t("side.mtp_reuse_help", lang, target=target.name, trained=reused - 1, reused=reused)))
+    st.session_state["scenario"] = chosen
 
 
 def keep_language() -> None:

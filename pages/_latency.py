@@ -107,7 +107,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
                             placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))
     show_url_notices(st, lang)  # this view's own link values, on this run
-    rates = None
+    rates, sidebar_reuse = None, chosen.mtp_reuse
     if rates_text.strip():
         try:
             rates = simulate.parse_rates(rates_text)
@@ -115,15 +115,14 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
             st.error(message(exc, lang))
     if rates:
         # The α and γ with the rates' tokens per step for the scenario's draft: the same mean step, so
-        # the same request times; the simulation below draws from the rates themselves.
+        # the same request times; the simulation below draws from the rates themselves. A reused MTP
+        # layer is taken at the reuse factor the rates show, not the sidebar's.
         gamma = len(rates)
-        try:
-            alpha = float(spec.alpha_from_acceptance_length(spec.expected_tokens_chain(rates), gamma, **chosen.reuse))
-        except SpecvizError as exc:  # more tokens a step than the scenario's reused MTP layer makes
-            st.error(message(exc, lang))
-            return
+        chosen, alpha = scenario.at_measured_rates(chosen, rates)
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
+        if chosen.mtp_reused_from is not None and chosen.mtp_reuse != sidebar_reuse:
+            st.caption(t("calc.latency.rates_reuse", lang, reuse=chosen.mtp_reuse, sidebar=sidebar_reuse))
     elif (reused := chosen.mtp_reused_from) is not None and gamma >= reused:
         # The MTP layer run past its training accepts less at each further position: drawn so.
         rates = tuple(float(a) for a in spec.position_rates(alpha, gamma, **chosen.reuse))

@@ -90,15 +90,6 @@ def field_widget(widget: Callable[..., Any], name: str, default: float | None = 
     return url_widget(widget, t(f"calc.{name}", lang), f.low, f.upper, value=value, step=f.step, key=name, **kwargs)
 
 
-def mtp_reuse_control(chosen: scenario.Scenario) -> scenario.Scenario:
-    """``chosen`` at the reuse factor of its slider, drawn where the target's MTP layers run past the
-    positions they were trained for (else ``chosen`` as it is)."""
-    if (reused := chosen.mtp_reused_from) is None:
-        return chosen
-    return replace(chosen, mtp_reuse=field_widget(st.slider, "mtp_reuse", help=t(
-        "calc.mtp_reuse_help", lang, target=chosen.target.name, trained=reused - 1, reused=reused)))
-
-
 st.title(t("calc.title", lang))
 st.caption(t("calc.intro", lang))
 
@@ -153,15 +144,20 @@ if (unserved := commands.mtp_unserved(chosen)) is not None:
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")
-    line.caption(t("calc.published_alpha", lang, alpha=found.alpha, gamma=found.gamma, dataset=found.dataset,
+    try:  # the α at which this draft, at the sidebar's MTP reuse factor, makes the published length
+        found_alpha = found.alpha_at(chosen)
+    except InputError as exc:
+        line.caption(t("calc.published_alpha_beyond", lang, length=found.acceptance_length, gamma=found.gamma,
+                       dataset=found.dataset, note=found.note, source=found.source, error=message(exc, lang)))
+        continue
+    line.caption(t("calc.published_alpha", lang, alpha=found_alpha, gamma=found.gamma, dataset=found.dataset,
                    note=found.note, source=found.source))
-    line.button(t("calc.use_published_alpha", lang, alpha=found.alpha, gamma=found.gamma), key=f"published_alpha_{number}",
-                on_click=use_published, args=(found.alpha, found.gamma))
+    line.button(t("calc.use_published_alpha", lang, alpha=found_alpha, gamma=found.gamma), key=f"published_alpha_{number}",
+                on_click=use_published, args=(found_alpha, found.gamma))
 if mode == "ratios":
     col_v, col_d = st.columns(2)
     chosen = replace(chosen, verify_cost=field_widget(col_v.number_input, "verify_cost", help=t("calc.verify_cost_help", lang)),
                      draft_cost=field_widget(col_d.number_input, "draft_cost", help=t("calc.draft_cost_help", lang)))
-    chosen = mtp_reuse_control(chosen)  # E, which given costs divide, still falls past the layer's training
 else:
     preset = scenario.preset_costs(sidebar.engine)
     with st.expander(t("calc.advanced", lang, engine=sidebar.engine.name)):
@@ -176,7 +172,6 @@ else:
         if sidebar.target.num_experts:  # a mixture of experts' verify pass: how many experts its tokens share
             chosen = replace(chosen, routing_overlap=field_widget(st.slider, "routing_overlap",
                                                                   help=t("calc.routing_overlap_help", lang)))
-        chosen = mtp_reuse_control(chosen)
     chosen = replace(chosen, costs=step.Costs(**costs))
 
 

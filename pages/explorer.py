@@ -342,8 +342,11 @@ def show_predicted() -> None:
     # The runs a calibration fits are predicted at its costs, as the calculator it opens predicts them.
     predicted = prediction.predict(paired, sidebar, known, context, prediction.calibration_in_use(kind, fit, sidebar),
                                  loads=loads)
+    if beyond := int(predicted["beyond_reuse"].sum()):  # said, not dropped in silence
+        st.warning(t("exp.beyond_reuse", lang, runs=beyond, reuse=sidebar.mtp_reuse))
     if predicted["predicted_speedup"].isna().all():
-        st.info(t("exp.no_predictions", lang))
+        if not beyond:
+            st.info(t("exp.no_predictions", lang))
         return
     st.caption(t("exp.scenario", lang))
     if loads:

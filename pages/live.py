@@ -241,7 +241,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     for notice in notices:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)
-    if served is not None and (measured := windows.measured_reuse(served, conditional)) is not None:
+    if served is not None and (measured := served.reuse_from_rates(conditional)) is not None:
         # The server's own MTP layer, as its positions show it: the verdict and the link take it.
         st.caption(t("live.reuse_measured", lang, reuse=measured, sidebar=served.mtp_reuse,
                      trained=served.mtp_reused_from - 1, target=served.target.name))

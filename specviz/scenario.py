@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,7 +35,7 @@ __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "hugging_face_id", "HF_URL", "models_by_key",
            "model_preset", "gpu_preset", "steady_load",
-           "knobs_off_preset", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
+           "knobs_off_preset", "at_measured_rates", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
            "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
@@ -145,6 +145,14 @@ class PublishedAcceptance:
     dataset: str
     source: str
     note: str
+
+    def alpha_at(self, scenario: Scenario) -> float:
+        """The α at which ``scenario``'s draft makes this figure: a published rate as it is, a published
+        length through the inverse of the scenario's E (a reused MTP layer at its reuse factor,
+        :attr:`Scenario.reuse`), which raises ``spec.length_reused`` where that layer cannot make it."""
+        if self.acceptance_length is None:
+            return self.alpha
+        return float(spec.alpha_from_acceptance_length(self.acceptance_length, self.gamma, **scenario.reuse))
 
 
 def load_published_acceptance(data_dir: Path, models: Mapping[str, architecture.Model]) -> tuple[PublishedAcceptance, ...]:
@@ -513,6 +521,18 @@ class Scenario:
         past the positions they were trained for."""
         return spec.expected_tokens(alpha, gamma, **self.reuse)
 
+    def reuse_from_rates(self, conditional: Sequence[float | None] | None) -> float | None:
+        """The reuse factor that measured conditional per-position rates show for the scenario's MTP
+        layers (:func:`specviz.model.spec.decay_from_rates` past their trained positions), to the
+        sidebar control's 0.01 so that a link carries the same figure; None where the draft is not a
+        reused MTP layer, no position past its training was measured, or a rate is not one (above 1
+        where a server's counters were read apart)."""
+        reused = self.mtp_reused_from
+        if reused is None or not conditional or len(conditional) < reused or \
+                any(rate is None or not 0.0 <= rate <= 1.0 for rate in conditional):
+            return None
+        return round(spec.decay_from_rates(conditional, reused - 1), 2)
+
     @property
     def mtp_reused_from(self) -> int | None:
         """The first draft position at which the engine runs the target's MTP layers past their
@@ -563,6 +583,20 @@ class Scenario:
         only where the roofline dominates: fixed costs per step slow plain decoding, and speculation
         spreads them over E tokens, so at large batches a realistic speedup can exceed it."""
         return replace(self, costs=step.Costs())
+
+
+def at_measured_rates(scenario: Scenario, rates: Sequence[float]) -> tuple[Scenario, float]:
+    """The scenario and the α at which its draft makes the tokens a step of measured conditional
+    per-position ``rates`` (:func:`specviz.model.spec.expected_tokens_chain`): a reused MTP layer at
+    the reuse factor the rates show (:meth:`Scenario.reuse_from_rates`), or, where even that falls
+    short of them at α = 1, at 1 (the chain, which every length of γ rates reaches); any other draft
+    as it is."""
+    length, gamma = float(spec.expected_tokens_chain(rates)), len(rates)
+    if (measured := scenario.reuse_from_rates(rates)) is not None:
+        scenario = replace(scenario, mtp_reuse=measured)
+        if length > float(scenario.expected_tokens(1.0, gamma)):
+            scenario = replace(scenario, mtp_reuse=1.0)
+    return scenario, float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse))
 
 
 def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
+from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
 from specviz.errors import Notice
 from specviz.i18n import escape_markdown, md
@@ -325,11 +326,12 @@ class TestScenarioSidebar:
         assert f"(no tax: a bound) it would give {bound['speedup_untaxed']:.2f}×" in tax[0]
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", batch="8"))
 
-    def test_a_reused_mtp_layer_is_priced_with_its_factor_under_advanced(self):
+    def test_a_reused_mtp_layer_is_priced_with_its_factor_from_the_sidebar(self):
         """DeepSeek-V3's one MTP layer drafting 4: E = 1 + 0.8 + 0.8²·0.62 + 0.8³·0.62³ + 0.8⁴·0.62⁶
-        = 2.34 at the default factor, 3.36 (seed 000's chain) at 1, the bound."""
+        = 2.34 at the default factor, 3.36 (seed 000's chain) at 1, the bound. The factor belongs to
+        the draft, in the sidebar, so every page takes it."""
         at = make_app(target="DeepSeek-V3", gpu="B200", draft="mtp")
-        assert at.slider(key="mtp_reuse").value == 0.62 and metric(at, "Tokens per step E") == "2.34"
+        assert at.sidebar.slider(key="mtp_reuse").value == 0.62 and metric(at, "Tokens per step E") == "2.34"
         assert shown(at) == figures(make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp"))
         at.slider(key="mtp_reuse").set_value(1.0).run()
         assert metric(at, "Tokens per step E") == "3.36"
@@ -339,6 +341,22 @@ class TestScenarioSidebar:
         ratios = make_app(target="DeepSeek-V3", gpu="B200", draft="mtp", mode="ratios", mtp_reuse="0.5")
         # 1 + 0.8 + 0.8²·0.5 + 0.8³·0.5³ + 0.8⁴·0.5⁶ = 2.19
         assert ratios.slider(key="mtp_reuse").value == 0.5 and metric(ratios, "Tokens per step E") == "2.19"
+
+    def test_the_claims_page_takes_the_sidebar_s_reuse_factor_as_the_cli_takes_the_link_s(self):
+        """At reuse 1 the page had said α 0.83 and 1.69x at γ 2 where `claim` on the same link said α
+        0.66 and 6.05x at γ 16: the page's scenario had no reuse factor of its own."""
+        link = {"target": "DeepSeek-V3", "gpu": "B200", "draft": "mtp", "mtp_reuse": "1"}
+        at = AppTest.from_file(APP, default_timeout=60)
+        for key, value in {**link, "claim": "1.5x at batch 16", "claim_measure": "acceptance_length",
+                           "claim_value": "2.4", "claim_measured_gamma": "3"}.items():
+            at.query_params[key] = value
+        at.run()
+        at.switch_page("pages/claims.py").run()
+        assert not at.exception and at.sidebar.slider(key="mtp_reuse").value == 1.0
+        row = claim_row("1.5x at batch 16", urllib.parse.urlencode(link), PRESETS,
+                        measured=("acceptance_length", 2.4, 3))
+        assert metric(at, "Most possible (α = 1)") == f"{row['max_speedup']:.2f}×"
+        assert round(row["alpha"], 2) == 0.66
 
     def test_the_expert_tax_gives_no_speedup_for_a_batch_that_does_not_fit(self):
         """It said "At α 0.70, γ 2 and batch 256 speculation gives 1.63×" under "does not fit"."""
@@ -684,6 +702,15 @@ class TestLatencyTab:
         note = next(m.value for m in at.markdown if m.value.startswith("Each of the simulated requests"))
         assert "of the run's 8 measured requests, at the run's γ 3, batch 64" in note and "moves by **+" in note
         assert at.selectbox(key="latency_mix_run").value is not None and not at.exception
+
+    def test_measured_rates_of_a_reused_mtp_layer_bring_their_own_reuse_factor(self):
+        """Rates 0.9, 0.85, 0.8 on DeepSeek-V3's one MTP layer make 3.28 tokens a step, past the 2.86
+        the sidebar's 0.62 allows at α = 1: the view said "length is more than the draft can reach"
+        and stopped. It takes the rates' own factor, 0.94, and says so."""
+        at = make_app({"view": "Latency"}, target="DeepSeek-V3", gpu="B200", draft="mtp", latency_rates="0.9, 0.85, 0.8")
+        assert not at.error and not at.exception
+        said = next(c.value for c in at.caption if c.value.startswith("These rates show the MTP layer"))
+        assert "keeping 0.94 of the acceptance" in said and "(the sidebar says 0.62)" in said
 
     def test_a_long_output_simulates_fewer_requests_within_the_page_s_budget(self):
         """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of

@@ -684,3 +684,20 @@ class TestOverWhat:
         ("On MT-Bench, EAGLE-3 reaches 3x on H100", "MT-Bench"), ("3x on MT-Bench and 2x on HumanEval", "MT-Bench")])
     def test_the_dataset_is_the_figure_s_own(self, sentence, dataset):
         assert claim_words.read_sentence(sentence, PRESETS).dataset == dataset
+
+
+class TestReusedMtpLayer:
+    def test_the_ceiling_says_what_the_reused_positions_cap(self):
+        """DeepSeek-V3's one MTP layer: α = 1 at its trained position, the reused ones at the sidebar's
+        0.62 each, so the best γ's ceiling is E(1, γ) tokens a step, not γ + 1; at reuse 1 nothing to say."""
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
+        check = claims.check_claim(deepseek, claims.Claim(3.0), 16, 1024)
+        reason = next(n for n in check.reasons if n.key == "claims.reason.mtp_reuse")
+        assert reason.params["gamma"] == check.best["gamma"] and reason.params["trained"] == 1
+        assert reason.params["tokens"] == pytest.approx(deepseek.expected_tokens(1.0, check.best["gamma"]))
+        chain = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="1")
+        assert not [n for n in claims.check_claim(chain, claims.Claim(3.0), 16, 1024).reasons
+                    if n.key == "claims.reason.mtp_reuse"]
+        # A measured length read for the scenario's draft: 2.60 at γ 3 is α 0.909 on the reused layer.
+        assert claims.alpha_from_measurement("acceptance_length", 2.60, 3, deepseek.reuse) == pytest.approx(0.909, abs=1e-3)
+        assert claims.alpha_from_measurement("acceptance_length", 2.60, 3, chain.reuse) == pytest.approx(0.717, abs=1e-3)

@@ -896,6 +896,13 @@ class TestSimulateCommand:
         assert row["expected_tokens"] == pytest.approx(1 + 0.8 + 0.8 * 0.496 + 0.8 * 0.496 * 0.30752)
         _, out, _ = run(capsys, "simulate", link, "--rates", "0.8", "0.496", "0.30752", "--steps", "2000", "--format", "json")
         assert json.loads(out)["alpha"] == pytest.approx(0.8)
+        # `calc` states the factor it priced with, as it states a mixture of experts' routing overlap.
+        _, out, _ = run(capsys, "calc", link + "&mtp_reuse=0.8", "--format", "json")
+        row = json.loads(out)
+        assert row["mtp_reuse"] == 0.8 and row["expected_tokens"] == pytest.approx(
+            1 + 0.8 + 0.64 * 0.8 + 0.512 * 0.8 ** 3 + 0.4096 * 0.8 ** 6)
+        _, out, _ = run(capsys, "calc", "", "--format", "json")
+        assert "mtp_reuse" not in json.loads(out)
 
 
 class TestVllmConfigCommand:

@@ -188,3 +188,15 @@ class TestGammaMap:
             assert (cells["fits_plain"] == (cells["batch"] <= held.max_batch(speculative=False))).all()
         at_4k = grid[grid["context"] == 4096].set_index("batch")
         assert at_4k.loc[32, "fits"] and not at_4k.loc[64, "fits"] and at_4k.loc[64, "fits_plain"]  # 50 and 73
+
+
+def test_a_reused_mtp_layer_is_not_called_a_weak_draft():
+    """DeepSeek-V3's one MTP layer at α 0.8 drafting 4: vLLM would count 0.34 of the drafts accepted,
+    the reused positions' loss, which a shorter draft fixes, not another draft; judged at its trained
+    position it accepts 0.8. A draft model at α 0.6, γ 3 is still weak (0.39)."""
+    deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
+    schedule = draft_length.gamma_schedule(deepseek, 0.8, 1024, 1024, 8)
+    assert not [n for n in draft_length.advise(deepseek, 0.8, 4, 64, schedule) if n.key == "advice.weak_draft"]
+    weak = make_scenario()
+    assert [n for n in draft_length.advise(weak, 0.6, 3, 64, draft_length.gamma_schedule(weak, 0.6, 1024, 1024, 8))
+            if n.key == "advice.weak_draft"]

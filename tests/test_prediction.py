@@ -186,7 +186,8 @@ class TestPredict:
         assert made.predicted_speedup == pytest.approx(float(calculator.evaluate_scenario(deepseek, made.alpha, 3, 8, 0)["speedup"]))
         assert deepseek.expected_tokens(made.alpha, 3) == pytest.approx(2.60)
         beyond = predicted[predicted.acceptance_length == 2.95].iloc[0]
-        assert math.isnan(beyond.alpha) and math.isnan(beyond.predicted_speedup)
+        assert math.isnan(beyond.alpha) and math.isnan(beyond.predicted_speedup) and beyond.beyond_reuse
+        assert not made.beyond_reuse
 
     def test_rows_without_gamma_get_no_prediction(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},

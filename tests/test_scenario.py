@@ -323,3 +323,14 @@ class TestMtpReuse:
         qwen = make_scenario(target="Qwen3-Next-80B-A3B", draft="mtp")
         assert qwen.mtp_reused_from is None and qwen.expected_tokens(0.8, 3) == pytest.approx(spec.expected_tokens(0.8, 3))
         assert scenario.from_query_params({"mtp_reuse": "1.5"}, PRESETS)[1] == [("mtp_reuse", "1.5")]
+
+    def test_measured_rates_set_the_reuse_factor_they_show(self):
+        """A server's rates 0.9, 0.85, 0.8 on DeepSeek-V3's one MTP layer make 1 + 0.9 + 0.765 + 0.612
+        = 3.277 tokens a step, past the 2.86 that reuse 0.62 allows at α = 1: the rates' own factor
+        (0.94, fitted) is taken, and α makes their tokens a step. A draft model's rates keep it."""
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
+        measured, alpha = scenario.at_measured_rates(deepseek, [0.9, 0.85, 0.8])
+        assert measured.mtp_reuse == deepseek.reuse_from_rates([0.9, 0.85, 0.8]) == 0.94
+        assert measured.expected_tokens(alpha, 3) == pytest.approx(1 + 0.9 + 0.9 * 0.85 + 0.9 * 0.85 * 0.8)
+        plain, alpha = scenario.at_measured_rates(make_scenario(), [0.9, 0.85, 0.8])
+        assert plain == make_scenario() and alpha == pytest.approx(spec.alpha_from_rates([0.9, 0.85, 0.8]))

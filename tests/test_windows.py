@@ -308,7 +308,7 @@ class TestReusedMtpLayer:
 
 def test_the_reuse_factor_a_window_measured():
     deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
-    assert live.measured_reuse(deepseek, [0.8, 0.6, 0.5]) == 0.78
-    assert live.measured_reuse(deepseek, [0.8]) is None  # no position past the trained one
-    assert live.measured_reuse(deepseek, [0.8, None, 0.5]) is None and live.measured_reuse(deepseek, [0.8, 1.1]) is None
-    assert live.measured_reuse(make_scenario(), [0.8, 0.6, 0.5]) is None  # a draft model: no MTP layer to reuse
+    assert deepseek.reuse_from_rates([0.8, 0.6, 0.5]) == 0.78
+    assert deepseek.reuse_from_rates([0.8]) is None  # no position past the trained one
+    assert deepseek.reuse_from_rates([0.8, None, 0.5]) is None and deepseek.reuse_from_rates([0.8, 1.1]) is None
+    assert make_scenario().reuse_from_rates([0.8, 0.6, 0.5]) is None  # a draft model: no MTP layer to reuse

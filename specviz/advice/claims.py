@@ -371,6 +371,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
             pick(v) for v in (at_alpha, at_alpha_low, at_alpha_high))
     holds = _range(grid, counted & (high.max(axis=0) >= claim.speedup))
     verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds)
+    if (reused := step_scenario.mtp_reused_from) is not None and full[best_g] < best["gamma"] + 1.0:
+        # α = 1 is the trained positions' acceptance: the reused ones still fall, which caps the ceiling.
+        reasons.append(Notice("claims.reason.mtp_reuse", gamma=best["gamma"], trained=reused - 1,
+                              reuse=step_scenario.mtp_reuse, tokens=float(full[best_g])))
     if claim.workload is not None and verdict != "impossible":
         reasons.append(_on_workload(step_scenario, claim, required, batches))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours)

@@ -103,7 +103,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         multiple times of forward on same MTP layer, which may result in lower acceptance rate"),
         with the acceptance the figures take at the first and the last reused position;
         ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
-        rate at this α and γ is below :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
+        rate at this α and γ (a reused MTP layer's at the positions it was trained for) is below
+        :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
         trained for this target, or trained further on its outputs, for an EAGLE, EAGLE-3, P-EAGLE
         head or a block drafter; traffic that repeats its prompt for n-gram and suffix drafting; an
@@ -147,10 +148,13 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         rates = spec.position_rates(alpha, longest, **scenario.reuse)
         notices.append(Notice("advice.mtp_reused", target=scenario.target.name, trained=reused - 1, gamma=longest,
                               reuse=scenario.mtp_reuse, first=float(rates[reused - 1]), last=float(rates[-1])))
-    rate = float(spec.acceptance_rate_from_alpha(alpha, gamma, **scenario.reuse))
+    # A reused MTP layer is judged at the positions it was trained for: what it loses past them is the
+    # draft length's to fix (the advice above), not the draft's.
+    judged = int(gamma) if reused is None else min(int(gamma), reused - 1)
+    rate = float(spec.acceptance_rate_from_alpha(alpha, judged, **scenario.reuse))
     if rate < WEAK_DRAFT_RATE:
         remedy = Notice(f"advice.weak_remedy.{_WEAK_REMEDY.get(scenario.draft.kind, 'other')}")
-        notices.append(Notice("advice.weak_draft", rate=rate, gamma=int(gamma), alpha=float(alpha),
+        notices.append(Notice("advice.weak_draft", rate=rate, gamma=judged, alpha=float(alpha),
                               floor=WEAK_DRAFT_RATE, remedy=remedy))
     if _WEAK_REMEDY.get(scenario.draft.kind) != "lookup":
         notices.append(Notice("advice.ngram"))

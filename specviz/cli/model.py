@@ -125,6 +125,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
                            "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode, **here}
     if chosen.target.num_experts:
         row["routing_overlap"] = chosen.routing_overlap
+    if chosen.mtp_reused_from is not None:  # the target's MTP layers run past their training
+        row["mtp_reuse"] = chosen.mtp_reuse
     if chosen.prefill and chosen.mode == "step":  # each step also takes the load's arriving prompts
         row |= {"prefill": True, "input_tokens": chosen.input_tokens, "output_tokens": chosen.output_tokens}
     if chosen.mode == "step":
@@ -152,8 +154,10 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     gamma = len(args.rates) if args.rates else chosen.gamma
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
     # reused MTP layer's rates falling past its training (spec.position_rates).
-    alpha = float(spec.alpha_from_acceptance_length(spec.expected_tokens_chain(args.rates), gamma, **chosen.reuse)) \
-        if args.rates else args.alpha
+    if args.rates:
+        chosen, alpha = scenario.at_measured_rates(chosen, args.rates)
+    else:
+        alpha = args.alpha
     times = simulate.StepTimes.from_step(chosen.step_times(batch=chosen.batch, gamma=gamma, context=chosen.context,
                                                            alpha=alpha))
     reused = chosen.mtp_reused_from is not None and gamma >= chosen.mtp_reused_from

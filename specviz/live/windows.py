@@ -25,7 +25,7 @@ from specviz.live import exposition
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "scenario_alpha", "measured_reuse", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS"]
 
@@ -146,19 +146,6 @@ def scenario_alpha(scenario: Scenario, alpha_iid: float, gamma: int) -> float | 
     except InputError:
         return Notice("live.reuse_short", length=length, gamma=gamma, reuse=scenario.mtp_reuse,
                       top=float(scenario.expected_tokens(1.0, gamma)))
-
-
-def measured_reuse(scenario: Scenario, conditional: Sequence[float | None] | None) -> float | None:
-    """The reuse factor a window's conditional per-position rates show for the scenario's MTP layers
-    (:func:`specviz.model.spec.decay_from_rates` past their trained positions), to the calculator
-    control's 0.01 so that a link carries the same figure; None where the draft is not a reused MTP
-    layer, the window measured no position past its training, or a rate is not one (above 1 where
-    the counters were read apart)."""
-    reused = scenario.mtp_reused_from
-    if reused is None or not conditional or len(conditional) < reused or \
-            any(rate is None or not 0.0 <= rate <= 1.0 for rate in conditional):  # above 1: counters read apart
-        return None
-    return round(spec.decay_from_rates(conditional, reused - 1), 2)
 
 
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:

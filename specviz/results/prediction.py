@@ -193,7 +193,7 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     (:meth:`specviz.scenario.Scenario.expected_tokens`: a reused MTP layer's α at its trained
     positions; never from vLLM's accepted/drafted directly). Rows without γ, acceptance or concurrency
     get no prediction, nor do those with more tokens a step than their draft makes at α = 1 (a
-    reused MTP layer's ``mtp_reuse`` below the server's). Adds ``alpha``, ``expected_tokens`` (the
+    reused MTP layer's ``mtp_reuse`` below the server's: ``beyond_reuse``). Adds ``alpha``, ``expected_tokens`` (the
     measured tokens a step each prediction was made at), ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
     (measured − predicted), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
     (False where the run named no target or GPU preset and the scenario's stood in) and ``costs``
@@ -233,7 +233,7 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     for name in ("alpha", "expected_tokens", "predicted_speedup", "predicted_low", "predicted_high", "prompt_tokens",
                  "output_tokens"):
         out[name] = np.nan
-    out["costs"] = "preset"
+    out["costs"], out["beyond_reuse"] = "preset", False
     for label, key, tokens, rows in _groups(out[usable], settings[usable], loads):
         fitted = calibrated if isinstance(calibrated, Scenario) else (calibrated or {}).get(label)
         chosen = setting_scenario(scenario, *key, presets) if fitted is None else fitted
@@ -247,6 +247,7 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
         at = chosen.context if chosen.prefill else context
         g, measured = (v[rows].to_numpy(dtype=float) for v in (gamma, length))
         reachable = measured <= np.asarray(chosen.expected_tokens(1.0, g)) + 1e-9
+        out.loc[rows[~reachable], "beyond_reuse"] = True
         rows = rows[reachable]
         if not len(rows):
             continue
