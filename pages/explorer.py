@@ -28,7 +28,7 @@ lang: str = st.session_state.get("lang", "en")
 # request's tokens whole, and thousands separated.
 FORMATS: dict[str, str] = {
     **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
-    "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"),
+    "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"), "mtp_reuse": "%.2f",
     "acceptance_length": "%.2f",
     **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
     **dict.fromkeys(("output_throughput", "total_token_throughput"), "%,.1f"),
@@ -362,6 +362,8 @@ def show_predicted() -> None:
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
     altair_chart(charts.measured_vs_predicted(predicted, lang))
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
+                       # the factor each MTP run was predicted at, its own where it measured its positions
+                       *(("mtp_reuse",) if predicted["mtp_reuse"].notna().any() else ()),
                        *(("prompt_tokens", "output_tokens") if loads else ()),
                        "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error", "costs"]]
     table = table.assign(costs=table["costs"].map(lambda c: t(f"exp.costs.{c}", lang)))

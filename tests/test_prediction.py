@@ -324,3 +324,24 @@ class TestCalibrateSettings:
         (refused,) = prediction.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024, time_limit_s=5)
         assert isinstance(refused, prediction.SettingRefused) and refused.points == 5
         assert (refused.reason.key, refused.reason.params) == ("fit.time_limit", {"seconds": 5})
+
+
+def test_an_mtp_run_that_measured_its_positions_is_predicted_at_its_own_reuse_factor():
+    """vLLM bench serve writes the share of drafts accepted at each position: 0.9, 0.765, 0.612 is a
+    DeepSeek-V3 layer keeping 0.94 past its trained position (conditional 0.9, 0.85, 0.8), its 3.277
+    tokens a step beyond the sidebar's 0.62 (at most 2.86). Predicted at 0.94, not dropped; a run
+    without the shares keeps the sidebar's factor."""
+    deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
+    frame = runs_frame([{"concurrency": 8, "output_throughput": 100},
+                        {"concurrency": 8, "output_throughput": 250, "num_speculative_tokens": 3,
+                         "acceptance_length": 3.277, "per_position_acceptance": [0.9, 0.765, 0.612]},
+                        {"concurrency": 8, "output_throughput": 200, "num_speculative_tokens": 3,
+                         "acceptance_length": 2.60}])
+    predicted = prediction.predict(explorer.pair_with_baselines(frame), deepseek, PRESETS)
+    own = predicted[predicted.acceptance_length == 3.277].iloc[0]
+    assert own.mtp_reuse == 0.94 and not own.beyond_reuse
+    at_own = replace(deepseek, mtp_reuse=0.94)
+    assert at_own.expected_tokens(own.alpha, 3) == pytest.approx(3.277)
+    assert own.predicted_speedup == pytest.approx(float(calculator.evaluate_scenario(at_own, own.alpha, 3, 8, 0)["speedup"]))
+    sidebar = predicted[predicted.acceptance_length == 2.60].iloc[0]
+    assert sidebar.mtp_reuse == 0.62 and sidebar.alpha == pytest.approx(0.909, abs=1e-3)

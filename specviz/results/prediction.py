@@ -193,7 +193,10 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     (:meth:`specviz.scenario.Scenario.expected_tokens`: a reused MTP layer's α at its trained
     positions; never from vLLM's accepted/drafted directly). Rows without γ, acceptance or concurrency
     get no prediction, nor do those with more tokens a step than their draft makes at α = 1 (a
-    reused MTP layer's ``mtp_reuse`` below the server's: ``beyond_reuse``). Adds ``alpha``, ``expected_tokens`` (the
+    reused MTP layer's ``mtp_reuse`` below the server's: ``beyond_reuse``). A run that measured its
+    per-position acceptance is predicted at the reuse factor it shows (``mtp_reuse``, the factor each
+    MTP run was predicted at: :meth:`specviz.scenario.Scenario.reuse_from_rates`), else at the
+    scenario's. Adds ``alpha``, ``expected_tokens`` (the
     measured tokens a step each prediction was made at), ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
     (measured − predicted), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
     (False where the run named no target or GPU preset and the scenario's stood in) and ``costs``
@@ -230,8 +233,8 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     settings = run_settings(out, scenario, presets)
     out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]
     out["own_setting"] = settings["own"]
-    for name in ("alpha", "expected_tokens", "predicted_speedup", "predicted_low", "predicted_high", "prompt_tokens",
-                 "output_tokens"):
+    for name in ("alpha", "expected_tokens", "mtp_reuse", "predicted_speedup", "predicted_low", "predicted_high",
+                 "prompt_tokens", "output_tokens"):
         out[name] = np.nan
     out["costs"], out["beyond_reuse"] = "preset", False
     for label, key, tokens, rows in _groups(out[usable], settings[usable], loads):
@@ -244,22 +247,49 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
                 chosen = steady_load(replace(chosen, gamma=int(gamma[rows].max())), *tokens)
             out.loc[rows, "setting"] = label
             out.loc[rows, "prompt_tokens"], out.loc[rows, "output_tokens"] = tokens
-        at = chosen.context if chosen.prefill else context
-        g, measured = (v[rows].to_numpy(dtype=float) for v in (gamma, length))
-        reachable = measured <= np.asarray(chosen.expected_tokens(1.0, g)) + 1e-9
-        out.loc[rows[~reachable], "beyond_reuse"] = True
-        rows = rows[reachable]
-        if not len(rows):
-            continue
-        g, measured = g[reachable], measured[reachable]
-        alpha = np.asarray(spec.alpha_from_acceptance_length(measured, g, **chosen.reuse))
-        batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
-        out.loc[rows, "alpha"], out.loc[rows, "expected_tokens"] = alpha, measured
-        out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, at)["speedup"]
-        low, high = calculator.speedup_band(chosen, alpha, g, batch, at)
-        out.loc[rows, "predicted_low"], out.loc[rows, "predicted_high"] = low, high
+        # A run that measured its positions brings the reuse factor its MTP layer showed (a few values
+        # for a file's runs: one pass of the model each).
+        measured_shares = out.loc[rows, "per_position_acceptance"] if "per_position_acceptance" in out and \
+            chosen.mtp_reused_from is not None else [None] * len(rows)
+        factors = pd.Series([chosen.reuse_from_rates(_conditional(shares)) for shares in measured_shares], index=rows,
+                            dtype=object)
+        for factor in factors.dropna().unique().tolist() + ([None] if factors.isna().any() else []):
+            same = rows[factors.isna().to_numpy()] if factor is None else rows[(factors == factor).to_numpy()]
+            _predict_rows(out, same, chosen if factor is None else replace(chosen, mtp_reuse=factor), gamma, length,
+                          chosen.context if chosen.prefill else context)
     out["error"] = out["measured_speedup"] - out["predicted_speedup"]
     return out
+
+
+def _conditional(shares: Any) -> list[float] | None:
+    """Conditional per-position rates from the shares of drafts accepted at each position (vLLM's
+    per-position acceptance: a_i = u_i / u_{i−1}, u_0 = 1); None where none were measured or a share
+    of 0 leaves the next one undefined."""
+    if shares is None or (np.ndim(shares) == 0 and pd.isna(shares)) or not len(shares):
+        return None
+    u = np.concatenate([[1.0], np.asarray(shares, dtype=float)])
+    return None if np.any(u[:-1] <= 0) else (u[1:] / u[:-1]).tolist()
+
+
+def _predict_rows(out: pd.DataFrame, rows: pd.Index, chosen: Scenario, gamma: pd.Series, length: pd.Series,
+                  at: int) -> None:
+    """Fill ``out``'s predictions for ``rows`` at ``chosen`` (:func:`predict`): α from each run's tokens
+    a step through the inverse of the scenario's E, the speedup and its band; a run with more tokens a
+    step than the scenario's draft makes at α = 1 is marked ``beyond_reuse`` instead."""
+    g, measured = (v[rows].to_numpy(dtype=float) for v in (gamma, length))
+    reachable = measured <= np.asarray(chosen.expected_tokens(1.0, g)) + 1e-9
+    out.loc[rows[~reachable], "beyond_reuse"] = True
+    rows, g, measured = rows[reachable], g[reachable], measured[reachable]
+    if not len(rows):
+        return
+    alpha = np.asarray(spec.alpha_from_acceptance_length(measured, g, **chosen.reuse))
+    batch = out.loc[rows, "concurrency"].to_numpy(dtype=float)
+    out.loc[rows, "alpha"], out.loc[rows, "expected_tokens"] = alpha, measured
+    if chosen.mtp_reused_from is not None:
+        out.loc[rows, "mtp_reuse"] = chosen.mtp_reuse
+    out.loc[rows, "predicted_speedup"] = calculator.evaluate_scenario(chosen, alpha, g, batch, at)["speedup"]
+    low, high = calculator.speedup_band(chosen, alpha, g, batch, at)
+    out.loc[rows, "predicted_low"], out.loc[rows, "predicted_high"] = low, high
 
 
 def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
