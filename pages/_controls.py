@@ -248,6 +248,12 @@ def switch_target(target_id: str, served: str | None = None) -> None:
             pass
 
 
+def set_mtp_reuse(factor: float) -> None:
+    """Set the sidebar's MTP reuse factor (a button's callback: the one a server's rates showed); the
+    slider, bound to the URL, carries it there."""
+    st.session_state["mtp_reuse"] = factor
+
+
 def clear_gpu_overrides() -> None:
     """A figure typed for one device must not silently carry over to another, nor a GPU count chosen for it."""
     st.session_state["tflops"] = None

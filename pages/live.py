@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._controls import switch_target
+from pages._controls import set_mtp_reuse, switch_target
 from pages._shared import altair_chart, fragment, offer_fit, open_store, presets, require_router, titled_dataframe
 from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
@@ -241,11 +241,17 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     for notice in notices:
         st.caption(message(notice, lang))
     served = verdict_scenario(model_name)
-    if served is not None and (measured := served.reuse_from_rates(conditional)) is not None:
-        # The server's own MTP layer, as its positions show it: the verdict and the link take it.
-        st.caption(t("live.reuse_measured", lang, reuse=measured, sidebar=served.mtp_reuse,
-                     trained=served.mtp_reused_from - 1, target=served.target.name))
-        served = replace(served, mtp_reuse=measured)
+    measured = served.reuse_from_rates(conditional) if served is not None else None
+    if measured is not None and measured != served.mtp_reuse:
+        # The server's own MTP layer, as its positions show it: offered for the sidebar, where every
+        # page and link takes it, as the served model is (a verdict at a factor of its own would
+        # disagree with the calculator it links to).
+        line = st.container(horizontal=True, vertical_alignment="center")
+        line.caption(t("live.reuse_measured", lang, reuse=measured, sidebar=served.mtp_reuse,
+                       trained=served.mtp_reused_from - 1, target=served.target.name))
+        if line.button(t("live.use_reuse", lang, reuse=measured), key=f"live_reuse:{model_name}",
+                       on_click=set_mtp_reuse, args=(measured,)):
+            st.rerun(scope="app")
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
     if verdict is not None:
         show_verdict(verdict, served, figures, dp_engines)
@@ -264,8 +270,6 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             shown["batch"] = str(max(1, round(batch)))
         if served is not None:  # the verdict's context, so that the calculator checks the same memory
             shown["context"] = str(windows.live_context(served, figures)[0])
-            if served.mtp_reused_from is not None:  # and the reuse factor the verdict took
-                shown["mtp_reuse"] = f"{served.mtp_reuse:g}"
         # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",

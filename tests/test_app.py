@@ -1889,19 +1889,19 @@ class TestLivePage:
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
 
-    def test_a_server_s_own_mtp_layer_gives_the_verdict_its_reuse_factor(self):
+    def test_a_server_s_own_mtp_layer_offers_its_reuse_factor_for_the_sidebar(self):
         """A DeepSeek-V3 server drafting 3 tokens with its one MTP layer: of 100 drafts a window, 80
         accept position 1, 48 position 2 and 24 position 3 (conditional 0.80, 0.60, 0.50). The rates
         past the trained position show it keeping 0.78 a position (0.6 / 0.8 and 0.5 / 0.8 fitted as r
-        and r²; the sidebar says 0.62); the verdict and the Latency link take 0.78, and its α makes the
-        window's 2.52 tokens a step."""
+        and r²; the sidebar says 0.62). One click sets the sidebar to 0.78: the verdict and the
+        calculator it links to then share it (a verdict at the measured factor had linked to a
+        calculator at the sidebar's, each page its own figure)."""
         labels = 'engine="0",model_name="deepseek-ai/DeepSeek-V3"'
         body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
             ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 152))) + "".join(
             f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {count * n}\n'
             for i, count in enumerate((80, 48, 24))) + f"vllm:num_requests_running{{{labels}}} 16\n"
-        measured = spec.decay_from_rates([0.8, 0.6, 0.5], 1)
-        assert round(measured, 2) == 0.78
+        assert round(spec.decay_from_rates([0.8, 0.6, 0.5], 1), 2) == 0.78
         with metrics_server(body) as url:
             at = AppTest.from_file(APP, default_timeout=60)
             for key, value in {"target": "DeepSeek-V3", "gpu": "B200", "draft": "mtp"}.items():
@@ -1909,13 +1909,15 @@ class TestLivePage:
             at.session_state["live_source"], at.session_state["live_url"] = "url", url
             at.run()
             at.switch_page("pages/live.py").run()
-            assert at.sidebar.selectbox(key="target").value == "DeepSeek-V3"
             at.toggle(key="live_on").set_value(True).run()
             assert not at.exception and not at.error, [e.value for e in at.error]
             said = next(c.value for c in at.caption if "this server's per-position rates" in c.value)
-            assert "keeping 0.78 of the acceptance" in said and "(the sidebar's reuse factor: 0.62)" in said
+            assert "keeping 0.78 of the acceptance" in said and "reuse factor says 0.62" in said
+            at.button(key="live_reuse:deepseek-ai/DeepSeek-V3").click().run()
+            assert not at.exception and at.sidebar.slider(key="mtp_reuse").value == 0.78
+            assert not [c for c in at.caption if "this server's per-position rates" in c.value]  # said once taken
             link = urllib.parse.parse_qs(at.get("page_link")[0].proto.query_string)
-            assert link["mtp_reuse"] == ["0.78"]
+            assert "mtp_reuse" not in link  # the sidebar's, which the calculator keeps
             served = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="0.78")
             assert served.expected_tokens(float(link["alpha"][0]), 3) == pytest.approx(2.52, abs=0.01)
 

@@ -895,7 +895,7 @@ class TestSimulateCommand:
         assert code == 0 and row["rates"] == pytest.approx([0.8, 0.496, 0.30752])
         assert row["expected_tokens"] == pytest.approx(1 + 0.8 + 0.8 * 0.496 + 0.8 * 0.496 * 0.30752)
         _, out, _ = run(capsys, "simulate", link, "--rates", "0.8", "0.496", "0.30752", "--steps", "2000", "--format", "json")
-        assert json.loads(out)["alpha"] == pytest.approx(0.8)
+        assert json.loads(out)["alpha"] == pytest.approx(0.8) and json.loads(out)["mtp_reuse"] == 0.62
         # `calc` states the factor it priced with, as it states a mixture of experts' routing overlap.
         _, out, _ = run(capsys, "calc", link + "&mtp_reuse=0.8", "--format", "json")
         row = json.loads(out)

@@ -646,3 +646,13 @@ def test_a_position_written_in_other_digits_is_said_incomplete_not_raised():
     states = prom.spec_decode_states(prom.parse(text, 2.0), None)
     assert states and all(state.absent["per_position_acceptance"].key == "prom.absent.positions_incomplete"
                           for state in states)
+
+
+def test_drafts_so_near_zero_that_the_shares_overflow_are_said_as_none_drafted():
+    """Found by the property over generated text: 1e-310 drafts against 1e10 accepted at position 0
+    made a share of inf (numpy's overflow warning), which a chart cannot draw."""
+    text = ('vllm:spec_decode_num_drafts_total{model_name="m",engine="0"} 1e-310\n'
+            'vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="0"} 1e10\n')
+    (state,) = prom.spec_decode_states(prom.parse(text, 2.0), None)
+    assert state.per_position_acceptance is None
+    assert state.absent["per_position_acceptance"] == Notice("prom.absent.zero", metric="drafts")

@@ -166,7 +166,10 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
-    return {"alpha": alpha, "gamma": gamma, "rates": rates, "gpu": chosen.gpu.id, "target": chosen.target_id,
+    return {"alpha": alpha, "gamma": gamma, "rates": rates,
+            # the factor a reused MTP layer was drawn at: the link's, or the one --rates show
+            **({"mtp_reuse": chosen.mtp_reuse} if chosen.mtp_reused_from is not None else {}),
+            "gpu": chosen.gpu.id, "target": chosen.target_id,
             "draft": chosen.draft_id, "engine": chosen.engine.id, "batch": chosen.batch, "context": chosen.context,
             "plain_step_ms": times.plain_s * 1e3, "spec_step_ms": times.spec_s * 1e3, "steps": summary.steps,
             "seed": args.seed, "tokens_per_step_mean": summary.mean_tokens, "tokens_per_step_se": summary.mean_tokens_se,

@@ -806,7 +806,10 @@ def _per_position(roles: dict, drafts: float | None, engine: str, absent: dict[s
     if drafts <= 0:
         return without(Notice("prom.absent.zero", metric="drafts"))
     counts = np.array([per_pos[i] for i in range(len(per_pos))])
-    unconditional = counts / drafts
+    with np.errstate(over="ignore"):
+        unconditional = counts / drafts
+    if not np.all(np.isfinite(unconditional)):  # drafts so near 0 that the shares pass a float's range: none drafted
+        return without(Notice("prom.absent.zero", metric="drafts"))
     before = np.concatenate(([drafts], counts[:-1]))
     with np.errstate(divide="ignore", invalid="ignore"):
         conditional = counts / before
