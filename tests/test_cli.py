@@ -855,6 +855,9 @@ class TestClaimCommand:
         (["claim", "3x", "--verify-cost", "1", "--gpu", "H100-SXM"], "--verify-cost gives the costs"),
         (["claim", "3x", "--draft-cost", "0.1"], "--draft-cost goes with --verify-cost"),
         (["claim", "--speedup", "3", "a", "b"], "the one argument left is the link"),
+        # A link where the words go (a review's slip): it was read as words, "is not a speedup".
+        (["claim", "target=DeepSeek-V3&draft=mtp&mtp_reuse=1"], "is a link, not a claim: give the claim's words first"),
+        (["claim", "http://127.0.0.1:8501/?gpu=B200"], "is a link, not a claim"),
         (["claim", "3x", "--target", "no/such-model"], "unknown target 'no/such-model'")])
     def test_what_it_refuses(self, capsys, argv, message):
         code, out, err = run(capsys, *argv)

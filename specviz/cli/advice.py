@@ -11,6 +11,7 @@ import json
 import math
 import shlex
 import tempfile
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -221,6 +222,13 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
             "speculative_runs_without_a_baseline": unpaired, "runs_at_synthetic_acceptance_left_out": synthetic}
 
 
+def _is_link(text: str) -> bool:
+    """Whether ``text`` reads as a calculator link or its query (a scenario's parameters), not as a
+    claim's words."""
+    query = urllib.parse.urlsplit(text).query if text.startswith(("http://", "https://")) else text
+    return bool(set(urllib.parse.parse_qs(query)) & {*scenario.CHOICES, *scenario.FIELDS})
+
+
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
     """``claim``: its words or --speedup, against --verify-cost and --draft-cost or a scenario."""
     if (args.measure is None) != (args.value is None):
@@ -229,6 +237,8 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         raise UsageError("cli.claim.no_claim")
     if args.speedup is not None and args.link:
         raise UsageError("cli.claim.speedup_and_words")
+    if args.speedup is None and not args.link and _is_link(args.text):  # a link where the words go: said
+        raise UsageError("cli.claim.link_as_words", link=args.text)
     text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
     measured = None if args.measure is None else (args.measure, args.value, args.measured_gamma)
     if args.verify_cost is not None:
