@@ -145,7 +145,7 @@ for number, found in enumerate(scenario.published_acceptance(presets(settings.ge
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")
     try:  # the α at which this draft, at the sidebar's MTP reuse factor, makes the published length
-        found_alpha = found.alpha_at(chosen)
+        found_alpha = found.alpha_at(chosen.reuse)
     except InputError as exc:
         line.caption(t("calc.published_alpha_beyond", lang, length=found.acceptance_length, gamma=found.gamma,
                        dataset=found.dataset, note=found.note, source=found.source, error=message(exc, lang)))

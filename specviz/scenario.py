@@ -15,7 +15,6 @@ optimistic case, labelled so.
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -27,16 +26,14 @@ from numpy.typing import ArrayLike
 
 from . import settings, workload
 from .errors import InputError
-from .i18n import PresetText
-from .model import architecture, calibration, dtypes, hf_config, memory, roofline, spec, step
+from .model import architecture, calibration, dtypes, hf_config, memory, mtp, published, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "hugging_face_id", "HF_URL", "models_by_key",
            "model_preset", "gpu_preset", "steady_load",
-           "knobs_off_preset", "at_measured_rates", "to_query_params", "from_query_params", "PublishedAcceptance", "load_published_acceptance",
-           "published_acceptance"]
+           "knobs_off_preset", "at_measured_rates", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -82,7 +79,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     # A mixture of experts' verify pass: the share of a token's experts its previous token chose too.
     Field("routing_overlap", step.ROUTING_OVERLAP, 0.0, 1.0, 0.01),
     # An MTP layer run past the positions it was trained for: what each further position keeps.
-    Field("mtp_reuse", step.MTP_REUSE, 0.0, 1.0, 0.01),
+    Field("mtp_reuse", mtp.REUSE, 0.0, 1.0, 0.01),
     # A request's tokens in and out: the Latency view's workload, and with ``prefill`` the load whose
     # arriving prompts share each step. The defaults are data/workloads.csv's coding assistant's.
     Field("input_tokens", 100, 1, "SPECVIZ_CONTEXT_MAX", 1, whole=True),
@@ -115,65 +112,7 @@ DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qw
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
 DRAFT_KINDS = ("mtp", "eagle3", "peagle", "block", "eagle", "medusa", "ngram", "suffix")
-# Model types whose checkpoints carry MTP layers that vLLM's mtp method runs, with its first release
-# for each (vllm/config/speculative.py, hf_config_override, of each release's sources on PyPI): the
-# Deploy view's and serve's check (specviz.advice.commands), and a new scenario drafts with the MTP
-# layer only where an engine runs it (default_draft). The first seven with the method (0.11.0); GLM-5's glm_moe_dsa from 0.16.0 (none in 0.14.1, 0.15 has no
-# sources on PyPI); Qwen3.5's from 0.17.0 (its checkpoints' qwen3_5 and qwen3_5_moe; the text-only
-# types from 0.22.0); DeepSeek-V4's from 0.20.0 (none in 0.19.1). SGLang 0.5.23 runs all of them
-# (srt/models: deepseek_nextn.py, glm4_moe_nextn.py, qwen3_next_mtp.py, qwen3_5_mtp.py,
-# deepseek_v4_nextn.py; GlmMoeDsaForCausalLMNextN, configs/model_config.py). MiniMax-M2's MTP modules
-# run in neither up to vLLM 0.33.0 and SGLang 0.5.23 (only MiniMax-M3's, minimax_m3_mtp).
-MTP_SERVED: dict[str, tuple[int, int, int]] = {
-    **dict.fromkeys(("deepseek_v3", "deepseek_v32", "mimo", "glm4_moe", "ernie4_5_moe", "qwen3_next", "longcat_flash"),
-                    (0, 11, 0)),
-    "glm_moe_dsa": (0, 16, 0), "qwen3_5_text": (0, 17, 0), "qwen3_5_moe_text": (0, 17, 0), "deepseek_v4": (0, 20, 0)}
-
-
-@dataclass(frozen=True)
-class PublishedAcceptance:
-    """A published acceptance for a target and a draft kind or preset at a draft length: α, from the
-    paper's rate or from a mean acceptance length (:func:`specviz.model.spec.alpha_from_acceptance_length`),
-    a starting point for the calculator's α, with its dataset and source (``data/published_acceptance.csv``; the
-    dataset and note with their translations, :class:`specviz.i18n.PresetText`)."""
-
-    target: str
-    draft: str
-    gamma: int
-    alpha: float
-    acceptance_length: float | None
-    dataset: str
-    source: str
-    note: str
-
-    def alpha_at(self, scenario: Scenario) -> float:
-        """The α at which ``scenario``'s draft makes this figure: a published rate as it is, a published
-        length through the inverse of the scenario's E (a reused MTP layer at its reuse factor,
-        :attr:`Scenario.reuse`), which raises ``spec.length_reused`` where that layer cannot make it."""
-        if self.acceptance_length is None:
-            return self.alpha
-        return float(spec.alpha_from_acceptance_length(self.acceptance_length, self.gamma, **scenario.reuse))
-
-
-def load_published_acceptance(data_dir: Path, models: Mapping[str, architecture.Model]) -> tuple[PublishedAcceptance, ...]:
-    """The rows of ``data_dir/published_acceptance.csv``, α derived where a row gives a length: for
-    the target's MTP layers run past their training, at the default :data:`specviz.model.step.MTP_REUSE`
-    (:func:`specviz.model.step.draft_expected_tokens`), the α at which the calculator shows that length."""
-    with open(Path(data_dir) / "published_acceptance.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    found = []
-    for row in rows:
-        gamma = int(row["gamma"])
-        length = float(row["acceptance_length"]) if row["acceptance_length"] else None
-        reused = {"trained": step.mtp_trained_positions(models[row["target"]]), "decay": step.MTP_REUSE} \
-            if row["draft"] == "mtp" else {}
-        alpha = float(row["alpha"]) if row["alpha"] else float(spec.alpha_from_acceptance_length(length, gamma, **reused))
-        found.append(PublishedAcceptance(row["target"], row["draft"], gamma, alpha, length,
-                                         PresetText.from_row(row, "dataset"), row["source"], PresetText.from_row(row, "note")))
-    return tuple(found)
-
-
-def published_acceptance(presets: Presets, target_id: str, draft_id: str) -> list[PublishedAcceptance]:
+def published_acceptance(presets: Presets, target_id: str, draft_id: str) -> list[published.PublishedAcceptance]:
     """The published acceptances of this target with this draft: sourced starting points for α."""
     return [row for row in presets.acceptance if (row.target, row.draft) == (target_id, draft_id)]
 
@@ -187,7 +126,7 @@ class Presets:
     models: dict[str, architecture.Model]
     engines: dict[str, calibration.Engine]
     heads: dict[str, tuple[str, architecture.Model]] = field(default_factory=dict)
-    acceptance: tuple[PublishedAcceptance, ...] = ()
+    acceptance: tuple[published.PublishedAcceptance, ...] = ()
     workloads: dict[str, workload.Workload] = field(default_factory=dict)
 
 
@@ -196,7 +135,7 @@ def load_presets(data_dir: Path) -> Presets:
     ``models.csv``, ``engines.csv``, ``draft_heads.csv``, ``workloads.csv``)."""
     models = hf_config.load_models(data_dir)
     return Presets(roofline.load_gpus(data_dir), models, calibration.load_engines(data_dir),
-                   hf_config.load_draft_heads(data_dir), load_published_acceptance(data_dir, models),
+                   hf_config.load_draft_heads(data_dir), published.load_published_acceptance(data_dir, models),
                    workload.load_workloads(data_dir))
 
 
@@ -221,7 +160,7 @@ def model_choices(models: Mapping[str, architecture.Model]) -> list[str]:
 
 def default_draft(target_id: str, presets: Presets) -> str:
     """The draft a new scenario starts with: the target's own MTP layer where its checkpoint ships one
-    and an engine runs it (:data:`MTP_SERVED`: DeepSeek-V3 and V4, GLM-4.5 and 5, Qwen3-Next and 3.5;
+    and an engine runs it (:data:`specviz.model.mtp.SERVED`: DeepSeek-V3 and V4, GLM-4.5 and 5, Qwen3-Next and 3.5;
     MiniMax-M2's modules, which none runs yet, are a choice, not the start); else the smallest preset model of the
     target's family (its ``model_type``, a mixture of experts counted with its dense kin) with the
     same vocabulary and at most a sixth of its size, for the verify pass compares token ids and equal
@@ -230,7 +169,7 @@ def default_draft(target_id: str, presets: Presets) -> str:
     head preset trained for the target; else an EAGLE-3 head of the target's shape."""
     models = presets.models
     target = models[target_id]
-    if target.mtp is not None and target.model_type in MTP_SERVED:
+    if target.mtp is not None and target.model_type in mtp.SERVED:
         return "mtp"
     family = lambda model: model.model_type.removesuffix("_moe")
     kin = [m for m, model in models.items() if m != target_id and family(model) == family(target)
@@ -440,7 +379,7 @@ class Scenario:
     of experts' verify pass (:func:`specviz.model.step.step`; Cohere's measured 0.38 by default, 0
     for uniform routing, the largest expert tax). ``mtp_reuse`` is what each draft position keeps of
     the acceptance before it where the target's MTP layers run past the positions they were trained
-    for (:func:`specviz.model.step.draft_expected_tokens`; 1, the i.i.d. chain, bounds it). ``input_tokens`` and ``output_tokens`` are a
+    for (:func:`specviz.model.mtp.reuse`; 1, the i.i.d. chain, bounds it). ``input_tokens`` and ``output_tokens`` are a
     request's (the Latency view's workload); with ``prefill`` the batch is a server's steady load of
     such requests (:func:`steady_load`, which sets the context to a request's mean), and each step
     also carries the prompts of the requests that replace the finished ones (:func:`specviz.model.step.step`'s ``prompt_tokens``: B·P/O prompt tokens a plain step, E
@@ -469,7 +408,7 @@ class Scenario:
     verify_cost: float = 1.0
     draft_cost: float = spec.SEED_DRAFT_COST
     routing_overlap: float = step.ROUTING_OVERLAP
-    mtp_reuse: float = step.MTP_REUSE
+    mtp_reuse: float = mtp.REUSE
     input_tokens: int = 100
     output_tokens: int = 500
     prefill: bool = False
@@ -512,9 +451,9 @@ class Scenario:
 
     @property
     def reuse(self) -> dict[str, ArrayLike]:
-        """How the draft's acceptance falls along its positions (:func:`specviz.model.step.draft_reuse`):
+        """How the draft's acceptance falls along its positions (:func:`specviz.model.mtp.reuse`):
         ``trained`` and ``decay`` for the functions of :mod:`specviz.model.spec`."""
-        return step.draft_reuse(self.target, self.draft, self.mtp_reuse)
+        return mtp.reuse(self.target, self.draft.kind, self.mtp_reuse)
 
     def expected_tokens(self, alpha: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
         """E(α, γ) of the scenario's draft: a chain's, or its target's MTP layers' with ``mtp_reuse``
@@ -536,7 +475,7 @@ class Scenario:
     @property
     def mtp_reused_from(self) -> int | None:
         """The first draft position at which the engine runs the target's MTP layers past their
-        training (:func:`specviz.model.step.mtp_trained_positions` + 1); None for another draft or
+        training (:func:`specviz.model.mtp.trained_positions` + 1); None for another draft or
         layers trained for every position."""
         trained = self.reuse["trained"]
         return int(trained) + 1 if math.isfinite(trained) else None

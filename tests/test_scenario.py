@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, scenario, settings, workload
-from specviz.model import architecture, dtypes, roofline, spec, step
+from specviz.model import architecture, dtypes, mtp, roofline, spec, step
 
 DEFAULT = make_scenario()
 
@@ -311,7 +311,7 @@ class TestPublishedAcceptance:
 class TestMtpReuse:
     def test_a_link_carries_the_reuse_factor_and_the_page_s_figures_follow_it(self):
         deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
-        assert deepseek.mtp_reuse == step.MTP_REUSE and deepseek.mtp_reused_from == 2
+        assert deepseek.mtp_reuse == mtp.REUSE and deepseek.mtp_reused_from == 2
         assert "mtp_reuse" not in scenario.to_query_params(deepseek, PRESETS)
         held = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="0.8")
         assert scenario.to_query_params(held, PRESETS)["mtp_reuse"] == "0.8"

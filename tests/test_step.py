@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from specviz import settings
 from specviz.errors import InputError
-from specviz.model import dtypes, hf_config, roofline, spec, step
+from specviz.model import dtypes, hf_config, mtp, roofline, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), hf_config.load_models(DATA)
@@ -406,19 +406,19 @@ class TestRoutingOverlap:
 
 class TestReusedMtp:
     """The target's MTP layers, run past the positions they were trained for, accept less at each
-    further one (step.MTP_REUSE); every other draft keeps α at every position."""
+    further one (mtp.REUSE); every other draft keeps α at every position."""
 
     @pytest.mark.parametrize("target, trained", [("DeepSeek-V3", 1), ("DeepSeek-V4-Flash", 1), ("GLM-5", 3),
                                                  ("MiniMax-M2.5", 3), ("Qwen3-Next-80B-A3B", np.inf),
                                                  ("Qwen3.5-397B-A17B", np.inf)])
     def test_trained_positions_by_family(self, target, trained):
-        assert step.mtp_trained_positions(MODELS[target]) == trained
+        assert mtp.trained_positions(MODELS[target]) == trained
 
     def test_the_step_prices_the_reused_positions(self):
-        deepseek, mtp = MODELS["DeepSeek-V3"], step.Draft("mtp")
+        deepseek, own_layer = MODELS["DeepSeek-V3"], step.Draft("mtp")
         timed = dict(batch=8, gamma=3, context=1024, alpha=0.8, tp=8, costs=REALISTIC)
-        reused = step.step(GPUS["B200"], deepseek, mtp, **timed)
-        chain = step.step(GPUS["B200"], deepseek, mtp, **timed, mtp_reuse=1.0)
+        reused = step.step(GPUS["B200"], deepseek, own_layer, **timed)
+        chain = step.step(GPUS["B200"], deepseek, own_layer, **timed, mtp_reuse=1.0)
         assert float(reused["expected_tokens"]) == pytest.approx(1 + 0.8 + 0.64 * 0.62 + 0.512 * 0.62 ** 3)
         assert float(chain["expected_tokens"]) == pytest.approx(spec.expected_tokens(0.8, 3))
         # The passes are the same: only E differs, and the speedup with it.
@@ -428,4 +428,4 @@ class TestReusedMtp:
         # A head keeps α at every position whatever the reuse factor.
         head = step.step(GPUS["B200"], deepseek, step.Draft("eagle3"), **timed, mtp_reuse=0.1)
         assert float(head["expected_tokens"]) == pytest.approx(spec.expected_tokens(0.8, 3))
-        assert step.draft_reuse(deepseek, step.Draft("eagle3"), 0.1) == {"trained": np.inf, "decay": 1.0}
+        assert mtp.reuse(deepseek, "eagle3", 0.1) == {"trained": np.inf, "decay": 1.0}

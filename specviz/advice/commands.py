@@ -52,7 +52,7 @@ was checked (each release's source package on PyPI, and the pull request that ma
   gemma3_text in no release up to 0.33.0 (``model_executor/models/*.py``, ``registry.py``);
 * ``mtp`` maps a target's model type to its MTP draft (``hf_config_override``): DeepSeek-V3 and
   V3.2, MiMo, GLM-4.5, ERNIE-4.5-MoE, Qwen3-Next and LongCat-Flash in 0.11.0, GLM-5 from 0.16.0,
-  Qwen3.5 from 0.17.0, DeepSeek-V4 from 0.20.0 (:data:`specviz.scenario.MTP_SERVED`); any other
+  Qwen3.5 from 0.17.0, DeepSeek-V4 from 0.20.0 (:data:`specviz.model.mtp.SERVED`); any other
   target is refused ("Unsupported speculative method").
 * parallelism: ``--tensor-parallel-size`` is per data-parallel rank, so a server of ``tp·dp`` GPUs
   takes ``--tensor-parallel-size tp --data-parallel-size dp``; ``--data-parallel-size`` from 0.8.3
@@ -107,9 +107,9 @@ import pandas as pd
 
 from specviz import settings, workload
 from specviz.errors import Notice, SpecvizError
-from specviz.model import memory
+from specviz.model import memory, mtp
 from specviz.model.dtypes import LINEAR_COMPONENTS
-from specviz.scenario import HF_URL, MTP_SERVED, Scenario, hugging_face_id
+from specviz.scenario import HF_URL, Scenario, hugging_face_id
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
@@ -361,10 +361,10 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
 
 def mtp_unserved(scenario: Scenario) -> Notice | None:
     """What the calculator says where its draft is the target's MTP layers and neither vLLM nor
-    SGLang runs them for its model type (:data:`specviz.scenario.MTP_SERVED`: MiniMax-M2.5's three
+    SGLang runs them for its model type (:data:`specviz.model.mtp.SERVED`: MiniMax-M2.5's three
     modules), so that its speedup is not read as one a server gives, as Deploy refuses the command
     (``command.no_mtp_layers``); None otherwise."""
-    if scenario.draft.kind != "mtp" or scenario.target.model_type in MTP_SERVED:
+    if scenario.draft.kind != "mtp" or scenario.target.model_type in mtp.SERVED:
         return None
     return Notice("calc.mtp_unserved", target=scenario.target.name, model_type=scenario.target.model_type)
 
@@ -384,7 +384,7 @@ def speculation_method(scenario: Scenario, method: str, engine: str) -> str:
         if scenario.draft.kind not in _VLLM_METHOD:
             raise SpecvizError("command.no_self_draft", engine=engine)
         method = _VLLM_METHOD[scenario.draft.kind]
-    if method == "mtp" and scenario.target.model_type not in MTP_SERVED:
+    if method == "mtp" and scenario.target.model_type not in mtp.SERVED:
         raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
     return method
 
@@ -606,7 +606,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             raise SpecvizError("command.eagle3_target_since" if since else "command.eagle3_target_never",
                                version=version, target=scenario.target.name,
                                model_type=scenario.target.model_type, since=_release(since) if since else "")
-    if method == "mtp" and v < (since := MTP_SERVED[scenario.target.model_type]):
+    if method == "mtp" and v < (since := mtp.SERVED[scenario.target.model_type]):
         raise SpecvizError("command.mtp_target_since", version=version, target=scenario.target.name,
                            model_type=scenario.target.model_type, since=_release(since))
     notices: list[Notice] = []

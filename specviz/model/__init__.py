@@ -8,6 +8,9 @@
 - ``quantization``: a checkpoint's quantization_config read into each component's format.
 - ``dtypes``: weight and KV-cache formats, and the precision a model is served at.
 - ``roofline``: what one forward pass of a model costs on given hardware (FLOPs, bytes, regime).
+- ``mtp``: a target's MTP layers as a draft (which engines run them, the positions they were trained
+  for, the acceptance each reused position keeps).
+- ``published``: published acceptance of served pairs, starting points for α.
 - ``step``: a whole speculative step (the drafts of each kind and the verify pass) at an engine's
   costs, precision and tensor parallelism.
 - ``calibration``: the engines' cost priors, the band, and fits to measured speedups.

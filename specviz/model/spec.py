@@ -314,7 +314,8 @@ def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
 
 
 def speedup(alpha: ArrayLike, gamma: ArrayLike, verify_cost: ArrayLike = 1.0,
-            draft_cost: ArrayLike = SEED_DRAFT_COST, *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
+            draft_cost: ArrayLike = SEED_DRAFT_COST, *, trained: ArrayLike = np.inf,
+            decay: ArrayLike = 1.0) -> float | np.ndarray:
     """Speedup of speculative decoding over plain decoding (tokens per unit time, ratio).
 
     .. math:: S = \\frac{E(\\alpha, \\gamma)}{v + \\gamma c}
@@ -371,16 +372,19 @@ def breakeven_verify_cost(alpha: ArrayLike, gamma: ArrayLike, draft_cost: ArrayL
     return _out(e - np.asarray(gamma, dtype=float) * _check_cost(draft_cost, "draft_cost"))
 
 
-def _alpha_for_length(length: np.ndarray, expected: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """Vectorised bisection for E(α) = length, with ``expected`` an E of α (:func:`_expected` at a γ)
-    that rises strictly on [0, 1]."""
-    top = expected(np.ones(length.shape))
+def _alpha_for_length(length: np.ndarray, g: np.ndarray, trained: ArrayLike,
+                      decay: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised bisection for E(α, γ) = length, E of :func:`expected_tokens` at ``trained`` and
+    ``decay`` (it rises strictly with α on [0, 1]): α (1 where the length reaches E(1, γ)), and E(1, γ),
+    the most the draft makes, for the caller to refuse a length past it."""
+    top = _expected(np.ones(np.broadcast_shapes(np.shape(length), g.shape)), g, trained, decay)
+    length = np.broadcast_to(length, top.shape)
     lo, hi = np.zeros_like(top), np.ones_like(top)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
-        below = expected(mid) < length
+        below = _expected(mid, g, trained, decay) < length
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return np.where(length >= top, 1.0, np.where(length <= 1.0, 0.0, 0.5 * (lo + hi)))
+    return np.where(length >= top, 1.0, np.where(length <= 1.0, 0.0, 0.5 * (lo + hi))), top
 
 
 def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0, draft_cost: ArrayLike = SEED_DRAFT_COST,
@@ -400,11 +404,8 @@ def breakeven_alpha(gamma: ArrayLike, verify_cost: ArrayLike = 1.0, draft_cost: 
     """
     g = _check_gamma(gamma)
     cost = np.asarray(step_cost(gamma, verify_cost, draft_cost))
-
-    def expected(a: np.ndarray) -> np.ndarray:
-        return _expected(a, g, trained, decay)
-    top = expected(np.ones(np.broadcast_shapes(cost.shape, g.shape)))
-    return _out(np.where(cost > top, np.nan, _alpha_for_length(np.broadcast_to(cost, top.shape), expected)))
+    alpha, top = _alpha_for_length(cost, g, trained, decay)
+    return _out(np.where(cost > top, np.nan, alpha))
 
 
 def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, verify_cost: VerifyCost = 1.0,
@@ -448,7 +449,8 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
     return best + 1, best_speedup
 
 
-def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
+def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf,
+                               decay: ArrayLike = 1.0) -> float | np.ndarray:
     """vLLM's acceptance rate (accepted / drafted) implied by a per-position α.
 
     .. math:: r = \\frac{E(\\alpha, \\gamma) - 1}{\\gamma}
@@ -467,7 +469,8 @@ def acceptance_rate_from_alpha(alpha: ArrayLike, gamma: ArrayLike, *, trained: A
     return _out((e - 1.0) / np.asarray(gamma, dtype=float))
 
 
-def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf, decay: ArrayLike = 1.0) -> float | np.ndarray:
+def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike, *, trained: ArrayLike = np.inf,
+                                 decay: ArrayLike = 1.0) -> float | np.ndarray:
     """Per-position α from a measured mean acceptance length (the inverse of E).
 
     The acceptance length is tokens per target step, 1 + accepted / drafts in vLLM's counters
@@ -499,14 +502,11 @@ def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike, *, trained
     n = np.asarray(length, dtype=float)
     if np.any(np.isnan(n)) or np.any(n < 1.0) or np.any(n > g + 1.0):
         raise InputError("spec.length_range")
-
-    def expected(a: np.ndarray) -> np.ndarray:
-        return _expected(a, g, trained, decay)
-    top = expected(np.ones(np.broadcast_shapes(n.shape, g.shape)))
+    alpha, top = _alpha_for_length(n, g, trained, decay)
     if np.any(n > top + 1e-9):
         # Longer than the draft makes at α = 1 once its reused positions lose acceptance.
         raise InputError("spec.length_reused", top=float(np.min(top)))
-    return _out(_alpha_for_length(np.broadcast_to(n, top.shape), expected))
+    return _out(alpha)
 
 
 def alpha_from_rates(rates: ArrayLike) -> float | np.ndarray:

@@ -61,10 +61,10 @@ from numpy.typing import ArrayLike
 
 from specviz.errors import InputError
 
-from . import dtypes, roofline, spec
+from . import dtypes, mtp, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "MTP_REUSE", "MTP_TRAINED", "mtp_trained_positions", "draft_reuse", "draft_expected_tokens", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head",
            "medusa_head", "block_drafter", "drafter", "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
            "step_work", "step_seconds", "verify_routed_tokens", "ratio_terms", "step_ratio", "part_at"]
 
@@ -93,22 +93,6 @@ of :func:`step`), as every scenario prices a mixture of experts unless told othe
 Cohere between adjacent tokens of its Command MoE models served by vLLM (cohere.com/blog, "Why MoE
 models get more from speculative decoding", 2026-04-21: "expert overlap (step 1)" 38 %, as
 headsupai.io's summary of the post quotes it); not fitted to specviz's published series."""
-MTP_REUSE = 0.62
-"""What each draft position past an MTP layer's training keeps of the acceptance before it
-(:func:`specviz.model.spec.expected_tokens_reused`'s r), as every scenario prices a reused MTP layer
-unless told otherwise: the median of five measurements of DeepSeek-V4-Flash's one MTP layer run for
-a second token, the conditional acceptance at position 2 over that at position 1 (0.586, 0.643,
-0.619, 0.579: vLLM PR #41044, 4x B200 at temperature 1 and SM120 at concurrency 1, 4 and 8;
-0.663: vllm-ascend-deepseekv4 PR #132, three tokens, whose third kept 0.49 of the second's, which
-r = 0.62 compounding, 0.62² = 0.38, still overstates). Not fitted to specviz's published series."""
-MTP_TRAINED: dict[str, float] = {"glm_moe_dsa": 3.0, **dict.fromkeys(("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"), np.inf)}
-"""Draft positions a family's MTP layers were trained to predict, where more than one per layer
-(:func:`mtp_trained_positions`): GLM-5 shares one MTP layer's parameters over three steps in
-training ("GLM-5: from Vibe Coding to Agentic Engineering", 2026, §2); Qwen3-Next's MTP was trained
-over several steps as inference runs it (the Qwen3-Next release post, 2025-09), and Qwen3.5's and
-later's reused layer holds its acceptance: 0.850, 0.843, 0.829 at positions 1–3 in a real vLLM 0.25.1
-run of Qwen3.8-27B-FP8 (``spec_decode_per_position_acceptance_rates`` 0.85, 0.717, 0.594, the
-sample of ``../shared/samples/2026/vllm_0.25.1``)."""
 PEAGLE_LAYERS = 4
 """Decoder layers of a P-EAGLE drafter derived from its target: the published ones have four ("The
 P-EAGLE drafter is a lightweight 4-layer model", vLLM blog, 2026-03-13; "we trained a 4-layer P-EAGLE",
@@ -254,29 +238,6 @@ def drafter(target: Model, draft: Draft) -> Model | None:
     return eagle_head(target, "eagle" if draft.kind == "eagle" else "eagle3")
 
 
-def mtp_trained_positions(target: Model) -> float:
-    """The draft positions ``target``'s MTP layers were trained to predict: its family's
-    (:data:`MTP_TRAINED`), else one per layer (DeepSeek's sequential modules, each trained for its own
-    offset; at least 1)."""
-    return MTP_TRAINED.get(target.model_type, float(max(1, target.mtp_layers)))
-
-
-def draft_reuse(target: Model, draft: Draft, mtp_reuse: ArrayLike = MTP_REUSE) -> dict[str, ArrayLike]:
-    """How ``draft``'s acceptance falls along its positions, as :func:`specviz.model.spec.expected_tokens`
-    takes it (``trained``, ``decay``): the target's MTP layers, which vLLM and SGLang run again for each
-    token past the positions they were trained for (:func:`mtp_trained_positions`), keep ``mtp_reuse``
-    of the acceptance at each further one; any other draft keeps α at every position."""
-    if draft.kind != "mtp":
-        return {"trained": np.inf, "decay": 1.0}
-    return {"trained": mtp_trained_positions(target), "decay": mtp_reuse}
-
-
-def draft_expected_tokens(target: Model, draft: Draft, alpha: ArrayLike, gamma: ArrayLike,
-                          mtp_reuse: ArrayLike = MTP_REUSE) -> float | np.ndarray:
-    """E(α, γ) of ``draft`` (:func:`specviz.model.spec.expected_tokens` with :func:`draft_reuse`)."""
-    return spec.expected_tokens(alpha, gamma, **draft_reuse(target, draft, mtp_reuse))
-
-
 def tensor_parallel_device(gpu: roofline.GPU, tp: int) -> roofline.GPU:
     """The ``tp`` devices as one: their peaks and their bandwidth, added (weights, KV cache and FLOPs
     split evenly over them)."""
@@ -417,7 +378,7 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
          precision: dtypes.Precision = dtypes.PRECISIONS["bf16"], costs: Costs = Costs(),
          expert_tax: bool = True, broadcast: bool = True, prompt_tokens: ArrayLike = 0,
          output_tokens: ArrayLike = 1, routing_overlap: ArrayLike = 0.0,
-         prompt_routed_share: ArrayLike = 1.0, mtp_reuse: ArrayLike = MTP_REUSE) -> dict[str, np.ndarray]:
+         prompt_routed_share: ArrayLike = 1.0, mtp_reuse: ArrayLike = mtp.REUSE) -> dict[str, np.ndarray]:
     """Plain and speculative step times and the speedup, broadcast over batch, γ and context.
 
     .. math::
@@ -428,8 +389,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
 
     with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
     draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
-    else E(α, γ) of a chain (:func:`draft_expected_tokens`: the target's MTP layers run past the
-    positions they were trained for keep ``mtp_reuse`` of the acceptance at each further one); a
+    else E(α, γ) of a chain (:func:`specviz.model.spec.expected_tokens`; the target's MTP layers run
+    past the positions they were trained for keep ``mtp_reuse`` of the acceptance at each further
+    one, :func:`specviz.model.mtp.reuse`); a
     tree's E is its measured acceptance length, or :func:`specviz.model.spec.expected_tokens_chain`
     over its per-depth rates.
     ``expert_tax=False`` prices the verify pass as if each sequence's drafts went to the experts of
@@ -496,7 +458,7 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         if np.any((e < 1) | (e > nodes)):
             raise InputError("step.acceptance_length_range")
     elif alpha is not None:
-        e = np.asarray(draft_expected_tokens(target, draft, alpha, g, mtp_reuse), dtype=float)
+        e = np.asarray(spec.expected_tokens(alpha, g, **mtp.reuse(target, draft.kind, mtp_reuse)), dtype=float)
     else:
         raise InputError("step.no_acceptance")
     t = step_seconds(step_work(gpu, target, draft, batch=batch, gamma=g, context=context, tree_tokens=nodes,
