@@ -360,7 +360,7 @@ def show_predicted() -> None:
     # Where a run names no preset the sidebar's pair stands in: say so, with how many.
     if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
         st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
-    altair_chart(charts.measured_vs_predicted(predicted, lang))
+    altair_chart(charts.measured_vs_predicted_spec(predicted, lang))
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
                        # the factor each MTP run was predicted at, its own where it measured its positions
                        *(("mtp_reuse",) if predicted["mtp_reuse"].notna().any() else ()),

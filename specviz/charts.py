@@ -16,7 +16,7 @@ import pandas as pd
 from .i18n import t
 
 __all__ = ["vega_lite_spec", "compiled_spec", "speedup_vs_batch_spec", "claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
-           "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "published_speedups",
+           "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "measured_vs_predicted_spec", "published_speedups",
            "LIVE_CHARTS", "LIVE_FIGURES", "live_over_time", "per_position", "request_acceptance"]
 
 # Every encoding is a channel object (alt.Y("y:Q"), not "y:Q"): Altair resolves a shorthand string or
@@ -431,23 +431,31 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
     return alt.vconcat(*panels)
 
 
-def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
-    """Measured against predicted speedup per run, each prediction's band as a horizontal bar
-    (``predicted_low`` to ``predicted_high``, :func:`specviz.results.prediction.predict`), with the line where
-    they agree."""
+def _predicted_frames(predicted: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The frames :func:`measured_vs_predicted` draws: the runs with a prediction, and the diagonal
+    from 0 to a tenth past the largest figure, which sets both axes' extent."""
     data = predicted.dropna(subset=["predicted_speedup"])[
         ["series", "concurrency", "alpha", "setting", "measured_speedup", "predicted_speedup", "predicted_low",
          "predicted_high", "error"]]  # only the columns drawn: a run has some sixty
     top = float(max(data["measured_speedup"].max(), data["predicted_high"].max(), 1.0)) * 1.1
-    diagonal = alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})).mark_line(
-        color="gray", strokeDash=[4, 4]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
+    return {"runs": data, "diagonal": pd.DataFrame({"x": [0.0, top], "y": [0.0, top]})}
+
+
+def _predicted_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerChart:
+    """:func:`measured_vs_predicted`'s chart of the frames :func:`_predicted_frames` made. The axes
+    take their extent from the diagonal's data, not from a domain written in the spec: the spec stays
+    the same when the runs' figures move, and the browser updates the chart in place."""
+    data = frames["runs"]
+    square = alt.Scale(nice=False)  # both axes 0 to the diagonal's end: the data's extent, exactly
+    diagonal = alt.Chart(frames["diagonal"]).mark_line(color="gray", strokeDash=[4, 4]).encode(
+        x=alt.X("x:Q", scale=square), y=alt.Y("y:Q", scale=square))
     # One colour encoding for both layers: a layer without a legend would drop the shared one. Vega's
     # strong colours, not the Streamlit theme's, whose second is a pale blue that barely shows on white.
     scheme = "tableau10" if data["series"].nunique() <= 10 else "tableau20"
     color = alt.Color("series:N", scale=alt.Scale(scheme=scheme), legend=_legend(t("chart.series", lang), data["series"]))
     dots = alt.Chart(data).mark_circle(size=80).encode(
-        x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=alt.Scale(domain=[0, top])),
-        y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=alt.Scale(domain=[0, top])),
+        x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=square),
+        y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=square),
         color=color,
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
@@ -459,9 +467,27 @@ def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.Laye
                  alt.Tooltip("predicted_high:Q", title=t("col.predicted_high", lang), format=".3f"),
                  alt.Tooltip("error:Q", title=t("col.error", lang), format="+.3f")])
     bands = alt.Chart(data).mark_rule(opacity=0.85, strokeWidth=3).encode(
-        x=alt.X("predicted_low:Q", scale=alt.Scale(domain=[0, top])), x2=alt.X2("predicted_high:Q"),
-        y=alt.Y("measured_speedup:Q", scale=alt.Scale(domain=[0, top])), color=color)
+        x=alt.X("predicted_low:Q", scale=square), x2=alt.X2("predicted_high:Q"),
+        y=alt.Y("measured_speedup:Q", scale=square), color=color)
     return alt.layer(diagonal, bands, dots, autosize=_FIT_WIDTH, height=340)
+
+
+def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """Measured against predicted speedup per run, each prediction's band as a horizontal bar
+    (``predicted_low`` to ``predicted_high``, :func:`specviz.results.prediction.predict`), with the line where
+    they agree; both axes from 0 to a tenth past the largest figure."""
+    return _predicted_layers(_predicted_frames(predicted), lang)
+
+
+def measured_vs_predicted_spec(predicted: pd.DataFrame, lang: str = "en") -> dict[str, Any]:
+    """:func:`vega_lite_spec` of :func:`measured_vs_predicted`, the chart built once for each language,
+    colour scheme and legend layout (:func:`compiled_spec`): the Explorer redraws it at every move of
+    its context."""
+    frames = _predicted_frames(predicted)
+    series = frames["runs"]["series"]
+    legend = _legend(None, series)
+    key = ("measured_vs_predicted", lang, series.nunique() <= 10, legend.columns)
+    return compiled_spec(key, frames, lambda given: _predicted_layers(given, lang))
 
 
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",

@@ -315,7 +315,7 @@ def views(spec: dict) -> list[list[dict]]:
 class TestEveryBuilder:
     def test_covers_every_public_builder(self):
         assert set(EVERY_CHART) == set(charts.__all__) - {"LIVE_CHARTS", "LIVE_FIGURES", "vega_lite_spec", "compiled_spec",
-                                                          "speedup_vs_batch_spec"}
+                                                          "speedup_vs_batch_spec", "measured_vs_predicted_spec"}
 
     @pytest.mark.parametrize("name", sorted(EVERY_CHART))
     def test_a_legend_below_wraps_into_columns(self, name):
@@ -472,6 +472,24 @@ class TestMeasuredVsPredicted:
         for layer in (bands, dots):
             assert layer["encoding"]["color"]["scale"]["scheme"] == "tableau10"
         assert bands["mark"]["opacity"] >= 0.8 and bands["mark"]["strokeWidth"] >= 2
+
+    @pytest.mark.parametrize("lang", ["en", "vi"])
+    def test_spec_equals_a_fresh_build_and_stays_as_the_figures_move(self, lang):
+        # The Explorer's context moves every prediction: the spec (no domain written in it) must stay the
+        # same, so that the browser updates the chart in place, and equal what a build writes.
+        specs = []
+        for context in (0, 4096, 32768):
+            predicted = prediction.predict(PAIRED, SCENARIO, PRESETS, context)
+            fresh_spec, fresh_data = without_data(charts.vega_lite_spec(charts.measured_vs_predicted(predicted, lang)))
+            spec, data = without_data(charts.measured_vs_predicted_spec(predicted, lang))
+            assert spec == fresh_spec and list(data) == list(fresh_data)
+            for name in data:
+                pd.testing.assert_frame_equal(data[name], fresh_data[name])
+            specs.append(spec)
+            top = data["data-0"]["x"].max()  # the diagonal's end: both axes' extent
+            assert top == pytest.approx(1.1 * max(data["data-1"]["measured_speedup"].max(),
+                                                  data["data-1"]["predicted_high"].max(), 1.0))
+        assert specs[0] == specs[1] == specs[2] and "domain" not in json.dumps(specs[0])
 
 
 class TestPublishedSpeedups:
