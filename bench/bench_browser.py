@@ -204,8 +204,9 @@ def slider(label: str) -> Callable:
     return lambda page: page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
 
 
-def click_tab(name: str) -> Callable:
-    return lambda page: page.get_by_role("tab", name=name, exact=True).click()
+def open_view(name: str) -> Callable:
+    """A page's view opened by its segment in the row of views."""
+    return lambda page: page.get_by_role("radiogroup", name="Views").get_by_role("radio", name=name, exact=True).click()
 
 
 def report(name: str, times: list[float], floor: float | None) -> float:
@@ -254,7 +255,7 @@ def main() -> None:
                        ("ArrowLeft", "ArrowRight")),
                    "Explorer, Predicted: context → chart": Redraw(
                        browser, f"{app}/results", ['[data-testid="stDataFrame"]'],
-                       click_tab("Predicted"), slider("Context"), ("ArrowRight", "ArrowLeft"))}
+                       open_view("Predicted"), slider("Context"), ("ArrowRight", "ArrowLeft"))}
         times = {name: [] for name in redraws}
         for _ in range(repetitions):
             for name, redraw in redraws.items():

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from specviz import i18n, scenario
+from specviz import scenario
 from specviz.advice import commands
 from specviz.errors import SpecvizError
 from specviz.i18n import md
@@ -23,8 +23,6 @@ from specviz.i18n import md
 _URL_NOTICES = "url_notices"
 # Session key of the controls left unbound from the URL for the session (a link gave one "inf").
 _UNBOUND = "url_unbound"
-# Session key of the tab open in each set of tabs (:func:`open_tab`), by the tabs' key.
-_KEPT_TABS = "open_tabs"
 
 
 # Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
@@ -189,28 +187,22 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
     return value
 
 
-def open_tab(key: str, ids: Sequence[str], label: Callable[[str, str], str], lang: str,
-             wanted: str | None = None) -> str:
-    """The id of the tab of ``st.tabs(..., key=key)`` that is open, and its label in ``lang`` set
-    as the tabs' state before they are drawn.
+def view_choice(key: str, ids: Sequence[str], label: Callable[[str], str], name: str,
+                wanted: str | None = None) -> str:
+    """The id of a page's open view, chosen in a row of segments (``label(id)`` on each, ``name`` the
+    control's label for screen readers) and kept for the session.
 
-    The tabs keep the open tab's label; read back in any language, the same tab stays open when
-    the language changes (else the first would open). ``wanted`` (an id, e.g. from the URL) is
-    taken when no tab has been opened on this visit of the page (an unknown one is noted for
-    :func:`show_url_notices`), else the tab last open on an earlier visit of the session: Streamlit
-    drops a widget's state when a run of another page leaves it out, so the open tab is also kept
-    under a key of no widget. ``label(id, lang)`` gives a tab's label.
+    ``wanted`` (an id, e.g. from the URL) opens when the session has no view open on this page yet; an
+    unknown one is noted for :func:`show_url_notices` and the first view opens. Not ``st.tabs``:
+    a tab panel watches every change in it, and a chart redrawn inside one cost the browser about
+    50 ms more a redraw (docs/performance.md); a view is built only while it is open either way.
     """
-    ids_by_label = {label(tab, code): tab for code in i18n.LANGUAGES for tab in ids}
-    opened = st.session_state.get(key) in ids_by_label
-    if not opened and wanted is not None and wanted not in ids:
-        _refused(key, wanted)  # an unknown tab in a link: said, and the first one opened
-    kept = st.session_state.setdefault(_KEPT_TABS, {})
-    chosen = ids_by_label.get(st.session_state.get(key)) or (wanted if wanted in ids else kept.get(key))
-    chosen = chosen if chosen in ids else ids[0]
-    st.session_state[key] = label(chosen, lang)
-    kept[key] = chosen
-    return chosen
+    if key not in st.session_state:
+        if wanted is not None and wanted not in ids:
+            _refused(key, wanted)  # an unknown view in a link: said, and the first one opened
+        st.session_state[key] = wanted if wanted in ids else ids[0]
+    return st.segmented_control(name, list(ids), key=key, format_func=label, required=True, persist_state="session",
+                                label_visibility="collapsed")
 
 
 # Deploy's fields that name a checkpoint of the sidebar's target and of its draft: a new target (or a

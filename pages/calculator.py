@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from pages._controls import open_tab, show_url_notices, url_choice, url_widget
+from pages._controls import show_url_notices, url_choice, url_widget, view_choice
 from pages._deploy import VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
@@ -104,6 +104,12 @@ col_a, col_g, col_b, col_c = st.columns([3, 3, 2, 3])
 # α and all it moves are a fragment (at_alpha below): a move of α reruns them alone, not the
 # sidebar nor these controls. Its own are drawn here, in their column.
 alpha_box = col_a.container()
+# Under the slider, as wide as it (a column of its own was too narrow to read at 800 px), and outside
+# the fragment: a move of the slider does not draw it again. Empty after each use: writing the
+# slider's value into it on every move would cost a round trip that drops presses of a held arrow key.
+col_a.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
+                   placeholder=t("calc.alpha_typed_placeholder", lang), key="alpha_typed", on_change=typed_alpha,
+                   help=t("calc.alpha_typed_help", lang))
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
@@ -176,142 +182,130 @@ else:
 
 
 @fragment
-def at_alpha(chosen: scenario.Scenario) -> None:
+def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     """α and everything it moves: the headline, the regime, the open view and the link. Rerun alone
-    when α moves (by its slider, its typed field or a view's own control); every other control
-    reruns the page."""
+    when α moves (by its slider or a view's own control); every other control reruns the page. Its
+    elements go to the page's containers for them (``headline``, ``view_box``, ``share_box``): the
+    controls between them, which α does not change, are not drawn again on a move of α (each element
+    a fragment redraws costs the browser milliseconds, docs/performance.md)."""
     alpha = field_widget(alpha_box.slider, "alpha", help=t("calc.alpha_help", lang))
-    # Under the slider, as wide as it (a column of its own was too narrow to read at 800 px). The typed
-    # field stays empty, the current α its placeholder: writing the slider's value into it on every rerun
-    # costs a round trip that drops presses of a held arrow key on the slider.
-    alpha_box.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01, format="%.3f",
-                           placeholder=f"{alpha:.3f}", key="alpha_typed", on_change=typed_alpha,
-                           help=t("calc.alpha_typed_help", lang))
     chosen = replace(chosen, alpha=alpha)
-    show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
+    with headline:
+        show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
 
-    try:
-        here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
-    except ValueError as exc:
-        st.error(t("calc.bad_input", lang, error=message(exc, lang)))
-        st.stop()
+        try:
+            here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
+        except ValueError as exc:
+            st.error(t("calc.bad_input", lang, error=message(exc, lang)))
+            st.stop()
 
-    off = scenario.knobs_off_preset(chosen) if mode == "step" else {}
-    # With every knob set (a calibration's link sets all seven) no cost is drawn: the band is the
-    # model's own error alone, and its captions say so rather than offer a calibration to narrow it.
-    held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
-    if off:
-        st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
-        st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
-            t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
-            for name, (value, value_preset) in off.items())))
+        off = scenario.knobs_off_preset(chosen) if mode == "step" else {}
+        # With every knob set (a calibration's link sets all seven) no cost is drawn: the band is the
+        # model's own error alone, and its captions say so rather than offer a calibration to narrow it.
+        held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
+        if off:
+            st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
+            st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
+                t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
+                for name, (value, value_preset) in off.items())))
 
-    speed = here["speedup"]
-    # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
-    fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX")) if mode == "step" else None
-    if fit is not None and not fit["fits"]:
-        ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
-                t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
-                # A load's context is its requests': no control of its own to shorten.
-                t("calc.memory.shorter_context", lang, context=fit["context_fit"])
-                if fit["context_fit"] and not chosen.prefill else None,
-                t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
-        st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
-                   need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
-                   limit_plain=fit["max_batch_plain"],
-                   ways="; ".join(w for w in ways if w) or t("calc.memory.no_way", lang)))
+        speed = here["speedup"]
+        # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
+        if fit is not None and not fit["fits"]:
+            ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
+                    t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
+                    # A load's context is its requests': no control of its own to shorten.
+                    t("calc.memory.shorter_context", lang, context=fit["context_fit"])
+                    if fit["context_fit"] and not chosen.prefill else None,
+                    t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
+            st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
+                       need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
+                       limit_plain=fit["max_batch_plain"],
+                       ways="; ".join(w for w in ways if w) or t("calc.memory.no_way", lang)))
 
-    row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-    row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
-               help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
-    row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma, **chosen.reuse):.2f}",
-               help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
-    row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
-               width="content")
-    row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
-               width="content")
-    fits = fit is None or fit["fits"]
-    notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
-    if fits:
-        row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
-                   delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
-    if fit is not None:
-        row = st.container(horizontal=True)
-        row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
-                       help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
-        row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:.2f} ms",
-                       help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
-                              verify=here["verify_step_ms"]), width="content")
-        if fit["fits_plain"]:
-            row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
-                       help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+        row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+        row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
+                   help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
+        row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma, **chosen.reuse):.2f}",
+                   help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
+        row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
+                   width="content")
+        row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
+                   width="content")
+        fits = fit is None or fit["fits"]
+        notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
         if fits:
-            row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
-                       help=t("calc.m.tokens_help", lang, batch=batch), width="content")
-            low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
-            ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
-            st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low, high=high, speedup=speed))
-            if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
-                room = workload.prompt_room(chosen, alpha, gamma, batch)
-                if not bool(room["keeps_up_spec"]):
-                    budget = chosen.engine.memory.budget
-                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
-                                 engine=budget.engine, flag=budget.flag))
-            notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
-                      t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
-                        ideal=ideal)]
-            if chosen.prefill:  # what the load's prompts take from the speedup
-                prompts = float(chosen.prompts_per_step(batch))
-                decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
-                                                                 context)["speedup"])
-                notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,
-                               output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
-                               decode=decode_only))
-        notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                       source=sidebar.engine.memory_source))
-        if (full := calculator.equal_memory(chosen)) is not None:
-            notes.append(t("calc.memory.equal", lang, **full))
-        st.caption(paragraphs(notes))
-    open_view = open_tab("view", VIEW_IDS, lambda view, code: t(f"calc.tab.{view}", code), lang,
-                         wanted=st.query_params.get("view"))
-    show_url_notices(st, lang)
-    # Filled at the end of the run, once the open view's own controls have put their values in the URL;
-    # only while open (its code block costs the browser half a second to draw the first time).
-    share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
-
-    if mode == "step":
-        crossings = calculator.regime_crossovers(chosen, alpha, gamma, context, batch_max)
-        regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
-        st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
-        same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
-        st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
-        st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
-                  verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
-        notes = [t("calc.explain.context", lang, context=context)] if context else []
-        if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-            memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
-            notes.append(t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(tax, alpha, gamma, batch, fits,
-                                                                                     memory_limit))
-        if notes:
+            row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
+                       delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
+        if fit is not None:
+            row = st.container(horizontal=True)
+            row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
+                           help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
+            row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:.2f} ms",
+                           help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
+                                  verify=here["verify_step_ms"]), width="content")
+            if fit["fits_plain"]:
+                row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
+                           help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+            if fits:
+                row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
+                           help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+                low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
+                ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
+                st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low, high=high, speedup=speed))
+                if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
+                    room = workload.prompt_room(chosen, alpha, gamma, batch)
+                    if not bool(room["keeps_up_spec"]):
+                        budget = chosen.engine.memory.budget
+                        st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
+                                     engine=budget.engine, flag=budget.flag))
+                notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
+                          t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
+                            ideal=ideal)]
+                if chosen.prefill:  # what the load's prompts take from the speedup
+                    prompts = float(chosen.prompts_per_step(batch))
+                    decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
+                                                                     context)["speedup"])
+                    notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,
+                                   output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
+                                   decode=decode_only))
+            notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
+                           source=sidebar.engine.memory_source))
+            if (full := calculator.equal_memory(chosen)) is not None:
+                notes.append(t("calc.memory.equal", lang, **full))
             st.caption(paragraphs(notes))
-    else:
-        st.caption(t("calc.ratios_note", lang))
+        if mode == "step":
+            crossings = calculator.regime_crossovers(chosen, alpha, gamma, context, batch_max)
+            regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
+            st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
+            same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
+            st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
+            st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
+                      verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
+            notes = [t("calc.explain.context", lang, context=context)] if context else []
+            if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
+                memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
+                notes.append(t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(tax, alpha, gamma, batch, fits,
+                                                                                         memory_limit))
+            if notes:
+                st.caption(paragraphs(notes))
+        else:
+            st.caption(t("calc.ratios_note", lang))
 
-    best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
-    row = st.container(horizontal=True)
-    # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone cost
-    # more than they return.
-    breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
-    row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
-               help=t("calc.m.breakeven_verify_help", lang), width="content")
-    breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
-    row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
-               help=t("calc.m.breakeven_alpha_help", lang), width="content")
-    best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
-    if fits:
-        row.metric(t("calc.m.best_gamma", lang),
-                   t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-                     speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
+        best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
+        row = st.container(horizontal=True)
+        # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone cost
+        # more than they return.
+        breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
+        row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
+                   help=t("calc.m.breakeven_verify_help", lang), width="content")
+        row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
+                   help=t("calc.m.breakeven_alpha_help", lang), width="content")
+        best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
+        if fits:
+            row.metric(t("calc.m.best_gamma", lang),
+                       t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
+                         speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
 
 
     def show_table() -> None:
@@ -393,20 +387,28 @@ def at_alpha(chosen: scenario.Scenario) -> None:
              "gamma": (show_gamma, False), "roofline": (show_roofline, True),
              "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang, load_tokens), True),
              "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True)}
-    # The tabs track which one is open so that only its content is built: Altair's schema validation
-    # costs tens of milliseconds per chart.
-    tabs = st.tabs([t(f"calc.tab.{view}", lang) for view in VIEW_IDS], key="view", on_change="rerun")
-    for tab, view in zip(tabs, VIEW_IDS):
-        show, needs_step = VIEWS[view]
-        if tab.open:
-            with tab:
-                if needs_step and mode != "step":
-                    st.info(t("calc.needs_step", lang))
-                else:
-                    show()
+    # Only the open view is built: Altair's schema validation costs tens of milliseconds per chart.
+    show, needs_step = VIEWS[open_view]
+    with view_box:
+        if needs_step and mode != "step":
+            st.info(t("calc.needs_step", lang))
+        else:
+            show()
     if share_box.open:
         with share_box:
             show_share_link()
 
 
-at_alpha(chosen)
+# What α does not move is found once a page run, not at each move of α: whether the batch fits in
+# memory (a batch that does not gets no speedup) and the α at which speculation breaks even.
+fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX")) if mode == "step" else None
+breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
+# The page's places for what α moves (filled by at_alpha) and, between them, what it does not: the
+# link's box (filled while open, once the open view's own controls have put their values in the URL;
+# its code block costs the browser half a second to draw the first time) and the choice of view.
+headline = st.container()
+share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
+open_view = view_choice("view", VIEW_IDS, lambda view: t(f"calc.tab.{view}", lang), t("calc.views", lang),
+                        wanted=st.query_params.get("view"))
+view_box = st.container()
+at_alpha(chosen, open_view)

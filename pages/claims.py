@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from pages._controls import (PARALLEL, clear_gpu_overrides, forget, forget_controls, forget_target, open_tab, renew,
-                             show_url_notices, url_choice, url_widget)
+from pages._controls import (PARALLEL, clear_gpu_overrides, forget, forget_controls, forget_target, renew,
+                             show_url_notices, url_choice, url_widget, view_choice)
 from pages._shared import (altair_chart, model_choice_name, number_columns, open_store, presets, require_router,
                            titled_dataframe)
 from specviz import calculator, charts, scenario, settings
@@ -298,29 +298,23 @@ if alpha is not None:
     row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
                help=t("claims.m.yours_help", lang), width="content")
 
-# The evidence, one tab open at a time: only the open one is built (built at once, the published
+# The evidence, one view open at a time: only the open one is built (built at once, the published
 # figures' chart and grid and the store's runs paired with their baselines cost a first render about
 # 0.5 s here: 4.2 against 3.7 s).
-open_view = open_tab("claim_view", CLAIM_VIEWS, lambda view, code: t(f"claims.tab.{view}", code), lang,
-                     wanted=st.query_params.get("claim_view"))
-# In the address, as this page's other choices are: a link copied from a tab opens that tab.
+open_view = view_choice("claim_view", CLAIM_VIEWS, lambda view: t(f"claims.tab.{view}", lang), t("claims.views", lang),
+                        wanted=st.query_params.get("claim_view"))
+# In the address, as this page's other choices are: a link copied from a view opens that view.
 if open_view == CLAIM_VIEWS[0]:
     st.query_params.pop("claim_view", None)
 else:
     st.query_params["claim_view"] = open_view
 show_url_notices(st, lang)
-tabs = dict(zip(CLAIM_VIEWS, st.tabs([t(f"claims.tab.{view}", lang) for view in CLAIM_VIEWS], key="claim_view",
-                                     on_change="rerun")))
-if tabs["batch"].open:
-    with tabs["batch"]:
-        altair_chart(charts.claim_by_batch(check.batches, speedup, lang))
-if tabs["required"].open:
-    with tabs["required"]:
-        st.subheader(t("claims.required", lang, batch=check.best["batch"]))
-        st.caption(t("claims.required_note", lang))
-        # A figure out of reach (NaN) is a dash, as the note says, not "None".
-        titled_dataframe(check.required, lang, placeholder="—",
-                         column_config=number_columns(check.required, FORMATS, lang))
-if tabs["beside"].open:
-    with tabs["beside"]:
-        show_beside_published(sidebar, speedup, batch)
+if open_view == "batch":
+    altair_chart(charts.claim_by_batch(check.batches, speedup, lang))
+elif open_view == "required":
+    st.subheader(t("claims.required", lang, batch=check.best["batch"]))
+    st.caption(t("claims.required_note", lang))
+    # A figure out of reach (NaN) is a dash, as the note says, not "None".
+    titled_dataframe(check.required, lang, placeholder="—", column_config=number_columns(check.required, FORMATS, lang))
+else:
+    show_beside_published(sidebar, speedup, batch)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from pages._controls import open_tab
+from pages._controls import view_choice
 from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
 from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, number_columns,
@@ -452,12 +452,6 @@ def open_view(show: Callable[[], None]) -> None:
     show()
 
 
-VIEWS = (("runs", show_runs), ("load", show_load), ("baseline", show_versus_baseline),
-         ("acceptance", show_acceptance), ("predicted", show_predicted), ("published", show_published),
-         ("sql", show_sql))
-open_tab("exp_view", [name for name, _ in VIEWS], lambda name, code: t(f"exp.tab.{name}", code), lang)
-tabs = st.tabs([t(f"exp.tab.{name}", lang) for name, _ in VIEWS], key="exp_view", on_change="rerun")
-for tab, (_, show) in zip(tabs, VIEWS):
-    if tab.open:
-        with tab:
-            open_view(show)
+VIEWS = {"runs": show_runs, "load": show_load, "baseline": show_versus_baseline, "acceptance": show_acceptance,
+         "predicted": show_predicted, "published": show_published, "sql": show_sql}
+open_view(VIEWS[view_choice("exp_view", list(VIEWS), lambda name: t(f"exp.tab.{name}", lang), t("exp.views", lang))])

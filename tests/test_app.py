@@ -94,28 +94,28 @@ class TestCalculatorPage:
         within = make_app(context="131072", batch="1", target="DeepSeek-V3", gpu="B200", tp="8").warning
         assert not any("max_position_embeddings" in w.value for w in within)
 
-    @pytest.mark.parametrize("view", ["By batch", "α × batch", "Best γ", "Roofline"])
+    @pytest.mark.parametrize("view", ["batch", "heatmap", "gamma", "roofline"])
     def test_each_chart_view_renders_when_open(self, view):
         at = make_app({"view": view})
-        assert len(at.get("vega_lite_chart")) == 1 and len(at.download_button) == (view != "Roofline")
+        assert len(at.get("vega_lite_chart")) == 1 and len(at.download_button) == (view != "roofline")
 
     def test_the_batch_chart_says_where_a_mixture_of_experts_pays_again(self):
         """DeepSeek-V3 + MTP on 8 B200s: at α 0.5 speculation loses at batches 3-28 and pays again from 29;
         at the chosen α 0.8 the chart still drew α 0.5's triangle, and no caption said what it was."""
         deepseek = dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
-        at_half = paragraphs(make_app({"view": "By batch"}, alpha="0.5", **deepseek))
+        at_half = paragraphs(make_app({"view": "batch"}, alpha="0.5", **deepseek))
         assert any("it also loses at batches 3–28" in p for p in at_half)
-        at_default = paragraphs(make_app({"view": "By batch"}, **deepseek))
+        at_default = paragraphs(make_app({"view": "batch"}, **deepseek))
         assert any(p.startswith("Triangles (at α = 0.5, 0.6)") for p in at_default)
-        assert not any("Triangles" in p for p in paragraphs(make_app({"view": "By batch"})))  # a dense model
+        assert not any("Triangles" in p for p in paragraphs(make_app({"view": "batch"})))  # a dense model
 
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
-        at = make_app({"view": "By batch"})
+        at = make_app({"view": "batch"})
         chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)
         assert [layer["mark"]["type"] for layer in chart["layer"][:2]] == ["area", "line"]
         assert any("Grey band" in c.value and "Dashed: the ideal roofline" in c.value for c in at.caption)
 
-    @pytest.mark.parametrize("view", ["By batch", "α × batch", "Roofline"])
+    @pytest.mark.parametrize("view", ["batch", "heatmap", "roofline"])
     def test_batch_views_need_the_step_model(self, view):
         at = make_app({"view": view}, mode="ratios")
         assert not at.get("vega_lite_chart")
@@ -206,13 +206,13 @@ class TestCalculatorPage:
         of offering a calibration to narrow the band; one knob left at its preset keeps the draws' words."""
         knobs = dict(mfu="0.765", mbu="0.643", overlap="0.485", step_ms="1.17", layer_us="3.25", token_us="15.7",
                      allreduce_us="5.56")
-        at = make_app({"view": "By batch"}, **knobs)
+        at = make_app({"view": "batch"}, **knobs)
         said = "\n".join(paragraphs(at))
         assert "every cost knob is set (by a calibration or by you), none left at the vLLM V1" in said
         assert "Grey band: where the speedup at α = 0.8 lies with every cost knob set" in said
         assert "Calibrate on your own runs" not in said and "every knob left at its preset" not in said
         assert shown(at) == figures(make_scenario(**knobs))
-        at = make_app({"view": "By batch"}, **{**knobs, "allreduce_us": "9"})  # the preset's all-reduce
+        at = make_app({"view": "batch"}, **{**knobs, "allreduce_us": "9"})  # the preset's all-reduce
         said = "\n".join(paragraphs(at))
         assert "Calibrate on your own runs" in said and "for every knob left at its preset" in said
         assert "every cost knob is set" not in said
@@ -559,7 +559,7 @@ class TestUrlValues:
     def test_an_unknown_view_is_said_and_the_first_opens(self):
         at = make_app(view="nope")
         assert notice("view", "nope") in [w.value for w in at.warning]
-        assert at.session_state["view"] == "α table"
+        assert at.session_state["view"] == "table"
         assert notice("view", "serve") not in [w.value for w in make_app(view="serve").warning]
 
     def test_an_infinite_number_leaves_each_page_working_on_every_rerun(self):
@@ -680,15 +680,14 @@ class TestNoInfiniteSpeedup:
         assert at.number_input(key="bandwidth").max == 1e4
 
 
-EXPLORER_VIEWS = ["Runs", "By load", "Baseline", "Acceptance", "Predicted",
-                  "Published", "SQL"]
+EXPLORER_VIEWS = ["runs", "load", "baseline", "acceptance", "predicted", "published", "sql"]
 
 
 class TestLatencyTab:
     def test_a_stored_runs_measured_mix_of_requests(self):
         """Without a stored run of per-request acceptance the view says how to get one; with
         SpecForge's eight per-request lengths of a γ = 3 setting, the tail of that mix against one α."""
-        at = make_app({"view": "Latency"})
+        at = make_app({"view": "latency"})
         assert any(c.value.startswith("No stored run gives each request's acceptance") for c in at.caption)
         store = Store(settings.get("SPECVIZ_DB"))
         try:
@@ -698,7 +697,7 @@ class TestLatencyTab:
                               "per_request_accept_length": [1.0, 1.0, 4.0, 4.0, 2.5, 3.0, 1.5, 3.5]}]}]}).encode())
         finally:
             store.close()
-        at = make_app({"view": "Latency"})
+        at = make_app({"view": "latency"})
         note = next(m.value for m in at.markdown if m.value.startswith("Each of the simulated requests"))
         assert "of the run's 8 measured requests, at the run's γ 3, batch 64" in note and "moves by **+" in note
         assert at.selectbox(key="latency_mix_run").value is not None and not at.exception
@@ -707,7 +706,7 @@ class TestLatencyTab:
         """Rates 0.9, 0.85, 0.8 on DeepSeek-V3's one MTP layer make 3.28 tokens a step, past the 2.86
         the sidebar's 0.62 allows at α = 1: the view said "length is more than the draft can reach"
         and stopped. It takes the rates' own factor, 0.94, and says so."""
-        at = make_app({"view": "Latency"}, target="DeepSeek-V3", gpu="B200", draft="mtp", latency_rates="0.9, 0.85, 0.8")
+        at = make_app({"view": "latency"}, target="DeepSeek-V3", gpu="B200", draft="mtp", latency_rates="0.9, 0.85, 0.8")
         assert not at.error and not at.exception
         said = next(c.value for c in at.caption if c.value.startswith("These rates show the MTP layer"))
         assert "keeping 0.94 of the acceptance" in said and "(the sidebar says 0.62)" in said
@@ -716,14 +715,14 @@ class TestLatencyTab:
         """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of
         CPU) for each visitor who asked: the view stays within SPECVIZ_PAGE_SIMULATION_CELLS (10⁷ over
         its six runs) and says how many requests it simulated."""
-        at = make_app({"view": "Latency"}, workload="custom", input_tokens="1", output_tokens="131071")
+        at = make_app({"view": "latency"}, workload="custom", input_tokens="1", output_tokens="131071")
         said = next(c.value for c in at.caption if c.value.startswith("Simulated at α and γ above"))
         assert "(12 requests, each 131,070 tokens after the first" in said and not at.error
-        at = make_app({"view": "Latency"})
+        at = make_app({"view": "latency"})
         assert any("(2,000 requests, each 499 tokens" in c.value for c in at.caption)  # the usual case as before
 
     def test_measured_per_position_rates_drive_the_simulation(self):
-        at = make_app({"view": "Latency"}, latency_rates="0.9, 0.8")
+        at = make_app({"view": "latency"}, latency_rates="0.9, 0.8")
         said = next(c.value for c in at.caption if c.value.startswith("From the measured rates"))
         # E = 1 + 0.9 + 0.9 · 0.8 = 2.62: the α with that mean at γ 2 is 0.867.
         assert "γ 2, 2.62 tokens per step" in said and "is 0.867" in said
@@ -733,7 +732,7 @@ class TestLatencyTab:
         assert not any(c.value.startswith("From the measured rates") for c in at.caption)
 
     def test_the_coding_assistant_end_to_end_and_its_tail(self):
-        at = make_app({"view": "Latency"})
+        at = make_app({"view": "latency"})
         assert at.selectbox(key="workload").value == "coding_assistant"
         assert (at.number_input(key="input_tokens").value, at.number_input(key="output_tokens").value) == (100, 500)
         # 100 tokens in, 500 out: the prefill is a sliver, so the request gains what its decode gains
@@ -753,7 +752,7 @@ class TestLatencyTab:
         assert sweep["Step time per token, mean (ms)"].is_monotonic_increasing
 
     def test_a_prompt_heavy_workload_is_said_to_be(self):
-        at = make_app({"view": "Latency", "batch": 1})
+        at = make_app({"view": "latency", "batch": 1})
         at.selectbox(key="workload").set_value("summarisation").run()
         assert (at.number_input(key="input_tokens").value, at.number_input(key="output_tokens").value) == (16000, 150)
         assert at.warning and at.warning[0].value.startswith("Prompt-heavy: prefill takes 3")
@@ -762,7 +761,7 @@ class TestLatencyTab:
 
 class TestServeTab:
     def test_advice_the_schedule_and_a_command_for_the_newest_vllm(self):
-        at = make_app({"view": "Deploy"})
+        at = make_app({"view": "serve"})
         advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
         assert "γ 3 is best at batch 64" in advice and "7 at batch 1, 3 at batch 64" in advice
         schedule = at.dataframe[0].value
@@ -776,7 +775,7 @@ class TestServeTab:
 
     def test_the_schedule_runs_to_max_num_seqs(self):
         # One MI355X holds 2,421 sequences of gpt-oss-120b, past the calculator's batches (1,024).
-        at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",
+        at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",
                       alpha="0.6", gamma="3", batch="128", context="4096")
         schedule = at.dataframe[0].value
         command = command_shown(at)
@@ -787,13 +786,13 @@ class TestServeTab:
         assert [i for i in at.info if "max\\-num\\-seqs is sized at the 4 draft tokens" in i.value and "2,420" in i.value]
 
     def test_a_weak_eagle_head_is_not_told_to_try_an_eagle_head(self):
-        at = make_app({"view": "Deploy"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", alpha="0.6", gamma="3")
+        at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", alpha="0.6", gamma="3")
         advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
         assert "below 40%" in advice and "trained for this exact target checkpoint" in advice
         assert "EAGLE head" not in advice
 
     def test_the_sidebars_engine_picks_the_command(self):
-        at = make_app({"view": "Deploy"}, engine="sglang", draft="eagle3")
+        at = make_app({"view": "serve"}, engine="sglang", draft="eagle3")
         assert at.radio(key="serve_engine").value == "sglang"
         assert command_shown(at).startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B ")
         assert not [c for c in at.caption if "this command is for another" in c.value]
@@ -805,7 +804,7 @@ class TestServeTab:
         """Deploy seen on vLLM V1 (its radio at vLLM by default), then the sidebar's engine set to SGLang:
         the command stayed vLLM's, the figures SGLang's, with a caption that the two differ. The radio
         was no choice of the reader's: it follows the sidebar, and so does vLLM V0's release."""
-        at = make_app({"view": "Deploy"}, draft="eagle3")
+        at = make_app({"view": "serve"}, draft="eagle3")
         assert command_shown(at).startswith("vllm serve ")
         at.sidebar.selectbox(key="engine").set_value("sglang").run()
         assert not at.exception and at.radio(key="serve_engine").value == "sglang"
@@ -818,14 +817,14 @@ class TestServeTab:
         assert command_shown(at).startswith("trtllm-serve ")
 
     def test_a_scenario_on_vllm_v0_opens_at_a_release_that_serves_on_v0(self):
-        at = make_app({"view": "Deploy"}, engine="vllm-v0")
+        at = make_app({"view": "serve"}, engine="vllm-v0")
         assert at.selectbox(key="serve_version").value == "0.7.3" and "serve_version" not in at.query_params
         command = command_shown(at)
         assert "--speculative-model Qwen/Qwen3-0.6B" in command and "per_batch_size" not in command
 
     def test_an_older_version_says_what_it_ignores(self):
         # 0.10.0 refuses a draft model; on 4 H100s at α 0.5, speculation stops paying within the memory's 810.
-        at = make_app({"view": "Deploy", "alpha": 0.5, "draft": "eagle", "tp": "4"})
+        at = make_app({"view": "serve", "alpha": 0.5, "draft": "eagle", "tp": "4"})
         at.text_input(key="serve_draft_repo").set_value("org/eagle")
         at.selectbox(key="serve_version").set_value("0.10.0").run()
         command = command_shown(at)
@@ -836,7 +835,7 @@ class TestServeTab:
 
     def test_a_checkpoint_named_for_the_target_takes_the_placeholder_s_place(self):
         # DeepSeek-V3's repository ships FP8; in NVFP4 the command needs another checkpoint, named in the field.
-        at = make_app({"view": "Deploy"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4",
+        at = make_app({"view": "serve"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4",
                       ep="on")
         assert "<NVFP4 checkpoint of deepseek-ai/DeepSeek-V3>" in command_shown(at)
         assert any("in the field above" in e.value for e in at.error)
@@ -852,7 +851,7 @@ class TestServeTab:
         """nvidia/DeepSeek-R1-0528-NVFP4 named for DeepSeek-V3, then the target switched to gpt-oss-120b:
         the command served the DeepSeek checkpoint with gpt-oss-120b's figures (--max-num-seqs 1152 on
         one B200). A new target clears both fields; a new draft, the draft's."""
-        at = make_app({"view": "Deploy"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="8")
+        at = make_app({"view": "serve"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="8")
         at.text_input(key="serve_target_repo").set_value("nvidia/DeepSeek-R1-0528-NVFP4").run()
         assert command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
         at.sidebar.selectbox(key="target").set_value("gpt-oss-120b").run()
@@ -866,7 +865,7 @@ class TestServeTab:
         assert "org/gpt-oss-head" not in command_shown(at)
 
     def test_the_batch_context_map_and_a_pair_check_from_uploads(self):
-        at = make_app({"view": "Deploy"})
+        at = make_app({"view": "serve"})
         assert len(at.get("vega_lite_chart")) == 1  # batch × context
         assert any("Upload both config.json files" in i.value for i in at.info)
         vocab = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2}}, "added_tokens": []}
@@ -882,20 +881,20 @@ class TestServeTab:
         assert "is not JSON" in at.error[0].value
 
     def test_eagle3_on_a_target_the_version_does_not_run_it_for(self):
-        at = make_app({"view": "Deploy", "draft": "eagle3"})
+        at = make_app({"view": "serve", "draft": "eagle3"})
         at.selectbox(key="serve_version").set_value("0.9.2").run()  # Qwen3's EAGLE-3 came in 0.10.1
         assert not at.exception and at.warning[0].value.startswith("vLLM 0\\.9\\.2 refuses EAGLE-3 on Qwen3\\-32B")
         at.selectbox(key="serve_version").set_value("0.11.0").run()
         assert '"method": "eagle3"' in command_shown(at)
 
     def test_sglang_and_a_named_draft(self):
-        at = make_app({"view": "Deploy"})
+        at = make_app({"view": "serve"})
         at.radio(key="serve_engine").set_value("sglang").run()
         assert command_shown(at).startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 ")
         assert "--speculative-algorithm STANDALONE" in command_shown(at)
 
     def test_tensorrt_llm_with_its_release_and_options_file(self):
-        at = make_app({"view": "Deploy"}, engine="trt-llm", draft="eagle3")
+        at = make_app({"view": "serve"}, engine="trt-llm", draft="eagle3")
         assert at.radio(key="serve_engine").value == "trtllm"
         assert at.selectbox(key="trtllm_version").value == "1.2.1"
         assert command_shown(at).startswith("trtllm-serve Qwen/Qwen3-32B --backend pytorch --tp_size 2 ")
@@ -907,7 +906,7 @@ class TestServeTab:
         assert at.selectbox(key="serve_version").value == "0.33.0" and command_shown(at).startswith("vllm serve ")
 
     def test_the_link_carries_the_open_view_s_controls(self):
-        at = make_app({"view": "Deploy", "share": True})
+        at = make_app({"view": "serve", "share": True})
         at.selectbox(key="serve_version").set_value("0.9.2").run()
         at.selectbox(key="serve_method").set_value("suffix").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
@@ -917,17 +916,17 @@ class TestServeTab:
         at.selectbox(key="trtllm_version").set_value("1.0.0").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
         assert link["trtllm_version"] == ["1.0.0"] and link["serve_version"] == ["0.9.2"]
-        opened = make_app({"view": "Deploy"}, **{k: v[0] for k, v in link.items()})
+        opened = make_app({"view": "serve"}, **{k: v[0] for k, v in link.items()})
         assert opened.selectbox(key="trtllm_version").value == "1.0.0"
-        at = make_app({"view": "Latency", "share": True})
+        at = make_app({"view": "latency", "share": True})
         at.selectbox(key="workload").set_value("summarisation").run()
         link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
         assert link["workload"] == ["summarisation"] and "serve_method" not in link
-        opened = make_app({"view": "Latency"}, **{k: v[0] for k, v in link.items()})
+        opened = make_app({"view": "latency"}, **{k: v[0] for k, v in link.items()})
         assert opened.number_input(key="input_tokens").value == 16000  # the workload travelled
 
     def test_a_method_the_step_model_does_not_cost(self):
-        at = make_app({"view": "Deploy"})
+        at = make_app({"view": "serve"})
         at.selectbox(key="serve_method").set_value("suffix").run()
         command = command_shown(at)
         assert '"method": "suffix"' in command and "Qwen3-0.6B" not in command
@@ -969,7 +968,7 @@ class TestSteadyLoad:
         assert metric(at, "Speedup") == f"{decode:.2f}×" and "prefill" not in at.query_params
 
     def test_the_latency_view_takes_the_load_s_workload(self):
-        at = make_app({"view": "Latency"}, **self.LINK)
+        at = make_app({"view": "latency"}, **self.LINK)
         assert not at.exception and at.selectbox(key="workload").value == "json_extraction"  # its tokens, 2,000 and 100
         assert any(c.value.startswith("The workload is the load's") and "2,000 tokens in" in c.value for c in at.caption)
         at.radio(key="prefill").set_value("off").run()  # the view's own controls, at the same workload
@@ -977,13 +976,13 @@ class TestSteadyLoad:
         at.number_input(key="input_tokens").set_value(2500).run()  # tokens typed by hand: a custom workload
         assert at.selectbox(key="workload").value == "custom" and at.number_input(key="output_tokens").value == 100
         assert (at.query_params["input_tokens"], at.query_params["output_tokens"]) == ("2500", "100")  # both kept
-        assert make_app({"view": "Latency"}, input_tokens="7", output_tokens="9").selectbox(key="workload").value == "custom"
+        assert make_app({"view": "latency"}, input_tokens="7", output_tokens="9").selectbox(key="workload").value == "custom"
 
     def test_the_first_token_s_help_follows_the_engine_s_scheduler(self):
         """vLLM carries a prompt's chunks beside the batch's decode; SGLang runs prefill batches apart."""
         help_of = lambda at: next(m.help for m in at.metric if m.label == "Time to first token")
-        assert "beside the batch's decode, under vLLM's budget" in help_of(make_app({"view": "Latency"}))
-        sglang = help_of(make_app({"view": "Latency"}, engine="sglang"))
+        assert "beside the batch's decode, under vLLM's budget" in help_of(make_app({"view": "latency"}))
+        sglang = help_of(make_app({"view": "latency"}, engine="sglang"))
         assert "run apart from the batch's decode" in sglang and "under SGLang's budget of 8,192 tokens" in sglang
 
     def test_a_load_the_model_does_not_hold_is_said_and_decodes_only(self):
@@ -996,10 +995,10 @@ class TestSteadyLoad:
 
     def test_the_latency_view_holds_a_request_to_the_load_s_rules(self):
         """A refused load is not timed in the Latency view either (it ran at a context of 196,608)."""
-        at = make_app({"view": "Latency"}, prefill="on", input_tokens="131072", output_tokens="131072")
+        at = make_app({"view": "latency"}, prefill="on", input_tokens="131072", output_tokens="131072")
         assert any(i.value.startswith("Not modelled: requests of 131,072 tokens in") for i in at.info)
         assert not [m for m in at.metric if m.label == "Request, end to end"] and not at.exception
-        at = make_app({"view": "Latency"}, input_tokens="100", output_tokens="3")  # decoding only too
+        at = make_app({"view": "latency"}, input_tokens="100", output_tokens="3")  # decoding only too
         assert any(i.value.startswith("Not modelled: requests of 3 output tokens") for i in at.info)
 
     def test_the_load_s_context_and_memory_advice(self):
@@ -1013,7 +1012,7 @@ class TestSteadyLoad:
     def test_prompts_that_outrun_the_budget_get_no_first_token(self):
         """At α 0.9 and batch 96 of 2,000 in and 100 out, a speculative step would take 96·20·4.0951 =
         7,863 prompt tokens into the 7,712 that vLLM's 8,192 leave beside 96·5 positions."""
-        at = make_app({"view": "Latency"}, prefill="on", input_tokens="2000", output_tokens="100", batch="96",
+        at = make_app({"view": "latency"}, prefill="on", input_tokens="2000", output_tokens="100", batch="96",
                       alpha="0.9")
         (said,) = [w.value for w in at.warning if w.value.startswith("**Prompts queue without end")]
         assert said.startswith("**Prompts queue without end with speculation.** At batch 96, 7,863 prompt tokens")
@@ -1049,7 +1048,7 @@ def command_shown(at: AppTest) -> str:
     return command.replace(" \\\n    ", " ")
 
 
-def explorer_app(view: str = "Runs", **query: str) -> AppTest:
+def explorer_app(view: str = "runs", **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
@@ -1077,23 +1076,23 @@ class TestExplorerPage:
         assert not at.error  # the router turns an exception into an error message
 
     def test_crossover_table_says_when_there_is_none(self):
-        at = explorer_app("Baseline")
+        at = explorer_app("baseline")
         crossover = at.dataframe[0].value
         # Chat's acceptance (2.4 tokens a step) stops paying at 128; code and JSON pay throughout.
         assert sorted(crossover["Crossover concurrency"]) == ["128", "none: faster at every measured concurrency",
                                                               "none: faster at every measured concurrency"]
 
     def test_views_with_charts(self):
-        by_load = explorer_app("By load")
+        by_load = explorer_app("load")
         # The examples have no p50 ITL: said, not drawn as an empty chart.
         assert len(by_load.get("vega_lite_chart")) == 2
         assert any("No run on this axis reports p50 ITL" in i.value for i in by_load.info)
         assert list(by_load.dataframe[0].value["Series"]) == sorted(by_load.dataframe[0].value["Series"])  # peaks
-        assert len(explorer_app("Baseline").get("vega_lite_chart")) == 1
-        assert len(explorer_app("Published").get("vega_lite_chart")) == 1
+        assert len(explorer_app("baseline").get("vega_lite_chart")) == 1
+        assert len(explorer_app("published").get("vega_lite_chart")) == 1
 
     def test_lines_by_a_field_of_the_files_and_the_rate_axis(self):
-        at = explorer_app("By load")
+        at = explorer_app("load")
         upload(at, ("sweep.csv", b"request_rate,output_throughput,max_num_seqs\n1,100,4\n2,180,4\n1,120,16\n"
                                  b"2,230,16\ninf,300,16\n", "text/csv"))
         at.segmented_control(key="load_axis").set_value("request_rate").run()
@@ -1109,7 +1108,7 @@ class TestExplorerPage:
 
     def test_a_run_without_the_lines_field_is_not_set_in_the_legend_and_the_peaks_alike(self):
         # The analyst review: the legend said "(not set)" where the peaks table left the cell empty.
-        at = explorer_app("By load")
+        at = explorer_app("load")
         upload(at, ("sweep.csv", b"concurrency,output_throughput,max_num_seqs\n1,100,4\n2,180,4\n1,120,16\n"
                                  b"2,230,16\n1,90,\n2,150,\n", "text/csv"))
         at.selectbox(key="load_group").set_value("extra.max_num_seqs").run()
@@ -1118,7 +1117,7 @@ class TestExplorerPage:
     def test_runs_of_two_models_in_files_of_one_name_are_two_lines(self):
         """The real AIPerf files, both profile_export_aiperf.json: qwen3.6-nvfp4 at concurrency 16 and
         Qwen3-0.6B at 1 were one line from 50 to 1,172 tokens/s, on an axis labelled up to 10."""
-        at = explorer_app("By load")
+        at = explorer_app("load")
         for folder in ("aiperf_0.10", "aiperf_0.3_concurrency1"):
             upload(at, ("profile_export_aiperf.json", (SAMPLES / "2026" / folder / "profile_export_aiperf.json")
                         .read_bytes(), "application/json"))
@@ -1132,7 +1131,7 @@ class TestExplorerPage:
     def test_runs_at_synthetic_acceptance_are_labelled_and_left_out(self):
         """The upload's box marks every run of the files; the workload's mean leaves them out and says
         so, and the runs table names them in their series."""
-        at = explorer_app("Acceptance")
+        at = explorer_app("acceptance")
         upload(at, ("real.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
                     "text/csv"))
         at.checkbox(key="upload_synthetic").check()
@@ -1140,7 +1139,7 @@ class TestExplorerPage:
                     "text/csv"))
         assert at.dataframe[0].value["Acceptance length (tokens/step)"].tolist() == [1.5]  # 3.5 left out
         assert any("1 run at synthetic acceptance left out" in c.value for c in at.caption)
-        at.session_state["exp_view"] = "Runs"
+        at.session_state["exp_view"] = "runs"
         at.run()
         assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
                                                            "γ=4 · set.csv · chat · synthetic acceptance"]
@@ -1148,7 +1147,7 @@ class TestExplorerPage:
     def test_each_draft_setting_is_its_own_acceptance_bar(self):
         """The real SpecForge file: mtbench's bar read 3.49, the mean of γ 7 with a top-k 10 tree and
         of γ 3 in a chain."""
-        at = explorer_app("Acceptance")
+        at = explorer_app("acceptance")
         upload(at, ("dev_result.jsonl", (SAMPLES / "2026" / "specforge" / "dev_result.jsonl").read_bytes(),
                     "application/json"))
         table = at.dataframe[0].value.set_index("Draft setting")
@@ -1161,7 +1160,7 @@ class TestExplorerPage:
     def test_per_request_acceptance_and_the_tail_it_gives(self):
         """SpecForge's per-request lengths of one γ = 3 setting: their spread, and the request latency
         of that mix against one α at its mean, on the sidebar's setting."""
-        at = explorer_app("Acceptance")
+        at = explorer_app("acceptance")
         assert any("No shown run gives each request's acceptance" in i.value for i in at.info)
         lengths = [1.0, 1.0, 4.0, 4.0, 2.5, 3.0, 1.5, 3.5]
         data = json.dumps({"model": "draft", "mtbench": [
@@ -1182,7 +1181,7 @@ class TestExplorerPage:
     def test_a_grid_of_runs_gives_its_measured_draft_lengths_beside_the_models(self):
         """tests/test_schedule.py's SpecForge grid: batches 1, 8, 32, 64 at γ 1 and 3 against plain runs."""
         from test_schedule import grid
-        at = explorer_app("Baseline")
+        at = explorer_app("baseline")
         upload(at, ("grid.json", grid(), "application/json"))
         table = next(d.value for d in at.dataframe if "Measured best γ" in d.value)
         assert table["Batch"].tolist() == [1, 8, 32, 64] and table["Measured best γ"].tolist() == [3, 3, 1, 0]
@@ -1231,7 +1230,7 @@ class TestExplorerPage:
         assert list(at.dataframe[0].value["File"]) == ["a/profile_export_aiperf.json"]
 
     def test_the_examples_are_never_mixed_with_the_users_runs(self):
-        at = explorer_app("Acceptance")
+        at = explorer_app("acceptance")
         assert set(at.dataframe[0].value["Source"]) == {"EXAMPLE (synthetic)"}  # nothing else yet: labelled
         upload(at, ("mine.csv", b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n",
                     "text/csv"))
@@ -1402,7 +1401,7 @@ class TestExplorerPage:
         assert any(c.value.startswith("Filtered by Method") and c.value.endswith("m7") for c in at.caption)
 
     def test_by_load_says_where_the_other_runs_are(self):
-        at = explorer_app("By load")
+        at = explorer_app("load")
         upload(at, ("rates.csv", b"request_rate,output_throughput\n1,100\n2,180\n", "text/csv"),
                ("noload.csv", b"label,output_throughput\nsolo,50\n", "text/csv"))
         assert any("2 runs have a request rate, not a concurrency" in i.value for i in at.info)
@@ -1415,7 +1414,7 @@ class TestExplorerPage:
     @pytest.mark.parametrize("lang", ["en", "vi"])
     def test_the_other_axis_is_named_as_its_button_is(self, lang):
         # The Vietnamese said "chuyển trục sang Request rate", a button the Vietnamese page does not have.
-        at = explorer_app(i18n.t("exp.tab.load", lang), lang=lang)
+        at = explorer_app("load", lang=lang)
         upload(at, ("rates.csv", b"request_rate,output_throughput\n1,100\n2,180\n", "text/csv"))
         button = i18n.t("col.request_rate", lang)
         assert button in [o for o in at.segmented_control(key="load_axis").options]
@@ -1425,13 +1424,13 @@ class TestExplorerPage:
                         i18n.t("exp.other_axis.concurrency", lang, runs=2, axis=button)]
 
     def test_a_legend_entry_without_a_line_is_explained(self):
-        at = explorer_app("By load")
+        at = explorer_app("load")
         upload(at, ("itl.csv", b"label,concurrency,output_throughput,p50_itl_ms\nmine,1,100,9\nmine,2,180,10\n"
                                b"other,1,90,\nother,2,170,\n", "text/csv"))
         assert any("entries have no p50 ITL" in c.value for c in at.caption)
 
     def test_speculative_runs_without_a_baseline_are_counted(self):
-        at = explorer_app("Baseline")
+        at = explorer_app("baseline")
         upload(at, ("solo.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                                 b"solo,4,eagle,3,500\n", "text/csv"))
         unpaired = next(i.value for i in at.info if "found no plain run" in i.value)
@@ -1439,7 +1438,7 @@ class TestExplorerPage:
         assert not at.get("vega_lite_chart")  # the examples' pairs are not drawn among the user's runs
 
     def test_published_results_say_what_is_drawn(self):
-        captions = [c.value for c in explorer_app("Published").caption]
+        captions = [c.value for c in explorer_app("published").caption]
         assert any("Grey dots" in c for c in captions)
         assert any("listed in the table but not drawn" in c for c in captions)
 
@@ -1492,7 +1491,7 @@ class TestExplorerPage:
         assert not {"remove_import_button", "remove_examples"} & {b.key for b in at.button}
 
     def test_sql_console_runs_and_refuses(self):
-        at = explorer_app("SQL")
+        at = explorer_app("sql")
         at.text_area(key="sql_runs_by_format").set_value("SELECT count(*) AS n FROM runs")
         at.button(key="sql_run").click()
         at.run()
@@ -1506,7 +1505,7 @@ class TestExplorerPage:
         # It said "Only the first 0 rows are shown: the result reached the 50,000,000-byte limit. 0 rows
         # in 4.695 s." and offered a CSV of no rows.
         monkeypatch.setenv("SPECVIZ_SQL_MAX_BYTES", "1000000")
-        at = explorer_app("SQL")
+        at = explorer_app("sql")
         at.text_area(key="sql_runs_by_format").set_value("SELECT repeat('x', 2000000) AS big")
         at.button(key="sql_run").click()
         at.run()
@@ -1517,7 +1516,7 @@ class TestExplorerPage:
     def test_runs_in_their_own_setting_and_where_the_sidebars_stands_in(self):
         """The examples name Llama-3.1-8B on an H100: predicted so under the sidebar's Qwen3-32B; runs
         that name no preset are predicted with the sidebar's pair, and the page says so."""
-        at = explorer_app("Predicted")
+        at = explorer_app("predicted")
         table = at.dataframe[0].value
         assert set(table["Setting"]) == {"Llama-3.1-8B · H100-SXM · eagle · vllm-v1"}
         assert not at.warning and "in its own setting" in at.caption[1].value
@@ -1526,7 +1525,7 @@ class TestExplorerPage:
                                 b"base,my-model,my-gpu,,,1,100,\nbase,my-model,my-gpu,,,64,6400,\n"
                                 b"spec,my-model,my-gpu,eagle3,4,1,110,3.0\nspec,my-model,my-gpu,eagle3,4,64,16000,3.0\n",
                     "text/csv"))
-        at.session_state["exp_view"] = "Predicted"
+        at.session_state["exp_view"] = "predicted"
         at.run()
         warning = next(w.value for w in at.warning if "name no target model" in w.value)
         assert warning.startswith("2 runs name no target model or GPU preset") and "**Qwen3\\-32B**" in warning
@@ -1553,7 +1552,7 @@ class TestExplorerPage:
     def test_after_a_calibration_the_runs_are_predicted_as_the_calculator_it_opens(self):
         """Calibrated, the table and the chart predict at the fitted costs and band, the calculator's
         figures for a run's α and batch, and say so."""
-        at = explorer_app("Predicted")
+        at = explorer_app("predicted")
         row = lambda: at.dataframe[0].value.set_index(["Series", "Concurrency"]).loc[("EXAMPLE eagle γ=4 · chat", 64)]
         preset = row()
         assert preset["Costs"] == "engine's preset" and not [i for i in at.info if "Since the calibration" in i.value]
@@ -1588,10 +1587,10 @@ class TestExplorerPage:
                 for c, s in speed.items()
                 for label, method, gamma, out, length in (("base", "", "", 100.0 * c, ""),
                                                           ("spec", "eagle", 4, 100.0 * c * s, 3.2))]
-        at = upload(explorer_app("Predicted"), ("loaded.csv", "\n".join(
+        at = upload(explorer_app("predicted"), ("loaded.csv", "\n".join(
             ["label,target_model,gpu,spec_method,num_speculative_tokens,concurrency,output_throughput,"
              "request_throughput,total_token_throughput,acceptance_length", *rows]).encode(), "text/csv"))
-        at.session_state["exp_view"] = "Predicted"
+        at.session_state["exp_view"] = "predicted"
         at.run()
         decoding = at.dataframe[0].value.set_index("Concurrency")["Predicted speedup (×)"]
         at.radio(key="exp_load").set_value("on").run()
@@ -1618,14 +1617,14 @@ class TestExplorerPage:
     def test_the_load_choice_outlives_a_visit_to_the_calculator_as_its_calibration_does(self):
         """Back from the calculator the choice had gone back to decoding only, under a calibration
         made at the runs' load (its settings no longer matched any row)."""
-        at = explorer_app("Predicted")
+        at = explorer_app("predicted")
         at.radio(key="exp_load").set_value("on").run()
         at.switch_page("pages/calculator.py").run()
         at.switch_page("pages/explorer.py").run()
         assert at.radio(key="exp_load").value == "on" and not at.exception
 
     def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
-        at = explorer_app("Predicted")
+        at = explorer_app("predicted")
         at.button(key="fit_step").click()
         at.run()
         assert at.button(key="use_fit_0").label == "Open the calculator at these costs"
@@ -1633,7 +1632,7 @@ class TestExplorerPage:
                    for c in at.caption)
 
     def test_measured_vs_predicted_figures_are_formatted(self):
-        at = explorer_app("Predicted")
+        at = explorer_app("predicted")
         config = json.loads(at.dataframe[0].proto.columns)
         formats = {title: column["type_config"]["format"] for title, column in config.items() if "type_config" in column}
         assert formats == {"Acceptance length (tokens/step)": "%.2f", "α": "%.3f", "Measured speedup (×)": "%.2f×",
@@ -1642,7 +1641,7 @@ class TestExplorerPage:
         assert at.dataframe[0].value["Measured speedup (×)"].iloc[0] == pytest.approx(1.800259, abs=1e-6)  # kept
 
     def test_measured_vs_predicted_and_a_fit(self):
-        at = explorer_app("Predicted", target="Llama-3.1-8B")
+        at = explorer_app("predicted", target="Llama-3.1-8B")
         assert len(at.get("vega_lite_chart")) == 1
         at.button(key="fit_ratios").click()
         at.run()
@@ -1742,7 +1741,7 @@ class TestLivePage:
             at.button(key="live_switch:nvidia/DeepSeek-R1-0528-NVFP4").click().run()
             assert not at.exception and at.sidebar.selectbox(key="target").value == "DeepSeek-V3"
             assert at.session_state["serve_target_repo"] == "nvidia/DeepSeek-R1-0528-NVFP4"
-        at.session_state["view"] = "Deploy"
+        at.session_state["view"] = "serve"
         at.switch_page("pages/calculator.py").run()
         assert not at.exception and command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
 
@@ -1848,7 +1847,7 @@ class TestLivePage:
         """Viewer mode promises no uploads: the sidebar's config.json (the own model) and the Deploy
         view's pair check had uploaders still."""
         monkeypatch.setenv("SPECVIZ_VIEWER", "true")
-        at = make_app({"view": "Deploy"})
+        at = make_app({"view": "serve"})
         assert not at.get("file_uploader") and not at.text_area
         own = i18n.t("side.custom_option")
         assert own not in at.selectbox(key="target").options + at.selectbox(key="draft").options
@@ -2117,13 +2116,13 @@ def read_sentence(at: AppTest, sentence: str) -> AppTest:
     return at
 
 
-# The Claims tab of published figures and the user's runs, by its label: set before the first run, it opens.
-BESIDE = i18n.t("claims.tab.beside", "en")
+# The Claims view of published figures and the user's runs: set before the first run, it opens.
+BESIDE = "beside"
 
 
 def claim_view(at: AppTest, view: str) -> AppTest:
-    """``at`` rerun with the Claims page's tab ``view`` (an id of its CLAIM_VIEWS) open."""
-    at.session_state["claim_view"] = i18n.t(f"claims.tab.{view}", "en")
+    """``at`` rerun with the Claims page's view ``view`` (an id of its CLAIM_VIEWS) open."""
+    at.session_state["claim_view"] = view
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -2370,7 +2369,7 @@ class TestClaimsPage:
             "NVIDIA A100 SXM 80GB")
         assert at.text_input(key="claim").value == "2x" and at.number_input(key="claim_batch").value == 16
 
-    def test_a_link_opens_a_tab_and_an_unknown_one_is_said(self):
+    def test_a_link_opens_a_view_and_an_unknown_one_is_said(self):
         def claims_at(link: dict[str, str]) -> AppTest:
             at = AppTest.from_file(APP, default_timeout=60)
             at.query_params.update(link)
@@ -2380,12 +2379,12 @@ class TestClaimsPage:
 
         at = claims_at({"claim": "2x", "claim_view": "beside"})
         assert not at.exception and any("published speedups reach the claim" in c.value for c in at.caption)
-        # The open tab is in the address, as the page's other choices are; the first is left out.
+        # The open view is in the address, as the page's other choices are; the first is left out.
         assert at.query_params["claim_view"] == "beside"
         assert "claim_view" not in claim_view(at, "batch").query_params and at.query_params["claim"] == "2x"
         at = claims_at({"claim": "2x", "claim_view": "nope"})
         assert notice("claim_view", "nope") in [w.value for w in at.warning]
-        assert at.session_state["claim_view"] == i18n.t("claims.tab.batch", "en") and at.get("vega_lite_chart")
+        assert at.session_state["claim_view"] == "batch" and at.get("vega_lite_chart")
 
     def test_a_batch_in_the_claim_s_words(self):
         at = claims_app(claim="2.5x at batch 64")
@@ -2407,7 +2406,7 @@ class TestClaimsPage:
     def test_tables_format_their_figures_and_show_a_dash_where_out_of_reach(self):
         # Two published speedups of gpt-oss with P-EAGLE on a B200 reach 2x at batch 16 (the vLLM blog's).
         at = claims_app(claim="2x", claim_batch=16, target="gpt-oss-20b", gpu="B200", draft="peagle",
-                        claim_view=i18n.t("claims.tab.required", "en"))
+                        claim_view="required")
         required = at.dataframe[0]
         assert required.value["α needed"].isna().any()  # out of reach at the shortest drafts
         assert required.proto.placeholder == "—"
@@ -2429,24 +2428,25 @@ class TestClaimsPage:
 
 class TestLanguage:
     def test_vietnamese_for_this_session_kept_in_the_url(self):
-        at = make_app({"view": "Latency"})
+        at = make_app({"view": "latency"})
         at.sidebar.selectbox(key="lang").set_value("vi").run()
         assert not at.exception and at.title[0].value == i18n.t("calc.title", "vi") != i18n.t("calc.title", "en")
         assert at.query_params["lang"] == "vi"
-        assert [tab.label for tab in at.tabs] == [i18n.t(f"calc.tab.{v}", "vi") for v in
-                                                  ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve")]
+        views = at.segmented_control(key="view")
+        assert views.options == [i18n.t(f"calc.tab.{v}", "vi") for v in
+                                 ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve")]
         # The open view stays open in the other language.
-        assert at.session_state["view"] == i18n.t("calc.tab.latency", "vi")
+        assert views.value == at.session_state["view"] == "latency"
         assert any(m.label == i18n.t("calc.m.ttft", "vi") for m in at.metric)
 
     def test_the_explorer_s_open_tab_stays_open_in_the_other_language(self):
-        at = explorer_app("Published")
+        at = explorer_app("published")
         at.sidebar.selectbox(key="lang").set_value("vi").run()
-        assert not at.exception and at.session_state["exp_view"] == i18n.t("exp.tab.published", "vi")
-        assert at.tabs[5].label == i18n.t("exp.tab.published", "vi")
+        assert not at.exception and at.session_state["exp_view"] == "published"
+        assert at.segmented_control(key="exp_view").options[5] == i18n.t("exp.tab.published", "vi")
 
     def test_workload_presets_are_named_in_the_session_s_language(self):
-        at = make_app({"view": "Latency"}, lang="vi")
+        at = make_app({"view": "latency"}, lang="vi")
         box = at.selectbox(key="workload")
         assert box.value == "coding_assistant" and "Trợ lý lập trình" in box.options
 
@@ -2470,7 +2470,7 @@ class TestLanguage:
         columns = list(at.dataframe[0].value.columns)
         assert {i18n.t(f"col.{c}", "vi") for c in ("source_file", "series", "workload", "endpoint")} <= set(columns)
         assert not {"File", "Series", "Workload", "Endpoint", "Concurrency", "Target model"} & set(columns)
-        at.session_state["exp_view"] = i18n.t("exp.tab.published", "vi")
+        at.session_state["exp_view"] = "published"
         at.run()
         published = at.dataframe[0]
         columns = list(published.value.columns)
@@ -2492,7 +2492,7 @@ class TestLanguage:
         at.run()
         assert not at.exception and not at.session_state["pending_csv"]
         assert set(at.dataframe[0].value[i18n.t("col.output_throughput", "vi")].dropna()) >= {150, 280}
-        at.session_state["exp_view"] = i18n.t("exp.tab.predicted", "vi")
+        at.session_state["exp_view"] = "predicted"
         at.toggle(key="show_examples").set_value(True).run()  # the examples have speculative runs to predict
         config = json.loads(at.dataframe[0].proto.columns)
         assert config[i18n.t("col.measured_speedup", "vi")]["type_config"]["format"] == "%.2f×"
@@ -2520,8 +2520,9 @@ class TestLanguage:
 
     def test_the_claims_tables_title_and_format_in_vietnamese(self):
         at = claim_view(claims_app(claim="2.5x", claim_batch=64), "required")
-        at.sidebar.selectbox(key="lang").set_value("vi").run()  # the open tab stays open in Vietnamese
-        assert at.session_state["claim_view"] == i18n.t("claims.tab.required", "vi")
+        at.sidebar.selectbox(key="lang").set_value("vi").run()  # the open view stays open in Vietnamese
+        assert at.session_state["claim_view"] == "required"
+        assert at.segmented_control(key="claim_view").value == "required"
         config = json.loads(at.dataframe[0].proto.columns)
         assert config[i18n.t("col.ceiling", "vi")]["type_config"]["format"] == "%.2f×"
         assert config[i18n.t("col.alpha_needed", "vi")]["type_config"]["format"] == "%.3f"

@@ -24,6 +24,11 @@ def metric(page: Page, label: str):
     return box.locator('[data-testid="stMetricValue"]')
 
 
+def view(page: Page, name: str):
+    """The segment that opens a page's view ``name``, in its row of views (English)."""
+    return page.get_by_role("radiogroup", name="Views").get_by_role("radio", name=name, exact=True)
+
+
 def metric_value(page: Page, label: str) -> str:
     return metric(page, label).inner_text(timeout=TIMEOUT)
 
@@ -137,19 +142,25 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 class TestNarrowWindow:
     def test_at_800_px_every_tab_is_in_view(self, browser, app_url: str):
         """At 800 px Streamlit keeps its 300 px sidebar open (it collapses it at 768 px and below, a
-        breakpoint no public setting moves): the calculator's and the explorer's seven tabs must fit
-        the 468 px left to them, in English and in Vietnamese, not scroll out of sight."""
+        breakpoint no public setting moves): the calculator's and the explorer's seven views must each
+        be seen whole in the 468 px left to them, in English and in Vietnamese (the row wraps), none
+        cut nor out of sight."""
         context = browser.new_context(viewport={"width": 800, "height": 900})
         page = context.new_page()
         try:
             for lang in ("en", "vi"):
                 for path in ("", "results"):
                     page.goto(f"{app_url}/{path}?lang={lang}")
-                    tabs = page.get_by_role("tablist").first
-                    expect(tabs).to_be_visible(timeout=TIMEOUT)
-                    expect(page.get_by_role("tab")).to_have_count(7, timeout=TIMEOUT)
-                    width, room = tabs.evaluate("list => [list.scrollWidth, list.clientWidth]")
-                    assert width <= room, (lang, path, width, room)
+                    views = page.get_by_test_id("stButtonGroup").first.get_by_role("radio")
+                    expect(views).to_have_count(7, timeout=TIMEOUT)
+                    main = page.get_by_test_id("stMain").bounding_box()
+                    for segment in views.all():
+                        expect(segment).to_be_visible(timeout=TIMEOUT)
+                        box = segment.bounding_box()
+                        assert main["x"] <= box["x"] and box["x"] + box["width"] <= main["x"] + main["width"], (
+                            lang, path, segment.inner_text(), box, main)
+                        width, room = segment.evaluate("e => [e.scrollWidth, e.clientWidth]")
+                        assert width <= room, (lang, path, segment.inner_text(), width, room)
         finally:
             context.close()
 
@@ -300,7 +311,7 @@ class TestExplorerInChromium:
 
     def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
         page.goto(f"{app_url}/results?target=Llama-3.1-8B")
-        page.get_by_role("tab", name="Predicted").click()
+        view(page, "Predicted").click()
         # Runs that other tests imported into this server's store hide the examples: ask for them.
         examples = page.get_by_text("Show the shipped examples instead of your runs")
         calibrate = page.get_by_role("button", name="Calibrate the step model")
@@ -353,7 +364,7 @@ class TestHardeningInChromium:
             one, two = (context.new_page() for context in sessions)
             for page in (one, two):
                 open_results(page, app_url)
-                page.get_by_role("tab", name="SQL").click()
+                view(page, "SQL").click()
             run_sql(two, "SELECT * FROM runs")
             before = rows_shown(two)
             for attack, answer in (
@@ -382,8 +393,8 @@ class TestNavigationInChromium:
         wait_for_app(page, app_url)
         page.get_by_text("Simple ratios (verify and draft cost given)").click()
         expect(page).to_have_url(re.compile(r"mode=ratios"), timeout=TIMEOUT)
-        page.get_by_role("tab", name="Best γ").click()
-        expect(page.get_by_role("tab", name="Best γ")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
+        view(page, "Best γ").click()
+        expect(view(page, "Best γ")).to_be_checked(timeout=TIMEOUT)
         for name, heading in (("Explorer", "Benchmark results explorer"), ("Live", "Live speculative decoding"),
                               ("Claims", "Check a speedup claim")):
             page.get_by_role("link", name=name).click()
@@ -398,21 +409,20 @@ class TestNavigationInChromium:
         expect(page.get_by_test_id("stMetricValue").first).to_have_text("2.00×", timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim=2x"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
-        page.get_by_role("tab", name="Acceptance it needs").click()
+        view(page, "Acceptance it needs").click()
         expect(page).to_have_url(re.compile(r"claim_view=required"), timeout=TIMEOUT)
         page.get_by_role("link", name="Calculator").click()
         # Leaving a page takes its choices out of the URL; coming back brings them back, and the
-        # tab that was open (Streamlit drops a tab's state on a run of another page).
+        # view that was open.
         expect(page.get_by_role("radio", name="Simple ratios (verify and draft cost given)")).to_be_checked(
             timeout=TIMEOUT)
-        expect(page.get_by_role("tab", name="Best γ")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
+        expect(view(page, "Best γ")).to_be_checked(timeout=TIMEOUT)
         page.get_by_role("link", name="Claims").click()
         expect(page.get_by_role("combobox", name="Acceptance on your traffic")).to_have_value(
             "vLLM's acceptance rate (accepted/drafted)", timeout=TIMEOUT)
         expect(page.get_by_role("textbox", name="Claimed speedup")).to_have_value("2x", timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
-        expect(page.get_by_role("tab", name="Acceptance it needs")).to_have_attribute("aria-selected", "true",
-                                                                                      timeout=TIMEOUT)
+        expect(view(page, "Acceptance it needs")).to_be_checked(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_view=required"), timeout=TIMEOUT)
         page.wait_for_load_state("networkidle")
         assert hosts == {app_url.split("/")[2]}
@@ -504,13 +514,13 @@ class TestUserGuideInChromium:
         wait_for_app(guide_page, app_url)
         expect(guide_page.get_by_text(re.compile(r"^Speculation pays here: 1\.51×"))).to_be_visible(timeout=TIMEOUT)
         guide_page.screenshot(path=GUIDE / "calculator.png")
-        # The views as their tabs open them (a link's view= opens the same tab: TestApp's tests).
-        guide_page.get_by_role("tab", name="Latency").click()
+        # The views as their segments open them (a link's view= opens the same view: TestApp's tests).
+        view(guide_page, "Latency").click()
         tail = guide_page.get_by_role("heading", name="Tokens per step, and what the tail sees")
         expect(tail).to_be_visible(timeout=TIMEOUT)
-        to_top(guide_page.get_by_role("tab", name="Latency"))
+        to_top(view(guide_page, "Latency"))
         guide_page.screenshot(path=GUIDE / "calculator_latency.png")
-        guide_page.get_by_role("tab", name="Deploy").click()
+        view(guide_page, "Deploy").click()
         command = guide_page.locator('[data-testid="stCode"]').filter(has_text="vllm serve")
         expect(command).to_contain_text("--speculative-config", timeout=TIMEOUT)
         engines = guide_page.locator('[data-testid="stRadio"]').filter(has_text="SGLang")
@@ -524,9 +534,9 @@ class TestUserGuideInChromium:
 
     def test_explorer(self, guide_page: Page, app_url: str):
         open_results(guide_page, app_url)
-        guide_page.get_by_role("tab", name="By load").click()
+        view(guide_page, "By load").click()
         expect(guide_page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=TIMEOUT)
-        to_top(guide_page.get_by_role("tab", name="By load"))
+        to_top(view(guide_page, "By load"))
         guide_page.screenshot(path=GUIDE / "explorer.png")
 
     def test_live(self, guide_page: Page, app_url: str):
