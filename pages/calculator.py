@@ -7,6 +7,7 @@ import urllib.parse
 from dataclasses import replace
 from typing import Any, Callable
 
+import pandas as pd
 import streamlit as st
 
 from pages._controls import show_url_notices, url_choice, url_widget, view_choice
@@ -324,12 +325,14 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_batch() -> None:
-        alphas = sorted({*calculator.BATCH_CHART_ALPHAS, round(alpha, 2)})
-        curves, crossings = calculator.batch_sweep(chosen, alphas, gamma, context, batch_max)
+        yours, your_crossings = calculator.batch_sweep(chosen, [round(alpha, 2)], gamma, context, batch_max)
+        reference, reference_crossings = reference_sweep
+        crossings = pd.concat([reference_crossings, your_crossings]).drop_duplicates(ignore_index=True)
         band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
         limit = fit["max_batch"] if fit is not None else None
-        altair_chart(charts.speedup_vs_batch_spec(curves, crossings, lang, band=band, limit=limit,
-                                                  here=(batch, speed) if fits and mode == "step" else None))
+        altair_chart(charts.speedup_vs_batch_spec(reference, crossings, lang, band=band, limit=limit,
+                                                  here=(batch, speed) if fits and mode == "step" else None,
+                                                  yours=yours))
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
         notes.append(t("calc.crossover_caption", lang, alpha=alpha,
@@ -340,7 +343,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         elif others := sorted(set(crossings.loc[crossings["rises"], "alpha"].round(2)) - {round(alpha, 2)}):
             notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
         st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
-        csv_download(lambda: curves.merge(band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
+        csv_download(lambda: pd.concat([reference, yours]).drop_duplicates(["alpha", "batch"]).sort_values(
+                         ["alpha", "batch"], ignore_index=True).merge(band.assign(alpha=round(alpha, 2)),
+                                                                      on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
@@ -411,4 +416,7 @@ share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
 open_view = view_choice("view", VIEW_IDS, lambda view: t(f"calc.tab.{view}", lang), t("calc.views", lang),
                         wanted=st.query_params.get("view"))
 view_box = st.container()
+# The batch chart's reference α, whose curves do not move with α (the user's is drawn beside them).
+reference_sweep = (calculator.batch_sweep(chosen, calculator.BATCH_CHART_ALPHAS, gamma, context, batch_max)
+                   if open_view == "batch" and mode == "step" else None)
 at_alpha(chosen, open_view)

@@ -134,9 +134,10 @@ def compiled_spec(key: tuple, frames: Mapping[str, pd.DataFrame],
 
 
 def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band: pd.DataFrame | None,
-                  limit: int | None, here: tuple[float, float] | None) -> dict[str, pd.DataFrame]:
+                  limit: int | None, here: tuple[float, float] | None,
+                  yours: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
     """The frames :func:`speedup_vs_batch` draws, by role; a layer that is not drawn has none (its
-    memory limit outside the batch axis, no band, no point of the scenario's)."""
+    memory limit outside the batch axis, no band, no point of the scenario's, no curve of the user's α)."""
     frames = {"curves": curves, "break_even": _BREAK_EVEN,
               "crossings": crossings.assign(speedup=1.0, crossing=np.where(
                   crossings["rises"], t("chart.pays_again", lang), t("chart.loses_here", lang)))}
@@ -146,6 +147,8 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
         frames["limit"] = pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]})
     if here is not None:
         frames["here"] = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
+    if yours is not None:
+        frames["yours"] = yours
     return frames
 
 
@@ -161,7 +164,10 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
     tooltip = [alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
                alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
-    lines = alt.Chart(curves).mark_line(point=False).encode(x=x, y=y, color=color, tooltip=tooltip)
+    lines = [alt.Chart(curves).mark_line(point=False).encode(x=x, y=y, color=color, tooltip=tooltip)]
+    if "yours" in frames:  # the user's α over the others, a little bolder
+        lines.append(alt.Chart(frames["yours"]).mark_line(point=False, strokeWidth=3).encode(
+            x=x, y=y, color=color, tooltip=tooltip))
     marks = alt.Chart(frames["crossings"]).mark_point(size=120, filled=True).encode(
         x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
         y=alt.Y("speedup:Q"),
@@ -169,7 +175,7 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
         shape=alt.Shape("rises:N", scale=alt.Scale(domain=[False, True], range=["diamond", "triangle-up"]), legend=None),
         tooltip=[alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("crossing:N", title=t("chart.crossing", lang)),
                  alt.Tooltip("batch:Q", title=t("chart.batch", lang))])
-    layers = [lines, *_labelled_rule(frames["break_even"], "y", t("chart.break_even", lang), "black",
+    layers = [*lines, *_labelled_rule(frames["break_even"], "y", t("chart.break_even", lang), "black",
                                      t("chart.speedup", lang), strokeDash=[4, 4]), marks]
     if "band" in frames:
         band_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
@@ -201,25 +207,29 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
 
 def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = "en",
                      band: pd.DataFrame | None = None, limit: int | None = None,
-                     here: tuple[float, float] | None = None) -> alt.LayerChart:
+                     here: tuple[float, float] | None = None, yours: pd.DataFrame | None = None) -> alt.LayerChart:
     """Speedup against batch (log x), one line per α, the 1.0 line and each α's crossings marked (a
     diamond where it falls below 1, a triangle where it rises to 1 again);
     with ``band`` (:func:`specviz.calculator.band_vs_batch`), one α's band shaded and its ideal
     roofline (the hardware alone, no engine costs) drawn dashed; ``limit``, the largest batch the
     speculative server's memory holds, as a red vertical rule (the curves beyond it are what no
-    server reaches); ``here``, the scenario's (batch, speedup), as a ringed point.
+    server reaches); ``here``, the scenario's (batch, speedup), as a ringed point; ``yours``, the
+    curve of the user's α, drawn bolder over the others as a dataset of its own: as α moves, the
+    others' data stay the same, and the browser leaves them as drawn (Streamlit sends an unchanged
+    dataset and Vega does not evaluate it again).
 
-    ``curves`` and ``crossings`` are the two results of :func:`specviz.calculator.batch_sweep`.
+    ``curves`` and ``crossings`` are the two results of :func:`specviz.calculator.batch_sweep`
+    (``crossings`` those of every α drawn), ``yours`` the first for one α.
     """
-    return _batch_layers(_batch_frames(curves, crossings, lang, band, limit, here), lang)
+    return _batch_layers(_batch_frames(curves, crossings, lang, band, limit, here, yours), lang)
 
 
 def speedup_vs_batch_spec(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = "en",
                           band: pd.DataFrame | None = None, limit: int | None = None,
-                          here: tuple[float, float] | None = None) -> dict[str, Any]:
+                          here: tuple[float, float] | None = None, yours: pd.DataFrame | None = None) -> dict[str, Any]:
     """:func:`vega_lite_spec` of :func:`speedup_vs_batch`, the chart built once for each language,
     batch axis and set of layers (:func:`compiled_spec`): the calculator redraws it at every move of α."""
-    frames = _batch_frames(curves, crossings, lang, band, limit, here)
+    frames = _batch_frames(curves, crossings, lang, band, limit, here, yours)
     key = ("speedup_vs_batch", lang, float(curves["batch"].min()), float(curves["batch"].max()), *sorted(frames))
     return compiled_spec(key, frames, lambda given: _batch_layers(given, lang))
 

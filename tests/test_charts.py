@@ -31,6 +31,23 @@ class TestSpeedupVsBatch:
         assert spec["layer"][2]["encoding"]["text"] == {"value": "Break-even"}  # the rule says what it is
         assert len(layers(chart)[3].data) == 2  # one diamond per α that crosses
 
+    def test_the_user_s_alpha_is_a_bolder_line_of_its_own_and_the_others_data_stay(self):
+        # As α moves only its own curve's data change: the reference curves are a dataset the browser
+        # keeps as drawn (Streamlit sends it unchanged; Vega does not evaluate it again).
+        reference, crossings = calculator.batch_sweep(SCENARIO, [0.5, 0.9], 4, 0, 1024)
+        sent = []
+        for alpha in (0.79, 0.8, 0.79):
+            yours, _ = calculator.batch_sweep(SCENARIO, [alpha], 4, 0, 1024)
+            spec = charts.speedup_vs_batch_spec(reference, crossings, yours=yours)
+            lines = [layer for layer in spec["layer"] if layer["mark"]["type"] == "line"]
+            assert [line["mark"].get("strokeWidth") for line in lines] == [None, 3]
+            assert lines[0]["encoding"]["color"] == lines[1]["encoding"]["color"]  # one legend
+            sent.append(spec["datasets"])
+        first, second, third = sent
+        reference_name = lines[0]["data"]["name"]
+        assert first[reference_name] is second[reference_name] is reference
+        assert not first[lines[1]["data"]["name"]].equals(second[lines[1]["data"]["name"]])
+
     def test_a_band_and_the_ideal_roofline_beneath_the_lines(self):
         curves, crossings = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
         band = calculator.band_vs_batch(SCENARIO, 0.9, 4, 0, 1024)
@@ -51,7 +68,8 @@ class TestCompiledSpec:
     def batch_inputs(self, alpha: float, batch: int, limit: int | None, with_band: bool = True):
         curves, crossings = calculator.batch_sweep(SCENARIO, sorted({0.5, 0.9, alpha}), 4, 0, 1024)
         band = calculator.band_vs_batch(SCENARIO, alpha, 4, 0, 1024) if with_band else None
-        return (curves, crossings), dict(band=band, limit=limit, here=(batch, 1.3 + alpha / 10))
+        yours = curves[curves["alpha"] == alpha]
+        return (curves, crossings), dict(band=band, limit=limit, here=(batch, 1.3 + alpha / 10), yours=yours)
 
     @pytest.mark.parametrize("lang", ["en", "vi"])
     def test_batch_spec_equals_a_fresh_build_at_every_move(self, lang):
