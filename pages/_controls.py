@@ -23,6 +23,8 @@ from specviz.i18n import md
 _URL_NOTICES = "url_notices"
 # Session key of the controls left unbound from the URL for the session (a link gave one "inf").
 _UNBOUND = "url_unbound"
+# Session key of the view each page last wrote to the URL (:func:`view_choice`), by its key.
+_VIEWS_IN_URL = "views_in_url"
 
 
 # Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
@@ -187,22 +189,35 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
     return value
 
 
-def view_choice(key: str, ids: Sequence[str], label: Callable[[str], str], name: str,
-                wanted: str | None = None) -> str:
+def view_choice(key: str, ids: Sequence[str], label: Callable[[str], str], name: str, in_url: bool = False) -> str:
     """The id of a page's open view, chosen in a row of segments (``label(id)`` on each, ``name`` the
     control's label for screen readers) and kept for the session.
 
-    ``wanted`` (an id, e.g. from the URL) opens when the session has no view open on this page yet; an
-    unknown one is noted for :func:`show_url_notices` and the first view opens. Not ``st.tabs``:
-    a tab panel watches every change in it, and a chart redrawn inside one cost the browser about
-    50 ms more a redraw (docs/performance.md); a view is built only while it is open either way.
+    With ``in_url`` the open view is kept in the address as ``?key=id`` (left out for the first view),
+    and a link's view opens, also in a session that has the page open on another one: a ``key`` in
+    the URL other than the one this page last wrote there came with a link. An unknown one is noted
+    for :func:`show_url_notices` and taken out of the address. Not ``st.tabs``: a tab panel watches
+    every change in it, and a chart redrawn inside one cost the browser about 50 ms more a redraw
+    (docs/performance.md); a view is built only while it is open either way.
     """
-    if key not in st.session_state:
-        if wanted is not None and wanted not in ids:
-            _refused(key, wanted)  # an unknown view in a link: said, and the first one opened
-        st.session_state[key] = wanted if wanted in ids else ids[0]
-    return st.segmented_control(name, list(ids), key=key, format_func=label, required=True, persist_state="session",
+    written = st.session_state.setdefault(_VIEWS_IN_URL, {})
+    wanted = ", ".join(st.query_params.get_all(key)) if in_url and key in st.query_params else None
+    if wanted is not None and wanted != written.get(key):
+        if wanted in ids:
+            st.session_state[key] = wanted
+        else:
+            _refused(key, wanted)  # an unknown view in a link: said, and the view open stays
+    if st.session_state.get(key) not in ids:
+        st.session_state[key] = ids[0]
+    view = st.segmented_control(name, list(ids), key=key, format_func=label, required=True, persist_state="session",
                                 label_visibility="collapsed")
+    if in_url:
+        if view == ids[0]:
+            st.query_params.pop(key, None)
+        else:
+            st.query_params[key] = view
+        written[key] = view
+    return view
 
 
 # Deploy's fields that name a checkpoint of the sidebar's target and of its draft: a new target (or a

@@ -310,9 +310,6 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_table() -> None:
-        if not fits:
-            st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
-            return
         table = calculator.alpha_table(chosen, gamma, batch, context)
         if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
             table = table.rename(columns={"this_batch": "given_costs"})
@@ -356,9 +353,6 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_gamma() -> None:
-        if not fits:
-            st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
-            return
         altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
         st.caption(t("calc.gamma_caption", lang))
         csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
@@ -387,16 +381,20 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             st.warning(t("calc.share_custom", lang))
 
 
-    # Each view's renderer and whether it needs the step model, by id (VIEW_IDS gives the order).
-    VIEWS = {"table": (show_table, False), "batch": (show_batch, True), "heatmap": (show_heatmap, True),
-             "gamma": (show_gamma, False), "roofline": (show_roofline, True),
-             "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang, load_tokens), True),
-             "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True)}
+    # Each view's renderer, whether it needs the step model and whether it gives speedups at this batch
+    # (none for a batch the memory does not hold), by id (VIEW_IDS gives the order).
+    VIEWS = {"table": (show_table, False, True), "batch": (show_batch, True, False),
+             "heatmap": (show_heatmap, True, False), "gamma": (show_gamma, False, True),
+             "roofline": (show_roofline, True, False),
+             "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang, load_tokens), True, True),
+             "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True, False)}
     # Only the open view is built: Altair's schema validation costs tens of milliseconds per chart.
-    show, needs_step = VIEWS[open_view]
+    show, needs_step, at_this_batch = VIEWS[open_view]
     with view_box:
         if needs_step and mode != "step":
             st.info(t("calc.needs_step", lang))
+        elif at_this_batch and not fits:
+            st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
         else:
             show()
     if share_box.open:
@@ -413,8 +411,7 @@ breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
 # its code block costs the browser half a second to draw the first time) and the choice of view.
 headline = st.container()
 share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
-open_view = view_choice("view", VIEW_IDS, lambda view: t(f"calc.tab.{view}", lang), t("calc.views", lang),
-                        wanted=st.query_params.get("view"))
+open_view = view_choice("view", VIEW_IDS, lambda view: t(f"calc.tab.{view}", lang), t("calc.views", lang), in_url=True)
 view_box = st.container()
 # The batch chart's reference α, whose curves do not move with α (the user's is drawn beside them).
 reference_sweep = (calculator.batch_sweep(chosen, calculator.BATCH_CHART_ALPHAS, gamma, context, batch_max)

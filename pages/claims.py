@@ -301,13 +301,9 @@ if alpha is not None:
 # The evidence, one view open at a time: only the open one is built (built at once, the published
 # figures' chart and grid and the store's runs paired with their baselines cost a first render about
 # 0.5 s here: 4.2 against 3.7 s).
-open_view = view_choice("claim_view", CLAIM_VIEWS, lambda view: t(f"claims.tab.{view}", lang), t("claims.views", lang),
-                        wanted=st.query_params.get("claim_view"))
 # In the address, as this page's other choices are: a link copied from a view opens that view.
-if open_view == CLAIM_VIEWS[0]:
-    st.query_params.pop("claim_view", None)
-else:
-    st.query_params["claim_view"] = open_view
+open_view = view_choice("claim_view", CLAIM_VIEWS, lambda view: t(f"claims.tab.{view}", lang), t("claims.views", lang),
+                        in_url=True)
 show_url_notices(st, lang)
 if open_view == "batch":
     altair_chart(charts.claim_by_batch(check.batches, speedup, lang))

@@ -138,9 +138,15 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
                   yours: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
     """The frames :func:`speedup_vs_batch` draws, by role; a layer that is not drawn has none (its
     memory limit outside the batch axis, no band, no point of the scenario's, no curve of the user's α)."""
-    frames = {"curves": curves, "break_even": _BREAK_EVEN,
+    # Each line's legend entry: a reference α by its value, the user's α as theirs, so that the
+    # reference α keep their colours as the user's moves (and the spec stays the same).
+    yours_label = t("chart.your_alpha", lang)
+    is_yours = (crossings["alpha"].round(2) == round(float(yours["alpha"].iloc[0]), 2) if yours is not None
+                else np.zeros(len(crossings), dtype=bool))
+    frames = {"curves": curves.assign(line=curves["alpha"].round(2).astype(str)), "break_even": _BREAK_EVEN,
               "crossings": crossings.assign(speedup=1.0, crossing=np.where(
-                  crossings["rises"], t("chart.pays_again", lang), t("chart.loses_here", lang)))}
+                  crossings["rises"], t("chart.pays_again", lang), t("chart.loses_here", lang)),
+                  line=np.where(is_yours, yours_label, crossings["alpha"].round(2).astype(str)))}
     if band is not None:
         frames["band"] = band
     if limit is not None and curves["batch"].min() <= limit <= curves["batch"].max():
@@ -148,8 +154,23 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
     if here is not None:
         frames["here"] = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
     if yours is not None:
-        frames["yours"] = yours
+        frames["yours"] = yours.assign(line=yours_label)
     return frames
+
+
+# The reference α's colours in order (Vega's tableau10), and the user's α's.
+_LINE_COLOURS = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d",
+                 "#bab0ac")
+_YOURS_COLOUR = "#000000"
+
+
+def _line_scale(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.Scale:
+    """The batch chart's colours: one per reference α, in α's order, and black for the user's α."""
+    reference = sorted(frames["curves"]["line"].unique(), key=float)
+    colours = [_LINE_COLOURS[i % len(_LINE_COLOURS)] for i in range(len(reference))]
+    if "yours" in frames:
+        return alt.Scale(domain=[*reference, t("chart.your_alpha", lang)], range=[*colours, _YOURS_COLOUR])
+    return alt.Scale(domain=reference, range=colours)
 
 
 def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerChart:
@@ -160,7 +181,7 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
     x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False),
               title=t("chart.batch", lang))
     y = alt.Y("speedup:Q", title=t("chart.speedup", lang))
-    color = alt.Color("alpha:N", title=alpha_title)
+    color = alt.Color("line:N", title=alpha_title, scale=_line_scale(frames, lang))
     tooltip = [alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
                alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
@@ -171,7 +192,7 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
     marks = alt.Chart(frames["crossings"]).mark_point(size=120, filled=True).encode(
         x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
         y=alt.Y("speedup:Q"),
-        color=alt.Color("alpha:N", title=alpha_title),
+        color=color,
         shape=alt.Shape("rises:N", scale=alt.Scale(domain=[False, True], range=["diamond", "triangle-up"]), legend=None),
         tooltip=[alt.Tooltip("alpha:N", title=alpha_title), alt.Tooltip("crossing:N", title=t("chart.crossing", lang)),
                  alt.Tooltip("batch:Q", title=t("chart.batch", lang))])
@@ -230,7 +251,8 @@ def speedup_vs_batch_spec(curves: pd.DataFrame, crossings: pd.DataFrame, lang: s
     """:func:`vega_lite_spec` of :func:`speedup_vs_batch`, the chart built once for each language,
     batch axis and set of layers (:func:`compiled_spec`): the calculator redraws it at every move of α."""
     frames = _batch_frames(curves, crossings, lang, band, limit, here, yours)
-    key = ("speedup_vs_batch", lang, float(curves["batch"].min()), float(curves["batch"].max()), *sorted(frames))
+    key = ("speedup_vs_batch", lang, float(curves["batch"].min()), float(curves["batch"].max()), *sorted(frames),
+           *sorted(frames["curves"]["line"].unique()))  # the colour scale's domain
     return compiled_spec(key, frames, lambda given: _batch_layers(given, lang))
 
 

@@ -179,6 +179,13 @@ class TestCalculatorPage:
         full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
         assert f"speculation 50 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
 
+    @pytest.mark.parametrize("view", ["table", "gamma", "latency"])
+    def test_views_of_this_batch_give_no_speedup_for_a_batch_that_does_not_fit(self, view):
+        # The review found Latency giving "Speedup of the request 0.78×" at batch 1024 on the H100 pair.
+        at = make_app({"view": view}, batch="1024")
+        assert "Batch 1024 does not fit with the draft" in at.info[-1].value
+        assert not [m for m in at.metric if m.label in ("Speedup of the request", "Time to first token")]
+
     def test_moe_verify_reads_more_experts(self):
         at = make_app(target="Mixtral-8x7B", batch="1")
         assert metric(at, "Verify cost") == figures(make_scenario(target="Mixtral-8x7B", batch="1"))["Verify cost"]
@@ -559,8 +566,23 @@ class TestUrlValues:
     def test_an_unknown_view_is_said_and_the_first_opens(self):
         at = make_app(view="nope")
         assert notice("view", "nope") in [w.value for w in at.warning]
-        assert at.session_state["view"] == "table"
+        assert at.session_state["view"] == "table" and "view" not in at.query_params  # said once, not at each reload
         assert notice("view", "serve") not in [w.value for w in make_app(view="serve").warning]
+
+    def test_the_open_view_is_in_the_url_and_a_link_s_view_opens_in_a_session_on_another(self):
+        at = make_app()
+        at.segmented_control(key="view").set_value("batch").run()
+        assert at.query_params["view"] == "batch"  # a reload opens it again
+        at.segmented_control(key="view").set_value("table").run()
+        assert "view" not in at.query_params  # the first view is left out
+        # Live's link to the tail of its rates (?view=latency&...) in a session that has the calculator
+        # open on the α table: the review found the α table left open.
+        at.query_params["view"] = "latency"
+        at.run()
+        assert at.session_state["view"] == at.segmented_control(key="view").value == "latency"
+        assert any(m.label == "Time to first token" for m in at.metric)
+        at.segmented_control(key="view").set_value("gamma").run()  # and a click after it still counts
+        assert at.session_state["view"] == "gamma" and at.query_params["view"] == "gamma"
 
     def test_an_infinite_number_leaves_each_page_working_on_every_rerun(self):
         """A whole-number control seeded from "inf" by Streamlit failed with OverflowError on every

@@ -35,18 +35,24 @@ class TestSpeedupVsBatch:
         # As α moves only its own curve's data change: the reference curves are a dataset the browser
         # keeps as drawn (Streamlit sends it unchanged; Vega does not evaluate it again).
         reference, crossings = calculator.batch_sweep(SCENARIO, [0.5, 0.9], 4, 0, 1024)
-        sent = []
+        sent, specs = [], []
         for alpha in (0.79, 0.8, 0.79):
             yours, _ = calculator.batch_sweep(SCENARIO, [alpha], 4, 0, 1024)
             spec = charts.speedup_vs_batch_spec(reference, crossings, yours=yours)
             lines = [layer for layer in spec["layer"] if layer["mark"]["type"] == "line"]
             assert [line["mark"].get("strokeWidth") for line in lines] == [None, 3]
             assert lines[0]["encoding"]["color"] == lines[1]["encoding"]["color"]  # one legend
-            sent.append(spec["datasets"])
-        first, second, third = sent
-        reference_name = lines[0]["data"]["name"]
-        assert first[reference_name] is second[reference_name] is reference
-        assert not first[lines[1]["data"]["name"]].equals(second[lines[1]["data"]["name"]])
+            rest, data = without_data(spec)
+            sent.append(data)
+            specs.append(rest)
+        assert specs[0] == specs[1] == specs[2]
+        # The reference α keep their colours whatever the user's α (the review found 0.8 pink at α 0.8,
+        # teal at 0.73): a fixed domain, the user's α black and named as theirs.
+        scale = lines[0]["encoding"]["color"]["scale"]
+        assert scale["domain"] == ["0.5", "0.9", "yours"] and scale["range"][-1] == "#000000"
+        reference_name, yours_name = (line["data"]["name"] for line in lines)
+        pd.testing.assert_frame_equal(sent[0][reference_name], sent[1][reference_name])
+        assert not sent[0][yours_name].equals(sent[1][yours_name])
 
     def test_a_band_and_the_ideal_roofline_beneath_the_lines(self):
         curves, crossings = calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)
