@@ -733,9 +733,13 @@ def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     held = grid[grid["fits"]]
     out = grid[~grid["fits"]].assign(label=np.where(grid.loc[~grid["fits"], "fits_plain"],
                                                     t("chart.no_fit_draft", lang), "—"))
+    # The colour scale spans 1 whatever the cells: where every cell gains, a scale of the data alone
+    # put 1 outside it (Vega warned and painted the smallest gain red, as a loss).
+    with_one = np.append(held["speedup"].to_numpy(dtype=float), 1.0)
+    extent = [float(with_one.min()), float(with_one.max())]
     cells = alt.Chart(held).mark_rect().encode(
         x=x, y=y, tooltip=tooltip,
-        color=alt.Color("speedup:Q", title=speedup, scale=alt.Scale(scheme="redblue", domainMid=1.0)))
+        color=alt.Color("speedup:Q", title=speedup, scale=alt.Scale(scheme="redblue", domain=extent, domainMid=1.0)))
     labels = alt.Chart(held).mark_text(fontSize=11).encode(x=x, y=y, text=alt.Text("gamma:Q"), tooltip=tooltip)
     beyond = alt.Chart(out).mark_text(fontSize=9, color="#d62728").encode(
         x=x, y=y, text=alt.Text("label:N"), tooltip=[alt.Tooltip("batch:Q", title=batch),

@@ -4,6 +4,7 @@ import json
 import math
 
 import altair as alt
+import numpy as np
 import pytest
 import pandas as pd
 
@@ -550,3 +551,13 @@ class TestGammaMap:
         assert spec["layer"][1]["encoding"]["text"]["field"] == "gamma"
         # Past the memory's limit, no colour and no γ: what does not fit says so.
         assert spec["layer"][2]["encoding"]["text"]["field"] == "label"
+
+    def test_the_colour_scale_spans_one_where_every_cell_gains(self):
+        # A scale of the data alone left 1 outside it: Vega warned (Chromium's console, every redraw of
+        # the Deploy view) and painted the smallest gain red, as a loss.
+        grid = draft_length.gamma_map(SCENARIO, 0.8, 64, 4096, 6)
+        gains = grid.assign(speedup=np.linspace(1.2, 2.0, len(grid)), fits=True)
+        scale = charts.gamma_map(gains).to_dict()["layer"][0]["encoding"]["color"]["scale"]
+        assert scale["domain"] == [1.0, 2.0] and scale["domainMid"] == 1.0
+        losses = grid.assign(speedup=np.linspace(0.5, 0.9, len(grid)), fits=True)
+        assert charts.gamma_map(losses).to_dict()["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0.5, 1.0]
