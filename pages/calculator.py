@@ -340,9 +340,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         elif others := sorted(set(crossings.loc[crossings["rises"], "alpha"].round(2)) - {round(alpha, 2)}):
             notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
         st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
-        csv_download(lambda: pd.concat([reference, yours]).drop_duplicates(["alpha", "batch"]).sort_values(
-                         ["alpha", "batch"], ignore_index=True).merge(band.assign(alpha=round(alpha, 2)),
-                                                                      on=["alpha", "batch"], how="left"),
+        csv_download(lambda: calculator.batch_sweep(chosen, sorted({*calculator.BATCH_CHART_ALPHAS, round(alpha, 2)}),
+                                                    gamma, context, batch_max)[0].merge(
+                         band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 

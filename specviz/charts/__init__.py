@@ -1,6 +1,8 @@
-"""Altair chart builders for the calculator and the explorer. Each returns an ``alt.Chart`` (or layer)
-and takes the language of its labels; data come from :mod:`specviz.calculator` and
-:mod:`specviz.results.explorer`."""
+"""Altair chart builders for the calculator, the explorer, Live and Claims. Each returns an
+``alt.Chart`` (or layer) and takes the language of its labels; data come from
+:mod:`specviz.calculator` and :mod:`specviz.results.explorer`. The Live page's charts are in
+:mod:`specviz.charts.live`, the layout every chart with a legend shares in :mod:`specviz.charts.layout`.
+The charts import only the base (:mod:`specviz.i18n`) and each other."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .i18n import t
+from ..i18n import t
+from .layout import _FIT_WIDTH, _legend
+from .live import LIVE_CHARTS, LIVE_FIGURES, live_over_time, per_position
 
 __all__ = ["vega_lite_spec", "compiled_spec", "speedup_vs_batch_spec", "claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
            "measured_speedup", "acceptance_by_workload", "measured_vs_predicted", "measured_vs_predicted_spec", "published_speedups",
@@ -235,9 +239,9 @@ def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = 
     roofline (the hardware alone, no engine costs) drawn dashed; ``limit``, the largest batch the
     speculative server's memory holds, as a red vertical rule (the curves beyond it are what no
     server reaches); ``here``, the scenario's (batch, speedup), as a ringed point; ``yours``, the
-    curve of the user's α, drawn bolder over the others as a dataset of its own: as α moves, the
-    others' data stay the same, and the browser leaves them as drawn (Streamlit sends an unchanged
-    dataset and Vega does not evaluate it again).
+    curve of the user's α, drawn bolder in black and named as theirs in the legend, over the others,
+    which keep their colours: a dataset of its own, so that as α moves the others' data stay the
+    same and the browser leaves them as drawn (Vega does not evaluate an unchanged dataset again).
 
     ``curves`` and ``crossings`` are the two results of :func:`specviz.calculator.batch_sweep`
     (``crossings`` those of every α drawn), ``yours`` the first for one α.
@@ -315,21 +319,6 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
     label = ridge.mark_text(align="right" if left else "left", baseline="top", dx=-4 if left else 4, dy=4,
                             color="gray").encode(y=alt.YValue(0), text=alt.TextValue(ridge_label))
     return alt.layer(line, rule, label, dots, autosize=_FIT_WIDTH, height=340)
-
-
-# For a chart with a legend below it: fit the width to the page, and keep the height for the plot
-# (Streamlit's default, "fit", takes the legend's rows out of the plot's height).
-_FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
-
-
-def _legend(title: str | None, labels: pd.Series) -> alt.Legend:
-    """A legend below the chart that never cuts a name (``labelLimit=0``) nor drops an entry
-    (``symbolLimit=0``), in as many columns as its longest name leaves room for in about 420 px (a
-    chart's width beside the sidebar on an 800 px window; about 7 px per character). Vega cannot wrap
-    a legend to the chart's width, so it is fitted to the narrowest window the app is made for."""
-    longest = int(labels.dropna().astype(str).str.len().max()) if labels.notna().any() else 0
-    return alt.Legend(title=title, orient="bottom", columns=max(1, min(4, 420 // (7 * longest + 40))),
-                      labelLimit=0, titleLimit=0, symbolLimit=0)
 
 
 def _natural_order(values: pd.Series) -> list[str]:
@@ -546,108 +535,6 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     drawn = [layer for layer, data in ((mine, mine_data), (pub, published)) if not data.empty]
     layers = [*drawn, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
     return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
-
-
-# The live figures a page keeps per window.
-LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_requests", "generation_throughput",
-                "draft_overhead", "mean_context", "mean_prompt_tokens", "mean_output_tokens")
-LIVE_CHARTS = (("acceptance_rate", "acceptance_length", "alpha_iid"), ("running_requests",),
-               ("generation_throughput",), ("draft_overhead",), ("mean_context", "mean_prompt_tokens", "mean_output_tokens"))
-"""The live figures drawn over time, a chart per group: the group's first figure that has a value is
-drawn, the others are in its tooltip. vLLM's acceptance rate, the acceptance length and the α they
-convert to move together (with a fixed γ, rate = (length − 1) / γ): one chart, not three of one shape
-(each chart also costs a page's first render about 80 ms in Chromium); so do the mean context and
-the mean prompt and output it is made of (P + O/2)."""
-# Each figure's axis labels (d3 formats; "~" drops trailing zeros): with one window, Vega-Lite would
-# otherwise label the axis to six decimals.
-_LIVE_FORMATS = {"acceptance_rate": ".3~f", "alpha_iid": ".3~f", "acceptance_length": ".2~f",
-                 "running_requests": ".1~f", "generation_throughput": ",.0f", "draft_overhead": ".1~%",
-                 "mean_context": ",.0f", "mean_prompt_tokens": ",.0f", "mean_output_tokens": ",.0f"}
-# Each figure's least half-span of its axis (absolute, and as a share of the level) and the bounds the
-# padding keeps within: fitted to the data alone, a steady 0.709 labelled all five ticks "0.709" and noise
-# in its fourth digit zig-zagged across the chart's whole height (Chromium).
-_LIVE_SPANS = {"acceptance_rate": (0.05, 0.0, 0.0, 1.0), "alpha_iid": (0.05, 0.0, 0.0, 1.0),
-               "acceptance_length": (0.1, 0.0, 1.0, math.inf), "running_requests": (1.0, 0.0, 0.0, math.inf),
-               "generation_throughput": (1.0, 0.05, 0.0, math.inf), "draft_overhead": (0.01, 0.0, 0.0, 1.0),
-               **dict.fromkeys(("mean_context", "mean_prompt_tokens", "mean_output_tokens"), (1.0, 0.05, 0.0, math.inf))}
-
-
-def _live_domain(values: pd.Series, figure: str) -> list[float]:
-    """The y domain of a live figure: its data, widened about their middle to the figure's least span
-    (:data:`_LIVE_SPANS`) so that a flat series is drawn flat on ticks that read apart; the widening
-    stops at the figure's bounds (a rate at 1), the data never do."""
-    least, share, lowest, highest = _LIVE_SPANS[figure]
-    low, high = float(values.min()), float(values.max())
-    middle = (low + high) / 2
-    half = max(least, share * abs(middle))
-    return [min(low, max(middle - half, lowest)), max(high, min(middle + half, highest))]
-
-
-def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = ()) -> alt.Chart:
-    """One live figure against the window's end time, one line per model (one chart per figure: their
-    scales differ), with the figures ``also`` in its tooltip (see :data:`LIVE_CHARTS`).
-
-    ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
-    acceptance rate and the α it converts to are different quantities, named apart, see
-    :mod:`specviz.model.spec`). A line breaks where a window does not start where the model's previous
-    one ended, and around a window that spans a gap between two visits: no line bridges a time
-    nobody polled."""
-    data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure, *also]].dropna(
-        subset=[figure])
-    title = t(f"col.{figure}", lang)
-    # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
-    legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
-    return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
-        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(domain=_live_domain(data[figure], figure)), axis=alt.Axis(format=_LIVE_FORMATS[figure])),
-        color=alt.Color("model:N", legend=legend), detail=alt.Detail("run:N"),
-        tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
-                 alt.Tooltip("model:N", title=t("col.model", lang)),
-                 *(alt.Tooltip(f"{shown}:Q", title=t(f"col.{shown}", lang), format=_LIVE_FORMATS[shown].replace("~", ""))
-                   for shown in (figure, *also))],
-    ).properties(height=160, title=title, autosize=_FIT_WIDTH)
-
-
-# A window this many times a model's median window, and at least _GAP_S longer, spans a time nobody
-# polled: the first window of a later visit, measured against the last scrape of an earlier one.
-_GAP_RATIO, _GAP_S = 3.0, 30.0
-
-
-def _unbroken_runs(windows: pd.DataFrame) -> pd.Series:
-    """A number per window, shared along each unbroken run of one model's windows. A run ends where
-    a window starts after the previous one ended, and around a window that spans a gap (see
-    ``_GAP_RATIO``: a true average over the gap, drawn as a point of its own). Points without
-    ``time_start`` (a Prometheus range, evenly spaced) are one run per model."""
-    if "time_start" not in windows:
-        return pd.Series(0, index=windows.index)
-    ordered = windows.sort_values("time_end")
-    by_model = ordered.groupby("model")
-    seconds = (ordered["time_end"] - ordered["time_start"]).dt.total_seconds()
-    median = seconds.groupby(ordered["model"]).transform("median")
-    gap = seconds > np.maximum(_GAP_RATIO * median, median + _GAP_S)
-    after_gap = gap.groupby(ordered["model"]).shift(fill_value=False)
-    starts = (ordered["time_start"] > by_model["time_end"].shift()) | gap | after_gap
-    return starts.astype(int).groupby(ordered["model"]).cumsum().reindex(windows.index)
-
-
-def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:
-    """Acceptance at each draft position: the share of drafts whose position i was accepted
-    (unconditional) beside the acceptance at i given the positions before it (conditional)."""
-    rows = [{"position": i + 1, "kind": t(f"chart.position.{kind}", lang), "value": value}
-            for kind, values in (("unconditional", acceptance), ("conditional", conditional))
-            for i, value in enumerate(values) if value is not None]
-    data = pd.DataFrame(rows, columns=["position", "kind", "value"])
-    return alt.Chart(data).mark_bar().encode(
-        x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("kind:N"),
-        # Above 1 only where the counters were read apart (a notice says so): shown, not cut.
-        y=alt.Y("value:Q", title=t("chart.acceptance", lang),
-                scale=alt.Scale(domain=[0, max(1.0, data["value"].max() if len(data) else 1.0)])),
-        color=alt.Color("kind:N", title=None, legend=_legend(None, data["kind"])),
-        tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
-                 alt.Tooltip("kind:N", title=t("chart.measure", lang)),
-                 alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
-    ).properties(height=240, autosize=_FIT_WIDTH)  # the legend below adds to the plot's height, not takes it
 
 
 def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt.LayerChart:
