@@ -40,7 +40,27 @@ class TestSeriesOf:
         assert {s.draft_kv_budget for s, _ in magicdec} == {512, 2049}
         snapkv = by_name["MagicDec, 8x H100, LLaMA-3.1-8B, self-speculation (SnapKV KV 2049), prefill 32000"]
         assert list(snapkv.measured_speedup) == [1.17, 1.37, 1.64, 2.01] and list(snapkv.gamma) == [3, 4, 5, 6]
-        assert len(SERIES) == 29 and all(len(p) >= 3 for _, p in SERIES)
+        assert len(SERIES) == 31 and all(len(p) >= 3 for _, p in SERIES)
+
+    @pytest.mark.parametrize("benchmark, printed", [
+        ("MT-Bench", [1.55, 1.29, 1.35, 1.28, 1.27, 1.09, 1.05]),
+        ("HumanEval", [1.55, 1.53, 1.45, 1.35, 1.31, 1.37, 1.23]),
+        ("SPEED-Bench", [1.69, 1.61, 1.54, 1.45, 1.40, 1.22, 1.25])])
+    def test_the_bars_read_from_the_p_eagle_charts_keep_the_ratios_their_captions_print(self, benchmark, printed):
+        """Each chart's EAGLE-3 and P-EAGLE bars, read at the pixel, were moved to the P/E ratio its
+        caption prints; rounded to two decimals, each pair keeps it within 0.01."""
+        by_name = {s.name: p for s, p in SERIES}
+        name = "vLLM blog 2026, 1x B200, gpt-oss-20b MXFP4, {} K={}, " + benchmark + " (read from a chart)"
+        eagle3, peagle = by_name[name.format("EAGLE-3", 3)], by_name[name.format("P-EAGLE", 7)]
+        assert list(eagle3.batch) == list(peagle.batch) == [1, 2, 4, 8, 16, 32, 64]
+        ratio = peagle.measured_speedup / eagle3.measured_speedup
+        assert ratio.to_numpy() == pytest.approx(printed, abs=0.012)
+
+    def test_runs_whose_acceptance_the_source_does_not_give_fit_it(self):
+        """TensorRT-LLM's n-gram acceptance length (1.66) came from 3,000 conversations, not from the
+        runs of 20 requests a batch slot, and their 1.96x at batch 1 exceeds it."""
+        ngram = {s.name: p for s, p in SERIES}["TensorRT-LLM blog 7, 8x B200, Llama-4-Scout FP8, n-gram, second turn"]
+        assert ngram.acceptance_length.isna().all() and ngram.measured_speedup.max() > 1.66
 
     def test_prompt_and_output_lengths_where_the_sources_state_them(self):
         lengths = {s.name: (s.prompt_tokens, s.output_tokens) for s, _ in SERIES}
