@@ -2529,7 +2529,7 @@ class TestLanguage:
         per_position, *over_time = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
         assert [tip["title"] for tip in per_position["encoding"]["tooltip"]] == [
             i18n.t(key, "vi") for key in ("chart.position", "chart.measure", "chart.acceptance")]
-        assert over_time and all(spec["encoding"]["tooltip"][1]["title"] == i18n.t("col.model", "vi") != "Model"
+        assert over_time and all(spec["layer"][1]["encoding"]["tooltip"][1]["title"] == i18n.t("col.model", "vi") != "Model"
                                  for spec in over_time)
 
     def test_the_claims_verdict_names_the_setting_in_vietnamese(self):

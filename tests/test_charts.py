@@ -388,22 +388,44 @@ class TestEveryBuilder:
         chart.to_dict()  # and the spec is valid Vega-Lite
 
 
+def live_lines(windows: pd.DataFrame, figure: str, **kwargs) -> alt.Chart:
+    """The lines of a live chart (its second layer, after the axis's extent)."""
+    return charts.live_over_time(windows, figure, **kwargs).layer[1]
+
+
+def live_domain(windows: pd.DataFrame, figure: str) -> list[float]:
+    """The y extent a live chart gives as data: its first layer's two values."""
+    return list(charts.live_over_time(windows, figure).layer[0].data[figure])
+
+
 class TestLiveOverTime:
     def test_one_figure_one_line_per_model_without_gaps(self):
-        chart = charts.live_over_time(LIVE, "acceptance_rate")
-        assert len(chart.data) == 2  # the window without a figure is left out, not drawn as zero
-        assert chart.to_dict()["encoding"]["y"]["field"] == "acceptance_rate"
+        lines = live_lines(LIVE, "acceptance_rate")
+        assert len(lines.data) == 2  # the window without a figure is left out, not drawn as zero
+        assert lines.to_dict()["encoding"]["y"]["field"] == "acceptance_rate"
+
+    def test_a_refresh_changes_the_data_not_the_spec(self):
+        # A domain written in the spec had Vega compile every chart again at every refresh of the page.
+        specs = []
+        for values in ([0.70, 0.71, 0.72], [0.3, 0.9, 0.5], [0.99, 1.0, 1.0]):
+            spec = charts.vega_lite_spec(charts.live_over_time(LIVE.assign(alpha_iid=values), "alpha_iid"))
+            datasets = spec.pop("datasets")
+            assert list(datasets["data-0"]["alpha_iid"]) == live_domain(LIVE.assign(alpha_iid=values), "alpha_iid")
+            specs.append(spec)
+        assert specs[0] == specs[1] == specs[2] and "domain" not in json.dumps(specs[0])
+        y = specs[0]["layer"][0]["encoding"]["y"]
+        assert y["scale"] == {"zero": False, "nice": False} and specs[0]["layer"][0]["mark"]["opacity"] == 0
 
     def test_the_figures_that_move_together_share_a_chart_and_its_tooltip(self):
-        spec = charts.live_over_time(LIVE, "acceptance_rate", also=("acceptance_length", "alpha_iid")).to_dict()
+        spec = live_lines(LIVE, "acceptance_rate", also=("acceptance_length", "alpha_iid")).to_dict()
         assert [tip["field"] for tip in spec["encoding"]["tooltip"]] == [
             "time_end", "model", "acceptance_rate", "acceptance_length", "alpha_iid"]
         assert spec["encoding"]["y"]["field"] == "acceptance_rate"
         assert {f for group in charts.LIVE_CHARTS for f in group} == set(charts.LIVE_FIGURES)
 
     def test_a_companion_without_a_value_keeps_the_window(self):
-        chart = charts.live_over_time(LIVE.assign(alpha_iid=None), "acceptance_rate", also=("alpha_iid",))
-        assert len(chart.data) == 2  # as without the companion: only the drawn figure's gaps leave a window out
+        lines = live_lines(LIVE.assign(alpha_iid=None), "acceptance_rate", also=("alpha_iid",))
+        assert len(lines.data) == 2  # as without the companion: only the drawn figure's gaps leave a window out
 
     def test_the_legend_never_takes_the_plot_s_height(self):
         # Fitted to the width only: a legend below adds to the 160 px instead of squeezing the plot
@@ -413,17 +435,17 @@ class TestLiveOverTime:
 
     @pytest.mark.parametrize("figure", charts.LIVE_FIGURES)
     def test_each_figure_labels_its_axis_in_its_own_format(self, figure):
-        assert charts.live_over_time(LIVE, figure).to_dict()["encoding"]["y"]["axis"]["format"]
+        assert live_lines(LIVE, figure).to_dict()["encoding"]["y"]["axis"]["format"]
 
     def test_a_line_breaks_where_windows_are_not_contiguous(self):
         # Two visits: 0–5 s and 5–10 s, then the page was closed until 60 s.
         times = lambda *seconds: pd.to_datetime(list(seconds), unit="s")
         windows = pd.DataFrame({"time_start": times(0, 5, 60, 65), "time_end": times(5, 10, 65, 70),
                                 "model": "m", **{f: [0.7, 0.71, 0.72, 0.73] for f in charts.LIVE_FIGURES}})
-        chart = charts.live_over_time(windows, "alpha_iid")
-        assert list(chart.data["run"]) == [0, 0, 1, 1] and chart.to_dict()["encoding"]["detail"]["field"] == "run"
+        lines = live_lines(windows, "alpha_iid")
+        assert list(lines.data["run"]) == [0, 0, 1, 1] and lines.to_dict()["encoding"]["detail"]["field"] == "run"
         other_model = windows.assign(model=["a", "b", "a", "b"], time_start=times(0, 0, 5, 5), time_end=times(5, 5, 10, 10))
-        assert list(charts.live_over_time(other_model, "alpha_iid").data["run"]) == [0, 0, 0, 0]
+        assert list(live_lines(other_model, "alpha_iid").data["run"]) == [0, 0, 0, 0]
 
     def test_a_window_across_a_gap_stands_alone(self):
         # A later visit's first window is measured from the earlier visit's last scrape: 10 minutes,
@@ -432,27 +454,24 @@ class TestLiveOverTime:
         starts = [0, 2, 4, 6, 606, 608]
         windows = pd.DataFrame({"time_start": pd.to_datetime(starts, unit="s"), "time_end": pd.to_datetime(ends, unit="s"),
                                 "model": "m", **{f: 0.7 for f in charts.LIVE_FIGURES}})
-        assert list(charts.live_over_time(windows, "alpha_iid").data["run"]) == [0, 0, 0, 1, 2, 2]
+        assert list(live_lines(windows, "alpha_iid").data["run"]) == [0, 0, 0, 1, 2, 2]
 
     def test_a_flat_series_stays_flat_with_distinct_ticks(self):
         # A flat 0.709 on Scale(zero=False) read "0.709" on all five ticks in Chromium, and rounding noise
         # of 0.0002 zig-zagged across the chart's whole height.
         flat = LIVE.assign(acceptance_rate=[0.7091, 0.7089, 0.709], running_requests=[30.0, 30.0, 30.0])
-        assert charts.live_over_time(flat, "acceptance_rate").to_dict()["encoding"]["y"]["scale"]["domain"] == \
-            pytest.approx([0.659, 0.759])
-        assert charts.live_over_time(flat, "running_requests").to_dict()["encoding"]["y"]["scale"]["domain"] == [29, 31]
+        assert live_domain(flat, "acceptance_rate") == pytest.approx([0.659, 0.759])
+        assert live_domain(flat, "running_requests") == [29, 31]
 
     def test_a_rate_s_domain_keeps_within_zero_and_one_and_a_wide_one_keeps_the_data(self):
         near_one = LIVE.assign(acceptance_rate=[0.99, 0.995, 1.0])
-        assert charts.live_over_time(near_one, "acceptance_rate").to_dict()["encoding"]["y"]["scale"]["domain"] == \
-            pytest.approx([0.945, 1.0])
+        assert live_domain(near_one, "acceptance_rate") == pytest.approx([0.945, 1.0])
         wide = LIVE.assign(alpha_iid=[0.3, 0.9, None])
-        assert charts.live_over_time(wide, "alpha_iid").to_dict()["encoding"]["y"]["scale"]["domain"] == \
-            pytest.approx([0.3, 0.9])
+        assert live_domain(wide, "alpha_iid") == pytest.approx([0.3, 0.9])
 
     def test_a_legend_only_when_models_are_told_apart(self):
-        one = charts.live_over_time(LIVE, "alpha_iid").to_dict()
-        two = charts.live_over_time(LIVE.assign(model=["a", "b", "b"]), "alpha_iid").to_dict()
+        one = live_lines(LIVE, "alpha_iid").to_dict()
+        two = live_lines(LIVE.assign(model=["a", "b", "b"]), "alpha_iid").to_dict()
         assert one["encoding"]["color"]["legend"] is None
         assert two["encoding"]["color"]["legend"]["orient"] == "bottom"
 

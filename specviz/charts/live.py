@@ -47,9 +47,12 @@ def _live_domain(values: pd.Series, figure: str) -> list[float]:
     return [min(low, max(middle - half, lowest)), max(high, min(middle + half, highest))]
 
 
-def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = ()) -> alt.Chart:
+def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = ()) -> alt.LayerChart:
     """One live figure against the window's end time, one line per model (one chart per figure: their
-    scales differ), with the figures ``also`` in its tooltip (see :data:`LIVE_CHARTS`).
+    scales differ), with the figures ``also`` in its tooltip (see :data:`LIVE_CHARTS`). The y axis
+    spans :func:`_live_domain`, given as data (an invisible rule at each end, the first layer), not
+    written in the spec: a refresh then sends the browser new data for a chart it has compiled, where a
+    domain in the spec had Vega compile every chart again at every refresh.
 
     ``windows`` has ``time_end``, ``model`` and ``figure``, one of :data:`LIVE_FIGURES` (vLLM's
     acceptance rate and the α it converts to are different quantities, named apart, see
@@ -61,15 +64,17 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     title = t(f"col.{figure}", lang)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
-    return alt.Chart(data).mark_line(point=True).encode(
+    y = alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(format=_LIVE_FORMATS[figure]))
+    extent = alt.Chart(pd.DataFrame({figure: _live_domain(data[figure], figure)})).mark_rule(opacity=0).encode(y=y)
+    lines = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
-        y=alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(domain=_live_domain(data[figure], figure)), axis=alt.Axis(format=_LIVE_FORMATS[figure])),
+        y=y,
         color=alt.Color("model:N", legend=legend), detail=alt.Detail("run:N"),
         tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
                  alt.Tooltip("model:N", title=t("col.model", lang)),
                  *(alt.Tooltip(f"{shown}:Q", title=t(f"col.{shown}", lang), format=_LIVE_FORMATS[shown].replace("~", ""))
-                   for shown in (figure, *also))],
-    ).properties(height=160, title=title, autosize=_FIT_WIDTH)
+                   for shown in (figure, *also))])
+    return alt.layer(extent, lines).properties(height=160, title=title, autosize=_FIT_WIDTH)
 
 
 # A window this many times a model's median window, and at least _GAP_S longer, spans a time nobody
