@@ -46,8 +46,11 @@ def open_example() -> None:
     forget_controls()
     for key in scenario.CHOICES:  # the link's choices too: the example states them all
         st.query_params.pop(key, None)
+    # A sentence read before (or refused) is no part of the example: its reading and refusal go with it.
+    st.session_state.pop("claim_reading", None)
     st.session_state.update(EXAMPLE_SETTING, tflops=None, bandwidth=None, claim=EXAMPLE_CLAIM, claim_batch=None,
-                            claim_gamma=None, claim_measure="none", claim_value=None, claim_workload=EXAMPLE_WORKLOAD)
+                            claim_gamma=None, claim_measure="none", claim_value=None, claim_workload=EXAMPLE_WORKLOAD,
+                            claim_sentence="")
 
 
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
@@ -287,9 +290,10 @@ if check.conditions:
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
 row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=t("claims.m.claim_help", lang, text=text),
            width="content")
-row.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
-           help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
-                  gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
+if not math.isnan(check.best["speedup"]):  # else the claim's batch does not fit: the verdict says so
+    row.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}×",
+               help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
+                      gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
 batch_range = lambda low, high: (t("claims.none", lang) if math.isnan(high) else f"{low:.0f}" if low == high
                                  else f"{low:.0f}–{high:.0f}")
 row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to),
@@ -297,6 +301,13 @@ row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.hold
 if alpha is not None:
     row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
                help=t("claims.m.yours_help", lang), width="content")
+# The same figure in the calculator: this claim's α, γ, batch and context, the sidebar's setting.
+point = claims.calculator_point(check)
+st.page_link("pages/calculator.py", icon=":material/calculate:",
+             label=t("claims.to_calculator", lang, **point) if "alpha" in point else
+             t("claims.to_calculator_no_fit", lang, batch=point["batch"]),
+             query_params={**{name: f"{round(value, 3):g}" for name, value in point.items()}, "context": str(context)},
+             help=t("claims.to_calculator_help", lang))
 
 # The evidence, one view open at a time: only the open one is built (built at once, the published
 # figures' chart and grid and the store's runs paired with their baselines cost a first render about
@@ -306,7 +317,9 @@ open_view = view_choice("claim_view", CLAIM_VIEWS, lambda view: t(f"claims.tab.{
                         in_url=True)
 show_url_notices(st, lang)
 if open_view == "batch":
-    altair_chart(charts.claim_by_batch(check.batches, speedup, lang))
+    if not check.batches.empty:  # else the claim's batch does not fit, and nothing does at that batch
+        altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
+                                           limit=check.memory_limit if check.memory_limit < batch_max else None))
 elif open_view == "required":
     st.subheader(t("claims.required", lang, batch=check.best["batch"]))
     st.caption(t("claims.required_note", lang))

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
 from specviz import calculator, i18n, scenario, settings, workload
+from specviz.advice import claims
 from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
 from specviz.errors import Notice
@@ -2155,7 +2156,7 @@ class TestClaimsPage:
         """The check a new user took 65 actions over: 2.5× at batch 64 on an H100 for Qwen3-32B."""
         at = claims_app(claim="2.5x", claim_batch=64)
         verdict = (at.success or at.warning or at.error)[0].value
-        assert verdict.startswith("**Conditional:** 2.50× on NVIDIA H100 SXM for Qwen3\\-32B")
+        assert verdict.startswith("**Conditional:** 2.50× on 2× NVIDIA H100 SXM for Qwen3\\-32B")
         said = "\n".join(m.value for m in at.markdown)
         assert "With every draft token accepted (α = 1) the most this setting gives is" in said
         assert "measure it (the Live page, or specviz metrics, reads it from your vLLM)" in said
@@ -2190,7 +2191,7 @@ class TestClaimsPage:
         assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target", "draft")] == ["H100-SXM", "Llama-3.1-70B",
                                                                                         "eagle3"]
         verdict = (at.success or at.warning or at.error)[0].value
-        assert "3.20× on NVIDIA H100 SXM for Llama 3\\.1 70B" in verdict and "not a speedup" not in verdict
+        assert "3.20× on 4× NVIDIA H100 SXM for Llama 3\\.1 70B" in verdict and "not a speedup" not in verdict
         said = "\n".join(m.value for m in at.markdown)
         # Each named as the sidebar names it, not by its id ("H100-SXM", "eagle3").
         for key, value in (("gpu", "NVIDIA H100 SXM"), ("target", "Dense · Llama 3.1 70B"), ("draft", "EAGLE-3 head")):
@@ -2381,6 +2382,40 @@ class TestClaimsPage:
         assert any("On your workload (100 tokens in, 500 out)" in m.value for m in at.markdown)
         assert "on AWS Trainium2" in at.warning[0].value
 
+    def test_the_worked_example_after_a_refused_sentence_leaves_no_refusal(self):
+        """The refusal of "blah blah" stayed above the example's verdict, the sentence in its box."""
+        at = read_sentence(claims_app(), "blah blah")
+        assert any("is not a speedup" in e.value for e in at.error)
+        at.button(key="claims_example").click().run()
+        assert not at.exception and not at.error and at.text_area(key="claim_sentence").value == ""
+        assert "on AWS Trainium2" in at.warning[0].value
+
+    def test_a_claim_at_a_batch_the_memory_does_not_hold(self):
+        """gpt-oss-120b + EAGLE-3 on one H100 holds 116 sequences: 3x at batch 500 was "Conditional",
+        with "Batches where it can hold: 500"."""
+        at = claims_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", claim="3x at batch 500")
+        assert at.error[0].value.startswith("**Impossible here:** batch 500 does not fit the memory of NVIDIA H100 SXM")
+        assert any("holds at most 116 sequences with the draft" in m.value for m in at.markdown)
+        assert metric(at, "Batches where it can hold") == "none" and not at.get("vega_lite_chart")
+        assert not [m for m in at.metric if m.label == "Most possible (α = 1)"]
+        link = at.get("page_link")[0].proto
+        assert link.label == "What would make batch 500 fit, in the calculator"
+        assert urllib.parse.parse_qs(link.query_string) == {"batch": ["500"], "context": ["1024"]}
+
+    def test_the_calculator_link_opens_the_figure_the_verdict_names(self):
+        at = claims_app(claim="up to 3x")
+        link = at.get("page_link")[0].proto
+        query = {k: v[0] for k, v in urllib.parse.parse_qs(link.query_string).items()}
+        condition = next(m.value for m in at.markdown if "Acceptance α of at least" in m.value)
+        assert f"at least {query['alpha']} at γ {query['gamma']} and batch {query['batch']}" in condition
+        chosen = make_scenario()
+        there = calculator.evaluate_scenario(chosen, float(query["alpha"]), int(query["gamma"]), int(query["batch"]),
+                                             int(query["context"]))
+        assert float(there["speedup"]) >= 3.0
+        # The chart stops where the memory does (200 sequences at γ 4 on the two H100s), with its wall.
+        spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        assert any(layer["mark"].get("type") == "rule" and layer["mark"].get("color") == "#d62728" for layer in spec["layer"])
+
     def test_a_shared_link_carries_the_claim(self):
         at = AppTest.from_file(APP, default_timeout=60)
         at.query_params.update({"claim": "2x", "claim_batch": "16", "gpu": "A100-80GB"})
@@ -2388,7 +2423,7 @@ class TestClaimsPage:
         at.switch_page("pages/claims.py")
         at.run()
         assert not at.exception and (at.success or at.warning or at.error)[0].value.split(" on ")[1].startswith(
-            "NVIDIA A100 SXM 80GB")
+            "2× NVIDIA A100 SXM 80GB")
         assert at.text_input(key="claim").value == "2x" and at.number_input(key="claim_batch").value == 16
 
     def test_a_link_opens_a_view_and_an_unknown_one_is_said(self):
@@ -2419,9 +2454,11 @@ class TestClaimsPage:
         at = claims_app(claim="250% faster", claim_batch=64, claim_measure="acceptance_rate", claim_value=0.6)
         assert any(c.value.startswith("Read as 3.50×") for c in at.caption)
         chart = at.get("vega_lite_chart")[0]
-        rows = [pa.ipc.open_stream(data.data.data).read_all().num_rows for data in chart.proto.datasets]
-        grid = len(set(calculator.batch_grid(settings.get("SPECVIZ_BATCH_MAX"))) | {64})
-        assert rows[:2] == [grid, grid]  # α = 1 and your α, drawn over the whole batch grid, not one point
+        frames = [pa.ipc.open_stream(data.data.data).read_all() for data in chart.proto.datasets]
+        # α = 1 and your α, drawn over the whole batch grid up to the memory's limit, not one point.
+        held = claims.check_claim(make_scenario(), claims.Claim(3.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
+                                  settings.get("SPECVIZ_BATCH_MAX")).memory_limit
+        assert frames[0].num_rows == frames[1].num_rows > 30 and max(frames[0].column("batch").to_pylist()) == held
         assert metric(at, "Batches where it can hold") == "64" and metric(at, "…at your acceptance") == "none"
 
 

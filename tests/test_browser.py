@@ -581,7 +581,7 @@ class TestUserGuideInChromium:
         sentence.fill("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)")
         sentence.press("Control+Enter")  # a text area sends its value on Ctrl+Enter or on leaving it
         page.get_by_role("button", name="Read the sentence").click()
-        expect(page.get_by_text(re.compile(r"3\.20× on NVIDIA H100 SXM for Llama 3\.1 70B"))).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text(re.compile(r"3\.20× on 4× NVIDIA H100 SXM for Llama 3\.1 70B"))).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("What the claim leaves out: ask its author")).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_role("combobox", name="Target model")).to_have_value(re.compile("Llama 3.1 70B"), timeout=TIMEOUT)
         expect(page.get_by_text("is not a speedup")).to_have_count(0)

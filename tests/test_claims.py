@@ -335,6 +335,86 @@ class TestCheckClaim:
         assert lower.verdict in claims.VERDICTS
 
 
+class TestClaimsWithinMemory:
+    """A batch the memory does not hold gets no speedup here either (the calculator's memory_fit).
+    A manager's Chromium pass: gpt-oss-120b + EAGLE-3 on one H100 (116 sequences fit) was said to
+    hold "3x at batch 500", and "up to 3x" at any batch from 1 to 822."""
+
+    GPT_OSS = dict(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp=1)
+
+    def test_a_claim_at_a_batch_that_does_not_fit_is_impossible_there(self):
+        chosen = make_scenario(**self.GPT_OSS)
+        check = claims.check_claim(chosen, claims.Claim(3.0, batch=500), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
+        assert check.memory_limit == calculator.memory_fit(chosen, 131072)["max_batch"] == 116
+        assert check.reasons[0].params == {"batch": 500, "most": 116, "context": 1024}
+        assert check.batches.empty and math.isnan(check.best["speedup"]) and math.isnan(check.holds_up_to)
+        assert claims.calculator_point(check) == {"batch": 500}
+
+    def test_the_batches_stop_where_the_memory_does(self):
+        chosen = make_scenario(**self.GPT_OSS)
+        check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "conditional" and check.batches["batch"].max() == check.holds_up_to == 116
+        assert check.best["batch"] <= 116 and check.conditions[-1].key == "claims.condition.batch_memory_all"
+        # At each γ the grid holds, that γ's draft leaves room for the batch, or it has no figure.
+        gammas = np.arange(1, GAMMA_MAX + 1)
+        limits = [make_scenario(**self.GPT_OSS, gamma=str(g)).max_batch() for g in gammas]
+        at_115 = claims.check_claim(chosen, claims.Claim(3.0, batch=116), GAMMA_MAX, BATCH_MAX).required
+        assert at_115["ceiling"].notna().to_numpy().tolist() == [116 <= limit for limit in limits]
+
+    def test_a_range_ended_by_the_memory_and_one_ended_by_the_speedup_are_told_apart(self):
+        chosen = make_scenario()  # 200 sequences fit on the two H100s
+        ends = {speedup: claims.check_claim(chosen, claims.Claim(speedup), GAMMA_MAX, BATCH_MAX).conditions[-1]
+                for speedup in (2.0, 3.0)}
+        assert ends[2.0].key == "claims.condition.batch_memory_all" and ends[2.0].params["high"] == 200
+        assert ends[3.0].key == "claims.condition.batch" and ends[3.0].params["high"] < 200
+
+    def test_nothing_fits_on_too_few_gpus(self):
+        check = claims.check_claim(make_scenario(target="DeepSeek-V3", draft="mtp", gpu="H100-SXM", tp=1),
+                                   claims.Claim(2.0), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and check.memory_limit == 0 and check.reasons[0].params["most"] == 0
+
+
+class TestConditionsAsTheCalculatorShowsThem:
+    def test_the_alpha_a_condition_names_reaches_the_claim_with_its_own_figures(self):
+        """It named α 0.81 beside the tokens per step of 0.802 (4.35), where the calculator at 0.81 gives 4.47."""
+        chosen = make_scenario()
+        check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
+        (said,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
+        p = said.params
+        assert p["shown"] == claims.at_least(p["alpha"]) > p["alpha"] and p["batch"] == check.best["batch"]
+        assert p["length"] == pytest.approx(float(spec.expected_tokens(p["shown"], p["gamma"])))
+        assert p["rate"] == pytest.approx(float(spec.acceptance_rate_from_alpha(p["shown"], p["gamma"])))
+        point = claims.calculator_point(check)
+        assert point == {"alpha": p["shown"], "gamma": p["gamma"], "batch": p["batch"]}
+        there = calculator.evaluate_scenario(chosen, point["alpha"], point["gamma"], point["batch"], chosen.context)
+        assert float(there["speedup"]) >= 3.0
+
+    def test_the_alpha_for_the_unkind_end_is_named_too(self):
+        check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
+        (safe,) = [c for c in check.conditions if c.key == "claims.condition.safe_alpha"]
+        assert safe.params["shown"] == claims.at_least(check.required["alpha_safe"].min())
+
+    def test_a_claim_only_the_optimistic_edge_reaches_says_so_first(self):
+        """1.8x for DeepSeek-V3 + MTP on 8 B200s at batch 256: the model's most is 1.78x."""
+        check = claims.check_claim(make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", tp=8),
+                                   claims.Claim(1.8, batch=256), GAMMA_MAX, BATCH_MAX)
+        assert check.required["alpha_needed"].isna().all() and check.required["alpha_optimistic"].notna().any()
+        assert check.verdict == "conditional" and check.headline.key == "claims.verdict.kind_only"
+
+    def test_the_verdict_names_how_many_gpus(self):
+        two = claims.check_claim(make_scenario(), claims.Claim(2.0), GAMMA_MAX, BATCH_MAX)
+        one = claims.check_claim(make_scenario(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp=1),
+                                 claims.Claim(2.0), GAMMA_MAX, BATCH_MAX)
+        assert two.headline.params["gpu"] == "2× NVIDIA H100 SXM" and one.headline.params["gpu"] == "NVIDIA H100 SXM"
+
+    def test_at_a_measured_alpha_the_calculator_opens_where_it_does_best(self):
+        check = claims.check_claim(make_scenario(), claims.Claim(1.5, alpha=0.8), GAMMA_MAX, BATCH_MAX)
+        counted = check.batches[check.batches["counted"]]
+        top = counted.loc[counted["at_alpha"].idxmax()]
+        assert claims.calculator_point(check) == {"alpha": 0.8, "gamma": int(top["at_alpha_gamma"]), "batch": int(top["batch"])}
+
+
 class TestRequiredAtCosts:
     def test_the_issue_s_example_by_hand(self):
         # 3x at γ = 5, draft cost 0.05, verify 1: E* = 3 · (1 + 5 · 0.05) = 3.75 tokens per step.
@@ -420,15 +500,16 @@ class TestClaimOnAWorkload:
         check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=8, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
         (said,) = [r for r in check.reasons if r.key == "claims.reason.workload"]
         p = said.params
-        assert p["alpha"] == pytest.approx(check.required["alpha_needed"].min()) and p["batch"] == 8
+        assert p["alpha"] == claims.at_least(check.required["alpha_needed"].min()) and p["batch"] == 8
         whole = workload.end_to_end(make_scenario(), p["alpha"], p["gamma"], 8, 100, 500)
         assert p["decode"] == pytest.approx(float(whole["decode_speedup"]))
         assert p["request"] == pytest.approx(float(whole["e2e_speedup"]), rel=1e-9)
 
     def test_a_batch_whose_decodes_fill_the_budget_gets_no_request_figure(self):
-        # 2,048 requests at γ 4: 10,240 positions a step against vLLM's 8,192 on an 80 GB GPU.
-        check = claims.check_claim(make_scenario(), claims.Claim(1.2, batch=2048, gamma=4, alpha=0.8, workload=(100, 500)),
-                                   GAMMA_MAX, BATCH_MAX)
+        # 2,048 requests at γ 4: 10,240 positions a step against vLLM's 8,192 on 80 GB GPUs (8 H100s
+        # hold 2,048 at context 512).
+        check = claims.check_claim(make_scenario(tp=8, context="512"),
+                                   claims.Claim(1.2, batch=2048, gamma=4, alpha=0.8, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
         (said,) = [r for r in check.reasons if r.key.startswith("claims.reason.workload")]
         assert said.key == "claims.reason.workload_queue" and said.params["batch"] == 2048
 

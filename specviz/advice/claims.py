@@ -53,9 +53,10 @@ from numpy.typing import ArrayLike
 from specviz import calculator, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import architecture, roofline, spec
-from specviz.scenario import Presets, Scenario
+from specviz.scenario import Presets, Scenario, largest_batch
 
-__all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "required_at_costs",
+__all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
+           "required_at_costs",
            "check_at_costs", "published_reaching", "setting_class", "comparable_published", "at_least"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
@@ -127,6 +128,9 @@ class ClaimCheck:
         claim (NaN: none): outside them the claim is impossible whatever the acceptance.
     yours_from, yours_up_to : float
         The same where the band's low edge at the measured α reaches it (NaN: none, or no α).
+    memory_limit : int
+        The largest batch the GPUs' memory holds with the draft at the claim's context, at the γ
+        that leaves the most room (:func:`specviz.scenario.largest_batch`): ``batches`` stops there.
     """
 
     claim: Claim
@@ -141,6 +145,7 @@ class ClaimCheck:
     holds_up_to: float
     yours_from: float
     yours_up_to: float
+    memory_limit: int
 
 
 def at_least(value: float) -> float:
@@ -319,7 +324,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     (else where S(1) is highest), α = E⁻¹(S*·E(1, γ) / S(1)), for the model and for each edge of the
     band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
     the claim's batch counts for the verdict when it names one; the grid is there for the chart.
-    See the module's docstring for the verdict. A claim is judged on decoding alone, as vendors state
+    A batch the memory does not hold with the draft at that γ (:func:`specviz.scenario.largest_batch`,
+    as :func:`specviz.calculator.memory_fit` finds it) has no speedup: the grid stops at the largest
+    one that fits, which it includes, and a claim at a batch that fits at no γ is ``impossible``
+    (``claims.verdict.no_fit``). See the module's docstring for the verdict. A claim is judged on decoding alone, as vendors state
     speedups: a load whose prompts share each step (``scenario.prefill``) makes the speedup a
     function of E that the inverse above does not hold, and is left out.
 
@@ -329,19 +337,29 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     """
     step_scenario = replace(scenario, mode="step", prefill=False)
     gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
-    grid = calculator.batch_grid(batch_max)
+    context = step_scenario.context
+    limits = np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
+                                           tp=scenario.tp, dp=scenario.dp, context=context, gamma=gammas,
+                                           rule=scenario.engine.memory), gammas.shape)
+    memory_limit = int(limits.max())
+    # The grid holds the memory's limits, so that a range of batches can end where the memory does.
+    grid = np.union1d(calculator.batch_grid(batch_max), limits[(limits >= 1) & (limits <= batch_max)])
     if claim.batch is not None:
         grid = np.union1d(grid, [claim.batch])
+    if claim.batch is not None and claim.batch > memory_limit or memory_limit < 1:
+        return _no_fit(scenario, claim, gammas, grid, memory_limit)
+    grid = grid[grid <= memory_limit]
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
-    context = step_scenario.context
+    fits = b <= limits[:, None]
     ceiling = np.asarray(calculator.evaluate_scenario(step_scenario, 1.0, g, b, context)["speedup"], dtype=float)
     low, high = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(step_scenario, 1.0, g, b, context))
-    ceiling, low, high = (np.broadcast_to(v, (gammas.size, grid.size)) for v in (ceiling, low, high))
+    # A γ whose draft leaves no room for the batch gives it no speedup (NaN: out of reach).
+    ceiling, low, high = (np.where(fits, np.broadcast_to(v, fits.shape), np.nan) for v in (ceiling, low, high))
 
     # The batch the per-γ table speaks for: the claim's, else where the ceiling is highest.
-    at = int(np.argmax(np.where(counted, ceiling.max(axis=0), -np.inf)))
-    best_g = int(np.argmax(ceiling[:, at]))
+    at = int(np.argmax(np.where(counted, np.fmax.reduce(ceiling, axis=0), -np.inf)))
+    best_g = int(np.nanargmax(ceiling[:, at]))
     best = {"speedup": float(ceiling[best_g, at]), "low": float(low[best_g, at]), "high": float(high[best_g, at]),
             "gamma": int(gammas[best_g]), "batch": int(grid[at])}
     # The speedup is E(α, γ) times the step's ratio, which α does not move: S* needs E(1, γ)·S*/S(1).
@@ -356,34 +374,73 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
                                     spec.acceptance_rate_from_alpha(np.nan_to_num(alpha), gammas, **reuse)),
         "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas, **reuse)),
     })
-    batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": ceiling.max(axis=0),
-                            "ceiling_high": high.max(axis=0)})
+    batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": np.fmax.reduce(ceiling, axis=0),
+                            "ceiling_high": np.fmax.reduce(high, axis=0)})
     if claim.alpha is not None:
         share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float) / full)[:, None]
         at_alpha, at_alpha_low, at_alpha_high = share * ceiling, share * low, share * high
         required["at_alpha"], required["at_alpha_low"], required["at_alpha_high"] = (
             v[:, at] for v in (at_alpha, at_alpha_low, at_alpha_high))
         # Per batch, the γ the model finds best at the measured α, and its band.
-        chosen = np.argmax(at_alpha, axis=0)
+        chosen = np.argmax(np.nan_to_num(at_alpha, nan=-np.inf), axis=0)
         pick = lambda v: np.take_along_axis(v, chosen[None, :], axis=0)[0]
         batches["at_alpha_gamma"] = gammas[chosen]
         batches["at_alpha"], batches["at_alpha_low"], batches["at_alpha_high"] = (
             pick(v) for v in (at_alpha, at_alpha_low, at_alpha_high))
-    holds = _range(grid, counted & (high.max(axis=0) >= claim.speedup))
-    verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds)
+    holds = _range(grid, counted & (np.fmax.reduce(high, axis=0) >= claim.speedup))
+    verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds,
+                                                             int(limits.min()))
     if (reused := step_scenario.mtp_reused_from) is not None and full[best_g] < best["gamma"] + 1.0:
         # α = 1 is the trained positions' acceptance: the reused ones still fall, which caps the ceiling.
         reasons.append(Notice("claims.reason.mtp_reuse", gamma=best["gamma"], trained=reused - 1,
                               reuse=step_scenario.mtp_reuse, tokens=float(full[best_g])))
     if claim.workload is not None and verdict != "impossible":
         reasons.append(_on_workload(step_scenario, claim, required, batches))
-    return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours)
+    return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
+                      memory_limit)
+
+
+def calculator_point(check: ClaimCheck) -> dict[str, float]:
+    """Where the calculator shows a claim's figure: ``alpha``, ``gamma`` and ``batch``. At the measured
+    α, the γ and batch that do best there; else at the α the claim needs, rounded up as the page says
+    it (:func:`at_least`: the calculator there reaches the claim), at the γ that needs least of it and
+    the batch the table speaks for; α = 1 at the best γ where no α reaches it. Where the claim's batch
+    does not fit, that ``batch`` alone: the calculator says what would make it fit."""
+    if math.isnan(check.best["speedup"]):
+        return {"batch": check.best["batch"]}
+    if check.claim.alpha is not None:
+        counted = check.batches[check.batches["counted"]]
+        top = counted.loc[counted["at_alpha"].idxmax()]
+        return {"alpha": check.claim.alpha, "gamma": int(top["at_alpha_gamma"]), "batch": int(top["batch"])}
+    reachable = check.required.dropna(subset=["alpha_needed"])
+    if reachable.empty:
+        return {"alpha": 1.0, "gamma": check.best["gamma"], "batch": check.best["batch"]}
+    easiest = reachable.loc[reachable["alpha_needed"].idxmin()]
+    return {"alpha": at_least(float(easiest["alpha_needed"])), "gamma": int(easiest["gamma"]), "batch": check.best["batch"]}
+
+
+def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarray, memory_limit: int) -> ClaimCheck:
+    """The answer to a claim at a batch the memory does not hold with the draft at any γ (or to any
+    claim where not even one sequence fits): impossible on this setting, with nothing to draw."""
+    batch = claim.batch if claim.batch is not None else 1
+    nothing = math.nan
+    best = {"speedup": nothing, "low": nothing, "high": nothing, "gamma": int(gammas[0]), "batch": batch}
+    required = pd.DataFrame({"gamma": gammas, **dict.fromkeys(
+        ("ceiling", "ceiling_low", "ceiling_high", "alpha_needed", "alpha_safe", "alpha_optimistic",
+         "acceptance_rate", "acceptance_length"), nothing)})
+    batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_high": []})
+    headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=scenario.gpu.name, target=scenario.target.name,
+                      engine=scenario.engine.name, batch=batch)
+    reason = Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context)
+    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, nothing, nothing,
+                      nothing, nothing, memory_limit)
 
 
 def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
     """What the claim's decode speedup is worth to a whole request of the user's workload: at the
     measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
-    γ and batch (:func:`specviz.workload.end_to_end`)."""
+    γ and batch, rounded up as the conditions name it (:func:`at_least`;
+    :func:`specviz.workload.end_to_end`)."""
     counted = batches[batches["counted"]]
     if claim.alpha is not None:
         top = counted.loc[counted["at_alpha"].idxmax()]
@@ -391,7 +448,7 @@ def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batch
     else:
         rows = required.dropna(subset=["alpha_needed"])
         easiest = rows.loc[rows["alpha_needed"].idxmin()] if len(rows) else required.iloc[-1]
-        alpha = float(easiest["alpha_needed"]) if len(rows) else 1.0
+        alpha = at_least(float(easiest["alpha_needed"])) if len(rows) else 1.0
         gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
     n_in, n_out = claim.workload
     whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
@@ -402,11 +459,21 @@ def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batch
                   share=whole["prefill_share"])
 
 
+def _devices(scenario: Scenario) -> str:
+    """The GPUs a verdict names: their count and model ("2× NVIDIA H100 SXM"), the model alone for one."""
+    count = scenario.tp * scenario.dp
+    return scenario.gpu.name if count == 1 else f"{count}× {scenario.gpu.name}"
+
+
 def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
-             holds: tuple[float, float]) -> tuple[str, Notice, list[Notice], list[Notice], tuple[float, float]]:
+             holds: tuple[float, float], memory_binds: int) -> tuple[str, Notice, list[Notice], list[Notice], tuple[float, float]]:
     """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
-    measured acceptance, from the tables of :func:`check_claim`."""
-    setting = {"claim": claim.speedup, "gpu": scenario.gpu.name, "target": scenario.target.name,
+    measured acceptance, from the tables of :func:`check_claim`; ``memory_binds``, the batch from
+    which the memory leaves out some γ (the longest drafts first), where a range of batches that
+    reaches it ends for want of memory. The α a condition names is rounded up
+    (:func:`at_least`), and the acceptance rate and tokens per step beside it are that α's, so that the
+    calculator at those figures reaches the claim."""
+    setting = {"claim": claim.speedup, "gpu": _devices(scenario), "target": scenario.target.name,
                "engine": scenario.engine.name}
     ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
                      gamma=best["gamma"], batch=best["batch"])
@@ -417,20 +484,30 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     acceptance: list[Notice] = []
     if required["alpha_needed"].notna().any():
         easiest = required.loc[required["alpha_needed"].idxmin()]
-        acceptance.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]),
-                                 shown=at_least(float(easiest["alpha_needed"])), gamma=int(easiest["gamma"]), rate=float(easiest["acceptance_rate"]),
-                                 length=float(easiest["acceptance_length"]),
+        gamma, shown = int(easiest["gamma"]), at_least(float(easiest["alpha_needed"]))
+        acceptance.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]), shown=shown,
+                                 gamma=gamma, batch=best["batch"],
+                                 rate=float(spec.acceptance_rate_from_alpha(shown, gamma, **scenario.reuse)),
+                                 length=float(spec.expected_tokens(shown, gamma, **scenario.reuse)),
                                  optimistic=float(easiest["alpha_optimistic"])))
         if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
             acceptance.append(Notice("claims.condition.kind_costs_too"))
+        else:  # the α that holds the claim even at the unkind end, at the γ that needs least of it
+            safest = required.loc[required["alpha_safe"].idxmin()]
+            acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"])),
+                                     gamma=int(safest["gamma"])))
     else:
         easiest = required.loc[required["alpha_optimistic"].idxmin()]
         acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
                                  shown=at_least(float(easiest["alpha_optimistic"])), gamma=int(easiest["gamma"])))
+    # A range that ends at the memory's limit says so: no acceptance sets that end.
     batch_range = lambda low, high: [] if claim.batch is not None else [
-        Notice("claims.condition.batch", low=int(low), high=int(high))]
+        Notice("claims.condition.batch", low=int(low), high=int(high)) if high < memory_binds else
+        Notice("claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all", low=int(low),
+               high=int(high), context=scenario.context)]
     if claim.alpha is None:
-        return ("conditional", Notice("claims.verdict.conditional", **setting),
+        headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
+        return ("conditional", Notice(headline, **setting),
                 [ceiling, Notice("claims.reason.no_alpha")], acceptance + batch_range(*holds), none)
     counted = batches[batches["counted"]]
     top = counted.loc[counted["at_alpha"].idxmax()]

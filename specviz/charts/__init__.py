@@ -154,7 +154,7 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
     if band is not None:
         frames["band"] = band
     if limit is not None and curves["batch"].min() <= limit <= curves["batch"].max():
-        frames["limit"] = pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]})
+        frames["limit"] = _memory_limit_frame(limit, lang)
     if here is not None:
         frames["here"] = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
     if yours is not None:
@@ -215,12 +215,8 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
                      alt.Tooltip("ideal:Q", title=t("chart.ideal", lang), format=".3f")])
         layers = [area, bound, *layers]
     if "limit" in frames:
-        wall = alt.Chart(frames["limit"])
-        wall_x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False))
-        layers += [wall.mark_rule(color="#d62728", strokeDash=[6, 3], strokeWidth=2).encode(
-                       x=wall_x, tooltip=[alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))]),
-                   wall.mark_text(align="right", baseline="top", dx=-4, dy=4, color="#d62728").encode(
-                       x=wall_x, y=alt.YValue(0), text="label:N")]
+        layers += _memory_wall(frames["limit"], alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
+                               lang)
     if "here" in frames:
         layers.append(alt.Chart(frames["here"]).mark_point(size=220, shape="circle", filled=False, color="black",
                                                            strokeWidth=2).encode(
@@ -537,12 +533,28 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 
 
-def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt.LayerChart:
+def _memory_limit_frame(limit: int, lang: str) -> pd.DataFrame:
+    """The memory's limit as a chart draws it (:func:`_memory_wall`): its batch and its label."""
+    return pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]})
+
+
+def _memory_wall(limit: pd.DataFrame, x: alt.X, lang: str) -> list[alt.Chart]:
+    """The largest batch the memory holds with the draft, as a red dashed rule labelled at the top
+    (``limit``: :func:`_memory_limit_frame`), on the chart's batch axis ``x``."""
+    wall = alt.Chart(limit)
+    return [wall.mark_rule(color="#d62728", strokeDash=[6, 3], strokeWidth=2).encode(
+                x=x, tooltip=[alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))]),
+            wall.mark_text(align="right", baseline="top", dx=-4, dy=4, color="#d62728").encode(
+                x=x, y=alt.YValue(0), text="label:N")]
+
+
+def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit: int | None = None) -> alt.LayerChart:
     """What a claim is up against at each batch (log x): the most the setting gives with every draft
     token accepted, best γ (line, shaded up to its band's optimistic edge), the speedup at the
-    measured α where there is one (dashed, its band shaded), and the claim as a red rule.
+    measured α where there is one (dashed, its band shaded), the claim as a red rule and, where the
+    memory stops the batches short of the page's largest, its ``limit`` (the last batch drawn).
 
-    ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`.
+    ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`: it stops at the memory's limit.
     """
     batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
     x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
@@ -561,8 +573,9 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en") -> alt
                 tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
-    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), autosize=_FIT_WIDTH,
-                     height=320)
+    wall = _memory_wall(_memory_limit_frame(limit, lang), x, lang) if limit is not None else []
+    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), *wall,
+                     autosize=_FIT_WIDTH, height=320)
 
 
 def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
