@@ -781,6 +781,13 @@ class TestClaimCommand:
         # Without a measured acceptance it said only "enter it above", the Claims page's field.
         assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
 
+    def test_a_claim_at_a_batch_the_memory_does_not_hold(self, capsys):
+        """Valid JSON (max_speedup was NaN) and the page's verdict: impossible at that batch."""
+        code, out, _ = run(capsys, "claim", "3x at batch 500", "target=gpt-oss-120b&draft=EAGLE3-SpecForge-gpt-oss-120b&tp=1")
+        row = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+        assert code == 0 and row["verdict"] == "impossible" and row["max_speedup"] is None
+        assert row["headline"].startswith("Impossible here: batch 500 does not fit") and row["holds_at_batches"] is None
+
     def test_a_measured_acceptance_and_a_refusal(self, capsys):
         _, out, _ = run(capsys, "claim", "up to 3x", "engine=sglang", "--measure", "alpha", "--value", "0.6")
         assert json.loads(out)["alpha"] == 0.6 and json.loads(out)["engine"] == "sglang"

@@ -82,7 +82,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
             "headline": words(check.headline, lang), "reasons": [words(n, lang) for n in check.reasons],
             "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
-            "max_speedup": check.best["speedup"], "best": {k: plain(v) for k, v in check.best.items()},
+            "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
             "required": frame_rows(check.required),
