@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
-
+from specviz.i18n import message
 from specviz.results import importers
 from specviz.results.importers import base, user_csv, source
 
@@ -40,7 +40,7 @@ class TestDetectFormat:
 
     @pytest.mark.parametrize("data, message", [
         (b"", "empty"), (b"   \n", "empty"), (b"\x89PNG\r\n\x1a\n\x00\x00", "binary"),
-        (b"\xff\xfe\xfa not utf8", "UTF-8"), (b'{"request_throughput": 1.0', "malformed or truncated"),
+        (b"\xff\xfe\xfa not utf8", "UTF-8"), (b'{"request_throughput": 1.0', "breaks at line 1"),
         (b'{"hello": "world"}', "not a benchmark result file of a known format"),
         (b"[1, 2, 3]", "not a benchmark result file of a known format"),
     ])
@@ -511,9 +511,21 @@ class TestHostileValues:
         assert info.value.key == "ingest.record_shape"
         with pytest.raises(importers.IngestError) as info:
             importers.parse("r.jsonl", b'{"completed": 1}\n[1, 2]\n' + b"{" * 50_000)
-        assert info.value.key == "ingest.json_malformed"
+        assert info.value.key == "ingest.json_malformed_at"
         with pytest.raises(importers.IngestError, match="the file is empty"):
             importers.parse("blank.json", b"\xef\xbb\xbf   ")
+
+    def test_a_json_lines_file_cut_off_mid_write_says_where(self):
+        """vLLM's bench cut after 9,000 bytes, mid-way through its 8th line: the refusal said only
+        "malformed or truncated", with no line and no way to mend it."""
+        cut = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes()[:9000]
+        assert cut.count(b"\n") == 7
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("cut.jsonl", cut)
+        assert info.value.key == "ingest.json_malformed_at"
+        assert {k: info.value.params[k] for k in ("line", "records")} == {"line": 8, "records": 7}
+        said = message(info.value, "en")
+        assert "breaks at line 8, column" in said and "after 7 whole records" in said and "import the file again" in said
 
     @pytest.mark.parametrize("data, message", [
         ('{"completed": 1}'.encode("utf-16"), "UTF-16"), ('{"completed": 1}'.encode("utf-32"), "UTF-32"),
@@ -535,6 +547,17 @@ class TestHostileValues:
     def test_csv_header_reads_only_the_head(self):
         data = b"concurrency,ttft_ms\r" + b"1,2\r" * 1_000_000 + b"\xff"  # old Mac line ends; not UTF-8 at the end
         assert user_csv.csv_header(source.Source("big.csv", data)) == ["concurrency", "ttft_ms"]
+
+    def test_a_genai_perf_table_without_a_number_is_refused_and_a_word_among_numbers_said(self):
+        """An analyst's Chromium pass: 'Time To First Token (ms),abc' imported as a run with no figure,
+        no warning; a word among numbers vanished."""
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("genai_bad.csv", b"Metric,avg\nTime To First Token (ms),abc\n")
+        assert info.value.key == "ingest.genai_no_figures_refused"
+        assert info.value.params["source"] == "time_to_first_token.avg" and info.value.params["value"] == "'abc'"
+        parsed = importers.parse("g.csv", b"Metric,avg,p99\nTime To First Token (ms),12.5,fast\n")
+        assert parsed.runs[0]["mean_ttft_ms"] == 12.5 and "p99_ttft_ms" not in parsed.runs[0]
+        assert [w.key for w in parsed.warnings] == ["warn.rejected.finite"]
 
     def test_a_malformed_genai_perf_csv_is_refused(self):
         with pytest.raises(importers.IngestError, match="genai-perf CSV is malformed"):
@@ -688,7 +711,9 @@ class TestMemoryBound:
         data = (header + "\n" + "".join(f"m{i}" + "," * 100 + "\n" for i in range(200))).encode()
         with pytest.raises(importers.IngestError, match=r"over the 100 MB limit \(SPECVIZ_IMPORT_MEMORY_BYTES\)"):
             importers.parse("g.csv", data)
-        assert importers.parse("g.csv", (header + "\nm0" + "," * 100 + "\n").encode()).format == "genai-perf"
+        with pytest.raises(importers.IngestError) as info:  # read as genai-perf, within the limit: no figure in it
+            importers.parse("g.csv", (header + "\nm0" + "," * 100 + "\n").encode())
+        assert info.value.key == "ingest.genai_no_figures"
 
     @pytest.mark.parametrize("name", ["vllm_bench_nerdalert.jsonl", "guidellm_benchmarks.json",
                                       "guidellm_0.5_benchmarks.json", "sglang_bench_serving_c8.jsonl",

@@ -133,7 +133,7 @@ class TestImportFile:
         assert summary.requests[0] == 3 and summary.p50_ttft_ms[0] == pytest.approx(56.5)
 
     @pytest.mark.parametrize("data, message", [
-        (b"", "empty"), (b"\x00\x01\x02", "binary"), (b'{"request_throughput": ', "truncated"),
+        (b"", "empty"), (b"\x00\x01\x02", "binary"), (b'{"request_throughput": ', "cut off while it was written"),
         (b"a,b,c\n1,2,3\n", "no recognisable result columns"), (b"concurrency,ttft_ms\n", "no rows"),
         (b'{"benchmarks": [{"metrics": {"x": 1}}]}', "ingest.guidellm_schema"),
     ])
@@ -1368,9 +1368,9 @@ HOSTILE = [
     ("vllm_lone_surrogate.json", b'{"completed": 1, "label": "\\ud800", "\\udc00": ["\\ud83d"]}', None),
     ("vllm_jsonl_mixed.jsonl", b'{"completed": 1}\n[1, 2]\n{"completed": 2}\n', "ingest.record_shape"),
     ("vllm_jsonl_unknown.jsonl", b'{"completed": 1}\n{"something": "else"}\n', "ingest.record_shape"),
-    ("vllm_jsonl_truncated.jsonl", b'{"completed": 1}\n{"completed": ', "malformed or truncated"),
+    ("vllm_jsonl_truncated.jsonl", b'{"completed": 1}\n{"completed": ', "breaks at line 2, column 15"),
     ("vllm_nul.jsonl", b'{"completed": 1}\n' + b"\x00" * 8, "binary"),
-    ("vllm_nul_late.json", b'{"completed": 1, "x": "' + b"a" * 70_000 + b'\x00"}', "malformed"),
+    ("vllm_nul_late.json", b'{"completed": 1, "x": "' + b"a" * 70_000 + b'\x00"}', "breaks at line 1"),
     ("top_level_array.json", b"[]", "ingest.unknown_format"),
     ("utf16.json", '{"completed": 1}'.encode("utf-16"), "UTF-16"),
     ("utf16le.json", '{"completed": 1}'.encode("utf-16-le"), "binary"),
@@ -1390,9 +1390,9 @@ HOSTILE = [
     ("genai_field.csv", b"Metric,avg\nTime To First Token (ms)," + b"1" * 200_000 + b"\n", "malformed"),
     ("genai_inf.csv", b'Metric,avg,p99\nTime To First Token (ms),1e999,-5\nInter Token Latency (ms),"1,,,2",x\n',
      None),
-    ("genai_quote.csv", b'Metric,avg\n"Time To First Token (ms),1\n', None),
+    ("genai_quote.csv", b'Metric,avg\n"Time To First Token (ms),1\n', "holds none of the figures specviz reads"),
     ("genai_blocks.csv", b"Metric\n\n\n,,,\nMetric,Value\nRequest Throughput (per sec)\n", "no genai-perf metric"),
-    ("genai_markup.csv", f"Metric,avg\n{FORMULA},{PAYLOAD}\n{HTML},1\n".encode(), None),
+    ("genai_markup.csv", f"Metric,avg\n{FORMULA},{PAYLOAD}\n{HTML},1\nTime To First Token (ms),2\n".encode(), None),
     ("genai_odd.json", json.dumps({"time_to_first_token": {"unit": "ms", "avg": [1], "p99": {"a": 1}},
                                    "request_throughput": {"unit": "x", "avg": 10**400},
                                    "input_config": {"a": [{"concurrency": "x"}], "model": {"m": 1}}}).encode(), None),
@@ -1661,7 +1661,8 @@ class TestImportMemory:
         below the estimate that the memory limit is checked against."""
         if shape == "genai-perf header repeated":
             text = ("Metric," + ",".join(f"h{i}".ljust(1_000, "x") for i in range(1_000)) + "\n"
-                    + "".join(f"m{i}" + "," * 1_000 + "\n" for i in range(30)))
+                    + "".join(f"m{i}" + "," * 1_000 + "\n" for i in range(30))
+                    + "\nMetric,Value\nRequest Throughput (per sec),1\n")  # a figure: a run to store
         else:
             rows, width = (3, 4) if shape == "many columns, few rows" else (300, 60)
             first = "output_throughput," if shape == "unknown columns as runs" else "ttft_ms,"

@@ -128,8 +128,24 @@ def metric_rows(source: Source, malformed_key: str) -> Iterator[tuple[list[str],
         raise IngestError(malformed_key, source.name, detail=str(exc)) from None
 
 
+def _cell(text: str) -> float | str | None:
+    """A table cell: a number, None where blank, else its text, which the run then refuses with a
+    warning that quotes it (read as None here, it vanished: a table of 'abc' imported as an empty run)."""
+    if not text.strip():
+        return None
+    value = number(text)
+    return text if value is None else value
+
+
 def _parse_csv(source: Source) -> Parsed:
-    """The ``Metric,avg,…`` block's rows as metrics, the ``Metric,Value`` block's as scalars."""
+    """The ``Metric,avg,…`` block's rows as metrics, the ``Metric,Value`` block's as scalars.
+
+    Raises
+    ------
+    IngestError
+        ``ingest.genai_no_table`` without such a block; ``ingest.genai_no_figures`` where none of the
+        metrics a run reads is in them, ``ingest.genai_no_figures_refused`` where none of those is a
+        number (its first refused cell quoted)."""
     warnings: list[Notice] = []
     metrics: dict[str, dict[str, Any]] = {}
     scalars: dict[str, Any] = {}
@@ -139,13 +155,19 @@ def _parse_csv(source: Source) -> Parsed:
                 warnings.append(Notice("warn.genai_block_skipped", start=preview(header[:2])))
         elif header[:2] == ["metric", "value"]:
             if len(row) >= 2:
-                scalars[metric_name(row[0])] = number(row[1])
+                scalars[metric_name(row[0])] = _cell(row[1])
         elif header[0] == "metric":
-            metrics[metric_name(row[0])] = {h: number(v) for h, v in zip(header[1:], row[1:])}
+            metrics[metric_name(row[0])] = {h: _cell(v) for h, v in zip(header[1:], row[1:])}
     if not metrics and not scalars:
         raise IngestError("ingest.genai_no_table", source.name)
     source.charge_runs(1)
-    return Parsed("genai-perf", [_run(metrics, scalars, None, warnings)], warnings=warnings)
+    run = _run(metrics, scalars, None, warnings)
+    if not any(isinstance(value, (int, float)) for key, value in run.items() if key != "extra"):
+        refused = next((w.params for w in warnings if w.key.startswith("warn.rejected.")), None)
+        if refused is None:
+            raise IngestError("ingest.genai_no_figures", source.name)
+        raise IngestError("ingest.genai_no_figures_refused", source.name, source=refused["source"], value=refused["value"])
+    return Parsed("genai-perf", [run], warnings=warnings)
 
 
 FORMAT = Format("genai-perf", sniff, parse)

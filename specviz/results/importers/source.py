@@ -109,21 +109,26 @@ def _json_documents(name: str, text: str) -> Iterator[Any]:
     Raises
     ------
     IngestError
-        If the JSON is malformed, nested too deeply or holds an integer of more than 4,300 digits
-        (both refused by Python's json).
+        If the JSON is malformed (``ingest.json_malformed_at``: the line and column where it breaks,
+        the decoder's reason and how many documents came whole before it: a JSON-lines file cut off
+        mid-write keeps its records up to its last line), nested too deeply or holds an integer of
+        more than 4,300 digits (both refused by Python's json).
     """
     decoder = json.JSONDecoder()
     end = _BLANK.match(text).end()
+    records = 0
     while True:
         try:
             doc, end = decoder.raw_decode(text, end)
-        except json.JSONDecodeError:
-            raise IngestError("ingest.json_malformed", name) from None
+        except json.JSONDecodeError as exc:
+            raise IngestError("ingest.json_malformed_at", name, line=exc.lineno, column=exc.colno, detail=exc.msg,
+                              records=records) from None
         except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
             raise IngestError("ingest.long_integer", name) from None
         except RecursionError as exc:
             raise as_ingest_error(name, exc) from None
         yield doc
+        records += 1
         end = _BLANK.match(text, end).end()
         if end == len(text):
             return
