@@ -111,6 +111,8 @@ latest_end: dict[str, float] = st.session_state.setdefault("live_latest_end", {}
 kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
 # This session's latest window per source with the summed replicas kept apart (empty: nothing summed).
 apart: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
+# Each source's totals since its server started, from the latest scrape: said where no window has a draft.
+since_start: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_since_start", {})
 
 
 def scrape_once() -> bool:
@@ -130,6 +132,7 @@ def scrape_once() -> bool:
         st.error(message(exc, lang))
         return False
     last[source] = snapshot
+    since_start[source] = exposition.spec_decode_states(snapshot)
     if states is not None:
         latest[source] = states
         latest_end[source] = snapshot.time
@@ -214,6 +217,16 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
         st.markdown(md("live.draft_share", lang, measured=figures["draft_overhead"],
                        modelled=verdict.draft_share, batch=verdict.batch) + " " + md(
             f"live.draft_share.{gap}", lang, speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
+
+
+def since_start_line(state: exposition.SpecDecodeState, key: str) -> str | None:
+    """A model's acceptance since its server started (``key``: before the first window, or beside an
+    idle one), or None where it has drafted nothing since."""
+    if not state.draft_tokens or pd.isna(state.acceptance_rate):
+        return None
+    return t(key, lang, model=escape_markdown(state.model_name) or t("live.no_model_name", lang),
+             rate=state.acceptance_rate, length=state.acceptance_length, tokens=state.draft_tokens,
+             alpha=t("live.since_start_alpha", lang, alpha=state.alpha_iid) if not pd.isna(state.alpha_iid) else "")
 
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
@@ -319,6 +332,9 @@ def panel() -> None:
     if source not in latest:
         st.info(t("live.waiting_polling", lang, seconds=every) if polling
                 else t("live.waiting", lang, poll=t("live.poll", lang)))
+        for state in since_start.get(source, []):
+            if (said := since_start_line(state, "live.since_start_first")) is not None:
+                st.caption(said)
         return
     if failed:  # the error above is of now; the figures below are of the latest window there is
         st.warning(message(windows.stale_window(latest_end[source], time.time()), lang))
@@ -328,6 +344,10 @@ def panel() -> None:
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
                      state.per_position_conditional, state.model_name,
                      dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}) or 1)
+        if not state.draft_tokens:  # an idle window: the server's totals still say what it accepts
+            started = [s for s in since_start.get(source, []) if (s.engine, s.model_name) == (state.engine, state.model_name)]
+            if started and (said := since_start_line(started[0], "live.since_start_idle")) is not None:
+                st.caption(said)
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
         replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in own]
         if replicas:

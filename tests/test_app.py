@@ -1943,6 +1943,21 @@ class TestLivePage:
             served = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="0.78")
             assert served.expected_tokens(float(link["alpha"][0]), 3) == pytest.approx(2.52, abs=0.01)
 
+    def test_an_idle_server_still_says_what_it_accepts_since_it_started(self):
+        """An analyst's pass: a server whose counters do not move showed '—' in every tile and nothing
+        of the acceptance its totals hold (200 of 300 draft tokens, 100 drafts)."""
+        labels = 'model_name="Qwen/Qwen3-32B"'
+        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count}\n" for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200)))
+        with metrics_server(body) as url:
+            at = live_app(live_source="url", live_url=url)
+            first = next(c.value for c in at.caption if "since its server started" in c.value)
+            assert "acceptance rate 0.667" in first and "acceptance length 3.00" in first and "over 300 draft tokens" in first
+            at.toggle(key="live_on").set_value(True).run()
+        assert not at.exception and metric(at, "Acceptance rate (accepted/drafted)") == "—"
+        idle = next(c.value for c in at.caption if c.value.startswith("No draft in this window"))
+        assert "Since it started: acceptance rate 0.667 (accepted over drafted), acceptance length 3.00, α" in idle
+
     def test_the_verdict_runs_at_the_mean_context_of_the_window_s_finished_requests(self):
         """3 requests of 20 tokens in and 64 out finish between two scrapes (vLLM's histograms): the
         headline's mean context is 20 + 64/2 = 52, the verdict says it runs there and why, and the

@@ -456,6 +456,17 @@ class TestLiveOverTime:
                                 "model": "m", **{f: 0.7 for f in charts.LIVE_FIGURES}})
         assert list(live_lines(windows, "alpha_iid").data["run"]) == [0, 0, 0, 1, 2, 2]
 
+    def test_a_line_breaks_at_a_window_without_the_figure(self):
+        # An analyst's pass: a server idle for two windows (no draft: no acceptance) between busy ones
+        # was drawn as one line across them.
+        times = lambda *seconds: pd.to_datetime(list(seconds), unit="s")
+        windows = pd.DataFrame({"time_start": times(0, 5, 10, 15, 20), "time_end": times(5, 10, 15, 20, 25), "model": "m",
+                                **{f: [0.7, 0.71, None, None, 0.73] for f in charts.LIVE_FIGURES}})
+        assert list(live_lines(windows, "alpha_iid").data["run"]) == [0, 0, 2]  # one run ends at each idle window
+        prometheus_range = windows.drop(columns="time_start")
+        assert list(live_lines(prometheus_range, "alpha_iid").data["run"]) == [0, 0, 2]
+        assert list(live_lines(prometheus_range.assign(alpha_iid=0.7), "alpha_iid").data["run"]) == [0] * 5
+
     def test_a_flat_series_stays_flat_with_distinct_ticks(self):
         # A flat 0.709 on Scale(zero=False) read "0.709" on all five ticks in Chromium, and rounding noise
         # of 0.0002 zig-zagged across the chart's whole height.

@@ -58,9 +58,9 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     acceptance rate and the α it converts to are different quantities, named apart, see
     :mod:`specviz.model.spec`). A line breaks where a window does not start where the model's previous
     one ended, and around a window that spans a gap between two visits: no line bridges a time
-    nobody polled."""
-    data = windows.assign(run=_unbroken_runs(windows))[["time_end", "model", "run", figure, *also]].dropna(
-        subset=[figure])
+    nobody polled, nor across a window without the figure (an idle server's: no draft to divide by)."""
+    data = windows.assign(run=_unbroken_runs(windows, windows[figure].isna()))[
+        ["time_end", "model", "run", figure, *also]].dropna(subset=[figure])
     title = t(f"col.{figure}", lang)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
@@ -82,21 +82,24 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
 _GAP_RATIO, _GAP_S = 3.0, 30.0
 
 
-def _unbroken_runs(windows: pd.DataFrame) -> pd.Series:
+def _unbroken_runs(windows: pd.DataFrame, missing: pd.Series | None = None) -> pd.Series:
     """A number per window, shared along each unbroken run of one model's windows. A run ends where
-    a window starts after the previous one ended, and around a window that spans a gap (see
-    ``_GAP_RATIO``: a true average over the gap, drawn as a point of its own). Points without
-    ``time_start`` (a Prometheus range, evenly spaced) are one run per model."""
-    if "time_start" not in windows:
-        return pd.Series(0, index=windows.index)
+    a window starts after the previous one ended, around a window that spans a gap (see
+    ``_GAP_RATIO``: a true average over the gap, drawn as a point of its own), and after a window
+    ``missing`` marks (drawn as nothing, it must not be bridged). Points without ``time_start`` (a
+    Prometheus range, evenly spaced) run on per model but for those."""
     ordered = windows.sort_values("time_end")
-    by_model = ordered.groupby("model")
-    seconds = (ordered["time_end"] - ordered["time_start"]).dt.total_seconds()
-    median = seconds.groupby(ordered["model"]).transform("median")
-    gap = seconds > np.maximum(_GAP_RATIO * median, median + _GAP_S)
-    after_gap = gap.groupby(ordered["model"]).shift(fill_value=False)
-    starts = (ordered["time_start"] > by_model["time_end"].shift()) | gap | after_gap
-    return starts.astype(int).groupby(ordered["model"]).cumsum().reindex(windows.index)
+    model = ordered["model"]
+    after = lambda marks: marks.groupby(model).shift(fill_value=False)
+    starts = pd.Series(False, index=ordered.index)
+    if "time_start" in windows:
+        seconds = (ordered["time_end"] - ordered["time_start"]).dt.total_seconds()
+        median = seconds.groupby(model).transform("median")
+        gap = seconds > np.maximum(_GAP_RATIO * median, median + _GAP_S)
+        starts = (ordered["time_start"] > ordered.groupby("model")["time_end"].shift()) | gap | after(gap)
+    if missing is not None:
+        starts = starts | after(missing.reindex(ordered.index).astype(bool))
+    return starts.astype(int).groupby(model).cumsum().reindex(windows.index)
 
 
 def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:
