@@ -71,7 +71,10 @@ def _show_reports(lang: str) -> None:
         if kind == "left_out":
             st.info(md(f"exp.left_out.{result.reason}", lang, file=name, holder=str(result.holder)))
             continue
-        if result.status == "skipped":
+        if result.status == "skipped" and result.runs_from:  # new content, its runs stored from other files
+            st.info(md("exp.report.skipped_runs", lang, file=name, others=", ".join(result.runs_from),
+                       count=len(result.runs_from)))
+        elif result.status == "skipped":
             st.info(md("exp.report.skipped_as" if result.imported_as else "exp.report.skipped", lang, file=name,
                        other=result.imported_as))
         else:

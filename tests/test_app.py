@@ -1226,7 +1226,10 @@ class TestExplorerPage:
         imported = [s.value for s in at.success]
         assert len(imported) == 1 and imported[0].startswith("vllm\\_0\\.25\\_sweep")
         assert "summary\\.json: vllm\\-bench, 2 runs" in imported[0]
-        assert len([i for i in at.info if "already imported" in i.value]) == len(files) - 1
+        # Not "already imported": these files never were; their runs were, from the summary.
+        said = [i.value for i in at.info if "its runs are already stored, read from" in i.value]
+        assert len(said) == len(files) - 1 and all("not imported before" in text for text in said)
+        assert not [i for i in at.info if "already imported, nothing added" in i.value]
 
     def test_a_folder_file_whose_content_is_stored_under_another_name_says_which(self):
         data = b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n"
@@ -1302,7 +1305,8 @@ class TestExplorerPage:
         at = explorer_app()
         upload(at, ("summary.json", (folder / "summary.json").read_bytes(), "application/json"))
         upload(at, ("run=0.json", (folder / "run=0.json").read_bytes(), "application/json"))
-        assert any(escape_markdown("run=0.json") + ": already imported, nothing added" in i.value for i in at.info)
+        assert any(escape_markdown("run=0.json") + ": not imported before, but its runs are already stored, read from "
+                   + escape_markdown("summary.json") in i.value for i in at.info)
         assert any("already stored from " + escape_markdown("summary.json") in w.value for w in at.warning)
 
     def test_mapping_step_for_unknown_columns(self):

@@ -68,6 +68,7 @@ class ImportResult:
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
     content_hash: str = ""  # the file's, where it is stored (imported, or skipped as already imported)
     imported_as: str = ""  # skipped: the name its content was stored under, where that is another name
+    runs_from: tuple[str, ...] = ()  # skipped: the files its runs were stored from (its content is new)
 
 
 def _already_imported(name: str, earlier: str, content_hash: str) -> ImportResult:
@@ -263,9 +264,9 @@ class RunsAndImports(Connections):
                             repeated.update(found)
                             notices += repeat_notices(found, notice)
                         if repeated and len(repeated) == len(parsed.runs):
-                            return ImportResult(name, "skipped", fmt, warnings=notices,
-                                                message="already imported from " + ", ".join(
-                                                    sorted({other for other, _ in repeated.values()})))
+                            others = tuple(sorted({other for other, _ in repeated.values()}))
+                            return ImportResult(name, "skipped", fmt, warnings=notices, runs_from=others,
+                                                message="already imported from " + ", ".join(others))
                         for find, notice in REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, parsed).items():
                                 _delete_import(cur, replaced)
