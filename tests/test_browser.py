@@ -375,7 +375,7 @@ class TestHardeningInChromium:
                 expect(one.get_by_text(answer)).to_be_visible(timeout=TIMEOUT)
             one.screenshot(path=ARTIFACTS / "console_refusal.png", full_page=True)
             run_sql(two, "SELECT 1 AS marker")  # a different result first, so the next caption is new
-            expect(two.get_by_text(re.compile(r"^1 rows in "))).to_be_visible(timeout=TIMEOUT)
+            expect(two.get_by_text(re.compile(r"^1 row in "))).to_be_visible(timeout=TIMEOUT)
             run_sql(two, "SELECT * FROM runs")
             expect(two.get_by_text(re.compile(rf"^{before} rows in "))).to_be_visible(timeout=TIMEOUT)
         finally:
@@ -411,7 +411,7 @@ class TestNavigationInChromium:
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
         view(page, "Acceptance it needs").click()
         expect(page).to_have_url(re.compile(r"claim_view=required"), timeout=TIMEOUT)
-        page.get_by_role("link", name="Calculator").click()
+        page.get_by_role("link", name="Calculator", exact=True).click()  # the sidebar's, not Claims' link to it
         # Leaving a page takes its choices out of the URL; coming back brings them back, and the
         # view that was open.
         expect(page.get_by_role("radio", name="Simple ratios (verify and draft cost given)")).to_be_checked(
