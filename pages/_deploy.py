@@ -26,6 +26,9 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, serving.command_engine(chosen))
     advice = draft_length.advise(chosen, alpha, gamma, batch, schedule)
     st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
+    if schedule.empty:  # not one sequence fits: no schedule, no map of where it pays, no command to run
+        show_pair_check(lang)
+        return
     st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
     speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
                 for c in ("speedup_low", "speedup_high")}

@@ -51,7 +51,9 @@ def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: i
                        memory_limit: int) -> str:
     """What the expert tax does to the speedup here (not for a batch the memory does not hold) and to
     where speculation stops paying, with and without it, among the batches the server holds (up to
-    ``memory_limit``): a crossover past them is none."""
+    ``memory_limit``): a crossover past them is none, and where not one sequence fits, nothing is said."""
+    if memory_limit < 1:
+        return ""
     never, never_untaxed = (math.isnan(tax[k]) or tax[k] > memory_limit for k in ("stops_at", "stops_untaxed_at"))
     if never and never_untaxed:
         stops = t("calc.expert_tax_never_stops", lang, batch_max=batch_max) if memory_limit >= batch_max else \
@@ -286,8 +288,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             notes = [t("calc.explain.context", lang, context=context)] if context else []
             if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
                 memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
-                notes.append(t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(tax, alpha, gamma, batch, fits,
-                                                                                         memory_limit))
+                notes.append((t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(
+                    tax, alpha, gamma, batch, fits, memory_limit)).strip())
             if notes:
                 st.caption(paragraphs(notes))
         else:

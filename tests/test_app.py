@@ -823,6 +823,13 @@ class TestServeTab:
         assert command_shown(at).startswith("vllm serve ")
         assert [c for c in at.caption if "this command is for another" in c.value]
 
+    def test_deploy_gives_no_command_where_not_one_sequence_fits(self):
+        at = make_app({"view": "serve"}, gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1")
+        assert not at.exception and not [c for c in at.code if c.language == "bash"]
+        assert any("Not one sequence fits with the draft at context 1,024" in m.value for m in at.markdown)
+        assert not at.dataframe  # no draft length by load either
+        assert not [c for c in at.caption if "memory holds (up to 0)" in c.value]
+
     def test_a_new_sidebar_engine_brings_its_command_after_deploy_was_seen(self):
         """Deploy seen on vLLM V1 (its radio at vLLM by default), then the sidebar's engine set to SGLang:
         the command stayed vLLM's, the figures SGLang's, with a caption that the two differ. The radio

@@ -977,6 +977,11 @@ class TestServeCommand:
                         "--gamma", "3")
         assert any("--head of specviz vllm-config" in warning for warning in json.loads(out)["warnings"])
 
+    def test_no_command_where_not_one_sequence_fits(self, capsys):
+        code, out, _ = run(capsys, "serve", "gpu=H100-SXM&target=DeepSeek-V3&draft=mtp&tp=8&dp=1")
+        row = json.loads(out)
+        assert code == 0 and row["command"] is None and row["advice"][0].startswith("Not one sequence fits")
+
     def test_a_checkpoint_of_the_preset_s_architecture_is_served_by_its_own_name(self, capsys):
         # DeepSeek-R1 ships DeepSeek-V3's config.json: --target names the preset, and the command serves R1.
         code, out, _ = run(capsys, "vllm-config", "--version", "0.25.1", "--target", "deepseek-ai/DeepSeek-R1-0528",

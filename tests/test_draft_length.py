@@ -17,6 +17,16 @@ SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V
 
 
 class TestGammaSchedule:
+    def test_where_not_one_sequence_fits_there_is_no_schedule(self):
+        """DeepSeek-V3 + MTP on 8 H100s without data-parallel attention holds no sequence: Deploy gave a
+        γ of 2 at batch 1, 1.67x, and a command (an engineer's Chromium pass)."""
+        chosen = make_scenario(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1", batch="64")
+        assert chosen.max_batch() == 0
+        schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 512, 8)
+        assert schedule.empty and list(schedule.columns) == ["first", "last", "gamma", "speedup_low", "speedup_high"]
+        assert draft_length.advise(chosen, 0.8, 2, 64, schedule) == [
+            Notice("advice.nothing_fits", batch=64, context=1024)]
+
     def test_ranges_cover_every_batch_with_the_best_gamma(self):
         schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
         # The batches stop where the memory does: 200 sequences with the draft on the 2 H100s.

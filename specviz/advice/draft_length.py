@@ -64,12 +64,15 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     DataFrame
         Columns ``first``, ``last`` (inclusive batch sizes), ``gamma`` and the speedup at that γ
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
-        γ is 0).
+        γ is 0). No rows where the memory holds not one sequence with the draft: no batch runs.
     """
     held = scenario if engine is None else replace(scenario, engine=replace(
         scenario.engine, memory=engine_rule(scenario, ENGINE_NAMES[engine])))
     limit = replace(held, context=context).max_batch()  # the largest int64: no memory figure, no limit
-    batch_max = max(1, stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max)
+    if limit < 1:
+        return pd.DataFrame({"first": [], "last": [], "gamma": [], "speedup_low": [], "speedup_high": []}).astype(
+            {"first": int, "last": int, "gamma": int})
+    batch_max = stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max
     g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)
@@ -86,7 +89,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     """What to set, in words: the best γ at this batch and at batch 1, the batch from which
     speculation should be off, and whether the draft fits.
 
-    ``schedule`` is :func:`gamma_schedule` for the same scenario, α and context. The best γ falls as
+    ``schedule`` is :func:`gamma_schedule` for the same scenario, α and context; where it has no rows
+    (not one sequence fits), ``advice.nothing_fits`` alone. The best γ falls as
     the batch grows (the verify pass of B·(γ + 1) positions becomes compute-bound), which is why
     seed 000 (a 64-user load test) advises 2–4 draft tokens and seed 003 (a small team's coding
     assistant) 5–8: each is right at its own batch.
@@ -110,6 +114,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         head or a block drafter; traffic that repeats its prompt for n-gram and suffix drafting; an
         EAGLE-3 head otherwise); ``advice.ngram`` unless the draft already looks up the prompt.
     """
+    if schedule.empty:
+        return [Notice("advice.nothing_fits", batch=int(batch), context=int(scenario.context))]
     first, limit = schedule.iloc[0], int(schedule["last"].iloc[-1])
     if batch > limit:
         notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit)]

@@ -151,13 +151,15 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     version = version or serving.default_version(engine, chosen)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
+    advice = [words(n, lang) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch, schedule)]
+    if schedule.empty:  # not one sequence fits: no command, as on the page
+        return {"engine": engine, "version": version, "command": None, "files": {}, "problems": [], "notices": [],
+                "advice": advice}
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
                                     method=method, draft_repo=draft, target_repo=target, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
             "files": command.files, "problems": [words(n, lang) for n in command.problems],
-            "notices": [words(n, lang) for n in command.notices],
-            "advice": [words(n, lang) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch,
-                                                                  schedule)]}
+            "notices": [words(n, lang) for n in command.notices], "advice": advice}
 
 
 def _check_release(engine: str, version: str | None) -> None:
