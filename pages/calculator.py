@@ -349,7 +349,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_heatmap() -> None:
-        grid = calculator.heatmap_grid(chosen, gamma, context, batch_max)
+        grid = calculator.heatmap_grid(chosen, gamma, context, batch_max, fit["max_batch"] if fit is not None else None)
         altair_chart(charts.speedup_heatmap(grid, lang))
         csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
 

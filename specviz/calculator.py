@@ -340,13 +340,16 @@ def band_vs_batch(scenario: Scenario, alpha: float, gamma: int, context: int, ba
     return pd.DataFrame({"batch": b, "low": low, "high": high, "ideal": ideal})
 
 
-def heatmap_grid(scenario: Scenario, gamma: int, context: int, batch_max: int) -> pd.DataFrame:
-    """Speedup over α ∈ {0.05, …, 1.00} × batch ∈ {1, 2, 4, …} up to batch_max (long form)."""
+def heatmap_grid(scenario: Scenario, gamma: int, context: int, batch_max: int, limit: int | None = None) -> pd.DataFrame:
+    """Speedup over α ∈ {0.05, …, 1.00} × batch ∈ {1, 2, 4, …} up to batch_max (long form), with
+    ``fits``: the batch is at most ``limit``, the largest the memory holds with the draft (None: no
+    limit, as in ratios mode); a batch past it has no speedup (NaN), as everywhere in the app."""
     a = np.round(np.arange(1, 21) * 0.05, 2)[:, None]
     b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
     r = evaluate_scenario(scenario, a, gamma, b[None, :], context)
+    fits = np.tile(b <= (np.inf if limit is None else limit), a.shape[0])
     return pd.DataFrame({"alpha": np.repeat(a[:, 0], b.size), "batch": np.tile(b, a.shape[0]),
-                         "speedup": r["speedup"].ravel()})
+                         "speedup": np.where(fits, np.asarray(r["speedup"], dtype=float).ravel(), np.nan), "fits": fits})
 
 
 def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,

@@ -124,8 +124,17 @@ class TestCompiledSpec:
 class TestSpeedupHeatmap:
     def test_diverges_at_one(self):
         grid = calculator.heatmap_grid(SCENARIO, 4, 0, 256)
-        scale = charts.speedup_heatmap(grid).to_dict()["encoding"]["color"]["scale"]
+        scale = charts.speedup_heatmap(grid).to_dict()["layer"][0]["encoding"]["color"]["scale"]
         assert scale["domainMid"] == 1.0 and scale["scheme"] == "redblue"
+
+    def test_a_batch_the_memory_does_not_hold_is_a_dash_not_a_colour(self):
+        """An engineer's pass: DeepSeek-V3 + MTP on 8 B200s at 32k holds 33, and batches 64-1024 were
+        coloured up to 1.6x."""
+        grid = calculator.heatmap_grid(SCENARIO, 4, 0, 256, limit=50)
+        assert grid.loc[grid["batch"] <= 50, "speedup"].notna().all() and grid.loc[grid["batch"] > 50, "speedup"].isna().all()
+        cells, beyond = charts.speedup_heatmap(grid).layer
+        assert set(cells.data["batch"]) == {1, 2, 4, 8, 16, 32} and set(beyond.data["batch"]) == {64, 128, 256}
+        assert beyond.to_dict()["mark"]["color"] == "#d62728"
 
 
 class TestSpeedupVsGamma:

@@ -256,17 +256,19 @@ def speedup_vs_batch_spec(curves: pd.DataFrame, crossings: pd.DataFrame, lang: s
     return compiled_spec(key, frames, lambda given: _batch_layers(given, lang))
 
 
-def speedup_heatmap(grid: pd.DataFrame, lang: str = "en") -> alt.Chart:
-    """α × batch heatmap of speedup, diverging at 1.0 (red loses, blue gains)."""
-    return alt.Chart(grid).mark_rect().encode(
-        x=alt.X("batch:O", title=t("chart.batch", lang)),
-        y=alt.Y("alpha:O", sort="descending", title=t("chart.alpha", lang)),
-        color=alt.Color("speedup:Q", title=t("chart.speedup", lang),
-                        scale=alt.Scale(scheme="redblue", domainMid=1.0)),
-        tooltip=[alt.Tooltip("alpha:Q", title=t("chart.alpha", lang)),
-                 alt.Tooltip("batch:Q", title=t("chart.batch", lang)),
-                 alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f")],
-    ).properties(height=340)
+def speedup_heatmap(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
+    """α × batch heatmap of speedup, diverging at 1.0 (red loses, blue gains); a batch the memory
+    does not hold with the draft (``fits`` False, :func:`specviz.calculator.heatmap_grid`) is a red
+    dash, not a colour: it has no speedup, as in the Deploy view's map."""
+    x, y = alt.X("batch:O", title=t("chart.batch", lang)), alt.Y("alpha:O", sort="descending", title=t("chart.alpha", lang))
+    where = [alt.Tooltip("alpha:Q", title=t("chart.alpha", lang)), alt.Tooltip("batch:Q", title=t("chart.batch", lang))]
+    cells = alt.Chart(grid[grid["fits"]]).mark_rect().encode(
+        x=x, y=y, color=alt.Color("speedup:Q", title=t("chart.speedup", lang), scale=alt.Scale(scheme="redblue", domainMid=1.0)),
+        tooltip=[*where, alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f")])
+    out = grid[~grid["fits"]].assign(label=t("chart.no_fit_draft", lang), dash="—")
+    beyond = alt.Chart(out).mark_text(fontSize=11, color="#d62728").encode(
+        x=x, y=y, text=alt.Text("dash:N"), tooltip=[*where, alt.Tooltip("label:N", title=t("chart.memory_limit_title", lang))])
+    return alt.layer(cells, beyond, height=340)
 
 
 def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> alt.LayerChart:
