@@ -215,8 +215,15 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         speed = here["speedup"]
         # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
         if fit is not None and not fit["fits"]:
+            parallel, formats = fit["parallel_fit"], fit["precision_fit"]
             ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
-                    t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"]) if fit["kv_fp8_batch"] else None,
+                    t("calc.memory.dp_attention", lang, tp=parallel[0], dp=parallel[1], gpus=parallel[0] * parallel[1],
+                      held=parallel[2]) if parallel else None,
+                    # Only a cache format that holds the batch: one that holds fewer is no way to fit it.
+                    t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"])
+                    if fit["kv_fp8_batch"] and fit["kv_fp8_batch"] >= batch else None,
+                    t("calc.memory.precision", lang, precision=t(f"side.precision.{formats[0]}", lang), held=formats[1])
+                    if formats else None,
                     # A load's context is its requests': no control of its own to shorten.
                     t("calc.memory.shorter_context", lang, context=fit["context_fit"])
                     if fit["context_fit"] and not chosen.prefill else None,

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .model import calibration, roofline, spec, step
-from .scenario import TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
+from .model import calibration, dtypes, roofline, spec, step
+from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
 
 __all__ = [
     "SEED_ALPHAS",
@@ -497,7 +497,13 @@ def memory_fit(scenario: Scenario, context_max: int) -> dict[str, Any]:
         ways to fit the batch with the draft, each None where it does not: ``tp_fit``, the fewest
         GPUs per group of :data:`specviz.scenario.TENSOR_PARALLEL` (above the scenario's); ``kv_fp8_batch``,
         the largest batch with an FP8 cache (None where the cache is FP8 already); ``context_fit``,
-        the longest context of :func:`context_options` up to ``context_max`` that holds the batch.
+        the longest context of :func:`context_options` up to ``context_max`` that holds the batch;
+        for a mixture of experts, ``parallel_fit``: the split with data-parallel attention and expert
+        parallelism of the fewest GPUs (then holding the most) that holds the batch, as ``(tp, dp,
+        held)``, where it is another split than the scenario's (:func:`specviz.scenario.default_parallel`'s
+        reach: the GPU's scale-up domain, or any number over a scale-out network); ``precision_fit``:
+        the first of :data:`FITTING_PRECISIONS` other than the scenario's that holds the batch, as
+        ``(name, held)``.
     """
     limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
     out: dict[str, Any] = {name: float(value) for name, value in scenario.memory().items()}
@@ -513,7 +519,35 @@ def memory_fit(scenario: Scenario, context_max: int) -> dict[str, Any]:
             if contexts.size else np.array([], dtype=int))
     shorter = contexts[held >= scenario.batch]
     out["context_fit"] = int(shorter.max()) if shorter.size else None
+    out["parallel_fit"] = _parallel_fit(scenario) if scenario.target.num_experts else None
+    out["precision_fit"] = next(((name, held) for name in FITTING_PRECISIONS if name != scenario.precision.name
+                                 and (held := replace(scenario, precision=dtypes.PRECISIONS[name]).max_batch())
+                                 >= scenario.batch), None)
     return out
+
+
+FITTING_PRECISIONS = ("fp8", "nvfp4", "mxfp4", "int4-weights")
+"""The formats :func:`memory_fit` tries, the least lossy first: FP8 weights and cache, then 4-bit weights."""
+
+
+def _parallel_fit(scenario: Scenario) -> tuple[int, int, int] | None:
+    """The split with data-parallel attention (DP 2 or more) and expert parallelism (TP × DP GPUs) of the fewest GPUs,
+    then the most sequences held, that holds the scenario's batch, other than its own; None where none
+    within reach does (:func:`memory_fit`)."""
+    gpu = scenario.gpu
+    reach = math.inf if math.isfinite(gpu.scale_out_gb_s) else gpu.scale_up_gpus
+    found = []
+    for tp in TENSOR_PARALLEL:
+        for dp in DATA_PARALLEL[1:]:  # tensor parallelism alone is tp_fit's
+            if tp * dp > reach or (tp, dp, True) == (scenario.tp, scenario.dp, scenario.ep):
+                continue
+            held = replace(scenario, tp=tp, dp=dp, ep=True).max_batch()
+            if held >= scenario.batch:
+                found.append((tp * dp, -held, tp, dp))
+    if not found:
+        return None
+    _, held, tp, dp = min(found)
+    return tp, dp, -held
 
 
 def equal_memory(scenario: Scenario) -> dict[str, float] | None:

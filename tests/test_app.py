@@ -180,6 +180,17 @@ class TestCalculatorPage:
         full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
         assert f"speculation 50 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
 
+    def test_a_mixture_of_experts_that_does_not_fit_is_offered_data_parallel_attention_and_formats(self):
+        """An engineer's pass: DeepSeek-V3 + MTP on 8 H100s without data-parallel attention was told to
+        get "a larger GPU or a smaller model", where the app's own default for the pair is 16 GPUs
+        with data-parallel attention, and NVFP4 weights hold 666 on the 8; gpt-oss-120b on one H100
+        at batch 256 was offered an FP8 cache that holds 232."""
+        error = make_app(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1").error[0].value
+        assert ("To fit: data-parallel attention with expert parallelism, TP 1 × DP 16 (16 GPUs, holds 2,418); "
+                "NVFP4 weights, FP8 KV (holds 666).") in error
+        error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="256").error[0].value
+        assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 309)" in error
+
     @pytest.mark.parametrize("view", ["table", "gamma", "latency"])
     def test_views_of_this_batch_give_no_speedup_for_a_batch_that_does_not_fit(self, view):
         # The review found Latency giving "Speedup of the request 0.78×" at batch 1024 on the H100 pair.
