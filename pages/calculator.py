@@ -319,7 +319,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_table() -> None:
-        table = calculator.alpha_table(chosen, gamma, batch, context)
+        # The seed's rows, and the user's α among them: its "this batch" figure is the headline's.
+        table = calculator.alpha_table(chosen, gamma, batch, context,
+                                       sorted({*calculator.SEED_ALPHAS, round(alpha, 3)}))
         if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
             table = table.rename(columns={"this_batch": "given_costs"})
             st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
