@@ -144,6 +144,14 @@ class TestCalculatorPage:
         assert shown(at) == figures(chosen)
         assert any("Per token in a pass (µs): 12 (preset 5)" in c.value for c in at.caption)
 
+    def test_fp4_weights_on_a_gpu_without_an_fp4_peak_are_said_to_run_at_bf16(self):
+        """An engineer's pass: NVFP4 on an H200 took the BF16 ridge (206) with nothing saying why."""
+        said = lambda at: [c.value for c in at.sidebar.caption if "has no FP4 peak" in c.value]
+        hopper = make_app(gpu="H200", target="DeepSeek-V3", draft="mtp", tp="8", precision="nvfp4")
+        assert said(hopper) == ["NVIDIA H200 SXM has no FP4 peak: the FP4 weights are stored and read as FP4 (memory "
+                                "and bandwidth as such) but expanded to BF16 for the matmuls, at the BF16 peak."]
+        assert not said(make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", tp="8", precision="nvfp4"))
+
     def test_the_alpha_table_holds_the_user_s_alpha_beside_the_seed_s(self):
         """An engineer's pass: at α 0.75 the table gave 0.70 and 0.80 only, so its figure at this
         batch could not be checked against the headline."""
