@@ -304,15 +304,17 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
         best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
         row = st.container(horizontal=True)
-        # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone cost
-        # more than they return.
-        breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
-        row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
-                   help=t("calc.m.breakeven_verify_help", lang), width="content")
-        row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
-                   help=t("calc.m.breakeven_alpha_help", lang), width="content")
         best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
+        # Whether speculation pays at this batch (its break-even, its best γ) is no question where the
+        # memory does not hold the batch; the passes' costs above are still what they are.
         if fits:
+            # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone
+            # cost more than they return.
+            breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
+            row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
+                       help=t("calc.m.breakeven_verify_help", lang), width="content")
+            row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
+                       help=t("calc.m.breakeven_alpha_help", lang), width="content")
             row.metric(t("calc.m.best_gamma", lang),
                        t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
                          speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
