@@ -215,23 +215,11 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         speed = here["speedup"]
         # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
         if fit is not None and not fit["fits"]:
-            parallel, formats = fit["parallel_fit"], fit["precision_fit"]
-            ways = [t("calc.memory.more_gpus", lang, tp=fit["tp_fit"]) if fit["tp_fit"] else None,
-                    t("calc.memory.dp_attention", lang, tp=parallel[0], dp=parallel[1], gpus=parallel[0] * parallel[1],
-                      held=parallel[2]) if parallel else None,
-                    # Only a cache format that holds the batch: one that holds fewer is no way to fit it.
-                    t("calc.memory.fp8_kv", lang, batch=fit["kv_fp8_batch"])
-                    if fit["kv_fp8_batch"] and fit["kv_fp8_batch"] >= batch else None,
-                    t("calc.memory.precision", lang, precision=t(f"side.precision.{formats[0]}", lang), held=formats[1])
-                    if formats else None,
-                    # A load's context is its requests': no control of its own to shorten.
-                    t("calc.memory.shorter_context", lang, context=fit["context_fit"])
-                    if fit["context_fit"] and not chosen.prefill else None,
-                    t("calc.memory.smaller_batch", lang, batch=fit["max_batch"]) if fit["max_batch"] else None]
+            ways = calculator.ways_to_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
             st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
                        need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
                        limit_plain=fit["max_batch_plain"],
-                       ways="; ".join(w for w in ways if w) or t("calc.memory.no_way", lang)))
+                       ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
 
         row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
         row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
@@ -417,7 +405,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 # What α does not move is found once a page run, not at each move of α: whether the batch fits in
 # memory (a batch that does not gets no speedup) and the α at which speculation breaks even.
-fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX")) if mode == "step" else None
+fit = calculator.memory_fit(chosen) if mode == "step" else None
 breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
 # The page's places for what α moves (filled by at_alpha) and, between them, what it does not: the
 # link's box (filled while open, once the open view's own controls have put their values in the URL;

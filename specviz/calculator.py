@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from .errors import Notice
 from .model import calibration, dtypes, roofline, spec, step
 from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
 
@@ -43,6 +44,7 @@ __all__ = [
     "context_options",
     "expert_tax",
     "memory_fit",
+    "ways_to_fit",
     "equal_memory",
 ]
 
@@ -485,55 +487,66 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
             "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed))}
 
 
-def memory_fit(scenario: Scenario, context_max: int) -> dict[str, Any]:
-    """Whether the scenario's batch fits each GPU's memory, and what would make it fit.
+def memory_fit(scenario: Scenario) -> dict[str, Any]:
+    """Whether the scenario's batch fits each GPU's memory.
 
     Returns
     -------
     dict
         The terms per GPU at the scenario's batch (:meth:`specviz.scenario.Scenario.memory`);
         ``max_batch`` and ``max_batch_plain``, the largest batches the speculative and the plain
-        server hold (:func:`specviz.scenario.largest_batch`); ``fits`` and ``fits_plain``; and the
-        ways to fit the batch with the draft, each None where it does not: ``tp_fit``, the fewest
-        GPUs per group of :data:`specviz.scenario.TENSOR_PARALLEL` (above the scenario's); ``kv_fp8_batch``,
-        the largest batch with an FP8 cache (None where the cache is FP8 already); ``context_fit``,
-        the longest context of :func:`context_options` up to ``context_max`` that holds the batch;
-        for a mixture of experts, ``parallel_fit``: the split with data-parallel attention and expert
-        parallelism of the fewest GPUs (then holding the most) that holds the batch, as ``(tp, dp,
-        held)``, where it is another split than the scenario's (:func:`specviz.scenario.default_parallel`'s
-        reach: the GPU's scale-up domain, or any number over a scale-out network); ``precision_fit``:
-        the first of :data:`FITTING_PRECISIONS` other than the scenario's that holds the batch, as
-        ``(name, held)``.
+        server hold (:func:`specviz.scenario.largest_batch`); ``fits`` and ``fits_plain``. What would
+        make a batch fit is :func:`ways_to_fit`'s, found only where it does not.
     """
     limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
     out: dict[str, Any] = {name: float(value) for name, value in scenario.memory().items()}
-    out |= {"max_batch": limit, "max_batch_plain": limit_plain, "fits": scenario.batch <= limit,
-            "fits_plain": scenario.batch <= limit_plain}
-    wider = [tp for tp in TENSOR_PARALLEL if tp > scenario.tp and replace(scenario, tp=tp).max_batch() >= scenario.batch]
-    out["tp_fit"] = wider[0] if wider else None
-    out["kv_fp8_batch"] = (None if scenario.precision.kv == "fp8"
-                           else replace(scenario, precision=replace(scenario.precision, kv="fp8")).max_batch())
+    return out | {"max_batch": limit, "max_batch_plain": limit_plain, "fits": scenario.batch <= limit,
+                  "fits_plain": scenario.batch <= limit_plain}
+
+
+def ways_to_fit(scenario: Scenario, context_max: int) -> list[Notice]:
+    """What would make the scenario's batch fit with the draft, each only where it holds the batch, as
+    notices (``calc.memory.*``), in order: the fewest GPUs per group of
+    :data:`specviz.scenario.TENSOR_PARALLEL` above the scenario's (``more_gpus``); for a mixture of
+    experts, the split with data-parallel attention and expert parallelism of the fewest GPUs, then
+    holding the most (``dp_attention``, :func:`_parallel_fit`); an FP8 cache (``fp8_kv``); the first of
+    :data:`FITTING_PRECISIONS` other than the scenario's (``precision``); the longest context of
+    :func:`context_options` up to ``context_max`` (``shorter_context``; not for a steady load, whose
+    context is its requests'); and the largest batch that fits, where one does (``smaller_batch``).
+    An empty list: none of them fits it."""
+    batch, ways = scenario.batch, []
+    wider = [tp for tp in TENSOR_PARALLEL if tp > scenario.tp and replace(scenario, tp=tp).max_batch() >= batch]
+    if wider:
+        ways.append(Notice("calc.memory.more_gpus", tp=wider[0]))
+    if scenario.target.num_experts and (parallel := _parallel_fit(scenario)) is not None:
+        tp, dp, held = parallel
+        ways.append(Notice("calc.memory.dp_attention", tp=tp, dp=dp, gpus=tp * dp, held=held))
+    if scenario.precision.kv != "fp8" and (
+            held := replace(scenario, precision=replace(scenario.precision, kv="fp8")).max_batch()) >= batch:
+        ways.append(Notice("calc.memory.fp8_kv", batch=held))
+    formats = next(((name, held) for name in FITTING_PRECISIONS if name != scenario.precision.name
+                    and (held := replace(scenario, precision=dtypes.PRECISIONS[name]).max_batch()) >= batch), None)
+    if formats is not None:
+        ways.append(Notice("calc.memory.precision", precision=Notice(f"side.precision.{formats[0]}"), held=formats[1]))
     contexts = np.array([c for c in context_options(context_max) if c < scenario.context])
-    held = (largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision, tp=scenario.tp,
-                          dp=scenario.dp, context=contexts, gamma=scenario.gamma, rule=scenario.engine.memory)
-            if contexts.size else np.array([], dtype=int))
-    shorter = contexts[held >= scenario.batch]
-    out["context_fit"] = int(shorter.max()) if shorter.size else None
-    out["parallel_fit"] = _parallel_fit(scenario) if scenario.target.num_experts else None
-    out["precision_fit"] = next(((name, held) for name in FITTING_PRECISIONS if name != scenario.precision.name
-                                 and (held := replace(scenario, precision=dtypes.PRECISIONS[name]).max_batch())
-                                 >= scenario.batch), None)
-    return out
+    if contexts.size and not scenario.prefill:
+        held = largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision, tp=scenario.tp,
+                             dp=scenario.dp, context=contexts, gamma=scenario.gamma, rule=scenario.engine.memory)
+        if (shorter := contexts[held >= batch]).size and shorter.max() > 0:
+            ways.append(Notice("calc.memory.shorter_context", context=int(shorter.max())))
+    if limit := scenario.max_batch():
+        ways.append(Notice("calc.memory.smaller_batch", batch=limit))
+    return ways
 
 
 FITTING_PRECISIONS = ("fp8", "nvfp4", "mxfp4", "int4-weights")
-"""The formats :func:`memory_fit` tries, the least lossy first: FP8 weights and cache, then 4-bit weights."""
+"""The formats :func:`ways_to_fit` tries, the least lossy first: FP8 weights and cache, then 4-bit weights."""
 
 
 def _parallel_fit(scenario: Scenario) -> tuple[int, int, int] | None:
     """The split with data-parallel attention (DP 2 or more) and expert parallelism (TP × DP GPUs) of the fewest GPUs,
     then the most sequences held, that holds the scenario's batch, other than its own; None where none
-    within reach does (:func:`memory_fit`)."""
+    within reach does (:func:`ways_to_fit`)."""
     gpu = scenario.gpu
     reach = math.inf if math.isfinite(gpu.scale_out_gb_s) else gpu.scale_up_gpus
     found = []

@@ -239,21 +239,22 @@ class TestBandVsBatch:
 class TestMemoryFitWays:
     def test_each_way_holds_the_batch_it_is_offered_for(self):
         chosen = make_scenario(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1", batch="64")
-        fit = calculator.memory_fit(chosen, 131072)
-        assert fit["max_batch"] == 0 and fit["tp_fit"] is None
-        tp, dp, held = fit["parallel_fit"]
+        assert calculator.memory_fit(chosen)["max_batch"] == 0
+        ways = {way.key.removeprefix("calc.memory."): way.params for way in calculator.ways_to_fit(chosen, 131072)}
+        assert list(ways) == ["dp_attention", "precision"]  # no wider tensor parallelism, no smaller batch
+        tp, dp, held = (ways["dp_attention"][k] for k in ("tp", "dp", "held"))
         assert (tp, dp) == (1, 16) and held == replace(chosen, tp=1, dp=16, ep=True).max_batch() >= 64
         # No split of fewer GPUs holds it, and none of 16 holds more.
         assert all(replace(chosen, tp=t, dp=d, ep=True).max_batch() < 64 for t in (1, 2, 4, 8) for d in (2, 4, 8)
                    if t * d < 16)
         assert all(replace(chosen, tp=t, dp=16 // t, ep=True).max_batch() <= held for t in (2, 4, 8))
-        name, held = fit["precision_fit"]
+        name, held = ways["precision"]["precision"].key.removeprefix("side.precision."), ways["precision"]["held"]
         assert name == "nvfp4" and held == replace(chosen, precision=dtypes.PRECISIONS["nvfp4"]).max_batch() >= 64
         assert replace(chosen, precision=dtypes.PRECISIONS["fp8"]).max_batch() < 64  # tried first, and short
 
     def test_a_dense_model_is_offered_no_data_parallel_attention(self):
-        fit = calculator.memory_fit(make_scenario(batch="1024"), 131072)
-        assert fit["parallel_fit"] is None and fit["tp_fit"] == 8
+        ways = {way.key: way.params for way in calculator.ways_to_fit(make_scenario(batch="1024"), 131072)}
+        assert "calc.memory.dp_attention" not in ways and ways["calc.memory.more_gpus"] == {"tp": 8}
 
 
 class TestHeatmapGrid:

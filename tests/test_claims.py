@@ -346,7 +346,7 @@ class TestClaimsWithinMemory:
         chosen = make_scenario(**self.GPT_OSS)
         check = claims.check_claim(chosen, claims.Claim(3.0, batch=500), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
-        assert check.memory_limit == calculator.memory_fit(chosen, 131072)["max_batch"] == 116
+        assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 116
         assert check.reasons[0].params == {"batch": 500, "most": 116, "context": 1024}
         assert check.batches.empty and math.isnan(check.best["speedup"]) and math.isnan(check.holds_up_to)
         assert claims.calculator_point(check) == {"batch": 500}

@@ -131,7 +131,7 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
         row |= {"prefill": True, "input_tokens": chosen.input_tokens, "output_tokens": chosen.output_tokens}
     if chosen.mode == "step":
         low, high = calculator.speedup_band(chosen, *point)
-        fit = calculator.memory_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
+        fit = calculator.memory_fit(chosen)
         row |= {"low": float(low), "high": float(high),
                 "ideal_speedup": float(calculator.evaluate_scenario(chosen.ideal(), *point)["speedup"]),
                 "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()},
