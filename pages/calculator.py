@@ -203,7 +203,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             st.stop()
 
         off = scenario.knobs_off_preset(chosen) if mode == "step" else {}
-        # With every knob set (a calibration's link sets all seven) no cost is drawn: the band is the
+        # With every knob set (a calibration's link sets all nine) no cost is drawn: the band is the
         # model's own error alone, and its captions say so rather than offer a calibration to narrow it.
         held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
         if off:

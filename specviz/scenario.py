@@ -91,11 +91,13 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("layer_us", None, 0.0, 400.0, 1.0),
     Field("token_us", None, 0.0, 500.0, 1.0),
     Field("allreduce_us", None, 0.0, 50.0, 0.5),
+    Field("draft_pass_us", None, 0.0, 5000.0, 10.0),
+    Field("speculation_ms", None, 0.0, 50.0, 0.05),
     # Positive and bounded: a zero or an overflowing figure would make a pass take no time.
     Field("tflops", None, 0.001, roofline.MAX_TFLOPS, 1.0),
     Field("bandwidth", None, 0.001, roofline.MAX_BANDWIDTH_TB_S, 0.01),
 )}
-COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allreduce_us")
+COST_KNOBS = ("mfu", "mbu", "overlap", "step_ms", "layer_us", "token_us", "allreduce_us", "draft_pass_us", "speculation_ms")
 # The id of a model read from an uploaded or pasted config.json (no preset; it cannot travel in a link).
 CUSTOM = "custom"
 # A component's weight format and the KV cache's, each over the precision's (URL parameters).
@@ -144,7 +146,8 @@ def preset_costs(engine: calibration.Engine) -> step.Costs:
     :data:`specviz.model.calibration.ROOFLINE_PRIORS` and the engine's median costs (``data/engines.csv``)."""
     shares = {name: prior[0] for name, prior in calibration.ROOFLINE_PRIORS.items()}
     return step.Costs(**shares, step_ms=engine.step_ms[0], layer_us=engine.layer_us[0],
-                      token_us=engine.token_us[0], allreduce_us=engine.allreduce_us[0])
+                      token_us=engine.token_us[0], allreduce_us=engine.allreduce_us[0],
+                      draft_pass_us=engine.draft_pass_us[0], speculation_ms=engine.speculation_ms[0])
 
 
 def model_group(model: architecture.Model) -> str:

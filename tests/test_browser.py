@@ -119,7 +119,8 @@ class TestCalculatorInChromium:
     def test_upload_of_a_bad_file_says_what_is_wrong_and_a_config_json_is_read(self, page: Page, app_url: str,
                                                                               tmp_path):
         # The ideal roofline (every share of peak, no engine cost) at context 0: the hand computation below.
-        page.goto(f"{app_url}/?target=custom&batch=1&context=0&mfu=1&mbu=1&overlap=1&step_ms=0&token_us=0")
+        page.goto(f"{app_url}/?target=custom&batch=1&context=0&mfu=1&mbu=1&overlap=1&step_ms=0&token_us=0&draft_pass_us=0"
+                  "&speculation_ms=0")
         expect(page.get_by_text("is empty").first).to_be_visible(timeout=TIMEOUT)
         upload = page.locator('[data-testid="stSidebar"] input[type="file"]')
         bad = tmp_path / "config.json"
@@ -512,7 +513,7 @@ class TestUserGuideInChromium:
 
     def test_calculator_its_latency_and_its_deploy_views(self, guide_page: Page, app_url: str):
         wait_for_app(guide_page, app_url)
-        expect(guide_page.get_by_text(re.compile(r"^Speculation pays here: 1\.51×"))).to_be_visible(timeout=TIMEOUT)
+        expect(guide_page.get_by_text(re.compile(r"^Speculation pays here: 1\.45×"))).to_be_visible(timeout=TIMEOUT)
         guide_page.screenshot(path=GUIDE / "calculator.png")
         # The views as their segments open them (a link's view= opens the same view: TestApp's tests).
         view(guide_page, "Latency").click()
@@ -589,5 +590,5 @@ class TestUserGuideInChromium:
     def test_calculator_in_vietnamese(self, guide_page: Page, app_url: str):
         guide_page.goto(f"{app_url}/?lang=vi")
         expect(guide_page.get_by_role("heading", level=1)).to_have_text(re.compile("^Máy tính"), timeout=TIMEOUT)
-        expect(metric(guide_page, "Tăng tốc")).to_have_text("1.51×", timeout=TIMEOUT)
+        expect(metric(guide_page, "Tăng tốc")).to_have_text("1.45×", timeout=TIMEOUT)
         guide_page.screenshot(path=GUIDE / "calculator_vi.png")

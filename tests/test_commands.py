@@ -412,18 +412,18 @@ class TestMemoryFlags:
     def test_sized_at_the_longest_draft_the_server_allocates(self):
         """A hybrid keeps a linear-attention state for each position a verify pass may roll back to,
         and the server allocates them for its longest draft: Qwen3.5-397B-A17B on 8 H200s holds 357
-        sequences at the page's γ 4 and 219 at the 8 its schedule drafts at small batches, which
+        sequences at the page's γ 4 and 242 at the 7 its schedule drafts at batches 25-68, which
         vLLM's num_speculative_tokens and SGLang's --speculative-num-steps are; the commands state
-        219 (they stated 357)."""
+        242 (they stated 357)."""
         qwen = make_scenario(target="Qwen3.5-397B-A17B", gpu="H200")
         schedule = draft_length.gamma_schedule(qwen, 0.8, 1024, 1024, 16)
-        assert (qwen.max_batch(), int(schedule["gamma"].max()), replace(qwen, gamma=8).max_batch()) == (357, 8, 219)
+        assert (qwen.max_batch(), int(schedule["gamma"].max()), replace(qwen, gamma=7).max_batch()) == (357, 7, 242)
         vllm = vllm_config.vllm_command(qwen, "0.33.0", 4, schedule=schedule)
         config = json.loads(vllm.argv[-1])
-        assert config["num_speculative_tokens"] == 8 and vllm.argv[vllm.argv.index("--max-num-seqs") + 1] == "219"
+        assert config["num_speculative_tokens"] == 7 and vllm.argv[vllm.argv.index("--max-num-seqs") + 1] == "242"
         sglang = vllm_config.sglang_command(qwen, 4, schedule=schedule)
-        sized = replace(qwen, gamma=8, engine=replace(qwen.engine, memory=PRESETS.engines["sglang"].memory))
-        assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "8"
+        sized = replace(qwen, gamma=7, engine=replace(qwen.engine, memory=PRESETS.engines["sglang"].memory))
+        assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "7"
         assert sglang.argv[sglang.argv.index("--max-running-requests") + 1] == str(sized.max_batch())
 
     def test_vllm_per_data_parallel_rank_and_sglang_over_all(self):

@@ -138,7 +138,8 @@ class TestStepV2:
     def test_recovers_what_the_step_model_made(self):
         """Points made by the step model at costs inside the engine's priors, acceptance known: the
         held-out predictions within 5 %."""
-        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0,
+                           draft_pass_us=270.0, speculation_ms=1.05)
         batch = np.array([2.0, 8, 24, 64, 160])
         made = step.step(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], step.Draft("eagle"), batch=batch, gamma=3,
                          context=512.0, acceptance_length=2.9, costs=costs)["speedup"]
@@ -150,7 +151,8 @@ class TestStepV2:
     def test_recovers_what_the_step_model_made_with_prefill_in_each_step(self, known):
         """The same with each step carrying the prompts of a steady load (2,048 in, 64 out): the calibration
         prices the prefill E times over in a speculative step, E measured or fitted."""
-        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0)
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, allreduce_us=8.0,
+                           draft_pass_us=270.0, speculation_ms=1.05)
         batch = np.array([2.0, 8, 24, 64, 160])
         made = step.step(GPUS["H100-SXM"], MODELS["Llama-3.1-8B"], step.Draft("eagle"), batch=batch, gamma=3,
                          context=2048.0, acceptance_length=2.9, costs=costs, prompt_tokens=2048,
@@ -168,7 +170,8 @@ class TestStepV2:
         """gpt-oss-20b points made with adjacent tokens sharing ROUTING_OVERLAP of their experts (Cohere's
         measured 38 %): step v2 prices the verify pass so, and recovers them within 5 %."""
         assert step.ROUTING_OVERLAP == 0.38
-        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0)
+        costs = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=0.9, layer_us=1.0, token_us=8.0, draft_pass_us=270.0,
+                           speculation_ms=1.05)
         batch = np.array([1.0, 4, 16, 64, 128])
         made = step.step(GPUS["H100-SXM"], MODELS["gpt-oss-20b"], step.Draft("eagle3"), batch=batch, gamma=3,
                          context=1024.0, acceptance_length=2.7, costs=costs,

@@ -59,7 +59,7 @@ def loaded_runs(chosen, costs: step.Costs, batch: list[float], prompt: int, outp
 
 class TestLoads:
     EAGLE = replace(SCENARIO, draft=step.Draft("eagle"), draft_id="eagle")
-    TRUE = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=2.0, token_us=12.0)
+    TRUE = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=2.0, token_us=12.0, draft_pass_us=270.0, speculation_ms=1.05)
 
     def test_a_run_of_known_tokens_is_predicted_at_its_load(self):
         paired = loaded_runs(self.EAGLE, self.TRUE, [1, 16, 64], 2000, 100)
@@ -105,7 +105,7 @@ class TestLoads:
         assert band["low"][0] <= float(true_16) <= band["high"][0]
         (decoding,) = prediction.calibrate_settings(prediction.predict(paired, self.EAGLE, PRESETS, 1024), self.EAGLE,
                                                   PRESETS, 1024)
-        assert decoding.rms_error > 30 * fit.rms_error and "fit.no_solution" in decoding.warnings  # 0.31 and 0.006
+        assert decoding.rms_error > 30 * fit.rms_error > 0  # 0.14 and 0.004
         # The calibration in use predicts its runs as the calculator opened at its scenario would.
         again = prediction.predict(paired, self.EAGLE, PRESETS, 1024, prediction.calibration_in_use("step", [fit], self.EAGLE),
                                  loads=True)
@@ -280,7 +280,7 @@ def measured_points(chosen, costs: step.Costs, batch: list[float], noise: float 
 
 class TestCalibrateSettings:
     EAGLE = replace(SCENARIO, draft=step.Draft("eagle"), draft_id="eagle")
-    TRUE = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=2.0, token_us=12.0)
+    TRUE = step.Costs(mfu=0.6, mbu=0.8, overlap=0.0, step_ms=2.0, token_us=12.0, draft_pass_us=270.0, speculation_ms=1.05)
 
     def test_recovers_the_costs_that_made_the_runs(self):
         predicted = measured_points(self.EAGLE, self.TRUE, [1, 8, 32, 64, 128])

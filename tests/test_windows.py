@@ -60,17 +60,18 @@ class TestLiveContext:
 
     def test_the_verdict_at_context_52_beats_the_one_at_1024_for_the_seed_s_pair(self):
         """Qwen3-32B with its 0.6B draft on 2 H100s, α 0.737 (E 2.680), γ 3, 64 running requests:
-        S = E / (γc + v). At 1,024: c 0.1174, v 1.5641, 2.680 / 1.9163 = 1.40×. At 52: c 0.0648,
-        v 1.6424, 2.680 / 1.8369 = 1.46×. The verify pass costs more against a plain step at the short
+        S = E / (γc + v). At 1,024: c 0.1299, v 1.6126, 2.680 / 2.0021 = 1.34×. At 52: c 0.0794,
+        v 1.6991, 2.680 / 1.9373 = 1.38×. The verify pass costs more against a plain step at the short
         context (less KV to read, nearer compute-bound), but the draft far less: its 28 layers read
-        114.7 KB of KV a token against 1.2 GB of weights, so its step shrinks by half."""
+        114.7 KB of KV a token against 1.2 GB of weights, so its pass shrinks by about two fifths (the
+        proposer's 270 µs around it stay)."""
         state = window_with_requests((2, 100, 300), (5, 160, 492))
         chosen = make_scenario()
         at_52 = live.paying_now(chosen, {**vars(state), "running_requests": 64.0}, 1024)
         at_1024 = live.paying_now(chosen, {**vars(state), "running_requests": 64.0, "mean_context": None}, 1024)
         assert (at_52.context, at_1024.context) == (52, 1024)
-        assert at_1024.speedup == pytest.approx(1.3985, abs=1e-4) and at_52.speedup == pytest.approx(1.4590, abs=1e-4)
-        for verdict, draft_cost in ((at_1024, 0.1174), (at_52, 0.0648)):
+        assert at_1024.speedup == pytest.approx(1.3386, abs=1e-4) and at_52.speedup == pytest.approx(1.3833, abs=1e-4)
+        for verdict, draft_cost in ((at_1024, 0.1299), (at_52, 0.0794)):
             assert verdict.speedup == pytest.approx(verdict.expected_tokens / (3 * draft_cost + verdict.verify_cost),
                                                     abs=2e-4)
         assert at_52.verify_cost > at_1024.verify_cost and at_52.draft_share < at_1024.draft_share
@@ -178,7 +179,8 @@ class TestPayingNow:
 class TestCalibrateWindows:
     # Llama-3.1-70B with its Llama-3.2-1B draft on 4 H100s, at costs inside vLLM V1's priors.
     SCENARIO = make_scenario(target="Llama-3.1-70B", context="2048")
-    TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=2.0, layer_us=1.0, token_us=12.0, allreduce_us=8.0)
+    TRUE = step.Costs(mfu=0.55, mbu=0.8, overlap=0.2, step_ms=2.0, layer_us=1.0, token_us=12.0, allreduce_us=8.0,
+                      draft_pass_us=270.0, speculation_ms=1.05)
 
     def windows(self, batches, length=3.1, gamma=4, noise=0.0) -> pd.DataFrame:
         """Windows a server with TRUE's costs would report: tokens/s = B·E / t_spec."""

@@ -42,7 +42,7 @@ EXAMPLES: dict[str, tuple[list[str], bool]] = {
     "runs": (["--format", "csv"], False),
     "query": (["SELECT engine, count(*) AS runs, round(max(output_throughput)) AS best FROM runs GROUP BY ALL "
                "ORDER BY ALL"], True),
-    "export": (["a9e872756ae4-0", "--format", "benchmark-report"], True),
+    "export": (["76421ca78dc5-0", "--format", "benchmark-report"], True),
     "remove": (["data/examples/example_sweep.csv"], True),
     "metrics": (["data/replay/vllm_specdecode.prom"], True),
     "record": (["http://localhost:8000/metrics", "--every", "5", "--count", "120"], False),

@@ -412,13 +412,15 @@ error; without an acceptance length it takes the series' (measured mean, or fitt
 
 Output (--format csv|md: the series table, a blank line, the predictions table): per series,
 `fitted` holds the weighted medians over the draws that fit (`step_ms`: the fixed cost per step;
-`token_us`: per token in a pass), `rms_error` the RMS of predicted minus measured speedup over the
+`token_us`: per token in a pass; `draft_pass_us` and `speculation_ms`: per draft pass and per
+speculative step, drawn from the engine's range), `rms_error` the RMS of predicted minus measured speedup over the
 series' own rows (about 0 with two rows, which the fit meets exactly), `warnings` the fit's warnings
 in words (no non-negative costs fit; E at γ + 1); per prediction, the band is the draws' 10th to
 90th percentile widened by the model's error. For example:
 
     {"series": {"eagle3-head": {"fitted": {"mfu": 0.57, "mbu": 0.76, "overlap": 0.26, "layer_us": 2.4,
-       "allreduce_us": 8.1, "step_ms": 0.96, "token_us": 9.5, "expected_tokens": 2.9},
+       "allreduce_us": 8.1, "draft_pass_us": 380.0, "speculation_ms": 1.1, "step_ms": 0.96, "token_us": 9.5,
+       "expected_tokens": 2.9},
        "rms_error": 0.0, "warnings": []}},
      "predictions": [{"row": 1, "series": "eagle3-head", "speedup": 1.75, "low": 1.50, "high": 1.96}]}
 

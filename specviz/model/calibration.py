@@ -4,7 +4,7 @@ Two measured points cannot pin every knob of :mod:`specviz.model.step`: about 18
 model fitted two EAGLE points equally well and disagreed by up to 40 % in between. So the knobs get
 priors, and the fit moves only what two points can pin:
 
-* the shares of peak reached (``mfu``, ``mbu``), ``overlap``, the per-layer launch cost and the
+* the shares of peak reached (``mfu``, ``mbu``), ``overlap``, the per-layer launch cost, the
   all-reduce latency are drawn from their priors (the engine preset, :data:`ROOFLINE_PRIORS`);
 * for each draw, the fixed cost per step P and the cost per token T follow exactly from the two
   points, for the speedup is linear in them once the rest is fixed. With E the tokens per step,
@@ -69,10 +69,11 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # with a fit that no costs satisfy weighted by how near each draw comes to the points; (−0.100, +0.201)
 # with the GB300 runs' total throughput beside their TPOT; (−0.116, +0.204) with the P-EAGLE post's
 # charts read at the pixel, its SPEED-Bench chart added and the n-gram runs' acceptance fitted, not
-# taken from another sample). The draws'
+# taken from another sample; (−0.129, +0.145) with the costs only speculation pays, per draft pass and
+# per speculative step, data/engines.csv). The draws'
 # spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right the
 # model's shape is. tests/test_fidelity.py recomputes these figures from the data.
-MODEL_ERROR = (-0.116, 0.204)
+MODEL_ERROR = (-0.129, 0.145)
 MODEL_ERROR_POINTS = 101
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).
@@ -102,6 +103,8 @@ class Engine:
     layer_us: tuple[float, float, float]
     token_us: tuple[float, float, float]
     allreduce_us: tuple[float, float, float]
+    draft_pass_us: tuple[float, float, float]
+    speculation_ms: tuple[float, float, float]
     source: str
     note: str = ""
     components: tuple[Engine, ...] = ()
@@ -119,7 +122,8 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
     engines: dict[str, Engine] = {}
     for row in rows:
         engines[row["id"]] = Engine(row["id"], PresetText.from_row(row, "name"), triple(row, "step_ms"), triple(row, "layer_us"),
-                                    triple(row, "token_us"), triple(row, "allreduce_us"), row["source"], row["note"],
+                                    triple(row, "token_us"), triple(row, "allreduce_us"), triple(row, "draft_pass_us"),
+                                    triple(row, "speculation_ms"), row["source"], row["note"],
                                     tuple(engines[part] for part in row["mixture_of"].split()),
                                     MemoryRule(float(row["memory_fraction"]), row["memory_reserve"], BUDGETS[row["budget"]]),
                                     PresetText.from_row(row, "memory_source"))
@@ -194,7 +198,7 @@ def fitted_costs(fit: Fit, link_gb_s: float | None = None) -> step.Costs:
     to a few dozen points can pin and a link a person can read, shares of peak to three decimals and
     costs to three significant digits."""
     shares = ("mfu", "mbu", "overlap")
-    costs = ("step_ms", "layer_us", "token_us", "allreduce_us")
+    costs = ("step_ms", "layer_us", "token_us", "allreduce_us", "draft_pass_us", "speculation_ms")
     fitted = fit.fitted
     return step.Costs(**{name: round(fitted[name], 3) for name in shares},
                       **{name: float(f"{fitted[name]:.3g}") for name in costs}, link_gb_s=link_gb_s)
@@ -229,8 +233,8 @@ def _log_normal_density(value: np.ndarray, prior: tuple[float, float, float]) ->
 def prior_draws(engine: Engine, n: int = _DRAWS, seed: int = 0,
                 hold: Mapping[str, float] | None = None) -> dict[str, np.ndarray]:
     """``n`` draws of every cost knob of :class:`specviz.model.step.Costs` from its prior: the shares of peak
-    and the overlap uniform over :data:`ROOFLINE_PRIORS`' ranges, the engine's per-layer and
-    all-reduce costs uniform over its range, its fixed and per-token costs log-normal about its
+    and the overlap uniform over :data:`ROOFLINE_PRIORS`' ranges, the engine's per-layer, all-reduce,
+    per-draft-pass and per-speculative-step costs uniform over its range, its fixed and per-token costs log-normal about its
     median with the range as about ±2σ, clipped to the range. An engine with ``components`` draws
     each draw's engine costs from one component, each as likely (:class:`Engine`). A knob in
     ``hold`` keeps that value in every draw (a knob the user set)."""
@@ -240,7 +244,7 @@ def prior_draws(engine: Engine, n: int = _DRAWS, seed: int = 0,
     # Every component's draws, then one component per draw (a known engine's draws are as before:
     # no extra call on the generator).
     which = rng.integers(len(parts), size=n) if engine.components else np.zeros(n, dtype=int)
-    for name in ("layer_us", "allreduce_us", "step_ms", "token_us"):
+    for name in ("layer_us", "allreduce_us", "step_ms", "token_us", "draft_pass_us", "speculation_ms"):
         per_part = np.empty((len(parts), n))
         for index, part in enumerate(parts):
             median, low, high = getattr(part, name)
@@ -260,7 +264,8 @@ def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray,
     draw (rows) and point (columns), without P and T; E (``e``, per point or per draw) sets the
     prefill a speculative step carries where the setting has prompt tokens (:func:`specviz.model.step.step`)."""
     costs = step.Costs(mfu=draws["mfu"][:, None], mbu=draws["mbu"][:, None], overlap=draws["overlap"][:, None],
-                       layer_us=draws["layer_us"][:, None], allreduce_us=draws["allreduce_us"][:, None])
+                       layer_us=draws["layer_us"][:, None], allreduce_us=draws["allreduce_us"][:, None],
+                       draft_pass_us=draws["draft_pass_us"][:, None], speculation_ms=draws["speculation_ms"][:, None])
     return step.step(setting["gpu"], setting["target"], setting["draft"], batch=b, gamma=g, context=ctx,
                      acceptance_length=np.ones_like(b) * e, tree_tokens=setting["tree_tokens"],
                      draft_width=setting["draft_width"], tp=setting["tp"], dp=setting["dp"], ep=setting["ep"],

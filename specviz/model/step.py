@@ -20,8 +20,12 @@ on ``tp`` devices (tensor parallelism):
 
 A step adds ``t_step``, a fixed cost per engine step (scheduling, preparing the inputs, processing
 the outputs), once: an engine runs its draft passes and the verify pass inside one step (vLLM V1's
-EAGLE proposer and draft-model runner, SGLang's EAGLE worker, MagicDec's loop), so the host's work
-per step does not repeat per draft pass; each pass still pays its launches (``t_layer``). A plain
+EAGLE proposer and draft-model runner, SGLang's EAGLE worker, MagicDec's loop), so the scheduler's
+work per step does not repeat per draft pass; each pass still pays its launches (``t_layer``). Two
+costs only speculation pays come on top: ``t_draft_pass``, the proposer's work around each draft
+pass (preparing its inputs, sampling its token, the loop's launches), and ``t_speculation``, once a
+speculative step (rejection sampling's set-up, the accepted tokens' bookkeeping, the draft's inputs
+after verification), counted in the verify step. A plain
 step is one target pass (N = 1). A speculative step is γ draft passes and one verify pass over the
 tree's nodes (γ + 1 for a chain); it yields E tokens per sequence, E = 1 + Σ_d p_d with
 p_d the probability that depth d is accepted (α^d for a chain at per-position rate α: Leviathan et
@@ -106,8 +110,11 @@ class Costs:
     ``mfu``, ``mbu``: shares of the peak FLOPS and bandwidth reached; ``overlap``: 1 when compute
     and memory time overlap fully, 0 when they add; ``step_ms``: fixed per engine step, once
     whatever the passes in it; ``layer_us``: per layer and pass; ``token_us``: per token in a pass; ``allreduce_us``: latency of one all-reduce;
-    ``link_gb_s``: one way, per device (None: the GPU preset's). Each may also be an array that
-    broadcasts with the pass's inputs (a calibration evaluates many knob sets at once).
+    ``link_gb_s``: one way, per device (None: the GPU preset's); ``draft_pass_us``: per draft pass, the
+    proposer's work around it (a parallel drafter's one pass pays it once); ``speculation_ms``: once per
+    speculative step, beside ``step_ms`` (both 0 for a plain step: costs only speculation pays). Each
+    may also be an array that broadcasts with the pass's inputs (a calibration evaluates many knob
+    sets at once).
     """
 
     mfu: float = 1.0
@@ -118,6 +125,8 @@ class Costs:
     token_us: float = 0.0
     allreduce_us: float = 0.0
     link_gb_s: float | None = None
+    draft_pass_us: float = 0.0
+    speculation_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -384,10 +393,13 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
     .. math::
 
         t_{plain} = t(B) + t_{step},\\quad
-        t_{spec} = γ\\, t_{draft}(B·w) + \\underbrace{t(B·n) + t_{step}}_{t_{verify}},\\qquad
+        t_{spec} = γ\\,\\big(t_{draft}(B·w) + t_{draft\\,pass}\\big)
+                 + \\underbrace{t(B·n) + t_{step} + t_{speculation}}_{t_{verify}},\\qquad
         S = \\frac{E\\, t_{plain}}{t_{spec}}
 
-    with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
+    with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, t_draft_pass and
+    t_speculation the costs only speculation pays (``costs.draft_pass_us``, ``costs.speculation_ms``: a
+    parallel drafter's one pass pays t_draft_pass once, spread over its γ positions), n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
     draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
     else E(α, γ) of a chain (:func:`specviz.model.spec.expected_tokens`; the target's MTP layers run
     past the positions they were trained for keep ``mtp_reuse`` of the acceptance at each further
@@ -550,8 +562,10 @@ def step_seconds(work: dict, costs: Costs) -> dict:
     :func:`pass_seconds`), each at its own shape."""
     plain_pass, verify_pass = pass_seconds(work["plain"], costs), pass_seconds(work["verify"], costs)
     step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
-    plain, verify = plain_pass["time_s"] + step_s, verify_pass["time_s"] + step_s
-    one_draft = _draft_seconds(work, plain, lambda drafted: pass_seconds(drafted, costs)["time_s"])
+    plain = plain_pass["time_s"] + step_s
+    verify = verify_pass["time_s"] + step_s + np.asarray(costs.speculation_ms, dtype=float) * 1e-3
+    around = np.asarray(costs.draft_pass_us, dtype=float) * 1e-6
+    one_draft = _draft_seconds(work, plain, lambda drafted: pass_seconds(drafted, costs)["time_s"] + around)
     return {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": work["gamma"] * one_draft + verify,
             "plain_pass": plain_pass, "verify_pass": verify_pass}
 
@@ -634,20 +648,23 @@ def ratio_terms(work: dict, costs: Costs) -> dict:
     A pass's cost per token and its collectives' transfers are linear in its tokens
     (:func:`_linear_costs`: τ per token, c once), so that
 
-    .. math:: t_{spec} = \\underbrace{t_{roof} + B n\\,τ + c + t_{step}}_{t_{verify}} + γ\\,t_{draft}
+    .. math:: t_{spec} = \\underbrace{t_{roof} + B n\\,τ + c + t_{step} + t_{speculation}}_{t_{verify}} + γ\\,t_{draft}
 
     where only γ·t_draft mixes a figure of the points with one of the draws × batches. ``per_plain``
-    (1 / t_plain) and ``draft`` (t_draft) are found here at their own shapes (the draws × batches), beside
+    (1 / t_plain) and ``draft`` (t_draft, the proposer's ``draft_pass_us`` included) are found here at their own shapes (the draws × batches), beside
     the verify pass's ``work`` and ``costs``, its ``tokens`` (B·n), ``per_token`` (τ) and ``once``
-    (c + t_step), and ``gamma``.
+    (c + t_step + t_speculation), and ``gamma``.
     """
     verify, step_s = work["verify"], np.asarray(costs.step_ms, dtype=float) * 1e-3
     if work["plain"]["prefill"].any() or verify["prefill"].any():
         raise ValueError("ratio_terms times decode-only steps: step_work without prompt_tokens")
     plain = _pass_outer(work["plain"], costs, step_s)
     per_token, fixed = _linear_costs(verify, costs)
-    return {"per_plain": 1.0 / plain, "draft": _draft_seconds(work, plain, lambda drafted: _pass_outer(drafted, costs)),
-            "gamma": work["gamma"], "tokens": verify["tokens"], "per_token": per_token, "once": fixed + step_s,
+    around = np.asarray(costs.draft_pass_us, dtype=float) * 1e-6
+    spec_only = np.asarray(costs.speculation_ms, dtype=float) * 1e-3
+    return {"per_plain": 1.0 / plain,
+            "draft": _draft_seconds(work, plain, lambda drafted: _pass_outer(drafted, costs, around)),
+            "gamma": work["gamma"], "tokens": verify["tokens"], "per_token": per_token, "once": fixed + step_s + spec_only,
             "work": {"device": verify["device"], "compute": verify["compute"], "bytes": verify["bytes"]},
             "costs": {"mfu": np.asarray(costs.mfu), "mbu": np.asarray(costs.mbu), "overlap": np.asarray(costs.overlap)}}
 
