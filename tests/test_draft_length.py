@@ -159,6 +159,17 @@ class TestAdvise:
         ones = schedule.assign(gamma=1)  # a schedule of one token at every batch, and γ 1: nothing to warn of
         assert not any(n.key == "advice.mtp_reused" for n in draft_length.advise(deepseek, 0.8, 1, 64, ones))
 
+    def test_an_eagle3_head_drafting_past_its_training_is_warned_of(self):
+        """SafeAILab's EAGLE-3 head for Llama-3.1-8B on one H100: at α 0.9 the schedule drafts up to 11
+        tokens at batches 1-2, past the 7 such heads are trained for; at α 0.8 it drafts at most 6."""
+        llama = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp="1")
+        high = draft_length.gamma_schedule(llama, 0.9, 1024, 1024, 16)
+        assert int(high["gamma"].max()) == 11
+        assert Notice("advice.head_past_training", gamma=11, trained=7) in draft_length.advise(llama, 0.9, 4, 1, high)
+        usual = draft_length.gamma_schedule(llama, 0.8, 1024, 1024, 16)
+        assert int(usual["gamma"].max()) == 6
+        assert not any(n.key == "advice.head_past_training" for n in draft_length.advise(llama, 0.8, 4, 1, usual))
+
     @pytest.mark.parametrize("draft, remedy", [("Qwen3-0.6B", "model"), ("eagle3", "head"), ("eagle", "head"),
                                                ("peagle", "head"), ("block", "head"), ("ngram", "lookup"),
                                                ("suffix", "lookup"), ("medusa", "other")])

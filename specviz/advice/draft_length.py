@@ -21,7 +21,7 @@ from specviz.errors import Notice
 from specviz.model import spec, step
 from specviz.scenario import Scenario, largest_batch
 
-__all__ = ["gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE"]
+__all__ = ["gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE", "EAGLE3_TRAINED"]
 
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
@@ -29,6 +29,10 @@ WEAK_DRAFT_RATE = 0.40
 # What to try instead of a draft below it, by the draft's kind (advice.weak_remedy.*): a head is
 # already the close draft, and prompt lookup has no model to replace.
 _WEAK_REMEDY = {"model": "model", "ngram": "lookup", "suffix": "lookup", **dict.fromkeys(step.HEAD_KINDS, "head")}
+# The draft positions an EAGLE-3 head is trained for: its training-time test unrolls 7 steps by default
+# (SpecForge's scripts/train_eagle3.py, --ttt-length 7; SafeAILab's eagle/traineagle3/cnets.py,
+# self.length = 7). No published run measures the acceptance past them.
+EAGLE3_TRAINED = 7
 
 
 def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int,
@@ -106,6 +110,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         the target's MTP layers were trained for (vLLM: "Enabling num_speculative_tokens > 1 will run
         multiple times of forward on same MTP layer, which may result in lower acceptance rate"),
         with the acceptance the figures take at the first and the last reused position;
+        ``advice.head_past_training`` for an EAGLE-3 head drafting more than the
+        :data:`EAGLE3_TRAINED` positions such heads are trained for, whose figures keep α there;
         ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ (a reused MTP layer's at the positions it was trained for) is below
         :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
@@ -154,6 +160,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         rates = spec.position_rates(alpha, longest, **scenario.reuse)
         notices.append(Notice("advice.mtp_reused", target=scenario.target.name, trained=reused - 1, gamma=longest,
                               reuse=scenario.mtp_reuse, first=float(rates[reused - 1]), last=float(rates[-1])))
+    if scenario.draft.kind == "eagle3" and longest > EAGLE3_TRAINED:
+        notices.append(Notice("advice.head_past_training", gamma=longest, trained=EAGLE3_TRAINED))
     # A reused MTP layer is judged at the positions it was trained for: what it loses past them is the
     # draft length's to fix (the advice above), not the draft's.
     judged = int(gamma) if reused is None else min(int(gamma), reused - 1)
