@@ -2,7 +2,8 @@
 
 The sidebar resolves the GPU, the model pair, the engine, the precision and the tensor parallelism
 into ``st.session_state["scenario"]`` (a :class:`specviz.scenario.Scenario` at the engine's preset
-costs) or, when an entry is unusable, ``st.session_state["scenario_error"]``.
+costs, with the knobs the calculator's cost panel or a link set over them) or, when an entry is
+unusable, ``st.session_state["scenario_error"]``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pages._shared import ROUTED, errors_said, model_choice_name, new_engine, pr
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError
 from specviz.i18n import in_language, message, t
-from specviz.model import architecture, dtypes, hf_config
+from specviz.model import architecture, dtypes, hf_config, step
 
 ROOT = Path(__file__).resolve().parent
 
@@ -145,14 +146,35 @@ def scenario_sidebar(lang: str) -> None:
         side.caption(t("side.expanded", lang, compute=compute.upper(), gpu=gpu.name))
     engine = engines[engine_id]
     chosen = scenario.Scenario(
-        gpu=gpu, target=target, draft=draft, engine=engine, costs=scenario.preset_costs(engine), target_id=target_id,
+        gpu=gpu, target=target, draft=draft, engine=engine, costs=set_costs(scenario.preset_costs(engine)), target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, gpu_figures=gpu_figures)
+    if off := scenario.knobs_off_preset(chosen):  # every page prices them: said on every page
+        side.caption(t("side.costs_set", lang, engine=in_language(engine.name, lang), knobs="; ".join(
+            t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
+            for name, (value, value_preset) in off.items())))
     if (reused := chosen.mtp_reused_from) is not None:  # the target's MTP layers run past their training
         field = scenario.FIELDS["mtp_reuse"]
         chosen = replace(chosen, mtp_reuse=url_widget(
             reuse_box.slider, t("side.mtp_reuse", lang), field.low, field.upper, value=field.default, step=field.step,
             key="mtp_reuse", help=t("side.mtp_reuse_help", lang, target=target.name, trained=reused - 1, reused=reused)))
     st.session_state["scenario"] = chosen
+
+
+def set_costs(preset: step.Costs) -> step.Costs:
+    """The engine's preset costs with the knobs set over them: by the calculator's cost panel (its
+    controls keep their values for the session) or by a link, so that every page prices the scenario
+    the calculator shows (a knob the link gives out of range is the calculator's to report, and
+    stays at the preset here)."""
+    knobs = {}
+    for name in scenario.COST_KNOBS:
+        if name in st.session_state:
+            knobs[name] = float(st.session_state[name])
+        elif name in st.query_params:
+            try:
+                knobs[name] = float(scenario.FIELDS[name].parse(st.query_params[name]))
+            except ValueError:
+                continue
+    return replace(preset, **knobs)
 
 
 def keep_language() -> None:

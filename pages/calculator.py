@@ -85,11 +85,18 @@ def typed_alpha() -> None:
 _KNOB_WIDTH = 190  # px: two knobs a row at 800 px, four at 1,400; a label wraps between words
 
 
+# The costs only speculation pays are said apart once they add this share of a plain step to a
+# speculative one (the verify pass's own cost, which the explanation gives, leaves them out).
+_SPECULATION_NOTE_SHARE = 0.05
+
+
 def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
     """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
     with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
     f = scenario.FIELDS[name]
     value = f.default if default is None else default
+    if f.step >= 10 and not f.whole:  # a knob stepped in tens reads as a whole number (270, not 270.00)
+        kwargs.setdefault("format", "%.0f")
     return url_widget(widget, t(f"calc.{name}", lang), f.low, f.upper, value=value, step=f.step, key=name, **kwargs)
 
 
@@ -221,6 +228,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                        limit_plain=fit["max_batch_plain"],
                        ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
 
+        # How the draft's γ positions are proposed: a pass each, one pass for all, or on the host.
+        kind = chosen.draft.kind
+        drafting = "_host" if kind in step.HOST_DRAFTS else "_one_pass" if kind in step.ONE_PASS_DRAFTS else ""
         row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
         row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
                    help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
@@ -228,8 +238,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                    help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
         row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
                    width="content")
-        row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×", help=t("calc.m.draft_cost_help", lang),
-                   width="content")
+        row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×",
+                   help=t(f"calc.m.draft_cost_help{drafting}", lang, gamma=gamma), width="content")
         fits = fit is None or fit["fits"]
         notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
         if fits:
@@ -240,8 +250,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
                            help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
             row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:.2f} ms",
-                           help=t("calc.m.spec_step_help", lang, gamma=gamma, draft=here["draft_step_ms"],
-                                  verify=here["verify_step_ms"]), width="content")
+                           help=t(f"calc.m.spec_step_help{drafting}", lang, gamma=gamma, draft=here["draft_step_ms"],
+                                  drafts=gamma * here["draft_step_ms"], verify=here["verify_step_ms"]), width="content")
             if fit["fits_plain"]:
                 row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
                            help=t("calc.m.tokens_help", lang, batch=batch), width="content")
@@ -281,6 +291,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
                       verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
             notes = [t("calc.explain.context", lang, context=context)] if context else []
+            if figures["speculation_share"] + figures["draft_pass_share"] >= _SPECULATION_NOTE_SHARE:
+                notes.append(t("calc.explain.speculation_costs", lang, **figures, gamma=gamma))
             if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
                 memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
                 notes.append((t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(

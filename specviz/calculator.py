@@ -429,12 +429,23 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     while the plain one is not is ``between``; with both past it, ``compute``. The ridge is the one
     the passes meet, the datasheet's peak (at the precision's dtype) over bandwidth at the shares of
     them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, as the sidebar shows it.
+
+    ``verify_cost`` in the figures is the verify pass's own, without the speculative step's work
+    (``costs.speculation_ms``), which ``speculation_share`` gives as a share of a plain step, beside
+    ``draft_pass_share``, the γ draft passes' proposer work (``costs.draft_pass_us``): what only
+    speculation pays, explained apart from the pass it does not come from.
     """
     regime = str(here["regime"])
+    plain_ms = float(here["baseline_step_ms"])
+    speculation_share = scenario.costs.speculation_ms / plain_ms
+    passes = 0.0 if scenario.draft.kind in step.HOST_DRAFTS else 1.0 if scenario.draft.kind in step.ONE_PASS_DRAFTS \
+        else float(here["gamma"])
+    draft_pass_share = passes * scenario.costs.draft_pass_us * 1e-3 / plain_ms
+    pass_cost = float(here["verify_cost"]) - speculation_share
     if scenario.prefill:  # the load's prompts, not the drafts, set what a verify pass costs
         explain = "calc.explain.load"
     elif regime == "memory":
-        if float(here["verify_cost"]) < _MEMORY_HEAVY_VERIFY_COST:
+        if pass_cost < _MEMORY_HEAVY_VERIFY_COST:
             explain = "calc.explain.memory"
         else:
             plain, verify = _experts_read(scenario, float(here["alpha"]), int(here["gamma"]), float(here["batch"])) \
@@ -448,7 +459,9 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
                "prompts": prompts, "spec_prompts": prompts * float(here["expected_tokens"]),
                "expected_tokens": float(here["expected_tokens"]), "intensity": float(here["verify_intensity"]),
                "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": datasheet_ridge,
-               "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": float(here["verify_cost"])}
+               "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": pass_cost,
+               "speculation_share": speculation_share, "draft_pass_share": draft_pass_share, "plain_ms": plain_ms,
+               "speculation_ms": scenario.costs.speculation_ms, "draft_pass_us": scenario.costs.draft_pass_us}
     return f"calc.regime.{regime}", explain, figures
 
 

@@ -382,6 +382,22 @@ class TestScenarioSidebar:
         # 1 + 0.8 + 0.8²·0.5 + 0.8³·0.5³ + 0.8⁴·0.5⁶ = 2.19
         assert ratios.slider(key="mtp_reuse").value == 0.5 and metric(ratios, "Tokens per step E") == "2.19"
 
+    def test_the_claims_page_takes_the_link_s_cost_knobs_as_the_cli_does(self):
+        """A link with 2,000 µs a draft pass and 5 ms a speculative step: the page said "Most possible
+        2.77×", the preset's, where `claim` on the same link said 2.24×; the sidebar now says which
+        costs differ from the preset."""
+        link = {"draft_pass_us": "2000", "speculation_ms": "5"}
+        at = AppTest.from_file(APP, default_timeout=60)
+        for key, value in {**link, "claim": "2x at batch 64"}.items():
+            at.query_params[key] = value
+        at.run()
+        at.switch_page("pages/claims.py").run()
+        assert not at.exception
+        row = claim_row("2x at batch 64", urllib.parse.urlencode(link), PRESETS)
+        assert metric(at, "Most possible (α = 1)") == f"{row['max_speedup']:.2f}×" == "2.24×"
+        said = [c.value for c in at.sidebar.caption if c.value.startswith("Costs that differ")]
+        assert said and "Per draft pass (µs): 2,000 (preset 270)" in said[0]
+
     def test_the_claims_page_takes_the_sidebar_s_reuse_factor_as_the_cli_takes_the_link_s(self):
         """At reuse 1 the page had said α 0.83 and 1.69x at γ 2 where `claim` on the same link said α
         0.66 and 6.05x at γ 16: the page's scenario had no reuse factor of its own."""

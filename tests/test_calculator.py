@@ -309,6 +309,19 @@ class TestRegimeExplanation:
         assert (regime, explain) == ("calc.regime.memory", "calc.explain.memory")
         assert figures["ridge"] == figures["datasheet_ridge"] == pytest.approx(989.4 / 3.35)
 
+    def test_the_costs_only_speculation_pays_are_not_blamed_on_the_verify_pass(self):
+        """Llama-3.1-8B with its EAGLE-3 head on a B200 at batch 1: verify costs 1.30× a plain step, of
+        which 0.28× is the speculative step's own 1.05 ms; the pass itself is 1.02×, memory-bound and
+        cheap. The panel had said the positions' matmuls and KV reads made it dear."""
+        llama = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", gpu="B200", tp="1")
+        here = {k: v.item() for k, v in calculator.evaluate_scenario(llama, 0.8, 4, 1, 1024).items()}
+        _, explain, figures = calculator.regime_explanation(llama, here)
+        assert here["verify_cost"] == pytest.approx(1.303, abs=1e-3) and explain == "calc.explain.memory"
+        assert figures["speculation_share"] == pytest.approx(1.05 / here["baseline_step_ms"])
+        assert figures["verify_cost"] == pytest.approx(here["verify_cost"] - figures["speculation_share"])
+        # Four draft passes, each 270 µs around its roofline.
+        assert figures["draft_pass_share"] == pytest.approx(4 * 0.27 / here["baseline_step_ms"])
+
     def test_a_dear_memory_bound_verify_names_its_cause(self):
         """Only a mixture of experts routes the γ + 1 positions to more experts; a dense model's
         verify is dear (realistic costs) because its matmuls and the costs per token add to its

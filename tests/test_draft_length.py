@@ -63,8 +63,13 @@ class TestGammaSchedule:
         assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "2421"
         assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2422
         advice = draft_length.advise(gpt_oss, 0.6, 2, 128, schedule)
-        # Off at batches 1-10, where the costs only speculation pays outweigh 2.18 tokens a step.
-        assert schedule["gamma"].iloc[0] == 0 and Notice("advice.never_off", batch=2422) not in advice
+        # Off at batches 1-10, where the costs only speculation pays outweigh 2.18 tokens a step, and on
+        # from 11 to the last batch the memory holds: off at those batches, not "from batch 1" (which
+        # the advice had said, and the command's switch by batch size would have turned it off at all).
+        assert draft_length.off_ranges(schedule) == [(1, 10)] and draft_length.stays_off_from(schedule) is None
+        assert Notice("advice.off_at", ranges="1–10") in advice
+        moved = next(n for n in advice if n.key.startswith("advice.gamma_by"))
+        assert moved.params["small_batch"] == 11 and moved.params["small"] > 0
 
     def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
         """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
@@ -125,7 +130,7 @@ class TestAdvise:
         schedule = draft_length.gamma_schedule(kimi, 0.8, 8192, 1024, 8)
         assert list(schedule["gamma"]) == [6, 5, 6, 7, 6, 5, 4]
         moved = next(n for n in draft_length.advise(kimi, 0.8, 4, 256, schedule) if n.key.startswith("advice.gamma_by"))
-        assert moved == Notice("advice.gamma_by_batch_moves", small=6, batch=256, large=4, turn=7, turn_first=22,
+        assert moved == Notice("advice.gamma_by_batch_moves", small=6, small_batch=1, batch=256, large=4, turn=7, turn_first=22,
                                turn_last=59)
 
     def test_a_turn_is_never_the_batch_s_own_range(self):
@@ -135,7 +140,7 @@ class TestAdvise:
                                  "speedup_low": 1.5, "speedup_high": 2.0})
         moved = next(n for n in draft_length.advise(make_scenario(), 0.8, 4, 32, schedule)
                      if n.key.startswith("advice.gamma_by"))
-        assert moved == Notice("advice.gamma_by_batch_moves", small=4, batch=32, large=5, turn=3, turn_first=4,
+        assert moved == Notice("advice.gamma_by_batch_moves", small=4, small_batch=1, batch=32, large=5, turn=3, turn_first=4,
                                turn_last=19)
 
     def test_a_draft_longer_than_the_mtp_layers_is_priced_and_warned_of(self):
@@ -158,6 +163,19 @@ class TestAdvise:
                    for n in draft_length.advise(deepseek, 0.8, 1, 64, schedule))
         ones = schedule.assign(gamma=1)  # a schedule of one token at every batch, and γ 1: nothing to warn of
         assert not any(n.key == "advice.mtp_reused" for n in draft_length.advise(deepseek, 0.8, 1, 64, ones))
+
+    def test_off_at_small_batches_and_from_a_large_one(self):
+        """DeepSeek-V3 + MTP on 8 B200s at α 0.5: off at batches 1-12, one token at 13-688, off from 689.
+        The advice said "off from batch 1", and a command without a schedule was given batch 1 as the
+        one to switch it off from; it is 689."""
+        deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
+        schedule = draft_length.gamma_schedule(deepseek, 0.5, 1024, 1024, 8)
+        assert draft_length.off_ranges(schedule) == [(1, 12), (689, 2150)]
+        assert draft_length.stays_off_from(schedule) == 689
+        assert Notice("advice.off_at_and_from", ranges="1–12", batch=689) in draft_length.advise(deepseek, 0.5, 4, 64,
+                                                                                              schedule)
+        command = serving.serve_command(deepseek, schedule, 4, 64, version="0.11.0", by_load=False)
+        assert [n.params["batch"] for n in command.notices if n.key == "command.disable_ignored"] == [689]
 
     def test_an_eagle3_head_drafting_past_its_training_is_warned_of(self):
         """SafeAILab's EAGLE-3 head for Llama-3.1-8B on one H100: at α 0.9 the schedule drafts up to 11

@@ -270,16 +270,35 @@ class TestExpertAndDataParallel:
         assert info.value.key == "step.no_scale_out"
 
 
+class TestSpeculationCosts:
+    @pytest.mark.parametrize("draft, passes", [(step.Draft("eagle3"), 4), (step.Draft("model", LLAMA1), 4),
+                                               (step.Draft("mtp"), 4), (step.Draft("peagle"), 1),
+                                               (step.Draft("block"), 1), (step.Draft("medusa"), 1),
+                                               (step.Draft("ngram"), 0), (step.Draft("suffix"), 0)])
+    def test_each_draft_pass_pays_the_proposer_and_each_speculative_step_once(self, draft, passes):
+        """γ 4: a chain runs four passes, a parallel drafter and Medusa's heads one, a host draft none; the
+        speculative step's own cost is in the verify step, and a plain step pays neither."""
+        target = MODELS["DeepSeek-V3"] if draft.kind == "mtp" else LLAMA8
+        timed = lambda costs: step.step(H100, target, draft, batch=8, gamma=4, context=1024, acceptance_length=3,
+                                        costs=costs, tp=8 if draft.kind == "mtp" else 1)
+        bare, priced = timed(step.Costs()), timed(step.Costs(draft_pass_us=1000.0, speculation_ms=2.0))
+        assert float(priced["spec_s"] - bare["spec_s"]) == pytest.approx(1e-3 * passes + 2e-3)
+        assert float(priced["verify_s"] - bare["verify_s"]) == pytest.approx(2e-3)
+        assert float(priced["plain_s"]) == float(bare["plain_s"])
+
+
 class TestStepRatio:
     """ratio_terms and step_ratio, the inverse of the band's speedup at E = 1: step_seconds' spec/plain
     to rounding."""
 
     DRAWS = {"mfu": np.array([0.4, 0.6, 0.8]), "mbu": np.array([0.9, 0.8, 0.6]), "overlap": np.array([0.0, 0.3, 0.5]),
              "step_ms": np.array([0.2, 1.0, 3.0]), "layer_us": np.array([0.0, 2.0, 9.0]),
-             "token_us": np.array([1.0, 5.0, 20.0]), "allreduce_us": np.array([5.0, 10.0, 30.0])}
+             "token_us": np.array([1.0, 5.0, 20.0]), "allreduce_us": np.array([5.0, 10.0, 30.0]),
+             "draft_pass_us": np.array([121.0, 270.0, 660.0]), "speculation_ms": np.array([0.73, 1.05, 1.39])}
 
     @pytest.mark.parametrize("target, draft, setting", [
         (LLAMA8, step.Draft("model", LLAMA1), dict(tp=2)),
+        (LLAMA8, step.Draft("medusa"), dict(tp=1)),
         (LLAMA8, step.Draft("eagle3"), dict(tp=4, tree_tokens=25, draft_width=4)),
         (LLAMA8, step.Draft("peagle"), dict(tp=1)),
         (LLAMA8, step.Draft("ngram"), dict(tp=8)),

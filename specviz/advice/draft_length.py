@@ -21,7 +21,7 @@ from specviz.errors import Notice
 from specviz.model import spec, step
 from specviz.scenario import Scenario, largest_batch
 
-__all__ = ["gamma_schedule", "gamma_map", "advise", "WEAK_DRAFT_RATE", "EAGLE3_TRAINED"]
+__all__ = ["gamma_schedule", "gamma_map", "advise", "off_ranges", "stays_off_from", "WEAK_DRAFT_RATE", "EAGLE3_TRAINED"]
 
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
@@ -112,7 +112,7 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         with the acceptance the figures take at the first and the last reused position;
         ``advice.head_past_training`` for an EAGLE-3 head drafting more than the
         :data:`EAGLE3_TRAINED` positions such heads are trained for, whose figures keep α there;
-        ``advice.off_from`` (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
+        ``advice.off_from``, ``advice.off_at`` or ``advice.off_at_and_from`` (:func:`off_ranges`) (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ (a reused MTP layer's at the positions it was trained for) is below
         :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head
@@ -122,7 +122,9 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     """
     if schedule.empty:
         return [Notice("advice.nothing_fits", batch=int(batch), context=int(scenario.context))]
-    first, limit = schedule.iloc[0], int(schedule["last"].iloc[-1])
+    limit = int(schedule["last"].iloc[-1])
+    # The γ's course over the batches that speculate: a batch turned off is not a draft length.
+    speculating = schedule[schedule["gamma"] > 0]
     if batch > limit:
         notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit)]
     else:
@@ -132,26 +134,27 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
                                                                      scenario.context)["speedup"]))
                    if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
         # Up to this batch the best γ falls for a dense model; it may rise for a MoE, or do both.
-        gammas = schedule.loc[schedule["first"] <= batch, "gamma"].to_numpy()
+        gammas = speculating.loc[speculating["first"] <= batch, "gamma"].to_numpy()
         steps = np.sign(np.diff(gammas))
-        if (steps > 0).any() and (steps < 0).any():
+        first = speculating.iloc[0] if len(speculating) else here
+        # Off at this batch (advice.no_gamma), there is no draft length to trace.
+        if here["gamma"] and (steps > 0).any() and (steps < 0).any():
             # Where it turns: after its first change of direction, its highest (having fallen) or lowest
             # before this batch's; where it turns once and runs on to this batch, the point it turned at.
             first_way = steps[0]
             after = int(np.argmax(steps == -first_way)) + 1
             between = gammas[after:-1]
-            turn = schedule.iloc[after + int(np.argmax(between if first_way < 0 else -between)) if between.size
-                                 else after - 1]
-            notices.append(Notice("advice.gamma_by_batch_moves", small=int(first["gamma"]), batch=int(batch),
-                                  large=int(here["gamma"]), turn=int(turn["gamma"]), turn_first=int(turn["first"]),
-                                  turn_last=int(turn["last"])))
-        elif first["gamma"] != here["gamma"]:
+            turn = speculating.iloc[after + int(np.argmax(between if first_way < 0 else -between)) if between.size
+                                    else after - 1]
+            notices.append(Notice("advice.gamma_by_batch_moves", small=int(first["gamma"]),
+                                  small_batch=int(first["first"]), batch=int(batch), large=int(here["gamma"]),
+                                  turn=int(turn["gamma"]), turn_first=int(turn["first"]), turn_last=int(turn["last"])))
+        elif here["gamma"] and first["gamma"] != here["gamma"]:
             falls = here["gamma"] < first["gamma"]
             notices.append(Notice("advice.gamma_by_batch" if falls else "advice.gamma_by_batch_rises",
-                                  small=int(first["gamma"]), batch=int(batch), large=int(here["gamma"])))
-    off = schedule[schedule["gamma"] == 0]
-    notices.append(Notice("advice.off_from", batch=int(off["first"].iloc[0]))
-                   if len(off) else Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])))
+                                  small=int(first["gamma"]), small_batch=int(first["first"]), batch=int(batch),
+                                  large=int(here["gamma"])))
+    notices.append(_off_notice(schedule))
     # The longest draft the page and its command ask for: this γ, or the schedule's (the command's
     # num_speculative_tokens). At γ 1 (DeepSeek-V3's published α 0.85 is at γ 1) the schedule still
     # drafted up to 11 tokens with the one MTP layer, and the warning was not given.
@@ -173,6 +176,44 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     if _WEAK_REMEDY.get(scenario.draft.kind) != "lookup":
         notices.append(Notice("advice.ngram"))
     return notices
+
+
+def off_ranges(schedule: pd.DataFrame) -> list[tuple[int, int]]:
+    """The batches a schedule (:func:`gamma_schedule`) turns speculation off at, as (first, last) runs of
+    consecutive rows with γ 0; the last run ends at the schedule's last batch where speculation stays off
+    from there on."""
+    runs: list[tuple[int, int]] = []
+    for first, last, gamma in schedule[["first", "last", "gamma"]].itertuples(index=False):
+        if gamma:
+            continue
+        if runs and runs[-1][1] == int(first) - 1:
+            runs[-1] = (runs[-1][0], int(last))
+        else:
+            runs.append((int(first), int(last)))
+    return runs
+
+
+def stays_off_from(schedule: pd.DataFrame) -> int | None:
+    """The batch from which a schedule keeps speculation off up to its last batch, or None where its
+    last row speculates: what an engine's one switch by batch size (vLLM's disable_by_batch_size) can
+    say, where a first run of batches off after which speculation pays again cannot."""
+    runs = off_ranges(schedule)
+    return runs[-1][0] if runs and runs[-1][1] == int(schedule["last"].iloc[-1]) else None
+
+
+def _off_notice(schedule: pd.DataFrame) -> Notice:
+    """Where to turn speculation off: from a batch on (``advice.off_from``), at some batches and maybe
+    from one on (a mixture of experts' small batches, or short plain steps that the costs only
+    speculation pays outweigh: ``advice.off_at``, ``advice.off_at_and_from``), or nowhere up to the
+    schedule's last batch (``advice.never_off``)."""
+    runs, stops = off_ranges(schedule), stays_off_from(schedule)
+    between = runs[:-1] if stops is not None else runs
+    if not between:
+        return (Notice("advice.never_off", batch=int(schedule["last"].iloc[-1])) if stops is None
+                else Notice("advice.off_from", batch=stops))
+    ranges = ", ".join(f"{a:,}" if a == b else f"{a:,}–{b:,}" for a, b in between)
+    return Notice("advice.off_at", ranges=ranges) if stops is None else Notice("advice.off_at_and_from", ranges=ranges,
+                                                                              batch=stops)
 
 
 def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int, gamma_max: int) -> pd.DataFrame:

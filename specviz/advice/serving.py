@@ -8,6 +8,7 @@ import pandas as pd
 
 from specviz.advice.commands import (COMMAND_ENGINES, VLLM_VERSIONS, Command, command_engine_of, sglang_command,
                                      vllm_command, vllm_default_version)
+from specviz.advice import draft_length
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
 from specviz.scenario import Scenario
 
@@ -63,6 +64,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
         return sglang_command(scenario, length, schedule=by_batch, **named)
     if engine == "trtllm":
         return trtllm_command(scenario, version, length, schedule=by_batch, **named)
-    off = schedule[schedule["gamma"] == 0]
-    return vllm_command(scenario, version, length, schedule=by_batch,
-                        off_from=int(off["first"].iloc[0]) if len(off) else None, **named)
+    # A release without a schedule turns speculation off from one batch on: from where it stays off, not
+    # at a first run of batches after which it pays again.
+    return vllm_command(scenario, version, length, schedule=by_batch, off_from=draft_length.stays_off_from(schedule),
+                        **named)

@@ -68,7 +68,7 @@ from specviz.errors import InputError
 from . import dtypes, mtp, roofline, spec
 from .architecture import Attention, Model
 
-__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head",
+__all__ = ["Costs", "Draft", "HOST_DRAFTS", "PARALLEL_DRAFTS", "ONE_PASS_DRAFTS", "PEAGLE_LAYERS", "ROUTING_OVERLAP", "eagle_head",
            "medusa_head", "block_drafter", "drafter", "tensor_parallel_device", "link_bandwidth", "pass_time", "pass_work", "pass_seconds", "step",
            "step_work", "step_seconds", "verify_routed_tokens", "ratio_terms", "step_ratio", "part_at"]
 
@@ -77,6 +77,9 @@ DraftKind = Literal["model", "eagle", "eagle3", "self", "mtp", "peagle", "block"
 # come from their own config (else derived from the target); drafts that must name one.
 HOST_DRAFTS = ("ngram", "suffix")
 PARALLEL_DRAFTS = ("peagle", "block")
+# Drafts whose one pass proposes all γ positions, paying the proposer's work around a pass once: the
+# parallel drafters, and Medusa's heads, run together on one hidden state.
+ONE_PASS_DRAFTS = PARALLEL_DRAFTS + ("medusa",)
 HEAD_KINDS = ("eagle", "eagle3", "peagle", "block")
 MODEL_KINDS = ("model",)
 
@@ -111,7 +114,8 @@ class Costs:
     and memory time overlap fully, 0 when they add; ``step_ms``: fixed per engine step, once
     whatever the passes in it; ``layer_us``: per layer and pass; ``token_us``: per token in a pass; ``allreduce_us``: latency of one all-reduce;
     ``link_gb_s``: one way, per device (None: the GPU preset's); ``draft_pass_us``: per draft pass, the
-    proposer's work around it (a parallel drafter's one pass pays it once); ``speculation_ms``: once per
+    proposer's work around it (a parallel drafter's one pass, or Medusa's heads run together, pay it
+    once; a draft on the host never); ``speculation_ms``: once per
     speculative step, beside ``step_ms`` (both 0 for a plain step: costs only speculation pays). Each
     may also be an array that broadcasts with the pass's inputs (a calibration evaluates many knob
     sets at once).
@@ -399,7 +403,8 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
 
     with t(·) a target pass (:func:`pass_time`), t_step the fixed cost per engine step, t_draft_pass and
     t_speculation the costs only speculation pays (``costs.draft_pass_us``, ``costs.speculation_ms``: a
-    parallel drafter's one pass pays t_draft_pass once, spread over its γ positions), n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
+    parallel drafter's one pass and Medusa's heads pay t_draft_pass once, spread over the γ positions;
+    a draft on the host never), n = ``tree_tokens`` (γ + 1 for a chain) and w = ``draft_width`` tokens per sequence in each
     draft pass (1 for a chain; a tree's top-k). E is the ``acceptance_length`` where given (measured),
     else E(α, γ) of a chain (:func:`specviz.model.spec.expected_tokens`; the target's MTP layers run
     past the positions they were trained for keep ``mtp_reuse`` of the acceptance at each further
@@ -545,6 +550,9 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     width = np.asarray(draft_width, dtype=float)
     drafting = drafter(target, draft)
     parallel = draft.kind in PARALLEL_DRAFTS
+    # The share of drafted positions that each pays the proposer's work around a pass: every one for a
+    # chain, one in γ where one pass drafts them all, none on the host.
+    proposer = 0.0 if drafting is None else 1.0 / g if draft.kind in ONE_PASS_DRAFTS else 1.0
     if drafting is None:
         drafted = None
     elif parallel:
@@ -552,7 +560,7 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
     else:
         # A head's attention reads its own one-layer cache over the whole context.
         drafted = pass_work(gpu, drafting, b, width, draft_context, **timed)
-    return {"gamma": g, "plain": plain, "verify": verify, "draft": drafted, "parallel": parallel}
+    return {"gamma": g, "plain": plain, "verify": verify, "draft": drafted, "parallel": parallel, "proposer": proposer}
 
 
 def step_seconds(work: dict, costs: Costs) -> dict:
@@ -564,8 +572,8 @@ def step_seconds(work: dict, costs: Costs) -> dict:
     step_s = np.asarray(costs.step_ms, dtype=float) * 1e-3
     plain = plain_pass["time_s"] + step_s
     verify = verify_pass["time_s"] + step_s + np.asarray(costs.speculation_ms, dtype=float) * 1e-3
-    around = np.asarray(costs.draft_pass_us, dtype=float) * 1e-6
-    one_draft = _draft_seconds(work, plain, lambda drafted: pass_seconds(drafted, costs)["time_s"] + around)
+    around = np.asarray(costs.draft_pass_us, dtype=float) * 1e-6 * work["proposer"]
+    one_draft = _draft_seconds(work, plain, lambda drafted: pass_seconds(drafted, costs)["time_s"]) + around
     return {"plain_s": plain, "draft_s": one_draft, "verify_s": verify, "spec_s": work["gamma"] * one_draft + verify,
             "plain_pass": plain_pass, "verify_pass": verify_pass}
 
@@ -660,10 +668,10 @@ def ratio_terms(work: dict, costs: Costs) -> dict:
         raise ValueError("ratio_terms times decode-only steps: step_work without prompt_tokens")
     plain = _pass_outer(work["plain"], costs, step_s)
     per_token, fixed = _linear_costs(verify, costs)
-    around = np.asarray(costs.draft_pass_us, dtype=float) * 1e-6
+    around = np.asarray(costs.draft_pass_us, dtype=float) * 1e-6 * work["proposer"]
     spec_only = np.asarray(costs.speculation_ms, dtype=float) * 1e-3
     return {"per_plain": 1.0 / plain,
-            "draft": _draft_seconds(work, plain, lambda drafted: _pass_outer(drafted, costs, around)),
+            "draft": _draft_seconds(work, plain, lambda drafted: _pass_outer(drafted, costs)) + around,
             "gamma": work["gamma"], "tokens": verify["tokens"], "per_token": per_token, "once": fixed + step_s + spec_only,
             "work": {"device": verify["device"], "compute": verify["compute"], "bytes": verify["bytes"]},
             "costs": {"mfu": np.asarray(costs.mfu), "mbu": np.asarray(costs.mbu), "overlap": np.asarray(costs.overlap)}}
