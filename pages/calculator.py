@@ -215,7 +215,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
         if off:
             st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
-            st.caption(t("calc.off_preset_detail", lang, knobs="; ".join(
+            st.caption(t("calc.off_preset_detail", lang, engine=sidebar.engine.name, knobs="; ".join(
                 t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
                 for name, (value, value_preset) in off.items())))
 
