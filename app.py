@@ -18,7 +18,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, forget, forget_draft, forget_target,
                              show_url_notices, url_choice, url_widget)
-from pages._shared import ROUTED, errors_said, model_choice_name, new_engine, presets
+from pages._shared import LINKED_COSTS, ROUTED, errors_said, model_choice_name, new_engine, presets
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError
 from specviz.i18n import in_language, message, t
@@ -162,19 +162,18 @@ def scenario_sidebar(lang: str) -> None:
 
 def set_costs(preset: step.Costs) -> step.Costs:
     """The engine's preset costs with the knobs set over them: by the calculator's cost panel (its
-    controls keep their values for the session) or by a link, so that every page prices the scenario
-    the calculator shows (a knob the link gives out of range is the calculator's to report, and
-    stays at the preset here)."""
-    knobs = {}
+    controls keep their values for the session) or by a link, kept for the session (leaving a page
+    drops its link's parameters), so that every page prices the scenario the calculator shows (a
+    knob the link gives out of range is the calculator's to report, and stays at the preset here)."""
+    linked = st.session_state.setdefault(LINKED_COSTS, {})
     for name in scenario.COST_KNOBS:
-        if name in st.session_state:
-            knobs[name] = float(st.session_state[name])
-        elif name in st.query_params:
+        if name in st.query_params:
             try:
-                knobs[name] = float(scenario.FIELDS[name].parse(st.query_params[name]))
+                linked[name] = float(scenario.FIELDS[name].parse(st.query_params[name]))
             except ValueError:
                 continue
-    return replace(preset, **knobs)
+    panel = {name: float(st.session_state[name]) for name in scenario.COST_KNOBS if name in st.session_state}
+    return replace(preset, **{**linked, **panel})
 
 
 def keep_language() -> None:

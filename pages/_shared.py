@@ -126,12 +126,24 @@ def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scena
     st.caption(t("exp.use_in_calculator_note", lang, alpha=fitted.alpha, gamma=fitted.gamma, batch=fitted.batch))
 
 
+# The cost knobs a link set (a knob name → its value), kept for the session: the router prices every
+# page with them (app.py) where the calculator's cost panel has not set the knob since.
+LINKED_COSTS = "linked_costs"
+
+
+def cost_params(chosen: scenario.Scenario) -> dict[str, str]:
+    """The URL parameters of the knobs ``chosen`` sets off its engine's preset: what a link from one
+    page to another carries, so that the page it opens prices the same scenario."""
+    return {name: f"{value:g}" for name, (value, _) in scenario.knobs_off_preset(chosen).items()}
+
+
 def reset_costs() -> None:
     """Back to the engine's preset: the cost knobs' controls are set to the preset of the engine now
     chosen (a widget callback). Set, not forgotten: a knob's URL value is bound to its control, and
     a control that is forgotten comes back at the URL's value."""
     engine = presets(settings.get("SPECVIZ_DATA_DIR")).engines[st.session_state.get("engine", scenario.DEFAULT_ENGINE)]
     preset = scenario.preset_costs(engine)
+    st.session_state.pop(LINKED_COSTS, None)
     for name in scenario.COST_KNOBS:
         st.session_state[name] = getattr(preset, name)
 

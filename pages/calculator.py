@@ -13,7 +13,8 @@ import streamlit as st
 from pages._controls import show_url_notices, url_choice, url_widget, view_choice
 from pages._deploy import VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
-from pages._shared import altair_chart, csv_download, fragment, presets, require_router, reset_costs, titled_table
+from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, presets, require_router, reset_costs,
+                           titled_table)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import commands
 from specviz.errors import InputError
@@ -176,6 +177,11 @@ if mode == "ratios":
                      draft_cost=field_widget(col_d.number_input, "draft_cost", help=t("calc.draft_cost_help", lang)))
 else:
     preset = scenario.preset_costs(sidebar.engine)
+    # A link's knobs, kept for the session (the router prices every page with them), are put back in
+    # the URL where a visit to another page dropped them, so that the controls take them too.
+    for name, value in st.session_state.get(LINKED_COSTS, {}).items():
+        if name not in st.session_state and name not in st.query_params:
+            st.query_params[name] = f"{value:g}"
     with st.expander(t("calc.advanced", lang, engine=sidebar.engine.name)):
         st.button(t("calc.reset_costs", lang, engine=sidebar.engine.name), on_click=reset_costs,
                   help=t("calc.reset_costs_help", lang))
@@ -292,7 +298,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                       verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
             notes = [t("calc.explain.context", lang, context=context)] if context else []
             if figures["speculation_share"] + figures["draft_pass_share"] >= _SPECULATION_NOTE_SHARE:
-                notes.append(t("calc.explain.speculation_costs", lang, **figures, gamma=gamma))
+                drafts = "" if drafting == "_host" else t(f"calc.explain.speculation_drafts{drafting}", lang, **figures,
+                                                          gamma=gamma)
+                notes.append(t("calc.explain.speculation_costs", lang, **figures, drafts=drafts))
             if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
                 memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
                 notes.append((t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(

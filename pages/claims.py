@@ -10,8 +10,8 @@ import streamlit as st
 
 from pages._controls import (PARALLEL, clear_gpu_overrides, forget, forget_controls, forget_target, renew,
                              show_url_notices, url_choice, url_widget, view_choice)
-from pages._shared import (altair_chart, model_choice_name, number_columns, open_store, presets, require_router,
-                           titled_dataframe)
+from pages._shared import (altair_chart, cost_params, model_choice_name, number_columns, open_store, presets,
+                           require_router, titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.advice import claim_words, claims
 from specviz.errors import SpecvizError
@@ -306,7 +306,8 @@ point = claims.calculator_point(check)
 st.page_link("pages/calculator.py", icon=":material/calculate:",
              label=t("claims.to_calculator", lang, **point) if "alpha" in point else
              t("claims.to_calculator_no_fit", lang, batch=point["batch"]),
-             query_params={**{name: f"{round(value, 3):g}" for name, value in point.items()}, "context": str(context)},
+             query_params={**{name: f"{round(value, 3):g}" for name, value in point.items()}, "context": str(context),
+                           **cost_params(sidebar)},
              help=t("claims.to_calculator_help", lang))
 
 # The evidence, one view open at a time: only the open one is built (built at once, the published

@@ -10,7 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import set_mtp_reuse, switch_target
-from pages._shared import altair_chart, fragment, offer_fit, open_store, presets, require_router, titled_dataframe
+from pages._shared import (altair_chart, cost_params, fragment, offer_fit, open_store, presets, require_router,
+                           titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
@@ -273,7 +274,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     if conditional and None not in conditional:
         # The tail these rates give, in the calculator's Latency view at this load.
         shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
-                 "gamma": str(len(conditional))}
+                 "gamma": str(len(conditional)), **({} if served is None else cost_params(served))}
         if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean, for its draft
             alpha = figures["alpha_iid"] if served is None else windows.scenario_alpha(served, figures["alpha_iid"],
                                                                                        len(conditional))

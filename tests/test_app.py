@@ -397,6 +397,15 @@ class TestScenarioSidebar:
         assert metric(at, "Most possible (α = 1)") == f"{row['max_speedup']:.2f}×" == "2.24×"
         said = [c.value for c in at.sidebar.caption if c.value.startswith("Costs that differ")]
         assert said and "Per draft pass (µs): 2,000 (preset 270)" in said[0]
+        # The link to the same figure in the calculator carries them, and a visit to another page that
+        # dropped them from the URL keeps them for the session: the calculator prices them too.
+        (to_calculator,) = at.get("page_link")
+        assert link.items() <= dict(urllib.parse.parse_qsl(to_calculator.proto.query_string)).items()
+        for key in link:
+            at.query_params.pop(key, None)
+        at.switch_page("pages/calculator.py").run()
+        assert not at.exception and at.slider(key="draft_pass_us").value == 2000
+        assert shown(at) == figures(make_scenario(**link))
 
     def test_the_claims_page_takes_the_sidebar_s_reuse_factor_as_the_cli_takes_the_link_s(self):
         """At reuse 1 the page had said α 0.83 and 1.69x at γ 2 where `claim` on the same link said α

@@ -177,6 +177,15 @@ class TestAdvise:
         command = serving.serve_command(deepseek, schedule, 4, 64, version="0.11.0", by_load=False)
         assert [n.params["batch"] for n in command.notices if n.key == "command.disable_ignored"] == [689]
 
+    def test_a_best_gamma_that_rises_then_falls_turns_at_its_peak(self):
+        """gpt-oss-120b + EAGLE-3 on an MI355X at α 0.6: off at 1-11, 2 at 12-22, 3 at 23-124, 2 at
+        125-333, 1 from 334. At batch 500 the advice had said it turned at "2 at batches 125–333"."""
+        gpt_oss = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4", alpha="0.6")
+        schedule = draft_length.gamma_schedule(gpt_oss, 0.6, 1024, 1024, 16)
+        moved = next(n for n in draft_length.advise(gpt_oss, 0.6, 4, 500, schedule) if n.key.startswith("advice.gamma_by"))
+        assert moved == Notice("advice.gamma_by_batch_moves", small=2, small_batch=12, batch=500, large=1, turn=3,
+                               turn_first=23, turn_last=124)
+
     def test_an_eagle3_head_drafting_past_its_training_is_warned_of(self):
         """SafeAILab's EAGLE-3 head for Llama-3.1-8B on one H100: at α 0.9 the schedule drafts up to 11
         tokens at batches 1-2, past the 7 such heads are trained for; at α 0.8 it drafts at most 6."""

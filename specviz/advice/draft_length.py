@@ -139,12 +139,15 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         first = speculating.iloc[0] if len(speculating) else here
         # Off at this batch (advice.no_gamma), there is no draft length to trace.
         if here["gamma"] and (steps > 0).any() and (steps < 0).any():
-            # Where it turns: after its first change of direction, its highest (having fallen) or lowest
-            # before this batch's; where it turns once and runs on to this batch, the point it turned at.
+            # Where it turns: where it turns back a second time, its highest (having fallen) or lowest
+            # after the first turn and before this batch's; where it turns once and runs on to this
+            # batch, the point it turned at (a rise to 3 at batches 23-124 and a fall to 1 at 500 had
+            # been said to turn at the 2 of 125-333).
             first_way = steps[0]
             after = int(np.argmax(steps == -first_way)) + 1
             between = gammas[after:-1]
-            turn = speculating.iloc[after + int(np.argmax(between if first_way < 0 else -between)) if between.size
+            turns_again = (steps[after:] == first_way).any()
+            turn = speculating.iloc[after + int(np.argmax(between if first_way < 0 else -between)) if turns_again
                                     else after - 1]
             notices.append(Notice("advice.gamma_by_batch_moves", small=int(first["gamma"]),
                                   small_batch=int(first["first"]), batch=int(batch), large=int(here["gamma"]),
