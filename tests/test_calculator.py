@@ -322,6 +322,20 @@ class TestRegimeExplanation:
         # Four draft passes, each 270 µs around its roofline.
         assert figures["draft_pass_share"] == pytest.approx(4 * 0.27 / here["baseline_step_ms"])
 
+    def test_the_experts_are_named_where_they_make_most_of_the_verify_pass_s_cost(self):
+        """DeepSeek-V3 + MTP on 8 B200s at batch 64, α 0.5: the pass costs 1.33× a plain one, of which
+        the expert tax is 0.11× (the panel had named the experts for all of it); gpt-oss-120b + EAGLE-3 on
+        an MI355X at batch 1, α 0.6: 0.37× of the pass's 1.39×."""
+        cases = [(dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off"), 64, 0.5,
+                  "calc.explain.memory_heavy", 0.111),
+                 (dict(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4"), 1, 0.6,
+                  "calc.explain.memory_heavy_moe", 0.374)]
+        for query, batch, alpha, key, experts in cases:
+            chosen = make_scenario(**query)
+            here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, 4, batch, 1024).items()}
+            _, explain, figures = calculator.regime_explanation(chosen, here)
+            assert explain == key and figures["experts_cost"] == pytest.approx(experts, abs=1e-3)
+
     def test_a_dear_memory_bound_verify_names_its_cause(self):
         """Only a mixture of experts routes the γ + 1 positions to more experts; a dense model's
         verify is dear (realistic costs) because its matmuls and the costs per token add to its
