@@ -18,7 +18,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, forget, forget_draft, forget_target,
                              show_url_notices, url_choice, url_widget)
-from pages._shared import LINKED_COSTS, ROUTED, errors_said, model_choice_name, new_engine, presets
+from pages._shared import LINKED_COSTS, ROUTED, errors_said, knobs_said, model_choice_name, new_engine, presets
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError
 from specviz.i18n import in_language, message, t
@@ -149,9 +149,7 @@ def scenario_sidebar(lang: str) -> None:
         gpu=gpu, target=target, draft=draft, engine=engine, costs=set_costs(scenario.preset_costs(engine)), target_id=target_id,
         draft_id=draft_id, precision=precision, tp=tp, dp=dp, ep=ep, gpu_figures=gpu_figures)
     if off := scenario.knobs_off_preset(chosen):  # every page prices them: said on every page
-        side.caption(t("side.costs_set", lang, engine=in_language(engine.name, lang), knobs="; ".join(
-            t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
-            for name, (value, value_preset) in off.items())))
+        side.caption(t("side.costs_set", lang, engine=in_language(engine.name, lang), knobs=knobs_said(off, lang)))
     if (reused := chosen.mtp_reused_from) is not None:  # the target's MTP layers run past their training
         field = scenario.FIELDS["mtp_reuse"]
         chosen = replace(chosen, mtp_reuse=url_widget(

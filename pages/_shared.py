@@ -131,6 +131,13 @@ def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scena
 LINKED_COSTS = "linked_costs"
 
 
+def knobs_said(off: dict[str, tuple[float, float]], lang: str) -> str:
+    """The knobs that differ from the engine's preset (:func:`specviz.scenario.knobs_off_preset`), each
+    with its value and the preset's, as a badge's caption and the sidebar say them."""
+    return "; ".join(t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=preset)
+                     for name, (value, preset) in off.items())
+
+
 def cost_params(chosen: scenario.Scenario) -> dict[str, str]:
     """The URL parameters of the knobs ``chosen`` sets off its engine's preset: what a link from one
     page to another carries, so that the page it opens prices the same scenario."""

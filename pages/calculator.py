@@ -13,13 +13,13 @@ import streamlit as st
 from pages._controls import show_url_notices, url_choice, url_widget, view_choice
 from pages._deploy import VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
-from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, presets, require_router, reset_costs,
-                           titled_table)
+from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
+                           reset_costs, titled_table)
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.advice import commands
 from specviz.errors import InputError
 from specviz.i18n import message, t
-from specviz.model import calibration, spec, step
+from specviz.model import calibration, drafters, spec, step
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
@@ -221,9 +221,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
         if off:
             st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
-            st.caption(t("calc.off_preset_detail", lang, engine=sidebar.engine.name, knobs="; ".join(
-                t("calc.off_preset_knob", lang, knob=t(f"calc.{name}", lang), value=value, preset=value_preset)
-                for name, (value, value_preset) in off.items())))
+            st.caption(t("calc.off_preset_detail", lang, engine=sidebar.engine.name, knobs=knobs_said(off, lang)))
 
         speed = here["speedup"]
         # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
@@ -234,9 +232,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                        limit_plain=fit["max_batch_plain"],
                        ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
 
-        # How the draft's γ positions are proposed: a pass each, one pass for all, or on the host.
-        kind = chosen.draft.kind
-        drafting = "_host" if kind in step.HOST_DRAFTS else "_one_pass" if kind in step.ONE_PASS_DRAFTS else ""
+        # How the draft's γ positions are proposed: a pass each (the keys without a suffix), one pass for
+        # all, or on the host.
+        drafting = {"chain": "", "one_pass": "_one_pass", "host": "_host"}[drafters.drafting(chosen.draft.kind)]
         row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
         row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
                    help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")

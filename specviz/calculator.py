@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .errors import Notice
-from .model import calibration, dtypes, roofline, spec, step
+from .model import calibration, drafters, dtypes, roofline, spec, step
 from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
 
 __all__ = [
@@ -439,8 +439,7 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     regime = str(here["regime"])
     plain_ms = float(here["baseline_step_ms"])
     speculation_share = scenario.costs.speculation_ms / plain_ms
-    passes = 0.0 if scenario.draft.kind in step.HOST_DRAFTS else 1.0 if scenario.draft.kind in step.ONE_PASS_DRAFTS \
-        else float(here["gamma"])
+    passes = float(drafters.proposer_passes(scenario.draft.kind, float(here["gamma"])))
     draft_pass_share = passes * scenario.costs.draft_pass_us * 1e-3 / plain_ms
     pass_cost = float(here["verify_cost"]) - speculation_share
     experts_cost = 0.0  # what routing the verify positions to more experts adds to the pass, where it is asked

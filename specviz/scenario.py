@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from . import settings, workload
 from .errors import InputError
-from .model import architecture, calibration, dtypes, hf_config, memory, mtp, published, roofline, spec, step
+from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
@@ -318,7 +318,7 @@ def _held_draft(target: architecture.Model, draft: step.Draft | None) -> tuple[a
     parameters, 3.7 GB in BF16), any other drafter once."""
     if draft is None or draft.kind == "self":
         return None, 1
-    drafter = step.drafter(target, draft)
+    drafter = drafters.drafter(target, draft)
     if draft.kind != "mtp":
         return drafter, 1
     return replace(drafter, params={**drafter.params, "embeddings": 0}), max(1, target.mtp_layers)

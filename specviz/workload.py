@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 
 from .errors import InputError
 from .i18n import PresetText
-from .model import step
+from .model import drafters, step
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
@@ -233,7 +233,7 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
     # over every scheduled token): a draft model, an EAGLE, EAGLE-3 or P-EAGLE head (its own config's
     # where given), the MTP layer, a block drafter. None does on the host (n-gram, suffix), a
     # self-draft shares the target's prefill, and Medusa heads read the last hidden state alone.
-    drafting = None if scenario.draft.kind in ("self", "medusa") else step.drafter(scenario.target, scenario.draft)
+    drafting = None if scenario.draft.kind in ("self", "medusa") else drafters.drafter(scenario.target, scenario.draft)
     drafted = (np.zeros_like(n_in) if drafting is None
                else step.pass_time(scenario.gpu, drafting, 1.0, n_in, 0.0, **timed)["time_s"])
     steps = scenario.step_times(batch=batch, gamma=gamma, context=mean_context(n_in, n_out), alpha=alpha)

@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from specviz import settings
 from specviz.errors import InputError
-from specviz.model import dtypes, hf_config, mtp, roofline, spec, step
+from specviz.model import drafters, dtypes, hf_config, mtp, roofline, spec, step
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
 GPUS, MODELS = roofline.load_gpus(DATA), hf_config.load_models(DATA)
@@ -89,15 +89,15 @@ class TestEagleHead:
         EAGLE fuses 2 features (2·4096²) and reads the 128,256-token LM head; EAGLE-3 fuses 3 and
         reads a 32,000-token one."""
         layer = 218_112_000
-        assert step.eagle_head(LLAMA8).params_total == layer + 2 * 4096**2 + 128_256 * 4096
-        head3 = step.eagle_head(LLAMA8, "eagle3")
+        assert drafters.eagle_head(LLAMA8).params_total == layer + 2 * 4096**2 + 128_256 * 4096
+        head3 = drafters.eagle_head(LLAMA8, "eagle3")
         assert head3.params_total == layer + 3 * 4096**2 + 32_000 * 4096
         assert (head3.layers, head3.vocab_size, head3.kv_bytes_per_token()) == (1, 32_000, 2 * 8 * 128 * 2)
         # A P-EAGLE drafter: four such decoder layers, one fusing layer and one head.
-        four = step.eagle_head(LLAMA8, "eagle3", 4)
+        four = drafters.eagle_head(LLAMA8, "eagle3", 4)
         assert four.params_total - head3.params_total == pytest.approx(3 * layer, abs=1)
         assert (four.layers, four.kv_bytes_per_token()) == (4, 4 * 2 * 8 * 128 * 2)
-        assert step.drafter(LLAMA8, step.Draft("peagle")).params_total == four.params_total
+        assert drafters.drafter(LLAMA8, step.Draft("peagle")).params_total == four.params_total
 
 
 class TestStep:
@@ -181,7 +181,7 @@ class TestDraftKinds:
         assert info.value.key == "step.no_mtp" and "Qwen3-32B" in str(info.value)
 
     def test_a_parallel_drafter_runs_one_pass_over_gamma_positions(self):
-        head = step.eagle_head(self.DEEPSEEK, "eagle3", step.PEAGLE_LAYERS)
+        head = drafters.eagle_head(self.DEEPSEEK, "eagle3", drafters.PEAGLE_LAYERS)
         out = self.run(self.DEEPSEEK, step.Draft("peagle"), gamma=4)
         one_pass = step.pass_time(self.B200, head, 16, 4, 2048, tp=8, precision=dtypes.PRECISIONS["checkpoint"],
                                   costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
@@ -199,20 +199,20 @@ class TestDraftKinds:
     def test_a_block_drafter_of_the_dflash_kind_by_hand(self):
         """SpecForge's configs/qwen3-8b-dflash.json: 5 layers at h 4096, 32 and 8 heads of 128, MLP 12288."""
         qwen3_8b_shape = replace(MODELS["Qwen3-32B"], hidden_size=4096)
-        block = step.block_drafter(qwen3_8b_shape)
+        block = drafters.block_drafter(qwen3_8b_shape)
         h, v = 4096, 151_936
         assert block.params == {"experts": 0, "attention": 5 * (h * 32 * 128 * 2 + h * 8 * 128 * 2),
                                 "mlp": 5 * 3 * h * 12_288 + 5 * h * h, "embeddings": v * h}
         assert block.params_total - v * h == 1_048_576_000 and block.kv_bytes_per_token() == 5 * 2 * 8 * 128 * 2
         out = self.run(self.DEEPSEEK, step.Draft("block"), gamma=4)
-        one_pass = step.pass_time(self.B200, step.block_drafter(self.DEEPSEEK), 16, 4, 2048, tp=8,
+        one_pass = step.pass_time(self.B200, drafters.block_drafter(self.DEEPSEEK), 16, 4, 2048, tp=8,
                                   precision=dtypes.PRECISIONS["checkpoint"],
                                   costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))["time_s"]
         assert 4 * out["draft_s"] == pytest.approx(one_pass, rel=1e-12)
 
     def test_medusa_heads_by_hand(self):
         target = MODELS["Llama-3.1-8B"]
-        head = step.medusa_head(target)
+        head = drafters.medusa_head(target)
         assert head.params_total == 4096 * 4096 + 4096 + 128_256 * 4096 and head.attention == ()
         out = self.run(target, step.Draft("medusa"))
         one = step.pass_time(self.B200, head, 16, 1, 2048, tp=8, costs=step.Costs(0.6, 0.8, 0.0, 1.0, 5.0, 1.0, 5.0))

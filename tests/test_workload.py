@@ -8,7 +8,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import scenario, settings, workload
-from specviz.model import step
+from specviz.model import drafters, step
 from specviz.model.spec import expected_tokens
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
@@ -223,7 +223,7 @@ class TestTheDraftsPromptPass:
         drafted = float(whole["ttft_spec_s"] - first["ttft_spec_s"])
         if reads:
             timed = dict(**chosen.parallel, precision=chosen.precision, costs=chosen.costs)
-            pass_s = step.pass_time(chosen.gpu, step.drafter(chosen.target, chosen.draft), 1.0, 2000, 0.0, **timed)
+            pass_s = step.pass_time(chosen.gpu, drafters.drafter(chosen.target, chosen.draft), 1.0, 2000, 0.0, **timed)
             assert drafted == pytest.approx(float(pass_s["time_s"])) and drafted > 0
         else:
             assert drafted == 0

@@ -103,7 +103,7 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     -------
     list of Notice
         ``advice.best_gamma`` (γ, speedup, batch) or ``advice.no_gamma``; ``advice.gamma_by_batch``
-        (or ``advice.gamma_by_batch_rises``: the best γ at batch 1 and here) where they differ,
+        (or ``advice.gamma_by_batch_rises``: the best γ at the first batch that speculates and here) where they differ,
         ``advice.gamma_by_batch_moves`` where it both rises and falls on the way (a mixture of experts:
         the expert tax fades as the batch grows while each verify position grows dearer), with the γ
         it turns at and that γ's batches; ``advice.mtp_reused`` for a draft longer than the positions
@@ -112,7 +112,9 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         with the acceptance the figures take at the first and the last reused position;
         ``advice.head_past_training`` for an EAGLE-3 head drafting more than the
         :data:`EAGLE3_TRAINED` positions such heads are trained for, whose figures keep α there;
-        ``advice.off_from``, ``advice.off_at`` or ``advice.off_at_and_from`` (:func:`off_ranges`) (the first batch at which no γ gains) or ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
+        where no γ gains, ``advice.off_from`` (from a batch on), ``advice.off_at`` or
+        ``advice.off_at_and_from`` (at runs of batches, and maybe from one on: :func:`off_ranges`), or
+        ``advice.never_off``; ``advice.weak_draft`` where vLLM's acceptance
         rate at this α and γ (a reused MTP layer's at the positions it was trained for) is below
         :data:`WEAK_DRAFT_RATE`, with a remedy for the draft's kind
         (``advice.weak_remedy.*``: a closer draft model or an EAGLE head for a draft model; a head

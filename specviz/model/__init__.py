@@ -11,6 +11,8 @@
 - ``mtp``: a target's MTP layers as a draft (which engines run them, the positions they were trained
   for, the acceptance each reused position keeps).
 - ``published``: published acceptance of served pairs, starting points for α.
+- ``drafters``: the drafts as models (how each kind proposes its positions, the head or drafter its
+  pass runs, derived from the target where it has no config of its own).
 - ``step``: a whole speculative step (the drafts of each kind and the verify pass) at an engine's
   costs, precision and tensor parallelism.
 - ``calibration``: the engines' cost priors, the band, and fits to measured speedups.
