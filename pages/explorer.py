@@ -374,6 +374,9 @@ def show_predicted() -> None:
     fitted, left_out = explorer.measured_acceptance(predicted, wanted)
     if left_out:
         st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
+    if by_tpot := int((split := explorer.tpot_at_load(fitted)).sum()):
+        st.warning(t("exp.tpot_at_load", lang, runs=by_tpot))
+        fitted = fitted[~split]
     col_step, col_ratios = st.columns(2)
     col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang),
                     on_click=keep_fit, args=("step", partial(prediction.calibrate_settings, fitted, sidebar, known, context,

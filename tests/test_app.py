@@ -1669,7 +1669,7 @@ class TestExplorerPage:
         expected = [float(calculator.evaluate_scenario(fitted, *point)["speedup"]), float(low), float(high)]
         shown_row = [calibrated[c] for c in ("Predicted speedup (×)", "Band low", "Band high")]
         assert shown_row == pytest.approx(expected, rel=1e-9)
-        assert f"{expected[0]:.3f} ({expected[1]:.2f}–{expected[2]:.2f})" == "1.075 (0.94–1.23)"
+        assert f"{expected[0]:.3f} ({expected[1]:.2f}–{expected[2]:.2f})" == "1.075 (0.96–1.23)"
 
     def test_runs_at_their_own_load_and_a_fit_that_opens_the_calculator_there(self):
         """A file whose throughputs give 2,000 tokens in and 100 out a request: predicted, fitted and
@@ -1705,6 +1705,30 @@ class TestExplorerPage:
         fitted = make_scenario(**link)
         assert (fitted.prefill, fitted.input_tokens, fitted.output_tokens, fitted.context) == (True, 2000, 100, 2050)
         assert shown(at) == figures(fitted) and at.selectbox(key="workload").value == "json_extraction"
+
+    def test_tpot_ratios_at_a_load_are_shown_and_not_fitted(self):
+        """Plain runs that give TPOT and no throughput pair by TPOT; at the speculative runs' load
+        (2,000 tokens in, 100 out) that ratio holds the scheduler's split of a request's time, which
+        the model does not predict: the runs are predicted, said, and left out of a fit."""
+        rows = [line for c, s in {1: 2.1, 16: 1.3, 64: 1.05}.items() for line in (
+            f"base,Llama-3.1-8B,H100-SXM,,,{c},,,,,{10 * s:g}",
+            f"spec,Llama-3.1-8B,H100-SXM,eagle,4,{c},{100.0 * c:g},{c:g},{2100.0 * c:g},3.2,10")]
+        at = upload(explorer_app("predicted"), ("tpot.csv", "\n".join(
+            ["label,target_model,gpu,spec_method,num_speculative_tokens,concurrency,output_throughput,"
+             "request_throughput,total_token_throughput,acceptance_length,mean_tpot_ms", *rows]).encode(), "text/csv"))
+        at.session_state["exp_view"] = "predicted"
+        at.run()
+        assert not [w for w in at.warning if "compared by TPOT" in w.value]  # decoding only: the model's TPOT
+        at.radio(key="exp_load").set_value("on").run()
+        table = at.dataframe[0].value.set_index("Concurrency")
+        assert table["Measured speedup (×)"].tolist() == pytest.approx([2.1, 1.3, 1.05])
+        assert table["Predicted speedup (×)"].notna().all()
+        said = [w.value for w in at.warning if "compared by TPOT" in w.value]
+        assert len(said) == 1 and said[0].startswith("3 runs are compared by TPOT")
+        at.button(key="fit_step").click()
+        at.run()
+        assert not at.exception and not [x for x in at.success if x.value.startswith("Llama-3.1-8B")]
+        assert any(w.value == i18n.t("exp.fit_failed", "en") for w in at.warning)
 
     def test_the_load_choice_outlives_a_visit_to_the_calculator_as_its_calibration_does(self):
         """Back from the calculator the choice had gone back to decoding only, under a calibration

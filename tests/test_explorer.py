@@ -345,14 +345,24 @@ class TestPairWithBaselines:
         paired = explorer.pair_with_baselines(SWEEP)
         assert list(paired.concurrency) == [1, 8, 64]
         np.testing.assert_allclose(paired.measured_speedup, [2.5, 1.5, 0.9])
+        assert set(paired.measured_by) == {"throughput"}
 
     def test_tpot_ratio_where_throughput_is_missing(self):
         frame = runs_frame([{"concurrency": 1, "mean_tpot_ms": 10.0},
                             {"concurrency": 1, "mean_tpot_ms": 4.0, "spec_method": "eagle"}])
-        assert explorer.pair_with_baselines(frame).measured_speedup[0] == 2.5
+        paired = explorer.pair_with_baselines(frame)
+        assert paired.measured_speedup[0] == 2.5 and paired.measured_by[0] == "tpot"
 
     def test_no_baseline_no_pair(self):
         assert explorer.pair_with_baselines(SWEEP[SWEEP.spec_method.notna()]).empty
+
+
+class TestTpotAtLoad:
+    def test_only_tpot_ratios_predicted_at_a_load(self):
+        """A TPOT ratio at a load whose steps also prefill holds the scheduler's split of a request's
+        time, which the model does not predict; decoding only (no prompt tokens) it is the model's."""
+        predicted = pd.DataFrame({"measured_by": ["tpot", "tpot", "throughput"], "prompt_tokens": [2048, np.nan, 2048]})
+        assert explorer.tpot_at_load(predicted).tolist() == [True, False, False]
 
 
 class TestUnpairedSpeculative:

@@ -11,6 +11,14 @@ with the sign right when both are on the same side of 1 (speculation helps or hu
 series gives the acceptance length, α comes from it (:func:`specviz.model.spec.alpha_from_acceptance_length`);
 where it does not, α is fitted with the costs.
 
+A series is scored only where the model predicts what it measured (:attr:`Setting.predicted`): the
+step model prices a request's whole time, so throughput, wall time and end-to-end latency, and TPOT
+where the steps decode only. Under a steady load whose steps also prefill the arriving prompts, a
+benchmark's TPOT holds the scheduler's split of that time between the first token and the rest:
+vLLM's GB300 post measured MTP cutting the mean TTFT from 2,584 to 1,084 ms and doubling the mean
+TPOT, 41 to 82 ms, at concurrency 64, while the request's whole time rose by 21 % (5,167 to
+6,250 ms). Such a series is still predicted and reported, apart.
+
 A model is a :data:`Calibrator`: given a series' setting and its two calibration points, it
 returns a function from the series' points to predicted speedups, or to a dict of them
 (``speedup``) and the band of its draws (``low``, ``high``), or None where it cannot fit.
@@ -50,7 +58,8 @@ class Setting:
     ``prompt_tokens`` and ``output_tokens`` the requests' lengths where the study served a steady
     load of them (``prompt_tokens``, ``output_tokens`` in the data: each step then carries the
     prefill of the requests that replace finished ones, :func:`specviz.model.step.step`), else 0 and 1
-    (decode only)."""
+    (decode only); ``metric`` what the series measured (``throughput_speedup``, ``tpot_speedup``,
+    ``e2e_latency_speedup``, ``walltime_speedup``)."""
 
     name: str
     gpu: roofline.GPU
@@ -65,6 +74,13 @@ class Setting:
     generation: str = ""
     prompt_tokens: float = 0.0
     output_tokens: float = 1.0
+    metric: str = "throughput_speedup"
+
+    @property
+    def predicted(self) -> bool:
+        """Whether the step model predicts what the series measured: everything but TPOT under a
+        load whose steps also prefill (the module's note)."""
+        return not (self.metric == "tpot_speedup" and self.prompt_tokens > 0)
 
     @property
     def step_draft(self) -> step.Draft:
@@ -100,7 +116,7 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
         setting = Setting(name, gpus[first["gpu"]], int(first["tp"]), models[first["target"]], first["draft"],
                           models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"],
                           engines[first["engine"]], precision, str(first.get("generation", "")),
-                          float(prompt) if served else 0.0, float(output) if served else 1.0)
+                          float(prompt) if served else 0.0, float(output) if served else 1.0, str(first["metric"]))
         points = pd.DataFrame({"batch": rows["batch"].astype(float),
                                "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
                                "gamma": rows["gamma"].astype(float),

@@ -42,6 +42,7 @@ __all__ = [
     "with_group",
     "is_speculative",
     "pair_with_baselines",
+    "tpot_at_load",
     "unpaired_speculative",
     "crossover_concurrency",
     "sweep_peaks",
@@ -413,8 +414,9 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     client called the server, not what the server ran, and one tool records it where another does not.
 
     Measured speedup = SD output throughput / baseline output throughput (same load), or, where
-    throughput is missing, baseline mean TPOT / SD mean TPOT. ITL is not used: with speculation
-    ``vllm bench serve`` reports it per streamed chunk, which holds several tokens.
+    throughput is missing, baseline mean TPOT / SD mean TPOT; ``measured_by`` says which
+    (``throughput``, ``tpot``). ITL is not used: with speculation ``vllm bench serve`` reports it per
+    streamed chunk, which holds several tokens.
     """
     spec_mask = is_speculative(runs)
     keys = [*_MATCH, "rate"]
@@ -433,9 +435,20 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
     tpot = paired["baseline_mean_tpot_ms"] / paired["mean_tpot_ms"]
     paired["measured_speedup"] = throughput.where(throughput.notna(), tpot)
+    paired["measured_by"] = np.where(throughput.notna(), "throughput", "tpot")
     paired = paired.dropna(subset=["measured_speedup"]).drop(
         columns=["rate", "order", "baseline_order", "baseline_engine", "same_engine"])
     return paired.sort_values(["series", "concurrency"], kind="stable").reset_index(drop=True)
+
+
+def tpot_at_load(predicted: pd.DataFrame) -> pd.Series:
+    """The runs compared by their TPOT (``measured_by``, :func:`pair_with_baselines`) that are predicted
+    at a load whose steps also prefill (``prompt_tokens``, :func:`specviz.results.prediction.predict`).
+    The step model prices such a load's throughput and a request's whole time, not how the scheduler
+    splits that time between the first token and the rest, which a benchmark's TPOT also holds: such
+    runs are shown but not fitted (:attr:`specviz.model.fidelity.Setting.predicted` leaves the
+    published series of that kind unscored)."""
+    return (predicted["measured_by"] == "tpot") & predicted["prompt_tokens"].notna()
 
 
 def unpaired_speculative(runs: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFrame:
