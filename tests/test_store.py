@@ -1642,7 +1642,9 @@ class TestImportMemory:
     def test_a_dense_per_request_file_stays_within_its_bound(self, tmp_path):
         """10 MB of --save-detailed arrays, 1.1M requests with empty ITL lists, measured in a child
         process: built as a dict per request, the import took 570 MB beyond the file; built column
-        by column, about 250 MB. The bound is 400 MB."""
+        by column, about 250 MB when this test was written and 357-369 MB on 2026-12-04, above the
+        296 MB the memory limit was checked against, which now charges each request's row too
+        (vllm._REQUEST_BYTES). The peak stays below that estimate, and below 450 MB."""
         n = 1_111_111
         zeros = b"0," * (n - 1) + b"0"
         path = tmp_path / "detailed.json"
@@ -1650,8 +1652,8 @@ class TestImportMemory:
                          + b'[]], "input_lens": [' + zeros + b'], "output_lens": [' + zeros + b"]}")
         out = in_child(tmp_path, 'print(store.import_file("detailed.json", data).requests, end=" ")',
                        setup=f"data = open({str(path)!r}, 'rb').read()")
-        requests, taken, _ = map(int, out.split())
-        assert requests == n and taken < 400_000_000, taken
+        requests, taken, estimate = map(int, out.split())
+        assert requests == n and taken < estimate < 450_000_000, (taken, estimate)
 
     @pytest.mark.parametrize("shape", ["genai-perf header repeated", "unknown columns per request",
                                        "unknown columns as runs", "many columns, few rows"])
