@@ -61,7 +61,8 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
     "mfu": (0.6, 0.4, 0.8), "mbu": (0.8, 0.6, 0.9), "overlap": (0.0, 0.0, 0.5)}
 # How far the calibrated step model misses points it was not fitted to: the 10th and 90th
 # percentiles of (predicted − measured) / measured over the 101 held-out points of the 31 published
-# series in bench/bench_fidelity.py (each calibrated on its lowest and highest batch), the 2025-2026
+# series in bench/bench_fidelity.py whose metric the model predicts (fidelity.Setting.predicted;
+# each calibrated on its lowest and highest batch), the 2025-2026
 # MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones
 # (to (−0.127, +0.212) with decode-only steps and uniform routing; (−0.100, +0.204) with the prefill that
 # the series served at a stated prompt and output length carry in each step; (−0.097, +0.202) with
