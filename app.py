@@ -28,11 +28,15 @@ ROOT = Path(__file__).resolve().parent
 
 
 def custom_model(role: str, lang: str) -> architecture.Model:
-    """A model from an uploaded or pasted config.json (raises ValueError with a clear message)."""
+    """A model from an uploaded or pasted config.json (raises ValueError with a clear message), drawn
+    under the choice it answers. A new file or text is a new model: a new target starts again from
+    its own default draft, and either from the fewest GPUs that hold the pair now known."""
     side = st.sidebar
     side.subheader(t(f"side.custom.{role}", lang))
-    upload = side.file_uploader(t("side.config_upload", lang), type=["json"], key=f"{role}_config_file")
-    pasted = side.text_area(t("side.config_paste", lang), key=f"{role}_config_text", height=120)
+    renewed = dict(on_change=forget_target, args=("draft", *PARALLEL)) if role == "target" else dict(
+        on_change=forget_draft, args=PARALLEL)
+    upload = side.file_uploader(t("side.config_upload", lang), type=["json"], key=f"{role}_config_file", **renewed)
+    pasted = side.text_area(t("side.config_paste", lang), key=f"{role}_config_text", height=120, **renewed)
     data = upload.getvalue() if upload is not None else pasted.encode("utf-8")
     name = upload.name if upload is not None else t("side.pasted_config", lang)
     return hf_config.model_from_config_bytes(data, name, settings.get("SPECVIZ_MAX_CONFIG_BYTES"),
@@ -85,10 +89,27 @@ def scenario_sidebar(lang: str) -> None:
     target_id = url_choice(side.selectbox, t("side.target", lang), [*scenario.model_choices(models), *own], "target",
                            format_func=model_name, default=scenario.DEFAULT_TARGET, on_change=forget_target,
                            args=("draft", *PARALLEL))
-    draft_default = scenario.default_draft(target_id, known) if target_id in models else "eagle3"
+    # A config of one's own is read under its choice, so that the draft and the GPUs start from its size;
+    # one that cannot be read (yet) is said once the sidebar is drawn.
+    unread: ValueError | None = None
+    target: architecture.Model | None = models.get(target_id)
+    if target_id == scenario.CUSTOM:
+        try:
+            target = custom_model("target", lang)
+        except ValueError as exc:
+            unread = exc
+    draft_default = scenario.default_draft(target_id, known, target) if target is not None else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
                           "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=PARALLEL,
                           help=t("side.draft_help", lang), derived=True)
+    draft: step.Draft | None = None
+    if draft_id != scenario.CUSTOM:
+        draft = scenario.resolve_draft(draft_id, known)
+    else:
+        try:
+            draft = scenario.custom_draft(custom_model("draft", lang))
+        except ValueError as exc:
+            unread = unread or exc
     reuse_box = side.container()  # the MTP reuse factor, under the draft it belongs to, once the draft is read
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,
@@ -99,22 +120,23 @@ def scenario_sidebar(lang: str) -> None:
         format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
         on_change=forget, args=PARALLEL, help=t("side.precision_help", lang))
     precision = component_formats(side, precision_name, lang)
-    # The fewest GPUs that hold the preset pair (a custom model's size is known only once it is read).
+    # The fewest GPUs that hold the pair (a custom model's size is known only once it is read).
+    known_pair = target is not None and draft is not None
     tp_default, dp_default, ep_default = (
-        scenario.default_parallel(gpu, models[target_id], scenario.resolve_draft(draft_id, known), precision,
-                                  engines[engine_id].memory)
-        if scenario.CUSTOM not in (target_id, draft_id) else (1, 1, False))
+        scenario.default_parallel(gpu, target, draft, precision, engines[engine_id].memory) if known_pair
+        else (1, 1, False))
     col_tp, col_dp = side.columns(2)
     tp = int(url_choice(col_tp.selectbox, t("side.tp", lang), [str(n) for n in scenario.TENSOR_PARALLEL], "tp",
                         format_func=str, default=str(tp_default), help=t("side.tp_help", lang), derived=True))
-    moe = target_id in models and models[target_id].num_experts > 0
+    moe = target is not None and target.num_experts > 0
     dp = int(url_choice(col_dp.selectbox, t("side.dp", lang), [str(n) for n in scenario.DATA_PARALLEL], "dp",
                         format_func=str, default=str(dp_default), help=t("side.dp_help", lang), derived=moe))
     ep = url_choice(side.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
                     format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
                     help=t("side.ep_help", lang), derived=moe) == "on"
     before = st.session_state.pop(PARALLEL_BEFORE, None)
-    if before and (before["tp"], before["dp"]) != (str(tp), str(dp)):  # set for the new choice: said, not silent
+    # Set for the new choice: said, not silent (nor said while a config to size them by is still to come).
+    if known_pair and before and (before["tp"], before["dp"]) != (str(tp), str(dp)):
         side.info(t("side.parallel_reset", lang, gpus=tp * dp, tp=tp, dp=dp, was=int(before["tp"]) * int(before["dp"] or 1),
                     gpu=in_language(gpu.name, lang)))
     show_url_notices(side, lang)
@@ -124,14 +146,13 @@ def scenario_sidebar(lang: str) -> None:
             raise InputError("side.gpu_incomplete", gpu=gpu.name)
         if tp > 1 and not math.isfinite(gpu.link_gb_s):
             raise InputError("side.no_link", gpu=gpu.name)
-        target = custom_model("target", lang) if target_id == scenario.CUSTOM else models[target_id]
-        if draft_id == scenario.CUSTOM:
-            draft = scenario.custom_draft(custom_model("draft", lang))
-        else:
-            draft = scenario.resolve_draft(draft_id, known)
+        if unread is not None:
+            raise unread
     except ValueError as exc:
         st.session_state["scenario_error"] = exc  # rendered by the page, in its reader's language
-        side.error(message(exc, lang))  # what it quotes from the file is escaped
+        # A config not given yet is asked for, not refused (what it quotes from a file is escaped).
+        waiting = isinstance(exc, InputError) and exc.key == "hf_config.empty"
+        (side.info if waiting else side.error)(message(exc, lang))
         return
     st.session_state.pop("scenario_error", None)
     if draft.model is not None and draft.model.vocab_size != target.vocab_size:

@@ -55,7 +55,7 @@ def open_example() -> None:
 
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
 # control kept for the session takes them), and the claim's own fields.
-SIDEBAR_ITEMS = ("gpu", "target", "draft")
+SIDEBAR_ITEMS = ("gpu", "target", "draft", "tp", "dp")
 # The figures typed over a GPU preset's, which belong to that device: a new GPU clears them
 # (clear_gpu_overrides), so an item that sets the GPU keeps them to put back with the old one.
 GPU_FIGURES = ("tflops", "bandwidth")
@@ -103,7 +103,7 @@ def apply_sentence() -> None:
                                          "not_applied": not_applied, "baseline": reading.baseline,
                                          "over_words": reading.over_words, "percent": reading.percent,
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
-                                         "unknown_model": reading.unknown_model}
+                                         "unknown_model": reading.unknown_model, "gpus": reading.gpus}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -158,6 +158,9 @@ def show_reading() -> None:
     if reading.get("unknown_model"):
         st.warning(md("claims.sentence.unknown_model", lang, model=reading["unknown_model"],
                       target=st.session_state["scenario"].target.name))
+    if (gpus := reading.get("gpus")) and scenario.split_of(gpus) is None:
+        chosen = st.session_state["scenario"]
+        st.warning(md("claims.sentence.gpus_not_split", lang, gpus=gpus, used=chosen.tp * chosen.dp))
     for dropped in reading.get("not_applied", ()):
         st.warning(md("claims.sentence.not_applied", lang, **dropped))
     if reading.get("baseline"):
@@ -320,7 +323,8 @@ show_url_notices(st, lang)
 if open_view == "batch":
     if not check.batches.empty:  # else the claim's batch does not fit, and nothing does at that batch
         altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
-                                           limit=check.memory_limit if check.memory_limit < batch_max else None))
+                                           limit=check.memory_limit if check.memory_limit < batch_max else None,
+                                           limit_gamma=check.memory_gamma))
 elif open_view == "required":
     st.subheader(t("claims.required", lang, batch=check.best["batch"]))
     st.caption(t("claims.required_note", lang))

@@ -161,8 +161,9 @@ def model_choices(models: Mapping[str, architecture.Model]) -> list[str]:
     return sorted(models, key=lambda m: MODEL_GROUPS.index(model_group(models[m])))
 
 
-def default_draft(target_id: str, presets: Presets) -> str:
-    """The draft a new scenario starts with: the target's own MTP layer where its checkpoint ships one
+def default_draft(target_id: str, presets: Presets, target: architecture.Model | None = None) -> str:
+    """The draft a new scenario starts with (``target``: the model of ``target_id``, which an uploaded
+    config.json gives where it is no preset): the target's own MTP layer where its checkpoint ships one
     and an engine runs it (:data:`specviz.model.mtp.SERVED`: DeepSeek-V3 and V4, GLM-4.5 and 5, Qwen3-Next and 3.5;
     MiniMax-M2's modules, which none runs yet, are a choice, not the start); else the smallest preset model of the
     target's family (its ``model_type``, a mixture of experts counted with its dense kin) with the
@@ -171,7 +172,7 @@ def default_draft(target_id: str, presets: Presets) -> str:
     pass must cost a small share of a target pass (gpt-oss-20b is no draft for gpt-oss-120b); else a
     head preset trained for the target; else an EAGLE-3 head of the target's shape."""
     models = presets.models
-    target = models[target_id]
+    target = models[target_id] if target is None else target
     if target.mtp is not None and target.model_type in mtp.SERVED:
         return "mtp"
     family = lambda model: model.model_type.removesuffix("_moe")
@@ -282,6 +283,18 @@ def gpu_preset(text: str, gpus: Mapping[str, roofline.GPU]) -> str | None:
     # "8x H100", "8xH100s": the count is no part of the name.
     words = re.sub(r"\b\d+ ?[x×] ?(?=[a-z])", "", re.sub(r"[^a-z0-9×]+", " ", text.lower()))
     return next((gpu_id for gpu_id, pattern in _GPU_PATTERNS if gpu_id in gpus and re.search(pattern, words)), None)
+
+
+def split_of(gpus: int) -> tuple[int, int] | None:
+    """How a count of GPUs is split as the sidebar splits them, (tp, dp): a group of up to
+    :data:`TENSOR_PARALLEL`'s largest, or data-parallel groups of that many (16 GPUs: 8 × 2); None for a
+    count no split gives (3, 12)."""
+    widest = TENSOR_PARALLEL[-1]
+    if gpus in TENSOR_PARALLEL:
+        return gpus, 1
+    if gpus % widest == 0 and gpus // widest in DATA_PARALLEL:
+        return widest, gpus // widest
+    return None
 
 
 def resolve_precision(name: str, weights: Mapping[str, str], kv: str | None) -> dtypes.Precision:

@@ -512,7 +512,6 @@ class TestScenarioSidebar:
         ("{not json", "not a JSON config.json"),
         (json.dumps({"model_type": "gpt2"}), "not supported"),
         (json.dumps({"model_type": "llama", "hidden_size": 64}), "num_hidden_layers"),
-        ("", "is empty"),
     ])
     def test_bad_pasted_config_is_refused_with_a_message(self, text, message):
         at = make_app({"target_config_text": text}, target="custom")
@@ -520,6 +519,15 @@ class TestScenarioSidebar:
         unescaped = lambda element: element.value.replace("\\", "")
         assert message in unescaped(at.sidebar.error[0])
         assert "not complete yet" in at.info[0].value and message in unescaped(at.info[0])
+
+    def test_a_config_not_given_yet_is_asked_for_not_refused(self):
+        """Choosing a config of one's own shows no error before one is given, nor GPU counts set for
+        a model not read yet."""
+        at = make_app(target="DeepSeek-V3", gpu="B200", tp="8")
+        at.sidebar.selectbox(key="target").set_value("custom").run()
+        assert not at.sidebar.error and not at.exception
+        assert any("is empty: paste or upload" in i.value for i in at.sidebar.info)
+        assert not any(i.value.startswith("GPUs set again") for i in at.sidebar.info)
 
     def test_markdown_in_a_config_value_is_shown_as_text(self):
         at = make_app({"target_config_text": json.dumps({"model_type": "[x](https://e.vil)"})},
@@ -541,6 +549,21 @@ class TestScenarioSidebar:
         assert not at.exception and not at.sidebar.error
         # A custom target starts with an EAGLE-3 head: its size is known only once read (93 GB: 2 GPUs).
         assert shown(at) == figures(make_scenario(target="Mixtral-8x7B", draft="eagle3", tp="2", batch="1"))
+
+    def test_an_uploaded_config_starts_as_its_preset_twin_does(self):
+        """DeepSeek-V3's own config.json, uploaded, starts with its MTP layer on the fewest B200s that
+        hold it, as the preset does, and gives the preset's figures (it started on 1 GPU with an
+        EAGLE-3 head, said not to fit)."""
+        preset = make_app(target="DeepSeek-V3", gpu="B200")
+        at = make_app(target="DeepSeek-V3", gpu="B200")
+        at.sidebar.selectbox(key="target").set_value("custom").run()
+        data = (ROOT / "data/model_configs/DeepSeek-V3.json").read_bytes()
+        at.sidebar.file_uploader[0].set_value(("config.json", data, "application/json")).run()
+        assert not at.exception and not at.sidebar.error
+        parallel = lambda app: [app.sidebar.selectbox(key=k).value for k in ("draft", "tp", "dp", "ep")]
+        assert parallel(at) == parallel(preset) and parallel(at)[:2] == ["mtp", "8"]
+        assert shown(at) == shown(preset)
+        assert any(i.value.startswith("GPUs set again for this choice: 8") for i in at.sidebar.info)
 
     def test_an_eagle3_head_uploaded_as_the_target_is_refused_and_drafts_as_the_draft(self):
         head = SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"
@@ -2290,6 +2313,22 @@ class TestClaimsPage:
         at.button(key=f"claims_undo_{undo}").click().run()
         assert not [c for c in at.caption if "names no single GPU" in c.value]
 
+    def test_a_sentences_count_of_gpus_is_the_scenarios(self):
+        """"8x H200" had been dropped for the sidebar's 2 GPUs: the most possible 2.82x, 2.44x on 8."""
+        at = read_sentence(claims_app(), "Speculative decoding delivers 3x higher throughput at batch 64 on "
+                                         "8x H200 for Llama 3.3 70B")
+        assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target", "tp", "dp")] == ["H200", "Llama-3.1-70B",
+                                                                                             "8", "1"]
+        verdict = (at.success or at.warning or at.error)[0].value
+        assert "on 8× NVIDIA H200" in verdict
+        said = "\n".join(m.value for m in at.markdown)
+        assert i18n.md("claims.sentence.item.tp", value="8") in said
+        undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "tp")
+        at.button(key=f"claims_undo_{undo}").click().run()
+        assert not at.exception and at.sidebar.selectbox(key="tp").value != "8"
+        at = read_sentence(claims_app(), "3x on 3x A100")
+        assert any("names 3 GPUs" in w.value for w in at.warning)
+
     def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
         at = claims_app()
         at.text_area(key="claim_sentence").set_value(
@@ -2564,10 +2603,14 @@ class TestClaimsPage:
         chart = at.get("vega_lite_chart")[0]
         frames = [pa.ipc.open_stream(data.data.data).read_all() for data in chart.proto.datasets]
         # α = 1 and your α, drawn over the whole batch grid up to the memory's limit, not one point.
-        held = claims.check_claim(make_scenario(), claims.Claim(3.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
-                                  settings.get("SPECVIZ_BATCH_MAX")).memory_limit
+        check = claims.check_claim(make_scenario(), claims.Claim(3.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
+                                   settings.get("SPECVIZ_BATCH_MAX"))
+        held = check.memory_limit
         assert frames[0].num_rows == frames[1].num_rows > 30 and max(frames[0].column("batch").to_pylist()) == held
-        assert metric(at, "Batches where it can hold") == "64" and metric(at, "…at your acceptance") == "none"
+        # The memory's line says at which γ it holds that many: a longer draft holds fewer (201 at γ 1, 199 at γ 8).
+        labels = [label for f in frames if "label" in f.column_names for label in f.column("label").to_pylist()]
+        assert f"memory holds {held:,} with the draft at γ {check.memory_gamma}" in labels and check.memory_gamma == 1
+        assert metric(at, "Batches where it can hold") == "64" and metric(at, "…at your acceptance, even at the band's low edge") == "none"
 
 
     def test_tables_format_their_figures_and_show_a_dash_where_out_of_reach(self):

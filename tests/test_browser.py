@@ -129,7 +129,13 @@ class TestCalculatorInChromium:
         expect(page.get_by_text("is not a JSON config.json").first).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
         upload.set_input_files(str(ROOT / "data/model_configs/Mixtral-8x7B.json"))
-        # MoE, memory-bound: one token reads 1.475B shared weights + 2 of 8 experts (11.27B); five
+        # Its size now known, the GPUs start from the fewest H100s that hold its 93 GB (they had stayed at
+        # the 1 set before the file was read, and a 671B model's config was said not to fit on 1 B200).
+        tp = page.get_by_role("combobox", name="GPUs (TP)")
+        expect(tp).to_have_value("2", timeout=TIMEOUT)
+        tp.click()
+        page.get_by_role("option", name="1", exact=True).click()
+        # On one device, MoE, memory-bound: one token reads 1.475B shared weights + 2 of 8 experts (11.27B); five
         # positions sharing 38 % of their experts with the one before (the default routing overlap)
         # route as 1 + 4 × 0.62 = 3.48 tokens: 8·(1 − 0.75^3.48) = 5.06 experts (28.52B), 30.00 / 12.75 = 2.35.
         expect(metric(page, "Verify cost")).to_have_text("2.35×", timeout=TIMEOUT)

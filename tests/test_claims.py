@@ -137,8 +137,10 @@ class TestReadSentence:
                                                             "acceptance"))),
         ("180% faster on B200 for gpt-oss-120b with P-EAGLE, synthetic acceptance, 64 concurrent requests",
          (2.8, 64, "B200", "gpt-oss-120b", "peagle", None, ("dataset", "temperature", "output_length"))),
+        # No method named: asked (it had been judged on the sidebar's draft, unasked).
         ("lên đến 2,5 lần với Qwen3 32B trên H200", (2.5, None, "H200", "Qwen3-32B", None, None,
-                                                     ("batch", "dataset", "temperature", "output_length", "acceptance"))),
+                                                     ("method", "batch", "dataset", "temperature", "output_length",
+                                                      "acceptance"))),
     ])
     def test_what_each_states_and_leaves_out(self, text, expected):
         reading = claim_words.read_sentence(text, PRESETS)
@@ -347,6 +349,7 @@ class TestClaimsWithinMemory:
         check = claims.check_claim(chosen, claims.Claim(3.0, batch=500), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
         assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 116
+        assert check.memory_gamma == 1  # the shortest draft leaves the most room
         assert check.reasons[0].params == {"batch": 500, "most": 116, "context": 1024}
         assert check.batches.empty and math.isnan(check.best["speedup"]) and math.isnan(check.holds_up_to)
         assert claims.calculator_point(check) == {"batch": 500}
@@ -637,6 +640,23 @@ class TestPublishedSentences:
     def test_a_gpu_family_is_read_as_one_gpu_and_said_to_be_assumed(self, sentence, gpu, words):
         read = claim_words.read_sentence(sentence, PRESETS)
         assert (read.gpu, read.gpu_words) == (gpu, words) and "hardware" not in read.unstated
+
+    @pytest.mark.parametrize("sentence, gpus, split", [
+        # The count of GPUs had been dropped: "8x H200" judged on the sidebar's 2 (2.82x most, 2.44x on 8).
+        ("Speculative decoding delivers 3x higher throughput at batch 64 on 8x H200 for Llama 3.3 70B", 8, ("8", "1")),
+        ("2.5x faster on 8xB200 with EAGLE-3", 8, ("8", "1")),
+        ("3x faster on 2× NVIDIA H200", 2, ("2", "1")),
+        ("1.8x on 8 GPUs", 8, ("8", "1")),
+        ("up to 3x on 16 H100s", 16, ("8", "2")),
+        ("3x on 3x A100", 3, None),  # no split of the sidebar's gives 3: named, not applied
+        # No count: a figure, a batch, a memory size and a model's size are none.
+        ("up to 3x faster at batch 64 on H100 80GB for Llama 3.3 70B", None, None),
+    ])
+    def test_a_count_of_gpus_is_read_and_split(self, sentence, gpus, split):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        choices, _ = claim_words.sentence_choices(read, PRESETS, read.target or "Qwen3-32B")
+        assert read.gpus == gpus
+        assert (None if "tp" not in choices else (choices["tp"], choices["dp"])) == split
 
     @pytest.mark.parametrize("sentence, model", [
         # A model no preset is had been asked for ("names none that specviz knows"), never named back.

@@ -815,6 +815,12 @@ class TestClaimCommand:
         assert any(q.startswith("Which model?") for q in mtp["read_from_sentence"]["ask_its_author"])
         assert mtp["read_from_sentence"]["over"] is None and "over_note" not in mtp["read_from_sentence"]
 
+    def test_a_sentences_count_of_gpus_is_the_scenarios(self, capsys):
+        code, out, _ = run(capsys, "claim", "3x higher throughput at batch 64 on 8x H200 for Llama 3.3 70B")
+        result = json.loads(out)
+        assert code == 0 and (result["gpu"], result["tp"], result["dp"]) == ("H200", 8, 1)
+        assert result["read_from_sentence"]["gpus"] == 8 and "2.44×" in result["reasons"][0]
+
     def test_a_gpu_family_and_a_model_that_is_no_preset_are_said(self, capsys):
         code, out, _ = run(capsys, "claim", "2x faster generation of Mixtral 8x22B on A100 with Medusa")
         read, result = json.loads(out)["read_from_sentence"], json.loads(out)

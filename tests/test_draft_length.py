@@ -153,10 +153,11 @@ class TestAdvise:
         assert int(schedule["gamma"].max()) == 2
         bound = draft_length.gamma_schedule(replace(deepseek, mtp_reuse=1.0), 0.8, 1024, 1024, 8)
         assert int(bound["gamma"].max()) > 6
-        # The longest draft asked for: this γ 6, past the schedule's; from the first reused position,
-        # 0.8 × 0.62, to the sixth, 0.8 × 0.62⁵.
+        # The longest draft asked for: this γ 6, past the schedule's; from the last trained position,
+        # 0.8, to the sixth, 0.8 × 0.62⁵ (it said "from 0.50 at the first reused position to 0.50 at
+        # position 2" at γ 2, where the first reused position is the last).
         assert Notice("advice.mtp_reused", target=deepseek.target.name, trained=1, gamma=6, reuse=0.62,
-                      first=pytest.approx(0.496), last=pytest.approx(0.8 * 0.62 ** 5)) in \
+                      first=pytest.approx(0.8), last=pytest.approx(0.8 * 0.62 ** 5)) in \
             draft_length.advise(deepseek, 0.8, 6, 64, schedule)
         # At γ 1 (the published α 0.85 is at γ 1) the schedule still drafts 2 tokens with the one layer.
         assert any(n.key == "advice.mtp_reused" and n.params["gamma"] == 2

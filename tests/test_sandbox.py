@@ -256,9 +256,13 @@ class TestCheckSql:
         sandbox.check_sql(sql)
 
     @pytest.mark.parametrize("sql, kind", [("INSTALL httpfs", "INSTALL"), ("/* a comment */ load httpfs", "LOAD"),
-                                           ("UPDATE EXTENSIONS", "UPDATE"), ("  copy runs TO 'x.csv'", "COPY")])
+                                           ("UPDATE EXTENSIONS", "UPDATE"), ("  copy runs TO 'x.csv'", "COPY"),
+                                           ("WITH x AS (SELECT 1) INSERT INTO runs (run_id) SELECT 'y' FROM x",
+                                            "WITH … INSERT"),
+                                           ("with x as (select 1) delete from runs", "WITH … DELETE")])
     def test_a_refused_statement_is_named_as_it_was_written(self, sql, kind):
-        """DuckDB files INSTALL under LOAD: the console said "this is LOAD" to a user who typed INSTALL."""
+        """DuckDB files INSTALL under LOAD: the console said "this is LOAD" to a user who typed INSTALL;
+        and "this is WITH" to a WITH that inserts, where WITH stands among the kinds it runs."""
         with pytest.raises(sandbox.QueryError) as refused:
             sandbox.check_sql(sql)
         assert (refused.value.key, refused.value.params) == ("sql.kind", {"kind": kind})

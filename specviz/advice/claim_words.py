@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from specviz import settings
 from specviz.errors import SpecvizError
-from specviz.scenario import Presets, draft_choices, gpu_preset, model_preset
+from specviz.scenario import Presets, draft_choices, gpu_preset, model_preset, split_of
 
 __all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
            "named_methods", "over_words", "sentence_choices"]
@@ -170,7 +170,8 @@ _PLAIN_DECODING = re.compile(r"auto-?regressive|(?:vanilla|standard|plain|regula
 _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
              "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
 # What a claim should state and often does not, each with the words that state it.
-UNSTATED = {"model": None, "hardware": None, "batch": None, "dataset": None, "temperature": r"temperature|greedy|sampling|\btemp\b",
+UNSTATED = {"model": None, "hardware": None, "method": None, "batch": None, "dataset": None,
+            "temperature": r"temperature|greedy|sampling|\btemp\b",
             "output_length": r"output (?:length|tokens)|\bosl\b|tokens out|\d+\s*(?:output|generated) tokens",
             "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)",
             "equal_footing": None}
@@ -195,7 +196,8 @@ class SentenceReading:
     a figure of 100 % or more as written (:func:`percent_of`); ``gpu_words``, the sentence's words
     where they name a family of GPUs or one sold in several forms ("A100", "Blackwell") and ``gpu``
     is the form assumed (:data:`_GPU_FAMILIES`); ``unknown_model``, the words of a model the sentence
-    names with its size that no preset is ("Mixtral 8x22B"), where ``target`` is None."""
+    names with its size that no preset is ("Mixtral 8x22B"), where ``target`` is None; ``gpus``, the
+    number of GPUs it names ("8x H200"), None where it names none."""
 
     speedup: float
     batch: int | None
@@ -209,6 +211,7 @@ class SentenceReading:
     percent: float | None = None
     gpu_words: str | None = None
     unknown_model: str | None = None
+    gpus: int | None = None
 
 
 def named_methods(words: str) -> list[tuple[str, bool]]:
@@ -235,6 +238,22 @@ _GPU_FAMILIES = (("B300", r"\bblackwell ultra\b"), ("GB200", r"\bgrace blackwell
 # A model's size as its name writes it: "72B", "8x22B", "0.6B", "68M".
 _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?(?:x\d+)?[bm]", re.IGNORECASE)
 _PUNCTUATION = ".,;:()[]\"'"
+
+
+# A count of devices: "8x H200", "8×B200", "8 H100s", "2x NVIDIA H200", "on 8 GPUs" (the word after
+# the count is a GPU's name or a word for one).
+_COUNTED = re.compile(r"(?<![\w.,])(\d{1,4})\s*(?:[x×]\s*)?(?:(?:nvidia|amd|intel|google)\s+)?([A-Za-z][\w\-]*)",
+                      re.IGNORECASE)
+_DEVICE_WORDS = frozenset(("gpu", "gpus", "card", "cards", "accelerator", "accelerators", "chip", "chips"))
+
+
+def _gpu_count(words: str, presets: Presets) -> int | None:
+    """The number of GPUs a sentence names ("on 8x H200" gives 8), None where it names none."""
+    for found in _COUNTED.finditer(words):
+        device = found.group(2)
+        if device.lower() in _DEVICE_WORDS or gpu_preset(device, presets.gpus) or _family_gpu(device, presets):
+            return int(found.group(1)) or None
+    return None
 
 
 def _family_gpu(words: str, presets: Presets) -> tuple[str, str] | None:
@@ -327,7 +346,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                        min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
     dataset = next((name for name in _DATASETS if name.lower() in clause), None)
     batch = claimed_batch(words)
-    stated = {"batch": batch is not None, "dataset": dataset is not None,
+    stated = {"batch": batch is not None, "dataset": dataset is not None, "method": draft is not None,
               "model": target is not None or unknown_model is not None,
               "hardware": gpu is not None,
               "equal_footing": not _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40])
@@ -336,7 +355,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
-                           gpu_words, unknown_model)
+                           gpu_words, unknown_model, _gpu_count(unbatched, presets))
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:
@@ -359,10 +378,14 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
     """The scenario's choices a sentence sets, as the Claims page and ``specviz claim`` set them: its
-    ``gpu`` and ``target`` where it names them, and its drafting method as the ``draft`` where the
-    model the scenario ends with (``target``) can draft with it; and that method where it cannot (MTP
-    named of Qwen3-32B), which is said rather than dropped, else None."""
+    ``gpu`` and ``target`` where it names them, its drafting method as the ``draft`` where the model
+    the scenario ends with (``target``) can draft with it, and its count of GPUs as ``tp`` and ``dp``
+    where the sidebar splits that many (:func:`specviz.scenario.split_of`; after the GPU and the target,
+    which set them afresh); and the method where it cannot draft with it (MTP named of Qwen3-32B),
+    which is said rather than dropped, else None."""
     choices = {key: value for key, value in (("gpu", reading.gpu), ("target", reading.target)) if value is not None}
+    if reading.gpus is not None and (split := split_of(reading.gpus)) is not None:
+        choices.update(tp=str(split[0]), dp=str(split[1]))
     if reading.draft is not None and reading.draft in draft_choices(presets, target):
         return {**choices, "draft": reading.draft}, None
     return choices, reading.draft

@@ -131,6 +131,8 @@ class ClaimCheck:
     memory_limit : int
         The largest batch the GPUs' memory holds with the draft at the claim's context, at the γ
         that leaves the most room (:func:`specviz.scenario.largest_batch`): ``batches`` stops there.
+    memory_gamma : int
+        That γ (the shortest draft asks the least room; a longer one holds fewer sequences).
     """
 
     claim: Claim
@@ -146,6 +148,7 @@ class ClaimCheck:
     yours_from: float
     yours_up_to: float
     memory_limit: int
+    memory_gamma: int
 
 
 def at_least(value: float) -> float:
@@ -341,13 +344,13 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     limits = np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
                                            tp=scenario.tp, dp=scenario.dp, context=context, gamma=gammas,
                                            rule=scenario.engine.memory), gammas.shape)
-    memory_limit = int(limits.max())
+    memory_limit, memory_gamma = int(limits.max()), int(gammas[int(np.argmax(limits))])
     # The grid holds the memory's limits, so that a range of batches can end where the memory does.
     grid = np.union1d(calculator.batch_grid(batch_max), limits[(limits >= 1) & (limits <= batch_max)])
     if claim.batch is not None:
         grid = np.union1d(grid, [claim.batch])
     if claim.batch is not None and claim.batch > memory_limit or memory_limit < 1:
-        return _no_fit(scenario, claim, gammas, grid, memory_limit)
+        return _no_fit(scenario, claim, gammas, grid, memory_limit, memory_gamma)
     grid = grid[grid <= memory_limit]
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
@@ -397,7 +400,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     if claim.workload is not None and verdict != "impossible":
         reasons.append(_on_workload(step_scenario, claim, required, batches))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
-                      memory_limit)
+                      memory_limit, memory_gamma)
 
 
 def calculator_point(check: ClaimCheck) -> dict[str, float]:
@@ -419,7 +422,8 @@ def calculator_point(check: ClaimCheck) -> dict[str, float]:
     return {"alpha": at_least(float(easiest["alpha_needed"])), "gamma": int(easiest["gamma"]), "batch": check.best["batch"]}
 
 
-def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarray, memory_limit: int) -> ClaimCheck:
+def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarray, memory_limit: int,
+            memory_gamma: int) -> ClaimCheck:
     """The answer to a claim at a batch the memory does not hold with the draft at any γ (or to any
     claim where not even one sequence fits): impossible on this setting, with nothing to draw."""
     batch = claim.batch if claim.batch is not None else 1
@@ -433,7 +437,7 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
                       engine=scenario.engine.name, batch=batch)
     reason = Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context)
     return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, nothing, nothing,
-                      nothing, nothing, memory_limit)
+                      nothing, nothing, memory_limit, memory_gamma)
 
 
 def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:

@@ -167,7 +167,7 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     if (reused := scenario.mtp_reused_from) is not None and longest >= reused:
         rates = spec.position_rates(alpha, longest, **scenario.reuse)
         notices.append(Notice("advice.mtp_reused", target=scenario.target.name, trained=reused - 1, gamma=longest,
-                              reuse=scenario.mtp_reuse, first=float(rates[reused - 1]), last=float(rates[-1])))
+                              reuse=scenario.mtp_reuse, first=float(rates[reused - 2]), last=float(rates[-1])))
     if scenario.draft.kind == "eagle3" and longest > EAGLE3_TRAINED:
         notices.append(Notice("advice.head_past_training", gamma=longest, trained=EAGLE3_TRAINED))
     # A reused MTP layer is judged at the positions it was trained for: what it loses past them is the

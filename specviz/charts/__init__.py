@@ -535,9 +535,12 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 
 
-def _memory_limit_frame(limit: int, lang: str) -> pd.DataFrame:
-    """The memory's limit as a chart draws it (:func:`_memory_wall`): its batch and its label."""
-    return pd.DataFrame({"batch": [limit], "label": [t("chart.memory_limit", lang, batch=limit)]})
+def _memory_limit_frame(limit: int, lang: str, gamma: int | None = None) -> pd.DataFrame:
+    """The memory's limit as a chart draws it (:func:`_memory_wall`): its batch and its label, which
+    names the draft length it holds at where the chart's curves take several (``gamma``)."""
+    label = t("chart.memory_limit", lang, batch=limit) if gamma is None else t("chart.memory_limit_at", lang,
+                                                                               batch=limit, gamma=gamma)
+    return pd.DataFrame({"batch": [limit], "label": [label]})
 
 
 def _memory_wall(limit: pd.DataFrame, x: alt.X, lang: str) -> list[alt.Chart]:
@@ -550,11 +553,13 @@ def _memory_wall(limit: pd.DataFrame, x: alt.X, lang: str) -> list[alt.Chart]:
                 x=x, y=alt.YValue(0), text="label:N")]
 
 
-def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit: int | None = None) -> alt.LayerChart:
+def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit: int | None = None,
+                   limit_gamma: int | None = None) -> alt.LayerChart:
     """What a claim is up against at each batch (log x): the most the setting gives with every draft
     token accepted, best γ (line, shaded up to its band's optimistic edge), the speedup at the
     measured α where there is one (dashed, its band shaded), the claim as a red rule and, where the
-    memory stops the batches short of the page's largest, its ``limit`` (the last batch drawn).
+    memory stops the batches short of the page's largest, its ``limit`` (the last batch drawn), at
+    the draft length ``limit_gamma`` (:attr:`specviz.advice.claims.ClaimCheck.memory_gamma`).
 
     ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`: it stops at the memory's limit.
     """
@@ -575,7 +580,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
                 tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
-    wall = _memory_wall(_memory_limit_frame(limit, lang), x, lang) if limit is not None else []
+    wall = _memory_wall(_memory_limit_frame(limit, lang, limit_gamma), x, lang) if limit is not None else []
     return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), *wall,
                      autosize=_FIT_WIDTH, height=320)
 

@@ -79,7 +79,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100), lang)}),
-            "draft": chosen.draft_id, "engine": chosen.engine.id, "verdict": check.verdict,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "tp": chosen.tp, "dp": chosen.dp, "verdict": check.verdict,
             "headline": words(check.headline, lang), "reasons": [words(n, lang) for n in check.reasons],
             "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
             "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
@@ -87,7 +87,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
             "required": frame_rows(check.required),
             **({} if read is None else {"read_from_sentence": {
-                "gpu": read.gpu, "target": read.target, "draft": read.draft, "dataset": read.dataset,
+                "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),

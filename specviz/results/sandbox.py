@@ -163,13 +163,15 @@ def _check_tree(parser: Any, sql: str) -> None:
             raise QueryError("sql.denied_function", name=name)
 
 
-def _first_word(sql: str) -> str:
-    """A refused statement's kind as the user wrote it, its first word past comments: DuckDB files
-    INSTALL under LOAD, which named a statement the user had not typed."""
+def _first_word(sql: str, kind: Any = None) -> str:
+    """A refused statement's kind as the user wrote it, its first word past comments (DuckDB files
+    INSTALL under LOAD, which named a statement the user had not typed); after a WITH, what DuckDB
+    read it to be (``kind``, its statement type: "WITH … INSERT"), for a WITH alone reads as a query."""
     import duckdb
 
     starts = [offset for offset, token in duckdb.tokenize(sql) if token != duckdb.token_type.comment]
-    return sql[starts[0]:].split(None, 1)[0].upper()[:40] if starts else "?"
+    first = sql[starts[0]:].split(None, 1)[0].upper()[:40] if starts else "?"
+    return f"{first} … {kind.name}" if first == "WITH" and kind is not None else first
 
 
 def check_sql(sql: str, max_chars: int = 20_000) -> None:
@@ -217,7 +219,7 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
         elif kind == duckdb.StatementType.SELECT:
             _check_tree(parser, sql)
         else:
-            raise QueryError("sql.kind", kind=_first_word(sql))
+            raise QueryError("sql.kind", kind=_first_word(sql, kind))
 
 
 # ------------------------------------------------------------------------------ parent side
