@@ -64,8 +64,12 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     col_target, col_draft = st.columns(2)
     target_repo = col_target.text_input(t("calc.serve.target_repo", lang), key="serve_target_repo", max_chars=200,
                                         help=t("calc.serve.target_repo_help", lang)).strip() or None
-    draft_repo = col_draft.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
-                                      help=t("calc.serve.draft_repo_help", lang)).strip() or None
+    # The target's MTP layers, n-gram and suffix decoding have no checkpoint of their own to name or check.
+    own_draft = commands.names_a_draft(chosen, method)
+    draft_repo = None
+    if own_draft:
+        draft_repo = col_draft.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
+                                          help=t("calc.serve.draft_repo_help", lang)).strip() or None
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
         schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     try:
@@ -86,7 +90,8 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
             st.code(text, language="yaml" if name.endswith(".yaml") else "json")
         for notice in command.notices:
             st.info(message(notice, lang))
-    show_pair_check(lang)
+    if own_draft:
+        show_pair_check(lang)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

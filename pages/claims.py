@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from pages._controls import (PARALLEL, clear_gpu_overrides, forget, forget_controls, forget_target, renew,
-                             show_url_notices, url_choice, url_widget, view_choice)
+from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, forget, forget_controls, forget_target,
+                             renew, show_url_notices, url_choice, url_widget, view_choice)
 from pages._shared import (altair_chart, cost_params, model_choice_name, number_columns, open_store, presets,
                            require_router, titled_dataframe)
 from specviz import calculator, charts, scenario, settings
@@ -99,6 +99,8 @@ def apply_sentence() -> None:
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)
+    if "tp" in choices:  # the sentence's count, said as its item: not "the fewest that hold the pair"
+        st.session_state.pop(PARALLEL_BEFORE, None)
     st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
                                          "not_applied": not_applied, "baseline": reading.baseline,
                                          "over_words": reading.over_words, "percent": reading.percent,

@@ -163,12 +163,15 @@ def show_load() -> None:
     controls = st.container(horizontal=True, gap="medium")
     axis = controls.segmented_control(t("exp.axis", lang), explorer.LOAD_AXES, default=(with_runs or ["concurrency"])[0],
                                       required=True, format_func=lambda a: t(f"col.{a}", lang), key="load_axis",
-                                      help=t("exp.axis_help", lang))
+                                      help=t("exp.axis_help", lang), persist_state="session")
     placed = explorer.on_load_axis(shown, axis)
     # The other axis as its button names it, in the reader's language: the messages send the reader there.
     other_axis = next(a for a in explorer.LOAD_AXES if a != axis)
+    groups = [*explorer.GROUP_COLUMNS, *explorer.extra_keys(placed)]
+    if st.session_state.get("load_group") not in (None, *groups):  # kept for the session: a field of runs not shown
+        st.session_state.pop("load_group")
     group = controls.selectbox(
-        t("exp.group_by", lang), [*explorer.GROUP_COLUMNS, *explorer.extra_keys(placed)], key="load_group", width=280,
+        t("exp.group_by", lang), groups, key="load_group", width=280, persist_state="session",
         format_func=lambda k: t("exp.group.extra", lang, field=group_title(k)) if k.startswith(explorer.EXTRA_PREFIX)
         else group_title(k), help=t("exp.group_by_help", lang))
     if placed.empty:

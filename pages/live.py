@@ -196,11 +196,19 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
         batch = verdict.params["batch"]
     else:
         key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
-        stops = t("live.never_stops", lang) if pd.isna(verdict.stops_paying_at) else \
-            t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
+        held = verdict.memory_limit
+        # A batch past what the memory holds (or none) is no batch this server stops paying at.
+        beyond = held is not None and not verdict.stops_paying_at <= held
+        if beyond and held < settings.get("SPECVIZ_BATCH_MAX"):
+            stops = t("live.pays_to_memory", lang, batch=held)
+        elif pd.isna(verdict.stops_paying_at):
+            stops = t("live.never_stops", lang)
+        else:
+            stops = t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
         st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
-                       gpu=served.gpu.name, target=served.target.name) + " " + message(verdict.context_from, lang))
+                       gpus=served.tp * served.dp, gpu=served.gpu.name, target=served.target.name)
+                    + " " + message(verdict.context_from, lang))
         batch = verdict.batch
     if (servers := windows.server_count(figures)) > 1:  # a fleet's sum is no server's batch
         st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=servers, batch=batch))

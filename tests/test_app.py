@@ -975,6 +975,17 @@ class TestServeTab:
         assert not at.exception and at.text_input(key="serve_draft_repo").value == ""
         assert "org/gpt-oss-head" not in command_shown(at)
 
+    def test_a_draft_without_a_checkpoint_of_its_own_asks_for_none(self):
+        """MTP drafts with the target's own layers: the view had asked for the draft's id and its
+        config and tokenizer files, right under "so it names no draft model"."""
+        for draft, setting in (("mtp", dict(gpu="B200", target="DeepSeek-V3", tp="8")), ("ngram", {})):
+            at = make_app({"view": "serve"}, draft=draft, **setting)
+            assert not at.exception
+            assert not [w for w in at.text_input if w.key == "serve_draft_repo"], draft
+            assert not [u for u in at.file_uploader if (u.key or "").startswith("compat_")], draft
+        at = make_app({"view": "serve"}, draft="eagle3")  # a head has one
+        assert [w for w in at.text_input if w.key == "serve_draft_repo"]
+
     def test_the_batch_context_map_and_a_pair_check_from_uploads(self):
         at = make_app({"view": "serve"})
         assert len(at.get("vega_lite_chart")) == 1  # batch × context
@@ -1837,9 +1848,13 @@ class TestLivePage:
         same_model(at).check().run()
         verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
+        # No batch to stop at past the 200 the sidebar's 2 H100s hold at γ 3 (it had said 609).
+        stops = re.search(r"stops paying at batch (\d+)", verdict)
+        assert (int(stops.group(1)) <= 200) if stops else \
+            "pays at every batch the memory holds (up to 200)" in verdict.replace("\\", ""), verdict
         # The recording has no per-request histograms: the sidebar's context, and why.
         assert "Context 1,024: the sidebar's" in verdict and metric(at, "Mean context") == "—"
-        assert any(c.value.startswith("Mean context not shown:") and "holds no request\\_prompt\\_tokens\\_count"
+        assert any(c.value.startswith("Mean context not shown. This scrape") and "holds no request\\_prompt\\_tokens\\_count"
                    in c.value for c in at.caption)
         assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
         # The measured rates, one click from the tail they give.
@@ -2092,6 +2107,9 @@ class TestLivePage:
         verdict = next(m.value for m in at.markdown if m.value.startswith("**Paying now:** at 16 running"))
         assert verdict.endswith("Context 52: the mean of the requests that finished in the window, 20 tokens in "
                                 "and 64 out (P + O/2).")
+        # On the sidebar's GPUs, counted; and no batch to stop at past what their memory holds (it had
+        # named batch 609 where 200 fit, at the sidebar's context).
+        assert "on 2× NVIDIA H100 SXM for Qwen3\\-32B" in verdict
         query = urllib.parse.parse_qs(at.get("page_link")[0].proto.query_string)
         assert query["context"] == ["52"] and query["batch"] == ["16"]
 
@@ -2321,6 +2339,8 @@ class TestClaimsPage:
                                                                                              "8", "1"]
         verdict = (at.success or at.warning or at.error)[0].value
         assert "on 8× NVIDIA H200" in verdict
+        # Set by the sentence, not as the fewest GPUs that hold the pair (2 do): the sidebar does not say so.
+        assert not any(i.value.startswith("GPUs set again") for i in at.sidebar.info)
         said = "\n".join(m.value for m in at.markdown)
         assert i18n.md("claims.sentence.item.tp", value="8") in said
         undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "tp")

@@ -316,6 +316,25 @@ class TestExplorerInChromium:
         expect(method.get_by_text(chosen, exact=True)).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
 
+    def test_the_load_views_choices_are_kept_across_views(self, page: Page, app_url: str):
+        """Lines by and the load axis had gone back to Series and Concurrency after a visit to another
+        view (a control drawn again is a new one in the browser unless it is kept for the session)."""
+        open_results(page, app_url)
+        view(page, "By load").click()
+        lines = page.get_by_role("combobox", name="Lines by")
+        lines.click()
+        page.get_by_role("option", name="Target model", exact=True).click()
+        expect(lines).to_have_value("Target model", timeout=TIMEOUT)
+        rate = page.get_by_role("radiogroup", name="Load axis").get_by_role("radio", name="Request rate (req/s)")
+        rate.click()
+        expect(rate).to_be_checked(timeout=TIMEOUT)
+        view(page, "Runs").click()
+        expect(page.get_by_role("combobox", name="Lines by")).to_have_count(0, timeout=TIMEOUT)
+        view(page, "By load").click()
+        expect(page.get_by_role("combobox", name="Lines by")).to_have_value("Target model", timeout=TIMEOUT)
+        expect(page.get_by_role("radiogroup", name="Load axis").get_by_role(
+            "radio", name="Request rate (req/s)")).to_be_checked(timeout=TIMEOUT)
+
     def test_calibration_reaches_the_calculator(self, page: Page, app_url: str):
         page.goto(f"{app_url}/results?target=Llama-3.1-8B")
         view(page, "Predicted").click()

@@ -113,6 +113,15 @@ class TestPayingNow:
         assert verdict.stops_paying_at == calculator.loses_from(crossings, state.alpha_iid) or \
             math.isnan(verdict.stops_paying_at)
 
+    def test_the_verdict_knows_the_largest_batch_the_memory_holds(self):
+        """The demo replay on the default scenario (Qwen3-32B + Qwen3-0.6B on 2 H100s, context 1,024):
+        the page said it "stops paying at batch 609" where 200 fit at γ 3; the verdict carries the
+        memory's limit, which the page says instead of a batch past it."""
+        verdict = live.paying_now(make_scenario(), vars(window()), 1024)
+        live_scenario = make_scenario(gamma="3")
+        assert verdict.memory_limit == live_scenario.max_batch() < 1024
+        assert verdict.stops_paying_at > verdict.memory_limit or math.isnan(verdict.stops_paying_at)
+
     def test_the_draft_share_of_a_step_from_the_step_model_s_times(self):
         """γ·t_draft / (γ·t_draft + t_verify), what TensorRT-LLM's draft overhead measures, from the
         step model's own seconds at the live batch."""

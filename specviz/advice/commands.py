@@ -114,7 +114,7 @@ from specviz.scenario import HF_URL, Scenario, hugging_face_id
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
            "draft_name", "checkpoint_id", "target_words", "engine_rule", "COMMAND_ENGINES", "ENGINE_NAMES", "command_engine_of", "memory_flags", "budget_notices", "node_notices", "rank_tiers",
-           "mtp_unserved"]
+           "mtp_unserved", "names_a_draft"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -387,6 +387,16 @@ def speculation_method(scenario: Scenario, method: str, engine: str) -> str:
     if method == "mtp" and scenario.target.model_type not in mtp.SERVED:
         raise SpecvizError("command.no_mtp_layers", target=scenario.target.name, model_type=scenario.target.model_type)
     return method
+
+
+def names_a_draft(scenario: Scenario, method: str) -> bool:
+    """Whether a command for ``method`` (:data:`METHODS`) names a draft checkpoint of its own: a draft
+    model or a head, not the target's MTP layers, n-gram or suffix decoding (nor a method no command
+    serves, :func:`speculation_method`'s refusals)."""
+    try:
+        return speculation_method(scenario, method, "vLLM") not in _NO_MODEL
+    except SpecvizError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,10 @@ class PayingNow:
     servers : int
         The servers the running requests were summed over (a Prometheus fleet's), 1 for one server's
         scrape: ``batch`` is their mean.
+    memory_limit : int or None
+        The largest batch the scenario holds with its draft at that γ and context
+        (:meth:`specviz.scenario.Scenario.max_batch`): a ``stops_paying_at`` past it is a batch no
+        such server runs. None where not known.
     """
 
     batch: int
@@ -88,6 +92,7 @@ class PayingNow:
     context: int
     context_from: Notice
     servers: int = 1
+    memory_limit: int | None = None
 
 
 def server_count(figures: Mapping[str, Any]) -> int:
@@ -199,7 +204,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
                      float(np.asarray(high)), calculator.loses_from(crossings, live.alpha),
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
-                     float(here["verify_cost"]), context, context_from, server_count(figures))
+                     float(here["verify_cost"]), context, context_from, server_count(figures), most)
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
