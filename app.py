@@ -103,13 +103,11 @@ def scenario_sidebar(lang: str) -> None:
                           "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=PARALLEL,
                           help=t("side.draft_help", lang), derived=True)
     draft: step.Draft | None = None
-    if draft_id != scenario.CUSTOM:
-        draft = scenario.resolve_draft(draft_id, known)
-    else:
-        try:
-            draft = scenario.custom_draft(custom_model("draft", lang))
-        except ValueError as exc:
-            unread = unread or exc
+    try:
+        draft = (scenario.custom_draft(custom_model("draft", lang)) if draft_id == scenario.CUSTOM
+                 else scenario.resolve_draft(draft_id, known))
+    except ValueError as exc:
+        unread = unread or exc
     reuse_box = side.container()  # the MTP reuse factor, under the draft it belongs to, once the draft is read
     engine_id = url_choice(side.selectbox, t("side.engine", lang), list(engines), "engine",
                            format_func=lambda e: in_language(engines[e].name, lang), default=scenario.DEFAULT_ENGINE,

@@ -77,6 +77,9 @@ SETTINGS: tuple[Setting, ...] = (
             "values are left out, each named in a warning."),
     Setting("SPECVIZ_IMPORT_MAX_RUNS", "100000", int,
             "Most runs one file may bring (a CSV of one run per row included); a file of more is refused."),
+    Setting("SPECVIZ_IMPORT_MAX_REPEAT_PAIRS", "100000", int,
+            "Most pairs of a file's runs and stored runs an import compares to find the runs already "
+            "stored (identical runs counted once); a file that would make more is refused."),
     Setting("SPECVIZ_IMPORT_MAX_COLUMNS", "1000", int,
             "Most columns a CSV may have to be imported (DuckDB's time grows faster than the column count)."),
     Setting("SPECVIZ_SHOWN_MAX_RUNS", "20000", int,

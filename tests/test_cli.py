@@ -21,7 +21,7 @@ import pytest
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, i18n, scenario, settings
 from specviz.advice import claims, draft_length
-from specviz.cli import docs
+from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
 from specviz.cli.model import ROOFLINE_KEYS
@@ -287,6 +287,26 @@ class TestStoreCommands:
         assert "not a benchmark result file of a known format" in report["errors"][0]["message"]
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
+
+    def test_text_from_a_file_reaches_the_terminal_with_its_invisible_characters_shown(self, capsys, tmp_path):
+        """A model name with an ESC sequence (it set the terminal's title and cleared its screen) and a
+        right-to-left override came out raw in runs --format md and query --format csv; JSON keeps the
+        data, its control characters escaped as JSON escapes them."""
+        hostile = "Qwen\x1b]0;PWNED\x07\x1b[2J\u202eevil"
+        run_file = json.loads((SAMPLES / "vllm_0.25_bench_serve_specdecode.json").read_text())
+        (tmp_path / "r.json").write_text(json.dumps({**run_file, "model_id": hostile}))
+        db = str(tmp_path / "c.duckdb")
+        assert run(capsys, "ingest", str(tmp_path / "r.json"), "--db", db)[0] == 0
+        for argv in (("runs", "--format", "md"), ("query", "SELECT target_model FROM runs", "--format", "csv"),
+                     ("query", "SELECT target_model FROM runs", "--format", "md")):
+            code, out, err = run(capsys, *argv, "--db", db)
+            assert code == 0 and "\x1b" not in out + err and "\u202e" not in out + err, argv
+            shown = "Qwen\\x1b]0;PWNED\\x07\\x1b[2J\\u202eevil"  # a Markdown cell doubles its backslashes
+            assert (shown.replace("\\", "\\\\") if "md" in argv else shown) in out, argv
+        code, out, _ = run(capsys, "query", "SELECT target_model FROM runs", "--format", "json", "--db", db)
+        assert json.loads(out)[0]["target_model"] == hostile and "\x1b" not in out
+        # Messages too: record's progress lines and the errors go through words().
+        assert cli_common.words(hostile, "en") == "Qwen\\x1b]0;PWNED\\x07\\x1b[2J\\u202eevil"
 
     def test_ingest_reads_a_sweep_folder_once_and_keeps_its_settings(self, capsys, tmp_path):
         sweep = tmp_path / "sweep"
@@ -1180,6 +1200,9 @@ class TestCalcCommand:
         code, out, err = run(capsys, "calc", "alpha=5&target=../etc/passwd")
         assert code == 2 and out == "" and err.count("\n") == 1
         assert "target='../etc/passwd', alpha='5'" in err and "alpha: a number from 0 to 1" in err
+        # A value of 100 KB is named by its first 60 characters, not written back whole.
+        code, _, err = run(capsys, "calc", "alpha=" + "9" * 100_000)
+        assert code == 2 and f"alpha='{'9' * 57}...'" in err and len(err) < 500
 
     @pytest.mark.parametrize(("argv", "message"), [
         (["simulate", "--alpha", "0.8", "--gamma", "20"], "specviz: error: --gamma 20: a whole number from 1 to 16\n"),

@@ -223,7 +223,10 @@ class TestVllmCommand:
             vllm_config.vllm_command(SCENARIO, "0.24.0", 2, method="lookahead")
         assert raised.value.key == "command.bad_method"
 
-    @pytest.mark.parametrize("text", ["<b>x</b>", "org/model; rm -rf ~", "a b", "x" * 201, "$(id)"])
+    # An option ("--trust-remote-code", "-rf") had gone into the command as the model; a Cyrillic "е"
+    # had been taken for the id it looks like.
+    @pytest.mark.parametrize("text", ["<b>x</b>", "org/model; rm -rf ~", "a b", "x" * 201, "$(id)",
+                                      "--trust-remote-code", "-rf", "Qw\u0435n/Qwen3-32B"])
     def test_a_draft_id_that_is_not_one(self, text):
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(SCENARIO, "0.24.0", 4, draft_repo=text)

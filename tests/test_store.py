@@ -621,6 +621,31 @@ class TestAppendedResultFile:
         assert db.import_file("b.jsonl", b"\n".join([changed, lines[2]])).runs == 2 and len(db.runs()) == 4
 
 
+    def test_copies_of_one_run_are_compared_once(self, db, monkeypatch):
+        """1,000 copies of one run, imported again under another hash, had joined 1,000 × 1,000 stored
+        rows (34 s, 5.1 GB; 1,000 SGLang lines: the kernel killed it at 24 GB). Copies are compared
+        once: with room for a single pair, the second content is recognised whole."""
+        line = self.lines(SAMPLES / "vllm_bench_nerdalert.jsonl")[0]
+        db.import_file("copies.jsonl", b"\n".join([line] * 300))
+        monkeypatch.setenv("SPECVIZ_IMPORT_MAX_REPEAT_PAIRS", "1")
+        again = db.import_file("copies.jsonl", b"\n".join([line] * 300) + b"\n ")
+        assert (again.status, again.message) == ("skipped", "already imported from copies.jsonl")
+
+    def test_more_pairs_to_compare_than_the_limit_is_refused_and_nothing_changes(self, db, monkeypatch):
+        """Runs of one record and other figures each (a hostile file) make pairs no copy collapses:
+        counted before any is read, and refused past the limit, naming the counts."""
+        run = json.loads(self.lines(SAMPLES / "vllm_bench_nerdalert.jsonl")[0])
+        lines = [json.dumps({**run, "output_throughput": 100.0 + i}).encode() for i in range(30)]
+        db.import_file("a.jsonl", b"\n".join(lines))
+        before = db.runs()
+        monkeypatch.setenv("SPECVIZ_IMPORT_MAX_REPEAT_PAIRS", "100")
+        with pytest.raises(importers.IngestError) as refused:
+            db.import_file("b.jsonl", b"\n".join(lines[::-1]))
+        assert (refused.value.key, refused.value.params) == (
+            "ingest.too_many_repeats", {"file": "b.jsonl", "runs": 30, "pairs": 900, "most": 100})
+        assert db.runs().equals(before) and db.imports().source_file.tolist() == ["a.jsonl"]
+
+
 class TestAiperfRunStoredTwice:
     """One AIPerf run (benchmark_id 108f93f90b09) exported into two folders, whose configurations name
     their own artifact directory: it was stored twice, under two series names."""

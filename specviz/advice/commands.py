@@ -169,8 +169,9 @@ METHODS = ("draft", "mtp", "suffix", "medusa", "mlp_speculator")
 SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM", "block": "DFLASH"}
 _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
 # What a user may give as a checkpoint (target or draft): a Hugging Face id or a local path, nothing a
-# shell would read.
-_CHECKPOINT = re.compile(r"[\w.~/-]{1,200}")
+# shell would read, in ASCII (a Cyrillic "е" in Qwеn/Qwen3-32B is another id that reads the same), and
+# not starting with "-", which the command would take for an option (--trust-remote-code).
+_CHECKPOINT = re.compile(r"[A-Za-z0-9_.~/][A-Za-z0-9_.~/-]{0,199}")
 
 
 def parse_release(text: str) -> tuple[int, int, int, int]:
@@ -279,8 +280,8 @@ def checkpoint_id(text: str) -> str:
     Raises
     ------
     SpecvizError
-        ``command.bad_checkpoint`` if it is not an id or a path (letters, digits, ``_ . - /`` and
-        ``~``, at most 200 characters): the text goes into a shell command.
+        ``command.bad_checkpoint`` if it is not an id or a path (ASCII letters, digits, ``_ . - /``
+        and ``~``, not starting with ``-``, at most 200 characters): the text goes into a shell command.
     """
     if pasted := HF_URL.fullmatch(text.rstrip("/")):
         text = pasted[1]

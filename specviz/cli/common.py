@@ -76,8 +76,10 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = N
     """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``; ``keys`` names the
     columns where there may be no row to take them from."""
     rows = [{k: plain(v) for k, v in row.items()} for row in rows]
-    if fmt == "json":
+    if fmt == "json":  # data as it is: JSON writes every control character as an escape
         return json.dumps(rows, indent=2, ensure_ascii=False)
+    # For a terminal or a spreadsheet, text from files and servers with its invisible characters shown.
+    rows = [{k: i18n.visible(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
     keys = keys if keys is not None else list(rows[0]) if rows else []
     if fmt == "csv":
         return export.csv_text(pd.DataFrame(rows, columns=keys)).rstrip("\n")
@@ -173,8 +175,10 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     overrides = overrides or {}
     params = link_params(link) | overrides
     chosen, refused = scenario.from_query_params(params, presets)
-    # Each named as it was given: an option of the command, or a parameter of the link.
+    # Each named as it was given: an option of the command, or a parameter of the link (its first 60
+    # characters: a value of 100 KB had been written back whole on the error's one line).
     taken = lambda name: _what_is_taken(name, presets, chosen.target_id)
+    refused = [(name, text if len(text) <= 60 else text[:57] + "...") for name, text in refused]
     faults = [Notice("cli.link.option", option=f"--{name.replace('_', '-')}", value=text, takes=taken(name))
               for name, text in refused if name in overrides]
     from_link = [(name, text) for name, text in refused if name not in overrides]
@@ -209,11 +213,13 @@ def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> Noti
 
 def words(message: Any, lang: str) -> str:
     """A message (a Notice or a SpecvizError) as plain text in ``lang``, for a terminal: the page's
-    bold marks taken out, its values as they are (no Markdown escapes, which a terminal would show);
-    any other exception as its own text."""
+    bold marks taken out, its values as they are (no Markdown escapes, which a terminal would show)
+    but for their invisible characters, shown as escapes (:func:`specviz.i18n.visible`: a model
+    name a server sent with an ESC sequence had set the terminal's title and cleared its screen);
+    any other exception as its own text, shown alike."""
     if not hasattr(message, "key"):
-        return str(message)
-    return i18n.t(message.key, lang, **message.params).replace("**", "")
+        return i18n.visible(str(message))
+    return i18n.visible(i18n.t(message.key, lang, **message.params).replace("**", ""))
 
 
 def open_store(path: Path | None) -> Store:
@@ -226,6 +232,12 @@ def _decimal_number(value: Any) -> Any:
     if not isinstance(value, Decimal) or not value.is_finite():
         return value
     return int(value) if value == value.to_integral_value() else float(value)
+
+
+def visible_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each text cell's invisible characters shown as escapes
+    (:func:`specviz.i18n.visible`), for a terminal or a spreadsheet (CSV)."""
+    return frame.map(lambda value: i18n.visible(value) if isinstance(value, str) else value)
 
 
 def frame_rows(frame: Any) -> list[dict[str, Any]]:

@@ -268,7 +268,7 @@ class RunsAndImports(Connections):
                             return ImportResult(name, "skipped", fmt, warnings=notices, runs_from=others,
                                                 message="already imported from " + ", ".join(others))
                         for find, notice in REPLACES.get(fmt, ()):
-                            for replaced, (other, run_name) in find(cur, parsed).items():
+                            for replaced, (other, run_name) in find(cur, name, parsed).items():
                                 _delete_import(cur, replaced)
                                 notices.append(Notice(notice, other=other, runs=run_name))
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,

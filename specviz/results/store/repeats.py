@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
 from specviz.results.importers.base import IngestError, preview
@@ -85,7 +86,7 @@ def _sweep_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     """
     if not any('"run_number"' in run["extra"] for run in parsed.runs):
         return {}
-    matches = _stored_matches(cur, parsed, """
+    matches = _stored_matches(cur, name, parsed, """
         r.source_format = 'vllm-bench' AND (r.extra->>'run_number') = (i.extra->>'run_number')
         AND (r.extra->>'date') IS NOT DISTINCT FROM (i.extra->>'date')
         AND ((r.extra->'sweep') IS NULL OR (i.extra->'sweep') IS NULL OR (r.extra->'sweep') = (i.extra->'sweep'))""")
@@ -104,19 +105,44 @@ def _sweep_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     return repeated
 
 
-def _stored_matches(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, on: str) -> list[dict[str, Any]]:
+def _stored_matches(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed,
+                    on: str) -> list[dict[str, Any]]:
     """The stored runs ``r`` that match a run ``i`` of ``parsed`` by the SQL condition ``on`` (``i.extra``
     the parsed run's ``extra`` as JSON), each as a dict of its columns with the parsed run's
-    ``run_index``, by run and then by file name."""
-    incoming = pd.DataFrame({"run_index": range(len(parsed.runs)), "extra": [run["extra"] for run in parsed.runs]})
+    ``run_index``, by run and then by file name.
+
+    Identical runs are compared once, the file's and the store's (a file of 1,000 copies of one run,
+    imported again under another hash, had joined 1,000 × 1,000 whole rows: 34 s and 5.1 GB; 20,000,
+    which each shared a list of 100,000 rates with a stored run, 20 GB), and the pairs are counted
+    before any is read.
+
+    Raises
+    ------
+    IngestError
+        ``ingest.too_many_repeats`` past ``SPECVIZ_IMPORT_MAX_REPEAT_PAIRS`` pairs.
+    """
+    copies: dict[str, list[int]] = {}
+    for index, run in enumerate(parsed.runs):
+        copies.setdefault(json.dumps(run, sort_keys=True, default=str), []).append(index)
+    firsts = {indices[0]: indices for indices in copies.values()}
+    incoming = pd.DataFrame({"run_index": list(firsts), "extra": [parsed.runs[i]["extra"] for i in firsts]})
+    compared = ", ".join(quote_identifier(c) for c in ("source_file", "source_format", "extra", *_FIGURES))
+    # Of stored runs alike in all that is compared, the first (a copy's own file and id are not compared).
+    pairs = f"""
+        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_runs),
+             r AS (SELECT DISTINCT ON ({compared}) * FROM runs ORDER BY {compared}, run_id)
+        SELECT {{}} FROM i JOIN r ON {on}"""
     cur.register("incoming_runs", incoming)
-    found = cur.execute(f"""
-        WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_runs)
-        SELECT i.run_index, r.* FROM i JOIN runs r ON {on} ORDER BY i.run_index, r.source_file""")
-    names = [column[0] for column in found.description]
-    matches = [dict(zip(names, row)) for row in found.fetchall()]
-    cur.unregister("incoming_runs")
-    return matches
+    try:
+        ((count,),) = cur.execute(pairs.format("count(*)")).fetchall()
+        if count > (most := settings.get("SPECVIZ_IMPORT_MAX_REPEAT_PAIRS")):
+            raise IngestError("ingest.too_many_repeats", name, runs=len(parsed.runs), pairs=count, most=most)
+        found = cur.execute(pairs.format("i.run_index, r.*") + " ORDER BY i.run_index, r.source_file")
+        names = [column[0] for column in found.description]
+        matches = [dict(zip(names, row)) for row in found.fetchall()]
+    finally:
+        cur.unregister("incoming_runs")
+    return [{**match, "run_index": index} for match in matches for index in firsts[match["run_index"]]]
 
 
 def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
@@ -132,7 +158,7 @@ def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     """
     if not any('"benchmark_id"' in run["extra"] for run in parsed.runs):
         return {}
-    matches = _stored_matches(cur, parsed, """
+    matches = _stored_matches(cur, name, parsed, """
         r.source_format = 'aiperf' AND (r.extra->>'benchmark_id') = (i.extra->>'benchmark_id')""")
     repeated: dict[int, tuple[str, str]] = {}
     for stored in matches:
@@ -161,7 +187,7 @@ def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     if len(parsed.runs) < 2:
         return {}
     # The format is one of REPEATS' keys (an importer's constant), never a user's text.
-    matches = _stored_matches(cur, parsed, f"""
+    matches = _stored_matches(cur, name, parsed, f"""
         r.source_format = '{parsed.format}' AND r.extra = CAST(i.extra AS VARCHAR)""")
     repeated: dict[int, tuple[str, str]] = {}
     for stored in matches:
@@ -193,7 +219,7 @@ def _report_sql(extra: str) -> str:
             f"THEN NULL WHEN ({extra}->>'stage') = 'all' THEN 'summary' ELSE 'stage' END")
 
 
-def _same_requests(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, ours: str,
+def _same_requests(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed, ours: str,
                    theirs: str) -> list[dict[str, Any]]:
     """The stored runs of inference-perf's report ``theirs`` that are of the same requests as a run of
     a parsed file of its report ``ours`` (two of :data:`_REPORTS`), as :func:`_stored_matches` gives them.
@@ -211,7 +237,7 @@ def _same_requests(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed, our
     of its own. Each file of these reports is one run, so the run is its whole import.
     """
     # ours and theirs are of _REPORTS, this module's constants: never a user's text.
-    matches = _stored_matches(cur, parsed, f"""
+    matches = _stored_matches(cur, name, parsed, f"""
         r.source_format = 'inference-perf' AND {_report_sql('i.extra')} = '{ours}'
         AND {_report_sql('r.extra')} = '{theirs}'""")
     return [stored for stored in matches
@@ -255,7 +281,7 @@ def _stored_from_later(ours: str, theirs: str) -> Callable[..., dict[int, tuple[
     per-request report's run takes (:func:`_give_load`)."""
     def find(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
         repeated: dict[int, tuple[str, str]] = {}
-        for stored in _same_requests(cur, parsed, ours, theirs):
+        for stored in _same_requests(cur, name, parsed, ours, theirs):
             kept = _give_load(cur, stored, parsed.runs[stored["run_index"]], name) if ours == "stage" else stored
             repeated.setdefault(stored["run_index"], (stored["source_file"], kept["label"]))
         return repeated
@@ -269,9 +295,9 @@ def _replacing_earlier(ours: str, theirs: str) -> Callable[..., dict[str, tuple[
     parsed run has their figures and more; it takes their place, and a per-request report's run
     takes a stage's load (:func:`_with_load`), so that the run is the same whichever file came
     first."""
-    def find(cur: duckdb.DuckDBPyConnection, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
+    def find(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
         replaced: dict[str, tuple[str, str]] = {}
-        for stored in _same_requests(cur, parsed, ours, theirs):
+        for stored in _same_requests(cur, name, parsed, ours, theirs):
             run = parsed.runs[stored["run_index"]]
             if theirs == "stage":
                 run.update(_with_load(run, stored, stored["source_file"]))
