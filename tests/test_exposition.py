@@ -460,6 +460,13 @@ class TestSpecDecodeStates:
         assert state.absent["acceptance_length"].key == "prom.absent.zero"
         assert state.absent["generation_throughput"].key == "prom.absent.no_time"
 
+    def test_more_accepted_than_drafted_is_no_rate(self):
+        """Counters that say 120 accepted of 30 drafted are no run's: the rate had come out 4.0 (a
+        hostile server's 2,237), where an import refuses a rate above 1."""
+        state = one(vllm(10, 30, 120, [6, 4, 2]))
+        assert state.acceptance_rate is None and state.acceptance_length is None and state.alpha_iid is None
+        assert state.absent["acceptance_rate"] == Notice("prom.absent.more_accepted", accepted=120.0, drafted=30.0)
+
     def test_variable_draft_length_has_no_alpha(self):
         state = one(vllm(10, 25, 12, [6, 4, 2]))
         assert state.num_speculative_tokens == 2.5 and state.alpha_iid is None

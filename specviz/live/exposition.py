@@ -569,6 +569,12 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
     acceptance_rate = _ratio(accepted, draft_tokens, "acceptance_rate", "draft_tokens", absent)
     tokens_per_draft = _ratio(accepted, drafts, "acceptance_length", "drafts", absent)
     acceptance_length = None if tokens_per_draft is None else 1.0 + tokens_per_draft
+    if acceptance_rate is not None and acceptance_rate > 1.0:
+        # More tokens accepted than drafted: no run's counters (a metrics command had said a rate of
+        # 2,237, a recording 7.09, where an import refuses a rate above 1).
+        absent["acceptance_rate"] = absent["acceptance_length"] = Notice(
+            "prom.absent.more_accepted", accepted=accepted, drafted=draft_tokens)
+        acceptance_rate = acceptance_length = None
     gamma = _ratio(draft_tokens, drafts, "num_speculative_tokens", "drafts", absent)
     gauges = {role: _gauge(roles, role, engine, absent)
               for role in ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")}
