@@ -109,7 +109,7 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         it turns at and that γ's batches; ``advice.mtp_reused`` for a draft longer than the positions
         the target's MTP layers were trained for (vLLM: "Enabling num_speculative_tokens > 1 will run
         multiple times of forward on same MTP layer, which may result in lower acceptance rate"),
-        with the acceptance the figures take at the first and the last reused position;
+        with the acceptance the figures take at the last trained position and the last drafted one;
         ``advice.head_past_training`` for an EAGLE-3 head drafting more than the
         :data:`EAGLE3_TRAINED` positions such heads are trained for, whose figures keep α there;
         where no γ gains, ``advice.off_from`` (from a batch on), ``advice.off_at`` or

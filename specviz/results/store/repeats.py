@@ -126,18 +126,20 @@ def _stored_matches(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers
         copies.setdefault(json.dumps(run, sort_keys=True, default=str), []).append(index)
     firsts = {indices[0]: indices for indices in copies.values()}
     incoming = pd.DataFrame({"run_index": list(firsts), "extra": [parsed.runs[i]["extra"] for i in firsts]})
-    compared = ", ".join(quote_identifier(c) for c in ("source_file", "source_format", "extra", *_FIGURES))
-    # Of stored runs alike in all that is compared, the first (a copy's own file and id are not compared).
+    compared = ", ".join(f"r.{quote_identifier(c)}" for c in ("source_file", "source_format", "extra", *_FIGURES))
+    # Of the stored runs a run matches, one of each file and figures (the first by id): only the runs
+    # the condition picks are sorted, not the whole store.
     pairs = f"""
         WITH i AS (SELECT run_index, CAST(extra AS JSON) AS extra FROM incoming_runs),
-             r AS (SELECT DISTINCT ON ({compared}) * FROM runs ORDER BY {compared}, run_id)
-        SELECT {{}} FROM i JOIN r ON {on}"""
+             m AS (SELECT DISTINCT ON (i.run_index, {compared}) i.run_index, r.* FROM i JOIN runs r ON {on}
+                   ORDER BY i.run_index, {compared}, r.run_id)
+        SELECT {{}} FROM m"""
     cur.register("incoming_runs", incoming)
     try:
         ((count,),) = cur.execute(pairs.format("count(*)")).fetchall()
         if count > (most := settings.get("SPECVIZ_IMPORT_MAX_REPEAT_PAIRS")):
             raise IngestError("ingest.too_many_repeats", name, runs=len(parsed.runs), pairs=count, most=most)
-        found = cur.execute(pairs.format("i.run_index, r.*") + " ORDER BY i.run_index, r.source_file")
+        found = cur.execute(pairs.format("*") + " ORDER BY run_index, source_file")
         names = [column[0] for column in found.description]
         matches = [dict(zip(names, row)) for row in found.fetchall()]
     finally:
