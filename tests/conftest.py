@@ -182,7 +182,7 @@ def _wait_until_healthy(server: subprocess.Popen, url: str, log) -> None:
         try:
             if requests.get(f"{url}/_stcore/health", timeout=1).ok:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or too busy starting to answer
             pass
         if server.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError(f"streamlit did not start; see {log.name}")
