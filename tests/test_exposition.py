@@ -467,6 +467,21 @@ class TestSpecDecodeStates:
         assert state.acceptance_rate is None and state.acceptance_length is None and state.alpha_iid is None
         assert state.absent["acceptance_rate"] == Notice("prom.absent.more_accepted", accepted=120.0, drafted=30.0)
 
+    def test_a_counter_left_out_is_named_as_left_out_not_as_unexported(self):
+        """A drafts counter of NaN made `specviz metrics` say the scrape "holds no" such counter (the
+        attack pass): it holds one, broken. Another model's NaN leaves this one's reason alone."""
+        text = vllm("NaN", 30, 12, [6, 4, 2]) + vllm("NaN", 30, 12, [6, 4, 2], model="other")
+        text += 'vllm:spec_decode_num_drafts_total{engine="0",model_name="third"} 5\n'
+        [other, mine, third] = prom.spec_decode_states(prom.parse(text))
+        for state in (other, mine):
+            assert state.absent["acceptance_length"] == Notice(
+                "prom.absent.not_finite", metric="spec_decode_num_drafts")
+        assert third.absent["acceptance_rate"].key == "prom.absent.not_exported"
+        assert str(mine.absent["acceptance_length"]).startswith("spec_decode_num_drafts is in this scrape")
+        # Over a window, a value broken in the later scrape is named the same way.
+        window = one(vllm("NaN", 30, 12, [6, 4, 2]), previous=(vllm(5, 15, 6, [3, 2, 1]), None))
+        assert window.absent["acceptance_length"].key == "prom.absent.not_finite"
+
     def test_variable_draft_length_has_no_alpha(self):
         state = one(vllm(10, 25, 12, [6, 4, 2]))
         assert state.num_speculative_tokens == 2.5 and state.alpha_iid is None

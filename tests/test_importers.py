@@ -544,6 +544,21 @@ class TestHostileValues:
         assert importers.detect_format("cut.csv", data) == "csv"
         assert user_csv.csv_header(source.Source("cut.csv", data)) == ["model", "concurrency"]
 
+    @pytest.mark.parametrize("blanks", [b"", b"\xef\xbb\xbf"])
+    def test_a_file_opening_with_more_blanks_than_the_head_is_recognised(self, blanks, tmp_path):
+        """70 KB of whitespace before a vLLM result's object left a head of blanks: "not a format
+        specviz reads" (the attack pass). The head now starts where the content does, in memory
+        and on disk."""
+        data = blanks + b" \n\t\r" * 17_500 + sample("vllm_0.25_bench_serve_specdecode.json")
+        assert importers.detect_format("spaced.json", data) == importers.detect_format(
+            "plain.json", sample("vllm_0.25_bench_serve_specdecode.json"))
+        path = tmp_path / "spaced.json"
+        path.write_bytes(data)
+        with source.OpenedSource("spaced.json", os.open(path, os.O_RDONLY)) as opened:
+            assert opened.head.startswith("{") and opened.head_is_whole
+        with pytest.raises(importers.IngestError, match="empty"):
+            importers.parse("blank.json", blanks + b" \n" * 700_000)
+
     def test_csv_header_reads_only_the_head(self):
         data = b"concurrency,ttft_ms\r" + b"1,2\r" * 1_000_000 + b"\xff"  # old Mac line ends; not UTF-8 at the end
         assert user_csv.csv_header(source.Source("big.csv", data)) == ["concurrency", "ttft_ms"]

@@ -252,6 +252,18 @@ class TestFetchUrl:
             error = refused(lambda: scrape.fetch_url(server.url()), "scrape.read_timeout")
         assert error.params["seconds"] == 0.5
 
+    @pytest.mark.parametrize("length", ["-1", "500"])
+    def test_a_body_that_stalls_after_the_headers_is_named_so(self, length):
+        """A Content-Length of -1 (or more than is sent) waited the read timeout and was then
+        called "sent nothing" (the attack pass): the headers had come."""
+        def handle(conn: socket.socket, stop: threading.Event) -> None:
+            request_path(conn)
+            conn.sendall(head(headers={"Content-Length": length}) + b"# a\n")
+            stop.wait()
+        with serving(handle) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.body_timeout")
+        assert "answered, then sent no more" in str(error)
+
     def test_endless_body_ends_at_the_limit_in_bounded_memory(self):
         def handle(conn: socket.socket, stop: threading.Event) -> None:
             request_path(conn)

@@ -187,11 +187,15 @@ class Snapshot:
         second need it.
     notices : list of Notice
         Values left out (negative or not finite: no role can be either).
+    dropped : frozenset
+        The (role, prefix, labels) of each series left out, so that a figure it was needed for says
+        why it is absent rather than that the server does not export it.
     """
 
     series: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]]
     time: float | None = None
     notices: list[Notice] = field(default_factory=list)
+    dropped: frozenset[tuple[str, str, tuple[tuple[str, str], ...]]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -345,6 +349,7 @@ def parse(text: str, time: float | None = None) -> Snapshot:
     wanted = "\n".join(lines)
     series: dict[str, dict] = {role: {} for role in ROLES}
     dropped: dict[str, int] = {}
+    dropped_series: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
     try:
         families = list(text_string_to_metric_families(wanted))
     # prometheus_client signals a broken line with ValueError, and some with IndexError or
@@ -362,16 +367,17 @@ def parse(text: str, time: float | None = None) -> Snapshot:
             except OverflowError:  # prometheus_client keeps a whole number's digits, past a float's range
                 value = math.inf
             # Every role is a count, a ratio or a length: a negative one is as wrong as NaN.
+            key = (prefix, tuple(sorted(sample.labels.items())))
             if not math.isfinite(value) or value < 0:
                 dropped[sample.name] = dropped.get(sample.name, 0) + 1
+                dropped_series.add((role, *key))
                 continue
-            key = (prefix, tuple(sorted(sample.labels.items())))
             if key in series[role]:
                 raise SpecvizError("prom.duplicate_series", series=_describe(sample.name, sample.labels))
             series[role][key] = value
     check_labels(dict(labels) for role in series.values() for _, labels in role)
     notices = [Notice("prom.notice.dropped_value", metric=name, count=count) for name, count in dropped.items()]
-    return Snapshot(series=series, time=time, notices=notices)
+    return Snapshot(series=series, time=time, notices=notices, dropped=frozenset(dropped_series))
 
 
 def _check_size(lines: list[str]) -> None:
@@ -556,7 +562,11 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
 
     def total(role: str, field_name: str) -> float | None:
         if role not in roles:
-            absent[field_name] = _not_exported(engine, role)
+            left_out = any(r == role and _group_key(p, labels, split_by) == key
+                           for snapshot in (current, previous) if snapshot is not None
+                           for r, p, labels in snapshot.dropped)
+            absent[field_name] = (Notice("prom.absent.not_finite", metric=_metric_name(engine, role))
+                                  if left_out else _not_exported(engine, role))
             return None
         return float(sum(v for _, v in roles[role]))
 
@@ -758,9 +768,12 @@ def _trtllm_counts(roles: dict, draft_tokens: float | None, accepted: float | No
     return None, draft_tokens, accepted
 
 
+def _metric_name(engine: str, role: str) -> str:
+    return _OWN_METRIC_NAMES.get(engine, {}).get(role, _METRIC_NAMES[role])
+
+
 def _not_exported(engine: str, role: str) -> Notice:
-    metric = _OWN_METRIC_NAMES.get(engine, {}).get(role, _METRIC_NAMES[role])
-    return Notice("prom.absent.not_exported", engine=engine, metric=metric)
+    return Notice("prom.absent.not_exported", engine=engine, metric=_metric_name(engine, role))
 
 
 def _gauge(roles: dict, role: str, engine: str, absent: dict[str, Notice]) -> float | None:

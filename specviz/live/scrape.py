@@ -297,8 +297,9 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         todo.extend(e for e in linked if isinstance(e, BaseException))
 
 
-def _failure(exc: BaseException, source: str, limits: Limits, watchdog: _Watchdog) -> ScrapeError:
-    """The message for a failed exchange, by the types of the exception and its causes."""
+def _failure(exc: BaseException, source: str, limits: Limits, watchdog: _Watchdog, answered: bool) -> ScrapeError:
+    """The message for a failed exchange, by the types of the exception and its causes, and by
+    whether the server had ``answered`` (sent its status and headers) before it failed."""
     if watchdog.fired:  # whatever the shut socket made the read raise
         return ScrapeError("scrape.deadline", source=source, seconds=limits.deadline_s)
     causes = list(_causes(exc))
@@ -316,7 +317,8 @@ def _failure(exc: BaseException, source: str, limits: Limits, watchdog: _Watchdo
     if has(requests.exceptions.ConnectTimeout):
         return ScrapeError("scrape.connect_timeout", source=source, seconds=limits.connect_timeout_s)
     if has(requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError, TimeoutError):
-        return ScrapeError("scrape.read_timeout", source=source, seconds=limits.read_timeout_s)
+        return ScrapeError("scrape.body_timeout" if answered else "scrape.read_timeout",
+                           source=source, seconds=limits.read_timeout_s)
     if has(requests.exceptions.ContentDecodingError, urllib3.exceptions.DecodeError):
         return ScrapeError("scrape.bad_encoding", source=source)
     if has(requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError, UnicodeError):
@@ -405,6 +407,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
     current = check_url(url)
     source = source or shown(current)
     headers = {"Accept": accept, "Accept-Encoding": "gzip", "User-Agent": "specviz"}
+    answered = False
     with _Watchdog(limits.deadline_s) as watchdog, _session() as session:
         token, access_token = _WATCHDOG.set(watchdog), _ACCESS.set(limits.access)
         try:
@@ -417,6 +420,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
                     status = response.status_code
                     if not any_status and not 200 <= status < 300:
                         raise ScrapeError("scrape.http_status", source=source, status=status)
+                    answered = True
                     data = _body(response, source, limits)
                     break
             else:
@@ -429,7 +433,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
             raise ScrapeError("scrape.not_allowed", source=source) from None
         except (requests.RequestException, urllib3.exceptions.HTTPError, HTTPException, OSError,
                 ValueError) as exc:
-            raise _failure(exc, source, limits, watchdog) from None
+            raise _failure(exc, source, limits, watchdog, answered) from None
         finally:
             _WATCHDOG.reset(token)
             _ACCESS.reset(access_token)

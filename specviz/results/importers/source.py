@@ -135,6 +135,7 @@ def _json_documents(name: str, text: str) -> Iterator[Any]:
 
 
 _HEAD_BYTES = 65536  # enough to tell the formats apart; a large CSV is not decoded here in full
+_WHITESPACE = np.frombuffer(b" \t\n\r\f\v", np.uint8)
 _PIECE_BYTES = 1 << 20  # what is read, hashed and counted at a time
 
 
@@ -239,29 +240,49 @@ class Source:
     def check_unchanged(self) -> None:
         """Raise if the content changed while it was read (in memory, it cannot)."""
 
-    @cached_property
+    @property
     def head(self) -> str:
-        """The first 64 KiB as text.
+        """Up to 64 KiB as text, from the first byte that is not whitespace: JSON may open with any
+        amount of it (a file of 70 KB of blanks before its object was not recognised), and a format
+        is told by what follows.
 
         Raises
         ------
         IngestError
             If the file is empty, binary, UTF-16/32 or not UTF-8.
         """
-        head = next(self.pieces(), b"")[:_HEAD_BYTES]
-        if not head.strip() and not any(piece.strip() for piece in self.pieces()):
-            raise IngestError("ingest.empty", self.name)
-        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # a UTF-32 BOM starts the same
+        return self._head[0]
+
+    @property
+    def head_is_whole(self) -> bool:
+        """Whether :attr:`head` reaches the file's end (else its last line may be cut)."""
+        return self._head[1]
+
+    @cached_property
+    def _head(self) -> tuple[str, bool]:
+        first = next(self.pieces(), b"")
+        if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # a UTF-32 BOM starts the same
             raise IngestError("ingest.utf16", self.name)
+        start = self._content_start(len(codecs.BOM_UTF8) if first.startswith(codecs.BOM_UTF8) else 0)
+        if start is None:  # nothing but blanks (after a byte-order mark)
+            raise IngestError("ingest.empty", self.name)
+        head = self.read_at(start, _HEAD_BYTES)
         if b"\x00" in head:
             raise IngestError("ingest.binary", self.name)
+        whole = start + len(head) >= self.size
         try:  # a character may straddle the cut: the incremental decoder keeps its start back
-            text = codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=self.size <= _HEAD_BYTES)
+            return codecs.getincrementaldecoder("utf-8")().decode(head, final=whole), whole
         except UnicodeDecodeError:
             raise IngestError("ingest.not_utf8", self.name) from None
-        if not text.strip() and self.size <= _HEAD_BYTES:  # a byte-order mark and blanks
-            raise IngestError("ingest.empty", self.name)
-        return text
+
+    def _content_start(self, offset: int) -> int | None:
+        """The offset of the first byte from ``offset`` on that is not ASCII whitespace, or None."""
+        for piece_start in range(offset, self.size, _PIECE_BYTES):
+            piece = np.frombuffer(self.read_at(piece_start, _PIECE_BYTES), np.uint8)
+            content = np.flatnonzero(~np.isin(piece, _WHITESPACE))
+            if content.size:
+                return piece_start + int(content[0])
+        return None
 
     @cached_property
     def counts(self) -> np.ndarray:

@@ -233,7 +233,7 @@ def sniff(source: Source) -> float:
         rows = list(itertools.islice(csv.reader(io.StringIO(source.head, newline="")), _SNIFF_LINES + 1))
     except csv.Error:  # a field over csv's limit: not a table this importer reads
         return 0.0
-    cut = source.size > len(source.head.encode("utf-8", "surrogatepass"))
+    cut = not source.head_is_whole
     if cut and len(rows) > 1:
         rows = rows[:-1]  # the head may end inside its last line
     if not rows:
@@ -262,7 +262,7 @@ def other_delimiter(source: Source) -> str | None:
     if source.is_json:
         return None
     lines = source.head.splitlines()[:_SNIFF_LINES + 1]
-    if len(lines) > 1 and source.size > len(source.head.encode("utf-8", "surrogatepass")):
+    if len(lines) > 1 and not source.head_is_whole:
         lines = lines[:-1]  # the head may end inside its last line
     try:
         if not lines or len(next(csv.reader(lines[:1]))) > 1:
