@@ -361,8 +361,10 @@ def show_predicted() -> None:
         calibrated = predicted.loc[predicted["costs"] == "calibrated", "setting"].unique()
         st.info(t(f"exp.predicted_calibrated.{kind}", lang, runs=runs, settings="; ".join(calibrated)))
     # Where a run names no preset the sidebar's pair stands in: say so, with how many.
-    if runs := int((predicted["predicted_speedup"].notna() & ~predicted["own_setting"]).sum()):
-        st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name))
+    stand_in = predicted["predicted_speedup"].notna() & ~predicted["own_setting"]
+    if runs := int(stand_in.sum()):  # each setting named whole: its draft is the run's own method where it can be
+        st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name,
+                      settings="; ".join(predicted.loc[stand_in, "setting"].unique())))
     altair_chart(charts.measured_vs_predicted_spec(predicted, lang))
     table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
                        # the factor each MTP run was predicted at, its own where it measured its positions

@@ -560,6 +560,9 @@ class TestPublishedSpeedups:
     def test_a_claim_is_drawn_as_a_rule(self):
         published = explorer.load_published(DATA)
         assert len(layers(charts.published_speedups(published, PAIRED))) == 4
+        # The user's runs over the studies' triangles (an analyst's pass: a run at concurrency 2 was hidden).
+        assert [layer["mark"]["type"] for layer in charts.published_speedups(published, PAIRED).to_dict()["layer"]][:2] \
+            == ["point", "circle"]
         rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-2]
         assert rule.to_dict()["mark"]["color"] == "#d62728" and list(rule.data["claim"]) == [3.0]
 

@@ -563,6 +563,20 @@ class TestHostileValues:
         data = b"concurrency,ttft_ms\r" + b"1,2\r" * 1_000_000 + b"\xff"  # old Mac line ends; not UTF-8 at the end
         assert user_csv.csv_header(source.Source("big.csv", data)) == ["concurrency", "ttft_ms"]
 
+    def test_a_genai_perf_table_cut_mid_row_is_refused(self):
+        """An analyst's Chromium pass: the export cut at 400 bytes, mid-row at "35." of 35.23, imported
+        as a whole run with a p99 ITL of 35.0 and no throughput, without a word."""
+        whole = sample("profile_export_genai_perf.csv")
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("cut.csv", whole[:400])
+        assert info.value.key == "ingest.csv_cut_short"
+        assert (info.value.params["cells"], info.value.params["columns"]) == (5, 10)
+        assert str(info.value).startswith("cut.csv: its last row (Inter Token Latency (ms),30.35,27.59…)")
+        # A whole row without its line end is no cut; nor is a short row followed by others.
+        assert importers.parse("no_end.csv", whole.rstrip(b"\n")).runs[0]["request_throughput"] == 1.5
+        short_inside = whole.replace(b"Inter Token Latency (ms),30.35,27.59,", b"Inter Token Latency (ms),30.35,", 1)
+        assert importers.parse("short_row.csv", short_inside).runs
+
     def test_a_genai_perf_table_without_a_number_is_refused_and_a_word_among_numbers_said(self):
         """An analyst's Chromium pass: 'Time To First Token (ms),abc' imported as a run with no figure,
         no warning; a word among numbers vanished."""

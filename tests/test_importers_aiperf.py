@@ -150,7 +150,9 @@ class TestSpecDecode:
         doc["spec_decode_overall_draft_acceptance_rate"]["avg"] = 140.0
         parsed = importers.parse("s.json", dumps(doc))
         assert "acceptance_rate" not in only(parsed)
-        assert [n.key for n in parsed.warnings] == ["warn.rejected.fraction"]
+        # In the file's unit: 140 is no percentage (an analyst's pass: "not a fraction between 0 and 1").
+        assert [n.key for n in parsed.warnings] == ["warn.rejected.percentage"]
+        assert "is not a percentage between 0 and 100" in str(parsed.warnings[0])
 
     @pytest.mark.parametrize("histogram", [{}, {"0": 0}, {"0": -1, "1": 5}, {"0": "many"}, [3, 4],
                                            {"1": 1e308, "2": 1e308}])

@@ -119,7 +119,9 @@ FILES_AND_NETWORK = [
     ("SELECT * FROM sniff_csv('/etc/passwd')", "sql.permission"),
     ("SELECT * FROM glob('/*')", "sql.permission"),
     ("SELECT * FROM glob('*')", "sql.permission"),
-    ("SELECT * FROM '/etc/passwd'", None),
+    # Looked up as a table where files are out of reach: said to be a file, not DuckDB's "Catalog Error".
+    ("SELECT * FROM '/etc/passwd'", "sql.permission"),
+    ('SELECT * FROM "/etc/passwd"', "sql.permission"),
     ("SELECT * FROM 'data/specviz.duckdb'", None),
     ("SELECT * FROM read_csv('data/gpus.csv')", "sql.permission"),
     ("SELECT * FROM read_csv('http://127.0.0.1:9/x.csv')", None),

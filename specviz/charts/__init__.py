@@ -523,14 +523,15 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
         color=alt.Color("study:N", legend=_legend(t("chart.study", lang), published["study"])),
         tooltip=[alt.Tooltip(f"{field}:{kind}", title=t(f"col.{field}", lang)) for field, kind in shown])
     mine_data = paired[["series", "concurrency", "measured_speedup"]].rename(columns={"concurrency": "batch"})
-    mine = alt.Chart(mine_data).mark_circle(size=50, color="gray", opacity=0.6).encode(
+    # Drawn over the triangles, with an outline: a run of the user's under a study's mark was hidden.
+    mine = alt.Chart(mine_data).mark_circle(size=60, color="gray", opacity=0.8, stroke="white", strokeWidth=1).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
     measured = t("col.measured_speedup", lang)
     # A layer with no points is left out: an empty one would still draw its legend's title alone.
-    drawn = [layer for layer, data in ((mine, mine_data), (pub, published)) if not data.empty]
+    drawn = [layer for layer, data in ((pub, published), (mine, mine_data)) if not data.empty]
     layers = [*drawn, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
     return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
 

@@ -77,6 +77,7 @@ _NODE_TYPE = re.compile(r'[{,]"type":"([A-Z_]+_NODE)"')
 _FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
 _TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
+_MISSING_TABLE = re.compile(r"Catalog Error: Table with name (?P<name>.+) does not exist")
 _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
 # The query process's own start (Python, DuckDB, Arrow and the tables: about 0.5 s of one core
 # here) is not the statement's time: the time limit counts from the child's "ready" line. The
@@ -664,6 +665,13 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         answer({"ok": False, "key": "sql.memory", "params": {"bytes": limits.memory_bytes}})
     except duckdb.PermissionException:
         answer({"ok": False, "key": "sql.permission"})
+    except duckdb.CatalogException as exc:
+        # FROM '/etc/passwd' is looked up as a table once files are out of reach: said as the file it is.
+        missing = _MISSING_TABLE.match(str(exc))
+        if missing and "/" in missing["name"]:
+            answer({"ok": False, "key": "sql.permission"})
+        else:
+            answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc).splitlines()[0])}})
     except Exception as exc:  # DuckDB's errors, also as Arrow's OSError while streaming; conversions
         answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc).splitlines()[0])}})
     finally:

@@ -171,6 +171,10 @@ _PREVIEW = reprlib.Repr()
 _PREVIEW.maxlevel, _PREVIEW.maxlist, _PREVIEW.maxdict, _PREVIEW.maxlong = 2, 4, 4, 40
 
 
+# The scale of a figure a file writes in percent (vLLM's and AIPerf's acceptance rates).
+PERCENT = 0.01
+
+
 def preview(value: Any) -> str:
     """A value quoted in at most 40 characters, for a notice: never a large or deep value rendered whole."""
     return (value if isinstance(value, str) else _PREVIEW.repr(value))[:40]
@@ -264,7 +268,8 @@ class RunBuilder:
         elif column in INTEGER_COLUMNS and (amount != int(amount) or amount >= _MAX_EXACT_INT):
             self._reject(source, value, "whole")
         elif column in ("acceptance_rate", "zero_accept_rate") and amount > 1:
-            self._reject(source, value, "fraction")
+            # Said in the file's own unit: vLLM and AIPerf write the rate in percent.
+            self._reject(source, value, "percentage" if scale == PERCENT else "fraction")
         else:
             self.row[column] = int(amount) if column in INTEGER_COLUMNS else amount
 

@@ -104,7 +104,9 @@ def metric_rows(source: Source, malformed_key: str) -> Iterator[tuple[list[str],
     Raises
     ------
     IngestError
-        ``malformed_key`` for a field over csv's 128 KiB limit or a stray quote.
+        ``malformed_key`` for a field over csv's 128 KiB limit or a stray quote;
+        ``ingest.csv_cut_short`` for a file that ends without a line end in a row shorter than its
+        header: cut short.
     """
     counts = source.counts
     # The text and, at most as large, the fields' contents; then the rows and fields kept.
@@ -112,8 +114,15 @@ def metric_rows(source: Source, malformed_key: str) -> Iterator[tuple[list[str],
                   + _FIELD_BYTES * int(counts[ord(",")]))
     header: list[str] | None = None  # of the current block; a blank line ends a block
     header_bytes = 0
+    # A file cut mid-row (a copy still being written, a download that stopped) ends without a line
+    # end in a row shorter than its header: its last figure may be cut too ("35." of 35.23), and the
+    # blocks after it are gone. Read as it is, it had imported as a whole run.
+    cut = not source.text.endswith(("\n", "\r"))
     try:
-        for row in csv_rows(source.text):
+        rows = csv_rows(source.text)
+        following = next(rows, None)
+        while following is not None:
+            row, following = following, next(rows, None)
             if not any(cell.strip() for cell in row):
                 header = None
             elif header is None:
@@ -121,6 +130,9 @@ def metric_rows(source: Source, malformed_key: str) -> Iterator[tuple[list[str],
                 header_bytes = sum(len(h.encode("utf-8", "surrogatepass")) + 4 for h in header)
                 yield header, None
             else:
+                if cut and following is None and len(row) < len(header):
+                    raise IngestError("ingest.csv_cut_short", source.name, row=preview(",".join(row[:3])), cells=len(row),
+                                      columns=len(header))
                 if header[0] == "metric":
                     source.charge(_EXTRA_FACTOR * header_bytes)
                 yield header, row

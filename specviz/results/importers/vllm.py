@@ -32,7 +32,7 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, floats, number, request_column
+from .base import PERCENT, STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, floats, number, request_column
 from .source import Source
 
 __all__ = ["FORMAT", "ENGINES", "engine_of", "sweep_settings"]
@@ -99,7 +99,7 @@ def _run(obj: dict[str, Any], sweep: dict[str, dict[str, Any]], warnings: list[N
             run.set(f"{STATISTIC_PREFIXES[match[1]]}_{match[2]}_ms", value, source=key)
             continue
         if key == "spec_decode_acceptance_rate" and value is not None:
-            run.set("acceptance_rate", value, scale=0.01, source=key)  # vLLM writes a percentage
+            run.set("acceptance_rate", value, scale=PERCENT, source=key)  # vLLM writes a percentage
             continue
         if key in ("backend", "endpoint_type") and isinstance(value, str):
             if "engine" not in obj:

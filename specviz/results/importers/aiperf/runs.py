@@ -19,12 +19,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..base import RunBuilder, dig, number
+from ..base import PERCENT, RunBuilder, dig, number
 
 # AIPerf's time units (MetricTimeUnit), in milliseconds and in seconds; its rates' units.
 MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "sec": 1e3}
 SECONDS = {unit: scale / 1e3 for unit, scale in MS.items()}
-RATE = {"%": 0.01, "ratio": 1.0}
+RATE = {"%": PERCENT, "ratio": 1.0}
 MOST_POSITIONS = 64  # no draft is longer; a histogram key past it is no draft position
 # A sweep cell folder's part, ``{leaf parameter}_{value}``, and the folders of repetitions that look alike.
 _CELL_PART = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9_]*?)_(?P<value>-?\d+(?:\.\d+)?)")
