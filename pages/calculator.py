@@ -124,6 +124,20 @@ col_a.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01,
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
+def context_stops() -> list[int]:
+    """The context slider's stops (0, 256, 512, … doubling), with the context kept for the session
+    and a linked one between them: Live links the mean context of the requests it measured (2,047,
+    say), which no stop is, and the slider dropped it for its default, so that the calculator
+    disagreed with Live's verdict."""
+    own = {st.session_state.get("context")}
+    if "context" in st.query_params:
+        try:
+            own.add(int(scenario.FIELDS["context"].parse(st.query_params["context"])))
+        except ValueError:  # said by url_widget, as every refused URL value
+            pass
+    return sorted(set(calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX"))) | (own - {None}))
+
+
 # Given ratios leave the batch and the context out: their controls say so by being disabled.
 batch = field_widget(col_b.number_input, "batch", help=t("calc.batch_help", lang), disabled=mode == "ratios")
 # Under the row: whether each step also takes the prompts of the requests that replace finished
@@ -150,7 +164,7 @@ if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "pre
                       + (t("calc.load_context_dropped", lang, context=dropped) if dropped is not None else ""))
 if not chosen.prefill:
     chosen = replace(chosen, context=url_widget(
-        col_c.select_slider, t("calc.context", lang), calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+        col_c.select_slider, t("calc.context", lang), context_stops(),
         value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
         disabled=mode == "ratios"))
 context = chosen.context

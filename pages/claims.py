@@ -55,7 +55,7 @@ def open_example() -> None:
 
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
 # control kept for the session takes them), and the claim's own fields.
-SIDEBAR_ITEMS = ("gpu", "target", "draft", "tp", "dp")
+SIDEBAR_ITEMS = ("gpu", "target", "precision", "draft", "tp", "dp")
 # The figures typed over a GPU preset's, which belong to that device: a new GPU clears them
 # (clear_gpu_overrides), so an item that sets the GPU keeps them to put back with the old one.
 GPU_FIGURES = ("tflops", "bandwidth")
@@ -83,7 +83,7 @@ def apply_sentence() -> None:
         return
     target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
     choices, unused = claim_words.sentence_choices(reading, known, target)
-    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, **choices}
+    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "claim_gamma": reading.gamma, **choices}
     # A method the target cannot draft with (MTP on a model without MTP layers) is said, not dropped.
     not_applied = [{"method": unused, "target": known.models[target].name}] if unused else []
     items = []
@@ -96,6 +96,8 @@ def apply_sentence() -> None:
             clear_gpu_overrides()
         elif key == "target":
             forget_target("draft", *PARALLEL)
+        elif key == "precision":  # as the sidebar's own choice does: the GPUs that hold it anew
+            forget(*PARALLEL)
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)
@@ -113,7 +115,7 @@ def undo(item: dict[str, Any]) -> None:
     for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
     if item["key"] in SIDEBAR_ITEMS:
         (forget_target if item["key"] == "target" else forget)(
-            *{"gpu": PARALLEL, "target": ("draft", *PARALLEL)}.get(item["key"], ()))
+            *{"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": PARALLEL}.get(item["key"], ()))
         st.session_state.update(item.get("figures", {}))
         if item["previous"] is None:
             forget(item["key"])
@@ -147,6 +149,7 @@ def show_reading() -> None:
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     # Each choice named as the sidebar names it ("NVIDIA H100 SXM", "EAGLE-3 head"), not by its id.
     shown = {"gpu": lambda gpu: in_language(known.gpus[gpu].name, lang),
+             "precision": lambda precision: t(f"side.precision.{precision}", lang),
              "target": lambda model: model_choice_name(model, known, lang),
              "draft": lambda draft: model_choice_name(draft, known, lang)}
     for index, item in enumerate(reading["items"]):

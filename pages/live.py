@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 from typing import Any
@@ -21,6 +22,8 @@ from specviz.model import calibration
 require_router()
 lang: str = st.session_state.get("lang", "en")
 SOURCES = ("replay", "url", "prometheus")
+# The metrics URL field's first value: vLLM's own address on this machine.
+EXAMPLE_METRICS_URL = "http://localhost:8000/metrics"
 # The Prometheus view's ranges, each drawn in RANGE_POINTS points.
 RANGES = ("15m", "1h", "6h", "24h")
 RANGE_POINTS = 60
@@ -84,7 +87,7 @@ if kind == "replay":
     url, source = demo.url, time.strftime("specviz-replay (demo, %Y-%m-%d %H:%M:%S UTC)", time.gmtime(demo.started))
     st.info(t("live.replay_note", lang))
 elif kind == "url":
-    url = source = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", "http://localhost:8000/metrics",
+    url = source = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", EXAMPLE_METRICS_URL,
                               "live.url_help")
 else:
     col_base, col_range = st.columns([3, 1])
@@ -130,7 +133,10 @@ def scrape_once() -> bool:
             states = exposition.spec_decode_states(snapshot, previous) if previous else None
         replicas = windows.replica_states(snapshot, previous, states or [])
     except SpecvizError as exc:
-        st.error(message(exc, lang))
+        if exc.key == "scrape.refused" and url == EXAMPLE_METRICS_URL:  # the field's example, not typed
+            st.info(t("live.example_refused", lang, url=EXAMPLE_METRICS_URL))
+        else:
+            st.error(message(exc, lang))
         return False
     last[source] = snapshot
     since_start[source] = exposition.spec_decode_states(snapshot)
@@ -185,14 +191,17 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
 
 def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario, figures: dict, dp_engines: int) -> None:
     """The step model's verdict at the live batch (:func:`specviz.live.windows.paying_now`), or why it
-    gives none: the figures the window lacks, or a batch the sidebar's setup does not hold (said
-    instead of a speedup, with the captions about the batch)."""
+    gives none: the figures the window lacks, more tokens a step than the sidebar's MTP layer makes,
+    or a batch the sidebar's setup does not hold (said instead of a speedup, with the captions about
+    the batch)."""
     if isinstance(verdict, Notice) and verdict.key == "live.no_verdict":  # the figures by their labels
         needs = [t(VERDICT_NEEDS[name], lang) for name in verdict.params["figures"].split(", ")]
         st.info(md(verdict.key, lang, figures=", ".join(needs)))
         return
     if isinstance(verdict, Notice):
         st.warning(message(verdict, lang))
+        if verdict.key != "live.no_fit":  # live.reuse_short: no batch was weighed, so none to caption
+            return
         batch = verdict.params["batch"]
     else:
         key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
@@ -216,6 +225,11 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
         st.caption(t("live.other_dp", lang, engines=dp_engines, running=figures["running_requests"], dp=served.dp))
     if isinstance(verdict, Notice):
         return
+    if served.mtp_reused_from is not None and abs(verdict.alpha - figures["alpha_iid"]) >= 0.005:
+        # The tile's α is one rate at every position; the verdict's, the MTP layer's at its trained ones.
+        st.caption(t("live.alpha_reused", lang, alpha=verdict.alpha, iid=figures["alpha_iid"],
+                     length=figures["acceptance_length"], gamma=verdict.gamma, reuse=served.mtp_reuse,
+                     trained=served.mtp_reused_from - 1))
     engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
     runs_on = figures.get("engine")
     if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs
@@ -292,6 +306,10 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             shown["batch"] = str(max(1, round(batch)))
         if served is not None:  # the verdict's context, so that the calculator checks the same memory
             shown["context"] = str(windows.live_context(served, figures)[0])
+        # The measured requests' mean prompt and output, not the Latency view's example workload.
+        for key, figure in (("input_tokens", "mean_prompt_tokens"), ("output_tokens", "mean_output_tokens")):
+            if (tokens := figures.get(figure)) is not None and math.isfinite(tokens):
+                shown[key] = str(max(1, round(tokens)))
         # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",

@@ -1655,6 +1655,7 @@ class TestExplorerPage:
         at.run()
         warning = next(w.value for w in at.warning if "name no target model" in w.value)
         assert warning.startswith("2 runs name no target model or GPU preset") and "**Qwen3\\-32B**" in warning
+        assert "(as Qwen3\\-32B · H100\\-SXM · eagle3 · vllm\\-v1: the draft is the run's own method" in warning
         # Speedups that rise from 1.1 to 2.5 with the batch: no costs make them, and the fit says so; the
         # examples are not fitted beside the user's runs.
         at.button(key="fit_step").click()
@@ -1895,9 +1896,33 @@ class TestLivePage:
             at.button(key="live_switch:nvidia/DeepSeek-R1-0528-NVFP4").click().run()
             assert not at.exception and at.sidebar.selectbox(key="target").value == "DeepSeek-V3"
             assert at.session_state["serve_target_repo"] == "nvidia/DeepSeek-R1-0528-NVFP4"
+            # The verdict's α is the MTP layer's at its trained position, the tile's one rate for all: said.
+            said = next(c.value for c in at.caption if c.value.startswith("α 0."))
+            assert "trained for, each further one keeping 0.62" in said and f"The α tile's {metric(at, 'α (per position)')}" in said
         at.session_state["view"] = "serve"
         at.switch_page("pages/calculator.py").run()
         assert not at.exception and command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
+
+    def test_tokens_a_step_past_the_sidebar_s_mtp_reuse_say_so_and_keep_the_charts(self, monkeypatch):
+        """An engineer's Chromium pass: a DeepSeek-V3 server making 3.1 tokens a step at γ 3, over the
+        2.86 the sidebar's MTP layer makes at α = 1 with its default reuse, gave "KeyError: 'batch'"
+        and lost every chart below the verdict. Here the replay makes about 2.6 to 3.4, and a reuse of
+        0.3 gives at most 1 + 1 + 0.3 + 0.3 · 0.09 = 2.33 (the second reused position keeps 0.3 of the
+        first's rate of 0.3)."""
+        text = replay.recording().replace('model_name="swiss-ai/Apertus-v1.5-70B"',
+                                          'model_name="deepseek-ai/DeepSeek-V3"')
+        monkeypatch.setattr(replay, "recording", lambda: text)
+        monkeypatch.setattr(replay, "MODEL_PREFIX", "")
+        with replay.start() as server:
+            at = live_app(live_source="url", live_url=server.url)
+            time.sleep(1.0)
+            at.toggle(key="live_on").set_value(True).run()
+            at.button(key="live_switch:deepseek-ai/DeepSeek-V3").click().run()
+            at.sidebar.slider(key="mtp_reuse").set_value(0.3).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        said = next(w.value for w in at.warning if w.value.startswith("**No verdict:** the server makes"))
+        assert "(2.33)" in said
+        assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
 
     def test_an_unexpected_failure_of_a_poll_is_said_in_words(self, monkeypatch):
         """The Live page's panels were fragments of Streamlit's own, outside the last layer that says
@@ -1929,6 +1954,16 @@ class TestLivePage:
         # Polling on: the failure is said, and no "waiting for a second scrape" beside it.
         at.toggle(key="live_on").set_value(True).run()
         assert at.error and not any("Waiting for a second scrape" in i.value for i in at.info)
+
+    def test_the_url_fields_example_refused_is_a_hint_not_an_error(self):
+        """Choosing "A server's /metrics" scraped the field's example at once: a red "connection refused"
+        for a URL nobody typed (an engineer's pass)."""
+        with socket.socket() as probe:  # nothing listens on vLLM's port here (the bind would fail)
+            probe.bind(("127.0.0.1", 8000))
+        at = live_app(live_source="url")
+        assert not at.exception and not at.error and not at.metric
+        assert any(i.value.startswith("Nothing answers at http://localhost:8000/metrics, the field's example")
+                   for i in at.info)
 
     def test_waiting_for_a_window_names_the_toggle_that_polls(self):
         """The Vietnamese page said "Hãy bật Poll" beside a toggle labelled "Tự động cập nhật"."""
@@ -2112,6 +2147,15 @@ class TestLivePage:
         assert "on 2× NVIDIA H100 SXM for Qwen3\\-32B" in verdict
         query = urllib.parse.parse_qs(at.get("page_link")[0].proto.query_string)
         assert query["context"] == ["52"] and query["batch"] == ["16"]
+        # The measured workload, not the Latency view's example (a coding assistant's 100 in, 500 out);
+        # and the calculator at the link shows the verdict's figure at context 52, which no stop of its
+        # slider is (it had fallen back to 1,024 and disagreed, an engineer's Chromium pass).
+        assert (query["input_tokens"], query["output_tokens"]) == (["20"], ["64"])
+        speedup = re.search(r"\*\*([0-9.]+)×\*\*", verdict).group(1)
+        at.query_params.update({key: values[0] for key, values in query.items()})
+        at.switch_page("pages/calculator.py").run()
+        assert not at.exception and at.select_slider(key="context").value == 52
+        assert metric(at, "Speedup").startswith(f"{speedup}×")
 
     def test_data_parallel_engines_the_sidebar_does_not_split_into_are_said(self):
         """vLLM's two data-parallel engines of the sidebar's Qwen3-32B decode 12 and 4 requests each:
@@ -2348,6 +2392,25 @@ class TestClaimsPage:
         assert not at.exception and at.sidebar.selectbox(key="tp").value != "8"
         at = read_sentence(claims_app(), "3x on 3x A100")
         assert any("names 3 GPUs" in w.value for w in at.warning)
+
+    def test_a_sentences_draft_length_and_precision_are_the_claims(self):
+        """A manager's Chromium pass: "with 5 draft tokens" and "with FP4" were read as nothing; the
+        verdict was worked at γ 16 on 2 GB200s in BF16, where NVFP4 fits on 1 (most possible 6.55x)."""
+        at = read_sentence(claims_app(), "Speculative decoding gives 3x on Llama 4 Scout with FP4 on GB200 "
+                                         "with 5 draft tokens")
+        assert at.number_input(key="claim_gamma").value == 5
+        assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target", "precision", "tp")] == [
+            "GB200", "Llama-4-Scout", "nvfp4", "1"]
+        said = "\n".join(m.value for m in at.markdown)
+        assert i18n.md("claims.sentence.item.claim_gamma", value="5") in said
+        assert i18n.md("claims.sentence.item.precision", value="NVFP4 weights, FP8 KV") in said
+        row = claim_row("3x", "target=Llama-4-Scout&gpu=GB200&precision=nvfp4&tp=1", PRESETS, gamma=5)
+        assert metric(at, "Most possible (α = 1)") == f"{row['max_speedup']:.2f}×"
+        # Undone, the precision is the model's as shipped, on the GPUs that hold it so.
+        undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "precision")
+        at.button(key=f"claims_undo_{undo}").click().run()
+        assert not at.exception and at.sidebar.selectbox(key="precision").value == "checkpoint"
+        assert at.sidebar.selectbox(key="tp").value == "2"
 
     def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
         at = claims_app()

@@ -26,7 +26,11 @@ class TestParseClaim:
     @pytest.mark.parametrize("text, speedup", [("up to 3x", 3.0), ("Up To 3X", 3.0), ("2.5×", 2.5), ("3x faster", 3.0),
                                                ("180% faster", 2.8), ("2,5x", 2.5), ("1.19 x", 1.19), ("4", 4.0),
                                                ("lên đến 3x", 3.0), ("lên tới 3 lần", 3.0), ("nhanh hơn 2,5 lần", 2.5),
-                                               ("tăng tốc 3X", 3.0), ("80% nhanh hơn", 1.8), ("2.5 times faster", 2.5)])
+                                               ("tăng tốc 3X", 3.0), ("80% nhanh hơn", 1.8), ("2.5 times faster", 2.5),
+                                               # In words: each had been refused (a manager's Chromium pass).
+                                               ("three times faster", 3.0), ("twice as fast", 2.0),
+                                               ("up to Ten Times", 10.0),
+                                               ("gấp ba lần", 3.0), ("nhanh gấp đôi", 2.0), ("nhanh hơn bốn lần", 4.0)])
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
@@ -146,6 +150,34 @@ class TestReadSentence:
         reading = claim_words.read_sentence(text, PRESETS)
         assert (reading.speedup, reading.batch, reading.gpu, reading.target, reading.draft, reading.dataset,
                 reading.unstated) == expected
+
+    @pytest.mark.parametrize("text, gamma", [
+        ("EAGLE-3 gives 2.5x on gpt-oss-120b with 5 draft tokens", 5), ("2x with γ=5 on H100", 5),
+        ("2x with draft length 4", 4), ("2x, num_speculative_tokens=3", 3), ("2x with K=3 on B200", 3),
+        ("2x with a 4-token draft", 4), ("2 MTP steps give 1.6x", 2), ("MTP 2 steps gives 1.6x", 2),
+        ("drafting 7 tokens, P-EAGLE is 2.3x faster", 7), ("3x với 5 token nháp", 5), ("3x, độ dài nháp 6", 6),
+        ("MTP doubles throughput with 3 draft tokens", 3),
+        # Not a draft length: a count of GPUs, a model's name, a top-k, one past the longest draft weighed.
+        ("2x on 8 GPUs with Llama-3 8B", None), ("2x with top-k=3", None), ("2x with 99 draft tokens", None)])
+    def test_the_draft_length_a_sentence_names(self, text, gamma):
+        assert claim_words.read_sentence(text, PRESETS).gamma == gamma
+
+    @pytest.mark.parametrize("text, precision, set_as", [
+        ("3x on Llama 4 Scout with FP4 on GB200", "nvfp4", "nvfp4"), ("2x on Qwen3-32B in FP8", "fp8", "fp8"),
+        ("2x, Qwen3-32B MXFP4 on MI355X", "mxfp4", "mxfp4"), ("2x with AWQ Qwen3-32B", "int4-weights", "int4-weights"),
+        # As the checkpoint ships it: gpt-oss's MXFP4 experts, DeepSeek-V3's FP8 blocks, Kimi-K2.5's INT4 experts.
+        ("gpt-oss-120b in MXFP4: 2x on B200", "mxfp4", None), ("DeepSeek-V3 FP8 with MTP: 1.8x", "fp8", None),
+        ("Kimi-K2.5 INT4 runs 2x faster", "int4-weights", None), ("2x on H100", None, None)])
+    def test_the_precision_a_sentence_names(self, text, precision, set_as):
+        reading = claim_words.read_sentence(text, PRESETS)
+        choices, _ = claim_words.sentence_choices(reading, PRESETS, reading.target or "Qwen3-32B")
+        assert (reading.precision, choices.get("precision")) == (precision, set_as)
+
+    def test_a_refused_sentence_is_quoted_to_a_word_boundary(self):
+        with pytest.raises(SpecvizError) as raised:
+            claim_words.read_sentence("Speculative decoding makes generation much faster than before on a GB200 "
+                                      "NVL72 rack", PRESETS)
+        assert raised.value.params["text"] == "Speculative decoding makes generation much faster than…"
 
     @pytest.mark.parametrize("text, key", [("much faster decoding on H100", "claims.unreadable"),
                                            ("0.9x on H100", "claims.not_a_speedup"), ("x" * 100_000, "claims.too_long")])
@@ -371,6 +403,17 @@ class TestClaimsWithinMemory:
                 for speedup in (2.0, 3.0)}
         assert ends[2.0].key == "claims.condition.batch_memory_all" and ends[2.0].params["high"] == 200
         assert ends[3.0].key == "claims.condition.batch" and ends[3.0].params["high"] < 200
+
+    def test_a_range_ended_by_the_largest_batch_weighed_says_so(self):
+        """"A batch between 1 and 1024: outside it not even α = 1 reaches the claim" named the search's
+        end (SPECVIZ_BATCH_MAX) as if the claim stopped there (a manager's Chromium pass)."""
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", tp=8)
+        anywhere = claims.check_claim(deepseek, claims.Claim(1.4), GAMMA_MAX, BATCH_MAX)
+        assert (anywhere.holds_from, anywhere.holds_up_to) == (1, BATCH_MAX)
+        assert not [c for c in anywhere.conditions if c.key.startswith("claims.condition.batch")]
+        from_34 = claims.check_claim(deepseek, claims.Claim(2.0), GAMMA_MAX, 256).conditions[-1]
+        assert from_34.key == "claims.condition.batch_weighed" and from_34.params == {"low": 34, "high": 256}
+        assert str(from_34).startswith("A batch of 34 concurrent requests or more (weighed up to 256")
 
     def test_nothing_fits_on_too_few_gpus(self):
         check = claims.check_claim(make_scenario(target="DeepSeek-V3", draft="mtp", gpu="H100-SXM", tp=1),

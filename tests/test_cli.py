@@ -809,6 +809,17 @@ class TestClaimCommand:
         assert code == 0 and row["verdict"] == "impossible" and row["max_speedup"] is None
         assert row["headline"].startswith("Impossible here: batch 500 does not fit") and row["holds_at_batches"] is None
 
+    def test_a_sentences_draft_length_and_precision_set_the_check_as_on_the_page(self, capsys):
+        code, out, _ = run(capsys, "claim", "3x on Llama 4 Scout with FP4 on GB200 with 5 draft tokens")
+        sentence = json.loads(out)
+        _, out, _ = run(capsys, "claim", "3x", "?gpu=GB200&target=Llama-4-Scout&precision=nvfp4", "--gamma", "5")
+        linked = json.loads(out)
+        assert code == 0 and (sentence["read_from_sentence"]["gamma"], sentence["read_from_sentence"]["precision"]) == (
+            5, "nvfp4")
+        for key in ("tp", "verdict", "max_speedup", "required_alpha", "required_gamma"):
+            assert sentence[key] == linked[key], key
+        assert sentence["required_gamma"] == 5 and sentence["tp"] == 1
+
     def test_a_measured_acceptance_and_a_refusal(self, capsys):
         _, out, _ = run(capsys, "claim", "up to 3x", "engine=sglang", "--measure", "alpha", "--value", "0.6")
         assert json.loads(out)["alpha"] == 0.6 and json.loads(out)["engine"] == "sglang"

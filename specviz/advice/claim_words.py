@@ -1,7 +1,8 @@
 """Reading a claim: its figure, batch and percentage from a short claim ("up to 3x", "2.5x at batch 64",
-"180% faster"), and from a slide's whole sentence what it names: the figure that is a speedup, the
-hardware, the model, the drafting method, the batch, the dataset, what the figure is over, and what
-the sentence leaves out, the questions to ask its author.
+"180% faster", "three times faster"), and from a slide's whole sentence what it names: the figure that
+is a speedup, the hardware and how many, the model, its precision, the drafting method and draft
+length, the batch, the dataset, what the figure is over, and what the sentence leaves out, the
+questions to ask its author.
 
 Words only: what a claim needs to be true is :mod:`specviz.advice.claims`'s. English and Vietnamese,
 the app's two languages. Every pattern runs over the words with each blank run one space and the
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 
 from specviz import settings
 from specviz.errors import SpecvizError
+from specviz.model.architecture import Model
+from specviz.model.dtypes import PRECISIONS
 from specviz.scenario import Presets, draft_choices, gpu_preset, model_preset, split_of
 
 __all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
@@ -26,11 +29,11 @@ _SIGN, _MAGNITUDE = r"[-−]", r"\d{1,6}(?:(?:,\d{3})+|[.,]\d{1,6})?(?:e[-+]?\d{
 # A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
 # or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
 # "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
-_CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh\s+hơn|tăng\s+tốc)?\s*"
+_CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*(?:nhanh(?:\s+hơn)?|tăng\s+tốc)?\s*"
                     # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
                     r"(?:\d{1,6}(?:[.,]\d{1,6})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
                     rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
-                    r"(?:faster|speed-?up|nhanh\s+hơn)?\s*$", re.IGNORECASE)
+                    r"(?:faster|speed-?up|as\s+fast|the\s+speed|nhanh\s+hơn)?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
 # "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
 # and batch 1 said in words: "a single request", "a single user", "một request".
@@ -63,6 +66,40 @@ def _words(text: str | None) -> str:
     return words
 
 
+def shortened(words: str, most: int = 60) -> str:
+    """A sentence as a message quotes it: whole, or its words up to ``most`` characters and "…" (a
+    cut inside a word, "…trên GB", read as a word of the sentence)."""
+    if len(words) <= most:
+        return words
+    head = words[:most + 1]
+    return (head.rsplit(" ", 1)[0] if " " in head else words[:most]).rstrip() + "…"
+
+
+# Multiples said in words, written as figures before a claim is read: "three times faster", "twice as
+# fast", "doubles throughput", "gấp ba lần", "gấp đôi" (an engineer's pass: each had been refused).
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                 "hai": 2, "ba": 3, "bốn": 4, "năm": 5, "sáu": 6, "bảy": 7, "tám": 8, "chín": 9, "mười": 10}
+_TIMES_IN_WORDS = re.compile(r"\b(?:(?P<vi>gấp\s+)?(?P<word>two|three|four|five|six|seven|eight|nine|ten|hai|ba|bốn|năm"
+                             r"|sáu|bảy|tám|chín|mười)\s+(?P<unit>times|lần)\b"
+                             r"|gấp\s+(?P<after>đôi|hai|ba|bốn|năm|sáu|bảy|tám|chín|mười)\b(?:\s+lần\b)?"
+                             r"|(?P<twice>twice|doubles|doubled|doubling|triples|tripled|tripling|quadruples|quadrupled)\b)",
+                             re.IGNORECASE)
+_MULTIPLE_VERBS = {"twice": 2, "doubles": 2, "doubled": 2, "doubling": 2, "triples": 3, "tripled": 3, "tripling": 3,
+                   "quadruples": 4, "quadrupled": 4}
+
+
+def _in_figures(words: str) -> str:
+    """``words`` with multiples said in words written as figures (:data:`_TIMES_IN_WORDS`): "three
+    times" as "3 times", "gấp đôi" as "2 lần", "twice" as "2x"."""
+    def figure(found: re.Match) -> str:
+        if found["twice"]:
+            return f"{_MULTIPLE_VERBS[found['twice'].lower()]}x"
+        if found["after"]:
+            return f"{2 if found['after'].lower() == 'đôi' else _NUMBER_WORDS[found['after'].lower()]} lần"
+        return f"{_NUMBER_WORDS[found['word'].lower()]} {found['unit']}"
+    return _TIMES_IN_WORDS.sub(figure, words)
+
+
 def parse_claim(text: str) -> float:
     """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
     Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
@@ -80,9 +117,9 @@ def parse_claim(text: str) -> float:
         gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft gives).
     """
     words = _words(text)
-    found = _CLAIM.match(_BATCH.sub(" ", words))
+    found = _CLAIM.match(_BATCH.sub(" ", _in_figures(words)))
     if not found:
-        raise SpecvizError("claims.unreadable", text=words[:60])
+        raise SpecvizError("claims.unreadable", text=shortened(words))
     number = _figure(found["number"])
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
@@ -98,7 +135,7 @@ def percent_of(text: str) -> float | None:
     """The percentage a claim's words give where it is 100 % or more ("400% faster": 400), the figures
     two readings part on: :func:`parse_claim` reads it as the old speed plus that share (5×), some
     authors mean the new speed as that share of the old (4×). None for any other claim."""
-    found = _CLAIM.match(_BATCH.sub(" ", _words(text)))
+    found = _CLAIM.match(_BATCH.sub(" ", _in_figures(_words(text))))
     if not found or not (found["unit"] or "").startswith("%"):
         return None
     number = _figure(found["number"])
@@ -183,6 +220,39 @@ _EQUAL_FOOTING = re.compile(r"same\s+(?:batch|concurrency|interactivity|latency|
                             r"|at\s+(?:a\s+)?concurrency|per[\s-]user", re.IGNORECASE)
 
 
+# The draft length a sentence names: "5 draft tokens", "3 speculative tokens", "a 4-token draft",
+# "drafting 3 tokens", "2 MTP steps", "MTP 2 steps", "γ=5", "gamma 4", "draft length 4", "num_speculative_tokens=3",
+# "K=3" (the vLLM blog's), "5 token nháp", "độ dài nháp 4".
+_GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,3})(?:\s+|-)(?:draft(?:ed)?|speculative|speculated|lookahead|mtp)"
+                    r"(?:\s+|-)(?:tokens?|steps?)\b"
+                    r"|(?<![\w.])(?P<drafts>\d{1,3})-token\s+drafts?\b"
+                    r"|\b(?:mtp|draft)\s+(?P<steps>\d{1,3})\s+(?:steps?|tokens?)\b"
+                    r"|\b(?:draft(?:ing|s)?|speculat\w*)\s+(?P<tokens>\d{1,3})\s+tokens?\b"
+                    r"|(?:γ|\bgamma\b|\bdraft[\s_-]length\b|\bnum_speculative_tokens\b|\bnum[\s_-]draft[\s_-]tokens\b"
+                    r"|\bspeculative[\s_-]tokens\b|(?<![\w-])K\b(?=\s*=))\s*(?:of\s+)?[=:]?\s*(?P<named>\d{1,3})\b"
+                    r"|(?<![\w.])(?P<vi>\d{1,3})\s+token\s+nháp\b|\bđộ\s+dài\s+nháp\s*[=:]?\s*(?P<vi_named>\d{1,3})\b",
+                    re.IGNORECASE)
+# The weights' format a sentence names → the sidebar's precision (:data:`specviz.model.dtypes.PRECISIONS`);
+# FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it).
+_PRECISION_WORDS = (("mxfp4", r"\bmxfp4\b"), ("nvfp4", r"\bnvfp4\b|\bfp4\b"), ("fp8", r"\bfp8\b"),
+                    ("int4-weights", r"\bint4\b|\bw4a16\b|\bawq\b|\bgptq\b"), ("bf16", r"\bbf16\b|\bfp16\b"))
+
+
+def _gamma(words: str) -> int | None:
+    """The draft length γ a sentence names (:data:`_GAMMA`), None where it names none, or one outside
+    1 to ``SPECVIZ_GAMMA_MAX`` (the longest draft the page and the command weigh)."""
+    found = _GAMMA.search(words)
+    gamma = int(next(value for value in found.groupdict().values() if value)) if found else 0
+    return gamma if 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX") else None
+
+
+def _precision(words: str) -> str | None:
+    """The precision preset of the weights' format a sentence names first, None where it names none."""
+    found = [(match.start(), name) for name, pattern in _PRECISION_WORDS
+             for match in [re.search(pattern, words, re.IGNORECASE)] if match]
+    return min(found)[1] if found else None
+
+
 @dataclass(frozen=True)
 class SentenceReading:
     """What a claim's sentence states: the ``speedup`` (the first figure with its unit), the ``batch``
@@ -197,7 +267,9 @@ class SentenceReading:
     where they name a family of GPUs or one sold in several forms ("A100", "Blackwell") and ``gpu``
     is the form assumed (:data:`_GPU_FAMILIES`); ``unknown_model``, the words of a model the sentence
     names with its size that no preset is ("Mixtral 8x22B"), where ``target`` is None; ``gpus``, the
-    number of GPUs it names ("8x H200"), None where it names none."""
+    number of GPUs it names ("8x H200"), None where it names none; ``gamma``, the draft length it
+    names ("with 5 draft tokens"), and ``precision``, the preset of the weights' format it names
+    ("with FP4": ``nvfp4``), each None where it names none."""
 
     speedup: float
     batch: int | None
@@ -212,6 +284,15 @@ class SentenceReading:
     gpu_words: str | None = None
     unknown_model: str | None = None
     gpus: int | None = None
+    gamma: int | None = None
+    precision: str | None = None
+
+
+def _ships(model: Model, precision: str) -> bool:
+    """Whether ``model``'s checkpoint ships a component in the weights' format of ``precision`` (FP8
+    for DeepSeek-V3's FP8 blocks, INT4 for Kimi-K2.5's INT4 experts)."""
+    weights = PRECISIONS[precision].weights
+    return any(shipped.split("-")[0] == weights for shipped in model.weight_formats.values())
 
 
 def named_methods(words: str) -> list[tuple[str, bool]]:
@@ -312,7 +393,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
         speed), naming them; ``claims.unreadable`` where it holds no figure at all.
     """
     words = _words(text)
-    unbatched = _BATCH.sub(" ", words)
+    unbatched = _BATCH.sub(" ", _in_figures(words))
     tokens = re.findall(r"[\w][\w.\-/]*", words)
     # The figure that is a speedup: not a count of GPUs ("on 8x H100") nor another ratio ("5x cheaper");
     # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
@@ -327,7 +408,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     if figure is None and written:
         raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
     if figure is None:
-        raise SpecvizError("claims.unreadable", text=words[:60])
+        raise SpecvizError("claims.unreadable", text=shortened(words))
     speedup = parse_claim(figure.group(0))
     spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
     target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
@@ -355,7 +436,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
-                           gpu_words, unknown_model, _gpu_count(unbatched, presets))
+                           gpu_words, unknown_model, _gpu_count(unbatched, presets), _gamma(words), _precision(words))
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:
@@ -378,12 +459,15 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
     """The scenario's choices a sentence sets, as the Claims page and ``specviz claim`` set them: its
-    ``gpu`` and ``target`` where it names them, its drafting method as the ``draft`` where the model
+    ``gpu`` and ``target`` where it names them, its ``precision`` where the target's checkpoint does
+    not ship that format already (gpt-oss "in MXFP4" is as shipped: MXFP4 experts, BF16 attention), its drafting method as the ``draft`` where the model
     the scenario ends with (``target``) can draft with it, and its count of GPUs as ``tp`` and ``dp``
     where the sidebar splits that many (:func:`specviz.scenario.split_of`; after the GPU and the target,
     which set them afresh); and the method where it cannot draft with it (MTP named of Qwen3-32B),
     which is said rather than dropped, else None."""
     choices = {key: value for key, value in (("gpu", reading.gpu), ("target", reading.target)) if value is not None}
+    if reading.precision is not None and not _ships(presets.models[target], reading.precision):
+        choices["precision"] = reading.precision
     if reading.gpus is not None and (split := split_of(reading.gpus)) is not None:
         choices.update(tp=str(split[0]), dp=str(split[1]))
     if reading.draft is not None and reading.draft in draft_choices(presets, target):

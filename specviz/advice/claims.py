@@ -504,11 +504,14 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
         easiest = required.loc[required["alpha_optimistic"].idxmin()]
         acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
                                  shown=at_least(float(easiest["alpha_optimistic"])), gamma=int(easiest["gamma"])))
-    # A range that ends at the memory's limit says so: no acceptance sets that end.
-    batch_range = lambda low, high: [] if claim.batch is not None else [
-        Notice("claims.condition.batch", low=int(low), high=int(high)) if high < memory_binds else
+    # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
+    # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
+    weighed = int(batches["batch"].max()) if len(batches) else 0
+    batch_range = lambda low, high: [] if claim.batch is not None or weighed <= high < memory_binds and low <= 1 else [
         Notice("claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all", low=int(low),
-               high=int(high), context=scenario.context)]
+               high=int(high), context=scenario.context) if high >= memory_binds else
+        Notice("claims.condition.batch_weighed", low=int(low), high=int(high)) if high >= weighed else
+        Notice("claims.condition.batch", low=int(low), high=int(high))]
     if claim.alpha is None:
         headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
         return ("conditional", Notice(headline, **setting),

@@ -51,7 +51,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
               gamma: int | None = None, measured: tuple[str, float, int] | None = None,
               overrides: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
-    whole sentence, whose GPU, model, method and batch set the scenario as the page sets them, under
+    whole sentence, whose GPU, model, method, precision, batch and γ set the scenario as the page sets them, under
     ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``measured``: the acceptance
@@ -70,6 +70,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         named, _ = claim_words.sentence_choices(read, presets, target)
         overrides = {**named, **(overrides or {})}
     batch = batch if batch is not None else read.batch if read is not None else claim_words.claimed_batch(text)
+    gamma = gamma if gamma is not None or read is None else read.gamma
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
@@ -88,6 +89,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "required": frame_rows(check.required),
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
+                "gamma": read.gamma, "precision": read.precision,
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),
