@@ -634,6 +634,49 @@ class TestFiguresFromAnswers:
         assert "prom.notice.summed" not in keys and "prometheus.notice.summed" in keys
 
 
+    def born_route(self, path: str, query: str) -> dict:
+        """A range of three one-minute points: model "a" at each, model "b" from the second on, its
+        series born inside the range (an engineer's pass: "96 tokens/s" where the server made 310)."""
+        ok = lambda data: {"status": "success", "data": data}
+        if path.endswith("/label/__name__/values"):
+            return ok(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+                       "vllm:spec_decode_num_accepted_tokens_total", "vllm:generation_tokens_total"])
+        counts = {"vllm:spec_decode_num_drafts_total": 100, "vllm:spec_decode_num_draft_tokens_total": 300,
+                  "vllm:spec_decode_num_accepted_tokens_total": 200, "vllm:generation_tokens_total": 6000}
+        name = next((n for n in counts if f"increase({n}[" in query and query.startswith("sum by")), None)
+        times = {"a": (self.AT - 120, self.AT - 60, self.AT), "b": self.b_points}
+        result = [] if name is None else [
+            {"metric": {"model_name": model}, "values": [[t, str(counts[name])] for t in at]}
+            for model, at in times.items()]
+        return ok({"resultType": "matrix", "result": result})
+
+    def born_frame(self, *b_points: float) -> pd.DataFrame:
+        """query_figures over the three points of :meth:`born_route`, model "b" at ``b_points``."""
+        self.b_points = b_points
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
+        server.route = self.born_route
+        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+        thread.start()
+        try:
+            return prometheus.query_figures(f"http://127.0.0.1:{server.server_address[1]}", 120, 60, end=self.AT)
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    def test_a_series_born_inside_the_range_has_no_rate_per_second_at_its_first_point(self):
+        frame = self.born_frame(self.AT - 60, self.AT)
+        throughput = frame["generation_throughput"].unstack("model_name")
+        assert list(throughput["a"]) == [100.0, 100.0, 100.0]  # 6,000 tokens a minute
+        assert math.isnan(throughput["b"].iloc[1]) and throughput["b"].iloc[2] == 100.0
+        assert frame["acceptance_rate"].xs("b", level="model_name").iloc[0] == pytest.approx(2 / 3)  # a ratio stands
+        said = [n for n in frame.attrs["notices"] if n.key == "prometheus.notice.born_inside"]
+        assert said and said[0].params == {"series": 1} and str(said[0]).startswith("1 series begins inside the range")
+        assert "generation_throughput" not in frame.attrs["absent"]["vllm-v1/b"]  # its latest point has one
+        # Its only point so far is its first: the headline's tokens per second are absent, and why.
+        only = self.born_frame(self.AT)
+        assert frame.attrs["absent"] and only.attrs["absent"]["vllm-v1/b"]["generation_throughput"].key == \
+            "prometheus.absent.born_inside"
+
     def fleet_route(self, path: str, query: str) -> dict:
         """Two vLLM servers (instances) of model "a", 40 running requests between them."""
         ok = lambda data: {"status": "success", "data": data}
@@ -754,7 +797,10 @@ class TestLivePage:
         running = float(next(m.value for m in at.metric if m.label == "Running requests"))
         [said] = [c.value for c in at.caption if c.value.startswith("Prometheus sums")]
         assert "over the 2 servers" in said and f"at {max(1, round(running / 2))} running" in said
-        assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
+        # Per position; acceptance and batch over time; and tokens per second over time where a point past
+        # the servers' first has them (the first, whose window began before the series, has none).
+        throughput = next(m.value for m in at.metric if m.label == "Generated tokens/s")
+        assert len(at.get("vega_lite_chart")) == 1 + 2 + (throughput != "—")
         at.selectbox(key="live_apart_by").set_value("instance").run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         (replicas,) = [e for e in at.expander if e.label.startswith("Each replica apart")]
