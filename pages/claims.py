@@ -55,7 +55,7 @@ def open_example() -> None:
 
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
 # control kept for the session takes them), and the claim's own fields.
-SIDEBAR_ITEMS = ("gpu", "target", "precision", "draft", "tp", "dp")
+SIDEBAR_ITEMS = ("gpu", "target", "precision", "kv", "draft", "tp", "dp")
 # The figures typed over a GPU preset's, which belong to that device: a new GPU clears them
 # (clear_gpu_overrides), so an item that sets the GPU keeps them to put back with the old one.
 GPU_FIGURES = ("tflops", "bandwidth")
@@ -96,7 +96,7 @@ def apply_sentence() -> None:
             clear_gpu_overrides()
         elif key == "target":
             forget_target("draft", *PARALLEL)
-        elif key == "precision":  # as the sidebar's own choice does: the GPUs that hold it anew
+        elif key in ("precision", "kv"):  # as the sidebar's own choices do: the GPUs that hold it anew
             forget(*PARALLEL)
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
@@ -115,7 +115,7 @@ def undo(item: dict[str, Any]) -> None:
     for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
     if item["key"] in SIDEBAR_ITEMS:
         (forget_target if item["key"] == "target" else forget)(
-            *{"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": PARALLEL}.get(item["key"], ()))
+            *{"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": PARALLEL, "kv": PARALLEL}.get(item["key"], ()))
         st.session_state.update(item.get("figures", {}))
         if item["previous"] is None:
             forget(item["key"])
@@ -150,6 +150,7 @@ def show_reading() -> None:
     # Each choice named as the sidebar names it ("NVIDIA H100 SXM", "EAGLE-3 head"), not by its id.
     shown = {"gpu": lambda gpu: in_language(known.gpus[gpu].name, lang),
              "precision": lambda precision: t(f"side.precision.{precision}", lang),
+             "kv": str.upper,
              "target": lambda model: model_choice_name(model, known, lang),
              "draft": lambda draft: model_choice_name(draft, known, lang)}
     for index, item in enumerate(reading["items"]):
@@ -272,10 +273,8 @@ if not text.strip():  # emptied by a refused sentence, whose refusal above says 
 
 try:
     speedup = claim_words.parse_claim(text)
-    # A batch in the claim's words counts where the field names none.
+    # A batch in the claim's words counts where the field names none (past SPECVIZ_BATCH_MAX, refused).
     batch = batch if batch is not None else claim_words.claimed_batch(text)
-    if batch is not None and batch > batch_max:
-        raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
     st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
                md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
     if percent := claim_words.percent_of(text):

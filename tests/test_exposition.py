@@ -125,6 +125,17 @@ class TestParse:
             prom.parse(line + line)
         assert caught.value.key == "prom.duplicate_series"
 
+    def test_a_scrape_cut_mid_line_is_refused(self):
+        """An attack pass: a body cut inside its last value ("... 2000" sent as "... 20") was read, an
+        acceptance rate of 0.0067 for 0.667. A line without its line feed is a cut one; a comment or
+        a blank last line is not."""
+        whole = sample("vllm_metrics_specdecode_excerpt.prom")
+        cut = 'vllm:spec_decode_num_accepted_tokens_total{engine="1",model_name="m"} 20'
+        error = refused(lambda: prom.parse(whole + cut), "prom.cut_short")
+        assert error.params["line"] == cut
+        assert prom.parse(whole + "# EOF").series == prom.parse(whole).series
+        assert prom.parse(whole + "some_other_family 1").series == prom.parse(whole).series  # not a line read
+
     def test_nan_inf_and_negative_counters_are_left_out_with_a_notice(self):
         text = ('vllm:spec_decode_num_drafts_total{engine="0"} NaN\n'
                 'vllm:spec_decode_num_drafts_total{engine="1"} -3\n'
@@ -237,7 +248,7 @@ class TestSpecDecodeStates:
     def test_sglang_replicas_that_disagree_give_no_figure(self):
         text = fixture("sglang_spec_composed.prom") + fixture("sglang_spec_composed.prom").replace(
             'tp_rank="0"', 'tp_rank="1"').replace("2.71", "2.5").replace("# ", "#x ")
-        text = "\n".join(line for line in text.splitlines() if not line.startswith("#x"))
+        text = "".join(line + "\n" for line in text.splitlines() if not line.startswith("#x"))
         state = one(text)
         assert state.acceptance_length is None
         assert state.absent["acceptance_length"].key == "prom.absent.gauges_disagree"
@@ -258,8 +269,8 @@ class TestSpecDecodeStates:
         assert state.running_requests == 2 and state.generation_tokens == 3469
 
     def test_counters_without_type_lines(self):
-        text = "\n".join(line for line in fixture("llamacpp_spec_composed.prom").splitlines()
-                         if not line.startswith("#"))
+        text = "".join(line + "\n" for line in fixture("llamacpp_spec_composed.prom").splitlines()
+                       if not line.startswith("#"))
         assert one(text).acceptance_length == pytest.approx(1 + 1032 / 400)
 
     def test_trtllm_scrape_by_hand(self):
@@ -391,6 +402,23 @@ class TestSpecDecodeStates:
         notice = next(n for n in state.notices if n.key == "prom.notice.conditional_over_one")
         assert notice.params == {"positions": "2"}
         assert not any(n.key == "prom.notice.conditional_over_one" for n in one(before).notices)
+
+    def test_positions_accepted_by_more_drafts_than_there_were_are_left_out(self):
+        """An attack pass: 2,000, 3,000 and 4,000 acceptances at positions 0-2 against 1,000 drafts gave
+        shares of 2, 3 and 4 and a zero-accept share of -100 %, shown and stored; 5 positions against
+        3 draft tokens a draft kept a share of 1.1."""
+        state = one(vllm(1000, 3000, 1800, [2000, 3000, 4000]))
+        assert state.per_position_acceptance is None and state.zero_accept_rate is None
+        assert state.absent["zero_accept_rate"] == Notice("prom.absent.position_over_drafts", position=0,
+                                                          accepted=2000.0, drafts=1000.0)
+        five = one(vllm(1000, 3000, 1800, [800, 500, 300, 150, 50]))
+        assert five.per_position_acceptance is None and five.absent["per_position_acceptance"].key == \
+            "prom.absent.positions_over_gamma"
+        # A window read between two updates, position 0 one step ahead of the drafts: its shares stay,
+        # but no share of drafts is below 0.
+        raced = one(vllm(1010, 3030, 1826, [1011, 608, 404]), previous=(vllm(1000, 3000, 1800, [1000, 600, 400]), None))
+        assert raced.per_position_acceptance == pytest.approx([1.1, 0.8, 0.4])
+        assert raced.zero_accept_rate is None and raced.absent["zero_accept_rate"].key == "prom.absent.zero_accept_race"
 
     def test_window_across_a_restart_counts_from_zero(self):
         before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)

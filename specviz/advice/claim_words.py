@@ -18,7 +18,7 @@ from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.model.architecture import Model
 from specviz.model.dtypes import PRECISIONS
-from specviz.scenario import Presets, draft_choices, gpu_preset, model_preset, split_of
+from specviz.scenario import Presets, draft_choices, gpu_preset, model_key, models_by_key, split_of
 
 __all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
            "named_methods", "over_words", "sentence_choices"]
@@ -155,10 +155,13 @@ def claimed_batch(text: str) -> int | None:
     Raises
     ------
     SpecvizError
-        ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`.
+        ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`;
+        ``claims.batch_too_large`` past ``SPECVIZ_BATCH_MAX``, the largest batch a check weighs.
     """
     found = _BATCH.search(_words(text))
     batch = (1 if found["single"] else int(found["batch"] or found["concurrent"])) if found else 0
+    if batch > (batch_max := settings.get("SPECVIZ_BATCH_MAX")):  # said, as the batch field says it
+        raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
     return batch or None
 
 
@@ -172,7 +175,12 @@ _SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-
 # Words after a figure that make it something else than a speedup: a count of devices ("8x H100s",
 # "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
 # A speed of training ("9.9x faster EAGLE-3 training", "3x faster to train") is not one of decoding.
+# A slowdown ("2x slower", "3x higher latency", "2x lower throughput", "chậm hơn"), or a ratio of something
+# else said with "the" ("twice the cost", "2x the memory") or in Vietnamese ("rẻ hơn", "giảm") is none either.
 _NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost)"
+                        r"|slower\b|longer\b|more\s+(?:latency|time|expensive)|higher\s+(?:latency|cost|tpot|ttft|itl|memory|price)"
+                        r"|lower\s+(?:throughput|tps|speed)|the\s+(?:cost|latency|memory|price|time|batch|gpus?)\b"
+                        r"|chậm|rẻ\s+hơn|giảm|tốn"
                         r"|(?:faster|speed-?up\s+(?:in|of|for))\s+(?:[\w.\-]+\s+)?(?:training|train)\b)", re.IGNORECASE)
 # A percentage of a reduction ("19.4% reduction in cost", "50% lower latency") is not a percentage faster:
 # read as one it would be a speedup of 1.194× or 1.5× (half the latency is 2×). Left unread.
@@ -181,6 +189,14 @@ _REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giả
 # verb comes first, "giảm 19,4% chi phí" or "giảm chi phí 19,4%".
 _REDUCED_BY = re.compile(r"(?:\breduc\w*|\bcut\w*|\blower\w*|\bdecreas\w*|giảm)(?:\s+[^\s,;:.]+){0,2}?(?:\s+by)?\s*$",
                          re.IGNORECASE)
+# Said before a figure of any unit, a reduction, a slowdown or a ratio of cost: "reduces cost by 3x",
+# "giảm 3 lần chi phí", "slower by 2x", "chậm hơn 2 lần", "rẻ hơn 3 lần" (not "30% lower cost and 2x faster").
+_RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+){0,2}?\s+by|giảm(?:\s+[^\s,;:.]+){0,2}?"
+                           r"|\bslower(?:\s+by)?|\bcheaper(?:\s+by)?|chậm\s+hơn|rẻ\s+hơn)\s*$", re.IGNORECASE)
+_NEXT_WORD = re.compile(r"\s*(\S*)")
+# Where the words that say what a figure measures end: at the next figure or clause ("2x the cost, 1.5x
+# faster": "faster" is the second figure's).
+_CLAUSE_END = re.compile(r"[,;:]|\.(?!\d)")
 _SPEED_WORDS = re.compile(r"faster|speed-?up|accelerat|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh"
                           r"|tăng\s+tốc", re.IGNORECASE)
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
@@ -229,13 +245,25 @@ _GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,3})(?:\s+|-)(?:draft(?:ed)?|specu
                     r"|\b(?:mtp|draft)\s+(?P<steps>\d{1,3})\s+(?:steps?|tokens?)\b"
                     r"|\b(?:draft(?:ing|s)?|speculat\w*)\s+(?P<tokens>\d{1,3})\s+tokens?\b"
                     r"|(?:γ|\bgamma\b|\bdraft[\s_-]length\b|\bnum_speculative_tokens\b|\bnum[\s_-]draft[\s_-]tokens\b"
-                    r"|\bspeculative[\s_-]tokens\b|(?<![\w-])K\b(?=\s*=))\s*(?:of\s+)?[=:]?\s*(?P<named>\d{1,3})\b"
+                    r"|\bspeculative[\s_-]tokens\b|(?<![\w-])(?-i:K)\b(?=\s*=))\s*(?:of\s+)?[=:]?\s*(?P<named>\d{1,3})\b"
                     r"|(?<![\w.])(?P<vi>\d{1,3})\s+token\s+nháp\b|\bđộ\s+dài\s+nháp\s*[=:]?\s*(?P<vi_named>\d{1,3})\b",
                     re.IGNORECASE)
 # The weights' format a sentence names → the sidebar's precision (:data:`specviz.model.dtypes.PRECISIONS`);
 # FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it).
 _PRECISION_WORDS = (("mxfp4", r"\bmxfp4\b"), ("nvfp4", r"\bnvfp4\b|\bfp4\b"), ("fp8", r"\bfp8\b"),
                     ("int4-weights", r"\bint4\b|\bw4a16\b|\bawq\b|\bgptq\b"), ("bf16", r"\bbf16\b|\bfp16\b"))
+
+
+_KV_AFTER = re.compile(r"[\s-]*(?:kv\b|kv-?cache|key-value)", re.IGNORECASE)
+# The KV cache's formats the sidebar offers (:data:`specviz.model.dtypes.KV_FORMATS`), as a sentence names them.
+_KV_WORDS = re.compile(r"\b(?P<format>fp8|bf16|fp16)[\s-]*(?:kv\b|kv-?cache|key-value)", re.IGNORECASE)
+
+
+def _kv(words: str) -> str | None:
+    """The KV cache's format a sentence names ("an FP8 KV cache": ``fp8``), None where it names none
+    the sidebar offers (an FP4 KV cache is not modelled)."""
+    found = _KV_WORDS.search(words)
+    return None if found is None else {"fp16": "bf16"}.get(found["format"].lower(), found["format"].lower())
 
 
 def _gamma(words: str) -> int | None:
@@ -247,9 +275,10 @@ def _gamma(words: str) -> int | None:
 
 
 def _precision(words: str) -> str | None:
-    """The precision preset of the weights' format a sentence names first, None where it names none."""
+    """The precision preset of the weights' format a sentence names first, None where it names none.
+    A format said of the KV cache ("FP8 KV", "an FP8 KV cache") is not the weights'."""
     found = [(match.start(), name) for name, pattern in _PRECISION_WORDS
-             for match in [re.search(pattern, words, re.IGNORECASE)] if match]
+             for match in re.finditer(pattern, words, re.IGNORECASE) if not _KV_AFTER.match(words, match.end())]
     return min(found)[1] if found else None
 
 
@@ -268,8 +297,8 @@ class SentenceReading:
     is the form assumed (:data:`_GPU_FAMILIES`); ``unknown_model``, the words of a model the sentence
     names with its size that no preset is ("Mixtral 8x22B"), where ``target`` is None; ``gpus``, the
     number of GPUs it names ("8x H200"), None where it names none; ``gamma``, the draft length it
-    names ("with 5 draft tokens"), and ``precision``, the preset of the weights' format it names
-    ("with FP4": ``nvfp4``), each None where it names none."""
+    names ("with 5 draft tokens"), ``precision``, the preset of the weights' format it names
+    ("with FP4": ``nvfp4``), and ``kv``, the KV cache's ("FP8 KV": ``fp8``), each None where it names none."""
 
     speedup: float
     batch: int | None
@@ -286,6 +315,7 @@ class SentenceReading:
     gpus: int | None = None
     gamma: int | None = None
     precision: str | None = None
+    kv: str | None = None
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -400,10 +430,19 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     written = list(_SPEEDUP_IN_SENTENCE.finditer(unbatched))
     figures = [f for f in written
                if not _NOT_SPEED.match(unbatched, f.end())
+               and not _RATIO_BEFORE.search(unbatched[max(0, f.start() - 40):f.start()])
                and not (f.group(0).endswith("%") and (_REDUCTION.match(unbatched, f.end())
                                                       or _REDUCED_BY.search(unbatched[max(0, f.start() - 40):f.start()])))
-               and not gpu_preset((unbatched[f.end():].split() or [""])[0], presets.gpus)]
-    near = [f for f in figures if _SPEED_WORDS.search(unbatched[f.end():f.end() + 24])]
+               and not gpu_preset(_NEXT_WORD.match(unbatched, f.end())[1], presets.gpus)]
+    starts = [f.start() for f in written]
+
+    def own_words(f: re.Match) -> str:
+        """The words after a figure that say what it measures: up to 24 characters, the next figure or
+        the clause's end."""
+        end = min(f.end() + 24, next((start for start in starts if start >= f.end()), len(unbatched)))
+        cut = _CLAUSE_END.search(unbatched, f.end(), end)
+        return unbatched[f.end():cut.start() if cut else end]
+    near = [f for f in figures if _SPEED_WORDS.search(own_words(f))]
     figure = (near or figures or [None])[0]
     if figure is None and written:
         raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
@@ -411,7 +450,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
         raise SpecvizError("claims.unreadable", text=shortened(words))
     speedup = parse_claim(figure.group(0))
     spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
-    target = next((m for m in (model_preset(span, presets.models) for span in spans) if m), None)
+    index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
+    target = next((index[key] for key in (model_key(span) for span in spans if span) if key in index), None)
     gpu, gpu_words = _named_gpu(tokens, presets), None
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
@@ -436,7 +476,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
-                           gpu_words, unknown_model, _gpu_count(unbatched, presets), _gamma(words), _precision(words))
+                           gpu_words, unknown_model, _gpu_count(unbatched, presets), _gamma(words), _precision(words), _kv(words))
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:
@@ -460,7 +500,8 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
     """The scenario's choices a sentence sets, as the Claims page and ``specviz claim`` set them: its
     ``gpu`` and ``target`` where it names them, its ``precision`` where the target's checkpoint does
-    not ship that format already (gpt-oss "in MXFP4" is as shipped: MXFP4 experts, BF16 attention), its drafting method as the ``draft`` where the model
+    not ship that format already (gpt-oss "in MXFP4" is as shipped: MXFP4 experts, BF16 attention),
+    the KV cache's format as ``kv``, its drafting method as the ``draft`` where the model
     the scenario ends with (``target``) can draft with it, and its count of GPUs as ``tp`` and ``dp``
     where the sidebar splits that many (:func:`specviz.scenario.split_of`; after the GPU and the target,
     which set them afresh); and the method where it cannot draft with it (MTP named of Qwen3-32B),
@@ -468,6 +509,8 @@ def sentence_choices(reading: SentenceReading, presets: Presets, target: str) ->
     choices = {key: value for key, value in (("gpu", reading.gpu), ("target", reading.target)) if value is not None}
     if reading.precision is not None and not _ships(presets.models[target], reading.precision):
         choices["precision"] = reading.precision
+    if reading.kv is not None:
+        choices["kv"] = reading.kv
     if reading.gpus is not None and (split := split_of(reading.gpus)) is not None:
         choices.update(tp=str(split[0]), dp=str(split[1]))
     if reading.draft is not None and reading.draft in draft_choices(presets, target):

@@ -89,7 +89,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "required": frame_rows(check.required),
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
-                "gamma": read.gamma, "precision": read.precision,
+                "gamma": read.gamma, "precision": read.precision, "kv": read.kv,
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),

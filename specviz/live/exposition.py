@@ -342,8 +342,15 @@ def parse(text: str, time: float | None = None) -> Snapshot:
     ------
     SpecvizError
         ``prom.malformed`` if a line of a recognised family is not exposition text;
-        ``prom.duplicate_series`` if one series appears twice (Prometheus refuses such a scrape).
+        ``prom.duplicate_series`` if one series appears twice (Prometheus refuses such a scrape);
+        ``prom.cut_short`` if its last line is a recognised sample without the line feed that ends
+        every line of the format: cut short, its last value perhaps mid-number.
     """
+    # The format ends every line with a line feed: a recognised sample without one was cut short (a
+    # body or file that stopped mid-number: "…accepted_tokens_total 20" of 2000 read as 20).
+    tail = text[text.rfind("\n") + 1:]
+    if tail.strip() and not tail.lstrip().startswith("#") and _WANTED_LINE.fullmatch(tail):
+        raise SpecvizError("prom.cut_short", line=tail.strip()[:120])
     lines = _WANTED_LINE.findall(text)
     _check_size(lines)  # before prometheus_client, whose label parsing is quadratic in a line's length
     wanted = "\n".join(lines)
@@ -619,7 +626,7 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         if name not in absent and derived[name] is None:
             absent[name] = next(absent[n] for n in inputs if n in absent)
 
-    unconditional, conditional, zero_accept = _per_position(roles, drafts, engine, absent)
+    unconditional, conditional, zero_accept = _per_position(roles, drafts, gamma, engine, absent)
     over_one = [i + 1 for i, rate in enumerate(conditional or []) if rate is not None and rate > 1.0]
     if over_one:
         notices.append(Notice("prom.notice.conditional_over_one", positions=", ".join(map(str, over_one))))
@@ -801,8 +808,16 @@ def _alpha_solvable(length: float, gamma: float, absent: dict[str, Notice]) -> b
     return True
 
 
-def _per_position(roles: dict, drafts: float | None, engine: str, absent: dict[str, Notice]
+_RACE_SHARE = 1.1
+
+
+def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine: str, absent: dict[str, Notice]
                   ) -> tuple[list[float] | None, list[float | None] | None, float | None]:
+    """Each position's share of the drafts that accepted it, its share of those that reached it, and
+    the share that accepted none; absent, with why, where the counters cannot be one server's: a
+    position accepted by a tenth more drafts than there were (more than reading the counters one by
+    one explains; a zero-accept share of −100 % had been shown and stored), or more positions than
+    draft tokens a draft (γ)."""
     names = ("per_position_acceptance", "per_position_conditional", "zero_accept_rate")
 
     def without(notice: Notice) -> tuple[None, None, None]:
@@ -829,11 +844,21 @@ def _per_position(roles: dict, drafts: float | None, engine: str, absent: dict[s
         unconditional = counts / drafts
     if not np.all(np.isfinite(unconditional)):  # drafts so near 0 that the shares pass a float's range: none drafted
         return without(Notice("prom.absent.zero", metric="drafts"))
+    # Counters read one by one can count a few steps at a position and not yet in the drafts (a small
+    # window read between two updates: prom.notice.conditional_over_one); a tenth more is no such race.
+    if (over := np.flatnonzero(unconditional > _RACE_SHARE)).size:
+        return without(Notice("prom.absent.position_over_drafts", position=int(over[0]),
+                              accepted=float(counts[over[0]]), drafts=drafts))
+    if gamma is not None and len(counts) > round(gamma):
+        return without(Notice("prom.absent.positions_over_gamma", positions=len(counts), gamma=gamma))
+    zero_accept = float(1.0 - unconditional[0])
+    if zero_accept < 0:  # within the race: no share of drafts is below 0
+        absent["zero_accept_rate"] = Notice("prom.absent.zero_accept_race", accepted=float(counts[0]), drafts=drafts)
+        zero_accept = None
     before = np.concatenate(([drafts], counts[:-1]))
     with np.errstate(divide="ignore", invalid="ignore"):
         conditional = counts / before
-    return (unconditional.tolist(), [None if b <= 0 else float(c) for b, c in zip(before, conditional)],
-            float(1.0 - unconditional[0]))
+    return unconditional.tolist(), [None if b <= 0 else float(c) for b, c in zip(before, conditional)], zero_accept
 
 
 def _itl_quantiles(entries: list[tuple[dict[str, str], float]], absent: dict[str, Notice]
