@@ -226,17 +226,26 @@ def view_choice(key: str, ids: Sequence[str], label: Callable[[str], str], name:
 TARGET_REPO, DRAFT_REPO = "serve_target_repo", "serve_draft_repo"
 
 
+def _clear_id(key: str) -> None:
+    """Deploy's field for a checkpoint's id emptied, in the URL too, where it is bound: Streamlit
+    refuses to drop a bound widget's URL value, and drops it once the widget holds its default."""
+    if key in st.session_state:
+        st.session_state[key] = ""
+    else:
+        st.query_params.pop(key, None)
+
+
 def forget_draft(*keys: str) -> None:
     """A new draft (the sidebar's callback): Deploy's field for the draft's id and ``keys`` forgotten."""
     forget(*keys)
-    st.session_state.pop(DRAFT_REPO, None)
+    _clear_id(DRAFT_REPO)
 
 
 def forget_target(*keys: str) -> None:
     """A new target (the sidebar's callback): Deploy's fields for the target's and the draft's ids and
     ``keys`` forgotten."""
     forget_draft(*keys)
-    st.session_state.pop(TARGET_REPO, None)
+    _clear_id(TARGET_REPO)
 
 
 def switch_target(target_id: str, served: str | None = None) -> None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from pages._controls import url_choice
+from pages._controls import url_choice, url_widget
 from pages._shared import altair_chart, titled_dataframe
 from specviz import charts, scenario, settings
 from specviz.advice import commands, compat, draft_length, serving
@@ -17,6 +17,10 @@ from specviz.i18n import message, t
 # Each engine's release under a link parameter of its own, so that a link keeps them all (vLLM's was
 # the first, serve_version). The share link carries them (pages/calculator.py VIEW_CONTROLS).
 VERSION_KEYS = {engine: "serve_version" if engine == "vllm" else f"{engine}_version" for engine in serving.ENGINES}
+# The view's controls bound to the URL, with their defaults: a shared link carries those set otherwise
+# (it had dropped them, and its command differed). Bound, they are not in the server's copy of the
+# URL, so the link reads them from the session.
+LINKED_FIELDS = {"serve_by_load": True, "serve_target_repo": "", "serve_draft_repo": ""}
 
 def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, context: int, lang: str) -> None:
     """The Deploy view: advice for the scenario, the draft length by load, the command for the chosen
@@ -59,17 +63,19 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     if method != "draft":
         st.caption(t("calc.serve.method_uncosted", lang))
     # The schedule is the sidebar draft's: a method the step model does not cost keeps γ.
-    by_load = st.toggle(t("calc.serve.by_load", lang), value=True, key="serve_by_load", disabled=method != "draft",
-                        help=t("calc.serve.by_load_help", lang))
+    by_load = url_widget(st.toggle, t("calc.serve.by_load", lang), value=LINKED_FIELDS["serve_by_load"], key="serve_by_load",
+                         disabled=method != "draft", help=t("calc.serve.by_load_help", lang))
     col_target, col_draft = st.columns(2)
-    target_repo = col_target.text_input(t("calc.serve.target_repo", lang), key="serve_target_repo", max_chars=200,
-                                        help=t("calc.serve.target_repo_help", lang)).strip() or None
+    target_repo = url_widget(col_target.text_input, t("calc.serve.target_repo", lang), value=LINKED_FIELDS["serve_target_repo"],
+                             key="serve_target_repo",
+                             max_chars=200, help=t("calc.serve.target_repo_help", lang)).strip() or None
     # The target's MTP layers, n-gram and suffix decoding have no checkpoint of their own to name or check.
     own_draft = commands.names_a_draft(chosen, method)
     draft_repo = None
     if own_draft:
-        draft_repo = col_draft.text_input(t("calc.serve.draft_repo", lang), key="serve_draft_repo", max_chars=200,
-                                          help=t("calc.serve.draft_repo_help", lang)).strip() or None
+        draft_repo = url_widget(col_draft.text_input, t("calc.serve.draft_repo", lang), value=LINKED_FIELDS["serve_draft_repo"],
+                                key="serve_draft_repo",
+                                max_chars=200, help=t("calc.serve.draft_repo_help", lang)).strip() or None
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
         schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     try:

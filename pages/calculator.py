@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import show_url_notices, url_choice, url_widget, view_choice
-from pages._deploy import VERSION_KEYS, show_serve
+from pages._deploy import LINKED_FIELDS, VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
                            reset_costs, titled_table)
@@ -404,6 +404,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
         shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
         shared |= {key: st.query_params[key] for key in VIEW_CONTROLS.get(open_view, ()) if key in st.query_params}
+        if open_view == "serve":
+            shared |= {key: str(value).lower() if isinstance(value, bool) else value for key, default in
+                       LINKED_FIELDS.items() if (value := st.session_state.get(key, default)) != default}
         shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
         query = urllib.parse.urlencode(shared)
         page_url = urllib.parse.urlsplit(st.context.url or "")
