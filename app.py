@@ -161,8 +161,11 @@ def scenario_sidebar(lang: str) -> None:
     side.caption(t("side.formats_served", lang, kv=precision.kv.upper(), **served))
     compute = precision.matmul_compute(target)
     side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
-    if gpu.runs_at(compute) != compute:  # FP4 on Hopper: stored and read as FP4, multiplied as BF16
-        side.caption(t("side.expanded", lang, compute=compute.upper(), gpu=gpu.name))
+    if compute == "w4a8" and gpu.runs_at(compute) == "fp8":  # MXFP4 weights, MXFP8 activations
+        side.caption(t("side.w4a8", lang, gpu=gpu.name))
+    elif gpu.runs_at(compute) != compute:  # FP4 on Hopper: stored and read as FP4, multiplied as BF16
+        side.caption(t("side.expanded", lang, compute="MXFP4" if compute == "w4a8" else compute.upper(),
+                       gpu=gpu.name))
     engine = engines[engine_id]
     chosen = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=set_costs(scenario.preset_costs(engine)), target_id=target_id,

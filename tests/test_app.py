@@ -271,11 +271,17 @@ class TestCalculatorPage:
 
     def test_the_ridge_names_the_peak_the_gpu_runs_at(self):
         """gpt-oss-120b's MXFP4 experts on an H100, which has no FP4 unit: the sidebar's ridge is the
-        BF16 peak's, and said to be (not "FP4 peak" beside BF16's figure); on a B200 the FP4 peak's."""
+        BF16 peak's, and said to be (not "FP4 peak" beside BF16's figure). On a B200 the FP8 peak's,
+        as vLLM multiplies MXFP4 weights with MXFP8 activations (an engineer's pass: the FP4 peak's
+        1,125 had put the compute-bound batch twice as far); NVFP4 weights meet the FP4 peak's."""
         at = make_app(target="gpt-oss-120b")
         assert not at.exception
         assert sum("Ridge point: 295 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
+        assert any(c.value.startswith("NVIDIA H100 SXM has no MXFP4 peak") for c in at.sidebar.caption)
         at = make_app(target="gpt-oss-120b", gpu="B200")
+        assert sum("Ridge point: 562 FLOP/byte (FP8 peak" in c.value for c in at.sidebar.caption) == 1
+        assert any(c.value.startswith("MXFP4 weights are multiplied with MXFP8 activations") for c in at.sidebar.caption)
+        at = make_app(target="gpt-oss-120b", gpu="B200", precision="nvfp4")
         assert sum("Ridge point: 1125 FLOP/byte (FP4 peak" in c.value for c in at.sidebar.caption) == 1
 
     def test_cpu_preset_without_figures_asks_for_them(self):
@@ -1046,6 +1052,23 @@ class TestServeTab:
         assert link["workload"] == ["summarisation"] and "serve_method" not in link
         opened = make_app({"view": "latency"}, **{k: v[0] for k, v in link.items()})
         assert opened.number_input(key="input_tokens").value == 16000  # the workload travelled
+
+    def test_the_link_carries_deploy_s_toggle_and_the_ids_typed(self):
+        """An engineer's pass: the schedule switched off and a draft's id typed, "Link to this scenario"
+        left both out; opened, the link showed another command (γ 2 by batch, not γ 4) and asked
+        again for the draft's id."""
+        at = make_app({"view": "serve", "share": True}, gpu="B200", target="gpt-oss-120b", draft="eagle3", tp="1")
+        at.toggle(key="serve_by_load").set_value(False).run()
+        at.text_input(key="serve_draft_repo").set_value("nvidia/gpt-oss-120b-Eagle3").run()
+        command = command_shown(at)
+        link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
+        assert link["serve_by_load"] == ["false"] and link["serve_draft_repo"] == ["nvidia/gpt-oss-120b-Eagle3"]
+        opened = make_app({"view": "serve"}, **{k: v[0] for k, v in link.items()})
+        assert not opened.exception and command_shown(opened) == command
+        assert '"model": "nvidia/gpt-oss-120b-Eagle3"' in command and "per_batch_size" not in command
+        # A new draft forgets the id in the URL too: the field does not take it back from there.
+        opened.sidebar.selectbox(key="draft").set_value("EAGLE3-SpecForge-gpt-oss-120b").run()
+        assert opened.text_input(key="serve_draft_repo").value == ""
 
     def test_a_method_the_step_model_does_not_cost(self):
         at = make_app({"view": "serve"})
@@ -2513,7 +2536,8 @@ class TestClaimsPage:
 
     @pytest.mark.parametrize("sentence, refusal", [
         ("The quick brown fox jumps over the lazy dog", "is not a speedup"), ("asdf 9999x", "A claim of 9999.00×"),
-        ("0.5x slower", "A claim of 0.50× claims no gain"), ("-3x faster on H100", "a speedup cannot be"),
+        ("0.5x faster", "A claim of 0.50× claims no gain"), ("2x slower", "are not speedups of decoding"),
+        ("-3x faster on H100", "a speedup cannot be"),
         ("up to 1e9x on GB300", "A claim of 1000000000.00×")])
     def test_a_refused_sentence_leaves_no_earlier_verdict(self, sentence, refusal):
         """A refused sentence left the verdict of the claim read before it on the page."""

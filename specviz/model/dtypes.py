@@ -3,7 +3,12 @@
 A weight format has a size per element (its block scales included) and the matmul it runs where
 the GPU has it: ``fp8`` at the dense FP8 peak, ``fp4`` at the dense FP4 peak (Blackwell, MI355X);
 where the GPU lacks that unit the weights are expanded and the matmul runs at the BF16 peak
-(W8A16 / W4A16 kernels such as Marlin), :meth:`specviz.model.roofline.GPU.peak`.
+(W8A16 / W4A16 kernels such as Marlin), :meth:`specviz.model.roofline.GPU.peak`. MXFP4 is
+``w4a8``: vLLM's MXFP4 MoE method (gpt-oss, DeepSeek-V4's FP4 experts) multiplies its weights with
+MXFP8 activations on GPUs with FP4 units (FlashInfer's MXFP4 × MXFP8 kernels on Blackwell; the MMA
+of mixed FP4 and FP8 operands runs at the FP8 rate), and with BF16 activations elsewhere (Hopper's
+Triton and Marlin kernels), never FP4 × FP4 (vLLM issue 35528 lists the paths). NVFP4 checkpoints
+(ModelOpt, compressed-tensors) quantize the activations too: FP4 × FP4.
 
 Sizes per element, scales included:
 
@@ -34,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Format", "FORMATS", "KV_FORMATS", "WEIGHT_NAMES", "Precision", "PRECISIONS", "LINEAR_COMPONENTS", "precision_of"]
 
-Compute = Literal["bf16", "fp8", "fp4"]
+Compute = Literal["bf16", "fp8", "fp4", "w4a8"]
 # The components a precision's weight format applies to; the embeddings stay BF16.
 LINEAR_COMPONENTS = ("experts", "attention", "mlp")
 
@@ -54,7 +59,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("fp8-block", 1.0 + 4.0 / 128**2, "fp8"),
     Format("int4", 0.5 + 2.0 / 128, "bf16"),
     Format("int4-g32", 0.5 + 2.0 / 32, "bf16"),
-    Format("mxfp4", 0.5 + 1.0 / 32, "fp4"),
+    Format("mxfp4", 0.5 + 1.0 / 32, "w4a8"),
     Format("nvfp4", 0.5 + 1.0 / 16, "fp4"),
 )}
 KV_FORMATS = ("bf16", "fp8")

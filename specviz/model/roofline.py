@@ -93,13 +93,16 @@ class GPU:
     def peak(self, compute: dtypes.Compute) -> float:
         """Dense TFLOPS of a matmul at ``compute``: the FP8 or FP4 peak where the device has one, else
         the BF16 peak (the weights are expanded to BF16 for the matmul)."""
-        return self.tflops if self.runs_at(compute) == "bf16" else \
-            {"fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[compute]
+        return {"bf16": self.tflops, "fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[self.runs_at(compute)]
 
     def runs_at(self, compute: dtypes.Compute) -> dtypes.Compute:
         """The compute a matmul at ``compute`` runs at on this device: ``compute`` where the device
-        has that unit's peak, else ``bf16`` (NVFP4 or MXFP4 weights on an H100 or H200 are expanded
-        to BF16), the peak :meth:`peak` and :meth:`ridge_at` use."""
+        has that unit's peak, else ``bf16`` (NVFP4 weights on an H100 or H200 are expanded to BF16),
+        the peak :meth:`peak` and :meth:`ridge_at` use. ``w4a8`` (MXFP4 weights) runs at ``fp8``
+        where the device has FP4 units, its activations MXFP8, and at ``bf16`` elsewhere
+        (:mod:`specviz.model.dtypes`)."""
+        if compute == "w4a8":
+            return "fp8" if np.isfinite(self.tflops_fp4) and np.isfinite(self.tflops_fp8) else "bf16"
         figure = {"bf16": self.tflops, "fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[compute]
         return compute if np.isfinite(figure) else "bf16"
 
