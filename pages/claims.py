@@ -107,7 +107,8 @@ def apply_sentence() -> None:
                                          "not_applied": not_applied, "baseline": reading.baseline,
                                          "over_words": reading.over_words, "percent": reading.percent,
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
-                                         "unknown_model": reading.unknown_model, "gpus": reading.gpus}
+                                         "unknown_model": reading.unknown_model, "gpus": reading.gpus,
+                                         "gamma_beyond": reading.gamma_beyond}
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -164,6 +165,8 @@ def show_reading() -> None:
     if reading.get("unknown_model"):
         st.warning(md("claims.sentence.unknown_model", lang, model=reading["unknown_model"],
                       target=st.session_state["scenario"].target.name))
+    if (beyond := reading.get("gamma_beyond")) is not None:
+        st.warning(md("claims.sentence.gamma_beyond", lang, gamma=beyond, most=gamma_max))
     if (gpus := reading.get("gpus")) and scenario.split_of(gpus) is None:
         chosen = st.session_state["scenario"]
         st.warning(md("claims.sentence.gpus_not_split", lang, gpus=gpus, used=chosen.tp * chosen.dp))

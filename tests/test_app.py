@@ -2434,6 +2434,10 @@ class TestClaimsPage:
         at.button(key=f"claims_undo_{undo}").click().run()
         assert not at.exception and at.sidebar.selectbox(key="precision").value == "checkpoint"
         assert at.sidebar.selectbox(key="tp").value == "2"
+        # A draft length past the longest weighed is said and left out, not dropped without a word.
+        beyond = read_sentence(claims_app(), "2x faster with 99 draft tokens")
+        assert beyond.number_input(key="claim_gamma").value is None
+        assert any(w.value.startswith("The sentence names γ 99, outside the draft lengths") for w in beyond.warning)
 
     def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
         at = claims_app()

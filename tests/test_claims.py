@@ -162,6 +162,13 @@ class TestReadSentence:
     def test_the_draft_length_a_sentence_names(self, text, gamma):
         assert claim_words.read_sentence(text, PRESETS).gamma == gamma
 
+    @pytest.mark.parametrize("text, beyond", [("2x with 99 draft tokens", 99), ("2x, num_speculative_tokens=17", 17),
+                                              ("2x with γ=0", 0), ("2x with 5 draft tokens", None)])
+    def test_a_draft_length_outside_the_weighed_ones_is_said_not_dropped(self, text, beyond):
+        """An attack pass: "num_speculative_tokens=17" and "γ=0" were left out without a word."""
+        reading = claim_words.read_sentence(text, PRESETS)
+        assert reading.gamma_beyond == beyond and (reading.gamma is None) == (beyond is not None)
+
     @pytest.mark.parametrize("text, precision, set_as", [
         ("3x on Llama 4 Scout with FP4 on GB200", "nvfp4", "nvfp4"), ("2x on Qwen3-32B in FP8", "fp8", "fp8"),
         ("2x, Qwen3-32B MXFP4 on MI355X", "mxfp4", "mxfp4"), ("2x with AWQ Qwen3-32B", "int4-weights", "int4-weights"),

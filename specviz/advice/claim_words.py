@@ -267,11 +267,9 @@ def _kv(words: str) -> str | None:
 
 
 def _gamma(words: str) -> int | None:
-    """The draft length γ a sentence names (:data:`_GAMMA`), None where it names none, or one outside
-    1 to ``SPECVIZ_GAMMA_MAX`` (the longest draft the page and the command weigh)."""
+    """The draft length γ a sentence names (:data:`_GAMMA`), None where it names none."""
     found = _GAMMA.search(words)
-    gamma = int(next(value for value in found.groupdict().values() if value)) if found else 0
-    return gamma if 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX") else None
+    return int(next(value for value in found.groupdict().values() if value)) if found else None
 
 
 def _precision(words: str) -> str | None:
@@ -297,7 +295,8 @@ class SentenceReading:
     is the form assumed (:data:`_GPU_FAMILIES`); ``unknown_model``, the words of a model the sentence
     names with its size that no preset is ("Mixtral 8x22B"), where ``target`` is None; ``gpus``, the
     number of GPUs it names ("8x H200"), None where it names none; ``gamma``, the draft length it
-    names ("with 5 draft tokens"), ``precision``, the preset of the weights' format it names
+    names ("with 5 draft tokens"; ``gamma_beyond`` where it is outside 1 to ``SPECVIZ_GAMMA_MAX``,
+    the longest draft a check weighs, and left out), ``precision``, the preset of the weights' format it names
     ("with FP4": ``nvfp4``), and ``kv``, the KV cache's ("FP8 KV": ``fp8``), each None where it names none."""
 
     speedup: float
@@ -316,6 +315,7 @@ class SentenceReading:
     gamma: int | None = None
     precision: str | None = None
     kv: str | None = None
+    gamma_beyond: int | None = None
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -467,6 +467,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                        min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
     dataset = next((name for name in _DATASETS if name.lower() in clause), None)
     batch = claimed_batch(words)
+    gamma = _gamma(words)
+    in_range = gamma is None or 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX")
     stated = {"batch": batch is not None, "dataset": dataset is not None, "method": draft is not None,
               "model": target is not None or unknown_model is not None,
               "hardware": gpu is not None,
@@ -476,7 +478,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
-                           gpu_words, unknown_model, _gpu_count(unbatched, presets), _gamma(words), _precision(words), _kv(words))
+                           gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
+                           None if in_range else gamma)
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:

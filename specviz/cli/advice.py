@@ -90,6 +90,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
                 "gamma": read.gamma, "precision": read.precision, "kv": read.kv,
+                **({} if read.gamma_beyond is None else {"gamma_beyond": read.gamma_beyond, "gamma_note": words(Notice(
+                    "claims.sentence.gamma_beyond", gamma=read.gamma_beyond, most=settings.get("SPECVIZ_GAMMA_MAX")), lang)}),
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),
