@@ -38,9 +38,9 @@ _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s
 # "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
 # and batch 1 said in words: "a single request", "a single user", "một request".
 _BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
-                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,7})"
+                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
-                    r"|\b(?P<concurrent>\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency)"
+                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency)"
                     r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
@@ -159,7 +159,8 @@ def claimed_batch(text: str) -> int | None:
         ``claims.batch_too_large`` past ``SPECVIZ_BATCH_MAX``, the largest batch a check weighs.
     """
     found = _BATCH.search(_words(text))
-    batch = (1 if found["single"] else int(found["batch"] or found["concurrent"])) if found else 0
+    # "batch 1,025" groups thousands (it had been read as batch 1).
+    batch = (1 if found["single"] else int((found["batch"] or found["concurrent"]).replace(",", ""))) if found else 0
     if batch > (batch_max := settings.get("SPECVIZ_BATCH_MAX")):  # said, as the batch field says it
         raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
     return batch or None
@@ -178,7 +179,7 @@ _SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-
 # A slowdown ("2x slower", "3x higher latency", "2x lower throughput", "chậm hơn"), or a ratio of something
 # else said with "the" ("twice the cost", "2x the memory") or in Vietnamese ("rẻ hơn", "giảm") is none either.
 _NOT_SPEED = re.compile(r"\s*(?:gpus?\b|nodes?\b|cards?\b|cheaper|less\b|fewer|smaller|more\s+(?:memory|users|cost)"
-                        r"|slower\b|longer\b|more\s+(?:latency|time|expensive)|higher\s+(?:latency|cost|tpot|ttft|itl|memory|price)"
+                        r"|slower\b|as\s+slow\b|longer\b|more\s+(?:latency|time|expensive)|higher\s+(?:latency|cost|tpot|ttft|itl|memory|price)"
                         r"|lower\s+(?:throughput|tps|speed)|the\s+(?:cost|latency|memory|price|time|batch|gpus?)\b"
                         r"|chậm|rẻ\s+hơn|giảm|tốn"
                         r"|(?:faster|speed-?up\s+(?:in|of|for))\s+(?:[\w.\-]+\s+)?(?:training|train)\b)", re.IGNORECASE)
@@ -192,7 +193,8 @@ _REDUCED_BY = re.compile(r"(?:\breduc\w*|\bcut\w*|\blower\w*|\bdecreas\w*|giảm
 # Said before a figure of any unit, a reduction, a slowdown or a ratio of cost: "reduces cost by 3x",
 # "giảm 3 lần chi phí", "slower by 2x", "chậm hơn 2 lần", "rẻ hơn 3 lần" (not "30% lower cost and 2x faster").
 _RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+){0,2}?\s+by|giảm(?:\s+[^\s,;:.]+){0,2}?"
-                           r"|\bslower(?:\s+by)?|\bcheaper(?:\s+by)?|chậm\s+hơn|rẻ\s+hơn)\s*$", re.IGNORECASE)
+                           r"|\bslower(?:\s+by)?|\bcheaper(?:\s+by)?|chậm(?:\s+hơn)?|rẻ\s+hơn|độ\s+trễ\s+tăng(?:\s+thêm)?"
+                           r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)\s*$", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s*(\S*)")
 # Where the words that say what a figure measures end: at the next figure or clause ("2x the cost, 1.5x
 # faster": "faster" is the second figure's).
@@ -249,8 +251,9 @@ _GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,3})(?:\s+|-)(?:draft(?:ed)?|specu
                     r"|(?<![\w.])(?P<vi>\d{1,3})\s+token\s+nháp\b|\bđộ\s+dài\s+nháp\s*[=:]?\s*(?P<vi_named>\d{1,3})\b",
                     re.IGNORECASE)
 # The weights' format a sentence names → the sidebar's precision (:data:`specviz.model.dtypes.PRECISIONS`);
-# FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it).
-_PRECISION_WORDS = (("mxfp4", r"\bmxfp4\b"), ("nvfp4", r"\bnvfp4\b|\bfp4\b"), ("fp8", r"\bfp8\b"),
+# FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it), and FP8 is the
+# weights' alone (vLLM's --quantization fp8 leaves the KV cache at the model's dtype; "FP8 KV" is read apart).
+_PRECISION_WORDS = (("mxfp4", r"\bmxfp4\b"), ("nvfp4", r"\bnvfp4\b|\bfp4\b"), ("fp8-weights", r"\bfp8\b"),
                     ("int4-weights", r"\bint4\b|\bw4a16\b|\bawq\b|\bgptq\b"), ("bf16", r"\bbf16\b|\bfp16\b"))
 
 
@@ -502,16 +505,17 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
     """The scenario's choices a sentence sets, as the Claims page and ``specviz claim`` set them: its
-    ``gpu`` and ``target`` where it names them, its ``precision`` where the target's checkpoint does
-    not ship that format already (gpt-oss "in MXFP4" is as shipped: MXFP4 experts, BF16 attention),
+    ``gpu`` and ``target`` where it names them, its ``precision`` (``checkpoint`` where the target's
+    checkpoint ships that format already: gpt-oss "in MXFP4" is as shipped, MXFP4 experts and BF16
+    attention),
     the KV cache's format as ``kv``, its drafting method as the ``draft`` where the model
     the scenario ends with (``target``) can draft with it, and its count of GPUs as ``tp`` and ``dp``
     where the sidebar splits that many (:func:`specviz.scenario.split_of`; after the GPU and the target,
     which set them afresh); and the method where it cannot draft with it (MTP named of Qwen3-32B),
     which is said rather than dropped, else None."""
     choices = {key: value for key, value in (("gpu", reading.gpu), ("target", reading.target)) if value is not None}
-    if reading.precision is not None and not _ships(presets.models[target], reading.precision):
-        choices["precision"] = reading.precision
+    if reading.precision is not None:  # set even where it is the sidebar's: a sentence is read from the defaults
+        choices["precision"] = "checkpoint" if _ships(presets.models[target], reading.precision) else reading.precision
     if reading.kv is not None:
         choices["kv"] = reading.kv
     if reading.gpus is not None and (split := split_of(reading.gpus)) is not None:

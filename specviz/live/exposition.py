@@ -343,14 +343,15 @@ def parse(text: str, time: float | None = None) -> Snapshot:
     SpecvizError
         ``prom.malformed`` if a line of a recognised family is not exposition text;
         ``prom.duplicate_series`` if one series appears twice (Prometheus refuses such a scrape);
-        ``prom.cut_short`` if its last line is a recognised sample without the line feed that ends
-        every line of the format: cut short, its last value perhaps mid-number.
+        ``prom.cut_short`` if its last line has no line feed, which the format puts after every
+        line: cut short, its last value perhaps mid-number.
     """
-    # The format ends every line with a line feed: a recognised sample without one was cut short (a
-    # body or file that stopped mid-number: "…accepted_tokens_total 20" of 2000 read as 20).
-    tail = text[text.rfind("\n") + 1:]
-    if tail.strip() and not tail.lstrip().startswith("#") and _WANTED_LINE.fullmatch(tail):
-        raise SpecvizError("prom.cut_short", line=tail.strip()[:120])
+    # The format ends every line with a line feed (OpenMetrics' "# EOF" aside): a last line without one
+    # was cut short (a body or file that stopped mid-number: "…accepted_tokens_total 20" of 2000 read as 20).
+    # Any line: a cut _created or HELP line may be all that shows of a body whose counters came before.
+    tail = text[text.rfind("\n") + 1:].strip()
+    if tail and tail != "# EOF":
+        raise SpecvizError("prom.cut_short", line=tail if len(tail) <= 120 else tail[:120] + "…")
     lines = _WANTED_LINE.findall(text)
     _check_size(lines)  # before prometheus_client, whose label parsing is quadratic in a line's length
     wanted = "\n".join(lines)
