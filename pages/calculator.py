@@ -305,7 +305,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
             st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
             same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
-            st.caption(t("calc.regime_detail" if same_ridge else "calc.regime_detail_shares", lang, **figures))
+            mixed = not math.isclose(figures["datasheet_ridge"], figures["sidebar_ridge"], rel_tol=0.01)
+            st.caption(t("calc.regime_detail_mixed" if mixed else "calc.regime_detail" if same_ridge
+                         else "calc.regime_detail_shares", lang, **figures))
             st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
                       verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
             notes = [t("calc.explain.context", lang, context=context)] if context else []

@@ -87,13 +87,12 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                       **scenario.parallel, precision=scenario.precision, costs=scenario.costs, expert_tax=expert_tax,
                       routing_overlap=scenario.routing_overlap, mtp_reuse=scenario.mtp_reuse, broadcast=False,
                       **scenario.load)
-        compute = scenario.precision.matmul_compute(scenario.target)
         prompts = scenario.prompts_per_step(b)
         out = {"alpha": a, "gamma": g, "batch": b, "context": ctx,
                "tokens_per_plain": b + prompts, "tokens_per_verify": b * (g + 1.0) + r["expected_tokens"] * prompts,
                "regime": np.where(r["verify_compute_bound"], "compute", "memory"),
                "baseline_regime": np.where(r["plain_compute_bound"], "compute", "memory"),
-               "ridge_flop_per_byte": np.asarray(scenario.gpu.ridge_at(compute) * scenario.costs.mfu / scenario.costs.mbu),
+               "ridge_flop_per_byte": np.asarray(r["verify_ridge"]),
                "verify_intensity": r["verify_intensity"], "baseline_step_ms": r["plain_s"] * 1e3,
                "verify_step_ms": r["verify_s"] * 1e3, "draft_step_ms": r["draft_s"] * 1e3,
                "spec_step_ms": r["spec_s"] * 1e3,
@@ -428,8 +427,10 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     reads (nearly) every expert: the positions' matmuls and KV traffic add to the weight reads where
     compute and memory time do not overlap (Kimi-K2 at batch 256 reads 382 and 384 of 384 experts). A verify pass past the ridge
     while the plain one is not is ``between``; with both past it, ``compute``. The ridge is the one
-    the passes meet, the datasheet's peak (at the precision's dtype) over bandwidth at the shares of
-    them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, as the sidebar shows it.
+    the verify pass meets: its FLOPs over its compute time at each format's peak, over bandwidth, at
+    the shares of them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, which is
+    the sidebar's ``sidebar_ridge`` where every matmul runs at one peak (not for gpt-oss's MXFP4
+    experts beside its BF16 attention).
 
     ``verify_cost`` in the figures is the verify pass's own, without the speculative step's work
     (``costs.speculation_ms``), which ``speculation_share`` gives as a share of a plain step, beside
@@ -460,12 +461,15 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
             explain = "calc.explain.memory_heavy_moe" if experts_cost >= (pass_cost - 1.0) / 2 else "calc.explain.memory_heavy"
     else:
         explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
-    datasheet_ridge = scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target))
+    # The pass's own ridge without the shares: its formats' peaks weighted by their FLOPs, which is the
+    # sidebar's (its largest part's peak) where every matmul runs at one peak.
+    datasheet_ridge = float(here["ridge_flop_per_byte"]) * scenario.costs.mbu / scenario.costs.mfu
     prompts = float(here["tokens_per_plain"]) - float(here["batch"])
     figures = {"positions": round(float(here["tokens_per_verify"])), "plain_positions": round(float(here["tokens_per_plain"])),
                "prompts": prompts, "spec_prompts": prompts * float(here["expected_tokens"]),
                "expected_tokens": float(here["expected_tokens"]), "intensity": float(here["verify_intensity"]),
                "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": datasheet_ridge,
+               "sidebar_ridge": scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target)),
                "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": pass_cost,
                "speculation_share": speculation_share, "draft_pass_share": draft_pass_share, "plain_ms": plain_ms,
                "speculation_ms": scenario.costs.speculation_ms, "draft_pass_us": scenario.costs.draft_pass_us,

@@ -281,6 +281,9 @@ class TestCalculatorPage:
         at = make_app(target="gpt-oss-120b", gpu="B200")
         assert sum("Ridge point: 562 FLOP/byte (FP8 peak" in c.value for c in at.sidebar.caption) == 1
         assert any(c.value.startswith("MXFP4 weights are multiplied with MXFP8 activations") for c in at.sidebar.caption)
+        # The page's ridge is the verify pass's own, its formats' peaks weighted by their FLOPs, and says so.
+        detail = next(c.value for c in at.caption if "positions per verify pass" in c.value)
+        assert "(its matmuls run at the peaks of their formats" in detail and "the sidebar's 562 is its largest part's" in detail
         at = make_app(target="gpt-oss-120b", gpu="B200", precision="nvfp4")
         assert sum("Ridge point: 1125 FLOP/byte (FP4 peak" in c.value for c in at.sidebar.caption) == 1
 

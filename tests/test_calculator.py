@@ -43,9 +43,21 @@ class TestEvaluateScenario:
             np.testing.assert_array_equal(r[key], direct[key]) if key.endswith("regime") else \
                 np.testing.assert_allclose(r[key], direct[key], rtol=1e-12)
 
-    def test_the_ridge_is_the_precisions_peak_over_bandwidth_at_the_shares_reached(self):
-        r = calculator.evaluate_scenario(replace(REALISTIC, precision=dtypes.PRECISIONS["fp8"]), 0.8, 4, 64)
-        assert float(r["ridge_flop_per_byte"]) == pytest.approx(1979 / 3.35 * 0.6 / 0.8)
+    def test_the_ridge_is_the_passs_peaks_over_bandwidth_at_the_shares_reached(self):
+        """Every matmul in BF16: the GPU's BF16 ridge at the shares. In FP8, just under FP8's (the output
+        head stays BF16). gpt-oss's MXFP4 experts (FP8's peak) beside BF16 attention: a ridge between,
+        past which, and only past which, the verify pass is compute-bound (an engineer's pass: "319
+        FLOP/byte against a ridge of 422" had been called compute-bound)."""
+        bf16 = calculator.evaluate_scenario(REALISTIC, 0.8, 4, 64)
+        assert float(bf16["ridge_flop_per_byte"]) == pytest.approx(989.4 / 3.35 * 0.6 / 0.8)
+        fp8 = float(calculator.evaluate_scenario(replace(REALISTIC, precision=dtypes.PRECISIONS["fp8"]), 0.8, 4, 64)
+                    ["ridge_flop_per_byte"])
+        assert 0.95 * 1979 / 3.35 * 0.6 / 0.8 < fp8 < 1979 / 3.35 * 0.6 / 0.8
+        gpt_oss = make_scenario(gpu="B200", target="gpt-oss-120b", tp="1")
+        r = calculator.evaluate_scenario(gpt_oss, 0.8, 4, np.arange(1, 1025))
+        ridge = r["ridge_flop_per_byte"]
+        assert np.all((2250 / 8 * 0.6 / 0.8 < ridge) & (ridge < 4500 / 8 * 0.6 / 0.8))
+        np.testing.assert_array_equal(r["regime"] == "compute", r["verify_intensity"] > ridge)
 
 
 class TestSpeedupBand:

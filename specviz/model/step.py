@@ -336,7 +336,9 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
         the step's fixed cost), ``spec_s``, ``expected_tokens``,
         ``speedup``, ``verify_cost`` (t_verify / t_plain), ``draft_cost`` (t_draft / t_plain),
         ``plain_compute_bound`` and ``verify_compute_bound`` (True where a pass's compute time exceeds
-        its memory time) and ``verify_intensity`` (FLOP per byte of the verify pass). With
+        its memory time), ``verify_intensity`` (FLOP per byte of the verify pass) and ``verify_ridge``
+        (the intensity at which its compute and memory times meet, each format at its own peak, at
+        the shares of peak reached). With
         ``broadcast=False`` each keeps its own shape (they broadcast together): a caller that computes
         further on them does so on the arrays' own sizes, not on the full grid.
 
@@ -368,7 +370,11 @@ def step(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLike, ga
            "speedup": e * (plain / spec_s), "verify_cost": verify / plain, "draft_cost": one_draft / plain,
            "plain_compute_bound": plain_pass["compute_s"] > plain_pass["memory_s"],
            "verify_compute_bound": verify_pass["compute_s"] > verify_pass["memory_s"],
-           "verify_intensity": verify_pass["flops"] / verify_pass["bytes"]}
+           "verify_intensity": verify_pass["flops"] / verify_pass["bytes"],
+           # The intensity at which this pass's compute and memory times meet: each format's matmuls at
+           # their own peak (MXFP4 experts at FP8's, BF16 attention at BF16's), so a pass is compute-bound
+           # exactly where its intensity passes it; one peak for every matmul had disagreed with the regime.
+           "verify_ridge": verify_pass["flops"] * verify_pass["memory_s"] / (verify_pass["compute_s"] * verify_pass["bytes"])}
     if not broadcast:
         return out
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
