@@ -146,7 +146,8 @@ def show_reading() -> None:
     if "error" in reading:
         st.error(message(reading["error"], lang))
         return
-    st.markdown(t("claims.sentence.read", lang))
+    if reading["items"]:  # once every item is undone, no heading over nothing
+        st.markdown(t("claims.sentence.read", lang))
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     # Each choice named as the sidebar names it ("NVIDIA H100 SXM", "EAGLE-3 head"), not by its id.
     shown = {"gpu": lambda gpu: in_language(known.gpus[gpu].name, lang),

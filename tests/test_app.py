@@ -2416,6 +2416,10 @@ class TestClaimsPage:
         undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "tp")
         at.button(key=f"claims_undo_{undo}").click().run()
         assert not at.exception and at.sidebar.selectbox(key="tp").value != "8"
+        # Every item undone: no heading is left over nothing (a second pass).
+        while at.session_state["claim_reading"]["items"]:
+            at.button(key="claims_undo_0").click().run()
+        assert not any("Read from the sentence" in m.value for m in at.markdown)
         at = read_sentence(claims_app(), "3x on 3x A100")
         assert any("names 3 GPUs" in w.value for w in at.warning)
 
