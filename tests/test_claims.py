@@ -30,7 +30,9 @@ class TestParseClaim:
                                                # In words: each had been refused (a manager's Chromium pass).
                                                ("three times faster", 3.0), ("twice as fast", 2.0),
                                                ("up to Ten Times", 10.0),
-                                               ("gấp ba lần", 3.0), ("nhanh gấp đôi", 2.0), ("nhanh hơn bốn lần", 4.0)])
+                                               ("gấp ba lần", 3.0), ("nhanh gấp đôi", 2.0), ("nhanh hơn bốn lần", 4.0),
+                                               ("threefold speedup", 3.0), ("2.5-fold faster", 2.5),
+                                               ("nhanh gấp rưỡi", 1.5)])
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
@@ -200,7 +202,8 @@ class TestReadSentence:
     @pytest.mark.parametrize("text, speedup", [
         ("2x the cost, 1.5x faster", 1.5), ("twice the cost, 1.5x faster", 1.5), ("doubles the memory, 3x faster", 3.0),
         ("the batch doubled and it is 1.5x faster", 1.5), ("giảm ba lần chi phí, nhanh hơn 2x", 2.0),
-        ("1.8x lower latency on H200", 1.8)])
+        ("1.8x lower latency on H200", 1.8), ("EAGLE-3 gives a threefold speedup on H100", 3.0),
+        ("a 2-fold reduction in cost and a 1.5-fold speedup", 1.5)])
     def test_the_speed_word_belongs_to_its_own_figure(self, text, speedup):
         """The word of speed is looked for up to the next figure or clause, not 24 characters on: "2x the
         cost, 1.5x faster" had given 2x."""

@@ -76,13 +76,16 @@ def shortened(words: str, most: int = 60) -> str:
 
 
 # Multiples said in words, written as figures before a claim is read: "three times faster", "twice as
-# fast", "doubles throughput", "gấp ba lần", "gấp đôi" (an engineer's pass: each had been refused).
+# fast", "doubles throughput", "a threefold speedup", "2.5-fold", "gấp ba lần", "gấp đôi", "gấp rưỡi" (1.5)
+# (a manager's pass: each had been refused).
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                  "hai": 2, "ba": 3, "bốn": 4, "năm": 5, "sáu": 6, "bảy": 7, "tám": 8, "chín": 9, "mười": 10}
 _TIMES_IN_WORDS = re.compile(r"\b(?:(?P<vi>gấp\s+)?(?P<word>two|three|four|five|six|seven|eight|nine|ten|hai|ba|bốn|năm"
                              r"|sáu|bảy|tám|chín|mười)\s+(?P<unit>times|lần)\b"
                              r"|gấp\s+(?P<after>đôi|hai|ba|bốn|năm|sáu|bảy|tám|chín|mười)\b(?:\s+lần\b)?"
-                             r"|(?P<twice>twice|doubles|doubled|doubling|triples|tripled|tripling|quadruples|quadrupled)\b)",
+                             r"|(?P<twice>twice|doubles|doubled|doubling|triples|tripled|tripling|quadruples|quadrupled)\b"
+                             r"|(?P<fold>\d{1,3}(?:\.\d{1,3})?|two|three|four|five|six|seven|eight|nine|ten)[\s-]?fold\b"
+                             r"|(?P<half>gấp\s+rưỡi)(?:\s+lần)?)",
                              re.IGNORECASE)
 _MULTIPLE_VERBS = {"twice": 2, "doubles": 2, "doubled": 2, "doubling": 2, "triples": 3, "tripled": 3, "tripling": 3,
                    "quadruples": 4, "quadrupled": 4}
@@ -92,6 +95,10 @@ def _in_figures(words: str) -> str:
     """``words`` with multiples said in words written as figures (:data:`_TIMES_IN_WORDS`): "three
     times" as "3 times", "gấp đôi" as "2 lần", "twice" as "2x"."""
     def figure(found: re.Match) -> str:
+        if found["fold"]:  # "threefold", "2.5-fold"
+            return f"{_NUMBER_WORDS.get(found['fold'].lower(), found['fold'])}x"
+        if found["half"]:  # "gấp rưỡi": one and a half times
+            return "1.5 lần"
         if found["twice"]:
             return f"{_MULTIPLE_VERBS[found['twice'].lower()]}x"
         if found["after"]:
