@@ -91,6 +91,20 @@ _KNOB_WIDTH = 190  # px: two knobs a row at 800 px, four at 1,400; a label wraps
 _SPECULATION_NOTE_SHARE = 0.05
 
 
+def context_stops() -> list[int]:
+    """The context slider's stops (0, 256, 512, … doubling), with the context kept for the session
+    and a linked one between them: Live links the mean context of the requests it measured (2,047,
+    say), which no stop is, and the slider dropped it for its default, so that the calculator
+    disagreed with Live's verdict."""
+    own = {st.session_state.get("context")}
+    if "context" in st.query_params:
+        try:
+            own.add(int(scenario.FIELDS["context"].parse(st.query_params["context"])))
+        except ValueError:  # said by url_widget, as every refused URL value
+            pass
+    return sorted(set(calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX"))) | (own - {None}))
+
+
 def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
     """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
     with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
@@ -124,20 +138,6 @@ col_a.number_input(t("calc.alpha_typed", lang), 0.0, 1.0, value=None, step=0.01,
 # A select_slider refuses a fraction in the URL, where an integer slider would truncate it.
 gamma = url_widget(col_g.select_slider, t("calc.gamma", lang), range(1, gamma_max + 1),
                    value=scenario.FIELDS["gamma"].default, key="gamma", help=t("calc.gamma_help", lang))
-def context_stops() -> list[int]:
-    """The context slider's stops (0, 256, 512, … doubling), with the context kept for the session
-    and a linked one between them: Live links the mean context of the requests it measured (2,047,
-    say), which no stop is, and the slider dropped it for its default, so that the calculator
-    disagreed with Live's verdict."""
-    own = {st.session_state.get("context")}
-    if "context" in st.query_params:
-        try:
-            own.add(int(scenario.FIELDS["context"].parse(st.query_params["context"])))
-        except ValueError:  # said by url_widget, as every refused URL value
-            pass
-    return sorted(set(calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX"))) | (own - {None}))
-
-
 # Given ratios leave the batch and the context out: their controls say so by being disabled.
 batch = field_widget(col_b.number_input, "batch", help=t("calc.batch_help", lang), disabled=mode == "ratios")
 # Under the row: whether each step also takes the prompts of the requests that replace finished

@@ -534,20 +534,13 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     # first point, increase() extrapolates back to its first sample, not to the window's start, so a
     # rate per second over the whole window understates it (96 tokens/s for a server making 310).
     # Ratios (acceptance, γ) divide counts of the same part and stand.
-    first: dict[tuple, float] = {}
-    for row in rows:
-        key = (row["engine"], row["model_name"], *(row[label_column(b)] for b in by))
-        first[key] = min(first.get(key, math.inf), row["time"])
-    born = {key: t for key, t in first.items() if t > start + window_s + _MIN_STEP_S}
-    for row in rows:
-        if born.get((row["engine"], row["model_name"], *(row[label_column(b)] for b in by))) == row["time"]:
-            row["generation_throughput"] = None
-    latest: dict[tuple, float] = {}
-    for row in rows:
-        key = (row["engine"], row["model_name"], *(row[label_column(b)] for b in by))
-        latest[key] = max(latest.get(key, -math.inf), row["time"])
-    for key, t in born.items():
-        if latest[key] == t:  # the headline is that first point: its tokens per second are said to be absent
+    by_series: dict[tuple, list[dict]] = {}
+    for row in rows:  # in time order, as the points were read
+        by_series.setdefault((row["engine"], row["model_name"], *(row[label_column(b)] for b in by)), []).append(row)
+    born = [key for key, series in by_series.items() if series[0]["time"] > start + window_s + _MIN_STEP_S]
+    for key in born:
+        by_series[key][0]["generation_throughput"] = None
+        if len(by_series[key]) == 1:  # the headline is that first point: its tokens per second are said to be absent
             absent.setdefault(key, {})["generation_throughput"] = Notice("prometheus.absent.born_inside")
     if born:
         notices.append(Notice("prometheus.notice.born_inside", series=len(born)))
