@@ -207,7 +207,7 @@ class TestCalculatorPage:
         with data-parallel attention, and NVFP4 weights hold 666 on the 8; gpt-oss-120b on one H100
         at batch 256 was offered an FP8 cache that holds 232."""
         error = make_app(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1").error[0].value
-        assert ("To fit: data-parallel attention with expert parallelism, TP 1 × DP 16 (16 GPUs, holds 2,418); "
+        assert ("To fit: data-parallel attention with expert parallelism, TP 1 × DP 16 (16 GPUs, holds 2,416); "
                 "NVFP4 weights, FP8 KV (holds 666).") in error
         error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="256").error[0].value
         assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 309)" in error

@@ -1,6 +1,8 @@
 """Tests for specviz.model.memory: each term of a GPU's memory by hand, and the largest batch that
 fits with and without the draft."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -135,6 +137,31 @@ class TestLargestBatch:
                                                  gamma=gamma)
         if limit > 0:
             assert need(limit)["need"] <= need(limit)["usable"] * (1 + 1e-12)
+        assert need(limit + 1)["need"] > need(limit + 1)["usable"] * (1 - 1e-12)
+
+    def test_data_parallel_groups_each_hold_whole_sequences(self):
+        """A sequence lives in one data-parallel group: DeepSeek-V3 in BF16 with its MTP layer at
+        131,072 positions on H100s, TP 8 × DP 4, leaves 26.9 GB a GPU, and one sequence's latent,
+        131,072 × (512 + 64) × 61 × 2 bytes = 9.2 GB, is on each GPU of its group: 2 a group, 8 in
+        all. Batch 10 puts 3 in one group and does not fit (the average over the 32 GPUs had said 11)."""
+        chosen = make_scenario(target="DeepSeek-V3", draft="mtp", gpu="H100-SXM", precision="bf16", gamma="1",
+                               context="131072", batch="10")
+        assert (chosen.tp, chosen.dp, chosen.ep) == (8, 4, True)
+        one = chosen.memory()
+        room = one["usable"] - one["weights_target"] - one["weights_draft"] - one["workspace"]
+        latent = 131_073 * (512 + 64) * 61 * 2 / 1e9  # 131,072 positions and a verify pass's γ + 1 = 2, less one
+        assert room == pytest.approx(26.9, abs=0.05) and one["kv_target"] == pytest.approx(3 * latent, rel=0.01)
+        assert chosen.max_batch() == 8 and not calculator.memory_fit(chosen)["fits"]
+        assert replace(chosen, batch=8).memory()["need"] <= one["usable"]
+
+    @given(context=st.sampled_from([0, 1024, 32_768, 131_072]), dp=st.sampled_from([2, 4, 8]))
+    def test_with_data_parallel_groups_the_largest_batch_fits_and_one_more_does_not(self, context, dp):
+        chosen = make_scenario(target="DeepSeek-V3", draft="mtp", gpu="H100-SXM", precision="fp8", tp="8",
+                               dp=str(dp), ep="on", context=str(context))
+        limit = chosen.max_batch()
+        need = lambda batch: replace(chosen, batch=batch).memory()
+        assert chosen.dp == dp and limit % dp == 0 and limit > 0
+        assert need(limit)["need"] <= need(limit)["usable"] * (1 + 1e-12)
         assert need(limit + 1)["need"] > need(limit + 1)["usable"] * (1 - 1e-12)
 
     def test_broadcast_over_context(self):

@@ -10,8 +10,9 @@ attention groups), in GB (10⁹ bytes):
 * W: the weights of the target and the draft at their formats, the routed experts split over all
   ``tp·dp`` GPUs and every other weight over its group's ``tp``
   (:func:`specviz.model.roofline.weights_gb`);
-* K(B): the caches of the B sequences, each holding its L positions and a verify pass's γ + 1, a
-  group's B/dp sequences over its ``tp`` GPUs, layers with fewer KV heads than ``tp`` copied
+* K(B): the caches of the B sequences, each holding its L positions and a verify pass's γ + 1, the
+  busiest group's ⌈B/dp⌉ sequences over its ``tp`` GPUs (a sequence lives in one group), layers
+  with fewer KV heads than ``tp`` copied
   (:func:`specviz.model.roofline.cache_gb`); the draft keeps its own cache (a draft model, an
   EAGLE head's one layer, the MTP layer), a draft on the host none; a target's MTP layers are held
   ``draft_copies`` times, each with its weights and cache, for the engine loads every one and runs
@@ -34,11 +35,15 @@ attention groups), in GB (10⁹ bytes):
   its reserve; TensorRT-LLM's ``free_gpu_memory_fraction`` 0.9 of what the weights leave, taken as
   0.9 of the whole, a little stricter).
 
-The caches grow linearly in B, so the largest batch that fits is a division, not a search:
+The caches grow linearly in a group's sequences, so the largest batch that fits is a division, not a
+search: each of the dp groups holds the same whole number of sequences,
 
-.. math:: B_{max} = \\left\\lfloor \\frac{f M - W - \\max(A, R)}{K(1)} \\right\\rfloor
+.. math:: B_{max} = dp \\left\\lfloor \\frac{f M - W - \\max(A, R)}{K_1} \\right\\rfloor
 
-with and without the draft's weights and cache. Left out: CUDA graphs' own pools under vLLM (a few
+with K₁ the cache one sequence of a group puts on each of its GPUs, with and without the draft's
+weights and cache. DeepSeek-V3 in BF16 with its MTP layer at 131,072 positions on H100s, TP 8 ×
+DP 4: 26.9 GB left on a GPU and 9.2 GB a sequence (MLA's latent is on every GPU of the group), so 2
+a group and 8 in all; the whole room over the average cache a GPU had said 11. Left out: CUDA graphs' own pools under vLLM (a few
 hundred MB), NCCL buffers, allocator fragmentation, and prefix-cache headroom; the datasheet's
 memory is read as 10⁹ bytes (an "80 GB" H100 holds 85.5 · 10⁹, so the limit is a few percent short).
 """
@@ -189,11 +194,13 @@ def memory_terms(memory_gb: float, target: Model, drafter: Model | None, precisi
     """
     devices = tp * dp
     per_gpu = lambda gb: gb / devices
+    # The busiest group's sequences, as though every group held as many (cache_gb splits the whole over tp·dp).
+    held = np.ceil(np.asarray(batch, dtype=float) / dp) * dp
     terms: dict[str, float | np.ndarray] = {}
     for role, model, copies in (("target", target, 1), ("draft", drafter, draft_copies)):
         terms[f"weights_{role}"] = 0.0 if model is None else copies * per_gpu(roofline.weights_gb(model, precision, dp))
         terms[f"kv_{role}"] = (np.zeros(np.broadcast_shapes(np.shape(batch), np.shape(context), np.shape(gamma)))
-                               if model is None else copies * per_gpu(roofline.cache_gb(model, batch, context, gamma,
+                               if model is None else copies * per_gpu(roofline.cache_gb(model, held, context, gamma,
                                                                                          precision, tp)))
     terms["workspace"] = max(activations_gb(target, tp, memory_gb, rule.budget), rule.reserve_gb(memory_gb, tp))
     terms["need"] = (terms["weights_target"] + terms["weights_draft"] + terms["kv_target"] + terms["kv_draft"]
@@ -211,11 +218,12 @@ def max_batch(memory_gb: float, target: Model, drafter: Model | None, precision:
     figure (a CPU row), no limit: the largest int64."""
     if not math.isfinite(memory_gb):
         return np.iinfo(np.int64).max
-    one = memory_terms(memory_gb, target, drafter, precision, tp=tp, dp=dp, batch=1, context=context, gamma=gamma,
+    # One sequence in each group: the cost on a GPU of a group's sequence.
+    one = memory_terms(memory_gb, target, drafter, precision, tp=tp, dp=dp, batch=dp, context=context, gamma=gamma,
                        rule=rule, draft_copies=draft_copies)
     room = one["usable"] - one["weights_target"] - one["weights_draft"] - one["workspace"]
     per_sequence = one["kv_target"] + one["kv_draft"]
     unlimited = float(np.iinfo(np.int64).max)
-    fits = np.where(per_sequence > 0, np.minimum(np.floor(np.maximum(room, 0.0) / np.where(per_sequence > 0, per_sequence, 1.0)),
-                                                 unlimited), unlimited).astype(np.int64)
+    per_group = np.floor(np.maximum(room, 0.0) / np.where(per_sequence > 0, per_sequence, 1.0))
+    fits = np.where(per_sequence > 0, np.minimum(dp * per_group, unlimited), unlimited).astype(np.int64)
     return int(fits) if np.ndim(fits) == 0 else fits
