@@ -4,7 +4,7 @@ Run by hand: `.venv/bin/python bench/bench_parse.py`. Builds a ~200 KB vLLM V1 e
 several models on two data-parallel engines each (the real scrape's spec-decode lines with
 ``_created`` series, per-position counters, the gauges, and the histograms vLLM serves: TTFT,
 inter-token latency, end-to-end, queue, prefill, decode, prompt and generation tokens), then times
-:func:`specviz.live.exposition.parse` + :func:`specviz.live.exposition.spec_decode_states` on two snapshots (a window).
+:func:`specviz.live.exposition.parse` + :func:`specviz.live.states.spec_decode_states` on two snapshots (a window).
 Prints the median over runs beside the baseline of the same run: prometheus_client's parser
 alone over the whole text. Target (issue 9): ≤ 20 ms.
 """
@@ -20,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from specviz.live import exposition as prom  # noqa: E402
+from specviz.live.states import spec_decode_states
 
 RUNS = 21
 MODELS = 5
@@ -75,10 +76,10 @@ def median_ms(work) -> float:
 def main() -> None:
     before, after = exposition(1.0), exposition(1.5)
     print(f"exposition: {len(after) / 1000:.0f} KB, {after.count(chr(10))} lines, {MODELS} models × {ENGINES} engines")
-    states = prom.spec_decode_states(prom.parse(after, 10.0), prom.parse(before, 0.0))
+    states = spec_decode_states(prom.parse(after, 10.0), prom.parse(before, 0.0))
     assert len(states) == MODELS and states[0].itl_p50 is not None
-    ours = median_ms(lambda: prom.spec_decode_states(prom.parse(after, 10.0), prom.parse(before, 0.0)))
-    one = median_ms(lambda: prom.spec_decode_states(prom.parse(after)))
+    ours = median_ms(lambda: spec_decode_states(prom.parse(after, 10.0), prom.parse(before, 0.0)))
+    one = median_ms(lambda: spec_decode_states(prom.parse(after)))
     baseline = median_ms(lambda: list(text_string_to_metric_families(after)))
     print(f"median of {RUNS} runs:")
     print(f"  parse + derive, one snapshot:             {one:7.1f} ms")

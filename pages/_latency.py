@@ -113,19 +113,18 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
             rates = simulate.parse_rates(rates_text)
         except SpecvizError as exc:
             st.error(message(exc, lang))
-    if rates:
-        # The α and γ with the rates' tokens per step for the scenario's draft: the same mean step, so
-        # the same request times; the simulation below draws from the rates themselves. A reused MTP
-        # layer is taken at the reuse factor the rates show, not the sidebar's.
-        gamma = len(rates)
-        chosen, alpha = scenario.at_measured_rates(chosen, rates)
+    # Measured rates: the α and γ with their tokens per step for the scenario's draft (the same mean
+    # step, so the same request times), a reused MTP layer at the reuse factor they show, not the
+    # sidebar's; the simulation draws from the rates themselves. Without them, an MTP layer run past
+    # its training accepts less at each further position: drawn so.
+    measured = bool(rates)
+    gamma = len(rates) if rates else gamma
+    chosen, alpha, rates = scenario.latency_acceptance(chosen, alpha, gamma, rates)
+    if measured:
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
         if chosen.mtp_reused_from is not None and chosen.mtp_reuse != sidebar_reuse:
             st.caption(t("calc.latency.rates_reuse", lang, reuse=chosen.mtp_reuse, sidebar=sidebar_reuse))
-    elif (reused := chosen.mtp_reused_from) is not None and gamma >= reused:
-        # The MTP layer run past its training accepts less at each further position: drawn so.
-        rates = tuple(float(a) for a in spec.position_rates(alpha, gamma, **chosen.reuse))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
     context = workload.mean_context(n_in, n_out)  # decode steps run at the request's mean context
     first = {k: float(v) for k, v in workload.prompt_room(chosen, alpha, gamma, batch).items()}

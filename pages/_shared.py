@@ -226,8 +226,7 @@ def mix_tail_at(chosen: scenario.Scenario, lengths: pd.Series, gamma: int, batch
     requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens, runs=2)
     times = chosen.step_times(batch=batch, gamma=gamma, context=context, acceptance_length=float(known.mean()))
     try:
-        return request_acceptance.mix_tail(known, gamma, simulate.StepTimes(float(times["plain_s"]),
-                                                                          float(times["spec_s"])), output_tokens,
+        return request_acceptance.mix_tail(known, gamma, simulate.StepTimes.from_step(times), output_tokens,
                                            requests=requests)
     except SpecvizError as exc:
         st.error(message(exc, lang))

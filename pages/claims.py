@@ -192,15 +192,13 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     """The claim beside the published speedups of the same class of setting and the user's own runs
     paired with their baselines (the examples' only where the user has none), with the published
     figures that reach it and how their acceptance was obtained."""
-    every_published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
-    published = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
+    every_published = explorer.load_published_speedups(settings.get("SPECVIZ_DATA_DIR"))
+    speedups = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
     family, drafting, vendor, kind = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
-    st.caption(t("claims.comparable", lang, shown=int(published["metric"].str.endswith("speedup").sum()),
-                 every=int(every_published["metric"].str.endswith("speedup").sum()), family=family,
+    st.caption(t("claims.comparable", lang, shown=len(speedups), every=len(every_published), family=family,
                  drafting=t(f"claims.drafting.{drafting}", lang),
                  hardware=t(f"claims.hardware.{kind}", lang, vendor=vendor)))
-    reaching = claims.published_reaching(published, speedup, batch)
-    speedups = published[published["metric"].str.endswith("speedup")]
+    reaching = claims.published_reaching(speedups, speedup, batch)
     store = open_store(lang)
     read = store.shown_runs()
     runs, origin = explorer.one_origin(explorer.with_view_columns(read.frame, explorer.example_hashes(store.imports())))
@@ -219,7 +217,7 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     else:
         st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
                      at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
-                     any_batch=len(claims.published_reaching(published, speedup)), yours=yours, runs=len(paired),
+                     any_batch=len(claims.published_reaching(speedups, speedup)), yours=yours, runs=len(paired),
                      whose=t(f"claims.runs_of.{origin}", lang)))
     if read.cut:
         st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
@@ -248,7 +246,7 @@ if "scenario" not in st.session_state:
     st.stop()
 sidebar: scenario.Scenario = st.session_state["scenario"]
 
-text = url_widget(st.text_input, t("claims.claim", lang), key="claim", value="up to 3x", help=t("claims.claim_help", lang))
+text = url_widget(st.text_input, t("claims.claim", lang), key="claim", value=EXAMPLE_CLAIM, help=t("claims.claim_help", lang))
 col_batch, col_gamma, col_context = st.columns(3)
 batch = url_widget(col_batch.number_input, t("claims.batch", lang), 1, batch_max, key="claim_batch", value=None,
                    step=1, placeholder=t("claims.any_batch", lang), help=t("claims.batch_help", lang))

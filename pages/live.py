@@ -17,6 +17,7 @@ from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
+from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration
 
 require_router()
@@ -80,9 +81,9 @@ st.caption(t("live.intro", lang))
 kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_source",
                 format_func=lambda k: t(f"live.source.{k}", lang), persist_state="session")
 if kind == "replay":
-    # Recorded under one name: the exporter takes a free port on each start of the app.
-    # Recorded under its start time, not its port: a restarted app's replay starts again from the
-    # recording's totals, and a window across the two would count them all as new traffic.
+    # Recorded under its start time, not its port (a free one on each start of the app): a restarted
+    # app's replay starts again from the recording's totals, and a window across the two would count
+    # them all as new traffic.
     demo = demo_server()
     url, source = demo.url, time.strftime("specviz-replay (demo, %Y-%m-%d %H:%M:%S UTC)", time.gmtime(demo.started))
     st.info(t("live.replay_note", lang))
@@ -109,14 +110,14 @@ if not recording:
     st.info(t("live.not_recording", lang))
 # This session's latest scrape and window per source, and (without recording) its windows.
 last: dict[str, exposition.Snapshot] = st.session_state.setdefault("live_last", {})
-latest: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
+latest: dict[str, list[SpecDecodeState]] = st.session_state.setdefault("live_latest", {})
 # When each source's latest window ended (its scrape's time): said over its figures once scrapes fail.
 latest_end: dict[str, float] = st.session_state.setdefault("live_latest_end", {})
 kept: dict[str, list[dict]] = st.session_state.setdefault("live_windows", {})
 # This session's latest window per source with the summed replicas kept apart (empty: nothing summed).
-apart: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
+apart: dict[str, list[SpecDecodeState]] = st.session_state.setdefault("live_apart", {})
 # Each source's totals since its server started, from the latest scrape: said where no window has a draft.
-since_start: dict[str, list[exposition.SpecDecodeState]] = st.session_state.setdefault("live_since_start", {})
+since_start: dict[str, list[SpecDecodeState]] = st.session_state.setdefault("live_since_start", {})
 
 
 def scrape_once() -> bool:
@@ -130,7 +131,7 @@ def scrape_once() -> bool:
             recorded = store.record_scrape(source, snapshot)
             states = recorded.states if recorded.window else None
         else:
-            states = exposition.spec_decode_states(snapshot, previous) if previous else None
+            states = spec_decode_states(snapshot, previous) if previous else None
         replicas = windows.replica_states(snapshot, previous, states or [])
     except SpecvizError as exc:
         if exc.key == "scrape.refused" and url == EXAMPLE_METRICS_URL:  # the field's example, not typed
@@ -139,7 +140,7 @@ def scrape_once() -> bool:
             st.error(message(exc, lang))
         return False
     last[source] = snapshot
-    since_start[source] = exposition.spec_decode_states(snapshot)
+    since_start[source] = spec_decode_states(snapshot)
     if states is not None:
         latest[source] = states
         latest_end[source] = snapshot.time
@@ -195,7 +196,7 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
     or a batch the sidebar's setup does not hold (said instead of a speedup, with the captions about
     the batch)."""
     if isinstance(verdict, Notice) and verdict.key == "live.no_verdict":  # the figures by their labels
-        needs = [t(VERDICT_NEEDS[name], lang) for name in verdict.params["figures"].split(", ")]
+        needs = [t(VERDICT_NEEDS[name], lang) for name in windows.missing_for_verdict(figures)]
         st.info(md(verdict.key, lang, figures=", ".join(needs)))
         return
     if isinstance(verdict, Notice):
@@ -242,7 +243,7 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             f"live.draft_share.{gap}", lang, speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
 
 
-def since_start_line(state: exposition.SpecDecodeState, key: str) -> str | None:
+def since_start_line(state: SpecDecodeState, key: str) -> str | None:
     """A model's acceptance since its server started (``key``: before the first window, or beside an
     idle one), or None where it has drafted nothing since."""
     if not state.draft_tokens or pd.isna(state.acceptance_rate):

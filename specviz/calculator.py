@@ -572,12 +572,10 @@ def _parallel_fit(scenario: Scenario) -> tuple[int, int, int] | None:
     """The split with data-parallel attention (DP 2 or more) and expert parallelism (TP × DP GPUs) of the fewest GPUs,
     then the most sequences held, that holds the scenario's batch, other than its own; None where none
     within reach does (:func:`ways_to_fit`)."""
-    gpu = scenario.gpu
-    reach = math.inf if math.isfinite(gpu.scale_out_gb_s) else gpu.scale_up_gpus
     found = []
     for tp in TENSOR_PARALLEL:
-        for dp in DATA_PARALLEL[1:]:  # tensor parallelism alone is tp_fit's
-            if tp * dp > reach or (tp, dp, True) == (scenario.tp, scenario.dp, scenario.ep):
+        for dp in DATA_PARALLEL[1:]:  # tensor parallelism alone is ways_to_fit's more_gpus
+            if tp * dp > scenario.gpu.reach or (tp, dp, True) == (scenario.tp, scenario.dp, scenario.ep):
                 continue
             held = replace(scenario, tp=tp, dp=dp, ep=True).max_batch()
             if held >= scenario.batch:

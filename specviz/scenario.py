@@ -33,7 +33,7 @@ __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "model_key", "hugging_face_id", "HF_URL", "models_by_key",
            "model_preset", "gpu_preset", "steady_load",
-           "knobs_off_preset", "at_measured_rates", "to_query_params", "from_query_params", "published_acceptance"]
+           "knobs_off_preset", "at_measured_rates", "latency_acceptance", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -377,10 +377,9 @@ def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.
         if fits(tp, 1):
             return tp, 1, False
     widest = TENSOR_PARALLEL[-1]
-    reach = math.inf if math.isfinite(gpu.scale_out_gb_s) else gpu.scale_up_gpus
     if target.num_experts:
         for dp in DATA_PARALLEL[1:]:
-            if widest * dp <= reach and fits(widest, dp):
+            if widest * dp <= gpu.reach and fits(widest, dp):
                 return widest, dp, True
     return widest, 1, False
 
@@ -552,6 +551,20 @@ def at_measured_rates(scenario: Scenario, rates: Sequence[float]) -> tuple[Scena
         if length > float(scenario.expected_tokens(1.0, gamma)):
             scenario = replace(scenario, mtp_reuse=1.0)
     return scenario, float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse))
+
+
+def latency_acceptance(scenario: Scenario, alpha: float, gamma: int, rates: Sequence[float] | None = None
+                       ) -> tuple[Scenario, float, tuple[float, ...] | None]:
+    """The scenario, α and conditional per-position rates the Latency view simulates: measured
+    ``rates`` as they are, with the scenario and α at which its draft makes their tokens a step
+    (:func:`at_measured_rates`); else, for an MTP layer reused past its training, the falling rates
+    it accepts at (:func:`specviz.model.spec.position_rates`); else no rates (i.i.d. α)."""
+    if rates:
+        scenario, alpha = at_measured_rates(scenario, rates)
+        return scenario, alpha, tuple(float(a) for a in rates)
+    if (reused := scenario.mtp_reused_from) is not None and gamma >= reused:
+        return scenario, alpha, tuple(float(a) for a in spec.position_rates(alpha, gamma, **scenario.reuse))
+    return scenario, alpha, None
 
 
 def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:

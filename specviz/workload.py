@@ -72,7 +72,7 @@ def mean_context(input_tokens: ArrayLike, output_tokens: ArrayLike) -> ArrayLike
     a request's prompt and half its output, for a steady load's requests are spread evenly over
     their output (one that has decoded k of its O tokens reads P + k). The one formula of it: the
     calculator's steady load (:func:`specviz.scenario.steady_load`), the Latency view's decode steps
-    and the live windows' mean of finished requests (:mod:`specviz.live.exposition`) all take it here.
+    and the live windows' mean of finished requests (:mod:`specviz.live.states`) all take it here.
     """
     return input_tokens + output_tokens / 2
 

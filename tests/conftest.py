@@ -34,6 +34,7 @@ hypothesis_settings.load_profile("specviz")
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ROOT.parent / "shared" / "samples"
+PROM_FIXTURES = ROOT / "tests" / "fixtures" / "prom"
 _DATA = settings.get("SPECVIZ_DATA_DIR")
 PRESETS = scenario.load_presets(_DATA)
 
@@ -99,6 +100,42 @@ def finished_requests(count: int, prompt: int, generation: int, model: str = "m"
                   f"# HELP {family}_created Number of {help_text} tokens processed.",
                   f"# TYPE {family}_created gauge", f"{family}_created{{{labels}}} 1.7874960047713223e+09"]
     return "\n".join(lines) + "\n"
+
+
+def sample_text(name: str) -> str:
+    """A shared sample's text (``../shared/samples``)."""
+    return (SAMPLES / name).read_text()
+
+
+def prom_fixture(name: str) -> str:
+    """A fixture of exposition text (``tests/fixtures/prom``)."""
+    return (PROM_FIXTURES / name).read_text()
+
+
+def refused_with(call, key: str) -> SpecvizError:
+    """The SpecvizError ``call`` raises, checked to carry ``key`` and to render."""
+    with pytest.raises(SpecvizError) as caught:
+        call()
+    assert caught.value.key == key, str(caught.value)
+    assert str(caught.value)  # the message renders
+    return caught.value
+
+
+def vllm_exposition(drafts, draft_tokens, accepted, per_pos, model="m", engine="0", generation=None, extra=""):
+    """vLLM V1 exposition text in the shape of the real scrape (``_total``, ``_created``, ``engine``)."""
+    labels = f'engine="{engine}",model_name="{model}"'
+    lines = []
+    for name, value in (("drafts", drafts), ("draft_tokens", draft_tokens), ("accepted_tokens", accepted)):
+        lines += [f"# TYPE vllm:spec_decode_num_{name}_total counter",
+                  f"vllm:spec_decode_num_{name}_total{{{labels}}} {value}",
+                  f"# TYPE vllm:spec_decode_num_{name}_created gauge",
+                  f"vllm:spec_decode_num_{name}_created{{{labels}}} 1.7893163568313677e+09"]
+    lines.append("# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter")
+    lines += [f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {v}'
+              for i, v in enumerate(per_pos)]
+    if generation is not None:
+        lines += ["# TYPE vllm:generation_tokens_total counter", f"vllm:generation_tokens_total{{{labels}}} {generation}"]
+    return "\n".join(lines) + "\n" + extra
 
 
 def config_of(command: Command) -> dict:

@@ -1,68 +1,22 @@
-"""Tests for specviz.live.exposition: a real vLLM scrape checked by hand, other engines' exposition text,
-windows and restarts, and generated text that must never raise anything but a SpecvizError."""
+"""Tests for specviz.live.exposition: a real vLLM scrape and other engines' exposition text read by
+role, refusals of text cut short, malformed or past the limits, and generated text that must never
+raise anything but a SpecvizError (through to the figures of specviz.live.states)."""
 
 import math
-import re
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from conftest import finished_requests
+from conftest import prom_fixture, refused_with, sample_text, vllm_exposition
 from specviz import i18n
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import SpecvizError
 from specviz.live import exposition as prom
-from specviz.model import spec
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT.parent / "shared" / "samples"
-FIXTURES = ROOT / "tests" / "fixtures" / "prom"
-MODEL = "faruk_zahiragic/swiss-ai/Apertus-v1.5-70B-draft-n3-tp4-faruk_zahiragic-20260913T152358Z"
-
-
-def sample(name: str) -> str:
-    return (SAMPLES / name).read_text()
-
-
-def fixture(name: str) -> str:
-    return (FIXTURES / name).read_text()
-
-
-def refused(call, key: str) -> SpecvizError:
-    with pytest.raises(SpecvizError) as caught:
-        call()
-    assert caught.value.key == key, str(caught.value)
-    assert str(caught.value)  # the message renders
-    return caught.value
-
-
-def vllm(drafts, draft_tokens, accepted, per_pos, model="m", engine="0", generation=None, extra=""):
-    """vLLM V1 exposition text in the shape of the real scrape (``_total``, ``_created``, ``engine``)."""
-    labels = f'engine="{engine}",model_name="{model}"'
-    lines = []
-    for name, value in (("drafts", drafts), ("draft_tokens", draft_tokens), ("accepted_tokens", accepted)):
-        lines += [f"# TYPE vllm:spec_decode_num_{name}_total counter",
-                  f"vllm:spec_decode_num_{name}_total{{{labels}}} {value}",
-                  f"# TYPE vllm:spec_decode_num_{name}_created gauge",
-                  f"vllm:spec_decode_num_{name}_created{{{labels}}} 1.7893163568313677e+09"]
-    lines.append("# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter")
-    lines += [f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {v}'
-              for i, v in enumerate(per_pos)]
-    if generation is not None:
-        lines += ["# TYPE vllm:generation_tokens_total counter", f"vllm:generation_tokens_total{{{labels}}} {generation}"]
-    return "\n".join(lines) + "\n" + extra
-
-
-def one(text, previous=None, **kwargs):
-    states = prom.spec_decode_states(prom.parse(text, kwargs.pop("time", None)),
-                                     None if previous is None else prom.parse(*previous), **kwargs)
-    assert len(states) == 1
-    return states[0]
+from specviz.live.states import spec_decode_states
 
 
 class TestParse:
     def test_real_scrape_reads_totals_and_skips_created(self):
-        snapshot = prom.parse(sample("vllm_metrics_specdecode_excerpt.prom"))
+        snapshot = prom.parse(sample_text("vllm_metrics_specdecode_excerpt.prom"))
         drafts = snapshot.series["drafts"]
         assert list(drafts.values()) == [14902.0]
         # The _created gauge (1.789e9) is in no role: it is a time, not a count.
@@ -70,41 +24,41 @@ class TestParse:
         assert len(snapshot.series["accepted_per_pos"]) == 3
 
     def test_exponent_notation(self):
-        snapshot = prom.parse(fixture("vllm_v1_pr41916.prom"))
+        snapshot = prom.parse(prom_fixture("vllm_v1_pr41916.prom"))
         assert list(snapshot.series["drafts"].values()) == [6491797.0]
 
     def test_a_series_of_too_many_labels_is_refused_before_it_is_parsed(self):
         """One series of 160,000 labels (1.8 MB) cost prometheus_client 36 s of CPU: refused on its
         count of labels, and a long line on its length, before any parse."""
         line = "vllm:spec_decode_num_drafts_total{" + ",".join(f'l{i}="v"' for i in range(160_000)) + "} 1"
-        error = refused(lambda: prom.parse(line + "\n"), "prom.line_too_long")
+        error = refused_with(lambda: prom.parse(line + "\n"), "prom.line_too_long")
         assert error.params == {"length": len(line), "limit": 16_384} and len(line) > 1_800_000
         few = ",".join(f'l{i}="v"' for i in range(40))
-        error = refused(lambda: prom.parse(f"vllm:spec_decode_num_drafts_total{{{few}}} 1\n"), "prom.too_many_labels")
+        error = refused_with(lambda: prom.parse(f"vllm:spec_decode_num_drafts_total{{{few}}} 1\n"), "prom.too_many_labels")
         assert error.params == {"count": 40, "limit": 32}
 
     def test_too_many_series_or_models_are_refused(self, monkeypatch):
         """20,000 models added about 6 MB to the store per poll: a scrape holds at most
         SPECVIZ_METRICS_MAX_MODELS models and SPECVIZ_METRICS_MAX_SERIES series."""
-        text = "".join(vllm(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(101))
-        assert refused(lambda: prom.parse(text), "prom.too_many_models").params == {"count": 101, "limit": 100}
+        text = "".join(vllm_exposition(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(101))
+        assert refused_with(lambda: prom.parse(text), "prom.too_many_models").params == {"count": 101, "limit": 100}
         monkeypatch.setenv("SPECVIZ_METRICS_MAX_SERIES", "50")
-        assert refused(lambda: prom.parse(text), "prom.too_many_series").params["count"] == 101 * 6  # _created not read
+        assert refused_with(lambda: prom.parse(text), "prom.too_many_series").params["count"] == 101 * 6  # _created not read
         monkeypatch.setenv("SPECVIZ_METRICS_MAX_SERIES", "10000")
-        assert len(prom.parse("".join(vllm(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(100)))
+        assert len(prom.parse("".join(vllm_exposition(10, 30, 20, [8, 7, 5], model=f"m{i}") for i in range(100)))
                    .series["drafts"]) == 100
 
     def test_a_label_longer_than_what_is_stored_is_refused(self):
         """A model's name is stored with every snapshot and window and a saved run: the line limit
         alone let a name of 16,000 characters in."""
-        assert prom.parse(vllm(10, 30, 20, [8, 7, 5], model="m" * 500)).series["drafts"]
-        error = refused(lambda: prom.parse(vllm(10, 30, 20, [8, 7, 5], model="m" * 16_000)), "prom.label_too_long")
+        assert prom.parse(vllm_exposition(10, 30, 20, [8, 7, 5], model="m" * 500)).series["drafts"]
+        error = refused_with(lambda: prom.parse(vllm_exposition(10, 30, 20, [8, 7, 5], model="m" * 16_000)), "prom.label_too_long")
         assert error.params == {"label": "'model_name'", "length": 16_000, "limit": 500}
         assert str(error) == ("The source's label 'model_name' has a value of 16,000 characters; a label may have "
                               "500 (SPECVIZ_STORED_TEXT_CHARS).")
 
     def test_lines_of_other_families_are_not_read(self):
-        text = "this is no exposition text {{{\n" + vllm(10, 30, 20, [8, 7, 5])
+        text = "this is no exposition text {{{\n" + vllm_exposition(10, 30, 20, [8, 7, 5])
         assert list(prom.parse(text).series["drafts"].values()) == [10.0]
 
     @pytest.mark.parametrize("text", [
@@ -129,18 +83,18 @@ class TestParse:
         """An attack pass: a body cut inside its last value ("... 2000" sent as "... 20") was read, an
         acceptance rate of 0.0067 for 0.667. A line without its line feed is a cut one; a comment or
         a blank last line is not."""
-        whole = sample("vllm_metrics_specdecode_excerpt.prom")
+        whole = sample_text("vllm_metrics_specdecode_excerpt.prom")
         cut = 'vllm:spec_decode_num_accepted_tokens_total{engine="1",model_name="m"} 20'
-        error = refused(lambda: prom.parse(whole + cut), "prom.cut_short")
+        error = refused_with(lambda: prom.parse(whole + cut), "prom.cut_short")
         assert error.params["line"] == cut
         assert prom.parse(whole + "# EOF").series == prom.parse(whole).series
         # Any line cut: a _created gauge or a HELP line may be all that shows of a body cut after its
         # counters (a second pass: such cuts were read, and a window missing counters recorded).
         for cut in ('vllm:spec_decode_num_drafts_created{engine="0",model_name="m"} 1.78', "# HELP vllm:spec_dec",
                     "some_other_family 1"):
-            assert refused(lambda: prom.parse(whole + cut), "prom.cut_short").params["line"] == cut
+            assert refused_with(lambda: prom.parse(whole + cut), "prom.cut_short").params["line"] == cut
         long = "x" * 300
-        assert refused(lambda: prom.parse(whole + long), "prom.cut_short").params["line"] == "x" * 120 + "…"
+        assert refused_with(lambda: prom.parse(whole + long), "prom.cut_short").params["line"] == "x" * 120 + "…"
 
     def test_nan_inf_and_negative_counters_are_left_out_with_a_notice(self):
         text = ('vllm:spec_decode_num_drafts_total{engine="0"} NaN\n'
@@ -154,399 +108,6 @@ class TestParse:
         assert list(snapshot.series["drafts"].values()) == [4.0]
         assert [n.params["count"] for n in snapshot.notices] == [4]
         assert str(snapshot.notices[0]).startswith("4 values of vllm:spec_decode_num_drafts_total")
-
-
-class TestSpecDecodeStates:
-    def test_real_scrape_by_hand(self):
-        # The file's numbers: 14902 drafts, 44706 draft tokens, 31680 accepted, per position
-        # 12371, 10390, 8919 (which sum to 31680).
-        state = one(sample("vllm_metrics_specdecode_excerpt.prom"))
-        assert (state.engine, state.model_name, state.window) == ("vllm-v1", MODEL, False)
-        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (14902, 44706, 31680)
-        assert state.acceptance_rate == pytest.approx(31680 / 44706)            # 0.7086
-        assert state.acceptance_length == pytest.approx(1 + 31680 / 14902)      # 3.1259
-        assert state.num_speculative_tokens == 3                                # 44706 = 3 × 14902
-        assert spec.expected_tokens(state.alpha_iid, 3) == pytest.approx(state.acceptance_length)
-        assert state.alpha_iid == pytest.approx(0.8374, abs=1e-4)
-        assert state.per_position_acceptance == pytest.approx([12371 / 14902, 10390 / 14902, 8919 / 14902])
-        assert state.per_position_conditional == pytest.approx([12371 / 14902, 10390 / 12371, 8919 / 10390])
-        assert state.zero_accept_rate == pytest.approx(1 - 12371 / 14902)       # 0.1698
-        assert state.summed_labels == () and not state.counter_reset
-
-    def test_real_scrape_says_why_companions_are_absent(self):
-        state = one(sample("vllm_metrics_specdecode_excerpt.prom"))
-        assert state.running_requests is None and state.itl_p50 is None
-        assert state.absent["running_requests"].key == "prom.absent.not_exported"
-        assert "num_requests_running" in str(state.absent["running_requests"])
-        assert state.absent["generation_throughput"].key == "prom.absent.not_a_window"
-        # Every figure that is None has a reason, and no figure that is present has one.
-        for name in prom.SpecDecodeState.__dataclass_fields__.keys() & prom._FIGURES:
-            assert (getattr(state, name) is None) == (name in state.absent), name
-
-    def test_pr41916_excerpt_lacks_the_accepted_counter(self):
-        state = one(fixture("vllm_v1_pr41916.prom"))
-        assert state.drafts == state.draft_tokens == 6491797 and state.num_speculative_tokens == 1
-        assert state.acceptance_rate is None and state.acceptance_length is None and state.alpha_iid is None
-        assert state.absent["acceptance_rate"] == state.absent["accepted_tokens"]
-        assert "spec_decode_num_accepted_tokens" in str(state.absent["acceptance_rate"])
-
-    def test_data_parallel_engines_are_summed_and_kept_apart_on_request(self):
-        text = sample("vllm_metrics_specdecode_excerpt.prom")
-        second = text.replace('engine="0"', 'engine="1"').replace("14902.0", "10000.0")
-        both = text + second
-        state = one(both)
-        assert state.drafts == 24902 and state.draft_tokens == 2 * 44706
-        assert state.summed_labels == ("engine",)
-        assert any(n.key == "prom.notice.summed" and "engine" in str(n) for n in state.notices)
-        apart = prom.spec_decode_states(prom.parse(both), split_by=("engine",))
-        assert [(s.labels, s.drafts) for s in apart] == [({"engine": "0"}, 14902), ({"engine": "1"}, 10000)]
-        assert apart[0].summed_labels == ()
-
-    def test_several_models_on_one_server(self):
-        text = vllm(100, 300, 150, [60, 50, 40], model="a") + vllm(10, 20, 5, [4, 1], model="b")
-        states = prom.spec_decode_states(prom.parse(text))
-        assert [(s.model_name, s.acceptance_length, s.num_speculative_tokens) for s in states] == \
-            [("a", 2.5, 3.0), ("b", 1.5, 2.0)]
-
-    def test_vllm_v0(self):
-        # issue #9539's log: 8547 accepted, 13311 drafted at k = 3, 10616 emitted.
-        state = one(fixture("vllm_v0_composed.prom"))
-        assert state.engine == "vllm-v0"
-        assert state.acceptance_rate == pytest.approx(0.642, abs=5e-4)
-        assert state.reported_acceptance_rate == pytest.approx(state.acceptance_rate)
-        assert state.system_efficiency == pytest.approx(0.598, abs=5e-4)
-        assert state.emitted_tokens == 10616
-        for name in ("acceptance_length", "num_speculative_tokens", "alpha_iid"):
-            assert getattr(state, name) is None and state.absent[name].key == "prom.absent.v0_no_drafts"
-        # Why not 1 + accepted/steps: steps = 13311/3 = 4437 each emit one token beyond the accepted
-        # prefix, so the prefix is at most 10616 − 4437 = 6179 < 8547 accepted.
-        assert 10616 - 13311 / 3 < 8547
-
-    def test_sglang_without_speculation_is_refused(self):
-        with pytest.raises(SpecvizError) as caught:
-            prom.spec_decode_states(prom.parse(fixture("sglang_docs.prom")))
-        assert caught.value.key == "prom.no_spec_decode"
-        assert "speculative decoding enabled" in str(caught.value)
-
-    def test_a_scrape_whose_every_value_was_left_out_says_so(self):
-        """It had said that no speculative-decoding metrics were found, and lost the notice of the
-        values left out (the attack pass)."""
-        text = ("# TYPE vllm:spec_decode_num_accepted_tokens counter\n"
-                'vllm:spec_decode_num_accepted_tokens_total{model_name="m"} NaN\n')
-        with pytest.raises(SpecvizError) as caught:
-            prom.spec_decode_states(prom.parse(text))
-        assert caught.value.key == "prom.no_spec_decode_values"
-        assert "vllm:spec_decode_num_accepted_tokens" in caught.value.params["metrics"]
-
-    def test_sglang_gauges_and_companions(self):
-        state = one(fixture("sglang_docs.prom") + fixture("sglang_spec_composed.prom"))
-        assert (state.engine, state.model_name) == ("sglang", "meta-llama/Llama-3.1-8B-Instruct")
-        assert (state.acceptance_length, state.acceptance_rate) == (2.71, 0.57)
-        assert state.alpha_iid is None and state.absent["alpha_iid"].key == "prom.absent.no_gamma"
-        assert state.drafts is None and state.absent["drafts"].key == "prom.absent.not_exported"
-        assert any(n.key == "prom.notice.gauge_source" for n in state.notices)
-        # The docs' own numbers: 162 running, 2826 queued, token usage 0.28, 7.557572e+06 generated.
-        assert (state.running_requests, state.waiting_requests, state.kv_cache_usage) == (162, 2826, 0.28)
-        assert state.generation_tokens == 7557572
-        # SGLang's time_per_output_token is per request, not the inter-token latency: not read.
-        assert state.itl_p50 is None and state.absent["itl_p50"].key == "prom.absent.not_exported"
-
-    def test_sglang_replicas_that_disagree_give_no_figure(self):
-        text = fixture("sglang_spec_composed.prom") + fixture("sglang_spec_composed.prom").replace(
-            'tp_rank="0"', 'tp_rank="1"').replace("2.71", "2.5").replace("# ", "#x ")
-        text = "".join(line + "\n" for line in text.splitlines() if not line.startswith("#x"))
-        state = one(text)
-        assert state.acceptance_length is None
-        assert state.absent["acceptance_length"].key == "prom.absent.gauges_disagree"
-        assert state.acceptance_rate == 0.57  # both replicas report 0.57
-
-    def test_llamacpp_before_speculation_counters_is_refused(self):
-        with pytest.raises(SpecvizError) as caught:
-            prom.spec_decode_states(prom.parse(fixture("llamacpp_ik_llama_pr695.prom")))
-        assert caught.value.key == "prom.no_spec_decode"
-
-    def test_llamacpp_counters(self):
-        state = one(fixture("llamacpp_spec_composed.prom"))
-        assert (state.engine, state.model_name) == ("llama.cpp", "")
-        assert state.acceptance_length == pytest.approx(1 + 1032 / 400)         # 3.58
-        assert state.num_speculative_tokens == 4
-        assert state.per_position_conditional == pytest.approx([352 / 400, 296 / 352, 224 / 296, 160 / 224])
-        assert state.zero_accept_rate == pytest.approx(48 / 400)
-        assert state.running_requests == 2 and state.generation_tokens == 3469
-
-    def test_counters_without_type_lines(self):
-        text = "".join(line + "\n" for line in fixture("llamacpp_spec_composed.prom").splitlines()
-                       if not line.startswith("#"))
-        assert one(text).acceptance_length == pytest.approx(1 + 1032 / 400)
-
-    def test_trtllm_scrape_by_hand(self):
-        """trtllm_spec_composed_1.prom: per position 3000 drafted at each of 3 positions and
-        2400, 1800, 1200 accepted; the iteration counters (10800, 6480) and the gauge (2.75) are not
-        read where the per-position counters are there."""
-        state = one(fixture("trtllm_spec_composed_1.prom"))
-        assert (state.engine, state.model_name, state.window) == ("trt-llm", "undefined", False)
-        # drafts = position 0's 3000; draft tokens 3 × 3000 = 9000; accepted 2400 + 1800 + 1200 = 5400
-        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (3000, 9000, 5400)
-        assert state.acceptance_rate == pytest.approx(0.6)                      # 5400 / 9000
-        assert state.acceptance_length == pytest.approx(2.8)                    # 1 + 5400 / 3000
-        assert state.num_speculative_tokens == 3                                # 9000 / 3000
-        # α solves 1 + α + α² + α³ = 2.8: 0.7655 (0.7655² = 0.5860, ³ = 0.4486; sum 2.8001)
-        assert state.alpha_iid == pytest.approx(0.7655, abs=1e-4)
-        assert spec.expected_tokens(state.alpha_iid, 3) == pytest.approx(2.8)
-        assert state.per_position_acceptance == pytest.approx([0.8, 0.6, 0.4])  # 2400, 1800, 1200 / 3000
-        assert state.per_position_conditional == pytest.approx([0.8, 0.75, 1200 / 1800])
-        assert state.zero_accept_rate == pytest.approx(0.2)
-        assert state.reported_acceptance_length == 2.75  # the gauge, beside the counted length
-        assert (state.running_requests, state.waiting_requests, state.kv_cache_usage) == (24, 3, 0.41)
-        assert state.generation_tokens == 8440
-        # pid is on the gauges only (prometheus_client's multiprocess mode): one process, nothing summed.
-        assert state.summed_labels == () and not any(n.key == "prom.notice.summed" for n in state.notices)
-        assert state.draft_overhead == 0.18  # the gauge: draft latency / iteration latency, one iteration's
-        assert [n.key for n in state.notices] == ["prom.notice.trtllm_per_request", "prom.notice.trtllm_draft_overhead"]
-
-    def test_trtllm_window_by_hand(self):
-        """30 s later: drafted 3500 at each position, accepted 2800, 2050, 1330, generated 9730."""
-        state = one(fixture("trtllm_spec_composed_2.prom"), previous=(fixture("trtllm_spec_composed_1.prom"), 100.0),
-                    time=130.0)
-        assert state.window and state.seconds == 30
-        # drafts 3500 − 3000 = 500; draft tokens 3 × 500 = 1500; accepted 400 + 250 + 130 = 780
-        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (500, 1500, 780)
-        assert state.acceptance_rate == pytest.approx(0.52)                     # 780 / 1500
-        assert state.acceptance_length == pytest.approx(2.56)                   # 1 + 780 / 500
-        # α solves 1 + α + α² + α³ = 2.56: 0.7069 (0.7069² = 0.4998, ³ = 0.3533; sum 2.5600)
-        assert state.alpha_iid == pytest.approx(0.7069, abs=1e-4)
-        assert state.per_position_acceptance == pytest.approx([0.8, 0.5, 0.26])  # 400, 250, 130 / 500
-        assert state.per_position_conditional == pytest.approx([0.8, 0.625, 0.52])  # 250 / 400, 130 / 250
-        assert state.zero_accept_rate == pytest.approx(0.2)
-        assert state.generation_tokens == 1290 and state.generation_throughput == pytest.approx(43.0)  # 1290 / 30
-        assert (state.running_requests, state.kv_cache_usage, state.reported_acceptance_length) == (30, 0.47, 2.5)
-        assert state.draft_overhead == 0.2  # a gauge has no window: the later scrape's
-        assert not state.counter_reset
-
-    @pytest.mark.parametrize("value, reason", [("0.0", "prom.absent.draft_overhead_untimed"),
-                                               ("1.5", "prom.absent.draft_overhead_over_one")])
-    def test_a_trtllm_draft_overhead_of_zero_or_above_one_is_not_shown(self, value, reason):
-        """0 is what TensorRT-LLM reports where nothing timed a draft (a one-model MTP or EAGLE-3 head,
-        an n-gram drafter, an iteration without drafts); above 1 a part would outlast the whole."""
-        text = fixture("trtllm_spec_composed_1.prom").replace(
-            'trtllm_spec_decode_draft_overhead{engine_type="undefined",model_name="undefined",pid="2417"} 0.18',
-            f'trtllm_spec_decode_draft_overhead{{engine_type="undefined",model_name="undefined",pid="2417"}} {value}')
-        state = one(text)
-        assert state.draft_overhead is None and state.absent["draft_overhead"].key == reason
-        assert "prom.notice.trtllm_draft_overhead" not in [n.key for n in state.notices]
-
-    def test_trtllm_processes_that_disagree_on_the_draft_overhead_give_none(self):
-        text = fixture("trtllm_spec_composed_1.prom") + (
-            'trtllm_spec_decode_draft_overhead{engine_type="undefined",model_name="undefined",pid="2418"} 0.3\n')
-        state = one(text)
-        assert state.draft_overhead is None and state.absent["draft_overhead"].key == "prom.absent.gauges_disagree"
-
-    def test_only_trtllm_has_a_draft_overhead(self):
-        state = one(vllm(1000, 3000, 1800, [800, 600, 400]))
-        assert state.draft_overhead is None
-        assert state.absent["draft_overhead"] == Notice("prom.absent.draft_overhead_engine", engine="vllm-v1")
-
-    @staticmethod
-    def without_per_position(name: str) -> str:
-        """A TensorRT-LLM of PR #12545 and before PR #12636: the iteration counters and gauges only."""
-        return "".join(line for line in fixture(name).splitlines(keepends=True)
-                       if "spec_decode_drafted_tokens" not in line and "spec_decode_accepted_tokens" not in line)
-
-    def test_trtllm_iteration_counters_and_gauge(self):
-        state = one(self.without_per_position("trtllm_spec_composed_1.prom"))
-        assert state.engine == "trt-llm" and state.drafts is None
-        assert (state.draft_tokens, state.accepted_tokens) == (10800, 6480)
-        assert state.acceptance_rate == pytest.approx(0.6)                      # 6480 / 10800, sampled iterations
-        assert state.acceptance_length == 2.75                                  # the gauge, one iteration's
-        assert state.absent["drafts"].key == "prom.absent.trtllm_no_drafts"
-        assert state.absent["num_speculative_tokens"] == state.absent["drafts"]
-        assert state.absent["alpha_iid"].key == "prom.absent.no_gamma"
-        assert state.per_position_acceptance is None
-        assert "spec_decode_accepted_tokens{token_position}" in str(state.absent["per_position_acceptance"])
-        assert [n.key for n in state.notices] == ["prom.notice.trtllm_sampled", "prom.notice.trtllm_gauge",
-                                                  "prom.notice.trtllm_draft_overhead"]
-
-    def test_trtllm_iteration_counters_over_a_window(self):
-        state = one(self.without_per_position("trtllm_spec_composed_2.prom"),
-                    previous=(self.without_per_position("trtllm_spec_composed_1.prom"), 100.0), time=130.0)
-        # draft tokens 12960 − 10800 = 2160, accepted 7668 − 6480 = 1188: 1188 / 2160 = 0.55
-        assert (state.draft_tokens, state.accepted_tokens) == (2160, 1188)
-        assert state.acceptance_rate == pytest.approx(0.55)
-        # A gauge has no window: the length is the latest scrape's gauge, whatever the one before said.
-        assert state.acceptance_length == 2.5 and state.alpha_iid is None
-        assert state.generation_throughput == pytest.approx(43.0)
-
-    def test_trtllm_says_why_figures_are_absent(self):
-        state = one(fixture("trtllm_spec_composed_1.prom"))
-        # Its time_per_output_token histogram is per request, not the inter-token latency: not read.
-        assert state.itl_p50 is None and state.absent["itl_p50"].key == "prom.absent.not_exported"
-        assert state.absent["reported_acceptance_rate"].key == "prom.absent.not_exported"
-        for name in prom.SpecDecodeState.__dataclass_fields__.keys() & prom._FIGURES:
-            assert (getattr(state, name) is None) == (name in state.absent), name
-        for notice in [*state.absent.values(), *state.notices,
-                       *one(self.without_per_position("trtllm_spec_composed_1.prom")).absent.values()]:
-            assert str(notice) and i18n.t(notice.key, "vi", **notice.params)
-
-    def test_window_between_two_snapshots(self):
-        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
-        after = vllm(1500, 4500, 2500, [1200, 800, 500], generation=7000)
-        state = one(after, previous=(before, 100.0), time=110.0)
-        assert state.window and state.seconds == 10
-        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (500, 1500, 700)
-        assert state.acceptance_length == pytest.approx(1 + 700 / 500)
-        assert state.per_position_acceptance == pytest.approx([400 / 500, 200 / 500, 100 / 500])
-        assert state.generation_tokens == 2000 and state.generation_throughput == pytest.approx(200.0)
-        assert not state.counter_reset
-
-    def test_a_window_read_between_two_position_updates_says_so(self):
-        """Position 2 counted 5 more steps in the window than position 1: the first snapshot was
-        read after position 2's counter moved and before position 1's did."""
-        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
-        after = vllm(1010, 3030, 1826, [808, 611, 407], generation=5040)
-        state = one(after, previous=(before, 100.0), time=101.0)
-        assert state.per_position_conditional[1] == pytest.approx(11 / 8)
-        notice = next(n for n in state.notices if n.key == "prom.notice.conditional_over_one")
-        assert notice.params == {"positions": "2"}
-        assert not any(n.key == "prom.notice.conditional_over_one" for n in one(before).notices)
-
-    def test_positions_accepted_by_more_drafts_than_there_were_are_left_out(self):
-        """An attack pass: 2,000, 3,000 and 4,000 acceptances at positions 0-2 against 1,000 drafts gave
-        shares of 2, 3 and 4 and a zero-accept share of -100 %, shown and stored; 5 positions against
-        3 draft tokens a draft kept a share of 1.1."""
-        state = one(vllm(1000, 3000, 1800, [2000, 3000, 4000]))
-        assert state.per_position_acceptance is None and state.zero_accept_rate is None
-        assert state.absent["zero_accept_rate"] == Notice("prom.absent.position_over_drafts", position=0,
-                                                          accepted=2000.0, drafts=1000.0)
-        five = one(vllm(1000, 3000, 1800, [800, 500, 300, 150, 50]))
-        assert five.per_position_acceptance is None and five.absent["per_position_acceptance"].key == \
-            "prom.absent.positions_over_gamma"
-        # A window read between two updates, position 0 one step ahead of the drafts: its shares stay,
-        # but no share of drafts is below 0.
-        raced = one(vllm(1010, 3030, 1826, [1011, 608, 404]), previous=(vllm(1000, 3000, 1800, [1000, 600, 400]), None))
-        assert raced.per_position_acceptance == pytest.approx([1.1, 0.8, 0.4])
-        assert raced.zero_accept_rate is None and raced.absent["zero_accept_rate"].key == "prom.absent.zero_accept_race"
-
-    def test_window_across_a_restart_counts_from_zero(self):
-        before = vllm(1000, 3000, 1800, [800, 600, 400], generation=5000)
-        after = vllm(40, 120, 60, [30, 20, 10], generation=300)
-        state = one(after, previous=(before, 100.0), time=110.0)
-        assert state.counter_reset
-        assert (state.drafts, state.accepted_tokens, state.generation_tokens) == (40, 60, 300)
-        assert state.generation_throughput == pytest.approx(30.0)
-        assert any(n.key == "prom.notice.counter_reset" for n in state.notices)
-
-    def test_a_restart_whose_counters_climbed_past_the_old_values_counts_from_zero(self):
-        """vLLM 0.25.1's real scrape (drafts 48, draft tokens 144, accepted 144, 48 a position,
-        generation 192, process_start_time_seconds 1787495985.34), then the same server restarted at
-        1787496600 that served more before the next scrape: drafts 60, draft tokens 180, accepted
-        150 (50 a position), generation 250, each above its old value. The window is the new
-        counts (acceptance length 1 + 150/60 = 3.5, rate 150/180), not the new less the old
-        (1 + 6/12 = 1.5)."""
-        before = sample("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt")
-        after = before.replace("process_start_time_seconds 1.78749598534e+09", "process_start_time_seconds 1.7874966e+09")
-        for old, new in (("spec_decode_num_drafts_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 48.0", "60.0"),
-                         ("spec_decode_num_draft_tokens_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 144.0", "180.0"),
-                         ("spec_decode_num_accepted_tokens_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 144.0", "150.0"),
-                         ("generation_tokens_total{engine=\"0\",model_name=\"facebook/opt-125m\"} 192.0", "250.0")):
-            assert old in after
-            after = after.replace(old, old.rsplit(" ", 1)[0] + " " + new)
-        after = re.sub(r'(per_pos_total\{[^}]*\}) 48\.0', r"\1 50.0", after)
-        state = one(after, previous=(before, 100.0), time=110.0)
-        assert (state.drafts, state.draft_tokens, state.accepted_tokens, state.generation_tokens) == (60, 180, 150, 250)
-        assert state.acceptance_length == 3.5 and state.acceptance_rate == pytest.approx(150 / 180)
-        assert state.per_position_acceptance == pytest.approx([50 / 60] * 3)
-        assert state.counter_reset and any(n.key == "prom.notice.counter_reset" for n in state.notices)
-        # The same counters without the start time's change: the window of an unbroken server.
-        same = one(after.replace("1.7874966e+09", "1.78749598534e+09"), previous=(before, 100.0), time=110.0)
-        assert (same.drafts, same.accepted_tokens, same.acceptance_length) == (12, 6, 1.5) and not same.counter_reset
-
-    def test_a_process_s_restart_counts_only_the_series_that_carry_its_labels(self):
-        """Two servers in one scrape, told apart by instance, each with its start time: only the
-        restarted one's counters count from zero (a: 1500 − 0; b: 1500 − 1000)."""
-        def scrape(counts: dict[str, int], started: dict[str, float]) -> str:
-            lines = ["# TYPE process_start_time_seconds gauge"]
-            lines += [f'process_start_time_seconds{{instance="{i}"}} {t}' for i, t in started.items()]
-            for i, n in counts.items():
-                lines += [f'vllm:spec_decode_num_{name}_total{{instance="{i}",model_name="m"}} {n * k}'
-                          for name, k in (("drafts", 1), ("draft_tokens", 3), ("accepted_tokens", 2))]
-            return "\n".join(lines) + "\n"
-        before = scrape({"a": 1000, "b": 1000}, {"a": 1.7e9, "b": 1.7e9})
-        after = scrape({"a": 1500, "b": 1500}, {"a": 1.7e9 + 600, "b": 1.7e9})
-        [a, b] = prom.spec_decode_states(prom.parse(after), prom.parse(before), split_by=("instance",))
-        assert (a.labels, a.drafts, a.counter_reset) == ({"instance": "a"}, 1500, True)
-        assert (b.labels, b.drafts, b.counter_reset) == ({"instance": "b"}, 500, False)
-        summed = one(after, previous=(before, None))  # one model, the two summed: a restart in it
-        assert summed.drafts == 2000 and summed.counter_reset
-        # A start time that one scrape lacks (another process's pid) is no restart.
-        moved = after.replace('process_start_time_seconds{instance="a"}', 'process_start_time_seconds{instance="c"}')
-        assert one(moved, previous=(before, None)).drafts == 1000
-
-    def test_a_series_born_inside_the_window_counts_from_zero(self):
-        before = vllm(0, 0, 0, [])
-        after = vllm(10, 30, 12, [6, 4, 2])
-        state = one(after, previous=(before, None))
-        assert state.per_position_acceptance == pytest.approx([0.6, 0.4, 0.2]) and not state.counter_reset
-
-    def test_empty_window_says_why(self):
-        text = vllm(10, 30, 12, [6, 4, 2])
-        state = one(text, previous=(text, None))
-        assert state.drafts == 0 and state.acceptance_length is None
-        assert state.absent["acceptance_length"].key == "prom.absent.zero"
-        assert state.absent["generation_throughput"].key == "prom.absent.no_time"
-
-    def test_more_accepted_than_drafted_is_no_rate(self):
-        """Counters that say 120 accepted of 30 drafted are no run's: the rate had come out 4.0 (a
-        hostile server's 2,237), where an import refuses a rate above 1."""
-        state = one(vllm(10, 30, 120, [6, 4, 2]))
-        assert state.acceptance_rate is None and state.acceptance_length is None and state.alpha_iid is None
-        assert state.absent["acceptance_rate"] == Notice("prom.absent.more_accepted", accepted=120.0, drafted=30.0)
-
-    def test_a_counter_left_out_is_named_as_left_out_not_as_unexported(self):
-        """A drafts counter of NaN made `specviz metrics` say the scrape "holds no" such counter (the
-        attack pass): it holds one, broken. Another model's NaN leaves this one's reason alone."""
-        text = vllm("NaN", 30, 12, [6, 4, 2]) + vllm("NaN", 30, 12, [6, 4, 2], model="other")
-        text += 'vllm:spec_decode_num_drafts_total{engine="0",model_name="third"} 5\n'
-        [other, mine, third] = prom.spec_decode_states(prom.parse(text))
-        for state in (other, mine):
-            assert state.absent["acceptance_length"] == Notice(
-                "prom.absent.not_finite", metric="spec_decode_num_drafts")
-        assert third.absent["acceptance_rate"].key == "prom.absent.not_exported"
-        assert str(mine.absent["acceptance_length"]).startswith("spec_decode_num_drafts is in this scrape")
-        # Over a window, a value broken in the later scrape is named the same way.
-        window = one(vllm("NaN", 30, 12, [6, 4, 2]), previous=(vllm(5, 15, 6, [3, 2, 1]), None))
-        assert window.absent["acceptance_length"].key == "prom.absent.not_finite"
-
-    def test_variable_draft_length_has_no_alpha(self):
-        state = one(vllm(10, 25, 12, [6, 4, 2]))
-        assert state.num_speculative_tokens == 2.5 and state.alpha_iid is None
-        assert state.absent["alpha_iid"].key == "prom.absent.gamma_not_whole"
-
-    def test_positions_with_a_gap(self):
-        state = one(vllm(10, 30, 12, [6, 4, 2]).replace('position="1"', 'position="7"'))
-        assert state.per_position_acceptance is None
-        assert "0, 2, 7" in str(state.absent["per_position_acceptance"])
-
-    def test_inter_token_latency_and_gauges(self):
-        labels = 'engine="0",model_name="m"'
-        extra = "\n".join([
-            "# TYPE vllm:num_requests_running gauge", f"vllm:num_requests_running{{{labels}}} 12",
-            "# TYPE vllm:num_requests_waiting gauge", f"vllm:num_requests_waiting{{{labels}}} 3",
-            "# TYPE vllm:kv_cache_usage_perc gauge", f"vllm:kv_cache_usage_perc{{{labels}}} 0.25",
-            "# TYPE vllm:inter_token_latency_seconds histogram",
-            *(f'vllm:inter_token_latency_seconds_bucket{{{labels},le="{le}"}} {n}'
-              for le, n in (("0.01", 10), ("0.02", 60), ("0.05", 95), ("+Inf", 100))),
-            f"vllm:inter_token_latency_seconds_sum{{{labels}}} 2.1",
-            f"vllm:inter_token_latency_seconds_count{{{labels}}} 100", ""])
-        state = one(vllm(10, 30, 12, [6, 4, 2], extra=extra))
-        assert (state.running_requests, state.waiting_requests, state.kv_cache_usage) == (12, 3, 0.25)
-        # p50: rank 50 in (0.01, 0.02], 40 of its 50 → 0.018; p99: rank 99 in (0.05, +Inf] → 0.05.
-        assert state.itl_p50 == pytest.approx(0.018) and state.itl_p99 == 0.05
-
-    def test_every_reason_renders(self):
-        states = [one(fixture(name)) for name in ("vllm_v0_composed.prom", "llamacpp_spec_composed.prom")]
-        for state in states:
-            for notice in [*state.absent.values(), *state.notices]:
-                assert str(notice) and i18n.t(notice.key, **notice.params)
 
 
 # Generated exposition text: valid lines of the read families with odd labels and values, and broken
@@ -591,7 +152,7 @@ _texts = st.lists(_line(), max_size=25).map("\n".join)
 
 def _checked(text: str, previous: str | None):
     try:
-        states = prom.spec_decode_states(prom.parse(text, 2.0), None if previous is None else prom.parse(previous, 1.0))
+        states = spec_decode_states(prom.parse(text, 2.0), None if previous is None else prom.parse(previous, 1.0))
     except SpecvizError as error:
         assert error.key in i18n.catalogue("en") and str(error)
         return
@@ -605,74 +166,6 @@ def _checked(text: str, previous: str | None):
             assert 0 <= state.alpha_iid <= 1
         for notice in [*state.absent.values(), *state.notices]:
             assert str(notice)
-
-
-class TestFinishedRequests:
-    """The mean prompt P and output O of the requests that finished, and the mean context P + O/2."""
-
-    def test_the_real_scrape_s_three_requests_of_20_in_and_64_out(self):
-        """vllm_0.25.1's scrape: 3 requests, 60 prompt and 192 generation tokens (its histograms'
-        _sum), so P = 60 / 3 = 20, O = 192 / 3 = 64 and the context 20 + 64/2 = 52."""
-        state = one(sample("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt"))
-        assert (state.mean_prompt_tokens, state.mean_output_tokens, state.mean_context) == (20, 64, 52)
-        assert state.summed_labels == ()
-
-    def test_a_window_in_which_three_requests_finished(self):
-        """Before: 2 requests, 100 and 300 tokens. After: 5, 160 and 492. The window's 3 requests
-        took 60 and 192 tokens: P 20, O 64, context 52 (the histograms' buckets are not read)."""
-        before = vllm(100, 300, 150, [60, 50, 40]) + finished_requests(2, 100, 300)
-        after = vllm(200, 600, 300, [120, 100, 80]) + finished_requests(5, 160, 492)
-        state = one(after, previous=(before, 100.0), time=110.0)
-        assert (state.mean_prompt_tokens, state.mean_output_tokens, state.mean_context) == (20, 64, 52)
-        assert not {"mean_prompt_tokens", "mean_output_tokens", "mean_context"} & state.absent.keys()
-
-    def test_a_window_in_which_no_request_finished_says_so(self):
-        text = vllm(100, 300, 150, [60, 50, 40]) + finished_requests(2, 100, 300)
-        later = vllm(200, 600, 300, [120, 100, 80]) + finished_requests(2, 100, 300)
-        state = one(later, previous=(text, 100.0), time=110.0)
-        assert state.mean_prompt_tokens is state.mean_output_tokens is state.mean_context is None
-        assert {state.absent[name].key for name in ("mean_prompt_tokens", "mean_output_tokens", "mean_context")} \
-            == {"prom.absent.no_finished_requests"}
-
-    def test_a_restart_counts_the_finished_requests_from_zero(self):
-        """5 requests before, 1 of 30 in and 10 out after a restart: P 30, O 10, context 35."""
-        before = vllm(200, 600, 300, [120, 100, 80]) + finished_requests(5, 160, 492)
-        after = vllm(10, 30, 15, [6, 5, 4]) + finished_requests(1, 30, 10)
-        state = one(after, previous=(before, 100.0), time=110.0)
-        assert state.counter_reset and (state.mean_prompt_tokens, state.mean_output_tokens, state.mean_context) \
-            == (30, 10, 35)
-
-    def test_sglang_s_counters_over_its_finished_requests(self):
-        """The docs' scrape has prompt and generation counters but no num_requests_total (an SGLang
-        before it): absent, named. With 11,228 requests (its e2e histogram's count), P = 8,128,902 /
-        11,228 and O = 7,557,572 / 11,228."""
-        text = fixture("sglang_docs.prom") + fixture("sglang_spec_composed.prom")
-        state = one(text)
-        assert state.mean_context is None and state.absent["mean_context"].key == "prom.absent.not_exported"
-        assert "num_requests_total" in str(state.absent["mean_context"])
-        counted = one(text + '# TYPE sglang:num_requests_total counter\n'
-                             'sglang:num_requests_total{model_name="meta-llama/Llama-3.1-8B-Instruct"} 11228.0\n')
-        prompt, output = 8.128902e6 / 11228, 7.557572e6 / 11228
-        assert counted.mean_prompt_tokens == pytest.approx(prompt) and counted.mean_output_tokens == pytest.approx(output)
-        assert counted.mean_context == pytest.approx(prompt + output / 2)  # 723.98 + 336.55
-
-    def test_trtllm_s_counters_over_its_successful_requests(self):
-        """trtllm_spec_composed_1.prom has no prompt counter: absent. With 40 requests ending by
-        stop and 10 by length, 6,000 prompt tokens and its 8,440 generated: P 120, O 168.8, context
-        204.4; the finished_reason label is what a series counts, not a replica."""
-        text = fixture("trtllm_spec_composed_1.prom")
-        assert one(text).absent["mean_prompt_tokens"].key == "prom.absent.not_exported"
-        labels = 'engine_type="undefined",model_name="undefined"'
-        counted = one(text + "# TYPE trtllm_prompt_tokens_total counter\n"
-                      f"trtllm_prompt_tokens_total{{{labels}}} 6000.0\n# TYPE trtllm_request_success_total counter\n"
-                      f'trtllm_request_success_total{{{labels},finished_reason="stop"}} 40.0\n'
-                      f'trtllm_request_success_total{{{labels},finished_reason="length"}} 10.0\n')
-        assert (counted.mean_prompt_tokens, counted.mean_output_tokens) == (120, 168.8)
-        assert counted.mean_context == pytest.approx(204.4) and counted.summed_labels == one(text).summed_labels
-
-    def test_llamacpp_counts_no_finished_requests(self):
-        state = one(fixture("llamacpp_spec_composed.prom"))
-        assert state.mean_context is None and state.absent["mean_context"].key == "prom.absent.not_exported"
 
 
 class TestGeneratedText:
@@ -693,22 +186,3 @@ class TestGeneratedText:
     @given(st.text(max_size=300))
     def test_arbitrary_text(self, text):
         _checked(text, None)
-
-
-def test_a_position_written_in_other_digits_is_said_incomplete_not_raised():
-    """Found by the property over generated text: a position label '²' passed str.isdigit() and then
-    int() raised ValueError out of the parser."""
-    text = ('trtllm_spec_decode_accepted_tokens_total{model_name="m",engine="0",token_position="0",position="²"} 0.0\n')
-    states = prom.spec_decode_states(prom.parse(text, 2.0), None)
-    assert states and all(state.absent["per_position_acceptance"].key == "prom.absent.positions_incomplete"
-                          for state in states)
-
-
-def test_drafts_so_near_zero_that_the_shares_overflow_are_said_as_none_drafted():
-    """Found by the property over generated text: 1e-310 drafts against 1e10 accepted at position 0
-    made a share of inf (numpy's overflow warning), which a chart cannot draw."""
-    text = ('vllm:spec_decode_num_drafts_total{model_name="m",engine="0"} 1e-310\n'
-            'vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="0"} 1e10\n')
-    (state,) = prom.spec_decode_states(prom.parse(text, 2.0), None)
-    assert state.per_position_acceptance is None
-    assert state.absent["per_position_acceptance"] == Notice("prom.absent.zero", metric="drafts")

@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
-from specviz import cli
+from specviz import cli, i18n
 from test_app import explorer_app
 from specviz.errors import SpecvizError
 from specviz.results import benchmark_report, importers
@@ -276,6 +276,12 @@ class TestHostileYaml:
     def test_an_alias_inside_its_own_anchor(self):
         error = refused("loop.yaml", "run: {uid: x}\nresults: &r {profiling: *r}\n")
         assert (error.key, error.params["anchor"]) == ("ingest.yaml_recursive", "r")
+
+    def test_an_alias_of_no_anchor_is_said_in_the_reader_s_language(self):
+        error = refused("unknown.yaml", "run: {uid: x}\nresults: {profiling: *nowhere}\n")
+        assert error.key == "ingest.yaml_malformed"
+        assert "*nowhere names no anchor" in str(error)
+        assert "*nowhere không trỏ tới anchor" in i18n.message(error, "vi")
 
     @pytest.mark.parametrize("tagged", ['!!python/object/apply:os.system ["touch /tmp/pwned"]',
                                         "!!python/name:os.system", "!!binary aGVsbG8=", "!!timestamp 2025-01-01",

@@ -28,6 +28,8 @@ from conftest import ARTIFACTS, finished_requests
 from specviz import cli, i18n, settings
 from specviz.errors import SpecvizError
 from specviz.live import exposition as prom, prometheus, replay, scrape
+from specviz.live.states import spec_decode_states
+from specviz.live.roles import ROLES
 from specviz.model import spec
 
 SCRAPE_INTERVAL_S = 1
@@ -119,7 +121,7 @@ def wait_for_samples(base: str, servers: int, samples: int, timeout_s: float = 6
 
 def merged(snapshots: list[prom.Snapshot], time_: float) -> prom.Snapshot:
     """The snapshots of several servers as one scrape would hold them, told apart by ``instance``."""
-    series: dict[str, dict] = {role: {} for role in prom.ROLES}
+    series: dict[str, dict] = {role: {} for role in ROLES}
     for i, snapshot in enumerate(snapshots):
         for role, values in snapshot.series.items():
             for (prefix, labels), value in values.items():
@@ -152,7 +154,7 @@ def measured(fleet):
     end = time.time()
     after = merged([prom.parse(scrape.fetch_url(e.url)) for e in exporters], end)
     time.sleep(2 * SCRAPE_INTERVAL_S)  # Prometheus's scrapes up to ``end`` are in
-    [direct] = prom.spec_decode_states(after, before)
+    [direct] = spec_decode_states(after, before)
     frame = prometheus.query_window(base, end - start, at=end)
     return direct, frame, start, end
 
@@ -829,7 +831,7 @@ def test_the_mean_context_of_finished_requests_through_a_real_prometheus(tmp_pat
     with fake(200, metrics) as url, prometheus_server([url.split("//", 1)[1]], tmp_path) as base:
         before = prom.parse(scrape.fetch_url(url + "/metrics"), time.time())
         wait_for_samples(base, servers=1, samples=4)
-        [direct] = prom.spec_decode_states(prom.parse(scrape.fetch_url(url + "/metrics"), time.time()), before)
+        [direct] = spec_decode_states(prom.parse(scrape.fetch_url(url + "/metrics"), time.time()), before)
         frame = prometheus.query_window(base, "3s")
     row = frame.iloc[0]
     assert (direct.mean_prompt_tokens, direct.mean_output_tokens, direct.mean_context) == (20, 64, 52)

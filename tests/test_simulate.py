@@ -279,45 +279,32 @@ class TestLatency:
         assert result.tpot_p99_s == TIMES.spec_s / 2  # the 2-token steps set it
         assert result.itl_p99_s == TIMES.spec_s  # the per-token gap's p99 is a chunk's wait regardless
 
-    def test_measured_tokens(self):
-        measured = [1, 1, 2, 3, 5, 5, 5, 4]
-        result = simulate.latency(tokens=measured, gamma=4, times=TIMES, output_tokens=20, requests=300)
-        assert result.counts.tolist() == [2, 1, 1, 1, 3] and result.steps == 8
-        assert result.mean_tokens == pytest.approx(np.mean(measured)) and result.zero_accept_share == 0.25
-        assert math.isnan(result.expected_tokens)
-        full = simulate.latency(tokens=np.full(100, 5), times=TIMES, output_tokens=10, requests=20)
-        assert full.gamma == 4 and np.all(full.request_s == 2 * TIMES.spec_s)
-
-    def test_measured_tokens_resample_their_distribution(self):
-        measured = simulate.tokens_per_step(0.6, 3, steps=200_000, seed=1)
-        a = simulate.latency(tokens=measured, times=TIMES, output_tokens=300, requests=4000)
-        b = simulate.latency(0.6, 3, times=TIMES, output_tokens=300, requests=4000, seed=1)
-        assert a.request_mean_s == pytest.approx(b.request_mean_s, rel=0.01)
-
-    def test_alpha_spread_widens_the_request_tail(self):
+    def test_a_measured_mix_widens_the_request_tail(self):
         narrow = run(0.8, 4, output_tokens=300, requests=4000)
-        wide = run(0.8, 4, output_tokens=300, requests=4000, alpha_spread=5.0)
+        mix = np.random.default_rng(0).beta(4.0, 1.0, size=2000)  # requests' α, mean 0.8
+        wide = run(None, 4, output_tokens=300, requests=4000, request_alphas=mix)
         assert wide.request_p99_s > 1.5 * narrow.request_p99_s
         assert math.isnan(wide.expected_tokens)
         # The client's view of the simulated requests: gaps add up to the request latencies.
         assert wide.itl_mean_s * 300 == pytest.approx(wide.request_mean_s)
         assert wide.counts.sum() == wide.steps == round(wide.request_s.sum() / TIMES.spec_s)
 
-    def test_extreme_spreads_stay_valid(self):
-        for alpha, spread in [(5e-324, 0.5), (0.5, 1e-300), (1 - 1e-16, 1e-3), (0.5, simulate.MAX_SPREAD)]:
-            result = run(alpha, 4, output_tokens=20, requests=200, alpha_spread=spread)
+    def test_extreme_mixes_stay_valid(self):
+        for mix in [[5e-324], [1 - 1e-16], [0.0, 1.0]]:
+            result = run(None, 4, output_tokens=20, requests=200, request_alphas=mix)
             assert np.all((result.request_s >= 4 * TIMES.spec_s) & (result.request_s <= 20 * TIMES.spec_s))
 
-    def test_a_tight_spread_is_no_spread(self):
-        result = run(0.8, 4, output_tokens=300, requests=4000, alpha_spread=1e9)
+    def test_a_mix_of_one_alpha_is_that_alpha(self):
+        result = run(None, 4, output_tokens=300, requests=4000, request_alphas=[0.8] * 10)
         assert result.mean_tokens == pytest.approx(spec.expected_tokens(0.8, 4), rel=0.005)
-        assert np.all(run(1.0, 4, output_tokens=10, requests=20, alpha_spread=2.0).request_s == 2 * TIMES.spec_s)
+        assert np.all(run(None, 4, output_tokens=10, requests=20, request_alphas=[1.0]).request_s == 2 * TIMES.spec_s)
 
-    @pytest.mark.parametrize("spread", [None, 3.0])
-    def test_chunking_does_not_change_the_draw(self, monkeypatch, spread):
-        whole = run(0.7, 4, output_tokens=50, requests=300, alpha_spread=spread)
+    @pytest.mark.parametrize("mix", [None, [0.3, 0.7, 0.9]])
+    def test_chunking_does_not_change_the_draw(self, monkeypatch, mix):
+        alpha = None if mix else 0.7
+        whole = run(alpha, 4, output_tokens=50, requests=300, request_alphas=mix)
         monkeypatch.setattr(simulate, "_CHUNK_CELLS", 120)  # 2 requests per chunk
-        chunked = run(0.7, 4, output_tokens=50, requests=300, alpha_spread=spread)
+        chunked = run(alpha, 4, output_tokens=50, requests=300, request_alphas=mix)
         assert np.array_equal(whole.request_s, chunked.request_s)
         assert np.array_equal(whole.counts, chunked.counts)
 
@@ -335,10 +322,10 @@ class TestLatency:
 
     @settings(max_examples=40, deadline=None)
     @given(st.floats(0.0, 1.0), st.integers(0, 16), st.integers(1, 300), st.integers(1, 50),
-           st.integers(0, 2**32), st.one_of(st.none(), st.floats(0.1, 100.0)))
-    def test_invariants(self, alpha, gamma, output, requests, seed, spread):
-        result = simulate.latency(alpha, gamma, times=TIMES, output_tokens=output, requests=requests, steps=500,
-                                  seed=seed, alpha_spread=spread)
+           st.integers(0, 2**32), st.one_of(st.none(), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=20)))
+    def test_invariants(self, alpha, gamma, output, requests, seed, mix):
+        result = simulate.latency(None if mix else alpha, gamma, times=TIMES, output_tokens=output, requests=requests,
+                                  steps=500, seed=seed, request_alphas=mix)
         floor = math.ceil(output / (gamma + 1)) * TIMES.spec_s
         assert np.all(result.request_s >= floor - 1e-12) and np.all(result.request_s <= output * TIMES.spec_s + 1e-12)
         assert result.request_p50_s <= result.request_p90_s <= result.request_p99_s
@@ -365,25 +352,6 @@ class TestLatency:
         refused(lambda: run(gamma=-1), "simulate.bad_gamma")
         refused(lambda: simulate.latency(rates=[0.5, 2], times=TIMES, output_tokens=5, requests=5),
                 "simulate.bad_rates")
-
-    @pytest.mark.parametrize("tokens", [[], [0, 1], [1, 2.5], [1, 7], [[1, 2]], ["a"], [1, float("nan")]])
-    def test_refuses_bad_tokens(self, tokens):
-        refused(lambda: simulate.latency(tokens=tokens, gamma=4, times=TIMES, output_tokens=5, requests=5),
-                "simulate.bad_tokens")
-
-    def test_refuses_tokens_with_another_source(self):
-        refused(lambda: simulate.latency(0.5, tokens=[1, 2], times=TIMES, output_tokens=5, requests=5),
-                "simulate.one_source")
-
-    @pytest.mark.parametrize("spread", [0.0, -1.0, float("nan"), float("inf"), "5", 1e300])
-    def test_refuses_bad_spread(self, spread):
-        refused(lambda: run(alpha_spread=spread), "simulate.bad_spread")
-
-    def test_spread_needs_alpha(self):
-        refused(lambda: simulate.latency(rates=[0.5], times=TIMES, output_tokens=5, requests=5, alpha_spread=2.0),
-                "simulate.spread_needs_alpha")
-        refused(lambda: simulate.latency(tokens=[1, 2], times=TIMES, output_tokens=5, requests=5, alpha_spread=2.0),
-                "simulate.spread_needs_alpha")
 
 
 class TestLatencySummaryTable:

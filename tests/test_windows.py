@@ -10,26 +10,27 @@ from conftest import finished_requests, make_scenario
 from specviz import calculator
 from specviz.errors import Notice
 from specviz.live import windows as live, exposition as prom, replay
+from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration, step
 
 
-def window(seconds: float = 10.0) -> prom.SpecDecodeState:
+def window(seconds: float = 10.0) -> SpecDecodeState:
     """A window of the replay exporter's simulated traffic (a vLLM V1 scrape advancing)."""
     source = replay.Replay(seed=3)
     first = prom.parse(source.text(), time=0.0)
     source.advance(seconds)
-    (state,) = prom.spec_decode_states(prom.parse(source.text(), time=seconds), first)
+    (state,) = spec_decode_states(prom.parse(source.text(), time=seconds), first)
     return state
 
 
-def window_with_requests(before: tuple[int, int, int], after: tuple[int, int, int]) -> prom.SpecDecodeState:
+def window_with_requests(before: tuple[int, int, int], after: tuple[int, int, int]) -> SpecDecodeState:
     """The replay's window with vLLM's per-request histograms beside it: (count, prompt tokens,
     generation tokens) at the first scrape and at the second. The replay's model name is theirs."""
     source = replay.Replay(seed=3)
     model = replay.MODEL_PREFIX + "swiss-ai/Apertus-v1.5-70B"
     first = prom.parse(source.text() + finished_requests(*before, model=model), time=0.0)
     source.advance(10.0)
-    (state,) = prom.spec_decode_states(prom.parse(source.text() + finished_requests(*after, model=model), time=10.0),
+    (state,) = spec_decode_states(prom.parse(source.text() + finished_requests(*after, model=model), time=10.0),
                                        first)
     return state
 
@@ -237,9 +238,9 @@ class TestReplicaTable:
             f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {a}\n'
             f'vllm:num_requests_running{{engine="{e}",model_name="m"}} {r}\n'
             for e, d, a, r in ((1, 100, 90, 4), (0, 100, 240, 12)))
-        (summed,) = prom.spec_decode_states(prom.parse(text))
+        (summed,) = spec_decode_states(prom.parse(text))
         assert summed.summed_labels == ("engine",) and summed.acceptance_rate == pytest.approx(330 / 600)
-        apart = prom.spec_decode_states(prom.parse(text), split_by=summed.summed_labels)
+        apart = spec_decode_states(prom.parse(text), split_by=summed.summed_labels)
         table = live.replica_table([{**vars(s), "model": s.model_name, **s.labels} for s in apart], ("engine",))
         assert list(table.columns) == ["model", "replica", *live.REPLICA_FIGURES]
         assert list(table.replica) == ["engine=0", "engine=1"]
@@ -257,12 +258,12 @@ class TestReplicaTable:
                 f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",model_name="m"}} {d}\n'
                 for e, d in enumerate(drafts)), time=at)
         earlier, later = scrape((14000, 9000), 0.0), scrape((14902, 10000), 10.0)
-        summed = prom.spec_decode_states(later, earlier)
+        summed = spec_decode_states(later, earlier)
         assert [(s.labels, s.drafts) for s in live.replica_states(later, earlier, summed)] == [
             ({"engine": "0"}, 902), ({"engine": "1"}, 1000)]
         assert live.replica_states(later, None, summed) == []  # no window, no replicas
         one = prom.parse('vllm:spec_decode_num_drafts_total{model_name="m"} 5\n', time=0.0)
-        assert live.replica_states(one, one, prom.spec_decode_states(one, one)) == []  # nothing summed
+        assert live.replica_states(one, one, spec_decode_states(one, one)) == []  # nothing summed
 
     def test_records_of_a_prometheus_frame(self):
         records = [{"model": "m", "instance": "b:8000", "acceptance_rate": 0.5, "running_requests": 3.0},

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from specviz import settings
 from specviz.errors import Notice
 from specviz.live import exposition, prometheus, scrape
+from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.live.access import Access
 from specviz.results import recorder
 
@@ -52,13 +53,13 @@ METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts",
                 "draft_overhead", "running_requests", "waiting_requests", "generation_tokens", "generation_throughput",
                 "kv_cache_usage", "mean_prompt_tokens", "mean_output_tokens", "mean_context", "itl_p50_ms", "itl_p99_ms",
                 "summed_labels", "absent", "notices")
-"""The keys of each row of ``metrics``: :class:`specviz.live.exposition.SpecDecodeState`'s fields, the
+"""The keys of each row of ``metrics``: :class:`specviz.live.states.SpecDecodeState`'s fields, the
 inter-token latency in milliseconds, ``absent`` (figure → why it is absent) and ``notices``, both in
 the reader's language."""
 _IN_MS = {"itl_p50": "itl_p50_ms", "itl_p99": "itl_p99_ms"}
 
 
-def state_row(state: exposition.SpecDecodeState, lang: str = "en") -> dict[str, Any]:
+def state_row(state: SpecDecodeState, lang: str = "en") -> dict[str, Any]:
     """One model's figures as a JSON-safe dict with :data:`METRICS_KEYS`: an absent figure is
     ``null`` and its reason is in ``absent``; reasons and notices in ``lang``."""
     row: dict[str, Any] = {}
@@ -101,7 +102,7 @@ def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] 
     """
     previous = _scraped(since, limits) if since is not None else None
     current = _scraped(source, limits)
-    return [state_row(state, lang) for state in exposition.spec_decode_states(current, previous, tuple(split_by))]
+    return [state_row(state, lang) for state in spec_decode_states(current, previous, tuple(split_by))]
 
 
 def _figure(value: float | None, lang: str, digits: str = ".3g") -> str:
@@ -158,7 +159,7 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
 
 
 _METRICS_DOC = """\
-Per model, the speculative-decoding figures of `specviz/live/exposition.py`: `engine`, `model_name`,
+Per model, the speculative-decoding figures of `specviz/live/states.py`: `engine`, `model_name`,
 `drafts`, `draft_tokens`, `accepted_tokens`, `acceptance_rate` (vLLM's accepted/drafted),
 `acceptance_length`, `alpha_iid`, `num_speculative_tokens`, `per_position_acceptance`,
 `per_position_conditional`, `zero_accept_rate`, `counter_reset`, the companions (running and waiting

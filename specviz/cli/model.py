@@ -153,16 +153,11 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
         args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
     gamma = len(args.rates) if args.rates else chosen.gamma
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
-    # reused MTP layer's rates falling past its training (spec.position_rates).
-    if args.rates:
-        chosen, alpha = scenario.at_measured_rates(chosen, args.rates)
-    else:
-        alpha = args.alpha
+    # reused MTP layer's rates falling past its training.
+    chosen, alpha, rates = scenario.latency_acceptance(chosen, args.alpha, gamma, args.rates)
     times = simulate.StepTimes.from_step(chosen.step_times(batch=chosen.batch, gamma=gamma, context=chosen.context,
                                                            alpha=alpha))
-    reused = chosen.mtp_reused_from is not None and gamma >= chosen.mtp_reused_from
-    rates = args.rates or ([float(a) for a in spec.position_rates(alpha, gamma, **chosen.reuse)] if reused else None)
-    acceptance = {"rates": rates} if rates else {"alpha": args.alpha, "gamma": gamma}
+    acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
     summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)

@@ -1,8 +1,11 @@
 """Live metrics: what a running server's ``/metrics`` (or a Prometheus server in front of a fleet) says
 about speculative decoding now.
 
-- ``exposition``: Prometheus exposition text parsed into a snapshot, and the speculative-decoding
-  state of each model over a window between two snapshots (vLLM, SGLang, llama.cpp).
+- ``roles``: the metric families read, by role, and what each engine (vLLM, SGLang, llama.cpp,
+  TensorRT-LLM) exports under what name.
+- ``exposition``: Prometheus exposition text parsed into a snapshot of those series.
+- ``states``: the speculative-decoding state of each model since start or over a window between two
+  snapshots.
 - ``promql``: Prometheus's arithmetic on counters (an increase across a restart) and histograms
   (a quantile), as its query functions compute it.
 - ``scrape``: the safe fetch of a metrics URL or file (schemes, redirects, size and time limits).

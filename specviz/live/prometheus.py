@@ -6,8 +6,8 @@ spec-decode counters :mod:`specviz.live.exposition` reads from one scrape and de
 model and per point in time:
 
 1. Which metric names exist: ``/api/v1/label/__name__/values`` over the time range, each name
-   matched against :data:`specviz.live.exposition.ROLES` (so the engines and ``_total`` spellings exposition.py
-   recognises are recognised here; ``_created`` series never match). Prometheus stores a name as the
+   matched against :data:`specviz.live.roles.ROLES` (so the engines and ``_total`` spellings a scrape's
+   reader recognises are recognised here; ``_created`` series never match). Prometheus stores a name as the
    exposition text spells it, ``vllm:spec_decode_num_drafts_total`` with its colon and ``_total``,
    and PromQL names it so.
 2. One query per recognised name: ``sum by (model_name[, position][, by...]) (increase(NAME[W]))``
@@ -18,7 +18,7 @@ model and per point in time:
    gauges (a value only where the replicas agree), and ``resets()`` of every counter.
    ``/api/v1/query_range`` for a series of points, ``/api/v1/query`` for one.
 3. At each point, the increases become a :class:`specviz.live.exposition.Snapshot` of a window ``W`` long and
-   go through :func:`specviz.live.exposition.spec_decode_states`: acceptance rate, acceptance length, γ, α
+   go through :func:`specviz.live.states.spec_decode_states`: acceptance rate, acceptance length, γ, α
    (:func:`specviz.model.spec.alpha_from_acceptance_length`), per-position and zero-accept shares,
    throughput and the load are computed by the very code that computes them from two scrapes, and
    a figure an engine does not export is absent for the same stated reason.
@@ -62,6 +62,8 @@ from specviz.i18n import whole_characters
 from specviz.errors import Notice, SpecvizError
 
 from . import exposition
+from .roles import COUNTERS, MEANING_LABELS, RATIO_GAUGES, ROLES, SPEC_ROLES, role_of, without_groups
+from .states import SpecDecodeState, spec_decode_states
 from .scrape import Limits, check_url, fetch_body, shown
 
 __all__ = ["Series", "parse_duration", "check_points", "metric_names", "instant_query", "range_query",
@@ -83,21 +85,15 @@ _NAMES_LOOKBACK_S = 300.0  # Prometheus's default lookback delta
 # lists cannot cost many times its size in Python objects.
 _BYTES_PER_CONTAINER = 8
 
-# Roles by how they are queried; the rest of exposition.ROLES (the inter-token latency histograms) are not.
-_COUNTERS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
-             "generation_tokens", "request_prompt_tokens", "request_output_tokens", "finished_requests")
 # The label of a per-position counter's position, by engine prefix (TensorRT-LLM's is token_position).
 _POSITION_LABEL = {"trtllm": "token_position"}
+# Roles by how they are queried; the rest of roles.ROLES (the inter-token latency histograms, the
+# process's start time) are not.
 _SUMMED_GAUGES = ("running", "waiting")
 _MAX_GAUGES = ("kv_cache_usage",)
-_RATIO_GAUGES = ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency", "draft_overhead")
-_QUERIED = _COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + _RATIO_GAUGES
-_SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "drafted_per_pos", "emitted_tokens",
-               *_RATIO_GAUGES)
-_ROLE_RES = {role: re.compile(exposition.ROLES[role]) for role in _QUERIED}
-# The names of every queried role, for the match[] of the name lookup (RE2, anchored: the same
-# patterns without their named groups).
-_NAMES_MATCH = "|".join(re.sub(r"\(\?P<prefix[0-9]?>", "(?:", exposition.ROLES[role]) for role in _QUERIED)
+_QUERIED = COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + RATIO_GAUGES
+# The names of every queried role, for the match[] of the name lookup (RE2, anchored).
+_NAMES_MATCH = "|".join(without_groups(role) for role in _QUERIED)
 
 # The figures of a row, in order; per-position columns follow as per_position_acceptance_<i> and
 # per_position_conditional_<i>.
@@ -318,7 +314,7 @@ def _series(data: Any, expected: str, source: str) -> list[Series]:
 
 def metric_names(base_url: str, start: float, end: float, *, limits: Limits | None = None
                  ) -> dict[str, list[tuple[str, str]]]:
-    """The metric names Prometheus holds between ``start`` and ``end`` that :mod:`specviz.live.exposition`
+    """The metric names Prometheus holds between ``start`` and ``end`` that :mod:`specviz.live.roles`
     recognises: role → [(name, engine prefix)].
 
     Raises
@@ -340,12 +336,9 @@ def _roles(names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
     for name in sorted(set(names)):
         if not _NAME.fullmatch(name):  # it goes into PromQL: never anything but a plain name
             continue
-        for role, pattern in _ROLE_RES.items():
-            match = pattern.fullmatch(name)
-            if match:
-                prefix = next(v for v in match.groupdict().values() if v)
-                found.setdefault(role, []).append((name, prefix))
-                break
+        role = role_of(name)
+        if role is not None and role[0] in _QUERIED:
+            found.setdefault(role[0], []).append((name, role[1]))
     return found
 
 
@@ -403,7 +396,7 @@ def _check_by(by: Sequence[str]) -> tuple[str, ...]:
     by = tuple(by)
     for label in by:
         if (not _LABEL.fullmatch(label) or label.startswith("__")
-                or label in ("model_name", "position", "token_position", "le")):
+                or label in MEANING_LABELS):
             raise SpecvizError("prometheus.bad_label", label=shown(label)[:60])
     return by
 
@@ -418,7 +411,7 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
     out = []
     for role in _QUERIED:
         for name, prefix in names.get(role, []):
-            if role in _COUNTERS:
+            if role in COUNTERS:
                 position = _POSITION_LABEL.get(prefix, "position")
                 labels = group + (f", {position}" if role in ("accepted_per_pos", "drafted_per_pos") else "")
                 out.append((role, prefix, "value", f"sum by ({labels}) (increase({name}[{window}]))"))
@@ -433,7 +426,7 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
                 out.append((role, prefix, "max", f"max by ({group}) ({name})"))
                 out.append((role, prefix, "min", f"min by ({group}) ({name})"))
     # resets() drops the name, so one query a name (a regex over names would clash).
-    for name in sorted(name for role in _COUNTERS for name, _ in names.get(role, [])):
+    for name in sorted(name for role in COUNTERS for name, _ in names.get(role, [])):
         out.append(("", "", "resets", f"sum by ({group}) (resets({name}[{window}]))"))
     return out
 
@@ -461,7 +454,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     # Names are looked up over a few more minutes than the points need, so that series with too few
     # samples in a short window are told apart from no series at all.
     names = metric_names(base[0], start - _NAMES_LOOKBACK_S, end, limits=run.limits)
-    if not any(role in names for role in _SPEC_ROLES):
+    if not any(role in names for role in SPEC_ROLES):
         raise SpecvizError("prometheus.no_spec_decode", source=source)
     queries = _queries(names, window_s, by)
     # time → role → {(prefix, labels): value}; ratio gauges keep their max and min apart.
@@ -501,7 +494,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                     extremes.setdefault(t, {}).setdefault((role, prefix, labels), {})[kind] = value
     for t, by_key in extremes.items():
         for (role, prefix, labels), values in by_key.items():
-            # Replicas that disagree give two values, which exposition.py reports as disagreeing.
+            # Replicas that disagree give two values, which states.py reports as disagreeing.
             entries = {values.get("max"), values.get("min")} - {None}
             at = points.setdefault(t, {}).setdefault(role, {})
             for i, value in enumerate(sorted(entries)):
@@ -513,10 +506,10 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     absent: dict[tuple[str, ...], dict[str, Notice]] = {}
     for t in sorted(points):
         _whole_gamma(points[t])
-        current = exposition.Snapshot(series={role: points[t].get(role, {}) for role in exposition.ROLES}, time=t)
-        previous = exposition.Snapshot(series={role: {} for role in exposition.ROLES}, time=t - window_s)
+        current = exposition.Snapshot(series={role: points[t].get(role, {}) for role in ROLES}, time=t)
+        previous = exposition.Snapshot(series={role: {} for role in ROLES}, time=t - window_s)
         try:
-            states = exposition.spec_decode_states(current, previous, split_by=by)
+            states = spec_decode_states(current, previous, split_by=by)
         except SpecvizError as exc:
             if exc.key == "prom.no_spec_decode":  # only companions at this point
                 continue
@@ -575,7 +568,7 @@ def _whole_gamma(at: dict[str, dict[tuple, float]]) -> None:
 
     Both counters of a group are scraped together, so their increases are extrapolated by the same
     factor and their ratio is the counted one, up to floating-point rounding (3 × f / f can come back
-    as 2.9999999999999996, which exposition.py would take for drafts of varying length). A ratio within
+    as 2.9999999999999996, which states.py would take for drafts of varying length). A ratio within
     1e-9 of a whole number γ is made exactly γ: the drafts are moved by a few units in the last
     place, to a count d for which (γ·d)/d is γ in floating point, and the draft tokens set to γ·d.
     """
@@ -618,7 +611,7 @@ def label_column(label: str) -> str:
     return f"{label}_label" if clashes else label
 
 
-def _row(t: float, state: exposition.SpecDecodeState, by: tuple[str, ...], window_s: float, reset: bool) -> dict:
+def _row(t: float, state: SpecDecodeState, by: tuple[str, ...], window_s: float, reset: bool) -> dict:
     row: dict[str, Any] = {"time": t, "engine": state.engine, "model_name": state.model_name,
                            **{label_column(b): state.labels.get(b, "") for b in by}, "window_s": window_s}
     for name in FIGURE_COLUMNS:
@@ -634,7 +627,7 @@ def _row(t: float, state: exposition.SpecDecodeState, by: tuple[str, ...], windo
 def per_position(row: Mapping[str, Any]) -> tuple[list[float | None], list[float | None]]:
     """A row of :func:`query_figures` (as a dict) read back into its per-position figures, the
     acceptance and the conditional acceptance at each draft position in order (the lists a
-    :class:`specviz.live.exposition.SpecDecodeState` holds), None where a position's figure is absent."""
+    :class:`specviz.live.states.SpecDecodeState` holds), None where a position's figure is absent."""
     positions = sorted(int(column.rsplit("_", 1)[1]) for column in row
                        if column.startswith("per_position_acceptance_"))
     figure = lambda value: None if value is None or value != value else float(value)  # NaN: absent

@@ -1,6 +1,6 @@
 """Live traffic beside the step model: is speculation paying at the batch the server runs now?
 
-The live page measures, over a window of a running server (:mod:`specviz.live.exposition`), the draft length γ,
+The live page measures, over a window of a running server (:mod:`specviz.live.states`), the draft length γ,
 the acceptance length, the running requests (the batch the engine decodes) and the mean context of
 the requests that finished. :func:`paying_now` puts those into the scenario of the sidebar (its GPU,
 models, engine costs and precision) and asks the calculator's step model what speculation gains at
@@ -22,10 +22,11 @@ import pandas as pd
 from specviz import calculator, settings
 from specviz.errors import InputError, Notice
 from specviz.live import exposition
+from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS"]
 
@@ -122,7 +123,7 @@ def live_context(scenario: Scenario, figures: Mapping[str, Any]) -> tuple[int, N
     """The context the verdict runs the step model at, and the sentence that says where it comes from.
 
     The window's ``mean_context``, c̄ = P + O/2 of the requests that finished in it
-    (:attr:`specviz.live.exposition.SpecDecodeState.mean_context`): a steady load's running requests
+    (:attr:`specviz.live.states.SpecDecodeState.mean_context`): a steady load's running requests
     are on average that long, and a step's attention reads and KV bytes, and the memory that holds
     the batch, grow with it. Rounded, at least 1 and at most the target's ``max_position_embeddings``
     (and ``SPECVIZ_CONTEXT_MAX``, the calculator's longest): ``live.context.window`` with the ``context``
@@ -153,6 +154,13 @@ def scenario_alpha(scenario: Scenario, alpha_iid: float, gamma: int) -> float | 
                       top=float(scenario.expected_tokens(1.0, gamma)))
 
 
+def missing_for_verdict(figures: Mapping[str, Any]) -> list[str]:
+    """The figures a verdict needs that a window lacks (None or not finite), of ``alpha_iid``,
+    ``num_speculative_tokens`` and ``running_requests``, in that order."""
+    return [name for name in ("alpha_iid", "num_speculative_tokens", "running_requests")
+            if figures.get(name) is None or not math.isfinite(figures[name])]
+
+
 def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -> PayingNow | Notice:
     """What speculation gains on the sidebar's scenario at the live batch, γ and acceptance.
 
@@ -163,7 +171,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     a reused MTP layer's α at its trained positions) from the window's, every time t at the context c̄ of
     :func:`live_context` (the window's finished requests' P + O/2, else the scenario's). ``figures``
     holds a window's ``alpha_iid``, ``num_speculative_tokens``, ``running_requests`` and
-    ``mean_context``: the fields of a :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``)
+    ``mean_context``: the fields of a :class:`specviz.live.states.SpecDecodeState` (``vars(state)``)
     or a row of :func:`specviz.live.prometheus.query_figures`, whose ``servers`` divides the fleet's
     running requests into each server's batch (:func:`server_batch`).
 
@@ -183,8 +191,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     ``most`` the scenario holds with its draft, the setup that holds it (``gpus``, ``gpu``, ``kv``
     the KV cache's format, ``context``) and ``context_from`` (:func:`live_context`).
     """
-    needed = ("alpha_iid", "num_speculative_tokens", "running_requests")
-    missing = [name for name in needed if figures.get(name) is None or not math.isfinite(figures[name])]
+    missing = missing_for_verdict(figures)
     if missing:
         return Notice("live.no_verdict", figures=", ".join(missing))
     batch = max(1, int(round(server_batch(figures))))
@@ -267,20 +274,20 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
 
 
 def replica_states(current: exposition.Snapshot, previous: exposition.Snapshot | None,
-                   states: Iterable[exposition.SpecDecodeState]) -> list[exposition.SpecDecodeState]:
+                   states: Iterable[SpecDecodeState]) -> list[SpecDecodeState]:
     """The same window's figures per replica, where ``states``
-    (:func:`specviz.live.exposition.spec_decode_states` of ``current`` over ``previous``) summed
+    (:func:`specviz.live.states.spec_decode_states` of ``current`` over ``previous``) summed
     replicas (their ``summed_labels``): kept apart by every label any of them summed over; none where
     nothing was summed or there is no window (no ``previous``)."""
     summed = tuple(sorted({label for state in states for label in state.summed_labels}))
-    return exposition.spec_decode_states(current, previous, split_by=summed) if summed and previous is not None else []
+    return spec_decode_states(current, previous, split_by=summed) if summed and previous is not None else []
 
 
 def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> pd.DataFrame:
     """One row per model and replica, where the headline sums the replicas: vLLM's data-parallel
     engines (``engine``), or the servers behind a Prometheus (``instance``).
 
-    ``rows`` are the fields of per-replica :class:`specviz.live.exposition.SpecDecodeState` (``vars(state)``
+    ``rows`` are the fields of per-replica :class:`specviz.live.states.SpecDecodeState` (``vars(state)``
     with ``model`` and the ``labels`` added) or records of :func:`specviz.live.prometheus.query_window`
     by those labels. A replica whose acceptance stands apart from the others' is serving other
     traffic, or another configuration.

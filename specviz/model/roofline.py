@@ -116,6 +116,12 @@ class GPU:
         return self.peak(compute) / self.bandwidth_tb_s
 
     @property
+    def reach(self) -> float:
+        """The most GPUs one copy of a model can span: any number where a scale-out network joins the
+        domains, else one scale-up domain (NaN where the device has none)."""
+        return np.inf if np.isfinite(self.scale_out_gb_s) else self.scale_up_gpus
+
+    @property
     def complete(self) -> bool:
         """True when both the peak FLOPS and the bandwidth are known."""
         return bool(np.isfinite(self.tflops) and np.isfinite(self.bandwidth_tb_s)

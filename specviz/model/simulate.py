@@ -66,7 +66,6 @@ __all__ = [
     "MAX_REQUESTS",
     "MAX_OUTPUT_TOKENS",
     "MAX_REQUEST_CELLS",
-    "MAX_SPREAD",
 ]
 
 PERCENTS = (50, 90, 99)  # the percentiles reported, in whole percent
@@ -75,7 +74,6 @@ MAX_STEPS = 10_000_000  # steps drawn at once by tokens_per_step (≈ 160 MB of 
 MAX_REQUESTS = 1_000_000
 MAX_OUTPUT_TOKENS = 1_000_000
 MAX_REQUEST_CELLS = 1_000_000_000  # requests × output_tokens: about half a minute of work
-MAX_SPREAD = 1e12  # largest Beta concentration: numpy's Beta sampler breaks down near 1e308
 _CHUNK_CELLS = 1 << 22  # requests × output_tokens drawn per chunk: ≈ 100 MB of temporaries
 _BINS = 1 << 12  # bins of the inverse-CDF table of _draw
 
@@ -244,23 +242,6 @@ def _check_request_alphas(alphas: ArrayLike) -> np.ndarray:
     if a.ndim != 1 or not 1 <= a.size <= MAX_REQUESTS or np.any(np.isnan(a)) or np.any((a < 0) | (a > 1)):
         raise SpecvizError("simulate.bad_request_alphas", value=_shown(alphas), max=MAX_REQUESTS)
     return a
-
-
-def _tokens_source(tokens: ArrayLike, gamma: Any) -> tuple[np.ndarray, _Source]:
-    """Validate measured tokens per step and build their empirical survival curve."""
-    high = MAX_GAMMA + 1 if gamma is None else _check_gamma(gamma) + 1
-    try:
-        t = np.asarray(tokens, dtype=float)
-    except (TypeError, ValueError):
-        raise SpecvizError("simulate.bad_tokens", value=_shown(tokens), max=high) from None
-    if (t.ndim != 1 or t.size == 0 or np.any(~np.isfinite(t)) or np.any(t != np.round(t))
-            or np.any((t < 1) | (t > high))):
-        raise SpecvizError("simulate.bad_tokens", value=_shown(tokens), max=high)
-    k = t.astype(np.int64)
-    g = int(k.max()) - 1 if gamma is None else high - 1
-    counts = np.bincount(k, minlength=g + 2)[1:]
-    survival = counts[::-1].cumsum()[::-1][1:] / k.size  # S_i = P(K ≥ i + 1), i = 1..γ
-    return k, _Source(g, survival, float("nan"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -563,14 +544,13 @@ def requests_within(cells: int, output_tokens: int, runs: int = 1, most: int = 2
 
 
 def latency(alpha: float | None = None, gamma: int | None = None, *, rates: ArrayLike | None = None,
-            tokens: ArrayLike | None = None, times: StepTimes, output_tokens: int, requests: int = 10_000,
-            steps: int = 1_000_000, alpha_spread: float | None = None, request_alphas: ArrayLike | None = None,
-            seed: int = 0) -> LatencySummary:
+            times: StepTimes, output_tokens: int, requests: int = 10_000, steps: int = 1_000_000,
+            request_alphas: ArrayLike | None = None, seed: int = 0) -> LatencySummary:
     """Simulate inter-token and request latency with and without speculation.
 
     The acceptance is given one way: ``alpha`` with ``gamma`` (i.i.d. positions), ``rates``
-    (conditional per-position rates, the chain form) or ``tokens`` (measured tokens per step,
-    resampled for the requests).
+    (conditional per-position rates, the chain form) or ``request_alphas`` (a measured mix of
+    requests).
 
     **Steps.** ``steps`` independent steps (:func:`tokens_per_step` with the same seed) give the
     distribution of tokens per step K, its mean (→ E(α, γ), or E = 1 + Σ_i Π_{j≤i} a_j for rates)
@@ -606,12 +586,7 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     Parameters
     ----------
     alpha, gamma, rates
-        As in :func:`tokens_per_step`. With ``tokens``, ``gamma`` is optional (the largest count
-        minus one) and bounds the counts.
-    tokens : array_like of int, optional
-        Measured tokens per step (1..γ + 1), instead of α or rates: the step statistics are theirs,
-        and requests draw steps from their empirical distribution; ``steps`` is then unused (but
-        still checked).
+        As in :func:`tokens_per_step`.
     times : StepTimes
         Seconds of a plain and of a speculative step.
     output_tokens : int
@@ -620,22 +595,17 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
         Requests simulated, 1 to :data:`MAX_REQUESTS`; requests × output_tokens at most
         :data:`MAX_REQUEST_CELLS`.
     steps : int
-        Steps drawn for the step statistics, 1 to :data:`MAX_STEPS` (unused with ``tokens`` or
-        ``alpha_spread``).
-    alpha_spread : float, optional
-        Default off. A concentration κ in (0, :data:`MAX_SPREAD`]: each request draws its own α from
-        Beta(κα, κ(1 − α)) (mean α, variance α(1 − α)/(κ + 1); smaller κ, wider spread), as
-        prompts differ in how well the draft guesses them. Only with ``alpha``. The step and ITL
-        statistics then come from the simulated requests' own steps (a request that accepts
-        little takes more steps and weighs more, as on a server; for the ITL each request's last
-        step counts only the tokens up to output_tokens) and ``expected_tokens`` is NaN.
+        Steps drawn for the step statistics, 1 to :data:`MAX_STEPS` (unused with
+        ``request_alphas``, but still checked).
     request_alphas : array_like of float, optional
         A measured mix instead of a modelled spread: the α of each measured request (from its own
         acceptance length, :func:`specviz.model.spec.alpha_from_acceptance_length`), each in
         [0, 1]. Each simulated request draws one of them, with replacement, so the mix's tail
         (the requests that accept little) reaches the request latencies as measured. Needs
-        ``gamma``, and no other acceptance (``alpha``, ``rates``, ``tokens``, ``alpha_spread``);
-        step and ITL statistics come from the requests' own steps, as with ``alpha_spread``.
+        ``gamma``, and no other acceptance (``alpha``, ``rates``). The step and ITL statistics then
+        come from the simulated requests' own steps (a request that accepts little takes more steps
+        and weighs more, as on a server; for the ITL each request's last step counts only the
+        tokens up to output_tokens) and ``expected_tokens`` is NaN.
     seed : int
         The same seed gives the same summary. The step stream uses ``default_rng(seed)``, the
         requests ``default_rng([seed, 1])``.
@@ -648,9 +618,9 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     Raises
     ------
     SpecvizError
-        As :func:`tokens_per_step`, and ``simulate.bad_tokens``, ``simulate.bad_times``,
-        ``simulate.bad_count`` (output_tokens, requests, steps), ``simulate.too_large``,
-        ``simulate.bad_spread``, ``simulate.spread_needs_alpha``, ``simulate.bad_request_alphas``.
+        As :func:`tokens_per_step`, and ``simulate.bad_times``, ``simulate.bad_count``
+        (output_tokens, requests, steps), ``simulate.too_large``, ``simulate.one_source``,
+        ``simulate.bad_request_alphas``.
 
     Notes
     -----
@@ -673,54 +643,28 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     n_steps = _count(steps, "steps", MAX_STEPS)
     base = _seed(seed)
 
+    request_rng = np.random.default_rng([base, 1])
     if request_alphas is not None:
-        if alpha is not None or rates is not None or tokens is not None or alpha_spread is not None:
+        if alpha is not None or rates is not None:
             raise SpecvizError("simulate.one_source")
         mix = _check_request_alphas(request_alphas)
         source = _source(float(mix.mean()), gamma, None)
-        counts = None
-    elif tokens is not None:
-        if alpha is not None or rates is not None:
-            raise SpecvizError("simulate.one_source")
-        if alpha_spread is not None:
-            raise SpecvizError("simulate.spread_needs_alpha")
-        measured, source = _tokens_source(tokens, gamma)
-        counts: np.ndarray | None = np.bincount(measured, minlength=source.gamma + 2)[1:]
-    else:
-        source = _source(alpha, gamma, rates)
-        counts = None
-    g = source.gamma
-
-    request_rng = np.random.default_rng([base, 1])
-    per_request: np.ndarray | None = None
-    if request_alphas is not None:
         per_request = request_rng.choice(mix, size=n_requests)
-    elif alpha_spread is not None:
-        if source.alpha is None:
-            raise SpecvizError("simulate.spread_needs_alpha")
-        if not _is_number(alpha_spread) or not 0 < alpha_spread <= MAX_SPREAD:  # NaN fails too
-            raise SpecvizError("simulate.bad_spread", value=_shown(alpha_spread), max=f"{MAX_SPREAD:g}")
-        a, kappa = source.alpha, float(alpha_spread)
-        shape_a, shape_b = kappa * a, kappa * (1.0 - a)
-        if shape_a > 0.0 and shape_b > 0.0:
-            per_request = request_rng.beta(shape_a, shape_b, size=n_requests)
-        else:  # a mean of 0 or 1 (or one that underflows κα) leaves no spread
-            per_request = np.full(n_requests, a)
-    if per_request is not None:
-        draw = lambda rng, rows, cols: _draw_alpha(per_request[rows], g, rng.random((rows.stop - rows.start, cols)))
-        needed, engine, client = _requests(draw, n, n_requests, request_rng, g, tally=True)
+        draw = lambda rng, rows, cols: _draw_alpha(per_request[rows], source.gamma,
+                                                   rng.random((rows.stop - rows.start, cols)))
+        needed, engine, client = _requests(draw, n, n_requests, request_rng, source.gamma, tally=True)
         assert engine is not None and client is not None
         counts, gaps = engine, client
         expected = float("nan")
     else:
+        source = _source(alpha, gamma, rates)
         survival = source.survival
         draw = lambda rng, rows, cols: _draw(survival, rng.random((rows.stop - rows.start, cols)))
-        needed, _, _ = _requests(draw, n, n_requests, request_rng, g, tally=False)
-        if counts is None:
-            stream = _draw(survival, np.random.default_rng(base).random(n_steps))
-            counts = np.bincount(stream, minlength=g + 2)[1:]
-        gaps = counts
+        needed, _, _ = _requests(draw, n, n_requests, request_rng, source.gamma, tally=False)
+        stream = _draw(survival, np.random.default_rng(base).random(n_steps))
+        counts = gaps = np.bincount(stream, minlength=source.gamma + 2)[1:]
         expected = source.expected
+    g = source.gamma
 
     total_steps, mean, se, zero = _summary_counts(counts)
     spec_s = times.spec_s

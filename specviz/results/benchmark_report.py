@@ -135,7 +135,7 @@ def _statistics(tree: dict[str, Any], path: tuple[str, ...], units: dict[str, fl
             parent.pop(path[-1], None)
         return
     if "mean" not in stats:
-        left_out.append(f"{'.'.join(path)} ({', '.join(sorted(set(stats) - {'units'}))} without the mean it requires)")
+        left_out.append(f"{'.'.join(path)} ({', '.join(sorted(set(stats) - {'units'}))})")  # no mean
         if isinstance(parent, dict):
             parent.pop(path[-1], None)
         return

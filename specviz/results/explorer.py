@@ -49,6 +49,7 @@ __all__ = [
     "workload_acceptance",
     "draft_settings",
     "load_published",
+    "load_published_speedups",
     "EXAMPLE_QUERIES",
 ]
 
@@ -508,3 +509,10 @@ def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
 def load_published(data_dir: Path) -> pd.DataFrame:
     """Published speculative-decoding results (``data/published_results.csv``), a source per row."""
     return pd.read_csv(data_dir / "published_results.csv")
+
+
+def load_published_speedups(data_dir: Path) -> pd.DataFrame:
+    """The published results that are speedups (``throughput_speedup``, ``walltime_speedup``,
+    ``tpot_speedup`` …), not latencies, ratios of other things or acceptance lengths."""
+    published = load_published(data_dir)
+    return published[published["metric"].str.endswith("speedup")]

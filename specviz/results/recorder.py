@@ -23,7 +23,7 @@ from typing import Callable
 
 from specviz.errors import InputError, SpecvizError
 from specviz.live import exposition, scrape
-from specviz.live.exposition import SpecDecodeState
+from specviz.live.states import SpecDecodeState
 
 from .store import Store, StoreError
 

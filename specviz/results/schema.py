@@ -47,9 +47,9 @@ REQUEST_COLUMNS: dict[str, str] = {
     "drafts": "DOUBLE", "draft_tokens": "DOUBLE", "accepted_tokens": "DOUBLE", "acceptance_rate": "DOUBLE",
     "acceptance_length": "DOUBLE"}
 # schema 3: live metrics. ``snapshots``: one row per recognised series of a scrape (``metric`` is its
-# role in :data:`specviz.live.exposition.ROLES`, ``engine`` the engine as :class:`specviz.live.exposition.SpecDecodeState`
+# role in :data:`specviz.live.roles.ROLES`, ``engine`` the engine as :class:`specviz.live.states.SpecDecodeState`
 # names it, ``labels`` every label of the series). ``windows``: per model, the figures between a scrape
-# and the one before it of the same source (:func:`specviz.live.exposition.spec_decode_states` of the two).
+# and the one before it of the same source (:func:`specviz.live.states.spec_decode_states` of the two).
 SNAPSHOT_COLUMNS: dict[str, str] = {
     "time": "TIMESTAMP", "source": "VARCHAR", "engine": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR",
     "labels": "JSON", "value": "DOUBLE"}

@@ -156,7 +156,7 @@ def _expanded_nodes(source: Source, text: str) -> int:
                     raise IngestError("ingest.yaml_recursive", source.name, anchor=preview(event.anchor))
                 else:
                     raise IngestError("ingest.yaml_malformed", source.name,
-                                      detail=f"alias *{preview(event.anchor)} names no anchor before it")
+                                      detail=Notice("ingest.detail.yaml_alias", alias=preview(event.anchor)))
             elif isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):
                 if event.tag not in (None, "!") and event.tag not in _PLAIN_TAGS:
                     raise IngestError("ingest.yaml_tag", source.name, tag=preview(event.tag))

@@ -19,6 +19,8 @@ import pyarrow as pa
 
 from specviz.errors import Notice
 from specviz.live import exposition
+from specviz.live.states import SpecDecodeState, spec_decode_states
+from specviz.live.roles import ROLES
 from specviz.model import spec
 from specviz.results import importers
 from specviz.results.schema import LIVE_FORMAT, SNAPSHOT_COLUMNS, WINDOW_COLUMNS
@@ -71,18 +73,18 @@ class RecordedScrape:
         Whether ``states`` are windows against the source's previous scrape (and were stored in
         ``windows``); False for a source's first scrape, whose ``states`` are totals since the
         server started (nothing goes into ``windows``).
-    states : list of specviz.live.exposition.SpecDecodeState
+    states : list of specviz.live.states.SpecDecodeState
         One per model.
     """
 
     time: datetime
     series: int
     window: bool
-    states: list[exposition.SpecDecodeState]
+    states: list[SpecDecodeState]
 
 
 def _snapshot_table(source: str, moment: datetime, snapshot: exposition.Snapshot,
-                    states: list[exposition.SpecDecodeState]) -> pa.Table:
+                    states: list[SpecDecodeState]) -> pa.Table:
     """The rows of ``snapshots`` for one scrape: every recognised series, with its engine (as the
     model's state names it) and model."""
     engines = {(_PREFIX_OF_ENGINE.get(s.engine, s.engine), s.model_name): s.engine for s in states}
@@ -101,7 +103,7 @@ def _snapshot_table(source: str, moment: datetime, snapshot: exposition.Snapshot
     return pa.table(columns, schema=_SNAPSHOT_SCHEMA)
 
 
-def _window_table(source: str, start: datetime, end: datetime, states: list[exposition.SpecDecodeState]) -> pa.Table:
+def _window_table(source: str, start: datetime, end: datetime, states: list[SpecDecodeState]) -> pa.Table:
     """The rows of ``windows``: one per model's window state."""
     ms = lambda seconds: None if seconds is None else seconds * 1000.0
     rows = [{"time_start": start, "time_end": end, "source": source, "engine": s.engine, "model": s.model_name,
@@ -118,7 +120,7 @@ def _previous_snapshot(cur: duckdb.DuckDBPyConnection, source: str) -> expositio
                        [source, source]).fetchall()
     if not rows:
         return None
-    series: dict[str, dict] = {role: {} for role in exposition.ROLES}
+    series: dict[str, dict] = {role: {} for role in ROLES}
     for _, engine, metric, labels, value in rows:
         if metric in series:  # a role only a newer specviz reads is left out
             prefix = _PREFIX_OF_ENGINE.get(engine, engine)
@@ -210,10 +212,10 @@ class LiveTables(RunsAndImports):
         """
         moment = _utc(time.time() if snapshot.time is None else snapshot.time)
         snapshot = replace(snapshot, time=_epoch(moment))  # as stored: to the microsecond
-        totals = exposition.spec_decode_states(snapshot)  # refused before the file is taken
+        totals = spec_decode_states(snapshot)  # refused before the file is taken
         with self._transaction() as cur:
             previous = _previous_snapshot(cur, source)
-            states = totals if previous is None else exposition.spec_decode_states(snapshot, previous)
+            states = totals if previous is None else spec_decode_states(snapshot, previous)
             rows = _snapshot_table(source, moment, snapshot, states)
             cur.register("incoming_snapshot", rows)
             cur.execute("INSERT INTO snapshots BY NAME SELECT * REPLACE (CAST(labels AS JSON) AS labels) "

@@ -10,7 +10,7 @@ counters.
     the rates of its time slices, a gauge's ``avg``, ``min``, ``max``, ``std`` and percentiles.
     The spec-decode counters' increase is one live-style window over the run: each series' total
     (a gauge's mean) becomes one snapshot, every endpoint apart as an ``instance`` label, read by
-    :func:`specviz.live.exposition.spec_decode_states` exactly as a scrape is, summed over replicas:
+    :func:`specviz.live.states.spec_decode_states` exactly as a scrape is, summed over replicas:
     a run per model with the acceptance rate and length, per position, the zero-accept share and
     γ, its load and endpoint from ``input_config`` (or its cell), the counts in
     ``extra.server_metrics``. It is a run, not rows of the store's ``windows``: a window is
@@ -35,6 +35,7 @@ from typing import Any, Iterable
 
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
+from specviz.live.states import spec_decode_states
 
 from ..base import IngestError, Parsed, RunBuilder, check_run_count, dig, number
 from ..source import Source
@@ -72,11 +73,11 @@ def _exposition_text(series: Iterable[tuple[str, dict[str, Any], Any]]) -> str:
 def _server_runs(source: Source, text: str, config: dict[str, Any], keep: dict[str, Any],
                  seconds: float | None) -> Parsed:
     """A run per model of the server's speculative-decoding counters' increase over the profiling
-    period (what :func:`specviz.live.exposition.spec_decode_states` makes of one snapshot of them):
+    period (what :func:`specviz.live.states.spec_decode_states` makes of one snapshot of them):
     acceptance rate and length, per position, zero-accept share, γ; load and model from the
     configuration, or the cell."""
     try:
-        states = exposition.spec_decode_states(exposition.parse(text))
+        states = spec_decode_states(exposition.parse(text))
     except SpecvizError as exc:
         raise IngestError("ingest.aiperf_server_metrics", source.name, reason=Notice(exc.key, **exc.params)) from None
     check_run_count(source.name, len(states))
