@@ -60,7 +60,11 @@ def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: i
         stops = t("calc.expert_tax_never_stops", lang, batch_max=batch_max) if memory_limit >= batch_max else \
             t("calc.expert_tax_never_stops_held", lang, batch=memory_limit)
     elif tax["stops_at"] == tax["stops_untaxed_at"]:
-        stops = t("calc.expert_tax_same_crossover", lang, stops=at_batch(tax["stops_at"], memory_limit))
+        # The reason only where it is one: a plain pass there reads at least 90 % of the experts.
+        nearly_every = tax["plain_experts_at_stop"] >= 0.9 * tax["experts"]
+        stops = t("calc.expert_tax_same_crossover" if nearly_every else "calc.expert_tax_same_crossover_untaxed", lang,
+                  stops=at_batch(tax["stops_at"], memory_limit), plain=tax["plain_experts_at_stop"],
+                  experts=tax["experts"])
     else:
         stops = t("calc.expert_tax_crossover", lang, stops=at_batch(tax["stops_at"], memory_limit),
                   stops_untaxed=at_batch(tax["stops_untaxed_at"], memory_limit))
@@ -305,7 +309,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
             st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
             same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
-            mixed = not math.isclose(figures["datasheet_ridge"], figures["sidebar_ridge"], rel_tol=0.01)
+            # Ridges that round apart are both named, so the sidebar's figure is never quoted as another.
+            mixed = round(figures["datasheet_ridge"]) != round(figures["sidebar_ridge"])
             st.caption(t("calc.regime_detail_mixed" if mixed else "calc.regime_detail" if same_ridge
                          else "calc.regime_detail_shares", lang, **figures))
             st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,

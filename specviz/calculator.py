@@ -487,8 +487,9 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     of their expert weights, and where
     speculation pays at this α and γ, with the tax and in the bound without it (each sequence's
     drafts routed to its current token's experts): the speedup at ``batch`` (in 1..``batch_max``) and
-    the first batch at which it falls below 1 (NaN: none). The tax is largest at small batches; once
-    a plain pass reads nearly every expert, the two agree, and so do their crossovers.
+    the first batch at which it falls below 1 (NaN: none), and the experts a plain pass reads there.
+    The tax is largest at small batches; once a plain pass reads nearly every expert, the two agree,
+    and so do their crossovers.
 
     At batch 8 with γ 4 on DeepSeek-V3 (256 experts, 8 a token) and uniform routing (q = 0) a plain
     pass reads 57 experts a layer and the verify pass 184, 3.2 times the expert weights; at batch 64,
@@ -508,8 +509,11 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
             "overlap": scenario.routing_overlap,
             "verify_tokens": round(batch * (gamma + 1) + expected * prompts), "plain_experts": plain, "verify_experts": verify,
             "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
-            "stops_at": float(roofline.crossover_batch(every, taxed)),
-            "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed))}
+            "stops_at": (stops := float(roofline.crossover_batch(every, taxed))),
+            "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed)),
+            # What a plain pass reads where speculation stops paying: nearly every expert, or the tax
+            # is not what stops it.
+            "plain_experts_at_stop": (math.nan if math.isnan(stops) else _experts_read(scenario, alpha, gamma, stops)[0])}
 
 
 def memory_fit(scenario: Scenario) -> dict[str, Any]:
@@ -617,22 +621,26 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int,
     Returns
     -------
     roof : DataFrame
-        ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid, for the ``tp``
-        devices together at the precision's peak; ``roof.attrs["ridge"]`` is where the two meet,
-        peak·mfu / (bandwidth·mbu) in FLOP/byte.
+        ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid, for the devices
+        of a model copy together at the verify pass's peak (its matmuls' peaks weighted by their
+        FLOPs: the precision's peak where they share one); ``roof.attrs["ridge"]`` is where the two
+        meet, peak·mfu / (bandwidth·mbu) in FLOP/byte, the ridge its regime is judged against.
     passes : DataFrame
         ``pass, intensity, tflops, positions`` for the plain decode pass and the verify pass, where
         tflops is what the pass achieves (FLOPs over its whole time, costs beyond the roofline
         included: they put it under the roof).
     """
-    device = step.tensor_parallel_device(scenario.gpu, scenario.tp)
-    peak = device.peak(scenario.precision.matmul_compute(scenario.target)) * scenario.costs.mfu
-    bandwidth = device.bandwidth_tb_s * scenario.costs.mbu
     expected = scenario.expected_tokens(scenario.alpha if alpha is None else alpha, gamma)
     work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
                           **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s,
                           routing_overlap=scenario.routing_overlap, expected_tokens=expected, **scenario.load)
     times = step.step_seconds(work, scenario.costs)
+    # The verify pass's own roof: its FLOPs over its compute time (its matmuls each at their format's
+    # peak, × mfu) and its bytes over its memory time (× mbu), so that the ridge drawn is the one its
+    # regime is judged against (step's verify_ridge), not the peak of the model's largest part alone.
+    verify = times["verify_pass"]
+    peak = float(verify["flops"] / verify["compute_s"] / 1e12)
+    bandwidth = float(verify["bytes"] / verify["memory_s"] / 1e12)
     passes = []
     for name, kind in (("decode", "plain"), ("verify", "verify")):
         p = times[f"{kind}_pass"]

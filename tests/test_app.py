@@ -458,6 +458,15 @@ class TestScenarioSidebar:
         assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 269).")
         assert "no batch" not in tax
 
+    def test_the_expert_tax_gives_its_reason_only_where_it_is_one(self):
+        """At α 0.2 speculation loses from batch 1, with or without the tax, where a plain pass reads 8
+        of DeepSeek-V3's 256 experts: the page had said "by then a plain pass already reads nearly
+        every expert"."""
+        at = make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", alpha="0.2", gamma="3",
+                      batch="1")
+        tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
+        assert "nearly every expert" not in tax and "not for the tax: a plain pass there reads 8 of the 256" in tax
+
     def test_a_published_acceptance_is_offered_as_a_starting_point(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM")
         said = [c.value for c in at.caption if c.value.startswith("Published for this pair")]

@@ -389,6 +389,19 @@ class TestRooflinePoints:
             assert list(passes.positions) == [64, 320]
         assert roof.tflops.max() == pytest.approx(2 * 989.4 * 0.6)  # two H100s at 60 % of peak
 
+    @pytest.mark.parametrize("query", [
+        dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="on"),  # FP8 and BF16 parts
+        dict(gpu="B200", target="gpt-oss-120b", draft="eagle3", precision="mxfp4"),  # MXFP4 experts at FP8's peak
+        dict(draft="ngram", tp="1")])  # one peak: the GPU's ridge at the shares
+    def test_the_ridge_drawn_is_the_one_the_regime_is_judged_against(self, query):
+        """The chart had drawn the sidebar's ridge at the shares (422 for DeepSeek-V3 in FP8 on B200s)
+        where the text judged the verify pass against its own (421): one figure now."""
+        chosen = make_scenario(**query, batch="8", context="32768")
+        here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, 0.75, 2, 8, 32768).items()}
+        _, _, figures = calculator.regime_explanation(chosen, here)
+        roof, _ = calculator.roofline_points(chosen, 2, 8, 32768, alpha=0.75)
+        assert roof.attrs["ridge"] == pytest.approx(figures["ridge"], rel=1e-9)
+
     @pytest.mark.parametrize("chosen", [LOAD, make_scenario(target="DeepSeek-V3", gpu="H200", tp=8)])
     def test_the_passes_are_the_headline_s(self, chosen):
         """The load's prompts (16 + 16·2,000/100 = 336 positions in a plain pass, E times the prompts in

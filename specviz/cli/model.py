@@ -329,7 +329,7 @@ def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
     model = config_model(args.file)
     row = {"params_total": model.params_total, "params_active": model.params_active,
            "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
-    notes = "; ".join(words(note, args.lang) for note in model.notes)
+    notes = " ".join(words(note, args.lang) for note in model.notes)  # each a sentence
     row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": notes}
     return (json.dumps(row, indent=2) if args.format == "json" else format_rows([row], args.format)), 0
 

@@ -443,8 +443,11 @@ def experts_touched(model: Model, tokens: ArrayLike) -> np.ndarray:
 
     .. math:: E\\,(1 - (1 - k/E)^T)
 
-    Each token picks k of the E experts; an expert no token picks is not read. A verify pass of
-    B·(γ + 1) tokens reads more of them than a plain pass of B: the expert tax. 0 for a dense model.
+    Each token picks k of the E experts, so it leaves a given expert out with probability exactly
+    1 − k/E; T tokens routed independently leave it out with probability (1 − k/E)^T, and the
+    expected count of experts some token picks is E times the rest. An expert no token picks is not
+    read. A verify pass of B·(γ + 1) tokens reads more of them than a plain pass of B: the expert tax.
+    0 for a dense model.
     """
     t = np.asarray(tokens, dtype=float)
     if not model.num_experts:
