@@ -192,7 +192,7 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     """The claim beside the published speedups of the same class of setting and the user's own runs
     paired with their baselines (the examples' only where the user has none), with the published
     figures that reach it and how their acceptance was obtained."""
-    every_published = explorer.load_published_speedups(settings.get("SPECVIZ_DATA_DIR"))
+    every_published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
     speedups = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
     family, drafting, vendor, kind = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
     st.caption(t("claims.comparable", lang, shown=len(speedups), every=len(every_published), family=family,

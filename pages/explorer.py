@@ -412,7 +412,7 @@ def show_predicted() -> None:
 
 def show_published() -> None:
     published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
-    speedups = explorer.load_published_speedups(settings.get("SPECVIZ_DATA_DIR"))
+    speedups = explorer.speedup_rows(published)
     paired = paired_runs()
     altair_chart(charts.published_speedups(speedups, paired, lang))
     if not paired.empty:

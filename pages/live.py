@@ -16,6 +16,7 @@ from pages._shared import (altair_chart, cost_params, fragment, offer_fit, open_
 from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
+from specviz.names import model_preset
 from specviz.live import access, exposition, prometheus, replay, scrape, windows
 from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration
@@ -169,7 +170,7 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
     sidebar = st.session_state.get("scenario")
     if sidebar is None:
         return None
-    served = scenario.model_preset(model_name, presets(settings.get("SPECVIZ_DATA_DIR")).models)
+    served = model_preset(model_name, presets(settings.get("SPECVIZ_DATA_DIR")).models)
     if served == sidebar.target_id:
         return sidebar
     if served is not None:

@@ -571,7 +571,7 @@ class TestCheckAtCosts:
 
 class TestPublishedReaching:
     def test_only_speedups_that_reach_highest_first(self):
-        published = explorer.load_published_speedups(DATA)
+        published = explorer.speedup_rows(explorer.load_published(DATA))
         reaching = claims.published_reaching(published, 3.0)
         assert len(reaching) > 0 and (reaching["value"] >= 3.0).all()
         assert reaching["metric"].str.endswith("speedup").all() and reaching["value"].is_monotonic_decreasing
@@ -580,7 +580,7 @@ class TestPublishedReaching:
         assert len(reaching) == len(by_hand) and len(published) < len(every)
 
     def test_at_a_claimed_batch_only_runs_at_that_batch_or_more(self):
-        published = explorer.load_published_speedups(DATA)
+        published = explorer.speedup_rows(explorer.load_published(DATA))
         at_64 = claims.published_reaching(published, 2.0, batch=64)
         assert (at_64["batch"] >= 64).all() and (at_64["value"] >= 2.0).all()
         assert len(at_64) < len(claims.published_reaching(published, 2.0))

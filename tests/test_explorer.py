@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, SAMPLES, SWEEP, make_scenario, raw_frame, runs_frame
-from specviz import scenario, settings
+from specviz import names, settings
 from specviz.model import calibration, dtypes, step
 from specviz.results import explorer
 from specviz.results.store import Store
@@ -135,11 +135,11 @@ class TestOneOrigin:
 class TestModelPreset:
     def test_a_served_name_to_its_preset(self):
         models = PRESETS.models
-        assert scenario.model_preset("Qwen/Qwen3-32B", models) == "Qwen3-32B"
-        assert scenario.model_preset("replay:Qwen/Qwen3-235B-A22B", models) == "Qwen3-235B-A22B"
-        assert scenario.model_preset("meta-llama/Llama-3.1-8B-Instruct", models) == "Llama-3.1-8B"
-        assert scenario.model_preset("swiss-ai/Apertus-v1.5-70B", models) is None
-        assert scenario.model_preset("", models) is None
+        assert names.model_preset("Qwen/Qwen3-32B", models) == "Qwen3-32B"
+        assert names.model_preset("replay:Qwen/Qwen3-235B-A22B", models) == "Qwen3-235B-A22B"
+        assert names.model_preset("meta-llama/Llama-3.1-8B-Instruct", models) == "Llama-3.1-8B"
+        assert names.model_preset("swiss-ai/Apertus-v1.5-70B", models) is None
+        assert names.model_preset("", models) is None
 
     @pytest.mark.parametrize("served, preset", [
         # The preset's own Hugging Face id, where its name leaves words out.
@@ -165,7 +165,7 @@ class TestModelPreset:
         ("meta", None), ("Instruct", None)])
     def test_a_checkpoint_s_name_as_servers_and_benchmarks_give_it(self, served, preset):
         """Names as vLLM's /metrics and benchmark files carry them matched none of these presets."""
-        assert scenario.model_preset(served, PRESETS.models) == preset
+        assert names.model_preset(served, PRESETS.models) == preset
 
 
 
@@ -185,7 +185,7 @@ class TestGpuPreset:
         ("5090", None), ("Llama 4", None), ("AMD Radeon Graphics", None)])
     def test_a_device_s_name_to_its_preset(self, text, preset):
         """The first twelve were matched to no preset before, and GH200 (a Grace Hopper's H100) to the H200."""
-        assert scenario.gpu_preset(text, PRESETS.gpus) == preset
+        assert names.gpu_preset(text, PRESETS.gpus) == preset
 
 class TestNewestFirst:
     def test_newest_import_first_in_file_order(self):

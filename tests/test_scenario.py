@@ -8,6 +8,7 @@ from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, scenario, settings, workload
+from specviz.names import model_preset
 from specviz.model import architecture, dtypes, mtp, roofline, spec, step
 
 DEFAULT = make_scenario()
@@ -82,7 +83,7 @@ class TestDraftChoices:
         names = {"Qwen3.5-397B": "Qwen3.5-397B-A17B", "Qwen/Qwen3.5-35B": "Qwen3.5-35B-A3B",
                  "Qwen3-Coder-480B": "Qwen3-Coder-480B-A35B", "Qwen3-235B": "Qwen3-235B-A22B",
                  "Qwen3-32B": "Qwen3-32B", "Mixtral-8x22B": None}
-        assert {name: scenario.model_preset(name, PRESETS.models) for name in names} == names
+        assert {name: model_preset(name, PRESETS.models) for name in names} == names
 
     def test_a_frontier_target_starts_with_its_mtp_layer_or_a_head_not_a_sibling_of_its_size(self):
         for target in ("DeepSeek-V3", "DeepSeek-V3.2", "GLM-4.5", "GLM-4.5-Air", "Qwen3-Next-80B-A3B"):

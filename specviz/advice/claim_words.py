@@ -18,7 +18,8 @@ from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.model.architecture import Model
 from specviz.model.dtypes import PRECISIONS
-from specviz.scenario import Presets, draft_choices, gpu_preset, model_key, models_by_key, split_of
+from specviz.names import gpu_preset, model_key, models_by_key
+from specviz.scenario import Presets, draft_choices, split_of
 
 __all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
            "named_methods", "over_words", "sentence_choices"]
@@ -403,7 +404,7 @@ def _sized_model(words: str) -> str | None:
 def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
     """The first GPU preset a sentence's words name: a run of two or three words that spells a
     preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
-    (:func:`specviz.scenario.gpu_preset`: "H100", "8xB200"); None where none does. A word whose next
+    (:func:`specviz.names.gpu_preset`: "H100", "8xB200"); None where none does. A word whose next
     word makes it a form no preset is ("H100 NVL") names none: read alone, "H100" would be the SXM
     card's figures, unsaid (the family's reading, :data:`_GPU_FAMILIES`, says what it assumed)."""
     own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
@@ -422,7 +423,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     (Llama-3.1-70B, EAGLE-3)" states 3.2×, an H100, Llama-3.1-70B and an EAGLE-3 head, and leaves
     out the batch, the dataset, the temperature, the output length and whether the acceptance was
     measured. Models and GPUs are matched to presets by their names
-    (:func:`specviz.scenario.model_preset`, :func:`specviz.scenario.gpu_preset`), over runs of one to
+    (:func:`specviz.names.model_preset`, :func:`specviz.names.gpu_preset`), over runs of one to
     four words, the longest first.
 
     Raises

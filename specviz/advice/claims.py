@@ -214,11 +214,10 @@ def comparable_published(published: pd.DataFrame, scenario: Scenario, presets: P
     return published[np.asarray(same, dtype=bool)]
 
 
-def published_reaching(published: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
-    """The published speedups (:func:`specviz.results.explorer.load_published_speedups`) that reach
-    ``speedup``, highest first; with ``batch``, only those measured at that batch or a larger one (a
-    speedup at batch 1 says little of one claimed at 64: it falls as the batch grows)."""
-    speedups = published
+def published_reaching(speedups: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
+    """The published speedups (:func:`specviz.results.explorer.speedup_rows`) that reach ``speedup``,
+    highest first; with ``batch``, only those measured at that batch or a larger one (a speedup at
+    batch 1 says little of one claimed at 64: it falls as the batch grows)."""
     if batch is not None:
         speedups = speedups[speedups["batch"] >= batch]
     return speedups[speedups["value"] >= speedup].sort_values("value", ascending=False)

@@ -109,7 +109,8 @@ from specviz import settings, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import memory, mtp
 from specviz.model.dtypes import LINEAR_COMPONENTS
-from specviz.scenario import HF_URL, Scenario, hugging_face_id
+from specviz.names import HF_URL, hugging_face_id
+from specviz.scenario import Scenario
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",

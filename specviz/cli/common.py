@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from specviz import i18n, scenario, settings
+from specviz import i18n, names, scenario, settings
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, dtypes, hf_config
 from specviz.results import export
@@ -129,15 +129,15 @@ def scenario_options(p: argparse.ArgumentParser) -> None:
 
 def preset_id(text: str, models: dict[str, architecture.Model], unknown: str, heads: Sequence[str] = ()) -> str:
     """A model preset's id from its id, its Hugging Face id (case aside) or a checkpoint's name that
-    matches it as the Live page matches a served model (:func:`specviz.scenario.model_preset`:
+    matches it as the Live page matches a served model (:func:`specviz.names.model_preset`:
     ``deepseek-ai/DeepSeek-R1`` is DeepSeek-V3's); a head's name as given. ``unknown`` is the message
     key of a name that matches none (``cli.unknown.target``)."""
     if text in models or text in heads:
         return text
-    by_hub = {(scenario.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
+    by_hub = {(names.hugging_face_id(m.source) or "").lower(): k for k, m in models.items()}
     if text.lower() in by_hub:
         return by_hub[text.lower()]
-    if found := scenario.model_preset(text, models):
+    if found := names.model_preset(text, models):
         return found
     raise UsageError(unknown, text=repr(text), known=", ".join([*heads, *models]))
 

@@ -43,9 +43,11 @@ search: each of the dp groups holds the same whole number of sequences,
 with K₁ the cache one sequence of a group puts on each of its GPUs, with and without the draft's
 weights and cache. DeepSeek-V3 in BF16 with its MTP layer at 131,072 positions on H100s, TP 8 ×
 DP 4: 26.9 GB left on a GPU and 9.2 GB a sequence (MLA's latent is on every GPU of the group), so 2
-a group and 8 in all; the whole room over the average cache a GPU had said 11. Left out: CUDA graphs' own pools under vLLM (a few
-hundred MB), NCCL buffers, allocator fragmentation, and prefix-cache headroom; the datasheet's
-memory is read as 10⁹ bytes (an "80 GB" H100 holds 85.5 · 10⁹, so the limit is a few percent short).
+a group and 8 in all; the whole room over the average cache a GPU had said 11.
+
+Left out: CUDA graphs' own pools under vLLM (a few hundred MB), NCCL buffers, allocator
+fragmentation, and prefix-cache headroom; the datasheet's memory is read as 10⁹ bytes (an "80 GB"
+H100 holds 85.5 · 10⁹, so the limit is a few percent short).
 """
 
 from __future__ import annotations

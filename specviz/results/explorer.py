@@ -49,7 +49,7 @@ __all__ = [
     "workload_acceptance",
     "draft_settings",
     "load_published",
-    "load_published_speedups",
+    "speedup_rows",
     "EXAMPLE_QUERIES",
 ]
 
@@ -511,8 +511,8 @@ def load_published(data_dir: Path) -> pd.DataFrame:
     return pd.read_csv(data_dir / "published_results.csv")
 
 
-def load_published_speedups(data_dir: Path) -> pd.DataFrame:
-    """The published results that are speedups (``throughput_speedup``, ``walltime_speedup``,
-    ``tpot_speedup`` …), not latencies, ratios of other things or acceptance lengths."""
-    published = load_published(data_dir)
+def speedup_rows(published: pd.DataFrame) -> pd.DataFrame:
+    """The published results (:func:`load_published`) that are speedups (``throughput_speedup``,
+    ``walltime_speedup``, ``tpot_speedup`` …), not latencies, ratios of other things or acceptance
+    lengths."""
     return published[published["metric"].str.endswith("speedup")]

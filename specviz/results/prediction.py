@@ -20,8 +20,9 @@ from specviz import calculator
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
-from specviz.scenario import (FIELDS, Presets, Scenario, default_draft, default_parallel, draft_choices, gpu_preset,
-                              model_key, models_by_key, preset_costs, resolve_draft, steady_load)
+from specviz.names import gpu_preset, model_key, models_by_key
+from specviz.scenario import (FIELDS, Presets, Scenario, default_draft, default_parallel, draft_choices, preset_costs,
+                              resolve_draft, steady_load)
 
 __all__ = [
     "LOAD_SPREAD",
@@ -49,7 +50,7 @@ def _acceptance_length(paired: pd.DataFrame) -> pd.Series:
 def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
                 gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
     """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
-    missing where no preset matches: :func:`specviz.scenario.model_preset`, :func:`specviz.scenario.gpu_preset`),
+    missing where no preset matches: :func:`specviz.names.model_preset`, :func:`specviz.names.gpu_preset`),
     so that a prediction can say when it uses the sidebar's instead."""
     by_key = models_by_key(models)
     return pd.DataFrame({"target": [by_key.get(model_key(t)) if isinstance(t, str) else None
