@@ -247,6 +247,38 @@ class TestRefused:
         assert refused("v9.yaml", as_yaml({**example_021(), "version": "0.9"})).key == "ingest.report_version"
 
 
+
+class TestCutShort:
+    """A YAML file cut at a line's end is YAML still: what it lost is said, not read as a whole report."""
+
+    def test_a_sorted_report_cut_before_its_run(self):
+        # llm-d's example is written with sorted keys: results first, then run, scenario, version.
+        text = EXAMPLE_021.read_bytes()
+        cut = text[:text.index(b"\nrun:") + 1]
+        error = refused("cut.yaml", cut)
+        assert error.key == "ingest.report_cut_short"
+        assert error.params["present"] == "results" and error.params["missing"] == "run"
+
+    def test_a_stream_whose_last_v0_1_report_has_its_scenario_alone(self):
+        doc = yaml.safe_load(EXAMPLE_01.read_text())
+        stream = yaml.safe_dump_all([doc, {"version": "0.1", "scenario": doc["scenario"]}], sort_keys=False)
+        error = refused("cut.yaml", stream)
+        assert (error.key, error.params["missing"]) == ("ingest.report_cut_short", "metrics")
+
+    def test_a_document_of_no_report_keys_is_not_a_report(self):
+        assert refused("other.yaml", "run: {uid: x}\nresults: {}\n---\nname: other\n").key == "ingest.report_shape"
+
+    def test_a_report_cut_inside_its_results_says_what_it_lacks(self):
+        text = STAGE_0.read_bytes()
+        cut = text[:text.index(b"      throughput:") + 1]
+        parsed = importers.parse(STAGE_0.name, cut)
+        (run,) = parsed.runs
+        assert "output_throughput" not in run and run["mean_ttft_ms"] == pytest.approx(127.51322751322752)
+        (warning,) = parsed.warnings
+        assert warning.key == "warn.report_sections_missing"
+        assert warning.params["sections"] == "results.request_performance.aggregate.throughput"
+        assert "cut short" in i18n.message(warning, "en") and "cắt ngắn" in i18n.message(warning, "vi")
+
 BILLION_LAUGHS = "\n".join(["run: {uid: x}", "results: {}", 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
                             *(f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi"))])
 
@@ -429,6 +461,35 @@ class TestRoundTrip:
         for fmt in benchmark_report.FORMATS:
             again = only(f"again.{fmt}", benchmark_report.dump([report], fmt).encode())
             assert (again["concurrency"], again["request_rate"]) == (16.0, math.inf)
+
+    @pytest.mark.parametrize("file", [FIXTURES / "vllm_bench_spec_decode.json", EXAMPLE_021])
+    def test_a_run_exported_and_imported_again_is_not_stored_twice(self, tmp_path, file):
+        """A vLLM run's report names it by its id; a report's run keeps its report's uid."""
+        store, (run,) = stored(tmp_path, file)
+        try:
+            text = benchmark_report.stored_text(store, [run["run_id"]]).encode()
+            result = store.import_file("exported.yaml", text)
+            assert result.status == "skipped" and list(store.runs()["run_id"]) == [run["run_id"]]
+            (notice,) = result.warnings
+            assert notice.key == "warn.exported_run_repeated" and notice.params["other"] == run["source_file"]
+            # Into another store (the run is not there), the report is a run of its own.
+            elsewhere = Store(tmp_path / "elsewhere.duckdb")
+            try:
+                assert elsewhere.import_file("exported.yaml", text).status == "imported"
+            finally:
+                elsewhere.close()
+        finally:
+            store.close()
+
+    def test_a_report_whose_figures_differ_from_its_run_s_is_stored(self, tmp_path):
+        store, (run,) = stored(tmp_path, FIXTURES / "vllm_bench_spec_decode.json")
+        try:
+            doc = yaml.safe_load(benchmark_report.stored_text(store, [run["run_id"]]))
+            doc["results"]["request_performance"]["aggregate"]["requests"]["total"] += 1  # a run measured again
+            assert store.import_file("edited.yaml", as_yaml(doc)).status == "imported"
+            assert len(store.runs()) == 2
+        finally:
+            store.close()
 
     def test_several_runs_are_a_stream_or_an_array(self, tmp_path):
         store, runs = stored(tmp_path, STAGE_0, EXAMPLE_021)

@@ -136,7 +136,8 @@ why) and `errors`, each with its reason; exit 2 if any file failed, the others s
 _EXPORT_DOC = """\
 Each run as one report of llm-d-benchmark's benchmark report v0.2.1, checked against its published
 schema: several runs are a YAML stream (`---` between reports) or a JSON array, and `specviz ingest`
-reads either back, a run per report. A run imported from a report is written back whole (its
+reads either back, a run per report (into the store it came from, a report is recognised by its
+`run.uid`, the run's id, and not stored twice). A run imported from a report is written back whole (its
 `extra` holds the fields no column took). The speculative-decoding figures and the workload have no
 place in the standard, nor has the load of a run of another format without stored requests (the load
 requires their input length): stderr names what each run left out.

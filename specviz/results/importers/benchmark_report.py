@@ -84,6 +84,8 @@ _ORDER = ("min", "p0p1", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "
 EXTRA_DEPTH = 4  # extra keeps a report's fields by dotted path down to this many levels
 
 _SECTIONS = {"0.1": ("metrics",), "0.2": ("results", "request_performance", "aggregate")}
+# What a report's aggregate holds in every version: a report without one of them has none of its figures.
+_AGGREGATES = ("requests", "latency", "throughput")
 
 
 @cache
@@ -207,6 +209,23 @@ _RESULT_SECTION = re.compile(r"^results[ \t]*:[^\n]*\n(?:[ \t]*(?:#[^\n]*)?\n)*[
 
 def _is_report(doc: Any) -> bool:
     return isinstance(doc, dict) and ({"run", "results"} <= doc.keys() or {"scenario", "metrics"} <= doc.keys())
+
+
+# The top-level keys a report needs in each version, and every one a report has: a document with
+# some of them and not those it needs is what a file cut short leaves (a writer that sorts keys puts
+# "results" first).
+_NEEDED = {"0.1": ("scenario", "metrics"), "0.2": ("run", "results")}
+_TOP_KEYS = ("version", "run", "scenario", "results", "metrics")
+
+
+def _not_a_report(name: str, doc: Any) -> IngestError:
+    """The refusal of a document that is not a report: ``ingest.report_cut_short`` where it has a
+    report's top-level keys but not all those its version needs (naming both), else ``ingest.report_shape``."""
+    if isinstance(doc, dict) and any(key in doc for key in _TOP_KEYS if key != "version"):
+        version = "0.1" if "metrics" in doc or str(doc.get("version")) == "0.1" else "0.2"
+        return IngestError("ingest.report_cut_short", name, present=", ".join(key for key in _TOP_KEYS if key in doc),
+                           missing=", ".join(key for key in _NEEDED[version] if key not in doc))
+    return IngestError("ingest.report_shape", name)
 
 
 def sniff(source: Source) -> float:
@@ -442,12 +461,15 @@ def _reports(source: Source) -> list[Any]:
 
 
 def parse(source: Source) -> Parsed:
-    """Each report of the file into a run, after its units, its schema and its figures are checked.
+    """Each report of the file into a run, after its units, its schema and its figures are checked; a
+    report without one of its aggregate's sections (requests, latency, throughput) is read with the
+    warning ``warn.report_sections_missing``, as a file cut inside its results is.
 
     Raises
     ------
     IngestError
-        For the YAML (:func:`plain_yaml`), a document that is not a report, a version not known
+        For the YAML (:func:`plain_yaml`), a document that is not a report (``ingest.report_cut_short``
+        where it has a report's top-level keys but not all it needs), a version not known
         (``ingest.report_version``), a figure in a unit its field may not have
         (``ingest.report_unit``), a report its schema refuses (``ingest.report_invalid``, naming the
         field), and absurd figures: negative or not finite, out of order, more failures than requests.
@@ -459,7 +481,7 @@ def parse(source: Source) -> Parsed:
     folder = PurePath(source.name).parent.name or None
     for doc in docs:
         if not _is_report(doc):
-            raise IngestError("ingest.report_shape", source.name)
+            raise _not_a_report(source.name, doc)
         version = _version(source.name, doc)
         _check_units(source.name, doc, version)
         if invalid := schema_errors(doc, version):
@@ -467,6 +489,9 @@ def parse(source: Source) -> Parsed:
                               detail=invalid[1])
         reader = _Reader(source.name, doc, warnings)
         (_read_v01 if version == "0.1" else _read_v02)(reader, folder)
+        base = _SECTIONS["0.1" if version == "0.1" else "0.2"]
+        if absent := [".".join((*base, part)) for part in _AGGREGATES if not isinstance(at(doc, (*base, part)), dict)]:
+            warnings.append(Notice("warn.report_sections_missing", sections=", ".join(absent)))
         reader.keep_rest()
         runs.append(reader.run.build())
     if not runs:

@@ -2,7 +2,7 @@
 them again.
 
 A vLLM sweep's ``summary.json`` repeats its ``run=N.json`` files; an AIPerf run can be exported
-twice; vLLM, SGLang and SpecForge append each new run to the file that holds the earlier ones; and
+twice, and a run exported as a benchmark report can be imported again; vLLM, SGLang and SpecForge append each new run to the file that holds the earlier ones; and
 inference-perf writes a summary, stage reports and a per-request report of the same requests.
 :data:`REPEATS` gives, per format, the finders of a parsed file's runs that a stored file holds
 (not stored again, a notice naming the file), :data:`REPLACES` those whose stored runs the new
@@ -199,6 +199,30 @@ def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     return repeated
 
 
+def _exported_repeats(cur: duckdb.DuckDBPyConnection, name: str,
+                      parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """The runs of a parsed benchmark report that are a stored run written out again: index → (the
+    stored run's file name, the report's ``run.uid``). ``specviz export`` writes a run as a report
+    whose ``run.uid`` is the run's id (or the ``run.uid`` of the report it was imported from,
+    :func:`specviz.results.benchmark_report.to_report`); imported again, it had been stored as a
+    new run beside its own, with less (the standard has no place for the acceptance).
+
+    A report's run is a stored one when its ``run.uid`` is the stored run's id, or the ``run.uid``
+    of a stored report's run, and every figure both give agrees to within rounding (the report
+    holds the latencies in seconds, the store in milliseconds)."""
+    if not any('"run.uid"' in run["extra"] for run in parsed.runs):
+        return {}
+    matches = _stored_matches(cur, name, parsed, """
+        r.run_id = (i.extra->>'run.uid')
+        OR (r.source_format = 'benchmark-report' AND (r.extra->>'run.uid') = (i.extra->>'run.uid'))""")
+    repeated: dict[int, tuple[str, str]] = {}
+    for stored in matches:
+        run = parsed.runs[stored["run_index"]]
+        if _figures_agree(stored, run, rounding=True):
+            repeated.setdefault(stored["run_index"], (stored["source_file"], json.loads(run["extra"])["run.uid"]))
+    return repeated
+
+
 # What inference-perf's summarize_requests writes of every run's requests, which a report of the
 # same requests must give too: the successes, the failures and the span from first start to last end.
 _REQUEST_FIGURES = ("num_requests", "failed_requests", "duration_s")
@@ -312,6 +336,7 @@ def _replacing_earlier(ours: str, theirs: str) -> Callable[..., dict[str, tuple[
 # that names them, in the order they are asked (a run found by one is not asked of the next).
 REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
             "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
+            "benchmark-report": ((_exported_repeats, "warn.exported_run_repeated"),),
             "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
             "specforge-bench": ((_appended_repeats, "warn.run_appended"),),
             "inference-perf": ((_stored_from_later("summary", "per_request"), "warn.summary_repeated"),
