@@ -215,6 +215,21 @@ class TestHostileConfigs:
         gemma = {"model_type": "gemma3_text", "sliding_window_pattern": None, "num_hidden_layers": None}
         assert parse(gemma).layers == hf_config.FAMILY_DEFAULTS["gemma3_text"]["num_hidden_layers"]
 
+    def test_a_field_s_message_names_the_file_it_is_in(self, tmp_path):
+        """An upload's name, a path's, and "config.json" for a config given as its content."""
+        data = json.dumps({**LLAMA_8B, "hidden_size": None}).encode()
+        with pytest.raises(InputError) as uploaded:
+            hf_config.model_from_config_bytes(data, "my-llama.json", 10**6)
+        assert str(uploaded.value).startswith("my-llama.json: 'hidden_size' is missing or null;")
+        (tmp_path / "llama").mkdir()
+        (tmp_path / "llama" / "config.v2.json").write_bytes(data)
+        with pytest.raises(InputError, match=r"^config\.v2\.json: 'hidden_size'"):
+            hf_config.model_from_config(tmp_path / "llama" / "config.v2.json")
+        with pytest.raises(InputError, match=r"^config\.json: 'hidden_size'"):
+            hf_config.model_from_config({**LLAMA_8B, "hidden_size": None})
+        vietnamese = i18n.message(uploaded.value, "vi")
+        assert vietnamese.startswith("my\\-llama\\.json: thiếu 'hidden\\_size' hoặc nó là null")
+
     def test_derived_head_dim_must_be_positive(self):
         config = {**LLAMA_8B, "hidden_size": 16, "num_attention_heads": 32, "num_key_value_heads": 8}
         with pytest.raises(ValueError, match="'head_dim' is not set and hidden_size // num_attention_heads = 0"):
@@ -565,6 +580,46 @@ class TestFrontierArchitectures:
         assert m.weight_formats == {**formats, "embeddings": "bf16"}
         assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
 
+    @pytest.mark.parametrize("quantization, formats", [
+        # AMD's Kimi-K2.5-MXFP4 as ATOM's recipe describes it: MXFP4 routed experts, E8M0 scales per
+        # 32, activations quantised to FP4 at run time; attention, the shared expert and the dense
+        # first layer left out
+        ({"quant_method": "quark",
+          "global_quant_config": {"weight": {"dtype": "fp4", "qscheme": "per_group", "group_size": 32,
+                                             "scale_format": "e8m0"},
+                                  "input_tensors": {"dtype": "fp4", "group_size": 32, "is_dynamic": True}},
+          "exclude": ["lm_head", "*self_attn*", "*mlp.gate", "*shared_experts*", "model.layers.0.*"]},
+         {"experts": "mxfp4-w4a4", "attention": "bf16", "mlp": "bf16"}),
+        # the experts by a layer pattern alone, the global config quantizing nothing
+        ({"quant_method": "quark", "global_quant_config": {},
+          "layer_quant_config": {"*.mlp.experts*": {"weight": {"dtype": "fp4_e2m1", "group_size": 32},
+                                                    "input_tensors": {"dtype": "fp8_e4m3"}}}},
+         {"experts": "mxfp4", "attention": "bf16", "mlp": "bf16"}),
+        # a progressive spec (FP8, then INT4 per channel) stores INT4; FP8 everywhere else
+        ({"quant_method": "quark",
+          "global_quant_config": {"weight": {"dtype": "fp8_e4m3"}, "input_tensors": {"dtype": "fp8_e4m3"}},
+          "layer_quant_config": {"*.mlp.experts.*": {"weight": [{"dtype": "fp8_e4m3"}, {"dtype": "int4", "ch_axis": 0}],
+                                               "input_tensors": {"dtype": "fp8_e4m3"}}}},
+         {"experts": "int4", "attention": "fp8", "mlp": "fp8"}),
+    ])
+    def test_amd_quark_checkpoints(self, quantization, formats):
+        config = config_of("Kimi-K2.5")
+        m = parse({**config, "text_config": {**config["text_config"], "quantization_config": quantization}})
+        assert m.weight_formats == {**formats, "embeddings": "bf16"}
+        assert [n.key for n in m.notes] == ["hf_config.vision_left_out"]
+
+    def test_quark_w4a4_runs_at_the_fp4_peak_where_the_gpu_has_one(self):
+        w4a4 = dtypes.FORMATS["mxfp4-w4a4"]
+        assert w4a4.bytes == dtypes.FORMATS["mxfp4"].bytes == 0.5 + 1 / 32 and w4a4.compute == "fp4"
+        gpus = roofline.load_gpus(DATA)
+        assert gpus["MI355X"].runs_at(w4a4.compute) == "fp4" and gpus["MI300X"].runs_at(w4a4.compute) == "bf16"
+
+    def test_a_quark_weight_of_a_kind_not_read_is_named(self):
+        quantization = {"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "int8"}}}
+        m = parse({**LLAMA_8B, "quantization_config": quantization})
+        assert ("hf_config.unknown_quantization", '"quark"') in [(n.key, n.params.get("method")) for n in m.notes]
+        assert set(m.weight_formats.values()) == {"bf16"}
+
     def test_an_unknown_mixed_precision_algorithm_is_named(self):
         quantization = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
                         "quantized_layers": {"model.language_model.layers.1.mlp.experts": {"quant_algo": "W2"}}}
@@ -808,7 +863,7 @@ class TestDeepSeekV4:
         ("compress_ratios", [4] * 43 + [3], "one of 0, 4, 128; got a list holding 3"),
         ("compress_ratios", [4] * 43 + [10**6], "got a list holding 1000000"),
         ("compress_ratios", [4] * 43, "one entry per layer (44)"),
-        ("compress_ratios", None, "'compress_ratios' is missing; it must list one of 0, 4, 128 for each layer and MTP layer (44)"),
+        ("compress_ratios", None, "'compress_ratios' is missing or null; it must list one of 0, 4, 128 for each layer and MTP layer (44)"),
         ("num_hidden_layers", 10**6, "between 1 and 1,024"),
         ("o_groups", 65, "between 1 and 64 (num_attention_heads)"),
         ("o_groups", 48, "multiple"),

@@ -232,8 +232,8 @@ class TestMessageValues:
 
     def test_t_renders_a_notice_value_in_the_same_language(self):
         kind = Notice("hf_config.kind.list_holding", item=Notice("hf_config.kind.object"))
-        english = i18n.t("hf_config.layers", "en", field="f", low=0, bound="9", problem=kind)
-        vietnamese = i18n.t("hf_config.layers", "vi", field="f", low=0, bound="9", problem=kind)
+        english = i18n.t("hf_config.layers", "en", file="config.json", field="f", low=0, bound="9", problem=kind)
+        vietnamese = i18n.t("hf_config.layers", "vi", file="config.json", field="f", low=0, bound="9", problem=kind)
         assert english.endswith("got a list holding an object")
         assert vietnamese.endswith(i18n.t("hf_config.kind.list_holding", "vi", item=i18n.t("hf_config.kind.object", "vi")))
         assert "a list holding" not in vietnamese and "an object" not in vietnamese

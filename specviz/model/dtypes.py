@@ -8,7 +8,10 @@ where the GPU lacks that unit the weights are expanded and the matmul runs at th
 MXFP8 activations on GPUs with FP4 units (FlashInfer's MXFP4 × MXFP8 kernels on Blackwell; the MMA
 of mixed FP4 and FP8 operands runs at the FP8 rate), and with BF16 activations elsewhere (Hopper's
 Triton and Marlin kernels), never FP4 × FP4 (vLLM issue 35528 lists the paths). NVFP4 checkpoints
-(ModelOpt, compressed-tensors) quantize the activations too: FP4 × FP4.
+(ModelOpt, compressed-tensors) quantize the activations too: FP4 × FP4, and so do AMD Quark's
+MXFP4 checkpoints whose input tensors are FP4 (``mxfp4-w4a4``: Kimi-K2.5-MXFP4; vLLM's
+QuarkW4A4MXFP4 runs FP4 × FP4 GEMMs on MI355X, and expands the weights to BF16 where the GPU has
+no FP4 unit).
 
 Sizes per element, scales included:
 
@@ -17,7 +20,8 @@ Sizes per element, scales included:
   ``weight_block_size``);
 * ``int4``: 0.5 + 2/128 bytes, one BF16 scale per group of 128 (GPTQ/AWQ W4A16), or ``int4-g32``,
   0.5 + 2/32 (Kimi-K2.5's routed experts, compressed-tensors ``group_size`` 32);
-* ``mxfp4``: 0.5 + 1/32 bytes, an E8M0 scale per 32 elements (OCP Microscaling Formats v1.0, 2023);
+* ``mxfp4`` and ``mxfp4-w4a4``: 0.5 + 1/32 bytes, an E8M0 scale per 32 elements (OCP Microscaling
+  Formats v1.0, 2023);
 * ``nvfp4``: 0.5 + 1/16 bytes, an E4M3 scale per 16 elements (NVIDIA, "Introducing NVFP4", 2025;
   the per-tensor FP32 scale is negligible).
 
@@ -60,12 +64,13 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("int4", 0.5 + 2.0 / 128, "bf16"),
     Format("int4-g32", 0.5 + 2.0 / 32, "bf16"),
     Format("mxfp4", 0.5 + 1.0 / 32, "w4a8"),
+    Format("mxfp4-w4a4", 0.5 + 1.0 / 32, "fp4"),
     Format("nvfp4", 0.5 + 1.0 / 16, "fp4"),
 )}
 KV_FORMATS = ("bf16", "fp8")
 # How results files and the command line name weight formats: FP4 alone is NVIDIA's NVFP4.
 WEIGHT_NAMES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "int4": "int4", "fp4": "nvfp4", "nvfp4": "nvfp4",
-                "mxfp4": "mxfp4", "checkpoint": None}
+                "mxfp4": "mxfp4", "mxfp4-w4a4": "mxfp4-w4a4", "checkpoint": None}
 
 
 @dataclass(frozen=True)

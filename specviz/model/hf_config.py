@@ -488,10 +488,21 @@ def model_from_config(config: str | Path | Mapping[str, Any], name: str | None =
     Llama-3.1-8B 8,030,261,248; Qwen3-30B-A3B 30.5B / 3.3B active; DeepSeek-V3 671B / 37B; gpt-oss-120b
     116.83B / 5.13B.
     """
+    file = name if isinstance(name, str) and name else "config.json"
     if isinstance(config, (str, Path)):
         path = Path(config)
+        file = path.name
         config = _load_json(path.read_bytes(), path.name)
         name = name or path.stem
+    try:
+        return _read_model(config, name, target)
+    except InputError as exc:
+        exc.params.setdefault("file", file)  # a field's message names the file it is in
+        raise
+
+
+def _read_model(config: Any, name: str | None, target: bool) -> Model:
+    """:func:`model_from_config` of a config's content."""
     if not isinstance(config, Mapping):
         raise InputError("hf_config.not_object")
     if target and (mark := _draft_head_mark(config)) is not None:

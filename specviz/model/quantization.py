@@ -5,7 +5,8 @@ Read by :func:`specviz.model.hf_config.model_from_config`. The methods read: ``f
 ``awq`` at 4 bits, ``modelopt`` (FP8, NVFP4, and ``MIXED_PRECISION``: each module's own
 ``quant_algo`` in ``quantized_layers``, a module not listed BF16) and ``compressed-tensors`` (its first
 group: INT4, FP8 or NVFP4/MXFP4; Kimi-K3's ``mxfp4-pack-quantized`` groups of 32 with E8M0 scales are
-MXFP4). A component a config leaves out (``modules_to_not_convert``,
+MXFP4) and AMD Quark's (``quark``: FP8, INT4, MXFP4 W4A8 and W4A4, globally or per
+``layer_quant_config`` pattern, :func:`_quark`). A component a config leaves out (``modules_to_not_convert``,
 ``ignored_layers``, ``exclude_modules`` or ``ignore``: names, globs or ``re:`` expressions) stays BF16.
 A multimodal checkpoint names its language model's modules under ``model.language_model.`` (Qwen3.5),
 which is matched as ``model.``.
@@ -138,6 +139,8 @@ def weight_formats(quantization: Any, *, shared: bool, dense: bool, experts: boo
         chosen = {"FP8": "fp8", "NVFP4": "nvfp4"}.get(str(quantization.get("quant_algo", "")).upper())
     elif method == "compressed-tensors":
         chosen = _compressed_tensors(quantization)
+    elif method == "quark":
+        return _quark(quantization, formats, shared=shared, dense=dense, experts=experts)
     else:
         chosen = None
     if chosen is None:
@@ -167,6 +170,56 @@ def _mixed_precision(layers: Any, formats: dict[str, str], *, shared: bool, dens
         if (chosen := _per_module(layers, modules)) is None:
             return dict.fromkeys(COMPONENTS, "bf16"), False
         formats[component] = chosen
+    return formats, True
+
+
+def _quark_format(spec: Any) -> str | None:
+    """The format of one of AMD Quark's layer configs (its ``global_quant_config`` or an entry of
+    ``layer_quant_config``): "bf16" where it quantizes no weight, None where its weights are of a kind
+    not read here. FP4 weights (MXFP4: E8M0 scales per 32) are ``mxfp4-w4a4`` beside FP4 input
+    tensors (vLLM's QuarkW4A4MXFP4: FP4 × FP4 on MI355X) and ``mxfp4`` (W4A8) beside FP8 ones; a
+    list of weight specs is Quark's progressive quantization, whose last stage is what is stored
+    (FP8 then INT4: INT4 weights)."""
+    if not isinstance(spec, Mapping):
+        return None
+    weight = spec.get("weight")
+    if isinstance(weight, list):
+        weight = weight[-1] if weight else None
+    if weight is None:
+        return "bf16"
+    if not isinstance(weight, Mapping):
+        return None
+    inputs = spec.get("input_tensors")
+    dtype = str(weight.get("dtype", "")).lower()
+    activation = str(inputs.get("dtype", "")).lower() if isinstance(inputs, Mapping) else ""
+    if dtype.startswith("fp8"):
+        return "fp8"
+    if dtype in ("fp4", "fp4_e2m1"):
+        return "mxfp4-w4a4" if activation in ("fp4", "fp4_e2m1") else "mxfp4" if activation.startswith("fp8") else None
+    if dtype in ("int4", "uint4"):
+        return "int4-g32" if weight.get("group_size") == 32 else "int4"
+    return None
+
+
+def _quark(quantization: Mapping[str, Any], formats: dict[str, str], *, shared: bool, dense: bool,
+           experts: bool) -> tuple[dict[str, str], bool]:
+    """AMD Quark's config (``quant_method`` quark; Quark's ``Config.to_dict`` and vLLM's
+    ``QuarkConfig``): each component at the format of the first ``layer_quant_config`` pattern that
+    matches its module (fnmatch over the module's name), else the ``global_quant_config``'s; BF16
+    where ``exclude`` leaves it out (AMD's Kimi-K2.5-MXFP4: MXFP4 W4A4 routed experts, the rest BF16)."""
+    global_format = _quark_format(quantization.get("global_quant_config") or {})
+    layers = quantization.get("layer_quant_config")
+    patterns = [(key, spec) for key, spec in list(layers.items())[:_LISTED_LAYERS]
+                if isinstance(key, str)] if isinstance(layers, Mapping) else []
+    exclude = quantization.get("exclude")
+    exclude = exclude if isinstance(exclude, list) else []
+    for component, modules in _components(shared=shared, dense=dense, experts=experts):
+        names = [name for part in modules for name in _names(part)]
+        chosen = next((_quark_format(spec) for key, spec in patterns if any(_matches(key, name) for name in names)),
+                      global_format)
+        if chosen is None:
+            return dict.fromkeys(COMPONENTS, "bf16"), False
+        formats[component] = "bf16" if _left_out(exclude, modules) else chosen
     return formats, True
 
 
