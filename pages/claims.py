@@ -208,7 +208,8 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     runs, left_out = explorer.measured_acceptance(runs, synthetic_wanted)
     if left_out:
         st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
-    paired = explorer.pair_with_baselines(runs)
+    every_paired = explorer.pair_with_baselines(runs)
+    paired = claims.comparable_runs(every_paired, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")), batch)
     altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
     yours = int((paired["measured_speedup"] >= speedup).sum())
     if batch is None:
@@ -218,6 +219,9 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
         st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
                      at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
                      any_batch=len(claims.published_reaching(speedups, speedup)), yours=yours, runs=len(paired),
+                     whose=t(f"claims.runs_of.{origin}", lang)))
+    if len(paired) < len(every_paired):
+        st.caption(t("claims.runs_elsewhere", lang, left=len(every_paired) - len(paired), runs=len(every_paired),
                      whose=t(f"claims.runs_of.{origin}", lang)))
     if read.cut:
         st.caption(t("claims.runs_cut", lang, shown=len(read.frame), stored=read.matching))
@@ -236,8 +240,9 @@ st.title(t("claims.title", lang))
 st.caption(t("claims.intro", lang))
 st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
 with st.container(border=True):
-    st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=settings.get("SPECVIZ_CLAIM_MAX_CHARS"),
-                 height=80, placeholder=t("claims.sentence_placeholder", lang), help=t("claims.sentence_help", lang))
+    most = settings.get("SPECVIZ_CLAIM_MAX_CHARS")
+    st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=most, height=80,
+                 placeholder=t("claims.sentence_placeholder", lang), help=t("claims.sentence_help", lang, limit=most))
     st.button(t("claims.sentence.button", lang), key="claims_read", on_click=apply_sentence)
     show_reading()
 

@@ -880,7 +880,7 @@ class TestClaimCommand:
         row = json.loads(out)
         assert code == 0 and row["verdict"] == "conditional" and row["required_acceptance_length"] == pytest.approx(3.75)
         assert row["required_acceptance_rate_vllm"] == pytest.approx(0.55) and row["max_speedup"] == pytest.approx(4.8)
-        assert row["reasons"][0].startswith("It needs an acceptance α of at least 0.81 at γ 5")
+        assert row["reasons"][0].startswith("It needs an acceptance α of at least 0.807 at γ 5: vLLM's acceptance rate 0.550, 3.75 tokens")
         _, out, _ = run(capsys, "claim", "--speedup", "4.9", "--gamma", "5", "--verify-cost", "1", "--draft-cost", "0.05")
         assert json.loads(out)["verdict"] == "impossible" and json.loads(out)["required_alpha"] is None
 

@@ -15,7 +15,7 @@
 - ``compat``: whether a draft's tokenizer and special tokens fit the target's.
 
 May import: specviz.errors, specviz.i18n, specviz.settings, specviz.model, specviz.scenario,
-specviz.calculator, specviz.workload.
+specviz.names, specviz.calculator, specviz.workload.
 Must not import: specviz.live, specviz.results, specviz.cli, specviz.charts, or Streamlit: advice is
 computed from a scenario, never from stored runs.
 """

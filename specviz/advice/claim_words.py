@@ -431,9 +431,12 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     SpecvizError
         As :func:`parse_claim` for the figure; ``claims.no_speed_figure`` where its figures are all
         something else than a speedup of decoding (a cost, a reduction, a count of GPUs, a training
-        speed), naming them; ``claims.unreadable`` where it holds no figure at all.
+        speed), naming them; ``claims.unreadable`` where it holds no figure at all,
+        ``claims.sentence_empty`` where it holds no word.
     """
     words = _words(text)
+    if not words.strip():
+        raise SpecvizError("claims.sentence_empty")
     unbatched = _BATCH.sub(" ", _in_figures(words))
     tokens = re.findall(r"[\w][\w.\-/]*", words)
     # The figure that is a speedup: not a count of GPUs ("on 8x H100") nor another ratio ("5x cheaper");

@@ -50,14 +50,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from specviz import calculator, workload
+from specviz import calculator, names, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import architecture, roofline, spec
 from specviz.scenario import Presets, Scenario, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
-           "check_at_costs", "published_reaching", "setting_class", "comparable_published", "at_least"]
+           "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -151,10 +151,12 @@ class ClaimCheck:
     memory_gamma: int
 
 
-def at_least(value: float) -> float:
-    """An "at least" figure as a page shows it, to two decimals rounded up: the α a claim needs,
-    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed)."""
-    return math.ceil(value * 100.0 - 1e-9) / 100.0
+def at_least(value: float, decimals: int = 2) -> float:
+    """An "at least" figure as a page shows it, rounded up to ``decimals``: the α a claim needs,
+    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Two decimals
+    for the calculator's α (its slider's step), three where a condition names it beside the tables."""
+    scale = 10.0 ** decimals
+    return math.ceil(value * scale - 1e-9) / scale
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int,
@@ -197,9 +199,50 @@ def setting_class(target: architecture.Model, draft_id: str, gpu: roofline.GPU) 
     """A setting's model family (its model type's leading word: ``llama`` for Llama 2, 3 and 4), its
     drafting (:data:`_DRAFTING`, else a separate draft ``model``) and its hardware's vendor and kind
     (``NVIDIA``, ``gpu``): what a published result must share to be evidence about a claim."""
-    family = re.match(r"[a-z]+", target.model_type)
     drafting = _DRAFTING.get(draft_id, "eagle" if draft_id.startswith("EAGLE3-") else "model")
+    return _class(target, drafting, gpu)
+
+
+def _class(target: architecture.Model, drafting: str, gpu: roofline.GPU) -> tuple[str, str, str, str]:
+    family = re.match(r"[a-z]+", target.model_type)
     return family[0] if family else target.model_type, drafting, gpu.name.split()[0], gpu.kind
+
+
+def _run_drafting(method: object) -> str | None:
+    """The drafting of :data:`_DRAFTING` a stored run's ``spec_method`` names, as engines and tools
+    write it (vLLM's ``eagle3``, ``deepseek_mtp``, ``ngram``, ``draft_model``; SGLang's ``EAGLE3``,
+    ``NEXTN``); None where it names none."""
+    key = re.sub(r"[^a-z0-9]", "", str(method).lower()) if isinstance(method, str) else ""
+    if not key:
+        return None
+    for words, drafting in ((("mtp", "nextn"), "mtp"), (("eagle",), "eagle"), (("ngram", "suffix", "lookup"), "host"),
+                            (("medusa",), "medusa")):
+        if any(word in key for word in words):
+            return drafting
+    return "model"
+
+
+def comparable_runs(paired: pd.DataFrame, scenario: Scenario, presets: Presets,
+                    batch: int | None = None) -> pd.DataFrame:
+    """The stored runs paired with their baselines (:func:`specviz.results.explorer.pair_with_baselines`)
+    of the same model family, drafting and hardware class as ``scenario``, as
+    :func:`comparable_published` takes the published ones, and with ``batch`` at that concurrency or
+    more: a run whose model (``target_model``), GPU or method names no preset or drafting cannot be
+    placed and is left out (synthetic Llama-3.1-8B examples on an H100 are no evidence about gpt-oss
+    on a B200)."""
+    wanted = setting_class(scenario.target, scenario.draft_id, scenario.gpu)
+
+    def same(model: object, gpu: object, method: object) -> bool:
+        model_id = names.model_preset(model, presets.models) if isinstance(model, str) else None
+        gpu_id = names.gpu_preset(gpu, presets.gpus) if isinstance(gpu, str) else None
+        drafting = _run_drafting(method)
+        return (model_id is not None and gpu_id is not None and drafting is not None
+                and _class(presets.models[model_id], drafting, presets.gpus[gpu_id]) == wanted)
+    keep = np.array([same(m, g, d) for m, g, d in zip(paired["target_model"], paired["gpu"], paired["spec_method"])],
+                    dtype=bool)
+    if batch is not None:
+        keep &= (paired["concurrency"] >= batch).to_numpy(dtype=bool, na_value=False)
+    return paired[keep]
 
 
 def comparable_published(published: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
@@ -300,8 +343,8 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
         return "impossible", [Notice("claims.reason.costs_out_of_reach", claim=claim.speedup, **costs), ceiling], required
     easiest = required.loc[required["alpha_needed"].idxmin()]
     needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]),
-                    shown=at_least(float(easiest["alpha_needed"])), gamma=int(easiest["gamma"]),
-                    rate=float(easiest["acceptance_rate"]), length=float(easiest["acceptance_length"]))
+                    shown=at_least(float(easiest["alpha_needed"]), 3), gamma=int(easiest["gamma"]),
+                    rate=at_least(float(easiest["acceptance_rate"]), 3), length=at_least(float(easiest["acceptance_length"])))
     if claim.alpha is None:
         return "conditional", [needed, ceiling], required
     required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)
@@ -473,9 +516,10 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
     measured acceptance, from the tables of :func:`check_claim`; ``memory_binds``, the batch from
     which the memory leaves out some γ (the longest drafts first), where a range of batches that
-    reaches it ends for want of memory. The α a condition names is rounded up
-    (:func:`at_least`), and the acceptance rate and tokens per step beside it are that α's, so that the
-    calculator at those figures reaches the claim."""
+    reaches it ends for want of memory. Each figure a condition names is rounded up to the tables'
+    decimals (:func:`at_least`: α and the acceptance rate to three, tokens per step to two), from the
+    exact α: rounding α first had moved the figures beside it off the table's (γ 16: α 0.996, rate
+    0.970 and 16.52 tokens per step had read 1.00, 1.00 and 17.00)."""
     setting = {"claim": claim.speedup, "gpu": _devices(scenario), "target": scenario.target.name,
                "engine": scenario.engine.name}
     ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
@@ -487,22 +531,22 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     acceptance: list[Notice] = []
     if required["alpha_needed"].notna().any():
         easiest = required.loc[required["alpha_needed"].idxmin()]
-        gamma, shown = int(easiest["gamma"]), at_least(float(easiest["alpha_needed"]))
-        acceptance.append(Notice("claims.condition.acceptance", alpha=float(easiest["alpha_needed"]), shown=shown,
+        gamma, needed = int(easiest["gamma"]), float(easiest["alpha_needed"])
+        acceptance.append(Notice("claims.condition.acceptance", alpha=needed, shown=at_least(needed, 3),
                                  gamma=gamma, batch=best["batch"],
-                                 rate=float(spec.acceptance_rate_from_alpha(shown, gamma, **scenario.reuse)),
-                                 length=float(spec.expected_tokens(shown, gamma, **scenario.reuse)),
-                                 optimistic=float(easiest["alpha_optimistic"])))
+                                 rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
+                                 length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
+                                 optimistic=at_least(float(easiest["alpha_optimistic"]), 3)))
         if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
             acceptance.append(Notice("claims.condition.kind_costs_too"))
         else:  # the α that holds the claim even at the unkind end, at the γ that needs least of it
             safest = required.loc[required["alpha_safe"].idxmin()]
-            acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"])),
+            acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"]), 3),
                                      gamma=int(safest["gamma"])))
     else:
         easiest = required.loc[required["alpha_optimistic"].idxmin()]
         acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
-                                 shown=at_least(float(easiest["alpha_optimistic"])), gamma=int(easiest["gamma"])))
+                                 shown=at_least(float(easiest["alpha_optimistic"]), 3), gamma=int(easiest["gamma"])))
     # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
     # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
     weighed = int(batches["batch"].max()) if len(batches) else 0
