@@ -295,7 +295,8 @@ except SpecvizError as exc:
 tokens = None if chosen_workload == "none" else (workloads[chosen_workload].input_tokens,
                                                 workloads[chosen_workload].output_tokens)
 claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
-check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max)
+check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max,
+                           presets(settings.get("SPECVIZ_DATA_DIR")).acceptance)
 
 VERDICT_BOX[check.verdict](message(check.headline, lang))
 st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))

@@ -2386,7 +2386,8 @@ class TestClaimsPage:
         """The check a new user took 65 actions over: 2.5× at batch 64 on an H100 for Qwen3-32B."""
         at = claims_app(claim="2.5x", claim_batch=64)
         verdict = (at.success or at.warning or at.error)[0].value
-        assert verdict.startswith("**Conditional:** 2.50× on 2× NVIDIA H100 SXM for Qwen3\\-32B")
+        assert verdict.startswith("**Conditional, unlikely:** 2.50× on 2× NVIDIA H100 SXM for Qwen3\\-32B")
+        assert "That α (0.987) is above every published acceptance" in "\n".join(m.value for m in at.markdown)
         said = "\n".join(m.value for m in at.markdown)
         assert "At α = 1, the most acceptance there can be, the most this setting gives is" in said
         assert "measure it (the Live page, or specviz metrics, reads it from your vLLM)" in said

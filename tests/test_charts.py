@@ -517,7 +517,15 @@ class TestClaimByBatch:
         spec = charts.claim_by_batch(check.batches, 2.0).to_dict()
         assert [layer["mark"]["type"] for layer in spec["layer"]] == ["area", "line", "area", "line", "rule", "text",
                                                                       "rule", "text"]
-        assert spec["layer"][0]["encoding"]["y2"]["field"] == "ceiling_high"
+        # The band at α = 1 from its cautious edge: it had been shaded from the line up, the text's
+        # "likely 5.01–10.10×" drawn from 7.13 only.
+        assert (spec["layer"][0]["encoding"]["y"]["field"], spec["layer"][0]["encoding"]["y2"]["field"]) == (
+            "ceiling_low", "ceiling_high")
+        assert (check.batches["ceiling_low"] < check.batches["ceiling"]).all()
+        assert (check.batches["ceiling"] < check.batches["ceiling_high"]).all()
+        best = check.batches.loc[check.batches["batch"] == check.best["batch"]].iloc[0]
+        assert (best["ceiling_low"], best["ceiling"], best["ceiling_high"]) == pytest.approx(
+            (check.best["low"], check.best["speedup"], check.best["high"]))
         assert spec["layer"][3]["mark"]["strokeDash"] == [6, 3]  # the measured α, dashed
         assert spec["layer"][-2]["mark"]["color"] == "#d62728"  # the claim, named on the chart
         assert spec["layer"][-1]["encoding"]["text"] == {"value": "Claim 2.00×"}

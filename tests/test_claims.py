@@ -514,6 +514,26 @@ class TestConditionsAsTheCalculatorShowsThem:
         assert f"at least {claims.at_least(row['alpha_needed'], 3):.3f}" in text
         assert f"rate {claims.at_least(row['acceptance_rate'], 3):.3f}, {claims.at_least(row['acceptance_length']):.2f} tokens" in text
 
+    def test_a_claim_beyond_every_published_acceptance_is_said_unlikely(self):
+        """6.5x for Llama-3.1-8B with EAGLE-3 on an H100 needs α 0.9986: the highest published is
+        DeepSeek-V4-Flash's MTP, 2.6 tokens a step at γ 3 (α 0.909 at its trained position, ROCm/ATOM),
+        so the verdict, conditional still, says it is unlikely."""
+        chosen = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp=1)
+        check = claims.check_claim(chosen, claims.Claim(6.5), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert check.verdict == "conditional" and check.headline.key == "claims.verdict.beyond_published"
+        beyond = check.conditions[1]
+        assert beyond.key == "claims.condition.beyond_published"
+        assert beyond.params["highest"] == max(row.alpha for row in PRESETS.acceptance) == pytest.approx(0.909, abs=1e-3)
+        assert beyond.params["alpha"] == claims.at_least(check.required["alpha_needed"].min(), 3)
+        assert "github.com/ROCm/ATOM/pull/1372" in i18n.t(beyond.key, "en", **beyond.params)
+        # Within what has been published, as without the published figures, the verdict is as before.
+        within = claims.check_claim(chosen, claims.Claim(2.0), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert within.headline.key == "claims.verdict.conditional"
+        assert claims.check_claim(chosen, claims.Claim(6.5), GAMMA_MAX, BATCH_MAX).headline.key == "claims.verdict.conditional"
+        # A measured α answers the question the published figures stand in for.
+        measured = claims.check_claim(chosen, claims.Claim(6.5, alpha=0.7), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert all(c.key != "claims.condition.beyond_published" for c in measured.conditions)
+
     def test_the_alpha_for_the_unkind_end_is_named_too(self):
         check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
         (safe,) = [c for c in check.conditions if c.key == "claims.condition.safe_alpha"]

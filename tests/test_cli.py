@@ -795,9 +795,11 @@ class TestClaimCommand:
         code, out, _ = run(capsys, "claim", "2.5x at batch 64")
         row = json.loads(out)
         check = claims.check_claim(make_scenario(), claims.Claim(2.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
-                                   settings.get("SPECVIZ_BATCH_MAX"))
+                                   settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
         assert code == 0 and (row["claim"], row["batch"], row["verdict"]) == (2.5, 64, check.verdict)
-        assert row["headline"].startswith("Conditional: 2.50× on 2× NVIDIA H100 SXM for Qwen3-32B")  # no Markdown
+        # α 0.987, past every published acceptance: unlikely, as the page says it (no Markdown).
+        assert row["headline"].startswith("Conditional, unlikely: 2.50× on 2× NVIDIA H100 SXM for Qwen3-32B")
+        assert row["conditions"][1].startswith("That α (0.987) is above every published acceptance")
         assert row["holds_at_batches"] == [64, 64] and len(row["required"]) == len(check.required)
         # Without a measured acceptance it said only "enter it above", the Claims page's field.
         assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
@@ -1580,10 +1582,10 @@ class TestLanguage:
         _, vietnamese, _ = run(capsys, "--lang", "vi", "claim", "2.5x at batch 64")
         english, vietnamese = json.loads(english), json.loads(vietnamese)
         check = claims.check_claim(make_scenario(), claims.Claim(2.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
-                                   settings.get("SPECVIZ_BATCH_MAX"))
+                                   settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
         # The page's sentence in Vietnamese, its Markdown taken out and a preset's name in Vietnamese.
         assert vietnamese["headline"] == i18n.t(check.headline.key, "vi", **check.headline.params).replace("**", "")
-        assert vietnamese["headline"].startswith("Có điều kiện: 2.50× trên 2× NVIDIA H100 SXM cho Qwen3-32B")
+        assert vietnamese["headline"].startswith("Có điều kiện, khó xảy ra: 2.50× trên 2× NVIDIA H100 SXM cho Qwen3-32B")
         sentences = ("headline", "reasons", "conditions")
         assert all(english[key] != vietnamese[key] for key in sentences)
         assert {k: v for k, v in english.items() if k not in sentences} == \

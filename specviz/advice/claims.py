@@ -27,7 +27,9 @@ are kind) come from the band at α = 1 in the same way.
   their range (the model's figure reaches S* at the measured α), costs at the kind end (only the
   band's high edge does), or more acceptance than measured; and a batch range.
   Without a measured acceptance a claim is at best conditional: acceptance belongs to one model pair,
-  one temperature and one domain (seed 000), and only the user's traffic says what it is.
+  one temperature and one domain (seed 000), and only the user's traffic says what it is. One that
+  needs more α than the highest published acceptance (``data/published_acceptance.csv``) is said
+  to be unlikely, with that figure and its source.
 
 References
 ----------
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -53,6 +55,7 @@ from numpy.typing import ArrayLike
 from specviz import calculator, names, workload
 from specviz.errors import Notice, SpecvizError
 from specviz.model import architecture, roofline, spec
+from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
@@ -120,8 +123,8 @@ class ClaimCheck:
         measured α, ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
     batches : DataFrame
         One row per batch of the grid (with the claim's batch): ``batch``, ``counted`` (the claim's
-        batch, or every batch when it names none), the best γ's ``ceiling`` and ``ceiling_high`` at
-        α = 1, and with a measured α ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ
+        batch, or every batch when it names none), the most any γ gives at α = 1 (``ceiling``) and
+        the most at each edge of its band (``ceiling_low``, ``ceiling_high``), and with a measured α ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ
         the model finds best there (``at_alpha_gamma``).
     holds_from, holds_up_to : float
         The smallest and largest counted batch at which the band's high edge at α = 1 reaches the
@@ -360,7 +363,8 @@ def _range(batches: np.ndarray, holds: np.ndarray) -> tuple[float, float]:
     return (float(inside.min()), float(inside.max())) if inside.size else (math.nan, math.nan)
 
 
-def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int) -> ClaimCheck:
+def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int,
+                published: Sequence[PublishedAcceptance] = ()) -> ClaimCheck:
     """Whether ``claim`` can hold in ``scenario`` (its hardware, models, engine costs and context).
 
     For every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
@@ -375,6 +379,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     (``claims.verdict.no_fit``). See the module's docstring for the verdict. A claim is judged on decoding alone, as vendors state
     speedups: a load whose prompts share each step (``scenario.prefill``) makes the speedup a
     function of E that the inverse above does not hold, and is left out.
+
+    ``published`` are the published acceptances specviz ships (:attr:`specviz.scenario.Presets.acceptance`):
+    a claim with no measured α that needs more than the highest of them is ``conditional`` still,
+    but said to be unlikely (``claims.verdict.beyond_published``), with that figure and its source.
 
     Returns
     -------
@@ -420,7 +428,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas, **reuse)),
     })
     batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": np.fmax.reduce(ceiling, axis=0),
-                            "ceiling_high": np.fmax.reduce(high, axis=0)})
+                            "ceiling_low": np.fmax.reduce(low, axis=0), "ceiling_high": np.fmax.reduce(high, axis=0)})
     if claim.alpha is not None:
         share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float) / full)[:, None]
         at_alpha, at_alpha_low, at_alpha_high = share * ceiling, share * low, share * high
@@ -435,6 +443,9 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     holds = _range(grid, counted & (np.fmax.reduce(high, axis=0) >= claim.speedup))
     verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds,
                                                              int(limits.min()))
+    if beyond := _beyond_published(claim, required, published):
+        headline = Notice("claims.verdict.beyond_published", **headline.params)
+        conditions.insert(1, beyond)
     if (reused := step_scenario.mtp_reused_from) is not None and full[best_g] < best["gamma"] + 1.0:
         # α = 1 is the trained positions' acceptance: the reused ones still fall, which caps the ceiling.
         reasons.append(Notice("claims.reason.mtp_reuse", gamma=best["gamma"], trained=reused - 1,
@@ -443,6 +454,21 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         reasons.append(_on_workload(step_scenario, claim, required, batches))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
                       memory_limit, memory_gamma)
+
+
+def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:
+    """``claims.condition.beyond_published`` where a claim with no measured α needs, at the γ that
+    needs least, more than the highest published acceptance (naming it and its source); None
+    otherwise, and where the claim is out of reach."""
+    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
+    if claim.alpha is not None or not published or needed.isna().all():
+        return None
+    highest = max(published, key=lambda row: row.alpha)
+    if needed.min() <= highest.alpha:
+        return None
+    return Notice("claims.condition.beyond_published", alpha=at_least(float(needed.min()), 3), highest=highest.alpha,
+                  target=highest.target, draft=Notice(f"side.draft.{highest.draft}"), gamma=highest.gamma,
+                  source=highest.source)
 
 
 def calculator_point(check: ClaimCheck) -> dict[str, float]:
@@ -474,7 +500,8 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
     required = pd.DataFrame({"gamma": gammas, **dict.fromkeys(
         ("ceiling", "ceiling_low", "ceiling_high", "alpha_needed", "alpha_safe", "alpha_optimistic",
          "acceptance_rate", "acceptance_length"), nothing)})
-    batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_high": []})
+    batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_low": [],
+                            "ceiling_high": []})
     headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=scenario.gpu.name, target=scenario.target.name,
                       engine=scenario.engine.name, batch=batch)
     reason = Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context)

@@ -557,7 +557,7 @@ def _memory_wall(limit: pd.DataFrame, x: alt.X, lang: str) -> list[alt.Chart]:
 def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit: int | None = None,
                    limit_gamma: int | None = None) -> alt.LayerChart:
     """What a claim is up against at each batch (log x): the most the setting gives with every draft
-    token accepted, best γ (line, shaded up to its band's optimistic edge), the speedup at the
+    token accepted, best γ (line, its band shaded from the cautious to the optimistic edge), the speedup at the
     measured α where there is one (dashed, its band shaded), the claim as a red rule and, where the
     memory stops the batches short of the page's largest, its ``limit`` (the last batch drawn), at
     the draft length ``limit_gamma`` (:attr:`specviz.advice.claims.ClaimCheck.memory_gamma`).
@@ -566,7 +566,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
     """
     batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
     x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
-    kinds = [("ceiling", "ceiling", "ceiling_high", t("chart.claim_ceiling", lang), [])]
+    kinds = [("ceiling", "ceiling_low", "ceiling_high", t("chart.claim_ceiling", lang), [])]
     if "at_alpha" in batches:
         kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high", t("chart.claim_at_alpha", lang), [6, 3]))
     color = alt.Color("kind:N", title=None, legend=_legend(None, pd.Series([name for *_, name, _ in kinds])))

@@ -74,7 +74,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
-                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
+                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     percent = read.percent if read is not None else claim_words.percent_of(text)
     return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
