@@ -435,7 +435,9 @@ def show_sql() -> None:
                               rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
     if st.button(t("exp.sql_run", lang), key="sql_run"):
         try:
-            result = store.query(sql)
+            # Up to SPECVIZ_SQL_TIMEOUT_S in the sandbox: said while it runs, as the page shows nothing new until then.
+            with st.spinner(t("exp.sql_running", lang, seconds=settings.get("SPECVIZ_SQL_TIMEOUT_S"))):
+                result = store.query(sql)
         except QueryError as exc:
             st.error(t("exp.sql_refused", lang, error=message(exc, lang)))
             return

@@ -574,6 +574,15 @@ class TestPublishedSpeedups:
         rule = layers(charts.published_speedups(published, PAIRED, claim=3.0))[-2]
         assert rule.to_dict()["mark"]["color"] == "#d62728" and list(rule.data["claim"]) == [3.0]
 
+    def test_studies_have_colours_of_their_own_and_the_stored_runs_a_legend_entry(self):
+        """An analyst's pass: 13 studies in ten colours, and grey dots the legend did not name."""
+        published = explorer.speedup_rows(explorer.load_published(DATA))
+        spec = charts.published_speedups(published, PAIRED).to_dict()
+        studies, runs = spec["layer"][0]["encoding"]["color"], spec["layer"][1]["encoding"]["color"]
+        assert published["study"].nunique() > 10 and studies["scale"] == {"scheme": "tableau20"}
+        assert runs["scale"] == {"domain": ["Stored runs (each over its plain baseline)"], "range": ["gray"]}
+        assert spec["resolve"] == {"scale": {"color": "independent"}}
+
     def test_no_comparable_published_figure_draws_no_study_legend(self):
         """A setting no published study matches: the triangles' layer, and with it a legend titled
         "Study" with no entries, is left out; the user's runs and the rules stay."""

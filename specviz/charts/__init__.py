@@ -511,21 +511,26 @@ def measured_vs_predicted_spec(predicted: pd.DataFrame, lang: str = "en") -> dic
 
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",
                        claim: float | None = None) -> alt.LayerChart:
-    """Published speedups against batch (triangles, one colour per study) beside the user's measured
-    ones (circles); a ``claim`` checked against them as a red rule. Either set of points, when empty,
-    is left out (with it the study legend)."""
+    """Published speedups against batch (triangles, one colour per study, twenty colours before one
+    repeats) beside the stored runs' measured ones (grey circles, with a legend entry of their own);
+    a ``claim`` checked against them as a red rule. Either set of points, when empty, is left out
+    (with it its legend)."""
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
     shown = ("study", "N"), ("system", "N"), ("hardware", "N"), ("target_model", "N"), ("method", "N"), ("batch", "Q"), \
         ("value", "Q"), ("note", "N"), ("source", "N")
     # Only the columns drawn (here and below): a run has some sixty, which the browser would parse.
     pub = alt.Chart(published[[field for field, _ in shown]]).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("study:N", legend=_legend(t("chart.study", lang), published["study"])),
+        color=alt.Color("study:N", scale=alt.Scale(scheme="tableau20"),
+                        legend=_legend(t("chart.study", lang), published["study"])),
         tooltip=[alt.Tooltip(f"{field}:{kind}", title=t(f"col.{field}", lang)) for field, kind in shown])
-    mine_data = paired[["series", "concurrency", "measured_speedup"]].rename(columns={"concurrency": "batch"})
+    stored = t("chart.stored_runs", lang)
+    mine_data = paired[["series", "concurrency", "measured_speedup"]].rename(columns={"concurrency": "batch"}).assign(
+        kind=stored)
     # Drawn over the triangles, with an outline: a run of the user's under a study's mark was hidden.
-    mine = alt.Chart(mine_data).mark_circle(size=60, color="gray", opacity=0.8, stroke="white", strokeWidth=1).encode(
+    mine = alt.Chart(mine_data).mark_circle(size=60, opacity=0.8, stroke="white", strokeWidth=1).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=[stored], range=["gray"]), legend=_legend(None, mine_data["kind"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
@@ -533,7 +538,7 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     # A layer with no points is left out: an empty one would still draw its legend's title alone.
     drawn = [layer for layer, data in ((pub, published), (mine, mine_data)) if not data.empty]
     layers = [*drawn, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
-    return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
+    return alt.layer(*layers, autosize=_FIT_WIDTH, height=320).resolve_scale(color="independent")
 
 
 def _memory_limit_frame(limit: int, lang: str, gamma: int | None = None) -> pd.DataFrame:
