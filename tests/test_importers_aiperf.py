@@ -59,6 +59,7 @@ class TestSummaryJson:
         run = only(parsed)
         assert run["concurrency"] == 16 and "request_rate" not in run
         assert run["target_model"] == "qwen3.6-nvfp4" and run["endpoint"] == "chat"
+        assert json.loads(run["extra"])["tokenizer_id"] == "nvidia/Qwen3.6-35B-A3B-NVFP4"  # the checkpoint's id
         assert "engine" not in run and "engine_version" not in run  # AIPerf names no serving engine
         assert run["mean_ttft_ms"] == 230.13715230208334
         assert run["p50_ttft_ms"] == 177.785533 and run["p99_ttft_ms"] == 687.6198782499999

@@ -223,6 +223,16 @@ class TestRunPresets:
         # An A100 without its memory names no preset; an H100 PCIe names its own (not the SXM card's).
         assert found.gpu.fillna("none").tolist() == ["H100-SXM", "H100-SXM", "A100-80GB", "none", "H100-PCIe"]
 
+    def test_a_served_alias_is_matched_by_its_tokenizer(self):
+        """AIPerf's --model is the server's name for it ("qwen3-fp8"); its tokenizer names the checkpoint.
+        The run's own name comes first, and extra that is no object names nothing."""
+        runs = pd.DataFrame({"target_model": ["qwen3-fp8", "Llama-3.1-8B", "my-alias", "my-alias", "my-alias"],
+                             "gpu": ["H100-SXM"] * 5,
+                             "extra": ['{"tokenizer_id": "Qwen/Qwen3-32B-FP8"}', '{"tokenizer_id": "Qwen/Qwen3-32B"}',
+                                       "[1, 2]", "{" * 100_000, None]})
+        assert prediction.run_presets(runs, MODELS, GPUS).target.fillna("none").tolist() == [
+            "Qwen3-32B", "Llama-3.1-8B", "none", "none", "none"]
+
 
 class TestRunSettings:
     def test_what_the_runs_name_and_the_scenarios_otherwise(self):

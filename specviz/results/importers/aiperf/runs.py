@@ -75,8 +75,8 @@ def _model(models: Any, legacy: Any) -> str | None:
 
 
 def set_config(run: RunBuilder, config: dict[str, Any]) -> None:
-    """Load, model and endpoint type from ``input_config``; the phases AIPerf leaves out of its
-    results (warmup) do not count."""
+    """Load, model, tokenizer and endpoint type from ``input_config``; the phases AIPerf leaves out
+    of its results (warmup) do not count."""
     phases = config.get("phases")
     if isinstance(phases, list):
         measured = [p for p in phases if isinstance(p, dict) and p.get("exclude_from_results") is not True
@@ -93,6 +93,10 @@ def set_config(run: RunBuilder, config: dict[str, Any]) -> None:
         run.set("request_rate", loadgen.get("request_rate"), source="input_config.loadgen.request_rate")
     endpoint = dig(config, "endpoint")
     run.set("target_model", _model(config.get("models"), endpoint.get("model_names")), source="input_config.models")
+    # The model's Hugging Face id where the served name is an alias ("qwen3.6-nvfp4"), under vLLM
+    # bench's key for it: what a prediction matches a preset by where the name matches none.
+    if isinstance(tokenizer := dig(config, "tokenizer").get("name"), str):
+        run.keep("tokenizer_id", tokenizer)
     run.set("endpoint", endpoint.get("type"), source="input_config.endpoint.type")
 
 
