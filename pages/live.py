@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import set_mtp_reuse, switch_target
-from pages._shared import (altair_chart, cost_params, fragment, offer_fit, open_store, presets, require_router,
-                           titled_dataframe)
+from pages._shared import (altair_chart, cost_params, fragment, number_columns, offer_fit, open_store, presets,
+                           require_router, titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
@@ -268,6 +268,12 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         label, help_key, number_format = HEADLINE[name]
         row.metric(t(label, lang), "—" if pd.isna(figures.get(name)) else format(figures[name], number_format),
                    help=t(help_key, lang), width="content")
+    # A window far longer than a poll (the scrape before it another session's, or minutes old) averages
+    # that whole span: said, where its figures had read as the server's now. Its place is kept when
+    # empty, so that the elements below keep theirs from one poll to the next.
+    long_window = st.empty()
+    if (span := figures.get("seconds")) is not None and span > 3 * every:
+        long_window.caption(t("live.long_window", lang, seconds=span, minutes=span / 60, every=every))
     # A reason said once with the figures it explains: no drafts leaves the rate, α and the length out,
     # which read as the same sentence three times, none saying which figure it was about.
     reasons: dict[str, list[str]] = {}
@@ -303,7 +309,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             alpha = figures["alpha_iid"] if served is None else windows.scenario_alpha(served, figures["alpha_iid"],
                                                                                        len(conditional))
             if not isinstance(alpha, Notice):
-                shown["alpha"] = f"{alpha:.2f}"
+                shown["alpha"] = f"{alpha:.3f}"  # as the α tile shows it: at two decimals 2.46x, the verdict's 2.48x
         if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
             shown["batch"] = str(max(1, round(batch)))
         if served is not None:  # the verdict's context, so that the calculator checks the same memory
@@ -314,16 +320,24 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
                 shown[key] = str(max(1, round(tokens)))
         # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
+        # Without the requests' histograms the Latency view prices its own example workload: said.
+        workload = "" if "input_tokens" in shown else " " + t("live.to_latency_example_workload", lang)
         st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",
-                     query_params=shown, help=t("live.to_latency_no_fit_help", lang, **verdict.params) if no_fit
-                     else t("live.to_latency_help", lang))
+                     query_params=shown, help=(t("live.to_latency_no_fit_help", lang, **verdict.params) if no_fit
+                                               else t("live.to_latency_help", lang)) + workload)
+
+
+# The replica table's figures as the headline formats them (a share of steps or of the cache in %).
+REPLICA_FORMATS = {"acceptance_rate": "%.3f", "alpha_iid": "%.3f", "acceptance_length": "%.2f",
+                   "zero_accept_rate": "percent", "generation_throughput": "%.0f", "running_requests": "%.0f",
+                   "kv_cache_usage": "percent"}
 
 
 def show_replicas(table: pd.DataFrame) -> None:
     """The replicas that a headline sums, one row each (:func:`specviz.live.windows.replica_table`)."""
     with st.expander(t("live.replicas", lang, replicas=len(table))):
         st.caption(t("live.replicas_note", lang))
-        titled_dataframe(table, lang)
+        titled_dataframe(table, lang, column_config=number_columns(table, REPLICA_FORMATS, lang))
 
 
 def show_over_time(over_time: pd.DataFrame) -> None:

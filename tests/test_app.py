@@ -2143,8 +2143,27 @@ class TestLivePage:
             assert not [c for c in at.caption if "this server's per-position rates" in c.value]  # said once taken
             link = urllib.parse.parse_qs(at.get("page_link")[0].proto.query_string)
             assert "mtp_reuse" not in link  # the sidebar's, which the calculator keeps
+            # No request histograms: the link says the Latency view's workload is its example, not the server's.
+            assert "on its own example workload, not this server's" in at.get("page_link")[0].proto.help
             served = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="0.78")
             assert served.expected_tokens(float(link["alpha"][0]), 3) == pytest.approx(2.52, abs=0.01)
+
+    def test_a_window_since_a_scrape_minutes_old_says_its_span(self):
+        """An SRE's pass: a new session's first window ran from another session's last scrape, nine
+        minutes before, and its headline read as the server's now."""
+        labels = 'model_name="Qwen/Qwen3-32B"'
+        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200)))
+        with metrics_server(body) as url:
+            store = Store(settings.get("SPECVIZ_DB"))
+            try:
+                store.record_scrape(url, exposition.parse(body(0), time=time.time() - 540))
+            finally:
+                store.close()
+            at = live_app(live_source="url", live_url=url)
+        assert not at.exception and metric(at, "Acceptance rate (accepted/drafted)") == "0.667"
+        said = next(c.value for c in at.caption if c.value.startswith("These figures are the average over"))
+        assert re.match(r"These figures are the average over 9\.0 minutes \(54[01] s\)", said) and "not over the last 5 s" in said
 
     def test_an_idle_server_still_says_what_it_accepts_since_it_started(self):
         """An analyst's pass: a server whose counters do not move showed '—' in every tile and nothing
@@ -2188,6 +2207,7 @@ class TestLivePage:
         # and the calculator at the link shows the verdict's figure at context 52, which no stop of its
         # slider is (it had fallen back to 1,024 and disagreed, an engineer's Chromium pass).
         assert (query["input_tokens"], query["output_tokens"]) == (["20"], ["64"])
+        assert "example workload" not in at.get("page_link")[0].proto.help and len(query["alpha"][0]) == 5  # 0.xyz
         speedup = re.search(r"\*\*([0-9.]+)×\*\*", verdict).group(1)
         at.query_params.update({key: values[0] for key, values in query.items()})
         at.switch_page("pages/calculator.py").run()
@@ -2698,12 +2718,9 @@ class TestClaimsPage:
         link = at.get("page_link")[0].proto
         query = {k: v[0] for k, v in urllib.parse.parse_qs(link.query_string).items()}
         condition = next(m.value for m in at.markdown if "Acceptance α of at least" in m.value)
-        # The condition names α to three decimals rounded up (0.845); the link opens the calculator at
-        # it rounded up to the slider's step (0.85), which says so.
-        named = re.search(r"at least (0\.\d{3}) at γ (\d+) and batch (\d+)", condition)
-        assert (named[2], named[3]) == (query["gamma"], query["batch"])
-        assert float(query["alpha"]) == claims.at_least(float(named[1]))
-        assert link.label.startswith(f"The claim in the calculator: α {float(query['alpha']):.2f}, γ {query['gamma']}")
+        # The condition names α to three decimals rounded up (0.845), and the link opens the calculator there.
+        assert f"at least {query['alpha']} at γ {query['gamma']} and batch {query['batch']}" in condition
+        assert link.label.startswith(f"The same figure in the calculator: α {query['alpha']}, γ {query['gamma']}")
         chosen = make_scenario()
         there = calculator.evaluate_scenario(chosen, float(query["alpha"]), int(query["gamma"]), int(query["batch"]),
                                              int(query["context"]))

@@ -473,8 +473,9 @@ def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[
 
 def calculator_point(check: ClaimCheck) -> dict[str, float]:
     """Where the calculator shows a claim's figure: ``alpha``, ``gamma`` and ``batch``. At the measured
-    α, the γ and batch that do best there; else at the α the claim needs, rounded up as the page says
-    it (:func:`at_least`: the calculator there reaches the claim), at the γ that needs least of it and
+    α, the γ and batch that do best there; else at the α the claim needs, rounded up to three decimals
+    as the conditions name it (:func:`at_least`: the calculator there reaches the claim, and its
+    figure is the claim's to within that rounding), at the γ that needs least of it and
     the batch the table speaks for; α = 1 at the best γ where no α reaches it. Where the claim's batch
     does not fit, that ``batch`` alone: the calculator says what would make it fit."""
     if math.isnan(check.best["speedup"]):
@@ -487,7 +488,7 @@ def calculator_point(check: ClaimCheck) -> dict[str, float]:
     if reachable.empty:
         return {"alpha": 1.0, "gamma": check.best["gamma"], "batch": check.best["batch"]}
     easiest = reachable.loc[reachable["alpha_needed"].idxmin()]
-    return {"alpha": at_least(float(easiest["alpha_needed"])), "gamma": int(easiest["gamma"]), "batch": check.best["batch"]}
+    return {"alpha": at_least(float(easiest["alpha_needed"]), 3), "gamma": int(easiest["gamma"]), "batch": check.best["batch"]}
 
 
 def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarray, memory_limit: int,
