@@ -78,6 +78,10 @@ WRITES_IN_DISGUISE = [
     ("EXPLAIN WITH x AS (DELETE FROM runs RETURNING 1) SELECT * FROM x", "sql.modifies"),
     ("/* comment */ EXPLAIN ANALYZE SELECT 1", "sql.explain_analyze"),
     ("DELETE FROM runs", "sql.kind"),
+    # A PIVOT without its IN list creates an ENUM of the values first (DuckDB's MULTI statement):
+    # refused, as a write, and not as "this is SELECT" (an attack pass).
+    ("SELECT * FROM (PIVOT (SELECT 1 k, 2 v) ON k USING sum(v))", "sql.multi"),
+    ("PIVOT (SELECT 1 k, 2 v) ON k USING sum(v)", "sql.multi"),
     ("UPDATE runs SET label = 'x'", "sql.kind"),
     ("UPDATE EXTENSIONS", "sql.kind"),  # a kind duckdb's Python enum does not list: a raw ValueError before
     ("INSERT INTO runs (run_id) VALUES ('x')", "sql.kind"),
@@ -97,7 +101,7 @@ WRITES_IN_DISGUISE = [
     ("VACUUM", "sql.kind"),
     ("DETACH memory", "sql.kind"),
     ("USE system", "sql.kind"),
-    ("PIVOT runs ON source_format USING count(*)", "sql.kind"),
+    ("PIVOT runs ON source_format USING count(*)", "sql.multi"),
     ("SELECT 1; DELETE FROM runs", "sql.count"),
     ("SELECT 1 -- a comment\n; DROP TABLE runs", "sql.count"),
     ("SELECT 1; SELECT 2", "sql.count"),

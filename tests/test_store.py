@@ -188,6 +188,23 @@ class TestCsvImport:
         assert json.loads(runs.extra[0]) == {"notes": "first"}
         assert any(w.key == "warn.csv_percent_rows" for w in result.warnings)
 
+    def test_acceptance_no_run_can_have_is_left_empty_and_kept_in_extra(self, db):
+        """An attack pass: a rate of 150 (1.5 once read as a percentage) and 1e6, a zero-accept share of
+        200, and acceptance lengths of 9 at γ 3 and 0.2 had been stored as they were."""
+        result = db.import_file("ar.csv", b"label,num_speculative_tokens,acceptance_rate,zero_accept_rate,acceptance_length\n"
+                                          b"Y1,3,150,200,9\nY2,3,1000000,17.5,0.2\nY3,3,0.7,0.1,3.1\nY4,,70,0.1,7\n")
+        runs = db.runs().set_index("label").sort_index()
+        assert runs.acceptance_rate.tolist()[2:] == [0.7, 0.7] and runs.acceptance_rate[:2].isna().all()
+        assert runs.zero_accept_rate.fillna(-1).tolist() == [-1, 0.175, 0.1, 0.1]
+        assert runs.acceptance_length.fillna(-1).tolist() == [-1, -1, 3.1, 7.0]  # no γ, no bound above
+        assert json.loads(runs.extra["Y1"]) == {"acceptance_rate": 150, "zero_accept_rate": 200, "acceptance_length": 9}
+        assert json.loads(runs.extra["Y2"]) == {"acceptance_rate": 1e6, "acceptance_length": 0.2}
+        said = {w.key: w.params for w in result.warnings}
+        assert said["warn.csv_impossible.fraction"] == {"rows": 1, "column": "zero_accept_rate"}
+        assert said["warn.csv_impossible.length"] == {"rows": 2, "column": "acceptance_length"}
+        assert [w.params for w in result.warnings if w.key == "warn.csv_impossible.fraction"][0] == {
+            "rows": 2, "column": "acceptance_rate"}
+
     def test_out_of_range_whole_numbers_become_empty(self, db):
         db.import_file("big.csv", b"concurrency,gamma,output_throughput\n4,2147483648,10\n4,2.5,11\n4,3,12\n")
         gammas = db.runs().num_speculative_tokens

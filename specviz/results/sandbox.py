@@ -184,7 +184,7 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
     Raises
     ------
     QueryError
-        ``sql.too_long``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.explain_analyze``,
+        ``sql.too_long``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.multi``, ``sql.explain_analyze``,
         ``sql.not_a_query``, ``sql.modifies`` or ``sql.denied_function``.
     """
     import duckdb
@@ -219,6 +219,10 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
             _check_tree(parser, inner)
         elif kind == duckdb.StatementType.SELECT:
             _check_tree(parser, sql)
+        elif kind == duckdb.StatementType.MULTI:
+            # A PIVOT without its IN list is run by DuckDB as several statements, the first making an
+            # ENUM type of the values found: refused, as every write, but not as "this is SELECT".
+            raise QueryError("sql.multi")
         else:
             raise QueryError("sql.kind", kind=_first_word(sql, kind))
 

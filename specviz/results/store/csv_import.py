@@ -293,19 +293,52 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
                                          [content_hash]).fetchone()[0], 0
             if not runs:
                 raise IngestError("ingest.csv_no_rows", name)
-            if "acceptance_rate" in mapped:
-                over = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ? AND acceptance_rate > 1",
-                                   [content_hash]).fetchone()[0]
-                if over:
-                    cur.execute("UPDATE runs SET acceptance_rate = acceptance_rate / 100 "
-                                "WHERE content_hash = ? AND acceptance_rate > 1", [content_hash])
-                    warnings.append(Notice("warn.csv_percent_rows", rows=over))
+            warnings += _impossible_acceptance(cur, content_hash, mapped)
+            for column in _SHARES:  # a share above 1 (and at most 100, else left empty above) is a percentage
+                if column in mapped:
+                    # The column is this module's constant, never a user's text.
+                    ((over,),) = cur.execute(f"SELECT count(*) FROM runs WHERE content_hash = ? AND {column} > 1",
+                                             [content_hash]).fetchall()
+                    if over:
+                        cur.execute(f"UPDATE runs SET {column} = {column} / 100 WHERE content_hash = ? AND {column} > 1",
+                                    [content_hash])
+                        warnings.append(Notice("warn.csv_percent_rows", rows=over, column=column))
         check_run_count(name, runs)  # the transaction, rolled back, takes the runs out again
         warnings += _bound_text(cur, content_hash, mapped, texts, text_chars, value_chars)
         warnings += _mark_synthetic(cur, name, content_hash)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
         raise _unreadable(source, exc) from None
     return runs, requests, warnings, unknown
+
+
+# Acceptance figures a run cannot have, as the JSON importers refuse them (RunBuilder's checks): a
+# share of :data:`_SHARES` above 100 (one above 1 is then read as a percentage), tokens
+# per step below 1, the target's own token, or above γ + 1 where the row gives γ. Negatives are
+# left empty as the file is read.
+_SHARES = ("acceptance_rate", "zero_accept_rate")
+_IMPOSSIBLE = {"acceptance_rate": ("fraction", "acceptance_rate > 100"),
+               "zero_accept_rate": ("fraction", "zero_accept_rate > 100"),
+               "acceptance_length": ("length", "acceptance_length < 1 OR acceptance_length > num_speculative_tokens + 1")}
+
+
+def _impossible_acceptance(cur: duckdb.DuckDBPyConnection, content_hash: str,
+                           mapped: dict[str, tuple[str, str, float]]) -> list[Notice]:
+    """Empty this import's acceptance figures that no run can have (:data:`_IMPOSSIBLE`), each kept as
+    the file gave it in the run's ``extra`` under its column's name, with a warning per column that
+    counts them: a rate of 150 read as 1.5, or an acceptance length of 0.2, had been stored and
+    charted as they were."""
+    notices = []
+    for column, (kind, impossible) in _IMPOSSIBLE.items():
+        if column not in mapped:
+            continue
+        # The column and its condition are this module's constants, never a user's text.
+        where = f"content_hash = ? AND ({impossible})"
+        ((rows,),) = cur.execute(f"SELECT count(*) FROM runs WHERE {where}", [content_hash]).fetchall()
+        if rows:
+            cur.execute(f"UPDATE runs SET extra = json_merge_patch(extra, json_object('{column}', {column})), "
+                        f"{column} = NULL WHERE {where}", [content_hash])
+            notices.append(Notice(f"warn.csv_impossible.{kind}", rows=rows, column=column))
+    return notices
 
 
 def _mark_synthetic(cur: duckdb.DuckDBPyConnection, name: str, content_hash: str) -> list[Notice]:
