@@ -126,6 +126,9 @@ SETTINGS: tuple[Setting, ...] = (
             "Most labels one series of a scrape may carry, counted before the text is parsed."),
     Setting("SPECVIZ_METRICS_MAX_LINE_CHARS", "16384", int,
             "Longest line of a scrape's speculative-decoding series (labels included), in characters."),
+    Setting("SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS", "2000000", int,
+            "Most rows of `snapshots` kept per source (a series of a scrape is a row): past it, each "
+            "recorded scrape deletes its source's oldest scrapes whole. The windows between them stay."),
     Setting("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "3", float,
             "Seconds to wait for a metrics endpoint to accept a connection."),
     Setting("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "10", float,

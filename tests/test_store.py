@@ -950,6 +950,18 @@ class TestLiveTables:
         assert db.live_sources()[["source", "first", "last", "scrapes"]].values.tolist() == [
             [SOURCE, at(1000), at(1020), 3]]
 
+    @pytest.mark.parametrize("most, kept", [(14, [1010, 1020]), (15, [1010, 1020]), (21, [1000, 1010, 1020]),
+                                            (3, [1020])])
+    def test_a_source_keeps_its_latest_scrapes_within_the_limit(self, db, monkeypatch, most, kept):
+        """Seven series a scrape: the oldest scrapes go whole, the latest stays even past the limit,
+        and every window stays (the last one taken against the scrape kept before it)."""
+        monkeypatch.setenv("SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS", str(most))
+        recorded(db)
+        snapshots = db.snapshots(SOURCE)
+        assert sorted(snapshots.time.unique()) == [at(t) for t in kept] and len(snapshots) == 7 * len(kept)
+        windows = db.windows(SOURCE)
+        assert windows.time_end.tolist() == [at(1010), at(1020)] and windows.drafts.tolist() == [200, 50]
+
     def test_counters_that_went_down_count_from_zero(self, db):
         recorded(db, scrapes=SCRAPES[:2] + [(1030.0, exposition(40, [30, 20], running=1, generation=90))])
         window = db.windows(SOURCE).iloc[-1]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from specviz import settings
 from specviz.errors import Notice
 from specviz.live import exposition
 from specviz.live.states import SpecDecodeState, spec_decode_states
@@ -43,6 +44,22 @@ _WINDOW_SCHEMA = pa.schema([(name, {"TIMESTAMP": pa.timestamp("us"), "VARCHAR": 
                                     "DOUBLE[]": pa.list_(pa.float64()), "BOOLEAN": pa.bool_()}[kind])
                             for name, kind in WINDOW_COLUMNS.items()])
 assert _SNAPSHOT_SCHEMA.names == list(SNAPSHOT_COLUMNS)
+
+
+def _keep_latest_snapshots(cur: duckdb.DuckDBPyConnection, source: str, most: int) -> None:
+    """Delete ``source``'s oldest scrapes whole until at most ``most`` of its ``snapshots`` rows remain,
+    its latest scrape always kept (the next window is taken against it). A loopback source of 100
+    models and 6,300 series polled every 2 s had grown the file by 60 MB in three minutes, with no
+    end; its windows, a row per model, stay."""
+    ((rows,),) = cur.execute("SELECT count(*) FROM snapshots WHERE source = ?", [source]).fetchall()
+    if rows <= most:
+        return
+    cur.execute("""
+        DELETE FROM snapshots WHERE source = ? AND time < (
+            SELECT coalesce(min(time) FILTER (WHERE kept <= ?), max(time)) FROM (
+                SELECT time, sum(n) OVER (ORDER BY time DESC) AS kept
+                FROM (SELECT time, count(*) AS n FROM snapshots WHERE source = ? GROUP BY time)))""",
+                [source, most, source]).fetchall()  # read whole: DuckDB takes no register() beside an unread result
 
 
 def _utc(moment: datetime | float) -> datetime:
@@ -221,6 +238,7 @@ class LiveTables(RunsAndImports):
             cur.execute("INSERT INTO snapshots BY NAME SELECT * REPLACE (CAST(labels AS JSON) AS labels) "
                         "FROM incoming_snapshot")
             cur.unregister("incoming_snapshot")
+            _keep_latest_snapshots(cur, source, settings.get("SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS"))
             if previous is not None:
                 cur.register("incoming_windows", _window_table(source, _utc(previous.time), moment, states))
                 cur.execute("INSERT INTO windows BY NAME SELECT * FROM incoming_windows")
