@@ -208,7 +208,7 @@ class TestParseVllmBench:
         assert not {"request_throughput", "mean_ttft_ms", "num_requests", "acceptance_rate",
                     "output_throughput"} & run.keys()
         assert json.loads(run["extra"])["request_throughput"] == "fast"
-        assert len(parsed.warnings) == 5
+        assert len(parsed.warnings) == 6 and parsed.warnings[-1].key == "warn.runs_without_figures"
 
     def test_a_jsonl_record_of_another_shape_is_refused(self):
         data = b'{"request_throughput": 1}\n{"something": "else"}\n'
@@ -416,6 +416,19 @@ class TestFuzzedFiles:
 class TestHostileValues:
     """Values no tool writes: each is refused in plain words or kept in extra with a warning."""
 
+    @pytest.mark.parametrize("value", [None, "fast", 1e999])
+    def test_a_run_with_no_figure_is_said_to_have_none(self, value):
+        """An attack pass: a vLLM result whose every figure is null, text or past a float's range was
+        stored as a run with the words "1 run imported" alone (19 "kept in extra only" at best)."""
+        run = json.loads(sample("vllm_0.25_bench_serve_specdecode.json"))
+        run = {k: value if isinstance(v, (int, float, list)) and not isinstance(v, bool) else v for k, v in run.items()}
+        parsed = importers.parse("empty.json", json.dumps(run).encode())
+        (said,) = [w for w in parsed.warnings if w.key == "warn.runs_without_figures"]
+        assert said.params == {"runs": 1, "of": 1}
+        assert message(said).startswith("1 of the file's 1 run holds no figure")
+        assert all(w.key != "warn.runs_without_figures"
+                   for w in importers.parse("ok.json", sample("vllm_0.25_bench_serve_specdecode.json")).warnings)
+
     def test_what_is_stored_is_bounded_and_each_cut_is_said(self):
         """A model name of 50 MB and an extra value of 100 MB were imported whole: text fields are cut at
         SPECVIZ_STORED_TEXT_CHARS, texts in extra at SPECVIZ_STORED_VALUE_CHARS, and a run's extra past
@@ -466,7 +479,8 @@ class TestHostileValues:
         data = json.dumps({"completed": 1, "label": ["a"] * 10_000, "model_id": {"a": {"b": 1}}}).encode()
         parsed = importers.parse("t.json", data)
         assert not {"label", "target_model"} & parsed.runs[0].keys()
-        assert len(parsed.warnings) == 2 and all(len(str(w)) < 160 for w in parsed.warnings)  # a preview, not the value
+        rejected = [w for w in parsed.warnings if w.key != "warn.runs_without_figures"]  # it has no figure either
+        assert len(rejected) == 2 and all(len(str(w)) < 160 for w in rejected)  # a preview, not the value
 
     def test_non_finite_floats_in_extra_become_strings(self):
         data = (b'{"completed": 1, "request_rate": Infinity, "burstiness": NaN, '

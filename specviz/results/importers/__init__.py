@@ -24,6 +24,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, NamedTuple
 
 from specviz.errors import Notice
+from specviz.results.schema import RUN_COLUMNS
 from specviz.results.synthetic import mark_synthetic
 
 from . import (aiperf, benchmark_report, genai_perf, guidellm, inference_perf, llmperf, sglang, specforge, user_csv,
@@ -87,6 +88,14 @@ def detect_format(name: str, data: bytes) -> str:
     return detect(Source(name, data)).name
 
 
+# What a run measured: a run with none of them and no request rows (a file whose figures were null,
+# text or past a float's range) is stored with its settings and extra, and drawn in no chart; the
+# import says so.
+MEASURED = tuple(column for column in RUN_COLUMNS
+                 if column.endswith(("_ms", "_throughput")) or column in (
+                     "duration_s", "acceptance_rate", "acceptance_length", "per_position_acceptance", "zero_accept_rate"))
+
+
 def parse(name: str, data: bytes | Source) -> Parsed:
     """Detect the format of a file and parse it; JSON is decoded once.
 
@@ -116,7 +125,13 @@ def parse(name: str, data: bytes | Source) -> Parsed:
     parsed = (claimed or detect(source)).parse(source)
     source.check_extras(parsed.runs)
     parsed.warnings += mark_synthetic(parsed.runs, source.name)
+    # A run whose requests the file gives has their figures, if not its own.
+    with_requests = set(parsed.requests["run_index"]) if "run_index" in parsed.requests else set()
+    if empty := sum(index not in with_requests and not any(run.get(column) is not None for column in MEASURED)
+                    for index, run in enumerate(parsed.runs)):
+        parsed.warnings.append(Notice("warn.runs_without_figures", runs=empty, of=len(parsed.runs)))
     return parsed
+
 
 
 # What a ``vllm bench sweep serve`` folder holds beside its runs (vLLM 0.33.0,
