@@ -124,8 +124,9 @@ class ClaimCheck:
     batches : DataFrame
         One row per batch of the grid (with the claim's batch): ``batch``, ``counted`` (the claim's
         batch, or every batch when it names none), the most any γ gives at α = 1 (``ceiling``) and
-        the most at each edge of its band (``ceiling_low``, ``ceiling_high``), and with a measured α ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ
-        the model finds best there (``at_alpha_gamma``).
+        the most at each edge of its band (``ceiling_low``, ``ceiling_high``), and with a measured α
+        ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ the model finds best there
+        (``at_alpha_gamma``).
     holds_from, holds_up_to : float
         The smallest and largest counted batch at which the band's high edge at α = 1 reaches the
         claim (NaN: none): outside them the claim is impossible whatever the acceptance.
@@ -347,7 +348,8 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
     easiest = required.loc[required["alpha_needed"].idxmin()]
     needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]),
                     shown=at_least(float(easiest["alpha_needed"]), 3), gamma=int(easiest["gamma"]),
-                    rate=at_least(float(easiest["acceptance_rate"]), 3), length=at_least(float(easiest["acceptance_length"])))
+                    rate=at_least(float(easiest["acceptance_rate"]), 3),
+                    length=at_least(float(easiest["acceptance_length"])))
     if claim.alpha is None:
         return "conditional", [needed, ceiling], required
     required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)
@@ -488,7 +490,8 @@ def calculator_point(check: ClaimCheck) -> dict[str, float]:
     if reachable.empty:
         return {"alpha": 1.0, "gamma": check.best["gamma"], "batch": check.best["batch"]}
     easiest = reachable.loc[reachable["alpha_needed"].idxmin()]
-    return {"alpha": at_least(float(easiest["alpha_needed"]), 3), "gamma": int(easiest["gamma"]), "batch": check.best["batch"]}
+    return {"alpha": at_least(float(easiest["alpha_needed"]), 3), "gamma": int(easiest["gamma"]),
+            "batch": check.best["batch"]}
 
 
 def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarray, memory_limit: int,

@@ -530,7 +530,8 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     # Drawn over the triangles, with an outline: a run of the user's under a study's mark was hidden.
     mine = alt.Chart(mine_data).mark_circle(size=60, opacity=0.8, stroke="white", strokeWidth=1).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=[stored], range=["gray"]), legend=_legend(None, mine_data["kind"])),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=[stored], range=["gray"]),
+                        legend=_legend(None, mine_data["kind"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])

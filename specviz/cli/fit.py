@@ -394,8 +394,8 @@ its own and predicts every row of the --predict CSV with a band. Both CSVs have 
 `series, gpu, target, draft, gamma, batch, context, acceptance_length`, the measured one also
 `measured_speedup`; optional: `tp` (1), `dp` (data-parallel attention groups, 1), `ep` (expert
 parallelism over all tp·dp GPUs, on or off), `weight_dtype` (bf16, fp8, int4, fp4 or nvfp4, mxfp4
-(W4A8), mxfp4-w4a4 (AMD Quark's), or checkpoint for the formats its config.json ships) and `kv_dtype` (bf16 or fp8; empty cells: bf16), `engine`
-(an id of `data/engines.csv`, default `any`), `tree_tokens` (the verify pass's node count; empty:
+(W4A8), mxfp4-w4a4 (AMD Quark's), or checkpoint for the formats its config.json ships) and
+`kv_dtype` (bf16 or fp8; empty cells: bf16), `engine` (an id of `data/engines.csv`, default `any`), `tree_tokens` (the verify pass's node count; empty:
 a chain of γ + 1) and `draft_kv_budget` (the cached positions a self or StreamingLLM draft reads;
 empty: the whole context); other columns are ignored. `gpu` is a preset id; `target` a preset id or
 a config.json path (read as `model-from-config` reads it; a relative path that is not found from the
