@@ -191,11 +191,13 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
     return sidebar
 
 
-def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario, figures: dict, dp_engines: int) -> None:
+def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario, figures: dict, dp_engines: int,
+                 stale: bool = False) -> None:
     """The step model's verdict at the live batch (:func:`specviz.live.windows.paying_now`), or why it
     gives none: the figures the window lacks, more tokens a step than the sidebar's MTP layer makes,
     or a batch the sidebar's setup does not hold (said instead of a speedup, with the captions about
-    the batch)."""
+    the batch). ``stale``: the scrapes since the window failed, so it is of when the window ended, not
+    of now."""
     if isinstance(verdict, Notice) and verdict.key == "live.no_verdict":  # the figures by their labels
         needs = [t(VERDICT_NEEDS[name], lang) for name in windows.missing_for_verdict(figures)]
         st.info(md(verdict.key, lang, figures=", ".join(needs)))
@@ -206,7 +208,7 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             return
         batch = verdict.params["batch"]
     else:
-        key = f"live.{calculator.band_verdict(verdict.low, verdict.high)}"
+        lead = t(f"live.lead.{calculator.band_verdict(verdict.low, verdict.high)}{'_stale' if stale else ''}", lang)
         held = verdict.memory_limit
         # A batch past what the memory holds (or none) is no batch this server stops paying at.
         beyond = held is not None and not verdict.stops_paying_at <= held
@@ -216,7 +218,7 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             stops = t("live.never_stops", lang)
         else:
             stops = t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
-        st.markdown(md(key, lang, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
+        st.markdown(md("live.verdict", lang, lead=lead, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpus=served.tp * served.dp, gpu=served.gpu.name, target=served.target.name)
                     + " " + message(verdict.context_from, lang))
@@ -255,7 +257,7 @@ def since_start_line(state: SpecDecodeState, key: str) -> str | None:
 
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
-                 conditional: list | None, model_name: str, dp_engines: int = 1) -> None:
+                 conditional: list | None, model_name: str, dp_engines: int = 1, stale: bool = False) -> None:
     """One model's latest window: the headline figures (why any is absent, each reason once with the
     figures it explains, and what else to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
     (:func:`verdict_scenario`), and its per-position acceptance. ``dp_engines``: vLLM's data-parallel
@@ -298,7 +300,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
             st.rerun(scope="app")
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
     if verdict is not None:
-        show_verdict(verdict, served, figures, dp_engines)
+        show_verdict(verdict, served, figures, dp_engines, stale)
     if acceptance:
         altair_chart(charts.per_position(acceptance, conditional or [], lang))
     if conditional and None not in conditional:
@@ -386,7 +388,7 @@ def panel() -> None:
         own = [r for r in apart.get(source, []) if (r.engine, r.model_name) == (state.engine, state.model_name)]
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
                      state.per_position_conditional, state.model_name,
-                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}) or 1)
+                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}) or 1, stale=failed)
         if not state.draft_tokens:  # an idle window: the server's totals still say what it accepts
             started = [s for s in since_start.get(source, []) if (s.engine, s.model_name) == (state.engine, state.model_name)]
             if started and (said := since_start_line(started[0], "live.since_start_idle")) is not None:

@@ -2349,6 +2349,20 @@ class TestLivePage:
             assert clock in {time.strftime("%H:%M:%S", time.gmtime(s)) for s in range(int(began), int(ended) + 1)}
             assert int(said.split(", ")[1].split(" s ago")[0]) >= 1 and "the latest scrapes failed" in said
 
+    def test_a_verdict_after_failed_scrapes_is_of_when_its_window_ended(self):
+        """An SRE's pass: "Paying now:" stood under "these are not current"."""
+        labels = 'model_name="Qwen/Qwen3-32B"'
+        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200))) + f"vllm:num_requests_running{{{labels}}} 4\n"
+        with metrics_server(lambda n: body(n) if n <= 2 else "not exposition {") as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            leads = lambda: [m.value.split(":**")[0] for m in at.markdown if "running requests, γ 3 and α " in m.value]
+            assert leads() == ["**Paying now"]
+            time.sleep(1.1)
+            at.run()  # the third scrape fails
+            assert at.error and leads() == ["**Paying when that window ended"]
+
 
 @contextmanager
 def metrics_server(body: Callable[[int], str]) -> Iterator[str]:
