@@ -9,7 +9,7 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, scenario, settings
+from specviz import calculator, charts, i18n, scenario, settings
 from specviz.advice import claims, draft_length
 from specviz.results import explorer, prediction
 from specviz.results.schema import RUN_COLUMNS
@@ -501,6 +501,13 @@ class TestPerPosition:
         chart = charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None])
         assert len(chart.data) == 5 and set(chart.data.position) == {1, 2, 3}
         assert chart.to_dict()["encoding"]["y"]["scale"]["domain"] == [0, 1.0]
+
+    @pytest.mark.parametrize("lang", ["en", "vi"])
+    def test_the_two_kinds_keep_their_order_and_colours_in_every_language(self, lang):
+        """An SRE's pass: sorted by name, the conditional bars came first and took the other colour in Vietnamese."""
+        encoding = charts.per_position([0.83, 0.7], [0.83, 0.84], lang).to_dict()["encoding"]
+        order = [i18n.t(f"chart.position.{kind}", lang) for kind in ("unconditional", "conditional")]
+        assert encoding["color"]["scale"]["domain"] == order and encoding["xOffset"]["sort"] == order
 
     def test_the_legend_below_never_takes_the_plot_s_height(self):
         spec = charts.per_position([0.83, 0.7], [0.83, 0.84]).to_dict()

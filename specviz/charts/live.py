@@ -109,13 +109,15 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
             for kind, values in (("unconditional", acceptance), ("conditional", conditional))
             for i, value in enumerate(values) if value is not None]
     data = pd.DataFrame(rows, columns=["position", "kind", "value"])
+    # In this order in every language: sorted by name, the two had swapped places and colours in Vietnamese.
+    kinds = [t(f"chart.position.{kind}", lang) for kind in ("unconditional", "conditional")]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("kind:N"),
+        xOffset=alt.XOffset("kind:N", sort=kinds),
         # Above 1 only where the counters were read apart (a notice says so): shown, not cut.
         y=alt.Y("value:Q", title=t("chart.acceptance", lang),
                 scale=alt.Scale(domain=[0, max(1.0, data["value"].max() if len(data) else 1.0)])),
-        color=alt.Color("kind:N", title=None, legend=_legend(None, data["kind"])),
+        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds), legend=_legend(None, data["kind"])),
         tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
                  alt.Tooltip("kind:N", title=t("chart.measure", lang)),
                  alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
