@@ -342,12 +342,14 @@ def show_replicas(table: pd.DataFrame) -> None:
         titled_dataframe(table, lang, column_config=number_columns(table, REPLICA_FORMATS, lang))
 
 
-def show_over_time(over_time: pd.DataFrame) -> None:
-    """Each figure over time, and the step model calibrated on the windows of each model (on a click)."""
+def show_over_time(over_time: pd.DataFrame, servers_summed: bool = False) -> None:
+    """Each figure over time (``servers_summed``: a fleet's, summed over its servers), and the step
+    model calibrated on the windows of each model (on a click)."""
     for group in charts.LIVE_CHARTS:
         # A figure the engine does not export is said above, not drawn empty.
         if present := [figure for figure in group if over_time[figure].notna().any()]:
-            altair_chart(charts.live_over_time(over_time, present[0], lang, also=tuple(present[1:])))
+            altair_chart(charts.live_over_time(over_time, present[0], lang, also=tuple(present[1:]),
+                                               servers_summed=servers_summed))
     sidebar = st.session_state.get("scenario")
     if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
                                          help=t("live.calibrate_help", lang)):
@@ -438,7 +440,7 @@ def fleet_panel() -> None:
     st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
     for notice in frame.attrs["notices"]:
         st.caption(message(notice, lang))
-    show_over_time(flat)
+    show_over_time(flat, servers_summed=True)
 
 
 if kind == "prometheus":

@@ -408,6 +408,14 @@ def live_domain(windows: pd.DataFrame, figure: str) -> list[float]:
 
 
 class TestLiveOverTime:
+    def test_a_fleet_s_sums_say_they_are_summed_and_its_ratios_do_not(self):
+        """An SRE's pass: the fleet's running requests, titled "the live batch", peaked at 31 where the
+        verdict spoke of 16 a server."""
+        title = lambda figure, summed: charts.live_over_time(LIVE, figure, servers_summed=summed).to_dict()["title"]
+        assert title("running_requests", True) == "Running requests (the live batch), summed over the servers"
+        assert title("running_requests", False) == "Running requests (the live batch)"
+        assert title("acceptance_rate", True) == title("acceptance_rate", False)
+
     def test_one_figure_one_line_per_model_without_gaps(self):
         lines = live_lines(LIVE, "acceptance_rate")
         assert len(lines.data) == 2  # the window without a figure is left out, not drawn as zero

@@ -15,6 +15,8 @@ from .layout import _FIT_WIDTH, _legend
 # The live figures a page keeps per window.
 LIVE_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "running_requests", "generation_throughput",
                 "draft_overhead", "mean_context", "mean_prompt_tokens", "mean_output_tokens")
+# The figures a fleet sums over its servers (the others are ratios of its sums).
+SUMMED_OVER_SERVERS = ("running_requests", "generation_throughput")
 LIVE_CHARTS = (("acceptance_rate", "acceptance_length", "alpha_iid"), ("running_requests",),
                ("generation_throughput",), ("draft_overhead",), ("mean_context", "mean_prompt_tokens", "mean_output_tokens"))
 """The live figures drawn over time, a chart per group: the group's first figure that has a value is
@@ -47,9 +49,12 @@ def _live_domain(values: pd.Series, figure: str) -> list[float]:
     return [min(low, max(middle - half, lowest)), max(high, min(middle + half, highest))]
 
 
-def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = ()) -> alt.LayerChart:
+def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: tuple[str, ...] = (),
+                   servers_summed: bool = False) -> alt.LayerChart:
     """One live figure against the window's end time, one line per model (one chart per figure: their
-    scales differ), with the figures ``also`` in its tooltip (see :data:`LIVE_CHARTS`). The y axis
+    scales differ), with the figures ``also`` in its tooltip (see :data:`LIVE_CHARTS`);
+    ``servers_summed``: a fleet's, whose running requests and generated tokens are its servers' sum
+    (its title says so: "the live batch" read as one server's). The y axis
     spans :func:`_live_domain`, given as data (an invisible rule at each end, the first layer), not
     written in the spec: a refresh then sends the browser new data for a chart it has compiled, where a
     domain in the spec had Vega compile every chart again at every refresh.
@@ -62,6 +67,8 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     data = windows.assign(run=_unbroken_runs(windows, windows[figure].isna()))[
         ["time_end", "model", "run", figure, *also]].dropna(subset=[figure])
     title = t(f"col.{figure}", lang)
+    if servers_summed and figure in SUMMED_OVER_SERVERS:
+        title = t("chart.summed_over_servers", lang, figure=title)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     y = alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(format=_LIVE_FORMATS[figure]))
