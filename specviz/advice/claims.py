@@ -157,8 +157,9 @@ class ClaimCheck:
 
 def at_least(value: float, decimals: int = 2) -> float:
     """An "at least" figure as a page shows it, rounded up to ``decimals``: the α a claim needs,
-    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Two decimals
-    for the calculator's α (its slider's step), three where a condition names it beside the tables."""
+    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Three decimals
+    where a condition or the calculator link names α, as the tables show it; two where a sentence
+    names it to two (the workload's, :func:`_on_workload`)."""
     scale = 10.0 ** decimals
     return math.ceil(value * scale - 1e-9) / scale
 
@@ -516,7 +517,7 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
 def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
     """What the claim's decode speedup is worth to a whole request of the user's workload: at the
     measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
-    γ and batch, rounded up as the conditions name it (:func:`at_least`;
+    γ and batch, rounded up to the two decimals its sentence names it with (:func:`at_least`;
     :func:`specviz.workload.end_to_end`)."""
     counted = batches[batches["counted"]]
     if claim.alpha is not None:
