@@ -432,6 +432,8 @@ def fleet_panel() -> None:
         # A server that stopped reporting leaves its model's latest point behind the others'.
         if (late := windows.late_point(now["time_end"].timestamp(), frame.attrs["end"], step_s)) is not None:
             st.warning(message(late, lang))
+        elif (dropped := windows.servers_dropped(rows["servers"], rows["time_end"])) is not None:
+            st.warning(message(dropped, lang))
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
                      *prometheus.per_position(now), model)
         if by:

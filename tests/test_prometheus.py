@@ -27,7 +27,7 @@ import requests
 from conftest import ARTIFACTS, finished_requests
 from specviz import cli, i18n, settings
 from specviz.errors import SpecvizError
-from specviz.live import exposition as prom, prometheus, replay, scrape
+from specviz.live import exposition as prom, prometheus, replay, scrape, windows
 from specviz.live.states import spec_decode_states
 from specviz.live.roles import ROLES
 from specviz.model import spec
@@ -777,6 +777,43 @@ class TestFiguresFromAnswers:
         assert late is not None and late.params["seconds"] == 300
 
 
+    def shrinking_route(self, path: str, query: str) -> dict:
+        """One model over the page's last three 15 s steps to now: two servers, then one."""
+        ok = lambda data: {"status": "success", "data": data}
+        if path.endswith("/label/__name__/values"):
+            return ok(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
+                       "vllm:spec_decode_num_accepted_tokens_total", "vllm:num_requests_running"])
+        end = math.floor(time.time() / 15) * 15
+        values = {"increase(vllm:spec_decode_num_drafts_total": ("100", "100", "50"),
+                  "increase(vllm:spec_decode_num_draft_tokens_total": ("300", "300", "150"),
+                  "increase(vllm:spec_decode_num_accepted_tokens_total": ("200", "200", "100"),
+                  "sum by (model_name) (vllm:num_requests_running)": ("40", "40", "20"),
+                  "count by (model_name) (count by (model_name, instance)": ("2", "2", "1")}
+        found = next((v for k, v in values.items() if k in query), None)
+        result = [] if found is None else [{"metric": {"model_name": "a"},
+                                            "values": [[end - 30 + 15 * i, v] for i, v in enumerate(found)]}]
+        return ok({"resultType": "matrix", "result": result})
+
+    def test_the_fleet_page_says_a_server_stopped_reporting(self):
+        """The running requests halve with the servers: the page says so above the model's figures."""
+        from streamlit.testing.v1 import AppTest
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
+        server.route = self.shrinking_route
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        try:
+            at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+            at.session_state["live_source"] = "prometheus"
+            at.session_state["live_prometheus"] = f"http://127.0.0.1:{server.server_address[1]}"
+            at.session_state["live_range"] = "15m"
+            at.run()
+            at.switch_page("pages/live.py")
+            at.run()
+        finally:
+            server.shutdown()
+            server.server_close()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert [w.value for w in at.warning if w.value.startswith("1 of the 2 servers that reported this model at ")]
+
 @pytest.mark.prometheus
 class TestLivePage:
     def test_the_fleet_view_of_a_real_prometheus(self, fleet, measured):
@@ -840,6 +877,31 @@ def test_the_mean_context_of_finished_requests_through_a_real_prometheus(tmp_pat
     assert row["mean_context"] == pytest.approx(52, rel=1e-9)
     assert any("increase(vllm:request_prompt_tokens_sum[" in q for q in frame.attrs["queries"])
     assert any("increase(vllm:request_prompt_tokens_count[" in q for q in frame.attrs["queries"])
+
+
+@pytest.mark.prometheus
+def test_a_server_that_stops_leaves_the_fleet_s_count_and_is_said_to(tmp_path):
+    """Two replay exporters of one model behind a real Prometheus; one stops. Prometheus marks its
+    series stale at its next failed scrape, so the points after count one server where those before
+    counted two, and the model's latest point says its sums fell with the server, not the traffic."""
+    exporters = [replay.start(0, seed=seed) for seed in (1, 2)]
+    try:
+        targets = [e.url.split("//", 1)[1].split("/", 1)[0] for e in exporters]
+        with prometheus_server(targets, tmp_path) as base:
+            wait_for_samples(base, servers=2, samples=6)  # points of two servers before the stop
+            stopped = time.time()
+            exporters[1].stop()
+            time.sleep(4 * SCRAPE_INTERVAL_S)  # a failed scrape, and a whole step after it
+            frame = prometheus.query_figures(base, "20s", f"{2 * SCRAPE_INTERVAL_S}s")
+    finally:
+        for exporter in exporters:
+            exporter.stop()
+    rows = frame.reset_index()
+    before = rows[rows["time"].map(lambda t: t.timestamp()) <= stopped]
+    assert len(before) >= 2 and set(before["servers"]) == {2} and rows["servers"].iloc[-1] == 1
+    said = windows.servers_dropped(rows["servers"], rows["time"])
+    assert said is not None and (said.params["now"], said.params["most"]) == (1, 2)
+    assert str(said).startswith("1 of the 2 servers that reported this model at ")
 
 
 def test_a_row_s_per_position_figures_read_back_in_order():

@@ -292,6 +292,16 @@ class TestAge:
         assert late == Notice("live.late_point", time="22:17:00 UTC", end="22:20:00 UTC", seconds=180)
         assert str(late).startswith("Figures of the point at 22:17:00 UTC, 180 s before the range's end (22:20:00 UTC)")
 
+    def test_a_fleet_that_lost_a_server_says_its_sums_fell_with_it(self):
+        """Two servers until 22:19:00 UTC, one at 22:20:00: said, with when both last reported; a steady
+        count, a count that rose, and no count at all (no running-requests gauge) say nothing."""
+        times = pd.Series(pd.to_datetime([1_700_000_280.0, 1_700_000_340.0, 1_700_000_400.0], unit="s"))
+        said = live.servers_dropped(pd.Series([2.0, 2.0, 1.0]), times)
+        assert said == Notice("live.servers_dropped", now=1, most=2, time="22:19:00 UTC")
+        assert str(said).startswith("1 of the 2 servers that reported this model at 22:19:00 UTC report at its latest point")
+        for steady in ([2.0, 2.0, 2.0], [1.0, 2.0, 2.0], [float("nan")] * 3, [2.0, 1.0, float("nan")]):
+            assert live.servers_dropped(pd.Series(steady), times) is None
+
 
 class TestReusedMtpLayer:
     """A server drafting with its target's one MTP layer: the window's tokens a step are what the

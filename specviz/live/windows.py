@@ -28,7 +28,7 @@ from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
-           "LATE_STEPS"]
+           "LATE_STEPS", "servers_dropped"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
@@ -334,3 +334,21 @@ def late_point(point_s: float, end_s: float, step_s: float) -> Notice | None:
     if lag <= LATE_STEPS * step_s:
         return None
     return Notice("live.late_point", time=_clock(point_s), end=_clock(end_s), seconds=round(lag))
+
+
+def servers_dropped(servers: pd.Series, times: pd.Series) -> Notice | None:
+    """Whether fewer servers report a Prometheus model at its latest point than earlier in the range,
+    and what to say: ``live.servers_dropped`` with ``now`` (the servers at the latest point), ``most``
+    (the most at any point) and ``time`` (the last point that had them, :func:`_clock`); else None.
+
+    ``servers`` counts, at each point, the instances whose running-requests gauge Prometheus holds
+    (:func:`specviz.live.prometheus.query_figures`); a server that stops answering its scrapes gets
+    staleness markers at the next scrape and leaves the count. The fleet's running requests and
+    generated tokens are sums over the servers that report, so they fall with it, not with the
+    traffic; its ratios (acceptance) are then the remaining servers'. A model none of whose servers
+    report any longer has no latest point of its own (:func:`late_point`)."""
+    counts = pd.to_numeric(servers, errors="coerce").reset_index(drop=True)
+    if counts.empty or pd.isna(latest := counts.iloc[-1]) or not latest < (most := counts.max()):
+        return None
+    at_most = pd.Series(times).reset_index(drop=True)[counts == most].iloc[-1]
+    return Notice("live.servers_dropped", now=int(latest), most=int(most), time=_clock(at_most.timestamp()))
