@@ -3,6 +3,7 @@
 import csv
 import hashlib
 import io
+import codecs
 import json
 import os
 import random
@@ -123,6 +124,19 @@ class TestImportFile:
         same = db.import_file("a.jsonl", data)
         assert (same.status, same.message, same.imported_as) == ("skipped", "already imported", "")
         assert len(db.runs()) == 9
+
+    def test_a_byte_order_mark_is_the_same_content(self, db, tmp_path):
+        """A file an editor saved with a UTF-8 byte-order mark holds the same results: skipped, in
+        memory and from disk, not imported as new runs."""
+        data = (SAMPLES / "profile_export_genai_perf.csv").read_bytes()
+        assert not data.startswith(codecs.BOM_UTF8)
+        first = db.import_file("a.csv", data)
+        again = db.import_file("b.csv", codecs.BOM_UTF8 + data)
+        path = tmp_path / "c.csv"
+        path.write_bytes(codecs.BOM_UTF8 + data)
+        from_disk = db.import_path(path)
+        assert (again.status, again.imported_as, from_disk.status) == ("skipped", "a.csv", "skipped")
+        assert again.content_hash == from_disk.content_hash == first.content_hash and len(db.runs()) == 1
 
     def test_spec_decode_run_and_its_requests(self, db):
         result = db.import_file("sd.json", (FIXTURES / "vllm_bench_spec_decode.json").read_bytes())

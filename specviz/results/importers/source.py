@@ -147,13 +147,18 @@ def occurrences(piece: bytes, value: int) -> int:
 
 class _Scan:
     """What one pass over a content learns, piece by piece: its SHA-256 (the store's key for it) and
-    how many \\n and \\r it holds."""
+    how many \\n and \\r it holds. The hash leaves out a UTF-8 byte-order mark at the start, which
+    the formats read past: a file an editor saved with one is the same results, not new runs."""
 
     def __init__(self) -> None:
         self.digest = hashlib.sha256()
         self.newlines = self.returns = 0
+        self.started = False
 
     def update(self, piece: bytes) -> None:
+        if not self.started:
+            self.started = True
+            piece = piece.removeprefix(codecs.BOM_UTF8)
         self.digest.update(piece)
         self.newlines += occurrences(piece, ord("\n"))
         if b"\r" in piece:  # a search that stops at the first costs a third of a count
