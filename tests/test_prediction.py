@@ -315,6 +315,17 @@ class TestCalibrateSettings:
         assert "fit.no_solution" in fit.warnings
 
 
+    def test_repeats_at_one_batch_are_refused_not_fitted(self):
+        """Three runs of one setting at one concurrency (a benchmark's repeats; an explorer analyst's
+        pass had the page stop on numpy's "zero-size array" here): refused, saying why."""
+        predicted = measured_points(self.EAGLE, self.TRUE, [8, 8, 8])
+        predicted["measured_speedup"] = [1.80, 1.82, 1.79]
+        (refused,) = prediction.calibrate_settings(predicted, self.EAGLE, PRESETS, 1024)
+        assert isinstance(refused, prediction.SettingRefused) and refused.reason.key == "calibration.one_setting"
+        assert str(refused.reason).startswith("the 3 points are all at batch 8, γ 4, context 1,024: repeats of one")
+        with_another = measured_points(self.EAGLE, self.TRUE, [8, 8, 64])
+        assert isinstance(prediction.calibrate_settings(with_another, self.EAGLE, PRESETS, 1024)[0], prediction.SettingFit)
+
     def test_a_setting_of_more_runs_than_a_fit_takes_is_refused_with_its_size(self, monkeypatch):
         monkeypatch.setattr(calibration, "MAX_FIT_CELLS", 4 * 400)  # 4 points with measured acceptance
         predicted = measured_points(self.EAGLE, self.TRUE, [1, 8, 32, 64, 128])

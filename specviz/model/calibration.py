@@ -353,7 +353,8 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     Raises
     ------
     InputError
-        ``calibration.one_measure``, ``calibration.needs_lengths``, ``calibration.two_points``, or
+        ``calibration.one_measure``, ``calibration.needs_lengths``, ``calibration.two_points``,
+        ``calibration.one_setting`` (every point at one batch, γ and context), or
         ``calibration.too_large`` past :data:`MAX_FIT_CELLS` (sized before anything is computed).
     """
     if (measured_speedup is None) == (measured_step_s is None):
@@ -364,6 +365,11 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured))
     if b.size < 2:
         raise InputError("calibration.two_points")
+    # Repeats of one setting measure its noise, not how the costs grow with the batch: their
+    # equations (above) are one line apart by noise, and the two costs fitted to them anything.
+    if np.unique(np.stack(np.broadcast_arrays(b, g, ctx)), axis=1).shape[1] < 2:
+        raise InputError("calibration.one_setting", points=b.size, batch=float(b[0]),
+                         gamma=float(np.broadcast_to(g, b.shape)[0]), context=float(np.broadcast_to(ctx, b.shape)[0]))
     if b.size > (most := most_points(acceptance_length is not None)):
         raise InputError("calibration.too_large", points=b.size, most=most, max=MAX_FIT_CELLS,
                          cells=b.size * _cells_per_point(acceptance_length is not None))
