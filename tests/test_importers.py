@@ -312,10 +312,22 @@ class TestParseLlmperf:
     def test_seconds_become_milliseconds(self):
         run = importers.parse("s.json", sample("llmperf_Yi-1-5-34B_550_150_summary.json")).runs[0]
         assert run["mean_ttft_ms"] == pytest.approx(6056.374991535766)
-        assert run["p50_itl_ms"] == pytest.approx(111.29316081666768)
         assert run["p99_e2el_ms"] == pytest.approx(18536.139904240063)
         assert run["concurrency"] == 16 and run["num_requests"] == 112
         assert run["target_model"] == "01-ai/Yi-1.5-34B-Chat"
+
+    def test_its_inter_token_latency_is_no_gap_between_tokens(self):
+        """llmperf's 111.3 ms is each request's end-to-end time over its tokens, the first token's wait
+        in it (17,632.8 ms / 158.79 tokens ≈ 111.0): the mean gap is (17,632.8 − 6,056.4) / 157.79 ms."""
+        parsed = importers.parse("s.json", sample("llmperf_Yi-1-5-34B_550_150_summary.json"))
+        run = parsed.runs[0]
+        assert run["mean_itl_ms"] == pytest.approx((17.63281706541962 - 6.056374991535766) / (158.78571428571428 - 1) * 1e3)
+        assert run["mean_itl_ms"] == pytest.approx(73.37, abs=0.01)
+        assert all(f"{stat}_itl_ms" not in run for stat in ("p50", "p90", "p99"))
+        assert json.loads(run["extra"])["results_inter_token_latency_s_quantiles_p50"] == pytest.approx(0.11129316081666768)
+        [said] = [w for w in parsed.warnings if w.key == "warn.llmperf_itl"]
+        assert str(said).startswith("llmperf's inter_token_latency is each request's end-to-end time over its output tokens")
+        assert "is 73.4 ms" in str(said)
 
 
 class TestCsvSynonyms:

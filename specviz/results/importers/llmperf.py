@@ -4,6 +4,17 @@ One flat object per file: ``results_<metric>_s_{mean,quantiles_p50,…}`` with t
 ``num_concurrent_requests`` (the load), ``results_num_completed_requests_per_min``, counts that are
 sometimes strings, the model under ``model`` and the client API under ``llm_api`` (an endpoint
 type such as ``openai`` or ``litellm``, not the serving engine).
+
+llmperf's ``inter_token_latency`` is not the gap between tokens: its clients append the time to the
+first token to the gaps they sum, and ``token_benchmark_ray.py`` divides the sum by the output
+tokens, so each request's figure is its end-to-end time per output token (the clients' own comment:
+the sum "should be same as" the end-to-end latency). It is kept in the run's extra as the file
+writes it, and the mean gap between tokens is had from the means, over every gap of every request:
+
+.. math:: \\overline{ITL} = \\frac{\\sum_i (e2e_i - TTFT_i)}{\\sum_i (n_i - 1)}
+          = \\frac{\\overline{e2e} - \\overline{TTFT}}{\\bar n - 1}
+
+(vLLM bench's ``mean_itl_ms`` is such a mean over all gaps). No percentile of the gaps can be had.
 """
 
 from __future__ import annotations
@@ -15,7 +26,7 @@ from .source import Source
 
 __all__ = ["FORMAT"]
 
-_LATENCY = {"ttft": "ttft", "inter_token_latency": "itl", "end_to_end_latency": "e2el"}
+_LATENCY = {"ttft": "ttft", "end_to_end_latency": "e2el"}
 
 
 def sniff(source: Source) -> float:
@@ -50,6 +61,12 @@ def parse(source: Source) -> Parsed:
                              ("p99", "quantiles_p99")):
             name = f"results_{key}_s_{suffix}"
             run.set(f"{stat}_{short}_ms", doc.get(name), scale=1e3, source=name)  # seconds → ms
+    means = [number(doc.get(f"results_{key}")) for key in ("end_to_end_latency_s_mean", "ttft_s_mean",
+                                                            "number_output_tokens_mean")]
+    if None not in means and means[2] > 1 and means[0] >= means[1]:
+        run.set("mean_itl_ms", (means[0] - means[1]) / (means[2] - 1) * 1e3, source="results_end_to_end_latency_s_mean")
+    if any(key.startswith("results_inter_token_latency_s_") for key in doc):
+        warnings.append(Notice("warn.llmperf_itl", itl="—" if "mean_itl_ms" not in run.row else f"{run.row['mean_itl_ms']:,.1f}"))
     for key, value in doc.items():
         run.keep(key, value)
     return Parsed("llmperf", [run.build()], warnings=warnings)
