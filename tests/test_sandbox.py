@@ -574,6 +574,14 @@ class TestRunQuery:
         assert not HOST_DETAIL.search(str(exc.value))
         assert sandbox._scrub('Cannot access "/root/.duckdb/extensions/v2"') == 'Cannot access "<path>"'
 
+    @pytest.mark.parametrize("sql, hint", [("SELECT source_file, p99_ttft FROM runs", 'Candidate bindings: "p99_ttft_ms"'),
+                                           ("SELECT * FROM run", 'Did you mean "runs"?')])
+    def test_a_mistyped_name_keeps_duckdb_s_hint(self, loaded, sql, hint):
+        """The first line alone had said only that the name was not found (an analyst's pass)."""
+        with pytest.raises(QueryError) as exc:
+            loaded.query(sql, LIMITS)
+        assert hint in str(exc.value) and "LINE 1" not in str(exc.value) and "\n" not in str(exc.value)
+
     def test_a_query_process_that_ends_without_an_answer_is_said_in_the_reader_s_language(self, monkeypatch):
         monkeypatch.setattr(sandbox, "_child_command", lambda: [sys.executable, "-c", "import sys; sys.exit(3)"])
         with pytest.raises(QueryError) as exc:

@@ -76,6 +76,8 @@ _READING_NODES = frozenset({"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_
 _NODE_TYPE = re.compile(r'[{,]"type":"([A-Z_]+_NODE)"')
 _FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
 _TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
+# DuckDB's message as the page shows it: its hints lists a few names (Candidate bindings), never pages.
+_DETAIL_CHARS = 600
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
 _MISSING_TABLE = re.compile(r"Catalog Error: Table with name (?P<name>.+) does not exist")
 _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
@@ -196,7 +198,7 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
         try:
             statements = parser.extract_statements(sql)
         except duckdb.Error as exc:
-            raise QueryError("sql.parse", detail=_scrub(str(exc).splitlines()[0])) from None
+            raise QueryError("sql.parse", detail=_scrub(str(exc))) from None
         if len(statements) != 1:
             raise QueryError("sql.count", count=len(statements))
         try:
@@ -234,8 +236,10 @@ def _slots(workers: int) -> threading.BoundedSemaphore:
 
 
 def _scrub(text: str) -> str:
-    """A message without file paths (DuckDB names directories in some of its errors)."""
-    return _PATH.sub("<path>", text)
+    """DuckDB's message up to its first blank line, on one line and without file paths (DuckDB
+    names directories in some of its errors): its hints stay ("Candidate bindings: "p99_ttft_ms"",
+    "Did you mean "runs"?"), the query it quotes with a caret under the place does not."""
+    return _PATH.sub("<path>", " ".join(text.split("\n\n", 1)[0].split()))[:_DETAIL_CHARS]
 
 
 def _child_command() -> list[str]:
@@ -675,9 +679,9 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
         if missing and "/" in missing["name"]:
             answer({"ok": False, "key": "sql.permission"})
         else:
-            answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc).splitlines()[0])}})
+            answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc))}})
     except Exception as exc:  # DuckDB's errors, also as Arrow's OSError while streaming; conversions
-        answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc).splitlines()[0])}})
+        answer({"ok": False, "key": "sql.failed", "params": {"detail": _scrub(str(exc))}})
     finally:
         timer.cancel()
 
