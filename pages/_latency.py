@@ -126,7 +126,7 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
         if chosen.mtp_reused_from is not None and chosen.mtp_reuse != sidebar_reuse:
             st.caption(t("calc.latency.rates_reuse", lang, reuse=chosen.mtp_reuse, sidebar=sidebar_reuse))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
-    context = workload.mean_context(n_in, n_out)  # decode steps run at the request's mean context
+    context, times = scenario.latency_step_times(chosen, alpha, gamma, batch, n_in, n_out)
     first = {k: float(v) for k, v in workload.prompt_room(chosen, alpha, gamma, batch).items()}
     # Where the prompts queue without end there is no first token to time: said, not given a figure.
     if (side := next((s for s in ("plain", "spec") if not first[f"keeps_up_{s}"]), None)) is not None:
@@ -161,9 +161,8 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     if n_out == 1:  # the prefill gives the only token: nothing is decoded, nothing to simulate
         st.info(t("calc.latency.no_decode", lang))
         return
-    steps = chosen.step_times(batch=batch, gamma=gamma, context=context, alpha=alpha)
     # The tokens after the first, which the prefill gives.
-    summary, sweep = simulated(alpha, gamma, float(steps["plain_s"]), float(steps["spec_s"]), n_out - 1, rates)
+    summary, sweep = simulated(alpha, gamma, times.plain_s, times.spec_s, n_out - 1, rates)
     st.subheader(t("calc.latency.tail", lang))
     altair_chart(charts.tokens_per_step(summary.counts, lang))
     st.caption(t("calc.latency.tail_note", lang, zero=summary.zero_accept_share, spec_ms=summary.times.spec_s * 1e3,

@@ -25,13 +25,13 @@ from numpy.typing import ArrayLike
 
 from . import settings, workload
 from .errors import InputError
-from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, spec, step
+from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, simulate, spec, step
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
-           "knobs_off_preset", "at_measured_rates", "latency_acceptance", "to_query_params", "from_query_params", "published_acceptance"]
+           "knobs_off_preset", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -470,6 +470,17 @@ def latency_acceptance(scenario: Scenario, alpha: float, gamma: int, rates: Sequ
     if (reused := scenario.mtp_reused_from) is not None and gamma >= reused:
         return scenario, alpha, tuple(float(a) for a in spec.position_rates(alpha, gamma, **scenario.reuse))
     return scenario, alpha, None
+
+
+def latency_step_times(scenario: Scenario, alpha: float, gamma: int, batch: int, input_tokens: int,
+                       output_tokens: int) -> tuple[float, simulate.StepTimes]:
+    """The context and the plain and speculative step times the Latency view simulates a request of
+    ``input_tokens`` in and ``output_tokens`` out with (the calculator's page and ``specviz simulate``
+    alike): its decode steps at the request's mean context, P + O/2
+    (:func:`specviz.workload.mean_context`), not the calculator's context slider, at ``batch``."""
+    context = float(workload.mean_context(input_tokens, output_tokens))
+    steps = scenario.step_times(batch=batch, gamma=gamma, context=context, alpha=alpha)
+    return context, simulate.StepTimes.from_step(steps)
 
 
 def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:

@@ -843,6 +843,21 @@ class TestLatencyTab:
         at = make_app({"view": "latency"})
         assert any("(2,000 requests, each 499 tokens" in c.value for c in at.caption)  # the usual case as before
 
+    def test_the_command_line_simulates_what_the_view_does(self, capsys):
+        """`specviz simulate` at the default link times the steps the view times (the coding
+        assistant's request at its mean context, 350, not the link's 1,024) and simulates its 499
+        tokens after the first: the same step times, and a p99 gap within the seeds' noise."""
+        from specviz import cli
+        at = make_app({"view": "latency"})
+        said = next(c.value for c in at.caption if c.value.startswith("Simulated at α and γ above"))
+        assert cli.main(["simulate", "--alpha", "0.8", "--gamma", "4", "--steps", "200000", "--requests", "2000"]) == 0
+        row = json.loads(capsys.readouterr().out)
+        assert (row["context"], row["input_tokens"], row["output_tokens"], row["decoded_tokens"]) == (350, 100, 500, 499)
+        assert f"a whole speculative step ({row['spec_step_ms']:.2f} ms)" in said
+        assert f"against {row['plain_step_ms']:.2f} ms for a plain step" in said
+        assert cli.main(["simulate", "--alpha", "0.8", "--context", "2048"]) == 2
+        assert "give --input-tokens and --output-tokens instead" in capsys.readouterr().err
+
     def test_measured_per_position_rates_drive_the_simulation(self):
         at = make_app({"view": "latency"}, latency_rates="0.9, 0.8")
         said = next(c.value for c in at.caption if c.value.startswith("From the measured rates"))

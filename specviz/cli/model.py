@@ -145,42 +145,54 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
 
 
 def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
-    """The Latency view's simulation from the command line: step times from the step model at the
-    scenario's batch and context, acceptance from --alpha (with --gamma) or --rates."""
+    """The Latency view's simulation from the command line, as the view runs it: a request of the
+    link's (or --input-tokens and --output-tokens) tokens in and out, its decode steps timed by the
+    step model at the scenario's batch and the request's mean context
+    (:func:`specviz.scenario.latency_step_times`), the tokens after the first simulated, acceptance
+    from --alpha (with --gamma) or --rates."""
     if args.rates and args.gamma is not None and args.gamma != len(args.rates):
         raise UsageError("cli.simulate.rates", gamma=args.gamma, rates=len(args.rates))
+    if args.context is not None:  # the view's steps read the request's mean context, not a slider's
+        raise UsageError("cli.simulate.context", context=args.context)
     chosen = linked_scenario(args.link, presets, scenario_params(
-        args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma))
+        args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma,
+        input_tokens=args.input_tokens, output_tokens=args.output_tokens))
     gamma = len(args.rates) if args.rates else chosen.gamma
+    n_in, n_out = chosen.input_tokens, chosen.output_tokens
+    if n_out < 2:  # the prefill gives the only token
+        raise UsageError("cli.simulate.no_decode")
+    scenario.steady_load(replace(chosen, gamma=gamma), n_in, n_out)  # a request the model holds, as the view asks
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
     # reused MTP layer's rates falling past its training.
     chosen, alpha, rates = scenario.latency_acceptance(chosen, args.alpha, gamma, args.rates)
-    times = simulate.StepTimes.from_step(chosen.step_times(batch=chosen.batch, gamma=gamma, context=chosen.context,
-                                                           alpha=alpha))
+    context, times = scenario.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    summary = simulate.latency(**acceptance, times=times, output_tokens=args.output_tokens, requests=args.requests,
+    summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=args.requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
     return {"alpha": alpha, "gamma": gamma, "rates": rates,
             # the factor a reused MTP layer was drawn at: the link's, or the one --rates show
             **({"mtp_reuse": chosen.mtp_reuse} if chosen.mtp_reused_from is not None else {}),
             "gpu": chosen.gpu.id, "target": chosen.target_id,
-            "draft": chosen.draft_id, "engine": chosen.engine.id, "batch": chosen.batch, "context": chosen.context,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "batch": chosen.batch,
+            "input_tokens": n_in, "output_tokens": n_out, "context": context,
             "plain_step_ms": times.plain_s * 1e3, "spec_step_ms": times.spec_s * 1e3, "steps": summary.steps,
             "seed": args.seed, "tokens_per_step_mean": summary.mean_tokens, "tokens_per_step_se": summary.mean_tokens_se,
             "expected_tokens": plain(summary.expected_tokens), "zero_accept_share": summary.zero_accept_share,
-            "tokens_per_step_counts": [int(c) for c in summary.counts], "output_tokens": summary.output_tokens,
+            "tokens_per_step_counts": [int(c) for c in summary.counts], "decoded_tokens": summary.output_tokens,
             "requests": summary.requests,
             "latency_ms": {row: {"plain": r.plain_s * 1e3, "spec": r.spec_s * 1e3, "ratio": r.ratio}
                            for row, r in table.iterrows()}}
 
 
-
 _SIMULATE_DOC = """\
-The Latency view's simulation. JSON: mean tokens per step with its standard error beside the closed
-form, the zero-accept share, the counts of each step size, and the inter-token gap, per-step time
-per token and request latency at p50, p90, p99 and mean, without and with speculation, in ms
-(`tpot_*` is each step's time per token over steps, not vLLM bench's per-request TPOT).
+The Latency view's simulation. A request of the link's tokens in and out (the coding assistant's
+100 and 500 by default), its steps timed at the batch and at the request's mean context (input +
+output / 2, as the view times them, not the link's context: --context is refused), the tokens after
+the first simulated. JSON: mean tokens per step with its standard error beside the closed form, the
+zero-accept share, the counts of each step size, and the inter-token gap, per-step time per token
+and request latency at p50, p90, p99 and mean, without and with speculation, in ms (`tpot_*` is each
+step's time per token over steps, not vLLM bench's per-request TPOT).
 """
 
 _CALC_DOC = """\
@@ -264,7 +276,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=count, help="the batch whose step times are used (default: the link's)")
     p.add_argument("--steps", type=count, default=1_000_000, help="steps simulated (default 1,000,000)")
     p.add_argument("--requests", type=count, default=10_000, help="requests simulated (default 10,000)")
-    p.add_argument("--output-tokens", type=count, default=500, help="tokens decoded per request (default 500)")
+    p.add_argument("--input-tokens", type=count, help="a request's prompt tokens (default: the link's, 100)")
+    p.add_argument("--output-tokens", type=count, help="a request's output tokens, the first from its prefill and the "
+                                                       "rest decoded (default: the link's, 500)")
     p.add_argument("--seed", type=int, default=0, help="the simulation's seed (default 0)")
     scenario_options(p)
     p.add_argument("--format", choices=("json",), default="json", help="output format")
