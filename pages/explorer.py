@@ -347,8 +347,10 @@ def show_predicted() -> None:
                                  loads=loads)
     if beyond := int(predicted["beyond_reuse"].sum()):  # said, not dropped in silence
         st.warning(t("exp.beyond_reuse", lang, runs=beyond, reuse=sidebar.mtp_reuse))
+    if trees := int(predicted["tree_draft"].sum()):
+        st.info(t("exp.tree_not_predicted", lang, runs=trees))
     if predicted["predicted_speedup"].isna().all():
-        if not beyond:
+        if not beyond and not trees:
             st.info(t("exp.no_predictions", lang))
         return
     st.caption(t("exp.scenario", lang))

@@ -1,6 +1,7 @@
 """Tests for specviz.results.prediction: each paired run predicted in its own setting, decoding only
 or at its own load, and the calibrations, on known data and on runs the step model made."""
 
+import json
 import math
 from dataclasses import replace
 
@@ -188,6 +189,27 @@ class TestPredict:
         beyond = predicted[predicted.acceptance_length == 2.95].iloc[0]
         assert math.isnan(beyond.alpha) and math.isnan(beyond.predicted_speedup) and beyond.beyond_reuse
         assert not made.beyond_reuse
+
+    def test_a_tree_draft_is_not_predicted_as_a_chain(self):
+        """SpecForge's γ 7, top-k 10, 60 draft tokens: a 60-node verify pass priced as 8 had read
+        2.53–2.81× against 1.21–1.35× measured (an analyst's pass). Not predicted, and said; a
+        top-k of 1 (a chain) and SGLang's server_info are read alike."""
+        tree = {"topk": 10, "num_draft_tokens": 60}
+        frame = runs_frame([{"concurrency": 8, "output_throughput": 600, "extra": json.dumps(tree)},
+                            {"concurrency": 8, "output_throughput": 780, "spec_method": "eagle3", "num_speculative_tokens": 7,
+                             "acceptance_length": 4.4, "extra": json.dumps(tree)},
+                            {"concurrency": 16, "output_throughput": 900},
+                            {"concurrency": 16, "output_throughput": 1500, "spec_method": "eagle3", "num_speculative_tokens": 3,
+                             "acceptance_length": 2.6, "extra": json.dumps({"topk": 1, "num_draft_tokens": 4})}])
+        predicted = prediction.predict(explorer.pair_with_baselines(frame), SCENARIO, PRESETS)
+        by_batch = predicted.set_index("concurrency")
+        assert by_batch.at[8, "tree_draft"] and math.isnan(by_batch.at[8, "alpha"])
+        assert math.isnan(by_batch.at[8, "predicted_speedup"])
+        assert not by_batch.at[16, "tree_draft"] and by_batch.at[16, "predicted_speedup"] > 0
+        sglang = {"server_info": {"speculative_eagle_topk": 8, "speculative_num_draft_tokens": 64}}
+        assert prediction.tree_width(json.dumps(sglang)) == 8 and prediction.tree_width(json.dumps(tree)) == 10
+        for chain in ('{"topk": 1}', '{"server_info": {"speculative_eagle_topk": 1}}', "[]", "not json", None, '{"topk": true}'):
+            assert prediction.tree_width(chain) is None
 
     def test_rows_without_gamma_get_no_prediction(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},

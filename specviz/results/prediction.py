@@ -39,6 +39,7 @@ __all__ = [
     "calibrate_ratios",
     "ratios_scenario",
     "calibration_in_use",
+    "tree_width",
 ]
 
 
@@ -56,6 +57,22 @@ def _tokenizer(extra: Any) -> str | None:
     except (ValueError, AttributeError, RecursionError):  # not an object, or nested past the stack
         return None
     return found if isinstance(found, str) else None
+
+
+def tree_width(extra: Any) -> int | None:
+    """The top-k of a run that drafted a tree, None for a chain: SpecForge's ``topk`` and SGLang's
+    ``server_info.speculative_eagle_topk`` (each kept in ``extra`` by its importer) above 1. A tree
+    verifies its ``num_draft_tokens`` nodes a step where a chain verifies γ + 1, and its acceptance
+    length is no chain's E(α, γ): the calculator, which prices chains, does not predict it."""
+    try:
+        found = json.loads(extra) if isinstance(extra, str) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(found, dict):
+        return None
+    info = found.get("server_info")
+    width = found.get("topk", info.get("speculative_eagle_topk") if isinstance(info, dict) else None)
+    return int(width) if isinstance(width, (int, float)) and not isinstance(width, bool) and width > 1 else None
 
 
 def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
@@ -208,7 +225,8 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     (:meth:`specviz.scenario.Scenario.expected_tokens`: a reused MTP layer's α at its trained
     positions; never from vLLM's accepted/drafted directly). Rows without γ, acceptance or concurrency
     get no prediction, nor do those with more tokens a step than their draft makes at α = 1 (a
-    reused MTP layer's ``mtp_reuse`` below the server's: ``beyond_reuse``). A run that measured its
+    reused MTP layer's ``mtp_reuse`` below the server's: ``beyond_reuse``), nor those that drafted a
+    tree (:func:`tree_width`: ``tree_draft``). A run that measured its
     per-position acceptance is predicted at the reuse factor it shows (``mtp_reuse``, the factor each
     MTP run was predicted at: :meth:`specviz.scenario.Scenario.reuse_from_rates`), else at the
     scenario's. Adds ``alpha``, ``expected_tokens`` (the
@@ -245,13 +263,15 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     gamma = out["num_speculative_tokens"]
     usable = length.notna() & gamma.notna() & out["concurrency"].notna() & (gamma >= 1)
     usable &= (length >= 1) & (length <= gamma + 1)
+    tree = out["extra"].map(tree_width).notna() if "extra" in out else pd.Series(False, index=out.index)
+    usable &= ~tree
     settings = run_settings(out, scenario, presets)
     out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]
     out["own_setting"] = settings["own"]
     for name in ("alpha", "expected_tokens", "mtp_reuse", "predicted_speedup", "predicted_low", "predicted_high",
                  "prompt_tokens", "output_tokens"):
         out[name] = np.nan
-    out["costs"], out["beyond_reuse"] = "preset", False
+    out["costs"], out["beyond_reuse"], out["tree_draft"] = "preset", False, tree
     for label, key, tokens, rows in _groups(out[usable], settings[usable], loads):
         fitted = calibrated if isinstance(calibrated, Scenario) else (calibrated or {}).get(label)
         chosen = setting_scenario(scenario, *key, presets) if fitted is None else fitted
