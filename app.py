@@ -146,6 +146,8 @@ def scenario_sidebar(lang: str) -> None:
             raise InputError("side.no_link", gpu=gpu.name)
         if unread is not None:
             raise unread
+        if target is not None and draft is not None and (mismatch := scenario.head_mismatch(target, draft)):
+            raise mismatch
     except ValueError as exc:
         st.session_state["scenario_error"] = exc  # rendered by the page, in its reader's language
         # A config not given yet is asked for, not refused (what it quotes from a file is escaped).

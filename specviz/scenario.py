@@ -30,7 +30,7 @@ from .model import architecture, calibration, drafters, dtypes, hf_config, memor
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
+           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
            "knobs_off_preset", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
@@ -223,6 +223,18 @@ def custom_draft(model: architecture.Model) -> step.Draft:
     ``eagle3``, :func:`specviz.model.hf_config.model_from_config`) drafts as that head, any other
     config as a separate draft model."""
     return step.Draft("eagle3" if model.model_type == "eagle3" else "model", model)
+
+
+def head_mismatch(target: architecture.Model, draft: step.Draft) -> InputError | None:
+    """Why a draft head cannot serve ``target``, or None: a head that reads another hidden size than
+    the target's (:attr:`specviz.model.architecture.Model.reads_hidden_size`; an EAGLE-3 head's fc takes
+    three of its target's layers, 3·h wide) does not load on it, whatever its vocabulary, so no figure
+    is given for the pair (``side.head_mismatch``: the head, the size it reads, the target's)."""
+    reads = draft.model.reads_hidden_size if draft.model is not None else None
+    if reads is None or reads == target.hidden_size:
+        return None
+    return InputError("side.head_mismatch", head=draft.model.name, reads=reads, target=target.name,
+                      hidden=target.hidden_size)
 
 
 def _held_draft(target: architecture.Model, draft: step.Draft | None) -> tuple[architecture.Model | None, int]:

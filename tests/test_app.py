@@ -594,6 +594,22 @@ class TestScenarioSidebar:
         assert not at.exception and not at.sidebar.error
         assert at.session_state["scenario"].draft.kind == "eagle3"  # a head, not a separate draft model
 
+    def test_a_head_trained_for_another_width_gets_no_figures(self, capsys):
+        """SafeAILab's Llama-3.1-8B EAGLE-3 head (hidden 4,096) as DeepSeek-V3's draft (7,168): the
+        page had said "Speculation pays here: 2.15×" under a warning about the vocabularies alone
+        (an engineer's pass); the head does not load on that target. The command line refuses it too."""
+        head = SAMPLES / "configs" / "EAGLE3-SafeAILab-traineagle3-llama3.1-8B.config.json"
+        at = make_app(target="DeepSeek-V3", draft="custom", gpu="B200", tp="8")
+        at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
+        assert not at.exception and not [m for m in at.metric if m.label == "Speedup"]
+        said = at.sidebar.error[0].value
+        assert "reads a target's hidden size of 4,096; the target" in said and "has 7,168" in said
+        from specviz import cli
+        assert cli.main(["calc", "target=DeepSeek-V3&gpu=B200&tp=8", "--draft-config", str(head)]) == 2
+        assert "does not load on this target" in capsys.readouterr().err
+        own = SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"
+        assert cli.main(["calc", "target=DeepSeek-V3&gpu=B200&tp=8", "--draft-config", str(own), "--format", "json"]) == 0
+
     def test_oversized_paste_is_refused(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_MAX_CONFIG_BYTES", "100")
         config = (ROOT / "data/model_configs/Qwen3-0.6B.json").read_text()

@@ -111,6 +111,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
     chosen = linked_scenario(link, presets, overrides)
     if draft_config is not None:
         draft = scenario.custom_draft(config_model(draft_config))
+        if (mismatch := scenario.head_mismatch(chosen.target, draft)) is not None:
+            raise mismatch
         tp, dp, ep = scenario.default_parallel(chosen.gpu, chosen.target, draft, chosen.precision, chosen.engine.memory)
         if "tp" in params:
             tp, dp, ep = chosen.tp, chosen.dp, chosen.ep

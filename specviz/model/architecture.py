@@ -84,6 +84,9 @@ class Model:
     copies of the embedding and head), not part of the target's pass. ``notes`` are ``hf_config.*`` message keys that say what was left out or assumed.
     ``max_positions`` is the config's ``max_position_embeddings``, the longest request an engine
     serves without scaling the model's RoPE (None where the config does not say).
+    ``reads_hidden_size`` is, for a draft head, the target's hidden size it reads (an EAGLE-3 head's
+    fc fuses three of the target's layers, 3·this wide: SpecForge's ``target_hidden_size``, else its
+    own); None for any other model.
     """
 
     name: str
@@ -108,6 +111,7 @@ class Model:
     notes: tuple[Notice, ...] = field(default=(), compare=False)
     source: str = ""
     max_positions: int | None = field(default=None, compare=False)
+    reads_hidden_size: int | None = field(default=None, compare=False)
 
     @property
     def params_total(self) -> int:

@@ -566,7 +566,8 @@ def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:
     return Model(name=name, model_type="eagle3", layers=layers, hidden_size=h, num_heads=n_h, kv_heads=n_kv, head_dim=d,
                  vocab_size=vocab, tied_embeddings=False, num_experts=0, experts_per_token=0, moe_layers=0,
                  expert_params=0, params=params, active=dict(params),
-                 attention=(Attention("full", layers, 4.0 * n_h * d, 2.0 * n_kv * d, kv_heads=n_kv),))
+                 attention=(Attention("full", layers, 4.0 * n_h * d, 2.0 * n_kv * d, kv_heads=n_kv),),
+                 reads_hidden_size=values.get("target_hidden_size", h))
 
 
 def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, Any], formats: dict[str, str]) -> Model:
