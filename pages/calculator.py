@@ -372,17 +372,17 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                                   yours=yours))
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
+        # Among the batches the memory holds: a crossover past them is none (the expert-tax line's rule).
         notes.append(t("calc.crossover_caption", lang, alpha=alpha,
-                       batch=at_batch(calculator.loses_from(crossings, round(alpha, 2)))))
+                       batch=at_batch(calculator.loses_from(crossings, round(alpha, 2)),
+                                      min(limit, batch_max) if limit is not None else None)))
         if dipped := calculator.dips(crossings, round(alpha, 2)):
             notes.append(t("calc.crossover_dips", lang, alpha=alpha,
                            ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
         elif others := sorted(set(crossings.loc[crossings["rises"], "alpha"].round(2)) - {round(alpha, 2)}):
             notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
         st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
-        csv_download(lambda: calculator.batch_sweep(chosen, sorted({*calculator.BATCH_CHART_ALPHAS, round(alpha, 2)}),
-                                                    gamma, context, batch_max)[0].merge(
-                         band.assign(alpha=round(alpha, 2)), on=["alpha", "batch"], how="left"),
+        csv_download(lambda: calculator.batch_table(chosen, alpha, gamma, context, batch_max, band, limit),
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 

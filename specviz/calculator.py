@@ -27,6 +27,7 @@ __all__ = [
     "MOE_HEAVY_RATIO",
     "BAND_DRAWS",
     "evaluate_scenario",
+    "batch_table",
     "speedup_band",
     "band_verdict",
     "breakeven_alpha",
@@ -313,6 +314,18 @@ def batch_sweep(scenario: Scenario, alphas: ArrayLike, gamma: int, context: int,
     if "regime" in full:
         frame["regime"] = full["regime"][:, rows].ravel()
     return pd.DataFrame(frame), crossings
+
+
+def batch_table(scenario: Scenario, alpha: float, gamma: int, context: int, batch_max: int, band: pd.DataFrame,
+                limit: int | None = None) -> pd.DataFrame:
+    """The By-batch view's table: :func:`batch_sweep`'s curves at :data:`BATCH_CHART_ALPHAS` and
+    ``alpha`` (to two decimals, the chart's), with ``alpha``'s ``band`` (:func:`band_vs_batch`) beside
+    its rows, and ``fits``: whether the batch is at most ``limit``, the most the memory holds with the
+    draft (every batch where None), for a speedup past it is of a server that cannot run."""
+    shown = round(alpha, 2)
+    curves = batch_sweep(scenario, sorted({*BATCH_CHART_ALPHAS, shown}), gamma, context, batch_max)[0]
+    table = curves.merge(band.assign(alpha=shown), on=["alpha", "batch"], how="left")
+    return table.assign(fits=table["batch"] <= (batch_max if limit is None else limit))
 
 
 def loses_from(crossings: pd.DataFrame, alpha: float) -> float:

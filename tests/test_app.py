@@ -111,6 +111,20 @@ class TestCalculatorPage:
         assert any(p.startswith("Triangles (at α = 0.5, 0.6, 0.7, 0.8)") for p in at_high)
         assert not any("Triangles" in p for p in paragraphs(make_app({"view": "batch"})))  # a dense model
 
+    def test_the_batch_chart_s_crossover_is_among_the_batches_the_memory_holds(self):
+        """Qwen3-235B on 8 H100s holds 216 sequences with its draft: the caption had said "loses at no
+        batch up to 1024" beside the expert-tax line's "up to 216" (an engineer's pass), and the CSV
+        gave speedups past 216 with no word that they do not fit."""
+        at = make_app({"view": "batch"}, target="Qwen3-235B-A22B", gpu="H100-SXM", tp="8")
+        said = paragraphs(at)
+        assert any(p.startswith("Red line: the memory holds 216 sequences") for p in said)
+        assert any("At α = 0.8 it loses at no batch up to 216." in p for p in said)
+        chosen = at.session_state["scenario"]
+        band = calculator.band_vs_batch(chosen, 0.8, 4, 1024, 1024)
+        table = calculator.batch_table(chosen, 0.8, 4, 1024, 1024, band, 216)
+        assert table.loc[table["batch"] <= 216, "fits"].all() and not table.loc[table["batch"] > 216, "fits"].any()
+        assert set(table["alpha"]) == {0.5, 0.6, 0.7, 0.8, 0.9} and table["low"].notna().sum() == len(band)
+
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
         at = make_app({"view": "batch"})
         chart = json.loads(at.get("vega_lite_chart")[0].proto.spec)
