@@ -155,6 +155,9 @@ class TestRooflineChart:
         labels = set(layers(charts.roofline_chart(*calculator.roofline_points(loaded, 4, 16, loaded.context)))[3].data["label"])
         assert labels == {"Plain decode (336 positions)", "Verify (1,156 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+        # The roof's tooltip rounds as the passes' do (Vega-Lite's own had shown "37.3521852841").
+        roof_tip = chart.to_dict()["layer"][0]["encoding"]["tooltip"]
+        assert [(tip["field"], tip["format"]) for tip in roof_tip] == [("intensity", ".1f"), ("tflops", ".1f")]
 
     def test_the_legend_below_never_cuts_a_pass(self):
         """DeepSeek-V3 NVFP4 on 8 H200s at batch 256: the legend on the right showed "Plain decode (256

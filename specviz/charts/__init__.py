@@ -292,7 +292,10 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
               scale=alt.Scale(type="log", nice=False,
                               domain=[float(roof["intensity"].min()), float(roof["intensity"].max())]))
     y = alt.Y("tflops:Q", scale=alt.Scale(type="log"), title=t("chart.tflops", lang))
-    line = alt.Chart(roof).mark_line(color="gray").encode(x=x, y=y)
+    # Its tooltip as the points' (Vega-Lite's own showed "37.3521852841").
+    line = alt.Chart(roof).mark_line(color="gray").encode(
+        x=x, y=y, tooltip=[alt.Tooltip("intensity:Q", title=t("chart.intensity", lang), format=".1f"),
+                           alt.Tooltip("tflops:Q", title=t("chart.tflops", lang), format=".1f")])
     # Each pass named with its positions: γ + 1 a sequence for the verify pass, and a steady load's
     # prompts in both (specviz.calculator.roofline_points).
     labelled = passes.assign(label=[t(f"chart.pass.{kind}", lang, positions=positions)
