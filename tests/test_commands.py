@@ -209,7 +209,10 @@ class TestVllmCommand:
     def test_a_method_newer_than_the_version(self, method, version, since):
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(WITH_MTP, version, 2, method=method)
-        assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == since
+        key = "command.mtp_before_method" if method == "mtp" else "command.method_unknown"
+        assert raised.value.key == key and raised.value.params["since"] == since
+        if method == "mtp":  # not "choose another draft": that release ran the layer as deepseek_mtp
+            assert "ran DeepSeek's MTP layer as the method deepseek_mtp" in str(raised.value)
 
     def test_before_the_config_flag_heads_go_to_speculative_model(self):
         medusa = vllm_config.vllm_command(SCENARIO, "0.7.3", 3, method="medusa", draft_repo="org/medusa-heads")
@@ -407,6 +410,19 @@ class TestPerRankBatch:
         assert not [n for n in sglang.notices if n.key == "command.per_rank_batch"]
         one = vllm_config.vllm_command(make_scenario(), "0.33.0", 4)  # one rank: nothing to say
         assert not [n for n in one.notices if n.key == "command.per_rank_batch"]
+
+    def test_a_limit_past_what_a_command_states_is_not_called_the_memory_s(self):
+        """DeepSeek-V3 + MTP on GB200s as 9 ranks of 8: the memory holds more than the 16,384 a command
+        states at most; the note had said "of the 16,384 the memory holds" beside the page's 19,404 (an
+        engineer's pass). Now it says the command's bound, and what the memory holds."""
+        fleet = make_scenario(target="DeepSeek-V3", gpu="GB200", draft="mtp", precision="fp8", tp="8", dp="9", ep="on")
+        command = vllm_config.vllm_command(fleet, "0.33.0", 2)
+        (capped,) = [n for n in command.notices if n.key == "command.batch_capped"]
+        assert capped.params["limit"] == 16_384 and capped.params["held"] > 16_384
+        assert str(capped).startswith(f"The memory holds {capped.params['held']:,} sequences with the draft as vLLM divides it")
+        (said,) = [n for n in command.notices if n.key == "command.per_rank_batch_capped"]
+        assert str(said).endswith("of the 16,384 the command states at most.")
+        assert not [n for n in command.notices if n.key == "command.per_rank_batch"]
 
 
 class TestMemoryFlags:

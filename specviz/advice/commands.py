@@ -493,14 +493,18 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
             # The page's largest batch is at its γ; said, so that the two are not read as disagreeing.
             notices.append(Notice("command.drafted_batch", flag=flags_of.batch, drafted=drafted, limit=stated_batch(limit),
                                   gamma=at_gamma.gamma, at_gamma=stated_batch(other)))
-        limit = stated_batch(limit)
+        held, limit = limit, stated_batch(limit)
+        if held > limit and notices is not None:
+            # A command states at most SPECVIZ_SERVE_BATCH_MAX: said, not passed off as what the memory holds.
+            notices.append(Notice("command.batch_capped", flag=flags_of.batch, limit=limit, held=held, engine=engine))
         shares = ranks or scenario.dp
         flags += [flags_of.batch, str(max(1, limit // shares) if flags_of.per_rank else limit)]
         if flags_of.per_rank and shares > 1 and notices is not None:
             # The page says the server's largest batch (1,199); the flag is each rank's (149): said, so
             # that the two are not read as disagreeing.
-            notices.append(Notice("command.per_rank_batch", flag=flags_of.batch, per_rank=max(1, limit // shares),
-                                  ranks=shares, total=max(1, limit // shares) * shares, limit=limit, engine=engine))
+            key = "command.per_rank_batch_capped" if held > limit else "command.per_rank_batch"
+            notices.append(Notice(key, flag=flags_of.batch, per_rank=max(1, limit // shares), ranks=shares,
+                                  total=max(1, limit // shares) * shares, limit=limit, engine=engine))
     # A steady load's requests are as long as their tokens in and out (its context is their mean).
     longest = scenario.longest_request
     if longest > 0:
@@ -589,7 +593,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     ------
     SpecvizError
         ``command.bad_version``; ``command.bad_method``; ``command.method_unknown`` where the
-        version predates the method, ``command.method_gone`` where it no longer runs it,
+        version predates the method (``command.mtp_before_method`` for ``mtp``, which earlier releases
+        ran as ``deepseek_mtp``), ``command.method_gone`` where it no longer runs it,
         ``command.draft_model_unsupported`` for a draft model where only V1 runs and refuses it;
         ``command.eagle3_target_since`` or ``command.eagle3_target_never`` for EAGLE-3 on a target
         the version does not run it for; ``command.no_mtp_layers``; ``command.mtp_target_since`` for
@@ -605,8 +610,10 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
                            since=_release(_PARALLEL_DRAFTING))
     known = v >= _METHOD_SINCE[method] if v >= _CONFIG_FLAG else method in _OLD_FLAG_METHODS
     if not known:
-        raise SpecvizError("command.method_unknown", engine="vLLM", method=method, version=version,
-                           since=_release(_METHOD_SINCE[method]))
+        # Before "mtp", DeepSeek's layer ran as "deepseek_mtp" (vllm/config.py's SpeculativeMethod in
+        # 0.9 and 0.10), whose per-release rules these commands do not hold: said, not "another draft".
+        raise SpecvizError("command.mtp_before_method" if method == "mtp" else "command.method_unknown", engine="vLLM",
+                           method=method, version=version, since=_release(_METHOD_SINCE[method]))
     if method in _METHOD_GONE and v >= _METHOD_GONE[method]:
         raise SpecvizError("command.method_gone", method=method, version=version,
                            gone=_release(_METHOD_GONE[method]))
