@@ -147,6 +147,9 @@ def offer_removal() -> None:
         placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.remove_import_help", lang),
         format_func=lambda h: t("exp.remove_import_option", lang, file=visible(own.at[h, "source_file"]),
                                 runs=int(own.at[h, "runs"]), imported=f"{own.at[h, 'imported_at']:%Y-%m-%d %H:%M}"))
+    # Runs another file left to this one as already stored go with it: said before the button is pressed.
+    for shared in store.sharing_imports(chosen) if chosen is not None else []:
+        st.warning(message(shared, lang))
     if line.button(t("exp.remove_import_button", lang), key="remove_import_button", disabled=chosen is None):
         st.session_state[_REMOVED] = (own.at[chosen, "source_file"], store.remove_import(chosen))
         st.rerun()  # the whole page: every list, count and view without the file

@@ -1683,6 +1683,14 @@ class TestExplorerPage:
         at.run()  # said once
         assert not any("removed" in s.value for s in at.success) and "remove_examples" in [b.key for b in at.button]
 
+    def test_choosing_a_file_that_others_left_runs_to_says_so_before_removal(self):
+        lines = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes().splitlines()
+        at = upload(explorer_app(), ("first.jsonl", b"\n".join(lines[:2]), "application/json"))
+        at = upload(at, ("all.jsonl", b"\n".join(lines), "application/json"))
+        chooser = at.selectbox(key="remove_import")
+        chooser.select_index([o.split(" (")[0] for o in chooser.options].index("first.jsonl")).run()
+        assert md("exp.shared_runs", "en", file="all.jsonl", runs="1, 2") in [w.value for w in at.warning]
+
     def test_a_viewer_is_offered_no_removal(self, monkeypatch):
         store = Store(settings.get("SPECVIZ_DB"))
         try:

@@ -486,6 +486,18 @@ class TestStoreCommands:
         assert json.loads(out) == [{"source_file": str(SAMPLES / "vllm_bench_nerdalert.jsonl"), "runs": 9,
                                     "requests": 0, "imports": 1}]
 
+    def test_remove_names_the_files_that_left_runs_to_it(self, capsys, tmp_path):
+        db = str(tmp_path / "c.duckdb")
+        lines = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes().splitlines()
+        (tmp_path / "first.jsonl").write_bytes(b"\n".join(lines[:2]))
+        (tmp_path / "all.jsonl").write_bytes(b"\n".join(lines))
+        run(capsys, "ingest", str(tmp_path / "first.jsonl"), str(tmp_path / "all.jsonl"), "--db", db)
+        code, out, err = run(capsys, "remove", str(tmp_path / "first.jsonl"), "--db", db)
+        assert code == 0 and json.loads(out)["removed"]["runs"] == 2
+        assert err == f"specviz: {tmp_path / 'all.jsonl'} left its runs 1, 2 to this file, as already stored from it: " \
+                      f"they go with it, and {tmp_path / 'all.jsonl'}'s import holds only its other runs. To keep them, " \
+                      f"remove {tmp_path / 'all.jsonl'} too and import it again: its runs are then stored from it.\n"
+
     def test_remove_of_an_unknown_or_ambiguous_name_exits_2_and_removes_nothing(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
         for value in (1, 2):  # one name, two contents: two imports

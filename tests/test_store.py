@@ -23,7 +23,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 
 from conftest import finished_requests
 from specviz import i18n
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom
 from specviz.results import explorer, importers, store
 from specviz.results.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
@@ -625,6 +625,23 @@ class TestAppendedResultFile:
             {"other": "results.jsonl", "runs": ", ".join(str(n) for n in range(1, first + 1))}]
         assert [str(w) for w in again.warnings][0].startswith("run 1, 2")
         assert len(db.runs()) == len(lines)
+
+    def test_removing_a_file_says_which_runs_another_file_left_to_it(self, db):
+        """SpecForge's seven lines after its first six were stored from another file: removing that one
+        had taken the six with it and said nothing of the file of seven, which then held one run and
+        was skipped as already imported (an analyst's pass). The removal now names it, and the way back."""
+        lines = self.lines(SAMPLES / "2026/specforge/dev_result.jsonl")
+        first = db.import_file("dev_result.jsonl", b"\n".join(lines[:4]))
+        db.import_file("with_more.jsonl", b"\n".join(lines) + b"\n")
+        (shared,) = db.sharing_imports(first.content_hash)
+        assert shared == Notice("exp.shared_runs", file="with_more.jsonl", runs="1, 2, 3, 4")
+        assert str(shared).startswith("with_more.jsonl left its runs 1, 2, 3, 4 to this file")
+        later = db.imports().set_index("source_file").at["with_more.jsonl", "content_hash"]
+        assert db.sharing_imports(later) == [] and db.sharing_imports("no such hash") == []
+        # The way back the notice gives: both removed, the larger file imported again holds every run.
+        db.remove_import(first.content_hash)
+        db.remove_import(later)
+        assert db.import_file("with_more.jsonl", b"\n".join(lines) + b"\n").runs == len(lines)
 
     def test_a_speculative_run_appended_to_its_baseline(self, db):
         plain = json.loads((SAMPLES / "sglang_bench_serving_c8.jsonl").read_bytes())  # "Infinity" as Python reads it

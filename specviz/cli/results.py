@@ -114,9 +114,12 @@ def _remove(args: argparse.Namespace) -> tuple[str, int]:
     store = open_store(args.db)
     try:
         found = store.find_import(args.name)
+        shared = store.sharing_imports(found["content_hash"])  # said before it is gone
         runs = store.remove_import(found["content_hash"])
     finally:
         store.close()
+    for notice in shared:
+        print(f"specviz: {words(notice, args.lang)}", file=sys.stderr)
     return json.dumps({"removed": {"file": found["source_file"], "id": found["content_hash"],
                                    "format": found["source_format"], "runs": runs,
                                    "requests": found["requests"]}}, indent=2), 0
@@ -147,7 +150,9 @@ _REMOVE_DOC = """\
 One imported file's runs and their per-request rows, named by the file's name as it was imported
 (the `source_file` of `runs`) or by the import's id (its `content_hash` in `imports`, or that
 hash's first 12 characters, which begin its runs' ids), in one transaction. JSON: the file, id,
-format, runs and requests removed. A name or id that matches no import (the stored files are
+format, runs and requests removed; on standard error, each other file that left runs to it as
+already stored from it (they go with it: remove that file too and import it again to keep them).
+A name or id that matches no import (the stored files are
 named), or a name that matches several imports of other contents (their ids are named), exits 2
 and removes nothing.
 """

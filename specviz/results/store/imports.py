@@ -400,6 +400,26 @@ class RunsAndImports(Connections):
         files = ", ".join(stored[:_NAMED_MAX]) + (" …" if len(stored) > _NAMED_MAX else "")
         raise StoreError("store.no_such_import", given=given, files=files)
 
+    def sharing_imports(self, content_hash: str) -> list[Notice]:
+        """The other imported files that left some of their runs to this one, as already stored from
+        it (the repeat notices of :data:`specviz.results.store.repeats.REPEATS` that name its file):
+        removing it removes those runs too, which the other files' imports do not hold. One
+        ``exp.shared_runs`` notice per such file, naming it and the runs its notice named."""
+        repeated = {key for finders in REPEATS.values() for _, key in finders}
+        with self._connection() as con:
+            found = con.execute("SELECT source_file FROM imports WHERE content_hash = ?", [content_hash]).fetchall()
+            if not found:
+                return []
+            others = con.execute("SELECT source_file, CAST(warnings AS VARCHAR) FROM imports WHERE content_hash <> ? "
+                                 "ORDER BY imported_at, source_file", [content_hash]).fetchall()
+        shared = []
+        for other, warnings in others:
+            for said in json.loads(warnings or "[]"):
+                params = said.get("params", {})
+                if said.get("key") in repeated and params.get("other") == found[0][0]:
+                    shared.append(Notice("exp.shared_runs", file=other, runs=params.get("runs", "")))
+        return shared
+
     def remove_import(self, content_hash: str) -> int:
         """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
         with self._transaction() as cur:
