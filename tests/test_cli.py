@@ -1139,6 +1139,18 @@ class TestScheduleCommand:
         assert tables["vllm", None]["by_batch"][2] == {"batch": 32, "gamma": 1, "measured_speedup": 1.1385,
                                                        "gammas": 2, "runs": 4}
 
+    def test_a_vllm_release_without_the_key_gets_the_deploy_view_s_word(self, capsys, tmp_path):
+        """vLLM 0.10.0 has no num_speculative_tokens_per_batch_size (0.24.0 brought it): the command
+        had written one for it, with no note, where the Deploy view says the release cannot hold it
+        (a code review: two copies of the rule)."""
+        from test_schedule import grid
+        (tmp_path / "grid.json").write_bytes(grid())
+        code, out, _ = run(capsys, "schedule", "--from-runs", str(tmp_path / "grid.json"), "--engine", "vllm",
+                           "--version", "0.10.0")
+        table = json.loads(out)["tables"][0]
+        assert code == 0 and table["config"] is None
+        assert table["note"].startswith("vLLM 0.10.0 has no draft length per batch size: num_speculative_tokens_per_batch_size came in 0.24.0")
+
     def test_runs_that_cannot_enter_are_counted(self, capsys):
         code, out, _ = run(capsys, "schedule", "--from-runs",
                            str(SAMPLES / "2026" / "specforge" / "dev_result.jsonl"))

@@ -101,6 +101,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -112,7 +113,7 @@ from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.names import HF_URL, hugging_face_id
 from specviz.scenario import Scenario
 
-__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "stated_batch",
+__all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "vllm_schedule", "stated_batch",
            "Command", "vllm_command", "sglang_command", "SGLANG_ALGORITHMS", "speculation_method",
            "draft_name", "checkpoint_id", "target_words", "engine_rule", "COMMAND_ENGINES", "ENGINE_NAMES", "command_engine_of", "memory_flags", "budget_notices", "node_notices", "rank_tiers",
            "mtp_unserved", "names_a_draft"]
@@ -212,6 +213,19 @@ def vllm_default_version(engine: str) -> str:
     if engine == "vllm-v0":
         return [version for version in VLLM_VERSIONS if parse_version(version) < _V1_DEFAULT][-1]
     return VLLM_VERSIONS[-1]
+
+
+def vllm_schedule(schedule: pd.DataFrame, version: str) -> tuple[dict[str, Any] | None, Notice | None]:
+    """A draft-length schedule (ranges ``first``, ``last``, ``gamma``) as vLLM ``version``'s
+    ``--speculative-config`` keys: ``num_speculative_tokens`` its longest draft (at least 1) and
+    ``num_speculative_tokens_per_batch_size`` its ranges, from 0.24.0; before it, None and
+    ``command.no_schedule`` (the release has no such key). The data-parallel hold is the command's
+    (:func:`vllm_command`), which knows the ranks."""
+    if parse_version(version) < _SCHEDULE:
+        return None, Notice("command.no_schedule", version=version, since=_release(_SCHEDULE))
+    return {"num_speculative_tokens": max(1, int(schedule["gamma"].max())),
+            "num_speculative_tokens_per_batch_size": [[int(r.first), int(r.last), int(r.gamma)]
+                                                      for r in schedule.itertuples()]}, None
 
 
 def _release(version: Version) -> str:
@@ -672,7 +686,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         if off_from is not None:
             argv += ["--speculative-disable-by-batch-size", str(max(off_from, 2))]
         if schedule is not None:
-            notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
+            notices.append(vllm_schedule(schedule, version)[1])
         return Command(argv, notices=notices, problems=problems)
     config: dict[str, object] = {"method": method}
     if draft is not None:
@@ -684,12 +698,10 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         config["parallel_drafting"] = True
     if held:
         notices.append(Notice("command.schedule_dp", dp=scenario.dp, gamma=int(gamma)))
-    elif scheduled:
-        config["num_speculative_tokens"] = drafted
-        config["num_speculative_tokens_per_batch_size"] = [[int(r.first), int(r.last), int(r.gamma)]
-                                                           for r in schedule.itertuples()]
     elif schedule is not None:
-        notices.append(Notice("command.no_schedule", version=version, since=_release(_SCHEDULE)))
+        keys, unheld = vllm_schedule(schedule, version)
+        config.update(keys or {})
+        notices += [unheld] if unheld else []
     # A schedule's ranges of γ 0 already stop speculation where it loses.
     if off_from is not None and not scheduled and not held:
         if v < _V0_GONE:

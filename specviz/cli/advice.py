@@ -178,9 +178,8 @@ def _check_release(engine: str, version: str | None) -> None:
 def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> tuple[dict[str, Any] | None, Notice | None]:
     """A measured schedule in ``engine``'s own form, or None and why the release cannot hold it."""
     longest = int(ranges["gamma"].max())
-    if engine == "vllm":
-        return {"num_speculative_tokens": max(1, longest), "num_speculative_tokens_per_batch_size":
-                [[int(r.first), int(r.last), int(r.gamma)] for r in ranges.itertuples()]}, None
+    if engine == "vllm":  # the Deploy view's keys, and its word where the release has none
+        return commands.vllm_schedule(ranges, version or commands.VLLM_VERSIONS[-1])
     if longest == 0:
         return None, Notice("cli.schedule.no_gain")
     if engine == "sglang":
