@@ -25,8 +25,9 @@ def out_of_room(exc: BaseException) -> bool:
     by the OS's own words for them in its message. specviz's own errors are told apart by their
     key, never by their text; another library's are read by their words only where it has no type
     for the case: here (the operating system's words), the store's wait for a file another process
-    holds (DuckDB's "lock", ``store.connection``) and a JSON record past DuckDB's object size
-    (``importers.inference_perf``)."""
+    holds (DuckDB's "lock", ``store.connection``), a JSON record past DuckDB's object size
+    (``importers.inference_perf``) and a table the SQL console's query names that does not exist
+    (DuckDB's catalog error, ``results.sandbox``: a path there is a file out of reach)."""
     if isinstance(exc, OSError):
         return exc.errno in _NO_ROOM_ERRNOS
     return any(words in str(exc) for words in _NO_ROOM_WORDS)

@@ -28,7 +28,6 @@ decode-heavy (5:1); prompt-heavy work is dominated by prefill, where speculation
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ from numpy.typing import ArrayLike
 from .errors import InputError
 from .i18n import PresetText
 from .model import drafters, step
+from .model.preset_rows import read_rows
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
@@ -80,11 +80,10 @@ def mean_context(input_tokens: ArrayLike, output_tokens: ArrayLike) -> ArrayLike
 def load_workloads(data_dir: Path) -> dict[str, Workload]:
     """The workload presets of ``data_dir / "workloads.csv"`` by id, in file order (name, source and
     note with their translations)."""
-    with open(data_dir / "workloads.csv", newline="", encoding="utf-8") as handle:
-        return {row["id"]: Workload(row["id"], PresetText.from_row(row, "name"), int(row["input_tokens"]),
-                                    int(row["output_tokens"]), PresetText.from_row(row, "source"),
-                                    PresetText.from_row(row, "note"))
-                for row in csv.DictReader(handle)}
+    return {row["id"]: Workload(row["id"], PresetText.from_row(row, "name"), int(row["input_tokens"]),
+                                int(row["output_tokens"]), PresetText.from_row(row, "source"),
+                                PresetText.from_row(row, "note"))
+            for row in read_rows(Path(data_dir) / "workloads.csv")}
 
 
 def prompt_room(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike) -> dict[str, np.ndarray]:

@@ -9,6 +9,7 @@ exit code out):
 - ``results``: ingest, runs, query, export, remove.
 - ``live``: metrics, record, prometheus.
 - ``app``: app (serves the Streamlit app).
+- ``docs``: docs/cli.md and docs/settings.md written from the parser and the settings table.
 
 Every subcommand prints rows as JSON, CSV or a Markdown table (``common``). Errors exit 2 with one
 line on stderr, never a traceback. Messages are in the language of ``--lang`` (before the

@@ -9,6 +9,7 @@ about speculative decoding now.
 - ``promql``: Prometheus's arithmetic on counters (an increase across a restart) and histograms
   (a quantile), as its query functions compute it.
 - ``scrape``: the safe fetch of a metrics URL or file (schemes, redirects, size and time limits).
+- ``access``: where a metrics URL may point: the hosts and networks an administrator allows.
 - ``prometheus``: the same figures over time from a Prometheus server's HTTP API, summed over a fleet.
 - ``replay``: an exporter that serves recorded metrics on 127.0.0.1 (``python -m specviz.live.replay``).
 - ``windows``: what the windows mean for the scenario: paying now or not, replicas, calibration.

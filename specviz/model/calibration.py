@@ -37,7 +37,6 @@ here: both costs are non-negative and the roofline of more tokens is never short
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -50,6 +49,7 @@ from specviz.i18n import PresetText
 
 from . import architecture, dtypes, roofline, step
 from .memory import BUDGETS, MemoryRule
+from .preset_rows import read_rows
 
 __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ERROR_POINTS", "Fit", "fitted_costs", "widen", "wider_error", "prior_draws", "calibrate"]
 
@@ -121,8 +121,7 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
     """Engine presets from ``data_dir/engines.csv`` (a source per row; ``mixture_of`` names the
     presets above that an unknown engine may be; ``budget`` the scheduler's defaults,
     :data:`specviz.model.memory.BUDGETS`; the name with its translations)."""
-    with open(Path(data_dir) / "engines.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(Path(data_dir) / "engines.csv")
     triple = lambda row, name: tuple(float(row[k]) for k in (name, f"{name}_low", f"{name}_high"))
     engines: dict[str, Engine] = {}
     for row in rows:

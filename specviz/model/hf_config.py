@@ -97,7 +97,6 @@ Publishers count differently; the figures they print, against these counts:
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -108,6 +107,7 @@ from specviz.i18n import PresetText
 
 from . import quantization
 from .architecture import Attention, Model
+from .preset_rows import read_rows
 from .config_fields import (CONFIG_LIMITS, LAYER_KINDS, ConfigLimit, check_config, describe, flatten, require,
                             routed_experts, window_of)
 
@@ -613,16 +613,11 @@ def model_from_config_bytes(data: bytes, name: str, max_bytes: int, *, target: b
     return model_from_config(_load_json(data, name), name=name, target=target)
 
 
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def load_models(data_dir: Path) -> dict[str, Model]:
     """Model presets from ``data_dir/models.csv``, each derived from its shipped config.json (the
     name with its translations)."""
     models = {}
-    for row in _read_csv(Path(data_dir) / "models.csv"):
+    for row in read_rows(Path(data_dir) / "models.csv"):
         model = model_from_config(Path(data_dir) / "model_configs" / row["config"], name=PresetText.from_row(row, "name"))
         models[row["id"]] = replace(model, source=row["source"])
     return models
@@ -634,7 +629,7 @@ def load_draft_heads(data_dir: Path) -> dict[str, tuple[str, Model]]:
     return {row["id"]: (row["target"], replace(model_from_config(Path(data_dir) / "model_configs" / row["config"],
                                                                  name=PresetText.from_row(row, "name")),
                                                source=row["source"]))
-            for row in _read_csv(Path(data_dir) / "draft_heads.csv")}
+            for row in read_rows(Path(data_dir) / "draft_heads.csv")}
 
 
 # DeepSeek-V4's and Kimi-K3's readers live in modules of their own, which take this one's helpers:

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,6 +14,7 @@ from specviz.i18n import PresetText
 
 from . import mtp, spec
 from .architecture import Model
+from .preset_rows import read_rows
 
 __all__ = ["PublishedAcceptance", "load_published_acceptance"]
 
@@ -48,8 +48,7 @@ def load_published_acceptance(data_dir: Path, models: Mapping[str, Model]) -> tu
     """The rows of ``data_dir/published_acceptance.csv``, α derived where a row gives a length: for
     the target's MTP layers run past their training, at the default :data:`specviz.model.mtp.REUSE`
     (:func:`specviz.model.mtp.reuse`), the α at which the calculator shows that length."""
-    with open(Path(data_dir) / "published_acceptance.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = read_rows(Path(data_dir) / "published_acceptance.csv")
     found = []
     for row in rows:
         length = float(row["acceptance_length"]) if row["acceptance_length"] else None

@@ -18,7 +18,6 @@ long context keeps the verify pass memory-bound).
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from specviz.i18n import PresetText
 
 from . import dtypes, spec
 from .architecture import COMPONENTS, Model
+from .preset_rows import read_rows
 
 __all__ = [
     "GPU",
@@ -128,11 +128,6 @@ class GPU:
                     and self.tflops > 0 and self.bandwidth_tb_s > 0)
 
 
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def _number(text: str) -> float:
     return float(text) if text.strip() else float("nan")
 
@@ -147,7 +142,7 @@ def load_gpus(data_dir: Path) -> dict[str, GPU]:
                            note=PresetText.from_row(row, "note"), tflops_fp8=_number(row["tflops_fp8_dense"]),
                            link_gb_s=_number(row["link_gb_s_one_way"]), tflops_fp4=_number(row["tflops_fp4_dense"]),
                            scale_up_gpus=_number(row["scale_up_gpus"]), scale_out_gb_s=_number(row["scale_out_gb_s"]))
-            for row in _read_csv(Path(data_dir) / "gpus.csv")}
+            for row in read_rows(Path(data_dir) / "gpus.csv")}
 
 
 def _check_range(value: ArrayLike, name: str | Notice, low: float, high: float = np.inf,

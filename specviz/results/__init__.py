@@ -10,10 +10,12 @@
 - ``prediction``: paired runs beside the step model's predictions, and its calibrations to them.
 - ``synthetic``: runs whose acceptance the benchmark set, not measured (flagged at import).
 - ``schedule``: the best γ at each batch, measured from a grid of runs (an engine's schedule).
-- ``export``: runs written out (CSV).
+- ``export``: runs written out (CSV, or llm-d's benchmark report: ``benchmark_report``).
+- ``extra``: a run's other values (its ``extra`` JSON) by dotted path, as the explorer groups and shows them.
+- ``request_acceptance``: per-request acceptance, its spread and what it does to the latency tail.
 - ``recorder``: polls a metrics source into the store's live tables.
 
-May import: specviz.errors, specviz.i18n, specviz.settings, specviz.model, specviz.scenario,
-specviz.calculator, specviz.workload, specviz.live.
+May import: specviz.errors, specviz.i18n, specviz.settings, specviz.names, specviz.model,
+specviz.scenario, specviz.calculator, specviz.workload, specviz.live.
 Must not import: specviz.advice, specviz.cli, specviz.charts, or Streamlit.
 """

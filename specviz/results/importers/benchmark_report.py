@@ -233,8 +233,7 @@ def sniff(source: Source) -> float:
     with ``run`` and ``results`` (v0.2) or ``scenario`` and ``metrics`` (v0.1). 0.9 for text whose
     first 64 KiB has those top-level YAML keys, or ``results:`` with one of its sections under it."""
     if source.is_json:
-        docs = source.documents
-        docs = docs[0] if len(docs) == 1 and isinstance(docs[0], list) else docs
+        docs = source.records
         return 0.95 if docs and all(map(_is_report, docs)) else 0.0
     keys = set(_TOP_KEY.findall(source.head))
     if {"run", "results"} <= keys or {"scenario", "metrics"} <= keys or _RESULT_SECTION.search(source.head):
@@ -455,8 +454,7 @@ def _read_v01(reader: _Reader, label: str | None) -> None:
 def _reports(source: Source) -> list[Any]:
     """The file's documents: JSON's (one, JSON lines, or the array that is its one document), or YAML's."""
     if source.is_json:
-        docs = source.documents
-        return docs[0] if len(docs) == 1 and isinstance(docs[0], list) else docs
+        return source.records
     return [doc for doc in plain_yaml(source) if doc is not None]
 
 

@@ -316,6 +316,13 @@ class Source:
         self.charge(_json_memory(self.data, self.counts))
         return list(_json_documents(self.name, self.text))
 
+    @property
+    def records(self) -> list[Any]:
+        """The JSON records: the documents (one, or one per line), or the elements of the one
+        document that is an array (a vLLM sweep's ``summary.json``, a list of reports)."""
+        docs = self.documents
+        return docs[0] if len(docs) == 1 and isinstance(docs[0], list) else docs
+
     def fits(self, more: int) -> None:
         """Check that ``more`` bytes beyond what is charged stay within the memory limit.
 

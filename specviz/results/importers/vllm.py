@@ -150,15 +150,9 @@ def _requests(obj: dict[str, Any], run_index: int) -> pd.DataFrame | None:
                          "output_tokens": request_column(obj.get("output_lens"), n)})
 
 
-def _records(source: Source) -> list[Any]:
-    """The runs of a file: its JSON objects, or the elements of a sweep's ``summary.json`` array."""
-    docs = source.documents
-    return docs[0] if len(docs) == 1 and isinstance(docs[0], list) else docs
-
-
 def sniff(source: Source) -> float:
     """0.8 for JSON whose first record has vLLM's result keys (not as metric objects with units) and none of another tool's."""
-    records = _records(source)
+    records = source.records
     first = records[0] if records else None
     if not isinstance(first, dict) or _FOREIGN & first.keys():
         return 0.0
@@ -178,7 +172,7 @@ def _warn_uneven(obj: dict[str, Any], requests: int, warnings: list[Notice]) -> 
 
 
 def parse(source: Source) -> Parsed:
-    records = _records(source)
+    records = source.records
     source.charge_runs(len(records))
     source.charge(_REQUEST_BYTES * sum(len(obj["ttfts"]) for obj in records
                                        if isinstance(obj, dict) and isinstance(obj.get("ttfts"), list)))

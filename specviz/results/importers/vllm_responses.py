@@ -71,18 +71,13 @@ _TIMING_EXTRA = ("time_to_first_token_ms", "generation_time_ms", "queue_time_ms"
 _REQUEST_BYTES = 512
 
 
-def _records(source: Source) -> list[Any]:
-    docs = source.documents
-    return docs[0] if len(docs) == 1 and isinstance(docs[0], list) else docs
-
-
 def _is_response(record: Any) -> bool:
     return isinstance(record, dict) and "speculative_decoding" in dig(record, "metrics")
 
 
 def sniff(source: Source) -> float:
     """0.9 for JSON whose first record is an object with ``metrics.speculative_decoding``."""
-    records = _records(source)
+    records = source.records
     return 0.9 if records and _is_response(records[0]) else 0.0
 
 
@@ -162,7 +157,7 @@ def _is_error(record: Any) -> bool:
 
 
 def parse(source: Source) -> Parsed:
-    records = _records(source)
+    records = source.records
     source.charge_runs(1)
     source.charge(_REQUEST_BYTES * len(records))
     for index, record in enumerate(records):
