@@ -287,6 +287,9 @@ class TestStoreCommands:
         assert "not a benchmark result file of a known format" in report["errors"][0]["message"]
         code, out, _ = run(capsys, "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "already imported"
+        # In the reader's language, as every other line (it had stayed the store's English).
+        code, out, _ = run(capsys, "--lang", "vi", "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
+        assert code == 0 and json.loads(out)["skipped"][0]["message"] == "đã import rồi"
 
     def test_text_from_a_file_reaches_the_terminal_with_its_invisible_characters_shown(self, capsys, tmp_path):
         """A model name with an ESC sequence (it set the terminal's title and cleared its screen) and a

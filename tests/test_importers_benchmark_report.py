@@ -324,7 +324,10 @@ class TestHostileYaml:
 
     def test_malformed_yaml_names_the_line(self):
         error = refused("broken.yaml", "run: {uid: x}\nresults:\n  profiling: [unclosed\n")
-        assert error.key == "ingest.yaml_malformed" and "line" in error.params["detail"]
+        assert error.key == "ingest.yaml_malformed" and error.params["where"].key == "ingest.yaml_where"
+        assert str(error).endswith(f"at line {error.params['where'].params['line']}, "
+                                   f"column {error.params['where'].params['column']})")
+        assert "ở dòng" in i18n.message(error, "vi")  # the place in the reader's language
 
     def test_deep_nesting(self):
         assert refused("deep.yaml", "run: {uid: x}\nresults: " + "[" * 2000 + "]" * 2000 + "\n").key in (

@@ -102,10 +102,10 @@ class TestRecordAgainstTheReplay:
             for server in servers:
                 server.stop()
         assert [p.ok for p in polls] == [True, True, False, True, True]
-        assert polls[2].error_key == "scrape.refused" and "connection was refused" in polls[2].error
+        assert polls[2].failure.key == "scrape.refused" and "connection was refused" in str(polls[2].failure)
         assert [p.after_failure for p in polls] == [False, False, False, True, False]
         assert [p.counter_reset for p in polls] == [False, False, False, True, False]
-        assert (summary.recorded, summary.failed, summary.windows, summary.last_error) == (4, 1, 3, polls[2].error)
+        assert (summary.recorded, summary.failed, summary.windows, summary.last_failure) == (4, 1, 3, polls[2].failure)
 
         windows = db.windows(url)
         assert windows.counter_reset.tolist() == [False, True, False]
@@ -164,7 +164,7 @@ class TestFailures:
         path = tmp_path / "bad.prom"
         path.write_text(text)
         poll = recorder.poll_once(db, str(path))
-        assert not poll.ok and poll.error_key == key and poll.states == [] and "\n" not in poll.error
+        assert not poll.ok and poll.failure.key == key and poll.states == []
         assert db.snapshots().empty and db.windows().empty
 
     def test_an_unexpected_failure_is_a_status_too(self, db, monkeypatch):
@@ -172,8 +172,8 @@ class TestFailures:
             raise RuntimeError("a parser's bug\nover two lines")
         monkeypatch.setattr(prom, "parse", broken)
         poll = recorder.poll_once(db, str(REPLAY_RECORDING))
-        assert not poll.ok and poll.error_key == "unexpected"
-        assert poll.error == "unexpected RuntimeError: a parser's bug over two lines"
+        assert not poll.ok and poll.failure.key == "recorder.unexpected"
+        assert str(poll.failure) == "unexpected RuntimeError: a parser's bug over two lines"
 
     def test_a_read_only_store_is_refused_before_polling(self, db, monkeypatch):
         monkeypatch.setattr(db, "read_only", True)  # as a store on a read-only mount opens (tests/test_store.py)

@@ -115,7 +115,7 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
     when = datetime.fromtimestamp(poll.time, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     number = f"{poll.number}{'' if count is None else f'/{count}'}"
     if not poll.ok:  # the failure as the recorder words it (English)
-        return words(Notice("cli.record.failed", number=number, when=when, error=poll.error), lang)
+        return words(Notice("cli.record.failed", number=number, when=when, error=poll.failure), lang)
     kind = Notice("cli.record.window" if poll.window else "cli.record.first",
                   back=Notice("cli.record.back") if poll.after_failure else "")
     models = []
@@ -148,9 +148,9 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
     finally:
         store.close()
     if not summary.recorded:
-        if summary.last_error:  # as the recorder words it (English)
+        if summary.last_failure is not None:
             raise UsageError("cli.record.all_failed_last", source=scrape.shown(args.source), failed=summary.failed,
-                             error=summary.last_error)
+                             error=summary.last_failure)
         raise UsageError("cli.record.all_failed", source=scrape.shown(args.source), failed=summary.failed)
     report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
               "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,

@@ -55,9 +55,9 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
             warnings = [words(warning, args.lang) for warning in result.warnings]
             entry = {"file": str(path), "format": result.format, "runs": result.runs,
                      "requests": result.requests, "warnings": warnings}
-            # A skipped file's message is the store's (English): it says from which file its runs came.
+            # A skipped file says why: from which file its runs came, or under which name it is stored.
             report[result.status].append(entry if result.status == "imported" else {
-                "file": str(path), "message": result.message, "warnings": warnings})
+                "file": str(path), "message": words(result.reason, args.lang), "warnings": warnings})
     finally:
         store.close()
     return json.dumps(report, indent=2), 2 if report["errors"] else 0

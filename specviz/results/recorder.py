@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from specviz.errors import InputError, SpecvizError
+from specviz.errors import InputError, Notice, SpecvizError
 from specviz.live import exposition, scrape
 from specviz.live.states import SpecDecodeState
 
@@ -47,10 +47,9 @@ class Poll:
         scrape: totals since the server started).
     states : list of SpecDecodeState
         Per model, what was stored (empty for a failed poll).
-    error : str
-        The failure, in one line of English ("" for a poll that succeeded).
-    error_key : str
-        Its message key (``scrape.*``, ``prom.*``, ``store.*``), or ``"unexpected"``.
+    failure : Notice or None
+        Why it failed, as a message in any language (``scrape.*``, ``prom.*``, ``store.*``, or
+        ``recorder.unexpected`` with the error's kind and text); None for a poll that succeeded.
     after_failure : bool
         The poll succeeded and the one before it failed: the source came back.
     seconds : float
@@ -62,8 +61,7 @@ class Poll:
     ok: bool
     window: bool = False
     states: list[SpecDecodeState] = field(default_factory=list)
-    error: str = ""
-    error_key: str = ""
+    failure: Notice | None = None
     after_failure: bool = False
     seconds: float = 0.0
 
@@ -75,14 +73,14 @@ class Poll:
 
 @dataclass
 class RecordSummary:
-    """A recording's counts: polls made, polls stored, polls failed, windows stored, and the last
-    failure's message."""
+    """A recording's counts: polls made, polls stored, polls failed, windows stored, and why the last
+    failed poll failed."""
 
     polls: int = 0
     recorded: int = 0
     failed: int = 0
     windows: int = 0
-    last_error: str = ""
+    last_failure: Notice | None = None
 
     def add(self, poll: Poll) -> None:
         self.polls += 1
@@ -91,7 +89,7 @@ class RecordSummary:
             self.windows += len(poll.states) if poll.window else 0
         else:
             self.failed += 1
-            self.last_error = poll.error
+            self.last_failure = poll.failure
 
 
 def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool = False,
@@ -121,11 +119,11 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
         taken = clock()  # the scrape's time is when its answer came
         recorded = store.record_scrape(source, exposition.parse(text, taken))
     except SpecvizError as exc:  # scrape.*, exposition.*, store.*: each a message of its own
-        return Poll(number, taken, False, error=" ".join(str(exc).split()), error_key=exc.key,
-                    seconds=time.monotonic() - started)
+        return Poll(number, taken, False, failure=Notice(exc.key, **exc.params), seconds=time.monotonic() - started)
     except Exception as exc:  # a recording outlives one odd scrape; the message says what it was
-        return Poll(number, taken, False, error=f"unexpected {type(exc).__name__}: {' '.join(str(exc).split())}",
-                    error_key="unexpected", seconds=time.monotonic() - started)
+        return Poll(number, taken, False, failure=Notice("recorder.unexpected", kind=type(exc).__name__,
+                                                          detail=" ".join(str(exc).split())),
+                    seconds=time.monotonic() - started)
     return Poll(number, taken, True, recorded.window, recorded.states, after_failure=after_failure,
                 seconds=time.monotonic() - started)
 

@@ -128,8 +128,9 @@ class _PlainLoader(_BASE_LOADER):  # type: ignore[valid-type, misc]
 def _malformed(name: str, exc: yaml.YAMLError) -> IngestError:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-    return IngestError("ingest.yaml_malformed", name, detail=f"{problem}{where}"[:300])
+    # The place in the reader's language (PyYAML's problem is its own English, as a parser's detail is).
+    where = Notice("ingest.yaml_where", line=mark.line + 1, column=mark.column + 1) if mark is not None else ""
+    return IngestError("ingest.yaml_malformed", name, detail=problem[:300], where=where)
 
 
 def _expanded_nodes(source: Source, text: str) -> int:
@@ -158,7 +159,7 @@ def _expanded_nodes(source: Source, text: str) -> int:
                     raise IngestError("ingest.yaml_recursive", source.name, anchor=preview(event.anchor))
                 else:
                     raise IngestError("ingest.yaml_malformed", source.name,
-                                      detail=Notice("ingest.detail.yaml_alias", alias=preview(event.anchor)))
+                                      detail=Notice("ingest.detail.yaml_alias", alias=preview(event.anchor)), where="")
             elif isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):
                 if event.tag not in (None, "!") and event.tag not in _PLAIN_TAGS:
                     raise IngestError("ingest.yaml_tag", source.name, tag=preview(event.tag))
@@ -198,7 +199,7 @@ def plain_yaml(source: Source) -> list[Any]:
     except yaml.YAMLError as exc:
         raise _malformed(source.name, exc) from None
     except ValueError as exc:  # an integer of more than 4,300 digits
-        raise IngestError("ingest.yaml_malformed", source.name, detail=str(exc).splitlines()[0][:300]) from None
+        raise IngestError("ingest.yaml_malformed", source.name, detail=str(exc).splitlines()[0][:300], where="") from None
 
 
 # ------------------------------------------------------------------------------------- detection

@@ -64,20 +64,33 @@ class ImportResult:
     runs: int = 0
     requests: int = 0
     warnings: list[Notice] = field(default_factory=list)
-    message: str = ""
     unmatched_columns: list[str] = field(default_factory=list)  # CSV columns kept only in extra
     content_hash: str = ""  # the file's, where it is stored (imported, or skipped as already imported)
     imported_as: str = ""  # skipped: the name its content was stored under, where that is another name
     runs_from: tuple[str, ...] = ()  # skipped: the files its runs were stored from (its content is new)
+
+    @property
+    def reason(self) -> Notice | None:
+        """Why a skipped file added nothing (its runs' other files, the name its content is stored
+        under, or the same file again); None for an import."""
+        if self.status != "skipped":
+            return None
+        if self.runs_from:
+            return Notice("store.skipped.runs_from", others=", ".join(self.runs_from))
+        return Notice("store.skipped.as", other=self.imported_as) if self.imported_as else Notice("store.skipped.same")
+
+    @property
+    def message(self) -> str:
+        """:attr:`reason` in English ("already imported as a.jsonl"); empty for an import."""
+        return "" if self.reason is None else str(self.reason)
 
 
 def _already_imported(name: str, earlier: str, content_hash: str) -> ImportResult:
     """The report of a file whose content is stored: under another name (a copy, a renamed file, the
     same file in another folder), it names that one, since nothing of this name will show in the runs."""
     if earlier == name:
-        return ImportResult(name, "skipped", message="already imported", content_hash=content_hash)
-    return ImportResult(name, "skipped", message=f"already imported as {earlier}", content_hash=content_hash,
-                        imported_as=earlier)
+        return ImportResult(name, "skipped", content_hash=content_hash)
+    return ImportResult(name, "skipped", content_hash=content_hash, imported_as=earlier)
 
 
 def _check_size(name: str, size: int, max_bytes: int | None) -> None:
@@ -265,8 +278,7 @@ class RunsAndImports(Connections):
                             notices += repeat_notices(found, notice)
                         if repeated and len(repeated) == len(parsed.runs):
                             others = tuple(sorted({other for other, _ in repeated.values()}))
-                            return ImportResult(name, "skipped", fmt, warnings=notices, runs_from=others,
-                                                message="already imported from " + ", ".join(others))
+                            return ImportResult(name, "skipped", fmt, warnings=notices, runs_from=others)
                         for find, notice in REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, name, parsed).items():
                                 _delete_import(cur, replaced)
@@ -314,7 +326,7 @@ class RunsAndImports(Connections):
         deadline = time.monotonic() + self.lock_timeout_s
         while time.monotonic() < deadline:
             if self._stored_as(content_hash, read_only=False) is not None:
-                return ImportResult(name, "skipped", fmt, message="already imported")
+                return ImportResult(name, "skipped", fmt)
             time.sleep(0.05)
         raise IngestError("ingest.concurrent", name)
 

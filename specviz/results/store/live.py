@@ -317,7 +317,7 @@ class LiveTables(RunsAndImports):
         content_hash = hashlib.sha256("\0".join([LIVE_FORMAT, source, start.isoformat(), end.isoformat(),
                                                  model if model is not None else "\0"]).encode()).hexdigest()
         if self._stored_as(content_hash) is not None:
-            return ImportResult(source, "skipped", LIVE_FORMAT, message="already saved")
+            return ImportResult(source, "skipped", LIVE_FORMAT)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         runs = []
         for (_, name), group in frame.groupby(["engine", "model"], sort=True):
