@@ -5,6 +5,7 @@ import hashlib
 import io
 import codecs
 import json
+import math
 import os
 import random
 import signal
@@ -998,7 +999,8 @@ class TestLiveTables:
         window = db.windows(SOURCE).iloc[-1]
         assert window.counter_reset and window.drafts == 40 and window.accepted_tokens == 50
         assert window.acceptance_length == pytest.approx(1 + 50 / 40)
-        assert window.generation_throughput == pytest.approx(90 / 20)  # since the previous scrape, never negative
+        # Its tokens count from a moment the scrapes do not give: no rate (never a negative one either).
+        assert math.isnan(window.generation_throughput)
 
     def test_a_restart_seen_only_in_the_process_start_time_counts_from_zero(self, db):
         """The start time is stored with the scrape and read back as the previous one: the server

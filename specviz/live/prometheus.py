@@ -52,7 +52,7 @@ import math
 import re
 import time as _time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
@@ -517,6 +517,9 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
         for state in states:
             key = (state.model_name, *(state.labels.get(b, "") for b in by))
             reset = key in resets.get(t, set())
+            if reset and state.generation_throughput is not None:  # as a window between two scrapes says it
+                state = replace(state, generation_throughput=None,
+                                absent={**state.absent, "generation_throughput": Notice("prom.absent.restarted")})
             rows.append({**_row(t, state, by, window_s, reset), "servers": servers.get(t, {}).get(key)})
             absent[(state.engine, *key)] = state.absent
             # Prometheus did the summing, and resets come from resets(): those two are said below.

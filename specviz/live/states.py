@@ -104,7 +104,7 @@ class SpecDecodeState:
     generation_tokens : float or None
         Tokens generated (since start, or over the window).
     generation_throughput : float or None
-        generation_tokens / seconds over a window.
+        generation_tokens / seconds over a window; absent over a window with a restart in it.
     kv_cache_usage : float or None
         Fraction of the KV cache in use: the highest across replicas (the first to run out).
     mean_prompt_tokens, mean_output_tokens : float or None
@@ -373,6 +373,11 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         absent["generation_throughput"] = Notice("prom.absent.no_time")
     elif generation_tokens is None:
         absent["generation_throughput"] = absent["generation_tokens"]
+    elif counter_reset:
+        # Its tokens count from the restart, at an unknown moment of the window: over the whole
+        # window they read low, and from a counter that did not restart at 0 (an exporter's replay)
+        # past what any server makes. The acceptance, a ratio of counts since the restart, stands.
+        absent["generation_throughput"] = Notice("prom.absent.restarted")
     else:
         throughput = generation_tokens / seconds
 
