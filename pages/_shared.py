@@ -204,8 +204,14 @@ def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
 
 def number_columns(frame: pd.DataFrame, formats: dict[str, str], lang: str) -> dict[str, Any]:
     """The format of each figure of ``frame`` that ``formats`` names (a printf format by column), keyed
-    by the column's title as :func:`titled_dataframe` names it: a ``column_config``."""
-    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=formats[c]) for c in frame if c in formats}
+    by the column's title as :func:`titled_dataframe` names it: a ``column_config``. A whole-number
+    format (``%,d``) of a column that holds fractions shows one decimal: ``%d`` cuts them, and a live
+    run's mean of 2.994 running requests had read 2."""
+    def shown(column: str) -> str:
+        values = pd.to_numeric(frame[column], errors="coerce").dropna()
+        fractional = formats[column].endswith("d") and not (values % 1 == 0).all()
+        return formats[column][:-1] + ".1f" if fractional else formats[column]
+    return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=shown(c)) for c in frame if c in formats}
 
 
 def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:

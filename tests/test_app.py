@@ -835,6 +835,17 @@ class TestNoInfiniteSpeedup:
 EXPLORER_VIEWS = ["runs", "load", "baseline", "acceptance", "predicted", "published", "sql"]
 
 
+def test_a_whole_number_format_of_fractions_shows_a_decimal():
+    """A live run's mean of 2.994 running requests had read "2" under the concurrency's %,d (an SRE's pass)."""
+    from pages._shared import number_columns
+    formats = {"concurrency": "%,d", "num_requests": "%,d"}
+    shown = number_columns(pd.DataFrame({"concurrency": [2.994, 8.0], "num_requests": [3, 4]}), formats, "en")
+    assert shown["Concurrency"]["type_config"]["format"] == "%,.1f"
+    assert shown["Requests"]["type_config"]["format"] == "%,d"
+    whole = number_columns(pd.DataFrame({"concurrency": [1.0, 8.0, None]}), formats, "en")
+    assert whole["Concurrency"]["type_config"]["format"] == "%,d"
+
+
 class TestLatencyTab:
     def test_a_stored_runs_measured_mix_of_requests(self):
         """Without a stored run of per-request acceptance the view says how to get one; with

@@ -1052,6 +1052,19 @@ class TestLiveTables:
         assert info.value.key == "prom.no_spec_decode"
         assert db.snapshots().empty and db.windows().empty
 
+    def test_a_saved_run_s_running_requests_are_the_mean_of_their_readings(self, db):
+        """Windows of 10 s, 10 s and then 440 s (polling stopped): 6 and 7 running at the first two
+        ends and 1 at the last. Weighted by the windows' lengths, that one reading had stood for 440 s
+        of 460 (2.3); the readings' mean is 14/3. Throughput stays tokens over time: 1,400 / 460 s."""
+        scrapes = [(1000.0, exposition(100, [80, 60], running=5, generation=1000)),
+                   (1010.0, exposition(200, [160, 120], running=6, generation=1400)),
+                   (1020.0, exposition(300, [240, 180], running=7, generation=1800)),
+                   (1460.0, exposition(400, [320, 240], running=1, generation=2400))]
+        recorded(db, scrapes=scrapes)
+        run = db.runs().iloc[0] if db.save_live_run(SOURCE, 1000, at(1460)).runs else None
+        assert run.concurrency == pytest.approx((6 + 7 + 1) / 3)
+        assert run.output_throughput == pytest.approx(1400 / 460)
+
     def test_a_range_of_windows_saved_as_a_run(self, db):
         recorded(db)
         db.import_file("a.csv", a_csv(1))

@@ -152,15 +152,23 @@ def _weighted(values: pd.Series, weights: pd.Series) -> float | None:
     return float((values[known] * weights[known]).sum() / total) if total > 0 else None
 
 
+def _reading_mean(readings: pd.Series) -> float | None:
+    """The mean of a gauge's known readings, None where none is known."""
+    return float(readings.mean()) if readings.notna().any() else None
+
+
 def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
     """The canonical columns and the ``extra`` of one model's windows as one run.
 
     Counts are summed (acceptance from the sums, not a mean of ratios); per-position acceptance is
     weighted by each window's drafts, which gives the summed per-position counts over the summed
-    drafts; throughput and running requests are weighted by each window's length (the mean over
-    time). The engines' own gauges (SGLang reports acceptance only so) are averaged over time where
-    no counts exist, and ``extra`` says so; TensorRT-LLM's draft overhead, where it has one, is its
-    mean over time in ``extra.mean_draft_overhead``."""
+    drafts; throughput, a rate over each window, is weighted by each window's length (the tokens
+    over the time). Running and waiting requests and the draft overhead are gauges read once, at a
+    window's end: their mean is the mean of the readings, for weighted by the window's length the one
+    reading at the end of a long window (a gap in polling) had stood for all of it (a saved run's
+    concurrency 2.99 where the server ran 6.6). The engines' own acceptance gauges (SGLang reports
+    acceptance only so) are averaged over time where no counts exist, and ``extra`` says so;
+    TensorRT-LLM's draft overhead, where it has one, is in ``extra.mean_draft_overhead``."""
     seconds = (frame.time_end - frame.time_start).dt.total_seconds()
     drafts, draft_tokens, accepted = (float(frame[c].sum()) if frame[c].notna().any() else None
                                       for c in ("drafts", "draft_tokens", "accepted_tokens"))
@@ -184,14 +192,14 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
         extra["alpha_iid"] = float(spec.alpha_from_acceptance_length(length, round(gamma)))
     if gamma is not None and abs(gamma - round(gamma)) >= 1e-9:
         extra["num_speculative_tokens_mean"] = gamma
-    extra["mean_waiting_requests"] = _weighted(frame.waiting_requests, seconds)
+    extra["mean_waiting_requests"] = _reading_mean(frame.waiting_requests)
     extra["max_kv_cache_usage"] = None if frame.kv_cache_usage.isna().all() else float(frame.kv_cache_usage.max())
     if frame.draft_overhead.notna().any():  # TensorRT-LLM's gauge: one iteration's value a window
-        extra["mean_draft_overhead"] = _weighted(frame.draft_overhead, seconds)
+        extra["mean_draft_overhead"] = _reading_mean(frame.draft_overhead)
     run = {"engine": _RUN_ENGINE.get(frame.engine.iloc[0], frame.engine.iloc[0]),
            "target_model": frame.model.iloc[0] or None, "workload": "live",
            "num_speculative_tokens": round(gamma) if gamma is not None and abs(gamma - round(gamma)) < 1e-9 else None,
-           "concurrency": _weighted(frame.running_requests, seconds),
+           "concurrency": _reading_mean(frame.running_requests),
            "output_throughput": _weighted(frame.generation_throughput, seconds),
            "duration_s": float(seconds.sum()), "acceptance_rate": rate, "acceptance_length": length,
            "per_position_acceptance": per_position, "zero_accept_rate": zero}
