@@ -434,8 +434,12 @@ def fleet_panel() -> None:
             st.warning(message(late, lang))
         elif (dropped := windows.servers_dropped(rows["servers"], rows["time_end"])) is not None:
             st.warning(message(dropped, lang))
+        # The range's last step is its headline: at a long range, minutes long and up to a step old.
+        point = windows.fleet_point(now["time_end"].timestamp(), now["window_s"], time.time())
+        if point is not None:
+            st.caption(message(point, lang))
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
-                     *prometheus.per_position(now), model)
+                     *prometheus.per_position(now), model, stale=point is not None)
         if by:
             show_replicas(windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
                                              (prometheus.label_column(by),)))

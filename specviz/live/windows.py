@@ -28,12 +28,14 @@ from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
-           "LATE_STEPS", "servers_dropped"]
+           "LATE_STEPS", "servers_dropped", "fleet_point", "CURRENT_WINDOW_S"]
 
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
 # Steps a Prometheus model's latest point may lag the range's end before its figures are said to be old.
 LATE_STEPS = 2
+# The longest window a headline's "now" may average: a Prometheus range of 6 h has steps of 6 minutes.
+CURRENT_WINDOW_S = 300
 # The figures that set replicas apart: acceptance (a replica serving other traffic), load and memory.
 REPLICA_FIGURES = ("acceptance_rate", "alpha_iid", "acceptance_length", "zero_accept_rate", "generation_throughput",
                    "running_requests", "kv_cache_usage")
@@ -352,3 +354,16 @@ def servers_dropped(servers: pd.Series, times: pd.Series) -> Notice | None:
         return None
     at_most = pd.Series(times).reset_index(drop=True)[counts == most].iloc[-1]
     return Notice("live.servers_dropped", now=int(latest), most=int(most), time=_clock(at_most.timestamp()))
+
+
+def fleet_point(end_s: float, window_s: float, now_s: float) -> Notice | None:
+    """What to say over a Prometheus model's headline, the range's last point, where it is not a
+    figure of now, else None: ``live.fleet_point`` with its window (``minutes``), its end (``time``,
+    :func:`_clock`) and its age in whole ``seconds``, where the window is longer than
+    :data:`CURRENT_WINDOW_S` or it ended more than a window ago. A range's points are a step apart
+    and each averages its step (:func:`specviz.live.prometheus.query_figures`): at 24 hours, 24
+    minutes each, the last up to a step before now; its verdict is then of when its window ended."""
+    age = max(0.0, now_s - end_s)
+    if window_s <= CURRENT_WINDOW_S and age <= window_s:
+        return None
+    return Notice("live.fleet_point", minutes=window_s / 60, time=_clock(end_s), seconds=round(age))
