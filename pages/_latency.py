@@ -198,6 +198,9 @@ def show_measured_mix(chosen: scenario.Scenario, batch: int, context: float, out
     store = open_store(lang)
     runs = store.request_acceptance()
     runs = runs[runs["num_speculative_tokens"].notna()]
+    if trees := int(runs["tree_width"].notna().sum()):  # their lengths are no chain's: left out, said
+        st.caption(t("exp.request_trees", lang, runs=trees))
+        runs = runs[runs["tree_width"].isna()]
     if runs.empty:
         st.caption(t("calc.latency.mix_none", lang))
         return

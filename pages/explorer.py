@@ -287,6 +287,9 @@ def show_request_acceptance() -> None:
     st.subheader(t("exp.per_request", lang))
     runs = store.request_acceptance()
     runs = runs[runs["run_id"].isin(shown["run_id"])]
+    if trees := int(runs["tree_width"].notna().sum()):  # their lengths are no chain's: left out, said
+        st.caption(t("exp.request_trees", lang, runs=trees))
+        runs = runs[runs["tree_width"].isna()]
     if runs.empty:
         st.info(t("exp.no_request_acceptance", lang))
         return

@@ -1391,6 +1391,18 @@ class TestExplorerPage:
         tail = next(m.value for m in at.markdown if m.value.startswith("**Latency from this measured mix**"))
         assert "at the run's γ 3 and batch 8" in tail and "The p99 request moves by **+" in tail
 
+    def test_a_tree_s_per_request_acceptance_is_left_out_and_said(self):
+        """A top-k 10 tree of 60 draft tokens: its requests' lengths are a tree's, which the chain the
+        tail simulates cannot draw."""
+        at = explorer_app("acceptance")
+        data = json.dumps({"model": "draft", "mtbench": [
+            {"batch_size": 8, "steps": 7, "topk": 10, "num_draft_tokens": 60,
+             "metrics": [{"latency": 20.0, "output_throughput": 1500.0, "accept_length": 4.4,
+                          "per_request_accept_length": [3.0, 4.0, 5.0, 5.6]}]}]}).encode()
+        upload(at, ("tree.json", data, "application/json"))
+        assert not at.error and any(c.value.startswith("1 run drafted a tree (top-k above 1)") for c in at.caption)
+        assert any("No shown run gives each request's acceptance" in i.value for i in at.info)
+
     def test_a_grid_of_runs_gives_its_measured_draft_lengths_beside_the_models(self):
         """tests/test_schedule.py's SpecForge grid: batches 1, 8, 32, 64 at γ 1 and 3 against plain runs."""
         from test_schedule import grid

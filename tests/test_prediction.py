@@ -12,7 +12,7 @@ import pytest
 from conftest import PRESETS, SAMPLES, SWEEP, make_scenario, raw_frame, runs_frame
 from specviz import calculator, scenario
 from specviz.model import calibration, spec, step
-from specviz.results import explorer, prediction
+from specviz.results import explorer, extra, prediction
 from specviz.results.store import Store
 
 GPUS, MODELS = PRESETS.gpus, PRESETS.models
@@ -207,9 +207,10 @@ class TestPredict:
         assert math.isnan(by_batch.at[8, "predicted_speedup"])
         assert not by_batch.at[16, "tree_draft"] and by_batch.at[16, "predicted_speedup"] > 0
         sglang = {"server_info": {"speculative_eagle_topk": 8, "speculative_num_draft_tokens": 64}}
-        assert prediction.tree_width(json.dumps(sglang)) == 8 and prediction.tree_width(json.dumps(tree)) == 10
-        for chain in ('{"topk": 1}', '{"server_info": {"speculative_eagle_topk": 1}}', "[]", "not json", None, '{"topk": true}'):
-            assert prediction.tree_width(chain) is None
+        assert extra.tree_width(json.dumps(sglang)) == 8 and extra.tree_width(json.dumps(tree)) == 10
+        for chain in ('{"topk": 1}', '{"server_info": {"speculative_eagle_topk": 1}}', "[]", "not json", None, '{"topk": true}',
+                      '{"topk": Infinity}', '{"topk": NaN}'):
+            assert extra.tree_width(chain) is None
 
     def test_rows_without_gamma_get_no_prediction(self):
         frame = runs_frame([{"concurrency": 1, "output_throughput": 100},

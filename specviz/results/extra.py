@@ -4,15 +4,18 @@ scalar fields by dotted path, which the explorer groups sweeps by and a page sho
 A page reads ``extra`` in this flat form only (:meth:`specviz.results.store.Store.shown_runs`): the
 fields a sweep can be told apart by, each cut, never the per-request arrays that make a run's
 ``extra`` tens of kilobytes (an SGLang ``bench_serving`` line stores 19 KB of them).
+
+Read from it too: whether a run drafted a tree (:func:`tree_width`), which no chain's figures hold.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import numbers
 from typing import Any
 
-__all__ = ["scalar_fields", "shown_extra"]
+__all__ = ["scalar_fields", "shown_extra", "tree_width"]
 
 
 def scalar_fields(text: Any) -> dict[str, Any]:
@@ -56,3 +59,20 @@ def shown_extra(text: Any, max_chars: int, text_chars: int) -> str | None:
             break
         kept[path_shown] = value
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":")) if kept else None
+
+
+def tree_width(extra: Any) -> int | None:
+    """The top-k of a run that drafted a tree, None for a chain: SpecForge's ``topk`` and SGLang's
+    ``server_info.speculative_eagle_topk`` (each kept in ``extra`` by its importer) above 1. A tree
+    verifies its ``num_draft_tokens`` nodes a step where a chain verifies γ + 1, and its acceptance
+    length is no chain's E(α, γ): the calculator, which prices chains, does not predict it."""
+    try:
+        found = json.loads(extra) if isinstance(extra, str) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(found, dict):
+        return None
+    info = found.get("server_info")
+    width = found.get("topk", info.get("speculative_eagle_topk") if isinstance(info, dict) else None)
+    number = isinstance(width, (int, float)) and not isinstance(width, bool) and math.isfinite(width)
+    return int(width) if number and width > 1 else None

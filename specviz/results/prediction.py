@@ -39,7 +39,6 @@ __all__ = [
     "calibrate_ratios",
     "ratios_scenario",
     "calibration_in_use",
-    "tree_width",
 ]
 
 
@@ -57,22 +56,6 @@ def _tokenizer(extra: Any) -> str | None:
     except (ValueError, AttributeError, RecursionError):  # not an object, or nested past the stack
         return None
     return found if isinstance(found, str) else None
-
-
-def tree_width(extra: Any) -> int | None:
-    """The top-k of a run that drafted a tree, None for a chain: SpecForge's ``topk`` and SGLang's
-    ``server_info.speculative_eagle_topk`` (each kept in ``extra`` by its importer) above 1. A tree
-    verifies its ``num_draft_tokens`` nodes a step where a chain verifies γ + 1, and its acceptance
-    length is no chain's E(α, γ): the calculator, which prices chains, does not predict it."""
-    try:
-        found = json.loads(extra) if isinstance(extra, str) else None
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(found, dict):
-        return None
-    info = found.get("server_info")
-    width = found.get("topk", info.get("speculative_eagle_topk") if isinstance(info, dict) else None)
-    return int(width) if isinstance(width, (int, float)) and not isinstance(width, bool) and width > 1 else None
 
 
 def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
@@ -226,7 +209,7 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     positions; never from vLLM's accepted/drafted directly). Rows without γ, acceptance or concurrency
     get no prediction, nor do those with more tokens a step than their draft makes at α = 1 (a
     reused MTP layer's ``mtp_reuse`` below the server's: ``beyond_reuse``), nor those that drafted a
-    tree (:func:`tree_width`: ``tree_draft``). A run that measured its
+    tree (:func:`specviz.results.extra.tree_width`: ``tree_draft``). A run that measured its
     per-position acceptance is predicted at the reuse factor it shows (``mtp_reuse``, the factor each
     MTP run was predicted at: :meth:`specviz.scenario.Scenario.reuse_from_rates`), else at the
     scenario's. Adds ``alpha``, ``expected_tokens`` (the
@@ -263,7 +246,7 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     gamma = out["num_speculative_tokens"]
     usable = length.notna() & gamma.notna() & out["concurrency"].notna() & (gamma >= 1)
     usable &= (length >= 1) & (length <= gamma + 1)
-    tree = out["extra"].map(tree_width).notna() if "extra" in out else pd.Series(False, index=out.index)
+    tree = out["extra"].map(extra.tree_width).notna() if "extra" in out else pd.Series(False, index=out.index)
     usable &= ~tree
     settings = run_settings(out, scenario, presets)
     out["setting"] = [_setting_label(*row) for row in settings[["target", "gpu", "draft", "engine"]].itertuples(index=False)]

@@ -21,7 +21,7 @@ import pandas as pd
 
 from specviz import settings
 from specviz.errors import Notice, SpecvizError, out_of_room
-from specviz.results import importers, sandbox, schema
+from specviz.results import extra, importers, sandbox, schema
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count
 from specviz.results.schema import RUN_COLUMNS
@@ -512,17 +512,22 @@ class RunsAndImports(Connections):
 
     def request_acceptance(self) -> pd.DataFrame:
         """Per stored run that has per-request acceptance (schema 4): its γ, its own acceptance
-        length and how many of its requests give one, newest import first; kept for every session
+        length, how many of its requests give one and its tree's top-k (``tree_width``, NaN for a
+        chain: :func:`specviz.results.extra.tree_width`), newest import first; kept for every session
         (a scan of every request, which the Latency view and the Explorer would pay on each rerun)."""
-        return self._kept_read("request_acceptance", lambda con: con.execute("""
-            SELECT runs.run_id, any_value(runs.source_file) AS source_file, any_value(runs.label) AS label,
-                   any_value(runs.num_speculative_tokens) AS num_speculative_tokens,
-                   any_value(runs.concurrency) AS concurrency, any_value(runs.acceptance_length) AS acceptance_length,
-                   count(*) AS requests
-            FROM requests JOIN runs USING (run_id)
-            WHERE requests.acceptance_length IS NOT NULL OR requests.accepted_tokens IS NOT NULL
-               OR requests.acceptance_rate IS NOT NULL
-            GROUP BY runs.run_id ORDER BY any_value(runs.imported_at) DESC, runs.run_id""").df())
+        def read(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+            found = con.execute("""
+                SELECT runs.run_id, any_value(runs.source_file) AS source_file, any_value(runs.label) AS label,
+                       any_value(runs.num_speculative_tokens) AS num_speculative_tokens,
+                       any_value(runs.concurrency) AS concurrency, any_value(runs.acceptance_length) AS acceptance_length,
+                       count(*) AS requests, CAST(any_value(runs.extra) AS VARCHAR) AS extra
+                FROM requests JOIN runs USING (run_id)
+                WHERE requests.acceptance_length IS NOT NULL OR requests.accepted_tokens IS NOT NULL
+                   OR requests.acceptance_rate IS NOT NULL
+                GROUP BY runs.run_id ORDER BY any_value(runs.imported_at) DESC, runs.run_id""").df()
+            widths = found.pop("extra").map(extra.tree_width)
+            return found.assign(tree_width=pd.to_numeric(widths, errors="coerce"))
+        return self._kept_read("request_acceptance", read)
 
     def request_acceptance_of(self, run_id: str) -> pd.DataFrame:
         """One run's requests, their acceptance figures and output tokens only (a run of a million
