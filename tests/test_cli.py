@@ -25,6 +25,7 @@ from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
 from specviz.cli.model import ROOFLINE_KEYS
+from specviz.errors import Notice
 from specviz.model import spec
 from specviz.results.store import Store
 
@@ -310,6 +311,18 @@ class TestStoreCommands:
         assert json.loads(out)[0]["target_model"] == hostile and "\x1b" not in out
         # Messages too: record's progress lines and the errors go through words().
         assert cli_common.words(hostile, "en") == "Qwen\\x1b]0;PWNED\\x07\\x1b[2J\\u202eevil"
+
+    def test_a_message_s_values_keep_their_stars_and_stay_on_one_line(self):
+        """A file named "**BOLD** …\\nspecviz: error: …" had lost its stars (the page's bold marks were
+        taken out of the whole line) and started a line of its own, which could pass for specviz's
+        (an attack pass). The catalogue's marks go; a value's stay, its line breaks shown as \\n."""
+        name = "**BOLD**\r\nspecviz: error: fake.jsonl"
+        said = cli_common.words(Notice("exp.shared_runs", file=name, runs="1"), "en")
+        assert "\n" not in said and "\r" not in said
+        assert said.startswith("**BOLD**\\nspecviz: error: fake.jsonl left its runs 1 to this file")
+        nested = cli_common.words(Notice("cli.record.failed", number=2, when="now",
+                                         error=Notice("scrape.refused", source="a*b\nc")), "en")
+        assert "a*b\\nc" in nested and "\n" not in nested
 
     def test_ingest_reads_a_sweep_folder_once_and_keeps_its_settings(self, capsys, tmp_path):
         sweep = tmp_path / "sweep"

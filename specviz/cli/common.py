@@ -211,15 +211,34 @@ def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> Noti
     return Notice("cli.takes.one_of", ids=", ".join(map(str, ids))) if ids is not None else Notice("cli.takes.own")
 
 
+# Stands for a value's own "*" while the catalogue's bold marks are taken out (a private-use character).
+_VALUE_STAR = "\ue000"
+
+
 def words(message: Any, lang: str) -> str:
     """A message (a Notice or a SpecvizError) as plain text in ``lang``, for a terminal: the page's
-    bold marks taken out, its values as they are (no Markdown escapes, which a terminal would show)
-    but for their invisible characters, shown as escapes (:func:`specviz.i18n.visible`: a model
-    name a server sent with an ESC sequence had set the terminal's title and cleared its screen);
-    any other exception as its own text, shown alike."""
+    bold marks taken out of the catalogue's text, never out of a value ("**BOLD**.jsonl" is a file's
+    name); its values as they are (no Markdown escapes, which a terminal would show) but on one line
+    (a line break in a file's name shown as ``\\n``: it had started a line of its own, which could
+    pass for one of specviz's) and with their invisible characters shown as escapes
+    (:func:`specviz.i18n.visible`: a model name a server sent with an ESC sequence had set the
+    terminal's title and cleared its screen); any other exception as its own text, shown alike."""
     if not hasattr(message, "key"):
         return i18n.visible(str(message))
-    return i18n.visible(i18n.t(message.key, lang, **message.params).replace("**", ""))
+    return i18n.visible(_catalogue_plain(message, lang).replace(_VALUE_STAR, "*"))
+
+
+def _catalogue_plain(message: Any, lang: str) -> str:
+    """``message`` in ``lang`` with the catalogue's ``**`` taken out and each text value's ``*`` held
+    as :data:`_VALUE_STAR` and its line breaks as ``\\n`` (a value that is a message, so too)."""
+    def held(value: Any) -> Any:
+        if hasattr(value, "key") and hasattr(value, "params"):
+            return _catalogue_plain(value, lang)
+        if isinstance(value, str):  # a preset's text in ``lang`` first, as the catalogue renders it
+            text = i18n.in_language(value, lang)
+            return text.replace("*", _VALUE_STAR).replace("\r\n", "\\n").replace("\n", "\\n")
+        return value
+    return i18n.t(message.key, lang, **{k: held(v) for k, v in message.params.items()}).replace("**", "")
 
 
 def open_store(path: Path | None) -> Store:
