@@ -329,6 +329,18 @@ class TestParseLlmperf:
         assert str(said).startswith("llmperf's inter_token_latency is each request's end-to-end time over its output tokens")
         assert "is 73.4 ms" in str(said)
 
+    @pytest.mark.parametrize("changed", [{"results_end_to_end_latency_s_mean": -1.0, "results_ttft_s_mean": -2.0},
+                                         {"results_number_output_tokens_mean": 1.0000001},
+                                         {"results_number_output_tokens_mean": "abc"},
+                                         {"results_end_to_end_latency_s_mean": 1.0}])
+    def test_no_mean_gap_from_means_it_refused_or_that_leave_no_gap(self, changed):
+        """Refused means (below 0) had still given 6.3 ms, and 1.0000001 tokens a request 3.7 years
+        (an attack pass); an end-to-end time below the TTFT leaves no gap either."""
+        doc = {**json.loads(sample("llmperf_Yi-1-5-34B_550_150_summary.json")), **changed}
+        parsed = importers.parse("s.json", json.dumps(doc).encode())
+        assert "mean_itl_ms" not in parsed.runs[0]
+        assert "is — ms" in str(next(w for w in parsed.warnings if w.key == "warn.llmperf_itl"))
+
 
 class TestCsvSynonyms:
     @pytest.mark.parametrize("name, canonical, factor", [

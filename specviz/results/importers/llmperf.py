@@ -19,6 +19,8 @@ writes it, and the mean gap between tokens is had from the means, over every gap
 
 from __future__ import annotations
 
+import math
+
 from specviz.errors import Notice
 
 from .base import Format, IngestError, Parsed, RunBuilder, number
@@ -61,10 +63,12 @@ def parse(source: Source) -> Parsed:
                              ("p99", "quantiles_p99")):
             name = f"results_{key}_s_{suffix}"
             run.set(f"{stat}_{short}_ms", doc.get(name), scale=1e3, source=name)  # seconds → ms
-    means = [number(doc.get(f"results_{key}")) for key in ("end_to_end_latency_s_mean", "ttft_s_mean",
-                                                            "number_output_tokens_mean")]
-    if None not in means and means[2] > 1 and means[0] >= means[1]:
-        run.set("mean_itl_ms", (means[0] - means[1]) / (means[2] - 1) * 1e3, source="results_end_to_end_latency_s_mean")
+    # From the means the run kept (each checked above: finite, not below 0), over requests of two
+    # tokens or more on average: fewer leave no gap to divide by.
+    e2e, ttft = run.row.get("mean_e2el_ms"), run.row.get("mean_ttft_ms")
+    tokens = number(doc.get("results_number_output_tokens_mean"))
+    if None not in (e2e, ttft, tokens) and math.isfinite(tokens) and tokens >= 2 and e2e >= ttft:
+        run.set("mean_itl_ms", (e2e - ttft) / (tokens - 1), source="results_end_to_end_latency_s_mean")
     if any(key.startswith("results_inter_token_latency_s_") for key in doc):
         warnings.append(Notice("warn.llmperf_itl", itl="—" if "mean_itl_ms" not in run.row else f"{run.row['mean_itl_ms']:,.1f}"))
     for key, value in doc.items():
