@@ -1133,6 +1133,10 @@ class TestServeCommand:
         assert json.loads(out)["version"] == "1.2.1"  # the newest final release checked
         code, _, err = run(capsys, "serve", "--engine", "trtllm", "--version", "0.33.0")
         assert code == 2 and "not a trtllm release" in err and "1.3.0rc8" in err
+        code, _, err = run(capsys, "serve", "--version", " 0.24.0")
+        assert code == 2 and err.startswith("specviz: error: --version ' 0.24.0' is not a vllm release")
+        code, _, err = run(capsys, "serve", "--version", "9" * 100_000)
+        assert code == 2 and len(err) < 1_000 and f"'{'9' * 40}…'" in err
 
 
 class TestScheduleCommand:

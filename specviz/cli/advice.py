@@ -170,9 +170,11 @@ def _check_release(engine: str, version: str | None) -> None:
     """Refuse a --version that is not a release of ``engine`` specviz writes for, naming those it does."""
     releases = serving.VERSIONS.get(engine, ())
     if version is not None and version not in releases:
+        # Quoted and cut: " 0.24.0" had read as 0.24.0, and 100,000 nines had filled a 100 kB line.
+        given = repr(version[:40] + ("…" if len(version) > 40 else ""))
         if releases:
-            raise UsageError("cli.version.unknown", version=version, engine=engine, releases=", ".join(releases))
-        raise UsageError("cli.version.none", version=version, engine=engine)
+            raise UsageError("cli.version.unknown", version=given, engine=engine, releases=", ".join(releases))
+        raise UsageError("cli.version.none", version=given, engine=engine)
 
 
 def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> tuple[dict[str, Any] | None, Notice | None]:
