@@ -729,6 +729,16 @@ class TestDraftHeads:
                             "mlp": 3 * h * intermediate + 3 * h + h + 3 * h * h, "embeddings": vocab * h + 32_000 * h}
         assert m.kv_bytes_per_token() == 2 * kv_heads * d * 2
 
+    def test_an_eagle3_head_without_its_draft_vocabulary_is_refused(self):
+        """SpecForge's DeepSeek-V3 head with draft_vocab_size null had been read as a one-layer Llama
+        draft model and priced as one (an attack pass): refused, naming the field."""
+        config = json.loads((CONFIGS / "EAGLE3-SpecForge-deepseek-v3-671B.json").read_text())
+        with pytest.raises(InputError) as info:
+            hf_config.model_from_config({**config, "draft_vocab_size": None}, name="head.json")
+        assert info.value.key == "hf_config.eagle3_without_draft_vocab"
+        assert str(info.value).startswith("head.json names an EAGLE-3 head in its architectures but gives no draft_vocab_size")
+        assert hf_config.model_from_config(config).model_type == "eagle3"
+
     def test_each_shipped_head_reads_its_targets_hidden_states(self):
         heads = hf_config.load_draft_heads(DATA)
         assert len(heads) == 7

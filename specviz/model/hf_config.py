@@ -158,6 +158,13 @@ def _draft_head_mark(config: Mapping[str, Any]) -> Notice | None:
     return None
 
 
+def _names_eagle3(config: Mapping[str, Any]) -> bool:
+    """Whether ``config``'s architectures name an EAGLE-3 head (SpecForge's LlamaForCausalLMEagle3,
+    vLLM's Eagle3LlamaForCausalLM)."""
+    architectures = config.get("architectures")
+    return any(isinstance(a, str) and "eagle3" in a.lower() for a in (architectures if isinstance(architectures, list) else ()))
+
+
 def _load_json(text: str | bytes, name: str) -> Any:
     """Parse one config.json (a byte-order mark before it, as some editors write, is skipped), turning
     every way it can fail into an InputError that names it."""
@@ -521,6 +528,8 @@ def _read_model(config: Any, name: str | None, target: bool) -> Model:
     vocab = require(values, "vocab_size")
     if "draft_vocab_size" in values:
         return _eagle3_head(name or model_type, values)
+    if _names_eagle3(config):  # its own head's size unknown: read as a model, it would draft as one
+        raise InputError("hf_config.eagle3_without_draft_vocab")
     parts = _READERS[model_type](values, model_type)
     tied = values.get("tie_word_embeddings", False)
     embeddings = vocab * h * (1 if tied else 2)
