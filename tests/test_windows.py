@@ -295,13 +295,14 @@ class TestAge:
     def test_a_fleet_headline_of_a_long_or_old_step_says_which(self):
         """A 24-hour range's last step: 24 minutes to 22:00:00 UTC, read at 22:04:11 (the SRE's pass had
         read "Paying now" over it, a server down at its end). A 15-minute range's step of 15 s, read
-        within it, is now; so is a 5-minute window that ended a minute ago."""
+        within two of its steps (the latest scrape not yet in a window), is now; so is a 5-minute window
+        that ended a minute ago."""
         end = 1_699_999_200.0  # 22:00:00 UTC
         said = live.fleet_point(end, 1440.0, end + 251.4)
         assert said == Notice("live.fleet_point", minutes=24.0, time="22:00:00 UTC", seconds=251)
         assert str(said).startswith("These figures are the range's last step: the 24.0 minutes to 22:00:00 UTC (251 s ago)")
-        assert live.fleet_point(end, 15.0, end + 14.0) is None and live.fleet_point(end, 300.0, end + 60.0) is None
-        assert live.fleet_point(end, 60.0, end + 61.0) is not None  # older than its own window
+        assert live.fleet_point(end, 15.0, end + 29.0) is None and live.fleet_point(end, 300.0, end + 60.0) is None
+        assert live.fleet_point(end, 60.0, end + 121.0) is not None  # older than two of its windows
 
     def test_a_fleet_that_lost_a_server_says_its_sums_fell_with_it(self):
         """Two servers until 22:19:00 UTC, one at 22:20:00: said, with when both last reported; a steady

@@ -347,7 +347,8 @@ def servers_dropped(servers: pd.Series, times: pd.Series) -> Notice | None:
     (:func:`specviz.live.prometheus.query_figures`); a server that stops answering its scrapes gets
     staleness markers at the next scrape and leaves the count. The fleet's running requests and
     generated tokens are sums over the servers that report, so they fall with it, not with the
-    traffic; its ratios (acceptance) are then the remaining servers'. A model none of whose servers
+    traffic; its ratios (acceptance) count what each server reported inside the window (the stopped
+    one's counts until it stopped among them). A model none of whose servers
     report any longer has no latest point of its own (:func:`late_point`)."""
     counts = pd.to_numeric(servers, errors="coerce").reset_index(drop=True)
     if counts.empty or pd.isna(latest := counts.iloc[-1]) or not latest < (most := counts.max()):
@@ -360,10 +361,12 @@ def fleet_point(end_s: float, window_s: float, now_s: float) -> Notice | None:
     """What to say over a Prometheus model's headline, the range's last point, where it is not a
     figure of now, else None: ``live.fleet_point`` with its window (``minutes``), its end (``time``,
     :func:`_clock`) and its age in whole ``seconds``, where the window is longer than
-    :data:`CURRENT_WINDOW_S` or it ended more than a window ago. A range's points are a step apart
-    and each averages its step (:func:`specviz.live.prometheus.query_figures`): at 24 hours, 24
-    minutes each, the last up to a step before now; its verdict is then of when its window ended."""
+    :data:`CURRENT_WINDOW_S` or it ended more than :data:`LATE_STEPS` windows ago (a steady server's
+    latest point is the range's end, rounded down to the step, or one step before it:
+    :func:`late_point`). A range's points are a step apart and each averages its step
+    (:func:`specviz.live.prometheus.query_figures`): at 24 hours, 24 minutes each, the last up to a
+    step before now; its verdict is then of when its window ended."""
     age = max(0.0, now_s - end_s)
-    if window_s <= CURRENT_WINDOW_S and age <= window_s:
+    if window_s <= CURRENT_WINDOW_S and age <= LATE_STEPS * window_s:
         return None
     return Notice("live.fleet_point", minutes=window_s / 60, time=_clock(end_s), seconds=round(age))
