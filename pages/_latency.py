@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import renew, show_url_notices, url_choice, url_count, url_widget
-from pages._shared import altair_chart, mix_tail_at, mix_tail_table, open_store, presets
+from pages._shared import altair_chart, chain_runs, mix_tail_at, mix_tail_table, open_store, presets
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
@@ -197,10 +197,7 @@ def show_measured_mix(chosen: scenario.Scenario, batch: int, context: float, out
     st.subheader(t("calc.latency.mix", lang))
     store = open_store(lang)
     runs = store.request_acceptance()
-    runs = runs[runs["num_speculative_tokens"].notna()]
-    if trees := int(runs["tree_width"].notna().sum()):  # their lengths are no chain's: left out, said
-        st.caption(t("exp.request_trees", lang, runs=trees))
-        runs = runs[runs["tree_width"].isna()]
+    runs = chain_runs(runs[runs["num_speculative_tokens"].notna()], lang)
     if runs.empty:
         st.caption(t("calc.latency.mix_none", lang))
         return

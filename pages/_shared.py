@@ -214,6 +214,15 @@ def number_columns(frame: pd.DataFrame, formats: dict[str, str], lang: str) -> d
     return {t(f"col.{c}", lang): st.column_config.NumberColumn(format=shown(c)) for c in frame if c in formats}
 
 
+def chain_runs(runs: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """The runs of per-request acceptance (:meth:`specviz.results.store.Store.request_acceptance`) that
+    drafted a chain; those that drafted a tree are left out, and a caption counts them: their
+    requests' lengths are a tree's, which the chain these views simulate cannot draw."""
+    if trees := int(runs["tree_width"].notna().sum()):
+        st.caption(t("exp.request_trees", lang, runs=trees))
+    return runs[runs["tree_width"].isna()]
+
+
 def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:
     """A small ``frame`` as a static table, as :func:`titled_dataframe` titles it, its numbers to
     ``decimals`` places: without the data grid's code, which a page's first render otherwise loads

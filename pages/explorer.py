@@ -13,8 +13,9 @@ import streamlit as st
 from pages._controls import view_choice
 from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
-from pages._shared import (altair_chart, csv_download, fragment, mix_tail_at, mix_tail_table, number_columns,
-                           offer_fit, open_store, presets, require_router, titled_dataframe, visible_text)
+from pages._shared import (altair_chart, chain_runs, csv_download, fragment, mix_tail_at, mix_tail_table,
+                           number_columns, offer_fit, open_store, presets, require_router, titled_dataframe,
+                           visible_text)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, prediction, request_acceptance, schedule
@@ -286,10 +287,7 @@ def show_request_acceptance() -> None:
     times at the run's γ and batch."""
     st.subheader(t("exp.per_request", lang))
     runs = store.request_acceptance()
-    runs = runs[runs["run_id"].isin(shown["run_id"])]
-    if trees := int(runs["tree_width"].notna().sum()):  # their lengths are no chain's: left out, said
-        st.caption(t("exp.request_trees", lang, runs=trees))
-        runs = runs[runs["tree_width"].isna()]
+    runs = chain_runs(runs[runs["run_id"].isin(shown["run_id"])], lang)
     if runs.empty:
         st.info(t("exp.no_request_acceptance", lang))
         return

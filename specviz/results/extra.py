@@ -15,7 +15,17 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["scalar_fields", "shown_extra", "tree_width"]
+__all__ = ["scalar_fields", "shown_extra", "tree_width", "tokenizer_id"]
+
+
+def _object(text: Any) -> dict[str, Any]:
+    """One run's ``extra`` as the JSON object it holds; empty for text that is none, not an object, or
+    nests deeper than this call stack decodes."""
+    try:
+        parsed = json.loads(text) if isinstance(text, str) and text else {}
+    except (ValueError, RecursionError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def scalar_fields(text: Any) -> dict[str, Any]:
@@ -25,12 +35,8 @@ def scalar_fields(text: Any) -> dict[str, Any]:
     Walked with a stack, not recursion: a file's nesting may be as deep as its import could decode.
     Text that is not a JSON object, or nests deeper than this call stack decodes, has no fields.
     """
-    try:
-        parsed = json.loads(text) if isinstance(text, str) and text else {}
-    except RecursionError:
-        parsed = {}
     flat: dict[str, Any] = {}
-    stack = [("", parsed)] if isinstance(parsed, dict) else []
+    stack = [("", _object(text))]
     while stack:
         prefix, node = stack.pop()
         for key, value in node.items():
@@ -66,13 +72,15 @@ def tree_width(extra: Any) -> int | None:
     ``server_info.speculative_eagle_topk`` (each kept in ``extra`` by its importer) above 1. A tree
     verifies its ``num_draft_tokens`` nodes a step where a chain verifies γ + 1, and its acceptance
     length is no chain's E(α, γ): the calculator, which prices chains, does not predict it."""
-    try:
-        found = json.loads(extra) if isinstance(extra, str) else None
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(found, dict):
-        return None
+    found = _object(extra)
     info = found.get("server_info")
     width = found.get("topk", info.get("speculative_eagle_topk") if isinstance(info, dict) else None)
     number = isinstance(width, (int, float)) and not isinstance(width, bool) and math.isfinite(width)
     return int(width) if number and width > 1 else None
+
+
+def tokenizer_id(extra: Any) -> str | None:
+    """The tokenizer a run names in ``extra`` (``tokenizer_id``: vLLM bench's, and AIPerf's
+    ``input_config.tokenizer.name`` as its importer keeps it), None where none."""
+    found = _object(extra).get("tokenizer_id")
+    return found if isinstance(found, str) else None

@@ -7,7 +7,6 @@ Everything here takes the paired runs of :func:`specviz.results.explorer.pair_wi
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Collection, Mapping
@@ -48,27 +47,17 @@ def _acceptance_length(paired: pd.DataFrame) -> pd.Series:
     return paired["acceptance_length"].where(paired["acceptance_length"].notna(), from_rate)
 
 
-def _tokenizer(extra: Any) -> str | None:
-    """The tokenizer a run names in ``extra`` (``tokenizer_id``: vLLM bench's, and AIPerf's
-    ``input_config.tokenizer.name`` as its importer keeps it), None where none."""
-    try:
-        found = json.loads(extra).get("tokenizer_id") if isinstance(extra, str) else None
-    except (ValueError, AttributeError, RecursionError):  # not an object, or nested past the stack
-        return None
-    return found if isinstance(found, str) else None
-
-
 def run_presets(runs: pd.DataFrame, models: dict[str, architecture.Model],
                 gpus: dict[str, roofline.GPU]) -> pd.DataFrame:
     """The presets each run's own ``target_model`` and ``gpu`` name (``target`` and ``gpu`` ids,
     missing where no preset matches: :func:`specviz.names.model_preset`, :func:`specviz.names.gpu_preset`),
     so that a prediction can say when it uses the sidebar's instead. A served name that matches no
     preset (an alias, ``qwen3-fp8``) is matched by the run's tokenizer, its Hugging Face id, where it
-    names one (:func:`_tokenizer`)."""
+    names one (:func:`specviz.results.extra.tokenizer_id`)."""
     by_key = models_by_key(models)
     named = lambda text: by_key.get(model_key(text)) if isinstance(text, str) else None
     extras = runs["extra"] if "extra" in runs else pd.Series(None, index=runs.index)
-    return pd.DataFrame({"target": [named(t) or named(_tokenizer(e)) for t, e in zip(runs["target_model"], extras)],
+    return pd.DataFrame({"target": [named(t) or named(extra.tokenizer_id(e)) for t, e in zip(runs["target_model"], extras)],
                          "gpu": [gpu_preset(g, gpus) if isinstance(g, str) else None for g in runs["gpu"]]},
                         index=runs.index)
 
