@@ -228,7 +228,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
 
         try:
-            here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, gamma, batch, context).items()}
+            here = calculator.headline(chosen, fit)
         except ValueError as exc:
             st.error(t("calc.bad_input", lang, error=message(exc, lang)))
             st.stop()
@@ -280,8 +280,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             if fits:
                 row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
                            help=t("calc.m.tokens_help", lang, batch=batch), width="content")
-                low, high = (float(v) for v in calculator.speedup_band(chosen, alpha, gamma, batch, context))
-                ideal = float(calculator.evaluate_scenario(chosen.ideal(), alpha, gamma, batch, context)["speedup"])
+                low, high, ideal = here["low"], here["high"], here["ideal_speedup"]
                 st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low, high=high, speedup=speed))
                 if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
                     room = workload.prompt_room(chosen, alpha, gamma, batch)
@@ -321,9 +320,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                                           gamma=gamma)
                 notes.append(t("calc.explain.speculation_costs", lang, **figures, drafts=drafts))
             if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-                memory_limit = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
                 notes.append((t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(
-                    tax, alpha, gamma, batch, fits, memory_limit)).strip())
+                    tax, alpha, gamma, batch, fits, held_up_to)).strip())
             if notes:
                 st.caption(paragraphs(notes))
         else:
@@ -372,10 +370,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                                   yours=yours))
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
-        # Among the batches the memory holds: a crossover past them is none (the expert-tax line's rule).
         notes.append(t("calc.crossover_caption", lang, alpha=alpha,
-                       batch=at_batch(calculator.loses_from(crossings, round(alpha, 2)),
-                                      min(limit, batch_max) if limit is not None else None)))
+                       batch=at_batch(calculator.loses_from(crossings, round(alpha, 2)), held_up_to)))
         if dipped := calculator.dips(crossings, round(alpha, 2)):
             notes.append(t("calc.crossover_dips", lang, alpha=alpha,
                            ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
@@ -448,6 +444,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 # What α does not move is found once a page run, not at each move of α: whether the batch fits in
 # memory (a batch that does not gets no speedup) and the α at which speculation breaks even.
 fit = calculator.memory_fit(chosen) if mode == "step" else None
+# Where speculation stops paying is said among the batches the memory holds: a crossover past them is
+# none (the by-batch caption and the expert-tax line alike).
+held_up_to = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
 breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
 # The page's places for what α moves (filled by at_alpha) and, between them, what it does not: the
 # link's box (filled while open, once the open view's own controls have put their values in the URL;

@@ -27,6 +27,7 @@ __all__ = [
     "MOE_HEAVY_RATIO",
     "BAND_DRAWS",
     "evaluate_scenario",
+    "headline",
     "batch_table",
     "speedup_band",
     "band_verdict",
@@ -108,6 +109,34 @@ def evaluate_scenario(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, ba
                "speedup": np.asarray(spec.speedup(a, g, scenario.verify_cost, scenario.draft_cost, **scenario.reuse))}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def headline(scenario: Scenario, fit: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The calculator's headline at the scenario's own α, γ, batch and context, as the page and
+    ``specviz calc`` both show it, so that the two cannot differ.
+
+    :func:`evaluate_scenario`'s figures as Python scalars; in step mode also ``fit``
+    (:func:`memory_fit`, passed in where the caller has it: the page finds it once a run, not at
+    each move of α), the band ``low`` and ``high`` (:func:`speedup_band`) and ``ideal_speedup``
+    (:meth:`specviz.scenario.Scenario.ideal`, a bound). A batch the memory does not hold has no
+    speedup: ``speedup``, ``low``, ``high``, ``ideal_speedup`` and ``spec_tokens_per_s`` are None, and
+    ``baseline_tokens_per_s`` too where the plain server does not hold it either. The passes' costs
+    and times stay: they are what they are.
+    """
+    point = (scenario.alpha, scenario.gamma, scenario.batch, scenario.context)
+    out: dict[str, Any] = {key: value.item() for key, value in evaluate_scenario(scenario, *point).items()}
+    if scenario.mode != "step":
+        return out
+    out["fit"] = fit = memory_fit(scenario) if fit is None else fit
+    if not fit["fits"]:
+        out |= dict.fromkeys(("speedup", "low", "high", "ideal_speedup", "spec_tokens_per_s"))
+    else:
+        low, high = speedup_band(scenario, *point)
+        out |= {"low": float(low), "high": float(high),
+                "ideal_speedup": float(evaluate_scenario(scenario.ideal(), *point)["speedup"])}
+    if not fit["fits_plain"]:
+        out["baseline_tokens_per_s"] = None
+    return out
 
 
 def breakeven_alpha(scenario: Scenario, gamma: int, batch: int, context: ArrayLike) -> float:

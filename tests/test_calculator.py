@@ -60,6 +60,29 @@ class TestEvaluateScenario:
         np.testing.assert_array_equal(r["regime"] == "compute", r["verify_intensity"] > ridge)
 
 
+class TestHeadline:
+    def test_is_the_views_figures_at_the_scenarios_point(self):
+        chosen = replace(REALISTIC, alpha=0.7, gamma=4, batch=64, context=1024)
+        head = calculator.headline(chosen)
+        assert head["speedup"] == float(calculator.evaluate_scenario(REALISTIC, 0.7, 4, 64, 1024)["speedup"])
+        assert (head["low"], head["high"]) == tuple(float(v) for v in calculator.speedup_band(REALISTIC, 0.7, 4, 64, 1024))
+        assert head["ideal_speedup"] == float(calculator.evaluate_scenario(REALISTIC.ideal(), 0.7, 4, 64, 1024)["speedup"])
+        assert head["fit"] == calculator.memory_fit(chosen) and head["fit"]["fits"]
+
+    def test_a_batch_the_memory_does_not_hold_has_no_speedup(self):
+        chosen = make_scenario(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1", batch="64")
+        head = calculator.headline(chosen)
+        assert not head["fit"]["fits_plain"]
+        assert [head[k] for k in ("speedup", "low", "high", "ideal_speedup", "spec_tokens_per_s",
+                                  "baseline_tokens_per_s")] == [None] * 6
+        assert head["verify_cost"] > 1  # the passes' costs are still what they are
+
+    def test_given_ratios_have_no_memory_nor_band(self):
+        head = calculator.headline(replace(RATIOS, alpha=0.7, gamma=4))
+        assert "fit" not in head and "low" not in head
+        assert head["speedup"] == pytest.approx(float(spec.speedup(0.7, 4, 2.0)))
+
+
 class TestSpeedupBand:
     def test_the_band_brackets_the_preset_figure(self):
         batch = np.array([1, 16, 64, 256])

@@ -117,32 +117,25 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
         if "tp" in params:
             tp, dp, ep = chosen.tp, chosen.dp, chosen.ep
         chosen = replace(chosen, draft=draft, tp=tp, dp=dp, ep=ep, draft_id=scenario.CUSTOM)
-    point = (chosen.alpha, chosen.gamma, chosen.batch, chosen.context)
-    here = {key: plain(float(value)) if value.dtype.kind == "f" else str(value)
-            for key, value in calculator.evaluate_scenario(chosen, *point).items()}
+    head = calculator.headline(chosen)
+    fit = head.pop("fit", None)
+    band = {key: plain(head.pop(key)) for key in ("low", "high", "ideal_speedup") if key in head}
     row: dict[str, Any] = {"gpu": chosen.gpu.id, "target": chosen.target_id, "draft": chosen.draft_id,
                            "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
                            # The GPUs are tp·dp: Kimi-K2 on H100s is 2 groups of 8 with expert parallelism,
                            # whose memory per GPU read as 8 GPUs' alone (tp 8) said that 8 hold it.
-                           "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode, **here}
+                           "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode,
+                           **{key: plain(value) for key, value in head.items()}}
     if chosen.target.num_experts:
         row["routing_overlap"] = chosen.routing_overlap
     if chosen.mtp_reused_from is not None:  # the target's MTP layers run past their training
         row["mtp_reuse"] = chosen.mtp_reuse
     if chosen.prefill and chosen.mode == "step":  # each step also takes the load's arriving prompts
         row |= {"prefill": True, "input_tokens": chosen.input_tokens, "output_tokens": chosen.output_tokens}
-    if chosen.mode == "step":
-        low, high = calculator.speedup_band(chosen, *point)
-        fit = calculator.memory_fit(chosen)
-        row |= {"low": float(low), "high": float(high),
-                "ideal_speedup": float(calculator.evaluate_scenario(chosen.ideal(), *point)["speedup"]),
-                "knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()},
+    if fit is not None:
+        row |= band | {"knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()},
                 "fits": fit["fits"], "max_batch": fit["max_batch"], "max_batch_plain": fit["max_batch_plain"],
                 "memory_need_gb": plain(fit["need"]), "memory_usable_gb": plain(fit["usable"])}
-        if not fit["fits"]:  # as the page: a batch the memory does not hold gets no speedup
-            row |= dict.fromkeys(("speedup", "low", "high", "ideal_speedup", "spec_tokens_per_s"))
-        if not fit["fits_plain"]:  # nor, without the draft, a plain rate
-            row["baseline_tokens_per_s"] = None
     return row
 
 
