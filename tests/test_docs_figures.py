@@ -91,11 +91,11 @@ def test_the_claims_worked_example():
     needed = re.match(r"Acceptance α of at least ([0-9.]+) at γ (\d+) and batch 1 \(vLLM's acceptance rate ([0-9.]+),",
                       row["conditions"][0])
     alpha, gamma, rate = needed.groups()
-    assert row["verdict"] == "conditional" and row["holds_at_batches"] == [1, 50]
-    assert f"comes out conditional: α ≥ {alpha} at γ {gamma}, at batches up to 50" in doc("README.md")
+    assert row["verdict"] == "conditional" and row["holds_at_batches"] == [1, 67]
+    assert f"comes out conditional: α ≥ {alpha} at γ {gamma}, at batches up to 67" in doc("README.md")
     guide = doc("docs/guide.md")
     assert (f"comes out **conditional**: α ≥ {alpha} at γ {gamma} (a vLLM acceptance rate of only {rate}, "
-            "under the 40 % the same article calls unsuitable), at batches up to 50") in guide
+            "under the 40 % the same article calls unsuitable), at batches up to 67") in guide
     chosen, _ = scenario.from_query_params({"gpu": "Trainium2", "tp": "1", "input_tokens": "100", "output_tokens": "500"},
                                            PRESETS)
     checked = claims.check_claim(chosen, claims.Claim(3.0, workload=(100, 500)), settings.get("SPECVIZ_GAMMA_MAX"),
