@@ -149,6 +149,7 @@ def url_count(widget: Callable[..., Any], label: str, key: str, value: int, **kw
     if url_text is not None:
         try:
             value = int(field.parse(url_text))
+            st.session_state[key] = value  # the session's, as url_choice keeps a link's choice
         except ValueError:
             _refused(key, url_text)
     kwargs.setdefault("persist_state", "session")
@@ -176,6 +177,10 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
     if wanted is not None and wanted not in options:
         _refused(key, wanted)
     index = options.index(wanted) if wanted in options else options.index(default)
+    if wanted in options and key not in st.session_state:
+        # A link's choice, set as the session's: as the control's default only, a visit to another
+        # page lost it (the control came back at its own default, a shared load link at decoding only).
+        st.session_state[key] = wanted
     if key in st.session_state.get(_RENEW, ()):
         st.session_state[_RENEW] = st.session_state[_RENEW] - {key}
         if st.session_state.get(key) in options:  # set by the callback that renewed it

@@ -453,6 +453,22 @@ class TestNavigationInChromium:
         page.wait_for_load_state("networkidle")
         assert hosts == {app_url.split("/")[2]}
 
+    def test_a_link_s_load_survives_a_visit_to_another_page(self, page: Page, app_url: str):
+        """A shared link's steady load (prefill=on and its tokens) was lost on a visit to another page:
+        the headline went from the load's 1.31× to decoding only's 1.44× (a consistency pass). Values
+        set in the page survived; those that came with the link were the controls' defaults only."""
+        link = "gpu=B200&target=DeepSeek-V3&draft=mtp&precision=fp8&prefill=on&input_tokens=2000&output_tokens=100"
+        wait_for_app(page, f"{app_url}/?{link}")
+        speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup").get_by_test_id("stMetricValue")
+        expect(speedup).to_have_text(re.compile(r"\d\.\d\d×"), timeout=TIMEOUT)
+        linked = speedup.inner_text()
+        page.get_by_role("link", name="Explorer").click()
+        expect(page.get_by_role("heading", name="Benchmark results explorer").first).to_be_visible(timeout=TIMEOUT)
+        page.get_by_role("link", name="Calculator", exact=True).click()
+        expect(page).to_have_url(re.compile(r"prefill=on"), timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"input_tokens=2000&output_tokens=100"), timeout=TIMEOUT)
+        expect(speedup).to_have_text(linked, timeout=TIMEOUT)
+
     def test_the_language_chosen_first_on_the_default_page_takes(self, page: Page, app_url: str):
         # A session's first rerun on the default page reset the selectbox to the URL's language.
         wait_for_app(page, f"{app_url}/?view=latency&workload=summarisation")
