@@ -242,8 +242,10 @@ def main() -> None:
     """Route to the selected page; no exception reaches the page as a traceback."""
     st.set_page_config(page_title="specviz", page_icon=favicon(), layout="wide")
     lang = language()
-    # URL paths differ from the file names on purpose: see pages/_shared.py, require_router. The icons
-    # are Streamlit's own font, not emoji, which a machine without an emoji font shows as boxes.
+    # URL paths differ from the file names on purpose: see pages/_shared.py, require_router. The
+    # calculator, the default page, is served at the root only: its path, which must still differ from
+    # its file's name, is not served ("/what-if" opens "Page not found"). The icons are Streamlit's own
+    # font, not emoji, which a machine without an emoji font shows as boxes.
     page = st.navigation([
         st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon=":material/calculate:",
                 url_path="what-if", default=True),

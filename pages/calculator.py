@@ -265,7 +265,10 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         fits = fit is None or fit["fits"]
         notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
         if fits:
-            row.metric(t("calc.m.speedup", lang), f"{speed:.2f}×", delta=f"{speed - 1:+.0%}",
+            # Three places where two would read 1.00× for a speedup that is not 1 (0.9992: "1.00×, −0%").
+            near_one = round(speed, 2) == 1 and speed != 1
+            row.metric(t("calc.m.speedup", lang), f"{speed:.3f}×" if near_one else f"{speed:.2f}×",
+                       delta=f"{speed - 1:+.1%}" if near_one else f"{speed - 1:+.0%}",
                        delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
         if fit is not None:
             row = st.container(horizontal=True)
@@ -281,7 +284,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                 row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
                            help=t("calc.m.tokens_help", lang, batch=batch), width="content")
                 low, high, ideal = here["low"], here["high"], here["ideal_speedup"]
-                st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low, high=high, speedup=speed))
+                low_shown, high_shown = calculator.band_shown(low, high)
+                st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low_shown, high=high_shown,
+                              speedup=speed))
                 if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
                     room = workload.prompt_room(chosen, alpha, gamma, batch)
                     if not bool(room["keeps_up_spec"]):

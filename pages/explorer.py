@@ -86,7 +86,7 @@ if filter_box.open:
         # Rows of four: seven lists in one row leave each a few characters wide on a 1,000 px window.
         cells = [cell for _ in range(0, len(explorer.FILTER_COLUMNS), 4) for cell in st.columns(4)]
         filters = {c: cell.multiselect(t(f"col.{c}", lang), offered[c].values, key=f"filter_{c}", persist_state="page",
-                                       format_func=filter_text)
+                                       format_func=filter_text, placeholder=t("exp.filter_any", lang))
                    for c, cell in zip(explorer.FILTER_COLUMNS, cells)}
         if more := [t(f"col.{c}", lang) for c in explorer.FILTER_COLUMNS if offered[c].more]:
             st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"),
@@ -426,7 +426,8 @@ def show_published() -> None:
     if len(speedups) < len(published):
         st.caption(t("exp.published_not_drawn", lang, rows=len(published) - len(speedups)))
     # Every column under its title; a row's value is in that row's metric, not always a speedup.
-    titled_dataframe(published.rename(columns={"value": "reported_value"}), lang, placeholder="",
+    titled_dataframe(published.rename(columns={"value": "reported_value"}).assign(
+                         metric=charts.metric_titles(published["metric"], lang)), lang, placeholder="",
                      column_config={t("col.source", lang): st.column_config.LinkColumn()})
 
 

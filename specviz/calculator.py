@@ -31,6 +31,7 @@ __all__ = [
     "batch_table",
     "speedup_band",
     "band_verdict",
+    "band_shown",
     "breakeven_alpha",
     "alpha_table",
     "batch_sweep",
@@ -201,6 +202,24 @@ def band_verdict(low: float, high: float) -> str:
     return "pays" if low > 1 else "loses" if high < 1 else "unsure"
 
 
+def band_shown(low: float, high: float, decimals: int = 2) -> tuple[float, float]:
+    """A band's edges as they are said, to ``decimals`` places, each rounded away from 1 where
+    rounding would take it onto or across 1, so that the figures agree with :func:`band_verdict`
+    on the edges as computed: a low edge of 0.9996 read "between 1.00× and 1.50×" beside "may gain
+    or lose", and a high edge of 0.9973 "loses … between 0.62× and 1.00×"."""
+    step = 10.0 ** -decimals
+
+    def edge(value: float) -> float:
+        shown = round(value, decimals)
+        if value < 1.0 <= shown:
+            return math.floor(value / step) * step
+        if value > 1.0 >= shown:
+            return math.ceil(value / step) * step
+        return shown
+
+    return edge(low), edge(high)
+
+
 def _quantiles_with_prefill(scenario: Scenario, expected: np.ndarray, gamma: ArrayLike, batch: ArrayLike,
                             context: ArrayLike, knobs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The 10th and 90th percentiles of the speedup E·t_plain/t_spec over the sets of ``knobs`` where
@@ -350,11 +369,14 @@ def batch_table(scenario: Scenario, alpha: float, gamma: int, context: int, batc
     """The By-batch view's table: :func:`batch_sweep`'s curves at :data:`BATCH_CHART_ALPHAS` and
     ``alpha`` (to two decimals, the chart's), with ``alpha``'s ``band`` (:func:`band_vs_batch`) beside
     its rows, and ``fits``: whether the batch is at most ``limit``, the most the memory holds with the
-    draft (every batch where None), for a speedup past it is of a server that cannot run."""
+    draft (every batch where None); past it the speedups are empty, as the chart draws none: they
+    would be of a server that cannot run."""
     shown = round(alpha, 2)
     curves = batch_sweep(scenario, sorted({*BATCH_CHART_ALPHAS, shown}), gamma, context, batch_max)[0]
     table = curves.merge(band.assign(alpha=shown), on=["alpha", "batch"], how="left")
-    return table.assign(fits=table["batch"] <= (batch_max if limit is None else limit))
+    table = table.assign(fits=table["batch"] <= (batch_max if limit is None else limit))
+    table.loc[~table["fits"], ["speedup", "low", "high", "ideal"]] = np.nan
+    return table
 
 
 def loses_from(crossings: pd.DataFrame, alpha: float) -> float:

@@ -2,6 +2,7 @@
 a message and never show an exception."""
 
 import json
+import math
 import re
 import socket
 import threading
@@ -73,6 +74,19 @@ def paragraphs(at: AppTest) -> list[str]:
 
 
 class TestCalculatorPage:
+    def test_figures_near_one_say_which_side_of_it_they_are(self):
+        """DeepSeek-V3 + MTP on B200s: at α 0.466 and batch 64 the speedup is 0.9992, shown "1.00×, −0%";
+        at α 0.92 and batch 16 the band's low edge, 0.9996, read "between 1.00× and …" beside "may
+        gain or lose" (a consistency pass)."""
+        pair = dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8")
+        at = make_app(**pair, alpha="0.466", batch="64")
+        speed = float(calculator.headline(make_scenario(**pair, alpha="0.466", batch="64"))["speedup"])
+        assert round(speed, 2) == 1 and speed < 1 and metric(at, "Speedup") == f"{speed:.3f}×"
+        at = make_app(**pair, alpha="0.92", batch="16")
+        head = calculator.headline(make_scenario(**pair, alpha="0.92", batch="16"))
+        assert head["low"] < 1 <= round(head["low"], 2)
+        assert shown(at)["band"].startswith(f"likely between {math.floor(head['low'] * 100) / 100:.2f}×")
+
     def test_default_scenario_is_the_realistic_case(self):
         """Qwen3-32B with a Qwen3-0.6B draft on the two H100s it needs, vLLM V1's costs, context 1,024."""
         at = make_app()
@@ -123,7 +137,14 @@ class TestCalculatorPage:
         band = calculator.band_vs_batch(chosen, 0.8, 4, 1024, 1024)
         table = calculator.batch_table(chosen, 0.8, 4, 1024, 1024, band, 216)
         assert table.loc[table["batch"] <= 216, "fits"].all() and not table.loc[table["batch"] > 216, "fits"].any()
-        assert set(table["alpha"]) == {0.5, 0.6, 0.7, 0.8, 0.9} and table["low"].notna().sum() == len(band)
+        assert set(table["alpha"]) == {0.5, 0.6, 0.7, 0.8, 0.9} and table["low"].notna().sum() == (band["batch"] <= 216).sum()
+        # Past it no speedup, in the CSV or the chart (its curves had gone on to 1,024: a consistency pass).
+        assert table.loc[~table["fits"], ["speedup", "low", "high", "ideal"]].isna().all().all()
+        chart = at.get("vega_lite_chart")[0]
+        frames = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in chart.proto.datasets if d.data.data]
+        drawn = [frame["batch"].max() for frame in frames if "batch" in frame and {"speedup", "low"} & set(frame)]
+        assert drawn and max(drawn) <= 216
+        assert json.loads(chart.proto.spec)["layer"][2]["encoding"]["x"]["scale"]["domain"][1] == 1024  # the axis stays
 
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
         at = make_app({"view": "batch"})
@@ -1586,6 +1607,7 @@ class TestExplorerPage:
         at.run()
         offered = {c: at.multiselect(key=f"filter_{c}").options for c in ("workload", "engine", "concurrency", "label")}
         assert offered == {"workload": ["mine"], "engine": ["vllm"], "concurrency": ["1", "2"], "label": []}
+        assert at.multiselect(key="filter_workload").placeholder == "Any (none chosen)"  # not Streamlit's "Choose an option"
         at.multiselect(key="filter_workload").set_value(["mine"]).run()
         assert set(at.dataframe[0].value["Workload"]) == {"mine"}
         # The examples on request: their values, and a choice among the user's matches none of them.
@@ -1667,9 +1689,13 @@ class TestExplorerPage:
         assert not at.get("vega_lite_chart")  # the examples' pairs are not drawn among the user's runs
 
     def test_published_results_say_what_is_drawn(self):
-        captions = [c.value for c in explorer_app("published").caption]
+        at = explorer_app("published")
+        captions = [c.value for c in at.caption]
         assert any("Grey dots" in c for c in captions)
         assert any("listed in the table but not drawn" in c for c in captions)
+        # Each row's metric by its title, in the reader's language (the table showed "walltime_speedup").
+        metrics = set(at.dataframe[0].value["Metric"])
+        assert {"Wall-time speedup", "Throughput speedup"} <= metrics and not any("_" in m for m in metrics)
 
     def test_removing_the_examples(self):
         at = explorer_app()

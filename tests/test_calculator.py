@@ -83,6 +83,16 @@ class TestHeadline:
         assert head["speedup"] == pytest.approx(float(spec.speedup(0.7, 4, 2.0)))
 
 
+class TestBandShown:
+    @pytest.mark.parametrize("low, high, shown", [
+        (0.9996, 1.5012, (0.99, 1.5)), (0.6213, 0.9973, (0.62, 0.99)), (1.0004, 1.2, (1.01, 1.2)),
+        (0.98, 1.0, (0.98, 1.0)), (1.234, 1.5678, (1.23, 1.57))])
+    def test_an_edge_never_rounds_onto_or_across_one(self, low, high, shown):
+        assert calculator.band_shown(low, high) == pytest.approx(shown)
+        said = calculator.band_shown(low, high)
+        assert calculator.band_verdict(*said) == calculator.band_verdict(low, high) or 1.0 in (low, high)
+
+
 class TestSpeedupBand:
     def test_the_band_brackets_the_preset_figure(self):
         batch = np.array([1, 16, 64, 256])

@@ -601,6 +601,12 @@ class TestPublishedSpeedups:
         assert runs["scale"] == {"domain": ["Stored runs (each over its plain baseline)"], "range": ["gray"]}
         assert spec["resolve"] == {"scale": {"color": "independent"}}
 
+    def test_a_point_names_its_metric_by_its_title(self):
+        published = explorer.speedup_rows(explorer.load_published(DATA))
+        points = layers(charts.published_speedups(published, PAIRED, "vi"))[0]
+        assert set(points.data["metric"]) >= {"Tăng tốc theo thời gian thực", "Tăng tốc throughput"}
+        assert list(charts.metric_titles(pd.Series(["own_metric"]))) == ["own_metric"]  # a data folder's own
+
     def test_no_comparable_published_figure_draws_no_study_legend(self):
         """A setting no published study matches: the triangles' layer, and with it a legend titled
         "Study" with no entries, is left out; the user's runs and the rules stay."""

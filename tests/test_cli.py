@@ -291,6 +291,7 @@ class TestStoreCommands:
         # In the reader's language, as every other line (it had stayed the store's English).
         code, out, _ = run(capsys, "--lang", "vi", "ingest", str(SAMPLES / "guidellm_benchmarks.json"), "--db", db)
         assert code == 0 and json.loads(out)["skipped"][0]["message"] == "đã import rồi"
+        assert '"message": "đã import rồi"' in out  # as text, not "\\u0111\\u00e3", which a terminal shows raw
 
     def test_text_from_a_file_reaches_the_terminal_with_its_invisible_characters_shown(self, capsys, tmp_path):
         """A model name with an ESC sequence (it set the terminal's title and cleared its screen) and a
@@ -961,6 +962,17 @@ class TestSimulateCommand:
         assert abs(row["zero_accept_share"] - 0.1) < 4 * math.sqrt(0.1 * 0.9 / 50_000)
         code, _, err = run(capsys, "simulate", "--rates", "0.9", "0.8", "--gamma", "3")
         assert code == 2 and "the rates give γ" in err
+
+    def test_the_link_s_alpha_and_a_batch_the_memory_does_not_hold(self, capsys):
+        """simulate had asked for --alpha where the link gave one, and timed batch 1,024, which the
+        memory does not hold (calc said so; the Latency view gives it no latency)."""
+        argv = ("--steps", "20000", "--requests", "200", "--output-tokens", "50")
+        _, by_link, _ = run(capsys, "simulate", "alpha=0.7&batch=16", *argv)
+        _, given, _ = run(capsys, "simulate", "batch=16", "--alpha", "0.7", *argv)
+        assert by_link == given and json.loads(by_link)["alpha"] == 0.7
+        code, out, err = run(capsys, "simulate", "batch=1024", "--alpha", "0.8")
+        limit = calculator.memory_fit(make_scenario(batch="1024"))["max_batch"]
+        assert (code, out) == (2, "") and f"batch 1,024 does not fit in memory with the draft (it holds {limit:,})" in err
 
 
     def test_a_reused_mtp_layer_draws_its_falling_rates(self, capsys):

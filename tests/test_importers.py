@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import parses_or_refuses
+from specviz import i18n
+from specviz.errors import Notice
 from specviz.i18n import message
 from specviz.results import importers
 from specviz.results.importers import base, user_csv, source
@@ -564,6 +566,17 @@ class TestHostileValues:
         assert {k: info.value.params[k] for k in ("line", "records")} == {"line": 8, "records": 7}
         said = message(info.value, "en")
         assert "breaks at line 8, column" in said and "after 7 whole records" in said and "import the file again" in said
+
+    @pytest.mark.parametrize("text, reason", [
+        (b'{"a": 1', "comma"), (b'{"a" 1}', "colon"), (b'{"a": }', "value"), (b'{1: 2}', "name"),
+        (b'{"a": "b', "string"), (b'{"a": "\x01"}', "control"), (b'{"a": "\\q"}', "escape")])
+    def test_where_json_breaks_is_said_in_the_reader_s_language(self, text, reason):
+        """Python's own reason ("Expecting ':' delimiter") had reached the Vietnamese page in English."""
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("r.json", text)
+        assert info.value.params["detail"] == Notice(f"ingest.json_reason.{reason}")
+        said = message(info.value, "vi")
+        assert i18n.t(f"ingest.json_reason.{reason}", "vi") in said and "Expecting" not in said
 
     @pytest.mark.parametrize("data, message", [
         ('{"completed": 1}'.encode("utf-16"), "UTF-16"), ('{"completed": 1}'.encode("utf-32"), "UTF-32"),

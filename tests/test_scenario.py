@@ -1,6 +1,7 @@
 """Tests for specviz.scenario: one declaration of every setting, realistic defaults, and links that
 carry a scenario there and back."""
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -293,6 +294,9 @@ class TestPublishedAcceptance:
         assert len(PRESETS.acceptance) >= 6
         for row in PRESETS.acceptance:
             assert row.draft in scenario.draft_choices(PRESETS, row.target) and row.source.startswith("https://")
+            # One address and nothing else: the calculator links it ("[source](…)"), and the DeepSeek-V3
+            # report's "https://… (DeepSeek-V3 technical report, §5.4.3)" was no link at all.
+            assert re.fullmatch(r"https://[^\s()]+", row.source), row.source
             if row.acceptance_length is not None:  # the length the calculator shows at that α and γ
                 shown, _ = scenario.from_query_params({"target": row.target, "draft": row.draft}, PRESETS)
                 assert shown.expected_tokens(row.alpha, row.gamma) == pytest.approx(row.acceptance_length)

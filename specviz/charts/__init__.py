@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..i18n import t
+from ..i18n import catalogue, t
 from .layout import _FIT_WIDTH, _legend
 from .live import LIVE_CHARTS, LIVE_FIGURES, live_over_time, per_position
 
@@ -145,15 +145,22 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
     # Each line's legend entry: a reference α by its value, the user's α as theirs, so that the
     # reference α keep their colours as the user's moves (and the spec stays the same).
     yours_label = t("chart.your_alpha", lang)
+    # The batch axis spans the sweep; past the memory's limit no curve, band or crossing is drawn: a
+    # speedup there would be of a server that cannot run (the heatmap's cells there are dashes).
+    extent = pd.DataFrame({"batch": [float(curves["batch"].min()), float(curves["batch"].max())]})
+    if limit is not None:
+        curves, crossings = curves[curves["batch"] <= limit], crossings[crossings["batch"] <= limit]
+        band = band[band["batch"] <= limit] if band is not None else None
+        yours = yours[yours["batch"] <= limit] if yours is not None else None
     is_yours = (crossings["alpha"].round(2) == round(float(yours["alpha"].iloc[0]), 2) if yours is not None
                 else np.zeros(len(crossings), dtype=bool))
-    frames = {"curves": curves.assign(line=curves["alpha"].round(2).astype(str)), "break_even": _BREAK_EVEN,
+    frames = {"curves": curves.assign(line=curves["alpha"].round(2).astype(str)), "break_even": _BREAK_EVEN, "extent": extent,
               "crossings": crossings.assign(speedup=1.0, crossing=np.where(
                   crossings["rises"], t("chart.pays_again", lang), t("chart.loses_here", lang)),
                   line=np.where(is_yours, yours_label, crossings["alpha"].round(2).astype(str)))}
     if band is not None:
         frames["band"] = band
-    if limit is not None and curves["batch"].min() <= limit <= curves["batch"].max():
+    if limit is not None and extent["batch"].min() <= limit <= extent["batch"].max():
         frames["limit"] = _memory_limit_frame(limit, lang)
     if here is not None:
         frames["here"] = pd.DataFrame({"batch": [here[0]], "speedup": [here[1]]})
@@ -181,7 +188,7 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
     """:func:`speedup_vs_batch`'s chart of the frames :func:`_batch_frames` made."""
     curves = frames["curves"]
     alpha_title = t("chart.alpha", lang)
-    domain = [float(curves["batch"].min()), float(curves["batch"].max())]
+    domain = [float(frames["extent"]["batch"].min()), float(frames["extent"]["batch"].max())]
     x = alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False),
               title=t("chart.batch", lang))
     y = alt.Y("speedup:Q", title=t("chart.speedup", lang))
@@ -233,8 +240,8 @@ def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = 
     diamond where it falls below 1, a triangle where it rises to 1 again);
     with ``band`` (:func:`specviz.calculator.band_vs_batch`), one α's band shaded and its ideal
     roofline (the hardware alone, no engine costs) drawn dashed; ``limit``, the largest batch the
-    speculative server's memory holds, as a red vertical rule (the curves beyond it are what no
-    server reaches); ``here``, the scenario's (batch, speedup), as a ringed point; ``yours``, the
+    speculative server's memory holds, as a red vertical rule, nothing drawn past it (no server
+    reaches those batches); ``here``, the scenario's (batch, speedup), as a ringed point; ``yours``, the
     curve of the user's α, drawn bolder in black and named as theirs in the legend, over the others,
     which keep their colours: a dataset of its own, so that as α moves the others' data stay the
     same and the browser leaves them as drawn (Vega does not evaluate an unchanged dataset again).
@@ -251,7 +258,7 @@ def speedup_vs_batch_spec(curves: pd.DataFrame, crossings: pd.DataFrame, lang: s
     """:func:`vega_lite_spec` of :func:`speedup_vs_batch`, the chart built once for each language,
     batch axis and set of layers (:func:`compiled_spec`): the calculator redraws it at every move of α."""
     frames = _batch_frames(curves, crossings, lang, band, limit, here, yours)
-    key = ("speedup_vs_batch", lang, float(curves["batch"].min()), float(curves["batch"].max()), *sorted(frames),
+    key = ("speedup_vs_batch", lang, *frames["extent"]["batch"], *sorted(frames),
            *sorted(frames["curves"]["line"].unique()))  # the colour scale's domain
     return compiled_spec(key, frames, lambda given: _batch_layers(given, lang))
 
@@ -512,6 +519,13 @@ def measured_vs_predicted_spec(predicted: pd.DataFrame, lang: str = "en") -> dic
     return compiled_spec(key, frames, lambda given: _predicted_layers(given, lang))
 
 
+def metric_titles(metrics: pd.Series, lang: str = "en") -> pd.Series:
+    """Published results' metric ids (``walltime_speedup``) by their titles (``metric.<id>``), an id
+    the catalogue does not know (a data folder of one's own) as it is."""
+    known = catalogue("en")
+    return metrics.map(lambda metric: t(f"metric.{metric}", lang) if f"metric.{metric}" in known else metric)
+
+
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",
                        claim: float | None = None) -> alt.LayerChart:
     """Published speedups against batch (triangles, one colour per study, twenty colours before one
@@ -520,9 +534,10 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     (with it its legend)."""
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
     shown = ("study", "N"), ("system", "N"), ("hardware", "N"), ("target_model", "N"), ("method", "N"), ("batch", "Q"), \
-        ("value", "Q"), ("note", "N"), ("source", "N")
+        ("value", "Q"), ("metric", "N"), ("note", "N"), ("source", "N")
     # Only the columns drawn (here and below): a run has some sixty, which the browser would parse.
-    pub = alt.Chart(published[[field for field, _ in shown]]).mark_point(shape="triangle-up", size=150, filled=True).encode(
+    drawn = published[[field for field, _ in shown]].assign(metric=metric_titles(published["metric"], lang))
+    pub = alt.Chart(drawn).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("study:N", scale=alt.Scale(scheme="tableau20"),
                         legend=_legend(t("chart.study", lang), published["study"])),

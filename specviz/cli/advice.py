@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import shlex
 import tempfile
@@ -24,8 +23,8 @@ from specviz.model import spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
-from .common import (UsageError, cost, count, frame_rows, linked_scenario, open_store, plain, presets, scenario_options,
-                     scenario_params, words)
+from .common import (UsageError, cost, count, frame_rows, json_text, linked_scenario, open_store, plain, presets,
+                     scenario_options, scenario_params, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
@@ -382,7 +381,7 @@ adaptive tiers, TensorRT-LLM's draft_len_schedule for the release). The files ar
 
 
 def _json(row: dict[str, Any]) -> str:
-    return json.dumps(row, indent=2, ensure_ascii=False)
+    return json_text(row)
 
 
 def _serve(args: argparse.Namespace) -> tuple[str, int]:

@@ -72,12 +72,19 @@ def number_cell(value: float) -> str:
     return f"{value:.4g}"
 
 
+def json_text(value: Any) -> str:
+    """JSON as every command prints it: indented, with text other than ASCII as itself (Vietnamese
+    messages, a file's name), where ``json.dumps``'s default wrote ``\\u1ecb`` escapes a terminal
+    shows as they are. Control characters stay escaped, as JSON has them."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
 def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = None) -> str:
     """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``; ``keys`` names the
     columns where there may be no row to take them from."""
     rows = [{k: plain(v) for k, v in row.items()} for row in rows]
     if fmt == "json":  # data as it is: JSON writes every control character as an escape
-        return json.dumps(rows, indent=2, ensure_ascii=False)
+        return json_text(rows)
     # For a terminal or a spreadsheet, text from files and servers with its invisible characters shown.
     rows = [{k: i18n.visible(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
     keys = keys if keys is not None else list(rows[0]) if rows else []

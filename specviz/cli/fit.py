@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +21,7 @@ from specviz import i18n, scenario, settings
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, dtypes, hf_config, roofline, step
 
-from .common import FORMAT, UsageError, cause, config_model, format_rows, plain, read_limited
+from .common import FORMAT, UsageError, cause, config_model, format_rows, json_text, plain, read_limited
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
 FIT_OPTIONAL_COLUMNS = ("tp", "dp", "ep", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
@@ -379,7 +378,7 @@ def fit_tables(measured: Path, predict: Path | None = None, lang: str = "en") ->
 
 def _fit_output(result: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(result, indent=2, ensure_ascii=False)
+        return json_text(result)
     series = [{"series": name, **entry["fitted"], "rms_error": entry["rms_error"],
                "warnings": "; ".join(entry["warnings"])} for name, entry in result["series"].items()]
     predictions = result["predictions"] or []

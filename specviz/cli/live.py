@@ -22,7 +22,7 @@ from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.live.access import Access
 from specviz.results import recorder
 
-from .common import DB, UsageError, count, format_rows, open_store, words
+from .common import DB, UsageError, count, format_rows, json_text, open_store, words
 
 def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``prometheus`` command's points (one per time, model and ``--by`` label; NaN figures as
@@ -155,7 +155,7 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
     report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
               "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
               "windows": summary.windows, "interrupted": interrupted}
-    return json.dumps(report, indent=2), 0
+    return json_text(report), 0
 
 
 _METRICS_DOC = """\
@@ -210,8 +210,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="labels to keep apart instead of summing over, e.g. engine (data-parallel engines)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     _allow_any_host(p)
-    p.set_defaults(run=lambda args: (json.dumps(metrics_rows(args.source, args.since, args.split_by, _limits(args),
-                                                             args.lang), indent=2, ensure_ascii=False), 0))
+    p.set_defaults(run=lambda args: (json_text(metrics_rows(args.source, args.since, args.split_by, _limits(args),
+                                                             args.lang)), 0))
 
     p = sub.add_parser("record", description=_RECORD_DOC, help="poll a /metrics URL (or a file) every N seconds into the store's "
                                       "snapshots and windows tables; a progress line per poll on stderr")
@@ -245,4 +245,4 @@ def _prometheus(args: argparse.Namespace) -> tuple[str, int]:
     rows, about = prometheus_rows(args)
     if args.format == "csv":
         return format_rows(rows, "csv"), 0
-    return json.dumps({**about, "points": rows}, indent=2, ensure_ascii=False), 0
+    return json_text({**about, "points": rows}), 0

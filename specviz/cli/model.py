@@ -17,7 +17,7 @@ import numpy as np
 from specviz import calculator, scenario, settings
 from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
 
-from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, link_params, linked_scenario, plain,
+from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, linked_scenario, plain,
                      presets, scenario_options, scenario_params, words)
 
 
@@ -144,7 +144,8 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     link's (or --input-tokens and --output-tokens) tokens in and out, its decode steps timed by the
     step model at the scenario's batch and the request's mean context
     (:func:`specviz.scenario.latency_step_times`), the tokens after the first simulated, acceptance
-    from --alpha (with --gamma) or --rates."""
+    from --alpha (with --gamma), --rates or the link's α; a batch the memory does not hold with the
+    draft is refused, as the view gives it no latency."""
     if args.rates and args.gamma is not None and args.gamma != len(args.rates):
         raise UsageError("cli.simulate.rates", gamma=args.gamma, rates=len(args.rates))
     if args.context is not None:  # the view's steps read the request's mean context, not a slider's
@@ -157,9 +158,13 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     if n_out < 2:  # the prefill gives the only token
         raise UsageError("cli.simulate.no_decode")
     scenario.steady_load(replace(chosen, gamma=gamma), n_in, n_out)  # a request the model holds, as the view asks
+    fit = calculator.memory_fit(replace(chosen, gamma=gamma))
+    if not fit["fits"]:  # as the view: a batch the memory does not hold has no latency to simulate
+        raise UsageError("cli.simulate.no_fit", batch=chosen.batch, limit=fit["max_batch"])
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
     # reused MTP layer's rates falling past its training.
-    chosen, alpha, rates = scenario.latency_acceptance(chosen, args.alpha, gamma, args.rates)
+    chosen, alpha, rates = scenario.latency_acceptance(chosen, chosen.alpha if args.alpha is None else args.alpha,
+                                                       gamma, args.rates)
     context, times = scenario.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
     summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=args.requests,
@@ -263,8 +268,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", description=_SIMULATE_DOC, help="tokens per step, inter-token and request latency with and without "
                                         "speculation, simulated from α or per-position rates")
     p.add_argument("link", nargs="?", default="", help="the scenario whose step times are used, as for calc")
-    acceptance = p.add_mutually_exclusive_group(required=True)
-    acceptance.add_argument("--alpha", type=float, help="per-position acceptance α (i.i.d.)")
+    acceptance = p.add_mutually_exclusive_group()
+    acceptance.add_argument("--alpha", type=float, help="per-position acceptance α (i.i.d.; default: the link's)")
     acceptance.add_argument("--rates", type=float, nargs="+", help="measured acceptance at each draft position, "
                                                                   "given the positions before (γ = their count)")
     p.add_argument("--gamma", type=count, help="draft length (with --alpha; default: the link's)")
@@ -277,7 +282,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the simulation's seed (default 0)")
     scenario_options(p)
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (json.dumps(simulate_row(args, presets()), indent=2, ensure_ascii=False), 0))
+    p.set_defaults(run=lambda args: (json_text(simulate_row(args, presets())), 0))
 
     p = sub.add_parser("model-from-config", help="exact parameter counts from a config.json")
     p.add_argument("file", type=Path)
@@ -330,7 +335,7 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
 def _calc(args: argparse.Namespace) -> tuple[str, int]:
     row = calc_row(args.link, presets(), args.target_config, args.draft_config)
     if args.format == "json":
-        return json.dumps(row, indent=2), 0
+        return json_text(row), 0
     return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format), 0
 
 
@@ -340,7 +345,7 @@ def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
            "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
     notes = " ".join(words(note, args.lang) for note in model.notes)  # each a sentence
     row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": notes}
-    return (json.dumps(row, indent=2) if args.format == "json" else format_rows([row], args.format)), 0
+    return (json_text(row) if args.format == "json" else format_rows([row], args.format)), 0
 
 
 def _presets_table(args: argparse.Namespace) -> tuple[str, int]:
@@ -348,5 +353,5 @@ def _presets_table(args: argparse.Namespace) -> tuple[str, int]:
     gpus = [asdict(g) | {"ridge_flop_per_byte": g.ridge} for g in roofline.load_gpus(data_dir).values()]
     models = [{"id": k, **m.row(), "source": m.source} for k, m in hf_config.load_models(data_dir).items()]
     if args.format == "json":
-        return json.dumps({"gpus": [{k: plain(v) for k, v in g.items()} for g in gpus], "models": models}, indent=2), 0
+        return json_text({"gpus": [{k: plain(v) for k, v in g.items()} for g in gpus], "models": models}), 0
     return format_rows(gpus, args.format) + "\n\n" + format_rows(models, args.format), 0

@@ -5,7 +5,6 @@ stored runs as llm-d's benchmark report, ``remove`` removes one imported file's 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.results import benchmark_report, export, importers
 
-from .common import DB, FORMAT, UsageError, format_rows, frame_rows, open_store, visible_cells, words
+from .common import DB, FORMAT, UsageError, format_rows, frame_rows, json_text, open_store, visible_cells, words
 
 def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
@@ -60,7 +59,7 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
                 "file": str(path), "message": words(result.reason, args.lang), "warnings": warnings})
     finally:
         store.close()
-    return json.dumps(report, indent=2), 2 if report["errors"] else 0
+    return json_text(report), 2 if report["errors"] else 0
 
 
 def _run_store_command(args: argparse.Namespace) -> str:
@@ -80,7 +79,7 @@ def _run_store_command(args: argparse.Namespace) -> str:
         return export.csv_text(visible_cells(frame)).rstrip("\n")
     if args.format == "md":
         return format_rows(frame_rows(frame), "md", [str(c) for c in frame.columns])
-    return json.dumps(frame_rows(frame), indent=2)
+    return json_text(frame_rows(frame))
 
 
 
@@ -104,8 +103,7 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
     if args.output is None:
         return text.rstrip("\n"), 0
     args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    return json.dumps({"file": str(args.output), "runs": [r.run_id for r in made], "left_out": left_out},
-                      indent=2), 0
+    return json_text({"file": str(args.output), "runs": [r.run_id for r in made], "left_out": left_out}), 0
 
 
 def _remove(args: argparse.Namespace) -> tuple[str, int]:
@@ -120,9 +118,9 @@ def _remove(args: argparse.Namespace) -> tuple[str, int]:
         store.close()
     for notice in shared:
         print(f"specviz: {words(notice, args.lang)}", file=sys.stderr)
-    return json.dumps({"removed": {"file": found["source_file"], "id": found["content_hash"],
+    return json_text({"removed": {"file": found["source_file"], "id": found["content_hash"],
                                    "format": found["source_format"], "runs": runs,
-                                   "requests": found["requests"]}}, indent=2), 0
+                                   "requests": found["requests"]}}), 0
 
 
 _INGEST_DOC = """\

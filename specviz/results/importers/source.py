@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 import numpy as np
 
 from specviz import settings
+from specviz.errors import Notice
 from .base import IngestError, as_ingest_error
 
 __all__ = ["Source", "OpenedSource", "csv_rows", "byte_lines", "header_line_bytes", "occurrences", "byte_histogram",
@@ -102,6 +103,18 @@ def _json_memory(data: bytes, counts: np.ndarray) -> int:
 
 _BLANK = re.compile(r"[ \t\n\r]*")
 
+# The reasons Python's JSON decoder gives (json/decoder.py), by the start of each, as messages in the
+# reader's language: "Expecting ':' delimiter" had reached a Vietnamese page as it is.
+_JSON_REASONS = (("Expecting value", "value"), ("Expecting ',' delimiter", "comma"),
+                 ("Expecting ':' delimiter", "colon"), ("Expecting property name", "name"),
+                 ("Unterminated string", "string"), ("Invalid control character", "control"),
+                 ("Invalid \\", "escape"))
+
+
+def json_reason(reason: str) -> Notice | str:
+    """The JSON decoder's reason as a message (``ingest.json_reason.*``); one it does not list, as it is."""
+    return next((Notice(f"ingest.json_reason.{key}") for start, key in _JSON_REASONS if reason.startswith(start)), reason)
+
 
 def _json_documents(name: str, text: str) -> Iterator[Any]:
     """The documents of JSON text: one, or JSON lines (one after another), decoded as they are read.
@@ -121,8 +134,8 @@ def _json_documents(name: str, text: str) -> Iterator[Any]:
         try:
             doc, end = decoder.raw_decode(text, end)
         except json.JSONDecodeError as exc:
-            raise IngestError("ingest.json_malformed_at", name, line=exc.lineno, column=exc.colno, detail=exc.msg,
-                              records=records) from None
+            raise IngestError("ingest.json_malformed_at", name, line=exc.lineno, column=exc.colno,
+                              detail=json_reason(exc.msg), records=records) from None
         except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
             raise IngestError("ingest.long_integer", name) from None
         except RecursionError as exc:
