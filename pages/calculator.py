@@ -365,11 +365,14 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_batch() -> None:
+        limit = fit["max_batch"] if fit is not None else None
+        if limit == 0:  # not one sequence fits with the draft: no batch has a speedup to draw
+            st.info(t("calc.memory.view_none_fit", lang))
+            return
         yours, your_crossings = calculator.batch_sweep(chosen, [round(alpha, 2)], gamma, context, batch_max)
         reference, reference_crossings = reference_sweep
         crossings = pd.concat([reference_crossings, your_crossings]).drop_duplicates(ignore_index=True)
         band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
-        limit = fit["max_batch"] if fit is not None else None
         altair_chart(charts.speedup_vs_batch_spec(reference, crossings, lang, band=band, limit=limit,
                                                   here=(batch, speed) if fits and mode == "step" else None,
                                                   yours=yours))

@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
-from specviz import calculator, i18n, scenario, settings, workload
+from specviz import calculator, charts, i18n, scenario, settings, workload
 from specviz.advice import claims
 from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
@@ -145,6 +145,16 @@ class TestCalculatorPage:
         drawn = [frame["batch"].max() for frame in frames if "batch" in frame and {"speedup", "low"} & set(frame)]
         assert drawn and max(drawn) <= 216
         assert json.loads(chart.proto.spec)["layer"][2]["encoding"]["x"]["scale"]["domain"][1] == 1024  # the axis stays
+
+    def test_where_not_one_sequence_fits_the_batch_view_says_so(self):
+        """DeepSeek-V3 + MTP on 8 H100s holds no sequence: the chart, cut at the memory's limit, had
+        failed on its empty curve of the user's α (IndexError), and would have drawn nothing unsaid."""
+        at = make_app({"view": "batch"}, gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1", batch="64")
+        assert not at.exception and not any("went wrong" in e.value for e in at.error)
+        assert any(i.value.startswith("Not one sequence fits in memory with the draft") for i in at.info)
+        curves, crossings = calculator.batch_sweep(make_scenario(), [0.5, 0.8], 4, 1024, 1024)
+        spec = charts.speedup_vs_batch_spec(curves, crossings, limit=0, yours=curves[curves["alpha"] == 0.8])
+        assert "datasets" in spec  # an empty cut, drawn without failing
 
     def test_the_batch_chart_draws_the_band_and_the_ideal_roofline(self):
         at = make_app({"view": "batch"})

@@ -140,11 +140,14 @@ def compiled_spec(key: tuple, frames: Mapping[str, pd.DataFrame],
 def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band: pd.DataFrame | None,
                   limit: int | None, here: tuple[float, float] | None,
                   yours: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
-    """The frames :func:`speedup_vs_batch` draws, by role; a layer that is not drawn has none (its
-    memory limit outside the batch axis, no band, no point of the scenario's, no curve of the user's α)."""
+    """The frames :func:`speedup_vs_batch` draws, by role, and ``extent``, the batch axis's ends (the
+    sweep's, also where the memory's limit cuts what is drawn); a layer that is not drawn has none
+    (its memory limit outside the batch axis, no band, no point of the scenario's, no curve of the
+    user's α)."""
     # Each line's legend entry: a reference α by its value, the user's α as theirs, so that the
     # reference α keep their colours as the user's moves (and the spec stays the same).
     yours_label = t("chart.your_alpha", lang)
+    your_alpha = round(float(yours["alpha"].iloc[0]), 2) if yours is not None else None
     # The batch axis spans the sweep; past the memory's limit no curve, band or crossing is drawn: a
     # speedup there would be of a server that cannot run (the heatmap's cells there are dashes).
     extent = pd.DataFrame({"batch": [float(curves["batch"].min()), float(curves["batch"].max())]})
@@ -152,9 +155,10 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
         curves, crossings = curves[curves["batch"] <= limit], crossings[crossings["batch"] <= limit]
         band = band[band["batch"] <= limit] if band is not None else None
         yours = yours[yours["batch"] <= limit] if yours is not None else None
-    is_yours = (crossings["alpha"].round(2) == round(float(yours["alpha"].iloc[0]), 2) if yours is not None
+    is_yours = (crossings["alpha"].round(2) == your_alpha if your_alpha is not None
                 else np.zeros(len(crossings), dtype=bool))
-    frames = {"curves": curves.assign(line=curves["alpha"].round(2).astype(str)), "break_even": _BREAK_EVEN, "extent": extent,
+    frames = {"curves": curves.assign(line=curves["alpha"].round(2).astype(str)), "break_even": _BREAK_EVEN,
+              "extent": extent,
               "crossings": crossings.assign(speedup=1.0, crossing=np.where(
                   crossings["rises"], t("chart.pays_again", lang), t("chart.loses_here", lang)),
                   line=np.where(is_yours, yours_label, crossings["alpha"].round(2).astype(str)))}
