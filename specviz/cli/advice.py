@@ -312,7 +312,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--value", type=float, help="the acceptance measured on your traffic")
     p.add_argument("--measured-gamma", type=count, default=4, help="the γ it was measured at (default 4)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (_json(_claim(args, presets())), 0))
+    p.set_defaults(run=lambda args: (json_text(_claim(args, presets())), 0))
 
     p = sub.add_parser("vllm-config", description=_VLLM_CONFIG_DOC, help="the vllm serve command for a version, target and draft or method "
                                            "(with --by-batch, the draft length per batch size)")
@@ -338,7 +338,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, help="per-position acceptance α (for --by-batch)")
     p.add_argument("--context", type=int, help="context length in tokens (for --by-batch; default 1,024)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (_json(vllm_config_row(args, presets())), 0))
+    p.set_defaults(run=lambda args: (json_text(vllm_config_row(args, presets())), 0))
 
     p = sub.add_parser("schedule", description=_SCHEDULE_DOC, help="the best draft length per batch size, measured "
                                      "from result files, as an engine's schedule")
@@ -348,7 +348,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--version", help="the TensorRT-LLM release whose draft_len_schedule to write (default "
                    + serving.DEFAULT_VERSIONS["trtllm"] + "; 1.2 and 1.3 read its keys differently)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (_json(schedule_rows(args.from_runs, args.engine, args.version, args.lang)), 0))
+    p.set_defaults(run=lambda args: (json_text(schedule_rows(args.from_runs, args.engine, args.version, args.lang)), 0))
 
     p = sub.add_parser("serve", description=_SERVE_DOC, help="the vLLM, SGLang or TensorRT-LLM command for the scenario of a "
                                      "calculator link, as the Deploy view writes it")
@@ -380,14 +380,10 @@ adaptive tiers, TensorRT-LLM's draft_len_schedule for the release). The files ar
 """
 
 
-def _json(row: dict[str, Any]) -> str:
-    return json_text(row)
-
-
 def _serve(args: argparse.Namespace) -> tuple[str, int]:
     row = serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method,
                     draft=args.draft, target=args.target_repo, by_load=not args.one_length, lang=args.lang)
-    return (_shell(row, args.lang) if args.format == "shell" else _json(row)), 0
+    return (_shell(row, args.lang) if args.format == "shell" else json_text(row)), 0
 
 
 def _shell(row: dict[str, Any], lang: str) -> str:

@@ -114,7 +114,7 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
     model the acceptance length and rate, γ, running requests and tokens/s."""
     when = datetime.fromtimestamp(poll.time, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     number = f"{poll.number}{'' if count is None else f'/{count}'}"
-    if not poll.ok:  # the failure as the recorder words it (English)
+    if not poll.ok:  # the recorder's failure, a message in the reader's language
         return words(Notice("cli.record.failed", number=number, when=when, error=poll.failure), lang)
     kind = Notice("cli.record.window" if poll.window else "cli.record.first",
                   back=Notice("cli.record.back") if poll.after_failure else "")
@@ -211,7 +211,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     _allow_any_host(p)
     p.set_defaults(run=lambda args: (json_text(metrics_rows(args.source, args.since, args.split_by, _limits(args),
-                                                             args.lang)), 0))
+                                                            args.lang)), 0))
 
     p = sub.add_parser("record", description=_RECORD_DOC, help="poll a /metrics URL (or a file) every N seconds into the store's "
                                       "snapshots and windows tables; a progress line per poll on stderr")

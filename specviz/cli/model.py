@@ -157,8 +157,9 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     n_in, n_out = chosen.input_tokens, chosen.output_tokens
     if n_out < 2:  # the prefill gives the only token
         raise UsageError("cli.simulate.no_decode")
-    scenario.steady_load(replace(chosen, gamma=gamma), n_in, n_out)  # a request the model holds, as the view asks
-    fit = calculator.memory_fit(replace(chosen, gamma=gamma))
+    drafting = replace(chosen, gamma=gamma)
+    scenario.steady_load(drafting, n_in, n_out)  # a request the model holds, as the view asks
+    fit = calculator.memory_fit(drafting)
     if not fit["fits"]:  # as the view: a batch the memory does not hold has no latency to simulate
         raise UsageError("cli.simulate.no_fit", batch=chosen.batch, limit=fit["max_batch"])
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
