@@ -12,10 +12,10 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from specviz import scenario
+from specviz import calculator, scenario, settings
 from specviz.advice import commands
 from specviz.errors import SpecvizError
-from specviz.i18n import md
+from specviz.i18n import md, t
 
 
 # Session key of the URL values refused since show_url_notices last ran, as (parameter, text, the
@@ -136,6 +136,33 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
     if url_text is not None and not _same(url_text, result):
         _refused(key, url_text, None if _same(str(value), result) else result)
     return result
+
+
+def context_stops() -> list[int]:
+    """The context slider's stops (0, 256, 512, … doubling), with the context kept for the session
+    and a linked one between them: Live links the mean context of the requests it measured (2,047,
+    say), which no stop is, and the slider dropped it for its default, so that the calculator
+    disagreed with Live's verdict."""
+    own = {st.session_state.get("context")}
+    if "context" in st.query_params:
+        try:
+            own.add(int(scenario.FIELDS["context"].parse(st.query_params["context"])))
+        except ValueError:  # said by url_widget, as every refused URL value
+            pass
+    return sorted(set(calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX"))) | (own - {None}))
+
+
+def context_control(where: Any, lang: str, **kwargs: Any) -> int:
+    """The context slider (:func:`context_stops`), one control for every page that asks: the
+    scenario's ``context`` in the URL and the session, so that the calculator and the Claims page
+    compute at the same context, a link's included."""
+    # Each page's control is a widget of its own (Streamlit keys widgets per page), which would start
+    # at its default: the session's value is handed to it as a value the code set, unless a link
+    # gives one (Streamlit drops a control's value from the URL when the control leaves the page).
+    if "context" in st.session_state and "context" not in st.query_params:
+        st.session_state["context"] = st.session_state["context"]
+    return url_widget(where.select_slider, t("calc.context", lang), context_stops(),
+                      value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang), **kwargs)
 
 
 def url_count(widget: Callable[..., Any], label: str, key: str, value: int, **kwargs: Any) -> int:

@@ -18,12 +18,6 @@ from specviz.model import simulate, spec
 from specviz.results import request_acceptance
 
 DEFAULT_WORKLOAD = "coding_assistant"
-# The latency simulation's steps on the page (its requests: simulate.requests_within): with 2,000
-# requests, a p99 that moves by about 1 % between seeds, in a few tens of milliseconds
-# (bench/bench_simulate.py).
-LATENCY_STEPS = 200_000
-# Zero-accept shares of the sweep: none, and seed 002's measured 15–30 %.
-ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
 
 
 def pick_workload() -> None:
@@ -49,16 +43,13 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
     length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
-    fewest, most = simulate.zero_share_range(length, gamma)
-    shares = [z for z in ZERO_SHARES if fewest <= z <= most]
     # The requests simulated shrink so that the view's runs stay within its budget of cells; the
     # caption says how many.
-    requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
-                                        runs=1 + len(shares))
+    shares, requests = scenario.latency_runs(alpha, gamma, rates, output_tokens)
     summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
-                               steps=LATENCY_STEPS)
+                               steps=scenario.LATENCY_STEPS)
     sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
-                                       requests=requests, steps=LATENCY_STEPS) if shares else pd.DataFrame()
+                                       requests=requests, steps=scenario.LATENCY_STEPS) if shares else pd.DataFrame()
     return summary, sweep
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from pages._controls import show_url_notices, url_choice, url_widget, view_choice
+from pages._controls import context_control, show_url_notices, url_choice, url_widget, view_choice
 from pages._deploy import LINKED_FIELDS, VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
@@ -95,20 +95,6 @@ _KNOB_WIDTH = 190  # px: two knobs a row at 800 px, four at 1,400; a label wraps
 _SPECULATION_NOTE_SHARE = 0.05
 
 
-def context_stops() -> list[int]:
-    """The context slider's stops (0, 256, 512, … doubling), with the context kept for the session
-    and a linked one between them: Live links the mean context of the requests it measured (2,047,
-    say), which no stop is, and the slider dropped it for its default, so that the calculator
-    disagreed with Live's verdict."""
-    own = {st.session_state.get("context")}
-    if "context" in st.query_params:
-        try:
-            own.add(int(scenario.FIELDS["context"].parse(st.query_params["context"])))
-        except ValueError:  # said by url_widget, as every refused URL value
-            pass
-    return sorted(set(calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX"))) | (own - {None}))
-
-
 def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
     """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
     with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
@@ -167,10 +153,7 @@ if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "pre
         col_c.caption(t("calc.load_context", lang, context=chosen.context)
                       + (t("calc.load_context_dropped", lang, context=dropped) if dropped is not None else ""))
 if not chosen.prefill:
-    chosen = replace(chosen, context=url_widget(
-        col_c.select_slider, t("calc.context", lang), context_stops(),
-        value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang),
-        disabled=mode == "ratios"))
+    chosen = replace(chosen, context=context_control(col_c, lang, disabled=mode == "ratios"))
 context = chosen.context
 if mode == "step" and (beyond := chosen.beyond_positions()) is not None:
     st.warning(t("calc.beyond_positions", lang, **beyond))
@@ -369,7 +352,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         if limit == 0:  # not one sequence fits with the draft: no batch has a speedup to draw
             st.info(t("calc.memory.view_none_fit", lang))
             return
-        yours, your_crossings = calculator.batch_sweep(chosen, [round(alpha, 2)], gamma, context, batch_max)
+        yours, your_crossings = calculator.batch_sweep(chosen, [alpha], gamma, context, batch_max)
         reference, reference_crossings = reference_sweep
         crossings = pd.concat([reference_crossings, your_crossings]).drop_duplicates(ignore_index=True)
         band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
@@ -379,11 +362,11 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
         notes.append(t("calc.crossover_caption", lang, alpha=alpha,
-                       batch=at_batch(calculator.loses_from(crossings, round(alpha, 2)), held_up_to)))
-        if dipped := calculator.dips(crossings, round(alpha, 2)):
+                       batch=at_batch(calculator.loses_from(crossings, alpha), held_up_to)))
+        if dipped := calculator.dips(crossings, alpha):
             notes.append(t("calc.crossover_dips", lang, alpha=alpha,
                            ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
-        elif others := sorted(set(crossings.loc[crossings["rises"], "alpha"].round(2)) - {round(alpha, 2)}):
+        elif others := calculator.dipping_alphas(crossings, alpha):
             notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
         st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
         csv_download(lambda: calculator.batch_table(chosen, alpha, gamma, context, batch_max, band, limit),

@@ -8,11 +8,11 @@ from typing import Any
 
 import streamlit as st
 
-from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, forget, forget_controls, forget_target,
-                             renew, show_url_notices, url_choice, url_widget, view_choice)
+from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
+                             forget_target, renew, show_url_notices, url_choice, url_widget, view_choice)
 from pages._shared import (altair_chart, cost_params, model_choice_name, number_columns, open_store, presets,
                            require_router, titled_dataframe)
-from specviz import calculator, charts, scenario, settings
+from specviz import charts, scenario, settings
 from specviz.advice import claim_words, claims
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
@@ -44,7 +44,7 @@ def open_example() -> None:
     """Set the worked example (a button's callback): its hardware and pair in the sidebar, every
     other choice at its default, and its claim here with nothing else stated."""
     forget_controls()
-    for key in scenario.CHOICES:  # the link's choices too: the example states them all
+    for key in (*scenario.CHOICES, *scenario.FIELDS):  # the link's choices and fields too: the example states them all
         st.query_params.pop(key, None)
     # A sentence read before (or refused) is no part of the example: its reading and refusal go with it.
     st.session_state.pop("claim_reading", None)
@@ -257,9 +257,7 @@ batch = url_widget(col_batch.number_input, t("claims.batch", lang), 1, batch_max
                    step=1, placeholder=t("claims.any_batch", lang), help=t("claims.batch_help", lang))
 gamma = url_widget(col_gamma.number_input, t("claims.gamma", lang), 1, gamma_max, key="claim_gamma", value=None,
                    step=1, placeholder=t("claims.best_gamma", lang), help=t("claims.gamma_help", lang))
-context = url_widget(col_context.select_slider, t("calc.context", lang),
-                     calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
-                     value=scenario.FIELDS["context"].default, key="claim_context", help=t("calc.context_help", lang))
+context = context_control(col_context, lang)
 workloads = presets(settings.get("SPECVIZ_DATA_DIR")).workloads
 chosen_workload = url_choice(st.selectbox, t("claims.workload", lang), ["none", *workloads], "claim_workload",
                              format_func=lambda w: t("claims.workload.none", lang) if w == "none" else

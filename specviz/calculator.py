@@ -367,13 +367,12 @@ def batch_sweep(scenario: Scenario, alphas: ArrayLike, gamma: int, context: int,
 def batch_table(scenario: Scenario, alpha: float, gamma: int, context: int, batch_max: int, band: pd.DataFrame,
                 limit: int | None = None) -> pd.DataFrame:
     """The By-batch view's table: :func:`batch_sweep`'s curves at :data:`BATCH_CHART_ALPHAS` and
-    ``alpha`` (to two decimals, the chart's), with ``alpha``'s ``band`` (:func:`band_vs_batch`) beside
+    ``alpha`` (as given: the headline's, the chart's), with ``alpha``'s ``band`` (:func:`band_vs_batch`) beside
     its rows, and ``fits``: whether the batch is at most ``limit``, the most the memory holds with the
     draft (every batch where None); past it the speedups are empty, as the chart draws none: they
     would be of a server that cannot run."""
-    shown = round(alpha, 2)
-    curves = batch_sweep(scenario, sorted({*BATCH_CHART_ALPHAS, shown}), gamma, context, batch_max)[0]
-    table = curves.merge(band.assign(alpha=shown), on=["alpha", "batch"], how="left")
+    curves = batch_sweep(scenario, sorted({*BATCH_CHART_ALPHAS, alpha}), gamma, context, batch_max)[0]
+    table = curves.merge(band.assign(alpha=alpha), on=["alpha", "batch"], how="left")
     table = table.assign(fits=table["batch"] <= (batch_max if limit is None else limit))
     table.loc[~table["fits"], ["speedup", "low", "high", "ideal"]] = np.nan
     return table
@@ -393,6 +392,13 @@ def dips(crossings: pd.DataFrame, alpha: float) -> list[tuple[int, int]]:
     own = crossings[np.isclose(crossings["alpha"], alpha)]
     falls, rises = own["batch"].to_numpy(), own["rises"].to_numpy()
     return [(int(falls[i]), int(falls[i + 1]) - 1) for i in range(len(own) - 1) if not rises[i] and rises[i + 1]]
+
+
+def dipping_alphas(crossings: pd.DataFrame, alpha: float) -> list[float]:
+    """The α of ``crossings`` other than ``alpha`` at which speculation pays again after a loss (a
+    crossing that rises): the reference curves that dip where the user's does not."""
+    rising = crossings[crossings["rises"] & ~np.isclose(crossings["alpha"], alpha)]
+    return sorted(set(rising["alpha"].astype(float)))
 
 
 def band_vs_batch(scenario: Scenario, alpha: float, gamma: int, context: int, batch_max: int) -> pd.DataFrame:

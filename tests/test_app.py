@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable, Iterator
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -124,6 +125,19 @@ class TestCalculatorPage:
         at_high = paragraphs(make_app({"view": "batch"}, alpha="0.9", **deepseek))
         assert any(p.startswith("Triangles (at α = 0.5, 0.6, 0.7, 0.8)") for p in at_high)
         assert not any("Triangles" in p for p in paragraphs(make_app({"view": "batch"})))  # a dense model
+
+    def test_the_batch_view_quotes_the_user_s_own_alpha(self):
+        """A link's α of 0.466: the caption quoted the crossover of 0.47 (batch 27), where 0.466 loses
+        from 26 (0.994x there), and the CSV's curve was 0.47's (a consistency pass)."""
+        at = make_app({"view": "batch"}, alpha="0.466")
+        assert any("At α = 0.466 it loses at batch 26." in p for p in paragraphs(at))
+        chosen = at.session_state["scenario"]
+        speed = calculator.evaluate_scenario(chosen, 0.466, 4, np.array([25, 26]), 1024)["speedup"]
+        assert speed[0] >= 1 > speed[1]
+        band = calculator.band_vs_batch(chosen, 0.466, 4, 1024, 1024)
+        table = calculator.batch_table(chosen, 0.466, 4, 1024, 1024, band)
+        assert set(table["alpha"]) == {0.466, 0.5, 0.6, 0.7, 0.8, 0.9}
+        assert table.loc[table["alpha"] == 0.466, "low"].notna().all()
 
     def test_the_batch_chart_s_crossover_is_among_the_batches_the_memory_holds(self):
         """Qwen3-235B on 8 H100s holds 216 sequences with its draft: the caption had said "loses at no
@@ -918,13 +932,20 @@ class TestLatencyTab:
     def test_the_command_line_simulates_what_the_view_does(self, capsys):
         """`specviz simulate` at the default link times the steps the view times (the coding
         assistant's request at its mean context, 350, not the link's 1,024) and simulates its 499
-        tokens after the first: the same step times, and a p99 gap within the seeds' noise."""
+        tokens after the first: the same step times, and by default the view's steps, requests and
+        seed, so the same figures (it simulated 10,000 requests of 1,000,000 steps, and a consistency
+        pass read 10.25 ms where the page read 10.24)."""
         from specviz import cli
         at = make_app({"view": "latency"})
         said = next(c.value for c in at.caption if c.value.startswith("Simulated at α and γ above"))
-        assert cli.main(["simulate", "--alpha", "0.8", "--gamma", "4", "--steps", "200000", "--requests", "2000"]) == 0
+        assert cli.main(["simulate", "--alpha", "0.8", "--gamma", "4"]) == 0
         row = json.loads(capsys.readouterr().out)
         assert (row["context"], row["input_tokens"], row["output_tokens"], row["decoded_tokens"]) == (350, 100, 500, 499)
+        assert (row["steps"], row["requests"]) == (200_000, 2_000)
+        shown = at.dataframe[0].value
+        for name, label in (("request_p99", "Request decode latency p99"), ("itl_mean", "Inter-token gap, mean")):
+            assert shown.loc[label].tolist() == pytest.approx([row["latency_ms"][name][side]
+                                                               for side in ("plain", "spec", "ratio")], rel=1e-12)
         assert f"a whole speculative step ({row['spec_step_ms']:.2f} ms)" in said
         assert f"against {row['plain_step_ms']:.2f} ms for a plain step" in said
         assert cli.main(["simulate", "--alpha", "0.8", "--context", "2048"]) == 2
@@ -2864,6 +2885,23 @@ class TestClaimsPage:
         assert not at.exception and (at.success or at.warning or at.error)[0].value.split(" on ")[1].startswith(
             "2× NVIDIA A100 SXM 80GB")
         assert at.text_input(key="claim").value == "2x" and at.number_input(key="claim_batch").value == 16
+
+    def test_a_link_s_context_is_the_claim_s(self):
+        """A calculator link at context 4,096 opened on the Claims page: the page checked the claim at
+        its own context control's 1,024 (1.91x at most) where specviz claim on the same link took
+        4,096 (1.92x; here 8.38x against 8.07x at most): one context now, the scenario's, on both
+        pages (a consistency pass)."""
+        link = {"claim": "3x", "context": "4096", "gpu": "A100-80GB"}
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update(link)
+        at.run()
+        at.switch_page("pages/claims.py").run()
+        assert not at.exception and at.select_slider(key="context").value == 4096
+        row = claim_row("3x", urllib.parse.urlencode(link), PRESETS)
+        assert metric(at, "Most possible (α = 1)") == f"{row['max_speedup']:.2f}×" == "8.07×"  # 8.38× at 1,024
+        # Back in the calculator the context is the same.
+        at.switch_page("pages/calculator.py").run()
+        assert at.select_slider(key="context").value == 4096 and at.query_params["context"] == "4096"
 
     def test_a_link_opens_a_view_and_an_unknown_one_is_said(self):
         def claims_at(link: dict[str, str]) -> AppTest:

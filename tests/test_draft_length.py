@@ -75,6 +75,18 @@ class TestGammaSchedule:
         moved = next(n for n in advice if n.key.startswith("advice.gamma_by"))
         assert moved.params["small_batch"] == 11 and moved.params["small"] > 0
 
+    def test_a_schedule_shorter_than_gamma_runs_to_the_batch_its_server_holds(self):
+        """Qwen3-32B on two H100s at γ 8 holds 199 sequences; its schedule drafts 7 at most, which the
+        server allocates for, and there it holds 200: --max-num-seqs said 200 where the schedule's last
+        range ended at 199 (a consistency pass: 2,154 against 2,150 elsewhere)."""
+        chosen = make_scenario(gamma="8")
+        schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 1024, 16, "vllm")
+        assert chosen.max_batch() == 199 and schedule["gamma"].max() == 7
+        command = serving.serve_command(chosen, schedule, 8, 64)
+        stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
+        assert stated == replace(chosen, gamma=7).max_batch() == schedule["last"].iloc[-1] == 200
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 200
+
     def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
         """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
         to them, 14 s and 6 GB (28.5M and out of memory on 64 GB300s). The command and the schedule
@@ -175,7 +187,8 @@ class TestAdvise:
         one to switch it off from; it is 689."""
         deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
         schedule = draft_length.gamma_schedule(deepseek, 0.5, 1024, 1024, 8)
-        assert draft_length.off_ranges(schedule) == [(1, 12), (689, 2150)]
+        # To 2,157, the sequences the memory holds at the schedule's one draft token (2,150 at γ 4).
+        assert draft_length.off_ranges(schedule) == [(1, 12), (689, 2157)]
         assert draft_length.stays_off_from(schedule) == 689
         assert Notice("advice.off_at_and_from", ranges="1–12", batch=689) in draft_length.advise(deepseek, 0.5, 4, 64,
                                                                                               schedule)

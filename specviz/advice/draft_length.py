@@ -45,7 +45,8 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size``
     (:func:`specviz.advice.commands.memory_flags`, at the longest draft the server allocates for:
     fewer where the schedule's longest γ takes more room than the scenario's, past which the last
-    range's length holds), even past ``batch_max`` (up to
+    range's length holds; more where it takes less, and the schedule is found up to them), even
+    past ``batch_max`` (up to
     :func:`specviz.advice.commands.stated_batch`'s bound, which the command states too). A server
     never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
     at a schedule's end: vLLM gives a batch past the last range that range's length
@@ -70,13 +71,25 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
         γ is 0). No rows where the memory holds not one sequence with the draft: no batch runs.
     """
-    held = scenario if engine is None else replace(scenario, engine=replace(
-        scenario.engine, memory=engine_rule(scenario, ENGINE_NAMES[engine])))
-    limit = replace(held, context=context).max_batch()  # the largest int64: no memory figure, no limit
+    held = replace(scenario if engine is None else replace(scenario, engine=replace(
+        scenario.engine, memory=engine_rule(scenario, ENGINE_NAMES[engine]))), context=context)
+    limit = held.max_batch()  # the largest int64: no memory figure, no limit
     if limit < 1:
         return pd.DataFrame({"first": [], "last": [], "gamma": [], "speedup_low": [], "speedup_high": []}).astype(
             {"first": int, "last": int, "gamma": int})
-    batch_max = stated_batch(limit) if limit < np.iinfo(np.int64).max else batch_max
+    while True:
+        schedule = _best_ranges(scenario, alpha, context, stated_batch(limit) if limit < np.iinfo(np.int64).max
+                                else batch_max, gamma_max)
+        # The server allocates for the schedule's longest draft: shorter than the scenario's γ, it
+        # holds more sequences (Qwen3-32B on 2 H100s at γ 8: 199, and 200 at the schedule's 7).
+        wider = replace(held, gamma=max(1, int(schedule["gamma"].max()))).max_batch()
+        if wider <= limit:
+            return schedule
+        limit = wider
+
+
+def _best_ranges(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
+    """:func:`gamma_schedule`'s ranges over the batches 1..``batch_max``."""
     g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)[:, None]
     b = np.arange(1, batch_max + 1)[None, :]
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b, context)["speedup"], dtype=float)

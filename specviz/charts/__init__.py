@@ -147,7 +147,7 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
     # Each line's legend entry: a reference α by its value, the user's α as theirs, so that the
     # reference α keep their colours as the user's moves (and the spec stays the same).
     yours_label = t("chart.your_alpha", lang)
-    your_alpha = round(float(yours["alpha"].iloc[0]), 2) if yours is not None else None
+    your_alpha = float(yours["alpha"].iloc[0]) if yours is not None else None
     # The batch axis spans the sweep; past the memory's limit no curve, band or crossing is drawn: a
     # speedup there would be of a server that cannot run (the heatmap's cells there are dashes).
     extent = pd.DataFrame({"batch": [float(curves["batch"].min()), float(curves["batch"].max())]})
@@ -155,7 +155,7 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
         curves, crossings = curves[curves["batch"] <= limit], crossings[crossings["batch"] <= limit]
         band = band[band["batch"] <= limit] if band is not None else None
         yours = yours[yours["batch"] <= limit] if yours is not None else None
-    is_yours = (crossings["alpha"].round(2) == your_alpha if your_alpha is not None
+    is_yours = (np.isclose(crossings["alpha"], your_alpha) if your_alpha is not None
                 else np.zeros(len(crossings), dtype=bool))
     frames = {"curves": curves.assign(line=curves["alpha"].round(2).astype(str)), "break_even": _BREAK_EVEN,
               "extent": extent,

@@ -168,7 +168,8 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
                                                        gamma, args.rates)
     context, times = scenario.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=args.requests,
+    requests = args.requests if args.requests is not None else scenario.latency_runs(alpha, gamma, rates, n_out - 1)[1]
+    summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
     return {"alpha": alpha, "gamma": gamma, "rates": rates,
@@ -193,7 +194,8 @@ output / 2, as the view times them, not the link's context: --context is refused
 the first simulated. JSON: mean tokens per step with its standard error beside the closed form, the
 zero-accept share, the counts of each step size, and the inter-token gap, per-step time per token
 and request latency at p50, p90, p99 and mean, without and with speculation, in ms (`tpot_*` is each
-step's time per token over steps, not vLLM bench's per-request TPOT).
+step's time per token over steps, not vLLM bench's per-request TPOT). By default it simulates the
+view's steps and requests with the view's seed, so its figures are the page's.
 """
 
 _CALC_DOC = """\
@@ -275,8 +277,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                                   "given the positions before (γ = their count)")
     p.add_argument("--gamma", type=count, help="draft length (with --alpha; default: the link's)")
     p.add_argument("--batch", type=count, help="the batch whose step times are used (default: the link's)")
-    p.add_argument("--steps", type=count, default=1_000_000, help="steps simulated (default 1,000,000)")
-    p.add_argument("--requests", type=count, default=10_000, help="requests simulated (default 10,000)")
+    p.add_argument("--steps", type=count, default=scenario.LATENCY_STEPS,
+                   help=f"steps simulated (default {scenario.LATENCY_STEPS:,}, the Latency view's)")
+    p.add_argument("--requests", type=count, help="requests simulated (default: the Latency view's, 2,000 for the "
+                                                  "usual request, fewer for long outputs)")
     p.add_argument("--input-tokens", type=count, help="a request's prompt tokens (default: the link's, 100)")
     p.add_argument("--output-tokens", type=count, help="a request's output tokens, the first from its prefill and the "
                                                        "rest decoded (default: the link's, 500)")
