@@ -12,7 +12,7 @@ import pytest
 from conftest import PRESETS, config_of, make_scenario
 from specviz import i18n, scenario, workload
 from specviz.advice import commands as vllm_config
-from specviz.advice import draft_length, serving, trtllm
+from specviz.advice import draft_length, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError
 from specviz.model import step
 
@@ -156,7 +156,7 @@ class TestVllmCommand:
     def test_mtp_needs_a_target_with_mtp_layers(self, engine):
         # vLLM maps a target's model type to its MTP draft and refuses any other (0.11.0 on).
         write = (lambda: vllm_config.vllm_command(SCENARIO, "0.24.0", 1, method="mtp")) if engine == "vllm" else \
-            (lambda: vllm_config.sglang_command(SCENARIO, 1, method="mtp"))
+            (lambda: sglang.sglang_command(SCENARIO, 1, method="mtp"))
         with pytest.raises(SpecvizError) as raised:
             write()
         assert raised.value.key == "command.no_mtp_layers" and raised.value.params["model_type"] == "qwen3"
@@ -173,7 +173,7 @@ class TestVllmCommand:
         having none, while the calculator gave their speedup."""
         chosen = make_scenario(target=target, draft="mtp", gpu="B200")
         assert config_of(vllm_config.vllm_command(chosen, since, 2, method="mtp"))["method"] == "mtp"
-        argv = vllm_config.sglang_command(chosen, 2, method="mtp").argv
+        argv = sglang.sglang_command(chosen, 2, method="mtp").argv
         assert argv[argv.index("--speculative-algorithm") + 1] == "EAGLE"
         with pytest.raises(SpecvizError) as raised:
             vllm_config.vllm_command(chosen, before, 2, method="mtp")
@@ -250,7 +250,7 @@ class TestVllmCommand:
 
 class TestSglangCommand:
     def test_a_chain_of_gamma_drafts(self):
-        command = vllm_config.sglang_command(SCENARIO, 4)
+        command = sglang.sglang_command(SCENARIO, 4)
         # SGLang keeps 13.7 GB of each 80 GB GPU for activations and graphs: 169 sequences fit.
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
                                 "--max-running-requests 169 --context-length 1024 --chunked-prefill-size 8192 "
@@ -260,7 +260,7 @@ class TestSglangCommand:
     def test_adaptive_tiers_for_eagle(self):
         eagle3 = replace(SCENARIO, draft=step.Draft("eagle3"))
         schedule = draft_length.gamma_schedule(eagle3, 0.8, 1024, 1024, 8)
-        command = vllm_config.sglang_command(eagle3, 8, schedule=schedule, draft_repo="org/head")
+        command = sglang.sglang_command(eagle3, 8, schedule=schedule, draft_repo="org/head")
         tiers = json.loads(command.files["adaptive_tiers.json"])
         assert list(tiers) == [str(f) for f in schedule["first"]]
         assert [t["candidate_steps"] for t in tiers.values()] == [[g] for g in schedule["gamma"]]
@@ -268,11 +268,11 @@ class TestSglangCommand:
         steps = int(command.argv[command.argv.index("--speculative-num-steps") + 1])
         assert steps == schedule["gamma"].max()
         assert command.argv[command.argv.index("--speculative-num-draft-tokens") + 1] == str(steps + 1)
-        model = vllm_config.sglang_command(SCENARIO, 4, schedule=schedule)
+        model = sglang.sglang_command(SCENARIO, 4, schedule=schedule)
         assert not model.files and keys(model) == ["command.sglang_tiers_eagle_only"]
 
     def test_mtp_runs_as_eagle_without_a_draft(self):
-        command = vllm_config.sglang_command(WITH_MTP, 1, method="mtp")
+        command = sglang.sglang_command(WITH_MTP, 1, method="mtp")
         assert command.line == ("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 2 "
                                 "--max-running-requests 170 --context-length 1024 --chunked-prefill-size 8192 "
                                 "--speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
@@ -281,13 +281,13 @@ class TestSglangCommand:
         assert keys(command) == ["command.mtp_layers", "command.drafted_batch"]
         # SGLang renames MTP to EAGLE before it checks adaptive tiers, so MTP takes them too.
         schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8)
-        tiered = vllm_config.sglang_command(WITH_MTP, 1, method="mtp", schedule=schedule)
+        tiered = sglang.sglang_command(WITH_MTP, 1, method="mtp", schedule=schedule)
         assert "adaptive_tiers.json" in tiered.files and keys(tiered) == ["command.mtp_layers", "command.sglang_tiers"]
 
     def test_no_tiers_where_no_draft_length_gains(self):
         # --speculative-num-steps must be one of the tiers' steps: all 0 would not start.
         off = pd.DataFrame({"first": [1, 64], "last": [63, 1024], "gamma": [0, 0]})
-        command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle")), 3, schedule=off,
+        command = sglang.sglang_command(replace(SCENARIO, draft=step.Draft("eagle")), 3, schedule=off,
                                              draft_repo="org/eagle")
         assert not command.files and "--speculative-adaptive" not in command.argv
         assert keys(command) == ["command.schedule_all_off"]
@@ -296,11 +296,11 @@ class TestSglangCommand:
     @pytest.mark.parametrize("method", ["suffix", "medusa", "mlp_speculator"])
     def test_methods_sglang_does_not_have(self, method):
         with pytest.raises(SpecvizError) as raised:
-            vllm_config.sglang_command(SCENARIO, 2, method=method)
+            sglang.sglang_command(SCENARIO, 2, method=method)
         assert raised.value.key == "command.not_in_engine" and raised.value.params["engine"] == "SGLang"
 
     def test_a_draft_to_name_names_sglang(self):
-        command = vllm_config.sglang_command(replace(SCENARIO, draft=step.Draft("eagle3")), 4)
+        command = sglang.sglang_command(replace(SCENARIO, draft=step.Draft("eagle3")), 4)
         assert [(p.key, p.params["engine"]) for p in command.problems] == [("command.name_the_draft", "SGLang")]
         assert "<EAGLE-3 head for Qwen3-32B>" in command.argv
 
@@ -310,10 +310,10 @@ class TestSglangCommand:
         eagle3 = replace(SCENARIO, target=replace(SCENARIO.target, model_type=model_type), draft=step.Draft("eagle3"))
         if model_type == "mixtral":
             with pytest.raises(SpecvizError) as raised:
-                vllm_config.sglang_command(eagle3, 4, draft_repo="org/h")
+                sglang.sglang_command(eagle3, 4, draft_repo="org/h")
             assert raised.value.key == "command.sglang_eagle3_target"
         else:
-            assert "EAGLE3" in vllm_config.sglang_command(eagle3, 4, draft_repo="org/h").argv
+            assert "EAGLE3" in sglang.sglang_command(eagle3, 4, draft_repo="org/h").argv
 
 
 class TestParallelFlags:
@@ -362,12 +362,12 @@ class TestParallelFlags:
             == [(8, 2)]
 
     def test_sglang_counts_every_gpu_in_tp(self):
-        command = vllm_config.sglang_command(self.DEEPSEEK, 3)
+        command = sglang.sglang_command(self.DEEPSEEK, 3)
         flags = dict(zip(command.argv, command.argv[1:]))
         assert (flags["--tp"], flags["--attn-dp-size"], flags["--ep-size"]) == ("8", "8", "8")
         assert "command.sglang_attn_dp" in keys(command)
         # A dense target's data parallelism is replicas.
-        dense = vllm_config.sglang_command(replace(SCENARIO, dp=2), 3)
+        dense = sglang.sglang_command(replace(SCENARIO, dp=2), 3)
         flags = dict(zip(dense.argv, dense.argv[1:]))
         assert (flags["--tp"], flags["--dp-size"]) == ("2", "2") and "--attn-dp-size" not in dense.argv
 
@@ -375,14 +375,14 @@ class TestParallelFlags:
         # Each of 8 ranks picks its tier by its own batch: the server's batch 64 is a rank's 8.
         schedule = pd.DataFrame({"first": [1, 4, 16, 64, 200], "last": [3, 15, 63, 199, 512],
                                  "gamma": [4, 3, 2, 1, 0]})
-        assert vllm_config.rank_tiers(schedule, 1) == {str(f): {"candidate_steps": [g]}
+        assert sglang.rank_tiers(schedule, 1) == {str(f): {"candidate_steps": [g]}
                                                         for f, g in [(1, 4), (4, 3), (16, 2), (64, 1), (200, 0)]}
         # By hand: keys ⌈1/8⌉=1, ⌈4/8⌉=1, ⌈16/8⌉=2, ⌈64/8⌉=8, ⌈200/8⌉=25; key 1 is the server's 8
         # (the row from 4: γ 3), key 2 its 16 (γ 2), key 8 its 64 (γ 1), key 25 its 200 (γ 0).
-        assert vllm_config.rank_tiers(schedule, 8) == {"1": {"candidate_steps": [3]}, "2": {"candidate_steps": [2]},
+        assert sglang.rank_tiers(schedule, 8) == {"1": {"candidate_steps": [3]}, "2": {"candidate_steps": [2]},
                                                         "8": {"candidate_steps": [1]}, "25": {"candidate_steps": [0]}}
-        command = vllm_config.sglang_command(self.DEEPSEEK, 3, schedule=schedule, method="mtp")
-        assert json.loads(command.files["adaptive_tiers.json"]) == vllm_config.rank_tiers(schedule, 8)
+        command = sglang.sglang_command(self.DEEPSEEK, 3, schedule=schedule, method="mtp")
+        assert json.loads(command.files["adaptive_tiers.json"]) == sglang.rank_tiers(schedule, 8)
         assert next(n for n in command.notices if n.key == "command.sglang_tiers_per_rank").params == {"dp": 8}
         # --speculative-num-steps must be one of the tiers' steps: their longest, 3, not the schedule's 4
         # at the server's batches 1-3, which no rank's key holds (Llama 4 Maverick on 16 H100s: 8, tiers to 7).
@@ -406,8 +406,8 @@ class TestPerRankBatch:
         assert "holds for each of the 8 data-parallel ranks" in str(said)
         trt = trtllm.trtllm_command(deepseek, "1.2.1", 4)
         assert [n.params["flag"] for n in trt.notices if n.key == "command.per_rank_batch"] == ["--max_batch_size"]
-        sglang = vllm_config.sglang_command(deepseek, 4)
-        assert not [n for n in sglang.notices if n.key == "command.per_rank_batch"]
+        launched = sglang.sglang_command(deepseek, 4)
+        assert not [n for n in launched.notices if n.key == "command.per_rank_batch"]
         one = vllm_config.vllm_command(make_scenario(), "0.33.0", 4)  # one rank: nothing to say
         assert not [n for n in one.notices if n.key == "command.per_rank_batch"]
 
@@ -440,19 +440,19 @@ class TestMemoryFlags:
         vllm = vllm_config.vllm_command(qwen, "0.33.0", 4, schedule=schedule)
         config = json.loads(vllm.argv[-1])
         assert config["num_speculative_tokens"] == 7 and vllm.argv[vllm.argv.index("--max-num-seqs") + 1] == "242"
-        sglang = vllm_config.sglang_command(qwen, 4, schedule=schedule)
+        launched = sglang.sglang_command(qwen, 4, schedule=schedule)
         sized = replace(qwen, gamma=7, engine=replace(qwen.engine, memory=PRESETS.engines["sglang"].memory))
-        assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "7"
-        assert sglang.argv[sglang.argv.index("--max-running-requests") + 1] == str(sized.max_batch())
+        assert launched.argv[launched.argv.index("--speculative-num-steps") + 1] == "7"
+        assert launched.argv[launched.argv.index("--max-running-requests") + 1] == str(sized.max_batch())
 
     def test_vllm_per_data_parallel_rank_and_sglang_over_all(self):
         deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on", gamma="3")
         flags = lambda command: dict(zip(command.argv, command.argv[1:]))
         vllm = flags(vllm_config.vllm_command(deepseek, "0.33.0", 3))
         assert int(vllm["--max-num-seqs"]) == deepseek.max_batch() // 8 and vllm["--gpu-memory-utilization"] == "0.92"
-        sglang = flags(vllm_config.sglang_command(deepseek, 3))
+        launched = flags(sglang.sglang_command(deepseek, 3))
         sized = replace(deepseek, engine=replace(deepseek.engine, memory=PRESETS.engines["sglang"].memory))
-        assert int(sglang["--max-running-requests"]) == sized.max_batch() < deepseek.max_batch()
+        assert int(launched["--max-running-requests"]) == sized.max_batch() < deepseek.max_batch()
 
     def test_a_schedule_past_the_limit_and_a_batch_that_does_not_fit(self):
         long = make_scenario(target="Qwen3-32B", draft="Qwen3-0.6B", gpu="H100-SXM", tp="2", context="4096", batch="64")
@@ -490,12 +490,12 @@ class TestDraftKindsInCommands:
 
     def test_block_drafts_in_sglang_are_one_window(self):
         block = replace(SCENARIO, draft=step.Draft("block", SCENARIO.draft.model))
-        command = vllm_config.sglang_command(block, 7, draft_repo="org/dflash")
+        command = sglang.sglang_command(block, 7, draft_repo="org/dflash")
         flags = dict(zip(command.argv, command.argv[1:]))
         assert flags["--speculative-algorithm"] == "DFLASH" and flags["--speculative-num-draft-tokens"] == "8"
         assert "--speculative-num-steps" not in command.argv and "command.sglang_since" in keys(command)
         with pytest.raises(SpecvizError) as raised:
-            vllm_config.sglang_command(make_scenario(target="gpt-oss-120b", gpu="B200", draft="peagle"), 3)
+            sglang.sglang_command(make_scenario(target="gpt-oss-120b", gpu="B200", draft="peagle"), 3)
         assert raised.value.key == "command.not_in_engine"
 
 
@@ -809,14 +809,14 @@ class TestTokenBudget:
 
         for gpu, chunk in (("H100-SXM", "8192"), ("A100-40GB", "4096"), ("B200", "16384")):
             chosen = make_scenario(gpu=gpu, tp="4", engine="sglang")
-            assert flag_value(vllm_config.sglang_command(chosen, 4), "--chunked-prefill-size") == chunk, gpu
+            assert flag_value(sglang.sglang_command(chosen, 4), "--chunked-prefill-size") == chunk, gpu
             assert flag_value(trtllm.trtllm_command(chosen, "1.2.1", 4), "--max_num_tokens") == "8192", gpu
             vllm = vllm_config.vllm_command(make_scenario(gpu=gpu, tp="4"), "0.33.0", 4)
             assert "--max-num-batched-tokens" not in vllm.argv
         # SGLang's flag is the server's: it divides the chunk over data-parallel attention groups itself.
         moe = make_scenario(gpu="H200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", dp="2", ep="on",
                             engine="sglang")
-        assert flag_value(vllm_config.sglang_command(moe, 1, method="mtp"), "--chunked-prefill-size") == "8192"
+        assert flag_value(sglang.sglang_command(moe, 1, method="mtp"), "--chunked-prefill-size") == "8192"
         assert workload.prompt_room(moe, 0.8, 1, 64)["budget"] == 4096  # each of the 2 groups' share
         on_vllm = replace(moe, engine=PRESETS.engines["vllm-v1"])
         assert workload.prompt_room(on_vllm, 0.8, 1, 64)["budget"] == 8192  # vLLM's holds for each rank

@@ -5,8 +5,9 @@
   leaves out.
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
   and vLLM rate it needs, the batches where it can hold, the published results beside it.
-- ``commands``: the vLLM and SGLang commands for a scenario, each release's facts (flags, methods,
-  targets), and what every engine's command shares (the draft's name, the memory flags, the hosts).
+- ``commands``: vLLM's command for a scenario, each release's facts (flags, methods, targets), and
+  what every engine's command shares (the draft's name, the memory flags, the hosts).
+- ``sglang``: SGLang's ``launch_server`` command and its adaptive tiers, each release's facts.
 - ``draft_length``: the batch → draft-length schedule a command states, the batch × context map of
   where speculation pays, and the advice beside the command.
 - ``trtllm``: TensorRT-LLM's ``trtllm-serve`` command and its YAML options, each release's facts.

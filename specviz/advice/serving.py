@@ -1,14 +1,15 @@
 """The serving command for a scenario's engine, as the Deploy view and ``python -m specviz serve``
-write it: vLLM's and SGLang's (:mod:`specviz.advice.commands`) or TensorRT-LLM's
-(:mod:`specviz.advice.trtllm`)."""
+write it: vLLM's (:mod:`specviz.advice.commands`), SGLang's (:mod:`specviz.advice.sglang`) or
+TensorRT-LLM's (:mod:`specviz.advice.trtllm`)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from specviz.advice.commands import (COMMAND_ENGINES, VLLM_VERSIONS, Command, command_engine_of, sglang_command,
-                                     vllm_command, vllm_default_version)
+from specviz.advice.commands import (COMMAND_ENGINES, VLLM_VERSIONS, Command, command_engine_of, vllm_command,
+                                     vllm_default_version)
 from specviz.advice import draft_length
+from specviz.advice.sglang import sglang_command
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
 from specviz.scenario import Scenario
 
@@ -49,7 +50,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     ------
     SpecvizError
         As :func:`specviz.advice.commands.vllm_command`,
-        :func:`specviz.advice.commands.sglang_command` or :func:`specviz.advice.trtllm.trtllm_command`.
+        :func:`specviz.advice.sglang.sglang_command` or :func:`specviz.advice.trtllm.trtllm_command`.
     """
     engine = engine or command_engine(scenario)
     version = version or default_version(engine, scenario)

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claim_words, claims, commands, draft_length, serving, trtllm
+from specviz.advice import claim_words, claims, commands, draft_length, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.results import explorer, importers
@@ -184,7 +184,7 @@ def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> 
     if longest == 0:
         return None, Notice("cli.schedule.no_gain")
     if engine == "sglang":
-        return {"adaptive_tiers": commands.rank_tiers(ranges, 1)}, None
+        return {"adaptive_tiers": sglang.rank_tiers(ranges, 1)}, None
     table = trtllm.draft_len_schedule(ranges, commands.parse_release(version or trtllm.TRTLLM_DEFAULT))
     if table is None:
         return None, Notice("cli.schedule.trtllm_order")
