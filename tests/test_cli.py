@@ -64,6 +64,9 @@ class TestSpeedupCommand:
     def test_a_gamma_max_below_one_is_named_by_its_option(self, capsys):
         code, _, err = run(capsys, "speedup", "--alpha", "0.8", "--gamma", "auto", "--gamma-max", "0")
         assert code == 2 and "argument --gamma-max: must be 1 or more" in err and "gamma_max" not in err
+        code, _, err = run(capsys, "speedup", "--alpha", "0.5", "--gamma", "auto", "--gamma-max", "1000000000")
+        assert code == 2 and err == ("specviz: error: The largest draft length searched (gamma_max) must be at most "
+                                     "1,024; got 1,000,000,000.\n")
 
     def test_markdown_table(self, capsys):
         _, out, _ = run(capsys, "speedup", "--alpha", "0.8", "--gamma", "4", "--format", "md")

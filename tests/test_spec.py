@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from specviz.errors import InputError
 from specviz.model import spec
 
 alphas = st.floats(min_value=0.0, max_value=1.0)
@@ -293,6 +294,13 @@ class TestOptimalGamma:
     def test_rejects_bad_gamma_max(self):
         with pytest.raises(ValueError, match="gamma_max"):
             spec.optimal_gamma(0.5, gamma_max=0)
+
+    def test_a_search_past_its_longest_draft_is_refused_before_it_fills_the_memory(self):
+        """An attack pass: `speedup --gamma auto --gamma-max 1000000000` grew to 23.5 GB and was killed."""
+        assert spec.optimal_gamma(0.5, gamma_max=spec.GAMMA_SEARCHED_MAX) == spec.optimal_gamma(0.5, gamma_max=16)
+        with pytest.raises(InputError) as refused:
+            spec.optimal_gamma(0.5, gamma_max=10 ** 9)
+        assert (refused.value.key, refused.value.params) == ("spec.gamma_max_large", {"most": 1024, "value": 10 ** 9})
 
 
 class TestAcceptanceRateFromAlpha:

@@ -45,6 +45,10 @@ VerifyCost = float | ArrayLike | Callable[[np.ndarray], ArrayLike]
 # functions, of the calculator's ratios mode (specviz.scenario) and of the command line.
 SEED_DRAFT_COST = 0.05
 
+GAMMA_SEARCHED_MAX = 1_024
+"""The longest draft :func:`optimal_gamma` searches: far past any draft served (the presets' longest
+is 16), and its arrays stay small."""
+
 _BISECTION_STEPS = 64  # halves [0, 1] below float64 resolution
 
 
@@ -425,7 +429,7 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
         v, or a function of the γ array (shape ``(gamma_max,) + (1,)*alpha.ndim``) returning v for
         each γ, so a roofline can make the verify pass dearer as γ grows.
     gamma_max : int
-        Largest γ searched.
+        Largest γ searched, at most :data:`GAMMA_SEARCHED_MAX`.
     trained, decay : array_like, optional
         As in :func:`expected_tokens`.
 
@@ -438,6 +442,8 @@ def optimal_gamma(alpha: ArrayLike, draft_cost: ArrayLike = SEED_DRAFT_COST, ver
     """
     if int(gamma_max) != gamma_max or gamma_max < 1:
         raise InputError("spec.gamma_max_whole")
+    if gamma_max > GAMMA_SEARCHED_MAX:  # each γ searched is an array of α's shape: 10⁹ filled 23 GB
+        raise InputError("spec.gamma_max_large", most=GAMMA_SEARCHED_MAX, value=int(gamma_max))
     a = _check_alpha(alpha)
     gammas = np.arange(1, int(gamma_max) + 1, dtype=float).reshape((-1,) + (1,) * a.ndim)
     v = verify_cost(gammas) if callable(verify_cost) else verify_cost
