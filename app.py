@@ -20,7 +20,7 @@ from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, for
                              show_url_notices, url_choice, url_widget)
 from pages._shared import LINKED_COSTS, ROUTED, errors_said, knobs_said, model_choice_name, new_engine, presets
 from specviz import i18n, scenario, settings
-from specviz.errors import InputError
+from specviz.errors import InputError, kept
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config, step
 
@@ -149,7 +149,7 @@ def scenario_sidebar(lang: str) -> None:
         if target is not None and draft is not None and (mismatch := scenario.head_mismatch(target, draft)):
             raise mismatch
     except ValueError as exc:
-        st.session_state["scenario_error"] = exc  # rendered by the page, in its reader's language
+        st.session_state["scenario_error"] = kept(exc)  # rendered by the page, in its reader's language
         # A config not given yet is asked for, not refused (what it quotes from a file is escaped).
         waiting = isinstance(exc, InputError) and exc.key == "hf_config.empty"
         (side.info if waiting else side.error)(message(exc, lang))

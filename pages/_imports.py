@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 import streamlit as st
 
 from specviz import settings
+from specviz.errors import Notice, kept
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.results import importers
 from specviz.results.importers import LeftOut, user_csv
@@ -16,8 +17,8 @@ from specviz.results.store import ImportResult, Store, StoreError
 # Session key of the files waiting for a column mapping, by name: (content, columns to map, whether
 # the file was imported and a mapping replaces its runs). One form each, so that several can wait.
 _PENDING = "pending_csv"
-# Session key of the last upload's reports: (kind, file name, ImportResult, the error, or why a folder's file was
-# passed over).
+# Session key of the last upload's reports: (kind, file name, ImportResult, the error's words, why a folder's file
+# was passed over, or why a file has no mapping form).
 _REPORTS = "import_reports"
 
 
@@ -25,37 +26,48 @@ def _pending() -> dict[str, tuple[bytes, list[str], bool]]:
     return st.session_state.setdefault(_PENDING, {})
 
 
-def _import_upload(store: Store, name: str, data: bytes, synthetic: bool) -> tuple[str, str, ImportResult | Exception]:
+def _import_upload(store: Store, name: str, data: bytes, synthetic: bool) -> list[tuple[str, str, ImportResult | Notice]]:
     """Import one uploaded file, its runs marked as measured at synthetic acceptance where the user
-    says so; a failure is that file's report, never the batch's end."""
-    pending = _pending()
-    pending.pop(name, None)  # a new upload of the name replaces its form
+    says so: the file's reports. A failure is its report (its words, not the error:
+    :func:`specviz.errors.kept`), never the batch's end."""
+    _pending().pop(name, None)  # a new upload of the name replaces its form
     try:
         result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
     except importers.UnrecognisedColumnsError as exc:  # offer the mapping step
-        pending[name] = (data, exc.columns, False)
-        return "error", name, exc
+        return [("error", name, kept(exc)), *_offer_mapping(name, data, exc.columns, False)]
     except (importers.IngestError, StoreError) as exc:
-        return "error", name, exc
+        return [("error", name, kept(exc))]
     if synthetic and result.content_hash:
         store.flag_synthetic(result.content_hash)
-    if result.unmatched_columns:  # offer to map what the synonyms missed
-        pending[name] = (data, result.unmatched_columns, True)
-    return "ok", name, result
+    # Offer to map what the synonyms missed.
+    return [("ok", name, result), *(_offer_mapping(name, data, result.unmatched_columns, True)
+                                    if result.unmatched_columns else [])]
 
 
-def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Exception]]:
+def _offer_mapping(name: str, data: bytes, columns: list[str], replace: bool) -> list[tuple[str, str, Notice]]:
+    """A mapping form for the file, where the forms offer at most ``SPECVIZ_MAPPING_MAX_COLUMNS``
+    columns with it (each a drop-down drawn on every rerun); else a report that says so."""
+    waiting = sum(len(other) for other_name, (_, other, _) in _pending().items() if other_name != name)
+    most = settings.get("SPECVIZ_MAPPING_MAX_COLUMNS")
+    if waiting + len(columns) > most:
+        return [("notice", name, Notice("exp.mapping_too_many", file=name, columns=len(columns), most=most,
+                                        waiting=waiting))]
+    _pending()[name] = (data, columns, replace)
+    return []
+
+
+def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Notice]]:
     """Import an uploaded folder as ``specviz ingest`` imports one on disk: its files chosen and
     ordered by their paths in it (:func:`specviz.results.importers.select_files`: a sweep's summary
     before its run files, a file another holds passed over, with why)."""
     by_path = {PurePosixPath(upload.name): upload for upload in uploads}
     chosen = importers.select_files(by_path)
-    reports: list[tuple[str, str, ImportResult | LeftOut | Exception]] = [
-        _import_upload(store, str(path), by_path[path].getvalue(), synthetic) for path in chosen.files]
+    reports: list[tuple[str, str, ImportResult | LeftOut | Notice]] = [
+        report for path in chosen.files for report in _import_upload(store, str(path), by_path[path].getvalue(), synthetic)]
     return reports + [("left_out", str(path), why) for path, why in chosen.left_out.items()]
 
 
-def _refusal(error: Exception, lang: str) -> str:
+def _refusal(error: Exception | Notice, lang: str) -> str:
     """A file's refusal as the report says it: the error's message, then "Nothing from this file was
     stored."; a message that ends its sentence (a /metrics scrape's, the store's) gives up its full
     stop to the report's, which made "the Live page.. Nothing"."""
@@ -67,6 +79,9 @@ def _show_reports(lang: str) -> None:
     for kind, name, result in st.session_state.get(_REPORTS, []):
         if kind == "error":
             st.error(_refusal(result, lang))
+            continue
+        if kind == "notice":
+            st.warning(message(result, lang))
             continue
         if kind == "left_out":
             st.info(md(f"exp.left_out.{result.reason}", lang, file=name, holder=str(result.holder)))
@@ -127,7 +142,7 @@ def upload_section(store: Store, lang: str) -> None:
                                 help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")
     if submitted and (files or folder):
-        reports = [_import_upload(store, f.name, f.getvalue(), synthetic) for f in files or []]
+        reports = [report for f in files or [] for report in _import_upload(store, f.name, f.getvalue(), synthetic)]
         st.session_state[_REPORTS] = reports + _import_folder(store, folder or [], synthetic)
     _show_reports(lang)
     for name, (data, columns, replace) in list(_pending().items()):

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import i18n
 
-__all__ = ["SpecvizError", "InputError", "Notice", "out_of_room"]
+__all__ = ["SpecvizError", "InputError", "Notice", "out_of_room", "kept"]
 
 # A write refused for want of room: a full disk, a quota, a file-size limit.
 _NO_ROOM_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -92,3 +92,10 @@ class Notice:
         """``{"key": ..., "params": ...}``, as the store keeps it (a value that is a Notice, so too)."""
         return {"key": self.key,
                 "params": {k: v.to_json() if isinstance(v, Notice) else v for k, v in self.params.items()}}
+
+
+def kept(error: Exception) -> Notice | str:
+    """What ``error`` says, to keep after it was caught (in a session, a report): a Notice of its key
+    and parameters, or its text. A kept exception holds its traceback's frames and all they read: a
+    session kept 150 MB for each refused 150 MB upload (an attack pass)."""
+    return Notice(error.key, **error.params) if isinstance(error, SpecvizError) else str(error)

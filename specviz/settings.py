@@ -82,6 +82,9 @@ SETTINGS: tuple[Setting, ...] = (
             "stored (identical runs counted once); a file that would make more is refused."),
     Setting("SPECVIZ_IMPORT_MAX_COLUMNS", "1000", int,
             "Most columns a CSV may have to be imported (DuckDB's time grows faster than the column count)."),
+    Setting("SPECVIZ_MAPPING_MAX_COLUMNS", "100", int,
+            "Most columns the Explorer's mapping forms offer at once, over every file waiting for one (each is "
+            "a drop-down drawn on every rerun: 1,000 took 3.4 s of the server's CPU a rerun)."),
     Setting("SPECVIZ_SHOWN_MAX_RUNS", "20000", int,
             "Most runs a page reads and shows: the newest that match its filters (the SQL console and "
             "the command line read them all)."),

@@ -1554,6 +1554,15 @@ class TestExplorerPage:
         [refused] = [e.value for e in at.error]
         assert ".." not in refused and refused.endswith(i18n.t("exp.report.error", lang, error="").split(". ", 1)[1])
 
+    def test_a_refused_upload_keeps_its_words_not_the_file(self):
+        """The session kept each refusal as the exception, whose traceback held the frames that had read
+        the file: 150 MB kept for each refused 150 MB upload, until another upload came (an attack pass).
+        The report keeps the refusal's key and parameters only."""
+        at = explorer_app()
+        upload(at, ("metrics.prom", (SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_bytes(), "text/plain"))
+        [(kind, name, said)] = at.session_state["import_reports"]
+        assert (kind, name) == ("error", "metrics.prom") and type(said) is Notice and at.error
+
     def test_a_sweep_run_uploaded_after_its_summary_says_where_it_is(self):
         folder = SAMPLES / "vllm_0.25_sweep" / "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
         at = explorer_app()
@@ -1596,6 +1605,21 @@ class TestExplorerPage:
         assert escape_markdown("b.csv") in at.success[0].value  # and a.csv's report stays:
         assert escape_markdown("a.csv") in at.error[0].value
         assert at.dataframe[0].value["Output tokens/s"].iloc[0] == 280
+
+    def test_the_mapping_forms_offer_at_most_a_hundred_columns_at_once(self):
+        """A 7 KB CSV of 999 unknown columns drew 999 drop-downs, 3.4 s of the server's CPU on every rerun,
+        and nothing bounded the files waiting (an attack pass): the forms offer 100 columns at most,
+        over every file waiting, and a file past that is said, its columns to be renamed."""
+        wide = lambda n: (",".join(f"c{i}" for i in range(n)) + "\n" + ",".join("1" * n) + "\n").encode()
+        at = explorer_app()
+        upload(at, ("wide.csv", wide(101), "text/csv"))
+        assert "no recognisable result columns" in at.error[0].value and not at.session_state["pending_csv"]
+        assert at.warning[0].value.startswith(escape_markdown("wide.csv") + ": its 101 unmatched columns are more than "
+                                              "the mapping forms offer at once (100 over every file waiting for one; 0 are waiting)")
+        upload(at, ("a.csv", wide(60), "text/csv"), ("b.csv", wide(41), "text/csv"))
+        assert list(at.session_state["pending_csv"]) == ["a.csv"]
+        assert "its 41 unmatched columns" in at.warning[0].value and "60 are waiting" in at.warning[0].value
+        assert len([s for s in at.selectbox if s.key.startswith("map_")]) == 60
 
     def test_the_mapping_step_can_be_dismissed(self):
         at = explorer_app()
