@@ -35,7 +35,9 @@ __all__ = ["LANGUAGES", "t", "md", "message", "escape_markdown", "catalogue", "P
 # Every ASCII punctuation character may be backslash-escaped in CommonMark, which makes it literal:
 # no link, image, emphasis, heading, table, HTML, math or colour directive can form.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-_AUTOLINK = re.compile(r"(:(?=//)|@|(?i:www)(?=\.))")
+# A word Streamlit would make a link of (a URL, an e-mail address, www.…), after its opening
+# brackets and before its sentence's closing punctuation.
+_LINKABLE = re.compile(r"(?<!\S)([(\[{'\"]*)(\S*?(?::(?=//)|@|(?i:www)\.)\S*?)(?=[.,;:!?)\]}'\"]*(?:\s|$))")
 # Characters that change how text reads without showing: controls (line breaks and tabs aside), the
 # bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners, the soft
 # hyphen, the byte-order mark, interlinear annotations and tags.
@@ -150,10 +152,22 @@ def escape_markdown(text: str) -> str:
     For text that came from a file, a URL or a user (names, labels, values, error details) on its
     way to any Streamlit element that renders Markdown, widget labels included.
     """
-    # Streamlit links a bare URL or e-mail address even with its punctuation escaped; an invisible
-    # word joiner after the scheme's colon and after an @ keeps them plain text.
-    text = _AUTOLINK.sub("\\1\u2060", visible(text))
-    return _PUNCTUATION.sub(r"\\\1", text)
+    # Streamlit links a bare URL or e-mail address even with its punctuation escaped (or written as
+    # character references); in a code span it is literal, and copies as it is (an invisible word
+    # joiner after the scheme's colon had kept it plain text, and broke every copy of it).
+    text, shown, last = visible(text), [], 0
+    for word in _LINKABLE.finditer(text):
+        shown += [_PUNCTUATION.sub(r"\\\1", text[last:word.start(2)]), _code_span(word.group(2))]
+        last = word.end()
+    return "".join(shown) + _PUNCTUATION.sub(r"\\\1", text[last:])
+
+
+def _code_span(text: str) -> str:
+    """``text`` as a Markdown code span: fenced by one backtick more than its longest run of them, and
+    spaced from a backtick at either end (CommonMark 6.1)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def md(key: str, lang: str = "en", **values: object) -> str:

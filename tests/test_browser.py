@@ -264,6 +264,8 @@ class TestExplorerInChromium:
         assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
         assert page.locator('a[href*="127.0.0.1:9"], a[href*="example.com"]').count() == 0
         assert page.locator("strong", has_text="bold").count() == 0
+        # A URL shown as text copies as it is: in a code span, with no invisible character in it.
+        expect(page.locator("code", has_text="click](http://127.0.0.1:9/").first).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
 
         # A whole AIPerf sweep folder: the browser sends each file's path in it, and the folder is read as

@@ -272,8 +272,15 @@ class TestVisible:
     def test_invisible_characters_are_shown_as_escapes(self, text, shown):
         assert i18n.visible(text) == shown
 
-    def test_markdown_shows_them_and_keeps_its_own_word_joiner(self):
-        """escape_markdown shows the text's invisible characters, then adds the word joiner that keeps a
-        URL from being linked: the one it adds stays, one in the text is shown."""
-        assert i18n.escape_markdown("x\u2060 http://h") == "x\\\\u2060 http\\:\u2060\\/\\/h"
+    def test_markdown_shows_them_and_keeps_a_link_literal_and_copyable(self):
+        """escape_markdown shows the text's invisible characters; a URL, an e-mail address or a www. name
+        becomes a code span, which Streamlit does not link and which copies as it is (a word joiner
+        after the colon had broken every copied URL: an SRE's pass)."""
+        assert i18n.escape_markdown("x\u2060 http://h") == "x\\\\u2060 `http://h`"
+        assert i18n.escape_markdown("(see http://127.0.0.1:18001/metrics).") == \
+            "\\(see `http://127.0.0.1:18001/metrics`\\)\\."
+        assert i18n.escape_markdown("a@b.com, www.x.com and *b*") == "`a@b.com`\\, `www.x.com` and \\*b\\*"
+        # A backtick in the word cannot close its span: the fence is longer than any run in it.
+        assert i18n.escape_markdown("`x`http://h`") == "`` `x`http://h` ``"
+        assert "\u2060" not in i18n.escape_markdown("mail a@b or http://h")
         assert "\u202e" not in i18n.md("ingest.csv_no_rows", file="bidi_\u202eslx.csv")
