@@ -197,7 +197,9 @@ class TestAgainstDirectScrapes:
         for absent in ("emitted_tokens", "reported_acceptance_rate", "system_efficiency"):
             assert math.isnan(row[absent])
         [reasons] = frame.attrs["absent"].values()
-        assert reasons["emitted_tokens"].key == "prom.absent.not_exported"
+        # Said of what Prometheus holds, not of a scrape (an SRE's pass: "This scrape of vllm-v1 holds no …").
+        assert reasons["emitted_tokens"].key == "prometheus.absent.not_exported"
+        assert str(reasons["emitted_tokens"]).startswith("Prometheus holds no ")
 
     def test_counts_and_throughput_match_within_extrapolation(self, measured):
         direct, frame, start, end = measured
@@ -595,7 +597,7 @@ class TestFiguresFromAnswers:
             ("sum by (model_name) (increase(vllm:spec_decode_num_drafts_total", "a"): "100",
             ("sum by (model_name) (increase(vllm:spec_decode_num_draft_tokens_total", "a"): "400",
             ("sum by (model_name) (increase(vllm:spec_decode_num_accepted_tokens_total", "a"): "200",
-            ("sum by (model_name) (resets(vllm:spec_decode_num_drafts_total", "a"): "1",
+            ("sum by (model_name, instance) (resets(vllm:spec_decode_num_drafts_total", "a"): "1",
             ("max by (model_name) (sglang:spec_accept_rate)", "b"): "0.7",
             ("min by (model_name) (sglang:spec_accept_rate)", "b"): "0.6",
             ("max by (model_name) (sglang:spec_accept_length)", "b"): "2.5",
@@ -632,7 +634,9 @@ class TestFiguresFromAnswers:
         assert b["running_requests"] == 12
         assert frame.attrs["absent"]["sglang/b"]["acceptance_rate"].key == "prom.absent.gauges_disagree"
         keys = [n.key for n in frame.attrs["notices"]]
-        assert "prom.notice.counter_reset" in keys and "prom.notice.gauge_source" in keys
+        assert "prometheus.notice.counter_reset" in keys and "prom.notice.gauge_source" in keys
+        restart = next(n for n in frame.attrs["notices"] if n.key == "prometheus.notice.counter_reset")
+        assert restart.params == {"count": 1, "where": "? (a, 22:13:20 UTC)"}  # no instance label in the answer
         assert "prom.notice.summed" not in keys and "prometheus.notice.summed" in keys
 
 
@@ -672,7 +676,8 @@ class TestFiguresFromAnswers:
         assert math.isnan(throughput["b"].iloc[1]) and throughput["b"].iloc[2] == 100.0
         assert frame["acceptance_rate"].xs("b", level="model_name").iloc[0] == pytest.approx(2 / 3)  # a ratio stands
         said = [n for n in frame.attrs["notices"] if n.key == "prometheus.notice.born_inside"]
-        assert said and said[0].params == {"series": 1} and str(said[0]).startswith("1 series begins inside the range")
+        assert said and said[0].params == {"series": 1, "names": "b"}
+        assert str(said[0]).startswith("1 series begins inside the range (b):")
         assert "generation_throughput" not in frame.attrs["absent"]["vllm-v1/b"]  # its latest point has one
         # Its only point so far is its first: the headline's tokens per second are absent, and why.
         only = self.born_frame(self.AT)
@@ -701,6 +706,34 @@ class TestFiguresFromAnswers:
         from specviz.live import windows
         verdict = windows.paying_now(make_scenario(), a.to_dict(), 1024)
         assert (verdict.batch, verdict.servers) == (20, 2)
+
+    def test_one_restarted_server_of_a_fleet_leaves_the_fleet_s_tokens_per_second(self):
+        """Two servers of model "a", one of which restarted in the window: its whole tokens per second
+        had been left out, and a fleet's chart was empty wherever any replica restarted (an SRE's
+        pass). The sum stands, said to read low, and the notice names the server; where the one
+        server of a model restarted, the figure is left out as before."""
+        def route(path: str, query: str) -> dict:
+            answer = self.fleet_route(path, query)
+            if path.endswith("/label/__name__/values"):
+                answer["data"].append("vllm:generation_tokens_total")
+            elif query.startswith("sum by (model_name) (increase(vllm:generation_tokens_total"):
+                answer["data"]["result"] = [{"metric": {"model_name": "a"}, "value": [self.AT, "6000"]}]
+            elif query.startswith("sum by (model_name, instance) (resets(vllm:spec_decode_num_drafts_total"):
+                answer["data"]["result"] = [{"metric": {"model_name": "a", "instance": "10.0.0.7:8000"},
+                                             "value": [self.AT, "1"]}]
+            elif query == "count by (model_name) (count by (model_name, instance) (vllm:num_requests_running))":
+                answer["data"]["result"][0]["value"][1] = servers
+            return answer
+
+        servers = "2"
+        a = self.window(route)
+        row = a.xs("a", level="model_name").iloc[0]
+        assert bool(row["counter_reset"]) and row["generation_throughput"] == 100.0  # 6,000 tokens a minute
+        restart = next(n for n in a.attrs["notices"] if n.key == "prometheus.notice.counter_reset")
+        assert restart.params["where"].startswith("10.0.0.7:8000 (a, ") and "reads low" in str(restart)
+        servers = "1"
+        alone = self.window(route).xs("a", level="model_name").iloc[0]
+        assert math.isnan(alone["generation_throughput"])
 
     def trtllm_route(self, path: str, query: str) -> dict:
         """A fleet of TensorRT-LLM: per-position counts by token_position, increase()'s γ rounding in them."""

@@ -425,9 +425,11 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
             else:
                 out.append((role, prefix, "max", f"max by ({group}) ({name})"))
                 out.append((role, prefix, "min", f"min by ({group}) ({name})"))
-    # resets() drops the name, so one query a name (a regex over names would clash).
+    # resets() drops the name, so one query a name (a regex over names would clash); by server, to
+    # say which restarted.
+    servers = group if "instance" in by else f"{group}, instance"
     for name in sorted(name for role in COUNTERS for name, _ in names.get(role, [])):
-        out.append(("", "", "resets", f"sum by ({group}) (resets({name}[{window}]))"))
+        out.append(("", "", "resets", f"sum by ({servers}) (resets({name}[{window}]))"))
     return out
 
 
@@ -460,7 +462,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     # time → role → {(prefix, labels): value}; ratio gauges keep their max and min apart.
     points: dict[float, dict[str, dict[tuple, float]]] = {}
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
-    resets: dict[float, set[tuple[str, ...]]] = {}
+    resets: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that restarted
     servers: dict[float, dict[tuple[str, ...], float]] = {}
     dropped: dict[str, int] = {}
     warnings: list[str] = []
@@ -477,7 +479,8 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
             for t, value in item.points:
                 if kind == "resets":
                     if value > 0:
-                        resets.setdefault(t, set()).add(_model_key(item.labels, by))
+                        resets.setdefault(t, {}).setdefault(_model_key(item.labels, by), set()).add(
+                            item.labels.get("instance", ""))
                     continue
                 if kind == "servers":  # one count per name of the running gauge: the most any gives
                     at_t = servers.setdefault(t, {})
@@ -503,6 +506,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     notices = [Notice("prom.notice.dropped_value", metric=role, count=count) for role, count in dropped.items()]
     notices += [Notice("prometheus.notice.warning", warning=w[:200]) for w in dict.fromkeys(warnings)]
     rows = []
+    restarts: list[tuple[float, tuple[str, ...], str]] = []  # (time, row's key, server)
     absent: dict[tuple[str, ...], dict[str, Notice]] = {}
     for t in sorted(points):
         _whole_gamma(points[t])
@@ -516,12 +520,20 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
             raise
         for state in states:
             key = (state.model_name, *(state.labels.get(b, "") for b in by))
-            reset = key in resets.get(t, set())
-            if reset and state.generation_throughput is not None:  # as a window between two scrapes says it
+            restarted = resets.get(t, {}).get(key, set())
+            running = servers.get(t, {}).get(key)
+            if restarted:
+                restarts += [(t, key, instance) for instance in sorted(restarted)]
+            # Every server of the row restarted (or how many there are is not known): as a window
+            # between two scrapes says it. Where others kept running, their sum stands, said to read low.
+            if restarted and (running is None or running <= len(restarted)) and state.generation_throughput is not None:
                 state = replace(state, generation_throughput=None,
                                 absent={**state.absent, "generation_throughput": Notice("prom.absent.restarted")})
-            rows.append({**_row(t, state, by, window_s, reset), "servers": servers.get(t, {}).get(key)})
-            absent[(state.engine, *key)] = state.absent
+            rows.append({**_row(t, state, by, window_s, bool(restarted)), "servers": running})
+            # Words of a scrape, said of what Prometheus holds.
+            absent[(state.engine, *key)] = {
+                figure: Notice("prometheus.absent.not_exported", **why.params) if why.key == "prom.absent.not_exported"
+                else why for figure, why in state.absent.items()}
             # Prometheus did the summing, and resets come from resets(): those two are said below.
             notices += [n for n in state.notices if n.key not in _OWN_NOTICES and n not in notices]
     if not rows:
@@ -539,7 +551,8 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
         if len(by_series[key]) == 1:  # the headline is that first point: its tokens per second are said to be absent
             absent.setdefault(key, {})["generation_throughput"] = Notice("prometheus.absent.born_inside")
     if born:
-        notices.append(Notice("prometheus.notice.born_inside", series=len(born)))
+        notices.append(Notice("prometheus.notice.born_inside", series=len(born),
+                              names=_listed(["/".join(key[1:]) for key in born])))
     frame = pd.DataFrame(rows)
     positions = sorted({c for c in frame.columns if c.startswith("per_position_")},
                        key=lambda c: (int(c.rsplit("_", 1)[1]), c))
@@ -553,14 +566,21 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     frame["time"] = pd.to_datetime((frame["time"] * 1000).round().astype("int64"), unit="ms", utc=True)
     frame = frame.set_index(["time", "model_name", *kept]).sort_index()
     notices.append(Notice("prometheus.notice.summed", labels=", ".join(("model_name", *by))))
-    if any(frame["counter_reset"]):
-        notices.append(Notice("prom.notice.counter_reset"))
+    if restarts:
+        notices.append(Notice("prometheus.notice.counter_reset", count=len(restarts), where=_listed([
+            f"{instance or '?'} ({'/'.join(key)}, {_time.strftime('%H:%M:%S', _time.gmtime(t))} UTC)"
+            for t, key, instance in restarts])))
     frame.attrs["notices"] = notices
     frame.attrs["absent"] = {"/".join(k): v for k, v in absent.items()}
     frame.attrs["queries"] = [promql for *_, promql in queries]
     frame.attrs["source"] = source
     frame.attrs["end"] = end
     return frame
+
+
+def _listed(names: Sequence[str], most: int = 5) -> str:
+    """The first ``most`` of ``names`` for a notice, an ellipsis after them where there are more."""
+    return ", ".join(names[:most]) + (", …" if len(names) > most else "")
 
 
 _OWN_NOTICES = ("prom.notice.summed", "prom.notice.counter_reset")
