@@ -351,23 +351,44 @@ def show_over_time(over_time: pd.DataFrame, servers_summed: bool = False) -> Non
             altair_chart(charts.live_over_time(over_time, present[0], lang, also=tuple(present[1:]),
                                                servers_summed=servers_summed))
     sidebar = st.session_state.get("scenario")
-    if sidebar is None or not st.button(t("live.calibrate", lang), key="live_calibrate",
-                                         help=t("live.calibrate_help", lang)):
+    if sidebar is None:
         return
+    if st.button(t("live.calibrate", lang), key="live_calibrate", help=t("live.calibrate_help", lang)):
+        st.session_state[_CALIBRATED] = (source, calibrated(sidebar, over_time))
+    # Said until the next click: the poll that follows it would otherwise wipe the fits within seconds.
+    kept = st.session_state.get(_CALIBRATED)
+    if kept is None or kept[0] != source:
+        return
+    for model, result in kept[1]:
+        if model is None:  # the time limit stopped the fits
+            st.warning(message(result, lang))
+        elif isinstance(result, Notice):
+            st.info(f"{escape_markdown(model)}: {message(result, lang)}")
+        else:
+            fitted, windows_fitted, warnings = result
+            found = md("live.calibrated", lang, model=model, windows=windows_fitted, **vars(fitted.costs))
+            offer_fit(lang, f"live_use_fit:{model}", found, [t(key, lang) for key in warnings], fitted,
+                      presets(settings.get("SPECVIZ_DATA_DIR")))
+
+
+# Session key of the last calibration on the Live page: (source, calibrated(...)).
+_CALIBRATED = "live_calibrated"
+
+
+def calibrated(sidebar: scenario.Scenario, over_time: pd.DataFrame) -> list[tuple[str | None, Any]]:
+    """The step model calibrated on the windows of each model: (model, the sidebar at the fitted costs,
+    the windows fitted, the fit's warning keys), or (model, why it was not fitted); (None, a notice)
+    where the time limit stopped the fits, checked between them (up to 100 models of 10,000 windows)."""
     started, limit = time.monotonic(), settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")
     models = over_time.groupby("model", sort=True)
+    out: list[tuple[str | None, Any]] = []
     for done, (model, rows) in enumerate(models):
-        if time.monotonic() - started > limit:  # checked between fits: up to 100 models of 10,000 windows
-            st.warning(t("live.calibrate_stopped", lang, done=done, models=models.ngroups, seconds=limit))
-            break
+        if time.monotonic() - started > limit:
+            return out + [(None, Notice("live.calibrate_stopped", done=done, models=models.ngroups, seconds=limit))]
         fit = windows.calibrate_windows(sidebar, rows)
-        if isinstance(fit, Notice):
-            st.info(f"{escape_markdown(model)}: {message(fit, lang)}")
-            continue
-        fitted = replace(sidebar, costs=calibration.fitted_costs(fit, sidebar.costs.link_gb_s))
-        found = md("live.calibrated", lang, model=model, windows=len(rows), **vars(fitted.costs))
-        offer_fit(lang, f"live_use_fit:{model}", found, [t(key, lang) for key in fit.warnings], fitted,
-                  presets(settings.get("SPECVIZ_DATA_DIR")))
+        out.append((model, fit if isinstance(fit, Notice) else (
+            replace(sidebar, costs=calibration.fitted_costs(fit, sidebar.costs.link_gb_s)), len(rows), fit.warnings)))
+    return out
 
 
 @fragment(run_every=every if polling else None)
@@ -407,7 +428,7 @@ def panel() -> None:
     # Said until the next save: the poll that follows the click would otherwise wipe it within seconds.
     saved = st.session_state.get("live_saved")
     if recording and saved and saved[0] == source:
-        (st.success if saved[1] == "imported" else st.info)(t(f"live.saved.{saved[1]}", lang, runs=saved[2]))
+        (st.info if saved[1] == "skipped" else st.success)(t(f"live.saved.{saved[1]}", lang, runs=saved[2]))
 
 
 @fragment(run_every=every if polling else None)

@@ -1096,6 +1096,29 @@ class TestLiveTables:
         assert db.remove_import(imports.loc["live", "content_hash"]) == 1
         assert sorted(db.runs().source_format) == ["csv", "live"]
 
+    def test_a_second_save_as_the_windows_grow_replaces_the_first(self, db):
+        """An SRE's pass: two clicks of "Save these windows as a run" while polling made two overlapping
+        runs of the same windows. The later save, whose range holds the earlier's, replaces it in one
+        transaction; a save of a range that does not hold it leaves it."""
+        recorded(db)
+        first = db.save_live_run(SOURCE, 1000, at(1010))
+        assert (first.status, first.runs) == ("imported", 1)
+        grown = db.save_live_run(SOURCE, 1000, at(1020))
+        assert (grown.status, grown.runs) == ("replaced", 1)
+        assert len(db.runs()) == 1 and len(db.imports()) == 1 and db.runs().duration_s.iloc[0] == 20
+        assert db.save_live_run(SOURCE, 1010, at(1020)).status == "imported"  # holds less: both kept
+        assert len(db.runs()) == 2
+
+    def test_a_window_across_a_restart_is_no_part_of_the_run_s_duration(self, db):
+        """A server down for 13 minutes: the window from the last scrape before to the first after its
+        restart spans the outage, and the saved duration had been 1,406 s for 600 s of serving (an
+        SRE's pass). Its counts stand (from the restart), its time is left out."""
+        scrapes = [*SCRAPES, (1800.0, exposition(40, [30, 20], running=3, generation=300))]  # counters fell
+        recorded(db, scrapes=scrapes)
+        db.save_live_run(SOURCE, 1000, at(1800))
+        run = db.runs().iloc[0]
+        assert run.duration_s == 20 and json.loads(run.extra)["counter_resets"] == 1
+
     def test_one_run_per_model_unless_one_is_chosen(self, db):
         two = [(1000.0, exposition(10, [5]) + exposition(20, [4], model="other")),
                (1010.0, exposition(30, [15]) + exposition(60, [20], model="other"))]

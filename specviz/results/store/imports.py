@@ -59,7 +59,7 @@ class ImportResult:
     """What happened to one file."""
 
     file: str
-    status: str  # "imported" or "skipped"
+    status: str  # "imported", "skipped", or "replaced" (a live save over an earlier one)
     format: str = ""
     runs: int = 0
     requests: int = 0

@@ -27,7 +27,7 @@ from specviz.results import importers
 from specviz.results.schema import LIVE_FORMAT, SNAPSHOT_COLUMNS, WINDOW_COLUMNS
 
 from .connection import StoreError
-from .imports import ImportResult, RunsAndImports
+from .imports import ImportResult, RunsAndImports, _delete_import
 
 __all__ = ["LiveTables", "RecordedScrape"]
 
@@ -201,7 +201,8 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
            "num_speculative_tokens": round(gamma) if gamma is not None and abs(gamma - round(gamma)) < 1e-9 else None,
            "concurrency": _reading_mean(frame.running_requests),
            "output_throughput": _weighted(frame.generation_throughput, seconds),
-           "duration_s": float(seconds.sum()), "acceptance_rate": rate, "acceptance_length": length,
+           "duration_s": float(seconds[~frame.counter_reset.fillna(False).astype(bool)].sum()),
+           "acceptance_rate": rate, "acceptance_length": length,
            "per_position_acceptance": per_position, "zero_accept_rate": zero}
     return run, extra
 
@@ -297,7 +298,8 @@ class LiveTables(RunsAndImports):
         Each run: acceptance rate, acceptance length and γ from the summed counts, per-position and
         zero-accept shares weighted by drafts, ``output_throughput`` the generated tokens per
         second and ``concurrency`` the mean running requests (both over time), ``duration_s`` the
-        windows' time, ``workload`` "live", ``engine`` as benchmark files name it (vLLM V1 and V0:
+        windows' time (a window across a restart left out: it spans the server's time down),
+        ``workload`` "live", ``engine`` as benchmark files name it (vLLM V1 and V0:
         "vllm", the detail in ``extra.engine_detail``); ``extra`` also holds the source, the
         range, the window and counter-reset counts, α (i.i.d.), mean waiting requests and the
         highest KV-cache usage.
@@ -305,7 +307,9 @@ class LiveTables(RunsAndImports):
         Returns
         -------
         ImportResult
-            ``status="skipped"`` if this range of this source (and model) was saved before.
+            ``status="skipped"`` if this range of this source (and model) was saved before;
+            ``"replaced"`` where it replaced earlier saves of this source (and model) whose windows
+            all lie in this range, in the same transaction.
 
         Raises
         ------
@@ -336,10 +340,20 @@ class LiveTables(RunsAndImports):
         parsed = importers.Parsed(format=LIVE_FORMAT, runs=runs, requests=pd.DataFrame(), warnings=[])
         try:
             with self._transaction() as cur:
+                # A save of this source whose windows this one holds again (a second click as the
+                # windows grow) is replaced, not kept beside it as a second, overlapping run.
+                earlier = [h for (h,) in cur.execute(
+                    "SELECT content_hash FROM runs WHERE source_format = ? AND source_file = ? GROUP BY content_hash "
+                    "HAVING min(CAST(json_extract_string(extra, '$.time_start') AS TIMESTAMP)) >= ? "
+                    "AND max(CAST(json_extract_string(extra, '$.time_end') AS TIMESTAMP)) <= ? "
+                    "AND bool_and(? IS NULL OR target_model = ?)",
+                    [LIVE_FORMAT, source, start, end, model, model]).fetchall()]
+                for stale in earlier:
+                    _delete_import(cur, stale)
                 count, _, warnings = self._insert_parsed(cur, source, parsed, content_hash, now)
                 cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
                             "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, 0, '[]', 'user')",
                             [content_hash, source, LIVE_FORMAT, now, count])
         except (duckdb.ConstraintException, duckdb.TransactionException):
             return self._await_concurrent_import(source, LIVE_FORMAT, content_hash)
-        return ImportResult(source, "imported", LIVE_FORMAT, count, 0, warnings)
+        return ImportResult(source, "replaced" if earlier else "imported", LIVE_FORMAT, count, 0, warnings)
