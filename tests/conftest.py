@@ -185,6 +185,9 @@ def private_database(tmp_path, monkeypatch) -> Path:
     """Every test gets its own DuckDB file: tests never write the user's data/specviz.duckdb."""
     path = tmp_path / "specviz.duckdb"
     monkeypatch.setenv("SPECVIZ_DB", str(path))
+    # The tests poll a source within a fraction of a second, as a server several seconds apart would:
+    # the shortest window is a test of its own (test_store.py, test_a_scrape_too_soon_after_the_last_is_not_stored).
+    monkeypatch.setenv("SPECVIZ_LIVE_MIN_WINDOW_S", "1e-9")
     return path
 
 

@@ -1468,7 +1468,7 @@ class TestRecordCommand:
         assert code == 0
         report = json.loads(out)
         assert report == {"source": server.url, "db": str(database), "polls": 2, "recorded": 2, "failed": 0,
-                          "windows": 1, "interrupted": False}
+                          "too_soon": 0, "windows": 1, "interrupted": False}
         lines = err.splitlines()
         assert len(lines) == 2
         assert lines[0].startswith("poll 1/2 ") and "recorded (first scrape, totals since start)" in lines[0]
@@ -1485,6 +1485,13 @@ class TestRecordCommand:
         assert "acceptance length n/a" in err.splitlines()[1]  # nothing happened between the two reads
         code, out, _ = run(capsys, "query", "SELECT count(*) AS n, sum(drafts) AS drafts FROM windows")
         assert json.loads(out) == [{"n": 1, "drafts": 0.0}]
+
+    def test_a_poll_too_soon_after_the_last_stored_scrape_is_said_not_stored(self, capsys, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_LIVE_MIN_WINDOW_S", "3600")  # every poll after the first is too soon
+        code, out, err = run(capsys, "record", str(REPLAY_PROM), "--every", "0.01", "--count", "2")
+        assert code == 0 and (json.loads(out)["recorded"], json.loads(out)["too_soon"]) == (1, 1)
+        assert re.match(r"poll 2/2 \S+ \S+ UTC not stored: 0\.\d\d s after the last scrape stored of this source",
+                        err.splitlines()[1]) and "(SPECVIZ_LIVE_MIN_WINDOW_S)" in err
 
     def test_polls_that_all_fail(self, capsys, tmp_path):
         code, out, err = run(capsys, "record", "http://127.0.0.1:1/metrics", "--db", str(tmp_path / "f.duckdb"),

@@ -1046,6 +1046,19 @@ class TestLiveTables:
         assert windows.model.tolist() == ["m", "other"] and windows.drafts.tolist() == [20, 40]
         assert windows.acceptance_rate.tolist() == pytest.approx([10 / 20, 16 / 40])
 
+    def test_a_scrape_too_soon_after_the_last_is_not_stored(self, db, monkeypatch):
+        """The Live page and specviz record polling one source made windows of 0.15 s, one of which read
+        tokens/s 6.5 % low (an SRE's pass). A scrape under SPECVIZ_LIVE_MIN_WINDOW_S (0.5 s by default)
+        after the source's last stored one is not stored, and the next window runs from that one."""
+        monkeypatch.delenv("SPECVIZ_LIVE_MIN_WINDOW_S")
+        first = db.record_scrape(SOURCE, prom.parse(SCRAPES[0][1], 1000.0))
+        soon = db.record_scrape(SOURCE, prom.parse(SCRAPES[1][1], 1000.15))
+        assert soon.too_soon_s == pytest.approx(0.15) and (soon.series, soon.window, soon.states) == (0, False, [])
+        assert first.too_soon_s is None and len(db.snapshots(SOURCE).time.unique()) == 1 and db.windows().empty
+        later = db.record_scrape(SOURCE, prom.parse(SCRAPES[1][1], 1010.0))
+        assert later.window and later.too_soon_s is None
+        assert db.windows(SOURCE).drafts.tolist() == [200]  # since the first scrape, 10 s before
+
     def test_a_scrape_without_speculative_decoding_writes_nothing(self, db):
         with pytest.raises(SpecvizError) as info:
             db.record_scrape(SOURCE, prom.parse("vllm:num_requests_running 3\n", 1000.0))

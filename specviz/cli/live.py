@@ -116,6 +116,9 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
     number = f"{poll.number}{'' if count is None else f'/{count}'}"
     if not poll.ok:  # the recorder's failure, a message in the reader's language
         return words(Notice("cli.record.failed", number=number, when=when, error=poll.failure), lang)
+    if poll.too_soon_s is not None:
+        return words(Notice("cli.record.too_soon", number=number, when=when, seconds=poll.too_soon_s,
+                            most=settings.get("SPECVIZ_LIVE_MIN_WINDOW_S")), lang)
     kind = Notice("cli.record.window" if poll.window else "cli.record.first",
                   back=Notice("cli.record.back") if poll.after_failure else "")
     models = []
@@ -147,14 +150,14 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
         interrupted = True
     finally:
         store.close()
-    if not summary.recorded:
+    if not summary.recorded and not summary.too_soon:
         if summary.last_failure is not None:
             raise UsageError("cli.record.all_failed_last", source=scrape.shown(args.source), failed=summary.failed,
                              error=summary.last_failure)
         raise UsageError("cli.record.all_failed", source=scrape.shown(args.source), failed=summary.failed)
     report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
               "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
-              "windows": summary.windows, "interrupted": interrupted}
+              "too_soon": summary.too_soon, "windows": summary.windows, "interrupted": interrupted}
     return json_text(report), 0
 
 
@@ -178,7 +181,10 @@ _RECORD_DOC = """\
 Polls a source every --every seconds into the store (`specviz/results/recorder.py`) until --count
 polls or Ctrl-C: one progress line per poll on stderr (number, UTC time, and per model the
 acceptance length and rate, γ, running requests and tokens/s, or why the poll failed), and a JSON
-summary on stdout when it ends (`polls`, `recorded`, `failed`, `windows`, `interrupted`).
+summary on stdout when it ends (`polls`, `recorded`, `failed`, `too_soon`, `windows`, `interrupted`).
+A poll less than `SPECVIZ_LIVE_MIN_WINDOW_S` after the source's last stored scrape (another
+recorder's, or the Live page's) is not stored (`too_soon`): its window would be mostly the error of
+when each scrape was timed.
 
 A failed poll (server down or restarting, refused answer, store locked) is a progress line, not the
 end; the next poll that succeeds stores its window against the last scrape stored, counted from zero

@@ -54,6 +54,9 @@ class Poll:
         The poll succeeded and the one before it failed: the source came back.
     seconds : float
         How long the poll took.
+    too_soon_s : float or None
+        The scrape came this many seconds after the source's last stored one, under
+        ``SPECVIZ_LIVE_MIN_WINDOW_S``, and was not stored (:meth:`Store.record_scrape`).
     """
 
     number: int
@@ -64,6 +67,7 @@ class Poll:
     failure: Notice | None = None
     after_failure: bool = False
     seconds: float = 0.0
+    too_soon_s: float | None = None
 
     @property
     def counter_reset(self) -> bool:
@@ -73,18 +77,21 @@ class Poll:
 
 @dataclass
 class RecordSummary:
-    """A recording's counts: polls made, polls stored, polls failed, windows stored, and why the last
-    failed poll failed."""
+    """A recording's counts: polls made, polls stored, polls failed, polls not stored for coming too
+    soon after the source's last stored scrape, windows stored, and why the last failed poll failed."""
 
     polls: int = 0
     recorded: int = 0
     failed: int = 0
+    too_soon: int = 0
     windows: int = 0
     last_failure: Notice | None = None
 
     def add(self, poll: Poll) -> None:
         self.polls += 1
-        if poll.ok:
+        if poll.ok and poll.too_soon_s is not None:
+            self.too_soon += 1
+        elif poll.ok:
             self.recorded += 1
             self.windows += len(poll.states) if poll.window else 0
         else:
@@ -125,7 +132,7 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
                                                           detail=" ".join(str(exc).split())),
                     seconds=time.monotonic() - started)
     return Poll(number, taken, True, recorded.window, recorded.states, after_failure=after_failure,
-                seconds=time.monotonic() - started)
+                seconds=time.monotonic() - started, too_soon_s=recorded.too_soon_s)
 
 
 def record(store: Store, source: str, every_s: float, count: int | None = None, *,

@@ -91,13 +91,17 @@ class RecordedScrape:
         ``windows``); False for a source's first scrape, whose ``states`` are totals since the
         server started (nothing goes into ``windows``).
     states : list of specviz.live.states.SpecDecodeState
-        One per model.
+        One per model (none where the scrape came too soon).
+    too_soon_s : float or None
+        Seconds since the source's previous stored scrape, where this one came sooner than
+        ``SPECVIZ_LIVE_MIN_WINDOW_S`` after it and nothing was stored; None otherwise.
     """
 
     time: datetime
     series: int
     window: bool
     states: list[SpecDecodeState]
+    too_soon_s: float | None = None
 
 
 def _snapshot_table(source: str, moment: datetime, snapshot: exposition.Snapshot,
@@ -213,7 +217,7 @@ class LiveTables(RunsAndImports):
     def record_scrape(self, source: str, snapshot: exposition.Snapshot) -> RecordedScrape:
         """Store one scrape of ``source``: its recognised series in ``snapshots`` and, per model, the
         window since the source's previous stored scrape in ``windows`` (none for its first), in one
-        transaction.
+        transaction; nothing where it came less than ``SPECVIZ_LIVE_MIN_WINDOW_S`` after that scrape.
 
         Parameters
         ----------
@@ -241,6 +245,10 @@ class LiveTables(RunsAndImports):
         totals = spec_decode_states(snapshot)  # refused before the file is taken
         with self._transaction() as cur:
             previous = _previous_snapshot(cur, source)
+            # Two recorders of one source (the page and specviz record) interleave: a window of a
+            # fraction of a second is mostly the error of when each scrape was timed.
+            if previous is not None and (age := snapshot.time - previous.time) < settings.get("SPECVIZ_LIVE_MIN_WINDOW_S"):
+                return RecordedScrape(moment, 0, False, [], too_soon_s=age)
             states = totals if previous is None else spec_decode_states(snapshot, previous)
             rows = _snapshot_table(source, moment, snapshot, states)
             cur.register("incoming_snapshot", rows)
