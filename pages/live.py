@@ -453,7 +453,8 @@ def fleet_panel() -> None:
         # A server that stopped reporting leaves its model's latest point behind the others'.
         if (late := windows.late_point(now["time_end"].timestamp(), frame.attrs["end"], step_s)) is not None:
             st.warning(message(late, lang))
-        elif (dropped := windows.servers_dropped(rows["servers"], rows["time_end"])) is not None:
+        elif (dropped := windows.servers_dropped(rows["servers"], rows["time_end"],
+                                                 frame.attrs["stopped"].get(model, ()))) is not None:
             st.warning(message(dropped, lang))
         # The range's last step is its headline: at a long range, minutes long and up to a step old.
         point = windows.fleet_point(now["time_end"].timestamp(), now["window_s"], time.time())

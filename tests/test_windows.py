@@ -313,6 +313,10 @@ class TestAge:
         assert str(said).startswith("1 of the 2 servers that reported this model at 22:19:00 UTC report at its latest point")
         for steady in ([2.0, 2.0, 2.0], [1.0, 2.0, 2.0], [float("nan")] * 3, [2.0, 1.0, float("nan")]):
             assert live.servers_dropped(pd.Series(steady), times) is None
+        # Where Prometheus says which stopped (query_figures' attrs["stopped"]), named: an SRE's pass.
+        named = live.servers_dropped(pd.Series([2.0, 2.0, 1.0]), times, ["10.0.0.2:8000"])
+        assert named == Notice("live.servers_dropped_named", now=1, most=2, time="22:19:00 UTC", gone="10.0.0.2:8000")
+        assert "report at its latest point (10.0.0.2:8000 no longer)" in str(named)
 
 
 class TestReusedMtpLayer:

@@ -419,7 +419,7 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
                 out.append((role, prefix, "value", f"sum by ({group}) ({name})"))
                 if role == "running":
                     servers = group if "instance" in by else f"{group}, instance"
-                    out.append((role, prefix, "servers", f"count by ({group}) (count by ({servers}) ({name}))"))
+                    out.append((role, prefix, "servers", f"count by ({servers}) ({name})"))
             elif role in _MAX_GAUGES:
                 out.append((role, prefix, "value", f"max by ({group}) ({name})"))
             else:
@@ -463,7 +463,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     points: dict[float, dict[str, dict[tuple, float]]] = {}
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
     resets: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that restarted
-    servers: dict[float, dict[tuple[str, ...], float]] = {}
+    servers: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that report
     dropped: dict[str, int] = {}
     warnings: list[str] = []
     groups: set[tuple[str, ...]] = set()
@@ -482,10 +482,9 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                         resets.setdefault(t, {}).setdefault(_model_key(item.labels, by), set()).add(
                             item.labels.get("instance", ""))
                     continue
-                if kind == "servers":  # one count per name of the running gauge: the most any gives
-                    at_t = servers.setdefault(t, {})
-                    key = _model_key(item.labels, by)
-                    at_t[key] = max(value, at_t.get(key, 0.0))
+                if kind == "servers":  # a series per server, of any name of the running gauge
+                    servers.setdefault(t, {}).setdefault(_model_key(item.labels, by), set()).add(
+                        item.labels.get("instance", ""))
                     continue
                 if value < 0:  # no role is ever negative: as exposition.parse, left out and counted
                     dropped[role] = dropped.get(role, 0) + 1
@@ -521,7 +520,8 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
         for state in states:
             key = (state.model_name, *(state.labels.get(b, "") for b in by))
             restarted = resets.get(t, {}).get(key, set())
-            running = servers.get(t, {}).get(key)
+            reporting = servers.get(t, {}).get(key)
+            running = None if reporting is None else len(reporting)
             if restarted:
                 restarts += [(t, key, instance) for instance in sorted(restarted)]
             # Every server of the row restarted (or how many there are is not known): as a window
@@ -572,10 +572,28 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
             for t, key, instance in restarts])))
     frame.attrs["notices"] = notices
     frame.attrs["absent"] = {"/".join(k): v for k, v in absent.items()}
+    frame.attrs["stopped"] = _stopped(servers)
     frame.attrs["queries"] = [promql for *_, promql in queries]
     frame.attrs["source"] = source
     frame.attrs["end"] = end
     return frame
+
+
+def _stopped(servers: dict[float, dict[tuple[str, ...], set[str]]]) -> dict[str, list[str]]:
+    """By row ("/"-joined key), the servers that reported at the last point with the most of them
+    and not at the latest point (:func:`specviz.live.windows.servers_dropped` says so); rows that lost
+    none are left out."""
+    by_key: dict[tuple[str, ...], list[tuple[float, set[str]]]] = {}
+    for t in sorted(servers):
+        for key, names in servers[t].items():
+            by_key.setdefault(key, []).append((t, names))
+    stopped = {}
+    for key, points in by_key.items():
+        most = max(len(names) for _, names in points)
+        at_most = [names for _, names in points if len(names) == most][-1]
+        if gone := at_most - points[-1][1]:
+            stopped["/".join(key)] = sorted(gone)
+    return stopped
 
 
 def _listed(names: Sequence[str], most: int = 5) -> str:

@@ -338,10 +338,12 @@ def late_point(point_s: float, end_s: float, step_s: float) -> Notice | None:
     return Notice("live.late_point", time=_clock(point_s), end=_clock(end_s), seconds=round(lag))
 
 
-def servers_dropped(servers: pd.Series, times: pd.Series) -> Notice | None:
+def servers_dropped(servers: pd.Series, times: pd.Series, stopped: Sequence[str] = ()) -> Notice | None:
     """Whether fewer servers report a Prometheus model at its latest point than earlier in the range,
     and what to say: ``live.servers_dropped`` with ``now`` (the servers at the latest point), ``most``
     (the most at any point) and ``time`` (the last point that had them, :func:`_clock`); else None.
+    With ``stopped`` (which servers those are: ``query_figures``'s ``attrs["stopped"]`` of the model),
+    ``live.servers_dropped_named`` names them (``gone``).
 
     ``servers`` counts, at each point, the instances whose running-requests gauge Prometheus holds
     (:func:`specviz.live.prometheus.query_figures`); a server that stops answering its scrapes gets
@@ -354,7 +356,11 @@ def servers_dropped(servers: pd.Series, times: pd.Series) -> Notice | None:
     if counts.empty or pd.isna(latest := counts.iloc[-1]) or not latest < (most := counts.max()):
         return None
     at_most = pd.Series(times).reset_index(drop=True)[counts == most].iloc[-1]
-    return Notice("live.servers_dropped", now=int(latest), most=int(most), time=_clock(at_most.timestamp()))
+    said = {"now": int(latest), "most": int(most), "time": _clock(at_most.timestamp())}
+    if stopped:
+        return Notice("live.servers_dropped_named", **said, gone=", ".join(name or "?" for name in stopped[:5])
+                      + (", …" if len(stopped) > 5 else ""))
+    return Notice("live.servers_dropped", **said)
 
 
 def fleet_point(end_s: float, window_s: float, now_s: float) -> Notice | None:
