@@ -16,7 +16,7 @@ from pages._latency import show_latency, workload_controls
 from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
                            reset_costs, titled_table)
 from specviz import calculator, charts, scenario, settings, workload
-from specviz.advice import commands
+from specviz.advice import commands, draft_length
 from specviz.errors import InputError
 from specviz.i18n import message, t
 from specviz.model import calibration, drafters, spec, step
@@ -159,6 +159,8 @@ if mode == "step" and (beyond := chosen.beyond_positions()) is not None:
     st.warning(t("calc.beyond_positions", lang, **beyond))
 if (unserved := commands.mtp_unserved(chosen)) is not None:
     st.info(message(unserved, lang))
+if (past := draft_length.head_past_training(chosen, gamma)) is not None:
+    st.warning(message(past, lang))
 for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")

@@ -377,6 +377,15 @@ class TestCalculatorPage:
                     if "No engine serves" in i.value]
 
 
+    def test_an_eagle3_head_drafting_past_its_training_is_said_in_every_view(self):
+        """Kimi-K2 + EAGLE-3 on GB200 at γ 16 read 1.89x with nothing said of positions 8-16, past the 7
+        an EAGLE-3 head is trained for: only Deploy's advice said it (an engineer's pass)."""
+        at = make_app(gpu="GB200", target="Kimi-K2", draft="EAGLE3-AQ-MedAI-Kimi-K2", gamma="16")
+        said = [w.value for w in at.warning if w.value.startswith("Drafting 16 tokens goes past the 7 positions")]
+        assert len(said) == 1
+        assert not [w for w in make_app(gpu="GB200", target="Kimi-K2", draft="EAGLE3-AQ-MedAI-Kimi-K2", gamma="7").warning
+                    if "positions an EAGLE-3 head is trained for" in w.value]
+
 class TestScenarioSidebar:
     def test_vocabulary_mismatch_warns(self):
         at = make_app(target="Llama-3.1-70B", draft="Qwen3-0.6B")
@@ -1004,6 +1013,15 @@ class TestServeTab:
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
 
+    def test_another_engine_that_holds_no_sequence_is_said_not_to_fit(self):
+        """gpt-oss-120b + EAGLE-3 on one H100: 116 sequences as vLLM divides the memory, none as SGLang
+        does. Its SGLang command failed (IndexError on the empty schedule: an engineer's pass)."""
+        at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", dp="1",
+                      ep="off", serve_engine="sglang")
+        assert not at.error and any(w.value.startswith("SGLang divides the GPUs' memory by its own rule, and under "
+                                                       "it nothing fits") for w in at.warning)
+        assert not at.code or "sglang.launch_server" not in at.code[0].value
+
     def test_the_schedule_runs_to_max_num_seqs(self):
         # One MI355X holds 2,422 sequences of gpt-oss-120b at γ 2, past the calculator's batches (1,024).
         at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",
@@ -1011,7 +1029,8 @@ class TestServeTab:
         schedule = at.dataframe[0].value
         command = command_shown(at)
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
-        assert schedule["To batch"].iloc[-1] == ranges[-1][1] == 2422
+        # To the 2,421 the server holds at its schedule's longest draft (it had run to 2,422, past --max-num-seqs).
+        assert schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
         # The server sets aside room for the 3 drafts of batches 23-130 in each request: one sequence fewer, said.
         assert " --max-num-seqs 2421 " in command and '"num_speculative_tokens": 3,' in command
         assert [i for i in at.info if "max\\-num\\-seqs is sized at the 3 draft tokens" in i.value and "2,421" in i.value]

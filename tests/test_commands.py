@@ -685,6 +685,20 @@ class TestTargetWords:
         problem = next(p for p in command.problems if p.key == "command.quantized_checkpoint")
         assert (problem.params["weights"], problem.params["shipped"]) == ("NVFP4", "FP8-BLOCK")
 
+    @pytest.mark.parametrize("engine", ENGINES)
+    def test_a_smaller_component_served_otherwise_than_it_ships_is_said(self, engine):
+        """gpt-oss-120b in MXFP4 throughout: its checkpoint's experts are MXFP4, its attention and router
+        BF16. The command loads openai/gpt-oss-120b as shipped (65.25 GB by hand) where the page held
+        63.8 GB, and said nothing (an engineer's pass)."""
+        chosen = make_scenario(gpu="MI355X", target="gpt-oss-120b", draft="eagle3", precision="mxfp4")
+        command = self.command(chosen, engine)
+        assert "openai/gpt-oss-120b" in command.argv and "command.quantized_checkpoint" not in {p.key for p in command.problems}
+        said = {(n.params["component"].key, n.params["shipped"], n.params["weights"])
+                for n in command.notices if n.key == "command.component_as_shipped"}
+        assert said == {("side.component.attention", "BF16", "MXFP4"), ("side.component.mlp", "BF16", "MXFP4")}
+        shipped = self.command(make_scenario(gpu="MI355X", target="gpt-oss-120b", draft="eagle3"), engine)
+        assert not [n for n in shipped.notices if n.key == "command.component_as_shipped"]
+
     def test_fp8_from_a_bf16_checkpoint_is_quantized_while_loading_where_the_engine_can(self):
         chosen = make_scenario(gpu="B200", target="Qwen3-235B-A22B", precision="fp8", tp="2")
         for engine in ("vllm", "sglang"):

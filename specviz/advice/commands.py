@@ -290,7 +290,9 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice], notice
     checkpoint ships: the same format loads as it is; FP8 from a BF16 checkpoint is
     ``--quantization fp8`` on vLLM and SGLang; any other needs a checkpoint in that format, which
     the command names by a placeholder, with a problem (``command.quantized_checkpoint``): the
-    memory the page holds is that format's, and the shipped checkpoint would not fit it. A target
+    memory the page holds is that format's, and the shipped checkpoint would not fit it. A smaller
+    component served in another format than it ships is a notice (``command.component_as_shipped``):
+    the checkpoint loads it as shipped. A target
     without an id (a config.json the user gave) is a placeholder too (``command.name_the_target``).
     Kimi-K2's model types add the engine's trust-remote-code flag.
 
@@ -315,6 +317,16 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice], notice
             problems.append(Notice("command.quantized_checkpoint", target=name or target.name, weights=served.upper(),
                                    shipped=shipped.upper(), engine=engine))
             name = f"<{served.upper()} checkpoint of {name or target.name}>"
+    elif not named:
+        # A smaller component served in another format than it ships (gpt-oss's attention in MXFP4 where
+        # its checkpoint keeps BF16): the checkpoint loads as shipped, a little off the memory shown.
+        for other in LINEAR_COMPONENTS:
+            if other != component and target.params.get(other, 0) > 0:
+                now, then = scenario.precision.weight_format(target, other).name, target.weight_formats.get(other, "bf16")
+                if _FORMAT_FAMILY.get(now, now) != _FORMAT_FAMILY.get(then, then):
+                    notices.append(Notice("command.component_as_shipped", target=name or target.name,
+                                          component=Notice(f"side.component.{other}"), weights=now.upper(),
+                                          shipped=then.upper()))
     if name is None:
         problems.append(Notice("command.name_the_target", target=target.name, engine=engine))
         name = f"<{target.name}>"

@@ -21,7 +21,8 @@ from specviz.errors import Notice
 from specviz.model import spec, step
 from specviz.scenario import Scenario, largest_batch
 
-__all__ = ["gamma_schedule", "gamma_map", "advise", "off_ranges", "stays_off_from", "WEAK_DRAFT_RATE", "EAGLE3_TRAINED"]
+__all__ = ["gamma_schedule", "gamma_map", "advise", "off_ranges", "stays_off_from", "head_past_training",
+           "WEAK_DRAFT_RATE", "EAGLE3_TRAINED"]
 
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
 # công suất — bạn vẫn trả 100% tiền": record the acceptance rate; under 40 % the draft is unsuitable).
@@ -43,10 +44,9 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
     this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
     ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size``
-    (:func:`specviz.advice.commands.memory_flags`, at the longest draft the server allocates for:
-    fewer where the schedule's longest γ takes more room than the scenario's, past which the last
-    range's length holds; more where it takes less, and the schedule is found up to them), even
-    past ``batch_max`` (up to
+    (:func:`specviz.advice.commands.memory_flags`, at the longest draft the server allocates for,
+    the schedule's own longest: fewer than at the scenario's γ where it takes more room, more where
+    it takes less; the schedule is found again up to them), even past ``batch_max`` (up to
     :func:`specviz.advice.commands.stated_batch`'s bound, which the command states too). A server
     never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
     at a schedule's end: vLLM gives a batch past the last range that range's length
@@ -77,15 +77,18 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     if limit < 1:
         return pd.DataFrame({"first": [], "last": [], "gamma": [], "speedup_low": [], "speedup_high": []}).astype(
             {"first": int, "last": int, "gamma": int})
+    tried = set()
     while True:
         schedule = _best_ranges(scenario, alpha, context, stated_batch(limit) if limit < np.iinfo(np.int64).max
                                 else batch_max, gamma_max)
-        # The server allocates for the schedule's longest draft: shorter than the scenario's γ, it
-        # holds more sequences (Qwen3-32B on 2 H100s at γ 8: 199, and 200 at the schedule's 7).
-        wider = replace(held, gamma=max(1, int(schedule["gamma"].max()))).max_batch()
-        if wider <= limit:
+        # The server allocates for the schedule's longest draft, not the scenario's γ: a shorter one
+        # holds more sequences (Qwen3-32B on 2 H100s at γ 8: 199, and 200 at the schedule's 7), a
+        # longer one fewer (Qwen3-Next + MTP on 2 H200s at γ 4: 423, and 277 at its 7), and the
+        # schedule runs to what the server holds, which its command states.
+        tried.add(limit)
+        limit = replace(held, gamma=max(1, int(schedule["gamma"].max()))).max_batch()
+        if limit in tried or limit < 1:
             return schedule
-        limit = wider
 
 
 def _best_ranges(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
@@ -100,6 +103,16 @@ def _best_ranges(scenario: Scenario, alpha: float, context: int, batch_max: int,
     return pd.DataFrame({"first": starts + 1, "last": ends + 1, "gamma": best[starts],
                          "speedup_low": [best_speed[s:e + 1].min() for s, e in zip(starts, ends)],
                          "speedup_high": [best_speed[s:e + 1].max() for s, e in zip(starts, ends)]})
+
+
+def head_past_training(scenario: Scenario, gamma: int) -> Notice | None:
+    """``advice.head_past_training`` where ``scenario``'s draft is an EAGLE-3 head drafting ``gamma``
+    tokens, more than the :data:`EAGLE3_TRAINED` positions such heads are trained for (the figures
+    keep α past them); else None. The calculator says it at its γ, the Deploy view at the longest
+    its schedule drafts."""
+    if scenario.draft.kind == "eagle3" and gamma > EAGLE3_TRAINED:
+        return Notice("advice.head_past_training", gamma=int(gamma), trained=EAGLE3_TRAINED)
+    return None
 
 
 def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame) -> list[Notice]:
@@ -181,8 +194,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
         rates = spec.position_rates(alpha, longest, **scenario.reuse)
         notices.append(Notice("advice.mtp_reused", target=scenario.target.name, trained=reused - 1, gamma=longest,
                               reuse=scenario.mtp_reuse, first=float(rates[reused - 2]), last=float(rates[-1])))
-    if scenario.draft.kind == "eagle3" and longest > EAGLE3_TRAINED:
-        notices.append(Notice("advice.head_past_training", gamma=longest, trained=EAGLE3_TRAINED))
+    if (past := head_past_training(scenario, longest)) is not None:
+        notices.append(past)
     # A reused MTP layer is judged at the positions it was trained for: what it loses past them is the
     # draft length's to fix (the advice above), not the draft's.
     judged = int(gamma) if reused is None else min(int(gamma), reused - 1)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.advice.commands import (COMMAND_ENGINES, VLLM_VERSIONS, Command, command_engine_of, vllm_command,
-                                     vllm_default_version)
+from specviz.advice.commands import (COMMAND_ENGINES, ENGINE_NAMES, VLLM_VERSIONS, Command, command_engine_of,
+                                     vllm_command, vllm_default_version)
 from specviz.advice import draft_length
 from specviz.advice.sglang import sglang_command
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
+from specviz.errors import SpecvizError
 from specviz.scenario import Scenario
 
 __all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "serve_command"]
@@ -49,10 +50,14 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     Raises
     ------
     SpecvizError
-        As :func:`specviz.advice.commands.vllm_command`,
+        ``command.engine_no_fit`` where ``schedule`` is empty (not one sequence fits as ``engine``
+        divides the memory: SGLang keeps more of it than vLLM); as :func:`specviz.advice.commands.vllm_command`,
         :func:`specviz.advice.sglang.sglang_command` or :func:`specviz.advice.trtllm.trtllm_command`.
     """
     engine = engine or command_engine(scenario)
+    if schedule.empty:  # the engine's memory rule holds not one sequence: a server that would not start
+        raise SpecvizError("command.engine_no_fit", engine=ENGINE_NAMES[engine], context=scenario.context,
+                           devices=scenario.tp * scenario.dp)
     version = version or default_version(engine, scenario)
     by_load = by_load and method == "draft"
     # A batch past the memory's limit is served at the limit, the schedule's last row.

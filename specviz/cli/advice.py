@@ -155,9 +155,12 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     advice = [words(n, lang) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch, schedule)]
-    if schedule.empty:  # not one sequence fits: no command, as on the page
-        return {"engine": engine, "version": version, "command": None, "files": {}, "problems": [], "notices": [],
-                "advice": advice}
+    if schedule.empty:  # not one sequence fits: no command, as on the page, which says so for another engine
+        problems = [] if engine == serving.command_engine(chosen) else [words(Notice(
+            "command.engine_no_fit", engine=commands.ENGINE_NAMES[engine], context=chosen.context,
+            devices=chosen.tp * chosen.dp), lang)]
+        return {"engine": engine, "version": version, "command": None, "files": {}, "problems": problems,
+                "notices": [], "advice": advice}
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,
                                     method=method, draft_repo=draft, target_repo=target, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
