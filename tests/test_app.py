@@ -1483,7 +1483,7 @@ class TestExplorerPage:
         table = next(d.value for d in at.dataframe if "Measured best γ" in d.value)
         assert table["Batch"].tolist() == [1, 8, 32, 64] and table["Measured best γ"].tolist() == [3, 3, 1, 0]
         assert table["Agree"].tolist() == (table["Measured best γ"] == table["Model's best γ"]).tolist()
-        note = next(c.value for c in at.caption if c.value.startswith("The best γ measured at each of 4 batches"))
+        note = next(c.value for c in at.caption if "The best γ measured at each of 4 batches" in c.value)
         assert f"they differ at {int((~table['Agree']).sum())};" in note
 
     def test_a_folder_upload_is_read_as_ingest_reads_a_folder(self):

@@ -72,6 +72,16 @@ class TestBesideModel:
         # The model's speedup at its best γ falls as the batch grows.
         assert table["model_speedup"].iloc[:4].is_monotonic_decreasing
 
+    def test_a_tree_is_no_draft_length_of_the_model_s(self, tmp_path):
+        """SpecForge's γ 7 at top-k 10 (60 draft tokens) had been set against the model's chain of 7
+        (an analyst's pass): runs that drafted a tree are left out of the table."""
+        data = json.loads(grid())
+        data["mtbench"] += [{"batch_size": batch, "steps": 7, "topk": 10, "num_draft_tokens": 60,
+                             "metrics": [{"latency": 10.0, "output_throughput": BASE[batch] * 3.0, "accept_length": 4.0}]}
+                            for batch in BASE]
+        table = schedule.beside_model(stored_runs(tmp_path, json.dumps(data).encode()), make_scenario(), PRESETS)
+        assert list(table["gamma"]) == [3, 3, 1, 0] and set(table["model_gamma"].dropna()) <= {0, 1, 3}
+
     def test_no_runs_no_rows(self, tmp_path):
         only_speculative = json.loads(grid())
         only_speculative["mtbench"] = [s for s in only_speculative["mtbench"] if s["steps"] > 0]

@@ -203,7 +203,8 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
     MTP run was predicted at: :meth:`specviz.scenario.Scenario.reuse_from_rates`), else at the
     scenario's. Adds ``alpha``, ``expected_tokens`` (the
     measured tokens a step each prediction was made at), ``predicted_speedup``, ``predicted_low``, ``predicted_high``, ``error``
-    (measured − predicted), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
+    (measured − predicted; NaN where the scenario's setting stood in: the gap of two setups, not
+    the model's miss), ``setting`` (target · GPU · draft · engine ids), ``own_setting``
     (False where the run named no target or GPU preset and the scenario's stood in) and ``costs``
     (``"preset"``, or ``"calibrated"`` where ``calibrated`` predicted the run), and ``prompt_tokens``
     and ``output_tokens``, the load a run was predicted at (NaN: decoding only at ``context``).
@@ -264,7 +265,8 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
             same = rows[factors.isna().to_numpy()] if factor is None else rows[(factors == factor).to_numpy()]
             _predict_rows(out, same, chosen if factor is None else replace(chosen, mtp_reuse=factor), gamma, length,
                           chosen.context if chosen.prefill else context)
-    out["error"] = out["measured_speedup"] - out["predicted_speedup"]
+    # Where the sidebar's setting stood in, the gap is between two setups, not the model's miss.
+    out["error"] = (out["measured_speedup"] - out["predicted_speedup"]).where(out["own_setting"])
     return out
 
 

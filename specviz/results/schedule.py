@@ -18,6 +18,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.results import explorer, prediction
+from specviz.results import extra as extra_fields
 from specviz.scenario import Presets, Scenario
 
 __all__ = ["SETTING", "measured_draft_lengths", "as_ranges", "beside_model"]
@@ -87,7 +88,9 @@ def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, conte
     """:func:`measured_draft_lengths` beside the step model's best γ at each measured batch, in the
     setting the runs name (:func:`specviz.results.prediction.run_settings`; the scenario's where they
     name no preset), at the median α of the setting's runs (from each run's acceptance length and
-    γ, :func:`specviz.results.prediction.predict`), choosing among the γ that were measured.
+    γ, :func:`specviz.results.prediction.predict`), choosing among the γ that were measured. Runs
+    that drafted a tree (:func:`specviz.results.extra.tree_width`) are left out: the model prices
+    chains.
 
     Returns
     -------
@@ -97,6 +100,10 @@ def beside_model(runs: pd.DataFrame, scenario: Scenario, presets: Presets, conte
         ``fits`` (the speculative server holds the batch at ``context``, :meth:`Scenario.max_batch`)
         and ``agree`` (the measured and the model's γ are the same).
     """
+    # A tree's γ is no chain's draft length, and the model prices chains: trees are left out (SpecForge's
+    # γ 7 at top-k 10, 60 draft tokens, had been set against the model's chain of 7: an analyst's pass).
+    if "extra" in runs:
+        runs = runs[runs["extra"].map(extra_fields.tree_width).isna()]
     paired = explorer.pair_with_baselines(runs)
     table = _best_by_batch(paired)
     extra = {"model_gamma": np.nan, "model_speedup": np.nan, "fits": True, "agree": False}
