@@ -526,6 +526,13 @@ class TestScenarioSidebar:
         assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 269).")
         assert "no batch" not in tax
 
+    def test_expert_counts_that_round_alike_are_shown_to_a_decimal(self):
+        """Llama-4-Scout at batch 64: 15.74 and 16.0 experts read "reads 16 of them, the verify pass of
+        320 reads 16: 1.02x" (an engineer's pass); whole numbers elsewhere."""
+        tax = next(p for p in paragraphs(make_app(target="Llama-4-Scout", gpu="H100-SXM", tp="4"))
+                   if p.startswith("**Expert tax:**"))
+        assert "reads 15.7 of them, the verify pass of 320 reads 16.0: 1.02×" in tax
+
     def test_the_expert_tax_gives_its_reason_only_where_it_is_one(self):
         """At α 0.2 speculation loses from batch 1, with or without the tax, where a plain pass reads 8
         of DeepSeek-V3's 256 experts: the page had said "by then a plain pass already reads nearly
