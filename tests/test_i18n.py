@@ -77,6 +77,10 @@ def fields(text: str) -> dict[str, set[str]]:
     for _, name, spec, _ in string.Formatter().parse(text):
         if name is not None and not (spec or "").startswith("plural "):
             found.setdefault(name, set()).add(spec or "")
+            # A spec's own fields ("{count:.{places}f}"): given as numbers.
+            for _, nested, _, _ in string.Formatter().parse(spec or ""):
+                if nested is not None:
+                    found.setdefault(nested, set()).add("")
     return found
 
 
