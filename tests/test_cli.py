@@ -168,6 +168,15 @@ class TestModelFromConfigCommand:
         assert code == 0
         assert row["params_total"] == 46_702_792_704 and row["params_active"] == 12_879_925_248
         assert row["kv_bytes_per_token"] == 131072 and row["layers"] == 32
+        assert row["kv_bytes_per_token_past_windows"] == 131072  # no window: the same
+
+    def test_a_window_s_layers_stop_adding_cache_past_it(self, capsys):
+        """gpt-oss-120b: 18 full and 18 sliding layers of 128 positions, 8 KV heads of 64 in BF16: by hand
+        36 · 2 · 8 · 64 · 2 = 73,728 bytes a position within the windows, half past them (the output had
+        said only the first: an engineer's pass)."""
+        _, out, _ = run(capsys, "model-from-config", str(SAMPLES / "configs" / "gpt-oss-120b.config.json"))
+        row = json.loads(out)
+        assert (row["kv_bytes_per_token"], row["kv_bytes_per_token_past_windows"]) == (73_728, 36_864)
 
     def test_missing_and_malformed_files(self, capsys, tmp_path):
         code, _, err = run(capsys, "model-from-config", str(tmp_path / "nope.json"))

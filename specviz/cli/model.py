@@ -198,6 +198,16 @@ step's time per token over steps, not vLLM bench's per-request TPOT). By default
 view's steps and requests with the view's seed, so its figures are the page's.
 """
 
+_MODEL_DOC = """\
+The language model a config.json describes, counted as specviz counts it (specviz/model/hf_config.py).
+`params_active` is every weight one token's pass uses: its k routed experts and every other weight
+whole, the input embedding table and the output head included (DeepSeek-V3's 37.55B; DeepSeek and
+OpenAI state 37B and 5.1B with the embedding left out, docs/model.md says each publisher's
+convention). `kv_bytes_per_token` is what one more position adds while it is within every layer's
+window; `kv_bytes_per_token_past_windows`, once it is past every sliding or chunked window (the same
+for a model without windows).
+"""
+
 _CALC_DOC = """\
 What the calculator shows for the scenario a link describes (the same parameters, read by
 `scenario.from_query_params`): the setting, E, verify and draft cost, the speedup with its band,
@@ -289,7 +299,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json_text(simulate_row(args, presets())), 0))
 
-    p = sub.add_parser("model-from-config", help="exact parameter counts from a config.json")
+    p = sub.add_parser("model-from-config", description=_MODEL_DOC, help="exact parameter counts from a config.json")
     p.add_argument("file", type=Path)
     p.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per KV element (2 for BF16)")
     p.add_argument("--format", **FORMAT)
@@ -347,7 +357,8 @@ def _calc(args: argparse.Namespace) -> tuple[str, int]:
 def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
     model = config_model(args.file)
     row = {"params_total": model.params_total, "params_active": model.params_active,
-           "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes)}
+           "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes),
+           "kv_bytes_per_token_past_windows": model.kv_bytes_per_token(args.kv_bytes, past_windows=True)}
     notes = " ".join(words(note, args.lang) for note in model.notes)  # each a sentence
     row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": notes}
     return (json_text(row) if args.format == "json" else format_rows([row], args.format)), 0

@@ -133,10 +133,14 @@ class Model:
         """Parameters of the input embedding table (vocab × hidden)."""
         return self.vocab_size * self.hidden_size
 
-    def kv_bytes_per_token(self, kv_dtype_bytes: float = 2.0) -> float:
+    def kv_bytes_per_token(self, kv_dtype_bytes: float = 2.0, *, past_windows: bool = False) -> float:
         """Cache bytes one more position adds while it is within every layer's window:
-        Σ layers · cached elements · bytes (2·layers·n_kv·d·bytes for plain attention)."""
-        return sum(a.layers * a.cached for a in self.attention) * kv_dtype_bytes
+        Σ layers · cached elements · bytes (2·layers·n_kv·d·bytes for plain attention); with
+        ``past_windows``, once it is past every window, from the layers that keep every position
+        only (:meth:`cache_bytes`'s slope at long contexts: gpt-oss-120b's 73,728 bytes halve to
+        36,864 past its 128-position windows)."""
+        return sum(a.layers * a.cached for a in self.attention
+                   if not past_windows or a.keeps_all or math.isinf(a.window)) * kv_dtype_bytes
 
     def cache_bytes(self, context: ArrayLike, kv_dtype_bytes: float = 2.0, state_bytes: float = 2.0, *,
                     state_copies: ArrayLike = 1.0, tensor_split: int = 1) -> np.ndarray:
