@@ -792,6 +792,8 @@ class TestPublishedSentences:
         ("2x faster on Grace Blackwell NVL72", "GB200", "Grace Blackwell"),
         ("1.5x faster on Hopper GPUs", "H100-SXM", "Hopper"),
         ("2x faster on AMD MI300 GPUs", "MI300X", "MI300"),
+        # The Claims page's own worked example, pasted: it had read as 2x H100 (a docs check).
+        ("up to 3x faster on Trainium with Qwen3", "Trainium2", "Trainium"),
         # A form named, or a preset whose name holds a family's: nothing assumed.
         ("2x faster on A100 40GB", "A100-40GB", None),
         ("1.8x faster on RTX PRO 6000 Blackwell", "RTX-PRO-6000", None),

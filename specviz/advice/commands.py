@@ -457,8 +457,8 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     at ``drafted``, the longest draft the server allocates each request for (vLLM's
     ``num_speculative_tokens``, SGLang's ``--speculative-num-steps``, TensorRT-LLM's
     ``max_draft_len``: a schedule's longest, not the scenario's γ; a hybrid model keeps a
-    linear-attention state for each of its positions, so Qwen3.5-397B-A17B on 8 H200s holds 353
-    sequences at γ 4 and 217 at the 8 its schedule drafts at small batches):
+    linear-attention state for each of its positions, so Qwen3.5-397B-A17B on 8 H200s holds 357
+    sequences at γ 4 and 242 at the 7 its schedule drafts at batches 25–68):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
     ``--max_batch_size``), the context (``--max-model-len``, ``--context-length``, ``--max_seq_len``),
     the memory share the limit was computed for (vLLM's ``--gpu-memory-utilization``, written out
