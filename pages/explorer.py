@@ -280,7 +280,24 @@ def show_acceptance() -> None:
         st.caption(t("exp.origins_apart", lang))
     labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     titled_dataframe(labelled, lang, column_config=number_columns(labelled, FORMATS, lang))
+    show_position_acceptance()
     show_request_acceptance()
+
+
+def show_position_acceptance() -> None:
+    """Each run's acceptance at each draft position, where it measured it: how acceptance decays with
+    depth, which the mean acceptance length does not show."""
+    table = explorer.position_acceptance(shown)
+    if table.empty:
+        return
+    st.subheader(t("exp.positions", lang))
+    st.caption(t("exp.positions_note", lang))
+    # A column a position, titled by its number (the other columns by their titles, as titled_dataframe).
+    title = lambda c: t("exp.position_column", lang, position=int(c.rsplit("_", 1)[1])) if c.startswith(
+        "position_") else t(f"col.{c}", lang)
+    st.dataframe(visible_text(table).rename(columns=title), hide_index=True, placeholder="", column_config={
+        **number_columns(table, FORMATS, lang),
+        **{title(c): st.column_config.NumberColumn(format="%.3f") for c in table if c.startswith("position_")}})
 
 
 def show_request_acceptance() -> None:

@@ -1436,6 +1436,17 @@ class TestExplorerPage:
         assert sorted(at.dataframe[0].value["Series"]) == ["γ=4 · real.csv · chat",
                                                            "γ=4 · set.csv · chat · synthetic acceptance"]
 
+    def test_a_run_s_acceptance_at_each_draft_position_is_shown(self):
+        """vLLM 0.25.1's MTP run stores 0.85, 0.717 and 0.594 at positions 1-3 and the page showed none of
+        them (an analyst's pass): they are a table of their own."""
+        at = explorer_app("acceptance")
+        upload(at, ("bench.json", (SAMPLES / "2026" / "vllm_0.25.1" / "bench_serve_speculative_v0.25.1.json").read_bytes(),
+                    "application/json"))
+        table = next(d.value for d in at.dataframe if "Position 1" in d.value)
+        row = table.iloc[0]
+        assert (row["Position 1"], row["Position 2"], row["Position 3"]) == pytest.approx((0.85, 0.71667, 0.59444), abs=1e-5)
+        assert any(c.value.startswith("The share of a run's drafts whose position i was accepted") for c in at.caption)
+
     def test_each_draft_setting_is_its_own_acceptance_bar(self):
         """The real SpecForge file: mtbench's bar read 3.49, the mean of γ 7 with a top-k 10 tree and
         of γ 3 in a chain."""

@@ -393,6 +393,17 @@ class TestSweepPeaks:
         assert set(explorer.sweep_peaks(example_runs).load) == {128}
 
 
+class TestPositionAcceptance:
+    def test_one_column_a_position_for_the_runs_that_measured_them(self):
+        runs = runs_frame([{"spec_method": "mtp", "num_speculative_tokens": 2, "per_position_acceptance": [0.8, 0.5]},
+                           {"spec_method": "eagle", "num_speculative_tokens": 3, "per_position_acceptance": [0.9, 0.7, 0.4]},
+                           {"spec_method": "eagle", "num_speculative_tokens": 3}])
+        table = explorer.position_acceptance(runs)
+        assert list(table.columns) == ["series", "num_speculative_tokens", "position_1", "position_2", "position_3"]
+        assert table["position_1"].tolist() == [0.8, 0.9] and pd.isna(table["position_3"].iloc[0])
+        assert explorer.position_acceptance(runs.iloc[2:]).empty
+
+
 class TestWorkloadAcceptance:
     def test_examples_follow_seed_002s_order(self, example_runs):
         summary = explorer.workload_acceptance(example_runs).set_index("workload")

@@ -26,6 +26,7 @@ __all__ = [
     "GROUP_COLUMNS",
     "EXTRA_PREFIX",
     "ACCEPTANCE_FIGURES",
+    "position_acceptance",
     "example_hashes",
     "own_imports",
     "one_origin",
@@ -504,6 +505,23 @@ def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
     return (spec_runs.groupby(["origin", "workload", "draft_setting"], as_index=False, dropna=False)
             .agg(acceptance_length=("acceptance_length", "mean"), zero_accept_rate=("zero_accept_rate", "mean"),
                  runs=("run_id", "count")))
+
+
+def position_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs that measured their acceptance at each draft position (vLLM's per-position counters,
+    a live run's windows), one row each: ``series``, ``num_speculative_tokens`` and
+    ``position_<i>``, the share of its drafts whose position i (from 1) was accepted, as vLLM's
+    ``spec_decode_num_accepted_tokens_per_pos`` over its drafts counts it (runs at synthetic
+    acceptance left out, :func:`measured_acceptance`); no rows where none did."""
+    runs = measured_acceptance(runs)[0]
+    lists = runs["per_position_acceptance"].map(lambda v: list(v) if isinstance(v, (list, tuple, np.ndarray)) else [])
+    measured = runs[lists.map(len) > 0]
+    if measured.empty:
+        return pd.DataFrame(columns=["series", "num_speculative_tokens"])
+    width = int(lists[measured.index].map(len).max())  # runs of shorter drafts have no later positions
+    shares = pd.DataFrame([v + [np.nan] * (width - len(v)) for v in lists[measured.index]], index=measured.index)
+    shares.columns = [f"position_{i + 1}" for i in shares.columns]
+    return pd.concat([measured[["series", "num_speculative_tokens"]], shares], axis=1).reset_index(drop=True)
 
 
 def load_published(data_dir: Path) -> pd.DataFrame:
