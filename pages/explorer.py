@@ -222,7 +222,7 @@ def show_versus_baseline() -> None:
     if not (unpaired := explorer.unpaired_speculative(shown, paired)).empty:
         series = unpaired["series"].dropna().unique()
         named = ", ".join(series[:10]) + (" …" if len(series) > 10 else "")  # a few names say which
-        st.info(md("exp.unpaired", lang, runs=len(unpaired), series=named))
+        st.info(md("exp.unpaired", lang, runs=len(unpaired), series_count=len(series), series=named))
     if paired.empty:
         st.info(t("exp.no_pairs", lang))
         return

@@ -1779,6 +1779,8 @@ class TestExplorerPage:
                                 b"solo,4,eagle,3,500\n", "text/csv"))
         unpaired = next(i.value for i in at.info if "found no plain run" in i.value)
         assert "1 speculative run found no plain run" in unpaired and escape_markdown("eagle γ=3 · solo") in unpaired
+        # How many series the names are of: "7 runs ... : a, b, c" had read as three runs (an analyst's pass).
+        assert "not compared here; 1 series: " in unpaired
         assert not at.get("vega_lite_chart")  # the examples' pairs are not drawn among the user's runs
 
     def test_published_results_say_what_is_drawn(self):
