@@ -233,8 +233,10 @@ def show_versus_baseline() -> None:
         return
     crossover = explorer.crossover_concurrency(paired)
     altair_chart(charts.measured_speedup(on_chart, crossover, lang))
-    shown_crossover = crossover.assign(crossover_concurrency=crossover["crossover_concurrency"].map(
-        lambda v: t("exp.no_crossover", lang) if math.isnan(v) else f"{v:g}"))
+    # "Faster at every measured concurrency" only where more than one was measured.
+    shown_crossover = crossover.assign(crossover_concurrency=[
+        f"{v:g}" if not math.isnan(v) else t("exp.no_crossover" if n > 1 else "exp.no_crossover_one", lang)
+        for v, n in zip(crossover["crossover_concurrency"], crossover["concurrencies"])]).drop(columns="concurrencies")
     titled_dataframe(shown_crossover, lang)
     st.caption(t("exp.crossover_note", lang))
     show_measured_schedule()

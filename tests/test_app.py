@@ -1374,6 +1374,15 @@ class TestExplorerPage:
         assert sorted(crossover["Crossover concurrency"]) == ["128", "none: faster at every measured concurrency",
                                                               "none: faster at every measured concurrency"]
 
+    def test_one_concurrency_measured_is_not_every_concurrency(self):
+        """A speculative run and its baseline at one concurrency read "none: faster at every measured
+        concurrency" (an analyst's pass)."""
+        at = explorer_app("baseline")
+        upload(at, ("one.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
+                                b"chat,8,,,100\nchat,8,eagle,3,150\n", "text/csv"))
+        crossover = at.dataframe[0].value
+        assert crossover["Crossover concurrency"].tolist() == ["none at the one concurrency measured"]
+
     def test_views_with_charts(self):
         by_load = explorer_app("load")
         # The examples have no p50 ITL: said, not drawn as an empty chart.

@@ -381,7 +381,7 @@ class TestUnpairedSpeculative:
 class TestCrossoverConcurrency:
     def test_first_losing_concurrency(self):
         crossover = explorer.crossover_concurrency(explorer.pair_with_baselines(SWEEP))
-        assert crossover.crossover_concurrency.tolist() == [64]
+        assert crossover.crossover_concurrency.tolist() == [64] and crossover.concurrencies.tolist() == [3]
 
 
 class TestSweepPeaks:

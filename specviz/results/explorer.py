@@ -461,14 +461,17 @@ def unpaired_speculative(runs: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFra
 
 
 def crossover_concurrency(paired: pd.DataFrame) -> pd.DataFrame:
-    """Per workload, model and series: the smallest concurrency at which measured speedup < 1."""
+    """Per workload, model and series: the smallest concurrency at which measured speedup < 1
+    (``crossover_concurrency``, NaN where none loses), and how many concurrencies were measured
+    (``concurrencies``: one says nothing of the others)."""
     rows = []
     for key, group in paired.dropna(subset=["concurrency"]).groupby(
             ["workload", "target_model", "series"], dropna=False, sort=False):
         losing = group[group["measured_speedup"] < 1].sort_values("concurrency")
         rows.append(dict(zip(("workload", "target_model", "series"), key),
-                         crossover_concurrency=losing["concurrency"].iloc[0] if len(losing) else math.nan))
-    return pd.DataFrame(rows, columns=["workload", "target_model", "series", "crossover_concurrency"])
+                         crossover_concurrency=losing["concurrency"].iloc[0] if len(losing) else math.nan,
+                         concurrencies=group["concurrency"].nunique()))
+    return pd.DataFrame(rows, columns=["workload", "target_model", "series", "crossover_concurrency", "concurrencies"])
 
 
 def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
