@@ -467,7 +467,9 @@ def fleet_panel() -> None:
                                              (prometheus.label_column(by),)))
     st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
     for notice in frame.attrs["notices"]:
-        st.caption(message(notice, lang))
+        # The figures are summed by model; where replicas are kept apart, it is in their tables.
+        apart = " " + md("live.apart_in_tables", lang, label=by) if by and notice.key == "prometheus.notice.summed" else ""
+        st.caption(message(notice, lang) + apart)
     show_over_time(flat, servers_summed=True)
 
 

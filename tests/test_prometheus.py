@@ -884,6 +884,9 @@ class TestLivePage:
         assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
         summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
         assert table["Running requests (the live batch)"].sum() == pytest.approx(summed, abs=1)  # shown rounded
+        # The headline stays summed by model: the caption says where the replicas are apart (an SRE's pass).
+        assert any(c.value.startswith("Summed by Prometheus") and c.value.endswith(
+            "The replica tables under each model keep them apart by instance.") for c in at.caption)
 
 
 @pytest.mark.prometheus
