@@ -464,6 +464,13 @@ class TestSweeps:
         records = only(importers.parse(f"bench/request_rate_2.5/{JSONL}", fixture(JSONL)))
         assert records["request_rate"] == 2.5 and "concurrency" not in records
 
+    def test_a_folder_spelled_as_aiperf_never_writes_a_value_is_no_cell(self):
+        """`specviz ingest .../aiperf_0.10/profile_export_aiperf.json` stored a sweep of "aiperf" at 0.1
+        (an analyst's pass): AIPerf writes a cell's value as Python writes the number."""
+        for folder in ("aiperf_0.10", "concurrency_010"):
+            run = only(importers.parse(f"samples/{folder}/{REAL}", sample(REAL_2026)))
+            assert "sweep" not in json.loads(run["extra"]), folder
+
     @staticmethod
     def tree(root: Path, files: dict[str, bytes]) -> Path:
         for name, data in files.items():

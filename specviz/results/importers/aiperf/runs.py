@@ -116,9 +116,13 @@ def cell_settings(file_name: str) -> dict[str, Any]:
     """The swept settings of the innermost sweep cell folder in a file's path: ``{"concurrency":
     10, "isl": 512}`` from ``…/concurrency_10__isl_512/profile_export_aiperf.json`` (AIPerf names a
     cell ``{leaf parameter}_{value}``, joined by ``__`` in a grid; numbers as numbers); empty where
-    no folder is a cell (``trial_0001`` and ``run_0001`` are a repetition's, not a cell's)."""
+    no folder is a cell (``trial_0001`` and ``run_0001`` are a repetition's, not a cell's). AIPerf
+    writes a value as Python writes the number (``10``, ``2.5``), so a folder of another spelling is
+    no cell (``aiperf_0.10``, a folder a user named after a release, had read as a sweep of
+    ``aiperf`` at 0.1)."""
     for part in reversed(PurePath(file_name.replace("\\", "/")).parts[:-1]):
         pieces = [_CELL_PART.fullmatch(piece) for piece in part.split("__")]
-        if all(pieces) and not any(m["name"] in _NOT_CELLS for m in pieces):
+        if all(pieces) and not any(m["name"] in _NOT_CELLS for m in pieces) and all(
+                m["value"] == (repr(float(m["value"])) if "." in m["value"] else str(int(m["value"]))) for m in pieces):
             return {m["name"]: number(m["value"]) for m in pieces}
     return {}
