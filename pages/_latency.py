@@ -42,10 +42,9 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     their inputs)."""
     times = simulate.StepTimes(plain_s=plain_s, spec_s=spec_s)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
     # The requests simulated shrink so that the view's runs stay within its budget of cells; the
     # caption says how many.
-    shares, requests = scenario.latency_runs(alpha, gamma, rates, output_tokens)
+    length, shares, requests = scenario.latency_runs(alpha, gamma, rates, output_tokens)
     summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
                                steps=scenario.LATENCY_STEPS)
     sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,

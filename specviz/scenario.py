@@ -502,18 +502,20 @@ LATENCY_STEPS = 200_000
 ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
 
 
-def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None, output_tokens: int) -> tuple[tuple[float, ...], int]:
-    """The zero-accept shares the Latency view sweeps at this acceptance (those of :data:`ZERO_SHARES`
-    a chain of its mean length can have: :func:`specviz.model.simulate.zero_share_range`) and the
-    requests each of its runs simulates, so that the view's runs stay within
+def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None,
+                 output_tokens: int) -> tuple[float, tuple[float, ...], int]:
+    """The mean tokens a step at this acceptance, the zero-accept shares the Latency view sweeps at it
+    (those of :data:`ZERO_SHARES` a chain of that mean length can have:
+    :func:`specviz.model.simulate.zero_share_range`) and the requests each of its runs simulates, so
+    that the view's runs stay within
     ``SPECVIZ_PAGE_SIMULATION_CELLS`` (:func:`specviz.model.simulate.requests_within`; 2,000 for the
     usual request, fewer for long outputs). The acceptance is the measured per-position ``rates``
     where given, else α at γ."""
     length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
     fewest, most = simulate.zero_share_range(length, gamma)
     shares = tuple(z for z in ZERO_SHARES if fewest <= z <= most)
-    return shares, simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
-                                            runs=1 + len(shares))
+    return length, shares, simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
+                                                    runs=1 + len(shares))
 
 
 def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:

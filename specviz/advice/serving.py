@@ -14,7 +14,8 @@ from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_comman
 from specviz.errors import SpecvizError
 from specviz.scenario import Scenario
 
-__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "serve_command"]
+__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "engine_no_fit",
+           "serve_command"]
 
 ENGINES = tuple(COMMAND_ENGINES)
 """The engines a command is written for."""
@@ -34,6 +35,13 @@ def default_version(engine: str, scenario: Scenario) -> str | None:
     (:func:`specviz.advice.commands.vllm_default_version`); None for SGLang, whose command has no
     versions."""
     return vllm_default_version(scenario.engine.id) if engine == "vllm" else DEFAULT_VERSIONS.get(engine)
+
+
+def engine_no_fit(scenario: Scenario, engine: str) -> SpecvizError:
+    """``command.engine_no_fit``: not one sequence of ``scenario`` fits as ``engine`` divides the
+    memory (SGLang keeps more of it than vLLM), so there is no command for it."""
+    return SpecvizError("command.engine_no_fit", engine=ENGINE_NAMES[engine], context=scenario.context,
+                        devices=scenario.tp * scenario.dp)
 
 
 def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
@@ -56,8 +64,7 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     """
     engine = engine or command_engine(scenario)
     if schedule.empty:  # the engine's memory rule holds not one sequence: a server that would not start
-        raise SpecvizError("command.engine_no_fit", engine=ENGINE_NAMES[engine], context=scenario.context,
-                           devices=scenario.tp * scenario.dp)
+        raise engine_no_fit(scenario, engine)
     version = version or default_version(engine, scenario)
     by_load = by_load and method == "draft"
     # A batch past the memory's limit is served at the limit, the schedule's last row.

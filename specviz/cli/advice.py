@@ -156,9 +156,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     advice = [words(n, lang) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch, schedule)]
     if schedule.empty:  # not one sequence fits: no command, as on the page, which says so for another engine
-        problems = [] if engine == serving.command_engine(chosen) else [words(Notice(
-            "command.engine_no_fit", engine=commands.ENGINE_NAMES[engine], context=chosen.context,
-            devices=chosen.tp * chosen.dp), lang)]
+        problems = [] if engine == serving.command_engine(chosen) else [words(serving.engine_no_fit(chosen, engine), lang)]
         return {"engine": engine, "version": version, "command": None, "files": {}, "problems": problems,
                 "notices": [], "advice": advice}
     command = serving.serve_command(chosen, schedule, chosen.gamma, chosen.batch, engine=engine, version=version,

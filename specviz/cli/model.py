@@ -168,7 +168,7 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
                                                        gamma, args.rates)
     context, times = scenario.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    requests = args.requests if args.requests is not None else scenario.latency_runs(alpha, gamma, rates, n_out - 1)[1]
+    requests = args.requests if args.requests is not None else scenario.latency_runs(alpha, gamma, rates, n_out - 1)[2]
     summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
