@@ -52,6 +52,10 @@ def errors_said(lang: str) -> Iterator[None]:
         st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
 
 
+# Set by whole_page_after: the next run of a fragment reruns the whole page instead.
+_APP_RERUN = "_rerun_whole_page"
+
+
 def fragment(func: Callable[..., None] | None = None, *, run_every: float | None = None) -> Any:
     """``st.fragment(func, run_every=run_every)``: a control inside it reruns it alone, not the router,
     the sidebar nor the rest of the page. Its errors are said as app.py says a page's
@@ -63,9 +67,20 @@ def fragment(func: Callable[..., None] | None = None, *, run_every: float | None
 
     @wraps(func)
     def run(*args: Any, **kwargs: Any) -> None:
+        if st.session_state.pop(_APP_RERUN, False):
+            st.rerun(scope="app")
         with errors_said(st.session_state.get("lang", "en")):
             func(*args, **kwargs)
     return st.fragment(run, run_every=run_every)
+
+
+def whole_page_after(callback: Callable[..., None], *args: Any) -> None:
+    """A callback of a button inside a :func:`fragment` whose change the whole page must follow (the
+    sidebar, every figure): ``callback(*args)``, then the page reruns from the fragment's next run.
+    Not from the click's own run: under load the fragment's timer cut that run short before the
+    button returned True, and the sidebar stayed on the old model (a Chromium test saw it)."""
+    callback(*args)
+    st.session_state[_APP_RERUN] = True
 
 
 @st.cache_resource

@@ -12,7 +12,7 @@ import streamlit as st
 
 from pages._controls import set_mtp_reuse, switch_target
 from pages._shared import (altair_chart, cost_params, fragment, number_columns, offer_fit, open_store, presets,
-                           require_router, titled_dataframe)
+                           require_router, titled_dataframe, whole_page_after)
 from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
@@ -177,9 +177,8 @@ def verdict_scenario(model_name: str) -> scenario.Scenario | None:
         st.warning(md("live.other_model", lang, served=model_name, target=sidebar.target.name))
         # Drawn in the polling fragment, whose click reruns only the fragment: the callback sets the
         # target, then the whole page reruns so that the sidebar and every figure follow it.
-        if st.button(t("live.switch_target", lang, target=served), key=f"live_switch:{model_name}",
-                     on_click=switch_target, args=(served, model_name)):
-            st.rerun(scope="app")
+        st.button(t("live.switch_target", lang, target=served), key=f"live_switch:{model_name}",
+                  on_click=whole_page_after, args=(switch_target, served, model_name))
         return None
     # Per source: another server of the same name (trtllm-serve names every model "undefined") is asked again.
     confirmed = st.checkbox(t("live.same_model", lang, target=sidebar.target.name),
@@ -295,9 +294,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         line = st.container(horizontal=True, vertical_alignment="center")
         line.caption(t("live.reuse_measured", lang, reuse=measured, sidebar=served.mtp_reuse,
                        trained=served.mtp_reused_from - 1, target=served.target.name))
-        if line.button(t("live.use_reuse", lang, reuse=measured), key=f"live_reuse:{model_name}",
-                       on_click=set_mtp_reuse, args=(measured,)):
-            st.rerun(scope="app")
+        line.button(t("live.use_reuse", lang, reuse=measured), key=f"live_reuse:{model_name}",
+                    on_click=whole_page_after, args=(set_mtp_reuse, measured))
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
     if verdict is not None:
         show_verdict(verdict, served, figures, dp_engines, stale)
