@@ -515,6 +515,10 @@ class TestArguments:
 
     def test_points_limit(self, monkeypatch):
         assert prometheus.check_points(3600, 30) == 121
+        # Prometheus steps from start to end in whole milliseconds: 0, 100, 200 and 300 ms. The rows
+        # counted before an answer is read are those points (0.3 // 0.1 is 2.0 in floating point).
+        assert prometheus.check_points(0.3, 0.1) == 4
+        assert prometheus._Runner(("http://h:9090", "h"), None, start=100.0, end=100.3, step_s=0.1).points == 4
         monkeypatch.setenv("SPECVIZ_PROMETHEUS_MAX_POINTS", "100")
         refused(lambda: prometheus.query_figures("http://127.0.0.1:9", "1h", "30s"), "prometheus.too_many_points")
 

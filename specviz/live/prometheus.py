@@ -449,7 +449,8 @@ def _check_rows(groups: int, points: int, source: str) -> None:
 
 def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: float, end: float,
              run: Any) -> pd.DataFrame:
-    """The figures at every point ``run(promql)`` answers, from the names seen in [start, end]."""
+    """The figures at every point ``run(promql)`` answers in [start, end], from the metric names seen
+    from ``_NAMES_LOOKBACK_S`` before ``start`` to ``end``."""
     by = _check_by(by)
     source = base[1]
     window_s = round(window_s * 1000) / 1000  # as the queries write it
@@ -690,7 +691,7 @@ class _Runner:
         """Points each series answers at most: one for an instant query."""
         if self.step_s is None:
             return 1
-        return int((self.end - self.start) // self.step_s) + 1
+        return check_points(self.end - self.start, self.step_s)
 
     def __call__(self, promql: str) -> tuple[list[Series], list[str]]:
         if self.step_s is None:
@@ -731,9 +732,10 @@ def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | floa
         :func:`specviz.live.windows.server_batch`) and ``per_position_acceptance_<i>``,
         ``per_position_conditional_<i>``; NaN where a figure is absent. ``attrs`` holds
         ``notices`` (Notices), ``absent`` ("engine/model[/by...]" → {figure: Notice}, at the last
-        point), ``queries`` (the PromQL), ``source`` and ``end`` (Unix seconds of the range's last
+        point), ``queries`` (the PromQL), ``source``, ``end`` (Unix seconds of the range's last
         point: a model whose latest point is far behind it has stopped reporting,
-        :func:`specviz.live.windows.late_point`).
+        :func:`specviz.live.windows.late_point`) and ``stopped`` (by row, "/"-joined as ``absent``: the
+        servers that reported at the point with the most of them and not at the latest, :func:`_stopped`).
 
     Raises
     ------
