@@ -14,7 +14,7 @@ from pages._shared import altair_chart, chain_runs, mix_tail_at, mix_tail_table,
 from specviz import charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
-from specviz.model import simulate, spec
+from specviz.model import simulate, spec, zero_accept
 from specviz.results import request_acceptance
 
 DEFAULT_WORKLOAD = "coding_assistant"
@@ -47,7 +47,7 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     length, shares, requests = scenario.latency_runs(alpha, gamma, rates, output_tokens)
     summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
                                steps=scenario.LATENCY_STEPS)
-    sweep = simulate.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
+    sweep = zero_accept.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
                                        requests=requests, steps=scenario.LATENCY_STEPS) if shares else pd.DataFrame()
     return summary, sweep
 

@@ -3,8 +3,10 @@
 A :class:`specviz.scenario.Scenario` fixes the hardware, the model pair, the engine and how a step's
 cost is found: from the step model (``mode="step"``, :mod:`specviz.model.step`, at the scenario's costs)
 or given directly as ratios (``mode="ratios"``: verify_cost and draft_cost, the form of seed 000's
-tables). Every view below goes through :func:`evaluate_scenario`, so the headline, the tables and
-the charts always agree; :func:`speedup_band` says how sure the step model's figure is.
+tables). Every speedup below goes through :func:`evaluate_scenario`, so the headline, the tables and
+the charts always agree; :func:`speedup_band` says how sure the step model's figure is. What is not
+a speedup (the memory fit, the roofline's points, the expert tax) is read from the step model and
+the scenario directly.
 """
 
 from __future__ import annotations
@@ -343,7 +345,8 @@ def batch_sweep(scenario: Scenario, alphas: ArrayLike, gamma: int, context: int,
     Returns
     -------
     curves : DataFrame
-        Long form with columns ``alpha, batch, speedup, verify_cost, regime`` over a log grid.
+        Long form with columns ``alpha, batch, speedup, verify_cost`` over a log grid, and
+        ``regime`` where the step model prices the passes (``mode="step"``; ratios have none).
     crossings : DataFrame
         Every whole batch (searched over every batch 1..batch_max) at which an α's speedup falls
         below 1 or rises to it again (:func:`specviz.model.roofline.crossings`): columns ``alpha``,

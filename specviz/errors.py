@@ -12,7 +12,7 @@ from typing import Any
 
 from . import i18n
 
-__all__ = ["SpecvizError", "InputError", "Notice", "out_of_room", "kept"]
+__all__ = ["SpecvizError", "InputError", "Notice", "out_of_room", "kept", "shortened"]
 
 # A write refused for want of room: a full disk, a quota, a file-size limit.
 _NO_ROOM_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -99,3 +99,11 @@ def kept(error: Exception) -> Notice | str:
     and parameters, or its text. A kept exception holds its traceback's frames and all they read: a
     session kept 150 MB for each refused 150 MB upload (an attack pass)."""
     return Notice(error.key, **error.params) if isinstance(error, SpecvizError) else str(error)
+
+
+def shortened(value: Any, chars: int = 60) -> str:
+    """A refused value as an error's parameter may quote it: its text (``repr`` but for a string) in at
+    most ``chars`` characters, cut with "..." (a value of 100 KB had been written back whole on an
+    error's one line)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= chars else text[:chars - 3] + "..."

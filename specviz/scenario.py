@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from . import settings, workload
 from .errors import InputError
-from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, simulate, spec, step
+from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, simulate, spec, step, zero_accept
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
@@ -506,13 +506,13 @@ def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None,
                  output_tokens: int) -> tuple[float, tuple[float, ...], int]:
     """The mean tokens a step at this acceptance, the zero-accept shares the Latency view sweeps at it
     (those of :data:`ZERO_SHARES` a chain of that mean length can have:
-    :func:`specviz.model.simulate.zero_share_range`) and the requests each of its runs simulates, so
+    :func:`specviz.model.zero_accept.zero_share_range`) and the requests each of its runs simulates, so
     that the view's runs stay within
     ``SPECVIZ_PAGE_SIMULATION_CELLS`` (:func:`specviz.model.simulate.requests_within`; 2,000 for the
     usual request, fewer for long outputs). The acceptance is the measured per-position ``rates``
     where given, else α at γ."""
     length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
-    fewest, most = simulate.zero_share_range(length, gamma)
+    fewest, most = zero_accept.zero_share_range(length, gamma)
     shares = tuple(z for z in ZERO_SHARES if fewest <= z <= most)
     return length, shares, simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
                                                     runs=1 + len(shares))

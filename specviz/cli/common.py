@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import i18n, names, scenario, settings
-from specviz.errors import InputError, Notice
+from specviz.errors import InputError, Notice, shortened
 from specviz.model import architecture, dtypes, hf_config
 from specviz.results import export
 from specviz.results.store import Store
@@ -185,7 +185,7 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     # Each named as it was given: an option of the command, or a parameter of the link (its first 60
     # characters: a value of 100 KB had been written back whole on the error's one line).
     taken = lambda name: _what_is_taken(name, presets, chosen.target_id)
-    refused = [(name, text if len(text) <= 60 else text[:57] + "...") for name, text in refused]
+    refused = [(name, shortened(text)) for name, text in refused]
     faults = [Notice("cli.link.option", option=f"--{name.replace('_', '-')}", value=text, takes=taken(name))
               for name, text in refused if name in overrides]
     from_link = [(name, text) for name, text in refused if name not in overrides]

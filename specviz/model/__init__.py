@@ -19,6 +19,7 @@
 - ``fidelity``: the step model against published measurements.
 - ``memory``: what a GPU holds while it serves, and the largest batch that fits.
 - ``simulate``: tokens per step and the latency a client sees, simulated step by step.
+- ``zero_accept``: seed 002's zero-accept share, which moves the latency tail at a fixed mean.
 - ``preset_rows``: the shipped preset files (``data/*.csv``) read as rows, for every loader.
 
 May import: specviz.errors, specviz.i18n, specviz.settings.

@@ -40,13 +40,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from specviz.errors import SpecvizError
+from specviz.errors import SpecvizError, shortened
 
 from . import spec
 
@@ -57,9 +57,8 @@ __all__ = [
     "parse_rates",
     "tokens_per_step",
     "latency",
-    "chain_rates",
-    "zero_share_range",
-    "zero_accept_sweep",
+    "is_number",
+    "checked_whole",
     "PERCENTS",
     "MAX_GAMMA",
     "MAX_STEPS",
@@ -82,31 +81,26 @@ _BINS = 1 << 12  # bins of the inverse-CDF table of _draw
 # Inputs
 
 
-def _shown(value: Any) -> str:
-    """A short rendering of a refused value for an error's parameters."""
-    text = repr(value) if not isinstance(value, str) else value
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (an int or float of Python or numpy, not a bool)."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
-def _whole(value: Any, key: str, low: int, high: int, **params: Any) -> int:
+def checked_whole(value: Any, key: str, low: int, high: int, **params: Any) -> int:
     """``value`` as an int in [low, high], or a SpecvizError ``key``. An int of any size is whole and
     finite as it is (numpy's isfinite refuses one past 64 bits with a TypeError)."""
-    whole = isinstance(value, (int, np.integer)) or (_is_number(value) and math.isfinite(value) and value == round(value))
-    if not _is_number(value) or not whole or not low <= value <= high:
-        raise SpecvizError(key, value=_shown(value), **params)
+    whole = isinstance(value, (int, np.integer)) or (is_number(value) and math.isfinite(value) and value == round(value))
+    if not is_number(value) or not whole or not low <= value <= high:
+        raise SpecvizError(key, value=shortened(value), **params)
     return int(value)
 
 
 def _count(value: Any, name: str, high: int) -> int:
-    return _whole(value, "simulate.bad_count", 1, high, name=name, max=high)
+    return checked_whole(value, "simulate.bad_count", 1, high, name=name, max=high)
 
 
 def _seed(seed: Any) -> int:
-    return _whole(seed, "simulate.bad_seed", 0, 2**63 - 1, max=2**63 - 1)
+    return checked_whole(seed, "simulate.bad_seed", 0, 2**63 - 1, max=2**63 - 1)
 
 
 @dataclass(frozen=True)
@@ -132,9 +126,9 @@ class StepTimes:
     spec_s: float
 
     def __post_init__(self) -> None:
-        ok = all(_is_number(v) and np.isfinite(v) and v > 0 for v in (self.plain_s, self.spec_s))
+        ok = all(is_number(v) and np.isfinite(v) and v > 0 for v in (self.plain_s, self.spec_s))
         if not ok:
-            raise SpecvizError("simulate.bad_times", plain=_shown(self.plain_s), spec=_shown(self.spec_s))
+            raise SpecvizError("simulate.bad_times", plain=shortened(self.plain_s), spec=shortened(self.spec_s))
         object.__setattr__(self, "plain_s", float(self.plain_s))
         object.__setattr__(self, "spec_s", float(self.spec_s))
 
@@ -170,24 +164,30 @@ class _Source:
 
 
 def _check_alpha(alpha: Any) -> float:
-    if not _is_number(alpha) or not 0.0 <= float(alpha) <= 1.0:  # NaN fails the comparison
-        raise SpecvizError("simulate.bad_alpha", value=_shown(alpha))
+    if not is_number(alpha) or not 0.0 <= float(alpha) <= 1.0:  # NaN fails the comparison
+        raise SpecvizError("simulate.bad_alpha", value=shortened(alpha))
     return float(alpha)
 
 
 def _check_gamma(gamma: Any) -> int:
-    return _whole(gamma, "simulate.bad_gamma", 0, MAX_GAMMA, min=0, max=MAX_GAMMA)
+    return checked_whole(gamma, "simulate.bad_gamma", 0, MAX_GAMMA, min=0, max=MAX_GAMMA)
+
+
+def _check_shares(values: ArrayLike, key: str, most: int) -> np.ndarray:
+    """A non-empty 1-D array of at most ``most`` numbers in [0, 1], or a SpecvizError ``key``."""
+    try:
+        shares = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise SpecvizError(key, value=shortened(values), max=most) from None
+    if (shares.ndim != 1 or not 1 <= shares.size <= most or np.any(np.isnan(shares))
+            or np.any((shares < 0) | (shares > 1))):
+        raise SpecvizError(key, value=shortened(values), max=most)
+    return shares
 
 
 def _check_rates(rates: ArrayLike) -> np.ndarray:
-    try:
-        r = np.asarray(rates, dtype=float)
-    except (TypeError, ValueError):
-        raise SpecvizError("simulate.bad_rates", value=_shown(rates), max=MAX_GAMMA) from None
-    if (r.ndim != 1 or not 1 <= r.size <= MAX_GAMMA or np.any(np.isnan(r))
-            or np.any((r < 0) | (r > 1))):
-        raise SpecvizError("simulate.bad_rates", value=_shown(rates), max=MAX_GAMMA)
-    return r
+    """Per-position acceptance rates: one for each of at most MAX_GAMMA positions."""
+    return _check_shares(rates, "simulate.bad_rates", MAX_GAMMA)
 
 
 def parse_rates(text: str) -> tuple[float, ...]:
@@ -205,9 +205,9 @@ def parse_rates(text: str) -> tuple[float, ...]:
     try:
         values = [float(word) for word in words]
     except ValueError:
-        raise SpecvizError("simulate.bad_rates", value=_shown(text), max=MAX_GAMMA) from None
+        raise SpecvizError("simulate.bad_rates", value=shortened(text), max=MAX_GAMMA) from None
     if not values:
-        raise SpecvizError("simulate.bad_rates", value=_shown(text), max=MAX_GAMMA)
+        raise SpecvizError("simulate.bad_rates", value=shortened(text), max=MAX_GAMMA)
     return tuple(float(rate) for rate in _check_rates(values))
 
 
@@ -234,14 +234,8 @@ def _source(alpha: Any, gamma: Any, rates: ArrayLike | None) -> _Source:
 
 
 def _check_request_alphas(alphas: ArrayLike) -> np.ndarray:
-    """Measured per-request α: a non-empty 1-D array of numbers in [0, 1] (at most MAX_REQUESTS)."""
-    try:
-        a = np.asarray(alphas, dtype=float)
-    except (TypeError, ValueError):
-        raise SpecvizError("simulate.bad_request_alphas", value=_shown(alphas), max=MAX_REQUESTS) from None
-    if a.ndim != 1 or not 1 <= a.size <= MAX_REQUESTS or np.any(np.isnan(a)) or np.any((a < 0) | (a > 1)):
-        raise SpecvizError("simulate.bad_request_alphas", value=_shown(alphas), max=MAX_REQUESTS)
-    return a
+    """Measured per-request α: one for each of at most MAX_REQUESTS requests."""
+    return _check_shares(alphas, "simulate.bad_request_alphas", MAX_REQUESTS)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -635,7 +629,7 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
     "the zero-accept rate drives p99 latency").
     """
     if not isinstance(times, StepTimes):
-        raise SpecvizError("simulate.bad_times", plain=_shown(times), spec=_shown(times))
+        raise SpecvizError("simulate.bad_times", plain=shortened(times), spec=shortened(times))
     n = _count(output_tokens, "output_tokens", MAX_OUTPUT_TOKENS)
     n_requests = _count(requests, "requests", MAX_REQUESTS)
     if n * n_requests > MAX_REQUEST_CELLS:
@@ -682,131 +676,3 @@ def latency(alpha: float | None = None, gamma: int | None = None, *, rates: Arra
         request_p50_s=request[0], request_p90_s=request[1], request_p99_s=request[2],
         request_mean_s=float(needed.mean() * spec_s),
     )
-
-
-# --------------------------------------------------------------------------------------------------
-# Seed 002: the zero-accept share at a fixed mean
-
-
-def zero_share_range(mean_length: float, gamma: int) -> tuple[float, float]:
-    """The zero-accept shares a chain of :func:`chain_rates` can have at this mean length.
-
-    .. math:: \\max(0,\\ 2 - L) \\le z \\le \\min\\left(1,\\ 1 - \\frac{L - 1}{\\gamma}\\right)
-
-    from 2 − z ≤ L ≤ 1 + (1 − z)γ (the later positions never or always accepted). (NaN, NaN) for
-    a length outside [1, γ + 1].
-    """
-    if not 1.0 <= mean_length <= gamma + 1.0:
-        return math.nan, math.nan
-    return max(0.0, 2.0 - mean_length), min(1.0, 1.0 - (mean_length - 1.0) / gamma)
-
-
-def chain_rates(mean_length: float, zero_share: float, gamma: int) -> np.ndarray:
-    """Per-position rates with a given mean acceptance length and zero-accept share.
-
-    .. math:: a_1 = 1 - z,\\quad a_2 = \\dots = a_\\gamma = \\beta,\\qquad
-              L = 1 + (1 - z)\\, E(\\beta, \\gamma - 1)
-
-    so the first position alone sets the zero-accept share z and β, solved by bisection
-    (:func:`specviz.model.spec.alpha_from_acceptance_length`), holds the mean length L. Seed 002 reports
-    both figures (acceptance length 2.11–3.50, 15–30 % zero-accept steps) but not how acceptance
-    decays with depth; this is the simplest chain that matches both.
-
-    Parameters
-    ----------
-    mean_length : float
-        L, mean tokens per step (bonus token included).
-    zero_share : float
-        z in [0, 1], the share of steps that accept no draft.
-    gamma : int
-        Draft length γ, 1 to :data:`MAX_GAMMA`.
-
-    Returns
-    -------
-    ndarray, shape (γ,)
-        a₁..a_γ, with ``spec.expected_tokens_chain(rates) == L`` (to bisection precision) and
-        1 − a₁ = z. With z = 1 every rate is 0.
-
-    Raises
-    ------
-    SpecvizError
-        ``simulate.bad_gamma``, ``simulate.bad_zero_share``, or ``simulate.infeasible`` unless
-        2 − z ≤ L ≤ 1 + (1 − z)γ (the bounds of β = 0 and β = 1).
-    """
-    g = _whole(gamma, "simulate.bad_gamma", 1, MAX_GAMMA, min=1, max=MAX_GAMMA)
-    if not _is_number(zero_share) or not 0.0 <= float(zero_share) <= 1.0:
-        raise SpecvizError("simulate.bad_zero_share", value=_shown(zero_share))
-    z = float(zero_share)
-    low, high = 2.0 - z, 1.0 + (1.0 - z) * g
-    length = float(mean_length) if _is_number(mean_length) else float("nan")
-    fewest, most = zero_share_range(length, g)
-    tolerance = 1e-12 * g
-    if not fewest - tolerance <= z <= most + tolerance:  # NaN fails too
-        raise SpecvizError("simulate.infeasible", gamma=g, share=f"{z:g}", length=_shown(mean_length),
-                           low=f"{low:.4g}", high=f"{high:.4g}")
-    if z == 1.0 or g == 1:
-        return np.full(g, 1.0 - z)
-    tail = min(max((length - 1.0) / (1.0 - z), 1.0), float(g))
-    beta = float(spec.alpha_from_acceptance_length(tail, g - 1))
-    return np.concatenate([[1.0 - z], np.full(g - 1, beta)])
-
-
-_SWEEP_COLUMNS = ("zero_share", "zero_accept_share", "mean_tokens", "itl_mean_s", "itl_p99_s", "tpot_p50_s",
-                  "tpot_p90_s", "tpot_p99_s", "tpot_mean_s", "request_p50_s", "request_p99_s", "request_mean_s")
-
-
-def zero_accept_sweep(zero_shares: Sequence[float] | ArrayLike, mean_length: float, gamma: int, times: StepTimes,
-                      *, output_tokens: int = 500, requests: int = 10_000, steps: int = 1_000_000,
-                      seed: int = 0) -> pd.DataFrame:
-    """Seed 002's effect: the zero-accept share moves the tail while the mean stays put.
-
-    For each zero-accept share z, :func:`latency` with :func:`chain_rates` (mean_length, z, γ): the
-    mean acceptance length, and so the mean inter-token latency spec_s / L, is the same in every
-    row; only the shape of the distribution of tokens per step changes. Every row uses the same
-    seed (common random numbers), so differences between rows come from z, not from noise.
-
-    What to read in the table: ``itl_mean_s`` stays at spec_s / L; ``tpot_p99_s`` is the whole
-    spec_s in every row with z > 1 % (and lower below), ``tpot_p90_s`` once z > 10 %; the
-    per-step mean ``tpot_mean_s`` and the request tail ``request_p99_s`` grow with z (more
-    one-token steps, balanced by more full steps, widen the spread of steps per request), while
-    ``request_mean_s`` barely moves.
-
-    Parameters
-    ----------
-    zero_shares : sequence of float
-        Zero-accept shares, each in [0, 1]; seed 002 measured 0.15–0.30. At most 100.
-    mean_length : float
-        Mean tokens per step L held fixed (seed 002: 3.50 JSON, 3.00 code, 2.11 story).
-    gamma : int
-        Draft length γ ≥ 1.
-    times : StepTimes
-        Step times.
-    output_tokens, requests, steps, seed
-        As in :func:`latency`.
-
-    Returns
-    -------
-    DataFrame
-        One row per share, columns ``zero_share`` (asked), ``zero_accept_share`` (simulated),
-        ``mean_tokens``, ``itl_mean_s``, ``itl_p99_s``, ``tpot_p50_s``, ``tpot_p90_s``,
-        ``tpot_p99_s``, ``tpot_mean_s``, ``request_p50_s``, ``request_p99_s``,
-        ``request_mean_s``: ids, not words, for a page to label.
-
-    Raises
-    ------
-    SpecvizError
-        ``simulate.bad_zero_share`` for an empty or too long list, and as :func:`chain_rates` and
-        :func:`latency`.
-    """
-    try:
-        shares = np.asarray(zero_shares, dtype=float)
-    except (TypeError, ValueError):
-        raise SpecvizError("simulate.bad_zero_share", value=_shown(zero_shares)) from None
-    if shares.ndim != 1 or not 1 <= shares.size <= 100:
-        raise SpecvizError("simulate.bad_zero_share", value=_shown(zero_shares))
-    rows = []
-    for z in shares.tolist():
-        result = latency(rates=chain_rates(mean_length, z, gamma), times=times, output_tokens=output_tokens,
-                         requests=requests, steps=steps, seed=seed)
-        rows.append([z] + [getattr(result, column) for column in _SWEEP_COLUMNS[1:]])
-    return pd.DataFrame(rows, columns=list(_SWEEP_COLUMNS))
