@@ -347,23 +347,22 @@ class TestHostileYaml:
 
 
 class TestFolders:
-    def test_a_stage_report_beside_its_json_is_left_out(self, tmp_path):
+    def test_a_stage_report_is_read_after_the_reports_beside_it(self, tmp_path):
         folder = tmp_path / "run"
         shutil.copytree(STAGES, folder)
         found = importers.folder_files(folder)
         assert [f.name for f in found.files] == ["per_request_lifecycle_metrics.json",
                                                  "stage_0_lifecycle_metrics.json", "stage_1_lifecycle_metrics.json",
-                                                 "summary_lifecycle_metrics.json"]
-        assert [(f.name, why.reason, why.holder and why.holder.name) for f, why in found.left_out.items()] == [
-            ("config.yaml", "run_config", None),
-            ("inference-perf.partial.stage_0.yaml", "stage_report", "stage_0_lifecycle_metrics.json"),
-            ("inference-perf.partial.stage_1.yaml", "stage_report", "stage_1_lifecycle_metrics.json"),
-            ("validation.json", "validation", None)]  # its checks of the reports beside it, no result
+                                                 "summary_lifecycle_metrics.json", "inference-perf.partial.stage_0.yaml",
+                                                 "inference-perf.partial.stage_1.yaml"]
+        assert [(f.name, why.reason) for f, why in found.left_out.items()] == [
+            ("config.yaml", "run_config"),
+            ("validation.json", "validation")]  # its checks of the reports beside it, no result
 
     def test_a_stage_report_alone_is_read(self, tmp_path):
         shutil.copy(STAGE_0, tmp_path / STAGE_0.name)
         shutil.copy(STAGES / "stage_1_lifecycle_metrics.json", tmp_path)
-        assert [f.name for f in importers.result_files(tmp_path)] == [STAGE_0.name, "stage_1_lifecycle_metrics.json"]
+        assert [f.name for f in importers.result_files(tmp_path)] == ["stage_1_lifecycle_metrics.json", STAGE_0.name]
 
     def test_the_ingest_report_accounts_for_every_file(self, capsys, tmp_path):
         folder = tmp_path / "run"
@@ -377,10 +376,76 @@ class TestFolders:
         skipped = {Path(e["file"]).name: e["message"] for e in report["skipped"]}
         per_request = folder / "per_request_lifecycle_metrics.json"
         assert skipped["summary_lifecycle_metrics.json"].endswith(f"already imported from {per_request}")
-        assert skipped["inference-perf.partial.stage_0.yaml"] == (
-            "inference-perf.partial.stage_0.yaml: not read: inference-perf's benchmark report of a stage whose figures "
-            f"are read from {folder / 'stage_0_lifecycle_metrics.json'}, beside it.")
+        for stage in (0, 1):  # each stage's benchmark report gives its p99s to the stage's run
+            assert skipped[f"inference-perf.partial.stage_{stage}.yaml"].endswith(
+                f"already imported from {folder / f'stage_{stage}_lifecycle_metrics.json'}")
         assert "validation.json" in skipped and code == 0 and not report["errors"]
+        runs = Store(tmp_path / "c.duckdb").runs().set_index("source_file")
+        stage_0 = runs.loc[str(folder / "stage_0_lifecycle_metrics.json")]
+        # From the stage's JSON: its rate, its p90; from its report: the p99 (0.17022222222222227 s).
+        assert (stage_0["request_rate"], stage_0["p90_ttft_ms"]) == (1.0, pytest.approx(159.3650793650794))
+        assert stage_0["p99_ttft_ms"] == pytest.approx(170.22222222222227)
+
+
+class TestStageReportBesideItsJson:
+    """inference-perf writes each stage twice: ``stage_N_lifecycle_metrics.json`` (its rate, its
+    latencies to the p90) and the benchmark report ``inference-perf.partial.stage_N.yaml`` (no rate,
+    the latencies to the p99.9). One run, whichever file comes first."""
+
+    JSON = STAGES / "stage_0_lifecycle_metrics.json"
+
+    def imported(self, tmp_path: Path, *files: tuple[str, bytes]) -> Store:
+        store = Store(tmp_path / "s.duckdb")
+        for name, data in files:
+            store.import_file(name, data)
+        return store
+
+    def test_one_run_whichever_file_comes_first(self, tmp_path):
+        json_file = ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes())
+        yaml_file = ("run/inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes())
+        rows = []
+        for order, files in (("yaml_first", (yaml_file, json_file)), ("json_first", (json_file, yaml_file))):
+            store = self.imported(tmp_path / order, *files)
+            runs = store.runs()
+            assert len(runs) == 1 and len(store.imports()) == 1, order
+            (row,) = store.run_rows(list(runs["run_id"]))
+            assert (row["source_file"], row["source_format"]) == json_file[0:1] + ("inference-perf",)
+            # The stage's rate (1 request/s), its p90 TTFT 0.1593650793650794 s, and the report's p99s:
+            # TTFT 0.17022222222222227 s, request latency 1.298 s.
+            assert (row["request_rate"], row["p90_ttft_ms"]) == (1.0, pytest.approx(159.3650793650794))
+            assert (row["p99_ttft_ms"], row["p99_e2el_ms"]) == pytest.approx((170.22222222222227, 1298.0))
+            extra = json.loads(row["extra"])
+            assert extra["figures_from"] == yaml_file[0] and extra["stage"] == 0
+            assert extra["benchmark_report"]["run.uid"] == "test-uid-0"
+            said = [w["key"] for w in json.loads(store.imports()["warnings"].iloc[0])]
+            assert said == ["warn.report_figures_taken"], order
+            rows.append(row)
+        same_run(rows[0], rows[1])
+
+    def test_the_report_again_adds_nothing(self, tmp_path):
+        yaml_file = ("run/inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes())
+        store = self.imported(tmp_path, ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()), yaml_file)
+        before = store.run_rows(list(store.runs()["run_id"]))
+        result = store.import_file("copy/" + yaml_file[0], yaml_file[1] + b"\n")  # another content
+        assert result.status == "skipped" and [w.key for w in result.warnings] == ["warn.report_figures_given"]
+        assert store.run_rows(list(store.runs()["run_id"])) == before
+        assert [w["key"] for w in json.loads(store.imports()["warnings"].iloc[0])] == ["warn.report_figures_taken"]
+
+    def test_a_report_of_other_figures_is_a_run_of_its_own(self, tmp_path):
+        other = STAGE_0.read_text().replace("p50: 0.1111111111111111", "p50: 0.1211111111111111", 1)
+        assert other != STAGE_0.read_text()
+        store = self.imported(tmp_path, ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()),
+                              ("run/inference-perf.partial.stage_0.yaml", other.encode()))
+        assert sorted(store.runs()["source_format"]) == ["benchmark-report", "inference-perf"]
+        assert store.runs().set_index("source_format").loc["inference-perf", "p99_ttft_ms"] is None or math.isnan(
+            store.runs().set_index("source_format").loc["inference-perf", "p99_ttft_ms"])
+
+    def test_a_file_of_several_reports_is_never_replaced(self, tmp_path):
+        text = STAGE_0.read_text()
+        two = text + "---\n" + text.replace("uid: test-uid-0", "uid: test-uid-1")
+        store = self.imported(tmp_path, ("run/two.yaml", two.encode()),
+                              ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()))
+        assert sorted(store.runs()["source_format"]) == ["benchmark-report", "benchmark-report", "inference-perf"]
 
 
 def stored(tmp_path: Path, *files: Path) -> tuple[Store, list[dict]]:

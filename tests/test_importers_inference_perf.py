@@ -334,12 +334,15 @@ class TestTheSummaryAndThePerRequestReportAreOneRun:
 
     def test_a_folder_is_a_run_per_stage_and_one_of_all_stages_with_its_requests(self, tmp_path):
         """As ``specviz ingest`` and the Explorer's folder upload read it: the per-request report
-        first (name order), then the stages, then the summary, which is not stored again."""
+        first (name order), then the stages, then the summary, which is not stored again, and last
+        the stages' benchmark reports, whose p99s the stages' runs take."""
         store = Store(tmp_path / "s.duckdb")
         results = [store.import_path(path) for path in importers.folder_files(RUN).files]
-        assert [r.status for r in results] == ["imported", "imported", "imported", "skipped"]
-        (notice,) = results[-1].warnings
+        assert [r.status for r in results] == ["imported", "imported", "imported", "skipped", "skipped", "skipped"]
+        (notice,) = results[3].warnings
         assert notice.key == "warn.summary_repeated" and notice.params["other"] == str(RUN / self.PER_REQUEST)
+        assert [(n.key, n.params["other"]) for r in results[4:] for n in r.warnings] == [
+            ("warn.report_figures_given", str(RUN / f"stage_{stage}_lifecycle_metrics.json")) for stage in (0, 1)]
         runs = store.runs()
         assert sorted((json.loads(extra)["stage"] for extra in runs.extra), key=str) == [0, 1, "all"]
         summary = store.query("SELECT count(*) AS n FROM requests JOIN runs USING (run_id) "

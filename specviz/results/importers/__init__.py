@@ -138,9 +138,9 @@ def parse(name: str, data: bytes | Source) -> Parsed:
 # ``vllm/benchmarks/sweep/serve.py``): the failure records of runs and servers, and a warmup.
 _SWEEP_FAILURE = re.compile(r".*[.-]failure\.json")
 _SWEEP_FOLDER = ("SERVE-", "BENCH-")
-# inference-perf's benchmark report of stage N, beside the same stage's lifecycle report.
-_PARTIAL_STAGE = re.compile(r".*\.partial\.stage_(\d+)\.ya?ml", re.IGNORECASE)
 _STAGE_REPORT = re.compile(r"stage_\d+_lifecycle_metrics\.json")
+# inference-perf's benchmark report of stage N (llm-d's standard), read after the lifecycle reports.
+_PARTIAL_STAGE = re.compile(r".*\.partial\.stage_\d+\.ya?ml", re.IGNORECASE)
 # inference-perf's lifecycle reports, beside which its validation.json is its check of them.
 _LIFECYCLE_REPORT = re.compile(r"(?:stage_\d+|summary|per_request)_lifecycle_metrics\.json")
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
@@ -151,9 +151,8 @@ class LeftOut(NamedTuple):
     """Why a folder's file is passed over: ``sweep_table`` (a vLLM sweep's ``summary.csv``, the table
     of every run of the sweep folders beside it, which are read from their own files),
     ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
-    ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result) or
-    ``stage_report`` (inference-perf's ``*.partial.stage_N.yaml``, the same stage's figures as the
-    ``stage_N_lifecycle_metrics.json`` beside it), ``run_config`` (the ``config.yaml`` of an
+    ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result),
+    ``run_config`` (the ``config.yaml`` of an
     inference-perf run folder: its load and server settings, no result), ``validation`` (the
     ``validation.json`` beside inference-perf's lifecycle reports: its findings on them, no result;
     :func:`specviz.results.importers.inference_perf.is_validation`), or AIPerf's
@@ -187,9 +186,11 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records, inference-perf's stage reports beside their lifecycle reports, its
-    ``config.yaml`` and its ``validation.json``, and AIPerf's files that repeat another's runs (a sweep cell is one run), are
-    passed over (:class:`LeftOut`)."""
+    failure records, inference-perf's ``config.yaml`` and its ``validation.json``, and AIPerf's files
+    that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`).
+    inference-perf's benchmark report of a stage (``*.partial.stage_N.yaml``) is read after the
+    folder's other files: the stored stage's run takes the p99s it gives, and it is not stored again
+    (:func:`specviz.results.store.repeats._given_to_lifecycle`)."""
     by_folder: dict[PurePath, list[str]] = {}
     subfolders: dict[PurePath, set[str]] = {}
     for path in paths:
@@ -202,16 +203,14 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     for here in sorted(by_folder, key=lambda folder: folder.parts):  # a folder before its subfolders
         found = sorted(by_folder[here])
         sweeps_below = any(d.startswith(_SWEEP_FOLDER) for d in subfolders.get(here, ()))
-        for name in sorted(found, key=lambda f: f != "summary.json"):  # stable: the rest in name order
-            stage = _PARTIAL_STAGE.fullmatch(name)
+        # Stable: the rest in name order.
+        for name in sorted(found, key=lambda f: (f != "summary.json", bool(_PARTIAL_STAGE.fullmatch(f)))):
             if name == "summary.csv" and sweeps_below:
                 left_out[here / name] = LeftOut("sweep_table")
             elif name == "warmup.json" and here.name.startswith(_SWEEP_FOLDER):
                 left_out[here / name] = LeftOut("sweep_warmup")
             elif _SWEEP_FAILURE.fullmatch(name) and (here.name.startswith(_SWEEP_FOLDER) or sweeps_below):
                 left_out[here / name] = LeftOut("sweep_failure")
-            elif stage and f"stage_{stage[1]}_lifecycle_metrics.json" in found:
-                left_out[here / name] = LeftOut("stage_report", here / f"stage_{stage[1]}_lifecycle_metrics.json")
             elif name == "config.yaml" and any(_STAGE_REPORT.fullmatch(f) for f in found):
                 left_out[here / name] = LeftOut("run_config")
             elif name == "validation.json" and any(_LIFECYCLE_REPORT.fullmatch(f) for f in found):

@@ -2,7 +2,8 @@
 
 The report is llm-d-benchmark's common format: its converters turn vLLM, GuideLLM, inference-perf
 and AIPerf results into it, and inference-perf 0.5 writes one itself per stage
-(``*.partial.stage_N.yaml``, version 0.2.1). Source: llm-d/llm-d-benchmark,
+(``*.partial.stage_N.yaml``, version 0.2.1), whose p99s the stage's run of its lifecycle report takes
+where both are imported (:func:`specviz.results.store.repeats._given_to_lifecycle`). Source: llm-d/llm-d-benchmark,
 ``llmdbenchmark/analysis/benchmark_report/`` (``schema_v0_1.py``, ``schema_v0_2.py``,
 ``schema_v0_2_1.py``, ``base.py`` and the JSON schemas ``br_v*_json_schema.json`` generated from
 them; commit 8bc9f1dd). Each file is checked against the published JSON schema of its version,

@@ -58,8 +58,10 @@ Sources: kubernetes-sigs/inference-perf v0.5.0 (e250731c): ``inference_perf/repo
 (``summarize_requests``, ``summarize_prometheus_metrics``, ``generate_prometheus_metrics_report``,
 the per-request report), ``inference_perf/apis/base.py``; the per-request shape of 2026
 (``info.request_metrics``, ``info.response_metrics``) at 7de5ef2e; the report-validation corpus of
-0.5.0 (``tests/reportgen/validation/corpus/full-runs/``). Not read: the llm-d benchmark report
-(``*.partial.stage_N.yaml``).
+0.5.0 (``tests/reportgen/validation/corpus/full-runs/``). The benchmark report inference-perf writes
+of each stage (``*.partial.stage_N.yaml``, llm-d's standard) is :mod:`~specviz.results.importers.benchmark_report`'s
+to read; where its stage's lifecycle report is stored too, that run takes the p99s only the
+benchmark report gives (:func:`specviz.results.store.repeats._given_to_lifecycle`).
 """
 
 from __future__ import annotations

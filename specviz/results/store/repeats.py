@@ -263,9 +263,15 @@ def _same_requests(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.
     of its own. Each file of these reports is one run, so the run is its whole import.
     """
     # ours and theirs are of _REPORTS, this module's constants: never a user's text.
-    matches = _stored_matches(cur, name, parsed, f"""
+    return _of_same_requests(parsed, _stored_matches(cur, name, parsed, f"""
         r.source_format = 'inference-perf' AND {_report_sql('i.extra')} = '{ours}'
-        AND {_report_sql('r.extra')} = '{theirs}'""")
+        AND {_report_sql('r.extra')} = '{theirs}'"""))
+
+
+def _of_same_requests(parsed: importers.Parsed, matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Of the stored runs :func:`_stored_matches` gave, those that are of the same requests as their
+    parsed run: both give what ``summarize_requests`` writes of every run (:data:`_REQUEST_FIGURES`),
+    and every figure both give agrees to within rounding."""
     return [stored for stored in matches
             if all(stored.get(column) is not None and parsed.runs[stored["run_index"]].get(column) is not None
                    for column in _REQUEST_FIGURES)
@@ -288,15 +294,23 @@ def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage:
     (``warn.stage_load_taken``): the run and its import are then the same whichever file came
     first, and the tables' version changes (:data:`_IMPORTS_VERSION`). Returns the columns given."""
     load = _with_load(stored, stage, stage_file)
-    cur.execute(f"UPDATE runs SET {', '.join(f'{quote_identifier(column)} = ?' for column in load)} "
-                "WHERE run_id = ?", [*load.values(), stored["run_id"]])
-    notice = Notice("warn.stage_load_taken", other=stage_file, runs=load["label"]).to_json()
+    _update_stored(cur, stored, load, Notice("warn.stage_load_taken", other=stage_file, runs=load["label"]))
+    return load
+
+
+def _update_stored(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], columns: Mapping[str, Any],
+                   notice: Notice) -> None:
+    """Set ``columns`` of a stored run, and add ``notice`` (what it took, from which file) to its
+    import's warnings, once: the import then says what it holds whichever file came first, and the
+    tables' version changes (:data:`specviz.results.store.imports._IMPORTS_VERSION`)."""
+    cur.execute(f"UPDATE runs SET {', '.join(f'{quote_identifier(column)} = ?' for column in columns)} "
+                "WHERE run_id = ?", [*columns.values(), stored["run_id"]])
+    said = notice.to_json()
     (warnings,) = cur.execute("SELECT warnings FROM imports WHERE content_hash = ?", [stored["content_hash"]]).fetchone()
     warnings = json.loads(warnings or "[]")
-    if notice not in warnings:  # the same stage report again, as another content
+    if said not in warnings:  # the same file again, as another content
         cur.execute("UPDATE imports SET warnings = ? WHERE content_hash = ?",
-                    [json.dumps([*warnings, notice]), stored["content_hash"]])
-    return load
+                    [json.dumps([*warnings, said]), stored["content_hash"]])
 
 
 def _stored_from_later(ours: str, theirs: str) -> Callable[..., dict[int, tuple[str, str]]]:
@@ -332,11 +346,62 @@ def _replacing_earlier(ours: str, theirs: str) -> Callable[..., dict[str, tuple[
     return find
 
 
+# inference-perf's lifecycle reports, but the server's Prometheus report (of other figures), in SQL.
+_LIFECYCLE_SQL = "r.source_format = 'inference-perf' AND " + _report_sql("r.extra") + " IS NOT NULL"
+
+
+def _with_report(run: Mapping[str, Any], report: Mapping[str, Any], report_file: str) -> dict[str, Any]:
+    """The columns of an inference-perf run, stored or parsed, that a benchmark report of the same
+    requests gives and it lacks (the p99 of each latency, which the stage reports do not write),
+    and ``extra`` with the report's own (the rest of each distribution: p95, p99.9, the spread) under
+    ``benchmark_report``, and the report's name (``figures_from``)."""
+    given = {column: report[column] for column in _FIGURES if run.get(column) is None and report.get(column) is not None}
+    extra = json.loads(run["extra"])
+    extra.update(benchmark_report=json.loads(report["extra"]), figures_from=report_file)
+    return {**given, "extra": json.dumps(extra)}
+
+
+def _given_to_lifecycle(cur: duckdb.DuckDBPyConnection, name: str,
+                        parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """A finder of :data:`REPEATS`: the runs of a parsed benchmark report already stored from one of
+    inference-perf's lifecycle reports of the same requests (:func:`_of_same_requests`): index →
+    (that file's name, the run's label). inference-perf writes a stage's benchmark report
+    (``*.partial.stage_N.yaml``, llm-d's standard) beside its ``stage_N_lifecycle_metrics.json``, from
+    the same requests; the report gives the p99s the stage report lacks. The stored run takes them
+    (:func:`_with_report`), and the report is not stored again; a run that took a report's figures
+    already keeps them (the same report again, under another name, changes nothing)."""
+    repeated: dict[int, tuple[str, str]] = {}
+    for stored in _of_same_requests(parsed, _stored_matches(cur, name, parsed, _LIFECYCLE_SQL)):
+        if "figures_from" not in json.loads(stored["extra"]):
+            given = _with_report(stored, parsed.runs[stored["run_index"]], name)
+            _update_stored(cur, stored, given, Notice("warn.report_figures_taken", other=name, runs=stored["label"]))
+        repeated.setdefault(stored["run_index"], (stored["source_file"], stored["label"]))
+    return repeated
+
+
+def _taking_report(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
+    """A finder of :data:`REPLACES`: the stored benchmark reports of the same requests as a parsed
+    inference-perf lifecycle report's run (:func:`_of_same_requests`), each its file's only run:
+    their content hash → (file name, the label of the run kept). The parsed run takes what the
+    report gives and it lacks (:func:`_with_report`) and its place, so that the run is the same
+    whichever file came first (:func:`_given_to_lifecycle`)."""
+    matches = _stored_matches(cur, name, parsed, f"""
+        r.source_format = 'benchmark-report' AND {_report_sql('i.extra')} IS NOT NULL
+        AND (SELECT count(*) FROM runs o WHERE o.content_hash = r.content_hash) = 1""")
+    replaced: dict[str, tuple[str, str]] = {}
+    for stored in _of_same_requests(parsed, matches):
+        run = parsed.runs[stored["run_index"]]
+        run.update(_with_report(run, stored, stored["source_file"]))
+        replaced[stored["content_hash"]] = (stored["source_file"], run["label"])
+    return replaced
+
+
 # The formats one of whose runs another file may hold too: how the repeats are found, and the notice
 # that names them, in the order they are asked (a run found by one is not asked of the next).
 REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
             "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
-            "benchmark-report": ((_exported_repeats, "warn.exported_run_repeated"),),
+            "benchmark-report": ((_exported_repeats, "warn.exported_run_repeated"),
+                                 (_given_to_lifecycle, "warn.report_figures_given")),
             "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
             "specforge-bench": ((_appended_repeats, "warn.run_appended"),),
             "inference-perf": ((_stored_from_later("summary", "per_request"), "warn.summary_repeated"),
@@ -346,7 +411,8 @@ REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appende
 # found, whose imports the new file's run replaces, and the notice that names them.
 REPLACES = {"inference-perf": ((_replacing_earlier("per_request", "stage"), "warn.stage_load_taken"),
                                 (_replacing_earlier("per_request", "summary"), "warn.summary_replaced"),
-                                (_replacing_earlier("stage", "summary"), "warn.stage_replaced_summary"))}
+                                (_replacing_earlier("stage", "summary"), "warn.stage_replaced_summary"),
+                                (_taking_report, "warn.report_figures_taken"))}
 
 
 def repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notice]:
