@@ -69,12 +69,17 @@ def apply_sentence() -> None:
     a sentence is read from the page as it was before any (the same sentence gives the same verdict
     whatever was read before), and a refused one leaves nothing of the one before and no claim.
     """
+    text = st.session_state.get("claim_sentence", "")
+    if not text.strip():  # nothing to read: the page as it is (the claim typed in its own field, what was read)
+        st.session_state["claim_reading"] = {**st.session_state.get("claim_reading", {}),
+                                             "error": SpecvizError("claims.sentence_empty")}
+        return
     for item in st.session_state.pop("claim_reading", {}).get("items", ()):
         if st.session_state.get(item["key"]) == item["value"]:  # else the user has set it since
             undo(item)
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     try:
-        reading = claim_words.read_sentence(st.session_state.get("claim_sentence", ""), known)
+        reading = claim_words.read_sentence(text, known)
     except SpecvizError as exc:
         # The sentence was the claim to check and holds none: the page is as for no claim (its
         # refusal alone), not the verdict of the claim before it.
@@ -108,15 +113,19 @@ def apply_sentence() -> None:
                                          "over_words": reading.over_words, "percent": reading.percent,
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
                                          "unknown_model": reading.unknown_model, "gpus": reading.gpus,
-                                         "gamma_beyond": reading.gamma_beyond}
+                                         "gamma_beyond": reading.gamma_beyond, "same_speed": reading.same_speed}
+
+
+# What the sidebar sets afresh when an item's choice changes, as its own controls do: the GPUs that
+# hold the pair, and the draft of a target.
+FORGOTTEN_WITH = {"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": PARALLEL, "kv": PARALLEL}
 
 
 def undo(item: dict[str, Any]) -> None:
     """Put one item read from a sentence back to the value it replaced; a GPU with the figures typed
     for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
     if item["key"] in SIDEBAR_ITEMS:
-        (forget_target if item["key"] == "target" else forget)(
-            *{"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": PARALLEL, "kv": PARALLEL}.get(item["key"], ()))
+        (forget_target if item["key"] == "target" else forget)(*FORGOTTEN_WITH.get(item["key"], ()))
         st.session_state.update(item.get("figures", {}))
         if item["previous"] is None:
             forget(item["key"])
@@ -128,14 +137,14 @@ def undo(item: dict[str, Any]) -> None:
 
 
 def undo_item(index: int) -> None:
-    """Put one item read from the sentence back to the value it replaced (a button's callback). The
-    model's undo forgets the draft, as a new model in the sidebar does: the method read with it goes
-    too, not left listed as set."""
+    """Put one item read from the sentence back to the value it replaced (a button's callback). What
+    the undo sets afresh (:data:`FORGOTTEN_WITH`: the model's draft, the GPU count of a GPU, model or
+    format) goes from the list too, not left listed as set."""
     items = st.session_state["claim_reading"]["items"]
     item = items.pop(index)
     undo(item)
-    if item["key"] == "target":
-        items[:] = [other for other in items if other["key"] != "draft"]
+    forgotten = FORGOTTEN_WITH.get(item["key"], ())
+    items[:] = [other for other in items if other["key"] not in forgotten]
 
 
 def show_reading() -> None:
@@ -145,7 +154,8 @@ def show_reading() -> None:
         return
     if "error" in reading:
         st.error(message(reading["error"], lang))
-        return
+        if "items" not in reading:  # a sentence refused: nothing of it was set
+            return
     if reading["items"]:  # once every item is undone, no heading over nothing
         st.markdown(t("claims.sentence.read", lang))
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
@@ -178,6 +188,8 @@ def show_reading() -> None:
                       speedup=reading["speedup"]))
     if reading.get("over_words"):
         st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))
+    if reading.get("same_speed"):
+        st.warning(md("claims.sentence.same_speed", lang))
     if reading.get("percent"):
         st.caption(md("claims.percent_reading", lang, percent=reading["percent"], speedup=reading["speedup"],
                       other=reading["percent"] / 100))
@@ -241,7 +253,9 @@ st.caption(t("claims.intro", lang))
 st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
 with st.container(border=True):
     most = settings.get("SPECVIZ_CLAIM_MAX_CHARS")
-    st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=most, height=80,
+    # The box takes more than is read, so that a paragraph pasted whole is refused with its length
+    # (claims.too_long), not dropped by the browser without a word.
+    st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=10 * most, height=80,
                  placeholder=t("claims.sentence_placeholder", lang), help=t("claims.sentence_help", lang, limit=most))
     st.button(t("claims.sentence.button", lang), key="claims_read", on_click=apply_sentence)
     show_reading()

@@ -2678,6 +2678,27 @@ class TestClaimsPage:
         at = read_sentence(claims_app(), "3x on 3x A100")
         assert any("names 3 GPUs" in w.value for w in at.warning)
 
+    def test_undoing_the_model_takes_the_gpu_count_it_set_again_from_the_list(self):
+        """The sidebar sets the GPUs afresh with the model: the list had still said 8 (a manager's pass)."""
+        at = read_sentence(claims_app(), "MTP gives DeepSeek-R1 1.8x at batch 64 on 8x H200")
+        keys = lambda: [item["key"] for item in at.session_state["claim_reading"]["items"]]
+        assert {"target", "tp", "dp"} <= set(keys())
+        at.button(key=f"claims_undo_{keys().index('target')}").click().run()
+        assert not at.exception and not {"target", "draft", "tp", "dp"} & set(keys())
+
+    def test_reading_an_empty_box_keeps_the_claim_typed(self):
+        """The claim typed in its own field had been wiped by "Read the sentence" over an empty box."""
+        at = claims_app()
+        at.text_input(key="claim").set_value("2.5x at batch 64").run()
+        at.button(key="claims_read").click().run()
+        assert not at.exception and at.text_input(key="claim").value == "2.5x at batch 64"
+        assert any("the box is empty" in e.value for e in at.error)
+        assert any("2.50×" in m.value for m in (*at.success, *at.warning, *at.error, *at.info))
+
+    def test_a_paragraph_past_the_limit_is_said_to_be_too_long(self):
+        at = read_sentence(claims_app(), "Up to 3x faster decoding with EAGLE-3 on H100. " * 30)
+        assert any("characters long; a claim is read up to 1,000" in e.value for e in at.error)
+
     def test_a_sentences_draft_length_and_precision_are_the_claims(self):
         """A manager's Chromium pass: "with 5 draft tokens" and "with FP4" were read as nothing; the
         verdict was worked at γ 16 on 2 GB200s in BF16, where NVFP4 fits on 1 (most possible 6.55x)."""

@@ -478,7 +478,10 @@ class TestClaimsWithinMemory:
     def test_nothing_fits_on_too_few_gpus(self):
         check = claims.check_claim(make_scenario(target="DeepSeek-V3", draft="mtp", gpu="H100-SXM", tp=1),
                                    claims.Claim(2.0), GAMMA_MAX, BATCH_MAX)
-        assert check.verdict == "impossible" and check.memory_limit == 0 and check.reasons[0].params["most"] == 0
+        assert check.verdict == "impossible" and check.memory_limit == 0
+        # Said as the weights leaving no room, not as "at most 0 sequences" (a manager's pass).
+        assert check.reasons[0] == Notice("claims.reason.no_room", gpu="2× NVIDIA H100 SXM", context=1024)
+        assert "not one sequence fits on 2× NVIDIA H100 SXM" in str(check.reasons[0])
 
 
 class TestConditionsAsTheCalculatorShowsThem:
@@ -817,6 +820,10 @@ class TestPublishedSentences:
         ("1.8x on 8 GPUs", 8, ("8", "1")),
         ("up to 3x on 16 H100s", 16, ("8", "2")),
         ("3x on 3x A100", 3, None),  # no split of the sidebar's gives 3: named, not applied
+        # A manager's pass: two nodes had been read as 8 (R1 "impossible"), "a single H100" as none.
+        ("1.8x faster on 2 nodes of 8x H100 with MTP (DeepSeek-R1)", 16, ("8", "2")),
+        ("2.1x on 2x8 H100 with MTP", 16, ("8", "2")),
+        ("Llama 4 Scout 2x faster with EAGLE-3 on a single H100", 1, ("1", "1")),
         # No count: a figure, a batch, a memory size and a model's size are none.
         ("up to 3x faster at batch 64 on H100 80GB for Llama 3.3 70B", None, None),
     ])
@@ -825,6 +832,42 @@ class TestPublishedSentences:
         choices, _ = claim_words.sentence_choices(read, PRESETS, read.target or "Qwen3-32B")
         assert read.gpus == gpus
         assert (None if "tp" not in choices else (choices["tp"], choices["dp"])) == split
+
+    @pytest.mark.parametrize("sentence, gpu, over", [
+        # The GPU a figure is compared with is not the one it was measured on (had been read as H100).
+        ("3x faster than H100 on B200 with EAGLE-3 (gpt-oss-120b)", "B200", "H100"),
+        ("1.5x vs. B200 on GB200 NVL72", "GB200", "B200"),
+        ("2x faster than Hopper with EAGLE-3", None, "Hopper"),  # the claim's own GPU: a question
+    ])
+    def test_the_gpu_compared_with_is_not_the_claims(self, sentence, gpu, over):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        assert (read.gpu, read.over_words) == (gpu, over)
+        assert ("hardware" in read.unstated) == (gpu is None)
+
+    @pytest.mark.parametrize("sentence, same_speed", [
+        # Judged at one batch, with no word that the comparison was another (a manager's pass).
+        ("up to 3x throughput at the same per-user speed (DeepSeek-R1, 8x B200, MTP)", True),
+        ("179% more tok/s/GPU at iso-interactivity", True),
+        ("3x throughput at batch 64 on H100", False),
+        ("2x faster decoding on H100 at the same latency", False),  # not a figure of throughput
+    ])
+    def test_throughput_at_the_same_speed_per_user_is_said(self, sentence, same_speed):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        assert read.same_speed == same_speed and "equal_footing" not in read.unstated
+
+    @pytest.mark.parametrize("sentence, target, draft", [
+        # A model named as the draft had been judged as the target, with an EAGLE-3 head.
+        ("draft model Llama 3.2 1B speeds up Llama 3.1 70B 2.1x on 4x H100", "Llama-3.1-70B", "Llama-3.2-1B"),
+        ("Llama-3.1-70B with a Gemma 3 1B draft is 1.9x faster on H100", "Llama-3.1-70B", "Gemma-3-1B"),
+        ("Qwen3-32B drafted by Qwen3-0.6B: 1.7x on 2x H100", "Qwen3-32B", "Qwen3-0.6B"),
+        ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", "Llama-3.1-70B",
+         "eagle3"),
+    ])
+    def test_a_model_named_as_the_draft_is_the_draft(self, sentence, target, draft):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        assert (read.target, read.draft) == (target, draft) and "method" not in read.unstated
+        choices, unused = claim_words.sentence_choices(read, PRESETS, target)
+        assert choices["draft"] == draft and unused is None
 
     @pytest.mark.parametrize("sentence, model", [
         # A model no preset is had been asked for ("names none that specviz knows"), never named back.

@@ -845,6 +845,26 @@ class TestClaimCommand:
         # Without a measured acceptance it said only "enter it above", the Claims page's field.
         assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
 
+    def test_the_claims_page_s_own_link_gives_the_page_s_check(self, capsys):
+        """Its claim, batch, γ, measured acceptance and workload: the CLI had read the scenario alone
+        from it (α ≥ 0.764 at γ 8 where the page said 0.781 at γ 5: a manager's pass)."""
+        link = ("http://127.0.0.1:8501/check-a-claim?claim=2.8x&claim_batch=1&claim_gamma=5&claim_measure=alpha"
+                "&claim_value=0.7&claim_workload=coding_assistant&gpu=H100-SXM&tp=4")
+        code, out, _ = run(capsys, "claim", link)
+        row = json.loads(out)
+        chosen = make_scenario(gpu="H100-SXM", tp=4)
+        workload = PRESETS.workloads["coding_assistant"]
+        check = claims.check_claim(chosen, claims.Claim(2.8, batch=1, gamma=5, alpha=0.7, workload=(
+            workload.input_tokens, workload.output_tokens)), settings.get("SPECVIZ_GAMMA_MAX"),
+            settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
+        assert code == 0 and (row["claim"], row["batch"], row["alpha"], row["required_gamma"]) == (2.8, 1, 0.7, 5)
+        assert (row["verdict"], row["headline"]) == (check.verdict, cli_common.words(check.headline, "en"))
+        # An option stands over the link's field.
+        _, out, _ = run(capsys, "claim", "2.8x", link, "--batch", "8")
+        assert json.loads(out)["batch"] == 8
+        failed = run(capsys, "claim", "2.8x", link.replace("claim_batch=1", "claim_batch=0"))
+        assert failed[0] == 2 and "the link's claim_batch=0 is not one the Claims page takes" in failed[2]
+
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self, capsys):
         """Valid JSON (max_speedup was NaN) and the page's verdict: impossible at that batch."""
         code, out, _ = run(capsys, "claim", "3x at batch 500", "target=gpt-oss-120b&draft=EAGLE3-SpecForge-gpt-oss-120b&tp=1")

@@ -41,7 +41,8 @@ _CLAIM = re.compile(r"^\s*(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s
 _BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
                     r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
-                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency)"
+                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency"
+                    r"|(?:request|người\s+dùng)\s+đồng\s+thời)"
                     r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
@@ -244,6 +245,10 @@ UNSTATED = {"model": None, "hardware": None, "method": None, "batch": None, "dat
 _THROUGHPUT_FIGURE = re.compile(r"throughput|tok(?:en)?s?/s|\btps\b|per\s+gpu|/gpu", re.IGNORECASE)
 _EQUAL_FOOTING = re.compile(r"same\s+(?:batch|concurrency|interactivity|latency|tpot|speed)|equal|\biso-?|at\s+batch"
                             r"|at\s+(?:a\s+)?concurrency|per[\s-]user", re.IGNORECASE)
+# Of those, the point of equal speed per user, where the speculating server runs a larger batch than
+# the plain one: a gain that a check at one batch for both does not weigh, said beside the verdict.
+_SAME_SPEED = re.compile(r"(?:same|equal)\s+(?:per[\s-]user\s+)?(?:interactivity|latency|tpot|speed)|\biso-?"
+                         r"(?:interactivity|latency|tpot|speed)|per[\s-]user", re.IGNORECASE)
 
 
 # The draft length a sentence names: "5 draft tokens", "3 speculative tokens", "a 4-token draft",
@@ -256,7 +261,8 @@ _GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,3})(?:\s+|-)(?:draft(?:ed)?|specu
                     r"|\b(?:draft(?:ing|s)?|speculat\w*)\s+(?P<tokens>\d{1,3})\s+tokens?\b"
                     r"|(?:γ|\bgamma\b|\bdraft[\s_-]length\b|\bnum_speculative_tokens\b|\bnum[\s_-]draft[\s_-]tokens\b"
                     r"|\bspeculative[\s_-]tokens\b|(?<![\w-])(?-i:K)\b(?=\s*=))\s*(?:of\s+)?[=:]?\s*(?P<named>\d{1,3})\b"
-                    r"|(?<![\w.])(?P<vi>\d{1,3})\s+token\s+nháp\b|\bđộ\s+dài\s+nháp\s*[=:]?\s*(?P<vi_named>\d{1,3})\b",
+                    r"|(?<![\w.])(?P<vi>\d{1,3})\s+token\s+(?:nháp|draft)\b"
+                    r"|\bđộ\s+dài\s+(?:nháp|draft)\s*(?:γ\s*)?[=:]?\s*(?P<vi_named>\d{1,3})\b",
                     re.IGNORECASE)
 # The weights' format a sentence names → the sidebar's precision (:data:`specviz.model.dtypes.PRECISIONS`);
 # FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it), and FP8 is the
@@ -295,7 +301,8 @@ def _precision(words: str) -> str | None:
 class SentenceReading:
     """What a claim's sentence states: the ``speedup`` (the first figure with its unit), the ``batch``
     or concurrency, the ``gpu`` and ``target`` presets it names, the ``draft`` kind
-    (:data:`specviz.scenario.DRAFT_KINDS`) and the ``dataset``, each None where it names none;
+    (:data:`specviz.scenario.DRAFT_KINDS`, or a draft model's preset where the sentence names a model
+    as its draft: "with a Llama-3.2-1B draft") and the ``dataset``, each None where it names none;
     ``unstated``, the keys of :data:`UNSTATED` it leaves out: the questions to ask its author; and
     ``baseline``, the draft kind the figure is measured over ("1.69x over EAGLE-3"), None where it is
     over plain decoding, as a speedup is unless the sentence says otherwise; and ``over_words``, the
@@ -308,7 +315,9 @@ class SentenceReading:
     number of GPUs it names ("8x H200"), None where it names none; ``gamma``, the draft length it
     names ("with 5 draft tokens"; ``gamma_beyond`` where it is outside 1 to ``SPECVIZ_GAMMA_MAX``,
     the longest draft a check weighs, and left out), ``precision``, the preset of the weights' format it names
-    ("with FP4": ``nvfp4``), and ``kv``, the KV cache's ("FP8 KV": ``fp8``), each None where it names none."""
+    ("with FP4": ``nvfp4``), and ``kv``, the KV cache's ("FP8 KV": ``fp8``), each None where it names none;
+    ``same_speed``, whether its figure of throughput compares the servers at the same speed per user
+    (:data:`_SAME_SPEED`), where the speculating one runs a larger batch."""
 
     speedup: float
     batch: int | None
@@ -327,6 +336,7 @@ class SentenceReading:
     precision: str | None = None
     kv: str | None = None
     gamma_beyond: int | None = None
+    same_speed: bool = False
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -363,29 +373,48 @@ _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?(?:x\d+)?[bm]", re.IGNORECASE)
 _PUNCTUATION = ".,;:()[]\"'"
 
 
-# A count of devices: "8x H200", "8×B200", "8 H100s", "2x NVIDIA H200", "on 8 GPUs" (the word after
-# the count is a GPU's name or a word for one).
-_COUNTED = re.compile(r"(?<![\w.,])(\d{1,4})\s*(?:[x×]\s*)?(?:(?:nvidia|amd|intel|google)\s+)?([A-Za-z][\w\-]*)",
+# A count of devices: "8x H200", "8×B200", "8 H100s", "2x NVIDIA H200", "on 8 GPUs", "a single H100"
+# (the word after the count is a GPU's name or a word for one); of nodes: "2 nodes of 8x H100",
+# "2x8 H100" (the nodes times the devices each).
+_VENDOR = r"(?:(?:nvidia|amd|intel|google)\s+)?"
+_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "four": 4, "eight": 8}
+_COUNTED = re.compile(rf"(?<![\w.,])(\d{{1,4}}|{'|'.join(_COUNT_WORDS)})\s*(?:[x×]\s*)?{_VENDOR}([A-Za-z][\w\-]*)",
                       re.IGNORECASE)
+_NODES = re.compile(rf"(?<![\w.,])(\d{{1,3}})\s*(?:(?:nodes?|servers?|machines?|hosts?)\s+(?:of|with|each\s+with)\s+|[x×]\s*)"
+                    rf"(\d{{1,2}})\s*(?:[x×]\s*)?{_VENDOR}([A-Za-z][\w\-]*)", re.IGNORECASE)
 _DEVICE_WORDS = frozenset(("gpu", "gpus", "card", "cards", "accelerator", "accelerators", "chip", "chips"))
 
 
 def _gpu_count(words: str, presets: Presets) -> int | None:
-    """The number of GPUs a sentence names ("on 8x H200" gives 8), None where it names none."""
+    """The number of GPUs a sentence names ("on 8x H200" gives 8, "a single H100" 1, "2 nodes of 8x
+    H100" 16), None where it names none."""
+    device = lambda name: name.lower() in _DEVICE_WORDS or gpu_preset(name, presets.gpus) or _family_gpu(name, presets)
+    for found in _NODES.finditer(words):
+        if device(found.group(3)):
+            return int(found.group(1)) * int(found.group(2)) or None
     for found in _COUNTED.finditer(words):
-        device = found.group(2)
-        if device.lower() in _DEVICE_WORDS or gpu_preset(device, presets.gpus) or _family_gpu(device, presets):
-            return int(found.group(1)) or None
+        if device(found.group(2)):
+            written = found.group(1).lower()
+            return (_COUNT_WORDS[written] if written in _COUNT_WORDS else int(written)) or None
     return None
 
 
 def _family_gpu(words: str, presets: Presets) -> tuple[str, str] | None:
     """The GPU preset assumed for a family's name in ``words`` and the words that named it
-    (:data:`_GPU_FAMILIES`), None where none is named."""
+    (:data:`_GPU_FAMILIES`), None where none is named but as what a figure is compared with ("3x
+    faster than Hopper")."""
     for gpu_id, pattern in _GPU_FAMILIES:
-        if gpu_id in presets.gpus and (found := re.search(pattern, words, re.IGNORECASE)):
-            return gpu_id, found.group(0)
+        if gpu_id in presets.gpus:
+            for found in re.finditer(pattern, words, re.IGNORECASE):
+                if not _compared(words[:found.start()]):
+                    return gpu_id, found.group(0)
     return None
+
+
+def _compared(before: str) -> bool:
+    """Whether the words ``before`` a name make it what a figure is compared with ("than", "over",
+    "vs": :data:`_COMPARED_WITH`)."""
+    return _COMPARED_WITH.search(before[-40:] if before.endswith(" ") else before[-40:] + " ") is not None
 
 
 def _sized_model(words: str) -> str | None:
@@ -407,9 +436,12 @@ def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
     preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
     (:func:`specviz.names.gpu_preset`: "H100", "8xB200"); None where none does. A word whose next
     word makes it a form no preset is ("H100 NVL") names none: read alone, "H100" would be the SXM
-    card's figures, unsaid (the family's reading, :data:`_GPU_FAMILIES`, says what it assumed)."""
+    card's figures, unsaid (the family's reading, :data:`_GPU_FAMILIES`, says what it assumed). A GPU
+    the figure is compared with ("3x faster than H100 on B200") is not the one it was measured on."""
     own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
     for start, token in enumerate(tokens):
+        if _compared(" ".join(tokens[max(0, start - 5):start])):
+            continue
         for length in (3, 2):
             span = " ".join(tokens[start:start + length])
             if len(tokens) - start >= length and re.sub(r"[^a-z0-9]", "", span.lower()) in own:
@@ -417,6 +449,26 @@ def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
         if (found := gpu_preset(token, presets.gpus)) and gpu_preset(" ".join(tokens[start:start + 2]), presets.gpus):
             return found
     return None
+
+
+# A model named as the draft: "Llama-3.2-1B draft", "a Gemma 3 1B drafter" (the words after it), "draft
+# model Llama-3.2-1B", "drafted by Qwen3-0.6B" (the words before it).
+_DRAFT_AFTER = re.compile(r"(?:draft|drafter)s?\b", re.IGNORECASE)
+_DRAFT_BEFORE = re.compile(r"(?:\bdraft(?:er)?(?:\s+model)?|\bdrafted\s+by|\bdrafting\s+with)\s*:?$", re.IGNORECASE)
+
+
+def _named_models(tokens: list[str], index: dict[str, str]) -> list[tuple[int, int, str]]:
+    """The model presets a sentence's words name, as (first word, word after the last, preset id):
+    runs of four words to one, the longest first and then in the sentence's order, none inside a
+    run already taken ("Llama 3.1 70B", not "Llama" again)."""
+    taken: list[tuple[int, int, str]] = []
+    for n in (4, 3, 2, 1):
+        for start in range(len(tokens) - n + 1):
+            span = " ".join(tokens[start:start + n]).strip(".-/")
+            if (span and (key := model_key(span)) in index
+                    and not any(start < end and first < start + n for first, end, _ in taken)):
+                taken.append((start, start + n, index[key]))
+    return taken
 
 
 def read_sentence(text: str, presets: Presets) -> SentenceReading:
@@ -464,16 +516,18 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     if figure is None:
         raise SpecvizError("claims.unreadable", text=shortened(words))
     speedup = parse_claim(figure.group(0))
-    spans = [" ".join(tokens[i:i + n]).strip(".-/") for n in (4, 3, 2, 1) for i in range(len(tokens) - n + 1)]
     index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
-    target = next((index[key] for key in (model_key(span) for span in spans if span) if key in index), None)
+    named = _named_models(tokens, index)
+    drafts = [model for start, end, model in named if _DRAFT_AFTER.match(" ".join(tokens[end:end + 2]))
+              or _DRAFT_BEFORE.search(" ".join(tokens[max(0, start - 3):start]))]
+    target = next((model for _, _, model in named if model not in drafts), None)
     gpu, gpu_words = _named_gpu(tokens, presets), None
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
     unknown_model = None if target is not None else _sized_model(unbatched)
     lower = words.lower()
     methods = named_methods(words)
-    draft = next((kind for kind, baseline in methods if not baseline), None)
+    draft = next((kind for kind, baseline in methods if not baseline), drafts[0] if drafts else None)
     baseline = next((kind for kind, baseline in methods if baseline and kind != draft), None)
     # The dataset of the figure's own clause, between the figures before and after it: "2.11x on the
     # Random dataset and 1.80x on ShareGPT" does not give 2.11x on ShareGPT.
@@ -484,17 +538,17 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     batch = claimed_batch(words)
     gamma = _gamma(words)
     in_range = gamma is None or 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX")
+    throughput = _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40]) is not None
     stated = {"batch": batch is not None, "dataset": dataset is not None, "method": draft is not None,
               "model": target is not None or unknown_model is not None,
               "hardware": gpu is not None,
-              "equal_footing": not _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40])
-              or _EQUAL_FOOTING.search(words) is not None}
+              "equal_footing": not throughput or _EQUAL_FOOTING.search(words) is not None}
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
                            gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
-                           None if in_range else gamma)
+                           None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None)
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:

@@ -507,9 +507,10 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
          "acceptance_rate", "acceptance_length"), nothing)})
     batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_low": [],
                             "ceiling_high": []})
-    headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=scenario.gpu.name, target=scenario.target.name,
+    headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=_devices(scenario), target=scenario.target.name,
                       engine=scenario.engine.name, batch=batch)
-    reason = Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context)
+    reason = (Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context) if memory_limit
+              else Notice("claims.reason.no_room", gpu=_devices(scenario), context=scenario.context))
     return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, nothing, nothing,
                       nothing, nothing, memory_limit, memory_gamma)
 

@@ -12,19 +12,19 @@ import shlex
 import tempfile
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
 from specviz import scenario, settings
 from specviz.advice import claim_words, claims, commands, draft_length, serving, sglang, trtllm
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
-from .common import (UsageError, cost, count, frame_rows, json_text, linked_scenario, open_store, plain, presets,
-                     scenario_options, scenario_params, words)
+from .common import (UsageError, cost, count, frame_rows, json_text, link_params, linked_scenario, open_store, plain,
+                     presets, scenario_options, scenario_params, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
@@ -46,6 +46,46 @@ def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
             "required_acceptance_rate_vllm": float(row["acceptance_rate"])}
 
 
+def _whole_up_to(setting: str) -> Callable[[str], int | None]:
+    """A field's reading: a whole number from 1 to the setting's value, else None."""
+    return lambda text: value if 1 <= (value := count(text)) <= settings.get(setting) else None
+
+
+# The Claims page's own fields in its link, beside the scenario's, each read within the page's range
+# for it (None: one the page would not take).
+_CLAIM_FIELDS: dict[str, Callable[[str], Any]] = {
+    "claim_batch": _whole_up_to("SPECVIZ_BATCH_MAX"), "claim_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"),
+    "claim_measure": lambda text: text if text in ("none", *claims.MEASURES) else None,
+    "claim_value": lambda text: value if 0 <= (value := float(text)) <= settings.get("SPECVIZ_GAMMA_MAX") + 1 else None,
+    "claim_measured_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"), "claim_workload": str}
+
+
+def linked_claim(link: str, presets: scenario.Presets) -> dict[str, Any]:
+    """The Claims page's fields a link carries beside its scenario (the batch, γ, measured acceptance
+    and workload of its check, by their parameters' names), each read as the page reads it, so that
+    its link checked here gives the page's answer.
+
+    Raises
+    ------
+    UsageError
+        ``cli.claim.bad_link_field``, naming the parameter and its value, for one the page would
+        not take.
+    """
+    given = link_params(link)
+    fields: dict[str, Any] = {}
+    for name, read in _CLAIM_FIELDS.items():
+        if not given.get(name, "").strip():
+            continue
+        try:
+            value = read(given[name])
+        except (ValueError, argparse.ArgumentTypeError):
+            value = None
+        if value is None or (name == "claim_workload" and value != "none" and value not in presets.workloads):
+            raise UsageError("cli.claim.bad_link_field", name=name, value=shortened(given[name]))
+        fields[name] = value
+    return fields
+
+
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
               gamma: int | None = None, measured: tuple[str, float, int] | None = None,
               overrides: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
@@ -55,7 +95,15 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``measured``: the acceptance
     measured on the user's traffic, as (measure, value, γ), read for the scenario's draft as the page
-    reads it: :func:`specviz.advice.claims.alpha_from_measurement`). Its words in ``lang``."""
+    reads it: :func:`specviz.advice.claims.alpha_from_measurement`). Its words in ``lang``. The link's
+    own fields of the Claims page (:func:`linked_claim`: its batch, γ, measured acceptance and
+    workload) stand where the arguments give none."""
+    fields = linked_claim(link, presets)
+    batch = batch if batch is not None else fields.get("claim_batch")
+    gamma = gamma if gamma is not None else fields.get("claim_gamma")
+    if measured is None and fields.get("claim_measure", "none") != "none" and "claim_value" in fields:
+        measured = (fields["claim_measure"], fields["claim_value"], fields.get("claim_measured_gamma", 4))
+    workload = presets.workloads.get(fields.get("claim_workload", "none"))
     try:
         speedup, read = claim_words.parse_claim(text), None
     except SpecvizError as exc:
@@ -72,7 +120,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     gamma = gamma if gamma is not None or read is None else read.gamma
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
-    check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha),
+    tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
+    check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     percent = read.percent if read is not None else claim_words.percent_of(text)
@@ -100,6 +149,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.gpu_assumed", words=read.gpu_words, gpu=chosen.gpu.name), lang)}),
                 **({} if read.unknown_model is None else {"unknown_model": read.unknown_model, "model_note": words(Notice(
                     "claims.sentence.unknown_model", model=read.unknown_model, target=chosen.target.name), lang)}),
+                **({} if not read.same_speed else {"same_speed": True, "same_speed_note": words(Notice(
+                    "claims.sentence.same_speed"), lang)}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
                 "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}"), lang) for key in read.unstated]}})}
 
@@ -244,10 +295,15 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         raise UsageError("cli.claim.no_claim")
     if args.speedup is not None and args.link:
         raise UsageError("cli.claim.speedup_and_words")
-    if args.speedup is None and not args.link and _is_link(args.text):  # a link where the words go: said
-        raise UsageError("cli.claim.link_as_words", link=args.text)
+    if args.speedup is None and not args.link and _is_link(args.text):
+        # The Claims page's own link holds its claim: checked as the page checks it. Another link
+        # where the words go is said.
+        if not link_params(args.text).get("claim", "").strip():
+            raise UsageError("cli.claim.link_as_words", link=args.text)
+        args.text, args.link = link_params(args.text)["claim"], args.text
     text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
-    measured = None if args.measure is None else (args.measure, args.value, args.measured_gamma)
+    measured = None if args.measure is None else (args.measure, args.value,
+                                                 4 if args.measured_gamma is None else args.measured_gamma)
     if args.verify_cost is not None:
         if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
             raise UsageError("cli.claim.costs_and_scenario")
@@ -311,7 +367,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     scenario_options(p)
     p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")
     p.add_argument("--value", type=float, help="the acceptance measured on your traffic")
-    p.add_argument("--measured-gamma", type=count, default=4, help="the γ it was measured at (default 4)")
+    p.add_argument("--measured-gamma", type=count, help="the γ it was measured at (default: the link's, else 4)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json_text(_claim(args, presets())), 0))
 
