@@ -17,7 +17,7 @@ from specviz import calculator, charts, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.names import model_preset
-from specviz.live import access, exposition, prometheus, replay, scrape, windows
+from specviz.live import access, exposition, prometheus, prometheus_api, replay, scrape, windows
 from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration
 
@@ -433,7 +433,7 @@ def panel() -> None:
 def fleet_panel() -> None:
     """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
     latest point per model as the headline, every point over time."""
-    step_s = prometheus.parse_duration(span) / RANGE_POINTS
+    step_s = prometheus_api.parse_duration(span) / RANGE_POINTS
     try:
         frame = prometheus.query_figures(url, span, step_s)
         # The replicas over the latest point's window, by the label chosen.

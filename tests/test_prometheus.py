@@ -27,7 +27,7 @@ import requests
 from conftest import ARTIFACTS, finished_requests
 from specviz import cli, i18n, settings
 from specviz.errors import SpecvizError
-from specviz.live import exposition as prom, prometheus, replay, scrape, windows
+from specviz.live import exposition as prom, prometheus, prometheus_api, replay, scrape, windows
 from specviz.live.states import spec_decode_states
 from specviz.live.roles import ROLES
 from specviz.model import spec
@@ -111,7 +111,7 @@ def wait_for_samples(base: str, servers: int, samples: int, timeout_s: float = 6
     deadline = time.monotonic() + timeout_s
     query = "count_over_time(vllm:spec_decode_num_drafts_total[5m])"
     while True:
-        counts = [s.points[0][1] for s in prometheus.instant_query(base, query)]
+        counts = [s.points[0][1] for s in prometheus_api.instant_query(base, query)]
         if len(counts) == servers and min(counts) >= samples:
             return
         if time.monotonic() > deadline:
@@ -284,13 +284,13 @@ class TestCommandLine:
 class TestFailuresOfARealPrometheus:
     def test_api_error_of_a_bad_query(self, fleet):
         base, _ = fleet
-        error = refused(lambda: prometheus.instant_query(base, "sum("), "prometheus.api_error")
+        error = refused(lambda: prometheus_api.instant_query(base, "sum("), "prometheus.api_error")
         assert error.params["error_type"] == "bad_data"
 
     def test_api_error_past_prometheus_own_resolution_limit(self, fleet, monkeypatch):
         base, _ = fleet
         monkeypatch.setenv("SPECVIZ_PROMETHEUS_MAX_POINTS", "20000")
-        refused(lambda: prometheus.range_query(base, "up", time.time() - 15000, time.time(), 1),
+        refused(lambda: prometheus_api.range_query(base, "up", time.time() - 15000, time.time(), 1),
                 "prometheus.api_error")
 
     def test_no_spec_decode_series_in_the_range(self, fleet):
@@ -365,15 +365,15 @@ class TestFakeServers:
         models = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
             {"metric": {"model_name": f"m{i}"}, "value": [1700000000.5, "1"]} for i in range(101)]}})
         with fake(200, models) as url:
-            assert refused(lambda: prometheus.instant_query(url, "up"), "prom.too_many_models").params == {
+            assert refused(lambda: prometheus_api.instant_query(url, "up"), "prom.too_many_models").params == {
                 "count": 101, "limit": 100}
             monkeypatch.setenv("SPECVIZ_METRICS_MAX_SERIES", "100")
-            assert refused(lambda: prometheus.instant_query(url, "up"), "prom.too_many_series").params == {
+            assert refused(lambda: prometheus_api.instant_query(url, "up"), "prom.too_many_series").params == {
                 "count": 101, "limit": 100}
         long_name = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
             {"metric": {"model_name": "m", "instance": "i" * 501}, "value": [1700000000.5, "1"]}]}})
         with fake(200, long_name) as url:
-            assert refused(lambda: prometheus.instant_query(url, "up"), "prom.label_too_long").params == {
+            assert refused(lambda: prometheus_api.instant_query(url, "up"), "prom.label_too_long").params == {
                 "label": "'instance'", "length": 501, "limit": 500}
 
     def test_a_fleet_split_into_more_rows_than_the_limit_is_refused_before_its_points_are_read(self):
@@ -409,7 +409,7 @@ class TestFakeServers:
         body = ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {"model_name": '
                 '"m\\ud800", "x\\udc00": "\\ud83d\\ude00"}, "value": [1700000000.5, "1"]}]}}')
         with fake(200, body) as url:
-            (series,) = prometheus.instant_query(url, "up")
+            (series,) = prometheus_api.instant_query(url, "up")
         assert series.labels == {"model_name": "m\ufffd", "x\ufffd": "\U0001f600"}
         "".join(series.labels).encode()  # all of it is Unicode
 
@@ -420,12 +420,12 @@ class TestFakeServers:
     def test_error_status_in_the_body(self):
         body = json.dumps({"status": "error", "errorType": "bad_data", "error": "parse error at char 4"})
         with fake(400, body) as url:
-            error = refused(lambda: prometheus.instant_query(url, "up"), "prometheus.api_error")
+            error = refused(lambda: prometheus_api.instant_query(url, "up"), "prometheus.api_error")
         assert "parse error at char 4" in str(error)
 
     def test_not_found_without_json(self):
         with fake(404, "404 page not found\n", "text/plain") as url:
-            refused(lambda: prometheus.instant_query(url, "up"), "prometheus.http_status")
+            refused(lambda: prometheus_api.instant_query(url, "up"), "prometheus.http_status")
 
     @pytest.mark.parametrize("body, detail", [
         ('{"data": []}', "no status"),
@@ -455,13 +455,13 @@ class TestFakeServers:
     ])
     def test_answers_that_are_not_the_api(self, body, detail):
         with fake(200, body) as url:
-            error = refused(lambda: prometheus.instant_query(url, "up"), "prometheus.not_api")
+            error = refused(lambda: prometheus_api.instant_query(url, "up"), "prometheus.not_api")
         assert str(error.params["detail"]) == detail
         says_in_vietnamese(error, detail)
 
     @pytest.mark.parametrize("body, call, detail", [
         ('{"status": "success", "data": {"resultType": "matrix", "result": [{"metric": {}, "values": 1}]}}',
-         lambda url: prometheus.range_query(url, "up", 0, 60, 15), "values is not a list"),
+         lambda url: prometheus_api.range_query(url, "up", 0, 60, 15), "values is not a list"),
         ('{"status": "success", "data": ["up", 1]}', lambda url: prometheus.metric_names(url, 0, 1),
          "names are not a list of text"),
     ])
@@ -473,13 +473,13 @@ class TestFakeServers:
 
     def test_nan_and_infinite_values_are_left_out_and_counted(self):
         with fake(200, vector("NaN", "+Inf", "-Inf", "1e+03", "0.5")) as url:
-            series = prometheus.instant_query(url, "up")
+            series = prometheus_api.instant_query(url, "up")
         assert [s.points[0][1] for s in series if s.points] == [1000.0, 0.5]
         assert sum(s.dropped for s in series) == 3
 
     def test_a_dense_body_is_refused_before_decoding(self):
         with fake(200, "[" + "[]," * 100_000 + "[]]") as url:
-            refused(lambda: prometheus.instant_query(url, "up"), "prometheus.too_dense")
+            refused(lambda: prometheus_api.instant_query(url, "up"), "prometheus.too_dense")
 
     def test_names_without_spec_decode(self):
         body = json.dumps({"status": "success", "data": ["up", "vllm:num_requests_running",
@@ -506,19 +506,19 @@ class TestArguments:
         ("30s", 30), ("5m", 300), ("1h", 3600), ("1h30m", 5400), ("2d", 172800), ("1w", 604800),
         ("500ms", 0.5), ("90", 90), ("2.5", 2.5), (60, 60), (0.25, 0.25), (" 1m ", 60)])
     def test_durations(self, text, seconds):
-        assert prometheus.parse_duration(text) == seconds
+        assert prometheus_api.parse_duration(text) == seconds
 
     @pytest.mark.parametrize("text", ["", "0s", "-5s", "1x", "m", "30m1h", "1.5h", "nan", "inf", True,
                                       float("nan"), float("inf"), 0, "1e3"])
     def test_not_durations(self, text):
-        refused(lambda: prometheus.parse_duration(text), "prometheus.bad_duration")
+        refused(lambda: prometheus_api.parse_duration(text), "prometheus.bad_duration")
 
     def test_points_limit(self, monkeypatch):
-        assert prometheus.check_points(3600, 30) == 121
+        assert prometheus_api.check_points(3600, 30) == 121
         # Prometheus steps from start to end in whole milliseconds: 0, 100, 200 and 300 ms. The rows
         # counted before an answer is read are those points (0.3 // 0.1 is 2.0 in floating point).
-        assert prometheus.check_points(0.3, 0.1) == 4
-        assert prometheus._Runner(("http://h:9090", "h"), None, start=100.0, end=100.3, step_s=0.1).points == 4
+        assert prometheus_api.check_points(0.3, 0.1) == 4
+        assert prometheus_api.Runner(("http://h:9090", "h"), None, start=100.0, end=100.3, step_s=0.1).points == 4
         monkeypatch.setenv("SPECVIZ_PROMETHEUS_MAX_POINTS", "100")
         refused(lambda: prometheus.query_figures("http://127.0.0.1:9", "1h", "30s"), "prometheus.too_many_points")
 
@@ -530,8 +530,8 @@ class TestArguments:
         refused(lambda: prometheus.query_window("file:///etc/passwd", "5m"), "scrape.scheme")
         refused(lambda: prometheus.query_window("http://u:p@host:9090", "5m"), "scrape.credentials")
         refused(lambda: prometheus.query_window("http://host:9090/?x=1", "5m"), "prometheus.bad_base_url")
-        assert prometheus._base("http://h:9090/prometheus/api/v1/query")[0] == "http://h:9090/prometheus"
-        assert prometheus._base("http://h:9090/")[0] == "http://h:9090"
+        assert prometheus_api.api_base("http://h:9090/prometheus/api/v1/query")[0] == "http://h:9090/prometheus"
+        assert prometheus_api.api_base("http://h:9090/")[0] == "http://h:9090"
 
 
 class TestLabelColumn:

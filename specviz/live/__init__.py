@@ -11,6 +11,7 @@ about speculative decoding now.
 - ``scrape``: the safe fetch of a metrics URL or file (schemes, redirects, size and time limits).
 - ``access``: where a metrics URL may point: the hosts and networks an administrator allows.
 - ``prometheus``: the same figures over time from a Prometheus server's HTTP API, summed over a fleet.
+- ``prometheus_api``: a strict client of that API (durations, instant and range queries, each answer checked).
 - ``replay``: an exporter that serves recorded metrics on 127.0.0.1 (``python -m specviz.live.replay``).
 - ``windows``: what the windows mean for the scenario: paying now or not, replicas, calibration.
 
