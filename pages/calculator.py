@@ -15,7 +15,7 @@ from pages._deploy import LINKED_FIELDS, VERSION_KEYS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
                            reset_costs, titled_table)
-from specviz import calculator, charts, scenario, settings, workload
+from specviz import calculator, charts, regime, scenario, settings, workload
 from specviz.advice import commands, draft_length
 from specviz.errors import InputError
 from specviz.i18n import message, t
@@ -294,8 +294,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                 notes.append(t("calc.memory.equal", lang, **full))
             st.caption(paragraphs(notes))
         if mode == "step":
-            crossings = calculator.regime_crossovers(chosen, alpha, gamma, context, batch_max)
-            regime_key, explain_key, figures = calculator.regime_explanation(chosen, here)
+            crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
+            regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
             st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
             same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
             # Ridges that round apart are both named, so the sidebar's figure is never quoted as another.
@@ -309,7 +309,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                 drafts = "" if drafting == "_host" else t(f"calc.explain.speculation_drafts{drafting}", lang, **figures,
                                                           gamma=gamma)
                 notes.append(t("calc.explain.speculation_costs", lang, **figures, drafts=drafts))
-            if (tax := calculator.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
+            if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
                 notes.append((t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(
                     tax, alpha, gamma, batch, fits, held_up_to)).strip())
             if notes:
@@ -388,7 +388,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
 
     def show_roofline() -> None:
-        roof, passes = calculator.roofline_points(chosen, gamma, batch, context, alpha)
+        roof, passes = regime.roofline_points(chosen, gamma, batch, context, alpha)
         altair_chart(charts.roofline_chart(roof, passes, lang))
         st.caption(t("calc.roofline_caption_load" if chosen.prefill else "calc.roofline_caption", lang))
 

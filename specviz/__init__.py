@@ -7,9 +7,10 @@ fails on an arrow that runs the other way):
   and Vietnamese, from ``locales/``), ``settings`` (every path and limit, from environment variables);
 - ``charts``: the Altair chart builders (imports the base only);
 - ``model/``: the acceptance math and the step model (imports the base only);
-- ``scenario``, ``names``, ``calculator``, ``workload``: the typed scenario every page, link and
-  command shares, the presets recognised from the names people write, and the sweeps, tables and
-  request latencies over it (import the base and the model);
+- ``scenario``, ``names``, ``calculator``, ``regime``, ``workload``: the typed scenario every page,
+  link and command shares, the presets recognised from the names people write, the sweeps and
+  tables over it, why its verify pass costs what it does, and request latencies (import the base and
+  the model);
 - ``live/``: a server's metrics read now (imports the above);
 - ``results/``: the store, the result formats, the SQL console and the recorder (imports the above
   and ``live``);

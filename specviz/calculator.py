@@ -20,13 +20,12 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .errors import Notice
-from .model import calibration, drafters, dtypes, roofline, spec, step
+from .model import calibration, dtypes, roofline, spec, step
 from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
 
 __all__ = [
     "SEED_ALPHAS",
     "BATCH_CHART_ALPHAS",
-    "MOE_HEAVY_RATIO",
     "BAND_DRAWS",
     "evaluate_scenario",
     "headline",
@@ -42,12 +41,8 @@ __all__ = [
     "band_vs_batch",
     "heatmap_grid",
     "gamma_sweep",
-    "regime_crossovers",
-    "regime_explanation",
     "batch_grid",
-    "roofline_points",
     "context_options",
-    "expert_tax",
     "memory_fit",
     "ways_to_fit",
     "equal_memory",
@@ -441,157 +436,6 @@ def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
     return frame, int(g[np.argmax(r["speedup"])])
 
 
-def regime_crossovers(scenario: Scenario, alpha: float, gamma: int, context: int,
-                      batch_max: int) -> dict[str, float]:
-    """Batches at which the verify pass and the plain decode pass turn compute-bound, at ``alpha``:
-    under a steady load a speculative step carries the prompts of E(α) tokens' worth of finished
-    requests, so the verify pass turns sooner the more is accepted (Qwen3-32B on 2 H100s, 2,000
-    tokens in and 100 out, γ 4: batch 8 at α 0.3, 3 at α 0.9).
-
-    Returns
-    -------
-    dict
-        ``verify`` and ``baseline``: the smallest batch in 1..batch_max whose pass is compute-bound
-        (NaN if none is). Between the two, verify costs more than a plain pass but less than γ + 1
-        of them; past ``baseline`` the seed's compute-bound table applies.
-    """
-    if scenario.mode != "step":
-        return {"verify": float("nan"), "baseline": float("nan")}
-    every = np.arange(1, batch_max + 1)
-    r = evaluate_scenario(scenario, alpha, gamma, every, context)
-    memory = lambda regime: np.where(regime == "memory", 1.0, 0.0)
-    return {"verify": roofline.crossover_batch(every, memory(r["regime"]), 0.5),
-            "baseline": roofline.crossover_batch(every, memory(r["baseline_regime"]), 0.5)}
-
-
-# Above this ratio of the expert weights a verify pass reads to a plain pass's, the experts are why a
-# memory-bound verify pass costs more than a plain one (below it the Why panel names the positions'
-# own work): a tenth more, which a reader can tell from the positions' own matmuls and KV reads.
-MOE_HEAVY_RATIO = 1.1
-# A memory-bound verify pass below this cost (in plain passes) reads about what a plain pass reads,
-# and is explained as such; above it, the Why panel says what it reads besides.
-_MEMORY_HEAVY_VERIFY_COST = 1.2
-
-
-def _experts_read(scenario: Scenario, alpha: float, gamma: int, batch: float) -> tuple[float, float]:
-    """The routed experts per MoE layer that a plain pass and a verify pass read
-    (:func:`specviz.model.roofline.experts_touched`): B tokens and a steady load's B·P/O prompts, and
-    the verify pass's B·(γ + 1) positions, which share the scenario's ``routing_overlap`` of their
-    experts with the token before them (B·(1 + γ(1 − q)) independent tokens,
-    :func:`specviz.model.step.verify_routed_tokens`), and E times the prompts."""
-    prompts = float(scenario.prompts_per_step(batch))
-    routed = (step.verify_routed_tokens(batch, gamma + 1, scenario.routing_overlap)
-              + float(scenario.expected_tokens(alpha, gamma)) * prompts)
-    plain, verify = (float(roofline.experts_touched(scenario.target, tokens)) for tokens in (batch + prompts, routed))
-    return plain, verify
-
-
-def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple[str, str, dict[str, float]]:
-    """Which passes wait on memory at one point of :func:`evaluate_scenario` (step mode), as the
-    message key of the regime (``calc.regime.memory``/``compute``), the message key that explains it,
-    and the figures both quote. Under a steady load (``scenario.prefill``) it is ``load``: the prompts
-    a step carries, E times as many in a speculative one, set the verify pass's cost.
-
-    A memory-bound verify pass is cheap only if it reads about what a plain pass reads: past 1.2× a
-    plain pass (``_MEMORY_HEAVY_VERIFY_COST``) it is ``memory_heavy_moe`` where its γ + 1 positions
-    read more than :data:`MOE_HEAVY_RATIO` times the expert weights of a plain pass (:func:`expert_tax`'s ratio)
-    and that tax (``experts_cost``: the pass's cost less its cost without the tax) makes at least half of
-    what the pass costs beyond a plain one, ``memory_heavy`` otherwise, for a dense model or a mixture of experts whose plain pass already
-    reads (nearly) every expert: the positions' matmuls and KV traffic add to the weight reads where
-    compute and memory time do not overlap (Kimi-K2 at batch 256 reads 382 and 384 of 384 experts). A verify pass past the ridge
-    while the plain one is not is ``between``; with both past it, ``compute``. The ridge is the one
-    the verify pass meets: its FLOPs over its compute time at each format's peak, over bandwidth, at
-    the shares of them reached (mfu, mbu); ``datasheet_ridge`` is the same without the shares, which is
-    the sidebar's ``sidebar_ridge`` where every matmul runs at one peak (not for gpt-oss's MXFP4
-    experts beside its BF16 attention).
-
-    ``verify_cost`` in the figures is the verify pass's own, without the speculative step's work
-    (``costs.speculation_ms``), which ``speculation_share`` gives as a share of a plain step, beside
-    ``draft_pass_share``, the γ draft passes' proposer work (``costs.draft_pass_us``): what only
-    speculation pays, explained apart from the pass it does not come from.
-    """
-    regime = str(here["regime"])
-    plain_ms = float(here["baseline_step_ms"])
-    speculation_share = scenario.costs.speculation_ms / plain_ms
-    passes = float(drafters.proposer_passes(scenario.draft.kind, float(here["gamma"])))
-    draft_pass_share = passes * scenario.costs.draft_pass_us * 1e-3 / plain_ms
-    pass_cost = float(here["verify_cost"]) - speculation_share
-    experts_cost = 0.0  # what routing the verify positions to more experts adds to the pass, where it is asked
-    if scenario.prefill:  # the load's prompts, not the drafts, set what a verify pass costs
-        explain = "calc.explain.load"
-    elif regime == "memory":
-        if pass_cost < _MEMORY_HEAVY_VERIFY_COST:
-            explain = "calc.explain.memory"
-        else:
-            plain, verify = _experts_read(scenario, float(here["alpha"]), int(here["gamma"]), float(here["batch"])) \
-                if scenario.target.num_experts else (1.0, 1.0)
-            if verify / plain > MOE_HEAVY_RATIO:
-                untaxed = evaluate_scenario(scenario, float(here["alpha"]), int(here["gamma"]), float(here["batch"]),
-                                            float(here["context"]), expert_tax=False)
-                experts_cost = pass_cost - (float(untaxed["verify_cost"]) - speculation_share)
-            # The experts are named where they make at least half of what the pass costs beyond a plain
-            # one (DeepSeek-V3 + MTP on 8 B200s at batch 64: 0.11 of 0.33, and the panel had named them).
-            explain = "calc.explain.memory_heavy_moe" if experts_cost >= (pass_cost - 1.0) / 2 else "calc.explain.memory_heavy"
-    else:
-        explain = "calc.explain.between" if str(here["baseline_regime"]) == "memory" else "calc.explain.compute"
-    # The pass's own ridge without the shares: its formats' peaks weighted by their FLOPs, which is the
-    # sidebar's (its largest part's peak) where every matmul runs at one peak.
-    datasheet_ridge = float(here["ridge_flop_per_byte"]) * scenario.costs.mbu / scenario.costs.mfu
-    prompts = float(here["tokens_per_plain"]) - float(here["batch"])
-    figures = {"positions": round(float(here["tokens_per_verify"])), "plain_positions": round(float(here["tokens_per_plain"])),
-               "prompts": prompts, "spec_prompts": prompts * float(here["expected_tokens"]),
-               "expected_tokens": float(here["expected_tokens"]), "intensity": float(here["verify_intensity"]),
-               "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": datasheet_ridge,
-               "sidebar_ridge": scenario.gpu.ridge_at(scenario.precision.matmul_compute(scenario.target)),
-               "mfu": scenario.costs.mfu, "mbu": scenario.costs.mbu, "verify_cost": pass_cost,
-               "speculation_share": speculation_share, "draft_pass_share": draft_pass_share, "plain_ms": plain_ms,
-               "speculation_ms": scenario.costs.speculation_ms, "draft_pass_us": scenario.costs.draft_pass_us,
-               "experts_cost": experts_cost}
-    return f"calc.regime.{regime}", explain, figures
-
-
-def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context: int,
-               batch_max: int) -> dict[str, float] | None:
-    """What the verify pass's extra tokens cost a mixture of experts (None for a dense target): the
-    routed experts per MoE layer that a plain pass of B tokens and a verify pass of B·(γ + 1) read
-    (:func:`specviz.model.roofline.experts_touched`; the verify pass's tokens share the scenario's
-    ``routing_overlap`` of their experts with the token before them, so they route as
-    B·(1 + γ(1 − q)) independent tokens, :func:`specviz.model.step.verify_routed_tokens`), the ratio
-    of their expert weights, and where
-    speculation pays at this α and γ, with the tax and in the bound without it (each sequence's
-    drafts routed to its current token's experts): the speedup at ``batch`` (in 1..``batch_max``) and
-    the first batch at which it falls below 1 (NaN: none), and the experts a plain pass reads there.
-    The tax is largest at small batches; once a plain pass reads nearly every expert, the two agree,
-    and so do their crossovers.
-
-    At batch 8 with γ 4 on DeepSeek-V3 (256 experts, 8 a token) and uniform routing (q = 0) a plain
-    pass reads 57 experts a layer and the verify pass 184, 3.2 times the expert weights; at batch 64,
-    222 and 256: 1.15 times."""
-    model = scenario.target
-    if not model.num_experts or scenario.mode != "step":
-        return None
-    # A steady load's prompts are routed too: B·P/O in a plain pass, E times as many in a verify pass.
-    prompts = float(scenario.prompts_per_step(batch))
-    expected = float(scenario.expected_tokens(alpha, gamma))
-    plain_tokens = batch + prompts
-    plain, verify = _experts_read(scenario, alpha, gamma, batch)
-    every = np.arange(1, batch_max + 1)
-    taxed, untaxed = (evaluate_scenario(scenario, alpha, gamma, every, context, expert_tax=tax)["speedup"]
-                      for tax in (True, False))
-    return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": round(plain_tokens),
-            "overlap": scenario.routing_overlap,
-            "verify_tokens": round(batch * (gamma + 1) + expected * prompts), "plain_experts": plain, "verify_experts": verify,
-            # Decimals to show the counts at: one where whole numbers would read the same beside a
-            # ratio that is not 1 (Llama-4-Scout's 15.74 and 16.0 read "16 of them, 16: 1.02x").
-            "experts_places": int(round(plain) == round(verify) and round(verify / plain, 2) != 1),
-            "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
-            "stops_at": (stops := float(roofline.crossover_batch(every, taxed))),
-            "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed)),
-            # What a plain pass reads where speculation stops paying: nearly every expert, or the tax
-            # is not what stops it.
-            "plain_experts_at_stop": (math.nan if math.isnan(stops) else _experts_read(scenario, alpha, gamma, stops)[0])}
-
-
 def memory_fit(scenario: Scenario) -> dict[str, Any]:
     """Whether the scenario's batch fits each GPU's memory.
 
@@ -685,50 +529,6 @@ def equal_memory(scenario: Scenario) -> dict[str, float] | None:
     plain_rate = float(evaluate_scenario(scenario, *point, limit_plain, scenario.context)["baseline_tokens_per_s"])
     return {"batch": limit, "tokens_per_s": spec_rate, "batch_plain": limit_plain, "tokens_per_s_plain": plain_rate,
             "ratio": spec_rate / plain_rate}
-
-
-def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int,
-                    alpha: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The roof (attainable TFLOPS against arithmetic intensity) and the two passes on it, as the
-    step model runs them (:func:`specviz.model.step.step_work`: the routing overlap of a mixture of
-    experts' verify pass, and the load's prompts where each step carries them, whose share a
-    speculative step takes grows with E at ``alpha``, the scenario's by default).
-
-    Returns
-    -------
-    roof : DataFrame
-        ``intensity, tflops``: min(peak·mfu, bandwidth·mbu·intensity) on a log grid, for the devices
-        of a model copy together at the verify pass's peak (its matmuls' peaks weighted by their
-        FLOPs: the precision's peak where they share one); ``roof.attrs["ridge"]`` is where the two
-        meet, peak·mfu / (bandwidth·mbu) in FLOP/byte, the ridge its regime is judged against.
-    passes : DataFrame
-        ``pass, intensity, tflops, positions`` for the plain decode pass and the verify pass, where
-        tflops is what the pass achieves (FLOPs over its whole time, costs beyond the roofline
-        included: they put it under the roof).
-    """
-    expected = scenario.expected_tokens(scenario.alpha if alpha is None else alpha, gamma)
-    work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=batch, gamma=gamma, context=context,
-                          **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s,
-                          routing_overlap=scenario.routing_overlap, expected_tokens=expected, **scenario.load)
-    times = step.step_seconds(work, scenario.costs)
-    # The verify pass's own roof: its FLOPs over its compute time (its matmuls each at their format's
-    # peak, × mfu) and its bytes over its memory time (× mbu), so that the ridge drawn is the one its
-    # regime is judged against (step's verify_ridge), not the peak of the model's largest part alone.
-    verify = times["verify_pass"]
-    peak = float(verify["flops"] / verify["compute_s"] / 1e12)
-    bandwidth = float(verify["bytes"] / verify["memory_s"] / 1e12)
-    passes = []
-    for name, kind in (("decode", "plain"), ("verify", "verify")):
-        p = times[f"{kind}_pass"]
-        passes.append({"pass": name, "intensity": float(p["flops"] / p["bytes"]),
-                       "tflops": float(p["flops"] / p["time_s"] / 1e12),
-                       "positions": int(round(float(work[kind]["tokens"] + work[kind]["prefill"])))})
-    low = min(1.0, min(p["intensity"] for p in passes) / 2)
-    high = max(4 * peak / bandwidth, max(p["intensity"] for p in passes) * 2)
-    x = np.geomspace(low, high, 80)
-    roof = pd.DataFrame({"intensity": x, "tflops": np.minimum(peak, bandwidth * x)})
-    roof.attrs["ridge"] = peak / bandwidth
-    return roof, pd.DataFrame(passes)
 
 
 def context_options(context_max: int) -> list[int]:

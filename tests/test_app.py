@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
-from specviz import calculator, charts, i18n, scenario, settings, workload
+from specviz import calculator, charts, i18n, regime, scenario, settings, workload
 from specviz.advice import claims
 from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
@@ -437,7 +437,7 @@ class TestScenarioSidebar:
         assert len(tax) == 1 and "reads 57 of them, the verify pass of 40 reads 150: 2.62×" in tax[0]
         assert "(adjacent tokens sharing 38% of their experts)" in tax[0]
         assert at.slider(key="routing_overlap").value == 0.38
-        bound = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on"),
+        bound = regime.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on"),
                                       0.8, 4, 8, 1024, settings.get("SPECVIZ_BATCH_MAX"))
         assert f"batch 8 speculation gives {bound['speedup']:.2f}×" in tax[0]
         assert f"(no tax: a bound) it would give {bound['speedup_untaxed']:.2f}×" in tax[0]

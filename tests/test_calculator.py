@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, scenario
+from specviz import calculator, regime, scenario
 from specviz.advice import draft_length
 from specviz.errors import InputError
 from specviz.model import calibration, dtypes, roofline, spec, step
@@ -190,7 +190,7 @@ class TestSteadyLoad:
         """Batch 16, 2,000 in and 100 out: 16 + 320 positions in a plain pass, 80 + 320·E in a verify pass."""
         loaded = scenario.steady_load(REALISTIC, 2000, 100)
         here = {k: v.item() for k, v in calculator.evaluate_scenario(loaded, 0.8, 4, 16, loaded.context).items()}
-        _, explain, figures = calculator.regime_explanation(loaded, here)
+        _, explain, figures = regime.regime_explanation(loaded, here)
         e = float(spec.expected_tokens(0.8, 4))
         assert explain == "calc.explain.load" and figures["plain_positions"] == 336
         assert figures["positions"] == round(80 + 320 * e) and figures["spec_prompts"] == pytest.approx(320 * e)
@@ -199,7 +199,7 @@ class TestSteadyLoad:
         """DeepSeek-V3 at batch 16: its plain pass routes 16 + 320 tokens, which read nearly all 256
         experts a layer (1 − (1 − 8/256)^336 > 0.9999): the verify pass reads no more."""
         loaded = scenario.steady_load(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 2000, 100)
-        tax = calculator.expert_tax(loaded, 0.8, 4, 16, loaded.context, 64)
+        tax = regime.expert_tax(loaded, 0.8, 4, 16, loaded.context, 64)
         assert tax["plain_tokens"] == 336 and tax["ratio"] == pytest.approx(1.0, abs=1e-3)
         assert tax["plain_experts"] == pytest.approx(256 * (1 - (1 - 8 / 256) ** 336))
 
@@ -321,182 +321,9 @@ class TestGammaSweep:
         assert best == spec.optimal_gamma(0.8, 0.05, 2.0)[0] and len(frame) == 16
 
 
-class TestRegimeCrossovers:
-    def test_h100_70b(self):
-        c = calculator.regime_crossovers(IDEAL, 0.8, 4, 0, 1024)
-        # verify holds 5 positions per sequence: crosses the 295 ridge near 295/5 ≈ 60; decode near 295
-        assert c["verify"] == 60 and c["baseline"] == 296
-
-    def test_long_context_pushes_both_out(self):
-        c = calculator.regime_crossovers(IDEAL, 0.8, 4, 32768, 1024)
-        assert math.isnan(c["verify"]) and math.isnan(c["baseline"])
-
-    def test_under_a_steady_load_the_verify_pass_turns_sooner_the_more_is_accepted(self):
-        """Each speculative step carries the prompts of E(α) tokens' worth of finished requests: the
-        crossover had been computed at α 0.5 whatever the page's α, beside a badge at the page's."""
-        loaded = make_scenario(prefill="on", input_tokens=2000, output_tokens=100)
-        verify = [calculator.regime_crossovers(loaded, alpha, 4, 4096, 512)["verify"] for alpha in (0.3, 0.5, 0.9)]
-        assert verify == [8, 6, 3]
-        assert len({calculator.regime_crossovers(loaded, alpha, 4, 4096, 512)["baseline"] for alpha in (0.3, 0.9)}) == 1
-
-    def test_ratios_mode_has_none(self):
-        assert all(math.isnan(v) for v in calculator.regime_crossovers(RATIOS, 0.8, 4, 0, 64).values())
-
-
-class TestRegimeExplanation:
-    @staticmethod
-    def explain(scenario, batch: int):
-        here = {k: v.item() for k, v in calculator.evaluate_scenario(scenario, 0.8, 4, batch, 0).items()}
-        return calculator.regime_explanation(scenario, here)
-
-    def test_a_cheap_memory_bound_verify(self):
-        regime, explain, figures = self.explain(make_scenario(draft="ngram", tp=1).ideal(), 8)
-        assert (regime, explain) == ("calc.regime.memory", "calc.explain.memory")
-        assert figures["ridge"] == figures["datasheet_ridge"] == pytest.approx(989.4 / 3.35)
-
-    def test_the_costs_only_speculation_pays_are_not_blamed_on_the_verify_pass(self):
-        """Llama-3.1-8B with its EAGLE-3 head on a B200 at batch 1: verify costs 1.30× a plain step, of
-        which 0.28× is the speculative step's own 1.05 ms; the pass itself is 1.02×, memory-bound and
-        cheap. The panel had said the positions' matmuls and KV reads made it dear."""
-        llama = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", gpu="B200", tp="1")
-        here = {k: v.item() for k, v in calculator.evaluate_scenario(llama, 0.8, 4, 1, 1024).items()}
-        _, explain, figures = calculator.regime_explanation(llama, here)
-        assert here["verify_cost"] == pytest.approx(1.303, abs=1e-3) and explain == "calc.explain.memory"
-        assert figures["speculation_share"] == pytest.approx(1.05 / here["baseline_step_ms"])
-        assert figures["verify_cost"] == pytest.approx(here["verify_cost"] - figures["speculation_share"])
-        # Four draft passes, each 270 µs around its roofline.
-        assert figures["draft_pass_share"] == pytest.approx(4 * 0.27 / here["baseline_step_ms"])
-
-    def test_the_experts_are_named_where_they_make_most_of_the_verify_pass_s_cost(self):
-        """DeepSeek-V3 + MTP on 8 B200s at batch 64, α 0.5: the pass costs 1.33× a plain one, of which
-        the expert tax is 0.11× (the panel had named the experts for all of it); gpt-oss-120b + EAGLE-3 on
-        an MI355X at batch 1, α 0.6: 0.37× of the pass's 1.39×."""
-        cases = [(dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off"), 64, 0.5,
-                  "calc.explain.memory_heavy", 0.111),
-                 (dict(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4"), 1, 0.6,
-                  "calc.explain.memory_heavy_moe", 0.374)]
-        for query, batch, alpha, key, experts in cases:
-            chosen = make_scenario(**query)
-            here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, alpha, 4, batch, 1024).items()}
-            _, explain, figures = calculator.regime_explanation(chosen, here)
-            assert explain == key and figures["experts_cost"] == pytest.approx(experts, abs=1e-3)
-
-    def test_a_dear_memory_bound_verify_names_its_cause(self):
-        """Only a mixture of experts routes the γ + 1 positions to more experts; a dense model's
-        verify is dear (realistic costs) because its matmuls and the costs per token add to its
-        weight reads."""
-        _, dense, figures = self.explain(REALISTIC, 32)
-        _, moe, _ = self.explain(make_scenario(target="Qwen3-30B-A3B", draft="ngram", tp=1).ideal(), 8)
-        assert (dense, moe) == ("calc.explain.memory_heavy", "calc.explain.memory_heavy_moe")
-        # The ridge the passes meet, at the shares of peak reached, beside the GPU's own.
-        assert figures["ridge"] == pytest.approx(989.4 / 3.35 * 0.6 / 0.8)
-        assert figures["datasheet_ridge"] == pytest.approx(295.343, abs=1e-3)
-
-    def test_a_mixture_whose_plain_pass_reads_every_expert_is_not_blamed_on_them(self):
-        """Kimi-K2 on 8 GB300s at batch 256: a plain pass reads 382 of 384 experts a layer and the
-        verify pass 384, 1.005 times the weights, yet the verify pass costs 1.39 times a plain one.
-        The Why panel had said the positions routed to more experts; it names their own work. At
-        batch 8 the verify pass reads 2.9 times the expert weights: the experts are the cause."""
-        kimi = dict(gpu="GB300", target="Kimi-K2", precision="nvfp4", tp="8", ep="on", context="0")
-        _, at_256, figures = self.explain(make_scenario(**kimi, batch="256"), 256)
-        _, at_8, _ = self.explain(make_scenario(**kimi, batch="8"), 8)
-        assert figures["verify_cost"] > 1.2
-        assert (at_256, at_8) == ("calc.explain.memory_heavy", "calc.explain.memory_heavy_moe")
-        tax = calculator.expert_tax(make_scenario(**kimi, batch="256"), 0.8, 4, 256, 0, 256)
-        assert tax["ratio"] < calculator.MOE_HEAVY_RATIO
-
-    def test_past_the_ridge(self):
-        one_gpu = make_scenario(draft="ngram", tp=1).ideal()
-        assert self.explain(one_gpu, 128)[:2] == ("calc.regime.compute", "calc.explain.between")
-        assert self.explain(one_gpu, 1024)[:2] == ("calc.regime.compute", "calc.explain.compute")
-
-
-class TestRooflinePoints:
-    def test_passes_lie_on_or_under_the_roof(self):
-        for chosen in (IDEAL, REALISTIC):
-            roof, passes = calculator.roofline_points(chosen, 4, 64, 0)
-            device = step.tensor_parallel_device(chosen.gpu, chosen.tp)
-            peak, bw = device.peak("bf16") * chosen.costs.mfu, device.bandwidth_tb_s * chosen.costs.mbu
-            for p in passes.itertuples():
-                assert p.tflops <= min(peak, bw * p.intensity) * (1 + 1e-9)
-            assert list(passes.positions) == [64, 320]
-        assert roof.tflops.max() == pytest.approx(2 * 989.4 * 0.6)  # two H100s at 60 % of peak
-
-    @pytest.mark.parametrize("query", [
-        dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="on"),  # FP8 and BF16 parts
-        dict(gpu="B200", target="gpt-oss-120b", draft="eagle3", precision="mxfp4"),  # MXFP4 experts at FP8's peak
-        dict(draft="ngram", tp="1")])  # one peak: the GPU's ridge at the shares
-    def test_the_ridge_drawn_is_the_one_the_regime_is_judged_against(self, query):
-        """The chart had drawn the sidebar's ridge at the shares (422 for DeepSeek-V3 in FP8 on B200s)
-        where the text judged the verify pass against its own (421): one figure now."""
-        chosen = make_scenario(**query, batch="8", context="32768")
-        here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, 0.75, 2, 8, 32768).items()}
-        _, _, figures = calculator.regime_explanation(chosen, here)
-        roof, _ = calculator.roofline_points(chosen, 2, 8, 32768, alpha=0.75)
-        assert roof.attrs["ridge"] == pytest.approx(figures["ridge"], rel=1e-9)
-
-    @pytest.mark.parametrize("chosen", [LOAD, make_scenario(target="DeepSeek-V3", gpu="H200", tp=8)])
-    def test_the_passes_are_the_headline_s(self, chosen):
-        """The load's prompts (16 + 16·2,000/100 = 336 positions in a plain pass, E times the prompts in
-        a verify pass) and a mixture of experts' routing overlap: each pass's side of the ridge is the
-        regime the headline states."""
-        roof, passes = calculator.roofline_points(chosen, 4, 16, 1024, alpha=0.8)
-        here = calculator.evaluate_scenario(chosen, 0.8, 4, 16, 1024)
-        sides = ["compute" if p.intensity > roof.attrs["ridge"] else "memory" for p in passes.itertuples()]
-        assert sides == [str(here["baseline_regime"]), str(here["regime"])]
-        assert passes.at[1, "intensity"] == pytest.approx(float(here["verify_intensity"]))
-        if chosen.prefill:
-            e = float(spec.expected_tokens(0.8, 4))
-            assert list(passes.positions) == [336, round(80 + 320 * e)] and sides == ["compute", "compute"]
-
-
 class TestContextOptions:
     def test_context_options(self):
         assert calculator.context_options(2048) == [0, 256, 512, 1024, 2048]
-
-
-class TestExpertTax:
-    def test_by_hand_for_deepseek_v3_and_none_for_a_dense_target(self):
-        uniform = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8", routing_overlap="0")
-        tax = calculator.expert_tax(uniform, 0.8, 4, 8, 1024, 1024)
-        touched = lambda tokens: 256 * (1 - (1 - 8 / 256) ** tokens)
-        assert (tax["plain_tokens"], tax["verify_tokens"]) == (8, 40)
-        assert tax["plain_experts"] == pytest.approx(touched(8)) and tax["verify_experts"] == pytest.approx(touched(40))
-        assert round(tax["ratio"], 2) == 3.21
-        assert round(calculator.expert_tax(uniform, 0.8, 4, 64, 1024, 1024)["ratio"], 2) == 1.15
-        # By default adjacent tokens share 38 % of their experts: each sequence's 5 verify tokens route
-        # as 1 + 4 × 0.62 = 3.48 independent ones, 27.84 at batch 8.
-        measured = calculator.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 0.8, 4, 8, 1024, 1024)
-        assert measured["overlap"] == 0.38 and measured["verify_experts"] == pytest.approx(touched(27.84))
-        assert round(measured["ratio"], 2) == 2.62
-        assert measured["speedup"] > tax["speedup"]
-        assert calculator.expert_tax(make_scenario(), 0.8, 4, 8, 1024, 1024) is None
-
-    def test_the_bound_without_the_tax_reads_the_plain_passes_experts(self):
-        chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
-        timed = dict(tp=8, precision=chosen.precision, costs=chosen.costs)
-        plain = step.pass_time(chosen.gpu, chosen.target, 8, 1, 1024, **timed)
-        taxed = step.pass_time(chosen.gpu, chosen.target, 8, 5, 1024, **timed)
-        untaxed = step.pass_time(chosen.gpu, chosen.target, 8, 5, 1024, **timed, routed_tokens=8)
-        fp8_blocks = chosen.precision.weight_format(chosen.target, "experts").bytes  # 1 byte and a 4-byte scale per 128×128 block
-        expert_bytes = lambda experts: experts / 256 * chosen.target.params["experts"] * fp8_blocks
-        touched = lambda tokens: 256 * (1 - (1 - 8 / 256) ** tokens)
-        assert taxed["bytes"] - untaxed["bytes"] == pytest.approx(expert_bytes(touched(40)) - expert_bytes(touched(8)))
-        assert untaxed["bytes"] > plain["bytes"]  # the cache's four more positions a sequence are still written
-        tax = calculator.expert_tax(chosen, 0.8, 4, 16, 1024, 1024)
-        assert tax["speedup_untaxed"] > tax["speedup"] > 1
-        # docs/model.md's figures: 8 H200s as 8 data-parallel groups, its MTP layer, α 0.7, γ 3, batch 8.
-        groups = dict(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
-        grouped = calculator.expert_tax(make_scenario(**groups), 0.7, 3, 8, 1024, 1024)
-        assert (round(grouped["speedup"], 2), round(grouped["speedup_untaxed"], 2)) == (1.09, 1.52)
-        uniform = calculator.expert_tax(make_scenario(**groups, routing_overlap="0"), 0.7, 3, 8, 1024, 1024)
-        assert (round(uniform["speedup"], 2), round(uniform["speedup_untaxed"], 2)) == (0.98, 1.52)
-        # Past a few hundred sequences a plain pass reads every expert: the tax is gone.
-        wide = calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024)["speedup"]
-        assert calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024, expert_tax=False)["speedup"] == pytest.approx(wide)
-        dense = make_scenario()
-        assert calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024, expert_tax=False)["speedup"] == \
-            calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024)["speedup"]
 
 
 @pytest.mark.parametrize("low, high, said", [(1.02, 1.4, "pays"), (0.7, 0.98, "loses"), (0.9, 1.1, "unsure"),

@@ -9,7 +9,7 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, i18n, scenario, settings
+from specviz import calculator, charts, i18n, regime, scenario, settings
 from specviz.advice import claims, draft_length
 from specviz.results import explorer, prediction
 from specviz.results.schema import RUN_COLUMNS
@@ -147,12 +147,12 @@ class TestSpeedupVsGamma:
 
 class TestRooflineChart:
     def test_two_passes_and_translated_labels(self):
-        roof, passes = calculator.roofline_points(SCENARIO, 4, 64, 0)
+        roof, passes = regime.roofline_points(SCENARIO, 4, 64, 0)
         chart = charts.roofline_chart(roof, passes)
         assert set(layers(chart)[3].data["label"]) == {"Plain decode (64 positions)", "Verify (320 positions)"}
         # A steady load's prompts in both passes (batch 16, 2,000 in and 100 out: 16 + 320, 80 + 320·E).
         loaded = scenario.steady_load(make_scenario(), 2000, 100)
-        labels = set(layers(charts.roofline_chart(*calculator.roofline_points(loaded, 4, 16, loaded.context)))[3].data["label"])
+        labels = set(layers(charts.roofline_chart(*regime.roofline_points(loaded, 4, 16, loaded.context)))[3].data["label"])
         assert labels == {"Plain decode (336 positions)", "Verify (1,156 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
         # The roof's tooltip rounds as the passes' do (Vega-Lite's own had shown "37.3521852841").
@@ -162,7 +162,7 @@ class TestRooflineChart:
     def test_the_legend_below_never_cuts_a_pass(self):
         """DeepSeek-V3 NVFP4 on 8 H200s at batch 256: the legend on the right showed "Plain decode (256
         positio…" at 1,280 px. It is below the plot now, titled, each name whole."""
-        chart = charts.roofline_chart(*calculator.roofline_points(SCENARIO, 4, 256, 4096))
+        chart = charts.roofline_chart(*regime.roofline_points(SCENARIO, 4, 256, 4096))
         color = chart.to_dict()["layer"][3]["encoding"]["color"]
         assert color["legend"]["orient"] == "bottom" and color["legend"]["labelLimit"] == 0
         assert color["legend"]["title"] == "Pass"
@@ -172,7 +172,7 @@ class TestRooflineChart:
         assert (mark["align"], mark["dx"]) == ("right", -4)
 
     def test_the_ridge_is_marked_where_the_roof_bends(self):
-        roof, passes = calculator.roofline_points(SCENARIO, 4, 64, 0)
+        roof, passes = regime.roofline_points(SCENARIO, 4, 64, 0)
         ridge = roof.attrs["ridge"]
         # The roof is flat from the ridge on and a slope through the origin before it.
         assert roof.loc[roof["intensity"] >= ridge, "tflops"].nunique() == 1
@@ -323,7 +323,7 @@ EVERY_CHART = {
     "speedup_vs_batch": lambda: charts.speedup_vs_batch(*calculator.batch_sweep(SCENARIO, [0.6, 0.9], 4, 0, 1024)),
     "speedup_heatmap": lambda: charts.speedup_heatmap(calculator.heatmap_grid(SCENARIO, 4, 0, 256)),
     "speedup_vs_gamma": lambda: charts.speedup_vs_gamma(*calculator.gamma_sweep(SCENARIO, 0.8, 1, 0, 8)),
-    "roofline_chart": lambda: charts.roofline_chart(*calculator.roofline_points(SCENARIO, 4, 64, 0)),
+    "roofline_chart": lambda: charts.roofline_chart(*regime.roofline_points(SCENARIO, 4, 64, 0)),
     "metric_vs_load": lambda: charts.metric_vs_load(explorer.on_load_axis(LOADS, "concurrency"), "output_throughput",
                                                     "concurrency", explorer.sweep_peaks(LOADS)),
     "measured_speedup": lambda: charts.measured_speedup(PAIRED, explorer.crossover_concurrency(PAIRED)),

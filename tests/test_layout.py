@@ -20,7 +20,7 @@ ROOMS = {
     "base": ("specviz.errors", "specviz.i18n", "specviz.settings", "specviz"),
     "charts": ("specviz.charts",),
     "model": ("specviz.model",),
-    "scenario": ("specviz.scenario", "specviz.names", "specviz.calculator", "specviz.workload"),
+    "scenario": ("specviz.scenario", "specviz.names", "specviz.calculator", "specviz.regime", "specviz.workload"),
     "live": ("specviz.live",),
     "results": ("specviz.results",),
     "advice": ("specviz.advice",),

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..i18n import catalogue, t
-from .layout import _FIT_WIDTH, _legend
+from .layout import FIT_WIDTH, series_legend
 from .live import LIVE_CHARTS, LIVE_FIGURES, live_over_time, per_position
 
 __all__ = ["vega_lite_spec", "compiled_spec", "speedup_vs_batch_spec", "claim_by_batch", "tokens_per_step", "gamma_map", "speedup_vs_batch", "speedup_heatmap", "speedup_vs_gamma", "roofline_chart", "metric_vs_load",
@@ -314,7 +314,7 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
     dots = alt.Chart(labelled).mark_point(size=160, filled=True).encode(
         # Below the plot, never cut: on the right Vega-Lite cut "Plain decode (256 positio…" at 1,280 px,
         # and at 800 px its title ran into the ridge's label.
-        x=x, y=y, color=alt.Color("label:N", legend=_legend(t("chart.pass", lang), labelled["label"])),
+        x=x, y=y, color=alt.Color("label:N", legend=series_legend(t("chart.pass", lang), labelled["label"])),
         tooltip=[alt.Tooltip("label:N", title=t("chart.pass", lang)),
                  alt.Tooltip("positions:Q", title=t("chart.positions", lang)),
                  alt.Tooltip("intensity:Q", title=t("chart.intensity", lang), format=".1f"),
@@ -330,7 +330,7 @@ def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -
     left = at > 0.55
     label = ridge.mark_text(align="right" if left else "left", baseline="top", dx=-4 if left else 4, dy=4,
                             color="gray").encode(y=alt.YValue(0), text=alt.TextValue(ridge_label))
-    return alt.layer(line, rule, label, dots, autosize=_FIT_WIDTH, height=340)
+    return alt.layer(line, rule, label, dots, autosize=FIT_WIDTH, height=340)
 
 
 def _natural_order(values: pd.Series) -> list[str]:
@@ -398,7 +398,7 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.2f"),
                alt.Tooltip("source_file:N", title=t("col.source_file", lang))]
     lines = alt.Chart(data).mark_line(point=True).encode(
-        x=x, y=y, **_group_style(groups, _legend(group_title, named["group"])), detail=alt.Detail("series:N"),
+        x=x, y=y, **_group_style(groups, series_legend(group_title, named["group"])), detail=alt.Detail("series:N"),
         tooltip=tooltip)
     layers = [lines]
     if peaks is not None and not peaks.empty:
@@ -406,7 +406,7 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
             x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("chart.peak", lang)),
                                alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.1f")]))
-    return alt.layer(*layers, autosize=_FIT_WIDTH, height=320)
+    return alt.layer(*layers, autosize=FIT_WIDTH, height=320)
 
 
 def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -416,7 +416,7 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
     # Only the columns drawn (here and below): a run has some sixty, which the browser would parse.
     lines = alt.Chart(paired[["series", "concurrency", "measured_speedup"]]).mark_line(point=True).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("series:N", legend=_legend(t("chart.series", lang), paired["series"])),
+        color=alt.Color("series:N", legend=series_legend(t("chart.series", lang), paired["series"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
@@ -426,7 +426,7 @@ def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = 
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
-    return alt.layer(lines, *_break_even_rule(lang, t("col.measured_speedup", lang)), marks, autosize=_FIT_WIDTH,
+    return alt.layer(lines, *_break_even_rule(lang, t("col.measured_speedup", lang)), marks, autosize=FIT_WIDTH,
                      height=320)
 
 
@@ -444,11 +444,11 @@ def acceptance_by_workload(summary: pd.DataFrame, lang: str = "en") -> alt.VConc
     """
     data = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
     data["bar"] = data["origin"] + " · " + data["draft_setting"]
-    style = {"color": alt.Color("draft_setting:N", legend=_legend(t("col.draft_setting", lang), data["draft_setting"]))}
+    style = {"color": alt.Color("draft_setting:N", legend=series_legend(t("col.draft_setting", lang), data["draft_setting"]))}
     if data["origin"].nunique() > 1:
         origins = [t(f"exp.origin.{o}", lang) for o in ("user", "example")]
         style["opacity"] = alt.Opacity("origin:N", scale=alt.Scale(domain=origins, range=[1.0, 0.45]),
-                                       legend=_legend(t("col.origin", lang), data["origin"]))
+                                       legend=series_legend(t("col.origin", lang), data["origin"]))
     panels = [alt.Chart(data).mark_bar().encode(
         # labelLimit 0: Streamlit's theme cut "(no workload named)" to "(no workload na…".
         y=alt.Y("workload:N", title=t("col.workload", lang), axis=alt.Axis(labelLimit=0)),
@@ -485,7 +485,7 @@ def _predicted_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.Laye
     # One colour encoding for both layers: a layer without a legend would drop the shared one. Vega's
     # strong colours, not the Streamlit theme's, whose second is a pale blue that barely shows on white.
     scheme = "tableau10" if data["series"].nunique() <= 10 else "tableau20"
-    color = alt.Color("series:N", scale=alt.Scale(scheme=scheme), legend=_legend(t("chart.series", lang), data["series"]))
+    color = alt.Color("series:N", scale=alt.Scale(scheme=scheme), legend=series_legend(t("chart.series", lang), data["series"]))
     dots = alt.Chart(data).mark_circle(size=80).encode(
         x=alt.X("predicted_speedup:Q", title=t("col.predicted_speedup", lang), scale=square),
         y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang), scale=square),
@@ -502,7 +502,7 @@ def _predicted_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.Laye
     bands = alt.Chart(data).mark_rule(opacity=0.85, strokeWidth=3).encode(
         x=alt.X("predicted_low:Q", scale=square), x2=alt.X2("predicted_high:Q"),
         y=alt.Y("measured_speedup:Q", scale=square), color=color)
-    return alt.layer(diagonal, bands, dots, autosize=_FIT_WIDTH, height=340)
+    return alt.layer(diagonal, bands, dots, autosize=FIT_WIDTH, height=340)
 
 
 def measured_vs_predicted(predicted: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
@@ -518,7 +518,7 @@ def measured_vs_predicted_spec(predicted: pd.DataFrame, lang: str = "en") -> dic
     its context."""
     frames = _predicted_frames(predicted)
     series = frames["runs"]["series"]
-    legend = _legend(None, series)
+    legend = series_legend(None, series)
     key = ("measured_vs_predicted", lang, series.nunique() <= 10, legend.columns)
     return compiled_spec(key, frames, lambda given: _predicted_layers(given, lang))
 
@@ -544,7 +544,7 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     pub = alt.Chart(drawn).mark_point(shape="triangle-up", size=150, filled=True).encode(
         x=x, y=alt.Y("value:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("study:N", scale=alt.Scale(scheme="tableau20"),
-                        legend=_legend(t("chart.study", lang), published["study"])),
+                        legend=series_legend(t("chart.study", lang), published["study"])),
         tooltip=[alt.Tooltip(f"{field}:{kind}", title=t(f"col.{field}", lang)) for field, kind in shown])
     stored = t("chart.stored_runs", lang)
     mine_data = paired[["series", "concurrency", "measured_speedup"]].rename(columns={"concurrency": "batch"}).assign(
@@ -553,7 +553,7 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     mine = alt.Chart(mine_data).mark_circle(size=60, opacity=0.8, stroke="white", strokeWidth=1).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
         color=alt.Color("kind:N", scale=alt.Scale(domain=[stored], range=["gray"]),
-                        legend=_legend(None, mine_data["kind"])),
+                        legend=series_legend(None, mine_data["kind"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
                  alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
@@ -561,7 +561,7 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     # A layer with no points is left out: an empty one would still draw its legend's title alone.
     drawn = [layer for layer, data in ((pub, published), (mine, mine_data)) if not data.empty]
     layers = [*drawn, *_break_even_rule(lang, measured), *([] if claim is None else _claim_rule(claim, lang, measured))]
-    return alt.layer(*layers, autosize=_FIT_WIDTH, height=320).resolve_scale(color="independent")
+    return alt.layer(*layers, autosize=FIT_WIDTH, height=320).resolve_scale(color="independent")
 
 
 def _memory_limit_frame(limit: int, lang: str, gamma: int | None = None) -> pd.DataFrame:
@@ -597,7 +597,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
     kinds = [("ceiling", "ceiling_low", "ceiling_high", t("chart.claim_ceiling", lang), [])]
     if "at_alpha" in batches:
         kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high", t("chart.claim_at_alpha", lang), [6, 3]))
-    color = alt.Color("kind:N", title=None, legend=_legend(None, pd.Series([name for *_, name, _ in kinds])))
+    color = alt.Color("kind:N", title=None, legend=series_legend(None, pd.Series([name for *_, name, _ in kinds])))
     layers = []
     for line, low, high, name, dash in kinds:
         frame = batches.assign(kind=name)
@@ -611,7 +611,7 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
         ]
     wall = _memory_wall(_memory_limit_frame(limit, lang, limit_gamma), x, lang) if limit is not None else []
     return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), *wall,
-                     autosize=_FIT_WIDTH, height=320)
+                     autosize=FIT_WIDTH, height=320)
 
 
 def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
@@ -628,10 +628,10 @@ def tokens_per_step(counts: Sequence[int], lang: str = "en") -> alt.Chart:
     return alt.Chart(frame).mark_bar().encode(
         x=alt.X("tokens:O", title=tokens, axis=alt.Axis(labelAngle=0)),
         y=alt.Y("share:Q", title=share, axis=alt.Axis(format="%")),
-        color=alt.Color("kind:N", title=None, legend=_legend(None, frame["kind"]),
+        color=alt.Color("kind:N", title=None, legend=series_legend(None, frame["kind"]),
                         scale=alt.Scale(domain=[zero, some], range=["#d62728", "#4c78a8"])),
         tooltip=[alt.Tooltip("tokens:O", title=tokens), alt.Tooltip("share:Q", title=share, format=".1%")],
-    ).properties(autosize=_FIT_WIDTH, height=240)
+    ).properties(autosize=FIT_WIDTH, height=240)
 
 
 def request_acceptance(lengths: pd.Series, gamma: int, lang: str = "en") -> alt.LayerChart:
@@ -653,7 +653,7 @@ def request_acceptance(lengths: pd.Series, gamma: int, lang: str = "en") -> alt.
         color="#d62728", strokeDash=[4, 4]).encode(x=alt.X("mean:Q"),
                                                    tooltip=[alt.Tooltip("mean:Q", title=t("chart.mean", lang),
                                                                         format=".2f")])
-    return alt.layer(bars, mean).properties(autosize=_FIT_WIDTH, height=240)
+    return alt.layer(bars, mean).properties(autosize=FIT_WIDTH, height=240)
 
 
 def gamma_map(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:

@@ -8,10 +8,10 @@ import pandas as pd
 
 # For a chart with a legend below it: fit the width to the page, and keep the height for the plot
 # (Streamlit's default, "fit", takes the legend's rows out of the plot's height).
-_FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
-def _legend(title: str | None, labels: pd.Series) -> alt.Legend:
+def series_legend(title: str | None, labels: pd.Series) -> alt.Legend:
     """A legend below the chart that never cuts a name (``labelLimit=0``) nor drops an entry
     (``symbolLimit=0``), in as many columns as its longest name leaves room for in about 420 px (a
     chart's width beside the sidebar on an 800 px window; about 7 px per character). Vega cannot wrap

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..i18n import t
-from .layout import _FIT_WIDTH, _legend
+from .layout import FIT_WIDTH, series_legend
 
 
 # The live figures a page keeps per window.
@@ -70,7 +70,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     if servers_summed and figure in SUMMED_OVER_SERVERS:
         title = t("chart.summed_over_servers", lang, figure=title)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
-    legend = _legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
+    legend = series_legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     y = alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(format=_LIVE_FORMATS[figure]))
     extent = alt.Chart(pd.DataFrame({figure: _live_domain(data[figure], figure)})).mark_rule(opacity=0).encode(y=y)
     lines = alt.Chart(data).mark_line(point=True).encode(
@@ -81,7 +81,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
                  alt.Tooltip("model:N", title=t("col.model", lang)),
                  *(alt.Tooltip(f"{shown}:Q", title=t(f"col.{shown}", lang), format=_LIVE_FORMATS[shown].replace("~", ""))
                    for shown in (figure, *also))])
-    return alt.layer(extent, lines).properties(height=160, title=title, autosize=_FIT_WIDTH)
+    return alt.layer(extent, lines).properties(height=160, title=title, autosize=FIT_WIDTH)
 
 
 # A window this many times a model's median window, and at least _GAP_S longer, spans a time nobody
@@ -124,8 +124,8 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
         # Above 1 only where the counters were read apart (a notice says so): shown, not cut.
         y=alt.Y("value:Q", title=t("chart.acceptance", lang),
                 scale=alt.Scale(domain=[0, max(1.0, data["value"].max() if len(data) else 1.0)])),
-        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds), legend=_legend(None, data["kind"])),
+        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds), legend=series_legend(None, data["kind"])),
         tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
                  alt.Tooltip("kind:N", title=t("chart.measure", lang)),
                  alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
-    ).properties(height=240, autosize=_FIT_WIDTH)  # the legend below adds to the plot's height, not takes it
+    ).properties(height=240, autosize=FIT_WIDTH)  # the legend below adds to the plot's height, not takes it

@@ -128,7 +128,7 @@ def _open_regular_file(path: Path, name: str, max_bytes: int | None) -> importer
         raise importers.as_ingest_error(shown, exc) from None
 
 
-def _delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
+def delete_import(cur: duckdb.DuckDBPyConnection, content_hash: str) -> int:
     """Delete one imported file's runs, requests and imports row (inside the caller's transaction)."""
     removed = cur.execute("SELECT count(*) FROM runs WHERE content_hash = ?", [content_hash]).fetchone()[0]
     cur.execute("DELETE FROM requests WHERE run_id IN (SELECT run_id FROM runs WHERE content_hash = ?)",
@@ -265,7 +265,7 @@ class RunsAndImports(Connections):
                 check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
                     if replace:
-                        _delete_import(cur, content_hash)
+                        delete_import(cur, content_hash)
                     if fmt == "csv":
                         runs, requests, warnings, unmatched = csv_import.import_csv(cur, source, content_hash, now,
                                                                                     csv_mapping or {})
@@ -281,7 +281,7 @@ class RunsAndImports(Connections):
                             return ImportResult(name, "skipped", fmt, warnings=notices, runs_from=others)
                         for find, notice in REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, name, parsed).items():
-                                _delete_import(cur, replaced)
+                                delete_import(cur, replaced)
                                 notices.append(Notice(notice, other=other, runs=run_name))
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
                                                                        repeated.keys())
@@ -435,7 +435,7 @@ class RunsAndImports(Connections):
     def remove_import(self, content_hash: str) -> int:
         """Delete one imported file's runs and requests (one transaction); returns the runs removed."""
         with self._transaction() as cur:
-            return _delete_import(cur, content_hash)
+            return delete_import(cur, content_hash)
 
     def flag_synthetic(self, content_hash: str) -> int:
         """Mark every run of one imported file as measured at synthetic acceptance (the user's word:
@@ -450,7 +450,7 @@ class RunsAndImports(Connections):
         user's file is never one of them, even under a name such as ``examples/x.csv``."""
         with self._transaction() as cur:
             examples = cur.execute("SELECT content_hash FROM imports WHERE origin = 'example'").fetchall()
-            return sum(_delete_import(cur, content_hash) for (content_hash,) in examples)
+            return sum(delete_import(cur, content_hash) for (content_hash,) in examples)
 
     # ----------------------------------------------------------------------------- reading
     def _kept_read(self, key: Hashable, read: Callable[[duckdb.DuckDBPyConnection], Any]) -> Any:

@@ -27,7 +27,7 @@ from specviz.results import importers
 from specviz.results.schema import LIVE_FORMAT, SNAPSHOT_COLUMNS, WINDOW_COLUMNS
 
 from .connection import StoreError
-from .imports import ImportResult, RunsAndImports, _delete_import
+from .imports import ImportResult, RunsAndImports, delete_import
 
 __all__ = ["LiveTables", "RecordedScrape"]
 
@@ -357,7 +357,7 @@ class LiveTables(RunsAndImports):
                     "AND bool_and(? IS NULL OR target_model = ?)",
                     [LIVE_FORMAT, source, start, end, model, model]).fetchall()]
                 for stale in earlier:
-                    _delete_import(cur, stale)
+                    delete_import(cur, stale)
                 count, _, warnings = self._insert_parsed(cur, source, parsed, content_hash, now)
                 cur.execute("INSERT INTO imports (content_hash, source_file, source_format, imported_at, runs, "
                             "requests, warnings, origin) VALUES (?, ?, ?, ?, ?, 0, '[]', 'user')",
