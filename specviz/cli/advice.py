@@ -329,7 +329,9 @@ each γ needs. A whole sentence is read as the page reads it (`read_from_sentenc
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
 `over_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
-`gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`).
+`gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
+Claims page's own link alone, it checks the link's claim with the link's batch, γ, measured
+acceptance and workload, as the page does; an option given stands over the link's field.
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
 closed form (`claims.required_at_costs`): 3x at γ 5 with a draft pass at 0.05 needs 3.75 tokens per
