@@ -2746,7 +2746,7 @@ class TestClaimsPage:
         assert at.sidebar.selectbox(key="target").value == "Qwen3-32B"
         # The method read with the model goes with it, as the sidebar forgets the draft with the model.
         after = "\n".join(m.value for m in at.markdown)
-        assert "The model:" not in after and "The drafting method:" not in after
+        assert "The model:" not in after and "The draft (a method" not in after
 
     def test_a_figure_over_another_method_is_said_to_be_so(self):
         at = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")

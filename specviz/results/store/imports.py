@@ -228,7 +228,9 @@ class RunsAndImports(Connections):
             one's import (:func:`specviz.results.store.repeats._replacing_earlier`; the per-request report's run taking a
             stage's load), with a warning naming it: either way the run is stored once, from the
             per-request report where it is stored, with the stage's load where the stage's report
-            is.
+            is. A stage's benchmark report (``*.partial.stage_N.yaml``) and its lifecycle report are
+            one run too, which takes the p99s only the benchmark report gives, whichever came first
+            (:func:`specviz.results.store.repeats._given_to_lifecycle`, ``_taking_report``).
 
         Raises
         ------

@@ -3,7 +3,8 @@ them again.
 
 A vLLM sweep's ``summary.json`` repeats its ``run=N.json`` files; an AIPerf run can be exported
 twice, and a run exported as a benchmark report can be imported again; vLLM, SGLang and SpecForge append each new run to the file that holds the earlier ones; and
-inference-perf writes a summary, stage reports and a per-request report of the same requests.
+inference-perf writes a summary, stage reports, a per-request report and each stage's benchmark
+report of the same requests.
 :data:`REPEATS` gives, per format, the finders of a parsed file's runs that a stored file holds
 (not stored again, a notice naming the file), :data:`REPLACES` those whose stored runs the new
 file's run holds and more of (the stored import is replaced). Used by
