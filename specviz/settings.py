@@ -75,6 +75,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_STORED_EXTRA_BYTES", "65536", int,
             "Most bytes of a run's other values (`extra`, as JSON) an import keeps; past it the largest "
             "values are left out, each named in a warning."),
+    Setting("SPECVIZ_STORED_EXTRA_DEPTH", "32", int,
+            "Deepest nesting of lists and objects an import keeps in one of a run's other values "
+            "(`extra`); a deeper value is left out, with a warning (a report nested 400 deep had stopped "
+            "every later export of reports)."),
     Setting("SPECVIZ_IMPORT_MAX_RUNS", "100000", int,
             "Most runs one file may bring (a CSV of one run per row included); a file of more is refused."),
     Setting("SPECVIZ_IMPORT_MAX_REPEAT_PAIRS", "100000", int,

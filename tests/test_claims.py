@@ -869,6 +869,13 @@ class TestPublishedSentences:
         choices, unused = claim_words.sentence_choices(read, PRESETS, target)
         assert choices["draft"] == draft and unused is None
 
+    def test_a_draft_named_alone_is_no_unknown_target(self):
+        """It had been said to be "not among specviz's models" while applied as the draft (an attack pass)."""
+        read = claim_words.read_sentence("3x faster on H100 drafted by Llama-3.2-1B", PRESETS)
+        assert (read.target, read.draft, read.unknown_model) == (None, "Llama-3.2-1B", None)
+        read = claim_words.read_sentence("3x on H100 with a Llama-3.2-1B draft for Mistral-Large-123B", PRESETS)
+        assert (read.draft, read.unknown_model) == ("Llama-3.2-1B", "Mistral-Large-123B")
+
     @pytest.mark.parametrize("sentence, model", [
         # A model no preset is had been asked for ("names none that specviz knows"), never named back.
         ("2x faster generation of Mixtral 8x22B on H100 with Medusa", "Mixtral 8x22B"),

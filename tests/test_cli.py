@@ -864,6 +864,20 @@ class TestClaimCommand:
         assert json.loads(out)["batch"] == 8
         failed = run(capsys, "claim", "2.8x", link.replace("claim_batch=1", "claim_batch=0"))
         assert failed[0] == 2 and "the link's claim_batch=0 is not one the Claims page takes" in failed[2]
+        # An option given stands for its field: the link's is not read (an attack pass).
+        _, out, _ = run(capsys, "claim", "2.8x", link.replace("claim_gamma=5", "claim_gamma=abc"), "--gamma", "3")
+        assert json.loads(out)["required_gamma"] == 3
+
+    def test_the_link_s_claim_is_its_field_not_a_sentence(self, capsys):
+        """The page reads its claim field as a figure, never as a sentence whose GPU and model would set
+        the scenario; given twice, the field takes the last (an attack pass: the CLI had checked 3x on
+        B200 for Llama-3.1-70B where the page refused, and 3x where the page took 4x)."""
+        code, _, err = run(capsys, "claim", "?gpu=H100-SXM&claim=3x+faster+on+B200+for+Llama-3.1-70B")
+        assert code == 2 and "is not a speedup" in err
+        code, _, err = run(capsys, "claim", "?claim=3x%00")
+        assert code == 2 and "is not a speedup" in err
+        _, out, _ = run(capsys, "claim", "?claim=3x&claim=4x")
+        assert json.loads(out)["claim"] == 4.0
 
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self, capsys):
         """Valid JSON (max_speedup was NaN) and the page's verdict: impossible at that batch."""

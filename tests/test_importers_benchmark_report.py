@@ -427,7 +427,7 @@ class TestStageReportBesideItsJson:
         store = self.imported(tmp_path, ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()), yaml_file)
         before = store.run_rows(list(store.runs()["run_id"]))
         result = store.import_file("copy/" + yaml_file[0], yaml_file[1] + b"\n")  # another content
-        assert result.status == "skipped" and [w.key for w in result.warnings] == ["warn.report_figures_given"]
+        assert result.status == "skipped" and [w.key for w in result.warnings] == ["warn.report_repeated"]
         assert store.run_rows(list(store.runs()["run_id"])) == before
         assert [w["key"] for w in json.loads(store.imports()["warnings"].iloc[0])] == ["warn.report_figures_taken"]
 
@@ -439,6 +439,45 @@ class TestStageReportBesideItsJson:
         assert sorted(store.runs()["source_format"]) == ["benchmark-report", "inference-perf"]
         assert store.runs().set_index("source_format").loc["inference-perf", "p99_ttft_ms"] is None or math.isnan(
             store.runs().set_index("source_format").loc["inference-perf", "p99_ttft_ms"])
+
+    def test_one_report_a_run(self, tmp_path):
+        """Two reports of the same requests stored before the stage: the stage's run takes the first's
+        figures, and the second stays a run of its own (both had been replaced, their figures mixed)."""
+        other = STAGE_0.read_text().replace("p99: 1.298", "p99: 1.299", 1)
+        assert other != STAGE_0.read_text()
+        store = self.imported(tmp_path, ("a/inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes()),
+                              ("b/inference-perf.partial.stage_0.yaml", other.encode()),
+                              ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()))
+        runs = store.runs().set_index("source_format")
+        assert sorted(runs.index) == ["benchmark-report", "inference-perf"]
+        (row,) = store.run_rows([runs.loc["inference-perf", "run_id"]])
+        assert json.loads(row["extra"])["figures_from"] == "a/inference-perf.partial.stage_0.yaml"
+        assert row["p99_e2el_ms"] == pytest.approx(1298.0)
+
+    def test_the_report_s_figures_stay_when_the_per_request_report_comes_last(self, tmp_path):
+        """A run of stage 0 alone (its four requests, the first of the sample's per-request report): the
+        report, the stage and then the per-request report, whose run takes the stage's load and what
+        the stage took from the report (both had been lost in this order: an attack pass)."""
+        requests = json.loads((STAGES / "per_request_lifecycle_metrics.json").read_text())[:4]
+        store = self.imported(tmp_path, ("one/inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes()),
+                              ("one/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()),
+                              ("one/per_request_lifecycle_metrics.json", json.dumps(requests).encode()))
+        (row,) = store.run_rows(list(store.runs()["run_id"]))
+        extra = json.loads(row["extra"])
+        assert (extra["report"], row["request_rate"], row["num_requests"]) == ("per_request", 1.0, 3)
+        assert extra["figures_from"] == "one/inference-perf.partial.stage_0.yaml"
+        assert extra["benchmark_report"]["run.uid"] == "test-uid-0"
+
+    def test_a_merged_extra_stays_within_its_bound(self, tmp_path, monkeypatch):
+        """The stage's extra (312 bytes) and the report's (2,508) each within 2,600, together past it:
+        they had been stored together, 2.3 times the bound (an attack pass)."""
+        monkeypatch.setenv("SPECVIZ_STORED_EXTRA_BYTES", "2600")
+        store = self.imported(tmp_path, ("run/stage_0_lifecycle_metrics.json", self.JSON.read_bytes()),
+                              ("run/inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes()))
+        (row,) = store.run_rows(list(store.runs()["run_id"]))
+        assert len(row["extra"].encode()) <= 2600
+        assert json.loads(row["extra"])["benchmark_report"].startswith("(not stored: ")
+        assert row["p99_ttft_ms"] == pytest.approx(170.22222222222227)  # the columns are taken still
 
     def test_a_file_of_several_reports_is_never_replaced(self, tmp_path):
         text = STAGE_0.read_text()
@@ -546,6 +585,34 @@ class TestRoundTrip:
                 assert elsewhere.import_file("exported.yaml", text).status == "imported"
             finally:
                 elsewhere.close()
+        finally:
+            store.close()
+
+    def test_a_value_nested_past_the_bound_is_not_stored_and_exports_go_on(self, tmp_path, monkeypatch):
+        """A list 400 deep under results.observability had stopped every later export of reports with
+        a RecursionError (PyYAML's writer recurses): an attack pass."""
+        doc = example_021()
+        deep: list = []
+        for _ in range(400):
+            deep = [deep]
+        doc["results"]["observability"] = {"deep": deep}
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            result = store.import_file("deep.json", json.dumps(doc).encode())  # PyYAML cannot write it
+            (cut,) = [w for w in result.warnings if w.key == "warn.cut_extra_depth"]
+            assert cut.params["depth"] > 400 and cut.params["limit"] == 32
+            (run,) = store.run_rows(list(store.runs()["run_id"]))
+            assert f"nested {cut.params['depth']} deep" in run["extra"]
+            assert "Baseline latency test" in benchmark_report.stored_text(store, [run["run_id"]])
+            # Stored before imports bounded it: the export leaves the value out, and says so.
+            monkeypatch.setenv("SPECVIZ_STORED_EXTRA_DEPTH", "1000")
+            kept = store.import_file("deep-again.json", json.dumps({**doc, "run": {**doc["run"], "uid": "other"}}).encode())
+            assert kept.status == "imported"
+            monkeypatch.delenv("SPECVIZ_STORED_EXTRA_DEPTH")
+            (again,) = [r for r in store.run_rows(list(store.runs()["run_id"])) if r["source_file"] == "deep-again.json"]
+            (report,) = benchmark_report.stored_reports(store, [again["run_id"]])
+            assert report.left_out == ["results.observability.deep"]
+            assert "deep" not in benchmark_report.dump([report])
         finally:
             store.close()
 

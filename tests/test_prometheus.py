@@ -446,6 +446,11 @@ class TestFakeServers:
          + ', "1"]}]}}', "a time is not a number"),
         ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1]}]}}',
          "a point is not [time, value]"),
+        # Times pandas cannot hold had ended in its IntCastingNaNError or OutOfBoundsDatetime (an attack pass).
+        ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1e308, "1"]}]}}',
+         "a time is not between 1970 and 2262"),
+        ('{"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}, "value": [-1e15, "1"]}]}}',
+         "a time is not between 1970 and 2262"),
         ("", "empty answer"),
         ('{"status": "success", "data": {}}', "no result"),
         ('{"status": "success", "data": {"resultType": "vector", "result": [{"value": [1, "1"]}]}}',
@@ -464,6 +469,11 @@ class TestFakeServers:
          lambda url: prometheus_api.range_query(url, "up", 0, 60, 15), "values is not a list"),
         ('{"status": "success", "data": ["up", 1]}', lambda url: prometheus.metric_names(url, 0, 1),
          "names are not a list of text"),
+        # More points than the range asks for (0 to 60 every 15 s: 5), refused before they are read: 30,000
+        # a series had held each refresh of the Live page for 26 s (an attack pass).
+        (json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+            {"metric": {}, "values": [[t / 1000, "1"] for t in range(6)]}]}}),
+         lambda url: prometheus_api.range_query(url, "up", 0, 60, 15), "a series has 6 points where 5 were asked for"),
     ])
     def test_range_and_name_answers_that_are_not_the_api(self, body, call, detail):
         with fake(200, body) as url:

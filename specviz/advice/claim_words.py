@@ -12,6 +12,7 @@ text bounded (:func:`parse_claim`), so that every match takes time linear in the
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 from specviz import settings
@@ -417,17 +418,21 @@ def _compared(before: str) -> bool:
     return _COMPARED_WITH.search(before[-40:] if before.endswith(" ") else before[-40:] + " ") is not None
 
 
-def _sized_model(words: str) -> str | None:
+def _sized_model(words: str, known: Container[str] = ()) -> str | None:
     """The first model name with a size a sentence writes, None where it writes none: one word with
     its size after a hyphen ("Qwen2.5-72B", "gpt-oss-120b", "Mistral-7B-Instruct"), or a size in
-    billions after a capitalised word ("Mixtral 8x22B", "Falcon 180B"; not "on 1.5B tokens")."""
+    billions after a capitalised word ("Mixtral 8x22B", "Falcon 180B"; not "on 1.5B tokens"). A name
+    whose key (:func:`specviz.names.model_key`) is ``known``, a preset's, is none: a draft the
+    sentence names had been said to be no preset."""
     tokens = [token.strip(_PUNCTUATION) for token in words.split()]
     for index, token in enumerate(tokens):
         parts = token.split("-")
         if len(parts) > 1 and parts[0][:1].isalpha() and any(_MODEL_SIZE.fullmatch(part) for part in parts[1:]):
-            return token
+            if model_key(token) not in known:
+                return token
         if index and _MODEL_SIZE.fullmatch(token) and token[-1] in "bB" and tokens[index - 1][:1].isupper():
-            return f"{tokens[index - 1]} {token}"
+            if model_key(f"{tokens[index - 1]} {token}") not in known:
+                return f"{tokens[index - 1]} {token}"
     return None
 
 
@@ -524,7 +529,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     gpu, gpu_words = _named_gpu(tokens, presets), None
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
-    unknown_model = None if target is not None else _sized_model(unbatched)
+    unknown_model = None if target is not None else _sized_model(unbatched, index)
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), drafts[0] if drafts else None)

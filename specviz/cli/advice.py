@@ -60,10 +60,11 @@ _CLAIM_FIELDS: dict[str, Callable[[str], Any]] = {
     "claim_measured_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"), "claim_workload": str}
 
 
-def linked_claim(link: str, presets: scenario.Presets) -> dict[str, Any]:
+def linked_claim(link: str, presets: scenario.Presets, given_apart: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The Claims page's fields a link carries beside its scenario (the batch, γ, measured acceptance
     and workload of its check, by their parameters' names), each read as the page reads it, so that
-    its link checked here gives the page's answer.
+    its link checked here gives the page's answer; those in ``given_apart`` (an option of the
+    command stands for them) are not read.
 
     Raises
     ------
@@ -74,7 +75,7 @@ def linked_claim(link: str, presets: scenario.Presets) -> dict[str, Any]:
     given = link_params(link)
     fields: dict[str, Any] = {}
     for name, read in _CLAIM_FIELDS.items():
-        if not given.get(name, "").strip():
+        if name in given_apart or not given.get(name, "").strip():
             continue
         try:
             value = read(given[name])
@@ -88,7 +89,7 @@ def linked_claim(link: str, presets: scenario.Presets) -> dict[str, Any]:
 
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
               gamma: int | None = None, measured: tuple[str, float, int] | None = None,
-              overrides: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
+              overrides: dict[str, str] | None = None, lang: str = "en", sentence: bool = True) -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
     whole sentence, whose GPU, model, method, precision, batch and γ set the scenario as the page sets them, under
     ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
@@ -97,8 +98,11 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     measured on the user's traffic, as (measure, value, γ), read for the scenario's draft as the page
     reads it: :func:`specviz.advice.claims.alpha_from_measurement`). Its words in ``lang``. The link's
     own fields of the Claims page (:func:`linked_claim`: its batch, γ, measured acceptance and
-    workload) stand where the arguments give none."""
-    fields = linked_claim(link, presets)
+    workload) stand where the arguments give none. ``sentence`` False: ``text`` is the page's claim
+    field, which is never read as a sentence (its own GPU and model would set the scenario)."""
+    apart = {name for name, option in (("claim_batch", batch), ("claim_gamma", gamma)) if option is not None}
+    apart |= {"claim_measure", "claim_value", "claim_measured_gamma"} if measured is not None else set()
+    fields = linked_claim(link, presets, frozenset(apart))
     batch = batch if batch is not None else fields.get("claim_batch")
     gamma = gamma if gamma is not None else fields.get("claim_gamma")
     if measured is None and fields.get("claim_measure", "none") != "none" and "claim_value" in fields:
@@ -107,7 +111,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     try:
         speedup, read = claim_words.parse_claim(text), None
     except SpecvizError as exc:
-        if exc.key != "claims.unreadable":
+        if exc.key != "claims.unreadable" or not sentence:
             raise
         # A slide's whole sentence, read as the Claims page reads it: what it names sets the
         # scenario, under the options given here.
@@ -283,8 +287,8 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
 def _is_link(text: str) -> bool:
     """Whether ``text`` reads as a calculator link or its query (a scenario's parameters), not as a
     claim's words."""
-    query = urllib.parse.urlsplit(text).query if text.startswith(("http://", "https://")) else text
-    return bool(set(urllib.parse.parse_qs(query)) & {*scenario.CHOICES, *scenario.FIELDS})
+    query = urllib.parse.urlsplit(text).query if "?" in text else text
+    return bool(set(urllib.parse.parse_qs(query)) & {*scenario.CHOICES, *scenario.FIELDS, "claim", *_CLAIM_FIELDS})
 
 
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
@@ -295,13 +299,18 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         raise UsageError("cli.claim.no_claim")
     if args.speedup is not None and args.link:
         raise UsageError("cli.claim.speedup_and_words")
+    sentence = True
     if args.speedup is None and not args.link and _is_link(args.text):
-        # The Claims page's own link holds its claim: checked as the page checks it. Another link
-        # where the words go is said.
-        if not link_params(args.text).get("claim", "").strip():
+        # The Claims page's own link holds its claim: checked as the page checks its claim field
+        # (never read as a sentence), its last value where it is given twice (the field takes the
+        # last, and the page says so). Another link where the words go is said.
+        query = urllib.parse.urlsplit(args.text).query if "?" in args.text else args.text
+        claimed = [value for name, value in urllib.parse.parse_qsl(query, keep_blank_values=True) if name == "claim"]
+        if not claimed or not claimed[-1].strip():
             raise UsageError("cli.claim.link_as_words", link=args.text)
-        args.text, args.link = link_params(args.text)["claim"], args.text
-    text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
+        text, link, sentence = claimed[-1], args.text, False
+    else:
+        text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
     measured = None if args.measure is None else (args.measure, args.value,
                                                  4 if args.measured_gamma is None else args.measured_gamma)
     if args.verify_cost is not None:
@@ -313,10 +322,8 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
                                   lang=args.lang)
     if args.draft_cost is not None:
         raise UsageError("cli.claim.draft_cost_alone")
-    overrides = scenario_params(args, presets.models)
-    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measured=measured, overrides=overrides,
-                     lang=args.lang)
-
+    return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measured=measured,
+                     overrides=scenario_params(args, presets.models), lang=args.lang, sentence=sentence)
 
 
 _CLAIM_DOC = """\

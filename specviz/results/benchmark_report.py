@@ -37,8 +37,10 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.results.importers import benchmark_report as standard
+from specviz.results.importers.base import nesting_depth
 from specviz.results.store import Store
 
 __all__ = ["VERSION", "FORMATS", "Report", "to_report", "dump", "stored_reports", "stored_text"]
@@ -99,9 +101,13 @@ def _kept_tree(run: Mapping[str, Any], extra: dict[str, Any], left_out: list[str
             left_out.append("extra")
         return tree
     v01 = extra.get("version") == "0.1"
+    deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
     for key, value in extra.items():
         path = tuple(key.split("."))
         if key == "version":
+            continue
+        if nesting_depth(value) > deepest:  # stored before imports bounded it: YAML's writer recursed past its limit
+            left_out.append(key)
             continue
         if not v01 and path[0] in _SECTIONS:
             _put(tree, path, value)

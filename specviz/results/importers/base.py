@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # a format reads a source, which is made in .source (which im
 
 __all__ = ["IngestError", "check_run_count", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Format",
            "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats", "request_column",
-           "request_extra", "STATISTIC_PREFIXES", "TOKENS_PER_SEC_COLUMNS"]
+           "request_extra", "extra_json", "nesting_depth", "STATISTIC_PREFIXES", "TOKENS_PER_SEC_COLUMNS"]
 
 # A statistic's name in a result file, as the prefix of the canonical columns it fills (``p50_itl_ms``
 # of a ``median_itl_ms``): vLLM's and SGLang's bench, inference-perf.
@@ -184,7 +184,19 @@ def preview(value: Any) -> str:
 _NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
 
 
-def _extra_json(extra: dict[str, Any]) -> str:
+def nesting_depth(value: Any) -> int:
+    """How deep lists and objects nest in a JSON value: 0 for a number or a text, 1 for a flat list or
+    object. Counted without recursion, so a value nested past Python's recursion limit is counted too."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def extra_json(extra: dict[str, Any]) -> str:
     """``extra`` as compact JSON text that DuckDB's JSON type accepts: Python writes non-finite
     floats as bare ``NaN``/``Infinity``, which is not JSON (SGLang writes ``"request_rate":
     Infinity``), so they become the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``; half
@@ -201,7 +213,7 @@ def request_extra(extra: dict[str, Any]) -> str | None:
     """A request row's ``extra``: the values of ``extra`` that are set (not None, empty or false), as
     the JSON text a run's ``extra`` is written in; None where none is."""
     kept = {key: value for key, value in extra.items() if value}
-    return _extra_json(kept) if kept else None
+    return extra_json(kept) if kept else None
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # every string of a JSON text, in order
@@ -285,9 +297,13 @@ class RunBuilder:
         """The run, with ``extra`` as JSON text (its texts and its size bounded): the source's objects
         need not outlive parsing."""
         value_chars, most = settings.get("SPECVIZ_STORED_VALUE_CHARS"), settings.get("SPECVIZ_STORED_EXTRA_BYTES")
+        deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
         parts = {}  # each key's '"key":value', its strings cut
         for key, value in self.extra.items():
-            part = _extra_json({key: value})[1:-1]
+            if (depth := nesting_depth(value)) > deepest:  # every later reader would recurse through it
+                self._warn_once("warn.cut_extra_depth", whole_characters(str(key)), depth=depth, limit=deepest)
+                value = f"(not stored: nested {depth:,} deep)"
+            part = extra_json({key: value})[1:-1]
             parts[key] = _cut_strings(part, value_chars)
             if parts[key] != part:
                 self._warn_once("warn.cut_extra_value", whole_characters(str(key)), limit=value_chars)
@@ -295,7 +311,7 @@ class RunBuilder:
         if len(text.encode()) > most:  # the largest values go first, and the warning names them
             dropped = []
             for size, key in sorted(((len(p.encode()), k) for k, p in parts.items()), reverse=True):
-                parts[key] = _extra_json({key: f"(not stored: {size:,} bytes)"})[1:-1]
+                parts[key] = extra_json({key: f"(not stored: {size:,} bytes)"})[1:-1]
                 dropped.append(whole_characters(str(key)))
                 text = "{" + ",".join(parts.values()) + "}"
                 if len(text.encode()) <= most:

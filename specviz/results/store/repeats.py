@@ -24,7 +24,7 @@ import pandas as pd
 from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
-from specviz.results.importers.base import IngestError, preview
+from specviz.results.importers.base import IngestError, extra_json, preview
 from specviz.results.schema import RUN_COLUMNS
 
 from .connection import quote_identifier
@@ -236,6 +236,9 @@ _REPORTS = ("summary", "stage", "per_request")
 # of extra.
 _LOAD_COLUMNS = ("request_rate", "concurrency", "label")
 _LOAD_EXTRA = ("stage", "achieved_rate")
+# What a stage's run took from its benchmark report (_with_report), which the per-request report's run
+# of the same requests takes with the load: it had been lost where the per-request report came last.
+_REPORT_EXTRA = ("benchmark_report", "figures_from")
 
 
 def _report_sql(extra: str) -> str:
@@ -281,11 +284,13 @@ def _of_same_requests(parsed: importers.Parsed, matches: list[dict[str, Any]]) -
 
 def _with_load(run: Mapping[str, Any], stage: Mapping[str, Any], stage_file: str) -> dict[str, Any]:
     """The columns of a per-request report's run, stored or parsed, that take the load of a stage's
-    run of the same requests: :data:`_LOAD_COLUMNS`, and ``extra`` with :data:`_LOAD_EXTRA` and the
-    stage report's name (``load_from``), since the run's own file has no load."""
+    run of the same requests: :data:`_LOAD_COLUMNS`, and ``extra`` with :data:`_LOAD_EXTRA`, what the
+    stage took from its benchmark report (:data:`_REPORT_EXTRA`) and the stage report's name
+    (``load_from``), since the run's own file has no load."""
     extra, stage_extra = json.loads(run["extra"]), json.loads(stage["extra"])
-    extra.update({key: stage_extra[key] for key in _LOAD_EXTRA if key in stage_extra}, load_from=stage_file)
-    return {**{column: stage.get(column) for column in _LOAD_COLUMNS}, "extra": json.dumps(extra)}
+    extra.update({key: stage_extra[key] for key in (*_LOAD_EXTRA, *_REPORT_EXTRA) if key in stage_extra},
+                 load_from=stage_file)
+    return {**{column: stage.get(column) for column in _LOAD_COLUMNS}, "extra": _bounded_extra(extra)}
 
 
 def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage: Mapping[str, Any],
@@ -359,25 +364,40 @@ def _with_report(run: Mapping[str, Any], report: Mapping[str, Any], report_file:
     given = {column: report[column] for column in _FIGURES if run.get(column) is None and report.get(column) is not None}
     extra = json.loads(run["extra"])
     extra.update(benchmark_report=json.loads(report["extra"]), figures_from=report_file)
-    return {**given, "extra": json.dumps(extra)}
+    return {**given, "extra": _bounded_extra(extra)}
 
 
-def _given_to_lifecycle(cur: duckdb.DuckDBPyConnection, name: str,
-                        parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+def _bounded_extra(extra: dict[str, Any]) -> str:
+    """``extra`` of a run that took another file's, as its importer would write it (:func:`extra_json`),
+    within ``SPECVIZ_STORED_EXTRA_BYTES``: the report's part, the largest, is said to be left out where
+    the two together pass it (two files each within it had been merged to 2.3 times it)."""
+    text = extra_json(extra)
+    if len(text.encode()) > settings.get("SPECVIZ_STORED_EXTRA_BYTES") and "benchmark_report" in extra:
+        size = len(extra_json(extra["benchmark_report"]).encode())
+        text = extra_json({**extra, "benchmark_report": f"(not stored: {size:,} bytes)"})
+    return text
+
+
+def _given_to_lifecycle(taken_before: bool) -> Callable[..., dict[int, tuple[str, str]]]:
     """A finder of :data:`REPEATS`: the runs of a parsed benchmark report already stored from one of
     inference-perf's lifecycle reports of the same requests (:func:`_of_same_requests`): index →
     (that file's name, the run's label). inference-perf writes a stage's benchmark report
     (``*.partial.stage_N.yaml``, llm-d's standard) beside its ``stage_N_lifecycle_metrics.json``, from
-    the same requests; the report gives the p99s the stage report lacks. The stored run takes them
-    (:func:`_with_report`), and the report is not stored again; a run that took a report's figures
-    already keeps them (the same report again, under another name, changes nothing)."""
-    repeated: dict[int, tuple[str, str]] = {}
-    for stored in _of_same_requests(parsed, _stored_matches(cur, name, parsed, _LIFECYCLE_SQL)):
-        if "figures_from" not in json.loads(stored["extra"]):
-            given = _with_report(stored, parsed.runs[stored["run_index"]], name)
-            _update_stored(cur, stored, given, Notice("warn.report_figures_taken", other=name, runs=stored["label"]))
-        repeated.setdefault(stored["run_index"], (stored["source_file"], stored["label"]))
-    return repeated
+    the same requests; the report gives the p99s the stage report lacks. ``taken_before`` False: the
+    stored runs that took no report's figures yet take these (:func:`_with_report`); True: those that
+    did (the same report again, under another name), which change nothing. Either way the report is
+    not stored again."""
+    def find(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+        repeated: dict[int, tuple[str, str]] = {}
+        for stored in _of_same_requests(parsed, _stored_matches(cur, name, parsed, _LIFECYCLE_SQL)):
+            if ("figures_from" in json.loads(stored["extra"])) != taken_before:
+                continue
+            if not taken_before:
+                given = _with_report(stored, parsed.runs[stored["run_index"]], name)
+                _update_stored(cur, stored, given, Notice("warn.report_figures_taken", other=name, runs=stored["label"]))
+            repeated.setdefault(stored["run_index"], (stored["source_file"], stored["label"]))
+        return repeated
+    return find
 
 
 def _taking_report(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
@@ -390,7 +410,11 @@ def _taking_report(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.
         r.source_format = 'benchmark-report' AND {_report_sql('i.extra')} IS NOT NULL
         AND (SELECT count(*) FROM runs o WHERE o.content_hash = r.content_hash) = 1""")
     replaced: dict[str, tuple[str, str]] = {}
+    taken: set[int] = set()
     for stored in _of_same_requests(parsed, matches):
+        if stored["run_index"] in taken:  # one report's figures a run: another of the same requests stays its own
+            continue
+        taken.add(stored["run_index"])
         run = parsed.runs[stored["run_index"]]
         run.update(_with_report(run, stored, stored["source_file"]))
         replaced[stored["content_hash"]] = (stored["source_file"], run["label"])
@@ -402,7 +426,8 @@ def _taking_report(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.
 REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
             "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
             "benchmark-report": ((_exported_repeats, "warn.exported_run_repeated"),
-                                 (_given_to_lifecycle, "warn.report_figures_given")),
+                                 (_given_to_lifecycle(False), "warn.report_figures_given"),
+                                 (_given_to_lifecycle(True), "warn.report_repeated")),
             "sglang-bench": ((_appended_repeats, "warn.run_appended"),),
             "specforge-bench": ((_appended_repeats, "warn.run_appended"),),
             "inference-perf": ((_stored_from_later("summary", "per_request"), "warn.summary_repeated"),
