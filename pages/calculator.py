@@ -157,6 +157,8 @@ if not chosen.prefill:
 context = chosen.context
 if mode == "step" and (beyond := chosen.beyond_positions()) is not None:
     st.warning(t("calc.beyond_positions", lang, **beyond))
+if mode == "step" and (beyond := chosen.draft_beyond_positions()) is not None:
+    st.warning(t("calc.draft_beyond_positions", lang, **beyond))
 if (unserved := commands.mtp_unserved(chosen)) is not None:
     st.info(message(unserved, lang))
 if (past := draft_length.head_past_training(chosen, gamma)) is not None:

@@ -435,6 +435,17 @@ class Scenario:
             return None
         return {"target": self.target.name, "length": self.longest_request, "limit": limit}
 
+    def draft_beyond_positions(self) -> dict[str, Any] | None:
+        """Where :attr:`longest_request` is past a draft model's own ``max_position_embeddings``
+        (Gemma-3-1B's 32,768 beside a 128k context): the draft, the length and the limit. vLLM caps
+        the draft's length at the shorter of the two models' (``SpeculativeConfig``'s
+        ``_maybe_override_draft_max_model_len``), and the figures assume it drafts at every position;
+        None for a draft that is no model of its own, within its limit, or whose config states none."""
+        limit = self.draft.model.max_positions if self.draft.kind == "model" and self.draft.model else None
+        if limit is None or self.longest_request <= limit:
+            return None
+        return {"draft": self.draft.model.name, "length": self.longest_request, "limit": limit}
+
     def memory(self) -> dict[str, float | np.ndarray]:
         """Each GPU's memory at the scenario's batch, context and γ, as its engine divides it
         (:func:`memory_use`)."""

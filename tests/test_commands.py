@@ -709,6 +709,28 @@ class TestTargetWords:
         assert "<FP8 checkpoint of Qwen/Qwen3-235B-A22B>" in trt.argv
         assert [p.key for p in trt.problems] == ["command.quantized_checkpoint"]
 
+    def test_a_draft_model_in_fp8_is_quantized_by_its_own_config(self):
+        """vLLM's --quantization is the target's alone: the draft loaded in BF16, 2.5 GB where the page
+        counted 1.5, one sequence fewer than --max-num-seqs on an RTX 4090 (an engineer's pass)."""
+        chosen = make_scenario(gpu="RTX-4090", target="Llama-3.1-8B", draft="Llama-3.2-1B", precision="fp8", tp="1",
+                               batch="16", context="8192")
+        command = self.command(chosen, "vllm")
+        config = json.loads(command.argv[command.argv.index("--speculative-config") + 1])
+        assert (config["model"], config["quantization"]) == ("meta-llama/Llama-3.2-1B", "fp8")
+        assert json.loads(self.command(SCENARIO, "vllm").argv[-1]).get("quantization") is None  # BF16 as shipped
+        nvfp4 = self.command(make_scenario(gpu="B200", target="Llama-3.1-8B", draft="Llama-3.2-1B", precision="nvfp4",
+                                           tp="1"), "vllm")
+        assert "command.draft_quantized_checkpoint" in {p.key for p in nvfp4.problems}
+
+    def test_a_draft_past_its_own_positions_is_said(self):
+        """Gemma-3-1B is built for 32,768 positions; beside Gemma-3-27B at 128k nothing said so."""
+        long = make_scenario(gpu="H200", target="Gemma-3-27B", draft="Gemma-3-1B", context="131072", batch="4")
+        assert long.draft_beyond_positions() == {"draft": long.draft.model.name, "length": long.longest_request,
+                                                 "limit": 32768}
+        assert "calc.draft_beyond_positions" in {n.key for n in self.command(long, "vllm").notices}
+        assert replace(long, context=8192).draft_beyond_positions() is None
+        assert make_scenario(draft="eagle3").draft_beyond_positions() is None  # a head: the target's positions
+
     @pytest.mark.parametrize("engine", ENGINES)
     def test_the_format_the_checkpoint_ships_loads_as_it_is(self, engine):
         # FP8 weights on DeepSeek-V3, whose checkpoint is FP8 with block scales: the same format.

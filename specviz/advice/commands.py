@@ -358,6 +358,26 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
     return f"<{name}>"
 
 
+def draft_quantization(scenario: Scenario, method: str, draft: str | None, problems: list[Notice]) -> str | None:
+    """vLLM's ``quantization`` for a draft model's own weights, which ``--quantization`` (the target's
+    alone) does not set: ``"fp8"`` for a BF16 checkpoint the figures serve in FP8 (loaded in BF16,
+    Llama-3.2-1B took 2.5 GB where the page counts 1.5: an engineer's pass); another format is a
+    problem (``command.draft_quantized_checkpoint``); None where it loads as the figures serve it."""
+    if method != "draft_model" or draft is None:
+        return None
+    model = scenario.draft.model
+    component = max((c for c in LINEAR_COMPONENTS if model.params.get(c, 0) > 0), key=lambda c: model.params[c])
+    served = scenario.precision.weight_format(model, component).name
+    shipped = model.weight_formats.get(component, "bf16")
+    if _FORMAT_FAMILY.get(served, served) == _FORMAT_FAMILY.get(shipped, shipped):
+        return None
+    if served == "fp8" and shipped == "bf16":
+        return "fp8"
+    problems.append(Notice("command.draft_quantized_checkpoint", draft=draft, weights=served.upper(),
+                           shipped=shipped.upper()))
+    return None
+
+
 def mtp_unserved(scenario: Scenario) -> Notice | None:
     """What the calculator says where its draft is the target's MTP layers and neither vLLM nor
     SGLang runs them for its model type (:data:`specviz.model.mtp.SERVED`: MiniMax-M2.5's three
@@ -508,6 +528,8 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
         flags += [flags_of.context, str(int(longest))]
     if (beyond := scenario.beyond_positions()) is not None:
         problems.append(Notice("command.beyond_positions", **beyond, engine=engine, flag=flags_of.context))
+    if (beyond := scenario.draft_beyond_positions()) is not None:
+        notices.append(Notice("calc.draft_beyond_positions", **beyond))
     if flags_of.states_budget:
         budget = scenario.engine.memory.budget
         flags += [budget.flag, str(budget.limits(scenario.gpu.memory_gb)[0])]
@@ -662,8 +684,11 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
     argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted)
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
+    quantization = draft_quantization(scenario, method, draft, problems)
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
+        if quantization:
+            argv += ["--speculative-model-quantization", quantization]
         if method == "ngram":
             argv += ["--ngram-prompt-lookup-max", str(prompt_lookup_max)]
         if off_from is not None:
@@ -674,6 +699,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     config: dict[str, object] = {"method": method}
     if draft is not None:
         config["model"] = draft
+    if quantization:
+        config["quantization"] = quantization
     config["num_speculative_tokens"] = int(gamma)
     if method == "ngram":
         config["prompt_lookup_max"] = prompt_lookup_max
