@@ -12,7 +12,7 @@ import pytest
 from conftest import PRESETS, config_of, make_scenario
 from specviz import i18n, scenario, workload
 from specviz.advice import commands as vllm_config
-from specviz.advice import draft_length, serving, sglang, trtllm
+from specviz.advice import draft_length, memory_flags, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError
 from specviz.model import step
 
@@ -752,7 +752,7 @@ class TestTargetWords:
         command = self.command(uploaded, engine)
         assert "<Qwen3-32B>" in command.argv
         assert Notice("command.name_the_target", target="Qwen3-32B",
-                      engine=vllm_config.ENGINE_NAMES[engine]) in command.problems
+                      engine=memory_flags.ENGINE_NAMES[engine]) in command.problems
 
 
     @pytest.mark.parametrize("engine", ENGINES)
@@ -795,7 +795,7 @@ class TestPositions:
         schedule = draft_length.gamma_schedule(long, 0.8, 131072, 64, 4)
         command = serving.serve_command(long, schedule, 2, 1, engine=engine)
         assert Notice("command.beyond_positions", target="Qwen3-32B", length=131072, limit=40960,
-                      engine=vllm_config.ENGINE_NAMES[engine], flag=flag) in command.problems
+                      engine=memory_flags.ENGINE_NAMES[engine], flag=flag) in command.problems
         within = make_scenario(context="40960", batch="1")
         assert not any(p.key == "command.beyond_positions" for p in serving.serve_command(
             within, draft_length.gamma_schedule(within, 0.8, 40960, 64, 4), 2, 1, engine=engine).problems)
@@ -815,7 +815,7 @@ class TestTokenBudget:
         16,384 tokens a step."""
         loaded = scenario.steady_load(make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8",
                                                     tp="8", batch="512"), 2000, 100)
-        notices = vllm_config.budget_notices(loaded, 3)
+        notices = memory_flags.budget_notices(loaded, 3)
         expected = float(loaded.expected_tokens(loaded.alpha, 3))
         assert round(expected, 3) == 2.319
         assert notices == [Notice("command.token_budget", batch=512, tokens=int(np.ceil(2048 + 512 * 20 * expected)),
@@ -826,15 +826,15 @@ class TestTokenBudget:
     def test_decoding_only_counts_each_sequence_s_positions_per_rank(self):
         # 2 H100s (80 GB: 8,192 a step): 1,024 sequences x 9 positions is past it, x 5 is not, and
         # split over two data-parallel ranks x 9 is not either.
-        assert [n.key for n in vllm_config.budget_notices(make_scenario(batch="1024"), 8)] == \
+        assert [n.key for n in memory_flags.budget_notices(make_scenario(batch="1024"), 8)] == \
             ["command.token_budget_decode"]
-        assert vllm_config.budget_notices(make_scenario(batch="1024"), 4) == []
-        assert vllm_config.budget_notices(make_scenario(batch="1024", tp="1", dp="2"), 8) == []
+        assert memory_flags.budget_notices(make_scenario(batch="1024"), 4) == []
+        assert memory_flags.budget_notices(make_scenario(batch="1024", tp="1", dp="2"), 8) == []
 
     def test_vllm_s_notice_is_vllm_s_budget_whatever_engine_the_costs_are(self):
         # The same 1,024 sequences x 9 positions on SGLang's costs: the vLLM command's budget is still vLLM's.
         on_sglang = make_scenario(batch="1024", engine="sglang")
-        assert vllm_config.budget_notices(on_sglang, 8) == vllm_config.budget_notices(make_scenario(batch="1024"), 8)
+        assert memory_flags.budget_notices(on_sglang, 8) == memory_flags.budget_notices(make_scenario(batch="1024"), 8)
 
     def test_each_command_states_its_engine_s_own_budget_for_the_gpu(self):
         """SGLang writes its chunk for the GPU (8,192 on an H100, 4,096 on a 40 GB A100, where vLLM's

@@ -10,7 +10,7 @@ import pytest
 from conftest import config_of, make_scenario
 from specviz import calculator
 from specviz.advice import draft_length, serving
-from specviz.advice.commands import engine_rule
+from specviz.advice.memory_flags import engine_rule
 from specviz.errors import Notice
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1

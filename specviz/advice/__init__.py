@@ -6,7 +6,9 @@
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
   and vLLM rate it needs, the batches where it can hold, the published results beside it.
 - ``commands``: vLLM's command for a scenario, each release's facts (flags, methods, targets), and
-  what every engine's command shares (the draft's name, the memory flags, the hosts).
+  what every engine's command shares of the models (the draft's name, the target's words).
+- ``memory_flags``: what every engine's command says of memory and hosts (the largest batch, the
+  context and the memory share as the page's memory fit has them; the token budget; the hosts).
 - ``sglang``: SGLang's ``launch_server`` command and its adaptive tiers, each release's facts.
 - ``draft_length``: the batch → draft-length schedule a command states, the batch × context map of
   where speculation pays, and the advice beside the command.

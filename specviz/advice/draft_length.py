@@ -5,7 +5,7 @@ beside them.
 
 Each is the step model's speedup (:func:`specviz.calculator.evaluate_scenario`) searched over γ on a
 grid of batches (and contexts), never a loop over it; the batches run to the memory's limit as the
-command states it (:func:`specviz.advice.commands.memory_flags`).
+command states it (:func:`specviz.advice.memory_flags.memory_flags`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.advice.commands import ENGINE_NAMES, engine_rule, stated_batch
+from specviz.advice.memory_flags import ENGINE_NAMES, engine_rule, stated_batch
 from specviz.errors import Notice
 from specviz.model import spec, step
 from specviz.scenario import Scenario, largest_batch
@@ -44,10 +44,10 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
     The batches run to the largest the memory holds (:meth:`specviz.scenario.Scenario.max_batch` at
     this context, at least 1), which is what a command states as vLLM's ``--max-num-seqs``, SGLang's
     ``--max-running-requests`` or TensorRT-LLM's ``--max_batch_size``
-    (:func:`specviz.advice.commands.memory_flags`, at the longest draft the server allocates for,
+    (:func:`specviz.advice.memory_flags.memory_flags`, at the longest draft the server allocates for,
     the schedule's own longest: fewer than at the scenario's γ where it takes more room, more where
     it takes less; the schedule is found again up to them), even past ``batch_max`` (up to
-    :func:`specviz.advice.commands.stated_batch`'s bound, which the command states too). A server
+    :func:`specviz.advice.memory_flags.stated_batch`'s bound, which the command states too). A server
     never runs a batch it cannot hold, but it runs every batch it can, and an engine does not stop
     at a schedule's end: vLLM gives a batch past the last range that range's length
     (vllm-project/vllm #32374, ``vllm/v1/spec_decode/dynamic/utils.py``), SGLang the

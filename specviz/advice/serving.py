@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.advice.commands import (COMMAND_ENGINES, ENGINE_NAMES, VLLM_VERSIONS, Command, command_engine_of,
-                                     vllm_command, vllm_default_version)
+from specviz.advice.commands import VLLM_VERSIONS, Command, vllm_command, vllm_default_version
+from specviz.advice.memory_flags import COMMAND_ENGINES, ENGINE_NAMES, command_engine_of
 from specviz.advice import draft_length
 from specviz.advice.sglang import sglang_command
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command

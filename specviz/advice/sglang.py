@@ -35,8 +35,8 @@ import json
 
 import pandas as pd
 
-from specviz.advice.commands import (Command, draft_name, memory_flags, node_notices, speculation_method,
-                                     target_words)
+from specviz.advice.commands import Command, draft_name, speculation_method, target_words
+from specviz.advice.memory_flags import memory_flags, node_notices
 from specviz.errors import Notice, SpecvizError
 from specviz.scenario import Scenario
 

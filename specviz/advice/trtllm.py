@@ -54,8 +54,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from specviz.advice.commands import (FINAL, Command, draft_name, engine_rule, memory_flags, node_notices,
-                                     parse_release, speculation_method, target_words)
+from specviz.advice.commands import FINAL, Command, draft_name, parse_release, speculation_method, target_words
+from specviz.advice.memory_flags import engine_rule, memory_flags, node_notices
 from specviz.errors import Notice, SpecvizError
 from specviz.model import architecture
 from specviz.model.roofline import GPU
