@@ -284,7 +284,7 @@ measure = url_choice(col_measure.selectbox, t("claims.measure", lang), ["none", 
 value = url_widget(col_value.number_input, t("claims.value", lang), 0.0, float(gamma_max + 1), key="claim_value",
                    value=None, step=0.01, disabled=measure == "none")
 measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang), 1, gamma_max,
-                            key="claim_measured_gamma", value=4, step=1,
+                            key="claim_measured_gamma", value=claims.MEASURED_GAMMA, step=1,
                             disabled=measure in ("none", "alpha"), help=t("claims.measured_gamma_help", lang))
 show_url_notices(st, lang)
 if not text.strip():  # emptied by a refused sentence, whose refusal above says why; or by the user

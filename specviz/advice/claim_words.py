@@ -415,7 +415,7 @@ def _family_gpu(words: str, presets: Presets) -> tuple[str, str] | None:
 def _compared(before: str) -> bool:
     """Whether the words ``before`` a name make it what a figure is compared with ("than", "over",
     "vs": :data:`_COMPARED_WITH`)."""
-    return _COMPARED_WITH.search(before[-40:] if before.endswith(" ") else before[-40:] + " ") is not None
+    return _COMPARED_WITH.search(before[-40:].rstrip() + " ") is not None
 
 
 def _sized_model(words: str, known: Container[str] = ()) -> str | None:

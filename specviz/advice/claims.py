@@ -58,7 +58,7 @@ from specviz.model import architecture, roofline, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch
 
-__all__ = ["VERDICTS", "MEASURES", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
+__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
            "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least"]
 
@@ -66,6 +66,7 @@ VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
 # tokens per step (the acceptance length).
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
+MEASURED_GAMMA = 4  # the γ a measured acceptance rate or length is taken at where none is given
 _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",
                     "acceptance_length": "claims.bad_acceptance_length"}
 @dataclass(frozen=True)

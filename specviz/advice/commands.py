@@ -84,6 +84,7 @@ import pandas as pd
 
 from specviz.errors import Notice, SpecvizError
 from specviz.model import mtp
+from specviz.model.architecture import Model
 from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.names import HF_URL, hugging_face_id
 from specviz.scenario import Scenario
@@ -273,6 +274,18 @@ def checkpoint_id(text: str) -> str:
     return text
 
 
+def _largest_formats(scenario: Scenario, model: Model) -> tuple[str, str, str]:
+    """A model's largest linear component (its experts, or its MLP), the format the scenario serves it
+    in and the one its checkpoint ships it in."""
+    component = max((c for c in LINEAR_COMPONENTS if model.params.get(c, 0) > 0), key=lambda c: model.params[c])
+    return component, scenario.precision.weight_format(model, component).name, model.weight_formats.get(component, "bf16")
+
+
+def _same_format(served: str, shipped: str) -> bool:
+    """Whether weights served in ``served`` load from a checkpoint in ``shipped`` as they are."""
+    return _FORMAT_FAMILY.get(served, served) == _FORMAT_FAMILY.get(shipped, shipped)
+
+
 def target_words(scenario: Scenario, engine: str, problems: list[Notice], notices: list[Notice],
                  target_repo: str | None = None) -> tuple[str, list[str]]:
     """The target as ``engine``'s command names it, and the flags its checkpoint needs.
@@ -300,14 +313,12 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice], notice
     """
     target, flags = scenario.target, []
     name = hugging_face_id(target.source)
-    component = max((c for c in LINEAR_COMPONENTS if target.params.get(c, 0) > 0), key=lambda c: target.params[c])
-    served = scenario.precision.weight_format(target, component).name
-    shipped = target.weight_formats.get(component, "bf16")
+    component, served, shipped = _largest_formats(scenario, target)
     named = checkpoint_id(target_repo) if target_repo else None
     if named and named.lower() != (name or "").lower():
         name = named
         notices.append(Notice("command.named_target", checkpoint=name, target=target.name, weights=served.upper()))
-    elif _FORMAT_FAMILY.get(served, served) != _FORMAT_FAMILY.get(shipped, shipped):
+    elif not _same_format(served, shipped):
         if served == "fp8" and shipped == "bf16" and engine in _ONLINE_FP8:
             flags += ["--quantization", "fp8"]
         else:
@@ -320,7 +331,7 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice], notice
         for other in LINEAR_COMPONENTS:
             if other != component and target.params.get(other, 0) > 0:
                 now, then = scenario.precision.weight_format(target, other).name, target.weight_formats.get(other, "bf16")
-                if _FORMAT_FAMILY.get(now, now) != _FORMAT_FAMILY.get(then, then):
+                if not _same_format(now, then):
                     notices.append(Notice("command.component_as_shipped", target=name or target.name,
                                           component=Notice(f"side.component.{other}"), weights=now.upper(),
                                           shipped=then.upper()))
@@ -362,11 +373,8 @@ def draft_quantization(scenario: Scenario, method: str, draft: str | None, probl
     problem (``command.draft_quantized_checkpoint``); None where it loads as the figures serve it."""
     if method != "draft_model" or draft is None:
         return None
-    model = scenario.draft.model
-    component = max((c for c in LINEAR_COMPONENTS if model.params.get(c, 0) > 0), key=lambda c: model.params[c])
-    served = scenario.precision.weight_format(model, component).name
-    shipped = model.weight_formats.get(component, "bf16")
-    if _FORMAT_FAMILY.get(served, served) == _FORMAT_FAMILY.get(shipped, shipped):
+    _, served, shipped = _largest_formats(scenario, scenario.draft.model)
+    if _same_format(served, shipped):
         return None
     if served == "fp8" and shipped == "bf16":
         return "fp8"

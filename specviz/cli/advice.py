@@ -23,8 +23,8 @@ from specviz.model import spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
-from .common import (UsageError, cost, count, frame_rows, json_text, link_params, linked_scenario, open_store, plain,
-                     presets, scenario_options, scenario_params, words)
+from .common import (UsageError, cost, count, frame_rows, json_text, link_params, link_query, linked_scenario,
+                     open_store, plain, presets, scenario_options, scenario_params, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
@@ -106,7 +106,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     batch = batch if batch is not None else fields.get("claim_batch")
     gamma = gamma if gamma is not None else fields.get("claim_gamma")
     if measured is None and fields.get("claim_measure", "none") != "none" and "claim_value" in fields:
-        measured = (fields["claim_measure"], fields["claim_value"], fields.get("claim_measured_gamma", 4))
+        measured = (fields["claim_measure"], fields["claim_value"],
+                    fields.get("claim_measured_gamma", claims.MEASURED_GAMMA))
     workload = presets.workloads.get(fields.get("claim_workload", "none"))
     try:
         speedup, read = claim_words.parse_claim(text), None
@@ -287,8 +288,8 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
 def _is_link(text: str) -> bool:
     """Whether ``text`` reads as a calculator link or its query (a scenario's parameters), not as a
     claim's words."""
-    query = urllib.parse.urlsplit(text).query if "?" in text else text
-    return bool(set(urllib.parse.parse_qs(query)) & {*scenario.CHOICES, *scenario.FIELDS, "claim", *_CLAIM_FIELDS})
+    named = set(urllib.parse.parse_qs(link_query(text)))
+    return bool(named & {*scenario.CHOICES, *scenario.FIELDS, "claim", *_CLAIM_FIELDS})
 
 
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
@@ -304,15 +305,15 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         # The Claims page's own link holds its claim: checked as the page checks its claim field
         # (never read as a sentence), its last value where it is given twice (the field takes the
         # last, and the page says so). Another link where the words go is said.
-        query = urllib.parse.urlsplit(args.text).query if "?" in args.text else args.text
-        claimed = [value for name, value in urllib.parse.parse_qsl(query, keep_blank_values=True) if name == "claim"]
+        claimed = [value for name, value in urllib.parse.parse_qsl(link_query(args.text), keep_blank_values=True)
+                   if name == "claim"]
         if not claimed or not claimed[-1].strip():
             raise UsageError("cli.claim.link_as_words", link=args.text)
         text, link, sentence = claimed[-1], args.text, False
     else:
         text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
-    measured = None if args.measure is None else (args.measure, args.value,
-                                                 4 if args.measured_gamma is None else args.measured_gamma)
+    at = claims.MEASURED_GAMMA if args.measured_gamma is None else args.measured_gamma
+    measured = None if args.measure is None else (args.measure, args.value, at)
     if args.verify_cost is not None:
         if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
             raise UsageError("cli.claim.costs_and_scenario")

@@ -166,12 +166,16 @@ def presets() -> scenario.Presets:
     return scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
 
 
+def link_query(link: str) -> str:
+    """The query of a calculator link, or the link where it is a query already."""
+    return urllib.parse.urlsplit(link).query if "?" in link else link
+
+
 def link_params(link: str) -> dict[str, str]:
     """The parameters of a calculator link, or of its query; a parameter given twice has its values
     joined, as the page shows them, to be refused as there."""
-    query = urllib.parse.urlsplit(link).query if "?" in link else link
     given: dict[str, list[str]] = {}
-    for name, text in urllib.parse.parse_qsl(query, keep_blank_values=True):
+    for name, text in urllib.parse.parse_qsl(link_query(link), keep_blank_values=True):
         given.setdefault(name, []).append(text)
     return {name: ", ".join(texts) for name, texts in given.items()}
 
