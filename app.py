@@ -159,8 +159,9 @@ def scenario_sidebar(lang: str) -> None:
         side.warning(t("side.vocab_mismatch", lang, draft=draft.model.vocab_size, target=target.vocab_size))
     for note in target.notes:
         side.info(message(note, lang))
-    served = {c: precision.weight_format(target, c).name.upper() for c in architecture.COMPONENTS}
-    side.caption(t("side.formats_served", lang, kv=precision.kv.upper(), **served))
+    served = " · ".join(t(f"side.served.{c}", lang, format=precision.weight_format(target, c).name.upper())
+                        for c in target.main_components)
+    side.caption(t("side.formats_served", lang, parts=served, kv=precision.kv.upper()))
     compute = precision.matmul_compute(target)
     side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
     if compute == "w4a8" and gpu.runs_at(compute) == "fp8":  # MXFP4 weights, MXFP8 activations

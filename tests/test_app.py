@@ -204,6 +204,12 @@ class TestCalculatorPage:
         assert shown(at) == figures(chosen)
         assert any("Per token in a pass (µs): 12 (preset 5)" in c.value for c in at.caption)
 
+    def test_the_served_formats_name_only_the_target_s_components(self):
+        served = lambda at: next(c.value for c in at.sidebar.caption if c.value.startswith("Served as"))
+        assert served(make_app()) == ("Served as: attention BF16 · MLP BF16 · embedding and head BF16 · KV cache BF16")
+        assert served(make_app(gpu="B200", target="gpt-oss-20b", draft="eagle3", precision="checkpoint")).startswith(
+            "Served as: experts MXFP4 · attention BF16 · embedding and head BF16")
+
     def test_fp4_weights_on_a_gpu_without_an_fp4_peak_are_said_to_run_at_bf16(self):
         """An engineer's pass: NVFP4 on an H200 took the BF16 ridge (206) with nothing saying why."""
         said = lambda at: [c.value for c in at.sidebar.caption if "has no FP4 peak" in c.value]

@@ -330,6 +330,9 @@ class TestExplorerInChromium:
         rate = page.get_by_role("radiogroup", name="Load axis").get_by_role("radio", name="Request rate (req/s)")
         rate.click()
         expect(rate).to_be_checked(timeout=TIMEOUT)
+        # The choice is kept once the run it started has drawn the control: a view chosen before then
+        # stops that run, and the choice with it (it failed so once under load).
+        settled(page)
         view(page, "Runs").click()
         expect(page.get_by_role("combobox", name="Lines by")).to_have_count(0, timeout=TIMEOUT)
         view(page, "By load").click()
@@ -353,6 +356,17 @@ class TestExplorerInChromium:
         expect(page).to_have_url(re.compile(r"target=Llama-3\.1-8B"), timeout=TIMEOUT)
         expect(page.get_by_text("Knobs differ from the vLLM V1 (CUDA graphs) preset")).to_be_visible(timeout=TIMEOUT)
         page.screenshot(path=ARTIFACTS / "calculator_from_a_fit.png", full_page=True)
+
+
+def settled(page: Page) -> None:
+    """Wait until the run a change started has finished: Streamlit shows its status widget while one
+    goes on, from a moment after the change (a run too short to show it is over by then)."""
+    running = page.get_by_test_id("stStatusWidget")
+    try:
+        running.wait_for(state="visible", timeout=2_000)
+    except PlaywrightTimeout:
+        pass
+    expect(running).to_be_hidden(timeout=TIMEOUT)
 
 
 def run_sql(page: Page, sql: str) -> None:

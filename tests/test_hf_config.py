@@ -90,6 +90,15 @@ class TestModelFromConfig:
         assert m.params_active == 3_353_032_704
         assert (m.num_experts, m.experts_per_token, m.moe_layers) == (128, 8, 48)
 
+    def test_main_components_leave_out_what_a_model_does_not_have(self):
+        """An engineer's pass: the sidebar's "Served as" named experts for a dense model and an MLP for
+        gpt-oss, whose only dense weights are its routers and norms (0.06 % of what a token reads)."""
+        assert MODELS["Llama-3.1-8B"].main_components == ("attention", "mlp", "embeddings")
+        assert MODELS["gpt-oss-20b"].main_components == ("experts", "attention", "embeddings")
+        assert MODELS["DeepSeek-V3"].main_components == ("experts", "attention", "mlp", "embeddings")
+        # Llama 4's shared expert and dense layers are an MLP worth naming.
+        assert "mlp" in MODELS["Llama-4-Scout"].main_components
+
     def test_kv_bytes_per_token(self):
         # 2 · 80 layers · 8 KV heads · 128 · 2 bytes
         assert MODELS["Llama-3.1-70B"].kv_bytes_per_token() == 327_680

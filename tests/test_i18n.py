@@ -29,6 +29,7 @@ SAME_IN_VIETNAMESE = {
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
     "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
+    "side.served.attention", "side.served.mlp",
     "side.kv_format", "col.kv_dtype",
     "col.p1", "col.p10", "col.p50", "col.p90", "col.p99", "exp.tab.acceptance", "exp.tab.baseline",
     "calc.batch", "chart.batch", "live.m.length", "live.m.acceptance_rate", "live.since_start_alpha",

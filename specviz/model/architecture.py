@@ -30,9 +30,12 @@ from numpy.typing import ArrayLike
 
 from specviz.errors import Notice
 
-__all__ = ["COMPONENTS", "Attention", "Model"]
+__all__ = ["COMPONENTS", "MINOR_SHARE", "Attention", "Model"]
 
 COMPONENTS = ("experts", "attention", "mlp", "embeddings")
+# Below this share of the weights a token reads, a component is the routers and norms alone (0.06 % of
+# gpt-oss-20b's, 0.4 % of Qwen3-30B-A3B's), where a dense MLP or shared experts hold 4 % or more.
+MINOR_SHARE = 0.01
 AttentionKind = Literal["full", "sliding", "chunked", "latent", "sparse", "compressed", "indexer", "linear"]
 
 
@@ -122,6 +125,12 @@ class Model:
     def params_active(self) -> int:
         """The weights one token uses: k of E routed experts, everything else whole."""
         return sum(self.active.values())
+
+    @property
+    def main_components(self) -> tuple[str, ...]:
+        """The components holding at least :data:`MINOR_SHARE` of the weights a token reads: no
+        experts in a dense model, no ``mlp`` in a MoE whose only dense weights are routers and norms."""
+        return tuple(c for c in COMPONENTS if self.active[c] >= MINOR_SHARE * self.params_active)
 
     @property
     def mtp_params(self) -> int:
