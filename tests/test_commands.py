@@ -722,6 +722,25 @@ class TestTargetWords:
                                            tp="1"), "vllm")
         assert "command.draft_quantized_checkpoint" in {p.key for p in nvfp4.problems}
 
+    def test_sglang_gives_a_draft_model_its_own_quantization_where_the_target_has_none(self):
+        """SGLang loads a draft model at the target's --quantization unless it is given its own
+        (server_args.py, 0.5.7 to 0.5.23): where the target ships FP8 and needs none, a BF16 draft
+        served in FP8 needs its own flag; where the target is quantized while loading, it inherits it."""
+        fp8_target = make_scenario(gpu="B200", target="DeepSeek-V3", draft="Llama-3.2-1B", precision="fp8", tp="8")
+        command = self.command(fp8_target, "sglang")
+        assert "--quantization" not in command.argv
+        assert command.argv[command.argv.index("--speculative-draft-model-quantization") + 1] == "fp8"
+        assert "command.sglang_draft_quantization" in {n.key for n in command.notices}
+        both = self.command(make_scenario(gpu="RTX-4090", target="Llama-3.1-8B", draft="Llama-3.2-1B", precision="fp8",
+                                          tp="1", batch="16", context="8192"), "sglang")
+        assert both.argv[both.argv.index("--quantization") + 1] == "fp8"
+        assert "--speculative-draft-model-quantization" not in both.argv
+        nvfp4 = self.command(make_scenario(gpu="B200", target="Llama-3.1-8B", draft="Llama-3.2-1B", precision="nvfp4",
+                                           tp="1"), "sglang")
+        problem = next(p for p in nvfp4.problems if p.key == "command.draft_quantized_checkpoint")
+        assert "SGLang does not make from that checkpoint" in i18n.t(problem.key, **problem.params)
+        assert "in --speculative-draft-model-path" in i18n.t(problem.key, **problem.params)
+
     def test_a_draft_past_its_own_positions_is_said(self):
         """Gemma-3-1B is built for 32,768 positions; beside Gemma-3-27B at 128k nothing said so."""
         long = make_scenario(gpu="H200", target="Gemma-3-27B", draft="Gemma-3-1B", context="131072", batch="4")

@@ -366,11 +366,13 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
     return f"<{name}>"
 
 
-def draft_quantization(scenario: Scenario, method: str, draft: str | None, problems: list[Notice]) -> str | None:
-    """vLLM's ``quantization`` for a draft model's own weights, which ``--quantization`` (the target's
-    alone) does not set: ``"fp8"`` for a BF16 checkpoint the figures serve in FP8 (loaded in BF16,
-    Llama-3.2-1B took 2.5 GB where the page counts 1.5: an engineer's pass); another format is a
-    problem (``command.draft_quantized_checkpoint``); None where it loads as the figures serve it."""
+def draft_quantization(scenario: Scenario, method: str, draft: str | None, problems: list[Notice],
+                       engine: str, flag: str) -> str | None:
+    """The quantization a draft model's own weights load with: ``"fp8"`` for a BF16 checkpoint the
+    figures serve in FP8 (vLLM's ``--quantization`` is the target's alone: loaded in BF16,
+    Llama-3.2-1B took 2.5 GB where the page counts 1.5, an engineer's pass); another format is a
+    problem (``command.draft_quantized_checkpoint``, naming ``engine`` and the ``flag`` the draft's
+    checkpoint goes in); None where it loads as the figures serve it."""
     if method != "draft_model" or draft is None:
         return None
     _, served, shipped = _largest_formats(scenario, scenario.draft.model)
@@ -379,7 +381,7 @@ def draft_quantization(scenario: Scenario, method: str, draft: str | None, probl
     if served == "fp8" and shipped == "bf16":
         return "fp8"
     problems.append(Notice("command.draft_quantized_checkpoint", draft=draft, weights=served.upper(),
-                           shipped=shipped.upper()))
+                           shipped=shipped.upper(), engine=engine, flag=flag))
     return None
 
 
@@ -529,7 +531,8 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
     argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted)
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
-    quantization = draft_quantization(scenario, method, draft, problems)
+    quantization = draft_quantization(scenario, method, draft, problems, "vLLM",
+                                      "--speculative-model" if v < _CONFIG_FLAG else "--speculative-config")
     if v < _CONFIG_FLAG:
         argv += ["--speculative-model", "[ngram]" if method == "ngram" else draft, "--num-speculative-tokens", str(gamma)]
         if quantization:

@@ -21,11 +21,14 @@ attention over ``dp`` groups of a MoE is ``--dp-size dp --enable-dp-attention`` 
 ``--attn-dp-size dp`` from 0.5.22, which turns the old pair into it and plans to drop it after
 2026-12-31 (``arg_groups/parallel_hook.py``); a dense target's ``--dp-size`` counts replicas.
 ``--ep-size`` spreads the routed experts, and must equal ``--tp`` (``ep_size · moe_dp_size ==
-tp_size``, 0.5.14). Several nodes take ``--nnodes``, ``--node-rank`` and ``--dist-init-addr``.
+tp_size``, 0.5.14). Several nodes take ``--nnodes``, ``--node-rank`` and ``--dist-init-addr``. A
+draft model (STANDALONE) loads at the target's ``--quantization`` unless
+``--speculative-draft-model-quantization`` (from 0.5.7; 0.5.5 and 0.5.6 give the draft the target's
+alone) names its own.
 
 References
 ----------
-SGLang wheels 0.5.5 to 0.5.23 (``server_args.py``, ``speculative/adaptive_spec_params.py``,
+SGLang wheels 0.5.5 to 0.5.23 (``server_args.py``, ``arg_groups/serving_hook.py``, ``speculative/adaptive_spec_params.py``,
 ``arg_groups/speculative_hook.py``).
 """
 
@@ -35,7 +38,7 @@ import json
 
 import pandas as pd
 
-from specviz.advice.commands import Command, draft_name, speculation_method, target_words
+from specviz.advice.commands import Command, draft_name, draft_quantization, speculation_method, target_words
 from specviz.advice.memory_flags import memory_flags, node_notices
 from specviz.errors import Notice, SpecvizError
 from specviz.scenario import Scenario
@@ -45,6 +48,7 @@ __all__ = ["SGLANG_ALGORITHMS", "sglang_command", "rank_tiers"]
 _SGLANG_ATTN_DP = "0.5.22"  # --attn-dp-size replaces --dp-size with --enable-dp-attention
 SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM", "block": "DFLASH"}
 _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
+_SGLANG_DRAFT_QUANTIZATION = "0.5.7"  # --speculative-draft-model-quantization (0.5.6 has none)
 # The model types specviz reads whose SGLang class captures the hidden states EAGLE3 reads.
 _SGLANG_EAGLE3_TYPES = ("llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "deepseek_v3",
                         "deepseek_v32", "kimi_k2", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe", "gemma3_text")
@@ -132,6 +136,11 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
     draft = draft_name(scenario, method, draft_repo, problems, "SGLang")
     if draft is not None:
         argv += ["--speculative-draft-model-path", draft]
+    # A draft model loads at the target's --quantization unless it is given its own.
+    quantization = draft_quantization(scenario, method, draft, problems, "SGLang", "--speculative-draft-model-path")
+    if quantization and quantization not in target_flags:
+        argv += ["--speculative-draft-model-quantization", quantization]
+        notices.append(Notice("command.sglang_draft_quantization", since=_SGLANG_DRAFT_QUANTIZATION))
     files = {}
     if all_off:
         notices.append(Notice("command.schedule_all_off"))
