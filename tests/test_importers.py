@@ -274,7 +274,8 @@ class TestParseGuidellm:
         # guidellm_benchmarks_stripped_console_output.txt: TTFT mean 16.8, median 16.4, p99 21.3;
         # ITL mean 4.9; request latency 0.64 s; 198.1 output tok/s; 1.55 req/s; concurrency 1.00
         assert round(run["mean_ttft_ms"], 1) == 16.8 and round(run["p50_ttft_ms"], 1) == 16.4
-        assert round(run["p99_ttft_ms"], 1) == 21.3 and round(run["mean_itl_ms"], 1) == 4.9
+        # its ITL (4.9) is (last − first token) / (tokens − 1), stored as TPOT
+        assert round(run["p99_ttft_ms"], 1) == 21.3 and round(run["mean_tpot_ms"], 1) == 4.9
         assert round(run["mean_e2el_ms"] / 1000, 2) == 0.64
         assert round(run["output_throughput"], 1) == 198.1 and round(run["request_throughput"], 2) == 1.55
         assert run["concurrency"] == 1 and run["label"] == "synchronous"
@@ -291,7 +292,10 @@ class TestParseGenaiPerf:
     def test_csv_with_thousands_separators(self):
         run = importers.parse("p.csv", sample("profile_export_genai_perf.csv")).runs[0]
         assert run["mean_ttft_ms"] == 1146.31 and run["p99_ttft_ms"] == 3457.97
-        assert run["p50_e2el_ms"] == 5690.23 and run["mean_itl_ms"] == 30.35
+        # genai-perf's Inter Token Latency is each request's (latency − TTFT) / (tokens − 1), vLLM's TPOT:
+        # (6,406.20 − 1,146.31) / (174.45 − 1) = 30.3 from the means beside it
+        assert run["p50_e2el_ms"] == 5690.23 and run["mean_tpot_ms"] == 30.35 and "mean_itl_ms" not in run
+        assert (6406.20 - 1146.31) / (174.45 - 1) == pytest.approx(30.35, abs=0.1)
         assert run["output_throughput"] == 261.25 and run["request_throughput"] == 1.5
         assert run["num_requests"] == 40
 
@@ -305,7 +309,7 @@ class TestParseGenaiPerf:
 
     def test_json_export(self):
         run = importers.parse("p.json", (FIXTURES / "genai_perf_profile_export.json").read_bytes()).runs[0]
-        assert run["p99_ttft_ms"] == 320.7 and run["p50_itl_ms"] == 16.1 and run["mean_e2el_ms"] == 4410.5
+        assert run["p99_ttft_ms"] == 320.7 and run["p50_tpot_ms"] == 16.1 and run["mean_e2el_ms"] == 4410.5
         assert run["output_throughput"] == 576.0 and run["request_throughput"] == 2.25
         assert run["concurrency"] == 8 and run["target_model"] == "Qwen/Qwen3-32B"
 
@@ -320,12 +324,13 @@ class TestParseLlmperf:
 
     def test_its_inter_token_latency_is_no_gap_between_tokens(self):
         """llmperf's 111.3 ms is each request's end-to-end time over its tokens, the first token's wait
-        in it (17,632.8 ms / 158.79 tokens ≈ 111.0): the mean gap is (17,632.8 − 6,056.4) / 157.79 ms."""
+        in it (17,632.8 ms / 158.79 tokens ≈ 111.0): the mean time per token after the first is
+        (17,632.8 − 6,056.4) / 157.79 ms, a TPOT (the gaps between chunks, vLLM's ITL, are not in it)."""
         parsed = importers.parse("s.json", sample("llmperf_Yi-1-5-34B_550_150_summary.json"))
         run = parsed.runs[0]
-        assert run["mean_itl_ms"] == pytest.approx((17.63281706541962 - 6.056374991535766) / (158.78571428571428 - 1) * 1e3)
-        assert run["mean_itl_ms"] == pytest.approx(73.37, abs=0.01)
-        assert all(f"{stat}_itl_ms" not in run for stat in ("p50", "p90", "p99"))
+        assert run["mean_tpot_ms"] == pytest.approx((17.63281706541962 - 6.056374991535766) / (158.78571428571428 - 1) * 1e3)
+        assert run["mean_tpot_ms"] == pytest.approx(73.37, abs=0.01)
+        assert not [key for key in run if "_itl_ms" in key] and "p50_tpot_ms" not in run
         assert json.loads(run["extra"])["results_inter_token_latency_s_quantiles_p50"] == pytest.approx(0.11129316081666768)
         [said] = [w for w in parsed.warnings if w.key == "warn.llmperf_itl"]
         assert str(said).startswith("llmperf's inter_token_latency is each request's end-to-end time over its output tokens")
@@ -340,7 +345,7 @@ class TestParseLlmperf:
         (an attack pass); an end-to-end time below the TTFT leaves no gap either."""
         doc = {**json.loads(sample("llmperf_Yi-1-5-34B_550_150_summary.json")), **changed}
         parsed = importers.parse("s.json", json.dumps(doc).encode())
-        assert "mean_itl_ms" not in parsed.runs[0]
+        assert "mean_tpot_ms" not in parsed.runs[0]
         assert "is — ms" in str(next(w for w in parsed.warnings if w.key == "warn.llmperf_itl"))
 
 

@@ -64,7 +64,11 @@ class TestSummaryJson:
         assert run["mean_ttft_ms"] == 230.13715230208334
         assert run["p50_ttft_ms"] == 177.785533 and run["p99_ttft_ms"] == 687.6198782499999
         assert run["p90_ttft_ms"] == 396.7312765
-        assert run["p50_itl_ms"] == 12.245986588621273 and run["p99_itl_ms"] == 13.272469915788289
+        # AIPerf's inter_token_latency (one value a request) is vLLM's TPOT; its inter_chunk_latency
+        # (52,023 gaps between streamed chunks) vLLM's ITL: an analyst's pass found the first stored as
+        # ITL, p99 13.3 ms beside vLLM's and SGLang's p99 ITL, where the gaps' p99 is 118.0 ms.
+        assert run["p50_tpot_ms"] == 12.245986588621273 and run["p99_tpot_ms"] == 13.272469915788289
+        assert run["p50_itl_ms"] == 9.08178129458742 and run["p99_itl_ms"] == 117.98615575276864
         assert run["p50_e2el_ms"] == 6478.6263245 and run["p99_e2el_ms"] == 18625.4480323
         assert run["output_throughput"] == 1172.145991694937
         assert run["request_throughput"] == 2.156207775934887
@@ -173,7 +177,7 @@ class TestCsv:
         parsed = importers.parse(CSV, fixture(CSV))
         run = only(parsed)
         assert run["mean_ttft_ms"] == 95.4 and run["p50_ttft_ms"] == 80.1 and run["p99_ttft_ms"] == 300.2
-        assert run["p90_itl_ms"] == 10.4 and run["p50_e2el_ms"] == 4980.3
+        assert run["p90_tpot_ms"] == 10.4 and run["p50_e2el_ms"] == 4980.3  # its Inter Token Latency row
         assert run["request_throughput"] == 3.93 and run["output_throughput"] == 2439.34
         assert run["total_token_throughput"] == 6468.2 and run["num_requests"] == 120
         assert run["duration_s"] == 30.5
@@ -231,7 +235,9 @@ class TestRecordsJsonl:
         assert run["mean_ttft_ms"] == 187.5 and run["p50_ttft_ms"] == 175.0
         assert run["p90_ttft_ms"] == pytest.approx(np.percentile(ttft, 90)) == pytest.approx(270.0)
         assert run["p99_ttft_ms"] == pytest.approx(297.0)
-        assert run["mean_itl_ms"] == 10.5 and run["p50_e2el_ms"] == 2250.0 and run["p99_e2el_ms"] == 2985.0
+        # inter_token_latency, one a request, is vLLM's TPOT; these records have no chunk gaps, so no ITL
+        assert run["mean_tpot_ms"] == 10.5 and run["p50_e2el_ms"] == 2250.0 and run["p99_e2el_ms"] == 2985.0
+        assert "mean_itl_ms" not in run
         assert run["num_requests"] == 4 and run["failed_requests"] == 1
         # from the first request's start to the last response: 4.5 s
         assert run["duration_s"] == 4.5 and run["request_throughput"] == pytest.approx(4 / 4.5)
@@ -241,8 +247,8 @@ class TestRecordsJsonl:
         assert run["acceptance_rate"] == pytest.approx(260 / 450)
         assert json.loads(run["extra"]) == {"records": 6, "warmup_records": 1}
         requests = parsed.requests
-        assert list(requests.columns) == ["run_index", "ttft_ms", "itl_ms", "e2el_ms", "input_tokens", "output_tokens",
-                                          "drafts", "draft_tokens", "accepted_tokens", "acceptance_rate",
+        assert list(requests.columns) == ["run_index", "ttft_ms", "tpot_ms", "e2el_ms", "input_tokens", "output_tokens",
+                                          "itl_ms", "drafts", "draft_tokens", "accepted_tokens", "acceptance_rate",
                                           "acceptance_length"]
         assert (requests.run_index == 0).all()
         assert requests.ttft_ms.tolist() == ttft and requests.output_tokens.tolist() == [191, 150, 120, 300]
@@ -252,6 +258,24 @@ class TestRecordsJsonl:
         assert requests.acceptance_rate.tolist()[:3] == pytest.approx([0.72222222, 0.6, 0.33333333])
         assert requests.acceptance_length.tolist()[:3] == [3.166667, 2.8, 2.0]
         assert parsed.warnings == []
+
+    def test_the_real_records_give_tpot_and_the_gaps_between_chunks(self):
+        """AIPerf 0.3's records (10 of the sample's 64): a request's inter_token_latency is its
+        (latency − TTFT) / (output tokens − 1), vLLM's TPOT; its inter_chunk_latency list the gaps
+        between streamed chunks, whose mean over all requests is vLLM's mean ITL."""
+        name = "2026/aiperf_0.3_concurrency1/profile_export.jsonl"
+        records = [json.loads(line) for line in sample(name).splitlines()]
+        parsed = importers.parse("profile_export.jsonl", sample(name))
+        run, requests = only(parsed), parsed.requests
+        metric = lambda r, tag: r["metrics"][tag]["value"]
+        for record, tpot in zip(records, requests.tpot_ms):
+            assert tpot == pytest.approx((metric(record, "request_latency") - metric(record, "time_to_first_token"))
+                                         / (metric(record, "output_sequence_length") - 1))
+        gaps = [metric(r, "inter_chunk_latency") for r in records]
+        assert requests.itl_ms.tolist() == pytest.approx([sum(g) / len(g) for g in gaps])
+        assert run["mean_itl_ms"] == pytest.approx(sum(map(sum, gaps)) / sum(map(len, gaps)))
+        assert run["mean_tpot_ms"] == pytest.approx(np.mean([metric(r, "inter_token_latency") for r in records]))
+        assert "p99_itl_ms" not in run  # every gap would be needed: the summary beside the records has them
 
     def test_times_in_other_units_and_values_no_request_has(self):
         lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
@@ -735,7 +759,7 @@ class TestStore:
             assert (result.status, result.format, result.runs) == ("imported", "aiperf", 1)
             runs = store.runs().set_index("source_file")
             assert runs.loc[REAL, "concurrency"] == 16 and runs.loc[REAL, "endpoint"] == "chat"
-            assert runs.loc[REAL, "p99_itl_ms"] == 13.272469915788289
+            assert runs.loc[REAL, "p99_tpot_ms"] == 13.272469915788289 and runs.loc[REAL, "p99_itl_ms"] == 117.98615575276864
             assert runs.loc[JSONL, "p50_ttft_ms"] == 175.0 and runs.loc[JSONL, "failed_requests"] == 1
             summary = store.request_summary()
             assert summary.requests.tolist() == [4]

@@ -29,8 +29,9 @@ FIXTURES = ROOT / "tests" / "fixtures"
 FILES = {"0.3": SAMPLES / "guidellm_benchmarks.json", "0.4": FIXTURES / "guidellm_0.4_benchmarks.json",
          "0.5": SAMPLES / "guidellm_0.5_benchmarks.json", "0.7": FIXTURES / "guidellm_0.7_benchmarks.json"}
 # GuideLLM's sampled requests carry their times and tokens, no acceptance of their own (schema 4's columns).
-REQUEST_FRAME = {"run_index", *REQUEST_COLUMNS} - {"run_id", "extra", "drafts", "draft_tokens", "accepted_tokens",
-                                                   "acceptance_rate", "acceptance_length"}
+# GuideLLM writes no gaps between streamed chunks: no ITL (its inter_token_latency_ms is vLLM's TPOT).
+REQUEST_FRAME = {"run_index", *REQUEST_COLUMNS} - {"run_id", "extra", "itl_ms", "drafts", "draft_tokens",
+                                                   "accepted_tokens", "acceptance_rate", "acceptance_length"}
 
 
 def data(version: str) -> bytes:
@@ -97,7 +98,10 @@ class TestVersion03Sample:
         run, = parsed.runs
         assert run["mean_ttft_ms"] == 16.792535781860348 and run["p50_ttft_ms"] == 16.38054847717285
         assert run["p90_ttft_ms"] == 18.505334854125977 and run["p99_ttft_ms"] == 21.281957626342773
-        assert run["mean_itl_ms"] == 4.941609043733832
+        # GuideLLM's inter_token_latency_ms, (last − first token) / (tokens − 1), is vLLM's TPOT (an analyst's
+        # pass); its own time_per_output_token_ms, over every token, stays in extra
+        assert run["mean_tpot_ms"] == 4.941609043733832 and "mean_itl_ms" not in run
+        assert extra(run)["time_per_output_token_ms"]["mean"] != run["mean_tpot_ms"]
         assert run["mean_e2el_ms"] == pytest.approx(644.4743664368339)  # request_latency 0.644… s
         assert run["p99_e2el_ms"] == pytest.approx(689.1846656799316)
 
@@ -113,8 +117,8 @@ class TestVersion03Sample:
 
     def test_the_one_sampled_request(self, parsed):
         row, = parsed.requests.to_dict("records")
-        assert row["run_index"] == 0 and row["ttft_ms"] == 21.281957626342773 and row["itl_ms"] == 5.258346167136365
-        assert row["tpot_ms"] == 5.217265337705612 and row["e2el_ms"] == pytest.approx(689.1846656799316)
+        assert row["run_index"] == 0 and row["ttft_ms"] == 21.281957626342773 and row["tpot_ms"] == 5.258346167136365
+        assert "itl_ms" not in row and row["e2el_ms"] == pytest.approx(689.1846656799316)
         assert (row["input_tokens"], row["output_tokens"]) == (257, 128)
 
 
@@ -135,7 +139,7 @@ class TestVersion05Sample:
     def test_latencies_in_ms(self, parsed):
         run, = parsed.runs
         assert run["mean_ttft_ms"] == 171.7655062675476 and run["p50_ttft_ms"] == 171.52166366577148
-        assert run["p90_ttft_ms"] == 172.63293266296387 and run["mean_itl_ms"] == 24.17877651496134
+        assert run["p90_ttft_ms"] == 172.63293266296387 and run["mean_tpot_ms"] == 24.17877651496134
         assert run["mean_e2el_ms"] == pytest.approx(24908.65981578827)  # request_latency 24.9 s
         assert run["p50_e2el_ms"] == pytest.approx(24908.42366218567)
 
@@ -183,7 +187,7 @@ class TestVersion04Fixture:
         assert (throughput["num_requests"], throughput["failed_requests"]) == (570, 2)
         assert throughput["request_throughput"] == 19.0 and throughput["output_throughput"] == 2365.5
         assert constant["mean_ttft_ms"] == 52.3006 and constant["p50_ttft_ms"] == 50.699
-        assert constant["p99_ttft_ms"] == 53.833 and constant["mean_tpot_ms"] == 9.4466
+        assert constant["p99_ttft_ms"] == 53.833 and extra(constant)["time_per_output_token_ms"]["mean"] == 9.4466
         assert sync["mean_e2el_ms"] == pytest.approx(1073.2) and sync["p90_e2el_ms"] == pytest.approx(1099.3)
         assert extra(sync)["target"] == "http://vllm-0.bench.internal:8000" and "guidellm_version" not in extra(sync)
 
@@ -220,15 +224,16 @@ class TestVersion07Fixture:
     def test_values(self, parsed):
         poisson, concurrent, constant = parsed.runs
         assert poisson["mean_ttft_ms"] == 62.2491 and poisson["p50_ttft_ms"] == 63.222
-        assert poisson["p90_ttft_ms"] == 64.637 and poisson["mean_itl_ms"] == 10.8823
+        assert poisson["p90_ttft_ms"] == 64.637 and poisson["mean_tpot_ms"] == 10.8823
         assert poisson["mean_e2el_ms"] == pytest.approx(1477.9)  # request_latency 1.4779 s
         assert (concurrent["num_requests"], concurrent["request_throughput"]) == (282, 4.7)
         assert concurrent["total_token_throughput"] == 1833.0 and concurrent["duration_s"] == 60.0
 
     def test_requests_not_streamed_have_no_first_token_time(self, parsed):
         constant = parsed.runs[2]
-        assert not {"mean_ttft_ms", "p50_ttft_ms", "mean_itl_ms"} & constant.keys()  # summaries of no request
-        assert constant["mean_tpot_ms"] == 13.6353 and constant["mean_e2el_ms"] == pytest.approx(1758.1)
+        assert not {"mean_ttft_ms", "p50_ttft_ms", "mean_tpot_ms"} & constant.keys()  # summaries of no request
+        assert extra(constant)["time_per_output_token_ms"]["mean"] == 13.6353
+        assert constant["mean_e2el_ms"] == pytest.approx(1758.1)
         frame = parsed.requests
         assert frame[frame.run_index == 2].ttft_ms.isna().all() and frame[frame.run_index < 2].ttft_ms.notna().all()
         assert Notice("warn.ttft_missing") in parsed.warnings
@@ -237,7 +242,7 @@ class TestVersion07Fixture:
         frame = parsed.requests
         assert set(frame.columns) == REQUEST_FRAME and frame.groupby("run_index").size().tolist() == [4, 4, 2]
         first = frame.iloc[0]
-        assert (first.ttft_ms, first.itl_ms, first.input_tokens, first.output_tokens) == (63.222, 10.081, 244, 128)
+        assert (first.ttft_ms, first.tpot_ms, first.input_tokens, first.output_tokens) == (63.222, 10.081, 244, 128)
         assert first.e2el_ms == pytest.approx(1343.509)
 
     def test_main_after_0_7_writes_the_same_schema(self):
@@ -375,7 +380,7 @@ class TestOddValues:
         report["benchmarks"][0]["metrics"]["time_to_first_token_ms"]["successful"] = "n/a"
         parsed = parse(report)
         run, = parsed.runs
-        assert "mean_ttft_ms" not in run and run["mean_itl_ms"] == 10.8823 and run["concurrency"] == 8
+        assert "mean_ttft_ms" not in run and run["mean_tpot_ms"] == 10.8823 and run["concurrency"] == 8
         assert extra(run)["metrics.time_to_first_token_ms.successful"] == "n/a"
         assert Notice("warn.guidellm_not_object", source="metrics.time_to_first_token_ms.successful") in parsed.warnings
 

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
@@ -844,12 +845,20 @@ class TestUpgradeFromSchema1:
             before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
             imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 6
+        assert s.schema_version == store.SCHEMA_VERSION == 7
         assert s.snapshots().empty and s.windows().empty  # schema 3's tables, empty
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
-        unchanged = [c for c in before.columns if c != "engine"]
+        # schema 7: llmperf's TPOT from its means (73.4 ms), where schema 1 had stored its end-to-end
+        # time per token (111.1 ms) as ITL
+        llmperf = (before.source_format == "llmperf").to_numpy()
+        assert before.mean_itl_ms[llmperf].tolist() == [pytest.approx(111.12, abs=0.01)]
+        assert after.mean_tpot_ms[llmperf].tolist() == [pytest.approx(73.37, abs=0.01)]
+        assert after[llmperf].filter(like="_itl_ms").isna().all().all()
+        latency = [c for c in before.columns if c.endswith(("_itl_ms", "_tpot_ms"))]
+        unchanged = [c for c in before.columns if c != "engine" and c not in latency]
         assert after[unchanged].to_json(date_format="iso") == before[unchanged].to_json(date_format="iso")
+        assert after[latency][~llmperf].to_json() == before[latency][~llmperf].to_json()
         moved = after.set_index("run_id")[["source_file", "engine", "endpoint"]]
         moved = moved.astype(object).where(moved.notna(), None)
         assert moved.loc[vllm[0]].tolist()[1:] == [None, "openai-chat"]
@@ -893,7 +902,7 @@ class TestUpgradeFromSchema2:
             imports_before = con.execute("SELECT * FROM imports ORDER BY content_hash").df()
             requests_before = con.execute("SELECT count(*) FROM requests").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 6
+        assert s.schema_version == store.SCHEMA_VERSION == 7
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert after.synthetic_acceptance.isna().all()  # schema 4's flag: unknown for every old run
         after = after.drop(columns="synthetic_acceptance")
@@ -906,6 +915,42 @@ class TestUpgradeFromSchema2:
         assert recorded.series == 5 and not recorded.window and len(s.snapshots()) == 5
         s.close()
         assert hashlib.sha256(SCHEMA2.read_bytes()).hexdigest() == fixture_digest
+
+
+class TestUpgradeToSchema7:
+    def test_the_tools_inter_token_latency_moves_to_tpot(self, tmp_path):
+        """An analyst's pass: AIPerf's, genai-perf's and GuideLLM's inter-token latency, a request's
+        (latency − TTFT) / (tokens − 1), had been stored as ITL. A store written so (here: today's
+        imports put back as schema 6 stored them) is mended on opening; other formats are untouched."""
+        path = tmp_path / "six.duckdb"
+        s = Store(path)
+        for name in ("profile_export_genai_perf.csv", "guidellm_benchmarks.json", "2026/aiperf_0.3_concurrency1/profile_export.jsonl",
+                     "vllm_bench_nerdalert.jsonl"):
+            assert s.import_file(name, (SAMPLES / name).read_bytes()).status == "imported"
+        now = s.runs().set_index("source_format")
+        s.close()
+        moved = ("genai-perf", "guidellm", "aiperf")
+        with duckdb.connect(str(path)) as con:
+            con.execute("UPDATE runs SET mean_itl_ms = mean_tpot_ms, p50_itl_ms = p50_tpot_ms, p90_itl_ms = p90_tpot_ms, "
+                        "p99_itl_ms = p99_tpot_ms, mean_tpot_ms = NULL, p50_tpot_ms = NULL, p90_tpot_ms = NULL, "
+                        "p99_tpot_ms = NULL WHERE source_format IN ?", [list(moved)])
+            con.execute("UPDATE runs SET mean_tpot_ms = 5.2, extra = json_object('kept', 1) WHERE source_format = 'guidellm'")
+            con.execute("UPDATE requests SET itl_ms = tpot_ms, tpot_ms = NULL")
+            con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+        s = Store(path)
+        after = s.runs().set_index("source_format")
+        for name in moved:
+            assert after.loc[name, "mean_tpot_ms"] == now.loc[name, "mean_tpot_ms"] and math.isnan(after.loc[name, "mean_itl_ms"])
+        assert after.loc["genai-perf", "mean_tpot_ms"] == 30.35
+        assert json.loads(after.loc["guidellm", "extra"]) == {"kept": 1, "time_per_output_token_ms": {"mean": 5.2}}
+        vllm = ["mean_itl_ms", "p99_itl_ms", "mean_tpot_ms"]
+        unchanged = lambda runs: runs.loc["vllm-bench"].sort_values("run_id")[vllm].reset_index(drop=True)
+        pd.testing.assert_frame_equal(unchanged(after), unchanged(now))
+        with s._connection() as con:
+            per_request = con.execute("SELECT count(tpot_ms), count(itl_ms) FROM requests r JOIN runs USING (run_id) "
+                                      "WHERE source_format = 'guidellm'").fetchone()
+        assert per_request == (1, 0)
+        s.close()
 
 
 def exposition(drafts: float, per_pos: list[float], running: float | None = None, generation: float | None = None,

@@ -4,7 +4,8 @@ The CSV holds blocks separated by blank lines: one with a ``Metric,avg,min,max,p
 row per latency metric, display names with units such as ``Time To First Token (ms)``), one with
 ``Metric,Value`` (throughputs and counts); numbers may carry thousands separators and quotes
 (``"1,146.31"``); newer versions add p10/p5/p1 columns and GPU telemetry blocks. The JSON holds
-each metric as an object ``{unit, avg, p50, …}`` keyed by its tag, and ``input_config``.
+each metric as an object ``{unit, avg, p50, …}`` keyed by its tag, and ``input_config``. Its Inter
+Token Latency is stored as TPOT (below).
 AIPerf, genai-perf's successor, writes the same shape with more keys: see
 :mod:`specviz.results.importers.aiperf`, which outbids this module for its files.
 """
@@ -22,7 +23,10 @@ from .source import Source, characters, csv_rows, lines, width
 
 __all__ = ["FORMAT", "metric_name", "metric_rows"]
 
-_METRICS = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
+# genai-perf's "Inter Token Latency" is each request's (latency − TTFT) / (output tokens − 1)
+# (genai_perf/profile_data_parser/llm_profile_data_parser.py), what vLLM calls TPOT, not its ITL (the gaps
+# between streamed chunks).
+_METRICS = {"time_to_first_token": "ttft", "inter_token_latency": "tpot", "request_latency": "e2el"}
 _STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
 # Memory of the CSV through csv and the block reader, measured with ru_maxrss: 1M rows
 # "x000001,1" (a distinct metric each) took 473 B a row all told, one metric row of 1M fields

@@ -59,18 +59,23 @@ __all__ = ["FORMAT"]
 
 # The report schema versions GuideLLM writes in ``metadata.version`` (none before 0.5).
 _METADATA_VERSIONS = (1, 2)
-_LATENCY = {"time_to_first_token_ms": ("ttft", 1.0), "inter_token_latency_ms": ("itl", 1.0),
-            "time_per_output_token_ms": ("tpot", 1.0), "request_latency": ("e2el", 1e3)}
+# GuideLLM's inter_token_latency_ms is each request's (last − first token) / (output tokens − 1), what
+# vLLM calls TPOT; its time_per_output_token_ms divides by every output token, and from 0.4 counts the
+# wait for the first token too (``schemas/request_stats.py``): no column of vLLM's, kept in extra. It
+# writes no gaps between streamed chunks (vLLM's ITL).
+_LATENCY = {"time_to_first_token_ms": ("ttft", 1.0), "inter_token_latency_ms": ("tpot", 1.0),
+            "request_latency": ("e2el", 1e3)}
+_OWN_TPOT = "time_per_output_token_ms"
 _THROUGHPUT = {"requests_per_second": "request_throughput", "output_tokens_per_second": "output_throughput",
                "tokens_per_second": "total_token_throughput"}
 _EXTRA_MEANS = {"request_concurrency": "measured_concurrency", "prompt_token_count": "mean_prompt_tokens",
                 "output_token_count": "mean_output_tokens"}
 # The distribution summaries read here: each must be split by request status.
-_DISTRIBUTIONS = (*_LATENCY, *_THROUGHPUT, *_EXTRA_MEANS)
+_DISTRIBUTIONS = (*_LATENCY, _OWN_TPOT, *_THROUGHPUT, *_EXTRA_MEANS)
 _RATE_STRATEGIES = ("constant", "poisson")
 # Per-request columns: (field, scale to ms) of GuideLLM's request stats.
-_REQUEST_FIELDS = {"ttft_ms": ("time_to_first_token_ms", 1.0), "itl_ms": ("inter_token_latency_ms", 1.0),
-                   "tpot_ms": ("time_per_output_token_ms", 1.0), "e2el_ms": ("request_latency", 1e3),
+_REQUEST_FIELDS = {"ttft_ms": ("time_to_first_token_ms", 1.0), "tpot_ms": ("inter_token_latency_ms", 1.0),
+                   "e2el_ms": ("request_latency", 1e3),
                    "output_tokens": ("output_tokens", 1.0)}
 # Building the request rows, per request: eight 8-byte columns in its run's frame, again in the
 # concatenated frame, the list of references each column is read through and numpy's temporaries.
@@ -235,6 +240,10 @@ def _run(bench: dict[str, Any], metrics: dict[str, Any], doc: dict[str, Any],
                             ("p99", percentiles.get("p99"))):
             run.set(f"{stat}_{short}_ms", value, scale=scale, source=f"{metric}.{stat}")
     extras = {key: successful(metric).get("mean") for metric, key in _EXTRA_MEANS.items()}
+    own = successful(_OWN_TPOT)
+    if own:
+        extras[_OWN_TPOT] = {"mean": own.get("mean"), "p50": _first(own.get("median"), dig(own, "percentiles").get("p50")),
+                             **{p: dig(own, "percentiles").get(p) for p in ("p90", "p99")}}
     extras.update(
         incomplete_requests=totals.get("incomplete"),
         run_id=_first(config.get("run_id"), bench.get("run_id")),

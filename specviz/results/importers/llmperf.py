@@ -9,12 +9,15 @@ llmperf's ``inter_token_latency`` is not the gap between tokens: its clients app
 first token to the gaps they sum, and ``token_benchmark_ray.py`` divides the sum by the output
 tokens, so each request's figure is its end-to-end time per output token (the clients' own comment:
 the sum "should be same as" the end-to-end latency). It is kept in the run's extra as the file
-writes it, and the mean gap between tokens is had from the means, over every gap of every request:
+writes it, and the mean time per output token after the first is had from the means, over every
+token of every request:
 
-.. math:: \\overline{ITL} = \\frac{\\sum_i (e2e_i - TTFT_i)}{\\sum_i (n_i - 1)}
+.. math:: \\overline{TPOT} = \\frac{\\sum_i (e2e_i - TTFT_i)}{\\sum_i (n_i - 1)}
           = \\frac{\\overline{e2e} - \\overline{TTFT}}{\\bar n - 1}
 
-(vLLM bench's ``mean_itl_ms`` is such a mean over all gaps). No percentile of the gaps can be had.
+stored as the mean TPOT (vLLM's averages each request's own ratio; this one weighs requests by their
+tokens). vLLM's ITL, the gaps between streamed chunks, is the same only where each chunk holds one
+token, which speculation breaks. No percentile can be had.
 """
 
 from __future__ import annotations
@@ -68,9 +71,9 @@ def parse(source: Source) -> Parsed:
     e2e, ttft = run.row.get("mean_e2el_ms"), run.row.get("mean_ttft_ms")
     tokens = number(doc.get("results_number_output_tokens_mean"))
     if None not in (e2e, ttft, tokens) and math.isfinite(tokens) and tokens >= 2 and e2e >= ttft:
-        run.set("mean_itl_ms", (e2e - ttft) / (tokens - 1), source="results_end_to_end_latency_s_mean")
+        run.set("mean_tpot_ms", (e2e - ttft) / (tokens - 1), source="results_end_to_end_latency_s_mean")
     if any(key.startswith("results_inter_token_latency_s_") for key in doc):
-        warnings.append(Notice("warn.llmperf_itl", itl="—" if "mean_itl_ms" not in run.row else f"{run.row['mean_itl_ms']:,.1f}"))
+        warnings.append(Notice("warn.llmperf_itl", tpot="—" if "mean_tpot_ms" not in run.row else f"{run.row['mean_tpot_ms']:,.1f}"))
     for key, value in doc.items():
         run.keep(key, value)
     return Parsed("llmperf", [run.build()], warnings=warnings)

@@ -3,7 +3,9 @@ of a sweep.
 
 ``profile_export_aiperf.json``
     One object. Each metric is a block keyed by its tag (``time_to_first_token``,
-    ``inter_token_latency``, ``request_latency``, ``request_throughput``, ``output_token_throughput``,
+    ``inter_token_latency`` (stored as TPOT: each request's (latency − TTFT) / (output tokens − 1)),
+    ``inter_chunk_latency`` (stored as ITL: the gaps between streamed chunks, as vLLM's ITL),
+    ``request_latency``, ``request_throughput``, ``output_token_throughput``,
     ``total_token_throughput``, ``request_count``, ``error_request_count``, ``benchmark_duration``,
     …) in display units (``ms``, ``sec``, ``requests/sec``, ``tokens/sec``, ``%``, ``ratio``):
     record metrics carry ``unit, avg, p1, p5, p10, p25, p50, p75, p90, p95, p99, min, max, std``
@@ -69,7 +71,11 @@ from ..source import Source
 from ..genai_perf import metric_name, metric_rows
 from .runs import MS, RATE, SECONDS, apply_cell, cell_settings, histogram_figures, set_config
 
-_LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "itl", "request_latency": "e2el"}
+# AIPerf's inter_token_latency is each request's (latency − TTFT) / (output tokens − 1), what vLLM calls
+# TPOT; its inter_chunk_latency, the gaps between streamed chunks, is vLLM's ITL (with speculation a
+# chunk holds several tokens, so the two differ by about the acceptance length).
+_LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "tpot", "inter_chunk_latency": "itl",
+              "request_latency": "e2el"}
 _STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p99": "p99"}
 # Blocks whose ``avg`` is a run's value (rates are per second, counts whole).
 _SCALARS = {"request_throughput": "request_throughput", "output_token_throughput": "output_throughput",
