@@ -64,7 +64,15 @@ def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[s
     chosen = importers.select_files(by_path)
     reports: list[tuple[str, str, ImportResult | LeftOut | Notice]] = [
         report for path in chosen.files for report in _import_upload(store, str(path), by_path[path].getvalue(), synthetic)]
-    return reports + [("left_out", str(path), why) for path, why in chosen.left_out.items()]
+    others = sorted(str(path) for path, why in chosen.left_out.items() if why.reason == "not_a_result")
+    reports += [("left_out", str(path), why) for path, why in chosen.left_out.items() if why.reason != "not_a_result"]
+    # Files that are no results at all (a README, a scrape saved as text) in one line, not one each.
+    shown = settings.get("SPECVIZ_LISTED_FILES")
+    if others:
+        key = "exp.left_out.not_results_more" if len(others) > shown else "exp.left_out.not_results"
+        reports.append(("info", "", Notice(key, files=", ".join(others[:shown]), more=len(others) - shown,
+                                           suffixes=", ".join(importers.RESULT_SUFFIXES))))
+    return reports
 
 
 def _refusal(error: Exception | Notice, lang: str) -> str:
@@ -82,6 +90,9 @@ def _show_reports(lang: str) -> None:
             continue
         if kind == "notice":
             st.warning(message(result, lang))
+            continue
+        if kind == "info":
+            st.info(message(result, lang))
             continue
         if kind == "left_out":
             st.info(md(f"exp.left_out.{result.reason}", lang, file=name, holder=str(result.holder)))

@@ -89,6 +89,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_MAPPING_MAX_COLUMNS", "100", int,
             "Most columns the Explorer's mapping forms offer at once, over every file waiting for one (each is "
             "a drop-down drawn on every rerun: 1,000 took 3.4 s of the server's CPU a rerun)."),
+    Setting("SPECVIZ_LISTED_FILES", "10", int,
+            "Most names the Explorer lists of an uploaded folder's files that are no results (a README, a "
+            "scrape saved as text), said in one line with how many more."),
     Setting("SPECVIZ_SHOWN_MAX_RUNS", "20000", int,
             "Most runs a page reads and shows: the newest that match its filters (the SQL console and "
             "the command line read them all)."),

@@ -1538,6 +1538,23 @@ class TestExplorerPage:
         assert len(said) == len(files) - 1 and all("not imported before" in text for text in said)
         assert not [i for i in at.info if "already imported, nothing added" in i.value]
 
+    def test_a_folder_s_files_that_are_no_results_are_said_in_one_line(self, monkeypatch):
+        """An analyst's pass: the vLLM 0.25.1 folder's metrics text and notes appeared nowhere, neither
+        imported, skipped nor refused."""
+        monkeypatch.setenv("SPECVIZ_LISTED_FILES", "2")
+        root = SAMPLES / "2026" / "vllm_0.25.1"
+        files = [(f"vllm_0.25.1/{path.name}", path.read_bytes(), "application/octet-stream")
+                 for path in sorted(root.iterdir())] + [("vllm_0.25.1/README", b"x", "text/plain")]
+        at = explorer_app()
+        at.file_uploader(key="upload_folder").set_value(files)
+        at.button(key="import").click()
+        at.run()
+        assert not at.exception and not at.error and len(at.success) == 1
+        [said] = [i.value for i in at.info if i.value.startswith("Not read, as no results")]
+        plain = said.replace("\\", "")  # Markdown's escapes
+        assert plain == ("Not read, as no results (specviz reads .json, .jsonl, .csv, .yaml, .yml): vllm_0.25.1/README, "
+                         "vllm_0.25.1/acceptance_metrics.md and 1 more.")
+
     def test_a_folder_file_whose_content_is_stored_under_another_name_says_which(self):
         data = b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n"
         at = explorer_app()

@@ -340,7 +340,7 @@ class TestStoreCommands:
     def test_ingest_reads_a_sweep_folder_once_and_keeps_its_settings(self, capsys, tmp_path):
         sweep = tmp_path / "sweep"
         shutil.copytree(SAMPLES / "vllm_0.25_sweep", sweep)
-        (sweep / "README.md").write_text("# notes\n")  # not a result file: not read
+        (sweep / "README.md").write_text("# notes\n")  # not a result file: not read, and said
         (sweep / "summary.csv").write_text("max_num_seqs,max_concurrency,output_throughput\n4,2,1.0\n")
         db = str(tmp_path / "c.duckdb")
         code, out, _ = run(capsys, "ingest", str(sweep), str(SAMPLES / "sglang_bench_serving_c8.jsonl"), "--db", db)
@@ -348,6 +348,9 @@ class TestStoreCommands:
         # The sweep's table is passed over, said in the words of the Explorer's upload.
         assert {"file": str(sweep / "summary.csv"), "message": i18n.t("exp.left_out.sweep_table", "en", file="summary.csv")
                 } in report["skipped"] and set(report) == {"imported", "skipped", "errors"}
+        assert {"file": str(sweep / "README.md"), "message": "README.md: not read: not a result file (specviz reads .json, "
+                ".jsonl, .csv, .yaml, .yml). A vLLM /metrics scrape saved as text is read by `specviz metrics FILE`."
+                } in report["skipped"]
         assert code == 0 and [(e["format"], e["runs"]) for e in report["imported"]] == [
             ("vllm-bench", 2), ("sglang-bench", 1)]
         assert report["imported"][0]["file"].endswith("max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8/summary.json")

@@ -812,6 +812,17 @@ class TestMemoryBound:
             assert "SPECVIZ_IMPORT_MEMORY_BYTES" not in str(exc)
 
 
+class TestModelConfig:
+    @pytest.mark.parametrize("name", ["DeepSeek-V3.config.json", "gpt-oss-120b.config.json"])
+    def test_a_model_config_is_said_to_be_one(self, name):
+        """An analyst's pass: a folder's model configs had each been "not a benchmark result file"
+        without a word of where they go."""
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse(name, (SAMPLES / "configs" / name).read_bytes())
+        assert info.value.key == "ingest.model_config"
+        assert "`specviz calc --target-config FILE`" in str(info.value)
+
+
 class TestSelectFiles:
     def test_a_folder_uploaded_in_a_browser_is_chosen_as_one_on_disk(self, tmp_path):
         """The relative paths a browser sends for a folder give the same files, order and passed-over
@@ -834,5 +845,8 @@ class TestSelectFiles:
                                          P("s/SERVE--a-BENCH--b/warmup.json"), P("s/notes.txt")])
         assert chosen.files == [P("s/a.json"), P("s/SERVE--a-BENCH--b/summary.json"), P("s/SERVE--a-BENCH--b/run=0.json"),
                                 P("s/b/x.json")]
+        # notes.txt is said too (an analyst's pass: a folder's README and scrapes saved as text had gone
+        # unsaid, neither imported, skipped nor refused)
         assert {p: w.reason for p, w in chosen.left_out.items()} == {
-            P("s/summary.csv"): "sweep_table", P("s/SERVE--a-BENCH--b/warmup.json"): "sweep_warmup"}
+            P("s/summary.csv"): "sweep_table", P("s/SERVE--a-BENCH--b/warmup.json"): "sweep_warmup",
+            P("s/notes.txt"): "not_a_result"}

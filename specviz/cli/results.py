@@ -29,7 +29,8 @@ def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[
         files += found.files
         # Why, in the words the Explorer's upload uses (:class:`specviz.results.importers.LeftOut`).
         report["skipped"] += [{"file": str(file), "message": words(Notice(f"exp.left_out.{why.reason}", file=file.name,
-                                                                           holder=str(why.holder)), lang)}
+                                                                           holder=str(why.holder),
+                                                                           suffixes=", ".join(importers.RESULT_SUFFIXES)), lang)}
                               for file, why in found.left_out.items()]
         if not found.files:
             none = Notice("cli.ingest.no_files", path=str(path), suffixes=", ".join(importers.RESULT_SUFFIXES[:-1]),

@@ -49,6 +49,13 @@ def _claimant(source: Source) -> Format | None:
     return next((f for f in REGISTRY if f.claims is not None and f.claims(source)), None)
 
 
+def _is_model_config(source: Source) -> bool:
+    """Whether a file is a Hugging Face model's ``config.json``: one object naming its
+    ``model_type`` or ``architectures``."""
+    docs = source.documents if source.is_json else []
+    return len(docs) == 1 and isinstance(docs[0], dict) and bool({"model_type", "architectures"} & docs[0].keys())
+
+
 def detect(source: Source) -> Format:
     """The format a source most surely is.
 
@@ -61,7 +68,8 @@ def detect(source: Source) -> Format:
         whose fields are separated by semicolons, tabs or pipes, not commas; ``ingest.metrics_text``
         for a server's Prometheus metrics, which the Live page and ``specviz metrics`` read;
         ``ingest.inference_perf_validation`` for inference-perf's ``validation.json``, its findings
-        on its own reports).
+        on its own reports; ``ingest.model_config`` for a model's ``config.json``, which the sidebar
+        and ``specviz calc --target-config`` read).
     """
     claimed = _claimant(source)
     if claimed is not None:
@@ -74,6 +82,8 @@ def detect(source: Source) -> Format:
             raise IngestError("ingest.metrics_text", source.name)
         if inference_perf.is_validation(source):
             raise IngestError("ingest.inference_perf_validation", source.name)
+        if _is_model_config(source):
+            raise IngestError("ingest.model_config", source.name)
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
     return best
 
@@ -152,6 +162,7 @@ class LeftOut(NamedTuple):
     of every run of the sweep folders beside it, which are read from their own files),
     ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
     ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result),
+    ``not_a_result`` (a file whose name ends in none of :data:`RESULT_SUFFIXES`),
     ``run_config`` (the ``config.yaml`` of an
     inference-perf run folder: its load and server settings, no result), ``validation`` (the
     ``validation.json`` beside inference-perf's lifecycle reports: its findings on them, no result;
@@ -187,19 +198,23 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
     failure records, inference-perf's ``config.yaml`` and its ``validation.json``, and AIPerf's files
-    that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`).
+    that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`), as is
+    every file whose name does not end in :data:`RESULT_SUFFIXES` (``not_a_result``: a README, a
+    /metrics scrape saved as text).
     inference-perf's benchmark report of a stage (``*.partial.stage_N.yaml``) is read after the
     folder's other files: the stored stage's run takes the p99s it gives, and it is not stored again
     (:func:`specviz.results.store.repeats._given_to_lifecycle`)."""
     by_folder: dict[PurePath, list[str]] = {}
     subfolders: dict[PurePath, set[str]] = {}
+    files: list[PurePath] = []
+    left_out: dict[PurePath, LeftOut] = {}
     for path in paths:
         if path.name.lower().endswith(RESULT_SUFFIXES):
             by_folder.setdefault(path.parent, []).append(path.name)
+        else:
+            left_out[path] = LeftOut("not_a_result")
         for child in (path, *path.parents[:-1]):
             subfolders.setdefault(child.parent, set()).add(child.name)
-    files: list[PurePath] = []
-    left_out: dict[PurePath, LeftOut] = {}
     for here in sorted(by_folder, key=lambda folder: folder.parts):  # a folder before its subfolders
         found = sorted(by_folder[here])
         sweeps_below = any(d.startswith(_SWEEP_FOLDER) for d in subfolders.get(here, ()))
