@@ -301,6 +301,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         show_verdict(verdict, served, figures, dp_engines, stale)
     if acceptance:
         altair_chart(charts.per_position(acceptance, conditional or [], lang))
+        if conditional is None and "per_position_conditional" in absent:
+            st.caption(message(absent["per_position_conditional"], lang))
     if conditional and None not in conditional:
         # The tail these rates give, in the calculator's Latency view at this load.
         shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
@@ -462,7 +464,7 @@ def fleet_panel() -> None:
                      *prometheus.per_position(now), model, stale=point is not None)
         if by:
             show_replicas(windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
-                                             (prometheus.label_column(by),)))
+                                             (prometheus.label_column(by),), shown=(by,)))
     st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
     for notice in frame.attrs["notices"]:
         # The figures are summed by model; where replicas are kept apart, it is in their tables.

@@ -26,7 +26,7 @@ import requests
 
 from conftest import ARTIFACTS, finished_requests
 from specviz import cli, i18n, settings
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom, prometheus, prometheus_api, replay, scrape, windows
 from specviz.live.states import spec_decode_states
 from specviz.live.roles import ROLES
@@ -606,7 +606,7 @@ class TestFiguresFromAnswers:
         if path.endswith("/label/__name__/values"):
             return ok(["vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
                        "vllm:spec_decode_num_accepted_tokens_total", "sglang:spec_accept_rate",
-                       "sglang:spec_accept_length", "sglang:num_running_reqs"])
+                       "sglang:spec_accept_length", "sglang:num_running_reqs", "vllm:generation_tokens_total"])
         values = {  # (query start, model) → value
             ("sum by (model_name) (increase(vllm:spec_decode_num_drafts_total", "a"): "100",
             ("sum by (model_name) (increase(vllm:spec_decode_num_draft_tokens_total", "a"): "400",
@@ -617,6 +617,7 @@ class TestFiguresFromAnswers:
             ("max by (model_name) (sglang:spec_accept_length)", "b"): "2.5",
             ("min by (model_name) (sglang:spec_accept_length)", "b"): "2.5",
             ("sum by (model_name) (sglang:num_running_reqs)", "b"): "12",
+            ("sum by (model_name) (increase(vllm:generation_tokens_total", "c"): "600",  # speculation off
         }
         result = [{"metric": {"model_name": model}, "value": [self.AT, value]}
                   for (start, model), value in values.items() if query.startswith(start)]
@@ -650,8 +651,15 @@ class TestFiguresFromAnswers:
         keys = [n.key for n in frame.attrs["notices"]]
         assert "prometheus.notice.counter_reset" in keys and "prom.notice.gauge_source" in keys
         restart = next(n for n in frame.attrs["notices"] if n.key == "prometheus.notice.counter_reset")
-        assert restart.params == {"count": 1, "where": "? (a, 22:13:20 UTC)"}  # no instance label in the answer
+        assert restart.params == {"restarts": 1, "count": 1, "where": "? (a, 22:13:20 UTC)"}  # no instance label in the answer
+        # An SRE's pass: one server restarted three times had read as "3 servers restarted"
+        assert str(Notice("prometheus.notice.counter_reset", restarts=3, count=1, where="x")).startswith(
+            "3 restarts of 1 server inside the range")
         assert "prom.notice.summed" not in keys and "prometheus.notice.summed" in keys
+        # An SRE's pass: a model served without speculation had disappeared without a word
+        assert "c" not in frame.index.get_level_values("model_name")
+        plain = next(n for n in frame.attrs["notices"] if n.key == "prometheus.notice.no_spec")
+        assert plain.params == {"count": 1, "models": "c"}
 
 
     def born_route(self, path: str, query: str) -> dict:

@@ -396,6 +396,17 @@ class TestSpecDecodeStates:
         assert state.per_position_acceptance is None
         assert "0, 2, 7" in str(state.absent["per_position_acceptance"])
 
+    def test_drafts_of_several_lengths_give_no_share_given_the_positions_before(self):
+        """An SRE's pass: two servers of one model drafting 4 tokens (350 drafts) and one drafting 2
+        (100), summed: position 3 showed 90 / 140 = 0.643 given the positions before it, where the
+        drafts that reached it accepted 90 / 120 = 0.750 (20 of the 140 are the 2-token server's)."""
+        state = one(vllm_exposition(450, 350 * 4 + 100 * 2, 380 + 200 + 90 + 40, [380, 200, 90, 40]))
+        assert state.num_speculative_tokens == pytest.approx(1600 / 450)
+        assert state.per_position_acceptance == pytest.approx([380 / 450, 200 / 450, 90 / 450, 40 / 450])
+        assert state.per_position_conditional is None
+        assert state.absent["per_position_conditional"].key == "prom.absent.mixed_lengths"
+        assert one(vllm_exposition(10, 30, 12, [6, 4, 2])).per_position_conditional == pytest.approx([0.6, 4 / 6, 0.5])
+
     def test_inter_token_latency_and_gauges(self):
         labels = 'engine="0",model_name="m"'
         extra = "\n".join([

@@ -1123,6 +1123,35 @@ class TestLiveTables:
         assert run.concurrency == pytest.approx((6 + 7 + 1) / 3)
         assert run.output_throughput == pytest.approx(1400 / 460)
 
+    def test_a_saved_run_s_inter_token_latency_is_the_whole_range_s(self, db):
+        """An SRE's pass: the saved run had no ITL though its windows had p50 25 ms and p99 49.5 ms.
+        Window 1's 100 gaps are all under 10 ms, window 2's 100 between 20 and 50 ms; over the range,
+        rank 100 of 200 is the top of the first bucket (10 ms) and rank 198 lies 98 % into
+        (20, 50] ms (49.4 ms), which no mean of the windows' quantiles gives."""
+        def itl(counts: tuple[int, int, int, int]) -> str:
+            labels = 'engine="0",model_name="m"'
+            return "# TYPE vllm:inter_token_latency_seconds histogram\n" + "".join(
+                f'vllm:inter_token_latency_seconds_bucket{{{labels},le="{le}"}} {n}\n'
+                for le, n in zip(("0.01", "0.02", "0.05", "+Inf"), counts))
+        scrapes = [(when, text + itl(counts)) for (when, text), counts in
+                   zip(SCRAPES, [(0, 0, 0, 0), (100, 100, 100, 100), (100, 100, 200, 200)])]
+        recorded(db, scrapes=scrapes)
+        windows = db.windows(SOURCE)
+        assert windows.itl_p50_ms.tolist() == pytest.approx([5.0, 35.0]) and windows.itl_p99_ms.tolist() == pytest.approx([9.9, 49.7])
+        db.save_live_run(SOURCE, 1000, at(1020))
+        run = db.runs().iloc[0]
+        assert (run.p50_itl_ms, run.p99_itl_ms) == (pytest.approx(10.0), pytest.approx(49.4))
+        assert db.save_live_run(SOURCE, 1005, at(1020)).runs == 1  # the second window alone: its own
+        assert db.runs().sort_values("p50_itl_ms").p50_itl_ms.tolist() == pytest.approx([10.0, 35.0])
+
+    def test_a_saved_run_whose_first_scrape_is_gone_says_why_it_has_no_itl(self, db, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS", "14")  # the last two scrapes of seven series
+        recorded(db)
+        db.save_live_run(SOURCE, 1000, at(1020))
+        run = db.runs().iloc[0]
+        assert math.isnan(run.p50_itl_ms) and json.loads(run.extra)["itl_not_saved"] == (
+            "the scrapes at the range's ends are no longer kept")
+
     def test_a_range_of_windows_saved_as_a_run(self, db):
         recorded(db)
         db.import_file("a.csv", a_csv(1))

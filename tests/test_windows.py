@@ -271,6 +271,10 @@ class TestReplicaTable:
         table = live.replica_table(records, ("instance",))
         assert list(table.replica) == ["instance=a:8000", "instance=b:8000"]
         assert np.isnan(table.acceptance_rate[0]) and table.acceptance_rate[1] == 0.5
+        # vLLM's engine label is the frame's engine_label (beside the serving engine's column): named as
+        # the label (an SRE's pass read "engine_label=0")
+        engines = live.replica_table([{"model": "m", "engine_label": "0"}], ("engine_label",), shown=("engine",))
+        assert list(engines.replica) == ["engine=0"]
 
 
 class TestAge:
@@ -302,7 +306,9 @@ class TestAge:
         assert said == Notice("live.fleet_point", minutes=24.0, time="22:00:00 UTC", seconds=251)
         assert str(said).startswith("These figures are the range's last step: the 24.0 minutes to 22:00:00 UTC (251 s ago)")
         assert live.fleet_point(end, 15.0, end + 29.0) is None and live.fleet_point(end, 300.0, end + 60.0) is None
-        assert live.fleet_point(end, 60.0, end + 121.0) is not None  # older than two of its windows
+        # older than two of its windows: the servers stopped, which no shorter range mends (an SRE's
+        # pass had read "0.2 minutes ... a shorter range gives shorter steps" on the shortest range)
+        assert live.fleet_point(end, 60.0, end + 121.0) == Notice("live.fleet_point_late", time="22:00:00 UTC", seconds=121)
 
     def test_a_fleet_that_lost_a_server_says_its_sums_fell_with_it(self):
         """Two servers until 22:19:00 UTC, one at 22:20:00: said, with when both last reported; a steady

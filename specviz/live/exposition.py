@@ -152,7 +152,9 @@ def check_labels(label_sets: Iterable[Mapping[str, str]]) -> None:
     label are stored with every snapshot and window, and a saved run's model name is one: the line
     limit alone let a name of 16,000 characters in)."""
     label_sets = list(label_sets)
-    count, most = len({labels.get("model_name", "") for labels in label_sets}), settings.get("SPECVIZ_METRICS_MAX_MODELS")
+    # A series of no model (process_start_time_seconds) is none: 100 models had been counted as 101.
+    count = len({labels["model_name"] for labels in label_sets if labels.get("model_name")})
+    most = settings.get("SPECVIZ_METRICS_MAX_MODELS")
     if count > most:
         raise SpecvizError("prom.too_many_models", count=count, limit=most)
     most_chars = settings.get("SPECVIZ_STORED_TEXT_CHARS")

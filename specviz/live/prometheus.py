@@ -265,6 +265,11 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
             notices += [n for n in state.notices if n.key not in _OWN_NOTICES and n not in notices]
     if not rows:
         raise SpecvizError("prometheus.no_points", source=source, window=window_s)
+    # A model the answers name only in figures beside speculation's (its tokens, its running requests):
+    # served without speculative decoding, said rather than left out without a word.
+    named = {dict(labels).get("model_name", "") for at in points.values() for series in at.values() for _, labels in series}
+    if plain := sorted(named - {row["model_name"] for row in rows} - {""}):
+        notices.append(Notice("prometheus.notice.no_spec", count=len(plain), models=_listed(plain)))
     # A series that first answers after the range's first point was born inside the range: at its
     # first point, increase() extrapolates back to its first sample, not to the window's start, so a
     # rate per second over the whole window understates it (96 tokens/s for a server making 310).
@@ -294,7 +299,9 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     frame = frame.set_index(["time", "model_name", *kept]).sort_index()
     notices.append(Notice("prometheus.notice.summed", labels=", ".join(("model_name", *by))))
     if restarts:
-        notices.append(Notice("prometheus.notice.counter_reset", count=len(restarts), where=_listed([
+        # One server may restart more than once: its restarts counted, the servers counted once.
+        notices.append(Notice("prometheus.notice.counter_reset", restarts=len(restarts),
+                              count=len({(key, instance) for _, key, instance in restarts}), where=_listed([
             f"{instance or '?'} ({'/'.join(key)}, {_time.strftime('%H:%M:%S', _time.gmtime(t))} UTC)"
             for t, key, instance in restarts])))
     frame.attrs["notices"] = notices

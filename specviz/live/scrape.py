@@ -404,7 +404,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
         As :func:`fetch_url`, short of the checks of the body's content.
     """
     limits = limits or Limits.from_settings()
-    current = check_url(url)
+    asked = current = check_url(url)
     source = source or shown(current)
     headers = {"Accept": accept, "Accept-Encoding": "gzip", "User-Agent": "specviz"}
     answered = False
@@ -430,6 +430,8 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
         except ScrapeError:
             raise
         except Refused:  # the same words whatever the host is, answers or resolves to
+            if current != asked:  # where a redirect led: named, not the URL that was allowed
+                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=shown(current)) from None
             raise ScrapeError("scrape.not_allowed", source=source) from None
         except (requests.RequestException, urllib3.exceptions.HTTPError, HTTPException, OSError,
                 ValueError) as exc:

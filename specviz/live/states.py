@@ -541,6 +541,9 @@ def _alpha_solvable(length: float, gamma: float, absent: dict[str, Notice]) -> b
 
 
 _RACE_SHARE = 1.1
+# How far from a whole number draft tokens per draft may be and still be one γ (counters read one by
+# one, a rate's extrapolation).
+_WHOLE = 1e-6
 
 
 def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine: str, absent: dict[str, Notice]
@@ -587,6 +590,13 @@ def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine
     if zero_accept < 0:  # within the race: no share of drafts is below 0
         absent["zero_accept_rate"] = Notice("prom.absent.zero_accept_race", accepted=float(counts[0]), drafts=drafts)
         zero_accept = None
+    if gamma is not None and abs(gamma - round(gamma)) > _WHOLE:
+        # Drafts of several lengths (servers of one model drafting different γ, a drafter of varying
+        # length): a position's predecessor counts drafts that ended before it, so the share given the
+        # positions before it is too low (an SRE's pass: 0.643 where the drafts that reached it
+        # accepted 0.750), and summed counters cannot tell them apart.
+        absent["per_position_conditional"] = Notice("prom.absent.mixed_lengths", gamma=gamma)
+        return unconditional.tolist(), None, zero_accept
     before = np.concatenate(([drafts], counts[:-1]))
     with np.errstate(divide="ignore", invalid="ignore"):
         conditional = counts / before

@@ -285,7 +285,8 @@ def replica_states(current: exposition.Snapshot, previous: exposition.Snapshot |
     return spec_decode_states(current, previous, split_by=summed) if summed and previous is not None else []
 
 
-def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> pd.DataFrame:
+def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str], shown: Sequence[str] | None = None
+                  ) -> pd.DataFrame:
     """One row per model and replica, where the headline sums the replicas: vLLM's data-parallel
     engines (``engine``), or the servers behind a Prometheus (``instance``).
 
@@ -294,13 +295,17 @@ def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str]) -> p
     by those labels. A replica whose acceptance stands apart from the others' is serving other
     traffic, or another configuration.
 
+    ``shown`` names the labels as the replica column says them, where their fields are named otherwise
+    (:func:`specviz.live.prometheus.label_column`'s ``engine_label`` is the ``engine`` label).
+
     Returns
     -------
     DataFrame
         Columns ``model``, ``replica`` (``label=value`` pairs, comma-separated) and
         :data:`REPLICA_FIGURES` (NaN where absent), sorted by model and replica.
     """
-    table = pd.DataFrame([{"model": row["model"], "replica": ", ".join(f"{label}={row.get(label, '')}" for label in labels),
+    names = list(zip(labels, shown or labels))
+    table = pd.DataFrame([{"model": row["model"], "replica": ", ".join(f"{name}={row.get(field, '')}" for field, name in names),
                            **{name: row.get(name) for name in REPLICA_FIGURES}} for row in rows],
                          columns=["model", "replica", *REPLICA_FIGURES])
     table[list(REPLICA_FIGURES)] = table[list(REPLICA_FIGURES)].astype(float)
@@ -367,7 +372,8 @@ def fleet_point(end_s: float, window_s: float, now_s: float) -> Notice | None:
     """What to say over a Prometheus model's headline, the range's last point, where it is not a
     figure of now, else None: ``live.fleet_point`` with its window (``minutes``), its end (``time``,
     :func:`_clock`) and its age in whole ``seconds``, where the window is longer than
-    :data:`CURRENT_WINDOW_S` or it ended more than :data:`LATE_STEPS` windows ago (a steady server's
+    :data:`CURRENT_WINDOW_S`, or ``live.fleet_point_late`` where it ended more than :data:`LATE_STEPS`
+    windows ago (the servers report nothing newer: a shorter range would not help; a steady server's
     latest point is the range's end, rounded down to the step, or one step before it:
     :func:`late_point`). A range's points are a step apart and each averages its step
     (:func:`specviz.live.prometheus.query_figures`): at 24 hours, 24 minutes each, the last up to a
@@ -375,4 +381,6 @@ def fleet_point(end_s: float, window_s: float, now_s: float) -> Notice | None:
     age = max(0.0, now_s - end_s)
     if window_s <= CURRENT_WINDOW_S and age <= LATE_STEPS * window_s:
         return None
+    if window_s <= CURRENT_WINDOW_S:  # a short step, but nothing newer: no shorter range helps
+        return Notice("live.fleet_point_late", time=_clock(end_s), seconds=round(age))
     return Notice("live.fleet_point", minutes=window_s / 60, time=_clock(end_s), seconds=round(age))

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from specviz import settings
-from specviz.errors import Notice
+from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
 from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.live.roles import ROLES
@@ -134,11 +134,13 @@ def _window_table(source: str, start: datetime, end: datetime, states: list[Spec
     return pa.Table.from_pylist(rows, schema=_WINDOW_SCHEMA)
 
 
-def _previous_snapshot(cur: duckdb.DuckDBPyConnection, source: str) -> exposition.Snapshot | None:
-    """The latest stored scrape of ``source`` as a :class:`specviz.live.exposition.Snapshot`, or None."""
+def _stored_snapshot(cur: duckdb.DuckDBPyConnection, source: str, at: datetime | None = None
+                     ) -> exposition.Snapshot | None:
+    """The stored scrape of ``source`` at ``at`` (its latest where None) as a
+    :class:`specviz.live.exposition.Snapshot`, or None where none is kept."""
     rows = cur.execute("SELECT time, engine, metric, CAST(labels AS VARCHAR), value FROM snapshots "
-                       "WHERE source = ? AND time = (SELECT max(time) FROM snapshots WHERE source = ?)",
-                       [source, source]).fetchall()
+                       "WHERE source = ? AND time = coalesce(?, (SELECT max(time) FROM snapshots WHERE source = ?))",
+                       [source, at, source]).fetchall()
     if not rows:
         return None
     series: dict[str, dict] = {role: {} for role in ROLES}
@@ -244,7 +246,7 @@ class LiveTables(RunsAndImports):
         snapshot = replace(snapshot, time=_epoch(moment))  # as stored: to the microsecond
         totals = spec_decode_states(snapshot)  # refused before the file is taken
         with self._transaction() as cur:
-            previous = _previous_snapshot(cur, source)
+            previous = _stored_snapshot(cur, source)
             # Two recorders of one source (the page and specviz record) interleave: a window of a
             # fraction of a second is mostly the error of when each scrape was timed.
             if previous is not None and (age := snapshot.time - previous.time) < settings.get("SPECVIZ_LIVE_MIN_WINDOW_S"):
@@ -296,6 +298,30 @@ class LiveTables(RunsAndImports):
             return con.execute("SELECT source, min(time) AS first, max(time) AS last, count(DISTINCT time) AS scrapes "
                                "FROM snapshots GROUP BY source ORDER BY last DESC").df()
 
+    def _range_itl(self, source: str, windows: pd.DataFrame, engine: str, model: str,
+                   extra: dict[str, Any]) -> dict[str, float]:
+        """The inter-token latency's p50 and p99 (ms) over one model's saved windows, from the
+        histogram's increase between the scrapes at their two ends (quantiles of the windows'
+        quantiles would be none of the whole range's); none, and ``extra.itl_not_saved`` saying why,
+        where a counter reset lies between them or either scrape is no longer kept
+        (``SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS``)."""
+        if windows.counter_reset.fillna(False).astype(bool).any():
+            extra["itl_not_saved"] = "a counter reset in the range"
+            return {}
+        with self._connection() as con:
+            first, last = (_stored_snapshot(con, source, at) for at in (windows.time_start.min(), windows.time_end.max()))
+        if first is None or last is None:
+            extra["itl_not_saved"] = "the scrapes at the range's ends are no longer kept"
+            return {}
+        try:
+            states = spec_decode_states(last, first)
+        except SpecvizError:  # no speculative-decoding series between the two: none to take the ITL of
+            return {}
+        state = next((s for s in states if (s.engine, s.model_name) == (engine, model)), None)
+        if state is None or state.itl_p50 is None:
+            return {}
+        return {"p50_itl_ms": state.itl_p50 * 1e3, "p99_itl_ms": state.itl_p99 * 1e3}
+
     def save_live_run(self, source: str, start: datetime | float, end: datetime | float,
                       model: str | None = None, label: str | None = None) -> ImportResult:
         """Save the windows of ``source`` that lie wholly between ``start`` and ``end`` as runs of
@@ -310,7 +336,8 @@ class LiveTables(RunsAndImports):
         ``workload`` "live", ``engine`` as benchmark files name it (vLLM V1 and V0:
         "vllm", the detail in ``extra.engine_detail``); ``extra`` also holds the source, the
         range, the window and counter-reset counts, α (i.i.d.), mean waiting requests and the
-        highest KV-cache usage.
+        highest KV-cache usage. The inter-token latency's p50 and p99 are over the whole range
+        (:meth:`_range_itl`).
 
         Returns
         -------
@@ -340,8 +367,9 @@ class LiveTables(RunsAndImports):
             return ImportResult(source, "skipped", LIVE_FORMAT)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         runs = []
-        for (_, name), group in frame.groupby(["engine", "model"], sort=True):
+        for (engine, name), group in frame.groupby(["engine", "model"], sort=True):
             run, extra = _live_run(group)
+            run.update(self._range_itl(source, group, engine, name, extra))
             extra = {"source": source, "time_start": group.time_start.min().isoformat(),
                      "time_end": group.time_end.max().isoformat(), **extra}
             runs.append({**run, "label": label, "extra": json.dumps(extra, allow_nan=False)})
