@@ -394,7 +394,12 @@ def calibrated(sidebar: scenario.Scenario, over_time: pd.DataFrame) -> list[tupl
 @fragment(run_every=every if polling else None)
 def panel() -> None:
     """Scrape (when polling), then draw the latest window and the figures over time."""
-    failed = (polling or source not in last) and not scrape_once()
+    failed = False
+    if source not in last:  # a source's first scrape may take up to the deadline: said while it runs
+        with st.spinner(md("live.reading", lang, source=source)):
+            failed = not scrape_once()
+    elif polling:
+        failed = not scrape_once()
     if failed and source not in latest:
         return  # the error says what is wrong: waiting for a scrape that failed would mislead
     if source not in latest:
