@@ -64,8 +64,9 @@ def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[s
     chosen = importers.select_files(by_path)
     reports: list[tuple[str, str, ImportResult | LeftOut | Notice]] = [
         report for path in chosen.files for report in _import_upload(store, str(path), by_path[path].getvalue(), synthetic)]
-    others = sorted(str(path) for path, why in chosen.left_out.items() if why.reason == "not_a_result")
-    reports += [("left_out", str(path), why) for path, why in chosen.left_out.items() if why.reason != "not_a_result"]
+    unread = ("not_a_result", "text_file")
+    others = sorted(str(path) for path, why in chosen.left_out.items() if why.reason in unread)
+    reports += [("left_out", str(path), why) for path, why in chosen.left_out.items() if why.reason not in unread]
     # Files that are no results at all (a README, a scrape saved as text) in one line, not one each.
     shown = settings.get("SPECVIZ_LISTED_FILES")
     if others:

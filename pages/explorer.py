@@ -113,7 +113,7 @@ def show_runs() -> None:
     columns = ["source_file", "source_format", "series", "workload", "engine", "endpoint", "target_model", "gpu",
                "spec_method", "num_speculative_tokens", "concurrency", "request_rate", "output_throughput",
                # TPOT beside ITL: with speculation a chunk holds several tokens, and the note says to compare TPOT.
-               "mean_tpot_ms", "p50_itl_ms", "p99_itl_ms", "mean_ttft_ms", "p99_ttft_ms", "acceptance_length",
+               "mean_tpot_ms", "p99_tpot_ms", "p50_itl_ms", "p99_itl_ms", "mean_ttft_ms", "p99_ttft_ms", "acceptance_length",
                "acceptance_rate", "imported_at"]
     newest = explorer.newest_first(shown)
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.

@@ -300,8 +300,10 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     if verdict is not None:
         show_verdict(verdict, served, figures, dp_engines, stale)
     if acceptance:
-        altair_chart(charts.per_position(acceptance, conditional or [], lang))
-        if conditional is None and "per_position_conditional" in absent:
+        # None, or none known (a Prometheus row's): the chart draws the unconditional shares alone.
+        given = conditional if conditional and any(c is not None for c in conditional) else []
+        altair_chart(charts.per_position(acceptance, given, lang))
+        if not given and "per_position_conditional" in absent:
             st.caption(message(absent["per_position_conditional"], lang))
     if conditional and None not in conditional:
         # The tail these rates give, in the calculator's Latency view at this load.
@@ -336,7 +338,10 @@ REPLICA_FORMATS = {"acceptance_rate": "%.3f", "alpha_iid": "%.3f", "acceptance_l
 
 
 def show_replicas(table: pd.DataFrame) -> None:
-    """The replicas that a headline sums, one row each (:func:`specviz.live.windows.replica_table`)."""
+    """The replicas that a headline sums, one row each (:func:`specviz.live.windows.replica_table`);
+    nothing where none reported at the latest point (a stopped model's section had been empty)."""
+    if table.empty:
+        return
     with st.expander(t("live.replicas", lang, replicas=len(table))):
         st.caption(t("live.replicas_note", lang))
         titled_dataframe(table, lang, column_config=number_columns(table, REPLICA_FORMATS, lang))

@@ -348,9 +348,17 @@ class TestStoreCommands:
         # The sweep's table is passed over, said in the words of the Explorer's upload.
         assert {"file": str(sweep / "summary.csv"), "message": i18n.t("exp.left_out.sweep_table", "en", file="summary.csv")
                 } in report["skipped"] and set(report) == {"imported", "skipped", "errors"}
+        (sweep / "scrape.txt").write_text("vllm:num_requests_running 1\n")
+        code, out, _ = run(capsys, "ingest", str(sweep), "--db", str(tmp_path / "d.duckdb"))
+        skipped = json.loads(out)["skipped"]
         assert {"file": str(sweep / "README.md"), "message": "README.md: not read: not a result file (specviz reads .json, "
+                ".jsonl, .csv, .yaml, .yml)."} in skipped
+        # The word on what reads a scrape, for text alone (a re-check: every file had it), in path order
+        assert {"file": str(sweep / "scrape.txt"), "message": "scrape.txt: not read: not a result file (specviz reads .json, "
                 ".jsonl, .csv, .yaml, .yml). A vLLM /metrics scrape saved as text is read by `specviz metrics FILE`."
-                } in report["skipped"]
+                } in skipped
+        passed_over = [entry["file"] for entry in skipped if ": not read: " in entry["message"]]
+        assert len(passed_over) == 3 and passed_over == sorted(passed_over)
         assert code == 0 and [(e["format"], e["runs"]) for e in report["imported"]] == [
             ("vllm-bench", 2), ("sglang-bench", 1)]
         assert report["imported"][0]["file"].endswith("max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8/summary.json")

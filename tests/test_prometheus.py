@@ -973,3 +973,9 @@ def test_a_row_s_per_position_figures_read_back_in_order():
     # Positions in their order as numbers (0, 1, 10), not as text; NaN is a figure absent.
     assert prometheus.per_position(row) == ([0.8, None, 0.1], [0.8, 0.5, 0.2])
     assert prometheus.per_position({"model_name": "m"}) == ([], [])
+    # A model drafting 3 beside one drafting 4: its fourth column is the other's, not an absent figure
+    # of its own (a re-check: it had lost the link to the tail its rates give)
+    three = {"per_position_acceptance_0": 0.8, "per_position_acceptance_1": 0.6, "per_position_acceptance_2": 0.4,
+             "per_position_acceptance_3": float("nan"), "per_position_conditional_0": 0.8,
+             "per_position_conditional_1": 0.75, "per_position_conditional_2": 2 / 3, "per_position_conditional_3": float("nan")}
+    assert prometheus.per_position(three) == ([0.8, 0.6, 0.4], [0.8, 0.75, 2 / 3])

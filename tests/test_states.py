@@ -285,8 +285,14 @@ class TestSpecDecodeStates:
         assert state.per_position_acceptance is None and state.zero_accept_rate is None
         assert state.absent["zero_accept_rate"] == Notice("prom.absent.position_over_drafts", position=0,
                                                           accepted=2000.0, drafts=1000.0)
+        # 5 positions against 3 draft tokens a draft: drafts of several lengths where each position's count
+        # is at most the one before it's, said as such (no α, no share given the positions before);
+        # else no draft's counters
         five = one(vllm_exposition(1000, 3000, 1800, [800, 500, 300, 150, 50]))
-        assert five.per_position_acceptance is None and five.absent["per_position_acceptance"].key == \
+        assert five.per_position_acceptance == pytest.approx([0.8, 0.5, 0.3, 0.15, 0.05])
+        assert five.per_position_conditional is None and five.absent["alpha_iid"].key == "prom.absent.mixed_lengths"
+        rising = one(vllm_exposition(1000, 3000, 1800, [500, 400, 300, 350, 250]))
+        assert rising.per_position_acceptance is None and rising.absent["per_position_acceptance"].key == \
             "prom.absent.positions_over_gamma"
         # A window read between two updates, position 0 one step ahead of the drafts: its shares stay,
         # but no share of drafts is below 0.
@@ -406,6 +412,11 @@ class TestSpecDecodeStates:
         assert state.per_position_conditional is None
         assert state.absent["per_position_conditional"].key == "prom.absent.mixed_lengths"
         assert one(vllm_exposition(10, 30, 12, [6, 4, 2])).per_position_conditional == pytest.approx([0.6, 4 / 6, 0.5])
+        # A re-check: 4-token and 2-token drafts at equal rates read γ = 3, whole; the fourth position
+        # says so, and α at γ 3 (0.678, a figure of no draft) is not given
+        even = one(vllm_exposition(200, 600, 300, [150, 90, 40, 20]))
+        assert even.num_speculative_tokens == 3 and even.per_position_conditional is None
+        assert even.alpha_iid is None and even.absent["alpha_iid"].key == "prom.absent.mixed_lengths"
 
     def test_inter_token_latency_and_gauges(self):
         labels = 'engine="0",model_name="m"'

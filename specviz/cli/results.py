@@ -31,7 +31,7 @@ def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[
         report["skipped"] += [{"file": str(file), "message": words(Notice(f"exp.left_out.{why.reason}", file=file.name,
                                                                            holder=str(why.holder),
                                                                            suffixes=", ".join(importers.RESULT_SUFFIXES)), lang)}
-                              for file, why in found.left_out.items()]
+                              for file, why in sorted(found.left_out.items())]
         if not found.files:
             none = Notice("cli.ingest.no_files", path=str(path), suffixes=", ".join(importers.RESULT_SUFFIXES[:-1]),
                           last=importers.RESULT_SUFFIXES[-1])

@@ -402,12 +402,19 @@ def _row(t: float, state: SpecDecodeState, by: tuple[str, ...], window_s: float,
 def per_position(row: Mapping[str, Any]) -> tuple[list[float | None], list[float | None]]:
     """A row of :func:`query_figures` (as a dict) read back into its per-position figures, the
     acceptance and the conditional acceptance at each draft position in order (the lists a
-    :class:`specviz.live.states.SpecDecodeState` holds), None where a position's figure is absent."""
+    :class:`specviz.live.states.SpecDecodeState` holds), None where a position's figure is absent;
+    the positions past the model's own (other models' columns) left out."""
     positions = sorted(int(column.rsplit("_", 1)[1]) for column in row
                        if column.startswith("per_position_acceptance_"))
     figure = lambda value: None if value is None or value != value else float(value)  # NaN: absent
-    return ([figure(row.get(f"per_position_acceptance_{i}")) for i in positions],
-            [figure(row.get(f"per_position_conditional_{i}")) for i in positions])
+    acceptance = [figure(row.get(f"per_position_acceptance_{i}")) for i in positions]
+    conditional = [figure(row.get(f"per_position_conditional_{i}")) for i in positions]
+    # The frame's columns are every model's positions: a model of fewer has none past its own (a model
+    # drafting 3 beside one drafting 4 had a fourth, absent, and lost the link its rates give).
+    while acceptance and acceptance[-1] is None and conditional[-1] is None:
+        acceptance.pop()
+        conditional.pop()
+    return acceptance, conditional
 
 
 def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | float = "30s", *,

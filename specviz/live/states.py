@@ -358,6 +358,10 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
             absent[name] = next(absent[n] for n in inputs if n in absent)
 
     unconditional, conditional, zero_accept = _per_position(roles, drafts, gamma, engine, absent)
+    if (mixed := absent.get("per_position_conditional")) is not None and mixed.key == "prom.absent.mixed_lengths":
+        # α of the i.i.d. model needs one γ: at the mean of several it is a figure of no draft.
+        solve = None
+        absent.setdefault("alpha_iid", mixed)
     over_one = [i + 1 for i, rate in enumerate(conditional or []) if rate is not None and rate > 1.0]
     if over_one:
         notices.append(Notice("prom.notice.conditional_over_one", positions=", ".join(map(str, over_one))))
@@ -584,18 +588,21 @@ def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine
     if (over := np.flatnonzero(unconditional > _RACE_SHARE)).size:
         return without(Notice("prom.absent.position_over_drafts", position=int(over[0]),
                               accepted=float(counts[over[0]]), drafts=drafts))
-    if gamma is not None and len(counts) > round(gamma):
+    longer = gamma is not None and len(counts) > round(gamma)
+    # More positions than draft tokens a draft: drafts of several lengths (4 and 2 at equal rates read
+    # γ = 3), where every draft that accepted a position accepted the ones before it; else no draft's.
+    if longer and not np.all(counts[1:] <= counts[:-1] * _RACE_SHARE):
         return without(Notice("prom.absent.positions_over_gamma", positions=len(counts), gamma=gamma))
     zero_accept = float(1.0 - unconditional[0])
     if zero_accept < 0:  # within the race: no share of drafts is below 0
         absent["zero_accept_rate"] = Notice("prom.absent.zero_accept_race", accepted=float(counts[0]), drafts=drafts)
         zero_accept = None
-    if gamma is not None and abs(gamma - round(gamma)) > _WHOLE:
+    if longer or (gamma is not None and abs(gamma - round(gamma)) > _WHOLE):
         # Drafts of several lengths (servers of one model drafting different γ, a drafter of varying
         # length): a position's predecessor counts drafts that ended before it, so the share given the
         # positions before it is too low (an SRE's pass: 0.643 where the drafts that reached it
         # accepted 0.750), and summed counters cannot tell them apart.
-        absent["per_position_conditional"] = Notice("prom.absent.mixed_lengths", gamma=gamma)
+        absent["per_position_conditional"] = Notice("prom.absent.mixed_lengths", gamma=gamma, positions=len(counts))
         return unconditional.tolist(), None, zero_accept
     before = np.concatenate(([drafts], counts[:-1]))
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -155,6 +155,7 @@ _PARTIAL_STAGE = re.compile(r".*\.partial\.stage_\d+\.ya?ml", re.IGNORECASE)
 _LIFECYCLE_REPORT = re.compile(r"(?:stage_\d+|summary|per_request)_lifecycle_metrics\.json")
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 """What a folder's result files end in."""
+_TEXT_SUFFIXES = (".txt", ".prom")  # what a /metrics scrape saved beside results ends in
 
 
 class LeftOut(NamedTuple):
@@ -162,7 +163,8 @@ class LeftOut(NamedTuple):
     of every run of the sweep folders beside it, which are read from their own files),
     ``sweep_warmup`` (its ``warmup.json``, which vLLM leaves out of the sweep's summary too),
     ``sweep_failure`` (a ``*failure.json``: a failed run's or server's error, no result),
-    ``not_a_result`` (a file whose name ends in none of :data:`RESULT_SUFFIXES`),
+    ``not_a_result`` or ``text_file`` (a file whose name ends in none of :data:`RESULT_SUFFIXES`; the
+    second a ``.txt`` or ``.prom``, which may be a /metrics scrape),
     ``run_config`` (the ``config.yaml`` of an
     inference-perf run folder: its load and server settings, no result), ``validation`` (the
     ``validation.json`` beside inference-perf's lifecycle reports: its findings on them, no result;
@@ -199,8 +201,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
     failure records, inference-perf's ``config.yaml`` and its ``validation.json``, and AIPerf's files
     that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`), as is
-    every file whose name does not end in :data:`RESULT_SUFFIXES` (``not_a_result``: a README, a
-    /metrics scrape saved as text).
+    every file whose name does not end in :data:`RESULT_SUFFIXES` (``not_a_result``, a README;
+    ``text_file``, a ``.txt`` or ``.prom`` that may be a /metrics scrape).
     inference-perf's benchmark report of a stage (``*.partial.stage_N.yaml``) is read after the
     folder's other files: the stored stage's run takes the p99s it gives, and it is not stored again
     (:func:`specviz.results.store.repeats._given_to_lifecycle`)."""
@@ -211,8 +213,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     for path in paths:
         if path.name.lower().endswith(RESULT_SUFFIXES):
             by_folder.setdefault(path.parent, []).append(path.name)
-        else:
-            left_out[path] = LeftOut("not_a_result")
+        else:  # a scrape saved as text gets a word on what reads it
+            left_out[path] = LeftOut("text_file" if path.suffix.lower() in _TEXT_SUFFIXES else "not_a_result")
         for child in (path, *path.parents[:-1]):
             subfolders.setdefault(child.parent, set()).add(child.name)
     for here in sorted(by_folder, key=lambda folder: folder.parts):  # a folder before its subfolders
