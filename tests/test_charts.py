@@ -520,6 +520,11 @@ class TestPerPosition:
         order = [i18n.t(f"chart.position.{kind}", lang) for kind in ("unconditional", "conditional")]
         assert encoding["color"]["scale"]["domain"] == order and encoding["xOffset"]["sort"] == order
 
+    def test_a_kind_with_no_bar_is_not_in_the_legend(self):
+        """A re-check: drafts of several lengths give no conditional share, yet the legend listed it."""
+        encoding = charts.per_position([0.8, 0.53, 0.27, 0.13], []).to_dict()["encoding"]
+        assert encoding["color"]["scale"]["domain"] == [i18n.t("chart.position.unconditional")]
+
     def test_the_legend_below_never_takes_the_plot_s_height(self):
         spec = charts.per_position([0.83, 0.7], [0.83, 0.84]).to_dict()
         assert spec["autosize"]["type"] == "fit-x" and spec["height"] == 240

@@ -117,7 +117,9 @@ def per_position(acceptance: list[float], conditional: list[float | None], lang:
             for i, value in enumerate(values) if value is not None]
     data = pd.DataFrame(rows, columns=["position", "kind", "value"])
     # In this order in every language: sorted by name, the two had swapped places and colours in Vietnamese.
+    # A kind with no bar is not in the legend (drafts of several lengths give no conditional share).
     kinds = [t(f"chart.position.{kind}", lang) for kind in ("unconditional", "conditional")]
+    kinds = [kind for kind in kinds if kind in set(data["kind"])] or kinds
     return alt.Chart(data).mark_bar().encode(
         x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("kind:N", sort=kinds),
