@@ -842,11 +842,12 @@ class TestSelectFiles:
         from pathlib import PurePosixPath as P
         chosen = importers.select_files([P("s/b/x.json"), P("s/SERVE--a-BENCH--b/run=0.json"),
                                          P("s/SERVE--a-BENCH--b/summary.json"), P("s/summary.csv"), P("s/a.json"),
-                                         P("s/SERVE--a-BENCH--b/warmup.json"), P("s/notes.txt"), P("s/README.md")])
+                                         P("s/SERVE--a-BENCH--b/warmup.json"), P("s/notes.txt"), P("s/README.md"),
+                                         P("s/.DS_Store"), P("s/.git/objects/ab/cdef"), P("../s/c.md")])
         assert chosen.files == [P("s/a.json"), P("s/SERVE--a-BENCH--b/summary.json"), P("s/SERVE--a-BENCH--b/run=0.json"),
                                 P("s/b/x.json")]
         # notes.txt is said too (an analyst's pass: a folder's README and scrapes saved as text had gone
         # unsaid, neither imported, skipped nor refused)
         assert {p: w.reason for p, w in chosen.left_out.items()} == {
             P("s/summary.csv"): "sweep_table", P("s/SERVE--a-BENCH--b/warmup.json"): "sweep_warmup",
-            P("s/notes.txt"): "text_file", P("s/README.md"): "not_a_result"}
+            P("s/notes.txt"): "text_file", P("s/README.md"): "not_a_result", P("../s/c.md"): "not_a_result"}

@@ -277,6 +277,18 @@ class TestRecordsJsonl:
         assert run["mean_tpot_ms"] == pytest.approx(np.mean([metric(r, "inter_token_latency") for r in records]))
         assert "p99_itl_ms" not in run  # every gap would be needed: the summary beside the records has them
 
+    def test_a_list_of_gaps_with_an_element_that_is_no_gap_gives_none(self):
+        """An attack pass: nulls and text were skipped by the sum and counted by the length (10, null,
+        null gave 3.33 ms), and a negative gap was summed in."""
+        lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
+        measured = [i for i, line in enumerate(lines) if "metrics" in line and line.get("error") is None
+                    and line["metadata"].get("benchmark_phase") != "warmup"]
+        for i, gaps in zip(measured, ([10, None, None], [10, "abc", 30], [-1000, 1010, 20], [20, 30, 40])):
+            lines[i]["metrics"]["inter_chunk_latency"] = {"value": gaps, "unit": "ms"}
+        parsed = importers.parse("p.jsonl", b"\n".join(json.dumps(line).encode() for line in lines))
+        assert parsed.requests.itl_ms.tolist()[:3] == [pytest.approx(float("nan"), nan_ok=True)] * 3
+        assert parsed.requests.itl_ms.tolist()[3] == 30.0 and only(parsed)["mean_itl_ms"] == 30.0
+
     def test_times_in_other_units_and_values_no_request_has(self):
         lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
         lines[1]["metrics"]["time_to_first_token"] = {"value": 0.1, "unit": "sec"}

@@ -417,6 +417,14 @@ class TestSpecDecodeStates:
         even = one(vllm_exposition(200, 600, 300, [150, 90, 40, 20]))
         assert even.num_speculative_tokens == 3 and even.per_position_conditional is None
         assert even.alpha_iid is None and even.absent["alpha_iid"].key == "prom.absent.mixed_lengths"
+        # An attack pass: a position past γ that no draft accepted says nothing of the lengths (α stands),
+        # and more tokens a draft than positions counted is no draft's counters
+        state = one(vllm_exposition(200, 600, 280, [150, 90, 40, 0]))
+        assert state.per_position_conditional is not None
+        assert state.alpha_iid == pytest.approx(float(spec.alpha_from_acceptance_length(1 + 280 / 200, 3)))
+        under = one(vllm_exposition(200, 680, 280, [150, 90, 40]))
+        assert under.per_position_acceptance is None
+        assert under.absent["per_position_acceptance"].key == "prom.absent.positions_under_gamma"
 
     def test_inter_token_latency_and_gauges(self):
         labels = 'engine="0",model_name="m"'

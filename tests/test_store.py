@@ -953,6 +953,30 @@ class TestUpgradeToSchema7:
         s.close()
 
 
+    @pytest.mark.parametrize("tokens", ["NaN", "Infinity", "1e400", "1", "x"])
+    def test_an_odd_llmperf_count_or_a_guidellm_extra_that_is_no_object_is_left_as_an_import_leaves_it(
+            self, tmp_path, tokens):
+        """An attack pass: a count of "Infinity" gave a TPOT of 0.0, "NaN" a NaN; a GuideLLM extra of
+        [1, 2, 3] was replaced whole."""
+        path = tmp_path / "six.duckdb"
+        s = Store(path)
+        for name in ("llmperf_Yi-1-5-34B_550_150_summary.json", "guidellm_benchmarks.json"):
+            s.import_file(name, (SAMPLES / name).read_bytes())
+        s.close()
+        with duckdb.connect(str(path)) as con:
+            con.execute("UPDATE runs SET mean_itl_ms = 111.1, mean_tpot_ms = NULL, "
+                        "extra = json_object('results_number_output_tokens_mean', ?) WHERE source_format = 'llmperf'", [tokens])
+            con.execute("UPDATE runs SET extra = '[1, 2, 3]' WHERE source_format = 'guidellm'")
+            con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+        s = Store(path)
+        runs = s.runs().set_index("source_format")
+        with s._connection() as con:  # NULL, not NaN: SQL's avg() over a NaN is NaN
+            assert con.execute("SELECT mean_tpot_ms IS NULL AND mean_itl_ms IS NULL FROM runs "
+                               "WHERE source_format = 'llmperf'").fetchone() == (True,)
+        assert json.loads(runs.loc["guidellm", "extra"]) == [1, 2, 3]
+        s.close()
+
+
 def exposition(drafts: float, per_pos: list[float], running: float | None = None, generation: float | None = None,
                model: str = "m") -> str:
     """vLLM V1 exposition text of one model: the spec-decode counters (γ = len(per_pos), accepted =
@@ -1143,6 +1167,33 @@ class TestLiveTables:
         assert (run.p50_itl_ms, run.p99_itl_ms) == (pytest.approx(10.0), pytest.approx(49.4))
         assert db.save_live_run(SOURCE, 1005, at(1020)).runs == 1  # the second window alone: its own
         assert db.runs().sort_values("p50_itl_ms").p50_itl_ms.tolist() == pytest.approx([10.0, 35.0])
+
+    def test_a_saved_run_of_drafts_of_several_lengths_keeps_no_alpha(self, db):
+        """An attack pass: drafts of 4 and 2 tokens at equal rates (γ 3 on average) had been saved
+        with α 0.80 at γ 3, which the Live page refuses."""
+        scrapes = [(1000.0, exposition(100, [0, 0, 0, 0])), (1010.0, exposition(300, [150, 90, 40, 20]))]
+        scrapes[1] = (1010.0, scrapes[1][1].replace("num_draft_tokens_total{engine=\"0\",model_name=\"m\"} 1200",
+                                                    "num_draft_tokens_total{engine=\"0\",model_name=\"m\"} 1000"))
+        recorded(db, scrapes=scrapes)
+        window = db.windows(SOURCE).iloc[0]
+        assert window.num_speculative_tokens == 3.0 and pd.isna(window.alpha_iid)
+        db.save_live_run(SOURCE, 1000, at(1010))
+        run = db.runs().iloc[0]
+        extra = json.loads(run.extra)
+        assert "alpha_iid" not in extra and extra["mixed_lengths"] and pd.isna(run.num_speculative_tokens)
+        assert list(run.per_position_acceptance) == pytest.approx([0.75, 0.45, 0.2, 0.1])
+
+    def test_a_saved_run_of_windows_that_do_not_follow_on_has_no_itl(self, db):
+        """An attack pass: a model gone from the source and back had its ITL taken over the time between."""
+        recorded(db)
+        frame = db.windows(SOURCE)
+        kept = frame.iloc[[0]].assign(time_start=at(990), time_end=at(995))  # 995 to 1,000 not served
+        with db._transaction() as cur:
+            cur.register("kept", kept)
+            cur.execute("INSERT INTO windows SELECT * FROM kept")
+        db.save_live_run(SOURCE, 990, at(1020))
+        extra = json.loads(db.runs().iloc[0].extra)
+        assert extra["windows"] == 3 and extra["itl_not_saved"] == "the windows do not follow on"
 
     def test_a_saved_run_whose_first_scrape_is_gone_says_why_it_has_no_itl(self, db, monkeypatch):
         monkeypatch.setenv("SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS", "14")  # the last two scrapes of seven series

@@ -430,8 +430,9 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
         except ScrapeError:
             raise
         except Refused:  # the same words whatever the host is, answers or resolves to
-            if current != asked:  # where a redirect led: named, not the URL that was allowed
-                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=shown(current)) from None
+            if current != asked:  # where a redirect led: named (not its query, which may hold a token)
+                target = urllib.parse.urlsplit(current)._replace(query="", fragment="").geturl()
+                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=shown(target)) from None
             raise ScrapeError("scrape.not_allowed", source=source) from None
         except (requests.RequestException, urllib3.exceptions.HTTPError, HTTPException, OSError,
                 ValueError) as exc:

@@ -588,9 +588,12 @@ def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine
     if (over := np.flatnonzero(unconditional > _RACE_SHARE)).size:
         return without(Notice("prom.absent.position_over_drafts", position=int(over[0]),
                               accepted=float(counts[over[0]]), drafts=drafts))
-    longer = gamma is not None and len(counts) > round(gamma)
-    # More positions than draft tokens a draft: drafts of several lengths (4 and 2 at equal rates read
+    if gamma is not None and gamma > len(counts) + _WHOLE:  # more tokens a draft than positions counted
+        return without(Notice("prom.absent.positions_under_gamma", positions=len(counts), gamma=gamma))
+    # A position past γ that some draft accepted: drafts of several lengths (4 and 2 at equal rates read
     # γ = 3), where every draft that accepted a position accepted the ones before it; else no draft's.
+    # Positions past γ that none accepted say nothing of the lengths.
+    longer = gamma is not None and len(counts) > round(gamma) and counts[round(gamma):].sum() > 0
     if longer and not np.all(counts[1:] <= counts[:-1] * _RACE_SHARE):
         return without(Notice("prom.absent.positions_over_gamma", positions=len(counts), gamma=gamma))
     zero_accept = float(1.0 - unconditional[0])

@@ -148,16 +148,17 @@ MIGRATIONS: tuple[str, ...] = (
     # 7: ITL and TPOT as vLLM defines them. AIPerf's, genai-perf's and GuideLLM's "inter-token latency"
     # are a request's (latency - TTFT) / (tokens - 1), vLLM's TPOT, and had been stored as ITL (the gaps
     # between streamed chunks): moved to TPOT. GuideLLM's own time per output token (over every token,
-    # the first's wait in it from 0.4) goes to extra. llmperf's TPOT is had from its means, (e2e - TTFT) /
-    # (tokens - 1), where schema 1 had stored its end-to-end time per token as ITL.
+    # the first's wait in it from 0.4) goes to an extra that is an object. llmperf's TPOT is had from its
+    # means, (e2e - TTFT) / (tokens - 1), over a finite count of 2 or more (as its importer reads it),
+    # where schema 1 had stored its end-to-end time per token as ITL.
     """
     UPDATE runs SET extra = json_merge_patch(coalesce(extra, '{}'), json_object('time_per_output_token_ms',
         json_object('mean', mean_tpot_ms, 'p50', p50_tpot_ms, 'p90', p90_tpot_ms, 'p99', p99_tpot_ms)))
-    WHERE source_format = 'guidellm' AND mean_tpot_ms IS NOT NULL;
+    WHERE source_format = 'guidellm' AND mean_tpot_ms IS NOT NULL AND (extra IS NULL OR json_type(extra) = 'OBJECT');
     UPDATE runs SET mean_tpot_ms = mean_itl_ms, p50_tpot_ms = p50_itl_ms, p90_tpot_ms = p90_itl_ms,
         p99_tpot_ms = p99_itl_ms, mean_itl_ms = NULL, p50_itl_ms = NULL, p90_itl_ms = NULL, p99_itl_ms = NULL
     WHERE source_format IN ('aiperf', 'genai-perf', 'guidellm');
-    UPDATE runs SET mean_tpot_ms = CASE WHEN tokens >= 2 AND mean_e2el_ms >= mean_ttft_ms
+    UPDATE runs SET mean_tpot_ms = CASE WHEN isfinite(tokens) AND tokens >= 2 AND mean_e2el_ms >= mean_ttft_ms
                                         THEN (mean_e2el_ms - mean_ttft_ms) / (tokens - 1) END,
         mean_itl_ms = NULL, p50_itl_ms = NULL, p90_itl_ms = NULL, p99_itl_ms = NULL
     FROM (SELECT run_id AS id, TRY_CAST(json_extract_string(extra, '$.results_number_output_tokens_mean') AS DOUBLE)

@@ -202,7 +202,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     failure records, inference-perf's ``config.yaml`` and its ``validation.json``, and AIPerf's files
     that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`), as is
     every file whose name does not end in :data:`RESULT_SUFFIXES` (``not_a_result``, a README;
-    ``text_file``, a ``.txt`` or ``.prom`` that may be a /metrics scrape).
+    ``text_file``, a ``.txt`` or ``.prom`` that may be a /metrics scrape), but those of hidden files
+    and folders (``.git``, ``.DS_Store``), which are passed over unsaid.
     inference-perf's benchmark report of a stage (``*.partial.stage_N.yaml``) is read after the
     folder's other files: the stored stage's run takes the p99s it gives, and it is not stored again
     (:func:`specviz.results.store.repeats._given_to_lifecycle`)."""
@@ -213,7 +214,9 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     for path in paths:
         if path.name.lower().endswith(RESULT_SUFFIXES):
             by_folder.setdefault(path.parent, []).append(path.name)
-        else:  # a scrape saved as text gets a word on what reads it
+        elif not any(part.startswith(".") and part not in (".", "..") for part in path.parts):
+            # Said, a hidden file or folder's aside (.git's objects, .DS_Store); a scrape saved as text
+            # gets a word on what reads it.
             left_out[path] = LeftOut("text_file" if path.suffix.lower() in _TEXT_SUFFIXES else "not_a_result")
         for child in (path, *path.parents[:-1]):
             subfolders.setdefault(child.parent, set()).add(child.name)

@@ -77,7 +77,7 @@ _RATE_STRATEGIES = ("constant", "poisson")
 _REQUEST_FIELDS = {"ttft_ms": ("time_to_first_token_ms", 1.0), "tpot_ms": ("inter_token_latency_ms", 1.0),
                    "e2el_ms": ("request_latency", 1e3),
                    "output_tokens": ("output_tokens", 1.0)}
-# Building the request rows, per request: eight 8-byte columns in its run's frame, again in the
+# Building the request rows, per request: six 8-byte columns in its run's frame, again in the
 # concatenated frame, the list of references each column is read through and numpy's temporaries.
 _REQUEST_BYTES = 256
 

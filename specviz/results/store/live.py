@@ -194,9 +194,15 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
         counts = np.sum([np.asarray(v) * d for v, d in zip(lists, with_drafts.drafts)], axis=0)
         per_position = (counts / with_drafts.drafts.sum()).tolist()
         zero = 1.0 - per_position[0]
-    if gamma is not None and length is not None and abs(gamma - round(gamma)) < 1e-9 and 1 <= length <= gamma + 1:
+    whole = gamma is not None and abs(gamma - round(gamma)) < 1e-9
+    # Drafts of several lengths, as the Live page tells them (specviz.live.states): accepted past γ
+    # positions (4 and 2 tokens at equal rates read γ 3). α of one γ is then a figure of no draft.
+    if whole and per_position is not None and sum(per_position[round(gamma):]) > 0:
+        whole = False
+        extra["mixed_lengths"] = True
+    if whole and length is not None and 1 <= length <= gamma + 1:
         extra["alpha_iid"] = float(spec.alpha_from_acceptance_length(length, round(gamma)))
-    if gamma is not None and abs(gamma - round(gamma)) >= 1e-9:
+    if gamma is not None and not whole:
         extra["num_speculative_tokens_mean"] = gamma
     extra["mean_waiting_requests"] = _reading_mean(frame.waiting_requests)
     extra["max_kv_cache_usage"] = None if frame.kv_cache_usage.isna().all() else float(frame.kv_cache_usage.max())
@@ -204,7 +210,7 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
         extra["mean_draft_overhead"] = _reading_mean(frame.draft_overhead)
     run = {"engine": _RUN_ENGINE.get(frame.engine.iloc[0], frame.engine.iloc[0]),
            "target_model": frame.model.iloc[0] or None, "workload": "live",
-           "num_speculative_tokens": round(gamma) if gamma is not None and abs(gamma - round(gamma)) < 1e-9 else None,
+           "num_speculative_tokens": round(gamma) if whole else None,
            "concurrency": _reading_mean(frame.running_requests),
            "output_throughput": _weighted(frame.generation_throughput, seconds),
            "duration_s": float(seconds[~frame.counter_reset.fillna(False).astype(bool)].sum()),
@@ -308,6 +314,12 @@ class LiveTables(RunsAndImports):
         if windows.counter_reset.fillna(False).astype(bool).any():
             extra["itl_not_saved"] = "a counter reset in the range"
             return {}
+        ordered = windows.sort_values("time_start")
+        if (ordered.time_start.iloc[1:].to_numpy() != ordered.time_end.iloc[:-1].to_numpy()).any():
+            # Windows that do not follow on (the model gone from the source between them, then back):
+            # the two ends' difference would span what it did not serve.
+            extra["itl_not_saved"] = "the windows do not follow on"
+            return {}
         with self._connection() as con:
             first, last = (_stored_snapshot(con, source, at) for at in (windows.time_start.min(), windows.time_end.max()))
         if first is None or last is None:
@@ -318,7 +330,7 @@ class LiveTables(RunsAndImports):
         except SpecvizError:  # no speculative-decoding series between the two: none to take the ITL of
             return {}
         state = next((s for s in states if (s.engine, s.model_name) == (engine, model)), None)
-        if state is None or state.itl_p50 is None:
+        if state is None or state.itl_p50 is None or state.counter_reset:
             return {}
         return {"p50_itl_ms": state.itl_p50 * 1e3, "p99_itl_ms": state.itl_p99 * 1e3}
 

@@ -47,7 +47,7 @@ from ..source import Source
 from .runs import MOST_POSITIONS, MS, RATE, apply_cell, cell_settings, histogram_figures
 
 # Per request (charged a line of the file before DuckDB reads it): the columns taken out of DuckDB
-# as Arrow (31 of 8 B), the numpy columns built from them and the DataFrame (about 200 B), the
+# as Arrow (33 of 8 B), the numpy columns built from them and the DataFrame (about 200 B), the
 # store's copy (about 100 B); DuckDB's own reading is bounded by its memory limit. Measured at 1M
 # lines of 1.6 KB: peak RSS 0.82-0.92 GB in all (0.17 GB before the import).
 _REQUEST_BYTES = 512
@@ -92,9 +92,12 @@ def _metric(tag: str, scales: dict[str, float] | None = None) -> str:
 
 def _gaps(aggregate: str) -> str:
     """SQL of ``aggregate`` (``list_sum``, ``len``) over a record's ``inter_chunk_latency`` list, the
-    gaps in ms (a sum converted by the list's unit); NaN where the record has no list of numbers."""
+    gaps in ms (a sum converted by the list's unit); NaN where the record has no list of numbers, or
+    one with an element that is no gap (text, null, not finite, below 0: ``list_sum`` had skipped the
+    nulls that ``len`` counted, and summed a negative gap in)."""
     gaps = f"TRY_CAST({_at('$.metrics.inter_chunk_latency.value')} AS DOUBLE[])"
-    value = f"coalesce({aggregate}({gaps})::DOUBLE, 'NaN')"
+    no_gap = f"len(list_filter({gaps}, lambda x: x IS NULL OR NOT isfinite(x) OR x < 0)) = 0"
+    value = f"coalesce(CASE WHEN {no_gap} THEN {aggregate}({gaps})::DOUBLE END, 'NaN')"
     if aggregate == "len":
         return value
     cases = " ".join(f"WHEN '{name}' THEN {value} * {scale!r}" for name, scale in MS.items())
