@@ -555,8 +555,10 @@ def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine
     """Each position's share of the drafts that accepted it, its share of those that reached it, and
     the share that accepted none; absent, with why, where the counters cannot be one server's: a
     position accepted by a tenth more drafts than there were (more than reading the counters one by
-    one explains; a zero-accept share of −100 % had been shown and stored), or more positions than
-    draft tokens a draft (γ)."""
+    one explains; a zero-accept share of −100 % had been shown and stored), more tokens a draft (γ)
+    than positions counted, or positions past γ whose counts rise. Drafts of several lengths (γ not
+    whole, or a position past it that some draft accepted) keep their shares of all drafts but give
+    none given the positions before, with why (``prom.absent.mixed_lengths``)."""
     names = ("per_position_acceptance", "per_position_conditional", "zero_accept_rate")
 
     def without(notice: Notice) -> tuple[None, None, None]:

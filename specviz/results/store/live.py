@@ -309,8 +309,8 @@ class LiveTables(RunsAndImports):
         """The inter-token latency's p50 and p99 (ms) over one model's saved windows, from the
         histogram's increase between the scrapes at their two ends (quantiles of the windows'
         quantiles would be none of the whole range's); none, and ``extra.itl_not_saved`` saying why,
-        where a counter reset lies between them or either scrape is no longer kept
-        (``SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS``)."""
+        where a counter reset lies between them, the windows do not follow on, or either scrape is
+        no longer kept (``SPECVIZ_LIVE_KEEP_SNAPSHOT_ROWS``)."""
         if windows.counter_reset.fillna(False).astype(bool).any():
             extra["itl_not_saved"] = "a counter reset in the range"
             return {}
