@@ -64,15 +64,10 @@ def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[s
     chosen = importers.select_files(by_path)
     reports: list[tuple[str, str, ImportResult | LeftOut | Notice]] = [
         report for path in chosen.files for report in _import_upload(store, str(path), by_path[path].getvalue(), synthetic)]
-    unread = ("not_a_result", "text_file")
-    others = sorted(str(path) for path, why in chosen.left_out.items() if why.reason in unread)
-    reports += [("left_out", str(path), why) for path, why in chosen.left_out.items() if why.reason not in unread]
+    reports += [("left_out", str(path), why) for path, why in chosen.left_out.items() if why.reason not in importers.UNREAD]
     # Files that are no results at all (a README, a scrape saved as text) in one line, not one each.
-    shown = settings.get("SPECVIZ_LISTED_FILES")
-    if others:
-        key = "exp.left_out.not_results_more" if len(others) > shown else "exp.left_out.not_results"
-        reports.append(("info", "", Notice(key, files=", ".join(others[:shown]), more=len(others) - shown,
-                                           suffixes=", ".join(importers.RESULT_SUFFIXES))))
+    if unread := importers.unread_notice(chosen.left_out, settings.get("SPECVIZ_LISTED_FILES")):
+        reports.append(("info", "", unread))
     return reports
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from .exposition import Snapshot
 from .promql import counter_increase, histogram_quantile
 from .roles import CUMULATIVE, MEANING_LABELS, OUTPUT_ROLE, ROLES, SPEC_ROLES, engine_of, metric_name
 
-__all__ = ["SpecDecodeState", "spec_decode_states", "restarted_processes"]
+__all__ = ["SpecDecodeState", "spec_decode_states", "restarted_processes", "accepted_past_gamma"]
 
 
 @dataclass(frozen=True)
@@ -550,6 +550,13 @@ _RACE_SHARE = 1.1
 _WHOLE = 1e-6
 
 
+def accepted_past_gamma(gamma: float, per_position: Sequence[float] | np.ndarray) -> bool:
+    """Whether some draft accepted a position past γ rounded (counts or shares of drafts, by
+    position): drafts of several lengths, where γ is their mean (4 and 2 tokens at equal rates read
+    γ 3). Positions past γ that none accepted say nothing of the lengths."""
+    return len(per_position) > round(gamma) and sum(per_position[round(gamma):]) > 0
+
+
 def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine: str, absent: dict[str, Notice]
                   ) -> tuple[list[float] | None, list[float | None] | None, float | None]:
     """Each position's share of the drafts that accepted it, its share of those that reached it, and
@@ -592,10 +599,9 @@ def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine
                               accepted=float(counts[over[0]]), drafts=drafts))
     if gamma is not None and gamma > len(counts) + _WHOLE:  # more tokens a draft than positions counted
         return without(Notice("prom.absent.positions_under_gamma", positions=len(counts), gamma=gamma))
-    # A position past γ that some draft accepted: drafts of several lengths (4 and 2 at equal rates read
-    # γ = 3), where every draft that accepted a position accepted the ones before it; else no draft's.
-    # Positions past γ that none accepted say nothing of the lengths.
-    longer = gamma is not None and len(counts) > round(gamma) and counts[round(gamma):].sum() > 0
+    # Drafts of several lengths, where every draft that accepted a position accepted the ones before
+    # it; else no draft's counters.
+    longer = gamma is not None and accepted_past_gamma(gamma, counts)
     if longer and not np.all(counts[1:] <= counts[:-1] * _RACE_SHARE):
         return without(Notice("prom.absent.positions_over_gamma", positions=len(counts), gamma=gamma))
     zero_accept = float(1.0 - unconditional[0])

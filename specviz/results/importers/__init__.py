@@ -35,7 +35,8 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "OpenedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name", "folder_files", "select_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES"]
+           "normalise_name", "folder_files", "select_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES",
+           "UNREAD", "unread_notice"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
@@ -239,6 +240,21 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
                 files.append(here / name)
     left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
     return FolderFiles([f for f in files if f not in left_out], left_out)
+
+
+UNREAD = ("not_a_result", "text_file")
+"""The :class:`LeftOut` reasons of a folder's files that are no results at all."""
+
+
+def unread_notice(left_out: dict[PurePath, LeftOut], most: int) -> Notice | None:
+    """The files of ``left_out`` that are no results (:data:`UNREAD`) in one line, by path, at most
+    ``most`` named (``exp.left_out.not_results``, or ``..._more`` with how many more); None where
+    there are none."""
+    unread = sorted(str(path) for path, why in left_out.items() if why.reason in UNREAD)
+    if not unread:
+        return None
+    key = "exp.left_out.not_results_more" if len(unread) > most else "exp.left_out.not_results"
+    return Notice(key, files=", ".join(unread[:most]), more=len(unread) - most, suffixes=", ".join(RESULT_SUFFIXES))
 
 
 def folder_files(folder: Path) -> FolderFiles:

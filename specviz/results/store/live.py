@@ -20,7 +20,7 @@ import pyarrow as pa
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
-from specviz.live.states import SpecDecodeState, spec_decode_states
+from specviz.live.states import SpecDecodeState, accepted_past_gamma, spec_decode_states
 from specviz.live.roles import ROLES
 from specviz.model import spec
 from specviz.results import importers
@@ -195,9 +195,8 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
         per_position = (counts / with_drafts.drafts.sum()).tolist()
         zero = 1.0 - per_position[0]
     whole = gamma is not None and abs(gamma - round(gamma)) < 1e-9
-    # Drafts of several lengths, as the Live page tells them (specviz.live.states): accepted past γ
-    # positions (4 and 2 tokens at equal rates read γ 3). α of one γ is then a figure of no draft.
-    if whole and per_position is not None and sum(per_position[round(gamma):]) > 0:
+    # Drafts of several lengths, as the Live page tells them: α of one γ is then a figure of no draft.
+    if whole and per_position is not None and accepted_past_gamma(gamma, per_position):
         whole = False
         extra["mixed_lengths"] = True
     if whole and length is not None and 1 <= length <= gamma + 1:
