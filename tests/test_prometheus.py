@@ -309,6 +309,34 @@ class TestFailuresOfARealPrometheus:
         refused(lambda: prometheus.query_window(base, "5m"), "prometheus.http_status")
 
 
+
+@pytest.mark.prometheus
+def test_a_restart_that_counted_past_its_old_values_is_seen_by_its_start_time(tmp_path):
+    """A server that restarted and counted past its old values before Prometheus scraped it again
+    leaves no reset in its counters: resets() is 0, and it had read as a window without a restart (an
+    SRE's pass). Its start time changed, and changes() of it marks the point, naming the server."""
+    state = {"start": 1000, "drafts": 100}
+
+    def exporter(path: str) -> tuple[int, str, bytes]:
+        drafts = state["drafts"]
+        text = (f'vllm:spec_decode_num_drafts_total{{model_name="m"}} {drafts}\n'
+                f'vllm:spec_decode_num_draft_tokens_total{{model_name="m"}} {4 * drafts}\n'
+                f'vllm:spec_decode_num_accepted_tokens_total{{model_name="m"}} {2 * drafts}\n'
+                f'process_start_time_seconds {state["start"]}\n')
+        return 200, "text/plain; version=0.0.4", text.encode()
+
+    with fake(200, exporter) as url:
+        target = url.split("//", 1)[1]
+        with prometheus_server([target], tmp_path) as base:
+            wait_for_samples(base, servers=1, samples=2)
+            state.update(start=2000, drafts=150)  # restarted, and past 100 before the next scrape
+            wait_for_samples(base, servers=1, samples=4)
+            frame = prometheus.query_window(base, "1m", at=time.time())
+    row = frame.xs("m", level="model_name").iloc[0]
+    assert bool(row["counter_reset"])
+    restart = next(n for n in frame.attrs["notices"] if n.key == "prometheus.notice.counter_reset")
+    assert restart.params["restarts"] == 1 and restart.params["where"].startswith(f"{target} (m, ")
+
 def test_nothing_listening():
     refused(lambda: prometheus.query_window(f"http://127.0.0.1:{_free_port()}", "5m"), "scrape.refused")
 

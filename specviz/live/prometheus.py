@@ -15,7 +15,9 @@ model and per point in time:
    and ``_count`` series, vLLM's finished requests' tokens, are counters too), ``sum by`` (running
    and waiting requests, with a ``count`` of the servers, ``instance``, that report the running
    ones) or ``max by`` (KV-cache usage) of a gauge, ``max`` and ``min`` of an engine's own ratio
-   gauges (a value only where the replicas agree), and ``resets()`` of every counter.
+   gauges (a value only where the replicas agree), ``resets()`` of every counter, and ``changes()``
+   of ``process_start_time_seconds`` (a server that restarted and counted past its old values
+   before its next scrape shows only there).
    ``/api/v1/query_range`` for a series of points, ``/api/v1/query`` for one.
 3. At each point, the increases become a :class:`specviz.live.exposition.Snapshot` of a window ``W`` long and
    go through :func:`specviz.live.states.spec_decode_states`: acceptance rate, acceptance length, γ, α
@@ -27,15 +29,15 @@ model and per point in time:
 edges, so a count is an estimate (the ratios of two counters scraped together are not affected: the
 mean prompt of finished requests is Δ``_sum`` / Δ``_count`` as from two scrapes);
 a window needs at least two samples of a series, so ``W`` should be at least twice the scrape
-interval. A counter that went down inside the window (a restart) is counted as ``increase()`` counts
-it and the point is marked ``counter_reset``.
+interval. A counter that went down inside the window, or a server whose start time changed in it (a
+restart), is counted as ``increase()`` counts it and the point is marked ``counter_reset``.
 
 The requests and the checks of every answer are :mod:`specviz.live.prometheus_api`'s (values that
 are ``NaN`` or ``±Inf`` are left out, with a notice here).
 
 References
 ----------
-``increase()``, ``resets()``: https://prometheus.io/docs/prometheus/latest/querying/functions/.
+``increase()``, ``resets()``, ``changes()``: https://prometheus.io/docs/prometheus/latest/querying/functions/.
 Metric names: https://prometheus.io/docs/concepts/data_model/#metric-names-and-labels.
 """
 
@@ -66,11 +68,10 @@ _NAMES_LOOKBACK_S = 300.0  # Prometheus's default lookback delta
 
 # The label of a per-position counter's position, by engine prefix (TensorRT-LLM's is token_position).
 _POSITION_LABEL = {"trtllm": "token_position"}
-# Roles by how they are queried; the rest of roles.ROLES (the inter-token latency histograms, the
-# process's start time) are not.
+# Roles by how they are queried; the rest of roles.ROLES (the inter-token latency histograms) are not.
 _SUMMED_GAUGES = ("running", "waiting")
 _MAX_GAUGES = ("kv_cache_usage",)
-_QUERIED = COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + RATIO_GAUGES
+_QUERIED = COUNTERS + _SUMMED_GAUGES + _MAX_GAUGES + RATIO_GAUGES + ("process_start",)
 # The names of every queried role, for the match[] of the name lookup (RE2, anchored).
 _NAMES_MATCH = "|".join(without_groups(role) for role in _QUERIED)
 
@@ -130,14 +131,17 @@ def _check_by(by: Sequence[str]) -> tuple[str, ...]:
 def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple[str, ...]
              ) -> list[tuple[str, str, str, str]]:
     """(role, prefix, kind, PromQL) of every query a figure needs; kind is ``value``, ``max``,
-    ``min``, ``resets`` or ``servers`` (how many servers, Prometheus's ``instance``, report the
-    running requests: each decodes its own batch)."""
+    ``min``, ``resets``, ``started`` (how often each server's start time changed) or ``servers``
+    (how many servers, Prometheus's ``instance``, report the running requests: each decodes its own
+    batch)."""
     window = f"{round(window_s * 1000)}ms"  # PromQL durations are whole units
     group = ", ".join(("model_name", *by))
     out = []
     for role in _QUERIED:
         for name, prefix in names.get(role, []):
-            if role in COUNTERS:
+            if role == "process_start":  # a server's, of no model: joined to its models by instance
+                out.append(("", "", "started", f"sum by (instance) (changes({name}[{window}]))"))
+            elif role in COUNTERS:
                 position = _POSITION_LABEL.get(prefix, "position")
                 labels = group + (f", {position}" if role in ("accepted_per_pos", "drafted_per_pos") else "")
                 out.append((role, prefix, "value", f"sum by ({labels}) (increase({name}[{window}]))"))
@@ -190,6 +194,8 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     points: dict[float, dict[str, dict[tuple, float]]] = {}
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
     resets: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that restarted
+    started: dict[float, set[str]] = {}  # the servers whose start time changed
+    keys_of: dict[str, set[tuple[str, ...]]] = {}  # a server's rows, from its counters' resets() series
     servers: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that report
     dropped: dict[str, int] = {}
     warnings: list[str] = []
@@ -197,12 +203,20 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     for role, prefix, kind, promql in queries:
         series, said = run(promql)
         warnings += said
+        if kind == "started":
+            for item in series:
+                for t, value in item.points:
+                    if value > 0:
+                        started.setdefault(t, set()).add(item.labels.get("instance", ""))
+            continue
         groups |= {_model_key(item.labels, by) for item in series}
         _check_rows(len(groups), run.points, source)
         for item in series:
             if item.dropped:
                 dropped[role or "resets"] = dropped.get(role or "resets", 0) + item.dropped
             labels = tuple(sorted((k, v) for k, v in item.labels.items() if k != "__name__"))
+            if kind == "resets":
+                keys_of.setdefault(item.labels.get("instance", ""), set()).add(_model_key(item.labels, by))
             for t, value in item.points:
                 if kind == "resets":
                     if value > 0:
@@ -221,6 +235,10 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                     at[(prefix, labels)] = at.get((prefix, labels), 0.0) + value  # a name with and without _total
                 else:
                     extremes.setdefault(t, {}).setdefault((role, prefix, labels), {})[kind] = value
+    for t, instances in started.items():
+        for instance in instances:
+            for key in keys_of.get(instance, ()):
+                resets.setdefault(t, {}).setdefault(key, set()).add(instance)
     for t, by_key in extremes.items():
         for (role, prefix, labels), values in by_key.items():
             # Replicas that disagree give two values, which states.py reports as disagreeing.
