@@ -252,4 +252,7 @@ def get(name: str) -> str | int | float | bool | Path:
 
 
 if __name__ == "__main__":
+    # The Makefile's way to a setting's value; anything but one known name is told the names.
+    if len(sys.argv) != 2 or sys.argv[1] not in _BY_NAME:
+        sys.exit("usage: python -m specviz.settings NAME, one of:\n  " + "\n  ".join(_BY_NAME))
     print(get(sys.argv[1]))

@@ -1,5 +1,8 @@
 """Tests for specviz.settings: the table, environment overrides, and docs/settings.md made from it."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,6 +49,18 @@ class TestGet:
         with pytest.raises(KeyError):
             settings.get("SPECVIZ_NOPE")
 
+
+    def test_the_module_prints_a_value_or_the_names(self):
+        """The Makefile reads a setting as ``python -m specviz.settings NAME``; without a name, or
+        with an unknown one, it had raised an IndexError or KeyError."""
+        env = {k: v for k, v in os.environ.items() if k != "SPECVIZ_PORT"}
+        run = lambda *args: subprocess.run([sys.executable, "-m", "specviz.settings", *args], cwd=ROOT, env=env,
+                                           capture_output=True, text=True, timeout=60)
+        assert run("SPECVIZ_PORT").stdout == "8501\n"
+        for args in ((), ("SPECVIZ_NOPE",)):
+            said = run(*args)
+            assert said.returncode == 1 and "Traceback" not in said.stderr
+            assert said.stderr.startswith("usage: python -m specviz.settings NAME") and "SPECVIZ_PORT" in said.stderr
 
 class TestDefaultPaths:
     def test_checkout_defaults_are_beside_the_package(self, monkeypatch):
