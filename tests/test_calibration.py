@@ -305,6 +305,23 @@ class TestCalibrateOnStepTimes:
         truth = made(step.Draft("eagle"))[1:-1]
         assert np.all(inner["low"] <= truth) and np.all(truth <= inner["high"]) and not fit.warnings
 
+    def test_data_parallel_ranks_each_pay_for_their_own_tokens(self):
+        """Step times of 4 data-parallel ranks, each sampling a quarter of the batch: the fit pays the
+        cost per token on a rank's share, as the step model does, and its band holds the truth."""
+        def times(batch):
+            return step.step(H100, LLAMA8, step.Draft("eagle"), batch=batch, gamma=3, context=512, acceptance_length=2.9,
+                             dp=4, costs=TRUE)
+        fit = calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["vllm-v1"], batch=BATCH[[0, -1]],
+                                    gamma=3, context=512, measured_step_s=times(BATCH[[0, -1]])["spec_s"],
+                                    acceptance_length=2.9, dp=4)
+        inner = fit.predict(BATCH[1:-1], 3, 512, 2.9)
+        truth = times(BATCH[1:-1])["speedup"]
+        assert np.all(inner["low"] <= truth) and np.all(truth <= inner["high"]) and not fit.warnings
+        # The fitted costs, timed by the step model at 4 ranks, give back the measured step times.
+        again = step.step(H100, LLAMA8, step.Draft("eagle"), batch=BATCH[[0, -1]], gamma=3, context=512,
+                          acceptance_length=2.9, dp=4, costs=calibration.fitted_costs(fit))["spec_s"]
+        np.testing.assert_allclose(again, times(BATCH[[0, -1]])["spec_s"], rtol=0.02)
+
     def test_speedups_or_step_times_and_step_times_need_the_acceptance(self):
         common = dict(batch=BATCH[[0, -1]], gamma=3, context=512)
         with pytest.raises(ValueError, match="one of the two"):

@@ -179,9 +179,9 @@ class TestExpertTax:
         # docs/model.md's figures: 8 H200s as 8 data-parallel groups, its MTP layer, α 0.7, γ 3, batch 8.
         groups = dict(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
         grouped = regime.expert_tax(make_scenario(**groups), 0.7, 3, 8, 1024, 1024)
-        assert (round(grouped["speedup"], 2), round(grouped["speedup_untaxed"], 2)) == (1.09, 1.52)
+        assert (round(grouped["speedup"], 2), round(grouped["speedup_untaxed"], 2)) == (1.10, 1.53)
         uniform = regime.expert_tax(make_scenario(**groups, routing_overlap="0"), 0.7, 3, 8, 1024, 1024)
-        assert (round(uniform["speedup"], 2), round(uniform["speedup_untaxed"], 2)) == (0.98, 1.52)
+        assert (round(uniform["speedup"], 2), round(uniform["speedup_untaxed"], 2)) == (0.99, 1.53)
         # Past a few hundred sequences a plain pass reads every expert: the tax is gone.
         wide = calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024)["speedup"]
         assert calculator.evaluate_scenario(chosen, 0.8, 4, 1000, 1024, expert_tax=False)["speedup"] == pytest.approx(wide)

@@ -260,6 +260,21 @@ class TestExpertAndDataParallel:
                      + self.DEEPSEEK.params["embeddings"] - self.DEEPSEEK.embedding_params + 64 * 7168)  # BF16
         assert tp8["bytes"] - dp8["bytes"] == pytest.approx(7 * latent - 7 * dense, rel=1e-9)
 
+    def test_each_data_parallel_rank_samples_its_own_share_of_the_tokens(self):
+        """An engineer's pass: 1,024 sequences over 9 data-parallel ranks had paid 1,024 × 5 µs a pass
+        for sampling, as one engine would; each rank samples its 1,024/9 at the same time."""
+        costs = step.Costs(token_us=5.0)
+        one = step.pass_time(self.H200, self.DEEPSEEK, 1024, 1, 4096, dp=1, ep=True, costs=costs)
+        nine = step.pass_time(self.H200, self.DEEPSEEK, 1024, 1, 4096, dp=9, ep=True, costs=costs)
+        assert one["token_s"] == pytest.approx(1024 * 5e-6) and nine["token_s"] == pytest.approx(1024 * 5e-6 / 9)
+        # The verify pass of γ 3 the same way, and the fast path (_linear_costs) agrees with pass_seconds.
+        work = step.pass_work(self.H200, self.DEEPSEEK, 1024, 4, 4096, dp=9, ep=True)
+        assert step.pass_seconds(work, costs)["token_s"] == pytest.approx(4 * 1024 * 5e-6 / 9)
+        per_token, _ = step._linear_costs(work, costs)
+        assert float(per_token) * float(work["tokens"]) >= 4 * 1024 * 5e-6 / 9
+        bare, _ = step._linear_costs(work, step.Costs())
+        assert float(per_token - bare) == pytest.approx(5e-6 / 9)
+
     def test_beyond_the_nvlink_domain_the_network_carries_its_share(self):
         # 16 H100s: 8 on NVLink (450 GB/s each way), 8 over one 400 Gb/s NIC a GPU (50 GB/s).
         link = step.link_bandwidth(GPUS["H100-SXM"], 16, step.Costs())

@@ -8,7 +8,8 @@ priors, and the fit moves only what two points can pin:
   all-reduce latency are drawn from their priors (the engine preset, :data:`ROOFLINE_PRIORS`);
 * for each draw, the fixed cost per step P and the cost per token T follow exactly from the two
   points, for the speedup is linear in them once the rest is fixed. With E the tokens per step,
-  plain, draft and verify roofline times p, d, v, B sequences, n verify and w draft tokens per
+  plain, draft and verify roofline times p, d, v, B sequences (B/dp on each data-parallel rank,
+  which samples its own: B below is that share), n verify and w draft tokens per
   sequence and k = 1 for a draft with a device pass (P is paid once per step, :mod:`specviz.model.step`):
 
   .. math::
@@ -289,6 +290,7 @@ def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarr
     t = _times(setting, draws, b, g, ctx, e if setting["prompt_tokens"] else 1.0)
     n, w, k = _shape(setting, b, g)
     fixed, per_token = draws["step_ms"][:, None] * 1e-3, draws["token_us"][:, None] * 1e-6
+    b = b / setting["dp"]  # the sequences each data-parallel rank samples (step.pass_seconds)
     plain = t["plain_s"] + fixed + per_token * b
     spec_s = g * (t["draft_s"] + k * per_token * b * w) + t["verify_s"] + fixed + per_token * b * n
     return e * plain / spec_s
@@ -398,14 +400,16 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
         e = np.tile(grid, _DRAWS)[:, None] * np.ones_like(b)
     else:
         e = np.broadcast_to(lengths, (len(draws["mfu"]), b.size))
-    # The points' equations: A · (P, T) = y, for each draw (least squares with more than two points).
+    # The points' equations: A · (P, T) = y, for each draw (least squares with more than two points);
+    # T is paid for the sequences of one data-parallel rank (step.pass_seconds).
+    ranked = b / dp
     if measured_step_s is None:
         a_pass = e - s
-        a_token = e * b - s * (g * b * w * k + b * n)
+        a_token = e * ranked - s * (g * ranked * w * k + ranked * n)
         y = s * (g * t["draft_s"] + t["verify_s"]) - e * t["plain_s"]
     else:
         a_pass = np.ones_like(e)
-        a_token = np.broadcast_to(b * (g * w * k + n), e.shape)
+        a_token = np.broadcast_to(ranked * (g * w * k + n), e.shape)
         y = s - (g * t["draft_s"] + t["verify_s"])
     design = np.stack([a_pass, a_token], axis=-1)
     gram = np.einsum("dpi,dpj->dij", design, design)

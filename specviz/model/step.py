@@ -16,7 +16,9 @@ on ``tp`` devices (tensor parallelism):
   (Patarasuk & Yuan 2009), plus a fixed latency per all-reduce;
 * ``t_layer``: launches per layer and pass (a few µs with CUDA graphs, tens without);
 * ``t_token``: a cost per token in the pass (sampling, rejection sampling, per-sequence
-  bookkeeping): the term that grows with the batch beside the roofline.
+  bookkeeping): the term that grows with the batch beside the roofline. With ``dp`` data-parallel
+  attention ranks, each an engine of its own (vLLM's ``--data-parallel-size``), each samples its
+  B·N/dp tokens at the same time: the term is B·N·t_token/dp.
 
 A step adds ``t_step``, a fixed cost per engine step (scheduling, preparing the inputs, processing
 the outputs), once: an engine runs its draft passes and the verify pass inside one step (vLLM V1's
@@ -243,7 +245,7 @@ def pass_work(gpu: roofline.GPU, model: Model, batch: ArrayLike, new_tokens: Arr
         sent = model.hidden_size * _ACTIVATION_BYTES / devices * (devices - 1) / devices
         collectives.append((2.0 * model.moe_layers, sent / link_bandwidth(gpu, devices, link)))
     return {**work, "device": device, "tokens": tokens, "prefill": np.asarray(prefill_tokens, dtype=float),
-            "layers": model.layers, "collectives": collectives}
+            "layers": model.layers, "collectives": collectives, "ranks": dp}
 
 
 def pass_seconds(work: dict, costs: Costs) -> dict[str, np.ndarray]:
@@ -256,7 +258,8 @@ def pass_seconds(work: dict, costs: Costs) -> dict[str, np.ndarray]:
     # The first collective starts the sum: zeros would cost one more pass over a band's draws × points.
     comm = sum(collectives[1:], collectives[0]) if collectives else np.zeros_like(tokens)
     layer = np.asarray(work["layers"] * costs.layer_us * 1e-6)
-    per_token = tokens * costs.token_us * 1e-6
+    # Each data-parallel rank samples and keeps the books of its own share of the tokens, at once.
+    per_token = tokens / work["ranks"] * costs.token_us * 1e-6
     time_s = base["time_s"] + comm + layer + per_token
     return {"flops": work["flops"], "bytes": work["bytes"], "compute_s": base["compute_s"],
             "memory_s": base["memory_s"], "roofline_s": base["time_s"], "comm_s": comm, "layer_s": layer,
@@ -477,7 +480,7 @@ def _linear_costs(work: dict, costs: Costs) -> tuple[np.ndarray, np.ndarray]:
     """A pass's costs beyond its roofline (:func:`pass_seconds`) as τ per token in the pass and c once:
     τ = t_token + Σ_k n_k s_k and c = layers·t_layer + Σ_k n_k t_allreduce, with n_k and s_k each
     collective's count and link seconds per token (:func:`pass_work`)."""
-    per_token = costs.token_us * 1e-6 + sum(count * per_token_s for count, per_token_s in work["collectives"])
+    per_token = costs.token_us * 1e-6 / work["ranks"] + sum(count * per_token_s for count, per_token_s in work["collectives"])
     once = work["layers"] * costs.layer_us * 1e-6 + sum(count * costs.allreduce_us * 1e-6 for count, _ in work["collectives"])
     return np.asarray(per_token), np.asarray(once)
 
