@@ -259,9 +259,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                        delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
         if fit is not None:
             row = st.container(horizontal=True)
-            row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:.2f} ms",
+            row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:,.2f} ms",
                            help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
-            row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:.2f} ms",
+            row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:,.2f} ms",
                            help=t(f"calc.m.spec_step_help{drafting}", lang, gamma=gamma, draft=here["draft_step_ms"],
                                   drafts=gamma * here["draft_step_ms"], verify=here["verify_step_ms"]), width="content")
             if fit["fits_plain"]:

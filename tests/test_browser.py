@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import ARTIFACTS, PRESETS, ROOT, wait_for_calculator as wait_for_app
+from specviz import i18n
 from specviz.cli.model import calc_row
 
 pytestmark = pytest.mark.browser
@@ -495,7 +496,7 @@ class TestNavigationInChromium:
         # The workload travels as its tokens, which name their preset.
         expect(page).to_have_url(re.compile(r"input_tokens=16000&output_tokens=150"), timeout=TIMEOUT)
         # A choice shows its label in the new language, not the one it was drawn in.
-        workload = page.get_by_role("combobox", name="Tải công việc")
+        workload = page.get_by_role("combobox", name=i18n.t("calc.workload", "vi"))
         expect(workload).to_have_value("Tóm tắt (đầu vào dài, đầu ra ngắn)", timeout=TIMEOUT)
         page.get_by_role("combobox", name="Language · Ngôn ngữ").click()
         page.get_by_role("option", name="English").click()

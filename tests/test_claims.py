@@ -504,6 +504,25 @@ class TestConditionsAsTheCalculatorShowsThem:
         there = calculator.evaluate_scenario(chosen, point["alpha"], point["gamma"], point["batch"], chosen.context)
         assert float(there["speedup"]) >= 3.0
 
+    def test_the_table_rounds_each_alpha_up_as_the_headline_does(self):
+        """A manager's pass: the headline said α of at least 0.845 at γ 8 and the table's row 0.844,
+        rounded to the nearest, at which the calculator gives 2.999× of a 3× claim."""
+        chosen = make_scenario()
+        check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
+        shown = claims.required_as_shown(check.required)
+        for column in ("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate"):
+            exact, rounded = check.required[column], shown[column]
+            assert (rounded.isna() == exact.isna()).all()
+            assert ((rounded >= exact) & (rounded - exact < 0.001)).where(exact.notna(), True).all()
+            assert rounded.dropna().tolist() == [claims.at_least(v, 3) for v in exact.dropna()]
+        assert shown["gamma"].equals(check.required["gamma"]) and shown["ceiling"].equals(check.required["ceiling"])
+        (said,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
+        row = shown.loc[shown["gamma"] == said.params["gamma"]].iloc[0]
+        assert row["alpha_needed"] == said.params["shown"]
+        there = calculator.evaluate_scenario(chosen, row["alpha_needed"], said.params["gamma"], said.params["batch"],
+                                             chosen.context)
+        assert float(there["speedup"]) >= 3.0
+
     def test_the_figures_beside_alpha_are_the_table_s_at_a_long_draft(self):
         """EAGLE-3 for Llama-3.1-8B on an H100 claimed at 6.5x: only a long draft reaches it, at α 0.9986,
         where two decimals rounded up had named α 1.00, a rate of 1.00 and γ + 1 tokens per step."""

@@ -960,6 +960,23 @@ class TestClaimCommand:
         read = json.loads(out)["read_from_sentence"]
         assert read["over"] is None and read["over_words"] == "vLLM" and "does not say is plain decoding" in read["over_note"]
         assert json.loads(out)["percent_note"].startswith("“400% faster” is read as 5.00×")
+        # A manager's pass: over another GPU, "Impossible" alone had been the verdict; it is said to be
+        # against plain decoding on this setting, not the claim's baseline.
+        _, out, _ = run(capsys, "claim", "3x faster than H100 on B200 with EAGLE-3 for Llama 3.3 70B at 256 concurrency")
+        answer = json.loads(out)
+        assert answer["read_from_sentence"]["over_words"] == "H100" and answer["verdict"] == "impossible"
+        assert answer["headline"].startswith("Against plain decoding on this setting, not what the claim's figure is "
+                                             "over (H100), which needs its own baseline: Impossible: 3.00×")
+        _, out, _ = run(capsys, "claim", "3x with EAGLE-3 on B200 for Llama 3.3 70B at 256 concurrency")
+        assert json.loads(out)["headline"].startswith("Impossible: 3.00×")
+
+    def test_a_batch_given_over_the_claim_s_own_is_said(self, capsys):
+        _, out, _ = run(capsys, "claim", "2.5x at batch 64", "--batch", "8")
+        answer = json.loads(out)
+        assert answer["batch"] == 8 and answer["batch_note"].startswith("The batch given, 8, is not the claim's own, batch 64")
+        for args in (("--batch", "64"), ()):
+            _, out, _ = run(capsys, "claim", "2.5x at batch 64", *args)
+            assert json.loads(out)["batch"] == 64 and "batch_note" not in json.loads(out)
 
 
     def test_the_issue_s_form_against_costs(self, capsys):

@@ -289,6 +289,23 @@ class TestRecordsJsonl:
         assert parsed.requests.itl_ms.tolist()[:3] == [pytest.approx(float("nan"), nan_ok=True)] * 3
         assert parsed.requests.itl_ms.tolist()[3] == 30.0 and only(parsed)["mean_itl_ms"] == 30.0
 
+    def test_a_line_longer_than_duckdb_s_own_buffer_is_read(self, monkeypatch):
+        """An attack pass: a line of 3.5M chunk gaps (21 MB) had been called malformed JSON, past
+        DuckDB's default 16 MiB object. It is read; where DuckDB's share of the memory is too small
+        for it, the message says so and which setting to raise, not that the machine has none free."""
+        lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
+        measured = next(i for i, line in enumerate(lines) if "metrics" in line and line.get("error") is None
+                        and line["metadata"].get("benchmark_phase") != "warmup")
+        lines[measured]["metrics"]["inter_chunk_latency"] = {"value": [7.25] * 3_500_000, "unit": "ms"}
+        long = b"\n".join(json.dumps(line).encode() for line in lines)
+        assert len(long) > 20_000_000
+        assert only(importers.parse("long.jsonl", long))["mean_itl_ms"] == 7.25
+        monkeypatch.setenv("SPECVIZ_IMPORT_MEMORY_BYTES", str(300_000_000))  # DuckDB's 256 MiB, its least
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("long.jsonl", long)
+        assert info.value.key == "ingest.duckdb_memory"
+        assert "268 MB it may use" in str(info.value) and "SPECVIZ_IMPORT_MEMORY_BYTES" in str(info.value)
+
     def test_times_in_other_units_and_values_no_request_has(self):
         lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
         lines[1]["metrics"]["time_to_first_token"] = {"value": 0.1, "unit": "sec"}

@@ -60,7 +60,8 @@ from specviz.scenario import Presets, Scenario, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
-           "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least"]
+           "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least",
+           "required_as_shown", "headline"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -163,6 +164,20 @@ def at_least(value: float, decimals: int = 2) -> float:
     names it to two (the workload's, :func:`_on_workload`)."""
     scale = 10.0 ** decimals
     return math.ceil(value * scale - 1e-9) / scale
+
+
+# The columns of the α a claim needs, each an "at least" figure.
+_AT_LEAST_COLUMNS = ("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate")
+
+
+def required_as_shown(required: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
+    """:attr:`ClaimCheck.required` as a table shows it: each α it needs (and the acceptance rate of
+    it) rounded up to ``decimals`` as :func:`at_least` rounds the headline's, NaN kept. Rounded to
+    the nearest, the table's 0.844 at γ 8 had sat below the headline's 0.845 and fallen short of the
+    claim (2.999× at α 0.844 where 3× was claimed: a manager's pass)."""
+    scale = 10.0 ** decimals
+    columns = [c for c in _AT_LEAST_COLUMNS if c in required]
+    return required.assign(**{c: np.ceil(required[c] * scale - 1e-9) / scale for c in columns})
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int,
@@ -473,6 +488,16 @@ def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[
     return Notice("claims.condition.beyond_published", alpha=at_least(float(needed.min()), 3), highest=highest.alpha,
                   target=highest.target, draft=Notice(f"side.draft.{highest.draft}"), gamma=highest.gamma,
                   source=highest.source)
+
+
+def headline(check: ClaimCheck, over_words: str | None = None) -> list[Notice]:
+    """The verdict's sentence: :attr:`ClaimCheck.headline`, after a lead that says it is against plain
+    decoding on this setting where the claim's figure is over something else (``over_words``: "H100",
+    "vLLM", from :class:`specviz.advice.claim_words.SentenceReading`). "3x faster than H100 on B200
+    with EAGLE-3" had read as plainly impossible: a B200 over an H100 may make up what speculation
+    alone cannot (a manager's pass)."""
+    return [check.headline] if not over_words else [Notice("claims.verdict.over_other", what=over_words),
+                                                    check.headline]
 
 
 def calculator_point(check: ClaimCheck) -> dict[str, float]:

@@ -121,7 +121,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
         named, _ = claim_words.sentence_choices(read, presets, target)
         overrides = {**named, **(overrides or {})}
-    batch = batch if batch is not None else read.batch if read is not None else claim_words.claimed_batch(text)
+    worded = read.batch if read is not None else claim_words.claimed_batch(text)
+    batch_note = None if batch is None or worded is None or worded == batch else words(
+        Notice("claims.batch_not_worded", batch=batch, worded=worded), lang)
+    batch = batch if batch is not None else worded
     gamma = gamma if gamma is not None or read is None else read.gamma
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
@@ -130,11 +133,12 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     percent = read.percent if read is not None else claim_words.percent_of(text)
-    return {"claim": speedup, "batch": batch, "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
+    return {"claim": speedup, "batch": batch, **({} if batch_note is None else {"batch_note": batch_note}),
+            "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100), lang)}),
             "draft": chosen.draft_id, "engine": chosen.engine.id, "tp": chosen.tp, "dp": chosen.dp, "verdict": check.verdict,
-            "headline": words(check.headline, lang), "reasons": [words(n, lang) for n in check.reasons],
+            "headline": " ".join(words(n, lang) for n in claims.headline(check, None if read is None else read.over_words)), "reasons": [words(n, lang) for n in check.reasons],
             "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
             "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
@@ -336,7 +340,8 @@ needs the least α, `max_speedup`, the best setting, the batches where the claim
 each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
-`over_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
+`over_note`, and the headline then says it is against plain decoding; a --batch that is not the
+batch the claim's words name is said in `batch_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
 `gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
 Claims page's own link alone, it checks the link's claim with the link's batch, γ, measured
 acceptance and workload, as the page does; an option given stands over the link's field.

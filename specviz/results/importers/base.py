@@ -20,6 +20,7 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -101,6 +102,29 @@ def as_ingest_error(name: str, exc: BaseException) -> IngestError:
         return IngestError("ingest.not_utf8", name)
     detail = (str(exc).splitlines() or [""])[0][:200]
     return IngestError("ingest.failed", name, kind=type(exc).__name__, detail=detail)
+
+
+# DuckDB's refusal of a record longer than its buffer (``maximum_object_size``), with that length.
+_OBJECT_SIZE = re.compile(r'"maximum_object_size" of \d+ bytes exceeded.*\(>(\d+) bytes\)')
+
+
+def duckdb_read_error(name: str, exc: duckdb.Error, memory: int) -> IngestError:
+    """The error of a per-request file ``name`` that DuckDB, given ``memory`` bytes, failed to read.
+
+    Returns
+    -------
+    IngestError
+        ``ingest.duckdb_memory`` where DuckDB ran out of its ``memory`` (a share of
+        ``SPECVIZ_IMPORT_MEMORY_BYTES``, not the machine's: a line of 3.5M gaps, 21 MB, needs more
+        than 256 MiB), ``ingest.record_too_large`` (with DuckDB's buffer in bytes) for a record
+        longer than its ``maximum_object_size``, else ``ingest.json_malformed``.
+    """
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return IngestError("ingest.duckdb_memory", name, memory_mb=memory / 1e6)
+    over = _OBJECT_SIZE.search(str(exc))
+    if over:
+        return IngestError("ingest.record_too_large", name, limit=int(over[1]))
+    return IngestError("ingest.json_malformed", name)
 
 
 @dataclass

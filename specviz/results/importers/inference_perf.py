@@ -79,8 +79,8 @@ import pandas as pd
 from specviz import settings
 from specviz.errors import Notice
 
-from .base import (STATISTIC_PREFIXES, TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, dig, number,
-                   request_extra)
+from .base import (STATISTIC_PREFIXES, TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilder, dig,
+                   duckdb_read_error, number, request_extra)
 from .source import Source
 
 __all__ = ["FORMAT"]
@@ -101,8 +101,6 @@ _DUCKDB_BYTES = 256 << 20  # the least memory DuckDB is given to read a per-requ
 # the indent): an array whose first record starts with these keys, in this order.
 _PER_REQUEST_HEAD = re.compile(r'\s*\[\s*\{\s*"start_time"\s*:\s*[-+.\w]+\s*,\s*"end_time"\s*:\s*[-+.\w]+\s*,'
                                r'\s*"request"\s*:')
-# DuckDB's refusal of a record longer than its buffer, with that length.
-_OBJECT_SIZE = re.compile(r'"maximum_object_size" of \d+ bytes exceeded.*\(>(\d+) bytes\)')
 
 
 def _is_report(doc: Any) -> bool:
@@ -365,7 +363,7 @@ def _read_requests(source: Source) -> dict[str, np.ndarray]:
     IngestError
         ``ingest.json_malformed`` where DuckDB cannot read the JSON or the array is cut off,
         ``ingest.record_too_large`` for a record longer than DuckDB's buffer (about 125 MB at
-        the default limit), ``ingest.no_memory`` where DuckDB runs out of memory,
+        the default limit), ``ingest.duckdb_memory`` where DuckDB runs out of its memory,
         ``ingest.request_record`` naming the first record that is no object with
         :data:`_REQUEST_KEYS`, ``ingest.request_field_type`` naming the first field that holds
         another kind of JSON value than inference-perf writes, ``ingest.request_value_too_large``
@@ -391,13 +389,8 @@ def _read_requests(source: Source) -> dict[str, np.ndarray]:
             extras = con.execute(f"SELECT record, {', '.join(_EXTRAS)} FROM requests "
                                  f"WHERE {' OR '.join(f'{name} IS NOT NULL' for name in _EXTRAS)}").fetchall()
             gaps = con.execute("SELECT unnest(gaps) AS gap FROM requests WHERE NOT failed").fetchnumpy()["gap"]
-        except duckdb.OutOfMemoryException:
-            raise IngestError("ingest.no_memory", source.name) from None
         except duckdb.Error as exc:
-            over = _OBJECT_SIZE.search(str(exc))
-            if over:
-                raise IngestError("ingest.record_too_large", source.name, limit=int(over[1])) from None
-            raise IngestError("ingest.json_malformed", source.name) from None
+            raise duckdb_read_error(source.name, exc, memory) from None
     read = {name: np.asarray(column) for name, column in columns.items()}
     extra = np.full(count, None, dtype=object)
     for record, *values in extras:

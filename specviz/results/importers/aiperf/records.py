@@ -42,7 +42,7 @@ import pyarrow as pa
 from specviz import settings
 from specviz.errors import Notice
 
-from ..base import IngestError, Parsed, RunBuilder
+from ..base import IngestError, Parsed, RunBuilder, duckdb_read_error
 from ..source import Source
 from .runs import MOST_POSITIONS, MS, RATE, apply_cell, cell_settings, histogram_figures
 
@@ -162,11 +162,13 @@ def _read_records(source: Source) -> _Records:
     Raises
     ------
     IngestError
-        ``ingest.json_malformed`` where DuckDB cannot read the JSON, ``ingest.no_memory`` where it
-        runs out of memory.
+        ``ingest.json_malformed`` where DuckDB cannot read the JSON, ``ingest.duckdb_memory`` where
+        it runs out of its memory, ``ingest.record_too_large`` for a line longer than DuckDB's
+        buffer, an eighth of its memory (some 94 MB at the default limit; DuckDB's own, 16 MiB, had
+        called a line of 3.5M chunk gaps, 21 MB, malformed).
     """
-    file = f"read_json_objects('{source.reader_path}', format = 'auto')"
     memory = max(settings.get("SPECVIZ_IMPORT_MEMORY_BYTES") * 3 // 4, _DUCKDB_BYTES)
+    file = f"read_json_objects('{source.reader_path}', format = 'auto', maximum_object_size = {memory // 8})"
     with duckdb.connect(config={"memory_limit": f"{memory}B", "temp_directory": tempfile.gettempdir()}) as con:
         try:
             con.execute("SET enable_progress_bar = false")
@@ -202,10 +204,8 @@ def _read_records(source: Source) -> _Records:
                          THEN json_object('acceptance_histogram', json(histogram), 'num_spec_tokens', gamma)
                          ELSE json_object('acceptance_histogram', json(histogram)) END::VARCHAR END AS extra
                 FROM records WHERE record AND NOT warmup AND NOT failed""").to_arrow_table()  # in insertion order
-        except duckdb.OutOfMemoryException:
-            raise IngestError("ingest.no_memory", source.name) from None
-        except duckdb.Error:
-            raise IngestError("ingest.json_malformed", source.name) from None
+        except duckdb.Error as exc:
+            raise duckdb_read_error(source.name, exc, memory) from None
     columns = {name: kept.column(name).to_numpy() for name in ("line", *_RECORD_COLUMNS)}
     extra = kept.column("extra")
     return _Records(lines, warmup, failed, first_stray, columns, extra if extra.null_count < len(extra) else None,
