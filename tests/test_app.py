@@ -76,10 +76,10 @@ def paragraphs(at: AppTest) -> list[str]:
 
 class TestCalculatorPage:
     def test_figures_near_one_say_which_side_of_it_they_are(self):
-        """DeepSeek-V3 + MTP on B200s: at α 0.466 and batch 64 the speedup is 0.9992, shown "1.00×, −0%";
+        """DeepSeek-V3 + MTP on 8 B200s: at α 0.466 and batch 64 the speedup is 0.9992, shown "1.00×, −0%";
         at α 0.92 and batch 16 the band's low edge, 0.9996, read "between 1.00× and …" beside "may
         gain or lose" (a consistency pass)."""
-        pair = dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8")
+        pair = dict(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8")
         at = make_app(**pair, alpha="0.466", batch="64")
         speed = float(calculator.headline(make_scenario(**pair, alpha="0.466", batch="64"))["speedup"])
         assert round(speed, 2) == 1 and speed < 1 and metric(at, "Speedup") == f"{speed:.3f}×"
@@ -140,24 +140,24 @@ class TestCalculatorPage:
         assert table.loc[table["alpha"] == 0.466, "low"].notna().all()
 
     def test_the_batch_chart_s_crossover_is_among_the_batches_the_memory_holds(self):
-        """Qwen3-235B on 8 H100s holds 216 sequences with its draft: the caption had said "loses at no
-        batch up to 1024" beside the expert-tax line's "up to 216" (an engineer's pass), and the CSV
-        gave speedups past 216 with no word that they do not fit."""
-        at = make_app({"view": "batch"}, target="Qwen3-235B-A22B", gpu="H100-SXM", tp="8")
+        """Qwen3-235B on 8 H100s holds 300 sequences with its draft: the caption had said "loses at no
+        batch up to 1024" beside the expert-tax line's "up to 300" (an engineer's pass), and the CSV
+        gave speedups past 300 with no word that they do not fit."""
+        at = make_app({"view": "batch"}, target="Qwen3-235B-A22B", gpu="H100-SXM", tp="8", batch="512")
         said = paragraphs(at)
-        assert any(p.startswith("Red line: the memory holds 216 sequences") for p in said)
-        assert any("At α = 0.8 it loses at no batch up to 216." in p for p in said)
+        assert any(p.startswith("Red line: the memory holds 300 sequences") for p in said)
+        assert any("At α = 0.8 it loses at no batch up to 300." in p for p in said)
         chosen = at.session_state["scenario"]
         band = calculator.band_vs_batch(chosen, 0.8, 4, 1024, 1024)
-        table = calculator.batch_table(chosen, 0.8, 4, 1024, 1024, band, 216)
-        assert table.loc[table["batch"] <= 216, "fits"].all() and not table.loc[table["batch"] > 216, "fits"].any()
-        assert set(table["alpha"]) == {0.5, 0.6, 0.7, 0.8, 0.9} and table["low"].notna().sum() == (band["batch"] <= 216).sum()
+        table = calculator.batch_table(chosen, 0.8, 4, 1024, 1024, band, 300)
+        assert table.loc[table["batch"] <= 300, "fits"].all() and not table.loc[table["batch"] > 300, "fits"].any()
+        assert set(table["alpha"]) == {0.5, 0.6, 0.7, 0.8, 0.9} and table["low"].notna().sum() == (band["batch"] <= 300).sum()
         # Past it no speedup, in the CSV or the chart (its curves had gone on to 1,024: a consistency pass).
         assert table.loc[~table["fits"], ["speedup", "low", "high", "ideal"]].isna().all().all()
         chart = at.get("vega_lite_chart")[0]
         frames = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in chart.proto.datasets if d.data.data]
         drawn = [frame["batch"].max() for frame in frames if "batch" in frame and {"speedup", "low"} & set(frame)]
-        assert drawn and max(drawn) <= 216
+        assert drawn and max(drawn) <= 300
         assert json.loads(chart.proto.spec)["layer"][2]["encoding"]["x"]["scale"]["domain"][1] == 1024  # the axis stays
 
     def test_where_not_one_sequence_fits_the_batch_view_says_so(self):
@@ -252,30 +252,30 @@ class TestCalculatorPage:
                                                         "Break-even verify cost", "Break-even α")]
 
     def test_a_batch_the_draft_pushes_out_of_memory_gets_no_speedup(self):
-        """The seed's pair at context 4k and batch 64 on 2 H100s: plain decoding holds 73 sequences,
-        the pair 50 (tests/test_memory.py by hand)."""
+        """The seed's pair at context 4k and batch 64 on 2 H100s: plain decoding holds 83 sequences,
+        the pair 57 (tests/test_memory.py by hand)."""
         at = make_app(context="4096", batch="64")
         error = at.error[0].value
-        assert error.startswith("**Batch 64 does not fit with the draft.**") and "at most 50 sequences, plain decoding 73" in error
-        assert "4 GPUs per group" in error and "an FP8 KV cache (holds 100)" in error and "a context of 2,048" in error
+        assert error.startswith("**Batch 64 does not fit with the draft.**") and "at most 57 sequences, plain decoding 83" in error
+        assert "4 GPUs per group" in error and "an FP8 KV cache (holds 114)" in error and "a context of 2,048" in error
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here")]
         assert metric(at, "Tokens/s without speculation")  # plain decoding fits
         terms = next(p for p in paragraphs(at) if p.startswith("**Memory per GPU**"))
-        assert "KV cache 34.4 + 15.1 GB" in terms and "50 with the draft, 73 plain" in terms
+        assert "KV cache 34.4 + 15.1 GB" in terms and "57 with the draft, 83 plain" in terms
         equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
         full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
-        assert f"speculation 50 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
+        assert f"speculation 57 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
 
     def test_a_mixture_of_experts_that_does_not_fit_is_offered_data_parallel_attention_and_formats(self):
         """An engineer's pass: DeepSeek-V3 + MTP on 8 H100s without data-parallel attention was told to
         get "a larger GPU or a smaller model", where the app's own default for the pair is 16 GPUs
-        with data-parallel attention, and NVFP4 weights hold 666 on the 8; gpt-oss-120b on one H100
-        at batch 256 was offered an FP8 cache that holds 232."""
+        with data-parallel attention, and NVFP4 weights hold 814 on the 8; gpt-oss-120b on one H100
+        at a batch an FP8 cache alone does not hold (480: it holds 474) was offered it."""
         error = make_app(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1").error[0].value
-        assert ("To fit: data-parallel attention with expert parallelism, TP 1 × DP 16 (16 GPUs, holds 2,416); "
-                "NVFP4 weights, FP8 KV (holds 666).") in error
-        error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="256").error[0].value
-        assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 309)" in error
+        assert ("To fit: data-parallel attention with expert parallelism, TP 1 × DP 16 (16 GPUs, holds 3,584); "
+                "NVFP4 weights, FP8 KV (holds 814).") in error
+        error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="480").error[0].value
+        assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 552)" in error
 
     @pytest.mark.parametrize("view", ["table", "gamma", "latency"])
     def test_views_of_this_batch_give_no_speedup_for_a_batch_that_does_not_fit(self, view):
@@ -512,9 +512,9 @@ class TestScenarioSidebar:
                       alpha="0.7", gamma="2", batch="256", context="32768")
         assert at.error[0].value.startswith("**Batch 256 does not fit")
         tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
-        # Nor a verdict past what the memory holds: it had said "at every batch up to 1024", where 67 fit.
+        # Nor a verdict past what the memory holds: it had said "at every batch up to 1024", where 77 fit.
         assert "speculation gives" not in tax and tax.endswith(
-            "With or without the tax it pays at every batch the server's memory holds (up to 67).")
+            "With or without the tax it pays at every batch the server's memory holds (up to 77).")
 
     def test_an_ideal_case_below_the_realistic_speedup_is_not_called_optimistic(self):
         """B300, FP8, batch 512: 0.87× with the engine's costs, 0.81× on the ideal roofline (its verify
@@ -527,9 +527,9 @@ class TestScenarioSidebar:
 
     def test_the_expert_tax_says_when_speculation_pays_at_every_batch(self):
         """It said "It stops paying at no batch up to 1024 either way: by then a plain pass…"."""
-        at = make_app(gpu="B200", target="DeepSeek-V3", context="4096")
+        at = make_app(gpu="B200", target="DeepSeek-V3", context="4096", tp="8")
         tax = next(p for p in paragraphs(at) if p.startswith("**Expert tax:**"))
-        assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 269).")
+        assert tax.endswith("With or without the tax it pays at every batch the server's memory holds (up to 311).")
         assert "no batch" not in tax
 
     def test_expert_counts_that_round_alike_are_shown_to_a_decimal(self):
@@ -660,9 +660,10 @@ class TestScenarioSidebar:
         at.sidebar.file_uploader[0].set_value(("config.json", data, "application/json")).run()
         assert not at.exception and not at.sidebar.error
         parallel = lambda app: [app.sidebar.selectbox(key=k).value for k in ("draft", "tp", "dp", "ep")]
-        assert parallel(at) == parallel(preset) and parallel(at)[:2] == ["mtp", "8"]
+        # Four B200s (4 × 180 GiB) hold its 671B parameters in FP8 with room for the default batch.
+        assert parallel(at) == parallel(preset) and parallel(at)[:2] == ["mtp", "4"]
         assert shown(at) == shown(preset)
-        assert any(i.value.startswith("GPUs set again for this choice: 8") for i in at.sidebar.info)
+        assert any(i.value.startswith("GPUs set again for this choice: 4") for i in at.sidebar.info)
 
     def test_an_eagle3_head_uploaded_as_the_target_is_refused_and_drafts_as_the_draft(self):
         head = SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"
@@ -1018,35 +1019,35 @@ class TestServeTab:
         advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
         assert "γ 3 is best at batch 64" in advice and "7 at batch 1, 3 at batch 64" in advice
         schedule = at.dataframe[0].value
-        # The schedule stops where the memory does: 200 sequences with the draft.
-        assert schedule["From batch"].iloc[0] == 1 and schedule["To batch"].iloc[-1] == make_scenario().max_batch() == 200
+        # The schedule stops where the memory does: 228 sequences with the draft.
+        assert schedule["From batch"].iloc[0] == 1 and schedule["To batch"].iloc[-1] == make_scenario().max_batch() == 228
         command = command_shown(at)
-        assert command.startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 200 "
+        assert command.startswith("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 228 "
                                   "--max-model-len 1024 --gpu-memory-utilization 0.92 --speculative-config ")
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
         assert ranges == schedule[["From batch", "To batch", "γ"]].values.tolist()
 
     def test_another_engine_that_holds_no_sequence_is_said_not_to_fit(self):
-        """gpt-oss-120b + EAGLE-3 on one H100: 116 sequences as vLLM divides the memory, none as SGLang
-        does. Its SGLang command failed (IndexError on the empty schedule: an engineer's pass)."""
-        at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", dp="1",
+        """DeepSeek-V3 with n-gram drafts on 4 B200s: 114 sequences as vLLM divides the memory, none as
+        SGLang does. Its SGLang command failed (IndexError on the empty schedule: an engineer's pass)."""
+        at = make_app({"view": "serve"}, gpu="B200", target="DeepSeek-V3", draft="ngram", tp="4", dp="1",
                       ep="off", serve_engine="sglang")
         assert not at.error and any(w.value.startswith("SGLang divides the GPUs' memory by its own rule, and under "
                                                        "it nothing fits") for w in at.warning)
         assert not at.code or "sglang.launch_server" not in at.code[0].value
 
     def test_the_schedule_runs_to_max_num_seqs(self):
-        # One MI355X holds 2,422 sequences of gpt-oss-120b at γ 2, past the calculator's batches (1,024).
+        # One MI355X holds 2,660 sequences of gpt-oss-120b at γ 2, past the calculator's batches (1,024).
         at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",
                       alpha="0.6", gamma="2", batch="128", context="4096")
         schedule = at.dataframe[0].value
         command = command_shown(at)
         ranges = json.loads(command.split("--speculative-config ", 1)[1].strip("'"))["num_speculative_tokens_per_batch_size"]
-        # To the 2,421 the server holds at its schedule's longest draft (it had run to 2,422, past --max-num-seqs).
-        assert schedule["To batch"].iloc[-1] == ranges[-1][1] == 2421
-        # The server sets aside room for the 3 drafts of batches 23-130 in each request: one sequence fewer, said.
-        assert " --max-num-seqs 2421 " in command and '"num_speculative_tokens": 3,' in command
-        assert [i for i in at.info if "max\\-num\\-seqs is sized at the 3 draft tokens" in i.value and "2,421" in i.value]
+        # To the 2,659 the server holds at its schedule's longest draft (it had run to 2,660, past --max-num-seqs).
+        assert schedule["To batch"].iloc[-1] == ranges[-1][1] == 2659
+        # The server sets aside room for the 3 drafts of batches 24-115 in each request: one sequence fewer, said.
+        assert " --max-num-seqs 2659 " in command and '"num_speculative_tokens": 3,' in command
+        assert [i for i in at.info if "max\\-num\\-seqs is sized at the 3 draft tokens" in i.value and "2,659" in i.value]
 
     def test_a_weak_eagle_head_is_not_told_to_try_an_eagle_head(self):
         at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", alpha="0.6", gamma="3")
@@ -1305,7 +1306,7 @@ class TestSteadyLoad:
         at = make_app(prefill="on", input_tokens="2000", output_tokens="100", batch="256", context="4096")
         assert any("The link's context, 4096, gives way to it." in c.value for c in at.caption)
         assert "context" not in at.query_params
-        assert at.error and "a context of" not in at.error[0].value and "a batch of 100 or less" in at.error[0].value
+        assert at.error and "a context of" not in at.error[0].value and "a batch of 114 or less" in at.error[0].value
 
     def test_prompts_that_outrun_the_budget_get_no_first_token(self):
         """At α 0.9 and batch 96 of 2,000 in and 100 out, a speculative step would take 96·20·4.0951 =
@@ -2113,10 +2114,10 @@ class TestLivePage:
         same_model(at).check().run()
         verdict = next(m.value for m in at.markdown if "running request" in m.value)
         assert verdict.startswith(("**Paying now:**", "**Losing now:**", "**Not settled:**")) and "γ 3" in verdict
-        # No batch to stop at past the 200 the sidebar's 2 H100s hold at γ 3 (it had said 609).
+        # No batch to stop at past the 228 the sidebar's 2 H100s hold at γ 3 (it had said 609).
         stops = re.search(r"stops paying at batch (\d+)", verdict)
-        assert (int(stops.group(1)) <= 200) if stops else \
-            "pays at every batch the memory holds (up to 200)" in verdict.replace("\\", ""), verdict
+        assert (int(stops.group(1)) <= 228) if stops else \
+            "pays at every batch the memory holds (up to 228)" in verdict.replace("\\", ""), verdict
         # The recording has no per-request histograms: the sidebar's context, and why.
         assert "Context 1,024: the sidebar's" in verdict and metric(at, "Mean context") == "—"
         assert any(c.value.startswith("Mean context not shown. This scrape") and "holds no request\\_prompt\\_tokens\\_count"
@@ -2543,7 +2544,7 @@ class TestLivePage:
 
     def test_a_batch_the_sidebar_s_setup_does_not_hold_gets_no_speedup(self):
         """TensorRT-LLM's fixture window runs 30 requests at γ 3; the sidebar's Qwen3-32B with its 0.6B
-        draft on one H100 holds 12 at context 1,024 (the calculator's memory): the page says so
+        draft on one H100 holds 26 at context 1,024 (the calculator's memory): the page says so
         instead of a speedup, and the link to the calculator says the batch does not fit there."""
         prom = ROOT / "tests" / "fixtures" / "prom"
         scrapes = [(prom / f"trtllm_spec_composed_{i}.prom").read_text() for i in (1, 2)]
@@ -2555,11 +2556,11 @@ class TestLivePage:
             same_model(at).check().run()
             assert not at.exception and metric(at, "Running requests") == "30"
             [said] = [w.value for w in at.warning if w.value.startswith("**No verdict at 30 running requests:**")]
-            assert "(1 × NVIDIA H100 SXM, KV cache in BF16, context 1,024) holds at most 12 with its draft" in said
+            assert "(1 × NVIDIA H100 SXM, KV cache in BF16, context 1,024) holds at most 26 with its draft" in said
             assert not [m for m in at.markdown if "running request" in m.value]  # no Paying, Losing or Not settled
             link = at.get("page_link")[0].proto
             assert urllib.parse.parse_qs(link.query_string)["batch"] == ["30"]
-            assert "at the running batch, 30, which the sidebar's setup does not hold (at most 12" in link.help
+            assert "at the running batch, 30, which the sidebar's setup does not hold (at most 26" in link.help
 
     def test_a_window_shown_after_failed_scrapes_says_how_old_it_is(self):
         """TensorRT-LLM's fixture window, then scrapes that fail: the error, and over the figures the
@@ -2991,11 +2992,11 @@ class TestClaimsPage:
         assert "on AWS Trainium2" in at.warning[0].value
 
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self):
-        """gpt-oss-120b + EAGLE-3 on one H100 holds 116 sequences: 3x at batch 500 was "Conditional",
+        """gpt-oss-120b + EAGLE-3 on one H100 holds 237 sequences: 3x at batch 500 was "Conditional",
         with "Batches where it can hold: 500"."""
         at = claims_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", claim="3x at batch 500")
         assert at.error[0].value.startswith("**Impossible here:** batch 500 does not fit the memory of NVIDIA H100 SXM")
-        assert any("holds at most 116 sequences with the draft" in m.value for m in at.markdown)
+        assert any("holds at most 237 sequences with the draft" in m.value for m in at.markdown)
         assert metric(at, "Batches where it can hold") == "none" and not at.get("vega_lite_chart")
         assert not [m for m in at.metric if m.label == "At α = 1: central (range)"]
         link = at.get("page_link")[0].proto

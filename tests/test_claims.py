@@ -429,7 +429,7 @@ class TestCheckClaim:
 
 class TestClaimsWithinMemory:
     """A batch the memory does not hold gets no speedup here either (the calculator's memory_fit).
-    A manager's Chromium pass: gpt-oss-120b + EAGLE-3 on one H100 (116 sequences fit) was said to
+    A manager's Chromium pass: gpt-oss-120b + EAGLE-3 on one H100 (237 sequences fit) was said to
     hold "3x at batch 500", and "up to 3x" at any batch from 1 to 822."""
 
     GPT_OSS = dict(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp=1)
@@ -438,29 +438,29 @@ class TestClaimsWithinMemory:
         chosen = make_scenario(**self.GPT_OSS)
         check = claims.check_claim(chosen, claims.Claim(3.0, batch=500), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
-        assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 116
+        assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 237
         assert check.memory_gamma == 1  # the shortest draft leaves the most room
-        assert check.reasons[0].params == {"batch": 500, "most": 116, "context": 1024}
+        assert check.reasons[0].params == {"batch": 500, "most": 237, "context": 1024}
         assert check.batches.empty and math.isnan(check.best["speedup"]) and math.isnan(check.holds_up_to)
         assert claims.calculator_point(check) == {"batch": 500}
 
     def test_the_batches_stop_where_the_memory_does(self):
         chosen = make_scenario(**self.GPT_OSS)
         check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
-        assert check.verdict == "conditional" and check.batches["batch"].max() == check.holds_up_to == 116
-        assert check.best["batch"] <= 116 and check.conditions[-1].key == "claims.condition.batch_memory_all"
+        assert check.verdict == "conditional" and check.batches["batch"].max() == check.holds_up_to == 237
+        assert check.best["batch"] <= 237 and check.conditions[-1].key == "claims.condition.batch_memory_all"
         # At each γ the grid holds, that γ's draft leaves room for the batch, or it has no figure.
         gammas = np.arange(1, GAMMA_MAX + 1)
         limits = [make_scenario(**self.GPT_OSS, gamma=str(g)).max_batch() for g in gammas]
-        at_115 = claims.check_claim(chosen, claims.Claim(3.0, batch=116), GAMMA_MAX, BATCH_MAX).required
-        assert at_115["ceiling"].notna().to_numpy().tolist() == [116 <= limit for limit in limits]
+        at_limit = claims.check_claim(chosen, claims.Claim(3.0, batch=237), GAMMA_MAX, BATCH_MAX).required
+        assert at_limit["ceiling"].notna().to_numpy().tolist() == [237 <= limit for limit in limits]
 
     def test_a_range_ended_by_the_memory_and_one_ended_by_the_speedup_are_told_apart(self):
-        chosen = make_scenario()  # 200 sequences fit on the two H100s
+        chosen = make_scenario()  # 228 sequences fit on the two H100s
         ends = {speedup: claims.check_claim(chosen, claims.Claim(speedup), GAMMA_MAX, BATCH_MAX).conditions[-1]
                 for speedup in (2.0, 3.0)}
-        assert ends[2.0].key == "claims.condition.batch_memory_all" and ends[2.0].params["high"] == 200
-        assert ends[3.0].key == "claims.condition.batch" and ends[3.0].params["high"] < 200
+        assert ends[2.0].key == "claims.condition.batch_memory_all" and ends[2.0].params["high"] == 228
+        assert ends[3.0].key == "claims.condition.batch" and ends[3.0].params["high"] < 228
 
     def test_a_range_ended_by_the_largest_batch_weighed_says_so(self):
         """"A batch between 1 and 1024: outside it not even α = 1 reaches the claim" named the search's

@@ -29,10 +29,10 @@ class TestGammaSchedule:
 
     def test_ranges_cover_every_batch_with_the_best_gamma(self):
         schedule = draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 512, 8)
-        # The batches stop where the memory does: 200 sequences with the draft on the 2 H100s.
-        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == SCENARIO.max_batch() == 200
+        # The batches stop where the memory does: 228 sequences with the draft on the 2 H100s.
+        assert schedule["first"].iloc[0] == 1 and schedule["last"].iloc[-1] == SCENARIO.max_batch() == 228
         assert (schedule["first"].iloc[1:].to_numpy() == schedule["last"].iloc[:-1].to_numpy() + 1).all()
-        for batch in (1, 7, 64, 200):
+        for batch in (1, 7, 64, 228):
             row = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
             speed = calculator.evaluate_scenario(SCENARIO, 0.8, np.arange(1, 9), batch, 1024)["speedup"]
             assert row["gamma"] == (int(np.argmax(speed)) + 1 if speed.max() > 1 else 0)
@@ -49,45 +49,45 @@ class TestGammaSchedule:
 
 
     def test_the_ranges_run_to_the_batch_the_command_states(self):
-        # gpt-oss-120b in MXFP4 on one MI355X holds 2,421 sequences of 4,096 positions, past the
+        # gpt-oss-120b in MXFP4 on one MI355X holds 2,659 sequences of 4,096 positions, past the
         # calculator's 1,024; vLLM gives a batch past the last range that range's length, so the
         # ranges run to --max-num-seqs, each batch with the step model's own best γ.
         gpt_oss = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4", alpha="0.6",
                                 gamma="2", batch="128", context="4096")
         schedule = draft_length.gamma_schedule(gpt_oss, 0.6, 4096, 1024, 16)
-        # To the 2,421 the server holds at the schedule's longest draft, 3 (2,422 at γ 2).
-        assert schedule["last"].iloc[-1] == replace(gpt_oss, gamma=3).max_batch() == 2421 and gpt_oss.max_batch() == 2422
-        # Its MXFP4 experts multiplied at the FP8 peak (W4A8): at 2,421 no γ pays, and the last range is off.
-        speed = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2421, 4096)["speedup"]
+        # To the 2,659 the server holds at the schedule's longest draft, 3 (2,660 at γ 2).
+        assert schedule["last"].iloc[-1] == replace(gpt_oss, gamma=3).max_batch() == 2659 and gpt_oss.max_batch() == 2660
+        # Its MXFP4 experts multiplied at the FP8 peak (W4A8): at 2,659 no γ pays, and the last range is off.
+        speed = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2659, 4096)["speedup"]
         assert (speed < 1).all() and schedule["gamma"].iloc[-1] == 0
         paying = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2303, 4096)["speedup"]
         assert schedule["gamma"].iloc[-2] == int(np.argmax(paying)) + 1 == 1 and schedule["last"].iloc[-2] == 2303
         command = serving.serve_command(gpt_oss, schedule, 2, 128, draft_repo="org/head")
         # The server sets aside room for its longest draft, 3, in each request: one sequence fewer, and
-        # the schedule stops there too (it ran to 2,422, a batch the server never reaches: an engineer's pass).
-        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "2421"
-        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2421
+        # the schedule stops there too (it ran to 2,660, a batch the server never reaches: an engineer's pass).
+        assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "2659"
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2659
         advice = draft_length.advise(gpt_oss, 0.6, 2, 128, schedule)
         # Off at batches 1-10, where the costs only speculation pays outweigh 2.18 tokens a step, on from
         # 11, and off again from 2,304 to the last batch the memory holds: at those batches, not "from
         # batch 1" (which the advice had said, and the command's switch by batch size would have turned
         # it off at all).
-        assert draft_length.off_ranges(schedule) == [(1, 10), (2304, 2421)] and draft_length.stays_off_from(schedule) == 2304
+        assert draft_length.off_ranges(schedule) == [(1, 10), (2304, 2659)] and draft_length.stays_off_from(schedule) == 2304
         assert Notice("advice.off_at_and_from", ranges="1–10", batch=2304) in advice
         moved = next(n for n in advice if n.key.startswith("advice.gamma_by"))
         assert moved.params["small_batch"] == 11 and moved.params["small"] > 0
 
     def test_a_schedule_shorter_than_gamma_runs_to_the_batch_its_server_holds(self):
-        """Qwen3-32B on two H100s at γ 8 holds 199 sequences; its schedule drafts 7 at most, which the
-        server allocates for, and there it holds 200: --max-num-seqs said 200 where the schedule's last
-        range ended at 199 (a consistency pass: 2,154 against 2,150 elsewhere)."""
+        """Qwen3-32B on two H100s at γ 8 holds 227 sequences; its schedule drafts 7 at most, which the
+        server allocates for, and there it holds 228: --max-num-seqs had said 228 where the schedule's last
+        range ended at 227 (a consistency pass: 2,154 against 2,150 elsewhere)."""
         chosen = make_scenario(gamma="8")
         schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 1024, 16, "vllm")
-        assert chosen.max_batch() == 199 and schedule["gamma"].max() == 7
+        assert chosen.max_batch() == 227 and schedule["gamma"].max() == 7
         command = serving.serve_command(chosen, schedule, 8, 64)
         stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
-        assert stated == replace(chosen, gamma=7).max_batch() == schedule["last"].iloc[-1] == 200
-        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 200
+        assert stated == replace(chosen, gamma=7).max_batch() == schedule["last"].iloc[-1] == 228
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 228
 
     def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
         """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
@@ -103,16 +103,16 @@ class TestGammaSchedule:
 
     @pytest.mark.parametrize("engine", ["eager", "any", "trt-llm"])
     def test_the_schedule_stops_where_the_command_s_own_memory_rule_does(self, engine):
-        """An eager-PyTorch scenario's command is vLLM's: its schedule ran to 233 sequences (eager keeps
-        no share apart) where --max-num-seqs said 200 (vLLM's 0.92); 'any' stopped at 128, and a
-        TensorRT-LLM scenario's vLLM command at 192."""
+        """An eager-PyTorch scenario's command is vLLM's: its schedule ran to 264 sequences (eager keeps
+        no share apart) where --max-num-seqs said 228 (vLLM's 0.92); 'any' stopped at 156, and a
+        TensorRT-LLM scenario's vLLM command at 216."""
         chosen = make_scenario(engine=engine)
         schedule = draft_length.gamma_schedule(chosen, 0.8, 1024, 1024, 8, "vllm")
         command = serving.serve_command(chosen, schedule, 4, 64, engine="vllm")
         stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
         drafted = replace(chosen, gamma=config_of(command)["num_speculative_tokens"],
                           engine=replace(chosen.engine, memory=engine_rule(chosen, "vLLM")))
-        assert schedule["last"].iloc[-1] == 200 and stated == drafted.max_batch()
+        assert schedule["last"].iloc[-1] == 228 and stated == drafted.max_batch()
         assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] >= stated
 
     def test_a_server_the_memory_does_not_stop_stops_at_batch_max(self):
@@ -146,7 +146,8 @@ class TestAdvise:
         again at 20-46, 4 at 256, before the costs only speculation pays)."""
         kimi = make_scenario(gpu="GB300", target="Kimi-K2", precision="nvfp4", tp="8", ep="on", context="8192")
         schedule = draft_length.gamma_schedule(kimi, 0.8, 8192, 1024, 8)
-        assert list(schedule["gamma"]) == [6, 5, 6, 7, 6, 5, 4]
+        # The memory holds 660 sequences of 8,192 positions; from 620 the best γ falls to 3.
+        assert list(schedule["gamma"]) == [6, 5, 6, 7, 6, 5, 4, 3]
         moved = next(n for n in draft_length.advise(kimi, 0.8, 4, 256, schedule) if n.key.startswith("advice.gamma_by"))
         assert moved == Notice("advice.gamma_by_batch_moves", small=6, small_batch=1, batch=256, large=4, turn=7, turn_first=22,
                                turn_last=59)
@@ -189,8 +190,8 @@ class TestAdvise:
         one to switch it off from; it is 689."""
         deepseek = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", ep="off")
         schedule = draft_length.gamma_schedule(deepseek, 0.5, 1024, 1024, 8)
-        # To 2,157, the sequences the memory holds at the schedule's one draft token (2,150 at γ 4).
-        assert draft_length.off_ranges(schedule) == [(1, 12), (689, 2157)]
+        # To 2,490, the sequences the memory holds at the schedule's one draft token (2,483 at γ 4).
+        assert draft_length.off_ranges(schedule) == [(1, 12), (689, 2490)]
         assert draft_length.stays_off_from(schedule) == 689
         assert Notice("advice.off_at_and_from", ranges="1–12", batch=689) in draft_length.advise(deepseek, 0.5, 4, 64,
                                                                                               schedule)

@@ -114,7 +114,7 @@ class TestMemoryUse:
                                                          context=0, gamma=0)
         one, two, fp8 = use("bf16", 1), use("bf16", 2), use("fp8", 1)
         assert one["weights_target"] + one["kv_target"] == pytest.approx(
-            (2 * target.params_total + target.kv_bytes_per_token()) / 1e9) and one["memory"] == 80
+            (2 * target.params_total + target.kv_bytes_per_token()) / 1e9) and one["memory"] == 80 * 2 ** 30 / 1e9
         assert two["weights_target"] == pytest.approx(one["weights_target"] / 2)
         embeddings = target.params["embeddings"]
         assert fp8["weights_target"] + fp8["kv_target"] == pytest.approx(

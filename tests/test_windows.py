@@ -78,16 +78,16 @@ class TestLiveContext:
         assert at_52.verify_cost > at_1024.verify_cost and at_52.draft_share < at_1024.draft_share
 
     def test_a_batch_the_sidebar_s_context_does_not_hold_fits_at_the_window_s(self):
-        """The seed's pair holds 50 sequences at context 4,096 (README), 3,687 at 52: 51 running
+        """The seed's pair holds 57 sequences at context 4,096 (docs/model.md), 4,128 at 52: 58 running
         requests get no verdict at the sidebar's context, one at the window's."""
         state = window_with_requests((2, 100, 300), (5, 160, 492))
         chosen = make_scenario(context="4096")
-        figures = {**vars(state), "running_requests": 51.0}
+        figures = {**vars(state), "running_requests": 58.0}
         refused = live.paying_now(chosen, {**figures, "mean_context": float("nan")}, 1024)
         assert refused.key == "live.no_fit" and refused.params["context"] == 4096
         assert "Context 4,096: the sidebar's" in str(refused)
         verdict = live.paying_now(chosen, figures, 1024)
-        assert isinstance(verdict, live.PayingNow) and (verdict.batch, verdict.context) == (51, 52)
+        assert isinstance(verdict, live.PayingNow) and (verdict.batch, verdict.context) == (58, 52)
 
     def test_a_mean_context_past_the_model_s_positions_is_clipped_to_them(self):
         """Qwen3-32B's config says 40,960 positions: a mean of 50,000.4 runs at 40,960; 0.3 at 1."""
@@ -164,18 +164,18 @@ class TestPayingNow:
 
     def test_a_batch_the_sidebar_s_setup_does_not_hold_gets_no_speedup(self):
         """The calculator's memory at context 4k: the seed's pair (Qwen3-32B, its 0.6B draft, 2 H100s,
-        BF16) holds 50 sequences with the draft (README). 51 running requests, or a fleet's 102 over
+        BF16) holds 57 sequences with the draft (docs/model.md). 58 running requests, or a fleet's 116 over
         2 servers, are a batch the sidebar says does not fit: no speedup (the step model would give
         one), but how many it holds, at which setup."""
         state = window()
         chosen = make_scenario(context="4096")
-        assert isinstance(live.paying_now(chosen, {**vars(state), "running_requests": 50.0}, 1024), live.PayingNow)
-        expected = Notice("live.no_fit", batch=51, most=50, gpus=2, gpu="NVIDIA H100 SXM", kv="BF16", context=4096,
+        assert isinstance(live.paying_now(chosen, {**vars(state), "running_requests": 57.0}, 1024), live.PayingNow)
+        expected = Notice("live.no_fit", batch=58, most=57, gpus=2, gpu="NVIDIA H100 SXM", kv="BF16", context=4096,
                           context_from=Notice("live.context.sidebar", context=4096))
-        assert live.paying_now(chosen, {**vars(state), "running_requests": 51.0}, 1024) == expected
-        assert live.paying_now(chosen, {**vars(state), "running_requests": 102.0, "servers": 2.0}, 1024) == expected
+        assert live.paying_now(chosen, {**vars(state), "running_requests": 58.0}, 1024) == expected
+        assert live.paying_now(chosen, {**vars(state), "running_requests": 116.0, "servers": 2.0}, 1024) == expected
         said = str(expected)
-        assert said.startswith("**No verdict at 51 running requests:**") and "holds at most 50 with its draft" in said
+        assert said.startswith("**No verdict at 58 running requests:**") and "holds at most 57 with its draft" in said
         assert "2 × NVIDIA H100 SXM, KV cache in BF16, context 4,096" in said and "Context 4,096: the sidebar's" in said
 
     def test_a_window_without_what_it_needs_says_which(self):

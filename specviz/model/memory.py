@@ -42,12 +42,15 @@ search: each of the dp groups holds the same whole number of sequences,
 
 with K₁ the cache one sequence of a group puts on each of its GPUs, with and without the draft's
 weights and cache. DeepSeek-V3 in BF16 with its MTP layer at 131,072 positions on H100s, TP 8 ×
-DP 4: 26.9 GB left on a GPU and 9.2 GB a sequence (MLA's latent is on every GPU of the group), so 2
-a group and 8 in all; the whole room over the average cache a GPU had said 11.
+DP 4: 32.3 GB left on a GPU and 9.2 GB a sequence (MLA's latent is on every GPU of the group), so 3
+a group and 12 in all; the whole room over the average cache a GPU says 14.
 
 Left out: CUDA graphs' own pools under vLLM (a few hundred MB), NCCL buffers, allocator
-fragmentation, and prefix-cache headroom; the datasheet's memory is read as 10⁹ bytes (an "80 GB"
-H100 holds 85.5 · 10⁹, so the limit is a few percent short).
+fragmentation, and prefix-cache headroom. A datasheet's memory "GB" are GiB (an "80 GB" H100 is
+80 GiB, 85.9 GB: :class:`specviz.model.roofline.GPU`); nvidia-smi shows it as 81,559 MiB, 85.5 GB, so
+the memory here is half a percent more than the engine sees. Read as 10⁹ bytes, it had been 7 %
+short, and a batch that fits had been said not to (gpt-oss-120b with its EAGLE-3 head on one H100 at
+context 1,024 held 116 sequences; 237 now, 229 at the 85.5 GB nvidia-smi shows).
 """
 
 from __future__ import annotations
