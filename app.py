@@ -155,8 +155,8 @@ def scenario_sidebar(lang: str) -> None:
         (side.info if waiting else side.error)(message(exc, lang))
         return
     st.session_state.pop("scenario_error", None)
-    if draft.model is not None and draft.model.vocab_size != target.vocab_size:
-        side.warning(t("side.vocab_mismatch", lang, draft=draft.model.vocab_size, target=target.vocab_size))
+    if (mismatch := scenario.vocab_mismatch(target, draft)) is not None:
+        side.warning(message(mismatch, lang))
     for note in target.notes:
         side.info(message(note, lang))
     served = " · ".join(t(f"side.served.{c}", lang, format=precision.weight_format(target, c).name.upper())
@@ -166,7 +166,7 @@ def scenario_sidebar(lang: str) -> None:
     side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
     if compute == "w4a8" and gpu.runs_at(compute) == "fp8":  # MXFP4 weights, MXFP8 activations
         side.caption(t("side.w4a8", lang, gpu=gpu.name))
-    elif gpu.runs_at(compute) != compute:  # FP4 on Hopper: stored and read as FP4, multiplied as BF16
+    elif compute != "bf16" and gpu.runs_at(compute) == "bf16":  # FP4 on Hopper: stored and read as FP4, multiplied as BF16
         side.caption(t("side.expanded", lang, compute="MXFP4" if compute == "w4a8" else compute.upper(),
                        gpu=gpu.name))
     engine = engines[engine_id]

@@ -212,10 +212,10 @@ class TestCalculatorPage:
 
     def test_fp4_weights_on_a_gpu_without_an_fp4_peak_are_said_to_run_at_bf16(self):
         """An engineer's pass: NVFP4 on an H200 took the BF16 ridge (206) with nothing saying why."""
-        said = lambda at: [c.value for c in at.sidebar.caption if "has no FP4 peak" in c.value]
+        said = lambda at: [c.value for c in at.sidebar.caption if "has no NVFP4 peak" in c.value]
         hopper = make_app(gpu="H200", target="DeepSeek-V3", draft="mtp", tp="8", precision="nvfp4")
-        assert said(hopper) == ["NVIDIA H200 SXM has no FP4 peak: the FP4 weights are stored and read as FP4 (memory "
-                                "and bandwidth as such) but expanded to BF16 for the matmuls, at the BF16 peak."]
+        assert said(hopper) == ["NVIDIA H200 SXM has no NVFP4 peak: the NVFP4 weights are stored and read as NVFP4 "
+                                "(memory and bandwidth as such) but expanded to BF16 for the matmuls, at the BF16 peak."]
         assert not said(make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", tp="8", precision="nvfp4"))
 
     def test_the_alpha_table_holds_the_user_s_alpha_beside_the_seed_s(self):
@@ -351,6 +351,13 @@ class TestCalculatorPage:
         assert "(its matmuls run at the peaks of their formats" in detail and "the sidebar's 562 is its largest part's" in detail
         at = make_app(target="gpt-oss-120b", gpu="B200", precision="nvfp4")
         assert sum("Ridge point: 1125 FLOP/byte (FP4 peak" in c.value for c in at.sidebar.caption) == 1
+        # An engineer's pass: NVFP4 on an MI355X had met its FP4 peak (1,262); vLLM emulates NVFP4 there
+        # (BF16 matmuls: its FP4 units take MX scales), while Quark's MXFP4 W4A4 runs FP4 × FP4.
+        at = make_app(target="DeepSeek-V3", gpu="MI355X", precision="nvfp4")
+        assert sum("Ridge point: 312 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
+        assert any(c.value.startswith("AMD Instinct MI355X has no NVFP4 peak") for c in at.sidebar.caption)
+        mi355x = PRESETS.gpus["MI355X"]
+        assert (mi355x.runs_at("nvfp4"), mi355x.runs_at("fp4"), PRESETS.gpus["B200"].runs_at("nvfp4")) == ("bf16", "fp4", "fp4")
 
     def test_cpu_preset_without_figures_asks_for_them(self):
         at = make_app(gpu="Intel-12th-gen-desktop", target="Qwen2.5-1.5B")

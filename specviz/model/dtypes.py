@@ -8,7 +8,10 @@ where the GPU lacks that unit the weights are expanded and the matmul runs at th
 MXFP8 activations on GPUs with FP4 units (FlashInfer's MXFP4 × MXFP8 kernels on Blackwell; the MMA
 of mixed FP4 and FP8 operands runs at the FP8 rate), and with BF16 activations elsewhere (Hopper's
 Triton and Marlin kernels), never FP4 × FP4 (vLLM issue 35528 lists the paths). NVFP4 checkpoints
-(ModelOpt, compressed-tensors) quantize the activations too: FP4 × FP4, and so do AMD Quark's
+(ModelOpt, compressed-tensors) quantize the activations too: FP4 × FP4 (``nvfp4``: on NVIDIA's FP4
+units only, whose E4M3 block scales are NVIDIA's; vLLM runs NVFP4 on MI355X, MI300 and Hopper through
+emulation, BF16 matmuls of weights dequantized on the fly: vllm-project/vllm pull request 35733,
+merged 2026-03), and so do AMD Quark's
 MXFP4 checkpoints whose input tensors are FP4 (``mxfp4-w4a4``: Kimi-K2.5-MXFP4; vLLM's
 QuarkW4A4MXFP4 runs FP4 × FP4 GEMMs on MI355X, and expands the weights to BF16 where the GPU has
 no FP4 unit).
@@ -43,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Format", "FORMATS", "KV_FORMATS", "WEIGHT_NAMES", "Precision", "PRECISIONS", "LINEAR_COMPONENTS", "precision_of"]
 
-Compute = Literal["bf16", "fp8", "fp4", "w4a8"]
+Compute = Literal["bf16", "fp8", "fp4", "w4a8", "nvfp4"]
 # The components a precision's weight format applies to; the embeddings stay BF16.
 LINEAR_COMPONENTS = ("experts", "attention", "mlp")
 
@@ -65,7 +68,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("int4-g32", 0.5 + 2.0 / 32, "bf16"),
     Format("mxfp4", 0.5 + 1.0 / 32, "w4a8"),
     Format("mxfp4-w4a4", 0.5 + 1.0 / 32, "fp4"),
-    Format("nvfp4", 0.5 + 1.0 / 16, "fp4"),
+    Format("nvfp4", 0.5 + 1.0 / 16, "nvfp4"),
 )}
 KV_FORMATS = ("bf16", "fp8")
 # How results files and the command line name weight formats: FP4 alone is NVIDIA's NVFP4.

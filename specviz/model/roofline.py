@@ -101,9 +101,12 @@ class GPU:
         has that unit's peak, else ``bf16`` (NVFP4 weights on an H100 or H200 are expanded to BF16),
         the peak :meth:`peak` and :meth:`ridge_at` use. ``w4a8`` (MXFP4 weights) runs at ``fp8``
         where the device has FP4 units, its activations MXFP8, and at ``bf16`` elsewhere
-        (:mod:`specviz.model.dtypes`)."""
+        (:mod:`specviz.model.dtypes`). ``nvfp4`` runs at ``fp4`` on NVIDIA's FP4 units only: elsewhere
+        (MI355X's FP4 units take the MX formats' E8M0 scales) vLLM emulates it with BF16 matmuls."""
         if compute == "w4a8":
             return "fp8" if np.isfinite(self.tflops_fp4) and np.isfinite(self.tflops_fp8) else "bf16"
+        if compute == "nvfp4":
+            return "fp4" if np.isfinite(self.tflops_fp4) and str(self.name).startswith("NVIDIA") else "bf16"
         figure = {"bf16": self.tflops, "fp8": self.tflops_fp8, "fp4": self.tflops_fp4}[compute]
         return compute if np.isfinite(figure) else "bf16"
 
