@@ -24,13 +24,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import settings, workload
-from .errors import InputError
+from .errors import InputError, Notice
 from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, simulate, spec, step, zero_accept
 
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
+           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
            "knobs_off_preset", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
@@ -235,6 +235,17 @@ def head_mismatch(target: architecture.Model, draft: step.Draft) -> InputError |
         return None
     return InputError("side.head_mismatch", head=draft.model.name, reads=reads, target=target.name,
                       hidden=target.hidden_size)
+
+
+def vocab_mismatch(target: architecture.Model, draft: step.Draft | None) -> Notice | None:
+    """``side.vocab_mismatch`` where a draft model or head has another vocabulary size than ``target``:
+    verification compares token ids, so the pair needs one tokenizer (two sizes over one tokenizer are
+    padding, which :mod:`specviz.advice.compat` tells apart from their tokenizer.json files). The
+    figures are still given, as for any pair; the sidebar, ``calc`` and the serving command say it."""
+    drafter = draft.model if draft is not None else None
+    if drafter is None or drafter.vocab_size == target.vocab_size:
+        return None
+    return Notice("side.vocab_mismatch", draft=drafter.vocab_size, target=target.vocab_size)
 
 
 def _held_draft(target: architecture.Model, draft: step.Draft | None) -> tuple[architecture.Model | None, int]:

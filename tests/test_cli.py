@@ -1277,6 +1277,15 @@ class TestScheduleCommand:
 
 
 class TestCalcCommand:
+    def test_a_draft_of_another_vocabulary_is_said_in_calc_and_in_serve(self, capsys):
+        """An engineer's pass: the sidebar alone had said it; calc gave 1.96x and serve a command, silent."""
+        link = "target=DeepSeek-V3&draft=Qwen3-0.6B&gpu=B200&precision=fp8"
+        row = json.loads(run(capsys, "calc", link)[1])
+        assert row["vocab_mismatch"] == {"draft": 151_936, "target": 129_280} and row["speedup"] is not None
+        served = json.loads(run(capsys, "serve", link, "--draft", "Qwen/Qwen3-0.6B")[1])
+        assert served["notices"][0].startswith("Draft and target vocabularies differ (151,936 vs 129,280 tokens)")
+        assert "vocab_mismatch" not in json.loads(run(capsys, "calc", "target=DeepSeek-V3&gpu=B200")[1])
+
     def test_a_refused_draft_is_answered_with_the_drafts_this_target_takes(self, capsys):
         """Qwen3-32B has no MTP layer: the refusal of draft=mtp listed mtp among the choices."""
         code, out, err = run(capsys, "calc", "target=Qwen3-32B&draft=mtp")

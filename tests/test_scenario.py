@@ -339,3 +339,16 @@ class TestMtpReuse:
         assert measured.expected_tokens(alpha, 3) == pytest.approx(1 + 0.9 + 0.9 * 0.85 + 0.9 * 0.85 * 0.8)
         plain, alpha = scenario.at_measured_rates(make_scenario(), [0.9, 0.85, 0.8])
         assert plain == make_scenario() and alpha == pytest.approx(spec.alpha_from_rates([0.9, 0.85, 0.8]))
+
+
+class TestVocabMismatch:
+    def test_a_draft_of_another_vocabulary_is_said_and_one_of_the_same_is_not(self):
+        """An engineer's pass: DeepSeek-V3 (129,280 tokens) drafted by Qwen3-0.6B (151,936) had a
+        speedup, a calc row and a serving command with nothing said outside the sidebar."""
+        odd = make_scenario(target="DeepSeek-V3", draft="Qwen3-0.6B", gpu="B200", precision="fp8")
+        said = scenario.vocab_mismatch(odd.target, odd.draft)
+        assert said.key == "side.vocab_mismatch" and said.params == {"draft": 151_936, "target": 129_280}
+        for query in ({}, {"target": "DeepSeek-V3", "draft": "mtp"}, {"draft": "ngram"}):
+            chosen = make_scenario(**query)
+            assert scenario.vocab_mismatch(chosen.target, chosen.draft) is None
+        assert scenario.vocab_mismatch(odd.target, None) is None

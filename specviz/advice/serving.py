@@ -12,7 +12,7 @@ from specviz.advice import draft_length
 from specviz.advice.sglang import sglang_command
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
 from specviz.errors import SpecvizError
-from specviz.scenario import Scenario
+from specviz.scenario import Scenario, vocab_mismatch
 
 __all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "engine_no_fit",
            "serve_command"]
@@ -74,10 +74,16 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
     by_batch = schedule if by_load else None
     named = {"draft_repo": draft_repo, "target_repo": target_repo, "method": method}
     if engine == "sglang":
-        return sglang_command(scenario, length, schedule=by_batch, **named)
-    if engine == "trtllm":
-        return trtllm_command(scenario, version, length, schedule=by_batch, **named)
-    # A release without a schedule turns speculation off from one batch on: from where it stays off, not
-    # at a first run of batches after which it pays again.
-    return vllm_command(scenario, version, length, schedule=by_batch, off_from=draft_length.stays_off_from(schedule),
-                        **named)
+        command = sglang_command(scenario, length, schedule=by_batch, **named)
+    elif engine == "trtllm":
+        command = trtllm_command(scenario, version, length, schedule=by_batch, **named)
+    else:
+        # A release without a schedule turns speculation off from one batch on: from where it stays off,
+        # not at a first run of batches after which it pays again.
+        command = vllm_command(scenario, version, length, schedule=by_batch,
+                               off_from=draft_length.stays_off_from(schedule), **named)
+    # A draft of another vocabulary starts, and its tokens are verified as ids of another tokenizer: said
+    # first (an engineer's pass: DeepSeek-V3 drafted by Qwen3-0.6B had a command and nothing else).
+    if method == "draft" and (mismatch := vocab_mismatch(scenario.target, scenario.draft)) is not None:
+        command.notices.insert(0, mismatch)
+    return command

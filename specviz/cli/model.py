@@ -126,6 +126,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
                            # whose memory per GPU read as 8 GPUs' alone (tp 8) said that 8 hold it.
                            "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode,
                            **{key: plain(value) for key, value in head.items()}}
+    if (mismatch := scenario.vocab_mismatch(chosen.target, chosen.draft)) is not None:  # as the sidebar warns
+        row["vocab_mismatch"] = {"draft": mismatch.params["draft"], "target": mismatch.params["target"]}
     if chosen.target.num_experts:
         row["routing_overlap"] = chosen.routing_overlap
     if chosen.mtp_reused_from is not None:  # the target's MTP layers run past their training
@@ -214,8 +216,9 @@ What the calculator shows for the scenario a link describes (the same parameters
 the ideal roofline's speedup, the regime and the knobs that differ from the engine's preset; whether
 the batch fits the GPUs' memory as the engine divides it (`fits`, the largest batch with the draft
 and plain, the GB each GPU needs and the engine takes); a batch that does not fit gets no speedup
-(null), as on the page. A value the page would replace by its default is an error here (exit 2,
-naming each).
+(null), as on the page. A draft of another vocabulary size than the target's is said as the sidebar
+says it (`vocab_mismatch`, both sizes). A value the page would replace by its default is an error
+here (exit 2, naming each).
 """
 
 _ROOFLINE_DOC = """\
