@@ -355,11 +355,14 @@ st.page_link("pages/calculator.py", icon=":material/calculate:",
 open_view = view_choice("claim_view", CLAIM_VIEWS, lambda view: t(f"claims.tab.{view}", lang), t("claims.views", lang),
                         in_url=True)
 show_url_notices(st, lang)
-if open_view == "batch":
-    if not check.batches.empty:  # else the claim's batch does not fit, and nothing does at that batch
-        altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
-                                           limit=check.memory_limit if check.memory_limit < batch_max else None,
-                                           limit_gamma=check.memory_gamma))
+if open_view != "beside" and check.batches.empty:
+    # The claim's batch does not fit: nothing to draw or to need there (a blank view and a table of
+    # dashes "out of reach whatever the acceptance" had said another reason: a manager's pass).
+    st.info(t("claims.view_no_fit", lang, batch=check.best["batch"], limit=check.memory_limit))
+elif open_view == "batch":
+    altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
+                                       limit=check.memory_limit if check.memory_limit < batch_max else None,
+                                       limit_gamma=check.memory_gamma))
 elif open_view == "required":
     st.subheader(t("claims.required", lang, batch=check.best["batch"]))
     st.caption(t("claims.required_note", lang))

@@ -3006,6 +3006,12 @@ class TestClaimsPage:
         assert any("holds at most 237 sequences with the draft" in m.value for m in at.markdown)
         assert metric(at, "Batches where it can hold") == "none" and not at.get("vega_lite_chart")
         assert not [m for m in at.metric if m.label == "At α = 1: central (range)"]
+        # Each view says why it has nothing (a manager's pass: a blank chart, and dashes "out of reach").
+        said = i18n.t("claims.view_no_fit", "en", batch=500, limit=237)
+        assert said in [i.value for i in at.info]
+        required = claims_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", claim="3x at batch 500",
+                              claim_view="required")
+        assert said in [i.value for i in required.info] and not required.dataframe
         link = at.get("page_link")[0].proto
         assert link.label == "What would make batch 500 fit, in the calculator"
         assert urllib.parse.parse_qs(link.query_string) == {"batch": ["500"], "context": ["1024"]}

@@ -32,18 +32,24 @@ class TestParseClaim:
                                                ("up to Ten Times", 10.0),
                                                ("gấp ba lần", 3.0), ("nhanh gấp đôi", 2.0), ("nhanh hơn bốn lần", 4.0),
                                                ("threefold speedup", 3.0), ("2.5-fold faster", 2.5),
-                                               ("nhanh gấp rưỡi", 1.5)])
+                                               ("nhanh gấp rưỡi", 1.5),
+                                               # A vendor's words about the figure (a manager's pass).
+                                               ("2x throughput", 2.0), ("speedup 10x", 10.0), ("speed-up of 2.5x", 2.5),
+                                               ("1.8x lower latency", 1.8), ("up to 3x higher throughput", 3.0),
+                                               ("2x faster inference", 2.0), ("nhanh hơn tới 3 lần", 3.0),
+                                               ("tăng tốc gấp 3 lần", 3.0), ("gấp 3 lần", 3.0)])
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
     @pytest.mark.parametrize("text, speedup", [("2.5x at batch 64", 2.5), ("3x at batch size 256", 3.0),
                                                ("up to 3x, bs=32", 3.0), ("2x with 64 concurrent requests", 2.0),
                                                ("1.5x-2x", 2.0), ("1.5 to 2x faster", 2.0), ("1,5–2 lần", 2.0),
-                                               ("lên đến 3 lần ở batch 8", 3.0)])
+                                               ("lên đến 3 lần ở batch 8", 3.0), ("2.5x throughput at batch 64", 2.5)])
     def test_a_batch_or_a_range_in_the_words(self, text, speedup):
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
     @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
+                                      "3x lower throughput", "2x higher latency", "throughput",
                                       "9" * 900 + "x", "at batch 64", "3x at batch", "2x-", " " * 1500 + "!"])
     def test_words_that_are_not_a_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
