@@ -7,10 +7,12 @@ session keeps each control's value across pages; :func:`forget` and :func:`renew
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any, Callable, Sequence
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from specviz import calculator, scenario, settings
 from specviz.advice import commands
@@ -161,6 +163,16 @@ def context_control(where: Any, lang: str, **kwargs: Any) -> int:
     # gives one (Streamlit drops a control's value from the URL when the control leaves the page).
     if "context" in st.session_state and "context" not in st.query_params:
         st.session_state["context"] = st.session_state["context"]
+        # Put back in the URL too: on a switch of page Streamlit (1.67) drops "context" from the URL,
+        # a link's own included, where the old page's control was bound to it, and writes a value set
+        # in code back only for a control drawn on this page before, which this one is not (the
+        # Claims page's link to the calculator at 32,768 left an address that computed 1,024). Where
+        # the control is still bound (drawn here last run) Streamlit refuses: it writes the value
+        # itself then, or (the browser's back or forward) gives the control the URL's value.
+        if st.session_state["context"] != scenario.FIELDS["context"].default \
+                and "context" not in st.session_state.get(_UNBOUND, ()):
+            with contextlib.suppress(StreamlitAPIException):
+                st.query_params["context"] = str(st.session_state["context"])
     return url_widget(where.select_slider, t("calc.context", lang), context_stops(),
                       value=scenario.FIELDS["context"].default, key="context", help=t("calc.context_help", lang), **kwargs)
 

@@ -470,6 +470,20 @@ class TestNavigationInChromium:
         page.wait_for_load_state("networkidle")
         assert hosts == {app_url.split("/")[2]}
 
+    def test_the_claims_link_to_the_calculator_leaves_an_address_of_the_same_figure(self, page: Page, app_url: str):
+        """A manager's pass: the Claims page's link to the calculator at context 32,768 computed there,
+        and left an address without context=, which, copied, gave context 1,024's figure (2.95× for
+        2.00×): Streamlit drops a bound control's value from the URL on a switch of page."""
+        wait_for_app(page, app_url)
+        page.goto(f"{app_url}/check-a-claim?claim=2x&claim_batch=4&context=32768&engine=sglang&gpu=H200&tp=1")
+        page.get_by_role("link", name=re.compile("^The same figure in the calculator")).click()
+        expect(page).to_have_url(re.compile(r"context=32768"), timeout=TIMEOUT)
+        speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup").get_by_test_id("stMetricValue")
+        expect(speedup).to_have_text(re.compile(r"\d\.\d\d×"), timeout=TIMEOUT)
+        settled(page)
+        row = calc_row("?" + page.url.split("?", 1)[1], PRESETS)
+        assert row["context"] == 32768 and speedup.inner_text() == f"{row['speedup']:.2f}×"
+
     def test_a_link_s_load_survives_a_visit_to_another_page(self, page: Page, app_url: str):
         """A shared link's steady load (prefill=on and its tokens) was lost on a visit to another page:
         the headline went from the load's 1.31× to decoding only's 1.44× (a consistency pass). Values
