@@ -112,6 +112,7 @@ def apply_sentence() -> None:
                                          "not_applied": not_applied, "baseline": reading.baseline,
                                          "over_words": reading.over_words, "percent": reading.percent,
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
+                                         "target_words": reading.target_words,
                                          "unknown_model": reading.unknown_model, "gpus": reading.gpus,
                                          "gamma_beyond": reading.gamma_beyond, "same_speed": reading.same_speed}
 
@@ -173,6 +174,10 @@ def show_reading() -> None:
     assumed = next((item["value"] for item in reading["items"] if item["key"] == "gpu"), None)
     if reading.get("gpu_words") and assumed:  # not once its item is undone
         st.caption(md("claims.sentence.gpu_assumed", lang, words=reading["gpu_words"], gpu=shown["gpu"](assumed)))
+    read_as = next((item["value"] for item in reading["items"] if item["key"] == "target"), None)
+    if reading.get("target_words") and read_as:
+        st.caption(md("claims.sentence.same_architecture", lang, words=reading["target_words"],
+                      model=known.models[read_as].name))
     if reading.get("unknown_model"):
         st.warning(md("claims.sentence.unknown_model", lang, model=reading["unknown_model"],
                       target=st.session_state["scenario"].target.name))

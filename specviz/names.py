@@ -68,6 +68,12 @@ _SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekv31": "deepseekv3", "
                       "llama3370b": "llama3170b", "qwen3coder30ba3b": "qwen330ba3b"}
 
 
+def of_another_checkpoint(name: str) -> bool:
+    """Whether ``name`` names a checkpoint that :func:`models_by_key` reads as another's preset of its
+    architecture ("Llama 3.3 70B" as Llama 3.1 70B's, "DeepSeek-R1" as DeepSeek-V3's)."""
+    return model_key(name) in _SAME_ARCHITECTURE
+
+
 def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
     """Each preset's id under the keys (:func:`model_key`) of its id, its name and the Hugging Face
     id its source names (``meta-llama/Llama-4-Scout-17B-16E-Instruct`` for Llama 4 Scout), under

@@ -2779,6 +2779,14 @@ class TestClaimsPage:
         after = "\n".join(m.value for m in at.markdown)
         assert "The model:" not in after and "The draft (a method" not in after
 
+    def test_a_checkpoint_read_as_another_preset_is_said(self):
+        """A manager's pass: "Llama 3.3 70B" was set as Llama 3.1 70B without a word."""
+        at = read_sentence(claims_app(), "3x faster with EAGLE-3 for Llama 3.3 70B on H100")
+        said = i18n.md("claims.sentence.same_architecture", words="Llama 3.3 70B", model="Llama 3.1 70B")
+        assert said in [c.value for c in at.caption]
+        at.button(key="claims_undo_2").click().run()  # claim, gpu, target, draft: the model undone
+        assert said not in [c.value for c in at.caption]
+
     def test_a_figure_over_another_method_is_said_to_be_so(self):
         at = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
         said = [w.value for w in at.warning if "not over plain decoding" in w.value]

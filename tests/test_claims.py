@@ -837,6 +837,16 @@ class TestPublishedSentences:
         read = claim_words.read_sentence(sentence, PRESETS)
         assert (read.gpu, read.gpu_words) == (gpu, words) and "hardware" not in read.unstated
 
+    @pytest.mark.parametrize("sentence, target, words", [
+        # A manager's pass: "Llama 3.3" became Llama 3.1 without a word.
+        ("3x faster than H100 on B200 with EAGLE-3 for Llama 3.3 70B", "Llama-3.1-70B", "Llama 3.3 70B"),
+        ("2x for DeepSeek-R1 with MTP on 8x B200", "DeepSeek-V3", "DeepSeek-R1"),
+        ("3x with EAGLE-3 for Llama-3.1-70B on H100", "Llama-3.1-70B", None),
+        ("3x on H100", None, None)])
+    def test_a_checkpoint_read_as_the_preset_of_its_architecture_is_said(self, sentence, target, words):
+        read = claim_words.read_sentence(sentence, PRESETS)
+        assert (read.target, read.target_words) == (target, words)
+
     @pytest.mark.parametrize("sentence, gpus, split", [
         # The count of GPUs had been dropped: "8x H200" judged on the sidebar's 2 (2.82x most, 2.44x on 8).
         ("Speculative decoding delivers 3x higher throughput at batch 64 on 8x H200 for Llama 3.3 70B", 8, ("8", "1")),

@@ -940,14 +940,18 @@ class TestClaimCommand:
         assert code == 0 and (result["gpu"], result["tp"], result["dp"]) == ("H200", 8, 1)
         assert result["read_from_sentence"]["gpus"] == 8 and "2.44×" in result["reasons"][0]
 
-    def test_a_gpu_family_and_a_model_that_is_no_preset_are_said(self, capsys):
+    def test_a_gpu_family_a_model_that_is_no_preset_and_another_checkpoint_are_said(self, capsys):
         code, out, _ = run(capsys, "claim", "2x faster generation of Mixtral 8x22B on A100 with Medusa")
         read, result = json.loads(out)["read_from_sentence"], json.loads(out)
         assert code == 0 and result["gpu"] == "A100-80GB" and read["gpu_words"] == "A100"
         assert read["gpu_note"].startswith("“A100” names no single GPU: it is read as the NVIDIA A100 SXM 80GB")
-        assert read["unknown_model"] == "Mixtral 8x22B"
+        assert read["unknown_model"] == "Mixtral 8x22B" and "target_words" not in read
         assert read["model_note"].startswith("The claim names Mixtral 8x22B, which is not among specviz's models: it "
                                              "is judged on the sidebar's Qwen3-32B")
+        _, out, _ = run(capsys, "claim", "3x faster with EAGLE-3 for Llama 3.3 70B on H100")
+        read = json.loads(out)["read_from_sentence"]
+        assert (read["target"], read["target_words"]) == ("Llama-3.1-70B", "Llama 3.3 70B")
+        assert read["target_note"].startswith("“Llama 3.3 70B” is read as Llama 3.1 70B, whose architecture")
 
     def test_a_figure_over_another_method_says_its_baseline(self, capsys):
         code, out, _ = run(capsys, "claim", "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")

@@ -19,7 +19,7 @@ from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.model.architecture import Model
 from specviz.model.dtypes import PRECISIONS
-from specviz.names import gpu_preset, model_key, models_by_key
+from specviz.names import gpu_preset, model_key, models_by_key, of_another_checkpoint
 from specviz.scenario import Presets, draft_choices, split_of
 
 __all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
@@ -322,7 +322,9 @@ class SentenceReading:
     the longest draft a check weighs, and left out), ``precision``, the preset of the weights' format it names
     ("with FP4": ``nvfp4``), and ``kv``, the KV cache's ("FP8 KV": ``fp8``), each None where it names none;
     ``same_speed``, whether its figure of throughput compares the servers at the same speed per user
-    (:data:`_SAME_SPEED`), where the speculating one runs a larger batch."""
+    (:data:`_SAME_SPEED`), where the speculating one runs a larger batch; ``target_words``, the
+    sentence's words where they name a checkpoint of another's architecture and ``target`` is that
+    preset ("Llama 3.3 70B" read as Llama 3.1 70B: :func:`specviz.names.of_another_checkpoint`)."""
 
     speedup: float
     batch: int | None
@@ -342,6 +344,7 @@ class SentenceReading:
     kv: str | None = None
     gamma_beyond: int | None = None
     same_speed: bool = False
+    target_words: str | None = None
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -529,7 +532,11 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     named = _named_models(tokens, index)
     drafts = [model for start, end, model in named if _DRAFT_AFTER.match(" ".join(tokens[end:end + 2]))
               or _DRAFT_BEFORE.search(" ".join(tokens[max(0, start - 3):start]))]
-    target = next((model for _, _, model in named if model not in drafts), None)
+    start, end, target = next(((start, end, model) for start, end, model in named if model not in drafts),
+                              (0, 0, None))
+    # Its words where they name another checkpoint of the preset's architecture, to be said.
+    target_words = " ".join(tokens[start:end]).strip(".-/")
+    target_words = target_words if of_another_checkpoint(target_words) else None
     gpu, gpu_words = _named_gpu(tokens, presets), None
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
@@ -557,7 +564,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
                            gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
-                           None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None)
+                           None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None,
+                           target_words)
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:

@@ -154,6 +154,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),
                 **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
                     "claims.sentence.over_other", what=read.over_words), lang)}),
+                **({} if read.target_words is None else {"target_words": read.target_words, "target_note": words(Notice(
+                    "claims.sentence.same_architecture", words=read.target_words, model=chosen.target.name), lang)}),
                 **({} if read.gpu_words is None else {"gpu_words": read.gpu_words, "gpu_note": words(Notice(
                     "claims.sentence.gpu_assumed", words=read.gpu_words, gpu=chosen.gpu.name), lang)}),
                 **({} if read.unknown_model is None else {"unknown_model": read.unknown_model, "model_note": words(Notice(
@@ -340,7 +342,8 @@ needs the least α, `max_speedup`, the best setting, the batches where the claim
 each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
-`over_note`, and the headline then says it is against plain decoding; a --batch that is not the
+`over_note`, and the headline then says it is against plain decoding; a checkpoint read as the preset
+of its architecture (`target_words`, "Llama 3.3 70B" as Llama 3.1 70B, with `target_note`); a --batch that is not the
 batch the claim's words name is said in `batch_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
 `gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
 Claims page's own link alone, it checks the link's claim with the link's batch, γ, measured
