@@ -290,9 +290,9 @@ def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarr
     t = _times(setting, draws, b, g, ctx, e if setting["prompt_tokens"] else 1.0)
     n, w, k = _shape(setting, b, g)
     fixed, per_token = draws["step_ms"][:, None] * 1e-3, draws["token_us"][:, None] * 1e-6
-    b = b / setting["dp"]  # the sequences each data-parallel rank samples (step.pass_seconds)
-    plain = t["plain_s"] + fixed + per_token * b
-    spec_s = g * (t["draft_s"] + k * per_token * b * w) + t["verify_s"] + fixed + per_token * b * n
+    ranked = b / setting["dp"]  # the sequences each data-parallel rank samples (step.pass_seconds)
+    plain = t["plain_s"] + fixed + per_token * ranked
+    spec_s = g * (t["draft_s"] + k * per_token * ranked * w) + t["verify_s"] + fixed + per_token * ranked * n
     return e * plain / spec_s
 
 
