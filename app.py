@@ -135,8 +135,10 @@ def scenario_sidebar(lang: str) -> None:
     before = st.session_state.pop(PARALLEL_BEFORE, None)
     # Set for the new choice: said, not silent (nor said while a config to size them by is still to come).
     if known_pair and before and (before["tp"], before["dp"]) != (str(tp), str(dp)):
-        side.info(t("side.parallel_reset", lang, gpus=tp * dp, tp=tp, dp=dp, was=int(before["tp"]) * int(before["dp"] or 1),
-                    gpu=in_language(gpu.name, lang)))
+        # "The fewest that hold the pair" only where they do (an engineer's pass: said of 8 holding none).
+        holds = scenario.holds_default_point(gpu, target, draft, precision, tp, dp, engines[engine_id].memory)
+        side.info(t("side.parallel_reset" if holds else "side.parallel_reset_none", lang, gpus=tp * dp, tp=tp, dp=dp,
+                    was=int(before["tp"]) * int(before["dp"] or 1), gpu=in_language(gpu.name, lang)))
     show_url_notices(side, lang)
     st.session_state.pop("scenario", None)
     try:

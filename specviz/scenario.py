@@ -31,7 +31,7 @@ __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
-           "knobs_off_preset", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
+           "knobs_off_preset", "holds_default_point", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -286,6 +286,17 @@ def largest_batch(gpu: roofline.GPU, target: architecture.Model, draft: step.Dra
                             gamma=gamma if draft is not None else 0, rule=rule, draft_copies=copies)
 
 
+def holds_default_point(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft,
+                        precision: dtypes.Precision, tp: int, dp: int,
+                        rule: memory.MemoryRule = memory.VLLM_RULE) -> bool:
+    """Whether ``tp`` × ``dp`` GPUs hold the pair at the default batch, context and γ, as the engine's
+    ``rule`` divides their memory (:func:`largest_batch`): what :func:`default_parallel` asks of each
+    split, and what the sidebar says of the split it set."""
+    point = {name: FIELDS[name].default for name in ("batch", "context", "gamma")}
+    return bool(largest_batch(gpu, target, draft, precision, tp=tp, dp=dp, context=point["context"],
+                              gamma=point["gamma"], rule=rule) >= point["batch"])
+
+
 def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft,
                      precision: dtypes.Precision, rule: memory.MemoryRule = memory.VLLM_RULE) -> tuple[int, int, bool]:
     """How a new scenario splits the model, as (tp, dp, ep): the fewest of :data:`TENSOR_PARALLEL`
@@ -298,9 +309,7 @@ def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.
     without an interconnect or a memory figure."""
     if not (math.isfinite(gpu.link_gb_s) and math.isfinite(gpu.memory_gb)):
         return 1, 1, False
-    point = {name: FIELDS[name].default for name in ("batch", "context", "gamma")}
-    fits = lambda tp, dp: largest_batch(gpu, target, draft, precision, tp=tp, dp=dp, context=point["context"],
-                                        gamma=point["gamma"], rule=rule) >= point["batch"]
+    fits = lambda tp, dp: holds_default_point(gpu, target, draft, precision, tp, dp, rule)
     for tp in TENSOR_PARALLEL:
         if fits(tp, 1):
             return tp, 1, False

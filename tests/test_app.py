@@ -607,6 +607,16 @@ class TestScenarioSidebar:
         at.run()
         assert not [i for i in at.sidebar.info if "set again" in i.value]  # said once, at the change
 
+    def test_gpus_set_again_that_hold_nothing_are_not_called_the_fewest_that_hold_it(self):
+        """An engineer's pass: "the fewest … that hold the pair" had been said of 8 GPUs that hold none."""
+        at = make_app(gpu="A100-40GB")
+        at.sidebar.selectbox(key="target").set_value("DeepSeek-V3").run()
+        said = [i.value for i in at.sidebar.info if "set again" in i.value]
+        assert said == [i18n.t("side.parallel_reset_none", "en", gpus=8, tp=8, dp=1, was=4, gpu="NVIDIA A100 SXM 40GB")]
+        assert not scenario.holds_default_point(at.session_state["scenario"].gpu, at.session_state["scenario"].target,
+                                                at.session_state["scenario"].draft, at.session_state["scenario"].precision,
+                                                8, 1)
+
     def test_a_component_format_overridden_in_the_expander_travels_in_the_link(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3")
         assert any("experts MXFP4 · attention BF16" in c.value for c in at.sidebar.caption)
