@@ -131,7 +131,9 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
 
 def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context: int,
                batch_max: int) -> dict[str, float] | None:
-    """What the verify pass's extra tokens cost a mixture of experts (None for a dense target): the
+    """What the verify pass's extra tokens cost a mixture of experts (None for a dense target, and for
+    one whose every token reads every expert, which has no tax: an uploaded config of 1 expert had been
+    said to lose "for by then a plain pass reads nearly every expert"): the
     routed experts per MoE layer that a plain pass of B tokens and a verify pass of B·(γ + 1) read
     (:func:`specviz.model.roofline.experts_touched`; the verify pass's tokens share the scenario's
     ``routing_overlap`` of their experts with the token before them, so they route as
@@ -147,7 +149,7 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     pass reads 57 experts a layer and the verify pass 184, 3.2 times the expert weights; at batch 64,
     222 and 256: 1.15 times."""
     model = scenario.target
-    if not model.num_experts or scenario.mode != "step":
+    if not model.num_experts or model.experts_per_token >= model.num_experts or scenario.mode != "step":
         return None
     # A steady load's prompts are routed too: B·P/O in a plain pass, E times as many in a verify pass.
     prompts = float(scenario.prompts_per_step(batch))

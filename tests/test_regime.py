@@ -162,6 +162,11 @@ class TestExpertTax:
         assert round(measured["ratio"], 2) == 2.62
         assert measured["speedup"] > tax["speedup"]
         assert regime.expert_tax(make_scenario(), 0.8, 4, 8, 1024, 1024) is None
+        # Every token reads every expert (an uploaded config of 1 expert, top-1): no tax to state, where
+        # its crossover had been put down to a plain pass reading nearly every expert (an engineer's pass).
+        deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
+        every = replace(deepseek, target=replace(deepseek.target, experts_per_token=deepseek.target.num_experts))
+        assert regime.expert_tax(every, 0.8, 4, 8, 1024, 1024) is None
 
     def test_the_bound_without_the_tax_reads_the_plain_passes_experts(self):
         chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
