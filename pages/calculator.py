@@ -291,7 +291,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                    output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
                                    decode=decode_only))
             notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                           source=sidebar.engine.memory_source, memory_gib=fit["memory"] * 1e9 / 2 ** 30))
+                           source=sidebar.engine.memory_source))
             if (full := calculator.equal_memory(chosen)) is not None:
                 notes.append(t("calc.memory.equal", lang, **full))
             st.caption(paragraphs(notes))

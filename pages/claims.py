@@ -301,10 +301,9 @@ try:
     speedup = claim_words.parse_claim(text)
     # A batch in the claim's words counts where the field names none (past SPECVIZ_BATCH_MAX, refused);
     # where the field names another, the field's counts, and the page says so.
-    worded = claim_words.claimed_batch(text)
-    if batch is not None and worded is not None and worded != batch:
-        st.warning(md("claims.batch_not_worded", lang, batch=batch, worded=worded))
-    batch = batch if batch is not None else worded
+    batch, batch_note = claims.claimed_batch(batch, claim_words.claimed_batch(text))
+    if batch_note is not None:
+        st.warning(message(batch_note, lang))
     st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
                md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
     if percent := claim_words.percent_of(text):

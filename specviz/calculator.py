@@ -444,13 +444,14 @@ def memory_fit(scenario: Scenario) -> dict[str, Any]:
     dict
         The terms per GPU at the scenario's batch (:meth:`specviz.scenario.Scenario.memory`);
         ``max_batch`` and ``max_batch_plain``, the largest batches the speculative and the plain
-        server hold (:func:`specviz.scenario.largest_batch`); ``fits`` and ``fits_plain``. What would
+        server hold (:func:`specviz.scenario.largest_batch`); ``fits`` and ``fits_plain``; the GPU's
+        ``memory_gib``, as its datasheet gives it (``memory`` is in GB). What would
         make a batch fit is :func:`ways_to_fit`'s, found only where it does not.
     """
     limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
     out: dict[str, Any] = {name: float(value) for name, value in scenario.memory().items()}
     return out | {"max_batch": limit, "max_batch_plain": limit_plain, "fits": scenario.batch <= limit,
-                  "fits_plain": scenario.batch <= limit_plain}
+                  "fits_plain": scenario.batch <= limit_plain, "memory_gib": out["memory"] / roofline.GB_PER_GIB}
 
 
 def ways_to_fit(scenario: Scenario, context_max: int) -> list[Notice]:

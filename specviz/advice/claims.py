@@ -47,6 +47,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,7 +62,7 @@ from specviz.scenario import Presets, Scenario, largest_batch
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
            "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least",
-           "required_as_shown", "headline"]
+           "required_as_shown", "headline", "claimed_batch"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -157,13 +158,25 @@ class ClaimCheck:
     memory_gamma: int
 
 
-def at_least(value: float, decimals: int = 2) -> float:
+def at_least(value: ArrayLike, decimals: int = 2) -> Any:
     """An "at least" figure as a page shows it, rounded up to ``decimals``: the α a claim needs,
     0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Three decimals
     where a condition or the calculator link names α, as the tables show it; two where a sentence
-    names it to two (the workload's, :func:`_on_workload`)."""
+    names it to two (the workload's, :func:`_on_workload`). A float for a number, an array for an
+    array (NaN kept)."""
     scale = 10.0 ** decimals
-    return math.ceil(value * scale - 1e-9) / scale
+    rounded = np.ceil(np.asarray(value, dtype=float) * scale - 1e-9) / scale
+    return float(rounded) if rounded.ndim == 0 else rounded
+
+
+def claimed_batch(given: int | None, worded: int | None) -> tuple[int | None, Notice | None]:
+    """The batch a claim is checked at: the one given (a field, ``--batch``), else the one its words
+    name; with ``claims.batch_not_worded`` where both are and differ (a manager's pass: "2.5x at batch
+    64" with the field at 8 had been checked at 8 without a word)."""
+    if given is None:
+        return worded, None
+    differs = worded is not None and worded != given
+    return given, Notice("claims.batch_not_worded", batch=given, worded=worded) if differs else None
 
 
 # The columns of the α a claim needs, each an "at least" figure.
@@ -175,9 +188,7 @@ def required_as_shown(required: pd.DataFrame, decimals: int = 3) -> pd.DataFrame
     it) rounded up to ``decimals`` as :func:`at_least` rounds the headline's, NaN kept. Rounded to
     the nearest, the table's 0.844 at γ 8 had sat below the headline's 0.845 and fallen short of the
     claim (2.999× at α 0.844 where 3× was claimed: a manager's pass)."""
-    scale = 10.0 ** decimals
-    columns = [c for c in _AT_LEAST_COLUMNS if c in required]
-    return required.assign(**{c: np.ceil(required[c] * scale - 1e-9) / scale for c in columns})
+    return required.assign(**{c: at_least(required[c], decimals) for c in _AT_LEAST_COLUMNS if c in required})
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int,

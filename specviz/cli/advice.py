@@ -121,10 +121,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
         named, _ = claim_words.sentence_choices(read, presets, target)
         overrides = {**named, **(overrides or {})}
-    worded = read.batch if read is not None else claim_words.claimed_batch(text)
-    batch_note = None if batch is None or worded is None or worded == batch else words(
-        Notice("claims.batch_not_worded", batch=batch, worded=worded), lang)
-    batch = batch if batch is not None else worded
+    batch, batch_note = claims.claimed_batch(batch, read.batch if read is not None else claim_words.claimed_batch(text))
     gamma = gamma if gamma is not None or read is None else read.gamma
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
@@ -133,7 +130,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     percent = read.percent if read is not None else claim_words.percent_of(text)
-    return {"claim": speedup, "batch": batch, **({} if batch_note is None else {"batch_note": batch_note}),
+    return {"claim": speedup, "batch": batch, **({} if batch_note is None else {"batch_note": words(batch_note, lang)}),
             "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100), lang)}),

@@ -67,7 +67,6 @@ from .architecture import Model
 __all__ = ["TokenBudget", "VLLM_BUDGET", "SGLANG_BUDGET", "TRTLLM_BUDGET", "BUDGETS", "MemoryRule", "VLLM_RULE",
            "SGLANG_RULE", "TRTLLM_RULE", "activations_gb", "memory_terms", "max_batch"]
 
-_GIB = 2 ** 30 / 1e9  # GB in a GiB
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ class TokenBudget:
 
     def limits(self, memory_gb: float) -> tuple[int, int]:
         """(N, S) on a GPU of ``memory_gb`` (GB, 10⁹ bytes), the server as a whole."""
-        gib = memory_gb / _GIB
+        gib = memory_gb / roofline.GB_PER_GIB
         return next((tokens, seqs) for floor, tokens, seqs in self.tiers if gib >= floor)
 
     def tokens_per_rank(self, memory_gb: float, attention_groups: int) -> int:
@@ -154,7 +153,7 @@ class MemoryRule:
         """R on a GPU of ``memory_gb`` in a tensor-parallel group of ``tp`` (the module's rule)."""
         if self.reserve != "sglang":
             return 0.0
-        gib = memory_gb / _GIB
+        gib = memory_gb / roofline.GB_PER_GIB
         mib = 512 + 1.5 * SGLANG_BUDGET.limits(memory_gb)[0] + tp / 8 * 1_024
         return (max(mib, 10_240.0) if gib > 60 else mib) * 2 ** 20 / 1e9
 

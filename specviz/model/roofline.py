@@ -134,7 +134,7 @@ class GPU:
 
 # A datasheet's memory "GB" are GiB: an "80 GB" H100 shows 81,559 MiB in nvidia-smi (79.6 GiB, 85.5 GB),
 # a 192 GB MI300X 196,592 MiB. specviz counts memory in GB of 10⁹ bytes, as it counts weights and cache.
-_GB_PER_GIB = 2 ** 30 / 1e9
+GB_PER_GIB = 2 ** 30 / 1e9
 
 
 def _number(text: str) -> float:
@@ -147,7 +147,7 @@ def load_gpus(data_dir: Path) -> dict[str, GPU]:
     return {row["id"]: GPU(id=row["id"], name=PresetText.from_row(row, "name"), kind=row["kind"],
                            tflops=_number(row["tflops_bf16_dense"]),
                            bandwidth_tb_s=_number(row["bandwidth_tb_s"]),
-                           memory_gb=_number(row["memory_gib"]) * _GB_PER_GIB, source=row["source"],
+                           memory_gb=_number(row["memory_gib"]) * GB_PER_GIB, source=row["source"],
                            note=PresetText.from_row(row, "note"), tflops_fp8=_number(row["tflops_fp8_dense"]),
                            link_gb_s=_number(row["link_gb_s_one_way"]), tflops_fp4=_number(row["tflops_fp4_dense"]),
                            scale_up_gpus=_number(row["scale_up_gpus"]), scale_out_gb_s=_number(row["scale_out_gb_s"]))
