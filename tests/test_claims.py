@@ -382,6 +382,18 @@ class TestCheckClaim:
         weak = claims.check_claim(chosen, claims.Claim(1.5, batch=1, alpha=0.3), GAMMA_MAX, BATCH_MAX)
         assert weak.verdict == "conditional" and weak.batches["at_alpha_low"].max() < 1.5
 
+    def test_an_acceptance_at_which_speculation_loses_everywhere_says_to_leave_it_off(self):
+        """α 0: the best at any batch and γ is under 1x (0.87x at batch 1, γ 1, on the default pair);
+        the reason had named that setting as the best, with nothing said of plain decoding beating it."""
+        chosen = make_scenario()
+        lost = claims.check_claim(chosen, claims.Claim(2.0, alpha=0.0), GAMMA_MAX, BATCH_MAX)
+        (said,) = [r for r in lost.reasons if r.key.startswith("claims.reason.at_alpha")]
+        best = lost.batches.loc[lost.batches["counted"], "at_alpha"].max()
+        assert said.key == "claims.reason.at_alpha_loses" and said.params["speedup"] == pytest.approx(best) and best < 1
+        assert "speculation is best left off" in str(said)
+        won = claims.check_claim(chosen, claims.Claim(2.0, alpha=0.8), GAMMA_MAX, BATCH_MAX)
+        assert "claims.reason.at_alpha" in [r.key for r in won.reasons]
+
     def test_at_a_measured_acceptance_the_headline_says_how_far_it_gets(self):
         chosen = make_scenario()
         check = lambda alpha, batch=None: claims.check_claim(chosen, claims.Claim(2.0, batch=batch, alpha=alpha),

@@ -25,7 +25,7 @@ SAME_IN_VIETNAMESE = {
     "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.m.best_gamma_value", "calc.tab.heatmap",
     "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "calc.serve.engine.trtllm", "col.alpha",
     "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "col.replica", "chart.alpha", "chart.pass",
-    "chart.ridge",
+    "chart.ridge", "chart.acceptance",
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",
     "hf_config.bound.field", "hf_config.bound.last", "side.group.dense", "side.group.moe", "side.component.attention",
@@ -43,7 +43,7 @@ VIETNAMESE_TERMS = {
     "file": ("tệp",), "tỷ lệ": ("tỉ lệ",), "chuỗi": ("sequence",), "request": ("yêu cầu lỗi", "số yêu cầu", "trọn yêu cầu"),
     "draft": ("nháp",), "verify": ("xác minh",),
     "mức tăng tốc": ("speedup",), "batch size": ("kích thước batch",), "thiết lập": ("tên setting",),
-    "acceptance length": ("độ dài chấp nhận",), "tuỳ": ("tùy",), "xoá": ("xóa",),
+    "acceptance length": ("độ dài chấp nhận",), "acceptance": ("tỷ lệ chấp nhận",), "tuỳ": ("tùy",), "xoá": ("xóa",),
     "trang Trực tiếp, Kiểm chứng, tab Độ trễ": ("trang Live", "và Claims", "view Latency"),
 }
 
