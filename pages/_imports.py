@@ -149,7 +149,9 @@ def upload_section(store: Store, lang: str) -> None:
                                 help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")
     if submitted and (files or folder):
-        reports = [report for f in files or [] for report in _import_upload(store, f.name, f.getvalue(), synthetic)]
+        # Files chosen one by one (no folder: two may share a name) in the order a folder's are read.
+        chosen = sorted(files or [], key=lambda f: importers.read_order(f.name))
+        reports = [report for f in chosen for report in _import_upload(store, f.name, f.getvalue(), synthetic)]
         st.session_state[_REPORTS] = reports + _import_folder(store, folder or [], synthetic)
     _show_reports(lang)
     for name, (data, columns, replace) in list(_pending().items()):

@@ -145,11 +145,19 @@ def offer_removal() -> None:
         return
     # No file is chosen at first: the choice, then the button, is the confirmation.
     line = st.container(horizontal=True, vertical_alignment="bottom")
+    # Files of one name (AIPerf names every run's export profile_export_aiperf.json) are told apart by
+    # the import's id, the 12 characters that begin their runs' ids and that specviz remove takes.
+    repeated = own["source_file"].duplicated(keep=False)
+
+    def option(h: str) -> str:
+        name = visible(own.at[h, "source_file"]) + (f" · {h[:12]}" if repeated[h] else "")
+        return t("exp.remove_import_option", lang, file=name, runs=int(own.at[h, "runs"]),
+                 imported=f"{own.at[h, 'imported_at']:%Y-%m-%d %H:%M}")
+
     chosen = line.selectbox(
         t("exp.remove_import", lang), own.index, index=None, key="remove_import", width=480,
         placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.remove_import_help", lang),
-        format_func=lambda h: t("exp.remove_import_option", lang, file=visible(own.at[h, "source_file"]),
-                                runs=int(own.at[h, "runs"]), imported=f"{own.at[h, 'imported_at']:%Y-%m-%d %H:%M}"))
+        format_func=option)
     # Runs another file left to this one as already stored go with it: said before the button is pressed.
     for shared in store.sharing_imports(chosen) if chosen is not None else []:
         st.warning(message(shared, lang))

@@ -156,9 +156,12 @@ def scrape_once() -> bool:
 
 
 def source_windows() -> pd.DataFrame:
-    """The source's windows: from the store when recording, else this session's."""
+    """The source's windows charted: from the store when recording (those of the latest ``KEPT``
+    polls' span), else this session's. The store keeps every window: read whole at each poll, a
+    week of 5 s windows (121,000 a model) took 12.7 s and 100 MB of chart data a poll, and the
+    poll of 5 s came every 11 to 20 s."""
     if recording:
-        return store.windows(source)
+        return store.windows(source, since=time.time() - KEPT * every)
     return pd.DataFrame(kept.get(source, []),
                         columns=["time_end", "model", *dict.fromkeys((*charts.LIVE_FIGURES, *windows.CALIBRATION_FIGURES))])
 
@@ -224,7 +227,9 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
         batch = verdict.batch
     if (servers := windows.server_count(figures)) > 1:  # a fleet's sum is no server's batch
         st.caption(t("live.per_server", lang, running=figures["running_requests"], servers=servers, batch=batch))
-    if dp_engines > 1 and dp_engines != served.dp:  # each engine decodes its own share of the batch
+    # Each engine decodes its own share of the batch: said for one labelled engine too (a vLLM of one
+    # engine="0" beside a sidebar of DP 2, as the switch to DeepSeek-V3 sets it, had been silent).
+    if dp_engines and dp_engines != served.dp:
         st.caption(t("live.other_dp", lang, engines=dp_engines, running=figures["running_requests"], dp=served.dp))
     if isinstance(verdict, Notice):
         return
@@ -245,6 +250,13 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             f"live.draft_share.{gap}", lang, speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
 
 
+def engine_labels(snapshot: exposition.Snapshot, model_name: str) -> set[str]:
+    """The values of vLLM's data-parallel ``engine`` label on a model's draft counters in a scrape
+    (one engine, ``engine="0"``, is summed over nothing, so it has no replica of its own)."""
+    return {dict(labels)["engine"] for _, labels in snapshot.series.get("drafts", {})
+            if "engine" in dict(labels) and dict(labels).get("model_name", "") == model_name}
+
+
 def since_start_line(state: SpecDecodeState, key: str) -> str | None:
     """A model's acceptance since its server started (``key``: before the first window, or beside an
     idle one), or None where it has drafted nothing since."""
@@ -256,12 +268,13 @@ def since_start_line(state: SpecDecodeState, key: str) -> str | None:
 
 
 def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
-                 conditional: list | None, model_name: str, dp_engines: int = 1, stale: bool = False) -> None:
+                 conditional: list | None, model_name: str, dp_engines: int = 0, stale: bool = False,
+                 ended: float | None = None) -> None:
     """One model's latest window: the headline figures (why any is absent, each reason once with the
     figures it explains, and what else to know of them: replicas summed, a restart), the verdict at its batch for the model it serves
     (:func:`verdict_scenario`), and its per-position acceptance. ``dp_engines``: vLLM's data-parallel
-    engines the window summed (its ``engine`` label's values), said where the sidebar splits the
-    batch over another number of attention groups."""
+    engines of the scrape (its ``engine`` label's values; 0 where none is labelled), said where the
+    sidebar splits the batch over another number of attention groups."""
     trtllm = figures.get("engine") == "trt-llm"  # the only engine that times its draft
     shown = [name for name in HEADLINE if name != "draft_overhead" or trtllm]
     row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
@@ -275,6 +288,10 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     long_window = st.empty()
     if (span := figures.get("seconds")) is not None and span > 3 * every:
         long_window.caption(t("live.long_window", lang, seconds=span, minutes=span / 60, every=every))
+    elif ended is not None and (span := figures.get("seconds", figures.get("window_s"))) is not None and not pd.isna(span):
+        # What every figure is over, said each time (it had been said only of a window over 3 polls
+        # long): the span between the two scrapes, or the Prometheus step, and when it ended.
+        long_window.caption(t("live.window_span", lang, seconds=span, end=time.strftime("%H:%M:%S", time.gmtime(ended))))
     # A reason said once with the figures it explains: no drafts leaves the rate, α and the length out,
     # which read as the same sentence three times, none saying which figure it was about.
     reasons: dict[str, list[str]] = {}
@@ -305,19 +322,19 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         altair_chart(charts.per_position(acceptance, given, lang))
         if not given and "per_position_conditional" in absent:
             st.caption(message(absent["per_position_conditional"], lang))
-    if conditional and None not in conditional:
-        # The tail these rates give, in the calculator's Latency view at this load.
+    if conditional and None not in conditional and served is not None:
+        # The tail these rates give, in the calculator's Latency view at this load: only for the model
+        # the server serves (the calculator would price the sidebar's other model, 1.85x for Qwen3-32B
+        # beside a Llama 3.1 70B server, the verdict the page refuses above).
         shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
-                 "gamma": str(len(conditional)), **({} if served is None else cost_params(served))}
+                 "gamma": str(len(conditional)), **cost_params(served)}
         if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean, for its draft
-            alpha = figures["alpha_iid"] if served is None else windows.scenario_alpha(served, figures["alpha_iid"],
-                                                                                       len(conditional))
+            alpha = windows.scenario_alpha(served, figures["alpha_iid"], len(conditional))
             if not isinstance(alpha, Notice):
                 shown["alpha"] = f"{alpha:.3f}"  # as the α tile shows it: at two decimals 2.46x, the verdict's 2.48x
         if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
             shown["batch"] = str(max(1, round(batch)))
-        if served is not None:  # the verdict's context, so that the calculator checks the same memory
-            shown["context"] = str(windows.live_context(served, figures)[0])
+        shown["context"] = str(windows.live_context(served, figures)[0])  # the verdict's: the same memory checked
         # The measured requests' mean prompt and output, not the Latency view's example workload.
         for key, figure in (("input_tokens", "mean_prompt_tokens"), ("output_tokens", "mean_output_tokens")):
             if (tokens := figures.get(figure)) is not None and math.isfinite(tokens):
@@ -421,7 +438,9 @@ def panel() -> None:
         own = [r for r in apart.get(source, []) if (r.engine, r.model_name) == (state.engine, state.model_name)]
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
                      state.per_position_conditional, state.model_name,
-                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}) or 1, stale=failed)
+                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}
+                                    or engine_labels(last[source], state.model_name)), stale=failed,
+                     ended=latest_end[source])
         if not state.draft_tokens:  # an idle window: the server's totals still say what it accepts
             started = [s for s in since_start.get(source, []) if (s.engine, s.model_name) == (state.engine, state.model_name)]
             if started and (said := since_start_line(started[0], "live.since_start_idle")) is not None:
@@ -433,7 +452,10 @@ def panel() -> None:
     over_time = source_windows()
     show_over_time(over_time)
     if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
-        result = store.save_live_run(source, over_time["time_start"].min(), over_time["time_end"].max())
+        # Every window recorded for the source, as the button's help says, not only those charted:
+        # read whole on the click alone.
+        recorded = store.windows(source)
+        result = store.save_live_run(source, recorded["time_start"].min(), recorded["time_end"].max())
         st.session_state["live_saved"] = (source, result.status, result.runs)
     # Said until the next save: the poll that follows the click would otherwise wipe it within seconds.
     saved = st.session_state.get("live_saved")
@@ -446,15 +468,24 @@ def fleet_panel() -> None:
     """The fleet's figures over the range from Prometheus, summed over the servers it scrapes: the
     latest point per model as the headline, every point over time."""
     step_s = prometheus_api.parse_duration(span) / RANGE_POINTS
+    # This session's latest answer per (Prometheus, range, label): kept under an error, as a server's
+    # latest window is (a failed query had left nothing of the fleet's figures, verdict or charts).
+    answers: dict[tuple, tuple[pd.DataFrame, pd.DataFrame | None]] = st.session_state.setdefault("live_fleet_last", {})
+    failed = False
     try:
         frame = prometheus.query_figures(url, span, step_s)
         # The replicas over the latest point's window, by the label chosen.
         latest_point = frame.index.get_level_values("time").max().timestamp()
         replicas = prometheus.query_window(url, step_s, at=latest_point, by=(by,)).reset_index().rename(
             columns={"model_name": "model"}) if by else None
+        answers[(url, span, by)] = (frame, replicas)
     except SpecvizError as exc:
         st.error(message(exc, lang))
-        return
+        if (url, span, by) not in answers:
+            return
+        frame, replicas = answers[(url, span, by)]
+        failed = True
+        st.warning(message(windows.stale_window(frame.attrs["end"], time.time()), lang))
     flat = frame.reset_index().rename(columns={"time": "time_end", "model_name": "model"})
     flat.attrs = {}  # the notices stay with the frame: a chart's data is serialised, attrs too
     for model, rows in flat.groupby("model", sort=True):
@@ -471,7 +502,8 @@ def fleet_panel() -> None:
         if point is not None:
             st.caption(message(point, lang))
         show_figures(now, frame.attrs["absent"].get(f"{now['engine']}/{model}", {}), [],
-                     *prometheus.per_position(now), model, stale=point is not None)
+                     *prometheus.per_position(now), model, stale=failed or point is not None,
+                     ended=now["time_end"].timestamp() if point is None else None)
         if by:
             show_replicas(windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
                                              (prometheus.label_column(by),), shown=(by,)))

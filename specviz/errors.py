@@ -93,6 +93,12 @@ class Notice:
         return {"key": self.key,
                 "params": {k: v.to_json() if isinstance(v, Notice) else v for k, v in self.params.items()}}
 
+    @classmethod
+    def from_json(cls, stored: dict[str, Any]) -> Notice:
+        """The Notice :meth:`to_json` wrote (a value that was a Notice is one again)."""
+        nested = lambda v: cls.from_json(v) if isinstance(v, dict) and set(v) == {"key", "params"} else v
+        return cls(stored["key"], **{k: nested(v) for k, v in stored.get("params", {}).items()})
+
 
 def kept(error: Exception) -> Notice | str:
     """What ``error`` says, to keep after it was caught (in a session, a report): a Notice of its key

@@ -1885,6 +1885,34 @@ class TestExplorerPage:
         chooser.select_index([o.split(" (")[0] for o in chooser.options].index("first.jsonl")).run()
         assert md("exp.shared_runs", "en", file="all.jsonl", runs="1, 2") in [w.value for w in at.warning]
 
+    def test_files_chosen_one_by_one_are_read_as_their_folder_is(self):
+        """A sweep's run=0.json chosen before its summary.json had been stored first, so that the
+        summary kept only run 1: one sweep as two lines (an analyst's pass). Read in the folder's
+        order (importers.read_order), the summary comes first and the run is its repeat."""
+        sweep = next((SAMPLES / "vllm_0.25_sweep").iterdir())
+        upload(explorer_app(), *[(name, (sweep / name).read_bytes(), "application/json")
+                                 for name in ("run=0.json", "summary.json")])
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            assert sorted(store.imports()["source_file"]) == ["examples/example_sweep.csv", "summary.json"]
+        finally:
+            store.close()
+
+    def test_files_of_one_name_are_told_apart_in_the_removal_list(self):
+        """AIPerf names every export profile_export_aiperf.json: two imports of that name had been two
+        identical options; each now carries its import's id, the one specviz remove takes."""
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            for path in (SAMPLES / "2026/aiperf_0.3_concurrency1/profile_export_aiperf.json",
+                         SAMPLES / "2026/aiperf_0.10/profile_export_aiperf.json"):
+                assert store.import_file("profile_export_aiperf.json", path.read_bytes()).status == "imported"
+        finally:
+            store.close()
+        chooser = explorer_app().selectbox(key="remove_import")
+        named = [o for o in chooser.options if o.startswith("profile_export_aiperf.json")]
+        assert len(named) == 2 and len(set(named)) == 2
+        assert all(re.match(r"profile_export_aiperf\.json · [0-9a-f]{12} \(1 run, imported ", o) for o in named)
+
     def test_a_viewer_is_offered_no_removal(self, monkeypatch):
         store = Store(settings.get("SPECVIZ_DB"))
         try:
@@ -2124,6 +2152,10 @@ class TestLivePage:
         rate, alpha = float(metric(at, "Acceptance rate (accepted/drafted)")), float(metric(at, "α (per position)"))
         length = float(metric(at, "Acceptance length"))
         assert 0 < rate < alpha < 1 and 1 < length <= 4  # vLLM's rate and α named apart, and not equal
+        # What the figures are over, said each time (an SRE's pass: only a window past 3 polls had been).
+        assert any(re.fullmatch(r"The figures above are over the [\d.]+ s ending \d\d:\d\d:\d\d UTC: .*", c.value)
+                   for c in at.caption), [c.value for c in at.caption]
+        assert not at.get("page_link")  # no calculator link before the served model is the sidebar's (below)
         # Apertus-70B matches no preset: no verdict for the sidebar's Qwen3-32B until the user says so.
         assert any("which matches no preset" in w.value for w in at.warning)
         assert not [m for m in at.markdown if "running request" in m.value]
@@ -2158,8 +2190,12 @@ class TestLivePage:
             warning = next(w.value for w in at.warning if "not the sidebar's" in w.value)
             assert escape_markdown("replay:Qwen/Qwen3-235B-A22B") in warning and "Qwen3\\-32B" in warning
             assert not [m for m in at.markdown if "running request" in m.value]
+            # Nor a link to the calculator, which would price the sidebar's Qwen3-32B (an SRE's pass: 1.85x
+            # beside a Llama 3.1 70B server, the verdict the page refuses).
+            assert not at.get("page_link")
             at.button(key="live_switch:replay:Qwen/Qwen3-235B-A22B").click().run()
             assert not at.exception and at.sidebar.selectbox(key="target").value == "Qwen3-235B-A22B"
+            assert "view=latency" in at.get("page_link")[0].proto.query_string  # the sidebar now serves it
             assert not [w for w in at.warning if "not the sidebar's" in w.value]
             assert any("running request" in m.value for m in at.markdown)  # the verdict, for the model it serves
             assert "serve_target_repo" not in at.session_state  # "replay:…" is no checkpoint's id
@@ -2184,6 +2220,11 @@ class TestLivePage:
             at.sidebar.slider(key="mtp_reuse").set_value(0.95).run()
             said = next(c.value for c in at.caption if c.value.startswith("α 0."))
             assert "trained for, each further one keeping 0.95" in said and f"The α tile's {metric(at, 'α (per position)')}" in said
+            # The verdict's batch: the replay is is one engine (engine="0"), the sidebar two attention groups for DeepSeek-V3 on
+            # H100s: said (an SRE's pass: it was said only of a server of several engines).
+            assert at.sidebar.selectbox(key="dp").value == "2"
+            assert any(c.value.startswith("The server runs 1 data-parallel engine (vLLM's engine label)")
+                       for c in at.caption), [c.value for c in at.caption]
         at.session_state["view"] = "serve"
         at.switch_page("pages/calculator.py").run()
         assert not at.exception and command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")

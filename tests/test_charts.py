@@ -419,6 +419,15 @@ class TestLiveOverTime:
         assert title("running_requests", False) == "Running requests (the live batch)"
         assert title("acceptance_rate", True) == title("acceptance_rate", False)
 
+    def test_a_fleet_s_times_and_a_server_s_are_drawn_on_one_clock_utc(self):
+        """An SRE's pass: Prometheus's times are zone-aware, the store's naive UTC, and a browser at UTC+7
+        drew one moment as 02:21 on the fleet's charts and 19:21 on a server's; both are UTC now, as the
+        axis's title and the page's messages say."""
+        aware = LIVE.assign(time_end=LIVE["time_end"].dt.tz_localize("UTC").dt.tz_convert("Asia/Ho_Chi_Minh"))
+        drawn = lambda frame: list(live_lines(frame, "acceptance_rate").data["time_end"])
+        assert drawn(aware) == drawn(LIVE) == list(LIVE["time_end"][:2])
+        assert live_lines(LIVE, "acceptance_rate").to_dict()["encoding"]["x"]["title"] == "Time (UTC)"
+
     def test_one_figure_one_line_per_model_without_gaps(self):
         lines = live_lines(LIVE, "acceptance_rate")
         assert len(lines.data) == 2  # the window without a figure is left out, not drawn as zero

@@ -1631,7 +1631,15 @@ class TestAppCommand:
         assert argv[:5] == [sys.executable, "-m", "streamlit", "run", str(settings.ROOT / "app.py")]
         assert Path(argv[4]).is_file()
         assert argv[5:] == ["--server.address", "0.0.0.0", "--server.port", "9123", "--server.headless", "true",
-                            "--browser.gatherUsageStats", "false", "--server.port", "9000"]
+                            "--browser.gatherUsageStats", "false", "--server.maxUploadSize", "200", "--server.port", "9000"]
+
+    def test_the_uploaders_limit_is_the_upload_setting(self, monkeypatch):
+        monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "400000000")
+        argv = streamlit_argv([])
+        assert argv[argv.index("--server.maxUploadSize") + 1] == "400"
+        monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "1000")
+        argv = streamlit_argv([])
+        assert argv[argv.index("--server.maxUploadSize") + 1] == "1"
 
     def test_streamlit_arguments_only_after_the_separator(self, capsys):
         code, out, err = run(capsys, "app", "--server.port", "9000")

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import parses_or_refuses
 from specviz import cli, i18n
 from test_app import explorer_app
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.results import benchmark_report, importers
 from specviz.results.importers import Source, benchmark_report as standard
 from specviz.results.store import Store
@@ -421,6 +421,20 @@ class TestStageReportBesideItsJson:
             assert said == ["warn.report_figures_taken"], order
             rows.append(row)
         same_run(rows[0], rows[1])
+
+    def test_a_run_without_a_label_is_said_to_have_none(self, tmp_path):
+        """The two files chosen on their own, outside their run's folder: the run has no label, and
+        the notice had read "stage_0_lifecycle_metrics.json: : inference-perf.partial.stage_0.yaml…"
+        (an analyst's pass on the Explorer)."""
+        json_file = ("stage_0_lifecycle_metrics.json", self.JSON.read_bytes())
+        yaml_file = ("inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes())
+        for order, files in (("yaml_first", (yaml_file, json_file)), ("json_first", (json_file, yaml_file))):
+            store = self.imported(tmp_path / order, *files)
+            (said,) = json.loads(store.imports()["warnings"].iloc[0])
+            assert said["key"] == "warn.report_figures_taken" and said["params"]["runs"] == {
+                "key": "warn.run_unlabelled", "params": {}}, order
+            assert str(Notice.from_json(said)).startswith(f"its run (no label): {yaml_file[0]}, a benchmark report"), order
+            store.close()
 
     def test_the_report_again_adds_nothing(self, tmp_path):
         yaml_file = ("run/inference-perf.partial.stage_0.yaml", STAGE_0.read_bytes())

@@ -880,8 +880,9 @@ class TestFiguresFromAnswers:
                        "values": [[end - 30 + 15 * i, "1"] for i in range(points)]} for n, points in ((1, 3), (2, 2))]
         return ok({"resultType": "matrix", "result": result})
 
-    def test_the_fleet_page_says_a_server_stopped_reporting(self):
-        """The running requests halve with the servers: the page says so above the model's figures."""
+    def fleet_page(self):
+        """The Live page's fleet view of a Prometheus that answers as :meth:`shrinking_route`, which
+        stops when the page has been drawn once."""
         from streamlit.testing.v1 import AppTest
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
         server.route = self.shrinking_route
@@ -893,13 +894,29 @@ class TestFiguresFromAnswers:
             at.session_state["live_range"] = "15m"
             at.run()
             at.switch_page("pages/live.py")
-            at.run()
+            return at.run()
         finally:
             server.shutdown()
             server.server_close()
+
+    def test_the_fleet_page_says_a_server_stopped_reporting(self):
+        """The running requests halve with the servers: the page says so above the model's figures."""
+        at = self.fleet_page()
         assert not at.exception and not at.error, [e.value for e in at.error]
         said = [w.value for w in at.warning if w.value.startswith("1 of the 2 servers that reported this model at ")]
         assert said and "(10.0.0.2:8000 no longer)" in said[0].replace("\\", "")  # which (an SRE's pass)
+
+    def test_the_fleet_page_keeps_its_last_figures_when_prometheus_stops_answering(self):
+        """An SRE's pass: with Prometheus stopped mid-poll the fleet view had kept only the error, its
+        headline, verdict and charts gone, where a server's view keeps its last window as not current."""
+        at = self.fleet_page()
+        figures, drawn = [(m.label, m.value) for m in at.metric], len(at.get("vega_lite_chart"))
+        assert figures and drawn and not at.error
+        at.run()  # the next poll finds no Prometheus
+        assert not at.exception and len(at.error) == 1 and "the connection was refused" in at.error[0].value
+        assert any(w.value.startswith("Figures of the window ending ") for w in at.warning)
+        assert [(m.label, m.value) for m in at.metric] == figures and len(at.get("vega_lite_chart")) == drawn
+
 
 @pytest.mark.prometheus
 class TestLivePage:

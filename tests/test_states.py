@@ -397,6 +397,12 @@ class TestSpecDecodeStates:
         assert state.num_speculative_tokens == 2.5 and state.alpha_iid is None
         assert state.absent["alpha_iid"].key == "prom.absent.gamma_not_whole"
 
+    def test_a_draft_length_just_off_a_whole_number_is_not_printed_as_one(self):
+        """An SRE's pass: 3,000,000 draft tokens over 1,000,025 drafts (γ 2.999925) read "Draft tokens
+        per draft is 3, not a whole number" at three significant digits."""
+        state = one(vllm_exposition(1_000_025, 3_000_000, 12, [6, 4, 2]))
+        assert str(state.absent["alpha_iid"]).startswith("Draft tokens per draft is 2.99993, not a whole number")
+
     def test_positions_with_a_gap(self):
         state = one(vllm_exposition(10, 30, 12, [6, 4, 2]).replace('position="1"', 'position="7"'))
         assert state.per_position_acceptance is None

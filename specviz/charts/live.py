@@ -66,6 +66,11 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     nobody polled, nor across a window without the figure (an idle server's: no draft to divide by)."""
     data = windows.assign(run=_unbroken_runs(windows, windows[figure].isna()))[
         ["time_end", "model", "run", figure, *also]].dropna(subset=[figure])
+    if isinstance(data["time_end"].dtype, pd.DatetimeTZDtype):
+        # A Prometheus frame's times are tz-aware, the store's and a session's naive UTC: the browser
+        # drew the former in its own zone and the latter as UTC (02:21 beside 19:21 for one moment at
+        # UTC+7). Both as naive UTC, the zone the page's messages name.
+        data = data.assign(time_end=data["time_end"].dt.tz_convert("UTC").dt.tz_localize(None))
     title = t(f"col.{figure}", lang)
     if servers_summed and figure in SUMMED_OVER_SERVERS:
         title = t("chart.summed_over_servers", lang, figure=title)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import NoReturn, Sequence
@@ -26,9 +27,14 @@ def streamlit_argv(extra: Sequence[str]) -> list[str]:
     list of str
         ``make run``'s ``streamlit run`` with this interpreter, ``extra`` at the end.
     """
+    # The page's uploaders refuse a file over Streamlit's own limit (in MB of 10^6 bytes, 200 unless
+    # told) before specviz sees it: set to SPECVIZ_MAX_UPLOAD_BYTES, so that a raised limit reaches the
+    # page and a lowered one is what the uploader says ("200MB per file" under a 1,000-byte limit).
+    upload_mb = max(1, math.ceil(settings.get("SPECVIZ_MAX_UPLOAD_BYTES") / 1e6))
     return [sys.executable, "-m", "streamlit", "run", str(settings.ROOT / "app.py"),
             "--server.address", str(settings.get("SPECVIZ_HOST")), "--server.port", str(settings.get("SPECVIZ_PORT")),
-            "--server.headless", "true", "--browser.gatherUsageStats", "false", *extra]
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.maxUploadSize", str(upload_mb), *extra]
 
 
 def _app(args: argparse.Namespace) -> NoReturn:

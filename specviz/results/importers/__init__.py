@@ -35,7 +35,7 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "OpenedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name", "folder_files", "select_files", "FolderFiles", "LeftOut", "RESULT_SUFFIXES",
+           "normalise_name", "folder_files", "select_files", "read_order", "FolderFiles", "LeftOut", "RESULT_SUFFIXES",
            "UNREAD", "unread_notice"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
@@ -225,7 +225,7 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
         found = sorted(by_folder[here])
         sweeps_below = any(d.startswith(_SWEEP_FOLDER) for d in subfolders.get(here, ()))
         # Stable: the rest in name order.
-        for name in sorted(found, key=lambda f: (f != "summary.json", bool(_PARTIAL_STAGE.fullmatch(f)))):
+        for name in sorted(found, key=read_order):
             if name == "summary.csv" and sweeps_below:
                 left_out[here / name] = LeftOut("sweep_table")
             elif name == "warmup.json" and here.name.startswith(_SWEEP_FOLDER):
@@ -240,6 +240,15 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
                 files.append(here / name)
     left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
     return FolderFiles([f for f in files if f not in left_out], left_out)
+
+
+def read_order(name: str) -> tuple[bool, bool]:
+    """A sort key of file names in the order :func:`select_files` reads a folder's files: a sweep's
+    ``summary.json`` first, inference-perf's ``*.partial.stage_N.yaml`` last, the rest as they were
+    (the sort is stable). The Explorer reads files chosen one by one in it too: ``run=0.json`` before
+    its ``summary.json`` had split one sweep into two lines, and a stage's report before its
+    ``stage_N_lifecycle_metrics.json`` was reported imported, then taken by it."""
+    return name != "summary.json", bool(_PARTIAL_STAGE.fullmatch(name))
 
 
 UNREAD = ("not_a_result", "text_file")

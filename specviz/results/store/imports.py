@@ -27,7 +27,7 @@ from specviz.results.importers.base import IngestError, check_run_count
 from specviz.results.schema import RUN_COLUMNS
 
 from . import csv_import, shown
-from .repeats import REPEATS, REPLACES, repeat_notices
+from .repeats import REPEATS, REPLACES, repeat_notices, run_named
 from .connection import Connections, StoreError, quote_identifier
 
 __all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
@@ -284,7 +284,7 @@ class RunsAndImports(Connections):
                         for find, notice in REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, name, parsed).items():
                                 delete_import(cur, replaced)
-                                notices.append(Notice(notice, other=other, runs=run_name))
+                                notices.append(Notice(notice, other=other, runs=run_named(run_name)))
                         runs, requests, warnings = self._insert_parsed(cur, name, parsed, content_hash, now,
                                                                        repeated.keys())
                         warnings = [*warnings, *notices]
@@ -428,10 +428,9 @@ class RunsAndImports(Connections):
                                  "ORDER BY imported_at, source_file", [content_hash]).fetchall()
         shared = []
         for other, warnings in others:
-            for said in json.loads(warnings or "[]"):
-                params = said.get("params", {})
-                if said.get("key") in repeated and params.get("other") == found[0][0]:
-                    shared.append(Notice("exp.shared_runs", file=other, runs=params.get("runs", "")))
+            for said in map(Notice.from_json, json.loads(warnings or "[]")):
+                if said.key in repeated and said.params.get("other") == found[0][0]:
+                    shared.append(Notice("exp.shared_runs", file=other, runs=said.params.get("runs", "")))
         return shared
 
     def remove_import(self, content_hash: str) -> int:

@@ -29,7 +29,13 @@ from specviz.results.schema import RUN_COLUMNS
 
 from .connection import quote_identifier
 
-__all__ = ["REPEATS", "REPLACES", "repeat_notices"]
+__all__ = ["REPEATS", "REPLACES", "repeat_notices", "run_named"]
+
+
+def run_named(label: Any) -> str | Notice:
+    """A run as a notice names it: its label, or where it has none (a stage report imported on its
+    own, outside its run's folder) words that say so, not an empty name (which read "file: : …")."""
+    return label if isinstance(label, str) and label else Notice("warn.run_unlabelled")
 
 # What a sweep's copy of a run must repeat: every canonical column the file sets (not the store's
 # own, nor the synthetic flag, which is judged of the runs, not read from the file).
@@ -300,7 +306,7 @@ def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage:
     (``warn.stage_load_taken``): the run and its import are then the same whichever file came
     first, and the tables' version changes (:data:`_IMPORTS_VERSION`). Returns the columns given."""
     load = _with_load(stored, stage, stage_file)
-    _update_stored(cur, stored, load, Notice("warn.stage_load_taken", other=stage_file, runs=load["label"]))
+    _update_stored(cur, stored, load, Notice("warn.stage_load_taken", other=stage_file, runs=run_named(load["label"])))
     return load
 
 
@@ -394,7 +400,7 @@ def _given_to_lifecycle(taken_before: bool) -> Callable[..., dict[int, tuple[str
                 continue
             if not taken_before:
                 given = _with_report(stored, parsed.runs[stored["run_index"]], name)
-                _update_stored(cur, stored, given, Notice("warn.report_figures_taken", other=name, runs=stored["label"]))
+                _update_stored(cur, stored, given, Notice("warn.report_figures_taken", other=name, runs=run_named(stored["label"])))
             repeated.setdefault(stored["run_index"], (stored["source_file"], stored["label"]))
         return repeated
     return find
@@ -447,4 +453,4 @@ def repeat_notices(repeated: dict[int, tuple[str, str]], key: str) -> list[Notic
     for index in sorted(repeated):
         other, run_name = repeated[index]
         by_file.setdefault(other, []).append(run_name)
-    return [Notice(key, other=other, runs=", ".join(names)) for other, names in by_file.items()]
+    return [Notice(key, other=other, runs=run_named(", ".join(filter(None, names)))) for other, names in by_file.items()]
