@@ -32,7 +32,8 @@ RANGE_POINTS = 60
 # Windows kept for the charts without recording: an hour at the default poll of 5 s (24 minutes at
 # the fastest, 2 s).
 KEPT = 720
-# Labels the Prometheus view can keep replicas apart by: the scraped server, vLLM's data-parallel engine.
+# Labels the Prometheus view keeps apart by first (the scraped server, vLLM's data-parallel engine), before
+# the others its series carry (apart_labels).
 REPLICA_LABELS = ("instance", "engine")
 # The headline's figures, each with its label's key, its help's and its format: the reason of each one
 # absent is said, and only of those. The draft's share is TensorRT-LLM's alone.
@@ -55,6 +56,20 @@ VERDICT_NEEDS = {"alpha_iid": "live.m.alpha", "num_speculative_tokens": "col.num
 def demo_server() -> replay.ReplayServer:
     """The demo source: one replay exporter per app process, on a free loopback port."""
     return replay.start()
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def apart_labels(url: str, span: str) -> tuple[str, ...]:
+    """What the fleet's figures can be kept apart by: the servers and vLLM's engines, then the other
+    labels its series carry over the range (a workload's, where Prometheus labels its servers so),
+    looked up at most once a minute; where the lookup fails, the first two (the figures' own query
+    says why it fails)."""
+    now = time.time()
+    try:
+        found = prometheus.label_names(url, now - prometheus_api.parse_duration(span), now)
+    except SpecvizError:
+        found = []
+    return (*REPLICA_LABELS, *(label for label in found if label not in REPLICA_LABELS))
 
 
 def source_url(where: Any, setting: str, key: str, label: str, example: str, help_key: str) -> str:
@@ -97,7 +112,7 @@ else:
                               "http://localhost:9090", "live.prometheus_help")
     span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range",
                                    persist_state="session")
-    by = st.selectbox(t("live.apart_by", lang), (None, *REPLICA_LABELS), key="live_apart_by", persist_state="session",
+    by = st.selectbox(t("live.apart_by", lang), (None, *apart_labels(url, span)), key="live_apart_by", persist_state="session",
                       format_func=lambda label: t("live.apart_none", lang) if label is None else label,
                       help=t("live.apart_by_help", lang))
 col_on, col_every = st.columns(2)

@@ -50,9 +50,10 @@ def refused(call, key: str) -> SpecvizError:
 
 
 @contextmanager
-def prometheus_server(targets: list[str], tmp_path) -> Iterator[str]:
-    """Debian's Prometheus on a free loopback port, scraping ``targets`` (host:port) every second;
-    yields its base URL once it is ready."""
+def prometheus_server(targets: list[str], tmp_path, workloads: list[str] | None = None) -> Iterator[str]:
+    """Debian's Prometheus on a free loopback port, scraping ``targets`` (host:port) every second,
+    each with a ``workload`` label of ``workloads`` where given (as a fleet's configuration labels
+    the servers of one traffic); yields its base URL once it is ready."""
     binary = settings.get("SPECVIZ_PROMETHEUS")
     if not binary.exists():
         raise RuntimeError(f"{binary} not found: install Debian's prometheus (apt-get install prometheus) "
@@ -66,8 +67,9 @@ def prometheus_server(targets: list[str], tmp_path) -> Iterator[str]:
         "  - job_name: replay\n"
         f"    scrape_interval: {SCRAPE_INTERVAL_S}s\n"
         f"    scrape_timeout: {SCRAPE_INTERVAL_S}s\n"
-        "    static_configs:\n"
-        f"      - targets: [{', '.join(repr(t) for t in targets)}]\n")
+        "    static_configs:\n" + (
+            "".join(f"      - targets: [{t!r}]\n        labels: {{workload: {w!r}}}\n" for t, w in zip(targets, workloads))
+            if workloads else f"      - targets: [{', '.join(repr(t) for t in targets)}]\n"))
     ARTIFACTS.mkdir(exist_ok=True)
     for attempt in range(3):  # the free port may be taken between the probe and the bind
         port = _free_port()
@@ -131,11 +133,12 @@ def merged(snapshots: list[prom.Snapshot], time_: float) -> prom.Snapshot:
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
-    """Two replay exporters (different seeds, the same model) behind one Prometheus."""
+    """Two replay exporters (different seeds, the same model) behind one Prometheus, which labels one
+    server's traffic ``workload="chat"`` and the other's ``workload="code"``."""
     exporters = [replay.start(0, seed=seed) for seed in (1, 2)]
     try:
         targets = [e.url.split("//", 1)[1].split("/", 1)[0] for e in exporters]
-        with prometheus_server(targets, tmp_path_factory.mktemp("prometheus")) as base:
+        with prometheus_server(targets, tmp_path_factory.mktemp("prometheus"), ["chat", "code"]) as base:
             wait_for_samples(base, servers=2, samples=3)
             yield base, exporters
     finally:
@@ -255,6 +258,19 @@ class TestRange:
         frame = prometheus.query_figures(base, "4s", "2s", window_s="3s", end=measured[3], by=("instance", "engine"))
         assert frame.index.names == ["time", "model_name", "instance", "engine_label"]
         assert set(frame.index.get_level_values("engine_label")) == {"0"} and set(frame["engine"]) == {"vllm-v1"}
+
+    def test_a_workload_label_of_the_configuration_is_found_and_keeps_its_traffic_apart(self, fleet, measured):
+        """Per workload: a fleet whose Prometheus labels each server's traffic (here one server a
+        workload) offers the label, and by it each workload's figures are its server's."""
+        base, exporters = fleet
+        _, _, start, end = measured
+        assert prometheus.label_names(base, start, end) == ["engine", "instance", "job", "workload"]
+        by_workload = prometheus.query_figures(base, "4s", "2s", window_s="3s", end=end, by=("workload",))
+        by_instance = prometheus.query_figures(base, "4s", "2s", window_s="3s", end=end, by=("instance",))
+        assert set(by_workload.index.get_level_values("workload")) == {"chat", "code"}
+        server_of = {e.url.split("//", 1)[1].split("/", 1)[0]: w for e, w in zip(exporters, ("chat", "code"))}
+        relabelled = by_instance.rename(index=server_of, level="instance").rename_axis(index={"instance": "workload"})
+        assert by_workload["drafts"].sort_index().to_numpy() == pytest.approx(relabelled["drafts"].sort_index().to_numpy())
 
     def test_the_csv_of_a_frame(self, fleet, measured):
         base, _ = fleet
@@ -690,6 +706,29 @@ class TestFiguresFromAnswers:
         assert plain.params == {"count": 1, "models": "c"}
 
 
+    @pytest.mark.parametrize("answer, found", [
+        (["__name__", "instance", "job", "model_name", "position", "le", "workload", "bad-label"],
+         ["instance", "job", "workload"]),
+        ({"instance": 1}, None), (["instance", 7], None)])
+    def test_the_labels_a_fleet_can_be_kept_apart_by(self, answer, found):
+        """Labels are looked up on the series the figures are read from; what names what a series
+        measures, or could not go into a PromQL ``by``, is not offered; an answer that is no list of
+        names is said to be none of Prometheus's."""
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
+        asked = []
+        server.route = lambda path, query: asked.append(path) or {"status": "success", "data": answer}
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        try:
+            base = f"http://127.0.0.1:{server.server_address[1]}"
+            if found is None:
+                refused(lambda: prometheus.label_names(base, self.AT - 60, self.AT), "prometheus.not_api")
+            else:
+                assert prometheus.label_names(base, self.AT - 60, self.AT) == found
+        finally:
+            server.shutdown()
+            server.server_close()
+        assert asked == ["/api/v1/labels"]
+
     def born_route(self, path: str, query: str) -> dict:
         """A range of three one-minute points: model "a" at each, model "b" from the second on, its
         series born inside the range (an engineer's pass: "96 tokens/s" where the server made 310)."""
@@ -946,14 +985,19 @@ class TestLivePage:
         assert len(at.get("vega_lite_chart")) == 1 + 2 + (throughput != "—")
         at.selectbox(key="live_apart_by").set_value("instance").run()
         assert not at.exception and not at.error, [e.value for e in at.error]
-        (replicas,) = [e for e in at.expander if e.label.startswith("Each replica apart")]
+        (replicas,) = [e for e in at.expander if e.label.startswith("Apart, a row each")]
         table = replicas.dataframe[0].value
         assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
+        # The labels the fleet's configuration adds are offered too: its traffic per workload.
+        assert at.selectbox(key="live_apart_by").options[1:] == ["instance", "engine", "job", "workload"]
         summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
         assert table["Running requests (the live batch)"].sum() == pytest.approx(summed, abs=1)  # shown rounded
         # The headline stays summed by model: the caption says where the replicas are apart (an SRE's pass).
         assert any(c.value.startswith("Summed by Prometheus") and c.value.endswith(
-            "The replica tables under each model keep them apart by instance.") for c in at.caption)
+            "The tables under each model keep them apart by instance.") for c in at.caption)
+        at.selectbox(key="live_apart_by").set_value("workload").run()
+        (apart,) = [e for e in at.expander if e.label.startswith("Apart, a row each")]
+        assert sorted(apart.dataframe[0].value["Replica"]) == ["workload=chat", "workload=code"]
 
 
 @pytest.mark.prometheus

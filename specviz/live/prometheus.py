@@ -60,7 +60,7 @@ from .states import SpecDecodeState, spec_decode_states
 from .prometheus_api import MIN_STEP_S, Runner, api_base, api_get, check_points, parse_duration, timestamp
 from .scrape import Limits, shown
 
-__all__ = ["metric_names", "query_figures", "query_window", "label_column", "per_position", "FIGURE_COLUMNS"]
+__all__ = ["metric_names", "label_names", "query_figures", "query_window", "label_column", "per_position", "FIGURE_COLUMNS"]
 
 _NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*")
 _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -102,6 +102,26 @@ def metric_names(base_url: str, start: float, end: float, *, limits: Limits | No
         raise SpecvizError("prometheus.not_api", source=api_base(base_url)[1],
                            detail=Notice("prometheus.detail.names_not_text"))
     return _roles(data)
+
+
+def label_names(base_url: str, start: float, end: float, *, limits: Limits | None = None) -> list[str]:
+    """The labels the series :func:`query_figures` reads carry between ``start`` and ``end`` that a
+    ``by`` may keep apart (``/api/v1/labels``, matched as :func:`metric_names` is): the scrape's own (``instance``,
+    ``job``, vLLM's ``engine``) and those Prometheus's configuration adds to a target (a
+    ``workload`` or ``team`` label on the servers of one traffic), sorted; not ``__name__`` nor a
+    label that names what a series measures (:data:`specviz.live.roles.MEANING_LABELS`).
+
+    Raises
+    ------
+    SpecvizError
+        The failures of the API (``prometheus.*``, ``scrape.*``).
+    """
+    data, _ = api_get(api_base(base_url), "labels", [("match[]", '{__name__=~"' + _promql_string(_NAMES_MATCH) + '"}'),
+                                                     ("start", timestamp(start)), ("end", timestamp(end))], limits)
+    if not isinstance(data, list) or not all(isinstance(n, str) for n in data):
+        raise SpecvizError("prometheus.not_api", source=api_base(base_url)[1],
+                           detail=Notice("prometheus.detail.names_not_text"))
+    return sorted(n for n in set(data) if _LABEL.fullmatch(n) and not n.startswith("__") and n not in MEANING_LABELS)
 
 
 def _roles(names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
