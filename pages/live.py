@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._controls import set_mtp_reuse, switch_target
+from pages._controls import set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
 from pages._shared import (altair_chart, cost_params, fragment, number_columns, offer_fit, open_store, presets,
                            require_router, titled_dataframe, whole_page_after)
 from specviz import calculator, charts, scenario, settings
@@ -83,19 +83,21 @@ def source_url(where: Any, setting: str, key: str, label: str, example: str, hel
         st.stop()
     if named:
         choices = [*named, *([] if viewer else [""])]  # "": a URL of the reader's own
-        name = where.selectbox(t("live.named_source", lang), choices, key=f"{key}_name", persist_state="session",
-                               format_func=lambda n: n or t("live.own_url", lang))
+        name = url_choice(where.selectbox, t("live.named_source", lang), choices, f"{key}_name",
+                          format_func=lambda n: n or t("live.own_url", lang))
         if name:
             return named[name]
-    return where.text_input(t(label, lang), example, key=key, help=t(help_key, lang), persist_state="session")
+    return url_widget(where.text_input, t(label, lang), key=key, value=example, help=t(help_key, lang))
 
 
 st.title(t("live.title", lang))
 st.caption(t("live.intro", lang))
 # Every control of the page is kept for the session (persist_state): a visit to another page would
-# otherwise reset the source, its URL and polling, and ask again which model the server serves.
-kind = st.radio(t("live.source", lang), SOURCES, horizontal=True, key="live_source",
-                format_func=lambda k: t(f"live.source.{k}", lang), persist_state="session")
+# otherwise reset the source, its URL and polling, and ask again which model the server serves. The
+# source, its address, the range and the poll's period are kept in the URL too, so that a Live view
+# is a link (an SRE's pass: a reload went back to the demo); polling is not: a link reads once.
+kind = url_choice(st.radio, t("live.source", lang), SOURCES, "live_source", horizontal=True,
+                  format_func=lambda k: t(f"live.source.{k}", lang))
 if kind == "replay":
     # Recorded under its start time, not its port (a free one on each start of the app): a restarted
     # app's replay starts again from the recording's totals, and a window across the two would count
@@ -110,14 +112,14 @@ else:
     col_base, col_range = st.columns([3, 1])
     url = source = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
                               "http://localhost:9090", "live.prometheus_help")
-    span = col_range.select_slider(t("live.range", lang), RANGES, value="1h", key="live_range",
-                                   persist_state="session")
+    span = url_widget(col_range.select_slider, t("live.range", lang), RANGES, value="1h", key="live_range")
     by = st.selectbox(t("live.apart_by", lang), (None, *apart_labels(url, span)), key="live_apart_by", persist_state="session",
                       format_func=lambda label: t("live.apart_none", lang) if label is None else label,
                       help=t("live.apart_by_help", lang))
 col_on, col_every = st.columns(2)
 polling = col_on.toggle(t("live.poll", lang), key="live_on", persist_state="session")
-every = col_every.number_input(t("live.every", lang), 2, 60, 5, key="live_every", persist_state="session")
+every = url_widget(col_every.number_input, t("live.every", lang), 2, 60, value=5, key="live_every")
+show_url_notices(st, lang)  # a link's value the page's controls do not take
 store = open_store(lang)
 # The store records every scrape, so the command line's recorder and this page share the history; a
 # viewer or a read-only store keeps this session's windows only.

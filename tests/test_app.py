@@ -2180,6 +2180,26 @@ class TestLivePage:
         rates = [float(r) for r in query["latency_rates"][0].split(",")]
         assert len(rates) == 3 and all(0 < r <= 1 for r in rates)
 
+    def test_a_link_opens_the_live_view_it_was_copied_from(self):
+        """An SRE's pass: a reload went back to the demo, and a Live view could not be shared. The
+        source, its address and the poll's period are in the URL; a value the page does not take is
+        said; polling is no link's to start."""
+        with replay.start() as server:
+            at = AppTest.from_file(APP, default_timeout=60)
+            for key, value in {"live_source": "url", "live_url": server.url, "live_every": "10", "live_on": "true"}.items():
+                at.query_params[key] = value
+            at.run()
+            at.switch_page("pages/live.py").run()
+            assert not at.exception and at.radio(key="live_source").value == "url"
+            assert at.text_input(key="live_url").value == server.url and at.number_input(key="live_every").value == 10
+            assert not at.toggle(key="live_on").value and at.query_params["live_source"] == "url"
+            at = AppTest.from_file(APP, default_timeout=60)
+            at.query_params["live_source"] = "ftp"
+            at.run()
+            at.switch_page("pages/live.py").run()
+        assert at.radio(key="live_source").value == "replay"
+        assert any("live\\_source" in w.value and "ftp" in w.value for w in at.warning), [w.value for w in at.warning]
+
     def test_a_server_of_another_model_gets_no_verdict_but_a_switch(self, monkeypatch):
         text = replay.recording().replace('model_name="swiss-ai/Apertus-v1.5-70B"', 'model_name="Qwen/Qwen3-235B-A22B"')
         monkeypatch.setattr(replay, "recording", lambda: text)
