@@ -56,6 +56,20 @@ def _offer_mapping(name: str, data: bytes, columns: list[str], replace: bool) ->
     return []
 
 
+def _import_files(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Notice]]:
+    """Import files chosen one by one (no folder: two may share a name) as a folder's are read: in
+    its order (:func:`specviz.results.importers.read_order`: ``run=0.json`` before its sweep's
+    ``summary.json`` had split one sweep into two lines), and a file whose run another chosen beside
+    it holds passed over, with why (:func:`specviz.results.importers.held_by_another`: AIPerf's
+    ``profile_export.jsonl`` beside its ``profile_export_aiperf.json`` had been stored as a second run
+    of the same requests; an analyst's pass)."""
+    chosen = sorted(uploads, key=lambda upload: importers.read_order(upload.name))
+    held = importers.held_by_another(PurePosixPath(upload.name) for upload in chosen)
+    return [report for upload in chosen for report in
+            ([("left_out", upload.name, held[PurePosixPath(upload.name)])] if PurePosixPath(upload.name) in held
+             else _import_upload(store, upload.name, upload.getvalue(), synthetic))]
+
+
 def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Notice]]:
     """Import an uploaded folder as ``specviz ingest`` imports one on disk: its files chosen and
     ordered by their paths in it (:func:`specviz.results.importers.select_files`: a sweep's summary
@@ -149,10 +163,8 @@ def upload_section(store: Store, lang: str) -> None:
                                 help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")
     if submitted and (files or folder):
-        # Files chosen one by one (no folder: two may share a name) in the order a folder's are read.
-        chosen = sorted(files or [], key=lambda f: importers.read_order(f.name))
-        reports = [report for f in chosen for report in _import_upload(store, f.name, f.getvalue(), synthetic)]
-        st.session_state[_REPORTS] = reports + _import_folder(store, folder or [], synthetic)
+        st.session_state[_REPORTS] = _import_files(store, files or [], synthetic) + _import_folder(store, folder or [],
+                                                                                                   synthetic)
     _show_reports(lang)
     for name, (data, columns, replace) in list(_pending().items()):
         _mapping_form(store, lang, name, data, columns, replace)

@@ -267,13 +267,6 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             f"live.draft_share.{gap}", lang, speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
 
 
-def engine_labels(snapshot: exposition.Snapshot, model_name: str) -> set[str]:
-    """The values of vLLM's data-parallel ``engine`` label on a model's draft counters in a scrape
-    (one engine, ``engine="0"``, is summed over nothing, so it has no replica of its own)."""
-    return {dict(labels)["engine"] for _, labels in snapshot.series.get("drafts", {})
-            if "engine" in dict(labels) and dict(labels).get("model_name", "") == model_name}
-
-
 def since_start_line(state: SpecDecodeState, key: str) -> str | None:
     """A model's acceptance since its server started (``key``: before the first window, or beside an
     idle one), or None where it has drafted nothing since."""
@@ -456,7 +449,7 @@ def panel() -> None:
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
                      state.per_position_conditional, state.model_name,
                      dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}
-                                    or engine_labels(last[source], state.model_name)), stale=failed,
+                                    or windows.engine_labels(last[source], state.model_name)), stale=failed,
                      ended=latest_end[source])
         if not state.draft_tokens:  # an idle window: the server's totals still say what it accepts
             started = [s for s in since_start.get(source, []) if (s.engine, s.model_name) == (state.engine, state.model_name)]

@@ -1384,6 +1384,15 @@ def upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
     return at
 
 
+def imported_files() -> list[str]:
+    """The files the app's store holds runs of, by name."""
+    store = Store(settings.get("SPECVIZ_DB"))
+    try:
+        return sorted(store.imports()["source_file"])
+    finally:
+        store.close()
+
+
 class TestExplorerPage:
     @pytest.mark.parametrize("view", EXPLORER_VIEWS)
     def test_every_view_renders_the_examples(self, view):
@@ -1892,11 +1901,18 @@ class TestExplorerPage:
         sweep = next((SAMPLES / "vllm_0.25_sweep").iterdir())
         upload(explorer_app(), *[(name, (sweep / name).read_bytes(), "application/json")
                                  for name in ("run=0.json", "summary.json")])
-        store = Store(settings.get("SPECVIZ_DB"))
-        try:
-            assert sorted(store.imports()["source_file"]) == ["examples/example_sweep.csv", "summary.json"]
-        finally:
-            store.close()
+        assert imported_files() == ["examples/example_sweep.csv", "summary.json"]
+
+    def test_a_file_chosen_beside_the_one_that_holds_its_run_is_passed_over_as_in_a_folder(self):
+        """AIPerf 0.3's profile_export.jsonl chosen with its profile_export_aiperf.json: two runs of
+        the same requests had been stored (an analyst's pass); a folder upload leaves the JSONL out."""
+        run = SAMPLES / "2026/aiperf_0.3_concurrency1"
+        at = upload(explorer_app(), *[(name, (run / name).read_bytes(), "application/json")
+                                      for name in ("profile_export.jsonl", "profile_export_aiperf.json")])
+        assert imported_files() == ["examples/example_sweep.csv", "profile_export_aiperf.json"]
+        said = [i.value for i in (*at.info, *at.warning, *at.caption, *at.markdown) if "profile" in i.value]
+        assert any(text.startswith("profile\\_export\\.jsonl: not read: the same AIPerf run as "
+                                   "profile\\_export\\_aiperf\\.json, beside it") for text in said), said
 
     def test_files_of_one_name_are_told_apart_in_the_removal_list(self):
         """AIPerf names every export profile_export_aiperf.json: two imports of that name had been two

@@ -356,3 +356,15 @@ def test_the_reuse_factor_a_window_measured():
     assert deepseek.reuse_from_rates([0.8]) is None  # no position past the trained one
     assert deepseek.reuse_from_rates([0.8, None, 0.5]) is None and deepseek.reuse_from_rates([0.8, 1.1]) is None
     assert make_scenario().reuse_from_rates([0.8, 0.6, 0.5]) is None  # a draft model: no MTP layer to reuse
+
+
+def test_the_engines_a_scrape_names_one_included_and_only_the_model_s():
+    """A vLLM of one data-parallel engine labels it engine="0" and sums nothing: the verdict beside a
+    sidebar of 2 attention groups must still learn it runs one (an SRE's pass)."""
+    one = prom.parse(replay.recording())
+    (model,) = {dict(labels)["model_name"] for _, labels in one.series["drafts"]}
+    assert live.engine_labels(one, model) == {"0"} and live.engine_labels(one, "another") == set()
+    two = prom.parse(replay.recording() + "".join(
+        line.replace('engine="0"', 'engine="1"') + "\n" for line in replay.recording().splitlines()
+        if line.startswith("vllm:spec_decode_num_drafts")))
+    assert live.engine_labels(two, model) == {"0", "1"}

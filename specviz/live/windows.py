@@ -26,7 +26,7 @@ from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "engine_labels", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS", "servers_dropped", "fleet_point", "CURRENT_WINDOW_S"]
 
@@ -96,6 +96,14 @@ class PayingNow:
     context_from: Notice
     servers: int = 1
     memory_limit: int | None = None
+
+
+def engine_labels(snapshot: exposition.Snapshot, model_name: str) -> set[str]:
+    """The values of vLLM's data-parallel ``engine`` label on a model's draft counters in a scrape:
+    the engines a server runs, one (``engine="0"``) included, which sums nothing and so has no
+    replica of its own to count (:attr:`specviz.live.states.SpecDecodeState.summed_labels`)."""
+    return {dict(labels)["engine"] for _, labels in snapshot.series.get("drafts", {})
+            if "engine" in dict(labels) and dict(labels).get("model_name", "") == model_name}
 
 
 def server_count(figures: Mapping[str, Any]) -> int:

@@ -37,6 +37,7 @@ def run_named(label: Any) -> str | Notice:
     own, outside its run's folder) words that say so, not an empty name (which read "file: : …")."""
     return label if isinstance(label, str) and label else Notice("warn.run_unlabelled")
 
+
 # What a sweep's copy of a run must repeat: every canonical column the file sets (not the store's
 # own, nor the synthetic flag, which is judged of the runs, not read from the file).
 _FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "source_format", "imported_at",
