@@ -369,6 +369,9 @@ def show_replicas(table: pd.DataFrame) -> None:
     nothing where none reported at the latest point (a stopped model's section had been empty)."""
     if table.empty:
         return
+    # Under its model's section: the model's name again in each row had pushed α out of a 1,280 px
+    # page (an SRE's pass).
+    table = table.drop(columns="model")
     with st.expander(t("live.replicas", lang, replicas=len(table))):
         st.caption(t("live.replicas_note", lang))
         titled_dataframe(table, lang, column_config=number_columns(table, REPLICA_FORMATS, lang))

@@ -988,6 +988,7 @@ class TestLivePage:
         (replicas,) = [e for e in at.expander if e.label.startswith("Apart, a row each")]
         table = replicas.dataframe[0].value
         assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
+        assert "Model" not in table.columns  # the section is the model's: the column had pushed α off the page
         # The labels the fleet's configuration adds are offered too: its traffic per workload.
         assert at.selectbox(key="live_apart_by").options[1:] == ["instance", "engine", "job", "workload"]
         summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
