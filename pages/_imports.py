@@ -56,18 +56,15 @@ def _offer_mapping(name: str, data: bytes, columns: list[str], replace: bool) ->
     return []
 
 
-def _import_files(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Notice]]:
-    """Import files chosen one by one (no folder: two may share a name) as a folder's are read: in
-    its order (:func:`specviz.results.importers.read_order`: ``run=0.json`` before its sweep's
-    ``summary.json`` had split one sweep into two lines), and a file whose run another chosen beside
-    it holds passed over, with why (:func:`specviz.results.importers.held_by_another`: AIPerf's
-    ``profile_export.jsonl`` beside its ``profile_export_aiperf.json`` had been stored as a second run
-    of the same requests; an analyst's pass)."""
+def _import_files(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | Notice]]:
+    """Import files chosen one by one (no folder: two may share a name) in the order a folder's are
+    read (:func:`specviz.results.importers.read_order`: ``run=0.json`` before its sweep's
+    ``summary.json`` had split one sweep into two lines). None is passed over for another beside it,
+    as in a folder: without one, a name says nothing of which run a file is (an attack pass: a
+    ``profile_export.jsonl`` chosen with another run's ``profile_export_aiperf.json`` had been left
+    unread as its copy)."""
     chosen = sorted(uploads, key=lambda upload: importers.read_order(upload.name))
-    held = importers.held_by_another(PurePosixPath(upload.name) for upload in chosen)
-    return [report for upload in chosen for report in
-            ([("left_out", upload.name, held[PurePosixPath(upload.name)])] if PurePosixPath(upload.name) in held
-             else _import_upload(store, upload.name, upload.getvalue(), synthetic))]
+    return [report for upload in chosen for report in _import_upload(store, upload.name, upload.getvalue(), synthetic)]
 
 
 def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[str, str, ImportResult | LeftOut | Notice]]:

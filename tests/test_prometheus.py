@@ -709,19 +709,24 @@ class TestFiguresFromAnswers:
     @pytest.mark.parametrize("answer, found", [
         (["__name__", "instance", "job", "model_name", "position", "le", "workload", "bad-label"],
          ["instance", "job", "workload"]),
-        ({"instance": 1}, None), (["instance", 7], None)])
+        ({"instance": 1}, "prometheus.not_api"), (["instance", 7], "prometheus.not_api"),
+        ([f"l{i:07d}" for i in range(100_000)], "scrape.too_large"),  # 1.1 MB: over the lookup's own 1 MB
+        # Each one found is an option the page sends on every rerun (an attack pass: 750,000 names made a
+        # rerun 35 MB and 48 s): the first 200, none longer than 100 characters.
+        ([f"l{i:06d}" for i in range(300)] + ["x" * 101], [f"l{i:06d}" for i in range(200)])])
     def test_the_labels_a_fleet_can_be_kept_apart_by(self, answer, found):
         """Labels are looked up on the series the figures are read from; what names what a series
         measures, or could not go into a PromQL ``by``, is not offered; an answer that is no list of
-        names is said to be none of Prometheus's."""
+        names is said to be none of Prometheus's, and one over 1 MB is refused whatever a query's
+        limit (the page looks the labels up before it draws anything)."""
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
         asked = []
         server.route = lambda path, query: asked.append(path) or {"status": "success", "data": answer}
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         try:
             base = f"http://127.0.0.1:{server.server_address[1]}"
-            if found is None:
-                refused(lambda: prometheus.label_names(base, self.AT - 60, self.AT), "prometheus.not_api")
+            if isinstance(found, str):
+                refused(lambda: prometheus.label_names(base, self.AT - 60, self.AT), found)
             else:
                 assert prometheus.label_names(base, self.AT - 60, self.AT) == found
         finally:

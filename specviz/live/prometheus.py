@@ -64,6 +64,12 @@ __all__ = ["metric_names", "label_names", "query_figures", "query_window", "labe
 
 _NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*")
 _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# label_names' own bounds, tighter than a query's: the labels it gives at most, their longest name,
+# and the seconds and bytes its answer may take (the page looks them up before it draws its figures).
+_MOST_LABELS = 200
+_MOST_LABEL_CHARS = 100
+_LABELS_DEADLINE_S = 5.0
+_LABELS_MAX_BYTES = 1_000_000
 _NAMES_LOOKBACK_S = 300.0  # Prometheus's default lookback delta
 
 # The label of a per-position counter's position, by engine prefix (TensorRT-LLM's is token_position).
@@ -111,17 +117,26 @@ def label_names(base_url: str, start: float, end: float, *, limits: Limits | Non
     ``workload`` or ``team`` label on the servers of one traffic), sorted; not ``__name__`` nor a
     label that names what a series measures (:data:`specviz.live.roles.MEANING_LABELS`).
 
+    At most the first 200 of at most 100 characters each, read within 5 s and 1 MB (whatever
+    ``limits`` allow): each is an option the page sends the browser on every rerun, and it looks
+    them up before it draws its figures (an attack pass: 750,000 names made a rerun 35 MB and 48 s,
+    an answer that never ended held the page blank for the whole 30 s of a query's deadline).
+
     Raises
     ------
     SpecvizError
         The failures of the API (``prometheus.*``, ``scrape.*``).
     """
+    limits = limits or Limits.from_settings()
+    limits = replace(limits, deadline_s=min(limits.deadline_s, _LABELS_DEADLINE_S),
+                     max_bytes=min(limits.max_bytes, _LABELS_MAX_BYTES))
     data, _ = api_get(api_base(base_url), "labels", [("match[]", '{__name__=~"' + _promql_string(_NAMES_MATCH) + '"}'),
                                                      ("start", timestamp(start)), ("end", timestamp(end))], limits)
     if not isinstance(data, list) or not all(isinstance(n, str) for n in data):
         raise SpecvizError("prometheus.not_api", source=api_base(base_url)[1],
                            detail=Notice("prometheus.detail.names_not_text"))
-    return sorted(n for n in set(data) if _LABEL.fullmatch(n) and not n.startswith("__") and n not in MEANING_LABELS)
+    return sorted(n for n in set(data) if len(n) <= _MOST_LABEL_CHARS and _LABEL.fullmatch(n)
+                  and not n.startswith("__") and n not in MEANING_LABELS)[:_MOST_LABELS]
 
 
 def _roles(names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:

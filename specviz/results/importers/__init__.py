@@ -35,7 +35,7 @@ from .user_csv import CSV_SYNONYMS
 
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "OpenedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
-           "normalise_name", "folder_files", "select_files", "held_by_another", "read_order", "FolderFiles", "LeftOut", "RESULT_SUFFIXES",
+           "normalise_name", "folder_files", "select_files", "read_order", "FolderFiles", "LeftOut", "RESULT_SUFFIXES",
            "UNREAD", "unread_notice"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
@@ -238,16 +238,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
                 left_out[here / name] = LeftOut("validation")
             else:
                 files.append(here / name)
-    left_out.update(held_by_another(files))
+    left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
     return FolderFiles([f for f in files if f not in left_out], left_out)
-
-
-def held_by_another(paths: Iterable[PurePath]) -> dict[PurePath, LeftOut]:
-    """The result files among ``paths`` whose runs another of them holds, each with why
-    (:func:`specviz.results.importers.aiperf.left_out`: AIPerf's ``profile_export.jsonl`` and CSV
-    beside its ``profile_export_aiperf.json``, a repetition beside its cell's aggregate): a folder's
-    files (:func:`select_files`) and files chosen one by one alike, so that a run is stored once."""
-    return {path: LeftOut(*why) for path, why in aiperf.left_out(list(paths)).items()}
 
 
 def read_order(name: str) -> tuple[bool, bool]:
