@@ -451,8 +451,7 @@ def panel() -> None:
         own = [r for r in apart.get(source, []) if (r.engine, r.model_name) == (state.engine, state.model_name)]
         show_figures(vars(state), state.absent, state.notices, state.per_position_acceptance,
                      state.per_position_conditional, state.model_name,
-                     dp_engines=len({r.labels["engine"] for r in own if r.labels.get("engine")}
-                                    or windows.engine_labels(last[source], state.model_name)), stale=failed,
+                     dp_engines=len(windows.engine_labels(last[source], state.model_name)), stale=failed,
                      ended=latest_end[source])
         if not state.draft_tokens:  # an idle window: the server's totals still say what it accepts
             started = [s for s in since_start.get(source, []) if (s.engine, s.model_name) == (state.engine, state.model_name)]

@@ -633,8 +633,8 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     top = counted.loc[counted["at_alpha"].idxmax()]
     # Below 1x at its best batch and γ, the measured acceptance says leave speculation off, not which γ.
     reached = Notice("claims.reason.at_alpha" if top["at_alpha"] >= 1.0 else "claims.reason.at_alpha_loses",
-                     alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]), speedup=float(top["at_alpha"]), low=float(top["at_alpha_low"]), high=float(top["at_alpha_high"]),
-                     batch=int(top["batch"]))
+                     alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]), speedup=float(top["at_alpha"]),
+                     low=float(top["at_alpha_low"]), high=float(top["at_alpha_high"]), batch=int(top["batch"]))
     at_yours = lambda column: _range(counted["batch"].to_numpy(), (counted[column] >= claim.speedup).to_numpy())
     yours = at_yours("at_alpha_low")
     if not math.isnan(yours[1]):

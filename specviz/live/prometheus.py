@@ -101,13 +101,18 @@ def metric_names(base_url: str, start: float, end: float, *, limits: Limits | No
     SpecvizError
         The failures of the API (``prometheus.*``, ``scrape.*``).
     """
-    data, _ = api_get(api_base(base_url), "label/__name__/values",
-                   [("match[]", '{__name__=~"' + _promql_string(_NAMES_MATCH) + '"}'),
-                    ("start", timestamp(start)), ("end", timestamp(end))], limits)
+    return _roles(_names(base_url, "label/__name__/values", start, end, limits))
+
+
+def _names(base_url: str, endpoint: str, start: float, end: float, limits: Limits | None) -> list[str]:
+    """The names ``endpoint`` gives (metric names, label names) of the series every queried role
+    matches between ``start`` and ``end``; an answer that is no list of names is refused."""
+    data, _ = api_get(api_base(base_url), endpoint, [("match[]", '{__name__=~"' + _promql_string(_NAMES_MATCH) + '"}'),
+                                                     ("start", timestamp(start)), ("end", timestamp(end))], limits)
     if not isinstance(data, list) or not all(isinstance(n, str) for n in data):
         raise SpecvizError("prometheus.not_api", source=api_base(base_url)[1],
                            detail=Notice("prometheus.detail.names_not_text"))
-    return _roles(data)
+    return data
 
 
 def label_names(base_url: str, start: float, end: float, *, limits: Limits | None = None) -> list[str]:
@@ -130,12 +135,8 @@ def label_names(base_url: str, start: float, end: float, *, limits: Limits | Non
     limits = limits or Limits.from_settings()
     limits = replace(limits, deadline_s=min(limits.deadline_s, _LABELS_DEADLINE_S),
                      max_bytes=min(limits.max_bytes, _LABELS_MAX_BYTES))
-    data, _ = api_get(api_base(base_url), "labels", [("match[]", '{__name__=~"' + _promql_string(_NAMES_MATCH) + '"}'),
-                                                     ("start", timestamp(start)), ("end", timestamp(end))], limits)
-    if not isinstance(data, list) or not all(isinstance(n, str) for n in data):
-        raise SpecvizError("prometheus.not_api", source=api_base(base_url)[1],
-                           detail=Notice("prometheus.detail.names_not_text"))
-    return sorted(n for n in set(data) if len(n) <= _MOST_LABEL_CHARS and _LABEL.fullmatch(n)
+    found = set(_names(base_url, "labels", start, end, limits))
+    return sorted(n for n in found if len(n) <= _MOST_LABEL_CHARS and _LABEL.fullmatch(n)
                   and not n.startswith("__") and n not in MEANING_LABELS)[:_MOST_LABELS]
 
 

@@ -102,8 +102,8 @@ def engine_labels(snapshot: exposition.Snapshot, model_name: str) -> set[str]:
     """The values of vLLM's data-parallel ``engine`` label on a model's draft counters in a scrape:
     the engines a server runs, one (``engine="0"``) included, which sums nothing and so has no
     replica of its own to count (:attr:`specviz.live.states.SpecDecodeState.summed_labels`)."""
-    return {dict(labels)["engine"] for _, labels in snapshot.series.get("drafts", {})
-            if "engine" in dict(labels) and dict(labels).get("model_name", "") == model_name}
+    counted = (dict(labels) for _, labels in snapshot.series.get("drafts", {}))
+    return {labels["engine"] for labels in counted if "engine" in labels and labels.get("model_name", "") == model_name}
 
 
 def server_count(figures: Mapping[str, Any]) -> int:
