@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent
 def custom_model(role: str, lang: str) -> architecture.Model:
     """A model from an uploaded or pasted config.json (raises ValueError with a clear message), drawn
     under the choice it answers. A new file or text is a new model: a new target starts again from
-    its own default draft, and either from the fewest GPUs that hold the pair now known."""
+    its own default draft (a draft of one's own is kept), and either from the fewest GPUs that hold
+    the pair now known."""
     side = st.sidebar
     side.subheader(t(f"side.custom.{role}", lang))
     renewed = dict(on_change=forget_target, args=("draft", *PARALLEL)) if role == "target" else dict(

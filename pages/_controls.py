@@ -287,7 +287,11 @@ def forget_draft(*keys: str) -> None:
 
 def forget_target(*keys: str) -> None:
     """A new target (the sidebar's callback): Deploy's fields for the target's and the draft's ids and
-    ``keys`` forgotten."""
+    ``keys`` forgotten, but a draft of one's own (an uploaded or pasted config.json): it is the user's
+    choice, not the old target's default (a new target's config had sent an uploaded draft back to
+    the preset head)."""
+    if st.session_state.get("draft") == scenario.CUSTOM:
+        keys = tuple(key for key in keys if key != "draft")
     forget_draft(*keys)
     _clear_id(TARGET_REPO)
 

@@ -693,6 +693,22 @@ class TestScenarioSidebar:
         assert not at.exception and not at.sidebar.error
         assert at.session_state["scenario"].draft.kind == "eagle3"  # a head, not a separate draft model
 
+    def test_a_draft_of_ones_own_outlives_a_new_target(self):
+        """An EAGLE-3 head pasted as the draft stays the draft when the target changes, to a preset or
+        to a config of one's own (a new target's config had sent it back to the preset's MTP layer)."""
+        head = (SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json").read_text()
+        at = make_app({"draft_config_text": head}, target="DeepSeek-V3", draft="custom", gpu="B200", tp="8")
+        own_draft = at.session_state["scenario"].draft
+        at.sidebar.selectbox(key="target").set_value("custom").run()
+        at.text_area(key="target_config_text").set_value((ROOT / "data/model_configs/DeepSeek-V3.json").read_text()).run()
+        assert not at.exception and not at.sidebar.error
+        assert at.sidebar.selectbox(key="draft").value == "custom" and at.session_state["scenario"].draft == own_draft
+        at.sidebar.selectbox(key="target").set_value("Kimi-K2").run()
+        assert at.sidebar.selectbox(key="draft").value == "custom"
+        at = make_app(target="DeepSeek-V3", gpu="B200")  # a preset draft still follows its target
+        at.sidebar.selectbox(key="target").set_value("Kimi-K2").run()
+        assert at.sidebar.selectbox(key="draft").value != "mtp"
+
     def test_a_head_trained_for_another_width_gets_no_figures(self, capsys):
         """SafeAILab's Llama-3.1-8B EAGLE-3 head (hidden 4,096) as DeepSeek-V3's draft (7,168): the
         page had said "Speculation pays here: 2.15×" under a warning about the vocabularies alone
