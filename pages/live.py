@@ -59,17 +59,17 @@ def demo_server() -> replay.ReplayServer:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
-def apart_labels(url: str, span: str) -> tuple[str, ...]:
+def apart_labels(url: str, span: str) -> tuple[tuple[str, ...], Notice | None]:
     """What the fleet's figures can be kept apart by: the servers and vLLM's engines, then the other
     labels its series carry over the range (a workload's, where Prometheus labels its servers so),
-    looked up at most once a minute; where the lookup fails, the first two (the figures' own query
-    says why it fails)."""
+    looked up at most once a minute; where the lookup fails, the first two and why it failed (said
+    under figures that came: where none do, their own query says why)."""
     now = time.time()
     try:
-        found = prometheus.label_names(url, now - prometheus_api.parse_duration(span), now)
-    except SpecvizError:
-        found = []
-    return (*REPLICA_LABELS, *(label for label in found if label not in REPLICA_LABELS))
+        found, failure = prometheus.label_names(url, now - prometheus_api.parse_duration(span), now), None
+    except SpecvizError as exc:
+        found, failure = [], Notice(exc.key, **exc.params)
+    return (*REPLICA_LABELS, *(label for label in found if label not in REPLICA_LABELS)), failure
 
 
 def source_url(where: Any, setting: str, key: str, label: str, example: str, help_key: str) -> str:
@@ -113,7 +113,8 @@ else:
     url = source = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
                               "http://localhost:9090", "live.prometheus_help")
     span = url_widget(col_range.select_slider, t("live.range", lang), RANGES, value="1h", key="live_range")
-    by = st.selectbox(t("live.apart_by", lang), (None, *apart_labels(url, span)), key="live_apart_by", persist_state="session",
+    apart_by, unlisted = apart_labels(url, span)
+    by = st.selectbox(t("live.apart_by", lang), (None, *apart_by), key="live_apart_by", persist_state="session",
                       format_func=lambda label: t("live.apart_none", lang) if label is None else label,
                       help=t("live.apart_by_help", lang))
 col_on, col_every = st.columns(2)
@@ -524,6 +525,8 @@ def fleet_panel() -> None:
         # The figures are summed by model; where replicas are kept apart, it is in their tables.
         apart = " " + md("live.apart_in_tables", lang, label=by) if by and notice.key == "prometheus.notice.summed" else ""
         st.caption(message(notice, lang) + apart)
+    if unlisted is not None:
+        st.caption(t("live.labels_unlisted", lang, labels=", ".join(REPLICA_LABELS), reason=message(unlisted, lang)))
     show_over_time(flat, servers_summed=True)
 
 

@@ -950,6 +950,15 @@ class TestFiguresFromAnswers:
         said = [w.value for w in at.warning if w.value.startswith("1 of the 2 servers that reported this model at ")]
         assert said and "(10.0.0.2:8000 no longer)" in said[0].replace("\\", "")  # which (an SRE's pass)
 
+    def test_the_fleet_page_says_why_it_offers_no_other_labels(self):
+        """A Prometheus whose label lookup fails (here it answers /api/v1/labels with a query's
+        matrix) while its queries answer: the figures come, and the page says why only instance and
+        engine are offered to keep apart by (the options had shrunk without a word)."""
+        at = self.fleet_page()
+        assert not at.exception and not at.error and at.selectbox(key="live_apart_by").options[1:] == ["instance", "engine"]
+        [said] = [c.value for c in at.caption if c.value.startswith('"Apart by" offers instance, engine only')]
+        assert "names are not a list of text" in said
+
     def test_the_fleet_page_keeps_its_last_figures_when_prometheus_stops_answering(self):
         """An SRE's pass: with Prometheus stopped mid-poll the fleet view had kept only the error, its
         headline, verdict and charts gone, where a server's view keeps its last window as not current."""
@@ -996,6 +1005,7 @@ class TestLivePage:
         assert "Model" not in table.columns  # the section is the model's: the column had pushed α off the page
         # The labels the fleet's configuration adds are offered too: its traffic per workload.
         assert at.selectbox(key="live_apart_by").options[1:] == ["instance", "engine", "job", "workload"]
+        assert not [c for c in at.caption if c.value.startswith('"Apart by" offers')]
         summed = float(next(m.value for m in at.metric if m.label == "Running requests"))
         assert table["Running requests (the live batch)"].sum() == pytest.approx(summed, abs=1)  # shown rounded
         # The headline stays summed by model: the caption says where the replicas are apart (an SRE's pass).
