@@ -14,13 +14,11 @@ from specviz.advice import commands, compat, draft_length, serving
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 
-# Each engine's release under a link parameter of its own, so that a link keeps them all (vLLM's was
-# the first, serve_version). The share link carries them (pages/calculator.py VIEW_CONTROLS).
-VERSION_KEYS = {engine: "serve_version" if engine == "vllm" else f"{engine}_version" for engine in serving.ENGINES}
 # The view's controls bound to the URL, with their defaults: a shared link carries those set otherwise
 # (it had dropped them, and its command differed). Bound, they are not in the server's copy of the
 # URL, so the link reads them from the session.
 LINKED_FIELDS = {"serve_by_load": True, "serve_target_repo": "", "serve_draft_repo": ""}
+
 
 def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, context: int, lang: str) -> None:
     """The Deploy view: advice for the scenario, the draft length by load, the command for the chosen
@@ -55,7 +53,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     releases = serving.VERSIONS.get(engine, ())
     # An engine of no listed releases (SGLang) shows a dash, not Streamlit's untranslated "Choose an option".
     version = url_choice(col_version.selectbox, t("calc.serve.version", lang), list(releases) or [""],
-                         VERSION_KEYS[engine], format_func=lambda v: v or "—",
+                         serving.VERSION_KEYS[engine], format_func=lambda v: v or "—",
                          default=serving.default_version(engine, chosen) or "", disabled=not releases,
                          help=t("calc.serve.version_help", lang)) or None
     method = url_choice(col_method.selectbox, t("calc.serve.method", lang), list(commands.METHODS), "serve_method",
@@ -68,14 +66,14 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     col_target, col_draft = st.columns(2)
     target_repo = url_widget(col_target.text_input, t("calc.serve.target_repo", lang), value=LINKED_FIELDS["serve_target_repo"],
                              key="serve_target_repo",
-                             max_chars=200, help=t("calc.serve.target_repo_help", lang)).strip() or None
+                             max_chars=serving.REPO_CHARS, help=t("calc.serve.target_repo_help", lang)).strip() or None
     # The target's MTP layers, n-gram and suffix decoding have no checkpoint of their own to name or check.
     own_draft = commands.names_a_draft(chosen, method)
     draft_repo = None
     if own_draft:
         draft_repo = url_widget(col_draft.text_input, t("calc.serve.draft_repo", lang), value=LINKED_FIELDS["serve_draft_repo"],
                                 key="serve_draft_repo",
-                                max_chars=200, help=t("calc.serve.draft_repo_help", lang)).strip() or None
+                                max_chars=serving.REPO_CHARS, help=t("calc.serve.draft_repo_help", lang)).strip() or None
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
         schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     try:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages._controls import renew, show_url_notices, url_choice, url_count, url_widget
 from pages._shared import altair_chart, chain_runs, mix_tail_at, mix_tail_table, open_store, presets
-from specviz import charts, scenario, settings, workload
+from specviz import calculator, charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 from specviz.model import simulate, spec, zero_accept
@@ -87,12 +87,16 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     else:
         n_in, n_out = workload_controls(lang)
     # A request the model does not hold (longer than the calculator's longest context, or ending within
-    # one speculative step) has no decode to time: the load's rules, said here too.
+    # one speculative step) has no decode to time: the load's rules, said here too. Nor has a batch
+    # whose requests' mean context, where the steps are timed, does not fit (only the slider's did).
     if n_out > 1:
         try:
-            scenario.steady_load(replace(chosen, gamma=gamma), n_in, n_out)
+            fit = calculator.load_fit(replace(chosen, gamma=gamma), n_in, n_out)
         except SpecvizError as exc:
             st.info(t("calc.latency.not_modelled", lang, error=message(exc, lang)))
+            return
+        if not fit["fits"]:
+            st.info(t("calc.latency.no_fit", lang, batch=batch, context=fit["context"], limit=fit["max_batch"]))
             return
     rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
                             placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))

@@ -11,12 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import context_control, show_url_notices, url_choice, url_widget, view_choice
-from pages._deploy import LINKED_FIELDS, VERSION_KEYS, show_serve
+from pages._deploy import LINKED_FIELDS, show_serve
 from pages._latency import show_latency, workload_controls
 from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
                            reset_costs, titled_table)
 from specviz import calculator, charts, regime, scenario, settings, workload
-from specviz.advice import commands, draft_length
+from specviz.advice import commands, draft_length, serving
 from specviz.errors import InputError
 from specviz.i18n import message, t
 from specviz.model import calibration, drafters, spec, step
@@ -30,7 +30,7 @@ VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve"
 # The controls of a view that a shared link carries besides the scenario (each keeps its value in
 # the URL).
 VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "latency_rates"),
-                 "serve": ("serve_engine", *VERSION_KEYS.values(), "serve_method")}
+                 "serve": ("serve_engine", *serving.VERSION_KEYS.values(), "serve_method")}
 
 
 def at_batch(value: float, up_to: int | None = None) -> str:

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from .errors import Notice
 from .model import calibration, dtypes, roofline, spec, step
-from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
+from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch, steady_load
 
 __all__ = [
     "SEED_ALPHAS",
@@ -452,6 +452,23 @@ def memory_fit(scenario: Scenario) -> dict[str, Any]:
     out: dict[str, Any] = {name: float(value) for name, value in scenario.memory().items()}
     return out | {"max_batch": limit, "max_batch_plain": limit_plain, "fits": scenario.batch <= limit,
                   "fits_plain": scenario.batch <= limit_plain, "memory_gib": out["memory"] / roofline.GB_PER_GIB}
+
+
+def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    """:func:`memory_fit` of the scenario as a steady load of requests of ``input_tokens`` in and
+    ``output_tokens`` out (:func:`specviz.scenario.steady_load`): at the requests' mean context,
+    P + O/2, where the Latency view times its steps, not at the scenario's own context; ``context``
+    that mean. A batch that fits at a slider's 1,024 positions may not at a workload's: gpt-oss-120b
+    on one H100 holds 64 sequences of 1,024 positions with its EAGLE-3 head, 16 of the summarising
+    workload's 16,075, which the view had timed at batch 64 (1.64x).
+
+    Raises
+    ------
+    InputError
+        :func:`specviz.scenario.steady_load`'s, for requests the model does not hold.
+    """
+    held = steady_load(scenario, input_tokens, output_tokens)
+    return memory_fit(held) | {"context": held.context}
 
 
 def ways_to_fit(scenario: Scenario, context_max: int) -> list[Notice]:

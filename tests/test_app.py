@@ -979,12 +979,30 @@ class TestLatencyTab:
     def test_a_long_output_simulates_fewer_requests_within_the_page_s_budget(self):
         """2,000 requests of 131,072 tokens, with the zero-accept sweep, were 1.8e9 cells (about 40 s of
         CPU) for each visitor who asked: the view stays within SPECVIZ_PAGE_SIMULATION_CELLS (10⁷ over
-        its six runs) and says how many requests it simulated."""
-        at = make_app({"view": "latency"}, workload="custom", input_tokens="1", output_tokens="131071")
+        its six runs) and says how many requests it simulated. At batch 2: the default 64 does not
+        fit at its mean context of 65,536 positions (two H100s hold 3)."""
+        at = make_app({"view": "latency"}, workload="custom", input_tokens="1", output_tokens="131071", batch="2")
         said = next(c.value for c in at.caption if c.value.startswith("Simulated at α and γ above"))
         assert "(12 requests, each 131,070 tokens after the first" in said and not at.error
         at = make_app({"view": "latency"})
         assert any("(2,000 requests, each 499 tokens" in c.value for c in at.caption)  # the usual case as before
+
+    def test_a_batch_that_does_not_fit_at_the_workload_s_context_gets_no_latency(self, capsys):
+        """gpt-oss-120b with its EAGLE-3 head on one H100 holds batch 64 at the slider's 1,024
+        positions, 16 at the summarising workload's mean context (16,075), where the view times its
+        steps: it had given "Speedup of the request 1.64×" (a consistency pass); the view and
+        `specviz simulate` say it does not fit there, and a batch that fits is timed."""
+        link = dict(gpu="H100-SXM", target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", alpha="0.7",
+                    gamma="3", context="1024", view="latency", workload="summarisation")
+        at = make_app(**link, batch="64")
+        said = [i.value for i in at.info if i.value.startswith("Batch 64 does not fit with the draft at this workload's")]
+        assert said and "16,075 tokens" in said[0] and "at most 16:" in said[0]
+        assert not [m for m in at.metric if m.label.startswith("Speedup of the request")] and not at.error
+        from specviz import cli
+        assert cli.main(["simulate", "&".join(f"{k}={v}" for k, v in {**link, "batch": "64"}.items())]) == 2
+        assert "(it holds 16 there)" in capsys.readouterr().err
+        at = make_app(**link, batch="16")
+        assert [m for m in at.metric if m.label.startswith("Speedup of the request")]
 
     def test_the_command_line_simulates_what_the_view_does(self, capsys):
         """`specviz simulate` at the default link times the steps the view times (the coding

@@ -1031,6 +1031,21 @@ class TestSimulateCommand:
         assert row["latency_ms"]["itl_p99"]["spec"] == pytest.approx(row["spec_step_ms"])
         assert row["latency_ms"]["itl_mean"]["plain"] == pytest.approx(row["plain_step_ms"])
 
+    def test_the_latency_view_s_rates_in_its_link_are_simulated(self, capsys):
+        """A Latency view's link carries the measured rates it simulates: without --alpha or --rates
+        they are the acceptance, as on the page (the link's α and γ 4 had been simulated: 14.52 ms a
+        step where the view gave γ 2 and 11.42 ms); --alpha stands over them; bad ones are refused."""
+        link = "target=Llama-3.1-8B&draft=Llama-3.2-1B&tp=1&alpha=0.7&batch=8&context=2048&view=latency"
+        base = ("--steps", "20000", "--requests", "200")
+        _, out, _ = run(capsys, "simulate", f"{link}&latency_rates=0.9,%200.8", *base)
+        linked = json.loads(out)
+        _, out, _ = run(capsys, "simulate", link, "--rates", "0.9", "0.8", *base)
+        assert linked == json.loads(out) and linked["gamma"] == 2 and linked["rates"] == [0.9, 0.8]
+        _, out, _ = run(capsys, "simulate", f"{link}&latency_rates=0.9,0.8", "--alpha", "0.7", *base)
+        assert json.loads(out)["alpha"] == 0.7 and not json.loads(out)["rates"]
+        code, _, err = run(capsys, "simulate", f"{link}&latency_rates=0.9,high", *base)
+        assert code == 2 and "0.9,high" in err
+
     def test_rates_give_gamma_and_the_same_seed_the_same_answer(self, capsys):
         argv = ("simulate", "--rates", "0.9", "0.8", "--steps", "50000", "--requests", "500", "--seed", "7")
         _, first, _ = run(capsys, *argv)
@@ -1115,6 +1130,23 @@ class TestVllmConfigCommand:
                            "Qwen3-0.6B", "--gamma", "2", "--by-batch")
         assert code == 2 and "--by-batch needs --gpu and --alpha" in err
 
+    def test_a_draft_head_preset_is_a_draft(self, capsys):
+        """--draft takes a head's preset as a link's draft does: SpecForge's gpt-oss-120b head, the
+        page's default draft there, had been refused as unknown, and ``--method eagle3 --head`` priced
+        a head of the target's shape (140 sequences on one H100, where the head's own scenario holds
+        125, as the Deploy view and ``serve`` say)."""
+        head = "EAGLE3-SpecForge-gpt-oss-120b"
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.33.0", "--target", "gpt-oss-120b", "--draft", head,
+                        "--gamma", "3", "--tp", "1", "--by-batch", "--gpu", "H100-SXM", "--alpha", "0.7", "--context", "2048")
+        ours = json.loads(out)
+        _, out, _ = run(capsys, "serve", f"gpu=H100-SXM&target=gpt-oss-120b&draft={head}&tp=1&alpha=0.7&gamma=3&context=2048")
+        served = json.loads(out)
+        assert "--max-num-seqs 125 " in ours["command"] and ours["command"] == served["command"]
+        for argv in (("claim", "2x", "--target", "gpt-oss-120b", "--draft", head),
+                     ("simulate", "target=gpt-oss-120b&tp=1", "--draft", head)):
+            code, _, err = run(capsys, *argv)
+            assert code == 0, err
+
 
 class TestServeCommand:
     def test_the_deploy_view_s_command(self, capsys):
@@ -1134,6 +1166,28 @@ class TestServeCommand:
         _, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "gpt-oss-120b", "--method", "eagle3",
                         "--gamma", "3")
         assert any("--head of specviz vllm-config" in warning for warning in json.loads(out)["warnings"])
+
+    def test_the_deploy_view_s_own_link_fields_are_read(self, capsys):
+        """A link copied from the Deploy view carries its engine, release, method, schedule toggle
+        and checkpoints: `serve` writes the view's command from them, as its options would (an SGLang
+        link had given vLLM's command, the head it named a placeholder); an option stands over the
+        link's field, and a field the view would not take is refused by name."""
+        scene = "gpu=H100-SXM&target=gpt-oss-120b&draft=EAGLE3-SpecForge-gpt-oss-120b&tp=1&alpha=0.7&gamma=3&batch=32"
+        head = "lmsys/EAGLE3-gpt-oss-120b-bf16"
+        _, out, _ = run(capsys, "serve", f"{scene}&view=serve&serve_engine=sglang&serve_draft_repo={head}")
+        linked = json.loads(out)
+        _, out, _ = run(capsys, "serve", scene, "--engine", "sglang", "--draft", head)
+        assert linked == json.loads(out) and linked["command"].startswith("python -m sglang.launch_server ")
+        _, out, _ = run(capsys, "serve", f"{scene}&serve_version=0.16.0&serve_by_load=false&serve_target_repo=org%2Fgpt")
+        given = json.loads(out)
+        _, out, _ = run(capsys, "serve", scene, "--version", "0.16.0", "--one-length", "--target-repo", "org/gpt")
+        assert given == json.loads(out) and given["version"] == "0.16.0" and "org/gpt" in given["command"]
+        _, out, _ = run(capsys, "serve", f"{scene}&serve_engine=sglang", "--engine", "vllm")
+        assert json.loads(out)["engine"] == "vllm"
+        for field in ("serve_method=bogus", "serve_engine=vllm2", "serve_by_load=maybe", "serve_version=9.9.9",
+                      "sglang_version=0.5.0", f"serve_draft_repo={'x' * 201}"):
+            code, out, err = run(capsys, "serve", f"{scene}&{field}")
+            assert code == 2 and not out and f"the link's {field.split('=')[0]}=" in err and "Deploy view" in err
 
     def test_no_command_where_not_one_sequence_fits(self, capsys):
         code, out, _ = run(capsys, "serve", "gpu=H100-SXM&target=DeepSeek-V3&draft=mtp&tp=8&dp=1")

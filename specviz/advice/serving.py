@@ -14,8 +14,8 @@ from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_comman
 from specviz.errors import SpecvizError
 from specviz.scenario import Scenario, vocab_mismatch
 
-__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "command_engine", "default_version", "engine_no_fit",
-           "serve_command"]
+__all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "VERSION_KEYS", "REPO_CHARS", "command_engine", "default_version",
+           "engine_no_fit", "serve_command"]
 
 ENGINES = tuple(COMMAND_ENGINES)
 """The engines a command is written for."""
@@ -23,6 +23,12 @@ VERSIONS = {"vllm": VLLM_VERSIONS, "trtllm": TRTLLM_VERSIONS}
 """The releases of each engine whose flags differ (SGLang's command is one for the releases checked)."""
 DEFAULT_VERSIONS = {"vllm": VLLM_VERSIONS[-1], "trtllm": TRTLLM_DEFAULT}
 """Each engine's default release; a scenario at vLLM V0's costs has its own (:func:`default_version`)."""
+VERSION_KEYS = {engine: "serve_version" if engine == "vllm" else f"{engine}_version" for engine in ENGINES}
+"""The link parameter of each engine's release in the Deploy view, one each, so that a link keeps
+them all (vLLM's was the first, ``serve_version``)."""
+REPO_CHARS = 200
+"""The longest checkpoint id (a Hugging Face id or a path) the Deploy view's fields take."""
+
 def command_engine(scenario: Scenario) -> str:
     """The engine whose command a scenario's figures are for: SGLang's or TensorRT-LLM's for a
     scenario on its costs, vLLM's otherwise (its V1 and V0; eager PyTorch has no server command)."""

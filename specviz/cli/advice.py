@@ -181,7 +181,7 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     takes it."""
     if args.by_batch and (args.gpu is None or args.alpha is None):
         raise UsageError("cli.vllm_config.by_batch")
-    params = scenario_params(args, presets.models, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
+    params = scenario_params(args, presets, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
     if args.method in scenario.DRAFT_KINDS and args.method not in commands.METHODS:
         params["draft"] = args.method
     chosen = linked_scenario("", presets, params)
@@ -200,15 +200,59 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     return row
 
 
+def linked_deploy(link: str) -> dict[str, Any]:
+    """The Deploy view's fields a link carries beside its scenario, each read as the view reads it, by
+    :func:`serve_row`'s argument names: ``engine`` (``serve_engine``), ``versions`` (each engine's
+    release, under :data:`specviz.advice.serving.VERSION_KEYS`), ``method`` (``serve_method``),
+    ``by_load`` (``serve_by_load``, ``true`` or ``false``) and the checkpoints' ids ``target`` and
+    ``draft`` (``serve_target_repo``, ``serve_draft_repo``), those the link gives: a link copied from
+    the view then gets the view's command (an SGLang command's link had given vLLM's, with the head
+    it named left a placeholder).
+
+    Raises
+    ------
+    UsageError
+        ``cli.serve.bad_link_field``, naming the parameter and its value, for one the view would
+        not take.
+    """
+    given = link_params(link)
+
+    def read(name: str, takes: Callable[[str], bool]) -> str | None:
+        text = given.get(name, "").strip()
+        if text and not takes(text):
+            raise UsageError("cli.serve.bad_link_field", name=name, value=shortened(given[name]))
+        return text or None
+
+    fields: dict[str, Any] = {"versions": {}}
+    for engine, key in serving.VERSION_KEYS.items():
+        if (release := read(key, lambda text: text in serving.VERSIONS.get(engine, ()))) is not None:
+            fields["versions"][engine] = release
+    for name, key, takes in (("engine", "serve_engine", lambda text: text in serving.ENGINES),
+                             ("method", "serve_method", lambda text: text in commands.METHODS),
+                             ("by_load", "serve_by_load", lambda text: text in ("true", "false")),
+                             ("target", "serve_target_repo", lambda text: len(text) <= serving.REPO_CHARS),
+                             ("draft", "serve_draft_repo", lambda text: len(text) <= serving.REPO_CHARS)):
+        if (text := read(key, takes)) is not None:
+            fields[name] = text == "true" if name == "by_load" else text
+    return fields
+
+
 def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None, version: str | None = None,
-              method: str = "draft", draft: str | None = None, target: str | None = None,
-              by_load: bool = True, lang: str = "en") -> dict[str, Any]:
+              method: str | None = None, draft: str | None = None, target: str | None = None,
+              by_load: bool | None = None, lang: str = "en") -> dict[str, Any]:
     """The Deploy view's command for the scenario of a calculator link: by load, the best γ for every
     batch size written where the engine takes it (else the best γ at the link's batch), and the
     batch from which to stop; otherwise the link's γ. ``draft`` and ``target`` name checkpoints the
-    presets do not. Its advice, notices and problems in words, in ``lang``."""
+    presets do not. Where an argument is None, the view's own field in the link stands for it
+    (:func:`linked_deploy`), else the view's default (the scenario's engine and its default release,
+    a draft model's method, by load). Its advice, notices and problems in words, in ``lang``."""
     chosen = linked_scenario(link, presets)
-    engine = engine or serving.command_engine(chosen)
+    fields = linked_deploy(link)
+    engine = engine or fields.get("engine") or serving.command_engine(chosen)
+    version = version or fields["versions"].get(engine)
+    method = method or fields.get("method", "draft")
+    by_load = fields.get("by_load", True) if by_load is None else by_load
+    draft, target = draft or fields.get("draft"), target or fields.get("target")
     _check_release(engine, version)
     version = version or serving.default_version(engine, chosen)
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
@@ -327,7 +371,7 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
     if args.draft_cost is not None:
         raise UsageError("cli.claim.draft_cost_alone")
     return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measured=measured,
-                     overrides=scenario_params(args, presets.models), lang=args.lang, sentence=sentence)
+                     overrides=scenario_params(args, presets), lang=args.lang, sentence=sentence)
 
 
 _CLAIM_DOC = """\
@@ -361,7 +405,9 @@ version takes it. A method the version cannot run exits 2 with one line.
 _SERVE_DOC = """\
 The Deploy view's command for a link's scenario, vLLM, SGLang or TensorRT-LLM (with the YAML file
 its --extra_llm_api_options reads), with its advice, notices and problems (a draft the version
-cannot run, a draft still to be named).
+cannot run, a draft still to be named). A link copied from the Deploy view carries the view's own
+fields (serve_engine, the engine's release, serve_method, serve_by_load, serve_target_repo,
+serve_draft_repo): they stand where no option does, so the command is the view's.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -394,7 +440,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target-repo", help="the checkpoint to serve, where not the preset's own (default: --target where "
                                          "it names a checkpoint of the preset's architecture)")
     drafting = p.add_mutually_exclusive_group(required=True)
-    drafting.add_argument("--draft", help="a draft model: a preset id or its Hugging Face id")
+    drafting.add_argument("--draft", help="a draft model or head: a preset id (a model's or a draft head's) or a model's Hugging Face id")
     drafting.add_argument("--method", choices=_CONFIG_METHODS, help="a method instead of a draft model "
                                                                     "(--head names an EAGLE, Medusa or MLP checkpoint)")
     p.add_argument("--head", help="the Hugging Face id of the EAGLE, EAGLE-3, Medusa or MLP-speculator checkpoint")
@@ -426,14 +472,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                      "calculator link, as the Deploy view writes it")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
     p.add_argument("--engine", choices=serving.ENGINES,
-                   help="the command's engine (default: the link's engine: SGLang's for engine=sglang, TensorRT-LLM's "
-                        "for engine=trt-llm, else vLLM's)")
-    p.add_argument("--version", help="the vLLM release (" + ", ".join(serving.VERSIONS["vllm"]) + "; default "
+                   help="the command's engine (default: the Deploy view's, the link's serve_engine, else the link's "
+                        "engine: SGLang's for engine=sglang, TensorRT-LLM's for engine=trt-llm, else vLLM's)")
+    p.add_argument("--version", help="the vLLM release (the link's serve_version, else " + ", ".join(serving.VERSIONS["vllm"]) + "; default "
                    + serving.DEFAULT_VERSIONS["vllm"] + ", " + commands.vllm_default_version("vllm-v0")
                    + " for engine=vllm-v0, the newest that serves on V0) or TensorRT-LLM release (" + ", ".join(serving.VERSIONS["trtllm"])
                    + "; default " + serving.DEFAULT_VERSIONS["trtllm"] + ")")
-    p.add_argument("--method", choices=commands.METHODS, default="draft",
-                   help="how to draft (default: the scenario's draft)")
+    p.add_argument("--method", choices=commands.METHODS,
+                   help="how to draft (default: the link's serve_method, else the scenario's draft)")
     p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")
     p.add_argument("--target-repo", help="the target's Hugging Face id or path, where not the preset's own "
                                          "(DeepSeek-R1 on DeepSeek-V3's architecture, an FP4 build)")
@@ -454,7 +500,8 @@ adaptive tiers, TensorRT-LLM's draft_len_schedule for the release). The files ar
 
 def _serve(args: argparse.Namespace) -> tuple[str, int]:
     row = serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method,
-                    draft=args.draft, target=args.target_repo, by_load=not args.one_length, lang=args.lang)
+                    draft=args.draft, target=args.target_repo, by_load=False if args.one_length else None,
+                    lang=args.lang)
     return (_shell(row, args.lang) if args.format == "shell" else json_text(row)), 0
 
 

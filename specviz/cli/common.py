@@ -149,15 +149,18 @@ def preset_id(text: str, models: dict[str, architecture.Model], unknown: str, he
     raise UsageError(unknown, text=repr(text), known=", ".join([*heads, *models]))
 
 
-def scenario_params(args: argparse.Namespace, models: dict[str, architecture.Model], **numbers: Any) -> dict[str, str]:
+def scenario_params(args: argparse.Namespace, presets: scenario.Presets, **numbers: Any) -> dict[str, str]:
     """The link parameters that :func:`scenario_options` set, and ``numbers`` (a command's own
-    batch, γ, α or tp) that are not None."""
+    batch, γ, α or tp) that are not None. --draft takes what a link's ``draft`` takes: a kind, a
+    model or a draft head's preset (a head, the page's default draft for gpt-oss-120b, had been
+    refused as unknown, and ``vllm-config`` then priced a head of the target's shape)."""
     params = {name: str(value) for name in ("gpu", "engine", "context") if (value := getattr(args, name, None)) is not None}
     params |= {name: str(value) for name, value in numbers.items() if value is not None}
     if getattr(args, "target", None):
-        params["target"] = preset_id(args.target, models, "cli.unknown.target")
+        params["target"] = preset_id(args.target, presets.models, "cli.unknown.target")
     if getattr(args, "draft", None):
-        params["draft"] = preset_id(args.draft, models, "cli.unknown.draft", scenario.DRAFT_KINDS)
+        params["draft"] = preset_id(args.draft, presets.models, "cli.unknown.draft",
+                                    (*scenario.DRAFT_KINDS, *presets.heads))
     return params
 
 

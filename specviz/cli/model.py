@@ -147,27 +147,36 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     step model at the scenario's batch and the request's mean context
     (:func:`specviz.scenario.latency_step_times`), the tokens after the first simulated, acceptance
     from --alpha (with --gamma), --rates or the link's α; a batch the memory does not hold with the
-    draft is refused, as the view gives it no latency."""
-    if args.rates and args.gamma is not None and args.gamma != len(args.rates):
-        raise UsageError("cli.simulate.rates", gamma=args.gamma, rates=len(args.rates))
+    draft is refused, as the view gives it no latency. Without --alpha or --rates, the view's own
+    measured rates in the link (``latency_rates``) are simulated, as the view simulates them (they
+    had been left for the link's α: γ 4 and a 5.23 ms gap where the view gave γ 2 and 4.36 ms)."""
+    rates = args.rates
+    if rates is None and args.alpha is None and (typed := link_params(args.link).get("latency_rates", "").strip()):
+        rates = list(simulate.parse_rates(typed))
+    if rates and args.gamma is not None and args.gamma != len(rates):
+        raise UsageError("cli.simulate.rates", gamma=args.gamma, rates=len(rates))
     if args.context is not None:  # the view's steps read the request's mean context, not a slider's
         raise UsageError("cli.simulate.context", context=args.context)
     chosen = linked_scenario(args.link, presets, scenario_params(
-        args, presets.models, batch=args.batch, gamma=len(args.rates) if args.rates else args.gamma,
+        args, presets, batch=args.batch, gamma=len(rates) if rates else args.gamma,
         input_tokens=args.input_tokens, output_tokens=args.output_tokens))
-    gamma = len(args.rates) if args.rates else chosen.gamma
+    gamma = len(rates) if rates else chosen.gamma
     n_in, n_out = chosen.input_tokens, chosen.output_tokens
     if n_out < 2:  # the prefill gives the only token
         raise UsageError("cli.simulate.no_decode")
     drafting = replace(chosen, gamma=gamma)
-    scenario.steady_load(drafting, n_in, n_out)  # a request the model holds, as the view asks
+    held = calculator.load_fit(drafting, n_in, n_out)  # a request the model holds, as the view asks
     fit = calculator.memory_fit(drafting)
-    if not fit["fits"]:  # as the view: a batch the memory does not hold has no latency to simulate
+    # As the view: a batch the memory does not hold, at the link's context (the headline's) or at the
+    # requests' mean context (where the steps are timed), has no latency to simulate.
+    if not fit["fits"]:
         raise UsageError("cli.simulate.no_fit", batch=chosen.batch, limit=fit["max_batch"])
+    if not held["fits"]:
+        raise UsageError("cli.simulate.no_fit_at_load", batch=chosen.batch, context=held["context"], limit=held["max_batch"])
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
     # reused MTP layer's rates falling past its training.
     chosen, alpha, rates = scenario.latency_acceptance(chosen, chosen.alpha if args.alpha is None else args.alpha,
-                                                       gamma, args.rates)
+                                                       gamma, rates)
     context, times = scenario.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
     requests = args.requests if args.requests is not None else scenario.latency_runs(alpha, gamma, rates, n_out - 1)[2]
@@ -197,7 +206,9 @@ the first simulated. JSON: mean tokens per step with its standard error beside t
 zero-accept share, the counts of each step size, and the inter-token gap, per-step time per token
 and request latency at p50, p90, p99 and mean, without and with speculation, in ms (`tpot_*` is each
 step's time per token over steps, not vLLM bench's per-request TPOT). By default it simulates the
-view's steps and requests with the view's seed, so its figures are the page's.
+view's steps and requests with the view's seed, so its figures are the page's. Without --alpha or
+--rates, the measured rates a Latency view's link carries (latency_rates) are simulated, as there;
+a batch that does not fit at the link's context or at the requests' mean context is refused.
 """
 
 _MODEL_DOC = """\
