@@ -683,7 +683,7 @@ class TestAppendedResultFile:
 
     def test_more_pairs_to_compare_than_the_limit_is_refused_and_nothing_changes(self, db, monkeypatch):
         """Runs of one record and other figures each (a hostile file) make pairs no copy collapses:
-        counted before any is read, and refused past the limit, naming the counts."""
+        no more than one past the limit read, and refused past it, naming the counts."""
         run = json.loads(self.lines(SAMPLES / "vllm_bench_nerdalert.jsonl")[0])
         lines = [json.dumps({**run, "output_throughput": 100.0 + i}).encode() for i in range(30)]
         db.import_file("a.jsonl", b"\n".join(lines))
