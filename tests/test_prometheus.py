@@ -330,7 +330,8 @@ class TestFailuresOfARealPrometheus:
 def test_a_restart_that_counted_past_its_old_values_is_seen_by_its_start_time(tmp_path):
     """A server that restarted and counted past its old values before Prometheus scraped it again
     leaves no reset in its counters: resets() is 0, and it had read as a window without a restart (an
-    SRE's pass). Its start time changed, and changes() of it marks the point, naming the server."""
+    SRE's pass). Its start time changed, and changes() of it marks the point, naming the server and
+    the moment it started again (the notice had given the end of the window it restarted in)."""
     state = {"start": 1000, "drafts": 100}
 
     def exporter(path: str) -> tuple[int, str, bytes]:
@@ -345,13 +346,15 @@ def test_a_restart_that_counted_past_its_old_values_is_seen_by_its_start_time(tm
         target = url.split("//", 1)[1]
         with prometheus_server([target], tmp_path) as base:
             wait_for_samples(base, servers=1, samples=2)
-            state.update(start=2000, drafts=150)  # restarted, and past 100 before the next scrape
+            restarted = int(time.time())
+            state.update(start=restarted, drafts=150)  # restarted, and past 100 before the next scrape
             wait_for_samples(base, servers=1, samples=4)
             frame = prometheus.query_window(base, "1m", at=time.time())
     row = frame.xs("m", level="model_name").iloc[0]
     assert bool(row["counter_reset"])
     restart = next(n for n in frame.attrs["notices"] if n.key == "prometheus.notice.counter_reset")
-    assert restart.params["restarts"] == 1 and restart.params["where"].startswith(f"{target} (m, ")
+    moment = time.strftime("%H:%M:%S", time.gmtime(restarted))
+    assert restart.params["restarts"] == 1 and restart.params["where"] == f"{target} (m, {moment} UTC)"
 
 def test_nothing_listening():
     refused(lambda: prometheus.query_window(f"http://127.0.0.1:{_free_port()}", "5m"), "scrape.refused")
@@ -596,6 +599,16 @@ class TestLabelColumn:
         assert prometheus.label_column("per_position_acceptance_0") == "per_position_acceptance_0_label"
 
 
+def test_a_restart_s_moment_is_its_start_time_within_its_window():
+    """The restart notice gives the start time a server exports where it falls in the window
+    (end − window, end], else the window's end marked ≤ (none exported, or a clock that disagrees)."""
+    end = 1_700_000_000.0  # 22:13:20 UTC
+    assert prometheus._restart_moment(end, 60.0, end - 12.4) == "22:13:07 UTC"
+    assert prometheus._restart_moment(end, 60.0, end) == "22:13:20 UTC"
+    for started in (None, end - 60.0, end + 1.0, 2000.0):
+        assert prometheus._restart_moment(end, 60.0, started) == "≤ 22:13:20 UTC"
+
+
 class TestWholeGamma:
     def test_extrapolation_rounding_does_not_make_gamma_fractional(self):
         # 3 × f / f in floating point: what increase() gave for one window of the replay.
@@ -695,7 +708,8 @@ class TestFiguresFromAnswers:
         keys = [n.key for n in frame.attrs["notices"]]
         assert "prometheus.notice.counter_reset" in keys and "prom.notice.gauge_source" in keys
         restart = next(n for n in frame.attrs["notices"] if n.key == "prometheus.notice.counter_reset")
-        assert restart.params == {"restarts": 1, "count": 1, "where": "? (a, 22:13:20 UTC)"}  # no instance label in the answer
+        # No instance label in the answer, nor a start time: the end of the window it restarted in.
+        assert restart.params == {"restarts": 1, "count": 1, "where": "? (a, ≤ 22:13:20 UTC)"}
         # An SRE's pass: one server restarted three times had read as "3 servers restarted"
         assert str(Notice("prometheus.notice.counter_reset", restarts=3, count=1, where="x")).startswith(
             "3 restarts of 1 server inside the range")

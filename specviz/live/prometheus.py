@@ -177,6 +177,7 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
         for name, prefix in names.get(role, []):
             if role == "process_start":  # a server's, of no model: joined to its models by instance
                 out.append(("", "", "started", f"sum by (instance) (changes({name}[{window}]))"))
+                out.append(("", "", "start_time", f"max by (instance) ({name})"))  # when it last started
             elif role in COUNTERS:
                 position = _POSITION_LABEL.get(prefix, "position")
                 labels = group + (f", {position}" if role in ("accepted_per_pos", "drafted_per_pos") else "")
@@ -197,6 +198,16 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
     for name in sorted(name for role in COUNTERS for name, _ in names.get(role, [])):
         out.append(("", "", "resets", f"sum by ({servers}) (resets({name}[{window}]))"))
     return out
+
+
+def _restart_moment(end: float, window_s: float, started: float | None) -> str:
+    """When a server restarted in the window ending at ``end``, as the restart notice lists it: the
+    moment its ``process_start_time_seconds`` gives where that falls in the window (the notice had
+    given only the window's end, a step of the range, up to 24 minutes late at a day's range), else
+    that end marked ``≤`` (a server that exports no start time, or whose clock disagrees)."""
+    if started is not None and end - window_s < started <= end:
+        return _time.strftime("%H:%M:%S UTC", _time.gmtime(started))
+    return "≤ " + _time.strftime("%H:%M:%S UTC", _time.gmtime(end))
 
 
 def _model_key(labels: dict[str, str], by: tuple[str, ...]) -> tuple[str, ...]:
@@ -231,6 +242,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
     resets: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that restarted
     started: dict[float, set[str]] = {}  # the servers whose start time changed
+    start_time: dict[float, dict[str, float]] = {}  # each server's start time, where it exports one
     keys_of: dict[str, set[tuple[str, ...]]] = {}  # a server's rows, from its counters' resets() series
     servers: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that report
     dropped: dict[str, int] = {}
@@ -244,6 +256,11 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                 for t, value in item.points:
                     if value > 0:
                         started.setdefault(t, set()).add(item.labels.get("instance", ""))
+            continue
+        if kind == "start_time":
+            for item in series:
+                for t, value in item.points:
+                    start_time.setdefault(t, {})[item.labels.get("instance", "")] = value
             continue
         groups |= {_model_key(item.labels, by) for item in series}
         _check_rows(len(groups), run.points, source)
@@ -356,7 +373,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
         # One server may restart more than once: its restarts counted, the servers counted once.
         notices.append(Notice("prometheus.notice.counter_reset", restarts=len(restarts),
                               count=len({(key, instance) for _, key, instance in restarts}), where=_listed([
-            f"{instance or '?'} ({'/'.join(key)}, {_time.strftime('%H:%M:%S', _time.gmtime(t))} UTC)"
+            f"{instance or '?'} ({'/'.join(key)}, {_restart_moment(t, window_s, start_time.get(t, {}).get(instance))})"
             for t, key, instance in restarts])))
     frame.attrs["notices"] = notices
     frame.attrs["absent"] = {"/".join(k): v for k, v in absent.items()}
