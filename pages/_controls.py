@@ -285,12 +285,12 @@ def forget_draft(*keys: str) -> None:
     _clear_id(DRAFT_REPO)
 
 
-def forget_target(*keys: str) -> None:
+def forget_target(*keys: str, keep_own: bool = True) -> None:
     """A new target (the sidebar's callback): Deploy's fields for the target's and the draft's ids and
-    ``keys`` forgotten, but a draft of one's own (an uploaded or pasted config.json): it is the user's
-    choice, not the old target's default (a new target's config had sent an uploaded draft back to
-    the preset head)."""
-    if st.session_state.get("draft") == scenario.CUSTOM:
+    ``keys`` forgotten, but, with ``keep_own``, a draft of one's own (an uploaded or pasted
+    config.json): it is the user's choice, not the old target's default (a new target's config had
+    sent an uploaded draft back to the preset head)."""
+    if keep_own and st.session_state.get("draft") == scenario.CUSTOM:
         keys = tuple(key for key in keys if key != "draft")
     forget_draft(*keys)
     _clear_id(TARGET_REPO)
@@ -301,7 +301,10 @@ def switch_target(target_id: str, served: str | None = None) -> None:
     ``served``, the checkpoint a server names (``nvidia/DeepSeek-R1-0528-NVFP4`` for DeepSeek-V3), goes
     into Deploy's field for the target's id where it is an id the command can take (the preset's own
     id there is the preset's: :func:`specviz.advice.commands.target_words`)."""
-    forget_target("draft", *PARALLEL)
+    # The served model's own default draft, not a config of one's own for the sidebar's old target: an
+    # EAGLE-3 head pasted for Qwen3-32B had been kept on DeepSeek-V3 (5,120 against 7,168), and the
+    # switch, made for a verdict, gave only the head's refusal (an attack pass).
+    forget_target("draft", *PARALLEL, keep_own=False)
     st.session_state["target"] = target_id
     st.query_params["target"] = target_id
     renew("target")

@@ -86,18 +86,6 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
             st.caption(t("calc.latency.load_workload", lang, input=n_in, output=n_out))
     else:
         n_in, n_out = workload_controls(lang)
-    # A request the model does not hold (longer than the calculator's longest context, or ending within
-    # one speculative step) has no decode to time: the load's rules, said here too. Nor has a batch
-    # whose requests' mean context, where the steps are timed, does not fit (only the slider's did).
-    if n_out > 1:
-        try:
-            fit = calculator.load_fit(replace(chosen, gamma=gamma), n_in, n_out)
-        except SpecvizError as exc:
-            st.info(t("calc.latency.not_modelled", lang, error=message(exc, lang)))
-            return
-        if not fit["fits"]:
-            st.info(t("calc.latency.no_fit", lang, batch=batch, context=fit["context"], limit=fit["max_batch"]))
-            return
     rates_text = url_widget(st.text_input, t("calc.latency.rates", lang), key="latency_rates", value="",
                             placeholder="0.83, 0.84, 0.86", max_chars=400, help=t("calc.latency.rates_help", lang))
     show_url_notices(st, lang)  # this view's own link values, on this run
@@ -107,6 +95,19 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
             rates = simulate.parse_rates(rates_text)
         except SpecvizError as exc:
             st.error(message(exc, lang))
+    # A request the model does not hold (longer than the calculator's longest context, or ending within
+    # one speculative step) has no decode to time: the load's rules, said here too. Nor has a batch
+    # whose requests' mean context, where the steps are timed, does not fit (only the slider's did), at
+    # the γ simulated: the measured rates' count where given (an attack pass: 16 rates at a sidebar's
+    # γ 1 had been checked at γ 1).
+    try:
+        fit = calculator.load_fit(replace(chosen, gamma=len(rates) if rates else gamma), n_in, n_out)
+    except SpecvizError as exc:
+        st.info(t("calc.latency.not_modelled", lang, error=message(exc, lang)))
+        return
+    if not fit["fits"]:
+        st.info(t("calc.latency.no_fit", lang, batch=batch, context=fit["context"], limit=fit["max_batch"]))
+        return
     # Measured rates: the α and γ with their tokens per step for the scenario's draft (the same mean
     # step, so the same request times), a reused MTP layer at the reuse factor they show, not the
     # sidebar's; the simulation draws from the rates themselves. Without them, an MTP layer run past

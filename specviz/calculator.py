@@ -21,7 +21,8 @@ from numpy.typing import ArrayLike
 
 from .errors import Notice
 from .model import calibration, dtypes, roofline, spec, step
-from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch, steady_load
+from .scenario import (DATA_PARALLEL, TENSOR_PARALLEL, Scenario, check_request_length, knobs_off_preset, largest_batch,
+                       steady_load)
 
 __all__ = [
     "SEED_ALPHAS",
@@ -460,13 +461,17 @@ def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[
     P + O/2, where the Latency view times its steps, not at the scenario's own context; ``context``
     that mean. A batch that fits at a slider's 1,024 positions may not at a workload's: gpt-oss-120b
     on one H100 holds 64 sequences of 1,024 positions with its EAGLE-3 head, 16 of the summarising
-    workload's 16,075, which the view had timed at batch 64 (1.64x).
+    workload's 16,075, which the view had timed at batch 64 (1.64x). A request of one output token is
+    its prompt alone, P + 1 positions (an attack pass: 131,073 at batch 64 had been given figures).
 
     Raises
     ------
     InputError
         :func:`specviz.scenario.steady_load`'s, for requests the model does not hold.
     """
+    if output_tokens <= 1:  # its prompt alone (the prefill gives the one token), which must fit too
+        check_request_length(input_tokens, output_tokens)
+        return memory_fit(replace(scenario, context=input_tokens + output_tokens)) | {"context": input_tokens + output_tokens}
     held = steady_load(scenario, input_tokens, output_tokens)
     return memory_fit(held) | {"context": held.context}
 

@@ -30,7 +30,7 @@ from .model import architecture, calibration, drafters, dtypes, hf_config, memor
 __all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "steady_load",
+           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "check_request_length", "steady_load",
            "knobs_off_preset", "holds_default_point", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
@@ -549,6 +549,14 @@ def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None,
                                                     runs=1 + len(shares))
 
 
+def check_request_length(input_tokens: int, output_tokens: int) -> None:
+    """Refuse a request (P + O) longer than ``SPECVIZ_CONTEXT_MAX``, the longest context the
+    calculator takes (``scenario.load_too_long``, an :class:`InputError`)."""
+    longest = settings.get("SPECVIZ_CONTEXT_MAX")
+    if input_tokens + output_tokens > longest:
+        raise InputError("scenario.load_too_long", input=input_tokens, output=output_tokens, most=longest)
+
+
 def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:
     """``scenario`` as a server's steady load of its batch of requests of ``input_tokens`` in and
     ``output_tokens`` out: each step also takes the prompts of the requests that replace finished
@@ -565,9 +573,7 @@ def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Sc
         gives): a speculative step would then finish more requests than the batch holds (B·E/O > B),
         and the load's prefill (:func:`specviz.model.step.step`) does not hold.
     """
-    longest = settings.get("SPECVIZ_CONTEXT_MAX")
-    if input_tokens + output_tokens > longest:
-        raise InputError("scenario.load_too_long", input=input_tokens, output=output_tokens, most=longest)
+    check_request_length(input_tokens, output_tokens)
     if output_tokens - 1 < scenario.gamma + 1:
         raise InputError("scenario.load_too_short", output=output_tokens, gamma=scenario.gamma,
                          tokens=scenario.gamma + 1)

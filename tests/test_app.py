@@ -1004,6 +1004,24 @@ class TestLatencyTab:
         at = make_app(**link, batch="16")
         assert [m for m in at.metric if m.label.startswith("Speedup of the request")]
 
+    def test_the_fit_is_checked_at_the_gamma_simulated_and_for_a_prompt_alone(self, capsys):
+        """An attack pass: 16 measured rates at the sidebar's γ 1 were checked at γ 1, and batch 212 (the
+        memory holds 210 at γ 16) was simulated at γ 16; a request of 131,072 tokens in and one out
+        (longer than the calculator's longest context) got figures at batch 64."""
+        link = dict(view="latency", batch="212", gamma="1", workload="custom", input_tokens="1000", output_tokens="200")
+        rates = ",".join(["0.9"] * 16)
+        at = make_app(**link, latency_rates=rates)
+        assert any(i.value.startswith("Batch 212 does not fit with the draft at this workload's") and "at most 210" in i.value
+                   for i in at.info) and not [m for m in at.metric if m.label.startswith("Speedup of the request")]
+        from specviz import cli
+        assert cli.main(["simulate", "&".join(f"{k}={v}" for k, v in {**link, "latency_rates": rates}.items())]) == 2
+        assert "(it holds 210 there)" in capsys.readouterr().err
+        at = make_app(view="latency", workload="custom", input_tokens="131072", output_tokens="1")
+        assert any("longer than" in i.value for i in at.info)
+        assert not [m for m in at.metric if m.label.startswith("Speedup of the request")]
+        at = make_app(view="latency", workload="custom", input_tokens="100000", output_tokens="1")
+        assert any(i.value.startswith("Batch 64 does not fit") and "100,001 tokens" in i.value for i in at.info)
+
     def test_the_command_line_simulates_what_the_view_does(self, capsys):
         """`specviz simulate` at the default link times the steps the view times (the coding
         assistant's request at its mean context, 350, not the link's 1,024) and simulates its 499
@@ -2297,6 +2315,24 @@ class TestLivePage:
         at.session_state["view"] = "serve"
         at.switch_page("pages/calculator.py").run()
         assert not at.exception and command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
+
+    def test_switching_to_the_served_model_drops_a_draft_made_for_the_old_target(self, monkeypatch):
+        """A draft of one's own outlives a change of target in the sidebar, but not the Live page's
+        switch to the served model: an EAGLE-3 head pasted for Qwen3-32B had been kept on DeepSeek-V3
+        (hidden 5,120 against 7,168), and the switch, made for a verdict, gave only the head's refusal."""
+        text = replay.recording().replace('model_name="swiss-ai/Apertus-v1.5-70B"',
+                                          'model_name="deepseek-ai/DeepSeek-V3"')
+        monkeypatch.setattr(replay, "recording", lambda: text)
+        monkeypatch.setattr(replay, "MODEL_PREFIX", "")
+        head = (SAMPLES / "configs" / "EAGLE3-SpecForge-qwen3-32B.config.json").read_text()
+        with replay.start() as server:
+            at = live_app(live_source="url", live_url=server.url, draft="custom", draft_config_text=head)
+            assert at.session_state["draft"] == "custom"
+            time.sleep(1.0)
+            at.toggle(key="live_on").set_value(True).run()
+            at.button(key="live_switch:deepseek-ai/DeepSeek-V3").click().run()
+        assert not at.exception and at.session_state["target"] == "DeepSeek-V3" and at.session_state["draft"] == "mtp"
+        assert not at.sidebar.error, [e.value for e in at.sidebar.error]
 
     def test_tokens_a_step_past_the_sidebar_s_mtp_reuse_say_so_and_keep_the_charts(self, monkeypatch):
         """An engineer's Chromium pass: a DeepSeek-V3 server making 3.1 tokens a step at γ 3, over the

@@ -1045,6 +1045,12 @@ class TestSimulateCommand:
         assert json.loads(out)["alpha"] == 0.7 and not json.loads(out)["rates"]
         code, _, err = run(capsys, "simulate", f"{link}&latency_rates=0.9,high", *base)
         assert code == 2 and "0.9,high" in err
+        # Given twice, refused (the view takes one): joined, they had been simulated as rates it never had.
+        code, _, err = run(capsys, "simulate", f"{link}&latency_rates=0.5&latency_rates=0.6", *base)
+        assert code == 2 and "latency_rates more than once" in err
+        # More rates than a link's γ may be: the γ simulated, as on the view ("--gamma 17" had been refused).
+        _, out, _ = run(capsys, "simulate", f"{link}&latency_rates={','.join(['0.9'] * 17)}", *base)
+        assert json.loads(out)["gamma"] == 17
 
     def test_rates_give_gamma_and_the_same_seed_the_same_answer(self, capsys):
         argv = ("simulate", "--rates", "0.9", "0.8", "--steps", "50000", "--requests", "500", "--seed", "7")
@@ -1184,10 +1190,15 @@ class TestServeCommand:
         assert given == json.loads(out) and given["version"] == "0.16.0" and "org/gpt" in given["command"]
         _, out, _ = run(capsys, "serve", f"{scene}&serve_engine=sglang", "--engine", "vllm")
         assert json.loads(out)["engine"] == "vllm"
-        for field in ("serve_method=bogus", "serve_engine=vllm2", "serve_by_load=maybe", "serve_version=9.9.9",
-                      "sglang_version=0.5.0", f"serve_draft_repo={'x' * 201}"):
+        for field in ("serve_method=bogus", "serve_engine=vllm2", "serve_engine=", "serve_engine=%20sglang",
+                      "serve_by_load=maybe", "serve_version=9.9.9", "serve_engine=sglang&sglang_version=0.5.0",
+                      f"serve_draft_repo={'x' * 201}"):
             code, out, err = run(capsys, "serve", f"{scene}&{field}")
-            assert code == 2 and not out and f"the link's {field.split('=')[0]}=" in err and "Deploy view" in err
+            key = field.split("&")[-1].split("=")[0]
+            assert code == 2 and not out and f"the link's {key}=" in err and "Deploy view" in err, (field, err)
+        # Another engine's release is the view's too, and not read for this one's command (as the view).
+        _, out, _ = run(capsys, "serve", f"{scene}&trtllm_version=bogus")
+        assert json.loads(out)["engine"] == "vllm"
 
     def test_no_command_where_not_one_sequence_fits(self, capsys):
         code, out, _ = run(capsys, "serve", "gpu=H100-SXM&target=DeepSeek-V3&draft=mtp&tp=8&dp=1")

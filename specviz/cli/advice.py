@@ -202,8 +202,8 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
 
 def linked_deploy(link: str) -> dict[str, Any]:
     """The Deploy view's fields a link carries beside its scenario, each read as the view reads it, by
-    :func:`serve_row`'s argument names: ``engine`` (``serve_engine``), ``versions`` (each engine's
-    release, under :data:`specviz.advice.serving.VERSION_KEYS`), ``method`` (``serve_method``),
+    :func:`serve_row`'s argument names: ``engine`` (``serve_engine``; the release,
+    :func:`linked_release`, is read for the engine the command is for), ``method`` (``serve_method``),
     ``by_load`` (``serve_by_load``, ``true`` or ``false``) and the checkpoints' ids ``target`` and
     ``draft`` (``serve_target_repo``, ``serve_draft_repo``), those the link gives: a link copied from
     the view then gets the view's command (an SGLang command's link had given vLLM's, with the head
@@ -216,25 +216,37 @@ def linked_deploy(link: str) -> dict[str, Any]:
         not take.
     """
     given = link_params(link)
-
-    def read(name: str, takes: Callable[[str], bool]) -> str | None:
-        text = given.get(name, "").strip()
-        if text and not takes(text):
-            raise UsageError("cli.serve.bad_link_field", name=name, value=shortened(given[name]))
-        return text or None
-
-    fields: dict[str, Any] = {"versions": {}}
-    for engine, key in serving.VERSION_KEYS.items():
-        if (release := read(key, lambda text: text in serving.VERSIONS.get(engine, ()))) is not None:
-            fields["versions"][engine] = release
+    fields: dict[str, Any] = {}
+    # A choice is taken as written (the view refuses " sglang" or an empty one); an id is stripped, as
+    # the view's field strips it, and an empty one names none.
     for name, key, takes in (("engine", "serve_engine", lambda text: text in serving.ENGINES),
                              ("method", "serve_method", lambda text: text in commands.METHODS),
                              ("by_load", "serve_by_load", lambda text: text in ("true", "false")),
-                             ("target", "serve_target_repo", lambda text: len(text) <= serving.REPO_CHARS),
-                             ("draft", "serve_draft_repo", lambda text: len(text) <= serving.REPO_CHARS)):
-        if (text := read(key, takes)) is not None:
-            fields[name] = text == "true" if name == "by_load" else text
+                             ("target", "serve_target_repo", lambda text: len(text.strip()) <= serving.REPO_CHARS),
+                             ("draft", "serve_draft_repo", lambda text: len(text.strip()) <= serving.REPO_CHARS)):
+        if key not in given:
+            continue
+        if not takes(given[key]):
+            raise UsageError("cli.serve.bad_link_field", name=key, value=shortened(given[key]))
+        fields[name] = given[key] == "true" if name == "by_load" else given[key].strip() or None
     return fields
+
+
+def linked_release(link: str, engine: str) -> str | None:
+    """The release a link gives for ``engine``, under its key of
+    :data:`specviz.advice.serving.VERSION_KEYS`, as the Deploy view reads it: only the key of the engine
+    the command is for (another engine's is the view's too, and not read).
+
+    Raises
+    ------
+    UsageError
+        ``cli.serve.bad_link_field`` for a release of no release the view lists for ``engine``.
+    """
+    key = serving.VERSION_KEYS[engine]
+    given = link_params(link).get(key)
+    if given is not None and given not in serving.VERSIONS.get(engine, ()):
+        raise UsageError("cli.serve.bad_link_field", name=key, value=shortened(given))
+    return given
 
 
 def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None, version: str | None = None,
@@ -249,7 +261,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     chosen = linked_scenario(link, presets)
     fields = linked_deploy(link)
     engine = engine or fields.get("engine") or serving.command_engine(chosen)
-    version = version or fields["versions"].get(engine)
+    version = version or linked_release(link, engine)
     method = method or fields.get("method", "draft")
     by_load = fields.get("by_load", True) if by_load is None else by_load
     draft, target = draft or fields.get("draft"), target or fields.get("target")

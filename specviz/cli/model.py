@@ -8,6 +8,7 @@ import argparse
 import itertools
 import json
 import math
+import urllib.parse
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -15,10 +16,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from specviz import calculator, scenario, settings
+from specviz.errors import shortened
 from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
 
-from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, linked_scenario, plain,
-                     presets, scenario_options, scenario_params, words)
+from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
+                     linked_scenario, plain, presets, scenario_options, scenario_params, words)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -149,16 +151,21 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     from --alpha (with --gamma), --rates or the link's α; a batch the memory does not hold with the
     draft is refused, as the view gives it no latency. Without --alpha or --rates, the view's own
     measured rates in the link (``latency_rates``) are simulated, as the view simulates them (they
-    had been left for the link's α: γ 4 and a 5.23 ms gap where the view gave γ 2 and 4.36 ms)."""
+    had been left for the link's α: γ 4 and a 5.23 ms gap where the view gave γ 2 and 4.36 ms). The
+    rates set the γ simulated, as the view's do, up to :data:`specviz.model.simulate.MAX_GAMMA`,
+    beside the scenario's own γ (17 rates had been refused as "--gamma 17", an option not given)."""
     rates = args.rates
     if rates is None and args.alpha is None and (typed := link_params(args.link).get("latency_rates", "").strip()):
+        if sum(name == "latency_rates" for name, _ in urllib.parse.parse_qsl(link_query(args.link))) > 1:
+            # Given twice: the view takes one (and says so); joined, they would be rates it never had.
+            raise UsageError("cli.simulate.repeated_rates", value=shortened(typed))
         rates = list(simulate.parse_rates(typed))
     if rates and args.gamma is not None and args.gamma != len(rates):
         raise UsageError("cli.simulate.rates", gamma=args.gamma, rates=len(rates))
     if args.context is not None:  # the view's steps read the request's mean context, not a slider's
         raise UsageError("cli.simulate.context", context=args.context)
     chosen = linked_scenario(args.link, presets, scenario_params(
-        args, presets, batch=args.batch, gamma=len(rates) if rates else args.gamma,
+        args, presets, batch=args.batch, gamma=None if rates else args.gamma,
         input_tokens=args.input_tokens, output_tokens=args.output_tokens))
     gamma = len(rates) if rates else chosen.gamma
     n_in, n_out = chosen.input_tokens, chosen.output_tokens
