@@ -399,6 +399,20 @@ class TestCalculatorPage:
         assert not [w for w in make_app(gpu="GB200", target="Kimi-K2", draft="EAGLE3-AQ-MedAI-Kimi-K2", gamma="7").warning
                     if "positions an EAGLE-3 head is trained for" in w.value]
 
+    def test_equal_memory_is_the_page_s(self, capsys):
+        """A consistency pass: the page's note on the memory gives each server at the largest batch it
+        holds ("… 1.46× at full load" for gpt-oss-120b on one H100 at 32,768 positions, where batch
+        256 does not fit), and `calc` had no such figure."""
+        link = dict(gpu="H100-SXM", target="gpt-oss-120b", tp="1", batch="256", context="32768")
+        from specviz import cli
+        assert cli.main(["calc", "&".join(f"{k}={v}" for k, v in link.items()), "--format", "json"]) == 0
+        row = json.loads(capsys.readouterr().out)
+        full = row["equal_memory"]
+        assert (full["batch"], full["batch_plain"]) == (8, 10) and row["speedup"] is None
+        said = [c.value for c in make_app(**link).caption if "At equal memory" in c.value]
+        assert said and f"{full['ratio']:.2f}× at full load" in said[0] and f"{full['tokens_per_s']:,.0f} tokens/s" in said[0]
+
+
 class TestScenarioSidebar:
     def test_vocabulary_mismatch_warns(self):
         at = make_app(target="Llama-3.1-70B", draft="Qwen3-0.6B")

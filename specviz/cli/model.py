@@ -140,6 +140,10 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
         row |= band | {"knobs_off_preset": {name: value for name, (value, _) in scenario.knobs_off_preset(chosen).items()},
                 "fits": fit["fits"], "max_batch": fit["max_batch"], "max_batch_plain": fit["max_batch_plain"],
                 "memory_need_gb": plain(fit["need"]), "memory_usable_gb": plain(fit["usable"])}
+        # Each server at the largest batch it holds, as the page's note on the memory gives it (a
+        # consistency pass: the page's "1.23× at full load" had no figure here).
+        if (full := calculator.equal_memory(chosen)) is not None:
+            row["equal_memory"] = {key: plain(value) for key, value in full.items()}
     return row
 
 
