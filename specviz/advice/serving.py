@@ -29,6 +29,7 @@ them all (vLLM's was the first, ``serve_version``)."""
 REPO_CHARS = 200
 """The longest checkpoint id (a Hugging Face id or a path) the Deploy view's fields take."""
 
+
 def command_engine(scenario: Scenario) -> str:
     """The engine whose command a scenario's figures are for: SGLang's or TensorRT-LLM's for a
     scenario on its costs, vLLM's otherwise (its V1 and V0; eager PyTorch has no server command)."""

@@ -240,7 +240,7 @@ def linked_release(link: str, engine: str) -> str | None:
     Raises
     ------
     UsageError
-        ``cli.serve.bad_link_field`` for a release of no release the view lists for ``engine``.
+        ``cli.serve.bad_link_field`` for a release the view does not list for ``engine``.
     """
     key = serving.VERSION_KEYS[engine]
     given = link_params(link).get(key)
@@ -489,10 +489,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", choices=serving.ENGINES,
                    help="the command's engine (default: the Deploy view's, the link's serve_engine, else the link's "
                         "engine: SGLang's for engine=sglang, TensorRT-LLM's for engine=trt-llm, else vLLM's)")
-    p.add_argument("--version", help="the vLLM release (the link's serve_version, else " + ", ".join(serving.VERSIONS["vllm"]) + "; default "
+    p.add_argument("--version", help="the vLLM release (" + ", ".join(serving.VERSIONS["vllm"]) + "; default "
                    + serving.DEFAULT_VERSIONS["vllm"] + ", " + commands.vllm_default_version("vllm-v0")
                    + " for engine=vllm-v0, the newest that serves on V0) or TensorRT-LLM release (" + ", ".join(serving.VERSIONS["trtllm"])
-                   + "; default " + serving.DEFAULT_VERSIONS["trtllm"] + ")")
+                   + "; default " + serving.DEFAULT_VERSIONS["trtllm"] + "); a link from the Deploy view gives its own "
+                   "(serve_version, trtllm_version)")
     p.add_argument("--method", choices=commands.METHODS,
                    help="how to draft (default: the link's serve_method, else the scenario's draft)")
     p.add_argument("--draft", help="the draft's Hugging Face id or path, where specviz has none")

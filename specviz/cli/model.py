@@ -176,14 +176,15 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     if n_out < 2:  # the prefill gives the only token
         raise UsageError("cli.simulate.no_decode")
     drafting = replace(chosen, gamma=gamma)
-    held = calculator.load_fit(drafting, n_in, n_out)  # a request the model holds, as the view asks
+    at_load = calculator.load_fit(drafting, n_in, n_out)  # a request the model holds, as the view asks
     fit = calculator.memory_fit(drafting)
     # As the view: a batch the memory does not hold, at the link's context (the headline's) or at the
     # requests' mean context (where the steps are timed), has no latency to simulate.
     if not fit["fits"]:
         raise UsageError("cli.simulate.no_fit", batch=chosen.batch, limit=fit["max_batch"])
-    if not held["fits"]:
-        raise UsageError("cli.simulate.no_fit_at_load", batch=chosen.batch, context=held["context"], limit=held["max_batch"])
+    if not at_load["fits"]:
+        raise UsageError("cli.simulate.no_fit_at_load", batch=chosen.batch, context=at_load["context"],
+                         limit=at_load["max_batch"])
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
     # reused MTP layer's rates falling past its training.
     chosen, alpha, rates = scenario.latency_acceptance(chosen, chosen.alpha if args.alpha is None else args.alpha,
