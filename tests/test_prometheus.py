@@ -724,7 +724,8 @@ class TestFiguresFromAnswers:
         (["__name__", "instance", "job", "model_name", "position", "le", "workload", "bad-label"],
          ["instance", "job", "workload"]),
         ({"instance": 1}, "prometheus.not_api"), (["instance", 7], "prometheus.not_api"),
-        ([f"l{i:07d}" for i in range(100_000)], "scrape.too_large"),  # 1.1 MB: over the lookup's own 1 MB
+        # 1.1 MB: over the lookup's own 1 MB, said as its own (not as SPECVIZ_SCRAPE_MAX_BYTES's, 20 MB by default)
+        ([f"l{i:07d}" for i in range(100_000)], "prometheus.labels_bounded"),
         # Each one found is an option the page sends on every rerun (an attack pass: 750,000 names made a
         # rerun 35 MB and 48 s): the first 200, none longer than 100 characters.
         ([f"l{i:06d}" for i in range(300)] + ["x" * 101], [f"l{i:06d}" for i in range(200)])])
@@ -747,6 +748,21 @@ class TestFiguresFromAnswers:
             server.shutdown()
             server.server_close()
         assert asked == ["/api/v1/labels"]
+
+    def test_a_label_list_past_a_tighter_setting_names_the_setting(self, monkeypatch):
+        """Where SPECVIZ_SCRAPE_MAX_BYTES is below the lookup's own 1 MB, the setting is what cut the
+        answer, and the message names it."""
+        monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_BYTES", "100000")
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
+        server.route = lambda path, query: {"status": "success", "data": [f"l{i:07d}" for i in range(20_000)]}
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        try:
+            base = f"http://127.0.0.1:{server.server_address[1]}"
+            said = refused(lambda: prometheus.label_names(base, self.AT - 60, self.AT), "scrape.too_large")
+            assert "SPECVIZ_SCRAPE_MAX_BYTES" in str(said)
+        finally:
+            server.shutdown()
+            server.server_close()
 
     def born_route(self, path: str, query: str) -> dict:
         """A range of three one-minute points: model "a" at each, model "b" from the second on, its

@@ -133,9 +133,19 @@ def label_names(base_url: str, start: float, end: float, *, limits: Limits | Non
         The failures of the API (``prometheus.*``, ``scrape.*``).
     """
     limits = limits or Limits.from_settings()
-    limits = replace(limits, deadline_s=min(limits.deadline_s, _LABELS_DEADLINE_S),
-                     max_bytes=min(limits.max_bytes, _LABELS_MAX_BYTES))
-    found = set(_names(base_url, "labels", start, end, limits))
+    bounded = replace(limits, deadline_s=min(limits.deadline_s, _LABELS_DEADLINE_S),
+                      max_bytes=min(limits.max_bytes, _LABELS_MAX_BYTES))
+    try:
+        found = set(_names(base_url, "labels", start, end, bounded))
+    except SpecvizError as exc:
+        # Past the lookup's own bound, tighter than the setting's: said so (a scrape's message names the
+        # setting, which had read as the way to raise it).
+        ours = {"scrape.too_large": limits.max_bytes > _LABELS_MAX_BYTES,
+                "scrape.deadline": limits.deadline_s > _LABELS_DEADLINE_S}
+        if ours.get(exc.key):
+            raise SpecvizError("prometheus.labels_bounded", source=api_base(base_url)[1], limit=bounded.max_bytes,
+                               seconds=bounded.deadline_s) from None
+        raise
     return sorted(n for n in found if len(n) <= _MOST_LABEL_CHARS and _LABEL.fullmatch(n)
                   and not n.startswith("__") and n not in MEANING_LABELS)[:_MOST_LABELS]
 
