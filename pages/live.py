@@ -13,7 +13,7 @@ import streamlit as st
 from pages._controls import set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
 from pages._shared import (altair_chart, cost_params, fragment, number_columns, offer_fit, open_store, presets,
                            require_router, titled_dataframe, whole_page_after)
-from specviz import calculator, charts, scenario, settings
+from specviz import calculator, charts, errors, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.names import model_preset
@@ -59,7 +59,7 @@ def demo_server() -> replay.ReplayServer:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
-def apart_labels(url: str, span: str) -> tuple[tuple[str, ...], Notice | None]:
+def apart_labels(url: str, span: str) -> tuple[tuple[str, ...], Notice | str | None]:
     """What the fleet's figures can be kept apart by: the servers and vLLM's engines, then the other
     labels its series carry over the range (a workload's, where Prometheus labels its servers so),
     looked up at most once a minute; where the lookup fails, the first two and why it failed (said
@@ -68,7 +68,7 @@ def apart_labels(url: str, span: str) -> tuple[tuple[str, ...], Notice | None]:
     try:
         found, failure = prometheus.label_names(url, now - prometheus_api.parse_duration(span), now), None
     except SpecvizError as exc:
-        found, failure = [], Notice(exc.key, **exc.params)
+        found, failure = [], errors.kept(exc)
     return (*REPLICA_LABELS, *(label for label in found if label not in REPLICA_LABELS)), failure
 
 
