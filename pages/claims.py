@@ -56,9 +56,10 @@ def open_example() -> None:
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
 # control kept for the session takes them), and the claim's own fields.
 SIDEBAR_ITEMS = ("gpu", "target", "precision", "kv", "draft", "tp", "dp")
-# The figures typed over a GPU preset's, which belong to that device: a new GPU clears them
-# (clear_gpu_overrides), so an item that sets the GPU keeps them to put back with the old one.
-GPU_FIGURES = ("tflops", "bandwidth")
+# What setting an item clears, kept to put back with the old value: the figures typed over a GPU
+# preset's, which belong to that device (clear_gpu_overrides), and a model's draft, which a new
+# model's default replaces (the draft chosen or pasted for the old model had been lost on undo).
+KEPT_WITH = {"gpu": ("tflops", "bandwidth"), "target": ("draft",)}
 
 
 def apply_sentence() -> None:
@@ -95,9 +96,9 @@ def apply_sentence() -> None:
     for key, value in found.items():
         if value is None:
             continue
-        items.append({"key": key, "value": value, "previous": st.session_state.get(key)})
+        items.append({"key": key, "value": value, "previous": st.session_state.get(key),
+                      "kept": {name: st.session_state.get(name) for name in KEPT_WITH.get(key, ())}})
         if key == "gpu":
-            items[-1]["figures"] = {name: st.session_state.get(name) for name in GPU_FIGURES}
             clear_gpu_overrides()
         elif key == "target":
             forget_target("draft", *PARALLEL)
@@ -123,11 +124,17 @@ FORGOTTEN_WITH = {"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": 
 
 
 def undo(item: dict[str, Any]) -> None:
-    """Put one item read from a sentence back to the value it replaced; a GPU with the figures typed
-    for it that the sentence's GPU cleared (those typed since were for the sentence's GPU)."""
+    """Put one item read from a sentence back to the value it replaced, with what setting it cleared
+    (:data:`KEPT_WITH`): a GPU with the figures typed for it (those typed since were for the sentence's
+    GPU), a model with its draft."""
     if item["key"] in SIDEBAR_ITEMS:
         (forget_target if item["key"] == "target" else forget)(*FORGOTTEN_WITH.get(item["key"], ()))
-        st.session_state.update(item.get("figures", {}))
+        for name, value in item["kept"].items():
+            if value is None:
+                forget(name)
+            else:
+                st.session_state[name] = value
+                renew(name)
         if item["previous"] is None:
             forget(item["key"])
         else:

@@ -2887,6 +2887,26 @@ class TestClaimsPage:
         at.button(key=f"claims_undo_{keys().index('target')}").click().run()
         assert not at.exception and not {"target", "draft", "tp", "dp"} & set(keys())
 
+    def test_undoing_the_model_brings_back_the_draft_chosen_for_it(self):
+        """A sentence's model and draft replaced the draft chosen for the old model, and undoing the
+        model gave the old model its default draft: a preset chosen over it, or a head pasted for it,
+        was lost (left out of the thirty-fourth session)."""
+        draft = lambda app: app.sidebar.selectbox(key="draft").value
+        at = claims_app(target="Qwen3-32B", draft="EAGLE3-SpecForge-Qwen3-32B")
+        at = read_sentence(at, "EAGLE-3 gives Llama-3.1-70B 2x at batch 8 on H100")
+        keys = [item["key"] for item in at.session_state["claim_reading"]["items"]]
+        assert at.sidebar.selectbox(key="target").value == "Llama-3.1-70B" and "draft" in keys
+        at.button(key=f"claims_undo_{keys.index('target')}").click().run()
+        assert not at.exception and draft(at) == "EAGLE3-SpecForge-Qwen3-32B"
+        head = (SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json").read_text()
+        at = claims_app(target="DeepSeek-V3", draft="custom", draft_config_text=head, gpu="B200")
+        own_draft = at.session_state["scenario"].draft
+        at = read_sentence(at, "Kimi K2 with EAGLE-3 is 2x faster at batch 8 on 8x B200")
+        keys = [item["key"] for item in at.session_state["claim_reading"]["items"]]
+        assert draft(at) != "custom" and "draft" in keys
+        at.button(key=f"claims_undo_{keys.index('target')}").click().run()
+        assert not at.exception and draft(at) == "custom" and at.session_state["scenario"].draft == own_draft
+
     def test_reading_an_empty_box_keeps_the_claim_typed(self):
         """The claim typed in its own field had been wiped by "Read the sentence" over an empty box."""
         at = claims_app()
