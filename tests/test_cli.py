@@ -1235,6 +1235,25 @@ class TestServeCommand:
         _, out, _ = run(capsys, "claim", "up to 2x", "--target", "deepseek-ai/DeepSeek-R1", "--gpu", "B200")
         assert json.loads(out)["target"] == "DeepSeek-V3"
 
+    def test_vllm_config_takes_the_whole_scenario_as_serve_does(self, capsys):
+        """Precision, KV cache, data and expert parallelism as options: DeepSeek-V3 + MTP on 8 B200s
+        with an FP8 cache holds twice the sequences (vllm-config had priced a BF16 cache alone, 623),
+        and its command is serve's for the same link."""
+        link = "gpu=B200&target=DeepSeek-V3&draft=mtp&tp=8&dp=1&ep=on&kv=fp8&context=2048&gamma=1"
+        _, out, _ = run(capsys, "serve", link, "--version", "0.24.0", "--one-length")
+        served = json.loads(out)["command"]
+        base = ("vllm-config", "--version", "0.24.0", "--target", "DeepSeek-V3", "--method", "mtp", "--gamma", "1",
+                "--gpu", "B200", "--tp", "8", "--context", "2048")
+        code, out, _ = run(capsys, *base, "--dp", "1", "--ep", "on", "--kv", "fp8")
+        assert code == 0 and json.loads(out)["command"] == served
+        assert "--max-num-seqs 1246 " in served and "--enable-expert-parallel" in served
+        _, out, _ = run(capsys, *base)
+        assert "--max-num-seqs 623 " in json.loads(out)["command"]
+        _, out, _ = run(capsys, *base, "--dp", "8", "--tp", "1", "--kv", "fp8")
+        assert json.loads(out)["command"].startswith("vllm serve deepseek-ai/DeepSeek-V3 --data-parallel-size 8 ")
+        code, _, err = run(capsys, *base, "--kv", "fp16")
+        assert code == 2 and "--kv" in err
+
     def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
         """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""
         code, out, _ = run(capsys, "serve", "batch=16&prefill=on&input_tokens=2000&output_tokens=100")

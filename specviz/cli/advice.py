@@ -19,7 +19,7 @@ import pandas as pd
 from specviz import scenario, settings
 from specviz.advice import claim_words, claims, commands, draft_length, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError, shortened
-from specviz.model import spec
+from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
@@ -181,7 +181,8 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     takes it."""
     if args.by_batch and (args.gpu is None or args.alpha is None):
         raise UsageError("cli.vllm_config.by_batch")
-    params = scenario_params(args, presets, tp=args.tp, alpha=args.alpha, gamma=args.gamma)
+    params = scenario_params(args, presets, tp=args.tp, dp=args.dp, ep=args.ep, precision=args.precision,
+                             kv=args.kv, alpha=args.alpha, gamma=args.gamma)
     if args.method in scenario.DRAFT_KINDS and args.method not in commands.METHODS:
         params["draft"] = args.method
     chosen = linked_scenario("", presets, params)
@@ -412,9 +413,8 @@ _VLLM_CONFIG_DOC = """\
 `vllm serve` for a version, a target and a draft model or a method: the command and its warnings;
 with --by-batch, the best draft length per batch size as `by_batch`, in the command where the
 version takes it. A method the version cannot run exits 2 with one line. Its scenario is its
-options', at the target's own precision and KV cache, without expert or data parallelism: for a
-calculator's whole scenario (an FP8 cache, expert parallelism: DeepSeek-V3 + MTP on 8 B200s at
-2,048 positions holds 1,245 sequences with an FP8 cache, 622 here), `specviz serve` with its link.
+options' (the GPU count, expert parallelism and the weights' and cache's formats among them): for a
+calculator's link, with its batch, context and costs, `specviz serve`.
 """
 
 _SERVE_DOC = """\
@@ -462,6 +462,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gamma", type=count, required=True, help="num_speculative_tokens")
     p.add_argument("--tp", type=int, choices=scenario.TENSOR_PARALLEL, help="tensor parallelism (default: the "
                                                                            "GPUs the pair needs)")
+    p.add_argument("--dp", type=int, choices=scenario.DATA_PARALLEL, help="data-parallel attention groups of --tp "
+                                                                         "GPUs each (default: as for --tp)")
+    p.add_argument("--ep", choices=scenario.EXPERT_PARALLEL, help="expert parallelism over the tp·dp GPUs (default: "
+                                                                 "on where the pair needs it)")
+    p.add_argument("--precision", choices=list(dtypes.PRECISIONS), help="the weights' and KV cache's formats (default "
+                                                                       "checkpoint: each component's as its config.json ships it)")
+    p.add_argument("--kv", choices=dtypes.KV_FORMATS, help="the KV cache's format, over the precision's")
     p.add_argument("--disable-by-batch-size", type=count, help="stop speculating from this batch (where the "
                                                                "version can)")
     p.add_argument("--prompt-lookup-max", type=count, default=4, help="n-gram window (default 4)")
