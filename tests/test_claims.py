@@ -480,6 +480,18 @@ class TestClaimsWithinMemory:
         assert ends[2.0].key == "claims.condition.batch_memory_all" and ends[2.0].params["high"] == 228
         assert ends[3.0].key == "claims.condition.batch" and ends[3.0].params["high"] < 228
 
+    def test_a_range_reached_at_the_measured_acceptance_is_not_said_to_be_alpha_1s(self):
+        """Qwen3-32B on one Trainium2 chip at α 0.78: the central figure reaches 3× at batch 1 alone and the
+        favourable end 3.2× at batches 1–5, where α = 1 reaches them at 1–67. The condition had said "A
+        batch between 1 and 1 …: outside it not even α = 1 reaches the claim" (an attack pass)."""
+        trainium = make_scenario(gpu="Trainium2", tp="1")
+        said = {speedup: claims.check_claim(trainium, claims.Claim(speedup, alpha=0.78), GAMMA_MAX, BATCH_MAX)
+                for speedup in (3.0, 3.2)}
+        assert all((check.holds_from, check.holds_up_to) == (1, 67) for check in said.values())
+        assert said[3.0].conditions[-1] == Notice("claims.condition.batch_at_alpha_one", low=1, high=1, alpha=0.78)
+        assert said[3.2].conditions[-1] == Notice("claims.condition.batch_at_alpha", low=1, high=5, alpha=0.78)
+        assert i18n.message(said[3.0].conditions[-1], "en").startswith("Only batch 1: at any other batch the figure at")
+
     def test_a_range_ended_by_the_largest_batch_weighed_says_so(self):
         """"A batch between 1 and 1024: outside it not even α = 1 reaches the claim" named the search's
         end (SPECVIZ_BATCH_MAX) as if the claim stopped there (a manager's Chromium pass)."""

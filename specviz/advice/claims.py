@@ -624,7 +624,13 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
         Notice("claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all", low=int(low),
                high=int(high), context=scenario.context) if high >= memory_binds else
         Notice("claims.condition.batch_weighed", low=int(low), high=int(high)) if high >= weighed else
-        Notice("claims.condition.batch", low=int(low), high=int(high))]
+        Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", low=int(low), high=int(high))]
+    # Where the figure at the measured α reaches the claim: not where α = 1 does, which the range above
+    # is said to be ("A batch between 1 and 1 …: outside it not even α = 1 reaches the claim" had stood
+    # beside batches 1–67 where it can hold: an attack pass).
+    at_alpha_range = lambda low, high: [] if claim.batch is not None or weighed <= high < memory_binds and low <= 1 else [
+        Notice("claims.condition.batch_at_alpha" if low < high else "claims.condition.batch_at_alpha_one",
+               low=int(low), high=int(high), alpha=claim.alpha)]
     if claim.alpha is None:
         headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
         return ("conditional", Notice(headline, **setting),
@@ -646,6 +652,6 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
         reach = at_yours(column)
         if not math.isnan(reach[1]):
             return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, ceiling],
-                    [Notice(condition, alpha=claim.alpha), *batch_range(*reach)], none)
+                    [Notice(condition, alpha=claim.alpha), *at_alpha_range(*reach)], none)
     return ("conditional", Notice("claims.verdict.short", **setting, alpha=claim.alpha, speedup=float(top["at_alpha"])),
             [reached, ceiling], acceptance + batch_range(*holds), none)
