@@ -474,9 +474,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prompt-lookup-max", type=count, default=4, help="n-gram window (default 4)")
     p.add_argument("--by-batch", action="store_true", help="the best draft length for each batch size from the step "
                                                            "model (needs --gpu and --alpha)")
-    p.add_argument("--gpu", help="GPU preset id (for --by-batch)")
+    p.add_argument("--gpu", help=f"GPU preset id (default {scenario.DEFAULT_GPU}): it sizes the GPU count and "
+                                "--max-num-seqs (needed with --by-batch)")
     p.add_argument("--alpha", type=float, help="per-position acceptance α (for --by-batch)")
-    p.add_argument("--context", type=int, help="context length in tokens (for --by-batch; default 1,024)")
+    p.add_argument("--context", type=int, help="context length in tokens: it sizes --max-model-len and --max-num-seqs "
+                                               "(default 1,024)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json_text(vllm_config_row(args, presets())), 0))
 
