@@ -404,8 +404,9 @@ Claims page's own link alone, it checks the link's claim with the link's batch, 
 acceptance and workload, as the page does; an option given stands over the link's field.
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
-closed form (`claims.required_at_costs`): 3x at γ 5 with a draft pass at 0.05 needs 3.75 tokens per
-step (α 0.807, a vLLM acceptance rate of 0.55), and anything above 4.8x is impossible. A claim that
+closed form (`claims.required_at_costs`): `claim 3x --verify-cost 1 --gamma 5`, 3x at γ 5 with a
+draft pass at 0.05, needs 3.75 tokens per step (α 0.807, a vLLM acceptance rate of 0.55), and at γ 5
+anything above 4.8x is impossible. A claim that
 cannot be checked exits 2 with one line.
 """
 
