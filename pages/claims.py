@@ -324,8 +324,10 @@ except SpecvizError as exc:
 tokens = None if chosen_workload == "none" else (workloads[chosen_workload].input_tokens,
                                                 workloads[chosen_workload].output_tokens)
 claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
-check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max,
-                           presets(settings.get("SPECVIZ_DATA_DIR")).acceptance)
+known = presets(settings.get("SPECVIZ_DATA_DIR"))
+measured = claims.comparable_published(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
+                                       sidebar, known)
+check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured)
 
 # A figure over another GPU or engine is no speedup over plain decoding: the verdict says so, in no colour.
 read = st.session_state.get("claim_reading") or {}

@@ -2844,6 +2844,14 @@ class TestClaimsPage:
         assert len(claim_view(at, "beside").get("vega_lite_chart")) == 1  # beside published and yours
         assert (at.success or at.warning or at.error)[0].value == verdict  # the verdict stays as it was
 
+    def test_a_claim_a_published_measurement_reached_is_not_called_impossible(self):
+        """AMD's 2.11× for DeepSeek-V3 + MTP on 8 MI300X at concurrency 1, beyond the model's range there:
+        the page, as the command line, says the model is short of a measurement (a manager's pass)."""
+        at = claims_app(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", claim="2.11x",
+                        claim_batch=1)
+        assert not at.error and at.warning[0].value.startswith("**Beyond the model, not beyond measurement:**")
+        assert "measured 2.11× at batch 1 on this GPU and model" in "\n".join(m.value for m in at.markdown)
+
     def test_a_gpu_family_is_said_to_be_assumed_and_a_model_that_is_no_preset_is_named(self):
         at = read_sentence(claims_app(), "Up to 2x faster for Mixtral 8x22B on Blackwell with EAGLE-3")
         assert at.sidebar.selectbox(key="gpu").value == "B200"

@@ -492,6 +492,22 @@ class TestClaimsWithinMemory:
         assert said[3.2].conditions[-1] == Notice("claims.condition.batch_at_alpha", low=1, high=5, alpha=0.78)
         assert i18n.message(said[3.0].conditions[-1], "en").startswith("Only batch 1: at any other batch the figure at")
 
+    def test_a_published_measurement_of_the_setup_keeps_a_claim_from_impossible(self):
+        """AMD measured 2.11× for DeepSeek-V3 + MTP on 8 MI300X under SGLang at concurrency 1; the model's
+        range reaches 1.64× there, and the page had called 2.11× impossible beside that measurement (a
+        manager's pass). A claim above every measurement, or one measured on another GPU, stays so."""
+        mi300x = make_scenario(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", context="3600")
+        measured = claims.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), mi300x, PRESETS)
+        check = lambda speedup, rows: claims.check_claim(mi300x, claims.Claim(speedup, batch=1), GAMMA_MAX, BATCH_MAX,
+                                                         measured=rows)
+        assert check(2.11, None).verdict == "impossible"
+        said = check(2.11, measured)
+        assert said.verdict == "conditional" and said.headline.key == "claims.verdict.measured_beyond"
+        assert said.reasons[0].key == "claims.reason.measured_beyond" and said.reasons[0].params["value"] == 2.11
+        assert said.reasons[0].params["batch"] == 1 and "ROCm" in said.reasons[0].params["study"]
+        assert check(2.5, measured).verdict == "impossible"
+        assert check(2.11, measured.assign(gpu="MI355X")).verdict == "impossible"
+
     def test_a_range_ended_by_the_largest_batch_weighed_says_so(self):
         """"A batch between 1 and 1024: outside it not even α = 1 reaches the claim" named the search's
         end (SPECVIZ_BATCH_MAX) as if the claim stopped there (a manager's Chromium pass)."""
@@ -909,6 +925,10 @@ class TestPublishedSentences:
         ("179% more tok/s/GPU at iso-interactivity", True),
         ("3x throughput at batch 64 on H100", False),
         ("2x faster decoding on H100 at the same latency", False),  # not a figure of throughput
+        ("3x the throughput per GPU at 100 tokens/s per user on 8x B200", True),
+        ("2.5x more throughput at 50 TPS/user", True),
+        # The speed per user is the figure here, both servers at concurrency 1 (a manager's pass).
+        ("Kimi K2.6 on 4x GB200: 2.03x higher per-user output throughput at concurrency 1", False),
     ])
     def test_throughput_at_the_same_speed_per_user_is_said(self, sentence, same_speed):
         read = claim_words.read_sentence(sentence, PRESETS)
@@ -945,6 +965,12 @@ class TestPublishedSentences:
         ("Trained on 1.5B tokens, our draft is 3x faster", None),
         ("3x faster on 8x H100", None),
         ("2x faster with Llama-3.1-70B on H100", None),
+        # A preset family's word and a version, no size (a manager's pass: Kimi K2.6 had been judged
+        # as Qwen3-32B unsaid); the start of presets' names, and a figure after a family's word, are none.
+        ("Kimi K2.6 NVFP4 on 4x GB200 with EAGLE 3.1: 2.03x higher per-user output throughput", "Kimi K2.6"),
+        ("GLM-4.6 decodes 2x faster with MTP", "GLM-4.6"),
+        ("DeepSeek-V4 with MTP is 2x faster", None),
+        ("Qwen 2x faster on H100", None),
     ])
     def test_a_model_that_is_no_preset_is_named_back(self, sentence, model):
         read = claim_words.read_sentence(sentence, PRESETS)

@@ -249,11 +249,15 @@ UNSTATED = {"model": None, "hardware": None, "method": None, "batch": None, "dat
 # runs a larger batch. Asked where the sentence does not say which.
 _THROUGHPUT_FIGURE = re.compile(r"throughput|tok(?:en)?s?/s|\btps\b|per\s+gpu|/gpu", re.IGNORECASE)
 _EQUAL_FOOTING = re.compile(r"same\s+(?:batch|concurrency|interactivity|latency|tpot|speed)|equal|\biso-?|at\s+batch"
-                            r"|at\s+(?:a\s+)?concurrency|per[\s-]user", re.IGNORECASE)
+                            r"|at\s+(?:a\s+)?concurrency|(?:/|per[\s-])user", re.IGNORECASE)
 # Of those, the point of equal speed per user, where the speculating server runs a larger batch than
 # the plain one: a gain that a check at one batch for both does not weigh, said beside the verdict.
+# A speed per user as the comparison's condition ("at 100 tokens/s per user"), not as the figure
+# compared: "2.03x higher per-user output throughput at concurrency 1" had been read as one (a
+# manager's pass).
 _SAME_SPEED = re.compile(r"(?:same|equal)\s+(?:per[\s-]user\s+)?(?:interactivity|latency|tpot|speed)|\biso-?"
-                         r"(?:interactivity|latency|tpot|speed)|per[\s-]user", re.IGNORECASE)
+                         r"(?:interactivity|latency|tpot|speed)|\bat\s+[\d,.]+\s*(?:tokens?|tok|tps)(?:/s(?:ec)?|"
+                         r"\s+per\s+second)?\s*(?:/|per[\s-])\s*user", re.IGNORECASE)
 
 
 # The draft length a sentence names: "5 draft tokens", "3 speculative tokens", "a 4-token draft",
@@ -443,6 +447,31 @@ def _sized_model(words: str, known: Container[str] = ()) -> str | None:
     return None
 
 
+# A version after a family's name: "K2.6", "V4", "R1", "3.3"; not a figure ("2x", "4x").
+_MODEL_VERSION = re.compile(r"[a-z]{0,3}\d+(?:\.\d+)*[a-wyz]?", re.IGNORECASE)
+
+
+def _versioned_model(words: str, presets: Presets) -> str | None:
+    """The first model a sentence names by a preset family's word and a version, without a size
+    ("Kimi K2.6", "DeepSeek-V4"), None where it names none: such a model is no preset (a preset's
+    name would have been read as the target), and had been judged on the sidebar's unsaid (a
+    manager's pass: Kimi K2.6 checked as Qwen3-32B)."""
+    families = {found[0] for model_id in presets.models if (found := re.match(r"[a-z]+", model_id.lower()))}
+    keys = [model_key(model_id) for model_id in presets.models]
+    tokens = [token.strip(_PUNCTUATION) for token in words.split()]
+    for token, after in zip(tokens, [*tokens[1:], ""]):
+        family, *rest = token.split("-")
+        if family.lower() in families and rest and any(_MODEL_VERSION.fullmatch(part) for part in rest):
+            named = token
+        elif token.lower() in families and _MODEL_VERSION.fullmatch(after):
+            named = f"{token} {after}"
+        else:
+            continue
+        # The start of presets' names ("DeepSeek-V4": its -Pro and -Flash) is no model of its own.
+        return None if any(key.startswith(model_key(named)) for key in keys) else named
+    return None
+
+
 def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
     """The first GPU preset a sentence's words name: a run of two or three words that spells a
     preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
@@ -540,7 +569,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     gpu, gpu_words = _named_gpu(tokens, presets), None
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
-    unknown_model = None if target is not None else _sized_model(unbatched, index)
+    unknown_model = None if target is not None else _sized_model(unbatched, index) or _versioned_model(unbatched, presets)
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), drafts[0] if drafts else None)

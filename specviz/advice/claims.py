@@ -19,7 +19,9 @@ are kind) come from the band at α = 1 in the same way.
 :func:`check_claim` returns the verdict:
 
 * ``impossible``: even with every draft token accepted, the band's high edge stays below S* at every
-  batch and γ the claim allows;
+  batch and γ the claim allows, and no published measurement of the same GPU, model and kind of
+  draft reaches S* (one that does makes it ``conditional``: beyond the model, not beyond
+  measurement);
 * ``plausible``: at the acceptance the user measured on their own traffic, the band's low edge
   reaches S* at the γ the model finds best (at the claim's batch, or at some batch when it names
   none);
@@ -394,7 +396,7 @@ def _range(batches: np.ndarray, holds: np.ndarray) -> tuple[float, float]:
 
 
 def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int,
-                published: Sequence[PublishedAcceptance] = ()) -> ClaimCheck:
+                published: Sequence[PublishedAcceptance] = (), measured: pd.DataFrame | None = None) -> ClaimCheck:
     """Whether ``claim`` can hold in ``scenario`` (its hardware, models, engine costs and context).
 
     For every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
@@ -413,6 +415,12 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     ``published`` are the published acceptances specviz ships (:attr:`specviz.scenario.Presets.acceptance`):
     a claim with no measured α that needs more than the highest of them is ``conditional`` still,
     but said to be unlikely (``claims.verdict.beyond_published``), with that figure and its source.
+
+    ``measured`` are published speedups (:func:`comparable_published`): one of the scenario's own GPU
+    and target that reaches the claim, at its batch or a larger one, keeps it from ``impossible``
+    (``claims.verdict.measured_beyond``, naming the measurement): DeepSeek-V3 + MTP on 8 MI300X under
+    SGLang was said to be unable to reach 2.11× at batch 1, beside AMD's 2.11× measured there (a
+    manager's pass). The model's cost presets can be off for an engine; a measurement is not.
 
     Returns
     -------
@@ -476,6 +484,9 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     if beyond := _beyond_published(claim, required, published):
         headline = Notice("claims.verdict.beyond_published", **headline.params)
         conditions.insert(1, beyond)
+    if verdict == "impossible" and (contrary := _measured_beyond(scenario, claim, measured)) is not None:
+        verdict, headline = "conditional", Notice("claims.verdict.measured_beyond", **headline.params)
+        reasons.insert(0, contrary)
     if (reused := step_scenario.mtp_reused_from) is not None and full[best_g] < best["gamma"] + 1.0:
         # α = 1 is the trained positions' acceptance: the reused ones still fall, which caps the ceiling.
         reasons.append(Notice("claims.reason.mtp_reuse", gamma=best["gamma"], trained=reused - 1,
@@ -484,6 +495,21 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         reasons.append(_on_workload(step_scenario, claim, required, batches))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
                       memory_limit, memory_gamma)
+
+
+def _measured_beyond(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None) -> Notice | None:
+    """``claims.reason.measured_beyond``, naming the highest published speedup of the scenario's own GPU
+    and target (``measured``, of its kind of draft) that reaches the claim at its batch or a larger
+    one; None where none does."""
+    if measured is None:
+        return None
+    own = measured[(measured["gpu"] == scenario.gpu.id) & (measured["target"] == scenario.target_id)]
+    reaching = published_reaching(own, claim.speedup, claim.batch)
+    if reaching.empty:
+        return None
+    top = reaching.iloc[0]
+    return Notice("claims.reason.measured_beyond", study=str(top["study"]), value=float(top["value"]),
+                  batch=int(top["batch"]))
 
 
 def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:

@@ -126,8 +126,11 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
+    measured = claims.comparable_published(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
+                                           chosen, presets)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens),
-                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance)
+                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance,
+                               measured)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     percent = read.percent if read is not None else claim_words.percent_of(text)
     return {"claim": speedup, "batch": batch, **({} if batch_note is None else {"batch_note": words(batch_note, lang)}),
