@@ -252,10 +252,13 @@ def main() -> None:
     # font, not emoji, which a machine without an emoji font shows as boxes.
     page = st.navigation([
         st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon=":material/calculate:",
-                url_path="what-if", default=True),
-        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon=":material/bar_chart:", url_path="results"),
-        st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon=":material/sensors:", url_path="live-metrics"),
-        st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon=":material/fact_check:", url_path="check-a-claim"),
+                url_path=scenario.PAGE_PATHS["calculator"], default=True),
+        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon=":material/bar_chart:",
+                url_path=scenario.PAGE_PATHS["explorer"]),
+        st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon=":material/sensors:",
+                url_path=scenario.PAGE_PATHS["live"]),
+        st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon=":material/fact_check:",
+                url_path=scenario.PAGE_PATHS["claims"]),
     ])
     try:
         with errors_said(lang):

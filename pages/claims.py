@@ -16,6 +16,7 @@ from specviz import charts, scenario, settings
 from specviz.advice import claim_words, claims
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
+from specviz.model import calibration
 from specviz.results import explorer
 
 require_router()
@@ -26,7 +27,6 @@ batch_max = settings.get("SPECVIZ_BATCH_MAX")
 # Qwen3-0.6B, the pair the same article recommends, on the one chip that holds it), for no stated
 # batch; served by vLLM, as in the article (its costs are the CUDA preset's: none is Neuron's).
 EXAMPLE_SETTING = {"gpu": "Trainium2", "target": "Qwen3-32B", "tp": "1", "engine": "vllm-v1"}
-EXAMPLE_CLAIM = "up to 3x"
 # The article's own scenario for the figure: decode-heavy work, a coding assistant (100 in, 500 out).
 EXAMPLE_WORKLOAD = "coding_assistant"
 # The evidence's tabs, by id (``?claim_view=`` opens one): the claim against batch size, the
@@ -48,7 +48,7 @@ def open_example() -> None:
         st.query_params.pop(key, None)
     # A sentence read before (or refused) is no part of the example: its reading and refusal go with it.
     st.session_state.pop("claim_reading", None)
-    st.session_state.update(EXAMPLE_SETTING, tflops=None, bandwidth=None, claim=EXAMPLE_CLAIM, claim_batch=None,
+    st.session_state.update(EXAMPLE_SETTING, tflops=None, bandwidth=None, claim=claims.DEFAULT_CLAIM, claim_batch=None,
                             claim_gamma=None, claim_measure="none", claim_value=None, claim_workload=EXAMPLE_WORKLOAD,
                             claim_sentence="")
 
@@ -277,7 +277,7 @@ if "scenario" not in st.session_state:
     st.stop()
 sidebar: scenario.Scenario = st.session_state["scenario"]
 
-text = url_widget(st.text_input, t("claims.claim", lang), key="claim", value=EXAMPLE_CLAIM, help=t("claims.claim_help", lang))
+text = url_widget(st.text_input, t("claims.claim", lang), key="claim", value=claims.DEFAULT_CLAIM, help=t("claims.claim_help", lang))
 col_batch, col_gamma, col_context = st.columns(3)
 batch = url_widget(col_batch.number_input, t("claims.batch", lang), 1, batch_max, key="claim_batch", value=None,
                    step=1, placeholder=t("claims.any_batch", lang), help=t("claims.batch_help", lang))
@@ -302,6 +302,7 @@ measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang
                             disabled=measure in ("none", "alpha"), help=t("claims.measured_gamma_help", lang))
 show_url_notices(st, lang)
 if not text.strip():  # emptied by a refused sentence, whose refusal above says why; or by the user
+    st.info(t("claims.claim_empty", lang))  # not a page that stops without a word (a manager's pass)
     st.stop()
 
 try:
@@ -352,6 +353,9 @@ row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.hold
 if alpha is not None:
     row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
                help=t("claims.m.yours_help", lang), width="content")
+# What "likely" means, as the calculator says it (a manager's pass: the page had never said).
+held = "_held" if len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS) else ""
+st.caption(t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
 # The same figure in the calculator: this claim's α, γ, batch and context, the sidebar's setting.
 point = claims.calculator_point(check)
 st.page_link("pages/calculator.py", icon=":material/calculate:",

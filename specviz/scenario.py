@@ -27,7 +27,7 @@ from . import settings, workload
 from .errors import InputError, Notice
 from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, simulate, spec, step, zero_accept
 
-__all__ = ["CUSTOM", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
+__all__ = ["CUSTOM", "PAGE_PATHS", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "check_request_length", "steady_load",
@@ -109,6 +109,9 @@ DATA_PARALLEL = (1, 2, 4, 8, 9, 16, 32, 64)
 EXPERT_PARALLEL = ("off", "on")
 PREFILL = ("off", "on")
 DEFAULT_GPU, DEFAULT_TARGET, DEFAULT_ENGINE, DEFAULT_PRECISION = "H100-SXM", "Qwen3-32B", "vllm-v1", "checkpoint"
+# Each page's path in the app's links (app.py routes them; the calculator, the default, is served at the
+# root): a link's path says whose fields it carries, as the command line reads a Claims page's link.
+PAGE_PATHS = {"calculator": "what-if", "explorer": "results", "live": "live-metrics", "claims": "check-a-claim"}
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
 DRAFT_KINDS = ("mtp", "eagle3", "peagle", "block", "eagle", "medusa", "ngram", "suffix")

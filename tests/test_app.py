@@ -2851,6 +2851,8 @@ class TestClaimsPage:
                         claim_batch=1)
         assert not at.error and at.warning[0].value.startswith("**Beyond the model, not beyond measurement:**")
         assert "measured 2.11× at batch 1 on this GPU and model" in "\n".join(m.value for m in at.markdown)
+        # What "likely" is, as the calculator says it: the page had never said (the same pass).
+        assert any(c.value.startswith("How sure: the range is the 10th to 90th percentile") for c in at.caption)
 
     def test_a_gpu_family_is_said_to_be_assumed_and_a_model_that_is_no_preset_is_named(self):
         at = read_sentence(claims_app(), "Up to 2x faster for Mixtral 8x22B on Blackwell with EAGLE-3")
@@ -3080,6 +3082,12 @@ class TestClaimsPage:
         assert at.text_input(key="claim").value == "" and at.number_input(key="claim_batch").value is None
         assert [at.sidebar.selectbox(key=k).value for k in ("gpu", "target")] == ["H100-SXM", "Qwen3-32B"]
         assert not any(b.key and b.key.startswith("claims_undo_") for b in at.button)
+
+    def test_an_empty_claim_says_what_to_type(self):
+        """The page had stopped under its fields without a word (a manager's pass)."""
+        at = claims_app(claim="")
+        assert not at.exception and at.info[-1].value.startswith("No claim to check: type the claimed speedup")
+        assert not at.metric
 
     def test_a_sentence_without_a_figure_says_so(self):
         at = claims_app()

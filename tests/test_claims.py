@@ -508,6 +508,20 @@ class TestClaimsWithinMemory:
         assert check(2.5, measured).verdict == "impossible"
         assert check(2.11, measured.assign(gpu="MI355X")).verdict == "impossible"
 
+    def test_a_claim_beyond_its_own_pairs_published_acceptance_is_unlikely(self):
+        """"Up to 3x" for gpt-oss-120b with EAGLE-3 on one H100 needs α 0.883, where the pair was published
+        at α 0.67 (SpecDrift, MT-Bench); it had been weighed against every model's highest, 0.91, and read
+        as plainly conditional (a manager's pass). A claim the pair's acceptance reaches is not."""
+        chosen = make_scenario(target="gpt-oss-120b", draft="eagle3", tp="1")
+        check = lambda speedup: claims.check_claim(chosen, claims.Claim(speedup), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        said = check(3.0)
+        assert said.headline.key == "claims.verdict.beyond_pair" and said.conditions[1].key == "claims.condition.beyond_pair"
+        assert said.conditions[1].params["published"] == pytest.approx(0.67, abs=0.005)
+        assert said.conditions[1].params["alpha"] == pytest.approx(0.883, abs=0.001)
+        assert check(1.5).headline.key == "claims.verdict.conditional"
+        assert claims.check_claim(chosen, claims.Claim(3.0, alpha=0.5), GAMMA_MAX, BATCH_MAX,
+                                  PRESETS.acceptance).headline.key != "claims.verdict.beyond_pair"
+
     def test_a_range_ended_by_the_largest_batch_weighed_says_so(self):
         """"A batch between 1 and 1024: outside it not even α = 1 reaches the claim" named the search's
         end (SPECVIZ_BATCH_MAX) as if the claim stopped there (a manager's Chromium pass)."""

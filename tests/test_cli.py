@@ -890,6 +890,19 @@ class TestClaimCommand:
         _, out, _ = run(capsys, "claim", "?claim=3x&claim=4x")
         assert json.loads(out)["claim"] == 4.0
 
+    def test_the_claims_page_s_link_without_its_default_claim_checks_that_claim(self, capsys):
+        """The page leaves its default claim, "up to 3x", out of its link; the command had refused the
+        link as "a link, not a claim" (a manager's pass). A calculator's link is still refused so."""
+        link = "http://127.0.0.1:8501/check-a-claim?target=gpt-oss-120b&draft=eagle3&tp=1&dp=1&ep=off"
+        for given in (link, link + "&claim_measure=acceptance_length&claim_value=2.41&claim_measured_gamma=3",
+                      "claim_batch=8&gpu=B200"):
+            code, out, _ = run(capsys, "claim", given)
+            assert code == 0 and json.loads(out)["claim"] == 3.0
+        _, out, _ = run(capsys, "claim", "up to 3x", link)
+        assert json.loads(out)["headline"] == json.loads(run(capsys, "claim", link)[1])["headline"]
+        code, _, err = run(capsys, "claim", "gpu=B200&batch=8")
+        assert code == 2 and "is a link, not a claim" in err
+
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self, capsys):
         """Valid JSON (max_speedup was NaN) and the page's verdict: impossible at that batch."""
         code, out, _ = run(capsys, "claim", "3x at batch 500", "target=gpt-oss-120b&draft=EAGLE3-SpecForge-gpt-oss-120b&tp=1")

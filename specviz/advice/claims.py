@@ -56,12 +56,12 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from specviz import calculator, names, workload
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import InputError, Notice, SpecvizError
 from specviz.model import architecture, roofline, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch
 
-__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
+__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
            "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least",
            "required_as_shown", "headline", "claimed_batch"]
@@ -71,6 +71,8 @@ VERDICTS = ("plausible", "conditional", "impossible")
 # tokens per step (the acceptance length).
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
 MEASURED_GAMMA = 4  # the γ a measured acceptance rate or length is taken at where none is given
+# The Claims page's claim field's default, which its link leaves out: seed 003's "up to 3x".
+DEFAULT_CLAIM = "up to 3x"
 _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",
                     "acceptance_length": "claims.bad_acceptance_length"}
 @dataclass(frozen=True)
@@ -484,6 +486,9 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     if beyond := _beyond_published(claim, required, published):
         headline = Notice("claims.verdict.beyond_published", **headline.params)
         conditions.insert(1, beyond)
+    elif beyond := _beyond_pair(scenario, claim, required, published):
+        headline = Notice("claims.verdict.beyond_pair", **headline.params)
+        conditions.insert(1, beyond)
     if verdict == "impossible" and (contrary := _measured_beyond(scenario, claim, measured)) is not None:
         verdict, headline = "conditional", Notice("claims.verdict.measured_beyond", **headline.params)
         reasons.insert(0, contrary)
@@ -510,6 +515,32 @@ def _measured_beyond(scenario: Scenario, claim: Claim, measured: pd.DataFrame | 
     top = reaching.iloc[0]
     return Notice("claims.reason.measured_beyond", study=str(top["study"]), value=float(top["value"]),
                   batch=int(top["batch"]))
+
+
+def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
+                 published: Sequence[PublishedAcceptance]) -> Notice | None:
+    """``claims.condition.beyond_pair`` where a claim with no measured α needs, at the γ that needs
+    least, more than the highest acceptance published for the scenario's own pair (target and draft,
+    as the calculator offers it: :func:`specviz.scenario.published_acceptance`), naming it; None
+    otherwise. "Up to 3x" for gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was
+    published at 0.67 (a manager's pass: the page had weighed it against every model's highest, 0.91)."""
+    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
+    if claim.alpha is not None or needed.isna().all():
+        return None
+    own = []
+    for row in published:
+        if (row.target, row.draft) == (scenario.target_id, scenario.draft_id):
+            try:
+                own.append((row.alpha_at(scenario.reuse), row))
+            except InputError:  # a length the draft cannot make at this reuse: no α to weigh
+                continue
+    if not own:
+        return None
+    alpha, row = max(own, key=lambda found: found[0])
+    if needed.min() <= alpha:
+        return None
+    return Notice("claims.condition.beyond_pair", alpha=at_least(float(needed.min()), 3), published=alpha,
+                  gamma=row.gamma, dataset=row.dataset, source=row.source)
 
 
 def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:

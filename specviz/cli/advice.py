@@ -368,8 +368,12 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         # The Claims page's own link holds its claim: checked as the page checks its claim field
         # (never read as a sentence), its last value where it is given twice (the field takes the
         # last, and the page says so). Another link where the words go is said.
-        claimed = [value for name, value in urllib.parse.parse_qsl(link_query(args.text), keep_blank_values=True)
-                   if name == "claim"]
+        given = urllib.parse.parse_qsl(link_query(args.text), keep_blank_values=True)
+        claimed = [value for name, value in given if name == "claim"]
+        # The page's own link leaves its default claim out: its path, or a field of its own, says it is one.
+        if not claimed and (urllib.parse.urlsplit(args.text).path.rstrip("/").endswith(scenario.PAGE_PATHS["claims"])
+                            or any(name in _CLAIM_FIELDS for name, _ in given)):
+            claimed = [claims.DEFAULT_CLAIM]
         if not claimed or not claimed[-1].strip():
             raise UsageError("cli.claim.link_as_words", link=args.text)
         text, link, sentence = claimed[-1], args.text, False
@@ -403,8 +407,9 @@ a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell
 of its architecture (`target_words`, "Llama 3.3 70B" as Llama 3.1 70B, with `target_note`); a --batch that is not the
 batch the claim's words name is said in `batch_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
 `gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
-Claims page's own link alone, it checks the link's claim with the link's batch, γ, measured
-acceptance and workload, as the page does; an option given stands over the link's field.
+Claims page's own link alone, it checks the link's claim (the page's default, "up to 3x", where the
+link leaves it out) with the link's batch, γ, measured acceptance and workload, as the page does; an
+option given stands over the link's field.
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
 closed form (`claims.required_at_costs`): `claim 3x --verify-cost 1 --gamma 5`, 3x at γ 5 with a
