@@ -48,6 +48,19 @@ class TestParseClaim:
     def test_a_batch_or_a_range_in_the_words(self, text, speedup):
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
+    @pytest.mark.parametrize("text, speedup", [("858 vs 456 TPS", 858 / 456), ("858 tok/s vs. 456 tok/s", 858 / 456),
+                                               ("from 456 to 858 tokens/s", 858 / 456), ("858 so với 456 TPS", 858 / 456),
+                                               ("1,200 vs 600 tokens per second at batch 8", 2.0)])
+    def test_two_throughputs_are_their_ratio(self, text, speedup):
+        """The P-EAGLE post's 858 against 456 TPS had been refused: "write it as a number and x" (a
+        manager's pass). Without a unit, or with the plain one first, it is refused as before."""
+        assert claim_words.parse_claim(text) == pytest.approx(speedup)
+        for refused, key in (("858 vs 456", "claims.unreadable"), ("456 vs 858 TPS", "claims.not_a_speedup"),
+                             ("858 vs 0 TPS", "claims.unreadable")):
+            with pytest.raises(SpecvizError) as raised:
+                claim_words.parse_claim(refused)
+            assert raised.value.key == key
+
     @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
                                       "3x lower throughput", "2x higher latency", "throughput",
                                       "9" * 900 + "x", "at batch 64", "3x at batch", "2x-", " " * 1500 + "!"])

@@ -50,6 +50,13 @@ _BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
                     r"|(?:request|người\s+dùng)\s+đồng\s+thời)"
                     r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
+# Two throughputs, the speculative one first, as a vendor prints them: "858 vs 456 TPS", "858 tok/s against
+# 456", "from 456 to 858 tokens/s" (the plain one first): their ratio is the claim (a manager's pass:
+# the page had asked for "a number and x").
+_RATE = r"\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tps|tokens?\s+(?:per|a)\s+second)"
+_RATES = re.compile(rf"^\s*(?:(?P<new>{_MAGNITUDE})(?:{_RATE})?\s*(?:vs\.?|versus|against|over|so\s+với)\s*"
+                    rf"(?P<old>{_MAGNITUDE}){_RATE}|from\s+(?P<before>{_MAGNITUDE})(?:{_RATE})?\s+to\s+"
+                    rf"(?P<after>{_MAGNITUDE}){_RATE})\s*$", re.IGNORECASE)
 # Past this a figure is not a speedup of decoding: nothing accepts more than 64 tokens a step.
 _LARGEST_CLAIM = 64.0
 
@@ -118,7 +125,8 @@ def parse_claim(text: str) -> float:
     """The speedup in a claim's words: "up to 3x", "2.5×", "3X faster", "180% faster" (2.8x), and in
     Vietnamese "lên đến 3 lần", "nhanh hơn 2,5x".
 
-    A percentage is read as "faster than": 180 % faster is 2.8×. A comma may be the decimal mark, and
+    A percentage is read as "faster than": 180 % faster is 2.8×. Two throughputs are their ratio:
+    "858 vs 456 TPS" and "from 456 to 858 tok/s" are 1.88×. A comma may be the decimal mark, and
     a figure may have an exponent ("1e9x" is 10⁹×). A range ("1.5x–2x") claims its upper end. A
     batch named in the words ("2.5x at batch 64") is :func:`claimed_batch`'s and left out here.
 
@@ -131,13 +139,23 @@ def parse_claim(text: str) -> float:
         gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft gives).
     """
     words = _words(text)
+    if rates := _RATES.match(_BATCH.sub(" ", words)):
+        new, old = (_figure(rates[name]) for name in (("new", "old") if rates["new"] else ("after", "before")))
+        if old <= 0:
+            raise SpecvizError("claims.unreadable", text=shortened(words))
+        return _checked_speedup(new / old)
     found = _CLAIM.match(_BATCH.sub(" ", _in_figures(words)))
     if not found:
         raise SpecvizError("claims.unreadable", text=shortened(words))
     number = _figure(found["number"])
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
-    speedup = 1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number
+    return _checked_speedup(1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number)
+
+
+def _checked_speedup(speedup: float) -> float:
+    """``speedup``, refused where it is no gain (``claims.not_a_speedup``) or more than any draft gives
+    (``claims.too_large``)."""
     if speedup <= 1.0:
         raise SpecvizError("claims.not_a_speedup", speedup=speedup)
     if speedup > _LARGEST_CLAIM:
