@@ -7,7 +7,8 @@ the prefill each step carries where a series states its prompt and output length
 overlap of adjacent tokens, ``step.ROUTING_OVERLAP``, in a mixture of experts). Prints, per series
 and overall (over the series the model predicts, ``fidelity.Setting.predicted``; the others, TPOT
 under a load whose steps also prefill, on a line of their own), the median and worst relative error and the share of points on the right side of 1,
-for every model beside the constant-cost baseline of the same run, for each generation of studies
+for every model beside the constant-cost baseline of the same run and the step model before any
+calibration (the engine preset's draws, as the pages price a setting until one), for each generation of studies
 (2023-2024; the 2025-2026 MoE, MTP, EAGLE-3 and FP4 series) and overall. Targets: issue 8, median
 ≤ 7 %, worst ≤ 15 %, sign ≥ 95 %; issue 21 on the 2025-2026 series, median ≤ 10 %, worst ≤ 20 %,
 sign ≥ 90 %, band holding ≥ 80 %.
@@ -26,7 +27,10 @@ from specviz import settings  # noqa: E402
 from specviz.model import calibration, fidelity  # noqa: E402
 from specviz.results import explorer  # noqa: E402
 
-MODELS = {"constant cost": fidelity.constant_cost, "step v2": fidelity.step_v2}
+# "before calibration": the step model at the engine preset's draws, fitted to nothing, as the calculator and
+# Claims price a setting until a calibration (fidelity.at_presets); series without an acceptance length
+# are not predicted by it.
+MODELS = {"constant cost": fidelity.constant_cost, "step v2": fidelity.step_v2, "before calibration": fidelity.at_presets}
 
 
 def main() -> None:
@@ -40,14 +44,11 @@ def main() -> None:
         print(f"{model}: {time.perf_counter() - started:.1f} s")
     print(f"\n{'series':<110} " + " ".join(f"{m:>22}" for m in MODELS))
     for setting, _ in series:
-        cells = []
-        for model in MODELS:
-            s = fidelity.summarise(results[model][results[model].series == setting.name])
-            cells.append(f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%")
+        cells = [cell(fidelity.summarise(results[m][results[m].series == setting.name])) for m in MODELS]
         print(f"{setting.name:<110} " + " ".join(f"{c:>22}" for c in cells))
     apart = [setting.name for setting, _ in series if not setting.predicted]
     print(f"\n{f'not scored, {len(apart)} (the model does not predict their metric: fidelity.Setting.predicted)':<110} " + " ".join(
-        f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
+        cell(s).rjust(22)
         for s in (fidelity.summarise(results[m][results[m].series.isin(apart)]) for m in MODELS)))
     results = {m: frame[~frame.series.isin(apart)] for m, frame in results.items()}
     generation = {setting.name: setting.generation for setting, _ in series if setting.predicted}
@@ -55,14 +56,27 @@ def main() -> None:
         names = [name for name, g in generation.items() if g == years]
         picked = {m: results[m][results[m].series.isin(names)] for m in MODELS}
         print(f"\n{f'{years} series, {len(names)} (median, worst, sign right)':<110} " + " ".join(
-            f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
+            cell(s).rjust(22)
             for s in (fidelity.summarise(picked[m]) for m in MODELS)))
         print(f"{years}: step v2 band", end=" ")
         band_report(picked["step v2"])
+        before = picked["before calibration"]
+        print(f"{years}: before calibration, {fidelity.summarise(before)['points']} points: band widened by "
+              f"calibration.MODEL_ERROR holds {100 * fidelity.coverage(before, calibration.MODEL_ERROR):.0f}%, "
+              f"unwidened {100 * fidelity.coverage(before, (0.0, 0.0)):.0f}%")
     print(f"\n{'overall (median, worst, sign right)':<110} " + " ".join(
-        f"{100 * s['median_error']:5.1f}% {100 * s['worst_error']:5.1f}% {100 * s['sign_right']:4.0f}%".rjust(22)
+        cell(s).rjust(22)
         for s in (fidelity.summarise(results[m]) for m in MODELS)))
     band_report(results["step v2"])
+
+
+def cell(summary: dict[str, float]) -> str:
+    """A model's median and worst error and share of signs right, or "not predicted" where it predicted
+    no point (a series without an acceptance length, before calibration)."""
+    if not summary["points"]:
+        return "not predicted"
+    return (f"{100 * summary['median_error']:5.1f}% {100 * summary['worst_error']:5.1f}% "
+            f"{100 * summary['sign_right']:4.0f}%")
 
 
 def band_report(predictions: pd.DataFrame) -> None:

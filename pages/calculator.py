@@ -280,7 +280,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                         budget = chosen.engine.memory.budget
                         st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
                                      engine=budget.engine, flag=budget.flag))
-                notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS),
+                notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS,
+                            preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
+                            preset_holds=calibration.PRESET_BAND_HOLDS),
                           t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                             ideal=ideal)]
                 if chosen.prefill:  # what the load's prompts take from the speedup

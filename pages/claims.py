@@ -355,7 +355,9 @@ if alpha is not None:
                help=t("claims.m.yours_help", lang), width="content")
 # What "likely" means, as the calculator says it (a manager's pass: the page had never said).
 held = "_held" if len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS) else ""
-st.caption(t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS))
+st.caption(t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS,
+             preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
+             preset_holds=calibration.PRESET_BAND_HOLDS))
 # The same figure in the calculator: this claim's α, γ, batch and context, the sidebar's setting.
 point = claims.calculator_point(check)
 st.page_link("pages/calculator.py", icon=":material/calculate:",

@@ -119,6 +119,31 @@ class TestModelError:
         assert predictions["predicted_speedup"].notna().sum() == calibration.MODEL_ERROR_POINTS
 
 
+class TestAtPresets:
+    def test_it_prices_the_points_without_reading_the_ends(self):
+        """The preset's draws alone: the two ends are not read (two others give the same figures), the
+        median lies in its band, and a point without an acceptance length gets no figure."""
+        name, rows = next((s, p) for s, p in SERIES if s.predicted and p["acceptance_length"].notna().all())
+        inner = rows.iloc[1:-1]
+        once = fidelity.at_presets(name, rows.iloc[[0, -1]])(inner)
+        other = fidelity.at_presets(name, rows.iloc[[0, -1]].assign(measured_speedup=9.0))(inner)
+        assert np.allclose(once["speedup"], other["speedup"])
+        assert np.all(once["low"] <= once["speedup"]) and np.all(once["speedup"] <= once["high"])
+        assert np.isnan(fidelity.at_presets(name, rows.iloc[[0, -1]])(inner.assign(acceptance_length=np.nan))["speedup"]).all()
+        assert fidelity.at_presets(name, rows.iloc[[0, -1]].assign(acceptance_length=np.nan)) is None
+
+    def test_calibrations_figures_before_a_calibration_are_what_the_benchmark_measures(self):
+        """calibration.PRESET_*, which the calculator's and Claims' "How sure" say, recomputed from the
+        data: the 2025-2026 series' held-out points that print an acceptance length."""
+        predictions = pd.concat([fidelity.held_out(s, p, fidelity.at_presets) for s, p in SERIES
+                                 if s.predicted and s.generation == "2025-2026"])
+        summary = fidelity.summarise(predictions)
+        assert summary["points"] == calibration.PRESET_POINTS
+        assert summary["median_error"] == pytest.approx(calibration.PRESET_MEDIAN_MISS, abs=5e-4)
+        assert fidelity.coverage(predictions, calibration.MODEL_ERROR) == pytest.approx(calibration.PRESET_BAND_HOLDS,
+                                                                                         abs=5e-3)
+
+
 class TestCoverage:
     def test_a_fit_s_miss_at_its_own_points_widens_where_it_is_wider(self):
         # A fit 50 % above its own points: 1.2 / 1.5 = 0.8 holds 0.85, which ±10 % (1.2 / 1.1) does not.

@@ -41,7 +41,7 @@ import pandas as pd
 from . import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
-           "step_v2", "UNKNOWN_CONTEXT"]
+           "step_v2", "at_presets", "UNKNOWN_CONTEXT"]
 
 # Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
 UNKNOWN_CONTEXT = 512
@@ -218,4 +218,28 @@ def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np
         known = None if points["acceptance_length"].isna().any() else points["acceptance_length"].to_numpy()
         return {**fit.predict(points["batch"].to_numpy(), points["gamma"].to_numpy(), points["context"].to_numpy(),
                               known, model_error=(0.0, 0.0)), "own_miss": fit.own_miss}
+    return predict
+
+
+def at_presets(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], dict[str, np.ndarray]] | None:
+    """The step model as the calculator and Claims price a setting before any calibration, fitted to
+    nothing (``ends`` are not read): its costs drawn from the engine preset's priors
+    (:func:`specviz.model.calibration.prior_draws`), every draw as likely, E the points' own
+    acceptance length (a series without one is not predicted: None). Predicts the median of the
+    draws with their 10th to 90th percentile, not widened, as :func:`step_v2` does; what it misses by
+    is how far a figure before calibration can be off."""
+    if ends["acceptance_length"].isna().any():
+        return None
+    draws = calibration.prior_draws(setting.engine)
+    fit = calibration.Fit(draws, np.ones(draws["mfu"].size), dict(
+        gpu=setting.gpu, target=setting.target, draft=setting.step_draft, tree_tokens=None, draft_width=1.0,
+        tp=setting.tp, dp=1, ep=False, precision=setting.precision, prompt_tokens=setting.prompt_tokens,
+        output_tokens=setting.output_tokens, routing_overlap=step.ROUTING_OVERLAP))
+
+    def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
+        nothing = np.full(len(points), np.nan)
+        if points["acceptance_length"].isna().any():
+            return {"speedup": nothing, "low": nothing, "high": nothing, "own_miss": (0.0, 0.0)}
+        return {**fit.predict(points["batch"].to_numpy(), points["gamma"].to_numpy(), points["context"].to_numpy(),
+                              points["acceptance_length"].to_numpy(), model_error=(0.0, 0.0)), "own_miss": (0.0, 0.0)}
     return predict
