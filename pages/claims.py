@@ -302,7 +302,8 @@ measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang
                             disabled=measure in ("none", "alpha"), help=t("claims.measured_gamma_help", lang))
 show_url_notices(st, lang)
 if not text.strip():  # emptied by a refused sentence, whose refusal above says why; or by the user
-    st.info(t("claims.claim_empty", lang))  # not a page that stops without a word (a manager's pass)
+    if "error" not in st.session_state.get("claim_reading", {}):  # not a page that stops without a word
+        st.info(t("claims.claim_empty", lang))
     st.stop()
 
 try:
@@ -355,9 +356,10 @@ if alpha is not None:
                help=t("claims.m.yours_help", lang), width="content")
 # What "likely" means, as the calculator says it (a manager's pass: the page had never said).
 held = "_held" if len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS) else ""
-st.caption(t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS,
-             preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
-             preset_holds=calibration.PRESET_BAND_HOLDS))
+if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch that does not fit)
+    st.caption(t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS,
+                 preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
+                 preset_holds=calibration.PRESET_BAND_HOLDS))
 # The same figure in the calculator: this claim's α, γ, batch and context, the sidebar's setting.
 point = claims.calculator_point(check)
 st.page_link("pages/calculator.py", icon=":material/calculate:",

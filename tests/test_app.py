@@ -2850,7 +2850,7 @@ class TestClaimsPage:
         at = claims_app(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", claim="2.11x",
                         claim_batch=1)
         assert not at.error and at.warning[0].value.startswith("**Beyond the model, not beyond measurement:**")
-        assert "measured 2.11× at batch 1 on this GPU and model" in "\n".join(m.value for m in at.markdown)
+        assert "measured 2.11× at batch 1 and γ 2 on this GPU and model" in "\n".join(m.value for m in at.markdown)
         # What "likely" is, as the calculator says it: the page had never said (the same pass).
         assert any(c.value.startswith("How sure: the range is the 10th to 90th percentile") for c in at.caption)
 
@@ -3084,10 +3084,16 @@ class TestClaimsPage:
         assert not any(b.key and b.key.startswith("claims_undo_") for b in at.button)
 
     def test_an_empty_claim_says_what_to_type(self):
-        """The page had stopped under its fields without a word (a manager's pass)."""
+        """The page had stopped under its fields without a word (a manager's pass); a refused sentence's
+        own refusal says why, alone (an attack pass)."""
         at = claims_app(claim="")
         assert not at.exception and at.info[-1].value.startswith("No claim to check: type the claimed speedup")
         assert not at.metric
+        at = read_sentence(claims_app(), "Much faster decoding on H100")
+        assert at.error and not [i for i in at.info if i.value.startswith("No claim to check")]
+        # No "How sure" where no range is shown: a batch that does not fit.
+        at = claims_app(claim="2x", claim_batch=500)
+        assert not any(c.value.startswith("How sure") for c in at.caption)
 
     def test_a_sentence_without_a_figure_says_so(self):
         at = claims_app()

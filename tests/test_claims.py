@@ -504,6 +504,9 @@ class TestClaimsWithinMemory:
         assert said[3.0].conditions[-1] == Notice("claims.condition.batch_at_alpha_one", low=1, high=1, alpha=0.78)
         assert said[3.2].conditions[-1] == Notice("claims.condition.batch_at_alpha", low=1, high=5, alpha=0.78)
         assert i18n.message(said[3.0].conditions[-1], "en").startswith("Only batch 1: at any other batch the figure at")
+        # And where the cautious end holds at one batch alone (an attack pass: "between 1 and 1" there too).
+        yours = claims.check_claim(trainium, claims.Claim(3.0, alpha=0.83), GAMMA_MAX, BATCH_MAX)
+        assert yours.verdict == "plausible" and yours.conditions == [Notice("claims.condition.batch_yours_one", low=1, high=1)]
 
     def test_a_published_measurement_of_the_setup_keeps_a_claim_from_impossible(self):
         """AMD measured 2.11× for DeepSeek-V3 + MTP on 8 MI300X under SGLang at concurrency 1; the model's
@@ -520,6 +523,24 @@ class TestClaimsWithinMemory:
         assert said.reasons[0].params["batch"] == 1 and "ROCm" in said.reasons[0].params["study"]
         assert check(2.5, measured).verdict == "impossible"
         assert check(2.11, measured.assign(gpu="MI355X")).verdict == "impossible"
+        # Only this very setup: its GPU count, engine and draft, at a γ the claim allows; a figure read
+        # from other words reaches one printed; a claim the model calls unlikely that a measurement
+        # reaches is not said to be so (an attack pass: each had gone otherwise).
+        assert check(2.11, measured.assign(tp=4)).verdict == "impossible"
+        assert check(2.11, measured.assign(engine="vllm-v1")).verdict == "impossible"
+        assert check(2.11, measured.assign(draft="eagle3")).verdict == "impossible"
+        at_gamma_1 = claims.check_claim(mi300x, claims.Claim(2.11, batch=1, gamma=1), GAMMA_MAX, BATCH_MAX, measured=measured)
+        assert at_gamma_1.verdict == "impossible"
+        assert claims.check_claim(mi300x, claims.Claim(claim_words.parse_claim("111% faster"), batch=1), GAMMA_MAX,
+                                  BATCH_MAX, measured=measured).verdict == "conditional"
+        smaller = claims.check_claim(mi300x, claims.Claim(1.6, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, measured)
+        assert smaller.headline.key == "claims.verdict.conditional"
+        assert smaller.reasons[0].key == "claims.reason.measured_beyond" and "relaxes acceptance" in smaller.reasons[0].params["note"]
+        # A flipped claim gets no workload figure priced at a γ the model finds a slowdown at.
+        on_work = claims.check_claim(mi300x, claims.Claim(2.11, batch=1, workload=(100, 500)), GAMMA_MAX, BATCH_MAX,
+                                     measured=measured)
+        assert not [r for r in on_work.reasons if r.key.startswith("claims.reason.workload")]
+        assert check(2.11, measured.assign(batch=np.nan)).verdict == "impossible"  # a row without a batch
 
     def test_a_claim_beyond_its_own_pairs_published_acceptance_is_unlikely(self):
         """"Up to 3x" for gpt-oss-120b with EAGLE-3 on one H100 needs α 0.883, where the pair was published
@@ -954,6 +975,9 @@ class TestPublishedSentences:
         ("2x faster decoding on H100 at the same latency", False),  # not a figure of throughput
         ("3x the throughput per GPU at 100 tokens/s per user on 8x B200", True),
         ("2.5x more throughput at 50 TPS/user", True),
+        ("3x higher throughput at ~100 tok/s/user", True), ("3x higher throughput at 100+ tok/s/user", True),
+        ("3x higher throughput at over 100 output tokens/s per user", True),
+        ("3x higher throughput at 100 t/s/user", True), ("3x higher throughput with 100 tokens/second/user", True),
         # The speed per user is the figure here, both servers at concurrency 1 (a manager's pass).
         ("Kimi K2.6 on 4x GB200: 2.03x higher per-user output throughput at concurrency 1", False),
     ])
@@ -998,6 +1022,11 @@ class TestPublishedSentences:
         ("GLM-4.6 decodes 2x faster with MTP", "GLM-4.6"),
         ("DeepSeek-V4 with MTP is 2x faster", None),
         ("Qwen 2x faster on H100", None),
+        # The figure is no version; a model named after a preset family's start is (an attack pass).
+        ("DeepSeek 3 times faster with MTP on H200", None), ("Qwen 1.5 times faster", None),
+        ("DeepSeek 2 to 3x faster", None),
+        ("Like Llama 4, Kimi K2.6 decodes 2x faster with EAGLE-3", "Kimi K2.6"),
+        ("Kimi\u2011K2.6 is 2x faster", "Kimi-K2.6"),
     ])
     def test_a_model_that_is_no_preset_is_named_back(self, sentence, model):
         read = claim_words.read_sentence(sentence, PRESETS)

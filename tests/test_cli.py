@@ -902,6 +902,16 @@ class TestClaimCommand:
         assert json.loads(out)["headline"] == json.loads(run(capsys, "claim", link)[1])["headline"]
         code, _, err = run(capsys, "claim", "gpu=B200&batch=8")
         assert code == 2 and "is a link, not a claim" in err
+        # The path's last segment whole, the path alone as the page opens it, a blank claim said as one
+        # (an attack pass: "/not-check-a-claim" had been the Claims page, its path alone a sentence).
+        for given, said in (("http://127.0.0.1:8501/not-check-a-claim?gpu=H100-SXM", "is a link, not a claim"),
+                            ("http://127.0.0.1:8501/live-metrics?claim_gamma=3", "is a link, not a claim"),
+                            ("http://127.0.0.1:8501/check-a-claim?gpu=H100-SXM&claim=", "the link's claim= is empty")):
+            code, _, err = run(capsys, "claim", given)
+            assert code == 2 and said in err, given
+        for given in ("http://127.0.0.1:8501/check-a-claim", "http://127.0.0.1:8501/check-a-claim/?claim_view=beside"):
+            code, out, _ = run(capsys, "claim", given)
+            assert code == 0 and json.loads(out)["claim"] == 3.0
 
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self, capsys):
         """Valid JSON (max_speedup was NaN) and the page's verdict: impossible at that batch."""
@@ -1266,6 +1276,14 @@ class TestServeCommand:
         assert json.loads(out)["command"].startswith("vllm serve deepseek-ai/DeepSeek-V3 --data-parallel-size 8 ")
         code, _, err = run(capsys, *base, "--kv", "fp16")
         assert code == 2 and "--kv" in err
+        # An attack pass: a release older than any specviz knows had been written for silently, and with
+        # data-parallel ranks the --gamma given had been called "the best length at this batch".
+        code, _, err = run(capsys, *base[:2], "0.1.0", *base[3:])
+        assert code == 2 and "older than any vLLM release specviz writes for (the oldest is 0.7.3)" in err
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B",
+                        "--gamma", "9", "--dp", "2", "--by-batch", "--gpu", "H100-SXM", "--alpha", "0.7")
+        warnings = " ".join(json.loads(out)["warnings"])
+        assert "drafts 9 tokens throughout, the --gamma given" in warnings and "the best length at this batch" not in warnings
 
     def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
         """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""

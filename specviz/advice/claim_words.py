@@ -266,16 +266,21 @@ UNSTATED = {"model": None, "hardware": None, "method": None, "batch": None, "dat
 # throughput-latency curves: at equal batch, or at equal speed per user, where speculation's server
 # runs a larger batch. Asked where the sentence does not say which.
 _THROUGHPUT_FIGURE = re.compile(r"throughput|tok(?:en)?s?/s|\btps\b|per\s+gpu|/gpu", re.IGNORECASE)
+# A rate per user: "100 tokens/s per user", "100 tok/s/user", "50 TPS/user", "100 t/s/user",
+# "100 output tokens/second/user"; not any "/user" (a URL's path had read as one: an attack pass).
+_PER_USER = (r"(?:(?:output\s+)?(?:tok(?:en)?s?|t)\s*(?:/\s*s(?:ec(?:ond)?)?|\s+per\s+second)|tps)\s*"
+             r"(?:/|\bper[\s-])\s*user")
 _EQUAL_FOOTING = re.compile(r"same\s+(?:batch|concurrency|interactivity|latency|tpot|speed)|equal|\biso-?|at\s+batch"
-                            r"|at\s+(?:a\s+)?concurrency|(?:/|per[\s-])user", re.IGNORECASE)
+                            rf"|at\s+(?:a\s+)?concurrency|\bper[\s-]user|{_PER_USER}", re.IGNORECASE)
 # Of those, the point of equal speed per user, where the speculating server runs a larger batch than
 # the plain one: a gain that a check at one batch for both does not weigh, said beside the verdict.
 # A speed per user as the comparison's condition ("at 100 tokens/s per user"), not as the figure
 # compared: "2.03x higher per-user output throughput at concurrency 1" had been read as one (a
 # manager's pass).
 _SAME_SPEED = re.compile(r"(?:same|equal)\s+(?:per[\s-]user\s+)?(?:interactivity|latency|tpot|speed)|\biso-?"
-                         r"(?:interactivity|latency|tpot|speed)|\bat\s+[\d,.]+\s*(?:tokens?|tok|tps)(?:/s(?:ec)?|"
-                         r"\s+per\s+second)?\s*(?:/|per[\s-])\s*user", re.IGNORECASE)
+                         r"(?:interactivity|latency|tpot|speed)|\b(?:at|with|over|above)\s+(?:an?\s+(?:per[\s-]user\s+"
+                         r"speed|interactivity)\s+of\s+)?(?:~|≈|over\s+|above\s+)?[\d,.]{1,12}\+?\s*" + _PER_USER,
+                         re.IGNORECASE)
 
 
 # The draft length a sentence names: "5 draft tokens", "3 speculative tokens", "a 4-token draft",
@@ -465,6 +470,8 @@ def _sized_model(words: str, known: Container[str] = ()) -> str | None:
     return None
 
 
+# Words after a number that make it a figure, not a version: "3 times", "2 to 3x", "4 lần".
+_AFTER_FIGURE = {"times", "time", "x", "×", "to", "lần", "fold", "%", "percent"}
 # A version after a family's name: "K2.6", "V4", "R1", "3.3"; not a figure ("2x", "4x").
 _MODEL_VERSION = re.compile(r"[a-z]{0,3}\d+(?:\.\d+)*[a-wyz]?", re.IGNORECASE)
 
@@ -476,17 +483,20 @@ def _versioned_model(words: str, presets: Presets) -> str | None:
     manager's pass: Kimi K2.6 checked as Qwen3-32B)."""
     families = {found[0] for model_id in presets.models if (found := re.match(r"[a-z]+", model_id.lower()))}
     keys = [model_key(model_id) for model_id in presets.models]
-    tokens = [token.strip(_PUNCTUATION) for token in words.split()]
-    for token, after in zip(tokens, [*tokens[1:], ""]):
+    tokens = [token.strip(_PUNCTUATION) for token in words.replace("\u2011", "-").split()]
+    for token, after, then in zip(tokens, [*tokens[1:], ""], [*tokens[2:], "", ""]):
         family, *rest = token.split("-")
         if family.lower() in families and rest and any(_MODEL_VERSION.fullmatch(part) for part in rest):
             named = token
-        elif token.lower() in families and _MODEL_VERSION.fullmatch(after):
+        # Not the figure itself: "DeepSeek 3 times faster", "Qwen 1.5 times", "DeepSeek 2 to 3x".
+        elif token.lower() in families and _MODEL_VERSION.fullmatch(after) and then.lower() not in _AFTER_FIGURE:
             named = f"{token} {after}"
         else:
             continue
-        # The start of presets' names ("DeepSeek-V4": its -Pro and -Flash) is no model of its own.
-        return None if any(key.startswith(model_key(named)) for key in keys) else named
+        # The start of presets' names ("DeepSeek-V4": its -Pro and -Flash) is no model of its own; a
+        # model named after it may be ("Like Llama 4, Kimi K2.6 …").
+        if not any(key.startswith(model_key(named)) for key in keys):
+            return named
     return None
 
 
@@ -588,6 +598,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
     unknown_model = None if target is not None else _sized_model(unbatched, index) or _versioned_model(unbatched, presets)
+    unknown_model = None if unknown_model is None else shortened(unknown_model)  # a 1,000-character name said back whole
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), drafts[0] if drafts else None)

@@ -184,6 +184,9 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     takes it."""
     if args.by_batch and (args.gpu is None or args.alpha is None):
         raise UsageError("cli.vllm_config.by_batch")
+    # Before the oldest release it knows, specviz knows no option's name (serve refuses them too).
+    if commands.parse_version(args.version) < commands.parse_version(commands.VLLM_VERSIONS[0]):
+        raise UsageError("cli.version.too_old", version=shortened(args.version), oldest=commands.VLLM_VERSIONS[0])
     params = scenario_params(args, presets, tp=args.tp, dp=args.dp, ep=args.ep, precision=args.precision,
                              kv=args.kv, alpha=args.alpha, gamma=args.gamma)
     if args.method in scenario.DRAFT_KINDS and args.method not in commands.METHODS:
@@ -197,8 +200,12 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
                                        # A Hugging Face id names the checkpoint (the preset's own is no other).
                                        target_repo=args.target_repo or (args.target if "/" in args.target else None),
                                        prompt_lookup_max=args.prompt_lookup_max, method=method)
+    # With data-parallel ranks vLLM holds one length: here the --gamma given, not the best at a batch
+    # (this command names none), which by_batch lists (an attack pass: "the best length at this batch").
+    notices = [Notice("command.schedule_dp_given", **n.params) if n.key == "command.schedule_dp" else n
+               for n in command.notices]
     row: dict[str, Any] = {"command": command.line,
-                           "warnings": [words(n, args.lang) for n in (*command.problems, *command.notices)]}
+                           "warnings": [words(n, args.lang) for n in (*command.problems, *notices)]}
     if schedule is not None:
         row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
     return row
@@ -348,11 +355,22 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
             "speculative_runs_without_a_baseline": unpaired, "runs_at_synthetic_acceptance_left_out": synthetic}
 
 
+def _page_of(text: str) -> str | None:
+    """The page a link's path names (a key of :data:`specviz.scenario.PAGE_PATHS`; ``calculator`` for
+    the root, ``other`` for a path the app does not route), None for a bare query. The path's last
+    segment is compared whole: "/not-check-a-claim" had been read as the Claims page (an attack pass)."""
+    if text.startswith("?") or "?" not in text and "://" not in text and not text.startswith("/"):
+        return None
+    last = urllib.parse.urlsplit(text).path.rstrip("/").rsplit("/", 1)[-1]
+    return "calculator" if not last else next((page for page, path in scenario.PAGE_PATHS.items() if path == last),
+                                              "other")
+
+
 def _is_link(text: str) -> bool:
-    """Whether ``text`` reads as a calculator link or its query (a scenario's parameters), not as a
-    claim's words."""
-    named = set(urllib.parse.parse_qs(link_query(text)))
-    return bool(named & {*scenario.CHOICES, *scenario.FIELDS, "claim", *_CLAIM_FIELDS})
+    """Whether ``text`` reads as a calculator link or its query (a scenario's parameters), or as the
+    Claims page's link (its path alone, as the page opens it), not as a claim's words."""
+    named = set(urllib.parse.parse_qs(link_query(text))) if "?" in text or "=" in text else set()
+    return _page_of(text) == "claims" or bool(named & {*scenario.CHOICES, *scenario.FIELDS, "claim", *_CLAIM_FIELDS})
 
 
 def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
@@ -368,13 +386,17 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         # The Claims page's own link holds its claim: checked as the page checks its claim field
         # (never read as a sentence), its last value where it is given twice (the field takes the
         # last, and the page says so). Another link where the words go is said.
-        given = urllib.parse.parse_qsl(link_query(args.text), keep_blank_values=True)
+        given = urllib.parse.parse_qsl(urllib.parse.urlsplit(args.text).query if "?" in args.text else args.text,
+                                       keep_blank_values=True)
         claimed = [value for name, value in given if name == "claim"]
-        # The page's own link leaves its default claim out: its path, or a field of its own, says it is one.
-        if not claimed and (urllib.parse.urlsplit(args.text).path.rstrip("/").endswith(scenario.PAGE_PATHS["claims"])
-                            or any(name in _CLAIM_FIELDS for name, _ in given)):
+        # The page's own link leaves its default claim out: its path, or (a bare query) a field of its
+        # own, says it is one.
+        page = _page_of(args.text)
+        if not claimed and (page == "claims" or page is None and any(name in _CLAIM_FIELDS for name, _ in given)):
             claimed = [claims.DEFAULT_CLAIM]
-        if not claimed or not claimed[-1].strip():
+        if claimed and not claimed[-1].strip():  # the page checks nothing then, and says so
+            raise UsageError("cli.claim.blank_in_link", link=shortened(args.text))
+        if not claimed:
             raise UsageError("cli.claim.link_as_words", link=args.text)
         text, link, sentence = claimed[-1], args.text, False
     else:
