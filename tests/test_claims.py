@@ -1027,6 +1027,8 @@ class TestPublishedSentences:
         ("DeepSeek 2 to 3x faster", None),
         ("Like Llama 4, Kimi K2.6 decodes 2x faster with EAGLE-3", "Kimi K2.6"),
         ("Kimi\u2011K2.6 is 2x faster", "Kimi-K2.6"),
+        ("Qwen3.6 is 2x faster", "Qwen3.6"), ("GLM4.6 decodes 2x faster", "GLM4.6"), ("Qwen3-Max runs 2x faster", "Qwen3-Max"),
+        ("Qwen3 is 2x faster", None),  # the start of presets' names
     ])
     def test_a_model_that_is_no_preset_is_named_back(self, sentence, model):
         read = claim_words.read_sentence(sentence, PRESETS)

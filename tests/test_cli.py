@@ -1284,6 +1284,14 @@ class TestServeCommand:
                         "--gamma", "9", "--dp", "2", "--by-batch", "--gpu", "H100-SXM", "--alpha", "0.7")
         warnings = " ".join(json.loads(out)["warnings"])
         assert "drafts 9 tokens throughout, the --gamma given" in warnings and "the best length at this batch" not in warnings
+        # What the sidebar says and a command line had not: EP of a dense model, FP4 on a GPU without its peak.
+        dense = ("vllm-config", "--version", "0.33.0", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B", "--gamma", "4")
+        _, out, _ = run(capsys, *dense, "--ep", "on")
+        assert any(w.startswith("Expert parallelism is asked of Qwen3-32B, which has no experts") for w in json.loads(out)["warnings"])
+        _, out, _ = run(capsys, *dense, "--precision", "nvfp4", "--gpu", "H100-SXM")
+        assert any(w.startswith("NVIDIA H100 SXM has no NVFP4 peak") for w in json.loads(out)["warnings"])
+        _, out, _ = run(capsys, "serve", "target=gpt-oss-120b&tp=1&gpu=H100-SXM", "--one-length")
+        assert any(n.startswith("NVIDIA H100 SXM has no MXFP4 peak") for n in json.loads(out)["notices"])
 
     def test_a_steady_load_s_requests_are_as_long_as_their_tokens(self, capsys):
         """The load's context is its requests' mean (2,050); the longest, 2,100, bounds the server."""

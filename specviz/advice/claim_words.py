@@ -486,7 +486,10 @@ def _versioned_model(words: str, presets: Presets) -> str | None:
     tokens = [token.strip(_PUNCTUATION) for token in words.replace("\u2011", "-").split()]
     for token, after, then in zip(tokens, [*tokens[1:], ""], [*tokens[2:], "", ""]):
         family, *rest = token.split("-")
+        fused = re.fullmatch(r"([a-z]+)(\d[\w.]*)", family.lower())  # "Qwen3.6", "GLM4.6", "Qwen3-Max"
         if family.lower() in families and rest and any(_MODEL_VERSION.fullmatch(part) for part in rest):
+            named = token
+        elif fused and fused[1] in families and _MODEL_VERSION.fullmatch(fused[2]):
             named = token
         # Not the figure itself: "DeepSeek 3 times faster", "Qwen 1.5 times", "DeepSeek 2 to 3x".
         elif token.lower() in families and _MODEL_VERSION.fullmatch(after) and then.lower() not in _AFTER_FIGURE:

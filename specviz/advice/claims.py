@@ -19,9 +19,8 @@ are kind) come from the band at α = 1 in the same way.
 :func:`check_claim` returns the verdict:
 
 * ``impossible``: even with every draft token accepted, the band's high edge stays below S* at every
-  batch and γ the claim allows, and no published measurement of the same GPU, model and kind of
-  draft reaches S* (one that does makes it ``conditional``: beyond the model, not beyond
-  measurement);
+  batch and γ the claim allows, and no published measurement of this very setup reaches S* (one
+  that does makes it ``conditional``: beyond the model, not beyond measurement);
 * ``plausible``: at the acceptance the user measured on their own traffic, the band's low edge
   reaches S* at the γ the model finds best (at the claim's batch, or at some batch when it names
   none);
@@ -419,11 +418,12 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     a claim with no measured α that needs more than the highest of them is ``conditional`` still,
     but said to be unlikely (``claims.verdict.beyond_published``), with that figure and its source.
 
-    ``measured`` are published speedups (:func:`comparable_published`): one of the scenario's own GPU
-    and target that reaches the claim, at its batch or a larger one, keeps it from ``impossible``
-    (``claims.verdict.measured_beyond``, naming the measurement): DeepSeek-V3 + MTP on 8 MI300X under
-    SGLang was said to be unable to reach 2.11× at batch 1, beside AMD's 2.11× measured there (a
-    manager's pass). The model's cost presets can be off for an engine; a measurement is not.
+    ``measured`` are published speedups (:func:`comparable_published`): one of this very setup that
+    reaches the claim (:func:`_measured_beyond`) keeps it from ``impossible``
+    (``claims.verdict.measured_beyond``, naming the measurement) and from being said to be unlikely:
+    DeepSeek-V3 + MTP on 8 MI300X under SGLang was said to be unable to reach 2.11× at batch 1, beside
+    AMD's 2.11× measured there (a manager's pass). The model's cost presets can be off for an
+    engine; a measurement is not.
 
     Returns
     -------
@@ -537,8 +537,8 @@ def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
     as the calculator offers it: :func:`specviz.scenario.published_acceptance`), naming it; None
     otherwise. "Up to 3x" for gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was
     published at 0.67 (a manager's pass: the page had weighed it against every model's highest, 0.91)."""
-    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
-    if claim.alpha is not None or needed.isna().all():
+    needed = _alpha_needed(claim, required)
+    if needed is None:
         return None
     own = []
     for row in published:
@@ -550,23 +550,30 @@ def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
     if not own:
         return None
     alpha, row = max(own, key=lambda found: found[0])
-    if needed.min() <= alpha:
+    if needed <= alpha:
         return None
-    return Notice("claims.condition.beyond_pair", alpha=at_least(float(needed.min()), 3), published=alpha,
+    return Notice("claims.condition.beyond_pair", alpha=at_least(needed, 3), published=alpha,
                   gamma=row.gamma, dataset=row.dataset, source=row.source)
+
+
+def _alpha_needed(claim: Claim, required: pd.DataFrame) -> float | None:
+    """The least α a claim with no measured α needs over the γ it allows (the model's, else that of the
+    band's optimistic edge); None with a measured α, or where nothing reaches it."""
+    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
+    return None if claim.alpha is not None or needed.isna().all() else float(needed.min())
 
 
 def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:
     """``claims.condition.beyond_published`` where a claim with no measured α needs, at the γ that
     needs least, more than the highest published acceptance (naming it and its source); None
     otherwise, and where the claim is out of reach."""
-    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
-    if claim.alpha is not None or not published or needed.isna().all():
+    needed = _alpha_needed(claim, required)
+    if needed is None or not published:
         return None
     highest = max(published, key=lambda row: row.alpha)
-    if needed.min() <= highest.alpha:
+    if needed <= highest.alpha:
         return None
-    return Notice("claims.condition.beyond_published", alpha=at_least(float(needed.min()), 3), highest=highest.alpha,
+    return Notice("claims.condition.beyond_published", alpha=at_least(needed, 3), highest=highest.alpha,
                   target=highest.target, draft=Notice(f"side.draft.{highest.draft}"), gamma=highest.gamma,
                   source=highest.source)
 

@@ -204,11 +204,22 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     # (this command names none), which by_batch lists (an attack pass: "the best length at this batch").
     notices = [Notice("command.schedule_dp_given", **n.params) if n.key == "command.schedule_dp" else n
                for n in command.notices]
-    row: dict[str, Any] = {"command": command.line,
-                           "warnings": [words(n, args.lang) for n in (*command.problems, *notices)]}
+    row: dict[str, Any] = {"command": command.line, "warnings": [
+        words(n, args.lang) for n in (*command.problems, *notices, *_sidebar_notes(chosen))]}
     if schedule is not None:
         row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
     return row
+
+
+def _sidebar_notes(chosen: scenario.Scenario) -> list[Notice]:
+    """What the sidebar says of a scenario that a command line has no sidebar to say (an attack pass):
+    expert parallelism asked of a model with no experts, which changes nothing, and weights whose
+    format the GPU has no peak for, multiplied at the BF16 peak (``side.expanded``)."""
+    notes = [Notice("cli.ep_dense", target=chosen.target.name)] if chosen.ep and not chosen.target.num_experts else []
+    compute = chosen.precision.matmul_compute(chosen.target)
+    if compute != "bf16" and chosen.gpu.runs_at(compute) == "bf16":
+        notes.append(Notice("side.expanded", compute="MXFP4" if compute == "w4a8" else compute.upper(), gpu=chosen.gpu.name))
+    return notes
 
 
 def linked_deploy(link: str) -> dict[str, Any]:
@@ -289,7 +300,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
                                     method=method, draft_repo=draft, target_repo=target, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
             "files": command.files, "problems": [words(n, lang) for n in command.problems],
-            "notices": [words(n, lang) for n in command.notices], "advice": advice}
+            "notices": [words(n, lang) for n in (*command.notices, *_sidebar_notes(chosen))], "advice": advice}
 
 
 def _check_release(engine: str, version: str | None) -> None:
@@ -369,7 +380,7 @@ def _page_of(text: str) -> str | None:
 def _is_link(text: str) -> bool:
     """Whether ``text`` reads as a calculator link or its query (a scenario's parameters), or as the
     Claims page's link (its path alone, as the page opens it), not as a claim's words."""
-    named = set(urllib.parse.parse_qs(link_query(text))) if "?" in text or "=" in text else set()
+    named = set(urllib.parse.parse_qs(link_query(text)))
     return _page_of(text) == "claims" or bool(named & {*scenario.CHOICES, *scenario.FIELDS, "claim", *_CLAIM_FIELDS})
 
 
@@ -386,8 +397,7 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         # The Claims page's own link holds its claim: checked as the page checks its claim field
         # (never read as a sentence), its last value where it is given twice (the field takes the
         # last, and the page says so). Another link where the words go is said.
-        given = urllib.parse.parse_qsl(urllib.parse.urlsplit(args.text).query if "?" in args.text else args.text,
-                                       keep_blank_values=True)
+        given = urllib.parse.parse_qsl(link_query(args.text), keep_blank_values=True)
         claimed = [value for name, value in given if name == "claim"]
         # The page's own link leaves its default claim out: its path, or (a bare query) a field of its
         # own, says it is one.
