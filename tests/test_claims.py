@@ -541,6 +541,13 @@ class TestClaimsWithinMemory:
                                      measured=measured)
         assert not [r for r in on_work.reasons if r.key.startswith("claims.reason.workload")]
         assert check(2.11, measured.assign(batch=np.nan)).verdict == "impossible"  # a row without a batch
+        # The measurement nearest the claim's batch is named (P-EAGLE's 2.46× at batch 8 had been, for a
+        # claim at batch 1 that its own batch-1 runs reach: a browser pass), its note cut at a word.
+        peagle = make_scenario(gpu="B200", target="gpt-oss-20b", draft="peagle", tp="1")
+        rows = claims.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), peagle, PRESETS)
+        named = claims.check_claim(peagle, claims.Claim(1.88, batch=1), GAMMA_MAX, BATCH_MAX, measured=rows).reasons[0]
+        assert named.key == "claims.reason.measured_beyond" and named.params["batch"] == 1
+        assert len(named.params["note"]) <= 482 and named.params["note"].endswith(" …")
 
     def test_a_claim_beyond_its_own_pairs_published_acceptance_is_unlikely(self):
         """"Up to 3x" for gpt-oss-120b with EAGLE-3 on one H100 needs α 0.883, where the pair was published
