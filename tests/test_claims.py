@@ -563,6 +563,12 @@ class TestClaimsWithinMemory:
         assert claims.check_claim(chosen, claims.Claim(3.0, alpha=0.5), GAMMA_MAX, BATCH_MAX,
                                   PRESETS.acceptance).headline.key != "claims.verdict.beyond_pair"
 
+    def test_the_gpus_a_verdict_names_are_in_the_readers_language(self):
+        """A Vietnamese verdict had named "4× NVIDIA GB200 (one GPU of a NVL72)" in English (a browser pass)."""
+        check = claims.check_claim(make_scenario(gpu="GB200", tp="4"), claims.Claim(2.0, batch=1), GAMMA_MAX, BATCH_MAX)
+        assert "trên 4× NVIDIA GB200 (một GPU của NVL72) cho" in i18n.t(check.headline.key, "vi", **check.headline.params)
+        assert "on 4× NVIDIA GB200 (one GPU of an NVL72) for" in i18n.t(check.headline.key, "en", **check.headline.params)
+
     def test_a_range_ended_by_the_largest_batch_weighed_says_so(self):
         """"A batch between 1 and 1024: outside it not even α = 1 reaches the claim" named the search's
         end (SPECVIZ_BATCH_MAX) as if the claim stopped there (a manager's Chromium pass)."""

@@ -56,6 +56,7 @@ from numpy.typing import ArrayLike
 
 from specviz import calculator, names, workload
 from specviz.errors import InputError, Notice, SpecvizError
+from specviz.i18n import PresetText
 from specviz.model import architecture, roofline, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch
@@ -667,9 +668,14 @@ def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batch
 
 
 def _devices(scenario: Scenario) -> str:
-    """The GPUs a verdict names: their count and model ("2× NVIDIA H100 SXM"), the model alone for one."""
-    count = scenario.tp * scenario.dp
-    return scenario.gpu.name if count == 1 else f"{count}× {scenario.gpu.name}"
+    """The GPUs a verdict names: their count and model ("2× NVIDIA H100 SXM"), the model alone for one,
+    in each language the preset's name has (a Vietnamese verdict had named "4× NVIDIA GB200 (one GPU of a
+    NVL72)" in English: a browser pass)."""
+    count, name = scenario.tp * scenario.dp, scenario.gpu.name
+    if count == 1:
+        return name
+    translations = name.translations if isinstance(name, PresetText) else {}
+    return PresetText(f"{count}× {name}", {lang: f"{count}× {text}" for lang, text in translations.items()})
 
 
 def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
