@@ -6,6 +6,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
@@ -212,12 +213,12 @@ def show_reading() -> None:
                     "\n".join(f"- {t(f'claims.sentence.unstated.{key}', lang)}" for key in reading["unstated"]))
 
 
-def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int | None) -> None:
-    """The claim beside the published speedups of the same class of setting and the user's own runs
-    paired with their baselines (the examples' only where the user has none), with the published
-    figures that reach it and how their acceptance was obtained."""
-    every_published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
-    speedups = claims.comparable_published(every_published, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")))
+def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int | None, every_published: pd.DataFrame,
+                          speedups: pd.DataFrame) -> None:
+    """The claim beside ``speedups``, the published speedups of the same class of setting (of
+    ``every_published``, all of them), and the user's own runs paired with their baselines (the
+    examples' only where the user has none), with the published figures that reach it and how their
+    acceptance was obtained."""
     family, drafting, vendor, kind = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
     st.caption(t("claims.comparable", lang, shown=len(speedups), every=len(every_published), family=family,
                  drafting=t(f"claims.drafting.{drafting}", lang),
@@ -327,8 +328,9 @@ tokens = None if chosen_workload == "none" else (workloads[chosen_workload].inpu
                                                 workloads[chosen_workload].output_tokens)
 claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
 known = presets(settings.get("SPECVIZ_DATA_DIR"))
-measured = claims.comparable_published(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
-                                       sidebar, known)
+# Read and sorted once a run: the check weighs them, and the view beside published figures shows them.
+every_published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
+measured = claims.comparable_published(every_published, sidebar, known)
 check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured)
 
 # A figure over another GPU or engine is no speedup over plain decoding: the verdict says so, in no colour.
@@ -391,4 +393,4 @@ elif open_view == "required":
     shown = claims.required_as_shown(check.required)
     titled_dataframe(shown, lang, placeholder="—", column_config=number_columns(shown, FORMATS, lang))
 else:
-    show_beside_published(sidebar, speedup, batch)
+    show_beside_published(sidebar, speedup, batch, every_published, measured)
