@@ -169,9 +169,8 @@ def scenario_sidebar(lang: str) -> None:
     side.caption(t("side.ridge", lang, ridge=gpu.ridge_at(compute), dtype=gpu.runs_at(compute).upper()))
     if compute == "w4a8" and gpu.runs_at(compute) == "fp8":  # MXFP4 weights, MXFP8 activations
         side.caption(t("side.w4a8", lang, gpu=gpu.name))
-    elif compute != "bf16" and gpu.runs_at(compute) == "bf16":  # FP4 on Hopper: stored and read as FP4, multiplied as BF16
-        side.caption(t("side.expanded", lang, compute="MXFP4" if compute == "w4a8" else compute.upper(),
-                       gpu=gpu.name))
+    elif (expanded := scenario.expanded_compute(gpu, target, precision)) is not None:  # FP4 on Hopper
+        side.caption(message(expanded, lang))
     engine = engines[engine_id]
     chosen = scenario.Scenario(
         gpu=gpu, target=target, draft=draft, engine=engine, costs=set_costs(scenario.preset_costs(engine)), target_id=target_id,

@@ -30,7 +30,7 @@ from .model import architecture, calibration, drafters, dtypes, hf_config, memor
 __all__ = ["CUSTOM", "PAGE_PATHS", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "check_request_length", "steady_load",
+           "default_draft", "draft_choices", "resolve_draft", "expanded_compute", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "check_request_length", "steady_load",
            "knobs_off_preset", "holds_default_point", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
@@ -550,6 +550,16 @@ def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None,
     shares = tuple(z for z in ZERO_SHARES if fewest <= z <= most)
     return length, shares, simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
                                                     runs=1 + len(shares))
+
+
+def expanded_compute(gpu: roofline.GPU, target: architecture.Model, precision: dtypes.Precision) -> Notice | None:
+    """``side.expanded`` where the target's weights are in a format the GPU has no peak for (FP4 on
+    Hopper): stored and read as such, multiplied at the BF16 peak; None otherwise. The sidebar says
+    it, and the command line, which has no sidebar, beside its commands."""
+    compute = precision.matmul_compute(target)
+    if compute == "bf16" or gpu.runs_at(compute) != "bf16":
+        return None
+    return Notice("side.expanded", compute="MXFP4" if compute == "w4a8" else compute.upper(), gpu=gpu.name)
 
 
 def check_request_length(input_tokens: int, output_tokens: int) -> None:

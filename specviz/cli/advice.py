@@ -216,10 +216,8 @@ def _sidebar_notes(chosen: scenario.Scenario) -> list[Notice]:
     expert parallelism asked of a model with no experts, which changes nothing, and weights whose
     format the GPU has no peak for, multiplied at the BF16 peak (``side.expanded``)."""
     notes = [Notice("cli.ep_dense", target=chosen.target.name)] if chosen.ep and not chosen.target.num_experts else []
-    compute = chosen.precision.matmul_compute(chosen.target)
-    if compute != "bf16" and chosen.gpu.runs_at(compute) == "bf16":
-        notes.append(Notice("side.expanded", compute="MXFP4" if compute == "w4a8" else compute.upper(), gpu=chosen.gpu.name))
-    return notes
+    expanded = scenario.expanded_compute(chosen.gpu, chosen.target, chosen.precision)
+    return notes if expanded is None else [*notes, expanded]
 
 
 def linked_deploy(link: str) -> dict[str, Any]:
