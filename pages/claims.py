@@ -14,7 +14,7 @@ from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, con
 from pages._shared import (altair_chart, cost_params, model_choice_name, number_columns, open_store, presets,
                            require_router, titled_dataframe)
 from specviz import charts, scenario, settings
-from specviz.advice import claim_words, claims
+from specviz.advice import claim_words, claims, evidence
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 from specviz.model import calibration
@@ -219,11 +219,11 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     ``every_published``, all of them), and the user's own runs paired with their baselines (the
     examples' only where the user has none), with the published figures that reach it and how their
     acceptance was obtained."""
-    family, drafting, vendor, kind = claims.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
+    family, drafting, vendor, kind = evidence.setting_class(sidebar.target, sidebar.draft_id, sidebar.gpu)
     st.caption(t("claims.comparable", lang, shown=len(speedups), every=len(every_published), family=family,
                  drafting=t(f"claims.drafting.{drafting}", lang),
                  hardware=t(f"claims.hardware.{kind}", lang, vendor=vendor)))
-    reaching = claims.published_reaching(speedups, speedup, batch)
+    reaching = evidence.published_reaching(speedups, speedup, batch)
     store = open_store(lang)
     read = store.shown_runs()
     runs, origin = explorer.one_origin(explorer.with_view_columns(read.frame, explorer.example_hashes(store.imports())))
@@ -234,7 +234,7 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     if left_out:
         st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
     every_paired = explorer.pair_with_baselines(runs)
-    paired = claims.comparable_runs(every_paired, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")), batch)
+    paired = evidence.comparable_runs(every_paired, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")), batch)
     altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
     yours = int((paired["measured_speedup"] >= speedup).sum())
     if batch is None:
@@ -243,7 +243,7 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     else:
         st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
                      at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
-                     any_batch=len(claims.published_reaching(speedups, speedup)), yours=yours, runs=len(paired),
+                     any_batch=len(evidence.published_reaching(speedups, speedup)), yours=yours, runs=len(paired),
                      whose=t(f"claims.runs_of.{origin}", lang)))
     if len(paired) < len(every_paired):
         st.caption(t("claims.runs_elsewhere", lang, left=len(every_paired) - len(paired), runs=len(every_paired),
@@ -330,7 +330,7 @@ claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=to
 known = presets(settings.get("SPECVIZ_DATA_DIR"))
 # Read and sorted once a run: the check weighs them, and the view beside published figures shows them.
 every_published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
-measured = claims.comparable_published(every_published, sidebar, known)
+measured = evidence.comparable_published(every_published, sidebar, known)
 check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured)
 
 # A figure over another GPU or engine is no speedup over plain decoding: the verdict says so, in no colour.

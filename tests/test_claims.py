@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, i18n, settings as settings_module, workload
-from specviz.advice import claim_words, claims
+from specviz import calculator, i18n, workload
+from specviz.advice import claim_words, claims, evidence
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.results import explorer
@@ -288,20 +288,6 @@ class TestReadSentence:
         assert claim_words.read_sentence(text, PRESETS).speedup == speedup
 
 
-class TestComparablePublished:
-    def test_only_the_same_family_drafting_and_hardware(self):
-        published = explorer.load_published(settings_module.get("SPECVIZ_DATA_DIR"))
-        llama = make_scenario(target="Llama-3.1-8B", draft="eagle")
-        same = claims.comparable_published(published, llama, PRESETS)
-        assert len(same) and set(same["gpu"]) <= {"H100-SXM", "RTX-3090", "A100-40GB", "A100-80GB"}
-        assert {PRESETS.models[t].model_type for t in same["target"]} == {"llama"}
-        assert set(same["draft"]) == {"eagle"}
-        # Rows that name no preset target or GPU (a T5 on a TPU) are never evidence.
-        assert published["target"].isna().any() and not same["target"].isna().any()
-        amd = make_scenario(target="DeepSeek-V3", gpu="MI300X")
-        assert set(claims.comparable_published(published, amd, PRESETS)["gpu"]) == {"MI300X"}
-
-
 class TestAlphaFromMeasurement:
     def test_alpha_is_taken_as_it_is(self):
         assert claims.alpha_from_measurement("alpha", 0.7, 4) == 0.7
@@ -513,7 +499,7 @@ class TestClaimsWithinMemory:
         range reaches 1.64× there, and the page had called 2.11× impossible beside that measurement (a
         manager's pass). A claim above every measurement, or one measured on another GPU, stays so."""
         mi300x = make_scenario(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", context="3600")
-        measured = claims.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), mi300x, PRESETS)
+        measured = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), mi300x, PRESETS)
         check = lambda speedup, rows: claims.check_claim(mi300x, claims.Claim(speedup, batch=1), GAMMA_MAX, BATCH_MAX,
                                                          measured=rows)
         assert check(2.11, None).verdict == "impossible"
@@ -544,7 +530,7 @@ class TestClaimsWithinMemory:
         # The measurement nearest the claim's batch is named (P-EAGLE's 2.46× at batch 8 had been, for a
         # claim at batch 1 that its own batch-1 runs reach: a browser pass), its note cut at a word.
         peagle = make_scenario(gpu="B200", target="gpt-oss-20b", draft="peagle", tp="1")
-        rows = claims.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), peagle, PRESETS)
+        rows = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), peagle, PRESETS)
         named = claims.check_claim(peagle, claims.Claim(1.88, batch=1), GAMMA_MAX, BATCH_MAX, measured=rows).reasons[0]
         assert named.key == "claims.reason.measured_beyond" and named.params["batch"] == 1
         assert len(named.params["note"]) <= 482 and named.params["note"].endswith(" …")
@@ -735,50 +721,6 @@ class TestCheckAtCosts:
         assert verdict == "plausible" and reasons[0].params["speedup"] == pytest.approx(best)
         verdict, _, _ = claims.check_at_costs(claims.Claim(3.0, alpha=0.7), 1.0, 0.05, 16)
         assert verdict == "conditional"  # 0.7 gives at most 2.3x here
-
-
-class TestComparableRuns:
-    PAIRED = pd.DataFrame({
-        "target_model": ["meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-70B", "Qwen/Qwen3-32B", "my-finetune",
-                         "meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-8B", "Llama-3.1-8B"],
-        "gpu": ["NVIDIA H100 80GB HBM3", "A100-80GB", "H100-SXM", "H100-SXM", "AMD Instinct MI300X", "H100-SXM", None],
-        "spec_method": ["eagle3", "EAGLE", "eagle3", "eagle3", "eagle3", "ngram", "eagle"],
-        "concurrency": [8.0, 64.0, 8.0, 8.0, 8.0, 8.0, 8.0],
-    })
-
-    def test_runs_of_the_same_family_drafting_and_hardware(self):
-        """Llama 8B and 70B on NVIDIA GPUs with EAGLE heads are of one class (as published rows are);
-        Qwen, a model no preset names, AMD hardware, n-gram drafting and no GPU are not."""
-        chosen = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp=1)
-        kept = claims.comparable_runs(self.PAIRED, chosen, PRESETS)
-        assert list(kept.index) == [0, 1]
-        assert list(claims.comparable_runs(self.PAIRED, chosen, PRESETS, batch=16).index) == [1]
-
-    @pytest.mark.parametrize("method, drafting", [("deepseek_mtp", "mtp"), ("NEXTN", "mtp"), ("EAGLE3", "eagle"),
-                                                  ("P-EAGLE", "eagle"), ("suffix", "host"), ("prompt_lookup", "host"),
-                                                  ("draft_model", "model"), ("", None), (None, None)])
-    def test_the_drafting_a_run_s_method_names(self, method, drafting):
-        assert claims._run_drafting(method) == drafting
-
-
-class TestPublishedReaching:
-    def test_only_speedups_that_reach_highest_first(self):
-        published = explorer.speedup_rows(explorer.load_published(DATA))
-        reaching = claims.published_reaching(published, 3.0)
-        assert len(reaching) > 0 and (reaching["value"] >= 3.0).all()
-        assert reaching["metric"].str.endswith("speedup").all() and reaching["value"].is_monotonic_decreasing
-        every = explorer.load_published(DATA)  # latencies, acceptance lengths and other ratios too
-        by_hand = every[every["metric"].str.endswith("speedup") & (every["value"] >= 3.0)]
-        assert len(reaching) == len(by_hand) and len(published) < len(every)
-
-    def test_at_a_claimed_batch_only_runs_at_that_batch_or_more(self):
-        published = explorer.speedup_rows(explorer.load_published(DATA))
-        at_64 = claims.published_reaching(published, 2.0, batch=64)
-        assert (at_64["batch"] >= 64).all() and (at_64["value"] >= 2.0).all()
-        assert len(at_64) < len(claims.published_reaching(published, 2.0))
-
-    def test_none_reach_an_extravagant_claim(self):
-        assert claims.published_reaching(pd.DataFrame({"metric": ["walltime_speedup"], "value": [2.0]}), 3.0).empty
 
 
 class TestClaimOnAWorkload:

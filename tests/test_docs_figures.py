@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from specviz import calculator, cli, scenario, settings, workload
-from specviz.advice import claims
+from specviz.advice import claims, evidence
 from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
 from specviz.i18n import message
@@ -106,9 +106,9 @@ def test_the_claims_worked_example():
     assert f"at α {at} a whole request gains {whole}× of decode's {decode}×" in guide
     published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
     assert (f"of all {len(published)}, none reaches 2.5x at batch 64 or more and "
-            f"{len(claims.published_reaching(published, 2.5))} do at any batch") in guide
-    assert not len(claims.published_reaching(published, 2.5, 64))
-    assert f"and {len(claims.published_reaching(published, 3.0))} of all {len(published)} reach 3×" in guide
+            f"{len(evidence.published_reaching(published, 2.5))} do at any batch") in guide
+    assert not len(evidence.published_reaching(published, 2.5, 64))
+    assert f"and {len(evidence.published_reaching(published, 3.0))} of all {len(published)} reach 3×" in guide
 
 
 def test_a_hybrid_s_sequences_at_its_schedule_s_longest_draft(capsys):

@@ -4,7 +4,10 @@
   whole sentence: its figure, batch, hardware, model, method, dataset, what it is over, and what it
   leaves out.
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
-  and vLLM rate it needs, the batches where it can hold, the published results beside it.
+  and vLLM rate it needs, the batches where it can hold, and the verdict.
+- ``evidence``: which published results and stored runs are evidence about a scenario: of the same
+  kind of setting (beside a claim), of this very setup (which overrules the model), a pair's own
+  published acceptance.
 - ``commands``: vLLM's command for a scenario, each release's facts (flags, methods, targets), and
   what every engine's command shares of the models (the draft's name, the target's words).
 - ``memory_flags``: what every engine's command says of memory and hosts (the largest batch, the

@@ -45,7 +45,6 @@ worked example.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -54,16 +53,17 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from specviz import calculator, names, workload
-from specviz.errors import InputError, Notice, SpecvizError
+from specviz import calculator, workload
+from specviz.advice import evidence
+from specviz.errors import Notice, SpecvizError
 from specviz.i18n import PresetText
-from specviz.model import architecture, roofline, spec
+from specviz.model import spec
 from specviz.model.published import PublishedAcceptance
-from specviz.scenario import Presets, Scenario, largest_batch
+from specviz.scenario import Scenario, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
-           "check_at_costs", "published_reaching", "setting_class", "comparable_published", "comparable_runs", "at_least",
+           "check_at_costs", "at_least",
            "required_as_shown", "headline", "claimed_batch"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
@@ -226,83 +226,6 @@ def alpha_from_measurement(measure: str, value: float, gamma: int,
     return float(alpha)
 
 
-# Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
-_DRAFTING = {"eagle": "eagle", "eagle3": "eagle", "peagle": "eagle", "mtp": "mtp", "ngram": "host", "suffix": "host",
-             "medusa": "medusa", "self": "self", "block": "block"}
-
-
-def setting_class(target: architecture.Model, draft_id: str, gpu: roofline.GPU) -> tuple[str, str, str, str]:
-    """A setting's model family (its model type's leading word: ``llama`` for Llama 2, 3 and 4), its
-    drafting (:data:`_DRAFTING`, else a separate draft ``model``) and its hardware's vendor and kind
-    (``NVIDIA``, ``gpu``): what a published result must share to be evidence about a claim."""
-    drafting = _DRAFTING.get(draft_id, "eagle" if draft_id.startswith("EAGLE3-") else "model")
-    return _class(target, drafting, gpu)
-
-
-def _class(target: architecture.Model, drafting: str, gpu: roofline.GPU) -> tuple[str, str, str, str]:
-    family = re.match(r"[a-z]+", target.model_type)
-    return family[0] if family else target.model_type, drafting, gpu.name.split()[0], gpu.kind
-
-
-def _run_drafting(method: object) -> str | None:
-    """The drafting of :data:`_DRAFTING` a stored run's ``spec_method`` names, as engines and tools
-    write it (vLLM's ``eagle3``, ``deepseek_mtp``, ``ngram``, ``draft_model``; SGLang's ``EAGLE3``,
-    ``NEXTN``); None where it names none."""
-    key = re.sub(r"[^a-z0-9]", "", str(method).lower()) if isinstance(method, str) else ""
-    if not key:
-        return None
-    for words, drafting in ((("mtp", "nextn"), "mtp"), (("eagle",), "eagle"), (("ngram", "suffix", "lookup"), "host"),
-                            (("medusa",), "medusa")):
-        if any(word in key for word in words):
-            return drafting
-    return "model"
-
-
-def comparable_runs(paired: pd.DataFrame, scenario: Scenario, presets: Presets,
-                    batch: int | None = None) -> pd.DataFrame:
-    """The stored runs paired with their baselines (:func:`specviz.results.explorer.pair_with_baselines`)
-    of the same model family, drafting and hardware class as ``scenario``, as
-    :func:`comparable_published` takes the published ones, and with ``batch`` at that concurrency or
-    more: a run whose model (``target_model``), GPU or method names no preset or drafting cannot be
-    placed and is left out (synthetic Llama-3.1-8B examples on an H100 are no evidence about gpt-oss
-    on a B200)."""
-    wanted = setting_class(scenario.target, scenario.draft_id, scenario.gpu)
-
-    def same(model: object, gpu: object, method: object) -> bool:
-        model_id = names.model_preset(model, presets.models) if isinstance(model, str) else None
-        gpu_id = names.gpu_preset(gpu, presets.gpus) if isinstance(gpu, str) else None
-        drafting = _run_drafting(method)
-        return (model_id is not None and gpu_id is not None and drafting is not None
-                and _class(presets.models[model_id], drafting, presets.gpus[gpu_id]) == wanted)
-    keep = np.array([same(m, g, d) for m, g, d in zip(paired["target_model"], paired["gpu"], paired["spec_method"])],
-                    dtype=bool)
-    if batch is not None:
-        keep &= (paired["concurrency"] >= batch).to_numpy(dtype=bool, na_value=False)
-    return paired[keep]
-
-
-def comparable_published(published: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
-    """The published results of the same model family, drafting and hardware class as ``scenario``
-    (:func:`setting_class`): a T5 on a TPU is no evidence about Llama on an H100. A row that names no
-    preset target or GPU (``target``, ``gpu``), or no draft, cannot be placed and is left out."""
-    wanted = setting_class(scenario.target, scenario.draft_id, scenario.gpu)
-    placed = published["target"].isin(list(presets.models)) & published["gpu"].isin(list(presets.gpus)) \
-        & published["draft"].notna()
-    same = [setting_class(presets.models[t], str(d), presets.gpus[g]) == wanted if ok else False
-            for ok, t, d, g in zip(placed, published["target"], published["draft"], published["gpu"])]
-    return published[np.asarray(same, dtype=bool)]
-
-
-def published_reaching(speedups: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
-    """The published speedups (:func:`specviz.results.explorer.speedup_rows`) that reach ``speedup``,
-    highest first; with ``batch``, only those measured at that batch or a larger one (a speedup at
-    batch 1 says little of one claimed at 64: it falls as the batch grows)."""
-    if batch is not None:
-        speedups = speedups[speedups["batch"] >= batch]
-    # A figure read from other words ("111% faster" is 2.1100000000000003) reaches one printed as 2.11.
-    return speedups[speedups["value"] >= speedup * (1.0 - 1e-9)].sort_values("value", ascending=False)
-
-
 def _alpha_for(length: np.ndarray, gamma: np.ndarray, reuse: Mapping[str, ArrayLike] | None = None) -> np.ndarray:
     """α with E(α, γ) = length (E of a draft whose acceptance falls as ``reuse`` says), NaN where the
     length is beyond E(1, γ), γ + 1 without reuse (out of reach)."""
@@ -419,9 +342,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     a claim with no measured α that needs more than the highest of them is ``conditional`` still,
     but said to be unlikely (``claims.verdict.beyond_published``), with that figure and its source.
 
-    ``measured`` are published speedups (:func:`comparable_published`): one of this very setup that
-    reaches the claim (:func:`_measured_beyond`) keeps it from ``impossible``
-    (``claims.verdict.measured_beyond``, naming the measurement) and from being said to be unlikely:
+    ``measured`` are published speedups (:func:`specviz.advice.evidence.comparable_published`): one of
+    this very setup that reaches the claim (:func:`specviz.advice.evidence.same_setup_reaching`) keeps
+    it from ``impossible`` (``claims.verdict.measured_beyond``, naming the measurement) and from being
+    said to be unlikely:
     DeepSeek-V3 + MTP on 8 MI300X under SGLang was said to be unable to reach 2.11× at batch 1, beside
     AMD's 2.11× measured there (a manager's pass). The model's cost presets can be off for an
     engine; a measurement is not.
@@ -511,32 +435,19 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
 
 
 # A published row's note as a reason quotes it: its caveats come first ("relaxes acceptance (not
-# lossless)"), and the P-EAGLE rows' account of reading a chart runs to 1,500 characters.
+# lossless)"), and the P-EAGLE rows' account of reading a chart runs to 1,500 characters. AMD's own
+# caveat had been cut at 240 (a browser pass).
 _NOTE_CHARS = 480
 
 
 def _measured_beyond(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None,
                      gammas: np.ndarray) -> Notice | None:
-    """``claims.reason.measured_beyond``, naming the highest published speedup (``measured``) of this
-    very setup that reaches the claim at its batch or a larger one, with its note: the same GPU and
-    count of them, target, engine and draft (the draft's id, or its kind for a head), at a γ the claim
-    allows; None where none does. A looser match had let P-EAGLE at γ 7 stand for EAGLE-3 at γ 1, and 8
-    H100s under gpt-fast at 32,000 positions for one under vLLM (an attack pass)."""
-    if measured is None:
+    """``claims.reason.measured_beyond``, naming the published speedup of this very setup that reaches the
+    claim (:func:`specviz.advice.evidence.same_setup_reaching`), with its note cut at a word; None where
+    none does."""
+    if measured is None or (top := evidence.same_setup_reaching(measured, scenario, claim.speedup, claim.batch,
+                                                                 int(gammas.max()))) is None:
         return None
-    own = measured[(measured["gpu"] == scenario.gpu.id) & (measured["target"] == scenario.target_id)
-                   & (measured["tp"] == scenario.tp * scenario.dp) & (measured["engine"] == scenario.engine.id)
-                   & measured["draft"].isin([scenario.draft_id, scenario.draft.kind])
-                   & (measured["gamma"] <= int(gammas.max())) & measured["batch"].notna()]
-    reaching = published_reaching(own, claim.speedup, claim.batch)
-    if reaching.empty:
-        return None
-    # The measurement nearest the claim's batch (P-EAGLE's 2.46× at batch 8 had been named for a claim at
-    # batch 1, beside its own 1.88× there: a browser pass), its note cut at a word.
-    if claim.batch is not None:
-        reaching = reaching.assign(off=(reaching["batch"] - claim.batch).abs()).sort_values(["off", "value"],
-                                                                                             ascending=[True, False])
-    top = reaching.iloc[0]
     note = str(top["note"])
     note = note if len(note) <= _NOTE_CHARS else note[:_NOTE_CHARS].rsplit(" ", 1)[0] + " …"
     return Notice("claims.reason.measured_beyond", study=str(top["study"]), value=float(top["value"]),
@@ -546,23 +457,14 @@ def _measured_beyond(scenario: Scenario, claim: Claim, measured: pd.DataFrame | 
 def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
                  published: Sequence[PublishedAcceptance]) -> Notice | None:
     """``claims.condition.beyond_pair`` where a claim with no measured α needs, at the γ that needs
-    least, more than the highest acceptance published for the scenario's own pair (target and draft,
-    as the calculator offers it: :func:`specviz.scenario.published_acceptance`), naming it; None
-    otherwise. "Up to 3x" for gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was
-    published at 0.67 (a manager's pass: the page had weighed it against every model's highest, 0.91)."""
+    least, more than the highest acceptance published for the scenario's own pair
+    (:func:`specviz.advice.evidence.pair_acceptance`), naming it; None otherwise. "Up to 3x" for
+    gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was published at 0.67 (a
+    manager's pass: the page had weighed it against every model's highest, 0.91)."""
     needed = _alpha_needed(claim, required)
-    if needed is None:
+    if needed is None or (own := evidence.pair_acceptance(scenario, published)) is None:
         return None
-    own = []
-    for row in published:
-        if (row.target, row.draft) == (scenario.target_id, scenario.draft_id):
-            try:
-                own.append((row.alpha_at(scenario.reuse), row))
-            except InputError:  # a length the draft cannot make at this reuse: no α to weigh
-                continue
-    if not own:
-        return None
-    alpha, row = max(own, key=lambda found: found[0])
+    alpha, row = own
     if needed <= alpha:
         return None
     return Notice("claims.condition.beyond_pair", alpha=at_least(needed, 3), published=alpha,

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claim_words, claims, commands, draft_length, serving, sglang, trtllm
+from specviz.advice import claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
@@ -126,7 +126,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
-    measured = claims.comparable_published(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
+    measured = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
                                            chosen, presets)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance,

@@ -1,0 +1,141 @@
+"""Which published measurements and stored runs are evidence about a setting.
+
+A claim is weighed against measurements only where they were taken on the same kind of setting
+(:func:`setting_class`: the model family, the drafting and the hardware class), and a measurement
+overrules the model only where it was taken on this very setting (:func:`same_setup_reaching`). A
+pair's own published acceptance (:func:`pair_acceptance`) says what a claim with no measured α can
+expect of it. :mod:`specviz.advice.claims` words what these find into a verdict.
+
+May import what :mod:`specviz.advice` may.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from specviz import names
+from specviz.errors import InputError
+from specviz.model import architecture, roofline
+from specviz.model.published import PublishedAcceptance
+from specviz.scenario import Presets, Scenario
+
+__all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup_reaching",
+           "pair_acceptance"]
+
+
+# Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
+_DRAFTING = {"eagle": "eagle", "eagle3": "eagle", "peagle": "eagle", "mtp": "mtp", "ngram": "host", "suffix": "host",
+             "medusa": "medusa", "self": "self", "block": "block"}
+
+
+def setting_class(target: architecture.Model, draft_id: str, gpu: roofline.GPU) -> tuple[str, str, str, str]:
+    """A setting's model family (its model type's leading word: ``llama`` for Llama 2, 3 and 4), its
+    drafting (:data:`_DRAFTING`, else a separate draft ``model``) and its hardware's vendor and kind
+    (``NVIDIA``, ``gpu``): what a published result must share to be evidence about a claim."""
+    drafting = _DRAFTING.get(draft_id, "eagle" if draft_id.startswith("EAGLE3-") else "model")
+    return _class(target, drafting, gpu)
+
+
+def _class(target: architecture.Model, drafting: str, gpu: roofline.GPU) -> tuple[str, str, str, str]:
+    family = re.match(r"[a-z]+", target.model_type)
+    return family[0] if family else target.model_type, drafting, gpu.name.split()[0], gpu.kind
+
+
+def _run_drafting(method: object) -> str | None:
+    """The drafting of :data:`_DRAFTING` a stored run's ``spec_method`` names, as engines and tools
+    write it (vLLM's ``eagle3``, ``deepseek_mtp``, ``ngram``, ``draft_model``; SGLang's ``EAGLE3``,
+    ``NEXTN``); None where it names none."""
+    key = re.sub(r"[^a-z0-9]", "", str(method).lower()) if isinstance(method, str) else ""
+    if not key:
+        return None
+    for words, drafting in ((("mtp", "nextn"), "mtp"), (("eagle",), "eagle"), (("ngram", "suffix", "lookup"), "host"),
+                            (("medusa",), "medusa")):
+        if any(word in key for word in words):
+            return drafting
+    return "model"
+
+
+def comparable_runs(paired: pd.DataFrame, scenario: Scenario, presets: Presets,
+                    batch: int | None = None) -> pd.DataFrame:
+    """The stored runs paired with their baselines (:func:`specviz.results.explorer.pair_with_baselines`)
+    of the same model family, drafting and hardware class as ``scenario``, as
+    :func:`comparable_published` takes the published ones, and with ``batch`` at that concurrency or
+    more: a run whose model (``target_model``), GPU or method names no preset or drafting cannot be
+    placed and is left out (synthetic Llama-3.1-8B examples on an H100 are no evidence about gpt-oss
+    on a B200)."""
+    wanted = setting_class(scenario.target, scenario.draft_id, scenario.gpu)
+
+    def same(model: object, gpu: object, method: object) -> bool:
+        model_id = names.model_preset(model, presets.models) if isinstance(model, str) else None
+        gpu_id = names.gpu_preset(gpu, presets.gpus) if isinstance(gpu, str) else None
+        drafting = _run_drafting(method)
+        return (model_id is not None and gpu_id is not None and drafting is not None
+                and _class(presets.models[model_id], drafting, presets.gpus[gpu_id]) == wanted)
+    keep = np.array([same(m, g, d) for m, g, d in zip(paired["target_model"], paired["gpu"], paired["spec_method"])],
+                    dtype=bool)
+    if batch is not None:
+        keep &= (paired["concurrency"] >= batch).to_numpy(dtype=bool, na_value=False)
+    return paired[keep]
+
+
+def comparable_published(published: pd.DataFrame, scenario: Scenario, presets: Presets) -> pd.DataFrame:
+    """The published results of the same model family, drafting and hardware class as ``scenario``
+    (:func:`setting_class`): a T5 on a TPU is no evidence about Llama on an H100. A row that names no
+    preset target or GPU (``target``, ``gpu``), or no draft, cannot be placed and is left out."""
+    wanted = setting_class(scenario.target, scenario.draft_id, scenario.gpu)
+    placed = published["target"].isin(list(presets.models)) & published["gpu"].isin(list(presets.gpus)) \
+        & published["draft"].notna()
+    same = [setting_class(presets.models[t], str(d), presets.gpus[g]) == wanted if ok else False
+            for ok, t, d, g in zip(placed, published["target"], published["draft"], published["gpu"])]
+    return published[np.asarray(same, dtype=bool)]
+
+
+def published_reaching(speedups: pd.DataFrame, speedup: float, batch: int | None = None) -> pd.DataFrame:
+    """The published speedups (:func:`specviz.results.explorer.speedup_rows`) that reach ``speedup``,
+    highest first; with ``batch``, only those measured at that batch or a larger one (a speedup at
+    batch 1 says little of one claimed at 64: it falls as the batch grows)."""
+    if batch is not None:
+        speedups = speedups[speedups["batch"] >= batch]
+    # A figure read from other words ("111% faster" is 2.1100000000000003) reaches one printed as 2.11.
+    return speedups[speedups["value"] >= speedup * (1.0 - 1e-9)].sort_values("value", ascending=False)
+
+
+def same_setup_reaching(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
+                        gamma_max: int) -> pd.Series | None:
+    """The published speedup (``measured``: :func:`comparable_published`) of this very setup that reaches
+    ``speedup`` at ``batch`` or a larger one, nearest ``batch`` first and highest then; None where none
+    does. This very setup: the same GPU and count of them, target, engine and draft (the draft's id, or
+    its kind for a head), at a γ up to ``gamma_max``. A looser match had let P-EAGLE at γ 7 stand for
+    EAGLE-3 at γ 1, and 8 H100s under gpt-fast at 32,000 positions for one under vLLM (an attack pass);
+    P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1, beside its own 1.88× there (a
+    browser pass)."""
+    own = measured[(measured["gpu"] == scenario.gpu.id) & (measured["target"] == scenario.target_id)
+                   & (measured["tp"] == scenario.tp * scenario.dp) & (measured["engine"] == scenario.engine.id)
+                   & measured["draft"].isin([scenario.draft_id, scenario.draft.kind])
+                   & (measured["gamma"] <= gamma_max) & measured["batch"].notna()]
+    reaching = published_reaching(own, speedup, batch)
+    if reaching.empty:
+        return None
+    if batch is not None:
+        reaching = reaching.assign(off=(reaching["batch"] - batch).abs()).sort_values(["off", "value"],
+                                                                                     ascending=[True, False])
+    return reaching.iloc[0]
+
+
+def pair_acceptance(scenario: Scenario, published: Sequence[PublishedAcceptance]) -> tuple[float, PublishedAcceptance] | None:
+    """The highest acceptance published for the scenario's own pair (target and draft, as the calculator
+    offers it: :func:`specviz.scenario.published_acceptance`), as α at the scenario's reuse of MTP
+    layers, with its row; None where the pair has none. Matched by the draft's exact id: the SpecForge
+    head for gpt-oss-120b is not the SpecDrift one."""
+    own = []
+    for row in published:
+        if (row.target, row.draft) == (scenario.target_id, scenario.draft_id):
+            try:
+                own.append((row.alpha_at(scenario.reuse), row))
+            except InputError:  # a length the draft cannot make at this reuse: no α to weigh
+                continue
+    return max(own, key=lambda found: found[0]) if own else None

@@ -1,0 +1,98 @@
+"""Which published measurements and stored runs are evidence about a setting (specviz.advice.evidence)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from conftest import PRESETS, make_scenario
+from specviz import settings as settings_module
+from specviz.advice import evidence
+from specviz.results import explorer
+
+DATA = settings_module.get("SPECVIZ_DATA_DIR")
+
+
+class TestComparablePublished:
+    def test_only_the_same_family_drafting_and_hardware(self):
+        published = explorer.load_published(DATA)
+        llama = make_scenario(target="Llama-3.1-8B", draft="eagle")
+        same = evidence.comparable_published(published, llama, PRESETS)
+        assert len(same) and set(same["gpu"]) <= {"H100-SXM", "RTX-3090", "A100-40GB", "A100-80GB"}
+        assert {PRESETS.models[t].model_type for t in same["target"]} == {"llama"}
+        assert set(same["draft"]) == {"eagle"}
+        # Rows that name no preset target or GPU (a T5 on a TPU) are never evidence.
+        assert published["target"].isna().any() and not same["target"].isna().any()
+        amd = make_scenario(target="DeepSeek-V3", gpu="MI300X")
+        assert set(evidence.comparable_published(published, amd, PRESETS)["gpu"]) == {"MI300X"}
+
+
+class TestComparableRuns:
+    PAIRED = pd.DataFrame({
+        "target_model": ["meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-70B", "Qwen/Qwen3-32B", "my-finetune",
+                         "meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-8B", "Llama-3.1-8B"],
+        "gpu": ["NVIDIA H100 80GB HBM3", "A100-80GB", "H100-SXM", "H100-SXM", "AMD Instinct MI300X", "H100-SXM", None],
+        "spec_method": ["eagle3", "EAGLE", "eagle3", "eagle3", "eagle3", "ngram", "eagle"],
+        "concurrency": [8.0, 64.0, 8.0, 8.0, 8.0, 8.0, 8.0],
+    })
+
+    def test_runs_of_the_same_family_drafting_and_hardware(self):
+        """Llama 8B and 70B on NVIDIA GPUs with EAGLE heads are of one class (as published rows are);
+        Qwen, a model no preset names, AMD hardware, n-gram drafting and no GPU are not."""
+        chosen = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp=1)
+        kept = evidence.comparable_runs(self.PAIRED, chosen, PRESETS)
+        assert list(kept.index) == [0, 1]
+        assert list(evidence.comparable_runs(self.PAIRED, chosen, PRESETS, batch=16).index) == [1]
+
+    @pytest.mark.parametrize("method, drafting", [("deepseek_mtp", "mtp"), ("NEXTN", "mtp"), ("EAGLE3", "eagle"),
+                                                  ("P-EAGLE", "eagle"), ("suffix", "host"), ("prompt_lookup", "host"),
+                                                  ("draft_model", "model"), ("", None), (None, None)])
+    def test_the_drafting_a_run_s_method_names(self, method, drafting):
+        assert evidence._run_drafting(method) == drafting
+
+
+class TestPublishedReaching:
+    def test_only_speedups_that_reach_highest_first(self):
+        published = explorer.speedup_rows(explorer.load_published(DATA))
+        reaching = evidence.published_reaching(published, 3.0)
+        assert len(reaching) > 0 and (reaching["value"] >= 3.0).all()
+        assert reaching["metric"].str.endswith("speedup").all() and reaching["value"].is_monotonic_decreasing
+        every = explorer.load_published(DATA)  # latencies, acceptance lengths and other ratios too
+        by_hand = every[every["metric"].str.endswith("speedup") & (every["value"] >= 3.0)]
+        assert len(reaching) == len(by_hand) and len(published) < len(every)
+
+    def test_at_a_claimed_batch_only_runs_at_that_batch_or_more(self):
+        published = explorer.speedup_rows(explorer.load_published(DATA))
+        at_64 = evidence.published_reaching(published, 2.0, batch=64)
+        assert (at_64["batch"] >= 64).all() and (at_64["value"] >= 2.0).all()
+        assert len(at_64) < len(evidence.published_reaching(published, 2.0))
+
+    def test_none_reach_an_extravagant_claim(self):
+        assert evidence.published_reaching(pd.DataFrame({"metric": ["walltime_speedup"], "value": [2.0]}), 3.0).empty
+
+
+class TestSameSetupReaching:
+    MEASURED = pd.DataFrame({
+        "gpu": ["B200"] * 4, "target": ["gpt-oss-20b"] * 4, "tp": [1, 1, 1, 2], "engine": ["vllm-v1"] * 4,
+        "draft": ["peagle"] * 4, "gamma": [7, 7, 7, 7], "batch": [1.0, 8.0, 2.0, 1.0], "value": [1.88, 2.46, 1.91, 3.0],
+    })
+
+    def test_the_measurement_nearest_the_claims_batch_that_reaches_it(self):
+        """P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1 beside its own 1.88× there; the
+        row on two GPUs is another setup."""
+        chosen = make_scenario(gpu="B200", target="gpt-oss-20b", draft="peagle", tp="1")
+        found = lambda speedup, batch, gamma_max=16: evidence.same_setup_reaching(self.MEASURED, chosen, speedup,
+                                                                                  batch, gamma_max)
+        assert found(1.8, 1)["value"] == 1.88
+        assert found(1.8, None)["value"] == 2.46  # no batch claimed: the highest
+        assert found(1.9, 1)["value"] == 1.91 and found(2.0, 1)["batch"] == 8
+        assert found(2.5, 1) is None and found(1.8, 1, gamma_max=3) is None
+
+
+class TestPairAcceptance:
+    def test_the_highest_published_for_the_pair_by_its_drafts_id(self):
+        """gpt-oss-120b with EAGLE-3 was published at 0.67 (SpecDrift, MT-Bench); a pair with none has none."""
+        alpha, row = evidence.pair_acceptance(make_scenario(target="gpt-oss-120b", draft="eagle3", tp="1"),
+                                              PRESETS.acceptance)
+        assert alpha == pytest.approx(0.67, abs=0.005) and (row.target, row.draft) == ("gpt-oss-120b", "eagle3")
+        assert evidence.pair_acceptance(make_scenario(target="gpt-oss-120b", draft="eagle3", tp="1"), ()) is None
