@@ -156,6 +156,49 @@ def undo_item(index: int) -> None:
     items[:] = [other for other in items if other["key"] not in forgotten]
 
 
+# Session key: the link's claim_over has been read (on the session's first run of this page; after it,
+# the page writes claim_over itself, and a worked example or a new sentence must not bring it back).
+_OVER_FROM_LINK = "claim_over_read"
+
+
+def reading_from_link() -> None:
+    """What a link says the claim's figure is over (``claim_over``, written while a sentence's reading
+    says it: :func:`specviz.advice.claim_words.over_from_link`), kept as the reading of the link's claim
+    on the session's first run of the page: the page opened from a link leads its verdict and warns as
+    the page it was copied from did. A value no sentence's reading gives is said and left out."""
+    if st.session_state.get(_OVER_FROM_LINK):
+        return
+    st.session_state[_OVER_FROM_LINK] = True
+    if "claim_over" not in st.query_params:
+        return
+    try:
+        method, what = claim_words.over_from_link(", ".join(st.query_params.get_all("claim_over")))
+    except SpecvizError as exc:
+        st.warning(message(exc, lang))
+        del st.query_params["claim_over"]
+        return
+    speedup = claimed_now()
+    if speedup is not None and (method is not None or what is not None):
+        st.session_state["claim_reading"] = {"items": [], "dataset": None, "unstated": (), "baseline": method,
+                                             "over_words": what, "speedup": speedup}
+
+
+def is_read_figure(reading: dict[str, Any], speedup: float | None) -> bool:
+    """Whether the claim checked is the figure a sentence was read as: the claim field holds it written
+    to six figures ("111% faster" is 2.1100000000000003, written "2.11x")."""
+    return speedup is not None and "speedup" in reading and math.isclose(reading["speedup"], speedup, rel_tol=1e-6)
+
+
+def claimed_now() -> float | None:
+    """The figure of the claim field as it stands before it is drawn (its value kept for the session,
+    else the link's), or None where it holds none (the field says why)."""
+    text = st.session_state.get("claim", st.query_params.get("claim", claims.DEFAULT_CLAIM))
+    try:
+        return claim_words.parse_claim(text)
+    except SpecvizError:
+        return None
+
+
 def show_reading() -> None:
     """What the sentence was read as, each item with its undo, and the questions it leaves open."""
     reading = st.session_state.get("claim_reading")
@@ -196,10 +239,13 @@ def show_reading() -> None:
         st.warning(md("claims.sentence.gpus_not_split", lang, gpus=gpus, used=chosen.tp * chosen.dp))
     for dropped in reading.get("not_applied", ()):
         st.warning(md("claims.sentence.not_applied", lang, **dropped))
-    if reading.get("baseline"):
+    # What the figure is over, while the claim checked is the sentence's figure: as the verdict's lead
+    # and the link (claim_over) say it (a browser pass: it had stayed beside another figure typed).
+    now_read = is_read_figure(reading, claimed_now())
+    if reading.get("baseline") and now_read:
         st.warning(md("claims.sentence.relative", lang, baseline=model_choice_name(reading["baseline"], known, lang),
                       speedup=reading["speedup"]))
-    if reading.get("over_words"):
+    if reading.get("over_words") and now_read:
         st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))
     if reading.get("same_speed"):
         st.warning(md("claims.sentence.same_speed", lang))
@@ -271,6 +317,7 @@ with st.container(border=True):
     st.text_area(t("claims.sentence", lang), key="claim_sentence", max_chars=10 * most, height=80,
                  placeholder=t("claims.sentence_placeholder", lang), help=t("claims.sentence_help", lang, limit=most))
     st.button(t("claims.sentence.button", lang), key="claims_read", on_click=apply_sentence)
+    reading_from_link()
     show_reading()
 
 if "scenario" not in st.session_state:
@@ -335,7 +382,14 @@ check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, 
 
 # A figure over another GPU or engine is no speedup over plain decoding: the verdict says so, in no colour.
 read = st.session_state.get("claim_reading") or {}
-over_words = read.get("over_words") if read.get("speedup") == speedup else None
+over_words = read.get("over_words") if is_read_figure(read, speedup) else None
+# What the figure is over, in the address while it holds, so that a link copied from here says it too
+# (reading_from_link): a method's kind, or the sentence's words.
+over = (read.get("baseline") or over_words) if is_read_figure(read, speedup) else None
+if over:
+    st.query_params["claim_over"] = over
+else:
+    st.query_params.pop("claim_over", None)
 (st.info if over_words else VERDICT_BOX[check.verdict])(" ".join(message(n, lang) for n in claims.headline(check, over_words)))
 st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
 if check.conditions:

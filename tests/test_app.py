@@ -24,7 +24,7 @@ from specviz import calculator, charts, i18n, regime, scenario, settings, worklo
 from specviz.advice import claims
 from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
-from specviz.errors import Notice
+from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md
 from specviz.live import exposition, replay, windows
 from specviz.model import hf_config, spec
@@ -2805,6 +2805,18 @@ def claims_app(**state) -> AppTest:
     return page_app("pages/claims.py", **state)
 
 
+def claims_app_at(**query: str) -> AppTest:
+    """The Claims page opened from a link with ``query``."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/claims.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def read_sentence(at: AppTest, sentence: str) -> AppTest:
     """``at`` after the Claims page has read ``sentence`` (pasted, and its button clicked)."""
     at.text_area(key="claim_sentence").set_value(sentence)
@@ -3007,6 +3019,44 @@ class TestClaimsPage:
         assert not any("Against plain decoding" in box.value for box in at.info)
 
     def test_a_percentage_of_400_says_its_other_reading(self):
+    def test_a_link_copied_after_the_sentence_says_what_its_figure_is_over(self):
+        """The figure's baseline had been lost on a shared link: the page opened from it gave the verdict
+        in its colour, with no word of what the sentence compared with (left out in an earlier pass)."""
+        at = read_sentence(claims_app(), "NVIDIA has achieved a 4x speed-up relative to the best prior Blackwell "
+                                         "baseline with EAGLE-3 on B200")
+        assert at.query_params["claim_over"] == "the best prior Blackwell baseline"
+        shared = AppTest.from_file(APP, default_timeout=60)
+        for key, value in at.query_params.items():
+            shared.query_params[key] = value
+        shared.run()
+        shared.switch_page("pages/claims.py")
+        shared.run()
+        said = [w.value for w in shared.warning if "does not say is plain decoding" in w.value]
+        assert said == [i18n.md("claims.sentence.over_other", what="the best prior Blackwell baseline")]
+        assert [box.value for box in shared.info if "Against plain decoding" in box.value] == [
+            box.value for box in at.info if "Against plain decoding" in box.value]
+        # A figure of its own is over plain decoding: no lead, no warning, nothing in the link.
+        shared.text_input(key="claim").set_value("5x").run()
+        assert "claim_over" not in shared.query_params
+        assert not any("does not say is plain decoding" in w.value for w in shared.warning)
+        shared.text_input(key="claim").set_value("4x").run()  # the sentence's figure again
+        assert shared.query_params["claim_over"] == "the best prior Blackwell baseline"
+        # The worked example is its own claim, though it is 3x too (a browser pass: the link's words came back).
+        over_vllm = claims_app_at(claim="3x", claim_over="vLLM")
+        assert any("Against plain decoding" in box.value for box in over_vllm.info)
+        over_vllm.button(key="claims_example").click().run()
+        assert "claim_over" not in over_vllm.query_params
+        assert not any("does not say is plain decoding" in w.value for w in over_vllm.warning)
+        assert not any("Against plain decoding" in box.value for box in over_vllm.info)
+        # Over a method, as read: the method named; what no sentence gives, said and left out.
+        over_method = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
+        assert over_method.query_params["claim_over"] == "eagle3"
+        for hostile in ("vLLM\x07", "vLLM\nevil", "vLLM, SGLang"):
+            refused = claims_app_at(claim="2x", claim_over=hostile)
+            assert "claim_over" not in refused.query_params
+            assert i18n.message(SpecvizError("claims.over_unreadable", words=8, chars=80)) in [w.value for w in refused.warning]
+            assert not any("Against plain decoding" in box.value for box in refused.info)
+
         at = claims_app()
         at.text_input(key="claim").set_value("up to 400% faster").run()
         assert i18n.md("claims.percent_reading", percent=400.0, speedup=5.0, other=4.0) in [c.value for c in at.caption]

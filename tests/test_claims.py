@@ -1111,6 +1111,24 @@ class TestReusedMtpLayer:
         check = claims.check_claim(deepseek, claims.Claim(3.0), 16, 1024)
         reason = next(n for n in check.reasons if n.key == "claims.reason.mtp_reuse")
         assert reason.params["gamma"] == check.best["gamma"] and reason.params["trained"] == 1
+    @pytest.mark.parametrize("text, read", [("vLLM", (None, "vLLM")), ("  the best prior  Blackwell baseline ",
+                                                                       (None, "the best prior Blackwell baseline")),
+                                            ("eagle3", ("eagle3", None)), ("mtp", ("mtp", None)),
+                                            ("standard autoregressive decoding", (None, None)), (" ", (None, None))])
+    def test_what_a_link_says_a_figure_is_over(self, text, read):
+        """A link copied from the Claims page carries what its sentence's figure is over (claim_over): a
+        method's kind, or the sentence's words."""
+        assert claim_words.over_from_link(text) == read
+
+    @pytest.mark.parametrize("text", ["one two three four five six seven eight nine", "x" * 81, "vLLM\x00", "H100\u202e",
+                                      # A line break or tab had been turned into a space and taken (a browser
+                                      # pass); a parameter given twice is joined with a comma.
+                                      "vLLM\nevil", "vLLM\tevil", "vLLM, SGLang", "vLLM 0.9"])
+    def test_what_no_sentence_gives_is_refused(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            claim_words.over_from_link(text)
+        assert raised.value.key == "claims.over_unreadable" and raised.value.params == {"words": 8, "chars": 80}
+
         assert reason.params["tokens"] == pytest.approx(deepseek.expected_tokens(1.0, check.best["gamma"]))
         chain = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="1")
         assert not [n for n in claims.check_claim(chain, claims.Claim(3.0), 16, 1024).reasons

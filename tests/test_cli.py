@@ -913,6 +913,26 @@ class TestClaimCommand:
             code, out, _ = run(capsys, "claim", given)
             assert code == 0 and json.loads(out)["claim"] == 3.0
 
+    def test_a_claims_link_says_what_its_figure_is_over_as_the_page_did(self, capsys):
+        """A link copied after a sentence over vLLM or over EAGLE-3 (claim_over) leads its headline and says
+        its baseline as the page does; words given apart from the link are their own claim."""
+        link = "http://127.0.0.1:8501/check-a-claim?gpu=B200&target=gpt-oss-20b&draft=peagle&tp=1&claim=5x"
+        _, plain, _ = run(capsys, "claim", link)
+        code, out, _ = run(capsys, "claim", link + "&claim_over=vLLM")
+        over = json.loads(out)
+        assert code == 0 and over["headline"] == ("Against plain decoding on this setting, not what the claim's figure "
+                                                  "is over (vLLM), which needs its own baseline: "
+                                                  + json.loads(plain)["headline"])
+        assert over["over_words"] == "vLLM" and "does not say is plain decoding" in over["over_note"]
+        _, out, _ = run(capsys, "claim", link + "&claim_over=eagle3")
+        method = json.loads(out)
+        assert method["over"] == "eagle3" and method["headline"] == json.loads(plain)["headline"]
+        assert method["over_note"].startswith("The figure is over EAGLE-3 head, not over plain decoding.")
+        _, out, _ = run(capsys, "claim", "5x", link + "&claim_over=vLLM")
+        assert "over_words" not in json.loads(out) and json.loads(out)["headline"] == json.loads(plain)["headline"]
+        code, _, err = run(capsys, "claim", link + "&claim_over=" + "+".join(["word"] * 9))
+        assert code == 2 and "claim_over" in err
+
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self, capsys):
         """Valid JSON (max_speedup was NaN) and the page's verdict: impossible at that batch."""
         code, out, _ = run(capsys, "claim", "3x at batch 500", "target=gpt-oss-120b&draft=EAGLE3-SpecForge-gpt-oss-120b&tp=1")

@@ -16,14 +16,14 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from specviz import settings
-from specviz.errors import SpecvizError
+from specviz.errors import InputError, SpecvizError
 from specviz.model.architecture import Model
 from specviz.model.dtypes import PRECISIONS
 from specviz.names import gpu_preset, model_key, models_by_key, of_another_checkpoint
 from specviz.scenario import Presets, draft_choices, split_of
 
 __all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
-           "named_methods", "over_words", "sentence_choices"]
+           "named_methods", "over_words", "over_from_link", "sentence_choices"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
 # nor "1e9x" as 9x.
@@ -645,6 +645,37 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
         return None
     what = " ".join(_WHAT_ENDS.split(found["what"], 1)[0].split()[:8])
     return None if not what or _PLAIN_DECODING.search(what) else what
+
+
+# What a link may say a figure is over (``claim_over``): as a sentence's reading says it, at most this
+# many words (over_words keeps eight) and characters (_OVER_WHAT reads eighty), and none of the
+# characters _OVER_WHAT stops at (a parameter given twice is joined with a comma, as the page shows it).
+_OVER_MOST_WORDS, _OVER_MOST_CHARS, _OVER_STOPS = 8, 80, set(",;:.()")
+
+
+def over_from_link(text: str) -> tuple[str | None, str | None]:
+    """What a Claims page link says the claim's figure is over (its ``claim_over``, written from a
+    sentence's reading), so that the page opened from it, and ``specviz claim LINK``, say it as the
+    page did: ``(method, None)`` for a drafting method's kind (``eagle3``: the reading's ``baseline``),
+    ``(None, words)`` for other words on one line (``vLLM``: its :func:`over_words`), and
+    ``(None, None)`` for none or words that say plain decoding.
+
+    Raises
+    ------
+    InputError
+        ``claims.over_unreadable`` for text no sentence's reading gives: more than eight words or
+        eighty characters, a character that is not printable (a line break or a tab too: the words
+        are on one line) or one of ``,;:.()``.
+    """
+    what = " ".join(text.split())
+    if (len(what.split()) > _OVER_MOST_WORDS or len(what) > _OVER_MOST_CHARS
+            or not all(c.isprintable() and c not in _OVER_STOPS for c in text)):
+        raise InputError("claims.over_unreadable", words=_OVER_MOST_WORDS, chars=_OVER_MOST_CHARS)
+    if not what:
+        return None, None
+    if what in {kind for kind, _ in _METHOD_WORDS}:
+        return what, None
+    return None, None if _PLAIN_DECODING.search(what) else what
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:

@@ -57,12 +57,14 @@ _CLAIM_FIELDS: dict[str, Callable[[str], Any]] = {
     "claim_batch": _whole_up_to("SPECVIZ_BATCH_MAX"), "claim_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"),
     "claim_measure": lambda text: text if text in ("none", *claims.MEASURES) else None,
     "claim_value": lambda text: value if 0 <= (value := float(text)) <= settings.get("SPECVIZ_GAMMA_MAX") + 1 else None,
-    "claim_measured_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"), "claim_workload": str}
+    "claim_measured_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"), "claim_workload": str,
+    # What the figure is over, as a sentence read on the page said it: (method, words).
+    "claim_over": claim_words.over_from_link}
 
 
 def linked_claim(link: str, presets: scenario.Presets, given_apart: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The Claims page's fields a link carries beside its scenario (the batch, γ, measured acceptance
-    and workload of its check, by their parameters' names), each read as the page reads it, so that
+    """The Claims page's fields a link carries beside its scenario (the batch, γ, measured acceptance,
+    workload and what its figure is over of its check, by their parameters' names), each read as the page reads it, so that
     its link checked here gives the page's answer; those in ``given_apart`` (an option of the
     command stands for them) are not read.
 
@@ -98,8 +100,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     measured on the user's traffic, as (measure, value, γ), read for the scenario's draft as the page
     reads it: :func:`specviz.advice.claims.alpha_from_measurement`). Its words in ``lang``. The link's
     own fields of the Claims page (:func:`linked_claim`: its batch, γ, measured acceptance and
-    workload) stand where the arguments give none. ``sentence`` False: ``text`` is the page's claim
-    field, which is never read as a sentence (its own GPU and model would set the scenario)."""
+    workload) stand where the arguments give none; what it says the page's own claim is over
+    (``claim_over``) is said as on the page (``over`` or ``over_words``, ``over_note``). ``sentence``
+    False: ``text`` is the page's claim field, which is never read as a sentence (its own GPU and
+    model would set the scenario)."""
     apart = {name for name, option in (("claim_batch", batch), ("claim_gamma", gamma)) if option is not None}
     apart |= {"claim_measure", "claim_value", "claim_measured_gamma"} if measured is not None else set()
     fields = linked_claim(link, presets, frozenset(apart))
@@ -133,12 +137,20 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                                measured)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     percent = read.percent if read is not None else claim_words.percent_of(text)
+    # The page's own claim from its link: what the link says its figure is over, as the page says it.
+    method, over = (None, None) if read is not None or sentence else fields.get("claim_over", (None, None))
+    over = read.over_words if read is not None else over
     return {"claim": speedup, "batch": batch, **({} if batch_note is None else {"batch_note": words(batch_note, lang)}),
             "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100), lang)}),
             "draft": chosen.draft_id, "engine": chosen.engine.id, "tp": chosen.tp, "dp": chosen.dp, "verdict": check.verdict,
-            "headline": " ".join(words(n, lang) for n in claims.headline(check, None if read is None else read.over_words)), "reasons": [words(n, lang) for n in check.reasons],
+            "headline": " ".join(words(n, lang) for n in claims.headline(check, over)),
+            **({} if method is None else {"over": method, "over_note": words(Notice(
+                "claims.sentence.relative", baseline=Notice(f"side.draft.{method}"), speedup=speedup), lang)}),
+            **({} if read is not None or over is None else {"over_words": over, "over_note": words(Notice(
+                "claims.sentence.over_other", what=over), lang)}),
+            "reasons": [words(n, lang) for n in check.reasons],
             "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
             "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
@@ -438,8 +450,10 @@ of its architecture (`target_words`, "Llama 3.3 70B" as Llama 3.1 70B, with `tar
 batch the claim's words name is said in `batch_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
 `gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
 Claims page's own link alone, it checks the link's claim (the page's default, "up to 3x", where the
-link leaves it out) with the link's batch, γ, measured acceptance and workload, as the page does; an
-option given stands over the link's field.
+link leaves it out) with the link's batch, γ, measured acceptance and workload, as the page does, and
+what the link says its figure is over (`claim_over`, written by the page after a sentence: `over`
+or `over_words` with `over_note`, and the headline's lead); an option given stands over the link's
+field.
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
 closed form (`claims.required_at_costs`): `claim 3x --verify-cost 1 --gamma 5`, 3x at γ 5 with a
