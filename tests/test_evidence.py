@@ -74,19 +74,59 @@ class TestPublishedReaching:
 class TestSameSetupReaching:
     MEASURED = pd.DataFrame({
         "gpu": ["B200"] * 4, "target": ["gpt-oss-20b"] * 4, "tp": [1, 1, 1, 2], "engine": ["vllm-v1"] * 4,
-        "draft": ["peagle"] * 4, "gamma": [7, 7, 7, 7], "batch": [1.0, 8.0, 2.0, 1.0], "value": [1.88, 2.46, 1.91, 3.0],
+        "draft": ["peagle"] * 4, "method": ["P-EAGLE"] * 4, "gamma": [7, 7, 7, 7], "batch": [1.0, 8.0, 2.0, 1.0],
+        "value": [1.88, 2.46, 1.91, 3.0], "metric": ["throughput_speedup"] * 4,
     })
+    CHOSEN = make_scenario(gpu="B200", target="gpt-oss-20b", draft="peagle", tp="1")
 
     def test_the_measurement_nearest_the_claims_batch_that_reaches_it(self):
         """P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1 beside its own 1.88× there; the
         row on two GPUs is another setup."""
-        chosen = make_scenario(gpu="B200", target="gpt-oss-20b", draft="peagle", tp="1")
-        found = lambda speedup, batch, gamma_max=16: evidence.same_setup_reaching(self.MEASURED, chosen, speedup,
-                                                                                  batch, gamma_max)
+        found = lambda speedup, batch, gamma_max=16, rows=self.MEASURED: evidence.same_setup_reaching(
+            rows, self.CHOSEN, speedup, batch, gamma_max)
         assert found(1.8, 1)["value"] == 1.88
         assert found(1.8, None)["value"] == 2.46  # no batch claimed: the highest
-        assert found(1.9, 1)["value"] == 1.91 and found(2.0, 1)["batch"] == 8
+        assert found(1.8, 4)["value"] == 2.46  # not measured at 4: at a larger batch
+        # Measured at the claim's batch and short there: a larger batch's figure says nothing of it (the
+        # gpt-oss-20b runs rise from batch 1 to 8).
+        assert found(2.0, 1) is None and found(2.0, 2) is None
         assert found(2.5, 1) is None and found(1.8, 1, gamma_max=3) is None
+
+    @pytest.mark.parametrize("column, value, same", [
+        # A row that states the checkpoint's formats is this setup; another format, or one no precision
+        # has, is not; one that states none is.
+        ("weight_dtype", "checkpoint", True), ("weight_dtype", "nvfp4", False), ("weight_dtype", "mxfp4", False),
+        ("weight_dtype", "mxfp4-w4a4", False), ("weight_dtype", None, True),
+        # A context within a factor of two of the scenario's 1,024.
+        ("context", 1024.0, True), ("context", 2048.0, True), ("context", 3600.0, False), ("context", None, True),
+        # The drafting its method names, over its draft column (the EAGLE-3 paper's heads are the step
+        # model's eagle kind for their cost).
+        ("method", "EAGLE-3", False), ("method", "draft_model", True)])
+    def test_this_very_setup_is_the_same_weights_context_and_drafting(self, column, value, same):
+        rows = self.MEASURED.assign(**{column: value})
+        found = evidence.same_setup_reaching(rows, self.CHOSEN, 1.8, 1, 16)
+        assert (found is not None) == same
+
+    def test_a_named_head_is_matched_by_no_row_of_its_kind(self):
+        """SpecDrift's EAGLE-3 head had stood for SpecForge's (an attack pass); the kind's own choice is
+        matched by the kind."""
+        rows = self.MEASURED.assign(target="gpt-oss-120b", gpu="H100-SXM", draft="eagle3", method="EAGLE-3", gamma=3)
+        head = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1")
+        kind = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
+        assert evidence.same_setup(rows, head, 16).empty and len(evidence.same_setup(rows, kind, 16)) == 3
+
+    def test_the_highest_measurement_at_the_claims_batch_where_all_fall_short(self):
+        short = lambda speedup, batch, gamma=None, rows=self.MEASURED: evidence.same_setup_short(
+            rows, self.CHOSEN, speedup, batch, 16, gamma)
+        row, batches = short(2.0, 1)
+        assert row["value"] == 1.88 and batches == (1, 1)  # the row on two GPUs (3.0) is another setup
+        assert short(2.0, 2)[0]["value"] == 1.91 and short(1.9, 2) is None  # 1.91 reaches 1.9
+        assert short(2.0, 4) is None  # not measured at 4
+        row, batches = short(2.5, None)
+        assert row["value"] == 2.46 and batches == (1, 8) and short(2.4, None) is None
+        # A shorter draft falling short says nothing of a longer one; an end-to-end figure carries prefill.
+        assert short(2.0, 1, gamma=8) is None and short(2.0, 1, gamma=7)[0]["value"] == 1.88
+        assert short(2.0, 1, rows=self.MEASURED.assign(metric="e2e_latency_speedup")) is None
 
 
 class TestPairAcceptance:

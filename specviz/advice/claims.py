@@ -345,10 +345,12 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     ``measured`` are published speedups (:func:`specviz.advice.evidence.comparable_published`): one of
     this very setup that reaches the claim (:func:`specviz.advice.evidence.same_setup_reaching`) keeps
     it from ``impossible`` (``claims.verdict.measured_beyond``, naming the measurement) and from being
-    said to be unlikely:
-    DeepSeek-V3 + MTP on 8 MI300X under SGLang was said to be unable to reach 2.11× at batch 1, beside
-    AMD's 2.11× measured there (a manager's pass). The model's cost presets can be off for an
-    engine; a measurement is not.
+    said to be unlikely without a measured α: DeepSeek-V3 + MTP on 8 MI300X under SGLang was said to
+    be unable to reach 2.11× at batch 1, beside AMD's 2.11× measured there (a manager's pass). The
+    model's cost presets can be off for an engine; a measurement is not. Where this setup was
+    measured at the claim's batch and every figure of decoding there falls short of it
+    (:func:`specviz.advice.evidence.same_setup_short`), the highest is named, and a claim the model
+    leaves plainly conditional is unlikely (``claims.verdict.measured_short``).
 
     Returns
     -------
@@ -424,34 +426,46 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     # A measurement of this very setup that reaches the claim stands over the model: an impossible claim
     # is beyond the model only, and one said to be unlikely is not (a smaller claim had read worse than
     # a larger one the measurement reached: an attack pass).
-    if (contrary := _measured_beyond(scenario, claim, measured, gammas)) is not None:
+    gamma_max = int(gammas.max())
+    reaching = None if measured is None else evidence.same_setup_reaching(measured, scenario, claim.speedup,
+                                                                           claim.batch, gamma_max)
+    short = None if measured is None or reaching is not None else evidence.same_setup_short(
+        measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
+    if reaching is not None:
         if verdict == "impossible":
             verdict, headline = "conditional", Notice("claims.verdict.measured_beyond", **headline.params)
-        elif headline.key in ("claims.verdict.beyond_published", "claims.verdict.beyond_pair"):
+        elif headline.key in _UNLIKELY_WITHOUT_ALPHA:
             headline = Notice("claims.verdict.conditional", **headline.params)
-        reasons.insert(0, contrary)
+        reasons.insert(0, _measured("claims.reason.measured_beyond", reaching))
+    elif short is not None:
+        # A measurement of this very setup at the claim's batch that falls short of it: a claim the
+        # model leaves plainly conditional is unlikely; any other verdict keeps its words, and the
+        # measurement is said beside them.
+        if headline.key == "claims.verdict.conditional":
+            headline = Notice("claims.verdict.measured_short", **headline.params)
+        top, (low, high) = short
+        reasons.insert(0, _measured("claims.reason.measured_short", top) if claim.batch is not None else
+                       _measured("claims.reason.measured_short_any", top, low=low, high=high))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
                       memory_limit, memory_gamma)
 
 
+# Headlines a measurement of this very setup that reaches the claim lifts: the "unlikely" of a claim
+# with no measured α (one at the user's α is the user's, which the measurement's own acceptance is not).
+_UNLIKELY_WITHOUT_ALPHA = ("claims.verdict.beyond_published", "claims.verdict.beyond_pair", "claims.verdict.kind_only")
 # A published row's note as a reason quotes it: its caveats come first ("relaxes acceptance (not
 # lossless)"), and the P-EAGLE rows' account of reading a chart runs to 1,500 characters. AMD's own
 # caveat had been cut at 240 (a browser pass).
 _NOTE_CHARS = 480
 
 
-def _measured_beyond(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None,
-                     gammas: np.ndarray) -> Notice | None:
-    """``claims.reason.measured_beyond``, naming the published speedup of this very setup that reaches the
-    claim (:func:`specviz.advice.evidence.same_setup_reaching`), with its note cut at a word; None where
-    none does."""
-    if measured is None or (top := evidence.same_setup_reaching(measured, scenario, claim.speedup, claim.batch,
-                                                                 int(gammas.max()))) is None:
-        return None
+def _measured(key: str, top: pd.Series, **more: int) -> Notice:
+    """The reason ``key`` naming a published speedup of this very setup (:mod:`specviz.advice.evidence`),
+    with its note cut at a word."""
     note = str(top["note"])
     note = note if len(note) <= _NOTE_CHARS else note[:_NOTE_CHARS].rsplit(" ", 1)[0] + " …"
-    return Notice("claims.reason.measured_beyond", study=str(top["study"]), value=float(top["value"]),
-                  batch=int(top["batch"]), gamma=int(top["gamma"]), note=note)
+    return Notice(key, study=str(top["study"]), value=float(top["value"]), batch=int(top["batch"]),
+                  gamma=int(top["gamma"]), note=note, **more)
 
 
 def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,

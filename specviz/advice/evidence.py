@@ -2,9 +2,10 @@
 
 A claim is weighed against measurements only where they were taken on the same kind of setting
 (:func:`setting_class`: the model family, the drafting and the hardware class), and a measurement
-overrules the model only where it was taken on this very setting (:func:`same_setup_reaching`). A
-pair's own published acceptance (:func:`pair_acceptance`) says what a claim with no measured α can
-expect of it. :mod:`specviz.advice.claims` words what these find into a verdict.
+overrules the model, or says a claim went beyond it, only where it was taken on this very setting
+(:func:`same_setup`). A pair's own published acceptance (:func:`pair_acceptance`) says what a claim
+with no measured α can expect of it. :mod:`specviz.advice.claims` words what these find into a
+verdict.
 
 May import what :mod:`specviz.advice` may.
 """
@@ -18,13 +19,14 @@ import numpy as np
 import pandas as pd
 
 from specviz import names
+from specviz.advice import claim_words
 from specviz.errors import InputError
-from specviz.model import architecture, roofline
+from specviz.model import architecture, dtypes, roofline
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario
 
-__all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup_reaching",
-           "pair_acceptance"]
+__all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
+           "same_setup_reaching", "same_setup_short", "pair_acceptance"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -104,19 +106,63 @@ def published_reaching(speedups: pd.DataFrame, speedup: float, batch: int | None
     return speedups[speedups["value"] >= speedup * (1.0 - 1e-9)].sort_values("value", ascending=False)
 
 
+# Metrics a shortfall is weighed on: a claim is judged on decoding alone, and an end-to-end figure
+# carries its prompts' prefill, which speculation does not speed up (AMD's 1.25× at batch 64 over
+# 3,200-token prompts).
+_WITH_PREFILL = "e2e_"
+
+
+def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int) -> pd.DataFrame:
+    """The published speedups (``measured``: :func:`comparable_published`) of this very setup, at a γ up
+    to ``gamma_max`` and a stated batch: the same GPU and count of them (``tp``, the row's GPUs, is
+    the scenario's tp·dp), target and engine; the same drafting, the kind its ``method`` names
+    (:func:`specviz.advice.claim_words.named_methods`; else its ``draft``) being the scenario's draft
+    (a head of a named checkpoint, such as SpecForge's for gpt-oss-120b, is matched by none: no row
+    says whose head it ran); the same weights, component by component (where the row states its
+    ``weight_dtype``), and a context within a factor of two of the row's (where it states one). A
+    looser match had let P-EAGLE at γ 7 stand for EAGLE-3 at γ 1, 8 H100s under gpt-fast at 32,000
+    positions for one under vLLM, the EAGLE-3 paper's heads (``draft`` eagle, the step model's kind
+    for their cost) for EAGLE's, an MXFP4 run for BF16 experts and a 3,600-token run for 100,000
+    (attack passes)."""
+    column = lambda name: measured[name] if name in measured else pd.Series(np.nan, index=measured.index, dtype=object)
+    drafting = column("method").map(_method_kind).fillna(column("draft"))
+    context = pd.to_numeric(column("context"), errors="coerce")
+    near = context.isna() | ((scenario.context >= context / 2) & (scenario.context <= context * 2))
+    weights = column("weight_dtype").map(lambda stated: _same_weights(stated, scenario)).astype(bool)
+    return measured[(measured["gpu"] == scenario.gpu.id) & (measured["target"] == scenario.target_id)
+                    & (measured["tp"] == scenario.tp * scenario.dp) & (measured["engine"] == scenario.engine.id)
+                    & (drafting == scenario.draft_id) & weights & near
+                    & (measured["gamma"] <= gamma_max) & measured["batch"].notna()]
+
+
+def _method_kind(method: object) -> str | None:
+    """The drafting kind a published row's ``method`` names first ("EAGLE-3 (3 steps, …)": eagle3), or
+    None where it names none ("draft_model", "self-speculation")."""
+    named = claim_words.named_methods(method) if isinstance(method, str) else []
+    return named[0][0] if named else None
+
+
+def _same_weights(stated: object, scenario: Scenario) -> bool:
+    """Whether a row's ``weight_dtype`` serves the scenario's target in the scenario's formats, component
+    by component (gpt-oss's checkpoint is MXFP4 experts beside BF16 attention: not all-MXFP4); True
+    where the row states none, False for a name no precision has."""
+    if not isinstance(stated, str):
+        return True
+    if stated not in dtypes.PRECISIONS:
+        return False
+    row, ours, target = dtypes.PRECISIONS[stated], scenario.precision, scenario.target
+    return all(row.weight_format(target, part) == ours.weight_format(target, part) for part in target.active)
+
+
 def same_setup_reaching(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
                         gamma_max: int) -> pd.Series | None:
-    """The published speedup (``measured``: :func:`comparable_published`) of this very setup that reaches
-    ``speedup`` at ``batch`` or a larger one, nearest ``batch`` first and highest then; None where none
-    does. This very setup: the same GPU and count of them, target, engine and draft (the draft's id, or
-    its kind for a head), at a γ up to ``gamma_max``. A looser match had let P-EAGLE at γ 7 stand for
-    EAGLE-3 at γ 1, and 8 H100s under gpt-fast at 32,000 positions for one under vLLM (an attack pass);
-    P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1, beside its own 1.88× there (a
-    browser pass)."""
-    own = measured[(measured["gpu"] == scenario.gpu.id) & (measured["target"] == scenario.target_id)
-                   & (measured["tp"] == scenario.tp * scenario.dp) & (measured["engine"] == scenario.engine.id)
-                   & measured["draft"].isin([scenario.draft_id, scenario.draft.kind])
-                   & (measured["gamma"] <= gamma_max) & measured["batch"].notna()]
+    """The published speedup of this very setup (:func:`same_setup`) that reaches ``speedup``, nearest
+    ``batch`` first and highest then; None where none does. At the claim's batch where this setup was
+    measured there (the gpt-oss-20b runs rise from batch 1 to 8: one at a larger batch says nothing of
+    it), else at a larger one (a speedup falls as the batch grows past where the experts are all
+    read). P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1, beside its own 1.88× there
+    (a browser pass)."""
+    own = _at_claimed_batch(same_setup(measured, scenario, gamma_max), batch)
     reaching = published_reaching(own, speedup, batch)
     if reaching.empty:
         return None
@@ -124,6 +170,35 @@ def same_setup_reaching(measured: pd.DataFrame, scenario: Scenario, speedup: flo
         reaching = reaching.assign(off=(reaching["batch"] - batch).abs()).sort_values(["off", "value"],
                                                                                      ascending=[True, False])
     return reaching.iloc[0]
+
+
+def same_setup_short(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
+                     gamma_max: int, gamma: int | None = None) -> tuple[pd.Series, tuple[int, int]] | None:
+    """The highest published speedup of this very setup (:func:`same_setup`) at the claim's ``batch``
+    (at any batch where it names none) and ``gamma`` (any up to ``gamma_max`` where it names none: a
+    shorter draft falling short says nothing of a longer one), of decoding (not an end-to-end figure,
+    which carries the prompts' prefill), where every one there falls short of ``speedup``; None where
+    this setup was not measured there, or a measurement reaches it; with it, the least and the largest
+    batch of those weighed. DeepSeek-V3 + MTP on 8 MI300X was measured at 1.25–2.11× by AMD: a claim
+    of 2.5× at batch 1 is beyond what its own measurement there reached."""
+    own = same_setup(measured, scenario, gamma_max)
+    own = own[~own["metric"].astype(str).str.startswith(_WITH_PREFILL)]
+    if batch is not None:
+        own = own[own["batch"] == batch]
+    if gamma is not None:
+        own = own[own["gamma"] == gamma]
+    if own.empty or not published_reaching(own, speedup).empty:
+        return None
+    return own.sort_values("value", ascending=False, kind="stable").iloc[0], (int(own["batch"].min()),
+                                                                               int(own["batch"].max()))
+
+
+def _at_claimed_batch(own: pd.DataFrame, batch: int | None) -> pd.DataFrame:
+    """The measurements at ``batch`` where there are some, else all of ``own``."""
+    if batch is None:
+        return own
+    there = own[own["batch"] == batch]
+    return there if not there.empty else own
 
 
 def pair_acceptance(scenario: Scenario, published: Sequence[PublishedAcceptance]) -> tuple[float, PublishedAcceptance] | None:
