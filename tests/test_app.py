@@ -2863,7 +2863,8 @@ class TestClaimsPage:
         at = claims_app(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", claim="2.11x",
                         claim_batch=1, context=3600)
         assert not at.error and at.warning[0].value.startswith("**Beyond the model, not beyond measurement:**")
-        assert "measured 2.11× at batch 1 and γ 2 on this GPU and model" in "\n".join(m.value for m in at.markdown)
+        assert ("measured 2.11× (End-to-end latency speedup) at batch 1 and γ 2 on this GPU and model"
+                in "\n".join(m.value for m in at.markdown))
         # What "likely" is, as the calculator says it: the page had never said (the same pass).
         assert any(c.value.startswith("How sure: the range is the 10th to 90th percentile") for c in at.caption)
 

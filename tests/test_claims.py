@@ -548,7 +548,7 @@ class TestClaimsWithinMemory:
         assert said.verdict == "conditional" and said.headline.key == "claims.verdict.measured_short"
         assert said.reasons[0].key == "claims.reason.measured_short"
         assert (said.reasons[0].params["value"], said.reasons[0].params["batch"]) == (1.72, 8)
-        assert "1.72× at batch 8 and γ 3" in i18n.message(said.reasons[0], "en")
+        assert "1.72× (Throughput speedup) at batch 8 and γ 3" in i18n.message(said.reasons[0], "en")
         # Reached at its batch by a measurement: no shortfall; not measured at its batch: none either.
         assert check(claims.Claim(1.6, batch=8)).reasons[0].key == "claims.reason.measured_beyond"
         assert check(claims.Claim(2.0, batch=3)).headline.key == "claims.verdict.conditional"
@@ -560,7 +560,8 @@ class TestClaimsWithinMemory:
         anywhere = check(claims.Claim(2.0))
         assert anywhere.reasons[0].key == "claims.reason.measured_short_any"
         assert i18n.message(anywhere.reasons[0], "en").split(" measured ")[1].startswith(
-            "this GPU and model with this draft and engine at batches 1–64: at most 1.72× (at batch 8 and γ 3)")
+            "this GPU and model with this draft and engine at batches 1–64: at most 1.72× (Throughput speedup, at batch 8 "
+            "and γ 3)")
         # AMD's runs of DeepSeek-V3 + MTP on 8 MI300X are end to end, over 3,200-token prompts: no shortfall
         # of decoding. Reaching a claim, they lift the model's "unlikely" (an attack pass: "up to 2x" had
         # kept it beside the 2.11× measured, where "2x at batch 1" read "beyond the model").

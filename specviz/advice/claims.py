@@ -460,12 +460,13 @@ _NOTE_CHARS = 480
 
 
 def _measured(key: str, top: pd.Series, **more: int) -> Notice:
-    """The reason ``key`` naming a published speedup of this very setup (:mod:`specviz.advice.evidence`),
-    with its note cut at a word."""
+    """The reason ``key`` naming a published speedup of this very setup (:mod:`specviz.advice.evidence`)
+    and what it measured (an end-to-end figure carries its prompts' prefill: AMD's 2.11× is one), with
+    its note cut at a word."""
     note = str(top["note"])
     note = note if len(note) <= _NOTE_CHARS else note[:_NOTE_CHARS].rsplit(" ", 1)[0] + " …"
-    return Notice(key, study=str(top["study"]), value=float(top["value"]), batch=int(top["batch"]),
-                  gamma=int(top["gamma"]), note=note, **more)
+    return Notice(key, study=str(top["study"]), value=float(top["value"]), metric=Notice(f"metric.{top['metric']}"),
+                  batch=int(top["batch"]), gamma=int(top["gamma"]), note=note, **more)
 
 
 def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
