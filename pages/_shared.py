@@ -16,7 +16,7 @@ from specviz import charts, i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
 from specviz.model import simulate
-from specviz.results import export, request_acceptance
+from specviz.results import explorer, export, request_acceptance
 from specviz.results.store import Store, StoreError
 
 
@@ -108,6 +108,14 @@ def open_store(lang: str) -> Store:
 def presets(data_dir: Path) -> scenario.Presets:
     """GPU, model, engine and workload presets, read once per data folder."""
     return scenario.load_presets(data_dir)
+
+
+@st.cache_resource
+def published_speedups(data_dir: Path) -> pd.DataFrame:
+    """The published results that are speedups (:func:`specviz.results.explorer.speedup_rows`), read once
+    per data folder: the calculator sets those of its setting beside its figure on every run. Not
+    to be changed in place."""
+    return explorer.speedup_rows(explorer.load_published(data_dir))
 
 
 def model_choice_name(model_id: str, known: scenario.Presets, lang: str) -> str:

@@ -13,12 +13,12 @@ import streamlit as st
 from pages._controls import context_control, show_url_notices, url_choice, url_widget, view_choice
 from pages._deploy import LINKED_FIELDS, show_serve
 from pages._latency import show_latency, workload_controls
-from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, require_router,
-                           reset_costs, titled_table)
+from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, published_speedups,
+                           require_router, reset_costs, titled_table)
 from specviz import calculator, charts, regime, scenario, settings, workload
-from specviz.advice import commands, draft_length, serving
-from specviz.errors import InputError
-from specviz.i18n import message, t
+from specviz.advice import commands, draft_length, evidence, serving
+from specviz.errors import InputError, Notice
+from specviz.i18n import md, message, t
 from specviz.model import calibration, drafters, spec, step
 
 require_router()
@@ -202,6 +202,18 @@ else:
     chosen = replace(chosen, costs=step.Costs(**costs))
 
 
+def measured_line(row: pd.Series) -> str:
+    """A published measurement of this very setup (:func:`specviz.advice.evidence.measured_here`) and the
+    model's figure at its acceptance, as one line of the headline's notes."""
+    said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
+                metric=Notice(f"metric.{row['metric']}"),
+                series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
+    if math.isnan(row["model_speedup"]):
+        return md("calc.measured_here_no_length", lang, **said)
+    return md("calc.measured_here", lang, **said, length=float(row["acceptance_length"]), alpha=float(row["alpha"]),
+              model=float(row["model_speedup"]), low=float(row["model_low"]), high=float(row["model_high"]))
+
+
 @fragment
 def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     """α and everything it moves: the headline, the regime, the open view and the link. Rerun alone
@@ -285,6 +297,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                             preset_holds=calibration.PRESET_BAND_HOLDS),
                           t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                             ideal=ideal)]
+                notes += [measured_line(row) for _, row in measured.iterrows()]
                 if chosen.prefill:  # what the load's prompts take from the speedup
                     prompts = float(chosen.prompts_per_step(batch))
                     decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
@@ -448,6 +461,9 @@ breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
 # The page's places for what α moves (filled by at_alpha) and, between them, what it does not: the
 # link's box (filled while open, once the open view's own controls have put their values in the URL;
 # its code block costs the browser half a second to draw the first time) and the choice of view.
+# Published measurements of this very setup at this batch and γ, beside the model's figure at each one's
+# acceptance (a measurement does not move with α).
+measured = evidence.measured_here(published_speedups(settings.get("SPECVIZ_DATA_DIR")), chosen, batch, gamma)
 headline = st.container()
 share_box = st.expander(t("calc.share", lang), key="share", on_change="rerun")
 open_view = view_choice("view", VIEW_IDS, lambda view: t(f"calc.tab.{view}", lang), t("calc.views", lang), in_url=True)

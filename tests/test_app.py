@@ -21,13 +21,14 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
 from specviz import calculator, charts, i18n, regime, scenario, settings, workload
-from specviz.advice import claims
+from specviz.advice import claims, evidence
 from specviz.cli.advice import claim_row
 from specviz.cli.model import calc_row
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md
 from specviz.live import exposition, replay, windows
 from specviz.model import hf_config, spec
+from specviz.results import explorer
 from specviz.results.importers import user_csv
 from specviz.results.store import Store
 
@@ -87,6 +88,26 @@ class TestCalculatorPage:
         head = calculator.headline(make_scenario(**pair, alpha="0.92", batch="16"))
         assert head["low"] < 1 <= round(head["low"], 2)
         assert shown(at)["band"].startswith(f"likely between {math.floor(head['low'] * 100) / 100:.2f}×")
+
+    def test_a_published_measurement_of_this_setup_is_set_beside_the_model(self):
+        """gpt-oss-20b + EAGLE-3 on one B200 at batch 8 and γ 3: the vLLM post measured 1.72×, 1.69× and
+        1.67× there (HumanEval, SPEED-Bench, MT-Bench); each is said beside the model's figure at its
+        own acceptance length, as :func:`specviz.advice.evidence.measured_here` finds them. The model
+        before calibration falls short of all three: the page says so in figures."""
+        pair = dict(gpu="B200", target="gpt-oss-20b", draft="eagle3", tp="1", gamma="3", batch="8")
+        at = make_app(**pair)
+        said = [p for p in paragraphs(at) if p.startswith("Published for this very setup at batch 8 and γ 3")]
+        chosen = make_scenario(**pair)
+        rows = evidence.measured_here(evidence.comparable_published(
+            explorer.speedup_rows(explorer.load_published(ROOT / "data")), chosen, PRESETS), chosen, 8, 3)
+        assert [float(re.search(r": ([0-9.]+)×", p)[1]) for p in said] == [1.72, 1.69, 1.67] == list(rows["value"])
+        model = float(rows["model_speedup"].iloc[0])
+        low, high = (float(v) for v in calculator.speedup_band(chosen, float(rows["alpha"].iloc[0]), 3, 8, chosen.context))
+        assert f"at 2.65 tokens a step (α 0.73), where this model gives {model:.2f}× (likely {low:.2f}–{high:.2f}×)" in said[0]
+        assert (rows["model_speedup"] < rows["value"]).all()
+        # Nowhere else: another batch measured none of them, nor another γ.
+        assert not any(p.startswith("Published for this very setup") for p in paragraphs(make_app(**{**pair, "batch": "3"})))
+        assert not any(p.startswith("Published for this very setup") for p in paragraphs(make_app(**{**pair, "gamma": "4"})))
 
     def test_default_scenario_is_the_realistic_case(self):
         """Qwen3-32B with a Qwen3-0.6B draft on the two H100s it needs, vLLM V1's costs, context 1,024."""

@@ -129,3 +129,16 @@ def test_the_published_results_counted(name):
 def test_the_sql_console_s_attacks_counted():
     from test_sandbox import ATTACKS
     assert f"runs {len(ATTACKS)} hostile statements" in doc("docs/security.md")
+
+
+def test_the_calculators_published_measurement_of_this_setup():
+    """The guide's gpt-oss-20b + EAGLE-3 example of a measurement set beside the model."""
+    chosen, _ = scenario.from_query_params({"gpu": "B200", "target": "gpt-oss-20b", "draft": "eagle3", "tp": "1",
+                                            "gamma": "3", "batch": "8"}, PRESETS)
+    published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
+    rows = evidence.measured_here(evidence.comparable_published(published, chosen, PRESETS), chosen, 8, 3)
+    said = lambda column: ", ".join(f"{v:.2f}×" for v in rows[column].iloc[:-1]) + f" and {rows[column].iloc[-1]:.2f}×"
+    assert said("value") == "1.72×, 1.69× and 1.67×"
+    assert " ".join(doc("docs/guide.md").split()).count(
+        f"the vLLM post's {said('value')} (HumanEval, SPEED-Bench, MT-Bench) against the preset's "
+        f"{said('model_speedup')} at their lengths") == 1

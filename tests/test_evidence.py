@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import settings as settings_module
+from specviz import calculator, settings as settings_module
 from specviz.advice import evidence
+from specviz.model import spec
 from specviz.results import explorer
 
 DATA = settings_module.get("SPECVIZ_DATA_DIR")
@@ -127,6 +131,24 @@ class TestSameSetupReaching:
         # A shorter draft falling short says nothing of a longer one; an end-to-end figure carries prefill.
         assert short(2.0, 1, gamma=8) is None and short(2.0, 1, gamma=7)[0]["value"] == 1.88
         assert short(2.0, 1, rows=self.MEASURED.assign(metric="e2e_latency_speedup")) is None
+
+
+class TestMeasuredHere:
+    def test_each_measurement_of_the_point_beside_the_models_figure_at_its_acceptance(self):
+        """At the row's acceptance length the model's figure is the calculator's at that α; a length no
+        draft of this γ makes (5 tokens at γ 3), or none, leaves it unpriced."""
+        rows = TestSameSetupReaching.MEASURED.assign(gamma=3, acceptance_length=[2.24, 2.65, 5.0, 2.0], batch=8.0,
+                                                     value=[1.69, 1.72, 1.5, 3.0], draft="eagle3", method="EAGLE-3")
+        chosen = replace(make_scenario(gpu="B200", target="gpt-oss-20b", draft="eagle3", tp="1"), gamma=3, batch=8)
+        here = evidence.measured_here(rows.assign(acceptance_length=rows["acceptance_length"].astype(object)), chosen, 8, 3)
+        assert list(here["value"]) == [1.72, 1.69, 1.5]  # highest first; the two-GPU row is another setup
+        alpha = spec.alpha_from_acceptance_length(2.65, 3.0)
+        assert here["alpha"].iloc[0] == pytest.approx(alpha)
+        assert here["model_speedup"].iloc[0] == pytest.approx(
+            float(calculator.evaluate_scenario(chosen, alpha, 3, 8, chosen.context)["speedup"]))
+        assert here["model_low"].iloc[0] <= here["model_speedup"].iloc[0] <= here["model_high"].iloc[0]
+        assert np.isnan(here["model_speedup"].iloc[2]) and np.isnan(here["alpha"].iloc[2])
+        assert evidence.measured_here(rows, chosen, 8, 4).empty and evidence.measured_here(rows, chosen, 4, 3).empty
 
 
 class TestPairAcceptance:

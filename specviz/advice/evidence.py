@@ -3,8 +3,9 @@
 A claim is weighed against measurements only where they were taken on the same kind of setting
 (:func:`setting_class`: the model family, the drafting and the hardware class), and a measurement
 overrules the model, or says a claim went beyond it, only where it was taken on this very setting
-(:func:`same_setup`). A pair's own published acceptance (:func:`pair_acceptance`) says what a claim
-with no measured α can expect of it. :mod:`specviz.advice.claims` words what these find into a
+(:func:`same_setup`), and the calculator sets those of its point beside the model's figure there
+(:func:`measured_here`). A pair's own published acceptance (:func:`pair_acceptance`) says what a
+claim with no measured α can expect of it. :mod:`specviz.advice.claims` words what these find into a
 verdict.
 
 May import what :mod:`specviz.advice` may.
@@ -18,15 +19,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from specviz import names
+from specviz import calculator, names
 from specviz.advice import claim_words
 from specviz.errors import InputError
-from specviz.model import architecture, dtypes, roofline
+from specviz.model import architecture, dtypes, roofline, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
-           "same_setup_reaching", "same_setup_short", "pair_acceptance"]
+           "same_setup_reaching", "same_setup_short", "measured_here", "pair_acceptance"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -124,15 +125,21 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int) -> pd
     positions for one under vLLM, the EAGLE-3 paper's heads (``draft`` eagle, the step model's kind
     for their cost) for EAGLE's, an MXFP4 run for BF16 experts and a 3,600-token run for 100,000
     (attack passes)."""
-    column = lambda name: measured[name] if name in measured else pd.Series(np.nan, index=measured.index, dtype=object)
+    # The plain columns first, as arrays (a page runs this each time): the drafting and the weights are
+    # read of the few rows left.
+    value = lambda name: measured[name].to_numpy()
+    plain = ((value("gpu") == scenario.gpu.id) & (value("target") == scenario.target_id)
+             & (value("tp") == scenario.tp * scenario.dp) & (value("engine") == scenario.engine.id)
+             & (value("gamma") <= gamma_max) & ~pd.isna(value("batch")))
+    own = measured.iloc[np.flatnonzero(plain)] if plain.any() else measured.iloc[:0]
+    if own.empty:
+        return own
+    column = lambda name: own[name] if name in own else pd.Series(np.nan, index=own.index, dtype=object)
     drafting = column("method").map(_method_kind).fillna(column("draft"))
     context = pd.to_numeric(column("context"), errors="coerce")
     near = context.isna() | ((scenario.context >= context / 2) & (scenario.context <= context * 2))
     weights = column("weight_dtype").map(lambda stated: _same_weights(stated, scenario)).astype(bool)
-    return measured[(measured["gpu"] == scenario.gpu.id) & (measured["target"] == scenario.target_id)
-                    & (measured["tp"] == scenario.tp * scenario.dp) & (measured["engine"] == scenario.engine.id)
-                    & (drafting == scenario.draft_id) & weights & near
-                    & (measured["gamma"] <= gamma_max) & measured["batch"].notna()]
+    return own[(drafting == scenario.draft_id) & weights & near]
 
 
 def _method_kind(method: object) -> str | None:
@@ -191,6 +198,32 @@ def same_setup_short(measured: pd.DataFrame, scenario: Scenario, speedup: float,
         return None
     return own.sort_values("value", ascending=False, kind="stable").iloc[0], (int(own["batch"].min()),
                                                                                int(own["batch"].max()))
+
+
+def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma: int) -> pd.DataFrame:
+    """The published speedups of this very setup (:func:`same_setup`) at ``batch`` and ``gamma``, highest
+    first, each with ``model_speedup``: the scenario's speedup (:func:`specviz.calculator.evaluate_scenario`,
+    its costs and load as the calculator prices them) at the α of the row's acceptance length, and its
+    band (``model_low``, ``model_high``: :func:`specviz.calculator.speedup_band`); NaN where the row
+    gives no length or one no draft of this γ makes. The model beside what was measured at the
+    same point: the vLLM post's EAGLE-3 on gpt-oss-20b, at batch 8 and γ 3 on a B200, measured 1.72×
+    on HumanEval at 2.65 tokens a step."""
+    there = (measured["batch"].to_numpy() == batch) & (measured["gamma"].to_numpy() == gamma)
+    own = same_setup(measured.iloc[np.flatnonzero(there)] if there.any() else measured.iloc[:0], scenario, gamma)
+    if own.empty:
+        return own.assign(alpha=np.nan, model_speedup=np.nan, model_low=np.nan, model_high=np.nan)
+    own = own.sort_values("value", ascending=False, kind="stable")
+    lengths = pd.to_numeric(own["acceptance_length"], errors="coerce").to_numpy(dtype=float)
+    makes = (lengths >= 1.0) & (lengths <= np.asarray(scenario.expected_tokens(1.0, gamma), dtype=float) + 1e-12)
+    alphas = np.full(lengths.shape, np.nan)
+    if makes.any():
+        alphas[makes] = spec.alpha_from_acceptance_length(lengths[makes], float(gamma), **scenario.reuse)
+    model, low, high = (np.full(lengths.shape, np.nan) for _ in range(3))
+    if makes.any():
+        at = (scenario, alphas[makes], gamma, batch, scenario.context)
+        model[makes] = np.asarray(calculator.evaluate_scenario(*at)["speedup"], dtype=float)
+        low[makes], high[makes] = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(*at))
+    return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high)
 
 
 def _at_claimed_batch(own: pd.DataFrame, batch: int | None) -> pd.DataFrame:
