@@ -102,6 +102,21 @@ def finished_requests(count: int, prompt: int, generation: int, model: str = "m"
     return "\n".join(lines) + "\n"
 
 
+def aiperf_run_pair() -> tuple[bytes, bytes]:
+    """A run's summary and its records, from AIPerf's own fixture (2026/aiperf_0.3_concurrency1: the JSONL
+    keeps 10 of the summary's 64 requests): the summary's count, first request and span set to the 10
+    records', as AIPerf writes them of one run (min_request_timestamp, benchmark_duration)."""
+    records = (SAMPLES / "2026/aiperf_0.3_concurrency1/profile_export.jsonl").read_bytes()
+    lines = [json.loads(line) for line in records.decode().splitlines()]
+    first = min(line["metadata"]["request_start_ns"] for line in lines)
+    last = max(line["metadata"]["request_end_ns"] for line in lines)
+    summary = json.loads((SAMPLES / "2026/aiperf_0.3_concurrency1/profile_export_aiperf.json").read_bytes())
+    summary["request_count"]["avg"] = float(len(lines))
+    summary["min_request_timestamp"]["avg"], summary["max_response_timestamp"]["avg"] = float(first), float(last)
+    summary["benchmark_duration"]["avg"] = (last - first) / 1e9
+    return json.dumps(summary).encode(), records
+
+
 def sample_text(name: str) -> str:
     """A shared sample's text (``../shared/samples``)."""
     return (SAMPLES / name).read_text()

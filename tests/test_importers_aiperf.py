@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import parses_or_refuses
+from conftest import aiperf_run_pair, parses_or_refuses
 
 from specviz import cli, i18n
 from specviz.results import importers
@@ -245,7 +245,7 @@ class TestRecordsJsonl:
         # pooled over the requests that ran verify steps: 1 + 260 accepted / 150 steps, 260 / 450 drafts
         assert run["acceptance_length"] == pytest.approx(1 + 260 / 150)
         assert run["acceptance_rate"] == pytest.approx(260 / 450)
-        assert json.loads(run["extra"]) == {"records": 6, "warmup_records": 1}
+        assert json.loads(run["extra"]) == {"records": 6, "warmup_records": 1, "first_request_start_ns": 1760000000000000000}
         requests = parsed.requests
         assert list(requests.columns) == ["run_index", "ttft_ms", "tpot_ms", "e2el_ms", "input_tokens", "output_tokens",
                                           "itl_ms", "drafts", "draft_tokens", "accepted_tokens", "acceptance_rate",
@@ -779,6 +779,94 @@ class TestFuzzedVariants:
 
 
 class TestStore:
+    @pytest.mark.parametrize("first", ["summary", "records"])
+    def test_a_runs_summary_and_its_records_are_one_run_whichever_comes_first(self, tmp_path, first):
+        """AIPerf's profile_export_aiperf.json and profile_export.jsonl of one run, chosen one by one, had been
+        two runs: one run now, of the records, with the summary's figures, model and concurrency."""
+        summary, records = aiperf_run_pair()
+        files = {"profile_export_aiperf.json": summary, "profile_export.jsonl": records}
+        order = list(files) if first == "summary" else list(reversed(files))
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            results = [store.import_file(name, files[name]) for name in order]
+            runs = store.runs()
+            assert len(runs) == 1 and runs["source_file"].tolist() == ["profile_export.jsonl"]
+            run = runs.iloc[0]
+            parsed = only(aiperf.FORMAT.parse(Source("profile_export_aiperf.json", summary)))
+            assert (run["concurrency"], run["target_model"], run["num_requests"]) == (1.0, "Qwen/Qwen3-0.6B", 10)
+            assert run["p99_itl_ms"] == parsed["p99_itl_ms"] and run["mean_ttft_ms"] == parsed["mean_ttft_ms"]
+            assert store.request_summary().requests.tolist() == [10]
+            taken = store.imports().set_index("source_file").loc["profile_export.jsonl", "warnings"]
+            assert "warn.aiperf_summary_taken" in str(taken)
+            if first == "records":
+                assert results[1].status == "skipped"
+                assert [w.key for w in results[1].warnings] == ["warn.aiperf_summary_given"]
+            else:
+                assert [w.key for w in results[1].warnings] == ["warn.aiperf_summary_taken"]
+            # The summary again changes nothing; the records removed, the run goes, and the summary is
+            # its own run again.
+            assert store.import_file("copy/profile_export_aiperf.json", summary).status == "skipped"
+            assert len(store.runs()) == 1
+            store.remove_import(store.imports().set_index("source_file").loc["profile_export.jsonl", "content_hash"])
+            assert store.runs().empty
+            assert store.import_file("profile_export_aiperf.json", summary).status == "imported"
+        finally:
+            store.close()
+
+    def test_another_summary_or_another_copy_of_the_records_is_not_mixed_in(self, tmp_path):
+        """An attack pass: a second summary of the same requests with other figures had overwritten some
+        of the first's and left the rest; a second copy of the records, other bytes, had taken the merged
+        run for a summary and replaced it. Each is a run of its own now."""
+        summary, records = aiperf_run_pair()
+        other = json.loads(summary)
+        other["time_to_first_token"]["p99"] = 999.0
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            store.import_file("run/profile_export.jsonl", records)
+            store.import_file("run/profile_export_aiperf.json", summary)
+            assert store.import_file("other/profile_export_aiperf.json", dumps(other)).status == "imported"
+            runs = store.runs().set_index("source_file")
+            assert runs.loc["run/profile_export.jsonl", "p99_ttft_ms"] != 999.0
+            assert runs.loc["other/profile_export_aiperf.json", "p99_ttft_ms"] == 999.0
+        finally:
+            store.close()
+        store = Store(tmp_path / "copy.duckdb")
+        try:
+            store.import_file("run/profile_export.jsonl", records)
+            store.import_file("run/profile_export_aiperf.json", summary)
+            assert store.import_file("copy/profile_export.jsonl", records + b"\n").status == "imported"
+            runs = store.runs().set_index("source_file")
+            assert sorted(runs.index) == ["copy/profile_export.jsonl", "run/profile_export.jsonl"]
+            assert runs.loc["run/profile_export.jsonl", "target_model"] == "Qwen/Qwen3-0.6B"
+            assert store.request_summary().requests.tolist() == [10, 10]
+        finally:
+            store.close()
+
+    def test_a_summary_too_large_to_keep_beside_the_records_keeps_what_is_read(self, tmp_path, monkeypatch):
+        """The records' run with the summary's extra had passed SPECVIZ_STORED_EXTRA_BYTES (an attack pass)."""
+        summary, records = aiperf_run_pair()
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            store.import_file("profile_export_aiperf.json", summary)  # its extra, 12,896 bytes, within 64 KiB
+            monkeypatch.setenv("SPECVIZ_STORED_EXTRA_BYTES", "12900")
+            store.import_file("profile_export.jsonl", records)
+            extra = json.loads(store.runs()["extra"].iloc[0])
+            assert len(store.runs()["extra"].iloc[0].encode()) <= 12900
+            assert extra["summary_extra"].startswith("(not stored: ") and extra["records"] == 10
+            assert extra["figures_from"] == "profile_export_aiperf.json"
+        finally:
+            store.close()
+
+    def test_a_summary_of_other_requests_stays_a_run_of_its_own(self, tmp_path):
+        """The fixture's own summary counts 64 requests over 256 s; its JSONL keeps 10 of them: two runs."""
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            store.import_file("profile_export.jsonl", sample("2026/aiperf_0.3_concurrency1/profile_export.jsonl"))
+            store.import_file("profile_export_aiperf.json", sample("2026/aiperf_0.3_concurrency1/profile_export_aiperf.json"))
+            assert sorted(store.runs()["num_requests"]) == [10, 64]
+        finally:
+            store.close()
+
     def test_import_end_to_end(self, tmp_path):
         store = Store(tmp_path / "s.duckdb")
         try:

@@ -2,7 +2,7 @@
 them again.
 
 A vLLM sweep's ``summary.json`` repeats its ``run=N.json`` files; an AIPerf run can be exported
-twice, and a run exported as a benchmark report can be imported again; vLLM, SGLang and SpecForge append each new run to the file that holds the earlier ones; and
+twice, and its summary and per-request records are of one run; and a run exported as a benchmark report can be imported again; vLLM, SGLang and SpecForge append each new run to the file that holds the earlier ones; and
 inference-perf writes a summary, stage reports, a per-request report and each stage's benchmark
 report of the same requests.
 :data:`REPEATS` gives, per format, the finders of a parsed file's runs that a stored file holds
@@ -437,10 +437,108 @@ def _taking_report(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.
     return replaced
 
 
+# AIPerf writes a run's summary (profile_export_aiperf.json, its figures over every record, with the
+# model and load) and its per-request records (profile_export.jsonl, each request, its own acceptance):
+# one run, stored from the records with the summary's figures, whichever file came first. The two are
+# of the same requests where the summary's first request (min_request_timestamp, ns: AIPerf before
+# 0.10 exports it, 0.10 and later do not) is the records' to within a microsecond (both are doubles
+# here, 256 ns apart at 10¹⁸), and both count the same requests over the same span to a millisecond
+# (AIPerf's benchmark_duration is from that start to the last response). A records run is told from a
+# summary by the count of records its importer keeps (``records``).
+_AIPERF_START_NS = 1_000
+_AIPERF_SPAN_S = 1e-3
+_AIPERF_RECORDS = "(({run}.extra->>'records') IS {not_} NULL)"
+# What a summary's extra gives its records' run where the two together pass SPECVIZ_STORED_EXTRA_BYTES:
+# the keys that other code reads (the tokenizer a served alias is matched by, the run's id, its cell).
+_SUMMARY_KEPT = ("tokenizer_id", "benchmark_id", "sweep")
+
+
+def _aiperf_same_requests(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers.Parsed,
+                          records_parsed: bool) -> list[dict[str, Any]]:
+    """The stored AIPerf runs of the same requests as a run of a parsed AIPerf file: its summary's of
+    its records, ``records_parsed``, else its records' of its summary (as :func:`_stored_matches` gives
+    them)."""
+    summary, records = ("r", "i") if records_parsed else ("i", "r")
+    matches = _stored_matches(cur, name, parsed, f"""
+        r.source_format = 'aiperf' AND {_AIPERF_RECORDS.format(run=records, not_="NOT")}
+        AND {_AIPERF_RECORDS.format(run=summary, not_="")}
+        AND ({summary}.extra->'min_request_timestamp'->>'unit') = 'ns'
+        AND abs(TRY_CAST({records}.extra->>'first_request_start_ns' AS DOUBLE)
+                - TRY_CAST({summary}.extra->'min_request_timestamp'->>'avg' AS DOUBLE)) < {_AIPERF_START_NS}""")
+    same = []
+    for stored in matches:
+        run = parsed.runs[stored["run_index"]]
+        spans = (stored.get("duration_s"), run.get("duration_s"))
+        if (stored.get("num_requests") == run.get("num_requests") and None not in spans
+                and abs(spans[0] - spans[1]) < _AIPERF_SPAN_S):
+            same.append(stored)
+    return same
+
+
+def _with_summary(records: Mapping[str, Any], summary: Mapping[str, Any], summary_file: str) -> dict[str, Any]:
+    """The columns of an AIPerf run's records, stored or parsed, that take its summary's: every run column
+    the summary sets (AIPerf's figures over every record, its p99 ITL, the model, the load), and
+    ``extra`` with the summary's and the summary's name (``figures_from``); within
+    ``SPECVIZ_STORED_EXTRA_BYTES``, the summary's keys other code reads alone (:data:`_SUMMARY_KEPT`),
+    said to be so, where the two together pass it."""
+    given = {column: summary[column] for column in _FIGURES if summary.get(column) is not None}
+    theirs, ours = json.loads(summary["extra"]), json.loads(records["extra"])
+    text = extra_json({**theirs, **ours, "figures_from": summary_file})
+    if len(text.encode()) > settings.get("SPECVIZ_STORED_EXTRA_BYTES"):
+        size = len(extra_json(theirs).encode())
+        text = extra_json({**{key: theirs[key] for key in _SUMMARY_KEPT if key in theirs}, **ours,
+                           "figures_from": summary_file, "summary_extra": f"(not stored: {size:,} bytes)"})
+    return {**given, "extra": text}
+
+
+def _aiperf_summary_given(cur: duckdb.DuckDBPyConnection, name: str,
+                          parsed: importers.Parsed) -> dict[int, tuple[str, str]]:
+    """A finder of :data:`REPEATS`: the runs of a parsed AIPerf summary stored from the records of the
+    same requests (:func:`_aiperf_same_requests`): index → (that file's name, the run's label). A
+    stored run that took no summary yet takes this one's figures, model and load
+    (:func:`_with_summary`); one that did is this summary's run where every figure the two give
+    agrees (the same summary, another file), and another summary's otherwise: this one is then a run
+    of its own, not mixed into it (an attack pass: a second summary had overwritten some of the first's
+    figures and left the rest). The summary is not stored again where its run is found."""
+    repeated: dict[int, tuple[str, str]] = {}
+    for stored in _aiperf_same_requests(cur, name, parsed, records_parsed=False):
+        if stored["run_index"] in repeated:  # one run takes a summary: another of the same requests stays
+            continue
+        run = parsed.runs[stored["run_index"]]
+        if "figures_from" in json.loads(stored["extra"]):
+            if _figures_agree(stored, run, rounding=True):
+                repeated[stored["run_index"]] = (stored["source_file"], stored.get("label"))
+            continue
+        given = _with_summary(stored, run, name)
+        label = given.get("label", stored.get("label"))
+        _update_stored(cur, stored, given, Notice("warn.aiperf_summary_taken", other=name, runs=run_named(label)))
+        repeated[stored["run_index"]] = (stored["source_file"], label)
+    return repeated
+
+
+def _aiperf_taking_summary(cur: duckdb.DuckDBPyConnection, name: str,
+                           parsed: importers.Parsed) -> dict[str, tuple[str, str]]:
+    """A finder of :data:`REPLACES`: the stored AIPerf summary of the same requests as a parsed file's
+    records (:func:`_aiperf_same_requests`; one: a second summary of them stays its own run): its
+    content hash → (file name, the label of the run kept). The parsed run takes the summary's figures,
+    model and load (:func:`_with_summary`) and its place, so that the run is the same whichever file
+    came first."""
+    replaced: dict[str, tuple[str, str]] = {}
+    taken: set[int] = set()
+    for stored in _aiperf_same_requests(cur, name, parsed, records_parsed=True):
+        if stored["run_index"] in taken:
+            continue
+        taken.add(stored["run_index"])
+        run = parsed.runs[stored["run_index"]]
+        run.update(_with_summary(run, stored, stored["source_file"]))
+        replaced[stored["content_hash"]] = (stored["source_file"], run.get("label"))
+    return replaced
+
+
 # The formats one of whose runs another file may hold too: how the repeats are found, and the notice
 # that names them, in the order they are asked (a run found by one is not asked of the next).
 REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appended_repeats, "warn.run_appended")),
-            "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"),),
+            "aiperf": ((_aiperf_repeats, "warn.aiperf_run_repeated"), (_aiperf_summary_given, "warn.aiperf_summary_given")),
             "benchmark-report": ((_exported_repeats, "warn.exported_run_repeated"),
                                  (_given_to_lifecycle(False), "warn.report_figures_given"),
                                  (_given_to_lifecycle(True), "warn.report_repeated")),
@@ -451,7 +549,8 @@ REPEATS = {"vllm-bench": ((_sweep_repeats, "warn.sweep_run_repeated"), (_appende
                                (_stored_from_later("stage", "per_request"), "warn.stage_load_given"))}
 # The formats whose file may hold another stored file's run and more of it: how the stored files are
 # found, whose imports the new file's run replaces, and the notice that names them.
-REPLACES = {"inference-perf": ((_replacing_earlier("per_request", "stage"), "warn.stage_load_taken"),
+REPLACES = {"aiperf": ((_aiperf_taking_summary, "warn.aiperf_summary_taken"),),
+            "inference-perf": ((_replacing_earlier("per_request", "stage"), "warn.stage_load_taken"),
                                 (_replacing_earlier("per_request", "summary"), "warn.summary_replaced"),
                                 (_replacing_earlier("stage", "summary"), "warn.stage_replaced_summary"),
                                 (_taking_report, "warn.report_figures_taken"))}

@@ -190,7 +190,9 @@ def left_out(files: list[PurePath]) -> dict[PurePath, tuple[str, PurePath]]:
     and that holder, so that each run is imported once and a sweep's cell is one run:
 
     * ``aiperf_copy``: beside ``profile_export_aiperf.json``, its ``.csv`` (the same figures) and
-      ``profile_export.jsonl`` (the same requests' run; imported on its own it adds their rows);
+      ``profile_export.jsonl`` (the same requests' run; imported on its own it adds their rows, and
+      joins the summary's run where that gives its first request's time:
+      :mod:`specviz.results.store.repeats`);
       beside ``server_metrics_export.json``, ``profile_export_aiperf_aggregate.json`` or the
       sweep's JSON, the CSV of the same;
     * ``aiperf_trial``: a repetition's files (``profile_runs/trial_N`` or ``run_N``) where the

@@ -300,8 +300,12 @@ def parse_records(source: Source) -> Parsed:
         run.set("num_requests", n)
         run.set("failed_requests", failed)
         starts, ends = kept["start_ns"], kept["end_ns"]
-        span = ends[np.isfinite(ends)].max(initial=-math.inf) - starts[np.isfinite(starts)].min(initial=math.inf)
+        first = starts[np.isfinite(starts)].min(initial=math.inf)
+        span = ends[np.isfinite(ends)].max(initial=-math.inf) - first
         if 0 < span < math.inf:
+            # The run's first request (to 256 ns: a double), which the summary of the same run gives too
+            # (min_request_timestamp, before AIPerf 0.10): how the two files are one run in the store.
+            run.keep("first_request_start_ns", int(first))
             seconds = span / 1e9
             run.set("duration_s", seconds)
             run.set("request_throughput", n / seconds)
