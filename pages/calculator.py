@@ -204,14 +204,18 @@ else:
 
 def measured_line(row: pd.Series) -> str:
     """A published measurement of this very setup (:func:`specviz.advice.evidence.measured_here`) and the
-    model's figure at its acceptance, as one line of the headline's notes."""
+    model's figure at its acceptance, as one line of the headline's notes; one outside the model's
+    range says to calibrate."""
     said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
                 metric=Notice(f"metric.{row['metric']}"),
                 series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
     if math.isnan(row["model_speedup"]):
         return md("calc.measured_here_no_length", lang, **said)
-    return md("calc.measured_here", lang, **said, length=float(row["acceptance_length"]), alpha=float(row["alpha"]),
-              model=float(row["model_speedup"]), low=float(row["model_low"]), high=float(row["model_high"]))
+    # Outside the range the page calls likely, the measurement says so and what to do about it.
+    inside = row["model_low"] <= row["value"] <= row["model_high"]
+    return md("calc.measured_here" if inside else "calc.measured_here_outside", lang, **said,
+              length=float(row["acceptance_length"]), alpha=float(row["alpha"]), model=float(row["model_speedup"]),
+              low=float(row["model_low"]), high=float(row["model_high"]))
 
 
 @fragment

@@ -105,6 +105,11 @@ class TestCalculatorPage:
         low, high = (float(v) for v in calculator.speedup_band(chosen, float(rows["alpha"].iloc[0]), 3, 8, chosen.context))
         assert f"at 2.65 tokens a step (α 0.73), where this model gives {model:.2f}× (likely {low:.2f}–{high:.2f}×)" in said[0]
         assert (rows["model_speedup"] < rows["value"]).all()
+        # Above the range the page calls likely (HumanEval's 1.72× over 0.94–1.70×, SPEED-Bench's): said,
+        # with what to do; MT-Bench's 1.67× lies within 0.96–1.74×.
+        outside = list(rows["value"] > rows["model_high"])
+        assert outside == [True, True, False]
+        assert [p.endswith("calibrate on runs like it (Explorer, Predicted).") for p in said] == outside
         # Nowhere else: another batch measured none of them, nor another γ.
         assert not any(p.startswith("Published for this very setup") for p in paragraphs(make_app(**{**pair, "batch": "3"})))
         assert not any(p.startswith("Published for this very setup") for p in paragraphs(make_app(**{**pair, "gamma": "4"})))

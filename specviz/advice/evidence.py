@@ -1,12 +1,11 @@
 """Which published measurements and stored runs are evidence about a setting.
 
-A claim is weighed against measurements only where they were taken on the same kind of setting
-(:func:`setting_class`: the model family, the drafting and the hardware class), and a measurement
-overrules the model, or says a claim went beyond it, only where it was taken on this very setting
-(:func:`same_setup`), and the calculator sets those of its point beside the model's figure there
-(:func:`measured_here`). A pair's own published acceptance (:func:`pair_acceptance`) says what a
-claim with no measured α can expect of it. :mod:`specviz.advice.claims` words what these find into a
-verdict.
+A claim is set beside the measurements taken on the same kind of setting (:func:`setting_class`:
+the model family, the drafting and the hardware class). A measurement overrules the model, or says
+a claim went beyond it, only where it was taken on this very setting (:func:`same_setup`); the
+calculator sets those of its point beside the model's figure there (:func:`measured_here`). A pair's
+own published acceptance (:func:`pair_acceptance`) says what a claim with no measured α can expect
+of it. :mod:`specviz.advice.claims` words what these find into a verdict.
 
 May import what :mod:`specviz.advice` may.
 """
