@@ -20,13 +20,14 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, i18n, scenario, settings
-from specviz.advice import claims, draft_length
+from specviz.advice import claims, draft_length, evidence
 from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
 from specviz.cli.model import ROOFLINE_KEYS
 from specviz.errors import Notice
 from specviz.model import spec
+from specviz.results import explorer
 from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,20 @@ def run(capsys, *argv):
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+class TestCalcPublishedHere:
+    def test_the_measurements_of_this_setup_as_the_page_sets_them_beside_its_figure(self, capsys):
+        """gpt-oss-20b + EAGLE-3 on one B200 at batch 8 and γ 3: the vLLM post's three figures, each with the
+        model's at its acceptance length, as the calculator's notes give them; none for the default."""
+        code, out, _ = run(capsys, "calc", "?gpu=B200&target=gpt-oss-20b&draft=eagle3&tp=1&gamma=3&batch=8")
+        here = json.loads(out)["published_here"]
+        chosen = make_scenario(gpu="B200", target="gpt-oss-20b", draft="eagle3", tp="1", gamma="3", batch="8")
+        rows = evidence.measured_here(explorer.speedup_rows(explorer.load_published(ROOT / "data")), chosen, 8, 3)
+        assert code == 0 and [row["value"] for row in here] == [1.72, 1.69, 1.67]
+        assert [row["model_speedup"] for row in here] == pytest.approx(list(rows["model_speedup"]))
+        assert [row["outside_range"] for row in here] == [True, True, False]
+        assert json.loads(run(capsys, "calc", "")[1])["published_here"] == []
 
 
 class TestSpeedupCommand:

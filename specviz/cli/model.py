@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from specviz import calculator, scenario, settings
+from specviz.advice import evidence
 from specviz.errors import shortened
 from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
+from specviz.results import explorer
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
                      linked_scenario, plain, presets, scenario_options, scenario_params, words)
@@ -144,7 +147,25 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
         # consistency pass: the page's "1.23× at full load" had no figure here).
         if (full := calculator.equal_memory(chosen)) is not None:
             row["equal_memory"] = {key: plain(value) for key, value in full.items()}
+        if fit["fits"]:  # as the page's notes set them beside its figure
+            row["published_here"] = published_here(chosen)
     return row
+
+
+def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
+    """The speedups published for this very setup at the scenario's batch and γ, each with the model's
+    figure and range at its acceptance (:func:`specviz.advice.evidence.measured_here`), as the
+    calculator's notes give them: ``outside_range`` where the measurement lies outside the range."""
+    rows = evidence.measured_here(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
+                                  chosen, chosen.batch, chosen.gamma)
+    return [{"study": row["study"], "series": row["series"] if isinstance(row["series"], str) else None,
+             "metric": row["metric"], "value": plain(row["value"]),
+             "acceptance_length": plain(pd.to_numeric(row["acceptance_length"], errors="coerce")),
+             "model_speedup": plain(row["model_speedup"]), "model_low": plain(row["model_low"]),
+             "model_high": plain(row["model_high"]),
+             "outside_range": None if math.isnan(row["model_speedup"])
+             else not row["model_low"] <= row["value"] <= row["model_high"], "source": row["source"]}
+            for _, row in rows.iterrows()]
 
 
 def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
@@ -240,8 +261,10 @@ the ideal roofline's speedup, the regime and the knobs that differ from the engi
 the batch fits the GPUs' memory as the engine divides it (`fits`, the largest batch with the draft
 and plain, the GB each GPU needs and the engine takes); a batch that does not fit gets no speedup
 (null), as on the page. A draft of another vocabulary size than the target's is said as the sidebar
-says it (`vocab_mismatch`, both sizes). A value the page would replace by its default is an error
-here (exit 2, naming each).
+says it (`vocab_mismatch`, both sizes). The speedups published for this very setup at the batch and
+γ, each with the model's figure and range at its acceptance length and whether it lies outside
+that range (`published_here`), as the page's notes give them. A value the page would replace by its
+default is an error here (exit 2, naming each).
 """
 
 _ROOFLINE_DOC = """\
