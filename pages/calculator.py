@@ -209,8 +209,8 @@ def measured_line(row: pd.Series) -> str:
     said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
                 metric=Notice(f"metric.{row['metric']}"),
                 series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
-    if math.isnan(row["model_speedup"]):
-        return md("calc.measured_here_no_length", lang, **said)
+    if math.isnan(row["model_speedup"]):  # nothing to price it at: how it was measured says what it is
+        return md("calc.measured_here_no_length", lang, **said, note=evidence.note_quoted(row["note"]))
     # Outside the range the page calls likely, the measurement says so and what to do about it.
     inside = row["model_low"] <= row["value"] <= row["model_high"]
     return md("calc.measured_here" if inside else "calc.measured_here_outside", lang, **said,

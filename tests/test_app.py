@@ -110,6 +110,12 @@ class TestCalculatorPage:
         outside = list(rows["value"] > rows["model_high"])
         assert outside == [True, True, False]
         assert [p.endswith("calibrate on runs like it (Explorer, Predicted).") for p in said] == outside
+        # A row without an acceptance length is not priced: its note says how it was measured (AMD's
+        # 2.11× relaxed acceptance, beyond the model's figures there: a browser pass).
+        amd = make_app(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", gamma="2", batch="1",
+                       context="3600")
+        (line,) = [p for p in paragraphs(amd) if p.startswith("Published for this very setup at batch 1 and γ 2: 2.11×")]
+        assert "gives no acceptance length to price it at. Its note: " in line and "relaxes acceptance" in line
         # Nowhere else: another batch measured none of them, nor another γ.
         assert not any(p.startswith("Published for this very setup") for p in paragraphs(make_app(**{**pair, "batch": "3"})))
         assert not any(p.startswith("Published for this very setup") for p in paragraphs(make_app(**{**pair, "gamma": "4"})))

@@ -453,20 +453,13 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
 # Headlines a measurement of this very setup that reaches the claim lifts: the "unlikely" of a claim
 # with no measured α (one at the user's α is the user's, which the measurement's own acceptance is not).
 _UNLIKELY_WITHOUT_ALPHA = ("claims.verdict.beyond_published", "claims.verdict.beyond_pair", "claims.verdict.kind_only")
-# A published row's note as a reason quotes it: its caveats come first ("relaxes acceptance (not
-# lossless)"), and the P-EAGLE rows' account of reading a chart runs to 1,500 characters. AMD's own
-# caveat had been cut at 240 (a browser pass).
-_NOTE_CHARS = 480
-
 
 def _measured(key: str, top: pd.Series, **more: int) -> Notice:
     """The reason ``key`` naming a published speedup of this very setup (:mod:`specviz.advice.evidence`)
     and what it measured (an end-to-end figure carries its prompts' prefill: AMD's 2.11× is one), with
     its note cut at a word."""
-    note = str(top["note"])
-    note = note if len(note) <= _NOTE_CHARS else note[:_NOTE_CHARS].rsplit(" ", 1)[0] + " …"
     return Notice(key, study=str(top["study"]), value=float(top["value"]), metric=Notice(f"metric.{top['metric']}"),
-                  batch=int(top["batch"]), gamma=int(top["gamma"]), note=note, **more)
+                  batch=int(top["batch"]), gamma=int(top["gamma"]), note=evidence.note_quoted(top["note"]), **more)
 
 
 def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,

@@ -26,7 +26,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
-           "same_setup_reaching", "same_setup_short", "measured_here", "pair_acceptance"]
+           "same_setup_reaching", "same_setup_short", "measured_here", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -223,6 +223,19 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
         model[makes] = np.asarray(calculator.evaluate_scenario(*at)["speedup"], dtype=float)
         low[makes], high[makes] = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(*at))
     return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high)
+
+
+# A published row's note as a reason or a line quotes it: its caveats come first ("relaxes acceptance
+# (not lossless)"), and the P-EAGLE rows' account of reading a chart runs to 1,500 characters. AMD's
+# own caveat had been cut at 240 (a browser pass).
+NOTE_CHARS = 480
+
+
+def note_quoted(note: object) -> str:
+    """A published row's ``note`` as Claims and the calculator quote it: whole up to :data:`NOTE_CHARS`,
+    else cut at a word before it, with " …"."""
+    text = str(note) if isinstance(note, str) else ""
+    return text if len(text) <= NOTE_CHARS else text[:NOTE_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def _at_claimed_batch(own: pd.DataFrame, batch: int | None) -> pd.DataFrame:

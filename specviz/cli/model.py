@@ -164,7 +164,8 @@ def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
              "model_speedup": plain(row["model_speedup"]), "model_low": plain(row["model_low"]),
              "model_high": plain(row["model_high"]),
              "outside_range": None if math.isnan(row["model_speedup"])
-             else not row["model_low"] <= row["value"] <= row["model_high"], "source": row["source"]}
+             else not row["model_low"] <= row["value"] <= row["model_high"], "source": row["source"],
+             "note": evidence.note_quoted(row["note"])}
             for _, row in rows.iterrows()]
 
 
