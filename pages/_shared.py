@@ -15,7 +15,7 @@ from pages._controls import forget, forget_controls
 from specviz import charts, i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
-from specviz.model import simulate
+from specviz.model import calibration, simulate
 from specviz.results import explorer, export, request_acceptance
 from specviz.results.store import Store, StoreError
 
@@ -116,6 +116,15 @@ def published_speedups(data_dir: Path) -> pd.DataFrame:
     per data folder: the calculator sets those of its setting beside its figure on every run. Not
     to be changed in place."""
     return explorer.speedup_rows(explorer.load_published(data_dir))
+
+
+def how_sure(engine: str, held: bool, lang: str) -> str:
+    """What the range the calculator and Claims show means (``calc.band_method``): drawn over the
+    ``engine`` preset's knobs and widened by the model's error on held-out points, with how far a
+    figure before calibration can be off; ``held``, every cost knob set, nothing drawn."""
+    return t(f"calc.band_method{'_held' if held else ''}", lang, engine=engine, points=calibration.MODEL_ERROR_POINTS,
+             preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
+             preset_holds=calibration.PRESET_BAND_HOLDS)
 
 
 def model_choice_name(model_id: str, known: scenario.Presets, lang: str) -> str:

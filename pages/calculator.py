@@ -13,13 +13,13 @@ import streamlit as st
 from pages._controls import context_control, show_url_notices, url_choice, url_widget, view_choice
 from pages._deploy import LINKED_FIELDS, show_serve
 from pages._latency import show_latency, workload_controls
-from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, knobs_said, presets, published_speedups,
-                           require_router, reset_costs, titled_table)
+from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, how_sure, knobs_said, presets,
+                           published_speedups, require_router, reset_costs, titled_table)
 from specviz import calculator, charts, regime, scenario, settings, workload
 from specviz.advice import commands, draft_length, evidence, serving
 from specviz.errors import InputError, Notice
 from specviz.i18n import md, message, t
-from specviz.model import calibration, drafters, spec, step
+from specviz.model import drafters, spec, step
 
 require_router()
 lang: str = st.session_state.get("lang", "en")
@@ -212,8 +212,7 @@ def measured_line(row: pd.Series) -> str:
     if math.isnan(row["model_speedup"]):  # nothing to price it at: how it was measured says what it is
         return md("calc.measured_here_no_length", lang, **said, note=evidence.note_quoted(row["note"]))
     # Outside the range the page calls likely, the measurement says so and what to do about it.
-    inside = row["model_low"] <= row["value"] <= row["model_high"]
-    return md("calc.measured_here" if inside else "calc.measured_here_outside", lang, **said,
+    return md("calc.measured_here_outside" if row["outside_range"] else "calc.measured_here", lang, **said,
               length=float(row["acceptance_length"]), alpha=float(row["alpha"]), model=float(row["model_speedup"]),
               low=float(row["model_low"]), high=float(row["model_high"]))
 
@@ -296,9 +295,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                         budget = chosen.engine.memory.budget
                         st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
                                      engine=budget.engine, flag=budget.flag))
-                notes += [t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS,
-                            preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
-                            preset_holds=calibration.PRESET_BAND_HOLDS),
+                notes += [how_sure(sidebar.engine.name, bool(held), lang),
                           t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                             ideal=ideal)]
                 notes += [measured_line(row) for _, row in measured.iterrows()]

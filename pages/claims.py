@@ -11,13 +11,12 @@ import streamlit as st
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
                              forget_target, renew, show_url_notices, url_choice, url_widget, view_choice)
-from pages._shared import (altair_chart, cost_params, model_choice_name, number_columns, open_store, presets,
-                           require_router, titled_dataframe)
+from pages._shared import (altair_chart, cost_params, how_sure, model_choice_name, number_columns, open_store,
+                           presets, published_speedups, require_router, titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.advice import claim_words, claims, evidence
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
-from specviz.model import calibration
 from specviz.results import explorer
 
 require_router()
@@ -375,8 +374,9 @@ tokens = None if chosen_workload == "none" else (workloads[chosen_workload].inpu
                                                 workloads[chosen_workload].output_tokens)
 claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
 known = presets(settings.get("SPECVIZ_DATA_DIR"))
-# Read and sorted once a run: the check weighs them, and the view beside published figures shows them.
-every_published = explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
+# Read once per data folder; filtered once a run: the check weighs them, and the view beside published
+# figures shows them.
+every_published = published_speedups(settings.get("SPECVIZ_DATA_DIR"))
 measured = evidence.comparable_published(every_published, sidebar, known)
 check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured)
 
@@ -411,11 +411,9 @@ if alpha is not None:
     row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
                help=t("claims.m.yours_help", lang), width="content")
 # What "likely" means, as the calculator says it (a manager's pass: the page had never said).
-held = "_held" if len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS) else ""
 if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch that does not fit)
-    st.caption(t(f"calc.band_method{held}", lang, engine=sidebar.engine.name, points=calibration.MODEL_ERROR_POINTS,
-                 preset_points=calibration.PRESET_POINTS, preset_miss=calibration.PRESET_MEDIAN_MISS,
-                 preset_holds=calibration.PRESET_BAND_HOLDS))
+    st.caption(how_sure(sidebar.engine.name,
+                        len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS), lang))
 # The same figure in the calculator: this claim's α, γ, batch and context, the sidebar's setting.
 point = claims.calculator_point(check)
 st.page_link("pages/calculator.py", icon=":material/calculate:",

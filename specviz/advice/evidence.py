@@ -203,14 +203,15 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
     """The published speedups of this very setup (:func:`same_setup`) at ``batch`` and ``gamma``, highest
     first, each with ``model_speedup``: the scenario's speedup (:func:`specviz.calculator.evaluate_scenario`,
     its costs and load as the calculator prices them) at the α of the row's acceptance length, and its
-    band (``model_low``, ``model_high``: :func:`specviz.calculator.speedup_band`); NaN where the row
-    gives no length or one no draft of this γ makes. The model beside what was measured at the
+    band (``model_low``, ``model_high``: :func:`specviz.calculator.speedup_band`), and ``outside_range``
+    where the measurement lies outside that band; NaN (None) where the row gives no length or one no
+    draft of this γ makes. The model beside what was measured at the
     same point: the vLLM post's EAGLE-3 on gpt-oss-20b, at batch 8 and γ 3 on a B200, measured 1.72×
     on HumanEval at 2.65 tokens a step."""
     there = (measured["batch"].to_numpy() == batch) & (measured["gamma"].to_numpy() == gamma)
     own = same_setup(measured.iloc[np.flatnonzero(there)] if there.any() else measured.iloc[:0], scenario, gamma)
     if own.empty:
-        return own.assign(alpha=np.nan, model_speedup=np.nan, model_low=np.nan, model_high=np.nan)
+        return own.assign(alpha=np.nan, model_speedup=np.nan, model_low=np.nan, model_high=np.nan, outside_range=None)
     own = own.sort_values("value", ascending=False, kind="stable")
     lengths = pd.to_numeric(own["acceptance_length"], errors="coerce").to_numpy(dtype=float)
     makes = (lengths >= 1.0) & (lengths <= np.asarray(scenario.expected_tokens(1.0, gamma), dtype=float) + 1e-12)
@@ -222,7 +223,9 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
         at = (scenario, alphas[makes], gamma, batch, scenario.context)
         model[makes] = np.asarray(calculator.evaluate_scenario(*at)["speedup"], dtype=float)
         low[makes], high[makes] = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(*at))
-    return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high)
+    values = own["value"].to_numpy(dtype=float)
+    outside = [None if np.isnan(m) else bool(not lo <= v <= hi) for m, lo, hi, v in zip(model, low, high, values)]
+    return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high, outside_range=outside)
 
 
 # A published row's note as a reason or a line quotes it: its caveats come first ("relaxes acceptance

@@ -163,8 +163,7 @@ def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
              "acceptance_length": plain(pd.to_numeric(row["acceptance_length"], errors="coerce")),
              "model_speedup": plain(row["model_speedup"]), "model_low": plain(row["model_low"]),
              "model_high": plain(row["model_high"]),
-             "outside_range": None if math.isnan(row["model_speedup"])
-             else not row["model_low"] <= row["value"] <= row["model_high"], "source": row["source"],
+             "outside_range": row["outside_range"], "source": row["source"],
              "note": evidence.note_quoted(row["note"])}
             for _, row in rows.iterrows()]
 
