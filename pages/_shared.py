@@ -40,6 +40,15 @@ def require_router() -> None:
         st.rerun()
 
 
+def calculator_page(lang: str) -> st.Page:
+    """The calculator at its own path, /what-if, hidden from the menu: the page links from other pages
+    open (app.py registers it after the default). A link to the default page, served at the root, has
+    an empty path, which a browser resolves against the page it is on: the Claims page's link to the
+    calculator, opened in a new tab or copied, had opened the Claims page."""
+    return st.Page(Path(__file__).resolve().parent / "calculator.py", title=t("nav.calculator", lang),
+                   icon=":material/calculate:", url_path=scenario.PAGE_PATHS["calculator"], visibility="hidden")
+
+
 @contextmanager
 def errors_said(lang: str) -> Iterator[None]:
     """No exception reaches the page as a traceback: a :class:`SpecvizError` is said in ``lang``, any
@@ -170,10 +179,15 @@ def knobs_said(off: dict[str, tuple[float, float]], lang: str) -> str:
                      for name, (value, preset) in off.items())
 
 
-def cost_params(chosen: scenario.Scenario) -> dict[str, str]:
-    """The URL parameters of the knobs ``chosen`` sets off its engine's preset: what a link from one
-    page to another carries, so that the page it opens prices the same scenario."""
-    return {name: f"{value:g}" for name, (value, _) in scenario.knobs_off_preset(chosen).items()}
+def scenario_link(chosen: scenario.Scenario, **fields: str) -> dict[str, str]:
+    """The URL parameters of a link from one page to another: the whole scenario ``chosen``
+    (:func:`specviz.scenario.to_query_params`: its GPU, models, engine, cost knobs and the rest) with
+    ``fields`` (a point's α, γ, batch) over it, and the language where the address holds one, so that
+    the page it opens prices the same scenario, in the same language, in this session or in a new tab,
+    which has no sidebar of its own yet (a link of the point and the cost knobs alone had opened there
+    on the default setting, in English)."""
+    language = {"lang": st.query_params["lang"]} if "lang" in st.query_params else {}
+    return scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR"))) | language | fields
 
 
 def reset_costs() -> None:

@@ -11,8 +11,8 @@ import streamlit as st
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
                              forget_target, renew, show_url_notices, url_choice, url_widget, view_choice)
-from pages._shared import (altair_chart, cost_params, how_sure, model_choice_name, number_columns, open_store,
-                           presets, published_speedups, require_router, titled_dataframe)
+from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, number_columns, open_store,
+                           presets, published_speedups, require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.advice import claim_words, claims, evidence
 from specviz.errors import SpecvizError
@@ -237,7 +237,10 @@ def show_reading() -> None:
         chosen = st.session_state["scenario"]
         st.warning(md("claims.sentence.gpus_not_split", lang, gpus=gpus, used=chosen.tp * chosen.dp))
     for dropped in reading.get("not_applied", ()):
-        st.warning(md("claims.sentence.not_applied", lang, **dropped))
+        # Said while the sidebar's target is still the one that cannot draft so (a browser pass: "cannot
+        # set mtp for Qwen3-32B" had stayed after the target became Qwen3-Next, drafting with its MTP).
+        if dropped["target"] == st.session_state["scenario"].target.name:
+            st.warning(md("claims.sentence.not_applied", lang, **dropped))
     # What the figure is over, while the claim checked is the sentence's figure: as the verdict's lead
     # and the link (claim_over) say it (a browser pass: it had stayed beside another figure typed).
     now_read = is_read_figure(reading, claimed_now())
@@ -414,13 +417,13 @@ if alpha is not None:
 if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch that does not fit)
     st.caption(how_sure(sidebar.engine.name,
                         len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS), lang))
-# The same figure in the calculator: this claim's α, γ, batch and context, the sidebar's setting.
+# The same figure in the calculator: this claim's α, γ, batch and context on the sidebar's whole scenario.
 point = claims.calculator_point(check)
-st.page_link("pages/calculator.py", icon=":material/calculate:",
+st.page_link(calculator_page(lang), icon=":material/calculate:",
              label=t("claims.to_calculator", lang, **point) if "alpha" in point else
              t("claims.to_calculator_no_fit", lang, batch=point["batch"]),
-             query_params={**{name: f"{round(value, 3):g}" for name, value in point.items()}, "context": str(context),
-                           **cost_params(sidebar)},
+             query_params=scenario_link(sidebar, **{name: f"{round(value, 3):g}" for name, value in point.items()},
+                                        context=str(context)),
              help=t("claims.to_calculator_help", lang))
 
 # The evidence, one view open at a time: only the open one is built (built at once, the published

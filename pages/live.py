@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
-from pages._shared import (altair_chart, cost_params, fragment, number_columns, offer_fit, open_store, presets,
-                           require_router, titled_dataframe, whole_page_after)
+from pages._shared import (altair_chart, calculator_page, fragment, number_columns, offer_fit, open_store, presets,
+                           require_router, scenario_link, titled_dataframe, whole_page_after)
 from specviz import calculator, charts, errors, scenario, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, in_language, md, message, t
@@ -337,8 +337,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         # The tail these rates give, in the calculator's Latency view at this load: only for the model
         # the server serves (the calculator would price the sidebar's other model, 1.85x for Qwen3-32B
         # beside a Llama 3.1 70B server, the verdict the page refuses above).
-        shown = {"view": "latency", "latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional),
-                 "gamma": str(len(conditional)), **cost_params(served)}
+        shown = scenario_link(served, view="latency", latency_rates=", ".join(f"{rate:.3f}" for rate in conditional),
+                              gamma=str(len(conditional)))
         if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean, for its draft
             alpha = windows.scenario_alpha(served, figures["alpha_iid"], len(conditional))
             if not isinstance(alpha, Notice):
@@ -354,7 +354,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         # Without the requests' histograms the Latency view prices its own example workload: said.
         workload = "" if "input_tokens" in shown else " " + t("live.to_latency_example_workload", lang)
-        st.page_link("pages/calculator.py", label=t("live.to_latency", lang), icon=":material/timer:",
+        st.page_link(calculator_page(lang), label=t("live.to_latency", lang), icon=":material/timer:",
                      query_params=shown, help=(t("live.to_latency_no_fit_help", lang, **verdict.params) if no_fit
                                                else t("live.to_latency_help", lang)) + workload)
 

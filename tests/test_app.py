@@ -2584,7 +2584,7 @@ class TestLivePage:
             assert not at.exception and at.sidebar.slider(key="mtp_reuse").value == 0.78
             assert not [c for c in at.caption if "this server's per-position rates" in c.value]  # said once taken
             link = urllib.parse.parse_qs(at.get("page_link")[0].proto.query_string)
-            assert "mtp_reuse" not in link  # the sidebar's, which the calculator keeps
+            assert link["mtp_reuse"] == ["0.78"]  # the sidebar's, carried for a new tab too (a click keeps it anyway)
             # No request histograms: the link says the Latency view's workload is its example, not the server's.
             assert "on its own example workload, not this server's" in at.get("page_link")[0].proto.help
             served = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp", mtp_reuse="0.78")
@@ -2887,6 +2887,34 @@ class TestClaimsPage:
         assert not at.get("vega_lite_chart")
         assert len(claim_view(at, "beside").get("vega_lite_chart")) == 1  # beside published and yours
         assert (at.success or at.warning or at.error)[0].value == verdict  # the verdict stays as it was
+
+    def test_the_link_to_the_calculator_opens_the_same_scenario_in_a_new_tab(self):
+        """The link had carried the claim's point and the cost knobs alone: a click kept the session's
+        sidebar, but a new tab (a session with none) priced the point on the default H100 and Qwen3-32B.
+        It now carries the whole scenario, set here in the sidebar, not by a link."""
+        at = claims_app(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", claim="1.5x",
+                        claim_batch=4)
+        (to_calculator,) = at.get("page_link")
+        link = dict(urllib.parse.parse_qsl(to_calculator.proto.query_string))
+        assert {"gpu": "MI300X", "target": "DeepSeek-V3", "draft": "mtp", "tp": "8", "engine": "sglang",
+                "batch": "4"}.items() <= link.items()
+        fresh = make_app(**link)  # a new tab: the calculator, from the link alone
+        assert shown(fresh) == figures(make_scenario(**link))
+        setting = lambda chosen: {name: value for name, value in scenario.to_query_params(chosen, PRESETS).items()
+                                  if name not in ("alpha", "gamma", "batch", "context")}
+        assert setting(fresh.session_state["scenario"]) == setting(at.session_state["scenario"])
+        # In the page's language: a new tab had opened in English.
+        (in_vietnamese,) = claims_app_at(lang="vi", claim="1.5x").get("page_link")
+        assert dict(urllib.parse.parse_qsl(in_vietnamese.proto.query_string))["lang"] == "vi"
+
+    def test_a_method_the_target_cannot_draft_with_is_said_until_the_target_changes(self):
+        """"MTP 2.5x at batch 1" on the default Qwen3-32B, which has no MTP layer: said. Once the sidebar's
+        target is Qwen3-Next, which drafts with its own, the warning had stayed (a browser pass)."""
+        said = lambda at: [w.value for w in at.warning if "names the drafting method" in w.value]
+        at = read_sentence(claims_app(), "MTP 2.5x at batch 1")
+        assert said(at) and "for Qwen3\\-32B" in said(at)[0]
+        at.sidebar.selectbox(key="target").set_value("Qwen3-Next-80B-A3B").run()
+        assert not at.exception and at.sidebar.selectbox(key="draft").value == "mtp" and not said(at)
 
     def test_a_claim_a_published_measurement_reached_is_not_called_impossible(self):
         """AMD's 2.11× for DeepSeek-V3 + MTP on 8 MI300X at concurrency 1, beyond the model's range there:
@@ -3318,7 +3346,9 @@ class TestClaimsPage:
         assert said in [i.value for i in required.info] and not required.dataframe
         link = at.get("page_link")[0].proto
         assert link.label == "What would make batch 500 fit, in the calculator"
-        assert urllib.parse.parse_qs(link.query_string) == {"batch": ["500"], "context": ["1024"]}
+        query = dict(urllib.parse.parse_qsl(link.query_string))
+        assert {"batch": "500", "context": "1024", "target": "gpt-oss-120b", "tp": "1"}.items() <= query.items()
+        assert not {"alpha", "gamma"} & query.keys()
 
     def test_the_calculator_link_opens_the_figure_the_verdict_names(self):
         at = claims_app(claim="up to 3x")

@@ -5,6 +5,7 @@ Screenshots land in tests/artifacts/ (ignored by git) for a person to look at.
 
 import json
 import re
+import urllib.parse
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -476,13 +477,25 @@ class TestNavigationInChromium:
         2.00×): Streamlit drops a bound control's value from the URL on a switch of page."""
         wait_for_app(page, app_url)
         page.goto(f"{app_url}/check-a-claim?claim=2x&claim_batch=4&context=32768&engine=sglang&gpu=H200&tp=1")
-        page.get_by_role("link", name=re.compile("^The same figure in the calculator")).click()
+        link = page.get_by_role("link", name=re.compile("^The same figure in the calculator"))
+        # As a browser resolves it on the Claims page (a copied or middle-clicked link): a link to the
+        # default page has an empty path, which had resolved to the Claims page itself.
+        address = urllib.parse.urljoin(page.url, link.get_attribute("href"))
+        assert urllib.parse.urlsplit(address).path == "/what-if"
+        link.click()
         expect(page).to_have_url(re.compile(r"context=32768"), timeout=TIMEOUT)
         speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup").get_by_test_id("stMetricValue")
         expect(speedup).to_have_text(re.compile(r"\d\.\d\d×"), timeout=TIMEOUT)
         settled(page)
         row = calc_row("?" + page.url.split("?", 1)[1], PRESETS)
         assert row["context"] == 32768 and speedup.inner_text() == f"{row['speedup']:.2f}×"
+        # The link opened in a new tab, a session with no sidebar of its own, gives the same figure:
+        # it had carried the claim's point alone and priced it on the default H100 with vLLM.
+        tab = page.context.new_page()
+        tab.goto(address)
+        fresh = tab.get_by_test_id("stMetric").filter(has_text="Speedup").get_by_test_id("stMetricValue")
+        expect(fresh).to_have_text(speedup.inner_text(), timeout=TIMEOUT)
+        tab.close()
 
     def test_a_link_s_load_survives_a_visit_to_another_page(self, page: Page, app_url: str):
         """A shared link's steady load (prefill=on and its tokens) was lost on a visit to another page:
