@@ -163,7 +163,7 @@ if (unserved := commands.mtp_unserved(chosen)) is not None:
     st.info(message(unserved, lang))
 if (past := draft_length.head_past_training(chosen, gamma)) is not None:
     st.warning(message(past, lang))
-for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")),
+for number, found in enumerate(scenario.published_acceptance(presets(settings.get("SPECVIZ_DATA_DIR")).acceptance,
                                                              chosen.target_id, chosen.draft_id)):
     line = st.container(horizontal=True, vertical_alignment="center")
     try:  # the α at which this draft, at the sidebar's MTP reuse factor, makes the published length

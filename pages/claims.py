@@ -360,7 +360,7 @@ try:
     speedup = claim_words.parse_claim(text)
     # A batch in the claim's words counts where the field names none (past SPECVIZ_BATCH_MAX, refused);
     # where the field names another, the field's counts, and the page says so.
-    batch, batch_note = claims.claimed_batch(batch, claim_words.claimed_batch(text))
+    batch, batch_note = claims.claimed_batch(batch, claim_words.batch_in_words(text))
     if batch_note is not None:
         st.warning(message(batch_note, lang))
     st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
@@ -393,12 +393,14 @@ if over:
     st.query_params["claim_over"] = over
 else:
     st.query_params.pop("claim_over", None)
-(st.info if over_words else VERDICT_BOX[check.verdict])(" ".join(message(n, lang) for n in claims.headline(check, over_words)))
+over_method = read.get("baseline") if is_read_figure(read, speedup) else None
+(st.info if over_words else VERDICT_BOX[check.verdict])(
+    " ".join(message(n, lang) for n in claims.headline(check, over_words, over_method)))
 st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
 if check.conditions:
     st.markdown(t("claims.conditions", lang) + "\n" + "\n".join(f"- {message(c, lang)}" for c in check.conditions))
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=t("claims.m.claim_help", lang, text=text),
+row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=md("claims.m.claim_help", lang, text=text),
            width="content")
 if not math.isnan(check.best["speedup"]):  # else the claim's batch does not fit: the verdict says so
     # Its range beside it: a central 1.75× under a 1.80× claim that only the range's top reaches (2.15×)

@@ -115,9 +115,6 @@ PAGE_PATHS = {"calculator": "what-if", "explorer": "results", "live": "live-metr
 # Draft choices that are not preset models or heads: drafts made from the target (its MTP layer,
 # heads of its shape) and drafts on the host (:mod:`specviz.model.step`).
 DRAFT_KINDS = ("mtp", "eagle3", "peagle", "block", "eagle", "medusa", "ngram", "suffix")
-def published_acceptance(presets: Presets, target_id: str, draft_id: str) -> list[published.PublishedAcceptance]:
-    """The published acceptances of this target with this draft: sourced starting points for α."""
-    return [row for row in presets.acceptance if (row.target, row.draft) == (target_id, draft_id)]
 
 
 @dataclass(frozen=True)
@@ -140,6 +137,13 @@ def load_presets(data_dir: Path) -> Presets:
     return Presets(roofline.load_gpus(data_dir), models, calibration.load_engines(data_dir),
                    hf_config.load_draft_heads(data_dir), published.load_published_acceptance(data_dir, models),
                    workload.load_workloads(data_dir))
+
+
+def published_acceptance(acceptance: Sequence[published.PublishedAcceptance], target_id: str,
+                         draft_id: str) -> list[published.PublishedAcceptance]:
+    """The published acceptances (``acceptance``: :attr:`Presets.acceptance`) of this target with this
+    draft, matched by the draft's exact id: sourced starting points for α."""
+    return [row for row in acceptance if (row.target, row.draft) == (target_id, draft_id)]
 
 
 def preset_costs(engine: calibration.Engine) -> step.Costs:

@@ -3067,6 +3067,11 @@ class TestClaimsPage:
         assert said == [i18n.md("claims.sentence.relative", baseline="EAGLE-3 head", speedup=1.69)]
         assert "1.69× over EAGLE\\-3 head" in said[0]
         assert at.sidebar.selectbox(key="draft").value == "peagle"
+        # The verdict's own sentence says what it checked: the least the claim needs (a browser pass: a
+        # forwarded headline had lost the baseline), in the verdict's colour.
+        (verdict,) = [box.value for box in (*at.success, *at.warning, *at.error, *at.info)
+                      if box.value.startswith("**Against plain decoding, the least a figure over EAGLE-3 head needs")]
+        assert not [box for box in at.info if box.value == verdict]
 
     def test_a_figure_over_something_else_than_plain_decoding_is_said_to_be_so(self):
         at = read_sentence(claims_app(), "NVIDIA has achieved a 4x speed-up relative to the best prior Blackwell "

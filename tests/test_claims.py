@@ -4,6 +4,7 @@ itself, not through the proportionality the module relies on), and the verdict."
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -98,11 +99,11 @@ class TestParseClaim:
     @pytest.mark.parametrize("blank", [" ", "\t", "\n", "\u00a0"])
     def test_a_run_of_blanks_counts_as_one(self, blank):
         assert claim_words.parse_claim(f"up to{blank * 100_000}3x{blank * 100_000}at batch{blank * 5}64") == 3.0
-        assert claim_words.claimed_batch(f"3x at{blank * 100_000}batch 64") == 64
+        assert claim_words.batch_in_words(f"3x at{blank * 100_000}batch 64") == 64
 
     def test_a_claim_longer_than_a_sentence_is_refused_with_its_length(self, monkeypatch):
         monkeypatch.setenv("SPECVIZ_CLAIM_MAX_CHARS", "20")
-        for read in (claim_words.parse_claim, claim_words.claimed_batch):
+        for read in (claim_words.parse_claim, claim_words.batch_in_words):
             with pytest.raises(SpecvizError) as raised:
                 read("up to 3x at batch 64, on H100")
             assert raised.value.key == "claims.too_long" and raised.value.params == {"length": 29, "limit": 20}
@@ -117,7 +118,7 @@ class TestParseClaim:
         most the setting's length, one space per run of blanks, and a read is a speedup, a batch or a
         refusal, never an error of another kind."""
         text = (piece * (size // len(piece) + 1))[:size]
-        for read in (claim_words.parse_claim, claim_words.claimed_batch):
+        for read in (claim_words.parse_claim, claim_words.batch_in_words):
             try:
                 read(text)
             except SpecvizError as exc:
@@ -142,7 +143,7 @@ class TestClaimedBatch:
                                              ("3x concurrency: 16", 16), ("lên đến 3 lần ở batch 8", 8),
                                              ("up to 3x", None), ("2.5x at batch 0", None), ("", None)])
     def test_the_batch_the_words_name(self, text, batch):
-        assert claim_words.claimed_batch(text) == batch
+        assert claim_words.batch_in_words(text) == batch
 
 
 class TestReadSentence:
@@ -242,8 +243,8 @@ class TestReadSentence:
         with pytest.raises(SpecvizError) as raised:
             claim_words.read_sentence(text, PRESETS)
         assert raised.value.key == "claims.batch_too_large" and raised.value.params["batch"] in (1025, 1500)
-        assert claim_words.claimed_batch("2x at batch 1,000, temperature 0") == 1000
-        assert claim_words.claimed_batch("2x at batch 64, 1,000 prompts") == 64
+        assert claim_words.batch_in_words("2x at batch 1,000, temperature 0") == 1000
+        assert claim_words.batch_in_words("2x at batch 64, 1,000 prompts") == 64
 
     @pytest.mark.parametrize("text", ["2x faster with top k=8 sampling", "2x faster, temperature 0.7, k=8"])
     def test_a_lower_case_k_is_no_draft_length(self, text):
@@ -533,7 +534,7 @@ class TestClaimsWithinMemory:
         rows = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), peagle, PRESETS)
         named = claims.check_claim(peagle, claims.Claim(1.88, batch=1), GAMMA_MAX, BATCH_MAX, measured=rows).reasons[0]
         assert named.key == "claims.reason.measured_beyond" and named.params["batch"] == 1
-        assert len(named.params["note"]) <= 482 and named.params["note"].endswith(" …")
+        assert len(named.params["note"]) <= 481 and named.params["note"].endswith("…")
 
     def test_a_claim_beyond_what_this_setup_was_measured_at_is_said_to_be_unlikely(self):
         """A published measurement of this very setup that falls short of the claim at its batch had been
@@ -548,6 +549,13 @@ class TestClaimsWithinMemory:
         assert said.verdict == "conditional" and said.headline.key == "claims.verdict.measured_short"
         assert said.reasons[0].key == "claims.reason.measured_short"
         assert (said.reasons[0].params["value"], said.reasons[0].params["batch"]) == (1.72, 8)
+        # Beyond the pair's published acceptance as well (as the page weighs it): the headline names the
+        # measurement the first reason gives, not the acceptance, whose condition stays.
+        both = claims.check_claim(chosen, claims.Claim(2.0, batch=8), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, rows)
+        assert claims.check_claim(chosen, claims.Claim(2.0, batch=8), GAMMA_MAX, BATCH_MAX,
+                                  PRESETS.acceptance).headline.key == "claims.verdict.beyond_pair"
+        assert both.headline.key == "claims.verdict.measured_short" and both.reasons[0].key == "claims.reason.measured_short"
+        assert "claims.condition.beyond_pair" in [condition.key for condition in both.conditions]
         assert "1.72× (Throughput speedup) at batch 8 and γ 3" in i18n.message(said.reasons[0], "en")
         # Reached at its batch by a measurement: no shortfall; not measured at its batch: none either.
         assert check(claims.Claim(1.6, batch=8)).reasons[0].key == "claims.reason.measured_beyond"
@@ -572,6 +580,25 @@ class TestClaimsWithinMemory:
         assert claims.check_claim(mi300x, claims.Claim(2.0), GAMMA_MAX, BATCH_MAX).headline.key == "claims.verdict.kind_only"
         assert claims.check_claim(mi300x, claims.Claim(2.0), GAMMA_MAX, BATCH_MAX,
                                   measured=amd).headline.key == "claims.verdict.conditional"
+
+    def test_a_measurement_of_this_setup_at_another_context_is_said_not_weighed(self):
+        """DeepSeek-V3 + MTP on 8 MI300X under SGLang at the page's context 1,024: "2x at batch 1" read
+        "Impossible" beside AMD's 2.11×, measured at 3,600 positions, in the page's own view of
+        published figures (a browser pass). It is named first, with the context that would weigh it;
+        the verdict stays the model's at this context. At 3,600 it is weighed."""
+        chosen = make_scenario(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang")
+        rows = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), chosen, PRESETS)
+        said = claims.check_claim(chosen, claims.Claim(2.0, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, rows)
+        assert said.verdict == "impossible" and said.reasons[0].key == "claims.reason.measured_other_context"
+        assert (said.reasons[0].params["value"], said.reasons[0].params["context"], said.reasons[0].params["ours"]) == (
+            2.11, 3600, 1024)
+        assert "Set the context to 3,600 to weigh it." in i18n.message(said.reasons[0], "en")
+        at_its_context = claims.check_claim(replace(chosen, context=3600), claims.Claim(2.0, batch=1), GAMMA_MAX,
+                                            BATCH_MAX, PRESETS.acceptance, rows)
+        assert at_its_context.reasons[0].key == "claims.reason.measured_beyond"
+        # Nothing at any context reaches 2.5×: the model's reasons alone.
+        beyond = claims.check_claim(chosen, claims.Claim(2.5, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, rows)
+        assert not [r for r in beyond.reasons if r.key.startswith("claims.reason.measured")]
 
     def test_a_claim_beyond_its_own_pairs_published_acceptance_is_unlikely(self):
         """"Up to 3x" for gpt-oss-120b with EAGLE-3 on one H100 needs α 0.883, where the pair was published
@@ -852,7 +879,7 @@ class TestSentencesAsVendorsWriteThem:
     def test_thousands_and_words_after_the_batch(self):
         assert claim_words.parse_claim("1,000%") == 11.0 and claim_words.parse_claim("2,5x") == 2.5
         assert claim_words.parse_claim("2.5x at concurrency 64 users") == 2.5
-        assert claim_words.claimed_batch("2.5x at concurrency 64 users") == 64
+        assert claim_words.batch_in_words("2.5x at concurrency 64 users") == 64
 
     def test_an_at_least_figure_is_rounded_up(self):
         # 0.7543 shown as 0.75 fell short: 3.16x at α 0.75 where 3.2x was claimed.
@@ -1091,7 +1118,7 @@ class TestPublishedSentences:
 
     def test_a_single_request_in_the_claims_field(self):
         assert claim_words.parse_claim("2.5x, single request") == 2.5
-        assert claim_words.claimed_batch("2.5x, single request") == 1
+        assert claim_words.batch_in_words("2.5x, single request") == 1
 
 
 class TestOverWhat:

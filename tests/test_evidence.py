@@ -11,7 +11,7 @@ import pytest
 from conftest import PRESETS, make_scenario
 from specviz import calculator, settings as settings_module
 from specviz.advice import evidence
-from specviz.model import spec
+from specviz.model import dtypes, spec
 from specviz.results import explorer
 
 DATA = settings_module.get("SPECVIZ_DATA_DIR")
@@ -110,6 +110,18 @@ class TestSameSetupReaching:
         rows = self.MEASURED.assign(**{column: value})
         found = evidence.same_setup_reaching(rows, self.CHOSEN, 1.8, 1, 16)
         assert (found is not None) == same
+
+    def test_a_row_naming_a_format_no_preset_had_is_matched_by_that_format(self):
+        """AMD's Kimi-K2.5 runs on 4 MI355X state mxfp4-w4a4 (AMD Quark's W4A4 checkpoint), which no
+        precision preset had: no sidebar setting could match them, and a claim beside them was weighed
+        against nothing measured (a browser pass). The preset of that name, or its format set component
+        by component, matches them; W4A8 MXFP4 does not."""
+        rows = explorer.speedup_rows(explorer.load_published(DATA))
+        kimi = lambda **more: make_scenario(gpu="MI355X", target="Kimi-K2.5", draft="eagle3", tp="4", **more)
+        own = lambda chosen: evidence.same_setup(evidence.comparable_published(rows, chosen, PRESETS), chosen, 16)
+        assert len(own(kimi(precision="mxfp4-w4a4"))) == 5 and own(kimi(precision="mxfp4")).empty
+        linear = {f"weights_{component}": "mxfp4-w4a4" for component in dtypes.LINEAR_COMPONENTS}
+        assert len(own(kimi(**linear))) == 5
 
     def test_a_named_head_is_matched_by_no_row_of_its_kind(self):
         """SpecDrift's EAGLE-3 head had stood for SpecForge's (an attack pass); the kind's own choice is

@@ -300,17 +300,17 @@ class TestPublishedAcceptance:
             if row.acceptance_length is not None:  # the length the calculator shows at that α and γ
                 shown, _ = scenario.from_query_params({"target": row.target, "draft": row.draft}, PRESETS)
                 assert shown.expected_tokens(row.alpha, row.gamma) == pytest.approx(row.acceptance_length)
-        (oss,) = scenario.published_acceptance(PRESETS, "gpt-oss-120b", "eagle3")
+        (oss,) = scenario.published_acceptance(PRESETS.acceptance, "gpt-oss-120b", "eagle3")
         assert round(oss.alpha, 3) == 0.667 and oss.gamma == 3  # 1 + α + α² + α³ = 2.41
         # DeepSeek-V4-Flash's one MTP layer drafts 3 tokens, two past its training: 2.60 a step is
         # 1 + α + α²·0.62 + α³·0.62³, α = 0.909, where an i.i.d. chain would read 0.717.
-        (flash,) = scenario.published_acceptance(PRESETS, "DeepSeek-V4-Flash", "mtp")
+        (flash,) = scenario.published_acceptance(PRESETS.acceptance, "DeepSeek-V4-Flash", "mtp")
         assert round(flash.alpha, 3) == 0.909
         assert 1 + flash.alpha + flash.alpha ** 2 * 0.62 + flash.alpha ** 3 * 0.62 ** 3 == pytest.approx(2.60)
         # GLM-5's MTP layer was trained over three steps: its 2.74 at γ 3 is an i.i.d. chain's.
-        assert [round(r.alpha, 3) for r in scenario.published_acceptance(PRESETS, "GLM-5", "mtp")] == \
+        assert [round(r.alpha, 3) for r in scenario.published_acceptance(PRESETS.acceptance, "GLM-5", "mtp")] == \
             [round(spec.alpha_from_acceptance_length(length, 3), 3) for length in (2.74, 2.95)]
-        assert [r.alpha for r in scenario.published_acceptance(PRESETS, "DeepSeek-V3", "mtp")] == [0.85, 0.81]
+        assert [r.alpha for r in scenario.published_acceptance(PRESETS.acceptance, "DeepSeek-V3", "mtp")] == [0.85, 0.81]
 
 
 class TestMtpReuse:

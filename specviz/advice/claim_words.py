@@ -22,7 +22,7 @@ from specviz.model.dtypes import PRECISIONS
 from specviz.names import gpu_preset, model_key, models_by_key, of_another_checkpoint
 from specviz.scenario import Presets, draft_choices, split_of
 
-__all__ = ["parse_claim", "claimed_batch", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
+__all__ = ["parse_claim", "batch_in_words", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
            "named_methods", "over_words", "over_from_link", "sentence_choices"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
@@ -80,9 +80,10 @@ def _words(text: str | None) -> str:
     return words
 
 
-def shortened(words: str, most: int = 60) -> str:
+def cut_at_word(words: str, most: int = 60) -> str:
     """A sentence as a message quotes it: whole, or its words up to ``most`` characters and "…" (a
-    cut inside a word, "…trên GB", read as a word of the sentence)."""
+    cut inside a word, "…trên GB", read as a word of the sentence). :func:`specviz.errors.shortened`
+    cuts a refused value, which has no words, at a character."""
     if len(words) <= most:
         return words
     head = words[:most + 1]
@@ -128,7 +129,7 @@ def parse_claim(text: str) -> float:
     A percentage is read as "faster than": 180 % faster is 2.8×. Two throughputs are their ratio:
     "858 vs 456 TPS" and "from 456 to 858 tok/s" are 1.88×. A comma may be the decimal mark, and
     a figure may have an exponent ("1e9x" is 10⁹×). A range ("1.5x–2x") claims its upper end. A
-    batch named in the words ("2.5x at batch 64") is :func:`claimed_batch`'s and left out here.
+    batch named in the words ("2.5x at batch 64") is :func:`batch_in_words`'s and left out here.
 
     Raises
     ------
@@ -142,11 +143,11 @@ def parse_claim(text: str) -> float:
     if rates := _RATES.match(_BATCH.sub(" ", words)):
         new, old = (_figure(rates[name]) for name in (("new", "old") if rates["new"] else ("after", "before")))
         if old <= 0:
-            raise SpecvizError("claims.unreadable", text=shortened(words))
+            raise SpecvizError("claims.unreadable", text=cut_at_word(words))
         return _checked_speedup(new / old)
     found = _CLAIM.match(_BATCH.sub(" ", _in_figures(words)))
     if not found:
-        raise SpecvizError("claims.unreadable", text=shortened(words))
+        raise SpecvizError("claims.unreadable", text=cut_at_word(words))
     number = _figure(found["number"])
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
@@ -180,7 +181,7 @@ def _figure(text: str) -> float:
     return float(figure.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+", figure) else figure.replace(",", "."))
 
 
-def claimed_batch(text: str) -> int | None:
+def batch_in_words(text: str) -> int | None:
     """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
     requests", 1 for "a single request"), or None where they name none (or name 0).
 
@@ -586,7 +587,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     if figure is None and written:
         raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
     if figure is None:
-        raise SpecvizError("claims.unreadable", text=shortened(words))
+        raise SpecvizError("claims.unreadable", text=cut_at_word(words))
     speedup = parse_claim(figure.group(0))
     index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
     named = _named_models(tokens, index)
@@ -601,7 +602,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
     unknown_model = None if target is not None else _sized_model(unbatched, index) or _versioned_model(unbatched, presets)
-    unknown_model = None if unknown_model is None else shortened(unknown_model)  # a 1,000-character name said back whole
+    unknown_model = None if unknown_model is None else cut_at_word(unknown_model)  # a 1,000-character name said back whole
     lower = words.lower()
     methods = named_methods(words)
     draft = next((kind for kind, baseline in methods if not baseline), drafts[0] if drafts else None)
@@ -612,7 +613,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     clause = unbatched[max((end for _, end in bounds if end <= figure.start()), default=0):
                        min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
     dataset = next((name for name in _DATASETS if name.lower() in clause), None)
-    batch = claimed_batch(words)
+    batch = batch_in_words(words)
     gamma = _gamma(words)
     in_range = gamma is None or 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX")
     throughput = _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40]) is not None

@@ -114,7 +114,11 @@ class ClaimCheck:
         The verdict in one sentence: ``claims.verdict.<verdict>``, or for a conditional claim at a
         measured acceptance ``claims.verdict.band`` (the model's figure reaches the claim, its band's
         low edge does not), ``.kind`` (only the band's high edge does) or ``.short`` (not even that:
-        it needs more acceptance than measured).
+        it needs more acceptance than measured); with no measured acceptance ``.kind_only`` (only the
+        band's high edge reaches it at α = 1); said to be unlikely for the published acceptances
+        (``.beyond_published``, ``.beyond_pair``) or a measurement of this setup short of it
+        (``.measured_short``); ``.measured_beyond`` where one reaches it beyond the model's range;
+        ``.no_fit`` where the claim's batch does not fit the memory.
     reasons : list of Notice
         Why, in order, in words a manager can forward.
     conditions : list of Notice
@@ -350,7 +354,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     model's cost presets can be off for an engine; a measurement is not. Where this setup was
     measured at the claim's batch and every figure of decoding there falls short of it
     (:func:`specviz.advice.evidence.same_setup_short`), the highest is named, and a claim the model
-    leaves plainly conditional is unlikely (``claims.verdict.measured_short``).
+    leaves conditional is unlikely for it (``claims.verdict.measured_short``), also where the published
+    acceptances made it unlikely already (their condition stays). One of this setup at a context
+    outside the factor of two that reaches the claim is named first, with its context, but not weighed
+    (``claims.reason.measured_other_context``).
 
     Returns
     -------
@@ -437,11 +444,21 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         elif headline.key in _UNLIKELY_WITHOUT_ALPHA:
             headline = Notice("claims.verdict.conditional", **headline.params)
         reasons.insert(0, _measured("claims.reason.measured_beyond", reaching))
+    elif (elsewhere := None if measured is None else evidence.same_setup_reaching(
+            measured, scenario, claim.speedup, claim.batch, gamma_max, any_context=True)) is not None:
+        # This setup measured at a context more than twice or half the page's reached the claim: not
+        # weighed (a longer context leaves a step more memory-bound, where speculation pays more), but
+        # said, with the context that would weigh it ("Impossible" had stood beside AMD's 2.11×, measured
+        # at 3,600 positions, in the page's own view of published figures: a browser pass).
+        reasons.insert(0, _measured("claims.reason.measured_other_context", elsewhere,
+                                    context=int(elsewhere["context"]), ours=int(scenario.context)))
     elif short is not None:
         # A measurement of this very setup at the claim's batch that falls short of it: a claim the
-        # model leaves plainly conditional is unlikely; any other verdict keeps its words, and the
-        # measurement is said beside them.
-        if headline.key == "claims.verdict.conditional":
+        # model leaves conditional is unlikely, said for the measurement, the stronger evidence, where
+        # the pair's acceptance said so too (its condition stays: the headline had named the acceptance
+        # and the first reason the measurement, a browser pass); any other verdict keeps its words,
+        # and the measurement is said beside them.
+        if headline.key in ("claims.verdict.conditional", *_UNLIKELY_WITHOUT_ALPHA):
             headline = Notice("claims.verdict.measured_short", **headline.params)
         top, (low, high) = short
         reasons.insert(0, _measured("claims.reason.measured_short", top) if claim.batch is not None else
@@ -501,14 +518,27 @@ def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[
                   source=highest.source)
 
 
-def headline(check: ClaimCheck, over_words: str | None = None) -> list[Notice]:
+def headline(check: ClaimCheck, over_words: str | None = None, over_method: str | None = None) -> list[Notice]:
     """The verdict's sentence: :attr:`ClaimCheck.headline`, after a lead that says it is against plain
     decoding on this setting where the claim's figure is over something else (``over_words``: "H100",
-    "vLLM", from :class:`specviz.advice.claim_words.SentenceReading`). "3x faster than H100 on B200
-    with EAGLE-3" had read as plainly impossible: a B200 over an H100 may make up what speculation
-    alone cannot (a manager's pass)."""
-    return [check.headline] if not over_words else [Notice("claims.verdict.over_other", what=over_words),
-                                                    check.headline]
+    "vLLM", from :class:`specviz.advice.claim_words.SentenceReading`), or over another drafting method
+    (``over_method``, its kind: ``eagle3``), where the check is the least the claim needs. "3x faster
+    than H100 on B200 with EAGLE-3" had read as plainly impossible: a B200 over an H100 may make up what
+    speculation alone cannot (a manager's pass); "1.69x over EAGLE-3" had read as a plain "Conditional",
+    its baseline said apart from the headline a manager forwards (a browser pass)."""
+    if over_words:
+        return [Notice("claims.verdict.over_other", what=over_words), check.headline]
+    if over_method:
+        return [Notice("claims.verdict.over_method", method=Notice(f"side.draft.{over_method}")), check.headline]
+    return [check.headline]
+
+
+def _best_at_measured_alpha(batches: pd.DataFrame) -> pd.Series:
+    """The row of :attr:`ClaimCheck.batches`, among those the claim counts, where the figure at the
+    measured α is highest: the batch and γ the verdict, the calculator's link and a workload's figure
+    name for a claim with a measured acceptance."""
+    counted = batches[batches["counted"]]
+    return counted.loc[counted["at_alpha"].idxmax()]
 
 
 def calculator_point(check: ClaimCheck) -> dict[str, float]:
@@ -521,8 +551,7 @@ def calculator_point(check: ClaimCheck) -> dict[str, float]:
     if math.isnan(check.best["speedup"]):
         return {"batch": check.best["batch"]}
     if check.claim.alpha is not None:
-        counted = check.batches[check.batches["counted"]]
-        top = counted.loc[counted["at_alpha"].idxmax()]
+        top = _best_at_measured_alpha(check.batches)
         return {"alpha": check.claim.alpha, "gamma": int(top["at_alpha_gamma"]), "batch": int(top["batch"])}
     reachable = check.required.dropna(subset=["alpha_needed"])
     if reachable.empty:
@@ -557,11 +586,11 @@ def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batch
     measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
     γ and batch, rounded up to the two decimals its sentence names it with (:func:`at_least`;
     :func:`specviz.workload.end_to_end`)."""
-    counted = batches[batches["counted"]]
     if claim.alpha is not None:
-        top = counted.loc[counted["at_alpha"].idxmax()]
+        top = _best_at_measured_alpha(batches)
         alpha, gamma, batch = claim.alpha, int(top["at_alpha_gamma"]), int(top["batch"])
     else:
+        counted = batches[batches["counted"]]
         rows = required.dropna(subset=["alpha_needed"])
         # Where the model reaches the claim at no α, the γ it does best at (the last γ had priced a
         # slowdown at γ 16: an attack pass).
@@ -627,23 +656,36 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
     # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
     weighed = int(batches["batch"].max()) if len(batches) else 0
-    batch_range = lambda low, high: [] if claim.batch is not None or weighed <= high < memory_binds and low <= 1 else [
-        Notice("claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all", low=int(low),
-               high=int(high), context=scenario.context) if high >= memory_binds else
-        Notice("claims.condition.batch_weighed", low=int(low), high=int(high)) if high >= weighed else
-        Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", low=int(low), high=int(high))]
+
+    def unsaid(low: float, high: float) -> bool:
+        """No range of batches to say: the claim names its batch, or the range is every batch weighed."""
+        return claim.batch is not None or (weighed <= high < memory_binds and low <= 1)
+
+    def batch_range(low: float, high: float) -> list[Notice]:
+        if unsaid(low, high):
+            return []
+        bounds = dict(low=int(low), high=int(high))
+        if high >= memory_binds:
+            key = "claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all"
+            return [Notice(key, **bounds, context=scenario.context)]
+        if high >= weighed:
+            return [Notice("claims.condition.batch_weighed", **bounds)]
+        return [Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", **bounds)]
+
     # Where the figure at the measured α reaches the claim: not where α = 1 does, which the range above
     # is said to be ("A batch between 1 and 1 …: outside it not even α = 1 reaches the claim" had stood
     # beside batches 1–67 where it can hold: an attack pass).
-    at_alpha_range = lambda low, high: [] if claim.batch is not None or weighed <= high < memory_binds and low <= 1 else [
-        Notice("claims.condition.batch_at_alpha" if low < high else "claims.condition.batch_at_alpha_one",
-               low=int(low), high=int(high), alpha=claim.alpha)]
+    def at_alpha_range(low: float, high: float) -> list[Notice]:
+        if unsaid(low, high):
+            return []
+        key = "claims.condition.batch_at_alpha" if low < high else "claims.condition.batch_at_alpha_one"
+        return [Notice(key, low=int(low), high=int(high), alpha=claim.alpha)]
     if claim.alpha is None:
         headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
         return ("conditional", Notice(headline, **setting),
                 [ceiling, Notice("claims.reason.no_alpha")], acceptance + batch_range(*holds), none)
     counted = batches[batches["counted"]]
-    top = counted.loc[counted["at_alpha"].idxmax()]
+    top = _best_at_measured_alpha(batches)
     # Below 1x at its best batch and γ, the measured acceptance says leave speculation off, not which γ.
     reached = Notice("claims.reason.at_alpha" if top["at_alpha"] >= 1.0 else "claims.reason.at_alpha_loses",
                      alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]), speedup=float(top["at_alpha"]),

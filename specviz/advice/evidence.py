@@ -23,7 +23,7 @@ from specviz.advice import claim_words
 from specviz.errors import InputError
 from specviz.model import architecture, dtypes, roofline, spec
 from specviz.model.published import PublishedAcceptance
-from specviz.scenario import Presets, Scenario
+from specviz.scenario import Presets, Scenario, published_acceptance
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
            "same_setup_reaching", "same_setup_short", "measured_here", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
@@ -112,7 +112,7 @@ def published_reaching(speedups: pd.DataFrame, speedup: float, batch: int | None
 _WITH_PREFILL = "e2e_"
 
 
-def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int) -> pd.DataFrame:
+def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_context: bool = False) -> pd.DataFrame:
     """The published speedups (``measured``: :func:`comparable_published`) of this very setup, at a γ up
     to ``gamma_max`` and a stated batch: the same GPU and count of them (``tp``, the row's GPUs, is
     the scenario's tp·dp), target and engine; the same drafting, the kind its ``method`` names
@@ -123,7 +123,8 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int) -> pd
     looser match had let P-EAGLE at γ 7 stand for EAGLE-3 at γ 1, 8 H100s under gpt-fast at 32,000
     positions for one under vLLM, the EAGLE-3 paper's heads (``draft`` eagle, the step model's kind
     for their cost) for EAGLE's, an MXFP4 run for BF16 experts and a 3,600-token run for 100,000
-    (attack passes)."""
+    (attack passes). ``any_context``: at any context (:func:`same_setup_reaching` finds one reaching a
+    claim at another context, which a page says without weighing it)."""
     # The plain columns first, as arrays (a page runs this each time): the drafting and the weights are
     # read of the few rows left.
     value = lambda name: measured[name].to_numpy()
@@ -136,7 +137,7 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int) -> pd
     column = lambda name: own[name] if name in own else pd.Series(np.nan, index=own.index, dtype=object)
     drafting = column("method").map(_method_kind).fillna(column("draft"))
     context = pd.to_numeric(column("context"), errors="coerce")
-    near = context.isna() | ((scenario.context >= context / 2) & (scenario.context <= context * 2))
+    near = any_context | context.isna() | ((scenario.context >= context / 2) & (scenario.context <= context * 2))
     weights = column("weight_dtype").map(lambda stated: _same_weights(stated, scenario)).astype(bool)
     return own[(drafting == scenario.draft_id) & weights & near]
 
@@ -154,21 +155,23 @@ def _same_weights(stated: object, scenario: Scenario) -> bool:
     where the row states none, False for a name no precision has."""
     if not isinstance(stated, str):
         return True
-    if stated not in dtypes.PRECISIONS:
+    try:  # a preset's name, or a format's (AMD's Kimi-K2.5 runs are mxfp4-w4a4, no preset's until then)
+        row = dtypes.PRECISIONS[stated] if stated in dtypes.PRECISIONS else dtypes.precision_of(stated, "bf16")
+    except InputError:
         return False
-    row, ours, target = dtypes.PRECISIONS[stated], scenario.precision, scenario.target
+    ours, target = scenario.precision, scenario.target
     return all(row.weight_format(target, part) == ours.weight_format(target, part) for part in target.active)
 
 
 def same_setup_reaching(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
-                        gamma_max: int) -> pd.Series | None:
+                        gamma_max: int, any_context: bool = False) -> pd.Series | None:
     """The published speedup of this very setup (:func:`same_setup`) that reaches ``speedup``, nearest
     ``batch`` first and highest then; None where none does. At the claim's batch where this setup was
     measured there (the gpt-oss-20b runs rise from batch 1 to 8: one at a larger batch says nothing of
     it), else at a larger one (a speedup falls as the batch grows past where the experts are all
     read). P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1, beside its own 1.88× there
-    (a browser pass)."""
-    own = _at_claimed_batch(same_setup(measured, scenario, gamma_max), batch)
+    (a browser pass). ``any_context``: of this setup at any context (:func:`same_setup`)."""
+    own = _at_claimed_batch(same_setup(measured, scenario, gamma_max, any_context), batch)
     reaching = published_reaching(own, speedup, batch)
     if reaching.empty:
         return None
@@ -215,11 +218,9 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
     own = own.sort_values("value", ascending=False, kind="stable")
     lengths = pd.to_numeric(own["acceptance_length"], errors="coerce").to_numpy(dtype=float)
     makes = (lengths >= 1.0) & (lengths <= np.asarray(scenario.expected_tokens(1.0, gamma), dtype=float) + 1e-12)
-    alphas = np.full(lengths.shape, np.nan)
+    alphas, model, low, high = (np.full(lengths.shape, np.nan) for _ in range(4))
     if makes.any():
         alphas[makes] = spec.alpha_from_acceptance_length(lengths[makes], float(gamma), **scenario.reuse)
-    model, low, high = (np.full(lengths.shape, np.nan) for _ in range(3))
-    if makes.any():
         at = (scenario, alphas[makes], gamma, batch, scenario.context)
         model[makes] = np.asarray(calculator.evaluate_scenario(*at)["speedup"], dtype=float)
         low[makes], high[makes] = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(*at))
@@ -236,9 +237,8 @@ NOTE_CHARS = 480
 
 def note_quoted(note: object) -> str:
     """A published row's ``note`` as Claims and the calculator quote it: whole up to :data:`NOTE_CHARS`,
-    else cut at a word before it, with " …"."""
-    text = str(note) if isinstance(note, str) else ""
-    return text if len(text) <= NOTE_CHARS else text[:NOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    else cut at a word before it, with "…" (:func:`specviz.advice.claim_words.cut_at_word`)."""
+    return claim_words.cut_at_word(note if isinstance(note, str) else "", NOTE_CHARS)
 
 
 def _at_claimed_batch(own: pd.DataFrame, batch: int | None) -> pd.DataFrame:
@@ -255,10 +255,9 @@ def pair_acceptance(scenario: Scenario, published: Sequence[PublishedAcceptance]
     layers, with its row; None where the pair has none. Matched by the draft's exact id: the SpecForge
     head for gpt-oss-120b is not the SpecDrift one."""
     own = []
-    for row in published:
-        if (row.target, row.draft) == (scenario.target_id, scenario.draft_id):
-            try:
-                own.append((row.alpha_at(scenario.reuse), row))
-            except InputError:  # a length the draft cannot make at this reuse: no α to weigh
-                continue
+    for row in published_acceptance(published, scenario.target_id, scenario.draft_id):
+        try:
+            own.append((row.alpha_at(scenario.reuse), row))
+        except InputError:  # a length the draft cannot make at this reuse: no α to weigh
+            continue
     return max(own, key=lambda found: found[0]) if own else None

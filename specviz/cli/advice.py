@@ -125,7 +125,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
         named, _ = claim_words.sentence_choices(read, presets, target)
         overrides = {**named, **(overrides or {})}
-    batch, batch_note = claims.claimed_batch(batch, read.batch if read is not None else claim_words.claimed_batch(text))
+    batch, batch_note = claims.claimed_batch(batch, read.batch if read is not None else claim_words.batch_in_words(text))
     gamma = gamma if gamma is not None or read is None else read.gamma
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
@@ -145,7 +145,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100), lang)}),
             "draft": chosen.draft_id, "engine": chosen.engine.id, "tp": chosen.tp, "dp": chosen.dp, "verdict": check.verdict,
-            "headline": " ".join(words(n, lang) for n in claims.headline(check, over)),
+            "headline": " ".join(words(n, lang) for n in claims.headline(
+                check, over, read.baseline if read is not None else method)),
             **({} if method is None else {"over": method, "over_note": words(Notice(
                 "claims.sentence.relative", baseline=Notice(f"side.draft.{method}"), speedup=speedup), lang)}),
             **({} if read is not None or over is None else {"over_words": over, "over_note": words(Notice(

@@ -122,6 +122,7 @@ PRECISIONS: dict[str, Precision] = {p.name: p for p in (
     Precision("int4-weights", "int4"),
     Precision("nvfp4", "nvfp4", "fp8"),
     Precision("mxfp4", "mxfp4", "fp8"),
+    Precision("mxfp4-w4a4", "mxfp4-w4a4", "fp8"),
 )}
 
 
