@@ -183,8 +183,13 @@ def default_draft(target_id: str, presets: Presets, target: architecture.Model |
     family = lambda model: model.model_type.removesuffix("_moe")
     kin = [m for m, model in models.items() if m != target_id and family(model) == family(target)
            and model.vocab_size == target.vocab_size and 6 * model.params_total <= target.params_total]
-    heads = [h for h, (trained_for, _) in presets.heads.items() if trained_for == target_id]
+    heads = heads_for(presets, target_id)
     return min(kin, key=lambda m: models[m].params_total) if kin else heads[0] if heads else "eagle3"
+
+
+def heads_for(presets: Presets, target_id: str) -> list[str]:
+    """The ids of the draft-head presets trained for ``target_id``."""
+    return [head for head, (trained_for, _) in presets.heads.items() if trained_for == target_id]
 
 
 def draft_choices(presets: Presets, target_id: str) -> list[str]:
@@ -193,8 +198,7 @@ def draft_choices(presets: Presets, target_id: str) -> list[str]:
     preset models (:func:`model_choices`)."""
     target = presets.models.get(target_id)
     kinds = [k for k in DRAFT_KINDS if k != "mtp" or target is None or target.mtp is not None]
-    heads = [h for h, (trained_for, _) in presets.heads.items() if trained_for == target_id]
-    return [*kinds, *heads, *model_choices(presets.models)]
+    return [*kinds, *heads_for(presets, target_id), *model_choices(presets.models)]
 
 
 def split_of(gpus: int) -> tuple[int, int] | None:
@@ -353,23 +357,24 @@ class Scenario:
     draft: step.Draft
     engine: calibration.Engine
     costs: step.Costs
-    target_id: str = DEFAULT_TARGET
-    draft_id: str = "Qwen3-0.6B"
+    target_id: str
+    draft_id: str
     precision: dtypes.Precision = dtypes.PRECISIONS[DEFAULT_PRECISION]
     tp: int = 1
     dp: int = 1
     ep: bool = False
     mode: Mode = "step"
-    alpha: float = 0.8
-    gamma: int = 4
-    batch: int = 64
-    context: int = 1024
-    verify_cost: float = 1.0
-    draft_cost: float = spec.SEED_DRAFT_COST
-    routing_overlap: float = step.ROUTING_OVERLAP
-    mtp_reuse: float = mtp.REUSE
-    input_tokens: int = 100
-    output_tokens: int = 500
+    # The defaults of FIELDS, the one place they are set (a page's controls and links take them there).
+    alpha: float = FIELDS["alpha"].default
+    gamma: int = FIELDS["gamma"].default
+    batch: int = FIELDS["batch"].default
+    context: int = FIELDS["context"].default
+    verify_cost: float = FIELDS["verify_cost"].default
+    draft_cost: float = FIELDS["draft_cost"].default
+    routing_overlap: float = FIELDS["routing_overlap"].default
+    mtp_reuse: float = FIELDS["mtp_reuse"].default
+    input_tokens: int = FIELDS["input_tokens"].default
+    output_tokens: int = FIELDS["output_tokens"].default
     prefill: bool = False
     gpu_figures: dict[str, float] = field(default_factory=dict)  # tflops, bandwidth typed over the preset's
 

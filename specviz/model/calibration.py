@@ -63,22 +63,10 @@ ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
 # How far the calibrated step model misses points it was not fitted to: the 10th and 90th
 # percentiles of (predicted − measured) / measured over the 101 held-out points of the 31 published
 # series in bench/bench_fidelity.py whose metric the model predicts (fidelity.Setting.predicted;
-# each calibrated on its lowest and highest batch), the 2025-2026
-# MoE, MTP and FP4 series included: they widened it from (−0.096, +0.152) on the 18 earlier ones
-# (to (−0.127, +0.212) with decode-only steps and uniform routing; (−0.100, +0.204) with the prefill that
-# the series served at a stated prompt and output length carry in each step; (−0.097, +0.202) with
-# it and the routing overlap of adjacent tokens, specviz.model.step.ROUTING_OVERLAP; (−0.100, +0.202)
-# with a fit that no costs satisfy weighted by how near each draw comes to the points; (−0.100, +0.201)
-# with the GB300 runs' total throughput beside their TPOT; (−0.116, +0.204) with the P-EAGLE post's
-# charts read at the pixel, its SPEED-Bench chart added and the n-gram runs' acceptance fitted, not
-# taken from another sample; (−0.129, +0.145) with the costs only speculation pays, per draft pass and
-# per speculative step, data/engines.csv; (−0.129, +0.124) with the GB300 runs scored on their end-to-end
-# latency in place of their TPOT, which the model does not predict under a load whose steps also prefill:
-# specviz.model.fidelity.Setting.predicted; (−0.128, +0.124) with the P-EAGLE post's SPEED-Bench runs at
-# concurrency 1 from its Figure 1's printed labels in place of the bars' pixels; (−0.129, +0.124) with
-# MXFP4 weights multiplied at the FP8 peak on Blackwell, as vLLM's W4A8 kernels run them). The draws'
-# spread alone covers 7 % of the points: it says how well the knobs are pinned, not how right the
-# model's shape is. tests/test_fidelity.py recomputes these figures from the data.
+# each calibrated on its lowest and highest batch), the 2025-2026 MoE, MTP and FP4 series included.
+# The draws' spread alone covers 7 % of the points: it says how well the knobs are pinned, not how
+# right the model's shape is. docs/model.md gives how each change to the model and the data moved
+# these figures; tests/test_fidelity.py recomputes them from the data.
 MODEL_ERROR = (-0.129, 0.124)
 MODEL_ERROR_POINTS = 101
 # The same held-out points of the 2025-2026 series priced before any calibration, as the calculator and
@@ -147,7 +135,8 @@ def load_engines(data_dir: Path) -> dict[str, Engine]:
 @dataclass
 class Fit:
     """A calibration: the kept draws (their knobs, P in ms, T in µs, E) with their weights, the
-    summary of the best-weighted draw, warnings as message keys, and ``own_miss``: the lowest and
+    setting they were fitted on (``setting``: the GPU, models, draft, split, precision and load
+    that :func:`_times` prices), warnings as message keys, and ``own_miss``: the lowest and
     highest relative error (predicted − measured) / measured of its prediction at the speedups it was
     fitted to, 0 where it goes through them (two points that some costs fit)."""
 
@@ -287,7 +276,8 @@ def _times(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarray,
                      output_tokens=setting["output_tokens"], routing_overlap=setting["routing_overlap"])
 
 
-def _shape(setting: dict[str, Any], b: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def _tokens_per_sequence(setting: dict[str, Any], b: np.ndarray,
+                         g: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Verify tokens n and draft tokens w per sequence, and k (1 when drafting is a device pass)."""
     n = g + 1.0 if setting["tree_tokens"] is None else np.full_like(b, float(setting["tree_tokens"]))
     return n, np.full_like(b, float(setting["draft_width"])), 0.0 if setting["draft"].kind in step.HOST_DRAFTS else 1.0
@@ -297,7 +287,7 @@ def _speedups(setting: dict[str, Any], draws: dict[str, np.ndarray], b: np.ndarr
               ctx: np.ndarray, lengths: np.ndarray | None) -> np.ndarray:
     e = draws["expected_tokens"][:, None] if lengths is None else lengths[None, :]
     t = _times(setting, draws, b, g, ctx, e if setting["prompt_tokens"] else 1.0)
-    n, w, k = _shape(setting, b, g)
+    n, w, k = _tokens_per_sequence(setting, b, g)
     fixed, per_token = draws["step_ms"][:, None] * 1e-3, draws["token_us"][:, None] * 1e-6
     ranked = b / setting["dp"]  # the sequences each data-parallel rank samples (step.pass_seconds)
     plain = t["plain_s"] + fixed + per_token * ranked
@@ -392,7 +382,7 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     # 8 % from the span (tests/test_fidelity.py).
     draws = prior_draws(replace(engine, components=()), seed=seed)
     del draws["step_ms"], draws["token_us"]  # solved for below
-    n, w, k = _shape(setting, b, g)
+    n, w, k = _tokens_per_sequence(setting, b, g)
     lengths = None if acceptance_length is None else np.broadcast_to(np.asarray(acceptance_length, float), b.shape)
     mixed = setting["prompt_tokens"] > 0
     t = _times(setting, draws, b, g, ctx, lengths if mixed and lengths is not None else 1.0)

@@ -403,7 +403,8 @@ def step_work(gpu: roofline.GPU, target: Model, draft: Draft, *, batch: ArrayLik
               prompt_routed_share: ArrayLike = 1.0) -> dict:
     """What a step's passes do, before the costs that time them (:func:`pass_work`): ``plain``, ``verify``
     over n = ``tree_tokens`` positions a sequence (γ + 1 for a chain) and ``draft`` (None for a draft on
-    the host), with ``gamma`` and ``parallel`` (one draft pass for all γ positions). The arguments are
+    the host), with ``gamma``, ``parallel`` (one draft pass for all γ positions) and ``proposer`` (the
+    share of drafted positions that pays the proposer's work around a pass). The arguments are
     :func:`step`'s (``expected_tokens``: E, which sets the prefill a speculative step carries when
     ``prompt_tokens`` > 0); many sets of costs (a band's draws) time the same work (:func:`step_seconds`,
     :func:`step_ratio`, decode only).

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # a format reads a source, which is made in .source (which im
 
 __all__ = ["IngestError", "check_run_count", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Format",
            "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats", "request_column",
-           "request_extra", "extra_json", "nesting_depth", "STATISTIC_PREFIXES", "TOKENS_PER_SEC_COLUMNS"]
+           "request_extra", "extra_json", "not_stored", "nesting_depth", "STATISTIC_PREFIXES", "TOKENS_PER_SEC_COLUMNS"]
 
 # A statistic's name in a result file, as the prefix of the canonical columns it fills (``p50_itl_ms``
 # of a ``median_itl_ms``): vLLM's and SGLang's bench, inference-perf.
@@ -335,7 +335,7 @@ class RunBuilder:
         if len(text.encode()) > most:  # the largest values go first, and the warning names them
             dropped = []
             for size, key in sorted(((len(p.encode()), k) for k, p in parts.items()), reverse=True):
-                parts[key] = extra_json({key: f"(not stored: {size:,} bytes)"})[1:-1]
+                parts[key] = extra_json({key: not_stored(size)})[1:-1]
                 dropped.append(whole_characters(str(key)))
                 text = "{" + ",".join(parts.values()) + "}"
                 if len(text.encode()) <= most:
@@ -343,6 +343,12 @@ class RunBuilder:
             named = ", ".join(dropped[:5]) + (f" (+{len(dropped) - 5})" if len(dropped) > 5 else "")
             self._warn_once("warn.cut_extra", named, count=len(dropped), limit=most)
         return {**self.row, "extra": text}
+
+
+def not_stored(size: int) -> str:
+    """What a run's ``extra`` keeps of a value left out for its size (``SPECVIZ_STORED_EXTRA_BYTES``):
+    data, not a message, the same in every language, so that the stored run does not depend on one."""
+    return f"(not stored: {size:,} bytes)"
 
 
 def floats(arrays: list[Any], scale: float = 1.0) -> np.ndarray:

@@ -24,7 +24,7 @@ import pandas as pd
 from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
-from specviz.results.importers.base import IngestError, extra_json, preview
+from specviz.results.importers.base import IngestError, extra_json, not_stored, preview
 from specviz.results.schema import RUN_COLUMNS
 
 from .connection import quote_identifier
@@ -306,7 +306,7 @@ def _with_load(run: Mapping[str, Any], stage: Mapping[str, Any], stage_file: str
     extra, stage_extra = json.loads(run["extra"]), json.loads(stage["extra"])
     extra.update({key: stage_extra[key] for key in (*_LOAD_EXTRA, *_REPORT_EXTRA) if key in stage_extra},
                  load_from=stage_file)
-    return {**{column: stage.get(column) for column in _LOAD_COLUMNS}, "extra": _bounded_extra(extra)}
+    return {**{column: stage.get(column) for column in _LOAD_COLUMNS}, "extra": _report_within_bytes(extra)}
 
 
 def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage: Mapping[str, Any],
@@ -314,7 +314,7 @@ def _give_load(cur: duckdb.DuckDBPyConnection, stored: Mapping[str, Any], stage:
     """Give a stored per-request report's run the load of a parsed stage report's run of the same
     requests (:func:`_with_load`), and its import the notice it has where the stage came first
     (``warn.stage_load_taken``): the run and its import are then the same whichever file came
-    first, and the tables' version changes (:data:`_IMPORTS_VERSION`). Returns the columns given."""
+    first, and the tables' version changes (:data:`specviz.results.store.imports._IMPORTS_VERSION`). Returns the columns given."""
     load = _with_load(stored, stage, stage_file)
     _update_stored(cur, stored, load, Notice("warn.stage_load_taken", other=stage_file, runs=run_named(load["label"])))
     return load
@@ -380,18 +380,26 @@ def _with_report(run: Mapping[str, Any], report: Mapping[str, Any], report_file:
     given = {column: report[column] for column in _FIGURES if run.get(column) is None and report.get(column) is not None}
     extra = json.loads(run["extra"])
     extra.update(benchmark_report=json.loads(report["extra"]), figures_from=report_file)
-    return {**given, "extra": _bounded_extra(extra)}
+    return {**given, "extra": _report_within_bytes(extra)}
 
 
-def _bounded_extra(extra: dict[str, Any]) -> str:
-    """``extra`` of a run that took another file's, as its importer would write it (:func:`extra_json`),
-    within ``SPECVIZ_STORED_EXTRA_BYTES``: the report's part, the largest, is said to be left out where
-    the two together pass it (two files each within it had been merged to 2.3 times it)."""
-    text = extra_json(extra)
-    if len(text.encode()) > settings.get("SPECVIZ_STORED_EXTRA_BYTES") and "benchmark_report" in extra:
-        size = len(extra_json(extra["benchmark_report"]).encode())
-        text = extra_json({**extra, "benchmark_report": f"(not stored: {size:,} bytes)"})
-    return text
+def _within_extra_bytes(merged: dict[str, Any], left_out: Any, smaller: Callable[[str], dict[str, Any]]) -> str:
+    """The ``extra`` of a run that took another file's, as its importer would write it (:func:`extra_json`):
+    ``merged``, or where that passes ``SPECVIZ_STORED_EXTRA_BYTES``, ``smaller`` given the note of the
+    other file's part ``left_out`` (:func:`not_stored`): two files each within the bound had been merged
+    to 2.3 times it."""
+    text = extra_json(merged)
+    if len(text.encode()) <= settings.get("SPECVIZ_STORED_EXTRA_BYTES"):
+        return text
+    return extra_json(smaller(not_stored(len(extra_json(left_out).encode()))))
+
+
+def _report_within_bytes(extra: dict[str, Any]) -> str:
+    """``extra`` of a run that took a benchmark report's (:func:`_within_extra_bytes`): the report's part,
+    the largest, said to be left out where the whole passes the bound."""
+    if "benchmark_report" not in extra:
+        return extra_json(extra)
+    return _within_extra_bytes(extra, extra["benchmark_report"], lambda note: {**extra, "benchmark_report": note})
 
 
 def _given_to_lifecycle(taken_before: bool) -> Callable[..., dict[int, tuple[str, str]]]:
@@ -483,12 +491,10 @@ def _with_summary(records: Mapping[str, Any], summary: Mapping[str, Any], summar
     said to be so, where the two together pass it."""
     given = {column: summary[column] for column in _FIGURES if summary.get(column) is not None}
     theirs, ours = json.loads(summary["extra"]), json.loads(records["extra"])
-    text = extra_json({**theirs, **ours, "figures_from": summary_file})
-    if len(text.encode()) > settings.get("SPECVIZ_STORED_EXTRA_BYTES"):
-        size = len(extra_json(theirs).encode())
-        text = extra_json({**{key: theirs[key] for key in _SUMMARY_KEPT if key in theirs}, **ours,
-                           "figures_from": summary_file, "summary_extra": f"(not stored: {size:,} bytes)"})
-    return {**given, "extra": text}
+    kept = {key: theirs[key] for key in _SUMMARY_KEPT if key in theirs}
+    return {**given, "extra": _within_extra_bytes(
+        {**theirs, **ours, "figures_from": summary_file}, theirs,
+        lambda note: {**kept, **ours, "figures_from": summary_file, "summary_extra": note})}
 
 
 def _aiperf_summary_given(cur: duckdb.DuckDBPyConnection, name: str,
