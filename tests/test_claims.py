@@ -581,6 +581,22 @@ class TestClaimsWithinMemory:
         assert claims.check_claim(mi300x, claims.Claim(2.0), GAMMA_MAX, BATCH_MAX,
                                   measured=amd).headline.key == "claims.verdict.conditional"
 
+    def test_an_impossible_claim_within_the_presets_miss_says_calibration_can_move_it(self):
+        """2x at batch 32 for DeepSeek-R1 + MTP on 4 GB200 in NVFP4 under TensorRT-LLM: its range's top is
+        1.95×, and "Impossible" had stood beside the "How sure" line's 23 % median miss before calibration
+        (a browser pass). At that miss the top would be 1.95 / (1 − 0.226) = 2.52×: said. 3x is past it;
+        costs set on the page are no preset's."""
+        chosen = make_scenario(gpu="GB200", target="DeepSeek-V3", draft="mtp", precision="nvfp4", tp="4", engine="trt-llm")
+        check = lambda claim, at=chosen: claims.check_claim(at, claims.Claim(claim, batch=32), GAMMA_MAX, BATCH_MAX,
+                                                            PRESETS.acceptance)
+        near = check(2.0)
+        assert near.verdict == "impossible" and near.reasons[-1].key == "claims.reason.near_reach"
+        assert near.reasons[-1].params["lifted"] == pytest.approx(near.best["high"] / (1 - 0.226))
+        assert round(near.best["high"], 2) == 1.95 and round(near.reasons[-1].params["lifted"], 2) == 2.52
+        assert not [r for r in check(3.0).reasons if r.key == "claims.reason.near_reach"]
+        calibrated = replace(chosen, costs=replace(chosen.costs, step_ms=chosen.costs.step_ms + 0.01))
+        assert not [r for r in check(2.0, calibrated).reasons if r.key == "claims.reason.near_reach"]
+
     def test_a_measurement_of_this_setup_at_another_context_is_said_not_weighed(self):
         """DeepSeek-V3 + MTP on 8 MI300X under SGLang at the page's context 1,024: "2x at batch 1" read
         "Impossible" beside AMD's 2.11×, measured at 3,600 positions, in the page's own view of
