@@ -15,7 +15,7 @@ from pages._controls import forget, forget_controls
 from specviz import charts, i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
-from specviz.model import calibration, simulate
+from specviz.model import calibration
 from specviz.results import explorer, export, request_acceptance
 from specviz.results.store import Store, StoreError
 
@@ -279,16 +279,10 @@ def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:
 
 def mix_tail_at(chosen: scenario.Scenario, lengths: pd.Series, gamma: int, batch: int, context: float,
                 output_tokens: int, lang: str) -> pd.DataFrame | None:
-    """Request latency from a run's measured mix of per-request acceptance lengths against one α at
-    their mean (:func:`specviz.results.request_acceptance.mix_tail`), on ``chosen``'s step times at
-    the run's γ, ``batch`` and ``context``; None, with the reason said, where it cannot be had. The
-    two simulations stay within ``SPECVIZ_PAGE_SIMULATION_CELLS`` (fewer requests for long outputs)."""
-    known = lengths.dropna()
-    requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens, runs=2)
-    times = chosen.step_times(batch=batch, gamma=gamma, context=context, acceptance_length=float(known.mean()))
+    """:func:`specviz.results.request_acceptance.mix_tail_on` (a run's measured mix of per-request
+    acceptance lengths against one α at their mean), or None with the reason said where it cannot be had."""
     try:
-        return request_acceptance.mix_tail(known, gamma, simulate.StepTimes.from_step(times), output_tokens,
-                                           requests=requests)
+        return request_acceptance.mix_tail_on(chosen, lengths, gamma, batch, context, output_tokens)
     except SpecvizError as exc:
         st.error(message(exc, lang))
         return None

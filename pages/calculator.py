@@ -48,32 +48,6 @@ def paragraphs(notes: list[str]) -> str:
     return "\n\n".join(notes)
 
 
-def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: int, fits: bool,
-                       memory_limit: int) -> str:
-    """What the expert tax does to the speedup here (not for a batch the memory does not hold) and to
-    where speculation stops paying, with and without it, among the batches the server holds (up to
-    ``memory_limit``): a crossover past them is none, and where not one sequence fits, nothing is said."""
-    if memory_limit < 1:
-        return ""
-    never, never_untaxed = (math.isnan(tax[k]) or tax[k] > memory_limit for k in ("stops_at", "stops_untaxed_at"))
-    if never and never_untaxed:
-        stops = t("calc.expert_tax_never_stops", lang, batch_max=batch_max) if memory_limit >= batch_max else \
-            t("calc.expert_tax_never_stops_held", lang, batch=memory_limit)
-    elif tax["stops_at"] == tax["stops_untaxed_at"]:
-        # The reason only where it is one: a plain pass there reads at least 90 % of the experts.
-        nearly_every = tax["plain_experts_at_stop"] >= 0.9 * tax["experts"]
-        stops = t("calc.expert_tax_same_crossover" if nearly_every else "calc.expert_tax_same_crossover_untaxed", lang,
-                  stops=at_batch(tax["stops_at"], memory_limit), plain=tax["plain_experts_at_stop"],
-                  experts=tax["experts"])
-    else:
-        stops = t("calc.expert_tax_crossover", lang, stops=at_batch(tax["stops_at"], memory_limit),
-                  stops_untaxed=at_batch(tax["stops_untaxed_at"], memory_limit))
-    if not fits:
-        return stops
-    return t("calc.expert_tax_here", lang, alpha=alpha, gamma=gamma, batch=batch, speedup=tax["speedup"],
-             untaxed=tax["speedup_untaxed"]) + " " + stops
-
-
 def use_published(alpha_value: float, gamma_value: int) -> None:
     """Set α and γ to a published acceptance's (a button's callback)."""
     st.session_state["alpha"] = round(alpha_value, 2)
@@ -223,7 +197,12 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     when α moves (by its slider or a view's own control); every other control reruns the page. Its
     elements go to the page's containers for them (``headline``, ``view_box``, ``share_box``): the
     controls between them, which α does not change, are not drawn again on a move of α (each element
-    a fragment redraws costs the browser milliseconds, docs/performance.md)."""
+    a fragment redraws costs the browser milliseconds, docs/performance.md).
+
+    It reads the page's module-level names, set by the whole page's run before it is called (and kept
+    as they were when it reruns alone): the controls' values (``batch``, ``gamma``, ``context``,
+    ``mode``, ``sidebar``), the containers and what α does not move (``fit``, ``held_up_to``,
+    ``breakeven_alpha``, ``measured``, ``reference_sweep``), which the bottom of the page sets."""
     alpha = field_widget(alpha_box.slider, "alpha", help=t("calc.alpha_help", lang))
     chosen = replace(chosen, alpha=alpha)
     with headline:
@@ -328,8 +307,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                                           gamma=gamma)
                 notes.append(t("calc.explain.speculation_costs", lang, **figures, drafts=drafts))
             if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-                notes.append((t("calc.expert_tax", lang, **tax) + " " + expert_tax_verdict(
-                    tax, alpha, gamma, batch, fits, held_up_to)).strip())
+                verdict = regime.expert_tax_verdict(tax, alpha, gamma, batch, fits, held_up_to, batch_max)
+                notes.append(" ".join([t("calc.expert_tax", lang, **tax), *(message(n, lang) for n in verdict)]))
             if notes:
                 st.caption(paragraphs(notes))
         else:

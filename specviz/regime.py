@@ -12,10 +12,12 @@ import numpy as np
 import pandas as pd
 
 from . import calculator
+from .errors import Notice
 from .model import drafters, roofline, step
 from .scenario import Scenario
 
-__all__ = ["MOE_HEAVY_RATIO", "regime_crossovers", "regime_explanation", "expert_tax", "roofline_points"]
+__all__ = ["MOE_HEAVY_RATIO", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
+           "roofline_points"]
 
 
 def regime_crossovers(scenario: Scenario, alpha: float, gamma: int, context: int,
@@ -171,6 +173,40 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
             # What a plain pass reads where speculation stops paying: nearly every expert, or the tax
             # is not what stops it.
             "plain_experts_at_stop": (math.nan if math.isnan(stops) else _experts_read(scenario, alpha, gamma, stops)[0])}
+
+
+def _at_batch(value: float, up_to: int) -> Notice:
+    """'at batch N', or 'at no batch up to ``up_to``' for NaN or a batch past it."""
+    return Notice("calc.never", batch_max=up_to) if math.isnan(value) or value > up_to else \
+        Notice("calc.at_batch", batch=int(value))
+
+
+def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: int, fits: bool,
+                       memory_limit: int, batch_max: int) -> list[Notice]:
+    """What the expert tax (:func:`expert_tax`) does to the speedup at ``batch`` (not said for a batch the
+    memory does not hold: ``fits`` False) and to where speculation stops paying, with and without it,
+    among the batches the server holds (up to ``memory_limit``, of the ``batch_max`` weighed): a
+    crossover past them is none, and where not one sequence fits, nothing is said. Where the two
+    crossovers agree, why: a plain pass there reads at least 90 % of the experts, or the tax is not
+    what stops speculation."""
+    if memory_limit < 1:
+        return []
+    never, never_untaxed = (math.isnan(tax[k]) or tax[k] > memory_limit for k in ("stops_at", "stops_untaxed_at"))
+    if never and never_untaxed:
+        stops = Notice("calc.expert_tax_never_stops", batch_max=batch_max) if memory_limit >= batch_max else \
+            Notice("calc.expert_tax_never_stops_held", batch=memory_limit)
+    elif tax["stops_at"] == tax["stops_untaxed_at"]:
+        nearly_every = tax["plain_experts_at_stop"] >= 0.9 * tax["experts"]
+        stops = Notice("calc.expert_tax_same_crossover" if nearly_every else "calc.expert_tax_same_crossover_untaxed",
+                       stops=_at_batch(tax["stops_at"], memory_limit), plain=tax["plain_experts_at_stop"],
+                       experts=tax["experts"])
+    else:
+        stops = Notice("calc.expert_tax_crossover", stops=_at_batch(tax["stops_at"], memory_limit),
+                       stops_untaxed=_at_batch(tax["stops_untaxed_at"], memory_limit))
+    if not fits:
+        return [stops]
+    return [Notice("calc.expert_tax_here", alpha=alpha, gamma=gamma, batch=batch, speedup=tax["speedup"],
+                   untaxed=tax["speedup_untaxed"]), stops]
 
 
 def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int,

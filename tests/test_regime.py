@@ -8,6 +8,7 @@ import pytest
 
 from conftest import make_scenario
 from specviz import calculator, regime
+from specviz.errors import Notice
 from specviz.model import spec, step
 
 # Llama-3.1-70B on one H100 with no engine costs and free drafts: the first model's pure roofline.
@@ -167,6 +168,26 @@ class TestExpertTax:
         deepseek = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
         every = replace(deepseek, target=replace(deepseek.target, experts_per_token=deepseek.target.num_experts))
         assert regime.expert_tax(every, 0.8, 4, 8, 1024, 1024) is None
+
+    def test_what_the_tax_does_is_said_with_its_crossovers_among_the_batches_held(self):
+        """The verdict beside the tax: its speedup here and where speculation stops paying with and without
+        it; past the memory's limit a crossover is none; a batch that does not fit gets no speedup said;
+        where not one sequence fits, nothing is said."""
+        groups = make_scenario(target="DeepSeek-V3", gpu="H200", tp="1", dp="8", ep="on")
+        tax = regime.expert_tax(groups, 0.7, 3, 8, 1024, 1024)
+        here, stops = regime.expert_tax_verdict(tax, 0.7, 3, 8, True, 1024, 1024)
+        assert here.key == "calc.expert_tax_here" and (round(here.params["speedup"], 2), round(here.params["untaxed"], 2)) == (1.10, 1.53)
+        assert stops.key.startswith("calc.expert_tax_")
+        (alone,) = regime.expert_tax_verdict(tax, 0.7, 3, 8, False, 1024, 1024)
+        assert alone == stops
+        none = {**tax, "stops_at": math.nan, "stops_untaxed_at": 2000.0}
+        (never,) = regime.expert_tax_verdict(none, 0.7, 3, 8, False, 600, 1024)
+        assert never == Notice("calc.expert_tax_never_stops_held", batch=600)
+        apart = {**tax, "stops_at": 40.0, "stops_untaxed_at": 900.0}
+        (crossover,) = regime.expert_tax_verdict(apart, 0.7, 3, 8, False, 600, 1024)
+        assert crossover.params["stops"] == Notice("calc.at_batch", batch=40)
+        assert crossover.params["stops_untaxed"] == Notice("calc.never", batch_max=600)
+        assert regime.expert_tax_verdict(tax, 0.7, 3, 8, True, 0, 1024) == []
 
     def test_the_bound_without_the_tax_reads_the_plain_passes_experts(self):
         chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import make_scenario
+from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.model import simulate, spec
 from specviz.results import request_acceptance
@@ -58,6 +60,15 @@ class TestMixTail:
         with pytest.raises(spec.InputError):
             mix_tail(pd.Series([2.0, 5.5]), 3, simulate.StepTimes(0.008, 0.01), 100)
 
+
+    def test_on_a_scenario_is_the_tail_at_its_step_times_and_the_page_s_budget(self):
+        """The Explorer's and the Latency view's figure: the scenario's step times at the mix's mean length
+        (NaN left out), as many requests as SPECVIZ_PAGE_SIMULATION_CELLS allows two runs of 200 tokens."""
+        chosen, lengths = make_scenario(), pd.Series([1.5, 3.0, np.nan, 4.0])
+        times = chosen.step_times(batch=8, gamma=3, context=1024, acceptance_length=float(lengths.mean()))
+        requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), 200, runs=2)
+        expected = mix_tail(lengths.dropna(), 3, simulate.StepTimes.from_step(times), 200, requests=requests)
+        pd.testing.assert_frame_equal(request_acceptance.mix_tail_on(chosen, lengths, 3, 8, 1024, 200), expected)
 
 class TestRequestAlphas:
     times = simulate.StepTimes(plain_s=0.008, spec_s=0.01)

@@ -22,9 +22,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from specviz import settings
 from specviz.model import simulate, spec
+from specviz.scenario import Scenario
 
-__all__ = ["QUANTILES", "request_lengths", "length_quantiles", "tail_setting", "mix_tail"]
+__all__ = ["QUANTILES", "request_lengths", "length_quantiles", "tail_setting", "mix_tail", "mix_tail_on"]
 
 QUANTILES = (0.01, 0.1, 0.5, 0.9, 0.99)
 """The quantiles of a run's per-request acceptance lengths shown: the low ones are its tail."""
@@ -118,3 +120,21 @@ def mix_tail(lengths: pd.Series, gamma: int, times: simulate.StepTimes, output_t
     table = pd.DataFrame({"one_alpha": [getattr(single, f"request_{r}_s") for r in rows],
                           "measured_mix": [getattr(mixed, f"request_{r}_s") for r in rows]}, index=list(rows))
     return table.assign(change=table["measured_mix"] / table["one_alpha"] - 1.0)
+
+
+def mix_tail_on(scenario: Scenario, lengths: pd.Series, gamma: int, batch: int, context: float,
+                output_tokens: int) -> pd.DataFrame:
+    """:func:`mix_tail` on ``scenario``'s step times (:meth:`specviz.scenario.Scenario.step_times`) at the
+    run's γ, ``batch`` and ``context`` and the mix's mean length, its two simulations within
+    ``SPECVIZ_PAGE_SIMULATION_CELLS`` (:func:`specviz.model.simulate.requests_within`: fewer requests
+    for long outputs), as the Explorer and the Latency view show it.
+
+    Raises
+    ------
+    SpecvizError
+        As :func:`mix_tail`.
+    """
+    known = lengths.dropna()
+    requests = simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens, runs=2)
+    times = scenario.step_times(batch=batch, gamma=gamma, context=context, acceptance_length=float(known.mean()))
+    return mix_tail(known, gamma, simulate.StepTimes.from_step(times), output_tokens, requests=requests)
