@@ -76,7 +76,7 @@ def apply_sentence() -> None:
                                              "error": SpecvizError("claims.sentence_empty")}
         return
     for item in st.session_state.pop("claim_reading", {}).get("items", ()):
-        if st.session_state.get(item["key"]) == item["value"]:  # else the user has set it since
+        if still_set(item):  # else the user has set it since
             undo(item)
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     try:
@@ -144,12 +144,22 @@ def undo(item: dict[str, Any]) -> None:
         st.session_state[item["key"]] = item["previous"]
 
 
+def still_set(item: dict[str, Any]) -> bool:
+    """Whether what a sentence set (an item of its reading) still holds: a choice made since, in the
+    sidebar or a field, is the user's, and neither listed as the sentence's nor undone (a browser pass:
+    "The model: Qwen3-Next" had stayed listed after gpt-oss-20b was chosen, and its undo replaced
+    that choice with Qwen3-32B)."""
+    return st.session_state.get(item["key"]) == item["value"]
+
+
 def undo_item(index: int) -> None:
     """Put one item read from the sentence back to the value it replaced (a button's callback). What
     the undo sets afresh (:data:`FORGOTTEN_WITH`: the model's draft, the GPU count of a GPU, model or
     format) goes from the list too, not left listed as set."""
     items = st.session_state["claim_reading"]["items"]
     item = items.pop(index)
+    if not still_set(item):  # set otherwise since: the user's value stays (show_reading lists it no more)
+        return
     undo(item)
     forgotten = FORGOTTEN_WITH.get(item["key"], ())
     items[:] = [other for other in items if other["key"] not in forgotten]
@@ -207,7 +217,8 @@ def show_reading() -> None:
         st.error(message(reading["error"], lang))
         if "items" not in reading:  # a sentence refused: nothing of it was set
             return
-    if reading["items"]:  # once every item is undone, no heading over nothing
+    holding = [(index, item) for index, item in enumerate(reading["items"]) if still_set(item)]
+    if holding:  # once every item is undone or set otherwise, no heading over nothing
         st.markdown(t("claims.sentence.read", lang))
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     # Each choice named as the sidebar names it ("NVIDIA H100 SXM", "EAGLE-3 head"), not by its id.
@@ -216,15 +227,15 @@ def show_reading() -> None:
              "kv": str.upper,
              "target": lambda model: model_choice_name(model, known, lang),
              "draft": lambda draft: model_choice_name(draft, known, lang)}
-    for index, item in enumerate(reading["items"]):
+    for index, item in holding:
         line = st.container(horizontal=True, vertical_alignment="center")
         value = shown.get(item["key"], str)(item["value"])
         line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=value))
         line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
-    assumed = next((item["value"] for item in reading["items"] if item["key"] == "gpu"), None)
+    assumed = next((item["value"] for _, item in holding if item["key"] == "gpu"), None)
     if reading.get("gpu_words") and assumed:  # not once its item is undone
         st.caption(md("claims.sentence.gpu_assumed", lang, words=reading["gpu_words"], gpu=shown["gpu"](assumed)))
-    read_as = next((item["value"] for item in reading["items"] if item["key"] == "target"), None)
+    read_as = next((item["value"] for _, item in holding if item["key"] == "target"), None)
     if reading.get("target_words") and read_as:
         st.caption(md("claims.sentence.same_architecture", lang, words=reading["target_words"],
                       model=known.models[read_as].name))

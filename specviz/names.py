@@ -60,15 +60,13 @@ def hugging_face_id(model_source: str) -> str | None:
 # V3.1 and V3.1-Terminus ship DeepSeek-V3's config.json (model_type deepseek_v3, 61 layers, 256 routed
 # experts), as V3-0324 does under V3's own key; Llama 3.3 70B's is Llama 3.1 70B's (80 layers, hidden
 # 8,192, 64 heads of which 8 KV), Qwen3-Coder-30B-A3B's Qwen3-30B-A3B's (48 layers, 128 experts, 8 a
-# token) but for its longer positions.
+# token) but for its longer positions; "Qwen3-Next" names its one size, 80B-A3B (Instruct and Thinking:
+# a browser pass found it read as no model).
 # The active parameters a mixture of experts' name ends with after its total size: "a17b" of
 # "qwen35397ba17b", "a3b" of "qwen3530ba3b".
 _ACTIVE_SIZE = re.compile(r"(?<=\db)a\d+b$")
-# A model's size at the end of its key, with a mixture of experts' active parameters: "80ba3b" of
-# "qwen3next80ba3b", "120b" of "gptoss120b", "0.6b" written "06b".
-_SIZE = re.compile(r"\d+b(?:a\d+b)?$")
 _SAME_ARCHITECTURE = {"deepseekr1": "deepseekv3", "deepseekv31": "deepseekv3", "deepseekv31terminus": "deepseekv3",
-                      "llama3370b": "llama3170b", "qwen3coder30ba3b": "qwen330ba3b"}
+                      "llama3370b": "llama3170b", "qwen3coder30ba3b": "qwen330ba3b", "qwen3next": "qwen3next80ba3b"}
 
 
 def of_another_checkpoint(name: str) -> bool:
@@ -83,9 +81,7 @@ def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
     those of the checkpoints that share its architecture (DeepSeek-R1 is DeepSeek-V3's), and a
     mixture of experts also under its id's key without the active parameters, as its total size
     alone names it (``Qwen3.5-397B`` is ``Qwen3.5-397B-A17B``, ``Qwen3-Coder-480B``
-    ``Qwen3-Coder-480B-A35B``), where no preset's own key is that, and under its family's name without
-    its size where no other preset nor checkpoint of another's architecture has that name
-    (``Qwen3-Next``)."""
+    ``Qwen3-Coder-480B-A35B``), where no preset's own key is that."""
     by_key: dict[str, str] = {}
     for model_id, model in models.items():
         for name in (model_id, model.name, hugging_face_id(model.source)):
@@ -96,15 +92,6 @@ def models_by_key(models: Mapping[str, architecture.Model]) -> dict[str, str]:
             by_key.setdefault(alias, by_key[key])
     for model_id in models:
         by_key.setdefault(_ACTIVE_SIZE.sub("", model_key(model_id)), model_id)
-    # A family's name without its size, where one preset alone has it and no checkpoint read as another's
-    # does ("Qwen3-Next" is Qwen3-Next-80B-A3B, the only Qwen3-Next: a browser pass found it read as no
-    # model; "gpt-oss" names two presets, "Qwen3-Coder" also the 30B-A3B, Qwen3-30B-A3B's architecture).
-    families: dict[str, set[str]] = {}
-    for model_id in models:
-        families.setdefault(_SIZE.sub("", model_key(model_id)), set()).add(model_id)
-    for family, members in families.items():
-        if family and len(members) == 1 and not any(alias.startswith(family) for alias in _SAME_ARCHITECTURE):
-            by_key.setdefault(family, *members)
     return by_key
 
 

@@ -2916,6 +2916,19 @@ class TestClaimsPage:
         at.sidebar.selectbox(key="target").set_value("Qwen3-Next-80B-A3B").run()
         assert not at.exception and at.sidebar.selectbox(key="draft").value == "mtp" and not said(at)
 
+    def test_what_the_sentence_set_is_listed_while_it_holds(self):
+        """After "Qwen3-Next MTP 2.5x at batch 1" and gpt-oss-20b chosen in the sidebar, "The model:
+        Qwen3-Next" had stayed listed, and its undo replaced gpt-oss-20b with Qwen3-32B (a browser pass)."""
+        at = read_sentence(claims_app(), "Qwen3-Next MTP 2.5x at batch 1")
+        listed = lambda: [m.value for m in at.markdown if m.value.startswith(("The model:", "The draft ("))]
+        assert len(listed()) == 2 and at.sidebar.selectbox(key="target").value == "Qwen3-Next-80B-A3B"
+        at.sidebar.selectbox(key="target").set_value("gpt-oss-20b").run()
+        assert not at.exception and not listed()
+        # What still holds (the claim, its batch) is undone, one item at a time; the model chosen since stays.
+        while undos := [b.key for b in at.button if b.key and b.key.startswith("claims_undo_")]:
+            at.button(key=undos[0]).click().run()
+        assert not at.exception and at.sidebar.selectbox(key="target").value == "gpt-oss-20b"
+
     def test_a_claim_a_published_measurement_reached_is_not_called_impossible(self):
         """AMD's 2.11× for DeepSeek-V3 + MTP on 8 MI300X at concurrency 1, beyond the model's range there:
         the page, as the command line, says the model is short of a measurement (a manager's pass). At

@@ -615,6 +615,17 @@ class TestClaimsWithinMemory:
         # Nothing at any context reaches 2.5×: the model's reasons alone.
         beyond = claims.check_claim(chosen, claims.Claim(2.5, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, rows)
         assert not [r for r in beyond.reasons if r.key.startswith("claims.reason.measured")]
+        # Said after a shortfall at this context, which still makes the claim unlikely (an attack pass: named
+        # in its place, MagicDec's 1.72× at 16,000 positions had lifted the "unlikely" of its 1.00× at 1,024),
+        # and at the nearest context that reaches the claim with the batch held there (not 16,000, where
+        # batch 64 does not fit these 8 A100s).
+        magicdec = make_scenario(gpu="A100-80GB", target="Llama-2-7B", draft="TinyLlama-1.1B", engine="any", tp="8")
+        rows = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), magicdec, PRESETS)
+        said = claims.check_claim(magicdec, claims.Claim(1.3, batch=64), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, rows)
+        assert said.headline.key == "claims.verdict.measured_short"
+        assert [(r.key, r.params["value"]) for r in said.reasons[:2]] == [
+            ("claims.reason.measured_short", 1.0), ("claims.reason.measured_other_context", 1.3)]
+        assert said.reasons[1].params["context"] == 4000
 
     def test_a_claim_beyond_its_own_pairs_published_acceptance_is_unlikely(self):
         """"Up to 3x" for gpt-oss-120b with EAGLE-3 on one H100 needs α 0.883, where the pair was published
@@ -1065,6 +1076,8 @@ class TestPublishedSentences:
         ("Kimi\u2011K2.6 is 2x faster", "Kimi-K2.6"),
         ("Qwen3.6 is 2x faster", "Qwen3.6"), ("GLM4.6 decodes 2x faster", "GLM4.6"), ("Qwen3-Max runs 2x faster", "Qwen3-Max"),
         ("Qwen3 is 2x faster", None),  # the start of presets' names
+        # A preset's words with another size after them are no preset (an attack pass).
+        ("TinyLlama 7B gets 2x on H100", "TinyLlama 7B"), ("Qwen3 Next 32B gets 2x on H100", "Next 32B"),
     ])
     def test_a_model_that_is_no_preset_is_named_back(self, sentence, model):
         read = claim_words.read_sentence(sentence, PRESETS)
@@ -1145,6 +1158,9 @@ class TestOverWhat:
         ("up to 400% faster inference performance than vLLM", "vLLM"),
         ("Compared to vLLM, SGLang with EAGLE-3 is 3x faster on H100", "vLLM"),
         ("B200 is 3x faster than H100 with speculative decoding", "H100"),
+        # A character that does not print, copied from a web page, is left out: the page's link carries
+        # the words, and a link that held it was refused (an attack pass).
+        ("2x faster than v\u00adLLM on H100", "vLLM"), ("2x faster than the\u200b best baseline", "the best baseline"),
         # Plain decoding, a method (read as the baseline kind), a number, or nothing: none.
         ("a 4.32x speedup over autoregressive decoding and 1.64x over standard speculative decoding on MI300X", None),
         ("EAGLE achieves 2-3x speedups over standard autoregressive decoding", None),

@@ -123,6 +123,18 @@ class TestSameSetupReaching:
         linear = {f"weights_{component}": "mxfp4-w4a4" for component in dtypes.LINEAR_COMPONENTS}
         assert len(own(kimi(**linear))) == 5
 
+    def test_one_at_another_context_is_the_nearest_that_reaches_with_its_batch_held(self):
+        """MagicDec's Llama-2-7B + TinyLlama runs on 8 A100s at batch 64: 1.00× at 1,024 positions, 1.30×
+        at 4,000, 1.51× at 8,000, 1.72× at 16,000, where the memory holds 53 sequences, not 64."""
+        rows = explorer.speedup_rows(explorer.load_published(DATA))
+        chosen = make_scenario(gpu="A100-80GB", target="Llama-2-7B", draft="TinyLlama-1.1B", engine="any", tp="8")
+        own = evidence.comparable_published(rows, chosen, PRESETS)
+        found = lambda speedup: evidence.same_setup_elsewhere(own, chosen, speedup, 64, 16)
+        assert (found(1.3)["context"], found(1.3)["value"]) == (4000, 1.30)  # the nearest, not the highest
+        assert (found(1.5)["context"], found(1.5)["value"]) == (8000, 1.51)
+        assert found(1.6) is None  # only at 16,000, where batch 64 does not fit
+        assert found(0.9)["context"] == 4000  # the page's own context is not elsewhere
+
     def test_a_named_head_is_matched_by_no_row_of_its_kind(self):
         """SpecDrift's EAGLE-3 head had stood for SpecForge's (an attack pass); the kind's own choice is
         matched by the kind."""

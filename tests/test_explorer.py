@@ -163,10 +163,12 @@ class TestModelPreset:
         ("deepseek-ai/DeepSeek-V3.2", "DeepSeek-V3.2"), ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", None),
         ("RedHatAI/Qwen3-32B-speculator.eagle3", None), ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", None),
         ("meta", None), ("Instruct", None),
-        # A family's name without its size, where one preset alone is of it (a browser pass: "Qwen3-Next"
-        # had been read as no model); not where it names several, or a checkpoint read as another's.
+        # Qwen3-Next, released in one size (a browser pass: it had been read as no model); a family of
+        # several sizes, or one whose other sizes specviz has no preset of, is no preset (an attack pass:
+        # "TinyLlama 7B" had been read as TinyLlama 1.1B).
         ("Qwen3-Next", "Qwen3-Next-80B-A3B"), ("Qwen/Qwen3-Next-80B-A3B-Thinking", "Qwen3-Next-80B-A3B"),
-        ("gpt-oss", None), ("Qwen3", None), ("Qwen3-Coder", None), ("Llama 3.1", None)])
+        ("gpt-oss", None), ("Qwen3", None), ("Qwen3-Coder", None), ("Llama 3.1", None), ("TinyLlama", None),
+        ("Mistral Small", None), ("Mixtral 8x", None)])
     def test_a_checkpoint_s_name_as_servers_and_benchmarks_give_it(self, served, preset):
         """Names as vLLM's /metrics and benchmark files carry them matched none of these presets."""
         assert names.model_preset(served, PRESETS.models) == preset

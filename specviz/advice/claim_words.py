@@ -533,12 +533,14 @@ _DRAFT_BEFORE = re.compile(r"(?:\bdraft(?:er)?(?:\s+model)?|\bdrafted\s+by|\bdra
 def _named_models(tokens: list[str], index: dict[str, str]) -> list[tuple[int, int, str]]:
     """The model presets a sentence's words name, as (first word, word after the last, preset id):
     runs of four words to one, the longest first and then in the sentence's order, none inside a
-    run already taken ("Llama 3.1 70B", not "Llama" again)."""
+    run already taken ("Llama 3.1 70B", not "Llama" again), nor one whose next word is a size: "Qwen3
+    Next 32B" is no Qwen3-Next-80B-A3B (an attack pass), and is said to be no preset."""
     taken: list[tuple[int, int, str]] = []
     for n in (4, 3, 2, 1):
         for start in range(len(tokens) - n + 1):
             span = " ".join(tokens[start:start + n]).strip(".-/")
-            if (span and (key := model_key(span)) in index
+            sized = start + n < len(tokens) and _MODEL_SIZE.fullmatch(tokens[start + n].strip(_PUNCTUATION))
+            if (span and not sized and (key := model_key(span)) in index
                     and not any(start < end and first < start + n for first, end, _ in taken)):
                 taken.append((start, start + n, index[key]))
     return taken
@@ -644,7 +646,10 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
         reversed(list(_OVER_WHAT.finditer(words, before, figure[0]))), None)
     if found is None:
         return None
-    what = " ".join(_WHAT_ENDS.split(found["what"], 1)[0].split()[:8])
+    # Characters that do not print (a soft hyphen in text copied from a web page) are left out: a link
+    # carries these words, and the page that opens it refuses them (an attack pass).
+    shown = "".join(character for character in found["what"] if character.isprintable() or character.isspace())
+    what = " ".join(_WHAT_ENDS.split(shown, 1)[0].split()[:8])
     return None if not what or _PLAIN_DECODING.search(what) else what
 
 

@@ -23,10 +23,10 @@ from specviz.advice import claim_words
 from specviz.errors import InputError
 from specviz.model import architecture, dtypes, roofline, spec
 from specviz.model.published import PublishedAcceptance
-from specviz.scenario import Presets, Scenario, published_acceptance
+from specviz.scenario import Presets, Scenario, largest_batch, published_acceptance
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
-           "same_setup_reaching", "same_setup_short", "measured_here", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
+           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "measured_here", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -123,8 +123,7 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     looser match had let P-EAGLE at γ 7 stand for EAGLE-3 at γ 1, 8 H100s under gpt-fast at 32,000
     positions for one under vLLM, the EAGLE-3 paper's heads (``draft`` eagle, the step model's kind
     for their cost) for EAGLE's, an MXFP4 run for BF16 experts and a 3,600-token run for 100,000
-    (attack passes). ``any_context``: at any context (:func:`same_setup_reaching` finds one reaching a
-    claim at another context, which a page says without weighing it)."""
+    (attack passes). ``any_context``: at any context (:func:`same_setup_elsewhere`)."""
     # The plain columns first, as arrays (a page runs this each time): the drafting and the weights are
     # read of the few rows left.
     value = lambda name: measured[name].to_numpy()
@@ -164,14 +163,14 @@ def _same_weights(stated: object, scenario: Scenario) -> bool:
 
 
 def same_setup_reaching(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
-                        gamma_max: int, any_context: bool = False) -> pd.Series | None:
+                        gamma_max: int) -> pd.Series | None:
     """The published speedup of this very setup (:func:`same_setup`) that reaches ``speedup``, nearest
     ``batch`` first and highest then; None where none does. At the claim's batch where this setup was
     measured there (the gpt-oss-20b runs rise from batch 1 to 8: one at a larger batch says nothing of
     it), else at a larger one (a speedup falls as the batch grows past where the experts are all
     read). P-EAGLE's 2.46× at batch 8 had been named for a claim at batch 1, beside its own 1.88× there
-    (a browser pass). ``any_context``: of this setup at any context (:func:`same_setup`)."""
-    own = _at_claimed_batch(same_setup(measured, scenario, gamma_max, any_context), batch)
+    (a browser pass)."""
+    own = _at_claimed_batch(same_setup(measured, scenario, gamma_max), batch)
     reaching = published_reaching(own, speedup, batch)
     if reaching.empty:
         return None
@@ -179,6 +178,33 @@ def same_setup_reaching(measured: pd.DataFrame, scenario: Scenario, speedup: flo
         reaching = reaching.assign(off=(reaching["batch"] - batch).abs()).sort_values(["off", "value"],
                                                                                      ascending=[True, False])
     return reaching.iloc[0]
+
+
+def same_setup_elsewhere(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
+                         gamma_max: int) -> pd.Series | None:
+    """A published speedup of this very setup but at a stated context more than twice or half the
+    scenario's (:func:`same_setup`, ``any_context``) that reaches ``speedup``, at the claim's batch where
+    one was measured there (else a larger one), the memory holding its batch at its context (a context
+    at which the page could not weigh it is none to point to); the nearest batch, then the nearest
+    context, then the highest; None where there is none. Not weighed: a longer context leaves each step
+    more memory-bound, where speculation pays more. MagicDec's Llama-2-7B runs on 8 A100s reach 1.3× at
+    batch 64 from 8,000 positions, not at 1,024."""
+    every = same_setup(measured, scenario, gamma_max, any_context=True)
+    context = pd.to_numeric(every["context"], errors="coerce") if "context" in every else pd.Series(dtype=float)
+    apart = every[(context < scenario.context / 2) | (context > scenario.context * 2)]
+    reaching = published_reaching(_at_claimed_batch(apart, batch), speedup, batch)
+    if reaching.empty:
+        return None
+    contexts, gammas = (reaching[name].to_numpy(dtype=float) for name in ("context", "gamma"))
+    held = largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision, tp=scenario.tp,
+                         dp=scenario.dp, context=contexts, gamma=gammas, rule=scenario.engine.memory)
+    reaching = reaching[np.asarray(held) >= reaching["batch"].to_numpy(dtype=float)]
+    if reaching.empty:
+        return None
+    return reaching.assign(
+        off=(reaching["batch"] - (batch if batch is not None else 0)).abs(),
+        far=np.abs(np.log(reaching["context"].astype(float) / max(scenario.context, 1)))).sort_values(
+            ["off", "far", "value"], ascending=[True, True, False]).iloc[0]
 
 
 def same_setup_short(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
