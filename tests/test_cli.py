@@ -1452,6 +1452,21 @@ class TestCalcCommand:
         assert served["notices"][0].startswith("Draft and target vocabularies differ (151,936 vs 129,280 tokens)")
         assert "vocab_mismatch" not in json.loads(run(capsys, "calc", "target=DeepSeek-V3&gpu=B200")[1])
 
+    def test_what_the_sidebar_says_of_the_scenario_calc_and_claim_say_too(self, capsys):
+        """FP4 weights on an H100 are multiplied at the BF16 peak: the sidebar said so, and serve; calc,
+        claim (which did not even name the precision) were silent (an attack pass). In Vietnamese too; a
+        B200 has the FP4 peak, and nothing is said; expert parallelism on a dense model changes nothing."""
+        expanded = i18n.t("side.expanded", "en", compute="FP4", gpu="NVIDIA H100 SXM")
+        assert json.loads(run(capsys, "calc", "precision=mxfp4-w4a4")[1])["notices"] == [expanded]
+        claimed = json.loads(run(capsys, "claim", "2x", "precision=mxfp4-w4a4")[1])
+        assert claimed["precision"] == "mxfp4-w4a4" and claimed["notices"] == [expanded]
+        vietnamese = json.loads(run(capsys, "--lang", "vi", "calc", "precision=mxfp4-w4a4")[1])["notices"]
+        assert vietnamese == [i18n.t("side.expanded", "vi", compute="FP4", gpu="NVIDIA H100 SXM")]
+        assert "notices" not in json.loads(run(capsys, "calc", "precision=mxfp4-w4a4&gpu=B200")[1])
+        assert "notices" not in json.loads(run(capsys, "claim", "2x", "gpu=B200")[1])
+        dense = json.loads(run(capsys, "calc", "ep=on")[1])["notices"]
+        assert dense == [i18n.t("cli.ep_dense", "en", target="Qwen3-32B")]
+
     def test_a_refused_draft_is_answered_with_the_drafts_this_target_takes(self, capsys):
         """Qwen3-32B has no MTP layer: the refusal of draft=mtp listed mtp among the choices."""
         code, out, err = run(capsys, "calc", "target=Qwen3-32B&draft=mtp")

@@ -14,7 +14,7 @@ from specviz import i18n, scenario, workload
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, memory_flags, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError
-from specviz.model import step
+from specviz.model import dtypes, step
 
 SCENARIO = make_scenario()  # Qwen3-32B drafted by Qwen3-0.6B on 2 H100s, vLLM V1
 # The same target with the model type of a checkpoint that ships MTP layers (specviz models none yet).
@@ -687,6 +687,11 @@ class TestTargetWords:
         assert "deepseek-ai/DeepSeek-V3" not in command.argv
         problem = next(p for p in command.problems if p.key == "command.quantized_checkpoint")
         assert (problem.params["weights"], problem.params["shipped"]) == ("NVFP4", "FP8-BLOCK")
+        assert problem.params["tools"].key == "command.quantizers.nvidia"
+        # AMD Quark's format is made with AMD's tool (an attack pass: it had been said to be NVIDIA's).
+        quark = self.command(replace(chosen, gpu=PRESETS.gpus["MI355X"], precision=dtypes.PRECISIONS["mxfp4-w4a4"]), engine)
+        made = next(p for p in quark.problems if p.key == "command.quantized_checkpoint")
+        assert made.params["weights"] == "MXFP4-W4A4" and made.params["tools"].key == "command.quantizers.amd"
 
     @pytest.mark.parametrize("engine", ENGINES)
     def test_a_smaller_component_served_otherwise_than_it_ships_is_said(self, engine):

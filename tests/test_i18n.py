@@ -21,7 +21,7 @@ NOT_KEYS = (".py", ".json", ".csv", ".prom", ".duckdb", ".txt")
 # draft, replica, roofline, TTFT). Any other English left in vi.json is an untranslated string.
 SAME_IN_VIETNAMESE = {
     "claims.sentence_placeholder",  # an English slide's sentence, as a user pastes one
-    "side.gpu", "side.preset_value", "side.draft", "side.draft.eagle3", "side.draft.eagle", "side.engine",
+    "side.gpu", "command.quantizers.amd", "side.preset_value", "side.draft", "side.draft.eagle3", "side.draft.eagle", "side.engine",
     "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.m.best_gamma_value", "calc.tab.heatmap",
     "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "calc.serve.engine.trtllm", "col.alpha",
     "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "col.replica", "chart.alpha", "chart.pass",

@@ -183,6 +183,11 @@ class TestCheckUrl:
     def test_no_scheme(self):
         refused(lambda: scrape.check_url("127.0.0.1:8000/metrics"), "scrape.no_scheme")
 
+    def test_none_is_said_to_be_none(self):
+        """An empty field had read ": this URL has no scheme", its source a blank (a browser pass)."""
+        for blank in ("", "   "):
+            refused(lambda: scrape.check_url(blank), "scrape.no_url")
+
     def test_credentials_are_refused_and_not_repeated(self):
         error = refused(lambda: scrape.check_url("http://admin:hunter2@127.0.0.1/metrics"), "scrape.credentials")
         assert "hunter2" not in str(error)

@@ -322,8 +322,11 @@ def target_words(scenario: Scenario, engine: str, problems: list[Notice], notice
         if served == "fp8" and shipped == "bf16" and engine in _ONLINE_FP8:
             flags += ["--quantization", "fp8"]
         else:
+            # The tools that make a checkpoint of that format: AMD Quark's MXFP4 W4A4, NVIDIA's and
+            # llm-compressor's the others (an attack pass: AMD's format had been said to be NVIDIA's).
+            tools = Notice("command.quantizers.amd" if served == "mxfp4-w4a4" else "command.quantizers.nvidia")
             problems.append(Notice("command.quantized_checkpoint", target=name or target.name, weights=served.upper(),
-                                   shipped=shipped.upper(), engine=engine))
+                                   shipped=shipped.upper(), engine=engine, tools=tools))
             name = f"<{served.upper()} checkpoint of {name or target.name}>"
     elif not named:
         # A smaller component served in another format than it ships (gpt-oss's attention in MXFP4 where

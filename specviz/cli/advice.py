@@ -24,7 +24,7 @@ from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
 from .common import (UsageError, cost, count, frame_rows, json_text, link_params, link_query, linked_scenario,
-                     open_store, plain, presets, scenario_options, scenario_params, words)
+                     open_store, plain, presets, scenario_options, scenario_params, sidebar_notes, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
@@ -144,7 +144,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
             **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
                                                                          speedup=speedup, other=percent / 100), lang)}),
-            "draft": chosen.draft_id, "engine": chosen.engine.id, "tp": chosen.tp, "dp": chosen.dp, "verdict": check.verdict,
+            "draft": chosen.draft_id, "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
+            "dp": chosen.dp, "verdict": check.verdict,
+            # What the sidebar would say of this scenario (FP4 weights multiplied at the BF16 peak on an H100).
+            **({"notices": [words(n, lang) for n in notes]} if (notes := sidebar_notes(chosen)) else {}),
             "headline": " ".join(words(n, lang) for n in claims.headline(
                 check, over, read.baseline if read is not None else method)),
             **({} if method is None else {"over": method, "over_note": words(Notice(
@@ -218,19 +221,10 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     notices = [Notice("command.schedule_dp_given", **n.params) if n.key == "command.schedule_dp" else n
                for n in command.notices]
     row: dict[str, Any] = {"command": command.line, "warnings": [
-        words(n, args.lang) for n in (*command.problems, *notices, *_sidebar_notes(chosen))]}
+        words(n, args.lang) for n in (*command.problems, *notices, *sidebar_notes(chosen))]}
     if schedule is not None:
         row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
     return row
-
-
-def _sidebar_notes(chosen: scenario.Scenario) -> list[Notice]:
-    """What the sidebar says of a scenario that a command line has no sidebar to say (an attack pass):
-    expert parallelism asked of a model with no experts, which changes nothing, and weights whose
-    format the GPU has no peak for, multiplied at the BF16 peak (``side.expanded``)."""
-    notes = [Notice("cli.ep_dense", target=chosen.target.name)] if chosen.ep and not chosen.target.num_experts else []
-    expanded = scenario.expanded_compute(chosen.gpu, chosen.target, chosen.precision)
-    return notes if expanded is None else [*notes, expanded]
 
 
 def linked_deploy(link: str) -> dict[str, Any]:
@@ -311,7 +305,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
                                     method=method, draft_repo=draft, target_repo=target, by_load=by_load)
     return {"engine": engine, "version": version, "command": command.line,
             "files": command.files, "problems": [words(n, lang) for n in command.problems],
-            "notices": [words(n, lang) for n in (*command.notices, *_sidebar_notes(chosen))], "advice": advice}
+            "notices": [words(n, lang) for n in (*command.notices, *sidebar_notes(chosen))], "advice": advice}
 
 
 def _check_release(engine: str, version: str | None) -> None:

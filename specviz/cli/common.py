@@ -229,6 +229,15 @@ def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> Noti
 _VALUE_STAR = "\ue000"
 
 
+def sidebar_notes(chosen: scenario.Scenario) -> list[Notice]:
+    """What the sidebar says of a scenario that a command line has no sidebar to say (attack passes):
+    expert parallelism asked of a model with no experts, which changes nothing, and weights whose
+    format the GPU has no peak for, multiplied at the BF16 peak (``side.expanded``: FP4 on an H100)."""
+    notes = [Notice("cli.ep_dense", target=chosen.target.name)] if chosen.ep and not chosen.target.num_experts else []
+    expanded = scenario.expanded_compute(chosen.gpu, chosen.target, chosen.precision)
+    return notes if expanded is None else [*notes, expanded]
+
+
 def words(message: Any, lang: str) -> str:
     """A message (a Notice or a SpecvizError) as plain text in ``lang``, for a terminal: the page's
     bold marks taken out of the catalogue's text, never out of a value ("**BOLD**.jsonl" is a file's

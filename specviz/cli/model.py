@@ -23,7 +23,7 @@ from specviz.model import architecture, dtypes, hf_config, roofline, simulate, s
 from specviz.results import explorer
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
-                     linked_scenario, plain, presets, scenario_options, scenario_params, words)
+                     linked_scenario, plain, presets, scenario_options, scenario_params, sidebar_notes, words)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -95,13 +95,14 @@ def _gamma_arg(text: str) -> int | str:
 
 
 def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = None,
-             draft_config: Path | None = None) -> dict[str, Any]:
+             draft_config: Path | None = None, lang: str = "en") -> dict[str, Any]:
     """The calculator's figures for the scenario a link describes (:func:`specviz.scenario.from_query_params`),
     as the page shows them; a config.json read for the target or the draft (a draft model, or an
     EAGLE-3 head of its own config) replaces the link's, as an uploaded one does on the page. The
     link is read for the config's target (a draft it takes, such as its own MTP layer; its default
     draft and split), on the fewest GPUs that hold the pair unless the link says how many; a link
-    the page wrote for uploaded models (``target=custom``, ``draft=custom``) needs their configs."""
+    the page wrote for uploaded models (``target=custom``, ``draft=custom``) needs their configs. What the
+    sidebar would say of the scenario (:func:`specviz.cli.common.sidebar_notes`) is ``notices``, in ``lang``."""
     params = link_params(link)
     for name, config in (("target", target_config), ("draft", draft_config)):
         if params.get(name) == scenario.CUSTOM and config is None:
@@ -131,6 +132,8 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
                            # whose memory per GPU read as 8 GPUs' alone (tp 8) said that 8 hold it.
                            "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode,
                            **{key: plain(value) for key, value in head.items()}}
+    if notes := sidebar_notes(chosen):  # FP4 weights multiplied at the BF16 peak on an H100: an attack pass
+        row["notices"] = [words(note, lang) for note in notes]
     if (mismatch := scenario.vocab_mismatch(chosen.target, chosen.draft)) is not None:  # as the sidebar warns
         row["vocab_mismatch"] = {"draft": mismatch.params["draft"], "target": mismatch.params["target"]}
     if chosen.target.num_experts:
@@ -397,7 +400,7 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def _calc(args: argparse.Namespace) -> tuple[str, int]:
-    row = calc_row(args.link, presets(), args.target_config, args.draft_config)
+    row = calc_row(args.link, presets(), args.target_config, args.draft_config, args.lang)
     if args.format == "json":
         return json_text(row), 0
     return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format), 0

@@ -144,12 +144,14 @@ def check_url(url: str) -> str:
     Raises
     ------
     ScrapeError
-        ``scrape.no_scheme`` without a scheme, ``scrape.scheme`` for one other than http or https,
+        ``scrape.no_url`` for none, ``scrape.no_scheme`` without a scheme, ``scrape.scheme`` for one other than http or https,
         ``scrape.credentials`` for a user name or password in it, ``scrape.bad_url`` for a URL
         without a host, with a port that is not a number from 1 to 65535, or with whitespace or
         control characters inside.
     """
     url = url.strip()
+    if not url:  # said as such, not as a URL of no scheme with a blank for its name (a browser pass)
+        raise ScrapeError("scrape.no_url")
     source = shown(url)
     scheme = _scheme(url)
     if scheme is None:
