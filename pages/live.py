@@ -333,16 +333,20 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         altair_chart(charts.per_position(acceptance, given, lang))
         if not given and "per_position_conditional" in absent:
             st.caption(message(absent["per_position_conditional"], lang))
-    if conditional and None not in conditional and served is not None:
+    # The α of the sidebar's draft at the server's mean: none where the draft makes fewer tokens a step
+    # than the server does (an MTP layer at a low reuse factor), which the verdict above says.
+    alpha = (windows.scenario_alpha(served, figures["alpha_iid"], len(conditional))
+             if conditional and served is not None and not pd.isna(figures.get("alpha_iid")) else None)
+    if conditional and None not in conditional and served is not None and not isinstance(alpha, Notice):
         # The tail these rates give, in the calculator's Latency view at this load: only for the model
         # the server serves (the calculator would price the sidebar's other model, 1.85x for Qwen3-32B
-        # beside a Llama 3.1 70B server, the verdict the page refuses above).
+        # beside a Llama 3.1 70B server, the verdict the page refuses above), and only where the sidebar's
+        # draft makes the server's tokens a step (its headline had priced the default α 0.80 at 1.07x
+        # beside the view's 1.85x: a browser pass).
         shown = scenario_link(served, view="latency", latency_rates=", ".join(f"{rate:.3f}" for rate in conditional),
                               gamma=str(len(conditional)))
-        if not pd.isna(figures.get("alpha_iid")):  # the page's other figures at the same mean, for its draft
-            alpha = windows.scenario_alpha(served, figures["alpha_iid"], len(conditional))
-            if not isinstance(alpha, Notice):
-                shown["alpha"] = f"{alpha:.3f}"  # as the α tile shows it: at two decimals 2.46x, the verdict's 2.48x
+        if alpha is not None:  # the page's other figures at the same mean, for its draft
+            shown["alpha"] = f"{alpha:.3f}"  # as the α tile shows it: at two decimals 2.46x, the verdict's 2.48x
         if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
             shown["batch"] = str(max(1, round(batch)))
         shown["context"] = str(windows.live_context(served, figures)[0])  # the verdict's: the same memory checked

@@ -2556,6 +2556,31 @@ class TestLivePage:
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
 
+    def test_no_link_to_the_tail_where_the_sidebar_s_draft_cannot_make_the_server_s_tokens(self):
+        """A DeepSeek-V3 server whose MTP layer's 3 drafts are all accepted makes 4.00 tokens a step, more
+        than the sidebar's layer makes at its reuse factor 0.62: no verdict, and the link to the Latency
+        view had opened a calculator at the default α 0.80, 1.07× beside the view's 1.85× (a browser
+        pass). At a reuse of 1 the link is there, at α 1."""
+        labels = 'engine="0",model_name="deepseek-ai/DeepSeek-V3"'
+        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 300))) + "".join(
+            f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {100 * n}\n'
+            for i in range(3)) + f"vllm:num_requests_running{{{labels}}} 16\n"
+        with metrics_server(body) as url:
+            at = AppTest.from_file(APP, default_timeout=60)
+            for key, value in {"target": "DeepSeek-V3", "gpu": "B200", "draft": "mtp"}.items():
+                at.query_params[key] = value
+            at.session_state["live_source"], at.session_state["live_url"] = "url", url
+            at.run()
+            at.switch_page("pages/live.py").run()
+            at.toggle(key="live_on").set_value(True).run()
+            assert not at.exception
+            assert any("more than the sidebar's MTP layer makes" in m.value for m in (*at.markdown, *at.warning, *at.info))
+            assert not at.get("page_link")
+            at.sidebar.slider(key="mtp_reuse").set_value(1.0).run()
+            (link,) = at.get("page_link")
+            assert urllib.parse.parse_qs(link.proto.query_string)["alpha"] == ["1.000"]
+
     def test_a_server_s_own_mtp_layer_offers_its_reuse_factor_for_the_sidebar(self):
         """A DeepSeek-V3 server drafting 3 tokens with its one MTP layer: of 100 drafts a window, 80
         accept position 1, 48 position 2 and 24 position 3 (conditional 0.80, 0.60, 0.50). The rates
