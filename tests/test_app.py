@@ -2561,19 +2561,8 @@ class TestLivePage:
         than the sidebar's layer makes at its reuse factor 0.62: no verdict, and the link to the Latency
         view had opened a calculator at the default α 0.80, 1.07× beside the view's 1.85× (a browser
         pass). At a reuse of 1 the link is there, at α 1."""
-        labels = 'engine="0",model_name="deepseek-ai/DeepSeek-V3"'
-        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
-            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 300))) + "".join(
-            f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {100 * n}\n'
-            for i in range(3)) + f"vllm:num_requests_running{{{labels}}} 16\n"
-        with metrics_server(body) as url:
-            at = AppTest.from_file(APP, default_timeout=60)
-            for key, value in {"target": "DeepSeek-V3", "gpu": "B200", "draft": "mtp"}.items():
-                at.query_params[key] = value
-            at.session_state["live_source"], at.session_state["live_url"] = "url", url
-            at.run()
-            at.switch_page("pages/live.py").run()
-            at.toggle(key="live_on").set_value(True).run()
+        with metrics_server(deepseek_mtp_scrape((100, 100, 100))) as url:
+            at = live_on_deepseek_mtp(url)
             assert not at.exception
             assert any("more than the sidebar's MTP layer makes" in m.value for m in (*at.markdown, *at.warning, *at.info))
             assert not at.get("page_link")
@@ -2588,20 +2577,9 @@ class TestLivePage:
         and r²; the sidebar says 0.62). One click sets the sidebar to 0.78: the verdict and the
         calculator it links to then share it (a verdict at the measured factor had linked to a
         calculator at the sidebar's, each page its own figure)."""
-        labels = 'engine="0",model_name="deepseek-ai/DeepSeek-V3"'
-        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
-            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 152))) + "".join(
-            f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {count * n}\n'
-            for i, count in enumerate((80, 48, 24))) + f"vllm:num_requests_running{{{labels}}} 16\n"
         assert round(spec.decay_from_rates([0.8, 0.6, 0.5], 1), 2) == 0.78
-        with metrics_server(body) as url:
-            at = AppTest.from_file(APP, default_timeout=60)
-            for key, value in {"target": "DeepSeek-V3", "gpu": "B200", "draft": "mtp"}.items():
-                at.query_params[key] = value
-            at.session_state["live_source"], at.session_state["live_url"] = "url", url
-            at.run()
-            at.switch_page("pages/live.py").run()
-            at.toggle(key="live_on").set_value(True).run()
+        with metrics_server(deepseek_mtp_scrape((80, 48, 24))) as url:
+            at = live_on_deepseek_mtp(url)
             assert not at.exception and not at.error, [e.value for e in at.error]
             said = next(c.value for c in at.caption if "this server's per-position rates" in c.value)
             assert "keeping 0.78 of the acceptance" in said and "reuse factor says 0.62" in said
@@ -2856,6 +2834,28 @@ def metrics_server(body: Callable[[int], str]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def deepseek_mtp_scrape(per_position: tuple[int, ...]) -> Callable[[int], str]:
+    """A DeepSeek-V3 server's /metrics after ``n`` windows (for :func:`metrics_server`): each window 100
+    drafts of 3 tokens by its MTP layer, ``per_position`` of them accepted at each position, and 16
+    requests running."""
+    labels = 'engine="0",model_name="deepseek-ai/DeepSeek-V3"'
+    counts = (("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", sum(per_position)))
+    return lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in counts) + "".join(
+        f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},position="{i}"}} {count * n}\n'
+        for i, count in enumerate(per_position)) + f"vllm:num_requests_running{{{labels}}} 16\n"
+
+
+def live_on_deepseek_mtp(url: str) -> AppTest:
+    """The Live page polling ``url`` with the sidebar on DeepSeek-V3 and its MTP layer on B200s."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in {"target": "DeepSeek-V3", "gpu": "B200", "draft": "mtp"}.items():
+        at.query_params[key] = value
+    at.session_state["live_source"], at.session_state["live_url"] = "url", url
+    at.run()
+    at.switch_page("pages/live.py").run()
+    return at.toggle(key="live_on").set_value(True).run()
 
 
 def claims_app(**state) -> AppTest:

@@ -24,7 +24,8 @@ from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
 from .common import (UsageError, cost, count, frame_rows, json_text, link_params, link_query, linked_scenario,
-                     open_store, plain, presets, scenario_options, scenario_params, sidebar_notes, words)
+                     open_store, plain, presets, published_speedups, scenario_options, scenario_params,
+                     sidebar_notes, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
@@ -130,8 +131,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     chosen = linked_scenario(link, presets, overrides)
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
-    measured = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
-                                           chosen, presets)
+    measured = evidence.comparable_published(published_speedups(), chosen, presets)
     check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens),
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance,
                                measured)

@@ -24,7 +24,7 @@ import pandas as pd
 from specviz import i18n, names, scenario, settings
 from specviz.errors import InputError, Notice, shortened
 from specviz.model import architecture, dtypes, hf_config
-from specviz.results import export
+from specviz.results import explorer, export
 from specviz.results.store import Store
 
 FORMAT = dict(choices=("json", "csv", "md"), default="json", help="output format")
@@ -167,6 +167,12 @@ def scenario_params(args: argparse.Namespace, presets: scenario.Presets, **numbe
 def presets() -> scenario.Presets:
     """The shipped presets (``SPECVIZ_DATA_DIR``)."""
     return scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
+
+
+def published_speedups() -> pd.DataFrame:
+    """The shipped published results that are speedups (:func:`specviz.results.explorer.speedup_rows`),
+    which ``calc`` and ``claim`` set beside their figures as the pages do."""
+    return explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR")))
 
 
 def link_query(link: str) -> str:

@@ -20,10 +20,10 @@ from specviz import calculator, scenario, settings
 from specviz.advice import evidence
 from specviz.errors import shortened
 from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
-from specviz.results import explorer
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
-                     linked_scenario, plain, presets, scenario_options, scenario_params, sidebar_notes, words)
+                     linked_scenario, plain, presets, published_speedups, scenario_options, scenario_params,
+                     sidebar_notes, words)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -159,8 +159,7 @@ def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
     """The speedups published for this very setup at the scenario's batch and γ, each with the model's
     figure and range at its acceptance (:func:`specviz.advice.evidence.measured_here`), as the
     calculator's notes give them: ``outside_range`` where the measurement lies outside the range."""
-    rows = evidence.measured_here(explorer.speedup_rows(explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))),
-                                  chosen, chosen.batch, chosen.gamma)
+    rows = evidence.measured_here(published_speedups(), chosen, chosen.batch, chosen.gamma)
     return [{"study": row["study"], "series": row["series"] if isinstance(row["series"], str) else None,
              "metric": row["metric"], "value": plain(row["value"]),
              "acceptance_length": plain(pd.to_numeric(row["acceptance_length"], errors="coerce")),
