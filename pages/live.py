@@ -256,6 +256,9 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
         st.caption(t("live.alpha_reused", lang, alpha=verdict.alpha, iid=figures["alpha_iid"],
                      length=figures["acceptance_length"], gamma=verdict.gamma, reuse=served.mtp_reuse,
                      trained=served.mtp_reused_from - 1))
+    if verdict.few_drafts:
+        st.caption(t("live.few_drafts", lang, drafts=int(round(verdict.drafts)), low=verdict.alpha_low,
+                     high=verdict.alpha_high))
     engines = presets(settings.get("SPECVIZ_DATA_DIR")).engines
     runs_on = figures.get("engine")
     if runs_on in engines and runs_on != served.engine.id:  # the verdict is at the sidebar's engine's costs

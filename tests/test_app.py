@@ -2583,6 +2583,9 @@ class TestLivePage:
             assert not at.exception and not at.error, [e.value for e in at.error]
             said = next(c.value for c in at.caption if "this server's per-position rates" in c.value)
             assert "keeping 0.78 of the acceptance" in said and "reuse factor says 0.62" in said
+            # 100 drafts a window leave α's sampling interval wider than the verdict's α suggests.
+            assert any(c.value.startswith("Measured over 100 drafts only: sampling alone puts α between")
+                       for c in at.caption)
             at.button(key="live_reuse:deepseek-ai/DeepSeek-V3").click().run()
             assert not at.exception and at.sidebar.slider(key="mtp_reuse").value == 0.78
             assert not [c for c in at.caption if "this server's per-position rates" in c.value]  # said once taken

@@ -363,6 +363,43 @@ class TestAlphaFromAcceptanceLength:
         np.testing.assert_allclose(spec.expected_tokens(back, 6), spec.expected_tokens(a, 6), rtol=1e-10)
 
 
+class TestAlphaInterval:
+    def test_the_published_wilson_interval(self):
+        """γ = 1 makes each draft one trial: 50 of 100 accepted at 95 % is Wilson's 0.4038–0.5962, what
+        R's ``prop.test(50, 100, correct = FALSE)`` prints (0.4038315, 0.5961685)."""
+        low, high = spec.alpha_interval(0.5, 100, 1, coverage=0.95)
+        assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+
+    def test_every_draft_accepted_by_hand(self):
+        """48 drafts of 3 all accepted are 144 trials: low = 144 / (144 + z²), z = 1.28155 (80 %)."""
+        z = 1.2815515655446004
+        assert spec.alpha_interval(1.0, 48, 3) == (pytest.approx(144 / (144 + z * z)), 1.0)
+        assert spec.alpha_interval(0.0, 10, 3)[0] == 0.0  # nothing accepted: 10 trials, each rejected
+
+    def test_covers_the_true_alpha_eight_times_in_ten(self):
+        """Drafts simulated under the chain model (truncated geometric accepted counts): the interval
+        around each run's measured α holds the true α in about 80 % of 4,000 runs of 200 drafts."""
+        rng = np.random.default_rng(7)
+        alpha, gamma, drafts, runs = 0.7, 3, 200, 4_000
+        accepted = np.minimum(rng.geometric(1 - alpha, size=(runs, drafts)) - 1, gamma).sum(axis=1)
+        measured = spec.alpha_from_acceptance_length(1 + accepted / drafts, gamma)
+        low, high = spec.alpha_interval(measured, drafts, gamma)
+        assert np.mean((low <= alpha) & (alpha <= high)) == pytest.approx(0.8, abs=0.03)
+
+    @settings(max_examples=60)
+    @given(alphas, st.floats(min_value=1.0, max_value=1e6), gammas)
+    def test_holds_the_measurement_and_narrows_with_drafts(self, a, drafts, g):
+        low, high = spec.alpha_interval(a, drafts, g)
+        assert 0.0 <= low <= a + 1e-12 and a - 1e-12 <= high <= 1.0
+        more_low, more_high = spec.alpha_interval(a, drafts * 4, g)
+        assert more_high - more_low <= high - low + 1e-12
+
+    @pytest.mark.parametrize("drafts", [0, -3, float("nan")])
+    def test_rejects_no_drafts(self, drafts):
+        with pytest.raises(InputError, match="drafts"):
+            spec.alpha_interval(0.7, drafts, 3)
+
+
 class TestDecayFromRates:
     def test_rates_made_at_a_decay_give_it_back(self):
         for alpha, n, r in ((0.8, 1, 0.62), (0.9, 2, 0.4), (0.7, 1, 1.0)):

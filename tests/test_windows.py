@@ -114,6 +114,24 @@ class TestPayingNow:
         assert verdict.stops_paying_at == calculator.loses_from(crossings, state.alpha_iid) or \
             math.isnan(verdict.stops_paying_at)
 
+    def test_few_drafts_widen_the_band_to_alpha_s_sampling_interval(self):
+        """The replay's window (1,678 drafts) and the same window said to hold 40: the band's ends are
+        the model's band at the ends of α's 80 % interval over the drafts (spec.alpha_interval), which
+        40 drafts make wider than FEW_DRAFTS_WIDTH; an engine without the count gets the model's band
+        alone. The speedup itself stays at the measured α."""
+        state = window()
+        chosen = make_scenario()
+        many = live.paying_now(chosen, vars(state), 1024)
+        few = live.paying_now(chosen, {**vars(state), "drafts": 40.0}, 1024)
+        uncounted = live.paying_now(chosen, {**vars(state), "drafts": None}, 1024)
+        assert many.speedup == few.speedup == uncounted.speedup
+        assert (few.drafts, uncounted.drafts, uncounted.alpha_low) == (40.0, None, None)
+        assert few.alpha_low < many.alpha_low < state.alpha_iid < many.alpha_high < few.alpha_high
+        low, high = calculator.speedup_band(chosen, [few.alpha_low, few.alpha_high], 3, few.batch, few.context)
+        assert (few.low, few.high) == (pytest.approx(low[0]), pytest.approx(high[1]))
+        assert few.low < many.low < uncounted.low and few.high > many.high > uncounted.high
+        assert few.few_drafts and not many.few_drafts and not uncounted.few_drafts
+
     def test_the_verdict_knows_the_largest_batch_the_memory_holds(self):
         """The demo replay on the default scenario (Qwen3-32B + Qwen3-0.6B on 2 H100s, context 1,024):
         the page said it "stops paying at batch 609" where 200 fit at γ 3; the verdict carries the

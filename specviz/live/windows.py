@@ -30,6 +30,9 @@ __all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS", "servers_dropped", "fleet_point", "CURRENT_WINDOW_S"]
 
+# The width of α's sampling interval past which a verdict says its drafts were few: ±0.025 of α, about
+# 250 drafts of 3 tokens at α 0.7, moves a speedup by a few percent.
+FEW_DRAFTS_WIDTH = 0.05
 # What a window needs to calibrate on: its batch, tokens per step, draft length and throughput.
 CALIBRATION_FIGURES = ("running_requests", "acceptance_length", "num_speculative_tokens", "generation_throughput")
 # Steps a Prometheus model's latest point may lag the range's end before its figures are said to be old.
@@ -56,7 +59,8 @@ class PayingNow:
         α of the measured acceptance length at that γ (i.i.d.).
     speedup, low, high : float
         The step model's speedup at that batch and its band
-        (:func:`specviz.calculator.speedup_band`).
+        (:func:`specviz.calculator.speedup_band`), the band's low end at ``alpha_low`` and its high
+        end at ``alpha_high``: the model's error and the window's sampling both.
     stops_paying_at : float
         The smallest batch from which the speedup at this α stays below 1 up to ``batch_max``
         (:func:`specviz.calculator.loses_from`; NaN: none): above it, speculation should be off.
@@ -80,6 +84,11 @@ class PayingNow:
         The largest batch the scenario holds with its draft at that γ and context
         (:meth:`specviz.scenario.Scenario.max_batch`): a ``stops_paying_at`` past it is a batch no
         such server runs. None where not known.
+    drafts : float or None
+        The drafts the window's α was measured over; None where the engine exports no count.
+    alpha_low, alpha_high : float or None
+        The 80 % sampling interval of ``alpha`` over ``drafts`` (:func:`specviz.model.spec.alpha_interval`);
+        None where the drafts are not known.
     """
 
     batch: int
@@ -96,6 +105,14 @@ class PayingNow:
     context_from: Notice
     servers: int = 1
     memory_limit: int | None = None
+    drafts: float | None = None
+    alpha_low: float | None = None
+    alpha_high: float | None = None
+
+    @property
+    def few_drafts(self) -> bool:
+        """Whether the window's drafts leave α's sampling interval wider than :data:`FEW_DRAFTS_WIDTH`."""
+        return self.alpha_low is not None and self.alpha_high - self.alpha_low > FEW_DRAFTS_WIDTH
 
 
 def engine_labels(snapshot: exposition.Snapshot, model_name: str) -> set[str]:
@@ -180,8 +197,9 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     with α = E⁻¹(acceptance length, γ) of the scenario's draft (:meth:`specviz.scenario.Scenario.expected_tokens`:
     a reused MTP layer's α at its trained positions) from the window's, every time t at the context c̄ of
     :func:`live_context` (the window's finished requests' P + O/2, else the scenario's). ``figures``
-    holds a window's ``alpha_iid``, ``num_speculative_tokens``, ``running_requests`` and
-    ``mean_context``: the fields of a :class:`specviz.live.states.SpecDecodeState` (``vars(state)``)
+    holds a window's ``alpha_iid``, ``num_speculative_tokens``, ``running_requests``,
+    ``mean_context`` and ``drafts`` (its count widens the band by α's sampling interval,
+    :func:`specviz.model.spec.alpha_interval`): the fields of a :class:`specviz.live.states.SpecDecodeState` (``vars(state)``)
     or a row of :func:`specviz.live.prometheus.query_figures`, whose ``servers`` divides the fleet's
     running requests into each server's batch (:func:`server_batch`).
 
@@ -214,14 +232,28 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     if batch > (most := live.max_batch()):
         return Notice("live.no_fit", batch=batch, most=most, gpus=live.tp * live.dp, gpu=live.gpu.name,
                       kv=live.precision.kv.upper(), context=context, context_from=context_from)
+    drafts = figures.get("drafts")
+    if drafts is None or not math.isfinite(drafts) or drafts <= 0:
+        drafts = None  # an engine without the count (SGLang's gauges): the band is the model's alone
+    sampled = _sampled_alphas(live, figures["alpha_iid"], drafts, gamma) if drafts else None
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
-    low, high = calculator.speedup_band(live, live.alpha, gamma, batch, live.context)
+    low, high = calculator.speedup_band(live, sampled or live.alpha, gamma, batch, live.context)
     _, crossings = calculator.batch_sweep(live, [live.alpha], gamma, live.context, batch_max)
     drafting = gamma * float(here["draft_cost"])
-    return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low)),
-                     float(np.asarray(high)), calculator.loses_from(crossings, live.alpha),
+    return PayingNow(batch, gamma, float(live.alpha), float(here["speedup"]), float(np.asarray(low).flat[0]),
+                     float(np.asarray(high).flat[-1]), calculator.loses_from(crossings, live.alpha),
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
-                     float(here["verify_cost"]), context, context_from, server_count(figures), most)
+                     float(here["verify_cost"]), context, context_from, server_count(figures), most,
+                     drafts, *(sampled or (None, None)))
+
+
+def _sampled_alphas(scenario: Scenario, alpha_iid: float, drafts: float, gamma: int) -> list[float]:
+    """The scenario's α (:func:`scenario_alpha`) at both ends of the i.i.d. α's sampling interval over
+    ``drafts`` (:func:`specviz.model.spec.alpha_interval`). An end past what the scenario's reused MTP
+    layer makes is its α = 1, the most it makes."""
+    ends = spec.alpha_interval(alpha_iid, drafts, gamma)
+    mapped = [scenario_alpha(scenario, end, gamma) for end in ends]
+    return [1.0 if isinstance(end, Notice) else end for end in mapped]
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:
