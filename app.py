@@ -16,8 +16,8 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, forget, forget_draft, forget_target,
-                             show_url_notices, url_choice, url_widget)
+from pages._controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, forget_draft,
+                             forget_target, new_format, show_url_notices, url_choice, url_widget)
 from pages._shared import (LINKED_COSTS, ROUTED, calculator_page, errors_said, knobs_said, model_choice_name, new_engine,
                            presets)
 from specviz import i18n, scenario, settings
@@ -52,9 +52,9 @@ def component_formats(side: DeltaGenerator, precision_name: str, lang: str) -> d
     same = lambda f: t("side.format.from_precision", lang) if not f else f.upper()
     weights = {component: chosen for key, component in scenario.WEIGHT_CHOICES.items()
                if (chosen := url_choice(box.selectbox, t(f"side.component.{component}", lang), ["", *dtypes.FORMATS],
-                                        key, format_func=same, default="", on_change=forget, args=PARALLEL))}
+                                        key, format_func=same, default="", on_change=new_format))}
     kv = url_choice(box.selectbox, t("side.kv_format", lang), ["", *dtypes.KV_FORMATS], "kv", format_func=same,
-                    default="", on_change=forget, args=PARALLEL)
+                    default="", on_change=new_format)
     return scenario.resolve_precision(precision_name, weights, kv or None)
 
 
@@ -118,7 +118,7 @@ def scenario_sidebar(lang: str) -> None:
     precision_name = url_choice(
         side.selectbox, t("side.precision", lang), list(dtypes.PRECISIONS), "precision",
         format_func=lambda p: t(f"side.precision.{p}", lang), default=scenario.DEFAULT_PRECISION,
-        on_change=forget, args=PARALLEL, help=t("side.precision_help", lang))
+        on_change=new_format, help=t("side.precision_help", lang))
     precision = component_formats(side, precision_name, lang)
     # The fewest GPUs that hold the pair (a custom model's size is known only once it is read).
     known_pair = target is not None and draft is not None
@@ -134,6 +134,8 @@ def scenario_sidebar(lang: str) -> None:
     ep = url_choice(side.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
                     format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
                     help=t("side.ep_help", lang), derived=moe) == "on"
+    st.session_state[PARALLEL_DEFAULTS] = {"tp": str(tp_default), "dp": str(dp_default),
+                                           "ep": "on" if ep_default else "off"}
     before = st.session_state.pop(PARALLEL_BEFORE, None)
     # Set for the new choice: said, not silent (nor said while a config to size them by is still to come).
     if known_pair and before and (before["tp"], before["dp"]) != (str(tp), str(dp)):

@@ -45,6 +45,8 @@ def renew(*keys: str) -> None:
 PARALLEL = ("tp", "dp", "ep")
 # The counts before they were forgotten, for the sidebar to say what changed (parallel_reset).
 PARALLEL_BEFORE = "parallel_before"
+# The counts the sidebar last drew as its defaults, by control: a count off them is the user's.
+PARALLEL_DEFAULTS = "parallel_defaults"
 
 
 def forget(*keys: str) -> None:
@@ -57,6 +59,17 @@ def forget(*keys: str) -> None:
         st.session_state.pop(key, None)
         st.query_params.pop(key, None)
     renew(*keys)
+
+
+def new_format() -> None:
+    """A new precision, component format or KV cache format (the sidebar's callback): GPU counts at
+    the sidebar's defaults start again at the fewest that hold the pair in it (:func:`forget`); counts
+    the user chose stay, for the GPUs are the server's, not the format's (a KV cache in FP8 chosen for
+    a server of 8 H100s had set the sidebar back to 2). Where they no longer hold the pair, the pages
+    say so, as for any count chosen."""
+    defaults = st.session_state.get(PARALLEL_DEFAULTS, {})
+    if all(st.session_state.get(key) in (None, defaults.get(key)) for key in PARALLEL):
+        forget(*PARALLEL)
 
 
 def _same(url_text: str, value: Any) -> bool:

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
-                             forget_target, renew, show_url_notices, url_choice, url_widget, view_choice)
+                             forget_target, new_format, renew, show_url_notices, url_choice, url_widget, view_choice)
 from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, number_columns, open_store,
                            presets, published_speedups, require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
@@ -102,8 +102,8 @@ def apply_sentence() -> None:
             clear_gpu_overrides()
         elif key == "target":
             forget_target("draft", *PARALLEL)
-        elif key in ("precision", "kv"):  # as the sidebar's own choices do: the GPUs that hold it anew
-            forget(*PARALLEL)
+        elif key in ("precision", "kv"):  # as the sidebar's own choices do: default GPU counts follow it
+            new_format()
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)

@@ -653,6 +653,19 @@ class TestScenarioSidebar:
         at.run()
         assert not [i for i in at.sidebar.info if "set again" in i.value]  # said once, at the change
 
+    def test_gpus_the_user_chose_stay_through_a_new_format(self):
+        """A KV cache in FP8 chosen for a server of 8 H100s had set the sidebar back to the 2 that hold
+        Qwen3-32B: a count off the default is the user's, and only a count at the default follows the
+        format (a sentence's format on Claims too, pages/claims.py)."""
+        at = make_app(tp="8")
+        at.sidebar.selectbox(key="kv").set_value("fp8").run()
+        assert at.sidebar.selectbox(key="tp").value == "8" and at.query_params["tp"] == "8"
+        at.sidebar.selectbox(key="precision").set_value("fp8").run()
+        assert at.sidebar.selectbox(key="tp").value == "8" and not [i for i in at.sidebar.info if "set again" in i.value]
+        at = make_app(gpu="MI355X", target="Kimi-K2.5", draft="eagle3")  # 4 by default: it follows to 2
+        at.sidebar.selectbox(key="precision").set_value("mxfp4-w4a4").run()
+        assert at.sidebar.selectbox(key="tp").value == "2" and [i for i in at.sidebar.info if "set again" in i.value]
+
     def test_gpus_set_again_that_hold_nothing_are_not_called_the_fewest_that_hold_it(self):
         """An engineer's pass: "the fewest … that hold the pair" had been said of 8 GPUs that hold none."""
         at = make_app(gpu="A100-40GB")
