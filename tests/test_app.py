@@ -2701,13 +2701,13 @@ class TestLivePage:
         body = lambda n: "".join(f'vllm:spec_decode_num_{name}_total{{model_name="m"}} {count}\n' for name, count in (
             ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200))) + 'vllm:num_requests_running{model_name="m"} 0\n'
         with metrics_server(body) as url:
-            for lang, reason in (("en", "drafts is 0 over this period"), ("vi", "drafts bằng 0")):
+            for lang, reason in (("en", "No drafts were counted over this period"), ("vi", "Không đếm được lần draft nào")):
                 at = live_app(live_source="url", live_url=url, lang=lang)
                 at.toggle(key="live_on").set_value(True).run()
                 said = [c.value for c in at.caption if reason in c.value]
                 names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "live.m.length"))
                 assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
-                    Notice("prom.absent.zero", metric="drafts"), lang))], said
+                    Notice("prom.absent.zero", count=Notice("prom.count.drafts")), lang))], said
 
     def test_no_verdict_names_the_figures_it_lacks_as_the_page_labels_them(self):
         """An idle server of the sidebar's model (counters standing still): the verdict's absence named

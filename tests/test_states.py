@@ -539,4 +539,4 @@ def test_drafts_so_near_zero_that_the_shares_overflow_are_said_as_none_drafted()
             'vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="0"} 1e10\n')
     (state,) = spec_decode_states(prom.parse(text, 2.0), None)
     assert state.per_position_acceptance is None
-    assert state.absent["per_position_acceptance"] == Notice("prom.absent.zero", metric="drafts")
+    assert state.absent["per_position_acceptance"] == Notice("prom.absent.zero", count=Notice("prom.count.drafts"))

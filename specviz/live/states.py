@@ -283,7 +283,7 @@ def _ratio(num: float | None, den: float | None, field_name: str, den_metric: st
     if num is None or den is None:
         return None
     if den <= 0 or not math.isfinite(num / den):
-        absent[field_name] = Notice("prom.absent.zero", metric=den_metric)
+        absent[field_name] = Notice("prom.absent.zero", count=Notice(f"prom.count.{den_metric}"))
         return None
     return num / den
 
@@ -586,12 +586,12 @@ def _per_position(roles: dict, drafts: float | None, gamma: float | None, engine
     if drafts is None:
         return without(absent["drafts"])
     if drafts <= 0:
-        return without(Notice("prom.absent.zero", metric="drafts"))
+        return without(Notice("prom.absent.zero", count=Notice("prom.count.drafts")))
     counts = np.array([per_pos[i] for i in range(len(per_pos))])
     with np.errstate(over="ignore"):
         unconditional = counts / drafts
     if not np.all(np.isfinite(unconditional)):  # drafts so near 0 that the shares pass a float's range: none drafted
-        return without(Notice("prom.absent.zero", metric="drafts"))
+        return without(Notice("prom.absent.zero", count=Notice("prom.count.drafts")))
     # Counters read one by one can count a few steps at a position and not yet in the drafts (a small
     # window read between two updates: prom.notice.conditional_over_one); a tenth more is no such race.
     if (over := np.flatnonzero(unconditional > _RACE_SHARE)).size:
