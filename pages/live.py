@@ -307,11 +307,14 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         # long): the span between the two scrapes, or the Prometheus step, and when it ended.
         long_window.caption(t("live.window_span", lang, seconds=span, end=time.strftime("%H:%M:%S", time.gmtime(ended))))
     # A reason said once with the figures it explains: no drafts leaves the rate, α and the length out,
-    # which read as the same sentence three times, none saying which figure it was about.
+    # which read as the same sentence three times, none saying which figure it was about. The verdict's
+    # needs not shown (γ) are among them: "no verdict … (why is said above)" had said nothing of γ.
+    labels = {name: HEADLINE[name][0] for name in shown} | {
+        name: label for name, label in VERDICT_NEEDS.items() if name not in shown}
     reasons: dict[str, list[str]] = {}
-    for name in shown:
+    for name, label in labels.items():
         if name in absent:
-            reasons.setdefault(message(absent[name], lang), []).append(t(HEADLINE[name][0], lang))
+            reasons.setdefault(message(absent[name], lang), []).append(t(label, lang))
     for reason, names in reasons.items():
         st.caption(t("live.absent", lang, figures=", ".join(names), reason=reason))
     for notice in notices:

@@ -2705,7 +2705,9 @@ class TestLivePage:
                 at = live_app(live_source="url", live_url=url, lang=lang)
                 at.toggle(key="live_on").set_value(True).run()
                 said = [c.value for c in at.caption if reason in c.value]
-                names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "live.m.length"))
+                # γ too, which no tile shows: the verdict's "why is said above" had said nothing of it.
+                names = ", ".join(i18n.t(key, lang) for key in ("live.m.alpha", "live.m.length",
+                                                                 "col.num_speculative_tokens"))
                 assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
                     Notice("prom.absent.zero", count=Notice("prom.count.drafts")), lang))], said
 
