@@ -154,6 +154,14 @@ class TestReadSentence:
         assert reading.batch is None and reading.dataset is None
         assert reading.unstated == ("batch", "dataset", "temperature", "output_length", "acceptance")
 
+    @pytest.mark.parametrize("text, speedup", [
+        ("Mixtral 8x gets 2x", 2.0),  # the experts of Mixtral 8x7B: read as the claim, it was 8×
+        ("Mixtral 8x faster", 8.0),  # a word of speed after it: the claim
+        ("Qwen3 2x faster", 2.0),  # no preset's key goes on past "qwen32x"
+    ])
+    def test_a_figure_that_begins_a_model_s_name_is_not_the_claim(self, text, speedup):
+        assert claim_words.read_sentence(text, PRESETS).speedup == speedup
+
     @pytest.mark.parametrize("text, expected", [
         # Mixtral's "8x7B" is a name, not the claim; a batch, a dataset and the temperature stated.
         ("Mixtral-8x7B runs 2.1x faster on MI355X with n-gram at batch 64, temperature 0, MT-Bench",

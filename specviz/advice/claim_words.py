@@ -453,6 +453,18 @@ def _compared(before: str) -> bool:
     return _COMPARED_WITH.search(before[-40:].rstrip() + " ") is not None
 
 
+def _in_model_name(words: str, figure: re.Match, index: Container[str]) -> bool:
+    """Whether a figure is part of the name the word before it begins: "Mixtral 8x" (the experts of
+    Mixtral 8x7B) together begin a preset's key (:func:`specviz.names.model_key`) longer than them,
+    and no word of speed follows ("Mixtral 8x faster" claims 8×). Read as a figure, "Mixtral 8x gets
+    2x" had claimed 8×."""
+    before = re.search(r"([A-Za-z][\w.\-]*)\s*$", words[:figure.start()])
+    if before is None or _SPEED_WORDS.match(words[figure.end():].lstrip()):
+        return False
+    start = model_key(f"{before[1]} {figure.group(0)}")
+    return any(key.startswith(start) and key != start for key in index)
+
+
 def _sized_model(words: str, known: Container[str] = ()) -> str | None:
     """The first model name with a size a sentence writes, None where it writes none: one word with
     its size after a hyphen ("Qwen2.5-72B", "gpt-oss-120b", "Mistral-7B-Instruct"), or a size in
@@ -567,9 +579,10 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
         raise SpecvizError("claims.sentence_empty")
     unbatched = _BATCH.sub(" ", _in_figures(words))
     tokens = re.findall(r"[\w][\w.\-/]*", words)
-    # The figure that is a speedup: not a count of GPUs ("on 8x H100") nor another ratio ("5x cheaper");
-    # one beside a word of speed ("2x faster", "1.8x TPS") before any other.
-    written = list(_SPEEDUP_IN_SENTENCE.finditer(unbatched))
+    index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
+    # The figure that is a speedup: not a count of GPUs ("on 8x H100"), a model's name ("Mixtral 8x")
+    # nor another ratio ("5x cheaper"); one beside a word of speed ("2x faster", "1.8x TPS") before any other.
+    written = [f for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched) if not _in_model_name(unbatched, f, index)]
     figures = [f for f in written
                if not _NOT_SPEED.match(unbatched, f.end())
                and not _RATIO_BEFORE.search(unbatched[max(0, f.start() - 40):f.start()])
@@ -591,7 +604,6 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     if figure is None:
         raise SpecvizError("claims.unreadable", text=cut_at_word(words))
     speedup = parse_claim(figure.group(0))
-    index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
     named = _named_models(tokens, index)
     drafts = [model for start, end, model in named if _DRAFT_AFTER.match(" ".join(tokens[end:end + 2]))
               or _DRAFT_BEFORE.search(" ".join(tokens[max(0, start - 3):start]))]
