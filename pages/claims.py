@@ -256,7 +256,7 @@ def show_reading() -> None:
     # and the link (claim_over) say it (a browser pass: it had stayed beside another figure typed).
     now_read = is_read_figure(reading, claimed_now())
     if reading.get("baseline") and now_read:
-        st.warning(md("claims.sentence.relative", lang, baseline=model_choice_name(reading["baseline"], known, lang),
+        st.warning(md("claims.sentence.relative", lang, baseline=claims.method_named(reading["baseline"]),
                       speedup=reading["speedup"]))
     if reading.get("over_words") and now_read:
         st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))

@@ -363,6 +363,14 @@ class TestCheckClaim:
         assert check.verdict == "impossible" and check.best["high"] < 12.0
         assert math.isnan(check.holds_up_to) and check.reasons[0].key == "claims.reason.out_of_reach"
 
+    def test_a_figure_over_mtp_names_mtp_layers_not_the_target_s(self):
+        """"1.5x over MTP" on Qwen3-32B, which has none: the lead had read "a figure over The target's
+        MTP layer", the sidebar's name of the target's own layer, capitalised mid-sentence."""
+        check = claims.check_claim(make_scenario(), claims.Claim(1.5), GAMMA_MAX, BATCH_MAX)
+        lead, _ = claims.headline(check, over_method="mtp")
+        assert i18n.message(lead, "en") == "**Against plain decoding, the least a figure over MTP layers needs " \
+            "(where drafting with MTP layers pays at all):**"
+
     def test_holds_up_to_the_last_batch_whose_optimistic_edge_reaches(self):
         chosen = make_scenario()
         check = claims.check_claim(chosen, claims.Claim(2.5), GAMMA_MAX, BATCH_MAX)

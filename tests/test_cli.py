@@ -944,7 +944,7 @@ class TestClaimCommand:
         # Over another method, the check is the least the claim needs: its headline says so (a browser
         # pass: a forwarded headline had lost it).
         assert method["over"] == "eagle3" and method["headline"] == (
-            "Against plain decoding, the least a figure over EAGLE-3 head needs (where EAGLE-3 head pays at all): "
+            "Against plain decoding, the least a figure over EAGLE-3 head needs (where drafting with EAGLE-3 head pays at all): "
             + json.loads(plain)["headline"])
         assert method["over_note"].startswith("The figure is over EAGLE-3 head, not over plain decoding.")
         _, out, _ = run(capsys, "claim", "5x", link + "&claim_over=vLLM")

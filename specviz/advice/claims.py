@@ -64,7 +64,7 @@ from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
            "check_at_costs", "at_least",
-           "required_as_shown", "headline", "claimed_batch"]
+           "required_as_shown", "headline", "method_named", "claimed_batch"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -529,6 +529,13 @@ def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[
                   source=highest.source)
 
 
+def method_named(kind: str) -> Notice:
+    """A drafting method a claim's figure is over (a draft kind: ``eagle3``), named for a sentence:
+    the sidebar's name, but MTP as "MTP layers", for the sidebar's "The target's MTP layer" names the
+    target's own, and a figure over MTP may be of a model with none (Qwen3-32B)."""
+    return Notice("claims.over_mtp" if kind == "mtp" else f"side.draft.{kind}")
+
+
 def headline(check: ClaimCheck, over_words: str | None = None, over_method: str | None = None) -> list[Notice]:
     """The verdict's sentence: :attr:`ClaimCheck.headline`, after a lead that says it is against plain
     decoding on this setting where the claim's figure is over something else (``over_words``: "H100",
@@ -540,7 +547,7 @@ def headline(check: ClaimCheck, over_words: str | None = None, over_method: str 
     if over_words:
         return [Notice("claims.verdict.over_other", what=over_words), check.headline]
     if over_method:
-        return [Notice("claims.verdict.over_method", method=Notice(f"side.draft.{over_method}")), check.headline]
+        return [Notice("claims.verdict.over_method", method=method_named(over_method)), check.headline]
     return [check.headline]
 
 

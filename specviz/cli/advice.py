@@ -151,7 +151,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "headline": " ".join(words(n, lang) for n in claims.headline(
                 check, over, read.baseline if read is not None else method)),
             **({} if method is None else {"over": method, "over_note": words(Notice(
-                "claims.sentence.relative", baseline=Notice(f"side.draft.{method}"), speedup=speedup), lang)}),
+                "claims.sentence.relative", baseline=claims.method_named(method), speedup=speedup), lang)}),
             **({} if read is not None or over is None else {"over_words": over, "over_note": words(Notice(
                 "claims.sentence.over_other", what=over), lang)}),
             "reasons": [words(n, lang) for n in check.reasons],
@@ -167,7 +167,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.gamma_beyond", gamma=read.gamma_beyond, most=settings.get("SPECVIZ_GAMMA_MAX")), lang)}),
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
-                    "claims.sentence.relative", baseline=Notice(f"side.draft.{read.baseline}"), speedup=read.speedup), lang)}),
+                    "claims.sentence.relative", baseline=claims.method_named(read.baseline), speedup=read.speedup), lang)}),
                 **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
                     "claims.sentence.over_other", what=read.over_words), lang)}),
                 **({} if read.target_words is None else {"target_words": read.target_words, "target_note": words(Notice(
