@@ -1174,6 +1174,8 @@ class TestOverWhat:
         ("up to 400% faster inference performance than vLLM", "vLLM"),
         ("Compared to vLLM, SGLang with EAGLE-3 is 3x faster on H100", "vLLM"),
         ("B200 is 3x faster than H100 with speculative decoding", "H100"),
+        # A point between digits is a version's: it had been quoted "vLLM 0"; a sentence's end is not.
+        ("SGLang is 1.5x faster than vLLM 0.9 on H100", "vLLM 0.9"), ("2x faster than vLLM. On H100", "vLLM"),
         # A character that does not print, copied from a web page, is left out: the page's link carries
         # the words, and a link that held it was refused (an attack pass).
         ("2x faster than v\u00adLLM on H100", "vLLM"), ("2x faster than the\u200b best baseline", "the best baseline"),
@@ -1190,6 +1192,7 @@ class TestOverWhat:
     @pytest.mark.parametrize("text, read", [("vLLM", (None, "vLLM")), ("  the best prior  Blackwell baseline ",
                                                                        (None, "the best prior Blackwell baseline")),
                                             ("eagle3", ("eagle3", None)), ("mtp", ("mtp", None)),
+                                            ("vLLM 0.9", (None, "vLLM 0.9")),
                                             ("standard autoregressive decoding", (None, None)), (" ", (None, None))])
     def test_what_a_link_says_a_figure_is_over(self, text, read):
         """A link copied from the Claims page carries what its sentence's figure is over (claim_over): a
@@ -1199,7 +1202,7 @@ class TestOverWhat:
     @pytest.mark.parametrize("text", ["one two three four five six seven eight nine", "x" * 81, "vLLM\x00", "H100\u202e",
                                       # A line break or tab had been turned into a space and taken (a browser
                                       # pass); a parameter given twice is joined with a comma.
-                                      "vLLM\nevil", "vLLM\tevil", "vLLM, SGLang", "vLLM 0.9"])
+                                      "vLLM\nevil", "vLLM\tevil", "vLLM, SGLang", "vLLM.", "v.LLM", "0.9."])
     def test_what_no_sentence_gives_is_refused(self, text):
         with pytest.raises(SpecvizError) as raised:
             claim_words.over_from_link(text)

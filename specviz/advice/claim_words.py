@@ -247,7 +247,9 @@ _COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\
                             r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
 # A comparison's words after it ("relative to the best prior Blackwell baseline", "than vLLM", "vs H100"):
 # what a figure is over, where the sentence says. Not a number ("over 1,000 tokens/s", "more than 2x").
-_OVER_WHAT = re.compile(rf"{_COMPARISON}\s+(?P<what>(?![\d.,]+)[^,;:.()\n]{{1,80}})", re.IGNORECASE)
+# A point between digits is a version's ("vLLM 0.9"), not a sentence's end.
+_OVER_WHAT = re.compile(rf"{_COMPARISON}\s+(?P<what>(?![\d.,]+)(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,80}})",
+                        re.IGNORECASE)
 # Where what a figure is over ends: "than H100 with speculative decoding on 8 GPUs" is over "H100".
 _WHAT_ENDS = re.compile(r"\s(?:with|on|using|for|at|in|across|when|while|by|trên|với|khi)\s", re.IGNORECASE)
 # What says plain decoding: the figure over it is the speedup the check is about.
@@ -668,7 +670,8 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
 # What a link may say a figure is over (``claim_over``): as a sentence's reading says it, at most this
 # many words (over_words keeps eight) and characters (_OVER_WHAT reads eighty), and none of the
 # characters _OVER_WHAT stops at (a parameter given twice is joined with a comma, as the page shows it).
-_OVER_MOST_WORDS, _OVER_MOST_CHARS, _OVER_STOPS = 8, 80, set(",;:.()")
+_OVER_MOST_WORDS, _OVER_MOST_CHARS = 8, 80
+_OVER_STOPS = re.compile(r"[,;:()]|(?<!\d)\.|\.(?!\d)")
 
 
 def over_from_link(text: str) -> tuple[str | None, str | None]:
@@ -683,11 +686,11 @@ def over_from_link(text: str) -> tuple[str | None, str | None]:
     InputError
         ``claims.over_unreadable`` for text no sentence's reading gives: more than eight words or
         eighty characters, a character that is not printable (a line break or a tab too: the words
-        are on one line) or one of ``,;:.()``.
+        are on one line) or one of ``,;:()``, or a point but between digits (``vLLM 0.9``).
     """
     what = " ".join(text.split())
     if (len(what.split()) > _OVER_MOST_WORDS or len(what) > _OVER_MOST_CHARS
-            or not all(c.isprintable() and c not in _OVER_STOPS for c in text)):
+            or not all(c.isprintable() for c in text) or _OVER_STOPS.search(text)):
         raise InputError("claims.over_unreadable", words=_OVER_MOST_WORDS, chars=_OVER_MOST_CHARS)
     if not what:
         return None, None
