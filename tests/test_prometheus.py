@@ -587,6 +587,9 @@ class TestArguments:
         refused(lambda: prometheus.query_window("file:///etc/passwd", "5m"), "scrape.scheme")
         refused(lambda: prometheus.query_window("http://u:p@host:9090", "5m"), "scrape.credentials")
         refused(lambda: prometheus.query_window("http://host:9090/?x=1", "5m"), "prometheus.bad_base_url")
+        # One server's page pasted as the fleet's source: said to be one, with the source that reads it.
+        for page in ("http://host:8000/metrics", "http://host:9090/metrics/"):
+            refused(lambda: prometheus.query_window(page, "5m"), "prometheus.metrics_path")
         assert prometheus_api.api_base("http://h:9090/prometheus/api/v1/query")[0] == "http://h:9090/prometheus"
         assert prometheus_api.api_base("http://h:9090/")[0] == "http://h:9090"
 
