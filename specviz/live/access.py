@@ -23,6 +23,7 @@ The command line keeps its freedom for the person at the terminal, behind ``--al
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import re
 import socket
@@ -126,6 +127,16 @@ class Access:
     def anywhere(cls) -> Access:
         """Any host but the always-refused networks: the command line's ``--allow-any-host``."""
         return cls(True, frozenset(), ())
+
+    def name_like(self, host: str) -> str | None:
+        """The allowed host name, or ``localhost``, that ``host`` is a near miss of ("locahost",
+        "localhsot"), for a refusal to ask about; None where none is near or ``host`` is one. Only
+        the names are compared: nothing is resolved, and the refusal says nothing of the host."""
+        name = host.lower().rstrip(".")
+        names = sorted({"localhost", *self.hosts})
+        if name in names:
+            return None
+        return next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.8)), None)
 
     def _allowed(self, address: Address, by_name: bool) -> bool:
         if any(a.version == n.version and a in n for a in (address, *_carried(address)) for n in ALWAYS_REFUSED):

@@ -435,6 +435,8 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
             if current != asked:  # where a redirect led: named (not its query, which may hold a token)
                 target = urllib.parse.urlsplit(current)._replace(query="", fragment="").geturl()
                 raise ScrapeError("scrape.redirect_not_allowed", source=source, target=shown(target)) from None
+            if near := limits.access.name_like(urllib.parse.urlsplit(asked).hostname or ""):
+                raise ScrapeError("scrape.not_allowed_near", source=source, near=near) from None
             raise ScrapeError("scrape.not_allowed", source=source) from None
         except (requests.RequestException, urllib3.exceptions.HTTPError, HTTPException, OSError,
                 ValueError) as exc:
