@@ -152,7 +152,7 @@ class TestFailures:
         assert [p.ok for p in polls] == [True, True]
         window = db.windows(str(path)).iloc[0]
         assert window.drafts == 0 and np.isnan(window.acceptance_length) and not window.counter_reset
-        assert str(polls[1].states[0].absent["acceptance_length"]) == "drafts is 0 over this period: nothing to divide by."
+        assert str(polls[1].states[0].absent["acceptance_length"]) == "No drafts were counted over this period: nothing to divide by."
 
     @pytest.mark.parametrize("text, key", [
         ("<html><body>login</body></html>\n", "scrape.html"),
