@@ -336,7 +336,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     if acceptance:
         # None, or none known (a Prometheus row's): the chart draws the unconditional shares alone.
         given = conditional if conditional and any(c is not None for c in conditional) else []
-        altair_chart(charts.per_position(acceptance, given, lang))
+        altair_chart(charts.per_position(acceptance, given, lang, windows.position_intervals(
+            acceptance, given, figures.get("drafts"))))
         if not given and "per_position_conditional" in absent:
             st.caption(message(absent["per_position_conditional"], lang))
     # The α of the sidebar's draft at the server's mean: none where the draft makes fewer tokens a step

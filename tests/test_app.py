@@ -3596,8 +3596,11 @@ class TestLanguage:
         at.toggle(key="live_on").set_value(True).run()
         assert not at.exception and at.toggle(key="live_on").label == i18n.t("live.poll", "vi") != "Poll"
         per_position, *over_time = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
-        assert [tip["title"] for tip in per_position["encoding"]["tooltip"]] == [
-            i18n.t(key, "vi") for key in ("chart.position", "chart.measure", "chart.acceptance")]
+        # The replay's window counts its drafts: each bar's sampling interval is a rule over it, its ends
+        # in the tooltip.
+        assert [tip["title"] for tip in per_position["layer"][0]["encoding"]["tooltip"]] == [
+            i18n.t(key, "vi") for key in ("chart.position", "chart.measure", "chart.acceptance", "chart.position.low",
+                                          "chart.position.high")]
         assert over_time and all(spec["layer"][1]["encoding"]["tooltip"][1]["title"] == i18n.t("col.model", "vi") != "Model"
                                  for spec in over_time)
 

@@ -11,6 +11,8 @@ import pandas as pd
 from conftest import PRESETS, make_scenario
 from specviz import calculator, charts, i18n, regime, scenario, settings
 from specviz.advice import claims, draft_length
+from specviz.live import windows
+from specviz.model import spec
 from specviz.results import explorer, prediction
 from specviz.results.schema import RUN_COLUMNS
 
@@ -331,7 +333,8 @@ EVERY_CHART = {
     "measured_vs_predicted": lambda: charts.measured_vs_predicted(prediction.predict(PAIRED, SCENARIO, PRESETS, 0)),
     "published_speedups": lambda: charts.published_speedups(explorer.load_published(DATA), PAIRED),
     "live_over_time": lambda: charts.live_over_time(LIVE, "alpha_iid"),
-    "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None]),
+    "per_position": lambda: charts.per_position([0.83, 0.7, 0.6], [0.83, 0.84, None], "en", windows.position_intervals(
+        [0.83, 0.7, 0.6], [0.83, 0.84, None], 100.0)),
     "tokens_per_step": lambda: charts.tokens_per_step([20, 15, 12, 10, 43]),
     "request_acceptance": lambda: charts.request_acceptance(pd.Series([1.0, 2.5, 4.0, 3.0]), 3),
     "gamma_map": lambda: charts.gamma_map(draft_length.gamma_map(SCENARIO, 0.8, 64, 4096, 6)),
@@ -537,6 +540,19 @@ class TestPerPosition:
     def test_the_legend_below_never_takes_the_plot_s_height(self):
         spec = charts.per_position([0.83, 0.7], [0.83, 0.84]).to_dict()
         assert spec["autosize"]["type"] == "fit-x" and spec["height"] == 240
+
+    def test_each_figure_s_sampling_interval_is_a_rule_over_its_bar(self):
+        """100 drafts, 80 accepted at position 1 and 50 at 2: a rule over each bar where the interval is
+        known (windows.position_intervals), its ends in the tooltip; none past a figure not known."""
+        acceptance, conditional = [0.8, 0.5], [0.8, 0.625]
+        chart = charts.per_position(acceptance, conditional, "en", windows.position_intervals(acceptance, conditional, 100))
+        bars, rules = chart.to_dict()["layer"]
+        assert rules["mark"]["type"] == "rule" and rules["encoding"]["y2"]["field"] == "high"
+        assert [t["field"] for t in bars["encoding"]["tooltip"]][-2:] == ["low", "high"]
+        assert chart.layer[1].data is alt.Undefined and len(chart.data) == 4
+        row = chart.data[(chart.data.position == 2) & (chart.data.kind == i18n.t("chart.position.conditional"))]
+        assert (row["low"].item(), row["high"].item()) == pytest.approx(spec.share_interval(0.625, 80))
+        assert isinstance(charts.per_position(acceptance, conditional), alt.Chart)  # no interval: the bars alone
 
     def test_a_rate_read_above_one_is_drawn_whole(self):
         chart = charts.per_position([0.8, 0.88], [0.8, 1.1])

@@ -365,10 +365,10 @@ class TestAlphaFromAcceptanceLength:
 
 class TestAlphaInterval:
     def test_the_published_wilson_interval(self):
-        """γ = 1 makes each draft one trial: 50 of 100 accepted at 95 % is Wilson's 0.4038–0.5962, what
-        R's ``prop.test(50, 100, correct = FALSE)`` prints (0.4038315, 0.5961685)."""
-        low, high = spec.alpha_interval(0.5, 100, 1, coverage=0.95)
-        assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+        """50 of 100 at 95 % is Wilson's 0.4038–0.5962, what R's ``prop.test(50, 100, correct = FALSE)``
+        prints (0.4038315, 0.5961685); γ = 1 makes each draft one trial, so α's is the same."""
+        for low, high in (spec.share_interval(0.5, 100, coverage=0.95), spec.alpha_interval(0.5, 100, 1, coverage=0.95)):
+            assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
 
     def test_every_draft_accepted_by_hand(self):
         """48 drafts of 3 all accepted are 144 trials: low = 144 / (144 + z²), z = 1.28155 (80 %)."""
@@ -398,6 +398,8 @@ class TestAlphaInterval:
     def test_rejects_no_drafts(self, drafts):
         with pytest.raises(InputError, match="drafts"):
             spec.alpha_interval(0.7, drafts, 3)
+        with pytest.raises(InputError, match="trials"):
+            spec.share_interval(0.7, drafts)
 
 
 class TestDecayFromRates:

@@ -11,7 +11,7 @@ from specviz import calculator
 from specviz.errors import Notice
 from specviz.live import windows as live, exposition as prom, replay
 from specviz.live.states import SpecDecodeState, spec_decode_states
-from specviz.model import calibration, step
+from specviz.model import calibration, spec, step
 
 
 def window(seconds: float = 10.0) -> SpecDecodeState:
@@ -131,6 +131,18 @@ class TestPayingNow:
         assert (few.low, few.high) == (pytest.approx(low[0]), pytest.approx(high[1]))
         assert few.low < many.low < uncounted.low and few.high > many.high > uncounted.high
         assert few.few_drafts and not many.few_drafts and not uncounted.few_drafts
+
+    def test_each_per_position_figure_s_interval_counts_the_drafts_that_reached_it(self):
+        """100 drafts, 80 accepted at position 1, 50 at 2, 30 at 3: the unconditional shares over the 100,
+        the conditional at 2 over the 80 that reached it and at 3 over the 50; none for a share above 1
+        (counters read apart), a figure not known, or a window without the count of drafts."""
+        unconditional, conditional = live.position_intervals([0.8, 0.5, 0.3], [0.8, 0.625, 0.6], 100.0)
+        assert unconditional == [pytest.approx(spec.share_interval(share, 100)) for share in (0.8, 0.5, 0.3)]
+        assert conditional == [pytest.approx(spec.share_interval(0.8, 100)), pytest.approx(spec.share_interval(0.625, 80)),
+                               pytest.approx(spec.share_interval(0.6, 50))]
+        assert live.position_intervals([0.8, 0.5], [1.2, None], 100.0)[1] == [None, None]
+        assert live.position_intervals([0.8], [0.8], None) == ([None], [None])
+        assert live.position_intervals([0.0, 0.0], [0.0, None], 10.0)[1][1] is None  # no draft reached 2
 
     def test_the_verdict_knows_the_largest_batch_the_memory_holds(self):
         """The demo replay on the default scenario (Qwen3-32B + Qwen3-0.6B on 2 H100s, context 1,024):

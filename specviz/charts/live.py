@@ -114,25 +114,41 @@ def _unbroken_runs(windows: pd.DataFrame, missing: pd.Series | None = None) -> p
     return starts.astype(int).groupby(model).cumsum().reindex(windows.index)
 
 
-def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en") -> alt.Chart:
+def per_position(acceptance: list[float], conditional: list[float | None], lang: str = "en",
+                 intervals: tuple[list, list] | None = None) -> alt.Chart | alt.LayerChart:
     """Acceptance at each draft position: the share of drafts whose position i was accepted
-    (unconditional) beside the acceptance at i given the positions before it (conditional)."""
-    rows = [{"position": i + 1, "kind": t(f"chart.position.{kind}", lang), "value": value}
-            for kind, values in (("unconditional", acceptance), ("conditional", conditional))
-            for i, value in enumerate(values) if value is not None]
-    data = pd.DataFrame(rows, columns=["position", "kind", "value"])
+    (unconditional) beside the acceptance at i given the positions before it (conditional), each
+    with a rule over its sampling interval where ``intervals`` gives one ((low, high) or None per
+    figure, aligned with the two lists: :func:`specviz.live.windows.position_intervals`)."""
+    bounds = intervals or ([None] * len(acceptance), [None] * len(conditional))
+    rows = [{"position": i + 1, "kind": t(f"chart.position.{kind}", lang), "value": value,
+             "low": span[0] if span else math.nan, "high": span[1] if span else math.nan}
+            for kind, values, spans in (("unconditional", acceptance, bounds[0]), ("conditional", conditional, bounds[1]))
+            for i, (value, span) in enumerate(zip(values, spans)) if value is not None]
+    data = pd.DataFrame(rows, columns=["position", "kind", "value", "low", "high"])
     # In this order in every language: sorted by name, the two had swapped places and colours in Vietnamese.
     # A kind with no bar is not in the legend (drafts of several lengths give no conditional share).
     kinds = [t(f"chart.position.{kind}", lang) for kind in ("unconditional", "conditional")]
     kinds = [kind for kind in kinds if kind in set(data["kind"])] or kinds
-    return alt.Chart(data).mark_bar().encode(
-        x=alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("kind:N", sort=kinds),
+    x = alt.X("position:O", title=t("chart.position", lang), axis=alt.Axis(labelAngle=0))
+    offset = alt.XOffset("kind:N", sort=kinds)
+    tooltip = [alt.Tooltip("position:O", title=t("chart.position", lang)),
+               alt.Tooltip("kind:N", title=t("chart.measure", lang)),
+               alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")]
+    spanned = data["low"].notna().any()
+    if spanned:
+        tooltip += [alt.Tooltip("low:Q", title=t("chart.position.low", lang), format=".3f"),
+                    alt.Tooltip("high:Q", title=t("chart.position.high", lang), format=".3f")]
+    bars = alt.Chart(data).mark_bar().encode(
+        x=x, xOffset=offset,
         # Above 1 only where the counters were read apart (a notice says so): shown, not cut.
         y=alt.Y("value:Q", title=t("chart.acceptance", lang),
                 scale=alt.Scale(domain=[0, max(1.0, data["value"].max() if len(data) else 1.0)])),
         color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds), legend=series_legend(None, data["kind"])),
-        tooltip=[alt.Tooltip("position:O", title=t("chart.position", lang)),
-                 alt.Tooltip("kind:N", title=t("chart.measure", lang)),
-                 alt.Tooltip("value:Q", title=t("chart.acceptance", lang), format=".3f")],
-    ).properties(height=240, autosize=FIT_WIDTH)  # the legend below adds to the plot's height, not takes it
+        tooltip=tooltip,
+    )
+    if spanned:
+        rules = alt.Chart(data).transform_filter("isValid(datum.low)").mark_rule(color="#444", strokeWidth=1.5).encode(
+            x=x, xOffset=offset, y=alt.Y("low:Q", title=t("chart.acceptance", lang)), y2=alt.Y2("high:Q"), tooltip=tooltip)
+        bars = alt.layer(bars, rules)
+    return bars.properties(height=240, autosize=FIT_WIDTH)  # the legend below adds to the plot's height, not takes it

@@ -26,7 +26,7 @@ from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "engine_labels", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "position_intervals", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "engine_labels", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS", "servers_dropped", "fleet_point", "CURRENT_WINDOW_S"]
 
@@ -254,6 +254,32 @@ def _sampled_alphas(scenario: Scenario, alpha_iid: float, drafts: float, gamma: 
     ends = spec.alpha_interval(alpha_iid, drafts, gamma)
     mapped = [scenario_alpha(scenario, end, gamma) for end in ends]
     return [1.0 if isinstance(end, Notice) else end for end in mapped]
+
+
+def position_intervals(acceptance: Sequence[float | None], conditional: Sequence[float | None],
+                       drafts: float | None) -> tuple[list[tuple[float, float] | None], list[tuple[float, float] | None]]:
+    """The 80 % sampling interval of each per-position figure (:func:`specviz.model.spec.share_interval`),
+    as the Live chart draws it: the share of ``drafts`` accepted at position i over all of them, and the
+    acceptance at i given the positions before over the drafts that reached i, the ``drafts`` accepted
+    at i − 1 (all of them at the first). None for a figure not known, above 1 (counters read apart),
+    at a position no draft reached, and every one where ``drafts`` is not known.
+
+    Returns
+    -------
+    (unconditional, conditional) : lists of (low, high) or None, aligned with the inputs.
+    """
+    if drafts is None or not math.isfinite(drafts) or drafts <= 0:
+        return [None] * len(acceptance), [None] * len(conditional)
+    reached = [1.0, *acceptance[:-1]]  # the share of drafts that reached each position, given the ones before
+
+    def interval(share: float | None, trials: float | None) -> tuple[float, float] | None:
+        if share is None or not 0.0 <= share <= 1.0 or trials is None or not trials > 0:
+            return None
+        low, high = spec.share_interval(share, trials)
+        return float(low), float(high)
+    return ([interval(share, drafts) for share in acceptance],
+            [interval(share, None if i >= len(reached) or reached[i] is None else drafts * reached[i])
+             for i, share in enumerate(conditional)])
 
 
 def draft_share_gap(measured: float, modelled: float, tolerance: float = 0.05) -> str:

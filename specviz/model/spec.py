@@ -38,6 +38,7 @@ __all__ = [
     "alpha_from_acceptance_length",
     "alpha_from_rates",
     "alpha_interval",
+    "share_interval",
     "SEED_DRAFT_COST",
 ]
 
@@ -549,6 +550,51 @@ def alpha_from_rates(rates: ArrayLike) -> float | np.ndarray:
     return alpha_from_acceptance_length(expected_tokens_chain(r), r.shape[-1] if r.ndim else 0)
 
 
+def share_interval(share: ArrayLike, trials: ArrayLike, coverage: float = 0.8
+                   ) -> tuple[float | np.ndarray, float | np.ndarray]:
+    """The Wilson score interval of a share measured over ``trials`` independent trials.
+
+    .. math:: \\frac{p + z^2/2n \\pm z\\sqrt{p(1 − p)/n + z^2/4n^2}}{1 + z^2/n}
+
+    with z the normal quantile of (1 + coverage)/2 (Wilson 1927): unlike p ± z√(p(1−p)/n), it stays
+    within [0, 1] and has a width at p = 0 or 1.
+
+    Parameters
+    ----------
+    share : array_like
+        The measured share p, in [0, 1].
+    trials : array_like
+        Trials n it was measured over, > 0.
+    coverage : float, optional
+        The interval's probability, 0.8 by default: the 10th to 90th percentile of the step model's
+        bands.
+
+    Returns
+    -------
+    low, high : float or ndarray
+        Within [0, 1]; p = 1 gives high = 1 and low = n / (n + z²), p = 0 gives low = 0.
+
+    Raises
+    ------
+    ValueError
+        If the share lies outside [0, 1] or ``trials`` is not positive.
+
+    References
+    ----------
+    E. B. Wilson, "Probable inference, the law of succession, and statistical inference", JASA 22
+    (1927) 209–212.
+    """
+    p = _check_alpha(share, "share")
+    n = np.asarray(trials, dtype=float)
+    if np.any(~(n > 0)):
+        raise InputError("spec.trials_positive")
+    z = NormalDist().inv_cdf((1.0 + coverage) / 2.0)
+    spread = z * z / n
+    centre = (p + spread / 2.0) / (1.0 + spread)
+    half = z * np.sqrt(p * (1.0 - p) / n + spread / (4.0 * n)) / (1.0 + spread)
+    return _out(np.clip(centre - half, 0.0, 1.0)), _out(np.clip(centre + half, 0.0, 1.0))
+
+
 def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, coverage: float = 0.8
                    ) -> tuple[float | np.ndarray, float | np.ndarray]:
     """The Wilson score interval of an i.i.d. α measured over ``drafts`` drafts of γ tokens.
@@ -556,14 +602,13 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     Under the chain model a draft is a run of Bernoulli(α) trials that ends at the first rejection or
     after γ acceptances. Over D drafts the likelihood is α^A (1 − α)^R, with A the accepted tokens and
     R the drafts that ended in a rejection: a binomial's in n = A + R trials. At the measured α, whose
-    E(α, γ) is the measured acceptance length, A = D (E − 1) and R = D (1 − α^γ) in expectation, and
+    E(α, γ) is the measured acceptance length, A = D (E − 1) and R = D (1 − α^γ) in expectation, so
 
-    .. math:: n = D\\,\\bigl(E(α, γ) − 1 + 1 − α^γ\\bigr),\\qquad
-              \\frac{α + z^2/2n \\pm z\\sqrt{α(1 − α)/n + z^2/4n^2}}{1 + z^2/n}
+    .. math:: n = D\\,\\bigl(E(α, γ) − α^γ\\bigr)
 
-    with z the normal quantile of (1 + coverage)/2 (Wilson 1927). It is the sampling error alone:
-    drafts of one request are not independent of each other (requests differ in acceptance), so
-    the true spread is wider, and a window of many drafts is still not a workload's mean.
+    and the interval is :func:`share_interval`'s of α over n. It is the sampling error alone: drafts
+    of one request are not independent of each other (requests differ in acceptance), so the true
+    spread is wider, and a window of many drafts is still not a workload's mean.
 
     Parameters
     ----------
@@ -574,8 +619,7 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     gamma : array_like
         Draft length γ, ≥ 1.
     coverage : float, optional
-        The interval's probability, 0.8 by default: the 10th to 90th percentile of the step model's
-        bands.
+        As :func:`share_interval`'s.
 
     Returns
     -------
@@ -587,11 +631,6 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     ValueError
         If α lies outside [0, 1], γ is below 1 or ``drafts`` is not positive.
 
-    References
-    ----------
-    E. B. Wilson, "Probable inference, the law of succession, and statistical inference", JASA 22
-    (1927) 209–212.
-
     Examples
     --------
     48 drafts of 3 tokens all accepted: n = 144 trials and z = 1.2816 give low = 144 / (144 + 1.642)
@@ -602,9 +641,4 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     d = np.asarray(drafts, dtype=float)
     if np.any(~(d > 0)):
         raise InputError("spec.drafts_positive")
-    z = NormalDist().inv_cdf((1.0 + coverage) / 2.0)
-    trials = d * (_expected_tokens(a, g) - a ** g)
-    share = z * z / trials
-    centre = (a + share / 2.0) / (1.0 + share)
-    half = z * np.sqrt(a * (1.0 - a) / trials + share / (4.0 * trials)) / (1.0 + share)
-    return _out(np.clip(centre - half, 0.0, 1.0)), _out(np.clip(centre + half, 0.0, 1.0))
+    return share_interval(a, d * (_expected_tokens(a, g) - a ** g), coverage)
