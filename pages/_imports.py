@@ -14,23 +14,33 @@ from specviz.results import importers
 from specviz.results.importers import LeftOut, user_csv
 from specviz.results.store import ImportResult, Store, StoreError
 
-# Session key of the files waiting for a column mapping, by name: (content, columns to map, whether
-# the file was imported and a mapping replaces its runs). One form each, so that several can wait.
+# Session key of the files waiting for a column mapping, by name and content (two files of one name, from
+# two folders, each wait): (name, content, columns to map, whether the file was imported and a mapping
+# replaces its runs). One form each, so that several can wait.
 _PENDING = "pending_csv"
 # Session key of the last upload's reports: (kind, file name, ImportResult, the error's words, why a folder's file
 # was passed over, or why a file has no mapping form).
 _REPORTS = "import_reports"
 
 
-def _pending() -> dict[str, tuple[bytes, list[str], bool]]:
+def _pending() -> dict[str, tuple[str, bytes, list[str], bool]]:
     return st.session_state.setdefault(_PENDING, {})
+
+
+def _pending_key(name: str, data: bytes) -> str:
+    """A waiting file's key, as its form names it: its name, or for another file of the name chosen
+    with it (two folders' ``results.csv``) the name and a number, "results.csv (2)", so that each
+    keeps a form (the second had replaced the first's). The same content again keeps its key."""
+    key, number = name, 2
+    while key in _pending() and _pending()[key][1] != data:
+        key, number = f"{name} ({number})", number + 1
+    return key
 
 
 def _import_upload(store: Store, name: str, data: bytes, synthetic: bool) -> list[tuple[str, str, ImportResult | Notice]]:
     """Import one uploaded file, its runs marked as measured at synthetic acceptance where the user
     says so: the file's reports. A failure is its report (its words, not the error:
     :func:`specviz.errors.kept`), never the batch's end."""
-    _pending().pop(name, None)  # a new upload of the name replaces its form
     try:
         result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
     except importers.UnrecognisedColumnsError as exc:  # offer the mapping step
@@ -47,12 +57,13 @@ def _import_upload(store: Store, name: str, data: bytes, synthetic: bool) -> lis
 def _offer_mapping(name: str, data: bytes, columns: list[str], replace: bool) -> list[tuple[str, str, Notice]]:
     """A mapping form for the file, where the forms offer at most ``SPECVIZ_MAPPING_MAX_COLUMNS``
     columns with it (each a drop-down drawn on every rerun); else a report that says so."""
-    waiting = sum(len(other) for other_name, (_, other, _) in _pending().items() if other_name != name)
+    key = _pending_key(name, data)
+    waiting = sum(len(other) for other_key, (_, _, other, _) in _pending().items() if other_key != key)
     most = settings.get("SPECVIZ_MAPPING_MAX_COLUMNS")
     if waiting + len(columns) > most:
         return [("notice", name, Notice("exp.mapping_too_many", file=name, columns=len(columns), most=most,
                                         waiting=waiting))]
-    _pending()[name] = (data, columns, replace)
+    _pending()[key] = (name, data, columns, replace)
     return []
 
 
@@ -118,10 +129,12 @@ def _show_reports(lang: str) -> None:
             st.warning(t("exp.report.warning", lang, file=escape_markdown(name), warning=message(warning, lang)))
 
 
-def _mapping_form(store: Store, lang: str, name: str, data: bytes, columns: list[str], replace: bool) -> None:
-    """The mapping step of one file; its widget keys end in the file's name, so each form keeps its own."""
-    with st.form(f"mapping:{name}"):
-        st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=name))
+def _mapping_form(store: Store, lang: str, key: str) -> None:
+    """The mapping step of the file waiting under ``key`` (:func:`_pending_key`); its widget keys end in
+    it, so each form keeps its own."""
+    name, data, columns, replace = _pending()[key]
+    with st.form(f"mapping:{key}"):
+        st.markdown(md("exp.mapping_partial" if replace else "exp.mapping", lang, file=key))
         # Only what a user may map (not the store's own columns), in schema order: the run's
         # dimensions, then its measures; each under its title, its schema name the value kept.
         targets = ["", *user_csv.MAPPABLE_COLUMNS]
@@ -129,23 +142,23 @@ def _mapping_form(store: Store, lang: str, name: str, data: bytes, columns: list
         def title(target: str) -> str:
             return t(f"col.{target}", lang) if target else t("exp.mapping_ignore", lang)
 
-        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{name}", format_func=title)
+        mapping = {column: st.selectbox(escape_markdown(column), targets, key=f"map_{i}:{key}", format_func=title)
                    for i, column in enumerate(columns)}
-        if st.form_submit_button(t("exp.mapping_import", lang), key=f"import_mapped:{name}"):
+        if st.form_submit_button(t("exp.mapping_import", lang), key=f"import_mapped:{key}"):
             try:
                 result = store.import_file(name, data, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"),
                                            csv_mapping={k: v for k, v in mapping.items() if v}, replace=replace)
                 # This file's report becomes the import's; the other files' reports and forms stay.
                 reports = [r for r in st.session_state.get(_REPORTS, []) if r[1] != name]
                 st.session_state[_REPORTS] = [*reports, ("ok", name, result)]
-                del _pending()[name]
+                del _pending()[key]
                 st.rerun()
             except (importers.IngestError, StoreError) as exc:
                 st.error(_refusal(exc, lang))
         # Closing the form keeps a partly matched file as imported, and imports nothing of one that was refused.
         if st.form_submit_button(t("exp.mapping_keep" if replace else "exp.mapping_dismiss", lang),
-                                 key=f"{'keep' if replace else 'dismiss'}_mapping:{name}"):
-            del _pending()[name]
+                                 key=f"{'keep' if replace else 'dismiss'}_mapping:{key}"):
+            del _pending()[key]
             st.rerun()
 
 
@@ -160,8 +173,11 @@ def upload_section(store: Store, lang: str) -> None:
                                 help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")
     if submitted and (files or folder):
+        # A new upload of a name replaces the forms of that name (a corrected file, chosen again).
+        names = {upload.name for upload in (*(files or []), *(folder or []))}
+        st.session_state[_PENDING] = {key: waiting for key, waiting in _pending().items() if waiting[0] not in names}
         st.session_state[_REPORTS] = _import_files(store, files or [], synthetic) + _import_folder(store, folder or [],
                                                                                                    synthetic)
     _show_reports(lang)
-    for name, (data, columns, replace) in list(_pending().items()):
-        _mapping_form(store, lang, name, data, columns, replace)
+    for key in list(_pending()):
+        _mapping_form(store, lang, key)

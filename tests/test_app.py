@@ -1814,6 +1814,22 @@ class TestExplorerPage:
         assert escape_markdown("a.csv") in at.error[0].value
         assert at.dataframe[0].value["Output tokens/s"].iloc[0] == 280
 
+    def test_two_files_of_one_name_each_get_a_form(self):
+        """Two folders' results.csv, chosen together: the second's form had replaced the first's. Each now
+        waits, the second as "results.csv (2)"; a new upload of the name replaces both."""
+        at = explorer_app()
+        upload(at, ("results.csv", b"conc,tput\n2,150\n", "text/csv"), ("results.csv", b"clients,tokps\n4,280\n", "text/csv"))
+        assert list(at.session_state["pending_csv"]) == ["results.csv", "results.csv (2)"]
+        assert any(escape_markdown("results.csv (2)") in m.value for m in at.markdown)
+        at.selectbox(key="map_0:results.csv (2)").set_value("concurrency")
+        at.selectbox(key="map_1:results.csv (2)").set_value("output_throughput")
+        at.button(key="import_mapped:results.csv (2)").click()
+        at.run()
+        assert not at.exception and list(at.session_state["pending_csv"]) == ["results.csv"]
+        assert at.dataframe[0].value["Output tokens/s"].iloc[0] == 280
+        upload(at, ("results.csv", b"users,rate\n8,400\n", "text/csv"))
+        assert [waiting[1] for waiting in at.session_state["pending_csv"].values()] == [b"users,rate\n8,400\n"]
+
     def test_the_mapping_forms_offer_at_most_a_hundred_columns_at_once(self):
         """A 7 KB CSV of 999 unknown columns drew 999 drop-downs, 3.4 s of the server's CPU on every rerun,
         and nothing bounded the files waiting (an attack pass): the forms offer 100 columns at most,
