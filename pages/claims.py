@@ -102,7 +102,7 @@ def apply_sentence() -> None:
             clear_gpu_overrides()
         elif key == "target":
             forget_target("draft", *PARALLEL)
-        elif key in ("precision", "kv"):  # as the sidebar's own choices do: default GPU counts follow it
+        elif key in FORMAT_ITEMS:  # as the sidebar's own choices do: default GPU counts follow it
             new_format()
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
@@ -120,7 +120,10 @@ def apply_sentence() -> None:
 
 # What the sidebar sets afresh when an item's choice changes, as its own controls do: the GPUs that
 # hold the pair, and the draft of a target.
-FORGOTTEN_WITH = {"gpu": PARALLEL, "target": ("draft", *PARALLEL), "precision": PARALLEL, "kv": PARALLEL}
+FORGOTTEN_WITH = {"gpu": PARALLEL, "target": ("draft", *PARALLEL)}
+# A format set back sets the GPU counts as the sidebar's own choice of one does (_controls.new_format):
+# counts the user chose stay (an undo had reset an 8 typed in the link to the 2 that hold the model).
+FORMAT_ITEMS = ("precision", "kv")
 
 
 def undo(item: dict[str, Any]) -> None:
@@ -128,7 +131,10 @@ def undo(item: dict[str, Any]) -> None:
     (:data:`KEPT_WITH`): a GPU with the figures typed for it (those typed since were for the sentence's
     GPU), a model with its draft."""
     if item["key"] in SIDEBAR_ITEMS:
-        (forget_target if item["key"] == "target" else forget)(*FORGOTTEN_WITH.get(item["key"], ()))
+        if item["key"] in FORMAT_ITEMS:
+            new_format()
+        else:
+            (forget_target if item["key"] == "target" else forget)(*FORGOTTEN_WITH.get(item["key"], ()))
         for name, value in item["kept"].items():
             if value is None:
                 forget(name)
@@ -154,8 +160,8 @@ def still_set(item: dict[str, Any]) -> bool:
 
 def undo_item(index: int) -> None:
     """Put one item read from the sentence back to the value it replaced (a button's callback). What
-    the undo sets afresh (:data:`FORGOTTEN_WITH`: the model's draft, the GPU count of a GPU, model or
-    format) goes from the list too, not left listed as set."""
+    the undo sets afresh (:data:`FORGOTTEN_WITH`: the model's draft, the GPU count of a GPU or model)
+    goes from the list too, not left listed as set; a format's undo leaves counts the user chose."""
     items = st.session_state["claim_reading"]["items"]
     item = items.pop(index)
     if not still_set(item):  # set otherwise since: the user's value stays (show_reading lists it no more)

@@ -3133,6 +3133,15 @@ class TestClaimsPage:
         at.button(key="claims_undo_2").click().run()  # claim, gpu, target, draft: the model undone
         assert said not in [c.value for c in at.caption]
 
+    def test_a_second_sentence_keeps_the_gpu_count_the_link_chose(self):
+        """An attack pass: on a link with tp=8, "3x faster with FP8" kept the 8, but reading "2x faster"
+        next set the FP8 back and the GPUs with it ("GPUs set again … it was 8")."""
+        at = read_sentence(claims_app_at(tp="8"), "3x faster with FP8")
+        assert at.sidebar.selectbox(key="precision").value == "fp8-weights" and at.sidebar.selectbox(key="tp").value == "8"
+        at = read_sentence(at, "2x faster")
+        assert at.sidebar.selectbox(key="precision").value == "checkpoint"
+        assert at.sidebar.selectbox(key="tp").value == "8" and not [i for i in at.sidebar.info if "set again" in i.value]
+
     def test_a_figure_over_another_method_is_said_to_be_so(self):
         at = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
         said = [w.value for w in at.warning if "not over plain decoding" in w.value]
