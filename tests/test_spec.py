@@ -387,19 +387,25 @@ class TestAlphaInterval:
         assert np.mean((low <= alpha) & (alpha <= high)) == pytest.approx(0.8, abs=0.03)
 
     @settings(max_examples=60)
-    @given(alphas, st.floats(min_value=1.0, max_value=1e6), gammas)
+    @given(alphas, st.floats(min_value=1.0, max_value=1e300), gammas)
     def test_holds_the_measurement_and_narrows_with_drafts(self, a, drafts, g):
         low, high = spec.alpha_interval(a, drafts, g)
         assert 0.0 <= low <= a + 1e-12 and a - 1e-12 <= high <= 1.0
         more_low, more_high = spec.alpha_interval(a, drafts * 4, g)
         assert more_high - more_low <= high - low + 1e-12
 
-    @pytest.mark.parametrize("drafts", [0, -3, float("nan")])
+    # Fewer than one draft is no count: counters of 1e-320 drafts had given a NaN band (an attack pass).
+    @pytest.mark.parametrize("drafts", [0, -3, float("nan"), 1e-320, 0.5])
     def test_rejects_no_drafts(self, drafts):
         with pytest.raises(InputError, match="drafts"):
             spec.alpha_interval(0.7, drafts, 3)
         with pytest.raises(InputError, match="trials"):
             spec.share_interval(0.7, drafts)
+
+    @pytest.mark.parametrize("coverage", [0.0, 1.0, -1.0, float("nan")])
+    def test_rejects_a_coverage_that_is_no_probability(self, coverage):
+        with pytest.raises(InputError, match="coverage"):
+            spec.share_interval(0.7, 100, coverage)
 
 
 class TestDecayFromRates:

@@ -131,6 +131,9 @@ class TestPayingNow:
         assert (few.low, few.high) == (pytest.approx(low[0]), pytest.approx(high[1]))
         assert few.low < many.low < uncounted.low and few.high > many.high > uncounted.high
         assert few.few_drafts and not many.few_drafts and not uncounted.few_drafts
+        # Less than one draft is no count (counters of 1e-320 had given a NaN band): the model's band alone.
+        for tiny in (1e-320, 0.5):
+            assert live.paying_now(chosen, {**vars(state), "drafts": tiny}, 1024) == uncounted
 
     def test_each_per_position_figure_s_interval_counts_the_drafts_that_reached_it(self):
         """100 drafts, 80 accepted at position 1, 50 at 2, 30 at 3: the unconditional shares over the 100,
@@ -143,6 +146,8 @@ class TestPayingNow:
         assert live.position_intervals([0.8, 0.5], [1.2, None], 100.0)[1] == [None, None]
         assert live.position_intervals([0.8], [0.8], None) == ([None], [None])
         assert live.position_intervals([0.0, 0.0], [0.0, None], 10.0)[1][1] is None  # no draft reached 2
+        assert live.position_intervals([0.05, 0.0], [0.05, 0.0], 10.0)[1][1] is None  # half a draft reached 2
+        assert live.position_intervals([0.8], [0.8], 1e-320) == ([None], [None])
 
     def test_the_verdict_knows_the_largest_batch_the_memory_holds(self):
         """The demo replay on the default scenario (Qwen3-32B + Qwen3-0.6B on 2 H100s, context 1,024):

@@ -85,7 +85,8 @@ class PayingNow:
         (:meth:`specviz.scenario.Scenario.max_batch`): a ``stops_paying_at`` past it is a batch no
         such server runs. None where not known.
     drafts : float or None
-        The drafts the window's α was measured over; None where the engine exports no count.
+        The drafts the window's α was measured over; None where the engine exports no count, or it
+        is below one.
     alpha_low, alpha_high : float or None
         The 80 % sampling interval of ``alpha`` over ``drafts`` (:func:`specviz.model.spec.alpha_interval`);
         None where the drafts are not known.
@@ -233,8 +234,10 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
         return Notice("live.no_fit", batch=batch, most=most, gpus=live.tp * live.dp, gpu=live.gpu.name,
                       kv=live.precision.kv.upper(), context=context, context_from=context_from)
     drafts = figures.get("drafts")
-    if drafts is None or not math.isfinite(drafts) or drafts <= 0:
-        drafts = None  # an engine without the count (SGLang's gauges): the band is the model's alone
+    if drafts is None or not math.isfinite(drafts) or drafts < 1:
+        # An engine without the count (SGLang's gauges), or less than one draft (counters of 1e-320, an
+        # attack pass: a NaN band): the band is the model's alone.
+        drafts = None
     sampled = _sampled_alphas(live, figures["alpha_iid"], drafts, gamma) if drafts else None
     here = calculator.evaluate_scenario(live, live.alpha, gamma, batch, live.context)
     low, high = calculator.speedup_band(live, sampled or live.alpha, gamma, batch, live.context)
@@ -262,18 +265,18 @@ def position_intervals(acceptance: Sequence[float | None], conditional: Sequence
     as the Live chart draws it: the share of ``drafts`` accepted at position i over all of them, and the
     acceptance at i given the positions before over the drafts that reached i, the ``drafts`` accepted
     at i − 1 (all of them at the first). None for a figure not known, above 1 (counters read apart),
-    at a position no draft reached, and every one where ``drafts`` is not known.
+    at a position fewer than one draft reached, and every one where ``drafts`` is not known or below 1.
 
     Returns
     -------
     (unconditional, conditional) : lists of (low, high) or None, aligned with the inputs.
     """
-    if drafts is None or not math.isfinite(drafts) or drafts <= 0:
+    if drafts is None or not math.isfinite(drafts) or drafts < 1:
         return [None] * len(acceptance), [None] * len(conditional)
     reached = [1.0, *acceptance[:-1]]  # the share of drafts that reached each position, given the ones before
 
     def interval(share: float | None, trials: float | None) -> tuple[float, float] | None:
-        if share is None or not 0.0 <= share <= 1.0 or trials is None or not trials > 0:
+        if share is None or not 0.0 <= share <= 1.0 or trials is None or not trials >= 1:
             return None
         low, high = spec.share_interval(share, trials)
         return float(low), float(high)

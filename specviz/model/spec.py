@@ -564,10 +564,11 @@ def share_interval(share: ArrayLike, trials: ArrayLike, coverage: float = 0.8
     share : array_like
         The measured share p, in [0, 1].
     trials : array_like
-        Trials n it was measured over, > 0.
+        Trials n it was measured over, at least 1 (a count from a rate's extrapolation may have a
+        fraction).
     coverage : float, optional
-        The interval's probability, 0.8 by default: the 10th to 90th percentile of the step model's
-        bands.
+        The interval's probability, in (0, 1), 0.8 by default: the 10th to 90th percentile of the
+        step model's bands.
 
     Returns
     -------
@@ -577,7 +578,7 @@ def share_interval(share: ArrayLike, trials: ArrayLike, coverage: float = 0.8
     Raises
     ------
     ValueError
-        If the share lies outside [0, 1] or ``trials`` is not positive.
+        If the share lies outside [0, 1], ``trials`` is below 1 or ``coverage`` outside (0, 1).
 
     References
     ----------
@@ -586,8 +587,10 @@ def share_interval(share: ArrayLike, trials: ArrayLike, coverage: float = 0.8
     """
     p = _check_alpha(share, "share")
     n = np.asarray(trials, dtype=float)
-    if np.any(~(n > 0)):
+    if np.any(~(n >= 1)):  # fewer than one trial is no measurement (1e-320 drafts had given NaN)
         raise InputError("spec.trials_positive")
+    if not 0 < coverage < 1:
+        raise InputError("spec.coverage_range")
     z = NormalDist().inv_cdf((1.0 + coverage) / 2.0)
     spread = z * z / n
     centre = (p + spread / 2.0) / (1.0 + spread)
@@ -615,7 +618,7 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     alpha : array_like
         The measured i.i.d. α, in [0, 1] (:func:`alpha_from_acceptance_length`).
     drafts : array_like
-        Drafts measured, > 0.
+        Drafts measured, at least 1.
     gamma : array_like
         Draft length γ, ≥ 1.
     coverage : float, optional
@@ -629,7 +632,7 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     Raises
     ------
     ValueError
-        If α lies outside [0, 1], γ is below 1 or ``drafts`` is not positive.
+        If α lies outside [0, 1], γ is below 1 or ``drafts`` below 1.
 
     Examples
     --------
@@ -639,6 +642,7 @@ def alpha_interval(alpha: ArrayLike, drafts: ArrayLike, gamma: ArrayLike, covera
     a = _check_alpha(alpha)
     g = _check_gamma(gamma)
     d = np.asarray(drafts, dtype=float)
-    if np.any(~(d > 0)):
+    if np.any(~(d >= 1)):
         raise InputError("spec.drafts_positive")
-    return share_interval(a, d * (_expected_tokens(a, g) - a ** g), coverage)
+    # E − α^γ = 1 + α + … + α^(γ−1) ≥ 1: every draft is one trial at least, which rounding must not undo.
+    return share_interval(a, np.maximum(d * (_expected_tokens(a, g) - a ** g), d), coverage)
