@@ -156,7 +156,10 @@ class TestReadSentence:
 
     @pytest.mark.parametrize("text, speedup", [
         ("Mixtral 8x gets 2x", 2.0),  # the experts of Mixtral 8x7B: read as the claim, it was 8×
-        ("Mixtral 8x faster", 8.0),  # a word of speed after it: the claim
+        # The only figure is the claim (an attack pass: each of these had been refused).
+        ("Mixtral 8x faster", 8.0), ("Mixtral 8x higher throughput with EAGLE on H100", 8.0),
+        ("EAGLE-3 gives Llama 31% more throughput on H100", 1.31),
+        ("MTP gives Qwen 35% higher throughput on H100, 2x at batch 1", 1.35),  # a percentage begins no name
         ("Qwen3 2x faster", 2.0),  # no preset's key goes on past "qwen32x"
     ])
     def test_a_figure_that_begins_a_model_s_name_is_not_the_claim(self, text, speedup):
@@ -1176,6 +1179,11 @@ class TestOverWhat:
         ("B200 is 3x faster than H100 with speculative decoding", "H100"),
         # A point between digits is a version's: it had been quoted "vLLM 0"; a sentence's end is not.
         ("SGLang is 1.5x faster than vLLM 0.9 on H100", "vLLM 0.9"), ("2x faster than vLLM. On H100", "vLLM"),
+        ("2x faster than vLLM 2. On H100", "vLLM 2"),
+        # Cut at 80 characters inside a word: the word left out ("…frameworks v1." had been a claim_over
+        # its own link refused: an attack pass).
+        ("2.5x faster than best previously-published open-source Blackwell inference-serving frameworks v1.2",
+         "best previously-published open-source Blackwell inference-serving frameworks"),
         # A character that does not print, copied from a web page, is left out: the page's link carries
         # the words, and a link that held it was refused (an attack pass).
         ("2x faster than v\u00adLLM on H100", "vLLM"), ("2x faster than the\u200b best baseline", "the best baseline"),

@@ -247,8 +247,10 @@ _COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\
                             r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
 # A comparison's words after it ("relative to the best prior Blackwell baseline", "than vLLM", "vs H100"):
 # what a figure is over, where the sentence says. Not a number ("over 1,000 tokens/s", "more than 2x").
-# A point between digits is a version's ("vLLM 0.9"), not a sentence's end.
-_OVER_WHAT = re.compile(rf"{_COMPARISON}\s+(?P<what>(?![\d.,]+)(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,80}})",
+# A point between digits is a version's ("vLLM 0.9"), not a sentence's end. At most this many words
+# (over_words keeps them) and characters (_OVER_WHAT reads them), as a link's claim_over.
+_OVER_MOST_WORDS, _OVER_MOST_CHARS = 8, 80
+_OVER_WHAT = re.compile(rf"{_COMPARISON}\s+(?P<what>(?![\d.,]+)(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,{_OVER_MOST_CHARS}}})",
                         re.IGNORECASE)
 # Where what a figure is over ends: "than H100 with speculative decoding on 8 GPUs" is over "H100".
 _WHAT_ENDS = re.compile(r"\s(?:with|on|using|for|at|in|across|when|while|by|trên|với|khi)\s", re.IGNORECASE)
@@ -456,14 +458,14 @@ def _compared(before: str) -> bool:
 
 
 def _in_model_name(words: str, figure: re.Match, index: Container[str]) -> bool:
-    """Whether a figure is part of the name the word before it begins: "Mixtral 8x" (the experts of
-    Mixtral 8x7B) together begin a preset's key (:func:`specviz.names.model_key`) longer than them,
-    and no word of speed follows ("Mixtral 8x faster" claims 8×). Read as a figure, "Mixtral 8x gets
-    2x" had claimed 8×."""
-    before = re.search(r"([A-Za-z][\w.\-]*)\s*$", words[:figure.start()])
-    if before is None or _SPEED_WORDS.match(words[figure.end():].lstrip()):
+    """Whether a multiple ("8x") is part of the name the word before it begins: "Mixtral 8x" (the
+    experts of Mixtral 8x7B) together begin a preset's key (:func:`specviz.names.model_key`) longer
+    than them. Read as the claim, "Mixtral 8x gets 2x" had claimed 8×; :func:`read_sentence` leaves
+    such a figure out only where another remains ("Mixtral 8x faster" claims 8×)."""
+    before = words[:figure.start()].rsplit(None, 1)
+    if not before or not before[-1][:1].isalpha() or not figure.group(0).rstrip().lower().endswith(("x", "×")):
         return False
-    start = model_key(f"{before[1]} {figure.group(0)}")
+    start = model_key(f"{before[-1]} {figure.group(0)}")
     return any(key.startswith(start) and key != start for key in index)
 
 
@@ -584,7 +586,10 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
     # The figure that is a speedup: not a count of GPUs ("on 8x H100"), a model's name ("Mixtral 8x")
     # nor another ratio ("5x cheaper"); one beside a word of speed ("2x faster", "1.8x TPS") before any other.
-    written = [f for f in _SPEEDUP_IN_SENTENCE.finditer(unbatched) if not _in_model_name(unbatched, f, index)]
+    written = list(_SPEEDUP_IN_SENTENCE.finditer(unbatched))
+    # A figure that begins a model's name ("Mixtral 8x") is left out where another figure remains to claim.
+    named_like = [f for f in written if _in_model_name(unbatched, f, index)]
+    written = [f for f in written if f not in named_like] if len(named_like) < len(written) else written
     figures = [f for f in written
                if not _NOT_SPEED.match(unbatched, f.end())
                and not _RATIO_BEFORE.search(unbatched[max(0, f.start() - 40):f.start()])
@@ -662,15 +667,19 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
         return None
     # Characters that do not print (a soft hyphen in text copied from a web page) are left out: a link
     # carries these words, and the page that opens it refuses them (an attack pass).
-    shown = "".join(character for character in found["what"] if character.isprintable() or character.isspace())
-    what = " ".join(_WHAT_ENDS.split(shown, 1)[0].split()[:8])
+    what = found["what"]
+    if len(what) == _OVER_MOST_CHARS and found.end() < len(words) and not words[found.end()].isspace() \
+            and len(what.split()) > 1:
+        # Cut by _OVER_WHAT's length within a word: the word left out whole ("v0.10.2" had been "v0.1",
+        # and "v1." a claim_over its link refused: an attack pass).
+        what = what.rsplit(None, 1)[0]
+    shown = "".join(character for character in what if character.isprintable() or character.isspace())
+    what = " ".join(_WHAT_ENDS.split(shown, 1)[0].split()[:_OVER_MOST_WORDS])
     return None if not what or _PLAIN_DECODING.search(what) else what
 
 
-# What a link may say a figure is over (``claim_over``): as a sentence's reading says it, at most this
-# many words (over_words keeps eight) and characters (_OVER_WHAT reads eighty), and none of the
+# What a link may say a figure is over (``claim_over``): as a sentence's reading says it, none of the
 # characters _OVER_WHAT stops at (a parameter given twice is joined with a comma, as the page shows it).
-_OVER_MOST_WORDS, _OVER_MOST_CHARS = 8, 80
 _OVER_STOPS = re.compile(r"[,;:()]|(?<!\d)\.|\.(?!\d)")
 
 
