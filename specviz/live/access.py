@@ -129,14 +129,15 @@ class Access:
         return cls(True, frozenset(), ())
 
     def name_like(self, host: str) -> str | None:
-        """The allowed host name, or ``localhost``, that ``host`` is a near miss of ("locahost",
-        "localhsot"), for a refusal to ask about; None where none is near or ``host`` is one. Only
-        the names are compared: nothing is resolved, and the refusal says nothing of the host."""
+        """``localhost`` where ``host`` is a near miss of it ("locahost", "localhsot") and loopback is
+        allowed, for a refusal to ask about; None otherwise. Only the name is compared: nothing is
+        resolved, and no name the rules allow is offered (an attack pass: a guess near an internal
+        host's name had been answered with it)."""
         name = host.lower().rstrip(".")
-        names = sorted({"localhost", *self.hosts})
-        if name in names:
+        loopback = ipaddress.ip_address("127.0.0.1")
+        if name == "localhost" or not self._allowed(loopback, by_name="localhost" in self.hosts):
             return None
-        return next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.8)), None)
+        return "localhost" if difflib.SequenceMatcher(None, name, "localhost").ratio() >= 0.8 else None
 
     def _allowed(self, address: Address, by_name: bool) -> bool:
         if any(a.version == n.version and a in n for a in (address, *_carried(address)) for n in ALWAYS_REFUSED):
