@@ -590,6 +590,7 @@ class TestArguments:
         # One server's page pasted as the fleet's source: said to be one, with the source that reads it.
         for page in ("http://host:8000/metrics", "http://host:9090/metrics/"):
             refused(lambda: prometheus.query_window(page, "5m"), "prometheus.metrics_path")
+        assert prometheus_api.api_base("http://h/team/metrics")[0] == "http://h/team/metrics"  # a path prefix
         assert prometheus_api.api_base("http://h:9090/prometheus/api/v1/query")[0] == "http://h:9090/prometheus"
         assert prometheus_api.api_base("http://h:9090/")[0] == "http://h:9090"
 

@@ -125,14 +125,15 @@ def check_points(range_s: float, step_s: float) -> int:
 
 def api_base(base_url: str) -> tuple[str, str]:
     """The checked base URL without a trailing slash, and its form for messages; refused where it has a
-    query or fragment, or ends in ``/metrics`` (one server's page, a vLLM's or Prometheus's own: its
-    API is under the base, and a vLLM answered the API's paths with 404)."""
+    query or fragment, or whose path is ``/metrics`` (one server's page, a vLLM's or Prometheus's
+    own: its API is under the base, and a vLLM answered the API's paths with 404; a Prometheus behind
+    a path prefix, even ``/x/metrics``, is taken)."""
     url = check_url(base_url)
     parts = urllib.parse.urlsplit(url)
     if parts.query or parts.fragment:
         raise SpecvizError("prometheus.bad_base_url", source=shown(url))
     url = url.rstrip("/")
-    if parts.path.rstrip("/").endswith("/metrics"):  # one server's exposition: Prometheus answers under its base
+    if parts.path.rstrip("/") == "/metrics":  # one server's exposition: Prometheus answers under its base
         raise SpecvizError("prometheus.metrics_path", source=shown(url), one_server=Notice("live.source.url"))
     # A URL of the API itself (.../api/v1/query) is taken back to its base.
     if _API.rstrip("/") in parts.path:
