@@ -156,6 +156,7 @@ class TestReadSentence:
 
     @pytest.mark.parametrize("text, speedup", [
         ("Mixtral 8x gets 2x", 2.0),  # the experts of Mixtral 8x7B: read as the claim, it was 8×
+        ("Mixtral 8x nhanh gấp 2 lần với n-gram trên H100", 2.0),  # Vietnamese says its figure after "nhanh"
         # The only figure is the claim (an attack pass: each of these had been refused).
         ("Mixtral 8x faster", 8.0), ("Mixtral 8x higher throughput with EAGLE on H100", 8.0),
         ("EAGLE-3 gives Llama 31% more throughput on H100", 1.31),
@@ -207,6 +208,10 @@ class TestReadSentence:
         # FP8 is the weights' (vLLM's --quantization fp8 leaves the KV cache be).
         ("2x on Qwen3-32B in FP8", "fp8-weights", "fp8-weights"),
         ("2x, Qwen3-32B MXFP4 on MI355X", "mxfp4", "mxfp4"), ("2x with AWQ Qwen3-32B", "int4-weights", "int4-weights"),
+        # AMD Quark's W4A4, not MXFP4 weights beside FP8 activations (a browser pass: the verdict lost AMD's
+        # measurement of this setup); a bare W4A4 is not read, NVFP4 being W4A4 too.
+        ("Kimi K2.5 on 4 MI355X with MXFP4 W4A4 and EAGLE-3: 1.7x at batch 64", "mxfp4-w4a4", "mxfp4-w4a4"),
+        ("2x with W4A4 weights on Qwen3-32B", None, None),
         # As the checkpoint ships it, set as such (the sidebar may hold another): gpt-oss's MXFP4 experts,
         # DeepSeek-V3's FP8 blocks, Kimi-K2.5's INT4 experts, Qwen3-32B's BF16.
         ("gpt-oss-120b in MXFP4: 2x on B200", "mxfp4", "checkpoint"),

@@ -304,7 +304,9 @@ _GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,3})(?:\s+|-)(?:draft(?:ed)?|specu
 # The weights' format a sentence names → the sidebar's precision (:data:`specviz.model.dtypes.PRECISIONS`);
 # FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it), and FP8 is the
 # weights' alone (vLLM's --quantization fp8 leaves the KV cache at the model's dtype; "FP8 KV" is read apart).
-_PRECISION_WORDS = (("mxfp4", r"\bmxfp4\b"), ("nvfp4", r"\bnvfp4\b|\bfp4\b"), ("fp8-weights", r"\bfp8\b"),
+# A bare "W4A4" is not read: NVFP4 is W4A4 too.
+_PRECISION_WORDS = (("mxfp4-w4a4", r"\bmxfp4[\s-]*w4a4\b"), ("mxfp4", r"\bmxfp4\b"),
+                    ("nvfp4", r"\bnvfp4\b|\bfp4\b"), ("fp8-weights", r"\bfp8\b"),
                     ("int4-weights", r"\bint4\b|\bw4a16\b|\bawq\b|\bgptq\b"), ("bf16", r"\bbf16\b|\bfp16\b"))
 
 
@@ -327,11 +329,12 @@ def _gamma(words: str) -> int | None:
 
 
 def _precision(words: str) -> str | None:
-    """The precision preset of the weights' format a sentence names first, None where it names none.
-    A format said of the KV cache ("FP8 KV", "an FP8 KV cache") is not the weights'."""
-    found = [(match.start(), name) for name, pattern in _PRECISION_WORDS
+    """The precision preset of the weights' format a sentence names first (the longest name where two
+    start there: "MXFP4 W4A4" is AMD Quark's W4A4, not MXFP4 weights beside FP8 activations), None
+    where it names none. A format said of the KV cache ("FP8 KV", "an FP8 KV cache") is not the weights'."""
+    found = [(match.start(), -len(match[0]), name) for name, pattern in _PRECISION_WORDS
              for match in re.finditer(pattern, words, re.IGNORECASE) if not _KV_AFTER.match(words, match.end())]
-    return min(found)[1] if found else None
+    return min(found)[2] if found else None
 
 
 @dataclass(frozen=True)
