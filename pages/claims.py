@@ -98,7 +98,11 @@ def apply_sentence() -> None:
             continue
         items.append({"key": key, "value": value, "previous": st.session_state.get(key),
                       "kept": {name: st.session_state.get(name) for name in KEPT_WITH.get(key, ())}})
-        if key == "gpu":
+        # What a new choice sets afresh, only where it is new: a sentence naming the sidebar's own GPU or
+        # model had set the user's GPU count (and draft) back to the defaults (a browser pass).
+        if st.session_state.get(key) == value:
+            pass
+        elif key == "gpu":
             clear_gpu_overrides()
         elif key == "target":
             forget_target("draft", *PARALLEL)

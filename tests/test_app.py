@@ -3142,6 +3142,15 @@ class TestClaimsPage:
         assert at.sidebar.selectbox(key="precision").value == "checkpoint"
         assert at.sidebar.selectbox(key="tp").value == "8" and not [i for i in at.sidebar.info if "set again" in i.value]
 
+    def test_a_sentence_naming_the_sidebar_s_own_gpu_or_model_keeps_the_gpu_count(self):
+        """A browser pass: with TP 8 chosen, "2x on H100" or "2x on Qwen3-32B" (both the sidebar's already)
+        set the GPUs back to the 2 that hold the pair ("it was 8")."""
+        for sentence in ("2x on H100", "2x on Qwen3-32B"):
+            at = claims_app_at(tp="8", draft="eagle3")
+            at = read_sentence(at, sentence)
+            assert at.sidebar.selectbox(key="tp").value == "8" and at.sidebar.selectbox(key="draft").value == "eagle3"
+            assert not [i for i in at.sidebar.info if "set again" in i.value]
+
     def test_a_figure_over_another_method_is_said_to_be_so(self):
         at = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
         said = [w.value for w in at.warning if "not over plain decoding" in w.value]
