@@ -271,12 +271,12 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
             f"live.draft_share.{gap}", lang, speedup=windows.speedup_at_draft_share(verdict, figures["draft_overhead"])))
 
 
-def since_start_line(state: SpecDecodeState, key: str) -> str | None:
-    """A model's acceptance since its server started (``key``: before the first window, or beside an
-    idle one), or None where it has drafted nothing since."""
+def since_start_line(state: SpecDecodeState, key: str, **more: float) -> str | None:
+    """A model's acceptance since its server started (``key``: before the first window, or beside one
+    without drafts, with ``more`` of its values), or None where it has drafted nothing since."""
     if not state.draft_tokens or pd.isna(state.acceptance_rate):
         return None
-    return t(key, lang, model=escape_markdown(state.model_name) or t("live.no_model_name", lang),
+    return t(key, lang, **more, model=escape_markdown(state.model_name) or t("live.no_model_name", lang),
              rate=state.acceptance_rate, length=state.acceptance_length, tokens=state.draft_tokens,
              alpha=t("live.since_start_alpha", lang, alpha=state.alpha_iid) if not pd.isna(state.alpha_iid) else "")
 
@@ -467,7 +467,11 @@ def panel() -> None:
                      ended=latest_end[source])
         if not state.draft_tokens:  # an idle window: the server's totals still say what it accepts
             started = [s for s in since_start.get(source, []) if (s.engine, s.model_name) == (state.engine, state.model_name)]
-            if started and (said := since_start_line(started[0], "live.since_start_idle")) is not None:
+            # Idle only where nothing runs: with requests running (the tile says how many), they were in
+            # prefill or not speculating, which "the server was idle" had contradicted (a browser pass).
+            running = state.running_requests if state.running_requests and state.running_requests > 0 else 0
+            key = "live.since_start_no_drafts" if running else "live.since_start_idle"
+            if started and (said := since_start_line(started[0], key, running=running)) is not None:
                 st.caption(said)
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
         replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in own]

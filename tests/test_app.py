@@ -2727,6 +2727,20 @@ class TestLivePage:
                 assert said == [i18n.t("live.absent", lang, figures=names, reason=i18n.message(
                     Notice("prom.absent.zero", count=Notice("prom.count.drafts")), lang))], said
 
+    def test_a_window_without_drafts_is_idle_only_where_nothing_runs(self):
+        """A browser pass: "No draft in this window: the server was idle" beside a Running requests tile of 8."""
+        for running, said in ((8, "No draft in this window, with 8 requests running: in prefill, or not speculating"),
+                              (0, "No draft in this window: the server was idle.")):
+            body = lambda n, running=running: "".join(f'vllm:spec_decode_num_{name}_total{{model_name="m"}} {count}\n'
+                                                      for name, count in (("drafts", 100), ("draft_tokens", 300),
+                                                                          ("accepted_tokens", 200))) \
+                + f'vllm:num_requests_running{{model_name="m"}} {running}\n'
+            with metrics_server(body) as url:
+                at = live_app(live_source="url", live_url=url)
+                at.toggle(key="live_on").set_value(True).run()
+            lines = [c.value for c in at.caption if c.value.startswith("No draft in this window")]
+            assert len(lines) == 1 and lines[0].startswith(said) and "acceptance rate 0.667" in lines[0]
+
     def test_no_verdict_names_the_figures_it_lacks_as_the_page_labels_them(self):
         """An idle server of the sidebar's model (counters standing still): the verdict's absence named
         "alpha_iid, num_speculative_tokens", the code's field names, in English and Vietnamese alike."""
