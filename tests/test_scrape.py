@@ -175,13 +175,17 @@ class TestCheckUrl:
 
     @pytest.mark.parametrize("url, scheme", [
         ("file:///etc/passwd", "file"), ("ftp://127.0.0.1/metrics", "ftp"), ("gopher://127.0.0.1:70/", "gopher"),
-        ("javascript:alert(1)", "javascript"), ("data:text/plain,x", "data"), ("localhost:8000/metrics", "localhost")])
+        ("javascript:alert(1)", "javascript"), ("data:text/plain,x", "data")])
     def test_other_schemes_are_refused(self, url, scheme):
         error = refused(lambda: scrape.check_url(url), "scrape.scheme")
         assert error.params["scheme"] == scheme
 
     def test_no_scheme(self):
         refused(lambda: scrape.check_url("127.0.0.1:8000/metrics"), "scrape.no_scheme")
+        # A host and port where the scheme would be: asked about as such, not said to be a scheme "localhost".
+        for url in ("localhost:8000/metrics", "vllm-0.internal:9105", "LOCALHOST:8000/"):
+            error = refused(lambda: scrape.check_url(url), "scrape.no_scheme_port")
+            assert i18n.t(error.key, "en", **error.params).endswith(f"did you mean http://{url}?")
 
     def test_none_is_said_to_be_none(self):
         """An empty field had read ": this URL has no scheme", its source a blank (a browser pass)."""

@@ -65,6 +65,8 @@ _SHOWN_CHARS = 120  # the most characters of a source a message shows
 _LINES_CHECKED = 50  # the first significant lines that must look like exposition text
 # A scheme as RFC 3986 spells it; a source that starts with one is a URL, anything else a path.
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+# A host and a port where a scheme would be ("localhost:9105/metrics"): a URL written without its scheme.
+_HOST_PORT = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*:\d{1,5}(?:/|$)")
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 # A sample line: a metric name (or a quoted UTF-8 name inside the braces), labels, then a value
 # (a number, NaN or Inf: JSON such as `{"a": {}, "b": 1 }` has labels' shape but no value).
@@ -144,7 +146,8 @@ def check_url(url: str) -> str:
     Raises
     ------
     ScrapeError
-        ``scrape.no_url`` for none, ``scrape.no_scheme`` without a scheme, ``scrape.scheme`` for one other than http or https,
+        ``scrape.no_url`` for none, ``scrape.no_scheme`` without a scheme (``scrape.no_scheme_port``
+        where a host and port stand in its place), ``scrape.scheme`` for one other than http or https,
         ``scrape.credentials`` for a user name or password in it, ``scrape.bad_url`` for a URL
         without a host, with a port that is not a number from 1 to 65535, or with whitespace or
         control characters inside.
@@ -157,6 +160,8 @@ def check_url(url: str) -> str:
     if scheme is None:
         raise ScrapeError("scrape.no_scheme", source=source)
     if scheme not in _SCHEMES:
+        if _HOST_PORT.match(url):  # "localhost:9105/metrics": a host and its port, the scheme left out
+            raise ScrapeError("scrape.no_scheme_port", source=source)
         raise ScrapeError("scrape.scheme", source=source, scheme=shown(scheme)[:20])
     if any(not c.isprintable() or c.isspace() for c in url):
         raise ScrapeError("scrape.bad_url", source=source)
