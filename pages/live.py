@@ -305,7 +305,8 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     elif ended is not None and (span := figures.get("seconds", figures.get("window_s"))) is not None and not pd.isna(span):
         # What every figure is over, said each time (it had been said only of a window over 3 polls
         # long): the span between the two scrapes, or the Prometheus step, and when it ended.
-        long_window.caption(t("live.window_span", lang, seconds=span, end=time.strftime("%H:%M:%S", time.gmtime(ended))))
+        key = "live.window_span" if figures.get("seconds") is not None else "live.window_span_step"  # a scrape's, or Prometheus's
+        long_window.caption(t(key, lang, seconds=span, end=time.strftime("%H:%M:%S", time.gmtime(ended))))
     # A reason said once with the figures it explains: no drafts leaves the rate, α and the length out,
     # which read as the same sentence three times, none saying which figure it was about. The verdict's
     # needs not shown (γ) are among them: "no verdict … (why is said above)" had said nothing of γ.

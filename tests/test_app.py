@@ -2295,7 +2295,8 @@ class TestLivePage:
         length = float(metric(at, "Acceptance length"))
         assert 0 < rate < alpha < 1 and 1 < length <= 4  # vLLM's rate and α named apart, and not equal
         # What the figures are over, said each time (an SRE's pass: only a window past 3 polls had been).
-        assert any(re.fullmatch(r"The figures above are over the [\d.]+ s ending \d\d:\d\d:\d\d UTC: .*", c.value)
+        assert any(re.fullmatch(r"The figures above are over the [\d.]+ s ending \d\d:\d\d:\d\d UTC: the counters' "
+                                r"increase between the two latest scrapes, .*", c.value)
                    for c in at.caption), [c.value for c in at.caption]
         assert not at.get("page_link")  # no calculator link before the served model is the sidebar's (below)
         # Apertus-70B matches no preset: no verdict for the sidebar's Qwen3-32B until the user says so.
