@@ -11,8 +11,8 @@ import streamlit as st
 
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
                              forget_target, new_format, renew, show_url_notices, url_choice, url_widget, view_choice)
-from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, number_columns, open_store,
-                           presets, published_speedups, require_router, scenario_link, titled_dataframe)
+from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, new_engine, number_columns,
+                           open_store, presets, published_speedups, require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.advice import claim_words, claims, evidence
 from specviz.errors import SpecvizError
@@ -55,11 +55,12 @@ def open_example() -> None:
 
 # The scenario's choices a sentence can name, set as the sidebar's controls (and renewed, so that a
 # control kept for the session takes them), and the claim's own fields.
-SIDEBAR_ITEMS = ("gpu", "target", "precision", "kv", "draft", "tp", "dp")
+SIDEBAR_ITEMS = ("gpu", "target", "precision", "kv", "engine", "draft", "tp", "dp")
 # What setting an item clears, kept to put back with the old value: the figures typed over a GPU
-# preset's, which belong to that device (clear_gpu_overrides), and a model's draft, which a new
-# model's default replaces (the draft chosen or pasted for the old model had been lost on undo).
-KEPT_WITH = {"gpu": ("tflops", "bandwidth"), "target": ("draft",)}
+# preset's, which belong to that device (clear_gpu_overrides), a model's draft, which a new model's
+# default replaces (the draft chosen or pasted for the old model had been lost on undo), and the cost
+# knobs an engine's preset replaces (new_engine).
+KEPT_WITH = {"gpu": ("tflops", "bandwidth"), "target": ("draft",), "engine": scenario.COST_KNOBS}
 
 
 def apply_sentence() -> None:
@@ -108,6 +109,9 @@ def apply_sentence() -> None:
             forget_target("draft", *PARALLEL)
         elif key in FORMAT_ITEMS:  # as the sidebar's own choices do: default GPU counts follow it
             new_format()
+        elif key == "engine":  # its preset's costs, as the sidebar's choice of one sets them
+            st.session_state[key] = value
+            new_engine()
         st.session_state[key] = value
         if key in SIDEBAR_ITEMS:
             renew(key)
@@ -235,6 +239,7 @@ def show_reading() -> None:
     shown = {"gpu": lambda gpu: in_language(known.gpus[gpu].name, lang),
              "precision": lambda precision: t(f"side.precision.{precision}", lang),
              "kv": str.upper,
+             "engine": lambda engine: in_language(known.engines[engine].name, lang),
              "target": lambda model: model_choice_name(model, known, lang),
              "draft": lambda draft: model_choice_name(draft, known, lang)}
     for index, item in holding:

@@ -3166,6 +3166,21 @@ class TestClaimsPage:
             assert at.sidebar.selectbox(key="tp").value == "8" and at.sidebar.selectbox(key="draft").value == "eagle3"
             assert not [i for i in at.sidebar.info if "set again" in i.value]
 
+    def test_the_engine_a_sentence_names_sets_the_sidebar_s_and_its_costs(self):
+        """A browser pass: "… with TensorRT-LLM" had been weighed at vLLM V1's costs, unsaid. The engine is
+        set with its preset's cost knobs, as the sidebar's choice of one sets them, and its undo puts back
+        the engine and the knobs the user had; an engine named as what the figure is over is not set."""
+        at = claims_app_at(step_ms="3")
+        at = read_sentence(at, "DeepSeek-R1 with MTP 2x at batch 32 on 4 GB200 with TensorRT-LLM")
+        trt = scenario.preset_costs(PRESETS.engines["trt-llm"])
+        assert at.sidebar.selectbox(key="engine").value == "trt-llm" and at.session_state["step_ms"] == trt.step_ms
+        assert "The engine: **TensorRT\\-LLM**" in [m.value for m in at.markdown]
+        undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "engine")
+        at.button(key=f"claims_undo_{undo}").click().run()
+        assert at.sidebar.selectbox(key="engine").value == "vllm-v1" and at.session_state["step_ms"] == 3.0
+        at = read_sentence(claims_app(), "SGLang is 1.5x faster than vLLM on H100")
+        assert at.sidebar.selectbox(key="engine").value == "sglang"
+
     def test_a_figure_over_another_method_is_said_to_be_so(self):
         at = read_sentence(claims_app(), "P-EAGLE delivers up to 1.69x speedup over EAGLE-3 on gpt-oss-20b")
         said = [w.value for w in at.warning if "not over plain decoding" in w.value]

@@ -203,6 +203,18 @@ class TestReadSentence:
         reading = claim_words.read_sentence(text, PRESETS)
         assert reading.gamma_beyond == beyond and (reading.gamma is None) == (beyond is not None)
 
+    @pytest.mark.parametrize("text, engine", [
+        ("DeepSeek-R1 with MTP 2x at batch 32 on 4 GB200 with TensorRT-LLM", "trt-llm"), ("TRT-LLM gets 3x", "trt-llm"),
+        ("EAGLE-3 in vLLM: 2x", "vllm-v1"), ("vLLM V0 gets 2x", "vllm-v0"),
+        # An engine the figure is over is not the one measured.
+        ("SGLang is 1.5x faster than vLLM 0.9 on H100", "sglang"), ("2x faster than vLLM", None),
+        ("Compared to vLLM, SGLang with EAGLE-3 is 3x faster on H100", "sglang"), ("2x on H100", None)])
+    def test_the_engine_a_sentence_measured(self, text, engine):
+        """A browser pass: "… with TensorRT-LLM" had been weighed at vLLM V1's costs without a word."""
+        reading = claim_words.read_sentence(text, PRESETS)
+        assert reading.engine == engine
+        assert claim_words.sentence_choices(reading, PRESETS, "Qwen3-32B")[0].get("engine") == engine
+
     @pytest.mark.parametrize("text, precision, set_as", [
         ("3x on Llama 4 Scout with FP4 on GB200", "nvfp4", "nvfp4"),
         # FP8 is the weights' (vLLM's --quantization fp8 leaves the KV cache be).

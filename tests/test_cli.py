@@ -970,6 +970,18 @@ class TestClaimCommand:
             assert sentence[key] == linked[key], key
         assert sentence["required_gamma"] == 5 and sentence["tp"] == 1
 
+    def test_a_sentences_engine_sets_the_check_with_its_costs_as_on_the_page(self, capsys):
+        """TensorRT-LLM named in the sentence: its engine and its preset's costs, over a link's cost knobs
+        (which the page's choice of an engine sets to the preset, as the sidebar's does)."""
+        sentence = "DeepSeek-R1 with MTP 2x at batch 32 on 4 GB200 with TensorRT-LLM"
+        code, out, _ = run(capsys, "claim", sentence, "?step_ms=3")
+        read = json.loads(out)
+        _, out, _ = run(capsys, "claim", "2x at batch 32", "?gpu=GB200&target=DeepSeek-V3&draft=mtp&tp=4&engine=trt-llm")
+        linked = json.loads(out)
+        assert code == 0 and read["engine"] == read["read_from_sentence"]["engine"] == "trt-llm"
+        for key in ("tp", "verdict", "max_speedup", "required_alpha"):
+            assert read[key] == linked[key], key
+
     def test_a_measured_acceptance_and_a_refusal(self, capsys):
         _, out, _ = run(capsys, "claim", "up to 3x", "engine=sglang", "--measure", "alpha", "--value", "0.6")
         assert json.loads(out)["alpha"] == 0.6 and json.loads(out)["engine"] == "sglang"

@@ -328,6 +328,21 @@ def _gamma(words: str) -> int | None:
     return int(next(value for value in found.groupdict().values() if value)) if found else None
 
 
+# Serving engines as a sentence names them → the engine presets (data/engines.csv); vLLM is V1 unless
+# "V0" is written (V1 has been its engine since 0.8).
+_ENGINE_WORDS = (("trt-llm", r"\btensorrt[\s-]*llm\b|\btrt[\s-]*llm\b"), ("sglang", r"\bsglang\b"),
+                 ("vllm-v0", r"\bvllm[\s-]*v0\b"), ("vllm-v1", r"\bvllm\b"))
+
+
+def _engine(words: str) -> str | None:
+    """The engine a sentence names first as the one it measured, None where it names none: an engine
+    named after a comparison ("SGLang is 1.5x faster than vLLM": vLLM) is what the figure is over,
+    not the engine measured (:func:`_compared`)."""
+    found = [(match.start(), -len(match[0]), engine) for engine, pattern in _ENGINE_WORDS
+             for match in re.finditer(pattern, words, re.IGNORECASE) if not _compared(words[:match.start()])]
+    return min(found)[2] if found else None
+
+
 def _precision(words: str) -> str | None:
     """The precision preset of the weights' format a sentence names first (the longest name where two
     start there: "MXFP4 W4A4" is AMD Quark's W4A4, not MXFP4 weights beside FP8 activations), None
@@ -359,7 +374,9 @@ class SentenceReading:
     ``same_speed``, whether its figure of throughput compares the servers at the same speed per user
     (:data:`_SAME_SPEED`), where the speculating one runs a larger batch; ``target_words``, the
     sentence's words where they name a checkpoint of another's architecture and ``target`` is that
-    preset ("Llama 3.3 70B" read as Llama 3.1 70B: :func:`specviz.names.of_another_checkpoint`)."""
+    preset ("Llama 3.3 70B" read as Llama 3.1 70B: :func:`specviz.names.of_another_checkpoint`);
+    ``engine``, the serving engine's preset it names as the one measured (:func:`_engine`), None where
+    it names none or names one only as what the figure is over ("faster than vLLM")."""
 
     speedup: float
     batch: int | None
@@ -380,6 +397,7 @@ class SentenceReading:
     gamma_beyond: int | None = None
     same_speed: bool = False
     target_words: str | None = None
+    engine: str | None = None
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -651,7 +669,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
                            gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
                            None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None,
-                           target_words)
+                           target_words, _engine(words))
 
 
 def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int]]) -> str | None:
@@ -716,7 +734,7 @@ def sentence_choices(reading: SentenceReading, presets: Presets, target: str) ->
     ``gpu`` and ``target`` where it names them, its ``precision`` (``checkpoint`` where the target's
     checkpoint ships that format already: gpt-oss "in MXFP4" is as shipped, MXFP4 experts and BF16
     attention),
-    the KV cache's format as ``kv``, its drafting method as the ``draft`` where the model
+    the KV cache's format as ``kv``, the engine it measured as ``engine``, its drafting method as the ``draft`` where the model
     the scenario ends with (``target``) can draft with it, and its count of GPUs as ``tp`` and ``dp``
     where the sidebar splits that many (:func:`specviz.scenario.split_of`; after the GPU and the target,
     which set them afresh); and the method where it cannot draft with it (MTP named of Qwen3-32B),
@@ -726,6 +744,8 @@ def sentence_choices(reading: SentenceReading, presets: Presets, target: str) ->
         choices["precision"] = "checkpoint" if _ships(presets.models[target], reading.precision) else reading.precision
     if reading.kv is not None:
         choices["kv"] = reading.kv
+    if reading.engine is not None and reading.engine in presets.engines:
+        choices["engine"] = reading.engine
     if reading.gpus is not None and (split := split_of(reading.gpus)) is not None:
         choices.update(tp=str(split[0]), dp=str(split[1]))
     if reading.draft is not None and reading.draft in draft_choices(presets, target):

@@ -123,8 +123,13 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         # scenario, under the options given here.
         read = claim_words.read_sentence(text, presets)
         speedup = read.speedup
-        target = (overrides or {}).get("target") or read.target or linked_scenario(link, presets).target_id
+        linked = linked_scenario(link, presets)
+        target = (overrides or {}).get("target") or read.target or linked.target_id
         named, _ = claim_words.sentence_choices(read, presets, target)
+        if named.get("engine", linked.engine.id) != linked.engine.id:
+            # A new engine brings its preset's costs, as the page's (and the sidebar's) choice of one does.
+            costs = scenario.preset_costs(presets.engines[named["engine"]])
+            named |= {name: str(getattr(costs, name)) for name in scenario.COST_KNOBS}
         overrides = {**named, **(overrides or {})}
     batch, batch_note = claims.claimed_batch(batch, read.batch if read is not None else claim_words.batch_in_words(text))
     gamma = gamma if gamma is not None or read is None else read.gamma
@@ -162,7 +167,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "required": frame_rows(check.required),
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
-                "gamma": read.gamma, "precision": read.precision, "kv": read.kv,
+                "gamma": read.gamma, "precision": read.precision, "kv": read.kv, "engine": read.engine,
                 **({} if read.gamma_beyond is None else {"gamma_beyond": read.gamma_beyond, "gamma_note": words(Notice(
                     "claims.sentence.gamma_beyond", gamma=read.gamma_beyond, most=settings.get("SPECVIZ_GAMMA_MAX")), lang)}),
                 "over": read.baseline,
