@@ -1197,6 +1197,9 @@ class TestOverWhat:
         # A point between digits is a version's: it had been quoted "vLLM 0"; a sentence's end is not.
         ("SGLang is 1.5x faster than vLLM 0.9 on H100", "vLLM 0.9"), ("2x faster than vLLM. On H100", "vLLM"),
         ("2x faster than vLLM 2. On H100", "vLLM 2"),
+        # Vietnamese "hơn" (than) without "so với" (a browser pass: judged against plain decoding unsaid).
+        ("SGLang nhanh hơn vLLM 0.9 1,5 lần trên H100", "vLLM 0.9"), ("nhanh hơn decode thường 2 lần", None),
+        ("nhanh hơn 2 lần trên H100", None),
         # Cut at 80 characters inside a word: the word left out ("…frameworks v1." had been a claim_over
         # its own link refused: an attack pass).
         ("2.5x faster than best previously-published open-source Blackwell inference-serving frameworks v1.2",

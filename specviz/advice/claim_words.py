@@ -247,10 +247,11 @@ _COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\
                             r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
 # A comparison's words after it ("relative to the best prior Blackwell baseline", "than vLLM", "vs H100"):
 # what a figure is over, where the sentence says. Not a number ("over 1,000 tokens/s", "more than 2x").
-# A point between digits is a version's ("vLLM 0.9"), not a sentence's end. At most this many words
+# A point between digits is a version's ("vLLM 0.9"), not a sentence's end; Vietnamese "hơn" (than) says
+# it without "so với" ("nhanh hơn vLLM 1,5 lần"). At most this many words
 # (over_words keeps them) and characters (_OVER_WHAT reads them), as a link's claim_over.
 _OVER_MOST_WORDS, _OVER_MOST_CHARS = 8, 80
-_OVER_WHAT = re.compile(rf"{_COMPARISON}\s+(?P<what>(?![\d.,]+)(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,{_OVER_MOST_CHARS}}})",
+_OVER_WHAT = re.compile(rf"(?:{_COMPARISON}|\bhơn)\s+(?P<what>(?![\d.,]+)(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,{_OVER_MOST_CHARS}}})",
                         re.IGNORECASE)
 # Where what a figure is over ends: "than H100 with speculative decoding on 8 GPUs" is over "H100".
 _WHAT_ENDS = re.compile(r"\s(?:with|on|using|for|at|in|across|when|while|by|trên|với|khi)\s", re.IGNORECASE)
