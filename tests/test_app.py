@@ -2582,7 +2582,7 @@ class TestLivePage:
             assert metric(at, "Running requests") == "16"
             assert any(c.value == "Summed over engine (one series per replica)." for c in at.caption)
             table = at.expander[0].dataframe[0].value
-            assert list(table["Replica"]) == ["engine=0", "engine=1"] and "Model" not in table.columns
+            assert list(table["Apart by (label=value)"]) == ["engine=0", "engine=1"] and "Model" not in table.columns
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
 

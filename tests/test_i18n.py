@@ -24,7 +24,7 @@ SAME_IN_VIETNAMESE = {
     "side.gpu", "command.quantizers.amd", "side.preset_value", "side.draft", "side.draft.eagle3", "side.draft.eagle", "side.engine",
     "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.m.best_gamma_value", "calc.tab.heatmap",
     "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "calc.serve.engine.trtllm", "col.alpha",
-    "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "col.replica", "chart.alpha", "chart.pass",
+    "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "chart.alpha", "chart.pass",
     "chart.ridge", "chart.acceptance",
     "col.p50_ttft_ms", "col.p90_ttft_ms", "col.p99_ttft_ms", "col.p50_itl_ms", "col.p90_itl_ms", "col.p99_itl_ms",
     "col.p50_tpot_ms", "col.p90_tpot_ms", "col.p99_tpot_ms", "exp.report.warning", "exp.tab.sql",

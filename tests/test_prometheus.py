@@ -1035,7 +1035,7 @@ class TestLivePage:
         assert not at.exception and not at.error, [e.value for e in at.error]
         (replicas,) = [e for e in at.expander if e.label.startswith("Apart, a row each")]
         table = replicas.dataframe[0].value
-        assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Replica"])
+        assert len(table) == 2 and all(r.startswith("instance=127.0.0.1:") for r in table["Apart by (label=value)"])
         assert "Model" not in table.columns  # the section is the model's: the column had pushed α off the page
         # The labels the fleet's configuration adds are offered too: its traffic per workload.
         assert at.selectbox(key="live_apart_by").options[1:] == ["instance", "engine", "job", "workload"]
@@ -1047,7 +1047,7 @@ class TestLivePage:
             "The tables under each model keep them apart by instance.") for c in at.caption)
         at.selectbox(key="live_apart_by").set_value("workload").run()
         (apart,) = [e for e in at.expander if e.label.startswith("Apart, a row each")]
-        assert sorted(apart.dataframe[0].value["Replica"]) == ["workload=chat", "workload=code"]
+        assert sorted(apart.dataframe[0].value["Apart by (label=value)"]) == ["workload=chat", "workload=code"]
 
 
 @pytest.mark.prometheus
