@@ -2312,7 +2312,7 @@ class TestLivePage:
             "pays at every batch the memory holds (up to 228)" in verdict.replace("\\", ""), verdict
         # The recording has no per-request histograms: the sidebar's context, and why.
         assert "Context 1,024: the sidebar's" in verdict and metric(at, "Mean context") == "—"
-        assert any(c.value.startswith("Mean context not shown. This scrape") and "holds no request\\_prompt\\_tokens\\_count"
+        assert any(c.value.startswith("Mean context not shown. This scrape") and "holds no vllm\\:request\\_prompt\\_tokens\\_count"
                    in c.value for c in at.caption)
         assert len(at.get("vega_lite_chart")) == 1 + 3  # per position; acceptance, batch, throughput over time
         # The measured rates, one click from the tail they give.

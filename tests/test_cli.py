@@ -1652,7 +1652,7 @@ class TestMetricsCommand:
         assert row["counter_reset"] is False and row["window"] is False and row["summed_labels"] == []
         # What this excerpt does not hold is absent, with its reason in English.
         assert row["running_requests"] is None and row["itl_p50_ms"] is None
-        assert row["absent"]["running_requests"] == ("This scrape of vllm-v1 holds no num_requests_running, which "
+        assert row["absent"]["running_requests"] == ("This scrape of vllm-v1 holds no vllm:num_requests_running, which "
                                                      "this figure needs.")
         assert row["absent"]["generation_throughput"] == "A rate per second needs two snapshots."
         assert "itl_p99_ms" in row["absent"] and "itl_p99" not in row["absent"]

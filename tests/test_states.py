@@ -385,9 +385,9 @@ class TestSpecDecodeStates:
         [other, mine, third] = spec_decode_states(prom.parse(text))
         for state in (other, mine):
             assert state.absent["acceptance_length"] == Notice(
-                "prom.absent.not_finite", metric="spec_decode_num_drafts")
+                "prom.absent.not_finite", metric="vllm:spec_decode_num_drafts")
         assert third.absent["acceptance_rate"].key == "prom.absent.not_exported"
-        assert str(mine.absent["acceptance_length"]).startswith("spec_decode_num_drafts is in this scrape")
+        assert str(mine.absent["acceptance_length"]).startswith("vllm:spec_decode_num_drafts is in this scrape")
         # Over a window, a value broken in the later scrape is named the same way.
         window = one(vllm_exposition("NaN", 30, 12, [6, 4, 2]), previous=(vllm_exposition(5, 15, 6, [3, 2, 1]), None))
         assert window.absent["acceptance_length"].key == "prom.absent.not_finite"

@@ -113,14 +113,14 @@ SPEC_ROLES = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_pos", "
 # draft position token_position, and counts its finished requests by finished_reason).
 MEANING_LABELS = ("model_name", "position", "token_position", "le", "finished_reason")
 _ENGINE_NAMES = {"sglang": "sglang", "llamacpp": "llama.cpp", "trtllm": "trt-llm"}
-# How a role's metric is named in a reason (its vLLM name, or the engine's own).
+# How a role's metric is named in a reason after its engine's namespace (:func:`metric_name`): vLLM's name, or the engine's own.
 _METRIC_NAMES = {
     "drafts": "spec_decode_num_drafts", "draft_tokens": "spec_decode_num_draft_tokens",
     "accepted_tokens": "spec_decode_num_accepted_tokens", "emitted_tokens": "spec_decode_num_emitted_tokens",
     "accepted_per_pos": "spec_decode_num_accepted_tokens_per_pos", "generation_tokens": "generation_tokens",
-    "reported_acceptance_rate": "spec_decode_draft_acceptance_rate / spec_accept_rate",
+    "reported_acceptance_rate": "spec_decode_draft_acceptance_rate",
     "reported_acceptance_length": "spec_accept_length", "system_efficiency": "spec_decode_efficiency",
-    "draft_overhead": "trtllm_spec_decode_draft_overhead",
+    "draft_overhead": "spec_decode_draft_overhead",
     "running": "num_requests_running", "waiting": "num_requests_waiting", "kv_cache_usage": "kv_cache_usage_perc",
     "itl": "inter_token_latency_seconds",
     "request_prompt_tokens": "request_prompt_tokens", "request_output_tokens": "request_generation_tokens",
@@ -129,8 +129,14 @@ _METRIC_NAMES = {
 # The names an engine gives a role otherwise (TensorRT-LLM's ``trtllm_`` families).
 _OWN_METRIC_NAMES = {"trt-llm": {"accepted_per_pos": "spec_decode_accepted_tokens{token_position}",
                                  "kv_cache_usage": "kv_cache_utilization", "request_prompt_tokens": "prompt_tokens_total",
-                                 "finished_requests": "request_success_total"},
-                     "sglang": {"request_prompt_tokens": "prompt_tokens_total", "finished_requests": "num_requests_total"}}
+                                 "finished_requests": "request_success_total",
+                                 "reported_acceptance_length": "spec_decode_acceptance_length"},
+                     "sglang": {"request_prompt_tokens": "prompt_tokens_total", "finished_requests": "num_requests_total",
+                                "reported_acceptance_rate": "spec_accept_rate",
+                                "reported_acceptance_length": "spec_accept_length", "running": "num_running_reqs",
+                                "waiting": "num_queue_reqs", "kv_cache_usage": "token_usage"},
+                     "llama.cpp": {"generation_tokens": "tokens_predicted", "running": "requests_processing",
+                                   "waiting": "requests_deferred", "kv_cache_usage": "kv_cache_usage_ratio"}}
 # The output tokens of finished requests, where an engine counts them in its generation tokens counter
 # (added to when a request finishes); vLLM adds to its counter every step, so its histogram's sum.
 OUTPUT_ROLE = {"sglang": "generation_tokens", "trt-llm": "generation_tokens"}
@@ -167,6 +173,13 @@ def engine_of(prefix: str, roles: Iterable[str]) -> str:
     return "vllm"
 
 
+# Each engine's namespace as its metric names begin; another namespace that exports vLLM's schema is its own.
+_PREFIXES = {"vllm-v1": "vllm:", "vllm-v0": "vllm:", "vllm": "vllm:", "sglang": "sglang:", "llama.cpp": "llamacpp:",
+             "trt-llm": "trtllm_"}
+
+
 def metric_name(engine: str, role: str) -> str:
-    """How a role's metric is named in a message: the engine's own name, else vLLM's."""
-    return _OWN_METRIC_NAMES.get(engine, {}).get(role, _METRIC_NAMES[role])
+    """How a role's metric is named in a message, as the engine's /metrics names it (the engine's own
+    name, else vLLM's, in the engine's namespace): ``vllm:generation_tokens``, not the role's
+    ``generation_tokens`` (a browser pass)."""
+    return _PREFIXES.get(engine, f"{engine}:") + _OWN_METRIC_NAMES.get(engine, {}).get(role, _METRIC_NAMES[role])
