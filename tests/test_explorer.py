@@ -42,8 +42,13 @@ class TestExampleQueries:
             formats = s.query(explorer.EXAMPLE_QUERIES["runs_by_format"]).frame
             acceptance = s.query(explorer.EXAMPLE_QUERIES["acceptance"]).frame
             imports = s.query(explorer.EXAMPLE_QUERIES["imports"]).frame
+            throughput = s.query(explorer.EXAMPLE_QUERIES["throughput_by_concurrency"]).frame
+            # The console's runs carry their origin (an analyst's pass: `SELECT origin FROM runs` failed).
+            origins = s.query("SELECT origin, count(*) AS runs FROM runs GROUP BY 1 ORDER BY 1").frame
         finally:
             s.close()
+        assert list(zip(origins.origin, origins.runs)) == [("example", 48), ("user", 1)]
+        assert list(throughput.origin[:1]) == ["user"] and set(throughput.origin) == {"user", "example"}
         assert sorted(zip(formats.origin, formats.source_format, formats.runs)) == [("example", "csv", 48),
                                                                                    ("user", "csv", 1)]
         chat = acceptance[(acceptance.workload == "chat") & (acceptance.gamma == 4)].set_index("origin")

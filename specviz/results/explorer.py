@@ -54,16 +54,16 @@ __all__ = [
     "EXAMPLE_QUERIES",
 ]
 
-# The runs table holds the shipped examples' runs beside the user's: a query that counts or averages
-# runs groups them by their import's origin ('user' or 'example'), so that the examples are never
-# counted with the user's runs, and says which rows are which.
+# The runs table holds the shipped examples' runs beside the user's, each with its import's origin
+# ('user' or 'example'): a query that counts, averages or lists runs groups or marks them by it, so that
+# the examples are never counted with the user's runs, and says which rows are which.
 EXAMPLE_QUERIES = {
     "runs_by_format": "SELECT origin, source_format, count(*) AS runs\n"
-                      "FROM runs JOIN imports USING (content_hash, source_format) GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC",
-    "throughput_by_concurrency": "SELECT label, workload, concurrency, output_throughput, p99_itl_ms\n"
-                                 "FROM runs WHERE concurrency IS NOT NULL ORDER BY label, workload, concurrency",
+                      "FROM runs GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC",
+    "throughput_by_concurrency": "SELECT origin, label, workload, concurrency, output_throughput, p99_itl_ms\n"
+                                 "FROM runs WHERE concurrency IS NOT NULL ORDER BY origin DESC, label, workload, concurrency",
     "acceptance": "SELECT origin, workload, num_speculative_tokens AS gamma, avg(acceptance_length) AS tokens_per_step,\n"
-                  "       avg(acceptance_rate) AS vllm_rate FROM runs JOIN imports USING (content_hash, source_format)\n"
+                  "       avg(acceptance_rate) AS vllm_rate FROM runs\n"
                   "WHERE acceptance_length IS NOT NULL GROUP BY ALL ORDER BY 1 DESC, 2, 3",
     "request_percentiles": "SELECT run_id, count(*) AS requests, quantile_cont(ttft_ms, 0.99) AS p99_ttft_ms\n"
                            "FROM requests GROUP BY 1 ORDER BY 1",

@@ -34,6 +34,11 @@ __all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
 
 CONSOLE_TABLES = ("runs", "requests", "imports", "snapshots", "windows")
 """The tables the SQL console (:meth:`Store.query`) sees."""
+# The console's runs carry their import's origin ('user' or 'example'), as the explorer's tables do: a
+# query over runs had counted the shipped examples with the user's runs, unsaid, and `origin` was no
+# column of them (an analyst's pass).
+_CONSOLE_SELECT = {"runs": "SELECT runs.*, (SELECT any_value(origin) FROM imports WHERE imports.content_hash = "
+                           "runs.content_hash) AS origin FROM runs"}
 # What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
 # imports row (with a new imported_at), but for the user's synthetic flag on runs already stored
 # (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells, and a stage's load
@@ -547,8 +552,8 @@ class RunsAndImports(Connections):
             version = con.execute(_CONSOLE_VERSION).fetchall()[0]
             with self._cache_lock:
                 if self._snapshot_cache is None or self._snapshot_cache[0] != version:
-                    fresh = sandbox.Snapshot({table: con.sql(f"SELECT * FROM {table}").to_arrow_table()
-                                              for table in CONSOLE_TABLES})
+                    fresh = sandbox.Snapshot({table: con.sql(_CONSOLE_SELECT.get(table, f"SELECT * FROM {table}"))
+                                              .to_arrow_table() for table in CONSOLE_TABLES})
                     self._snapshot_cache = (version, fresh)
                 return self._snapshot_cache[1]
 
