@@ -231,6 +231,10 @@ def show_versus_baseline() -> None:
         series = unpaired["series"].dropna().unique()
         named = ", ".join(series[:10]) + (" …" if len(series) > 10 else "")  # a few names say which
         st.info(md("exp.unpaired", lang, runs=len(unpaired), series_count=len(series), series=named))
+    if any(filters.values()) and (paired.empty or not unpaired.empty):
+        # The pairing is among the runs the filters keep: a filter on the method hides every plain run,
+        # and the messages above had blamed the data (an analyst's pass).
+        st.info(t("exp.pairs_filtered", lang))
     if paired.empty:
         st.info(t("exp.no_pairs", lang))
         return

@@ -1908,6 +1908,18 @@ class TestExplorerPage:
         at.run()
         assert "Filtered by Method: (not set)" in [c.value.replace("\\", "") for c in at.caption]
 
+    def test_a_filter_that_hides_the_baselines_is_said_to(self):
+        """An analyst's pass: with Method = eagle3 chosen, the Baseline view said the speculative runs
+        "found no plain run to pair with", blaming the data for what the filter hid."""
+        at = explorer_app("baseline")
+        upload(at, ("mine.csv", b"spec_method,num_speculative_tokens,concurrency,output_throughput\n"
+                                b"eagle3,3,1,150\n,,1,100\n", "text/csv"))
+        said = lambda: [i.value for i in at.info if i.value.startswith("The filters are on")]
+        assert not said() and not [i for i in at.info if "found no plain run" in i.value]
+        at.session_state["filters"] = True
+        at.run().multiselect(key="filter_spec_method").set_value(["eagle3"]).run()
+        assert len(said()) == 1 and [i for i in at.info if "found no plain run" in i.value]
+
     def test_past_the_limit_the_newest_runs_are_shown_and_a_filter_reaches_the_rest(self, monkeypatch):
         """A page reads at most SPECVIZ_SHOWN_MAX_RUNS runs (a store of 200,000 runs with long names
         took one session to 2.5 GB), says so, and its filters are the store's."""
