@@ -253,7 +253,7 @@ class TestExplorerInChromium:
         bad = tmp_path / "truncated.json"
         bad.write_text('{"request_throughput": 3.0, "mean_ttft_ms"')
         imports(bad)
-        expect(page.get_by_text(re.compile("the JSON breaks at line"))).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text(re.compile("the JSON ends mid-record at line 1"))).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
 
         payload = tmp_path / "payload[x](y).csv"

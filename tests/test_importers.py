@@ -42,7 +42,7 @@ class TestDetectFormat:
 
     @pytest.mark.parametrize("data, message", [
         (b"", "empty"), (b"   \n", "empty"), (b"\x89PNG\r\n\x1a\n\x00\x00", "binary"),
-        (b"\xff\xfe\xfa not utf8", "UTF-8"), (b'{"request_throughput": 1.0', "breaks at line 1"),
+        (b"\xff\xfe\xfa not utf8", "UTF-8"), (b'{"request_throughput": 1.0', "ends mid-record at line 1"),
         (b'{"hello": "world"}', "not a benchmark result file of a known format"),
         (b"[1, 2, 3]", "not a benchmark result file of a known format"),
     ])
@@ -562,18 +562,23 @@ class TestHostileValues:
 
     def test_a_json_lines_file_cut_off_mid_write_says_where(self):
         """vLLM's bench cut after 9,000 bytes, mid-way through its 8th line: the refusal said only
-        "malformed or truncated", with no line and no way to mend it."""
+        "malformed or truncated", with no line and no way to mend it; then that it "breaks at line 8,
+        column 28 (a comma was expected here)", where the file ends (an analyst's pass): it is said
+        to be cut short. A break before the end is said where it is."""
         cut = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes()[:9000]
         assert cut.count(b"\n") == 7
         with pytest.raises(importers.IngestError) as info:
             importers.parse("cut.jsonl", cut)
-        assert info.value.key == "ingest.json_malformed_at"
+        assert info.value.key == "ingest.json_cut_short"
         assert {k: info.value.params[k] for k in ("line", "records")} == {"line": 8, "records": 7}
         said = message(info.value, "en")
-        assert "breaks at line 8, column" in said and "after 7 whole records" in said and "import the file again" in said
+        assert "ends mid-record at line 8, after 7 whole records" in said and "looks cut short" in said
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("mended.jsonl", cut + b"}}\n" + b'{"completed": 1}\n')
+        assert info.value.key == "ingest.json_malformed_at" and info.value.params["line"] == 8
 
     @pytest.mark.parametrize("text, reason", [
-        (b'{"a": 1', "comma"), (b'{"a" 1}', "colon"), (b'{"a": }', "value"), (b'{1: 2}', "name"),
+        (b'{"a": 1 "b": 2}', "comma"), (b'{"a" 1}', "colon"), (b'{"a": }', "value"), (b'{1: 2}', "name"),
         (b'{"a": "b', "string"), (b'{"a": "\x01"}', "control"), (b'{"a": "\\q"}', "escape")])
     def test_where_json_breaks_is_said_in_the_reader_s_language(self, text, reason):
         """Python's own reason ("Expecting ':' delimiter") had reached the Vietnamese page in English."""

@@ -149,7 +149,7 @@ class TestImportFile:
         assert summary.requests[0] == 3 and summary.p50_ttft_ms[0] == pytest.approx(56.5)
 
     @pytest.mark.parametrize("data, message", [
-        (b"", "empty"), (b"\x00\x01\x02", "binary"), (b'{"request_throughput": ', "cut off while it was written"),
+        (b"", "empty"), (b"\x00\x01\x02", "binary"), (b'{"request_throughput": ', "looks cut short"),
         (b"a,b,c\n1,2,3\n", "no recognisable result columns"), (b"concurrency,ttft_ms\n", "no rows"),
         (b'{"benchmarks": [{"metrics": {"x": 1}}]}', "ingest.guidellm_schema"),
     ])
@@ -1629,7 +1629,7 @@ HOSTILE = [
     ("vllm_lone_surrogate.json", b'{"completed": 1, "label": "\\ud800", "\\udc00": ["\\ud83d"]}', None),
     ("vllm_jsonl_mixed.jsonl", b'{"completed": 1}\n[1, 2]\n{"completed": 2}\n', "ingest.record_shape"),
     ("vllm_jsonl_unknown.jsonl", b'{"completed": 1}\n{"something": "else"}\n', "ingest.record_shape"),
-    ("vllm_jsonl_truncated.jsonl", b'{"completed": 1}\n{"completed": ', "breaks at line 2, column 15"),
+    ("vllm_jsonl_truncated.jsonl", b'{"completed": 1}\n{"completed": ', "ends mid-record at line 2"),
     ("vllm_nul.jsonl", b'{"completed": 1}\n' + b"\x00" * 8, "binary"),
     ("vllm_nul_late.json", b'{"completed": 1, "x": "' + b"a" * 70_000 + b'\x00"}', "breaks at line 1"),
     ("top_level_array.json", b"[]", "ingest.unknown_format"),

@@ -124,8 +124,9 @@ def _json_documents(name: str, text: str) -> Iterator[Any]:
     IngestError
         If the JSON is malformed (``ingest.json_malformed_at``: the line and column where it breaks,
         the decoder's reason and how many documents came whole before it: a JSON-lines file cut off
-        mid-write keeps its records up to its last line), nested too deeply or holds an integer of
-        more than 4,300 digits (both refused by Python's json).
+        mid-write keeps its records up to its last line; ``ingest.json_cut_short`` where it breaks at
+        the text's end, a file cut short), nested too deeply or holds an integer of more than 4,300
+        digits (both refused by Python's json).
     """
     decoder = json.JSONDecoder()
     end = _BLANK.match(text).end()
@@ -134,6 +135,8 @@ def _json_documents(name: str, text: str) -> Iterator[Any]:
         try:
             doc, end = decoder.raw_decode(text, end)
         except json.JSONDecodeError as exc:
+            if not text[exc.pos:].strip():  # it breaks where the text ends: cut short, not mistyped
+                raise IngestError("ingest.json_cut_short", name, line=exc.lineno, records=records) from None
             raise IngestError("ingest.json_malformed_at", name, line=exc.lineno, column=exc.colno,
                               detail=json_reason(exc.msg), records=records) from None
         except ValueError:  # the only other ValueError of json: an integer over 4,300 digits
