@@ -101,18 +101,16 @@ def apply_sentence() -> None:
                       "kept": {name: st.session_state.get(name) for name in KEPT_WITH.get(key, ())}})
         # What a new choice sets afresh, only where it is new: a sentence naming the sidebar's own GPU or
         # model had set the user's GPU count (and draft) back to the defaults (a browser pass).
-        if st.session_state.get(key) == value:
-            pass
-        elif key == "gpu":
-            clear_gpu_overrides()
-        elif key == "target":
-            forget_target("draft", *PARALLEL)
-        elif key in FORMAT_ITEMS:  # as the sidebar's own choices do: default GPU counts follow it
-            new_format()
-        elif key == "engine":  # its preset's costs, as the sidebar's choice of one sets them
-            st.session_state[key] = value
-            new_engine()
+        new = st.session_state.get(key) != value
         st.session_state[key] = value
+        if new and key == "gpu":
+            clear_gpu_overrides()
+        elif new and key == "target":
+            forget_target("draft", *PARALLEL)
+        elif new and key in FORMAT_ITEMS:  # as the sidebar's own choices do: default GPU counts follow it
+            new_format()
+        elif new and key == "engine":  # its preset's costs, as the sidebar's choice of one sets them
+            new_engine()
         if key in SIDEBAR_ITEMS:
             renew(key)
     if "tp" in choices:  # the sentence's count, said as its item: not "the fewest that hold the pair"
