@@ -351,7 +351,9 @@ class TestExplorerInChromium:
         expect(examples.or_(calibrate).first).to_be_visible(timeout=TIMEOUT)
         show_examples(page)
         page.get_by_role("button", name="Calibrate the step model").click()
-        expect(page.get_by_text("fitted on 24 runs")).to_be_visible(timeout=TIMEOUT)
+        # The fit is the heaviest step of any test: 15 s alone, and past 30 s beside a parallel worker on
+        # two cores (a clean run of the whole suite saw it): a wait, not a measure of its speed.
+        expect(page.get_by_text("fitted on 24 runs")).to_be_visible(timeout=3 * TIMEOUT)
         page.get_by_role("button", name="Open the calculator at these costs").click()
         expect(page.get_by_text("Speculative decoding calculator")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"\?(.+&)?mbu=[0-9.]+"), timeout=TIMEOUT)
