@@ -12,7 +12,7 @@ text bounded (:func:`parse_claim`), so that every match takes time linear in the
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from specviz import settings
@@ -335,22 +335,27 @@ _ENGINE_WORDS = (("trt-llm", r"\btensorrt[\s-]*llm\b|\btrt[\s-]*llm\b"), ("sglan
                  ("vllm-v0", r"\bvllm[\s-]*v0\b"), ("vllm-v1", r"\bvllm\b"))
 
 
+def _first_named(words: str, named: tuple[tuple[str, str], ...], keep: Callable[[re.Match], bool]) -> str | None:
+    """The name of ``named`` ((name, pattern) pairs) whose pattern a sentence matches first, of the
+    matches ``keep`` takes; the longest match where two start at one place ("MXFP4 W4A4" before
+    "MXFP4"); None where none is taken."""
+    found = [(match.start(), -len(match[0]), name) for name, pattern in named
+             for match in re.finditer(pattern, words, re.IGNORECASE) if keep(match)]
+    return min(found)[2] if found else None
+
+
 def _engine(words: str) -> str | None:
     """The engine a sentence names first as the one it measured, None where it names none: an engine
     named after a comparison ("SGLang is 1.5x faster than vLLM": vLLM) is what the figure is over,
     not the engine measured (:func:`_compared`)."""
-    found = [(match.start(), -len(match[0]), engine) for engine, pattern in _ENGINE_WORDS
-             for match in re.finditer(pattern, words, re.IGNORECASE) if not _compared(words[:match.start()])]
-    return min(found)[2] if found else None
+    return _first_named(words, _ENGINE_WORDS, lambda match: not _compared(words[:match.start()]))
 
 
 def _precision(words: str) -> str | None:
     """The precision preset of the weights' format a sentence names first (the longest name where two
     start there: "MXFP4 W4A4" is AMD Quark's W4A4, not MXFP4 weights beside FP8 activations), None
     where it names none. A format said of the KV cache ("FP8 KV", "an FP8 KV cache") is not the weights'."""
-    found = [(match.start(), -len(match[0]), name) for name, pattern in _PRECISION_WORDS
-             for match in re.finditer(pattern, words, re.IGNORECASE) if not _KV_AFTER.match(words, match.end())]
-    return min(found)[2] if found else None
+    return _first_named(words, _PRECISION_WORDS, lambda match: not _KV_AFTER.match(words, match.end()))
 
 
 @dataclass(frozen=True)

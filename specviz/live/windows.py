@@ -234,11 +234,7 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
     if batch > (most := live.max_batch()):
         return Notice("live.no_fit", batch=batch, most=most, gpus=live.tp * live.dp, gpu=live.gpu.name,
                       kv=live.precision.kv.upper(), context=context, context_from=context_from)
-    drafts = figures.get("drafts")
-    if drafts is None or not math.isfinite(drafts) or drafts < 1:
-        # An engine without the count (SGLang's gauges), or less than one draft (counters of 1e-320, an
-        # attack pass: a NaN band): the band is the model's alone.
-        drafts = None
+    drafts = _draft_count(figures.get("drafts"))  # none: the band is the model's alone
     sampled = _sampled_alphas(live, figures["alpha_iid"], drafts, gamma) if drafts else None
     # The band holds the sampling where it is wide enough to be said (a caption does): below that it moves
     # the band by a percent or two, and the calculator the verdict links to, at the same α, gives the
@@ -253,6 +249,13 @@ def paying_now(scenario: Scenario, figures: Mapping[str, Any], batch_max: int) -
                      drafting / (drafting + float(here["verify_cost"])), float(here["expected_tokens"]),
                      float(here["verify_cost"]), context, context_from, server_count(figures), most,
                      drafts, *(sampled or (None, None)))
+
+
+def _draft_count(drafts: float | None) -> float | None:
+    """A window's drafts as a count a sampling interval rests on, None where there is none: an engine
+    without the count (SGLang's gauges), or less than one draft (counters of 1e-320, an attack pass,
+    had given a NaN band)."""
+    return drafts if drafts is not None and math.isfinite(drafts) and drafts >= 1 else None
 
 
 def _sampled_alphas(scenario: Scenario, alpha_iid: float, drafts: float, gamma: int) -> list[float]:
@@ -276,7 +279,7 @@ def position_intervals(acceptance: Sequence[float | None], conditional: Sequence
     -------
     (unconditional, conditional) : lists of (low, high) or None, aligned with the inputs.
     """
-    if drafts is None or not math.isfinite(drafts) or drafts < 1:
+    if (drafts := _draft_count(drafts)) is None:
         return [None] * len(acceptance), [None] * len(conditional)
     reached = [1.0, *acceptance[:-1]]  # the share of drafts that reached each position, given the ones before
 
