@@ -32,9 +32,14 @@ FORMATS: dict[str, str] = {
     "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"), "mtp_reuse": "%.2f",
     "acceptance_length": "%.2f",
     **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
-    **dict.fromkeys(("output_throughput", "total_token_throughput"), "%,.1f"),
+    **dict.fromkeys(("output_throughput", "baseline_output_throughput", "total_token_throughput"), "%,.1f"),
+    "baseline_mean_tpot_ms": "%,.1f",
     **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in STATISTICS for metric in LATENCY_METRICS), "%,.1f")}
+
+# The Baseline view's table of pairs: what each measured speedup is the ratio of.
+PAIR_COLUMNS = ("series", "workload", "concurrency", "request_rate", "output_throughput", "baseline_output_throughput",
+                "mean_tpot_ms", "baseline_mean_tpot_ms", "measured_speedup", "measured_by")
 
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
@@ -251,7 +256,19 @@ def show_versus_baseline() -> None:
         for v, n in zip(crossover["crossover_concurrency"], crossover["concurrencies"])]).drop(columns="concurrencies")
     titled_dataframe(shown_crossover, lang)
     st.caption(t("exp.crossover_note", lang))
+    show_pairs(paired)
     show_measured_schedule()
+
+
+def show_pairs(paired: pd.DataFrame) -> None:
+    """Each speculative run beside its baseline: both throughputs and TPOTs, the measured speedup and
+    which of the two it is the ratio of (``measured_by``), so a reviewer can check every point the chart
+    draws, those off it (a load by request rate) too."""
+    st.subheader(t("exp.pairs", lang))
+    table = paired[[*PAIR_COLUMNS]].dropna(axis=1, how="all")
+    table = table.assign(measured_by=table["measured_by"].map(lambda by: t(f"exp.measured_by.{by}", lang)))
+    titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
+    st.caption(t("exp.pairs_note", lang))
 
 
 def show_measured_schedule() -> None:

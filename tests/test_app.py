@@ -1518,6 +1518,19 @@ class TestExplorerPage:
         assert sorted(crossover["Crossover concurrency"]) == ["128", "none: faster at every measured concurrency",
                                                               "none: faster at every measured concurrency"]
 
+    def test_each_pair_is_listed_with_what_its_speedup_is_the_ratio_of(self):
+        """The chart drew each measured speedup and no table gave its parts (a reviewer's check):
+        150/100 tokens/s is 1.50× by throughput; a pair with TPOTs alone, 20/12.5 ms, is 1.60× by TPOT."""
+        at = explorer_app("baseline")
+        upload(at, ("pairs.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput,mean_tpot_ms\n"
+                                 b"chat,8,,,100,\nchat,8,eagle,3,150,\ncode,4,,,,20\ncode,4,eagle,3,,12.5\n", "text/csv"))
+        pairs = next(d.value for d in at.dataframe if "Measured by" in d.value)
+        assert pairs[["Workload", "Concurrency", "Measured speedup (×)", "Measured by"]].values.tolist() == [
+            ["chat", 8, 1.5, "output tokens/s"], ["code", 4, 1.6, "mean TPOT"]]
+        assert pairs["Baseline output tokens/s"].tolist()[0] == 100
+        assert pairs["Baseline mean TPOT (ms)"].tolist()[1] == 20
+        assert "Request rate (req/s)" not in pairs  # no pair has one
+
     def test_one_concurrency_measured_is_not_every_concurrency(self):
         """A speculative run and its baseline at one concurrency read "none: faster at every measured
         concurrency" (an analyst's pass)."""
