@@ -862,8 +862,12 @@ class TestStore:
         store = Store(tmp_path / "s.duckdb")
         try:
             store.import_file("profile_export.jsonl", sample("2026/aiperf_0.3_concurrency1/profile_export.jsonl"))
-            store.import_file("profile_export_aiperf.json", sample("2026/aiperf_0.3_concurrency1/profile_export_aiperf.json"))
+            given = store.import_file("profile_export_aiperf.json", sample("2026/aiperf_0.3_concurrency1/profile_export_aiperf.json"))
             assert sorted(store.runs()["num_requests"]) == [10, 64]
+            # Said, not in silence: the same first request, other counts (an analyst's pass).
+            said = [str(w) for w in given.warnings if w.key == "warn.aiperf_not_same_requests"]
+            assert len(said) == 1 and "profile_export.jsonl starts at this run's first request" in said[0]
+            assert "count 10 requests over 39.4 s, the summary 64 over 255.6 s." in said[0]
         finally:
             store.close()
 

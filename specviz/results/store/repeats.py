@@ -480,7 +480,20 @@ def _aiperf_same_requests(cur: duckdb.DuckDBPyConnection, name: str, parsed: imp
         if (stored.get("num_requests") == run.get("num_requests") and None not in spans
                 and abs(spans[0] - spans[1]) < _AIPERF_SPAN_S):
             same.append(stored)
+        else:
+            # The same first request but other counts: a records file cut short (the 0.3 sample keeps 10
+            # of its summary's 64), or a summary of a longer run. Two runs, said to be, not in silence.
+            ours, theirs = (run, stored) if records_parsed else (stored, run)
+            parsed.warnings.append(Notice(
+                "warn.aiperf_not_same_requests", other=stored["source_file"], runs=run_named(run.get("label")),
+                records=ours.get("num_requests"), records_s=_seconds(ours.get("duration_s")),
+                summary=theirs.get("num_requests"), summary_s=_seconds(theirs.get("duration_s"))))
     return same
+
+
+def _seconds(value: float | None) -> str:
+    """A run's span as a notice gives it: seconds to a tenth, or "?" where the file gives none."""
+    return "?" if value is None else f"{value:,.1f}"
 
 
 def _with_summary(records: Mapping[str, Any], summary: Mapping[str, Any], summary_file: str) -> dict[str, Any]:
