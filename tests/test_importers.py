@@ -170,6 +170,20 @@ class TestParseVllmBench:
         record["output_lens"].pop()
         assert importers.parse("even.json", json.dumps(record).encode()).warnings == []
 
+    @pytest.mark.parametrize("throughput, said", [(9.8, False), (5.2, False), (20.0, False), (4.9, True), (40.5, True)])
+    def test_a_request_rate_its_own_count_and_span_contradict_is_said(self, throughput, said):
+        """100 requests over 10 s: a rate from half to twice 10 req/s is a tool's own way of counting;
+        outside it one figure is off (llm-d's example says 2,262 req/s for 500 requests in 50 s). The
+        figures are stored as given either way."""
+        record = {"completed": 100, "failed": 0, "duration": 10.0, "request_throughput": throughput}
+        parsed = importers.parse("run.json", json.dumps(record).encode())
+        assert parsed.runs[0]["request_throughput"] == throughput
+        notices = [str(w) for w in parsed.warnings if w.key == "warn.throughput_disagrees"]
+        assert notices == ([f"A run's request rate disagrees with its own count: {throughput:,.2f} requests/s over "
+                            f"10.0 s is {throughput * 10:,.0f} requests, but it counts 100. One of the three figures "
+                            "is off (said for the file's first such run; others may be too); they are stored as "
+                            "the file gives them."] if said else [])
+
     def test_nerdalert_jsonl(self):
         parsed = importers.parse("r.jsonl", sample("vllm_bench_nerdalert.jsonl"))
         assert parsed.format == "vllm-bench" and len(parsed.runs) == 9
