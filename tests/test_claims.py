@@ -241,7 +241,9 @@ class TestReadSentence:
         "chậm hơn 2 lần", "bốn lần chậm hơn", "rẻ hơn 3 lần", "giảm 3 lần chi phí", "ba lần giảm",
         "reduces cost by 3x on H100",
         # A second pass: each of these had been read as 2x.
-        "twice as slow", "chậm gấp đôi", "độ trễ tăng 2 lần", "latency rises by 2x on H100"])
+        "twice as slow", "chậm gấp đôi", "độ trễ tăng 2 lần", "latency rises by 2x on H100",
+        # "gấp" kept where a multiple in words is written as a figure: still a slowdown.
+        "chậm gấp 2 lần", "chậm gấp ba lần"])
     def test_a_slowdown_or_another_ratio_is_no_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claim_words.read_sentence(text, PRESETS)
@@ -916,6 +918,9 @@ class TestSentencesAsVendorsWriteThem:
         ("EAGLE-3 is 1.4x faster than the standard EAGLE head", "eagle3", "eagle"),
         ("Nhanh hơn 1,5 lần so với EAGLE-3 nhờ P-EAGLE", "peagle", "eagle3"),
         ("P-EAGLE nhanh hơn EAGLE-3 1,69 lần trên B200", "peagle", "eagle3"),  # hơn: than
+        ("P-EAGLE nhanh gấp 1,69 lần EAGLE-3 trên B200", "peagle", "eagle3"),  # 1.69 times EAGLE-3
+        ("P-EAGLE nhanh gấp đôi EAGLE-3", "peagle", "eagle3"),
+        ("Tăng tốc gấp 2 lần nhờ EAGLE-3", "eagle3", None),  # nhờ: thanks to
         ("P-EAGLE outperforms EAGLE-3 by 1.69x", "peagle", "eagle3"),
         ("EAGLE-3 beats Medusa by 1.3x", "eagle3", "medusa"),
         # Over plain decoding, as a speedup is unless said otherwise.
@@ -1200,6 +1205,11 @@ class TestOverWhat:
         # Vietnamese "hơn" (than) without "so với" (a browser pass: judged against plain decoding unsaid).
         ("SGLang nhanh hơn vLLM 0.9 1,5 lần trên H100", "vLLM 0.9"), ("nhanh hơn decode thường 2 lần", None),
         ("nhanh hơn 2 lần trên H100", None),
+        # "gấp 1,5 lần vLLM" (1.5 times vLLM) says what it is over with no word of comparison; a word of
+        # the sentence after it ("nhờ", "trên") is none, nor is plain decoding.
+        ("SGLang nhanh gấp 1,5 lần vLLM trên H100", "vLLM"), ("nhanh gấp đôi vLLM 0.9 trên H100", "vLLM 0.9"),
+        ("nhanh gấp rưỡi TensorRT-LLM", "TensorRT-LLM"), ("tăng tốc gấp 2 lần nhờ EAGLE-3 trên H100", None),
+        ("nhanh gấp 2 lần trên H100", None), ("MTP nhanh gấp 2 lần decode thường", None),
         # Cut at 80 characters inside a word: the word left out ("…frameworks v1." had been a claim_over
         # its own link refused: an attack pass).
         ("2.5x faster than best previously-published open-source Blackwell inference-serving frameworks v1.2",

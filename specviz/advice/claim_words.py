@@ -108,17 +108,18 @@ _MULTIPLE_VERBS = {"twice": 2, "doubles": 2, "doubled": 2, "doubling": 2, "tripl
 
 def _in_figures(words: str) -> str:
     """``words`` with multiples said in words written as figures (:data:`_TIMES_IN_WORDS`): "three
-    times" as "3 times", "gấp đôi" as "2 lần", "twice" as "2x"."""
+    times" as "3 times", "gấp đôi" as "gấp 2 lần" ("gấp" kept: what follows is what the figure is over,
+    :func:`over_words`), "twice" as "2x"."""
     def figure(found: re.Match) -> str:
         if found["fold"]:  # "threefold", "2.5-fold"
             return f"{_NUMBER_WORDS.get(found['fold'].lower(), found['fold'])}x"
         if found["half"]:  # "gấp rưỡi": one and a half times
-            return "1.5 lần"
+            return "gấp 1.5 lần"
         if found["twice"]:
             return f"{_MULTIPLE_VERBS[found['twice'].lower()]}x"
         if found["after"]:
-            return f"{2 if found['after'].lower() == 'đôi' else _NUMBER_WORDS[found['after'].lower()]} lần"
-        return f"{_NUMBER_WORDS[found['word'].lower()]} {found['unit']}"
+            return f"gấp {2 if found['after'].lower() == 'đôi' else _NUMBER_WORDS[found['after'].lower()]} lần"
+        return f"{found['vi'] or ''}{_NUMBER_WORDS[found['word'].lower()]} {found['unit']}"
     return _TIMES_IN_WORDS.sub(figure, words)
 
 
@@ -224,10 +225,11 @@ _REDUCTION = re.compile(r"\s*(?:reduction|decrease|drop|cut|savings?|lower|giả
 _REDUCED_BY = re.compile(r"(?:\breduc\w*|\bcut\w*|\blower\w*|\bdecreas\w*|giảm)(?:\s+[^\s,;:.]+){0,2}?(?:\s+by)?\s*$",
                          re.IGNORECASE)
 # Said before a figure of any unit, a reduction, a slowdown or a ratio of cost: "reduces cost by 3x",
-# "giảm 3 lần chi phí", "slower by 2x", "chậm hơn 2 lần", "rẻ hơn 3 lần" (not "30% lower cost and 2x faster").
+# "giảm 3 lần chi phí", "slower by 2x", "chậm hơn 2 lần", "rẻ hơn 3 lần", "chậm gấp 2 lần" (not "30% lower cost
+# and 2x faster").
 _RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+){0,2}?\s+by|giảm(?:\s+[^\s,;:.]+){0,2}?"
                            r"|\bslower(?:\s+by)?|\bcheaper(?:\s+by)?|chậm(?:\s+hơn)?|rẻ\s+hơn|độ\s+trễ\s+tăng(?:\s+thêm)?"
-                           r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)\s*$", re.IGNORECASE)
+                           r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)(?:\s+gấp)?\s*$", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s*(\S*)")
 # Where the words that say what a figure measures end: at the next figure or clause ("2x the cost, 1.5x
 # faster": "faster" is the second figure's).
@@ -241,9 +243,12 @@ _METHOD_WORDS = (("peagle", r"\bp-?eagle"), ("eagle3", r"\beagle(?:-?3|\s3(?![\d
                  ("suffix", r"suffix decoding"), ("ngram", r"\bn-?gram\b|prompt lookup"), ("eagle", r"\beagle\b"))
 # The words of a comparison: "over", "than", "vs", "compared to", "relative to", "so với".
 _COMPARISON = r"(?:\bover|\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\brelative\s+to|\bagainst|so\s+với)"
+# Vietnamese "gấp 1,5 lần X", "gấp đôi X" ("1.5 times X", "twice X"): X is what the figure is over,
+# without a word of comparison.
+_TIMES_OF = r"\bgấp\s+(?:[\d.,]+\s*(?:lần|x|×)|\w+(?:\s+lần)?)"
 # Words that make the method after them the figure's baseline, not its method: "1.69x over EAGLE-3",
-# "outperforms EAGLE-3 by 1.69x", "nhanh hơn EAGLE-3" (Vietnamese "hơn", than).
-_COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\bhơn)"
+# "outperforms EAGLE-3 by 1.69x", "nhanh hơn EAGLE-3" (Vietnamese "hơn", than), "nhanh gấp 1,7 lần EAGLE-3".
+_COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\bhơn|{_TIMES_OF})"
                             r"\s+(?:(?:the|a|an|standard|vanilla|plain)\s+)*$", re.IGNORECASE)
 # A comparison's words after it ("relative to the best prior Blackwell baseline", "than vLLM", "vs H100"):
 # what a figure is over, where the sentence says. Not a number ("over 1,000 tokens/s", "more than 2x").
@@ -253,6 +258,11 @@ _COMPARED_WITH = re.compile(rf"(?:{_COMPARISON}|\boutperform(?:s|ed)?|\bbeats?|\
 _OVER_MOST_WORDS, _OVER_MOST_CHARS = 8, 80
 _OVER_WHAT = re.compile(rf"(?:{_COMPARISON}|\bhơn)\s+(?P<what>(?![\d.,]+)(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,{_OVER_MOST_CHARS}}})",
                         re.IGNORECASE)
+# What a "gấp N lần" figure is over, right after it ("nhanh gấp 1,5 lần vLLM trên H100"): a name, its first
+# word holding a capital or a digit ("vLLM", "H100"), not a word of the sentence ("gấp 2 lần nhờ EAGLE-3",
+# "gấp 2 lần trên H100"). The figure is read as "1,5 lần", after "gấp" (_TIMES_BEFORE).
+_TIMES_WHAT = re.compile(rf"\s+(?P<what>(?=[^\s,;:.()]*[A-Z0-9])(?:[^,;:.()\n]|(?<=\d)\.(?=\d)){{1,{_OVER_MOST_CHARS}}})")
+_TIMES_BEFORE = re.compile(r"\bgấp\s+$", re.IGNORECASE)
 # Where what a figure is over ends: "than H100 with speculative decoding on 8 GPUs" is over "H100".
 _WHAT_ENDS = re.compile(r"\s(?:with|on|using|for|at|in|across|when|while|by|trên|với|khi)\s", re.IGNORECASE)
 # What says plain decoding: the figure over it is the speedup the check is about.
@@ -684,11 +694,13 @@ def over_words(words: str, figure: tuple[int, int], figures: list[tuple[int, int
     :func:`named_methods`, and this is not asked then): the first
     comparison after it and before the next figure ("4x speed-up relative to the best prior Blackwell
     baseline" gives "the best prior Blackwell baseline"), else the last one before it since the
-    figure before ("Compared to vLLM, SGLang is 3x faster" gives "vLLM"); None where the sentence
+    figure before ("Compared to vLLM, SGLang is 3x faster" gives "vLLM"), the name right after a Vietnamese
+    "gấp 1,5 lần" between them ("nhanh gấp 1,5 lần vLLM"); None where the sentence
     compares the figure with nothing, or with plain decoding or a method."""
     after = min((start for start, _ in figures if start >= figure[1]), default=len(words))
     before = max((end for _, end in figures if end <= figure[0]), default=0)
-    found = next(_OVER_WHAT.finditer(words, figure[1], after), None) or next(
+    found = next(_OVER_WHAT.finditer(words, figure[1], after), None) or (
+        _TIMES_WHAT.match(words, figure[1], after) if _TIMES_BEFORE.search(words, before, figure[0]) else None) or next(
         reversed(list(_OVER_WHAT.finditer(words, before, figure[0]))), None)
     if found is None:
         return None
