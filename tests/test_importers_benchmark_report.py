@@ -155,6 +155,39 @@ class TestVersionsOnRealFiles:
         assert extra["metrics.service.batch_size"]["mean"] == 234.23049
         assert extra["metrics.requests.incomplete"] == 1
 
+    @pytest.mark.parametrize("args, read", [
+        ({"--speculative-config": {"method": "EAGLE3", "model": "RedHatAI/Qwen3-0.6B-eagle3", "num_speculative_tokens": 3}},
+         {"spec_method": "eagle3", "draft_model": "RedHatAI/Qwen3-0.6B-eagle3", "num_speculative_tokens": 3}),
+        # As a shell hands it over (a JSON text), and with vLLM's other spelling of a name.
+        ({"--speculative_config": '{"method": "mtp", "num_speculative_tokens": 2}'},
+         {"spec_method": "mtp", "num_speculative_tokens": 2}),
+        # Before vLLM 0.8.2: "[ngram]" was prompt lookup, not a model.
+        ({"--speculative-model": "[ngram]", "--num-speculative-tokens": "4"},
+         {"spec_method": "ngram", "num_speculative_tokens": 4}),
+        ({"--speculative-algorithm": "NEXTN", "--speculative-num-steps": 2}, {"spec_method": "nextn", "num_speculative_tokens": 2}),
+        ({"--speculative-config": "not json"}, {}), ({"--tensor-parallel-size": 8}, {})])
+    def test_an_engine_s_speculative_arguments_are_read(self, args, read):
+        """llm-d-benchmark records each component's command line in native.args: the speculative decoding
+        it ran is there, and only there."""
+        doc = example_021()
+        doc["scenario"]["stack"][0]["native"]["args"] = args
+        run = only("spec.yaml", as_yaml(doc), DISAGREES)
+        assert {c: run.get(c) for c in ("spec_method", "draft_model", "num_speculative_tokens")} == {
+            "spec_method": None, "draft_model": None, "num_speculative_tokens": None, **read}
+        assert json.loads(run["extra"])["scenario.stack"][0]["native"]["args"] == args  # kept whole
+
+    def test_a_speculative_argument_of_the_wrong_kind_is_said_not_stored(self):
+        doc = example_021()
+        doc["scenario"]["stack"][0]["native"]["args"] = {"--speculative-config": {"method": ["eagle3"],
+                                                                                   "num_speculative_tokens": -3}}
+        parsed = importers.parse("odd.yaml", as_yaml(doc))
+        assert parsed.runs[0].get("spec_method") is None and parsed.runs[0].get("num_speculative_tokens") is None
+        assert {w.key for w in parsed.warnings} == {"warn.rejected.text", "warn.rejected.negative",
+                                                    "warn.throughput_disagrees"}
+        run = {**parsed.runs[0], "run_id": "odd", "source_format": "benchmark-report"}
+        exported = benchmark_report.to_report(run).doc  # the arguments written back as they were
+        assert exported["scenario"]["stack"][0]["native"]["args"] == doc["scenario"]["stack"][0]["native"]["args"]
+
     def test_json_reports_one_or_an_array(self):
         doc = example_021()
         assert only("report.json", json.dumps(doc).encode(), DISAGREES)["mean_ttft_ms"] == pytest.approx(36.8578234128654)
@@ -573,6 +606,32 @@ class TestRoundTrip:
         for column in ("mean_ttft_ms", "p99_itl_ms", "output_throughput", "num_requests", "target_model", "duration_s"):
             if run[column] is not None:
                 assert again[column] == (pytest.approx(run[column]) if isinstance(run[column], float) else run[column])
+
+    @pytest.mark.parametrize("engine, args", [
+        ("vllm", {"--speculative-config": {"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+                                           "num_speculative_tokens": 3}}),
+        ("sglang", {"--speculative-algorithm": "EAGLE3", "--speculative-draft-model-path": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+                    "--speculative-num-steps": 3})])
+    def test_the_speculative_decoding_goes_in_the_engine_s_arguments_and_back(self, tmp_path, engine, args):
+        """The standard has no field of its own for it: a component's command line (native.args) holds it
+        as the engine takes it, the import reads it back, and the baseline is another cfg_id."""
+        text = (b"engine,target_model,concurrency,spec_method,draft_model,num_speculative_tokens,output_throughput\n"
+                + f"{engine},meta-llama/Llama-3.1-8B-Instruct,8,eagle3,yuhuili/EAGLE3-LLaMA3.1-Instruct-8B,3,150\n"
+                  f"{engine},meta-llama/Llama-3.1-8B-Instruct,8,,,,100\n".encode())
+        store = Store(tmp_path / "s.duckdb")
+        try:
+            store.import_file("runs.csv", text)
+            spec, plain = sorted(store.run_rows(list(store.runs()["run_id"])), key=lambda r: r["spec_method"] is None)
+        finally:
+            store.close()
+        reports = [benchmark_report.to_report(run) for run in (spec, plain)]
+        (component,), (plain_component,) = (r.doc["scenario"]["stack"] for r in reports)
+        assert component["native"] == {"args": args} and plain_component["native"] == {}
+        assert component["metadata"]["cfg_id"] != plain_component["metadata"]["cfg_id"]
+        assert not {"spec_method", "draft_model", "num_speculative_tokens"} & set(reports[0].left_out)
+        again = importers.parse("again.yaml", benchmark_report.dump(reports).encode()).runs
+        assert [(r.get("spec_method"), r.get("draft_model"), r.get("num_speculative_tokens")) for r in again] == [
+            ("eagle3", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", 3), (None, None, None)]
 
     def test_a_run_with_requests_keeps_its_load(self, tmp_path):
         """The fixture's input_lens are [512, 512, 512], max_concurrency 16, request_rate "inf"."""

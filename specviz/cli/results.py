@@ -140,9 +140,11 @@ Each run as one report of llm-d-benchmark's benchmark report v0.2.1, checked aga
 schema: several runs are a YAML stream (`---` between reports) or a JSON array, and `specviz ingest`
 reads either back, a run per report (into the store it came from, a report is recognised by its
 `run.uid`, the run's id, and not stored twice). A run imported from a report is written back whole (its
-`extra` holds the fields no column took). The speculative-decoding figures and the workload have no
-place in the standard, nor has the load of a run of another format without stored requests (the load
-requires their input length): stderr names what each run left out.
+`extra` holds the fields no column took). The method, draft and draft length go in the engine's
+arguments (`native.args`: vLLM's `--speculative-config`, SGLang's `--speculative-algorithm`…), which
+the import reads back. The acceptance figures and the workload have no place in the standard, nor has
+the load of a run of another format without stored requests (the load requires their input length):
+stderr names what each run left out.
 """
 
 _REMOVE_DOC = """\

@@ -18,9 +18,13 @@ as ``run.description``, and its engine, model and GPU as a ``generic`` component
 ``inference_engine`` component needs the accelerator count and parallelism, which a run does not
 have; ``unknown`` where its engine or version is not known), and its rate and concurrency as
 ``scenario.load`` where its stored requests give their mean input length (the load requires an
-input sequence length). The standard has no place for the speculative-decoding figures, the
-workload, the endpoint or the temperature, nor for the load of a run without requests: each report
-lists what it left out (:attr:`Report.left_out`).
+input sequence length). The run's speculative decoding goes in that component's ``native.args`` as the
+engine's command line gives it (vLLM's ``--speculative-config``, SGLang's ``--speculative-algorithm``,
+``--speculative-draft-model-path`` and ``--speculative-num-steps``), which the importer reads back,
+and its ``cfg_id`` hashes them with the rest: a speculative run and its baseline are two
+configurations. The standard has no place for the acceptance figures, the workload, the endpoint or
+the temperature, nor for the load of a run without requests: each report lists what it left out
+(:attr:`Report.left_out`).
 
 Several runs are a YAML stream (``---`` between the reports) or a JSON array; the importer reads
 both back, a run per report. A non-finite figure (a request rate of ``inf``) is written as YAML's
@@ -54,6 +58,8 @@ _SECTIONS = ("run", "scenario", "results")
 _FROM_V01 = {("metrics", "latency"): (*_AGGREGATE, "latency"), ("metrics", "requests"): (*_AGGREGATE, "requests"),
              ("scenario", "description"): ("run", "description")}
 # Columns the standard has no place for, left out where a run has them.
+# The draft, its method and length have one in an engine's arguments (``native.args``): left out where
+# they are not there as the run has them.
 _NO_PLACE = ("workload", "endpoint", "draft_model", "spec_method", "num_speculative_tokens", "temperature",
              "acceptance_rate", "acceptance_length", "per_position_acceptance", "zero_accept_rate",
              "synthetic_acceptance")
@@ -204,10 +210,30 @@ def _scenario(run: Mapping[str, Any], tree: dict[str, Any], input_tokens: float 
             standardized["model"] = {"name": named["target_model"]}
         if named["gpu"]:
             standardized["accelerator"] = {"model": named["gpu"]}
-        cfg_id = hashlib.sha256(json.dumps(standardized, sort_keys=True).encode()).hexdigest()[:32]
+        native = {"args": args} if (args := _speculative_args(run)) else {}
+        # Of the component's whole configuration: a speculative run and its baseline are two.
+        cfg_id = hashlib.sha256(json.dumps([standardized, native], sort_keys=True).encode()).hexdigest()[:32]
         _put(tree, ("scenario", "stack"), [{"metadata": {"schema_version": "0.0.1", "label": standardized["tool"],
                                                          "cfg_id": cfg_id},
-                                            "standardized": standardized, "native": {}}])
+                                            "standardized": standardized, "native": native}])
+
+
+def _speculative_args(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's own arguments for a run's speculative decoding, as its command line gives them and
+    the importer reads them back (:func:`specviz.results.importers.benchmark_report.speculation`):
+    SGLang's ``--speculative-algorithm`` (its names are upper case), ``--speculative-draft-model-path``
+    and ``--speculative-num-steps``; any other engine's as vLLM's ``--speculative-config``. None for a
+    plain run."""
+    method, draft, gamma = (run.get(c) for c in ("spec_method", "draft_model", "num_speculative_tokens"))
+    if method is None and draft is None and gamma is None:
+        return {}
+    gamma = None if gamma is None else int(gamma)
+    if str(run.get("engine") or "").lower().startswith("sglang"):
+        args = {"--speculative-algorithm": None if method is None else method.upper(),
+                "--speculative-draft-model-path": draft, "--speculative-num-steps": gamma}
+        return {key: value for key, value in args.items() if value is not None}
+    config = {"method": method, "model": draft, "num_speculative_tokens": gamma}
+    return {"--speculative-config": {key: value for key, value in config.items() if value is not None}}
 
 
 def to_report(run: Mapping[str, Any], input_tokens: float | None = None) -> Report:
@@ -230,9 +256,11 @@ def to_report(run: Mapping[str, Any], input_tokens: float | None = None) -> Repo
     if run.get("source_format") != "benchmark-report" and run.get("label"):
         _put(tree, ("run", "description"), run["label"])
     tree.setdefault("run", {}).setdefault("uid", run["run_id"])
-    left_out += [column for column in _NO_PLACE if run.get(column) is not None and run.get(column) != []]
     results = tree.pop("results", {})
     doc = {"version": VERSION, "run": tree.pop("run"), **tree, "results": results}
+    placed = standard.speculation(doc)  # what the stack's arguments give back, as the importer reads them
+    left_out += [column for column in _NO_PLACE if run.get(column) is not None and run.get(column) != []
+                 and placed.get(column) != run.get(column)]
     if invalid := standard.schema_errors(doc, VERSION):
         raise SpecvizError("export.invalid", run=run["run_id"], field=invalid[0], detail=invalid[1])
     return Report(run["run_id"], doc, left_out)

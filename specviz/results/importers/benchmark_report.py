@@ -19,7 +19,9 @@ a run each. Every figure is an object ``{units, mean, stddev, min, p0p1, p1, p5,
   ``tokens/s``, ``throughput.request_rate`` in ``queries/s``; ``requests.{total, failures,
   incomplete}`` counts. ``run.time.duration`` is an ISO-8601 duration (``PT49.97S``);
   ``scenario.load.standardized.{rate_qps, concurrency}`` the load; the ``inference_engine``
-  components of ``scenario.stack`` the engine (``tool``, ``tool_version``), model and accelerator.
+  components of ``scenario.stack`` the engine (``tool``, ``tool_version``), model and accelerator,
+  and their ``native.args`` the speculative decoding (vLLM's ``--speculative-config``, SGLang's
+  ``--speculative-algorithm``…: :func:`speculation`).
 - v0.1: ``metrics.latency`` as above, ``metrics.throughput.{output,total}_tokens_per_sec`` and
   ``requests_per_sec`` plain numbers, ``metrics.time.duration`` in seconds, ``metrics.requests``;
   ``scenario.model.name``, ``scenario.platform.engine[]``, ``scenario.host.accelerator[]``,
@@ -56,7 +58,7 @@ from .base import TOKENS_PER_SEC_COLUMNS, Format, IngestError, Parsed, RunBuilde
 from .source import Source, characters, width
 
 __all__ = ["FORMAT", "VERSIONS", "LATENCIES", "THROUGHPUTS", "STATISTICS", "UNITS", "validator", "schema_errors",
-           "plain_yaml", "iso_duration", "at", "EXTRA_DEPTH", "UNKNOWN"]
+           "plain_yaml", "iso_duration", "at", "speculation", "EXTRA_DEPTH", "UNKNOWN"]
 
 VERSIONS = ("0.1", "0.2", "0.2.1")
 UNKNOWN = "unknown"  # the standard's word for a value not known (LoadSource.UNKNOWN); never a column's value
@@ -390,18 +392,74 @@ def _without(node: Any, path: tuple[str, ...], taken: set[tuple[str, ...]]) -> A
 
 
 def _engines(doc: dict[str, Any], run: RunBuilder) -> None:
-    """Engine, its version, the model and the accelerator of a v0.2 report's inference engines (the
-    distinct values of each, in order, joined by " + " where the stack mixes them); in a stack of
-    none, of its generic components that name a model (``standardized.model.name``, as
-    :mod:`specviz.results.benchmark_report` writes a run whose file said no more)."""
-    components = [c["standardized"] for c in at(doc, ("scenario", "stack")) or []]
-    engines = [c for c in components if c["kind"] == "inference_engine"] or \
-        [c for c in components if isinstance(at(c, ("model", "name")), str)]
+    """Engine, its version, the model and the accelerator of a v0.2 report's inference engines
+    (:func:`_engine_components`; the distinct values of each, in order, joined by " + " where the
+    stack mixes them), and the speculative decoding their arguments give (:func:`speculation`)."""
+    engines = [c["standardized"] for c in _engine_components(doc)]
     for column, path in (("engine", ("tool",)), ("engine_version", ("tool_version",)),
                          ("target_model", ("model", "name")), ("gpu", ("accelerator", "model"))):
         values = list(dict.fromkeys(str(at(e, path)) for e in engines if at(e, path) not in (None, UNKNOWN)))
         if values:
             run.set(column, " + ".join(values), source=".".join(("scenario", "stack", "standardized", *path)))
+    for column, value in speculation(doc).items():
+        source = f"scenario.stack.native.args ({column})"
+        run.set(column, value, source=source)
+        # A value refused is said; the stack is kept whole (keep_rest), its arguments with it, and a key
+        # of extra that is no path of the report would be written back into one (an export).
+        run.extra.pop(source, None)
+
+
+# The engine's own arguments of speculative decoding, in a stack component's ``native.args`` (its
+# command line, as llm-d-benchmark records it and :mod:`specviz.results.benchmark_report` writes it),
+# each name without its dashes and with "-" for "_" (vLLM takes both): the column → the arguments that
+# give it, the first found taken. vLLM's ``--speculative-config`` (a JSON object, or its text; 0.8.2 and
+# later) and, before it, ``--speculative-model`` (``[ngram]``: prompt lookup) and
+# ``--num-speculative-tokens``; SGLang's ``--speculative-algorithm``, ``--speculative-draft-model-path``
+# and ``--speculative-num-steps`` (a chain's depth, as its bench's server_info gives it).
+_SPECULATIVE_ARGS = {"spec_method": (("speculative-config", "method"), ("speculative-algorithm",)),
+                     "draft_model": (("speculative-config", "model"), ("speculative-model",),
+                                     ("speculative-draft-model-path",)),
+                     "num_speculative_tokens": (("speculative-config", "num_speculative_tokens"),
+                                                ("num-speculative-tokens",), ("speculative-num-steps",))}
+_NGRAM_MODEL = "[ngram]"  # vLLM's --speculative-model for prompt lookup, before --speculative-config
+
+
+def speculation(doc: Any) -> dict[str, Any]:
+    """The speculative decoding a v0.2 report's stack ran, from the first engine component whose
+    ``native.args`` give it (:data:`_SPECULATIVE_ARGS`): ``spec_method`` (lower case, as the engine
+    names it), ``draft_model`` and ``num_speculative_tokens``, each where given; ``{}`` where none."""
+    for component in _engine_components(doc):
+        args = at(component, ("native", "args"))
+        if not isinstance(args, dict):
+            continue
+        named = {str(key).lstrip("-").replace("_", "-"): value for key, value in args.items()}
+        config = named.get("speculative-config")
+        if isinstance(config, str):
+            try:
+                named["speculative-config"] = json.loads(config)
+            except ValueError:
+                pass
+        found = {}
+        for column, paths in _SPECULATIVE_ARGS.items():
+            value = next((v for v in (at(named, path) for path in paths) if v is not None), None)
+            if value is not None:
+                found[column] = value
+        if found.get("draft_model") == _NGRAM_MODEL:
+            found["draft_model"], found["spec_method"] = None, found.get("spec_method") or "ngram"
+        if isinstance(found.get("spec_method"), str):
+            found["spec_method"] = found["spec_method"].lower()
+        if found := {column: value for column, value in found.items() if value is not None}:
+            return found
+    return {}
+
+
+def _engine_components(doc: Any) -> list[dict[str, Any]]:
+    """A v0.2 report's inference engines; in a stack of none, its generic components that name a model
+    (``standardized.model.name``, as :mod:`specviz.results.benchmark_report` writes a run whose file
+    said no more)."""
+    components = [c for c in at(doc, ("scenario", "stack")) or [] if isinstance(c, dict)]
+    return [c for c in components if at(c, ("standardized", "kind")) == "inference_engine"] or \
+        [c for c in components if isinstance(at(c, ("standardized", "model", "name")), str)]
 
 
 def _read_v02(reader: _Reader, label: str | None) -> None:
