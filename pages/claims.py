@@ -14,7 +14,7 @@ from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, con
 from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, new_engine, number_columns,
                            open_store, presets, published_speedups, require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
-from specviz.advice import claim_words, claims, evidence
+from specviz.advice import claim_over, claim_words, claims, evidence
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 from specviz.results import explorer
@@ -184,7 +184,7 @@ _OVER_FROM_LINK = "claim_over_read"
 
 def reading_from_link() -> None:
     """What a link says the claim's figure is over (``claim_over``, written while a sentence's reading
-    says it: :func:`specviz.advice.claim_words.over_from_link`), kept as the reading of the link's claim
+    says it: :func:`specviz.advice.claim_over.over_from_link`), kept as the reading of the link's claim
     on the session's first run of the page: the page opened from a link leads its verdict and warns as
     the page it was copied from did. A value no sentence's reading gives is said and left out."""
     if st.session_state.get(_OVER_FROM_LINK):
@@ -193,7 +193,7 @@ def reading_from_link() -> None:
     if "claim_over" not in st.query_params:
         return
     try:
-        method, what = claim_words.over_from_link(", ".join(st.query_params.get_all("claim_over")))
+        method, what = claim_over.over_from_link(", ".join(st.query_params.get_all("claim_over")))
     except SpecvizError as exc:
         st.warning(message(exc, lang))
         del st.query_params["claim_over"]

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, workload
-from specviz.advice import claim_words, claims, evidence
+from specviz.advice import claim_over, claim_words, claims, evidence
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.results import explorer
@@ -934,7 +934,7 @@ class TestSentencesAsVendorsWriteThem:
         assert (read.draft, read.baseline) == (draft, baseline)
 
     def test_a_name_inside_a_longer_one_is_the_longer_ones(self):
-        assert claim_words.named_methods("P-EAGLE over EAGLE-3 and EAGLE") == [("peagle", False), ("eagle3", True),
+        assert claim_over.named_methods("P-EAGLE over EAGLE-3 and EAGLE") == [("peagle", False), ("eagle3", True),
                                                                           ("eagle", False)]
 
     def test_a_sentence_naming_no_model_or_gpu_asks_for_them(self):
@@ -1235,7 +1235,7 @@ class TestOverWhat:
     def test_what_a_link_says_a_figure_is_over(self, text, read):
         """A link copied from the Claims page carries what its sentence's figure is over (claim_over): a
         method's kind, or the sentence's words."""
-        assert claim_words.over_from_link(text) == read
+        assert claim_over.over_from_link(text) == read
 
     @pytest.mark.parametrize("text", ["one two three four five six seven eight nine", "x" * 81, "vLLM\x00", "H100\u202e",
                                       # A line break or tab had been turned into a space and taken (a browser
@@ -1243,7 +1243,7 @@ class TestOverWhat:
                                       "vLLM\nevil", "vLLM\tevil", "vLLM, SGLang", "vLLM.", "v.LLM", "0.9."])
     def test_what_no_sentence_gives_is_refused(self, text):
         with pytest.raises(SpecvizError) as raised:
-            claim_words.over_from_link(text)
+            claim_over.over_from_link(text)
         assert raised.value.key == "claims.over_unreadable" and raised.value.params == {"words": 8, "chars": 80}
 
 

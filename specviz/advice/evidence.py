@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import calculator, names
-from specviz.advice import claim_words
+from specviz.advice import claim_over, claim_words
 from specviz.errors import InputError
 from specviz.model import architecture, dtypes, roofline, spec
 from specviz.model.published import PublishedAcceptance
@@ -116,7 +116,7 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     """The published speedups (``measured``: :func:`comparable_published`) of this very setup, at a γ up
     to ``gamma_max`` and a stated batch: the same GPU and count of them (``tp``, the row's GPUs, is
     the scenario's tp·dp), target and engine; the same drafting, the kind its ``method`` names
-    (:func:`specviz.advice.claim_words.named_methods`; else its ``draft``) being the scenario's draft
+    (:func:`specviz.advice.claim_over.named_methods`; else its ``draft``) being the scenario's draft
     (a head of a named checkpoint, such as SpecForge's for gpt-oss-120b, is matched by none: no row
     says whose head it ran); the same weights, component by component (where the row states its
     ``weight_dtype``), and a context within a factor of two of the row's (where it states one). A
@@ -144,7 +144,7 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
 def _method_kind(method: object) -> str | None:
     """The drafting kind a published row's ``method`` names first ("EAGLE-3 (3 steps, …)": eagle3), or
     None where it names none ("draft_model", "self-speculation")."""
-    named = claim_words.named_methods(method) if isinstance(method, str) else []
+    named = claim_over.named_methods(method) if isinstance(method, str) else []
     return named[0][0] if named else None
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
+from specviz.advice import claim_over, claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
@@ -60,7 +60,7 @@ _CLAIM_FIELDS: dict[str, Callable[[str], Any]] = {
     "claim_value": lambda text: value if 0 <= (value := float(text)) <= settings.get("SPECVIZ_GAMMA_MAX") + 1 else None,
     "claim_measured_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"), "claim_workload": str,
     # What the figure is over, as a sentence read on the page said it: (method, words).
-    "claim_over": claim_words.over_from_link}
+    "claim_over": claim_over.over_from_link}
 
 
 def linked_claim(link: str, presets: scenario.Presets, given_apart: frozenset[str] = frozenset()) -> dict[str, Any]:
