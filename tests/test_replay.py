@@ -197,10 +197,14 @@ class TestReplayServer:
 
 class TestMain:
     def test_runs_standalone_until_interrupted(self):
+        """Started as a script's background job is (SIGINT ignored, which a child inherits: Python then
+        raises no KeyboardInterrupt), Ctrl-C still stops it; it had run on past the test's wait where the
+        suite ran in the background."""
         port = free_port()
         child = subprocess.Popen([sys.executable, "-m", "specviz.live.replay", "--port", str(port), "--seed", "2"],
                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         try:
             line = child.stdout.readline()
             url = f"http://127.0.0.1:{port}/metrics"

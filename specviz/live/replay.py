@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import signal
 import sys
 import threading
 import time
@@ -292,6 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated traffic")
     parser.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second")
     args = parser.parse_args(argv)
+    # A process a script starts in the background inherits SIGINT ignored, and Python then raises no
+    # KeyboardInterrupt: Ctrl-C, or kill -INT, must stop it there too (a test's child had run on).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server = start(args.port, seed=args.seed, speed=args.speed)
     except OSError as exc:
