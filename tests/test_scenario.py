@@ -310,7 +310,9 @@ class TestPublishedAcceptance:
         # GLM-5's MTP layer was trained over three steps: its 2.74 at γ 3 is an i.i.d. chain's.
         assert [round(r.alpha, 3) for r in scenario.published_acceptance(PRESETS.acceptance, "GLM-5", "mtp")] == \
             [round(spec.alpha_from_acceptance_length(length, 3), 3) for length in (2.74, 2.95)]
-        assert [r.alpha for r in scenario.published_acceptance(PRESETS.acceptance, "DeepSeek-V3", "mtp")] == [0.85, 0.81]
+        # The report's "between 85% and 90%": both ends, so that neither is taken for the highest alone
+        # (a manager's pass: 1.8x needing α 0.899 had read "above the highest published, 0.85").
+        assert [r.alpha for r in scenario.published_acceptance(PRESETS.acceptance, "DeepSeek-V3", "mtp")] == [0.85, 0.9, 0.81]
 
 
 class TestMtpReuse:
