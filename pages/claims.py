@@ -432,12 +432,18 @@ if not math.isnan(check.best["speedup"]):  # else the claim's batch does not fit
     row.metric(t("claims.m.best", lang), f"{check.best['speedup']:.2f}× ({check.best['low']:.2f}–{check.best['high']:.2f})",
                help=t("claims.m.best_help", lang, low=check.best["low"], high=check.best["high"],
                       gamma=check.best["gamma"], batch=check.best["batch"]), width="content")
-batch_range = lambda low, high: (t("claims.none", lang) if math.isnan(high) else f"{low:.0f}" if low == high
-                                 else f"{low:.0f}–{high:.0f}")
-row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to),
+
+
+def batch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> str:
+    """Batches from ``low`` to ``high`` but the runs ``gaps`` (:attr:`specviz.advice.claims.ClaimCheck.holds_gaps`)."""
+    shown = t("claims.none", lang) if math.isnan(high) else f"{low:.0f}" if low == high else f"{low:.0f}–{high:.0f}"
+    return t("claims.m.batches_except", lang, range=shown, gaps=claims.batch_runs(gaps)) if gaps else shown
+
+
+row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to, check.holds_gaps),
            help=t("claims.m.batches_help", lang), width="content")
 if alpha is not None:
-    row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to),
+    row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to, check.yours_gaps),
                help=t("claims.m.yours_help", lang), width="content")
 # What "likely" means, as the calculator says it (a manager's pass: the page had never said).
 if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch that does not fit)

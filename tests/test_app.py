@@ -2969,6 +2969,13 @@ def claim_view(at: AppTest, view: str) -> AppTest:
 
 
 class TestClaimsPage:
+    def test_batches_where_it_cannot_hold_inside_the_range_are_said(self):
+        """DeepSeek-V3 with MTP on 8 H200 at 1.8x holds at 1-2 and from 20, not at 3-17: "1–721" alone
+        had hidden the gap (a manager's pass)."""
+        at = read_sentence(claims_app(), "DeepSeek-V3 with MTP is 1.8x faster on 8 H200")
+        assert metric(at, "Batches where it can hold") == "1–721 except 3–17"
+        assert any("Not at batches 3–17 inside that range" in m.value for m in at.markdown)
+
     def test_one_form_one_answer(self):
         """The check a new user took 65 actions over: 2.5× at batch 64 on an H100 for Qwen3-32B."""
         at = claims_app(claim="2.5x", claim_batch=64)

@@ -707,6 +707,32 @@ class TestClaimsWithinMemory:
         assert "not one sequence fits on 2× NVIDIA H100 SXM" in str(check.reasons[0])
 
 
+class TestBatchesWhereItHolds:
+    @pytest.mark.parametrize("holds, expected", [
+        ([1, 1, 0, 0, 0, 1, 1], (1, 40, ((3, 10),))), ([0, 1, 1, 1, 0, 0, 0], (2, 4, ())),
+        ([1, 0, 1, 0, 1, 1, 1], (1, 40, ((2, 2), (4, 4)))), ([0] * 7, (math.nan, math.nan, ())),
+        ([0, 0, 0, 0, 0, 0, 1], (40, 40, ()))])
+    def test_the_runs_between_the_ends_where_it_does_not(self, holds, expected):
+        batches = np.array([1, 2, 3, 4, 10, 20, 40])
+        got = claims._range(batches, np.array(holds, dtype=bool))
+        assert got[2] == expected[2] and np.allclose(got[:2], expected[:2], equal_nan=True)
+
+    def test_a_moe_claim_that_holds_at_small_and_large_batches_and_not_between(self):
+        """DeepSeek-V3 with MTP on 8 H200 at 1.8x: the band's top at α = 1 reaches it at batches 1-2 (1.91x,
+        1.82x) and from 20 (1.84x), not at 3-17 (1.71x at its lowest, batch 7), where a verify pass reads
+        the most experts more than a plain one. "1-721" had hidden the gap (a manager's pass)."""
+        check = claims.check_claim(make_scenario(gpu="H200", target="DeepSeek-V3", draft="mtp", tp=8), claims.Claim(1.8),
+                                   GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        top = check.batches.set_index("batch")["ceiling_high"]
+        assert top[2] >= 1.8 > top[3] and top[17] < 1.8 <= top[20]
+        assert (check.holds_from, check.holds_up_to, check.holds_gaps) == (1, 721, ((3, 17),))
+        assert check.conditions[-1] == Notice("claims.condition.except_batches", gaps="3–17")
+        assert str(check.conditions[-1]) == "Not at batches 3–17 inside that range: there it does not reach the claim either."
+        # The report's own "85% to 90%": α 0.899 is within what it published, not beyond it.
+        assert check.verdict == "conditional" and check.headline.key == "claims.verdict.conditional"
+        assert claims.batch_runs(((3, 17), (40, 40))) == "3–17, 40"
+
+
 class TestConditionsAsTheCalculatorShowsThem:
     def test_the_alpha_a_condition_names_reaches_the_claim_with_its_own_figures(self):
         """It had named α 0.81 beside the tokens per step of 0.802 (4.35), and then α 1.00 beside the

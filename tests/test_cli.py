@@ -871,6 +871,12 @@ class TestClaimCommand:
         # Without a measured acceptance it said only "enter it above", the Claims page's field.
         assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
 
+    def test_batches_inside_the_range_where_it_does_not_hold_are_listed(self, capsys):
+        _, out, _ = run(capsys, "claim", "DeepSeek-V3 with MTP is 1.8x faster on 8 H200")
+        row = json.loads(out)
+        assert (row["holds_at_batches"], row["not_at_batches"]) == ([1, 721], [[3, 17]])
+        assert "not_at_your_acceptance" not in row
+
     def test_the_claims_page_s_own_link_gives_the_page_s_check(self, capsys):
         """Its claim, batch, γ, measured acceptance and workload: the CLI had read the scenario alone
         from it (α ≥ 0.764 at γ 8 where the page said 0.781 at γ 5: a manager's pass)."""

@@ -61,7 +61,7 @@ from specviz.model import calibration, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
-__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
+__all__ = ["batch_runs", "VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
            "required_at_costs",
            "check_at_costs", "at_least",
            "required_as_shown", "headline", "method_named", "claimed_batch"]
@@ -141,7 +141,10 @@ class ClaimCheck:
     holds_from, holds_up_to : float
         The smallest and largest counted batch at which the band's high edge at α = 1 reaches the
         claim (NaN: none): outside them the claim is impossible whatever the acceptance.
-    yours_from, yours_up_to : float
+    holds_gaps : tuple of (int, int)
+        The runs of batches between them where it does not reach it, each its first and last batch
+        (:func:`_range`): impossible there too.
+    yours_from, yours_up_to, yours_gaps
         The same where the band's low edge at the measured α reaches it (NaN: none, or no α).
     memory_limit : int
         The largest batch the GPUs' memory holds with the draft at the claim's context, at the γ
@@ -160,8 +163,10 @@ class ClaimCheck:
     batches: pd.DataFrame
     holds_from: float
     holds_up_to: float
+    holds_gaps: tuple[tuple[int, int], ...]
     yours_from: float
     yours_up_to: float
+    yours_gaps: tuple[tuple[int, int], ...]
     memory_limit: int
     memory_gamma: int
 
@@ -319,10 +324,30 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
     return ("plausible" if mine["at_alpha"] >= claim.speedup else "conditional"), [measured, needed, ceiling], required
 
 
-def _range(batches: np.ndarray, holds: np.ndarray) -> tuple[float, float]:
-    """The smallest and largest batch where ``holds`` (NaN, NaN where none)."""
-    inside = batches[holds]
-    return (float(inside.min()), float(inside.max())) if inside.size else (math.nan, math.nan)
+Batches = tuple[float, float, tuple[tuple[int, int], ...]]
+_NO_BATCHES: Batches = (math.nan, math.nan, ())
+
+
+def _range(batches: np.ndarray, holds: np.ndarray) -> Batches:
+    """The smallest and largest batch where ``holds`` (NaN, NaN where none), and the runs of batches
+    between them where it does not, each as its first and last batch of the grid: a mixture of
+    experts' verify pass reads the most experts more than a plain one at middle batches, so a claim
+    may hold at batches 1–2 and 20–721 and not at 3–17 (a manager's pass: "1–721" had hidden the gap).
+    ``batches`` are in ascending order."""
+    inside = np.flatnonzero(holds)
+    if not inside.size:
+        return _NO_BATCHES
+    first, last = inside[0], inside[-1]
+    # +1 where a run of batches that do not hold begins, -1 just past where it ends.
+    edges = np.diff(np.concatenate(([0], (~holds[first:last + 1]).astype(int), [0])))
+    starts, ends = np.flatnonzero(edges == 1) + first, np.flatnonzero(edges == -1) - 1 + first
+    return float(batches[first]), float(batches[last]), tuple(
+        (int(batches[start]), int(batches[end])) for start, end in zip(starts, ends))
+
+
+def batch_runs(gaps: Sequence[tuple[int, int]]) -> str:
+    """Runs of batches as a page says them: "3–17", "3–17, 40" (a run of one batch its batch)."""
+    return ", ".join(f"{low}" if low == high else f"{low}–{high}" for low, high in gaps)
 
 
 def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int,
@@ -595,8 +620,8 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
                       engine=scenario.engine.name, batch=batch)
     reason = (Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context) if memory_limit
               else Notice("claims.reason.no_room", gpu=_devices(scenario), context=scenario.context))
-    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, nothing, nothing,
-                      nothing, nothing, memory_limit, memory_gamma)
+    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *_NO_BATCHES,
+                      *_NO_BATCHES, memory_limit, memory_gamma)
 
 
 def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
@@ -636,7 +661,7 @@ def _devices(scenario: Scenario) -> str:
 
 
 def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
-             holds: tuple[float, float], memory_binds: int) -> tuple[str, Notice, list[Notice], list[Notice], tuple[float, float]]:
+             holds: Batches, memory_binds: int) -> tuple[str, Notice, list[Notice], list[Notice], Batches]:
     """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
     measured acceptance, from the tables of :func:`check_claim`; ``memory_binds``, the batch from
     which the memory leaves out some γ (the longest drafts first), where a range of batches that
@@ -648,7 +673,7 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
                "engine": scenario.engine.name}
     ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
                      gamma=best["gamma"], batch=best["batch"])
-    none = (math.nan, math.nan)
+    none = _NO_BATCHES
     if math.isnan(holds[1]):
         return ("impossible", Notice("claims.verdict.impossible", **setting),
                 [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], [], none)
@@ -675,29 +700,33 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
     weighed = int(batches["batch"].max()) if len(batches) else 0
 
-    def unsaid(low: float, high: float) -> bool:
+    def unsaid(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> bool:
         """No range of batches to say: the claim names its batch, or the range is every batch weighed."""
-        return claim.batch is not None or (weighed <= high < memory_binds and low <= 1)
+        return claim.batch is not None or (weighed <= high < memory_binds and low <= 1 and not gaps)
 
-    def batch_range(low: float, high: float) -> list[Notice]:
-        if unsaid(low, high):
+    def except_at(gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
+        return [Notice("claims.condition.except_batches", gaps=batch_runs(gaps))] if gaps else []
+
+    def batch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
+        if unsaid(low, high, gaps):
             return []
         bounds = dict(low=int(low), high=int(high))
         if high >= memory_binds:
             key = "claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all"
-            return [Notice(key, **bounds, context=scenario.context)]
+            return [Notice(key, **bounds, context=scenario.context), *except_at(gaps)]
         if high >= weighed:
-            return [Notice("claims.condition.batch_weighed", **bounds)]
-        return [Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", **bounds)]
+            return [Notice("claims.condition.batch_weighed", **bounds), *except_at(gaps)]
+        return [Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", **bounds),
+                *except_at(gaps)]
 
     # Where the figure at the measured α reaches the claim: not where α = 1 does, which the range above
     # is said to be ("A batch between 1 and 1 …: outside it not even α = 1 reaches the claim" had stood
     # beside batches 1–67 where it can hold: an attack pass).
-    def at_alpha_range(low: float, high: float) -> list[Notice]:
-        if unsaid(low, high):
+    def at_alpha_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
+        if unsaid(low, high, gaps):
             return []
         key = "claims.condition.batch_at_alpha" if low < high else "claims.condition.batch_at_alpha_one"
-        return [Notice(key, low=int(low), high=int(high), alpha=claim.alpha)]
+        return [Notice(key, low=int(low), high=int(high), alpha=claim.alpha), *except_at(gaps)]
     if claim.alpha is None:
         headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
         return ("conditional", Notice(headline, **setting),
@@ -713,7 +742,7 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
     if not math.isnan(yours[1]):
         return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, ceiling],
                 [Notice("claims.condition.batch_yours" if yours[0] < yours[1] else "claims.condition.batch_yours_one",
-                        low=int(yours[0]), high=int(yours[1]))]
+                        low=int(yours[0]), high=int(yours[1])), *except_at(yours[2])]
                 if claim.batch is None else [], yours)
     for column, key, condition in (("at_alpha", "claims.verdict.band", "claims.condition.not_unkind"),
                                    ("at_alpha_high", "claims.verdict.kind", "claims.condition.kind_costs_yours")):

@@ -141,6 +141,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                                settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance,
                                measured)
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
+    # The runs of batches inside that range where it does not hold (ClaimCheck.holds_gaps): [[3, 17]].
+    gaps = lambda key, runs: {key: [list(run) for run in runs]} if runs else {}
     percent = read.percent if read is not None else claim_words.percent_of(text)
     # The page's own claim from its link: what the link says its figure is over, as the page says it.
     method, over = (None, None) if read is not None or sentence else fields.get("claim_over", (None, None))
@@ -163,7 +165,9 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
             "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
+            **gaps("not_at_batches", check.holds_gaps),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
+            **gaps("not_at_your_acceptance", check.yours_gaps),
             "required": frame_rows(check.required),
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
