@@ -727,6 +727,10 @@ class TestBatchesWhereItHolds:
         assert top[2] >= 1.8 > top[3] and top[17] < 1.8 <= top[20]
         assert (check.holds_from, check.holds_up_to, check.holds_gaps) == (1, 721, ((3, 17),))
         assert check.conditions[-1] == Notice("claims.condition.except_batches", gaps="3–17")
+        # 721 is the memory's at γ 2, the draft that reaches 1.8x there; γ 1 holds 722 and does not reach it
+        # (a manager's pass: "at most 721" beside the chart's "memory holds 722 at γ 1").
+        assert check.conditions[-2] == Notice("claims.condition.batch_memory_all", low=1, high=721, context=1024, gamma=2)
+        assert check.memory_limit == 722 and check.memory_gamma == 1
         assert str(check.conditions[-1]) == "Not at batches 3–17 inside that range: there it does not reach the claim either."
         # The report's own "85% to 90%": α 0.899 is within what it published, not beyond it.
         assert check.verdict == "conditional" and check.headline.key == "claims.verdict.conditional"

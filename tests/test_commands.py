@@ -462,7 +462,8 @@ class TestMemoryFlags:
         schedule = draft_length.gamma_schedule(long, 0.8, 4096, 1024, 8)
         assert schedule["last"].iloc[-1] == long.max_batch() == 57
         advice = draft_length.advise(long, 0.8, 4, 64, schedule)
-        assert advice[0].key == "advice.batch_no_fit" and advice[0].params == {"batch": 64, "limit": 57}
+        # With the γ whose room it is: the schedule's longest draft (7), not the page's (4).
+        assert advice[0].key == "advice.batch_no_fit" and advice[0].params == {"batch": 64, "limit": 57, "gamma": 7}
         command = serving.serve_command(long, schedule, 4, 64)
         assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "57"
 

@@ -135,7 +135,8 @@ class ClaimCheck:
     batches : DataFrame
         One row per batch of the grid (with the claim's batch): ``batch``, ``counted`` (the claim's
         batch, or every batch when it names none), the most any γ gives at α = 1 (``ceiling``) and
-        the most at each edge of its band (``ceiling_low``, ``ceiling_high``), and with a measured α
+        the most at each edge of its band (``ceiling_low``, ``ceiling_high``), the γ of that highest
+        (``ceiling_high_gamma``) and the most the memory holds with it (``ceiling_high_held``), and with a measured α
         ``at_alpha``, ``at_alpha_low`` and ``at_alpha_high`` at the γ the model finds best there
         (``at_alpha_gamma``).
     holds_from, holds_up_to : float
@@ -430,7 +431,9 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         "acceptance_length": np.where(np.isnan(alpha), np.nan, spec.expected_tokens(np.nan_to_num(alpha), gammas, **reuse)),
     })
     batches = pd.DataFrame({"batch": grid, "counted": counted, "ceiling": np.fmax.reduce(ceiling, axis=0),
-                            "ceiling_low": np.fmax.reduce(low, axis=0), "ceiling_high": np.fmax.reduce(high, axis=0)})
+                            "ceiling_low": np.fmax.reduce(low, axis=0), "ceiling_high": np.fmax.reduce(high, axis=0),
+                            "ceiling_high_gamma": gammas[reaching := np.argmax(np.nan_to_num(high, nan=-np.inf), axis=0)],
+                            "ceiling_high_held": limits[reaching]})
     if claim.alpha is not None:
         share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float) / full)[:, None]
         at_alpha, at_alpha_low, at_alpha_high = share * ceiling, share * low, share * high
@@ -711,9 +714,13 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
         if unsaid(low, high, gaps):
             return []
         bounds = dict(low=int(low), high=int(high))
-        if high >= memory_binds:
+        at_high = batches.loc[batches["batch"] == high].iloc[0]
+        if high >= memory_binds and at_high["ceiling_high_held"] == high:
+            # With the γ whose room ends the range: a shorter draft holds more (a manager's pass: "at most
+            # 721" beside the chart's "memory holds 722 at γ 1", where γ 1 does not reach the claim).
             key = "claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all"
-            return [Notice(key, **bounds, context=scenario.context), *except_at(gaps)]
+            return [Notice(key, **bounds, context=scenario.context, gamma=int(at_high["ceiling_high_gamma"])),
+                    *except_at(gaps)]
         if high >= weighed:
             return [Notice("claims.condition.batch_weighed", **bounds), *except_at(gaps)]
         return [Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", **bounds),

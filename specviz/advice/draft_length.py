@@ -154,7 +154,10 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     # The γ's course over the batches that speculate: a batch turned off is not a draft length.
     speculating = schedule[schedule["gamma"] > 0]
     if batch > limit:
-        notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit)]
+        # The schedule stops where the memory holds its longest draft (gamma_schedule), which may hold
+        # a sequence fewer than the page's own γ: said with its γ (a browser pass: 265 beside 266).
+        notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit,
+                          gamma=max(1, int(schedule["gamma"].max())))]
     else:
         here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
         notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
