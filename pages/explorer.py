@@ -38,8 +38,9 @@ FORMATS: dict[str, str] = {
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in STATISTICS for metric in LATENCY_METRICS), "%,.1f")}
 
 # The Baseline view's table of pairs: what each measured speedup is the ratio of.
-PAIR_COLUMNS = ("series", "workload", "concurrency", "request_rate", "output_throughput", "baseline_output_throughput",
-                "mean_tpot_ms", "baseline_mean_tpot_ms", "measured_speedup", "measured_by")
+PAIR_COLUMNS = ("series", "workload", "concurrency", "measured_speedup", "measured_by", "output_throughput",
+                "baseline_output_throughput", "mean_tpot_ms", "baseline_mean_tpot_ms", "request_rate", "source_file",
+                "baseline_source_file")
 
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
@@ -266,9 +267,13 @@ def show_pairs(paired: pd.DataFrame) -> None:
     draws, those off it (a load by request rate) too."""
     st.subheader(t("exp.pairs", lang))
     table = paired[[*PAIR_COLUMNS]].dropna(axis=1, how="all")
-    table = table.assign(measured_by=table["measured_by"].map(lambda by: t(f"exp.measured_by.{by}", lang)))
+    # The rate as text (∞, not "Infinity"), as the runs table shows it.
+    table = table.assign(measured_by=table["measured_by"].map(lambda by: t(f"exp.measured_by.{by}", lang)),
+                         **({"request_rate": table["request_rate"].map(explorer.rate_text)} if "request_rate" in table else {}))
     titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
     st.caption(t("exp.pairs_note", lang))
+    if pairs := int((paired["baselines"] > 1).sum()):  # the one taken is named; the others are said to exist
+        st.info(t("exp.pairs_repeats", lang, pairs=pairs, most=int(paired["baselines"].max())))
 
 
 def show_measured_schedule() -> None:

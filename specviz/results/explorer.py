@@ -418,11 +418,13 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     Measured speedup = SD output throughput / baseline output throughput (same load), or, where
     throughput is missing, baseline mean TPOT / SD mean TPOT; ``measured_by`` says which
     (``throughput``, ``tpot``). ITL is not used: with speculation ``vllm bench serve`` reports it per
-    streamed chunk, which holds several tokens.
+    streamed chunk, which holds several tokens. ``baseline_source_file`` names the baseline's file,
+    and ``baselines`` counts the plain runs that matched, of which one was taken: a repeat of the
+    baseline changes the speedup, and is said (an analyst's pass).
     """
     spec_mask = is_speculative(runs)
     keys = [*_MATCH, "rate"]
-    measured = ["run_id", "engine", "output_throughput", "mean_tpot_ms"]
+    measured = ["run_id", "source_file", "engine", "output_throughput", "mean_tpot_ms"]
     keyed = runs.assign(rate=runs["request_rate"].where(np.isfinite(runs["request_rate"])),
                         order=np.arange(len(runs)))
     base = keyed.loc[~spec_mask, keys + measured + ["order"]].rename(
@@ -431,7 +433,9 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     candidates = keyed[spec_mask].merge(base, on=keys)
     same_engine = candidates["engine"] == candidates["baseline_engine"]
     compatible = same_engine | candidates["engine"].isna() | candidates["baseline_engine"].isna()
-    paired = (candidates[compatible].assign(same_engine=same_engine[compatible])
+    eligible = candidates[compatible]
+    paired = (eligible.assign(same_engine=same_engine[compatible],
+                              baselines=eligible.groupby("order")["order"].transform("size"))
               .sort_values(["same_engine", "baseline_order"], kind="stable")
               .drop_duplicates("order", keep="last").sort_values("order"))
     throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
