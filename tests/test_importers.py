@@ -180,9 +180,10 @@ class TestParseVllmBench:
         assert parsed.runs[0]["request_throughput"] == throughput
         notices = [str(w) for w in parsed.warnings if w.key == "warn.throughput_disagrees"]
         assert notices == ([f"A run's request rate disagrees with its own count: {throughput:,.2f} requests/s over "
-                            f"10.0 s is {throughput * 10:,.0f} requests, but it counts 100. One of the three figures "
-                            "is off (said for the file's first such run; others may be too); they are stored as "
-                            "the file gives them."] if said else [])
+                            f"10.0 s would be {throughput * 10:,.0f} requests, but it counts 100, which over that span "
+                            "is 10.00 requests/s. One of the three figures is off (said for the file's first such run; "
+                            "others may be too). They are stored as the file gives them: check the run's request rate "
+                            "before you use it."] if said else [])
 
     def test_nerdalert_jsonl(self):
         parsed = importers.parse("r.jsonl", sample("vllm_bench_nerdalert.jsonl"))

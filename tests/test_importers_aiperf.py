@@ -867,7 +867,8 @@ class TestStore:
             # Said, not in silence: the same first request, other counts (an analyst's pass).
             said = [str(w) for w in given.warnings if w.key == "warn.aiperf_not_same_requests"]
             assert len(said) == 1 and "profile_export.jsonl starts at this run's first request" in said[0]
-            assert "count 10 requests over 39.4 s, the summary 64 over 255.6 s." in said[0]
+            assert "(profile_export.jsonl) 10 requests over 39.4 s, the summary 64 over 255.6 s." in said[0]
+            assert "may be cut short (only the run's first requests)" in said[0]  # not "not of the same requests"
         finally:
             store.close()
 

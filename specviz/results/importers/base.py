@@ -335,7 +335,8 @@ class RunBuilder:
         implied, (low, high) = rate * span, _REQUESTS_IMPLIED
         if not low * counted <= implied <= high * (counted + (self.row.get("failed_requests") or 0)):
             self._warn_once("warn.throughput_disagrees", "request_throughput", rate=f"{rate:,.2f}",
-                            duration=f"{span:,.1f}", implied=f"{implied:,.0f}", requests=f"{counted:,}")
+                            duration=f"{span:,.1f}", implied=f"{implied:,.0f}", requests=f"{counted:,}",
+                            counted_rate=f"{counted / span:,.2f}")
 
     def build(self) -> dict[str, Any]:
         """The run, with ``extra`` as JSON text (its texts and its size bounded): the source's objects
