@@ -189,6 +189,18 @@ class TestExpertTax:
         assert crossover.params["stops_untaxed"] == Notice("calc.never", batch_max=600)
         assert regime.expert_tax_verdict(tax, 0.7, 3, 8, True, 0, 1024) == []
 
+    def test_one_crossover_either_way_is_said_not_to_be_the_tax(self):
+        """DeepSeek-V3 + MTP on 8 B200 in FP8: it loses for good at batch 368 with or without the tax, where a
+        plain pass reads 256 of the 256 experts. The line had read as if the experts stopped it (a browser
+        pass); it says the tax is gone there and what stops it is the rest of verifying."""
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", tp="8", precision="fp8", batch="256")
+        tax = regime.expert_tax(chosen, 0.8, 4, 256, 1024, 1024)
+        assert (tax["stops_at"], tax["stops_untaxed_at"], round(tax["plain_experts_at_stop"])) == (368, 368, 256)
+        _, stops = regime.expert_tax_verdict(tax, 0.8, 4, 256, True, chosen.max_batch(), 1024)
+        assert stops.key == "calc.expert_tax_same_crossover"
+        assert str(stops).startswith("It loses for good at batch 368 either way, and not for the tax: by then a plain "
+                                     "pass already reads nearly every expert, so a verify pass reads no more of them")
+
     def test_the_bound_without_the_tax_reads_the_plain_passes_experts(self):
         chosen = make_scenario(target="DeepSeek-V3", gpu="H200", tp="8")
         timed = dict(tp=8, precision=chosen.precision, costs=chosen.costs)
