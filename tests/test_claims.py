@@ -737,6 +737,20 @@ class TestBatchesWhereItHolds:
         assert claims.batch_runs(((3, 17), (40, 40))) == "3–17, 40"
 
 
+class TestEagle3HeadPastItsTraining:
+    def test_a_condition_past_the_trained_positions_says_so_as_the_calculator_does(self):
+        """3x for Llama 3.1 70B with EAGLE-3 on 4 H100 at batch 1 needs α 0.786 at γ 8, a position past the 7 an
+        EAGLE-3 head is trained for: said beside it, as the calculator says it at γ 8 (a manager's pass)."""
+        llama = make_scenario(target="Llama-3.1-70B", draft="eagle3", gpu="H100-SXM", tp="4")
+        check = claims.check_claim(llama, claims.Claim(3.0, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        needed = next(c for c in check.conditions if c.key == "claims.condition.acceptance")
+        assert needed.params["gamma"] == 8
+        assert Notice("advice.head_past_training", gamma=8, trained=7) in check.conditions
+        within = claims.check_claim(llama, claims.Claim(2.0, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert next(c for c in within.conditions if c.key == "claims.condition.acceptance").params["gamma"] <= 7
+        assert not [c for c in within.conditions if c.key == "advice.head_past_training"]
+
+
 class TestConditionsAsTheCalculatorShowsThem:
     def test_the_alpha_a_condition_names_reaches_the_claim_with_its_own_figures(self):
         """It had named α 0.81 beside the tokens per step of 0.802 (4.35), and then α 1.00 beside the

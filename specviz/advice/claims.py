@@ -54,7 +54,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from specviz import calculator, workload
-from specviz.advice import evidence
+from specviz.advice import draft_length, evidence
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import PresetText
 from specviz.model import calibration, spec
@@ -689,6 +689,10 @@ def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required:
                                  rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
                                  length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
                                  optimistic=at_least(float(easiest["alpha_optimistic"]), 3)))
+        if (past := draft_length.head_past_training(scenario, gamma)) is not None:
+            # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
+            # calculator says beside the same γ (a manager's pass: "α ≥ 0.786 at γ 8" had stood alone).
+            acceptance.append(past)
         if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
             acceptance.append(Notice("claims.condition.kind_costs_too"))
         else:  # the α that holds the claim even at the unkind end, at the γ that needs least of it
