@@ -121,7 +121,8 @@ def apply_sentence() -> None:
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
                                          "target_words": reading.target_words,
                                          "unknown_model": reading.unknown_model, "gpus": reading.gpus,
-                                         "gamma_beyond": reading.gamma_beyond, "same_speed": reading.same_speed}
+                                         "gamma_beyond": reading.gamma_beyond, "same_speed": reading.same_speed,
+                                         "speculation_said": reading.speculation_said}
 
 
 # What the sidebar sets afresh when an item's choice changes, as its own controls do: the GPUs that
@@ -273,6 +274,8 @@ def show_reading() -> None:
                       speedup=reading["speedup"]))
     if reading.get("over_words") and now_read:
         st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))
+        if not reading.get("speculation_said", True):  # one engine or GPU over another, for any reason
+            st.warning(md("claims.sentence.no_speculation", lang, what=reading["over_words"]))
     if reading.get("same_speed"):
         st.warning(md("claims.sentence.same_speed", lang))
     if reading.get("percent"):

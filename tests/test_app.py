@@ -2986,6 +2986,13 @@ def claim_view(at: AppTest, view: str) -> AppTest:
 
 
 class TestClaimsPage:
+    def test_an_engine_over_another_is_not_taken_for_speculation_s_figure(self):
+        at = read_sentence(claims_app(), "SGLang is 1.5x faster than vLLM on H100")
+        said = [w.value for w in at.warning if "Nor does it say the figure comes from speculative decoding" in w.value]
+        assert len(said) == 1 and "faster than **vLLM**" in said[0]
+        assert not [w for w in read_sentence(claims_app(), "2x faster than vLLM with EAGLE-3 on H100").warning
+                    if "Nor does it say" in w.value]
+
     def test_batches_where_it_cannot_hold_inside_the_range_are_said(self):
         """DeepSeek-V3 with MTP on 8 H200 at 1.8x holds at 1-2 and from 20, not at 3-17: "1–721" alone
         had hidden the gap (a manager's pass)."""

@@ -737,6 +737,18 @@ class TestBatchesWhereItHolds:
         assert claims.batch_runs(((3, 17), (40, 40))) == "3–17, 40"
 
 
+class TestSpeculationSaid:
+    @pytest.mark.parametrize("sentence, said", [
+        ("SGLang is 1.5x faster than vLLM on H100", False), ("SGLang nhanh gấp 1,5 lần vLLM trên H100", False),
+        ("B200 is 3x faster than H100", False), ("2x faster than vLLM with EAGLE-3", True),
+        ("speculative decoding makes SGLang 1.5x faster than vLLM", True), ("MTP gives 1.8x over vLLM", True),
+        ("1.5x faster than vLLM with 3 draft tokens", True), ("nhanh gấp 2 lần vLLM nhờ token nháp", True)])
+    def test_whether_the_figure_is_said_to_be_speculation_s(self, sentence, said):
+        """One engine over another may be faster for anything else: said where the sentence names neither
+        a drafting method nor speculation (a manager's pass)."""
+        assert claim_words.read_sentence(sentence, PRESETS).speculation_said is said
+
+
 class TestEagle3HeadPastItsTraining:
     def test_a_condition_past_the_trained_positions_says_so_as_the_calculator_does(self):
         """3x for Llama 3.1 70B with EAGLE-3 on 4 H100 at batch 1 needs α 0.786 at γ 8, a position past the 7 an

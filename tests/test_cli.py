@@ -871,6 +871,12 @@ class TestClaimCommand:
         # Without a measured acceptance it said only "enter it above", the Claims page's field.
         assert any("--measure and --value of specviz claim" in reason for reason in row["reasons"])
 
+    def test_an_engine_over_another_without_speculation_is_said_to_be_so(self, capsys):
+        _, out, _ = run(capsys, "claim", "SGLang is 1.5x faster than vLLM on H100")
+        read = json.loads(out)["read_from_sentence"]
+        assert read["over_words"] == "vLLM" and read["speculation_note"].startswith(
+            "Nor does it say the figure comes from speculative decoding: a server faster than vLLM")
+
     def test_batches_inside_the_range_where_it_does_not_hold_are_listed(self, capsys):
         _, out, _ = run(capsys, "claim", "DeepSeek-V3 with MTP is 1.8x faster on 8 H200")
         row = json.loads(out)

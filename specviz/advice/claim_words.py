@@ -238,6 +238,8 @@ _NEXT_WORD = re.compile(r"\s*(\S*)")
 _CLAUSE_END = re.compile(r"[,;:]|\.(?!\d)")
 _SPEED_WORDS = re.compile(r"faster|speed-?up|accelerat|throughput|tps\b|tokens?/s|lower\s+(?:latency|tpot|itl)|nhanh"
                           r"|tăng\s+tốc", re.IGNORECASE)
+# Words that say a figure is of speculative decoding, beside a drafting method's name (named_methods).
+_SPECULATION_WORDS = re.compile(r"specul|\bdraft|nháp|lookahead|multi-token", re.IGNORECASE)
 _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
              "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
 # What a claim should state and often does not, each with the words that state it.
@@ -360,7 +362,9 @@ class SentenceReading:
     sentence's words where they name a checkpoint of another's architecture and ``target`` is that
     preset ("Llama 3.3 70B" read as Llama 3.1 70B: :func:`specviz.names.of_another_checkpoint`);
     ``engine``, the serving engine's preset it names as the one measured (:func:`_engine`), None where
-    it names none or names one only as what the figure is over ("faster than vLLM")."""
+    it names none or names one only as what the figure is over ("faster than vLLM");
+    ``speculation_said``, whether it says the figure is of speculative decoding at all (a drafting
+    method, or its words: :data:`_SPECULATION_WORDS`): "SGLang is 1.5x faster than vLLM" does not."""
 
     speedup: float
     batch: int | None
@@ -382,6 +386,7 @@ class SentenceReading:
     same_speed: bool = False
     target_words: str | None = None
     engine: str | None = None
+    speculation_said: bool = True
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -634,7 +639,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                            None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
                            gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
                            None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None,
-                           target_words, _engine(words))
+                           target_words, _engine(words),
+                           bool(methods) or _SPECULATION_WORDS.search(words) is not None)
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:

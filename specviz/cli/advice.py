@@ -179,6 +179,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.relative", baseline=claims.method_named(read.baseline), speedup=read.speedup), lang)}),
                 **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
                     "claims.sentence.over_other", what=read.over_words), lang)}),
+                **({} if read.over_words is None or read.speculation_said else {"speculation_note": words(Notice(
+                    "claims.sentence.no_speculation", what=read.over_words), lang)}),
                 **({} if read.target_words is None else {"target_words": read.target_words, "target_note": words(Notice(
                     "claims.sentence.same_architecture", words=read.target_words, model=chosen.target.name), lang)}),
                 **({} if read.gpu_words is None else {"gpu_words": read.gpu_words, "gpu_note": words(Notice(
