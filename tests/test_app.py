@@ -2148,7 +2148,7 @@ class TestExplorerPage:
         at.session_state["exp_view"] = "predicted"
         at.run()
         warning = next(w.value for w in at.warning if "name no target model" in w.value)
-        assert warning.startswith("2 runs name no target model or GPU preset") and "**Qwen3\\-32B**" in warning
+        assert warning.startswith("2 runs name no target model or GPU that is a preset") and "**Qwen3\\-32B**" in warning
         assert "(as Qwen3\\-32B · H100\\-SXM · eagle3 · vllm\\-v1: the draft is the run's own method" in warning
         # Speedups that rise from 1.1 to 2.5 with the batch: no costs make them, and the fit says so; the
         # examples are not fitted beside the user's runs.
