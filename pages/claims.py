@@ -122,7 +122,8 @@ def apply_sentence() -> None:
                                          "target_words": reading.target_words,
                                          "unknown_model": reading.unknown_model, "gpus": reading.gpus,
                                          "gamma_beyond": reading.gamma_beyond, "same_speed": reading.same_speed,
-                                         "speculation_said": reading.speculation_said}
+                                         "speculation_said": reading.speculation_said,
+                                         "draft_named": reading.draft is not None}
 
 
 # What the sidebar sets afresh when an item's choice changes, as its own controls do: the GPUs that
@@ -246,6 +247,14 @@ def show_reading() -> None:
         value = shown.get(item["key"], str)(item["value"])
         line.markdown(md(f"claims.sentence.item.{item['key']}", lang, value=value))
         line.button(t("claims.sentence.undo", lang), key=f"claims_undo_{index}", on_click=undo_item, args=(index,))
+    # What the sentence leaves to the sidebar, said: the verdict rests on it (a manager's pass: "unlikely"
+    # had rested on a draft model the sentence never named).
+    sidebar = st.session_state["scenario"]
+    if not reading.get("draft_named", True):
+        st.caption(md("claims.sentence.draft_kept", lang, draft=shown["draft"](sidebar.draft_id)))
+    if not reading.get("gpus"):
+        st.caption(md("claims.sentence.gpus_kept", lang, gpus=sidebar.tp * sidebar.dp,
+                      gpu=shown["gpu"](sidebar.gpu.id)))
     assumed = next((item["value"] for _, item in holding if item["key"] == "gpu"), None)
     if reading.get("gpu_words") and assumed:  # not once its item is undone
         st.caption(md("claims.sentence.gpu_assumed", lang, words=reading["gpu_words"], gpu=shown["gpu"](assumed)))

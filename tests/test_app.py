@@ -2986,6 +2986,19 @@ def claim_view(at: AppTest, view: str) -> AppTest:
 
 
 class TestClaimsPage:
+    def test_what_the_sentence_leaves_to_the_sidebar_is_said(self):
+        """"2x at batch 32 on 4 GB200 with TensorRT-LLM" names no draft: "unlikely" rests on the sidebar's,
+        and the page says which (a manager's pass); a sentence that names its draft and GPUs gets neither line."""
+        at = read_sentence(claims_app(), "2x at batch 32 on 4 GB200 with TensorRT-LLM")
+        captions = [c.value for c in at.caption]
+        assert any(c.startswith("The sentence names no drafting method: the check keeps the sidebar's **")
+                   and "Qwen3\\-0\\.6B**" in c for c in captions)
+        assert not any(c.startswith("It names no number of GPUs") for c in captions)
+        at = read_sentence(claims_app(), "up to 3x faster with EAGLE-3 on H100 for Llama 3.1 70B at batch 1")
+        captions = [c.value for c in at.caption]
+        assert not any(c.startswith("The sentence names no drafting method") for c in captions)
+        assert any(c.startswith("It names no number of GPUs: the check keeps the sidebar's 4× **NVIDIA H100") for c in captions)
+
     def test_an_engine_over_another_is_not_taken_for_speculation_s_figure(self):
         at = read_sentence(claims_app(), "SGLang is 1.5x faster than vLLM on H100")
         said = [w.value for w in at.warning if "Nor does it say the figure comes from speculative decoding" in w.value]
