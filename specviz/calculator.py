@@ -482,7 +482,8 @@ def ways_to_fit(scenario: Scenario, context_max: int) -> list[Notice]:
     :data:`specviz.scenario.TENSOR_PARALLEL` above the scenario's (``more_gpus``); for a mixture of
     experts, the split with data-parallel attention and expert parallelism of the fewest GPUs, then
     holding the most (``dp_attention``, :func:`_parallel_fit`); an FP8 cache (``fp8_kv``); the first of
-    :data:`FITTING_PRECISIONS` other than the scenario's (``precision``); the longest context of
+    :data:`FITTING_PRECISIONS` other than the scenario's that holds more than that cache alone
+    (``precision``); the longest context of
     :func:`context_options` up to ``context_max`` (``shorter_context``; not for a steady load, whose
     context is its requests'); and the largest batch that fits, where one does (``smaller_batch``).
     An empty list: none of them fits it."""
@@ -493,11 +494,17 @@ def ways_to_fit(scenario: Scenario, context_max: int) -> list[Notice]:
     if scenario.target.num_experts and (parallel := _parallel_fit(scenario)) is not None:
         tp, dp, held = parallel
         ways.append(Notice("calc.memory.dp_attention", tp=tp, dp=dp, gpus=tp * dp, held=held))
+    cache_held = 0  # what an FP8 cache alone holds, where it fits the batch
     if scenario.precision.kv != "fp8" and (
             held := replace(scenario, precision=replace(scenario.precision, kv="fp8")).max_batch()) >= batch:
         ways.append(Notice("calc.memory.fp8_kv", batch=held))
+        cache_held = held
+    # A format that holds no more than the FP8 cache alone is a larger change for less room: not offered
+    # (a browser pass: gpt-oss-120b on one H100 had been offered NVFP4 weights, holding 444, beside an
+    # FP8 cache holding 532; its MXFP4 experts are smaller than NVFP4's).
     formats = next(((name, held) for name in FITTING_PRECISIONS if name != scenario.precision.name
-                    and (held := replace(scenario, precision=dtypes.PRECISIONS[name]).max_batch()) >= batch), None)
+                    and (held := replace(scenario, precision=dtypes.PRECISIONS[name]).max_batch()) >= batch
+                    and held > cache_held), None)
     if formats is not None:
         ways.append(Notice("calc.memory.precision", precision=Notice(f"side.precision.{formats[0]}"), held=formats[1]))
     contexts = np.array([c for c in context_options(context_max) if c < scenario.context])

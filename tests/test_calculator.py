@@ -10,7 +10,7 @@ import pytest
 from conftest import make_scenario
 from specviz import calculator, regime, scenario
 from specviz.advice import draft_length
-from specviz.errors import InputError
+from specviz.errors import InputError, Notice
 from specviz.model import calibration, dtypes, roofline, spec, step
 
 # Llama-3.1-70B on one H100 with no engine costs and free drafts: the first model's pure roofline.
@@ -296,6 +296,16 @@ class TestMemoryFitWays:
         name, held = ways["precision"]["precision"].key.removeprefix("side.precision."), ways["precision"]["held"]
         assert name == "nvfp4" and held == replace(chosen, precision=dtypes.PRECISIONS["nvfp4"]).max_batch() >= 64
         assert replace(chosen, precision=dtypes.PRECISIONS["fp8"]).max_batch() < 64  # tried first, and short
+
+    def test_a_format_that_holds_less_than_an_fp8_cache_alone_is_not_offered(self):
+        """gpt-oss-120b + EAGLE-3 on one H100 at batch 280: an FP8 cache holds 532; NVFP4 weights (with it) 444,
+        for its MXFP4 experts are smaller than NVFP4's, and had been offered beside it (a browser pass).
+        MXFP4 weights throughout hold 605, more: offered."""
+        chosen = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM", tp="1", batch="280")
+        assert replace(chosen, precision=dtypes.PRECISIONS["nvfp4"]).max_batch() == 444
+        ways = {way.key.removeprefix("calc.memory."): way.params for way in calculator.ways_to_fit(chosen, 131072)}
+        assert ways["fp8_kv"] == {"batch": 532}
+        assert ways["precision"]["precision"] == Notice("side.precision.mxfp4") and ways["precision"]["held"] == 605
 
     def test_a_dense_model_is_offered_no_data_parallel_attention(self):
         ways = {way.key: way.params for way in calculator.ways_to_fit(make_scenario(batch="1024"), 131072)}
