@@ -189,6 +189,15 @@ class TestExpertTax:
         assert crossover.params["stops_untaxed"] == Notice("calc.never", batch_max=600)
         assert regime.expert_tax_verdict(tax, 0.7, 3, 8, True, 0, 1024) == []
 
+    def test_the_counts_are_shown_to_a_decimal_where_whole_ones_would_not_give_the_ratio(self):
+        """gpt-oss-120b + EAGLE-3 at batch 1: 4 and 13.4 experts, 3.35x; "4, 13" reads 3.25x (a browser pass)."""
+        chosen = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM", tp="1", batch="1")
+        tax = regime.expert_tax(chosen, 0.8, 4, 1, 1024, 1024)
+        assert (tax["plain_experts"], round(tax["verify_experts"], 1), round(tax["ratio"], 2)) == (4, 13.4, 3.35)
+        assert tax["experts_places"] == 1
+        wide = regime.expert_tax(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 0.8, 4, 256, 1024, 1024)
+        assert wide["experts_places"] == 0  # 256 and 256: 1.00x either way
+
     def test_one_crossover_either_way_is_said_not_to_be_the_tax(self):
         """DeepSeek-V3 + MTP on 8 B200 in FP8: it loses for good at batch 368 with or without the tax, where a
         plain pass reads 256 of the 256 experts. The line had read as if the experts stopped it (a browser
