@@ -164,10 +164,12 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
     return {"experts": model.num_experts, "per_token": model.experts_per_token, "plain_tokens": round(plain_tokens),
             "overlap": scenario.routing_overlap,
             "verify_tokens": round(batch * (gamma + 1) + expected * prompts), "plain_experts": plain, "verify_experts": verify,
-            # Decimals to show the counts at: one where the whole numbers' ratio would not read as the ratio
-            # beside them (Llama-4-Scout's 15.74 and 16.0 read "16 of them, 16: 1.02x"; gpt-oss-120b's 4
-            # and 13.4 at batch 1, "4, 13: 3.35x", a browser pass).
-            "experts_places": int(round(round(verify) / round(plain), 2) != round(verify / plain, 2)),
+            # Decimals to show the counts at: one where whole numbers would read the same beside a ratio
+            # that is not 1 (Llama-4-Scout's 15.74 and 16.0 read "16 of them, 16: 1.02x"), or would give a
+            # ratio 0.05 or more off the one beside them (gpt-oss-120b's 4 and 13.4 at batch 1 read "4, 13:
+            # 3.35x": a browser pass).
+            "experts_places": int(round(plain) == round(verify) and round(verify / plain, 2) != 1
+                                  or abs(round(verify) / round(plain) - verify / plain) >= 0.05),
             "ratio": verify / plain, "speedup": float(taxed[batch - 1]), "speedup_untaxed": float(untaxed[batch - 1]),
             "stops_at": (stops := float(roofline.crossover_batch(every, taxed))),
             "stops_untaxed_at": float(roofline.crossover_batch(every, untaxed)),
