@@ -3021,7 +3021,7 @@ class TestClaimsPage:
         assert "That α (0.987) is above every published acceptance" in "\n".join(m.value for m in at.markdown)
         said = "\n".join(m.value for m in at.markdown)
         assert "At α = 1, the most acceptance there can be, the most this setting gives is" in said
-        assert "measure it (the Live page, or specviz metrics, reads it from your vLLM)" in said
+        assert "measure it (the Live page, or specviz metrics, reads it from your server's metrics: vLLM, SGLang, TensorRT-LLM or llama.cpp)" in said
         assert metric(at, "Claimed") == "2.50×" and metric(at, "Batches where it can hold") == "64"
         # Only the open tab is built: the claim against batch size first, a chart and no table.
         assert len(at.get("vega_lite_chart")) == 1 and not at.dataframe
