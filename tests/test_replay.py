@@ -219,6 +219,23 @@ class TestMain:
             child.stdout.close()
             child.stderr.close()
 
+    def test_main_puts_back_the_caller_s_interrupt_handler_and_runs_off_the_main_thread(self):
+        """main() sets Python's own SIGINT handler for its run only, and only on the main thread, where
+        signal.signal may be called (an attack pass: off it, main() had raised ValueError)."""
+        with replay.start() as server:
+            taken = server.url.split(":")[2].split("/")[0]
+            before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                assert replay.main(["--port", taken]) == 2
+                assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            finally:
+                signal.signal(signal.SIGINT, before)
+            codes = []
+            worker = threading.Thread(target=lambda: codes.append(replay.main(["--port", taken])))
+            worker.start()
+            worker.join(30)
+            assert codes == [2]
+
     def test_a_taken_port_is_one_line_and_exit_2(self, capsys):
         with replay.start() as server:
             port = server.url.split(":")[2].split("/")[0]

@@ -294,8 +294,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second")
     args = parser.parse_args(argv)
     # A process a script starts in the background inherits SIGINT ignored, and Python then raises no
-    # KeyboardInterrupt: Ctrl-C, or kill -INT, must stop it there too (a test's child had run on).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # KeyboardInterrupt: Ctrl-C, or kill -INT, must stop it there too (a test's child had run on). Only
+    # the main thread may set it, and the caller's handler is put back on return (an attack pass).
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return _serve(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """:func:`main`'s server, from its parsed arguments, until interrupted."""
     try:
         server = start(args.port, seed=args.seed, speed=args.speed)
     except OSError as exc:
