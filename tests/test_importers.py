@@ -185,6 +185,20 @@ class TestParseVllmBench:
                             "others may be too). They are stored as the file gives them: check the run's request rate "
                             "before you use it."] if said else [])
 
+    def test_a_run_of_no_span_or_a_huge_rate_is_read(self):
+        """A duration of 0 had divided by zero and refused its file; a rate of 1e300 had written 301 digits
+        (an attack pass). A draft length past a 32-bit column is said, not a DuckDB error for the file."""
+        none = importers.parse("zero.json", json.dumps({"completed": 5, "duration": 0, "request_throughput": 10}).encode())
+        assert none.runs[0]["duration_s"] == 0 and not [w for w in none.warnings if w.key == "warn.throughput_disagrees"]
+        huge = importers.parse("huge.json", json.dumps({"completed": 5, "duration": 1.0, "request_throughput": 1e300}).encode())
+        (said,) = [str(w) for w in huge.warnings if w.key == "warn.throughput_disagrees"]
+        assert "1e+300 requests/s over 1.0 s would be 1e+300 requests" in said and len(said) < 400
+        builder = base.RunBuilder([])
+        builder.set("num_speculative_tokens", 2**40)
+        assert "num_speculative_tokens" not in builder.row and builder.warnings[0].key == "warn.rejected.whole"
+        builder.set("num_speculative_tokens", 2**31 - 1)
+        assert builder.row["num_speculative_tokens"] == 2**31 - 1
+
     def test_nerdalert_jsonl(self):
         parsed = importers.parse("r.jsonl", sample("vllm_bench_nerdalert.jsonl"))
         assert parsed.format == "vllm-bench" and len(parsed.runs) == 9

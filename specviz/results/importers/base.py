@@ -27,7 +27,7 @@ import pandas as pd
 from specviz import settings
 from specviz.i18n import whole_characters
 from specviz.errors import Notice, SpecvizError, out_of_room
-from specviz.results.schema import INTEGER_COLUMNS, TEXT_COLUMNS
+from specviz.results.schema import INTEGER_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS
 
 if TYPE_CHECKING:  # a format reads a source, which is made in .source (which imports this module)
     from .source import Source
@@ -190,6 +190,9 @@ def number(value: Any) -> float | None:
 
 
 _MAX_EXACT_INT = 2**53  # the largest whole number a float holds exactly
+# A column of 32-bit integers holds less: a draft length of 2**40 had refused its whole file with
+# DuckDB's conversion error (an attack pass).
+_INTEGER_MOST = {column: 2**31 for column, kind in RUN_COLUMNS.items() if kind == "INTEGER"}
 # Warnings quote a value in at most 40 characters; reprlib never renders a large or deep value whole.
 _PREVIEW = reprlib.Repr()
 _PREVIEW.maxlevel, _PREVIEW.maxlist, _PREVIEW.maxdict, _PREVIEW.maxlong = 2, 4, 4, 40
@@ -260,6 +263,12 @@ def _cut_strings(text: str, limit: int) -> str:
 _REQUESTS_IMPLIED = (0.5, 2.0)
 
 
+def _shown(value: float, places: int) -> str:
+    """A figure of a notice: with thousands separators and ``places`` decimals, or in powers of ten past
+    10¹² (a rate of 1e308 had been 309 digits)."""
+    return f"{value:,.{places}f}" if abs(value) < 1e12 else f"{value:.3g}"
+
+
 class RunBuilder:
     """Collects one run's canonical fields, checks each value, keeps the rest in ``extra``.
 
@@ -307,7 +316,7 @@ class RunBuilder:
             self._reject(source, value, "finite")
         elif amount < 0:
             self._reject(source, value, "negative")
-        elif column in INTEGER_COLUMNS and (amount != int(amount) or amount >= _MAX_EXACT_INT):
+        elif column in INTEGER_COLUMNS and (amount != int(amount) or amount >= _INTEGER_MOST.get(column, _MAX_EXACT_INT)):
             self._reject(source, value, "whole")
         elif column in ("acceptance_rate", "zero_accept_rate") and amount > 1:
             # Said in the file's own unit: vLLM and AIPerf write the rate in percent.
@@ -330,13 +339,15 @@ class RunBuilder:
         figures is off. An analyst's pass: a report of 500 requests in 50 s said 2,262 req/s. The
         figures are stored as the file gives them."""
         rate, span, counted = (self.row.get(c) for c in ("request_throughput", "duration_s", "num_requests"))
-        if rate is None or span is None or not counted:
+        # No span (a run of 0 s) or none a rate can be taken over: nothing to weigh (a duration of 0 had
+        # divided by zero and refused its file: an attack pass).
+        if rate is None or span is None or not counted or not 0 < span < math.inf:
             return
         implied, (low, high) = rate * span, _REQUESTS_IMPLIED
         if not low * counted <= implied <= high * (counted + (self.row.get("failed_requests") or 0)):
-            self._warn_once("warn.throughput_disagrees", "request_throughput", rate=f"{rate:,.2f}",
-                            duration=f"{span:,.1f}", implied=f"{implied:,.0f}", requests=f"{counted:,}",
-                            counted_rate=f"{counted / span:,.2f}")
+            self._warn_once("warn.throughput_disagrees", "request_throughput", rate=_shown(rate, 2),
+                            duration=_shown(span, 1), implied=_shown(implied, 0), requests=f"{counted:,}",
+                            counted_rate=_shown(counted / span, 2))
 
     def build(self) -> dict[str, Any]:
         """The run, with ``extra`` as JSON text (its texts and its size bounded): the source's objects

@@ -437,7 +437,7 @@ def speculation(doc: Any) -> dict[str, Any]:
         if isinstance(config, str):
             try:
                 named["speculative-config"] = json.loads(config)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser: left unread
                 pass
         found = {}
         for column, paths in _SPECULATIVE_ARGS.items():
