@@ -1545,8 +1545,9 @@ class TestExplorerPage:
             ["spec.csv", "plain_again.csv", 1.25]]
         said = [i.value for i in at.info if "more than one plain run" in i.value]
         assert said == ["1 speculative run matches more than one plain run at the same load (2 at most), and the "
-                        "speedup depends on which: the newest of the same engine is taken, and the Baseline file column "
-                        "names it. Remove the repeats you do not want compared, or filter by file."]
+                        "speedup depends on which: the newest of the same engine is taken (within one file, its last "
+                        "row), and the Baseline file column names its file. Remove the files you do not want "
+                        "compared, or filter by file."]
 
     def test_one_concurrency_measured_is_not_every_concurrency(self):
         """A speculative run and its baseline at one concurrency read "none: faster at every measured

@@ -367,6 +367,15 @@ class TestPairWithBaselines:
     def test_no_baseline_no_pair(self):
         assert explorer.pair_with_baselines(SWEEP[SWEEP.spec_method.notna()]).empty
 
+    @pytest.mark.parametrize("plain, spec", [({"output_throughput": 0.0}, {"output_throughput": 150.0}),
+                                             ({"output_throughput": 1e-320}, {"output_throughput": 150.0}),
+                                             ({"mean_tpot_ms": 10.0}, {"mean_tpot_ms": 0.0})])
+    def test_a_side_of_zero_gives_no_ratio(self, plain, spec):
+        """A baseline of 0 tokens/s had paired at an infinite speedup (an attack pass): unpaired, and said so."""
+        frame = runs_frame([{"concurrency": 8, **plain}, {"concurrency": 8, "spec_method": "eagle", **spec}])
+        paired = explorer.pair_with_baselines(frame)
+        assert paired.empty and list(explorer.unpaired_speculative(frame, paired).run_id) == ["1"]
+
 
 class TestTpotAtLoad:
     def test_only_tpot_ratios_predicted_at_a_load(self):

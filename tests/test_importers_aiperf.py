@@ -869,6 +869,14 @@ class TestStore:
             assert len(said) == 1 and "profile_export.jsonl starts at this run's first request" in said[0]
             assert "(profile_export.jsonl) 10 requests over 39.4 s, the summary 64 over 255.6 s." in said[0]
             assert "may be cut short (only the run's first requests)" in said[0]  # not "not of the same requests"
+            # Once an import, however many files share the first request (an attack pass: 30 summaries
+            # had given 30 paragraphs); the records file by its own name.
+            summary = sample("2026/aiperf_0.3_concurrency1/profile_export_aiperf.json")
+            store.import_file("copy/profile_export_aiperf.json", summary + b"\n")
+            records = sample("2026/aiperf_0.3_concurrency1/profile_export.jsonl")
+            given = store.import_file("cut.jsonl", records + b"\n")
+            (said,) = [str(w) for w in given.warnings if w.key == "warn.aiperf_not_same_requests"]
+            assert "the records (cut.jsonl) 10 requests over 39.4 s" in said and " 1 other file does the same." in said
         finally:
             store.close()
 

@@ -165,7 +165,9 @@ class TestVersionsOnRealFiles:
         ({"--speculative-model": "[ngram]", "--num-speculative-tokens": "4"},
          {"spec_method": "ngram", "num_speculative_tokens": 4}),
         ({"--speculative-algorithm": "NEXTN", "--speculative-num-steps": 2}, {"spec_method": "nextn", "num_speculative_tokens": 2}),
-        ({"--speculative-config": "not json"}, {}), ({"--tensor-parallel-size": 8}, {})])
+        ({"--speculative-config": "not json"}, {}), ({"--tensor-parallel-size": 8}, {}),
+        # Nested past the JSON parser's depth (an attack pass: a RecursionError had left parse).
+        ({"--speculative-config": "[" * 1000 + "]" * 1000}, {})])
     def test_an_engine_s_speculative_arguments_are_read(self, args, read):
         """llm-d-benchmark records each component's command line in native.args: the speculative decoding
         it ran is there, and only there."""
@@ -615,8 +617,9 @@ class TestRoundTrip:
     def test_the_speculative_decoding_goes_in_the_engine_s_arguments_and_back(self, tmp_path, engine, args):
         """The standard has no field of its own for it: a component's command line (native.args) holds it
         as the engine takes it, the import reads it back, and the baseline is another cfg_id."""
+        # "EAGLE3" as a CSV may write it: the engine's own case goes in, and it is not "left out" (an attack pass).
         text = (b"engine,target_model,concurrency,spec_method,draft_model,num_speculative_tokens,output_throughput\n"
-                + f"{engine},meta-llama/Llama-3.1-8B-Instruct,8,eagle3,yuhuili/EAGLE3-LLaMA3.1-Instruct-8B,3,150\n"
+                + f"{engine},meta-llama/Llama-3.1-8B-Instruct,8,EAGLE3,yuhuili/EAGLE3-LLaMA3.1-Instruct-8B,3,150\n"
                   f"{engine},meta-llama/Llama-3.1-8B-Instruct,8,,,,100\n".encode())
         store = Store(tmp_path / "s.duckdb")
         try:

@@ -218,12 +218,21 @@ def _scenario(run: Mapping[str, Any], tree: dict[str, Any], input_tokens: float 
                                             "standardized": standardized, "native": native}])
 
 
+def _same(placed: Any, given: Any) -> bool:
+    """Whether a value the report's arguments give back is the run's: a method's name in any case (an
+    engine's own case is written: EAGLE3 for SGLang, eagle3 for vLLM; an attack pass had found EAGLE3
+    listed as left out where it was written)."""
+    if isinstance(placed, str) and isinstance(given, str):
+        return placed.casefold() == given.casefold()
+    return placed == given
+
+
 def _speculative_args(run: Mapping[str, Any]) -> dict[str, Any]:
     """The engine's own arguments for a run's speculative decoding, as its command line gives them and
     the importer reads them back (:func:`specviz.results.importers.benchmark_report.speculation`):
     SGLang's ``--speculative-algorithm`` (its names are upper case), ``--speculative-draft-model-path``
-    and ``--speculative-num-steps``; any other engine's as vLLM's ``--speculative-config``. None for a
-    plain run."""
+    and ``--speculative-num-steps``; any other engine's as vLLM's ``--speculative-config`` (its methods
+    lower case). None for a plain run."""
     method, draft, gamma = (run.get(c) for c in ("spec_method", "draft_model", "num_speculative_tokens"))
     if method is None and draft is None and gamma is None:
         return {}
@@ -232,7 +241,7 @@ def _speculative_args(run: Mapping[str, Any]) -> dict[str, Any]:
         args = {"--speculative-algorithm": None if method is None else method.upper(),
                 "--speculative-draft-model-path": draft, "--speculative-num-steps": gamma}
         return {key: value for key, value in args.items() if value is not None}
-    config = {"method": method, "model": draft, "num_speculative_tokens": gamma}
+    config = {"method": None if method is None else method.lower(), "model": draft, "num_speculative_tokens": gamma}
     return {"--speculative-config": {key: value for key, value in config.items() if value is not None}}
 
 
@@ -260,7 +269,7 @@ def to_report(run: Mapping[str, Any], input_tokens: float | None = None) -> Repo
     doc = {"version": VERSION, "run": tree.pop("run"), **tree, "results": results}
     placed = standard.speculation(doc)  # what the stack's arguments give back, as the importer reads them
     left_out += [column for column in _NO_PLACE if run.get(column) is not None and run.get(column) != []
-                 and placed.get(column) != run.get(column)]
+                 and not _same(placed.get(column), run.get(column))]
     if invalid := standard.schema_errors(doc, VERSION):
         raise SpecvizError("export.invalid", run=run["run_id"], field=invalid[0], detail=invalid[1])
     return Report(run["run_id"], doc, left_out)

@@ -418,7 +418,8 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     Measured speedup = SD output throughput / baseline output throughput (same load), or, where
     throughput is missing, baseline mean TPOT / SD mean TPOT; ``measured_by`` says which
     (``throughput``, ``tpot``). ITL is not used: with speculation ``vllm bench serve`` reports it per
-    streamed chunk, which holds several tokens. ``baseline_source_file`` names the baseline's file,
+    streamed chunk, which holds several tokens; a ratio that is not finite and positive (a side of 0)
+    is none, and the run unpaired. ``baseline_source_file`` names the baseline's file,
     and ``baselines`` counts the plain runs that matched, of which one was taken: a repeat of the
     baseline changes the speedup, and is said (an analyst's pass).
     """
@@ -442,7 +443,10 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     tpot = paired["baseline_mean_tpot_ms"] / paired["mean_tpot_ms"]
     paired["measured_speedup"] = throughput.where(throughput.notna(), tpot)
     paired["measured_by"] = np.where(throughput.notna(), "throughput", "tpot")
-    paired = paired.dropna(subset=["measured_speedup"]).drop(
+    # A side of 0 tokens/s (or 0 ms) gives no ratio: unpaired, as a side without the figure is (an attack
+    # pass: a baseline of 0 tokens/s had paired at an infinite speedup).
+    ratio = paired["measured_speedup"]
+    paired = paired[np.isfinite(ratio) & (ratio > 0)].drop(
         columns=["rate", "order", "baseline_order", "baseline_engine", "same_engine"])
     return paired.sort_values(["series", "concurrency"], kind="stable").reset_index(drop=True)
 

@@ -473,7 +473,7 @@ def _aiperf_same_requests(cur: duckdb.DuckDBPyConnection, name: str, parsed: imp
         AND ({summary}.extra->'min_request_timestamp'->>'unit') = 'ns'
         AND abs(TRY_CAST({records}.extra->>'first_request_start_ns' AS DOUBLE)
                 - TRY_CAST({summary}.extra->'min_request_timestamp'->>'avg' AS DOUBLE)) < {_AIPERF_START_NS}""")
-    same = []
+    same, apart = [], []
     for stored in matches:
         run = parsed.runs[stored["run_index"]]
         spans = (stored.get("duration_s"), run.get("duration_s"))
@@ -481,13 +481,21 @@ def _aiperf_same_requests(cur: duckdb.DuckDBPyConnection, name: str, parsed: imp
                 and abs(spans[0] - spans[1]) < _AIPERF_SPAN_S):
             same.append(stored)
         else:
-            # The same first request but other counts: a records file cut short (the 0.3 sample keeps 10
-            # of its summary's 64), or a summary of a longer run. Two runs, said to be, not in silence.
-            ours, theirs = (run, stored) if records_parsed else (stored, run)
-            parsed.warnings.append(Notice(
-                "warn.aiperf_not_same_requests", other=stored["source_file"], runs=run_named(run.get("label")),
-                records=ours.get("num_requests"), records_s=_seconds(ours.get("duration_s")),
-                summary=theirs.get("num_requests"), summary_s=_seconds(theirs.get("duration_s"))))
+            apart.append(stored)
+    if apart:
+        # The same first request but other counts: a records file cut short (the 0.3 sample keeps 10
+        # of its summary's 64), or a summary of a longer run. Two runs, said to be, not in silence; once
+        # an import, the first such file named and the others counted (an attack pass: 30 copies of a
+        # summary had given 30 paragraphs).
+        stored = apart[0]
+        run = parsed.runs[stored["run_index"]]
+        ours, theirs = (run, stored) if records_parsed else (stored, run)
+        parsed.warnings.append(Notice(
+            "warn.aiperf_not_same_requests", other=stored["source_file"], runs=run_named(run.get("label")),
+            records_file=name if records_parsed else stored["source_file"],
+            more=Notice("warn.aiperf_more_files", files=len(apart) - 1) if len(apart) > 1 else "",
+            records=ours.get("num_requests"), records_s=_seconds(ours.get("duration_s")),
+            summary=theirs.get("num_requests"), summary_s=_seconds(theirs.get("duration_s"))))
     return same
 
 
