@@ -758,6 +758,8 @@ class TestEagle3HeadPastItsTraining:
         needed = next(c for c in check.conditions if c.key == "claims.condition.acceptance")
         assert needed.params["gamma"] == 8
         assert Notice("advice.head_past_training", gamma=8, trained=7) in check.conditions
+        # The most the setting gives is at γ 16: said beside it too, once.
+        assert check.best["gamma"] == 16 and Notice("advice.head_past_training", gamma=16, trained=7) in check.reasons
         within = claims.check_claim(llama, claims.Claim(2.0, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
         assert next(c for c in within.conditions if c.key == "claims.condition.acceptance").params["gamma"] <= 7
         assert not [c for c in within.conditions if c.key == "advice.head_past_training"]

@@ -180,7 +180,7 @@ class TestParseVllmBench:
         assert parsed.runs[0]["request_throughput"] == throughput
         notices = [str(w) for w in parsed.warnings if w.key == "warn.throughput_disagrees"]
         assert notices == ([f"A run's request rate disagrees with its own count: {throughput:,.2f} requests/s over "
-                            f"10.0 s would be {throughput * 10:,.0f} requests, but it counts 100, which over that span "
+                            f"10.00 s would be {throughput * 10:,.0f} requests, but it counts 100, which over that span "
                             "is 10.00 requests/s. One of the three figures is off (said for the file's first such run; "
                             "others may be too). They are stored as the file gives them: check the run's request rate "
                             "before you use it."] if said else [])
@@ -192,7 +192,7 @@ class TestParseVllmBench:
         assert none.runs[0]["duration_s"] == 0 and not [w for w in none.warnings if w.key == "warn.throughput_disagrees"]
         huge = importers.parse("huge.json", json.dumps({"completed": 5, "duration": 1.0, "request_throughput": 1e300}).encode())
         (said,) = [str(w) for w in huge.warnings if w.key == "warn.throughput_disagrees"]
-        assert "1e+300 requests/s over 1.0 s would be 1e+300 requests" in said and len(said) < 400
+        assert "1e+300 requests/s over 1.00 s would be 1e+300 requests" in said and len(said) < 400
         builder = base.RunBuilder([])
         builder.set("num_speculative_tokens", 2**40)
         assert "num_speculative_tokens" not in builder.row and builder.warnings[0].key == "warn.rejected.whole"

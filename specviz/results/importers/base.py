@@ -346,7 +346,7 @@ class RunBuilder:
         implied, (low, high) = rate * span, _REQUESTS_IMPLIED
         if not low * counted <= implied <= high * (counted + (self.row.get("failed_requests") or 0)):
             self._warn_once("warn.throughput_disagrees", "request_throughput", rate=_shown(rate, 2),
-                            duration=_shown(span, 1), implied=_shown(implied, 0), requests=f"{counted:,}",
+                            duration=_shown(span, 2), implied=_shown(implied, 0), requests=f"{counted:,}",
                             counted_rate=_shown(counted / span, 2))
 
     def build(self) -> dict[str, Any]:
