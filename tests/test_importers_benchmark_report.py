@@ -178,6 +178,18 @@ class TestVersionsOnRealFiles:
             "spec_method": None, "draft_model": None, "num_speculative_tokens": None, **read}
         assert json.loads(run["extra"])["scenario.stack"][0]["native"]["args"] == args  # kept whole
 
+    def test_two_engines_that_speculate_differently_are_said(self):
+        doc = example_021()
+        engine = doc["scenario"]["stack"][0]
+        other = {**engine, "native": {"args": {"--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3}}}
+        engine["native"]["args"] = {"--speculative-config": {"method": "mtp", "num_speculative_tokens": 1}}
+        doc["scenario"]["stack"].insert(1, other)
+        parsed = importers.parse("pools.yaml", as_yaml(doc))
+        assert (parsed.runs[0]["spec_method"], parsed.runs[0]["num_speculative_tokens"]) == ("mtp", 1)
+        assert Notice("warn.report_speculations", components=2) in parsed.warnings
+        other["native"]["args"] = {"--speculative-config": {"method": "mtp", "num_speculative_tokens": 1}}
+        assert "warn.report_speculations" not in [w.key for w in importers.parse("same.yaml", as_yaml(doc)).warnings]
+
     def test_a_speculative_argument_of_the_wrong_kind_is_said_not_stored(self):
         doc = example_021()
         doc["scenario"]["stack"][0]["native"]["args"] = {"--speculative-config": {"method": ["eagle3"],

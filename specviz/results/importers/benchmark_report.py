@@ -401,7 +401,12 @@ def _engines(doc: dict[str, Any], run: RunBuilder) -> None:
         values = list(dict.fromkeys(str(at(e, path)) for e in engines if at(e, path) not in (None, UNKNOWN)))
         if values:
             run.set(column, " + ".join(values), source=".".join(("scenario", "stack", "standardized", *path)))
-    for column, value in speculation(doc).items():
+    speculations = _speculations(doc)
+    if len({json.dumps(found, sort_keys=True, default=str) for found in speculations}) > 1:
+        # Engines of one stack that speculate differently (a prefill and a decode pool): the first is
+        # the run's, said (an attack pass: it had been taken in silence).
+        run.warnings.append(Notice("warn.report_speculations", components=len(speculations)))
+    for column, value in (speculations[0] if speculations else {}).items():
         source = f"scenario.stack.native.args ({column})"
         run.set(column, value, source=source)
         # A value refused is said; the stack is kept whole (keep_rest), its arguments with it, and a key
@@ -428,6 +433,12 @@ def speculation(doc: Any) -> dict[str, Any]:
     """The speculative decoding a v0.2 report's stack ran, from the first engine component whose
     ``native.args`` give it (:data:`_SPECULATIVE_ARGS`): ``spec_method`` (lower case, as the engine
     names it), ``draft_model`` and ``num_speculative_tokens``, each where given; ``{}`` where none."""
+    return next(iter(_speculations(doc)), {})
+
+
+def _speculations(doc: Any) -> list[dict[str, Any]]:
+    """:func:`speculation` of each engine component whose arguments give one, in the stack's order."""
+    found_all = []
     for component in _engine_components(doc):
         args = at(component, ("native", "args"))
         if not isinstance(args, dict):
@@ -449,8 +460,8 @@ def speculation(doc: Any) -> dict[str, Any]:
         if isinstance(found.get("spec_method"), str):
             found["spec_method"] = found["spec_method"].lower()
         if found := {column: value for column, value in found.items() if value is not None}:
-            return found
-    return {}
+            found_all.append(found)
+    return found_all
 
 
 def _engine_components(doc: Any) -> list[dict[str, Any]]:
