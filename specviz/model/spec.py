@@ -90,12 +90,22 @@ def _expected_tokens(a: np.ndarray, g: np.ndarray) -> np.ndarray:
     return np.where(a == 1.0, g + 1.0, e)
 
 
-def _expected(a: np.ndarray, g: np.ndarray, trained: ArrayLike, decay: ArrayLike) -> np.ndarray:
-    """E of :func:`expected_tokens` at checked α and γ, the reuse profile checked here."""
+def _check_reuse(trained: ArrayLike, decay: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """The reuse profile of :func:`expected_tokens`: positions trained (≥ 1) and decay (in [0, 1])."""
     n = np.asarray(trained, dtype=float)
     r = _check_alpha(decay, "decay")
     if np.any(np.isnan(n)) or np.any(n < 1):
         raise InputError("spec.trained_positions")
+    return n, r
+
+
+def _expected(a: np.ndarray, g: np.ndarray, trained: ArrayLike, decay: ArrayLike) -> np.ndarray:
+    """E of :func:`expected_tokens` at checked α and γ, the reuse profile checked here."""
+    return _expected_checked(a, g, *_check_reuse(trained, decay))
+
+
+def _expected_checked(a: np.ndarray, g: np.ndarray, n: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """E of :func:`expected_tokens` with every argument checked (a bisection calls it 64 times)."""
     if np.all((r == 1.0) | (g <= n)):
         return _expected_tokens(a, g)
     # One axis of draft positions 0..γ: γ is a draft length, a few tokens to a few tens.
@@ -384,12 +394,13 @@ def _alpha_for_length(length: np.ndarray, g: np.ndarray, trained: ArrayLike,
     """Vectorised bisection for E(α, γ) = length, E of :func:`expected_tokens` at ``trained`` and
     ``decay`` (it rises strictly with α on [0, 1]): α (1 where the length reaches E(1, γ)), and E(1, γ),
     the most the draft makes, for the caller to refuse a length past it."""
-    top = _expected(np.ones(np.broadcast_shapes(np.shape(length), g.shape)), g, trained, decay)
+    n, r = _check_reuse(trained, decay)
+    top = _expected_checked(np.ones(np.broadcast_shapes(np.shape(length), g.shape)), g, n, r)
     length = np.broadcast_to(length, top.shape)
     lo, hi = np.zeros_like(top), np.ones_like(top)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
-        below = _expected(mid, g, trained, decay) < length
+        below = _expected_checked(mid, g, n, r) < length
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
     return np.where(length >= top, 1.0, np.where(length <= 1.0, 0.0, 0.5 * (lo + hi))), top
 
