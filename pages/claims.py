@@ -14,7 +14,7 @@ from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, con
 from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, new_engine, number_columns,
                            open_store, presets, published_speedups, require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
-from specviz.advice import claim_over, claim_words, claims, evidence
+from specviz.advice import claim_over, claim_verdict, claim_words, claims, evidence
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 from specviz.results import explorer
@@ -279,7 +279,7 @@ def show_reading() -> None:
     # and the link (claim_over) say it (a browser pass: it had stayed beside another figure typed).
     now_read = is_read_figure(reading, claimed_now())
     if reading.get("baseline") and now_read:
-        st.warning(md("claims.sentence.relative", lang, baseline=claims.method_named(reading["baseline"]),
+        st.warning(md("claims.sentence.relative", lang, baseline=claim_verdict.method_named(reading["baseline"]),
                       speedup=reading["speedup"]))
     if reading.get("over_words") and now_read:
         st.warning(md("claims.sentence.over_other", lang, what=reading["over_words"]))
@@ -431,7 +431,7 @@ else:
     st.query_params.pop("claim_over", None)
 over_method = read.get("baseline") if is_read_figure(read, speedup) else None
 (st.info if over_words else VERDICT_BOX[check.verdict])(
-    " ".join(message(n, lang) for n in claims.headline(check, over_words, over_method)))
+    " ".join(message(n, lang) for n in claim_verdict.headline(check, over_words, over_method)))
 st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
 if check.conditions:
     st.markdown(t("claims.conditions", lang) + "\n" + "\n".join(f"- {message(c, lang)}" for c in check.conditions))
@@ -449,7 +449,7 @@ if not math.isnan(check.best["speedup"]):  # else the claim's batch does not fit
 def batch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> str:
     """Batches from ``low`` to ``high`` but the runs ``gaps`` (:attr:`specviz.advice.claims.ClaimCheck.holds_gaps`)."""
     shown = t("claims.none", lang) if math.isnan(high) else f"{low:.0f}" if low == high else f"{low:.0f}–{high:.0f}"
-    return t("claims.m.batches_except", lang, range=shown, gaps=claims.batch_runs(gaps)) if gaps else shown
+    return t("claims.m.batches_except", lang, range=shown, gaps=claim_verdict.batch_runs(gaps)) if gaps else shown
 
 
 row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to, check.holds_gaps),

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, workload
-from specviz.advice import claim_over, claim_words, claims, evidence
+from specviz.advice import claim_over, claim_verdict, claim_words, claims, evidence
 from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 from specviz.results import explorer
@@ -389,7 +389,7 @@ class TestCheckClaim:
         """"1.5x over MTP" on Qwen3-32B, which has none: the lead had read "a figure over The target's
         MTP layer", the sidebar's name of the target's own layer, capitalised mid-sentence."""
         check = claims.check_claim(make_scenario(), claims.Claim(1.5), GAMMA_MAX, BATCH_MAX)
-        lead, _ = claims.headline(check, over_method="mtp")
+        lead, _ = claim_verdict.headline(check, over_method="mtp")
         assert i18n.message(lead, "en") == "**Against plain decoding, the least a figure over MTP layers needs " \
             "(where drafting with MTP layers pays at all):**"
 
@@ -714,7 +714,7 @@ class TestBatchesWhereItHolds:
         ([0, 0, 0, 0, 0, 0, 1], (40, 40, ()))])
     def test_the_runs_between_the_ends_where_it_does_not(self, holds, expected):
         batches = np.array([1, 2, 3, 4, 10, 20, 40])
-        got = claims._range(batches, np.array(holds, dtype=bool))
+        got = claim_verdict.batch_range(batches, np.array(holds, dtype=bool))
         assert got[2] == expected[2] and np.allclose(got[:2], expected[:2], equal_nan=True)
 
     def test_a_moe_claim_that_holds_at_small_and_large_batches_and_not_between(self):
@@ -734,7 +734,7 @@ class TestBatchesWhereItHolds:
         assert str(check.conditions[-1]) == "Not at batches 3–17 inside that range: there it does not reach the claim either."
         # The report's own "85% to 90%": α 0.899 is within what it published, not beyond it.
         assert check.verdict == "conditional" and check.headline.key == "claims.verdict.conditional"
-        assert claims.batch_runs(((3, 17), (40, 40))) == "3–17, 40"
+        assert claim_verdict.batch_runs(((3, 17), (40, 40))) == "3–17, 40"
 
 
 class TestSpeculationSaid:
@@ -776,9 +776,9 @@ class TestConditionsAsTheCalculatorShowsThem:
         p = said.params
         easiest = check.required.loc[check.required["alpha_needed"].idxmin()]
         assert p["alpha"] == easiest["alpha_needed"] and p["batch"] == check.best["batch"]
-        assert p["shown"] == claims.at_least(p["alpha"], 3) >= p["alpha"]
-        assert p["rate"] == claims.at_least(easiest["acceptance_rate"], 3) >= easiest["acceptance_rate"]
-        assert p["length"] == claims.at_least(easiest["acceptance_length"]) >= easiest["acceptance_length"]
+        assert p["shown"] == claim_verdict.at_least(p["alpha"], 3) >= p["alpha"]
+        assert p["rate"] == claim_verdict.at_least(easiest["acceptance_rate"], 3) >= easiest["acceptance_rate"]
+        assert p["length"] == claim_verdict.at_least(easiest["acceptance_length"]) >= easiest["acceptance_length"]
         assert p["length"] - easiest["acceptance_length"] < 0.01
         point = claims.calculator_point(check)
         assert point == {"alpha": p["shown"], "gamma": p["gamma"], "batch": p["batch"]}
@@ -795,7 +795,7 @@ class TestConditionsAsTheCalculatorShowsThem:
             exact, rounded = check.required[column], shown[column]
             assert (rounded.isna() == exact.isna()).all()
             assert ((rounded >= exact) & (rounded - exact < 0.001)).where(exact.notna(), True).all()
-            assert rounded.dropna().tolist() == [claims.at_least(v, 3) for v in exact.dropna()]
+            assert rounded.dropna().tolist() == [claim_verdict.at_least(v, 3) for v in exact.dropna()]
         assert shown["gamma"].equals(check.required["gamma"]) and shown["ceiling"].equals(check.required["ceiling"])
         (said,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
         row = shown.loc[shown["gamma"] == said.params["gamma"]].iloc[0]
@@ -814,8 +814,8 @@ class TestConditionsAsTheCalculatorShowsThem:
         row = check.required.loc[check.required["gamma"] == said.params["gamma"]].iloc[0]
         assert row["alpha_needed"] > 0.99 and row["acceptance_rate"] < 0.99
         assert f"{said.params['gamma'] + 1:.2f} tokens" not in text
-        assert f"at least {claims.at_least(row['alpha_needed'], 3):.3f}" in text
-        assert f"rate {claims.at_least(row['acceptance_rate'], 3):.3f}, {claims.at_least(row['acceptance_length']):.2f} tokens" in text
+        assert f"at least {claim_verdict.at_least(row['alpha_needed'], 3):.3f}" in text
+        assert f"rate {claim_verdict.at_least(row['acceptance_rate'], 3):.3f}, {claim_verdict.at_least(row['acceptance_length']):.2f} tokens" in text
 
     def test_a_claim_beyond_every_published_acceptance_is_said_unlikely(self):
         """6.5x for Llama-3.1-8B with EAGLE-3 on an H100 needs α 0.9986: the highest published is
@@ -827,7 +827,7 @@ class TestConditionsAsTheCalculatorShowsThem:
         beyond = check.conditions[1]
         assert beyond.key == "claims.condition.beyond_published"
         assert beyond.params["highest"] == max(row.alpha for row in PRESETS.acceptance) == pytest.approx(0.909, abs=1e-3)
-        assert beyond.params["alpha"] == claims.at_least(check.required["alpha_needed"].min(), 3)
+        assert beyond.params["alpha"] == claim_verdict.at_least(check.required["alpha_needed"].min(), 3)
         assert "github.com/ROCm/ATOM/pull/1372" in i18n.t(beyond.key, "en", **beyond.params)
         # Within what has been published, as without the published figures, the verdict is as before.
         within = claims.check_claim(chosen, claims.Claim(2.0), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
@@ -840,7 +840,7 @@ class TestConditionsAsTheCalculatorShowsThem:
     def test_the_alpha_for_the_unkind_end_is_named_too(self):
         check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
         (safe,) = [c for c in check.conditions if c.key == "claims.condition.safe_alpha"]
-        assert safe.params["shown"] == claims.at_least(check.required["alpha_safe"].min(), 3)
+        assert safe.params["shown"] == claim_verdict.at_least(check.required["alpha_safe"].min(), 3)
 
     def test_a_claim_only_the_optimistic_edge_reaches_says_so_first(self):
         """1.8x for DeepSeek-V3 + MTP on 8 B200s at batch 256: the model's most is 1.78x."""
@@ -928,7 +928,7 @@ class TestClaimOnAWorkload:
         check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=8, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
         (said,) = [r for r in check.reasons if r.key == "claims.reason.workload"]
         p = said.params
-        assert p["alpha"] == claims.at_least(check.required["alpha_needed"].min()) and p["batch"] == 8
+        assert p["alpha"] == claim_verdict.at_least(check.required["alpha_needed"].min()) and p["batch"] == 8
         whole = workload.end_to_end(make_scenario(), p["alpha"], p["gamma"], 8, 100, 500)
         assert p["decode"] == pytest.approx(float(whole["decode_speedup"]))
         assert p["request"] == pytest.approx(float(whole["e2e_speedup"]), rel=1e-9)
@@ -1009,7 +1009,7 @@ class TestSentencesAsVendorsWriteThem:
 
     def test_an_at_least_figure_is_rounded_up(self):
         # 0.7543 shown as 0.75 fell short: 3.16x at α 0.75 where 3.2x was claimed.
-        assert claims.at_least(0.7543) == 0.76 and claims.at_least(0.75) == 0.75
+        assert claim_verdict.at_least(0.7543) == 0.76 and claim_verdict.at_least(0.75) == 0.75
         check = claims.check_claim(make_scenario(), claims.Claim(1.5, batch=1), GAMMA_MAX, BATCH_MAX)
         (acceptance,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
         assert acceptance.params["shown"] >= acceptance.params["alpha"] > acceptance.params["shown"] - 0.01

@@ -6,6 +6,8 @@
   words ("than vLLM", "gấp 1,5 lần vLLM") or plain decoding, and what a Claims link says of it.
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
   and vLLM rate it needs, the batches where it can hold, and the verdict.
+- ``claim_verdict``: the words of a claim's check: its headline, reasons and conditions, the ranges
+  of batches they name, and the "at least" rounding of every figure in them.
 - ``evidence``: which published results and stored runs are evidence about a scenario: of the same
   kind of setting (beside a claim), of this very setup (which overrules the model), a pair's own
   published acceptance.

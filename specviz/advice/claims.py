@@ -47,24 +47,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from specviz import calculator, workload
-from specviz.advice import draft_length, evidence
+from specviz import calculator
+from specviz.advice import claim_verdict, draft_length, evidence
 from specviz.errors import Notice, SpecvizError
-from specviz.i18n import PresetText
 from specviz.model import calibration, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
-__all__ = ["batch_runs", "VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement", "check_claim", "calculator_point",
-           "required_at_costs",
-           "check_at_costs", "at_least",
-           "required_as_shown", "headline", "method_named", "claimed_batch"]
+__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
+           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch"]
 
 VERDICTS = ("plausible", "conditional", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -144,7 +140,7 @@ class ClaimCheck:
         claim (NaN: none): outside them the claim is impossible whatever the acceptance.
     holds_gaps : tuple of (int, int)
         The runs of batches between them where it does not reach it, each its first and last batch
-        (:func:`_range`): impossible there too.
+        (:func:`specviz.advice.claim_verdict.batch_range`): impossible there too.
     yours_from, yours_up_to, yours_gaps
         The same where the band's low edge at the measured α reaches it (NaN: none, or no α).
     memory_limit : int
@@ -172,17 +168,6 @@ class ClaimCheck:
     memory_gamma: int
 
 
-def at_least(value: ArrayLike, decimals: int = 2) -> Any:
-    """An "at least" figure as a page shows it, rounded up to ``decimals``: the α a claim needs,
-    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Three decimals
-    where a condition or the calculator link names α, as the tables show it; two where a sentence
-    names it to two (the workload's, :func:`_on_workload`). A float for a number, an array for an
-    array (NaN kept)."""
-    scale = 10.0 ** decimals
-    rounded = np.ceil(np.asarray(value, dtype=float) * scale - 1e-9) / scale
-    return float(rounded) if rounded.ndim == 0 else rounded
-
-
 def claimed_batch(given: int | None, worded: int | None) -> tuple[int | None, Notice | None]:
     """The batch a claim is checked at: the one given (a field, ``--batch``), else the one its words
     name; with ``claims.batch_not_worded`` where both are and differ (a manager's pass: "2.5x at batch
@@ -199,10 +184,11 @@ _AT_LEAST_COLUMNS = ("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptan
 
 def required_as_shown(required: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
     """:attr:`ClaimCheck.required` as a table shows it: each α it needs (and the acceptance rate of
-    it) rounded up to ``decimals`` as :func:`at_least` rounds the headline's, NaN kept. Rounded to
+    it) rounded up to ``decimals`` as :func:`specviz.advice.claim_verdict.at_least` rounds the headline's, NaN kept. Rounded to
     the nearest, the table's 0.844 at γ 8 had sat below the headline's 0.845 and fallen short of the
     claim (2.999× at α 0.844 where 3× was claimed: a manager's pass)."""
-    return required.assign(**{c: at_least(required[c], decimals) for c in _AT_LEAST_COLUMNS if c in required})
+    return required.assign(**{c: claim_verdict.at_least(required[c], decimals)
+                              for c in _AT_LEAST_COLUMNS if c in required})
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int,
@@ -313,9 +299,9 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
         return "impossible", [Notice("claims.reason.costs_out_of_reach", claim=claim.speedup, **costs), ceiling], required
     easiest = required.loc[required["alpha_needed"].idxmin()]
     needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]),
-                    shown=at_least(float(easiest["alpha_needed"]), 3), gamma=int(easiest["gamma"]),
-                    rate=at_least(float(easiest["acceptance_rate"]), 3),
-                    length=at_least(float(easiest["acceptance_length"])))
+                    shown=claim_verdict.at_least(float(easiest["alpha_needed"]), 3), gamma=int(easiest["gamma"]),
+                    rate=claim_verdict.at_least(float(easiest["acceptance_rate"]), 3),
+                    length=claim_verdict.at_least(float(easiest["acceptance_length"])))
     if claim.alpha is None:
         return "conditional", [needed, ceiling], required
     required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)
@@ -323,32 +309,6 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
     measured = Notice("claims.reason.costs_measured", alpha=claim.alpha, speedup=float(mine["at_alpha"]),
                       gamma=int(mine["gamma"]))
     return ("plausible" if mine["at_alpha"] >= claim.speedup else "conditional"), [measured, needed, ceiling], required
-
-
-Batches = tuple[float, float, tuple[tuple[int, int], ...]]
-_NO_BATCHES: Batches = (math.nan, math.nan, ())
-
-
-def _range(batches: np.ndarray, holds: np.ndarray) -> Batches:
-    """The smallest and largest batch where ``holds`` (NaN, NaN where none), and the runs of batches
-    between them where it does not, each as its first and last batch of the grid: a mixture of
-    experts' verify pass reads the most experts more than a plain one at middle batches, so a claim
-    may hold at batches 1–2 and 20–721 and not at 3–17 (a manager's pass: "1–721" had hidden the gap).
-    ``batches`` are in ascending order."""
-    inside = np.flatnonzero(holds)
-    if not inside.size:
-        return _NO_BATCHES
-    first, last = inside[0], inside[-1]
-    # +1 where a run of batches that do not hold begins, -1 just past where it ends.
-    edges = np.diff(np.concatenate(([0], (~holds[first:last + 1]).astype(int), [0])))
-    starts, ends = np.flatnonzero(edges == 1) + first, np.flatnonzero(edges == -1) - 1 + first
-    return float(batches[first]), float(batches[last]), tuple(
-        (int(batches[start]), int(batches[end])) for start, end in zip(starts, ends))
-
-
-def batch_runs(gaps: Sequence[tuple[int, int]]) -> str:
-    """Runs of batches as a page says them: "3–17", "3–17, 40" (a run of one batch its batch)."""
-    return ", ".join(f"{low}" if low == high else f"{low}–{high}" for low, high in gaps)
 
 
 def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int,
@@ -445,13 +405,13 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         batches["at_alpha_gamma"] = gammas[chosen]
         batches["at_alpha"], batches["at_alpha_low"], batches["at_alpha_high"] = (
             pick(v) for v in (at_alpha, at_alpha_low, at_alpha_high))
-    holds = _range(grid, counted & (np.fmax.reduce(high, axis=0) >= claim.speedup))
-    verdict, headline, reasons, conditions, yours = _verdict(scenario, claim, best, required, batches, holds,
-                                                             int(limits.min()))
-    if beyond := _beyond_published(claim, required, published):
+    holds = claim_verdict.batch_range(grid, counted & (np.fmax.reduce(high, axis=0) >= claim.speedup))
+    verdict, headline, reasons, conditions, yours = claim_verdict.verdict(
+        scenario, claim, best, required, batches, holds, int(limits.min()))
+    if beyond := claim_verdict.beyond_published(claim, required, published):
         headline = Notice("claims.verdict.beyond_published", **headline.params)
         conditions.insert(1, beyond)
-    elif beyond := _beyond_pair(scenario, claim, required, published):
+    elif beyond := claim_verdict.beyond_pair(scenario, claim, required, published):
         headline = Notice("claims.verdict.beyond_pair", **headline.params)
         conditions.insert(1, beyond)
     if (reused := step_scenario.mtp_reused_from) is not None and full[best_g] < best["gamma"] + 1.0:
@@ -463,7 +423,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         # "10.07× at γ 16" had stood without it).
         reasons.append(past)
     if claim.workload is not None and verdict != "impossible":
-        reasons.append(_on_workload(step_scenario, claim, required, batches))
+        reasons.append(claim_verdict.on_workload(step_scenario, claim, required, batches))
     # A measurement of this very setup that reaches the claim stands over the model: an impossible claim
     # is beyond the model only, and one said to be unlikely is not (a smaller claim had read worse than
     # a larger one the measurement reached: an attack pass).
@@ -477,28 +437,29 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     if reaching is not None:
         if verdict == "impossible":
             verdict, headline = "conditional", Notice("claims.verdict.measured_beyond", **headline.params)
-        elif headline.key in _UNLIKELY_WITHOUT_ALPHA:
+        elif headline.key in claim_verdict.UNLIKELY_WITHOUT_ALPHA:
             headline = Notice("claims.verdict.conditional", **headline.params)
-        reasons.insert(0, _measured("claims.reason.measured_beyond", reaching))
+        reasons.insert(0, claim_verdict.measured_reason("claims.reason.measured_beyond", reaching))
     elif short is not None:
         # A measurement of this very setup at the claim's batch that falls short of it: a claim the
         # model leaves conditional is unlikely, said for the measurement, the stronger evidence, where
         # the pair's acceptance said so too (its condition stays: the headline had named the acceptance
         # and the first reason the measurement, a browser pass); any other verdict keeps its words,
         # and the measurement is said beside them.
-        if headline.key in ("claims.verdict.conditional", *_UNLIKELY_WITHOUT_ALPHA):
+        if headline.key in ("claims.verdict.conditional", *claim_verdict.UNLIKELY_WITHOUT_ALPHA):
             headline = Notice("claims.verdict.measured_short", **headline.params)
         top, (low, high) = short
-        reasons.insert(0, _measured("claims.reason.measured_short", top) if claim.batch is not None else
-                       _measured("claims.reason.measured_short_any", top, low=low, high=high))
+        reasons.insert(0, claim_verdict.measured_reason("claims.reason.measured_short", top) if claim.batch is not None else
+                       claim_verdict.measured_reason("claims.reason.measured_short_any", top, low=low, high=high))
     if elsewhere is not None:
         # This setup measured at a context more than twice or half the page's reached the claim: not
         # weighed, but said after any shortfall at this context, with the context that would weigh it
         # ("Impossible" had stood beside AMD's 2.11×, measured at 3,600 positions, in the page's own view
         # of published figures: a browser pass; named in place of a shortfall at this context, it had
         # lifted an "unlikely": an attack pass).
-        reasons.insert(0 if short is None else 1, _measured("claims.reason.measured_other_context", elsewhere,
-                                                            context=int(elsewhere["context"]), ours=int(scenario.context)))
+        reasons.insert(0 if short is None else 1, claim_verdict.measured_reason(
+            "claims.reason.measured_other_context", elsewhere, context=int(elsewhere["context"]),
+            ours=int(scenario.context)))
     lifted = best["high"] / (1.0 - calibration.PRESET_MEDIAN_MISS)
     if verdict == "impossible" and not knobs_off_preset(scenario) and claim.speedup <= lifted:
         # Out of reach by less than the presets' median miss before calibration: said, for "impossible"
@@ -510,104 +471,23 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
                       memory_limit, memory_gamma)
 
 
-# Headlines a measurement of this very setup that reaches the claim lifts: the "unlikely" of a claim
-# with no measured α (one at the user's α is the user's, which the measurement's own acceptance is not).
-_UNLIKELY_WITHOUT_ALPHA = ("claims.verdict.beyond_published", "claims.verdict.beyond_pair", "claims.verdict.kind_only")
-
-def _measured(key: str, top: pd.Series, **more: int) -> Notice:
-    """The reason ``key`` naming a published speedup of this very setup (:mod:`specviz.advice.evidence`)
-    and what it measured (an end-to-end figure carries its prompts' prefill: AMD's 2.11× is one), with
-    its note cut at a word."""
-    return Notice(key, study=str(top["study"]), value=float(top["value"]), metric=Notice(f"metric.{top['metric']}"),
-                  batch=int(top["batch"]), gamma=int(top["gamma"]), note=evidence.note_quoted(top["note"]), **more)
-
-
-def _beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
-                 published: Sequence[PublishedAcceptance]) -> Notice | None:
-    """``claims.condition.beyond_pair`` where a claim with no measured α needs, at the γ that needs
-    least, more than the highest acceptance published for the scenario's own pair
-    (:func:`specviz.advice.evidence.pair_acceptance`), naming it; None otherwise. "Up to 3x" for
-    gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was published at 0.67 (a
-    manager's pass: the page had weighed it against every model's highest, 0.91)."""
-    needed = _alpha_needed(claim, required)
-    if needed is None or (own := evidence.pair_acceptance(scenario, published)) is None:
-        return None
-    alpha, row = own
-    if needed <= alpha:
-        return None
-    return Notice("claims.condition.beyond_pair", alpha=at_least(needed, 3), published=alpha,
-                  gamma=row.gamma, dataset=row.dataset, source=row.source)
-
-
-def _alpha_needed(claim: Claim, required: pd.DataFrame) -> float | None:
-    """The least α a claim with no measured α needs over the γ it allows (the model's, else that of the
-    band's optimistic edge); None with a measured α, or where nothing reaches it."""
-    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
-    return None if claim.alpha is not None or needed.isna().all() else float(needed.min())
-
-
-def _beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:
-    """``claims.condition.beyond_published`` where a claim with no measured α needs, at the γ that
-    needs least, more than the highest published acceptance (naming it and its source); None
-    otherwise, and where the claim is out of reach."""
-    needed = _alpha_needed(claim, required)
-    if needed is None or not published:
-        return None
-    highest = max(published, key=lambda row: row.alpha)
-    if needed <= highest.alpha:
-        return None
-    return Notice("claims.condition.beyond_published", alpha=at_least(needed, 3), highest=highest.alpha,
-                  target=highest.target, draft=Notice(f"side.draft.{highest.draft}"), gamma=highest.gamma,
-                  source=highest.source)
-
-
-def method_named(kind: str) -> Notice:
-    """A drafting method a claim's figure is over (a draft kind: ``eagle3``), named for a sentence:
-    the sidebar's name, but MTP as "MTP layers", for the sidebar's "The target's MTP layer" names the
-    target's own, and a figure over MTP may be of a model with none (Qwen3-32B)."""
-    return Notice("claims.over_mtp" if kind == "mtp" else f"side.draft.{kind}")
-
-
-def headline(check: ClaimCheck, over_words: str | None = None, over_method: str | None = None) -> list[Notice]:
-    """The verdict's sentence: :attr:`ClaimCheck.headline`, after a lead that says it is against plain
-    decoding on this setting where the claim's figure is over something else (``over_words``: "H100",
-    "vLLM", from :class:`specviz.advice.claim_words.SentenceReading`), or over another drafting method
-    (``over_method``, its kind: ``eagle3``), where the check is the least the claim needs. "3x faster
-    than H100 on B200 with EAGLE-3" had read as plainly impossible: a B200 over an H100 may make up what
-    speculation alone cannot (a manager's pass); "1.69x over EAGLE-3" had read as a plain "Conditional",
-    its baseline said apart from the headline a manager forwards (a browser pass)."""
-    if over_words:
-        return [Notice("claims.verdict.over_other", what=over_words), check.headline]
-    if over_method:
-        return [Notice("claims.verdict.over_method", method=method_named(over_method)), check.headline]
-    return [check.headline]
-
-
-def _best_at_measured_alpha(batches: pd.DataFrame) -> pd.Series:
-    """The row of :attr:`ClaimCheck.batches`, among those the claim counts, where the figure at the
-    measured α is highest: the batch and γ the verdict, the calculator's link and a workload's figure
-    name for a claim with a measured acceptance."""
-    counted = batches[batches["counted"]]
-    return counted.loc[counted["at_alpha"].idxmax()]
-
-
 def calculator_point(check: ClaimCheck) -> dict[str, float]:
     """Where the calculator shows a claim's figure: ``alpha``, ``gamma`` and ``batch``. At the measured
     α, the γ and batch that do best there; else at the α the claim needs, rounded up to three decimals
-    as the conditions name it (:func:`at_least`: the calculator there reaches the claim, and its
-    figure is the claim's to within that rounding), at the γ that needs least of it and
-    the batch the table speaks for; α = 1 at the best γ where no α reaches it. Where the claim's batch
+    as the conditions name it (:func:`specviz.advice.claim_verdict.at_least`: the calculator there
+    reaches the claim, and its figure is the claim's to within that rounding), at the γ that needs
+    least of it and the batch the table speaks for; α = 1 at the best γ where no α reaches it. Where the claim's batch
     does not fit, that ``batch`` alone: the calculator says what would make it fit."""
     if math.isnan(check.best["speedup"]):
         return {"batch": check.best["batch"]}
     if check.claim.alpha is not None:
-        top = _best_at_measured_alpha(check.batches)
+        top = claim_verdict.best_at_measured_alpha(check.batches)
         return {"alpha": check.claim.alpha, "gamma": int(top["at_alpha_gamma"]), "batch": int(top["batch"])}
     reachable = check.required.dropna(subset=["alpha_needed"])
     if reachable.empty:
         return {"alpha": 1.0, "gamma": check.best["gamma"], "batch": check.best["batch"]}
     easiest = reachable.loc[reachable["alpha_needed"].idxmin()]
-    return {"alpha": at_least(float(easiest["alpha_needed"]), 3), "gamma": int(easiest["gamma"]),
+    return {"alpha": claim_verdict.at_least(float(easiest["alpha_needed"]), 3), "gamma": int(easiest["gamma"]),
             "batch": check.best["batch"]}
 
 
@@ -623,147 +503,11 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
          "acceptance_rate", "acceptance_length"), nothing)})
     batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_low": [],
                             "ceiling_high": []})
-    headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=_devices(scenario), target=scenario.target.name,
-                      engine=scenario.engine.name, batch=batch)
+    headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=claim_verdict.devices(scenario),
+                      target=scenario.target.name, engine=scenario.engine.name, batch=batch)
     reason = (Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context) if memory_limit
-              else Notice("claims.reason.no_room", gpu=_devices(scenario), context=scenario.context))
-    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *_NO_BATCHES,
-                      *_NO_BATCHES, memory_limit, memory_gamma)
+              else Notice("claims.reason.no_room", gpu=claim_verdict.devices(scenario), context=scenario.context))
+    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *claim_verdict.NO_BATCHES,
+                      *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
 
 
-def _on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
-    """What the claim's decode speedup is worth to a whole request of the user's workload: at the
-    measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
-    γ and batch, rounded up to the two decimals its sentence names it with (:func:`at_least`;
-    :func:`specviz.workload.end_to_end`)."""
-    if claim.alpha is not None:
-        top = _best_at_measured_alpha(batches)
-        alpha, gamma, batch = claim.alpha, int(top["at_alpha_gamma"]), int(top["batch"])
-    else:
-        counted = batches[batches["counted"]]
-        rows = required.dropna(subset=["alpha_needed"])
-        # Where the model reaches the claim at no α, the γ it does best at (the last γ had priced a
-        # slowdown at γ 16: an attack pass).
-        easiest = rows.loc[rows["alpha_needed"].idxmin()] if len(rows) else required.loc[required["ceiling"].idxmax()]
-        alpha = at_least(float(easiest["alpha_needed"])) if len(rows) else 1.0
-        gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
-    n_in, n_out = claim.workload
-    whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
-    if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
-        return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch)
-    return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
-                  context=workload.mean_context(n_in, n_out), decode=whole["decode_speedup"], request=whole["e2e_speedup"],
-                  share=whole["prefill_share"])
-
-
-def _devices(scenario: Scenario) -> str:
-    """The GPUs a verdict names: their count and model ("2× NVIDIA H100 SXM"), the model alone for one,
-    in each language the preset's name has (a Vietnamese verdict had named "4× NVIDIA GB200 (one GPU of a
-    NVL72)" in English: a browser pass)."""
-    count, name = scenario.tp * scenario.dp, scenario.gpu.name
-    if count == 1:
-        return name
-    translations = name.translations if isinstance(name, PresetText) else {}
-    return PresetText(f"{count}× {name}", {lang: f"{count}× {text}" for lang, text in translations.items()})
-
-
-def _verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
-             holds: Batches, memory_binds: int) -> tuple[str, Notice, list[Notice], list[Notice], Batches]:
-    """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
-    measured acceptance, from the tables of :func:`check_claim`; ``memory_binds``, the batch from
-    which the memory leaves out some γ (the longest drafts first), where a range of batches that
-    reaches it ends for want of memory. Each figure a condition names is rounded up to the tables'
-    decimals (:func:`at_least`: α and the acceptance rate to three, tokens per step to two), from the
-    exact α: rounding α first had moved the figures beside it off the table's (γ 16: α 0.996, rate
-    0.970 and 16.52 tokens per step had read 1.00, 1.00 and 17.00)."""
-    setting = {"claim": claim.speedup, "gpu": _devices(scenario), "target": scenario.target.name,
-               "engine": scenario.engine.name}
-    ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
-                     gamma=best["gamma"], batch=best["batch"])
-    none = _NO_BATCHES
-    if math.isnan(holds[1]):
-        return ("impossible", Notice("claims.verdict.impossible", **setting),
-                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], [], none)
-    acceptance: list[Notice] = []
-    if required["alpha_needed"].notna().any():
-        easiest = required.loc[required["alpha_needed"].idxmin()]
-        gamma, needed = int(easiest["gamma"]), float(easiest["alpha_needed"])
-        acceptance.append(Notice("claims.condition.acceptance", alpha=needed, shown=at_least(needed, 3),
-                                 gamma=gamma, batch=best["batch"],
-                                 rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
-                                 length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
-                                 optimistic=at_least(float(easiest["alpha_optimistic"]), 3)))
-        if (past := draft_length.head_past_training(scenario, gamma)) is not None:
-            # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
-            # calculator says beside the same γ (a manager's pass: "α ≥ 0.786 at γ 8" had stood alone).
-            acceptance.append(past)
-        if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
-            acceptance.append(Notice("claims.condition.kind_costs_too"))
-        else:  # the α that holds the claim even at the unkind end, at the γ that needs least of it
-            safest = required.loc[required["alpha_safe"].idxmin()]
-            acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"]), 3),
-                                     gamma=int(safest["gamma"])))
-    else:
-        easiest = required.loc[required["alpha_optimistic"].idxmin()]
-        acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
-                                 shown=at_least(float(easiest["alpha_optimistic"]), 3), gamma=int(easiest["gamma"])))
-    # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
-    # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
-    weighed = int(batches["batch"].max()) if len(batches) else 0
-
-    def unsaid(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> bool:
-        """No range of batches to say: the claim names its batch, or the range is every batch weighed."""
-        return claim.batch is not None or (weighed <= high < memory_binds and low <= 1 and not gaps)
-
-    def except_at(gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
-        return [Notice("claims.condition.except_batches", gaps=batch_runs(gaps))] if gaps else []
-
-    def batch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
-        if unsaid(low, high, gaps):
-            return []
-        bounds = dict(low=int(low), high=int(high))
-        at_high = batches.loc[batches["batch"] == high].iloc[0]
-        if high >= memory_binds and at_high["ceiling_high_held"] == high:
-            # With the γ whose room ends the range: a shorter draft holds more (a manager's pass: "at most
-            # 721" beside the chart's "memory holds 722 at γ 1", where γ 1 does not reach the claim).
-            key = "claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all"
-            return [Notice(key, **bounds, context=scenario.context, gamma=int(at_high["ceiling_high_gamma"])),
-                    *except_at(gaps)]
-        if high >= weighed:
-            return [Notice("claims.condition.batch_weighed", **bounds), *except_at(gaps)]
-        return [Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", **bounds),
-                *except_at(gaps)]
-
-    # Where the figure at the measured α reaches the claim: not where α = 1 does, which the range above
-    # is said to be ("A batch between 1 and 1 …: outside it not even α = 1 reaches the claim" had stood
-    # beside batches 1–67 where it can hold: an attack pass).
-    def at_alpha_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
-        if unsaid(low, high, gaps):
-            return []
-        key = "claims.condition.batch_at_alpha" if low < high else "claims.condition.batch_at_alpha_one"
-        return [Notice(key, low=int(low), high=int(high), alpha=claim.alpha), *except_at(gaps)]
-    if claim.alpha is None:
-        headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
-        return ("conditional", Notice(headline, **setting),
-                [ceiling, Notice("claims.reason.no_alpha")], acceptance + batch_range(*holds), none)
-    counted = batches[batches["counted"]]
-    top = _best_at_measured_alpha(batches)
-    # Below 1x at its best batch and γ, the measured acceptance says leave speculation off, not which γ.
-    reached = Notice("claims.reason.at_alpha" if top["at_alpha"] >= 1.0 else "claims.reason.at_alpha_loses",
-                     alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]), speedup=float(top["at_alpha"]),
-                     low=float(top["at_alpha_low"]), high=float(top["at_alpha_high"]), batch=int(top["batch"]))
-    at_yours = lambda column: _range(counted["batch"].to_numpy(), (counted[column] >= claim.speedup).to_numpy())
-    yours = at_yours("at_alpha_low")
-    if not math.isnan(yours[1]):
-        return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, ceiling],
-                [Notice("claims.condition.batch_yours" if yours[0] < yours[1] else "claims.condition.batch_yours_one",
-                        low=int(yours[0]), high=int(yours[1])), *except_at(yours[2])]
-                if claim.batch is None else [], yours)
-    for column, key, condition in (("at_alpha", "claims.verdict.band", "claims.condition.not_unkind"),
-                                   ("at_alpha_high", "claims.verdict.kind", "claims.condition.kind_costs_yours")):
-        reach = at_yours(column)
-        if not math.isnan(reach[1]):
-            return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, ceiling],
-                    [Notice(condition, alpha=claim.alpha), *at_alpha_range(*reach)], none)
-    return ("conditional", Notice("claims.verdict.short", **setting, alpha=claim.alpha, speedup=float(top["at_alpha"])),
-            [reached, ceiling], acceptance + batch_range(*holds), none)

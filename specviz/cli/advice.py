@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from specviz import scenario, settings
-from specviz.advice import claim_over, claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
+from specviz.advice import claim_over, claim_verdict, claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
@@ -155,10 +155,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "dp": chosen.dp, "verdict": check.verdict,
             # What the sidebar would say of this scenario (FP4 weights multiplied at the BF16 peak on an H100).
             **({"notices": [words(n, lang) for n in notes]} if (notes := sidebar_notes(chosen)) else {}),
-            "headline": " ".join(words(n, lang) for n in claims.headline(
+            "headline": " ".join(words(n, lang) for n in claim_verdict.headline(
                 check, over, read.baseline if read is not None else method)),
             **({} if method is None else {"over": method, "over_note": words(Notice(
-                "claims.sentence.relative", baseline=claims.method_named(method), speedup=speedup), lang)}),
+                "claims.sentence.relative", baseline=claim_verdict.method_named(method), speedup=speedup), lang)}),
             **({} if read is not None or over is None else {"over_words": over, "over_note": words(Notice(
                 "claims.sentence.over_other", what=over), lang)}),
             "reasons": [words(n, lang) for n in check.reasons],
@@ -176,7 +176,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.gamma_beyond", gamma=read.gamma_beyond, most=settings.get("SPECVIZ_GAMMA_MAX")), lang)}),
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
-                    "claims.sentence.relative", baseline=claims.method_named(read.baseline), speedup=read.speedup), lang)}),
+                    "claims.sentence.relative", baseline=claim_verdict.method_named(read.baseline), speedup=read.speedup), lang)}),
                 **({} if read.over_words is None else {"over_words": read.over_words, "over_note": words(Notice(
                     "claims.sentence.over_other", what=read.over_words), lang)}),
                 **({} if read.over_words is None or read.speculation_said else {"speculation_note": words(Notice(

@@ -1,0 +1,292 @@
+"""The words of a claim's check: its verdict, the headline that says it, the reasons and the conditions,
+and the ranges of batches they name, from the tables :func:`specviz.advice.claims.check_claim` computes.
+
+Every figure a condition names is an "at least" figure rounded up (:func:`at_least`): rounded to the
+nearest, the α a claim needs could be shown short of the claim. The module docstring of
+:mod:`specviz.advice.claims` says when a claim is plausible, conditional or impossible.
+
+May import: the model, the scenario, the workload and :mod:`specviz.advice`'s evidence and draft
+length; :mod:`specviz.advice.claims` only for its types (it imports this module).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from specviz import workload
+from specviz.advice import draft_length, evidence
+from specviz.errors import Notice
+from specviz.i18n import PresetText
+from specviz.model import spec
+from specviz.model.published import PublishedAcceptance
+from specviz.scenario import Scenario
+
+if TYPE_CHECKING:
+    from specviz.advice.claims import Claim, ClaimCheck
+
+__all__ = ["Batches", "NO_BATCHES", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
+           "beyond_published", "best_at_measured_alpha", "devices", "headline", "measured_reason", "method_named",
+           "on_workload", "verdict"]
+
+
+def at_least(value: ArrayLike, decimals: int = 2) -> Any:
+    """An "at least" figure as a page shows it, rounded up to ``decimals``: the α a claim needs,
+    0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Three decimals
+    where a condition or the calculator link names α, as the tables show it; two where a sentence
+    names it to two (the workload's, :func:`on_workload`). A float for a number, an array for an
+    array (NaN kept)."""
+    scale = 10.0 ** decimals
+    rounded = np.ceil(np.asarray(value, dtype=float) * scale - 1e-9) / scale
+    return float(rounded) if rounded.ndim == 0 else rounded
+
+
+Batches = tuple[float, float, tuple[tuple[int, int], ...]]
+NO_BATCHES: Batches = (math.nan, math.nan, ())
+
+
+def batch_range(batches: np.ndarray, holds: np.ndarray) -> Batches:
+    """The smallest and largest batch where ``holds`` (NaN, NaN where none), and the runs of batches
+    between them where it does not, each as its first and last batch of the grid: a mixture of
+    experts' verify pass reads the most experts more than a plain one at middle batches, so a claim
+    may hold at batches 1–2 and 20–721 and not at 3–17 (a manager's pass: "1–721" had hidden the gap).
+    ``batches`` are in ascending order."""
+    inside = np.flatnonzero(holds)
+    if not inside.size:
+        return NO_BATCHES
+    first, last = inside[0], inside[-1]
+    # +1 where a run of batches that do not hold begins, -1 just past where it ends.
+    edges = np.diff(np.concatenate(([0], (~holds[first:last + 1]).astype(int), [0])))
+    starts, ends = np.flatnonzero(edges == 1) + first, np.flatnonzero(edges == -1) - 1 + first
+    return float(batches[first]), float(batches[last]), tuple(
+        (int(batches[start]), int(batches[end])) for start, end in zip(starts, ends))
+
+
+def batch_runs(gaps: Sequence[tuple[int, int]]) -> str:
+    """Runs of batches as a page says them: "3–17", "3–17, 40" (a run of one batch its batch)."""
+    return ", ".join(f"{low}" if low == high else f"{low}–{high}" for low, high in gaps)
+
+
+# Headlines a measurement of this very setup that reaches the claim lifts: the "unlikely" of a claim
+# with no measured α (one at the user's α is the user's, which the measurement's own acceptance is not).
+UNLIKELY_WITHOUT_ALPHA = ("claims.verdict.beyond_published", "claims.verdict.beyond_pair", "claims.verdict.kind_only")
+
+
+def measured_reason(key: str, top: pd.Series, **more: int) -> Notice:
+    """The reason ``key`` naming a published speedup of this very setup (:mod:`specviz.advice.evidence`)
+    and what it measured (an end-to-end figure carries its prompts' prefill: AMD's 2.11× is one), with
+    its note cut at a word."""
+    return Notice(key, study=str(top["study"]), value=float(top["value"]), metric=Notice(f"metric.{top['metric']}"),
+                  batch=int(top["batch"]), gamma=int(top["gamma"]), note=evidence.note_quoted(top["note"]), **more)
+
+
+def beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
+                 published: Sequence[PublishedAcceptance]) -> Notice | None:
+    """``claims.condition.beyond_pair`` where a claim with no measured α needs, at the γ that needs
+    least, more than the highest acceptance published for the scenario's own pair
+    (:func:`specviz.advice.evidence.pair_acceptance`), naming it; None otherwise. "Up to 3x" for
+    gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was published at 0.67 (a
+    manager's pass: the page had weighed it against every model's highest, 0.91)."""
+    needed = _alpha_needed(claim, required)
+    if needed is None or (own := evidence.pair_acceptance(scenario, published)) is None:
+        return None
+    alpha, row = own
+    if needed <= alpha:
+        return None
+    return Notice("claims.condition.beyond_pair", alpha=at_least(needed, 3), published=alpha,
+                  gamma=row.gamma, dataset=row.dataset, source=row.source)
+
+
+def _alpha_needed(claim: Claim, required: pd.DataFrame) -> float | None:
+    """The least α a claim with no measured α needs over the γ it allows (the model's, else that of the
+    band's optimistic edge); None with a measured α, or where nothing reaches it."""
+    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
+    return None if claim.alpha is not None or needed.isna().all() else float(needed.min())
+
+
+def beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:
+    """``claims.condition.beyond_published`` where a claim with no measured α needs, at the γ that
+    needs least, more than the highest published acceptance (naming it and its source); None
+    otherwise, and where the claim is out of reach."""
+    needed = _alpha_needed(claim, required)
+    if needed is None or not published:
+        return None
+    highest = max(published, key=lambda row: row.alpha)
+    if needed <= highest.alpha:
+        return None
+    return Notice("claims.condition.beyond_published", alpha=at_least(needed, 3), highest=highest.alpha,
+                  target=highest.target, draft=Notice(f"side.draft.{highest.draft}"), gamma=highest.gamma,
+                  source=highest.source)
+
+
+def method_named(kind: str) -> Notice:
+    """A drafting method a claim's figure is over (a draft kind: ``eagle3``), named for a sentence:
+    the sidebar's name, but MTP as "MTP layers", for the sidebar's "The target's MTP layer" names the
+    target's own, and a figure over MTP may be of a model with none (Qwen3-32B)."""
+    return Notice("claims.over_mtp" if kind == "mtp" else f"side.draft.{kind}")
+
+
+def headline(check: ClaimCheck, over_words: str | None = None, over_method: str | None = None) -> list[Notice]:
+    """The verdict's sentence: :attr:`ClaimCheck.headline`, after a lead that says it is against plain
+    decoding on this setting where the claim's figure is over something else (``over_words``: "H100",
+    "vLLM", from :class:`specviz.advice.claim_words.SentenceReading`), or over another drafting method
+    (``over_method``, its kind: ``eagle3``), where the check is the least the claim needs. "3x faster
+    than H100 on B200 with EAGLE-3" had read as plainly impossible: a B200 over an H100 may make up what
+    speculation alone cannot (a manager's pass); "1.69x over EAGLE-3" had read as a plain "Conditional",
+    its baseline said apart from the headline a manager forwards (a browser pass)."""
+    if over_words:
+        return [Notice("claims.verdict.over_other", what=over_words), check.headline]
+    if over_method:
+        return [Notice("claims.verdict.over_method", method=method_named(over_method)), check.headline]
+    return [check.headline]
+
+
+def best_at_measured_alpha(batches: pd.DataFrame) -> pd.Series:
+    """The row of :attr:`ClaimCheck.batches`, among those the claim counts, where the figure at the
+    measured α is highest: the batch and γ the verdict, the calculator's link and a workload's figure
+    name for a claim with a measured acceptance."""
+    counted = batches[batches["counted"]]
+    return counted.loc[counted["at_alpha"].idxmax()]
+
+
+def on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batches: pd.DataFrame) -> Notice:
+    """What the claim's decode speedup is worth to a whole request of the user's workload: at the
+    measured α and the γ and batch that do best there, else at the α the claim needs at its easiest
+    γ and batch, rounded up to the two decimals its sentence names it with (:func:`at_least`;
+    :func:`specviz.workload.end_to_end`)."""
+    if claim.alpha is not None:
+        top = best_at_measured_alpha(batches)
+        alpha, gamma, batch = claim.alpha, int(top["at_alpha_gamma"]), int(top["batch"])
+    else:
+        counted = batches[batches["counted"]]
+        rows = required.dropna(subset=["alpha_needed"])
+        # Where the model reaches the claim at no α, the γ it does best at (the last γ had priced a
+        # slowdown at γ 16: an attack pass).
+        easiest = rows.loc[rows["alpha_needed"].idxmin()] if len(rows) else required.loc[required["ceiling"].idxmax()]
+        alpha = at_least(float(easiest["alpha_needed"])) if len(rows) else 1.0
+        gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
+    n_in, n_out = claim.workload
+    whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
+    if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
+        return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch)
+    return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
+                  context=workload.mean_context(n_in, n_out), decode=whole["decode_speedup"], request=whole["e2e_speedup"],
+                  share=whole["prefill_share"])
+
+
+def devices(scenario: Scenario) -> str:
+    """The GPUs a verdict names: their count and model ("2× NVIDIA H100 SXM"), the model alone for one,
+    in each language the preset's name has (a Vietnamese verdict had named "4× NVIDIA GB200 (one GPU of a
+    NVL72)" in English: a browser pass)."""
+    count, name = scenario.tp * scenario.dp, scenario.gpu.name
+    if count == 1:
+        return name
+    translations = name.translations if isinstance(name, PresetText) else {}
+    return PresetText(f"{count}× {name}", {lang: f"{count}× {text}" for lang, text in translations.items()})
+
+
+def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: pd.DataFrame, batches: pd.DataFrame,
+             holds: Batches, memory_binds: int) -> tuple[str, Notice, list[Notice], list[Notice], Batches]:
+    """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
+    measured acceptance, from the tables of :func:`check_claim`; ``memory_binds``, the batch from
+    which the memory leaves out some γ (the longest drafts first), where a range of batches that
+    reaches it ends for want of memory. Each figure a condition names is rounded up to the tables'
+    decimals (:func:`at_least`: α and the acceptance rate to three, tokens per step to two), from the
+    exact α: rounding α first had moved the figures beside it off the table's (γ 16: α 0.996, rate
+    0.970 and 16.52 tokens per step had read 1.00, 1.00 and 17.00)."""
+    setting = {"claim": claim.speedup, "gpu": devices(scenario), "target": scenario.target.name,
+               "engine": scenario.engine.name}
+    ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
+                     gamma=best["gamma"], batch=best["batch"])
+    none = NO_BATCHES
+    if math.isnan(holds[1]):
+        return ("impossible", Notice("claims.verdict.impossible", **setting),
+                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], [], none)
+    acceptance: list[Notice] = []
+    if required["alpha_needed"].notna().any():
+        easiest = required.loc[required["alpha_needed"].idxmin()]
+        gamma, needed = int(easiest["gamma"]), float(easiest["alpha_needed"])
+        acceptance.append(Notice("claims.condition.acceptance", alpha=needed, shown=at_least(needed, 3),
+                                 gamma=gamma, batch=best["batch"],
+                                 rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
+                                 length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
+                                 optimistic=at_least(float(easiest["alpha_optimistic"]), 3)))
+        if (past := draft_length.head_past_training(scenario, gamma)) is not None:
+            # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
+            # calculator says beside the same γ (a manager's pass: "α ≥ 0.786 at γ 8" had stood alone).
+            acceptance.append(past)
+        if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
+            acceptance.append(Notice("claims.condition.kind_costs_too"))
+        else:  # the α that holds the claim even at the unkind end, at the γ that needs least of it
+            safest = required.loc[required["alpha_safe"].idxmin()]
+            acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"]), 3),
+                                     gamma=int(safest["gamma"])))
+    else:
+        easiest = required.loc[required["alpha_optimistic"].idxmin()]
+        acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
+                                 shown=at_least(float(easiest["alpha_optimistic"]), 3), gamma=int(easiest["gamma"])))
+    # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
+    # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
+    weighed = int(batches["batch"].max()) if len(batches) else 0
+
+    def unsaid(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> bool:
+        """No range of batches to say: the claim names its batch, or the range is every batch weighed."""
+        return claim.batch is not None or (weighed <= high < memory_binds and low <= 1 and not gaps)
+
+    def except_at(gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
+        return [Notice("claims.condition.except_batches", gaps=batch_runs(gaps))] if gaps else []
+
+    def batchbatch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
+        if unsaid(low, high, gaps):
+            return []
+        bounds = dict(low=int(low), high=int(high))
+        at_high = batches.loc[batches["batch"] == high].iloc[0]
+        if high >= memory_binds and at_high["ceiling_high_held"] == high:
+            # With the γ whose room ends the range: a shorter draft holds more (a manager's pass: "at most
+            # 721" beside the chart's "memory holds 722 at γ 1", where γ 1 does not reach the claim).
+            key = "claims.condition.batch_memory" if low > 1 else "claims.condition.batch_memory_all"
+            return [Notice(key, **bounds, context=scenario.context, gamma=int(at_high["ceiling_high_gamma"])),
+                    *except_at(gaps)]
+        if high >= weighed:
+            return [Notice("claims.condition.batch_weighed", **bounds), *except_at(gaps)]
+        return [Notice("claims.condition.batch" if low < high else "claims.condition.batch_one", **bounds),
+                *except_at(gaps)]
+
+    # Where the figure at the measured α reaches the claim: not where α = 1 does, which the range above
+    # is said to be ("A batch between 1 and 1 …: outside it not even α = 1 reaches the claim" had stood
+    # beside batches 1–67 where it can hold: an attack pass).
+    def at_alphabatch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> list[Notice]:
+        if unsaid(low, high, gaps):
+            return []
+        key = "claims.condition.batch_at_alpha" if low < high else "claims.condition.batch_at_alpha_one"
+        return [Notice(key, low=int(low), high=int(high), alpha=claim.alpha), *except_at(gaps)]
+    if claim.alpha is None:
+        headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
+        return ("conditional", Notice(headline, **setting),
+                [ceiling, Notice("claims.reason.no_alpha")], acceptance + batchbatch_range(*holds), none)
+    counted = batches[batches["counted"]]
+    top = best_at_measured_alpha(batches)
+    # Below 1x at its best batch and γ, the measured acceptance says leave speculation off, not which γ.
+    reached = Notice("claims.reason.at_alpha" if top["at_alpha"] >= 1.0 else "claims.reason.at_alpha_loses",
+                     alpha=claim.alpha, gamma=int(top["at_alpha_gamma"]), speedup=float(top["at_alpha"]),
+                     low=float(top["at_alpha_low"]), high=float(top["at_alpha_high"]), batch=int(top["batch"]))
+    at_yours = lambda column: batch_range(counted["batch"].to_numpy(), (counted[column] >= claim.speedup).to_numpy())
+    yours = at_yours("at_alpha_low")
+    if not math.isnan(yours[1]):
+        return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, ceiling],
+                [Notice("claims.condition.batch_yours" if yours[0] < yours[1] else "claims.condition.batch_yours_one",
+                        low=int(yours[0]), high=int(yours[1])), *except_at(yours[2])]
+                if claim.batch is None else [], yours)
+    for column, key, condition in (("at_alpha", "claims.verdict.band", "claims.condition.not_unkind"),
+                                   ("at_alpha_high", "claims.verdict.kind", "claims.condition.kind_costs_yours")):
+        reach = at_yours(column)
+        if not math.isnan(reach[1]):
+            return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, ceiling],
+                    [Notice(condition, alpha=claim.alpha), *at_alphabatch_range(*reach)], none)
+    return ("conditional", Notice("claims.verdict.short", **setting, alpha=claim.alpha, speedup=float(top["at_alpha"])),
+            [reached, ceiling], acceptance + batchbatch_range(*holds), none)
