@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pandas as pd
 import streamlit as st
 
 from pages._controls import url_choice, url_widget
@@ -26,22 +27,14 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     # Bounded by the memory as the scenario's command engine divides it, as that command's flags are.
     schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, serving.command_engine(chosen))
-    advice = draft_length.advise(chosen, alpha, gamma, batch, schedule)
-    st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
     if schedule.empty:  # not one sequence fits: no schedule, no map of where it pays, no command to run
+        show_advice(chosen, alpha, gamma, batch, schedule, serving.command_engine(chosen), lang)
         show_pair_check(lang)
         return
-    st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
-    speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
-                for c in ("speedup_low", "speedup_high")}
-    titled_dataframe(schedule, lang, column_config=speedups)
-    st.caption(t("calc.serve.schedule_note_load" if chosen.prefill else "calc.serve.schedule_note", lang))
-    st.subheader(t("calc.serve.map", lang, alpha=alpha))
-    # Over contexts a steady load's requests do not have: the map decodes only, and says so.
-    by_context = draft_length.gamma_map(replace(chosen, prefill=False), alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
-                                    gamma_max)
-    altair_chart(charts.gamma_map(by_context, lang))
-    st.caption(t("calc.serve.map_note", lang) + (" " + t("calc.serve.map_note_load", lang) if chosen.prefill else ""))
+    # The advice, the schedule and the map stand above the command's controls but are the engine's chosen
+    # there: its memory rule bounds them as it bounds its command (a consistency pass: the schedule had
+    # run to vLLM's 311 beside SGLang's --max-running-requests 274).
+    above = st.container()
     col_engine, col_version, col_method = st.columns(3)
     # The scenario's engine by default: its costs are the ones the figures and the schedule use.
     engine = url_choice(col_engine.radio, t("calc.serve.engine", lang), list(serving.ENGINES), "serve_engine",
@@ -76,6 +69,10 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
                                 max_chars=serving.REPO_CHARS, help=t("calc.serve.draft_repo_help", lang)).strip() or None
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
         schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
+    with above:
+        show_advice(chosen, alpha, gamma, batch, schedule, engine, lang)
+        if not schedule.empty:
+            show_schedule(chosen, alpha, context, schedule, lang)
     try:
         command = serving.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
                                         method=method, draft_repo=draft_repo, target_repo=target_repo,
@@ -96,6 +93,29 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
             st.info(message(notice, lang))
     if own_draft:
         show_pair_check(lang)
+
+
+def show_advice(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame,
+                engine: str, lang: str) -> None:
+    """The Deploy view's advice at the scenario's batch, for ``engine``'s ``schedule``."""
+    advice = draft_length.advise(chosen, alpha, gamma, batch, schedule, engine)
+    st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
+
+
+def show_schedule(chosen: scenario.Scenario, alpha: float, context: int, schedule: pd.DataFrame, lang: str) -> None:
+    """The draft length by batch, and the batch × context map of where speculation pays."""
+    batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
+    st.subheader(t("calc.serve.schedule", lang, alpha=alpha, context=context))
+    speedups = {t(f"col.{c}", lang): st.column_config.NumberColumn(format="%.2f×")
+                for c in ("speedup_low", "speedup_high")}
+    titled_dataframe(schedule, lang, column_config=speedups)
+    st.caption(t("calc.serve.schedule_note_load" if chosen.prefill else "calc.serve.schedule_note", lang))
+    st.subheader(t("calc.serve.map", lang, alpha=alpha))
+    # Over contexts a steady load's requests do not have: the map decodes only, and says so.
+    by_context = draft_length.gamma_map(replace(chosen, prefill=False), alpha, batch_max, settings.get("SPECVIZ_CONTEXT_MAX"),
+                                        gamma_max)
+    altair_chart(charts.gamma_map(by_context, lang))
+    st.caption(t("calc.serve.map_note", lang) + (" " + t("calc.serve.map_note_load", lang) if chosen.prefill else ""))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -1166,6 +1166,19 @@ class TestServeTab:
                                                        "it nothing fits") for w in at.warning)
         assert not at.code or "sglang.launch_server" not in at.code[0].value
 
+    def test_the_advice_and_the_schedule_are_the_chosen_engine_s(self):
+        """DeepSeek-V3 + MTP on 8 B200s at 8k: vLLM's memory rule holds 311 sequences, SGLang's 274. With
+        SGLang chosen, the advice and the schedule had run to 311 beside --max-running-requests 274 (a
+        consistency pass); they are the command's, as `specviz serve --engine sglang` gives them."""
+        at = make_app({"view": "serve"}, gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8",
+                      alpha="0.8", gamma="2", batch="64", context="8192", serve_engine="sglang")
+        assert " --max-running-requests 274 " in command_shown(at)
+        assert at.dataframe[0].value["To batch"].iloc[-1] == 274
+        advice = next(m.value for m in at.markdown if m.value.startswith("- Draft length:"))
+        assert "up to 274 at this acceptance" in advice and "311" not in advice
+        at.radio(key="serve_engine").set_value("vllm").run()
+        assert at.dataframe[0].value["To batch"].iloc[-1] == 311 and " --max-num-seqs 311 " in command_shown(at)
+
     def test_the_schedule_runs_to_max_num_seqs(self):
         # One MI355X holds 2,660 sequences of gpt-oss-120b at γ 2, past the calculator's batches (1,024).
         at = make_app({"view": "serve"}, target="gpt-oss-120b", draft="eagle3", gpu="MI355X", precision="mxfp4",

@@ -467,6 +467,22 @@ class TestMemoryFlags:
         command = serving.serve_command(long, schedule, 4, 64)
         assert dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"] == "57"
 
+    def test_a_batch_the_page_s_gamma_holds_past_the_schedule_s_end_is_said_to_fit_there(self):
+        """Qwen3-Next + MTP on one B200 (NVFP4, FP8 cache, 32k): at γ 2 the memory holds 234 sequences, at the
+        schedule's longest draft (5) 192. Batch 200 had read "does not fit" beside the calculator's 1.62×,
+        and beside a command of one draft length that holds it (a consistency pass)."""
+        qwen = make_scenario(gpu="B200", target="Qwen3-Next-80B-A3B", draft="mtp", precision="nvfp4", kv="fp8",
+                             alpha="0.8", gamma="2", batch="200", context="32768")
+        schedule = draft_length.gamma_schedule(qwen, 0.8, 32768, 1024, 16, "vllm")
+        assert (schedule["last"].iloc[-1], schedule["gamma"].max(), qwen.max_batch()) == (192, 5, 234)
+        (said, *_) = draft_length.advise(qwen, 0.8, 2, 200, schedule, "vllm")
+        assert said.key == "advice.batch_past_schedule"
+        assert said.params == {"batch": 200, "limit": 192, "gamma": 5, "own_gamma": 2, "own_limit": 234}
+        one = serving.serve_command(qwen, schedule, 2, 200, by_load=False)
+        assert dict(zip(one.argv, one.argv[1:]))["--max-num-seqs"] == "234"
+        # Past what γ 2 holds too, it does not fit.
+        assert draft_length.advise(qwen, 0.8, 2, 235, schedule, "vllm")[0].key == "advice.batch_no_fit"
+
     def test_nothing_fits_is_a_problem_not_a_flag(self):
         crowded = make_scenario(target="Llama-3.1-70B", draft="eagle3", gpu="H100-SXM", tp="1")
         command = vllm_config.vllm_command(crowded, "0.33.0", 3, draft_repo="org/h")

@@ -71,8 +71,7 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         over the range, ``speedup_low`` and ``speedup_high`` (its smallest and largest; 1 where
         γ is 0). No rows where the memory holds not one sequence with the draft: no batch runs.
     """
-    held = replace(scenario if engine is None else replace(scenario, engine=replace(
-        scenario.engine, memory=engine_rule(scenario, ENGINE_NAMES[engine]))), context=context)
+    held = replace(_served_by(scenario, engine), context=context)
     limit = held.max_batch()  # the largest int64: no memory figure, no limit
     if limit < 1:
         return pd.DataFrame({"first": [], "last": [], "gamma": [], "speedup_low": [], "speedup_high": []}).astype(
@@ -89,6 +88,13 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         limit = replace(held, gamma=max(1, int(schedule["gamma"].max()))).max_batch()
         if limit in tried or limit < 1:
             return schedule
+
+
+def _served_by(scenario: Scenario, engine: str | None) -> Scenario:
+    """``scenario`` with its memory divided as ``engine`` (a command's engine) divides it; as it is for None."""
+    if engine is None:
+        return scenario
+    return replace(scenario, engine=replace(scenario.engine, memory=engine_rule(scenario, ENGINE_NAMES[engine])))
 
 
 def _best_ranges(scenario: Scenario, alpha: float, context: int, batch_max: int, gamma_max: int) -> pd.DataFrame:
@@ -115,12 +121,16 @@ def head_past_training(scenario: Scenario, gamma: int) -> Notice | None:
     return None
 
 
-def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame) -> list[Notice]:
+def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame,
+           engine: str | None = None) -> list[Notice]:
     """What to set, in words: the best γ at this batch and at batch 1, the batch from which
     speculation should be off, and whether the draft fits.
 
-    ``schedule`` is :func:`gamma_schedule` for the same scenario, α and context; where it has no rows
-    (not one sequence fits), ``advice.nothing_fits`` alone. The best γ falls as
+    ``schedule`` is :func:`gamma_schedule` for the same scenario, α, context and ``engine``; where it
+    has no rows (not one sequence fits), ``advice.nothing_fits`` alone. A batch past the schedule's
+    last is ``advice.batch_no_fit``, or ``advice.batch_past_schedule`` where it fits at ``gamma``
+    all the same (the schedule's longest draft takes more room: a command of one draft length holds
+    it, one by load stops at the schedule's end). The best γ falls as
     the batch grows (the verify pass of B·(γ + 1) positions becomes compute-bound), which is why
     seed 000 (a 64-user load test) advises 2–4 draft tokens and seed 003 (a small team's coding
     assistant) 5–8: each is right at its own batch.
@@ -155,9 +165,14 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     speculating = schedule[schedule["gamma"] > 0]
     if batch > limit:
         # The schedule stops where the memory holds its longest draft (gamma_schedule), which may hold
-        # a sequence fewer than the page's own γ: said with its γ (a browser pass: 265 beside 266).
-        notices = [Notice("advice.batch_no_fit", batch=int(batch), limit=limit,
-                          gamma=max(1, int(schedule["gamma"].max())))]
+        # fewer sequences than the page's own γ: said with its γ (a browser pass: 265 beside 266), and
+        # where the page's γ holds the batch, said so (a consistency pass: Qwen3-Next on a B200 at
+        # batch 200 and γ 2, 234 held, had read "does not fit" beside the calculator's 1.62×).
+        longest = max(1, int(schedule["gamma"].max()))
+        own = replace(_served_by(scenario, engine), gamma=gamma).max_batch()
+        notices = [Notice("advice.batch_past_schedule", batch=int(batch), limit=limit, gamma=longest,
+                          own_gamma=int(gamma), own_limit=stated_batch(own)) if batch <= own
+                   else Notice("advice.batch_no_fit", batch=int(batch), limit=limit, gamma=longest)]
     else:
         here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
         notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
