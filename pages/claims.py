@@ -463,9 +463,13 @@ if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch tha
                         len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS), lang))
 # The same figure in the calculator: this claim's α, γ, batch and context on the sidebar's whole scenario.
 point = claims.calculator_point(check)
-st.page_link(calculator_page(lang), icon=":material/calculate:",
-             label=t("claims.to_calculator", lang, **point) if "alpha" in point else
-             t("claims.to_calculator_no_fit", lang, batch=point["batch"]),
+label = (t("claims.to_calculator", lang, **point) if "alpha" in point else
+         t("claims.to_calculator_no_fit", lang, batch=point["batch"]))
+if "alpha" not in point:
+    # A batch that does not fit: the calculator's own α and γ go with it, so that a new tab, which has
+    # none, opens the figures this session's would (a consistency pass: E 2.73 here, 3.36 there).
+    point |= {name: st.session_state[name] for name in ("alpha", "gamma") if st.session_state.get(name) is not None}
+st.page_link(calculator_page(lang), icon=":material/calculate:", label=label,
              query_params=scenario_link(sidebar, **{name: f"{round(value, 3):g}" for name, value in point.items()},
                                         context=str(context)),
              help=t("claims.to_calculator_help", lang))

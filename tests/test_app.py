@@ -3558,7 +3558,13 @@ class TestClaimsPage:
         assert link.label == "What would make batch 500 fit, in the calculator"
         query = dict(urllib.parse.parse_qsl(link.query_string))
         assert {"batch": "500", "context": "1024", "target": "gpt-oss-120b", "tp": "1"}.items() <= query.items()
-        assert not {"alpha", "gamma"} & query.keys()
+        # With the calculator's α and γ of this session, so that a new tab opens the same figures: it had
+        # opened at the defaults, 0.8 and 4, where this session held 0.75 and 3 (a consistency pass).
+        assert (query["alpha"], query["gamma"]) == ("0.8", "4")
+        held = claims_app_at(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", alpha="0.75",
+                             gamma="3", claim="3x at batch 500")
+        query = dict(urllib.parse.parse_qsl(held.get("page_link")[0].proto.query_string))
+        assert (query["alpha"], query["gamma"], query["batch"]) == ("0.75", "3", "500")
 
     def test_the_calculator_link_opens_the_figure_the_verdict_names(self):
         at = claims_app(claim="up to 3x")

@@ -496,9 +496,19 @@ class TestClaimsWithinMemory:
         assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
         assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 237
         assert check.memory_gamma == 1  # the shortest draft leaves the most room
+        assert check.reasons[0].key == "claims.reason.no_fit"  # the way to fit names an FP8 cache: it is BF16
         assert check.reasons[0].params == {"batch": 500, "most": 237, "context": 1024}
         assert check.batches.empty and math.isnan(check.best["speedup"]) and math.isnan(check.holds_up_to)
         assert claims.calculator_point(check) == {"batch": 500}
+
+    def test_a_cache_already_fp8_is_not_offered_as_the_way_to_fit(self):
+        """DeepSeek-V3 in FP8 on 8 B200s at 131k: its cache is FP8 already, which the reason had offered
+        all the same (a consistency pass; the calculator's "To fit" did not)."""
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", context="131072")
+        check = claims.check_claim(chosen, claims.Claim(2.0, batch=1024), GAMMA_MAX, BATCH_MAX)
+        assert chosen.precision.kv == "fp8" and check.headline.key == "claims.verdict.no_fit"
+        (reason,) = check.reasons
+        assert reason.key == "claims.reason.no_fit_narrow_cache" and "FP8 KV cache" not in str(reason)
 
     def test_the_batches_stop_where_the_memory_does(self):
         chosen = make_scenario(**self.GPT_OSS)

@@ -505,7 +505,9 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
                             "ceiling_high": []})
     headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=claim_verdict.devices(scenario),
                       target=scenario.target.name, engine=scenario.engine.name, batch=batch)
-    reason = (Notice("claims.reason.no_fit", batch=batch, most=memory_limit, context=scenario.context) if memory_limit
+    # An FP8 cache is offered only where the cache is wider (the calculator's "To fit" offers it so).
+    no_fit = "claims.reason.no_fit" if scenario.precision.kv_bytes > 1 else "claims.reason.no_fit_narrow_cache"
+    reason = (Notice(no_fit, batch=batch, most=memory_limit, context=scenario.context) if memory_limit
               else Notice("claims.reason.no_room", gpu=claim_verdict.devices(scenario), context=scenario.context))
     return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *claim_verdict.NO_BATCHES,
                       *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
