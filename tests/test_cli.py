@@ -132,6 +132,16 @@ class TestRooflineCommand:
         assert [r["regime"] for r in batch64] == ["compute", "memory"]
         assert round(rows[0]["ridge_flop_per_byte"]) == 295
 
+    def test_a_batch_one_device_does_not_hold_gets_no_speedup(self, capsys):
+        """gpt-oss-120b on one H100 at 131k holds 2 sequences: batches 16 and 256 had been given 1.81× and
+        2.15× (a consistency pass), where calc and the pages give none."""
+        _, out, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "gpt-oss-120b", "--batch", "1", "16",
+                        "256", "--alpha", "0.75", "--gamma", "3", "--context", "131072", "--realistic")
+        rows = json.loads(out)
+        assert [(r["batch"], r["fits"], r["max_batch"]) for r in rows] == [(1, True, 2), (16, False, 2), (256, False, 2)]
+        assert rows[0]["speedup"] > 1 and all(r["speedup"] is None and r["spec_tokens_per_s"] is None for r in rows[1:])
+        assert all(r["baseline_step_ms"] > 0 for r in rows)  # the step's times are still what they are
+
     def test_draft_model_and_realistic_knobs(self, capsys):
         _, pure, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--draft",
                          "Qwen3-0.6B", "--batch", "8", "--alpha", "0.7", "--gamma", "5")

@@ -19,7 +19,7 @@ import pandas as pd
 from specviz import calculator, scenario, settings
 from specviz.advice import evidence
 from specviz.errors import shortened
-from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec
+from specviz.model import architecture, dtypes, hf_config, memory, roofline, simulate, spec
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
                      linked_scenario, plain, presets, published_speedups, scenario_options, scenario_params,
@@ -58,7 +58,7 @@ def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
 
 ROOFLINE_KEYS = ("batch", "context", "tokens_per_verify", "regime", "ridge_flop_per_byte",
                  "baseline_step_ms", "verify_step_ms", "draft_step_ms", "verify_cost", "draft_cost",
-                 "speedup", "baseline_tokens_per_s", "spec_tokens_per_s")
+                 "speedup", "baseline_tokens_per_s", "spec_tokens_per_s", "fits", "max_batch")
 
 
 def roofline_rows(result: dict[str, np.ndarray]) -> list[dict[str, Any]]:
@@ -273,7 +273,9 @@ _ROOFLINE_DOC = """\
 The first model (`roofline.evaluate`: one device, a fixed overhead per pass). --target and --draft
 take a preset id or a config.json path; without --draft a draft pass costs --draft-cost (default
 0.05, seed 000's) of a target pass; --realistic starts from mfu 0.6, mbu 0.8, overlap 0 and 0.3 ms
-per pass (`roofline.REALISTIC`).
+per pass (`roofline.REALISTIC`). Whether the batch fits the one device's memory as vLLM divides it
+(`fits`, and `max_batch`: with the draft, or plain without --draft); a batch that does not fit gets
+no speedup and no speculative tokens/s (null), as calc and the pages give none.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -389,12 +391,18 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
     knobs = dict(roofline.REALISTIC) if args.realistic else {}
     knobs |= {k: v for k, v in (("mfu", args.mfu), ("mbu", args.mbu), ("overlap", args.overlap),
                                  ("overhead_ms", args.overhead_ms)) if v is not None}
-    result = roofline.evaluate(
-        gpu, _resolve_model(args.target, models),
-        _resolve_model(args.draft, models) if args.draft else None,
-        alpha=args.alpha, gamma=args.gamma, batch=np.array(args.batch)[:, None],
-        context=np.array(args.context)[None, :], draft_cost=args.draft_cost,
-        precision=dtypes.PRECISIONS[args.precision], **knobs)
+    target = _resolve_model(args.target, models)
+    draft = _resolve_model(args.draft, models) if args.draft else None
+    precision = dtypes.PRECISIONS[args.precision]
+    batch, context = np.array(args.batch)[:, None], np.array(args.context)[None, :]
+    result = roofline.evaluate(gpu, target, draft, alpha=args.alpha, gamma=args.gamma, batch=batch, context=context,
+                               draft_cost=args.draft_cost, precision=precision, **knobs)
+    # One device's memory as vLLM divides it: a batch it does not hold is given no speedup.
+    held = np.broadcast_to(memory.max_batch(gpu.memory_gb, target, draft, precision, tp=1, dp=1, context=context,
+                                            gamma=args.gamma if draft is not None else 0), result["speedup"].shape)
+    fits = batch <= held
+    result |= {"fits": fits, "max_batch": held,
+               **{name: np.where(fits, result[name], np.nan) for name in ("speedup", "spec_tokens_per_s")}}
     return format_rows(roofline_rows(result), args.format), 0
 
 
