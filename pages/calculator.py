@@ -228,7 +228,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             ways = calculator.ways_to_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
             st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
                        need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
-                       limit_plain=fit["max_batch_plain"],
+                       limit_plain=fit["max_batch_plain"], gamma=gamma,
                        ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
 
         # How the draft's γ positions are proposed: a pass each (the keys without a suffix), one pass for
@@ -286,7 +286,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                    output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
                                    decode=decode_only))
             notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                           source=sidebar.engine.memory_source))
+                           source=sidebar.engine.memory_source, gamma=gamma))
             if (full := calculator.equal_memory(chosen)) is not None:
                 notes.append(t("calc.memory.equal", lang, **full))
             st.caption(paragraphs(notes))

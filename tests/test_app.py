@@ -278,7 +278,7 @@ class TestCalculatorPage:
         assert not make_app().error  # Qwen3-32B and its draft over two 80 GB H100s
         at = make_app(target="Llama-3.1-70B", tp="1")
         assert at.error[0].value.startswith("**Batch 64 does not fit, with or without the draft.**")
-        assert "the pair holds at most 0 sequences, plain decoding 0" in at.error[0].value
+        assert "the pair holds at most 0 sequences at γ 4, plain decoding 0" in at.error[0].value
         # Nor whether speculation pays there (an engineer's pass: break-even α 0.41 was given).
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here",
                                                         "Break-even verify cost", "Break-even α")]
@@ -288,12 +288,14 @@ class TestCalculatorPage:
         the pair 57 (tests/test_memory.py by hand)."""
         at = make_app(context="4096", batch="64")
         error = at.error[0].value
-        assert error.startswith("**Batch 64 does not fit with the draft.**") and "at most 57 sequences, plain decoding 83" in error
+        # At the page's γ, said: the Claims page and Deploy name theirs (a consistency pass: 252, 234, 204 and
+        # 192 for one setup, none saying at which γ).
+        assert error.startswith("**Batch 64 does not fit with the draft.**") and "at most 57 sequences at γ 4, plain decoding 83" in error
         assert "4 GPUs per group" in error and "an FP8 KV cache (holds 114)" in error and "a context of 2,048" in error
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here")]
         assert metric(at, "Tokens/s without speculation")  # plain decoding fits
         terms = next(p for p in paragraphs(at) if p.startswith("**Memory per GPU**"))
-        assert "KV cache 34.4 + 15.1 GB" in terms and "57 with the draft, 83 plain" in terms
+        assert "KV cache 34.4 + 15.1 GB" in terms and "57 with the draft at γ 4, 83 plain" in terms
         equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
         full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
         assert f"speculation 57 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
