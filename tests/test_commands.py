@@ -129,6 +129,21 @@ class TestVllmCommand:
         assert raised.value.key == "command.draft_model_unsupported"
         assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
 
+    def test_a_head_preset_whose_source_names_its_checkpoint_is_served_by_it(self):
+        """AQ-MedAI's head for Kimi-K2 is published (data/draft_heads.csv names its Hugging Face page): every
+        engine's command serves it, where it had asked the user to name a head the preset names (a
+        consistency pass). SpecForge's heads are training configs: still a placeholder and a problem."""
+        kimi = make_scenario(gpu="GB200", target="Kimi-K2", draft="EAGLE3-AQ-MedAI-Kimi-K2")
+        schedule = draft_length.gamma_schedule(kimi, kimi.alpha, kimi.context, 1024, 8, "vllm")
+        for engine, words in (("vllm", '"model": "AQ-MedAI/Kimi-K2-Instruct-eagle3"'),
+                              ("sglang", "--speculative-draft-model-path AQ-MedAI/Kimi-K2-Instruct-eagle3"),
+                              ("trtllm", 'speculative_model: "AQ-MedAI/Kimi-K2-Instruct-eagle3"')):
+            command = serving.serve_command(kimi, schedule, 4, 64, engine=engine)
+            assert words in command.line + "".join(command.files.values()) and not command.problems, engine
+        trained = make_scenario(gpu="B200", target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1")
+        unnamed = vllm_config.vllm_command(trained, "0.33.0", 3)
+        assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
+
     def test_methods_the_step_model_does_not_cost(self):
         mtp = vllm_config.vllm_command(WITH_MTP, "0.24.0", 1, method="mtp")
         assert config_of(mtp) == {"method": "mtp", "num_speculative_tokens": 1}  # the target's own layers

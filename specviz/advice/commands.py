@@ -362,6 +362,11 @@ def draft_name(scenario: Scenario, method: str, draft_repo: str | None, problems
         return checkpoint_id(draft_repo)
     if method == "draft_model" and (found := hugging_face_id(scenario.draft.model.source)):
         return found
+    # A head preset whose source names its published checkpoint (AQ-MedAI/Kimi-K2-Instruct-eagle3); the
+    # others are training configs, of heads one trains (data/draft_heads.csv).
+    head_preset = scenario.draft.model if scenario.draft.kind == "eagle3" else None
+    if method == "eagle3" and head_preset is not None and (found := hugging_face_id(head_preset.source)):
+        return found
     # eagle3 from the scenario's P-EAGLE draft is a head trained for parallel drafting.
     head = "peagle" if method == "eagle3" and scenario.draft.kind == "peagle" else method
     name = scenario.draft.model.name if method == "draft_model" else f"{_HEAD_NAMES[head]} for {scenario.target.name}"
