@@ -663,6 +663,20 @@ class TestRoundTrip:
             again = only(f"again.{fmt}", benchmark_report.dump([report], fmt).encode())
             assert (again["concurrency"], again["request_rate"]) == (16.0, math.inf)
 
+    def test_a_run_without_requests_keeps_the_load_its_totals_give(self, tmp_path):
+        """SGLang's bench_serving line has no per-request rows, but its totals give the mean input length
+        (3,019 tokens over 50 requests, 60 a request; input tokens per second over requests per second): the
+        report keeps its concurrency, which 15 of the 18 sample runs had lost (an analyst's pass)."""
+        store, (run,) = stored(tmp_path, SAMPLES.parent / "sglang_bench_serving_c8.jsonl")
+        try:
+            (report,) = benchmark_report.stored_reports(store, [run["run_id"]])
+        finally:
+            store.close()
+        load = report.doc["scenario"]["load"]["standardized"]
+        assert load["input_seq_len"] == {"distribution": "other", "value": 60.0} and load["concurrency"] == 8
+        assert "concurrency" not in report.left_out
+        assert only("again.yaml", benchmark_report.dump([report]).encode())["concurrency"] == 8
+
     @pytest.mark.parametrize("file", [FIXTURES / "vllm_bench_spec_decode.json", EXAMPLE_021])
     def test_a_run_exported_and_imported_again_is_not_stored_twice(self, tmp_path, file):
         """A vLLM run's report names it by its id; a report's run keeps its report's uid."""

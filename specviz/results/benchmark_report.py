@@ -17,13 +17,14 @@ from its columns (latencies in ``ms`` or ``ms/token``, rates in ``tokens/s`` and
 as ``run.description``, and its engine, model and GPU as a ``generic`` component of the stack (an
 ``inference_engine`` component needs the accelerator count and parallelism, which a run does not
 have; ``unknown`` where its engine or version is not known), and its rate and concurrency as
-``scenario.load`` where its stored requests give their mean input length (the load requires an
-input sequence length). The run's speculative decoding goes in that component's ``native.args`` as the
+``scenario.load`` where its mean input length is known (the load requires an input sequence
+length): its stored requests' mean, else the mean its totals give (input tokens per second over
+requests per second, or the file's own mean: :func:`specviz.results.prediction.run_tokens`). The run's speculative decoding goes in that component's ``native.args`` as the
 engine's command line gives it (vLLM's ``--speculative-config``, SGLang's ``--speculative-algorithm``,
 ``--speculative-draft-model-path`` and ``--speculative-num-steps``), which the importer reads back,
 and its ``cfg_id`` hashes them with the rest: a speculative run and its baseline are two
 configurations. The standard has no place for the acceptance figures, the workload, the endpoint or
-the temperature, nor for the load of a run without requests: each report lists what it left out
+the temperature, nor for the load of a run whose input length nothing gives: each report lists what it left out
 (:attr:`Report.left_out`).
 
 Several runs are a YAML stream (``---`` between the reports) or a JSON array; the importer reads
@@ -39,11 +40,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import pandas as pd
 import yaml
 
 from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.results.importers import benchmark_report as standard
+from specviz.results import prediction
 from specviz.results.importers.base import nesting_depth
 from specviz.results.store import Store
 
@@ -297,7 +300,11 @@ def stored_reports(store: Store, run_ids: Sequence[str]) -> list[Report]:
     if missing := sorted(set(run_ids) - {run["run_id"] for run in runs}):
         raise SpecvizError("export.unknown_runs", runs=", ".join(missing))
     input_tokens = store.mean_input_tokens(run_ids)
-    return [to_report(run, input_tokens.get(run["run_id"])) for run in runs]
+    # A run without requests of its own: the mean its totals give (SGLang's total_input_tokens over its
+    # requests; 15 of the 18 sample runs had lost their load to the download: an analyst's pass).
+    totals = prediction.run_tokens(pd.DataFrame(runs))["prompt_tokens"] if runs else pd.Series(dtype=float)
+    return [to_report(run, input_tokens.get(run["run_id"], None if math.isnan(total) else float(total)))
+            for run, total in zip(runs, totals)]
 
 
 def stored_text(store: Store, run_ids: Sequence[str], fmt: str = "yaml") -> str:
