@@ -2060,7 +2060,7 @@ class TestExplorerPage:
         assert not at.exception, [e.value for e in at.exception]
         # Below the last upload's reports, which stay until the next upload.
         assert at.success[-1].value == md("exp.removed_import", "en", file="sd.json", runs=1)
-        assert at.success[-1].value.endswith("removed: 1 run and its per-request rows.")  # was "1 run and their"
+        assert at.success[-1].value.endswith("removed: 1 run, with its per-request rows, if any.")  # was "1 run and their"
         assert list(at.dataframe[0].value["File"]) == ["results.jsonl"] * 9  # the table counts 9 runs, not 10
         chooser = at.selectbox(key="remove_import")
         assert [o.split(" (")[0] for o in chooser.options] == ["results.jsonl"] and chooser.value is None
@@ -2241,7 +2241,7 @@ class TestExplorerPage:
         assert [config[title]["type_config"]["format"] for title in ("Prompt tokens (ISL)", "Output tokens (OSL)")] == \
             ["%,d", "%,d"]
         assert (table["Predicted speedup (×)"] < decoding).all()
-        assert any(c.value.startswith("All 3 runs predicted at their own load") for c in at.caption)
+        assert any(c.value.startswith("Every run shown (3) predicted at its own load") for c in at.caption)
         at.button(key="fit_step").click()
         at.run()
         assert any(s.value.startswith("Llama-3.1-8B · H100-SXM · eagle · vllm-v1 · ISL 2000 · OSL 100")
