@@ -593,6 +593,18 @@ class TestMeasuredVsPredicted:
             assert layer["encoding"]["color"]["scale"]["scheme"] == "tableau10"
         assert bands["mark"]["opacity"] >= 0.8 and bands["mark"]["strokeWidth"] >= 2
 
+    def test_a_run_predicted_on_the_sidebar_s_setting_is_a_hollow_diamond(self):
+        """Its distance from the diagonal is the gap between two setups (an analyst's pass: a model of no
+        preset's MTP runs sat 2× off the line, drawn as any other run)."""
+        predicted = prediction.predict(PAIRED, SCENARIO, PRESETS, 0)
+        predicted = predicted.assign(own_setting=[i % 2 == 0 for i in range(len(predicted))])
+        spec = charts.vega_lite_spec(charts.measured_vs_predicted(predicted))
+        dots = spec["layer"][2]["encoding"]
+        assert dots["shape"] == {"value": "diamond", "condition": {"test": "datum.own_setting", "value": "circle"}}
+        assert dots["fillOpacity"] == {"value": 0.0, "condition": {"test": "datum.own_setting", "value": 1.0}}
+        drawn = spec["datasets"][spec["layer"][2]["data"]["name"]]  # a frame, as Streamlit sends it
+        assert list(drawn["own_setting"]) == list(predicted.dropna(subset=["predicted_speedup"])["own_setting"])
+
     @pytest.mark.parametrize("lang", ["en", "vi"])
     def test_spec_equals_a_fresh_build_and_stays_as_the_figures_move(self, lang):
         # The Explorer's context moves every prediction: the spec (no domain written in it) must stay the
