@@ -231,6 +231,18 @@ class TestCalibrateRatios:
         assert fit["verify_cost"] == pytest.approx(1.3) and fit["draft_cost"] == pytest.approx(0.07)
         assert fit["rms_error"] < 1e-12
 
+    def test_runs_of_several_settings_in_one_fit_are_said(self):
+        g = np.array([2, 4, 6, 3])
+        alpha = np.array([0.6, 0.7, 0.8, 0.75])
+        frame = pd.DataFrame({"alpha": alpha, "expected_tokens": spec.expected_tokens(alpha, g), "num_speculative_tokens": g,
+                              "measured_speedup": spec.speedup(alpha, g, 1.3, 0.07),
+                              "setting": ["A · H100 · eagle3 · sglang"] * 3 + ["B · H100 · mtp · vllm-v1"]})
+        fit = prediction.calibrate_ratios(frame)
+        (mixed,) = prediction.ratio_warnings(fit)
+        assert mixed.key == "fit.ratios_mixed" and mixed.params == {
+            "count": 2, "settings": "A · H100 · eagle3 · sglang; B · H100 · mtp · vllm-v1"}
+        assert not prediction.ratio_warnings(prediction.calibrate_ratios(frame.assign(setting="A")))
+
     def test_too_few_points(self):
         assert prediction.calibrate_ratios(pd.DataFrame({"alpha": [0.5], "expected_tokens": [1.94],
                                                         "num_speculative_tokens": [4], "measured_speedup": [1.5]})) is None

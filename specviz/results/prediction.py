@@ -320,7 +320,8 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
         return None
     fitted = e / np.asarray(spec.step_cost(g, v, c))
     rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
-    return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows)}
+    settings = tuple(rows["setting"].dropna().unique()) if "setting" in rows else ()
+    return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows), "settings": settings}
 
 
 def ratios_scenario(fit: dict[str, float], scenario: Scenario) -> Scenario:
@@ -330,11 +331,16 @@ def ratios_scenario(fit: dict[str, float], scenario: Scenario) -> Scenario:
                    draft_cost=round(fit["draft_cost"], 3))
 
 
-def ratio_warnings(fit: dict[str, float]) -> list[Notice]:
+def ratio_warnings(fit: dict[str, Any]) -> list[Notice]:
     """What makes a ratios fit (:func:`calibrate_ratios`) suspect, so that it is not shown as a
     success: a verify pass cheaper than a plain one (``fit.verify_below_one``), which no cost model
-    allows: it scores more tokens than a plain pass."""
-    return [Notice("fit.verify_below_one", verify_cost=fit["verify_cost"])] if fit["verify_cost"] < 1 else []
+    allows: it scores more tokens than a plain pass; runs of more than one setting in one fit
+    (``fit.ratios_mixed``), whose costs are no one setting's (an analyst's pass: three SGLang runs
+    of an EAGLE-3 head and a vLLM run of MTP had made one fit, said nowhere)."""
+    warnings = [Notice("fit.verify_below_one", verify_cost=fit["verify_cost"])] if fit["verify_cost"] < 1 else []
+    if len(mixed := fit.get("settings", ())) > 1:
+        warnings.append(Notice("fit.ratios_mixed", count=len(mixed), settings="; ".join(mixed)))
+    return warnings
 
 
 @dataclass
