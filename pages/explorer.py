@@ -242,7 +242,8 @@ def show_versus_baseline() -> None:
         # and the messages above had blamed the data (an analyst's pass).
         st.info(t("exp.pairs_filtered", lang))
     if paired.empty:
-        st.info(t("exp.no_pairs", lang))
+        if not any(filters.values()):  # under filters the note above says why: "none yet" was not true
+            st.info(t("exp.no_pairs", lang))
         return
     on_chart = paired.dropna(subset=["concurrency"])
     if len(on_chart) < len(paired):
