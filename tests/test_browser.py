@@ -288,7 +288,7 @@ class TestExplorerInChromium:
         for cell in ("concurrency_10__isl_512", "concurrency_20__isl_512"):
             expect(page.get_by_text(f"sweep/{cell}/profile_export_aiperf.json: aiperf, 1 run")).to_be_visible(
                 timeout=TIMEOUT)
-            expect(page.get_by_text(f"sweep/{cell}/profile_export.jsonl: not read: the same AIPerf run as "
+            expect(page.get_by_text(f"sweep/{cell}/profile_export.jsonl: not read: its name makes it the same AIPerf run as "
                                     f"sweep/{cell}/profile_export_aiperf.json")).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("sweep/sweep_aggregate/profile_export_aiperf_sweep.json: not read: an AIPerf sweep's "
                                 "summary")).to_be_visible(timeout=TIMEOUT)

@@ -605,7 +605,7 @@ class TestSweeps:
         assert files == sorted(str(p) for p in base.rglob("*") if p.is_file())
         assert [(e["file"].endswith(".json"), e["runs"]) for e in report["imported"]] == [(True, 1)]
         assert sorted(e["message"].split(": ", 1)[1].split(",")[0] for e in report["skipped"]) == [
-            "not read: an AIPerf sweep's summary", *["not read: the same AIPerf run as " + str(base / cell /
+            "not read: an AIPerf sweep's summary", *["not read: its name makes it the same AIPerf run as " + str(base / cell /
                                                                                              "profile_export_aiperf.json")] * 2]
 
 
