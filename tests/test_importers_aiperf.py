@@ -81,6 +81,21 @@ class TestSummaryJson:
         assert extra["time_to_first_token"]["p95"] == 672.0477902499999  # every block whole
         assert extra["input_config"]["phases"][0]["name"] == "warmup"
 
+    def test_the_gpu_its_telemetry_read(self):
+        """AIPerf 0.3's GPU telemetry names the GPUs it read (its sample: an RTX 6000 Ada at each of two
+        endpoints): the run's GPU, where it had none (an analyst's pass). GPUs of several names, or
+        names of no text, give none."""
+        name = "2026/aiperf_0.3_concurrency1/profile_export_aiperf.json"
+        assert only(importers.parse(name, sample(name)))["gpu"] == "NVIDIA RTX 6000 Ada Generation"
+        doc = json.loads(sample(name))
+        gpus = doc["telemetry_data"]["endpoints"]["localhost:9402"]["gpus"]
+        for odd in ("NVIDIA H100 80GB HBM3", ["a list"], None):
+            gpus["gpu_0"]["gpu_name"] = odd
+            run = only(importers.parse(name, dumps(doc)))
+            assert run.get("gpu") == (None if odd == "NVIDIA H100 80GB HBM3" else "NVIDIA RTX 6000 Ada Generation")
+        doc["telemetry_data"]["endpoints"] = ["not", "a", "map"]
+        assert only(importers.parse(name, dumps(doc))).get("gpu") is None
+
     def test_a_genai_perf_json_stays_genai_perf(self):
         assert importers.detect_format("g.json", fixture("genai_perf_profile_export.json")) == "genai-perf"
 

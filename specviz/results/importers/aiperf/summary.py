@@ -143,10 +143,24 @@ def _run(doc: dict[str, Any], warnings: list[Notice], cell: dict[str, Any]) -> d
     """The run of a summary, every key kept in ``extra`` (the blocks whole), with its sweep cell's settings."""
     run = RunBuilder(warnings)
     _figures(run, doc, warnings)
+    if (gpu := telemetry_gpu(doc.get("telemetry_data"))) is not None:
+        run.set("gpu", gpu, source="telemetry_data")
     for key, value in doc.items():
         run.keep(key, value)
     apply_cell(run, cell)
     return run.build()
+
+
+def telemetry_gpu(telemetry: Any) -> str | None:
+    """The GPU of a run with GPU telemetry on (``telemetry_data.endpoints.<host>.gpus.<gpu>.gpu_name``,
+    AIPerf 0.3: "NVIDIA RTX 6000 Ada Generation"), where every GPU it read has that one name; None
+    otherwise (no telemetry, or GPUs of several names, which no one column can hold)."""
+    endpoints = telemetry.get("endpoints") if isinstance(telemetry, dict) else None
+    gpus = [gpu for endpoint in (endpoints.values() if isinstance(endpoints, dict) else ())
+            if isinstance(endpoint, dict) and isinstance(endpoint.get("gpus"), dict)
+            for gpu in endpoint["gpus"].values() if isinstance(gpu, dict)]
+    names = {name.strip() for gpu in gpus if isinstance(name := gpu.get("gpu_name"), str)}
+    return names.pop() if len(names) == 1 and "" not in names else None
 
 
 def _blocks(metrics: dict[str, Any]) -> dict[str, dict[str, Any]]:
