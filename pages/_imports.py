@@ -88,8 +88,7 @@ def _import_folder(store: Store, uploads: list, synthetic: bool) -> list[tuple[s
         report for path in chosen.files for report in _import_upload(store, str(path), by_path[path].getvalue(), synthetic)]
     reports += [("left_out", str(path), why) for path, why in chosen.left_out.items() if why.reason not in importers.UNREAD]
     # Files that are no results at all (a README, a scrape saved as text) in one line, not one each.
-    if unread := importers.unread_notice(chosen.left_out, settings.get("SPECVIZ_LISTED_FILES")):
-        reports.append(("info", "", unread))
+    reports += [("info", "", notice) for notice in importers.unread_notices(chosen.left_out, settings.get("SPECVIZ_LISTED_FILES"))]
     return reports
 
 

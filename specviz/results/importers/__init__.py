@@ -36,7 +36,7 @@ from .user_csv import CSV_SYNONYMS
 __all__ = ["REGISTRY", "FORMATS", "IngestError", "UnrecognisedColumnsError", "as_ingest_error", "Parsed",
            "Source", "OpenedSource", "Format", "CSV_SYNONYMS", "detect", "detect_format", "parse", "result_files",
            "normalise_name", "folder_files", "select_files", "read_order", "FolderFiles", "LeftOut", "RESULT_SUFFIXES",
-           "UNREAD", "unread_notice"]
+           "UNREAD", "unread_notices"]
 
 REGISTRY: tuple[Format, ...] = (vllm.FORMAT, guidellm.FORMAT, genai_perf.FORMAT, aiperf.FORMAT, llmperf.FORMAT,
                                 sglang.FORMAT, specforge.FORMAT, inference_perf.FORMAT, vllm_responses.FORMAT,
@@ -255,15 +255,20 @@ UNREAD = ("not_a_result", "text_file")
 """The :class:`LeftOut` reasons of a folder's files that are no results at all."""
 
 
-def unread_notice(left_out: dict[PurePath, LeftOut], most: int) -> Notice | None:
+def unread_notices(left_out: dict[PurePath, LeftOut], most: int) -> list[Notice]:
     """The files of ``left_out`` that are no results (:data:`UNREAD`) in one line, by path, at most
-    ``most`` named (``exp.left_out.not_results``, or ``..._more`` with how many more); None where
+    ``most`` named (``exp.left_out.not_results``, or ``..._more`` with how many more), and those
+    that may be a /metrics scrape saved as text in a line that says what reads them
+    (``exp.left_out.text_files``), as a file chosen alone is told (an analyst's pass); none where
     there are none."""
     unread = sorted(str(path) for path, why in left_out.items() if why.reason in UNREAD)
     if not unread:
-        return None
+        return []
     key = "exp.left_out.not_results_more" if len(unread) > most else "exp.left_out.not_results"
-    return Notice(key, files=", ".join(unread[:most]), more=len(unread) - most, suffixes=", ".join(RESULT_SUFFIXES))
+    said = [Notice(key, files=", ".join(unread[:most]), more=len(unread) - most, suffixes=", ".join(RESULT_SUFFIXES))]
+    if scrapes := sorted(str(path) for path, why in left_out.items() if why.reason == "text_file"):
+        said.append(Notice("exp.left_out.text_files", files=", ".join(scrapes[:most])))
+    return said
 
 
 def folder_files(folder: Path) -> FolderFiles:
