@@ -288,7 +288,10 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
                            source=sidebar.engine.memory_source, gamma=gamma))
             if (full := calculator.equal_memory(chosen)) is not None:
-                notes.append(t("calc.memory.equal", lang, **full))
+                # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
+                # "Batch 64 does not fit" read as the page's speedup).
+                notes.append(t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang, **full,
+                               yours=batch))
             st.caption(paragraphs(notes))
         if mode == "step":
             crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)

@@ -299,6 +299,9 @@ class TestCalculatorPage:
         equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
         full = calculator.equal_memory(make_scenario(context="4096", batch="64"))
         assert f"speculation 57 sequences, {full['tokens_per_s']:,.0f} tokens/s" in equal
+        # Not the page's speedup: its batch does not fit, and the line says so (a consistency pass).
+        assert equal.startswith("**At equal memory** (each server at the largest batch it holds, not at batch 64, "
+                                "which does not fit)")
 
     def test_a_mixture_of_experts_that_does_not_fit_is_offered_data_parallel_attention_and_formats(self):
         """An engineer's pass: DeepSeek-V3 + MTP on 8 H100s without data-parallel attention was told to
