@@ -1618,7 +1618,8 @@ class TestExplorerPage:
             upload(at, ("profile_export_aiperf.json", (SAMPLES / "2026" / folder / "profile_export_aiperf.json")
                         .read_bytes(), "application/json"))
         peaks = at.dataframe[0].value
-        assert sorted(peaks["Series"]) == ["plain · profile_export_aiperf.json · Qwen/Qwen3-0.6B",
+        # Each named by the fields that set them apart: the model, and the GPU the 0.3 run's telemetry read.
+        assert sorted(peaks["Series"]) == ["plain · profile_export_aiperf.json · Qwen/Qwen3-0.6B · NVIDIA RTX 6000 Ada Generation",
                                            "plain · profile_export_aiperf.json · qwen3.6-nvfp4"]
         assert sorted(peaks["Concurrency"]) == [1, 16]
         throughput = json.loads(at.get("vega_lite_chart")[0].proto.spec)

@@ -297,6 +297,16 @@ class TestWithGroup:
         group = explorer.with_group(frame, "target_model").group
         assert group[0] == "m" and pd.isna(group[1])
 
+    def test_two_files_of_one_name_are_two_lines(self):
+        """AIPerf 0.3's and 0.10's profile_export_aiperf.json had been one line of one colour (an analyst's pass)."""
+        frame = runs_frame([{"source_file": "a/p.json", "content_hash": "0b0c9470370c" + "0" * 52},
+                            {"source_file": "b/p.json", "content_hash": "f4d9fd7e8075" + "0" * 52},
+                            {"source_file": "p.json", "content_hash": "0b0c9470370c" + "0" * 52},
+                            {"source_file": "p.json", "content_hash": "f4d9fd7e8075" + "0" * 52},
+                            {"source_file": "p.json", "content_hash": "f4d9fd7e8075" + "0" * 52}])
+        assert list(explorer.with_group(frame, "source_file").group) == [
+            "a/p.json", "b/p.json", "p.json · 0b0c9470370c", "p.json · f4d9fd7e8075", "p.json · f4d9fd7e8075"]
+
 
 class TestIsSpeculative:
     @pytest.mark.parametrize("run", [{}, {"num_speculative_tokens": 0}, {"spec_method": "eagle", "num_speculative_tokens": 0},

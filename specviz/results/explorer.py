@@ -377,11 +377,17 @@ def _as_text(value: Any) -> str | None:
 
 def with_group(runs: pd.DataFrame, key: str) -> pd.DataFrame:
     """Set ``group`` to the text of ``key`` per run: one of :data:`GROUP_COLUMNS`, or a field of
-    ``extra`` from :func:`extra_keys`. A run without the key has no group (missing)."""
+    ``extra`` from :func:`extra_keys`. A run without the key has no group (missing); a file's name
+    that two contents share is followed by each one's hash (its first 12 characters)."""
     if key.startswith(EXTRA_PREFIX):
         path = key.removeprefix(EXTRA_PREFIX)
         values = pd.Series([extra.scalar_fields(text).get(path) for text in runs["extra"]], index=runs.index,
                            dtype=object)
+    elif key == "source_file" and "content_hash" in runs:
+        # Two files of one name (AIPerf 0.3's and 0.10's profile_export_aiperf.json) are two lines: each
+        # such name with its content's hash, as the Remove list shows it (an analyst's pass: one line).
+        hashes = runs.groupby("source_file")["content_hash"].transform("nunique")
+        values = runs["source_file"].where(hashes.le(1), runs["source_file"] + " · " + runs["content_hash"].str[:12])
     else:
         values = runs[key]
     return runs.assign(group=values.map(_as_text))
