@@ -2041,7 +2041,7 @@ class TestExplorerPage:
     def test_published_results_say_what_is_drawn(self):
         at = explorer_app("published")
         captions = [c.value for c in at.caption]
-        assert any("Grey dots" in c for c in captions)
+        assert any("Black dots" in c for c in captions)
         assert any("listed in the table but not drawn" in c for c in captions)
         # Each row's metric by its title, in the reader's language (the table showed "walltime_speedup").
         metrics = set(at.dataframe[0].value["Metric"])

@@ -538,7 +538,8 @@ def metric_titles(metrics: pd.Series, lang: str = "en") -> pd.Series:
 def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str = "en",
                        claim: float | None = None) -> alt.LayerChart:
     """Published speedups against batch (triangles, one colour per study, twenty colours before one
-    repeats) beside the stored runs' measured ones (grey circles, with a legend entry of their own);
+    repeats) beside the stored runs' measured ones (black circles, with a legend entry of their own:
+    tableau20 has two greys a study takes, whose triangles the runs' grey had matched);
     a ``claim`` checked against them as a red rule. Either set of points, when empty, is left out
     (with it its legend)."""
     x = alt.X("batch:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
@@ -557,7 +558,7 @@ def published_speedups(published: pd.DataFrame, paired: pd.DataFrame, lang: str 
     # Drawn over the triangles, with an outline: a run of the user's under a study's mark was hidden.
     mine = alt.Chart(mine_data).mark_circle(size=60, opacity=0.8, stroke="white", strokeWidth=1).encode(
         x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=[stored], range=["gray"]),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=[stored], range=["black"]),
                         legend=series_legend(None, mine_data["kind"])),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("batch:Q", title=t("col.concurrency", lang)),
