@@ -142,6 +142,14 @@ class TestRooflineCommand:
         assert rows[0]["speedup"] > 1 and all(r["speedup"] is None and r["spec_tokens_per_s"] is None for r in rows[1:])
         assert all(r["baseline_step_ms"] > 0 for r in rows)  # the step's times are still what they are
 
+    def test_a_draft_head_preset_is_a_draft(self, capsys):
+        """calc, claim and serve take EAGLE3-SpecForge-gpt-oss-120b; roofline had said "unknown model" (a
+        consistency pass). Its passes are the head's own: far cheaper than the target's."""
+        code, out, err = run(capsys, "roofline", "--gpu", "B200", "--target", "gpt-oss-120b", "--draft",
+                             "EAGLE3-SpecForge-gpt-oss-120b", "--batch", "8", "--alpha", "0.7", "--gamma", "3")
+        (row,) = json.loads(out)
+        assert code == 0 and not err and 0 < row["draft_step_ms"] < row["baseline_step_ms"] / 3
+
     def test_draft_model_and_realistic_knobs(self, capsys):
         _, pure, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--draft",
                          "Qwen3-0.6B", "--batch", "8", "--alpha", "0.7", "--gamma", "5")

@@ -299,7 +299,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("roofline", description=_ROOFLINE_DOC, help="step times and speedup on a GPU preset")
     p.add_argument("--gpu", required=True, help="GPU preset id")
     p.add_argument("--target", required=True, help="preset id or config.json path")
-    p.add_argument("--draft", help="preset id or config.json path; without it --draft-cost applies")
+    p.add_argument("--draft", help="preset id (a draft head's too) or config.json path; without it --draft-cost applies")
     p.add_argument("--batch", type=int, nargs="+", required=True, help="batch sizes, one or more")
     p.add_argument("--alpha", type=float, required=True, help="per-position acceptance α")
     p.add_argument("--gamma", type=int, required=True, help="draft length γ")
@@ -388,11 +388,13 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
     data_dir = settings.get("SPECVIZ_DATA_DIR")
     models = hf_config.load_models(data_dir)
     gpu = _resolve_gpu(args, roofline.load_gpus(data_dir))
+    # A draft head preset (EAGLE3-SpecForge-gpt-oss-120b) is a model of its own shape, as calc takes it.
+    drafts = models | {head_id: head for head_id, (_, head) in hf_config.load_draft_heads(data_dir).items()}
     knobs = dict(roofline.REALISTIC) if args.realistic else {}
     knobs |= {k: v for k, v in (("mfu", args.mfu), ("mbu", args.mbu), ("overlap", args.overlap),
                                  ("overhead_ms", args.overhead_ms)) if v is not None}
     target = _resolve_model(args.target, models)
-    draft = _resolve_model(args.draft, models) if args.draft else None
+    draft = _resolve_model(args.draft, drafts) if args.draft else None
     precision = dtypes.PRECISIONS[args.precision]
     batch, context = np.array(args.batch)[:, None], np.array(args.context)[None, :]
     result = roofline.evaluate(gpu, target, draft, alpha=args.alpha, gamma=args.gamma, batch=batch, context=context,
