@@ -271,6 +271,15 @@ class TestExtraKeys:
         # std_ttft_ms differs on every run (a measurement), backend never (no use), ttfts is a list.
         assert explorer.extra_keys(SWEEP_EXTRA) == ["extra.max_num_seqs", "extra.sweep.serve.max_num_seqs"]
 
+    def test_a_measurement_two_runs_share_is_no_setting(self):
+        """An analyst's pass: By load offered std_tpot_ms, total_input_tokens and max_output_tokens_per_s."""
+        figures = {"std_tpot_ms": 1.5, "total_input_tokens": 100, "max_output_tokens_per_s": 9.0,
+                   "result.p99_ttft": 3.0, "output_throughput": 7.0}
+        runs = runs_frame([{"extra": json.dumps({**figures, "max_num_seqs": seqs, **({} if i else {"std_tpot_ms": 2.0,
+                            "total_input_tokens": 5, "max_output_tokens_per_s": 1.0, "output_throughput": 1.0})})}
+                           for i, seqs in enumerate((4, 4, 16))])
+        assert explorer.extra_keys(runs) == ["extra.max_num_seqs"]
+
     def test_none_without_extra(self):
         assert explorer.extra_keys(SWEEP) == []
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections import Counter
 from collections.abc import Collection
 from pathlib import Path, PurePath
@@ -363,7 +364,14 @@ def extra_keys(runs: pd.DataFrame) -> list[str]:
             if value is not None and not (isinstance(value, float) and math.isnan(value)):
                 values.setdefault(path, set()).add(value)
                 present[path] += 1
-    return sorted(EXTRA_PREFIX + path for path, seen in values.items() if 1 < len(seen) < present[path])
+    return sorted(EXTRA_PREFIX + path for path, seen in values.items()
+                  if 1 < len(seen) < present[path] and not _MEASUREMENT.search(path))
+
+
+# Fields a result file measures, by their names: a statistic (std_itl_ms, total_input_tokens, p99_…)
+# or a figure in a unit of time or rate. Two runs may share one by chance (an analyst's pass: By load
+# offered std_tpot_ms and max_output_tokens_per_s as lines, a line a run); max_num_seqs stays a setting.
+_MEASUREMENT = re.compile(r"(^|[._])(std|mean|median|total|p\d+)_|(_ms|_per_s|throughput)$")
 
 
 def _as_text(value: Any) -> str | None:
