@@ -279,6 +279,11 @@ class TestExtraKeys:
                             "total_input_tokens": 5, "max_output_tokens_per_s": 1.0, "output_throughput": 1.0})})}
                            for i, seqs in enumerate((4, 4, 16))])
         assert explorer.extra_keys(runs) == ["extra.max_num_seqs"]
+        # Settings named like figures stay: llmperf's mean_input_tokens, SGLang's max_total_num_tokens, a timeout.
+        settings = runs_frame([{"extra": json.dumps({"mean_input_tokens": n, "server_info": {"max_total_num_tokens": n},
+                                                     "timeout_ms": n})} for n in (550, 550, 1100)])
+        assert explorer.extra_keys(settings) == ["extra.mean_input_tokens", "extra.server_info.max_total_num_tokens",
+                                                 "extra.timeout_ms"]
 
     def test_none_without_extra(self):
         assert explorer.extra_keys(SWEEP) == []
@@ -315,6 +320,11 @@ class TestWithGroup:
                             {"source_file": "p.json", "content_hash": "f4d9fd7e8075" + "0" * 52}])
         assert list(explorer.with_group(frame, "source_file").group) == [
             "a/p.json", "b/p.json", "p.json · 0b0c9470370c", "p.json · f4d9fd7e8075", "p.json · f4d9fd7e8075"]
+        # A run without a hash keeps its name, and hashes of no text do not fail (an attack pass).
+        odd = pd.DataFrame({"source_file": ["a.json"] * 3, "content_hash": ["h1" * 8, "h2" * 8, np.nan], "extra": ["{}"] * 3})
+        assert list(explorer.with_group(odd, "source_file").group) == ["a.json · h1h1h1h1h1h1", "a.json · h2h2h2h2h2h2",
+                                                                      "a.json"]
+        assert list(explorer.with_group(odd.assign(content_hash=np.nan), "source_file").group) == ["a.json"] * 3
 
 
 class TestIsSpeculative:

@@ -368,10 +368,11 @@ def extra_keys(runs: pd.DataFrame) -> list[str]:
                   if 1 < len(seen) < present[path] and not _MEASUREMENT.search(path))
 
 
-# Fields a result file measures, by their names: a statistic (std_itl_ms, total_input_tokens, p99_…)
-# or a figure in a unit of time or rate. Two runs may share one by chance (an analyst's pass: By load
-# offered std_tpot_ms and max_output_tokens_per_s as lines, a line a run); max_num_seqs stays a setting.
-_MEASUREMENT = re.compile(r"(^|[._])(std|mean|median|total|p\d+)_|(_ms|_per_s|throughput)$")
+# Fields a result file measures, by their names' last part: a statistic of a time or a rate
+# (std_itl_ms, max_output_tokens_per_s), its tokens in all, a throughput. Two runs may share one by
+# chance (an analyst's pass: By load offered them as lines, a line a run). Settings stay: max_num_seqs,
+# llmperf's mean_input_tokens, SGLang's max_total_num_tokens, a timeout_ms (an attack pass).
+_MEASUREMENT = re.compile(r"(^|\.)((std|mean|median|min|max|p\d+)_\w*(_ms|_per_s)|total_(input|output)_tokens|\w*throughput)$")
 
 
 def _as_text(value: Any) -> str | None:
@@ -394,8 +395,9 @@ def with_group(runs: pd.DataFrame, key: str) -> pd.DataFrame:
     elif key == "source_file" and "content_hash" in runs:
         # Two files of one name (AIPerf 0.3's and 0.10's profile_export_aiperf.json) are two lines: each
         # such name with its content's hash, as the Remove list shows it (an analyst's pass: one line).
-        hashes = runs.groupby("source_file")["content_hash"].transform("nunique")
-        values = runs["source_file"].where(hashes.le(1), runs["source_file"] + " · " + runs["content_hash"].str[:12])
+        hashes = runs["content_hash"].astype("string")
+        shared = runs.groupby("source_file")["content_hash"].transform("nunique").gt(1)
+        values = runs["source_file"].where(~shared | hashes.isna(), runs["source_file"] + " · " + hashes.str[:12])
     else:
         values = runs[key]
     return runs.assign(group=values.map(_as_text))
