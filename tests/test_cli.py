@@ -141,6 +141,11 @@ class TestRooflineCommand:
         assert [(r["batch"], r["fits"], r["max_batch"]) for r in rows] == [(1, True, 2), (16, False, 2), (256, False, 2)]
         assert rows[0]["speedup"] > 1 and all(r["speedup"] is None and r["spec_tokens_per_s"] is None for r in rows[1:])
         assert all(r["baseline_step_ms"] > 0 for r in rows)  # the step's times are still what they are
+        # A device without a memory figure states no limit (it had printed int64's largest, and True).
+        _, out, _ = run(capsys, "roofline", "--gpu", "Intel-Core-Ultra-X7-358H", "--tflops", "1", "--bandwidth",
+                        "0.1", "--target", "Qwen3-0.6B", "--batch", "1", "--alpha", "0.7", "--gamma", "3")
+        (row,) = json.loads(out)
+        assert row["fits"] is None and row["max_batch"] is None and row["speedup"] > 0
 
     def test_a_draft_head_preset_is_a_draft(self, capsys):
         """calc, claim and serve take EAGLE3-SpecForge-gpt-oss-120b; roofline had said "unknown model" (a

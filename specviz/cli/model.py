@@ -274,8 +274,9 @@ The first model (`roofline.evaluate`: one device, a fixed overhead per pass). --
 take a preset id or a config.json path; without --draft a draft pass costs --draft-cost (default
 0.05, seed 000's) of a target pass; --realistic starts from mfu 0.6, mbu 0.8, overlap 0 and 0.3 ms
 per pass (`roofline.REALISTIC`). Whether the batch fits the one device's memory as vLLM divides it
-(`fits`, and `max_batch`: with the draft, or plain without --draft); a batch that does not fit gets
-no speedup and no speculative tokens/s (null), as calc and the pages give none.
+(`fits`, and `max_batch`: with the draft, or plain without --draft; null for a device without a
+memory figure); a batch that does not fit gets no speedup and no speculative tokens/s (null), as
+calc and the pages give none.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -403,7 +404,9 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
     held = np.broadcast_to(memory.max_batch(gpu.memory_gb, target, draft, precision, tp=1, dp=1, context=context,
                                             gamma=args.gamma if draft is not None else 0), result["speedup"].shape)
     fits = batch <= held
-    result |= {"fits": fits, "max_batch": held,
+    # A device without a memory figure (a CPU preset) holds any batch: no limit to state, nor a fit.
+    unlimited = held == np.iinfo(np.int64).max
+    result |= {"fits": np.where(unlimited, None, fits), "max_batch": np.where(unlimited, np.nan, held),
                **{name: np.where(fits, result[name], np.nan) for name in ("speedup", "spec_tokens_per_s")}}
     return format_rows(roofline_rows(result), args.format), 0
 
