@@ -70,7 +70,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     if engine != serving.command_engine(chosen):  # another engine's command: its own memory rule bounds it
         schedule = draft_length.gamma_schedule(chosen, alpha, context, batch_max, gamma_max, engine)
     with above:
-        show_advice(chosen, alpha, gamma, batch, schedule, engine, lang)
+        show_advice(chosen, alpha, gamma, batch, schedule, engine, lang, by_load=by_load and method == "draft")
         if not schedule.empty:
             show_schedule(chosen, alpha, context, schedule, lang)
     try:
@@ -96,9 +96,10 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
 
 
 def show_advice(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame,
-                engine: str, lang: str) -> None:
-    """The Deploy view's advice at the scenario's batch, for ``engine``'s ``schedule``."""
-    advice = draft_length.advise(chosen, alpha, gamma, batch, schedule, engine)
+                engine: str, lang: str, by_load: bool = True) -> None:
+    """The Deploy view's advice at the scenario's batch, for ``engine``'s ``schedule`` (and its command
+    of one draft length where not ``by_load``)."""
+    advice = draft_length.advise(chosen, alpha, gamma, batch, schedule, engine, by_load)
     st.markdown("\n".join(f"- {message(notice, lang)}" for notice in advice))
 
 

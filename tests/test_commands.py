@@ -497,6 +497,14 @@ class TestMemoryFlags:
         assert dict(zip(one.argv, one.argv[1:]))["--max-num-seqs"] == "234"
         # Past what γ 2 holds too, it does not fit.
         assert draft_length.advise(qwen, 0.8, 2, 235, schedule, "vllm")[0].key == "advice.batch_no_fit"
+        # A command of one draft length holds what its γ holds: γ 8 holds 164, so batch 192, within the
+        # schedule, does not fit it (an attack pass: "γ 4 is best at batch 192" beside --max-num-seqs 164).
+        one = draft_length.advise(qwen, 0.8, 8, 192, schedule, "vllm", by_load=False)
+        assert (one[0].key, one[0].params) == ("advice.batch_no_fit_gamma", {"batch": 192, "gamma": 8, "limit": 164})
+        assert one[1].key == "advice.best_gamma"
+        assert draft_length.advise(qwen, 0.8, 8, 192, schedule, "vllm")[0].key == "advice.best_gamma"  # by load: fits
+        (past, *_) = draft_length.advise(qwen, 0.8, 8, 235, schedule, "vllm", by_load=False)
+        assert past.key == "advice.batch_no_fit_gamma" and past.params["limit"] == 164
 
     def test_nothing_fits_is_a_problem_not_a_flag(self):
         crowded = make_scenario(target="Llama-3.1-70B", draft="eagle3", gpu="H100-SXM", tp="1")

@@ -122,7 +122,7 @@ def head_past_training(scenario: Scenario, gamma: int) -> Notice | None:
 
 
 def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame,
-           engine: str | None = None) -> list[Notice]:
+           engine: str | None = None, by_load: bool = True) -> list[Notice]:
     """What to set, in words: the best γ at this batch and at batch 1, the batch from which
     speculation should be off, and whether the draft fits.
 
@@ -130,7 +130,8 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     has no rows (not one sequence fits), ``advice.nothing_fits`` alone. A batch past the schedule's
     last is ``advice.batch_no_fit``, or ``advice.batch_past_schedule`` where it fits at ``gamma``
     all the same (the schedule's longest draft takes more room: a command of one draft length holds
-    it, one by load stops at the schedule's end). The best γ falls as
+    it, one by load stops at the schedule's end). A command of one draft length (``by_load`` False)
+    that does not hold the batch at ``gamma`` is said first (``advice.batch_no_fit_gamma``). The best γ falls as
     the batch grows (the verify pass of B·(γ + 1) positions becomes compute-bound), which is why
     seed 000 (a 64-user load test) advises 2–4 draft tokens and seed 003 (a small team's coding
     assistant) 5–8: each is right at its own batch.
@@ -203,6 +204,11 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
             notices.append(Notice("advice.gamma_by_batch" if falls else "advice.gamma_by_batch_rises",
                                   small=int(first["gamma"]), small_batch=int(first["first"]), batch=int(batch),
                                   large=int(here["gamma"])))
+    if not by_load and batch > (own := replace(_served_by(scenario, engine), gamma=gamma).max_batch()):
+        # Within the schedule, but past what γ holds: the one-length command states that limit (an attack
+        # pass: batch 192 at γ 8, 164 held, had read "γ 4 is best at batch 192" beside --max-num-seqs 164).
+        said = Notice("advice.batch_no_fit_gamma", batch=int(batch), gamma=int(gamma), limit=int(own))
+        notices[:1 if batch > limit else 0] = [said]  # in place of the schedule's "does not fit", if said
     notices.append(_off_notice(schedule))
     # The longest draft the page and its command ask for: this γ, or the schedule's (the command's
     # num_speculative_tokens). At γ 1 (DeepSeek-V3's published α 0.85 is at γ 1) the schedule still

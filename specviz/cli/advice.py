@@ -308,7 +308,7 @@ def serve_row(link: str, presets: scenario.Presets, *, engine: str | None = None
     batch_max, gamma_max = settings.get("SPECVIZ_BATCH_MAX"), settings.get("SPECVIZ_GAMMA_MAX")
     schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, batch_max, gamma_max, engine)
     advice = [words(n, lang) for n in draft_length.advise(chosen, chosen.alpha, chosen.gamma, chosen.batch, schedule,
-                                                          engine)]
+                                                          engine, by_load and method == "draft")]
     if schedule.empty:  # not one sequence fits: no command, as on the page, which says so for another engine
         problems = [] if engine == serving.command_engine(chosen) else [words(serving.engine_no_fit(chosen, engine), lang)]
         return {"engine": engine, "version": version, "command": None, "files": {}, "problems": problems,
