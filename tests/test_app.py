@@ -1746,7 +1746,7 @@ class TestExplorerPage:
                          "vllm_0.25.1/acceptance_metrics.md and 1 more.")
         # The scrape saved as text is told what reads it, as it is when chosen alone (a second pass).
         [scrape] = [i.value.replace("\\", "") for i in at.info if "specviz metrics FILE" in i.value]
-        assert scrape.startswith("vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt: a vLLM /metrics scrape saved as text")
+        assert scrape.startswith("vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt: a text file may be a vLLM /metrics scrape")
 
     def test_a_folder_file_whose_content_is_stored_under_another_name_says_which(self):
         data = b"workload,concurrency,num_speculative_tokens,acceptance_length\nchat,1,4,1.5\n"

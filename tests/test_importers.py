@@ -872,6 +872,16 @@ class TestSelectFiles:
         assert uploaded.files[:2] == [PurePosixPath("inference_perf_0.5_two_stage/per_request_lifecycle_metrics.json"),
                                       PurePosixPath("inference_perf_0.5_two_stage/stage_0_lifecycle_metrics.json")]
 
+    def test_text_files_past_the_listed_are_counted(self):
+        """Thirty .txt files: ten named, and how many more (an attack pass: the rest had gone unsaid)."""
+        from pathlib import PurePosixPath as P
+        chosen = importers.select_files([P(f"f/m{i:02d}.txt") for i in range(30)])
+        unread, text = importers.unread_notices(chosen.left_out, 10)
+        assert unread.key == "exp.left_out.not_results_more" and unread.params["more"] == 20
+        assert text.key == "exp.left_out.text_files_more" and text.params["more"] == 20
+        assert text.params["files"].split(", ") == [f"f/m{i:02d}.txt" for i in range(10)]
+        assert str(text).startswith("f/m00.txt") and "and 20 more: a text file may be" in str(text)
+
     def test_folders_go_in_order_and_a_sweeps_summary_first(self):
         from pathlib import PurePosixPath as P
         chosen = importers.select_files([P("s/b/x.json"), P("s/SERVE--a-BENCH--b/run=0.json"),

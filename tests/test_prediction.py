@@ -242,6 +242,9 @@ class TestCalibrateRatios:
         assert mixed.key == "fit.ratios_mixed" and mixed.params == {
             "count": 2, "settings": "A · H100 · eagle3 · sglang; B · H100 · mtp · vllm-v1"}
         assert not prediction.ratio_warnings(prediction.calibrate_ratios(frame.assign(setting="A")))
+        # One setting at two loads is one setting (an attack pass: "2 settings" under the Explorer's own load).
+        loads = frame.assign(setting=["A · ISL 100 · OSL 200", "A · ISL 1000 · OSL 200"] * 2)
+        assert not prediction.ratio_warnings(prediction.calibrate_ratios(loads))
 
     def test_too_few_points(self):
         assert prediction.calibrate_ratios(pd.DataFrame({"alpha": [0.5], "expected_tokens": [1.94],

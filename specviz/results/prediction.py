@@ -128,6 +128,10 @@ def setting_scenario(scenario: Scenario, target: str, gpu: str, draft: str, engi
                                                                    chosen.memory))))
 
 
+# The load part of a setting's label (_setting_label), to tell settings apart from their loads.
+_LOAD_LABEL = r" · ISL \S+ · OSL \S+$"
+
+
 def _setting_label(target: str, gpu: str, draft: str, engine: str, tokens: tuple[int, int] | None = None) -> str:
     """A setting's name; with ``tokens``, its runs' load (tokens in and out per request) too."""
     load = f" · ISL {tokens[0]} · OSL {tokens[1]}" if tokens is not None else ""
@@ -320,7 +324,10 @@ def calibrate_ratios(predicted: pd.DataFrame) -> dict[str, float] | None:
         return None
     fitted = e / np.asarray(spec.step_cost(g, v, c))
     rms = float(np.sqrt(np.mean((fitted - rows["measured_speedup"].to_numpy(dtype=float)) ** 2)))
-    settings = tuple(rows["setting"].dropna().unique()) if "setting" in rows else ()
+    # The settings apart from their loads (" · ISL 313 · OSL 498", _setting_label): one setting at two loads
+    # is one setting, whose ratios a fit may hold (an attack pass).
+    settings = tuple(rows["setting"].dropna().astype(str).str.replace(_LOAD_LABEL, "", regex=True).unique()
+                     ) if "setting" in rows else ()
     return {"verify_cost": float(v), "draft_cost": float(c), "rms_error": rms, "points": len(rows), "settings": settings}
 
 

@@ -267,7 +267,8 @@ def unread_notices(left_out: dict[PurePath, LeftOut], most: int) -> list[Notice]
     key = "exp.left_out.not_results_more" if len(unread) > most else "exp.left_out.not_results"
     said = [Notice(key, files=", ".join(unread[:most]), more=len(unread) - most, suffixes=", ".join(RESULT_SUFFIXES))]
     if scrapes := sorted(str(path) for path, why in left_out.items() if why.reason == "text_file"):
-        said.append(Notice("exp.left_out.text_files", files=", ".join(scrapes[:most])))
+        key = "exp.left_out.text_files_more" if len(scrapes) > most else "exp.left_out.text_files"
+        said.append(Notice(key, files=", ".join(scrapes[:most]), more=len(scrapes) - most))
     return said
 
 
