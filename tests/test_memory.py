@@ -57,6 +57,9 @@ class TestTerms:
         assert memory.VLLM_BUDGET.limits(80) == (8_192, 1_024)
         assert memory.VLLM_BUDGET.limits(180) == (16_384, 1_024)
         assert memory.VLLM_BUDGET.limits(24) == (2_048, 256)
+        # A device without a memory figure (a CPU preset) takes the smallest tier's: calc and serve of one
+        # had failed with StopIteration (an attack pass).
+        assert memory.VLLM_BUDGET.limits(float("nan")) == (2_048, 256)
         # The presets that are no server of their own, or not known, keep vLLM's shapes.
         assert {PRESETS.engines[e].memory.budget for e in ("vllm-v1", "vllm-v0", "eager", "any")} == {memory.VLLM_BUDGET}
 

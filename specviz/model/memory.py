@@ -89,9 +89,10 @@ class TokenBudget:
     split_over_attention_groups: bool = False
 
     def limits(self, memory_gb: float) -> tuple[int, int]:
-        """(N, S) on a GPU of ``memory_gb`` (GB, 10⁹ bytes), the server as a whole."""
+        """(N, S) on a GPU of ``memory_gb`` (GB, 10⁹ bytes), the server as a whole; a device without a
+        memory figure (NaN: a CPU preset) takes the smallest tier's (an attack pass: StopIteration)."""
         gib = memory_gb / roofline.GB_PER_GIB
-        return next((tokens, seqs) for floor, tokens, seqs in self.tiers if gib >= floor)
+        return next(((tokens, seqs) for floor, tokens, seqs in self.tiers if gib >= floor), self.tiers[-1][1:])
 
     def tokens_per_rank(self, memory_gb: float, attention_groups: int) -> int:
         """N of each data-parallel rank where ``attention_groups`` data-parallel attention groups
