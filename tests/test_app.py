@@ -1171,6 +1171,14 @@ class TestServeTab:
                                                        "it nothing fits") for w in at.warning)
         assert not at.code or "sglang.launch_server" not in at.code[0].value
 
+    def test_a_device_without_a_memory_figure_gets_its_deploy_view(self):
+        """A CPU preset with its figures given: the view had failed with IndexError in its batch × context
+        map, and `specviz calc` and `serve` with StopIteration (an attack pass)."""
+        at = make_app({"view": "serve"}, gpu="Intel-Core-Ultra-X7-358H", target="Qwen3-0.6B", tflops="1",
+                      bandwidth="0.1")
+        assert not [e for e in at.error if "Something went wrong" in e.value]
+        assert command_shown(at).startswith("vllm serve Qwen/Qwen3-0.6B ") and at.get("vega_lite_chart")
+
     def test_the_advice_and_the_schedule_are_the_chosen_engine_s(self):
         """DeepSeek-V3 + MTP on 8 B200s at 8k: vLLM's memory rule holds 311 sequences, SGLang's 274. With
         SGLang chosen, the advice and the schedule had run to 311 beside --max-running-requests 274 (a

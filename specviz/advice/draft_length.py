@@ -290,9 +290,11 @@ def gamma_map(scenario: Scenario, alpha: float, batch_max: int, context_max: int
     g = np.arange(1, gamma_max + 1)[:, None, None]
     b = 2 ** np.arange(int(np.log2(batch_max)) + 1)
     ctx = 2 ** np.arange(8, int(np.log2(max(context_max, 256))) + 1)
-    limit, limit_plain = (np.asarray(largest_batch(scenario.gpu, scenario.target, draft, scenario.precision,
-                                                   tp=scenario.tp, dp=scenario.dp, context=ctx, gamma=scenario.gamma,
-                                                   rule=scenario.engine.memory))
+    # Over the contexts (a device without a memory figure gives one unlimited batch for all: a CPU
+    # preset's Deploy view had failed with IndexError, an attack pass).
+    limit, limit_plain = (np.broadcast_to(largest_batch(scenario.gpu, scenario.target, draft, scenario.precision,
+                                                        tp=scenario.tp, dp=scenario.dp, context=ctx, gamma=scenario.gamma,
+                                                        rule=scenario.engine.memory), ctx.shape)
                           for draft in (scenario.draft, None))
     speed = np.asarray(calculator.evaluate_scenario(scenario, alpha, g, b[None, :, None], ctx[None, None, :])["speedup"],
                        dtype=float)
