@@ -677,6 +677,19 @@ class TestRoundTrip:
         assert "concurrency" not in report.left_out
         assert only("again.yaml", benchmark_report.dump([report]).encode())["concurrency"] == 8
 
+    @pytest.mark.parametrize("name, mean", [("llmperf_Yi-1-5-34B_550_150_summary.json", 550.0),
+                                            ("2026/aiperf_0.3_concurrency1/profile_export_aiperf.json", 100.0)])
+    def test_a_run_whose_file_states_its_mean_input_keeps_its_load(self, tmp_path, name, mean):
+        """llmperf's results_number_input_tokens_mean and AIPerf's input_sequence_length.avg (an attack pass:
+        their concurrency had been left out)."""
+        store, (run,) = stored(tmp_path, SAMPLES.parent / name)
+        try:
+            (report,) = benchmark_report.stored_reports(store, [run["run_id"]])
+        finally:
+            store.close()
+        assert report.doc["scenario"]["load"]["standardized"]["input_seq_len"]["value"] == mean
+        assert "concurrency" not in report.left_out
+
     @pytest.mark.parametrize("file", [FIXTURES / "vllm_bench_spec_decode.json", EXAMPLE_021])
     def test_a_run_exported_and_imported_again_is_not_stored_twice(self, tmp_path, file):
         """A vLLM run's report names it by its id; a report's run keeps its report's uid."""

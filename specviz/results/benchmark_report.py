@@ -46,7 +46,7 @@ import yaml
 from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.results.importers import benchmark_report as standard
-from specviz.results import prediction
+from specviz.results import extra, prediction
 from specviz.results.importers.base import nesting_depth
 from specviz.results.store import Store
 
@@ -301,10 +301,24 @@ def stored_reports(store: Store, run_ids: Sequence[str]) -> list[Report]:
         raise SpecvizError("export.unknown_runs", runs=", ".join(missing))
     input_tokens = store.mean_input_tokens(run_ids)
     # A run without requests of its own: the mean its totals give (SGLang's total_input_tokens over its
-    # requests; 15 of the 18 sample runs had lost their load to the download: an analyst's pass).
+    # requests; 15 of the 18 sample runs had lost their load to the download: an analyst's pass), else
+    # the mean its file states (llmperf's, AIPerf's: an attack pass).
     totals = prediction.run_tokens(pd.DataFrame(runs))["prompt_tokens"] if runs else pd.Series(dtype=float)
-    return [to_report(run, input_tokens.get(run["run_id"], None if math.isnan(total) else float(total)))
+    return [to_report(run, input_tokens.get(run["run_id"], _stated_input(run) if math.isnan(total) else float(total)))
             for run, total in zip(runs, totals)]
+
+
+# A file's own measured mean of input tokens per request, by its tool's name for it, in order.
+_STATED_INPUT = ("results_number_input_tokens_mean", "input_sequence_length.avg")
+
+
+def _stated_input(run: Mapping[str, Any]) -> float | None:
+    """The mean input tokens a run's file states (:data:`_STATED_INPUT`: llmperf's summary, AIPerf's
+    ``input_sequence_length``), where it is a positive finite number; None otherwise."""
+    fields = extra.scalar_fields(run.get("extra"))
+    stated = (fields.get(key) for key in _STATED_INPUT)
+    return next((float(v) for v in stated if isinstance(v, (int, float)) and not isinstance(v, bool)
+                 and math.isfinite(v) and v > 0), None)
 
 
 def stored_text(store: Store, run_ids: Sequence[str], fmt: str = "yaml") -> str:
