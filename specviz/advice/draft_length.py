@@ -164,13 +164,13 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
     limit = int(schedule["last"].iloc[-1])
     # The γ's course over the batches that speculate: a batch turned off is not a draft length.
     speculating = schedule[schedule["gamma"] > 0]
+    own = replace(_served_by(scenario, engine), gamma=gamma).max_batch()  # what the page's γ holds
     if batch > limit:
         # The schedule stops where the memory holds its longest draft (gamma_schedule), which may hold
         # fewer sequences than the page's own γ: said with its γ (a browser pass: 265 beside 266), and
         # where the page's γ holds the batch, said so (a consistency pass: Qwen3-Next on a B200 at
         # batch 200 and γ 2, 234 held, had read "does not fit" beside the calculator's 1.62×).
         longest = max(1, int(schedule["gamma"].max()))
-        own = replace(_served_by(scenario, engine), gamma=gamma).max_batch()
         notices = [Notice("advice.batch_past_schedule", batch=int(batch), limit=limit, gamma=longest,
                           own_gamma=int(gamma), own_limit=stated_batch(own)) if batch <= own
                    else Notice("advice.batch_no_fit", batch=int(batch), limit=limit, gamma=longest)]
@@ -204,7 +204,7 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
             notices.append(Notice("advice.gamma_by_batch" if falls else "advice.gamma_by_batch_rises",
                                   small=int(first["gamma"]), small_batch=int(first["first"]), batch=int(batch),
                                   large=int(here["gamma"])))
-    if not by_load and batch > (own := replace(_served_by(scenario, engine), gamma=gamma).max_batch()):
+    if not by_load and batch > own:
         # Within the schedule, but past what γ holds: the one-length command states that limit (an attack
         # pass: batch 192 at γ 8, 164 held, had read "γ 4 is best at batch 192" beside --max-num-seqs 164).
         said = Notice("advice.batch_no_fit_gamma", batch=int(batch), gamma=int(gamma), limit=int(own))

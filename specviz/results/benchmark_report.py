@@ -19,13 +19,14 @@ as ``run.description``, and its engine, model and GPU as a ``generic`` component
 have; ``unknown`` where its engine or version is not known), and its rate and concurrency as
 ``scenario.load`` where its mean input length is known (the load requires an input sequence
 length): its stored requests' mean, else the mean its totals give (input tokens per second over
-requests per second, or the file's own mean: :func:`specviz.results.prediction.run_tokens`). The run's speculative decoding goes in that component's ``native.args`` as the
+requests per second: :func:`specviz.results.prediction.run_tokens`), else the mean its file states
+(:func:`_stated_input`). The run's speculative decoding goes in that component's ``native.args`` as the
 engine's command line gives it (vLLM's ``--speculative-config``, SGLang's ``--speculative-algorithm``,
 ``--speculative-draft-model-path`` and ``--speculative-num-steps``), which the importer reads back,
 and its ``cfg_id`` hashes them with the rest: a speculative run and its baseline are two
 configurations. The standard has no place for the acceptance figures, the workload, the endpoint or
-the temperature, nor for the load of a run whose input length nothing gives: each report lists what it left out
-(:attr:`Report.left_out`).
+the temperature, nor for the load of a run whose input length nothing gives: each report lists
+what it left out (:attr:`Report.left_out`).
 
 Several runs are a YAML stream (``---`` between the reports) or a JSON array; the importer reads
 both back, a run per report. A non-finite figure (a request rate of ``inf``) is written as YAML's
@@ -45,8 +46,8 @@ import yaml
 
 from specviz import settings
 from specviz.errors import SpecvizError
-from specviz.results.importers import benchmark_report as standard
 from specviz.results import extra, prediction
+from specviz.results.importers import benchmark_report as standard
 from specviz.results.importers.base import nesting_depth
 from specviz.results.store import Store
 
