@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import streamlit as st
 from PIL import Image, ImageDraw
@@ -19,13 +18,11 @@ from streamlit.delta_generator import DeltaGenerator
 from pages._controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, forget_draft,
                              forget_target, new_format, show_url_notices, url_choice, url_widget)
 from pages._shared import (LINKED_COSTS, ROUTED, calculator_page, errors_said, knobs_said, model_choice_name, new_engine,
-                           presets)
+                           page_file, presets)
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError, kept
 from specviz.i18n import in_language, message, t
 from specviz.model import architecture, dtypes, hf_config, step
-
-ROOT = Path(__file__).resolve().parent
 
 
 def custom_model(role: str, lang: str) -> architecture.Model:
@@ -248,20 +245,20 @@ def main() -> None:
     """Route to the selected page; no exception reaches the page as a traceback."""
     st.set_page_config(page_title="specviz", page_icon=favicon(), layout="wide")
     lang = language()
-    # URL paths differ from the file names on purpose: see pages/_shared.py, require_router. The
-    # calculator, the default page, is served at the root; its own path, which must still differ from its
-    # file's name, is not served. Links from other pages open it at /what-if, the same file as a page
-    # hidden from the menu (calculator_page: a link to the root has an empty path, which a browser
+    # Each page's file is named by its URL path (pages/_shared.py, require_router, says why). The
+    # calculator, the default page, is served at the root; the unique path st.navigation asks of it
+    # ("calculator-page") is not served. Links from other pages open it at /what-if, the same file as a
+    # page hidden from the menu (calculator_page: a link to the root has an empty path, which a browser
     # resolves against the page it is on). The icons are Streamlit's own font, not emoji, which a
     # machine without an emoji font shows as boxes.
     page = st.navigation([
-        st.Page(ROOT / "pages" / "calculator.py", title=t("nav.calculator", lang), icon=":material/calculate:",
+        st.Page(page_file("calculator"), title=t("nav.calculator", lang), icon=":material/calculate:",
                 url_path="calculator-page", default=True),
-        st.Page(ROOT / "pages" / "explorer.py", title=t("nav.explorer", lang), icon=":material/bar_chart:",
+        st.Page(page_file("explorer"), title=t("nav.explorer", lang), icon=":material/bar_chart:",
                 url_path=scenario.PAGE_PATHS["explorer"]),
-        st.Page(ROOT / "pages" / "live.py", title=t("nav.live", lang), icon=":material/sensors:",
+        st.Page(page_file("live"), title=t("nav.live", lang), icon=":material/sensors:",
                 url_path=scenario.PAGE_PATHS["live"]),
-        st.Page(ROOT / "pages" / "claims.py", title=t("nav.claims", lang), icon=":material/fact_check:",
+        st.Page(page_file("claims"), title=t("nav.claims", lang), icon=":material/fact_check:",
                 url_path=scenario.PAGE_PATHS["claims"]),
         calculator_page(lang),
     ])

@@ -1,5 +1,5 @@
 """The calculator's Deploy view: advice, the draft length by load, the serving command and the
-draft's compatibility with the target (a helper of pages/calculator.py, not a page)."""
+draft's compatibility with the target (a helper of pages/what-if.py, not a page)."""
 
 from __future__ import annotations
 

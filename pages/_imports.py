@@ -1,5 +1,5 @@
 """The explorer's upload step: the form, each file's report, and the column mapping of a CSV whose
-columns matched no name (a helper of pages/explorer.py, not a page)."""
+columns matched no name (a helper of pages/results.py, not a page)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The calculator's Latency view: a workload's whole request with and without speculation, and the
-tail that acceptance gives it (a helper of pages/calculator.py, not a page)."""
+tail that acceptance gives it (a helper of pages/what-if.py, not a page)."""
 
 from __future__ import annotations
 

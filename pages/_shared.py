@@ -23,20 +23,29 @@ from specviz.results.store import Store, StoreError
 ROUTED = "routed_by_app"  # set by app.py around page.run(): a page run without it came from elsewhere
 
 
-def require_router() -> None:
-    """Hand a page over to app.py's st.navigation router.
+def page_file(name: str) -> Path:
+    """The file of the page ``name`` (a key of :data:`specviz.scenario.PAGE_PATHS`): each page's file is
+    named by its URL path, for :func:`require_router`."""
+    return Path(__file__).resolve().parent / f"{scenario.PAGE_PATHS[name]}.py"
+
+
+def require_router(name: str) -> None:
+    """Hand the page ``name`` (a key of :data:`specviz.scenario.PAGE_PATHS`) over to app.py's
+    st.navigation router, where Streamlit ran its file without it.
 
     A ``pages/`` folder beside app.py puts Streamlit (1.67) in its older multipage mode until the
-    first ``st.navigation`` call of the process; that mode runs a page file on its own, without the
-    router or the sidebar, when the requested page matches the file's name (streamlit/streamlit#10276).
-    app.py gives its pages URL paths that differ from the file names, so that mode finds no match and
-    falls back to app.py. A file-name URL such as /explorer on a fresh server still runs the file
-    alone; this guard sees that app.py did not route the run, calls ``st.navigation`` (which ends the
-    older mode for the process: public API, nothing patched) and reruns through app.py. Pinned by
-    tests/test_browser.py.
+    first ``st.navigation`` call of the process: that mode runs a page file on its own, without the
+    router or the sidebar, when the requested path is the file's name (streamlit/streamlit#10276), and
+    says "Page not found" over the page when no file has that name. Each page's file is therefore
+    named by its URL path (:func:`page_file`), so that the very first request of a fresh server for
+    /results (or a tab reconnecting to a restarted one) finds ``results.py``; this guard sees that
+    app.py did not route the run, calls ``st.navigation`` with a page of that path (which ends the
+    older mode for the process) and reruns: the rerun keeps that path's page, which app.py's router
+    now runs. Public API only, nothing patched; pinned by tests/test_browser.py.
     """
     if not st.session_state.get(ROUTED):
-        st.navigation([st.Page(lambda: None, title="specviz", url_path="routing")], position="hidden")
+        st.navigation([st.Page(lambda: None, title="specviz", url_path="routing"),
+                       st.Page(lambda: None, title="specviz", url_path=scenario.PAGE_PATHS[name])], position="hidden")
         st.rerun()
 
 
@@ -45,7 +54,7 @@ def calculator_page(lang: str) -> st.Page:
     open (app.py registers it after the default). A link to the default page, served at the root, has
     an empty path, which a browser resolves against the page it is on: the Claims page's link to the
     calculator, opened in a new tab or copied, had opened the Claims page."""
-    return st.Page(Path(__file__).resolve().parent / "calculator.py", title=t("nav.calculator", lang),
+    return st.Page(page_file("calculator"), title=t("nav.calculator", lang),
                    icon=":material/calculate:", url_path=scenario.PAGE_PATHS["calculator"], visibility="hidden")
 
 
@@ -163,7 +172,7 @@ def offer_fit(lang: str, key: str, found: str, suspect: list[str], fitted: scena
         return
     link = scenario.to_query_params(fitted, known)
     if st.button(t("exp.use_in_calculator", lang), key=key, on_click=forget_controls, args=(link,)):
-        st.switch_page("pages/calculator.py", query_params=link)
+        st.switch_page(page_file("calculator"), query_params=link)
     st.caption(t("exp.use_in_calculator_note", lang, alpha=fitted.alpha, gamma=fitted.gamma, batch=fitted.batch))
 
 

@@ -35,6 +35,25 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ROOT.parent / "shared" / "samples"
 PROM_FIXTURES = ROOT / "tests" / "fixtures" / "prom"
+PAGES = ROOT / "pages"
+
+
+def _router_entry() -> str:
+    """app.py as AppTest runs it: through a link in a folder without pages/. AppTest puts Streamlit
+    back in its older pages-folder mode before every run (streamlit/testing/v1/app_test.py), which a
+    served app leaves at the first request of its process (pages/_shared.py, require_router; that
+    request is tested in Chromium): through the link, every AppTest run is the run a served app makes
+    after it. Pages are switched to by their paths under PAGES."""
+    entry = ARTIFACTS / "router" / "app.py"
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        entry.symlink_to(ROOT / "app.py")
+    except FileExistsError:  # made by another worker, or an earlier session
+        pass
+    return str(entry)
+
+
+APP = _router_entry()
 _DATA = settings.get("SPECVIZ_DATA_DIR")
 PRESETS = scenario.load_presets(_DATA)
 
@@ -279,17 +298,10 @@ def wait_for_calculator(page, url: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def app_url(tmp_path_factory, browser) -> Iterator[str]:
-    """One served app for the whole session, past its first request: that one is the root's (the
-    calculator), so that a test may open any page first. A fresh server's first request for another
-    path shows Streamlit's spurious "Page not found" over the page (docs/guide.md, Routing; the test
-    that it is routed all the same starts servers of its own)."""
+def app_url(tmp_path_factory) -> Iterator[str]:
+    """One served app for the whole session; its first request may be for any page (docs/guide.md,
+    Routing)."""
     with serve_app(tmp_path_factory.mktemp("server") / "specviz.duckdb") as url:
-        context = browser.new_context()
-        try:
-            wait_for_calculator(context.new_page(), url)
-        finally:
-            context.close()
         yield url
 
 

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import PRESETS, SAMPLES, finished_requests, make_scenario
+from conftest import APP, PAGES, PRESETS, SAMPLES, finished_requests, make_scenario
 from specviz import calculator, charts, i18n, regime, scenario, settings, workload
 from specviz.advice import claims, evidence
 from specviz.cli.advice import claim_row
@@ -33,7 +33,6 @@ from specviz.results.importers import user_csv
 from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 
 
 def make_app(state: dict | None = None, **query: str) -> AppTest:
@@ -532,7 +531,7 @@ class TestScenarioSidebar:
         for key, value in {**link, "claim": "2x at batch 64"}.items():
             at.query_params[key] = value
         at.run()
-        at.switch_page("pages/claims.py").run()
+        at.switch_page(f"{PAGES}/check-a-claim.py").run()
         assert not at.exception
         row = claim_row("2x at batch 64", urllib.parse.urlencode(link), PRESETS)
         assert metric(at, "At α = 1: central (range)").startswith(f"{row['max_speedup']:.2f}× (") and row['max_speedup'] == pytest.approx(2.24, abs=0.005)
@@ -544,7 +543,7 @@ class TestScenarioSidebar:
         assert link.items() <= dict(urllib.parse.parse_qsl(to_calculator.proto.query_string)).items()
         for key in link:
             at.query_params.pop(key, None)
-        at.switch_page("pages/calculator.py").run()
+        at.switch_page(f"{PAGES}/what-if.py").run()
         assert not at.exception and at.slider(key="draft_pass_us").value == 2000
         assert shown(at) == figures(make_scenario(**link))
 
@@ -557,7 +556,7 @@ class TestScenarioSidebar:
                            "claim_value": "2.4", "claim_measured_gamma": "3"}.items():
             at.query_params[key] = value
         at.run()
-        at.switch_page("pages/claims.py").run()
+        at.switch_page(f"{PAGES}/check-a-claim.py").run()
         assert not at.exception and at.sidebar.slider(key="mtp_reuse").value == 1.0
         row = claim_row("1.5x at batch 16", urllib.parse.urlencode(link), PRESETS,
                         measured=("acceptance_length", 2.4, 3))
@@ -663,7 +662,7 @@ class TestScenarioSidebar:
     def test_gpus_the_user_chose_stay_through_a_new_format(self):
         """A KV cache in FP8 chosen for a server of 8 H100s had set the sidebar back to the 2 that hold
         Qwen3-32B: a count off the default is the user's, and only a count at the default follows the
-        format (a sentence's format on Claims too, pages/claims.py)."""
+        format (a sentence's format on Claims too, pages/check-a-claim.py)."""
         at = make_app(tp="8")
         at.sidebar.selectbox(key="kv").set_value("fp8").run()
         assert at.sidebar.selectbox(key="tp").value == "8" and at.query_params["tp"] == "8"
@@ -891,7 +890,7 @@ class TestUrlValues:
         at = AppTest.from_file(APP, default_timeout=60)
         at.query_params.update({"claim": "2x", "claim_batch": "inf"})
         at.run()
-        at.switch_page("pages/claims.py").run()
+        at.switch_page(f"{PAGES}/check-a-claim.py").run()
         assert not at.exception and notice("claim_batch", "inf") in [w.value for w in at.warning]
         assert not at.error and at.number_input(key="claim_batch").value is None
         at.number_input(key="claim_batch").set_value(16).run()  # the control works, unbound from the URL
@@ -1509,7 +1508,7 @@ def explorer_app(view: str = "runs", **query: str) -> AppTest:
         at.query_params[key] = value
     at.session_state["exp_view"] = view
     at.run()  # registers the router's pages, so that switch_page resolves to the routed page
-    at.switch_page("pages/explorer.py")
+    at.switch_page(f"{PAGES}/results.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -2299,8 +2298,8 @@ class TestExplorerPage:
         made at the runs' load (its settings no longer matched any row)."""
         at = explorer_app("predicted")
         at.radio(key="exp_load").set_value("on").run()
-        at.switch_page("pages/calculator.py").run()
-        at.switch_page("pages/explorer.py").run()
+        at.switch_page(f"{PAGES}/what-if.py").run()
+        at.switch_page(f"{PAGES}/results.py").run()
         assert at.radio(key="exp_load").value == "on" and not at.exception
 
     def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
@@ -2341,7 +2340,7 @@ class TestExplorerPage:
 
 
 def page_app(page: str, **state) -> AppTest:
-    """The app on ``page`` (a file under pages/), with ``state`` set in the session first."""
+    """The app on ``page`` (a file under PAGES), with ``state`` set in the session first."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in state.items():
         at.session_state[key] = value
@@ -2358,7 +2357,7 @@ def same_model(at: AppTest):
 
 
 def live_app(**state) -> AppTest:
-    return page_app("pages/live.py", **state)
+    return page_app(f"{PAGES}/live-metrics.py", **state)
 
 
 class TestLivePage:
@@ -2409,14 +2408,14 @@ class TestLivePage:
             for key, value in {"live_source": "url", "live_url": server.url, "live_every": "10", "live_on": "true"}.items():
                 at.query_params[key] = value
             at.run()
-            at.switch_page("pages/live.py").run()
+            at.switch_page(f"{PAGES}/live-metrics.py").run()
             assert not at.exception and at.radio(key="live_source").value == "url"
             assert at.text_input(key="live_url").value == server.url and at.number_input(key="live_every").value == 10
             assert not at.toggle(key="live_on").value and at.query_params["live_source"] == "url"
             at = AppTest.from_file(APP, default_timeout=60)
             at.query_params["live_source"] = "ftp"
             at.run()
-            at.switch_page("pages/live.py").run()
+            at.switch_page(f"{PAGES}/live-metrics.py").run()
         assert at.radio(key="live_source").value == "replay"
         assert any("live\\_source" in w.value and "ftp" in w.value for w in at.warning), [w.value for w in at.warning]
 
@@ -2465,8 +2464,8 @@ class TestLivePage:
             assert at.sidebar.selectbox(key="dp").value == "2"
             assert any(c.value.startswith("The server runs 1 data-parallel engine (vLLM's engine label)")
                        for c in at.caption), [c.value for c in at.caption]
-        at.session_state["view"] = "serve"
-        at.switch_page("pages/calculator.py").run()
+        at.switch_page(f"{PAGES}/what-if.py").run()
+        at.segmented_control(key="view").set_value("serve").run()
         assert not at.exception and command_shown(at).startswith("vllm serve nvidia/DeepSeek-R1-0528-NVFP4 ")
 
     def test_switching_to_the_served_model_drops_a_draft_made_for_the_old_target(self, monkeypatch):
@@ -2630,7 +2629,7 @@ class TestLivePage:
         assert own in make_app().selectbox(key="target").options  # where uploads are taken, it is offered
         monkeypatch.setenv("SPECVIZ_VIEWER", "true")
         assert any("takes no uploads" in i.value for i in at.info)
-        for page in ("pages/explorer.py", "pages/live.py", "pages/claims.py"):
+        for page in (f"{PAGES}/results.py", f"{PAGES}/live-metrics.py", f"{PAGES}/check-a-claim.py"):
             assert not page_app(page).get("file_uploader"), page
 
     def test_a_viewer_polls_without_recording(self, monkeypatch):
@@ -2765,7 +2764,7 @@ class TestLivePage:
         assert "example workload" not in at.get("page_link")[0].proto.help and len(query["alpha"][0]) == 5  # 0.xyz
         speedup = re.search(r"\*\*([0-9.]+)×\*\*", verdict).group(1)
         at.query_params.update({key: values[0] for key, values in query.items()})
-        at.switch_page("pages/calculator.py").run()
+        at.switch_page(f"{PAGES}/what-if.py").run()
         assert not at.exception and at.select_slider(key="context").value == 52
         assert metric(at, "Speedup").startswith(f"{speedup}×")
 
@@ -2838,9 +2837,9 @@ class TestLivePage:
         at.radio(key="live_source").set_value("url").run()
         at.text_input(key="live_url").set_value("http://127.0.0.1:9/metrics").run()
         at.number_input(key="live_every").set_value(7).run()
-        at.switch_page("pages/explorer.py")
+        at.switch_page(f"{PAGES}/results.py")
         at.run()
-        at.switch_page("pages/live.py")
+        at.switch_page(f"{PAGES}/live-metrics.py")
         at.run()
         assert not at.exception
         assert (at.radio(key="live_source").value, at.text_input(key="live_url").value,
@@ -2980,12 +2979,12 @@ def live_on_deepseek_mtp(url: str) -> AppTest:
         at.query_params[key] = value
     at.session_state["live_source"], at.session_state["live_url"] = "url", url
     at.run()
-    at.switch_page("pages/live.py").run()
+    at.switch_page(f"{PAGES}/live-metrics.py").run()
     return at.toggle(key="live_on").set_value(True).run()
 
 
 def claims_app(**state) -> AppTest:
-    return page_app("pages/claims.py", **state)
+    return page_app(f"{PAGES}/check-a-claim.py", **state)
 
 
 def claims_app_at(**query: str) -> AppTest:
@@ -2994,7 +2993,7 @@ def claims_app_at(**query: str) -> AppTest:
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
-    at.switch_page("pages/claims.py")
+    at.switch_page(f"{PAGES}/check-a-claim.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -3319,7 +3318,7 @@ class TestClaimsPage:
         for key, value in at.query_params.items():
             shared.query_params[key] = value
         shared.run()
-        shared.switch_page("pages/claims.py")
+        shared.switch_page(f"{PAGES}/check-a-claim.py")
         shared.run()
         said = [w.value for w in shared.warning if "does not say is plain decoding" in w.value]
         assert said == [i18n.md("claims.sentence.over_other", what="the best prior Blackwell baseline")]
@@ -3605,7 +3604,7 @@ class TestClaimsPage:
         at = AppTest.from_file(APP, default_timeout=60)
         at.query_params.update({"claim": "2x", "claim_batch": "16", "gpu": "A100-80GB"})
         at.run()
-        at.switch_page("pages/claims.py")
+        at.switch_page(f"{PAGES}/check-a-claim.py")
         at.run()
         assert not at.exception and (at.success or at.warning or at.error)[0].value.split(" on ")[1].startswith(
             "2× NVIDIA A100 SXM 80GB")
@@ -3620,12 +3619,12 @@ class TestClaimsPage:
         at = AppTest.from_file(APP, default_timeout=60)
         at.query_params.update(link)
         at.run()
-        at.switch_page("pages/claims.py").run()
+        at.switch_page(f"{PAGES}/check-a-claim.py").run()
         assert not at.exception and at.select_slider(key="context").value == 4096
         row = claim_row("3x", urllib.parse.urlencode(link), PRESETS)
         assert metric(at, "At α = 1: central (range)").startswith(f"{row['max_speedup']:.2f}× (") and row['max_speedup'] == pytest.approx(8.07, abs=0.005)  # 8.38× at 1,024
         # Back in the calculator the context is the same.
-        at.switch_page("pages/calculator.py").run()
+        at.switch_page(f"{PAGES}/what-if.py").run()
         assert at.select_slider(key="context").value == 4096 and at.query_params["context"] == "4096"
 
     def test_a_link_opens_a_view_and_an_unknown_one_is_said(self):
@@ -3633,7 +3632,7 @@ class TestClaimsPage:
             at = AppTest.from_file(APP, default_timeout=60)
             at.query_params.update(link)
             at.run()
-            at.switch_page("pages/claims.py")
+            at.switch_page(f"{PAGES}/check-a-claim.py")
             return at.run()
 
         at = claims_at({"claim": "2x", "claim_view": "beside"})

@@ -208,13 +208,15 @@ class TestNarrowWindow:
 
 
 class TestExplorerInChromium:
-    def test_a_fresh_server_always_goes_through_the_router(self, page: Page, tmp_path):
-        # /results is the router's path. /explorer, the file's name, is what Streamlit's older
-        # pages-folder mode would run on its own; the guard (pages/_shared.py, require_router) hands
-        # it to the router, which does not know that path and opens its default page. Each path is
-        # the first request of a server of its own (both started at once).
+    def test_a_fresh_server_routes_its_first_request_without_a_notice(self, page: Page, tmp_path):
+        # Streamlit's older pages-folder mode holds until the first st.navigation of the process: it
+        # runs a page file alone where the path is the file's name, and says "Page not found" over the
+        # page where no file has that name. Each page's file is named by its path and the guard
+        # (pages/_shared.py, require_router) hands the run to the router. Each path is the first
+        # request of a server of its own (all started at once).
         from conftest import serve_apps
-        paths = [("results", "Benchmark results explorer"), ("explorer", "Speculative decoding calculator")]
+        paths = [("results", "Benchmark results explorer"), ("what-if", "Speculative decoding calculator"),
+                 ("check-a-claim", "Check a speedup claim")]
         with serve_apps(*(tmp_path / f"fresh-{path}.duckdb" for path, _ in paths)) as urls:
             for url, (path, title) in zip(urls, paths):
                 page.goto(f"{url}/{path}")
@@ -222,6 +224,8 @@ class TestExplorerInChromium:
                 sidebar = page.locator('[data-testid="stSidebar"]')
                 expect(sidebar.get_by_text("Scenario")).to_be_visible(timeout=TIMEOUT)  # app.py's sidebar ran
                 expect(sidebar.get_by_text("shared", exact=True)).to_have_count(0)  # no pages/ folder listing
+                expect(page.get_by_text("Page not found")).to_have_count(0)
+                assert page.url.startswith(f"{url}/{path}"), (path, page.url)
 
     def test_an_unknown_path_says_so(self, page: Page, app_url: str):
         page.goto(f"{app_url}/no-such-page")

@@ -17,14 +17,13 @@ import time
 import urllib.parse
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pandas as pd
 import pytest
 import requests
 
-from conftest import ARTIFACTS, finished_requests
+from conftest import APP, ARTIFACTS, PAGES, finished_requests
 from specviz import cli, i18n, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom, prometheus, prometheus_api, replay, scrape, windows
@@ -966,12 +965,12 @@ class TestFiguresFromAnswers:
         server.route = self.shrinking_route
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         try:
-            at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+            at = AppTest.from_file(APP, default_timeout=60)
             at.session_state["live_source"] = "prometheus"
             at.session_state["live_prometheus"] = f"http://127.0.0.1:{server.server_address[1]}"
             at.session_state["live_range"] = "15m"
             at.run()
-            at.switch_page("pages/live.py")
+            at.switch_page(f"{PAGES}/live-metrics.py")
             return at.run()
         finally:
             server.shutdown()
@@ -1011,12 +1010,12 @@ class TestLivePage:
         """The Live page's Prometheus source: the latest point per model, and the figures over time."""
         from streamlit.testing.v1 import AppTest
         base, _ = fleet
-        at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+        at = AppTest.from_file(APP, default_timeout=60)
         at.session_state["live_source"] = "prometheus"
         at.session_state["live_prometheus"] = base
         at.session_state["live_range"] = "15m"
         at.run()
-        at.switch_page("pages/live.py")
+        at.switch_page(f"{PAGES}/live-metrics.py")
         at.run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         rate = float(next(m.value for m in at.metric if m.label == "Acceptance rate (accepted/drafted)"))

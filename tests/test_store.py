@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from conftest import finished_requests
+from conftest import APP, PAGES, finished_requests
 from specviz import i18n
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom
@@ -1543,9 +1543,9 @@ class TestSharedFile:
             assert not app.exception, [e.value for e in app.exception]
             return any(examples_note in box.value for box in app.info)
 
-        app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        app = AppTest.from_file(APP, default_timeout=60)
         app.run()
-        app.switch_page("pages/explorer.py")
+        app.switch_page(f"{PAGES}/results.py")
         assert shows_examples(app.run())
         assert imported(ingest(database, files[0])) == [str(files[0])]
         both = [ingest(database, files[1]), ingest(database, files[2])]

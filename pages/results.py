@@ -22,7 +22,7 @@ from specviz.results import benchmark_report, explorer, prediction, request_acce
 from specviz.results.schema import LATENCY_METRICS, STATISTICS
 from specviz.results.sandbox import QueryError
 
-require_router()
+require_router("explorer")
 lang: str = st.session_state.get("lang", "en")
 # How the tables' figures read: speedups with two decimals and × (their differences signed), α and
 # acceptance rates with three, acceptance lengths with two, milliseconds and throughputs with one, a

@@ -21,7 +21,7 @@ from specviz.errors import InputError, Notice
 from specviz.i18n import md, message, t
 from specviz.model import drafters, spec, step
 
-require_router()
+require_router("calculator")
 lang: str = st.session_state.get("lang", "en")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")

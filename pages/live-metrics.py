@@ -21,7 +21,7 @@ from specviz.live import access, exposition, prometheus, prometheus_api, replay,
 from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration
 
-require_router()
+require_router("live")
 lang: str = st.session_state.get("lang", "en")
 SOURCES = ("replay", "url", "prometheus")
 # The metrics URL field's first value: vLLM's own address on this machine.

@@ -19,7 +19,7 @@ from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 from specviz.results import explorer
 
-require_router()
+require_router("claims")
 lang: str = st.session_state.get("lang", "en")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
