@@ -3407,10 +3407,10 @@ class TestClaimsPage:
         assert at.number_input(key="claim_batch").value == 32 and at.sidebar.selectbox(key="gpu").value == "H100-SXM"
 
     @pytest.mark.parametrize("sentence, refusal", [
-        ("The quick brown fox jumps over the lazy dog", "is not a speedup"), ("asdf 9999x", "A claim of 9999.00×"),
+        ("The quick brown fox jumps over the lazy dog", "is not a speedup"), ("asdf 9999x", "A claim of 9,999.00×"),
         ("0.5x faster", "A claim of 0.50× claims no gain"), ("2x slower", "are not speedups of decoding"),
         ("-3x faster on H100", "a speedup cannot be"),
-        ("up to 1e9x on GB300", "A claim of 1000000000.00×")])
+        ("up to 1e9x on GB300", "A claim of 1,000,000,000.00×")])
     def test_a_refused_sentence_leaves_no_earlier_verdict(self, sentence, refusal):
         """A refused sentence left the verdict of the claim read before it on the page."""
         at = read_sentence(claims_app(), "EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200")

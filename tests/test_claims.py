@@ -72,7 +72,8 @@ class TestParseClaim:
 
     @pytest.mark.parametrize("text, key", [("1x", "claims.not_a_speedup"), ("0.8x", "claims.not_a_speedup"),
                                            ("0% faster", "claims.not_a_speedup"), ("65x", "claims.too_large"),
-                                           ("100x", "claims.too_large")])
+                                           ("100x", "claims.too_large"), ("1000000x faster", "claims.too_large"),
+                                           ("up to 2x-1000000x", "claims.too_large")])
     def test_no_gain_or_more_than_any_draft_gives(self, text, key):
         with pytest.raises(SpecvizError) as raised:
             claim_words.parse_claim(text)
@@ -303,7 +304,9 @@ class TestReadSentence:
         ("1e999x on H100", "claims.unreadable", {"text": "1e999x on H100"}),
         ("1e-320x on H100", "claims.unreadable", {"text": "1e-320x on H100"}),  # 320.00× before
         ("1e+320x on H100", "claims.unreadable", {"text": "1e+320x on H100"}),
-        ("1234567x on H100", "claims.unreadable", {"text": "1234567x on H100"}),
+        ("1234567890123456x on H100", "claims.unreadable", {"text": "1234567890123456x on H100"}),
+        # Seven digits had been "not a speedup"; a figure of up to 15 is read, and judged.
+        ("1234567x on H100", "claims.too_large", {"speedup": 1234567.0, "largest": 64.0}),
         # Read as 3x before: the minus sign was left out.
         ("-3x faster on H100", "claims.negative_speedup", {"figure": "-3"}),
         ("Llama-3.1-70B on H100: −2.5x", "claims.negative_speedup", {"figure": "−2.5"}),
