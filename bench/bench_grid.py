@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from specviz import calculator, scenario, settings  # noqa: E402
+from specviz import calculator, scenario, settings, workload  # noqa: E402
 from specviz.model import hf_config, roofline  # noqa: E402
 
 GPU = roofline.load_gpus(settings.get("SPECVIZ_DATA_DIR"))["H100-SXM"]
@@ -124,7 +124,7 @@ def load_band() -> None:
     on the same grid, and a loop of scalar calls: the calculator's batch chart over every α."""
     presets = scenario.load_presets(settings.get("SPECVIZ_DATA_DIR"))
     decoding, refused = scenario.from_query_params({}, presets)
-    loaded = scenario.steady_load(decoding, 2000, 100)
+    loaded = workload.steady_load(decoding, 2000, 100)
     assert not refused
     alphas, batches = np.linspace(0.5, 0.95, 10), calculator.batch_grid(1024)
     n = alphas.size * batches.size

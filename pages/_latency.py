@@ -44,11 +44,11 @@ def simulated(alpha: float, gamma: int, plain_s: float, spec_s: float, output_to
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
     # The requests simulated shrink so that the view's runs stay within its budget of cells; the
     # caption says how many.
-    length, shares, requests = scenario.latency_runs(alpha, gamma, rates, output_tokens)
+    length, shares, requests = workload.latency_runs(alpha, gamma, rates, output_tokens)
     summary = simulate.latency(**acceptance, times=times, output_tokens=output_tokens, requests=requests,
-                               steps=scenario.LATENCY_STEPS)
+                               steps=workload.LATENCY_STEPS)
     sweep = zero_accept.zero_accept_sweep(shares, length, gamma, times, output_tokens=output_tokens,
-                                       requests=requests, steps=scenario.LATENCY_STEPS) if shares else pd.DataFrame()
+                                       requests=requests, steps=workload.LATENCY_STEPS) if shares else pd.DataFrame()
     return summary, sweep
 
 
@@ -114,14 +114,14 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
     # its training accepts less at each further position: drawn so.
     measured = bool(rates)
     gamma = len(rates) if rates else gamma
-    chosen, alpha, rates = scenario.latency_acceptance(chosen, alpha, gamma, rates)
+    chosen, alpha, rates = workload.latency_acceptance(chosen, alpha, gamma, rates)
     if measured:
         st.caption(t("calc.latency.from_rates", lang, gamma=gamma, length=float(spec.expected_tokens_chain(rates)),
                      alpha=alpha))
         if chosen.mtp_reused_from is not None and chosen.mtp_reuse != sidebar_reuse:
             st.caption(t("calc.latency.rates_reuse", lang, reuse=chosen.mtp_reuse, sidebar=sidebar_reuse))
     whole = {k: float(v) for k, v in workload.end_to_end(chosen, alpha, gamma, batch, n_in, n_out).items()}
-    context, times = scenario.latency_step_times(chosen, alpha, gamma, batch, n_in, n_out)
+    context, times = workload.latency_step_times(chosen, alpha, gamma, batch, n_in, n_out)
     first = {k: float(v) for k, v in workload.prompt_room(chosen, alpha, gamma, batch).items()}
     # Where the prompts queue without end there is no first token to time: said, not given a figure.
     if (side := next((s for s in ("plain", "spec") if not first[f"keeps_up_{s}"]), None)) is not None:

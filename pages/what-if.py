@@ -116,7 +116,7 @@ if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "pre
     with load_box:
         load_tokens = workload_controls(lang)
         try:
-            chosen = scenario.steady_load(chosen, *load_tokens)
+            chosen = workload.steady_load(chosen, *load_tokens)
         except InputError as exc:  # a load the model does not hold: said, and decoding only at the context
             st.warning(t("calc.load_refused", lang, error=message(exc, lang)))
     if chosen.prefill:

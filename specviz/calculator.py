@@ -21,8 +21,8 @@ from numpy.typing import ArrayLike
 
 from .errors import Notice
 from .model import calibration, dtypes, roofline, spec, step
-from .scenario import (DATA_PARALLEL, TENSOR_PARALLEL, Scenario, check_request_length, knobs_off_preset, largest_batch,
-                       steady_load)
+from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
+from .workload import check_request_length, steady_load
 
 __all__ = [
     "SEED_ALPHAS",
@@ -457,7 +457,7 @@ def memory_fit(scenario: Scenario) -> dict[str, Any]:
 
 def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[str, Any]:
     """:func:`memory_fit` of the scenario as a steady load of requests of ``input_tokens`` in and
-    ``output_tokens`` out (:func:`specviz.scenario.steady_load`): at the requests' mean context,
+    ``output_tokens`` out (:func:`specviz.workload.steady_load`): at the requests' mean context,
     P + O/2, where the Latency view times its steps, not at the scenario's own context; ``context``
     that mean. A batch that fits at a slider's 1,024 positions may not at a workload's: gpt-oss-120b
     on one H100 holds 64 sequences of 1,024 positions with its EAGLE-3 head, 16 of the summarising
@@ -467,7 +467,7 @@ def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[
     Raises
     ------
     InputError
-        :func:`specviz.scenario.steady_load`'s, for requests the model does not hold.
+        :func:`specviz.workload.steady_load`'s, for requests the model does not hold.
     """
     if output_tokens <= 1:  # its prompt alone (the prefill gives the one token), which must fit too
         check_request_length(input_tokens, output_tokens)

@@ -25,13 +25,13 @@ from numpy.typing import ArrayLike
 
 from . import settings, workload
 from .errors import InputError, Notice
-from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, simulate, spec, step, zero_accept
+from .model import architecture, calibration, drafters, dtypes, hf_config, memory, mtp, published, roofline, spec, step
 
 __all__ = ["CUSTOM", "PAGE_PATHS", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "WEIGHT_CHOICES", "MODEL_GROUPS", "MODES", "TENSOR_PARALLEL",
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
-           "default_draft", "draft_choices", "resolve_draft", "expanded_compute", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel", "check_request_length", "steady_load",
-           "knobs_off_preset", "holds_default_point", "at_measured_rates", "latency_acceptance", "latency_step_times", "to_query_params", "from_query_params", "published_acceptance"]
+           "default_draft", "draft_choices", "resolve_draft", "expanded_compute", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel",
+           "knobs_off_preset", "holds_default_point", "to_query_params", "from_query_params", "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -344,7 +344,7 @@ class Scenario:
     the acceptance before it where the target's MTP layers run past the positions they were trained
     for (:func:`specviz.model.mtp.reuse`; 1, the i.i.d. chain, bounds it). ``input_tokens`` and ``output_tokens`` are a
     request's (the Latency view's workload); with ``prefill`` the batch is a server's steady load of
-    such requests (:func:`steady_load`, which sets the context to a request's mean), and each step
+    such requests (:func:`specviz.workload.steady_load`, which sets the context to a request's mean), and each step
     also carries the prompts of the requests that replace the finished ones (:func:`specviz.model.step.step`'s ``prompt_tokens``: B·P/O prompt tokens a plain step, E
     times as many a speculative one). Without it, the default, every step decodes only, as the
     seeds' figures and published per-batch tables assume. ``costs`` are the step model's
@@ -447,7 +447,7 @@ class Scenario:
     def gamma_limit(self, gamma_max: int) -> int:
         """The longest draft the scenario takes, up to ``gamma_max``: under a steady load a request
         must decode one whole speculative step after its first token (γ ≤ O − 2, as
-        :func:`steady_load` holds the scenario's own γ to), so that no step finishes more requests
+        :func:`specviz.workload.steady_load` holds the scenario's own γ to), so that no step finishes more requests
         than the batch holds; ``gamma_max`` decoding only."""
         return max(1, min(gamma_max, self.output_tokens - 2)) if self.prefill else gamma_max
 
@@ -499,68 +499,6 @@ class Scenario:
         return replace(self, costs=step.Costs())
 
 
-def at_measured_rates(scenario: Scenario, rates: Sequence[float]) -> tuple[Scenario, float]:
-    """The scenario and the α at which its draft makes the tokens a step of measured conditional
-    per-position ``rates`` (:func:`specviz.model.spec.expected_tokens_chain`): a reused MTP layer at
-    the reuse factor the rates show (:meth:`Scenario.reuse_from_rates`), or, where even that falls
-    short of them at α = 1, at 1 (the chain, which every length of γ rates reaches); any other draft
-    as it is."""
-    length, gamma = float(spec.expected_tokens_chain(rates)), len(rates)
-    if (measured := scenario.reuse_from_rates(rates)) is not None:
-        scenario = replace(scenario, mtp_reuse=measured)
-        if length > float(scenario.expected_tokens(1.0, gamma)):
-            scenario = replace(scenario, mtp_reuse=1.0)
-    return scenario, float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse))
-
-
-def latency_acceptance(scenario: Scenario, alpha: float, gamma: int, rates: Sequence[float] | None = None
-                       ) -> tuple[Scenario, float, tuple[float, ...] | None]:
-    """The scenario, α and conditional per-position rates the Latency view simulates: measured
-    ``rates`` as they are, with the scenario and α at which its draft makes their tokens a step
-    (:func:`at_measured_rates`); else, for an MTP layer reused past its training, the falling rates
-    it accepts at (:func:`specviz.model.spec.position_rates`); else no rates (i.i.d. α)."""
-    if rates:
-        scenario, alpha = at_measured_rates(scenario, rates)
-        return scenario, alpha, tuple(float(a) for a in rates)
-    if (reused := scenario.mtp_reused_from) is not None and gamma >= reused:
-        return scenario, alpha, tuple(float(a) for a in spec.position_rates(alpha, gamma, **scenario.reuse))
-    return scenario, alpha, None
-
-
-def latency_step_times(scenario: Scenario, alpha: float, gamma: int, batch: int, input_tokens: int,
-                       output_tokens: int) -> tuple[float, simulate.StepTimes]:
-    """The context and the plain and speculative step times the Latency view simulates a request of
-    ``input_tokens`` in and ``output_tokens`` out with (the calculator's page and ``specviz simulate``
-    alike): its decode steps at the request's mean context, P + O/2
-    (:func:`specviz.workload.mean_context`), not the calculator's context slider, at ``batch``."""
-    context = float(workload.mean_context(input_tokens, output_tokens))
-    steps = scenario.step_times(batch=batch, gamma=gamma, context=context, alpha=alpha)
-    return context, simulate.StepTimes.from_step(steps)
-
-
-# The Latency view's simulation, the page's and `specviz simulate`'s: its steps (with 2,000 requests,
-# a p99 that moves by about 1 % between seeds, in a few tens of milliseconds: bench/bench_simulate.py)
-# and the zero-accept shares of its sweep (none, and seed 002's measured 15-30 %).
-LATENCY_STEPS = 200_000
-ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
-
-
-def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None,
-                 output_tokens: int) -> tuple[float, tuple[float, ...], int]:
-    """The mean tokens a step at this acceptance, the zero-accept shares the Latency view sweeps at it
-    (those of :data:`ZERO_SHARES` a chain of that mean length can have:
-    :func:`specviz.model.zero_accept.zero_share_range`) and the requests each of its runs simulates, so
-    that the view's runs stay within
-    ``SPECVIZ_PAGE_SIMULATION_CELLS`` (:func:`specviz.model.simulate.requests_within`; 2,000 for the
-    usual request, fewer for long outputs). The acceptance is the measured per-position ``rates``
-    where given, else α at γ."""
-    length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
-    fewest, most = zero_accept.zero_share_range(length, gamma)
-    shares = tuple(z for z in ZERO_SHARES if fewest <= z <= most)
-    return length, shares, simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
-                                                    runs=1 + len(shares))
-
-
 def expanded_compute(gpu: roofline.GPU, target: architecture.Model, precision: dtypes.Precision) -> Notice | None:
     """``side.expanded`` where the target's weights are in a format the GPU has no peak for (FP4 on
     Hopper): stored and read as such, multiplied at the BF16 peak; None otherwise. The sidebar says
@@ -569,38 +507,6 @@ def expanded_compute(gpu: roofline.GPU, target: architecture.Model, precision: d
     if compute == "bf16" or gpu.runs_at(compute) != "bf16":
         return None
     return Notice("side.expanded", compute="MXFP4" if compute == "w4a8" else compute.upper(), gpu=gpu.name)
-
-
-def check_request_length(input_tokens: int, output_tokens: int) -> None:
-    """Refuse a request (P + O) longer than ``SPECVIZ_CONTEXT_MAX``, the longest context the
-    calculator takes (``scenario.load_too_long``, an :class:`InputError`)."""
-    longest = settings.get("SPECVIZ_CONTEXT_MAX")
-    if input_tokens + output_tokens > longest:
-        raise InputError("scenario.load_too_long", input=input_tokens, output=output_tokens, most=longest)
-
-
-def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:
-    """``scenario`` as a server's steady load of its batch of requests of ``input_tokens`` in and
-    ``output_tokens`` out: each step also takes the prompts of the requests that replace finished
-    ones (``prefill``), and the context is a request's mean, P + O/2 (its prompt and half its output:
-    a steady load's requests are spread evenly over their output, :func:`specviz.workload.mean_context`),
-    which each decode step reads and the memory holds, as the Latency view's decode steps run.
-
-    Raises
-    ------
-    InputError
-        ``scenario.load_too_long`` where a request (P + O) is longer than ``SPECVIZ_CONTEXT_MAX``,
-        the longest context the calculator takes; ``scenario.load_too_short`` where a request ends
-        within one speculative step (O − 1 < γ + 1 tokens after the first, which its prefill
-        gives): a speculative step would then finish more requests than the batch holds (B·E/O > B),
-        and the load's prefill (:func:`specviz.model.step.step`) does not hold.
-    """
-    check_request_length(input_tokens, output_tokens)
-    if output_tokens - 1 < scenario.gamma + 1:
-        raise InputError("scenario.load_too_short", output=output_tokens, gamma=scenario.gamma,
-                         tokens=scenario.gamma + 1)
-    return replace(scenario, prefill=True, input_tokens=input_tokens, output_tokens=output_tokens,
-                   context=workload.mean_context(input_tokens, output_tokens))
 
 
 def knobs_off_preset(scenario: Scenario) -> dict[str, tuple[float, float]]:
@@ -708,7 +614,7 @@ def from_query_params(params: Mapping[str, str], presets: Presets) -> tuple[Scen
     # Given ratios take no load (the page's control is disabled there), as the page computes.
     if choice("prefill", list(PREFILL), "off") == "on" and scenario.mode == "step":
         try:
-            scenario = steady_load(scenario, scenario.input_tokens, scenario.output_tokens)
+            scenario = workload.steady_load(scenario, scenario.input_tokens, scenario.output_tokens)
         except InputError:  # a load the model does not hold: decoding only, and the link told so
             refused.append(("prefill", "on"))
     return scenario, refused

@@ -19,6 +19,10 @@ less of the budget to prompts and, under a steady load, take E times as many of 
 model, a head or an MTP layer reads the prompt too). The bound holds because the speculative time
 to first token is never the shorter.
 
+A scenario becomes a server's steady load of such requests with :func:`steady_load`; the Latency view
+and ``specviz simulate`` take their acceptance, step times and number of simulated requests from
+:func:`latency_acceptance`, :func:`latency_step_times` and :func:`latency_runs`.
+
 References
 ----------
 "GPU chạy 30% công suất — bạn vẫn trả 100% tiền" (the Vietnamese article behind the worked example of
@@ -28,22 +32,25 @@ decode-heavy (5:1); prompt-heavy work is dominated by prefill, where speculation
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import settings
 from .errors import InputError
 from .i18n import PresetText
-from .model import drafters, step
+from .model import drafters, simulate, spec, step, zero_accept
 from .model.preset_rows import read_rows
 
 if TYPE_CHECKING:  # the scenario's presets hold the workloads: a type here, not an import
     from .scenario import Scenario
 
-__all__ = ["Workload", "load_workloads", "mean_context", "prompt_room", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE"]
+__all__ = ["Workload", "load_workloads", "mean_context", "prompt_room", "first_token", "end_to_end", "PROMPT_HEAVY_SHARE",
+           "check_request_length", "steady_load", "at_measured_rates", "latency_acceptance", "latency_step_times",
+           "latency_runs", "LATENCY_STEPS", "ZERO_SHARES"]
 
 # A request that spends at least this share of its time (without speculation) in prefill is called
 # prompt-heavy: not even a free draft that is always right could make it 4x faster, and a real
@@ -71,7 +78,7 @@ def mean_context(input_tokens: ArrayLike, output_tokens: ArrayLike) -> ArrayLike
 
     a request's prompt and half its output, for a steady load's requests are spread evenly over
     their output (one that has decoded k of its O tokens reads P + k). The one formula of it: the
-    calculator's steady load (:func:`specviz.scenario.steady_load`), the Latency view's decode steps
+    calculator's steady load (:func:`specviz.workload.steady_load`), the Latency view's decode steps
     and the live windows' mean of finished requests (:mod:`specviz.live.states`) all take it here.
     """
     return input_tokens + output_tokens / 2
@@ -250,3 +257,97 @@ def end_to_end(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: Ar
            "e2e_limit": 1.0 / share, "prompt_heavy": share >= PROMPT_HEAVY_SHARE}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def at_measured_rates(scenario: Scenario, rates: Sequence[float]) -> tuple[Scenario, float]:
+    """The scenario and the α at which its draft makes the tokens a step of measured conditional
+    per-position ``rates`` (:func:`specviz.model.spec.expected_tokens_chain`): a reused MTP layer at
+    the reuse factor the rates show (:meth:`Scenario.reuse_from_rates`), or, where even that falls
+    short of them at α = 1, at 1 (the chain, which every length of γ rates reaches); any other draft
+    as it is."""
+    length, gamma = float(spec.expected_tokens_chain(rates)), len(rates)
+    if (measured := scenario.reuse_from_rates(rates)) is not None:
+        scenario = replace(scenario, mtp_reuse=measured)
+        if length > float(scenario.expected_tokens(1.0, gamma)):
+            scenario = replace(scenario, mtp_reuse=1.0)
+    return scenario, float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse))
+
+
+def latency_acceptance(scenario: Scenario, alpha: float, gamma: int, rates: Sequence[float] | None = None
+                       ) -> tuple[Scenario, float, tuple[float, ...] | None]:
+    """The scenario, α and conditional per-position rates the Latency view simulates: measured
+    ``rates`` as they are, with the scenario and α at which its draft makes their tokens a step
+    (:func:`at_measured_rates`); else, for an MTP layer reused past its training, the falling rates
+    it accepts at (:func:`specviz.model.spec.position_rates`); else no rates (i.i.d. α)."""
+    if rates:
+        scenario, alpha = at_measured_rates(scenario, rates)
+        return scenario, alpha, tuple(float(a) for a in rates)
+    if (reused := scenario.mtp_reused_from) is not None and gamma >= reused:
+        return scenario, alpha, tuple(float(a) for a in spec.position_rates(alpha, gamma, **scenario.reuse))
+    return scenario, alpha, None
+
+
+def latency_step_times(scenario: Scenario, alpha: float, gamma: int, batch: int, input_tokens: int,
+                       output_tokens: int) -> tuple[float, simulate.StepTimes]:
+    """The context and the plain and speculative step times the Latency view simulates a request of
+    ``input_tokens`` in and ``output_tokens`` out with (the calculator's page and ``specviz simulate``
+    alike): its decode steps at the request's mean context, P + O/2
+    (:func:`mean_context`), not the calculator's context slider, at ``batch``."""
+    context = float(mean_context(input_tokens, output_tokens))
+    steps = scenario.step_times(batch=batch, gamma=gamma, context=context, alpha=alpha)
+    return context, simulate.StepTimes.from_step(steps)
+
+
+# The Latency view's simulation, the page's and `specviz simulate`'s: its steps (with 2,000 requests,
+# a p99 that moves by about 1 % between seeds, in a few tens of milliseconds: bench/bench_simulate.py)
+# and the zero-accept shares of its sweep (none, and seed 002's measured 15-30 %).
+LATENCY_STEPS = 200_000
+ZERO_SHARES = (0.0, 0.15, 0.2, 0.25, 0.3)
+
+
+def latency_runs(alpha: float, gamma: int, rates: Sequence[float] | None,
+                 output_tokens: int) -> tuple[float, tuple[float, ...], int]:
+    """The mean tokens a step at this acceptance, the zero-accept shares the Latency view sweeps at it
+    (those of :data:`ZERO_SHARES` a chain of that mean length can have:
+    :func:`specviz.model.zero_accept.zero_share_range`) and the requests each of its runs simulates, so
+    that the view's runs stay within
+    ``SPECVIZ_PAGE_SIMULATION_CELLS`` (:func:`specviz.model.simulate.requests_within`; 2,000 for the
+    usual request, fewer for long outputs). The acceptance is the measured per-position ``rates``
+    where given, else α at γ."""
+    length = float(spec.expected_tokens_chain(rates) if rates else spec.expected_tokens(alpha, gamma))
+    fewest, most = zero_accept.zero_share_range(length, gamma)
+    shares = tuple(z for z in ZERO_SHARES if fewest <= z <= most)
+    return length, shares, simulate.requests_within(settings.get("SPECVIZ_PAGE_SIMULATION_CELLS"), output_tokens,
+                                                    runs=1 + len(shares))
+
+
+def check_request_length(input_tokens: int, output_tokens: int) -> None:
+    """Refuse a request (P + O) longer than ``SPECVIZ_CONTEXT_MAX``, the longest context the
+    calculator takes (``scenario.load_too_long``, an :class:`InputError`)."""
+    longest = settings.get("SPECVIZ_CONTEXT_MAX")
+    if input_tokens + output_tokens > longest:
+        raise InputError("scenario.load_too_long", input=input_tokens, output=output_tokens, most=longest)
+
+
+def steady_load(scenario: Scenario, input_tokens: int, output_tokens: int) -> Scenario:
+    """``scenario`` as a server's steady load of its batch of requests of ``input_tokens`` in and
+    ``output_tokens`` out: each step also takes the prompts of the requests that replace finished
+    ones (``prefill``), and the context is a request's mean, P + O/2 (its prompt and half its output:
+    a steady load's requests are spread evenly over their output, :func:`mean_context`),
+    which each decode step reads and the memory holds, as the Latency view's decode steps run.
+
+    Raises
+    ------
+    InputError
+        ``scenario.load_too_long`` where a request (P + O) is longer than ``SPECVIZ_CONTEXT_MAX``,
+        the longest context the calculator takes; ``scenario.load_too_short`` where a request ends
+        within one speculative step (O − 1 < γ + 1 tokens after the first, which its prefill
+        gives): a speculative step would then finish more requests than the batch holds (B·E/O > B),
+        and the load's prefill (:func:`specviz.model.step.step`) does not hold.
+    """
+    check_request_length(input_tokens, output_tokens)
+    if output_tokens - 1 < scenario.gamma + 1:
+        raise InputError("scenario.load_too_short", output=output_tokens, gamma=scenario.gamma,
+                         tokens=scenario.gamma + 1)
+    return replace(scenario, prefill=True, input_tokens=input_tokens, output_tokens=output_tokens,
+                   context=mean_context(input_tokens, output_tokens))

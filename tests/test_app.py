@@ -1472,7 +1472,7 @@ class TestSteadyLoad:
         assert said.startswith("**Prompts queue without end with speculation.** At batch 96, 7,863 prompt tokens")
         assert "leaves 7,712 of room" in said and not at.exception
         assert metric(at, "Time to first token") == "—" and metric(at, "Speedup of the request") == "—"
-        first = workload.first_token(scenario.steady_load(make_scenario(), 2000, 100), 0.9, 4, 96, 2000, 2050)
+        first = workload.first_token(workload.steady_load(make_scenario(), 2000, 100), 0.9, 4, 96, 2000, 2050)
         assert bool(first["keeps_up_plain"]) and not bool(first["keeps_up_spec"])
         # The helps give no "inf": the figures there are none, as on the metrics.
         helps = {m.label: m.help for m in at.metric}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, regime, scenario
+from specviz import calculator, regime, workload
 from specviz.advice import draft_length
 from specviz.errors import InputError, Notice
 from specviz.model import calibration, dtypes, roofline, spec, step
@@ -177,7 +177,7 @@ class TestSteadyLoad:
     def test_its_break_even_alpha_is_where_the_speedup_crosses_one(self):
         """The verify cost grows with α under the load: the closed form at one α's costs (0.66 at
         α 0.8, batch 16) is not where the speedup crosses 1 (about 0.43)."""
-        loaded = scenario.steady_load(REALISTIC, 2000, 100)
+        loaded = workload.steady_load(REALISTIC, 2000, 100)
         alpha = calculator.breakeven_alpha(loaded, 4, 16, loaded.context)
         assert 0.42 < alpha < 0.44
         assert float(calculator.evaluate_scenario(loaded, alpha, 4, 16, loaded.context)["speedup"]) == pytest.approx(
@@ -188,7 +188,7 @@ class TestSteadyLoad:
 
     def test_the_positions_of_its_passes_and_why_they_cost_what_they_do(self):
         """Batch 16, 2,000 in and 100 out: 16 + 320 positions in a plain pass, 80 + 320·E in a verify pass."""
-        loaded = scenario.steady_load(REALISTIC, 2000, 100)
+        loaded = workload.steady_load(REALISTIC, 2000, 100)
         here = {k: v.item() for k, v in calculator.evaluate_scenario(loaded, 0.8, 4, 16, loaded.context).items()}
         _, explain, figures = regime.regime_explanation(loaded, here)
         e = float(spec.expected_tokens(0.8, 4))
@@ -198,7 +198,7 @@ class TestSteadyLoad:
     def test_a_mixture_of_experts_pays_no_expert_tax_when_prompts_read_every_expert(self):
         """DeepSeek-V3 at batch 16: its plain pass routes 16 + 320 tokens, which read nearly all 256
         experts a layer (1 − (1 − 8/256)^336 > 0.9999): the verify pass reads no more."""
-        loaded = scenario.steady_load(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 2000, 100)
+        loaded = workload.steady_load(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8"), 2000, 100)
         tax = regime.expert_tax(loaded, 0.8, 4, 16, loaded.context, 64)
         assert tax["plain_tokens"] == 336 and tax["ratio"] == pytest.approx(1.0, abs=1e-3)
         assert tax["plain_experts"] == pytest.approx(256 * (1 - (1 - 8 / 256) ** 336))
@@ -206,7 +206,7 @@ class TestSteadyLoad:
     def test_no_draft_longer_than_a_request_decodes_is_swept(self):
         """Requests of 8 tokens out decode 7 after the first: a speculative step of γ + 1 ≤ 7 tokens,
         so γ + 1 ≤ 7: the sweep and the schedule stop at γ 6 (O − 2), which steady_load holds γ to."""
-        short = scenario.steady_load(REALISTIC, 100, 8)
+        short = workload.steady_load(REALISTIC, 100, 8)
         frame, best = calculator.gamma_sweep(short, 0.95, 16, short.context, 16)
         assert frame["gamma"].max() == 6 and best <= 6
         assert draft_length.gamma_schedule(short, 0.95, short.context, 64, 16)["gamma"].max() <= 6
@@ -214,11 +214,11 @@ class TestSteadyLoad:
 
     def test_a_load_the_model_does_not_hold_is_refused(self):
         with pytest.raises(InputError) as long:
-            scenario.steady_load(REALISTIC, 131_000, 1_000)
+            workload.steady_load(REALISTIC, 131_000, 1_000)
         with pytest.raises(InputError) as short:
-            scenario.steady_load(REALISTIC, 100, 5)  # γ 4: 4 tokens after the first, under one step of 5
+            workload.steady_load(REALISTIC, 100, 5)  # γ 4: 4 tokens after the first, under one step of 5
         assert (long.value.key, short.value.key) == ("scenario.load_too_long", "scenario.load_too_short")
-        assert scenario.steady_load(REALISTIC, 100, 6).prefill
+        assert workload.steady_load(REALISTIC, 100, 6).prefill
 
     def test_a_load_of_vanishing_prompts_has_the_decode_only_band(self):
         """The band's two paths meet: one prompt token per 131,072 out is decoding alone to 1e-4."""

@@ -9,7 +9,7 @@ import pytest
 import pandas as pd
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, charts, i18n, regime, scenario, settings
+from specviz import calculator, charts, i18n, regime, settings, workload
 from specviz.advice import claims, draft_length
 from specviz.live import windows
 from specviz.model import spec
@@ -153,7 +153,7 @@ class TestRooflineChart:
         chart = charts.roofline_chart(roof, passes)
         assert set(layers(chart)[3].data["label"]) == {"Plain decode (64 positions)", "Verify (320 positions)"}
         # A steady load's prompts in both passes (batch 16, 2,000 in and 100 out: 16 + 320, 80 + 320·E).
-        loaded = scenario.steady_load(make_scenario(), 2000, 100)
+        loaded = workload.steady_load(make_scenario(), 2000, 100)
         labels = set(layers(charts.roofline_chart(*regime.roofline_points(loaded, 4, 16, loaded.context)))[3].data["label"])
         assert labels == {"Plain decode (336 positions)", "Verify (1,156 positions)"}
         assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"

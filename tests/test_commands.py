@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, config_of, make_scenario
-from specviz import i18n, scenario, workload
+from specviz import i18n, workload
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, memory_flags, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError
@@ -868,10 +868,10 @@ class TestPositions:
             within, draft_length.gamma_schedule(within, 0.8, 40960, 64, 4), 2, 1, engine=engine).problems)
 
     def test_a_steady_load_s_requests_count_in_and_out(self):
-        loaded = scenario.steady_load(make_scenario(), 40000, 2000)
+        loaded = workload.steady_load(make_scenario(), 40000, 2000)
         assert loaded.longest_request == 42000
         assert loaded.beyond_positions() == {"target": "Qwen3-32B", "length": 42000, "limit": 40960}
-        assert scenario.steady_load(make_scenario(), 38000, 2000).beyond_positions() is None
+        assert workload.steady_load(make_scenario(), 38000, 2000).beyond_positions() is None
 
 
 class TestTokenBudget:
@@ -880,7 +880,7 @@ class TestTokenBudget:
         schedules 512 x 4 = 2,048 positions and 512 x 20 x E = 23,745 prompt tokens (E = 2.319, the
         one MTP layer run twice past its training), where vLLM's default budget on a 180 GB GPU is
         16,384 tokens a step."""
-        loaded = scenario.steady_load(make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8",
+        loaded = workload.steady_load(make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8",
                                                     tp="8", batch="512"), 2000, 100)
         notices = memory_flags.budget_notices(loaded, 3)
         expected = float(loaded.expected_tokens(loaded.alpha, 3))

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, SAMPLES, SWEEP, make_scenario, raw_frame, runs_frame
-from specviz import calculator, scenario
+from specviz import calculator, scenario, workload
 from specviz.model import calibration, spec, step
 from specviz.results import explorer, extra, prediction
 from specviz.results.store import Store
@@ -65,7 +65,7 @@ class TestLoads:
     def test_a_run_of_known_tokens_is_predicted_at_its_load(self):
         paired = loaded_runs(self.EAGLE, self.TRUE, [1, 16, 64], 2000, 100)
         predicted = prediction.predict(paired, self.EAGLE, PRESETS, 1024, loads=True)
-        loaded = scenario.steady_load(self.EAGLE, 2000, 100)
+        loaded = workload.steady_load(self.EAGLE, 2000, 100)
         alpha = predicted.alpha.to_numpy()
         expected = calculator.evaluate_scenario(loaded, alpha, 4, [1, 16, 64], 2050)["speedup"]
         np.testing.assert_allclose(predicted.predicted_speedup, expected, rtol=1e-12)

@@ -336,10 +336,10 @@ class TestMtpReuse:
         = 3.277 tokens a step, past the 2.86 that reuse 0.62 allows at α = 1: the rates' own factor
         (0.94, fitted) is taken, and α makes their tokens a step. A draft model's rates keep it."""
         deepseek = make_scenario(target="DeepSeek-V3", gpu="B200", draft="mtp")
-        measured, alpha = scenario.at_measured_rates(deepseek, [0.9, 0.85, 0.8])
+        measured, alpha = workload.at_measured_rates(deepseek, [0.9, 0.85, 0.8])
         assert measured.mtp_reuse == deepseek.reuse_from_rates([0.9, 0.85, 0.8]) == 0.94
         assert measured.expected_tokens(alpha, 3) == pytest.approx(1 + 0.9 + 0.9 * 0.85 + 0.9 * 0.85 * 0.8)
-        plain, alpha = scenario.at_measured_rates(make_scenario(), [0.9, 0.85, 0.8])
+        plain, alpha = workload.at_measured_rates(make_scenario(), [0.9, 0.85, 0.8])
         assert plain == make_scenario() and alpha == pytest.approx(spec.alpha_from_rates([0.9, 0.85, 0.8]))
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import scenario, settings, workload
+from specviz import settings, workload
 from specviz.model import drafters, step
 from specviz.model.spec import expected_tokens
 
@@ -91,7 +91,7 @@ class TestFirstToken:
     def test_a_steady_load_queues_the_prompts_speculation_more(self):
         # 64 requests of 2,000 in and 100 out: 1,280 prompt tokens a plain step (ρ = 1,280 / 8,128),
         # E(0.8, 4) = 3.3616 times as many speculating, in 8,192 - 64·5 = 7,872 tokens of room.
-        load = scenario.steady_load(replace(SCENARIO, batch=64), 2000, 100)
+        load = workload.steady_load(replace(SCENARIO, batch=64), 2000, 100)
         r = workload.first_token(load, 0.8, 4, 64, 2000, load.context)
         rho = 1280 * 3.3616 / 7872
         assert float(r["queue_plain"]) == pytest.approx(1280 / 8128)
@@ -117,7 +117,7 @@ class TestFirstToken:
         every_rank, _ = own_step(dp8, 64, 1, 2000, 4000, 4000)  # the experts priced for 8·4,000 tokens
         one_rank, _ = own_step(dp8, 64, 1, 2000, 4000, 4000 / 8)  # the attention for 4,000 over all ranks
         assert one_rank < plain < every_rank
-        load = scenario.steady_load(replace(dp8, batch=64), 2000, 100)
+        load = workload.steady_load(replace(dp8, batch=64), 2000, 100)
         r = workload.first_token(load, 0.8, 1, 64, 4000, load.context)
         assert float(r["prompts_plain"]) == pytest.approx(160)
         steps = load.step_times(batch=64, gamma=1, context=load.context, alpha=0.8)
@@ -125,7 +125,7 @@ class TestFirstToken:
         assert float(r["ttft_plain_even_s"]) == pytest.approx(0.5 * float(steps["plain_s"]) + plain)
 
     def test_a_routed_share_of_one_is_the_load_s_step(self):
-        load = scenario.steady_load(replace(SCENARIO, batch=16), 2000, 100)
+        load = workload.steady_load(replace(SCENARIO, batch=16), 2000, 100)
         moe = make_scenario(target="Qwen3-30B-A3B", draft="Qwen3-0.6B", tp="1")
         for chosen in (load, moe):
             plain = chosen.step_times(batch=16, gamma=4, context=1000, alpha=0.8,
@@ -139,7 +139,7 @@ class TestFirstToken:
 
     def test_prompts_faster_than_the_budget_admits_them_never_get_a_first_token(self):
         # At 256 the speculative steps would take 17,203 prompt tokens into 6,912 of room.
-        load = scenario.steady_load(replace(SCENARIO, batch=256), 2000, 100)
+        load = workload.steady_load(replace(SCENARIO, batch=256), 2000, 100)
         r = workload.first_token(load, 0.8, 4, 256, 2000, load.context)
         assert bool(r["keeps_up_plain"]) and not bool(r["keeps_up_spec"])
         assert float(r["queue_spec"]) == pytest.approx(256 * 20 * 3.3616 / 6912, rel=1e-4)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from specviz import calculator, scenario, settings
+from specviz import calculator, scenario, settings, workload
 from specviz.advice import evidence
 from specviz.errors import shortened
 from specviz.model import architecture, dtypes, hf_config, memory, roofline, simulate, spec
@@ -174,7 +174,7 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     """The Latency view's simulation from the command line, as the view runs it: a request of the
     link's (or --input-tokens and --output-tokens) tokens in and out, its decode steps timed by the
     step model at the scenario's batch and the request's mean context
-    (:func:`specviz.scenario.latency_step_times`), the tokens after the first simulated, acceptance
+    (:func:`specviz.workload.latency_step_times`), the tokens after the first simulated, acceptance
     from --alpha (with --gamma), --rates or the link's α; a batch the memory does not hold with the
     draft is refused, as the view gives it no latency. Without --alpha or --rates, the view's own
     measured rates in the link (``latency_rates``) are simulated, as the view simulates them (they
@@ -210,11 +210,11 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
                          limit=at_load["max_batch"])
     # As the Latency view: measured rates' tokens a step as the scenario's draft makes them, and a
     # reused MTP layer's rates falling past its training.
-    chosen, alpha, rates = scenario.latency_acceptance(chosen, chosen.alpha if args.alpha is None else args.alpha,
+    chosen, alpha, rates = workload.latency_acceptance(chosen, chosen.alpha if args.alpha is None else args.alpha,
                                                        gamma, rates)
-    context, times = scenario.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
+    context, times = workload.latency_step_times(chosen, alpha, gamma, chosen.batch, n_in, n_out)
     acceptance = {"rates": rates} if rates else {"alpha": alpha, "gamma": gamma}
-    requests = args.requests if args.requests is not None else scenario.latency_runs(alpha, gamma, rates, n_out - 1)[2]
+    requests = args.requests if args.requests is not None else workload.latency_runs(alpha, gamma, rates, n_out - 1)[2]
     summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
@@ -341,8 +341,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                                   "given the positions before (γ = their count)")
     p.add_argument("--gamma", type=count, help="draft length (with --alpha; default: the link's)")
     p.add_argument("--batch", type=count, help="the batch whose step times are used (default: the link's)")
-    p.add_argument("--steps", type=count, default=scenario.LATENCY_STEPS,
-                   help=f"steps simulated (default {scenario.LATENCY_STEPS:,}, the Latency view's)")
+    p.add_argument("--steps", type=count, default=workload.LATENCY_STEPS,
+                   help=f"steps simulated (default {workload.LATENCY_STEPS:,}, the Latency view's)")
     p.add_argument("--requests", type=count, help="requests simulated (default: the Latency view's, 2,000 for the "
                                                   "usual request, fewer for long outputs)")
     p.add_argument("--input-tokens", type=count, help="a request's prompt tokens (default: the link's, 100)")

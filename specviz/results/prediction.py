@@ -22,7 +22,8 @@ from specviz.model import architecture, calibration, roofline, spec
 from specviz.results import extra
 from specviz.names import gpu_preset, model_key, models_by_key
 from specviz.scenario import (FIELDS, Presets, Scenario, default_draft, default_parallel, draft_choices, preset_costs,
-                              resolve_draft, steady_load)
+                              resolve_draft)
+from specviz.workload import steady_load
 
 __all__ = [
     "LOAD_SPREAD",
@@ -146,7 +147,7 @@ def run_tokens(runs: pd.DataFrame) -> pd.DataFrame:
     own means per request where it states them (GuideLLM's ``prompt_token_count`` and
     ``output_token_count``: its tokens per second are means of rate series, whose ratio is no
     request's count, 513 in where its requests held 257). NaN where a
-    throughput is missing or the figures are not a steady load's (:func:`specviz.scenario.steady_load`:
+    throughput is missing or the figures are not a steady load's (:func:`specviz.workload.steady_load`:
     under one token in, past the longest context a scenario takes, or requests that end within one
     speculative step of the run's γ)."""
     rate = runs["request_throughput"].where(runs["request_throughput"] > 0)
@@ -226,7 +227,7 @@ def predict(paired: pd.DataFrame, scenario: Scenario, presets: Presets, context:
         The context of runs that decode only.
     loads : bool
         Predict each run whose tokens per request are known (:func:`run_tokens`) as a steady load of
-        its requests (:func:`specviz.scenario.steady_load`: each step also takes arriving prompts, at
+        its requests (:func:`specviz.workload.steady_load`: each step also takes arriving prompts, at
         the requests' mean context), its setting named with its load; the others decode only at
         ``context``.
     calibrated : Scenario or mapping of str to Scenario, optional
@@ -382,7 +383,7 @@ def calibrate_settings(predicted: pd.DataFrame, scenario: Scenario, presets: Pre
     ``time_limit_s`` (counted from the call, checked between settings) the settings not yet fitted
     are refused with ``fit.time_limit``. With ``loads``, as :func:`predict` takes it: the runs of
     each setting and load are fitted as a steady load of their requests, each step carrying their
-    prompts (the fit's scenario is that load's, :func:`specviz.scenario.steady_load`)."""
+    prompts (the fit's scenario is that load's, :func:`specviz.workload.steady_load`)."""
     started = time.monotonic()
     rows = predicted.dropna(subset=["alpha", "measured_speedup", "concurrency"])
     settings = run_settings(rows, scenario, presets)
