@@ -233,28 +233,12 @@ def altair_chart(chart: Any) -> None:
     st.vega_lite_chart(chart if isinstance(chart, dict) else charts.vega_lite_spec(chart), width="stretch")
 
 
-def visible_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with the invisible characters of its text cells and column names shown as escapes
-    (:func:`specviz.i18n.visible`): file names, labels and model names came from files and servers,
-    and a bidirectional override in one would make it read as another name."""
-    shown = frame.rename(columns=lambda c: i18n.visible(c) if isinstance(c, str) else c)
-    for column in [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]:
-        values = shown[column]
-        if pd.api.types.is_string_dtype(values):  # found without a Python call per cell: the page reruns often
-            marked = values.str.contains(i18n.INVISIBLE.pattern, regex=True, na=False)
-            if marked.any():
-                shown[column] = values.where(~marked, values[marked].map(i18n.visible))
-        else:  # text among other values (lists)
-            shown[column] = values.map(lambda v: i18n.visible(v) if isinstance(v, str) else v)
-    return shown
-
-
 def titled_dataframe(frame: pd.DataFrame, lang: str, **kwargs: Any) -> None:
     """``frame`` as a table without its index, each column under its translated title (``col.<name>``),
-    its text shown as it is (:func:`visible_text`), a missing value an empty cell (not "None")
+    its text shown as it is (:func:`specviz.results.export.visible_frame`), a missing value an empty cell (not "None")
     unless ``placeholder`` says otherwise."""
     kwargs.setdefault("placeholder", "")
-    st.dataframe(visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
+    st.dataframe(export.visible_frame(frame).rename(columns=lambda c: t(f"col.{c}", lang)), hide_index=True, **kwargs)
 
 
 def number_columns(frame: pd.DataFrame, formats: dict[str, str], lang: str) -> dict[str, Any]:
@@ -282,7 +266,7 @@ def titled_table(frame: pd.DataFrame, lang: str, decimals: int) -> None:
     """A small ``frame`` as a static table, as :func:`titled_dataframe` titles it, its numbers to
     ``decimals`` places: without the data grid's code, which a page's first render otherwise loads
     (about 0.35 s in Chromium, docs/performance.md)."""
-    shown = visible_text(frame).rename(columns=lambda c: t(f"col.{c}", lang))
+    shown = export.visible_frame(frame).rename(columns=lambda c: t(f"col.{c}", lang))
     st.table(shown.style.format(precision=decimals, na_rep="").hide(axis="index"))
 
 

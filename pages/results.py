@@ -14,11 +14,10 @@ from pages._controls import view_choice
 from pages._imports import upload_section
 from pages._latency import DEFAULT_WORKLOAD
 from pages._shared import (altair_chart, chain_runs, csv_download, fragment, mix_tail_at, mix_tail_table,
-                           number_columns, offer_fit, open_store, presets, require_router, titled_dataframe,
-                           visible_text)
+                           number_columns, offer_fit, open_store, presets, require_router, titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t, visible
-from specviz.results import benchmark_report, explorer, prediction, request_acceptance, schedule
+from specviz.results import benchmark_report, explorer, export, prediction, request_acceptance, schedule
 from specviz.results.schema import LATENCY_METRICS, STATISTICS
 from specviz.results.sandbox import QueryError
 
@@ -216,7 +215,7 @@ def show_load() -> None:
             titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
             # A run without the group's field is "(not set)" here as in the charts' legend.
             peaks = peaks.assign(group=peaks["group"].fillna(t("exp.not_set", lang)))
-            st.dataframe(visible_text(peaks[table]).rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)),
+            st.dataframe(export.visible_frame(peaks[table]).rename(columns=lambda c: titles.get(c) or t(f"col.{c}", lang)),
                          hide_index=True, column_config=number_columns(peaks[table], FORMATS, lang), placeholder="")
         st.caption(t("exp.itl_note", lang))
     at_once = explorer.infinite_rate_runs(shown, axis)
@@ -332,7 +331,7 @@ def show_position_acceptance() -> None:
     # A column a position, titled by its number (the other columns by their titles, as titled_dataframe).
     title = lambda c: t("exp.position_column", lang, position=int(c.rsplit("_", 1)[1])) if c.startswith(
         "position_") else t(f"col.{c}", lang)
-    st.dataframe(visible_text(table).rename(columns=title), hide_index=True, placeholder="", column_config={
+    st.dataframe(export.visible_frame(table).rename(columns=title), hide_index=True, placeholder="", column_config={
         **number_columns(table, FORMATS, lang),
         **{title(c): st.column_config.NumberColumn(format="%.3f") for c in table if c.startswith("position_")}})
 
@@ -510,7 +509,7 @@ def show_sql() -> None:
         st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
         if result.waited_s >= _WAIT_SHOWN_S:  # other sessions' queries held every slot meanwhile
             st.caption(t("exp.sql_waited", lang, seconds=result.waited_s, workers=settings.get("SPECVIZ_SQL_WORKERS")))
-        st.dataframe(visible_text(result.frame), hide_index=True, placeholder="")
+        st.dataframe(export.visible_frame(result.frame), hide_index=True, placeholder="")
         csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
 
 

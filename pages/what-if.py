@@ -33,15 +33,6 @@ VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "laten
                  "serve": ("serve_engine", *serving.VERSION_KEYS.values(), "serve_method")}
 
 
-def at_batch(value: float, up_to: int | None = None) -> str:
-    """'at batch N', or 'at no batch up to …' for NaN or a batch past ``up_to`` (the calculator's
-    largest batch by default)."""
-    up_to = batch_max if up_to is None else up_to
-    if math.isnan(value) or value > up_to:
-        return t("calc.never", lang, batch_max=up_to)
-    return t("calc.at_batch", lang, batch=int(value))
-
-
 def paragraphs(notes: list[str]) -> str:
     """Notes as the paragraphs of one caption: an α move redraws every element of its fragment, at
     2.5–4 ms of the browser's time each (docs/performance.md), so notes that go together are one."""
@@ -303,7 +294,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             st.caption(t("calc.regime_detail_mixed" if mixed else "calc.regime_detail" if same_ridge
                          else "calc.regime_detail_shares", lang, **figures))
             st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
-                      verify_batch=at_batch(crossings["verify"]), baseline_batch=at_batch(crossings["baseline"])))
+                      verify_batch=regime.at_batch(crossings["verify"], batch_max),
+                      baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))
             notes = [t("calc.explain.context", lang, context=context)] if context else []
             if figures["speculation_share"] + figures["draft_pass_share"] >= _SPECULATION_NOTE_SHARE:
                 drafts = "" if drafting == "_host" else t(f"calc.explain.speculation_drafts{drafting}", lang, **figures,
@@ -364,7 +356,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
                  ] if limit is not None and limit < batch_max else []
         notes.append(t("calc.crossover_caption", lang, alpha=alpha,
-                       batch=at_batch(calculator.loses_from(crossings, alpha), held_up_to)))
+                       batch=regime.at_batch(calculator.loses_from(crossings, alpha), held_up_to)))
         if dipped := calculator.dips(crossings, alpha):
             notes.append(t("calc.crossover_dips", lang, alpha=alpha,
                            ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))

@@ -16,7 +16,7 @@ from .errors import Notice
 from .model import drafters, roofline, step
 from .scenario import Scenario
 
-__all__ = ["MOE_HEAVY_RATIO", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
+__all__ = ["MOE_HEAVY_RATIO", "at_batch", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
            "roofline_points"]
 
 
@@ -178,7 +178,7 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
             "plain_experts_at_stop": (math.nan if math.isnan(stops) else _experts_read(scenario, alpha, gamma, stops)[0])}
 
 
-def _at_batch(value: float, up_to: int) -> Notice:
+def at_batch(value: float, up_to: int) -> Notice:
     """'at batch N', or 'at no batch up to ``up_to``' for NaN or a batch past it."""
     return Notice("calc.never", batch_max=up_to) if math.isnan(value) or value > up_to else \
         Notice("calc.at_batch", batch=int(value))
@@ -201,11 +201,11 @@ def expert_tax_verdict(tax: dict[str, float], alpha: float, gamma: int, batch: i
     elif tax["stops_at"] == tax["stops_untaxed_at"]:
         nearly_every = tax["plain_experts_at_stop"] >= 0.9 * tax["experts"]
         stops = Notice("calc.expert_tax_same_crossover" if nearly_every else "calc.expert_tax_same_crossover_untaxed",
-                       stops=_at_batch(tax["stops_at"], memory_limit), plain=tax["plain_experts_at_stop"],
+                       stops=at_batch(tax["stops_at"], memory_limit), plain=tax["plain_experts_at_stop"],
                        experts=tax["experts"])
     else:
-        stops = Notice("calc.expert_tax_crossover", stops=_at_batch(tax["stops_at"], memory_limit),
-                       stops_untaxed=_at_batch(tax["stops_untaxed_at"], memory_limit))
+        stops = Notice("calc.expert_tax_crossover", stops=at_batch(tax["stops_at"], memory_limit),
+                       stops_untaxed=at_batch(tax["stops_untaxed_at"], memory_limit))
     if not fits:
         return [stops]
     return [Notice("calc.expert_tax_here", alpha=alpha, gamma=gamma, batch=batch, speedup=tax["speedup"],

@@ -65,3 +65,13 @@ def test_tables_offer_no_download_of_their_own():
     config turns it off, so a table leaves the app only through a page's CSV button and csv_text."""
     config = tomllib.loads((Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml").read_text())
     assert config["client"]["disableDataExport"] is True
+
+
+def test_visible_frame_shows_invisible_characters_in_cells_names_and_lists_as_escapes():
+    frame = pd.DataFrame({"model\u202e": ["Llama\u202e-3", "plain", None], "runs": [1, 2, 3],
+                          "tags": [["a\u200bb"], [], ["c"]]})
+    shown = export.visible_frame(frame)
+    assert list(shown.columns) == ["model\\u202e", "runs", "tags"]
+    assert shown["model\\u202e"].tolist()[:2] == ["Llama\\u202e-3", "plain"] and shown["model\\u202e"].isna().iloc[2]
+    assert shown["tags"].tolist() == [["a\u200bb"], [], ["c"]]  # a list is shown by the table as it is
+    assert shown["runs"].tolist() == [1, 2, 3] and frame.columns[0] == "model\u202e"  # the input untouched

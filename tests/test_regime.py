@@ -235,3 +235,11 @@ class TestExpertTax:
         dense = make_scenario()
         assert calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024, expert_tax=False)["speedup"] == \
             calculator.evaluate_scenario(dense, 0.8, 4, 8, 1024)["speedup"]
+
+
+@pytest.mark.parametrize("value, up_to, said", [(12.0, 64, Notice("calc.at_batch", batch=12)),
+                                                (64.0, 64, Notice("calc.at_batch", batch=64)),
+                                                (65.0, 64, Notice("calc.never", batch_max=64)),
+                                                (math.nan, 256, Notice("calc.never", batch_max=256))])
+def test_at_batch_names_a_batch_within_the_range_or_none(value, up_to, said):
+    assert regime.at_batch(value, up_to) == said

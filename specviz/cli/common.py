@@ -282,12 +282,6 @@ def _decimal_number(value: Any) -> Any:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
-def visible_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with each text cell's invisible characters shown as escapes
-    (:func:`specviz.i18n.visible`), for a terminal or a spreadsheet (CSV)."""
-    return frame.map(lambda value: i18n.visible(value) if isinstance(value, str) else value)
-
-
 def frame_rows(frame: Any) -> list[dict[str, Any]]:
     """DataFrame rows as JSON-safe dicts (timestamps as ISO text, lists as lists).
 

@@ -13,7 +13,7 @@ from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.results import benchmark_report, export, importers
 
-from .common import DB, FORMAT, UsageError, format_rows, frame_rows, json_text, open_store, visible_cells, words
+from .common import DB, FORMAT, UsageError, format_rows, frame_rows, json_text, open_store, words
 
 def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
@@ -77,7 +77,7 @@ def _run_store_command(args: argparse.Namespace) -> str:
     finally:
         store.close()
     if args.format == "csv":
-        return export.csv_text(visible_cells(frame)).rstrip("\n")
+        return export.csv_text(export.visible_frame(frame)).rstrip("\n")
     if args.format == "md":
         return format_rows(frame_rows(frame), "md", [str(c) for c in frame.columns])
     return json_text(frame_rows(frame))

@@ -5,6 +5,9 @@ Every field is quoted, so a line break or a delimiter inside a cell cannot start
 A text cell or header that a spreadsheet would evaluate as a formula (it starts with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return; OWASP, "CSV Injection") gets a leading ``'``, and so does
 every line inside a cell that starts with one after a carriage return or line feed.
+
+:func:`visible_frame` shows a frame's invisible characters as escapes, for a page's table, a terminal
+or a CSV alike.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["neutralise", "csv_text"]
+from specviz import i18n
+
+__all__ = ["neutralise", "csv_text", "visible_frame"]
 
 _FORMULA_START = re.compile(r"(^|[\r\n])(?=[=+\-@\t\r])")
 
@@ -57,3 +62,20 @@ def csv_text(frame: pd.DataFrame) -> str:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
             safe[column] = safe[column].map(_cell)
     return safe.to_csv(index=False, quoting=csv.QUOTE_ALL, lineterminator="\n")
+
+
+def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the invisible characters of its text cells and column names shown as escapes
+    (:func:`specviz.i18n.visible`): file names, labels, model names and a query's column names came
+    from files, servers and users, and a bidirectional override in one would make it read as another
+    name. Columns of text are searched without a Python call per cell (a page reruns often)."""
+    shown = frame.rename(columns=lambda c: i18n.visible(c) if isinstance(c, str) else c)
+    for column in [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]:
+        values = shown[column]
+        if pd.api.types.is_string_dtype(values):
+            marked = values.str.contains(i18n.INVISIBLE.pattern, regex=True, na=False)
+            if marked.any():
+                shown[column] = values.where(~marked, values[marked].map(i18n.visible))
+        else:  # text among other values (lists)
+            shown[column] = values.map(lambda v: i18n.visible(v) if isinstance(v, str) else v)
+    return shown
