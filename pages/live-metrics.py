@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -19,7 +18,6 @@ from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.names import model_preset
 from specviz.live import access, exposition, prometheus, prometheus_api, replay, scrape, windows
 from specviz.live.states import SpecDecodeState, spec_decode_states
-from specviz.model import calibration
 
 require_router("live")
 lang: str = st.session_state.get("lang", "en")
@@ -402,7 +400,8 @@ def show_over_time(over_time: pd.DataFrame, servers_summed: bool = False) -> Non
     if sidebar is None:
         return
     if st.button(t("live.calibrate", lang), key="live_calibrate", help=t("live.calibrate_help", lang)):
-        st.session_state[_CALIBRATED] = (source, calibrated(sidebar, over_time))
+        st.session_state[_CALIBRATED] = (source, windows.calibrate_models(
+            sidebar, over_time, settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")))
     # Said until the next click: the poll that follows it would otherwise wipe the fits within seconds.
     kept = st.session_state.get(_CALIBRATED)
     if kept is None or kept[0] != source:
@@ -419,24 +418,8 @@ def show_over_time(over_time: pd.DataFrame, servers_summed: bool = False) -> Non
                       presets(settings.get("SPECVIZ_DATA_DIR")))
 
 
-# Session key of the last calibration on the Live page: (source, calibrated(...)).
+# Session key of the last calibration on the Live page: (source, windows.calibrate_models(...)).
 _CALIBRATED = "live_calibrated"
-
-
-def calibrated(sidebar: scenario.Scenario, over_time: pd.DataFrame) -> list[tuple[str | None, Any]]:
-    """The step model calibrated on the windows of each model: (model, the sidebar at the fitted costs,
-    the windows fitted, the fit's warning keys), or (model, why it was not fitted); (None, a notice)
-    where the time limit stopped the fits, checked between them (up to 100 models of 10,000 windows)."""
-    started, limit = time.monotonic(), settings.get("SPECVIZ_PAGE_TIME_LIMIT_S")
-    models = over_time.groupby("model", sort=True)
-    out: list[tuple[str | None, Any]] = []
-    for done, (model, rows) in enumerate(models):
-        if time.monotonic() - started > limit:
-            return out + [(None, Notice("live.calibrate_stopped", done=done, models=models.ngroups, seconds=limit))]
-        fit = windows.calibrate_windows(sidebar, rows)
-        out.append((model, fit if isinstance(fit, Notice) else (
-            replace(sidebar, costs=calibration.fitted_costs(fit, sidebar.costs.link_gb_s)), len(rows), fit.warnings)))
-    return out
 
 
 @fragment(run_every=every if polling else None)

@@ -265,6 +265,15 @@ class TestCalibrateWindows:
         assert notice.key == "live.calibrate_too_many" and notice.params == {"windows": 5, "most": 4}
         assert isinstance(live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48])), calibration.Fit)
 
+    def test_each_model_is_fitted_on_its_own_windows_within_the_time_limit(self):
+        over_time = pd.concat([self.windows([2, 8, 16, 48, 96]).assign(model="b"),
+                               self.windows([8, 8.2, 7.9]).assign(model="a")], ignore_index=True)
+        (first, refused), (second, (fitted, count, warnings)) = live.calibrate_models(self.SCENARIO, over_time, 60.0)
+        assert (first, refused.key, second, count, warnings) == ("a", "live.calibrate_loads", "b", 5, [])
+        assert fitted.costs != self.SCENARIO.costs and fitted.target == self.SCENARIO.target
+        stopped = live.calibrate_models(self.SCENARIO, over_time, -1.0)  # past the limit before the first
+        assert stopped == [(None, Notice("live.calibrate_stopped", done=0, models=2, seconds=-1.0))]
+
 
 class TestReplicaTable:
     def test_data_parallel_engines_one_row_each(self):

@@ -27,7 +27,7 @@ from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
 __all__ = ["PayingNow", "paying_now", "position_intervals", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "engine_labels", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
-           "calibrate_windows", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
+           "calibrate_windows", "calibrate_models", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS", "servers_dropped", "fleet_point", "CURRENT_WINDOW_S"]
 
 # The width of α's sampling interval past which a verdict says its drafts were few: ±0.025 of α, about
@@ -350,6 +350,26 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
                                  context=scenario.context, measured_step_s=step_s, acceptance_length=length,
                                  **scenario.parallel, precision=scenario.precision,
                                  routing_overlap=scenario.routing_overlap)
+
+
+def calibrate_models(sidebar: Scenario, over_time: pd.DataFrame, time_limit_s: float
+                     ) -> list[tuple[str | None, Any]]:
+    """The step model calibrated on the windows of each model of ``over_time`` (its ``model`` column;
+    :func:`calibrate_windows`), as the Live page offers it: (model, the sidebar's scenario at the
+    fitted costs, the windows fitted, the fit's warning keys), or (model, the notice why it was not
+    fitted); past ``time_limit_s`` (counted from the call, checked between models) the fits stop,
+    and a last (None, ``live.calibrate_stopped``) says how many were done."""
+    started = time.monotonic()
+    models = over_time.groupby("model", sort=True)
+    out: list[tuple[str | None, Any]] = []
+    for done, (model, rows) in enumerate(models):
+        if time.monotonic() - started > time_limit_s:
+            return out + [(None, Notice("live.calibrate_stopped", done=done, models=models.ngroups,
+                                        seconds=time_limit_s))]
+        fit = calibrate_windows(sidebar, rows)
+        out.append((model, fit if isinstance(fit, Notice) else (
+            replace(sidebar, costs=calibration.fitted_costs(fit, sidebar.costs.link_gb_s)), len(rows), fit.warnings)))
+    return out
 
 
 def replica_states(current: exposition.Snapshot, previous: exposition.Snapshot | None,
