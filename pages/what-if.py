@@ -17,8 +17,8 @@ from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, h
                            published_speedups, require_router, reset_costs, titled_table)
 from specviz import calculator, charts, regime, scenario, settings, workload
 from specviz.advice import commands, draft_length, evidence, serving
-from specviz.errors import InputError, Notice
-from specviz.i18n import md, message, t
+from specviz.errors import InputError
+from specviz.i18n import message, t
 from specviz.model import drafters, spec, step
 
 require_router("calculator")
@@ -167,21 +167,6 @@ else:
     chosen = replace(chosen, costs=step.Costs(**costs))
 
 
-def measured_line(row: pd.Series) -> str:
-    """A published measurement of this very setup (:func:`specviz.advice.evidence.measured_here`) and the
-    model's figure at its acceptance, as one line of the headline's notes; one outside the model's
-    range says to calibrate."""
-    said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
-                metric=Notice(f"metric.{row['metric']}"),
-                series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
-    if math.isnan(row["model_speedup"]):  # nothing to price it at: how it was measured says what it is
-        return md("calc.measured_here_no_length", lang, **said, note=evidence.note_quoted(row["note"]))
-    # Outside the range the page calls likely, the measurement says so and what to do about it.
-    return md("calc.measured_here_outside" if row["outside_range"] else "calc.measured_here", lang, **said,
-              length=float(row["acceptance_length"]), alpha=float(row["alpha"]), model=float(row["model_speedup"]),
-              low=float(row["model_low"]), high=float(row["model_high"]))
-
-
 @fragment
 def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     """α and everything it moves: the headline, the regime, the open view and the link. Rerun alone
@@ -268,7 +253,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                 notes += [how_sure(sidebar.engine.name, bool(held), lang),
                           t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                             ideal=ideal)]
-                notes += [measured_line(row) for _, row in measured.iterrows()]
+                notes += [message(evidence.measured_notice(row), lang) for _, row in measured.iterrows()]
                 if chosen.prefill:  # what the load's prompts take from the speedup
                     prompts = float(chosen.prompts_per_step(batch))
                     decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,

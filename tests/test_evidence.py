@@ -11,6 +11,7 @@ import pytest
 from conftest import PRESETS, make_scenario
 from specviz import calculator, settings as settings_module
 from specviz.advice import evidence
+from specviz.errors import Notice
 from specviz.model import dtypes, spec
 from specviz.results import explorer
 
@@ -173,6 +174,14 @@ class TestMeasuredHere:
         assert here["model_low"].iloc[0] <= here["model_speedup"].iloc[0] <= here["model_high"].iloc[0]
         assert np.isnan(here["model_speedup"].iloc[2]) and np.isnan(here["alpha"].iloc[2])
         assert evidence.measured_here(rows, chosen, 8, 4).empty and evidence.measured_here(rows, chosen, 4, 3).empty
+        # Each row as the headline's notes say it: priced, and the unpriced one by how it was measured.
+        notices = [evidence.measured_notice(row) for _, row in here.assign(series="a blog", note="from a chart").iterrows()]
+        assert [n.key for n in notices[1:]] == ["calc.measured_here" if not here["outside_range"].iloc[1]
+                                                else "calc.measured_here_outside", "calc.measured_here_no_length"]
+        first = notices[0].params
+        assert (first["batch"], first["gamma"], first["value"], first["metric"]) == (8, 3, 1.72, Notice("metric.throughput_speedup"))
+        assert first["model"] == here["model_speedup"].iloc[0] and first["length"] == 2.65
+        assert (first["series"], notices[2].params["note"]) == ("a blog", "from a chart") and "model" not in notices[2].params
 
 
 class TestPairAcceptance:

@@ -12,6 +12,7 @@ May import what :mod:`specviz.advice` may.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -20,13 +21,13 @@ import pandas as pd
 
 from specviz import calculator, names
 from specviz.advice import claim_over, claim_words
-from specviz.errors import InputError
+from specviz.errors import InputError, Notice
 from specviz.model import architecture, dtypes, roofline, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch, published_acceptance
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
-           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "measured_here", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
+           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "measured_here", "measured_notice", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -253,6 +254,21 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
     values = own["value"].to_numpy(dtype=float)
     outside = [None if np.isnan(m) else bool(not lo <= v <= hi) for m, lo, hi, v in zip(model, low, high, values)]
     return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high, outside_range=outside)
+
+
+def measured_notice(row: pd.Series) -> Notice:
+    """A row of :func:`measured_here` as the calculator's headline notes say it: the measurement and the
+    model's figure at its acceptance (``calc.measured_here``); one outside the model's band says to
+    calibrate (``calc.measured_here_outside``); one the model cannot price (no acceptance length, or
+    one no draft of its γ makes) says how it was measured instead (``calc.measured_here_no_length``)."""
+    said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
+                metric=Notice(f"metric.{row['metric']}"),
+                series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
+    if math.isnan(row["model_speedup"]):
+        return Notice("calc.measured_here_no_length", **said, note=note_quoted(row["note"]))
+    return Notice("calc.measured_here_outside" if row["outside_range"] else "calc.measured_here", **said,
+                  length=float(row["acceptance_length"]), alpha=float(row["alpha"]), model=float(row["model_speedup"]),
+                  low=float(row["model_low"]), high=float(row["model_high"]))
 
 
 # A published row's note as a reason or a line quotes it: its caveats come first ("relaxes acceptance
