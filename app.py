@@ -15,9 +15,9 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages._controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, forget_draft,
+from pages.parts.controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, forget_draft,
                              forget_target, new_format, show_url_notices, url_choice, url_widget)
-from pages._shared import (LINKED_COSTS, ROUTED, calculator_page, errors_said, knobs_said, model_choice_name, new_engine,
+from pages.parts.shared import (LINKED_COSTS, ROUTED, calculator_page, errors_said, knobs_said, model_choice_name, new_engine,
                            page_file, presets)
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError, kept
@@ -245,7 +245,7 @@ def main() -> None:
     """Route to the selected page; no exception reaches the page as a traceback."""
     st.set_page_config(page_title="specviz", page_icon=favicon(), layout="wide")
     lang = language()
-    # Each page's file is named by its URL path (pages/_shared.py, require_router, says why). The
+    # Each page's file is named by its URL path (pages/parts/shared.py, require_router, says why). The
     # calculator, the default page, is served at the root; the unique path st.navigation asks of it
     # ("calculator-page") is not served. Links from other pages open it at /what-if, the same file as a
     # page hidden from the menu (calculator_page: a link to the root has an empty path, which a browser

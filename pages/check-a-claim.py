@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
+from pages.parts.controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides, context_control, forget, forget_controls,
                              forget_target, new_format, renew, show_url_notices, url_choice, url_widget, view_choice)
-from pages._shared import (altair_chart, calculator_page, how_sure, model_choice_name, new_engine, number_columns,
+from pages.parts.shared import (altair_chart, calculator_page, how_sure, model_choice_name, new_engine, number_columns,
                            open_store, presets, published_speedups, require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.advice import claim_over, claim_verdict, claim_words, claims, evidence

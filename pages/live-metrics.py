@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages._controls import set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
-from pages._shared import (altair_chart, calculator_page, fragment, number_columns, offer_fit, open_store, presets,
+from pages.parts.controls import set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
+from pages.parts.shared import (altair_chart, calculator_page, fragment, number_columns, offer_fit, open_store, presets,
                            require_router, scenario_link, titled_dataframe, whole_page_after)
 from specviz import calculator, charts, errors, scenario, settings
 from specviz.errors import Notice, SpecvizError

@@ -10,10 +10,10 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from pages._controls import view_choice
-from pages._imports import upload_section
-from pages._latency import DEFAULT_WORKLOAD
-from pages._shared import (altair_chart, chain_runs, csv_download, fragment, mix_tail_at, mix_tail_table,
+from pages.parts.controls import view_choice
+from pages.parts.imports import upload_section
+from pages.parts.latency import DEFAULT_WORKLOAD
+from pages.parts.shared import (altair_chart, chain_runs, csv_download, fragment, mix_tail_at, mix_tail_table,
                            number_columns, offer_fit, open_store, presets, require_router, titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t, visible

@@ -10,10 +10,10 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from pages._controls import context_control, show_url_notices, url_choice, url_widget, view_choice
-from pages._deploy import LINKED_FIELDS, show_serve
-from pages._latency import show_latency, workload_controls
-from pages._shared import (LINKED_COSTS, altair_chart, csv_download, fragment, how_sure, knobs_said, presets,
+from pages.parts.controls import context_control, show_url_notices, url_choice, url_widget, view_choice
+from pages.parts.deploy import LINKED_FIELDS, show_serve
+from pages.parts.latency import show_latency, workload_controls
+from pages.parts.shared import (LINKED_COSTS, altair_chart, csv_download, fragment, how_sure, knobs_said, presets,
                            published_speedups, require_router, reset_costs, titled_table)
 from specviz import calculator, charts, regime, scenario, settings, workload
 from specviz.advice import commands, draft_length, evidence, serving

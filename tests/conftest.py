@@ -41,7 +41,7 @@ PAGES = ROOT / "pages"
 def _router_entry() -> str:
     """app.py as AppTest runs it: through a link in a folder without pages/. AppTest puts Streamlit
     back in its older pages-folder mode before every run (streamlit/testing/v1/app_test.py), which a
-    served app leaves at the first request of its process (pages/_shared.py, require_router; that
+    served app leaves at the first request of its process (pages/parts/shared.py, require_router; that
     request is tested in Chromium): through the link, every AppTest run is the run a served app makes
     after it. Pages are switched to by their paths under PAGES."""
     entry = ARTIFACTS / "router" / "app.py"

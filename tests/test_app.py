@@ -1004,7 +1004,7 @@ EXPLORER_VIEWS = ["runs", "load", "baseline", "acceptance", "predicted", "publis
 
 def test_a_whole_number_format_of_fractions_shows_a_decimal():
     """A live run's mean of 2.994 running requests had read "2" under the concurrency's %,d (an SRE's pass)."""
-    from pages._shared import number_columns
+    from pages.parts.shared import number_columns
     formats = {"concurrency": "%,d", "num_requests": "%,d"}
     shown = number_columns(pd.DataFrame({"concurrency": [2.994, 8.0], "num_requests": [3, 4]}), formats, "en")
     assert shown["Concurrency"]["type_config"]["format"] == "%,.1f"

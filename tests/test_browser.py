@@ -212,7 +212,7 @@ class TestExplorerInChromium:
         # Streamlit's older pages-folder mode holds until the first st.navigation of the process: it
         # runs a page file alone where the path is the file's name, and says "Page not found" over the
         # page where no file has that name. Each page's file is named by its path and the guard
-        # (pages/_shared.py, require_router) hands the run to the router. Each path is the first
+        # (pages/parts/shared.py, require_router) hands the run to the router. Each path is the first
         # request of a server of its own (all started at once).
         from conftest import serve_apps
         paths = [("results", "Benchmark results explorer"), ("what-if", "Speculative decoding calculator"),

@@ -122,3 +122,13 @@ def test_each_package_says_what_it_may_import_and_it_is_what_is_checked(package)
     assert may and "Must not import:" in doc[may.end():], doc
     named = {room_of(name.strip()) for name in may.group(1).replace("\n", " ").split(",")}
     assert named | {package} == MAY_IMPORT[package]
+
+
+def test_pages_holds_the_pages_named_by_their_paths_and_nothing_else_at_its_top():
+    """Streamlit's pages-folder mode, which runs a fresh server's first request, offers every file at
+    the top of pages/ as a page: a helper there opened as a blank page without the router (a
+    Chromium pass, /controls). What the pages share is in pages/parts/."""
+    from specviz import scenario
+
+    pages = PACKAGE.parent / "pages"
+    assert sorted(p.name for p in pages.glob("*.py")) == sorted(f"{path}.py" for path in scenario.PAGE_PATHS.values())

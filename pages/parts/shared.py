@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pages._controls import forget, forget_controls
+from pages.parts.controls import forget, forget_controls
 from specviz import charts, i18n, scenario, settings
 from specviz.errors import SpecvizError
 from specviz.i18n import message, t
@@ -26,7 +26,7 @@ ROUTED = "routed_by_app"  # set by app.py around page.run(): a page run without 
 def page_file(name: str) -> Path:
     """The file of the page ``name`` (a key of :data:`specviz.scenario.PAGE_PATHS`): each page's file is
     named by its URL path, for :func:`require_router`."""
-    return Path(__file__).resolve().parent / f"{scenario.PAGE_PATHS[name]}.py"
+    return Path(__file__).resolve().parent.parent / f"{scenario.PAGE_PATHS[name]}.py"
 
 
 def require_router(name: str) -> None:

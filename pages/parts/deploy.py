@@ -8,8 +8,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from pages._controls import url_choice, url_widget
-from pages._shared import altair_chart, titled_dataframe
+from pages.parts.controls import url_choice, url_widget
+from pages.parts.shared import altair_chart, titled_dataframe
 from specviz import charts, scenario, settings
 from specviz.advice import commands, compat, draft_length, serving
 from specviz.errors import SpecvizError

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from pages._controls import renew, show_url_notices, url_choice, url_count, url_widget
-from pages._shared import altair_chart, chain_runs, mix_tail_at, mix_tail_table, open_store, presets
+from pages.parts.controls import renew, show_url_notices, url_choice, url_count, url_widget
+from pages.parts.shared import altair_chart, chain_runs, mix_tail_at, mix_tail_table, open_store, presets
 from specviz import calculator, charts, scenario, settings, workload
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
