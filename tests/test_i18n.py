@@ -12,7 +12,7 @@ from specviz import i18n
 from specviz.errors import Notice, SpecvizError
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "specviz").rglob("*.py"))]
+SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "specviz").rglob("*.py"))]
 # A message key: dotted lower-case words whose first word names a namespace of the catalogue.
 KEY = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+")
 NOT_KEYS = (".py", ".json", ".csv", ".prom", ".duckdb", ".txt")
