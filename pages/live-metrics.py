@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -227,15 +226,7 @@ def show_verdict(verdict: windows.PayingNow | Notice, served: scenario.Scenario,
         batch = verdict.params["batch"]
     else:
         lead = t(f"live.lead.{calculator.band_verdict(verdict.low, verdict.high)}{'_stale' if stale else ''}", lang)
-        held = verdict.memory_limit
-        # A batch past what the memory holds (or none) is no batch this server stops paying at.
-        beyond = held is not None and not verdict.stops_paying_at <= held
-        if beyond and held < settings.get("SPECVIZ_BATCH_MAX"):
-            stops = t("live.pays_to_memory", lang, batch=held)
-        elif pd.isna(verdict.stops_paying_at):
-            stops = t("live.never_stops", lang)
-        else:
-            stops = t("live.stops_at", lang, batch=int(verdict.stops_paying_at))
+        stops = windows.stops_notice(verdict, settings.get("SPECVIZ_BATCH_MAX"))
         st.markdown(md("live.verdict", lang, lead=lead, batch=verdict.batch, gamma=verdict.gamma, alpha=verdict.alpha,
                        speedup=verdict.speedup, low=verdict.low, high=verdict.high, stops=stops,
                        gpus=served.tp * served.dp, gpu=served.gpu.name, target=served.target.name)
@@ -349,17 +340,7 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
         # beside a Llama 3.1 70B server, the verdict the page refuses above), and only where the sidebar's
         # draft makes the server's tokens a step (its headline had priced the default α 0.80 at 1.07x
         # beside the view's 1.85x: a browser pass).
-        shown = scenario_link(served, view="latency", latency_rates=", ".join(f"{rate:.3f}" for rate in conditional),
-                              gamma=str(len(conditional)))
-        if alpha is not None:  # the page's other figures at the same mean, for its draft
-            shown["alpha"] = f"{alpha:.3f}"  # as the α tile shows it: at two decimals 2.46x, the verdict's 2.48x
-        if (batch := windows.server_batch(figures)) is not None:  # one server's, rounded as the verdict's
-            shown["batch"] = str(max(1, round(batch)))
-        shown["context"] = str(windows.live_context(served, figures)[0])  # the verdict's: the same memory checked
-        # The measured requests' mean prompt and output, not the Latency view's example workload.
-        for key, figure in (("input_tokens", "mean_prompt_tokens"), ("output_tokens", "mean_output_tokens")):
-            if (tokens := figures.get(figure)) is not None and math.isfinite(tokens):
-                shown[key] = str(max(1, round(tokens)))
+        shown = scenario_link(served, view="latency", **windows.latency_link_fields(served, figures, conditional, alpha))
         # The calculator gives no speedup at a batch the sidebar's setup does not hold: the link says so first.
         no_fit = isinstance(verdict, Notice) and verdict.key == "live.no_fit"
         # Without the requests' histograms the Latency view prices its own example workload: said.

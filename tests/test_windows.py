@@ -1,6 +1,7 @@
 """Tests for specviz.live.windows: the step model's verdict at the batch a live server runs."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -220,6 +221,34 @@ class TestPayingNow:
         verdict = live.paying_now(make_scenario(), bare, 1024)
         assert isinstance(verdict, Notice) and verdict.key == "live.no_verdict"
         assert verdict.params["figures"] == "alpha_iid, running_requests"
+
+
+class TestStopsNotice:
+    @pytest.mark.parametrize("stops, held, said", [
+        (300.0, 120, Notice("live.pays_to_memory", batch=120)),  # past what the memory holds
+        (float("nan"), 120, Notice("live.pays_to_memory", batch=120)),
+        (96.0, 120, Notice("live.stops_at", batch=96)),
+        (float("nan"), None, Notice("live.never_stops")),
+        (float("nan"), 1024, Notice("live.never_stops")),  # the memory holds every batch weighed
+        (300.0, None, Notice("live.stops_at", batch=300))])
+    def test_where_speculation_stops_paying_as_the_verdict_says_it(self, stops, held, said):
+        verdict = live.paying_now(make_scenario(), vars(window()), 1024)
+        assert live.stops_notice(replace(verdict, stops_paying_at=stops, memory_limit=held), 1024) == said
+
+
+class TestLatencyLinkFields:
+    def test_the_link_carries_the_window_s_rates_load_and_requests(self):
+        state = window_with_requests((10, 2_000, 6_000), (30, 6_000, 19_000))
+        figures = vars(state)
+        served = make_scenario()
+        fields = live.latency_link_fields(served, figures, [0.8, 0.7, 0.6], 0.7346)
+        assert fields["latency_rates"] == "0.800, 0.700, 0.600" and fields["gamma"] == "3" and fields["alpha"] == "0.735"
+        assert fields["batch"] == str(max(1, round(live.server_batch(figures))))
+        assert fields["context"] == str(live.live_context(served, figures)[0])
+        assert (fields["input_tokens"], fields["output_tokens"]) == ("200", "650")  # 4,000 and 13,000 over 20
+        # Without the requests' histograms or an α of the sidebar's draft, neither is set.
+        bare = live.latency_link_fields(served, vars(window()), [0.8], None)
+        assert not {"alpha", "input_tokens", "output_tokens"} & set(bare) and bare["gamma"] == "1"
 
 
 class TestCalibrateWindows:

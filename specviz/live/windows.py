@@ -26,7 +26,7 @@ from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
-__all__ = ["PayingNow", "paying_now", "position_intervals", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "engine_labels", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
+__all__ = ["PayingNow", "paying_now", "stops_notice", "latency_link_fields", "position_intervals", "missing_for_verdict", "scenario_alpha", "live_context", "server_batch", "server_count", "engine_labels", "draft_share_gap", "speedup_at_draft_share", "CALIBRATION_FIGURES",
            "calibrate_windows", "calibrate_models", "REPLICA_FIGURES", "replica_states", "replica_table", "stale_window", "late_point",
            "LATE_STEPS", "servers_dropped", "fleet_point", "CURRENT_WINDOW_S"]
 
@@ -265,6 +265,39 @@ def _sampled_alphas(scenario: Scenario, alpha_iid: float, drafts: float, gamma: 
     ends = spec.alpha_interval(alpha_iid, drafts, gamma)
     mapped = [scenario_alpha(scenario, end, gamma) for end in ends]
     return [1.0 if isinstance(end, Notice) else end for end in mapped]
+
+
+def stops_notice(verdict: PayingNow, batch_max: int) -> Notice:
+    """Where speculation stops paying on this server, as the Live verdict says it: past what its memory
+    holds where that comes first (``live.pays_to_memory``: a batch the memory does not hold is no batch
+    it stops paying at), at no batch up to ``batch_max`` (``live.never_stops``), else at the batch
+    :attr:`PayingNow.stops_paying_at` (``live.stops_at``)."""
+    held = verdict.memory_limit
+    if held is not None and not verdict.stops_paying_at <= held and held < batch_max:
+        return Notice("live.pays_to_memory", batch=held)
+    if pd.isna(verdict.stops_paying_at):
+        return Notice("live.never_stops")
+    return Notice("live.stops_at", batch=int(verdict.stops_paying_at))
+
+
+def latency_link_fields(served: Scenario, figures: Mapping[str, Any], conditional: Sequence[float],
+                        alpha: float | None) -> dict[str, str]:
+    """The fields a link from the Live page to the calculator's Latency view sets over the served
+    model's scenario: the window's conditional per-position rates and their γ; α where the sidebar's
+    draft has one at the server's mean (at three decimals, as the α tile shows it: at two, 2.46x
+    beside the verdict's 2.48x); one server's batch and the verdict's context (the same memory
+    checked); and the measured requests' mean prompt and output, where the window has them, so that
+    the view prices this load and not its example workload."""
+    fields = {"latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional), "gamma": str(len(conditional))}
+    if alpha is not None:
+        fields["alpha"] = f"{alpha:.3f}"
+    if (batch := server_batch(figures)) is not None:
+        fields["batch"] = str(max(1, round(batch)))
+    fields["context"] = str(live_context(served, figures)[0])
+    for key, figure in (("input_tokens", "mean_prompt_tokens"), ("output_tokens", "mean_output_tokens")):
+        if (tokens := figures.get(figure)) is not None and math.isfinite(tokens):
+            fields[key] = str(max(1, round(tokens)))
+    return fields
 
 
 def position_intervals(acceptance: Sequence[float | None], conditional: Sequence[float | None],
