@@ -421,15 +421,14 @@ check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, 
 
 # A figure over another GPU or engine is no speedup over plain decoding: the verdict says so, in no colour.
 read = st.session_state.get("claim_reading") or {}
-over_words = read.get("over_words") if is_read_figure(read, speedup) else None
+held = read if is_read_figure(read, speedup) else {}  # a reading stands only while its figure is the claim's
+over_words, over_method = held.get("over_words"), held.get("baseline")
 # What the figure is over, in the address while it holds, so that a link copied from here says it too
 # (reading_from_link): a method's kind, or the sentence's words.
-over = (read.get("baseline") or over_words) if is_read_figure(read, speedup) else None
-if over:
+if over := over_method or over_words:
     st.query_params["claim_over"] = over
 else:
     st.query_params.pop("claim_over", None)
-over_method = read.get("baseline") if is_read_figure(read, speedup) else None
 (st.info if over_words else VERDICT_BOX[check.verdict])(
     " ".join(message(n, lang) for n in claim_verdict.headline(check, over_words, over_method)))
 st.markdown("\n".join(f"- {message(reason, lang)}" for reason in check.reasons))
