@@ -55,11 +55,6 @@ def typed_alpha() -> None:
 _KNOB_WIDTH = 190  # px: two knobs a row at 800 px, four at 1,400; a label wraps between words
 
 
-# The costs only speculation pays are said apart once they add this share of a plain step to a
-# speculative one (the verify pass's own cost, which the explanation gives, leaves them out).
-_SPECULATION_NOTE_SHARE = 0.05
-
-
 def field_widget(widget: Callable[..., Any], name: str, default: float | None = None, **kwargs: Any) -> Any:
     """A slider or number input for a numeric field of :data:`specviz.scenario.FIELDS`, bound to the URL,
     with the field's bounds and step and its default (``default`` for a field whose default is a preset's)."""
@@ -273,19 +268,11 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
             regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
             st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
-            same_ridge = math.isclose(figures["ridge"], figures["datasheet_ridge"])
-            # Ridges that round apart are both named, so the sidebar's figure is never quoted as another.
-            mixed = round(figures["datasheet_ridge"]) != round(figures["sidebar_ridge"])
-            st.caption(t("calc.regime_detail_mixed" if mixed else "calc.regime_detail" if same_ridge
-                         else "calc.regime_detail_shares", lang, **figures))
+            st.caption(t(regime.ridge_detail_key(figures), lang, **figures))
             st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
                       verify_batch=regime.at_batch(crossings["verify"], batch_max),
                       baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))
-            notes = [t("calc.explain.context", lang, context=context)] if context else []
-            if figures["speculation_share"] + figures["draft_pass_share"] >= _SPECULATION_NOTE_SHARE:
-                drafts = "" if drafting == "_host" else t(f"calc.explain.speculation_drafts{drafting}", lang, **figures,
-                                                          gamma=gamma)
-                notes.append(t("calc.explain.speculation_costs", lang, **figures, drafts=drafts))
+            notes = [message(n, lang) for n in regime.explanation_notes(figures, chosen.draft.kind, gamma, context)]
             if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
                 verdict = regime.expert_tax_verdict(tax, alpha, gamma, batch, fits, held_up_to, batch_max)
                 notes.append(" ".join([t("calc.expert_tax", lang, **tax), *(message(n, lang) for n in verdict)]))

@@ -16,7 +16,7 @@ from .errors import Notice
 from .model import drafters, roofline, step
 from .scenario import Scenario
 
-__all__ = ["MOE_HEAVY_RATIO", "at_batch", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
+__all__ = ["MOE_HEAVY_RATIO", "SPECULATION_NOTE_SHARE", "at_batch", "ridge_detail_key", "explanation_notes", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
            "roofline_points"]
 
 
@@ -176,6 +176,36 @@ def expert_tax(scenario: Scenario, alpha: float, gamma: int, batch: int, context
             # What a plain pass reads where speculation stops paying: nearly every expert, or the tax
             # is not what stops it.
             "plain_experts_at_stop": (math.nan if math.isnan(stops) else _experts_read(scenario, alpha, gamma, stops)[0])}
+
+
+# The costs only speculation pays are said apart once they add this share of a plain step to a
+# speculative one (the verify pass's own cost, which the explanation gives, leaves them out).
+SPECULATION_NOTE_SHARE = 0.05
+
+
+def ridge_detail_key(figures: dict[str, float]) -> str:
+    """The sentence that gives the ridge of :func:`regime_explanation`'s ``figures``: the pass's own
+    where it is the datasheet's (``calc.regime_detail``), with the shares of the peaks reached where
+    they move it (``calc.regime_detail_shares``), and both the pass's and the sidebar's where they
+    round apart (``calc.regime_detail_mixed``: gpt-oss's MXFP4 experts beside its BF16 attention), so
+    that the sidebar's figure is never quoted as another."""
+    if round(figures["datasheet_ridge"]) != round(figures["sidebar_ridge"]):
+        return "calc.regime_detail_mixed"
+    return "calc.regime_detail" if math.isclose(figures["ridge"], figures["datasheet_ridge"]) else "calc.regime_detail_shares"
+
+
+def explanation_notes(figures: dict[str, float], draft_kind: str, gamma: int, context: int) -> list[Notice]:
+    """The notes under the Why panel's explanation: what the context adds (where there is one), and
+    the costs only speculation pays (its fixed work and the γ draft passes' proposer work) once they
+    reach :data:`SPECULATION_NOTE_SHARE` of a plain step, their drafts said by how the draft proposes
+    (a pass each, one pass for all, or none on the GPU: :func:`specviz.model.drafters.drafting`)."""
+    notes = [Notice("calc.explain.context", context=context)] if context else []
+    if figures["speculation_share"] + figures["draft_pass_share"] >= SPECULATION_NOTE_SHARE:
+        drafting = drafters.drafting(draft_kind)
+        drafts = "" if drafting == "host" else Notice(
+            "calc.explain.speculation_drafts" + ("_one_pass" if drafting == "one_pass" else ""), **figures, gamma=gamma)
+        notes.append(Notice("calc.explain.speculation_costs", **figures, drafts=drafts))
+    return notes
 
 
 def at_batch(value: float, up_to: int) -> Notice:

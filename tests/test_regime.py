@@ -64,6 +64,28 @@ class TestRegimeExplanation:
         # Four draft passes, each 270 µs around its roofline.
         assert figures["draft_pass_share"] == pytest.approx(4 * 0.27 / here["baseline_step_ms"])
 
+    def test_the_notes_say_the_context_and_the_costs_only_speculation_pays_by_how_the_draft_proposes(self):
+        """The same figures (1.05 ms of speculation and four 270 µs draft passes, 0.56× of a plain step
+        at batch 1) said under the explanation: for a chain of passes, one pass (P-EAGLE) and none on
+        the GPU (n-gram); under 5 % of a plain step (batch 64), not said."""
+        llama = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", gpu="B200", tp="1")
+        here = {k: v.item() for k, v in calculator.evaluate_scenario(llama, 0.8, 4, 1, 1024).items()}
+        figures = regime.regime_explanation(llama, here)[2]
+        chain, one_pass, host = (regime.explanation_notes(figures, kind, 4, 1024) for kind in ("eagle3", "peagle", "ngram"))
+        assert [n.key for n in chain] == ["calc.explain.context", "calc.explain.speculation_costs"]
+        assert chain[0].params == {"context": 1024} and chain[1].params["drafts"].key == "calc.explain.speculation_drafts"
+        assert one_pass[1].params["drafts"].key == "calc.explain.speculation_drafts_one_pass"
+        assert host[1].params["drafts"] == "" and regime.explanation_notes(figures, "eagle3", 4, 0)[0].key != "calc.explain.context"
+        quiet = dict(figures, speculation_share=0.03, draft_pass_share=0.019)
+        assert regime.explanation_notes(quiet, "eagle3", 4, 0) == []
+
+    @pytest.mark.parametrize("ridges, key", [((295.3, 295.3, 295.3), "calc.regime_detail"),
+                                             ((221.5, 295.3, 295.3), "calc.regime_detail_shares"),
+                                             ((221.5, 600.2, 295.3), "calc.regime_detail_mixed")])
+    def test_the_ridge_sentence_names_both_ridges_where_they_round_apart(self, ridges, key):
+        ridge, datasheet, sidebar = ridges
+        assert regime.ridge_detail_key({"ridge": ridge, "datasheet_ridge": datasheet, "sidebar_ridge": sidebar}) == key
+
     def test_the_experts_are_named_where_they_make_most_of_the_verify_pass_s_cost(self):
         """DeepSeek-V3 + MTP on 8 B200s at batch 64, α 0.5: the pass costs 1.33× a plain one, of which
         the expert tax is 0.11× (the panel had named the experts for all of it); gpt-oss-120b + EAGLE-3 on
