@@ -75,3 +75,12 @@ def test_visible_frame_shows_invisible_characters_in_cells_names_and_lists_as_es
     assert shown["model\\u202e"].tolist()[:2] == ["Llama\\u202e-3", "plain"] and shown["model\\u202e"].isna().iloc[2]
     assert shown["tags"].tolist() == [["a\u200bb"], [], ["c"]]  # a list is shown by the table as it is
     assert shown["runs"].tolist() == [1, 2, 3] and frame.columns[0] == "model\u202e"  # the input untouched
+
+
+def test_names_that_read_alike_once_escaped_stay_two_columns():
+    """A query's "a\\u202eb" (typed) and "a" U+202E "b" had become one name twice: the CLI's CSV failed
+    with AttributeError and the console with "Duplicate column names" (an attack pass)."""
+    frame = pd.DataFrame([["x", "y", "z"]], columns=["a\\u202eb", "a\u202eb", "a\\u202eb (2)"])
+    shown = export.visible_frame(frame)
+    assert list(shown.columns) == ["a\\u202eb", "a\\u202eb (3)", "a\\u202eb (2)"]
+    assert list(csv.reader(io.StringIO(export.csv_text(shown)))) == [list(shown.columns), ["x", "y", "z"]]
