@@ -64,7 +64,9 @@ class TestParseClaim:
 
     @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
                                       "3x lower throughput", "2x higher latency", "throughput",
-                                      "9" * 900 + "x", "at batch 64", "3x at batch", "2x-", " " * 1500 + "!"])
+                                      "9" * 900 + "x", "at batch 64", "3x at batch", "2x-", " " * 1500 + "!",
+                                      # past the digits a figure has: never infinite, never 100 digits long
+                                      "1" + ",000" * 249 + "x", "1e99x", "9999999999999999x"])
     def test_words_that_are_not_a_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claim_words.parse_claim(text)
@@ -73,7 +75,9 @@ class TestParseClaim:
     @pytest.mark.parametrize("text, key", [("1x", "claims.not_a_speedup"), ("0.8x", "claims.not_a_speedup"),
                                            ("0% faster", "claims.not_a_speedup"), ("65x", "claims.too_large"),
                                            ("100x", "claims.too_large"), ("1000000x faster", "claims.too_large"),
-                                           ("up to 2x-1000000x", "claims.too_large")])
+                                           ("up to 2x-1000000x", "claims.too_large"),
+                                           ("0.000000000000001x", "claims.not_a_speedup"),
+                                           ("1 vs 0.0000001 TPS", "claims.too_large")])
     def test_no_gain_or_more_than_any_draft_gives(self, text, key):
         with pytest.raises(SpecvizError) as raised:
             claim_words.parse_claim(text)

@@ -28,8 +28,10 @@ __all__ = ["parse_claim", "batch_in_words", "percent_of", "SentenceReading", "UN
            "sentence_choices"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
-# nor "1e9x" as 9x; up to 15 digits, so that "1000000x" is refused as too large, not as no figure.
-_SIGN, _MAGNITUDE = r"[-−]", r"\d{1,15}(?:(?:,\d{3})+|[.,]\d{1,6})?(?:e[-+]?\d{1,2})?"
+# nor "1e9x" as 9x. Up to 15 digits (and 5 groups of thousands), 15 decimals and a one-digit exponent:
+# "1000000x" is refused as too large and "0.000000000000001x" as no gain, not as no figure, and no
+# figure read is infinite ("1" and 249 groups of ",000" had been "inf×") or 100 digits long ("1e99x").
+_SIGN, _MAGNITUDE = r"[-−]", r"\d{1,15}(?:(?:,\d{3}){1,5}|[.,]\d{1,15})?(?:e[-+]?\d)?"
 # A claimed speedup is a number followed by x, ×, "times" or "lần", or a percentage faster, in English
 # or Vietnamese (the app's two languages): "up to 3x", "2.5× faster", "180% faster", "lên đến 3 lần",
 # "nhanh hơn 2,5x", "tăng tốc 3x". "Up to" ("lên đến", "lên tới", "tới") says the figure is a best case.
@@ -38,7 +40,7 @@ _SIGN, _MAGNITUDE = r"[-−]", r"\d{1,15}(?:(?:,\d{3})+|[.,]\d{1,6})?(?:e[-+]?\d
 _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*"
                     r"(?:nhanh(?:\s+hơn)?|tăng\s+tốc)?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
                     # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
-                    r"(?:\d{1,15}(?:[.,]\d{1,6})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
+                    r"(?:\d{1,15}(?:[.,]\d{1,15})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
                     rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     r"(?:faster|speed-?up|as\s+fast|the\s+speed|nhanh\s+hơn|(?:higher\s+|more\s+)?throughput"
                     r"|lower\s+latency|(?:faster|quicker)\s+(?:decoding|inference|generation))?\s*$", re.IGNORECASE)
