@@ -230,7 +230,8 @@ class TestStopsNotice:
         (96.0, 120, Notice("live.stops_at", batch=96)),
         (float("nan"), None, Notice("live.never_stops")),
         (float("nan"), 1024, Notice("live.never_stops")),  # the memory holds every batch weighed
-        (300.0, None, Notice("live.stops_at", batch=300))])
+        (300.0, None, Notice("live.stops_at", batch=300)),
+        (float("inf"), None, Notice("live.never_stops"))])
     def test_where_speculation_stops_paying_as_the_verdict_says_it(self, stops, held, said):
         verdict = live.paying_now(make_scenario(), vars(window()), 1024)
         assert live.stops_notice(replace(verdict, stops_paying_at=stops, memory_limit=held), 1024) == said
@@ -293,6 +294,16 @@ class TestCalibrateWindows:
         notice = live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48, 96]))
         assert notice.key == "live.calibrate_too_many" and notice.params == {"windows": 5, "most": 4}
         assert isinstance(live.calibrate_windows(self.SCENARIO, self.windows([2, 8, 16, 48])), calibration.Fit)
+
+    def test_windows_the_calculator_cannot_price_are_left_out(self):
+        """A scrape's 1e300 running requests had failed the fit with "unexpected ValueError" (an attack pass)."""
+        good = self.windows([2, 8, 16, 48, 96])
+        hostile = pd.DataFrame({"running_requests": [1e300, float("inf"), 8.0, 8.0], "acceptance_length": 3.1,
+                                "num_speculative_tokens": [4, 4, 1e300, -1], "generation_throughput": 1e3})
+        fitted = live.calibrate_windows(self.SCENARIO, pd.concat([good, hostile], ignore_index=True))
+        alone = live.calibrate_windows(self.SCENARIO, good)
+        assert fitted.predict(32, 4, 2048, 3.1)["speedup"][0] == alone.predict(32, 4, 2048, 3.1)["speedup"][0]
+        assert live.calibrate_windows(self.SCENARIO, hostile) == Notice("live.calibrate_loads", windows=0)
 
     def test_each_model_is_fitted_on_its_own_windows_within_the_time_limit(self):
         over_time = pd.concat([self.windows([2, 8, 16, 48, 96]).assign(model="b"),

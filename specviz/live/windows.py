@@ -275,7 +275,7 @@ def stops_notice(verdict: PayingNow, batch_max: int) -> Notice:
     held = verdict.memory_limit
     if held is not None and not verdict.stops_paying_at <= held and held < batch_max:
         return Notice("live.pays_to_memory", batch=held)
-    if pd.isna(verdict.stops_paying_at):
+    if pd.isna(verdict.stops_paying_at) or math.isinf(verdict.stops_paying_at):
         return Notice("live.never_stops")
     return Notice("live.stops_at", batch=int(verdict.stops_paying_at))
 
@@ -360,6 +360,9 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
     truest figures. A fleet's windows (a ``servers`` column, :func:`server_batch`) are fitted at each
     server's batch and tokens/s: B and R over the servers.
 
+    Windows the calculator cannot price are left out: a figure not finite, a batch or γ outside its
+    ranges (``SPECVIZ_BATCH_MAX``, ``SPECVIZ_GAMMA_MAX``).
+
     Returns
     -------
     Fit, or a Notice: ``live.calibrate_loads`` where the windows hold fewer than two loads,
@@ -370,7 +373,12 @@ def calibrate_windows(scenario: Scenario, windows: pd.DataFrame) -> calibration.
         servers = rows["servers"].map(lambda n: server_count({"servers": n}))
         rows = rows.assign(running_requests=rows["running_requests"] / servers,
                            generation_throughput=rows["generation_throughput"] / servers)
-    rows = rows[(rows["running_requests"] >= 1) & (rows["generation_throughput"] > 0)]
+    # Windows the calculator cannot price are left out: a batch or γ outside its ranges, a figure
+    # not finite (a scrape of 1e300 running requests had failed the fit with "unexpected ValueError").
+    figures = rows[list(CALIBRATION_FIGURES)].to_numpy(dtype=float)
+    rows = rows[np.isfinite(figures).all(axis=1) & rows["running_requests"].between(1, settings.get("SPECVIZ_BATCH_MAX"))
+                & rows["num_speculative_tokens"].between(1, settings.get("SPECVIZ_GAMMA_MAX"))
+                & (rows["generation_throughput"] > 0)]
     batch = rows["running_requests"].to_numpy(dtype=float)
     if np.unique(np.round(batch)).size < 2:
         return Notice("live.calibrate_loads", windows=len(rows))
