@@ -46,10 +46,12 @@ def _router_entry() -> str:
     after it. Pages are switched to by their paths under PAGES."""
     entry = ARTIFACTS / "router" / "app.py"
     entry.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        entry.symlink_to(ROOT / "app.py")
-    except FileExistsError:  # made by another worker, or an earlier session
-        pass
+    # Made afresh by each worker and put in place at once: a link left by a checkout since moved
+    # would run that checkout's app.py.
+    made = entry.with_name(f"app-{os.getpid()}.link")
+    made.unlink(missing_ok=True)
+    made.symlink_to(ROOT / "app.py")
+    os.replace(made, entry)
     return str(entry)
 
 
