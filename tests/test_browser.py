@@ -6,6 +6,7 @@ Screenshots land in tests/artifacts/ (ignored by git) for a person to look at.
 import json
 import re
 import urllib.parse
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -207,6 +208,13 @@ class TestNarrowWindow:
             context.close()
 
 
+def _bidi_file(folder: Path) -> Path:
+    """A result file whose name holds a right-to-left override: it reads as "bidi_vsc.xls" where obeyed."""
+    path = folder / "bidi_\u202eslx.csv"
+    path.write_text("concurrency,output_throughput\n3,333\n")
+    return path
+
+
 class TestExplorerInChromium:
     def test_a_fresh_server_routes_its_first_request_without_a_notice(self, page: Page, tmp_path):
         # Streamlit's older pages-folder mode holds until the first st.navigation of the process: it
@@ -273,6 +281,14 @@ class TestExplorerInChromium:
         # A URL shown as text copies as it is: in a code span, with no invisible character in it.
         expect(page.locator("code", has_text="click](http://127.0.0.1:9/").first).to_be_visible(timeout=TIMEOUT)
         expect(page.get_by_text("Traceback")).to_have_count(0)
+        # The runs table's download writes an invisible character as the table shows it, as the CLI's
+        # CSV does (a spreadsheet obeys a bidirectional override): "bidi_\u202eslx.csv", not "bidi_vsc.xls".
+        imports(_bidi_file(tmp_path))
+        expect(page.get_by_text("bidi_\\u202eslx.csv").first).to_be_visible(timeout=TIMEOUT)
+        with page.expect_download(timeout=TIMEOUT) as download:
+            page.locator('[data-testid="stDownloadButton"] button').first.click()
+        written = Path(download.value.path()).read_text(encoding="utf-8")
+        assert "bidi_\\u202eslx.csv" in written and "\u202e" not in written
 
         # A whole AIPerf sweep folder: the browser sends each file's path in it, and the folder is read as
         # ingest reads one: each cell once, from its profile_export_aiperf.json, the rest said.

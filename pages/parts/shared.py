@@ -292,7 +292,10 @@ def mix_tail_table(tail: pd.DataFrame, lang: str) -> None:
 
 
 def csv_download(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str, key: str, lang: str) -> None:
-    """A button that downloads ``frame`` as spreadsheet-safe CSV (:func:`specviz.results.export.csv_text`),
+    """A button that downloads ``frame`` as spreadsheet-safe CSV (:func:`specviz.results.export.csv_text`)
+    with its invisible characters shown as escapes, as the table shows it and the CLI's CSV writes it
+    (:func:`specviz.results.export.visible_frame`: a spreadsheet obeys a bidirectional override);
     written when it is clicked rather than on every rerun; a frame given as a function is made then too."""
-    st.download_button(t("calc.download_csv", lang), lambda: export.csv_text(frame() if callable(frame) else frame),
+    st.download_button(t("calc.download_csv", lang),
+                       lambda: export.csv_text(export.visible_frame(frame() if callable(frame) else frame)),
                        file_name, "text/csv", key=key)
