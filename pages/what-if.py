@@ -19,7 +19,7 @@ from specviz import calculator, charts, regime, scenario, settings, workload
 from specviz.advice import commands, draft_length, evidence, serving
 from specviz.errors import InputError
 from specviz.i18n import message, t
-from specviz.model import drafters, spec, step
+from specviz.model import spec, step
 
 require_router("calculator")
 lang: str = st.session_state.get("lang", "en")
@@ -204,7 +204,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
         # How the draft's γ positions are proposed: a pass each (the keys without a suffix), one pass for
         # all, or on the host.
-        drafting = {"chain": "", "one_pass": "_one_pass", "host": "_host"}[drafters.drafting(chosen.draft.kind)]
+        drafting = regime.message_suffix(chosen.draft.kind)
         row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
         row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
                    help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")

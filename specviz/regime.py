@@ -16,7 +16,7 @@ from .errors import Notice
 from .model import drafters, roofline, step
 from .scenario import Scenario
 
-__all__ = ["MOE_HEAVY_RATIO", "SPECULATION_NOTE_SHARE", "at_batch", "ridge_detail_key", "explanation_notes", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
+__all__ = ["MOE_HEAVY_RATIO", "SPECULATION_NOTE_SHARE", "at_batch", "ridge_detail_key", "message_suffix", "explanation_notes", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
            "roofline_points"]
 
 
@@ -194,6 +194,13 @@ def ridge_detail_key(figures: dict[str, float]) -> str:
     return "calc.regime_detail" if math.isclose(figures["ridge"], figures["datasheet_ridge"]) else "calc.regime_detail_shares"
 
 
+def message_suffix(draft_kind: str) -> str:
+    """The suffix of the calculator's messages that differ by how a draft proposes its γ positions
+    (:func:`specviz.model.drafters.drafting`): none for a pass each, ``_one_pass`` for one pass for
+    all, ``_host`` for none on the GPU."""
+    return {"chain": "", "one_pass": "_one_pass", "host": "_host"}[drafters.drafting(draft_kind)]
+
+
 def explanation_notes(figures: dict[str, float], draft_kind: str, gamma: int, context: int) -> list[Notice]:
     """The notes under the Why panel's explanation: what the context adds (where there is one), and
     the costs only speculation pays (its fixed work and the γ draft passes' proposer work) once they
@@ -201,9 +208,8 @@ def explanation_notes(figures: dict[str, float], draft_kind: str, gamma: int, co
     (a pass each, one pass for all, or none on the GPU: :func:`specviz.model.drafters.drafting`)."""
     notes = [Notice("calc.explain.context", context=context)] if context else []
     if figures["speculation_share"] + figures["draft_pass_share"] >= SPECULATION_NOTE_SHARE:
-        drafting = drafters.drafting(draft_kind)
-        drafts = "" if drafting == "host" else Notice(
-            "calc.explain.speculation_drafts" + ("_one_pass" if drafting == "one_pass" else ""), **figures, gamma=gamma)
+        suffix = message_suffix(draft_kind)
+        drafts = "" if suffix == "_host" else Notice(f"calc.explain.speculation_drafts{suffix}", **figures, gamma=gamma)
         notes.append(Notice("calc.explain.speculation_costs", **figures, drafts=drafts))
     return notes
 

@@ -265,3 +265,9 @@ class TestExpertTax:
                                                 (math.nan, 256, Notice("calc.never", batch_max=256))])
 def test_at_batch_names_a_batch_within_the_range_or_none(value, up_to, said):
     assert regime.at_batch(value, up_to) == said
+
+
+@pytest.mark.parametrize("kind, suffix", [("eagle3", ""), ("mtp", ""), ("peagle", "_one_pass"), ("ngram", "_host"),
+                                          ("suffix", "_host")])
+def test_the_message_suffix_says_how_the_draft_proposes(kind, suffix):
+    assert regime.message_suffix(kind) == suffix
