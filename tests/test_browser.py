@@ -285,6 +285,7 @@ class TestExplorerInChromium:
         # CSV does (a spreadsheet obeys a bidirectional override): "bidi_\u202eslx.csv", not "bidi_vsc.xls".
         imports(_bidi_file(tmp_path))
         expect(page.get_by_text("bidi_\\u202eslx.csv").first).to_be_visible(timeout=TIMEOUT)
+        settled(page)  # the import's message comes before the download button of the run is drawn
         with page.expect_download(timeout=TIMEOUT) as download:
             page.locator('[data-testid="stDownloadButton"] button').first.click()
         written = Path(download.value.path()).read_text(encoding="utf-8")
