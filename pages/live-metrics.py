@@ -391,10 +391,11 @@ def show_over_time(over_time: pd.DataFrame, servers_summed: bool = False) -> Non
         if model is None:  # the time limit stopped the fits
             st.warning(message(result, lang))
         elif isinstance(result, Notice):
-            st.info(f"{escape_markdown(model)}: {message(result, lang)}")
+            st.info(f"{escape_markdown(model) or t('live.no_model_name', lang)}: {message(result, lang)}")
         else:
             fitted, windows_fitted, warnings = result
-            found = md("live.calibrated", lang, model=model, windows=windows_fitted, **vars(fitted.costs))
+            found = md("live.calibrated", lang, model=model or t("live.no_model_name", lang), windows=windows_fitted,
+                       **vars(fitted.costs))
             offer_fit(lang, f"live_use_fit:{model}", found, [t(key, lang) for key in warnings], fitted,
                       presets(settings.get("SPECVIZ_DATA_DIR")))
 
