@@ -387,7 +387,7 @@ def show_predicted() -> None:
     sidebar: scenario.Scenario | None = st.session_state.get("scenario")
     paired = paired_runs()
     if sidebar is None or paired.empty:
-        st.info(t("exp.no_prediction", lang))
+        st.info(t("exp.no_prediction.scenario" if sidebar is None else "exp.no_prediction.pairs", lang))
         return
     col_load, col_context = st.columns(2)
     # A calibration is made for one choice: another leaves it behind (its settings would not match).

@@ -2302,6 +2302,16 @@ class TestExplorerPage:
         at.switch_page(f"{PAGES}/results.py").run()
         assert at.radio(key="exp_load").value == "on" and not at.exception
 
+    def test_runs_without_a_baseline_are_said_to_be_why_nothing_is_predicted(self):
+        """With only speculative runs stored it had asked for a complete sidebar, which was complete
+        (an analyst's pass)."""
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            store.import_file("bench.json", (SAMPLES / "2026/vllm_0.25.1/bench_serve_speculative_v0.25.1.json").read_bytes())
+        finally:
+            store.close()
+        assert explorer_app("predicted").info[-1].value == i18n.t("exp.no_prediction.pairs", "en")
+
     def test_the_fit_s_button_says_it_carries_costs_not_a_run_s_point(self):
         at = explorer_app("predicted")
         at.button(key="fit_step").click()

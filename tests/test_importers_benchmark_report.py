@@ -18,7 +18,7 @@ from conftest import parses_or_refuses
 from specviz import cli, i18n
 from test_app import explorer_app
 from specviz.errors import Notice, SpecvizError
-from specviz.results import benchmark_report, importers
+from specviz.results import benchmark_report, extra, importers
 from specviz.results.importers import Source, benchmark_report as standard
 from specviz.results.store import Store
 
@@ -647,6 +647,24 @@ class TestRoundTrip:
         again = importers.parse("again.yaml", benchmark_report.dump(reports).encode()).runs
         assert [(r.get("spec_method"), r.get("draft_model"), r.get("num_speculative_tokens")) for r in again] == [
             ("eagle3", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", 3), (None, None, None)]
+
+    def test_a_tree_goes_in_sglang_s_arguments_and_comes_back_a_tree(self, tmp_path):
+        """SpecForge's γ 7, top-k 10, 60 draft tokens: the export had written a chain of 7, and its
+        component (no model named) had come back as a plain run (an analyst's pass)."""
+        store, runs = stored(tmp_path, SAMPLES / "specforge" / "dev_result.jsonl")
+        store.close()
+        tree = next(run for run in runs if extra.tree_width(run["extra"]) == 10)
+        report = benchmark_report.to_report(tree)
+        assert report.doc["scenario"]["stack"][0]["native"]["args"] == {
+            "--speculative-algorithm": "EAGLE3", "--speculative-num-steps": 7, "--speculative-eagle-topk": 10,
+            "--speculative-num-draft-tokens": 60}
+        # SpecForge measures no latency: the report's latency section is absent, and said to be.
+        again = only("again.yaml", benchmark_report.dump([report]).encode(), ("warn.report_sections_missing",))
+        assert (again["engine"], again["spec_method"], again["num_speculative_tokens"]) == ("sglang", "eagle3", 7)
+        assert extra.tree_shape(again["extra"]) == {"topk": 10, "num_draft_tokens": 60}
+        # Written back as the arguments it came from, not as fields the report has no place for.
+        assert benchmark_report.to_report({**again, "run_id": "again", "source_format": "benchmark-report",
+                                           "extra": again["extra"]}).left_out == []
 
     def test_a_run_with_requests_keeps_its_load(self, tmp_path):
         """The fixture's input_lens are [512, 512, 512], max_concurrency 16, request_rate "inf"."""

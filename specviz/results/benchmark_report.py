@@ -46,7 +46,8 @@ import yaml
 
 from specviz import settings
 from specviz.errors import SpecvizError
-from specviz.results import extra, prediction
+from specviz.results import extra as extra_fields
+from specviz.results import prediction
 from specviz.results.importers import benchmark_report as standard
 from specviz.results.importers.base import nesting_depth
 from specviz.results.store import Store
@@ -114,7 +115,7 @@ def _kept_tree(run: Mapping[str, Any], extra: dict[str, Any], left_out: list[str
     deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
     for key, value in extra.items():
         path = tuple(key.split("."))
-        if key == "version":
+        if key == "version" or key in extra_fields.TREE_FIELDS:  # the tree's place is the kept stack's arguments
             continue
         if nesting_depth(value) > deepest:  # stored before imports bounded it: YAML's writer recursed past its limit
             left_out.append(key)
@@ -234,16 +235,20 @@ def _same(placed: Any, given: Any) -> bool:
 def _speculative_args(run: Mapping[str, Any]) -> dict[str, Any]:
     """The engine's own arguments for a run's speculative decoding, as its command line gives them and
     the importer reads them back (:func:`specviz.results.importers.benchmark_report.speculation`):
-    SGLang's ``--speculative-algorithm`` (its names are upper case), ``--speculative-draft-model-path``
-    and ``--speculative-num-steps``; any other engine's as vLLM's ``--speculative-config`` (its methods
-    lower case). None for a plain run."""
+    SGLang's ``--speculative-algorithm`` (its names are upper case), ``--speculative-draft-model-path``,
+    ``--speculative-num-steps`` and the tree it drafted (``--speculative-eagle-topk``,
+    ``--speculative-num-draft-tokens``: :func:`specviz.results.extra.tree_shape`; without them a
+    SpecForge tree of 60 tokens read as a chain of 7: an analyst's pass); any other engine's as vLLM's
+    ``--speculative-config`` (its methods lower case). None for a plain run."""
     method, draft, gamma = (run.get(c) for c in ("spec_method", "draft_model", "num_speculative_tokens"))
     if method is None and draft is None and gamma is None:
         return {}
     gamma = None if gamma is None else int(gamma)
     if str(run.get("engine") or "").lower().startswith("sglang"):
+        tree = extra_fields.tree_shape(run.get("extra"))
         args = {"--speculative-algorithm": None if method is None else method.upper(),
-                "--speculative-draft-model-path": draft, "--speculative-num-steps": gamma}
+                "--speculative-draft-model-path": draft, "--speculative-num-steps": gamma,
+                "--speculative-eagle-topk": tree.get("topk"), "--speculative-num-draft-tokens": tree.get("num_draft_tokens")}
         return {key: value for key, value in args.items() if value is not None}
     config = {"method": None if method is None else method.lower(), "model": draft, "num_speculative_tokens": gamma}
     return {"--speculative-config": {key: value for key, value in config.items() if value is not None}}
@@ -316,7 +321,7 @@ _STATED_INPUT = ("results_number_input_tokens_mean", "input_sequence_length.avg"
 def _stated_input(run: Mapping[str, Any]) -> float | None:
     """The mean input tokens a run's file states (:data:`_STATED_INPUT`: llmperf's summary, AIPerf's
     ``input_sequence_length``), where it is a positive finite number; None otherwise."""
-    fields = extra.scalar_fields(run.get("extra"))
+    fields = extra_fields.scalar_fields(run.get("extra"))
     stated = (fields.get(key) for key in _STATED_INPUT)
     return next((float(v) for v in stated if isinstance(v, (int, float)) and not isinstance(v, bool)
                  and math.isfinite(v) and v > 0), None)

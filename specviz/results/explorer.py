@@ -229,10 +229,8 @@ def _settings(runs: pd.DataFrame) -> pd.Series:
                      index=runs.index)
 
 
-# The fields of ``extra`` that give a tree's shape (SpecForge's own, SGLang's server_info), and the text
-# of each, as SpecForge's labels write it.
-_TREE = ((("topk", "server_info.speculative_eagle_topk"), "top-k {}"),
-         (("num_draft_tokens", "server_info.speculative_num_draft_tokens"), "{} draft tokens"))
+# The tree's fields (extra.TREE_FIELDS) as SpecForge's labels write each.
+_TREE_SHOWN = {"topk": "top-k {}", "num_draft_tokens": "{} draft tokens"}
 
 
 def draft_settings(runs: pd.DataFrame) -> pd.Series:
@@ -243,9 +241,9 @@ def draft_settings(runs: pd.DataFrame) -> pd.Series:
     text = _settings(runs)
     if "extra" not in runs:  # a table of runs without their files' fields: no tree to tell
         return text
-    fields = runs["extra"].map(extra.scalar_fields)  # a text per run: JSON is read one at a time
-    for paths, shown in _TREE:
-        value = fields.map(lambda found: next((found[p] for p in paths if found.get(p) is not None), None))
+    trees = runs["extra"].map(extra.tree_shape)  # a text per run: JSON is read one at a time
+    for name, shown in _TREE_SHOWN.items():
+        value = trees.map(lambda found: found.get(name))
         text += np.where(value.notna(), ", " + value.map(lambda v: shown.format(_as_text(v))), "")
     return text
 

@@ -5,7 +5,8 @@ A page reads ``extra`` in this flat form only (:meth:`specviz.results.store.Stor
 fields a sweep can be told apart by, each cut, never the per-request arrays that make a run's
 ``extra`` tens of kilobytes (an SGLang ``bench_serving`` line stores 19 KB of them).
 
-Read from it too: whether a run drafted a tree (:func:`tree_width`), which no chain's figures hold.
+Read from it too: the tree a run drafted (:func:`tree_shape`, :func:`tree_width`), which no chain's
+figures hold.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["scalar_fields", "shown_extra", "tree_width", "tokenizer_id"]
+__all__ = ["scalar_fields", "shown_extra", "TREE_FIELDS", "tree_shape", "tree_width", "tokenizer_id"]
 
 
 def _object(text: Any) -> dict[str, Any]:
@@ -67,14 +68,34 @@ def shown_extra(text: Any, max_chars: int, text_chars: int) -> str | None:
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":")) if kept else None
 
 
-def tree_width(extra: Any) -> int | None:
-    """The top-k of a run that drafted a tree, None for a chain: SpecForge's ``topk`` and SGLang's
-    ``server_info.speculative_eagle_topk`` (each kept in ``extra`` by its importer) above 1. A tree
-    verifies its ``num_draft_tokens`` nodes a step where a chain verifies γ + 1, and its acceptance
-    length is no chain's E(α, γ): the calculator, which prices chains, does not predict it."""
+TREE_FIELDS = {"topk": ("topk", "server_info.speculative_eagle_topk"),
+               "num_draft_tokens": ("num_draft_tokens", "server_info.speculative_num_draft_tokens")}
+"""The fields of ``extra`` that give the tree a run drafted, by SGLang's name for each, each at its
+paths: SpecForge's own and the benchmark report's (its engine's ``--speculative-eagle-topk`` and
+``--speculative-num-draft-tokens``, kept by name), then SGLang ``bench_serving``'s ``server_info``."""
+
+
+def tree_shape(extra: Any) -> dict[str, Any]:
+    """The tree a run drafted as its ``extra`` gives it (:data:`TREE_FIELDS`): ``topk`` and
+    ``num_draft_tokens``, each where a path gives it, as the file wrote it."""
     found = _object(extra)
-    info = found.get("server_info")
-    width = found.get("topk", info.get("speculative_eagle_topk") if isinstance(info, dict) else None)
+
+    def scalar_at(path: str) -> Any:
+        node: Any = found
+        for key in path.split("."):
+            node = node.get(key) if isinstance(node, dict) else None
+        return node if isinstance(node, (str, numbers.Real)) else None
+
+    shape = {name: next((v for v in map(scalar_at, paths) if v is not None), None) for name, paths in TREE_FIELDS.items()}
+    return {name: value for name, value in shape.items() if value is not None}
+
+
+def tree_width(extra: Any) -> int | None:
+    """The top-k of a run that drafted a tree, None for a chain: its ``topk`` (:func:`tree_shape`)
+    above 1. A tree verifies its ``num_draft_tokens`` nodes a step where a chain verifies γ + 1, and
+    its acceptance length is no chain's E(α, γ): the calculator, which prices chains, does not
+    predict it."""
+    width = tree_shape(extra).get("topk")
     number = isinstance(width, (int, float)) and not isinstance(width, bool) and math.isfinite(width)
     return int(width) if number and width > 1 else None
 

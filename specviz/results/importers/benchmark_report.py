@@ -407,6 +407,9 @@ def _engines(doc: dict[str, Any], run: RunBuilder) -> None:
         # the run's, said (an attack pass: it had been taken in silence).
         run.warnings.append(Notice("warn.report_speculations", components=len(speculations)))
     for column, value in (speculations[0] if speculations else {}).items():
+        if column in _TREE_ARGS:
+            run.keep(column, value)
+            continue
         source = f"scenario.stack.native.args ({column})"
         run.set(column, value, source=source)
         # A value refused is said; the stack is kept whole (keep_rest), its arguments with it, and a key
@@ -426,13 +429,17 @@ _SPECULATIVE_ARGS = {"spec_method": (("speculative-config", "method"), ("specula
                                      ("speculative-draft-model-path",)),
                      "num_speculative_tokens": (("speculative-config", "num_speculative_tokens"),
                                                 ("num-speculative-tokens",), ("speculative-num-steps",))}
+# SGLang's tree (``--speculative-eagle-topk``, ``--speculative-num-draft-tokens``): no column holds it,
+# and it is kept in ``extra`` by its name there (specviz.results.extra.TREE_FIELDS).
+_TREE_ARGS = {"topk": (("speculative-eagle-topk",),), "num_draft_tokens": (("speculative-num-draft-tokens",),)}
 _NGRAM_MODEL = "[ngram]"  # vLLM's --speculative-model for prompt lookup, before --speculative-config
 
 
 def speculation(doc: Any) -> dict[str, Any]:
     """The speculative decoding a v0.2 report's stack ran, from the first engine component whose
-    ``native.args`` give it (:data:`_SPECULATIVE_ARGS`): ``spec_method`` (lower case, as the engine
-    names it), ``draft_model`` and ``num_speculative_tokens``, each where given; ``{}`` where none."""
+    ``native.args`` give it (:data:`_SPECULATIVE_ARGS`, :data:`_TREE_ARGS`): ``spec_method`` (lower
+    case, as the engine names it), ``draft_model``, ``num_speculative_tokens``, and SGLang's tree
+    (``topk``, ``num_draft_tokens``), each where given; ``{}`` where none."""
     return next(iter(_speculations(doc)), {})
 
 
@@ -451,7 +458,7 @@ def _speculations(doc: Any) -> list[dict[str, Any]]:
             except (ValueError, RecursionError):  # not JSON, or nested past the parser: left unread
                 pass
         found = {}
-        for column, paths in _SPECULATIVE_ARGS.items():
+        for column, paths in {**_SPECULATIVE_ARGS, **_TREE_ARGS}.items():
             value = next((v for v in (at(named, path) for path in paths) if v is not None), None)
             if value is not None:
                 found[column] = value
@@ -466,11 +473,13 @@ def _speculations(doc: Any) -> list[dict[str, Any]]:
 
 def _engine_components(doc: Any) -> list[dict[str, Any]]:
     """A v0.2 report's inference engines; in a stack of none, its generic components that name a model
-    (``standardized.model.name``, as :mod:`specviz.results.benchmark_report` writes a run whose file
-    said no more)."""
+    (``standardized.model.name``) or carry an engine's command line (``native.args``), as
+    :mod:`specviz.results.benchmark_report` writes a run whose file said no more (a SpecForge run
+    names no model: its export had come back as a plain run)."""
     components = [c for c in at(doc, ("scenario", "stack")) or [] if isinstance(c, dict)]
     return [c for c in components if at(c, ("standardized", "kind")) == "inference_engine"] or \
-        [c for c in components if isinstance(at(c, ("standardized", "model", "name")), str)]
+        [c for c in components if isinstance(at(c, ("standardized", "model", "name")), str)
+         or isinstance(at(c, ("native", "args")), dict)]
 
 
 def _read_v02(reader: _Reader, label: str | None) -> None:
