@@ -14,7 +14,8 @@ $(VENV)/.run-deps: requirements.txt | $(PY)
 	touch $@
 
 # --no-compile: pip's bytecode for every file it installs took 16 of the 32 s this install takes here;
-# the tests write the bytecode of the modules they import (`test` below), which `make run` then reuses.
+# the tests compile only the modules they import (some 6 s of it, written by `test` below for
+# `make run` to reuse).
 $(VENV)/.test-deps: requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install -q --no-compile -r requirements-dev.txt
 	touch $@

@@ -185,6 +185,23 @@ class TestParseVllmBench:
                             "others may be too). They are stored as the file gives them: check the run's request rate "
                             "before you use it."] if said else [])
 
+    @pytest.mark.parametrize("e2el, tpot, said", [(36.9, 36.9, True), (30.0, 5.0, True), (36.9, 0.0, False),
+                                                  (36.9, None, False), (36.91, 36.9, False)])
+    def test_a_request_latency_no_longer_than_its_first_token_is_said(self, e2el, tpot, said):
+        """A request's latency is its TTFT plus the gaps after it: with tokens after the first (a TPOT
+        above 0) the mean latency is longer than the mean TTFT. llm-d's example gives 36.9 ms for both."""
+        builder = base.RunBuilder([])
+        for column, value in (("mean_e2el_ms", e2el), ("mean_ttft_ms", 36.9), ("mean_tpot_ms", tpot)):
+            builder.set(column, value)
+        run = builder.build()
+        assert (run["mean_e2el_ms"], run["mean_ttft_ms"]) == (e2el, 36.9)  # stored as given
+        notices = [str(w) for w in builder.warnings if w.key == "warn.latency_disagrees"]
+        assert notices == ([f"A run's mean request latency, {e2el:.2f} ms, is no longer than its mean time to the "
+                            f"first token, 36.90 ms, though tokens followed the first ({tpot:.2f} ms apart on average): "
+                            "a request's latency is its time to the first token plus the gaps after it, so one of the "
+                            "figures is off (said for the file's first such run; others may be too). They are stored "
+                            "as the file gives them: check the run's latencies before you use them."] if said else [])
+
     def test_a_run_of_no_span_or_a_huge_rate_is_read(self):
         """A duration of 0 had divided by zero and refused its file; a rate of 1e300 had written 301 digits
         (an attack pass). A draft length past a 32-bit column is said, not a DuckDB error for the file."""

@@ -349,11 +349,24 @@ class RunBuilder:
                             duration=_shown(span, 2), implied=_shown(implied, 0), requests=f"{counted:,}",
                             counted_rate=_shown(counted / span, 2))
 
+    def _check_request_latency(self) -> None:
+        """Warn (once a file) where a run's mean request latency is no longer than its mean time to
+        the first token while tokens followed the first (a mean TPOT above 0): a request's latency
+        is its TTFT plus the gaps after it, so the mean of the first is the second's plus a positive
+        sum whenever any request had a second token. llm-d's example report gives one figure, 36.9 ms,
+        for both (and for its TPOT): an analyst's pass. The figures are stored as the file gives them."""
+        e2el, ttft, tpot = (self.row.get(c) for c in ("mean_e2el_ms", "mean_ttft_ms", "mean_tpot_ms"))
+        if e2el is not None and ttft is not None and tpot is not None and tpot > 0 and e2el <= ttft:
+            self._warn_once("warn.latency_disagrees", "mean_e2el_ms", e2el=_shown(e2el, 2), ttft=_shown(ttft, 2),
+                            tpot=_shown(tpot, 2))
+
     def build(self) -> dict[str, Any]:
         """The run, with ``extra`` as JSON text (its texts and its size bounded): the source's objects
         need not outlive parsing. A request rate that its own count and span contradict is said
-        (:meth:`_check_request_throughput`)."""
+        (:meth:`_check_request_throughput`), and so is a request latency shorter than the time to
+        its first token and the tokens after it allow (:meth:`_check_request_latency`)."""
         self._check_request_throughput()
+        self._check_request_latency()
         value_chars, most = settings.get("SPECVIZ_STORED_VALUE_CHARS"), settings.get("SPECVIZ_STORED_EXTRA_BYTES")
         deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
         parts = {}  # each key's '"key":value', its strings cut
