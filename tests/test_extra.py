@@ -35,3 +35,18 @@ class TestShownExtra:
             assert len(shown) <= max_chars
             assert json.loads(shown).keys() <= {k[:text_chars - 1] + "…" if len(k) > text_chars else k
                                                 for k in extra.scalar_fields(json.dumps(value))}
+
+
+class TestTreeShape:
+    def test_at_each_path_in_order(self):
+        assert extra.tree_shape('{"topk": 10, "num_draft_tokens": 60}') == {"topk": 10, "num_draft_tokens": 60}
+        server = '{"server_info": {"speculative_eagle_topk": 4, "speculative_num_draft_tokens": 8}}'
+        assert extra.tree_shape(server) == {"topk": 4, "num_draft_tokens": 8} and extra.tree_width(server) == 4
+        assert extra.tree_width('{"topk": 1, "num_draft_tokens": 4}') is None  # a chain
+        assert extra.tree_shape("{}") == extra.tree_shape(None) == {}
+
+    def test_only_counts(self):
+        """The store's note of a value too large to keep had been a top-k: "top-k (not stored: …)"
+        (an attack pass); text and flags are no count either."""
+        for value in ('"(not stored: nested 60 deep)"', '"4"', "true", "NaN", '{"a": 1}', "[4]"):
+            assert extra.tree_shape(f'{{"topk": {value}, "num_draft_tokens": 8}}') == {"num_draft_tokens": 8}, value

@@ -666,6 +666,30 @@ class TestRoundTrip:
         assert benchmark_report.to_report({**again, "run_id": "again", "source_format": "benchmark-report",
                                            "extra": again["extra"]}).left_out == []
 
+    def test_a_router_with_arguments_of_its_own_is_no_engine(self):
+        """Only a generic component that names a model or runs speculative decoding stands for the
+        engine: any native.args had made the router a second one (an attack pass)."""
+        doc = example_021()
+        stack = doc["scenario"]["stack"]
+        stack[0]["standardized"]["kind"] = "generic"
+        stack[1]["native"]["args"] = {"--pool-name": "x"}
+        run = importers.parse("router.yaml", as_yaml(doc)).runs[0]
+        assert (run["engine"], run["engine_version"]) == ("llm-d", "ghcr.io/llm-d/llm-d-cuda:0.3.1")
+
+    def test_a_tree_written_into_the_arguments_is_not_said_left_out(self, tmp_path):
+        """A SpecForge run whose extra is its tree alone: "extra" had been listed as left out though
+        the arguments held all of it; a top-k the arguments cannot hold (text) still is."""
+        line = {"batch_size": 8, "steps": 3, "topk": 4, "num_draft_tokens": 8, "acc_length": 2.0, "duration": 41.0,
+                "throughput": 1321.8, "benchmark": "mtbench"}
+        for topk, left_out in ((4, False), ("4", True)):
+            store = Store(tmp_path / f"{topk!r}.duckdb")
+            try:
+                store.import_file("sf.jsonl", (json.dumps({**line, "topk": topk}) + "\n").encode())
+                (report,) = benchmark_report.stored_reports(store, list(store.runs()["run_id"]))
+            finally:
+                store.close()
+            assert ("extra" in report.left_out) is left_out, topk
+
     def test_a_run_with_requests_keeps_its_load(self, tmp_path):
         """The fixture's input_lens are [512, 512, 512], max_concurrency 16, request_rate "inf"."""
         store, (run,) = stored(tmp_path, FIXTURES / "vllm_bench_spec_decode.json")

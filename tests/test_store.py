@@ -221,6 +221,18 @@ class TestCsvImport:
         assert [w.params for w in result.warnings if w.key == "warn.csv_impossible.fraction"][0] == {
             "rows": 2, "column": "acceptance_rate"}
 
+    def test_figures_a_run_contradicts_itself_with_are_said_as_in_any_other_file(self, db):
+        """The CSV path reads through DuckDB, not the importers' RunBuilder, and had said neither (an
+        attack pass): the first run of each kind is said, and every figure is stored as given."""
+        result = db.import_file("said.csv", b"label,request_throughput,duration_s,num_requests,mean_e2el_ms,mean_ttft_ms,mean_tpot_ms\n"
+                                            b"ok,10,10,100,500,20,4\nrate,100,10,50,500,20,4\nlate,10,10,100,10,20,1\n"
+                                            b"late2,10,10,100,36.9,36.9,36.9\n")
+        said = {w.key: w.params for w in result.warnings}
+        assert said["warn.throughput_disagrees"]["rate"] == "100.00"
+        assert said["warn.latency_disagrees"] == {"field": "mean_e2el_ms", "e2el": "10.00", "ttft": "20.00", "tpot": "1.00"}
+        assert [w.key for w in result.warnings].count("warn.latency_disagrees") == 1
+        assert db.runs().set_index("label").mean_e2el_ms["late"] == 10
+
     def test_out_of_range_whole_numbers_become_empty(self, db):
         db.import_file("big.csv", b"concurrency,gamma,output_throughput\n4,2147483648,10\n4,2.5,11\n4,3,12\n")
         gammas = db.runs().num_speculative_tokens

@@ -108,14 +108,13 @@ def _kept_tree(run: Mapping[str, Any], extra: dict[str, Any], left_out: list[str
     """What the run's ``extra`` holds of a report, as a v0.2.1 tree (empty for a run of another format)."""
     tree: dict[str, Any] = {}
     if run.get("source_format") != "benchmark-report":
-        if extra:
-            left_out.append("extra")
         return tree
     v01 = extra.get("version") == "0.1"
     deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
     for key, value in extra.items():
         path = tuple(key.split("."))
-        if key == "version" or key in extra_fields.TREE_FIELDS:  # the tree's place is the kept stack's arguments
+        # A v0.2 report's tree came from its stack's arguments, which the kept stack holds.
+        if key == "version" or (not v01 and key in extra_fields.TREE_FIELDS):
             continue
         if nesting_depth(value) > deepest:  # stored before imports bounded it: YAML's writer recursed past its limit
             left_out.append(key)
@@ -279,6 +278,10 @@ def to_report(run: Mapping[str, Any], input_tokens: float | None = None) -> Repo
     placed = standard.speculation(doc)  # what the stack's arguments give back, as the importer reads them
     left_out += [column for column in _NO_PLACE if run.get(column) is not None and run.get(column) != []
                  and not _same(placed.get(column), run.get(column))]
+    # Another format's extra has no place, but for the tree its engine's arguments now give.
+    if run.get("source_format") != "benchmark-report" and extra and (not isinstance(extra, dict) or any(
+            key not in extra_fields.TREE_FIELDS or placed.get(key) != value for key, value in extra.items())):
+        left_out.insert(0, "extra")
     if invalid := standard.schema_errors(doc, VERSION):
         raise SpecvizError("export.invalid", run=run["run_id"], field=invalid[0], detail=invalid[1])
     return Report(run["run_id"], doc, left_out)

@@ -77,14 +77,16 @@ paths: SpecForge's own and the benchmark report's (its engine's ``--speculative-
 
 def tree_shape(extra: Any) -> dict[str, Any]:
     """The tree a run drafted as its ``extra`` gives it (:data:`TREE_FIELDS`): ``topk`` and
-    ``num_draft_tokens``, each where a path gives it, as the file wrote it."""
+    ``num_draft_tokens``, each where a path gives it a finite number (counts: text, a flag, or the
+    store's note of a value too large to keep, ``(not stored: …)``, is none: an attack pass)."""
     found = _object(extra)
 
     def scalar_at(path: str) -> Any:
         node: Any = found
         for key in path.split("."):
             node = node.get(key) if isinstance(node, dict) else None
-        return node if isinstance(node, (str, numbers.Real)) else None
+        number = isinstance(node, numbers.Real) and not isinstance(node, bool) and math.isfinite(node)
+        return node if number else None
 
     shape = {name: next((v for v in map(scalar_at, paths) if v is not None), None) for name, paths in TREE_FIELDS.items()}
     return {name: value for name, value in shape.items() if value is not None}
@@ -96,8 +98,7 @@ def tree_width(extra: Any) -> int | None:
     its acceptance length is no chain's E(α, γ): the calculator, which prices chains, does not
     predict it."""
     width = tree_shape(extra).get("topk")
-    number = isinstance(width, (int, float)) and not isinstance(width, bool) and math.isfinite(width)
-    return int(width) if number and width > 1 else None
+    return int(width) if width is not None and width > 1 else None
 
 
 def tokenizer_id(extra: Any) -> str | None:

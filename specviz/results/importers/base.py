@@ -32,7 +32,7 @@ from specviz.results.schema import INTEGER_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS
 if TYPE_CHECKING:  # a format reads a source, which is made in .source (which imports this module)
     from .source import Source
 
-__all__ = ["IngestError", "check_run_count", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Format",
+__all__ = ["IngestError", "check_run_count", "disagreements", "UnrecognisedColumnsError", "as_ingest_error", "Parsed", "Format",
            "RunBuilder", "normalise_name", "preview", "number", "dig", "find_key", "floats", "request_column",
            "request_extra", "extra_json", "not_stored", "nesting_depth", "STATISTIC_PREFIXES", "TOKENS_PER_SEC_COLUMNS"]
 
@@ -258,7 +258,7 @@ def _cut_strings(text: str, limit: int) -> str:
 
 
 # The share of a run's counted requests its rate × duration may come to before it is said to disagree
-# (:meth:`RunBuilder._check_request_throughput`): wide, for tools count a span from the first request
+# (:func:`disagreements`): wide, for tools count a span from the first request
 # sent or the first response, and some count failed requests in the rate.
 _REQUESTS_IMPLIED = (0.5, 2.0)
 
@@ -267,6 +267,36 @@ def _shown(value: float, places: int) -> str:
     """A figure of a notice: with thousands separators and ``places`` decimals, or in powers of ten past
     10¹² (a rate of 1e308 had been 309 digits)."""
     return f"{value:,.{places}f}" if abs(value) < 1e12 else f"{value:.3g}"
+
+
+def disagreements(run: dict[str, Any]) -> list[Notice]:
+    """The figures of one run (its canonical columns, None where absent) that contradict each other,
+    each a notice naming its ``field``; the figures are stored as the file gives them.
+
+    - ``warn.throughput_disagrees``: the requests its rate implies over its span, rate × duration,
+      outside :data:`_REQUESTS_IMPLIED` of the requests it counts (the completed, the failed too where
+      given): every tool divides the requests it counts by that span, so one of the three figures is
+      off. An analyst's pass: a report of 500 requests in 50 s said 2,262 req/s.
+    - ``warn.latency_disagrees``: a mean request latency no longer than the mean time to the first
+      token while tokens followed the first (a mean TPOT above 0): a request's latency is its TTFT
+      plus the gaps after it, so the first mean is the second's plus a positive sum whenever any
+      request had a second token. llm-d's example report gives 36.9 ms for both (and its TPOT).
+    """
+    found = []
+    rate, span, counted = (run.get(c) for c in ("request_throughput", "duration_s", "num_requests"))
+    # No span (a run of 0 s) or none a rate can be taken over: nothing to weigh (a duration of 0 had
+    # divided by zero and refused its file: an attack pass).
+    if rate is not None and span is not None and counted and 0 < span < math.inf:
+        implied, (low, high) = rate * span, _REQUESTS_IMPLIED
+        if not low * counted <= implied <= high * (counted + (run.get("failed_requests") or 0)):
+            found.append(Notice("warn.throughput_disagrees", field="request_throughput", rate=_shown(rate, 2),
+                                duration=_shown(span, 2), implied=_shown(implied, 0), requests=f"{counted:,}",
+                                counted_rate=_shown(counted / span, 2)))
+    e2el, ttft, tpot = (run.get(c) for c in ("mean_e2el_ms", "mean_ttft_ms", "mean_tpot_ms"))
+    if e2el is not None and ttft is not None and tpot is not None and tpot > 0 and e2el <= ttft:
+        found.append(Notice("warn.latency_disagrees", field="mean_e2el_ms", e2el=_shown(e2el, 2), ttft=_shown(ttft, 2),
+                            tpot=_shown(tpot, 2)))
+    return found
 
 
 class RunBuilder:
@@ -332,41 +362,12 @@ class RunBuilder:
     def keep(self, key: str, value: Any) -> None:
         self.extra[key] = value
 
-    def _check_request_throughput(self) -> None:
-        """Warn (once a file) where the requests a run's rate implies over its span, rate × duration,
-        are outside :data:`_REQUESTS_IMPLIED` of the requests it counts (the completed, the failed
-        too where given): every tool divides the requests it counts by that span, so one of the three
-        figures is off. An analyst's pass: a report of 500 requests in 50 s said 2,262 req/s. The
-        figures are stored as the file gives them."""
-        rate, span, counted = (self.row.get(c) for c in ("request_throughput", "duration_s", "num_requests"))
-        # No span (a run of 0 s) or none a rate can be taken over: nothing to weigh (a duration of 0 had
-        # divided by zero and refused its file: an attack pass).
-        if rate is None or span is None or not counted or not 0 < span < math.inf:
-            return
-        implied, (low, high) = rate * span, _REQUESTS_IMPLIED
-        if not low * counted <= implied <= high * (counted + (self.row.get("failed_requests") or 0)):
-            self._warn_once("warn.throughput_disagrees", "request_throughput", rate=_shown(rate, 2),
-                            duration=_shown(span, 2), implied=_shown(implied, 0), requests=f"{counted:,}",
-                            counted_rate=_shown(counted / span, 2))
-
-    def _check_request_latency(self) -> None:
-        """Warn (once a file) where a run's mean request latency is no longer than its mean time to
-        the first token while tokens followed the first (a mean TPOT above 0): a request's latency
-        is its TTFT plus the gaps after it, so the mean of the first is the second's plus a positive
-        sum whenever any request had a second token. llm-d's example report gives one figure, 36.9 ms,
-        for both (and for its TPOT): an analyst's pass. The figures are stored as the file gives them."""
-        e2el, ttft, tpot = (self.row.get(c) for c in ("mean_e2el_ms", "mean_ttft_ms", "mean_tpot_ms"))
-        if e2el is not None and ttft is not None and tpot is not None and tpot > 0 and e2el <= ttft:
-            self._warn_once("warn.latency_disagrees", "mean_e2el_ms", e2el=_shown(e2el, 2), ttft=_shown(ttft, 2),
-                            tpot=_shown(tpot, 2))
-
     def build(self) -> dict[str, Any]:
         """The run, with ``extra`` as JSON text (its texts and its size bounded): the source's objects
-        need not outlive parsing. A request rate that its own count and span contradict is said
-        (:meth:`_check_request_throughput`), and so is a request latency shorter than the time to
-        its first token and the tokens after it allow (:meth:`_check_request_latency`)."""
-        self._check_request_throughput()
-        self._check_request_latency()
+        need not outlive parsing. Figures the run contradicts itself with are said, once a file
+        (:func:`disagreements`)."""
+        for notice in disagreements(self.row):
+            self._warn_once(notice.key, **notice.params)
         value_chars, most = settings.get("SPECVIZ_STORED_VALUE_CHARS"), settings.get("SPECVIZ_STORED_EXTRA_BYTES")
         deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
         parts = {}  # each key's '"key":value', its strings cut

@@ -445,41 +445,43 @@ def speculation(doc: Any) -> dict[str, Any]:
 
 def _speculations(doc: Any) -> list[dict[str, Any]]:
     """:func:`speculation` of each engine component whose arguments give one, in the stack's order."""
-    found_all = []
-    for component in _engine_components(doc):
-        args = at(component, ("native", "args"))
-        if not isinstance(args, dict):
-            continue
-        named = {str(key).lstrip("-").replace("_", "-"): value for key, value in args.items()}
-        config = named.get("speculative-config")
-        if isinstance(config, str):
-            try:
-                named["speculative-config"] = json.loads(config)
-            except (ValueError, RecursionError):  # not JSON, or nested past the parser: left unread
-                pass
-        found = {}
-        for column, paths in {**_SPECULATIVE_ARGS, **_TREE_ARGS}.items():
-            value = next((v for v in (at(named, path) for path in paths) if v is not None), None)
-            if value is not None:
-                found[column] = value
-        if found.get("draft_model") == _NGRAM_MODEL:
-            found["draft_model"], found["spec_method"] = None, found.get("spec_method") or "ngram"
-        if isinstance(found.get("spec_method"), str):
-            found["spec_method"] = found["spec_method"].lower()
-        if found := {column: value for column, value in found.items() if value is not None}:
-            found_all.append(found)
-    return found_all
+    return [found for component in _engine_components(doc) if (found := _component_speculation(component))]
+
+
+def _component_speculation(component: dict[str, Any]) -> dict[str, Any]:
+    """What one stack component's ``native.args`` give of speculative decoding (:func:`speculation`)."""
+    args = at(component, ("native", "args"))
+    if not isinstance(args, dict):
+        return {}
+    named = {str(key).lstrip("-").replace("_", "-"): value for key, value in args.items()}
+    config = named.get("speculative-config")
+    if isinstance(config, str):
+        try:
+            named["speculative-config"] = json.loads(config)
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser: left unread
+            pass
+    found = {}
+    for column, paths in {**_SPECULATIVE_ARGS, **_TREE_ARGS}.items():
+        value = next((v for v in (at(named, path) for path in paths) if v is not None), None)
+        if value is not None:
+            found[column] = value
+    if found.get("draft_model") == _NGRAM_MODEL:
+        found["draft_model"], found["spec_method"] = None, found.get("spec_method") or "ngram"
+    if isinstance(found.get("spec_method"), str):
+        found["spec_method"] = found["spec_method"].lower()
+    return {column: value for column, value in found.items() if value is not None}
 
 
 def _engine_components(doc: Any) -> list[dict[str, Any]]:
     """A v0.2 report's inference engines; in a stack of none, its generic components that name a model
-    (``standardized.model.name``) or carry an engine's command line (``native.args``), as
-    :mod:`specviz.results.benchmark_report` writes a run whose file said no more (a SpecForge run
-    names no model: its export had come back as a plain run)."""
+    (``standardized.model.name``) or whose command line (``native.args``) runs speculative decoding,
+    as :mod:`specviz.results.benchmark_report` writes a run whose file said no more (a SpecForge run
+    names no model: its export had come back as a plain run). A router's own arguments make it no
+    engine (an attack pass: any ``native.args`` had)."""
     components = [c for c in at(doc, ("scenario", "stack")) or [] if isinstance(c, dict)]
     return [c for c in components if at(c, ("standardized", "kind")) == "inference_engine"] or \
         [c for c in components if isinstance(at(c, ("standardized", "model", "name")), str)
-         or isinstance(at(c, ("native", "args")), dict)]
+         or _SPECULATIVE_ARGS.keys() & _component_speculation(c).keys()]
 
 
 def _read_v02(reader: _Reader, label: str | None) -> None:

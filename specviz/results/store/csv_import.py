@@ -17,7 +17,7 @@ from specviz import settings
 from specviz.errors import Notice
 from specviz.results import importers
 from specviz.results.importers import user_csv
-from specviz.results.importers.base import IngestError, check_run_count, preview
+from specviz.results.importers.base import IngestError, check_run_count, disagreements, preview
 from specviz.results.importers.source import occurrences
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
 from specviz.results.synthetic import mark_synthetic
@@ -306,6 +306,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
         check_run_count(name, runs)  # the transaction, rolled back, takes the runs out again
         warnings += _bound_text(cur, content_hash, mapped, texts, text_chars, value_chars)
         warnings += _mark_synthetic(cur, name, content_hash)
+        warnings += _disagreements(cur, content_hash)
     except duckdb.InvalidInputException as exc:  # a malformed row deep in the file
         raise _unreadable(source, exc) from None
     return runs, requests, warnings, unknown
@@ -339,6 +340,24 @@ def _impossible_acceptance(cur: duckdb.DuckDBPyConnection, content_hash: str,
                         f"{column} = NULL WHERE {where}", [content_hash])
             notices.append(Notice(f"warn.csv_impossible.{kind}", rows=rows, column=column))
     return notices
+
+
+# The columns :func:`specviz.results.importers.base.disagreements` weighs against each other.
+_WEIGHED = ("request_throughput", "duration_s", "num_requests", "failed_requests", "mean_e2el_ms", "mean_ttft_ms",
+            "mean_tpot_ms")
+
+
+def _disagreements(cur: duckdb.DuckDBPyConnection, content_hash: str) -> list[Notice]:
+    """The figures of this import's runs that contradict each other, the first run of each kind said,
+    as a JSON file's are (:func:`~specviz.results.importers.base.disagreements`: a CSV had said
+    neither, an attack pass). The runs are at most ``SPECVIZ_IMPORT_MAX_RUNS``, read in batches."""
+    said: dict[str, Notice] = {}
+    rows = cur.execute(f"SELECT {', '.join(_WEIGHED)} FROM runs WHERE content_hash = ?", [content_hash])
+    while batch := rows.fetchmany(10_000):
+        for values in batch:
+            for notice in disagreements(dict(zip(_WEIGHED, values))):
+                said.setdefault(notice.key, notice)
+    return list(said.values())
 
 
 def _mark_synthetic(cur: duckdb.DuckDBPyConnection, name: str, content_hash: str) -> list[Notice]:
