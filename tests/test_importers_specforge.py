@@ -49,6 +49,19 @@ class TestLines:
         assert set(explorer.draft_settings(runs) + " · " + runs["workload"]) == set(series)
 
 
+    @pytest.mark.parametrize("topk, said", [(10.0, ", top-k 10"), (None, ""), ({"a": 1}, ""), ("10", "")])
+    def test_the_label_says_the_tree_as_the_draft_setting_does(self, tmp_path, topk, said):
+        """The label had said "top-k 10.0", "top-k None" and "top-k {'a': 1}" where the explorer's draft
+        setting said "top-k 10" and nothing (an attack pass)."""
+        line = {"batch_size": 8, "steps": 7, "topk": topk, "num_draft_tokens": 60, "acc_length": 4.1, "duration": 41.0,
+                "throughput": 1321.8, "benchmark": "mtbench"}
+        store = Store(tmp_path / "s.duckdb")
+        store.import_file("dev.jsonl", (json.dumps(line) + "\n").encode())
+        runs = explorer.with_view_columns(store.runs())
+        assert runs["label"].tolist() == [f"eagle3 γ=7{said}, 60 draft tokens"]
+        assert runs["label"].tolist() == explorer.draft_settings(runs).tolist()
+
+
 class TestNested:
     def test_each_repetition_a_run_and_steps_0_the_baseline(self, tmp_path):
         data = nested([{"batch_size": 8, "steps": 0, "topk": 0, "num_draft_tokens": 0, "num_samples": 80,

@@ -229,10 +229,6 @@ def _settings(runs: pd.DataFrame) -> pd.Series:
                      index=runs.index)
 
 
-# The tree's fields (extra.TREE_FIELDS) as SpecForge's labels write each.
-_TREE_SHOWN = {"topk": "top-k {}", "num_draft_tokens": "{} draft tokens"}
-
-
 def draft_settings(runs: pd.DataFrame) -> pd.Series:
     """A run's draft setting: its setting as its series name says it (method and γ, or ``plain``), and
     the tree it drafted, where its file gives one (``eagle3 γ=7, top-k 10, 60 draft tokens``). Runs of
@@ -241,11 +237,7 @@ def draft_settings(runs: pd.DataFrame) -> pd.Series:
     text = _settings(runs)
     if "extra" not in runs:  # a table of runs without their files' fields: no tree to tell
         return text
-    trees = runs["extra"].map(extra.tree_shape)  # a text per run: JSON is read one at a time
-    for name, shown in _TREE_SHOWN.items():
-        value = trees.map(lambda found: found.get(name))
-        text += np.where(value.notna(), ", " + value.map(lambda v: shown.format(_as_text(v))), "")
-    return text
+    return text + runs["extra"].map(lambda found: extra.tree_text(extra.tree_shape(found)))  # JSON read one at a time
 
 
 SYNTHETIC_MARK = "synthetic acceptance"

@@ -16,7 +16,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["scalar_fields", "shown_extra", "TREE_FIELDS", "tree_shape", "tree_width", "tokenizer_id"]
+__all__ = ["scalar_fields", "shown_extra", "TREE_FIELDS", "tree_shape", "tree_text", "tree_width", "tokenizer_id"]
 
 
 def _object(text: Any) -> dict[str, Any]:
@@ -75,6 +75,23 @@ paths: SpecForge's own and the benchmark report's (its engine's ``--speculative-
 ``--speculative-num-draft-tokens``, kept by name), then SGLang ``bench_serving``'s ``server_info``."""
 
 
+def _count(value: Any) -> bool:
+    """Whether a value is a tree's count: a finite number, not a flag."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# The tree's fields as SpecForge's labels write each (whole numbers without ".0").
+_TREE_SHOWN = {"topk": "top-k {:.12g}", "num_draft_tokens": "{:.12g} draft tokens"}
+
+
+def tree_text(shape: dict[str, Any]) -> str:
+    """A tree (:func:`tree_shape`, or a file's own fields by those names) as a run's draft setting
+    goes on: ``", top-k 10, 60 draft tokens"``; each field that is no count left out, ``""`` for none.
+    The SpecForge importer's labels and the explorer's draft settings say a tree alike with it (the
+    label had said "top-k 10.0" and "top-k None" where the setting said "top-k 10" and nothing)."""
+    return "".join(f", {shown.format(shape[name])}" for name, shown in _TREE_SHOWN.items() if _count(shape.get(name)))
+
+
 def tree_shape(extra: Any) -> dict[str, Any]:
     """The tree a run drafted as its ``extra`` gives it (:data:`TREE_FIELDS`): ``topk`` and
     ``num_draft_tokens``, each where a path gives it a finite number (counts: text, a flag, or the
@@ -85,8 +102,7 @@ def tree_shape(extra: Any) -> dict[str, Any]:
         node: Any = found
         for key in path.split("."):
             node = node.get(key) if isinstance(node, dict) else None
-        number = isinstance(node, numbers.Real) and not isinstance(node, bool) and math.isfinite(node)
-        return node if number else None
+        return node if _count(node) else None
 
     shape = {name: next((v for v in map(scalar_at, paths) if v is not None), None) for name, paths in TREE_FIELDS.items()}
     return {name: value for name, value in shape.items() if value is not None}

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from specviz.errors import Notice
+from specviz.results import extra
 
 from .base import Format, IngestError, Parsed, RunBuilder, floats
 from .source import Source
@@ -81,11 +82,9 @@ def _run(setting: dict[str, Any], figures: dict[str, Any], benchmark: Any, draft
         # in the Explorer's filter.
         run.set("spec_method", "eagle3")
         run.set("draft_model", draft, source="model")
-        tree = [f"top-k {setting['topk']}" if "topk" in setting else None,
-                f"{setting['num_draft_tokens']} draft tokens" if "num_draft_tokens" in setting else None]
         # The draft setting as the Explorer writes it (explorer.draft_settings), so that a series and
         # its acceptance are named alike.
-        run.set("label", ", ".join([f"eagle3 γ={steps}", *filter(None, tree)]))
+        run.set("label", f"eagle3 γ={steps}" + extra.tree_text(setting))
     for key, value in figures.items():
         column = _FIGURES.get(key)
         if column and value is not None:
