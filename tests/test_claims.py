@@ -391,6 +391,9 @@ class TestCheckClaim:
         check = claims.check_claim(make_scenario(), claims.Claim(12.0), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and check.best["high"] < 12.0
         assert math.isnan(check.holds_up_to) and check.reasons[0].key == "claims.reason.out_of_reach"
+        # The most the model allows is the band's top over every γ and batch, which the verdict is
+        # judged on, not the top at the best central figure's γ (a manager's pass: 2.34× for 2.38×).
+        assert check.reasons[0].params["high"] == check.batches["ceiling_high"].max() >= check.best["high"]
 
     def test_a_figure_over_mtp_names_mtp_layers_not_the_target_s(self):
         """"1.5x over MTP" on Qwen3-32B, which has none: the lead had read "a figure over The target's
@@ -636,6 +639,20 @@ class TestClaimsWithinMemory:
         assert claims.check_claim(mi300x, claims.Claim(2.0), GAMMA_MAX, BATCH_MAX,
                                   measured=amd).headline.key == "claims.verdict.conditional"
 
+    def test_a_pair_with_no_published_acceptance_says_so_beside_the_alpha_it_needs(self):
+        """1.8x for Kimi-K2.5 with EAGLE-3 on GB200 needs α 0.735, and the verdict had said nothing of
+        whether that is likely: no acceptance is published for the pair (a manager's pass). A pair with
+        one is weighed against it instead; with no published data given, nothing is said."""
+        kimi = make_scenario(gpu="GB200", target="Kimi-K2.5", draft="eagle3", tp="4")
+        said = claims.check_claim(kimi, claims.Claim(1.8), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert said.verdict == "conditional" and said.conditions[1].key == "claims.condition.pair_unpublished"
+        assert said.conditions[1].params["alpha"] == said.conditions[0].params["shown"] == 0.735
+        assert "pair_unpublished" not in str([c.key for c in claims.check_claim(kimi, claims.Claim(1.8), GAMMA_MAX,
+                                                                                  BATCH_MAX).conditions])
+        gpt = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
+        weighed = claims.check_claim(gpt, claims.Claim(2.5, batch=64), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert [c.key for c in weighed.conditions][:2] == ["claims.condition.acceptance", "claims.condition.beyond_pair"]
+
     def test_an_impossible_claim_within_the_presets_miss_says_calibration_can_move_it(self):
         """2x at batch 32 for DeepSeek-R1 + MTP on 4 GB200 in NVFP4 under TensorRT-LLM: its range's top is
         1.95×, and "Impossible" had stood beside the "How sure" line's 23 % median miss before calibration
@@ -646,8 +663,10 @@ class TestClaimsWithinMemory:
                                                             PRESETS.acceptance)
         near = check(2.0)
         assert near.verdict == "impossible" and near.reasons[-1].key == "claims.reason.near_reach"
-        assert near.reasons[-1].params["lifted"] == pytest.approx(near.best["high"] / (1 - 0.226))
-        assert round(near.best["high"], 2) == 1.95 and round(near.reasons[-1].params["lifted"], 2) == 2.52
+        # The top of the band over every γ: γ 3's 1.957×, not the best central figure's (γ 2's 1.951×).
+        top = near.required["ceiling_high"].max()
+        assert near.reasons[-1].params["high"] == top and near.reasons[-1].params["lifted"] == pytest.approx(top / (1 - 0.226))
+        assert round(top, 2) == 1.96 and round(near.reasons[-1].params["lifted"], 2) == 2.53
         assert not [r for r in check(3.0).reasons if r.key == "claims.reason.near_reach"]
         calibrated = replace(chosen, costs=replace(chosen.costs, step_ms=chosen.costs.step_ms + 0.01))
         assert not [r for r in check(2.0, calibrated).reasons if r.key == "claims.reason.near_reach"]

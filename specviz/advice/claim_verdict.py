@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from specviz.advice.claims import Claim, ClaimCheck
 
 __all__ = ["Batches", "NO_BATCHES", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
+           "optimistic_top",
            "beyond_published", "best_at_measured_alpha", "devices", "headline", "measured_reason", "method_named",
-           "on_workload", "verdict"]
+           "on_workload", "pair_unpublished", "verdict"]
 
 
 def at_least(value: ArrayLike, decimals: int = 2) -> Any:
@@ -102,6 +103,18 @@ def beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
                   gamma=row.gamma, dataset=row.dataset, source=row.source)
 
 
+def pair_unpublished(scenario: Scenario, claim: Claim, required: pd.DataFrame,
+                     published: Sequence[PublishedAcceptance]) -> Notice | None:
+    """``claims.condition.pair_unpublished`` where a claim with no measured α needs an α and none is
+    published for the scenario's own pair (:func:`specviz.advice.evidence.pair_acceptance`) among
+    ``published`` (none given: nothing to say); None otherwise. Kimi-K2.5 with EAGLE-3 needed α 0.735
+    and the verdict said nothing of whether that is likely (a manager's pass)."""
+    needed = _alpha_needed(claim, required)
+    if needed is None or not published or evidence.pair_acceptance(scenario, published) is not None:
+        return None
+    return Notice("claims.condition.pair_unpublished", alpha=at_least(needed, 3))
+
+
 def _alpha_needed(claim: Claim, required: pd.DataFrame) -> float | None:
     """The least α a claim with no measured α needs over the γ it allows (the model's, else that of the
     band's optimistic edge); None with a measured α, or where nothing reaches it."""
@@ -144,6 +157,15 @@ def headline(check: ClaimCheck, over_words: str | None = None, over_method: str 
     if over_method:
         return [Notice("claims.verdict.over_method", method=method_named(over_method)), check.headline]
     return [check.headline]
+
+
+def optimistic_top(batches: pd.DataFrame) -> float:
+    """The most the model allows at the optimistic end of its band, at α = 1: the highest
+    ``ceiling_high`` of the batches the claim counts, over every γ, which "impossible" is judged on
+    (:func:`batch_range` of where it reaches the claim). The reasons had named the band's top at the γ
+    of the best central figure: 2.34× for DeepSeek-R1 + MTP on 8 B200s, where γ 3's top, 2.38×, is
+    higher (a manager's pass)."""
+    return float(batches.loc[batches["counted"], "ceiling_high"].max())
 
 
 def best_at_measured_alpha(batches: pd.DataFrame) -> pd.Series:
@@ -206,7 +228,8 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     none = NO_BATCHES
     if math.isnan(holds[1]):
         return ("impossible", Notice("claims.verdict.impossible", **setting),
-                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=best["high"]), ceiling], [], none)
+                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=optimistic_top(batches)), ceiling], [],
+                none)
     acceptance: list[Notice] = []
     if required["alpha_needed"].notna().any():
         easiest = required.loc[required["alpha_needed"].idxmin()]

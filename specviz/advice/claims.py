@@ -414,6 +414,8 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     elif beyond := claim_verdict.beyond_pair(scenario, claim, required, published):
         headline = Notice("claims.verdict.beyond_pair", **headline.params)
         conditions.insert(1, beyond)
+    elif verdict != "impossible" and (unpublished := claim_verdict.pair_unpublished(scenario, claim, required, published)):
+        conditions.insert(1, unpublished)
     if (reused := step_scenario.mtp_reused_from) is not None and full[best_g] < best["gamma"] + 1.0:
         # α = 1 is the trained positions' acceptance: the reused ones still fall, which caps the ceiling.
         reasons.append(Notice("claims.reason.mtp_reuse", gamma=best["gamma"], trained=reused - 1,
@@ -460,12 +462,13 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         reasons.insert(0 if short is None else 1, claim_verdict.measured_reason(
             "claims.reason.measured_other_context", elsewhere, context=int(elsewhere["context"]),
             ours=int(scenario.context)))
-    lifted = best["high"] / (1.0 - calibration.PRESET_MEDIAN_MISS)
+    top = claim_verdict.optimistic_top(batches)
+    lifted = top / (1.0 - calibration.PRESET_MEDIAN_MISS)
     if verdict == "impossible" and not knobs_off_preset(scenario) and claim.speedup <= lifted:
         # Out of reach by less than the presets' median miss before calibration: said, for "impossible"
         # rests on costs not calibrated (a browser pass: 2x on GB200 under TensorRT-LLM, its range's top
         # 1.98x, read "Impossible" beside the "How sure" line's 23 % median miss).
-        reasons.append(Notice("claims.reason.near_reach", high=best["high"], lifted=lifted,
+        reasons.append(Notice("claims.reason.near_reach", high=top, lifted=lifted,
                               miss=calibration.PRESET_MEDIAN_MISS, points=calibration.PRESET_POINTS))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
                       memory_limit, memory_gamma)
