@@ -793,7 +793,17 @@ class TestEagle3HeadPastItsTraining:
         check = claims.check_claim(llama, claims.Claim(3.0, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
         needed = next(c for c in check.conditions if c.key == "claims.condition.acceptance")
         assert needed.params["gamma"] == 8
-        assert Notice("advice.head_past_training", gamma=8, trained=7) in check.conditions
+        # Said once, at the longest draft the conditions name: the unkind end's γ 10.
+        safe = next(c for c in check.conditions if c.key == "claims.condition.safe_alpha")
+        assert safe.params["gamma"] == 10 and [c for c in check.conditions if c.key == "advice.head_past_training"] == [
+            Notice("advice.head_past_training", gamma=10, trained=7)]
+        # 2.5x for gpt-oss-120b on one H100 at batch 64: α at γ 7, within, but "at least 0.900 at γ 9" at the
+        # unkind end had stood alone (a manager's pass).
+        gpt = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
+        unkind = claims.check_claim(gpt, claims.Claim(2.5, batch=64), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        assert [(c.key, c.params.get("gamma")) for c in unkind.conditions if c.key in (
+            "claims.condition.acceptance", "advice.head_past_training", "claims.condition.safe_alpha")] == [
+            ("claims.condition.acceptance", 7), ("advice.head_past_training", 9), ("claims.condition.safe_alpha", 9)]
         # The most the setting gives is at γ 16: said beside it too, once.
         assert check.best["gamma"] == 16 and Notice("advice.head_past_training", gamma=16, trained=7) in check.reasons
         within = claims.check_claim(llama, claims.Claim(2.0, batch=1), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)

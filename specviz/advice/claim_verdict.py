@@ -239,20 +239,25 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
                                  rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
                                  length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
                                  optimistic=at_least(float(easiest["alpha_optimistic"]), 3)))
-        if (past := draft_length.head_past_training(scenario, gamma)) is not None:
-            # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
-            # calculator says beside the same γ (a manager's pass: "α ≥ 0.786 at γ 8" had stood alone).
+        safest = None if required["alpha_safe"].isna().all() else required.loc[required["alpha_safe"].idxmin()]
+        # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
+        # calculator says beside the same γ (a manager's pass: "α ≥ 0.786 at γ 8" had stood alone),
+        # said once, at the longest draft the conditions name (the unkind end's "α ≥ 0.900 at γ 9"
+        # had stood alone beside a γ 7 that needs none: a manager's pass).
+        longest = max(gamma, -1 if safest is None else int(safest["gamma"]))
+        if (past := draft_length.head_past_training(scenario, longest)) is not None:
             acceptance.append(past)
-        if required["alpha_safe"].isna().all():  # the band's low edge never reaches, even at α = 1
+        if safest is None:  # the band's low edge never reaches, even at α = 1
             acceptance.append(Notice("claims.condition.kind_costs_too"))
         else:  # the α that holds the claim even at the unkind end, at the γ that needs least of it
-            safest = required.loc[required["alpha_safe"].idxmin()]
             acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"]), 3),
                                      gamma=int(safest["gamma"])))
     else:
         easiest = required.loc[required["alpha_optimistic"].idxmin()]
         acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
                                  shown=at_least(float(easiest["alpha_optimistic"]), 3), gamma=int(easiest["gamma"])))
+        if (past := draft_length.head_past_training(scenario, int(easiest["gamma"]))) is not None:
+            acceptance.append(past)
     # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
     # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.
     weighed = int(batches["batch"].max()) if len(batches) else 0
