@@ -31,9 +31,8 @@ if TYPE_CHECKING:
     from specviz.advice.claims import Claim, ClaimCheck
 
 __all__ = ["Batches", "NO_BATCHES", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
-           "optimistic_top",
            "beyond_published", "best_at_measured_alpha", "devices", "headline", "measured_reason", "method_named",
-           "on_workload", "pair_unpublished", "verdict"]
+           "on_workload", "optimistic_top", "pair_unpublished", "verdict"]
 
 
 def at_least(value: ArrayLike, decimals: int = 2) -> Any:
