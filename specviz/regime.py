@@ -16,7 +16,8 @@ from .errors import Notice
 from .model import drafters, roofline, step
 from .scenario import Scenario
 
-__all__ = ["MOE_HEAVY_RATIO", "SPECULATION_NOTE_SHARE", "at_batch", "ridge_detail_key", "message_suffix", "explanation_notes", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
+__all__ = ["MOE_HEAVY_RATIO", "SPECULATION_NOTE_SHARE", "at_batch", "ridge_detail_key", "message_suffix",
+           "explanation_notes", "regime_crossovers", "regime_explanation", "expert_tax", "expert_tax_verdict",
            "roofline_points"]
 
 

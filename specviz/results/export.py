@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from specviz import i18n
+from specviz.results.sandbox import distinct_names
 
 __all__ = ["neutralise", "csv_text", "visible_frame"]
 
@@ -71,7 +72,7 @@ def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
     name. Two names that read alike once escaped ("a\\u202eb" and "a" U+202E "b", a query's) are told
     apart by a number, "a\\u202eb (2)", as no two columns of a table may share a name. Columns of text
     are searched without a Python call per cell (a page reruns often)."""
-    shown = frame.set_axis(_distinct([i18n.visible(c) if isinstance(c, str) else c for c in frame.columns]), axis=1)
+    shown = frame.set_axis(distinct_names([i18n.visible(c) if isinstance(c, str) else c for c in frame.columns]), axis=1)
     for column in [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]:
         values = shown[column]
         if pd.api.types.is_string_dtype(values):
@@ -82,18 +83,3 @@ def visible_frame(frame: pd.DataFrame) -> pd.DataFrame:
             shown[column] = values.map(lambda v: i18n.visible(v) if isinstance(v, str) else v)
     return shown
 
-
-def _distinct(names: list[Any]) -> list[Any]:
-    """``names`` with each repeat numbered, "name (2)", "name (3)", skipping numbers another name holds."""
-    taken, out = set(names), []
-    seen: set[Any] = set()
-    for name in names:
-        if name in seen:
-            number = 2
-            while f"{name} ({number})" in taken:
-                number += 1
-            name = f"{name} ({number})"
-            taken.add(name)
-        seen.add(name)
-        out.append(name)
-    return out

@@ -45,7 +45,7 @@ import time
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
 from specviz.errors import Notice, SpecvizError
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
     import pandas as pd
 
 __all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql",
-           "run_query"]
+           "distinct_names", "run_query"]
 
 # For every DuckDB connection specviz opens: DuckDB would otherwise download and load extensions on
 # its own (for an SQLite file, a remote URL, a file format it lacks).
@@ -568,6 +568,23 @@ def _as_text(kind: Any) -> bool:
     return False
 
 
+def distinct_names(names: Sequence[Any]) -> list[Any]:
+    """``names`` with each repeat numbered, "label (2)", "label (3)", skipping a number another name
+    already holds: a table keeps one column of each name (a query's result here, and the names that
+    read alike once their invisible characters are escaped: :func:`specviz.results.export.visible_frame`)."""
+    taken, seen, out = set(names), set(), []
+    for name in names:
+        if name in seen:
+            number = 2
+            while f"{name} ({number})" in taken:
+                number += 1
+            name = f"{name} ({number})"
+            taken.add(name)
+        seen.add(name)
+        out.append(name)
+    return out
+
+
 def _displayable(relation: Any) -> Any:
     """The result with the columns that Arrow, pandas or JSON would get wrong or refuse cast to text
     (UHUGEINT reads back as -1, BIT, BLOB and BIGNUM (VARINT) are not text, UNION has no pandas form,
@@ -577,16 +594,9 @@ def _displayable(relation: Any) -> Any:
     also where a STRUCT, MAP, LIST or ARRAY holds one (a UNION in a STRUCT aborted the query process
     in Arrow's ``StructArray.flatten``, which the parent reported as out of memory; an infinite DATE
     in a STRUCT raised pandas' ValueError in the caller), and a name the result repeats made unique
-    ("label", "label (2)": a table keeps one column of each name)."""
+    (:func:`distinct_names`: a table keeps one column of each name)."""
     as_text = [_as_text(kind) for kind in relation.types]
-    names, seen = [], set()
-    for name in relation.columns:
-        unique, n = name, 1
-        while unique in seen:
-            n += 1
-            unique = f"{name} ({n})"
-        seen.add(unique)
-        names.append(unique)
+    names = distinct_names(relation.columns)
     if not any(as_text) and names == list(relation.columns):
         return relation
     columns = [f'{"CAST(#%d AS VARCHAR)" % (i + 1) if text else "#%d" % (i + 1)} AS '
