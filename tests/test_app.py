@@ -2879,7 +2879,7 @@ class TestLivePage:
             assert f"the step model puts it at **{modelled:.1%}** of a speculative step" in said
             assert said.endswith(md("live.draft_share.agrees", "en"))  # 20 % against the model's 16.8 %
             # The verdict is at the sidebar's engine (vLLM V1), not the server's: said, with how to change it.
-            assert i18n.t("live.other_engine", "en", server="TensorRT-LLM", engine="vLLM V1 (CUDA graphs)") in [
+            assert i18n.t("live.other_engine", "en", server="TensorRT-LLM", engine="vLLM V1 (CUDA or HIP graphs)") in [
                 c.value for c in at.caption]
         sglang = (prom / "sglang_docs.prom").read_text() + (prom / "sglang_spec_composed.prom").read_text()
         with metrics_server(lambda n: sglang) as url:
@@ -3792,8 +3792,8 @@ class TestLanguage:
         at = claims_app(claim="2.5x", claim_batch=64, target="gpt-oss-120b")
         at.sidebar.selectbox(key="lang").set_value("vi").run()
         verdict = at.warning[0].value
-        assert verdict.startswith("**Có điều kiện") and "vLLM V1 \\(có CUDA graphs\\)" in verdict
-        assert "expert MXFP4" in verdict and "MXFP4 experts" not in verdict and "(CUDA graphs)" not in verdict
+        assert verdict.startswith("**Có điều kiện") and "vLLM V1 \\(có CUDA hoặc HIP graphs\\)" in verdict
+        assert "expert MXFP4" in verdict and "MXFP4 experts" not in verdict and "(CUDA or HIP graphs)" not in verdict
 
     def test_the_claims_tables_title_and_format_in_vietnamese(self):
         at = claim_view(claims_app(claim="2.5x", claim_batch=64), "required")

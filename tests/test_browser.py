@@ -379,7 +379,7 @@ class TestExplorerInChromium:
         expect(page.get_by_text("Speculative decoding calculator")).to_be_visible(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"\?(.+&)?mbu=[0-9.]+"), timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"target=Llama-3\.1-8B"), timeout=TIMEOUT)
-        expect(page.get_by_text("Knobs differ from the vLLM V1 (CUDA graphs) preset")).to_be_visible(timeout=TIMEOUT)
+        expect(page.get_by_text("Knobs differ from the vLLM V1 (CUDA or HIP graphs) preset")).to_be_visible(timeout=TIMEOUT)
         page.screenshot(path=ARTIFACTS / "calculator_from_a_fit.png", full_page=True)
 
 
