@@ -277,7 +277,9 @@ class TestRecordsJsonl:
     def test_the_real_records_give_tpot_and_the_gaps_between_chunks(self):
         """AIPerf 0.3's records (10 of the sample's 64): a request's inter_token_latency is its
         (latency − TTFT) / (output tokens − 1), vLLM's TPOT; its inter_chunk_latency list the gaps
-        between streamed chunks, whose mean over all requests is vLLM's mean ITL."""
+        between streamed chunks, whose mean over all requests is vLLM's mean ITL, and whose
+        percentiles, over every gap pooled, are AIPerf's summary's (its metric collects "all ICL
+        values from all requests … into a single list", numpy's linear percentiles)."""
         name = "2026/aiperf_0.3_concurrency1/profile_export.jsonl"
         records = [json.loads(line) for line in sample(name).splitlines()]
         parsed = importers.parse("profile_export.jsonl", sample(name))
@@ -290,7 +292,10 @@ class TestRecordsJsonl:
         assert requests.itl_ms.tolist() == pytest.approx([sum(g) / len(g) for g in gaps])
         assert run["mean_itl_ms"] == pytest.approx(sum(map(sum, gaps)) / sum(map(len, gaps)))
         assert run["mean_tpot_ms"] == pytest.approx(np.mean([metric(r, "inter_token_latency") for r in records]))
-        assert "p99_itl_ms" not in run  # every gap would be needed: the summary beside the records has them
+        pooled = [gap for g in gaps for gap in g]
+        assert len(pooled) == 1990 and [run[f"p{p}_itl_ms"] for p in (50, 90, 99)] == pytest.approx(
+            np.percentile(pooled, [50, 90, 99]), rel=1e-12)
+        assert run["p99_itl_ms"] == pytest.approx(20.35359358)  # by hand from the file: 18.08 ms the mean
 
     def test_a_list_of_gaps_with_an_element_that_is_no_gap_gives_none(self):
         """An attack pass: nulls and text were skipped by the sum and counted by the length (10, null,
@@ -303,6 +308,21 @@ class TestRecordsJsonl:
         parsed = importers.parse("p.jsonl", b"\n".join(json.dumps(line).encode() for line in lines))
         assert parsed.requests.itl_ms.tolist()[:3] == [pytest.approx(float("nan"), nan_ok=True)] * 3
         assert parsed.requests.itl_ms.tolist()[3] == 30.0 and only(parsed)["mean_itl_ms"] == 30.0
+        # the percentiles are of the one list of gaps alone: 20, 30, 40
+        assert [only(parsed)[f"p{p}_itl_ms"] for p in (50, 90, 99)] == pytest.approx([30.0, 38.0, 39.8])
+
+    def test_the_gaps_percentiles_pool_every_unit_in_milliseconds(self):
+        """Each request's list in its own unit (ns, µs, s), all converted before they are pooled; a
+        list in a unit that is no time is left out of the percentiles as of the mean."""
+        lines = [json.loads(line) for line in fixture(JSONL).splitlines()]
+        measured = [i for i, line in enumerate(lines) if "metrics" in line and line.get("error") is None
+                    and line["metadata"].get("benchmark_phase") != "warmup"]
+        for i, (gaps, unit) in zip(measured, (([1e7, 2e7], "ns"), ([30_000], "us"), ([0.04, 0.05], "sec"),
+                                              ([999], "tokens"))):
+            lines[i]["metrics"]["inter_chunk_latency"] = {"value": gaps, "unit": unit}
+        run = only(importers.parse("p.jsonl", b"\n".join(json.dumps(line).encode() for line in lines)))
+        assert run["mean_itl_ms"] == pytest.approx(30.0)  # 10, 20, 30, 40, 50 ms
+        assert [run[f"p{p}_itl_ms"] for p in (50, 90, 99)] == pytest.approx([30.0, 46.0, 49.6])
 
     def test_a_line_longer_than_duckdb_s_own_buffer_is_read(self, monkeypatch):
         """An attack pass: a line of 3.5M chunk gaps (21 MB) had been called malformed JSON, past

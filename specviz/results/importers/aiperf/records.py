@@ -90,18 +90,23 @@ def _metric(tag: str, scales: dict[str, float] | None = None) -> str:
     return _number(f"$.metrics.{tag}.value", scales, f"$.metrics.{tag}.unit")
 
 
+_GAP_QUANTILES = {50: 0.5, 90: 0.9, 99: 0.99}
+_GAP_LIST = f"TRY_CAST({_at('$.metrics.inter_chunk_latency.value')} AS DOUBLE[])"
+# Milliseconds per unit of the list; NULL for a unit that is no time, which makes the sum NaN.
+_GAP_SCALE = (f"CASE {_at('$.metrics.inter_chunk_latency.unit')} "
+              + " ".join(f"WHEN '{name}' THEN {scale!r}" for name, scale in MS.items()) + " ELSE 'NaN'::DOUBLE END")
+
+
 def _gaps(aggregate: str) -> str:
     """SQL of ``aggregate`` (``list_sum``, ``len``) over a record's ``inter_chunk_latency`` list, the
     gaps in ms (a sum converted by the list's unit); NaN where the record has no list of numbers, or
     one with an element that is no gap (text, null, not finite, below 0: ``list_sum`` had skipped the
     nulls that ``len`` counted, and summed a negative gap in)."""
-    gaps = f"TRY_CAST({_at('$.metrics.inter_chunk_latency.value')} AS DOUBLE[])"
-    no_gap = f"len(list_filter({gaps}, lambda x: x IS NULL OR NOT isfinite(x) OR x < 0)) = 0"
-    value = f"coalesce(CASE WHEN {no_gap} THEN {aggregate}({gaps})::DOUBLE END, 'NaN')"
+    no_gap = f"len(list_filter({_GAP_LIST}, lambda x: x IS NULL OR NOT isfinite(x) OR x < 0)) = 0"
+    value = f"coalesce(CASE WHEN {no_gap} THEN {aggregate}({_GAP_LIST})::DOUBLE END, 'NaN')"
     if aggregate == "len":
         return value
-    cases = " ".join(f"WHEN '{name}' THEN {value} * {scale!r}" for name, scale in MS.items())
-    return f"CASE {_at('$.metrics.inter_chunk_latency.unit')} {cases} ELSE 'NaN'::DOUBLE END"
+    return f"{value} * {_GAP_SCALE}"
 
 
 # Each record's values: its times (its inter_token_latency is (latency − TTFT) / (output tokens − 1),
@@ -146,6 +151,7 @@ class _Records:
     kept: dict[str, np.ndarray]  # the measured requests that succeeded, by column, in the file's order
     extra: pa.ChunkedArray | None  # their histograms and γ as JSON text (null where none), if any has one
     pooled: dict[str, float]  # those histograms summed
+    gap_percentiles: dict[int, float]  # p50, p90 and p99 of every gap of theirs in ms (none without gaps)
 
 
 def _read_records(source: Source) -> _Records:
@@ -175,7 +181,7 @@ def _read_records(source: Source) -> _Records:
             con.execute(f"""
                 CREATE TEMP TABLE read AS
                 SELECT {_RECORD_KINDS}, {", ".join(f"{sql} AS {name}" for name, sql in _RECORD_COLUMNS.items())},
-                       {_HISTOGRAM} AS histogram, {_HISTOGRAM_KEYS}
+                       {_HISTOGRAM} AS histogram, {_HISTOGRAM_KEYS}, {_GAP_LIST} AS gap_list, {_GAP_SCALE} AS gap_scale
                 FROM (SELECT {_RECORD_READ} FROM {file})""", [_PATHS])
             # Read in parallel and stored in the file's order (DuckDB keeps insertion order): a
             # document's line is its row's place.
@@ -198,6 +204,13 @@ def _read_records(source: Source) -> _Records:
                 sums = con.execute(f"SELECT {keys} FROM (SELECT json_extract_string(histogram, ?) AS h {counted})",
                                    [[f'$."{j}"' for j in range(most + 1)]]).fetchall()[0]
             pooled = {str(j): total for j, total in enumerate(sums) if total is not None}
+            # Every gap of the requests whose mean gap is counted, pooled, as AIPerf's summary takes
+            # them (linear percentiles, numpy's and DuckDB's quantile_cont alike); DuckDB holds them,
+            # spilling past its memory, not Python.
+            gap_percentiles = con.execute(f"""
+                SELECT quantile_cont(gap * gap_scale, {list(_GAP_QUANTILES.values())})
+                FROM (SELECT unnest(gap_list) AS gap, gap_scale FROM records
+                      WHERE record AND NOT warmup AND NOT failed AND isfinite(gap_sum_ms) AND gaps > 0)""").fetchall()[0][0]
             kept = con.sql(f"""
                 SELECT line, {", ".join(_RECORD_COLUMNS)}, CASE WHEN {_COUNTS} THEN
                     CASE WHEN gamma >= 0 AND isfinite(gamma) AND gamma = round(gamma)
@@ -209,7 +222,7 @@ def _read_records(source: Source) -> _Records:
     columns = {name: kept.column(name).to_numpy() for name in ("line", *_RECORD_COLUMNS)}
     extra = kept.column("extra")
     return _Records(lines, warmup, failed, first_stray, columns, extra if extra.null_count < len(extra) else None,
-                    pooled)
+                    pooled, dict(zip(_GAP_QUANTILES, gap_percentiles or ())))
 
 
 def _acceptance(source: Source, read: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -291,12 +304,13 @@ def parse_records(source: Source) -> Parsed:
                 run.set(f"mean_{short}_ms", float(values.mean()))
                 for p, value in zip((50, 90, 99), np.percentile(values, [50, 90, 99])):
                     run.set(f"p{p}_{short}_ms", float(value))
-        # The mean gap over every request's gaps, as vLLM's mean ITL; their percentiles would need
-        # every gap (some 500 a request), which the summary beside the records gives.
+        # The mean gap over every request's gaps, as vLLM's mean ITL, and their percentiles.
         counted = ~np.isnan(gap_sum)
         if counted.any():
             run.set("mean_itl_ms", float(gap_sum[counted].sum() / gaps[counted].sum()),
                     source="inter_chunk_latency: Σ gaps / their count")
+        for p, value in read.gap_percentiles.items():
+            run.set(f"p{p}_itl_ms", value, source="inter_chunk_latency: every gap")
         run.set("num_requests", n)
         run.set("failed_requests", failed)
         starts, ends = kept["start_ns"], kept["end_ns"]
