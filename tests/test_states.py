@@ -336,6 +336,29 @@ class TestSpecDecodeStates:
         same = one(after.replace("1.7874966e+09", "1.78749598534e+09"), previous=(before, 100.0), time=110.0)
         assert (same.drafts, same.accepted_tokens, same.acceptance_length) == (12, 6, 1.5) and not same.counter_reset
 
+    def test_a_second_process_behind_one_address_gives_no_window(self):
+        """An SRE's pass: a load balancer over two replicas (or a redirect to another server) was read
+        as a restart, and the second replica's totals since it started shown as a 2-s window. vLLM
+        0.25.1's real scrape, then the same series from a process that started 15 minutes before the
+        first scrape: no window exists, and the message says why and what to point at. A restart
+        (a start after the first scrape, or within the clocks' skew of it) still counts from zero."""
+        first = sample_text("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt")
+        scraped = 1787496000.0  # 14:40:00 UTC; the real process started at 1787495985.34
+        assert "process_start_time_seconds 1.78749598534e+09" in first
+        other = first.replace("process_start_time_seconds 1.78749598534e+09", "process_start_time_seconds 1.7874951e+09")
+        with pytest.raises(SpecvizError) as info:
+            one(other, previous=(first, scraped), time=scraped + 2)
+        assert info.value.key == "prom.other_process"
+        said = i18n.message(info.value, "en").replace("\\", "")  # shown as Markdown: its colons escaped
+        assert "from 14:25:00 UTC, before the previous scrape at 14:40:00 UTC" in said and "one replica" in said
+        assert "14:25:00 UTC" in i18n.message(info.value, "vi").replace("\\", "")
+        for started in (scraped + 1, scraped - live_states.CLOCK_SKEW_S + 1):
+            restarted = first.replace("process_start_time_seconds 1.78749598534e+09",
+                                      f"process_start_time_seconds {started!r}")
+            assert one(restarted, previous=(first, scraped), time=scraped + 2).counter_reset
+        # Without the scrapes' times (two files) the start times cannot be set against them: a restart.
+        assert one(other, previous=(first, None)).counter_reset
+
     def test_a_process_s_restart_counts_only_the_series_that_carry_its_labels(self):
         """Two servers in one scrape, told apart by instance, each with its start time: only the
         restarted one's counters count from zero (a: 1500 − 0; b: 1500 − 1000)."""

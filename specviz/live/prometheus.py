@@ -56,7 +56,7 @@ from specviz.errors import Notice, SpecvizError
 
 from . import exposition
 from .roles import COUNTERS, MEANING_LABELS, RATIO_GAUGES, ROLES, SPEC_ROLES, role_of, without_groups
-from .states import SpecDecodeState, spec_decode_states
+from .states import SpecDecodeState, spec_decode_states, utc_clock
 from .prometheus_api import MIN_STEP_S, Runner, api_base, api_get, check_points, parse_duration, timestamp
 from .scrape import Limits, shown
 
@@ -216,8 +216,8 @@ def _restart_moment(end: float, window_s: float, started: float | None) -> str:
     given only the window's end, a step of the range, up to 24 minutes late at a day's range), else
     that end marked ``≤`` (a server that exports no start time, or whose clock disagrees)."""
     if started is not None and end - window_s < started <= end:
-        return _time.strftime("%H:%M:%S UTC", _time.gmtime(started))
-    return "≤ " + _time.strftime("%H:%M:%S UTC", _time.gmtime(end))
+        return utc_clock(started)
+    return "≤ " + utc_clock(end)
 
 
 def _model_key(labels: dict[str, str], by: tuple[str, ...]) -> tuple[str, ...]:

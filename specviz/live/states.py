@@ -25,6 +25,12 @@ series in one scrape only (another process, such as a new ``pid``) says nothing;
 multiprocess mode (vLLM with several API servers) exports no start time and keeps a dead process's
 counts, so there the counters' drops are the only sign.
 
+A changed start time before the previous scrape (beyond :data:`CLOCK_SKEW_S`) is no restart: that
+process was running when the previous scrape was answered by another, and its counters hold what
+it served before the window began. The address is answered by more than one process (a load
+balancer over replicas, a redirect, a ``--since`` scrape of another server), and no window between
+the two scrapes exists: :func:`spec_decode_states` refuses it (``prom.other_process``).
+
 References
 ----------
 Counter increases and histogram quantiles as Prometheus computes them: :mod:`specviz.live.promql`.
@@ -33,6 +39,7 @@ Counter increases and histogram quantiles as Prometheus computes them: :mod:`spe
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
@@ -46,7 +53,12 @@ from .exposition import Snapshot
 from .promql import counter_increase, histogram_quantile
 from .roles import CUMULATIVE, MEANING_LABELS, OUTPUT_ROLE, ROLES, SPEC_ROLES, engine_of, metric_name
 
-__all__ = ["SpecDecodeState", "spec_decode_states", "restarted_processes", "accepted_past_gamma"]
+__all__ = ["SpecDecodeState", "spec_decode_states", "restarted_processes", "CLOCK_SKEW_S", "utc_clock", "accepted_past_gamma"]
+
+CLOCK_SKEW_S = 5.0
+"""How far a server's clock (its processes' start times) may trail the scraper's (the snapshots'
+times) before a new start time before the previous scrape is read as another process's, not a
+restart's."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +189,23 @@ def restarted_processes(current: Snapshot, previous: Snapshot) -> list[dict[str,
             if before.get((prefix, labels), started) != started]
 
 
+def _refuse_other_process(current: Snapshot, previous: Snapshot) -> None:
+    """Raise ``prom.other_process`` where a process start time that changed between the scrapes lies
+    before the previous scrape, by more than :data:`CLOCK_SKEW_S` (the module's docstring says why)."""
+    if previous.time is None:
+        return
+    before = previous.series.get("process_start", {})
+    for key, started in current.series.get("process_start", {}).items():
+        if before.get(key, started) != started and started < previous.time - CLOCK_SKEW_S:
+            raise SpecvizError("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
+
+
+def utc_clock(seconds: float) -> str:
+    """A moment (seconds since the epoch) as the notices give one: its time of day in UTC to the
+    second, "21:27:56 UTC"."""
+    return time.strftime("%H:%M:%S UTC", time.gmtime(seconds))
+
+
 def _role_values(current: Snapshot, previous: Snapshot | None, role: str, split_by: tuple[str, ...],
                  restarted: list[dict[str, str]]) -> tuple[dict[tuple, list[tuple[dict[str, str], float]]], set[tuple]]:
     """Per group: the labels and value of each series of ``role`` (a counter's increase over the
@@ -232,12 +261,15 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     Raises
     ------
     SpecvizError
-        ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
+        ``prom.other_process`` where the two scrapes are of two processes that both ran at the
+        previous one (:data:`CLOCK_SKEW_S`); ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
         the engine is not one specviz reads; ``prom.no_spec_decode_values`` if the scrape's values
         of recognised series were all left out (not finite, or negative: ``current.notices``).
     """
     groups: dict[tuple, dict[str, list[tuple[dict[str, str], float]]]] = {}
     resets: set[tuple] = set()
+    if previous is not None:
+        _refuse_other_process(current, previous)
     restarted = restarted_processes(current, previous) if previous is not None else []
     for role in ROLES:
         by_group, reset_groups = _role_values(current, previous, role, split_by, restarted)

@@ -22,7 +22,7 @@ import pandas as pd
 from specviz import calculator, settings
 from specviz.errors import InputError, Notice
 from specviz.live import exposition
-from specviz.live.states import SpecDecodeState, spec_decode_states
+from specviz.live.states import SpecDecodeState, spec_decode_states, utc_clock
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 
@@ -450,17 +450,12 @@ def replica_table(rows: Iterable[Mapping[str, Any]], labels: Sequence[str], show
     return table.sort_values(["model", "replica"], ignore_index=True)
 
 
-def _clock(seconds: float) -> str:
-    """A moment as the page says it: the time of day in UTC, to the second (``04:12:05 UTC``)."""
-    return time.strftime("%H:%M:%S UTC", time.gmtime(seconds))
-
-
 def stale_window(end_s: float, now_s: float) -> Notice:
     """What to say over a server's latest window when the scrapes since it failed: the page keeps
     showing that window's figures and verdict, which are then of the time the window ended, not of
     now. ``live.stale_window`` with ``end`` (its end, :func:`_clock`) and ``seconds`` since
     (whole seconds, at least 0: the scrape's time and now come from the same clock)."""
-    return Notice("live.stale_window", end=_clock(end_s), seconds=max(0, round(now_s - end_s)))
+    return Notice("live.stale_window", end=utc_clock(end_s), seconds=max(0, round(now_s - end_s)))
 
 
 def late_point(point_s: float, end_s: float, step_s: float) -> Notice | None:
@@ -478,7 +473,7 @@ def late_point(point_s: float, end_s: float, step_s: float) -> Notice | None:
     lag = end_s - point_s
     if lag <= LATE_STEPS * step_s:
         return None
-    return Notice("live.late_point", time=_clock(point_s), end=_clock(end_s), seconds=round(lag))
+    return Notice("live.late_point", time=utc_clock(point_s), end=utc_clock(end_s), seconds=round(lag))
 
 
 def servers_dropped(servers: pd.Series, times: pd.Series, stopped: Sequence[str] = ()) -> Notice | None:
@@ -499,7 +494,7 @@ def servers_dropped(servers: pd.Series, times: pd.Series, stopped: Sequence[str]
     if counts.empty or pd.isna(latest := counts.iloc[-1]) or not latest < (most := counts.max()):
         return None
     at_most = pd.Series(times).reset_index(drop=True)[counts == most].iloc[-1]
-    said = {"now": int(latest), "most": int(most), "time": _clock(at_most.timestamp())}
+    said = {"now": int(latest), "most": int(most), "time": utc_clock(at_most.timestamp())}
     if stopped:
         return Notice("live.servers_dropped_named", **said, gone=", ".join(name or "?" for name in stopped[:5])
                       + (", …" if len(stopped) > 5 else ""))
@@ -520,5 +515,5 @@ def fleet_point(end_s: float, window_s: float, now_s: float) -> Notice | None:
     if window_s <= CURRENT_WINDOW_S and age <= LATE_STEPS * window_s:
         return None
     if window_s <= CURRENT_WINDOW_S:  # a short step, but nothing newer: no shorter range helps
-        return Notice("live.fleet_point_late", time=_clock(end_s), seconds=round(age))
-    return Notice("live.fleet_point", minutes=window_s / 60, time=_clock(end_s), seconds=round(age))
+        return Notice("live.fleet_point_late", time=utc_clock(end_s), seconds=round(age))
+    return Notice("live.fleet_point", minutes=window_s / 60, time=utc_clock(end_s), seconds=round(age))
