@@ -169,15 +169,22 @@ def live_context(scenario: Scenario, figures: Mapping[str, Any]) -> tuple[int, N
                            output=float(figures["mean_output_tokens"]))
 
 
+ALPHA_DECIMALS = 3  # of the α a window gives the scenario: as the α tile shows it and a link carries it
+
+
 def scenario_alpha(scenario: Scenario, alpha_iid: float, gamma: int) -> float | Notice:
     """The α at which the scenario's draft makes the tokens a step that a window measured (its i.i.d.
     ``alpha_iid`` at ``gamma``): the same α for a chain, and for the target's MTP layers run past their
     training the α at their trained positions (:meth:`specviz.scenario.Scenario.expected_tokens`),
     which the i.i.d. α understates. ``live.reuse_short`` where the tokens are more than that draft
-    makes even at α = 1: its ``mtp_reuse`` is below the server's."""
+    makes even at α = 1: its ``mtp_reuse`` is below the server's.
+
+    The α is rounded to :data:`ALPHA_DECIMALS`, as the links to the calculator carry it
+    (:func:`latency_link_fields`): the verdict is the calculator's figure at that link (an SRE's pass:
+    2.13× at α 0.8128 beside the linked calculator's 2.14× at 0.813)."""
     length = float(spec.expected_tokens(alpha_iid, gamma))
     try:
-        return float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse))
+        return round(float(spec.alpha_from_acceptance_length(length, gamma, **scenario.reuse)), ALPHA_DECIMALS)
     except InputError:
         return Notice("live.reuse_short", length=length, gamma=gamma, reuse=scenario.mtp_reuse,
                       top=float(scenario.expected_tokens(1.0, gamma)))
@@ -290,7 +297,7 @@ def latency_link_fields(served: Scenario, figures: Mapping[str, Any], conditiona
     the view prices this load and not its example workload."""
     fields = {"latency_rates": ", ".join(f"{rate:.3f}" for rate in conditional), "gamma": str(len(conditional))}
     if alpha is not None:
-        fields["alpha"] = f"{alpha:.3f}"
+        fields["alpha"] = f"{alpha:.{ALPHA_DECIMALS}f}"
     if (batch := server_batch(figures)) is not None:
         fields["batch"] = str(max(1, round(batch)))
     fields["context"] = str(live_context(served, figures)[0])
