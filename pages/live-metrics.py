@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages.parts.controls import set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
+from pages.parts.controls import refuse_url_value, set_mtp_reuse, show_url_notices, switch_target, url_choice, url_widget
 from pages.parts.shared import (altair_chart, calculator_page, fragment, number_columns, offer_fit, open_store, presets,
                            require_router, scenario_link, titled_dataframe, whole_page_after)
 from specviz import calculator, charts, errors, scenario, settings
@@ -80,9 +80,17 @@ def source_url(where: Any, setting: str, key: str, label: str, example: str, hel
         st.stop()
     if named:
         choices = [*named, *([] if viewer else [""])]  # "": a URL of the reader's own
+        # A link's own address, without a named source's name, chooses it: the source named so, else
+        # (but for a viewer, who is told the link's address is not read) a URL of the reader's own (an
+        # SRE's pass: the first named source had been read instead, the address still the link's).
+        linked = st.query_params.get(key) if f"{key}_name" not in st.query_params else None
+        default = None if linked is None else next((n for n, u in named.items() if u == linked), None if viewer else "")
+        if linked is not None and default is None:
+            refuse_url_value(key, linked)
         name = url_choice(where.selectbox, t("live.named_source", lang), choices, f"{key}_name",
-                          format_func=lambda n: n or t("live.own_url", lang))
+                          format_func=lambda n: n or t("live.own_url", lang), default=default)
         if name:
+            st.query_params.pop(key, None)  # the address is the name's: a typed one would choose again
             return named[name]
     return url_widget(where.text_input, t(label, lang), key=key, value=example, help=t(help_key, lang))
 

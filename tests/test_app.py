@@ -2594,6 +2594,26 @@ class TestLivePage:
             assert at.selectbox(key="live_url_name").options == ["demo", "other", "Another URL"]
             at.selectbox(key="live_url_name").set_value("").run()
             assert "live_url" in [t.key for t in at.text_input]
+            # A link's own address (as the guide writes one) is read, not the first named source's; an
+            # address a named source has chooses that name (an SRE's pass: the first had been read,
+            # the address still the link's, without a word).
+            own = "http://127.0.0.1:9/own/metrics"
+
+            def linked(address: str) -> AppTest:
+                at = make_app(live_source="url", live_url=address)
+                at.switch_page(f"{PAGES}/live-metrics.py")
+                return at.run()
+
+            at = linked(own)
+            assert at.selectbox(key="live_url_name").value == "" and at.text_input(key="live_url").value == own
+            assert "live_url_name" not in at.query_params
+            at = linked("http://127.0.0.1:9/metrics")
+            assert at.selectbox(key="live_url_name").value == "other" and "live_url" not in at.query_params
+            # A viewer reads named sources only: the link's address is said not to be taken.
+            monkeypatch.setenv("SPECVIZ_VIEWER", "true")
+            at = linked(own)
+            assert at.selectbox(key="live_url_name").value == "demo" and "live_url" not in at.query_params
+            assert any("live_url" in w.value.replace("\\", "") and "own/metrics" in w.value for w in at.warning)
 
     def test_windows_are_recorded_and_saved_as_a_run(self, monkeypatch):
         at = live_app()

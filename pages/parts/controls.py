@@ -99,7 +99,9 @@ def _finite(url_text: str) -> bool:
         return True
 
 
-def _refused(key: str, url_text: str, taken: Any = None) -> None:
+def refuse_url_value(key: str, url_text: str, taken: Any = None) -> None:
+    """Note for :func:`show_url_notices` that the link's ``key`` = ``url_text`` is not taken (or that
+    ``taken`` was taken in its place)."""
     st.session_state.setdefault(_URL_NOTICES, []).append((key, url_text, taken))
 
 
@@ -141,7 +143,7 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
             # and the value is taken out of the URL.
             st.session_state.setdefault(_UNBOUND, set()).add(key)
             del st.query_params[key]
-            _refused(key, url_text)
+            refuse_url_value(key, url_text)
             url_text = None
     bind = None if key in st.session_state.get(_UNBOUND, ()) else "query-params"
     # Kept for the session, as url_choice's: leaving the page drops the value from the URL, and
@@ -149,7 +151,7 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
     kwargs.setdefault("persist_state", "session")
     result = widget(label, *args, value=value, key=key, bind=bind, **kwargs)
     if url_text is not None and not _same(url_text, result):
-        _refused(key, url_text, None if _same(str(value), result) else result)
+        refuse_url_value(key, url_text, None if _same(str(value), result) else result)
     return result
 
 
@@ -203,7 +205,7 @@ def url_count(widget: Callable[..., Any], label: str, key: str, value: int, **kw
             value = int(field.parse(url_text))
             st.session_state[key] = value  # the session's, as url_choice keeps a link's choice
         except ValueError:
-            _refused(key, url_text)
+            refuse_url_value(key, url_text)
     kwargs.setdefault("persist_state", "session")
     count = int(widget(label, int(field.low), int(field.upper), value=value, step=1, key=key, **kwargs))
     st.query_params[key] = str(count)
@@ -227,7 +229,7 @@ def url_choice(widget: Callable[..., Any], label: str, options: Sequence[str], k
     # A parameter given twice is no option: refused with both values, as url_widget refuses it.
     wanted = ", ".join(st.query_params.get_all(key)) if key in st.query_params else None
     if wanted is not None and wanted not in options:
-        _refused(key, wanted)
+        refuse_url_value(key, wanted)
     index = options.index(wanted) if wanted in options else options.index(default)
     if wanted in options and key not in st.session_state:
         # A link's choice, set as the session's: as the control's default only, a visit to another
@@ -263,7 +265,7 @@ def view_choice(key: str, ids: Sequence[str], label: Callable[[str], str], name:
         if wanted in ids:
             st.session_state[key] = wanted
         else:
-            _refused(key, wanted)  # an unknown view in a link: said, and the view open stays
+            refuse_url_value(key, wanted)  # an unknown view in a link: said, and the view open stays
     if st.session_state.get(key) not in ids:
         st.session_state[key] = ids[0]
     view = st.segmented_control(name, list(ids), key=key, format_func=label, required=True, persist_state="session",
