@@ -499,6 +499,23 @@ class TestLiveOverTime:
         assert list(live_lines(prometheus_range, "alpha_iid").data["run"]) == [0, 0, 2]
         assert list(live_lines(prometheus_range.assign(alpha_iid=0.7), "alpha_iid").data["run"]) == [0] * 5
 
+    def test_a_prometheus_range_breaks_at_steps_without_data(self):
+        """An SRE's pass: Prometheus held no point of one model from 21:31:00 to 21:32:15 (steps of
+        15 s), and the line bridged the 75 s; the other model's, at every step, runs on."""
+        steps = [0, 15, 30, 105, 120]
+        frame = pd.DataFrame({"time_end": pd.to_datetime(steps + list(range(0, 135, 15)), unit="s", utc=True),
+                              "model": ["a"] * 5 + ["b"] * 9, **{f: 0.7 for f in charts.LIVE_FIGURES}})
+        runs = live_lines(frame, "alpha_iid").data.groupby("model")["run"].agg(list)
+        assert runs["a"] == [0, 0, 0, 1, 1] and runs["b"] == [0] * 9
+
+    def test_the_tooltip_gives_the_time_to_the_second_and_the_ends_none(self):
+        """An SRE's pass: the tooltip said "Dec 06, 2026" (English in Vietnamese too), and the
+        invisible rules that set the y domain showed the raw column's name near the axis."""
+        spec = charts.live_over_time(LIVE, "acceptance_rate", "vi").to_dict()
+        extent, lines = spec["layer"]
+        assert extent["mark"]["tooltip"] is False
+        assert lines["encoding"]["tooltip"][0]["format"] == "%Y-%m-%d %H:%M:%S"
+
     def test_a_flat_series_stays_flat_with_distinct_ticks(self):
         # A flat 0.709 on Scale(zero=False) read "0.709" on all five ticks in Chromium, and rounding noise
         # of 0.0002 zig-zagged across the chart's whole height.

@@ -77,12 +77,16 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = series_legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
     y = alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(format=_LIVE_FORMATS[figure]))
-    extent = alt.Chart(pd.DataFrame({figure: _live_domain(data[figure], figure)})).mark_rule(opacity=0).encode(y=y)
+    # No tooltip on the invisible ends: Streamlit's theme gives every mark one (the raw column's name
+    # and the domain's end had shown near the axis: an SRE's pass).
+    extent = alt.Chart(pd.DataFrame({figure: _live_domain(data[figure], figure)})).mark_rule(
+        opacity=0, tooltip=False).encode(y=y)
     lines = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("time_end:T", title=t("chart.time", lang), axis=alt.Axis(format="%H:%M:%S")),
         y=y,
         color=alt.Color("model:N", legend=legend), detail=alt.Detail("run:N"),
-        tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang)),
+        # To the second, in digits: the default format gave the day alone, its month in English.
+        tooltip=[alt.Tooltip("time_end:T", title=t("chart.time", lang), format="%Y-%m-%d %H:%M:%S"),
                  alt.Tooltip("model:N", title=t("col.model", lang)),
                  *(alt.Tooltip(f"{shown}:Q", title=t(f"col.{shown}", lang), format=_LIVE_FORMATS[shown].replace("~", ""))
                    for shown in (figure, *also))])
@@ -92,6 +96,9 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
 # A window this many times a model's median window, and at least _GAP_S longer, spans a time nobody
 # polled: the first window of a later visit, measured against the last scrape of an earlier one.
 _GAP_RATIO, _GAP_S = 3.0, 30.0
+# A Prometheus range's points are a step apart; one more than this many steps from the previous has
+# steps without data between them.
+_STEP_RATIO = 1.5
 
 
 def _unbroken_runs(windows: pd.DataFrame, missing: pd.Series | None = None) -> pd.Series:
@@ -99,7 +106,9 @@ def _unbroken_runs(windows: pd.DataFrame, missing: pd.Series | None = None) -> p
     a window starts after the previous one ended, around a window that spans a gap (see
     ``_GAP_RATIO``: a true average over the gap, drawn as a point of its own), and after a window
     ``missing`` marks (drawn as nothing, it must not be bridged). Points without ``time_start`` (a
-    Prometheus range, evenly spaced) run on per model but for those."""
+    Prometheus range, one a step) break where a model's point is further from its previous one than
+    :data:`_STEP_RATIO` of its median spacing: steps at which Prometheus held none of its series
+    (an SRE's pass: a line had bridged 75 s without data)."""
     ordered = windows.sort_values("time_end")
     model = ordered["model"]
     after = lambda marks: marks.groupby(model).shift(fill_value=False)
@@ -109,6 +118,9 @@ def _unbroken_runs(windows: pd.DataFrame, missing: pd.Series | None = None) -> p
         median = seconds.groupby(model).transform("median")
         gap = seconds > np.maximum(_GAP_RATIO * median, median + _GAP_S)
         starts = (ordered["time_start"] > ordered.groupby("model")["time_end"].shift()) | gap | after(gap)
+    else:
+        spacing = ordered.groupby("model")["time_end"].diff().dt.total_seconds()
+        starts = spacing > _STEP_RATIO * spacing.groupby(model).transform("median")
     if missing is not None:
         starts = starts | after(missing.reindex(ordered.index).astype(bool))
     return starts.astype(int).groupby(model).cumsum().reindex(windows.index)
