@@ -1752,6 +1752,19 @@ class TestMetricsCommand:
         assert code == 0 and row["window"] is True and row["seconds"] > 0
         assert row["model_name"].startswith(replay.MODEL_PREFIX) and row["generation_throughput"] >= 0
 
+    def test_a_window_shorter_than_the_store_takes_is_said_to_be(self, capsys, monkeypatch):
+        """An SRE's pass: --since the same URL gave a window of 0.01 s (one draft, acceptance 0)
+        without a word, where the store and the recorder refuse one under 0.5 s."""
+        from specviz.live import replay
+
+        monkeypatch.setenv("SPECVIZ_LIVE_MIN_WINDOW_S", "3600")  # any two scrapes are nearer
+        with replay.start(speed=30) as server:
+            code, out, _ = run(capsys, "metrics", server.url, "--since", server.url)
+        [row] = json.loads(out)
+        assert code == 0 and row["window"] is True
+        assert any(n.startswith(f"The window is {row['seconds']:.3f} s, under the 3600 s the store takes as a window")
+                   for n in row["notices"])
+
     def test_per_engine_view(self, capsys, tmp_path):
         two = counters_text(10, [5]) + counters_text(30, [12]).replace('engine="0"', 'engine="1"')
         (tmp_path / "dp.prom").write_text(two)
@@ -1792,8 +1805,19 @@ class TestRecordCommand:
         s = Store(database)
         windows = s.windows(server.url)
         assert len(windows) == 1 and windows.drafts[0] > 0 and not windows.counter_reset[0]
-        assert f"acceptance length {windows.acceptance_length[0]:.3g}" in lines[1]
+        # Fixed digits as the Live page gives them, no exponent (an SRE's pass: "2.2" beside "2.05",
+        # "1.117e+04 tokens/s").
+        assert f"acceptance length {windows.acceptance_length[0]:.2f}, rate {windows.acceptance_rate[0]:.3f}" in lines[1]
+        assert re.search(r", \d+ tokens/s", lines[1]) and "e+" not in err
         s.close()
+
+    def test_polls_more_often_than_a_window_takes_are_refused_at_once(self, capsys, monkeypatch):
+        """An SRE's pass: --every 0.1 was taken, and every poll after the first was refused as too soon
+        after "another recorder's" (its own)."""
+        monkeypatch.setenv("SPECVIZ_LIVE_MIN_WINDOW_S", "0.5")
+        code, out, err = run(capsys, "record", str(REPLAY_PROM), "--every", "0.1", "--count", "3")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "--every 0.1 s is shorter than the 0.5 s a window takes (SPECVIZ_LIVE_MIN_WINDOW_S)" in err
 
     def test_the_default_store_and_a_file_source(self, capsys, private_database):
         code, out, err = run(capsys, "record", str(REPLAY_PROM), "--every", "0.01", "--count", "2")
@@ -1802,12 +1826,17 @@ class TestRecordCommand:
         code, out, _ = run(capsys, "query", "SELECT count(*) AS n, sum(drafts) AS drafts FROM windows")
         assert json.loads(out) == [{"n": 1, "drafts": 0.0}]
 
-    def test_a_poll_too_soon_after_the_last_stored_scrape_is_said_not_stored(self, capsys, monkeypatch):
-        monkeypatch.setenv("SPECVIZ_LIVE_MIN_WINDOW_S", "3600")  # every poll after the first is too soon
-        code, out, err = run(capsys, "record", str(REPLAY_PROM), "--every", "0.01", "--count", "2")
-        assert code == 0 and (json.loads(out)["recorded"], json.loads(out)["too_soon"]) == (1, 1)
-        assert re.match(r"poll 2/2 \S+ \S+ UTC not stored: 0\.\d\d s after the last scrape stored of this source",
-                        err.splitlines()[1]) and "(SPECVIZ_LIVE_MIN_WINDOW_S)" in err
+    def test_a_poll_too_soon_after_the_last_stored_scrape_is_said_not_stored(self, capsys, monkeypatch, private_database):
+        from specviz.live import exposition
+
+        monkeypatch.setenv("SPECVIZ_LIVE_MIN_WINDOW_S", "3600")
+        store = Store(private_database)  # another recorder's scrape of the source, just before
+        store.record_scrape(str(REPLAY_PROM), exposition.parse(REPLAY_PROM.read_text()))
+        store.close()
+        code, out, err = run(capsys, "record", str(REPLAY_PROM), "--every", "3600", "--count", "1")
+        assert code == 0 and (json.loads(out)["recorded"], json.loads(out)["too_soon"]) == (0, 1)
+        assert re.match(r"poll 1/1 \S+ \S+ UTC not stored: 0\.\d\d s after the last scrape stored of this source",
+                        err.splitlines()[0]) and "(SPECVIZ_LIVE_MIN_WINDOW_S)" in err
 
     def test_polls_that_all_fail(self, capsys, tmp_path):
         code, out, err = run(capsys, "record", "http://127.0.0.1:1/metrics", "--db", str(tmp_path / "f.duckdb"),

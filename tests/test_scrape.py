@@ -181,9 +181,9 @@ class TestCheckUrl:
         assert error.params["scheme"] == scheme
 
     def test_no_scheme(self):
-        refused(lambda: scrape.check_url("127.0.0.1:8000/metrics"), "scrape.no_scheme")
+        refused(lambda: scrape.check_url("metrics.internal/metrics"), "scrape.no_scheme")
         # A host and port where the scheme would be: asked about as such, not said to be a scheme "localhost".
-        for url in ("localhost:8000/metrics", "vllm-0.internal:9105", "LOCALHOST:8000/"):
+        for url in ("localhost:8000/metrics", "vllm-0.internal:9105", "LOCALHOST:8000/", "127.0.0.1:8000/metrics"):
             error = refused(lambda: scrape.check_url(url), "scrape.no_scheme_port")
             assert i18n.t(error.key, "en", **error.params).endswith(f"did you mean http://{url}?")
 
@@ -622,6 +622,9 @@ class TestFetchText:
 
     def test_missing_file(self, tmp_path):
         refused(lambda: scrape.fetch_text(str(tmp_path / "nope.prom")), "scrape.no_file")
+        # An address and its port, which no file is named: a URL without its scheme (an SRE's pass: "no such file").
+        error = refused(lambda: scrape.fetch_text("127.0.0.1:9102/metrics"), "scrape.no_scheme_port")
+        assert i18n.t(error.key, "en", **error.params).endswith("did you mean http://127.0.0.1:9102/metrics?")
 
     def test_directory(self, tmp_path):
         error = refused(lambda: scrape.fetch_text(str(tmp_path)), "scrape.not_regular")

@@ -102,10 +102,18 @@ def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] 
     """
     previous = _scraped(since, limits) if since is not None else None
     current = _scraped(source, limits)
-    return [state_row(state, lang) for state in spec_decode_states(current, previous, tuple(split_by))]
+    rows = [state_row(state, lang) for state in spec_decode_states(current, previous, tuple(split_by))]
+    if previous is not None and previous.time is not None and current.time is not None:
+        least = settings.get("SPECVIZ_LIVE_MIN_WINDOW_S")
+        if (seconds := current.time - previous.time) < least:
+            # As short as the store refuses (an SRE's pass: --since of the same URL gave 0.01 s, one
+            # draft, acceptance 0): mostly when each scrape was timed, said on each row.
+            said = words(Notice("cli.metrics.short_window", seconds=seconds, least=least), lang)
+            rows = [{**row, "notices": [*row["notices"], said]} for row in rows]
+    return rows
 
 
-def _figure(value: float | None, lang: str, digits: str = ".3g") -> str:
+def _figure(value: float | None, lang: str, digits: str) -> str:
     return words(Notice("cli.record.none"), lang) if value is None else format(value, digits)
 
 
@@ -124,11 +132,13 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
     models = []
     for state in poll.states:
         text = words(Notice("cli.record.model", model=state.model_name or Notice("cli.record.no_model"),
-                            length=_figure(state.acceptance_length, lang), rate=_figure(state.acceptance_rate, lang),
-                            gamma=_figure(state.num_speculative_tokens, lang),
-                            running=_figure(state.running_requests, lang, "g")), lang)
+                            length=_figure(state.acceptance_length, lang, ".2f"),
+                            rate=_figure(state.acceptance_rate, lang, ".3f"),
+                            gamma=_figure(state.num_speculative_tokens, lang, "g"),
+                            running=_figure(state.running_requests, lang, ".0f")), lang)
         if poll.window:
-            text += words(Notice("cli.record.throughput", rate=_figure(state.generation_throughput, lang, ".4g")), lang)
+            # As the Live page gives them: no exponent (an SRE's pass: "1.117e+04 tokens/s").
+            text += words(Notice("cli.record.throughput", rate=_figure(state.generation_throughput, lang, ".0f")), lang)
         if state.counter_reset:
             text += words(Notice("cli.record.reset"), lang)
         models.append(text)
@@ -136,6 +146,10 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
 
 
 def _record(args: argparse.Namespace) -> tuple[str, int]:
+    if args.every < (least := settings.get("SPECVIZ_LIVE_MIN_WINDOW_S")):
+        # Each poll but the first would be refused as too soon after its own (an SRE's pass: --every 0.1
+        # was taken, and most polls were said to follow "another recorder's").
+        raise UsageError("cli.record.too_often", every=args.every, least=least)
     store = open_store(args.db)
 
     def progress(poll: recorder.Poll) -> None:

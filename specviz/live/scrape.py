@@ -67,6 +67,8 @@ _LINES_CHECKED = 50  # the first significant lines that must look like expositio
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 # A host and a port where a scheme would be ("localhost:9105/metrics"): a URL written without its scheme.
 _HOST_PORT = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*:\d{1,5}(?:/|$)")
+# An IPv4 address and its port: no scheme to a URL parser, so a path to fetch_text.
+_ADDRESS_PORT = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:/|$)")
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 # A sample line: a metric name (or a quoted UTF-8 name inside the braces), labels, then a value
 # (a number, NaN or Inf: JSON such as `{"a": {}, "b": 1 }` has labels' shape but no value).
@@ -147,7 +149,7 @@ def check_url(url: str) -> str:
     ------
     ScrapeError
         ``scrape.no_url`` for none, ``scrape.no_scheme`` without a scheme (``scrape.no_scheme_port``
-        where a host and port stand in its place), ``scrape.scheme`` for one other than http or https,
+        where a host or an IPv4 address and a port stand in its place), ``scrape.scheme`` for one other than http or https,
         ``scrape.credentials`` for a user name or password in it, ``scrape.bad_url`` for a URL
         without a host, with a port that is not a number from 1 to 65535, or with whitespace or
         control characters inside.
@@ -158,7 +160,7 @@ def check_url(url: str) -> str:
     source = shown(url)
     scheme = _scheme(url)
     if scheme is None:
-        raise ScrapeError("scrape.no_scheme", source=source)
+        raise ScrapeError("scrape.no_scheme_port" if _ADDRESS_PORT.match(url) else "scrape.no_scheme", source=source)
     if scheme not in _SCHEMES:
         if _HOST_PORT.match(url):  # "localhost:9105/metrics": a host and its port, the scheme left out
             raise ScrapeError("scrape.no_scheme_port", source=source)
@@ -489,7 +491,8 @@ def fetch_text(source: str, limits: Limits | None = None) -> str:
     Raises
     ------
     ScrapeError
-        As :func:`fetch_url` for a URL; for a file, ``scrape.no_file``, ``scrape.not_regular`` (a
+        As :func:`fetch_url` for a URL; for a file, ``scrape.no_file`` (``scrape.no_scheme_port`` where
+        no file has the name and it reads as an IPv4 address and a port), ``scrape.not_regular`` (a
         directory, device or FIFO, refused unread), ``scrape.unreadable``, ``scrape.too_large`` and
         the checks of :func:`exposition_text`.
     """
@@ -497,7 +500,14 @@ def fetch_text(source: str, limits: Limits | None = None) -> str:
     if _scheme(source.strip()) is not None:
         return fetch_url(source, limits)
     name = shown(source)
-    return exposition_text(_read_file(Path(source), name, limits.max_bytes), name)
+    try:
+        data = _read_file(Path(source), name, limits.max_bytes)
+    except ScrapeError as exc:
+        if exc.key == "scrape.no_file" and _ADDRESS_PORT.match(source.strip()):
+            # "127.0.0.1:9102/metrics": a URL without its scheme, not a missing file (an SRE's pass).
+            raise ScrapeError("scrape.no_scheme_port", source=name) from None
+        raise
+    return exposition_text(data, name)
 
 
 def exposition_text(data: bytes, source: str) -> str:
