@@ -577,6 +577,9 @@ class TestArguments:
         assert prometheus_api.Runner(("http://h:9090", "h"), None, start=100.0, end=100.3, step_s=0.1).points == 4
         monkeypatch.setenv("SPECVIZ_PROMETHEUS_MAX_POINTS", "100")
         refused(lambda: prometheus.query_figures("http://127.0.0.1:9", "1h", "30s"), "prometheus.too_many_points")
+        # In digits: 30 days had read "A range of 2.592e+06 s" (an SRE's pass).
+        said = str(refused(lambda: prometheus_api.check_points(30 * 86400, 0.5), "prometheus.too_many_points"))
+        assert said.startswith("A range of 2,592,000 s every 0.5 s asks for 5,184,001 points")
 
     def test_bad_labels(self):
         for label in ("model_name", "__name__", "a-b", "position"):
@@ -588,7 +591,10 @@ class TestArguments:
         refused(lambda: prometheus.query_window("http://host:9090/?x=1", "5m"), "prometheus.bad_base_url")
         # One server's page pasted as the fleet's source: said to be one, with the source that reads it.
         for page in ("http://host:8000/metrics", "http://host:9090/metrics/"):
-            refused(lambda: prometheus.query_window(page, "5m"), "prometheus.metrics_path")
+            error = refused(lambda: prometheus.query_window(page, "5m"), "prometheus.metrics_path")
+        # Said for the page and the command line alike (an SRE's pass: the command line was told to
+        # choose a source "above").
+        assert "(the Live page's source “A server's /metrics”, or specviz metrics)" in str(error)
         assert prometheus_api.api_base("http://h/team/metrics")[0] == "http://h/team/metrics"  # a path prefix
         assert prometheus_api.api_base("http://h:9090/prometheus/api/v1/query")[0] == "http://h:9090/prometheus"
         assert prometheus_api.api_base("http://h:9090/")[0] == "http://h:9090"
@@ -683,14 +689,14 @@ class TestFiguresFromAnswers:
                   for (start, model), value in values.items() if query.startswith(start)]
         return ok({"resultType": "vector", "result": result})
 
-    def window(self, route) -> pd.DataFrame:
-        """query_window's frame of a server answering by ``route``."""
+    def window(self, route, by: tuple[str, ...] = ()) -> pd.DataFrame:
+        """query_window's frame of a server answering by ``route``, kept apart ``by`` those labels."""
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
         server.route = route
         thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
         thread.start()
         try:
-            return prometheus.query_window(f"http://127.0.0.1:{server.server_address[1]}", "1m", at=self.AT)
+            return prometheus.query_window(f"http://127.0.0.1:{server.server_address[1]}", "1m", at=self.AT, by=by)
         finally:
             server.shutdown()
             server.server_close()
@@ -828,6 +834,34 @@ class TestFiguresFromAnswers:
         return ok({"resultType": "vector", "result": result})
 
     fleet_servers = 2
+
+    def test_a_label_no_series_carries_is_said_and_one_server_s_restarts_count_it_once(self):
+        """An SRE's pass: --by nosuchlabel gave an empty column, said to be "kept apart by" it, and
+        the restart notice read "(a/, …)"; one server that restarted serving two models was counted
+        as two restarts of two servers."""
+        counts = {"drafts": "100", "draft_tokens": "400", "accepted_tokens": "200"}
+
+        def route(path: str, query: str) -> dict:
+            ok = lambda data: {"status": "success", "data": data}
+            if path.endswith("/label/__name__/values"):
+                return ok([f"vllm:spec_decode_num_{name}_total" for name in counts])
+            result = []
+            for name, value in counts.items():
+                if f"(increase(vllm:spec_decode_num_{name}_total" in query:
+                    result = [{"metric": {"model_name": model}, "value": [self.AT, value]} for model in ("a", "b")]
+            if "(resets(vllm:spec_decode_num_drafts_total" in query:
+                result = [{"metric": {"model_name": model, "instance": "10.0.0.7:8000"}, "value": [self.AT, "1"]}
+                          for model in ("a", "b")]
+            return ok({"resultType": "vector", "result": result})
+
+        frame = self.window(route, by=("nosuchlabel",))
+        said = {n.key: n for n in frame.attrs["notices"]}
+        assert said["prometheus.notice.label_absent"].params == {"label": "nosuchlabel"}
+        assert str(said["prometheus.notice.label_absent"]).startswith("No series carries the label nosuchlabel")
+        restart = said["prometheus.notice.counter_reset"]
+        assert (restart.params["restarts"], restart.params["count"]) == (1, 1)  # one restart, listed per model
+        assert restart.params["where"].startswith("10.0.0.7:8000 (a, ≤ ") and "(a/," not in restart.params["where"]
+        assert "prometheus.notice.label_absent" not in [n.key for n in self.window(route).attrs["notices"]]
 
     def test_a_fleet_counts_its_servers_and_its_verdict_is_at_each_one_s_batch(self):
         frame = self.window(self.fleet_route)

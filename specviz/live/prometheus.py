@@ -379,11 +379,17 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     frame["time"] = pd.to_datetime((frame["time"] * 1000).round().astype("int64"), unit="ms", utc=True)
     frame = frame.set_index(["time", "model_name", *kept]).sort_index()
     notices.append(Notice("prometheus.notice.summed", labels=", ".join(("model_name", *by))))
+    # A label no series carries keeps nothing apart: said, as a misspelt one would otherwise read as a
+    # split into one (an SRE's pass: --by nosuchlabel gave an empty column, "kept apart by" it).
+    notices += [Notice("prometheus.notice.label_absent", label=b) for b in by
+                if not frame.index.get_level_values(label_column(b)).astype(str).str.len().any()]
     if restarts:
-        # One server may restart more than once: its restarts counted, the servers counted once.
-        notices.append(Notice("prometheus.notice.counter_reset", restarts=len(restarts),
-                              count=len({(key, instance) for _, key, instance in restarts}), where=_listed([
-            f"{instance or '?'} ({'/'.join(key)}, {_restart_moment(t, window_s, start_time.get(t, {}).get(instance))})"
+        # One server may restart more than once, and serve more than one model: its restarts counted once
+        # a step, the servers (instances) once (an SRE's pass: 5 restarts "of 3 servers" named two).
+        notices.append(Notice("prometheus.notice.counter_reset", restarts=len({(t, instance) for t, _, instance in restarts}),
+                              count=len({instance for *_, instance in restarts}), where=_listed([
+            f"{instance or '?'} ({'/'.join(part for part in key if part)}, "
+            f"{_restart_moment(t, window_s, start_time.get(t, {}).get(instance))})"
             for t, key, instance in restarts])))
     frame.attrs["notices"] = notices
     frame.attrs["absent"] = {"/".join(k): v for k, v in absent.items()}

@@ -118,7 +118,9 @@ def check_points(range_s: float, step_s: float) -> int:
     points = int(math.floor(range_s / step_s + 1e-9)) + 1
     limit = settings.get("SPECVIZ_PROMETHEUS_MAX_POINTS")
     if points > limit:
-        raise SpecvizError("prometheus.too_many_points", range=f"{range_s:g}", step=f"{step_s:g}",
+        # Seconds in digits (30 days had read "2.592e+06 s": an SRE's pass).
+        seconds = lambda value: format(value, ",.3f").rstrip("0").rstrip(".")
+        raise SpecvizError("prometheus.too_many_points", range=seconds(range_s), step=seconds(step_s),
                            points=points, limit=limit)
     return points
 
