@@ -298,7 +298,10 @@ def show_figures(figures: dict, absent: dict, notices: list[Notice], acceptance:
     # empty, so that the elements below keep theirs from one poll to the next.
     long_window = st.empty()
     if (span := figures.get("seconds")) is not None and span > 3 * every:
-        long_window.caption(t("live.long_window", lang, seconds=span, minutes=span / 60, every=every))
+        # In seconds under two minutes: a slow server's 8 s had read "0.1 minutes" (an SRE's pass).
+        length = (t("live.span_seconds", lang, seconds=span) if span < 120
+                  else t("live.span_minutes", lang, seconds=span, minutes=span / 60))
+        long_window.caption(t("live.long_window", lang, span=length, every=every))
     elif ended is not None and (span := figures.get("seconds", figures.get("window_s"))) is not None and not pd.isna(span):
         # What every figure is over, said each time (it had been said only of a window over 3 polls
         # long): the span between the two scrapes, or the Prometheus step, and when it ended.

@@ -2748,6 +2748,11 @@ class TestLivePage:
         assert not at.exception and metric(at, "Acceptance rate (accepted/drafted)") == "0.667"
         said = next(c.value for c in at.caption if c.value.startswith("These figures are the average over"))
         assert re.match(r"These figures are the average over 9\.0 minutes \(54[01] s\)", said) and "not over the last 5 s" in said
+        # Under two minutes in seconds, and no promise that the next poll's window is short: a slow
+        # server's every window had read "0.1 minutes (8 s) … the next poll gives a window of its own".
+        assert i18n.t("live.long_window", "en", every=2, span=i18n.t("live.span_seconds", "en", seconds=8.2)).startswith(
+            "These figures are the average over 8 s since the scrape before this one, not over the last 2 s")
+        assert "next poll" not in said and "a server slow to answer" in said
 
     def test_an_idle_server_still_says_what_it_accepts_since_it_started(self):
         """An analyst's pass: a server whose counters do not move showed '—' in every tile and nothing
