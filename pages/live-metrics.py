@@ -425,7 +425,11 @@ def panel() -> None:
     elif polling:
         failed = not scrape_once()
     if failed and source not in latest:
-        return  # the error says what is wrong: waiting for a scrape that failed would mislead
+        # The error says what is wrong: waiting for a scrape that failed would mislead. What was
+        # recorded of the source before stands below it, said not to be current (an SRE's pass: a
+        # visit while the server was down showed none of its 15 minutes of windows).
+        show_history()
+        return
     if source not in latest:
         st.info(t("live.waiting_polling", lang, seconds=every) if polling
                 else t("live.waiting", lang, poll=t("live.poll", lang)))
@@ -456,6 +460,30 @@ def panel() -> None:
             show_replicas(windows.replica_table(replicas, state.summed_labels))
     over_time = source_windows()
     show_over_time(over_time)
+    offer_save()
+
+
+def show_history() -> None:
+    """The source's recorded windows where this session has none (its scrapes fail): those of the
+    ``KEPT`` polls' span before the last one recorded, charted and said not to be current, with the
+    button that saves them as a run. Nothing without a store that records, or without windows."""
+    if not recording:
+        return
+    recorded = store.live_sources()
+    last_scrape = recorded.loc[recorded.source == source, "last"]
+    if last_scrape.empty:
+        return
+    ended = pd.Timestamp(last_scrape.iloc[0]).timestamp()
+    history = store.windows(source, since=ended - KEPT * every)
+    if history.empty:
+        return
+    st.warning(message(windows.stale_window(pd.Timestamp(history["time_end"].max()).timestamp(), time.time()), lang))
+    show_over_time(history)
+    offer_save()
+
+
+def offer_save() -> None:
+    """The button that saves every window recorded of the source as a run, and what the last save did."""
     if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
         # Every window recorded for the source, as the button's help says, not only those charted:
         # read whole on the click alone.

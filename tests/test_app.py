@@ -2754,6 +2754,29 @@ class TestLivePage:
             "These figures are the average over 8 s since the scrape before this one, not over the last 2 s")
         assert "next poll" not in said and "a server slow to answer" in said
 
+    def test_a_visit_while_the_server_is_down_shows_what_was_recorded(self):
+        """An SRE's pass: after 15 minutes of recording, a new visit with the server down said the
+        connection was refused and nothing else: no chart, no last window, no way to save them."""
+        labels = 'model_name="Qwen/Qwen3-32B"'
+        body = lambda n: "".join(f"vllm:spec_decode_num_{name}_total{{{labels}}} {count * n}\n" for name, count in (
+            ("drafts", 100), ("draft_tokens", 300), ("accepted_tokens", 200)))
+        down = "http://127.0.0.1:9/metrics"  # nothing listens there
+        store = Store(settings.get("SPECVIZ_DB"))
+        try:
+            for n, ago in enumerate((70, 60, 50)):
+                store.record_scrape(down, exposition.parse(body(n), time=time.time() - ago))
+        finally:
+            store.close()
+        at = live_app(live_source="url", live_url=down)
+        assert not at.exception and "the connection was refused" in at.error[0].value
+        [stale] = [w.value.replace("\\", "") for w in at.warning if w.value.startswith("Figures of the window ending")]
+        assert 50 <= int(re.search(r"ending \d\d:\d\d:\d\d UTC, (\d+) s ago", stale)[1]) < 70  # the last window's end
+        assert at.get("vega_lite_chart") and at.button(key="live_save")
+        at.button(key="live_save").click().run()
+        assert at.success[0].value.startswith("Saved 1 run")
+        # Nothing recorded of a source: the error alone, as before.
+        assert not live_app(live_source="url", live_url="http://127.0.0.1:9/other/metrics").get("vega_lite_chart")
+
     def test_an_idle_server_still_says_what_it_accepts_since_it_started(self):
         """An analyst's pass: a server whose counters do not move showed '—' in every tile and nothing
         of the acceptance its totals hold (200 of 300 draft tokens, 100 drafts)."""
