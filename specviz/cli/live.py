@@ -186,8 +186,10 @@ engine's own gauges; a figure the engine does not export is `null`, with its rea
 
 Without --since the figures are totals since the server started; --since takes an earlier scrape
 (file or URL, read first) and gives the window between the two, counting from zero after a restart
-(`counter_reset`: a counter went down, or `process_start_time_seconds` changed). A URL's scrape carries the time its answer came; a file's has none, so rates per
-second need two URLs. --split-by engine keeps vLLM's data-parallel engines apart instead of summing
+(`counter_reset`: a counter went down, or `process_start_time_seconds` changed); a start time before
+the earlier scrape is another process's (a load balancer, a redirect, another server), and no window
+is given (exit 2). A URL's scrape carries the time its answer came; a file's has none, so rates per
+second need two URLs; a window shorter than `SPECVIZ_LIVE_MIN_WINDOW_S` is said in `notices`. --split-by engine keeps vLLM's data-parallel engines apart instead of summing
 them.
 """
 
@@ -198,11 +200,12 @@ acceptance length and rate, γ, running requests and tokens/s, or why the poll f
 summary on stdout when it ends (`polls`, `recorded`, `failed`, `too_soon`, `windows`, `interrupted`).
 A poll less than `SPECVIZ_LIVE_MIN_WINDOW_S` after the source's last stored scrape (another
 recorder's, or the Live page's) is not stored (`too_soon`): its window would be mostly the error of
-when each scrape was timed.
+when each scrape was timed; an --every below that setting is refused at once (exit 2).
 
 A failed poll (server down or restarting, refused answer, store locked) is a progress line, not the
 end; the next poll that succeeds stores its window against the last scrape stored, counted from zero
-where the counters went down or `process_start_time_seconds` changed (a restart). Exit 0 if any poll was stored, else 2 with the last failure on the
+where the counters went down or `process_start_time_seconds` changed (a restart; a start before the
+last stored scrape is another process's, and that poll is not stored). Exit 0 if any poll was stored, else 2 with the last failure on the
 final line.
 """
 
