@@ -283,10 +283,10 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
         best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
         row = st.container(horizontal=True)
-        best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
         # Whether speculation pays at this batch (its break-even, its best γ) is no question where the
         # memory does not hold the batch; the passes' costs above are still what they are.
-        if fits:
+        if fits and best_gamma is not None:  # the batch fits at γ, so at the best γ of those that hold it
+            best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
             # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone
             # cost more than they return.
             breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
@@ -347,7 +347,12 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
     def show_gamma() -> None:
         altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
-        st.caption(t("calc.gamma_caption", lang))
+        notes = [t("calc.gamma_caption", lang)]
+        if not (held := best_gamma_frame[~best_gamma_frame["fits"]]).empty:
+            # A longer draft keeps more draft KV a sequence: past some γ the batch does not fit, and has no bar.
+            first = held.iloc[0]
+            notes.append(t("calc.gamma_no_fit", lang, batch=batch, gamma=int(first["gamma"]), held=int(first["max_batch"])))
+        st.caption(paragraphs(notes))
         csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
 
 

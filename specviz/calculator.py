@@ -423,18 +423,31 @@ def heatmap_grid(scenario: Scenario, gamma: int, context: int, batch_max: int, l
 
 
 def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
-                gamma_max: int) -> tuple[pd.DataFrame, int]:
+                gamma_max: int) -> tuple[pd.DataFrame, int | None]:
     """Speedup for γ = 1..gamma_max in this scenario (up to the longest draft a steady load takes,
-    :meth:`specviz.scenario.Scenario.gamma_limit`), and the best γ.
+    :meth:`specviz.scenario.Scenario.gamma_limit`), and the best γ among those at which the memory
+    holds the batch (None where it holds it at none).
 
     In step mode the verify pass grows with γ (B·(γ+1) positions), so the best γ falls as the
-    batch grows; in ratios mode the verify cost is the scenario's constant.
+    batch grows; in ratios mode the verify cost is the scenario's constant. A longer draft keeps more
+    draft KV a sequence, so the largest batch held falls with γ (``max_batch``, :func:`largest_batch`;
+    ``fits``): a γ at which the batch does not fit has no speedup (NaN), as the calculator gives none
+    (a browser pass: Qwen3-Next at batch 596 had been told "best γ 6 (1.76×)", where 454 fit at γ 6).
+    In ratios mode no memory is weighed: every γ fits.
     """
     g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)
     r = evaluate_scenario(scenario, alpha, g, batch, context)
-    frame = pd.DataFrame({"gamma": g, "speedup": r["speedup"], "verify_cost": r["verify_cost"],
-                          "expected_tokens": r["expected_tokens"]})
-    return frame, int(g[np.argmax(r["speedup"])])
+    if scenario.mode == "step":
+        held = np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
+                                             tp=scenario.tp, dp=scenario.dp, context=context, gamma=g,
+                                             rule=scenario.engine.memory), g.shape)
+    else:
+        held = np.full(g.shape, np.iinfo(np.int64).max)
+    fits = batch <= held
+    speedup = np.where(fits, np.asarray(r["speedup"], dtype=float), np.nan)
+    frame = pd.DataFrame({"gamma": g, "speedup": speedup, "verify_cost": r["verify_cost"],
+                          "expected_tokens": r["expected_tokens"], "max_batch": held, "fits": fits})
+    return frame, int(g[np.nanargmax(speedup)]) if fits.any() else None
 
 
 def memory_fit(scenario: Scenario) -> dict[str, Any]:

@@ -282,6 +282,16 @@ class TestCalculatorPage:
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here",
                                                         "Break-even verify cost", "Break-even α")]
 
+    def test_the_best_gamma_is_one_that_holds_the_batch(self):
+        """A browser pass: "Best γ here: 6 (1.76×)" for Qwen3-Next with its MTP layer at batch 596, which
+        fits up to γ 4 only; the Best γ view drew a bar at every γ."""
+        at = make_app(target="Qwen3-Next-80B-A3B", draft="mtp", tp="4", dp="1", ep="off", batch="596", alpha="0.95",
+                      view="gamma")
+        assert not at.exception and metric(at, "Best γ here").startswith("4 (")
+        said = " ".join(c.value for c in at.caption)
+        assert "Batch 596 does not fit with the draft at γ 5 and the longer drafts past it" in said
+        assert "at γ 5 the memory holds at most 515 sequences" in said
+
     def test_a_batch_the_draft_pushes_out_of_memory_gets_no_speedup(self):
         """The seed's pair at context 4k and batch 64 on 2 H100s: plain decoding holds 83 sequences,
         the pair 57 (tests/test_memory.py by hand)."""

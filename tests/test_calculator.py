@@ -322,13 +322,28 @@ class TestHeatmapGrid:
 
 class TestGammaSweep:
     def test_best_gamma_falls_as_batch_grows(self):
-        _, small = calculator.gamma_sweep(IDEAL, 0.8, 1, 0, 16)
-        _, large = calculator.gamma_sweep(IDEAL, 0.8, 256, 0, 16)
+        held = replace(IDEAL, tp=4)  # 70B in BF16 on one H100 holds no batch: no γ is best there
+        assert calculator.gamma_sweep(IDEAL, 0.8, 1, 0, 16)[1] is None
+        _, small = calculator.gamma_sweep(held, 0.8, 1, 0, 16)
+        _, large = calculator.gamma_sweep(held, 0.8, 256, 0, 16)
         assert large < small
 
     def test_ratios_mode_matches_optimal_gamma(self):
         frame, best = calculator.gamma_sweep(RATIOS, 0.8, 1, 0, 16)
-        assert best == spec.optimal_gamma(0.8, 0.05, 2.0)[0] and len(frame) == 16
+        assert best == spec.optimal_gamma(0.8, 0.05, 2.0)[0] and len(frame) == 16 and frame["fits"].all()
+
+    def test_the_best_gamma_is_one_at_which_the_batch_fits(self):
+        """A browser pass: Qwen3-Next-80B with its MTP layer on 4 H100s at batch 596 and α 0.95 had been
+        told "best γ 6 (1.76×)", where 596 fit only up to γ 4 (1,126, 869, 707, 596 sequences at γ 1-4,
+        454 at γ 6): a longer draft keeps more draft KV a sequence. γ 5-16 have no speedup, and the best
+        is γ 4, the headline's own."""
+        chosen = make_scenario(target="Qwen3-Next-80B-A3B", draft="mtp", tp="4", dp="1", ep="off", batch="596",
+                               alpha="0.95")
+        frame, best = calculator.gamma_sweep(chosen, 0.95, 596, chosen.context, 16)
+        assert frame["max_batch"].tolist()[:6] == [1126, 869, 707, 596, 515, 454]
+        assert frame["fits"].tolist() == [True] * 4 + [False] * 12 and frame["speedup"][4:].isna().all()
+        assert best == 4 and frame["speedup"][3] == pytest.approx(calculator.headline(chosen)["speedup"])
+        assert calculator.gamma_sweep(chosen, 0.95, 1200, chosen.context, 16)[1] is None  # fits at no γ
 
 
 class TestContextOptions:
