@@ -257,7 +257,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                                    output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
                                    decode=decode_only))
             notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                           source=sidebar.engine.memory_source, gamma=gamma))
+                           source=sidebar.engine.memory_source, gamma=gamma) if fit["weighed"]
+                         else t("calc.memory.not_weighed", lang, gpu=chosen.gpu.name, batch=batch))
             if (full := calculator.equal_memory(chosen)) is not None:
                 # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
                 # "Batch 64 does not fit" read as the page's speedup).
@@ -408,7 +409,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 fit = calculator.memory_fit(chosen) if mode == "step" else None
 # Where speculation stops paying is said among the batches the memory holds: a crossover past them is
 # none (the by-batch caption and the expert-tax line alike).
-held_up_to = min(batch_max, fit["max_batch"]) if fit is not None else batch_max
+held_up_to = batch_max if fit is None or fit["max_batch"] is None else min(batch_max, fit["max_batch"])
 breakeven_alpha = calculator.breakeven_alpha(chosen, gamma, batch, context)
 # The page's places for what α moves (filled by at_alpha) and, between them, what it does not: the
 # link's box (filled while open, once the open view's own controls have put their values in the URL;

@@ -459,13 +459,20 @@ def memory_fit(scenario: Scenario) -> dict[str, Any]:
         The terms per GPU at the scenario's batch (:meth:`specviz.scenario.Scenario.memory`);
         ``max_batch`` and ``max_batch_plain``, the largest batches the speculative and the plain
         server hold (:func:`specviz.scenario.largest_batch`); ``fits`` and ``fits_plain``; the GPU's
-        ``memory_gib``, as its datasheet gives it (``memory`` is in GB). What would
-        make a batch fit is :func:`ways_to_fit`'s, found only where it does not.
+        ``memory_gib``, as its datasheet gives it (``memory`` is in GB); ``weighed``, False for a
+        device whose preset has no memory figure (a CPU's), which holds any batch: its limits are
+        None, not the largest integer, and every batch fits (a browser pass: "of the nan GB …
+        9,223,372,036,854,775,807"). What would make a batch fit is :func:`ways_to_fit`'s, found only
+        where it does not.
     """
     limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
     out: dict[str, Any] = {name: float(value) for name, value in scenario.memory().items()}
+    if not math.isfinite(scenario.gpu.memory_gb):
+        return out | {"max_batch": None, "max_batch_plain": None, "fits": True, "fits_plain": True,
+                      "memory_gib": math.nan, "weighed": False}
     return out | {"max_batch": limit, "max_batch_plain": limit_plain, "fits": scenario.batch <= limit,
-                  "fits_plain": scenario.batch <= limit_plain, "memory_gib": out["memory"] / roofline.GB_PER_GIB}
+                  "fits_plain": scenario.batch <= limit_plain, "memory_gib": out["memory"] / roofline.GB_PER_GIB,
+                  "weighed": True}
 
 
 def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[str, Any]:

@@ -282,6 +282,18 @@ class TestCalculatorPage:
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here",
                                                         "Break-even verify cost", "Break-even α")]
 
+    def test_a_device_without_a_memory_figure_weighs_no_memory(self):
+        """A browser pass: a CPU preset (no memory figure) read "18.2 GB of the nan GB … the largest batch
+        that fits: 9,223,372,036,854,775,807", and the command line gave that integer as max_batch."""
+        link = dict(gpu="Intel-Core-Ultra-X7-358H", target="Qwen3-8B", tflops="2", bandwidth="0.1", batch="1")
+        at = make_app(**link)
+        said = " ".join(paragraphs(at))
+        assert not at.exception and not at.error and "nan" not in said and "9,223" not in said
+        assert "Intel Core Ultra X7 358H (Cascadia's cluster) has no memory figure in its preset" in said.replace("\\", "")
+        assert metric(at, "Speedup")
+        row = calc_row("?" + "&".join(f"{k}={v}" for k, v in link.items()), PRESETS)
+        assert row["fits"] and row["max_batch"] is None and row["max_batch_plain"] is None
+
     def test_the_best_gamma_is_one_that_holds_the_batch(self):
         """A browser pass: "Best γ here: 6 (1.76×)" for Qwen3-Next with its MTP layer at batch 596, which
         fits up to γ 4 only; the Best γ view drew a bar at every γ."""
