@@ -508,7 +508,10 @@ def ways_to_fit(scenario: Scenario, context_max: int) -> list[Notice]:
     context is its requests'); and the largest batch that fits, where one does (``smaller_batch``).
     An empty list: none of them fits it."""
     batch, ways = scenario.batch, []
-    wider = [tp for tp in TENSOR_PARALLEL if tp > scenario.tp and replace(scenario, tp=tp).max_batch() >= batch]
+    # Only splits the GPU's link joins (a browser pass: an L40S, with no link figure, had been told
+    # "2 GPUs per group", which the sidebar then refused).
+    wider = [tp for tp in TENSOR_PARALLEL if tp > scenario.tp and scenario.gpu.joins(tp * scenario.dp)
+             and replace(scenario, tp=tp).max_batch() >= batch]
     if wider:
         ways.append(Notice("calc.memory.more_gpus", tp=wider[0]))
     if scenario.target.num_experts and (parallel := _parallel_fit(scenario)) is not None:
@@ -549,7 +552,7 @@ def _parallel_fit(scenario: Scenario) -> tuple[int, int, int] | None:
     found = []
     for tp in TENSOR_PARALLEL:
         for dp in DATA_PARALLEL[1:]:  # tensor parallelism alone is ways_to_fit's more_gpus
-            if tp * dp > scenario.gpu.reach or (tp, dp, True) == (scenario.tp, scenario.dp, scenario.ep):
+            if not scenario.gpu.joins(tp * dp) or (tp, dp, True) == (scenario.tp, scenario.dp, scenario.ep):
                 continue
             held = replace(scenario, tp=tp, dp=dp, ep=True).max_batch()
             if held >= scenario.batch:

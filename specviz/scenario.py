@@ -316,18 +316,20 @@ def default_parallel(gpu: roofline.GPU, target: architecture.Model, draft: step.
     but not the 17 GB of KV besides); for a
     mixture of experts that 8 GPUs do not hold, the fewest data-parallel attention groups of 8 with
     expert parallelism that do, where the GPU's domain or its scale-out network reaches them
-    (DeepSeek-V3 in FP8 on H100s: 2 groups, 16 GPUs); else 8 GPUs, said not to fit. 1 GPU on a device
+    (DeepSeek-V3 in FP8 on H100s: 2 groups, 16 GPUs); else the most GPUs its link joins
+    (:meth:`specviz.model.roofline.GPU.joins`: 8, or an A40's 2), said not to fit. 1 GPU on a device
     without an interconnect or a memory figure."""
     if not (math.isfinite(gpu.link_gb_s) and math.isfinite(gpu.memory_gb)):
         return 1, 1, False
     fits = lambda tp, dp: holds_default_point(gpu, target, draft, precision, tp, dp, rule)
-    for tp in TENSOR_PARALLEL:
+    joined = [tp for tp in TENSOR_PARALLEL if gpu.joins(tp)]  # A40's link joins 2: no split of 4 is set
+    for tp in joined:
         if fits(tp, 1):
             return tp, 1, False
-    widest = TENSOR_PARALLEL[-1]
+    widest = joined[-1]
     if target.num_experts:
         for dp in DATA_PARALLEL[1:]:
-            if widest * dp <= gpu.reach and fits(widest, dp):
+            if gpu.joins(widest * dp) and fits(widest, dp):
                 return widest, dp, True
     return widest, 1, False
 

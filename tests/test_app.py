@@ -704,6 +704,14 @@ class TestScenarioSidebar:
                                                 at.session_state["scenario"].draft, at.session_state["scenario"].precision,
                                                 8, 1)
 
+    def test_more_gpus_than_the_gpu_s_link_joins_are_refused_in_the_sidebar(self):
+        """A browser pass: an A40 at TP 4 (its bridge joins 2, no scale-out figure) showed the step model's
+        own error in a red box and no α slider; it is refused in the sidebar as a GPU without a link is."""
+        at = make_app(gpu="A40", tp="4", batch="256")
+        said = at.sidebar.error[0].value.replace("\\", "")
+        assert said.startswith("NVIDIA A40 joins at most 2 GPUs over its scale-up link") and "Choose 2 GPUs or fewer" in said
+        assert "not complete yet" in at.info[0].value and not at.exception
+
     def test_a_component_format_overridden_in_the_expander_travels_in_the_link(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3")
         assert any("experts MXFP4 · attention BF16" in c.value for c in at.sidebar.caption)

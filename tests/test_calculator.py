@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import make_scenario
-from specviz import calculator, regime, workload
+from specviz import calculator, regime, scenario, workload
 from specviz.advice import draft_length
 from specviz.errors import InputError, Notice
 from specviz.model import calibration, dtypes, roofline, spec, step
@@ -310,6 +310,21 @@ class TestMemoryFitWays:
     def test_a_dense_model_is_offered_no_data_parallel_attention(self):
         ways = {way.key: way.params for way in calculator.ways_to_fit(make_scenario(batch="1024"), 131072)}
         assert "calc.memory.dp_attention" not in ways and ways["calc.memory.more_gpus"] == {"tp": 8}
+
+
+    def test_only_splits_the_gpu_s_link_joins_are_offered(self):
+        """A browser pass: an L40S (no link figure) had been told "2 GPUs per group", and an A40 (its
+        NVLink bridge joins 2, no scale-out network) "4 GPUs per group": each then refused."""
+        no_link = make_scenario(gpu="L40S", tp="1")
+        assert not no_link.gpu.joins(2) and "calc.memory.more_gpus" not in [w.key for w in calculator.ways_to_fit(no_link, 131072)]
+        bridged = make_scenario(gpu="A40", tp="2", batch="256")
+        assert bridged.gpu.joins(2) and not bridged.gpu.joins(4)
+        assert replace(bridged, tp=4).max_batch() >= 256  # four would hold it, but four are not joined
+        assert "calc.memory.more_gpus" not in [w.key for w in calculator.ways_to_fit(bridged, 131072)]
+        # A PCIe card whose preset gives a link and no domain joins any number over it, as the step model prices it.
+        assert make_scenario(gpu="L4", tp="1").gpu.joins(8)
+        assert scenario.default_parallel(bridged.gpu, make_scenario(target="Llama-3.1-70B").target, bridged.draft,
+                                         bridged.precision)[0] <= 2
 
 
 class TestHeatmapGrid:

@@ -119,11 +119,18 @@ class GPU:
         """Ridge point of matmuls at ``compute``: :meth:`peak` over bandwidth."""
         return self.peak(compute) / self.bandwidth_tb_s
 
-    @property
-    def reach(self) -> float:
-        """The most GPUs one copy of a model can span: any number where a scale-out network joins the
-        domains, else one scale-up domain (NaN where the device has none)."""
-        return np.inf if np.isfinite(self.scale_out_gb_s) else self.scale_up_gpus
+    def joins(self, devices: int) -> bool:
+        """Whether one copy of a model can span ``devices`` of this GPU as the step model prices it
+        (:func:`specviz.model.step.link_bandwidth`): one always; more over its link, within its scale-up
+        domain or past it where a scale-out network joins the domains (a device whose preset gives a
+        link but no domain, a PCIe card's, any number over that link). A device without a link figure
+        joins none: the sidebar refuses the split, and no advice offers it."""
+        if devices <= 1:
+            return True
+        if not (np.isfinite(self.link_gb_s) and self.link_gb_s > 0):
+            return False
+        return bool(not np.isfinite(self.scale_up_gpus) or devices <= self.scale_up_gpus
+                    or np.isfinite(self.scale_out_gb_s))
 
     @property
     def complete(self) -> bool:
