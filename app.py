@@ -131,6 +131,8 @@ def scenario_sidebar(lang: str) -> None:
     ep = url_choice(side.selectbox, t("side.ep", lang), list(scenario.EXPERT_PARALLEL), "ep",
                     format_func=lambda v: t(f"side.ep.{v}", lang), default="on" if ep_default else "off",
                     help=t("side.ep_help", lang), derived=moe) == "on"
+    if ep and target is not None and not moe:  # as the command line says it (cli.ep_dense): a browser pass
+        side.caption(t("side.ep_dense", lang, target=in_language(target.name, lang)))
     st.session_state[PARALLEL_DEFAULTS] = {"tp": str(tp_default), "dp": str(dp_default),
                                            "ep": "on" if ep_default else "off"}
     before = st.session_state.pop(PARALLEL_BEFORE, None)

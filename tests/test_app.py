@@ -704,6 +704,13 @@ class TestScenarioSidebar:
                                                 at.session_state["scenario"].draft, at.session_state["scenario"].precision,
                                                 8, 1)
 
+    def test_expert_parallelism_on_a_dense_model_is_said_to_change_nothing(self):
+        """A browser pass: the command line said it (cli.ep_dense), the sidebar said nothing."""
+        at = make_app(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp="1", ep="on")
+        assert any(c.value == "Llama 3.1 8B has no experts to spread: expert parallelism changes nothing, and the figures "
+                   "are as without it." for c in at.sidebar.caption)
+        assert not any("no experts to spread" in c.value for c in make_app(target="gpt-oss-120b", ep="on").sidebar.caption)
+
     def test_more_gpus_than_the_gpu_s_link_joins_are_refused_in_the_sidebar(self):
         """A browser pass: an A40 at TP 4 (its bridge joins 2, no scale-out figure) showed the step model's
         own error in a red box and no α slider; it is refused in the sidebar as a GPU without a link is."""

@@ -236,7 +236,8 @@ _VALUE_STAR = "\ue000"
 
 
 def sidebar_notes(chosen: scenario.Scenario) -> list[Notice]:
-    """What the sidebar says of a scenario that a command line has no sidebar to say (attack passes):
+    """What the sidebar says of a scenario that a command line has no sidebar to say (attack passes;
+    the sidebar says the first as side.ep_dense):
     expert parallelism asked of a model with no experts, which changes nothing, and weights whose
     format the GPU has no peak for, multiplied at the BF16 peak (``side.expanded``: FP4 on an H100)."""
     notes = [Notice("cli.ep_dense", target=chosen.target.name)] if chosen.ep and not chosen.target.num_experts else []
