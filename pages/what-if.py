@@ -174,7 +174,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     as they were when it reruns alone): the controls' values (``batch``, ``gamma``, ``context``,
     ``mode``, ``sidebar``), the containers and what α does not move (``fit``, ``held_up_to``,
     ``breakeven_alpha``, ``measured``, ``reference_sweep``), which the bottom of the page sets."""
-    alpha = field_widget(alpha_box.slider, "alpha", help=t("calc.alpha_help", lang))
+    # Shown to three decimals, as the typed field, a link and the Live page's α carry it: at the step's
+    # two, a typed 0.805 had read 0.81 on the slider while the figures were at 0.805 (a browser pass).
+    alpha = field_widget(alpha_box.slider, "alpha", help=t("calc.alpha_help", lang), format="%.3f")
     chosen = replace(chosen, alpha=alpha)
     with headline:
         show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
