@@ -220,23 +220,27 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
         if fits:
             # Three places where two would read 1.00× for a speedup that is not 1 (0.9992: "1.00×, −0%").
-            near_one = round(speed, 2) == 1 and speed != 1
+            near_one = round(speed, 2) == 1 and round(speed, 3) != 1  # 0.99999999 is 1: "1.000×, −0.0%" had read as a loss
             row.metric(t("calc.m.speedup", lang), f"{speed:.3f}×" if near_one else f"{speed:.2f}×",
-                       delta=f"{speed - 1:+.1%}" if near_one else f"{speed - 1:+.0%}",
+                       delta=f"{speed - 1:+.1%}" if near_one else f"{0.0 if round(speed, 3) == 1 else speed - 1:+.0%}",
                        delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
         if fit is not None:
             row = st.container(horizontal=True)
+            # A steady load's steps carry its arriving prompts too, which the helps say (a browser pass:
+            # "one token per sequence" and "decode only" beside a step of 336 positions).
+            load = "_load" if chosen.prefill else ""
+            prompts = float(chosen.prompts_per_step(batch)) if chosen.prefill else 0.0
             row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:,.2f} ms",
-                           help=t("calc.m.plain_step_help", lang, batch=batch), width="content")
+                       help=t(f"calc.m.plain_step_help{load}", lang, batch=batch, prompts=prompts), width="content")
             row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:,.2f} ms",
                            help=t(f"calc.m.spec_step_help{drafting}", lang, gamma=gamma, draft=here["draft_step_ms"],
                                   drafts=gamma * here["draft_step_ms"], verify=here["verify_step_ms"]), width="content")
             if fit["fits_plain"]:
                 row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
-                           help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+                           help=t(f"calc.m.tokens_help{load}", lang, batch=batch), width="content")
             if fits:
                 row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
-                           help=t("calc.m.tokens_help", lang, batch=batch), width="content")
+                           help=t(f"calc.m.tokens_help{load}", lang, batch=batch), width="content")
                 low, high, ideal = here["low"], here["high"], here["ideal_speedup"]
                 low_shown, high_shown = calculator.band_shown(low, high)
                 st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low_shown, high=high_shown,

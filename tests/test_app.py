@@ -704,6 +704,22 @@ class TestScenarioSidebar:
                                                 at.session_state["scenario"].draft, at.session_state["scenario"].precision,
                                                 8, 1)
 
+    def test_a_steady_load_s_step_helps_say_it_carries_the_prompts(self):
+        """A browser pass: "one target pass over one token per sequence" and "decode only" beside a
+        plain step of 336 positions (16 decoding, 320 of arriving prompts)."""
+        at = make_app(prefill="on", workload="json_extraction", batch="16")
+        helps = {m.label: m.proto.help for m in at.metric}
+        assert "and the arriving prompts' tokens it carries (320 a step)" in helps["Plain step"]
+        assert "each step also carrying the load's arriving prompts" in helps["Tokens/s with speculation"]
+        decoding = {m.label: m.proto.help for m in make_app(batch="16").metric}
+        assert "decode only" in decoding["Tokens/s with speculation"] and "prompts" not in decoding["Plain step"]
+
+    def test_a_speedup_of_one_to_rounding_reads_as_one(self):
+        """A browser pass: a speedup of exactly 1 (E 1.999 over 0.999 + 1) showed as "1.000× −0.0%"."""
+        at = make_app(mode="ratios", alpha="0.999", gamma="1", verify_cost="1", draft_cost="0.999")
+        [speedup] = [m for m in at.metric if m.label == "Speedup"]
+        assert speedup.value == "1.00×" and speedup.proto.delta == "+0%"
+
     def test_expert_parallelism_on_a_dense_model_is_said_to_change_nothing(self):
         """A browser pass: the command line said it (cli.ep_dense), the sidebar said nothing."""
         at = make_app(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp="1", ep="on")
