@@ -275,7 +275,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
             regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
             st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
-            st.caption(t(regime.ridge_detail_key(figures), lang, **figures))
+            groups = t("calc.regime_groups", lang, dp=chosen.dp) if chosen.dp > 1 else ""
+            st.caption(t(regime.ridge_detail_key(figures), lang, **figures, groups=groups))
             st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
                       verify_batch=regime.at_batch(crossings["verify"], batch_max),
                       baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))

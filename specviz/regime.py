@@ -120,7 +120,10 @@ def regime_explanation(scenario: Scenario, here: dict[str, np.ndarray]) -> tuple
     # sidebar's (its largest part's peak) where every matmul runs at one peak.
     datasheet_ridge = float(here["ridge_flop_per_byte"]) * scenario.costs.mbu / scenario.costs.mfu
     prompts = float(here["tokens_per_plain"]) - float(here["batch"])
-    figures = {"positions": round(float(here["tokens_per_verify"])), "plain_positions": round(float(here["tokens_per_plain"])),
+    # One attention group's pass, whose intensity this is: with data-parallel attention each group runs
+    # its B/dp sequences (a browser pass: "1,280 positions" beside the intensity of a group's 320).
+    figures = {"positions": round(float(here["tokens_per_verify"]) / scenario.dp),
+               "plain_positions": round(float(here["tokens_per_plain"])),
                "prompts": prompts, "spec_prompts": prompts * float(here["expected_tokens"]),
                "expected_tokens": float(here["expected_tokens"]), "intensity": float(here["verify_intensity"]),
                "ridge": float(here["ridge_flop_per_byte"]), "datasheet_ridge": datasheet_ridge,
@@ -284,7 +287,8 @@ def roofline_points(scenario: Scenario, gamma: int, batch: int, context: int,
         p = times[f"{kind}_pass"]
         passes.append({"pass": name, "intensity": float(p["flops"] / p["bytes"]),
                        "tflops": float(p["flops"] / p["time_s"] / 1e12),
-                       "positions": int(round(float(work[kind]["tokens"] + work[kind]["prefill"])))})
+                       # One attention group's (its intensity is the pass's: each group's share of the work).
+                       "positions": int(round(float(work[kind]["tokens"] + work[kind]["prefill"]) / work[kind]["ranks"]))})
     low = min(1.0, min(p["intensity"] for p in passes) / 2)
     high = max(4 * peak / bandwidth, max(p["intensity"] for p in passes) * 2)
     x = np.geomspace(low, high, 80)

@@ -714,6 +714,11 @@ class TestScenarioSidebar:
         decoding = {m.label: m.proto.help for m in make_app(batch="16").metric}
         assert "decode only" in decoding["Tokens/s with speculation"] and "prompts" not in decoding["Plain step"]
 
+    def test_data_parallel_groups_name_one_group_s_verify_pass(self):
+        at = make_app(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp="1", dp="4", batch="256")
+        assert any(c.value.startswith("320 positions per verify pass of each of the 4 data-parallel attention groups")
+                   for c in at.caption)
+
     def test_a_speedup_of_one_to_rounding_reads_as_one(self):
         """A browser pass: a speedup of exactly 1 (E 1.999 over 0.999 + 1) showed as "1.000× −0.0%"."""
         at = make_app(mode="ratios", alpha="0.999", gamma="1", verify_cost="1", draft_cost="0.999")

@@ -86,6 +86,22 @@ class TestRegimeExplanation:
         ridge, datasheet, sidebar = ridges
         assert regime.ridge_detail_key({"ridge": ridge, "datasheet_ridge": datasheet, "sidebar_ridge": sidebar}) == key
 
+    def test_with_data_parallel_attention_the_positions_are_one_group_s_as_the_intensity(self):
+        """A browser pass: Llama-3.1-8B at batch 256 on 4 attention groups said "1,280 positions per
+        verify pass" beside an intensity of 210, one group's pass of 320 (the whole batch on one GPU,
+        1,280 positions, is at 402). The roofline's legend names the same pass."""
+        grouped = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp="1", dp="4")
+        one = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp="1", dp="1")
+        figures = {}
+        for name, (chosen, batch) in {"grouped": (grouped, 256), "group": (one, 64), "whole": (one, 256)}.items():
+            here = {k: v.item() for k, v in calculator.evaluate_scenario(chosen, 0.8, 4, batch, 1024).items()}
+            figures[name] = regime.regime_explanation(chosen, here)[2]
+        assert figures["grouped"]["positions"] == figures["group"]["positions"] == 320
+        assert figures["grouped"]["intensity"] == pytest.approx(figures["group"]["intensity"], rel=1e-3)
+        assert figures["whole"]["positions"] == 1280 and figures["whole"]["intensity"] > 1.5 * figures["grouped"]["intensity"]
+        _, passes = regime.roofline_points(grouped, 4, 256, 1024, 0.8)
+        assert passes.set_index("pass")["positions"].to_dict() == {"decode": 64, "verify": 320}
+
     def test_the_experts_are_named_where_they_make_most_of_the_verify_pass_s_cost(self):
         """DeepSeek-V3 + MTP on 8 B200s at batch 64, α 0.5: the pass costs 1.33× a plain one, of which
         the expert tax is 0.11× (the panel had named the experts for all of it); gpt-oss-120b + EAGLE-3 on
