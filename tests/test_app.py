@@ -339,7 +339,7 @@ class TestCalculatorPage:
     def test_views_of_this_batch_give_no_speedup_for_a_batch_that_does_not_fit(self, view):
         # The review found Latency giving "Speedup of the request 0.78×" at batch 1024 on the H100 pair.
         at = make_app({"view": view}, batch="1024")
-        assert "Batch 1024 does not fit with the draft" in at.info[-1].value
+        assert "Batch 1,024 does not fit with the draft" in at.info[-1].value
         assert not [m for m in at.metric if m.label in ("Speedup of the request", "Time to first token")]
 
     def test_moe_verify_reads_more_experts(self):
