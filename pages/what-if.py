@@ -356,9 +356,9 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     def show_gamma() -> None:
         altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
         notes = [t("calc.gamma_caption", lang)]
-        if not (held := best_gamma_frame[~best_gamma_frame["fits"]]).empty:
+        if not (beyond := best_gamma_frame[~best_gamma_frame["fits"]]).empty:
             # A longer draft keeps more draft KV a sequence: past some γ the batch does not fit, and has no bar.
-            first = held.iloc[0]
+            first = beyond.iloc[0]
             notes.append(t("calc.gamma_no_fit", lang, batch=batch, gamma=int(first["gamma"]), held=int(first["max_batch"])))
         st.caption(paragraphs(notes))
         csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)

@@ -238,8 +238,9 @@ class TestRange:
         assert (frame["generation_throughput"] > 0).all()
         # Short windows scatter around the long one; their mean cannot be far from it.
         assert frame["acceptance_rate"].mean() == pytest.approx(direct.acceptance_rate, abs=0.06)
-        assert all(q.startswith(("sum by (model_name", "max by (model_name", "count by (model_name"))
+        assert all(q.startswith(("sum by (model_name", "max by (model_name", "min by (model_name", "count by (model_name"))
                    for q in frame.attrs["queries"])
+        assert not [n for n in frame.attrs["notices"] if n.key == "prometheus.notice.sparse"]  # every window sampled
 
     def test_by_instance_keeps_the_servers_apart(self, fleet, measured):
         base, exporters = fleet
@@ -816,6 +817,51 @@ class TestFiguresFromAnswers:
         only = self.born_frame(self.AT)
         assert frame.attrs["absent"] and only.attrs["absent"]["vllm-v1/b"]["generation_throughput"].key == \
             "prometheus.absent.born_inside"
+
+    def test_a_window_with_few_samples_has_no_rate_per_second(self):
+        """An SRE's pass: Prometheus paused for 40 s, and the fleet's next points read 215 tokens/s for
+        950, increase() over the few samples left in their windows. Five one-minute points, the counter
+        sampled 8 times a window but 2 in the third (and in the fifth, the latest, in a second run):
+        those points have no tokens per second, said with the first; acceptance stands."""
+        counts = {"vllm:spec_decode_num_drafts_total": 100, "vllm:spec_decode_num_draft_tokens_total": 300,
+                  "vllm:spec_decode_num_accepted_tokens_total": 200, "vllm:generation_tokens_total": 1500}
+        times = [self.AT - 240 + 60 * i for i in range(5)]
+
+        def frame(samples: list[int]) -> pd.DataFrame:
+            def route(path: str, query: str) -> dict:
+                ok = lambda data: {"status": "success", "data": data}
+                if path.endswith("/label/__name__/values"):
+                    return ok(list(counts))
+                if query.startswith("min by (model_name) (count_over_time(vllm:generation_tokens_total["):
+                    values = [[t, str(n)] for t, n in zip(times, samples)]
+                else:
+                    name = next((n for n in counts if f"increase({n}[" in query and query.startswith("sum by")), None)
+                    values = None if name is None else [[t, str(counts[name])] for t in times]
+                result = [] if values is None else [{"metric": {"model_name": "a"}, "values": values}]
+                return ok({"resultType": "matrix", "result": result})
+
+            server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
+            server.route = route
+            thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+            thread.start()
+            try:
+                return prometheus.query_figures(f"http://127.0.0.1:{server.server_address[1]}", 240, 60, end=self.AT)
+            finally:
+                server.shutdown()
+                server.server_close()
+
+        gap = frame([8, 8, 2, 8, 8])
+        throughput = gap["generation_throughput"].tolist()
+        assert throughput[:2] == throughput[3:] == [25.0, 25.0] and math.isnan(throughput[2])  # 1,500 a minute
+        assert gap["acceptance_rate"].tolist() == pytest.approx([2 / 3] * 5)
+        [said] = [n for n in gap.attrs["notices"] if n.key == "prometheus.notice.sparse"]
+        assert said.params["points"] == 1 and said.params["names"] == "a"
+        assert str(said).startswith("1 point of a (the first ending ") and "has no tokens per second" in str(said)
+        assert "generation_throughput" not in gap.attrs["absent"].get("vllm-v1/a", {})
+        latest = frame([8, 8, 8, 7, 3])
+        assert math.isnan(latest["generation_throughput"].iloc[-1])
+        assert latest.attrs["absent"]["vllm-v1/a"]["generation_throughput"].key == "prometheus.absent.sparse"
+        assert not [n for n in frame([8, 7, 8, 8, 6]).attrs["notices"] if n.key == "prometheus.notice.sparse"]
 
     def fleet_route(self, path: str, query: str) -> dict:
         """Two vLLM servers (instances) of model "a", 40 running requests between them."""

@@ -49,6 +49,7 @@ import time as _time
 from dataclasses import replace
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from specviz import settings
@@ -192,6 +193,8 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
                 position = _POSITION_LABEL.get(prefix, "position")
                 labels = group + (f", {position}" if role in ("accepted_per_pos", "drafted_per_pos") else "")
                 out.append((role, prefix, "value", f"sum by ({labels}) (increase({name}[{window}]))"))
+                if role == "generation_tokens":  # the fewest samples a server's series holds in each window
+                    out.append((role, prefix, "samples", f"min by ({group}) (count_over_time({name}[{window}]))"))
             elif role in _SUMMED_GAUGES:
                 out.append((role, prefix, "value", f"sum by ({group}) ({name})"))
                 if role == "running":
@@ -255,6 +258,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     start_time: dict[float, dict[str, float]] = {}  # each server's start time, where it exports one
     keys_of: dict[str, set[tuple[str, ...]]] = {}  # a server's rows, from its counters' resets() series
     servers: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that report
+    samples: dict[float, dict[tuple[str, ...], float]] = {}  # the fewest samples of generated tokens in a window
     dropped: dict[str, int] = {}
     warnings: list[str] = []
     groups: set[tuple[str, ...]] = set()
@@ -285,6 +289,11 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                     if value > 0:
                         resets.setdefault(t, {}).setdefault(_model_key(item.labels, by), set()).add(
                             item.labels.get("instance", ""))
+                    continue
+                if kind == "samples":  # a name with and without _total: the fewer
+                    at = samples.setdefault(t, {})
+                    key = _model_key(item.labels, by)
+                    at[key] = min(value, at.get(key, value))
                     continue
                 if kind == "servers":  # a series per server, of any name of the running gauge
                     servers.setdefault(t, {}).setdefault(_model_key(item.labels, by), set()).add(
@@ -366,6 +375,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     if born:
         notices.append(Notice("prometheus.notice.born_inside", series=len(born),
                               names=_listed(["/".join(key[1:]) for key in born])))
+    _sparse_windows(by_series, samples, absent, notices)
     frame = pd.DataFrame(rows)
     positions = sorted({c for c in frame.columns if c.startswith("per_position_")},
                        key=lambda c: (int(c.rsplit("_", 1)[1]), c))
@@ -398,6 +408,38 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     frame.attrs["source"] = source
     frame.attrs["end"] = end
     return frame
+
+
+# A window holding fewer than this share of a series' usual samples of generated tokens has a gap in it.
+_SPARSE_SHARE = 0.5
+
+
+def _sparse_windows(by_series: dict[tuple, list[dict]], samples: dict[float, dict[tuple[str, ...], float]],
+                    absent: dict[tuple, dict[str, Notice]], notices: list[Notice]) -> None:
+    """Leave out the tokens per second of each point whose window holds fewer than :data:`_SPARSE_SHARE`
+    of its series' median count of samples of the generated-tokens counter (``count_over_time``, the
+    fewest of any server's): Prometheus missed scrapes there (it was paused, or the servers did not
+    answer), and ``increase()`` over the part of the window its samples cover reads the rate low (an
+    SRE's pass: 215 tokens/s for a fleet making 950, after Prometheus stopped for 40 s). Said in a
+    notice with the first such point, and as the figure's absence where it is the latest point.
+    Acceptance, ratios of counts of the same samples, stands. Series with fewer than three points
+    counted have no usual count to tell a gap by."""
+    sparse: list[tuple[float, tuple]] = []
+    for key, series in by_series.items():
+        counts = [samples.get(row["time"], {}).get(key[1:]) for row in series]
+        known = [count for count in counts if count is not None]
+        if len(known) < 3:
+            continue
+        usual = float(np.median(known))
+        for row, count in zip(series, counts):
+            if count is not None and count < _SPARSE_SHARE * usual and row["generation_throughput"] is not None:
+                row["generation_throughput"] = None
+                sparse.append((row["time"], key))
+        if sparse and sparse[-1] == (series[-1]["time"], key):
+            absent.setdefault(key, {})["generation_throughput"] = Notice("prometheus.absent.sparse")
+    if sparse:
+        notices.append(Notice("prometheus.notice.sparse", points=len(sparse), first=utc_clock(min(t for t, _ in sparse)),
+                              names=_listed(list(dict.fromkeys("/".join(key[1:]) for _, key in sparse)))))
 
 
 def _stopped(servers: dict[float, dict[tuple[str, ...], set[str]]]) -> dict[str, list[str]]:
