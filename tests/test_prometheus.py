@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator
 
@@ -378,10 +378,12 @@ class _Fake(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def fake(status: int, body: bytes | str | Callable[[str], tuple[int, str, bytes]],
-         kind: str = "application/json") -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Fake)
-    server.answer = body if callable(body) else (status, kind, body.encode() if isinstance(body, str) else body)
+def serving(handler: type[BaseHTTPRequestHandler], **attributes: Any) -> Iterator[str]:
+    """The base URL of a server on 127.0.0.1 whose requests ``handler`` answers, with ``attributes`` set
+    on the server for it (an answer, a route), shut down after."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    for name, value in attributes.items():
+        setattr(server, name, value)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
@@ -389,6 +391,14 @@ def fake(status: int, body: bytes | str | Callable[[str], tuple[int, str, bytes]
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def fake(status: int, body: bytes | str | Callable[[str], tuple[int, str, bytes]],
+         kind: str = "application/json") -> Iterator[str]:
+    answer = body if callable(body) else (status, kind, body.encode() if isinstance(body, str) else body)
+    with serving(_Fake, answer=answer) as url:
+        yield url
 
 
 def vector(*values: str, result_type: str = "vector") -> str:
@@ -663,6 +673,11 @@ class _Routed(BaseHTTPRequestHandler):
         pass
 
 
+def answering(route: Callable[[str, str], dict]) -> AbstractContextManager[str]:
+    """The base URL of an API on 127.0.0.1 that answers each request by ``route(path, query)``."""
+    return serving(_Routed, route=route)
+
+
 class TestFiguresFromAnswers:
     """What query_window makes of a server's answers, whatever server it is (Thanos, Mimir...)."""
 
@@ -692,15 +707,8 @@ class TestFiguresFromAnswers:
 
     def window(self, route, by: tuple[str, ...] = ()) -> pd.DataFrame:
         """query_window's frame of a server answering by ``route``, kept apart ``by`` those labels."""
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-        server.route = route
-        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-        thread.start()
-        try:
-            return prometheus.query_window(f"http://127.0.0.1:{server.server_address[1]}", "1m", at=self.AT, by=by)
-        finally:
-            server.shutdown()
-            server.server_close()
+        with answering(route) as url:
+            return prometheus.query_window(url, "1m", at=self.AT, by=by)
 
     def test_resets_and_gauges(self):
         frame = self.window(self.route)
@@ -744,35 +752,21 @@ class TestFiguresFromAnswers:
         measures, or could not go into a PromQL ``by``, is not offered; an answer that is no list of
         names is said to be none of Prometheus's, and one over 1 MB is refused whatever a query's
         limit (the page looks the labels up before it draws anything)."""
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
         asked = []
-        server.route = lambda path, query: asked.append(path) or {"status": "success", "data": answer}
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        try:
-            base = f"http://127.0.0.1:{server.server_address[1]}"
+        with answering(lambda path, query: asked.append(path) or {"status": "success", "data": answer}) as base:
             if isinstance(found, str):
                 refused(lambda: prometheus.label_names(base, self.AT - 60, self.AT), found)
             else:
                 assert prometheus.label_names(base, self.AT - 60, self.AT) == found
-        finally:
-            server.shutdown()
-            server.server_close()
         assert asked == ["/api/v1/labels"]
 
     def test_a_label_list_past_a_tighter_setting_names_the_setting(self, monkeypatch):
         """Where SPECVIZ_SCRAPE_MAX_BYTES is below the lookup's own 1 MB, the setting is what cut the
         answer, and the message names it."""
         monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_BYTES", "100000")
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-        server.route = lambda path, query: {"status": "success", "data": [f"l{i:07d}" for i in range(20_000)]}
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        try:
-            base = f"http://127.0.0.1:{server.server_address[1]}"
+        with answering(lambda path, query: {"status": "success", "data": [f"l{i:07d}" for i in range(20_000)]}) as base:
             said = refused(lambda: prometheus.label_names(base, self.AT - 60, self.AT), "scrape.too_large")
             assert "SPECVIZ_SCRAPE_MAX_BYTES" in str(said)
-        finally:
-            server.shutdown()
-            server.server_close()
 
     def born_route(self, path: str, query: str) -> dict:
         """A range of three one-minute points: model "a" at each, model "b" from the second on, its
@@ -793,15 +787,8 @@ class TestFiguresFromAnswers:
     def born_frame(self, *b_points: float) -> pd.DataFrame:
         """query_figures over the three points of :meth:`born_route`, model "b" at ``b_points``."""
         self.b_points = b_points
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-        server.route = self.born_route
-        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-        thread.start()
-        try:
-            return prometheus.query_figures(f"http://127.0.0.1:{server.server_address[1]}", 120, 60, end=self.AT)
-        finally:
-            server.shutdown()
-            server.server_close()
+        with answering(self.born_route) as url:
+            return prometheus.query_figures(url, 120, 60, end=self.AT)
 
     def test_a_series_born_inside_the_range_has_no_rate_per_second_at_its_first_point(self):
         frame = self.born_frame(self.AT - 60, self.AT)
@@ -840,15 +827,8 @@ class TestFiguresFromAnswers:
                 result = [] if values is None else [{"metric": {"model_name": "a"}, "values": values}]
                 return ok({"resultType": "matrix", "result": result})
 
-            server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-            server.route = route
-            thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-            thread.start()
-            try:
-                return prometheus.query_figures(f"http://127.0.0.1:{server.server_address[1]}", 240, 60, end=self.AT)
-            finally:
-                server.shutdown()
-                server.server_close()
+            with answering(route) as url:
+                return prometheus.query_figures(url, 240, 60, end=self.AT)
 
         gap = frame([8, 8, 2, 8, 8])
         throughput = gap["generation_throughput"].tolist()
@@ -1001,15 +981,8 @@ class TestFiguresFromAnswers:
     def test_a_model_whose_server_stopped_is_said_to_be_late(self):
         """The range's end travels with the frame: "b"'s latest point is 300 s (five steps) before it,
         "a"'s at it; only "b"'s figures are said to be old."""
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-        server.route = self.stopped_route
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        try:
-            frame = prometheus.query_figures(f"http://127.0.0.1:{server.server_address[1]}", "10m", "60s",
-                                             end=self.AT)
-        finally:
-            server.shutdown()
-            server.server_close()
+        with answering(self.stopped_route) as url:
+            frame = prometheus.query_figures(url, "10m", "60s", end=self.AT)
         from specviz.live import windows
         assert frame.attrs["end"] == self.AT
         latest = frame.reset_index().groupby("model_name")["time"].max()
@@ -1041,20 +1014,14 @@ class TestFiguresFromAnswers:
         """The Live page's fleet view of a Prometheus that answers as :meth:`shrinking_route`, which
         stops when the page has been drawn once."""
         from streamlit.testing.v1 import AppTest
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Routed)
-        server.route = self.shrinking_route
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        try:
+        with answering(self.shrinking_route) as url:
             at = AppTest.from_file(APP, default_timeout=60)
             at.session_state["live_source"] = "prometheus"
-            at.session_state["live_prometheus"] = f"http://127.0.0.1:{server.server_address[1]}"
+            at.session_state["live_prometheus"] = url
             at.session_state["live_range"] = "15m"
             at.run()
             at.switch_page(f"{PAGES}/live-metrics.py")
             return at.run()
-        finally:
-            server.shutdown()
-            server.server_close()
 
     def test_the_fleet_page_says_a_server_stopped_reporting(self):
         """The running requests halve with the servers: the page says so above the model's figures."""
