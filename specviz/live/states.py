@@ -181,12 +181,18 @@ def _group_key(prefix: str, labels: tuple[tuple[str, str], ...], split_by: tuple
     return (prefix, named.get("model_name", ""), tuple(named.get(name, "") for name in split_by))
 
 
+def _changed_starts(current: Snapshot, previous: Snapshot) -> list[tuple[tuple[tuple[str, str], ...], float]]:
+    """The labels and new value of each ``process_start_time_seconds`` series that both scrapes hold
+    with another value."""
+    before = previous.series.get("process_start", {})
+    return [(labels, started) for (prefix, labels), started in current.series.get("process_start", {}).items()
+            if before.get((prefix, labels), started) != started]
+
+
 def restarted_processes(current: Snapshot, previous: Snapshot) -> list[dict[str, str]]:
     """The labels of each ``process_start_time_seconds`` series that both scrapes hold with another
     value: a process that started anew between them (the module's docstring says why any change)."""
-    before = previous.series.get("process_start", {})
-    return [dict(labels) for (prefix, labels), started in current.series.get("process_start", {}).items()
-            if before.get((prefix, labels), started) != started]
+    return [dict(labels) for labels, _ in _changed_starts(current, previous)]
 
 
 def _refuse_other_process(current: Snapshot, previous: Snapshot) -> None:
@@ -194,9 +200,8 @@ def _refuse_other_process(current: Snapshot, previous: Snapshot) -> None:
     before the previous scrape, by more than :data:`CLOCK_SKEW_S` (the module's docstring says why)."""
     if previous.time is None:
         return
-    before = previous.series.get("process_start", {})
-    for key, started in current.series.get("process_start", {}).items():
-        if before.get(key, started) != started and started < previous.time - CLOCK_SKEW_S:
+    for _, started in _changed_starts(current, previous):
+        if started < previous.time - CLOCK_SKEW_S:
             raise SpecvizError("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
 
 
