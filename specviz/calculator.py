@@ -433,17 +433,17 @@ def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
     draft KV a sequence, so the largest batch held falls with γ (``max_batch``, :func:`largest_batch`;
     ``fits``): a γ at which the batch does not fit has no speedup (NaN), as the calculator gives none
     (a browser pass: Qwen3-Next at batch 596 had been told "best γ 6 (1.76×)", where 454 fit at γ 6).
-    In ratios mode no memory is weighed: every γ fits.
+    In ratios mode, and on a device without a memory figure (:func:`memory_fit`'s ``weighed``), no memory
+    is weighed: every γ fits, and ``max_batch`` is missing (not the largest integer).
     """
     g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)
     r = evaluate_scenario(scenario, alpha, g, batch, context)
-    if scenario.mode == "step":
-        held = np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
-                                             tp=scenario.tp, dp=scenario.dp, context=context, gamma=g,
-                                             rule=scenario.engine.memory), g.shape)
-    else:
-        held = np.full(g.shape, np.iinfo(np.int64).max)
-    fits = batch <= held
+    held = pd.array([pd.NA] * g.size, dtype="Int64")
+    if scenario.mode == "step" and math.isfinite(scenario.gpu.memory_gb):
+        held = pd.array(np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
+                                                      tp=scenario.tp, dp=scenario.dp, context=context, gamma=g,
+                                                      rule=scenario.engine.memory), g.shape), dtype="Int64")
+    fits = np.asarray((batch <= held).fillna(True), dtype=bool)
     speedup = np.where(fits, np.asarray(r["speedup"], dtype=float), np.nan)
     frame = pd.DataFrame({"gamma": g, "speedup": speedup, "verify_cost": r["verify_cost"],
                           "expected_tokens": r["expected_tokens"], "max_batch": held, "fits": fits})

@@ -359,6 +359,11 @@ class TestGammaSweep:
         assert frame["fits"].tolist() == [True] * 4 + [False] * 12 and frame["speedup"][4:].isna().all()
         assert best == 4 and frame["speedup"][3] == pytest.approx(calculator.headline(chosen)["speedup"])
         assert calculator.gamma_sweep(chosen, 0.95, 1200, chosen.context, 16)[1] is None  # fits at no γ
+        # No memory weighed (ratios mode, a CPU preset): every γ fits, its limit missing, not 2⁶³ − 1.
+        for unweighed in (RATIOS, make_scenario(gpu="Intel-Core-Ultra-X7-358H", target="Qwen3-8B", tflops="2",
+                                                bandwidth="0.1")):
+            frame, best = calculator.gamma_sweep(unweighed, 0.8, 64, 1024, 8)
+            assert frame["fits"].all() and frame["max_batch"].isna().all() and best is not None
 
 
 class TestContextOptions:
