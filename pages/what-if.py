@@ -96,6 +96,7 @@ batch = field_widget(col_b.number_input, "batch", help=t("calc.batch_help", lang
 load_box = st.container()
 chosen = replace(sidebar, mode=mode, gamma=gamma, batch=batch)
 load_tokens: tuple[int, int] | None = None  # the workload, where drawn here (the Latency view draws it otherwise)
+load_refused = False  # asked for and refused: the link carries the ask, so its reader is told the same
 if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "prefill", horizontal=True,
               format_func=lambda p: t(f"calc.load.{p}", lang), help=t("calc.load_help", lang),
               disabled=mode == "ratios") == "on" and mode == "step":
@@ -105,6 +106,7 @@ if url_choice(load_box.radio, t("calc.load", lang), list(scenario.PREFILL), "pre
             chosen = workload.steady_load(chosen, *load_tokens)
         except InputError as exc:  # a load the model does not hold: said, and decoding only at the context
             st.warning(t("calc.load_refused", lang, error=message(exc, lang)))
+            load_refused = True
     if chosen.prefill:
         # A link's own context gives way to the load's: said, and taken out of the URL.
         dropped = st.query_params.get("context")
@@ -375,6 +377,8 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
         computed with; the open view, its own controls (as the URL holds them) and the language travel
         with it."""
         shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
+        if load_refused and load_tokens is not None:
+            shared |= {"prefill": "on", "input_tokens": str(load_tokens[0]), "output_tokens": str(load_tokens[1])}
         shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
         shared |= {key: st.query_params[key] for key in VIEW_CONTROLS.get(open_view, ()) if key in st.query_params}
         if open_view == "serve":

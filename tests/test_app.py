@@ -23,6 +23,7 @@ from conftest import APP, PAGES, PRESETS, SAMPLES, finished_requests, make_scena
 from specviz import calculator, charts, i18n, regime, scenario, settings, workload
 from specviz.advice import claims, evidence
 from specviz.cli.advice import claim_row
+from specviz.cli.common import UsageError
 from specviz.cli.model import calc_row
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md
@@ -1498,10 +1499,18 @@ class TestSteadyLoad:
         assert "run apart from the batch's decode" in sglang and "under SGLang's budget of 8,192 tokens" in sglang
 
     def test_a_load_the_model_does_not_hold_is_said_and_decodes_only(self):
-        at = make_app(prefill="on", input_tokens="100", output_tokens="3")
+        at = make_app({"share": True}, prefill="on", input_tokens="100", output_tokens="3", context="2048")
         assert any(w.value.startswith("Decoding only is shown: requests of 3 output tokens end within one "
                                       "speculative step") for w in at.warning)
-        assert metric(at, "Speedup") == figures(make_scenario())["Speedup"]  # at the slider's context
+        assert metric(at, "Speedup") == figures(make_scenario(context="2048"))["Speedup"]  # at the slider's context
+        # The link carries the load asked for, so its reader is told the same (it had dropped it unsaid).
+        link = urllib.parse.parse_qs(urllib.parse.urlsplit(at.code[0].value).query)
+        assert (link["prefill"], link["input_tokens"], link["output_tokens"], link["context"]) == (["on"], ["100"], ["3"], ["2048"])
+        again = make_app(**{key: values[0] for key, values in link.items()})
+        assert [w.value for w in again.warning] == [w.value for w in at.warning]
+        assert metric(again, "Speedup") == metric(at, "Speedup")
+        with pytest.raises(UsageError, match="the link sets prefill='on', which the calculator does not take"):
+            calc_row(at.code[0].value, PRESETS)  # the command line refuses the same link
         at = make_app(prefill="on", input_tokens="131072", output_tokens="131072", batch="1")
         assert any("longer than the 131,072 positions" in w.value for w in at.warning) and not at.exception
 
