@@ -34,7 +34,7 @@ class TestSpeedupVsBatch:
         assert spec["layer"][2]["encoding"]["text"] == {"value": "Break-even"}  # the rule says what it is
         assert len(layers(chart)[3].data) == 2  # one diamond per α that crosses
 
-    def test_the_user_s_alpha_is_a_bolder_line_of_its_own_and_the_others_data_stay(self):
+    def test_the_user_s_alpha_is_a_wider_line_of_its_own_beneath_and_the_others_data_stay(self):
         # As α moves only its own curve's data change: the reference curves are a dataset the browser
         # keeps as drawn (Streamlit sends it unchanged; Vega does not evaluate it again).
         reference, crossings = calculator.batch_sweep(SCENARIO, [0.5, 0.9], 4, 0, 1024)
@@ -43,7 +43,8 @@ class TestSpeedupVsBatch:
             yours, _ = calculator.batch_sweep(SCENARIO, [alpha], 4, 0, 1024)
             spec = charts.speedup_vs_batch_spec(reference, crossings, yours=yours)
             lines = [layer for layer in spec["layer"] if layer["mark"]["type"] == "line"]
-            assert [line["mark"].get("strokeWidth") for line in lines] == [None, 3]
+            # Beneath the reference curves and wider: one at the same α (0.8 at 0.8) shows inside it.
+            assert [line["mark"].get("strokeWidth") for line in lines] == [5, None]
             assert lines[0]["encoding"]["color"] == lines[1]["encoding"]["color"]  # one legend
             rest, data = without_data(spec)
             sent.append(data)
@@ -53,7 +54,7 @@ class TestSpeedupVsBatch:
         # teal at 0.73): a fixed domain, the user's α black and named as theirs.
         scale = lines[0]["encoding"]["color"]["scale"]
         assert scale["domain"] == ["0.5", "0.9", "yours"] and scale["range"][-1] == "#000000"
-        reference_name, yours_name = (line["data"]["name"] for line in lines)
+        yours_name, reference_name = (line["data"]["name"] for line in lines)
         pd.testing.assert_frame_equal(sent[0][reference_name], sent[1][reference_name])
         assert not sent[0][yours_name].equals(sent[1][yours_name])
 

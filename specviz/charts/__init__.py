@@ -177,6 +177,7 @@ def _batch_frames(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str, band
 _LINE_COLOURS = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d",
                  "#bab0ac")
 _YOURS_COLOUR = "#000000"
+_YOURS_WIDTH = 5  # px; Vega's default line is 2, so a reference line over it leaves 1.5 px of black each side
 
 
 def _line_scale(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.Scale:
@@ -201,8 +202,10 @@ def _batch_layers(frames: Mapping[str, pd.DataFrame], lang: str) -> alt.LayerCha
                alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
                alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
     lines = [alt.Chart(curves).mark_line(point=False).encode(x=x, y=y, color=color, tooltip=tooltip)]
-    if "yours" in frames:  # the user's α over the others, a little bolder
-        lines.append(alt.Chart(frames["yours"]).mark_line(point=False, strokeWidth=3).encode(
+    if "yours" in frames:
+        # The user's α beneath the others and wider: a reference α equal to it shows inside it (drawn
+        # over them, it hid the reference curve of its α).
+        lines.insert(0, alt.Chart(frames["yours"]).mark_line(point=False, strokeWidth=_YOURS_WIDTH).encode(
             x=x, y=y, color=color, tooltip=tooltip))
     marks = alt.Chart(frames["crossings"]).mark_point(size=120, filled=True).encode(
         x=alt.X("batch:Q", scale=alt.Scale(type="log", domain=domain, nice=False)),
@@ -246,8 +249,8 @@ def speedup_vs_batch(curves: pd.DataFrame, crossings: pd.DataFrame, lang: str = 
     roofline (the hardware alone, no engine costs) drawn dashed; ``limit``, the largest batch the
     speculative server's memory holds, as a red vertical rule, nothing drawn past it (no server
     reaches those batches); ``here``, the scenario's (batch, speedup), as a ringed point; ``yours``, the
-    curve of the user's α, drawn bolder in black and named as theirs in the legend, over the others,
-    which keep their colours: a dataset of its own, so that as α moves the others' data stay the
+    curve of the user's α, wider and black, named as theirs in the legend, beneath the others (which
+    keep their colours; one at the user's α shows inside it): a dataset of its own, so that as α moves the others' data stay the
     same and the browser leaves them as drawn (Vega does not evaluate an unchanged dataset again).
 
     ``curves`` and ``crossings`` are the two results of :func:`specviz.calculator.batch_sweep`
