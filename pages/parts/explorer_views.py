@@ -1,0 +1,157 @@
+"""The Explorer's Predicted view and its SQL console (a helper of pages/results.py, not a page), and
+how its tables' figures read."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from pages.parts.shared import altair_chart, csv_download, number_columns, offer_fit, presets, titled_dataframe
+from specviz import calculator, charts, scenario, settings
+from specviz.i18n import md, message, t
+from specviz.results import explorer, export, prediction
+from specviz.results.sandbox import QueryError
+from specviz.results.schema import LATENCY_METRICS, STATISTICS
+from specviz.results.store import Store
+
+# How the tables' figures read: speedups with two decimals and × (their differences signed), α and
+# acceptance rates with three, acceptance lengths with two, milliseconds and throughputs with one, a
+# request's tokens whole, and thousands separated.
+FORMATS: dict[str, str] = {
+    **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
+    "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate", "zero_accept_rate"), "%.3f"), "mtp_reuse": "%.2f",
+    "acceptance_length": "%.2f",
+    **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
+    **dict.fromkeys(("output_throughput", "baseline_output_throughput", "total_token_throughput"), "%,.1f"),
+    "baseline_mean_tpot_ms": "%,.1f",
+    **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
+    **dict.fromkeys((f"{stat}_{metric}_ms" for stat in STATISTICS for metric in LATENCY_METRICS), "%,.1f")}
+
+
+def keep_fit(kind: str, fit: Callable[[], Any]) -> None:
+    """Make a calibration and keep it for the session (a button's callback): made before the page
+    runs again, so that the table and the chart above the buttons predict with it on that run."""
+    st.session_state["fit"] = (kind, fit())
+
+
+def show_predicted(paired: pd.DataFrame, lang: str) -> None:
+    """The Predicted view: the paired runs beside the step model's prediction for the sidebar's scenario
+    (each run's own setting where it names presets), with a band, and the calibrations on them that
+    open the calculator."""
+    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
+    if sidebar is None or paired.empty:
+        st.info(t("exp.no_prediction.scenario" if sidebar is None else "exp.no_prediction.pairs", lang))
+        return
+    col_load, col_context = st.columns(2)
+    # A calibration is made for one choice: another leaves it behind (its settings would not match).
+    # Kept for the session, as the calibration is: a visit to the calculator must find both as left.
+    loads = col_load.radio(t("calc.load", lang), list(scenario.PREFILL), key="exp_load", horizontal=True,
+                           format_func=lambda p: t(f"exp.load.{p}", lang), help=t("exp.load_help", lang),
+                           on_change=lambda: st.session_state.pop("fit", None), persist_state="session") == "on"
+    context = col_context.select_slider(t("calc.context", lang),
+                                        calculator.context_options(settings.get("SPECVIZ_CONTEXT_MAX")),
+                                        value=scenario.FIELDS["context"].default, key="exp_context",
+                                        help=t("exp.context_help", lang))
+    known = presets(settings.get("SPECVIZ_DATA_DIR"))
+    kind, fit = st.session_state.get("fit", (None, None))
+    # The runs a calibration fits are predicted at its costs, as the calculator it opens predicts them.
+    predicted = prediction.predict(paired, sidebar, known, context, prediction.calibration_in_use(kind, fit, sidebar),
+                                 loads=loads)
+    if beyond := int(predicted["beyond_reuse"].sum()):  # said, not dropped in silence
+        st.warning(t("exp.beyond_reuse", lang, runs=beyond, reuse=sidebar.mtp_reuse))
+    if trees := int(predicted["tree_draft"].sum()):
+        st.info(t("exp.tree_not_predicted", lang, runs=trees))
+    if predicted["predicted_speedup"].isna().all():
+        if not beyond and not trees:
+            st.info(t("exp.no_predictions", lang))
+        return
+    st.caption(t("exp.scenario", lang))
+    if loads:
+        at_load = int(predicted["prompt_tokens"].notna().sum())
+        decoding = int(predicted["predicted_speedup"].notna().sum()) - at_load
+        st.caption(t("exp.load_caption" if decoding else "exp.load_caption_all", lang, loaded=at_load,
+                     decoding=decoding, context=context))
+    if runs := int((predicted["costs"] == "calibrated").sum()):
+        calibrated = predicted.loc[predicted["costs"] == "calibrated", "setting"].unique()
+        st.info(t(f"exp.predicted_calibrated.{kind}", lang, runs=runs, settings="; ".join(calibrated)))
+    # Where a run names no preset the sidebar's pair stands in: say so, with how many.
+    stand_in = predicted["predicted_speedup"].notna() & ~predicted["own_setting"]
+    if runs := int(stand_in.sum()):  # each setting named whole: its draft is the run's own method where it can be
+        st.warning(md("exp.sidebar_setting", lang, runs=runs, target=sidebar.target.name, gpu=sidebar.gpu.name,
+                      settings="; ".join(predicted.loc[stand_in, "setting"].unique())))
+    altair_chart(charts.measured_vs_predicted_spec(predicted, lang))
+    table = predicted[["series", "setting", "concurrency", "num_speculative_tokens", "acceptance_length", "alpha",
+                       # the factor each MTP run was predicted at, its own where it measured its positions
+                       *(("mtp_reuse",) if predicted["mtp_reuse"].notna().any() else ()),
+                       *(("prompt_tokens", "output_tokens") if loads else ()),
+                       "measured_speedup", "predicted_speedup", "predicted_low", "predicted_high", "error", "costs"]]
+    table = table.assign(costs=table["costs"].map(lambda c: t(f"exp.costs.{c}", lang)))
+    titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
+    synthetic = int(explorer.synthetic_acceptance(predicted).sum())
+    wanted = bool(synthetic) and st.toggle(t("exp.fit_synthetic", lang, runs=synthetic), key="fit_synthetic",
+                                           help=t("exp.fit_synthetic_help", lang))
+    fitted, left_out = explorer.measured_acceptance(predicted, wanted)
+    if left_out:
+        st.caption(t("exp.synthetic_left_out", lang, runs=left_out))
+    if by_tpot := int((split := explorer.tpot_at_load(fitted)).sum()):
+        st.warning(t("exp.tpot_at_load", lang, runs=by_tpot))
+        fitted = fitted[~split]
+    col_step, col_ratios = st.columns(2)
+    col_step.button(t("exp.calibrate_step", lang), key="fit_step", help=t("exp.calibrate_step_help", lang),
+                    on_click=keep_fit, args=("step", partial(prediction.calibrate_settings, fitted, sidebar, known, context,
+                                                             settings.get("SPECVIZ_PAGE_TIME_LIMIT_S"), loads)))
+    col_ratios.button(t("exp.calibrate_ratios", lang), key="fit_ratios", help=t("exp.calibrate_ratios_help", lang),
+                      on_click=keep_fit, args=("ratios", partial(prediction.calibrate_ratios, fitted)))
+    if kind is None:
+        return
+    if not fit:
+        st.warning(t("exp.fit_failed", lang))
+    elif kind == "step":
+        for number, one in enumerate(fit):
+            if isinstance(one, prediction.SettingRefused):
+                st.warning(t("exp.fit_refused", lang, setting=one.setting, points=one.points,
+                             reason=message(one.reason, lang)))
+                continue
+            costs = one.scenario.costs
+            found = t("exp.fit.step", lang, setting=one.setting, points=one.points, rms_error=one.rms_error,
+                      **vars(costs))
+            # A fit at its runs' load opens the calculator at that load (and its context).
+            offer_fit(lang, f"use_fit_{number}", found, [t(key, lang) for key in one.warnings],
+                      one.scenario if one.scenario.prefill else replace(one.scenario, context=context), known)
+    else:
+        offer_fit(lang, "use_fit", t("exp.fit.ratios", lang, **fit),
+                  [message(notice, lang) for notice in prediction.ratio_warnings(fit)],
+                  replace(prediction.ratios_scenario(fit, sidebar), context=context), known)
+
+
+_WAIT_SHOWN_S = 0.1  # a wait for a console slot worth saying
+
+
+def show_sql(store: Store, lang: str) -> None:
+    """The SQL console: one read-only statement over the stored runs, run in the sandbox
+    (:mod:`specviz.results.sandbox`), its result shown and offered as CSV, or why it was refused."""
+    example = st.selectbox(t("exp.sql_examples", lang), list(explorer.EXAMPLE_QUERIES),
+                           format_func=lambda k: t(f"exp.sql.{k}", lang), key="sql_example")
+    sql = st.text_area(t("exp.sql", lang), explorer.EXAMPLE_QUERIES[example], height=140, key=f"sql_{example}",
+                       help=t("exp.sql_help", lang, seconds=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
+                              rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
+    if st.button(t("exp.sql_run", lang), key="sql_run"):
+        try:
+            # Up to SPECVIZ_SQL_TIMEOUT_S in the sandbox: said while it runs, as the page shows nothing new until then.
+            with st.spinner(t("exp.sql_running", lang, seconds=settings.get("SPECVIZ_SQL_TIMEOUT_S"))):
+                result = store.query(sql)
+        except QueryError as exc:
+            st.error(t("exp.sql_refused", lang, error=message(exc, lang)))
+            return
+        if result.truncated:
+            st.warning(t(f"exp.sql_truncated.{result.truncated}", lang, rows=len(result.frame),
+                         bytes=settings.get("SPECVIZ_SQL_MAX_BYTES")))
+        st.caption(t("exp.sql_time", lang, rows=len(result.frame), seconds=result.seconds))
+        if result.waited_s >= _WAIT_SHOWN_S:  # other sessions' queries held every slot meanwhile
+            st.caption(t("exp.sql_waited", lang, seconds=result.waited_s, workers=settings.get("SPECVIZ_SQL_WORKERS")))
+        st.dataframe(export.visible_frame(result.frame), hide_index=True, placeholder="")
+        csv_download(result.frame, "specviz_query.csv", "download_sql", lang)
