@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
     import pandas as pd
 
 __all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql",
-           "distinct_names", "run_query"]
+           "distinct_names", "run_query", "as_frame"]
 
 # For every DuckDB connection specviz opens: DuckDB would otherwise download and load extensions on
 # its own (for an SQLite file, a remote URL, a file format it lacks).
@@ -349,8 +349,22 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
         raise QueryError(header.get("key", "sql.failed"), **header.get("params", {}))
     import pyarrow as pa
 
-    frame = pa.ipc.open_stream(pa.py_buffer(payload)).read_all().to_pandas()
+    frame = as_frame(pa.ipc.open_stream(pa.py_buffer(payload)).read_all())
     return QueryResult(frame, header.get("truncated", ""), time.monotonic() - started, waited)
+
+
+def as_frame(table: Any) -> Any:
+    """The pandas frame of a query's Arrow result, whole numbers kept whole beside a NULL: a column of
+    them as pandas' nullable integers (``Int64`` and its kin: 3 and ``<NA>``), and those in a list as
+    Python ints beside None. Arrow's default made both floats: 3.0 and NaN, "[1.0, NaN, 3.0]" in a CSV
+    cell, which is no JSON."""
+    import pandas as pd
+    import pyarrow as pa
+
+    nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+                pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype()}
+    return table.to_pandas(types_mapper=nullable.get, integer_object_nulls=True)
 
 
 def _start_child(fds: Mapping[str, int]) -> subprocess.Popen:
@@ -473,11 +487,12 @@ def _frame_bytes(column: Any, nested: bool = False) -> int:
     """Bytes one Arrow column takes as a pandas 3 column (at least what
     ``memory_usage(deep=True)`` counts, with what nested values hold besides).
 
-    Numbers are numpy columns (those with NULLs as float64); text is Arrow's, with an 8-byte offset
-    a row; everything else is an object column: a pointer per row, ``None`` for a NULL, and for
-    each value its Python object: a dict per struct (232 + 40 bytes a key bounds CPython's table),
-    a numpy array per list with its items, a list of tuples per map, and, inside them, a str of
-    49 + n bytes for ASCII text or at most 80 + 4 n."""
+    Numbers are numpy columns (whole numbers as pandas' nullable integers, a mask byte a row beside
+    them: :func:`as_frame`); text is Arrow's, with an 8-byte offset a row; everything else is an
+    object column: a pointer per row, ``None`` for a NULL, and for each value its Python object: a
+    dict per struct (232 + 40 bytes a key bounds CPython's table), a numpy array per list with its
+    items (Python ints where a NULL is among whole numbers), a list of tuples per map, and, inside
+    them, a str of 49 + n bytes for ASCII text or at most 80 + 4 n."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -496,7 +511,11 @@ def _frame_bytes(column: Any, nested: bool = False) -> int:
                 + 48 * categories + 64)
     if not rows:
         return 0
+    if pa.types.is_integer(kind) and not nested:  # pandas' nullable integers (as_frame): values and a mask
+        return rows * (kind.bit_width // 8 + 1)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        # In a list, whole numbers beside a NULL are Python ints (as_frame), a pointer each here and their
+        # objects counted by the list; in a struct or map, by _boxed.
         return rows * (max(kind.bit_width // 8, 8) if nulls else kind.bit_width // 8)
     if pa.types.is_boolean(kind) and not nulls:
         return rows
@@ -523,7 +542,9 @@ def _frame_bytes(column: Any, nested: bool = False) -> int:
         return (objects + values * _LIST + (last - first) * (_POINTER + _TUPLE) + _frame_bytes(keys, True)
                 + _frame_bytes(items, True) + _boxed(keys) + _boxed(items))
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        return objects + values * _ARRAY + _frame_bytes(column.flatten(), True)
+        items = column.flatten()
+        ints = pa.types.is_integer(items.type) and items.null_count  # Python ints beside None (as_frame)
+        return objects + values * _ARRAY + _frame_bytes(items, True) + (_boxed(items) if ints else 0)
     if pa.types.is_struct(kind):
         return (objects + values * (232 + 40 * kind.num_fields)
                 + sum(_frame_bytes(field, True) + _boxed(field) for field in column.flatten()))
