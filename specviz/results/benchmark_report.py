@@ -289,12 +289,27 @@ def to_report(run: Mapping[str, Any], input_tokens: float | None = None) -> Repo
 
 def dump(made: Sequence[Report], fmt: str = "yaml") -> str:
     """Reports as text: YAML (a stream of documents, one a report) or JSON (one report an object,
-    several an array)."""
+    several an array).
+
+    An infinite figure (a rate of ``inf``: ``vllm bench serve`` sends every request at once) is
+    YAML's ``.inf`` and JSON's ``null``, as the standard's own Pydantic models write JSON
+    (``ser_json_inf_nan`` "null"): JSON has no Infinity, and ``JSON.parse`` refuses the text that has one."""
     docs = [report.doc for report in made]
     if fmt == "json":
-        return json.dumps(docs[0] if len(docs) == 1 else docs, indent=2, ensure_ascii=False)
+        return json.dumps(_finite(docs[0] if len(docs) == 1 else docs), indent=2, ensure_ascii=False, allow_nan=False)
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml.dump_all(docs, Dumper=dumper, sort_keys=False, allow_unicode=True)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every float that is not finite, at any depth, as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 def stored_reports(store: Store, run_ids: Sequence[str]) -> list[Report]:
