@@ -215,6 +215,12 @@ class TestModelFromConfigCommand:
         _, out, _ = run(capsys, "model-from-config", str(SAMPLES / "configs" / "gpt-oss-120b.config.json"))
         row = json.loads(out)
         assert (row["kv_bytes_per_token"], row["kv_bytes_per_token_past_windows"]) == (73_728, 36_864)
+        _, out, _ = run(capsys, "model-from-config", str(SAMPLES / "configs" / "gpt-oss-120b.config.json"), "--kv-bytes", "1")
+        assert json.loads(out)["kv_bytes_per_token"] == 36_864  # FP8
+        for text in ("nan", "-3", "0"):  # NaN had come out as NaN (no JSON), -3 as a negative cache
+            code, out, err = run(capsys, "model-from-config", str(SAMPLES / "configs" / "gpt-oss-120b.config.json"),
+                                 "--kv-bytes", text)
+            assert code == 2 and out == "" and "--kv-bytes: must be a finite number of bytes above 0" in err
 
     def test_missing_and_malformed_files(self, capsys, tmp_path):
         code, _, err = run(capsys, "model-from-config", str(tmp_path / "nope.json"))

@@ -108,6 +108,20 @@ def count(text: str) -> int:
     return value
 
 
+def positive(unit: str) -> Callable[[str], float]:
+    """An option's type for a finite number above 0 of ``unit`` (seconds, bytes): NaN, infinities and
+    0 are refused (``--kv-bytes nan`` had printed NaN, which is no JSON)."""
+    def parsed(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number of {unit}, got {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a finite number of {unit} above 0, got {text!r}")
+        return value
+    return parsed
+
+
 def cost(name: str) -> Callable[[str], float]:
     """An option's type for a cost of the ratios form (``verify_cost``, ``draft_cost``): a number in
     the calculator's range for it (:data:`specviz.scenario.FIELDS`; a verify pass costs at least a

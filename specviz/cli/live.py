@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import replace
@@ -22,7 +21,7 @@ from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.live.access import Access
 from specviz.results import recorder
 
-from .common import DB, UsageError, count, format_rows, json_text, open_store, words
+from .common import DB, UsageError, count, format_rows, json_text, open_store, positive, words
 
 def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``prometheus`` command's points (one per time, model and ``--by`` label; NaN figures as
@@ -34,16 +33,6 @@ def prometheus_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dic
     about = {"source": frame.attrs["source"], "queries": frame.attrs["queries"],
              "notices": [words(notice, args.lang) for notice in frame.attrs["notices"]]}
     return json.loads(flat.to_json(orient="records")), about
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
-    return value
 
 
 METRICS_KEYS = ("engine", "model_name", "labels", "window", "seconds", "drafts", "draft_tokens", "accepted_tokens",
@@ -240,7 +229,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                       "snapshots and windows tables; a progress line per poll on stderr")
     p.add_argument("source", help="an http(s) URL such as http://localhost:8000/metrics, or a file")
     p.add_argument("--db", **DB)
-    p.add_argument("--every", type=_positive_seconds, required=True, metavar="SECONDS", help="seconds between polls")
+    p.add_argument("--every", type=positive("seconds"), required=True, metavar="SECONDS", help="seconds between polls")
     p.add_argument("--count", type=count, metavar="N", help="polls to make (default: until Ctrl-C)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     _allow_any_host(p)

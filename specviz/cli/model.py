@@ -22,7 +22,7 @@ from specviz.errors import shortened
 from specviz.model import architecture, dtypes, hf_config, memory, roofline, simulate, spec
 
 from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
-                     linked_scenario, plain, presets, published_speedups, scenario_options, scenario_params,
+                     linked_scenario, plain, positive, presets, published_speedups, scenario_options, scenario_params,
                      sidebar_notes, words)
 
 
@@ -355,7 +355,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("model-from-config", description=_MODEL_DOC, help="exact parameter counts from a config.json")
     p.add_argument("file", type=Path)
-    p.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per KV element (2 for BF16)")
+    p.add_argument("--kv-bytes", type=positive("bytes"), default=2.0, help="bytes per KV element (2 for BF16, 1 for FP8)")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_model_from_config)
 
