@@ -359,6 +359,24 @@ class TestSpecDecodeStates:
         # Without the scrapes' times (two files) the start times cannot be set against them: a restart.
         assert one(other, previous=(first, None)).counter_reset
 
+    def test_a_scrape_of_another_model_since_gives_no_window(self):
+        """A CLI pass: `metrics A --since B`, B a scrape of another server (opt-125m's, A of Apertus-70B)
+        with no start time to compare, gave A's totals since it started as a window, without a word.
+        With a restart between them, or no speculative series before (llama.cpp's come with its first
+        speculative request), the new model's counters count from zero as before."""
+        first = sample_text("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt")
+        other = first.replace("facebook/opt-125m", "swiss-ai/Apertus-70B")
+        with pytest.raises(SpecvizError) as info:
+            one(other, previous=(first, 100.0), time=110.0)
+        assert info.value.key == "prom.other_models"
+        said = i18n.message(info.value, "en").replace("\\", "")
+        assert "of swiss-ai/Apertus-70B only, and the previous one of facebook/opt-125m only" in said
+        assert "swiss-ai/Apertus-70B" in i18n.message(info.value, "vi").replace("\\", "")
+        restarted = other.replace("process_start_time_seconds 1.78749598534e+09", "process_start_time_seconds 1.7874966e+09")
+        assert one(restarted, previous=(first, 1787495990.0), time=1787496010.0).counter_reset
+        quiet = "".join(line for line in first.splitlines(keepends=True) if "spec_decode" not in line)
+        assert one(other, previous=(quiet, 100.0), time=110.0).drafts == 48
+
     def test_a_process_s_restart_counts_only_the_series_that_carry_its_labels(self):
         """Two servers in one scrape, told apart by instance, each with its start time: only the
         restarted one's counters count from zero (a: 1500 − 0; b: 1500 − 1000)."""

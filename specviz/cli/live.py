@@ -177,7 +177,7 @@ Without --since the figures are totals since the server started; --since takes a
 (file or URL, read first) and gives the window between the two, counting from zero after a restart
 (`counter_reset`: a counter went down, or `process_start_time_seconds` changed); a start time before
 the earlier scrape is another process's (a load balancer, a redirect, another server), and no window
-is given (exit 2). A URL's scrape carries the time its answer came; a file's has none, so rates per
+is given (exit 2), as where the two scrapes hold speculative decoding of no model in common. A URL's scrape carries the time its answer came; a file's has none, so rates per
 second need two URLs; a window shorter than `SPECVIZ_LIVE_MIN_WINDOW_S` is said in `notices`. --split-by engine keeps vLLM's data-parallel engines apart instead of summing
 them.
 """

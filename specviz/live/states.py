@@ -29,7 +29,11 @@ A changed start time before the previous scrape (beyond :data:`CLOCK_SKEW_S`) is
 process was running when the previous scrape was answered by another, and its counters hold what
 it served before the window began. The address is answered by more than one process (a load
 balancer over replicas, a redirect, a ``--since`` scrape of another server), and no window between
-the two scrapes exists: :func:`spec_decode_states` refuses it (``prom.other_process``).
+the two scrapes exists: :func:`spec_decode_states` refuses it (``prom.other_process``). So it does
+where the two scrapes hold speculative-decoding series of no model in common and no start time
+changed (``prom.other_models``: a ``--since`` scrape of a server of another model, whose counters
+would otherwise count from zero as series created since). A scrape before with none (llama.cpp
+creates them at its first speculative request) is no other server.
 
 References
 ----------
@@ -197,12 +201,22 @@ def restarted_processes(current: Snapshot, previous: Snapshot) -> list[dict[str,
 
 def _refuse_other_process(current: Snapshot, previous: Snapshot) -> None:
     """Raise ``prom.other_process`` where a process start time that changed between the scrapes lies
-    before the previous scrape, by more than :data:`CLOCK_SKEW_S` (the module's docstring says why)."""
-    if previous.time is None:
-        return
-    for _, started in _changed_starts(current, previous):
-        if started < previous.time - CLOCK_SKEW_S:
-            raise SpecvizError("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
+    before the previous scrape, by more than :data:`CLOCK_SKEW_S`, and ``prom.other_models`` where
+    both scrapes hold speculative-decoding series but of no model in common, and no process restarted
+    between them (the module's docstring says why)."""
+    changed = _changed_starts(current, previous)
+    if previous.time is not None:
+        for _, started in changed:
+            if started < previous.time - CLOCK_SKEW_S:
+                raise SpecvizError("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
+    before, now = _spec_models(previous), _spec_models(current)
+    if before and now and not before & now and not changed:
+        raise SpecvizError("prom.other_models", models=", ".join(sorted(now)), previous=", ".join(sorted(before)))
+
+
+def _spec_models(snapshot: Snapshot) -> set[str]:
+    """The model names (``""`` where a series has none) of a scrape's speculative-decoding series."""
+    return {dict(labels).get("model_name", "") for role in SPEC_ROLES for _, labels in snapshot.series.get(role, {})}
 
 
 def utc_clock(seconds: float) -> str:
@@ -267,7 +281,8 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     ------
     SpecvizError
         ``prom.other_process`` where the two scrapes are of two processes that both ran at the
-        previous one (:data:`CLOCK_SKEW_S`); ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
+        previous one (:data:`CLOCK_SKEW_S`), ``prom.other_models`` where they hold speculative
+        decoding of no model in common and no process restarted between them; ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
         the engine is not one specviz reads; ``prom.no_spec_decode_values`` if the scrape's values
         of recognised series were all left out (not finite, or negative: ``current.notices``).
     """
