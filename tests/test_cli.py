@@ -1282,11 +1282,19 @@ class TestServeCommand:
 
     def test_a_draft_to_name_is_named_by_an_option_of_the_command(self, capsys):
         # The problem only said "put its Hugging Face id in the field above", the Deploy view's field.
-        _, out, _ = run(capsys, "serve", "gpu=B200&target=gpt-oss-120b&draft=eagle3")
+        code, out, err = run(capsys, "serve", "gpu=B200&target=gpt-oss-120b&draft=eagle3")
         assert any("--draft of specviz serve" in problem for problem in json.loads(out)["problems"])
-        _, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "gpt-oss-120b", "--method", "eagle3",
-                        "--gamma", "3")
-        assert any("--head of specviz vllm-config" in warning for warning in json.loads(out)["warnings"])
+        # A command with a placeholder for its draft would not start: exit 1, said (it had exited 0, a CLI pass).
+        assert code == 1 and err == "specviz: the command would not start as it stands: 1 problem(s), listed in its problems; exit 1\n"
+        code, out, _ = run(capsys, "serve", "gpu=B200&target=gpt-oss-120b&draft=eagle3", "--format", "shell")
+        lines = out.splitlines()
+        assert code == 1 and any(line.startswith("# problem:") for line in lines[:lines.index("exit 1")])  # `| bash` runs nothing
+        assert lines.index("exit 1") < next(i for i, line in enumerate(lines) if line.startswith("vllm serve"))
+        code, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "gpt-oss-120b", "--method", "eagle3",
+                           "--gamma", "3")
+        row = json.loads(out)  # a problem apart from the notes: a script tells them apart
+        assert code == 1 and any("--head of specviz vllm-config" in problem for problem in row["problems"])
+        assert not any("--head of specviz vllm-config" in warning for warning in row["warnings"])
 
     def test_the_deploy_view_s_own_link_fields_are_read(self, capsys):
         """A link copied from the Deploy view carries its engine, release, method, schedule toggle
@@ -1316,10 +1324,14 @@ class TestServeCommand:
         assert json.loads(out)["engine"] == "vllm"
 
     def test_no_command_where_not_one_sequence_fits(self, capsys):
-        code, out, _ = run(capsys, "serve", "gpu=H100-SXM&target=DeepSeek-V3&draft=mtp&tp=8&dp=1")
+        code, out, err = run(capsys, "serve", "gpu=H100-SXM&target=DeepSeek-V3&draft=mtp&tp=8&dp=1")
         row = json.loads(out)
-        assert code == 0 and row["command"] is None and row["advice"][0].startswith("Not one sequence fits")
+        assert code == 1 and row["command"] is None and row["advice"][0].startswith("Not one sequence fits")
+        assert err.startswith("specviz: no command: not one sequence fits")
         assert row["problems"] == []  # the scenario's own engine: the calculator's memory check says the same
+        # As a script: the advice, then exit 1 (it had crashed with "unexpected TypeError", a CLI pass).
+        code, out, _ = run(capsys, "serve", "gpu=H100-SXM&target=DeepSeek-V3&draft=mtp&tp=8&dp=1", "--format", "shell")
+        assert code == 1 and out.splitlines()[0].startswith("# advice: Not one sequence fits") and out.splitlines()[-1] == "exit 1"
         # Another engine's rule: DeepSeek-V3 with n-gram drafts on 4 B200s holds 114 sequences as vLLM divides
         # the memory, none as SGLang does; said to be that engine's (an engineer's pass).
         link = "gpu=B200&target=DeepSeek-V3&draft=ngram&tp=4&dp=1&ep=off"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
+import sys
 import tempfile
 import urllib.parse
 from pathlib import Path
@@ -205,8 +206,9 @@ def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *,
 
 
 def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any]:
-    """``vllm serve`` for a version, a target and a draft model or method: the command, its warnings
-    in words in ``args.lang`` (notices and problems) and, with --by-batch, the best draft length per
+    """``vllm serve`` for a version, a target and a draft model or method: the command, why vLLM
+    would not start it as it stands (``problems``) and what else to know of it (``warnings``), in
+    words in ``args.lang``, and, with --by-batch, the best draft length per
     batch size from the step model on --gpu at --alpha, written into the command where the version
     takes it."""
     if args.by_batch and (args.gpu is None or args.alpha is None):
@@ -231,8 +233,8 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     # (this command names none), which by_batch lists (an attack pass: "the best length at this batch").
     notices = [Notice("command.schedule_dp_given", **n.params) if n.key == "command.schedule_dp" else n
                for n in command.notices]
-    row: dict[str, Any] = {"command": command.line, "warnings": [
-        words(n, args.lang) for n in (*command.problems, *notices, *sidebar_notes(chosen))]}
+    row: dict[str, Any] = {"command": command.line, "problems": [words(n, args.lang) for n in command.problems],
+                           "warnings": [words(n, args.lang) for n in (*notices, *sidebar_notes(chosen))]}
     if schedule is not None:
         row["by_batch"] = [[int(r.first), int(r.last), int(r.gamma)] for r in schedule.itertuples()]
     return row
@@ -470,9 +472,11 @@ cannot be checked exits 2 with one line.
 """
 
 _VLLM_CONFIG_DOC = """\
-`vllm serve` for a version, a target and a draft model or a method: the command and its warnings;
+`vllm serve` for a version, a target and a draft model or a method: the command, its `problems`
+(why vLLM would not start it as it stands: a checkpoint still to be named) and its `warnings`;
 with --by-batch, the best draft length per batch size as `by_batch`, in the command where the
-version takes it. A method the version cannot run exits 2 with one line. Its scenario is its
+version takes it. Exit 0 for a command to run, 1 for one with problems (said on stderr); a method
+the version cannot run exits 2 with one line. Its scenario is its
 options' (the GPU count, expert parallelism and the weights' and cache's formats among them): for a
 calculator's link, with its batch, context and costs, `specviz serve`.
 """
@@ -482,7 +486,10 @@ The Deploy view's command for a link's scenario, vLLM, SGLang or TensorRT-LLM (w
 its --extra_llm_api_options reads), with its advice, notices and problems (a draft the version
 cannot run, a draft still to be named). A link copied from the Deploy view carries the view's own
 fields (serve_engine, the engine's release, serve_method, serve_by_load, serve_target_repo,
-serve_draft_repo): they stand where no option does, so the command is the view's.
+serve_draft_repo): they stand where no option does, so the command is the view's. Exit 0 for a
+command to run; 1 where there is none (not one sequence fits) or the engine would not start it as
+it stands (`problems`), said on stderr, and with --format shell the script then exits 1 before any
+command, so that `| bash` runs nothing.
 """
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -540,7 +547,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--context", type=int, help="context length in tokens: it sizes --max-model-len and --max-num-seqs "
                                                "(default 1,024)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
-    p.set_defaults(run=lambda args: (json_text(vllm_config_row(args, presets())), 0))
+    p.set_defaults(run=lambda args: _written(vllm_config_row(args, presets()), json_text, args.lang))
 
     p = sub.add_parser("schedule", description=_SCHEDULE_DOC, help="the best draft length per batch size, measured "
                                      "from result files, as an engine's schedule")
@@ -587,15 +594,33 @@ def _serve(args: argparse.Namespace) -> tuple[str, int]:
     row = serve_row(args.link, presets(), engine=args.engine, version=args.version, method=args.method,
                     draft=args.draft, target=args.target_repo, by_load=False if args.one_length else None,
                     lang=args.lang)
-    return (_shell(row, args.lang) if args.format == "shell" else json_text(row)), 0
+    return _written(row, (lambda r: _shell(r, args.lang)) if args.format == "shell" else json_text, args.lang)
+
+
+def _written(row: dict[str, Any], text: Callable[[dict[str, Any]], str], lang: str) -> tuple[str, int]:
+    """A serving command's row as ``text`` writes it, and the exit status: 1 where there is no command
+    (not one sequence fits) or the engine would not start it as it stands (``problems``: a draft it
+    cannot run, a checkpoint to name), said on stderr, so that a script can tell (both had exited 0);
+    else 0."""
+    if row["command"] is None or row["problems"]:
+        said = (Notice("cli.serve.not_runnable", problems=len(row["problems"])) if row["command"] is not None
+                else Notice("cli.serve.no_command"))
+        print(f"specviz: {words(said, lang)}", file=sys.stderr)
+        return text(row), 1
+    return text(row), 0
 
 
 def _shell(row: dict[str, Any], lang: str) -> str:
     """:func:`serve_row` as a script to read and run: its advice, problems and notices as comments
-    (labelled in ``lang``), each file it reads written by a here-document, then the command."""
+    (labelled in ``lang``), each file it reads written by a here-document, then the command. Where
+    there is no command or the engine would not start it, the script exits 1 after the comments, so
+    that ``| bash`` runs nothing (it had run a command with a placeholder for the draft, and crashed
+    where there was no command)."""
     comment = lambda label, texts: [f"# {words(Notice(label), lang)}: {' '.join(text.splitlines())}" for text in texts]
     lines = [*comment("cli.serve.advice", row["advice"]), *comment("cli.serve.problem", row["problems"]),
              *comment("cli.serve.note", row["notices"])]
+    if row["command"] is None or row["problems"]:
+        lines.append("exit 1")
     for name, text in row["files"].items():
         lines += [f"cat > {shlex.quote(name)} <<'SPECVIZ_EOF'", text, "SPECVIZ_EOF"]
-    return "\n".join([*lines, row["command"]])
+    return "\n".join([*lines, *([row["command"]] if row["command"] is not None else [])])

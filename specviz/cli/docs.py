@@ -129,7 +129,8 @@ def cli_markdown() -> str:
              "`specviz` (installed by `pip install .`) or `python -m specviz` (in a checkout, "
              "`.venv/bin/python -m specviz` after `make test`). Every subcommand prints JSON, CSV or "
              "Markdown (`--format json|csv|md` where it offers them); an error exits 2 with one line on "
-             "stderr, never a traceback. The outputs below are this checkout's.", "",
+             "stderr, never a traceback; `serve` and `vllm-config` exit 1 for a command that would not start "
+             "as it stands. The outputs below are this checkout's.", "",
              "Messages (errors, notices, warnings and the sentences a command prints, such as a claim's "
              "verdict and reasons) are in the language of `--lang en|vi`, given before the subcommand "
              "(`specviz --lang vi claim \"3x\"`), else of `SPECVIZ_LANG` (`en` by default). The help, the "
