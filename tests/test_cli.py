@@ -24,6 +24,7 @@ from specviz.advice import claims, draft_length, evidence
 from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
+from specviz.cli import model as model_cli
 from specviz.cli.model import ROOFLINE_KEYS
 from specviz.errors import Notice
 from specviz.model import spec
@@ -189,7 +190,10 @@ class TestRooflineCommand:
         (["--gpu", "H999"], "unknown GPU"),
         (["--target", "nope"], "unknown model"),
         (["--mfu", "0"], "mfu"),
-        (["--tflops", "1e300", "--bandwidth", "1e300"], "peak TFLOPS"),
+        (["--tflops", "1e300", "--bandwidth", "1e300"], "--tflops: must be a number from 0.001 to 1e+06"),
+        # A bad figure over a preset's had read "GPU 'B200' has no published peak TFLOPS" (a CLI pass).
+        (["--gpu", "B200", "--tflops", "nan"], "--tflops: must be a number from 0.001 to 1e+06, got 'nan'"),
+        (["--bandwidth", "-1"], "--bandwidth: must be a number from 0.001 to 10000, got '-1'"),
     ])
     def test_errors(self, capsys, argv, message):
         base = {"--gpu": "H100-SXM", "--target": "Llama-3.1-8B", "--batch": "1", "--alpha": "0.5",
@@ -1508,6 +1512,22 @@ class TestScheduleCommand:
 
 
 class TestCalcCommand:
+    def test_a_csv_row_has_the_same_columns_whatever_the_scenario_and_counts_whole(self, capsys):
+        """A CLI pass: DeepSeek-V3 + MTP had 42 columns, Qwen3-Next 41 and gpt-oss 42 with notices in the
+        middle, so rows of several scenarios appended to one file did not line up; 64.0 for a batch."""
+        links = ["gpu=B200&target=DeepSeek-V3&draft=mtp&tp=8&ep=on", "gpu=H100-SXM&target=Qwen3-Next-80B-A3B&draft=mtp",
+                 "gpu=H100-SXM&target=gpt-oss-120b&draft=eagle3&tp=1", "mode=ratios"]
+        headers = set()
+        for link in links:
+            code, out, _ = run(capsys, "calc", link, "--format", "csv")
+            header, row = csv.reader(io.StringIO(out))
+            headers.add(tuple(header))
+            assert code == 0 and tuple(header) == model_cli.CALC_KEYS and len(row) == len(header)
+        assert len(headers) == 1
+        row = json.loads(run(capsys, "calc", links[0])[1])
+        assert all(type(row[key]) is int for key in ("gamma", "batch", "context", "tokens_per_verify", "max_batch"))
+        assert set(row) <= set(model_cli.CALC_KEYS)
+
     def test_a_draft_of_another_vocabulary_is_said_in_calc_and_in_serve(self, capsys):
         """An engineer's pass: the sidebar alone had said it; calc gave 1.96x and serve a command, silent."""
         link = "target=DeepSeek-V3&draft=Qwen3-0.6B&gpu=B200&precision=fp8"

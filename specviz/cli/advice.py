@@ -24,7 +24,7 @@ from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
-from .common import (UsageError, cost, count, frame_rows, json_text, link_params, link_query, linked_scenario,
+from .common import (UsageError, count, frame_rows, in_range, json_text, link_params, link_query, linked_scenario,
                      open_store, plain, presets, published_speedups, scenario_options, scenario_params,
                      sidebar_notes, words)
 
@@ -502,10 +502,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=count, help="the batch it was claimed at (default: the one its words name, "
                                                 "else any)")
     p.add_argument("--gamma", type=count, help="the draft length it was claimed at (default: the best)")
-    p.add_argument("--verify-cost", type=cost("verify_cost"),
+    p.add_argument("--verify-cost", type=in_range("verify_cost"),
                    help="check against a verify pass of this cost (× a plain step) and --draft-cost, not against the "
                         "step model")
-    p.add_argument("--draft-cost", type=cost("draft_cost"), help=f"a draft pass's cost (× a plain step; default "
+    p.add_argument("--draft-cost", type=in_range("draft_cost"), help=f"a draft pass's cost (× a plain step; default "
                                                      f"{spec.SEED_DRAFT_COST} with --verify-cost)")
     scenario_options(p)
     p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")

@@ -122,10 +122,10 @@ def positive(unit: str) -> Callable[[str], float]:
     return parsed
 
 
-def cost(name: str) -> Callable[[str], float]:
-    """An option's type for a cost of the ratios form (``verify_cost``, ``draft_cost``): a number in
-    the calculator's range for it (:data:`specviz.scenario.FIELDS`; a verify pass costs at least a
-    plain one)."""
+def in_range(name: str) -> Callable[[str], float]:
+    """An option's type for a number the calculator takes as its field ``name`` (a cost of the ratios
+    form, ``verify_cost``, ``draft_cost``: a verify pass costs at least a plain one; a GPU's
+    ``tflops`` or ``bandwidth``), in the field's range (:data:`specviz.scenario.FIELDS`)."""
     field = scenario.FIELDS[name]
 
     def parsed(text: str) -> float:

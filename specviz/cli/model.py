@@ -21,7 +21,7 @@ from specviz.advice import evidence
 from specviz.errors import shortened
 from specviz.model import architecture, dtypes, hf_config, memory, roofline, simulate, spec
 
-from .common import (FORMAT, UsageError, config_model, cost, count, format_rows, json_text, link_params, link_query,
+from .common import (FORMAT, UsageError, config_model, count, format_rows, in_range, json_text, link_params, link_query,
                      linked_scenario, plain, positive, presets, published_speedups, scenario_options, scenario_params,
                      sidebar_notes, words)
 
@@ -61,10 +61,30 @@ ROOFLINE_KEYS = ("batch", "context", "tokens_per_verify", "regime", "ridge_flop_
                  "speedup", "baseline_tokens_per_s", "spec_tokens_per_s", "fits", "max_batch")
 
 
+# Figures that are counts, written whole ("batch": 64, not 64.0; a CSV's max_batch 35051, not 35051.0).
+WHOLE_KEYS = frozenset({"gamma", "batch", "context", "tokens_per_plain", "tokens_per_verify", "max_batch",
+                        "max_batch_plain", "input_tokens", "output_tokens"})
+# calc's every column, in order: a CSV or Markdown row has them all whatever the scenario (those it has
+# no value for empty), so that rows of several scenarios line up; JSON has those the scenario has.
+CALC_KEYS = ("gpu", "target", "draft", "engine", "precision", "tp", "dp", "ep", "mode", "alpha", "gamma", "batch",
+             "context", "tokens_per_plain", "tokens_per_verify", "regime", "baseline_regime", "ridge_flop_per_byte",
+             "verify_intensity", "baseline_step_ms", "verify_step_ms", "draft_step_ms", "spec_step_ms", "verify_cost",
+             "draft_cost", "expected_tokens", "speedup", "baseline_tokens_per_s", "spec_tokens_per_s", "notices",
+             "vocab_mismatch", "routing_overlap", "mtp_reuse", "prefill", "input_tokens", "output_tokens", "low", "high",
+             "ideal_speedup", "knobs_off_preset", "fits", "max_batch", "max_batch_plain", "memory_need_gb",
+             "memory_usable_gb", "equal_memory", "published_here")
+
+
+def whole(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the figures of :data:`WHOLE_KEYS` that are whole numbers as ints."""
+    return {key: int(value) if key in WHOLE_KEYS and isinstance(value, float) and value.is_integer() else value
+            for key, value in row.items()}
+
+
 def roofline_rows(result: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """Flatten an :func:`specviz.model.roofline.evaluate` result into rows with :data:`ROOFLINE_KEYS`."""
     flat = {k: np.ravel(result[k]) for k in ROOFLINE_KEYS}
-    return [{k: plain(flat[k][i]) for k in ROOFLINE_KEYS} for i in range(flat["batch"].size)]
+    return [whole({k: plain(flat[k][i]) for k in ROOFLINE_KEYS}) for i in range(flat["batch"].size)]
 
 
 def _resolve_model(name: str, models: dict[str, architecture.Model]) -> architecture.Model:
@@ -152,7 +172,7 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
             row["equal_memory"] = {key: plain(value) for key, value in full.items()}
         if fit["fits"]:  # as the page's notes set them beside its figure
             row["published_here"] = published_here(chosen)
-    return row
+    return whole(row)
 
 
 def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
@@ -286,11 +306,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gamma", type=_gamma_arg, nargs="+", required=True,
                    help="draft lengths γ, or auto for the best γ of each α")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--verify-cost", type=cost("verify_cost"), nargs="+",
+    group.add_argument("--verify-cost", type=in_range("verify_cost"), nargs="+",
                        help="the verify pass's cost as a multiple of a plain step, one or more (default 1)")
     group.add_argument("--regime", choices=("memory", "compute"),
                        help="the verify cost of a regime: memory-bound 1, compute-bound γ + 1")
-    p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
+    p.add_argument("--draft-cost", type=in_range("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a plain step (default {spec.SEED_DRAFT_COST})")
     p.add_argument("--gamma-max", type=count, default=settings.get("SPECVIZ_GAMMA_MAX"),
                    help="the largest γ that auto searches (default: SPECVIZ_GAMMA_MAX)")
@@ -311,14 +331,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overlap", type=float, help="share of the shorter of compute and memory time hidden "
                                                  "under the longer (default 1)")
     p.add_argument("--overhead-ms", type=float, help="fixed time per pass, in ms (default 0)")
-    p.add_argument("--draft-cost", type=cost("draft_cost"), default=spec.SEED_DRAFT_COST,
+    p.add_argument("--draft-cost", type=in_range("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a target pass, without --draft "
                         f"(default {spec.SEED_DRAFT_COST})")
     p.add_argument("--precision", choices=dtypes.PRECISIONS, default=scenario.DEFAULT_PRECISION,
                    help="the weights' and KV cache's formats (default checkpoint: each component's as its "
                         "config.json ships it, as calc takes it)")
-    p.add_argument("--tflops", type=float, help="override the preset's dense BF16 TFLOPS")
-    p.add_argument("--bandwidth", type=float, help="override the preset's bandwidth, TB/s")
+    p.add_argument("--tflops", type=in_range("tflops"), help="override the preset's dense BF16 TFLOPS")
+    p.add_argument("--bandwidth", type=in_range("bandwidth"), help="override the preset's bandwidth, TB/s")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_roofline)
 
@@ -415,7 +435,8 @@ def _calc(args: argparse.Namespace) -> tuple[str, int]:
     row = calc_row(args.link, presets(), args.target_config, args.draft_config, args.lang)
     if args.format == "json":
         return json_text(row), 0
-    return format_rows([{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}], args.format), 0
+    cells = {key: json.dumps(row[key]) if isinstance(row.get(key), (dict, list)) else row.get(key) for key in CALC_KEYS}
+    return format_rows([cells], args.format, list(CALC_KEYS)), 0
 
 
 def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
