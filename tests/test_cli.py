@@ -1512,6 +1512,15 @@ class TestScheduleCommand:
 
 
 class TestCalcCommand:
+    def test_a_parameter_that_reads_nearly_as_a_scenario_s_is_refused_by_name(self, capsys):
+        """A CLI pass: "gama=2&Batch=8" gave γ 4 and batch 64, the defaults, at exit 0 without a word. A
+        page's own parameters (the open view, a claim's batch, the Deploy view's engine) still pass."""
+        code, out, err = run(capsys, "calc", "alpha=0.8&gama=2&Batch=8")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "no such parameter: 'gama' (gamma?), 'Batch' (batch?)" in err
+        code, out, _ = run(capsys, "calc", "view=batch&claim_batch=8&serve_engine=sglang&latency_rates=0.8&lang=vi&gamma=2")
+        assert code == 0 and json.loads(out)["gamma"] == 2
+
     def test_a_csv_row_has_the_same_columns_whatever_the_scenario_and_counts_whole(self, capsys):
         """A CLI pass: DeepSeek-V3 + MTP had 42 columns, Qwen3-Next 41 and gpt-oss 42 with notices in the
         middle, so rows of several scenarios appended to one file did not line up; 64.0 for a batch."""

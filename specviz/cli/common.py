@@ -10,6 +10,7 @@ keys, CSV columns, ids, numbers) never changes with the language."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import stat
@@ -205,9 +206,11 @@ def link_params(link: str) -> dict[str, str]:
 
 def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, str] | None = None) -> scenario.Scenario:
     """The scenario a calculator link (or its query) describes, with ``overrides`` set over it; a
-    value the page would refuse is an error here, not a silent default."""
+    value the page would refuse is an error here, not a silent default, and so is a parameter that
+    reads nearly as a scenario's (:func:`_refuse_near_names`)."""
     overrides = overrides or {}
     params = link_params(link) | overrides
+    _refuse_near_names(params)
     chosen, refused = scenario.from_query_params(params, presets)
     # Each named as it was given: an option of the command, or a parameter of the link (its first 60
     # characters: a value of 100 KB had been written back whole on the error's one line).
@@ -223,6 +226,20 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     if faults:
         raise UsageError("cli.link", faults=listed(faults))
     return chosen
+
+
+# What a link's scenario is read from; a page reads other parameters of its own (view, claim_batch, ...).
+_SCENARIO_NAMES = (*scenario.CHOICES, *scenario.FIELDS, "workload")
+
+
+def _refuse_near_names(params: dict[str, str]) -> None:
+    """Refuse a parameter that is no scenario's but reads nearly as one (``gama``, ``Batch``): a typo,
+    which the link's reader would otherwise drop without a word, at the default (a CLI pass: gamma 4
+    and batch 64 for "gama=2&Batch=8"). A page's own parameters resemble none of them."""
+    near = {name: found[0] for name in params if name not in _SCENARIO_NAMES
+            and (found := difflib.get_close_matches(name.lower(), _SCENARIO_NAMES, n=1, cutoff=0.8))}
+    if near:
+        raise UsageError("cli.link.near_name", names=", ".join(f"{name!r} ({meant}?)" for name, meant in near.items()))
 
 
 def listed(items: Sequence[Any]) -> Any:

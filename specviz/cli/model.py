@@ -286,7 +286,9 @@ and plain, the GB each GPU needs and the engine takes); a batch that does not fi
 says it (`vocab_mismatch`, both sizes). The speedups published for this very setup at the batch and
 γ, each with the model's figure and range at its acceptance length and whether it lies outside
 that range (`published_here`), as the page's notes give them. A value the page would replace by its
-default is an error here (exit 2, naming each).
+default is an error here (exit 2, naming each), and so is a parameter that is no scenario's but reads
+nearly as one (`gama`, `Batch`: a typo the page would drop); a page's own parameters are ignored. As
+CSV or Markdown the row has every column whatever the scenario (those it has no value for empty).
 """
 
 _ROOFLINE_DOC = """\
