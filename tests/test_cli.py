@@ -1511,6 +1511,21 @@ class TestScheduleCommand:
         assert code == 2 and "not a trtllm release" in err
 
 
+class TestClaimOfACalculatorLink:
+    def test_the_calculator_s_knobs_in_the_link_are_said_not_read(self, capsys):
+        """A CLI pass: the same link through calc and claim, alpha=0.8&gamma=3&batch=64 in it, gave a claim
+        checked at no α, any γ and any batch without a word; the Claims page reads its own fields."""
+        link = "gpu=B200&target=DeepSeek-V3&draft=mtp&tp=8&ep=on&alpha=0.8&gamma=3&batch=64"
+        code, out, err = run(capsys, "claim", "1.5x", link)
+        assert code == 0 and json.loads(out)["alpha"] is None
+        assert err.startswith("specviz: note: a claim does not read the calculator's knobs in the link (alpha, gamma, batch)")
+        code, out, err = run(capsys, "claim", "1.5x", link, "--measure", "alpha", "--value", "0.8", "--gamma", "3",
+                             "--batch", "64")
+        assert code == 0 and (json.loads(out)["alpha"], json.loads(out)["batch"]) == (0.8, 64)
+        _, _, err = run(capsys, "claim", "1.5x", "gpu=B200&target=DeepSeek-V3&draft=mtp&tp=8&ep=on")
+        assert err == ""
+
+
 class TestCalcCommand:
     def test_a_parameter_that_reads_nearly_as_a_scenario_s_is_refused_by_name(self, capsys):
         """A CLI pass: "gama=2&Batch=8" gave γ 4 and batch 64, the defaults, at exit 0 without a word. A

@@ -441,6 +441,12 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
                                   lang=args.lang)
     if args.draft_cost is not None:
         raise UsageError("cli.claim.draft_cost_alone")
+    # A calculator link's α, γ and batch are its own knobs, not the claim's (the Claims page reads
+    # claim_batch, claim_gamma and a measured acceptance): said, where it had checked at none of them
+    # without a word (a CLI pass).
+    if calculator_knobs := [name for name in ("alpha", "gamma", "batch") if name in link_params(link)]:
+        note = Notice("cli.claim.calculator_knobs", names=", ".join(calculator_knobs))
+        print(f"specviz: {words(note, args.lang)}", file=sys.stderr)
     return claim_row(text, link, presets, batch=args.batch, gamma=args.gamma, measured=measured,
                      overrides=scenario_params(args, presets), lang=args.lang, sentence=sentence)
 
@@ -462,7 +468,8 @@ Claims page's own link alone, it checks the link's claim (the page's default, "u
 link leaves it out) with the link's batch, γ, measured acceptance and workload, as the page does, and
 what the link says its figure is over (`claim_over`, written by the page after a sentence: `over`
 or `over_words` with `over_note`, and the headline's lead); an option given stands over the link's
-field.
+field. A calculator link's alpha, gamma and batch are its own knobs, which a claim does not read: a
+note on stderr says so (the claim's are --batch, --gamma and --measure with --value).
 
 With --verify-cost (and --draft-cost, default 0.05) it checks the claim against those costs in
 closed form (`claims.required_at_costs`): `claim 3x --verify-cost 1 --gamma 5`, 3x at γ 5 with a
