@@ -329,9 +329,11 @@ class TestStoreCommands:
         """It was passed over without a word (exit 0, nothing imported)."""
         (tmp_path / "empty" / "sub").mkdir(parents=True)
         (tmp_path / "empty" / "notes.txt").write_text("not a result")
-        code, out, _ = run(capsys, "ingest", str(tmp_path / "empty"), "--db", str(tmp_path / "c.duckdb"))
+        code, out, err = run(capsys, "ingest", str(tmp_path / "empty"), "--db", str(tmp_path / "c.duckdb"))
         report = json.loads(out)
         assert code == 2 and report["imported"] == [] and report["errors"][0]["file"] == str(tmp_path / "empty")
+        # Exit 2 with one line on stderr, as every error (it had written none: a CLI pass).
+        assert err == "specviz: 1 file(s) could not be imported, each with its reason in errors; 0 imported\n"
         assert "no result files (.json, .jsonl, .csv, .yaml or .yml)" in report["errors"][0]["message"]
 
     def test_ingest_reports_each_file_and_exits_2_on_any_error(self, capsys, tmp_path):

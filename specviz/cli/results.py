@@ -60,6 +60,9 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
                 "file": str(path), "message": words(result.reason, args.lang), "warnings": warnings})
     finally:
         store.close()
+    if report["errors"]:  # exit 2 with one line on stderr, as every error (the files' reasons are in errors)
+        failed = Notice("cli.ingest.failed", files=len(report["errors"]), imported=len(report["imported"]))
+        print(f"specviz: {words(failed, args.lang)}", file=sys.stderr)
     return json_text(report), 2 if report["errors"] else 0
 
 
